@@ -1,0 +1,273 @@
+"""Which variables hold a GradScaler, an optimizer, a scheduler, a sampler or a
+DataLoader, judged by what they were built from.
+
+Qualified names say what `torch.amp.GradScaler` is, not what `scaler` holds.
+This module follows assignments (`scaler = torch.amp.GradScaler("cuda")`,
+`self.scaler = ...`), parameters fed by call sites of the same file
+(`train_one_epoch(model, loader, optimizer, scaler=scaler)`), return values of
+builder functions, and unmistakable usage (`x.scale(loss).backward()` only
+makes sense on a GradScaler). Anything else has no kind: rules stay silent on
+what they cannot resolve.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterator
+
+import libcst as cst
+
+from lint.analysis.scopes import Scope, _parameters, _statements, child_blocks, dotted_name
+from lint.analysis.walk import iter_nodes
+
+if TYPE_CHECKING:
+    from lint.context import FileContext
+
+GRAD_SCALER = "grad_scaler"
+OPTIMIZER = "optimizer"
+SCHEDULER = "scheduler"
+SAMPLER = "sampler"
+DATALOADER = "dataloader"
+
+_GRAD_SCALERS = frozenset(
+    {
+        "torch.amp.GradScaler",
+        "torch.cuda.amp.GradScaler",
+        "torch.cpu.amp.GradScaler",
+        "torch.distributed.fsdp.ShardedGradScaler",
+    }
+)
+_OPTIMIZER_FACTORIES = frozenset(
+    {
+        "transformers.AdamW",
+        "transformers.Adafactor",
+        "transformers.optimization.AdamW",
+        "transformers.optimization.Adafactor",
+        "torch.distributed.optim.ZeroRedundancyOptimizer",
+        "timm.optim.create_optimizer",
+        "timm.optim.create_optimizer_v2",
+    }
+)
+_OPTIMIZER_PACKAGES = ("torch.optim.", "apex.optimizers.", "bitsandbytes.optim.", "timm.optim.")
+_SCHEDULER_FACTORIES = ("transformers.get_", "transformers.optimization.get_")
+
+
+def constructor_kind(qualified: str | None) -> str | None:
+    """The kind of object a call of `qualified` returns, if it is one we track."""
+    if qualified is None:
+        return None
+    last = qualified.rsplit(".", 1)[-1]
+    if qualified in _GRAD_SCALERS:
+        return GRAD_SCALER
+    if qualified in ("torch.utils.data.DistributedSampler",):
+        return SAMPLER
+    if qualified == "torch.utils.data.DataLoader":
+        return DATALOADER
+    if qualified.startswith("torch.optim.lr_scheduler."):
+        return SCHEDULER if last[:1].isupper() and not last.startswith("_") else None
+    if qualified.startswith(_SCHEDULER_FACTORIES) and "schedule" in last:
+        return SCHEDULER
+    if qualified in _OPTIMIZER_FACTORIES:
+        return OPTIMIZER
+    if qualified.startswith(_OPTIMIZER_PACKAGES) and last[:1].isupper() and last != "Optimizer":
+        return OPTIMIZER
+    return None
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A variable: a name in the scope that binds it, or `self.attr` of a class."""
+
+    owner: cst.CSTNode
+    name: str
+
+
+class Receivers:
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.kinds: dict[Binding, str] = {}
+        # constructor call (DataLoader / DistributedSampler / ...) bound to each variable
+        self.constructions: dict[Binding, list[cst.Call]] = {}
+        self._returns: dict[str, str] = {}
+        self._collect_assignments()
+        self._collect_returns()
+        self._collect_assignments()  # again: builders are now known
+        self._collect_usage()
+        for _ in range(2):
+            self._collect_parameters()
+
+    # -- queries -----------------------------------------------------------
+    def binding(self, expr: cst.BaseExpression) -> Binding | None:
+        """The variable `expr` reads, if it is a plain name or `self.attr`."""
+        if isinstance(expr, cst.Name):
+            scope = self._defining_scope(expr.value, self.ctx.scope_of(expr))
+            return Binding(scope.node, expr.value) if scope is not None else None
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            cls = self._class_of_self(expr.value)
+            if cls is not None:
+                return Binding(cls, f"self.{expr.attr.value}")
+        return None
+
+    def kind(self, expr: cst.BaseExpression) -> str | None:
+        """The kind of object `expr` holds (see the module constants), or None."""
+        if isinstance(expr, cst.Call):
+            return self._call_kind(expr)
+        binding = self.binding(expr)
+        return self.kinds.get(binding) if binding is not None else None
+
+    def is_kind(self, expr: cst.BaseExpression, kind: str) -> bool:
+        return self.kind(expr) == kind
+
+    # -- collection --------------------------------------------------------
+    def _call_kind(self, call: cst.Call) -> str | None:
+        kind = constructor_kind(self.ctx.qualified_name(call.func))
+        if kind is None and isinstance(call.func, cst.Name):
+            kind = self._returns.get(call.func.value)
+        return kind
+
+    def _value_kind(self, value: cst.BaseExpression) -> str | None:
+        if isinstance(value, cst.IfExp):
+            return self._value_kind(value.body) or self._value_kind(value.orelse)
+        if isinstance(value, cst.Call):
+            return self._call_kind(value)
+        return self.kind(value)
+
+    def _assignments(self) -> Iterator[tuple[cst.BaseExpression, cst.BaseExpression]]:
+        for stmt in _all_simple_statements(self.ctx.module):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        yield target.target, small.value
+                elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                    yield small.target, small.value
+
+    def _collect_assignments(self) -> None:
+        for target, value in self._assignments():
+            kind = self._value_kind(value)
+            binding = self.binding(target)
+            if kind is None or binding is None:
+                continue
+            self.kinds.setdefault(binding, kind)
+            construction = value.body if isinstance(value, cst.IfExp) else value
+            if isinstance(construction, cst.Call):
+                self.constructions.setdefault(binding, []).append(construction)
+
+    def _collect_returns(self) -> None:
+        for name, defs in self.ctx.scopes.functions.items():
+            for func in defs:
+                for node in iter_nodes(func.body):
+                    if isinstance(node, cst.Return) and node.value is not None:
+                        kind = self._value_kind(node.value)
+                        if kind is not None:
+                            self._returns.setdefault(name, kind)
+
+    def _collect_usage(self) -> None:
+        """`x.scale(...).backward()` and `x.unscale_(opt)` mark a GradScaler;
+        what it steps or unscales is an optimizer."""
+        for node in iter_nodes(self.ctx.module):
+            if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+                continue
+            method = node.func.attr.value
+            receiver = node.func.value
+            if method == "backward" and isinstance(receiver, cst.Call):
+                inner = receiver.func
+                if isinstance(inner, cst.Attribute) and inner.attr.value == "scale":
+                    self._mark(inner.value, GRAD_SCALER)
+            elif method in ("unscale_", "step") and node.args and self.kind(receiver) == GRAD_SCALER:
+                self._mark(node.args[0].value, OPTIMIZER)
+
+    def _mark(self, expr: cst.BaseExpression, kind: str) -> None:
+        binding = self.binding(expr)
+        if binding is not None:
+            self.kinds.setdefault(binding, kind)
+
+    def _collect_parameters(self) -> None:
+        for func in (f for defs in self.ctx.scopes.functions.values() for f in defs):
+            scope = self.ctx.scopes.scope_for(func)
+            for param in _parameters(func.params):
+                kind = None
+                if param.annotation is not None:
+                    kind = constructor_kind(self.ctx.qualified_name(param.annotation.annotation))
+                if kind is None and param.default is not None:
+                    kind = self._value_kind(param.default)
+                if kind is not None:
+                    self.kinds.setdefault(Binding(scope.node, param.name.value), kind)
+        for call, func in self._local_call_sites():
+            self._bind_arguments(call, func)
+
+    def _local_call_sites(self) -> Iterator[tuple[cst.Call, cst.FunctionDef]]:
+        functions = self.ctx.scopes.functions
+        for node in iter_nodes(self.ctx.module):
+            if not isinstance(node, cst.Call):
+                continue
+            name = None
+            if isinstance(node.func, cst.Name):
+                name = node.func.value
+            elif isinstance(node.func, cst.Attribute) and dotted_name(node.func.value) == "self":
+                name = node.func.attr.value
+            defs = functions.get(name or "")
+            if defs is not None and len(defs) == 1:
+                yield node, defs[0]
+
+    def _bind_arguments(self, call: cst.Call, func: cst.FunctionDef) -> None:
+        scope = self.ctx.scopes.scope_for(func)
+        positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
+        if positional and positional[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
+            positional = positional[1:]
+        index = 0
+        for arg in call.args:
+            if arg.star:
+                return
+            if arg.keyword is not None:
+                name = arg.keyword.value
+            elif index < len(positional):
+                name = positional[index]
+                index += 1
+            else:
+                continue
+            kind = self._value_kind(arg.value)
+            if kind is not None:
+                self.kinds.setdefault(Binding(scope.node, name), kind)
+
+    # -- scopes --------------------------------------------------------------
+    def _defining_scope(self, name: str, scope: Scope) -> Scope | None:
+        current: Scope | None = scope
+        first = True
+        while current is not None:
+            if current.is_class and not first:
+                current = current.parent
+                continue
+            first = False
+            if name not in current.declared_outer and (
+                name in current.locals or name in current.aliases or name in current.imports
+            ):
+                return current
+            current = current.parent
+        return None
+
+    def _class_of_self(self, name: cst.Name) -> cst.ClassDef | None:
+        func = self.ctx.enclosing_function(name)
+        if func is None:
+            return None
+        params = [*func.params.posonly_params, *func.params.params]
+        if not params or params[0].name.value != name.value:
+            return None
+        parent = self.ctx.parent(func)
+        while parent is not None and not isinstance(parent, cst.ClassDef):
+            if isinstance(parent, cst.FunctionDef):
+                return None
+            parent = self.ctx.parent(parent)
+        return parent
+
+
+def _all_simple_statements(module: cst.Module) -> Iterator[cst.SimpleStatementLine]:
+    stack: list[cst.CSTNode] = list(_statements(module))
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield stmt
+        elif isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+            stack.extend(_statements(stmt.body))
+        else:
+            for block in child_blocks(stmt):
+                stack.extend(_statements(block))

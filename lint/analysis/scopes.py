@@ -1,0 +1,213 @@
+"""Which names each scope of a module binds, collected from statements only.
+
+A full scope analysis walks every expression; rules only need to know what a
+name refers to, which is decided by statements: imports, definitions and
+assignments. Walking statements and not expressions keeps this pass a small
+fraction of the parse time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import libcst as cst
+
+ScopeNode = cst.Module | cst.FunctionDef | cst.ClassDef
+
+
+@dataclass(eq=False)
+class Scope:
+    node: ScopeNode
+    parent: Scope | None
+    # local name -> every qualified name an import binds it to
+    imports: dict[str, set[str]] = field(default_factory=dict)
+    # names bound here by anything but an import (assignment, def, parameter, ...)
+    locals: set[str] = field(default_factory=set)
+    # `name = <dotted expression>` assignments, kept so `nn = torch.nn` resolves
+    aliases: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
+    # modules of `from m import *`
+    star_imports: list[str] = field(default_factory=list)
+    # names declared `global` / `nonlocal`: they belong to an outer scope
+    declared_outer: set[str] = field(default_factory=set)
+
+    @property
+    def is_class(self) -> bool:
+        return isinstance(self.node, cst.ClassDef)
+
+    @property
+    def is_function(self) -> bool:
+        return isinstance(self.node, cst.FunctionDef)
+
+
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    """`a.b.c` for a chain of Name/Attribute nodes, else None."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def import_from_module(node: cst.ImportFrom) -> str:
+    dots = "." * len(node.relative)
+    module = dotted_name(node.module) if node.module is not None else ""
+    return dots + (module or "")
+
+
+class ScopeTable:
+    """Scopes of one module, keyed by the node that opens them."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module_scope = Scope(module, None)
+        self.by_node: dict[ScopeNode, Scope] = {module: self.module_scope}
+        # simple-name -> function definitions of this file (for call-site flow)
+        self.functions: dict[str, list[cst.FunctionDef]] = {}
+        self._collect_block(module.body, self.module_scope)
+
+    def scope_for(self, node: ScopeNode) -> Scope:
+        return self.by_node[node]
+
+    def scopes(self) -> Iterator[Scope]:
+        return iter(self.by_node.values())
+
+    # -- collection -------------------------------------------------------
+    def _collect_block(self, body: object, scope: Scope) -> None:
+        for stmt in _statements(body):
+            self._collect_statement(stmt, scope)
+
+    def _collect_statement(self, stmt: cst.CSTNode, scope: Scope) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self._collect_small(small, scope)
+        elif isinstance(stmt, cst.FunctionDef):
+            self._bind_local(scope, stmt.name.value)
+            self.functions.setdefault(stmt.name.value, []).append(stmt)
+            inner = self._open(stmt, scope)
+            for param in _parameters(stmt.params):
+                inner.locals.add(param.name.value)
+            self._collect_block(stmt.body, inner)
+        elif isinstance(stmt, cst.ClassDef):
+            self._bind_local(scope, stmt.name.value)
+            self._collect_block(stmt.body, self._open(stmt, scope))
+        else:
+            self._collect_compound(stmt, scope)
+
+    def _collect_compound(self, stmt: cst.CSTNode, scope: Scope) -> None:
+        if isinstance(stmt, cst.For):
+            self._bind_target(scope, stmt.target)
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                if item.asname is not None:
+                    self._bind_target(scope, item.asname.name)
+        elif isinstance(stmt, cst.Try | cst.TryStar):
+            for handler in stmt.handlers:
+                if handler.name is not None:
+                    self._bind_target(scope, handler.name.name)
+        for body in _child_blocks(stmt):
+            self._collect_block(body, scope)
+
+    def _collect_small(self, small: cst.BaseSmallStatement, scope: Scope) -> None:
+        if isinstance(small, cst.Import):
+            for alias in small.names:
+                full = dotted_name(alias.name) or ""
+                if alias.asname is not None:
+                    local = alias.asname.name.value  # type: ignore[union-attr]
+                    scope.imports.setdefault(local, set()).add(full)
+                else:
+                    top = full.split(".")[0]
+                    scope.imports.setdefault(top, set()).add(top)
+        elif isinstance(small, cst.ImportFrom):
+            module = import_from_module(small)
+            if isinstance(small.names, cst.ImportStar):
+                scope.star_imports.append(module)
+                return
+            for alias in small.names:
+                name = dotted_name(alias.name) or ""
+                local = alias.asname.name.value if alias.asname else name  # type: ignore[union-attr]
+                scope.imports.setdefault(local, set()).add(f"{module}.{name}")
+        elif isinstance(small, cst.Assign):
+            for target in small.targets:
+                self._bind_target(scope, target.target, small.value)
+        elif isinstance(small, cst.AnnAssign | cst.AugAssign):
+            self._bind_target(scope, small.target)
+        elif isinstance(small, cst.Global | cst.Nonlocal):
+            scope.declared_outer.update(n.name.value for n in small.names)
+
+    def _open(self, node: ScopeNode, parent: Scope) -> Scope:
+        scope = Scope(node, parent)
+        self.by_node[node] = scope
+        return scope
+
+    def _bind_local(self, scope: Scope, name: str) -> None:
+        if name not in scope.declared_outer:
+            scope.locals.add(name)
+
+    def _bind_target(
+        self, scope: Scope, target: cst.BaseExpression, value: cst.BaseExpression | None = None
+    ) -> None:
+        if isinstance(target, cst.Name):
+            if value is not None and dotted_name(value) is not None:
+                scope.aliases.setdefault(target.value, []).append(value)
+            else:
+                self._bind_local(scope, target.value)
+        elif isinstance(target, cst.Tuple | cst.List):
+            for element in target.elements:
+                self._bind_target(scope, element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(scope, target.value)
+
+
+def _parameters(params: cst.Parameters) -> Iterator[cst.Param]:
+    yield from params.posonly_params
+    yield from params.params
+    yield from params.kwonly_params
+    if isinstance(params.star_arg, cst.Param):
+        yield params.star_arg
+    if params.star_kwarg is not None:
+        yield params.star_kwarg
+
+
+def _statements(body: object) -> Iterator[cst.CSTNode]:
+    if isinstance(body, cst.Module):
+        yield from body.body
+    elif isinstance(body, cst.IndentedBlock):
+        yield from body.body
+    elif isinstance(body, cst.SimpleStatementSuite):
+        yield cst.SimpleStatementLine(body=body.body)
+    elif isinstance(body, list | tuple):
+        yield from body
+
+
+def _child_blocks(stmt: cst.CSTNode) -> Iterator[cst.BaseSuite]:
+    """The blocks nested directly in a compound statement, in source order."""
+    if isinstance(stmt, cst.If):
+        yield stmt.body
+        if stmt.orelse is not None:
+            if isinstance(stmt.orelse, cst.If):
+                yield from _child_blocks(stmt.orelse)
+            else:
+                yield stmt.orelse.body
+    elif isinstance(stmt, cst.For | cst.While):
+        yield stmt.body
+        if stmt.orelse is not None:
+            yield stmt.orelse.body
+    elif isinstance(stmt, cst.With):
+        yield stmt.body
+    elif isinstance(stmt, cst.Try | cst.TryStar):
+        yield stmt.body
+        for handler in stmt.handlers:
+            yield handler.body
+        if stmt.orelse is not None:
+            yield stmt.orelse.body
+        if stmt.finalbody is not None:
+            yield stmt.finalbody.body
+    elif isinstance(stmt, cst.Match):
+        for case in stmt.cases:
+            yield case.body
+
+
+child_blocks = _child_blocks

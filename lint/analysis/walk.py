@@ -1,0 +1,101 @@
+"""A fast walk over a LibCST tree.
+
+LibCST's own `visit` rebuilds every node it passes through; reading the
+dataclass fields that can hold code is an order of magnitude cheaper. Fields
+that only hold whitespace, comments or punctuation are skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Iterator
+
+import libcst as cst
+
+_SKIPPED_FIELDS = frozenset(
+    {
+        "lpar", "rpar", "comma", "semicolon", "colon", "equal", "dot", "star",
+        "header", "footer", "leading_lines", "lines_after_decorators", "newline",
+        "trailing_whitespace", "empty_lines", "lbracket", "rbracket", "lbrace",
+        "rbrace", "asynchronous", "first_line", "default_indent", "default_newline",
+        "encoding", "quote", "prefix",
+    }
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(node_type: type) -> tuple[str, ...]:
+    names = _CHILD_FIELDS.get(node_type)
+    if names is None:
+        names = tuple(
+            f.name
+            for f in dataclasses.fields(node_type)
+            if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
+        )
+        _CHILD_FIELDS[node_type] = names
+    return names
+
+
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Code-bearing children of `node`, in field order."""
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, tuple | list):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
+def walk(
+    root: cst.CSTNode,
+    enter: Callable[[cst.CSTNode, cst.CSTNode | None], None],
+    leave: Callable[[cst.CSTNode], None] | None = None,
+) -> None:
+    """Depth-first walk without recursion (deeply nested code must not hit the
+    interpreter's recursion limit). `enter(node, parent)` runs before the
+    children of `node`, `leave(node)` after them."""
+    stack: list[tuple[cst.CSTNode, cst.CSTNode | None, bool]] = [(root, None, False)]
+    while stack:
+        node, parent, done = stack.pop()
+        if done:
+            if leave is not None:
+                leave(node)
+            continue
+        enter(node, parent)
+        stack.append((node, parent, True))
+        kids = list(children(node))
+        for kid in reversed(kids):
+            stack.append((kid, node, False))
+
+
+def iter_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every code-bearing node under `root` (itself included), pre-order."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        kids = list(children(node))
+        stack.extend(reversed(kids))
+
+
+def calls_in_order(root: cst.CSTNode) -> list[cst.Call]:
+    """Calls under `root` in the order Python evaluates them: a call's receiver
+    and arguments before the call itself (`s.scale(loss).backward()` yields
+    `s.scale(loss)` then `.backward()`). Nested functions and lambdas are not
+    entered: their bodies do not run here."""
+    out: list[cst.Call] = []
+    stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            out.append(node)  # type: ignore[arg-type]
+            continue
+        if isinstance(node, cst.Lambda | cst.FunctionDef | cst.ClassDef) and node is not root:
+            continue
+        if isinstance(node, cst.Call):
+            stack.append((node, True))
+        kids = list(children(node))
+        stack.extend((kid, False) for kid in reversed(kids))
+    return out

@@ -1,0 +1,233 @@
+"""Linting one file: decode, parse once, walk once with every selected rule,
+resolve positions only when something was found, apply fixes on request."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from lint.analysis.walk import walk
+from lint.context import FileContext
+from lint.fixes import apply_fixes
+from lint.rule import Diagnostic, Finding, Rule
+from lint.source import SourceError, decode
+from lint.suppression import file_suppression, suppressed
+
+UNPARSABLE = "TL000"
+_MAX_FIX_ROUNDS = 10
+_LIBCST_POSITION = re.compile(r"error at (\d+):(\d+)")
+
+
+@dataclass
+class FileOutcome:
+    findings: list[Finding] = field(default_factory=list)
+    fixed_source: str | None = None  # set when fixes changed the text
+    fixes_applied: int = 0
+    encoding: str = "utf-8"
+
+
+class _Unparsable(Exception):
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(message)
+        self.message, self.line, self.column = message, line, column
+
+
+def lint_bytes(
+    path: str,
+    data: bytes,
+    rules: Sequence[type[Rule]],
+    fix: str | None = None,
+) -> FileOutcome:
+    """Lint the bytes of one file. `fix` is None, "safe" or "unsafe"."""
+    by_code = {rule.code: rule for rule in rules}
+    try:
+        source, encoding = decode(data)
+    except SourceError as exc:
+        return FileOutcome(_unparsable(path, by_code, exc.message, exc.line, exc.column))
+    try:
+        findings, fixed, count = _lint_text(path, source, rules, fix)
+    except _Unparsable as exc:
+        return FileOutcome(_unparsable(path, by_code, exc.message, exc.line, exc.column))
+    return FileOutcome(findings, fixed if fixed != source else None, count, encoding)
+
+
+def _lint_text(
+    path: str, source: str, rules: Sequence[type[Rule]], fix: str | None
+) -> tuple[list[Finding], str, int]:
+    applied = 0
+    for _ in range(_MAX_FIX_ROUNDS):
+        module, diagnostics = _analyse(path, source, rules)
+        lines = source.splitlines()
+        kept = _positioned(path, module, diagnostics, lines)
+        fixable = [d for d, _ in kept if d.fix is not None and _allowed(d, fix)]
+        if module is None or not fixable:
+            return [finding for _, finding in kept], source, applied
+        new_source = apply_fixes(module, [d.fix for d in fixable if d.fix is not None])
+        if new_source == source:
+            return [finding for _, finding in kept], source, applied
+        applied += len(fixable)
+        source = new_source
+    module, diagnostics = _analyse(path, source, rules)
+    return [f for _, f in _positioned(path, module, diagnostics, source.splitlines())], source, applied
+
+
+def _allowed(diagnostic: Diagnostic, fix: str | None) -> bool:
+    if fix is None or diagnostic.fix is None:
+        return False
+    return diagnostic.fix.safety == "safe" or fix == "unsafe"
+
+
+def _analyse(
+    path: str, source: str, rules: Sequence[type[Rule]]
+) -> tuple[cst.Module | None, list[Diagnostic]]:
+    suppression = file_suppression(source)
+    if suppression.whole_file:
+        return None, []
+    active = [
+        rule
+        for rule in rules
+        if rule.code != UNPARSABLE
+        and rule.code not in suppression.codes
+        and (not rule.triggers or any(token in source for token in rule.triggers))
+    ]
+    checks_syntax = any(rule.code == UNPARSABLE for rule in rules) and UNPARSABLE not in suppression.codes
+    if not active:
+        if checks_syntax:
+            _check_syntax(source)
+        return None, []
+    module = _parse(source)
+    ctx = FileContext(path, source, module)
+    instances = [rule(ctx) for rule in active]
+    _dispatch(ctx, instances)
+    ctx.walked = True
+    for instance in instances:
+        instance.finish()
+    return module, ctx.diagnostics
+
+
+def _parse(source: str) -> cst.Module:
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        line, column = exc.raw_line, exc.raw_column + 1
+        match = _LIBCST_POSITION.search(exc.message)
+        if match:
+            line, column = int(match.group(1)), int(match.group(2)) + 1
+        python_error = _python_error(source)
+        if python_error is not None and python_error.lineno:
+            # CPython points at the offending token, LibCST at where it gave up
+            line, column = python_error.lineno, max(python_error.offset or 1, 1)
+        message = f"syntax error: {python_error.msg}" if python_error is not None else "syntax error"
+        raise _Unparsable(message, line, column) from None
+    except RecursionError:
+        raise _Unparsable("code is nested too deeply to parse", 1, 1) from None
+
+
+def _check_syntax(source: str) -> None:
+    """Files no rule can match skip LibCST; CPython's parser, far faster,
+    still catches what does not parse. Its verdict is confirmed by LibCST."""
+    try:
+        compile(source, "<lint>", "exec", ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError):
+        _parse(source)
+    except (RecursionError, MemoryError):
+        raise _Unparsable("code is nested too deeply to parse", 1, 1) from None
+
+
+def _python_error(source: str) -> SyntaxError | None:
+    try:
+        compile(source, "<lint>", "exec", ast.PyCF_ONLY_AST)
+    except SyntaxError as exc:
+        return exc
+    except Exception:  # noqa: BLE001 - only used for a nicer message
+        return None
+    return None
+
+
+def _dispatch(ctx: FileContext, instances: list[Rule]) -> None:
+    visits: dict[type, list[Callable[[cst.CSTNode], object]]] = {}
+    leaves: dict[type, list[Callable[[cst.CSTNode], object]]] = {}
+    for instance in instances:
+        for node_type, method in _handlers(type(instance), "visit_"):
+            visits.setdefault(node_type, []).append(getattr(instance, method))
+        for node_type, method in _handlers(type(instance), "leave_"):
+            leaves.setdefault(node_type, []).append(getattr(instance, method))
+    parents = ctx.parents
+
+    def enter(node: cst.CSTNode, parent: cst.CSTNode | None) -> None:
+        if parent is not None:
+            parents[node] = parent
+        handlers = visits.get(type(node))
+        if handlers:
+            for handler in handlers:
+                handler(node)
+
+    def leave(node: cst.CSTNode) -> None:
+        handlers = leaves.get(type(node))
+        if handlers:
+            for handler in handlers:
+                handler(node)
+
+    walk(ctx.module, enter, leave if leaves else None)
+
+
+_HANDLER_CACHE: dict[tuple[type, str], list[tuple[type, str]]] = {}
+
+
+def _handlers(rule: type[Rule], prefix: str) -> list[tuple[type, str]]:
+    key = (rule, prefix)
+    cached = _HANDLER_CACHE.get(key)
+    if cached is None:
+        cached = []
+        for attr in dir(rule):
+            if attr.startswith(prefix):
+                node_type = getattr(cst, attr[len(prefix):], None)
+                if isinstance(node_type, type) and issubclass(node_type, cst.CSTNode):
+                    cached.append((node_type, attr))
+        _HANDLER_CACHE[key] = cached
+    return cached
+
+
+def _positioned(
+    path: str, module: cst.Module | None, diagnostics: list[Diagnostic], lines: list[str]
+) -> list[tuple[Diagnostic, Finding]]:
+    if module is None or not diagnostics:
+        return []
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    kept: list[tuple[Diagnostic, Finding]] = []
+    for diagnostic in diagnostics:
+        where = positions[diagnostic.node]
+        rule = diagnostic.rule
+        finding = Finding(
+            path=path,
+            line=where.start.line,
+            column=where.start.column + 1,
+            end_line=where.end.line,
+            end_column=where.end.column + 1,
+            code=rule.code,
+            name=rule.name,
+            severity=rule.severity,
+            message=diagnostic.message,
+            fixable=diagnostic.fix is not None,
+        )
+        if not suppressed(lines, finding.line, finding.end_line, rule.code):
+            kept.append((diagnostic, finding))
+    kept.sort(key=lambda pair: pair[1])
+    return kept
+
+
+def _unparsable(
+    path: str, by_code: dict[str, type[Rule]], message: str, line: int, column: int
+) -> list[Finding]:
+    rule = by_code.get(UNPARSABLE)
+    if rule is None:
+        return []
+    return [
+        Finding(path, line, column, line, column, rule.code, rule.name, rule.severity,
+                f"{rule.message}: {message}")
+    ]

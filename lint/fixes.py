@@ -1,0 +1,149 @@
+"""Applying fixes through LibCST, so formatting and comments survive, and
+writing fixed files atomically."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+import libcst as cst
+
+from lint.analysis.scopes import ScopeTable, dotted_name, import_from_module
+from lint.analysis.walk import iter_nodes
+from lint.rule import Fix, Replacement
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, edits: dict[cst.CSTNode, Replacement]) -> None:
+        super().__init__()
+        self.edits = edits
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Replacement:  # type: ignore[override]
+        return self.edits.get(original_node, updated_node)
+
+
+def apply_fixes(module: cst.Module, fixes: Sequence[Fix]) -> str:
+    """The module's code with every fix applied. A node edited by two fixes
+    keeps the first; the engine re-lints and fixes again until stable."""
+    edits: dict[cst.CSTNode, Replacement] = {}
+    imports: list[str] = []
+    droppable: set[str] = set()
+    for fix in fixes:
+        if any(node in edits for node in fix.edits):
+            continue
+        edits.update(fix.edits)
+        imports.extend(i for i in fix.imports if i not in imports)
+        droppable.update(fix.unused_imports)
+    fixed = module.visit(_Replace(edits))
+    if droppable:
+        fixed = drop_unused_imports(fixed, droppable)
+    if imports:
+        fixed = add_imports(fixed, imports)
+    return fixed.code
+
+
+def drop_unused_imports(module: cst.Module, qualified: set[str]) -> cst.Module:
+    """Remove the import of each name in `qualified` that nothing reads."""
+    used = {
+        node.value
+        for node in iter_nodes(module)
+        if isinstance(node, cst.Name)
+    } - _import_bound_only(module)
+    return module.visit(_DropImports(qualified, used))
+
+
+def _import_bound_only(module: cst.Module) -> set[str]:
+    """Names that appear only inside import statements."""
+    inside: dict[str, int] = {}
+    total: dict[str, int] = {}
+    for node in iter_nodes(module):
+        if isinstance(node, cst.Import | cst.ImportFrom):
+            for sub in iter_nodes(node):
+                if isinstance(sub, cst.Name):
+                    inside[sub.value] = inside.get(sub.value, 0) + 1
+        elif isinstance(node, cst.Name):
+            total[node.value] = total.get(node.value, 0) + 1
+    return {name for name, count in inside.items() if total.get(name, 0) <= count}
+
+
+class _DropImports(cst.CSTTransformer):
+    def __init__(self, qualified: set[str], used: set[str]) -> None:
+        super().__init__()
+        self.qualified = qualified
+        self.used = used
+
+    def leave_ImportFrom(
+        self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
+    ) -> cst.ImportFrom | cst.RemovalSentinel:
+        if isinstance(updated_node.names, cst.ImportStar):
+            return updated_node
+        module = import_from_module(updated_node)
+        keep = [a for a in updated_node.names if not self._unused(f"{module}.{dotted_name(a.name)}", a)]
+        return self._rebuild(updated_node, keep)
+
+    def leave_Import(
+        self, original_node: cst.Import, updated_node: cst.Import
+    ) -> cst.Import | cst.RemovalSentinel:
+        keep = [a for a in updated_node.names if not (a.asname and self._unused(dotted_name(a.name) or "", a))]
+        return self._rebuild(updated_node, keep)
+
+    def _unused(self, qualified: str, alias: cst.ImportAlias) -> bool:
+        local = alias.asname.name.value if alias.asname else dotted_name(alias.name)  # type: ignore[union-attr]
+        return qualified in self.qualified and local not in self.used
+
+    @staticmethod
+    def _rebuild(node: cst.Import | cst.ImportFrom, keep: list[cst.ImportAlias]) -> cst.CSTNode | cst.RemovalSentinel:
+        if len(keep) == len(node.names):
+            return node
+        if not keep:
+            return cst.RemoveFromParent()
+        keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return node.with_changes(names=keep)
+
+
+def add_imports(module: cst.Module, modules: Sequence[str]) -> cst.Module:
+    """`import X` for each X the module does not already bind at top level,
+    after the docstring and `from __future__` imports."""
+    scope = ScopeTable(module).module_scope
+    missing = [m for m in modules if scope.imports.get(m.split(".")[0]) != {m.split(".")[0]}]
+    if not missing:
+        return module
+    new = [cst.parse_statement(f"import {name}\n") for name in missing]
+    body = list(module.body)
+    index = 0
+    while index < len(body) and _is_header(body[index], index):
+        index += 1
+    return module.with_changes(body=[*body[:index], *new, *body[index:]])
+
+
+def _is_header(stmt: cst.CSTNode, index: int) -> bool:
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    if index == 0 and isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString | cst.ConcatenatedString):
+        return True
+    return isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) and small.module.value == "__future__"
+
+
+def write_atomic(path: str | Path, text: str, encoding: str = "utf-8") -> None:
+    """Replace `path` with `text` so that a reader (or a crash) sees either the
+    old file or the new one, never a part of it. Permissions are kept."""
+    target = Path(path)
+    mode = target.stat().st_mode & 0o7777 if target.exists() else None
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding=encoding, newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

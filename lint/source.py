@@ -1,0 +1,44 @@
+"""Reading a source file as text the way Python would: BOM, PEP 263 coding
+line, and clear errors for what cannot be decoded."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import tokenize
+
+
+class SourceError(Exception):
+    """A file that cannot be read as Python source; `line` is 1-based."""
+
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """Text of a Python source file (newlines kept as written) and the encoding
+    to write it back with."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise SourceError("file is UTF-16 encoded (it has a UTF-16 byte order mark); Python source must be UTF-8 or declare an ASCII-compatible encoding")
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise SourceError("source contains a NUL byte", line)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        raise SourceError(f"invalid encoding declaration: {exc.msg}", exc.lineno or 1) from None
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SourceError(
+            f"cannot decode as {encoding}: byte 0x{data[exc.start]:02x} at offset {exc.start} is invalid", line
+        ) from None
+    except LookupError:
+        raise SourceError(f"unknown encoding {encoding!r}") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text, encoding

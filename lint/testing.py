@@ -1,0 +1,19 @@
+"""Running one rule on a snippet, for rule examples, fixtures and tests."""
+
+from __future__ import annotations
+
+from lint.engine import lint_bytes
+from lint.rule import Finding, Rule
+
+
+def findings_of(rule: type[Rule], source: str, path: str = "example.py") -> list[Finding]:
+    return lint_bytes(path, source.encode("utf-8"), [rule]).findings
+
+
+def found_marks(rule: type[Rule], source: str) -> set[tuple[int, str]]:
+    return {(f.line, f.code) for f in findings_of(rule, source)}
+
+
+def fixed_source(rule: type[Rule], source: str, unsafe: bool = False) -> str:
+    outcome = lint_bytes("example.py", source.encode("utf-8"), [rule], fix="unsafe" if unsafe else "safe")
+    return outcome.fixed_source if outcome.fixed_source is not None else source

@@ -1,0 +1,1 @@
+"""trainlint rules: one module per rule, named after the rule."""

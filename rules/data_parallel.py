@@ -1,0 +1,73 @@
+import libcst as cst
+
+from lint.rule import Rule
+
+DATA_PARALLEL = "torch.nn.DataParallel"
+
+
+class DataParallel(Rule):
+    """
+    ## What it does
+    Flags constructing `torch.nn.DataParallel` (under any import or alias) and
+    classes that subclass it.
+
+    ## Why is this bad?
+    `DataParallel` runs one Python process that drives every GPU from threads:
+    it is held back by the GIL, scatters inputs and gathers outputs through the
+    first GPU (which runs out of memory first and bottlenecks the rest), and
+    re-broadcasts the model every step. `DistributedDataParallel`, one process
+    per GPU launched with `torchrun`, is faster even on a single machine and is
+    what PyTorch recommends.
+
+    ## Example
+    ```python
+    model = nn.DataParallel(model, device_ids=[0, 1, 2, 3])
+    ```
+
+    ## Use instead
+    ```python
+    dist.init_process_group(backend="nccl")
+    model = DistributedDataParallel(model.to(local_rank), device_ids=[local_rank])
+    ```
+
+    ## Fix safety
+    No fix: moving to DDP changes how the script is launched and how data is
+    split (a `DistributedSampler`), which only the author can do.
+
+    ## Limitations
+    `isinstance(m, nn.DataParallel)` checks and unwrapping code
+    (`model.module`) are not flagged: they support DataParallel, they do not
+    use it.
+    """
+
+    code = "TL301"
+    name = "data-parallel"
+    severity = "warning"
+    message = "`nn.DataParallel` is single-process and GIL-bound; use DistributedDataParallel with torchrun"
+    triggers = ("DataParallel",)
+    bad = (
+        "import torch\nmodel = torch.nn.DataParallel(model)  # expect: TL301\n",
+        "import torch.nn as nn\nmodel = nn.DataParallel(model, device_ids=[0, 1])  # expect: TL301\n",
+        "from torch.nn.parallel import DataParallel as DP\nnet = DP(net).cuda()  # expect: TL301\n",
+        "from torch import nn\n\nclass Wrapped(nn.DataParallel):  # expect: TL301\n    pass\n",
+        "from torch.nn.parallel.data_parallel import DataParallel\nm = DataParallel(m)  # expect: TL301\n",
+        "import torch\nDP = torch.nn.DataParallel\nm = DP(m)  # expect: TL301\n",
+    )
+    good = (
+        "from torch.nn.parallel import DistributedDataParallel as DDP\nmodel = DDP(model, device_ids=[rank])\n",
+        "import torch.nn as nn\nif isinstance(model, nn.DataParallel):\n    model = model.module\n",
+        "class DataParallel:\n    pass\n\nm = DataParallel()\n",
+        "# model = nn.DataParallel(model)\nprint('nn.DataParallel(model) is slow')\n",
+        "from mylib import DataParallel\nm = DataParallel(m)\n",
+        "import torch\ndef f(nn):\n    return nn.DataParallel(m)\n",
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.call_name(node) == DATA_PARALLEL:
+            self.report(node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        for base in node.bases:
+            if self.ctx.qualified_name(base.value) == DATA_PARALLEL:
+                self.report(node, "subclassing `nn.DataParallel`: it is single-process and GIL-bound; use DistributedDataParallel")
+                return
