@@ -55,8 +55,9 @@ class Flow:
         self.loop_back = loop_back or (lambda facts: facts)
         self._loops: list[tuple[set[Path], set[Path]]] = []  # (breaks, continues)
 
-    def run(self, body: cst.BaseSuite, facts: Facts = frozenset()) -> Paths:
-        """Facts of every path that reaches the end of `body`."""
+    def run(self, body: cst.BaseSuite | cst.Module, facts: Facts = frozenset()) -> Paths:
+        """Facts of every path that reaches the end of `body` (a function's
+        body, or a module's top-level statements)."""
         return self._block(_stmts(body), frozenset({Path(facts)}))
 
     # -- statements ----------------------------------------------------------
@@ -187,8 +188,8 @@ class Flow:
         return self.module.code_for_node(test), polarity
 
 
-def _stmts(body: cst.BaseSuite) -> tuple[cst.CSTNode, ...]:
-    if isinstance(body, cst.IndentedBlock):
+def _stmts(body: cst.BaseSuite | cst.Module) -> tuple[cst.CSTNode, ...]:
+    if isinstance(body, cst.IndentedBlock | cst.Module):
         return tuple(body.body)
     if isinstance(body, cst.SimpleStatementSuite):
         return (cst.SimpleStatementLine(body=body.body),)

@@ -1,0 +1,60 @@
+"""Small facts about training code that several rules share: which calls clip
+gradients, call a method on what receiver, and where code bodies are."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from lint.context import FileContext
+
+CLIP_FUNCTIONS = frozenset(
+    {
+        "torch.nn.utils.clip_grad_norm_",
+        "torch.nn.utils.clip_grad_norm",
+        "torch.nn.utils.clip_grad_value_",
+    }
+)
+
+
+def method_call(node: cst.CSTNode, *methods: str) -> cst.BaseExpression | None:
+    """The receiver of `receiver.method(...)` when `node` is such a call."""
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in methods
+    ):
+        return node.func.value
+    return None
+
+
+def is_clip_call(ctx: FileContext, node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Call) and ctx.call_name(node) in CLIP_FUNCTIONS
+
+
+def scaled_backward_scaler(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """`S` when `node` is `S.scale(loss).backward()`."""
+    inner = method_call(node, "backward")
+    if isinstance(inner, cst.Call):
+        return method_call(inner, "scale")
+    return None
+
+
+def code_bodies(ctx: FileContext) -> Iterator[cst.BaseSuite | cst.Module]:
+    """Every body that runs as one unit: each function's, and the module's own
+    top-level statements (scripts often train at module level)."""
+    yield ctx.module
+    for node in ctx.scopes.by_node:
+        if isinstance(node, cst.FunctionDef):
+            yield node.body
+
+
+def statement_of(ctx: FileContext, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
+    """The statement line holding `node`, if it is on a line of its own."""
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, cst.SimpleStatementLine):
+            return ancestor
+        if isinstance(ancestor, cst.SimpleStatementSuite | cst.BaseCompoundStatement):
+            return None
+    return None

@@ -1,0 +1,188 @@
+import libcst as cst
+
+from lint.analysis.flow import Facts, Flow
+from lint.analysis.receivers import GRAD_SCALER, Binding
+from lint.analysis.training import code_bodies, is_clip_call, method_call, scaled_backward_scaler, statement_of
+from lint.rule import Example, Fix, Rule
+
+
+class ClipBeforeUnscale(Rule):
+    """
+    ## What it does
+    Flags gradient clipping (`clip_grad_norm_`, `clip_grad_value_`, under any
+    alias) reached after `scaler.scale(loss).backward()` with no
+    `scaler.unscale_(optimizer)` in between, on some path through the code.
+
+    ## Why is this bad?
+    Under fp16 mixed precision a `GradScaler` multiplies the loss, and so
+    every gradient, by the loss scale (65,536 to start with). Clipping those
+    gradients compares the threshold with values tens of thousands of times
+    too large: the total norm is always "too big", every step is clipped to a
+    tiny update, or the clip does nothing useful at all. `scaler.unscale_`
+    divides the gradients back first; `scaler.step` then knows they were
+    already unscaled and still skips steps with inf/NaN.
+
+    ## Fix safety
+    Safe: inserts `scaler.unscale_(optimizer)` just before the clip, where
+    `optimizer` is the one later passed to `scaler.step` in the same function.
+    When that optimizer cannot be told (several, or none), there is no fix.
+
+    ## Limitations
+    Clipping done in a helper function called between `backward` and `step`
+    is not followed into the helper.
+    """
+
+    code = "TL101"
+    name = "clip-before-unscale"
+    severity = "error"
+    message = "gradients are clipped while still multiplied by the loss scale: call `scaler.unscale_(optimizer)` before clipping"
+    fix_safety = "safe"
+    triggers = ("clip_grad",)
+    bad = (
+        Example(
+            "import torch\n"
+            "scaler = torch.amp.GradScaler('cuda')\n"
+            "for x, y in loader:\n"
+            "    scaler.scale(loss_fn(model(x), y)).backward()\n"
+            "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+            "    scaler.step(optimizer)\n"
+            "    scaler.update()\n",
+            fixed="import torch\n"
+            "scaler = torch.amp.GradScaler('cuda')\n"
+            "for x, y in loader:\n"
+            "    scaler.scale(loss_fn(model(x), y)).backward()\n"
+            "    scaler.unscale_(optimizer)\n"
+            "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+            "    scaler.step(optimizer)\n"
+            "    scaler.update()\n",
+        ),
+        Example(
+            "from torch.nn.utils import clip_grad_norm_ as clip\n"
+            "from torch.cuda.amp import GradScaler\n"
+            "def train(model, loader, opt):\n"
+            "    scaler = GradScaler()\n"
+            "    for batch in loader:\n"
+            "        loss = model(batch)\n"
+            "        scaler.scale(loss).backward()\n"
+            "        gnorm = clip(model.parameters(), max_norm=1.0)  # expect: TL101\n"
+            "        scaler.step(opt)\n"
+            "        scaler.update()\n",
+            fixed="from torch.nn.utils import clip_grad_norm_ as clip\n"
+            "from torch.cuda.amp import GradScaler\n"
+            "def train(model, loader, opt):\n"
+            "    scaler = GradScaler()\n"
+            "    for batch in loader:\n"
+            "        loss = model(batch)\n"
+            "        scaler.scale(loss).backward()\n"
+            "        scaler.unscale_(opt)\n"
+            "        gnorm = clip(model.parameters(), max_norm=1.0)  # expect: TL101\n"
+            "        scaler.step(opt)\n"
+            "        scaler.update()\n",
+        ),
+        "import torch.nn as nn\n"
+        "class Trainer:\n"
+        "    def step(self, loss):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "        if self.max_norm:\n"
+        "            nn.utils.clip_grad_value_(self.model.parameters(), 0.5)  # expect: TL101\n"
+        "        self.scaler.step(self.optimizer)\n"
+        "        self.scaler.update()\n",
+        "from torch.nn import utils\n"
+        "def step(scaler, loss, model, opt, accumulate):\n"
+        "    scaler.scale(loss).backward()\n"
+        "    if accumulate:\n"
+        "        return\n"
+        "    utils.clip_grad_norm(model.parameters(), 1.0)  # expect: TL101\n"
+        "    scaler.step(opt)\n"
+        "    scaler.update()\n",
+    )
+    good = (
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x, y in loader:\n"
+        "    scaler.scale(loss_fn(model(x), y)).backward()\n"
+        "    scaler.unscale_(optimizer)\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n",
+        # the chapter's template: fp16 and bf16 paths in one function
+        "import torch\n"
+        "def train_one_epoch(model, loader, criterion, optimizer, scaler=None):\n"
+        "    for x, y in loader:\n"
+        "        loss = criterion(model(x), y)\n"
+        "        if scaler is not None:\n"
+        "            scaler.scale(loss).backward()\n"
+        "            scaler.unscale_(optimizer)\n"
+        "            torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
+        "            scaler.step(optimizer)\n"
+        "            scaler.update()\n"
+        "        else:\n"
+        "            loss.backward()\n"
+        "            torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
+        "            optimizer.step()\n",
+        # the same condition decides both: no path clips before unscaling
+        "import torch\n"
+        "def step(loss, model, opt, scaler, use_amp):\n"
+        "    if use_amp:\n"
+        "        scaler.scale(loss).backward()\n"
+        "    else:\n"
+        "        loss.backward()\n"
+        "    if use_amp:\n"
+        "        scaler.unscale_(opt)\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n",
+        # no GradScaler involved (bf16)
+        "import torch\n"
+        "with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+        "    loss = model(x)\n"
+        "loss.backward()\n"
+        "torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "optimizer.step()\n",
+        # a local function that only shares the name
+        "def clip_grad_norm_(params, value):\n"
+        "    pass\n"
+        "scaler.scale(loss).backward()\n"
+        "clip_grad_norm_(model.parameters(), 1.0)\n",
+        # clipping after the step is a different rule
+        "import torch\n"
+        "scaler.scale(loss).backward()\n"
+        "scaler.step(opt)\n"
+        "scaler.update()\n"
+        "# torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n",
+    )
+
+    def finish(self) -> None:
+        self._step_targets: dict[Binding, set[str]] = {}
+        self._clips: dict[cst.Call, set[Binding]] = {}
+        for body in code_bodies(self.ctx):
+            Flow(self.ctx.module, self._transfer).run(body)
+        for clip, scalers in self._clips.items():
+            self.report(clip, fix=self._fix(clip, scalers))
+
+    def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        receivers = self.ctx.receivers
+        scaler = scaled_backward_scaler(node)
+        if scaler is not None and receivers.is_kind(scaler, GRAD_SCALER):
+            binding = receivers.binding(scaler)
+            return facts | {binding} if binding is not None else facts
+        target = method_call(node, "unscale_", "step", "update")
+        if target is not None and receivers.is_kind(target, GRAD_SCALER):
+            binding = receivers.binding(target)
+            if method_call(node, "step") is not None and isinstance(node, cst.Call) and node.args:
+                self._step_targets.setdefault(binding, set()).add(self.ctx.code(node.args[0].value))  # type: ignore[arg-type]
+            return facts - {binding}
+        if facts and is_clip_call(self.ctx, node):
+            self._clips.setdefault(node, set()).update(facts)  # type: ignore[arg-type]
+        return facts
+
+    def _fix(self, clip: cst.Call, scalers: set[Binding]) -> Fix | None:
+        statement = statement_of(self.ctx, clip)
+        if len(scalers) != 1 or statement is None:
+            return None
+        (scaler,) = scalers
+        optimizers = self._step_targets.get(scaler, set())
+        if len(optimizers) != 1:
+            return None
+        unscale = cst.parse_statement(f"{scaler.name}.unscale_({next(iter(optimizers))})\n")
+        unscale = unscale.with_changes(leading_lines=statement.leading_lines)
+        moved = statement.with_changes(leading_lines=())
+        return Fix({statement: cst.FlattenSentinel([unscale, moved])})
