@@ -1,0 +1,176 @@
+"""`[tool.trainlint]` configuration and rule selection."""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from lint.registry import all_rules
+from lint.rule import Rule
+
+KNOWN_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores")
+
+
+class ConfigError(Exception):
+    """A configuration or selection the user must correct (exit status 2)."""
+
+
+@dataclass
+class Config:
+    root: Path  # directory that relative globs are matched against
+    source: Path | None = None  # the file the settings came from
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    extend_exclude: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest `pyproject.toml` at or above `start` with a `[tool.trainlint]` table."""
+    directory = start if start.is_dir() else start.parent
+    for candidate_dir in (directory, *directory.parents):
+        candidate = candidate_dir / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError):
+                return candidate  # report the error when it is loaded
+            if "trainlint" in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def load_config(path: Path | None, explicit: bool = False, fallback_root: Path | None = None) -> Config:
+    if path is None:
+        return Config(root=(fallback_root or Path.cwd()).resolve())
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except (UnicodeDecodeError, OSError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    table = data.get("tool", {}).get("trainlint")
+    if table is None:
+        if explicit and path.name != "pyproject.toml":
+            table = data  # a dedicated trainlint.toml holds the keys at top level
+        else:
+            table = {}
+    return _from_table(table, path)
+
+
+def _from_table(table: dict[str, object], path: Path) -> Config:
+    unknown = sorted(set(table) - set(KNOWN_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown key {', '.join(repr(k) for k in unknown)} in [tool.trainlint] "
+            f"(known keys: {', '.join(KNOWN_KEYS)})"
+        )
+    config = Config(root=path.parent.resolve(), source=path)
+    if "select" in table:
+        config.select = _codes(table, "select", path)
+    config.ignore = _codes(table, "ignore", path)
+    config.extend_select = _codes(table, "extend-select", path)
+    config.exclude = _strings(table, "exclude", path)
+    config.extend_exclude = _strings(table, "extend-exclude", path)
+    ignores = table.get("per-file-ignores", {})
+    if not isinstance(ignores, dict):
+        raise ConfigError(f"{path}: 'per-file-ignores' must be a table of glob = [codes]")
+    for glob, codes in ignores.items():
+        config.per_file_ignores[glob] = _codes({glob: codes}, glob, path, where="per-file-ignores")
+    return config
+
+
+def _strings(table: dict[str, object], key: str, path: Path) -> list[str]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: '{key}' must be a list of strings")
+    return list(value)
+
+
+def _codes(table: dict[str, object], key: str, path: Path, where: str = "") -> list[str]:
+    values = _strings(table, key, path)
+    label = f"{where}.{key}" if where else key
+    for value in values:
+        check_code(value, f"{path}: '{label}'")
+    return [v.upper() for v in values]
+
+
+def check_code(value: str, context: str) -> None:
+    """A selector must be a rule code or a prefix of at least one."""
+    upper = value.strip().upper()
+    if not upper or not any(rule.code.startswith(upper) for rule in all_rules()):
+        raise ConfigError(f"{context}: unknown rule code or prefix {value!r}")
+
+
+def parse_code_list(text: str | None, option: str) -> list[str] | None:
+    if text is None:
+        return None
+    codes = [c.strip().upper() for c in text.split(",") if c.strip()]
+    for code in codes:
+        check_code(code, f"option {option}")
+    return codes
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which rules run, as decided by select / extend-select / ignore."""
+
+    rules: tuple[type[Rule], ...]
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(rule.code for rule in self.rules)
+
+    def without(self, codes: Iterable[str]) -> Selection:
+        ignored = list(codes)
+        return Selection(tuple(r for r in self.rules if not _match(r.code, ignored)))
+
+
+def select_rules(select: Sequence[str] | None, extend: Sequence[str], ignore: Sequence[str]) -> Selection:
+    """The most specific selector decides: `--select TL1 --ignore TL101` runs
+    every TL1xx rule but TL101. Preview rules run only when a selector names
+    them or a prefix of them; the default selection leaves them out."""
+    chosen = []
+    for rule in all_rules():
+        on = _specificity(rule.code, list(select or ()) + list(extend))
+        off = _specificity(rule.code, ignore)
+        if select is None and not rule.preview:
+            on = max(on, 0)
+        if on >= 0 and on > off:
+            chosen.append(rule)
+    return Selection(tuple(chosen))
+
+
+def _specificity(code: str, selectors: Sequence[str]) -> int:
+    """Length of the longest selector that is a prefix of `code`, -1 if none."""
+    return max((len(s) for s in selectors if code.startswith(s)), default=-1)
+
+
+def _match(code: str, selectors: Sequence[str]) -> bool:
+    return _specificity(code, selectors) >= 0
+
+
+def matches_glob(path: Path, root: Path, patterns: Sequence[str]) -> bool:
+    """gitignore-like matching: a pattern matches the path relative to `root`,
+    any trailing part of it, or its name."""
+    try:
+        relative = path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        relative = path.as_posix()
+    parts = relative.split("/")
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        if fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(path.name, pattern):
+            return True
+        if "/" not in pattern and any(fnmatch.fnmatchcase(part, pattern) for part in parts):
+            return True
+        if fnmatch.fnmatchcase(relative, pattern + "/*"):
+            return True
+    return False
