@@ -58,7 +58,7 @@ def _run_line(report: dict) -> str:
         parts.append(str(device))
     if is_merged(report) or len(rank_reports(report)) > 1:
         parts.append(f"{len(rank_reports(report))} ranks")
-    return ""|"".join(parts)
+    return " | ".join(parts)
 
 
 def _count_lines(counts: dict[str, int], events: list[dict]) -> list[str]:
