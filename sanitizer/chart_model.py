@@ -87,7 +87,7 @@ def _all_charts(ranks: list[dict]) -> list[Chart]:
     multi = len(ranks) > 1
     charts = {
         "loss": Chart("loss", "Loss", "loss", "linear"),
-        "grad_norm": Chart("grad_norm", "Gradient norm", "gradient norm (L2, all parameters)", "linear"),
+        "grad_norm": Chart("grad_norm", "Gradient norm", "gradient norm (L2)", "linear"),
         "loss_scale": Chart("loss_scale", "Loss scale", "loss scale (log2 axis)", "log2"),
         "memory": Chart("memory", "Memory", "memory", "linear"),
     }
