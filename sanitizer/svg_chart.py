@@ -45,7 +45,7 @@ def _x_axis(x_range: tuple[float, float]) -> Callable[[float], float]:
 
 
 def _y_axis(chart: Chart) -> tuple[Transform, list[tuple[float, str]]]:
-    """Pixel mapping for values, and the ticks as (pixel y, label)."""
+    """Pixel mapping for values, and the ticks as (pixel y, label markup)."""
     values = [y / chart.divisor for line in chart.lines for seg in line.segments for _, y in seg]
     top, bottom = TOP, HEIGHT - BOTTOM
     if chart.scale == "linear":
@@ -58,7 +58,7 @@ def _y_axis(chart: Chart) -> tuple[Transform, list[tuple[float, str]]]:
         def to_y(value: float) -> float | None:
             return bottom - (value / chart.divisor - low) * scale
 
-        ticks = [(to_y(t * chart.divisor), format_number(t)) for t in linear_ticks(low, high)]
+        ticks = [(to_y(t * chart.divisor), escape(format_number(t))) for t in linear_ticks(low, high)]
         return to_y, ticks
     base = 2 if chart.scale == "log2" else 10
     positive = [v for v in values if v > 0]
@@ -70,10 +70,15 @@ def _y_axis(chart: Chart) -> tuple[Transform, list[tuple[float, str]]]:
             return None
         return bottom - (math.log(value / chart.divisor, base) - low_exp) * scale
 
-    ticks = [
-        (bottom - (e - low_exp) * scale, log_label(e, base)) for e in log_ticks(low_exp, high_exp)
-    ]
+    ticks = [(bottom - (e - low_exp) * scale, _log_tick(e, base)) for e in log_ticks(low_exp, high_exp)]
     return to_log_y, ticks
+
+
+def _log_tick(exponent: float, base: int) -> str:
+    """Tick label markup: 2 with a superscript exponent, or a plain power of ten."""
+    if base == 2:
+        return f'2<tspan dy="-0.45em" font-size="0.78em">{int(exponent)}</tspan>'
+    return escape(log_label(exponent, base))
 
 
 def _grid_and_ticks(chart: Chart, to_x, to_y, y_ticks: list[tuple[float, str]]) -> str:
@@ -88,7 +93,7 @@ def _grid_and_ticks(chart: Chart, to_x, to_y, y_ticks: list[tuple[float, str]]) 
     parts.append(f'<path class="axis" d="M{LEFT} {TOP}V{bottom}H{right}"/>')
     parts.append('<g class="tick-labels">')
     parts += [
-        f'<text x="{LEFT - 8}" y="{y:.1f}" dy="0.32em" text-anchor="end">{escape(label)}</text>'
+        f'<text x="{LEFT - 8}" y="{y:.1f}" dy="0.32em" text-anchor="end">{label}</text>'
         for y, label in y_ticks
     ]
     parts += [
