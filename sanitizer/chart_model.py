@@ -69,6 +69,7 @@ class Chart:
     lines: list[Line] = field(default_factory=list)
     markers: list[Marker] = field(default_factory=list)
     hidden_markers: int = 0
+    multi_rank: bool = False  # whether marker titles name their rank
     x_range: tuple[float, float] = (0.0, 1.0)
 
 
@@ -80,6 +81,7 @@ def build_charts(report: dict, events: list[dict]) -> list[Chart]:
     x_range = _x_range(charts)
     for chart in charts:
         chart.x_range = x_range
+        chart.multi_rank = len(ranks) > 1
     return charts
 
 

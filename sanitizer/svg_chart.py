@@ -139,20 +139,20 @@ def _markers(chart: Chart, to_x, to_y: Transform, event_href) -> str:
     parts = ['<g class="events">']
     for marker in chart.markers:
         with_rule = marker.severity == "error" and errors <= ERROR_RULES_UP_TO
-        shape = _marker_shape(marker, to_x, to_y, with_rule)
+        shape = _marker_shape(marker, to_x, to_y, with_rule, chart.multi_rank)
         href = event_href(marker.event_index)
         parts.append(f'<a href="{escape(href)}">{shape}</a>' if href else shape)
     parts.append("</g>")
     return "\n".join(parts)
 
 
-def _marker_shape(marker: Marker, to_x, to_y: Transform, with_rule: bool) -> str:
+def _marker_shape(marker: Marker, to_x, to_y: Transform, with_rule: bool, show_rank: bool) -> str:
     x = to_x(marker.step)
     y = to_y(marker.y) if marker.y is not None else None
     off_curve = y is None
     y = TOP if y is None else min(max(y, TOP), HEIGHT - BOTTOM)
     color = severity_color(marker.severity)
-    title = _marker_title(marker, off_curve)
+    title = _marker_title(marker, off_curve, show_rank)
     rule = (
         f'<line class="event-rule" x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{HEIGHT - BOTTOM}" '
         f'stroke="{color}"/>'
@@ -180,9 +180,9 @@ def _glyph(severity: str, x: float, y: float, color: str, off_curve: bool) -> st
     return f'<rect x="{x - 4.5:.1f}" y="{y - 4.5:.1f}" width="9" height="9" {style}/>'
 
 
-def _marker_title(marker: Marker, off_curve: bool) -> str:
+def _marker_title(marker: Marker, off_curve: bool, show_rank: bool) -> str:
     head = f"step {marker.step:g}"
-    if marker.rank is not None:
+    if show_rank and marker.rank is not None:
         head += f", rank {marker.rank}"
     lines = [f"{head}: {marker.severity} {marker.kind}"]
     if marker.message:
