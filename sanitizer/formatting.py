@@ -13,19 +13,18 @@ def format_number(value: float) -> str:
         return str(value)
     if value == 0:
         return "0"
-    if 1e-3 <= abs(value) < 1e6:
-        text = f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
-        return text
+    if 1e-3 <= abs(value) < 1e5:
+        return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
     mantissa, exponent = f"{value:.2e}".split("e")
     mantissa = mantissa.rstrip("0").rstrip(".")
     return f"{mantissa}e{int(exponent)}"
 
 
 def format_step(step: float) -> str:
-    """Compact step counts for axis ticks: 500, 12k, 1.5M."""
+    """Compact step counts for axis ticks: 500, 1.5k, 12k, 1.5M."""
     if abs(step) >= 1e6:
         return f"{step / 1e6:g}M"
-    if abs(step) >= 1e4:
+    if abs(step) >= 1e3:
         return f"{step / 1e3:g}k"
     return f"{step:g}"
 

@@ -30,7 +30,7 @@ def render_chart(chart: Chart, chart_id: str, event_href: Callable[[int], str | 
         f'width="{WIDTH - LEFT - RIGHT + 6}" height="{HEIGHT - TOP - BOTTOM + 12}"/></clipPath>',
         _grid_and_ticks(chart, to_x, to_y, y_ticks),
         f'<g class="lines" clip-path="url(#{chart_id}-plot)">',
-        *(_line_path(line, to_x, to_y) for line in chart.lines),
+        *(_line_path(line, to_x, to_y, chart.title) for line in chart.lines),
         "</g>",
         _markers(chart, to_x, to_y, event_href),
         "</svg>",
@@ -75,10 +75,11 @@ def _y_axis(chart: Chart) -> tuple[Transform, list[tuple[float, str]]]:
 
 
 def _log_tick(exponent: float, base: int) -> str:
-    """Tick label markup: 2 with a superscript exponent, or a plain power of ten."""
-    if base == 2:
-        return f'2<tspan dy="-0.45em" font-size="0.78em">{int(exponent)}</tspan>'
-    return escape(log_label(exponent, base))
+    """Tick label markup: the base with a superscript exponent; 0.01 to 1000 plainly."""
+    if base == 10 and -2 <= exponent <= 3:
+        return escape(log_label(exponent, base))
+    return f'{base}<tspan dy="-0.45em" font-size="0.78em">{int(exponent)}</tspan>'
+
 
 
 def _grid_and_ticks(chart: Chart, to_x, to_y, y_ticks: list[tuple[float, str]]) -> str:
@@ -113,7 +114,7 @@ def _grid_and_ticks(chart: Chart, to_x, to_y, y_ticks: list[tuple[float, str]]) 
     return "\n".join(parts)
 
 
-def _line_path(line: Line, to_x, to_y: Transform) -> str:
+def _line_path(line: Line, to_x, to_y: Transform, chart_title: str) -> str:
     commands = []
     for segment in downsample_segments(line.segments, BUCKETS):
         pen_up = True
@@ -127,7 +128,7 @@ def _line_path(line: Line, to_x, to_y: Transform) -> str:
         if len(segment) == 1:
             commands.append("h0")  # a lone point: drawn as a dot by the round line cap
     dash = ' stroke-dasharray="6 4"' if line.dashed else ""
-    label = escape(line.label or "series")
+    label = escape(line.label or chart_title)
     return (
         f'<path class="series" data-label="{label}" stroke="{line_color(line)}"{dash} '
         f'd="{"".join(commands)}"><title>{label}</title></path>'

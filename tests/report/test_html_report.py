@@ -149,3 +149,28 @@ def test_the_table_is_capped_for_huge_event_lists():
     assert len(page.find("tr")) == MAX_ROWS + 1
     assert f"Showing the first {MAX_ROWS} of {MAX_ROWS + 50} events" in "".join(page.text)
     assert len(page.find("g", "marker")) <= 400
+
+
+def _path_points(d: str) -> list[tuple[float, float]]:
+    return [tuple(map(float, xy.split())) for xy in re.findall(r"[ML](-?[\d.]+ -?[\d.]+)", d)]
+
+
+def test_markers_sit_on_the_curve_at_their_step():
+    page = Page(render_html(make_report(steps=1200)))
+    grad_path = next(p for p in page.find("path", "series") if p["data-label"] == "Gradient norm")
+    curve = dict(_path_points(grad_path["d"]))
+    hits = page.find("circle", "hit")
+    kinds = [m["data-kind"] for m in page.find("g", "marker")]
+    spike = hits[kinds.index("grad_spike")]
+    assert curve[float(spike["cx"])] == float(spike["cy"])
+
+
+def test_wide_ranges_get_a_log_axis_with_power_ticks():
+    steps = list(range(1, 101))
+    report = {"series": {"step": steps, "grad_norm": [1e5 if s == 50 else 0.5 for s in steps],
+                         "loss_scale": [2.0**16] * 50 + [2.0**10] * 50}}
+    markup = render_html(report)
+    assert "gradient norm (L2) (log axis)" in markup
+    assert '10<tspan dy="-0.45em" font-size="0.78em">5</tspan>' in markup
+    assert '2<tspan dy="-0.45em" font-size="0.78em">16</tspan>' in markup
+    assert ">0.1<" in markup and ">100<" in markup
