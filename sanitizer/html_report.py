@@ -71,13 +71,14 @@ def _header(report: dict, events: list[dict], script: str) -> str:
     tally = Counter(severity_of(event) for event in events)
     status = ", ".join(plural(tally[s], s) for s in ("error", "warning", "info") if tally[s])
     worst = _worst(events)
-    steps = field(report, "steps")
+    steps, exit_code = field(report, "steps"), field(report, "exit_code")
+    rank_count = len(rank_reports(report))
     facts = [
-        f"exit code {escape(str(field(report, 'exit_code')))}" if field(report, "exit_code") is not None else "",
+        f"exit code {escape(str(exit_code))}" if exit_code is not None else "",
         plural(steps, "step") if isinstance(steps, int) else "",
-        format_duration(as_float(field(report, "duration_s"))) if field(report, "duration_s") is not None else "",
+        _duration(report) or "",
         escape(str(field(report, "device") or "")),
-        plural(len(rank_reports(report)), "rank") if len(rank_reports(report)) > 1 else "",
+        plural(rank_count, "rank") if rank_count > 1 else "",
     ]
     return (
         '<header><p class="kicker">Sanitizer report</p>'
@@ -207,7 +208,7 @@ def _metadata(report: dict) -> str:
         ("Arguments", shlex.join(map(str, argv[1:])) if isinstance(argv, list) and argv[1:] else None),
         ("Exit code", field(report, "exit_code")),
         ("Steps", field(report, "steps")),
-        ("Duration", format_duration(as_float(field(report, "duration_s"))) if field(report, "duration_s") is not None else None),
+        ("Duration", _duration(report)),
         ("Device", field(report, "device")),
         ("Ranks", _ranks_text(report)),
         ("Sanitizer version", field(report, "version")),
@@ -220,6 +221,11 @@ def _metadata(report: dict) -> str:
         if value not in (None, "")
     )
     return f'<section><h2>Run</h2><dl class="meta">{items}</dl></section>'
+
+
+def _duration(report: dict) -> str | None:
+    seconds = as_float(field(report, "duration_s"))
+    return format_duration(seconds) if seconds is not None else None
 
 
 def _ranks_text(report: dict) -> str | None:

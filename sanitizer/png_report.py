@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import io
+from typing import TYPE_CHECKING
 
 from sanitizer.chart_model import Chart, build_charts, line_color, severity_color
 from sanitizer.downsample import downsample_segments
 from sanitizer.report_access import events_of, field, sorted_events
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 BUCKETS = 800
 MARKER_SHAPES = {"error": "o", "warning": "^"}
@@ -38,7 +42,7 @@ def render_png(report: dict) -> bytes:
     return buffer.getvalue()
 
 
-def _draw_chart(axis, chart: Chart) -> None:
+def _draw_chart(axis: Axes, chart: Chart) -> None:
     for line in chart.lines:
         style = "--" if line.dashed else "-"
         for number, segment in enumerate(downsample_segments(line.segments, BUCKETS)):
@@ -59,7 +63,7 @@ def _draw_chart(axis, chart: Chart) -> None:
         axis.legend(loc="best", fontsize=8, frameon=False)
 
 
-def _draw_markers(axis, chart: Chart) -> None:
+def _draw_markers(axis: Axes, chart: Chart) -> None:
     top = axis.get_ylim()[1]
     errors = [marker for marker in chart.markers if marker.severity == "error"]
     if len(errors) <= ERROR_RULES_UP_TO:

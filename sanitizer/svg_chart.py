@@ -17,9 +17,11 @@ BUCKETS = 480  # per line: about one bucket per two pixels of plot width
 ERROR_RULES_UP_TO = 20  # error markers also get a vertical rule when this few
 
 Transform = Callable[[float], "float | None"]
+XTransform = Callable[[float], float]
+EventHref = Callable[[int], "str | None"]
 
 
-def render_chart(chart: Chart, chart_id: str, event_href: Callable[[int], str | None]) -> str:
+def render_chart(chart: Chart, chart_id: str, event_href: EventHref) -> str:
     """An <svg> element for `chart`; markers link to `event_href(index)` when given."""
     to_y, y_ticks = _y_axis(chart)
     to_x = _x_axis(chart.x_range)
@@ -28,7 +30,7 @@ def render_chart(chart: Chart, chart_id: str, event_href: Callable[[int], str | 
         f'aria-label="{escape(chart.title)} over optimizer steps">',
         f'<clipPath id="{chart_id}-plot"><rect x="{LEFT}" y="{TOP - 6}" '
         f'width="{WIDTH - LEFT - RIGHT + 6}" height="{HEIGHT - TOP - BOTTOM + 12}"/></clipPath>',
-        _grid_and_ticks(chart, to_x, to_y, y_ticks),
+        _grid_and_ticks(chart, to_x, y_ticks),
         f'<g class="lines" clip-path="url(#{chart_id}-plot)">',
         *(_line_path(line, to_x, to_y, chart.title) for line in chart.lines),
         "</g>",
@@ -38,7 +40,7 @@ def render_chart(chart: Chart, chart_id: str, event_href: Callable[[int], str | 
     return "\n".join(parts)
 
 
-def _x_axis(x_range: tuple[float, float]) -> Callable[[float], float]:
+def _x_axis(x_range: tuple[float, float]) -> XTransform:
     low, high = x_range
     span = WIDTH - LEFT - RIGHT
     return lambda x: LEFT + (x - low) / (high - low) * span
@@ -82,7 +84,7 @@ def _log_tick(exponent: float, base: int) -> str:
 
 
 
-def _grid_and_ticks(chart: Chart, to_x, to_y, y_ticks: list[tuple[float, str]]) -> str:
+def _grid_and_ticks(chart: Chart, to_x: XTransform, y_ticks: list[tuple[float, str]]) -> str:
     bottom, right = HEIGHT - BOTTOM, WIDTH - RIGHT
     parts = ['<g class="grid">']
     parts += [f'<line x1="{LEFT}" x2="{right}" y1="{y:.1f}" y2="{y:.1f}"/>' for y, _ in y_ticks]
@@ -114,7 +116,7 @@ def _grid_and_ticks(chart: Chart, to_x, to_y, y_ticks: list[tuple[float, str]]) 
     return "\n".join(parts)
 
 
-def _line_path(line: Line, to_x, to_y: Transform, chart_title: str) -> str:
+def _line_path(line: Line, to_x: XTransform, to_y: Transform, chart_title: str) -> str:
     commands = []
     for segment in downsample_segments(line.segments, BUCKETS):
         pen_up = True
@@ -135,7 +137,7 @@ def _line_path(line: Line, to_x, to_y: Transform, chart_title: str) -> str:
     )
 
 
-def _markers(chart: Chart, to_x, to_y: Transform, event_href) -> str:
+def _markers(chart: Chart, to_x: XTransform, to_y: Transform, event_href: EventHref) -> str:
     errors = sum(1 for marker in chart.markers if marker.severity == "error")
     parts = ['<g class="events">']
     for marker in chart.markers:
@@ -147,7 +149,9 @@ def _markers(chart: Chart, to_x, to_y: Transform, event_href) -> str:
     return "\n".join(parts)
 
 
-def _marker_shape(marker: Marker, to_x, to_y: Transform, with_rule: bool, show_rank: bool) -> str:
+def _marker_shape(
+    marker: Marker, to_x: XTransform, to_y: Transform, with_rule: bool, show_rank: bool
+) -> str:
     x = to_x(marker.step)
     y = to_y(marker.y) if marker.y is not None else None
     off_curve = y is None

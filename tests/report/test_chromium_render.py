@@ -1,5 +1,6 @@
 """The HTML report as a browser draws it: headless Chromium takes a screenshot."""
 
+import json
 import shutil
 import subprocess
 from collections import Counter
@@ -22,7 +23,7 @@ def _near(color: tuple[int, int, int], target: tuple[int, int, int], tolerance: 
 
 def test_the_report_renders_with_curves_and_markers(tmp_path):
     report_path = tmp_path / "report.json"
-    report_path.write_text(__import__("json").dumps(make_report(steps=2000)))
+    report_path.write_text(json.dumps(make_report(steps=2000)))
     page = tmp_path / "report.html"
     assert show.main([str(report_path), "--html", str(page)]) == 0
     screenshot = tmp_path / "shot.png"
