@@ -1,0 +1,3 @@
+from lint.cli import main
+
+main(prog_name="trainlint")

@@ -1,0 +1,84 @@
+"""Which files to lint: Python files under the given paths, minus what the
+defaults and the configuration exclude."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from lint.config import Config, matches_glob
+
+DEFAULT_EXCLUDES = (
+    ".git", ".hg", ".svn", ".venv", "venv", ".env", "env", "virtualenv", ".tox", ".nox",
+    "build", "dist", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+    ".trainlint_cache", "node_modules", "site-packages", ".eggs", "*.egg-info",
+)
+
+
+@dataclass
+class Discovery:
+    files: list[str] = field(default_factory=list)  # as the user will see them
+    errors: list[str] = field(default_factory=list)  # paths that could not be walked
+
+
+def discover(paths: Sequence[str], config: Config) -> Discovery:
+    result = Discovery()
+    seen: set[str] = set()
+    configured = [*config.exclude, *config.extend_exclude]
+    for given in paths:
+        path = Path(given)
+        if not path.exists() and not path.is_symlink():
+            result.errors.append(f"{given}: no such file or directory")
+        elif path.is_file() or (path.is_symlink() and not path.is_dir()):
+            # an explicit file is linted unless the configuration excludes it
+            if not matches_glob(path, config.root, configured):
+                _add(result, seen, given)
+        elif path.is_dir():
+            _walk(given, config, configured, result, seen)
+        else:
+            result.errors.append(f"{given}: not a regular file or directory")
+    return result
+
+
+def _walk(top: str, config: Config, configured: list[str], result: Discovery, seen: set[str]) -> None:
+    def on_error(error: OSError) -> None:
+        result.errors.append(f"{error.filename}: {error.strerror or error}")
+
+    visited: set[tuple[int, int]] = set()
+    for directory, dirnames, filenames in os.walk(top, onerror=on_error, followlinks=True):
+        try:
+            stat = os.stat(directory)
+        except OSError as exc:
+            result.errors.append(f"{directory}: {exc.strerror}")
+            dirnames[:] = []
+            continue
+        if (stat.st_dev, stat.st_ino) in visited:  # a symlink loop
+            dirnames[:] = []
+            continue
+        visited.add((stat.st_dev, stat.st_ino))
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if not _excluded(Path(directory, d), DEFAULT_EXCLUDES, config, configured)
+        )
+        for name in sorted(filenames):
+            if not name.endswith(".py"):
+                continue
+            full = os.path.join(directory, name)
+            if _excluded(Path(full), (), config, configured):
+                continue
+            _add(result, seen, os.path.normpath(full))
+
+
+def _excluded(path: Path, defaults: Sequence[str], config: Config, configured: list[str]) -> bool:
+    if defaults and matches_glob(Path(path.name), Path("."), defaults):
+        return True
+    return bool(configured) and matches_glob(path, config.root, configured)
+
+
+def _add(result: Discovery, seen: set[str], path: str) -> None:
+    key = os.path.realpath(path)
+    if key not in seen:
+        seen.add(key)
+        result.files.append(path)

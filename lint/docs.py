@@ -1,0 +1,84 @@
+"""Rule documentation for `trainlint explain`, `trainlint rules` and the
+README table, rendered from the rule modules themselves."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Sequence
+
+from lint.rule import EXPECT_MARK, Rule
+
+SECTION_ORDER = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Limitations", "References")
+
+
+def sections(rule: type[Rule]) -> dict[str, str]:
+    """The rule's docs by heading, with Example / Use instead taken from its
+    first bad and first good example when the docstring has none."""
+    found: dict[str, str] = {}
+    current = None
+    for line in rule.docs().splitlines():
+        heading = re.match(r"^##\s+(.*\S)\s*$", line)
+        if heading:
+            current = heading.group(1)
+            found[current] = ""
+        elif current is not None:
+            found[current] += line + "\n"
+    found = {k: v.strip() for k, v in found.items()}
+    bad = rule.bad_examples()
+    if "Example" not in found and bad:
+        found["Example"] = _code_block(bad[0].code)
+    if "Use instead" not in found and rule.good:
+        found["Use instead"] = _code_block(rule.good[0])
+    ordered = {k: found[k] for k in SECTION_ORDER if k in found}
+    ordered.update({k: v for k, v in found.items() if k not in ordered})
+    return ordered
+
+
+def _code_block(code: str) -> str:
+    shown = EXPECT_MARK.sub(lambda m: f"# <- {m.group(1)}", code.rstrip("\n"))
+    return f"```python\n{shown}\n```"
+
+
+def explain_text(rule: type[Rule]) -> str:
+    fix = f", fix: {rule.fix_safety}" if rule.fix_safety else ""
+    preview = ", preview (off unless selected)" if rule.preview else ""
+    parts = [f"# {rule.code} {rule.name}", f"Severity: {rule.severity}{fix}{preview}", f"Message: {rule.message}"]
+    for heading, body in sections(rule).items():
+        parts.append(f"## {heading}\n{body}")
+    more_bad = rule.bad_examples()[1:]
+    more_good = rule.good[1:]
+    if more_bad:
+        parts.append("## Also flagged\n" + "\n\n".join(_code_block(e.code) for e in more_bad))
+    if more_good:
+        parts.append("## Not flagged\n" + "\n\n".join(_code_block(g) for g in more_good))
+    return "\n\n".join(parts)
+
+
+def rules_table(rules: Sequence[type[Rule]], output_format: str = "text") -> str:
+    if output_format == "json":
+        rows = [
+            {
+                "code": r.code,
+                "name": r.name,
+                "severity": r.severity,
+                "fixable": r.fix_safety,
+                "default": "on" if r.enabled_by_default() else "off",
+                "preview": r.preview,
+                "message": r.message,
+            }
+            for r in rules
+        ]
+        return json.dumps(rows, indent=2) + "\n"
+    if output_format == "markdown":
+        lines = ["| code | name | severity | fix | default | what it flags |", "|---|---|---|---|---|---|"]
+        for r in rules:
+            default = "on" if r.enabled_by_default() else "off (preview)"
+            lines.append(f"| {r.code} | {r.name} | {r.severity} | {r.fix_safety or '—'} | {default} | {r.message} |")
+        return "\n".join(lines) + "\n"
+    width = max(len(r.name) for r in rules)
+    lines = [f"{'code':<6} {'name':<{width}} {'severity':<8} {'fixable':<7} default"]
+    for r in rules:
+        default = "on" if r.enabled_by_default() else "off"
+        lines.append(f"{r.code:<6} {r.name:<{width}} {r.severity:<8} {r.fix_safety or '-':<7} {default}")
+    return "\n".join(lines) + "\n"

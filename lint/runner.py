@@ -1,0 +1,156 @@
+"""Linting many files: cache lookups, parallel workers, writing fixes."""
+
+from __future__ import annotations
+
+import difflib
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from lint.cache import ResultCache, content_hash
+from lint.config import Config, Selection, matches_glob
+from lint.engine import FileOutcome, lint_bytes
+from lint.fixes import write_atomic
+from lint.registry import by_code
+from lint.rule import Finding
+
+UNREADABLE = "TL000"
+_SERIAL_THRESHOLD = 4  # below this many files to analyse, a pool costs more than it saves
+
+
+@dataclass
+class RunOptions:
+    fix: str | None = None  # None, "safe" or "unsafe"
+    diff: bool = False  # show fixes as a diff instead of writing them
+    jobs: int = 0  # 0: one per CPU
+    cache_dir: Path | None = None  # None: no cache
+
+
+@dataclass
+class RunResult:
+    findings: list[Finding] = field(default_factory=list)
+    diffs: list[str] = field(default_factory=list)
+    fixed_files: int = 0
+    fixes_applied: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Task:
+    path: str
+    data: bytes
+    codes: tuple[str, ...]
+    key: str | None
+
+
+def run(files: Sequence[str], selection: Selection, config: Config, options: RunOptions) -> RunResult:
+    result = RunResult()
+    cache = ResultCache(options.cache_dir) if options.cache_dir is not None and not options.fix else None
+    tasks: list[_Task] = []
+    live_keys: set[str] = set()
+    for path in files:
+        codes = _codes_for(path, selection, config)
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            result.findings.extend(_unreadable(path, exc, codes))
+            continue
+        key = None
+        if cache is not None:
+            key = cache.key(path, content_hash(data), codes)
+            live_keys.add(key)
+            cached = cache.get(key, path)
+            if cached is not None:
+                result.findings.extend(cached)
+                continue
+        tasks.append(_Task(path, data, codes, key))
+    for task, outcome in _analyse_all(tasks, options):
+        result.findings.extend(outcome.findings)
+        if cache is not None and task.key is not None:
+            cache.put(task.key, outcome.findings)
+        if outcome.fixed_source is not None:
+            _apply(task, outcome, options, result)
+    if cache is not None:
+        cache.prune(live_keys)
+        cache.save()
+    result.findings.sort()
+    return result
+
+
+def _codes_for(path: str, selection: Selection, config: Config) -> tuple[str, ...]:
+    ignored: list[str] = []
+    for glob, codes in config.per_file_ignores.items():
+        if matches_glob(Path(path), config.root, [glob]):
+            ignored.extend(codes)
+    return (selection.without(ignored) if ignored else selection).codes
+
+
+def _analyse_all(tasks: list[_Task], options: RunOptions) -> Iterator[tuple[_Task, FileOutcome]]:
+    jobs = options.jobs or os.cpu_count() or 1
+    if jobs <= 1 or len(tasks) < _SERIAL_THRESHOLD:
+        for task in tasks:
+            yield task, _analyse(task.path, task.data, task.codes, options.fix)
+        return
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    # biggest files first, so that one huge file does not finish last alone
+    order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i].data))
+    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
+        futures = {
+            i: pool.submit(_analyse, tasks[i].path, tasks[i].data, tasks[i].codes, options.fix)
+            for i in order
+        }
+        for i in range(len(tasks)):
+            yield tasks[i], futures[i].result()
+
+
+def _analyse(path: str, data: bytes, codes: tuple[str, ...], fix: str | None) -> FileOutcome:
+    rules = by_code()
+    try:
+        return lint_bytes(path, data, [rules[c] for c in codes], fix)
+    except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
+        rule = rules.get(UNREADABLE)
+        if rule is None:
+            return FileOutcome()
+        message = f"internal error while linting this file ({type(exc).__name__}: {exc}); please report it"
+        return FileOutcome([Finding(path, 1, 1, 1, 1, rule.code, rule.name, rule.severity, message)])
+
+
+def _apply(task: _Task, outcome: FileOutcome, options: RunOptions, result: RunResult) -> None:
+    assert outcome.fixed_source is not None
+    if options.diff:
+        original = task.data.decode(outcome.encoding, errors="replace")
+        result.diffs.append(
+            "".join(
+                difflib.unified_diff(
+                    original.splitlines(keepends=True),
+                    outcome.fixed_source.splitlines(keepends=True),
+                    fromfile=f"a/{task.path}",
+                    tofile=f"b/{task.path}",
+                )
+            )
+        )
+        result.fixes_applied += outcome.fixes_applied
+        return
+    try:
+        current = Path(task.path).read_bytes()
+        if current != task.data:
+            result.errors.append(f"{task.path}: changed while it was being linted; not fixed")
+            return
+        encoding = "utf-8-sig" if task.data.startswith(b"\xef\xbb\xbf") else outcome.encoding
+        write_atomic(task.path, outcome.fixed_source, encoding=encoding)
+    except OSError as exc:
+        result.errors.append(f"{task.path}: cannot write fixes: {exc.strerror or exc}")
+        return
+    result.fixed_files += 1
+    result.fixes_applied += outcome.fixes_applied
+
+
+def _unreadable(path: str, exc: OSError, codes: tuple[str, ...]) -> list[Finding]:
+    rule = by_code().get(UNREADABLE)
+    if rule is None or UNREADABLE not in codes:
+        return []
+    reason = exc.strerror or str(exc)
+    return [Finding(path, 1, 1, 1, 1, rule.code, rule.name, rule.severity, f"cannot read file: {reason}")]
