@@ -46,26 +46,21 @@ def apply_fixes(module: cst.Module, fixes: Sequence[Fix]) -> str:
 
 def drop_unused_imports(module: cst.Module, qualified: set[str]) -> cst.Module:
     """Remove the import of each name in `qualified` that nothing reads."""
-    used = {
-        node.value
-        for node in iter_nodes(module)
-        if isinstance(node, cst.Name)
-    } - _import_bound_only(module)
-    return module.visit(_DropImports(qualified, used))
+    return module.visit(_DropImports(qualified, _names_read(module)))
 
 
-def _import_bound_only(module: cst.Module) -> set[str]:
-    """Names that appear only inside import statements."""
-    inside: dict[str, int] = {}
-    total: dict[str, int] = {}
+def _names_read(module: cst.Module) -> set[str]:
+    """Names read anywhere outside import statements (`x` in `x.y`, not `y`)."""
+    skipped: set[cst.CSTNode] = set()
+    read: set[str] = set()
     for node in iter_nodes(module):
         if isinstance(node, cst.Import | cst.ImportFrom):
-            for sub in iter_nodes(node):
-                if isinstance(sub, cst.Name):
-                    inside[sub.value] = inside.get(sub.value, 0) + 1
-        elif isinstance(node, cst.Name):
-            total[node.value] = total.get(node.value, 0) + 1
-    return {name for name, count in inside.items() if total.get(name, 0) <= count}
+            skipped.update(iter_nodes(node))
+        elif isinstance(node, cst.Attribute):
+            skipped.add(node.attr)
+        elif isinstance(node, cst.Name) and node not in skipped:
+            read.add(node.value)
+    return read
 
 
 class _DropImports(cst.CSTTransformer):

@@ -1,0 +1,50 @@
+"""Code that only runs as a fallback: in an `except ImportError:` /
+`except AttributeError:` handler, or on one side of a torch-version check."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from lint.analysis.scopes import dotted_name
+from lint.analysis.walk import iter_nodes
+from lint.context import FileContext
+
+_FALLBACK_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
+_VERSION_WORDS = re.compile(r"version|hasattr|getattr|is_torch_|torch_(?:ge|gt|lt|le|older|newer|less|greater)|_torch\d|torch\d", re.IGNORECASE)
+
+
+def in_fallback(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """Whether `node` sits in a fallback reached only when a newer API is missing."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, cst.ExceptHandler) and child is ancestor.body and _catches_fallback(ancestor):
+            return True
+        if isinstance(ancestor, cst.If | cst.IfExp) and child is not ancestor.test and is_version_check(ancestor.test):
+            return True
+        if isinstance(ancestor, cst.FunctionDef | cst.ClassDef):
+            return False
+        child = ancestor
+    return False
+
+
+def _catches_fallback(handler: cst.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+    for element in types:
+        value = element.value if isinstance(element, cst.Element) else element
+        name = dotted_name(value)  # type: ignore[arg-type]
+        if name is not None and name.rsplit(".", 1)[-1] in _FALLBACK_ERRORS:
+            return True
+    return False
+
+
+def is_version_check(test: cst.BaseExpression) -> bool:
+    """`torch.__version__ < ...`, `version.parse(...)`, `TORCH_VERSION >= ...`,
+    `hasattr(torch, "amp")` and the like."""
+    for node in iter_nodes(test):
+        if isinstance(node, cst.Name) and _VERSION_WORDS.search(node.value):
+            return True
+    return False

@@ -1,0 +1,137 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from lint.analysis.training import iteration_dependent, loop_guards
+from lint.rule import Fix, Rule
+
+EMPTY_CACHE = "torch.cuda.empty_cache"
+
+
+class EmptyCacheInLoop(Rule):
+    """
+    ## What it does
+    Flags `torch.cuda.empty_cache()` that runs on every iteration of a loop.
+
+    ## Why is this bad?
+    PyTorch keeps freed GPU memory in its caching allocator so the next step
+    can reuse it without asking the driver. Emptying the cache every step
+    hands that memory back, so every step pays for fresh `cudaMalloc` calls
+    and synchronizations: throughput drops and fragmentation gets no better.
+    It does not free memory that tensors still use, so it does not prevent an
+    out-of-memory error either. Call it, if at all, after a phase ends or
+    while debugging.
+
+    ## Fix safety
+    Unsafe: removes the call. That never changes results, but a program that
+    shares the GPU with other processes may rely on giving memory back; only
+    applied with `--unsafe-fixes`.
+
+    ## Limitations
+    Calls under a periodic guard (`if step % 100 == 0:`, or any condition
+    that depends on the loop variable or a counter the loop updates), in an
+    exception handler (out-of-memory recovery) or after the loop are not
+    flagged. A helper function that empties the cache and is called from a
+    loop is not followed.
+    """
+
+    code = "TL201"
+    name = "empty-cache-in-loop"
+    severity = "warning"
+    message = "`torch.cuda.empty_cache()` runs on every iteration: it defeats the caching allocator and slows training"
+    fix_safety = "unsafe"
+    triggers = ("empty_cache",)
+    bad = (
+        "import torch\n"
+        "for x, y in loader:\n"
+        "    loss = model(x).sum()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "    torch.cuda.empty_cache()  # expect: TL201\n",
+        "from torch.cuda import empty_cache\n"
+        "def train(loader):\n"
+        "    for epoch in range(10):\n"
+        "        for batch in loader:\n"
+        "            step(batch)\n"
+        "            if torch.cuda.is_available():\n"
+        "                empty_cache()  # expect: TL201\n",
+        "import torch as th\n"
+        "step = 0\n"
+        "while step < 1000:\n"
+        "    try:\n"
+        "        train_step()\n"
+        "    finally:\n"
+        "        th.cuda.empty_cache()  # expect: TL201\n"
+        "    step += 1\n",
+        "import torch\n"
+        "class Trainer:\n"
+        "    def fit(self):\n"
+        "        for batch in self.loader:\n"
+        "            self.step(batch)\n"
+        "            if self.args.clear_cache:\n"
+        "                torch.cuda.empty_cache()  # expect: TL201\n",
+    )
+    good = (
+        "import torch\n"
+        "for x, y in loader:\n"
+        "    loss = model(x).sum()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "torch.cuda.empty_cache()\n",
+        "import torch\n"
+        "for step, batch in enumerate(loader):\n"
+        "    train_step(batch)\n"
+        "    if step % 100 == 0:\n"
+        "        torch.cuda.empty_cache()\n",
+        "import torch\n"
+        "for batch in loader:\n"
+        "    try:\n"
+        "        train_step(batch)\n"
+        "    except torch.cuda.OutOfMemoryError:\n"
+        "        torch.cuda.empty_cache()\n",
+        "import torch\n"
+        "for batch in loader:\n"
+        "    try:\n"
+        "        train_step(batch)\n"
+        "    except RuntimeError as e:\n"
+        "        if 'out of memory' in str(e):\n"
+        "            torch.cuda.empty_cache()\n",
+        "def empty_cache():\n"
+        "    pass\n"
+        "for batch in loader:\n"
+        "    empty_cache()\n",
+        "import torch\n"
+        "for batch in loader:\n"
+        "    # torch.cuda.empty_cache()\n"
+        "    def cleanup():\n"
+        "        torch.cuda.empty_cache()\n"
+        "    train_step(batch)\n",
+        "import torch\n"
+        "n = 0\n"
+        "for batch in loader:\n"
+        "    n += 1\n"
+        "    if n > 1000:\n"
+        "        torch.cuda.empty_cache()\n",
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.call_name(node) != EMPTY_CACHE:
+            return
+        guards = loop_guards(self.ctx, node)
+        if guards is None:
+            return
+        loop, tests = guards
+        if any(iteration_dependent(self.ctx, loop, test) for test in tests):
+            return
+        self.report(node, fix=self._removal(node))
+
+    def _removal(self, call: cst.Call) -> Fix | None:
+        statement = self.ctx.parent(self.ctx.parent(call) or call)
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            return None
+        if statement.body[0].value is not call:  # type: ignore[union-attr]
+            return None
+        block = self.ctx.parent(statement)
+        if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
+            return Fix({statement: statement.with_changes(body=[cst.Pass()])}, safety="unsafe")
+        return Fix({statement: cst.RemoveFromParent()}, safety="unsafe")

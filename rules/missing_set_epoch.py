@@ -1,0 +1,192 @@
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from lint.analysis.receivers import DATALOADER, SAMPLER, Binding
+from lint.analysis.training import method_call
+from lint.analysis.walk import iter_nodes
+from lint.context import FileContext
+from lint.rule import Rule
+
+DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
+_EVALUATION = re.compile(r"val|test|eval|dev_|_dev|infer|predict", re.IGNORECASE)
+_SHUFFLE_POSITION = 3  # DistributedSampler(dataset, num_replicas, rank, shuffle, ...)
+
+
+class MissingSetEpoch(Rule):
+    """
+    ## What it does
+    Flags a shuffling `DistributedSampler` used for training when nothing in
+    the file calls `set_epoch(...)` on it: not directly, not through
+    `loader.sampler`, not in a helper of the same file.
+
+    ## Why is this bad?
+    `DistributedSampler` shuffles with a generator seeded by `seed + epoch`.
+    The epoch only changes when `set_epoch` is called, so without it every
+    epoch visits the data in exactly the same order on every rank. Training
+    still runs, but loses the benefit of reshuffling, often with a visible
+    cost in accuracy, and nothing warns about it.
+
+    ## Fix safety
+    No fix: the call belongs at the start of each epoch of the training loop,
+    which a tool cannot always find.
+
+    ## Limitations
+    Samplers built with `shuffle=False` (or a `shuffle=` that is not a
+    literal `True`), samplers for evaluation data (names with `val`, `test`,
+    `eval`), and samplers that only leave the file (returned from a builder
+    function, or passed to another function) are not flagged. Any
+    `set_epoch(...)` call in the file whose receiver could be the sampler
+    counts as calling it.
+    """
+
+    code = "TL302"
+    name = "missing-set-epoch"
+    severity = "error"
+    message = "shuffling `DistributedSampler` without `set_epoch(epoch)`: every epoch sees the same order"
+    triggers = ("DistributedSampler",)
+    bad = (
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "sampler = DistributedSampler(train_set)  # expect: TL302\n"
+        "loader = DataLoader(train_set, batch_size=32, sampler=sampler)\n"
+        "for epoch in range(epochs):\n"
+        "    for x, y in loader:\n"
+        "        step(x, y)\n",
+        "import torch\n"
+        "def main():\n"
+        "    loader = torch.utils.data.DataLoader(\n"
+        "        ds, batch_size=64,\n"
+        "        sampler=torch.utils.data.distributed.DistributedSampler(ds, shuffle=True),  # expect: TL302\n"
+        "    )\n"
+        "    for epoch in range(10):\n"
+        "        train_one_epoch(model, loader)\n",
+        "from torch.utils.data.distributed import DistributedSampler as DS\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds):\n"
+        "        self.train_sampler = DS(ds, num_replicas=2, rank=0)  # expect: TL302\n"
+        "    def fit(self):\n"
+        "        for epoch in range(self.epochs):\n"
+        "            self.run_epoch()\n",
+        "import torch.utils.data as tud\n"
+        "train_sampler = tud.DistributedSampler(train_ds, seed=0)  # expect: TL302\n"
+        "val_sampler = tud.DistributedSampler(val_ds, shuffle=False)\n"
+        "for epoch in range(epochs):\n"
+        "    val_sampler.set_epoch(epoch)\n"
+        "    train(train_sampler)\n",
+    )
+    good = (
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "sampler = DistributedSampler(train_set)\n"
+        "loader = DataLoader(train_set, batch_size=32, sampler=sampler)\n"
+        "for epoch in range(epochs):\n"
+        "    sampler.set_epoch(epoch)\n"
+        "    for x, y in loader:\n"
+        "        step(x, y)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "train_loader = DataLoader(ds, sampler=DistributedSampler(ds))\n"
+        "for epoch in range(epochs):\n"
+        "    train_loader.sampler.set_epoch(epoch)\n",
+        "from torch.utils.data import DistributedSampler\n"
+        "def set_epoch(loader, epoch):\n"
+        "    loader.sampler.set_epoch(epoch)\n"
+        "sampler = DistributedSampler(ds)\n",
+        "from torch.utils.data import DistributedSampler\n"
+        "sampler = DistributedSampler(ds, shuffle=False)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def build_loader(ds):\n"
+        "    sampler = DistributedSampler(ds)\n"
+        "    return DataLoader(ds, sampler=sampler)\n",
+        "from torch.utils.data import DistributedSampler\n"
+        "val_sampler = DistributedSampler(val_ds)\n",
+        "class DistributedSampler:\n"
+        "    pass\n"
+        "sampler = DistributedSampler(ds)\n"
+        "# sampler.set_epoch(epoch) is missing in this comment only\n",
+    )
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.samplers: list[cst.Call] = []
+        self.set_epoch_receivers: list[cst.BaseExpression] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        receiver = method_call(node, "set_epoch")
+        if receiver is not None:
+            self.set_epoch_receivers.append(receiver)
+        elif self.ctx.call_name(node) == DISTRIBUTED_SAMPLER:
+            self.samplers.append(node)
+
+    def finish(self) -> None:
+        receivers = self.set_epoch_receivers
+        for call in self.samplers:
+            if not _shuffles(call):
+                continue
+            holders = self._holders(call)
+            if holders is None or any(_EVALUATION.search(self.ctx.code(h)) for h in holders):
+                continue
+            if self._leaves_file(holders) or self._set_epoch_reaches(receivers, holders):
+                continue
+            self.report(call)
+
+    def _holders(self, call: cst.Call) -> list[cst.BaseExpression] | None:
+        """What keeps the sampler: the variable it is assigned to, or the
+        DataLoader variable it is given to. None when it goes elsewhere."""
+        parent = self.ctx.parent(call)
+        if isinstance(parent, cst.Arg):
+            loader_call = self.ctx.parent(parent)
+            if not (isinstance(loader_call, cst.Call) and parent.keyword is not None
+                    and parent.keyword.value in ("sampler", "batch_sampler")):
+                return None
+            target = _assigned_to(self.ctx.parent(loader_call))
+            return [target] if target is not None else None
+        target = _assigned_to(parent)
+        return [target] if target is not None else None
+
+    def _leaves_file(self, holders: list[cst.BaseExpression]) -> bool:
+        texts = {self.ctx.code(h) for h in holders}
+        for node in iter_nodes(self.ctx.module):
+            if isinstance(node, cst.Return) and node.value is not None:
+                if any(isinstance(n, cst.Name) and n.value in texts for n in iter_nodes(node.value)):
+                    return True
+        return False
+
+    def _set_epoch_reaches(self, receivers: list[cst.BaseExpression], holders: list[cst.BaseExpression]) -> bool:
+        """A `set_epoch` call whose receiver may be this sampler: the sampler
+        itself, any `.sampler` attribute, or something we cannot identify as a
+        different sampler."""
+        tracked = self.ctx.receivers
+        own = {tracked.binding(h) for h in holders} - {None}
+        for receiver in receivers:
+            binding = tracked.binding(receiver)
+            if binding is None or binding in own:
+                return True
+            if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER) or _same_name(binding, own):
+                return True
+        return False
+
+
+def _same_name(binding: Binding, own: set[Binding | None]) -> bool:
+    return any(b is not None and b.name == binding.name for b in own)
+
+
+def _assigned_to(node: cst.CSTNode | None) -> cst.BaseExpression | None:
+    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+        return node.targets[0].target
+    if isinstance(node, cst.AnnAssign):
+        return node.target
+    return None
+
+
+def _shuffles(call: cst.Call) -> bool:
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    value: cst.BaseExpression | None = None
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "shuffle":
+            value = arg.value
+    if value is None and len(positional) > _SHUFFLE_POSITION:
+        value = positional[_SHUFFLE_POSITION].value
+    if value is None:
+        return True  # the default shuffles
+    return isinstance(value, cst.Name) and value.value == "True"
