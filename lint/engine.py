@@ -214,6 +214,7 @@ def _positioned(
             severity=rule.severity,
             message=diagnostic.message,
             fixable=diagnostic.fix is not None,
+            fix=diagnostic.fix.safety if diagnostic.fix is not None else None,
         )
         if not suppressed(lines, finding.line, finding.end_line, rule.code):
             kept.append((diagnostic, finding))

@@ -18,10 +18,14 @@ def text(findings: Sequence[Finding]) -> str:
         f"{f.path}:{f.line}:{f.column}: {f.code}{' [*]' if f.fixable else ''} {f.message}"
         for f in findings
     ]
-    fixable = sum(f.fixable for f in findings)
+    safe = sum(f.fix == "safe" for f in findings)
+    unsafe = sum(f.fix == "unsafe" for f in findings)
     if findings:
         noun = "finding" if len(findings) == 1 else "findings"
-        hint = f" ({fixable} fixable with `--fix`)" if fixable else ""
+        hints = [f"{safe} fixable with `--fix`"] if safe else []
+        if unsafe:
+            hints.append(f"{unsafe} with `--fix --unsafe-fixes`")
+        hint = f" ({', '.join(hints)})" if hints else ""
         lines.append(f"Found {len(findings)} {noun}{hint}.")
     else:
         lines.append("All checks passed.")

@@ -73,6 +73,7 @@ class Finding:
     severity: Severity = field(compare=False)
     message: str = field(compare=False)
     fixable: bool = field(compare=False, default=False)
+    fix: FixSafety | None = field(compare=False, default=None)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -86,6 +87,7 @@ class Finding:
             "severity": self.severity,
             "message": self.message,
             "fixable": self.fixable,
+            "fix": self.fix,
         }
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from lint.analysis.training import iteration_dependent, loop_guards
-from lint.rule import Fix, Rule
+from lint.rule import Example, Fix, Rule
 
 EMPTY_CACHE = "torch.cuda.empty_cache"
 
@@ -42,12 +42,19 @@ class EmptyCacheInLoop(Rule):
     fix_safety = "unsafe"
     triggers = ("empty_cache",)
     bad = (
-        "import torch\n"
-        "for x, y in loader:\n"
-        "    loss = model(x).sum()\n"
-        "    loss.backward()\n"
-        "    optimizer.step()\n"
-        "    torch.cuda.empty_cache()  # expect: TL201\n",
+        Example(
+            "import torch\n"
+            "for x, y in loader:\n"
+            "    loss = model(x).sum()\n"
+            "    loss.backward()\n"
+            "    optimizer.step()\n"
+            "    torch.cuda.empty_cache()  # expect: TL201\n",
+            fixed="import torch\n"
+            "for x, y in loader:\n"
+            "    loss = model(x).sum()\n"
+            "    loss.backward()\n"
+            "    optimizer.step()\n",
+        ),
         "from torch.cuda import empty_cache\n"
         "def train(loader):\n"
         "    for epoch in range(10):\n"

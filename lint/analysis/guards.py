@@ -23,9 +23,25 @@ def in_fallback(ctx: FileContext, node: cst.CSTNode) -> bool:
             return True
         if isinstance(ancestor, cst.If | cst.IfExp) and child is not ancestor.test and is_version_check(ancestor.test):
             return True
+        if isinstance(ancestor, cst.IndentedBlock | cst.Module) and _after_guarded_exit(ancestor, child):
+            return True
         if isinstance(ancestor, cst.FunctionDef | cst.ClassDef):
             return False
         child = ancestor
+    return False
+
+
+def _after_guarded_exit(block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode) -> bool:
+    """`if <version check>: return new_api()` followed by the old API: the
+    statements after the `if` are the fallback."""
+    for sibling in block.body:
+        if sibling is statement:
+            return False
+        if isinstance(sibling, cst.If) and sibling.orelse is None and is_version_check(sibling.test):
+            body = sibling.body.body
+            last = body[-1] if body else None
+            if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return | cst.Raise):
+                return True
     return False
 
 

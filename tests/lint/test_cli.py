@@ -1,0 +1,233 @@
+"""The command line as users and CI systems see it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from lint.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+DP_BUG = "import torch.nn as nn\nmodel = nn.DataParallel(model)\n"
+CLIP_BUG = (
+    "import torch\n"
+    "scaler = torch.amp.GradScaler('cuda')\n"
+    "for x in loader:\n"
+    "    scaler.scale(model(x)).backward()\n"
+    "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+    "    scaler.step(opt)\n"
+    "    scaler.update()\n"
+)
+
+
+def invoke(*args: str, cwd: Path) -> tuple[int, str, str]:
+    runner = CliRunner()
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        result = runner.invoke(main, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(old)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text(DP_BUG)
+    (tmp_path / "src" / "clip.py").write_text(CLIP_BUG)
+    (tmp_path / "src" / "clean.py").write_text("import torch\nx = torch.zeros(3)\n")
+    return tmp_path
+
+
+def test_text_output_and_exit_one(project: Path) -> None:
+    code, out, _ = invoke("src", "--no-cache", cwd=project)
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == "src/clip.py:5:5: TL101 [*] " + lines[0].split(" [*] ", 1)[1]
+    assert lines[1].startswith("src/train.py:2:9: TL301 ")
+    assert lines[-1] == "Found 2 findings (1 fixable with `--fix`)."
+
+
+def test_clean_tree_exits_zero(project: Path) -> None:
+    code, out, _ = invoke("src/clean.py", "--no-cache", cwd=project)
+    assert code == 0 and "All checks passed." in out
+
+
+def test_exit_zero(project: Path) -> None:
+    assert invoke("src", "--exit-zero", "--no-cache", cwd=project)[0] == 0
+
+
+def test_json_format_has_the_documented_keys(project: Path) -> None:
+    code, out, _ = invoke("src", "--format", "json", "--no-cache", cwd=project)
+    data = json.loads(out)
+    assert code == 1 and len(data) == 2
+    keys = {"path", "line", "column", "end_line", "end_column", "code", "name", "severity", "message", "fixable"}
+    for item in data:
+        assert keys <= set(item)
+        assert isinstance(item["line"], int) and item["line"] >= 1 and item["column"] >= 1
+    assert [d["path"] for d in data] == ["src/clip.py", "src/train.py"]
+    assert data[0]["fixable"] is True and data[1]["fixable"] is False
+
+
+def test_sarif_structure(project: Path) -> None:
+    _, out, _ = invoke("src", "--format", "sarif", "--no-cache", cwd=project)
+    log = json.loads(out)
+    assert log["version"] == "2.1.0" and "$schema" in log
+    run = log["runs"][0]
+    rule_ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    assert "TL101" in rule_ids and run["tool"]["driver"]["name"] == "trainlint"
+    for result in run["results"]:
+        assert rule_ids[result["ruleIndex"]] == result["ruleId"]
+        region = result["locations"][0]["physicalLocation"]["region"]
+        assert region["startLine"] >= 1 and result["level"] in ("error", "warning", "note")
+
+
+def test_github_format(project: Path) -> None:
+    _, out, _ = invoke("src", "--format", "github", "--no-cache", cwd=project)
+    lines = out.splitlines()
+    assert lines[0].startswith("::error file=src/clip.py,line=5,col=5,")
+    assert "title=TL101::" in lines[0]
+    assert lines[1].startswith("::warning file=src/train.py,line=2,col=9,")
+
+
+def test_select_and_ignore(project: Path) -> None:
+    _, out, _ = invoke("src", "--select", "TL3", "--no-cache", "--format", "json", cwd=project)
+    assert {d["code"] for d in json.loads(out)} == {"TL301"}
+    _, out, _ = invoke("src", "--ignore", "TL301", "--no-cache", "--format", "json", cwd=project)
+    assert {d["code"] for d in json.loads(out)} == {"TL101"}
+
+
+def test_unknown_code_is_a_usage_error(project: Path) -> None:
+    code, _, err = invoke("src", "--select", "TL999", cwd=project)
+    assert code == 2 and "TL999" in err
+
+
+def test_config_select_ignore_and_per_file_ignores(project: Path) -> None:
+    (project / "pyproject.toml").write_text(
+        '[tool.trainlint]\nignore = ["TL101"]\nper-file-ignores = {"src/train.py" = ["TL301"]}\n'
+    )
+    code, out, _ = invoke("src", "--no-cache", cwd=project)
+    assert code == 0, out
+
+
+def test_config_exclude(project: Path) -> None:
+    (project / "pyproject.toml").write_text('[tool.trainlint]\nextend-exclude = ["clip.py"]\n')
+    _, out, _ = invoke("src", "--no-cache", "--format", "json", cwd=project)
+    assert {d["path"] for d in json.loads(out)} == {"src/train.py"}
+
+
+def test_unknown_config_key_names_the_key(project: Path) -> None:
+    (project / "pyproject.toml").write_text('[tool.trainlint]\nselct = ["TL1"]\n')
+    code, _, err = invoke("src", cwd=project)
+    assert code == 2 and "'selct'" in err
+
+
+def test_toml_error_is_reported(project: Path) -> None:
+    (project / "pyproject.toml").write_text('[tool.trainlint\nselect = [\n')
+    code, _, err = invoke("src", cwd=project)
+    assert code == 2 and "invalid TOML" in err
+
+
+def test_noqa_forms(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(
+        "import torch.nn as nn\n"
+        "a = nn.DataParallel(m)  # noqa: TL301\n"
+        "b = nn.DataParallel(m)  # noqa\n"
+        "c = nn.DataParallel(m)  # noqa: TL101\n"
+        "d = nn.DataParallel(m)  # NOQA:TL101,TL301\n"
+    )
+    (tmp_path / "b.py").write_text("# trainlint: noqa\nimport torch.nn as nn\nnn.DataParallel(m)\n")
+    (tmp_path / "c.py").write_text("import torch.nn as nn\n# trainlint: noqa: TL301\nnn.DataParallel(m)\n")
+    (tmp_path / "d.py").write_text('import torch.nn as nn\nDOC = """\n# trainlint: noqa\n"""\nnn.DataParallel(m)\n')
+    _, out, _ = invoke(".", "--no-cache", "--format", "json", cwd=tmp_path)
+    assert [(d["path"], d["line"]) for d in json.loads(out)] == [("a.py", 4), ("d.py", 5)]
+
+
+def test_unparsable_and_undecodable_files_are_reported_and_the_rest_linted(tmp_path: Path) -> None:
+    (tmp_path / "py2.py").write_text("x = y.cuda(async=True)\n")
+    (tmp_path / "latin.py").write_bytes(b"name = '\xe9t\xe9'\n")
+    (tmp_path / "utf16.py").write_bytes("x = 1\n".encode("utf-16"))
+    (tmp_path / "ok.py").write_text(DP_BUG)
+    (tmp_path / "declared.py").write_bytes(b"# -*- coding: latin-1 -*-\nname = '\xe9t\xe9'\n" + DP_BUG.encode())
+    code, out, _ = invoke(".", "--no-cache", "--format", "json", cwd=tmp_path)
+    found = {(d["path"], d["code"], d["line"]) for d in json.loads(out)}
+    assert found == {
+        ("py2.py", "TL000", 1),
+        ("latin.py", "TL000", 1),
+        ("utf16.py", "TL000", 1),
+        ("ok.py", "TL301", 2),
+        ("declared.py", "TL301", 4),
+    }
+    assert code == 1
+
+
+def test_missing_path_is_an_error_but_the_rest_is_linted(project: Path) -> None:
+    code, out, err = invoke("src", "nope.py", "--no-cache", cwd=project)
+    assert code == 2
+    assert "nope.py: no such file or directory" in err
+    assert "TL301" in out
+
+
+def test_fix_writes_atomically_and_relints_clean(project: Path) -> None:
+    code, out, _ = invoke("src/clip.py", "--fix", cwd=project)
+    fixed = (project / "src" / "clip.py").read_text()
+    assert "scaler.unscale_(opt)\n    torch.nn.utils.clip_grad_norm_" in fixed
+    assert code == 0 and "Fixed 1 finding" in out
+    assert not list((project / "src").glob(".*.tmp"))
+
+
+def test_diff_does_not_write(project: Path) -> None:
+    code, out, _ = invoke("src/clip.py", "--diff", cwd=project)
+    assert "+    scaler.unscale_(opt)" in out
+    assert (project / "src" / "clip.py").read_text() == CLIP_BUG
+
+
+def test_unsafe_fixes_need_the_flag(tmp_path: Path) -> None:
+    source = "import torch\nfor b in loader:\n    step(b)\n    torch.cuda.empty_cache()\n"
+    (tmp_path / "a.py").write_text(source)
+    invoke("a.py", "--fix", cwd=tmp_path)
+    assert (tmp_path / "a.py").read_text() == source
+    invoke("a.py", "--fix", "--unsafe-fixes", cwd=tmp_path)
+    assert "empty_cache" not in (tmp_path / "a.py").read_text()
+
+
+def test_rules_and_explain(tmp_path: Path) -> None:
+    code, out, _ = invoke("rules", cwd=tmp_path)
+    assert code == 0 and "TL101" in out and "clip-before-unscale" in out
+    code, out, _ = invoke("explain", "TL101", cwd=tmp_path)
+    assert code == 0 and "## Why is this bad?" in out and "## Use instead" in out
+    code, out, _ = invoke("explain", "data-parallel", cwd=tmp_path)
+    assert code == 0 and "TL301" in out
+    assert invoke("explain", "TL999", cwd=tmp_path)[0] == 2
+
+
+def test_linting_never_imports_torch(project: Path) -> None:
+    script = (
+        "import sys\n"
+        "from lint.cli import main\n"
+        "try:\n"
+        "    main(['src', '--no-cache', '--jobs', '1'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+        "print('no torch')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", script], cwd=project, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "no torch" in done.stdout
+
+
+def test_python_dash_m_lint(project: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "lint", "src/train.py", "--no-cache"], cwd=project, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 1 and "TL301" in done.stdout

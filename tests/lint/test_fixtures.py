@@ -1,0 +1,23 @@
+"""Realistic fixture files: each runs with its rule alone (the file name is
+the rule's name) and must give exactly the findings marked `# expect:`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lint.registry import by_name_or_code
+from lint.rule import expected_marks
+from lint.testing import found_marks
+
+FIXTURES = Path(__file__).parent / "fixtures"
+RULE_FIXTURES = sorted(p for p in FIXTURES.glob("*.py") if by_name_or_code(p.stem.replace("_", "-")))
+
+
+@pytest.mark.parametrize("fixture", RULE_FIXTURES, ids=lambda p: p.stem)
+def test_fixture_findings(fixture: Path) -> None:
+    rule = by_name_or_code(fixture.stem.replace("_", "-"))
+    assert rule is not None
+    source = fixture.read_text(encoding="utf-8")
+    assert found_marks(rule, source) == expected_marks(source)
