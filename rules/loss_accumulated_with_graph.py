@@ -63,7 +63,7 @@ class LossAccumulatedWithGraph(Rule):
     severity = "error"
     message = "a loss tensor is accumulated across iterations with its autograd graph: use `loss.item()` (or `loss.detach()`)"
     fix_safety = "safe"
-    triggers = ("loss",)
+    triggers = ("backward", "loss", "Loss", "cross_entropy", "kl_div")
     bad = (
         Example(
             "import torch\n"

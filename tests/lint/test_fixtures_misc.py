@@ -25,11 +25,7 @@ RULES = (
 )
 
 
-def _fixtures() -> list[Path]:
-    return [FIXTURES / f"{name.replace('-', '_')}.py" for name in RULES if by_name_or_code(name) is not None]
-
-
-@pytest.mark.parametrize("path", _fixtures(), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [FIXTURES / f"{name.replace('-', '_')}.py" for name in RULES], ids=lambda p: p.stem)
 def test_fixture_findings(path: Path) -> None:
     rule = by_name_or_code(path.stem.replace("_", "-"))
     assert rule is not None, f"no rule named after {path.name}"
