@@ -34,3 +34,11 @@ def test_fixture_findings(path: Path) -> None:
     assert expected, "a fixture must mark at least one finding"
     assert {code for _, code in expected} == {rule.code}
     assert found_marks(rule, source) == expected
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_chapter_template_is_clean(name: str) -> None:
+    rule = by_name_or_code(name)
+    assert rule is not None
+    source = (FIXTURES / "chapter_template.py").read_text(encoding="utf-8")
+    assert found_marks(rule, source) == set()
