@@ -40,5 +40,5 @@ def test_fixture_findings(path: Path) -> None:
 def test_chapter_template_is_clean(name: str) -> None:
     rule = by_name_or_code(name)
     assert rule is not None
-    source = (FIXTURES / "chapter_template.py").read_text(encoding="utf-8")
+    source = (Path(__file__).parent / "data" / "chapter_template.py").read_text(encoding="utf-8")
     assert found_marks(rule, source) == set()
