@@ -1,0 +1,319 @@
+"""What values a variable may hold, followed through the assignments of one
+file and the call sites of its functions; and the facts rules build on them:
+which calls compute a loss, which names are back-propagated, which
+DataLoaders a loop iterates.
+
+`Values.of(expr)` answers "what was `loader` built from?" with every
+expression assigned to that variable in the file (through plain aliases such
+as `loader = train_loader`, and through parameters fed by local call sites
+such as `train_one_epoch(model, train_loader)`). When any assignment cannot be
+seen (a `for` target, a tuple unpacking, a parameter without local callers,
+an import) the answer is None: rules stay silent on what they cannot resolve.
+
+Query these only in `Rule.finish()`: they need the parents of the whole tree.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator
+from weakref import WeakKeyDictionary
+
+import libcst as cst
+
+from lint.analysis.receivers import Binding
+from lint.analysis.scopes import _parameters, dotted_name
+from lint.analysis.training import method_call, scaled_backward_scaler
+from lint.analysis.walk import calls_in_order, iter_nodes
+
+if TYPE_CHECKING:
+    from lint.context import FileContext
+
+DATALOADER = "torch.utils.data.DataLoader"
+_MAX_DEPTH = 4
+# torch.nn.functional losses whose names do not contain "loss"
+_FUNCTIONAL_LOSSES = frozenset(
+    {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"}
+)
+_WRAPPERS = frozenset({"enumerate", "iter", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"})
+
+
+# -- call arguments ------------------------------------------------------------
+def keyword(call: cst.Call, name: str) -> cst.Arg | None:
+    """The `name=...` argument of `call`, if written out."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def has_star_args(call: cst.Call) -> bool:
+    """`*args` or `**kwargs` in the call: arguments this file cannot see."""
+    return any(arg.star for arg in call.args)
+
+
+def is_constant(expr: cst.BaseExpression | None, value: str) -> bool:
+    """`expr` is the literal `True`, `False` or `None` named by `value`."""
+    return isinstance(expr, cst.Name) and expr.value == value
+
+
+def string_value(expr: cst.BaseExpression | None) -> str | None:
+    if isinstance(expr, cst.SimpleString):
+        return expr.evaluated_value if isinstance(expr.evaluated_value, str) else None
+    return None
+
+
+# -- what a variable holds -------------------------------------------------------
+class Values:
+    """Assignments and call-site arguments of one file, indexed by variable."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.assigned: dict[Binding, list[cst.BaseExpression]] = {}
+        self.unknown: set[Binding] = set()  # bound somewhere we cannot follow
+        self.call_sites: dict[cst.FunctionDef, list[cst.Call]] = {}
+        self._index()
+
+    @classmethod
+    def of_file(cls, ctx: FileContext) -> Values:
+        """The one `Values` of a file, shared by every rule that asks."""
+        found = _VALUES.get(ctx)
+        if found is None:
+            found = _VALUES[ctx] = cls(ctx)
+        return found
+
+    def of(self, expr: cst.BaseExpression, _depth: int = 0) -> list[cst.BaseExpression] | None:
+        """Every expression `expr` may have been built from, or None when some
+        binding of it cannot be followed. A value that is not a variable (a
+        call, a literal) is its own answer."""
+        if isinstance(expr, cst.IfExp):
+            body, orelse = self.of(expr.body, _depth), self.of(expr.orelse, _depth)
+            return None if body is None or orelse is None else body + orelse
+        if not isinstance(expr, cst.Name | cst.Attribute) or _depth > _MAX_DEPTH:
+            return [expr] if _depth <= _MAX_DEPTH else None
+        binding = self.ctx.receivers.binding(expr)
+        if binding is None or binding in self.unknown:
+            return None
+        sources: list[cst.BaseExpression] = list(self.assigned.get(binding, ()))
+        arguments = self._parameter_arguments(binding)
+        if arguments is None and not sources:
+            return None
+        sources.extend(arguments or ())
+        out: list[cst.BaseExpression] = []
+        for source in sources:
+            values = self.of(source, _depth + 1)
+            if values is None:
+                return None
+            out.extend(values)
+        return out
+
+    def calls_of(self, expr: cst.BaseExpression, qualified: set[str] | frozenset[str]) -> list[cst.Call] | None:
+        """The calls `expr` was built from when every one of them calls one of
+        `qualified`; None otherwise."""
+        values = self.of(expr)
+        if not values:
+            return None
+        calls = [v for v in values if isinstance(v, cst.Call) and self.ctx.call_name(v) in qualified]
+        return calls if len(calls) == len(values) else None
+
+    # -- collection ------------------------------------------------------------
+    def _index(self) -> None:
+        functions = self.ctx.scopes.functions
+        for node in iter_nodes(self.ctx.module):
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    self._bind(target.target, node.value)
+            elif isinstance(node, cst.AnnAssign) and node.value is not None:
+                self._bind(node.target, node.value)
+            elif isinstance(node, cst.AugAssign):
+                self._bind(node.target, None)
+            elif isinstance(node, cst.For | cst.CompFor):
+                self._bind(node.target, None)
+            elif isinstance(node, cst.WithItem) and node.asname is not None:
+                self._bind(node.asname.name, None)
+            elif isinstance(node, cst.NamedExpr):
+                self._bind(node.target, None)
+            elif isinstance(node, cst.Call):
+                name = None
+                if isinstance(node.func, cst.Name):
+                    name = node.func.value
+                elif isinstance(node.func, cst.Attribute) and dotted_name(node.func.value) == "self":
+                    name = node.func.attr.value
+                defs = functions.get(name or "")
+                if defs is not None and len(defs) == 1:
+                    self.call_sites.setdefault(defs[0], []).append(node)
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Tuple | cst.List):
+            for element in target.elements:
+                self._bind(element.value, None)
+            return
+        if isinstance(target, cst.StarredElement):
+            self._bind(target.value, None)
+            return
+        binding = self.ctx.receivers.binding(target) if isinstance(target, cst.Name | cst.Attribute) else None
+        if binding is None:
+            return
+        if value is None:
+            self.unknown.add(binding)
+        else:
+            self.assigned.setdefault(binding, []).append(value)
+
+    def _parameter_arguments(self, binding: Binding) -> list[cst.BaseExpression] | None:
+        func = binding.owner
+        if not isinstance(func, cst.FunctionDef):
+            return None
+        params = list(_parameters(func.params))
+        if binding.name not in {p.name.value for p in params}:
+            return None
+        sites = self.call_sites.get(func)
+        if not sites:
+            return None
+        positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
+        default = next((p.default for p in params if p.name.value == binding.name), None)
+        out: list[cst.BaseExpression] = []
+        for call in sites:
+            names = positional
+            if names and names[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
+                names = names[1:]
+            value = _argument_for(call, names, binding.name)
+            if value is _UNSEEN:
+                return None
+            if value is None:
+                if default is None:
+                    return None
+                value = default
+            out.append(value)  # type: ignore[arg-type]
+        return out
+
+
+_VALUES: WeakKeyDictionary[FileContext, Values] = WeakKeyDictionary()
+_UNSEEN = cst.Name("_unseen_")
+
+
+def _argument_for(call: cst.Call, positional: list[str], name: str) -> cst.BaseExpression | None:
+    """The argument a call passes for parameter `name`: None when it passes
+    none, `_UNSEEN` when `*args` / `**kwargs` may hide it."""
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            return _UNSEEN
+        if arg.keyword is not None:
+            if arg.keyword.value == name:
+                return arg.value
+            continue
+        if index < len(positional) and positional[index] == name:
+            return arg.value
+        index += 1
+    return None
+
+
+# -- losses ----------------------------------------------------------------------
+def is_loss_function(qualified: str | None) -> bool:
+    """`torch.nn.functional.cross_entropy`, `F.mse_loss`, ... (called directly)."""
+    if qualified is None or not qualified.startswith("torch.nn.functional."):
+        return False
+    last = qualified.rsplit(".", 1)[-1]
+    return "loss" in last or last in _FUNCTIONAL_LOSSES
+
+
+def is_loss_module(qualified: str | None) -> bool:
+    """`torch.nn.CrossEntropyLoss`, `nn.MSELoss`, ... (a class to instantiate)."""
+    return (
+        qualified is not None
+        and qualified.startswith("torch.nn.")
+        and qualified.rsplit(".", 1)[-1].endswith("Loss")
+        and not qualified.rsplit(".", 1)[-1].startswith("_")
+    )
+
+
+def is_loss_call(ctx: FileContext, call: cst.BaseExpression) -> bool:
+    """A call that returns a loss tensor: a functional loss, or an instance
+    of a `torch.nn` loss module (`criterion(out, y)` where every value of
+    `criterion` in the file was built by `nn.CrossEntropyLoss(...)`)."""
+    if not isinstance(call, cst.Call):
+        return False
+    if is_loss_function(ctx.call_name(call)):
+        return True
+    if isinstance(call.func, cst.Call):
+        return is_loss_module(ctx.call_name(call.func))  # nn.MSELoss()(a, b)
+    if not isinstance(call.func, cst.Name | cst.Attribute):
+        return False
+    if ctx.qualified_name(call.func) is not None:
+        return False
+    values = Values.of_file(ctx).of(call.func)
+    return bool(values) and all(isinstance(v, cst.Call) and is_loss_module(ctx.call_name(v)) for v in values)
+
+
+def backward_targets(call: cst.CSTNode) -> list[cst.BaseExpression]:
+    """What a call back-propagates: `X` of `X.backward()` and of
+    `S.scale(X).backward()`; the arguments of `torch.autograd.backward(...)`
+    are left to the caller (it needs qualified names)."""
+    receiver = method_call(call, "backward")
+    if receiver is None:
+        return []
+    if scaled_backward_scaler(call) is not None and isinstance(receiver, cst.Call) and receiver.args:
+        return [receiver.args[0].value]
+    return [receiver]
+
+
+def backpropagated_names(ctx: FileContext, body: cst.CSTNode) -> dict[str, bool]:
+    """Names back-propagated somewhere in `body` (nested functions excluded),
+    each mapped to whether some backward call on it takes no argument (so the
+    tensor is a scalar)."""
+    found: dict[str, bool] = {}
+    for call in calls_in_order(body):
+        targets = backward_targets(call)
+        if not targets and ctx.call_name(call) == "torch.autograd.backward" and call.args:
+            targets = [call.args[0].value]
+        for target in targets:
+            name = dotted_name(target)
+            if name is not None:
+                no_args = not call.args or scaled_backward_scaler(call) is not None
+                found[name] = found.get(name, False) or (no_args and method_call(call, "backward") is not None)
+    return found
+
+
+def names_in(expr: cst.CSTNode) -> set[str]:
+    """Dotted names read anywhere in `expr`."""
+    out: set[str] = set()
+    for node in iter_nodes(expr):
+        if isinstance(node, cst.Name | cst.Attribute):
+            name = dotted_name(node)
+            if name is not None:
+                out.add(name)
+    return out
+
+
+# -- DataLoaders -------------------------------------------------------------------
+def dataloader_calls(ctx: FileContext) -> Iterator[cst.Call]:
+    """Every `torch.utils.data.DataLoader(...)` construction of the file."""
+    for node in iter_nodes(ctx.module):
+        if isinstance(node, cst.Call) and ctx.call_name(node) == DATALOADER:
+            yield node
+
+
+def iterated_loader(ctx: FileContext, iterable: cst.BaseExpression) -> cst.BaseExpression:
+    """The object a `for` loop really iterates: `loader` in `enumerate(loader)`,
+    `tqdm(loader, desc=...)` or `enumerate(tqdm(loader), start=1)`."""
+    while isinstance(iterable, cst.Call) and iterable.args and not iterable.args[0].keyword:
+        name = ctx.call_name(iterable)
+        if name is None and isinstance(iterable.func, cst.Name) and iterable.func.value in ("enumerate", "iter"):
+            name = iterable.func.value
+        if name not in _WRAPPERS:
+            break
+        iterable = iterable.args[0].value
+    return iterable
+
+
+def target_names(target: cst.BaseExpression) -> set[str]:
+    """Names bound by a `for` target or an unpacking (`i, (x, y)`)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, cst.Tuple | cst.List):
+        out: set[str] = set()
+        for element in target.elements:
+            out |= target_names(element.value)
+        return out
+    if isinstance(target, cst.StarredElement):
+        return target_names(target.value)
+    return set()

@@ -1,0 +1,156 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from lint.analysis.walk import calls_in_order, iter_nodes
+from lint.rule import Rule
+
+_TORCH_SEEDS = frozenset({"torch.manual_seed", "torch.random.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all"})
+_RANDOM_SEEDS = frozenset({"random.seed"})
+_NUMPY_SEEDS = frozenset({"numpy.random.seed", "numpy.random.default_rng", "numpy.random.RandomState"})
+# numpy.random names that do not draw from the global generator
+_NUMPY_NOT_GLOBAL = frozenset({"seed", "default_rng", "RandomState", "Generator", "SeedSequence", "get_state", "set_state", "PCG64", "MT19937"})
+_RANDOM_NOT_GLOBAL = frozenset({"seed", "Random", "SystemRandom", "getstate", "setstate"})
+
+
+class IncompleteSeeding(Rule):
+    """
+    ## What it does
+    Flags a function that seeds PyTorch (`torch.manual_seed(...)`) but not
+    Python's `random` or NumPy's global generator, when the same file draws
+    random numbers from them (`random.shuffle`, `np.random.randint`, ...).
+    The finding points at the torch seeding call.
+
+    ## Why is this bad?
+    Each library has its own generator. A run seeded only through torch still
+    shuffles, augments or samples differently every time through `random` and
+    `numpy`, so two runs with "the same seed" are not comparable and a bug
+    that depends on the data order cannot be reproduced.
+
+    ## Example
+    ```python
+    def set_seed(seed):
+        torch.manual_seed(seed)
+    ```
+
+    ## Use instead
+    ```python
+    def set_seed(seed):
+        random.seed(seed)
+        np.random.seed(seed)
+        torch.manual_seed(seed)
+    ```
+
+    ## Fix safety
+    No fix: where the seed should come from is the author's choice.
+
+    ## Limitations
+    A preview rule (off unless selected). `torch.manual_seed` already seeds
+    every CUDA device, so a missing `torch.cuda.manual_seed_all` is not a
+    finding. A function that calls any other seeding helper
+    (`seed_everything`, `transformers.set_seed`) is assumed to seed the rest;
+    randomness used only inside other modules (augmentation libraries,
+    DataLoader workers) is not seen.
+    """
+
+    code = "TL503"
+    name = "incomplete-seeding"
+    severity = "info"
+    message = "this seeding function seeds torch but not the `random` / `numpy` generators this file uses"
+    preview = True
+    triggers = ("manual_seed",)
+    bad = (
+        "import random\n"
+        "import torch\n"
+        "def set_seed(seed):\n"
+        "    torch.manual_seed(seed)  # expect: TL503\n"
+        "    torch.cuda.manual_seed_all(seed)\n"
+        "random.shuffle(files)\n",
+        "import numpy as np\n"
+        "import torch\n"
+        "def seed_all(seed=0):\n"
+        "    torch.manual_seed(seed)  # expect: TL503\n"
+        "def augment(x):\n"
+        "    return x + np.random.normal(0, 0.1, x.shape)\n",
+        "import random\n"
+        "import numpy\n"
+        "from torch import manual_seed\n"
+        "def init(seed):\n"
+        "    random.seed(seed)\n"
+        "    manual_seed(seed)  # expect: TL503\n"
+        "idx = numpy.random.permutation(100)\n",
+        "from random import randint\n"
+        "import torch as th\n"
+        "class Experiment:\n"
+        "    def seed(self, value):\n"
+        "        th.cuda.manual_seed_all(value)  # expect: TL503\n"
+        "        th.manual_seed(value)\n"
+        "crop = randint(0, 32)\n",
+    )
+    good = (
+        # the chapter's set_seed
+        "import random\n"
+        "import numpy as np\n"
+        "import torch\n"
+        "def set_seed(seed=42):\n"
+        "    random.seed(seed)\n"
+        "    np.random.seed(seed)\n"
+        "    torch.manual_seed(seed)\n"
+        "    torch.cuda.manual_seed_all(seed)\n"
+        "x = np.random.rand(3)\n",
+        # numpy imported but only its own generators used
+        "import numpy as np\n"
+        "import torch\n"
+        "def set_seed(seed):\n"
+        "    torch.manual_seed(seed)\n"
+        "rng = np.random.default_rng(0)\n"
+        "x = rng.normal(size=3)\n",
+        # another helper seeds the rest
+        "import random\n"
+        "import torch\n"
+        "from transformers import set_seed\n"
+        "def setup(seed):\n"
+        "    set_seed(seed)\n"
+        "    torch.manual_seed(seed)\n"
+        "random.shuffle(items)\n",
+        # module-level seeding is not a seeding function
+        "import random\n"
+        "import torch\n"
+        "torch.manual_seed(0)\n"
+        "random.shuffle(items)\n",
+        "import torch\n"
+        "def set_seed(seed):\n"
+        "    torch.manual_seed(seed)\n"
+        "perm = torch.randperm(10)\n",
+    )
+
+    def finish(self) -> None:
+        uses_random = uses_numpy = False
+        for node in iter_nodes(self.ctx.module):
+            if isinstance(node, cst.Call):
+                name = self.ctx.call_name(node) or ""
+                head, _, last = name.rpartition(".")
+                uses_random |= head == "random" and last not in _RANDOM_NOT_GLOBAL
+                uses_numpy |= head == "numpy.random" and last not in _NUMPY_NOT_GLOBAL
+        if not uses_random and not uses_numpy:
+            return
+        for func in (f for defs in self.ctx.scopes.functions.values() for f in defs):
+            self._check(func, uses_random, uses_numpy)
+
+    def _check(self, func: cst.FunctionDef, uses_random: bool, uses_numpy: bool) -> None:
+        torch_seed: cst.Call | None = None
+        seeded: set[str] = set()
+        for call in calls_in_order(func.body):
+            name = self.ctx.call_name(call)
+            if name in _TORCH_SEEDS:
+                torch_seed = torch_seed or call
+            elif name in _RANDOM_SEEDS:
+                seeded.add("random")
+            elif name in _NUMPY_SEEDS:
+                seeded.add("numpy")
+            elif "seed" in self.ctx.code(call.func).lower():
+                return  # an unknown seeding helper may seed everything
+        missing = [m for m, used in (("random", uses_random), ("numpy", uses_numpy)) if used and m not in seeded]
+        if torch_seed is not None and missing:
+            names = " or ".join(f"`{m}`" for m in missing)
+            self.report(torch_seed, f"this seeding function seeds torch but not {names}, which this file uses")

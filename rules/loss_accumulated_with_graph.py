@@ -1,0 +1,399 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from lint.analysis.dataflow import (
+    backpropagated_names,
+    backward_targets,
+    is_loss_call,
+    keyword,
+    names_in,
+    string_value,
+)
+from lint.analysis.flow import Facts, Flow
+from lint.analysis.scopes import dotted_name
+from lint.analysis.training import code_bodies
+from lint.analysis.walk import iter_nodes
+from lint.rule import Example, Fix, Rule
+
+_DETACHING_METHODS = frozenset({"item", "detach", "tolist", "numpy", "data"})
+_DETACHING_BUILTINS = frozenset({"float", "int", "round"})
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+
+
+class LossAccumulatedWithGraph(Rule):
+    """
+    ## What it does
+    Flags a loss tensor that is added to a running total (`total += loss`,
+    `total = total + loss`, `total += loss * n`) or appended to a list
+    (`losses.append(loss)`) that outlives the loop iteration, without
+    `.item()`, `.detach()` or `float()`. A value counts as a loss tensor when
+    it is back-propagated in the same function (`loss.backward()`,
+    `scaler.scale(loss).backward()`) or computed by a loss call
+    (`F.cross_entropy(...)`, or `criterion(...)` where `criterion` was built
+    from a `torch.nn` loss class).
+
+    ## Why is this bad?
+    A loss tensor carries its autograd graph: every activation of the forward
+    pass that produced it. Adding it to a total builds a new tensor whose graph
+    holds the old one, so each iteration's graph stays alive until the total
+    is dropped. Memory grows every step until the run dies of out-of-memory,
+    usually long after the line that caused it. Logging only needs the number:
+    `loss.item()` (or `loss.detach()` to keep a tensor).
+
+    ## Fix safety
+    Safe: in a running sum the loss becomes `loss.item()` (offered only when
+    the loss is known to be a scalar, and the total is never used as a tensor,
+    e.g. `total.item()`, afterwards); in an append it becomes
+    `loss.detach()`. Gradients never flowed through the total, since it is not
+    back-propagated, so the numbers stay the same.
+
+    ## Limitations
+    Only the direct forms above are recognized: totals kept in dicts
+    (`meters["loss"] += loss`), metric objects and helper functions are not
+    followed, and an accumulation outside any loop (a `training_step` method
+    appending to `self.outputs`) is not flagged. A total that is itself
+    back-propagated (a loss summed over several heads) is a loss being built,
+    not a log, and is never flagged. A value is judged on every path: if some
+    path turns `loss` into a float first, the line is left alone.
+    """
+
+    code = "TL202"
+    name = "loss-accumulated-with-graph"
+    severity = "error"
+    message = "a loss tensor is accumulated across iterations with its autograd graph: use `loss.item()` (or `loss.detach()`)"
+    fix_safety = "safe"
+    triggers = ("backward", "loss", "Loss", "cross_entropy", "kl_div")
+    bad = (
+        Example(
+            "import torch\n"
+            "total_loss = 0.0\n"
+            "for x, y in loader:\n"
+            "    loss = criterion(model(x), y)\n"
+            "    loss.backward()\n"
+            "    optimizer.step()\n"
+            "    total_loss += loss  # expect: TL202\n",
+            fixed="import torch\n"
+            "total_loss = 0.0\n"
+            "for x, y in loader:\n"
+            "    loss = criterion(model(x), y)\n"
+            "    loss.backward()\n"
+            "    optimizer.step()\n"
+            "    total_loss += loss.item()  # expect: TL202\n",
+        ),
+        Example(
+            "import torch.nn.functional as F\n"
+            "def train(model, loader, opt):\n"
+            "    losses = []\n"
+            "    for x, y in loader:\n"
+            "        loss = F.cross_entropy(model(x), y)\n"
+            "        losses.append(loss)  # expect: TL202\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+            "    return losses\n",
+            fixed="import torch.nn.functional as F\n"
+            "def train(model, loader, opt):\n"
+            "    losses = []\n"
+            "    for x, y in loader:\n"
+            "        loss = F.cross_entropy(model(x), y)\n"
+            "        losses.append(loss.detach())  # expect: TL202\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+            "    return losses\n",
+        ),
+        Example(
+            "from torch import nn\n"
+            "criterion = nn.CrossEntropyLoss()\n"
+            "def train_one_epoch(model, loader, optimizer, scaler):\n"
+            "    running = 0\n"
+            "    for i, (x, y) in enumerate(loader):\n"
+            "        loss = criterion(model(x), y)\n"
+            "        scaler.scale(loss).backward()\n"
+            "        running = running + loss * x.size(0)  # expect: TL202\n"
+            "    return running / len(loader.dataset)\n",
+            fixed="from torch import nn\n"
+            "criterion = nn.CrossEntropyLoss()\n"
+            "def train_one_epoch(model, loader, optimizer, scaler):\n"
+            "    running = 0\n"
+            "    for i, (x, y) in enumerate(loader):\n"
+            "        loss = criterion(model(x), y)\n"
+            "        scaler.scale(loss).backward()\n"
+            "        running = running + loss.item() * x.size(0)  # expect: TL202\n"
+            "    return running / len(loader.dataset)\n",
+        ),
+        # Hugging Face style: the loss is an attribute of the output
+        "class Trainer:\n"
+        "    def fit(self, loader):\n"
+        "        for epoch in range(self.epochs):\n"
+        "            for batch in loader:\n"
+        "                loss = self.model(**batch).loss\n"
+        "                loss = loss / self.accum\n"
+        "                loss.backward()\n"
+        "                self.epoch_loss += loss  # expect: TL202\n",
+        # the total is reset per epoch, but outlives each batch iteration
+        "import torch\n"
+        "for epoch in range(10):\n"
+        "    epoch_loss = 0\n"
+        "    while True:\n"
+        "        loss = torch.nn.functional.mse_loss(net(x), y)\n"
+        "        epoch_loss += loss  # expect: TL202\n"
+        "        if done():\n"
+        "            break\n",
+    )
+    good = (
+        # the chapter's template: the number, not the tensor
+        "import torch\n"
+        "def train_one_epoch(model, loader, criterion, optimizer):\n"
+        "    total_loss = 0\n"
+        "    for x, y in loader:\n"
+        "        loss = criterion(model(x), y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total_loss += loss.item() * x.size(0)\n"
+        "    return total_loss\n",
+        # several terms summed into one step's loss
+        "import torch.nn.functional as F\n"
+        "for x, y in loader:\n"
+        "    loss = F.cross_entropy(model(x), y)\n"
+        "    loss = loss + aux_weight * aux_loss\n"
+        "    loss.backward()\n",
+        # an accumulator that is itself back-propagated (a multi-head loss)
+        "from torch import nn\n"
+        "crit = nn.MSELoss()\n"
+        "for x, y in loader:\n"
+        "    total = 0\n"
+        "    for head in heads:\n"
+        "        loss = crit(head(x), y)\n"
+        "        total += loss\n"
+        "    total.backward()\n",
+        # already numbers: float(), detach(), and a helper's return value
+        "import torch\n"
+        "losses, total, seen = [], 0.0, 0.0\n"
+        "for x, y in loader:\n"
+        "    loss = criterion(model(x), y)\n"
+        "    loss.backward()\n"
+        "    total += float(loss)\n"
+        "    losses.append(loss.detach())\n"
+        "    loss = loss.item()\n"
+        "    seen += loss\n",
+        # the name holds whatever `compute_loss` returns: nothing says it is a tensor
+        "total_loss = 0\n"
+        "for batch in loader:\n"
+        "    loss = compute_loss(batch)\n"
+        "    total_loss += loss\n",
+        # reset inside the iteration: nothing outlives it
+        "import torch\n"
+        "for x, y in loader:\n"
+        "    step_losses = []\n"
+        "    loss = torch.nn.functional.l1_loss(model(x), y)\n"
+        "    step_losses.append(loss)\n"
+        "    torch.stack(step_losses).sum().backward()\n",
+        # a project's own `criterion`: not a torch loss, never back-propagated here
+        "def criterion(a, b):\n"
+        "    return abs(a - b)\n"
+        "errors = 0\n"
+        "for a, b in pairs:\n"
+        "    err = criterion(a, b)\n"
+        "    errors += err\n",
+    )
+
+    def finish(self) -> None:
+        self._paths: dict[cst.CSTNode, list[tuple[bool, frozenset[cst.Name]]]] = {}
+        self._statements: dict[cst.CSTNode, tuple[str, cst.CSTNode]] = {}
+        for body in code_bodies(self.ctx):
+            self._backpropagated = backpropagated_names(self.ctx, body)
+            self._consumed = self._consumed_names(body)
+            Flow(self.ctx.module, self._transfer).run(body)
+        for node, paths in self._paths.items():
+            if not all(carries for carries, _ in paths):
+                continue
+            operands = frozenset.intersection(*(names for _, names in paths))
+            accumulator, where = self._statements[node]
+            self.report(where, fix=self._fix(node, accumulator, operands))
+
+    # -- flow ------------------------------------------------------------------
+    def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        if isinstance(node, cst.Call):
+            for target in backward_targets(node):
+                if isinstance(target, cst.Name):
+                    facts = facts | {target.value}
+            self._check_append(facts, node)
+        elif isinstance(node, cst.AugAssign):
+            if isinstance(node.operator, cst.AddAssign | cst.SubtractAssign):
+                self._check(node, node.target, node.value, facts)
+        elif isinstance(node, cst.Assign):
+            if len(node.targets) == 1:
+                target = node.targets[0].target
+                value = node.value
+                if (
+                    isinstance(value, cst.BinaryOperation)
+                    and isinstance(value.operator, cst.Add)
+                    and self.ctx.code(value.left) == self.ctx.code(target)
+                ):
+                    self._check(node, target, value.right, facts)
+            facts = self._assign(facts, node)
+        return facts
+
+    def _assign(self, facts: Facts, node: cst.Assign) -> Facts:
+        for target in node.targets:
+            names = _bound_names(target.target)
+            for name in names:
+                single = isinstance(target.target, cst.Name)
+                if single and _detaches(node.value):
+                    facts = facts - {name}
+                elif (single and self._carries(node.value, facts)) or name in self._backpropagated:
+                    facts = facts | {name}
+                else:
+                    facts = facts - {name}
+        return facts
+
+    def _carries(self, expr: cst.BaseExpression, facts: Facts) -> bool:
+        """`expr` is a tensor with a graph: a tracked name, a loss call, or
+        arithmetic on one of them."""
+        if isinstance(expr, cst.Name):
+            return expr.value in facts
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
+            return self._carries(expr.left, facts) or self._carries(expr.right, facts)
+        if isinstance(expr, cst.UnaryOperation):
+            return self._carries(expr.expression, facts)
+        return is_loss_call(self.ctx, expr)
+
+    def _check_append(self, facts: Facts, call: cst.Call) -> None:
+        if (
+            isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "append"
+            and len(call.args) == 1
+            and not call.args[0].keyword
+        ):
+            self._check(call, call.func.value, call.args[0].value, facts)
+
+    def _check(self, node: cst.CSTNode, accumulator: cst.BaseExpression, added: cst.BaseExpression, facts: Facts) -> None:
+        name = dotted_name(accumulator)
+        if name is None or name in self._consumed or not self._outlives_iteration(node, name):
+            return
+        self._statements[node] = (name, self._statement_node(node))
+        self._paths.setdefault(node, []).append((self._carries(added, facts), _graph_names(added, facts)))
+
+    # -- context ---------------------------------------------------------------
+    def _consumed_names(self, body: cst.CSTNode) -> set[str]:
+        """Names that flow into a backward pass: sums built to be back-propagated."""
+        consumed: set[str] = set()
+        for node in iter_nodes(body):
+            if isinstance(node, cst.Call):
+                for target in backward_targets(node):
+                    consumed |= names_in(target)
+        for node in iter_nodes(body):
+            if isinstance(node, cst.Assign):
+                if any(dotted_name(t.target) in consumed for t in node.targets):
+                    consumed |= names_in(node.value)
+        return consumed
+
+    def _outlives_iteration(self, node: cst.CSTNode, accumulator: str) -> bool:
+        loop = None
+        for ancestor in self.ctx.ancestors(node):
+            if isinstance(ancestor, cst.For | cst.While):
+                loop = ancestor
+                break
+            if isinstance(ancestor, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+                return False
+        if loop is None:
+            return False
+        for inner in iter_nodes(loop.body):
+            if isinstance(inner, cst.Assign | cst.AnnAssign) and inner is not node:
+                targets = [t.target for t in inner.targets] if isinstance(inner, cst.Assign) else [inner.target]
+                if any(dotted_name(t) == accumulator for t in targets) and not _adds_to_itself(inner):
+                    return False
+        return True
+
+    def _statement_node(self, node: cst.CSTNode) -> cst.CSTNode:
+        parent = self.ctx.parent(node)
+        return parent if isinstance(node, cst.Call) and isinstance(parent, cst.Expr) else node
+
+    # -- fix -------------------------------------------------------------------
+    def _fix(self, node: cst.CSTNode, accumulator: str, operands: frozenset[cst.Name]) -> Fix | None:
+        if not operands:
+            return None
+        if isinstance(node, cst.Call):
+            method = "detach"
+        elif all(self._is_scalar(n.value, node) for n in operands) and not self._used_as_tensor(node, accumulator):
+            method = "item"
+        else:
+            return None
+        edits: dict[cst.CSTNode, cst.CSTNode] = {
+            name: cst.Call(func=cst.Attribute(value=name, attr=cst.Name(method))) for name in operands
+        }
+        return Fix(edits)  # type: ignore[arg-type]
+
+    def _is_scalar(self, name: str, at: cst.CSTNode) -> bool:
+        """Back-propagated by a plain `.backward()`, or computed by loss calls
+        that reduce to one number."""
+        if self._backpropagated_scalar(name, at):
+            return True
+        body = self.ctx.enclosing_function(at) or self.ctx.module
+        calls = [
+            n.value
+            for n in iter_nodes(body)
+            if isinstance(n, cst.Assign) and any(dotted_name(t.target) == name for t in n.targets)
+        ]
+        reductions = [keyword(c, "reduction") for c in calls if isinstance(c, cst.Call) and is_loss_call(self.ctx, c)]
+        return bool(reductions) and len(reductions) == len(calls) and all(
+            r is None or string_value(r.value) in ("mean", "sum") for r in reductions
+        )
+
+    def _backpropagated_scalar(self, name: str, at: cst.CSTNode) -> bool:
+        body = self.ctx.enclosing_function(at) or self.ctx.module
+        return backpropagated_names(self.ctx, body).get(name, False)
+
+    def _used_as_tensor(self, at: cst.CSTNode, accumulator: str) -> bool:
+        """Anything read from the total as an attribute (`total.item()`,
+        `total.cpu()`) would break once it is a float."""
+        scope: cst.CSTNode = self.ctx.enclosing_function(at) or self.ctx.module
+        if accumulator.startswith("self."):
+            scope = self.ctx.module
+        prefix = accumulator + "."
+        return any(name.startswith(prefix) for name in names_in(scope))
+
+
+def _bound_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, cst.Tuple | cst.List):
+        return [n for element in target.elements for n in _bound_names(element.value)]
+    return []
+
+
+def _graph_names(expr: cst.BaseExpression, facts: Facts) -> frozenset[cst.Name]:
+    """The tracked names that are direct operands of the added value."""
+    if isinstance(expr, cst.Name):
+        return frozenset({expr}) if expr.value in facts else frozenset()
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
+        return _graph_names(expr.left, facts) | _graph_names(expr.right, facts)
+    return frozenset()
+
+
+def _detaches(expr: cst.BaseExpression) -> bool:
+    """`x.item()`, `x.detach().cpu()`, `x.data`, `float(x)`, a number."""
+    if isinstance(expr, cst.Integer | cst.Float):
+        return True
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in _DETACHING_BUILTINS:
+        return True
+    while isinstance(expr, cst.Call | cst.Attribute | cst.Subscript):
+        if isinstance(expr, cst.Attribute) and expr.attr.value in _DETACHING_METHODS:
+            return True
+        expr = expr.func if isinstance(expr, cst.Call) else expr.value
+    return False
+
+
+def _adds_to_itself(node: cst.CSTNode) -> bool:
+    """`total = total + x`: an accumulation, not a reset."""
+    if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+        return False
+    value = node.value
+    return (
+        isinstance(value, cst.BinaryOperation)
+        and isinstance(value.operator, cst.Add)
+        and dotted_name(value.left) == dotted_name(node.targets[0].target)
+        and dotted_name(value.left) is not None
+    )

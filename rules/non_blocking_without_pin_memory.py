@@ -1,0 +1,165 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from lint.analysis.dataflow import (
+    DATALOADER,
+    Values,
+    has_star_args,
+    is_constant,
+    iterated_loader,
+    keyword,
+    target_names,
+)
+from lint.analysis.training import method_call
+from lint.analysis.walk import iter_nodes
+from lint.rule import Rule
+
+
+class NonBlockingWithoutPinMemory(Rule):
+    """
+    ## What it does
+    Flags `batch.to(device, non_blocking=True)` and
+    `batch.cuda(non_blocking=True)` on batches drawn from a DataLoader that is
+    built in the same file without `pin_memory=True`.
+
+    ## Why is this bad?
+    A host-to-device copy can only overlap with computation when the source
+    is in page-locked (pinned) memory. From ordinary pageable memory the copy
+    is staged and effectively synchronous, so `non_blocking=True` promises an
+    overlap that never happens. `DataLoader(..., pin_memory=True)` makes the
+    loader's worker thread pin each batch.
+
+    ## Example
+    ```python
+    loader = DataLoader(dataset, batch_size=64, num_workers=4)
+    for x, y in loader:
+        x = x.to(device, non_blocking=True)
+    ```
+
+    ## Use instead
+    ```python
+    loader = DataLoader(dataset, batch_size=64, num_workers=4, pin_memory=True)
+    ```
+
+    ## Fix safety
+    No fix: pinning memory costs host RAM, which the author should choose.
+
+    ## Limitations
+    Only loaders built in the same file are judged, through assignments and
+    the call sites of the file's functions (`train(model, train_loader)`); a
+    loader from another module, a `pin_memory=` given as a variable or through
+    `**kwargs`, and batches copied inside helpers or comprehensions are left
+    alone.
+    """
+
+    code = "TL502"
+    name = "non-blocking-without-pin-memory"
+    severity = "info"
+    message = "`non_blocking=True` copy from a DataLoader without `pin_memory=True`: the copy is not asynchronous"
+    triggers = ("non_blocking",)
+    bad = (
+        "from torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, batch_size=64, num_workers=4)\n"
+        "for x, y in loader:\n"
+        "    x = x.to('cuda', non_blocking=True)  # expect: TL502\n"
+        "    y = y.to('cuda', non_blocking=True)  # expect: TL502\n",
+        "import torch\n"
+        "def train_one_epoch(model, loader, device):\n"
+        "    for i, (images, target) in enumerate(loader):\n"
+        "        images = images.cuda(non_blocking=True)  # expect: TL502\n"
+        "        model(images)\n"
+        "train_loader = torch.utils.data.DataLoader(ds, batch_size=32, pin_memory=False)\n"
+        "train_one_epoch(model, train_loader, 'cuda')\n",
+        "from torch.utils import data\n"
+        "from tqdm import tqdm\n"
+        "loader = data.DataLoader(ds, shuffle=True)\n"
+        "for batch in tqdm(loader, desc='train'):\n"
+        "    inputs = batch['input_ids'].to(device, non_blocking=True)  # expect: TL502\n",
+        "from torch.utils.data import DataLoader as DL\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds):\n"
+        "        self.loader = DL(ds, batch_size=8)\n"
+        "    def fit(self):\n"
+        "        for batch in self.loader:\n"
+        "            x, y = batch\n"
+        "            x = x.to(self.device, non_blocking=True)  # expect: TL502\n",
+    )
+    good = (
+        "from torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, batch_size=64, num_workers=4, pin_memory=True)\n"
+        "for x, y in loader:\n"
+        "    x = x.to('cuda', non_blocking=True)\n",
+        # the chapter's template: the loader comes from elsewhere
+        "import torch\n"
+        "def train_one_epoch(model, loader, device):\n"
+        "    for x, y in loader:\n"
+        "        x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)\n",
+        # pin_memory decided at run time
+        "import torch\n"
+        "from torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, pin_memory=torch.cuda.is_available())\n"
+        "for x, y in loader:\n"
+        "    x = x.to('cuda', non_blocking=True)\n",
+        # one call site passes an unknown loader
+        "from torch.utils.data import DataLoader\n"
+        "def run(loader):\n"
+        "    for x in loader:\n"
+        "        x.to('cuda', non_blocking=True)\n"
+        "run(DataLoader(ds))\n"
+        "run(make_loader())\n",
+        # not a batch: the model
+        "from torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds)\n"
+        "model = model.to('cuda', non_blocking=True)\n"
+        "for x in loader:\n"
+        "    model(x)\n",
+        "from torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, **loader_kwargs)\n"
+        "for x in loader:\n"
+        "    x = x.to('cuda', non_blocking=True)\n",
+    )
+
+    def finish(self) -> None:
+        values = Values.of_file(self.ctx)
+        for node in iter_nodes(self.ctx.module):
+            if not isinstance(node, cst.For):
+                continue
+            loaders = values.calls_of(iterated_loader(self.ctx, node.iter), {DATALOADER})
+            if loaders is None or not all(_unpinned(call) for call in loaders):
+                continue
+            batches = _batch_names(node)
+            for inner in iter_nodes(node.body):
+                receiver = method_call(inner, "to", "cuda")
+                if receiver is not None and _reads(receiver, batches) and _non_blocking(inner):  # type: ignore[arg-type]
+                    self.report(inner)
+
+
+def _unpinned(call: cst.Call) -> bool:
+    if has_star_args(call):
+        return False
+    pin = keyword(call, "pin_memory")
+    return pin is None or is_constant(pin.value, "False")
+
+
+def _non_blocking(call: cst.Call) -> bool:
+    arg = keyword(call, "non_blocking")
+    return arg is not None and is_constant(arg.value, "True")
+
+
+def _reads(expr: cst.BaseExpression, names: set[str]) -> bool:
+    """`x`, `batch[0]` or `batch["x"]` for a batch name."""
+    while isinstance(expr, cst.Subscript):
+        expr = expr.value
+    return isinstance(expr, cst.Name) and expr.value in names
+
+
+def _batch_names(loop: cst.For) -> set[str]:
+    """Names bound by the loop target, and by unpacking or indexing them in
+    the loop body (`x, y = batch`, `images = batch[0]`)."""
+    names = target_names(loop.target)
+    for node in iter_nodes(loop.body):
+        if isinstance(node, cst.Assign) and _reads(node.value, names):
+            for target in node.targets:
+                names |= target_names(target.target)
+    return names

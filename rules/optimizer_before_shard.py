@@ -1,0 +1,157 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from lint.analysis.flow import Facts, Flow
+from lint.analysis.receivers import OPTIMIZER
+from lint.analysis.scopes import dotted_name
+from lint.analysis.training import code_bodies, method_call
+from lint.analysis.walk import iter_nodes
+from lint.rule import Rule
+
+_FSDP1 = "torch.distributed.fsdp.FullyShardedDataParallel"
+
+
+class OptimizerBeforeShard(Rule):
+    """
+    ## What it does
+    Flags wrapping a model with `FullyShardedDataParallel(model)` or
+    `fully_shard(model)` after an optimizer was built from that model's
+    parameters (`torch.optim.AdamW(model.parameters())`, or an optimizer
+    builder given `model`) in the same function.
+
+    ## Why is this bad?
+    Sharding replaces the model's parameters: FSDP1 flattens them into new
+    sharded flat parameters, FSDP2 turns each one into a sharded DTensor. An
+    optimizer built before that holds the original, unsharded tensors, which
+    no longer receive gradients: `optimizer.step()` updates nothing the model
+    uses (or fails on mismatched tensors), and each rank keeps a full copy of
+    the weights and optimizer state, defeating the memory savings.
+
+    ## Example
+    ```python
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    model = FSDP(model)
+    ```
+
+    ## Use instead
+    ```python
+    model = FSDP(model)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    ```
+
+    ## Fix safety
+    No fix: moving the optimizer may move code that depends on it (a
+    scheduler, a checkpoint load).
+
+    ## Limitations
+    The model must be spelled the same in both places (`model`,
+    `self.model`); sharding submodules of a model whose optimizer already
+    exists (`fully_shard(layer)` in a loop), wrapping done in a helper
+    function, and optimizers built in another function are not followed.
+    """
+
+    code = "TL306"
+    name = "optimizer-before-shard"
+    severity = "error"
+    message = "the model is sharded after its optimizer was built: the optimizer holds the unsharded parameters; build it after wrapping"
+    triggers = ("FullyShardedDataParallel", "fully_shard")
+    bad = (
+        "import torch\n"
+        "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n"
+        "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)\n"
+        "model = FSDP(model, use_orig_params=True)  # expect: TL306\n",
+        "from torch.distributed.fsdp import fully_shard\n"
+        "from torch.optim import SGD\n"
+        "def setup(model):\n"
+        "    opt = SGD([{'params': model.parameters(), 'lr': 0.1}], momentum=0.9)\n"
+        "    for layer in model.layers:\n"
+        "        fully_shard(layer)\n"
+        "    fully_shard(model)  # expect: TL306\n"
+        "    return model, opt\n",
+        "import torch\n"
+        "import torch.distributed.fsdp as fsdp\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.optimizer = torch.optim.Adam(self.model.parameters())\n"
+        "        self.model = fsdp.FullyShardedDataParallel(self.model)  # expect: TL306\n",
+        "from torch.distributed._composable.fsdp import fully_shard\n"
+        "import bitsandbytes as bnb\n"
+        "opt = bnb.optim.AdamW8bit(net.named_parameters())\n"
+        "if world_size > 1:\n"
+        "    fully_shard(net)  # expect: TL306\n",
+    )
+    good = (
+        "import torch\n"
+        "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n"
+        "model = FSDP(model, use_orig_params=True)\n"
+        "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)\n",
+        "from torch.distributed.fsdp import fully_shard\n"
+        "import torch\n"
+        "for block in model.blocks:\n"
+        "    fully_shard(block)\n"
+        "fully_shard(model)\n"
+        "opt = torch.optim.AdamW(model.parameters())\n",
+        # a different model: the teacher is sharded, the student optimized
+        "import torch\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "opt = torch.optim.AdamW(student.parameters())\n"
+        "fully_shard(teacher)\n",
+        # a new model replaces the old before it is wrapped
+        "import torch\n"
+        "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n"
+        "probe = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "model = build_model(cfg)\n"
+        "model = FSDP(model)\n",
+        # a project's own `fully_shard`
+        "import torch\n"
+        "def fully_shard(m):\n"
+        "    return m\n"
+        "opt = torch.optim.AdamW(model.parameters())\n"
+        "fully_shard(model)\n",
+    )
+
+    def finish(self) -> None:
+        for body in code_bodies(self.ctx):
+            Flow(self.ctx.module, self._transfer).run(body)
+
+    def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        if isinstance(node, cst.Call):
+            if self.ctx.receivers.kind(node) == OPTIMIZER:
+                return facts | _optimized_models(node)
+            wrapped = self._wrapped_model(node)
+            if wrapped is not None and wrapped in facts:
+                self.report(node)
+            return facts
+        if isinstance(node, cst.Assign | cst.AnnAssign | cst.AugAssign):
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            rebound = {dotted_name(t) for t in targets}
+            return frozenset(m for m in facts if m not in rebound)
+        return facts
+
+    def _wrapped_model(self, call: cst.Call) -> str | None:
+        name = self.ctx.call_name(call)
+        if name is None or not name.startswith("torch.distributed."):
+            return None
+        if name != _FSDP1 and not name.endswith(".fully_shard"):
+            return None
+        for arg in call.args:
+            if arg.keyword is None and not arg.star or arg.keyword is not None and arg.keyword.value == "module":
+                return dotted_name(arg.value)
+        return None
+
+
+def _optimized_models(call: cst.Call) -> frozenset[str]:
+    """Models whose parameters an optimizer call receives: `M.parameters()`
+    anywhere in its arguments, or `M` itself given to an optimizer builder."""
+    models: set[str] = set()
+    for arg in call.args:
+        name = dotted_name(arg.value)
+        if name is not None:
+            models.add(name)
+        for node in iter_nodes(arg.value):
+            receiver = method_call(node, "parameters", "named_parameters")
+            if receiver is not None and dotted_name(receiver) is not None:
+                models.add(dotted_name(receiver))  # type: ignore[arg-type]
+    return frozenset(models)

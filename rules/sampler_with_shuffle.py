@@ -1,0 +1,158 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from lint.analysis.dataflow import dataloader_calls, is_constant, keyword
+from lint.rule import Example, Fix, Rule
+
+
+class SamplerWithShuffle(Rule):
+    """
+    ## What it does
+    Flags a `DataLoader(...)` that passes `sampler=` together with
+    `shuffle=True`, or `batch_sampler=` together with `shuffle=True` or
+    `batch_size=`.
+
+    ## Why is this bad?
+    A sampler decides the order of the samples (a `DistributedSampler`
+    shuffles by itself, per epoch); a batch sampler also decides the batch
+    size. The DataLoader refuses the combination: it raises `ValueError`
+    ("sampler option is mutually exclusive with shuffle") when it is built,
+    typically on the multi-GPU run only, after the single-GPU test passed.
+
+    ## Fix safety
+    Safe: removes `shuffle=True`. The sampler (or batch sampler) already
+    decides the order, and the call raised before, so no working behavior
+    changes. With `batch_sampler=` and `batch_size=` there is no fix: whether
+    the batch size belongs in the batch sampler is the author's decision.
+
+    ## Limitations
+    Only literal values are judged: `shuffle=args.shuffle` or
+    `shuffle=(sampler is None)` (the correct idiom) are not flagged, nor is a
+    sampler that may be `None` (`sampler=s if ddp else None`), nor arguments
+    passed positionally or through `**kwargs`.
+    """
+
+    code = "TL304"
+    name = "sampler-with-shuffle"
+    severity = "error"
+    message = "`shuffle=True` with a `sampler=`: the DataLoader raises ValueError; the sampler already decides the order"
+    fix_safety = "safe"
+    triggers = ("sampler",)
+    bad = (
+        Example(
+            "from torch.utils.data import DataLoader, DistributedSampler\n"
+            "sampler = DistributedSampler(dataset)\n"
+            "loader = DataLoader(dataset, batch_size=32, sampler=sampler, shuffle=True)  # expect: TL304\n",
+            fixed="from torch.utils.data import DataLoader, DistributedSampler\n"
+            "sampler = DistributedSampler(dataset)\n"
+            "loader = DataLoader(dataset, batch_size=32, sampler=sampler)  # expect: TL304\n",
+        ),
+        Example(
+            "import torch\n"
+            "train_loader = torch.utils.data.DataLoader(  # expect: TL304\n"
+            "    train_set,\n"
+            "    batch_size=args.batch_size,\n"
+            "    shuffle=True,  # shuffle every epoch\n"
+            "    sampler=torch.utils.data.distributed.DistributedSampler(train_set),\n"
+            "    num_workers=4,\n"
+            ")\n",
+            fixed="import torch\n"
+            "train_loader = torch.utils.data.DataLoader(  # expect: TL304\n"
+            "    train_set,\n"
+            "    batch_size=args.batch_size,\n"
+            "    sampler=torch.utils.data.distributed.DistributedSampler(train_set),\n"
+            "    num_workers=4,\n"
+            ")\n",
+        ),
+        Example(
+            "from torch.utils import data\n"
+            "loader = data.DataLoader(ds, batch_sampler=BucketSampler(ds), shuffle=True)  # expect: TL304\n",
+            fixed="from torch.utils import data\n"
+            "loader = data.DataLoader(ds, batch_sampler=BucketSampler(ds))  # expect: TL304\n",
+        ),
+        # batch size belongs to the batch sampler: reported, no fix
+        "from torch.utils.data import DataLoader as DL\n"
+        "loader = DL(ds, batch_size=16, batch_sampler=sampler)  # expect: TL304\n",
+        "import torch.utils.data as tud\n"
+        "def make_loader(ds, sampler):\n"
+        "    return tud.DataLoader(ds, 64, sampler=sampler,  # expect: TL304\n"
+        "                          shuffle=True)\n",
+    )
+    good = (
+        # the usual idiom: shuffle only when there is no sampler
+        "from torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, batch_size=32, sampler=sampler, shuffle=(sampler is None))\n",
+        "from torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, batch_size=32, sampler=None, shuffle=True)\n",
+        "from torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, sampler=sampler if distributed else None, shuffle=True)\n",
+        "from torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, batch_sampler=sampler, batch_size=1, shuffle=False)\n",
+        # a sampler's own shuffle argument
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "sampler = DistributedSampler(ds, shuffle=True)\n"
+        "loader = DataLoader(ds, batch_size=8, sampler=sampler)\n",
+        # another library's loader
+        "from mylib.data import DataLoader\n"
+        "loader = DataLoader(ds, sampler=sampler, shuffle=True)\n",
+    )
+
+    def finish(self) -> None:
+        for call in dataloader_calls(self.ctx):
+            self._check(call)
+
+    def _check(self, call: cst.Call) -> None:
+        shuffle = keyword(call, "shuffle")
+        shuffles = shuffle is not None and is_constant(shuffle.value, "True")
+        batch_sampler = _given(keyword(call, "batch_sampler"))
+        if batch_sampler:
+            batch_size = keyword(call, "batch_size")
+            sized = batch_size is not None and not _is_one(batch_size.value)
+            if sized:
+                self.report(call, "`batch_size=` with a `batch_sampler=`: the DataLoader raises ValueError; the batch sampler decides the batch size")
+            elif shuffles:
+                self.report(call, "`shuffle=True` with a `batch_sampler=`: the DataLoader raises ValueError", fix=_drop(call, shuffle))
+            return
+        if shuffles and _given(keyword(call, "sampler")):
+            self.report(call, fix=_drop(call, shuffle))
+
+
+def _given(arg: cst.Arg | None) -> bool:
+    """An argument that certainly is not None."""
+    if arg is None or is_constant(arg.value, "None"):
+        return False
+    value = arg.value
+    while isinstance(value, cst.IfExp):
+        if is_constant(value.body, "None") or is_constant(value.orelse, "None"):
+            return False
+        value = value.orelse
+    return True
+
+
+def _is_one(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Integer) and expr.value == "1"
+
+
+def _drop(call: cst.Call, arg: cst.Arg | None) -> Fix | None:
+    if arg is None:
+        return None
+    args = list(call.args)
+    index = args.index(arg)
+    del args[index]
+    if index == len(args) and args:
+        previous = args[-1].comma
+        multiline = isinstance(previous, cst.Comma) and isinstance(previous.whitespace_after, cst.ParenthesizedWhitespace)
+        if not multiline:
+            # the removed argument was the last one: its comma (or none) closes the call
+            args[-1] = args[-1].with_changes(comma=arg.comma)
+        else:
+            # keep the line break (and any comment on it); indent `)` as before
+            closing = arg.comma.whitespace_after if isinstance(arg.comma, cst.Comma) else None
+            if isinstance(closing, cst.ParenthesizedWhitespace):
+                kept = previous.whitespace_after.with_changes(  # type: ignore[union-attr]
+                    indent=closing.indent, last_line=closing.last_line
+                )
+                args[-1] = args[-1].with_changes(comma=previous.with_changes(whitespace_after=kept))  # type: ignore[union-attr]
+    return Fix({call: call.with_changes(args=args)})
+

@@ -1,0 +1,112 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from lint.analysis.dataflow import dataloader_calls, has_star_args, is_constant, keyword
+from lint.rule import Rule
+
+_NUM_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers)
+_EVAL_WORDS = ("val", "test", "eval", "dev")
+
+
+class SingleProcessLoading(Rule):
+    """
+    ## What it does
+    Flags a training `DataLoader(...)` built without `num_workers`. A loader
+    counts as a training loader when it shuffles (`shuffle=True`) or when its
+    variable or dataset is named for training (`train_loader`,
+    `DataLoader(train_set, ...)`).
+
+    ## Why is this bad?
+    With the default `num_workers=0`, every batch is read, decoded and
+    augmented in the training process itself, between steps, while the GPU
+    waits. Worker processes prepare the next batches in parallel; low GPU
+    utilization with a busy CPU core is the typical symptom.
+
+    ## Example
+    ```python
+    train_loader = DataLoader(train_set, batch_size=64, shuffle=True)
+    ```
+
+    ## Use instead
+    ```python
+    train_loader = DataLoader(train_set, batch_size=64, shuffle=True, num_workers=8, pin_memory=True)
+    ```
+
+    ## Fix safety
+    No fix: the right number of workers depends on the machine, and
+    datasets that are not picklable or hold open handles need changes first.
+
+    ## Limitations
+    A preview rule (off unless selected): in-memory datasets load fast enough
+    without workers. Loaders named for validation or testing, loaders whose
+    arguments come through `**kwargs`, and an explicit `num_workers=0` (a
+    deliberate choice) are not flagged.
+    """
+
+    code = "TL504"
+    name = "single-process-loading"
+    severity = "info"
+    message = "training DataLoader without `num_workers`: batches are loaded in the training process while the GPU waits"
+    preview = True
+    triggers = ("DataLoader",)
+    bad = (
+        "from torch.utils.data import DataLoader\n"
+        "train_loader = DataLoader(train_set, batch_size=64, shuffle=True)  # expect: TL504\n",
+        "import torch\n"
+        "loader = torch.utils.data.DataLoader(dataset, batch_size=32, shuffle=True, pin_memory=True)  # expect: TL504\n",
+        "from torch.utils.data import DataLoader as DL\n"
+        "def build(cfg):\n"
+        "    return DL(cfg.train_dataset, batch_size=cfg.bs)  # expect: TL504\n",
+        "from torch.utils import data\n"
+        "class Module:\n"
+        "    def setup(self):\n"
+        "        self.train_dl = data.DataLoader(  # expect: TL504\n"
+        "            self.ds, sampler=self.sampler, batch_size=16,\n"
+        "        )\n",
+    )
+    good = (
+        "from torch.utils.data import DataLoader\n"
+        "train_loader = DataLoader(train_set, batch_size=64, shuffle=True, num_workers=8)\n",
+        # validation loaders are not training loaders
+        "from torch.utils.data import DataLoader\n"
+        "val_loader = DataLoader(val_set, batch_size=256)\n",
+        "from torch.utils.data import DataLoader\n"
+        "train_loader = DataLoader(train_set, shuffle=True, **loader_kwargs)\n",
+        "from torch.utils.data import DataLoader\n"
+        "train_loader = DataLoader(train_set, 64, True, None, None, 4)\n",
+        # a deliberate choice
+        "from torch.utils.data import DataLoader\n"
+        "train_loader = DataLoader(train_set, shuffle=True, num_workers=0)\n",
+        "from mylib import DataLoader\n"
+        "train_loader = DataLoader(train_set, shuffle=True)\n",
+    )
+
+    def finish(self) -> None:
+        for call in dataloader_calls(self.ctx):
+            if keyword(call, "num_workers") is not None or has_star_args(call):
+                continue
+            if sum(1 for arg in call.args if arg.keyword is None) > _NUM_WORKERS_POSITION:
+                continue
+            if self._is_training(call):
+                self.report(call)
+
+    def _is_training(self, call: cst.Call) -> bool:
+        names = [self._target_text(call).lower()]
+        if call.args and call.args[0].keyword is None:
+            names.append(self.ctx.code(call.args[0].value).lower())
+        if any(word in name for name in names for word in _EVAL_WORDS):
+            return False
+        shuffle = keyword(call, "shuffle")
+        if shuffle is not None and is_constant(shuffle.value, "True"):
+            return True
+        return any("train" in name for name in names)
+
+    def _target_text(self, call: cst.Call) -> str:
+        """The variable the loader is assigned to, if any."""
+        parent = self.ctx.parent(call)
+        if isinstance(parent, cst.Assign):
+            return " ".join(self.ctx.code(t.target) for t in parent.targets)
+        if isinstance(parent, cst.AnnAssign):
+            return self.ctx.code(parent.target)
+        return ""

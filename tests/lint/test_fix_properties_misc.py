@@ -1,0 +1,207 @@
+"""Property tests for the fixes of TL202 (loss-accumulated-with-graph) and
+TL304 (sampler-with-shuffle), over their bad examples and generated
+variations: the fixed file parses, lints clean for the rule, fixing twice
+changes nothing more, and only the flagged statements change."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import keyword
+
+import libcst as cst
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lint.analysis.scopes import ScopeTable
+from lint.registry import by_name_or_code
+from lint.rule import Rule, expected_marks
+from lint.testing import findings_of, fixed_source
+
+TL202 = by_name_or_code("TL202")
+TL304 = by_name_or_code("TL304")
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# -- variations -------------------------------------------------------------------
+class _Rename(cst.CSTTransformer):
+    """Renames variables, never attribute names, keywords or imports."""
+
+    def __init__(self, mapping: dict[str, str]) -> None:
+        super().__init__()
+        self.mapping = mapping
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+        return updated.with_changes(value=original.value.visit(self))
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        return True
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(keyword=original.keyword)
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        return updated.with_changes(value=self.mapping.get(updated.value, updated.value))
+
+
+def renameable(source: str) -> list[str]:
+    table = ScopeTable(cst.parse_module(source))
+    names: set[str] = set()
+    for scope in table.scopes():
+        names |= scope.locals | set(scope.aliases)
+        names -= set(scope.imports)
+    return sorted(names - {"self"})
+
+
+def rename(source: str, mapping: dict[str, str]) -> str:
+    return cst.parse_module(source).visit(_Rename(mapping)).code
+
+
+def statement_lines(source: str) -> list[tuple[int, int]]:
+    """(line, column) where each statement starts."""
+    return [(n.lineno, n.col_offset) for n in ast.walk(ast.parse(source)) if isinstance(n, ast.stmt)]
+
+
+def insert_extras(source: str, picks: list[int], comments: bool) -> str:
+    """An extra statement (or a comment line) before some statements."""
+    lines = source.splitlines(keepends=True)
+    starts = statement_lines(source)
+    chosen = sorted({starts[p % len(starts)] for p in picks}, reverse=True)
+    for number, (line, column) in enumerate(chosen):
+        extra = f"# note {number}\n" if comments else f"_extra_{number} = {number}\n"
+        lines.insert(line - 1, " " * column + extra)
+    return "".join(lines)
+
+
+def reindent(source: str, unit: int, wrap: bool) -> str:
+    out = []
+    for line in source.splitlines(keepends=True):
+        stripped = line.lstrip(" ")
+        depth = (len(line) - len(stripped)) // 4
+        out.append(" " * (depth * unit) + stripped if stripped.strip() else line)
+    text = "".join(out)
+    if wrap:
+        text = "def _wrapper():\n" + "".join(
+            " " * unit + line if line.strip() else line for line in text.splitlines(keepends=True)
+        )
+    return text
+
+
+identifiers = st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True).filter(lambda s: not keyword.iskeyword(s))
+
+
+@st.composite
+def variations(draw: st.DrawFn, examples: list[str]) -> str:
+    source = draw(st.sampled_from(examples))
+    names = renameable(source)
+    if names and draw(st.booleans()):
+        chosen = draw(st.lists(st.sampled_from(names), unique=True, max_size=3))
+        mapping = {name: f"v{index}_{draw(identifiers)}" for index, name in enumerate(chosen)}
+        source = rename(source, mapping)
+    picks = draw(st.lists(st.integers(0, 50), max_size=4))
+    source = insert_extras(source, picks, comments=draw(st.booleans()))
+    return reindent(source, draw(st.sampled_from([2, 3, 4, 8])), draw(st.booleans()))
+
+
+# -- generated TL202 and TL304 cases ------------------------------------------------
+@st.composite
+def accumulations(draw: st.DrawFn) -> str:
+    loss, total = draw(identifiers.map(lambda s: "l_" + s)), draw(identifiers.map(lambda s: "t_" + s))
+    source = draw(st.sampled_from([
+        "import torch.nn.functional as F\n{loss} = F.cross_entropy(model(x), y)\n",
+        "from torch import nn\ncrit = nn.MSELoss()\n{loss} = crit(model(x), y)\n",
+        "{loss} = model(x).loss\n{loss}.backward()\n",
+    ]))
+    form, init = draw(st.sampled_from([
+        ("{total} += {loss}", "0.0"),
+        ("{total} = {total} + {loss}", "0"),
+        ("{total} += {loss} * x.size(0)", "0.0"),
+        ("{total}.append({loss})", "[]"),
+    ]))
+    head, body = source.split("\n", 1) if source.startswith(("import", "from")) else ("", source)
+    lines = [head] if head else []
+    if "crit =" in body:
+        first, body = body.split("\n", 1)
+        lines.append(first)
+    lines.append(f"{total} = {init}")
+    lines.append("for x, y in loader:")
+    for line in body.strip().splitlines():
+        lines.append("    " + line)
+    lines.append("    " + form + "  # expect: TL202")
+    lines.append("    optimizer.step()")
+    return "\n".join(lines).format(loss=loss, total=total) + "\n"
+
+
+@st.composite
+def loader_calls(draw: st.DrawFn) -> str:
+    conflict = draw(st.sampled_from([("sampler=sampler", "shuffle=True"), ("batch_sampler=bs", "shuffle=True")]))
+    others = draw(st.lists(st.sampled_from(["num_workers=4", "pin_memory=True", "drop_last=False"]), unique=True))
+    args = ["dataset", *others, *conflict]
+    args = draw(st.permutations(args[1:]))
+    args = ["dataset", *args]
+    multiline, trailing = draw(st.booleans()), draw(st.booleans())
+    if multiline:
+        body = "".join(f"    {a},\n" if i < len(args) - 1 or trailing else f"    {a}\n" for i, a in enumerate(args))
+        call = f"loader = DataLoader(  # expect: TL304\n{body})\n"
+    else:
+        call = f"loader = DataLoader({', '.join(args)}{',' if trailing else ''})  # expect: TL304\n"
+    return "from torch.utils.data import DataLoader\n" + call + "for batch in loader:\n    step(batch)\n"
+
+
+# -- the properties ---------------------------------------------------------------------
+def check_fix(rule: type[Rule], source: str) -> None:
+    findings = findings_of(rule, source)
+    assert {(f.line, f.code) for f in findings} == expected_marks(source)
+    assert any(f.fixable for f in findings)
+    fixed = fixed_source(rule, source)
+    compile(fixed, "<fixed>", "exec")
+    assert not [f for f in findings_of(rule, fixed) if f.fixable], "the fixed code must not be fixable again"
+    assert {f.line for f in findings_of(rule, fixed)} <= {f.line for f in findings if not f.fixable}
+    assert fixed_source(rule, fixed) == fixed, "fixing twice must change nothing"
+    allowed = set()
+    for finding in findings:
+        if finding.fixable:
+            allowed |= set(range(finding.line, finding.end_line + 1))
+    before, after = source.splitlines(), fixed.splitlines()
+    for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        if tag != "equal":
+            changed = set(range(i1 + 1, i2 + 1)) or {i1}
+            assert changed <= allowed, f"lines {sorted(changed)} changed outside the fixed statements"
+
+
+def _fixable_examples(rule: type[Rule]) -> list[str]:
+    return [ex.code for ex in rule.bad_examples() if ex.fixed is not None]
+
+
+@SETTINGS
+@given(variations(_fixable_examples(TL202)))
+def test_tl202_fix_on_example_variations(source: str) -> None:
+    check_fix(TL202, source)
+
+
+@SETTINGS
+@given(variations(_fixable_examples(TL304)))
+def test_tl304_fix_on_example_variations(source: str) -> None:
+    check_fix(TL304, source)
+
+
+@SETTINGS
+@given(accumulations())
+def test_tl202_fix_on_generated_accumulations(source: str) -> None:
+    check_fix(TL202, source)
+
+
+@SETTINGS
+@given(loader_calls())
+def test_tl304_fix_on_generated_loaders(source: str) -> None:
+    check_fix(TL304, source)
