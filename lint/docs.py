@@ -82,3 +82,27 @@ def rules_table(rules: Sequence[type[Rule]], output_format: str = "text") -> str
         default = "on" if r.enabled_by_default() else "off"
         lines.append(f"{r.code:<6} {r.name:<{width}} {r.severity:<8} {r.fix_safety or '-':<7} {default}")
     return "\n".join(lines) + "\n"
+
+
+def update_readme(path: str) -> bool:
+    """Rewrite the rule table between the `rules:start` / `rules:end` markers;
+    True when the file changed."""
+    from lint.registry import all_rules
+
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    start, end = "<!-- rules:start -->\n", "<!-- rules:end -->"
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    new = head + start + rules_table(all_rules(), "markdown") + end + tail
+    if new != text:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(new)
+    return new != text
+
+
+if __name__ == "__main__":
+    import sys
+
+    changed = update_readme(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    print("README rule table updated" if changed else "README rule table already current")

@@ -63,5 +63,5 @@ def test_readme_rule_table_is_current() -> None:
     block = readme.split("<!-- rules:start -->\n", 1)[1].split("<!-- rules:end -->", 1)[0]
     assert block == rules_table(RULES, "markdown"), (
         "README rule table is stale: replace the block between the rules markers "
-        "with the output of `trainlint rules --format markdown`"
+        "(run `python -m lint.docs README.md`)"
     )
