@@ -14,6 +14,7 @@ from lint.testing import found_marks
 FIXTURES = Path(__file__).parent / "fixtures"
 AMP_FIXTURES = (
     "fp16_without_grad_scaler",
+    "scaler_step_without_update",
 )
 
 
