@@ -1,6 +1,6 @@
 import libcst as cst
 
-from lint.analysis.precision import grad_scaler_enabled
+from lint.analysis.precision import scaler_switched_off
 from lint.analysis.receivers import GRAD_SCALER, Binding
 from lint.analysis.training import method_call, statement_of
 from lint.analysis.walk import iter_nodes
@@ -200,17 +200,13 @@ class ScalerStepWithoutUpdate(Rule):
                     steps.append((node, scaler, binding))  # type: ignore[arg-type]
         updating_helpers = self._functions_updating_a_scaler()
         for step, scaler, binding in steps:
-            if self._switched_off(binding):
+            if scaler_switched_off(self.ctx, binding):
                 continue
             loop = self._training_loop(step)
             if loop is None or self._updates_in(loop.body, binding, updating_helpers):
                 continue
             fix = None if binding in updated else self._fix(step, scaler)
             self.report(step, fix=fix)
-
-    def _switched_off(self, binding: Binding) -> bool:
-        built = self.ctx.receivers.constructions.get(binding, [])
-        return bool(built) and all(grad_scaler_enabled(call) is False for call in built)
 
     def _training_loop(self, step: cst.Call) -> cst.For | cst.While | None:
         """The innermost loop around `step` in its function, skipping a loop

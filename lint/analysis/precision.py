@@ -20,6 +20,7 @@ import libcst as cst
 from lint.analysis.walk import children, iter_nodes
 
 if TYPE_CHECKING:
+    from lint.analysis.receivers import Binding
     from lint.context import FileContext
 
 Precision = Literal["float16", "bfloat16", "float32", "disabled", "unknown"]
@@ -218,3 +219,10 @@ def grad_scaler_enabled(call: cst.Call) -> bool | None:
     if enabled is None:
         return True
     return literal_bool(enabled)
+
+
+def scaler_switched_off(ctx: FileContext, binding: Binding) -> bool:
+    """True when every construction of the scaler `binding` holds says
+    `enabled=False`: such a scaler passes losses and steps through unchanged."""
+    built = ctx.receivers.constructions.get(binding, [])
+    return bool(built) and all(grad_scaler_enabled(call) is False for call in built)

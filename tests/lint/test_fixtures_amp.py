@@ -15,6 +15,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 AMP_FIXTURES = (
     "fp16_without_grad_scaler",
     "scaler_step_without_update",
+    "step_bypasses_scaler",
 )
 
 
