@@ -16,6 +16,7 @@ AMP_FIXTURES = (
     "fp16_without_grad_scaler",
     "scaler_step_without_update",
     "step_bypasses_scaler",
+    "grad_scaler_with_bf16",
 )
 
 
