@@ -17,6 +17,7 @@ AMP_FIXTURES = (
     "scaler_step_without_update",
     "step_bypasses_scaler",
     "grad_scaler_with_bf16",
+    "half_precision_training",
 )
 
 
