@@ -18,6 +18,7 @@ AMP_FIXTURES = (
     "step_bypasses_scaler",
     "grad_scaler_with_bf16",
     "half_precision_training",
+    "unscale_every_micro_step",
 )
 
 
