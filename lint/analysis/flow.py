@@ -20,7 +20,7 @@ from typing import Callable, Iterable
 
 import libcst as cst
 
-from lint.analysis.walk import calls_in_order
+from lint.analysis.walk import calls_in_order, iter_nodes
 
 Facts = frozenset
 Transfer = Callable[[Facts, cst.CSTNode], Facts]
@@ -54,6 +54,8 @@ class Flow:
         self.transfer = transfer
         self.loop_back = loop_back or (lambda facts: facts)
         self._loops: list[tuple[set[Path], set[Path]]] = []  # (breaks, continues)
+        # condition text -> the names it reads, or None when it calls something
+        self._condition_names: dict[str, frozenset[str] | None] = {}
 
     def run(self, body: cst.BaseSuite | cst.Module, facts: Facts = frozenset()) -> Paths:
         """Facts of every path that reaches the end of `body` (a function's
@@ -135,13 +137,14 @@ class Flow:
         breaks: set[Path] = set()
         head: set[Path] = set(paths)
         ends: set[Path] = set()
+        invariant = self._invariant_conditions(stmt)
         for _ in range(_MAX_LOOP_ROUNDS):
             continues: set[Path] = set()
             self._loops.append((breaks, continues))
             ends = set(self._block(_stmts(stmt.body), frozenset(head)))
             self._loops.pop()
             back = {
-                Path(self.loop_back(p.facts), _keep(p.assumptions, entry))
+                Path(self.loop_back(p.facts), _keep(p.assumptions, entry, invariant))
                 for p in ends | continues
             }
             if back <= head:
@@ -174,7 +177,27 @@ class Flow:
     def _apply(self, node: cst.CSTNode, paths: Paths) -> Paths:
         return frozenset(Path(self.transfer(p.facts, node), p.assumptions) for p in paths)
 
+    def _invariant_conditions(self, loop: cst.For | cst.While) -> Callable[[str], bool]:
+        """A test over names the loop never assigns (`if self.use_amp:`), with
+        no call in it, has the same value on every iteration."""
+        assigned = _assigned_names(loop)
+
+        def invariant(key: str) -> bool:
+            names = self._condition_names.get(key)
+            return names is not None and "*" not in assigned and not names & assigned
+
+        return invariant
+
     def _condition(self, test: cst.BaseExpression) -> tuple[str, bool]:
+        key, polarity = self._condition_key(test)
+        if key not in self._condition_names:
+            nodes = list(iter_nodes(test))
+            calls = any(isinstance(node, cst.Call) for node in nodes)
+            names = frozenset(node.value for node in nodes if isinstance(node, cst.Name))
+            self._condition_names[key] = None if calls else names
+        return key, polarity
+
+    def _condition_key(self, test: cst.BaseExpression) -> tuple[str, bool]:
         polarity = True
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, polarity = test.expression, not polarity
@@ -196,10 +219,33 @@ def _stmts(body: cst.BaseSuite | cst.Module) -> tuple[cst.CSTNode, ...]:
     return ()
 
 
-def _keep(assumptions: frozenset[tuple[str, bool]], entry: Paths) -> frozenset[tuple[str, bool]]:
-    """Conditions decided inside a loop body may change by the next iteration."""
+def _keep(
+    assumptions: frozenset[tuple[str, bool]], entry: Paths, invariant: Callable[[str], bool]
+) -> frozenset[tuple[str, bool]]:
+    """Conditions decided inside a loop body may change by the next iteration,
+    unless nothing in the loop can change them."""
     outer = {key for path in entry for key, _ in path.assumptions}
-    return frozenset(a for a in assumptions if a[0] in outer)
+    return frozenset(a for a in assumptions if a[0] in outer or invariant(a[0]))
+
+
+def _assigned_names(loop: cst.For | cst.While) -> frozenset[str]:
+    """Names (and attribute names, for `self.flag = ...`) a loop may rebind."""
+    assigned: set[str] = set()
+    targets: list[cst.CSTNode] = [loop.target] if isinstance(loop, cst.For) else []
+    for node in iter_nodes(loop):
+        if isinstance(node, cst.Assign):
+            targets.extend(t.target for t in node.targets)
+        elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.NamedExpr | cst.For):
+            targets.append(node.target)
+        elif isinstance(node, cst.AsName):
+            targets.append(node.name)
+        elif isinstance(node, cst.Global | cst.Nonlocal | cst.Del):
+            return frozenset({"*"})  # too dynamic to reason about: nothing is invariant
+    for target in targets:
+        for part in iter_nodes(target):
+            if isinstance(part, cst.Name):
+                assigned.add(part.value)
+    return frozenset(assigned)
 
 
 def _limit(paths: frozenset[Path] | set[Path]) -> Paths:

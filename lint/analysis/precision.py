@@ -1,0 +1,228 @@
+"""What precision a piece of code computes in: autocast regions and their
+dtype, half-precision conversions, and whether a GradScaler is switched on.
+
+Autocast's dtype is read from its arguments the way PyTorch does:
+`torch.amp.autocast(device_type, dtype=None, enabled=True)` uses the device's
+default when `dtype` is absent (float16 on "cuda", bfloat16 on "cpu"), while
+`torch.cuda.amp.autocast(enabled=True, dtype=torch.float16)` and
+`torch.cpu.amp.autocast(enabled=True, dtype=torch.bfloat16)` take `enabled`
+first. Anything that cannot be read from the text (a dtype held in a variable
+built at run time, a device type computed from a flag) is `UNKNOWN`: rules stay
+silent on it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator, Literal
+
+import libcst as cst
+
+from lint.analysis.walk import children, iter_nodes
+
+if TYPE_CHECKING:
+    from lint.analysis.receivers import Binding
+    from lint.context import FileContext
+
+Precision = Literal["float16", "bfloat16", "float32", "disabled", "unknown"]
+FLOAT16: Precision = "float16"
+BFLOAT16: Precision = "bfloat16"
+FLOAT32: Precision = "float32"
+DISABLED: Precision = "disabled"
+UNKNOWN: Precision = "unknown"
+
+_DTYPES: dict[str, Precision] = {
+    "torch.float16": FLOAT16,
+    "torch.half": FLOAT16,
+    "torch.bfloat16": BFLOAT16,
+    "torch.float32": FLOAT32,
+    "torch.float": FLOAT32,
+}
+# autocast entry point -> (positional parameters, default dtype when none is given)
+_AUTOCASTS: dict[str, tuple[tuple[str, ...], Precision | None]] = {
+    "torch.amp.autocast": (("device_type", "dtype", "enabled"), None),
+    "torch.cuda.amp.autocast": (("enabled", "dtype"), FLOAT16),
+    "torch.cpu.amp.autocast": (("enabled", "dtype"), BFLOAT16),
+}
+_DEVICE_DEFAULTS: dict[str, Precision] = {"cuda": FLOAT16, "cpu": BFLOAT16}
+
+
+def dtype_of(ctx: FileContext, expr: cst.BaseExpression) -> Precision:
+    """The floating-point dtype `expr` names (`torch.half`, `th.bfloat16`, a
+    module-level alias of one), or UNKNOWN."""
+    return _DTYPES.get(ctx.qualified_name(expr) or "", UNKNOWN)
+
+
+def argument(call: cst.Call, name: str, positional: tuple[str, ...]) -> cst.BaseExpression | None:
+    """The expression passed for parameter `name`, by keyword or position."""
+    index = positional.index(name) if name in positional else None
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            continue
+        if arg.keyword is not None:
+            if arg.keyword.value == name:
+                return arg.value
+            continue
+        if position == index:
+            return arg.value
+        position += 1
+    return None
+
+
+def has_star_arguments(call: cst.Call) -> bool:
+    return any(arg.star for arg in call.args)
+
+
+def literal_bool(expr: cst.BaseExpression | None) -> bool | None:
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
+        return expr.value == "True"
+    return None
+
+
+def string_value(expr: cst.BaseExpression | None) -> str | None:
+    if isinstance(expr, cst.SimpleString):
+        value = expr.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def is_autocast(ctx: FileContext, call: cst.CSTNode) -> bool:
+    return isinstance(call, cst.Call) and ctx.call_name(call) in _AUTOCASTS
+
+
+def autocast_precision(ctx: FileContext, call: cst.Call) -> Precision:
+    """The dtype an autocast call computes in; DISABLED for `enabled=False`.
+    A non-literal `enabled=` still counts as the dtype it would enable."""
+    signature = _AUTOCASTS.get(ctx.call_name(call) or "")
+    if signature is None:
+        return UNKNOWN
+    positional, default = signature
+    if has_star_arguments(call):
+        return UNKNOWN
+    if literal_bool(argument(call, "enabled", positional)) is False:
+        return DISABLED
+    dtype = argument(call, "dtype", positional)
+    if dtype is not None:
+        if isinstance(dtype, cst.Name) and dtype.value == "None":
+            dtype = None
+        else:
+            return dtype_of(ctx, dtype)
+    if default is not None:
+        return default
+    device = string_value(argument(call, "device_type", positional))
+    return _DEVICE_DEFAULTS.get(device or "", UNKNOWN)
+
+
+def autocast_of_with_item(ctx: FileContext, item: cst.BaseExpression) -> cst.Call | None:
+    """The autocast call a `with` item enters: the call itself, or a name
+    bound exactly once in its scope to an autocast call (`amp_ctx = torch.autocast(...)`)."""
+    if is_autocast(ctx, item):
+        return item  # type: ignore[return-value]
+    if isinstance(item, cst.Name):
+        value = single_assignment(ctx, item)
+        if value is not None and is_autocast(ctx, value):
+            return value  # type: ignore[return-value]
+    return None
+
+
+def single_assignment(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
+    """The value of the only `name = value` statement in the scope `name` is
+    read in, when the name is bound nowhere else there (not a parameter, not a
+    loop target)."""
+    scope = ctx.scope_of(name)
+    if isinstance(scope.node, cst.FunctionDef):
+        params = scope.node.params
+        every = (*params.posonly_params, *params.params, *params.kwonly_params)
+        if any(p.name.value == name.value for p in every):
+            return None
+        body: cst.CSTNode = scope.node.body
+    else:
+        body = scope.node
+    values: list[cst.BaseExpression] = []
+    for node in own_nodes(body):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name.value:
+                    values.append(node.value)
+                elif _binds(target.target, name.value):
+                    return None
+        elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.For | cst.WithItem | cst.NamedExpr):
+            target = node.target if not isinstance(node, cst.WithItem) else (node.asname.name if node.asname else None)
+            if target is not None and _binds(target, name.value):
+                return None
+    return values[0] if len(values) == 1 else None
+
+
+def _binds(target: cst.BaseExpression, name: str) -> bool:
+    if isinstance(target, cst.Name):
+        return target.value == name
+    if isinstance(target, cst.Tuple | cst.List):
+        return any(_binds(element.value, name) for element in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return _binds(target.value, name)
+    return False
+
+
+def own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Nodes of one code body (a function's, or a module's top level), not
+    entering nested functions, classes or lambdas: their code runs elsewhere."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node is not root and isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+            continue
+        yield node
+        stack.extend(reversed(list(children(node))))
+
+
+def autocast_calls(ctx: FileContext) -> Iterator[cst.Call]:
+    """Every autocast call of the file, wherever it appears."""
+    for node in iter_nodes(ctx.module):
+        if is_autocast(ctx, node):
+            yield node  # type: ignore[misc]
+
+
+def with_precision(ctx: FileContext, stmt: cst.With) -> tuple[Precision, cst.Call] | None:
+    """The precision an autocast `with` statement computes its body in."""
+    for item in stmt.items:
+        call = autocast_of_with_item(ctx, item.item)
+        if call is not None:
+            return autocast_precision(ctx, call), call
+    return None
+
+
+def half_conversion(ctx: FileContext, call: cst.CSTNode) -> cst.BaseExpression | None:
+    """The receiver of `x.half()`, `x.to(torch.float16)`, `x.to(device,
+    dtype=torch.half)`: a conversion of `x` to float16."""
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+        return None
+    method = call.func.attr.value
+    if method == "half" and not call.args:
+        return call.func.value
+    if method != "to" or has_star_arguments(call):
+        return None
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value != "dtype":
+            continue
+        if dtype_of(ctx, arg.value) == FLOAT16:
+            return call.func.value
+    return None
+
+
+def grad_scaler_enabled(call: cst.Call) -> bool | None:
+    """Whether a `GradScaler(...)` construction is switched on: True when
+    `enabled` is absent or literally True, False when literally False, None
+    when it depends on a value only known at run time."""
+    if has_star_arguments(call):
+        return None
+    enabled = argument(call, "enabled", ())  # the positional place differs between the APIs
+    if enabled is None:
+        return True
+    return literal_bool(enabled)
+
+
+def scaler_switched_off(ctx: FileContext, binding: Binding) -> bool:
+    """True when every construction of the scaler `binding` holds says
+    `enabled=False`: such a scaler passes losses and steps through unchanged."""
+    built = ctx.receivers.constructions.get(binding, [])
+    return bool(built) and all(grad_scaler_enabled(call) is False for call in built)

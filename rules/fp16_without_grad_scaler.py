@@ -1,0 +1,262 @@
+import libcst as cst
+
+from lint.analysis.precision import FLOAT16, own_nodes, with_precision
+from lint.analysis.receivers import GRAD_SCALER, constructor_kind
+from lint.analysis.training import code_bodies, method_call, scaled_backward_scaler
+from lint.analysis.walk import iter_nodes
+from lint.rule import Rule
+
+# Loss-scaling helpers that wrap a GradScaler (timm's NativeScaler, apex's
+# `amp.scale_loss`, a project's `loss_scaler(...)`) are recognised by name: a
+# file that mentions one is doing loss scaling somewhere, and stays silent.
+_SCALING_WORDS = ("scaler", "scale_loss")
+
+
+class Fp16WithoutGradScaler(Rule):
+    """
+    ## What it does
+    Flags `.backward()` on a value computed under float16 autocast in a file
+    that never scales the loss: no `GradScaler` is built or used anywhere.
+    CUDA autocast computes in float16 unless told otherwise, so
+    `torch.autocast("cuda")`, `torch.amp.autocast("cuda")` and
+    `torch.cuda.amp.autocast()` without `dtype=` all count.
+
+    ## Why is this bad?
+    float16 cannot hold magnitudes below about 6e-8: many gradients of a small
+    loss round to zero on the way back, and large activations overflow to
+    inf. Training then stalls or diverges with no error. A `GradScaler`
+    multiplies the loss before `backward()` so the gradients stay in range,
+    divides them back before the step, and skips steps that overflowed.
+    bfloat16 has float32's range and needs none of this.
+
+    ## Example
+    ```python
+    with torch.autocast("cuda"):          # float16 by default on CUDA
+        loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    ```
+
+    ## Use instead
+    ```python
+    scaler = torch.amp.GradScaler("cuda")
+    with torch.autocast("cuda", dtype=torch.float16):
+        loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    ```
+    or `dtype=torch.bfloat16`, which needs no scaler.
+
+    ## Fix safety
+    No fix: choosing between a scaler and bfloat16 depends on the hardware.
+
+    ## Limitations
+    Only values computed under a `with` autocast block of the same function
+    (or assigned from such values there) are followed; autocast applied as a
+    decorator on `forward`, or a loss returned from a helper, is not. A dtype
+    or device type held in a variable that cannot be resolved
+    (`dtype=amp_dtype`, `torch.autocast(device.type)`) is not flagged, nor is
+    any file that mentions a scaler object, since the scaling may happen
+    through it.
+    """
+
+    code = "TL103"
+    name = "fp16-without-grad-scaler"
+    severity = "error"
+    message = "backward through float16 autocast without a GradScaler: small gradients underflow to zero; scale the loss with `torch.amp.GradScaler` or use bfloat16"
+    triggers = ("autocast",)
+    bad = (
+        "import torch\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    with torch.amp.autocast('cuda'):\n"
+        "        loss = criterion(model(x), y)\n"
+        "    loss.backward()  # expect: TL103\n"
+        "    optimizer.step()\n",
+        "from torch.cuda.amp import autocast as ac\n"
+        "def train(model, loader, opt, accum):\n"
+        "    for i, batch in enumerate(loader):\n"
+        "        with ac():\n"
+        "            out = model(batch)\n"
+        "        loss = out.loss / accum\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        if (i + 1) % accum == 0:\n"
+        "            opt.step()\n"
+        "            opt.zero_grad()\n",
+        "import torch as th\n"
+        "class Trainer:\n"
+        "    def training_step(self, batch):\n"
+        "        with th.autocast(device_type='cuda', dtype=th.float16):\n"
+        "            outputs = self.model(**batch)\n"
+        "        outputs.loss.backward()  # expect: TL103\n"
+        "        self.optimizer.step()\n",
+        "from torch.cuda import amp\n"
+        "for x, y in loader:\n"
+        "    with amp.autocast(enabled=args.amp):\n"
+        "        loss = criterion(model(x), y)\n"
+        "        loss.backward()  # expect: TL103\n"
+        "    optimizer.step()\n",
+        "import torch\n"
+        "AMP_DTYPE = torch.half\n"
+        "amp_ctx = torch.autocast('cuda', dtype=AMP_DTYPE)\n"
+        "for x, y in loader:\n"
+        "    with amp_ctx:\n"
+        "        logits = model(x)\n"
+        "    (criterion(logits, y) * 0.5).backward()  # expect: TL103\n"
+        "    optimizer.step()\n",
+    )
+    good = (
+        # bfloat16 has float32's range: no scaler needed
+        "import torch\n"
+        "for x, y in loader:\n"
+        "    with torch.amp.autocast('cuda', dtype=torch.bfloat16):\n"
+        "        loss = criterion(model(x), y)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # float16 with a GradScaler
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x, y in loader:\n"
+        "    with torch.autocast('cuda'):\n"
+        "        loss = criterion(model(x), y)\n"
+        "    scaler.scale(loss).backward()\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n",
+        # CPU autocast defaults to bfloat16
+        "import torch\n"
+        "with torch.autocast('cpu'):\n"
+        "    loss = criterion(model(x), y)\n"
+        "loss.backward()\n",
+        # the dtype is chosen at run time: cannot tell
+        "import torch\n"
+        "def train(model, x, y, amp_dtype):\n"
+        "    with torch.autocast('cuda', dtype=amp_dtype):\n"
+        "        loss = model(x, y)\n"
+        "    loss.backward()\n",
+        # autocast switched off
+        "from torch.cuda.amp import autocast\n"
+        "with autocast(enabled=False):\n"
+        "    loss = model(x)\n"
+        "loss.backward()\n",
+        # a function of the file that happens to be called autocast
+        "import contextlib\n"
+        "@contextlib.contextmanager\n"
+        "def autocast():\n"
+        "    yield\n"
+        "with autocast():\n"
+        "    loss = model(x)\n"
+        "loss.backward()\n",
+        # float16 only for evaluation; training runs in float32
+        "import torch\n"
+        "loss = criterion(model(x), y)\n"
+        "loss.backward()\n"
+        "with torch.no_grad(), torch.autocast('cuda'):\n"
+        "    val_loss = criterion(model(vx), vy)\n",
+        # a scaler wrapper (timm's NativeScaler) does the scaling
+        "import torch\n"
+        "with torch.autocast('cuda'):\n"
+        "    loss = criterion(model(x), y)\n"
+        "if loss_scaler is not None:\n"
+        "    loss_scaler(loss, optimizer)\n"
+        "else:\n"
+        "    loss.backward()\n",
+        # the device type is only known at run time
+        "import torch\n"
+        "with torch.autocast(device.type):\n"
+        "    loss = model(x)\n"
+        "loss.backward()\n",
+    )
+
+    def finish(self) -> None:
+        if self._scales_the_loss():
+            return
+        for body in code_bodies(self.ctx):
+            self._check_body(body)
+
+    def _scales_the_loss(self) -> bool:
+        receivers = self.ctx.receivers
+        if GRAD_SCALER in receivers.kinds.values():
+            return True
+        for node in iter_nodes(self.ctx.module):
+            if isinstance(node, cst.Name) and any(w in node.value.lower() for w in _SCALING_WORDS):
+                return True
+            if isinstance(node, cst.Call) and (
+                constructor_kind(self.ctx.call_name(node)) == GRAD_SCALER or scaled_backward_scaler(node) is not None
+            ):
+                return True
+        return False
+
+    def _check_body(self, body: cst.CSTNode) -> None:
+        fp16_blocks = [
+            node
+            for node in own_nodes(body)
+            if isinstance(node, cst.With) and (found := with_precision(self.ctx, node)) is not None and found[0] == FLOAT16
+        ]
+        if not fp16_blocks:
+            return
+        inside = {id(n) for block in fp16_blocks for n in iter_nodes(block.body)}
+        tainted = self._tainted_names(body, inside)
+        for node in own_nodes(body):
+            receiver = method_call(node, "backward")
+            if receiver is None or scaled_backward_scaler(node) is not None:
+                continue
+            roots = _roots(receiver)
+            if roots & tainted or (id(node) in inside and _COMPUTED in roots):
+                self.report(node)
+
+    def _tainted_names(self, body: cst.CSTNode, inside: set[int]) -> set[str]:
+        """Names holding values computed under float16 autocast: assigned
+        inside an autocast block, or later assigned from such names."""
+        assignments = [n for n in own_nodes(body) if isinstance(n, cst.Assign | cst.AugAssign | cst.AnnAssign)]
+        tainted: set[str] = set()
+        for _ in range(3):
+            before = len(tainted)
+            for node in assignments:
+                value = node.value
+                if value is None:
+                    continue
+                if id(node) in inside or _names_in(value) & tainted:
+                    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                    for target in targets:
+                        tainted |= _target_names(target)
+            if len(tainted) == before:
+                break
+        return tainted
+
+
+_COMPUTED = "<computed>"  # a root that is a fresh call: `model(x).sum().backward()`
+
+
+def _roots(expr: cst.BaseExpression) -> set[str]:
+    """The variables a backward receiver is computed from (`loss` in
+    `(loss / accum)`, `outputs` in `outputs.loss.mean()`)."""
+    if isinstance(expr, cst.Name):
+        return {expr.value}
+    if isinstance(expr, cst.Attribute | cst.Subscript):
+        return _roots(expr.value)
+    if isinstance(expr, cst.Call):
+        if isinstance(expr.func, cst.Attribute):
+            return _roots(expr.func.value)
+        # `criterion(logits, y)`: computed from its arguments
+        return {_COMPUTED}.union(*(_roots(arg.value) for arg in expr.args))
+    if isinstance(expr, cst.BinaryOperation):
+        return _roots(expr.left) | _roots(expr.right)
+    if isinstance(expr, cst.UnaryOperation):
+        return _roots(expr.expression)
+    return set()
+
+
+def _names_in(expr: cst.CSTNode) -> set[str]:
+    return {n.value for n in iter_nodes(expr) if isinstance(n, cst.Name)}
+
+
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, cst.Tuple | cst.List):
+        return set().union(*(_target_names(e.value) for e in target.elements)) if target.elements else set()
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return set()
+

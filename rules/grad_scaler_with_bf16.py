@@ -1,0 +1,230 @@
+import libcst as cst
+
+from lint.analysis.precision import (
+    BFLOAT16,
+    FLOAT16,
+    UNKNOWN,
+    autocast_calls,
+    autocast_precision,
+    grad_scaler_enabled,
+    own_nodes,
+    with_precision,
+)
+from lint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
+from lint.analysis.training import code_bodies, method_call
+from lint.context import FileContext
+from lint.rule import Rule
+
+
+class GradScalerWithBf16(Rule):
+    """
+    ## What it does
+    Flags the construction of a `GradScaler` whose loss scaling is used in
+    code that runs under bfloat16 autocast, in a file where no autocast
+    region computes in float16 (or in a dtype the linter cannot tell).
+
+    ## Why is this bad?
+    Loss scaling exists because float16's exponent range is narrow. bfloat16
+    has float32's range: its gradients do not underflow, so the scaler only
+    adds a multiply, an unscale, an inf/NaN check per step and a
+    synchronisation with the GPU, and makes the code suggest a float16 setup
+    that is not there. Dropping it is the recommended bf16 recipe.
+
+    ## Example
+    ```python
+    scaler = torch.amp.GradScaler("cuda")
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = criterion(model(x), y)
+    scaler.scale(loss).backward()
+    ```
+
+    ## Use instead
+    ```python
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    ```
+
+    ## Fix safety
+    No fix: removing the scaler touches several statements (`scale`, `step`,
+    `update`, checkpoints of its state).
+
+    ## Limitations
+    The scaler must be built in this file (not passed in from elsewhere) and
+    used as `scaler.scale(...)` in the same function as the bfloat16
+    `with` block, or in the same class for `self.scaler`. A scaler built with
+    `enabled=` set from a value (`enabled=dtype == torch.float16`), or a file
+    that also autocasts to float16 or to a dtype chosen at run time, is not
+    flagged: the scaler may serve that path.
+    """
+
+    code = "TL106"
+    name = "grad-scaler-with-bf16"
+    severity = "info"
+    message = "GradScaler used with bfloat16 autocast: bfloat16 has float32's range and needs no loss scaling; drop the scaler"
+    triggers = ("bfloat16",)
+    bad = (
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')  # expect: TL106\n"
+        "for x, y in loader:\n"
+        "    with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+        "        loss = criterion(model(x), y)\n"
+        "    scaler.scale(loss).backward()\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n",
+        "import torch\n"
+        "from torch.cuda.amp import GradScaler, autocast\n"
+        "def train(model, loader, optimizer):\n"
+        "    scaler = GradScaler()  # expect: TL106\n"
+        "    for batch in loader:\n"
+        "        with autocast(dtype=torch.bfloat16):\n"
+        "            loss = model(**batch).loss\n"
+        "        scaler.scale(loss).backward()\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n",
+        "import torch as th\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.scaler = th.amp.GradScaler('cuda', init_scale=1024)  # expect: TL106\n"
+        "    def training_step(self, batch):\n"
+        "        with th.autocast(device_type='cuda', dtype=th.bfloat16):\n"
+        "            loss = self.model(batch)\n"
+        "        self.scaler.scale(loss).backward()\n",
+        # CPU autocast computes in bfloat16 by default
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cpu')  # expect: TL106\n"
+        "with torch.autocast('cpu'):\n"
+        "    loss = model(x)\n"
+        "scaler.scale(loss).backward()\n"
+        "x = torch.zeros(3, dtype=torch.bfloat16)\n",
+        "import torch\n"
+        "from torch.cuda import amp\n"
+        "scaler = amp.GradScaler(enabled=True)  # expect: TL106\n"
+        "with amp.autocast(True, torch.bfloat16):\n"
+        "    loss = model(x)\n"
+        "scaler.scale(loss).backward()\n",
+    )
+    good = (
+        # float16 needs the scaler
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "with torch.autocast('cuda', dtype=torch.float16):\n"
+        "    loss = model(x)\n"
+        "scaler.scale(loss).backward()\n"
+        "w = w.to(torch.bfloat16)\n",
+        # the scaler is only switched on for float16
+        "import torch\n"
+        "amp_dtype = torch.bfloat16 if args.bf16 else torch.float16\n"
+        "scaler = torch.amp.GradScaler('cuda', enabled=amp_dtype == torch.float16)\n"
+        "with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+        "    loss = model(x)\n"
+        "scaler.scale(loss).backward()\n",
+        # one script, two paths: the float16 one uses the scaler
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "if args.bf16:\n"
+        "    with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+        "        loss = model(x)\n"
+        "    loss.backward()\n"
+        "else:\n"
+        "    with torch.autocast('cuda'):\n"
+        "        loss = model(x)\n"
+        "    scaler.scale(loss).backward()\n",
+        # bfloat16 without a scaler is the recommended recipe
+        "import torch\n"
+        "with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+        "    loss = model(x)\n"
+        "loss.backward()\n",
+        # the dtype is decided at run time
+        "import torch\n"
+        "ptdtype = {'bfloat16': torch.bfloat16, 'float16': torch.float16}[dtype]\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "with torch.autocast('cuda', dtype=ptdtype):\n"
+        "    loss = model(x)\n"
+        "scaler.scale(loss).backward()\n",
+        # the chapter's template: the scaler comes from the caller
+        "import torch\n"
+        "def train_one_epoch(model, loader, criterion, optimizer, scaler=None):\n"
+        "    for x, y in loader:\n"
+        "        with torch.amp.autocast('cuda', dtype=torch.bfloat16):\n"
+        "            loss = criterion(model(x), y)\n"
+        "        if scaler is not None:\n"
+        "            scaler.scale(loss).backward()\n"
+        "            scaler.step(optimizer)\n"
+        "            scaler.update()\n"
+        "        else:\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n",
+        # a feature scaler is not a GradScaler
+        "import torch\n"
+        "from sklearn.preprocessing import StandardScaler\n"
+        "scaler = StandardScaler()\n"
+        "with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+        "    feats = torch.tensor(scaler.fit_transform(raw))\n"
+        "    loss = model(feats)\n"
+        "scaler.scale(loss)\n",
+    )
+
+    def finish(self) -> None:
+        precisions = {autocast_precision(self.ctx, call) for call in autocast_calls(self.ctx)}
+        if BFLOAT16 not in precisions or precisions & {FLOAT16, UNKNOWN}:
+            return
+        for binding in self._scalers_used_under_bf16():
+            for construction in self.ctx.receivers.constructions.get(binding, []):
+                if constructor_kind(self.ctx.call_name(construction)) == GRAD_SCALER and grad_scaler_enabled(construction):
+                    self.report(construction)
+
+    def _scalers_used_under_bf16(self) -> set[Binding]:
+        receivers = self.ctx.receivers
+        found: set[Binding] = set()
+        bodies_with_bf16: dict[cst.CSTNode, set[Binding]] = {}
+        for body in code_bodies(self.ctx):
+            nodes = list(own_nodes(body))
+            if not any(_is_bf16_block(self.ctx, node) for node in nodes):
+                continue
+            scaled = set()
+            for node in nodes:
+                scaler = method_call(node, "scale")
+                if scaler is not None and receivers.is_kind(scaler, GRAD_SCALER):
+                    binding = receivers.binding(scaler)
+                    if binding is not None:
+                        scaled.add(binding)
+            bodies_with_bf16[body] = scaled
+            found |= scaled
+        found |= self._class_attributes_scaled_in_bf16_classes(set(bodies_with_bf16))
+        return found
+
+    def _class_attributes_scaled_in_bf16_classes(self, bf16_bodies: set[cst.CSTNode]) -> set[Binding]:
+        """`self.scaler.scale(...)` in one method and the bf16 block in another
+        method of the same class."""
+        receivers = self.ctx.receivers
+        classes = {_class_of_method_body(self.ctx, body) for body in bf16_bodies} - {None}
+        found: set[Binding] = set()
+        for body in code_bodies(self.ctx):
+            for node in own_nodes(body):
+                scaler = method_call(node, "scale")
+                if scaler is None or not receivers.is_kind(scaler, GRAD_SCALER):
+                    continue
+                binding = receivers.binding(scaler)
+                if binding is not None and binding.name.startswith("self.") and binding.owner in classes:
+                    found.add(binding)
+        return found
+
+
+def _is_bf16_block(ctx: FileContext, node: cst.CSTNode) -> bool:
+    if not isinstance(node, cst.With):
+        return False
+    found = with_precision(ctx, node)
+    return found is not None and found[0] == BFLOAT16
+
+
+def _class_of_method_body(ctx: FileContext, body: cst.CSTNode) -> cst.ClassDef | None:
+    """The class whose method has `body`, if it is a method's body."""
+    method = ctx.parent(body)
+    if not isinstance(method, cst.FunctionDef):
+        return None
+    block = ctx.parent(method)
+    owner = ctx.parent(block) if block is not None else None
+    return owner if isinstance(owner, cst.ClassDef) else None

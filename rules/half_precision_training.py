@@ -1,0 +1,254 @@
+import libcst as cst
+
+from lint.analysis.precision import half_conversion, single_assignment
+from lint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding, constructor_kind
+from lint.analysis.training import method_call
+from lint.analysis.walk import iter_nodes
+from lint.rule import Rule
+
+# `nn.Module` methods that return the module itself: a chain of them still
+# denotes the model (`Net().cuda().half()`); any other call yields its output.
+_RETURNS_MODULE = frozenset({"cuda", "cpu", "to", "half", "float", "double", "bfloat16", "train", "eval", "requires_grad_"})
+
+
+class HalfPrecisionTraining(Rule):
+    """
+    ## What it does
+    Flags `model.half()`, `model.to(torch.float16)` and
+    `model.to(device, dtype=torch.half)` on a model that the same file then
+    trains: its parameters are given to an optimizer, and the file calls
+    `backward()` and steps an optimizer.
+
+    ## Why is this bad?
+    Converting the model makes the weights themselves float16. An optimizer
+    update is often smaller than float16 can resolve next to the weight it is
+    added to (about 1/1000 of its size), so updates are rounded away and
+    training stalls; BatchNorm running statistics lose precision too, and
+    there is no loss scaling to keep gradients from underflowing. Mixed
+    precision keeps float32 master weights and computes in float16 (or
+    bfloat16) only inside `torch.autocast`.
+
+    ## Example
+    ```python
+    model = Net().cuda().half()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    ```
+
+    ## Use instead
+    ```python
+    model = Net().cuda()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        loss = criterion(model(x), y)
+    ```
+
+    ## Fix safety
+    No fix: switching to autocast changes the training step, not one call.
+
+    ## Limitations
+    Only models whose `.parameters()` (or `named_parameters()`) go to an
+    optimizer built in the same file (directly, through one variable, or as
+    the model a builder function of the file returns) are considered; inference-only files, tensors (`x.half()`), frozen parts whose
+    parameters no optimizer receives, and conversions after the last
+    `backward()` (export after training) are not flagged. A dtype held in a
+    variable that cannot be resolved is not flagged.
+    """
+
+    code = "TL107"
+    name = "half-precision-training"
+    severity = "warning"
+    message = "training a model converted to float16: the weights lose small updates and BatchNorm statistics degrade; keep float32 weights and use `torch.autocast`"
+    triggers = ("half", "float16")
+    bad = (
+        "import torch\n"
+        "model = Net().cuda().half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    loss = criterion(model(x.cuda().half()), y.cuda())\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        "import torch as th\n"
+        "def main(model, loader):\n"
+        "    model.half()  # expect: TL107\n"
+        "    opt = th.optim.Adam(model.parameters())\n"
+        "    for batch in loader:\n"
+        "        model(batch).mean().backward()\n"
+        "        opt.step()\n",
+        "import torch\n"
+        "model = build_model()\n"
+        "model = model.to(device, dtype=torch.float16)  # expect: TL107\n"
+        "decay = [p for n, p in model.named_parameters() if 'bias' not in n]\n"
+        "optimizer = torch.optim.AdamW(decay, lr=3e-4)\n"
+        "loss = model(batch).loss\n"
+        "loss.backward()\n"
+        "optimizer.step()\n",
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model.to(torch.half)  # expect: TL107\n"
+        "        self.optimizer = torch.optim.AdamW(self.model.parameters())\n"
+        "    def step(self, batch):\n"
+        "        self.model(batch).backward()\n"
+        "        self.optimizer.step()\n",
+        "import torch\n"
+        "from torch import float16\n"
+        "net = Net().to(float16)  # expect: TL107\n"
+        "opt = torch.optim.SGD([{'params': net.parameters(), 'lr': 0.1}])\n"
+        "net(x).sum().backward()\n"
+        "opt.step()\n",
+    )
+    good = (
+        # inference only: float16 weights are fine
+        "import torch\n"
+        "model = Net().cuda().half().eval()\n"
+        "with torch.inference_mode():\n"
+        "    for x in loader:\n"
+        "        preds = model(x.cuda().half()).argmax(-1)\n",
+        # batches converted, the model stays float32
+        "import torch\n"
+        "model = Net().cuda()\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    x = x.half()\n"
+        "    y = y.to(torch.float16)\n"
+        "    criterion(model(x.float()), y.float()).backward()\n"
+        "    opt.step()\n",
+        # a frozen float16 backbone; only the float32 head is trained
+        "import torch\n"
+        "backbone = load_backbone().half()\n"
+        "head = torch.nn.Linear(768, 10)\n"
+        "opt = torch.optim.Adam(head.parameters())\n"
+        "for x, y in loader:\n"
+        "    with torch.no_grad():\n"
+        "        feats = backbone(x.half()).float()\n"
+        "    criterion(head(feats), y).backward()\n"
+        "    opt.step()\n",
+        # converted for export once training is done
+        "import torch\n"
+        "opt = torch.optim.Adam(model.parameters())\n"
+        "for x, y in loader:\n"
+        "    criterion(model(x), y).backward()\n"
+        "    opt.step()\n"
+        "model.half()\n"
+        "torch.save(model.state_dict(), 'model_fp16.pt')\n",
+        # mixed precision the recommended way
+        "import torch\n"
+        "model = Net().to(device)\n"
+        "opt = torch.optim.Adam(model.parameters())\n"
+        "with torch.autocast('cuda', dtype=torch.float16):\n"
+        "    loss = model(x)\n"
+        "scaler.scale(loss).backward()\n"
+        "scaler.step(opt)\n",
+        # the model's output converted, not the model
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "    def step(self, x, y):\n"
+        "        out = self.model(x).half()\n"
+        "        feats = self.model.encoder(x).to(torch.float16)\n"
+        "        criterion(out.float(), y).backward()\n"
+        "        self.opt.step()\n",
+        # the dtype is only known at run time
+        "import torch\n"
+        "model = Net().to(device, dtype=args.dtype)\n"
+        "opt = torch.optim.Adam(model.parameters())\n"
+        "model(x).sum().backward()\n"
+        "opt.step()\n",
+    )
+
+    def finish(self) -> None:
+        backwards = [n for n in iter_nodes(self.ctx.module) if method_call(n, "backward") is not None]
+        if not backwards or not self._steps_an_optimizer():
+            return
+        order = {id(node): index for index, node in enumerate(iter_nodes(self.ctx.module))}
+        last_backward = max(order[id(node)] for node in backwards)
+        trained = self._trained_models()
+        trained |= self._returned_to(trained)
+        for node in iter_nodes(self.ctx.module):
+            if order[id(node)] > last_backward:
+                break
+            receiver = half_conversion(self.ctx, node)
+            if receiver is not None and self._converted_models(node, receiver) & trained:
+                self.report(node)
+
+    def _steps_an_optimizer(self) -> bool:
+        receivers = self.ctx.receivers
+        for node in iter_nodes(self.ctx.module):
+            target = method_call(node, "step")
+            if target is not None and receivers.kind(target) in (OPTIMIZER, GRAD_SCALER):
+                return True
+        return False
+
+    def _trained_models(self) -> set[Binding]:
+        """Variables whose parameters an optimizer of this file receives."""
+        receivers = self.ctx.receivers
+        models: set[Binding] = set()
+        for node in iter_nodes(self.ctx.module):
+            if not isinstance(node, cst.Call) or constructor_kind(self.ctx.call_name(node)) != OPTIMIZER:
+                continue
+            for arg in node.args:
+                sources: list[cst.CSTNode] = [arg.value]
+                if isinstance(arg.value, cst.Name):
+                    value = single_assignment(self.ctx, arg.value)
+                    if value is not None:
+                        sources.append(value)
+                for source in sources:
+                    for inner in iter_nodes(source):
+                        owner = method_call(inner, "parameters", "named_parameters")
+                        binding = receivers.binding(owner) if owner is not None else None
+                        if binding is not None:
+                            models.add(binding)
+        return models
+
+    def _returned_to(self, trained: set[Binding]) -> set[Binding]:
+        """Variables a builder function returns (`return net`) when a call
+        of it is assigned to a trained model (`model = build()`)."""
+        receivers = self.ctx.receivers
+        builders = set()
+        for node in iter_nodes(self.ctx.module):
+            if (
+                isinstance(node, cst.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.value, cst.Call)
+                and isinstance(node.value.func, cst.Name)
+                and receivers.binding(node.targets[0].target) in trained
+            ):
+                builders.add(node.value.func.value)
+        returned: set[Binding] = set()
+        for name in builders:
+            for func in self.ctx.scopes.functions.get(name, []):
+                for node in iter_nodes(func.body):
+                    if isinstance(node, cst.Return) and node.value is not None:
+                        binding = receivers.binding(node.value)
+                        if binding is not None:
+                            returned.add(binding)
+        return returned
+
+    def _converted_models(self, call: cst.Call, receiver: cst.BaseExpression) -> set[Binding]:
+        """The variables a conversion changes: `model` in `model.cuda().half()`,
+        and the target of `model = Net().cuda().half()` or
+        `self.model = model.half()`."""
+        found: set[Binding] = set()
+        root = receiver
+        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and root.func.attr.value in _RETURNS_MODULE:
+            root = root.func.value
+        binding = self.ctx.receivers.binding(root)
+        if binding is not None:
+            found.add(binding)
+        outer: cst.CSTNode = call
+        parent = self.ctx.parent(outer)
+        while (
+            isinstance(parent, cst.Attribute)
+            and parent.attr.value in _RETURNS_MODULE
+            and isinstance(self.ctx.parent(parent), cst.Call)
+        ):
+            outer = self.ctx.parent(parent)  # type: ignore[assignment]
+            parent = self.ctx.parent(outer)
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            target = self.ctx.receivers.binding(parent.targets[0].target)
+            if target is not None:
+                found.add(target)
+        return found

@@ -1,0 +1,259 @@
+import libcst as cst
+
+from lint.analysis.precision import scaler_switched_off
+from lint.analysis.receivers import GRAD_SCALER, Binding
+from lint.analysis.training import method_call, statement_of
+from lint.analysis.walk import iter_nodes
+from lint.rule import Example, Fix, Rule
+
+
+class ScalerStepWithoutUpdate(Rule):
+    """
+    ## What it does
+    Flags `scaler.step(optimizer)` on a `GradScaler` inside a loop whose body
+    never calls `scaler.update()` (directly, or through a function of the same
+    file that the loop calls).
+
+    ## Why is this bad?
+    `update()` is what adapts the loss scale: it lowers the scale after an
+    overflow and raises it after a run of good steps. It also closes the
+    scaler's bookkeeping for the iteration, so without it the second
+    `scaler.step(optimizer)` raises `RuntimeError: step() has already been
+    called since the last update()`. An `update()` once per epoch is no
+    better: after the first overflow every later step of the epoch is skipped.
+
+    ## Fix safety
+    Safe: inserts `scaler.update()` on the line right after the
+    `scaler.step(optimizer)` statement, under the same condition (the step of
+    an accumulation loop stays on its N-th micro-step). When the file calls
+    `scaler.update()` somewhere else (after the loop, per epoch), adding
+    another would make that one fail, so such findings carry no fix.
+
+    ## Limitations
+    Only scalers the linter can tell are `GradScaler`s are checked (built from
+    `torch.amp.GradScaler` or its aliases, or used as `s.scale(loss).backward()`);
+    a step reached through a helper function called in the loop is not
+    followed. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
+    is not the training loop: the enclosing loop is checked instead.
+    """
+
+    code = "TL104"
+    name = "scaler-step-without-update"
+    severity = "error"
+    message = "`scaler.step()` in a loop that never calls `scaler.update()`: the loss scale never adapts and the next step raises; call `scaler.update()` after the step"
+    fix_safety = "safe"
+    triggers = ("step",)
+    bad = (
+        Example(
+            "import torch\n"
+            "scaler = torch.amp.GradScaler('cuda')\n"
+            "for x, y in loader:\n"
+            "    optimizer.zero_grad()\n"
+            "    with torch.autocast('cuda'):\n"
+            "        loss = criterion(model(x), y)\n"
+            "    scaler.scale(loss).backward()\n"
+            "    scaler.step(optimizer)  # expect: TL104\n",
+            fixed="import torch\n"
+            "scaler = torch.amp.GradScaler('cuda')\n"
+            "for x, y in loader:\n"
+            "    optimizer.zero_grad()\n"
+            "    with torch.autocast('cuda'):\n"
+            "        loss = criterion(model(x), y)\n"
+            "    scaler.scale(loss).backward()\n"
+            "    scaler.step(optimizer)  # expect: TL104\n"
+            "    scaler.update()\n",
+        ),
+        Example(
+            "from torch.cuda.amp import GradScaler as GS\n"
+            "def train(model, loader, opt, accum):\n"
+            "    scaler = GS()\n"
+            "    for i, batch in enumerate(loader):\n"
+            "        scaler.scale(model(batch) / accum).backward()\n"
+            "        if (i + 1) % accum == 0:\n"
+            "            scaler.step(opt)  # expect: TL104\n"
+            "            opt.zero_grad()\n",
+            fixed="from torch.cuda.amp import GradScaler as GS\n"
+            "def train(model, loader, opt, accum):\n"
+            "    scaler = GS()\n"
+            "    for i, batch in enumerate(loader):\n"
+            "        scaler.scale(model(batch) / accum).backward()\n"
+            "        if (i + 1) % accum == 0:\n"
+            "            scaler.step(opt)  # expect: TL104\n"
+            "            scaler.update()\n"
+            "            opt.zero_grad()\n",
+        ),
+        Example(
+            "from torch import amp\n"
+            "class Trainer:\n"
+            "    def __init__(self, model, optimizer):\n"
+            "        self.scaler = amp.GradScaler('cuda')\n"
+            "        self.optimizer = optimizer\n"
+            "    def fit(self, loader):\n"
+            "        while self.running:\n"
+            "            loss = self.model(next(loader))\n"
+            "            self.scaler.scale(loss).backward()\n"
+            "            self.scaler.step(self.optimizer)  # expect: TL104\n"
+            "            # self.scaler.update()\n",
+            fixed="from torch import amp\n"
+            "class Trainer:\n"
+            "    def __init__(self, model, optimizer):\n"
+            "        self.scaler = amp.GradScaler('cuda')\n"
+            "        self.optimizer = optimizer\n"
+            "    def fit(self, loader):\n"
+            "        while self.running:\n"
+            "            loss = self.model(next(loader))\n"
+            "            self.scaler.scale(loss).backward()\n"
+            "            self.scaler.step(self.optimizer)  # expect: TL104\n"
+            "            self.scaler.update()\n"
+            "            # self.scaler.update()\n",
+        ),
+        # an update once per epoch: flagged, but adding one would break the
+        # epoch-level call, so no fix
+        "import torch as th\n"
+        "scaler = th.amp.GradScaler('cuda')\n"
+        "for epoch in range(10):\n"
+        "    for x, y in loader:\n"
+        "        scaler.scale(criterion(model(x), y)).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL104\n"
+        "        optimizer.zero_grad()\n"
+        "    scaler.update()\n",
+        # a parameter known to be a scaler from how it is used
+        "def train_one_epoch(model, loader, optimizer, scaler):\n"
+        "    for x, y in loader:\n"
+        "        scaler.scale(model(x, y)).backward()\n"
+        "        scaler.step(optimizer); optimizer.zero_grad()  # expect: TL104\n",
+    )
+    good = (
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x, y in loader:\n"
+        "    scaler.scale(criterion(model(x), y)).backward()\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n"
+        "    optimizer.zero_grad()\n",
+        # one update after stepping every optimizer of a GAN
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for batch in loader:\n"
+        "    scaler.scale(loss_g + loss_d).backward()\n"
+        "    for opt in (opt_g, opt_d):\n"
+        "        scaler.step(opt)\n"
+        "    scaler.update()\n",
+        # the update happens in a method the loop calls
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self):\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def _after_step(self):\n"
+        "        self.scaler.update()\n"
+        "        self.optimizer.zero_grad()\n"
+        "    def fit(self, loader):\n"
+        "        for batch in loader:\n"
+        "            self.scaler.scale(self.model(batch)).backward()\n"
+        "            self.scaler.step(self.optimizer)\n"
+        "            self._after_step()\n",
+        # a project's own scaler class is not torch's GradScaler
+        "from mylib import LossScaler\n"
+        "scaler = LossScaler()\n"
+        "for batch in loader:\n"
+        "    scaler.step(optimizer)\n",
+        # a step helper outside any loop; the loop that calls it updates
+        "import torch\n"
+        "def backward_and_step(scaler, loss, optimizer):\n"
+        "    scaler.scale(loss).backward()\n"
+        "    scaler.step(optimizer)\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x, y in loader:\n"
+        "    backward_and_step(scaler, criterion(model(x), y), optimizer)\n"
+        "    scaler.update()\n",
+        # scheduler and optimizer steps are not scaler steps
+        "import torch\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 10)\n"
+        "for x, y in loader:\n"
+        "    criterion(model(x), y).backward()\n"
+        "    optimizer.step()\n"
+        "    scheduler.step()\n",
+        # a scaler that is switched off only forwards to optimizer.step()
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda', enabled=False)\n"
+        "for x, y in loader:\n"
+        "    scaler.scale(criterion(model(x), y)).backward()\n"
+        "    scaler.step(optimizer)\n",
+    )
+
+    def finish(self) -> None:
+        receivers = self.ctx.receivers
+        steps: list[tuple[cst.Call, cst.BaseExpression, Binding]] = []
+        updated: set[Binding] = set()
+        for node in iter_nodes(self.ctx.module):
+            for method in ("step", "update"):
+                scaler = method_call(node, method)
+                if scaler is None or not receivers.is_kind(scaler, GRAD_SCALER):
+                    continue
+                binding = receivers.binding(scaler)
+                if binding is None:
+                    continue
+                if method == "update":
+                    updated.add(binding)
+                elif node.args:  # type: ignore[attr-defined]
+                    steps.append((node, scaler, binding))  # type: ignore[arg-type]
+        updating_helpers = self._functions_updating_a_scaler()
+        for step, scaler, binding in steps:
+            if scaler_switched_off(self.ctx, binding):
+                continue
+            loop = self._training_loop(step)
+            if loop is None or self._updates_in(loop.body, binding, updating_helpers):
+                continue
+            fix = None if binding in updated else self._fix(step, scaler)
+            self.report(step, fix=fix)
+
+    def _training_loop(self, step: cst.Call) -> cst.For | cst.While | None:
+        """The innermost loop around `step` in its function, skipping a loop
+        over the optimizers being stepped."""
+        stepped = self.ctx.code(step.args[0].value)
+        for ancestor in self.ctx.ancestors(step):
+            if isinstance(ancestor, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+                return None
+            if isinstance(ancestor, cst.For) and self.ctx.code(ancestor.target) == stepped:
+                continue
+            if isinstance(ancestor, cst.For | cst.While):
+                return ancestor
+        return None
+
+    def _updates_in(self, body: cst.CSTNode, binding: Binding, helpers: set[str]) -> bool:
+        receivers = self.ctx.receivers
+        for node in iter_nodes(body):
+            scaler = method_call(node, "update")
+            if scaler is not None and receivers.binding(scaler) == binding:
+                return True
+            if isinstance(node, cst.Call) and _local_callee(node) in helpers:
+                return True
+        return False
+
+    def _functions_updating_a_scaler(self) -> set[str]:
+        receivers = self.ctx.receivers
+        names = set()
+        for name, defs in self.ctx.scopes.functions.items():
+            for func in defs:
+                for node in iter_nodes(func.body):
+                    scaler = method_call(node, "update")
+                    if scaler is not None and receivers.is_kind(scaler, GRAD_SCALER):
+                        names.add(name)
+        return names
+
+    def _fix(self, step: cst.Call, scaler: cst.BaseExpression) -> Fix | None:
+        statement = statement_of(self.ctx, step)
+        if statement is None:
+            return None
+        update = cst.parse_statement(f"{self.ctx.code(scaler)}.update()\n")
+        return Fix({statement: cst.FlattenSentinel([statement, update])})
+
+
+def _local_callee(call: cst.Call) -> str | None:
+    """`f` for `f(...)` and `self.f(...)`: calls that may reach a function of the file."""
+    if isinstance(call.func, cst.Name):
+        return call.func.value
+    if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) and call.func.value.value == "self":
+        return call.func.attr.value
+    return None

@@ -1,0 +1,213 @@
+import libcst as cst
+
+from lint.analysis.flow import Facts, Flow
+from lint.analysis.precision import scaler_switched_off
+from lint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
+from lint.analysis.training import code_bodies, method_call, scaled_backward_scaler
+from lint.analysis.walk import iter_nodes
+from lint.rule import Rule
+
+
+class StepBypassesScaler(Rule):
+    """
+    ## What it does
+    Flags a plain `optimizer.step()` reached after
+    `scaler.scale(loss).backward()` in the same iteration, with no
+    `scaler.step(optimizer)` in between.
+
+    ## Why is this bad?
+    After `scaler.scale(loss).backward()` every gradient is multiplied by the
+    loss scale (65,536 to start with). `optimizer.step()` applies them as
+    they are: the update is tens of thousands of times too large, and steps
+    whose gradients overflowed to inf/NaN are applied instead of skipped,
+    which writes NaN into the weights. `scaler.step(optimizer)` unscales the
+    gradients, checks them, and only then calls `optimizer.step()`.
+
+    ## Example
+    ```python
+    scaler.scale(loss).backward()
+    optimizer.step()
+    scaler.update()
+    ```
+
+    ## Use instead
+    ```python
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    ```
+
+    ## Fix safety
+    No fix: the step may sit in code shared with a float32 path, which only
+    the author can split.
+
+    ## Limitations
+    Only optimizers built from a known optimizer class (or stepped through a
+    scaler elsewhere in the file) and scalers known to be `GradScaler`s are
+    followed, within one function. A step after `scaler.unscale_(optimizer)`
+    is not flagged: the gradients are then at their true size, and code that
+    does this usually checks them for inf/NaN itself. A plain step in an
+    `if`/`else` whose other branch calls `scaler.step` is taken to be the
+    float32 path.
+    """
+
+    code = "TL105"
+    name = "step-bypasses-scaler"
+    severity = "error"
+    message = "`optimizer.step()` after `scaler.scale(loss).backward()` applies the scaled gradients and does not skip inf/NaN steps; call `scaler.step(optimizer)`"
+    triggers = (".scale(",)
+    bad = (
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)\n"
+        "for x, y in loader:\n"
+        "    with torch.autocast('cuda'):\n"
+        "        loss = criterion(model(x), y)\n"
+        "    scaler.scale(loss).backward()\n"
+        "    optimizer.step()  # expect: TL105\n"
+        "    scaler.update()\n"
+        "    optimizer.zero_grad()\n",
+        "from torch.cuda.amp import GradScaler as Scaler\n"
+        "from torch.optim import SGD\n"
+        "def train(model, loader, accum):\n"
+        "    opt = SGD(model.parameters(), lr=0.1)\n"
+        "    scaler = Scaler()\n"
+        "    for i, batch in enumerate(loader):\n"
+        "        scaler.scale(model(batch) / accum).backward()\n"
+        "        if (i + 1) % accum == 0:\n"
+        "            opt.step()  # expect: TL105\n"
+        "            opt.zero_grad()\n",
+        "import torch as th\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.optimizer = th.optim.Adam(model.parameters())\n"
+        "        self.scaler = th.amp.GradScaler('cuda')\n"
+        "    def training_step(self, loss):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "        self.optimizer.step()  # expect: TL105\n"
+        "        self.scaler.update()\n",
+        # parameters resolved through the call site of the same file
+        "import torch\n"
+        "def fp16_step(scaler, loss, model, optimizer):\n"
+        "    scaler.scale(loss).backward()\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    optimizer.step()  # expect: TL105\n"
+        "    scaler.update()\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "fp16_step(torch.amp.GradScaler('cuda'), loss, model, opt)\n",
+    )
+    good = (
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)\n"
+        "for x, y in loader:\n"
+        "    scaler.scale(criterion(model(x), y)).backward()\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n"
+        "    optimizer.zero_grad()\n",
+        # the chapter's template: the plain step belongs to the bf16/fp32 path
+        "import torch\n"
+        "def train_one_epoch(model, loader, criterion, optimizer, scaler=None):\n"
+        "    for x, y in loader:\n"
+        "        loss = criterion(model(x), y)\n"
+        "        if scaler is not None:\n"
+        "            scaler.scale(loss).backward()\n"
+        "            scaler.unscale_(optimizer)\n"
+        "            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "            scaler.step(optimizer)\n"
+        "            scaler.update()\n"
+        "        else:\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n",
+        # the same flag chooses the backward and the step
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    loss = criterion(model(x), y)\n"
+        "    if use_amp:\n"
+        "        scaler.scale(loss).backward()\n"
+        "    else:\n"
+        "        loss.backward()\n"
+        "    if use_amp:\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "    else:\n"
+        "        opt.step()\n",
+        # the scheduler steps after the scaler stepped the optimizer
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "sched = torch.optim.lr_scheduler.StepLR(opt, 30)\n"
+        "scaler.scale(loss).backward()\n"
+        "scaler.step(opt)\n"
+        "scaler.update()\n"
+        "sched.step()\n",
+        # gradients unscaled and checked by hand before a plain step
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "scaler.scale(loss).backward()\n"
+        "scaler.unscale_(opt)\n"
+        "norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "if torch.isfinite(norm):\n"
+        "    opt.step()\n"
+        "scaler.update()\n",
+        # a GAN: only the generator's loss is scaled
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "opt_g = torch.optim.Adam(gen.parameters())\n"
+        "opt_d = torch.optim.Adam(disc.parameters())\n"
+        "for real in loader:\n"
+        "    scaler.scale(loss_g).backward()\n"
+        "    scaler.step(opt_g)\n"
+        "    scaler.update()\n"
+        "    loss_d.backward()\n"
+        "    opt_d.step()\n",
+        # a scaler switched off passes the loss through unchanged
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda', enabled=False)\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "scaler.scale(loss).backward()\n"
+        "opt.step()\n",
+    )
+
+    def finish(self) -> None:
+        self._bypassing: dict[cst.Call, set[Binding]] = {}
+        for body in code_bodies(self.ctx):
+            Flow(self.ctx.module, self._transfer, loop_back=lambda facts: frozenset()).run(body)
+        for step, scalers in self._bypassing.items():
+            if not self._other_branch_steps_through(step, scalers):
+                self.report(step)
+
+    def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        receivers = self.ctx.receivers
+        scaler = scaled_backward_scaler(node)
+        if scaler is not None and receivers.is_kind(scaler, GRAD_SCALER):
+            binding = receivers.binding(scaler)
+            if binding is not None and not scaler_switched_off(self.ctx, binding):
+                return facts | {binding}
+            return facts
+        target = method_call(node, "step", "unscale_")
+        if target is None:
+            return facts
+        if receivers.is_kind(target, GRAD_SCALER):
+            return facts - {receivers.binding(target)}
+        if facts and method_call(node, "step") is not None and receivers.is_kind(target, OPTIMIZER):
+            self._bypassing.setdefault(node, set()).update(facts)  # type: ignore[arg-type]
+        return facts
+
+    def _other_branch_steps_through(self, step: cst.Call, scalers: set[Binding]) -> bool:
+        """A plain step in one branch of an `if` whose other branch calls
+        `scaler.step`: the two are alternatives (AMP and float32 paths)."""
+        receivers = self.ctx.receivers
+        for ancestor in self.ctx.ancestors(step):
+            if isinstance(ancestor, cst.FunctionDef | cst.ClassDef):
+                return False
+            if not isinstance(ancestor, cst.If):
+                continue
+            for node in iter_nodes(ancestor):
+                target = method_call(node, "step")
+                if target is not None and receivers.binding(target) in scalers:
+                    return True
+        return False

@@ -1,0 +1,213 @@
+import libcst as cst
+
+from lint.analysis.flow import Facts, Flow
+from lint.analysis.receivers import GRAD_SCALER, Binding
+from lint.analysis.training import code_bodies, method_call
+from lint.analysis.walk import iter_nodes
+from lint.rule import Rule
+
+
+class UnscaleEveryMicroStep(Rule):
+    """
+    ## What it does
+    Flags `scaler.unscale_(optimizer)` that can run a second time before
+    `scaler.update()`: typically under gradient accumulation, where unscaling
+    (and clipping) happens on every micro-step while `scaler.step` and
+    `scaler.update()` happen only on every N-th.
+
+    ## Why is this bad?
+    A `GradScaler` allows one `unscale_` per optimizer between two
+    `update()` calls; the second raises `RuntimeError: unscale_() has already
+    been called on this optimizer since the last update()`. Even before it
+    crashes, unscaling gradients that are still being accumulated mixes
+    unscaled and scaled contributions. Unscale and clip only on the
+    micro-step that steps.
+
+    ## Example
+    ```python
+    scaler.scale(loss / accum).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    if (i + 1) % accum == 0:
+        scaler.step(optimizer)
+        scaler.update()
+    ```
+
+    ## Use instead
+    ```python
+    scaler.scale(loss / accum).backward()
+    if (i + 1) % accum == 0:
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        scaler.step(optimizer)
+        scaler.update()
+    ```
+
+    ## Fix safety
+    No fix: moving the unscale (and the clip with it) under the step's
+    condition is a change of structure the author should make.
+
+    ## Limitations
+    The `update()` must be in the same loop as the `unscale_`; a loop with
+    no `update()` at all is TL104's finding. Unscaling inside a helper
+    function called from the loop is not followed, nor are scalers the
+    linter cannot tell are `GradScaler`s.
+    """
+
+    code = "TL108"
+    name = "unscale-every-micro-step"
+    severity = "error"
+    message = "`scaler.unscale_()` can run again before `scaler.update()` (every micro-step, while the update runs every N-th): the second call raises; unscale only on the step that steps"
+    triggers = ("unscale_",)
+    bad = (
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for i, (x, y) in enumerate(loader):\n"
+        "    with torch.autocast('cuda'):\n"
+        "        loss = criterion(model(x), y) / accum\n"
+        "    scaler.scale(loss).backward()\n"
+        "    scaler.unscale_(optimizer)  # expect: TL108\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    if (i + 1) % accum == 0:\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n"
+        "        optimizer.zero_grad()\n",
+        # accumulation by `continue`, placed after the unscale
+        "from torch.cuda.amp import GradScaler\n"
+        "def train(model, loader, opt, accum):\n"
+        "    scaler = GradScaler()\n"
+        "    for step, batch in enumerate(loader, 1):\n"
+        "        scaler.scale(model(batch)).backward()\n"
+        "        scaler.unscale_(opt)  # expect: TL108\n"
+        "        if step % accum:\n"
+        "            continue\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "        opt.zero_grad()\n",
+        "import torch as th\n"
+        "class Pretrainer:\n"
+        "    def __init__(self):\n"
+        "        self.scaler = th.amp.GradScaler('cuda')\n"
+        "    def run(self, data):\n"
+        "        micro = 0\n"
+        "        while micro < self.max_micro_steps:\n"
+        "            self.scaler.scale(self.model(next(data))).backward()\n"
+        "            micro += 1\n"
+        "            self.scaler.unscale_(self.optimizer)  # expect: TL108\n"
+        "            th.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n"
+        "            if micro % self.accum == 0:\n"
+        "                self.scaler.step(self.optimizer)\n"
+        "                self.scaler.update()\n",
+        # two optimizers: each unscale is its own finding
+        "from torch import amp\n"
+        "scaler = amp.GradScaler('cuda')\n"
+        "for i, batch in enumerate(loader):\n"
+        "    scaler.scale(loss_fn(batch)).backward()\n"
+        "    scaler.unscale_(opt_enc)  # expect: TL108\n"
+        "    scaler.unscale_(opt_dec)  # expect: TL108\n"
+        "    if i % 8 == 7:\n"
+        "        scaler.step(opt_enc)\n"
+        "        scaler.step(opt_dec)\n"
+        "        scaler.update()\n",
+    )
+    good = (
+        # unscale and clip only on the micro-step that steps
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for i, (x, y) in enumerate(loader):\n"
+        "    scaler.scale(criterion(model(x), y) / accum).backward()\n"
+        "    if (i + 1) % accum == 0:\n"
+        "        scaler.unscale_(optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n"
+        "        optimizer.zero_grad()\n",
+        # no accumulation: one unscale per update
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x, y in loader:\n"
+        "    scaler.scale(criterion(model(x), y)).backward()\n"
+        "    scaler.unscale_(optimizer)\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n",
+        # the step is conditional, the update is not
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x, y in loader:\n"
+        "    scaler.scale(criterion(model(x), y)).backward()\n"
+        "    scaler.unscale_(optimizer)\n"
+        "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    if torch.isfinite(norm):\n"
+        "        scaler.step(optimizer)\n"
+        "    scaler.update()\n",
+        # the same condition guards the unscale and, later, the update
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for i, (x, y) in enumerate(loader):\n"
+        "    scaler.scale(criterion(model(x), y)).backward()\n"
+        "    if (i + 1) % accum == 0:\n"
+        "        scaler.unscale_(optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    log(i)\n"
+        "    if (i + 1) % accum == 0:\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n",
+        # accumulation by `continue` before the unscale
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for step, batch in enumerate(loader, 1):\n"
+        "    scaler.scale(model(batch)).backward()\n"
+        "    if step % accum != 0:\n"
+        "        continue\n"
+        "    scaler.unscale_(opt)\n"
+        "    scaler.step(opt)\n"
+        "    scaler.update()\n",
+        # a project's own loss scaler with its own rules
+        "from mylib import DynamicLossScaler\n"
+        "scaler = DynamicLossScaler()\n"
+        "for i, batch in enumerate(loader):\n"
+        "    scaler.unscale_(opt)\n"
+        "    if i % 4 == 0:\n"
+        "        scaler.update()\n",
+    )
+
+    def finish(self) -> None:
+        self._repeated: set[cst.Call] = set()
+        for body in code_bodies(self.ctx):
+            Flow(self.ctx.module, self._transfer).run(body)
+        for call in self._repeated:
+            if self._updated_in_same_loop(call):
+                self.report(call)
+
+    def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        receivers = self.ctx.receivers
+        scaler = method_call(node, "unscale_", "update")
+        if scaler is None or not receivers.is_kind(scaler, GRAD_SCALER):
+            return facts
+        binding = receivers.binding(scaler)
+        if binding is None:
+            return facts
+        if method_call(node, "update") is not None:
+            return frozenset(fact for fact in facts if fact[0] != binding)
+        if not node.args:  # type: ignore[attr-defined]
+            return facts
+        unscaled = (binding, self.ctx.code(node.args[0].value))  # type: ignore[attr-defined]
+        if unscaled in facts:
+            self._repeated.add(node)  # type: ignore[arg-type]
+        return facts | {unscaled}
+
+    def _updated_in_same_loop(self, unscale: cst.Call) -> bool:
+        """The innermost loop around the unscale also calls `update()` on the
+        same scaler (conditionally, or the unscale would not repeat)."""
+        receivers = self.ctx.receivers
+        binding: Binding | None = receivers.binding(unscale.func.value)  # type: ignore[attr-defined]
+        for ancestor in self.ctx.ancestors(unscale):
+            if isinstance(ancestor, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+                return False
+            if isinstance(ancestor, cst.For | cst.While):
+                return any(
+                    (target := method_call(node, "update")) is not None and receivers.binding(target) == binding
+                    for node in iter_nodes(ancestor.body)
+                )
+        return False
