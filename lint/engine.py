@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -29,6 +31,18 @@ class FileOutcome:
     fixed_source: str | None = None  # set when fixes changed the text
     fixes_applied: int = 0
     encoding: str = "utf-8"
+
+
+@contextmanager
+def deep_recursion(limit: int = 20_000) -> Iterator[None]:
+    """LibCST's metadata and transform passes recurse once per tree level; code
+    that CPython accepts can still be deeper than the default limit allows."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 class _Unparsable(Exception):
@@ -67,7 +81,8 @@ def _lint_text(
         fixable = [d for d, _ in kept if d.fix is not None and _allowed(d, fix)]
         if module is None or not fixable:
             return [finding for _, finding in kept], source, applied
-        new_source = apply_fixes(module, [d.fix for d in fixable if d.fix is not None])
+        with deep_recursion():
+            new_source = apply_fixes(module, [d.fix for d in fixable if d.fix is not None])
         if new_source == source:
             return [finding for _, finding in kept], source, applied
         applied += len(fixable)
@@ -111,6 +126,7 @@ def _analyse(
 
 
 def _parse(source: str) -> cst.Module:
+    _refuse_deep_nesting(source)
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
@@ -126,6 +142,21 @@ def _parse(source: str) -> cst.Module:
         raise _Unparsable(message, line, column) from None
     except RecursionError:
         raise _Unparsable("code is nested too deeply to parse", 1, 1) from None
+
+
+def _refuse_deep_nesting(source: str) -> None:
+    """LibCST's native parser can overflow its stack, killing the process, on
+    code nested far deeper than any person writes. CPython's parser refuses
+    such code cleanly, so it screens every file first."""
+    try:
+        compile(source, "<lint>", "exec", ast.PyCF_ONLY_AST)
+    except (RecursionError, MemoryError):
+        raise _Unparsable("code is nested too deeply to parse", 1, 1) from None
+    except SyntaxError as exc:
+        if "too many nested" in str(exc.msg) or "too complex" in str(exc.msg):
+            raise _Unparsable(f"syntax error: {exc.msg}", exc.lineno or 1, exc.offset or 1) from None
+    except ValueError:
+        pass  # NUL bytes and the like: LibCST reports them
 
 
 def _check_syntax(source: str) -> None:
@@ -198,7 +229,8 @@ def _positioned(
 ) -> list[tuple[Diagnostic, Finding]]:
     if module is None or not diagnostics:
         return []
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    with deep_recursion():
+        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     kept: list[tuple[Diagnostic, Finding]] = []
     for diagnostic in diagnostics:
         where = positions[diagnostic.node]

