@@ -141,7 +141,7 @@ class ZeroGradBeforeStep(Rule):
     )
 
     def finish(self) -> None:
-        flow = CallFlow(self.ctx, self._transfer, loop_back=lambda facts: frozenset())
+        flow = CallFlow(self.ctx, self._transfer, loop_back=lambda facts: frozenset(), per_iteration=True)
         for body in code_bodies(self.ctx):
             flow.run(body)
 

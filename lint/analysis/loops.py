@@ -364,15 +364,31 @@ class CallFlow:
         ctx: FileContext,
         transfer: Callable[[Facts, cst.CSTNode], Facts],
         loop_back: Callable[[Facts], Facts] | None = None,
+        per_iteration: bool = False,
     ) -> None:
         self.ctx = ctx
         self.transfer = transfer
         self.loop_back = loop_back
+        # facts of a training loop's iterations also end where the loop ends:
+        # what follows (a later phase, another function of main()) is not
+        # the same iteration
+        self.loop_exit = self._end_of_training_loop if per_iteration and loop_back else None
         self._active: list[cst.FunctionDef] = []
         self._cache: dict[tuple[cst.FunctionDef, Facts], Facts] = {}
+        self._steps: dict[cst.CSTNode, bool] = {}
 
     def run(self, body: cst.BaseSuite | cst.Module, facts: Facts = frozenset()) -> Paths:
-        return _ReturningFlow(self.ctx.module, self._step, self.loop_back).run(body, facts)
+        return self._flow().run(body, facts)
+
+    def _flow(self) -> _ReturningFlow:
+        return _ReturningFlow(self.ctx.module, self._step, self.loop_back, self.loop_exit)
+
+    def _end_of_training_loop(self, loop: cst.For | cst.While, facts: Facts) -> Facts:
+        steps = self._steps.get(loop)
+        if steps is None:
+            steps = any(optimizer_step(self.ctx, n) is not None for n in reachable_nodes(self.ctx, loop.body))
+            self._steps[loop] = steps
+        return self.loop_back(facts) if steps and self.loop_back else facts
 
     def _step(self, facts: Facts, node: cst.CSTNode) -> Facts:
         facts = self.transfer(facts, node)
@@ -383,7 +399,7 @@ class CallFlow:
         if key not in self._cache:
             self._active.append(callee)
             try:
-                flow = _ReturningFlow(self.ctx.module, self._step, self.loop_back)
+                flow = self._flow()
                 ends = flow.run(callee.body, facts) | flow.returned
                 self._cache[key] = frozenset().union(*(p.facts for p in ends)) if ends else facts
             finally:
@@ -394,9 +410,22 @@ class CallFlow:
 class _ReturningFlow(Flow):
     """A `Flow` that also keeps the paths that leave by `return`."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(
+        self,
+        module: cst.Module,
+        transfer: Callable[[Facts, cst.CSTNode], Facts],
+        loop_back: Callable[[Facts], Facts] | None,
+        loop_exit: Callable[[cst.For | cst.While, Facts], Facts] | None = None,
+    ) -> None:
+        super().__init__(module, transfer, loop_back)
+        self.loop_exit = loop_exit
         self.returned: set[Path] = set()
+
+    def _loop(self, stmt: cst.For | cst.While, paths: Paths) -> Paths:
+        out = super()._loop(stmt, paths)
+        if self.loop_exit is None:
+            return out
+        return frozenset(Path(self.loop_exit(stmt, p.facts), p.assumptions) for p in out)
 
     def _small(self, small: cst.BaseSmallStatement, paths: Paths) -> Paths:
         if isinstance(small, cst.Return):
