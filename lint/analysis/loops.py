@@ -1,0 +1,434 @@
+"""Facts about training and evaluation loops that the TL4xx rules share.
+
+- Events: which calls back-propagate, step an optimizer or a scheduler, or
+  clear gradients.
+- Grad mode: whether a node runs under `torch.no_grad()` /
+  `torch.inference_mode()`, entered by a `with`, a decorator (bare, called,
+  aliased, or a wrapper of the file), or at every call site of its function.
+- Calls across functions of one file: `CallFlow` runs a `Flow` transfer
+  through the bodies of the file's own functions where they are called, so a
+  loop split into `main()` / `train_one_epoch()` / `validate()` is one loop;
+  `reachable_nodes` lists what one iteration of a loop may run.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator, Literal
+
+import libcst as cst
+
+from lint.analysis.flow import Facts, Flow, Path, Paths
+from lint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Binding
+from lint.analysis.scopes import dotted_name
+from lint.analysis.training import method_call
+from lint.analysis.walk import iter_nodes
+from lint.context import FileContext
+
+GradMode = Literal["off", "on", "unknown"]
+
+NO_GRAD = frozenset({"torch.autograd.no_grad", "torch.autograd.inference_mode"})
+ENABLE_GRAD = "torch.autograd.enable_grad"
+SET_GRAD_ENABLED = "torch.autograd.set_grad_enabled"
+# decorators that say nothing about grad mode
+_NEUTRAL_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
+_MAX_INLINE_DEPTH = 4
+
+
+# -- events -------------------------------------------------------------------
+def is_backward(node: cst.CSTNode) -> bool:
+    """`loss.backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`."""
+    receiver = method_call(node, "backward")
+    if receiver is None or not isinstance(node, cst.Call):
+        return False
+    # `MyFunction.backward(ctx, grad)` calls an autograd.Function's hook directly
+    head = dotted_name(receiver)
+    return not (head is not None and head.rsplit(".", 1)[-1][:1].isupper())
+
+
+def is_optimizer(ctx: FileContext, expr: cst.BaseExpression) -> bool:
+    """`expr` holds an optimizer: built from one, passed one, stepped by a
+    GradScaler, or both stepped and cleared with `zero_grad()` in this file."""
+    receivers = ctx.receivers
+    if receivers.is_kind(expr, OPTIMIZER):
+        return True
+    if receivers.kind(expr) is not None:
+        return False
+    binding = receivers.binding(expr)
+    return binding is not None and binding in _stepped_and_cleared(ctx)
+
+
+def _stepped_and_cleared(ctx: FileContext) -> set[Binding]:
+    cached = getattr(ctx, "_loops_stepped_and_cleared", None)
+    if cached is not None:
+        return cached
+    stepped: set[Binding] = set()
+    cleared: set[Binding] = set()
+    for node in iter_nodes(ctx.module):
+        receiver = method_call(node, "step", "zero_grad")
+        if receiver is None:
+            continue
+        binding = ctx.receivers.binding(receiver)
+        if binding is not None:
+            assert isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            (stepped if node.func.attr.value == "step" else cleared).add(binding)
+    found = stepped & cleared
+    ctx._loops_stepped_and_cleared = found  # type: ignore[attr-defined]
+    return found
+
+
+def optimizer_step(ctx: FileContext, node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The optimizer that `node` steps: `opt.step()` or `scaler.step(opt)`.
+    A step given a closure (`opt.step(closure)`, L-BFGS) is not counted: the
+    closure does its own clearing and backward."""
+    receiver = method_call(node, "step")
+    if receiver is None or not isinstance(node, cst.Call):
+        return None
+    if ctx.receivers.is_kind(receiver, GRAD_SCALER):
+        return node.args[0].value if node.args else None
+    if not node.args and is_optimizer(ctx, receiver):
+        return receiver
+    return None
+
+
+def scheduler_step(ctx: FileContext, node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The scheduler that `node` steps, when it was built from
+    `torch.optim.lr_scheduler` or a known schedule factory."""
+    receiver = method_call(node, "step")
+    if receiver is not None and ctx.receivers.is_kind(receiver, SCHEDULER):
+        return receiver
+    return None
+
+
+def clears_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """`x.zero_grad(...)`, `p.grad = None`, `p.grad.zero_()`, `del p.grad`."""
+    if method_call(node, "zero_grad") is not None:
+        return True
+    receiver = method_call(node, "zero_", "detach_", "fill_")
+    if receiver is not None:
+        if isinstance(receiver, cst.Attribute) and receiver.attr.value == "data":
+            receiver = receiver.value
+        return isinstance(receiver, cst.Attribute) and receiver.attr.value == "grad"
+    if isinstance(node, cst.Assign):
+        return any(_is_grad_attribute(t.target) for t in node.targets)
+    if isinstance(node, cst.Del):
+        return _is_grad_attribute(node.target)
+    return False
+
+
+# names of calls that touch gradients without clearing them
+_NOT_CLEARING = frozenset(
+    {"clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "no_grad", "enable_grad",
+     "set_grad_enabled", "requires_grad_", "grad", "inference_mode"}
+)
+
+
+def may_clear_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """A call this file cannot see into whose name says it may clear gradients
+    (`self.clear_grads()`, `reset_gradients(model)`, `zero_all(opt)`)."""
+    if not isinstance(node, cst.Call) or local_callee(ctx, node) is not None:
+        return False
+    dotted = dotted_name(node.func)
+    if dotted is None:
+        return False
+    last = dotted.rsplit(".", 1)[-1]
+    lowered = last.lower()
+    return last not in _NOT_CLEARING and ("grad" in lowered or "zero" in lowered)
+
+
+def _is_grad_attribute(target: cst.BaseExpression) -> bool:
+    if isinstance(target, cst.Tuple | cst.List):
+        return any(_is_grad_attribute(e.value) for e in target.elements)
+    return isinstance(target, cst.Attribute) and target.attr.value == "grad"
+
+
+def train_mode_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] | None:
+    """(`model`, on) for `model.train()` / `.train(True)` (True), `model.eval()`
+    / `.train(False)` (False), `.train(flag)` (None: unknown)."""
+    receiver = method_call(node, "train", "eval")
+    if receiver is None or not isinstance(node, cst.Call):
+        return None
+    if not isinstance(receiver, cst.Name | cst.Attribute):
+        return None
+    assert isinstance(node.func, cst.Attribute)
+    if node.func.attr.value == "eval":
+        return (receiver, False) if not node.args else None
+    if not node.args:
+        return receiver, True
+    first = node.args[0]
+    if len(node.args) > 1 or (first.keyword is not None and first.keyword.value != "mode"):
+        return None
+    value = first.value
+    if isinstance(value, cst.Name) and value.value in ("True", "False"):
+        return receiver, value.value == "True"
+    return receiver, None
+
+
+# -- grad mode ----------------------------------------------------------------
+def context_grad_mode(ctx: FileContext, expr: cst.BaseExpression) -> GradMode | None:
+    """What entering `with expr:` does to grad mode (None: nothing known)."""
+    func = expr.func if isinstance(expr, cst.Call) else expr
+    name = ctx.qualified_name(func)
+    if name in NO_GRAD:
+        if name == "torch.autograd.inference_mode" and isinstance(expr, cst.Call) and expr.args:
+            return _constant_mode(expr.args[0].value, when_true="off", when_false=None)
+        return "off"
+    if name == ENABLE_GRAD:
+        return "on"
+    if name == SET_GRAD_ENABLED:
+        if isinstance(expr, cst.Call) and expr.args:
+            return _constant_mode(expr.args[0].value, when_true="on", when_false="off")
+        return "unknown"
+    local = _local_function(ctx, func)
+    if local is not None:
+        return "off" if _mentions_no_grad(ctx, local) else None
+    if name is None and _looks_grad_related(func):
+        return "unknown"
+    return None
+
+
+def decorator_grad_mode(ctx: FileContext, decorator: cst.Decorator) -> GradMode | None:
+    """`@torch.no_grad`, `@torch.no_grad()`, `@th.inference_mode()`, a wrapper
+    of this file built on them ("off"); a decorator that cannot be resolved
+    ("unknown"); one that does not touch grad mode (None)."""
+    expr = decorator.decorator
+    mode = context_grad_mode(ctx, expr)
+    if mode is not None:
+        return mode
+    func = expr.func if isinstance(expr, cst.Call) else expr
+    if isinstance(func, cst.Name) and func.value in _NEUTRAL_DECORATORS:
+        return None
+    name = ctx.qualified_name(func)
+    if name is not None and (name.startswith(("torch.", "functools.", "typing.")) or "." not in name):
+        return None
+    if name is None and _local_function(ctx, func) is not None:
+        return None  # a decorator of this file that never mentions no_grad
+    if name is None and dotted_name(func) is not None and _assigned_no_grad(ctx, func):
+        return "off"
+    return "unknown"
+
+
+def lexical_grad_mode(ctx: FileContext, node: cst.CSTNode) -> GradMode | None:
+    """Grad mode set around `node` inside its own function: the innermost
+    grad-mode `with`, else the function's decorators."""
+    for ancestor in ctx.ancestors(node):
+        if isinstance(ancestor, cst.With):
+            for item in reversed(ancestor.items):
+                mode = context_grad_mode(ctx, item.item)
+                if mode is not None:
+                    return mode
+        elif isinstance(ancestor, cst.Lambda):
+            return None
+        elif isinstance(ancestor, cst.FunctionDef):
+            return _decorators_mode(ctx, ancestor)
+    return None
+
+
+def function_grad_mode(ctx: FileContext, func: cst.FunctionDef, _depth: int = 0) -> GradMode | None:
+    """Grad mode the body of `func` runs under: its decorators, else its call
+    sites in this file (all of them known; "off" when any enters no_grad)."""
+    mode = _decorators_mode(ctx, func)
+    if mode is not None or _depth > _MAX_INLINE_DEPTH:
+        return mode
+    modes = []
+    for call in call_sites(ctx, func):
+        mode = lexical_grad_mode(ctx, call)
+        caller = ctx.enclosing_function(call)
+        if mode is None and caller is not None:
+            mode = function_grad_mode(ctx, caller, _depth + 1)
+        modes.append(mode)
+    if "off" in modes:
+        return "off"
+    if "unknown" in modes:
+        return "unknown"
+    return None
+
+
+def grad_mode_at(ctx: FileContext, node: cst.CSTNode) -> GradMode | None:
+    """Grad mode at `node`, within its function and through its call sites."""
+    mode = lexical_grad_mode(ctx, node)
+    if mode is not None:
+        return mode
+    func = ctx.enclosing_function(node)
+    return function_grad_mode(ctx, func) if func is not None else None
+
+
+def _decorators_mode(ctx: FileContext, func: cst.FunctionDef) -> GradMode | None:
+    modes = {decorator_grad_mode(ctx, d) for d in func.decorators} - {None}
+    for mode in ("unknown", "off", "on"):
+        if mode in modes:
+            return mode  # type: ignore[return-value]
+    return None
+
+
+def _constant_mode(value: cst.BaseExpression, when_true: GradMode | None, when_false: GradMode | None) -> GradMode | None:
+    if isinstance(value, cst.Name) and value.value == "True":
+        return when_true
+    if isinstance(value, cst.Name) and value.value == "False":
+        return when_false
+    return "unknown"
+
+
+def _looks_grad_related(func: cst.BaseExpression) -> bool:
+    dotted = (dotted_name(func) or "").lower()
+    return "grad" in dotted or "inference" in dotted
+
+
+def _mentions_no_grad(ctx: FileContext, func: cst.FunctionDef) -> bool:
+    """A function of this file that enters no_grad / inference_mode: a wrapper
+    (`with torch.no_grad(): return fn(...)`, `return torch.no_grad()(fn)`)."""
+    for node in iter_nodes(func.body):
+        if isinstance(node, cst.Name | cst.Attribute) and ctx.qualified_name(node) in NO_GRAD:
+            return True
+    return False
+
+
+def _assigned_no_grad(ctx: FileContext, func: cst.BaseExpression) -> bool:
+    """`evaluating = torch.no_grad()` at module level, used as `@evaluating`."""
+    if not isinstance(func, cst.Name):
+        return False
+    for stmt in ctx.module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if (
+                    isinstance(small, cst.Assign)
+                    and any(isinstance(t.target, cst.Name) and t.target.value == func.value for t in small.targets)
+                    and isinstance(small.value, cst.Call)
+                    and ctx.qualified_name(small.value.func) in NO_GRAD
+                ):
+                    return True
+    return False
+
+
+# -- functions of the file ------------------------------------------------------
+def _local_function(ctx: FileContext, func: cst.BaseExpression) -> cst.FunctionDef | None:
+    name = None
+    if isinstance(func, cst.Name):
+        name = func.value
+    elif isinstance(func, cst.Attribute) and dotted_name(func.value) in ("self", "cls"):
+        name = func.attr.value
+    defs = ctx.scopes.functions.get(name or "")
+    if defs is None or len(defs) != 1:
+        return None
+    if isinstance(func, cst.Name) and ctx.qualified_name(func) is not None:
+        return None  # an import shadows it
+    return defs[0]
+
+
+def local_callee(ctx: FileContext, node: cst.CSTNode) -> cst.FunctionDef | None:
+    """The function of this file that a call `f(...)` / `self.f(...)` runs."""
+    if isinstance(node, cst.Call):
+        return _local_function(ctx, node.func)
+    return None
+
+
+def call_sites(ctx: FileContext, func: cst.FunctionDef) -> list[cst.Call]:
+    cache = getattr(ctx, "_loops_call_sites", None)
+    if cache is None:
+        cache = {}
+        for node in iter_nodes(ctx.module):
+            callee = local_callee(ctx, node)
+            if callee is not None:
+                cache.setdefault(callee, []).append(node)
+        ctx._loops_call_sites = cache  # type: ignore[attr-defined]
+    return cache.get(func, [])
+
+
+def reachable_nodes(ctx: FileContext, root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node under `root`, and under the bodies of the file's functions
+    that it calls (transitively): what one run of `root` may execute."""
+    seen: set[cst.FunctionDef] = set()
+    stack = [root]
+    while stack:
+        for node in iter_nodes(stack.pop()):
+            yield node
+            callee = local_callee(ctx, node)
+            if callee is not None and callee not in seen:
+                seen.add(callee)
+                stack.append(callee.body)
+
+
+def loops_of(ctx: FileContext) -> Iterator[cst.For | cst.While]:
+    for node in iter_nodes(ctx.module):
+        if isinstance(node, cst.For | cst.While):
+            yield node
+
+
+# -- flow through calls ------------------------------------------------------------
+class CallFlow:
+    """`Flow` whose paths continue into the bodies of the file's functions at
+    their call sites (facts of every path out of the callee, `return`s
+    included, are merged). Recursion and deep chains stop being followed."""
+
+    def __init__(
+        self,
+        ctx: FileContext,
+        transfer: Callable[[Facts, cst.CSTNode], Facts],
+        loop_back: Callable[[Facts], Facts] | None = None,
+        per_iteration: bool = False,
+    ) -> None:
+        self.ctx = ctx
+        self.transfer = transfer
+        self.loop_back = loop_back
+        # facts of a training loop's iterations also end where the loop ends:
+        # what follows (a later phase, another function of main()) is not
+        # the same iteration
+        self.loop_exit = self._end_of_training_loop if per_iteration and loop_back else None
+        self._active: list[cst.FunctionDef] = []
+        self._cache: dict[tuple[cst.FunctionDef, Facts], Facts] = {}
+        self._steps: dict[cst.CSTNode, bool] = {}
+
+    def run(self, body: cst.BaseSuite | cst.Module, facts: Facts = frozenset()) -> Paths:
+        return self._flow().run(body, facts)
+
+    def _flow(self) -> _ReturningFlow:
+        return _ReturningFlow(self.ctx.module, self._step, self.loop_back, self.loop_exit)
+
+    def _end_of_training_loop(self, loop: cst.For | cst.While, facts: Facts) -> Facts:
+        steps = self._steps.get(loop)
+        if steps is None:
+            steps = any(optimizer_step(self.ctx, n) is not None for n in reachable_nodes(self.ctx, loop.body))
+            self._steps[loop] = steps
+        return self.loop_back(facts) if steps and self.loop_back else facts
+
+    def _step(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        facts = self.transfer(facts, node)
+        callee = local_callee(self.ctx, node)
+        if callee is None or callee in self._active or len(self._active) >= _MAX_INLINE_DEPTH:
+            return facts
+        key = (callee, facts)
+        if key not in self._cache:
+            self._active.append(callee)
+            try:
+                flow = self._flow()
+                ends = flow.run(callee.body, facts) | flow.returned
+                self._cache[key] = frozenset().union(*(p.facts for p in ends)) if ends else facts
+            finally:
+                self._active.pop()
+        return self._cache[key]
+
+
+class _ReturningFlow(Flow):
+    """A `Flow` that also keeps the paths that leave by `return`."""
+
+    def __init__(
+        self,
+        module: cst.Module,
+        transfer: Callable[[Facts, cst.CSTNode], Facts],
+        loop_back: Callable[[Facts], Facts] | None,
+        loop_exit: Callable[[cst.For | cst.While, Facts], Facts] | None = None,
+    ) -> None:
+        super().__init__(module, transfer, loop_back)
+        self.loop_exit = loop_exit
+        self.returned: set[Path] = set()
+
+    def _loop(self, stmt: cst.For | cst.While, paths: Paths) -> Paths:
+        out = super()._loop(stmt, paths)
+        if self.loop_exit is None:
+            return out
+        return frozenset(Path(self.loop_exit(stmt, p.facts), p.assumptions) for p in out)
+
+    def _small(self, small: cst.BaseSmallStatement, paths: Paths) -> Paths:
+        if isinstance(small, cst.Return):
+            self.returned |= self._events(small, paths)
+            return frozenset()
+        return super()._small(small, paths)

@@ -1,0 +1,182 @@
+import re
+
+import libcst as cst
+
+from lint.analysis.flow import Facts
+from lint.analysis.loops import CallFlow, clears_grads, is_backward, optimizer_step
+from lint.analysis.training import code_bodies, is_clip_call
+from lint.context import FileContext
+from lint.rule import Rule
+
+_STEPPED = "stepped"
+_INFINITY = re.compile(r"""^(float\(\s*['"][+]?inf(inity)?['"]\s*\)|([A-Za-z_]\w*\.)*inf)$""", re.IGNORECASE)
+
+
+class ClipAfterStep(Rule):
+    """
+    ## What it does
+    Flags gradient clipping (`clip_grad_norm_`, `clip_grad_value_`, under any
+    alias) reached after the optimizer step (`opt.step()` or
+    `scaler.step(opt)`) in the same iteration, with no new `backward()` in
+    between, along some path through the code.
+
+    ## Why is this bad?
+    The step has already applied the gradients; clipping them afterwards
+    changes values that nothing reads before they are cleared or overwritten.
+    The run trains unclipped while the code says it clips, and exploding
+    gradients go through.
+
+    ## Example
+    ```python
+    loss.backward()
+    optimizer.step()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    ```
+
+    ## Use instead
+    ```python
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    ```
+
+    ## Fix safety
+    No fix: under a GradScaler the clip must also move after `unscale_`,
+    which only the author can place.
+
+    ## Limitations
+    A clip with an infinite threshold (`max_norm=float("inf")`) only measures
+    the norm and is not flagged. Steps through an optimizer that cannot be
+    resolved are not followed.
+    """
+
+    code = "TL403"
+    name = "clip-after-step"
+    severity = "error"
+    message = "gradients are clipped after the optimizer step: the clip changes nothing; clip before `step()`"
+    triggers = ("clip_grad",)
+    bad = (
+        "import torch\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    criterion(model(x), y).backward()\n"
+        "    optimizer.step()\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL403\n",
+        "from torch.nn.utils import clip_grad_value_ as clip\n"
+        "import torch\n"
+        "def train_one_epoch(model, loader, optimizer, scaler):\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        optimizer.zero_grad()\n"
+        "        scaler.scale(model(x, y)).backward()\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n"
+        "        clip(model.parameters(), 0.5)  # expect: TL403\n"
+        "scaler = torch.amp.GradScaler('cuda')\n",
+        # the step is in a helper called before the clip
+        "import torch.nn as nn\n"
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.opt = torch.optim.AdamW(model.parameters())\n"
+        "    def apply(self):\n"
+        "        self.opt.step()\n"
+        "    def fit(self, loader):\n"
+        "        for batch in loader:\n"
+        "            self.opt.zero_grad()\n"
+        "            self.model(batch).backward()\n"
+        "            self.apply()\n"
+        "            if self.max_norm:\n"
+        "                nn.utils.clip_grad_norm_(self.model.parameters(), self.max_norm)  # expect: TL403\n",
+        # gradient accumulation: the clip follows the step on the stepping micro-step
+        "import torch\n"
+        "opt = torch.optim.AdamW(model.parameters())\n"
+        "for i, (x, y) in enumerate(loader):\n"
+        "    (criterion(model(x), y) / accum).backward()\n"
+        "    if (i + 1) % accum == 0:\n"
+        "        opt.step()\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL403\n"
+        "        opt.zero_grad()\n",
+    )
+    good = (
+        # the fp32 branch's clip follows the AMP branch's step in the text only
+        "import torch\n"
+        "def train_one_epoch(model, loader, criterion, optimizer, scaler=None):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = criterion(model(x), y)\n"
+        "        if scaler is not None:\n"
+        "            scaler.scale(loss).backward()\n"
+        "            scaler.unscale_(optimizer)\n"
+        "            torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
+        "            scaler.step(optimizer)\n"
+        "            scaler.update()\n"
+        "        else:\n"
+        "            loss.backward()\n"
+        "            torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n"
+        "            optimizer.step()\n"
+        "optimizer = torch.optim.AdamW(model.parameters())\n",
+        # the step of the previous iteration does not precede this clip
+        "import torch\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    criterion(model(x), y).backward()\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    optimizer.step()\n"
+        "    # torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n",
+        # measuring the gradient norm after the step, with an infinite threshold
+        "import math, torch\n"
+        "opt = torch.optim.Adam(model.parameters())\n"
+        "for x, y in loader:\n"
+        "    opt.zero_grad()\n"
+        "    criterion(model(x), y).backward()\n"
+        "    opt.step()\n"
+        "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), float('inf'))\n"
+        "    norm2 = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=math.inf)\n",
+        # two optimizers: a new backward comes between the first step and the clip
+        "import torch\n"
+        "opt_d = torch.optim.Adam(disc.parameters())\n"
+        "opt_g = torch.optim.Adam(gen.parameters())\n"
+        "for real in loader:\n"
+        "    opt_d.zero_grad()\n"
+        "    d_loss(disc, gen, real).backward()\n"
+        "    opt_d.step()\n"
+        "    opt_g.zero_grad()\n"
+        "    g_loss(disc, gen, real).backward()\n"
+        "    torch.nn.utils.clip_grad_norm_(gen.parameters(), 5.0)\n"
+        "    opt_g.step()\n",
+        # a local function that only shares the name
+        "import torch\n"
+        "def clip_grad_norm_(params, value):\n"
+        "    return value\n"
+        "opt = torch.optim.Adam(model.parameters())\n"
+        "loss.backward()\n"
+        "opt.step()\n"
+        "clip_grad_norm_(model.parameters(), 1.0)\n",
+    )
+
+    def finish(self) -> None:
+        flow = CallFlow(self.ctx, self._transfer, loop_back=lambda facts: frozenset(), per_iteration=True)
+        for body in code_bodies(self.ctx):
+            flow.run(body)
+
+    def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        if is_backward(node) or clears_grads(self.ctx, node):
+            return frozenset()
+        if optimizer_step(self.ctx, node) is not None:
+            return frozenset({_STEPPED})
+        if _STEPPED in facts and is_clip_call(self.ctx, node) and not _measures_only(self.ctx, node):
+            self.report(node)
+        return facts
+
+
+def _measures_only(ctx: FileContext, call: cst.Call) -> bool:
+    """A clip with an infinite threshold: used to compute the norm."""
+    threshold = None
+    for index, arg in enumerate(call.args):
+        if arg.keyword is not None and arg.keyword.value in ("max_norm", "clip_value"):
+            threshold = arg.value
+        elif arg.keyword is None and index == 1:
+            threshold = arg.value
+    return threshold is not None and bool(_INFINITY.match(ctx.code(threshold).replace(" ", "")))

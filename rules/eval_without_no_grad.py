@@ -1,0 +1,248 @@
+import libcst as cst
+
+from lint.analysis.flow import Facts, Flow
+from lint.analysis.loops import (
+    clears_grads,
+    grad_mode_at,
+    is_backward,
+    reachable_nodes,
+    train_mode_call,
+)
+from lint.analysis.training import code_bodies, method_call
+from lint.analysis.walk import iter_nodes
+from lint.context import FileContext
+from lint.rule import Rule
+
+# calls that show a loop or a function needs the autograd graph
+_GRAPH_USERS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+
+
+class EvalWithoutNoGrad(Rule):
+    """
+    ## What it does
+    Flags forward calls of a model in an evaluation loop: after
+    `model.eval()`, inside a `for` / `while` loop that neither
+    back-propagates nor steps, and with no `torch.no_grad()` /
+    `torch.inference_mode()` around them: not as a `with` block, not as a
+    decorator of the function (bare, called, aliased, or a wrapper of the
+    same file), and not at the call sites of the function.
+
+    ## Why is this bad?
+    `eval()` only changes how dropout and BatchNorm behave; it does not stop
+    autograd. Every forward pass still records its graph and keeps the
+    activations alive for a backward that never comes, so evaluation uses far
+    more memory (often the cause of an out-of-memory error in validation that
+    training did not hit) and runs slower.
+
+    ## Example
+    ```python
+    model.eval()
+    for x, y in val_loader:
+        logits = model(x)
+    ```
+
+    ## Use instead
+    ```python
+    model.eval()
+    with torch.no_grad():
+        for x, y in val_loader:
+            logits = model(x)
+    ```
+
+    ## Fix safety
+    No fix: the `no_grad` region may belong on the function, at its call
+    site, or around the loop.
+
+    ## Limitations
+    The model must be called by the same expression that `.eval()` was called
+    on, in the same function. A function with an unresolvable decorator, a
+    function or loop that also back-propagates or steps (BatchNorm frozen
+    during training), a model frozen with `requires_grad_(False)`, and
+    comprehensions are left alone.
+    """
+
+    code = "TL406"
+    name = "eval-without-no-grad"
+    severity = "warning"
+    message = "evaluation forward pass outside `torch.no_grad()`: it records an autograd graph for nothing; wrap the loop in `torch.no_grad()` or `torch.inference_mode()`"
+    triggers = (".eval(",)
+    bad = (
+        "import torch\n"
+        "def validate(model, loader, criterion):\n"
+        "    model.eval()\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        total += criterion(model(x), y).item()  # expect: TL406\n"
+        "    return total / len(loader)\n",
+        # module-level script: training loop, then an evaluation loop
+        "import torch\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for epoch in range(10):\n"
+        "    model.train()\n"
+        "    for x, y in train_loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "    model.eval()\n"
+        "    for x, y in val_loader:\n"
+        "        with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+        "            out = model(x)  # expect: TL406\n",
+        "import torch\n"
+        "class Trainer:\n"
+        "    @property\n"
+        "    def device(self):\n"
+        "        return 'cuda'\n"
+        "    def evaluate(self):\n"
+        "        self.model.eval()\n"
+        "        i = 0\n"
+        "        while i < len(self.val_set):\n"
+        "            preds = self.model(self.val_set[i])  # expect: TL406\n"
+        "            i += 1\n",
+        # no_grad only around the metric, not the forward
+        "import torch\n"
+        "def test(net, loader):\n"
+        "    net.eval()\n"
+        "    correct = 0\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        logits = net(x)  # expect: TL406\n"
+        "        with torch.no_grad():\n"
+        "            correct += (logits.argmax(1) == y).sum().item()\n"
+        "    return correct\n",
+    )
+    good = (
+        # the decorator, bare or called, under an alias
+        "import torch as th\n"
+        "@th.no_grad\n"
+        "def validate(model, loader):\n"
+        "    model.eval()\n"
+        "    return [model(x) for x in loader]\n"
+        "@th.inference_mode()\n"
+        "def evaluate(model, loader):\n"
+        "    model.eval()\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n",
+        # no_grad entered at the call site of the evaluation function
+        "import torch\n"
+        "def validate(model, loader):\n"
+        "    model.eval()\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n"
+        "def main():\n"
+        "    with torch.no_grad():\n"
+        "        validate(model, val_loader)\n",
+        # eval() to freeze BatchNorm while training
+        "import torch\n"
+        "def train_one_epoch(model, loader, optimizer):\n"
+        "    model.train()\n"
+        "    model.backbone.eval()\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = model(x, y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n",
+        # a project's own wrapper around no_grad, and one that cannot be resolved
+        "import torch\n"
+        "from utils import evaluation_mode\n"
+        "def no_grad_eval(fn):\n"
+        "    def wrapped(*args, **kwargs):\n"
+        "        with torch.no_grad():\n"
+        "            return fn(*args, **kwargs)\n"
+        "    return wrapped\n"
+        "@no_grad_eval\n"
+        "def validate(model, loader):\n"
+        "    model.eval()\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n"
+        "@evaluation_mode\n"
+        "def test(model, loader):\n"
+        "    model.eval()\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n",
+        # the train/val phase loop; back in train mode before the next loop
+        "import torch\n"
+        "for phase in ['train', 'val']:\n"
+        "    model.train() if phase == 'train' else model.eval()\n"
+        "    for x, y in loaders[phase]:\n"
+        "        optimizer.zero_grad()\n"
+        "        with torch.set_grad_enabled(phase == 'train'):\n"
+        "            loss = criterion(model(x), y)\n"
+        "            if phase == 'train':\n"
+        "                loss.backward()\n"
+        "                optimizer.step()\n"
+        "model.eval()\n"
+        "model.train()\n"
+        "for x in loader:\n"
+        "    out = model(x)\n",
+        # input gradients of an evaluated model need the graph
+        "import torch\n"
+        "def saliency(model, loader):\n"
+        "    model.eval()\n"
+        "    maps = []\n"
+        "    for x, y in loader:\n"
+        "        x.requires_grad_()\n"
+        "        score = model(x).gather(1, y[:, None]).sum()\n"
+        "        maps.append(torch.autograd.grad(score, x)[0])\n"
+        "    return maps\n",
+    )
+
+    def finish(self) -> None:
+        self._frozen = _frozen_models(self.ctx)
+        for body in code_bodies(self.ctx):
+            self._body = body
+            Flow(self.ctx.module, self._transfer).run(body)
+
+    def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        mode = train_mode_call(node)
+        if mode is not None:
+            receiver = self.ctx.code(mode[0])
+            return facts | {receiver} if mode[1] is False else facts - {receiver}
+        if isinstance(node, cst.Call) and facts:
+            called = self.ctx.code(node.func)
+            if called in facts and called not in self._frozen and self._in_evaluation_loop(node):
+                self.report(node)
+        return facts
+
+    def _in_evaluation_loop(self, call: cst.Call) -> bool:
+        loop = None
+        for ancestor in self.ctx.ancestors(call):
+            if isinstance(ancestor, cst.For | cst.While):
+                loop = ancestor
+                break
+            if isinstance(ancestor, cst.FunctionDef | cst.Lambda):
+                return False
+        if loop is None or self._needs_graph(loop.body):
+            return False
+        function = self.ctx.enclosing_function(call)
+        if function is not None and self._needs_graph(function.body):
+            return False
+        return grad_mode_at(self.ctx, call) is None
+
+    def _needs_graph(self, root: cst.CSTNode) -> bool:
+        for node in reachable_nodes(self.ctx, root):
+            if is_backward(node) or clears_grads(self.ctx, node) or method_call(node, "step") is not None:
+                return True
+            if isinstance(node, cst.Call) and self.ctx.call_name(node) in _GRAPH_USERS:
+                return True
+        return False
+
+
+def _frozen_models(ctx: FileContext) -> set[str]:
+    """Models whose parameters were all set not to require grad:
+    `m.requires_grad_(False)`, `for p in m.parameters(): p.requires_grad = False`."""
+    frozen: set[str] = set()
+    for node in iter_nodes(ctx.module):
+        receiver = method_call(node, "requires_grad_")
+        if receiver is not None and isinstance(node, cst.Call) and node.args:
+            if ctx.code(node.args[0].value) == "False":
+                frozen.add(ctx.code(receiver))
+        elif isinstance(node, cst.For):
+            owner = method_call(node.iter, "parameters")
+            if owner is not None and any(
+                isinstance(n, cst.Assign)
+                and isinstance(n.targets[0].target, cst.Attribute)
+                and n.targets[0].target.attr.value == "requires_grad"
+                and ctx.code(n.value) == "False"
+                for n in iter_nodes(node.body)
+            ):
+                frozen.add(ctx.code(owner))
+    return frozen

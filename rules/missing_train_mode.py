@@ -1,0 +1,214 @@
+import libcst as cst
+
+from lint.analysis.flow import Facts
+from lint.analysis.loops import CallFlow, is_backward, train_mode_call
+from lint.analysis.training import code_bodies
+from lint.rule import Rule
+
+_EVAL = "eval"
+
+
+class MissingTrainMode(Rule):
+    """
+    ## What it does
+    Flags a `.eval()` call (or `.train(False)`) made for validation inside a
+    training loop when the loop goes back to training, on some path, with
+    no `.train()` / `.train(True)` in between. The loop may be split across
+    the functions of the file: `train_one_epoch()` and `validate()` called
+    from the epoch loop of `main()` are followed.
+
+    ## Why is this bad?
+    `eval()` switches dropout off and makes BatchNorm use its running
+    statistics instead of the batch's. If nothing switches the model back,
+    every epoch after the first validation trains without dropout and with
+    frozen normalization statistics: the model overfits or stalls, and no
+    error says why.
+
+    ## Example
+    ```python
+    model.train()
+    for epoch in range(epochs):
+        train_one_epoch(model, train_loader, optimizer)
+        model.eval()
+        validate(model, val_loader)
+    ```
+
+    ## Use instead
+    ```python
+    for epoch in range(epochs):
+        model.train()
+        train_one_epoch(model, train_loader, optimizer)
+        model.eval()
+        validate(model, val_loader)
+    ```
+
+    ## Fix safety
+    No fix: `model.train()` belongs at the start of the training phase,
+    which may be in another function than the `.eval()`.
+
+    ## Limitations
+    Any `.train()` counts, whatever model it is called on. An `.eval()`
+    followed by a backward pass in the same iteration (BatchNorm frozen on
+    purpose, a frozen teacher) is not flagged. Evaluation and training that
+    are never reached from one code path of the file (functions called only
+    from other modules) are not connected.
+    """
+
+    code = "TL405"
+    name = "missing-train-mode"
+    severity = "error"
+    message = "the model is switched to `.eval()` for validation and training resumes without `.train()`: dropout and BatchNorm stay in eval mode"
+    triggers = (".eval(", ".train(False")
+    bad = (
+        "import torch\n"
+        "model.train()\n"
+        "for epoch in range(10):\n"
+        "    for x, y in train_loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "    model.eval()  # expect: TL405\n"
+        "    with torch.no_grad():\n"
+        "        val = sum(criterion(model(x), y).item() for x, y in val_loader)\n",
+        # the loop split across functions of the file
+        "import torch\n"
+        "def train_one_epoch(model, loader, optimizer):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        model(x, y).backward()\n"
+        "        optimizer.step()\n"
+        "@torch.no_grad()\n"
+        "def validate(model, loader):\n"
+        "    model.eval()  # expect: TL405\n"
+        "    return [model(x) for x, _ in loader]\n"
+        "def main():\n"
+        "    for epoch in range(100):\n"
+        "        train_one_epoch(model, train_loader, optimizer)\n"
+        "        validate(model, val_loader)\n",
+        # periodic evaluation inside the step loop of a Trainer
+        "import torch\n"
+        "class Trainer:\n"
+        "    def evaluate(self):\n"
+        "        self.model.train(False)  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            return [self.model(b) for b in self.val_loader]\n"
+        "    def fit(self):\n"
+        "        step = 0\n"
+        "        while step < self.max_steps:\n"
+        "            for batch in self.loader:\n"
+        "                self.model(batch).backward()\n"
+        "                self.opt.step()\n"
+        "                self.opt.zero_grad()\n"
+        "                step += 1\n"
+        "                if step % 1000 == 0:\n"
+        "                    self.evaluate()\n",
+        # train() only on the branch that never validated
+        "import torch\n"
+        "for epoch in range(10):\n"
+        "    if epoch == 0:\n"
+        "        model.train()\n"
+        "    for x, y in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n"
+        "        opt.zero_grad()\n"
+        "    if epoch % 2 == 0:\n"
+        "        model.eval()  # expect: TL405\n"
+        "        evaluate(model)\n",
+    )
+    good = (
+        # `.train()` at the top of train_one_epoch (the chapter's template)
+        "import torch\n"
+        "def train_one_epoch(model, loader, optimizer):\n"
+        "    model.train()\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        model(x, y).backward()\n"
+        "        optimizer.step()\n"
+        "@torch.no_grad()\n"
+        "def validate(model, loader):\n"
+        "    model.eval()\n"
+        "    return [model(x) for x, _ in loader]\n"
+        "for epoch in range(100):\n"
+        "    train_one_epoch(model, train_loader, optimizer)\n"
+        "    validate(model, val_loader)\n",
+        # BatchNorm frozen during training, and a frozen teacher
+        "import torch\n"
+        "teacher.eval()\n"
+        "for epoch in range(10):\n"
+        "    student.train()\n"
+        "    student.backbone.eval()\n"
+        "    for x, y in loader:\n"
+        "        with torch.no_grad():\n"
+        "            t = teacher(x)\n"
+        "        kd_loss(student(x), t).backward()\n"
+        "        opt.step()\n"
+        "        opt.zero_grad()\n",
+        # the evaluation helper switches back itself
+        "import torch\n"
+        "def evaluate(model, loader):\n"
+        "    model.eval()\n"
+        "    with torch.no_grad():\n"
+        "        score = sum(model(x).sum().item() for x in loader)\n"
+        "    model.train()\n"
+        "    return score\n"
+        "for step, batch in enumerate(loader):\n"
+        "    model(batch).backward()\n"
+        "    opt.step()\n"
+        "    opt.zero_grad()\n"
+        "    if step % 100 == 0:\n"
+        "        evaluate(model, val_loader)\n",
+        # evaluation only after training has finished; `train(mode)` on a flag
+        "import torch\n"
+        "for x, y in loader:\n"
+        "    model(x).sum().backward()\n"
+        "    opt.step()\n"
+        "    opt.zero_grad()\n"
+        "model.eval()\n"
+        "test(model)\n"
+        "for epoch in range(3):\n"
+        "    model.train(epoch < 2)\n"
+        "    for x, y in loader:\n"
+        "        model(x).sum().backward()\n"
+        "    model.eval()\n",
+        # the phase loop: `train()` or `eval()` chosen per phase
+        "import torch\n"
+        "for epoch in range(25):\n"
+        "    for phase in ['train', 'val']:\n"
+        "        if phase == 'train':\n"
+        "            model.train()\n"
+        "        else:\n"
+        "            model.eval()\n"
+        "        for x, y in loaders[phase]:\n"
+        "            with torch.set_grad_enabled(phase == 'train'):\n"
+        "                loss = criterion(model(x), y)\n"
+        "                if phase == 'train':\n"
+        "                    loss.backward()\n"
+        "                    optimizer.step()\n",
+    )
+
+    def finish(self) -> None:
+        self._exempt: set[cst.CSTNode] = set()
+        self._candidates: set[cst.CSTNode] = set()
+        flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration)
+        for body in code_bodies(self.ctx):
+            flow.run(body)
+        for node in self._candidates - self._exempt:
+            self.report(node)
+
+    def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        mode = train_mode_call(node)
+        if mode is not None:
+            if mode[1] is False:
+                return facts | {(_EVAL, node, False)}
+            return frozenset()
+        if is_backward(node):
+            for _, eval_call, crossed in facts:
+                # an eval() still in force at a backward of the same iteration
+                # is deliberate (frozen BatchNorm, a teacher); one carried over
+                # from an earlier iteration was for validation
+                (self._candidates if crossed else self._exempt).add(eval_call)
+        return facts
+
+
+def _cross_iteration(facts: Facts) -> Facts:
+    return frozenset((_EVAL, node, True) for _, node, _crossed in facts)

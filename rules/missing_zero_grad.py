@@ -1,0 +1,185 @@
+import libcst as cst
+
+from lint.analysis.loops import (
+    clears_grads,
+    is_backward,
+    loops_of,
+    may_clear_grads,
+    optimizer_step,
+    reachable_nodes,
+)
+from lint.rule import Rule
+
+
+class MissingZeroGrad(Rule):
+    """
+    ## What it does
+    Flags the optimizer step of a loop that back-propagates and steps an
+    optimizer on every iteration but never clears gradients: no
+    `optimizer.zero_grad()`, `model.zero_grad()`, `p.grad = None` or
+    `p.grad.zero_()` anywhere one iteration runs, the file's own helper
+    functions it calls included.
+
+    ## Why is this bad?
+    `backward()` adds into `.grad`; it does not overwrite it. Without
+    clearing, every step applies the sum of all gradients computed so far:
+    the effective learning rate grows each iteration and training diverges or
+    crawls, with no error.
+
+    ## Example
+    ```python
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    ```
+
+    ## Use instead
+    ```python
+    for x, y in loader:
+        optimizer.zero_grad(set_to_none=True)
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    ```
+
+    ## Fix safety
+    No fix: where the clear belongs (every step, or every N-th micro-step
+    under gradient accumulation) is the author's choice.
+
+    ## Limitations
+    Clearing only counts when the loop reaches it. The optimizer must be
+    known to be one (built from `torch.optim` or a known factory, passed in
+    from such a call in this file, stepped by a GradScaler, or cleared with
+    `zero_grad()` elsewhere in the file). A call into code outside the file
+    whose name mentions gradients or zeroing (`self.clear_grads()`) is
+    assumed to clear them. `opt.step(closure)` is not checked: the closure
+    clears.
+    """
+
+    code = "TL401"
+    name = "missing-zero-grad"
+    severity = "error"
+    message = "this loop back-propagates and steps but never clears gradients: they accumulate across iterations; call `optimizer.zero_grad()`"
+    triggers = ("backward",)
+    bad = (
+        "import torch\n"
+        "model = Net()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    loss = criterion(model(x), y)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()  # expect: TL401\n",
+        # cleared once before the loop only
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    opt = torch.optim.AdamW(model.parameters(), lr=3e-4)\n"
+        "    opt.zero_grad()\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        loss = model(x, y)\n"
+        "        loss.backward()\n"
+        "        opt.step()  # expect: TL401\n",
+        # the loop split across functions; the fp16 path steps through the scaler
+        "import torch\n"
+        "def train_one_epoch(model, loader, optimizer, scaler):\n"
+        "    for x, y in loader:\n"
+        "        with torch.autocast('cuda'):\n"
+        "            loss = model(x, y)\n"
+        "        scaler.scale(loss).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL401\n"
+        "        scaler.update()\n"
+        "def main():\n"
+        "    model = Net()\n"
+        "    optimizer = torch.optim.Adam(model.parameters())\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for epoch in range(10):\n"
+        "        train_one_epoch(model, loader, optimizer, scaler)\n",
+        # a Trainer whose step lives in a helper method; the clear is commented out
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)\n"
+        "    def training_step(self, batch):\n"
+        "        loss = self.model(batch)\n"
+        "        loss.backward()\n"
+        "        self.opt.step()  # expect: TL401\n"
+        "        # self.opt.zero_grad()\n"
+        "    def fit(self, loader):\n"
+        "        step = 0\n"
+        "        while step < 1000:\n"
+        "            for batch in loader:\n"
+        "                self.training_step(batch)\n"
+        "                step += 1\n",
+    )
+    good = (
+        # gradient accumulation: cleared only on the micro-steps that step
+        "import torch\n"
+        "optimizer = torch.optim.AdamW(model.parameters())\n"
+        "for i, (x, y) in enumerate(loader):\n"
+        "    loss = criterion(model(x), y) / accum\n"
+        "    loss.backward()\n"
+        "    if (i + 1) % accum == 0:\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n",
+        # clearing through the model, or by setting `.grad` to None
+        "import torch\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    model.zero_grad(set_to_none=True)\n"
+        "    criterion(model(x), y).backward()\n"
+        "    optimizer.step()\n"
+        "for x, y in loader:\n"
+        "    for p in model.parameters():\n"
+        "        p.grad = None\n"
+        "    criterion(model(x), y).backward()\n"
+        "    optimizer.step()\n",
+        # the clear happens in a helper of the same file
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.opt = torch.optim.Adam(model.parameters())\n"
+        "    def optimizer_step(self):\n"
+        "        self.opt.step()\n"
+        "        self.opt.zero_grad(set_to_none=True)\n"
+        "    def fit(self, loader):\n"
+        "        for batch in loader:\n"
+        "            self.model(batch).backward()\n"
+        "            self.optimizer_step()\n",
+        # full-batch training: cleared once per epoch, stepped once per epoch
+        "import torch\n"
+        "optimizer = torch.optim.LBFGS(model.parameters())\n"
+        "for epoch in range(10):\n"
+        "    optimizer.zero_grad()\n"
+        "    for x, y in loader:\n"
+        "        criterion(model(x), y).backward()\n"
+        "    optimizer.step()\n",
+        # an L-BFGS closure clears inside; `engine.step()` is not a known optimizer
+        "import torch\n"
+        "optimizer = torch.optim.LBFGS(model.parameters())\n"
+        "for x, y in loader:\n"
+        "    def closure():\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = criterion(model(x), y)\n"
+        "        loss.backward()\n"
+        "        return loss\n"
+        "    optimizer.step(closure)\n"
+        "for batch in loader:\n"
+        "    engine.backward(engine(batch))\n"
+        "    engine.step()\n",
+    )
+
+    def finish(self) -> None:
+        for loop in loops_of(self.ctx):
+            steps: list[cst.CSTNode] = []
+            backward = False
+            for node in reachable_nodes(self.ctx, loop.body):
+                if clears_grads(self.ctx, node) or may_clear_grads(self.ctx, node):
+                    break
+                backward = backward or is_backward(node)
+                if optimizer_step(self.ctx, node) is not None:
+                    steps.append(node)
+            else:
+                if backward:
+                    for step in steps:
+                        self.report(step)

@@ -1,0 +1,188 @@
+import libcst as cst
+
+from lint.analysis.flow import Facts
+from lint.analysis.loops import CallFlow, optimizer_step, scheduler_step
+from lint.analysis.training import code_bodies
+from lint.rule import Rule
+
+# a scheduler driven by a metric: stepping it first skips no schedule value
+_METRIC_DRIVEN = "ReduceLROnPlateau"
+
+
+class SchedulerBeforeOptimizer(Rule):
+    """
+    ## What it does
+    Flags `scheduler.step()` reached before the optimizer step (`opt.step()`
+    or `scaler.step(opt)`) in the same iteration of a loop, along some path
+    (the file's own helper functions included). Only schedulers built from
+    `torch.optim.lr_scheduler` or a known schedule factory
+    (`transformers.get_*_schedule*`) count.
+
+    ## Why is this bad?
+    Since PyTorch 1.1 a scheduler's `step()` must follow the optimizer's:
+    stepping it first moves the learning rate on before the first update
+    uses it, so the first value of the schedule (often the warm-up start) is
+    skipped and the whole schedule runs one step early. PyTorch warns about
+    it at run time, once, where it is easy to miss.
+
+    ## Example
+    ```python
+    for x, y in loader:
+        scheduler.step()
+        loss.backward()
+        optimizer.step()
+    ```
+
+    ## Use instead
+    ```python
+    for x, y in loader:
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+    ```
+
+    ## Fix safety
+    No fix: moving the call shifts the learning rate of every step, which
+    the author should confirm.
+
+    ## Limitations
+    A scheduler class of the project (which may be meant to be stepped
+    first), `ReduceLROnPlateau` (driven by a metric, not a step count) and
+    `step(...)` given a metric or an epoch are not checked. A scheduler step at the end of one iteration is not
+    connected to the optimizer step of the next.
+    """
+
+    code = "TL404"
+    name = "scheduler-before-optimizer"
+    severity = "warning"
+    message = "`scheduler.step()` runs before `optimizer.step()`: the first value of the schedule is skipped; step the scheduler after the optimizer"
+    triggers = ("step",)
+    bad = (
+        "import torch\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)\n"
+        "for x, y in loader:\n"
+        "    scheduler.step()  # expect: TL404\n"
+        "    optimizer.zero_grad()\n"
+        "    criterion(model(x), y).backward()\n"
+        "    optimizer.step()\n",
+        # the pre-1.1 habit: step the scheduler at the start of each epoch
+        "from torch.optim import lr_scheduler, AdamW\n"
+        "def train_one_epoch(model, loader, optimizer):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        model(x, y).backward()\n"
+        "        optimizer.step()\n"
+        "def main(model, loader):\n"
+        "    optimizer = AdamW(model.parameters())\n"
+        "    scheduler = lr_scheduler.CosineAnnealingLR(optimizer, T_max=100)\n"
+        "    for epoch in range(100):\n"
+        "        scheduler.step()  # expect: TL404\n"
+        "        train_one_epoch(model, loader, optimizer)\n",
+        # a schedule factory, stepped before the GradScaler's step
+        "import torch\n"
+        "from transformers import get_linear_schedule_with_warmup\n"
+        "opt = torch.optim.AdamW(model.parameters())\n"
+        "sched = get_linear_schedule_with_warmup(opt, 100, 10000)\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for step, batch in enumerate(loader):\n"
+        "    opt.zero_grad()\n"
+        "    scaler.scale(model(**batch).loss).backward()\n"
+        "    sched.step()  # expect: TL404\n"
+        "    scaler.step(opt)\n"
+        "    scaler.update()\n",
+        # a Trainer: the scheduler is stepped in the method that runs first
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.opt = torch.optim.Adam(model.parameters())\n"
+        "        self.sched = torch.optim.lr_scheduler.OneCycleLR(self.opt, max_lr=0.1, total_steps=1000)\n"
+        "    def before_step(self):\n"
+        "        self.sched.step()  # expect: TL404\n"
+        "    def fit(self, loader):\n"
+        "        for batch in loader:\n"
+        "            self.opt.zero_grad()\n"
+        "            self.model(batch).backward()\n"
+        "            self.before_step()\n"
+        "            self.opt.step()\n",
+    )
+    good = (
+        # per-epoch scheduler step after the batch loop (the chapter's template)
+        "import torch\n"
+        "optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)\n"
+        "scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=10)\n"
+        "for epoch in range(10):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "    scheduler.step()\n",
+        # the project's own warm-up scheduler, meant to be stepped first
+        "import torch\n"
+        "class WarmupLR:\n"
+        "    def __init__(self, optimizer, warmup):\n"
+        "        self.optimizer, self.warmup, self.n = optimizer, warmup, 0\n"
+        "    def step(self):\n"
+        "        self.n += 1\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "scheduler = WarmupLR(optimizer, 500)\n"
+        "for x, y in loader:\n"
+        "    scheduler.step()\n"
+        "    optimizer.zero_grad()\n"
+        "    criterion(model(x), y).backward()\n"
+        "    optimizer.step()\n",
+        # per-iteration scheduler after the step; the previous iteration's does not count
+        "import torch\n"
+        "opt = torch.optim.AdamW(model.parameters())\n"
+        "sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, s / 100))\n"
+        "for batch in loader:\n"
+        "    opt.zero_grad()\n"
+        "    model(batch).backward()\n"
+        "    opt.step()\n"
+        "    sched.step()\n"
+        "    # sched.step() must not come before opt.step()\n",
+        # a metric-driven scheduler stepped on the last validation loss
+        "import torch\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=3)\n"
+        "val_loss = float('inf')\n"
+        "for epoch in range(50):\n"
+        "    plateau.step(val_loss)\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        opt.step()\n"
+        "    val_loss = evaluate(model)\n",
+        # gradient accumulation: the scheduler steps with the optimizer, after it
+        "import torch\n"
+        "opt = torch.optim.AdamW(model.parameters())\n"
+        "sched = torch.optim.lr_scheduler.LinearLR(opt)\n"
+        "for i, batch in enumerate(loader):\n"
+        "    (model(batch) / accum).backward()\n"
+        "    if (i + 1) % accum == 0:\n"
+        "        opt.step()\n"
+        "        sched.step()\n"
+        "        opt.zero_grad()\n",
+    )
+
+    def finish(self) -> None:
+        flow = CallFlow(self.ctx, self._transfer, loop_back=lambda facts: frozenset(), per_iteration=True)
+        for body in code_bodies(self.ctx):
+            flow.run(body)
+
+    def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        if optimizer_step(self.ctx, node) is not None:
+            for scheduler_call in facts:
+                self.report(scheduler_call)
+            return frozenset()
+        scheduler = scheduler_step(self.ctx, node)
+        # `step(metric)` / `step(epoch)` set the value explicitly: nothing is skipped
+        if scheduler is not None and not node.args and not self._metric_driven(scheduler):  # type: ignore[attr-defined]
+            return facts | {node}
+        return facts
+
+    def _metric_driven(self, scheduler: cst.BaseExpression) -> bool:
+        receivers = self.ctx.receivers
+        binding = receivers.binding(scheduler)
+        built = receivers.constructions.get(binding, []) if binding is not None else []
+        return any((self.ctx.call_name(call) or "").endswith(_METRIC_DRIVEN) for call in built)
