@@ -19,6 +19,7 @@ CLIP_BUG = (
     "import torch\n"
     "scaler = torch.amp.GradScaler('cuda')\n"
     "for x in loader:\n"
+    "    opt.zero_grad()\n"
     "    scaler.scale(model(x)).backward()\n"
     "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
     "    scaler.step(opt)\n"
@@ -50,7 +51,7 @@ def test_text_output_and_exit_one(project: Path) -> None:
     code, out, _ = invoke("src", "--no-cache", cwd=project)
     assert code == 1
     lines = out.splitlines()
-    assert lines[0] == "src/clip.py:5:5: TL101 [*] " + lines[0].split(" [*] ", 1)[1]
+    assert lines[0] == "src/clip.py:6:5: TL101 [*] " + lines[0].split(" [*] ", 1)[1]
     assert lines[1].startswith("src/train.py:2:9: TL301 ")
     assert lines[-1] == "Found 2 findings (1 fixable with `--fix`)."
 
@@ -92,7 +93,7 @@ def test_sarif_structure(project: Path) -> None:
 def test_github_format(project: Path) -> None:
     _, out, _ = invoke("src", "--format", "github", "--no-cache", cwd=project)
     lines = out.splitlines()
-    assert lines[0].startswith("::error file=src/clip.py,line=5,col=5,")
+    assert lines[0].startswith("::error file=src/clip.py,line=6,col=5,")
     assert "title=TL101::" in lines[0]
     assert lines[1].startswith("::warning file=src/train.py,line=2,col=9,")
 
