@@ -20,4 +20,7 @@ def test_fixture_findings(fixture: Path) -> None:
     rule = by_name_or_code(fixture.stem.replace("_", "-"))
     assert rule is not None
     source = fixture.read_text(encoding="utf-8")
-    assert found_marks(rule, source) == expected_marks(source)
+    expected = expected_marks(source)
+    assert expected, "a fixture must mark at least one finding"
+    assert {code for _, code in expected} == {rule.code}, "a fixture marks findings of its own rule only"
+    assert found_marks(rule, source) == expected
