@@ -80,6 +80,7 @@ class Measurement:
     wall_s: float
     max_process_rss_mb: float  # the largest single process of the tree
     tree_rss_mb: float  # the whole tree at its sampled peak
+    cpu_s: float  # user + system time of the process and every descendant it reaped
     returncode: int
     stdout: str
     timed_out: bool = False
@@ -146,7 +147,8 @@ def measure(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float | 
         text = out.read().decode("utf-8", errors="replace")
     # ru_maxrss of the reaped child covers it and every descendant it waited for
     largest_kb = usage.ru_maxrss
-    return Measurement(wall, largest_kb / 1024, max(tree_peak, largest_kb) / 1024, proc.returncode, text, timed_out)
+    cpu = usage.ru_utime + usage.ru_stime
+    return Measurement(wall, largest_kb / 1024, max(tree_peak, largest_kb) / 1024, cpu, proc.returncode, text, timed_out)
 
 
 def _kill(pid: int) -> None:
@@ -277,7 +279,7 @@ def run_benchmark(full: bool, reps: int, jobs: int, selected: set[str], timeout_
                 result = measure(tool.argv(corpus), workdir, env, timeout_s)
                 tool.runs.append(result)
                 status = " TIMED OUT" if result.timed_out else (f" exit {result.returncode}" if result.returncode else "")
-                print(f"  rep {rep + 1}/{reps} {tool.name:<11} {result.wall_s:9.2f} s  "
+                print(f"  rep {rep + 1}/{reps} {tool.name:<11} {result.wall_s:9.2f} s {result.cpu_s:8.2f} s CPU  "
                       f"{result.max_process_rss_mb:7.0f} MB largest process{status}", flush=True)
         report = summarise(tools, len(files), lines, full, reps, jobs)
         report["machine"] = machine()
@@ -306,6 +308,7 @@ def summarise(tools: list[Tool], files: int, lines: int, full: bool, reps: int, 
             "label": tool.label,
             "median_s": round(wall, 3),
             "all_s": [round(run.wall_s, 3) for run in tool.runs],
+            "median_cpu_s": round(statistics.median(run.cpu_s for run in ok), 3),
             "files_per_s": round(files / wall, 1),
             "lines_per_s": round(lines / wall),
             "max_process_rss_mb": round(max(run.max_process_rss_mb for run in ok)),
@@ -326,9 +329,9 @@ def summarise(tools: list[Tool], files: int, lines: int, full: bool, reps: int, 
 
 
 def ratios(rows: dict[str, dict[str, object]]) -> dict[str, dict[str, object]]:
-    def median(name: str) -> float | None:
+    def median(name: str, column: str = "median_s") -> float | None:
         row = rows.get(name)
-        return row.get("median_s") if row else None  # type: ignore[return-value]
+        return row.get(column) if row else None  # type: ignore[return-value]
 
     out: dict[str, dict[str, object]] = {}
 
@@ -338,8 +341,10 @@ def ratios(rows: dict[str, dict[str, object]]) -> dict[str, dict[str, object]]:
             return
         value = a / b
         met = value >= target if higher_is_better else value <= target
+        cpu_a, cpu_b = median(numerator, "median_cpu_s"), median(denominator, "median_cpu_s")
         out[key] = {"value": round(value, 2), "target": f"{'>=' if higher_is_better else '<='} {target}",
-                    "met": met, "what": text}
+                    "met": met, "what": text,
+                    "cpu_value": round(cpu_a / cpu_b, 2) if cpu_a and cpu_b else None}
 
     ratio("torchfix_over_cold", "torchfix", "cold", 2.0, True, "TorchFix time / trainlint cold time")
     ratio("cold_over_parse", "cold", "parse", 1.5, False, "trainlint cold / bare parse")
@@ -359,7 +364,7 @@ def print_report(report: dict[str, object]) -> None:
     print()
     print(f"{report['corpus']} corpus: {report['files']} files, {report['lines']} lines; "
           f"median of {report['repetitions']}, {report['jobs']} process(es)")
-    header = f"{'tool':<38} {'median s':>9} {'files/s':>9} {'lines/s':>9} {'max proc MB':>11} {'tree MB':>8} {'findings':>9}"
+    header = f"{'tool':<38} {'median s':>9} {'cpu s':>8} {'files/s':>9} {'lines/s':>9} {'max proc MB':>11} {'tree MB':>8} {'findings':>9}"
     print(header)
     print("-" * len(header))
     for row in report["tools"].values():  # type: ignore[union-attr]
@@ -368,12 +373,13 @@ def print_report(report: dict[str, object]) -> None:
             continue
         findings = row["findings"]
         shown = "-" if findings is None else str(findings)
-        print(f"{row['label']:<38} {row['median_s']:>9.2f} {row['files_per_s']:>9.1f} {row['lines_per_s']:>9} "
+        print(f"{row['label']:<38} {row['median_s']:>9.2f} {row['median_cpu_s']:>8.2f} {row['files_per_s']:>9.1f} {row['lines_per_s']:>9} "
               f"{row['max_process_rss_mb']:>11} {row['tree_rss_mb']:>8} {shown:>9}")
     print()
     for item in report["ratios"].values():  # type: ignore[union-attr]
         verdict = "met" if item["met"] else "NOT met"
-        print(f"{item['what']:<52} {item['value']:>8}  target {item['target']:<7} {verdict}")
+        cpu = f"  (CPU time: {item['cpu_value']})" if item.get("cpu_value") is not None else ""
+        print(f"{item['what']:<52} {item['value']:>8}  target {item['target']:<7} {verdict}{cpu}")
 
 
 TOOLS = ("cold", "warm", "touched", "noprefilter", "parse", "torchfix")
