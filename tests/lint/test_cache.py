@@ -194,3 +194,27 @@ def test_a_run_served_from_the_cache_imports_neither_libcst_nor_the_rules(projec
     assert _modules_loaded(project) == []
     (project / "clean.py").write_text("import torch\n", encoding="utf-8")
     assert "libcst" in _modules_loaded(project)
+
+
+def test_the_manifest_describes_the_registered_rules() -> None:
+    from lint.manifest import manifest
+    from lint.registry import all_rules
+
+    described = [(r.code, r.name, r.severity, r.preview) for r in manifest().rules]
+    assert described == [(r.code, r.name, r.severity, r.preview) for r in all_rules()]
+
+
+def test_the_manifest_stamp_changes_with_any_source_file(tmp_path: Path) -> None:
+    from lint.manifest import _stamp
+
+    sources = [tmp_path / "a.py", tmp_path / "b.py"]
+    for path in sources:
+        path.write_text("x = 1\n", encoding="utf-8")
+    before = _stamp(sources)
+    assert _stamp(sources) == before
+    sources[1].write_text("x = 22\n", encoding="utf-8")
+    assert _stamp(sources) != before
+    os.utime(sources[1], ns=(1, 1))
+    changed_time = _stamp(sources)
+    os.utime(sources[1], ns=(2, 2))
+    assert _stamp(sources) != changed_time
