@@ -12,34 +12,20 @@ import hashlib
 import json
 import os
 import tempfile
-from functools import lru_cache
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Sequence
 
-from lint.rule import Finding
+from lint.finding import Finding
+from lint.manifest import manifest
 
 CACHE_DIR = ".trainlint_cache"
 _FORMAT = 1
 
 
-@lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """Hash of the installed versions and of the linter's own source, so that a
+    """Identifies the installed versions and the linter's own source, so that a
     change of any rule invalidates every cached result."""
-    import lint
-    import rules
-
-    digest = hashlib.sha256()
-    digest.update(f"{_FORMAT}:{lint.__version__}".encode())
-    try:
-        digest.update(version("libcst").encode())
-    except PackageNotFoundError:
-        pass
-    for package in (lint, rules):
-        for path in sorted(Path(package.__file__).parent.rglob("*.py")):
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:20]
+    return f"{_FORMAT}{manifest().fingerprint}"
 
 
 def content_hash(data: bytes) -> str:

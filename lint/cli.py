@@ -12,8 +12,6 @@ from lint import __version__, reporters
 from lint.cache import CACHE_DIR, clear
 from lint.config import Config, ConfigError, find_config, load_config, parse_code_list, select_rules
 from lint.discovery import discover
-from lint.docs import explain_text, rules_table
-from lint.registry import all_rules, by_name_or_code
 from lint.runner import RunOptions, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -122,6 +120,9 @@ def _fail(message: str) -> None:
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 def list_rules(output_format: str) -> None:
     """List every rule: code, name, severity, fixable, default on/off."""
+    from lint.docs import rules_table
+    from lint.registry import all_rules
+
     click.echo(rules_table(all_rules(), output_format), nl=False)
 
 
@@ -129,6 +130,9 @@ def list_rules(output_format: str) -> None:
 @click.argument("code")
 def explain(code: str) -> None:
     """Show a rule's documentation and examples (by code or name)."""
+    from lint.docs import explain_text
+    from lint.registry import by_name_or_code
+
     rule = by_name_or_code(code)
     if rule is None:
         _fail(f"unknown rule {code!r}; `trainlint rules` lists them")

@@ -6,10 +6,12 @@ import fnmatch
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-from lint.registry import all_rules
-from lint.rule import Rule
+from lint.manifest import manifest
+
+if TYPE_CHECKING:
+    from lint.rule import Rule
 
 KNOWN_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores")
 
@@ -105,7 +107,7 @@ def _codes(table: dict[str, object], key: str, path: Path, where: str = "") -> l
 def check_code(value: str, context: str) -> None:
     """A selector must be a rule code or a prefix of at least one."""
     upper = value.strip().upper()
-    if not upper or not any(rule.code.startswith(upper) for rule in all_rules()):
+    if not upper or not any(code.startswith(upper) for code in manifest().codes()):
         raise ConfigError(f"{context}: unknown rule code or prefix {value!r}")
 
 
@@ -120,17 +122,21 @@ def parse_code_list(text: str | None, option: str) -> list[str] | None:
 
 @dataclass(frozen=True)
 class Selection:
-    """Which rules run, as decided by select / extend-select / ignore."""
+    """Which rules run, as decided by select / extend-select / ignore. Held as
+    codes: the rule classes are imported only when a file is analysed."""
 
-    rules: tuple[type[Rule], ...]
+    codes: tuple[str, ...]
 
     @property
-    def codes(self) -> tuple[str, ...]:
-        return tuple(rule.code for rule in self.rules)
+    def rules(self) -> tuple[type[Rule], ...]:
+        from lint.registry import by_code
+
+        known = by_code()
+        return tuple(known[code] for code in self.codes)
 
     def without(self, codes: Iterable[str]) -> Selection:
         ignored = list(codes)
-        return Selection(tuple(r for r in self.rules if not _match(r.code, ignored)))
+        return Selection(tuple(code for code in self.codes if not _match(code, ignored)))
 
 
 def select_rules(select: Sequence[str] | None, extend: Sequence[str], ignore: Sequence[str]) -> Selection:
@@ -138,13 +144,13 @@ def select_rules(select: Sequence[str] | None, extend: Sequence[str], ignore: Se
     every TL1xx rule but TL101. Preview rules run only when a selector names
     them or a prefix of them; the default selection leaves them out."""
     chosen = []
-    for rule in all_rules():
+    for rule in manifest().rules:
         on = _specificity(rule.code, list(select or ()) + list(extend))
         off = _specificity(rule.code, ignore)
         if select is None and not rule.preview:
             on = max(on, 0)
         if on >= 0 and on > off:
-            chosen.append(rule)
+            chosen.append(rule.code)
     return Selection(tuple(chosen))
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Sequence
@@ -144,12 +145,20 @@ def _parse(source: str) -> cst.Module:
         raise _Unparsable("code is nested too deeply to parse", 1, 1) from None
 
 
+def _compile(source: str) -> None:
+    """CPython's parser as a checker; its warnings about the user's code
+    (`"str"()`, invalid escapes) are not ours to print."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compile(source, "<lint>", "exec", ast.PyCF_ONLY_AST)
+
+
 def _refuse_deep_nesting(source: str) -> None:
     """LibCST's native parser can overflow its stack, killing the process, on
     code nested far deeper than any person writes. CPython's parser refuses
     such code cleanly, so it screens every file first."""
     try:
-        compile(source, "<lint>", "exec", ast.PyCF_ONLY_AST)
+        _compile(source)
     except (RecursionError, MemoryError):
         raise _Unparsable("code is nested too deeply to parse", 1, 1) from None
     except SyntaxError as exc:
@@ -163,7 +172,7 @@ def _check_syntax(source: str) -> None:
     """Files no rule can match skip LibCST; CPython's parser, far faster,
     still catches what does not parse. Its verdict is confirmed by LibCST."""
     try:
-        compile(source, "<lint>", "exec", ast.PyCF_ONLY_AST)
+        _compile(source)
     except (SyntaxError, ValueError):
         _parse(source)
     except (RecursionError, MemoryError):
@@ -172,7 +181,7 @@ def _check_syntax(source: str) -> None:
 
 def _python_error(source: str) -> SyntaxError | None:
     try:
-        compile(source, "<lint>", "exec", ast.PyCF_ONLY_AST)
+        _compile(source)
     except SyntaxError as exc:
         return exc
     except Exception:  # noqa: BLE001 - only used for a nicer message

@@ -7,8 +7,7 @@ from collections import Counter
 from typing import Callable, Sequence
 
 from lint import __version__
-from lint.registry import all_rules
-from lint.rule import Finding
+from lint.finding import Finding
 
 
 
@@ -60,6 +59,8 @@ _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def sarif(findings: Sequence[Finding]) -> str:
+    from lint.registry import all_rules
+
     rules = all_rules()
     index = {rule.code: i for i, rule in enumerate(rules)}
     descriptors = [

@@ -9,16 +9,17 @@ file has been seen, which is where rules about order or absence decide.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 import libcst as cst
 
+from lint.finding import Finding, FixSafety, Severity  # noqa: F401 - Finding is re-exported
+
 if TYPE_CHECKING:
     from lint.context import FileContext
 
-Severity = Literal["error", "warning", "info"]
-FixSafety = Literal["safe", "unsafe"]
+
 Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
 
 DOC_HEADINGS = ("What it does", "Why is this bad?", "Fix safety")
@@ -59,36 +60,6 @@ class Diagnostic:
     node: cst.CSTNode
     message: str
     fix: Fix | None = None
-
-
-@dataclass(frozen=True, order=True)
-class Finding:
-    path: str
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    code: str
-    name: str = field(compare=False)
-    severity: Severity = field(compare=False)
-    message: str = field(compare=False)
-    fixable: bool = field(compare=False, default=False)
-    fix: FixSafety | None = field(compare=False, default=None)
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "path": self.path,
-            "line": self.line,
-            "column": self.column,
-            "end_line": self.end_line,
-            "end_column": self.end_column,
-            "code": self.code,
-            "name": self.name,
-            "severity": self.severity,
-            "message": self.message,
-            "fixable": self.fixable,
-            "fix": self.fix,
-        }
 
 
 class Rule:

@@ -1,4 +1,9 @@
-"""Linting many files: cache lookups, parallel workers, writing fixes."""
+"""Linting many files: cache lookups, parallel workers, writing fixes.
+
+Workers are sent paths and read the files themselves (no file contents are
+pickled between processes). The engine, LibCST and the rules are imported
+only when some file has to be analysed: a run served from the cache needs
+none of them."""
 
 from __future__ import annotations
 
@@ -8,14 +13,14 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from lint.cache import ResultCache, content_hash
 from lint.config import Config, Selection, matches_glob
-from lint.engine import FileOutcome, lint_bytes
-from lint.fixes import write_atomic
-from lint.registry import by_code
-from lint.rule import Finding
+from lint.finding import Finding
+
+if TYPE_CHECKING:
+    from lint.engine import FileOutcome
 
 UNREADABLE = "TL000"
 _SERIAL_THRESHOLD = 4  # below this many files to analyse, a pool costs more than it saves
@@ -36,14 +41,22 @@ class RunResult:
     fixed_files: int = 0
     fixes_applied: int = 0
     errors: list[str] = field(default_factory=list)
+    analysed: int = 0  # files linted in this run
+    from_cache: int = 0  # files whose findings came from the cache
 
 
 @dataclass
 class _Task:
     path: str
-    data: bytes
     codes: tuple[str, ...]
+    digest: str | None  # of the bytes the cache key was made from
     key: str | None
+
+
+@dataclass
+class _Analysed:
+    outcome: FileOutcome
+    digest: str  # of the bytes the worker read and linted
 
 
 def run(files: Sequence[str], selection: Selection, config: Config, options: RunOptions) -> RunResult:
@@ -53,26 +66,30 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
     live_keys: set[str] = set()
     for path in files:
         codes = _codes_for(path, selection, config)
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            result.findings.extend(_unreadable(path, exc, codes))
-            continue
-        key = None
+        key = digest = None
         if cache is not None:
-            key = cache.key(path, content_hash(data), codes)
+            try:
+                digest = content_hash(Path(path).read_bytes())
+            except OSError as exc:
+                result.findings.extend(_unreadable(path, exc, codes))
+                continue
+            key = cache.key(path, digest, codes)
             live_keys.add(key)
             cached = cache.get(key, path)
             if cached is not None:
                 result.findings.extend(cached)
+                result.from_cache += 1
                 continue
-        tasks.append(_Task(path, data, codes, key))
-    for task, outcome in _analyse_all(tasks, options):
+        tasks.append(_Task(path, codes, digest, key))
+    for task, analysed in _analyse_all(tasks, options):
+        outcome = analysed.outcome
         result.findings.extend(outcome.findings)
-        if cache is not None and task.key is not None:
+        result.analysed += 1
+        # a file that changed after it was hashed is linted but not cached
+        if cache is not None and task.key is not None and analysed.digest == task.digest:
             cache.put(task.key, outcome.findings)
         if outcome.fixed_source is not None:
-            _apply(task, outcome, options, result)
+            _apply(task, analysed, options, result)
     if cache is not None:
         cache.prune(live_keys)
         cache.save()
@@ -88,40 +105,65 @@ def _codes_for(path: str, selection: Selection, config: Config) -> tuple[str, ..
     return (selection.without(ignored) if ignored else selection).codes
 
 
-def _analyse_all(tasks: list[_Task], options: RunOptions) -> Iterator[tuple[_Task, FileOutcome]]:
+def _analyse_all(tasks: list[_Task], options: RunOptions) -> Iterator[tuple[_Task, _Analysed]]:
     jobs = options.jobs or os.cpu_count() or 1
     if jobs <= 1 or len(tasks) < _SERIAL_THRESHOLD:
         for task in tasks:
-            yield task, _analyse(task.path, task.data, task.codes, options.fix)
+            yield task, _analyse(task.path, task.codes, options.fix)
         return
+    from lint.registry import all_rules
+
+    all_rules()  # import the rules once, before the workers are forked
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     # biggest files first, so that one huge file does not finish last alone
-    order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i].data))
+    order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i].path))
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
-        futures = {
-            i: pool.submit(_analyse, tasks[i].path, tasks[i].data, tasks[i].codes, options.fix)
-            for i in order
-        }
+        futures = {i: pool.submit(_analyse, tasks[i].path, tasks[i].codes, options.fix) for i in order}
         for i in range(len(tasks)):
             yield tasks[i], futures[i].result()
 
 
-def _analyse(path: str, data: bytes, codes: tuple[str, ...], fix: str | None) -> FileOutcome:
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _analyse(path: str, codes: tuple[str, ...], fix: str | None) -> _Analysed:
+    from lint import engine
+    from lint.registry import by_code
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return _Analysed(engine.FileOutcome(_unreadable(path, exc, codes)), "")
     rules = by_code()
     try:
-        return lint_bytes(path, data, [rules[c] for c in codes], fix)
+        outcome = engine.lint_bytes(path, data, [rules[c] for c in codes], fix)
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
         rule = rules.get(UNREADABLE)
-        if rule is None:
-            return FileOutcome()
         message = f"internal error while linting this file ({type(exc).__name__}: {exc}); please report it"
-        return FileOutcome([Finding(path, 1, 1, 1, 1, rule.code, rule.name, rule.severity, message)])
+        findings = [] if rule is None else [Finding(path, 1, 1, 1, 1, rule.code, rule.name, rule.severity, message)]
+        outcome = engine.FileOutcome(findings)
+    return _Analysed(outcome, content_hash(data))
 
 
-def _apply(task: _Task, outcome: FileOutcome, options: RunOptions, result: RunResult) -> None:
+def _apply(task: _Task, analysed: _Analysed, options: RunOptions, result: RunResult) -> None:
+    from lint.fixes import write_atomic
+
+    outcome = analysed.outcome
     assert outcome.fixed_source is not None
+    try:
+        data = Path(task.path).read_bytes()
+    except OSError as exc:
+        result.errors.append(f"{task.path}: cannot read it again to fix it: {exc.strerror or exc}")
+        return
+    if content_hash(data) != analysed.digest:
+        result.errors.append(f"{task.path}: changed while it was being linted; not fixed")
+        return
     if options.diff:
-        original = task.data.decode(outcome.encoding, errors="replace")
+        original = data.decode(outcome.encoding, errors="replace")
         result.diffs.append(
             "".join(
                 difflib.unified_diff(
@@ -135,11 +177,7 @@ def _apply(task: _Task, outcome: FileOutcome, options: RunOptions, result: RunRe
         result.fixes_applied += outcome.fixes_applied
         return
     try:
-        current = Path(task.path).read_bytes()
-        if current != task.data:
-            result.errors.append(f"{task.path}: changed while it was being linted; not fixed")
-            return
-        encoding = "utf-8-sig" if task.data.startswith(b"\xef\xbb\xbf") else outcome.encoding
+        encoding = "utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else outcome.encoding
         write_atomic(task.path, outcome.fixed_source, encoding=encoding)
     except OSError as exc:
         result.errors.append(f"{task.path}: cannot write fixes: {exc.strerror or exc}")
@@ -149,6 +187,8 @@ def _apply(task: _Task, outcome: FileOutcome, options: RunOptions, result: RunRe
 
 
 def _unreadable(path: str, exc: OSError, codes: tuple[str, ...]) -> list[Finding]:
+    from lint.registry import by_code
+
     rule = by_code().get(UNREADABLE)
     if rule is None or UNREADABLE not in codes:
         return []

@@ -100,7 +100,7 @@ HEADERS = [
 
 @st.composite
 def training_programs(draw: st.DrawFn) -> str:
-    lines: list[str] = []
+    lines: list[str] = ["import torch"]  # fixes may add it; code using torch without it is broken anyway
     depth = 0
     for _ in range(draw(st.integers(3, 40))):
         if draw(st.booleans()) and depth < 5:

@@ -1,0 +1,49 @@
+"""The benchmarks' single entry point.
+
+    python bench/run.py lint [--quick|--full] [--reps N] [...]
+    python bench/run.py sanitizer [...]
+
+`lint` runs bench/lint_bench.py; `sanitizer` runs bench/sanitizer_overhead.py
+with the remaining arguments.
+"""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+USAGE = "usage: python bench/run.py {lint,sanitizer} [options]   (add --help after the name for its options)"
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE)
+        print(__doc__)
+        return 0 if argv else 2
+    name, rest = argv[0], argv[1:]
+    if name == "lint":
+        sys.path.insert(0, str(BENCH))
+        import lint_bench
+
+        return lint_bench.main(rest)
+    if name == "sanitizer":
+        script = BENCH / "sanitizer_overhead.py"
+        if not script.exists():
+            print(f"bench: {script.relative_to(BENCH.parent)} is not in this checkout; the sanitizer "
+                  f"benchmark arrives with the sanitizer work", file=sys.stderr)
+            return 2
+        sys.argv = [str(script), *rest]
+        sys.path.insert(0, str(BENCH))
+        try:
+            runpy.run_path(str(script), run_name="__main__")
+        except SystemExit as exc:
+            return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        return 0
+    print(f"bench: unknown benchmark {name!r}\n{USAGE}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

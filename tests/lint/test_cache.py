@@ -1,0 +1,225 @@
+"""The result cache: unchanged files are not analysed again; a change of
+content, rule selection or linter code is; `--no-cache` neither reads nor
+writes it; `trainlint clean` removes it. Parallel and serial runs agree."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import lint.cache
+import lint.engine
+from lint.cache import CACHE_DIR, ResultCache
+from lint.cli import main
+from lint.config import Config, select_rules
+from lint.rule import Finding
+from lint.runner import RunOptions, RunResult, run
+
+REPO = Path(__file__).resolve().parents[2]
+
+SOURCES = {
+    "wrap.py": "import torch\nmodel = torch.nn.DataParallel(model)\n",
+    "broken.py": "def train(:\n    pass\n",
+    "clean.py": "import torch\nx = torch.zeros(3)\n",
+    "plain.py": "print('no torch here')\n",
+    "sub/wrap2.py": "from torch import nn\n\nclass Wrapped(nn.DataParallel):\n    pass\n",
+    "sub/loop.py": (
+        "import torch\n"
+        "scaler = torch.cuda.amp.GradScaler()\n"
+        "for batch in loader:\n"
+        "    scaler.scale(model(batch)).backward()\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    scaler.step(opt)\n"
+    ),
+}
+
+
+# the rules these sources exercise; other rules would add findings of their own
+SELECTED = ("TL000", "TL101", "TL301")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    for name, text in SOURCES.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(str(p) for p in root.rglob("*.py") if CACHE_DIR not in p.parts)
+
+
+def _lint(root: Path, cache: bool = True, ignore: tuple[str, ...] = (), jobs: int = 1) -> RunResult:
+    selection = select_rules(list(SELECTED), [], list(ignore))
+    options = RunOptions(jobs=jobs, cache_dir=root / CACHE_DIR if cache else None)
+    return run(_files(root), selection, Config(root=root), options)
+
+
+def _codes(result: RunResult) -> list[tuple[str, int, str]]:
+    return [(Path(f.path).name, f.line, f.code) for f in result.findings]
+
+
+def test_unchanged_files_come_from_the_cache(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = _lint(project)
+    assert (first.analysed, first.from_cache) == (len(SOURCES), 0)
+    assert {code for _, _, code in _codes(first)} == {"TL000", "TL101", "TL301"}
+
+    calls: list[str] = []
+    real = lint.engine.lint_bytes
+
+    def spy(path: str, *args: object, **kwargs: object) -> object:
+        calls.append(path)
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(lint.engine, "lint_bytes", spy)
+    second = _lint(project)
+    assert calls == []
+    assert (second.analysed, second.from_cache) == (0, len(SOURCES))
+    assert second.findings == first.findings
+    _lint(project, cache=False)
+    assert len(calls) == len(SOURCES)  # the spy does see the files that are analysed
+
+
+def test_a_changed_file_is_analysed_again(project: Path) -> None:
+    _lint(project)
+    (project / "clean.py").write_text("import torch\nm = torch.nn.DataParallel(m)\n", encoding="utf-8")
+    again = _lint(project)
+    assert (again.analysed, again.from_cache) == (1, len(SOURCES) - 1)
+    assert ("clean.py", 2, "TL301") in _codes(again)
+
+
+def test_another_rule_selection_is_not_served_from_the_cache(project: Path) -> None:
+    everything = _lint(project)
+    without = _lint(project, ignore=("TL301",))
+    assert without.analysed == len(SOURCES)
+    assert "TL301" in {f.code for f in everything.findings}
+    assert "TL301" not in {f.code for f in without.findings}
+
+
+def test_another_linter_version_does_not_read_old_results(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _lint(project)
+    monkeypatch.setattr(lint.cache, "code_fingerprint", lambda: "changed-rules")
+    assert _lint(project).analysed == len(SOURCES)
+
+
+def test_a_corrupt_cache_file_is_ignored(project: Path) -> None:
+    first = _lint(project)
+    for index in (project / CACHE_DIR).glob("results-*.json"):
+        index.write_text("{not json", encoding="utf-8")
+    again = _lint(project)
+    assert again.analysed == len(SOURCES)
+    assert again.findings == first.findings
+
+
+def _poison(root: Path) -> None:
+    """Put a finding in the cache that no rule would produce, for clean.py."""
+    cache = ResultCache(root / CACHE_DIR)
+    key = next(k for k in cache.entries if k.split("\0", 1)[0].endswith("clean.py"))
+    cache.put(key, [Finding(str(root / "clean.py"), 1, 1, 1, 2, "TL301", "data-parallel", "warning", "from the cache")])
+    cache.save()
+
+
+def _cli(root: Path, *args: str) -> tuple[int, str]:
+    select = ["--select", ",".join(SELECTED)] if "--select" not in args else []
+    outcome = CliRunner().invoke(main, ["check", "--exit-zero", "--format", "json", *select, *args, str(root)])
+    return outcome.exit_code, outcome.output
+
+
+def test_the_cli_reads_the_cache_and_no_cache_bypasses_it(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project)
+    status, _ = _cli(project)
+    assert status == 0 and (project / CACHE_DIR).is_dir()
+    _poison(project)
+    _, cached = _cli(project)
+    assert "from the cache" in cached
+    _, uncached = _cli(project, "--no-cache")
+    assert "from the cache" not in uncached
+    assert json.loads(uncached) == [f for f in json.loads(cached) if f["message"] != "from the cache"]
+
+
+def test_no_cache_does_not_create_one(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project)
+    _cli(project, "--no-cache")
+    assert not (project / CACHE_DIR).exists()
+
+
+def test_clean_removes_the_cache(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project)
+    _cli(project)
+    _poison(project)
+    outcome = CliRunner().invoke(main, ["clean"])
+    assert outcome.exit_code == 0 and "Removed" in outcome.output
+    assert not (project / CACHE_DIR).exists()
+    _, output = _cli(project)
+    assert "from the cache" not in output
+    assert _lint(project).from_cache == len(SOURCES)
+
+
+def test_serial_and_parallel_runs_give_the_same_output(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project)
+    _, serial = _cli(project, "--no-cache", "--jobs", "1")
+    _, parallel = _cli(project, "--no-cache", "--jobs", "2")
+    assert json.loads(serial)
+    assert serial == parallel
+    _, filled = _cli(project, "--jobs", "2")
+    _, from_cache = _cli(project, "--jobs", "1")
+    assert filled == from_cache == serial
+
+
+_PROBE = """
+import sys
+from lint.cli import main
+try:
+    main(["check", "--exit-zero", "--format", "json", "."], prog_name="trainlint")
+except SystemExit:
+    pass
+loaded = sorted(m for m in sys.modules if m == "libcst" or m.startswith(("rules.", "lint.engine")))
+print("LOADED", loaded, file=sys.stderr)
+"""
+
+
+def _modules_loaded(root: Path) -> list[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", _PROBE], cwd=root, env=env, capture_output=True, text=True, check=True)
+    line = next(line for line in done.stderr.splitlines() if line.startswith("LOADED "))
+    return ast.literal_eval(line.removeprefix("LOADED "))
+
+
+def test_a_run_served_from_the_cache_imports_neither_libcst_nor_the_rules(project: Path) -> None:
+    assert "libcst" in _modules_loaded(project)  # the first run analyses every file
+    assert _modules_loaded(project) == []
+    (project / "clean.py").write_text("import torch\n", encoding="utf-8")
+    assert "libcst" in _modules_loaded(project)
+
+
+def test_the_manifest_describes_the_registered_rules() -> None:
+    from lint.manifest import manifest
+    from lint.registry import all_rules
+
+    described = [(r.code, r.name, r.severity, r.preview) for r in manifest().rules]
+    assert described == [(r.code, r.name, r.severity, r.preview) for r in all_rules()]
+
+
+def test_the_manifest_stamp_changes_with_any_source_file(tmp_path: Path) -> None:
+    from lint.manifest import _stamp
+
+    sources = [tmp_path / "a.py", tmp_path / "b.py"]
+    for path in sources:
+        path.write_text("x = 1\n", encoding="utf-8")
+    before = _stamp(sources)
+    assert _stamp(sources) == before
+    sources[1].write_text("x = 22\n", encoding="utf-8")
+    assert _stamp(sources) != before
+    os.utime(sources[1], ns=(1, 1))
+    changed_time = _stamp(sources)
+    os.utime(sources[1], ns=(2, 2))
+    assert _stamp(sources) != changed_time
