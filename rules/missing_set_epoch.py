@@ -43,7 +43,8 @@ class MissingSetEpoch(Rule):
     or inside their DataLoader, to a function or class imported from another
     module, such as a project's `Trainer`) are not flagged. Any
     `set_epoch(...)` call in the file whose receiver could be the sampler
-    counts as calling it, including a call on a function parameter.
+    counts as calling it, including a call on a function parameter that a
+    call in the file passes this sampler to.
     """
 
     code = "TL302"
@@ -209,6 +210,33 @@ class MissingSetEpoch(Rule):
                         loaders.add(target.value)
         return loaders
 
+    def _parameter_may_hold(self, binding: Binding, holders: list[cst.BaseExpression]) -> bool:
+        """Some call of the function passes the sampler (or something we cannot
+        name) to the parameter; a function never called here may get anything."""
+        func = binding.owner
+        assert isinstance(func, cst.FunctionDef)
+        texts = {self.ctx.code(h) for h in holders}
+        params = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
+        calls = [
+            node for node in iter_nodes(self.ctx.module)
+            if isinstance(node, cst.Call) and _callee_name(node) == func.name.value
+        ]
+        if not calls:
+            return True
+        for call in calls:
+            offset = 1 if params[:1] in (["self"], ["cls"]) and isinstance(call.func, cst.Attribute) else 0
+            for index, arg in enumerate(a for a in call.args if a.keyword is None):
+                if arg.star or (index + offset < len(params) and params[index + offset] == binding.name
+                                and not _names_other_than(arg.value, texts)):
+                    return True
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == binding.name:
+                    if not _names_other_than(arg.value, texts):
+                        return True
+                elif arg.star == "**":
+                    return True
+        return False
+
     def _set_epoch_reaches(self, receivers: list[cst.BaseExpression], holders: list[cst.BaseExpression]) -> bool:
         """A `set_epoch` call whose receiver may be this sampler: the sampler
         itself, any `.sampler` attribute, or something we cannot identify as a
@@ -217,7 +245,9 @@ class MissingSetEpoch(Rule):
         own = {tracked.binding(h) for h in holders} - {None}
         for receiver in receivers:
             binding = tracked.binding(receiver)
-            if binding is None or binding in own or _is_parameter(binding):
+            if binding is None or binding in own:
+                return True
+            if _is_parameter(binding) and self._parameter_may_hold(binding, holders):
                 return True
             if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER) or _same_name(binding, own):
                 return True
@@ -232,6 +262,19 @@ def _is_parameter(binding: Binding) -> bool:
     params = func.params
     every = (*params.posonly_params, *params.params, *params.kwonly_params)
     return any(p.name.value == binding.name for p in every)
+
+
+def _callee_name(call: cst.Call) -> str | None:
+    if isinstance(call.func, cst.Name):
+        return call.func.value
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value
+    return None
+
+
+def _names_other_than(value: cst.BaseExpression, texts: set[str]) -> bool:
+    """`value` is a plain name that is not one of the sampler's holders."""
+    return isinstance(value, cst.Name) and value.value not in texts
 
 
 def _samples_evaluation_data(call: cst.Call) -> bool:
