@@ -6,10 +6,12 @@ import libcst as cst
 
 from lint.context import FileContext
 from lint.analysis.scopes import dotted_name, import_from_module
+from lint.analysis.walk import iter_nodes
 from lint.rule import Rule
 
 LAUNCH = "torch.distributed.launch"
 # `-m torch.distributed.launch` in a command line; not `torch.distributed.launcher`
+_TORCHRUN = re.compile(r"(?<![\w.])torchrun(?![\w])|torch\.distributed\.run(?![\w])")
 _COMMAND = re.compile(r"-m\s+torch\.distributed\.launch(?![\w])")
 
 
@@ -48,7 +50,10 @@ class DeprecatedDistributedLaunch(Rule):
     Docstrings and prose that mention the module without `-m` (a help text
     saying "set by torch.distributed.launch") are not flagged, nor are shell
     scripts and YAML files. `torch.distributed.launcher.api` (torchrun's own
-    API) and `paddle.distributed.launch` are different modules.
+    API) and `paddle.distributed.launch` are different modules. A command
+    string in a function that also names `torchrun` or
+    `torch.distributed.run` is taken as a fallback for old PyTorch versions
+    and not flagged, even when the choice between them is the user's.
     """
 
     code = "TL303"
@@ -93,6 +98,12 @@ class DeprecatedDistributedLaunch(Rule):
         "def main():\n"
         "    '''Run with python -m torch.distributed.launch --nproc_per_node 2 main.py'''\n"
         "# python -m torch.distributed.launch train.py\n",
+        # a fallback for PyTorch versions without torchrun
+        "import importlib.util, sys\n"
+        "def command(script):\n"
+        "    if importlib.util.find_spec('torch.distributed.run') is not None:\n"
+        "        return [sys.executable, '-m', 'torch.distributed.run', script]\n"
+        "    return [sys.executable, '-m', 'torch.distributed.launch', '--use_env', script]\n",
         "import torch.distributed.launcher as launcher\n"
         "cmd = 'python -m torch.distributed.launcher_helper'\n",
     )
@@ -140,8 +151,21 @@ class DeprecatedDistributedLaunch(Rule):
             if self.ctx.qualified_name(attribute) == LAUNCH:
                 self.report(attribute)
         for string in self._strings:
-            if not self._is_docstring(string):
+            if not self._is_docstring(string) and not self._beside_torchrun(string):
                 self.report(string)
+
+    def _beside_torchrun(self, string: cst.BaseString) -> bool:
+        """The same function also names torchrun: the old launcher is a
+        fallback there, not the way the code starts jobs."""
+        function = self.ctx.enclosing_function(string)
+        if function is None:
+            return False
+        for node in iter_nodes(function):
+            if isinstance(node, cst.SimpleString):
+                value = node.evaluated_value
+                if isinstance(value, str) and _TORCHRUN.search(value):
+                    return True
+        return False
 
     def _is_docstring(self, string: cst.BaseString) -> bool:
         """A string statement on its own: documentation, not a command."""

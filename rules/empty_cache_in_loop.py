@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from lint.analysis.training import iteration_dependent, loop_guards
+from lint.analysis.walk import iter_nodes
 from lint.rule import Example, Fix, Rule
 
 EMPTY_CACHE = "torch.cuda.empty_cache"
@@ -31,8 +32,12 @@ class EmptyCacheInLoop(Rule):
     Calls under a periodic guard (`if step % 100 == 0:`, or any condition
     that depends on the loop variable or a counter the loop updates), in an
     exception handler (out-of-memory recovery) or after the loop are not
-    flagged. A helper function that empties the cache and is called from a
-    loop is not followed.
+    flagged. Nor is a call in an outer loop whose body runs a loop of its own
+    (once per epoch, or once per run of an experiment sweep that trains a
+    fresh model each time): the cost is paid once per inner loop, not per
+    step. A step loop that wraps a small inner loop (micro-batches) is
+    therefore missed too. A helper function that empties the cache and is
+    called from a loop is not followed.
     """
 
     code = "TL201"
@@ -114,6 +119,13 @@ class EmptyCacheInLoop(Rule):
         "        torch.cuda.empty_cache()\n"
         "    train_step(batch)\n",
         "import torch\n"
+        "for run in range(num_runs):\n"
+        "    model = build_model().cuda()\n"
+        "    torch.cuda.empty_cache()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            train_step(model, x, y)\n",
+        "import torch\n"
         "n = 0\n"
         "for batch in loader:\n"
         "    n += 1\n"
@@ -130,6 +142,8 @@ class EmptyCacheInLoop(Rule):
         loop, tests = guards
         if any(iteration_dependent(self.ctx, loop, test) for test in tests):
             return
+        if _runs_inner_loop(loop):
+            return
         self.report(node, fix=self._removal(node))
 
     def _removal(self, call: cst.Call) -> Fix | None:
@@ -142,3 +156,8 @@ class EmptyCacheInLoop(Rule):
         if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
             return Fix({statement: statement.with_changes(body=[cst.Pass()])}, safety="unsafe")
         return Fix({statement: cst.RemoveFromParent()}, safety="unsafe")
+
+
+def _runs_inner_loop(loop: cst.For | cst.While) -> bool:
+    """Whether the body of `loop` holds a loop statement of its own."""
+    return any(isinstance(node, cst.For | cst.While) for node in iter_nodes(loop.body))

@@ -12,7 +12,9 @@ from lint.rule import Rule
 
 DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
 _EVALUATION = re.compile(r"val|test|eval|dev_|_dev|infer|predict", re.IGNORECASE)
-_SHUFFLE_POSITION = 3  # DistributedSampler(dataset, num_replicas, rank, shuffle, ...)
+_SHUFFLE_POSITION = 3
+# libraries that wrap a loader only to iterate it (progress bars and the like)
+_LIBRARIES_THAT_ONLY_ITERATE = frozenset({"torch", "tqdm", "itertools", "rich", "builtins"})  # DistributedSampler(dataset, num_replicas, rank, shuffle, ...)
 
 
 class MissingSetEpoch(Rule):
@@ -35,11 +37,14 @@ class MissingSetEpoch(Rule):
 
     ## Limitations
     Samplers built with `shuffle=False` (or a `shuffle=` that is not a
-    literal `True`), samplers for evaluation data (names with `val`, `test`,
-    `eval`), and samplers that only leave the file (returned from a builder
-    function, or passed to another function) are not flagged. Any
+    literal `True`), samplers for evaluation data (the variable or the
+    dataset it samples named with `val`, `test`, `eval`), and samplers that
+    only leave the file (returned from a builder function, or handed, alone
+    or inside their DataLoader, to a function or class imported from another
+    module, such as a project's `Trainer`) are not flagged. Any
     `set_epoch(...)` call in the file whose receiver could be the sampler
-    counts as calling it.
+    counts as calling it, including a call on a function parameter that a
+    call in the file passes this sampler to.
     """
 
     code = "TL302"
@@ -100,6 +105,23 @@ class MissingSetEpoch(Rule):
         "    return DataLoader(ds, sampler=sampler)\n",
         "from torch.utils.data import DistributedSampler\n"
         "val_sampler = DistributedSampler(val_ds)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "from trainers import Trainer\n"
+        "sampler = DistributedSampler(train_ds)\n"
+        "loader = DataLoader(train_ds, sampler=sampler)\n"
+        "Trainer(model, train_loader=loader).fit(epochs=10)\n",
+        "from torch.utils.data import DistributedSampler\n"
+        "def run_epoch(loader, epoch, sampler=None):\n"
+        "    if sampler:\n"
+        "        sampler.set_epoch(epoch)\n"
+        "    for batch in loader:\n"
+        "        step(batch)\n"
+        "train_sampler = DistributedSampler(train_ds)\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(loader, epoch, sampler=train_sampler)\n",
+        "from torch.utils.data import DistributedSampler\n"
+        "second = DistributedSampler(val_dataset, num_replicas=2, rank=0)\n"
+        "kwargs = {'sampler': second}\n",
         "class DistributedSampler:\n"
         "    pass\n"
         "sampler = DistributedSampler(ds)\n"
@@ -126,7 +148,13 @@ class MissingSetEpoch(Rule):
             holders = self._holders(call)
             if holders is None or any(_EVALUATION.search(self.ctx.code(h)) for h in holders):
                 continue
-            if self._leaves_file(holders) or self._set_epoch_reaches(receivers, holders):
+            if _samples_evaluation_data(call):
+                continue
+            if (
+                self._leaves_file(holders)
+                or self._handed_to_imported_code(holders)
+                or self._set_epoch_reaches(receivers, holders)
+            ):
                 continue
             self.report(call)
 
@@ -152,6 +180,63 @@ class MissingSetEpoch(Rule):
                     return True
         return False
 
+    def _handed_to_imported_code(self, holders: list[cst.BaseExpression]) -> bool:
+        """The sampler, or the loader holding it, passed to a function or class
+        imported from a module other than torch: that code may well call
+        `set_epoch` itself, and we cannot see it."""
+        texts = {self.ctx.code(h) for h in holders} | self._loaders_given(holders)
+        for node in iter_nodes(self.ctx.module):
+            if not isinstance(node, cst.Call):
+                continue
+            if not any(isinstance(a.value, cst.Name) and a.value.value in texts for a in node.args):
+                continue
+            callee = self.ctx.call_name(node)
+            if callee is not None and callee.split(".")[0] not in _LIBRARIES_THAT_ONLY_ITERATE:
+                return True
+        return False
+
+    def _loaders_given(self, holders: list[cst.BaseExpression]) -> set[str]:
+        """Variables assigned a call that takes the sampler as `sampler=`."""
+        texts = {self.ctx.code(h) for h in holders}
+        loaders: set[str] = set()
+        for node in iter_nodes(self.ctx.module):
+            if not isinstance(node, cst.Call):
+                continue
+            for arg in node.args:
+                if (arg.keyword is not None and arg.keyword.value in ("sampler", "batch_sampler")
+                        and isinstance(arg.value, cst.Name) and arg.value.value in texts):
+                    target = _assigned_to(self.ctx.parent(node))
+                    if isinstance(target, cst.Name):
+                        loaders.add(target.value)
+        return loaders
+
+    def _parameter_may_hold(self, binding: Binding, holders: list[cst.BaseExpression]) -> bool:
+        """Some call of the function passes the sampler (or something we cannot
+        name) to the parameter; a function never called here may get anything."""
+        func = binding.owner
+        assert isinstance(func, cst.FunctionDef)
+        texts = {self.ctx.code(h) for h in holders}
+        params = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
+        calls = [
+            node for node in iter_nodes(self.ctx.module)
+            if isinstance(node, cst.Call) and _callee_name(node) == func.name.value
+        ]
+        if not calls:
+            return True
+        for call in calls:
+            offset = 1 if params[:1] in (["self"], ["cls"]) and isinstance(call.func, cst.Attribute) else 0
+            for index, arg in enumerate(a for a in call.args if a.keyword is None):
+                if arg.star or (index + offset < len(params) and params[index + offset] == binding.name
+                                and not _names_other_than(arg.value, texts)):
+                    return True
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == binding.name:
+                    if not _names_other_than(arg.value, texts):
+                        return True
+                elif arg.star == "**":
+                    return True
+        return False
+
     def _set_epoch_reaches(self, receivers: list[cst.BaseExpression], holders: list[cst.BaseExpression]) -> bool:
         """A `set_epoch` call whose receiver may be this sampler: the sampler
         itself, any `.sampler` attribute, or something we cannot identify as a
@@ -162,9 +247,48 @@ class MissingSetEpoch(Rule):
             binding = tracked.binding(receiver)
             if binding is None or binding in own:
                 return True
+            if _is_parameter(binding) and self._parameter_may_hold(binding, holders):
+                return True
             if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER) or _same_name(binding, own):
                 return True
         return False
+
+
+def _is_parameter(binding: Binding) -> bool:
+    """A function parameter may be handed any sampler by its callers."""
+    func = binding.owner
+    if not isinstance(func, cst.FunctionDef):
+        return False
+    params = func.params
+    every = (*params.posonly_params, *params.params, *params.kwonly_params)
+    return any(p.name.value == binding.name for p in every)
+
+
+def _callee_name(call: cst.Call) -> str | None:
+    if isinstance(call.func, cst.Name):
+        return call.func.value
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value
+    return None
+
+
+def _names_other_than(value: cst.BaseExpression, texts: set[str]) -> bool:
+    """`value` is a plain name that is not one of the sampler's holders."""
+    return isinstance(value, cst.Name) and value.value not in texts
+
+
+def _samples_evaluation_data(call: cst.Call) -> bool:
+    """`DistributedSampler(val_dataset, ...)`: the dataset's name says evaluation."""
+    for arg in call.args:
+        if arg.keyword is None or arg.keyword.value == "dataset":
+            return isinstance(arg.value, cst.Name | cst.Attribute) and bool(
+                _EVALUATION.search(_last_name(arg.value))
+            )
+    return False
+
+
+def _last_name(expr: cst.Name | cst.Attribute) -> str:
+    return expr.value if isinstance(expr, cst.Name) else expr.attr.value
 
 
 def _same_name(binding: Binding, own: set[Binding | None]) -> bool:
