@@ -3,8 +3,8 @@ import re
 import libcst as cst
 
 from lint.analysis.flow import Facts
-from lint.analysis.loops import CallFlow, clears_grads, is_backward, optimizer_step
-from lint.analysis.training import code_bodies, is_clip_call
+from lint.analysis.loops import clears_grads, is_backward, optimizer_step, run_each_iteration
+from lint.analysis.training import is_clip_call
 from lint.context import FileContext
 from lint.rule import Rule
 
@@ -157,9 +157,7 @@ class ClipAfterStep(Rule):
     )
 
     def finish(self) -> None:
-        flow = CallFlow(self.ctx, self._transfer, loop_back=lambda facts: frozenset(), per_iteration=True)
-        for body in code_bodies(self.ctx):
-            flow.run(body)
+        run_each_iteration(self.ctx, self._transfer)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if is_backward(node) or clears_grads(self.ctx, node):

@@ -1,8 +1,7 @@
 import libcst as cst
 
 from lint.analysis.flow import Facts
-from lint.analysis.loops import CallFlow, optimizer_step, scheduler_step
-from lint.analysis.training import code_bodies
+from lint.analysis.loops import optimizer_step, run_each_iteration, scheduler_step
 from lint.rule import Rule
 
 # a scheduler driven by a metric: stepping it first skips no schedule value
@@ -166,9 +165,7 @@ class SchedulerBeforeOptimizer(Rule):
     )
 
     def finish(self) -> None:
-        flow = CallFlow(self.ctx, self._transfer, loop_back=lambda facts: frozenset(), per_iteration=True)
-        for body in code_bodies(self.ctx):
-            flow.run(body)
+        run_each_iteration(self.ctx, self._transfer)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if optimizer_step(self.ctx, node) is not None:

@@ -1,8 +1,8 @@
 import libcst as cst
 
 from lint.analysis.flow import Facts
-from lint.analysis.loops import CallFlow, clears_grads, is_backward, is_optimizer, optimizer_step
-from lint.analysis.training import code_bodies, method_call
+from lint.analysis.loops import clears_grads, is_backward, is_optimizer, optimizer_step, run_each_iteration
+from lint.analysis.training import method_call
 from lint.rule import Rule
 
 _BACKWARD = ("backward",)
@@ -141,9 +141,7 @@ class ZeroGradBeforeStep(Rule):
     )
 
     def finish(self) -> None:
-        flow = CallFlow(self.ctx, self._transfer, loop_back=lambda facts: frozenset(), per_iteration=True)
-        for body in code_bodies(self.ctx):
-            flow.run(body)
+        run_each_iteration(self.ctx, self._transfer)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if is_backward(node):

@@ -49,10 +49,15 @@ class Flow:
         module: cst.Module,
         transfer: Transfer,
         loop_back: Callable[[Facts], Facts] | None = None,
+        loop_exit: Callable[[cst.For | cst.While, Facts], Facts] | None = None,
     ) -> None:
         self.module = module
         self.transfer = transfer
         self.loop_back = loop_back or (lambda facts: facts)
+        # maps the facts of paths leaving a loop (None: unchanged)
+        self.loop_exit = loop_exit
+        # paths that left the body by `return`, with the facts they had
+        self.returned: set[Path] = set()
         self._loops: list[tuple[set[Path], set[Path]]] = []  # (breaks, continues)
         # condition text -> the names it reads, or None when it calls something
         self._condition_names: dict[str, frozenset[str] | None] = {}
@@ -94,7 +99,10 @@ class Flow:
         return paths  # nested def / class: their bodies do not run here
 
     def _small(self, small: cst.BaseSmallStatement, paths: Paths) -> Paths:
-        if isinstance(small, cst.Return | cst.Raise):
+        if isinstance(small, cst.Return):
+            self.returned |= self._events(small, paths)
+            return frozenset()
+        if isinstance(small, cst.Raise):
             self._events(small, paths)
             return frozenset()
         if isinstance(small, cst.Break | cst.Continue):
@@ -153,7 +161,10 @@ class Flow:
         exits = set() if infinite else set(entry) | ends
         if stmt.orelse is not None and exits:
             exits = set(self._block(_stmts(stmt.orelse.body), frozenset(exits)))
-        return _limit(frozenset(exits | breaks))
+        out = _limit(frozenset(exits | breaks))
+        if self.loop_exit is None:
+            return out
+        return frozenset(Path(self.loop_exit(stmt, p.facts), p.assumptions) for p in out)
 
     def _try(self, stmt: cst.Try | cst.TryStar, paths: Paths) -> Paths:
         body_out = self._block(_stmts(stmt.body), paths)

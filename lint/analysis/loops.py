@@ -17,10 +17,10 @@ from typing import Callable, Iterator, Literal
 
 import libcst as cst
 
-from lint.analysis.flow import Facts, Flow, Path, Paths
+from lint.analysis.flow import Facts, Flow, Paths
 from lint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Binding
 from lint.analysis.scopes import dotted_name
-from lint.analysis.training import method_call
+from lint.analysis.training import code_bodies, method_call
 from lint.analysis.walk import iter_nodes
 from lint.context import FileContext
 
@@ -354,6 +354,15 @@ def loops_of(ctx: FileContext) -> Iterator[cst.For | cst.While]:
 
 
 # -- flow through calls ------------------------------------------------------------
+def run_each_iteration(ctx: FileContext, transfer: Callable[[Facts, cst.CSTNode], Facts]) -> None:
+    """Run `transfer` over every body of the file with "same iteration"
+    semantics: facts end at the start of each loop iteration, and where a
+    training loop ends."""
+    flow = CallFlow(ctx, transfer, loop_back=lambda facts: frozenset(), per_iteration=True)
+    for body in code_bodies(ctx):
+        flow.run(body)
+
+
 class CallFlow:
     """`Flow` whose paths continue into the bodies of the file's functions at
     their call sites (facts of every path out of the callee, `return`s
@@ -380,8 +389,8 @@ class CallFlow:
     def run(self, body: cst.BaseSuite | cst.Module, facts: Facts = frozenset()) -> Paths:
         return self._flow().run(body, facts)
 
-    def _flow(self) -> _ReturningFlow:
-        return _ReturningFlow(self.ctx.module, self._step, self.loop_back, self.loop_exit)
+    def _flow(self) -> Flow:
+        return Flow(self.ctx.module, self._step, self.loop_back, self.loop_exit)
 
     def _end_of_training_loop(self, loop: cst.For | cst.While, facts: Facts) -> Facts:
         steps = self._steps.get(loop)
@@ -405,30 +414,3 @@ class CallFlow:
             finally:
                 self._active.pop()
         return self._cache[key]
-
-
-class _ReturningFlow(Flow):
-    """A `Flow` that also keeps the paths that leave by `return`."""
-
-    def __init__(
-        self,
-        module: cst.Module,
-        transfer: Callable[[Facts, cst.CSTNode], Facts],
-        loop_back: Callable[[Facts], Facts] | None,
-        loop_exit: Callable[[cst.For | cst.While, Facts], Facts] | None = None,
-    ) -> None:
-        super().__init__(module, transfer, loop_back)
-        self.loop_exit = loop_exit
-        self.returned: set[Path] = set()
-
-    def _loop(self, stmt: cst.For | cst.While, paths: Paths) -> Paths:
-        out = super()._loop(stmt, paths)
-        if self.loop_exit is None:
-            return out
-        return frozenset(Path(self.loop_exit(stmt, p.facts), p.assumptions) for p in out)
-
-    def _small(self, small: cst.BaseSmallStatement, paths: Paths) -> Paths:
-        if isinstance(small, cst.Return):
-            self.returned |= self._events(small, paths)
-            return frozenset()
-        return super()._small(small, paths)
