@@ -76,6 +76,8 @@ def accumulation_line(holder: Holder) -> int | None:
     grows: list[int] = []
     assigns: list[int] = []
     for node in ast.walk(scope):
+        if isinstance(node, (ast.AugAssign, ast.Assign)) and _detached(node.value):
+            continue
         if isinstance(node, ast.AugAssign) and ast.unparse(node.target) == holder.label:
             grows.append(node.lineno)
         elif isinstance(node, ast.Assign) and any(ast.unparse(t) == holder.label for t in node.targets):
@@ -86,6 +88,16 @@ def accumulation_line(holder: Holder) -> int | None:
             grows.append(node.lineno)
     lines = grows or assigns
     return min(lines) if lines else None
+
+
+def _detached(value: ast.expr) -> bool:
+    """`loss.item()`, `loss.detach()`, `float(loss)`: values that carry no graph."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    if isinstance(func, ast.Attribute):
+        return func.attr in ("item", "detach", "tolist", "numpy")
+    return isinstance(func, ast.Name) and func.id in ("float", "int")
 
 
 def _scope(filename: str, first_line: int, frame_name: str) -> ast.AST | None:

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 
 MIN_STEPS = 5
 SHARE = 0.5
+MIN_WAIT = 0.003  # seconds per step: below this, collation overhead of a tiny model is not a finding
 
 
 class DataloaderBoundDetector(Detector):
@@ -34,7 +35,8 @@ class DataloaderBoundDetector(Detector):
         return self.wait_seconds / self.step_seconds if self.step_seconds > 0 else 0.0
 
     def on_end(self, session: Sanitizer) -> None:
-        if self.timed_steps >= MIN_STEPS and self.share >= SHARE:
+        if (self.timed_steps >= MIN_STEPS and self.share >= SHARE
+                and self.wait_seconds / self.timed_steps >= MIN_WAIT):
             session.emit("dataloader_bound", None,
                          f"{self.share:.0%} of step time was spent waiting for the next batch "
                          f"({self.wait_seconds:.2f}s of {self.step_seconds:.2f}s over {self.timed_steps} steps)",

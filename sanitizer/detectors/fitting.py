@@ -10,7 +10,8 @@
 Train losses are those `.backward()` saw; validation losses are what functional
 losses returned while the model was in eval mode or gradients were off. "Low"
 means the loss fell to at most half its starting level, "high" that it fell by
-less than a tenth.
+less than a tenth. Without validation losses the table does not apply and
+nothing is concluded (a toy run on random targets is not underfitting).
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ HIGH = 0.1  # fell by less than this: train loss is "high" (not going down)
 GAP = 1.0  # validation above train by this share of train...
 GAP_OF_START = 0.2  # ...and by this share of the starting loss: the gap is "large"
 STILL_IMPROVING = 0.95  # last validation below this share of the best earlier one
+REPORTED_VALS = 200  # validation losses written into the report (the latest)
 
 
 class FittingDetector(Detector):
@@ -49,7 +51,8 @@ class FittingDetector(Detector):
             self.train_losses.append(record.loss)
 
     def state(self) -> dict[str, object]:
-        return {"train_steps": len(self.train_losses), "val_losses": self.val_losses, "verdict": self.verdict}
+        return {"train_steps": len(self.train_losses), "val_losses": self.val_losses[-REPORTED_VALS:],
+                "verdict": self.verdict}
 
     def on_end(self, session: Sanitizer) -> None:
         train = self.train_losses
@@ -70,9 +73,9 @@ class FittingDetector(Detector):
                            numbers)
         elif train_high and gap_large:
             self._conclude(session, "train_val_mismatch", f"{figures}: both high and far apart", numbers)
-        elif train_high and len(train) >= MIN_STEPS_UNDERFIT:
-            self._conclude(session, "underfitting", f"{figures}: train loss does not go down"
-                           + (" and validation is as high" if vals else ""), numbers)
+        elif train_high and vals and len(train) >= MIN_STEPS_UNDERFIT:
+            self._conclude(session, "underfitting", f"{figures}: train loss does not go down "
+                           "and validation is as high", numbers)
 
     def _conclude(self, session: Sanitizer, kind: str, message: str, numbers: dict[str, float | None]) -> None:
         self.verdict = kind

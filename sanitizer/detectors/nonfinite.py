@@ -109,9 +109,11 @@ class NonfiniteDetector(Detector):
         if not self._first("nonfinite_loss", record.step):
             return
         value = record.losses[index]
-        first_module = session.slot_name(record.trail[first_bad][0]) if first_bad is not None else None
+        first_slot = record.trail[first_bad][0] if first_bad is not None else None
+        first_module = session.slot_name(first_slot) if first_slot not in (None, INPUT_SLOT) else None
         culprit_name = session.slot_name(culprit) if culprit is not None else first_module
-        origin = f"; traced back to {culprit_name}" if culprit_name else ""
+        origin = (" because the input batch is non-finite" if first_slot == INPUT_SLOT
+                  else f"; traced back to {culprit_name}" if culprit_name else "")
         session.emit("nonfinite_loss", record.step, f"loss is {_word(value)}{origin}",
                      module=culprit_name, where=record.loss_sites[index], value=value,
                      extra={"culprit": culprit_name, "first_nonfinite_module": first_module})

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 EARLY_STEPS = 10  # the reference: median norm and loss of the first steps
 COLLAPSE = 1e-3  # norm below this share of the reference...
 TINY_NORM = 1e-8  # ...or below this absolute value
-STALLED = 0.5  # while the loss is still above this share of its early value
+STALLED = 0.1  # while the loss has not fallen 10-fold (a converged model loses gradient and loss together)
 STEPS_IN_A_ROW = 5
 
 

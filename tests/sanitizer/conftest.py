@@ -90,3 +90,11 @@ def script_runs(tmp_path_factory: pytest.TempPathFactory) -> ScriptRuns:
 
 # Every fault script and its healthy twin, started together at the first use.
 PRELAUNCH: list[tuple[str, ...]] = []
+
+
+def line_of(script: str, text: str, exact: bool = False) -> int:
+    """1-based number of the first line of `script` that starts with (or is) `text`."""
+    for number, line in enumerate((SCRIPTS / script).read_text().splitlines(), start=1):
+        if line.strip() == text or (not exact and line.strip().startswith(text)):
+            return number
+    raise AssertionError(f"{text!r} not in {script}")
