@@ -7,10 +7,15 @@ SIGINT on Ctrl-C), and the report is written before the process leaves.
 from __future__ import annotations
 
 import atexit
+import builtins
+import importlib.machinery
 import os
 import runpy
 import signal
 import sys
+import tokenize
+import types
+import zipfile
 from types import TracebackType
 
 from sanitizer import locations
@@ -69,8 +74,10 @@ def _run_target(options: Options, outcome: Outcome) -> None:
     try:
         if options.module is not None:
             runpy.run_module(options.module, run_name="__main__", alter_sys=True)
-        else:
-            runpy.run_path(os.path.abspath(options.script or ""), run_name="__main__")
+        elif os.path.isfile(options.script or "") and not zipfile.is_zipfile(options.script or ""):
+            _run_source_file(options.script or "")
+        else:  # a directory or zip archive with a __main__.py
+            runpy.run_path(options.script or "", run_name="__main__")
     except SystemExit as exit_:
         outcome.status = _exit_status(exit_)
     except SanitizerHalt as halt:
@@ -83,6 +90,23 @@ def _run_target(options: Options, outcome: Outcome) -> None:
     except BaseException:
         outcome.exc_info = sys.exc_info()  # type: ignore[assignment]
         outcome.status = 1
+
+
+def _run_source_file(script: str) -> None:
+    """Like the interpreter: a fresh `__main__` with an absolute `__file__`, argv untouched."""
+    path = os.path.abspath(script)
+    main = types.ModuleType("__main__")
+    main.__file__ = path
+    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
+    main.__builtins__ = builtins
+    with tokenize.open(path) as source:
+        code = compile(source.read(), path, "exec", dont_inherit=True)
+    previous = sys.modules["__main__"]
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        sys.modules["__main__"] = previous
 
 
 def _exit_status(exit_: SystemExit) -> int:
@@ -124,7 +148,7 @@ def _print_exception(outcome: Outcome) -> None:
     kind, value, tb = outcome.exc_info
     while tb is not None and not locations.is_user_file(tb.tb_frame.f_code.co_filename):
         tb = tb.tb_next
-    sys.excepthook(kind, value, tb)
+    sys.excepthook(kind, value.with_traceback(tb), tb)
 
 
 def _print_halt(session: Sanitizer, outcome: Outcome) -> None:

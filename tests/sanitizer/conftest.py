@@ -78,12 +78,27 @@ class ScriptRuns:
         self.submit(script, *args, options=options)
         return self.futures[(script, *args, "|", *options)].result()
 
+    def submit_plain(self, script: str, *args: str) -> None:
+        key = ("plain", script, *args)
+        if key not in self.futures:
+            self.futures[key] = self.pool.submit(
+                subprocess.run, [sys.executable, script, *args], cwd=SCRIPTS, env=environment(),
+                capture_output=True, text=True, timeout=TIMEOUT)
+
+    def plain(self, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+        """The same script under plain `python`, for comparison."""
+        self.submit_plain(script, *args)
+        return self.futures[("plain", script, *args)].result()
+
 
 @pytest.fixture(scope="session")
 def script_runs(tmp_path_factory: pytest.TempPathFactory) -> ScriptRuns:
     runs = ScriptRuns(tmp_path_factory.mktemp("reports"))
     for params in PRELAUNCH:
-        runs.submit(*params)
+        if params[0] == "plain":
+            runs.submit_plain(*params[1:])
+        else:
+            runs.submit(*params)
     yield runs
     runs.pool.shutdown(wait=True)
 
