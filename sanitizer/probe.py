@@ -40,7 +40,7 @@ def _read_floats(tensors: list[torch.Tensor]) -> list[float]:
         groups.setdefault((tensor.device, tensor.dtype), []).append(index)
     per_device: dict[torch.device, list[tuple[list[int], torch.Tensor]]] = {}
     for (device, _), indices in groups.items():
-        stacked = torch.stack([tensors[i].reshape(()) for i in indices]).float()
+        stacked = torch.stack([tensors[i] for i in indices]).float()
         per_device.setdefault(device, []).append((indices, stacked))
     values = [0.0] * len(tensors)
     for parts in per_device.values():

@@ -6,6 +6,7 @@ and patched function is held by one ExitStack and restored in `close()`.
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
@@ -92,7 +93,6 @@ class Sanitizer:
                                                  "nonfinite_loss", "nonfinite_grad"})
         self._optimizers: weakref.WeakSet[torch.optim.Optimizer] = weakref.WeakSet()
         self._last_params: list[torch.Tensor] = []
-        self._pending_params: tuple[list[torch.Tensor], list[torch.Tensor], int] | None = None
         self._scaler: weakref.ref[Any] | None = None
         self._scaled: tuple[weakref.ref[torch.Tensor], torch.Tensor] | None = None
         self._stepped = False
@@ -332,12 +332,6 @@ class Sanitizer:
         self._close_step(optimizer, skipped=False, found_inf=found_inf)
 
     def after_step(self, optimizer: torch.optim.Optimizer) -> None:
-        if "nonfinite_param" in self.enabled_kinds:
-            params = _floating(_params_of(optimizer))
-            if params:
-                with torch.no_grad():
-                    norms = list(torch._foreach_norm(params, 2, dtype=torch.float32))
-                self._pending_params = (params, norms, self.step)
         self._advance()
 
     def _advance(self) -> None:
@@ -346,7 +340,7 @@ class Sanitizer:
 
     def _flush(self) -> None:
         probe = self.probe
-        if probe.losses or probe.trail_slots or probe.eval_losses or self._pending_params:
+        if probe.losses or probe.trail_slots or probe.eval_losses or self._last_params:
             self._close_step(None, skipped=False, partial=True)
 
     def _close_step(self, optimizer: torch.optim.Optimizer | None, skipped: bool,
@@ -384,7 +378,7 @@ class Sanitizer:
             gather.add("grads", torch._foreach_norm(grads, 2, dtype=torch.float32))
         if isinstance(found_inf, torch.Tensor):
             gather.add("found_inf", [found_inf])
-        checked, param_step = self._queue_param_norms(gather, params)
+        checked = self._queue_initial_param_norms(gather, params)
         scaler = self._scaler() if self._scaler is not None else None
         if scaler is not None and getattr(scaler, "_scale", None) is not None:
             gather.add("scale", [scaler._scale])
@@ -395,6 +389,9 @@ class Sanitizer:
         if probe.eval_losses:
             gather.add("eval", [torch.stack([loss.float() for loss in probe.eval_losses]).mean()])
         values = gather.read()
+        param_norms = values.get("params", [])
+        if not checked and (partial or _any_nonfinite(values, ("loss", "trail", "grads"))):
+            checked, param_norms = self._read_param_norms()
         grad_norms = values.get("grads", [])
         scale = _first(values.get("scale"))
         if found_inf is not None and scale:  # fused path: gradients are still scaled
@@ -414,26 +411,29 @@ class Sanitizer:
             loss_sites=probe.loss_sites, trail=trail, model_site=probe.model_site,
             params=with_grad, grad_norms=grad_norms,
             grad_norm=sum(n * n for n in grad_norms) ** 0.5 if grad_norms else None,
-            checked_params=checked, param_norms=values.get("params", []), param_step=param_step,
+            checked_params=checked, param_norms=param_norms, param_step=self.steps or self.step,
             scale=scale, underflow=_first(values.get("underflow")), eval_loss=_first(values.get("eval")),
             data_wait=data_wait, step_time=step_time,
             memory_bytes=None if partial else self._memory.sample(self.step, self.device),
             graph_roots=probe.graph_roots, training_params=[p for p in params if p.requires_grad])
 
-    def _queue_param_norms(self, gather: Gather, params: list[torch.Tensor]) -> tuple[list[torch.Tensor], int | None]:
-        """Parameter norms: those the last update produced, or the initial ones at step 1."""
-        if "nonfinite_param" not in self.enabled_kinds:
-            return [], None
-        if self._pending_params is not None:
-            checked, norms, step = self._pending_params
-            self._pending_params = None
-            gather.add("params", norms)
-            return checked, step
-        if self.steps == 0 and params:
-            checked = _floating(params)
-            gather.add("params", torch._foreach_norm(checked, 2, dtype=torch.float32))
-            return checked, self.step
-        return [], None
+    def _queue_initial_param_norms(self, gather: Gather, params: list[torch.Tensor]) -> list[torch.Tensor]:
+        """Before the first update the parameters are checked in the step's single read."""
+        if "nonfinite_param" not in self.enabled_kinds or self.steps or not params:
+            return []
+        checked = _floating(params)
+        gather.add("params", torch._foreach_norm(checked, 2, dtype=torch.float32))
+        return checked
+
+    def _read_param_norms(self) -> tuple[list[torch.Tensor], list[float]]:
+        """Parameter norms as the last update left them: read only after something went
+        non-finite (an update is the only way a parameter turns non-finite) and at the end."""
+        checked = _floating(self._last_params)
+        if "nonfinite_param" not in self.enabled_kinds or not checked:
+            return [], []
+        gather = Gather()
+        gather.add("params", torch._foreach_norm(checked, 2, dtype=torch.float32))
+        return checked, gather.read()["params"]
 
     def _underflow_fraction(self, params: list[torch.Tensor], scaler: Any, still_scaled: bool) -> torch.Tensor | None:
         """Share of gradient values that were zero or subnormal in fp16 (embeddings excluded)."""
@@ -495,6 +495,10 @@ def _params_of(optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
 
 def _floating(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
     return [t for t in tensors if t.is_floating_point() and t.numel()]
+
+
+def _any_nonfinite(values: dict[str, list[float]], names: tuple[str, ...]) -> bool:
+    return not all(all(map(math.isfinite, values.get(name, ()))) for name in names)
 
 
 def _first(values: list[float] | None) -> float | None:
