@@ -47,8 +47,8 @@ def _guarded(session: Sanitizer, where: str, callback: Callable[..., None]) -> C
 
 
 def _install_module_hooks(session: Sanitizer, stack: ExitStack) -> None:
-    before = _guarded(session, "forward pre-hook", session.before_forward)
-    after = _guarded(session, "forward hook", session.after_forward)
+    before = _guarded(session, "forward pre-hook", session.tracer.before_forward)
+    after = _guarded(session, "forward hook", session.tracer.after_forward)
 
     def before_forward(module: Any, args: Any) -> None:
         before(module, args)

@@ -25,17 +25,11 @@ from sanitizer.events import Event
 from sanitizer.memory import MemoryMeter
 from sanitizer.naming import ModelIndex
 from sanitizer.probe import INPUT_SLOT, Gather, StepProbe, StepRecord
+from sanitizer.tracing import ForwardTracer
 
 MAX_EVENTS_PER_KIND = 20
 UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
 FP16_TINY = 2.0 ** -14  # smallest normal fp16 value
-
-# Elementwise modules that cannot turn a finite input into a non-finite output:
-# tracing them would only cost time.
-_UNTRACED = (nn.ReLU, nn.ReLU6, nn.LeakyReLU, nn.GELU, nn.SiLU, nn.Tanh, nn.Sigmoid,
-             nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d, nn.AlphaDropout,
-             nn.Identity, nn.Flatten, nn.Unflatten)
-
 
 class SanitizerHalt(BaseException):
     """Raised into the script at the first event of a `--halt-on` kind.
@@ -75,7 +69,6 @@ class Sanitizer:
         self.exit_code: int | None = None
         self.index = ModelIndex()
         self.series = reports.Series()
-        self.saw_forward = False
         self.saw_backward = False
         self.probe = StepProbe()
         self._stack = ExitStack()
@@ -84,13 +77,6 @@ class Sanitizer:
         self._started = time.perf_counter()
         self._alerted: set[str] = set()
         self._index_step = 0
-        self._depth = 0
-        self._training_mode: bool | None = None
-        self._last_output: weakref.ref[torch.Tensor] | None = None
-        self._slots: dict[int, int] = {}
-        self._slot_refs: list[weakref.ref[nn.Module]] = []
-        self._trace = bool(self.enabled_kinds & {"nonfinite_activation", "nonfinite_input",
-                                                 "nonfinite_loss", "nonfinite_grad"})
         self._optimizers: weakref.WeakSet[torch.optim.Optimizer] = weakref.WeakSet()
         self._last_params: list[torch.Tensor] = []
         self._scaler: weakref.ref[Any] | None = None
@@ -100,7 +86,9 @@ class Sanitizer:
         self._data_wait = 0.0
         self._last_close: float | None = None
         self._memory = MemoryMeter()
-        self._forward_listeners = _overriding(self.detectors, "on_forward")
+        trace = bool(self.enabled_kinds & {"nonfinite_activation", "nonfinite_input",
+                                           "nonfinite_loss", "nonfinite_grad"})
+        self.tracer = ForwardTracer(self, trace, _overriding(self.detectors, "on_forward"))
         self._backward_listeners = _overriding(self.detectors, "on_backward")
 
     # ----------------------------------------------------------------- lifecycle
@@ -194,7 +182,7 @@ class Sanitizer:
 
     # ---------------------------------------------------------------- naming
     def module_of_slot(self, slot: int) -> nn.Module | None:
-        return self._slot_refs[slot]() if 0 <= slot < len(self._slot_refs) else None
+        return self.tracer.module_of_slot(slot)
 
     def module_name(self, module: nn.Module | None) -> str | None:
         if module is None:
@@ -222,56 +210,11 @@ class Sanitizer:
         if self._index_step == self.step:
             return False
         self._index_step = self.step
-        modules = [module for module in (ref() for ref in self._slot_refs) if module is not None]
-        self.index.refresh(self._all_optimizer_params(), modules)
+        self.index.refresh(self._all_optimizer_params(), self.tracer.traced_modules())
         return True
 
     def _all_optimizer_params(self) -> list[torch.Tensor]:
         return [p for opt in list(self._optimizers) for group in opt.param_groups for p in group["params"]]
-
-    # ------------------------------------------------------------ forward hooks
-    def before_forward(self, module: nn.Module, args: tuple[Any, ...]) -> None:
-        self._depth += 1
-        if self._depth != 1:
-            return
-        self.saw_forward = True
-        self._training_mode = module.training
-        if not torch.is_grad_enabled():
-            return
-        probe = self.probe
-        if probe.model_site is None:
-            probe.model_site = locations.user_site()
-            self.fp16 = self.fp16 or _autocast_fp16()
-        if (self._trace and args and isinstance(args[0], torch.Tensor)
-                and args[0].is_floating_point() and args[0].numel()
-                and not isinstance(module, nn.modules.loss._Loss)):
-            probe.add_trail(INPUT_SLOT, args[0])
-
-    def after_forward(self, module: nn.Module, args: tuple[Any, ...], output: Any) -> None:
-        self._depth = max(self._depth - 1, 0)
-        if not torch.is_grad_enabled():
-            return
-        tensor = _first_tensor(output)
-        if tensor is None:
-            return
-        for detector in self._forward_listeners:
-            detector.on_forward(module, output, self)
-        last = self._last_output
-        if last is not None and last() is tensor:  # a container passing a child's output through
-            return
-        self._last_output = weakref.ref(tensor)
-        if (not self._trace or isinstance(module, _UNTRACED)
-                or not tensor.is_floating_point() or tensor.numel() == 0):
-            return
-        self.probe.add_trail(self._slot(module), tensor)
-
-    def _slot(self, module: nn.Module) -> int:
-        slot = self._slots.get(id(module))
-        if slot is None or self._slot_refs[slot]() is not module:
-            slot = len(self._slot_refs)
-            self._slot_refs.append(weakref.ref(module))
-            self._slots[id(module)] = slot
-        return slot
 
     # ------------------------------------------------------- loss and backward
     def on_backward(self, tensors: Any) -> None:
@@ -305,7 +248,7 @@ class Sanitizer:
 
     def on_loss_value(self, value: Any) -> None:
         """A functional loss returned `value`: note where (training) or keep it (evaluating)."""
-        if torch.is_grad_enabled() and self._training_mode is not False:
+        if torch.is_grad_enabled() and self.tracer.training_mode is not False:
             self._loss_site = locations.user_site()
             return
         if isinstance(value, torch.Tensor) and value.dim() == 0 and value.is_floating_point():
@@ -346,7 +289,7 @@ class Sanitizer:
     def _close_step(self, optimizer: torch.optim.Optimizer | None, skipped: bool,
                     found_inf: Any = None, partial: bool = False) -> None:
         probe, self.probe = self.probe, StepProbe()
-        self._last_output = None
+        self.tracer.step_closed()
         if optimizer is not None:
             self._optimizers.add(optimizer)
             self._last_params = _params_of(optimizer)
@@ -449,7 +392,7 @@ class Sanitizer:
 
     # ------------------------------------------------------------------ notes
     def _add_usage_notes(self) -> None:
-        if not self.saw_forward and not self.steps:
+        if not self.tracer.saw_forward and not self.steps:
             self.notes.append("the script never ran a torch.nn.Module forward pass nor an optimizer "
                               "step: nothing to check (does it use torch?)")
         elif not self.steps:
@@ -503,20 +446,3 @@ def _any_nonfinite(values: dict[str, list[float]], names: tuple[str, ...]) -> bo
 
 def _first(values: list[float] | None) -> float | None:
     return values[0] if values else None
-
-
-def _first_tensor(output: Any) -> torch.Tensor | None:
-    if isinstance(output, torch.Tensor):
-        return output
-    if isinstance(output, (tuple, list)):
-        for item in output:
-            if isinstance(item, torch.Tensor):
-                return item
-    return None
-
-
-def _autocast_fp16() -> bool:
-    for device in ("cuda", "cpu"):
-        if torch.is_autocast_enabled(device) and torch.get_autocast_dtype(device) == torch.float16:
-            return True
-    return False
