@@ -1,0 +1,18 @@
+"""Runtime sanitizer for PyTorch training runs.
+
+`python -m sanitizer train.py` runs a script under watch; `Sanitizer` does the
+same for code in this process. torch is imported only when `Sanitizer` is used.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+__all__ = ["Sanitizer", "SanitizerHalt", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("Sanitizer", "SanitizerHalt"):
+        from sanitizer import session
+        return getattr(session, name)
+    raise AttributeError(f"module 'sanitizer' has no attribute {name!r}")

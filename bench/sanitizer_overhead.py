@@ -1,0 +1,166 @@
+"""Per-step overhead of the sanitizer against the plain loop and against anomaly mode.
+
+    python bench/sanitizer_overhead.py                     # CPU: MLP and small transformer
+    python bench/sanitizer_overhead.py --device cuda       # GPU: transformer in bf16 and fp16+GradScaler
+
+Modes run side by side in one process, on the same model, in interleaved
+repetitions (the order shuffled each repetition with a fixed seed); each
+repetition times every step of a block after a few untimed warm-up steps
+(the sanitizer's one-off model scan happens there), takes the block's median
+step time, and the figure reported per mode is the median over repetitions.
+The sanitizer runs with its default checks and writes no report.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import torch
+from torch import nn
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from sanitizer import Sanitizer  # noqa: E402
+
+MODES = ("plain", "sanitizer", "anomaly")
+
+
+@dataclass
+class Workload:
+    name: str
+    model: nn.Module
+    batch: Callable[[], tuple[torch.Tensor, torch.Tensor]]
+    dtype: torch.dtype | None  # autocast dtype, None for fp32
+    scaler: torch.amp.GradScaler | None
+
+
+def mlp(device: str) -> Workload:
+    model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(),
+                          nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10)).to(device)
+    return Workload("mlp", model, lambda: (torch.randn(128, 512, device=device),
+                                            torch.randint(0, 10, (128,), device=device)), None, None)
+
+
+class TinyTransformer(nn.Module):
+    def __init__(self, vocab: int = 1000, width: int = 128, layers: int = 2) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(vocab, width)
+        layer = nn.TransformerEncoderLayer(width, nhead=4, dim_feedforward=4 * width, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(width)
+        self.head = nn.Linear(width, vocab)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.head(self.norm(self.encoder(self.embed(tokens))))
+
+
+def transformer(device: str, dtype: torch.dtype | None = None, name: str = "transformer",
+                batch: int = 16, seq: int = 64) -> Workload:
+    model = TinyTransformer().to(device)
+    scaler = torch.amp.GradScaler(device) if dtype == torch.float16 else None
+
+    def make() -> tuple[torch.Tensor, torch.Tensor]:
+        tokens = torch.randint(0, 1000, (batch, seq), device=device)
+        return tokens, torch.roll(tokens, -1, dims=1)
+    return Workload(name, model, make, dtype, scaler)
+
+
+def train_step(work: Workload, optimizer: torch.optim.Optimizer, device: str) -> None:
+    x, y = work.batch()
+    with torch.autocast(device.split(":")[0], dtype=work.dtype, enabled=work.dtype is not None):
+        out = work.model(x)
+        loss = nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]).float(), y.reshape(-1))
+    optimizer.zero_grad(set_to_none=True)
+    if work.scaler is not None:
+        work.scaler.scale(loss).backward()
+        work.scaler.step(optimizer)
+        work.scaler.update()
+    else:
+        loss.backward()
+        optimizer.step()
+
+
+@contextlib.contextmanager
+def mode_context(mode: str) -> Iterator[None]:
+    if mode == "sanitizer":
+        with Sanitizer(report=None, stream=io.StringIO()):
+            yield
+    elif mode == "anomaly":
+        with torch.autograd.set_detect_anomaly(True):
+            yield
+    else:
+        yield
+
+
+def time_block(work: Workload, optimizer: torch.optim.Optimizer, device: str, mode: str,
+               warmup: int, steps: int) -> float:
+    """Median step time of one block; on CUDA each step ends with a synchronize in every mode."""
+    with mode_context(mode):
+        for _ in range(warmup):
+            train_step(work, optimizer, device)
+        synchronize(device)
+        times = []
+        for _ in range(steps):
+            start = time.perf_counter()
+            train_step(work, optimizer, device)
+            synchronize(device)
+            times.append(time.perf_counter() - start)
+        return statistics.median(times)
+
+
+def synchronize(device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def measure(work: Workload, device: str, reps: int, warmup: int, steps: int) -> dict[str, float]:
+    optimizer = torch.optim.AdamW(work.model.parameters(), lr=1e-4)
+    order = random.Random(0)
+    samples: dict[str, list[float]] = {mode: [] for mode in MODES}
+    time_block(work, optimizer, device, "plain", warmup, steps)  # first-touch allocations
+    for _ in range(reps):
+        modes = list(MODES)
+        order.shuffle(modes)
+        for mode in modes:
+            samples[mode].append(time_block(work, optimizer, device, mode, warmup, steps))
+    return {mode: statistics.median(values) for mode, values in samples.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--reps", type=int, default=9)
+    parser.add_argument("--steps", type=int, default=15)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    if args.device.startswith("cuda"):
+        works = [transformer(args.device, torch.bfloat16, "transformer-bf16", batch=32, seq=256),
+                 transformer(args.device, torch.float16, "transformer-fp16-scaler", batch=32, seq=256)]
+    else:
+        works = [mlp(args.device), transformer(args.device)]
+    print(f"torch {torch.__version__}, python {platform.python_version()}, {platform.machine()}, "
+          f"{os.cpu_count()} cpus, {torch.get_num_threads()} torch threads, device {args.device}"
+          + (f" ({torch.cuda.get_device_name()})" if args.device.startswith("cuda") else ""))
+    print(f"{args.reps} interleaved repetitions x {args.steps} timed steps (after {args.warmup} warm-up steps), medians")
+    print(f"{'model':<24}{'plain ms':>10}{'sanitizer ms':>14}{'ratio':>8}{'anomaly ms':>12}{'ratio':>8}")
+    for work in works:
+        result = measure(work, args.device, args.reps, args.warmup, args.steps)
+        plain = result["plain"]
+        print(f"{work.name:<24}{plain * 1e3:>10.2f}{result['sanitizer'] * 1e3:>14.2f}"
+              f"{result['sanitizer'] / plain:>8.3f}{result['anomaly'] * 1e3:>12.2f}{result['anomaly'] / plain:>8.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""`python -m sanitizer [OPTIONS] SCRIPT [ARGS...]`, and the `show` / `merge` subcommands."""
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+SUBCOMMANDS = ("show", "merge")
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] in SUBCOMMANDS and not os.path.exists(argv[0]):
+        return _subcommand(argv[0], argv[1:])
+    from sanitizer import cli
+    try:
+        options = cli.parse(argv)
+    except cli.UsageError as error:
+        print(f"{cli.USAGE}\nsanitizer: error: {error}", file=sys.stderr)
+        return 2
+    if options.help:
+        print(cli.USAGE)
+        return 0
+    try:
+        from sanitizer import runner
+    except ImportError as error:
+        print(f"sanitizer: needs torch, which could not be imported: {error}", file=sys.stderr)
+        return 2
+    try:
+        return runner.run(options)
+    except ValueError as error:  # bad --checks / --halt-on kinds
+        print(f"sanitizer: error: {error}", file=sys.stderr)
+        return 2
+
+
+def _subcommand(name: str, args: list[str]) -> int:
+    try:
+        module = importlib.import_module(f"sanitizer.{name}")
+    except ModuleNotFoundError as error:
+        if error.name != f"sanitizer.{name}":
+            raise
+        print(f"sanitizer: the '{name}' subcommand is not available in this installation", file=sys.stderr)
+        return 2
+    return module.main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

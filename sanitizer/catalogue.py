@@ -1,0 +1,89 @@
+"""Every event kind the sanitizer can report: severity, diagnostic stage and advice.
+
+The stages follow the chapter's troubleshooting order (data, model, loss,
+optimization, configuration); the end-of-run summary is printed in that order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+STAGES = ("data", "model", "loss", "optimization", "configuration", "sanitizer")
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    severity: str  # "error" | "warning" | "info"
+    stage: str
+    advice: str
+
+
+_KINDS = (
+    Kind("nonfinite_input", "error", "data",
+         "the batch fed to the model already holds NaN/Inf: check preprocessing, "
+         "normalisation (std of 0?) and corrupt samples"),
+    Kind("dataloader_bound", "warning", "configuration",
+         "the loop waits on the DataLoader: raise num_workers, set pin_memory=True "
+         "and persistent_workers=True, or move heavy preprocessing offline"),
+    Kind("train_val_mismatch", "warning", "data",
+         "train and validation losses are both high and far apart: check the data "
+         "split, the labels and the loss implementation"),
+    Kind("nonfinite_activation", "error", "model",
+         "a module's output went non-finite: look at the culprit module (its output "
+         "jumped first), its weights, and numerically unstable ops (exp, log, sqrt, "
+         "division, softmax on huge inputs)"),
+    Kind("unused_parameter", "warning", "model",
+         "these trainable parameters never receive a gradient: the forward path "
+         "skips them, or they are detached; remove them or fix the forward"),
+    Kind("param_not_in_optimizer", "error", "model",
+         "these trainable parameters belong to the model but to no optimizer, so "
+         "they never change: build the optimizer after the model is complete, or "
+         "set requires_grad=False on frozen parts"),
+    Kind("overfitting", "warning", "model",
+         "train loss is low while validation loss is high and not improving: add "
+         "regularisation (weight decay, dropout, augmentation), more data, or stop early"),
+    Kind("underfitting", "warning", "model",
+         "train loss does not go down: increase model capacity, tune the learning "
+         "rate, reduce regularisation, and check that a tiny batch can be overfit"),
+    Kind("nonfinite_loss", "error", "loss",
+         "the loss is NaN/Inf: follow the culprit module; lower the learning rate, "
+         "use bf16 instead of fp16, clip gradients, use numerically stable losses"),
+    Kind("loss_spike", "warning", "loss",
+         "the loss jumped far above its recent median: look for outlier batches, "
+         "lower the learning rate or add warmup, clip gradients"),
+    Kind("nonfinite_grad", "error", "optimization",
+         "a gradient is NaN/Inf: check ops with unbounded derivatives (sqrt at 0, "
+         "log at 0, pow), clip gradients, lower the learning rate"),
+    Kind("nonfinite_param", "error", "optimization",
+         "a parameter became NaN/Inf after an update: an exploding or non-finite "
+         "update (learning rate too high, Adam eps=0, a division by zero)"),
+    Kind("grad_spike", "warning", "optimization",
+         "the global gradient norm jumped far above its recent median: clip "
+         "gradients (clip_grad_norm_), lower the learning rate, inspect the batch"),
+    Kind("vanishing_grad", "warning", "optimization",
+         "the global gradient norm collapsed while the loss stays high: saturated "
+         "activations, bad initialisation, a too-small loss scale, or a detached graph"),
+    Kind("grad_underflow", "warning", "configuration",
+         "many gradient values are zero or below the fp16 normal range: use a "
+         "GradScaler (loss scaling) or switch to bf16"),
+    Kind("scale_collapse", "error", "configuration",
+         "GradScaler keeps skipping steps and its scale keeps falling: the forward "
+         "overflows fp16 at any scale; use bf16, fix the overflowing op, or keep it in fp32"),
+    Kind("tensor_leak", "error", "configuration",
+         "a variable keeps the autograd graph of past steps alive (e.g. total_loss += loss): "
+         "accumulate loss.item() or loss.detach() instead"),
+    Kind("memory_growth", "warning", "configuration",
+         "memory grows step after step: look for tensors kept across steps (lists of "
+         "outputs, caches, histories) and detach or drop them"),
+    Kind("rank_divergence", "error", "configuration",
+         "ranks disagree: check that every rank runs the same steps on its own shard"),
+    Kind("sanitizer_error", "warning", "sanitizer",
+         "the sanitizer's own code failed here; the training run was not affected. "
+         "Please report it with the message"),
+)
+
+KINDS: dict[str, Kind] = {kind.name: kind for kind in _KINDS}
+
+
+def severity_of(kind: str) -> str:
+    return KINDS[kind].severity if kind in KINDS else "warning"

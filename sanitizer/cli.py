@@ -1,0 +1,81 @@
+"""Command line of `python -m sanitizer`: options, then the script (or -m module) and its args."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+USAGE = """usage: python -m sanitizer [--report PATH] [--checks LIST] [--halt-on KINDS] [--strict]
+                           (SCRIPT | -m MODULE) [ARGS...]
+       python -m sanitizer show|merge ...
+
+Runs SCRIPT (or MODULE) exactly as `python SCRIPT ARGS` would, watching the
+training for NaN/Inf, spikes, underflow, leaks and misconfiguration.
+
+options:
+  --report PATH    where to write the JSON report (default sanitizer-report.json;
+                   rank r of a distributed run writes PATH with .rank<r> before the suffix)
+  --checks LIST    comma-separated event kinds to check (default: all)
+  --halt-on KINDS  stop the run at the first event of these kinds (exit status 3)
+  --strict         exit 3 when error-level events were found and the script succeeded
+  -h, --help       show this message"""
+
+
+class UsageError(Exception):
+    """Bad command line: the message is printed with the usage, exit status 2."""
+
+
+@dataclass
+class Options:
+    report: str = "sanitizer-report.json"
+    checks: list[str] | None = None
+    halt_on: list[str] = field(default_factory=list)
+    strict: bool = False
+    module: str | None = None
+    script: str | None = None
+    args: list[str] = field(default_factory=list)
+    help: bool = False
+
+
+_VALUED = {"--report": "report", "--checks": "checks", "--halt-on": "halt_on"}
+
+
+def parse(argv: list[str]) -> Options:
+    """Options stop at the first non-option (the script) or at `-m MODULE`."""
+    options = Options()
+    rest = list(argv)
+    while rest:
+        token = rest.pop(0)
+        if token in ("-h", "--help"):
+            options.help = True
+            return options
+        if token == "--strict":
+            options.strict = True
+        elif token == "-m":
+            if not rest:
+                raise UsageError("-m needs a module name")
+            options.module, options.args = rest[0], rest[1:]
+            return options
+        elif token.split("=", 1)[0] in _VALUED:
+            name, _, value = token.partition("=")
+            if not _:
+                if not rest:
+                    raise UsageError(f"{name} needs a value")
+                value = rest.pop(0)
+            _set(options, _VALUED[name], value)
+        elif token == "--":
+            break
+        elif token.startswith("-") and token != "-":
+            raise UsageError(f"unknown option {token}")
+        else:
+            rest.insert(0, token)
+            break
+    if not rest:
+        raise UsageError("no script given")
+    options.script, options.args = rest[0], rest[1:]
+    return options
+
+
+def _set(options: Options, attribute: str, value: str) -> None:
+    if attribute == "report":
+        options.report = value
+    else:
+        setattr(options, attribute, [item.strip() for item in value.split(",") if item.strip()])

@@ -1,0 +1,28 @@
+"""The checks: one detector class per module; `build_detectors` picks the enabled ones."""
+from __future__ import annotations
+
+from sanitizer.detectors.base import Detector
+from sanitizer.detectors.dataloader_bound import DataloaderBoundDetector
+from sanitizer.detectors.fitting import FittingDetector
+from sanitizer.detectors.grad_underflow import GradUnderflowDetector
+from sanitizer.detectors.memory_growth import MemoryGrowthDetector
+from sanitizer.detectors.nonfinite import NonfiniteDetector
+from sanitizer.detectors.param_not_in_optimizer import ParamNotInOptimizerDetector
+from sanitizer.detectors.scale_collapse import ScaleCollapseDetector
+from sanitizer.detectors.spikes import GradSpikeDetector, LossSpikeDetector
+from sanitizer.detectors.tensor_leak import TensorLeakDetector
+from sanitizer.detectors.unused_parameter import UnusedParameterDetector
+from sanitizer.detectors.vanishing_grad import VanishingGradDetector
+
+DETECTORS: tuple[type[Detector], ...] = (
+    NonfiniteDetector, LossSpikeDetector, GradSpikeDetector, GradUnderflowDetector,
+    ScaleCollapseDetector, VanishingGradDetector, TensorLeakDetector, MemoryGrowthDetector,
+    UnusedParameterDetector, ParamNotInOptimizerDetector, DataloaderBoundDetector, FittingDetector,
+)
+
+
+def build_detectors(enabled_kinds: set[str]) -> list[Detector]:
+    return [cls() for cls in DETECTORS if enabled_kinds.intersection(cls.kinds)]
+
+
+__all__ = ["DETECTORS", "Detector", "build_detectors"]

@@ -1,0 +1,34 @@
+"""The base every check derives from: no-op callbacks and plain-data state."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from torch import Tensor, nn
+
+    from sanitizer.probe import StepRecord
+    from sanitizer.session import Sanitizer
+
+
+class Detector:
+    """A check. Override only the callbacks you need; public attributes are its state."""
+
+    name: str = ""
+    kinds: tuple[str, ...] = ()
+
+    def on_forward(self, module: nn.Module, output: Any, session: Sanitizer) -> None:
+        """After a module's forward with gradients enabled (only called if overridden)."""
+
+    def on_backward(self, loss: Tensor, session: Sanitizer) -> None:
+        """When `.backward()` is called on a scalar loss (only called if overridden)."""
+
+    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+        """Once per optimizer step, with the step's measurements read back to the host."""
+
+    def on_end(self, session: Sanitizer) -> None:
+        """Once when the run ends, after the last step was flushed."""
+
+    def state(self) -> dict[str, Any]:
+        """Plain data for the report: the public attributes that JSON can hold."""
+        return {key: value for key, value in vars(self).items()
+                if not key.startswith("_") and isinstance(value, (int, float, str, bool, list, dict, type(None)))}

@@ -1,0 +1,82 @@
+"""Over- and underfitting at the end of the run, by the chapter's decision table (2.1).
+
+| train loss | val loss | gap   | diagnosis                   |
+|------------|----------|-------|-----------------------------|
+| low        | high     | large | overfitting                 |
+| high       | high     | small | underfitting                |
+| low        | low      | small | healthy                     |
+| high       | high     | large | data or code bug (mismatch) |
+
+Train losses are those `.backward()` saw; validation losses are what functional
+losses returned while the model was in eval mode or gradients were off. "Low"
+means the loss fell to at most half its starting level, "high" that it fell by
+less than a tenth. Without validation losses the table does not apply and
+nothing is concluded (a toy run on random targets is not underfitting).
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from sanitizer.detectors.base import Detector
+from sanitizer.probe import StepRecord
+from sanitizer.stats import median
+
+if TYPE_CHECKING:
+    from sanitizer.session import Sanitizer
+
+MIN_STEPS = 20
+MIN_STEPS_UNDERFIT = 50
+LOW = 0.5  # fell by at least half: train loss is "low"
+HIGH = 0.1  # fell by less than this: train loss is "high" (not going down)
+GAP = 1.0  # validation above train by this share of train...
+GAP_OF_START = 0.2  # ...and by this share of the starting loss: the gap is "large"
+STILL_IMPROVING = 0.95  # last validation below this share of the best earlier one
+REPORTED_VALS = 200  # validation losses written into the report (the latest)
+
+
+class FittingDetector(Detector):
+    name = "fitting"
+    kinds = ("overfitting", "underfitting", "train_val_mismatch")
+
+    def __init__(self) -> None:
+        self.train_losses: list[float] = []
+        self.val_losses: list[tuple[int, float]] = []
+        self.verdict: str | None = None
+
+    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+        if record.eval_loss is not None and math.isfinite(record.eval_loss):
+            self.val_losses.append((record.step, record.eval_loss))
+        if not record.partial and record.loss is not None and math.isfinite(record.loss):
+            self.train_losses.append(record.loss)
+
+    def state(self) -> dict[str, object]:
+        return {"train_steps": len(self.train_losses), "val_losses": self.val_losses[-REPORTED_VALS:],
+                "verdict": self.verdict}
+
+    def on_end(self, session: Sanitizer) -> None:
+        train = self.train_losses
+        if len(train) < MIN_STEPS:
+            return
+        window = max(3, len(train) // 10)
+        start, end = median(train[:window]), median(train[-window:])
+        scale = max(abs(start), 1e-8)
+        fell = (start - end) / scale
+        train_low, train_high = fell >= LOW, fell < HIGH
+        vals = [value for _, value in self.val_losses]
+        gap_large = bool(vals) and vals[-1] - end > max(GAP * abs(end), GAP_OF_START * scale)
+        stalled = len(vals) < 2 or vals[-1] >= STILL_IMPROVING * min(vals[:-1])
+        numbers = {"train_start": start, "train_end": end, "val_end": vals[-1] if vals else None}
+        figures = f"train loss {start:.4g} -> {end:.4g}" + (f", validation loss {vals[-1]:.4g}" if vals else "")
+        if train_low and gap_large and stalled:
+            self._conclude(session, "overfitting", f"{figures}: train is low, validation high and not improving",
+                           numbers)
+        elif train_high and gap_large:
+            self._conclude(session, "train_val_mismatch", f"{figures}: both high and far apart", numbers)
+        elif train_high and vals and len(train) >= MIN_STEPS_UNDERFIT:
+            self._conclude(session, "underfitting", f"{figures}: train loss does not go down "
+                           "and validation is as high", numbers)
+
+    def _conclude(self, session: Sanitizer, kind: str, message: str, numbers: dict[str, float | None]) -> None:
+        self.verdict = kind
+        session.emit(kind, None, message, value=numbers["train_end"], extra=numbers)

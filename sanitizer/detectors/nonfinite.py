@@ -1,0 +1,183 @@
+"""NaN/Inf in the input, an activation, the loss, a gradient or a parameter.
+
+Each kind is reported at the first step it appears. Activations are localized
+twice: the first module (in forward completion order) whose output was non-finite,
+and the culprit, the module whose output magnitude jumped far above its own recent
+history (kept for the last few steps) before anything went non-finite.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+from collections import deque
+from typing import TYPE_CHECKING
+
+from sanitizer import graphs, locations
+from sanitizer.detectors.base import Detector
+from sanitizer.probe import INPUT_SLOT, StepRecord
+from sanitizer.stats import median
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+    from sanitizer.session import Sanitizer
+
+TRAIL_STEPS = 4  # steps of per-module magnitudes kept for the culprit search
+JUMP_FACTOR = 1e3  # a culprit's output grew at least this much over its recent median...
+JUMP_FLOOR = 1e4  # ...and reached at least this magnitude
+NEAR_OVERFLOW = 1e15  # without history (first step), this magnitude alone marks a culprit
+
+
+class NonfiniteDetector(Detector):
+    name = "nonfinite"
+    kinds = ("nonfinite_input", "nonfinite_activation", "nonfinite_loss",
+             "nonfinite_grad", "nonfinite_param")
+
+    def __init__(self) -> None:
+        self.first_step: dict[str, int] = {}
+        self.nonfinite_steps = 0
+        self.overflow_skipped_steps = 0
+        self._history: deque[dict[int, float]] = deque(maxlen=TRAIL_STEPS)
+
+    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+        trail = record.trail
+        first_bad = next((i for i, (_, mag) in enumerate(trail) if not math.isfinite(mag)), None)
+        bad_loss = next((i for i, loss in enumerate(record.losses) if not math.isfinite(loss)), None)
+        bad_grads = [i for i, norm in enumerate(record.grad_norms) if not math.isfinite(norm)]
+        bad_params = [i for i, norm in enumerate(record.param_norms) if not math.isfinite(norm)]
+        culprit = self._culprit(trail, first_bad if first_bad is not None else len(trail) - 1)
+        if first_bad is not None or bad_loss is not None or bad_grads or bad_params:
+            self.nonfinite_steps += 1
+        grads_expected = record.skipped and bad_grads  # GradScaler skips overflowing steps by design
+        if grads_expected:
+            self.overflow_skipped_steps += 1
+        if first_bad is not None:
+            forward_matters = (any(math.isnan(mag) for _, mag in trail) or bad_loss is not None
+                               or (bad_grads and not grads_expected))
+            if forward_matters:
+                self._report_forward(record, session, first_bad, culprit)
+        if bad_loss is not None:
+            self._report_loss(record, session, bad_loss, culprit, first_bad)
+        if bad_grads and not grads_expected:
+            self._report_grads(record, session, bad_grads, culprit)
+        if bad_params:
+            self._report_params(record, session, bad_params)
+        self._history.append({slot: mag for slot, mag in trail if math.isfinite(mag)})
+
+    def _first(self, kind: str, step: int) -> bool:
+        if kind in self.first_step:
+            return False
+        self.first_step[kind] = step
+        return True
+
+    def _culprit(self, trail: list[tuple[int, float]], last: int) -> int | None:
+        """Slot of the earliest module whose output overflowed or jumped, up to `last`."""
+        for slot, mag in trail[:last + 1]:
+            if slot == INPUT_SLOT:
+                continue
+            if not math.isfinite(mag):
+                return slot
+            past = [history[slot] for history in self._history if slot in history]
+            if past:
+                if mag >= JUMP_FLOOR and mag > JUMP_FACTOR * max(median(past), 1e-6):
+                    return slot
+            elif mag >= NEAR_OVERFLOW:
+                return slot
+        return None
+
+    def _report_forward(self, record: StepRecord, session: Sanitizer, first_bad: int, culprit: int | None) -> None:
+        slot, mag = record.trail[first_bad]
+        if slot == INPUT_SLOT:
+            if self._first("nonfinite_input", record.step):
+                session.emit("nonfinite_input", record.step,
+                             f"the batch passed to the model contains {_word(mag)} values",
+                             where=record.model_site, value=mag)
+            return
+        if not self._first("nonfinite_activation", record.step):
+            return
+        module = session.slot_name(slot)
+        culprit_name = session.slot_name(culprit) if culprit is not None else module
+        blame = "" if culprit_name == module else f"; it started in {culprit_name}, whose output jumped first"
+        session.emit("nonfinite_activation", record.step,
+                     f"output of {module} is {_word(mag)}{blame}",
+                     module=module, where=_forward_site(session, culprit if culprit is not None else slot)
+                     or record.model_site, value=mag,
+                     extra={"culprit": culprit_name, "first_nonfinite_module": module})
+
+    def _report_loss(self, record: StepRecord, session: Sanitizer, index: int, culprit: int | None,
+                     first_bad: int | None) -> None:
+        if not self._first("nonfinite_loss", record.step):
+            return
+        value = record.losses[index]
+        first_slot = record.trail[first_bad][0] if first_bad is not None else None
+        first_module = session.slot_name(first_slot) if first_slot not in (None, INPUT_SLOT) else None
+        culprit_name = session.slot_name(culprit) if culprit is not None else first_module
+        origin = (" because the input batch is non-finite" if first_slot == INPUT_SLOT
+                  else f"; traced back to {culprit_name}" if culprit_name else "")
+        session.emit("nonfinite_loss", record.step, f"loss is {_word(value)}{origin}",
+                     module=culprit_name, where=record.loss_sites[index], value=value,
+                     extra={"culprit": culprit_name, "first_nonfinite_module": first_module})
+
+    def _report_grads(self, record: StepRecord, session: Sanitizer, bad: list[int], culprit: int | None) -> None:
+        if not self._first("nonfinite_grad", record.step):
+            return
+        candidates = [record.params[i] for i in bad]
+        chosen = _first_reached(candidates, record, session, culprit)
+        param = candidates[chosen]
+        name = session.param_name(param)
+        value = record.grad_norms[bad[chosen]]
+        session.emit("nonfinite_grad", record.step,
+                     f"gradient of {name} is {_word(value)} ({len(bad)} of {len(record.params)} "
+                     f"parameters have non-finite gradients)",
+                     module=session.param_module_name(param), param=name,
+                     where=_first_site(record), value=value,
+                     extra={"params": [session.param_name(p) for p in candidates[:20]]})
+
+    def _report_params(self, record: StepRecord, session: Sanitizer, bad: list[int]) -> None:
+        step = record.param_step if record.param_step is not None else record.step
+        if not self._first("nonfinite_param", step):
+            return
+        param = record.checked_params[bad[0]]
+        name = session.param_name(param)
+        value = record.param_norms[bad[0]]
+        when = "before the first update" if step == record.step and session.steps == 0 else "after the update"
+        session.emit("nonfinite_param", step, f"parameter {name} is {_word(value)} {when}",
+                     module=session.param_module_name(param), param=name,
+                     where=locations.user_site(), value=value,
+                     extra={"params": [session.param_name(record.checked_params[i]) for i in bad[:20]]})
+
+
+def _first_reached(candidates: list[Tensor], record: StepRecord, session: Sanitizer, culprit: int | None) -> int:
+    """Index of the culprit module's own parameter if it has one, else of the one backward reached first."""
+    module = session.module_of_slot(culprit) if culprit is not None else None
+    if module is not None:
+        owned = {id(p) for p in module.parameters()}
+        for index, param in enumerate(candidates):
+            if id(param) in owned:
+                return index
+    order = {key: rank for rank, key in enumerate(graphs.gradient_order(record.graph_roots))}
+    return min(range(len(candidates)), key=lambda i: order.get(id(candidates[i]), len(order)))
+
+
+def _first_site(record: StepRecord) -> str | None:
+    return next((site for site in record.loss_sites if site), None)
+
+
+def _forward_site(session: Sanitizer, slot: int) -> str | None:
+    """Where a user-defined module's forward lives; None for torch's own modules."""
+    module = session.module_of_slot(slot)
+    if module is None:
+        return None
+    forward = getattr(type(module), "forward", None)
+    try:
+        filename = inspect.getsourcefile(forward)
+        line = inspect.getsourcelines(forward)[1]
+    except (TypeError, OSError):
+        return None
+    if filename is None or not locations.is_user_file(filename):
+        return None
+    return locations.format_site(filename, line)
+
+
+def _word(value: float) -> str:
+    return "NaN" if math.isnan(value) else "Inf"

@@ -1,0 +1,56 @@
+"""GradScaler in trouble: steps skipped again and again, the loss scale falling to a floor."""
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+from sanitizer.detectors.base import Detector
+from sanitizer.probe import StepRecord
+
+if TYPE_CHECKING:
+    from sanitizer.session import Sanitizer
+
+SCALE_FLOOR = 1.0  # below 1 the scaler shrinks the loss: fp16 overflows at any useful scale
+SKIPS_IN_A_ROW = 12  # 2**12 fold fall: more than any start-up calibration needs
+WINDOW = 50
+SKIP_SHARE = 0.2  # steady-state share of skipped steps that is not normal
+
+
+class ScaleCollapseDetector(Detector):
+    name = "scale_collapse"
+    kinds = ("scale_collapse",)
+
+    def __init__(self) -> None:
+        self.initial_scale: float | None = None
+        self.last_scale: float | None = None
+        self.skipped = 0
+        self.skipped_in_a_row = 0
+        self.reported = False
+        self._recent: deque[bool] = deque(maxlen=WINDOW)
+
+    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+        if record.scale is None or record.partial:
+            return
+        if self.initial_scale is None:
+            self.initial_scale = record.scale
+        self.last_scale = record.scale
+        self.skipped += record.skipped
+        self.skipped_in_a_row = self.skipped_in_a_row + 1 if record.skipped else 0
+        self._recent.append(record.skipped)
+        reason = self._reason(record)
+        if reason and not self.reported:
+            self.reported = True
+            session.emit("scale_collapse", record.step,
+                         f"{reason}; the scale fell from {self.initial_scale:.4g} to {record.scale:.4g} "
+                         f"and {self.skipped} steps were skipped",
+                         value=record.scale,
+                         extra={"initial_scale": self.initial_scale, "skipped_steps": self.skipped})
+
+    def _reason(self, record: StepRecord) -> str | None:
+        if record.scale < SCALE_FLOOR:
+            return "the loss scale fell below 1"
+        if self.skipped_in_a_row >= SKIPS_IN_A_ROW:
+            return f"GradScaler skipped {self.skipped_in_a_row} steps in a row"
+        if record.step > WINDOW and len(self._recent) == WINDOW and sum(self._recent) > SKIP_SHARE * WINDOW:
+            return f"GradScaler skipped {sum(self._recent)} of the last {WINDOW} steps"
+        return None

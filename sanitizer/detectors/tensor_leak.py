@@ -1,0 +1,65 @@
+"""Tensors that keep autograd graphs alive across steps (`total_loss += loss`).
+
+Every few steps, the variables of the user's frames that hold tensors with a
+`grad_fn` are measured by the size of the graph they keep reachable. A holder
+whose graph grows sample after sample retains every past step's graph.
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import TYPE_CHECKING
+
+from sanitizer import graphs, locations
+from sanitizer.detectors.base import Detector
+from sanitizer.holders import Holder, accumulation_line, find_holders
+from sanitizer.probe import StepRecord
+
+if TYPE_CHECKING:
+    from sanitizer.session import Sanitizer
+
+SAMPLE_EVERY = 5
+GROWING_SAMPLES = 3
+
+
+class TensorLeakDetector(Detector):
+    name = "tensor_leak"
+    kinds = ("tensor_leak",)
+
+    def __init__(self) -> None:
+        self.scans = 0
+        self.scan_seconds = 0.0
+        self.leaking: list[str] = []
+        self._sizes: dict[str, deque[int]] = {}
+
+    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+        if record.partial or record.step % SAMPLE_EVERY:
+            return
+        started = time.perf_counter()
+        self.scans += 1
+        current: dict[str, deque[int]] = {}
+        for holder in find_holders(locations.user_frames()):
+            if holder.key in self.leaking:
+                continue
+            nodes = graphs.walk(holder.grad_fns)
+            sizes = self._sizes.get(holder.key, deque(maxlen=GROWING_SAMPLES))
+            sizes.append(len(nodes))
+            current[holder.key] = sizes
+            if len(sizes) == GROWING_SAMPLES and all(a < b for a, b in zip(sizes, list(sizes)[1:])):
+                self._report(record, session, holder, nodes, sizes)
+        self._sizes = current
+        self.scan_seconds += time.perf_counter() - started
+
+    def _report(self, record: StepRecord, session: Sanitizer, holder: Holder, nodes: list, sizes: deque[int]) -> None:
+        self.leaking.append(holder.key)
+        per_step = (sizes[-1] - sizes[0]) / ((GROWING_SAMPLES - 1) * SAMPLE_EVERY)
+        size = graphs.retained_bytes(holder.tensors, nodes)
+        line = accumulation_line(holder)
+        where = locations.format_site(holder.filename, line) if line else None
+        held = f"{len(holder.tensors)} tensors in " if len(holder.tensors) > 1 else ""
+        session.emit("tensor_leak", record.step,
+                     f"{held}`{holder.label}` (in {holder.frame_name}) keeps the autograd graphs of past steps "
+                     f"alive: {len(nodes)} graph nodes, growing by {per_step:.0f} per step, {size} bytes held",
+                     where=where, value=size,
+                     extra={"holder": holder.label, "nodes": len(nodes), "nodes_per_step": per_step,
+                            "bytes": size})

@@ -1,0 +1,62 @@
+"""Trainable parameters an optimizer holds that never receive a (non-zero) gradient."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sanitizer.detectors.base import Detector
+from sanitizer.detectors.grouping import by_module
+from sanitizer.probe import StepRecord
+
+if TYPE_CHECKING:
+    from torch import Tensor, nn
+
+    from sanitizer.session import Sanitizer
+
+MIN_STEPS = 2
+MAX_EVENTS = 20
+
+
+class UnusedParameterDetector(Detector):
+    name = "unused_parameter"
+    kinds = ("unused_parameter",)
+
+    def __init__(self) -> None:
+        self.steps_seen = 0
+        self.unused: list[str] = []
+        self._trainable: dict[int, Tensor] = {}
+        self._had_grad: set[int] = set()
+        self._nonzero: set[int] = set()
+        self._called: set[int] = set()
+
+    def on_forward(self, module: nn.Module, output: Any, session: Sanitizer) -> None:
+        self._called.add(id(module))
+
+    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+        if record.partial:
+            return
+        self.steps_seen += 1
+        for param in record.training_params:
+            self._trainable.setdefault(id(param), param)
+        for param, norm in zip(record.params, record.grad_norms):
+            self._had_grad.add(id(param))
+            if norm != 0.0:
+                self._nonzero.add(id(param))
+
+    def on_end(self, session: Sanitizer) -> None:
+        if self.steps_seen < MIN_STEPS:
+            return
+        unused = [p for key, p in self._trainable.items() if key not in self._nonzero]
+        names = [session.param_name(p) or f"<unnamed {tuple(p.shape)}>" for p in unused]
+        self.unused = names
+        owners = [session.param_module_name(p) for p in unused]
+        never = {id(p) for p in unused if id(p) not in self._had_grad}
+        for module, params in list(by_module(names, owners).items())[:MAX_EVENTS]:
+            first = unused[names.index(params[0])]
+            owner = session.index.param_owner(first)
+            why = ("never received a gradient" if id(first) in never
+                   else "only ever received all-zero gradients")
+            if owner is not None and id(owner) not in self._called:
+                why += f"; {module} is never called in forward"
+            session.emit("unused_parameter", None,
+                         f"{', '.join(params)} {why} in {self.steps_seen} steps",
+                         module=module, param=params[0], extra={"params": params})

@@ -1,0 +1,121 @@
+"""Variables in the user's frames that hold tensors with autograd history.
+
+Used by the tensor-leak check: a holder whose graph grows from one sample to the
+next keeps past steps' graphs alive. The line that feeds it is found in the source.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+from dataclasses import dataclass
+from types import FrameType, FunctionType, ModuleType
+from typing import Any
+
+import torch
+
+MAX_ITEMS = 10_000  # items of a list/dict holder inspected
+
+
+@dataclass
+class Holder:
+    label: str  # "total_loss", "self.history"
+    frame_name: str
+    filename: str
+    first_line: int
+    grad_fns: list[Any]
+    tensors: list[torch.Tensor]
+
+    @property
+    def key(self) -> str:
+        return f"{self.filename}:{self.frame_name}:{self.label}"
+
+
+def find_holders(frames: list[FrameType]) -> list[Holder]:
+    holders: list[Holder] = []
+    seen: set[str] = set()
+    for frame in frames:
+        code = frame.f_code
+        for name, value in list(frame.f_locals.items()):
+            for label, tensors in _labelled_tensors(name, value):
+                key = f"{code.co_filename}:{code.co_name}:{label}"
+                if tensors and key not in seen:
+                    seen.add(key)
+                    holders.append(Holder(label, code.co_name, code.co_filename, code.co_firstlineno,
+                                          [t.grad_fn for t in tensors], tensors))
+    return holders
+
+
+def _labelled_tensors(name: str, value: Any) -> list[tuple[str, list[torch.Tensor]]]:
+    direct = _graph_tensors(value)
+    if direct or not _is_plain_object(value):
+        return [(name, direct)]
+    return [(f"{name}.{attr}", _graph_tensors(item)) for attr, item in list(vars(value).items())[:MAX_ITEMS]]
+
+
+def _graph_tensors(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value] if value.grad_fn is not None else []
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return [item for item in value[:MAX_ITEMS]
+                if isinstance(item, torch.Tensor) and item.grad_fn is not None]
+    return []
+
+
+def _is_plain_object(value: Any) -> bool:
+    return (hasattr(value, "__dict__") and not isinstance(value, (type, ModuleType, FunctionType, torch.nn.Module))
+            and not callable(value))
+
+
+def accumulation_line(holder: Holder) -> int | None:
+    """The line that grows the holder (`x += ...`, `x = x + ...`, `x.append(...)`), else its assignment."""
+    scope = _scope(holder.filename, holder.first_line, holder.frame_name)
+    if scope is None:
+        return None
+    grows: list[int] = []
+    assigns: list[int] = []
+    for node in ast.walk(scope):
+        if isinstance(node, (ast.AugAssign, ast.Assign)) and _detached(node.value):
+            continue
+        if isinstance(node, ast.AugAssign) and ast.unparse(node.target) == holder.label:
+            grows.append(node.lineno)
+        elif isinstance(node, ast.Assign) and any(ast.unparse(t) == holder.label for t in node.targets):
+            uses_itself = any(ast.unparse(sub) == holder.label for sub in ast.walk(node.value))
+            (grows if uses_itself else assigns).append(node.lineno)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in ("append", "extend", "insert") and ast.unparse(node.func.value) == holder.label):
+            grows.append(node.lineno)
+    lines = grows or assigns
+    return min(lines) if lines else None
+
+
+def _detached(value: ast.expr) -> bool:
+    """`loss.item()`, `loss.detach()`, `float(loss)`: values that carry no graph."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    if isinstance(func, ast.Attribute):
+        return func.attr in ("item", "detach", "tolist", "numpy")
+    return isinstance(func, ast.Name) and func.id in ("float", "int")
+
+
+def _scope(filename: str, first_line: int, frame_name: str) -> ast.AST | None:
+    tree = _parse(filename)
+    if tree is None or frame_name == "<module>":
+        return tree
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == frame_name:
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            if start == first_line:
+                return node
+    return None
+
+
+@functools.lru_cache(maxsize=32)
+def _parse(filename: str) -> ast.Module | None:
+    try:
+        with open(filename, encoding="utf-8") as source:
+            return ast.parse(source.read(), filename)
+    except (OSError, SyntaxError, ValueError):
+        return None

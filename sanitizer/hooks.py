@@ -1,0 +1,155 @@
+"""Installing the instrumentation. Every handle and patch goes onto the session's ExitStack.
+
+Hooks observe only: forward hooks return None, patched functions call the
+original with the same arguments and return its result unchanged, and a failure
+in the sanitizer's own code is recorded instead of reaching the script.
+"""
+from __future__ import annotations
+
+import functools
+import time
+from contextlib import ExitStack
+from typing import TYPE_CHECKING, Any, Callable
+
+import torch
+import torch.nn.functional as F
+from torch.nn.modules import module as module_globals
+from torch.optim import optimizer as optimizer_globals
+from torch.utils.data import dataloader
+
+if TYPE_CHECKING:
+    from sanitizer.session import Sanitizer
+
+# Functional losses: the value they return in eval mode is a validation loss.
+LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss",
+                  "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+                  "kl_div", "poisson_nll_loss", "gaussian_nll_loss")
+
+
+def install(session: Sanitizer, stack: ExitStack) -> None:
+    _install_module_hooks(session, stack)
+    _install_optimizer_hooks(session, stack)
+    _patch(stack, torch.autograd, "backward", _observing_call(session, "backward", session.on_backward))
+    _install_scaler_patches(session, stack)
+    _patch(stack, dataloader._BaseDataLoaderIter, "__next__", _timed_next(session))
+    for name in LOSS_FUNCTIONS:
+        if hasattr(F, name):
+            _patch(stack, F, name, _loss_observer(session, name))
+
+
+def _guarded(session: Sanitizer, where: str, callback: Callable[..., None]) -> Callable[..., None]:
+    def call(*args: Any) -> None:
+        try:
+            callback(*args)
+        except Exception as exc:
+            session.internal_error(where, exc)
+    return call
+
+
+def _install_module_hooks(session: Sanitizer, stack: ExitStack) -> None:
+    before = _guarded(session, "forward pre-hook", session.tracer.before_forward)
+    after = _guarded(session, "forward hook", session.tracer.after_forward)
+
+    def before_forward(module: Any, args: Any) -> None:
+        before(module, args)
+
+    def after_forward(module: Any, args: Any, output: Any) -> None:
+        after(module, args, output)  # returns None: the output is never replaced
+
+    stack.enter_context(module_globals.register_module_forward_pre_hook(before_forward))
+    stack.enter_context(module_globals.register_module_forward_hook(after_forward, always_call=True))
+
+
+def _install_optimizer_hooks(session: Sanitizer, stack: ExitStack) -> None:
+    before = _guarded(session, "optimizer pre-step hook", session.before_step)
+    after = _guarded(session, "optimizer post-step hook", session.after_step)
+
+    def before_step(optimizer: Any, args: Any, kwargs: Any) -> None:
+        before(optimizer)
+
+    def after_step(optimizer: Any, args: Any, kwargs: Any) -> None:
+        after(optimizer)
+
+    stack.enter_context(optimizer_globals.register_optimizer_step_pre_hook(before_step))
+    stack.enter_context(optimizer_globals.register_optimizer_step_post_hook(after_step))
+
+
+def _install_scaler_patches(session: Sanitizer, stack: ExitStack) -> None:
+    scaler_class = torch.amp.GradScaler
+    on_scale = _guarded(session, "GradScaler.scale", session.on_scale)
+    before_step = _guarded(session, "GradScaler.step", session.before_scaler_step)
+    after_step = _guarded(session, "GradScaler.step", session.after_scaler_step)
+
+    def wrap_scale(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def scale(self: Any, outputs: Any) -> Any:
+            scaled = original(self, outputs)
+            on_scale(self, outputs, scaled)
+            return scaled
+        return scale
+
+    def wrap_step(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def step(self: Any, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
+            before_step()
+            result = original(self, optimizer, *args, **kwargs)
+            after_step(self, optimizer)
+            return result
+        return step
+
+    _patch(stack, scaler_class, "scale", wrap_scale)
+    _patch(stack, scaler_class, "step", wrap_step)
+
+
+def _observing_call(session: Sanitizer, where: str, observe: Callable[[Any], None]) -> Callable[..., Any]:
+    """Wrap a function whose first argument the session looks at before the call."""
+    guarded = _guarded(session, where, observe)
+
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if session._active:
+                guarded(args[0] if args else kwargs.get("tensors"))
+            return original(*args, **kwargs)
+        return call
+    return wrap
+
+
+def _loss_observer(session: Sanitizer, name: str) -> Callable[..., Any]:
+    guarded = _guarded(session, f"F.{name}", session.on_loss_value)
+
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def loss(*args: Any, **kwargs: Any) -> Any:
+            value = original(*args, **kwargs)
+            if session._active:
+                guarded(value)
+            return value
+        return loss
+    return wrap
+
+
+def _timed_next(session: Sanitizer) -> Callable[..., Any]:
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def next_batch(iterator: Any) -> Any:
+            # the first batch of an iterator includes worker start-up: not a steady-state wait
+            if not session._active or getattr(iterator, "_num_yielded", 0) == 0:
+                return original(iterator)
+            start = time.perf_counter()
+            try:
+                return original(iterator)
+            finally:
+                session.on_data_wait(time.perf_counter() - start)
+        return next_batch
+    return wrap
+
+
+def _patch(stack: ExitStack, owner: Any, name: str, wrap: Callable[[Callable[..., Any]], Callable[..., Any]]) -> None:
+    had_own = name in vars(owner)
+    original = getattr(owner, name)
+    setattr(owner, name, wrap(original))
+    if had_own:
+        stack.callback(setattr, owner, name, original)
+    else:
+        stack.callback(delattr, owner, name)

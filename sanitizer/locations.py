@@ -1,0 +1,55 @@
+"""Finding the user's code on the stack: `file:line` for events, frames for holders."""
+from __future__ import annotations
+
+import os
+import sys
+from types import FrameType
+
+_SKIPPED_PREFIXES: list[str] = [os.path.dirname(os.path.abspath(__file__)) + os.sep]
+
+
+def skip_package(module: object) -> None:
+    """Treat frames from this package (e.g. torch) as library frames, not user code."""
+    path = getattr(module, "__file__", None)
+    if path:
+        _SKIPPED_PREFIXES.append(os.path.dirname(os.path.abspath(path)) + os.sep)
+
+
+def is_user_file(filename: str) -> bool:
+    if filename.startswith("<"):
+        return False
+    return not any(filename.startswith(prefix) for prefix in _SKIPPED_PREFIXES) \
+        and not filename.endswith(os.sep + "runpy.py")
+
+
+def user_frames(limit: int = 12) -> list[FrameType]:
+    """The innermost user frames on the current stack, innermost first."""
+    frames: list[FrameType] = []
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None and len(frames) < limit:
+        if is_user_file(frame.f_code.co_filename):
+            frames.append(frame)
+        frame = frame.f_back
+    return frames
+
+
+def user_site() -> str | None:
+    """`file:line` of the innermost user frame, or None."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if is_user_file(frame.f_code.co_filename):
+            return format_site(frame.f_code.co_filename, frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
+def format_site(filename: str, line: int | None) -> str:
+    return f"{display_path(filename)}:{line}"
+
+
+def display_path(filename: str) -> str:
+    try:
+        relative = os.path.relpath(filename)
+    except ValueError:
+        return filename
+    return filename if relative.startswith("..") else relative

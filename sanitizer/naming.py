@@ -1,0 +1,106 @@
+"""Names for modules and parameters, taken from the models the script builds.
+
+The top-level models are found once (and again only when a name is missing) by
+scanning live objects for `nn.Module`s that own optimizer parameters or modules
+seen in forward, and keeping the outermost ones.
+"""
+from __future__ import annotations
+
+import gc
+import sys
+from typing import Iterable
+
+import torch
+from torch import nn
+
+
+class ModelIndex:
+    def __init__(self) -> None:
+        self.roots: list[tuple[str, nn.Module]] = []
+        self.optimizers: list[torch.optim.Optimizer] = []
+        self._module_names: dict[int, str] = {}
+        self._param_names: dict[int, str] = {}
+        self._param_owner: dict[int, nn.Module] = {}
+
+    def refresh(self, anchor_params: Iterable[torch.Tensor], anchor_modules: Iterable[nn.Module]) -> None:
+        params = {id(p) for p in anchor_params}
+        modules = {id(m) for m in anchor_modules}
+        live = gc.get_objects()
+        # type() rather than isinstance(): some objects compute __class__ with side effects
+        candidates = [obj for obj in live if issubclass(type(obj), nn.Module)
+                      and _touches(obj, params, modules)]
+        self.optimizers = [obj for obj in live if issubclass(type(obj), torch.optim.Optimizer)]
+        del live
+        inner: set[int] = set()
+        for module in candidates:
+            inner.update(id(child) for _, child in module.named_modules() if child is not module)
+        roots = [module for module in candidates if id(module) not in inner]
+        self.roots = _prefixed(roots)
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        self._module_names.clear()
+        self._param_names.clear()
+        self._param_owner.clear()
+        for prefix, root in self.roots:
+            for name, module in root.named_modules():
+                self._module_names.setdefault(id(module), _join(prefix, name))
+                for pname, param in module.named_parameters(recurse=False):
+                    key = id(param)
+                    if key not in self._param_names:
+                        self._param_names[key] = _join(prefix, _join(name, pname))
+                        self._param_owner[key] = module
+
+    def module_name(self, module: nn.Module) -> str | None:
+        return self._module_names.get(id(module))
+
+    def param_name(self, param: torch.Tensor) -> str | None:
+        return self._param_names.get(id(param))
+
+    def param_owner(self, param: torch.Tensor) -> nn.Module | None:
+        return self._param_owner.get(id(param))
+
+    def named_parameters(self) -> list[tuple[str, torch.Tensor]]:
+        seen: set[int] = set()
+        named = []
+        for prefix, root in self.roots:
+            for name, param in root.named_parameters():
+                if id(param) not in seen:
+                    seen.add(id(param))
+                    named.append((_join(prefix, name), param))
+        return named
+
+    def optimizer_params(self) -> set[int]:
+        return {id(p) for opt in self.optimizers for group in opt.param_groups for p in group["params"]}
+
+
+def _touches(module: nn.Module, params: set[int], modules: set[int]) -> bool:
+    if modules and id(module) in modules:
+        return True
+    return bool(params) and any(id(p) in params for p in module.parameters())
+
+
+def _prefixed(roots: list[nn.Module]) -> list[tuple[str, nn.Module]]:
+    """One model keeps bare names (as `model.named_modules()`); several get a prefix."""
+    if len(roots) <= 1:
+        return [("", root) for root in roots]
+    names = _global_names()
+    taken: set[str] = set()
+    result = []
+    for root in roots:
+        prefix = names.get(id(root)) or type(root).__name__
+        while prefix in taken:
+            prefix += "_"
+        taken.add(prefix)
+        result.append((prefix, root))
+    return result
+
+
+def _global_names() -> dict[int, str]:
+    main = sys.modules.get("__main__")
+    return {id(value): name for name, value in vars(main).items()
+            if isinstance(value, nn.Module)} if main else {}
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix and name else prefix or name

@@ -1,0 +1,165 @@
+"""Running the target script or module as `__main__`, exactly as plain `python` would.
+
+sys.argv and sys.path[0] are set the way the interpreter sets them, the script's
+exit status is kept (SystemExit codes, 1 for an uncaught exception, death by
+SIGINT on Ctrl-C), and the report is written before the process leaves.
+"""
+from __future__ import annotations
+
+import atexit
+import builtins
+import importlib.machinery
+import os
+import runpy
+import signal
+import sys
+import tokenize
+import types
+import zipfile
+from types import TracebackType
+
+from sanitizer import locations
+from sanitizer.cli import Options
+from sanitizer.session import Sanitizer, SanitizerHalt
+
+HALT_STATUS = 3
+STRICT_STATUS = 3
+
+
+class Outcome:
+    """How the target ended."""
+
+    def __init__(self) -> None:
+        self.status = 0
+        self.exc_info: tuple[type[BaseException], BaseException, TracebackType | None] | None = None
+        self.interrupted = False
+        self.halt: SanitizerHalt | None = None
+
+
+def run(options: Options) -> int:
+    script_name = options.script if options.module is None else options.module
+    session = Sanitizer(report=options.report, checks=options.checks, halt_on=options.halt_on,
+                        strict=options.strict, script=script_name,
+                        argv=[script_name or "", *options.args])
+    if options.module is None and not os.path.exists(options.script or ""):
+        return _missing_script(session, options.script or "")
+    outcome = Outcome()
+    _prepare_sys(options)
+    session.argv = list(sys.argv)
+    session.start()
+    try:
+        _run_target(options, outcome)
+    finally:
+        status = _final_status(session, outcome)
+        _close(session, status)
+    _print_exception(outcome)
+    _print_halt(session, outcome)
+    session.print_summary()
+    if outcome.interrupted:
+        _die_by_sigint()
+    return status
+
+
+def _prepare_sys(options: Options) -> None:
+    if options.module is not None:
+        sys.argv = [options.module, *options.args]  # runpy replaces argv[0] with the module's file
+        sys.path[0] = os.getcwd()
+    else:
+        script = options.script or ""
+        sys.argv = [script, *options.args]
+        sys.path[0] = os.path.dirname(os.path.realpath(script))
+
+
+def _run_target(options: Options, outcome: Outcome) -> None:
+    try:
+        if options.module is not None:
+            runpy.run_module(options.module, run_name="__main__", alter_sys=True)
+        elif os.path.isfile(options.script or "") and not zipfile.is_zipfile(options.script or ""):
+            _run_source_file(options.script or "")
+        else:  # a directory or zip archive with a __main__.py
+            runpy.run_path(options.script or "", run_name="__main__")
+    except SystemExit as exit_:
+        outcome.status = _exit_status(exit_)
+    except SanitizerHalt as halt:
+        outcome.halt = halt
+        outcome.status = HALT_STATUS
+    except KeyboardInterrupt:
+        outcome.exc_info = sys.exc_info()  # type: ignore[assignment]
+        outcome.interrupted = True
+        outcome.status = 128 + signal.SIGINT
+    except BaseException:
+        outcome.exc_info = sys.exc_info()  # type: ignore[assignment]
+        outcome.status = 1
+
+
+def _run_source_file(script: str) -> None:
+    """Like the interpreter: a fresh `__main__` with an absolute `__file__`, argv untouched."""
+    path = os.path.abspath(script)
+    main = types.ModuleType("__main__")
+    main.__file__ = path
+    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
+    main.__builtins__ = builtins
+    with tokenize.open(path) as source:
+        code = compile(source.read(), path, "exec", dont_inherit=True)
+    previous = sys.modules["__main__"]
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        sys.modules["__main__"] = previous
+
+
+def _exit_status(exit_: SystemExit) -> int:
+    """Status for `sys.exit(code)` as the interpreter computes it (printing a message code)."""
+    code = exit_.code
+    if code is None:
+        return 0
+    if isinstance(code, bool) or not isinstance(code, int):
+        print(code, file=sys.stderr)
+        return 1
+    return code & 0xFF
+
+
+def _final_status(session: Sanitizer, outcome: Outcome) -> int:
+    if outcome.status == 0 and session.strict and session.error_count:
+        return STRICT_STATUS
+    return outcome.status
+
+
+def _close(session: Sanitizer, status: int) -> None:
+    try:
+        session.close(exit_code=status)
+    except Exception as exc:  # never hide the script's own outcome
+        print(f"sanitizer: could not finish the report: {type(exc).__name__}: {exc}", file=sys.stderr)
+
+
+def _missing_script(session: Sanitizer, script: str) -> int:
+    message = f"can't open file {os.path.abspath(script)!r}: [Errno 2] No such file or directory"
+    print(f"sanitizer: {message}", file=sys.stderr)
+    session.notes.append(message)
+    session.close(exit_code=2)
+    return 2
+
+
+def _print_exception(outcome: Outcome) -> None:
+    """The script's traceback as plain python shows it: without the sanitizer's frames."""
+    if outcome.exc_info is None:
+        return
+    kind, value, tb = outcome.exc_info
+    while tb is not None and not locations.is_user_file(tb.tb_frame.f_code.co_filename):
+        tb = tb.tb_next
+    sys.excepthook(kind, value.with_traceback(tb), tb)
+
+
+def _print_halt(session: Sanitizer, outcome: Outcome) -> None:
+    if outcome.halt is not None:
+        session.alert(f"halted ({outcome.halt.event.kind} is in --halt-on): {outcome.halt.event.one_line()}")
+
+
+def _die_by_sigint() -> None:
+    """End like an interpreter killed by Ctrl-C: atexit handlers, then SIGINT."""
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)

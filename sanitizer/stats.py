@@ -1,0 +1,45 @@
+"""Small robust statistics used by the detectors (host side, plain floats)."""
+from __future__ import annotations
+
+import math
+from collections import deque
+
+MAD_TO_SIGMA = 1.4826  # makes the MAD comparable to a standard deviation for normal data
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+
+
+class RollingWindow:
+    """The last `size` finite values, with their median and MAD."""
+
+    def __init__(self, size: int) -> None:
+        self.values: deque[float] = deque(maxlen=size)
+
+    def add(self, value: float) -> None:
+        if math.isfinite(value):
+            self.values.append(value)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def baseline(self) -> tuple[float, float]:
+        """(median, MAD scaled to a standard deviation)."""
+        values = list(self.values)
+        centre = median(values)
+        spread = median([abs(value - centre) for value in values])
+        return centre, spread * MAD_TO_SIGMA
+
+
+def upward_outlier(value: float, centre: float, sigma: float,
+                   min_sigmas: float, min_ratio: float) -> bool:
+    """True when `value` sits far above `centre`, both in robust sigmas and in ratio."""
+    if not math.isfinite(value):
+        return False
+    margin = max(min_sigmas * sigma, (min_ratio - 1.0) * abs(centre), 1e-12)
+    return value > centre + margin

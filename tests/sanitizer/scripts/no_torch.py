@@ -1,0 +1,2 @@
+"""A script that never touches torch."""
+print(sum(range(10)))

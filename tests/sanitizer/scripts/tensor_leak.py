@@ -1,0 +1,28 @@
+"""`total_loss += loss` keeps every step's autograd graph alive.
+Healthy twin: `total_loss += loss.item()`. Expected: tensor_leak on total_loss, at the `+=` line."""
+import sys
+
+import torch
+from torch import nn
+
+healthy = "healthy" in sys.argv[1:]
+torch.manual_seed(0)
+
+
+def train(model, opt, steps):
+    total_loss = 0.0
+    for step in range(steps):
+        x, y = torch.randn(8, 4), torch.randn(8, 1)
+        loss = nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if healthy:
+            total_loss += loss.item()
+        else:
+            total_loss += loss
+    return float(total_loss) / steps
+
+
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+print(round(train(model, torch.optim.SGD(model.parameters(), lr=0.01), 30), 3) >= 0)

@@ -1,0 +1,2 @@
+"""Imported relatively by trainpkg.train."""
+STEPS = 3

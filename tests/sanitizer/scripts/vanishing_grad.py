@@ -1,0 +1,21 @@
+"""A sigmoid output layer whose weights are blown up at step 20: it saturates, every
+gradient becomes ~0 while the loss stays high. Expected: vanishing_grad after step 20."""
+import sys
+
+import torch
+from torch import nn
+
+healthy = "healthy" in sys.argv[1:]
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Linear(32, 1), nn.Sigmoid())
+opt = torch.optim.SGD(model.parameters(), lr=0.5)
+for step in range(1, 41):
+    x = torch.randn(32, 8)
+    y = (x[:, :1] > 0).float()
+    if step == 20 and not healthy:
+        with torch.no_grad():
+            model[2].weight.mul_(1e4)
+    loss = nn.functional.mse_loss(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()

@@ -1,0 +1,49 @@
+"""NaN/Inf localization: the step, the first non-finite module, the culprit, the parameter."""
+from __future__ import annotations
+
+from conftest import PRELAUNCH, ScriptRuns, line_of
+
+PRELAUNCH += [("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",),
+              ("nonfinite_param.py",)]
+
+
+def test_overflowing_linear_is_named_as_the_culprit(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("nonfinite_culprit.py")
+    assert run.returncode == 0, run.stderr
+    activation = run.first("nonfinite_activation")
+    assert activation["step"] == 8
+    assert activation["culprit"] == "encoder.fc1"
+    assert activation["first_nonfinite_module"] == activation["module"]
+    assert activation["module"] in ("encoder.fc1", "encoder.fc2", "encoder.norm")
+    loss = run.first("nonfinite_loss")
+    assert loss["step"] == 8 and loss["module"] == "encoder.fc1" and loss["value"] in ("nan", "inf")
+    assert loss["where"] == f"nonfinite_culprit.py:{line_of('nonfinite_culprit.py', 'loss = nn.functional')}"
+    grad = run.first("nonfinite_grad")
+    assert grad["step"] == 8 and grad["param"] == "encoder.fc1.weight" and grad["module"] == "encoder.fc1"
+    assert "sanitizer: nonfinite_loss at step 8" in run.stderr
+    assert run.stdout == "finished\n"
+
+
+def test_nan_born_in_backward_is_pinned_on_the_gradient(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("nonfinite_backward.py")
+    grad = run.first("nonfinite_grad")
+    assert grad["step"] == 6
+    assert grad["module"] == "gate.proj" and grad["param"] in ("gate.proj.weight", "gate.proj.bias")
+    assert run.first("nonfinite_activation")["step"] == 7  # only after the NaN update
+    assert run.first("nonfinite_param")["step"] == 6
+
+
+def test_corrupt_batch_is_reported_as_input(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("nonfinite_input.py")
+    event = run.first("nonfinite_input")
+    assert event["step"] == 5 and event["severity"] == "error"
+    assert event["where"] == f"nonfinite_input.py:{line_of('nonfinite_input.py', 'loss = nn.functional')}"
+    loss = run.first("nonfinite_loss")
+    assert loss["step"] == 5 and loss["module"] is None and "input batch" in loss["message"]
+
+
+def test_parameter_broken_by_the_update(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("nonfinite_param.py")
+    event = run.first("nonfinite_param")
+    assert event["step"] == 1 and event["param"] == "embed.weight" and event["module"] == "embed"
+    assert run.first("nonfinite_activation")["step"] == 2

@@ -1,0 +1,39 @@
+"""Spikes, loss scaling, fp16 underflow and vanishing gradients."""
+from __future__ import annotations
+
+from conftest import PRELAUNCH, ScriptRuns
+
+PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("vanishing_grad.py",)]
+
+
+def test_corrupt_batch_spikes_loss_and_gradient(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("spikes.py")
+    loss = run.first("loss_spike")
+    assert loss["step"] == 40 and loss["severity"] == "warning"
+    assert loss["value"] > 50 * loss["baseline"]
+    grad = run.first("grad_spike")
+    assert grad["step"] == 40 and grad["value"] > 10 * grad["baseline"]
+    assert run.errors() == []
+
+
+def test_scale_collapse_under_fp16_overflow(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("fp16_scaler.py")
+    event = run.first("scale_collapse")
+    assert event["severity"] == "error" and 10 <= event["step"] <= 14
+    assert event["initial_scale"] == 1024.0 and event["value"] < 1.0
+    assert run.events("nonfinite_grad") == []  # skipped steps are counted, not reported
+    assert run.report["skipped_steps"] == 25
+    assert run.report["detectors"]["nonfinite"]["overflow_skipped_steps"] == 25
+    assert run.report["series"]["loss_scale"][:3] == [1024.0, 512.0, 256.0]
+
+
+def test_fp16_without_loss_scaling_underflows(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("grad_underflow.py")
+    event = run.first("grad_underflow")
+    assert event["step"] == 6 and event["value"] > 0.5
+
+
+def test_saturated_output_vanishes_gradients(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("vanishing_grad.py")
+    event = run.first("vanishing_grad")
+    assert 24 <= event["step"] <= 26 and event["value"] < 1e-3 * event["baseline"]

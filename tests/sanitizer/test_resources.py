@@ -1,0 +1,30 @@
+"""Leaked autograd graphs, memory growth and a data-bound loop."""
+from __future__ import annotations
+
+from conftest import PRELAUNCH, ScriptRuns, line_of
+
+PRELAUNCH += [("tensor_leak.py",), ("memory_growth.py",), ("dataloader_bound.py",)]
+
+
+def test_accumulated_loss_leaks_graphs(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("tensor_leak.py")
+    event = run.first("tensor_leak")
+    assert event["step"] == 15 and event["holder"] == "total_loss"
+    assert event["where"] == f"tensor_leak.py:{line_of('tensor_leak.py', 'total_loss += loss', exact=True)}"
+    assert event["nodes"] > 30 and event["nodes_per_step"] > 0 and event["bytes"] > 0
+    assert run.stdout == "True\n"
+
+
+def test_history_of_tensors_grows_memory(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("memory_growth.py")
+    event = run.first("memory_growth")
+    assert 20 <= event["step"] <= 80 and event["value"] > 64 * 2 ** 20
+    assert run.events("tensor_leak") == []
+    memory = [m for m in run.report["series"]["memory_bytes"] if m is not None]
+    assert memory[-1] > memory[0]
+
+
+def test_slow_dataset_makes_the_loop_data_bound(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("dataloader_bound.py")
+    event = run.first("dataloader_bound")
+    assert event["value"] > 0.5 and event["severity"] == "warning"

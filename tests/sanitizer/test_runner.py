@@ -1,0 +1,135 @@
+"""The script runs as plain python would run it, keeps its exit status, and always
+leaves a report: normal return, sys.exit, an exception, Ctrl-C, bad input."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import PRELAUNCH, ROOT, SCRIPTS, ScriptRuns, environment, run_sanitizer
+
+PRELAUNCH += [("exit_raise.py",), ("exit_status.py", "4"), ("interrupted.py",), ("no_torch.py",),
+              ("never_steps.py",), ("where_am_i.py", "--lr", "3"), ("plain", "where_am_i.py", "--lr", "3"),
+              ("workers.py", "spawn"), ("plain", "workers.py", "spawn"), ("workers.py", "fork"),
+              ("deterministic.py",), ("plain", "deterministic.py"), ("plain", "exit_raise.py")]
+
+
+def test_exception_keeps_status_and_traceback(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("exit_raise.py")
+    plain = script_runs.plain("exit_raise.py")
+    assert run.returncode == plain.returncode == 1
+    assert run.report["exit_code"] == 1 and run.report["steps"] == 2
+    traceback = run.stderr[run.stderr.index("Traceback"):run.stderr.index("ValueError: boom") + 30]
+    assert traceback in plain.stderr  # same frames, none of the sanitizer's
+    assert "runner.py" not in traceback and "runpy" not in traceback
+
+
+def test_sys_exit_status_is_kept(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("exit_status.py", "4")
+    assert run.returncode == 4 and run.report["exit_code"] == 4 and run.report["steps"] == 1
+
+
+def test_ctrl_c_writes_the_report_and_dies_by_sigint(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("interrupted.py")
+    assert run.returncode == -signal.SIGINT
+    assert run.report["exit_code"] == 128 + signal.SIGINT and run.report["steps"] == 2
+    assert "KeyboardInterrupt" in run.stderr and "atexit ran" in run.stdout
+
+
+def test_script_without_torch(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("no_torch.py")
+    assert run.returncode == 0 and run.stdout == "45\n"
+    assert run.report["steps"] == 0 and run.report["events"] == []
+    assert "does it use torch" in run.report["summary"]["notes"][0]
+    assert "does it use torch" in run.stderr
+
+
+def test_script_that_never_steps(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("never_steps.py")
+    assert run.returncode == 0 and run.stdout == "no step\n"
+    assert run.report["steps"] == 0
+    assert "never stepped an optimizer" in run.report["summary"]["diagnosis"]
+
+
+def test_missing_script(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    run = run_sanitizer(["does_not_exist.py"], report)
+    assert run.returncode == 2
+    assert "can't open file" in run.stderr and "does_not_exist.py" in run.stderr
+    assert run.report["exit_code"] == 2 and run.report["steps"] == 0
+
+
+def test_argv_path_and_main_as_plain_python(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("where_am_i.py", "--lr", "3")
+    plain = script_runs.plain("where_am_i.py", "--lr", "3")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == plain.stdout
+    assert run.report["argv"] == ["where_am_i.py", "--lr", "3"]
+
+
+def test_module_mode_with_relative_imports(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    run = run_sanitizer(["-m", "trainpkg.train", "--epochs", "1"], report)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "__main__ trainpkg.train ['--epochs', '1']\n"
+    assert run.report["steps"] == 3 and run.report["script"] == "trainpkg.train"
+
+
+@pytest.mark.parametrize("context", ["spawn", "fork"])
+def test_dataloader_workers(script_runs: ScriptRuns, context: str) -> None:
+    run = script_runs.get("workers.py", context)
+    assert run.returncode == 0, run.stderr
+    assert run.report["steps"] == 8
+    if context == "spawn":
+        assert run.stdout == script_runs.plain("workers.py", "spawn").stdout
+
+
+def test_training_is_bit_identical_with_and_without(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("deterministic.py")
+    plain = script_runs.plain("deterministic.py")
+    assert plain.returncode == 0 and run.returncode == 0, run.stderr
+    assert run.stdout == plain.stdout
+    assert run.report["steps"] == 18
+
+
+def test_halt_on_stops_at_the_first_event(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    run = run_sanitizer(["nonfinite_culprit.py"], report, ["--halt-on", "nonfinite_loss"])
+    assert run.returncode == 3
+    assert "halted" in run.stderr and "nonfinite_loss" in run.stderr
+    assert run.report["steps"] == 7 and run.report["exit_code"] == 3
+    assert "finished" not in run.stdout
+
+
+def test_strict_fails_a_faulty_run(tmp_path: Path) -> None:
+    run = run_sanitizer(["nonfinite_param.py"], tmp_path / "r.json", ["--strict", "--checks", "nonfinite_param"])
+    assert run.returncode == 3 and run.report["exit_code"] == 3
+    assert {e["kind"] for e in run.events()} == {"nonfinite_param"}
+
+
+def test_rank_report_name(tmp_path: Path) -> None:
+    report = tmp_path / "run.json"
+    command_env = {"RANK": "1", "WORLD_SIZE": "2"}
+    run = run_sanitizer(["exit_status.py", "0"], report, env=command_env)
+    data = json.loads((tmp_path / "run.rank1.json").read_text())
+    assert run.returncode == 0 and not report.exists()
+    assert data["rank"] == 1 and data["world_size"] == 2
+
+
+def test_bad_command_lines(tmp_path: Path) -> None:
+    unknown = run_sanitizer(["exit_status.py", "0"], tmp_path / "r.json", ["--checks", "nonsense"])
+    assert unknown.returncode == 2 and "unknown kind" in unknown.stderr
+    missing_sub = run_sanitizer([], tmp_path / "r.json")
+    assert missing_sub.returncode == 2 and "no script given" in missing_sub.stderr
+
+
+def test_subcommand_not_installed_is_a_clear_error() -> None:
+    if (ROOT / "sanitizer" / "merge.py").exists():
+        pytest.skip("the merge subcommand exists in this checkout")
+    done = subprocess.run([sys.executable, "-m", "sanitizer", "merge", "a.json"], cwd=SCRIPTS,
+                          env=environment(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "'merge' subcommand is not available" in done.stderr

@@ -1,0 +1,106 @@
+"""The session as an in-process API: hooks installed and removed, global state restored,
+own failures contained, report written."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.nn.modules import module as module_globals
+from torch.optim import optimizer as optimizer_globals
+from torch.utils.data import DataLoader, TensorDataset, dataloader
+
+from sanitizer import Sanitizer
+from sanitizer.detectors import Detector
+
+
+def _global_state() -> dict[str, object]:
+    return {
+        "forward_hooks": dict(module_globals._global_forward_hooks),
+        "forward_pre_hooks": dict(module_globals._global_forward_pre_hooks),
+        "always_call": dict(module_globals._global_forward_hooks_always_called),
+        "step_pre_hooks": dict(optimizer_globals._global_optimizer_pre_hooks),
+        "step_post_hooks": dict(optimizer_globals._global_optimizer_post_hooks),
+        "backward": torch.autograd.backward,
+        "scale": torch.amp.GradScaler.scale,
+        "scaler_step": torch.amp.GradScaler.step,
+        "next": dataloader._BaseDataLoaderIter.__next__,
+        "cross_entropy": F.cross_entropy,
+        "mse_loss": F.mse_loss,
+    }
+
+
+def _train(steps: int) -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    loader = DataLoader(TensorDataset(torch.randn(4 * steps, 4), torch.randint(0, 2, (4 * steps,))), batch_size=4)
+    for x, y in loader:
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def test_hooks_are_removed_after_exit(tmp_path: Path) -> None:
+    before = _global_state()
+    with Sanitizer(report=tmp_path / "run.json") as session:
+        assert module_globals._global_forward_hooks and optimizer_globals._global_optimizer_pre_hooks
+        assert torch.autograd.backward is not before["backward"]
+        _train(5)
+    assert _global_state() == before
+    assert session.steps == 5
+    report = json.loads((tmp_path / "run.json").read_text())
+    assert report["steps"] == 5 and report["schema"] == 1 and report["events"] == []
+    assert len(report["series"]["loss"]) == 5 and all(v > 0 for v in report["series"]["grad_norm"])
+
+
+def test_exception_inside_the_block_still_restores_and_reports(tmp_path: Path) -> None:
+    before = _global_state()
+    with pytest.raises(RuntimeError, match="user failure"):
+        with Sanitizer(report=tmp_path / "run.json"):
+            _train(2)
+            raise RuntimeError("user failure")
+    assert _global_state() == before
+    assert json.loads((tmp_path / "run.json").read_text())["exit_code"] == 1
+
+
+class _Broken(Detector):
+    name = "broken"
+    kinds = ("loss_spike",)
+
+    def on_step(self, record, session) -> None:
+        raise ZeroDivisionError("detector bug")
+
+
+def test_a_failing_detector_never_reaches_the_script(tmp_path: Path) -> None:
+    with Sanitizer(report=None, stream=open(tmp_path / "err.txt", "w")) as session:
+        session.detectors.append(_Broken())
+        _train(3)
+    assert session.steps == 3
+    errors = [e for e in session.events if e.kind == "sanitizer_error"]
+    assert errors and "detector bug" in errors[0].message and errors[0].severity == "warning"
+    assert session.error_count == 0
+
+
+def test_unknown_check_is_rejected() -> None:
+    with pytest.raises(ValueError, match="unknown kind"):
+        Sanitizer(report=None, checks=["nan_everywhere"])
+
+
+def test_eval_losses_are_seen_in_eval_mode(tmp_path: Path) -> None:
+    model = nn.Linear(3, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with Sanitizer(report=None, stream=open(tmp_path / "err.txt", "w")) as session:
+        x, y = torch.randn(4, 3), torch.tensor([0, 1, 0, 1])
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+        model.eval()
+        with torch.no_grad():
+            expected = F.cross_entropy(model(x), y).item()
+    fitting = next(d for d in session.detectors if d.name == "fitting")
+    assert fitting.val_losses == [(2, pytest.approx(expected))]
+    assert fitting.train_losses and len(fitting.train_losses) == 1

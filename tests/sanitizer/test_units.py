@@ -1,0 +1,63 @@
+"""Small pieces: command line, report naming, series downsampling, robust statistics, docs."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sanitizer import cli
+from sanitizer.catalogue import KINDS
+from sanitizer.reports import Series
+from sanitizer.session import report_path_for
+from sanitizer.stats import RollingWindow, upward_outlier
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "sanitizer.md"
+
+
+def test_options_stop_at_the_script() -> None:
+    options = cli.parse(["--report=r.json", "--strict", "train.py", "--report", "x", "--strict"])
+    assert (options.report, options.strict, options.script) == ("r.json", True, "train.py")
+    assert options.args == ["--report", "x", "--strict"]
+
+
+def test_module_mode_and_lists() -> None:
+    options = cli.parse(["--checks", "nonfinite_loss, loss_spike", "--halt-on", "nonfinite_loss", "-m", "pkg.train", "-v"])
+    assert options.module == "pkg.train" and options.args == ["-v"] and options.script is None
+    assert options.checks == ["nonfinite_loss", "loss_spike"] and options.halt_on == ["nonfinite_loss"]
+
+
+@pytest.mark.parametrize("argv", [[], ["--report"], ["--bogus", "x.py"], ["-m"]])
+def test_bad_command_lines_are_usage_errors(argv: list[str]) -> None:
+    with pytest.raises(cli.UsageError):
+        cli.parse(argv)
+
+
+def test_rank_report_names() -> None:
+    assert report_path_for("sanitizer-report.json", None) == "sanitizer-report.json"
+    assert report_path_for("sanitizer-report.json", 3) == "sanitizer-report.rank3.json"
+    assert report_path_for("out/run", 0) == "out/run.rank0.json"
+
+
+def test_series_stays_bounded_and_regular() -> None:
+    series = Series(capacity=8)
+    for step in range(1, 101):
+        series.add(step=step, loss=float(step))
+    steps = series.columns["step"]
+    assert len(steps) <= 8 and steps[0] == 1
+    assert len({b - a for a, b in zip(steps, steps[1:])}) == 1
+
+
+def test_outlier_needs_both_sigmas_and_ratio() -> None:
+    window = RollingWindow(50)
+    for value in [1.0, 1.1, 0.9, 1.05, 0.95] * 5:
+        window.add(value)
+    centre, sigma = window.baseline()
+    assert upward_outlier(20.0, centre, sigma, 12, 5)
+    assert not upward_outlier(3.0, centre, sigma, 12, 5)
+    assert not upward_outlier(float("nan"), centre, sigma, 12, 5)
+
+
+def test_every_kind_is_documented() -> None:
+    text = DOC.read_text()
+    missing = [kind for kind in KINDS if f"`{kind}`" not in text]
+    assert missing == []
