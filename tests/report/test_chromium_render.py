@@ -6,7 +6,7 @@ import subprocess
 from collections import Counter
 
 import pytest
-from conftest import make_report
+from sample_reports import make_report
 from png_decoding import decode_png, pixels
 
 from sanitizer import show

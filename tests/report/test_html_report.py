@@ -2,7 +2,7 @@ import re
 import time
 from html.parser import HTMLParser
 
-from conftest import HOSTILE, make_merged, make_report
+from sample_reports import HOSTILE, make_merged, make_report
 
 from sanitizer.html_report import MAX_ROWS, render_html
 from sanitizer.svg_chart import LEFT, RIGHT, WIDTH

@@ -3,10 +3,17 @@ import json
 import os
 import stat
 
+from pathlib import Path
+
 import pytest
-from conftest import make_report, write_json
+from sample_reports import make_report, write_json
 
 from sanitizer import show
+
+
+@pytest.fixture
+def report_file(tmp_path: Path) -> Path:
+    return write_json(tmp_path / "sanitizer-report.json", make_report())
 
 
 def test_without_options_it_prints_the_summary(report_file, capsys):

@@ -1,4 +1,4 @@
-from conftest import HOSTILE, make_merged, make_report
+from sample_reports import HOSTILE, make_merged, make_report
 
 from sanitizer.summary_text import LISTED_EVENTS, format_summary
 

@@ -7,8 +7,6 @@ import math
 import random
 from pathlib import Path
 
-import pytest
-
 HOSTILE = '<script>alert("pwned")</script><img src="https://evil.example/x.png">'
 
 
@@ -71,8 +69,3 @@ def make_merged(world_size: int = 4, steps: int = 600) -> dict:
 def write_json(path: Path, report: dict) -> Path:
     path.write_text(json.dumps(report), encoding="utf-8")
     return path
-
-
-@pytest.fixture
-def report_file(tmp_path: Path) -> Path:
-    return write_json(tmp_path / "sanitizer-report.json", make_report())
