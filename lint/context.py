@@ -25,6 +25,9 @@ class FileContext:
         self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
         self.diagnostics: list[Diagnostic] = []
         self.walked = False  # set once every node has its parent recorded
+        self._scopes_of: dict[cst.CSTNode, Scope] = {}
+        self._nodes: list[cst.CSTNode] | None = None
+        self._by_type: dict[tuple[type, ...], list[cst.CSTNode]] = {}
 
     # -- tree navigation ---------------------------------------------------
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
@@ -44,12 +47,43 @@ class FileContext:
 
     def scope_of(self, node: cst.CSTNode) -> Scope:
         """The scope in which `node` is evaluated."""
+        cache = self._scopes_of
+        found = cache.get(node)
+        if found is not None:
+            return found
+        path = [node]
         child = node
+        scope = self.scopes.module_scope
         for ancestor in self.ancestors(node):
-            if isinstance(ancestor, cst.FunctionDef | cst.ClassDef) and child is ancestor.body:
-                return self.scopes.scope_for(ancestor)
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef) and child is ancestor.body:  # type: ignore[attr-defined]
+                scope = self.scopes.scope_for(ancestor)  # type: ignore[arg-type]
+                break
+            known = cache.get(ancestor)
+            if known is not None and not (type(ancestor) in (cst.FunctionDef, cst.ClassDef)):
+                scope = known
+                break
+            path.append(ancestor)
             child = ancestor
-        return self.scopes.module_scope
+        for visited in path:
+            cache[visited] = scope
+        return scope
+
+    def nodes(self) -> list[cst.CSTNode]:
+        """Every code-bearing node of the file in source (pre-)order, as the
+        one walk of the engine saw them; no second walk needed."""
+        if not self.walked:
+            raise RuntimeError("the node list is complete only after the walk: use it in Rule.finish()")
+        if self._nodes is None:
+            self._nodes = [self.module, *self.parents]
+        return self._nodes
+
+    def nodes_of(self, *types: type) -> list[cst.CSTNode]:
+        """Nodes of exactly these (concrete) types, in source order; cached."""
+        found = self._by_type.get(types)
+        if found is None:
+            wanted = set(types)
+            found = self._by_type[types] = [n for n in self.nodes() if type(n) in wanted]
+        return found
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -1,5 +1,4 @@
 from lint.analysis.loops import is_backward, lexical_grad_mode
-from lint.analysis.walk import iter_nodes
 from lint.rule import Rule
 
 
@@ -138,6 +137,6 @@ class BackwardInNoGrad(Rule):
     )
 
     def finish(self) -> None:
-        for node in iter_nodes(self.ctx.module):
+        for node in self.ctx.nodes():
             if is_backward(node) and lexical_grad_mode(self.ctx, node) == "off":
                 self.report(node)

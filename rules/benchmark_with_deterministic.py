@@ -3,7 +3,6 @@ from __future__ import annotations
 import libcst as cst
 
 from lint.analysis.dataflow import is_constant
-from lint.analysis.walk import iter_nodes
 from lint.context import FileContext
 from lint.rule import Rule
 
@@ -119,7 +118,7 @@ class BenchmarkWithDeterministic(Rule):
         benchmarks = [n for name, n in flags if name == BENCHMARK]
         deterministics = [n for name, n in flags if name == DETERMINISTIC]
         # pre-order position: which assignment is written later
-        order = {node: index for index, node in enumerate(iter_nodes(self.ctx.module)) if isinstance(node, cst.Assign)}
+        order = {node: index for index, node in enumerate(self.ctx.nodes()) if isinstance(node, cst.Assign)}
         completing = [
             later
             for later in benchmarks + deterministics

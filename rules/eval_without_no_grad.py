@@ -230,7 +230,7 @@ def _frozen_models(ctx: FileContext) -> set[str]:
     """Models whose parameters were all set not to require grad:
     `m.requires_grad_(False)`, `for p in m.parameters(): p.requires_grad = False`."""
     frozen: set[str] = set()
-    for node in iter_nodes(ctx.module):
+    for node in ctx.nodes():
         receiver = method_call(node, "requires_grad_")
         if receiver is not None and isinstance(node, cst.Call) and node.args:
             if ctx.code(node.args[0].value) == "False":

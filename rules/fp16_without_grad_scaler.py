@@ -178,7 +178,7 @@ class Fp16WithoutGradScaler(Rule):
         receivers = self.ctx.receivers
         if GRAD_SCALER in receivers.kinds.values():
             return True
-        for node in iter_nodes(self.ctx.module):
+        for node in self.ctx.nodes():
             if isinstance(node, cst.Name) and any(w in node.value.lower() for w in _SCALING_WORDS):
                 return True
             if isinstance(node, cst.Call) and (

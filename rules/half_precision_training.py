@@ -160,14 +160,14 @@ class HalfPrecisionTraining(Rule):
     )
 
     def finish(self) -> None:
-        backwards = [n for n in iter_nodes(self.ctx.module) if method_call(n, "backward") is not None]
+        backwards = [n for n in self.ctx.nodes() if method_call(n, "backward") is not None]
         if not backwards or not self._steps_an_optimizer():
             return
-        order = {id(node): index for index, node in enumerate(iter_nodes(self.ctx.module))}
+        order = {id(node): index for index, node in enumerate(self.ctx.nodes())}
         last_backward = max(order[id(node)] for node in backwards)
         trained = self._trained_models()
         trained |= self._returned_to(trained)
-        for node in iter_nodes(self.ctx.module):
+        for node in self.ctx.nodes():
             if order[id(node)] > last_backward:
                 break
             receiver = half_conversion(self.ctx, node)
@@ -176,7 +176,7 @@ class HalfPrecisionTraining(Rule):
 
     def _steps_an_optimizer(self) -> bool:
         receivers = self.ctx.receivers
-        for node in iter_nodes(self.ctx.module):
+        for node in self.ctx.nodes():
             target = method_call(node, "step")
             if target is not None and receivers.kind(target) in (OPTIMIZER, GRAD_SCALER):
                 return True
@@ -186,7 +186,7 @@ class HalfPrecisionTraining(Rule):
         """Variables whose parameters an optimizer of this file receives."""
         receivers = self.ctx.receivers
         models: set[Binding] = set()
-        for node in iter_nodes(self.ctx.module):
+        for node in self.ctx.nodes():
             if not isinstance(node, cst.Call) or constructor_kind(self.ctx.call_name(node)) != OPTIMIZER:
                 continue
             for arg in node.args:
@@ -208,7 +208,7 @@ class HalfPrecisionTraining(Rule):
         of it is assigned to a trained model (`model = build()`)."""
         receivers = self.ctx.receivers
         builders = set()
-        for node in iter_nodes(self.ctx.module):
+        for node in self.ctx.nodes():
             if (
                 isinstance(node, cst.Assign)
                 and len(node.targets) == 1

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from lint.analysis.walk import calls_in_order, iter_nodes
+from lint.analysis.walk import calls_in_order
 from lint.rule import Rule
 
 _TORCH_SEEDS = frozenset({"torch.manual_seed", "torch.random.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all"})
@@ -126,7 +126,7 @@ class IncompleteSeeding(Rule):
 
     def finish(self) -> None:
         uses_random = uses_numpy = False
-        for node in iter_nodes(self.ctx.module):
+        for node in self.ctx.nodes():
             if isinstance(node, cst.Call):
                 name = self.ctx.call_name(node) or ""
                 head, _, last = name.rpartition(".")

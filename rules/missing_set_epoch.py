@@ -174,7 +174,7 @@ class MissingSetEpoch(Rule):
 
     def _leaves_file(self, holders: list[cst.BaseExpression]) -> bool:
         texts = {self.ctx.code(h) for h in holders}
-        for node in iter_nodes(self.ctx.module):
+        for node in self.ctx.nodes():
             if isinstance(node, cst.Return) and node.value is not None:
                 if any(isinstance(n, cst.Name) and n.value in texts for n in iter_nodes(node.value)):
                     return True
@@ -185,7 +185,7 @@ class MissingSetEpoch(Rule):
         imported from a module other than torch: that code may well call
         `set_epoch` itself, and we cannot see it."""
         texts = {self.ctx.code(h) for h in holders} | self._loaders_given(holders)
-        for node in iter_nodes(self.ctx.module):
+        for node in self.ctx.nodes():
             if not isinstance(node, cst.Call):
                 continue
             if not any(isinstance(a.value, cst.Name) and a.value.value in texts for a in node.args):
@@ -199,7 +199,7 @@ class MissingSetEpoch(Rule):
         """Variables assigned a call that takes the sampler as `sampler=`."""
         texts = {self.ctx.code(h) for h in holders}
         loaders: set[str] = set()
-        for node in iter_nodes(self.ctx.module):
+        for node in self.ctx.nodes():
             if not isinstance(node, cst.Call):
                 continue
             for arg in node.args:
@@ -218,7 +218,7 @@ class MissingSetEpoch(Rule):
         texts = {self.ctx.code(h) for h in holders}
         params = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
         calls = [
-            node for node in iter_nodes(self.ctx.module)
+            node for node in self.ctx.nodes()
             if isinstance(node, cst.Call) and _callee_name(node) == func.name.value
         ]
         if not calls:

@@ -122,7 +122,7 @@ class NonBlockingWithoutPinMemory(Rule):
 
     def finish(self) -> None:
         values = Values.of_file(self.ctx)
-        for node in iter_nodes(self.ctx.module):
+        for node in self.ctx.nodes():
             if not isinstance(node, cst.For):
                 continue
             loaders = values.calls_of(iterated_loader(self.ctx, node.iter), {DATALOADER})

@@ -118,7 +118,7 @@ class Values:
     # -- collection ------------------------------------------------------------
     def _index(self) -> None:
         functions = self.ctx.scopes.functions
-        for node in iter_nodes(self.ctx.module):
+        for node in self.ctx.nodes():
             if isinstance(node, cst.Assign):
                 for target in node.targets:
                     self._bind(target.target, node.value)
@@ -287,7 +287,7 @@ def names_in(expr: cst.CSTNode) -> set[str]:
 # -- DataLoaders -------------------------------------------------------------------
 def dataloader_calls(ctx: FileContext) -> Iterator[cst.Call]:
     """Every `torch.utils.data.DataLoader(...)` construction of the file."""
-    for node in iter_nodes(ctx.module):
+    for node in ctx.nodes():
         if isinstance(node, cst.Call) and ctx.call_name(node) == DATALOADER:
             yield node
 

@@ -63,7 +63,7 @@ def _stepped_and_cleared(ctx: FileContext) -> set[Binding]:
         return cached
     stepped: set[Binding] = set()
     cleared: set[Binding] = set()
-    for node in iter_nodes(ctx.module):
+    for node in ctx.nodes():
         receiver = method_call(node, "step", "zero_grad")
         if receiver is None:
             continue
@@ -325,7 +325,7 @@ def call_sites(ctx: FileContext, func: cst.FunctionDef) -> list[cst.Call]:
     cache = getattr(ctx, "_loops_call_sites", None)
     if cache is None:
         cache = {}
-        for node in iter_nodes(ctx.module):
+        for node in ctx.nodes():
             callee = local_callee(ctx, node)
             if callee is not None:
                 cache.setdefault(callee, []).append(node)
@@ -348,7 +348,7 @@ def reachable_nodes(ctx: FileContext, root: cst.CSTNode) -> Iterator[cst.CSTNode
 
 
 def loops_of(ctx: FileContext) -> Iterator[cst.For | cst.While]:
-    for node in iter_nodes(ctx.module):
+    for node in ctx.nodes():
         if isinstance(node, cst.For | cst.While):
             yield node
 

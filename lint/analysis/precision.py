@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterator, Literal
 
 import libcst as cst
 
-from lint.analysis.walk import children, iter_nodes
+from lint.analysis.walk import children
 
 if TYPE_CHECKING:
     from lint.analysis.receivers import Binding
@@ -177,7 +177,7 @@ def own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 def autocast_calls(ctx: FileContext) -> Iterator[cst.Call]:
     """Every autocast call of the file, wherever it appears."""
-    for node in iter_nodes(ctx.module):
+    for node in ctx.nodes():
         if is_autocast(ctx, node):
             yield node  # type: ignore[misc]
 

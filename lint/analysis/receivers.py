@@ -164,7 +164,7 @@ class Receivers:
     def _collect_usage(self) -> None:
         """`x.scale(...).backward()` and `x.unscale_(opt)` mark a GradScaler;
         what it steps or unscales is an optimizer."""
-        for node in iter_nodes(self.ctx.module):
+        for node in self.ctx.nodes():
             if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
                 continue
             method = node.func.attr.value
@@ -197,7 +197,7 @@ class Receivers:
 
     def _local_call_sites(self) -> Iterator[tuple[cst.Call, cst.FunctionDef]]:
         functions = self.ctx.scopes.functions
-        for node in iter_nodes(self.ctx.module):
+        for node in self.ctx.nodes():
             if not isinstance(node, cst.Call):
                 continue
             name = None

@@ -36,16 +36,30 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
     return names
 
 
+# LibCST's node classes are ABCs, whose isinstance() checks are slow; the
+# walk asks "is this a node?" millions of times, so it remembers per type.
+_IS_NODE: dict[type, bool] = {}
+
+
+def is_node(value: object) -> bool:
+    kind = type(value)
+    known = _IS_NODE.get(kind)
+    if known is None:
+        known = _IS_NODE[kind] = isinstance(value, cst.CSTNode)
+    return known
+
+
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Code-bearing children of `node`, in field order."""
     for name in _child_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, tuple | list):
+        kind = type(value)
+        if kind is tuple or kind is list:
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                if is_node(item):
                     yield item
+        elif value is not None and is_node(value):
+            yield value
 
 
 def walk(
