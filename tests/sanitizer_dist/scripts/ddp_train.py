@@ -3,11 +3,13 @@
     --nan-rank R --nan-step K      rank R feeds a NaN through `body.1` at step K
     --alter-rank R --alter-step K  rank R changes `head.weight` in place after step K-1
     --crash-rank R --crash-step K  rank R raises before step K
+    --kill-rank R --kill-step K    rank R kills itself (SIGKILL) before step K
     --no-set-epoch                 never call sampler.set_epoch
     --steps N --epochs E
 """
 import argparse
 import os
+import signal
 
 import torch
 import torch.distributed as dist
@@ -36,6 +38,8 @@ def main() -> None:
     parser.add_argument("--alter-step", type=int, default=-1)
     parser.add_argument("--crash-rank", type=int, default=-1)
     parser.add_argument("--crash-step", type=int, default=-1)
+    parser.add_argument("--kill-rank", type=int, default=-1)
+    parser.add_argument("--kill-step", type=int, default=-1)
     parser.add_argument("--no-set-epoch", action="store_true")
     args = parser.parse_args()
 
@@ -57,6 +61,8 @@ def main() -> None:
             step += 1  # the step the sanitizer is accumulating: 1, 2, ...
             if rank == args.crash_rank and step == args.crash_step:
                 raise RuntimeError(f"rank {rank} crashed at step {step}")
+            if rank == args.kill_rank and step == args.kill_step:
+                os.kill(os.getpid(), signal.SIGKILL)
             if rank == args.alter_rank and step == args.alter_step:
                 with torch.no_grad():
                     model[3].weight.add_(0.5)
