@@ -57,7 +57,7 @@ def side_store(info: RankInfo) -> Any | None:
     if not dist.is_available() or not dist.is_initialized():
         return None
     store = dist.distributed_c10d._get_default_store()
-    return dist.PrefixStore(f"{KEY_PREFIX}/{info.restart}/", store)
+    return dist.PrefixStore(f"{KEY_PREFIX}/{info.restart}", store)  # keys: <prefix>/window/...
 
 
 def local_values(tensors: list[Any]) -> list[Any]:
