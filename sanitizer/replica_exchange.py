@@ -4,21 +4,25 @@ Each rank publishes, every few steps, a *window*: the digest of its replicas'
 fingerprint at every step since its previous window, under
 `window/<rank>/<seq>`. Rank 0 (the hub) reads every rank's windows; every other
 rank reads only rank 0's, so the store serves O(world size) keys per round.
+Keys also carry the exchange's generation in this process (`g0/...`), so a
+second session in the same script does not read the first one's windows.
 Reads are `check` (does the key exist? answered at once) then `get` of keys
 known to exist: nothing here waits for another rank, except `wait_for` at the
 end of the run, which is bounded by a deadline.
 
 When digests disagree at a step, the ranks involved publish that step's full
-fingerprint under `full/<rank>/<step>`, which names the first differing tensor.
+fingerprint under `g<n>/full/<rank>/<step>`, which names the first differing tensor.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 POLL_INTERVAL_S = 0.05
+_generations = itertools.count()  # exchanges made in this process, in order: the same on every rank
 
 
 @dataclass
@@ -41,6 +45,7 @@ class ReplicaExchange:
         self.bytes_sent = 0
         self.bytes_received = 0
         self._seq = 0
+        self._space = f"g{next(_generations)}"  # a second session in the process reads its own keys
 
     @property
     def hub(self) -> bool:
@@ -50,7 +55,7 @@ class ReplicaExchange:
         """Publish one window; returns the bytes sent."""
         payload = json.dumps({"steps": steps, "digests": digests, "layout": layout, "final": final},
                              separators=(",", ":")).encode()
-        key = f"window/{self.rank}/{self._seq}"
+        key = f"{self._space}/window/{self.rank}/{self._seq}"
         self.store.set(key, payload)
         self._seq += 1
         sent = len(payload) + len(key)
@@ -61,7 +66,7 @@ class ReplicaExchange:
         """Read every window the peers have published since the last poll."""
         for peer, record in self.peers.items():
             while not record.final:
-                key = f"window/{peer}/{record.next_seq}"
+                key = f"{self._space}/window/{peer}/{record.next_seq}"
                 if not self.store.check([key]):
                     break
                 payload = self.store.get(key)
@@ -75,12 +80,12 @@ class ReplicaExchange:
                     record.last_step = max(record.last_step, max(window["steps"]))
 
     def publish_full(self, step: int, packed: bytes) -> None:
-        key = f"full/{self.rank}/{step}"
+        key = f"{self._space}/full/{self.rank}/{step}"
         self.store.set(key, packed)
         self.bytes_sent += len(packed) + len(key)
 
     def full_of(self, peer: int, step: int) -> bytes | None:
-        key = f"full/{peer}/{step}"
+        key = f"{self._space}/full/{peer}/{step}"
         if not self.store.check([key]):
             return None
         packed = self.store.get(key)
