@@ -35,6 +35,7 @@ def test_nan_on_rank1_only(dist_runs: DistRuns, tmp_path: Path) -> None:
     assert all(e["step"] > 5 for e in run.events(0, "nonfinite_activation"))
     assert run.first(0, "nonfinite_grad")["step"] == 5
     assert all(e["rank"] == rank for rank in (0, 1) for e in run.events(rank))
+    assert not run.events(0, "rank_divergence") and not run.events(1, "rank_divergence")  # NaN everywhere alike
     done, merged = merge(run.report_paths(), tmp_path / "merged.json")
     assert done.returncode == 1
     assert "first error: nonfinite_activation on rank 1 at step 5" in done.stdout
