@@ -9,6 +9,7 @@ depend on the epoch and are not checked.
 from __future__ import annotations
 
 import weakref
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sanitizer import locations
@@ -18,6 +19,16 @@ if TYPE_CHECKING:
     from sanitizer.session import Sanitizer
 
 
+@dataclass
+class SamplerUse:
+    """How the run used one sampler so far."""
+
+    iterations: int = 0
+    last_epoch: Any = None  # `sampler.epoch` when it was last iterated
+    set_epoch_called: bool = False
+    reported: bool = False
+
+
 class MissingSetEpochDetector(Detector):
     name = "missing_set_epoch"
     kinds = ("missing_set_epoch",)
@@ -25,37 +36,37 @@ class MissingSetEpochDetector(Detector):
     def __init__(self) -> None:
         self.samplers_seen = 0
         self.reported = 0
-        # per sampler: [iterations, epoch at the previous iteration, set_epoch called, reported]
-        self._samplers: weakref.WeakKeyDictionary[Any, list[Any]] = weakref.WeakKeyDictionary()
+        self._samplers: weakref.WeakKeyDictionary[Any, SamplerUse] = weakref.WeakKeyDictionary()
 
     def on_set_epoch(self, sampler: Any, session: Sanitizer) -> None:
-        self._entry(sampler)[2] = True
+        self._use(sampler).set_epoch_called = True
 
     def on_sampler_iter(self, sampler: Any, session: Sanitizer) -> None:
         if not getattr(sampler, "shuffle", True):
             return
-        entry = self._entry(sampler)
-        iterations, previous_epoch, called, reported = entry
+        use = self._use(sampler)
         epoch = getattr(sampler, "epoch", None)
-        entry[0], entry[1] = iterations + 1, epoch
-        if iterations == 0 or reported or epoch != previous_epoch:
+        repeated = use.iterations > 0 and epoch == use.last_epoch
+        use.iterations += 1
+        use.last_epoch = epoch
+        if not repeated or use.reported:
             return
-        entry[3] = True
+        use.reported = True
         self.reported += 1
-        if called:
+        if use.set_epoch_called:
             message = (f"DistributedSampler iterated again with the same epoch ({epoch}): "
                        f"set_epoch was called, but not with a new epoch, so this epoch repeats "
                        f"the previous one's order")
         else:
-            message = (f"DistributedSampler iterated for epoch {iterations + 1} but set_epoch was "
+            message = (f"DistributedSampler iterated for epoch {use.iterations} but set_epoch was "
                        f"never called: every epoch repeats the same shuffled order on every rank")
         session.emit("missing_set_epoch", session.step, message, where=locations.user_site(),
-                     extra={"iteration": iterations + 1, "epoch": epoch, "set_epoch_called": called})
+                     extra={"iteration": use.iterations, "epoch": epoch,
+                            "set_epoch_called": use.set_epoch_called})
 
-    def _entry(self, sampler: Any) -> list[Any]:
-        entry = self._samplers.get(sampler)
-        if entry is None:
-            entry = [0, None, False, False]
-            self._samplers[sampler] = entry
+    def _use(self, sampler: Any) -> SamplerUse:
+        use = self._samplers.get(sampler)
+        if use is None:
+            use = self._samplers[sampler] = SamplerUse()
             self.samplers_seen += 1
-        return entry
+        return use
