@@ -75,6 +75,9 @@ _KINDS = (
     Kind("memory_growth", "warning", "configuration",
          "memory grows step after step: look for tensors kept across steps (lists of "
          "outputs, caches, histories) and detach or drop them"),
+    Kind("missing_set_epoch", "error", "data",
+         "call sampler.set_epoch(epoch) at the start of every epoch, before iterating the "
+         "DataLoader, so each epoch gets a new shuffle (lint rule TL302)"),
     Kind("rank_divergence", "error", "configuration",
          "ranks disagree: check that every rank runs the same steps on its own shard"),
     Kind("sanitizer_error", "warning", "sanitizer",

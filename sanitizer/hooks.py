@@ -17,6 +17,8 @@ from torch.nn.modules import module as module_globals
 from torch.optim import optimizer as optimizer_globals
 from torch.utils.data import dataloader
 
+from sanitizer import distributed
+
 if TYPE_CHECKING:
     from sanitizer.session import Sanitizer
 
@@ -35,6 +37,7 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
     for name in LOSS_FUNCTIONS:
         if hasattr(F, name):
             _patch(stack, F, name, _loss_observer(session, name))
+    distributed.install(session, stack)
 
 
 def _guarded(session: Sanitizer, where: str, callback: Callable[..., None]) -> Callable[..., None]:

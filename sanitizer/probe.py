@@ -11,6 +11,8 @@ from typing import Any
 
 import torch
 
+from sanitizer.distributed import local_values
+
 INPUT_SLOT = -1  # trail slot of the batch fed to the outermost module
 MAX_TRAIL = 4096  # trail entries kept per step (grad-enabled forwards beyond are not traced)
 
@@ -35,6 +37,7 @@ class Gather:
 def _read_floats(tensors: list[torch.Tensor]) -> list[float]:
     if not tensors:
         return []
+    tensors = local_values(tensors)  # FSDP's DTensor shards: this rank's part, no collective
     groups: dict[tuple[torch.device, torch.dtype], list[int]] = {}
     for index, tensor in enumerate(tensors):
         groups.setdefault((tensor.device, tensor.dtype), []).append(index)

@@ -58,7 +58,7 @@ def build(session: Sanitizer, duration: float) -> dict[str, Any]:
         "steps": session.steps, "skipped_steps": session.skipped_steps,
         "duration_s": round(duration, 3),
         "checks": sorted(session.enabled_kinds),
-        "events": [event.to_json() for event in session.events],
+        "events": [dict(event.to_json(), rank=session.rank or 0) for event in session.events],
         "series": session.series.to_json(),
         "summary": {"counts": counts, "errors": session.error_count, "diagnosis": diagnosis(session),
                     "notes": list(session.notes)},

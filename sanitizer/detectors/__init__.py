@@ -6,8 +6,10 @@ from sanitizer.detectors.dataloader_bound import DataloaderBoundDetector
 from sanitizer.detectors.fitting import FittingDetector
 from sanitizer.detectors.grad_underflow import GradUnderflowDetector
 from sanitizer.detectors.memory_growth import MemoryGrowthDetector
+from sanitizer.detectors.missing_set_epoch import MissingSetEpochDetector
 from sanitizer.detectors.nonfinite import NonfiniteDetector
 from sanitizer.detectors.param_not_in_optimizer import ParamNotInOptimizerDetector
+from sanitizer.detectors.rank_divergence import RankDivergenceDetector
 from sanitizer.detectors.scale_collapse import ScaleCollapseDetector
 from sanitizer.detectors.spikes import GradSpikeDetector, LossSpikeDetector
 from sanitizer.detectors.tensor_leak import TensorLeakDetector
@@ -18,6 +20,7 @@ DETECTORS: tuple[type[Detector], ...] = (
     NonfiniteDetector, LossSpikeDetector, GradSpikeDetector, GradUnderflowDetector,
     ScaleCollapseDetector, VanishingGradDetector, TensorLeakDetector, MemoryGrowthDetector,
     UnusedParameterDetector, ParamNotInOptimizerDetector, DataloaderBoundDetector, FittingDetector,
+    RankDivergenceDetector, MissingSetEpochDetector,
 )
 
 

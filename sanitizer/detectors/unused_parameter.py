@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sanitizer.detectors.base import Detector
+from sanitizer.distributed import local_values
 from sanitizer.detectors.grouping import by_module
 from sanitizer.probe import StepRecord
 
@@ -36,7 +37,8 @@ class UnusedParameterDetector(Detector):
             return
         self.steps_seen += 1
         for param in record.training_params:
-            self._trainable.setdefault(id(param), param)
+            if id(param) not in self._trainable and local_values([param])[0].numel():  # an FSDP shard may be empty here
+                self._trainable[id(param)] = param
         for param, norm in zip(record.params, record.grad_norms):
             self._had_grad.add(id(param))
             if norm != 0.0:
