@@ -64,7 +64,7 @@ class DeprecatedAmpApi(Rule):
     severity = "warning"
     message = "deprecated AMP API"
     fix_safety = "safe"
-    triggers = ("amp",)
+    triggers = ("autocast", "GradScaler", "custom_fwd", "custom_bwd")
     bad = (
         Example(
             "import torch\n"

@@ -60,7 +60,7 @@ class DeprecatedDistributedLaunch(Rule):
     name = "deprecated-distributed-launch"
     severity = "warning"
     message = "`torch.distributed.launch` is deprecated: use `torchrun`"
-    triggers = ("distributed",)
+    triggers = ("launch",)
     bad = (
         "import subprocess\n"
         "cmd = [\n"

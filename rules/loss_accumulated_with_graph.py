@@ -12,7 +12,7 @@ from lint.analysis.dataflow import (
 )
 from lint.analysis.flow import Facts, Flow
 from lint.analysis.scopes import dotted_name
-from lint.analysis.training import code_bodies
+from lint.analysis.training import code_bodies, method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Example, Fix, Rule
 
@@ -201,17 +201,41 @@ class LossAccumulatedWithGraph(Rule):
 
     def finish(self) -> None:
         self._paths: dict[cst.CSTNode, list[tuple[bool, frozenset[cst.Name]]]] = {}
-        self._statements: dict[cst.CSTNode, tuple[str, cst.CSTNode]] = {}
+        self._accumulators: dict[cst.CSTNode, str] = {}
+        bodies = self._bodies_with_accumulation()
         for body in code_bodies(self.ctx):
+            if body not in bodies:
+                continue
             self._backpropagated = backpropagated_names(self.ctx, body)
             self._consumed = self._consumed_names(body)
             Flow(self.ctx.module, self._transfer).run(body)
         for node, paths in self._paths.items():
             if not all(carries for carries, _ in paths):
                 continue
+            # the costlier context checks run only for what carries a graph on every path
+            accumulator = self._accumulators[node]
+            if not self._outlives_iteration(node, accumulator):
+                continue
             operands = frozenset.intersection(*(names for _, names in paths))
-            accumulator, where = self._statements[node]
-            self.report(where, fix=self._fix(node, accumulator, operands))
+            self.report(self._statement_node(node), fix=self._fix(node, accumulator, operands))
+
+    def _bodies_with_accumulation(self) -> set[cst.CSTNode]:
+        """Bodies holding, inside a loop, something that could accumulate
+        (`+=`, `x = x + ...`, `.append(...)`): only they need the flow."""
+        bodies: set[cst.CSTNode] = set()
+        for node in self.ctx.nodes_of(cst.AugAssign, cst.Assign, cst.Call):
+            if type(node) is cst.Assign and type(node.value) is not cst.BinaryOperation:  # type: ignore[attr-defined]
+                continue
+            if type(node) is cst.Call and method_call(node, "append") is None:
+                continue
+            for ancestor in self.ctx.ancestors(node):
+                if type(ancestor) in (cst.For, cst.While):
+                    function = self.ctx.enclosing_function(node)
+                    bodies.add(function.body if function is not None else self.ctx.module)
+                    break
+                if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                    break
+        return bodies
 
     # -- flow ------------------------------------------------------------------
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
@@ -271,10 +295,11 @@ class LossAccumulatedWithGraph(Rule):
 
     def _check(self, node: cst.CSTNode, accumulator: cst.BaseExpression, added: cst.BaseExpression, facts: Facts) -> None:
         name = dotted_name(accumulator)
-        if name is None or name in self._consumed or not self._outlives_iteration(node, name):
+        if name is None or name in self._consumed:
             return
-        self._statements[node] = (name, self._statement_node(node))
-        self._paths.setdefault(node, []).append((self._carries(added, facts), _graph_names(added, facts)))
+        self._accumulators[node] = name
+        carries = self._carries(added, facts)
+        self._paths.setdefault(node, []).append((carries, _graph_names(added, facts) if carries else frozenset()))
 
     # -- context ---------------------------------------------------------------
     def _consumed_names(self, body: cst.CSTNode) -> set[str]:

@@ -42,7 +42,7 @@ class ScalerStepWithoutUpdate(Rule):
     severity = "error"
     message = "`scaler.step()` in a loop that never calls `scaler.update()`: the loss scale never adapts and the next step raises; call `scaler.update()` after the step"
     fix_safety = "safe"
-    triggers = ("step",)
+    triggers = ("GradScaler", ".scale(")
     bad = (
         Example(
             "import torch\n"

@@ -55,7 +55,7 @@ class SchedulerBeforeOptimizer(Rule):
     name = "scheduler-before-optimizer"
     severity = "warning"
     message = "`scheduler.step()` runs before `optimizer.step()`: the first value of the schedule is skipped; step the scheduler after the optimizer"
-    triggers = ("step",)
+    triggers = ("schedule",)
     bad = (
         "import torch\n"
         "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"

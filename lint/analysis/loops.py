@@ -358,6 +358,8 @@ def run_each_iteration(ctx: FileContext, transfer: Callable[[Facts, cst.CSTNode]
     """Run `transfer` over every body of the file with "same iteration"
     semantics: facts end at the start of each loop iteration, and where a
     training loop ends."""
+    if not any(method_call(call, "step") is not None for call in ctx.nodes_of(cst.Call)):
+        return  # these rules are all about the optimizer step: nothing to order
     flow = CallFlow(ctx, transfer, loop_back=lambda facts: frozenset(), per_iteration=True)
     for body in code_bodies(ctx):
         flow.run(body)
