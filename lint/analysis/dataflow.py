@@ -186,6 +186,7 @@ class Values:
         return out
 
 
+_BUILDS_LOSS: WeakKeyDictionary[FileContext, bool] = WeakKeyDictionary()
 _VALUES: WeakKeyDictionary[FileContext, Values] = WeakKeyDictionary()
 _UNSEEN = cst.Name("_unseen_")
 
@@ -238,10 +239,28 @@ def is_loss_call(ctx: FileContext, call: cst.BaseExpression) -> bool:
         return is_loss_module(ctx.call_name(call.func))  # nn.MSELoss()(a, b)
     if not isinstance(call.func, cst.Name | cst.Attribute):
         return False
-    if ctx.qualified_name(call.func) is not None:
+    if ctx.qualified_name(call.func) is not None or not _builds_loss_modules(ctx):
         return False
     values = Values.of_file(ctx).of(call.func)
     return bool(values) and all(isinstance(v, cst.Call) and is_loss_module(ctx.call_name(v)) for v in values)
+
+
+def _builds_loss_modules(ctx: FileContext) -> bool:
+    """Whether the file instantiates any `torch.nn` loss module: if not, no
+    variable can hold one and the (costlier) value index is not needed."""
+    found = _BUILDS_LOSS.get(ctx)
+    if found is None:
+        found = _BUILDS_LOSS[ctx] = any(
+            _last_name(call.func).endswith("Loss") and is_loss_module(ctx.call_name(call))
+            for call in ctx.nodes_of(cst.Call)
+        )
+    return found
+
+
+def _last_name(func: cst.BaseExpression) -> str:
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else ""
 
 
 def backward_targets(call: cst.CSTNode) -> list[cst.BaseExpression]:
