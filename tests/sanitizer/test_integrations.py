@@ -127,3 +127,51 @@ def test_importing_sanitizer_imports_no_framework() -> None:
                           timeout=TIMEOUT)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "[]\n"
+
+
+def _load_script(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name.removesuffix(".py"), SCRIPTS / name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@needs_lightning
+def test_lightning_failing_fit_in_process_leaves_no_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_api import _global_state
+
+    script = _load_script("lightning_train.py")
+    monkeypatch.setattr(script, "args", ["raise", "callback", str(tmp_path / "run.json")])
+    before = _global_state()
+    with pytest.raises(RuntimeError, match="failure inside training_step"):
+        script.main()
+    assert _global_state() == before
+    report = json.loads((tmp_path / "run.json").read_text())
+    assert report["exit_code"] == 1 and report["steps"] == 2
+
+
+@needs_transformers
+def test_hf_failing_train_in_process_closed_by_the_callback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_api import _global_state
+
+    import transformers
+    from sanitizer.integrations.hf import SanitizerCallback
+
+    script = _load_script("hf_train.py")
+    monkeypatch.setattr(script, "args", ["raise"])
+    callbacks: list[SanitizerCallback] = []
+    original = transformers.Trainer.__init__
+
+    def with_callback(self: Any, *args: Any, **kwargs: Any) -> None:
+        callbacks.append(SanitizerCallback(report=tmp_path / "run.json"))
+        original(self, *args, **{**kwargs, "callbacks": callbacks})
+
+    monkeypatch.setattr(transformers.Trainer, "__init__", with_callback)
+    before = _global_state()
+    with pytest.raises(RuntimeError, match="failure inside the model's forward"):
+        script.main()
+    assert callbacks[0].session is not None  # the Trainer never said training ended
+    report = callbacks[0].close()
+    assert _global_state() == before and callbacks[0].session is None
+    assert report is not None and report["exit_code"] == 1 and report["steps"] == 2
+    assert json.loads((tmp_path / "run.json").read_text())["steps"] == 2
