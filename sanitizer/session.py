@@ -292,9 +292,7 @@ class Sanitizer:
         if parameters is not None:
             params = list(parameters)
             self._manual_update = ManualUpdate(params) if params else None
-        update = getattr(self, "_manual_update", None)
-        self._stepped = True
-        self._close_step(update, skipped=False)
+        self._close_step(getattr(self, "_manual_update", None), skipped=False)
         self._advance()
 
     def _advance(self) -> None:
