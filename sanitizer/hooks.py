@@ -67,14 +67,48 @@ def _install_optimizer_hooks(session: Sanitizer, stack: ExitStack) -> None:
     before = _guarded(session, "optimizer pre-step hook", session.before_step)
     after = _guarded(session, "optimizer post-step hook", session.after_step)
 
-    def before_step(optimizer: Any, args: Any, kwargs: Any) -> None:
-        before(optimizer)
+    def before_step(optimizer: Any, args: Any, kwargs: Any) -> Any:
+        closure = _closure_of(args, kwargs)
+        if closure is None:
+            before(optimizer)
+            return None
+        # The forward and backward run inside step(), in the closure: the step is
+        # measured when the closure returns, before the update (as in a plain loop).
+        measured = _MeasuredClosure(closure, functools.partial(before, optimizer))
+        if "closure" in kwargs:
+            return args, {**kwargs, "closure": measured}
+        return (args[0], measured, *args[2:]), kwargs
 
     def after_step(optimizer: Any, args: Any, kwargs: Any) -> None:
+        closure = _closure_of(args, kwargs)
+        if isinstance(closure, _MeasuredClosure) and not closure.measured:
+            before(optimizer)  # the optimizer never called it
         after(optimizer)
 
     stack.enter_context(optimizer_globals.register_optimizer_step_pre_hook(before_step))
     stack.enter_context(optimizer_globals.register_optimizer_step_post_hook(after_step))
+
+
+def _closure_of(args: Any, kwargs: Any) -> Any:
+    """`args` of an optimizer step hook start with the optimizer itself."""
+    closure = (kwargs or {}).get("closure", args[1] if len(args) > 1 else None)
+    return closure if callable(closure) else None
+
+
+class _MeasuredClosure:
+    """Calls the closure, then (once per step, LBFGS may call it again) ends the step."""
+
+    def __init__(self, closure: Callable[[], Any], end_step: Callable[[], None]) -> None:
+        self.closure = closure
+        self.end_step = end_step
+        self.measured = False
+
+    def __call__(self) -> Any:
+        result = self.closure()
+        if not self.measured:
+            self.measured = True
+            self.end_step()
+        return result
 
 
 def _install_scaler_patches(session: Sanitizer, stack: ExitStack) -> None:
@@ -148,11 +182,41 @@ def _timed_next(session: Sanitizer) -> Callable[..., Any]:
     return wrap
 
 
+class _Layer:
+    """One session's patch of one attribute; it calls `below` (mutable, see `_unpatch`)."""
+
+    def __init__(self, owner: Any, name: str) -> None:
+        self.below = getattr(owner, name)
+        self.had_own = name in vars(owner)
+
+
+# Sessions may overlap (nested, or a notebook closing them in any order): each
+# attribute keeps its stack of layers so that any one of them can be taken out.
+_LAYERS: dict[tuple[int, str], list[_Layer]] = {}
+
+
 def _patch(stack: ExitStack, owner: Any, name: str, wrap: Callable[[Callable[..., Any]], Callable[..., Any]]) -> None:
-    had_own = name in vars(owner)
-    original = getattr(owner, name)
-    setattr(owner, name, wrap(original))
-    if had_own:
-        stack.callback(setattr, owner, name, original)
+    layer = _Layer(owner, name)
+
+    @functools.wraps(layer.below)
+    def below(*args: Any, **kwargs: Any) -> Any:
+        return layer.below(*args, **kwargs)
+
+    setattr(owner, name, wrap(below))
+    _LAYERS.setdefault((id(owner), name), []).append(layer)
+    stack.callback(_unpatch, owner, name, layer)
+
+
+def _unpatch(owner: Any, name: str, layer: _Layer) -> None:
+    layers = _LAYERS[(id(owner), name)]
+    index = layers.index(layer)
+    if index + 1 < len(layers):  # a later session still wraps this layer: let it skip it
+        above = layers[index + 1]
+        above.below, above.had_own = layer.below, layer.had_own
+    elif layer.had_own:
+        setattr(owner, name, layer.below)
     else:
-        stack.callback(delattr, owner, name)
+        delattr(owner, name)
+    del layers[index]
+    if not layers:
+        del _LAYERS[(id(owner), name)]

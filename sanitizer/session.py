@@ -22,6 +22,7 @@ from sanitizer import hooks, locations, reports
 from sanitizer.catalogue import KINDS
 from sanitizer.detectors import Detector, build_detectors
 from sanitizer.events import Event
+from sanitizer.manual import ManualUpdate
 from sanitizer.memory import MemoryMeter
 from sanitizer.naming import ModelIndex
 from sanitizer.probe import INPUT_SLOT, Gather, StepProbe, StepRecord
@@ -97,12 +98,15 @@ class Sanitizer:
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if self.exit_code is None and exc_type is not None:
-            self.exit_code = 1
+        if self.exit_code is None:  # the block's outcome, as a script's exit status would give it
+            self.exit_code = 0 if exc_type is None else 1
         self.close()
 
     def start(self) -> None:
         """Install every hook; the run is watched from here until `close()`."""
+        if self._active or self._closed:
+            raise RuntimeError("this Sanitizer has already watched a run (a notebook cell run "
+                               "twice?): create a new Sanitizer for each run")
         locations.skip_package(torch)
         self._started = time.perf_counter()
         self._active = True
@@ -275,6 +279,20 @@ class Sanitizer:
         self._close_step(optimizer, skipped=False, found_inf=found_inf)
 
     def after_step(self, optimizer: torch.optim.Optimizer) -> None:
+        self._advance()
+
+    def mark_step(self, parameters: Iterable[torch.Tensor] | None = None) -> None:
+        """End the current step by hand, in a loop that updates `parameters` without torch.optim.
+
+        Not needed when an optimizer steps: its `step()` is seen. `parameters` are
+        remembered for the following calls.
+        """
+        if not self._active:
+            raise RuntimeError("mark_step() is for a running Sanitizer: call it inside the `with` block")
+        if parameters is not None:
+            params = list(parameters)
+            self._manual_update = ManualUpdate(params) if params else None
+        self._close_step(getattr(self, "_manual_update", None), skipped=False)
         self._advance()
 
     def _advance(self) -> None:

@@ -1,0 +1,196 @@
+"""`with Sanitizer(...)` as a notebook uses it: cells run again, sessions nested or
+closed in any order, exceptions, closure-based optimizers, loops without torch.optim."""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.nn.modules import module as module_globals
+from torch.optim import optimizer as optimizer_globals
+from torch.utils.data import dataloader
+
+from sanitizer import Sanitizer, hooks
+
+PATCHED = [(torch.autograd, "backward"), (torch.amp.GradScaler, "scale"), (torch.amp.GradScaler, "step"),
+           (dataloader._BaseDataLoaderIter, "__next__"),
+           *((F, name) for name in hooks.LOSS_FUNCTIONS if hasattr(F, name))]
+
+
+def _global_state() -> dict[str, Any]:
+    state: dict[str, Any] = {
+        "forward_hooks": dict(module_globals._global_forward_hooks),
+        "forward_pre_hooks": dict(module_globals._global_forward_pre_hooks),
+        "always_call": dict(module_globals._global_forward_hooks_always_called),
+        "step_pre_hooks": dict(optimizer_globals._global_optimizer_pre_hooks),
+        "step_post_hooks": dict(optimizer_globals._global_optimizer_post_hooks),
+        "layers": dict(hooks._LAYERS),
+    }
+    for owner, name in PATCHED:
+        state[f"{getattr(owner, '__name__', owner)}.{name}"] = (getattr(owner, name), name in vars(owner))
+    return state
+
+
+def _quiet(**options: Any) -> Sanitizer:
+    return Sanitizer(stream=io.StringIO(), **options)
+
+
+def _train(steps: int, blow_up_at: int | None = None, closure: bool = False,
+           nan_input_at: int | None = None) -> nn.Module:
+    """A small loop; at `blow_up_at` the first layer's weights overflow to inf in the forward,
+    at `nan_input_at` the batch holds a NaN (the update of that step breaks the weights)."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.LayerNorm(8), nn.Linear(8, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(1, steps + 1):
+        x, y = torch.randn(4, 4), torch.randint(0, 2, (4,))
+        if step == nan_input_at:
+            x[0, 0] = float("nan")
+        if step == blow_up_at:
+            with torch.no_grad():
+                model[0].weight.mul_(1e38)
+
+        def forward_backward() -> torch.Tensor:
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            return loss
+
+        if closure:
+            opt.step(forward_backward)
+        else:
+            forward_backward()
+            opt.step()
+    return model
+
+
+def _events(session: Sanitizer) -> list[tuple[Any, ...]]:
+    return [(e.kind, e.step, e.module, e.param) for e in session.events]
+
+
+def test_a_cell_run_twice_gives_two_equal_reports_and_no_hook_left(tmp_path: Path) -> None:
+    before = _global_state()
+    reports = []
+    for run in range(2):
+        with _quiet(report=tmp_path / "run.json") as session:
+            _train(6, blow_up_at=4)
+        assert _global_state() == before
+        reports.append(json.loads((tmp_path / "run.json").read_text()))
+        assert session.steps == 6
+    first, second = ({"events": r["events"], "summary": r["summary"], "steps": r["steps"],
+                      "loss": r["series"]["loss"], "grad_norm": r["series"]["grad_norm"]} for r in reports)
+    assert first["events"] and first["events"][0]["step"] == 4
+    assert first == second
+
+
+def test_nested_sessions_both_watch_and_restore_in_any_order() -> None:
+    before = _global_state()
+    with _quiet(report=None) as outer:
+        _train(2)
+        with _quiet(report=None) as inner:
+            _train(3, blow_up_at=2)
+    assert _global_state() == before
+    assert outer.steps == 5 and inner.steps == 3
+    assert ("nonfinite_loss", 2, "0", None) in _events(inner)
+    assert ("nonfinite_loss", 4) in [(e.kind, e.step) for e in outer.events]  # outer sees both models
+
+    first, second, third = _quiet(report=None), _quiet(report=None), _quiet(report=None)
+    first.start()
+    second.start()
+    third.start()
+    _train(1)
+    second.close()  # the middle one first: the others keep working
+    _train(1)
+    first.close()
+    _train(1)
+    third.close()
+    assert (first.steps, second.steps, third.steps) == (2, 1, 3)
+    assert _global_state() == before
+
+
+def test_a_session_watches_one_run_only() -> None:
+    session = _quiet(report=None)
+    with session:
+        _train(1)
+    before = _global_state()
+    with pytest.raises(RuntimeError, match="create a new Sanitizer"):
+        with session:
+            _train(1)
+    with pytest.raises(RuntimeError, match="create a new Sanitizer"):
+        with _quiet(report=None) as running:
+            running.start()
+    assert _global_state() == before
+    assert session.steps == 1
+
+
+def test_the_exception_propagates_unchanged_after_the_report_is_written(tmp_path: Path) -> None:
+    before = _global_state()
+    failure = KeyError("user failure")
+    with pytest.raises(KeyError) as raised:
+        with _quiet(report=tmp_path / "run.json"):
+            _train(5, blow_up_at=3)
+            raise failure
+    assert raised.value is failure
+    assert raised.traceback[-1].name == "test_the_exception_propagates_unchanged_after_the_report_is_written"
+    assert _global_state() == before
+    report = json.loads((tmp_path / "run.json").read_text())
+    assert report["exit_code"] == 1 and report["steps"] == 5
+    assert report["events"][0]["kind"] in ("nonfinite_activation", "nonfinite_loss")
+    assert report["events"][0]["step"] == 3
+
+
+def test_no_explicit_step_is_needed_with_an_optimizer_even_with_a_closure() -> None:
+    with _quiet(report=None) as plain:
+        _train(6, blow_up_at=4)
+    with _quiet(report=None) as with_closure:
+        _train(6, blow_up_at=4, closure=True)
+    assert with_closure.steps == plain.steps == 6
+    assert _events(with_closure) == _events(plain)
+    assert ("nonfinite_grad", 4, "0", "0.weight") in _events(plain)
+    assert with_closure.series.to_json()["loss"] == plain.series.to_json()["loss"]
+    assert with_closure.series.to_json()["loss"][0] is not None
+    with _quiet(report=None) as plain:
+        _train(6, nan_input_at=3)
+    with _quiet(report=None) as with_closure:
+        _train(6, nan_input_at=3, closure=True)
+    assert ("nonfinite_param", 3, "0", "0.weight") in _events(plain)  # broken by the 3rd update
+    assert _events(with_closure) == _events(plain)
+
+
+def test_mark_step_ends_steps_of_a_loop_without_torch_optim() -> None:
+    torch.manual_seed(0)
+    model = nn.Module()
+    model.body = nn.Linear(4, 4)
+    model.head = nn.Linear(4, 2)
+    model.spare = nn.Linear(4, 4)  # never called: unused
+    trained = list(model.parameters())
+    with _quiet(report=None) as session:
+        for step in range(1, 7):
+            x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+            if step == 4:
+                x[0, 0] = float("nan")
+            loss = F.cross_entropy(model.head(torch.relu(model.body(x))), y)
+            loss.backward()
+            session.mark_step(trained if step == 1 else None)  # after backward, before the grads go
+            with torch.no_grad():
+                for param in trained:
+                    if param.grad is not None:
+                        param -= 0.1 * param.grad
+                        param.grad = None
+    assert session.steps == 6
+    events = _events(session)
+    assert ("nonfinite_input", 4, None, None) in [(e.kind, e.step, e.module, e.param) for e in session.events]
+    assert any(kind == "unused_parameter" and module == "spare" for kind, _, module, _ in events)
+    assert not any(kind == "param_not_in_optimizer" for kind, *_ in events)
+    assert session.series.columns["step"] == [1, 2, 3, 4, 5, 6]
+
+
+def test_mark_step_outside_the_block_is_refused() -> None:
+    session = _quiet(report=None)
+    with pytest.raises(RuntimeError, match="inside the `with` block"):
+        session.mark_step()
