@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PRELAUNCH, SCRIPTS, TIMEOUT, Run, ScriptRuns, environment
+from sanitizer_harness import PRELAUNCH, SCRIPTS, TIMEOUT, Run, ScriptRuns, environment
 
 DRIVER = Path(__file__).resolve().parent / "in_api.py"
 

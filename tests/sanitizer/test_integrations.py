@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SCRIPTS, TIMEOUT, Run, environment, run_sanitizer
+from sanitizer_harness import SCRIPTS, TIMEOUT, Run, environment, run_sanitizer
 
 HAS_LIGHTNING = any(importlib.util.find_spec(name) for name in ("lightning", "pytorch_lightning"))
 HAS_TRANSFORMERS = all(importlib.util.find_spec(name) for name in ("transformers", "accelerate"))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PRELAUNCH, ROOT, SCRIPTS, ScriptRuns, environment, run_sanitizer
+from sanitizer_harness import PRELAUNCH, ROOT, SCRIPTS, ScriptRuns, environment, run_sanitizer
 
 PRELAUNCH += [("exit_raise.py",), ("exit_status.py", "4"), ("interrupted.py",), ("no_torch.py",),
               ("never_steps.py",), ("where_am_i.py", "--lr", "3"), ("plain", "where_am_i.py", "--lr", "3"),

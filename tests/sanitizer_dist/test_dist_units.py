@@ -37,7 +37,7 @@ def _epochs(calls: str, shuffle: bool = True) -> list[dict[str, Any]]:
 def test_missing_set_epoch_reported_once_at_the_second_epoch() -> None:
     events = _epochs("never")
     assert [(e["kind"], e["iteration"], e["set_epoch_called"]) for e in events] == [("missing_set_epoch", 2, False)]
-    assert "never called" in events[0]["message"] and "test_units.py" in events[0]["where"]
+    assert "never called" in events[0]["message"] and "test_dist_units.py" in events[0]["where"]
 
 
 def test_set_epoch_with_a_constant_epoch_is_reported() -> None:
