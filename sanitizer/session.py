@@ -24,7 +24,7 @@ from sanitizer.detectors import Detector, build_detectors
 from sanitizer.events import Event
 from sanitizer.memory import MemoryMeter
 from sanitizer.naming import ModelIndex
-from sanitizer.probe import INPUT_SLOT, Gather, StepProbe, StepRecord
+from sanitizer.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, squared_norms
 from sanitizer.tracing import ForwardTracer
 
 MAX_EVENTS_PER_KIND = 20
@@ -318,7 +318,7 @@ class Sanitizer:
         gather.add("loss", probe.losses)
         gather.add("trail", probe.trail_values)
         if grads:
-            gather.add("grads", torch._foreach_norm(grads, 2, dtype=torch.float32))
+            gather.add("grads", squared_norms(grads))
         if isinstance(found_inf, torch.Tensor):
             gather.add("found_inf", [found_inf])
         checked = self._queue_initial_param_norms(gather, params)
@@ -332,10 +332,10 @@ class Sanitizer:
         if probe.eval_losses:
             gather.add("eval", [torch.stack([loss.float() for loss in probe.eval_losses]).mean()])
         values = gather.read()
-        param_norms = values.get("params", [])
+        param_norms = [math.sqrt(value) for value in values.get("params", [])]
         if not checked and (partial or _any_nonfinite(values, ("loss", "trail", "grads"))):
             checked, param_norms = self._read_param_norms()
-        grad_norms = values.get("grads", [])
+        grad_norms = [math.sqrt(value) for value in values.get("grads", [])]
         scale = _first(values.get("scale"))
         if found_inf is not None and scale:  # fused path: gradients are still scaled
             grad_norms = [norm / scale for norm in grad_norms]
@@ -365,7 +365,7 @@ class Sanitizer:
         if "nonfinite_param" not in self.enabled_kinds or self.steps or not params:
             return []
         checked = _floating(params)
-        gather.add("params", torch._foreach_norm(checked, 2, dtype=torch.float32))
+        gather.add("params", squared_norms(checked))
         return checked
 
     def _read_param_norms(self) -> tuple[list[torch.Tensor], list[float]]:
@@ -375,8 +375,8 @@ class Sanitizer:
         if "nonfinite_param" not in self.enabled_kinds or not checked:
             return [], []
         gather = Gather()
-        gather.add("params", torch._foreach_norm(checked, 2, dtype=torch.float32))
-        return checked, gather.read()["params"]
+        gather.add("params", squared_norms(checked))
+        return checked, [math.sqrt(value) for value in gather.read()["params"]]
 
     def _underflow_fraction(self, params: list[torch.Tensor], scaler: Any, still_scaled: bool) -> torch.Tensor | None:
         """Share of gradient values that were zero or subnormal in fp16 (embeddings excluded)."""
