@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import PRELAUNCH, ScriptRuns
+from sanitizer_harness import PRELAUNCH, ScriptRuns
 
 TWINS = ["nonfinite_culprit.py", "nonfinite_backward.py", "nonfinite_input.py", "nonfinite_param.py",
          "spikes.py", "fp16_scaler.py", "grad_underflow.py", "vanishing_grad.py", "tensor_leak.py",

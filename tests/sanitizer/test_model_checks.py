@@ -2,7 +2,7 @@
 and the fitting verdicts of the decision table."""
 from __future__ import annotations
 
-from conftest import PRELAUNCH, ScriptRuns
+from sanitizer_harness import PRELAUNCH, ScriptRuns
 
 PRELAUNCH += [("unused_parameter.py",), ("param_not_in_optimizer.py",), ("fitting.py", "overfit"),
               ("fitting.py", "underfit")]

@@ -1,7 +1,7 @@
 """NaN/Inf localization: the step, the first non-finite module, the culprit, the parameter."""
 from __future__ import annotations
 
-from conftest import PRELAUNCH, ScriptRuns, line_of
+from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",),
               ("nonfinite_param.py",)]

@@ -1,7 +1,7 @@
 """Spikes, loss scaling, fp16 underflow and vanishing gradients."""
 from __future__ import annotations
 
-from conftest import PRELAUNCH, ScriptRuns
+from sanitizer_harness import PRELAUNCH, ScriptRuns
 
 PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("vanishing_grad.py",)]
 

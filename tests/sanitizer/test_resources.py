@@ -1,7 +1,7 @@
 """Leaked autograd graphs, memory growth and a data-bound loop."""
 from __future__ import annotations
 
-from conftest import PRELAUNCH, ScriptRuns, line_of
+from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("tensor_leak.py",), ("memory_growth.py",), ("dataloader_bound.py",)]
 

@@ -1,0 +1,105 @@
+"""Helpers: run a script under `python -m sanitizer` in a subprocess and load its report.
+
+Scripts run concurrently (a small pool) from the start of the session, so the
+suite's wall time is not the sum of interpreter start-ups. Test modules add
+their scripts to PRELAUNCH at import time, before the pool starts.
+
+(A plain module rather than conftest.py, so that no test imports a module
+named `conftest`: other test directories may have their own.)
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = Path(__file__).resolve().parent / "scripts"
+TIMEOUT = 120
+
+
+@dataclass
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+    report: dict[str, Any] | None
+
+    def events(self, kind: str | None = None) -> list[dict[str, Any]]:
+        assert self.report is not None, self.stderr
+        return [e for e in self.report["events"] if kind is None or e["kind"] == kind]
+
+    def errors(self) -> list[dict[str, Any]]:
+        return [e for e in self.events() if e["severity"] == "error"]
+
+    def first(self, kind: str) -> dict[str, Any]:
+        found = self.events(kind)
+        assert found, f"no {kind} event; events: {self.events()}\nstderr:\n{self.stderr}"
+        return found[0]
+
+
+def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env.pop("RANK", None)
+    env.pop("WORLD_SIZE", None)
+    env.update(extra or {})
+    return env
+
+
+def run_sanitizer(target: list[str], report: Path, options: list[str] | None = None,
+                  cwd: Path = SCRIPTS, env: dict[str, str] | None = None) -> Run:
+    command = [sys.executable, "-m", "sanitizer", "--report", str(report), *(options or []), *target]
+    done = subprocess.run(command, cwd=cwd, env=environment(env), capture_output=True, text=True,
+                          timeout=TIMEOUT)
+    data = json.loads(report.read_text()) if report.exists() else None
+    return Run(done.returncode, done.stdout, done.stderr, data)
+
+
+class ScriptRuns:
+    """Each (script, args, options) runs once per session, in a pool of subprocesses."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.pool = ThreadPoolExecutor(max_workers=3)
+        self.futures: dict[tuple[str, ...], Future[Run]] = {}
+
+    def submit(self, script: str, *args: str, options: tuple[str, ...] = ()) -> None:
+        key = (script, *args, "|", *options)
+        if key not in self.futures:
+            report = self.directory / ("-".join(part.strip("-") for part in key if part != "|") + ".json")
+            self.futures[key] = self.pool.submit(run_sanitizer, [script, *args], report, list(options))
+
+    def get(self, script: str, *args: str, options: tuple[str, ...] = ()) -> Run:
+        self.submit(script, *args, options=options)
+        return self.futures[(script, *args, "|", *options)].result()
+
+    def submit_plain(self, script: str, *args: str) -> None:
+        key = ("plain", script, *args)
+        if key not in self.futures:
+            self.futures[key] = self.pool.submit(
+                subprocess.run, [sys.executable, script, *args], cwd=SCRIPTS, env=environment(),
+                capture_output=True, text=True, timeout=TIMEOUT)
+
+    def plain(self, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+        """The same script under plain `python`, for comparison."""
+        self.submit_plain(script, *args)
+        return self.futures[("plain", script, *args)].result()
+
+
+# Every fault script and its healthy twin, started together at the first use.
+PRELAUNCH: list[tuple[str, ...]] = []
+
+
+def line_of(script: str, text: str, exact: bool = False) -> int:
+    """1-based number of the first line of `script` that starts with (or is) `text`."""
+    for number, line in enumerate((SCRIPTS / script).read_text().splitlines(), start=1):
+        if line.strip() == text or (not exact and line.strip().startswith(text)):
+            return number
+    raise AssertionError(f"{text!r} not in {script}")
