@@ -97,8 +97,8 @@ class Sanitizer:
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if self.exit_code is None and exc_type is not None:
-            self.exit_code = 1
+        if self.exit_code is None:
+            self.exit_code = _status_of(exc)
         self.close()
 
     def start(self) -> None:
@@ -397,6 +397,15 @@ class Sanitizer:
                               "step: nothing to check (does it use torch?)")
         elif not self.steps:
             self.notes.append("the script never stepped an optimizer: only forward/backward checks ran")
+
+
+def _status_of(exc: BaseException | None) -> int:
+    """The exit status a block ending with `exc` stands for (0: no exception)."""
+    if exc is None:
+        return 0
+    if isinstance(exc, SystemExit):
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return 1
 
 
 def report_path_for(path: str | os.PathLike[str], rank: int | None) -> str:

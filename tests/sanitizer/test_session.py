@@ -55,6 +55,7 @@ def test_hooks_are_removed_after_exit(tmp_path: Path) -> None:
     assert session.steps == 5
     report = json.loads((tmp_path / "run.json").read_text())
     assert report["steps"] == 5 and report["schema"] == 1 and report["events"] == []
+    assert report["exit_code"] == 0
     assert len(report["series"]["loss"]) == 5 and all(v > 0 for v in report["series"]["grad_norm"])
 
 
