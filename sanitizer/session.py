@@ -69,7 +69,6 @@ class Sanitizer:
         self.exit_code: int | None = None
         self.index = ModelIndex()
         self.series = reports.Series()
-        self.saw_backward = False
         self.probe = StepProbe()
         self._stack = ExitStack()
         self._active = False
@@ -115,7 +114,7 @@ class Sanitizer:
             self.exit_code = exit_code
         if self._closed:
             return self.report()
-        self._closed = True
+        self._closed = True  # from here on nothing halts: the run is over
         try:
             self._guard("flushing the last step", self._flush)
         finally:
@@ -155,7 +154,7 @@ class Sanitizer:
         if kind not in self._alerted:
             self._alerted.add(kind)
             self.alert(event.one_line())
-        if kind in self.halt_on:
+        if kind in self.halt_on and not self._closed:
             raise SanitizerHalt(event)
         return event
 
@@ -218,7 +217,6 @@ class Sanitizer:
 
     # ------------------------------------------------------- loss and backward
     def on_backward(self, tensors: Any) -> None:
-        self.saw_backward = True
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors or ())
         probe = self.probe
         for root in roots:
