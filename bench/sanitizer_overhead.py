@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from sanitizer import Sanitizer  # noqa: E402
 
 MODES = ("plain", "sanitizer", "anomaly")
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
 @dataclass
@@ -101,7 +102,7 @@ def mode_context(mode: str) -> Iterator[None]:
 
 
 def time_block(work: Workload, optimizer: torch.optim.Optimizer, device: str, mode: str,
-               warmup: int, steps: int) -> float:
+               warmup: int, steps: int, clock: Callable[[], float]) -> float:
     """Median step time of one block; on CUDA each step ends with a synchronize in every mode."""
     with mode_context(mode):
         for _ in range(warmup):
@@ -109,10 +110,10 @@ def time_block(work: Workload, optimizer: torch.optim.Optimizer, device: str, mo
         synchronize(device)
         times = []
         for _ in range(steps):
-            start = time.perf_counter()
+            start = clock()
             train_step(work, optimizer, device)
             synchronize(device)
-            times.append(time.perf_counter() - start)
+            times.append(clock() - start)
         return statistics.median(times)
 
 
@@ -121,16 +122,17 @@ def synchronize(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def measure(work: Workload, device: str, reps: int, warmup: int, steps: int) -> dict[str, float]:
+def measure(work: Workload, device: str, reps: int, warmup: int, steps: int,
+            clock: Callable[[], float]) -> dict[str, float]:
     optimizer = torch.optim.AdamW(work.model.parameters(), lr=1e-4)
     order = random.Random(0)
     samples: dict[str, list[float]] = {mode: [] for mode in MODES}
-    time_block(work, optimizer, device, "plain", warmup, steps)  # first-touch allocations
+    time_block(work, optimizer, device, "plain", warmup, steps, clock)  # first-touch allocations
     for _ in range(reps):
         modes = list(MODES)
         order.shuffle(modes)
         for mode in modes:
-            samples[mode].append(time_block(work, optimizer, device, mode, warmup, steps))
+            samples[mode].append(time_block(work, optimizer, device, mode, warmup, steps, clock))
     return {mode: statistics.median(values) for mode, values in samples.items()}
 
 
@@ -141,6 +143,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=15)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="wall: elapsed time; cpu: this process's CPU time, which other "
+                             "processes on a shared machine do not inflate (use with --threads 1)")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -153,10 +158,11 @@ def main() -> None:
     print(f"torch {torch.__version__}, python {platform.python_version()}, {platform.machine()}, "
           f"{os.cpu_count()} cpus, {torch.get_num_threads()} torch threads, device {args.device}"
           + (f" ({torch.cuda.get_device_name()})" if args.device.startswith("cuda") else ""))
-    print(f"{args.reps} interleaved repetitions x {args.steps} timed steps (after {args.warmup} warm-up steps), medians")
+    print(f"{args.reps} interleaved repetitions x {args.steps} timed steps (after {args.warmup} warm-up steps), "
+          f"medians, {args.clock} clock")
     print(f"{'model':<24}{'plain ms':>10}{'sanitizer ms':>14}{'ratio':>8}{'anomaly ms':>12}{'ratio':>8}")
     for work in works:
-        result = measure(work, args.device, args.reps, args.warmup, args.steps)
+        result = measure(work, args.device, args.reps, args.warmup, args.steps, CLOCKS[args.clock])
         plain = result["plain"]
         print(f"{work.name:<24}{plain * 1e3:>10.2f}{result['sanitizer'] * 1e3:>14.2f}"
               f"{result['sanitizer'] / plain:>8.3f}{result['anomaly'] * 1e3:>12.2f}{result['anomaly'] / plain:>8.3f}")

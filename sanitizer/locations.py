@@ -11,8 +11,9 @@ _SKIPPED_PREFIXES: list[str] = [os.path.dirname(os.path.abspath(__file__)) + os.
 def skip_package(module: object) -> None:
     """Treat frames from this package (e.g. torch) as library frames, not user code."""
     path = getattr(module, "__file__", None)
-    if path:
-        _SKIPPED_PREFIXES.append(os.path.dirname(os.path.abspath(path)) + os.sep)
+    prefix = os.path.dirname(os.path.abspath(path)) + os.sep if path else None
+    if prefix and prefix not in _SKIPPED_PREFIXES:
+        _SKIPPED_PREFIXES.append(prefix)
 
 
 def is_user_file(filename: str) -> bool:

@@ -56,6 +56,18 @@ def _read_floats(tensors: list[torch.Tensor]) -> list[float]:
     return values
 
 
+def squared_norms(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
+    """Per-tensor squared L2 norms as 0-d float32 tensors, the cheapest way per device.
+
+    On CPU a BLAS dot product of fp32 values is about twice as fast as
+    `_foreach_norm`; elsewhere (and for 16-bit values, whose dot would overflow)
+    the fused `_foreach_norm` is used. NaN and Inf propagate either way.
+    """
+    if all(t.device.type == "cpu" and t.dtype == torch.float32 for t in tensors):
+        return [torch.dot(flat, flat) for flat in (t.reshape(-1) for t in tensors)]
+    return list(torch._foreach_pow(torch._foreach_norm(tensors, 2, dtype=torch.float32), 2))
+
+
 @dataclass
 class StepProbe:
     """What the hooks collected since the last step closed."""

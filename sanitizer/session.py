@@ -25,7 +25,7 @@ from sanitizer.events import Event
 from sanitizer.manual import ManualUpdate
 from sanitizer.memory import MemoryMeter
 from sanitizer.naming import ModelIndex
-from sanitizer.probe import INPUT_SLOT, Gather, StepProbe, StepRecord
+from sanitizer.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, squared_norms
 from sanitizer.tracing import ForwardTracer
 
 MAX_EVENTS_PER_KIND = 20
@@ -70,7 +70,6 @@ class Sanitizer:
         self.exit_code: int | None = None
         self.index = ModelIndex()
         self.series = reports.Series()
-        self.saw_backward = False
         self.probe = StepProbe()
         self._stack = ExitStack()
         self._active = False
@@ -98,8 +97,8 @@ class Sanitizer:
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if self.exit_code is None:  # the block's outcome, as a script's exit status would give it
-            self.exit_code = 0 if exc_type is None else 1
+        if self.exit_code is None:
+            self.exit_code = _status_of(exc)
         self.close()
 
     def start(self) -> None:
@@ -119,7 +118,7 @@ class Sanitizer:
             self.exit_code = exit_code
         if self._closed:
             return self.report()
-        self._closed = True
+        self._closed = True  # from here on nothing halts: the run is over
         try:
             self._guard("flushing the last step", self._flush)
         finally:
@@ -159,7 +158,7 @@ class Sanitizer:
         if kind not in self._alerted:
             self._alerted.add(kind)
             self.alert(event.one_line())
-        if kind in self.halt_on:
+        if kind in self.halt_on and not self._closed:
             raise SanitizerHalt(event)
         return event
 
@@ -222,7 +221,6 @@ class Sanitizer:
 
     # ------------------------------------------------------- loss and backward
     def on_backward(self, tensors: Any) -> None:
-        self.saw_backward = True
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors or ())
         probe = self.probe
         for root in roots:
@@ -336,7 +334,7 @@ class Sanitizer:
         gather.add("loss", probe.losses)
         gather.add("trail", probe.trail_values)
         if grads:
-            gather.add("grads", torch._foreach_norm(grads, 2, dtype=torch.float32))
+            gather.add("grads", squared_norms(grads))
         if isinstance(found_inf, torch.Tensor):
             gather.add("found_inf", [found_inf])
         checked = self._queue_initial_param_norms(gather, params)
@@ -350,10 +348,10 @@ class Sanitizer:
         if probe.eval_losses:
             gather.add("eval", [torch.stack([loss.float() for loss in probe.eval_losses]).mean()])
         values = gather.read()
-        param_norms = values.get("params", [])
+        param_norms = [math.sqrt(value) for value in values.get("params", [])]
         if not checked and (partial or _any_nonfinite(values, ("loss", "trail", "grads"))):
             checked, param_norms = self._read_param_norms()
-        grad_norms = values.get("grads", [])
+        grad_norms = [math.sqrt(value) for value in values.get("grads", [])]
         scale = _first(values.get("scale"))
         if found_inf is not None and scale:  # fused path: gradients are still scaled
             grad_norms = [norm / scale for norm in grad_norms]
@@ -383,7 +381,7 @@ class Sanitizer:
         if "nonfinite_param" not in self.enabled_kinds or self.steps or not params:
             return []
         checked = _floating(params)
-        gather.add("params", torch._foreach_norm(checked, 2, dtype=torch.float32))
+        gather.add("params", squared_norms(checked))
         return checked
 
     def _read_param_norms(self) -> tuple[list[torch.Tensor], list[float]]:
@@ -393,8 +391,8 @@ class Sanitizer:
         if "nonfinite_param" not in self.enabled_kinds or not checked:
             return [], []
         gather = Gather()
-        gather.add("params", torch._foreach_norm(checked, 2, dtype=torch.float32))
-        return checked, gather.read()["params"]
+        gather.add("params", squared_norms(checked))
+        return checked, [math.sqrt(value) for value in gather.read()["params"]]
 
     def _underflow_fraction(self, params: list[torch.Tensor], scaler: Any, still_scaled: bool) -> torch.Tensor | None:
         """Share of gradient values that were zero or subnormal in fp16 (embeddings excluded)."""
@@ -415,6 +413,15 @@ class Sanitizer:
                               "step: nothing to check (does it use torch?)")
         elif not self.steps:
             self.notes.append("the script never stepped an optimizer: only forward/backward checks ran")
+
+
+def _status_of(exc: BaseException | None) -> int:
+    """The exit status a block ending with `exc` stands for (0: no exception)."""
+    if exc is None:
+        return 0
+    if isinstance(exc, SystemExit):
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return 1
 
 
 def report_path_for(path: str | os.PathLike[str], rank: int | None) -> str:

@@ -20,10 +20,14 @@ class _SpikeDetector(Detector):
     what = ""
     min_sigmas = 12.0
     min_ratio = 5.0
+    # a spike must also be large against the level of the first steps, so that blips of
+    # a loss that converged near zero (1e-4 -> 1e-3) are not spikes
+    min_share_of_start = 0.1
 
     def __init__(self) -> None:
         self.spikes = 0
         self.last_spike_step: int | None = None
+        self.start_level: float | None = None
         self._window = RollingWindow(WINDOW)
 
     def value_of(self, record: StepRecord) -> float | None:
@@ -34,8 +38,11 @@ class _SpikeDetector(Detector):
         if value is None or record.skipped or record.partial:
             return
         if len(self._window) >= MIN_HISTORY:
+            if self.start_level is None:
+                self.start_level = self._window.baseline()[0]
             centre, sigma = self._window.baseline()
-            if upward_outlier(value, centre, sigma, self.min_sigmas, self.min_ratio):
+            if (upward_outlier(value, centre, sigma, self.min_sigmas, self.min_ratio)
+                    and value - centre > self.min_share_of_start * abs(self.start_level)):
                 self._report(record, session, value, centre, sigma)
         self._window.add(value)
 
@@ -67,6 +74,7 @@ class GradSpikeDetector(_SpikeDetector):
     kind = "grad_spike"
     what = "gradient norm"
     min_ratio = 10.0
+    min_share_of_start = 0.05
 
     def value_of(self, record: StepRecord) -> float | None:
         return record.grad_norm

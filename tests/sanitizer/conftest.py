@@ -1,5 +1,7 @@
-"""The session-wide pool of sanitizer runs (helpers live in sanitizer_harness)."""
+"""The session-wide pool of sanitizer runs (see sanitizer_harness)."""
 from __future__ import annotations
+
+from typing import Iterator
 
 import pytest
 
@@ -7,7 +9,7 @@ from sanitizer_harness import PRELAUNCH, ScriptRuns
 
 
 @pytest.fixture(scope="session")
-def script_runs(tmp_path_factory: pytest.TempPathFactory) -> ScriptRuns:
+def script_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScriptRuns]:
     runs = ScriptRuns(tmp_path_factory.mktemp("reports"))
     for params in PRELAUNCH:
         if params[0] == "plain":

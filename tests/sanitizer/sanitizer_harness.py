@@ -1,7 +1,11 @@
-"""Helpers of the sanitizer tests: run a script under `python -m sanitizer` in a subprocess and load its report.
+"""Helpers: run a script under `python -m sanitizer` in a subprocess and load its report.
 
-Scripts run concurrently (a small pool) the first time any test asks for them,
-so the suite's wall time is not the sum of interpreter start-ups.
+Scripts run concurrently (a small pool) from the start of the session, so the
+suite's wall time is not the sum of interpreter start-ups. Test modules add
+their scripts to PRELAUNCH at import time, before the pool starts.
+
+(A plain module rather than conftest.py, so that no test imports a module
+named `conftest`: other test directories may have their own.)
 """
 from __future__ import annotations
 
@@ -13,7 +17,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = Path(__file__).resolve().parent / "scripts"

@@ -2,15 +2,17 @@
 leaves a report: normal return, sys.exit, an exception, Ctrl-C, bad input."""
 from __future__ import annotations
 
+import importlib
 import json
 import signal
-import subprocess
-import sys
+import types
 from pathlib import Path
 
 import pytest
 
-from sanitizer_harness import PRELAUNCH, ROOT, SCRIPTS, ScriptRuns, environment, run_sanitizer
+from sanitizer_harness import PRELAUNCH, ScriptRuns, run_sanitizer
+
+sanitizer_main = importlib.import_module("sanitizer.__main__")
 
 PRELAUNCH += [("exit_raise.py",), ("exit_status.py", "4"), ("interrupted.py",), ("no_torch.py",),
               ("never_steps.py",), ("where_am_i.py", "--lr", "3"), ("plain", "where_am_i.py", "--lr", "3"),
@@ -127,9 +129,19 @@ def test_bad_command_lines(tmp_path: Path) -> None:
     assert missing_sub.returncode == 2 and "no script given" in missing_sub.stderr
 
 
-def test_subcommand_not_installed_is_a_clear_error() -> None:
-    if (ROOT / "sanitizer" / "merge.py").exists():
-        pytest.skip("the merge subcommand exists in this checkout")
-    done = subprocess.run([sys.executable, "-m", "sanitizer", "merge", "a.json"], cwd=SCRIPTS,
-                          env=environment(), capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "'merge' subcommand is not available" in done.stderr
+def test_subcommand_not_installed_is_a_clear_error(monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    def missing(name: str) -> None:
+        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+    monkeypatch.setattr(sanitizer_main.importlib, "import_module", missing)
+    assert sanitizer_main.main(["merge", "a.json", "b.json"]) == 2
+    assert "'merge' subcommand is not available" in capsys.readouterr().err
+
+
+def test_subcommands_get_their_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[list[str]] = []
+    fake = types.SimpleNamespace(main=lambda argv: seen.append(argv) or 7)
+    monkeypatch.setattr(sanitizer_main.importlib, "import_module", lambda name: fake)
+    assert sanitizer_main.main(["show", "run.json", "--html"]) == 7
+    assert seen == [["run.json", "--html"]]

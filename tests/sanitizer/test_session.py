@@ -55,6 +55,7 @@ def test_hooks_are_removed_after_exit(tmp_path: Path) -> None:
     assert session.steps == 5
     report = json.loads((tmp_path / "run.json").read_text())
     assert report["steps"] == 5 and report["schema"] == 1 and report["events"] == []
+    assert report["exit_code"] == 0
     assert len(report["series"]["loss"]) == 5 and all(v > 0 for v in report["series"]["grad_norm"])
 
 
@@ -104,3 +105,23 @@ def test_eval_losses_are_seen_in_eval_mode(tmp_path: Path) -> None:
     fitting = next(d for d in session.detectors if d.name == "fitting")
     assert fitting.val_losses == [(2, pytest.approx(expected))]
     assert fitting.train_losses and len(fitting.train_losses) == 1
+
+
+def test_halt_on_an_end_of_run_kind_does_not_break_closing(tmp_path: Path) -> None:
+    class Unused(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.used, self.unused = nn.Linear(3, 1), nn.Linear(3, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.used(x)
+
+    model = Unused()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with Sanitizer(report=tmp_path / "run.json", halt_on=["unused_parameter"],
+                   stream=open(tmp_path / "err.txt", "w")) as session:
+        for _ in range(3):
+            model(torch.randn(2, 3)).sum().backward()
+            opt.step()
+    assert [e.param for e in session.events if e.kind == "unused_parameter"] == ["unused.weight"]
+    assert json.loads((tmp_path / "run.json").read_text())["steps"] == 3

@@ -7,6 +7,8 @@ import pytest
 
 from sanitizer import cli
 from sanitizer.catalogue import KINDS
+from sanitizer.detectors.spikes import LossSpikeDetector
+from sanitizer.probe import StepRecord
 from sanitizer.reports import Series
 from sanitizer.session import report_path_for
 from sanitizer.stats import RollingWindow, upward_outlier
@@ -61,3 +63,29 @@ def test_every_kind_is_documented() -> None:
     text = DOC.read_text()
     missing = [kind for kind in KINDS if f"`{kind}`" not in text]
     assert missing == []
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, int]] = []
+
+    def emit(self, kind: str, step: int, message: str, **fields: object) -> None:
+        self.events.append((kind, step))
+
+
+def _record(step: int, loss: float) -> StepRecord:
+    return StepRecord(step=step, skipped=False, partial=False, losses=[loss], loss_sites=[None], trail=[],
+                      model_site=None, params=[], grad_norms=[], grad_norm=None, checked_params=[],
+                      param_norms=[], param_step=None, scale=None, underflow=None, eval_loss=None,
+                      data_wait=0.0, step_time=None, memory_bytes=None, graph_roots=[])
+
+
+@pytest.mark.parametrize(("losses", "spike_step"), [
+    ([2.0 - 0.01 * i for i in range(30)] + [40.0] + [1.6] * 5, 31),  # a corrupt batch
+    ([2.0] * 10 + [1e-4, 1.2e-4, 0.9e-4] * 7 + [1.5e-3] + [1e-4] * 5, None),  # blip near zero
+])
+def test_loss_spike_needs_a_jump_that_matters(losses: list[float], spike_step: int | None) -> None:
+    detector, session = LossSpikeDetector(), _Collector()
+    for step, loss in enumerate(losses, start=1):
+        detector.on_step(_record(step, loss), session)
+    assert session.events == ([("loss_spike", spike_step)] if spike_step else [])
