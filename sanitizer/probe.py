@@ -63,6 +63,7 @@ def squared_norms(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
     `_foreach_norm`; elsewhere (and for 16-bit values, whose dot would overflow)
     the fused `_foreach_norm` is used. NaN and Inf propagate either way.
     """
+    tensors = local_values(tensors)  # FSDP's DTensor gradients: this rank's shard, no collective
     if all(t.device.type == "cpu" and t.dtype == torch.float32 for t in tensors):
         return [torch.dot(flat, flat) for flat in (t.reshape(-1) for t in tensors)]
     return list(torch._foreach_pow(torch._foreach_norm(tensors, 2, dtype=torch.float32), 2))
