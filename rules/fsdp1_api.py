@@ -28,16 +28,16 @@ class Fsdp1Api(Rule):
 
     ## Example
     ```python
-    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
-    model = FSDP(model, sharding_strategy=ShardingStrategy.FULL_SHARD)
+    import torch.distributed.fsdp as fsdp
+    model = fsdp.FullyShardedDataParallel(model, sharding_strategy=ShardingStrategy.FULL_SHARD)
     ```
 
     ## Use instead
     ```python
-    from torch.distributed.fsdp import fully_shard
+    import torch.distributed.fsdp as fsdp
     for block in model.blocks:
-        fully_shard(block)
-    fully_shard(model)
+        fsdp.fully_shard(block)
+    fsdp.fully_shard(model)
     ```
 
     ## Fix safety
