@@ -27,6 +27,7 @@ class FileContext:
         self.walked = False  # set once every node has its parent recorded
         self._scopes_of: dict[cst.CSTNode, Scope] = {}
         self._nodes: list[cst.CSTNode] | None = None
+        self._call_sites: dict[cst.FunctionDef, list[cst.Call]] | None = None
         self._by_type: dict[tuple[type, ...], list[cst.CSTNode]] = {}
 
     # -- tree navigation ---------------------------------------------------
@@ -87,6 +88,36 @@ class FileContext:
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
+
+    # -- the file's own functions ----------------------------------------------
+    def local_callee(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        """The function of this file that a call `f(...)` / `self.f(...)` /
+        `cls.f(...)` runs, when its name is defined once and not imported."""
+        return self.local_function(node.func) if isinstance(node, cst.Call) else None
+
+    def local_function(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
+        """The function of this file that `f` / `self.f` / `cls.f` names."""
+        name = None
+        if isinstance(func, cst.Name):
+            name = func.value
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+            name = func.attr.value
+        defs = self.scopes.functions.get(name or "")
+        if defs is None or len(defs) != 1:
+            return None
+        if isinstance(func, cst.Name) and self.qualified_name(func) is not None:
+            return None  # an import shadows it
+        return defs[0]
+
+    def call_sites(self, func: cst.FunctionDef) -> list[cst.Call]:
+        """Every call of the file that runs `func` (see `local_callee`)."""
+        if self._call_sites is None:
+            self._call_sites = {}
+            for call in self.nodes_of(cst.Call):
+                callee = self.local_callee(call)
+                if callee is not None:
+                    self._call_sites.setdefault(callee, []).append(call)  # type: ignore[arg-type]
+        return self._call_sites.get(func, [])
 
     # -- names ---------------------------------------------------------------
     def qualified_name(self, expr: cst.BaseExpression) -> str | None:

@@ -227,7 +227,8 @@ class ScalerStepWithoutUpdate(Rule):
             scaler = method_call(node, "update")
             if scaler is not None and receivers.binding(scaler) == binding:
                 return True
-            if isinstance(node, cst.Call) and _local_callee(node) in helpers:
+            callee = self.ctx.local_callee(node)
+            if callee is not None and callee.name.value in helpers:
                 return True
         return False
 
@@ -249,11 +250,3 @@ class ScalerStepWithoutUpdate(Rule):
         update = cst.parse_statement(f"{self.ctx.code(scaler)}.update()\n")
         return Fix({statement: cst.FlattenSentinel([statement, update])})
 
-
-def _local_callee(call: cst.Call) -> str | None:
-    """`f` for `f(...)` and `self.f(...)`: calls that may reach a function of the file."""
-    if isinstance(call.func, cst.Name):
-        return call.func.value
-    if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) and call.func.value.value == "self":
-        return call.func.attr.value
-    return None

@@ -70,7 +70,6 @@ class Values:
         self.ctx = ctx
         self.assigned: dict[Binding, list[cst.BaseExpression]] = {}
         self.unknown: set[Binding] = set()  # bound somewhere we cannot follow
-        self.call_sites: dict[cst.FunctionDef, list[cst.Call]] = {}
         self._index()
 
     @classmethod
@@ -117,7 +116,6 @@ class Values:
 
     # -- collection ------------------------------------------------------------
     def _index(self) -> None:
-        functions = self.ctx.scopes.functions
         for node in self.ctx.nodes():
             if isinstance(node, cst.Assign):
                 for target in node.targets:
@@ -132,15 +130,6 @@ class Values:
                 self._bind(node.asname.name, None)
             elif isinstance(node, cst.NamedExpr):
                 self._bind(node.target, None)
-            elif isinstance(node, cst.Call):
-                name = None
-                if isinstance(node.func, cst.Name):
-                    name = node.func.value
-                elif isinstance(node.func, cst.Attribute) and dotted_name(node.func.value) == "self":
-                    name = node.func.attr.value
-                defs = functions.get(name or "")
-                if defs is not None and len(defs) == 1:
-                    self.call_sites.setdefault(defs[0], []).append(node)
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Tuple | cst.List):
@@ -165,7 +154,7 @@ class Values:
         params = list(_parameters(func.params))
         if binding.name not in {p.name.value for p in params}:
             return None
-        sites = self.call_sites.get(func)
+        sites = self.ctx.call_sites(func)
         if not sites:
             return None
         positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]

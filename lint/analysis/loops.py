@@ -125,7 +125,7 @@ _NOT_CLEARING = frozenset(
 def may_clear_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
     """A call this file cannot see into whose name says it may clear gradients
     (`self.clear_grads()`, `reset_gradients(model)`, `zero_all(opt)`)."""
-    if not isinstance(node, cst.Call) or local_callee(ctx, node) is not None:
+    if not isinstance(node, cst.Call) or ctx.local_callee(node) is not None:
         return False
     dotted = dotted_name(node.func)
     if dotted is None:
@@ -178,7 +178,7 @@ def context_grad_mode(ctx: FileContext, expr: cst.BaseExpression) -> GradMode | 
         if isinstance(expr, cst.Call) and expr.args:
             return _constant_mode(expr.args[0].value, when_true="on", when_false="off")
         return "unknown"
-    local = _local_function(ctx, func)
+    local = ctx.local_function(func)
     if local is not None:
         return "off" if _mentions_no_grad(ctx, local) else None
     if name is None and _looks_grad_related(func):
@@ -200,7 +200,7 @@ def decorator_grad_mode(ctx: FileContext, decorator: cst.Decorator) -> GradMode 
     name = ctx.qualified_name(func)
     if name is not None and (name.startswith(("torch.", "functools.", "typing.")) or "." not in name):
         return None
-    if name is None and _local_function(ctx, func) is not None:
+    if name is None and ctx.local_function(func) is not None:
         return None  # a decorator of this file that never mentions no_grad
     if name is None and dotted_name(func) is not None and _assigned_no_grad(ctx, func):
         return "off"
@@ -230,7 +230,7 @@ def function_grad_mode(ctx: FileContext, func: cst.FunctionDef, _depth: int = 0)
     if mode is not None or _depth > _MAX_INLINE_DEPTH:
         return mode
     modes = []
-    for call in call_sites(ctx, func):
+    for call in ctx.call_sites(func):
         mode = lexical_grad_mode(ctx, call)
         caller = ctx.enclosing_function(call)
         if mode is None and caller is not None:
@@ -300,39 +300,6 @@ def _assigned_no_grad(ctx: FileContext, func: cst.BaseExpression) -> bool:
 
 
 # -- functions of the file ------------------------------------------------------
-def _local_function(ctx: FileContext, func: cst.BaseExpression) -> cst.FunctionDef | None:
-    name = None
-    if isinstance(func, cst.Name):
-        name = func.value
-    elif isinstance(func, cst.Attribute) and dotted_name(func.value) in ("self", "cls"):
-        name = func.attr.value
-    defs = ctx.scopes.functions.get(name or "")
-    if defs is None or len(defs) != 1:
-        return None
-    if isinstance(func, cst.Name) and ctx.qualified_name(func) is not None:
-        return None  # an import shadows it
-    return defs[0]
-
-
-def local_callee(ctx: FileContext, node: cst.CSTNode) -> cst.FunctionDef | None:
-    """The function of this file that a call `f(...)` / `self.f(...)` runs."""
-    if isinstance(node, cst.Call):
-        return _local_function(ctx, node.func)
-    return None
-
-
-def call_sites(ctx: FileContext, func: cst.FunctionDef) -> list[cst.Call]:
-    cache = getattr(ctx, "_loops_call_sites", None)
-    if cache is None:
-        cache = {}
-        for node in ctx.nodes():
-            callee = local_callee(ctx, node)
-            if callee is not None:
-                cache.setdefault(callee, []).append(node)
-        ctx._loops_call_sites = cache  # type: ignore[attr-defined]
-    return cache.get(func, [])
-
-
 def reachable_nodes(ctx: FileContext, root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every node under `root`, and under the bodies of the file's functions
     that it calls (transitively): what one run of `root` may execute."""
@@ -341,7 +308,7 @@ def reachable_nodes(ctx: FileContext, root: cst.CSTNode) -> Iterator[cst.CSTNode
     while stack:
         for node in iter_nodes(stack.pop()):
             yield node
-            callee = local_callee(ctx, node)
+            callee = ctx.local_callee(node)
             if callee is not None and callee not in seen:
                 seen.add(callee)
                 stack.append(callee.body)
@@ -403,7 +370,7 @@ class CallFlow:
 
     def _step(self, facts: Facts, node: cst.CSTNode) -> Facts:
         facts = self.transfer(facts, node)
-        callee = local_callee(self.ctx, node)
+        callee = self.ctx.local_callee(node)
         if callee is None or callee in self._active or len(self._active) >= _MAX_INLINE_DEPTH:
             return facts
         key = (callee, facts)

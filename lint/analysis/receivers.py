@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 
-from lint.analysis.scopes import Scope, _parameters, _statements, child_blocks, dotted_name
+from lint.analysis.scopes import Scope, _parameters, _statements, child_blocks
 from lint.analysis.walk import iter_nodes
 
 if TYPE_CHECKING:
@@ -192,22 +192,9 @@ class Receivers:
                     kind = self._value_kind(param.default)
                 if kind is not None:
                     self.kinds.setdefault(Binding(scope.node, param.name.value), kind)
-        for call, func in self._local_call_sites():
-            self._bind_arguments(call, func)
-
-    def _local_call_sites(self) -> Iterator[tuple[cst.Call, cst.FunctionDef]]:
-        functions = self.ctx.scopes.functions
-        for node in self.ctx.nodes():
-            if not isinstance(node, cst.Call):
-                continue
-            name = None
-            if isinstance(node.func, cst.Name):
-                name = node.func.value
-            elif isinstance(node.func, cst.Attribute) and dotted_name(node.func.value) == "self":
-                name = node.func.attr.value
-            defs = functions.get(name or "")
-            if defs is not None and len(defs) == 1:
-                yield node, defs[0]
+        for func in (f for defs in self.ctx.scopes.functions.values() for f in defs):
+            for call in self.ctx.call_sites(func):
+                self._bind_arguments(call, func)
 
     def _bind_arguments(self, call: cst.Call, func: cst.FunctionDef) -> None:
         scope = self.ctx.scopes.scope_for(func)
