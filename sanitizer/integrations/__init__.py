@@ -49,3 +49,23 @@ class SessionHolder:
         if self.session is not None:
             self.session.notes.append(f"the framework never reported the end of training ({why} first)")
             self.close(exit_code=1)
+
+
+class HoldsSession:
+    """What both framework callbacks expose: the running session and the last
+    report, kept by a `SessionHolder`."""
+
+    holder: SessionHolder
+
+    def _hold(self, report: str | os.PathLike[str] | None, options: dict[str, Any]) -> None:
+        self.holder = SessionHolder(report, options)
+
+    @property
+    def session(self) -> Any:
+        """The running session, or None outside a training run."""
+        return self.holder.session
+
+    @property
+    def report(self) -> dict[str, Any] | None:
+        """The report of the last finished training run."""
+        return self.holder.last_report

@@ -15,7 +15,7 @@ from typing import Any
 import transformers
 
 from sanitizer import locations
-from sanitizer.integrations import SessionHolder
+from sanitizer.integrations import HoldsSession
 
 # Frames of the Trainer, of the library's models and of accelerate (which steps the
 # optimizer for the Trainer) are library frames: `where` and holders point at user code.
@@ -27,21 +27,11 @@ except ImportError:  # older Trainers work without it
     pass
 
 
-class SanitizerCallback(transformers.TrainerCallback):
+class SanitizerCallback(HoldsSession, transformers.TrainerCallback):
     """Watches `trainer.train()` with a `Sanitizer`; options are `Sanitizer`'s (checks, halt_on, ...)."""
 
     def __init__(self, report: str | os.PathLike[str] | None = "sanitizer-report.json", **options: Any) -> None:
-        self.holder = SessionHolder(report, options)
-
-    @property
-    def session(self) -> Any:
-        """The running session, or None outside `train()`."""
-        return self.holder.session
-
-    @property
-    def report(self) -> dict[str, Any] | None:
-        """The report of the last finished `train()`."""
-        return self.holder.last_report
+        self._hold(report, options)
 
     def close(self) -> dict[str, Any] | None:
         """Close a session that `train()` left open by raising; returns the report."""

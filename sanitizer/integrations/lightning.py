@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from sanitizer import locations
-from sanitizer.integrations import SessionHolder
+from sanitizer.integrations import HoldsSession
 
 try:
     import lightning.pytorch as _lightning
@@ -23,22 +23,12 @@ except ImportError:  # the standalone package
 locations.skip_package(_lightning)
 
 
-class SanitizerCallback(_lightning.Callback):
+class SanitizerCallback(HoldsSession, _lightning.Callback):
     """Watches `trainer.fit` with a `Sanitizer`; options are `Sanitizer`'s (checks, halt_on, ...)."""
 
     def __init__(self, report: str | os.PathLike[str] | None = "sanitizer-report.json", **options: Any) -> None:
         super().__init__()
-        self.holder = SessionHolder(report, options)
-
-    @property
-    def session(self) -> Any:
-        """The running session, or None outside `fit`."""
-        return self.holder.session
-
-    @property
-    def report(self) -> dict[str, Any] | None:
-        """The report of the last finished `fit`."""
-        return self.holder.last_report
+        self._hold(report, options)
 
     def on_fit_start(self, trainer: Any, pl_module: Any) -> None:
         self.holder.open()
