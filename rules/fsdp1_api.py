@@ -28,16 +28,14 @@ class Fsdp1Api(Rule):
 
     ## Example
     ```python
-    import torch.distributed.fsdp as fsdp
-    model = fsdp.FullyShardedDataParallel(model, sharding_strategy=ShardingStrategy.FULL_SHARD)
+    model = torch.distributed.fsdp.FullyShardedDataParallel(model, sharding_strategy=ShardingStrategy.FULL_SHARD)
     ```
 
     ## Use instead
     ```python
-    import torch.distributed.fsdp as fsdp
     for block in model.blocks:
-        fsdp.fully_shard(block)
-    fsdp.fully_shard(model)
+        torch.distributed.fsdp.fully_shard(block)
+    torch.distributed.fsdp.fully_shard(model)
     ```
 
     ## Fix safety

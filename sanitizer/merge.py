@@ -13,13 +13,12 @@ report cannot be read.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
+from sanitizer import report_access
 from sanitizer.catalogue import KINDS
 from sanitizer.reports import write_atomic
 
@@ -43,7 +42,7 @@ def main(argv: list[str]) -> int:
         return int(exit_request.code or 0)
     try:
         reports = [read_report(path) for path in options.reports]
-    except MergeError as error:
+    except (MergeError, report_access.ReportError) as error:
         print(f"sanitizer merge: {error}", file=sys.stderr)
         return 2
     merged = merge(reports)
@@ -59,13 +58,8 @@ def main(argv: list[str]) -> int:
 
 
 def read_report(path: str) -> dict[str, Any]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise MergeError(f"cannot read {path}: {error.strerror or error}") from error
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise MergeError(f"{path} is not JSON: {error}") from error
-    if not isinstance(data, dict) or data.get("tool") != "sanitizer":
+    data = report_access.read_report(path)
+    if data.get("tool") != "sanitizer":
         raise MergeError(f"{path} is not a sanitizer report")
     return data
 

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+
 from typing import TYPE_CHECKING, Any
 
 from sanitizer import __version__
+from sanitizer.atomic_file import write_atomically
 from sanitizer.catalogue import KINDS, STAGES
 from sanitizer.events import json_safe
 
@@ -91,16 +92,6 @@ def summary_lines(session: Sanitizer) -> list[str]:
 
 
 def write_atomic(path: str, data: dict[str, Any]) -> None:
-    """Write to a temporary file next to `path`, then rename it over `path`."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=".sanitizer-", suffix=".json.tmp", dir=directory)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=1, allow_nan=False)
-            out.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    """Write the report as JSON, atomically (creating its directory)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    write_atomically(path, (json.dumps(data, indent=1, allow_nan=False) + "\n").encode("utf-8"))
