@@ -4,7 +4,7 @@ and the analyses computed once for all of them."""
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Mapping
 
 import libcst as cst
 
@@ -13,12 +13,18 @@ from lint.analysis.scopes import Scope, ScopeTable
 
 if TYPE_CHECKING:
     from lint.analysis.receivers import Receivers
+    from lint.analysis.summarize import FileSummaries
     from lint.rule import Diagnostic
+    from lint.summaries import Summary
 
 
 class FileContext:
-    def __init__(self, path: str, source: str, module: cst.Module) -> None:
+    def __init__(
+        self, path: str, source: str, module: cst.Module, external: Mapping[str, Summary] | None = None
+    ) -> None:
         self.path = path
+        # summaries of the project's other modules, by the names this file calls them
+        self.external: Mapping[str, Summary] = external or {}
         self.source = source
         self.module = module
         self.scopes = ScopeTable(module)
@@ -103,11 +109,24 @@ class FileContext:
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
             name = func.attr.value
         defs = self.scopes.functions.get(name or "")
+        if (defs is None or len(defs) != 1) and isinstance(func, cst.Name):
+            defs = self._constructors(func.value)
         if defs is None or len(defs) != 1:
             return None
         if isinstance(func, cst.Name) and self.qualified_name(func) is not None:
             return None  # an import shadows it
         return defs[0]
+
+    def _constructors(self, name: str) -> list[cst.FunctionDef]:
+        """`__init__` of the one class of the file called `name`: calling the
+        class runs it."""
+        classes = [n for n in self.scopes.by_node if isinstance(n, cst.ClassDef) and n.name.value == name]
+        if len(classes) != 1 or name in self.scopes.functions:
+            return []
+        return [
+            stmt for stmt in classes[0].body.body
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__"
+        ]
 
     def call_sites(self, func: cst.FunctionDef) -> list[cst.Call]:
         """Every call of the file that runs `func` (see `local_callee`)."""
@@ -152,3 +171,11 @@ class FileContext:
         if not self.walked:
             raise RuntimeError("receivers need the whole tree: query them in Rule.finish()")
         return Receivers(self)
+
+    @cached_property
+    def summaries(self) -> FileSummaries:
+        from lint.analysis.summarize import FileSummaries
+
+        if not self.walked:
+            raise RuntimeError("summaries need the whole tree: query them in Rule.finish()")
+        return FileSummaries(self, self.external)
