@@ -407,13 +407,13 @@ def _global_binding(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | No
 
 class FileSummaries:
     """Closed summaries of the file's functions, given those of the other files
-    of the project it calls (`external`, by the qualified names this file uses)."""
+    of the project it calls (`ctx.external`, by the names this file uses)."""
 
-    def __init__(self, ctx: FileContext, external: Mapping[str, Summary]) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         self.targets = CallTargets(ctx)
-        self.external = external
+        self.external: Mapping[str, Summary] = ctx.external
         self.open = {self.targets.keys[f]: _Summarizer(ctx, self.targets, f).summary() for f in functions(ctx)}
-        self.closed = close(self.open, external.get)
+        self.closed = close(self.open, self.external.get)
 
     def of_call(self, call: cst.Call) -> Summary | None:
         """What running `call` does, when it calls a function of the project."""
