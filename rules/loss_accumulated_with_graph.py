@@ -17,6 +17,7 @@ from lint.analysis.scopes import dotted_name
 from lint.analysis.training import code_bodies, method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Example, Fix, Rule
+from lint.analysis.summarize import argument_slots
 from lint.summaries import Summary
 
 _DETACHING_METHODS = frozenset({"item", "detach", "tolist", "numpy", "data"})
@@ -386,7 +387,7 @@ class LossAccumulatedWithGraph(Rule):
         if summary is None:
             return
         carries = False
-        for slot, arg in _slots(call):
+        for slot, arg in argument_slots(call):
             if summary.slot(slot) in summary.accumulates:
                 carries = carries or any(self._carries(value, facts) for value in _packed(arg.value))
         self._accumulators[call] = dotted_name(call.func) or ""
@@ -477,19 +478,6 @@ class LossAccumulatedWithGraph(Rule):
             scope = self.ctx.module
         prefix = accumulator + "."
         return any(name.startswith(prefix) for name in names_in(scope))
-
-
-def _slots(call: cst.Call) -> Iterator[tuple[str, cst.Arg]]:
-    """Each argument of a call with its slot (`#0`, or the keyword)."""
-    index = 0
-    for arg in call.args:
-        if arg.star:
-            return
-        if arg.keyword is not None:
-            yield arg.keyword.value, arg
-        else:
-            yield f"#{index}", arg
-            index += 1
 
 
 def _packed(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:

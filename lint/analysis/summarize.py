@@ -175,18 +175,8 @@ class _Summarizer:
             yield Call(target, self._arguments(call), returned=self._is_returned(call))
 
     def _arguments(self, call: cst.Call) -> tuple[tuple[str, str], ...]:
-        passed: list[tuple[str, str]] = []
-        index = 0
-        for arg in call.args:
-            if arg.star:
-                break
-            slot = arg.keyword.value if arg.keyword is not None else f"#{index}"
-            if arg.keyword is None:
-                index += 1
-            param = self._param(arg.value)
-            if param is not None:
-                passed.append((slot, param))
-        return tuple(passed)
+        passed = ((slot, self._param(arg.value)) for slot, arg in argument_slots(call))
+        return tuple((slot, param) for slot, param in passed if param is not None)
 
     def _occasional(self, call: cst.Call) -> bool:
         """Whether `call` runs only on some calls of the function: in an
@@ -296,6 +286,20 @@ class _Summarizer:
                 if arg.keyword is not None and arg.keyword.value == "sampler" and receivers.kind(arg.value) == SAMPLER:
                     return True
         return False
+
+
+def argument_slots(call: cst.Call) -> Iterator[tuple[str, cst.Arg]]:
+    """Each argument of a call with its slot: `#0` for the first positional
+    one, or the keyword. Stops at `*args` / `**kwargs`."""
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            return
+        if arg.keyword is not None:
+            yield arg.keyword.value, arg
+        else:
+            yield f"#{index}", arg
+            index += 1
 
 
 def _incremented(ctx: FileContext) -> set[str]:
