@@ -17,7 +17,7 @@ import libcst as cst
 
 from lint.analysis.dataflow import backpropagated_names, target_names
 from lint.analysis.loops import clears_grads, is_backward, optimizer_step, scheduler_step, train_mode_call
-from lint.analysis.precision import half_conversion, own_nodes, single_assignment
+from lint.analysis.precision import global_value, half_conversion, own_nodes, value_of_name
 from lint.analysis.receivers import DATALOADER, SAMPLER
 from lint.analysis.scopes import _parameters, dotted_name
 from lint.analysis.training import is_clip_call, method_call
@@ -251,7 +251,7 @@ class _Summarizer:
     def _outlives_call(self, root: cst.Name) -> bool:
         if root.value == "self" or root.value in self.params:
             return True
-        return _global_binding(self.ctx, root) is not None
+        return global_value(self.ctx, root) is not None
 
     # -- returns -------------------------------------------------------------------
     def _returned(self) -> list[cst.BaseExpression]:
@@ -370,7 +370,7 @@ def empties_cache(ctx: FileContext, call: cst.Call) -> bool:
     if isinstance(receiver, cst.Call):
         return _torch_getattr(ctx, receiver)
     if isinstance(receiver, cst.Name):
-        value = _single_value(ctx, receiver)
+        value = value_of_name(ctx, receiver)
         return value is not None and _torch_getattr(ctx, value)
     return False
 
@@ -383,27 +383,6 @@ def _torch_getattr(ctx: FileContext, expr: cst.BaseExpression) -> bool:
         and bool(expr.args)
         and ctx.qualified_name(expr.args[0].value) == "torch"
     )
-
-
-def _single_value(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
-    return single_assignment(ctx, name) or _global_binding(ctx, name)
-
-
-def _global_binding(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
-    """The value of the one module-level assignment of `name`, when `name` is
-    read in a function that does not bind it itself."""
-    scope = ctx.scope_of(name)
-    if scope is ctx.scopes.module_scope or name.value in scope.locals or name.value in scope.aliases:
-        return None
-    values = [
-        small.value
-        for stmt in ctx.module.body
-        if isinstance(stmt, cst.SimpleStatementLine)
-        for small in stmt.body
-        if isinstance(small, cst.Assign)
-        and any(isinstance(t.target, cst.Name) and t.target.value == name.value for t in small.targets)
-    ]
-    return values[0] if len(values) == 1 else None
 
 
 # -- the file's summaries ------------------------------------------------------------
