@@ -405,6 +405,11 @@ class FileSummaries:
             return None
         return self.closed.get(target) or self.external.get(target)
 
+    def of_external_call(self, call: cst.Call) -> Summary | None:
+        """What `call` does when it calls a function of another module."""
+        target = self.targets.target(call)
+        return self.external.get(target) if target is not None else None
+
     def of_function(self, func: cst.FunctionDef) -> Summary:
         return self.closed[self.targets.keys[func]]
 
