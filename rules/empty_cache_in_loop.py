@@ -4,12 +4,17 @@ import libcst as cst
 
 from lint.analysis.dataflow import string_value
 from lint.analysis.iteration import steps_each_iteration
+from lint.analysis.summarize import empties_cache
 from lint.analysis.training import loop_guards
 from lint.context import FileContext
 from lint.rule import Example, Fix, Rule
+from lint.summaries import EMPTY_CACHE, LOOP
 
-EMPTY_CACHE = "torch.cuda.empty_cache"
 CUDA_AVAILABLE = "torch.cuda.is_available"
+
+_THROUGH_HELPER = (
+    "`{}()` runs `torch.cuda.empty_cache()` on every iteration: it defeats the caching allocator and slows training"
+)
 
 
 class EmptyCacheInLoop(Rule):
@@ -17,8 +22,10 @@ class EmptyCacheInLoop(Rule):
     ## What it does
     Flags `torch.cuda.empty_cache()` that runs on every iteration of a
     training loop: a loop whose body (outside any loop nested in it)
-    back-propagates or steps an optimizer, directly or through a function of
-    the same file.
+    back-propagates or steps an optimizer, directly or through a function it
+    calls (of this file or of the project). A helper that empties the cache
+    (a wrapper, an EMA update) and is called on every iteration is flagged
+    at its call.
 
     ## Why is this bad?
     PyTorch keeps freed GPU memory in its caching allocator so the next step
@@ -44,9 +51,8 @@ class EmptyCacheInLoop(Rule):
     evaluation, a loop over loggers) are not flagged. Nor is a call in an
     outer loop whose training happens only in a loop nested in it (once per
     epoch, once per run of a sweep); a step loop that steps the optimizer
-    itself around a micro-batch loop is flagged. Training hidden in a
-    function of another file, and a helper that empties the cache, are not
-    followed.
+    itself around a micro-batch loop is flagged. A helper that runs a loop
+    of its own is a phase, not a step, and is not flagged.
     """
 
     code = "TL201"
@@ -97,6 +103,30 @@ class EmptyCacheInLoop(Rule):
         "    optimizer.step()\n"
         "    optimizer.zero_grad()\n"
         "    torch.cuda.empty_cache()  # expect: TL201\n",
+        # a wrapper of the project, and an EMA helper that empties the cache
+        "import torch\n"
+        "def empty_cache():\n"
+        "    if torch.cuda.is_available():\n"
+        "        torch.cuda.empty_cache()\n"
+        "class ModelEMA:\n"
+        "    def update(self, model):\n"
+        "        self.decay_towards(model)\n"
+        "        torch.cuda.empty_cache()\n"
+        "def train(model, loader, optimizer):\n"
+        "    ema = ModelEMA()\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n"
+        "        ema.update(model)  # expect: TL201\n"
+        "        empty_cache()  # expect: TL201\n",
+        # the accelerator's module looked up by name
+        "import torch\n"
+        "device_module = getattr(torch, 'cuda')\n"
+        "def train(model, loader, optimizer):\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n"
+        "        device_module.empty_cache()  # expect: TL201\n",
     )
     good = (
         # an opt-in flag, a one-shot guard: the author chose when it runs
@@ -155,6 +185,23 @@ class EmptyCacheInLoop(Rule):
         "    for epoch in range(epochs):\n"
         "        for x, y in loader:\n"
         "            train_step(model, x, y)\n",
+        # helpers that empty the cache only now and then, or once per phase
+        "import torch\n"
+        "class Cleaner:\n"
+        "    def step(self):\n"
+        "        self.calls += 1\n"
+        "        if self.calls > 100:\n"
+        "            torch.cuda.empty_cache()\n"
+        "def run_epoch(loader):\n"
+        "    for x in loader:\n"
+        "        step(x)\n"
+        "    torch.cuda.empty_cache()\n"
+        "def main(loader):\n"
+        "    cleaner = Cleaner()\n"
+        "    for epoch in range(10):\n"
+        "        run_epoch(loader)\n"
+        "        cleaner.step()\n"
+        "        torch.cuda.empty_cache()\n",
         "import torch\n"
         "n = 0\n"
         "for batch in loader:\n"
@@ -164,19 +211,31 @@ class EmptyCacheInLoop(Rule):
     )
 
     def finish(self) -> None:
-        for call in self.ctx.nodes_of(cst.Call):
-            if self.ctx.call_name(call) != EMPTY_CACHE:
-                continue
-            guards = loop_guards(self.ctx, call)
-            if guards is None:
-                continue
-            loop, tests = guards
-            # any condition the author wrote (a period, an opt-in flag, a
-            # one-shot `if step == 0`, a memory threshold) chooses when it runs
-            if not all(_is_device_check(self.ctx, test) for test in tests):
-                continue
-            if steps_each_iteration(self.ctx, loop):
-                self.report(call, fix=self._removal(call))
+        for node in self.ctx.nodes_of(cst.Call):
+            direct = empties_cache(self.ctx, node)  # type: ignore[arg-type]
+            if direct or self._helper_empties_cache(node):  # type: ignore[arg-type]
+                self._check(node, direct)  # type: ignore[arg-type]
+
+    def _helper_empties_cache(self, call: cst.Call) -> bool:
+        summary = self.ctx.summaries.of_call(call)
+        # a helper that runs a loop of its own is a phase, as an inner loop is
+        return summary is not None and summary.does(EMPTY_CACHE) and not summary.does(LOOP)
+
+    def _check(self, node: cst.Call, direct: bool) -> None:
+        guards = loop_guards(self.ctx, node)
+        if guards is None:
+            return
+        loop, tests = guards
+        # any condition the author wrote (a period, an opt-in flag, a
+        # one-shot `if step == 0`, a memory threshold) chooses when it runs
+        if not all(_is_device_check(self.ctx, test) for test in tests):
+            return
+        if not steps_each_iteration(self.ctx, loop):
+            return
+        if direct:
+            self.report(node, fix=self._removal(node))
+        else:
+            self.report(node, _THROUGH_HELPER.format(self.ctx.code(node.func)))
 
     def _removal(self, call: cst.Call) -> Fix | None:
         statement = self.ctx.parent(self.ctx.parent(call) or call)

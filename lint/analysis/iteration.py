@@ -9,6 +9,7 @@ import libcst as cst
 
 from lint.analysis.loops import is_backward, optimizer_step
 from lint.context import FileContext
+from lint.summaries import BACKWARD, LOOP, STEP
 
 _NESTED = (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
@@ -40,13 +41,15 @@ def trains(ctx: FileContext, node: cst.CSTNode) -> bool:
 def steps_each_iteration(ctx: FileContext, loop: cst.For | cst.While) -> bool:
     """Whether each iteration of `loop` itself trains: its body, outside any
     nested loop, back-propagates or steps an optimizer, directly or through
-    a function of this file whose own body (outside its loops) does. A step
-    loop with a micro-batch loop inside steps each iteration; an epoch loop
-    whose batches are an inner loop, or a loop over loggers, does not."""
+    a called function (of this file or the project) that does so without a
+    loop of its own. A step loop with a micro-batch loop inside steps each
+    iteration; an epoch loop whose batches are an inner loop (or a
+    `train_one_epoch` call), or a loop over loggers, does not."""
     for node in own_nodes(loop.body):
         if trains(ctx, node):
             return True
-        callee = ctx.local_callee(node)
-        if callee is not None and any(trains(ctx, inner) for inner in own_nodes(callee.body)):
-            return True
+        if isinstance(node, cst.Call):
+            summary = ctx.summaries.of_call(node)
+            if summary is not None and not summary.does(LOOP) and (summary.does(STEP) or summary.does(BACKWARD)):
+                return True
     return False
