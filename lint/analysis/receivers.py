@@ -13,15 +13,13 @@ what they cannot resolve.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
 import libcst as cst
 
 from lint.analysis.scopes import Scope, _parameters, _statements, child_blocks
 from lint.analysis.walk import iter_nodes
-
-if TYPE_CHECKING:
-    from lint.context import FileContext
+from lint.semantic import SemanticModel
 
 GRAD_SCALER = "grad_scaler"
 OPTIMIZER = "optimizer"
@@ -83,7 +81,7 @@ class Binding:
 
 
 class Receivers:
-    def __init__(self, ctx: FileContext) -> None:
+    def __init__(self, ctx: SemanticModel) -> None:
         self.ctx = ctx
         self.kinds: dict[Binding, str] = {}
         # constructor call (DataLoader / DistributedSampler / ...) bound to each variable
