@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from lint.config import (
     with_overrides,
 )
 from lint.discovery import Discovery, discover
+from lint.manifest import manifest
 from lint.runner import RunOptions, RunResult, run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -82,7 +84,7 @@ def execute(request: CheckRequest) -> int:
         _error(error)
     if not found.files and not found.errors and not request.quiet:
         _warn(_nothing_to_lint(found, targets, settings.config))
-    cache_dir = None if request.no_cache or request.fix_mode else settings.config.root / CACHE_DIR
+    cache_dir = None if request.no_cache else settings.config.root / CACHE_DIR
     options = RunOptions(request.fix_mode, request.diff, request.jobs, cache_dir)
     result = run(found.files, settings.selection, settings.config, options)
     for error in result.errors:
@@ -159,11 +161,25 @@ def _report(request: CheckRequest, found: Discovery, result: RunResult) -> None:
             out.write(reporters.FORMATS[request.output_format](result.findings))
     if request.quiet:
         return
-    if request.diff and result.fixes_applied:
+    if request.show_fixes and result.fixed:
+        click.echo(_fix_listing(result.fixed, "Would fix" if request.diff else "Fixed"), nl=False, err=not to_stdout)
+    elif request.diff and result.fixes_applied:
         click.echo(f"Would fix {result.fixes_applied} finding(s).", err=True)
     elif request.fix and result.fixes_applied:
         message = f"Fixed {result.fixes_applied} finding(s) in {result.fixed_files} file(s)."
         click.echo(message, err=not to_stdout)
+
+
+def _fix_listing(fixed: dict[str, list[str]], verb: str) -> str:
+    """`--show-fixes`: what was fixed, per file and rule."""
+    names = {rule.code: rule.name for rule in manifest().rules}
+    total = sum(len(codes) for codes in fixed.values())
+    lines = [f"{verb} {total} finding(s):"]
+    for path in sorted(fixed):
+        lines.append(f"- {path}:")
+        for code, count in sorted(Counter(fixed[path]).items()):
+            lines.append(f"    {count} × {code} ({names.get(code, '?')})")
+    return "\n".join(lines) + "\n"
 
 
 class _Output:

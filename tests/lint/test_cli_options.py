@@ -126,3 +126,12 @@ def test_numpy_is_in_the_sanitizer_extra() -> None:
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert any(req.split(">")[0].split("=")[0].strip() == "numpy" for req in extras["sanitizer"])
     assert not any("numpy" in dep for dep in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"])
+
+
+def test_show_fixes_lists_what_was_fixed(project: Path) -> None:
+    (project / "src" / "twice.py").write_text(CLIP_BUG)
+    listing = "finding(s):\n- src/clip.py:\n    1 × TL101 (clip-before-unscale)\n- src/twice.py:\n    1 × TL101 (clip-before-unscale)\n"
+    code, out, _ = invoke("src", "--diff", "--show-fixes", "--no-cache", cwd=project)
+    assert code == 1 and "Would fix 2 " + listing in out
+    code, out, _ = invoke("src", "--fix", "--show-fixes", "--no-cache", cwd=project)
+    assert code == 1 and "Fixed 2 " + listing in out and "TL301" in out
