@@ -93,6 +93,7 @@ class Receivers:
         self._collect_usage()
         for _ in range(2):
             self._collect_parameters()
+            self._collect_assignments()  # `self.x = param` once the parameter is known
 
     # -- queries -----------------------------------------------------------
     def binding(self, expr: cst.BaseExpression) -> Binding | None:
@@ -197,7 +198,8 @@ class Receivers:
     def _bind_arguments(self, call: cst.Call, func: cst.FunctionDef) -> None:
         scope = self.ctx.scopes.scope_for(func)
         positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
-        if positional and positional[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
+        bound = isinstance(call.func, cst.Attribute) or func.name.value == "__init__"
+        if positional and positional[0] in ("self", "cls") and bound:
             positional = positional[1:]
         index = 0
         for arg in call.args:
