@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from torch import Tensor, nn
 
-    from sanitizer.probe import StepRecord
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.probe import StepRecord
+    from sanitizer.core.session import Sanitizer
 
 
 class Detector:

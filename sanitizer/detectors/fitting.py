@@ -18,12 +18,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.probe import StepRecord
-from sanitizer.stats import median
+from sanitizer.detectors.stats import median
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 MIN_STEPS = 20
 MIN_STEPS_UNDERFIT = 50

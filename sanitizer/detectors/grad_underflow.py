@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.probe import StepRecord
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 SHARE = 0.5
 SAMPLES_IN_A_ROW = 2

@@ -4,11 +4,11 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
+from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.probe import StepRecord
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 BASELINE_STEP = 5  # optimizer state is allocated by then
 MIB = 2 ** 20

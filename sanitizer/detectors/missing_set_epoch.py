@@ -1,7 +1,7 @@
 """A shuffling DistributedSampler iterated again without `set_epoch`: every epoch
 repeats the first epoch's order (the run-time twin of lint rule TL302).
 
-The sampler's `__iter__` and `set_epoch` are wrapped by `sanitizer.distributed`;
+The sampler's `__iter__` and `set_epoch` are wrapped by `sanitizer.distributed.ranks`;
 this detector sees each new iteration (one per epoch) and whether the epoch
 changed since the previous one. Samplers built with `shuffle=False` do not
 depend on the epoch and are not checked.
@@ -12,11 +12,11 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sanitizer import locations
+from sanitizer.core import locations
 from sanitizer.detectors.base import Detector
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 
 @dataclass

@@ -12,15 +12,16 @@ import math
 from collections import deque
 from typing import TYPE_CHECKING
 
-from sanitizer import graphs, locations
+from sanitizer.core import locations
+from sanitizer.core.probe import INPUT_SLOT, StepRecord
+from sanitizer.detectors import graphs
 from sanitizer.detectors.base import Detector
-from sanitizer.probe import INPUT_SLOT, StepRecord
-from sanitizer.stats import median
+from sanitizer.detectors.stats import median
 
 if TYPE_CHECKING:
     from torch import Tensor
 
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 TRAIL_STEPS = 4  # steps of per-module magnitudes kept for the culprit search
 JUMP_FACTOR = 1e3  # a culprit's output grew at least this much over its recent median...

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sanitizer import locations
+from sanitizer.core import locations
+from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
 from sanitizer.detectors.grouping import by_module
-from sanitizer.probe import StepRecord
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 MAX_EVENTS = 20
 

@@ -3,7 +3,7 @@
 At every step, before the optimizer update, the replicated tensors are
 fingerprinted (two norms per tensor) and the digest kept. Every `every` steps
 (and on the first steps, and at the end) the digests since the last exchange go
-to the other ranks through the c10d store (see `replica_exchange`), so the first
+to the other ranks through the c10d store (see `sanitizer.distributed.exchange`), so the first
 step at which replicas differ is found exactly even though ranks talk rarely.
 The event carries that step, the ranks that differ and the first differing
 tensor. Checked once: replicas that diverged stay diverged.
@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from torch import nn
 
-from sanitizer import distributed, replicas
 from sanitizer.detectors.base import Detector
-from sanitizer.replica_exchange import ReplicaExchange, wait_for
+from sanitizer.distributed import ranks, replicas
+from sanitizer.distributed.exchange import ReplicaExchange, wait_for
 
 if TYPE_CHECKING:
-    from sanitizer.probe import StepRecord
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.probe import StepRecord
+    from sanitizer.core.session import Sanitizer
 
 EVERY_STEPS = 50  # exchange period; override with SANITIZER_DIVERGENCE_EVERY
 FIRST_STEPS = 3  # steps exchanged one by one at the start: a wrong broadcast shows at once
@@ -45,7 +45,7 @@ class RankDivergenceDetector(Detector):
         self.bytes_sent = 0
         self.divergent_step: int | None = None
         self.status = "inactive"
-        self._info = distributed.rank_info()
+        self._info = ranks.rank_info()
         self._exchange: ReplicaExchange | None = None
         self._named: list[tuple[str, Any]] = []
         self._roots: list[int] = []
@@ -99,7 +99,7 @@ class RankDivergenceDetector(Detector):
             self.status = "off"
             return False
         if self._exchange is None:
-            store = distributed.side_store(self._info)
+            store = ranks.side_store(self._info)
             if store is None:
                 return False  # the script has not initialised its process group yet
             self._exchange = ReplicaExchange(store, self._info.rank, self._info.world_size)

@@ -4,11 +4,11 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
+from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.probe import StepRecord
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 SCALE_FLOOR = 1.0  # below 1 the scaler shrinks the loss: fp16 overflows at any useful scale
 SKIPS_IN_A_ROW = 12  # 2**12 fold fall: more than any start-up calibration needs

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.probe import StepRecord
-from sanitizer.stats import RollingWindow, upward_outlier
+from sanitizer.detectors.stats import RollingWindow, upward_outlier
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 WINDOW = 50
 MIN_HISTORY = 20  # no verdict before this many steps

@@ -10,13 +10,14 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING
 
-from sanitizer import graphs, locations
+from sanitizer.core import locations
+from sanitizer.core.probe import StepRecord
+from sanitizer.detectors import graphs
 from sanitizer.detectors.base import Detector
-from sanitizer.holders import Holder, accumulation_line, find_holders
-from sanitizer.probe import StepRecord
+from sanitizer.detectors.holders import Holder, accumulation_line, find_holders
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 SAMPLE_EVERY = 5
 GROWING_SAMPLES = 3

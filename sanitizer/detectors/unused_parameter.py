@@ -3,15 +3,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.distributed import local_values
 from sanitizer.detectors.grouping import by_module
-from sanitizer.probe import StepRecord
+from sanitizer.distributed.ranks import local_values
 
 if TYPE_CHECKING:
     from torch import Tensor, nn
 
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 MIN_STEPS = 2
 MAX_EVENTS = 20

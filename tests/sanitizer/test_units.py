@@ -6,12 +6,12 @@ from pathlib import Path
 import pytest
 
 from sanitizer import cli
-from sanitizer.catalogue import KINDS
+from sanitizer.core.catalogue import KINDS
+from sanitizer.core.probe import StepRecord
+from sanitizer.core.session import report_path_for
 from sanitizer.detectors.spikes import LossSpikeDetector
-from sanitizer.probe import StepRecord
-from sanitizer.reports import Series
-from sanitizer.session import report_path_for
-from sanitizer.stats import RollingWindow, upward_outlier
+from sanitizer.detectors.stats import RollingWindow, upward_outlier
+from sanitizer.report.json_report import Series
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "sanitizer.md"
 

@@ -11,10 +11,10 @@ import torch.distributed as dist
 from torch import nn
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
-from sanitizer import distributed, merge, replicas
+from sanitizer.core.session import Sanitizer
 from sanitizer.detectors.rank_divergence import RankDivergenceDetector
-from sanitizer.replica_exchange import ReplicaExchange
-from sanitizer.session import Sanitizer
+from sanitizer.distributed import merge, ranks, replicas
+from sanitizer.distributed.exchange import ReplicaExchange
 
 
 def _epochs(calls: str, shuffle: bool = True) -> list[dict[str, Any]]:
@@ -70,7 +70,7 @@ def _detector(monkeypatch: Any, store: Any, rank: int) -> RankDivergenceDetector
     monkeypatch.setenv("WORLD_SIZE", "2")
     monkeypatch.setenv("SANITIZER_DIVERGENCE_EVERY", "4")
     monkeypatch.setenv("SANITIZER_DIVERGENCE_END_WAIT", "0.5")
-    monkeypatch.setattr(distributed, "side_store", lambda info: dist.PrefixStore(f"r{info.restart}", store))
+    monkeypatch.setattr(ranks, "side_store", lambda info: dist.PrefixStore(f"r{info.restart}", store))
     monkeypatch.setattr(replicas, "replicated_tensors",
                         lambda roots: [named for root in roots for named in root.named_parameters()])
     return RankDivergenceDetector()

@@ -18,15 +18,16 @@ from typing import Any, Iterable, TextIO
 import torch
 from torch import nn
 
-from sanitizer import hooks, locations, reports
-from sanitizer.catalogue import KINDS
+from sanitizer.core import hooks, locations
+from sanitizer.core.catalogue import KINDS
+from sanitizer.core.events import Event
+from sanitizer.core.manual import ManualUpdate
+from sanitizer.core.memory import MemoryMeter
+from sanitizer.core.naming import ModelIndex
+from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, squared_norms
+from sanitizer.core.tracing import ForwardTracer
 from sanitizer.detectors import Detector, build_detectors
-from sanitizer.events import Event
-from sanitizer.manual import ManualUpdate
-from sanitizer.memory import MemoryMeter
-from sanitizer.naming import ModelIndex
-from sanitizer.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, squared_norms
-from sanitizer.tracing import ForwardTracer
+from sanitizer.report import json_report
 
 MAX_EVENTS_PER_KIND = 20
 UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
@@ -69,7 +70,7 @@ class Sanitizer:
         self.fp16 = False
         self.exit_code: int | None = None
         self.index = ModelIndex()
-        self.series = reports.Series()
+        self.series = json_report.Series()
         self.probe = StepProbe()
         self._stack = ExitStack()
         self._active = False
@@ -128,14 +129,14 @@ class Sanitizer:
         self._add_usage_notes()
         data = self.report()
         if self.report_path is not None:
-            self._guard("writing the report", reports.write_atomic, self.report_path, data)
+            self._guard("writing the report", json_report.write_atomic, self.report_path, data)
         return data
 
     def report(self) -> dict[str, Any]:
-        return reports.build(self, time.perf_counter() - self._started)
+        return json_report.build(self, time.perf_counter() - self._started)
 
     def print_summary(self) -> None:
-        for line in reports.summary_lines(self):
+        for line in json_report.summary_lines(self):
             self.alert(line)
 
     @property

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 KEY_PREFIX = "trainlint-sanitizer"
 

@@ -17,10 +17,10 @@ from torch.nn.modules import module as module_globals
 from torch.optim import optimizer as optimizer_globals
 from torch.utils.data import dataloader
 
-from sanitizer import distributed
+from sanitizer.distributed import ranks
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 # Functional losses: the value they return in eval mode is a validation loss.
 LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss",
@@ -37,7 +37,7 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
     for name in LOSS_FUNCTIONS:
         if hasattr(F, name):
             _patch(stack, F, name, _loss_observer(session, name))
-    distributed.install(session, stack)
+    ranks.install(session, stack)
 
 
 def _guarded(session: Sanitizer, where: str, callback: Callable[..., None]) -> Callable[..., None]:
