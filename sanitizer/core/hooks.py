@@ -147,7 +147,7 @@ def _observing_call(session: Sanitizer, where: str, observe: Callable[[Any], Non
     def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(original)
         def call(*args: Any, **kwargs: Any) -> Any:
-            if session._active:
+            if session.active:
                 guarded(args[0] if args else kwargs.get("tensors"))
             return original(*args, **kwargs)
         return call
@@ -161,7 +161,7 @@ def _loss_observer(session: Sanitizer, name: str) -> Callable[..., Any]:
         @functools.wraps(original)
         def loss(*args: Any, **kwargs: Any) -> Any:
             value = original(*args, **kwargs)
-            if session._active:
+            if session.active:
                 guarded(value)
             return value
         return loss
@@ -173,7 +173,7 @@ def _timed_next(session: Sanitizer) -> Callable[..., Any]:
         @functools.wraps(original)
         def next_batch(iterator: Any) -> Any:
             # the first batch of an iterator includes worker start-up: not a steady-state wait
-            if not session._active or getattr(iterator, "_num_yielded", 0) == 0:
+            if not session.active or getattr(iterator, "_num_yielded", 0) == 0:
                 return original(iterator)
             start = time.perf_counter()
             try:

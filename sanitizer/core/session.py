@@ -25,6 +25,7 @@ from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
 from sanitizer.core.naming import ModelIndex
 from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, squared_norms
+from sanitizer.core.sink import Sink
 from sanitizer.core.tracing import ForwardTracer
 from sanitizer.detectors import Detector, build_detectors
 from sanitizer.report import json_report
@@ -72,6 +73,7 @@ class Sanitizer:
         self.index = ModelIndex()
         self.series = json_report.Series()
         self.probe = StepProbe()
+        self.sink = Sink(self)  # all that detectors see of the session
         self._stack = ExitStack()
         self._active = False
         self._closed = False
@@ -125,7 +127,7 @@ class Sanitizer:
         finally:
             self._stack.close()
         for detector in self.detectors:
-            self._guard(f"{detector.name}.on_end", detector.on_end, self)
+            self._guard(f"{detector.name}.on_end", detector.on_end, self.sink)
         self._add_usage_notes()
         data = self.report()
         if self.report_path is not None:
@@ -138,6 +140,11 @@ class Sanitizer:
     def print_summary(self) -> None:
         for line in json_report.summary_lines(self):
             self.alert(line)
+
+    @property
+    def active(self) -> bool:
+        """True from `start()` until `close()` removes the hooks."""
+        return self._active
 
     @property
     def error_count(self) -> int:
@@ -239,7 +246,7 @@ class Sanitizer:
             probe.loss_sites.append(self._loss_site or locations.user_site())
             self._loss_site = None
             for detector in self._backward_listeners:
-                detector.on_backward(loss, self)
+                detector.on_backward(loss, self.sink)
 
     def on_scale(self, scaler: Any, outputs: Any, scaled: Any) -> None:
         if not scaler.is_enabled():
@@ -319,7 +326,7 @@ class Sanitizer:
             record = self._measure(probe, params, skipped, found_inf, partial)
         for detector in self.detectors:
             try:
-                detector.on_step(record, self)
+                detector.on_step(record, self.sink)
             except Exception as exc:
                 self.internal_error(f"{detector.name}.on_step", exc)
         if not partial:

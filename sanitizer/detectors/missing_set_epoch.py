@@ -16,7 +16,7 @@ from sanitizer.core import locations
 from sanitizer.detectors.base import Detector
 
 if TYPE_CHECKING:
-    from sanitizer.core.session import Sanitizer
+    from sanitizer.core.sink import Sink
 
 
 @dataclass
@@ -38,10 +38,10 @@ class MissingSetEpochDetector(Detector):
         self.reported = 0
         self._samplers: weakref.WeakKeyDictionary[Any, SamplerUse] = weakref.WeakKeyDictionary()
 
-    def on_set_epoch(self, sampler: Any, session: Sanitizer) -> None:
+    def on_set_epoch(self, sampler: Any, sink: Sink) -> None:
         self._use(sampler).set_epoch_called = True
 
-    def on_sampler_iter(self, sampler: Any, session: Sanitizer) -> None:
+    def on_sampler_iter(self, sampler: Any, sink: Sink) -> None:
         if not getattr(sampler, "shuffle", True):
             return
         use = self._use(sampler)
@@ -60,8 +60,8 @@ class MissingSetEpochDetector(Detector):
         else:
             message = (f"DistributedSampler iterated for epoch {use.iterations} but set_epoch was "
                        f"never called: every epoch repeats the same shuffled order on every rank")
-        session.emit("missing_set_epoch", session.step, message, where=locations.user_site(),
-                     extra={"iteration": use.iterations, "epoch": epoch,
+        sink.emit("missing_set_epoch", sink.step, message, where=locations.user_site(),
+                  extra={"iteration": use.iterations, "epoch": epoch,
                             "set_epoch_called": use.set_epoch_called})
 
     def _use(self, sampler: Any) -> SamplerUse:
