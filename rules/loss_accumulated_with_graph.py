@@ -20,7 +20,7 @@ from lint.analysis.training import code_bodies, method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Example, Fix, Rule
 from lint.analysis.summarize import argument_slots
-from lint.summaries import Summary
+from lint.summaries import BACKWARD, Summary
 
 _DETACHING_METHODS = frozenset({"item", "detach", "tolist", "numpy", "data"})
 _DETACHING_BUILTINS = frozenset({"float", "int", "round"})
@@ -304,8 +304,8 @@ class LossAccumulatedWithGraph(Rule):
             return False
         if function.name.value == "forward":
             return True
-        if backpropagated_names(self.ctx, function.body):
-            return False
+        if backpropagated_names(self.ctx, function.body) or self.ctx.summaries.of_function(function).does(BACKWARD):
+            return False  # it back-propagates, itself or through the functions it calls
         return any(
             isinstance(n, cst.Return) and n.value is not None and accumulator in names_in(n.value)
             for n in iter_nodes(function.body)
