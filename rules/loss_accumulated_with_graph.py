@@ -19,7 +19,7 @@ from lint.analysis.scopes import dotted_name
 from lint.analysis.training import code_bodies, method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Example, Fix, Rule
-from lint.summaries import Summary
+from lint.summaries import BACKWARD, Summary
 
 _DETACHING_METHODS = frozenset({"item", "detach", "tolist", "numpy", "data"})
 _DETACHING_BUILTINS = frozenset({"float", "int", "round"})
@@ -292,6 +292,17 @@ class LossAccumulatedWithGraph(Rule):
             else:
                 self.report(self._statement_node(node), fix=self._fix(node, accumulator, operands))
 
+    def _back_propagates(self, function: cst.FunctionDef) -> bool:
+        """`function` runs a backward pass, itself or through a call."""
+        if backpropagated_names(self.ctx, function.body):
+            return True
+        for call in iter_nodes(function.body):
+            if isinstance(call, cst.Call):
+                summary = self.ctx.summaries.of_call(call)
+                if summary is not None and summary.does(BACKWARD):
+                    return True
+        return False
+
     def _builds_loss(self, node: cst.CSTNode, accumulator: str) -> bool:
         """A sum that is no log: built without a graph (under `no_grad`), in a
         module's `forward`, or returned by a function that never
@@ -303,7 +314,7 @@ class LossAccumulatedWithGraph(Rule):
             return False
         if function.name.value == "forward":
             return True
-        if backpropagated_names(self.ctx, function.body):
+        if self._back_propagates(function):
             return False
         return any(
             isinstance(n, cst.Return) and n.value is not None and accumulator in names_in(n.value)
