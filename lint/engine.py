@@ -1,5 +1,6 @@
-"""Linting one file: decode, parse once, walk once with every selected rule,
-resolve positions only when something was found, apply fixes on request."""
+"""Linting one file: decode, parse once, build the semantic model in one walk,
+run every selected rule over it, resolve positions only when something was
+found, apply fixes on request."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from typing import Callable, Iterator, Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from lint.analysis.walk import walk
 from lint.context import FileContext
 from lint.fixes import apply_fixes
 from lint.rule import Diagnostic, Finding, Rule
@@ -143,13 +143,12 @@ def _analyse(
             _check_syntax(source)
         return None, []
     module = _parse(source)
-    ctx = FileContext(path, source, module)
+    ctx = FileContext(path, source, module)  # complete before any rule runs
     instances = [rule(ctx) for rule in active]
     _dispatch(ctx, instances)
-    ctx.walked = True
     for instance in instances:
         instance.finish()
-    return module, ctx.diagnostics
+    return module, [diagnostic for instance in instances for diagnostic in instance.diagnostics]
 
 
 def _parse(source: str) -> cst.Module:
@@ -216,6 +215,8 @@ def _python_error(source: str) -> SyntaxError | None:
 
 
 def _dispatch(ctx: FileContext, instances: list[Rule]) -> None:
+    """Call the rules' `visit_` / `leave_` handlers over the model's nodes in
+    source order, as a depth-first walk would, without walking again."""
     visits: dict[type, list[Callable[[cst.CSTNode], object]]] = {}
     leaves: dict[type, list[Callable[[cst.CSTNode], object]]] = {}
     for instance in instances:
@@ -223,23 +224,28 @@ def _dispatch(ctx: FileContext, instances: list[Rule]) -> None:
             visits.setdefault(node_type, []).append(getattr(instance, method))
         for node_type, method in _handlers(type(instance), "leave_"):
             leaves.setdefault(node_type, []).append(getattr(instance, method))
-    parents = ctx.parents
-
-    def enter(node: cst.CSTNode, parent: cst.CSTNode | None) -> None:
-        if parent is not None:
-            parents[node] = parent
-        handlers = visits.get(type(node))
-        if handlers:
-            for handler in handlers:
+    if not visits and not leaves:
+        return
+    if not leaves:
+        for node in ctx.nodes():
+            for handler in visits.get(type(node), ()):
                 handler(node)
+        return
+    open_nodes: list[cst.CSTNode] = []  # the path from the root to the current node
+    for node in ctx.nodes():
+        parent = ctx.parent(node)
+        while open_nodes and open_nodes[-1] is not parent:
+            _leave(open_nodes.pop(), leaves)
+        open_nodes.append(node)
+        for handler in visits.get(type(node), ()):
+            handler(node)
+    while open_nodes:
+        _leave(open_nodes.pop(), leaves)
 
-    def leave(node: cst.CSTNode) -> None:
-        handlers = leaves.get(type(node))
-        if handlers:
-            for handler in handlers:
-                handler(node)
 
-    walk(ctx.module, enter, leave if leaves else None)
+def _leave(node: cst.CSTNode, leaves: dict[type, list[Callable[[cst.CSTNode], object]]]) -> None:
+    for handler in leaves.get(type(node), ()):
+        handler(node)
 
 
 _HANDLER_CACHE: dict[tuple[type, str], list[tuple[type, str]]] = {}

@@ -2,11 +2,15 @@ from __future__ import annotations
 
 import libcst as cst
 
+from lint.analysis.summarize import empties_cache
 from lint.analysis.training import iteration_dependent, loop_guards
 from lint.analysis.walk import iter_nodes
 from lint.rule import Example, Fix, Rule
+from lint.summaries import EMPTY_CACHE, LOOP
 
-EMPTY_CACHE = "torch.cuda.empty_cache"
+_THROUGH_HELPER = (
+    "`{}()` runs `torch.cuda.empty_cache()` on every iteration: it defeats the caching allocator and slows training"
+)
 
 
 class EmptyCacheInLoop(Rule):
@@ -82,6 +86,29 @@ class EmptyCacheInLoop(Rule):
         "            self.step(batch)\n"
         "            if self.args.clear_cache:\n"
         "                torch.cuda.empty_cache()  # expect: TL201\n",
+        # a wrapper of the project, and an EMA helper that empties the cache
+        "import torch\n"
+        "def empty_cache():\n"
+        "    if torch.cuda.is_available():\n"
+        "        torch.cuda.empty_cache()\n"
+        "class ModelEMA:\n"
+        "    def update(self, model):\n"
+        "        self.decay_towards(model)\n"
+        "        torch.cuda.empty_cache()\n"
+        "def train(model, loader, optimizer):\n"
+        "    ema = ModelEMA()\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n"
+        "        ema.update(model)  # expect: TL201\n"
+        "        empty_cache()  # expect: TL201\n",
+        # the accelerator's module looked up by name
+        "import torch\n"
+        "device_module = getattr(torch, 'cuda')\n"
+        "def train(loader):\n"
+        "    for x in loader:\n"
+        "        step(x)\n"
+        "        device_module.empty_cache()  # expect: TL201\n",
     )
     good = (
         "import torch\n"
@@ -125,6 +152,23 @@ class EmptyCacheInLoop(Rule):
         "    for epoch in range(epochs):\n"
         "        for x, y in loader:\n"
         "            train_step(model, x, y)\n",
+        # helpers that empty the cache only now and then, or once per phase
+        "import torch\n"
+        "class Cleaner:\n"
+        "    def step(self):\n"
+        "        self.calls += 1\n"
+        "        if self.calls > 100:\n"
+        "            torch.cuda.empty_cache()\n"
+        "def run_epoch(loader):\n"
+        "    for x in loader:\n"
+        "        step(x)\n"
+        "    torch.cuda.empty_cache()\n"
+        "def main(loader):\n"
+        "    cleaner = Cleaner()\n"
+        "    for epoch in range(10):\n"
+        "        run_epoch(loader)\n"
+        "        cleaner.step()\n"
+        "        torch.cuda.empty_cache()\n",
         "import torch\n"
         "n = 0\n"
         "for batch in loader:\n"
@@ -133,18 +177,42 @@ class EmptyCacheInLoop(Rule):
         "        torch.cuda.empty_cache()\n",
     )
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.call_name(node) != EMPTY_CACHE:
-            return
+    def finish(self) -> None:
+        for node in self.ctx.nodes_of(cst.Call):
+            direct = empties_cache(self.ctx, node)  # type: ignore[arg-type]
+            if direct or self._helper_empties_cache(node):  # type: ignore[arg-type]
+                self._check(node, direct)  # type: ignore[arg-type]
+
+    def _helper_empties_cache(self, call: cst.Call) -> bool:
+        summary = self.ctx.summaries.of_call(call)
+        # a helper that runs a loop of its own is a phase, as an inner loop is
+        return summary is not None and summary.does(EMPTY_CACHE) and not summary.does(LOOP)
+
+    def _check(self, node: cst.Call, direct: bool) -> None:
         guards = loop_guards(self.ctx, node)
         if guards is None:
             return
         loop, tests = guards
         if any(iteration_dependent(self.ctx, loop, test) for test in tests):
             return
-        if _runs_inner_loop(loop):
+        if self._runs_inner_loop(loop):
             return
-        self.report(node, fix=self._removal(node))
+        if direct:
+            self.report(node, fix=self._removal(node))
+        else:
+            self.report(node, _THROUGH_HELPER.format(self.ctx.code(node.func)))
+
+    def _runs_inner_loop(self, loop: cst.For | cst.While) -> bool:
+        """Whether the body of `loop` holds a loop of its own, or calls a
+        function that runs one."""
+        for node in iter_nodes(loop.body):
+            if isinstance(node, cst.For | cst.While):
+                return True
+            if isinstance(node, cst.Call):
+                summary = self.ctx.summaries.of_call(node)
+                if summary is not None and summary.does(LOOP):
+                    return True
+        return False
 
     def _removal(self, call: cst.Call) -> Fix | None:
         statement = self.ctx.parent(self.ctx.parent(call) or call)
@@ -158,6 +226,3 @@ class EmptyCacheInLoop(Rule):
         return Fix({statement: cst.RemoveFromParent()}, safety="unsafe")
 
 
-def _runs_inner_loop(loop: cst.For | cst.While) -> bool:
-    """Whether the body of `loop` holds a loop statement of its own."""
-    return any(isinstance(node, cst.For | cst.While) for node in iter_nodes(loop.body))

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Iterator
+
 import libcst as cst
 
 from lint.analysis.dataflow import (
@@ -15,10 +17,14 @@ from lint.analysis.scopes import dotted_name
 from lint.analysis.training import code_bodies, method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Example, Fix, Rule
+from lint.summaries import Summary
 
 _DETACHING_METHODS = frozenset({"item", "detach", "tolist", "numpy", "data"})
 _DETACHING_BUILTINS = frozenset({"float", "int", "round"})
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+_THROUGH_HELPER = (
+    "`{}()` keeps the loss tensor it is given across iterations, with its autograd graph: pass `loss.item()`"
+)
 
 
 class LossAccumulatedWithGraph(Rule):
@@ -123,6 +129,36 @@ class LossAccumulatedWithGraph(Rule):
             "        running = running + loss.item() * x.size(0)  # expect: TL202\n"
             "    return running / len(loader.dataset)\n",
         ),
+        # a step function that returns the back-propagated loss, summed by its caller
+        "def train_step(model, batch, opt):\n"
+        "    opt.zero_grad()\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss\n"
+        "def train(model, loader, opt):\n"
+        "    total = 0\n"
+        "    for batch in loader:\n"
+        "        total += train_step(model, batch, opt)  # expect: TL202\n"
+        "    return total\n",
+        # a meter and a logging function that keep what they are given
+        "import torch\n"
+        "class AverageMeter:\n"
+        "    def update(self, val, n=1):\n"
+        "        self.sum += val * n\n"
+        "def log_losses(history, losses):\n"
+        "    for name, value in losses.items():\n"
+        "        history.setdefault(name, []).append(value)\n"
+        "def train(model, loader, opt):\n"
+        "    meter = AverageMeter()\n"
+        "    history = {}\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        meter.update(loss, x.size(0))  # expect: TL202\n"
+        "        log_losses(history, {'loss': loss})  # expect: TL202\n",
         # Hugging Face style: the loss is an attribute of the output
         "class Trainer:\n"
         "    def fit(self, loader):\n"
@@ -197,11 +233,41 @@ class LossAccumulatedWithGraph(Rule):
         "for a, b in pairs:\n"
         "    err = criterion(a, b)\n"
         "    errors += err\n",
+        # helpers given numbers, or keeping the tensor only for this call
+        "import torch\n"
+        "class AverageMeter:\n"
+        "    def update(self, val, n=1):\n"
+        "        self.sum += val * n\n"
+        "def mean_of(values):\n"
+        "    kept = []\n"
+        "    for v in values:\n"
+        "        kept.append(v)\n"
+        "    return sum(kept) / len(kept)\n"
+        "def train(model, loader, opt):\n"
+        "    meter = AverageMeter()\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        meter.update(loss.item(), x.size(0))\n"
+        "        print(mean_of([loss]))\n",
+        # a step function that returns the number
+        "def train_step(model, batch, opt):\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss.item()\n"
+        "def train(model, loader, opt):\n"
+        "    total = 0\n"
+        "    for batch in loader:\n"
+        "        total += train_step(model, batch, opt)\n",
     )
 
     def finish(self) -> None:
         self._paths: dict[cst.CSTNode, list[tuple[bool, frozenset[cst.Name]]]] = {}
         self._accumulators: dict[cst.CSTNode, str] = {}
+        self._helpers: set[cst.CSTNode] = set()
         bodies = self._bodies_with_accumulation()
         for body in code_bodies(self.ctx):
             if body not in bodies:
@@ -217,7 +283,10 @@ class LossAccumulatedWithGraph(Rule):
             if not self._outlives_iteration(node, accumulator):
                 continue
             operands = frozenset.intersection(*(names for _, names in paths))
-            self.report(self._statement_node(node), fix=self._fix(node, accumulator, operands))
+            if node in self._helpers:
+                self.report(self._statement_node(node), _THROUGH_HELPER.format(self.ctx.code(node.func)))  # type: ignore[attr-defined]
+            else:
+                self.report(self._statement_node(node), fix=self._fix(node, accumulator, operands))
 
     def _bodies_with_accumulation(self) -> set[cst.CSTNode]:
         """Bodies holding, inside a loop, something that could accumulate
@@ -226,7 +295,7 @@ class LossAccumulatedWithGraph(Rule):
         for node in self.ctx.nodes_of(cst.AugAssign, cst.Assign, cst.Call):
             if type(node) is cst.Assign and type(node.value) is not cst.BinaryOperation:  # type: ignore[attr-defined]
                 continue
-            if type(node) is cst.Call and method_call(node, "append") is None:
+            if type(node) is cst.Call and method_call(node, "append") is None and self._accumulating(node) is None:
                 continue
             for ancestor in self.ctx.ancestors(node):
                 if type(ancestor) in (cst.For, cst.While):
@@ -244,6 +313,7 @@ class LossAccumulatedWithGraph(Rule):
                 if isinstance(target, cst.Name):
                     facts = facts | {target.value}
             self._check_append(facts, node)
+            self._check_helper(facts, node)
         elif isinstance(node, cst.AugAssign):
             if isinstance(node.operator, cst.AddAssign | cst.SubtractAssign):
                 self._check(node, node.target, node.value, facts)
@@ -282,7 +352,15 @@ class LossAccumulatedWithGraph(Rule):
             return self._carries(expr.left, facts) or self._carries(expr.right, facts)
         if isinstance(expr, cst.UnaryOperation):
             return self._carries(expr.expression, facts)
-        return is_loss_call(self.ctx, expr)
+        return is_loss_call(self.ctx, expr) or self._returns_graph(expr)
+
+    def _returns_graph(self, expr: cst.BaseExpression) -> bool:
+        """A call of a function of the project that returns a loss it has
+        back-propagated (`loss = train_step(batch)`)."""
+        if not isinstance(expr, cst.Call):
+            return False
+        summary = self.ctx.summaries.of_call(expr)
+        return summary is not None and summary.returns_graph
 
     def _check_append(self, facts: Facts, call: cst.Call) -> None:
         if (
@@ -300,6 +378,26 @@ class LossAccumulatedWithGraph(Rule):
         self._accumulators[node] = name
         carries = self._carries(added, facts)
         self._paths.setdefault(node, []).append((carries, _graph_names(added, facts) if carries else frozenset()))
+
+    def _check_helper(self, facts: Facts, call: cst.Call) -> None:
+        """`meter.update(loss)`, `log(history, {"loss": loss})`: a function of
+        the project that stores what it is given where it outlives the call."""
+        summary = self._accumulating(call)
+        if summary is None:
+            return
+        carries = False
+        for slot, arg in _slots(call):
+            if summary.slot(slot) in summary.accumulates:
+                carries = carries or any(self._carries(value, facts) for value in _packed(arg.value))
+        self._accumulators[call] = dotted_name(call.func) or ""
+        self._helpers.add(call)
+        self._paths.setdefault(call, []).append((carries, frozenset()))
+
+    def _accumulating(self, call: cst.CSTNode) -> Summary | None:
+        if not isinstance(call, cst.Call):
+            return None
+        summary = self.ctx.summaries.of_call(call)
+        return summary if summary is not None and summary.accumulates else None
 
     # -- context ---------------------------------------------------------------
     def _consumed_names(self, body: cst.CSTNode) -> set[str]:
@@ -379,6 +477,29 @@ class LossAccumulatedWithGraph(Rule):
             scope = self.ctx.module
         prefix = accumulator + "."
         return any(name.startswith(prefix) for name in names_in(scope))
+
+
+def _slots(call: cst.Call) -> Iterator[tuple[str, cst.Arg]]:
+    """Each argument of a call with its slot (`#0`, or the keyword)."""
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            return
+        if arg.keyword is not None:
+            yield arg.keyword.value, arg
+        else:
+            yield f"#{index}", arg
+            index += 1
+
+
+def _packed(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The value, or the values a dict / list / tuple literal packs."""
+    if isinstance(value, cst.Dict):
+        yield from (e.value for e in value.elements if isinstance(e, cst.DictElement))
+    elif isinstance(value, cst.List | cst.Tuple):
+        yield from (e.value for e in value.elements)
+    else:
+        yield value
 
 
 def _bound_names(target: cst.BaseExpression) -> list[str]:

@@ -5,7 +5,8 @@ import importlib
 import os
 import sys
 
-SUBCOMMANDS = ("show", "merge")
+# Subcommand -> module with a `main(argv)`; neither imports torch.
+SUBCOMMANDS = {"show": "sanitizer.report.show", "merge": "sanitizer.distributed.merge"}
 
 
 def main(argv: list[str]) -> int:
@@ -34,9 +35,9 @@ def main(argv: list[str]) -> int:
 
 def _subcommand(name: str, args: list[str]) -> int:
     try:
-        module = importlib.import_module(f"sanitizer.{name}")
+        module = importlib.import_module(SUBCOMMANDS[name])
     except ModuleNotFoundError as error:
-        if error.name != f"sanitizer.{name}":
+        if error.name != SUBCOMMANDS[name]:
             raise
         print(f"sanitizer: the '{name}' subcommand is not available in this installation", file=sys.stderr)
         return 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from sanitizer.formatting import format_number
+from sanitizer.report.formatting import format_number
 
 MAX_TICKS = 7
 

@@ -5,7 +5,9 @@ import os
 import sys
 from types import FrameType
 
-_SKIPPED_PREFIXES: list[str] = [os.path.dirname(os.path.abspath(__file__)) + os.sep]
+# The whole sanitizer package (this file sits in sanitizer/core/) is library code.
+_SANITIZER_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_SKIPPED_PREFIXES: list[str] = [_SANITIZER_ROOT + os.sep]
 
 
 def skip_package(module: object) -> None:

@@ -18,9 +18,9 @@ import re
 import sys
 from typing import Any
 
-from sanitizer import report_access
-from sanitizer.catalogue import KINDS
-from sanitizer.reports import write_atomic
+from sanitizer.core.catalogue import KINDS
+from sanitizer.report import access
+from sanitizer.report.json_report import write_atomic
 
 KIND_ORDER = {name: index for index, name in enumerate(KINDS)}  # catalogue order: cause before effect
 
@@ -42,7 +42,7 @@ def main(argv: list[str]) -> int:
         return int(exit_request.code or 0)
     try:
         reports = [read_report(path) for path in options.reports]
-    except (MergeError, report_access.ReportError) as error:
+    except (MergeError, access.ReportError) as error:
         print(f"sanitizer merge: {error}", file=sys.stderr)
         return 2
     merged = merge(reports)
@@ -58,7 +58,7 @@ def main(argv: list[str]) -> int:
 
 
 def read_report(path: str) -> dict[str, Any]:
-    data = report_access.read_report(path)
+    data = access.read_report(path)
     if data.get("tool") != "sanitizer":
         raise MergeError(f"{path} is not a sanitizer report")
     return data

@@ -6,9 +6,9 @@ import importlib.util
 import io
 from typing import TYPE_CHECKING
 
-from sanitizer.chart_model import Chart, build_charts, line_color, severity_color
-from sanitizer.downsample import downsample_segments
-from sanitizer.report_access import events_of, field, sorted_events
+from sanitizer.report.access import events_of, field, sorted_events
+from sanitizer.report.chart_model import Chart, build_charts, line_color, severity_color
+from sanitizer.report.downsample import downsample_segments
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

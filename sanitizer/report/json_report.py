@@ -7,12 +7,12 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from sanitizer import __version__
-from sanitizer.atomic_file import write_atomically
-from sanitizer.catalogue import KINDS, STAGES
-from sanitizer.events import json_safe
+from sanitizer.core.catalogue import KINDS, STAGES
+from sanitizer.core.events import json_safe
+from sanitizer.report.atomic_file import write_atomically
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 SCHEMA = 1
 SERIES_POINTS = 2048  # series are decimated by 2 whenever they outgrow this

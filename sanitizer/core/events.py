@@ -5,7 +5,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from sanitizer.catalogue import severity_of
+from sanitizer.core.catalogue import severity_of
 
 
 @dataclass

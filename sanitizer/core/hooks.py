@@ -17,10 +17,10 @@ from torch.nn.modules import module as module_globals
 from torch.optim import optimizer as optimizer_globals
 from torch.utils.data import dataloader
 
-from sanitizer import distributed
+from sanitizer.distributed import ranks
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 # Functional losses: the value they return in eval mode is a validation loss.
 LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss",
@@ -37,7 +37,7 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
     for name in LOSS_FUNCTIONS:
         if hasattr(F, name):
             _patch(stack, F, name, _loss_observer(session, name))
-    distributed.install(session, stack)
+    ranks.install(session, stack)
 
 
 def _guarded(session: Sanitizer, where: str, callback: Callable[..., None]) -> Callable[..., None]:
@@ -145,7 +145,7 @@ def _observing_call(session: Sanitizer, where: str, observe: Callable[[Any], Non
     def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(original)
         def call(*args: Any, **kwargs: Any) -> Any:
-            if session._active:
+            if session.active:
                 guarded(args[0] if args else kwargs.get("tensors"))
             return original(*args, **kwargs)
         return call
@@ -159,7 +159,7 @@ def _loss_observer(session: Sanitizer, name: str) -> Callable[..., Any]:
         @functools.wraps(original)
         def loss(*args: Any, **kwargs: Any) -> Any:
             value = original(*args, **kwargs)
-            if session._active:
+            if session.active:
                 guarded(value)
             return value
         return loss
@@ -171,7 +171,7 @@ def _timed_next(session: Sanitizer) -> Callable[..., Any]:
         @functools.wraps(original)
         def next_batch(iterator: Any) -> Any:
             # the first batch of an iterator includes worker start-up: not a steady-state wait
-            if not session._active or getattr(iterator, "_num_yielded", 0) == 0:
+            if not session.active or getattr(iterator, "_num_yielded", 0) == 0:
                 return original(iterator)
             start = time.perf_counter()
             try:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sanitizer.atomic_file import write_atomically
-from sanitizer.html_report import render_html
-from sanitizer.png_report import matplotlib_available, render_png
-from sanitizer.report_access import ReportError, load_reports
-from sanitizer.summary_text import format_summary
+from sanitizer.report.access import ReportError, load_reports
+from sanitizer.report.atomic_file import write_atomically
+from sanitizer.report.html_report import render_html
+from sanitizer.report.png_report import matplotlib_available, render_png
+from sanitizer.report.summary_text import format_summary
 
 NO_MATPLOTLIB = (
     "sanitizer show: --png needs matplotlib, which is not installed "

@@ -12,10 +12,10 @@ import shlex
 from collections import Counter
 from html import escape
 
-from sanitizer.chart_model import Chart, build_charts, line_color
-from sanitizer.formatting import format_duration, plural
-from sanitizer.html_style import STYLESHEET
-from sanitizer.report_access import (
+from sanitizer.report.chart_model import Chart, build_charts, line_color
+from sanitizer.report.formatting import format_duration, plural
+from sanitizer.report.html_style import STYLESHEET
+from sanitizer.report.access import (
     as_float,
     diagnoses,
     event_counts,
@@ -25,7 +25,7 @@ from sanitizer.report_access import (
     severity_of,
     sorted_events,
 )
-from sanitizer.svg_chart import render_chart
+from sanitizer.report.svg_chart import render_chart
 
 MAX_ROWS = 2000
 MAX_DETAIL_CHARS = 600

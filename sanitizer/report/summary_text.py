@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 import shlex
 
-from sanitizer.formatting import format_duration, plural
-from sanitizer.report_access import (
+from sanitizer.report.formatting import format_duration, plural
+from sanitizer.report.access import (
     SEVERITY_ORDER,
     as_float,
     diagnoses,

@@ -18,15 +18,17 @@ from typing import Any, Iterable, TextIO
 import torch
 from torch import nn
 
-from sanitizer import hooks, locations, reports
-from sanitizer.catalogue import KINDS
+from sanitizer.core import hooks, locations
+from sanitizer.core.catalogue import KINDS
+from sanitizer.core.events import Event
+from sanitizer.core.manual import ManualUpdate
+from sanitizer.core.memory import MemoryMeter
+from sanitizer.core.naming import ModelIndex
+from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, squared_norms
+from sanitizer.core.sink import Sink
+from sanitizer.core.tracing import ForwardTracer
 from sanitizer.detectors import Detector, build_detectors
-from sanitizer.events import Event
-from sanitizer.manual import ManualUpdate
-from sanitizer.memory import MemoryMeter
-from sanitizer.naming import ModelIndex
-from sanitizer.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, squared_norms
-from sanitizer.tracing import ForwardTracer
+from sanitizer.report import json_report
 
 MAX_EVENTS_PER_KIND = 20
 UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
@@ -69,8 +71,9 @@ class Sanitizer:
         self.fp16 = False
         self.exit_code: int | None = None
         self.index = ModelIndex()
-        self.series = reports.Series()
+        self.series = json_report.Series()
         self.probe = StepProbe()
+        self.sink = Sink(self)  # all that detectors see of the session
         self._stack = ExitStack()
         self._active = False
         self._closed = False
@@ -124,19 +127,24 @@ class Sanitizer:
         finally:
             self._stack.close()
         for detector in self.detectors:
-            self._guard(f"{detector.name}.on_end", detector.on_end, self)
+            self._guard(f"{detector.name}.on_end", detector.on_end, self.sink)
         self._add_usage_notes()
         data = self.report()
         if self.report_path is not None:
-            self._guard("writing the report", reports.write_atomic, self.report_path, data)
+            self._guard("writing the report", json_report.write_atomic, self.report_path, data)
         return data
 
     def report(self) -> dict[str, Any]:
-        return reports.build(self, time.perf_counter() - self._started)
+        return json_report.build(self, time.perf_counter() - self._started)
 
     def print_summary(self) -> None:
-        for line in reports.summary_lines(self):
+        for line in json_report.summary_lines(self):
             self.alert(line)
+
+    @property
+    def active(self) -> bool:
+        """True from `start()` until `close()` removes the hooks."""
+        return self._active
 
     @property
     def error_count(self) -> int:
@@ -238,7 +246,7 @@ class Sanitizer:
             probe.loss_sites.append(self._loss_site or locations.user_site())
             self._loss_site = None
             for detector in self._backward_listeners:
-                detector.on_backward(loss, self)
+                detector.on_backward(loss, self.sink)
 
     def on_scale(self, scaler: Any, outputs: Any, scaled: Any) -> None:
         if not scaler.is_enabled():
@@ -318,7 +326,7 @@ class Sanitizer:
             record = self._measure(probe, params, skipped, found_inf, partial)
         for detector in self.detectors:
             try:
-                detector.on_step(record, self)
+                detector.on_step(record, self.sink)
             except Exception as exc:
                 self.internal_error(f"{detector.name}.on_step", exc)
         if not partial:

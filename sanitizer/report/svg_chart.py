@@ -6,10 +6,10 @@ import math
 from collections.abc import Callable
 from html import escape
 
-from sanitizer.axis_ticks import linear_ticks, log_label, log_range, log_ticks, nice_range
-from sanitizer.chart_model import Chart, Line, Marker, line_color, severity_color
-from sanitizer.downsample import downsample_segments
-from sanitizer.formatting import format_number, format_step
+from sanitizer.report.axis_ticks import linear_ticks, log_label, log_range, log_ticks, nice_range
+from sanitizer.report.chart_model import Chart, Line, Marker, line_color, severity_color
+from sanitizer.report.downsample import downsample_segments
+from sanitizer.report.formatting import format_number, format_step
 
 WIDTH, HEIGHT = 960, 250
 LEFT, RIGHT, TOP, BOTTOM = 74, 18, 14, 46

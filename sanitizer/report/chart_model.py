@@ -10,9 +10,9 @@ import bisect
 import math
 from dataclasses import dataclass, field
 
-from sanitizer.downsample import Point
-from sanitizer.formatting import byte_unit
-from sanitizer.report_access import as_float, rank_number, rank_reports, severity_of
+from sanitizer.report.access import as_float, rank_number, rank_reports, severity_of
+from sanitizer.report.downsample import Point
+from sanitizer.report.formatting import byte_unit
 
 # A chart that would hold more markers keeps the most severe ones.
 MAX_MARKERS = 400

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 KEY_PREFIX = "trainlint-sanitizer"
 
@@ -80,11 +80,11 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
 
     def on_iter(sampler: Any) -> None:
         for detector in listeners:
-            detector.on_sampler_iter(sampler, session)
+            detector.on_sampler_iter(sampler, session.sink)
 
     def on_set_epoch(sampler: Any) -> None:
         for detector in listeners:
-            detector.on_set_epoch(sampler, session)
+            detector.on_set_epoch(sampler, session.sink)
 
     _wrap_method(stack, sampler_class, "__iter__", _guarded(session, "DistributedSampler.__iter__", on_iter),
                  after=False)
@@ -94,7 +94,7 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
 
 def _guarded(session: Sanitizer, where: str, callback: Callable[..., None]) -> Callable[..., None]:
     def call(*args: Any) -> None:
-        if not session._active:
+        if not session.active:
             return
         try:
             callback(*args)

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch import nn
 
-from sanitizer import locations
-from sanitizer.probe import INPUT_SLOT
+from sanitizer.core import locations
+from sanitizer.core.probe import INPUT_SLOT
 
 if TYPE_CHECKING:
+    from sanitizer.core.session import Sanitizer
     from sanitizer.detectors import Detector
-    from sanitizer.session import Sanitizer
 
 # Elementwise modules that cannot turn a finite input into a non-finite output:
 # tracing them would only cost time.
@@ -63,7 +63,7 @@ class ForwardTracer:
         if tensor is None:
             return
         for detector in self._listeners:
-            detector.on_forward(module, output, self._session)
+            detector.on_forward(module, output, self._session.sink)
         last = self._last_output
         if last is not None and last() is tensor:  # a container passing a child's output through
             return

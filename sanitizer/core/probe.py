@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from sanitizer.distributed import local_values
+from sanitizer.distributed.ranks import local_values
 
 INPUT_SLOT = -1  # trail slot of the batch fed to the outermost module
 MAX_TRAIL = 4096  # trail entries kept per step (grad-enabled forwards beyond are not traced)
