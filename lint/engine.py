@@ -30,8 +30,12 @@ _LIBCST_POSITION = re.compile(r"error at (\d+):(\d+)")
 class FileOutcome:
     findings: list[Finding] = field(default_factory=list)
     fixed_source: str | None = None  # set when fixes changed the text
-    fixes_applied: int = 0
+    fixed_codes: list[str] = field(default_factory=list)  # the rule of each fix applied
     encoding: str = "utf-8"
+
+    @property
+    def fixes_applied(self) -> int:
+        return len(self.fixed_codes)
 
 
 @contextmanager
@@ -76,10 +80,10 @@ def lint_text(
 ) -> FileOutcome:
     """Lint text that is already decoded, such as an editor's unsaved buffer."""
     try:
-        findings, fixed, count = _lint_text(path, source, rules, fix)
+        findings, fixed, fixed_codes = _lint_text(path, source, rules, fix)
     except _Unparsable as exc:
         return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column))
-    return FileOutcome(findings, fixed if fixed != source else None, count)
+    return FileOutcome(findings, fixed if fixed != source else None, fixed_codes)
 
 
 def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Finding) -> str | None:
@@ -99,8 +103,8 @@ def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Findin
 
 def _lint_text(
     path: str, source: str, rules: Sequence[type[Rule]], fix: str | None
-) -> tuple[list[Finding], str, int]:
-    applied = 0
+) -> tuple[list[Finding], str, list[str]]:
+    applied: list[str] = []
     for _ in range(_MAX_FIX_ROUNDS):
         module, diagnostics = _analyse(path, source, rules)
         lines = source.splitlines()
@@ -112,7 +116,7 @@ def _lint_text(
             new_source = apply_fixes(module, [d.fix for d in fixable if d.fix is not None])
         if new_source == source:
             return [finding for _, finding in kept], source, applied
-        applied += len(fixable)
+        applied.extend(d.rule.code for d in fixable)
         source = new_source
     module, diagnostics = _analyse(path, source, rules)
     return [f for _, f in _positioned(path, module, diagnostics, source.splitlines())], source, applied

@@ -17,6 +17,7 @@ from torch.nn.modules import module as module_globals
 from torch.optim import optimizer as optimizer_globals
 from torch.utils.data import dataloader
 
+from sanitizer.core import locations
 from sanitizer.distributed import ranks
 
 if TYPE_CHECKING:
@@ -103,6 +104,7 @@ class _MeasuredClosure:
         self.end_step = end_step
         self.measured = False
 
+    @locations.transparent
     def __call__(self) -> Any:
         result = self.closure()
         if not self.measured:
@@ -202,7 +204,7 @@ def _patch(stack: ExitStack, owner: Any, name: str, wrap: Callable[[Callable[...
     def below(*args: Any, **kwargs: Any) -> Any:
         return layer.below(*args, **kwargs)
 
-    setattr(owner, name, wrap(below))
+    setattr(owner, name, locations.transparent(wrap(below)))
     _LAYERS.setdefault((id(owner), name), []).append(layer)
     stack.callback(_unpatch, owner, name, layer)
 
