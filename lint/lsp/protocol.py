@@ -11,6 +11,7 @@ from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
 from lint.finding import Finding
+from lint.urls import rule_docs_url
 
 SOURCE = "trainlint"
 # LSP and LibCST count lines alike; str.splitlines would also break at \f
@@ -50,6 +51,7 @@ def diagnostic(finding: Finding, positions: TextPositions) -> types.Diagnostic:
         message=finding.message,
         severity=_SEVERITY[finding.severity],
         code=finding.code,
+        code_description=types.CodeDescription(href=rule_docs_url(finding.code)),
         source=SOURCE,
     )
 
