@@ -13,7 +13,7 @@ from lint.cache import CACHE_DIR, clear
 from lint.check import CheckRequest, execute, fail
 from lint.config import find_config
 
-SUBCOMMANDS = ("check", "rules", "explain", "clean")
+SUBCOMMANDS = ("check", "rules", "explain", "clean", "server")
 
 
 class _DefaultToCheck(click.Group):
@@ -102,3 +102,16 @@ def clean(directory: str | None) -> None:
     base = found.parent if found is not None else root
     removed = clear(base / CACHE_DIR)
     click.echo(f"{'Removed' if removed else 'No cache at'} {base / CACHE_DIR}")
+
+
+@main.command()
+def server() -> None:
+    """Run the language server for editors (LSP over stdin/stdout)."""
+    try:
+        from lint.lsp.server import serve
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        _fail(f"`trainlint server` needs pygls 2 ({exc}): pip install 'trainlint[lsp]'")
+        return
+    serve()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from lint.cache import ResultCache, content_hash
-from lint.config import Config, Selection, matches_glob
+from lint.config import Config, Selection, codes_for_file
 from lint.finding import Finding
 from lint.source import encoding_to_write
 
@@ -70,7 +70,7 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
     tasks: list[_Task] = []
     live_keys: set[str] = set()
     for path in files:
-        codes = codes_for(path, selection, config)
+        codes = codes_for_file(Path(path), selection, config)
         key = digest = None
         if cache is not None:
             try:
@@ -118,14 +118,6 @@ def _remember(cache: ResultCache, task: _Task, analysed: _Analysed, written: str
         live_keys.discard(task.key)
         live_keys.add(key)
         cache.put(key, analysed.outcome.findings)
-
-
-def codes_for(path: str, selection: Selection, config: Config) -> tuple[str, ...]:
-    ignored: list[str] = []
-    for glob, codes in config.per_file_ignores.items():
-        if matches_glob(Path(path), config.root, [glob]):
-            ignored.extend(codes)
-    return (selection.without(ignored) if ignored else selection).codes
 
 
 def _analyse_all(tasks: list[_Task], options: RunOptions) -> Iterator[tuple[_Task, _Analysed]]:

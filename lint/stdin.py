@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lint.config import Config, Selection, matches_glob
-from lint.runner import analyse_bytes, codes_for
+from lint.config import Config, Selection, codes_for_file, matches_glob
+from lint.runner import analyse_bytes
 from lint.source import encoding_to_write
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ def lint_stdin(data: bytes, path: str, selection: Selection, config: Config, fix
     excludes `path` (an editor then shows nothing and keeps the text)."""
     if path != UNNAMED and matches_glob(Path(path), config.root, [*config.exclude, *config.extend_exclude]):
         return None
-    return analyse_bytes(path, data, codes_for(path, selection, config), fix)
+    return analyse_bytes(path, data, codes_for_file(Path(path), selection, config), fix)
 
 
 def fixed_bytes(data: bytes, outcome: FileOutcome | None) -> bytes:
