@@ -4,6 +4,7 @@ from typing import Iterator
 
 import libcst as cst
 
+from lint.analysis.accumulators import consumed_names, escapes
 from lint.analysis.dataflow import (
     backpropagated_names,
     backward_targets,
@@ -13,11 +14,12 @@ from lint.analysis.dataflow import (
     string_value,
 )
 from lint.analysis.flow import Facts, Flow
+from lint.analysis.loops import grad_mode_at
 from lint.analysis.scopes import dotted_name
 from lint.analysis.training import code_bodies, method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Example, Fix, Rule
-from lint.summaries import Summary
+from lint.summaries import BACKWARD, Summary
 
 _DETACHING_METHODS = frozenset({"item", "detach", "tolist", "numpy", "data"})
 _DETACHING_BUILTINS = frozenset({"float", "int", "round"})
@@ -48,20 +50,29 @@ class LossAccumulatedWithGraph(Rule):
     `loss.item()` (or `loss.detach()` to keep a tensor).
 
     ## Fix safety
-    Safe: in a running sum the loss becomes `loss.item()` (offered only when
-    the loss is known to be a scalar, and the total is never used as a tensor,
-    e.g. `total.item()`, afterwards); in an append it becomes
-    `loss.detach()`. Gradients never flowed through the total, since it is not
-    back-propagated, so the numbers stay the same.
+    Safe, and offered only when no later use could need the tensor: in a
+    running sum the loss becomes `loss.item()` (when the loss is known to be
+    a scalar), in an append `loss.detach()`. The total must stay within its
+    function and be read only as a number: printed, formatted, logged, used
+    in arithmetic or passed to torch / numpy / math functions whose results
+    are followed the same way. A total that is returned, yielded, stored in
+    an attribute or a container, handed to any other function, or kept on
+    `self` gets the finding without a fix: whoever receives it may
+    back-propagate it or call tensor methods on it.
 
     ## Limitations
     Only the direct forms above are recognized: totals kept in dicts
     (`meters["loss"] += loss`), metric objects and helper functions are not
     followed, and an accumulation outside any loop (a `training_step` method
-    appending to `self.outputs`) is not flagged. A total that is itself
-    back-propagated (a loss summed over several heads) is a loss being built,
-    not a log, and is never flagged. A value is judged on every path: if some
-    path turns `loss` into a float first, the line is left alone.
+    appending to `self.outputs`) is not flagged. A loss being built is never
+    flagged: a total that is back-propagated later (`total.backward()`,
+    `torch.stack(losses).mean().backward()`, `for l in losses: l.backward()`),
+    a sum in a module's `forward`, a sum returned by a function that
+    back-propagates nothing (a loss function: its caller does), and any sum
+    under `torch.no_grad()` / `torch.inference_mode()` (a `with` block, a
+    decorator, or every call site of the function), where no graph is
+    recorded. A value is judged on every path: if some path turns `loss`
+    into a float first, the line is left alone.
     """
 
     code = "TL202"
@@ -87,47 +98,40 @@ class LossAccumulatedWithGraph(Rule):
             "    optimizer.step()\n"
             "    total_loss += loss.item()  # expect: TL202\n",
         ),
-        Example(
-            "import torch.nn.functional as F\n"
-            "def train(model, loader, opt):\n"
-            "    losses = []\n"
-            "    for x, y in loader:\n"
-            "        loss = F.cross_entropy(model(x), y)\n"
-            "        losses.append(loss)  # expect: TL202\n"
-            "        opt.zero_grad()\n"
-            "        loss.backward()\n"
-            "        opt.step()\n"
-            "    return losses\n",
-            fixed="import torch.nn.functional as F\n"
-            "def train(model, loader, opt):\n"
-            "    losses = []\n"
-            "    for x, y in loader:\n"
-            "        loss = F.cross_entropy(model(x), y)\n"
-            "        losses.append(loss.detach())  # expect: TL202\n"
-            "        opt.zero_grad()\n"
-            "        loss.backward()\n"
-            "        opt.step()\n"
-            "    return losses\n",
-        ),
+        # returned to the caller: flagged, but no fix (the caller may need tensors)
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    losses = []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        losses.append(loss)  # expect: TL202\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    return losses\n",
         Example(
             "from torch import nn\n"
             "criterion = nn.CrossEntropyLoss()\n"
-            "def train_one_epoch(model, loader, optimizer, scaler):\n"
-            "    running = 0\n"
+            "def train_one_epoch(model, loader, optimizer, scaler, log):\n"
+            "    running, history = 0, []\n"
             "    for i, (x, y) in enumerate(loader):\n"
             "        loss = criterion(model(x), y)\n"
             "        scaler.scale(loss).backward()\n"
             "        running = running + loss * x.size(0)  # expect: TL202\n"
-            "    return running / len(loader.dataset)\n",
+            "        history.append(loss)  # expect: TL202\n"
+            "    print(f\"loss {running / len(loader.dataset):.3f}\", len(history))\n"
+            "    log.info(\"last %s\", history[-1])\n",
             fixed="from torch import nn\n"
             "criterion = nn.CrossEntropyLoss()\n"
-            "def train_one_epoch(model, loader, optimizer, scaler):\n"
-            "    running = 0\n"
+            "def train_one_epoch(model, loader, optimizer, scaler, log):\n"
+            "    running, history = 0, []\n"
             "    for i, (x, y) in enumerate(loader):\n"
             "        loss = criterion(model(x), y)\n"
             "        scaler.scale(loss).backward()\n"
             "        running = running + loss.item() * x.size(0)  # expect: TL202\n"
-            "    return running / len(loader.dataset)\n",
+            "        history.append(loss.detach())  # expect: TL202\n"
+            "    print(f\"loss {running / len(loader.dataset):.3f}\", len(history))\n"
+            "    log.info(\"last %s\", history[-1])\n",
         ),
         # a step function that returns the back-propagated loss, summed by its caller
         "def train_step(model, batch, opt):\n"
@@ -273,20 +277,49 @@ class LossAccumulatedWithGraph(Rule):
             if body not in bodies:
                 continue
             self._backpropagated = backpropagated_names(self.ctx, body)
-            self._consumed = self._consumed_names(body)
+            self._consumed = consumed_names(self.ctx, body)
             Flow(self.ctx.module, self._transfer).run(body)
         for node, paths in self._paths.items():
             if not all(carries for carries, _ in paths):
                 continue
             # the costlier context checks run only for what carries a graph on every path
             accumulator = self._accumulators[node]
-            if not self._outlives_iteration(node, accumulator):
+            if not self._outlives_iteration(node, accumulator) or self._builds_loss(node, accumulator):
                 continue
             operands = frozenset.intersection(*(names for _, names in paths))
             if node in self._helpers:
                 self.report(self._statement_node(node), _THROUGH_HELPER.format(self.ctx.code(node.func)))  # type: ignore[attr-defined]
             else:
                 self.report(self._statement_node(node), fix=self._fix(node, accumulator, operands))
+
+    def _back_propagates(self, function: cst.FunctionDef) -> bool:
+        """`function` runs a backward pass, itself or through a call."""
+        if backpropagated_names(self.ctx, function.body):
+            return True
+        for call in iter_nodes(function.body):
+            if isinstance(call, cst.Call):
+                summary = self.ctx.summaries.of_call(call)
+                if summary is not None and summary.does(BACKWARD):
+                    return True
+        return False
+
+    def _builds_loss(self, node: cst.CSTNode, accumulator: str) -> bool:
+        """A sum that is no log: built without a graph (under `no_grad`), in a
+        module's `forward`, or returned by a function that never
+        back-propagates it, for its caller to back-propagate."""
+        if grad_mode_at(self.ctx, node) == "off":
+            return True
+        function = self.ctx.enclosing_function(node)
+        if function is None:
+            return False
+        if function.name.value == "forward":
+            return True
+        if self._back_propagates(function):
+            return False
+        return any(
+            isinstance(n, cst.Return) and n.value is not None and accumulator in names_in(n.value)
+            for n in iter_nodes(function.body)
+        )
 
     def _bodies_with_accumulation(self) -> set[cst.CSTNode]:
         """Bodies holding, inside a loop, something that could accumulate
@@ -400,19 +433,6 @@ class LossAccumulatedWithGraph(Rule):
         return summary if summary is not None and summary.accumulates else None
 
     # -- context ---------------------------------------------------------------
-    def _consumed_names(self, body: cst.CSTNode) -> set[str]:
-        """Names that flow into a backward pass: sums built to be back-propagated."""
-        consumed: set[str] = set()
-        for node in iter_nodes(body):
-            if isinstance(node, cst.Call):
-                for target in backward_targets(node):
-                    consumed |= names_in(target)
-        for node in iter_nodes(body):
-            if isinstance(node, cst.Assign):
-                if any(dotted_name(t.target) in consumed for t in node.targets):
-                    consumed |= names_in(node.value)
-        return consumed
-
     def _outlives_iteration(self, node: cst.CSTNode, accumulator: str) -> bool:
         loop = None
         for ancestor in self.ctx.ancestors(node):
@@ -436,7 +456,7 @@ class LossAccumulatedWithGraph(Rule):
 
     # -- fix -------------------------------------------------------------------
     def _fix(self, node: cst.CSTNode, accumulator: str, operands: frozenset[cst.Name]) -> Fix | None:
-        if not operands:
+        if not operands or not self._only_read_as_number(node, accumulator):
             return None
         if isinstance(node, cst.Call):
             method = "detach"
@@ -448,6 +468,17 @@ class LossAccumulatedWithGraph(Rule):
             name: cst.Call(func=cst.Attribute(value=name, attr=cst.Name(method))) for name in operands
         }
         return Fix(edits)  # type: ignore[arg-type]
+
+    def _only_read_as_number(self, node: cst.CSTNode, accumulator: str) -> bool:
+        """The fix is safe only when no later use could need the graph or the
+        tensor: an attribute (`self.losses`) outlives the function, and a
+        value returned, stored or handed to other code may be
+        back-propagated or asked for `.grad_fn` there."""
+        if "." in accumulator:
+            return False
+        body = self.ctx.enclosing_function(node) or self.ctx.module
+        accumulating = {n for n in self._accumulators if self._accumulators[n] == accumulator}
+        return not escapes(self.ctx, body, accumulator, accumulating)
 
     def _is_scalar(self, name: str, at: cst.CSTNode) -> bool:
         """Back-propagated by a plain `.backward()`, or computed by loss calls
