@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 from lint.cache import ResultCache, content_hash
 from lint.config import Config, Selection, codes_for_file
 from lint.finding import Finding
+from lint.source import encoding_to_write
 
 if TYPE_CHECKING:
     from lint.engine import FileOutcome
@@ -146,21 +147,28 @@ def _size(path: str) -> int:
 
 def _analyse(path: str, codes: tuple[str, ...], fix: str | None) -> _Analysed:
     from lint import engine
-    from lint.registry import by_code
 
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         return _Analysed(engine.FileOutcome(_unreadable(path, exc, codes)), "")
+    return _Analysed(analyse_bytes(path, data, codes, fix), content_hash(data))
+
+
+def analyse_bytes(path: str, data: bytes, codes: Sequence[str], fix: str | None) -> FileOutcome:
+    """Lint `data` as the file `path` with the rules `codes`; an internal error
+    is reported as a finding of this file, never raised."""
+    from lint import engine
+    from lint.registry import by_code
+
     rules = by_code()
     try:
-        outcome = engine.lint_bytes(path, data, [rules[c] for c in codes], fix)
+        return engine.lint_bytes(path, data, [rules[c] for c in codes], fix)
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
         rule = rules.get(UNREADABLE)
         message = f"internal error while linting this file ({type(exc).__name__}: {exc}); please report it"
         findings = [] if rule is None else [Finding(path, 1, 1, 1, 1, rule.code, rule.name, rule.severity, message)]
-        outcome = engine.FileOutcome(findings)
-    return _Analysed(outcome, content_hash(data))
+        return engine.FileOutcome(findings)
 
 
 def _apply(task: _Task, analysed: _Analysed, options: RunOptions, result: RunResult) -> str | None:
@@ -183,7 +191,7 @@ def _apply(task: _Task, analysed: _Analysed, options: RunOptions, result: RunRes
         result.diffs.append(unified_diff(task.path, original, outcome.fixed_source))
         result.fixed[task.path] = outcome.fixed_codes
         return None
-    encoding = "utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else outcome.encoding
+    encoding = encoding_to_write(data, outcome.encoding)
     try:
         write_atomic(task.path, outcome.fixed_source, encoding=encoding)
     except OSError as exc:
