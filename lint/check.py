@@ -27,7 +27,8 @@ from lint.config import (
 )
 from lint.discovery import Discovery, discover
 from lint.manifest import manifest
-from lint.runner import RunOptions, RunResult, run
+from lint.runner import RunOptions, RunResult, run, unified_diff
+from lint.stdin import UNNAMED, fixed_bytes, lint_stdin
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -59,6 +60,11 @@ class CheckRequest:
     jobs: int
     no_cache: bool
     config_path: str | None
+    stdin_filename: str | None
+
+    @property
+    def reads_stdin(self) -> bool:
+        return self.paths == (UNNAMED,) or (not self.paths and self.stdin_filename is not None)
 
     @property
     def fix_mode(self) -> str | None:
@@ -73,10 +79,16 @@ class Settings:
 
 def execute(request: CheckRequest) -> int:
     """Run the check; the exit status."""
+    if UNNAMED in request.paths and len(request.paths) > 1:
+        return fail("`-` (standard input) cannot be combined with other paths")
+    if request.stdin_filename is not None and not request.reads_stdin:
+        return fail("--stdin-filename names standard input: give `-` as the only path")
     try:
         settings = _settings(request)
     except ConfigError as exc:
         return fail(str(exc))
+    if request.reads_stdin:
+        return _check_stdin(request, settings)
     started = time.perf_counter()
     targets = list(request.paths) or ["."]
     found = discover(targets, settings.config)
@@ -92,7 +104,7 @@ def execute(request: CheckRequest) -> int:
     if request.verbose:
         _verbose_summary(settings, found, result, time.perf_counter() - started)
     try:
-        _report(request, found, result)
+        _report(request, result, linted=bool(found.files))
     except OSError as exc:
         return fail(f"cannot write {request.output_file}: {exc.strerror or exc}")
     if found.errors or result.errors:
@@ -101,7 +113,7 @@ def execute(request: CheckRequest) -> int:
 
 
 def _settings(request: CheckRequest) -> Settings:
-    targets = list(request.paths) or ["."]
+    targets = [request.stdin_filename or "."] if request.reads_stdin else list(request.paths) or ["."]
     overrides = Overrides(
         exclude=_list(request.exclude) if request.exclude else None,
         extend_exclude=_list(request.extend_exclude),
@@ -118,6 +130,29 @@ def _settings(request: CheckRequest) -> Settings:
         [*config.ignore, *_codes(request.ignore, "--ignore"), *_codes(request.extend_ignore, "--extend-ignore")],
     )
     return Settings(config, selection)
+
+
+def _check_stdin(request: CheckRequest, settings: Settings) -> int:
+    """Lint standard input; with --fix the (fixed) code goes to stdout and
+    the report to stderr, with --diff the diff goes to stdout."""
+    data = click.get_binary_stream("stdin").read()
+    path = request.stdin_filename or UNNAMED
+    outcome = lint_stdin(data, path, settings.selection, settings.config, request.fix_mode)
+    result = RunResult()
+    if outcome is not None:
+        result.findings = outcome.findings
+        if outcome.fixed_source is not None:
+            result.fixed[path] = outcome.fixed_codes
+            original = data.decode(outcome.encoding, errors="replace")
+            result.diffs.append(unified_diff(path, original, outcome.fixed_source))
+    if request.fix and not request.diff:
+        click.get_binary_stream("stdout").write(fixed_bytes(data, outcome))
+        result.fixed_files = len(result.fixed)
+    try:
+        _report(request, result, linted=outcome is not None, to_stderr=request.fix and not request.diff)
+    except OSError as exc:
+        return fail(f"cannot write {request.output_file}: {exc.strerror or exc}")
+    return _status(request, result)
 
 
 def _list(values: tuple[str, ...]) -> list[str]:
@@ -147,9 +182,11 @@ def _nothing_to_lint(found: Discovery, targets: list[str], config: Config) -> st
     return f"no Python files found under {', '.join(targets)}"
 
 
-def _report(request: CheckRequest, found: Discovery, result: RunResult) -> None:
-    to_stdout = request.output_file is None and request.output_format == "text"
-    with _Output(request.output_file) as out:
+def _report(request: CheckRequest, result: RunResult, linted: bool, to_stderr: bool = False) -> None:
+    """The report (to stdout, stderr or the output file), then the messages
+    about fixes: beside a text report on the terminal, else on stderr."""
+    to_stdout = request.output_file is None and request.output_format == "text" and not to_stderr
+    with _Output(request.output_file, to_stderr) as out:
         if request.diff:
             out.write("".join(result.diffs))
         elif request.statistics:
@@ -157,7 +194,7 @@ def _report(request: CheckRequest, found: Discovery, result: RunResult) -> None:
             out.write(render(result.findings))
         elif request.quiet and request.output_format == "text":
             out.write(reporters.finding_lines(result.findings))
-        elif request.output_format != "text" or result.findings or found.files:
+        elif request.output_format != "text" or result.findings or linted:
             out.write(reporters.FORMATS[request.output_format](result.findings))
     if request.quiet:
         return
@@ -186,8 +223,9 @@ class _Output:
     """The report's destination: stdout, or the `--output-file`, written
     whole once the report is complete."""
 
-    def __init__(self, path: str | None) -> None:
+    def __init__(self, path: str | None, to_stderr: bool) -> None:
         self.path = path
+        self.to_stderr = to_stderr
         self.parts: list[str] = []
 
     def __enter__(self) -> _Output:
@@ -201,7 +239,7 @@ class _Output:
             return
         text = "".join(self.parts)
         if self.path is None:
-            click.echo(text, nl=False)
+            click.echo(text, nl=False, err=self.to_stderr)
             return
         target = Path(self.path)
         target.parent.mkdir(parents=True, exist_ok=True)

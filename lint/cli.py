@@ -13,7 +13,7 @@ from lint.cache import CACHE_DIR, clear
 from lint.check import CheckRequest, execute, fail
 from lint.config import find_config
 
-SUBCOMMANDS = ("check", "rules", "explain", "clean")
+SUBCOMMANDS = ("check", "rules", "explain", "clean", "server")
 
 
 class _DefaultToCheck(click.Group):
@@ -54,6 +54,7 @@ def main() -> None:
 @click.option("--extend-exclude", multiple=True, help="Globs of paths to skip, in addition to `exclude`.")
 @click.option("--per-file-ignores", multiple=True, metavar="GLOB:CODES", help="Rules not to run on matching files (replaces the configured table); repeatable.")
 @click.option("--extend-per-file-ignores", multiple=True, metavar="GLOB:CODES", help="As --per-file-ignores, adding to the configured table.")
+@click.option("--stdin-filename", metavar="PATH", help="With `-` as the path: lint standard input as this file (config, per-file ignores and exclusion apply).")
 @click.option("-q", "--quiet", is_flag=True, help="Print the findings and nothing else.")
 @click.option("-v", "--verbose", is_flag=True, help="Also print the configuration, the rules and what was linted (on stderr).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, help="Worker processes (default: one per CPU).")
@@ -101,3 +102,16 @@ def clean(directory: str | None) -> None:
     base = found.parent if found is not None else root
     removed = clear(base / CACHE_DIR)
     click.echo(f"{'Removed' if removed else 'No cache at'} {base / CACHE_DIR}")
+
+
+@main.command()
+def server() -> None:
+    """Run the language server for editors (LSP over stdin/stdout)."""
+    try:
+        from lint.lsp.server import serve
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        _fail(f"`trainlint server` needs pygls 2 ({exc}): pip install 'trainlint[lsp]'")
+        return
+    serve()

@@ -154,6 +154,15 @@ def select_rules(select: Sequence[str] | None, extend: Sequence[str], ignore: Se
     return Selection(tuple(chosen))
 
 
+def codes_for_file(path: Path, selection: Selection, config: Config) -> tuple[str, ...]:
+    """The selected codes minus those `per-file-ignores` turns off for `path`."""
+    ignored: list[str] = []
+    for glob, codes in config.per_file_ignores.items():
+        if matches_glob(path, config.root, [glob]):
+            ignored.extend(codes)
+    return (selection.without(ignored) if ignored else selection).codes
+
+
 def _specificity(code: str, selectors: Sequence[str]) -> int:
     """Length of the longest selector that is a prefix of `code`, -1 if none."""
     return max((len(s) for s in selectors if code.startswith(s)), default=-1)

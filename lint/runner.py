@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from lint.cache import ResultCache, content_hash
-from lint.config import Config, Selection, matches_glob
+from lint.config import Config, Selection, codes_for_file
 from lint.finding import Finding
+from lint.source import encoding_to_write
 
 if TYPE_CHECKING:
     from lint.engine import FileOutcome
@@ -69,7 +70,7 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
     tasks: list[_Task] = []
     live_keys: set[str] = set()
     for path in files:
-        codes = _codes_for(path, selection, config)
+        codes = codes_for_file(Path(path), selection, config)
         key = digest = None
         if cache is not None:
             try:
@@ -119,14 +120,6 @@ def _remember(cache: ResultCache, task: _Task, analysed: _Analysed, written: str
         cache.put(key, analysed.outcome.findings)
 
 
-def _codes_for(path: str, selection: Selection, config: Config) -> tuple[str, ...]:
-    ignored: list[str] = []
-    for glob, codes in config.per_file_ignores.items():
-        if matches_glob(Path(path), config.root, [glob]):
-            ignored.extend(codes)
-    return (selection.without(ignored) if ignored else selection).codes
-
-
 def _analyse_all(tasks: list[_Task], options: RunOptions) -> Iterator[tuple[_Task, _Analysed]]:
     jobs = options.jobs or os.cpu_count() or 1
     if jobs <= 1 or len(tasks) < _SERIAL_THRESHOLD:
@@ -154,21 +147,28 @@ def _size(path: str) -> int:
 
 def _analyse(path: str, codes: tuple[str, ...], fix: str | None) -> _Analysed:
     from lint import engine
-    from lint.registry import by_code
 
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         return _Analysed(engine.FileOutcome(_unreadable(path, exc, codes)), "")
+    return _Analysed(analyse_bytes(path, data, codes, fix), content_hash(data))
+
+
+def analyse_bytes(path: str, data: bytes, codes: Sequence[str], fix: str | None) -> FileOutcome:
+    """Lint `data` as the file `path` with the rules `codes`; an internal error
+    is reported as a finding of this file, never raised."""
+    from lint import engine
+    from lint.registry import by_code
+
     rules = by_code()
     try:
-        outcome = engine.lint_bytes(path, data, [rules[c] for c in codes], fix)
+        return engine.lint_bytes(path, data, [rules[c] for c in codes], fix)
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
         rule = rules.get(UNREADABLE)
         message = f"internal error while linting this file ({type(exc).__name__}: {exc}); please report it"
         findings = [] if rule is None else [Finding(path, 1, 1, 1, 1, rule.code, rule.name, rule.severity, message)]
-        outcome = engine.FileOutcome(findings)
-    return _Analysed(outcome, content_hash(data))
+        return engine.FileOutcome(findings)
 
 
 def _apply(task: _Task, analysed: _Analysed, options: RunOptions, result: RunResult) -> str | None:
@@ -191,7 +191,7 @@ def _apply(task: _Task, analysed: _Analysed, options: RunOptions, result: RunRes
         result.diffs.append(unified_diff(task.path, original, outcome.fixed_source))
         result.fixed[task.path] = outcome.fixed_codes
         return None
-    encoding = "utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else outcome.encoding
+    encoding = encoding_to_write(data, outcome.encoding)
     try:
         write_atomic(task.path, outcome.fixed_source, encoding=encoding)
     except OSError as exc:

@@ -16,10 +16,10 @@ from lint.analysis.dataflow import (
 from lint.analysis.flow import Facts, Flow
 from lint.analysis.loops import grad_mode_at
 from lint.analysis.scopes import dotted_name
+from lint.analysis.summarize import argument_slots
 from lint.analysis.training import code_bodies, method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Example, Fix, Rule
-from lint.analysis.summarize import argument_slots
 from lint.summaries import BACKWARD, Summary
 
 _DETACHING_METHODS = frozenset({"item", "detach", "tolist", "numpy", "data"})
@@ -293,6 +293,17 @@ class LossAccumulatedWithGraph(Rule):
             else:
                 self.report(self._statement_node(node), fix=self._fix(node, accumulator, operands))
 
+    def _back_propagates(self, function: cst.FunctionDef) -> bool:
+        """`function` runs a backward pass, itself or through a call."""
+        if backpropagated_names(self.ctx, function.body):
+            return True
+        for call in iter_nodes(function.body):
+            if isinstance(call, cst.Call):
+                summary = self.ctx.summaries.of_call(call)
+                if summary is not None and summary.does(BACKWARD):
+                    return True
+        return False
+
     def _builds_loss(self, node: cst.CSTNode, accumulator: str) -> bool:
         """A sum that is no log: built without a graph (under `no_grad`), in a
         module's `forward`, or returned by a function that never
@@ -304,8 +315,8 @@ class LossAccumulatedWithGraph(Rule):
             return False
         if function.name.value == "forward":
             return True
-        if backpropagated_names(self.ctx, function.body) or self.ctx.summaries.of_function(function).does(BACKWARD):
-            return False  # it back-propagates, itself or through the functions it calls
+        if self._back_propagates(function):
+            return False
         return any(
             isinstance(n, cst.Return) and n.value is not None and accumulator in names_in(n.value)
             for n in iter_nodes(function.body)
