@@ -3,6 +3,7 @@ import libcst as cst
 from lint.analysis.flow import Facts
 from lint.analysis.loops import optimizer_step, run_each_iteration, scheduler_step
 from lint.rule import Rule
+from lint.summaries import STEP
 
 # a scheduler driven by a metric: stepping it first skips no schedule value
 _METRIC_DRIVEN = "ReduceLROnPlateau"
@@ -168,7 +169,7 @@ class SchedulerBeforeOptimizer(Rule):
         run_each_iteration(self.ctx, self._transfer)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
-        if optimizer_step(self.ctx, node) is not None:
+        if optimizer_step(self.ctx, node) is not None or self._steps_elsewhere(node):
             for scheduler_call in facts:
                 self.report(scheduler_call)
             return frozenset()
@@ -177,6 +178,12 @@ class SchedulerBeforeOptimizer(Rule):
         if scheduler is not None and not node.args and not self._metric_driven(scheduler):  # type: ignore[attr-defined]
             return facts | {node}
         return facts
+
+    def _steps_elsewhere(self, node: cst.CSTNode) -> bool:
+        """A call of another module's function that steps the optimizer
+        (`train_one_epoch(...)` of `engine.py`)."""
+        summary = self.ctx.summaries.of_external_call(node) if isinstance(node, cst.Call) else None
+        return summary is not None and summary.does(STEP)
 
     def _metric_driven(self, scheduler: cst.BaseExpression) -> bool:
         receivers = self.ctx.receivers
