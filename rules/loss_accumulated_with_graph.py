@@ -208,7 +208,7 @@ class LossAccumulatedWithGraph(Rule):
                 continue
             self._backpropagated = backpropagated_names(self.ctx, body)
             self._consumed = self._consumed_names(body)
-            Flow(self.ctx.module, self._transfer).run(body)
+            Flow(self.ctx, self._transfer, events=_is_event).run(body)
         for node, paths in self._paths.items():
             if not all(carries for carries, _ in paths):
                 continue
@@ -422,3 +422,8 @@ def _adds_to_itself(node: cst.CSTNode) -> bool:
         and dotted_name(value.left) == dotted_name(node.targets[0].target)
         and dotted_name(value.left) is not None
     )
+
+
+def _is_event(node: cst.CSTNode) -> bool:
+    """Every node `LossAccumulatedWithGraph._transfer` can react to."""
+    return isinstance(node, cst.Assign | cst.AugAssign) or method_call(node, "backward", "append") is not None
