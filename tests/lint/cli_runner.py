@@ -20,6 +20,16 @@ CLIP_BUG = (
     "    scaler.step(opt)\n"
     "    scaler.update()\n"
 )
+# a training loop whose only finding (TL201) has an unsafe fix
+UNSAFE_ONLY = (
+    "import torch\n"
+    "for b in loader:\n"
+    "    loss = model(b)\n"
+    "    loss.backward()\n"
+    "    opt.step()\n"
+    "    opt.zero_grad()\n"
+    "    torch.cuda.empty_cache()\n"
+)
 
 
 def invoke(*args: str, cwd: Path, stdin: bytes | str | None = None) -> tuple[int, str, str]:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_runner import CLIP_BUG, DP_BUG, invoke
+from cli_runner import CLIP_BUG, DP_BUG, UNSAFE_ONLY, invoke
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -158,7 +158,7 @@ def test_diff_does_not_write(project: Path) -> None:
 
 
 def test_unsafe_fixes_need_the_flag(tmp_path: Path) -> None:
-    source = "import torch\nfor b in loader:\n    step(b)\n    torch.cuda.empty_cache()\n"
+    source = UNSAFE_ONLY
     (tmp_path / "a.py").write_text(source)
     invoke("a.py", "--fix", cwd=tmp_path)
     assert (tmp_path / "a.py").read_text() == source
