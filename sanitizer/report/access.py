@@ -31,19 +31,6 @@ def read_report(path: str | Path) -> dict:
     return data
 
 
-def load_reports(paths: list[str]) -> dict:
-    """One report from the given files; several files are merged as ranks of one run."""
-    reports = [read_report(path) for path in paths]
-    return reports[0] if len(reports) == 1 else merge_reports(reports)
-
-
-def merge_reports(reports: list[dict]) -> dict:
-    ranks = [rank for report in reports for rank in rank_reports(report)]
-    ranks.sort(key=lambda rank: rank_number(rank) or 0)
-    events = [event for rank in ranks for event in events_of(rank)]
-    return {"schema": 1, "tool": "sanitizer", "merged": True, "ranks": ranks, "events": events}
-
-
 def is_merged(report: dict) -> bool:
     return isinstance(report.get("ranks"), list)
 
