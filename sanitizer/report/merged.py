@@ -12,10 +12,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from sanitizer.core.catalogue import KINDS
+from sanitizer.core.catalogue import KIND_ORDER
 from sanitizer.report.access import events_of, rank_number, rank_reports, read_report, severity_of
 
-KIND_ORDER = {name: index for index, name in enumerate(KINDS)}  # catalogue order: cause before effect
 
 
 def load_reports(paths: list[str]) -> dict[str, Any]:
