@@ -5,6 +5,7 @@ import re
 import libcst as cst
 
 from lint.analysis.receivers import DATALOADER, SAMPLER, Binding
+from lint.analysis.summarize import argument_slots
 from lint.analysis.training import method_call
 from lint.analysis.walk import iter_nodes
 from lint.context import FileContext
@@ -36,8 +37,9 @@ class MissingSetEpoch(Rule):
     which a tool cannot always find.
 
     ## Limitations
-    Samplers built with `shuffle=False` (or a `shuffle=` that is not a
-    literal `True`), samplers for evaluation data (the variable or the
+    Samplers built with `shuffle=False` (or a `shuffle=` decided by an
+    expression such as `split == "train"`; a config value or a flag counts as
+    shuffling), samplers for evaluation data (the variable or the
     dataset it samples named with `val`, `test`, `eval`), and samplers that
     only leave the file (returned from a builder function, or handed, alone
     or inside their DataLoader, to a function or class imported from another
@@ -53,6 +55,14 @@ class MissingSetEpoch(Rule):
     message = "shuffling `DistributedSampler` without `set_epoch(epoch)`: every epoch sees the same order"
     triggers = ("DistributedSampler",)
     bad = (
+        # shuffling read from the config: it shuffles unless it says not to
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def train(cfg, ds):\n"
+        "    sampler = DistributedSampler(ds, shuffle=cfg.data.shuffle)  # expect: TL302\n"
+        "    loader = DataLoader(ds, sampler=sampler)\n"
+        "    for epoch in range(cfg.epochs):\n"
+        "        for batch in loader:\n"
+        "            step(batch)\n",
         "from torch.utils.data import DataLoader, DistributedSampler\n"
         "sampler = DistributedSampler(train_set)  # expect: TL302\n"
         "loader = DataLoader(train_set, batch_size=32, sampler=sampler)\n"
@@ -99,6 +109,11 @@ class MissingSetEpoch(Rule):
         "sampler = DistributedSampler(ds)\n",
         "from torch.utils.data import DistributedSampler\n"
         "sampler = DistributedSampler(ds, shuffle=False)\n",
+        "from torch.utils.data import DistributedSampler\n"
+        "def make(ds, split):\n"
+        "    sampler = DistributedSampler(ds, shuffle=(split == 'train'))\n"
+        "    for batch in sampler:\n"
+        "        use(batch)\n",
         "from torch.utils.data import DataLoader, DistributedSampler\n"
         "def build_loader(ds):\n"
         "    sampler = DistributedSampler(ds)\n"
@@ -191,9 +206,24 @@ class MissingSetEpoch(Rule):
             if not any(isinstance(a.value, cst.Name) and a.value.value in texts for a in node.args):
                 continue
             callee = self.ctx.call_name(node)
-            if callee is not None and callee.split(".")[0] not in _LIBRARIES_THAT_ONLY_ITERATE:
+            if callee is None or callee.split(".")[0] in _LIBRARIES_THAT_ONLY_ITERATE:
+                continue
+            if not self._seen_not_to_set_epoch(node, texts):
                 return True
         return False
+
+    def _seen_not_to_set_epoch(self, call: cst.Call, texts: set[str]) -> bool:
+        """A function of another module of the project whose summary shows it
+        never calls `set_epoch` on what it is given here."""
+        summary = self.ctx.summaries.of_call(call)
+        if summary is None:
+            return False
+        for slot, arg in argument_slots(call):
+            if isinstance(arg.value, cst.Name) and arg.value.value in texts:
+                param = summary.slot(slot)
+                if param is None or param in summary.set_epoch:
+                    return False
+        return True
 
     def _loaders_given(self, holders: list[cst.BaseExpression]) -> set[str]:
         """Variables assigned a call that takes the sampler as `sampler=`."""
@@ -311,6 +341,16 @@ def _shuffles(call: cst.Call) -> bool:
             value = arg.value
     if value is None and len(positional) > _SHUFFLE_POSITION:
         value = positional[_SHUFFLE_POSITION].value
-    if value is None:
-        return True  # the default shuffles
-    return isinstance(value, cst.Name) and value.value == "True"
+    # the default shuffles, and so may a value read from a config or a flag
+    return value is None or not _may_be_false(value)
+
+
+def _may_be_false(value: cst.BaseExpression) -> bool:
+    """`False`, `0`, `None`, or an expression that decides here whether to
+    shuffle (`split == "train"`, `not args.eval`). A config value or a flag
+    (`cfg.data.shuffle`) is taken to shuffle: that is what it is for."""
+    if isinstance(value, cst.Name):
+        return value.value in ("False", "None")
+    if isinstance(value, cst.Integer):
+        return value.value == "0"
+    return isinstance(value, cst.Comparison | cst.UnaryOperation | cst.BooleanOperation | cst.IfExp)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
 from sanitizer.detectors.stats import RollingWindow, upward_outlier
+from sanitizer.report.formatting import format_number
 
 if TYPE_CHECKING:
     from sanitizer.core.sink import Sink
@@ -51,7 +52,7 @@ class _SpikeDetector(Detector):
         if self.last_spike_step is not None and record.step - self.last_spike_step < REPEAT_GAP:
             return
         self.last_spike_step = record.step
-        ratio = f"{value / centre:.1f}x " if centre > 0 else ""
+        ratio = f"{format_number(value / centre)} times " if centre > 0 else ""
         sink.emit(self.kind, record.step,
                   f"{self.what} {value:.4g} is {ratio}its median {centre:.4g} over the last {len(self._window)} steps",
                   where=next((site for site in record.loss_sites if site), None), value=value,

@@ -14,6 +14,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
+from sanitizer.core import locations
+
 if TYPE_CHECKING:
     from sanitizer.core.session import Sanitizer
 
@@ -108,6 +110,7 @@ def _wrap_method(stack: ExitStack, owner: type, name: str, observe: Callable[...
     the original and returns the original's result unchanged."""
     original = vars(owner)[name]
 
+    @locations.transparent
     @functools.wraps(original)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         if not after:
