@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -13,7 +13,9 @@ from lint.manifest import manifest
 if TYPE_CHECKING:
     from lint.rule import Rule
 
-KNOWN_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores")
+KNOWN_KEYS = (
+    "select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "respect-gitignore",
+)
 
 
 class ConfigError(Exception):
@@ -30,6 +32,7 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     extend_exclude: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    respect_gitignore: bool = True  # skip what .gitignore files ignore when walking folders
 
 
 def find_config(start: Path) -> Path | None:
@@ -81,6 +84,10 @@ def _from_table(table: dict[str, object], path: Path) -> Config:
     config.extend_select = _codes(table, "extend-select", path)
     config.exclude = _strings(table, "exclude", path)
     config.extend_exclude = _strings(table, "extend-exclude", path)
+    respect = table.get("respect-gitignore", True)
+    if not isinstance(respect, bool):
+        raise ConfigError(f"{path}: 'respect-gitignore' must be true or false")
+    config.respect_gitignore = respect
     ignores = table.get("per-file-ignores", {})
     if not isinstance(ignores, dict):
         raise ConfigError(f"{path}: 'per-file-ignores' must be a table of glob = [codes]")
@@ -154,6 +161,15 @@ def select_rules(select: Sequence[str] | None, extend: Sequence[str], ignore: Se
     return Selection(tuple(chosen))
 
 
+def codes_for_file(path: Path, selection: Selection, config: Config) -> tuple[str, ...]:
+    """The selected codes minus those `per-file-ignores` turns off for `path`."""
+    ignored: list[str] = []
+    for glob, codes in config.per_file_ignores.items():
+        if matches_glob(path, config.root, [glob]):
+            ignored.extend(codes)
+    return (selection.without(ignored) if ignored else selection).codes
+
+
 def _specificity(code: str, selectors: Sequence[str]) -> int:
     """Length of the longest selector that is a prefix of `code`, -1 if none."""
     return max((len(s) for s in selectors if code.startswith(s)), default=-1)
@@ -180,3 +196,49 @@ def matches_glob(path: Path, root: Path, patterns: Sequence[str]) -> bool:
         if fnmatch.fnmatchcase(relative, pattern + "/*"):
             return True
     return False
+
+
+@dataclass
+class Overrides:
+    """Settings given on the command line; `None` keeps the configured value."""
+
+    exclude: list[str] | None = None
+    extend_exclude: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] | None = None
+    extend_per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    respect_gitignore: bool | None = None
+
+
+def with_overrides(config: Config, overrides: Overrides) -> Config:
+    """The configuration with command-line settings applied: `--exclude` and
+    `--per-file-ignores` replace the configured values, the `--extend-`
+    forms add to them."""
+    return replace(
+        config,
+        exclude=list(config.exclude if overrides.exclude is None else overrides.exclude),
+        extend_exclude=[*config.extend_exclude, *overrides.extend_exclude],
+        per_file_ignores=_merged(
+            config.per_file_ignores if overrides.per_file_ignores is None else overrides.per_file_ignores,
+            overrides.extend_per_file_ignores,
+        ),
+        respect_gitignore=config.respect_gitignore if overrides.respect_gitignore is None else overrides.respect_gitignore,
+    )
+
+
+def _merged(base: dict[str, list[str]], extra: dict[str, list[str]]) -> dict[str, list[str]]:
+    merged = {glob: list(codes) for glob, codes in base.items()}
+    for glob, codes in extra.items():
+        merged.setdefault(glob, []).extend(c for c in codes if c not in merged[glob])
+    return merged
+
+
+def parse_per_file_ignores(values: Sequence[str], option: str) -> dict[str, list[str]]:
+    """`GLOB:CODE[,CODE...]` values, as `--per-file-ignores 'tests/*:TL401'`."""
+    table: dict[str, list[str]] = {}
+    for value in values:
+        glob, sep, codes = value.rpartition(":")
+        parsed = parse_code_list(codes, option) if sep and glob.strip() else None
+        if not parsed:
+            raise ConfigError(f"option {option}: expected GLOB:CODES (as 'tests/*:TL401,TL402'), got {value!r}")
+        table.setdefault(glob.strip(), []).extend(c for c in parsed if c not in table.get(glob.strip(), []))
+    return table

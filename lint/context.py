@@ -1,14 +1,39 @@
 """What the rules of one file read: the semantic model (`lint.semantic`) and
-the analyses every rule shares, such as which variable holds a GradScaler."""
+the analyses every rule shares, such as which variable holds a GradScaler or
+what a call of a project function does."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping
+
+import libcst as cst
 
 from lint.analysis.receivers import Receivers
 from lint.semantic import SemanticModel
 
+if TYPE_CHECKING:
+    from lint.analysis.summarize import FileSummaries
+    from lint.summaries import Summary
+
 
 class FileContext(SemanticModel):
+    def __init__(
+        self, path: str, source: str, module: cst.Module, external: Mapping[str, Summary] | None = None
+    ) -> None:
+        super().__init__(path, source, module)
+        # closed summaries of the project's other modules, by the qualified
+        # names this file calls them (`.engine.train_one_epoch`)
+        self.external: Mapping[str, Summary] = external or {}
+
     @property
     def receivers(self) -> Receivers:
         """What each variable of the file holds (see `lint.analysis.receivers`)."""
         return self.shared(Receivers)
+
+    @property
+    def summaries(self) -> FileSummaries:
+        """What each function of the file, and each call, does (see
+        `lint.analysis.summarize`)."""
+        from lint.analysis.summarize import FileSummaries
+
+        return self.shared(FileSummaries)

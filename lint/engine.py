@@ -30,8 +30,12 @@ _LIBCST_POSITION = re.compile(r"error at (\d+):(\d+)")
 class FileOutcome:
     findings: list[Finding] = field(default_factory=list)
     fixed_source: str | None = None  # set when fixes changed the text
-    fixes_applied: int = 0
+    fixed_codes: list[str] = field(default_factory=list)  # the rule of each fix applied
     encoding: str = "utf-8"
+
+    @property
+    def fixes_applied(self) -> int:
+        return len(self.fixed_codes)
 
 
 @contextmanager
@@ -59,22 +63,48 @@ def lint_bytes(
     fix: str | None = None,
 ) -> FileOutcome:
     """Lint the bytes of one file. `fix` is None, "safe" or "unsafe"."""
-    by_code = {rule.code: rule for rule in rules}
     try:
         source, encoding = decode(data)
     except SourceError as exc:
-        return FileOutcome(_unparsable(path, by_code, exc.message, exc.line, exc.column))
+        return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column))
+    outcome = lint_text(path, source, rules, fix)
+    outcome.encoding = encoding
+    return outcome
+
+
+def lint_text(
+    path: str,
+    source: str,
+    rules: Sequence[type[Rule]],
+    fix: str | None = None,
+) -> FileOutcome:
+    """Lint text that is already decoded, such as an editor's unsaved buffer."""
     try:
-        findings, fixed, count = _lint_text(path, source, rules, fix)
+        findings, fixed, fixed_codes = _lint_text(path, source, rules, fix)
     except _Unparsable as exc:
-        return FileOutcome(_unparsable(path, by_code, exc.message, exc.line, exc.column))
-    return FileOutcome(findings, fixed if fixed != source else None, count, encoding)
+        return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column))
+    return FileOutcome(findings, fixed if fixed != source else None, fixed_codes)
+
+
+def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Finding) -> str | None:
+    """`source` with the fix of `finding` alone applied (an editor's quick
+    fix), or None when the text no longer has that finding or it has no fix."""
+    try:
+        module, diagnostics = _analyse(path, source, rules)
+    except _Unparsable:
+        return None
+    for diagnostic, found in _positioned(path, module, diagnostics, source.splitlines()):
+        if found == finding and diagnostic.fix is not None and module is not None:
+            with deep_recursion():
+                fixed = apply_fixes(module, [diagnostic.fix])
+            return fixed if fixed != source else None
+    return None
 
 
 def _lint_text(
     path: str, source: str, rules: Sequence[type[Rule]], fix: str | None
-) -> tuple[list[Finding], str, int]:
-    applied = 0
+) -> tuple[list[Finding], str, list[str]]:
+    applied: list[str] = []
     for _ in range(_MAX_FIX_ROUNDS):
         module, diagnostics = _analyse(path, source, rules)
         lines = source.splitlines()
@@ -86,7 +116,7 @@ def _lint_text(
             new_source = apply_fixes(module, [d.fix for d in fixable if d.fix is not None])
         if new_source == source:
             return [finding for _, finding in kept], source, applied
-        applied += len(fixable)
+        applied.extend(d.rule.code for d in fixable)
         source = new_source
     module, diagnostics = _analyse(path, source, rules)
     return [f for _, f in _positioned(path, module, diagnostics, source.splitlines())], source, applied
@@ -270,9 +300,9 @@ def _positioned(
 
 
 def _unparsable(
-    path: str, by_code: dict[str, type[Rule]], message: str, line: int, column: int
+    path: str, rules: Sequence[type[Rule]], message: str, line: int, column: int
 ) -> list[Finding]:
-    rule = by_code.get(UNPARSABLE)
+    rule = next((rule for rule in rules if rule.code == UNPARSABLE), None)
     if rule is None:
         return []
     return [

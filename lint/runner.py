@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from lint.cache import ResultCache, content_hash
-from lint.config import Config, Selection, matches_glob
+from lint.config import Config, Selection, codes_for_file
 from lint.finding import Finding
+from lint.source import encoding_to_write
 
 if TYPE_CHECKING:
     from lint.engine import FileOutcome
@@ -38,11 +39,15 @@ class RunOptions:
 class RunResult:
     findings: list[Finding] = field(default_factory=list)
     diffs: list[str] = field(default_factory=list)
-    fixed_files: int = 0
-    fixes_applied: int = 0
+    fixed: dict[str, list[str]] = field(default_factory=dict)  # path: the rule of each fix (written or diffed)
+    fixed_files: int = 0  # files written
     errors: list[str] = field(default_factory=list)
     analysed: int = 0  # files linted in this run
     from_cache: int = 0  # files whose findings came from the cache
+
+    @property
+    def fixes_applied(self) -> int:
+        return sum(len(codes) for codes in self.fixed.values())
 
 
 @dataclass
@@ -61,11 +66,11 @@ class _Analysed:
 
 def run(files: Sequence[str], selection: Selection, config: Config, options: RunOptions) -> RunResult:
     result = RunResult()
-    cache = ResultCache(options.cache_dir) if options.cache_dir is not None and not options.fix else None
+    cache = ResultCache(options.cache_dir) if options.cache_dir is not None else None
     tasks: list[_Task] = []
     live_keys: set[str] = set()
     for path in files:
-        codes = _codes_for(path, selection, config)
+        codes = codes_for_file(Path(path), selection, config)
         key = digest = None
         if cache is not None:
             try:
@@ -76,7 +81,7 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
             key = cache.key(path, digest, codes)
             live_keys.add(key)
             cached = cache.get(key, path)
-            if cached is not None:
+            if cached is not None and not _needs_fixing(cached, options.fix):
                 result.findings.extend(cached)
                 result.from_cache += 1
                 continue
@@ -85,11 +90,9 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
         outcome = analysed.outcome
         result.findings.extend(outcome.findings)
         result.analysed += 1
-        # a file that changed after it was hashed is linted but not cached
-        if cache is not None and task.key is not None and analysed.digest == task.digest:
-            cache.put(task.key, outcome.findings)
-        if outcome.fixed_source is not None:
-            _apply(task, analysed, options, result)
+        written = _apply(task, analysed, options, result) if outcome.fixed_source is not None else None
+        if cache is not None:
+            _remember(cache, task, analysed, written, live_keys)
     if cache is not None:
         cache.prune(live_keys)
         cache.save()
@@ -97,12 +100,24 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
     return result
 
 
-def _codes_for(path: str, selection: Selection, config: Config) -> tuple[str, ...]:
-    ignored: list[str] = []
-    for glob, codes in config.per_file_ignores.items():
-        if matches_glob(Path(path), config.root, [glob]):
-            ignored.extend(codes)
-    return (selection.without(ignored) if ignored else selection).codes
+def _needs_fixing(findings: Sequence[Finding], fix: str | None) -> bool:
+    """Whether `--fix` / `--diff` would change the file these findings describe."""
+    return fix is not None and any(f.fix == "safe" or (f.fix == "unsafe" and fix == "unsafe") for f in findings)
+
+
+def _remember(cache: ResultCache, task: _Task, analysed: _Analysed, written: str | None, live_keys: set[str]) -> None:
+    """Cache findings under the digest of the content they describe: the file
+    as read when nothing was fixed, the file as written after `--fix`. After
+    `--diff` they describe no file on disk and are not kept."""
+    if task.key is None or analysed.digest != task.digest:
+        return  # a file that changed after it was hashed is linted but not cached
+    if analysed.outcome.fixed_source is None:
+        cache.put(task.key, analysed.outcome.findings)
+    elif written is not None:
+        key = cache.key(task.path, written, task.codes)
+        live_keys.discard(task.key)
+        live_keys.add(key)
+        cache.put(key, analysed.outcome.findings)
 
 
 def _analyse_all(tasks: list[_Task], options: RunOptions) -> Iterator[tuple[_Task, _Analysed]]:
@@ -132,24 +147,33 @@ def _size(path: str) -> int:
 
 def _analyse(path: str, codes: tuple[str, ...], fix: str | None) -> _Analysed:
     from lint import engine
-    from lint.registry import by_code
 
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         return _Analysed(engine.FileOutcome(_unreadable(path, exc, codes)), "")
+    return _Analysed(analyse_bytes(path, data, codes, fix), content_hash(data))
+
+
+def analyse_bytes(path: str, data: bytes, codes: Sequence[str], fix: str | None) -> FileOutcome:
+    """Lint `data` as the file `path` with the rules `codes`; an internal error
+    is reported as a finding of this file, never raised."""
+    from lint import engine
+    from lint.registry import by_code
+
     rules = by_code()
     try:
-        outcome = engine.lint_bytes(path, data, [rules[c] for c in codes], fix)
+        return engine.lint_bytes(path, data, [rules[c] for c in codes], fix)
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
         rule = rules.get(UNREADABLE)
         message = f"internal error while linting this file ({type(exc).__name__}: {exc}); please report it"
         findings = [] if rule is None else [Finding(path, 1, 1, 1, 1, rule.code, rule.name, rule.severity, message)]
-        outcome = engine.FileOutcome(findings)
-    return _Analysed(outcome, content_hash(data))
+        return engine.FileOutcome(findings)
 
 
-def _apply(task: _Task, analysed: _Analysed, options: RunOptions, result: RunResult) -> None:
+def _apply(task: _Task, analysed: _Analysed, options: RunOptions, result: RunResult) -> str | None:
+    """Write (or, with --diff, show) the fixed text; the digest of what was
+    written, None when nothing was."""
     from lint.fixes import write_atomic
 
     outcome = analysed.outcome
@@ -158,32 +182,35 @@ def _apply(task: _Task, analysed: _Analysed, options: RunOptions, result: RunRes
         data = Path(task.path).read_bytes()
     except OSError as exc:
         result.errors.append(f"{task.path}: cannot read it again to fix it: {exc.strerror or exc}")
-        return
+        return None
     if content_hash(data) != analysed.digest:
         result.errors.append(f"{task.path}: changed while it was being linted; not fixed")
-        return
+        return None
     if options.diff:
         original = data.decode(outcome.encoding, errors="replace")
-        result.diffs.append(
-            "".join(
-                difflib.unified_diff(
-                    original.splitlines(keepends=True),
-                    outcome.fixed_source.splitlines(keepends=True),
-                    fromfile=f"a/{task.path}",
-                    tofile=f"b/{task.path}",
-                )
-            )
-        )
-        result.fixes_applied += outcome.fixes_applied
-        return
+        result.diffs.append(unified_diff(task.path, original, outcome.fixed_source))
+        result.fixed[task.path] = outcome.fixed_codes
+        return None
+    encoding = encoding_to_write(data, outcome.encoding)
     try:
-        encoding = "utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else outcome.encoding
         write_atomic(task.path, outcome.fixed_source, encoding=encoding)
     except OSError as exc:
         result.errors.append(f"{task.path}: cannot write fixes: {exc.strerror or exc}")
-        return
+        return None
     result.fixed_files += 1
-    result.fixes_applied += outcome.fixes_applied
+    result.fixed[task.path] = outcome.fixed_codes
+    return content_hash(outcome.fixed_source.encode(encoding))
+
+
+def unified_diff(path: str, original: str, fixed: str) -> str:
+    return "".join(
+        difflib.unified_diff(
+            original.splitlines(keepends=True),
+            fixed.splitlines(keepends=True),
+            fromfile=f"a/{path}",
+            tofile=f"b/{path}",
+        )
+    )
 
 
 def _unreadable(path: str, exc: OSError, codes: tuple[str, ...]) -> list[Finding]:

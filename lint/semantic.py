@@ -38,6 +38,7 @@ class SemanticModel:
         self._order: list[cst.CSTNode] = []
         self._by_type: dict[type, list[cst.CSTNode]] = {}
         self._record_tree()
+        self._constructors = _constructors(self.scopes)
         self._callees: dict[cst.Call, cst.FunctionDef] = {}
         self._call_sites: dict[cst.FunctionDef, list[cst.Call]] = {}
         self._record_call_graph()
@@ -73,9 +74,11 @@ class SemanticModel:
 
     def _record_call_graph(self) -> None:
         functions = self.scopes.functions
+        classes = self._constructors
         for call in self.nodes_of(cst.Call):
             assert isinstance(call, cst.Call)
-            if _called_name(call.func) not in functions:
+            name = _called_name(call.func)
+            if name not in functions and name not in classes:
                 continue
             callee = self.local_function(call.func)
             if callee is not None:
@@ -129,7 +132,10 @@ class SemanticModel:
 
     def local_function(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
         """The function of this file that `f` / `self.f` / `cls.f` names."""
-        defs = self.scopes.functions.get(_called_name(func) or "")
+        name = _called_name(func) or ""
+        defs = self.scopes.functions.get(name)
+        if defs is None and isinstance(func, cst.Name):
+            defs = self._constructors.get(name)  # calling a class runs its __init__
         if defs is None or len(defs) != 1:
             return None
         if isinstance(func, cst.Name) and self.qualified_name(func) is not None:
@@ -182,3 +188,16 @@ def _called_name(func: cst.BaseExpression) -> str | None:
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
         return func.attr.value
     return None
+
+
+def _constructors(scopes: ScopeTable) -> dict[str, list[cst.FunctionDef]]:
+    """`__init__` of each class defined once in the file, by class name."""
+    classes: dict[str, list[cst.ClassDef]] = {}
+    for node in scopes.by_node:
+        if isinstance(node, cst.ClassDef):
+            classes.setdefault(node.name.value, []).append(node)
+    return {
+        name: [s for s in defs[0].body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"]
+        for name, defs in classes.items()
+        if len(defs) == 1 and name not in scopes.functions
+    }

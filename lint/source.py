@@ -42,3 +42,9 @@ def decode(data: bytes) -> tuple[str, str]:
     if text.startswith("\ufeff"):
         text = text[1:]
     return text, encoding
+
+
+def encoding_to_write(data: bytes, encoding: str) -> str:
+    """The encoding to write fixed text of `data` with: a UTF-8 byte order
+    mark the file had is kept."""
+    return "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else encoding

@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from typing import Callable
 
 # Subcommand -> module with a `main(argv)`; neither imports torch.
 SUBCOMMANDS = {"show": "sanitizer.report.show", "merge": "sanitizer.distributed.merge"}
@@ -11,7 +12,7 @@ SUBCOMMANDS = {"show": "sanitizer.report.show", "merge": "sanitizer.distributed.
 
 def main(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS and not os.path.exists(argv[0]):
-        return _subcommand(argv[0], argv[1:])
+        return _to_a_reader_that_may_leave(lambda: _subcommand(argv[0], argv[1:]))
     from sanitizer import cli
     try:
         options = cli.parse(argv)
@@ -31,6 +32,19 @@ def main(argv: list[str]) -> int:
     except ValueError as error:  # bad --checks / --halt-on kinds
         print(f"sanitizer: error: {error}", file=sys.stderr)
         return 2
+
+
+def _to_a_reader_that_may_leave(run: Callable[[], int]) -> int:
+    """Run a subcommand whose output may go to `| head`: when the reader closes the
+    pipe early, stop quietly (status 1) instead of printing a BrokenPipeError."""
+    try:
+        status = run()
+        sys.stdout.flush()  # inside the try: a late failure would surface at exit
+        return status
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush goes nowhere
+        return 1
 
 
 def _subcommand(name: str, args: list[str]) -> int:

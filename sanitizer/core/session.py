@@ -20,14 +20,17 @@ from torch import nn
 
 from sanitizer.core import hooks, locations
 from sanitizer.core.catalogue import KINDS
+from sanitizer.core.ending import ending_of
 from sanitizer.core.events import Event
 from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
 from sanitizer.core.naming import ModelIndex
 from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, squared_norms
+from sanitizer.core.sink import Sink
 from sanitizer.core.tracing import ForwardTracer
 from sanitizer.detectors import Detector, build_detectors
 from sanitizer.report import json_report
+from sanitizer.report.summary_text import summary_lines
 
 MAX_EVENTS_PER_KIND = 20
 UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
@@ -69,9 +72,11 @@ class Sanitizer:
         self.device: str | None = None
         self.fp16 = False
         self.exit_code: int | None = None
+        self.ending: dict[str, Any] | None = None  # how the script ended, once known
         self.index = ModelIndex()
         self.series = json_report.Series()
         self.probe = StepProbe()
+        self.sink = Sink(self)  # all that detectors see of the session
         self._stack = ExitStack()
         self._active = False
         self._closed = False
@@ -100,6 +105,8 @@ class Sanitizer:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if self.exit_code is None:
             self.exit_code = _status_of(exc)
+        if self.ending is None:
+            self.record_ending(exc)
         self.close()
 
     def start(self) -> None:
@@ -125,19 +132,34 @@ class Sanitizer:
         finally:
             self._stack.close()
         for detector in self.detectors:
-            self._guard(f"{detector.name}.on_end", detector.on_end, self)
+            self._guard(f"{detector.name}.on_end", detector.on_end, self.sink)
         self._add_usage_notes()
         data = self.report()
         if self.report_path is not None:
             self._guard("writing the report", json_report.write_atomic, self.report_path, data)
         return data
 
+    def record_ending(self, exc: BaseException | None) -> None:
+        """Remember how the script ended: returned, or the exception that ended it."""
+        halt = exc.event.one_line() if isinstance(exc, SanitizerHalt) else None
+        self.ending = ending_of(exc, halt)
+
     def report(self) -> dict[str, Any]:
         return json_report.build(self, time.perf_counter() - self._started)
 
     def print_summary(self) -> None:
-        for line in json_report.summary_lines(self):
+        """The diagnosis, as `show` prints it, then where the report went."""
+        lines = summary_lines(self.report())
+        lines[0] = lines[0].removeprefix("sanitizer: ")  # alert() adds the prefix
+        if self.report_path is not None:
+            lines.append(f"report: {self.report_path}")
+        for line in lines:
             self.alert(line)
+
+    @property
+    def active(self) -> bool:
+        """True from `start()` until `close()` removes the hooks."""
+        return self._active
 
     @property
     def error_count(self) -> int:
@@ -239,7 +261,7 @@ class Sanitizer:
             probe.loss_sites.append(self._loss_site or locations.user_site())
             self._loss_site = None
             for detector in self._backward_listeners:
-                detector.on_backward(loss, self)
+                detector.on_backward(loss, self.sink)
 
     def on_scale(self, scaler: Any, outputs: Any, scaled: Any) -> None:
         if not scaler.is_enabled():
@@ -319,12 +341,14 @@ class Sanitizer:
             record = self._measure(probe, params, skipped, found_inf, partial)
         for detector in self.detectors:
             try:
-                detector.on_step(record, self)
+                detector.on_step(record, self.sink)
             except Exception as exc:
                 self.internal_error(f"{detector.name}.on_step", exc)
         if not partial:
             self.series.add(step=record.step, loss=record.loss, grad_norm=record.grad_norm,
                             loss_scale=record.scale, memory_bytes=record.memory_bytes)
+        if record.eval_loss is not None:
+            self.series.add_evaluation(record.step, record.eval_loss)
 
     def _measure(self, probe: StepProbe, params: list[torch.Tensor], skipped: bool,
                  found_inf: Any, partial: bool) -> StepRecord:

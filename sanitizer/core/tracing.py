@@ -63,7 +63,7 @@ class ForwardTracer:
         if tensor is None:
             return
         for detector in self._listeners:
-            detector.on_forward(module, output, self._session)
+            detector.on_forward(module, output, self._session.sink)
         last = self._last_output
         if last is not None and last() is tensor:  # a container passing a child's output through
             return

@@ -14,6 +14,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
+from sanitizer.core import locations
+
 if TYPE_CHECKING:
     from sanitizer.core.session import Sanitizer
 
@@ -80,11 +82,11 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
 
     def on_iter(sampler: Any) -> None:
         for detector in listeners:
-            detector.on_sampler_iter(sampler, session)
+            detector.on_sampler_iter(sampler, session.sink)
 
     def on_set_epoch(sampler: Any) -> None:
         for detector in listeners:
-            detector.on_set_epoch(sampler, session)
+            detector.on_set_epoch(sampler, session.sink)
 
     _wrap_method(stack, sampler_class, "__iter__", _guarded(session, "DistributedSampler.__iter__", on_iter),
                  after=False)
@@ -94,7 +96,7 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
 
 def _guarded(session: Sanitizer, where: str, callback: Callable[..., None]) -> Callable[..., None]:
     def call(*args: Any) -> None:
-        if not session._active:
+        if not session.active:
             return
         try:
             callback(*args)
@@ -108,6 +110,7 @@ def _wrap_method(stack: ExitStack, owner: type, name: str, observe: Callable[...
     the original and returns the original's result unchanged."""
     original = vars(owner)[name]
 
+    @locations.transparent
     @functools.wraps(original)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         if not after:

@@ -1,0 +1,48 @@
+"""Running the `trainlint` command in-process, for the CLI tests."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from lint.cli import main
+
+DP_BUG = "import torch.nn as nn\nmodel = nn.DataParallel(model)\n"
+CLIP_BUG = (
+    "import torch\n"
+    "scaler = torch.amp.GradScaler('cuda')\n"
+    "for x in loader:\n"
+    "    opt.zero_grad()\n"
+    "    scaler.scale(model(x)).backward()\n"
+    "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+    "    scaler.step(opt)\n"
+    "    scaler.update()\n"
+)
+# a training loop whose only finding (TL201) has an unsafe fix
+UNSAFE_ONLY = (
+    "import torch\n"
+    "for b in loader:\n"
+    "    loss = model(b)\n"
+    "    loss.backward()\n"
+    "    opt.step()\n"
+    "    opt.zero_grad()\n"
+    "    torch.cuda.empty_cache()\n"
+)
+
+
+def invoke(*args: str, cwd: Path, stdin: bytes | str | None = None) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr of `trainlint ARGS` run in `cwd`."""
+    result = invoke_raw(*args, cwd=cwd, stdin=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def invoke_raw(*args: str, cwd: Path, stdin: bytes | str | None = None) -> Result:
+    """The whole result, with stdout as bytes (`stdout_bytes`)."""
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner().invoke(main, list(args), input=stdin, catch_exceptions=False)
+    finally:
+        os.chdir(old)
