@@ -6,7 +6,8 @@ import libcst as cst
 
 from lint.analysis import names
 from lint.analysis.guards import in_fallback
-from lint.analysis.scopes import dotted_name
+from lint.analysis.scopes import Scope, dotted_name
+from lint.context import FileContext
 from lint.rule import Example, Fix, Rule
 
 
@@ -56,7 +57,10 @@ class DeprecatedAmpApi(Rule):
     A fallback used only when the new API is missing (in an
     `except AttributeError:` / `except ImportError:` handler, or on one side
     of a torch version check) is not flagged, nor is a name imported on both
-    sides of such a fallback. `isinstance` checks are not uses.
+    sides of such a fallback. `isinstance` checks are not uses. A variable
+    assigned the deprecated API (`ac = torch.cuda.amp.autocast`) is reported
+    once, where the API is used; calls through that variable are not
+    reported again and get no fix.
     """
 
     code = "TL102"
@@ -175,7 +179,7 @@ class DeprecatedAmpApi(Rule):
 
     def _check(self, node: cst.Name | cst.Attribute) -> None:
         parent = self.ctx.parent(node)
-        if not _is_reference(node, parent):
+        if not _is_reference(node, parent) or _through_alias_variable(self.ctx, node):
             return
         qualified = self.ctx.qualified_name(node)
         if qualified not in DEPRECATED or in_fallback(self.ctx, node):
@@ -293,6 +297,31 @@ def _is_reference(node: cst.Name | cst.Attribute, parent: cst.CSTNode | None) ->
         return False
     if isinstance(parent, cst.Arg) and parent.keyword is node:
         return False
+    if isinstance(parent, cst.AssignTarget | cst.AugAssign | cst.AnnAssign) and parent.target is node:
+        return False
     if isinstance(parent, cst.FunctionDef | cst.ClassDef | cst.Param):
         return parent.name is not node  # type: ignore[union-attr]
     return True
+
+
+def _through_alias_variable(ctx: FileContext, node: cst.Name | cst.Attribute) -> bool:
+    """`ac()` after `ac = torch.cuda.amp.autocast`: the deprecated API was
+    used (and reported) where the variable was assigned, not again here."""
+    head: cst.BaseExpression = node
+    while isinstance(head, cst.Attribute):
+        head = head.value
+    if not isinstance(head, cst.Name):
+        return False
+    scope: Scope | None = ctx.scope_of(head)
+    first = True
+    while scope is not None:
+        if not (scope.is_class and not first):
+            if head.value in scope.imports:
+                return False
+            if head.value in scope.aliases:
+                return True
+            if head.value in scope.locals:
+                return False
+        first = False
+        scope = scope.parent
+    return False

@@ -3,6 +3,7 @@ import libcst as cst
 from lint.analysis.dataflow import is_constant
 from lint.analysis.flow import Facts, Flow
 from lint.analysis.loops import (
+    CallFlow,
     clears_grads,
     grad_mode_at,
     is_backward,
@@ -76,6 +77,27 @@ class EvalWithoutNoGrad(Rule):
     message = "evaluation forward pass outside `torch.no_grad()`: it records an autograd graph for nothing; wrap the loop in `torch.no_grad()` or `torch.inference_mode()`"
     triggers = (".eval(",)
     bad = (
+        # eval mode set at module level, the forward passes in a function it then calls
+        "import torch\n"
+        "model = torch.load('model.pt')\n"
+        "model.eval()\n"
+        "def evaluate(loader):\n"
+        "    outputs = []\n"
+        "    for x in loader:\n"
+        "        outputs.append(model(x).argmax(-1))  # expect: TL406\n"
+        "    return outputs\n"
+        "evaluate(test_loader)\n",
+        # reached from a Hydra entry point
+        "import hydra\n"
+        "def validate(model, loader):\n"
+        "    model.eval()\n"
+        "    correct = 0\n"
+        "    for x, y in loader:\n"
+        "        correct += (model(x).argmax(1) == y).sum().item()  # expect: TL406\n"
+        "    return correct\n"
+        "@hydra.main(config_path='conf', config_name='config')\n"
+        "def main(cfg):\n"
+        "    print(validate(hydra.utils.instantiate(cfg.model), cfg.loader))\n",
         "import torch\n"
         "def validate(model, loader, criterion):\n"
         "    model.eval()\n"
@@ -119,6 +141,23 @@ class EvalWithoutNoGrad(Rule):
         "    return correct\n",
     )
     good = (
+        # the called function runs under no_grad; an unknown decorator may set it
+        "import torch\n"
+        "from project.utils import in_eval_context\n"
+        "model = torch.load('model.pt')\n"
+        "model.eval()\n"
+        "@torch.no_grad()\n"
+        "def evaluate(loader):\n"
+        "    outputs = []\n"
+        "    for x in loader:\n"
+        "        outputs.append(model(x))\n"
+        "    return outputs\n"
+        "@in_eval_context\n"
+        "def score(loader):\n"
+        "    for x in loader:\n"
+        "        print(model(x))\n"
+        "evaluate(test_loader)\n"
+        "score(test_loader)\n",
         # every parameter frozen: no graph is recorded
         "import torch\n"
         "def embed(encoder, loader):\n"
@@ -210,7 +249,7 @@ class EvalWithoutNoGrad(Rule):
         self._frozen = _frozen_models(self.ctx)
         for body in code_bodies(self.ctx):
             self._body = body
-            Flow(self.ctx.module, self._transfer).run(body)
+            CallFlow(self.ctx, self._transfer).run(body)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         mode = train_mode_call(node)

@@ -2,12 +2,17 @@ import libcst as cst
 
 from lint.analysis.precision import half_conversion, single_assignment
 from lint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding, constructor_kind
+from lint.analysis.summarize import argument_slots
 from lint.analysis.training import method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Rule
 
 # `nn.Module` methods that return the module itself: a chain of them still
 # denotes the model (`Net().cuda().half()`); any other call yields its output.
+_ELSEWHERE = (
+    "`{}()` converts the model to float16, and it is then trained: the weights lose small updates"
+    " and BatchNorm statistics degrade; keep float32 weights and use `torch.autocast`"
+)
 _RETURNS_MODULE = frozenset({"cuda", "cpu", "to", "half", "float", "double", "bfloat16", "train", "eval", "requires_grad_"})
 
 
@@ -173,6 +178,25 @@ class HalfPrecisionTraining(Rule):
             receiver = half_conversion(self.ctx, node)
             if receiver is not None and self._converted_models(node, receiver) & trained:
                 self.report(node)
+            elif isinstance(node, cst.Call) and self._converted_elsewhere(node) & trained:
+                self.report(node, _ELSEWHERE.format(self.ctx.code(node.func)))
+
+    def _converted_elsewhere(self, call: cst.Call) -> set[Binding]:
+        """Models a function of another module of the project converts to
+        float16: the one it returns (`model = build_model(cfg)`), or one it
+        is given (`to_half(model)`)."""
+        summary = self.ctx.summaries.of_external_call(call)
+        if summary is None:
+            return set()
+        receivers = self.ctx.receivers
+        found: set[Binding] = set()
+        parent = self.ctx.parent(call)
+        if summary.returns_half and isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            found.add(receivers.binding(parent.targets[0].target))  # type: ignore[arg-type]
+        for slot, arg in argument_slots(call):
+            if summary.slot(slot) in summary.half:
+                found.add(receivers.binding(arg.value))  # type: ignore[arg-type]
+        return found - {None}  # type: ignore[operator]
 
     def _steps_an_optimizer(self) -> bool:
         receivers = self.ctx.receivers

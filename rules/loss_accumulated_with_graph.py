@@ -16,6 +16,7 @@ from lint.analysis.dataflow import (
 from lint.analysis.flow import Facts, Flow
 from lint.analysis.loops import grad_mode_at
 from lint.analysis.scopes import dotted_name
+from lint.analysis.summarize import argument_slots
 from lint.analysis.training import code_bodies, method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Example, Fix, Rule
@@ -419,7 +420,7 @@ class LossAccumulatedWithGraph(Rule):
         if summary is None:
             return
         carries = False
-        for slot, arg in _slots(call):
+        for slot, arg in argument_slots(call):
             if summary.slot(slot) in summary.accumulates:
                 carries = carries or any(self._carries(value, facts) for value in _packed(arg.value))
         self._accumulators[call] = dotted_name(call.func) or ""
@@ -508,19 +509,6 @@ class LossAccumulatedWithGraph(Rule):
             scope = self.ctx.module
         prefix = accumulator + "."
         return any(name.startswith(prefix) for name in names_in(scope))
-
-
-def _slots(call: cst.Call) -> Iterator[tuple[str, cst.Arg]]:
-    """Each argument of a call with its slot (`#0`, or the keyword)."""
-    index = 0
-    for arg in call.args:
-        if arg.star:
-            return
-        if arg.keyword is not None:
-            yield arg.keyword.value, arg
-        else:
-            yield f"#{index}", arg
-            index += 1
 
 
 def _packed(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:

@@ -31,6 +31,9 @@ ENABLE_GRAD = "torch.autograd.enable_grad"
 SET_GRAD_ENABLED = "torch.autograd.set_grad_enabled"
 # decorators that say nothing about grad mode
 _NEUTRAL_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
+# packages whose decorators run or register a function without touching grad
+# mode: torch's own, and the entry points of command-line frameworks
+_NEUTRAL_PACKAGES = ("torch.", "functools.", "typing.", "hydra.", "click.", "typer.", "fire.", "pyrallis.", "absl.")
 _MAX_INLINE_DEPTH = 4
 
 
@@ -194,7 +197,7 @@ def decorator_grad_mode(ctx: FileContext, decorator: cst.Decorator) -> GradMode 
     if isinstance(func, cst.Name) and func.value in _NEUTRAL_DECORATORS:
         return None
     name = ctx.qualified_name(func)
-    if name is not None and (name.startswith(("torch.", "functools.", "typing.")) or "." not in name):
+    if name is not None and (name.startswith(_NEUTRAL_PACKAGES) or "." not in name):
         return None
     if name is None and ctx.local_function(func) is not None:
         return None  # a decorator of this file that never mentions no_grad
