@@ -1,13 +1,12 @@
 """Every event kind the sanitizer can report: severity, diagnostic stage and advice.
 
-The stages follow the chapter's troubleshooting order (data, model, loss,
-optimization, configuration); the end-of-run summary is printed in that order.
+The stages are the chapter's troubleshooting areas (data, model, loss,
+optimization, configuration). The order of this table is cause before effect
+within one step: merged reports and the diagnosis break ties with it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-STAGES = ("data", "model", "loss", "optimization", "configuration", "sanitizer")
 
 
 @dataclass(frozen=True)
@@ -86,6 +85,7 @@ _KINDS = (
 )
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in _KINDS}
+KIND_ORDER: dict[str, int] = {kind.name: index for index, kind in enumerate(_KINDS)}  # cause before effect
 
 
 def severity_of(kind: str) -> str:

@@ -20,6 +20,7 @@ from torch import nn
 
 from sanitizer.core import hooks, locations
 from sanitizer.core.catalogue import KINDS
+from sanitizer.core.ending import ending_of
 from sanitizer.core.events import Event
 from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
@@ -29,6 +30,7 @@ from sanitizer.core.sink import Sink
 from sanitizer.core.tracing import ForwardTracer
 from sanitizer.detectors import Detector, build_detectors
 from sanitizer.report import json_report
+from sanitizer.report.summary_text import summary_lines
 
 MAX_EVENTS_PER_KIND = 20
 UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
@@ -70,6 +72,7 @@ class Sanitizer:
         self.device: str | None = None
         self.fp16 = False
         self.exit_code: int | None = None
+        self.ending: dict[str, Any] | None = None  # how the script ended, once known
         self.index = ModelIndex()
         self.series = json_report.Series()
         self.probe = StepProbe()
@@ -102,6 +105,8 @@ class Sanitizer:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if self.exit_code is None:
             self.exit_code = _status_of(exc)
+        if self.ending is None:
+            self.record_ending(exc)
         self.close()
 
     def start(self) -> None:
@@ -134,11 +139,21 @@ class Sanitizer:
             self._guard("writing the report", json_report.write_atomic, self.report_path, data)
         return data
 
+    def record_ending(self, exc: BaseException | None) -> None:
+        """Remember how the script ended: returned, or the exception that ended it."""
+        halt = exc.event.one_line() if isinstance(exc, SanitizerHalt) else None
+        self.ending = ending_of(exc, halt)
+
     def report(self) -> dict[str, Any]:
         return json_report.build(self, time.perf_counter() - self._started)
 
     def print_summary(self) -> None:
-        for line in json_report.summary_lines(self):
+        """The diagnosis, as `show` prints it, then where the report went."""
+        lines = summary_lines(self.report())
+        lines[0] = lines[0].removeprefix("sanitizer: ")  # alert() adds the prefix
+        if self.report_path is not None:
+            lines.append(f"report: {self.report_path}")
+        for line in lines:
             self.alert(line)
 
     @property
@@ -332,6 +347,8 @@ class Sanitizer:
         if not partial:
             self.series.add(step=record.step, loss=record.loss, grad_norm=record.grad_norm,
                             loss_scale=record.scale, memory_bytes=record.memory_bytes)
+        if record.eval_loss is not None:
+            self.series.add_evaluation(record.step, record.eval_loss)
 
     def _measure(self, probe: StepProbe, params: list[torch.Tensor], skipped: bool,
                  found_inf: Any, partial: bool) -> StepRecord:
