@@ -55,6 +55,7 @@ class CheckRequest:
     extend_exclude: tuple[str, ...]
     per_file_ignores: tuple[str, ...]
     extend_per_file_ignores: tuple[str, ...]
+    respect_gitignore: bool | None
     quiet: bool
     verbose: bool
     jobs: int
@@ -121,6 +122,7 @@ def _settings(request: CheckRequest) -> Settings:
         if request.per_file_ignores
         else None,
         extend_per_file_ignores=parse_per_file_ignores(request.extend_per_file_ignores, "--extend-per-file-ignores"),
+        respect_gitignore=request.respect_gitignore,
     )
     config = with_overrides(_config(targets, request.config_path), overrides)
     select = _codes(request.select, "--select")

@@ -54,6 +54,7 @@ def main() -> None:
 @click.option("--extend-exclude", multiple=True, help="Globs of paths to skip, in addition to `exclude`.")
 @click.option("--per-file-ignores", multiple=True, metavar="GLOB:CODES", help="Rules not to run on matching files (replaces the configured table); repeatable.")
 @click.option("--extend-per-file-ignores", multiple=True, metavar="GLOB:CODES", help="As --per-file-ignores, adding to the configured table.")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files that .gitignore files ignore (default: yes, or `respect-gitignore` in the configuration).")
 @click.option("--stdin-filename", metavar="PATH", help="With `-` as the path: lint standard input as this file (config, per-file ignores and exclusion apply).")
 @click.option("-q", "--quiet", is_flag=True, help="Print the findings and nothing else.")
 @click.option("-v", "--verbose", is_flag=True, help="Also print the configuration, the rules and what was linted (on stderr).")
