@@ -10,7 +10,6 @@ from lint.summaries import STEP
 _METRIC_DRIVEN = "ReduceLROnPlateau"
 
 
-
 class SchedulerBeforeOptimizer(Rule):
     """
     ## What it does
@@ -168,7 +167,8 @@ class SchedulerBeforeOptimizer(Rule):
     )
 
     def finish(self) -> None:
-        run_each_iteration(self.ctx, self._transfer, events=_is_event)
+        # a call of another module's function may step the optimizer too
+        run_each_iteration(self.ctx, self._transfer, events=None if self.ctx.external else _is_event)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if optimizer_step(self.ctx, node) is not None or self._steps_elsewhere(node):
