@@ -18,9 +18,9 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from lint.analysis.summarize import file_facts
 from lint.context import FileContext
 from lint.fixes import apply_fixes
-from lint.rule import Diagnostic, Finding, Rule
-from lint.source import SourceError, decode
 from lint.project import FileFacts, ProjectView
+from lint.rule import Diagnostic, Finding, Rule
+from lint.source import SourceError, decode, source_lines
 from lint.summaries import may_summarize, trigger_words
 from lint.suppression import file_suppression, suppressed
 
@@ -100,7 +100,7 @@ def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Findin
         module, diagnostics = _analyse(path, source, rules)
     except _Unparsable:
         return None
-    for diagnostic, found in _positioned(path, module, diagnostics, source.splitlines()):
+    for diagnostic, found in _positioned(path, module, diagnostics, source_lines(source)):
         if found == finding and diagnostic.fix is not None and module is not None:
             with deep_recursion():
                 fixed = apply_fixes(module, [diagnostic.fix])
@@ -121,7 +121,7 @@ def _lint_text(
     applied: list[str] = []
     for _ in range(_MAX_FIX_ROUNDS):
         module, diagnostics = _analyse(path, source, rules, project, facts)
-        lines = source.splitlines()
+        lines = source_lines(source)
         kept = _positioned(path, module, diagnostics, lines)
         fixable = [d for d, _ in kept if d.fix is not None and _allowed(d, fix)]
         if module is None or not fixable:
@@ -133,7 +133,7 @@ def _lint_text(
         applied.extend(d.rule.code for d in fixable)
         source = new_source
     module, diagnostics = _analyse(path, source, rules, project, facts)
-    return [f for _, f in _positioned(path, module, diagnostics, source.splitlines())], source, applied
+    return [f for _, f in _positioned(path, module, diagnostics, source_lines(source))], source, applied
 
 
 def _allowed(diagnostic: Diagnostic, fix: str | None) -> bool:
