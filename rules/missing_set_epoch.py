@@ -41,8 +41,10 @@ class MissingSetEpoch(Rule):
     expression such as `split == "train"`; a config value or a flag counts as
     shuffling), samplers for evaluation data (the variable or the
     dataset it samples named with `val`, `test`, `eval`), and samplers that
-    only leave the file (returned from a builder function, or handed, alone
-    or inside their DataLoader, to a function or class imported from another
+    only leave the file (returned from a builder function, alone or inside
+    their DataLoader, also one built as one branch of a conditional such as
+    `DataLoader(...) if ds is not None else None`; or handed, alone or
+    inside their DataLoader, to a function or class imported from another
     module, such as a project's `Trainer`) are not flagged. Any
     `set_epoch(...)` call in the file whose receiver could be the sampler
     counts as calling it, including a call on a function parameter that a
@@ -182,13 +184,14 @@ class MissingSetEpoch(Rule):
             if not (isinstance(loader_call, cst.Call) and parent.keyword is not None
                     and parent.keyword.value in ("sampler", "batch_sampler")):
                 return None
-            target = _assigned_to(self.ctx.parent(loader_call))
+            target = _assigned_to(self.ctx, loader_call)
             return [target] if target is not None else None
-        target = _assigned_to(parent)
+        target = _assigned_to(self.ctx, call)
         return [target] if target is not None else None
 
     def _leaves_file(self, holders: list[cst.BaseExpression]) -> bool:
-        texts = {self.ctx.code(h) for h in holders}
+        """The sampler, or a loader built on it, is returned to a caller."""
+        texts = {self.ctx.code(h) for h in holders} | self._loaders_given(holders)
         for node in self.ctx.nodes():
             if isinstance(node, cst.Return) and node.value is not None:
                 if any(isinstance(n, cst.Name) and n.value in texts for n in iter_nodes(node.value)):
@@ -235,7 +238,7 @@ class MissingSetEpoch(Rule):
             for arg in node.args:
                 if (arg.keyword is not None and arg.keyword.value in ("sampler", "batch_sampler")
                         and isinstance(arg.value, cst.Name) and arg.value.value in texts):
-                    target = _assigned_to(self.ctx.parent(node))
+                    target = _assigned_to(self.ctx, node)
                     if isinstance(target, cst.Name):
                         loaders.add(target.value)
         return loaders
@@ -325,7 +328,12 @@ def _same_name(binding: Binding, own: set[Binding | None]) -> bool:
     return any(b is not None and b.name == binding.name for b in own)
 
 
-def _assigned_to(node: cst.CSTNode | None) -> cst.BaseExpression | None:
+def _assigned_to(ctx: FileContext, value: cst.CSTNode) -> cst.BaseExpression | None:
+    """The variable `value` is assigned to, also as one branch of a
+    conditional (`x = DataLoader(...) if ds is not None else None`)."""
+    node = ctx.parent(value)
+    while isinstance(node, cst.IfExp) and value is not node.test:
+        value, node = node, ctx.parent(node)
     if isinstance(node, cst.Assign) and len(node.targets) == 1:
         return node.targets[0].target
     if isinstance(node, cst.AnnAssign):

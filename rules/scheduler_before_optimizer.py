@@ -2,10 +2,12 @@ import libcst as cst
 
 from lint.analysis.flow import Facts
 from lint.analysis.loops import optimizer_step, run_each_iteration, scheduler_step
+from lint.analysis.training import method_call
 from lint.rule import Rule
 
 # a scheduler driven by a metric: stepping it first skips no schedule value
 _METRIC_DRIVEN = "ReduceLROnPlateau"
+
 
 
 class SchedulerBeforeOptimizer(Rule):
@@ -165,7 +167,7 @@ class SchedulerBeforeOptimizer(Rule):
     )
 
     def finish(self) -> None:
-        run_each_iteration(self.ctx, self._transfer)
+        run_each_iteration(self.ctx, self._transfer, events=_is_event)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if optimizer_step(self.ctx, node) is not None:
@@ -183,3 +185,8 @@ class SchedulerBeforeOptimizer(Rule):
         binding = receivers.binding(scheduler)
         built = receivers.constructions.get(binding, []) if binding is not None else []
         return any((self.ctx.call_name(call) or "").endswith(_METRIC_DRIVEN) for call in built)
+
+
+def _is_event(node: cst.CSTNode) -> bool:
+    """Every node `SchedulerBeforeOptimizer._transfer` can react to."""
+    return method_call(node, "step") is not None

@@ -144,6 +144,9 @@ def _quick_fixes(ls: TrainlintServer, document: TextDocument, where: types.Range
 
 def _fix_all(ls: TrainlintServer, document: TextDocument) -> list[types.CodeAction]:
     mode = "unsafe" if ls.unsafe_fixes else "safe"
+    # editors ask on every cursor move: fix only when a finding says it can
+    if not any(f.fix == "safe" or f.fix == mode for f in ls.findings(document)):
+        return []
     try:
         fixed = lint_document(Path(document.path), document.source, fix=mode).fixed_source
     except ConfigError as exc:

@@ -28,6 +28,7 @@ TIMEOUT = 20  # seconds; generous for a loaded machine
 
 PYPROJECT = """\
 [tool.trainlint]
+exclude = ["generated"]
 per-file-ignores = {"legacy_*.py" = ["TL102"]}
 """
 
@@ -89,6 +90,12 @@ class Editor:
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
                 content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
             )
+        )
+        return await self.diagnostics(uri)
+
+    async def save(self, uri: str) -> list[types.Diagnostic]:
+        self.client.text_document_did_save(
+            types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
         )
         return await self.diagnostics(uri)
 
@@ -181,7 +188,7 @@ def _only(diagnostics: list[types.Diagnostic], code: str) -> types.Diagnostic:
     return found
 
 
-def test_open_publishes_diagnostics_honouring_noqa_and_per_file_ignores(project: Path) -> None:
+def test_open_publishes_diagnostics_honouring_noqa_exclude_and_per_file_ignores(project: Path) -> None:
     async def scenario() -> None:
         async with editor(project) as session:
             diagnostics = await session.open(project / "train.py", TRAIN)
@@ -196,6 +203,8 @@ def test_open_publishes_diagnostics_honouring_noqa_and_per_file_ignores(project:
             # the configuration's per-file-ignores turns TL102 off for legacy_*.py
             legacy = await session.open(project / "legacy_train.py", TRAIN)
             assert _codes(legacy) == [(11, "TL201")]
+            # and excludes what is under generated/
+            assert await session.open(project / "generated" / "train.py", TRAIN) == []
 
     run(scenario())
 
@@ -271,6 +280,17 @@ def test_changes_relint_with_utf16_positions_and_the_edit_spans_only_the_change(
             assert edit.range.start.character >= 23
             assert await session.apply(quick) == []
             assert session.texts[uri][1] == 'import torch\nlabel = "🔥"; scaler = torch.amp.GradScaler("cuda")\n'
+
+    run(scenario())
+
+
+def test_saving_relints_with_the_configuration_as_it_is_now(project: Path) -> None:
+    async def scenario() -> None:
+        async with editor(project) as session:
+            uri = (project / "train.py").as_uri()
+            assert _codes(await session.open(project / "train.py", TRAIN)) == [(3, "TL102"), (11, "TL201")]
+            (project / "pyproject.toml").write_text(PYPROJECT + 'ignore = ["TL201"]\n')
+            assert _codes(await session.save(uri)) == [(3, "TL102")]
 
     run(scenario())
 

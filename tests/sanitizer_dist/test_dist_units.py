@@ -15,6 +15,7 @@ from sanitizer.core.session import Sanitizer
 from sanitizer.detectors.rank_divergence import RankDivergenceDetector
 from sanitizer.distributed import merge, ranks, replicas
 from sanitizer.distributed.exchange import ReplicaExchange
+from sanitizer.report.merged import merge_reports
 
 
 def _epochs(calls: str, shuffle: bool = True, peek: bool = False) -> list[dict[str, Any]]:
@@ -176,7 +177,7 @@ def _event(kind: str, step: int, severity: str = "error", **fields: Any) -> dict
 def test_merge_orders_by_step_then_cause_and_names_first_ranks() -> None:
     reports = [_report(0, 9, [_event("nonfinite_grad", 4), _event("nonfinite_param", 4)]),
                _report(1, 9, [_event("nonfinite_grad", 4), _event("nonfinite_loss", 4, module="head")])]
-    merged = merge.merge(reports)
+    merged = merge_reports(reports)
     assert [(e["kind"], e["rank"]) for e in merged["events"]] == [
         ("nonfinite_loss", 1), ("nonfinite_grad", 0), ("nonfinite_grad", 1), ("nonfinite_param", 0)]
     assert merged["verdict"]["first"]["nonfinite_grad"]["ranks"] == [0, 1]
@@ -186,7 +187,7 @@ def test_merge_orders_by_step_then_cause_and_names_first_ranks() -> None:
 
 
 def test_merge_reports_ranks_that_stopped_early() -> None:
-    merged = merge.merge([_report(0, 9, []), _report(1, 2, [], exit_code=1), _report(2, 9, [])])
+    merged = merge_reports([_report(0, 9, []), _report(1, 2, [], exit_code=1), _report(2, 9, [])])
     assert merged["verdict"]["stopped_ranks"] == [{"rank": 1, "exit_code": 1, "steps": 2, "others_steps": 9}]
     assert merged["verdict"]["errors"] == 0
 
