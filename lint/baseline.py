@@ -7,6 +7,7 @@ is then marked on the statement's last line, or left as it is."""
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -17,6 +18,10 @@ from lint.finding import Finding
 from lint.fixes import write_atomic
 from lint.source import SourceError, decode, encoding_to_write
 from lint.suppression import noqa_directives
+
+# a line with its ending, numbered as tokenize and LibCST number lines (a
+# form feed or U+2028 inside a line does not end it, as str.splitlines has it)
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 # what a noqa cannot or should not cover: a file that does not parse, and the
 # finding that a noqa is unused
@@ -49,7 +54,7 @@ def _baseline_file(path: str, findings: list[Finding], result: Baseline) -> None
     except (OSError, SourceError) as exc:
         result.errors.append(f"{path}: cannot add noqa comments: {getattr(exc, 'strerror', None) or exc}")
         return
-    lines = text.splitlines(keepends=True)
+    lines = _LINE.findall(text)
     try:
         open_ends, comments = _line_ends(text)
     except (tokenize.TokenError, SyntaxError) as exc:
