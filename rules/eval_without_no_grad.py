@@ -1,7 +1,7 @@
 import libcst as cst
 
 from lint.analysis.dataflow import is_constant
-from lint.analysis.flow import Facts, Flow
+from lint.analysis.flow import Facts
 from lint.analysis.loops import (
     CallFlow,
     clears_grads,
@@ -247,9 +247,17 @@ class EvalWithoutNoGrad(Rule):
 
     def finish(self) -> None:
         self._frozen = _frozen_models(self.ctx)
+        self._switched = {_last_name(mode[0]) for mode in map(train_mode_call, self.ctx.nodes_of(cst.Call)) if mode}
         for body in code_bodies(self.ctx):
             self._body = body
-            CallFlow(self.ctx, self._transfer).run(body)
+            CallFlow(self.ctx, self._transfer, events=self._is_event).run(body)
+
+    def _is_event(self, node: cst.CSTNode) -> bool:
+        """Every node `_transfer` can react to: `.train()` / `.eval()`, and
+        calls of something that is switched by them somewhere in the file."""
+        if train_mode_call(node) is not None:
+            return True
+        return isinstance(node, cst.Call) and _last_name(node.func) in self._switched
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         mode = train_mode_call(node)
@@ -284,6 +292,14 @@ class EvalWithoutNoGrad(Rule):
             if isinstance(node, cst.Call) and self.ctx.call_name(node) in _GRAPH_USERS:
                 return True
         return False
+
+
+def _last_name(expr: cst.BaseExpression) -> str | None:
+    """`model` for `self.model` or `model`: the code of two such expressions
+    can only be equal when these are."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    return expr.value if isinstance(expr, cst.Name) else None
 
 
 def _frozen_models(ctx: FileContext) -> set[Binding | str]:

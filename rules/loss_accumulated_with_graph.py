@@ -279,7 +279,7 @@ class LossAccumulatedWithGraph(Rule):
                 continue
             self._backpropagated = backpropagated_names(self.ctx, body)
             self._consumed = consumed_names(self.ctx, body)
-            Flow(self.ctx.module, self._transfer).run(body)
+            Flow(self.ctx, self._transfer, events=self._is_event).run(body)
         for node, paths in self._paths.items():
             if not all(carries for carries, _ in paths):
                 continue
@@ -341,6 +341,12 @@ class LossAccumulatedWithGraph(Rule):
         return bodies
 
     # -- flow ------------------------------------------------------------------
+    def _is_event(self, node: cst.CSTNode) -> bool:
+        """Every node `_transfer` can react to."""
+        if isinstance(node, cst.Assign | cst.AugAssign) or method_call(node, "backward", "append") is not None:
+            return True
+        return self._accumulating(node) is not None
+
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if isinstance(node, cst.Call):
             for target in backward_targets(node):
@@ -562,3 +568,4 @@ def _adds_to_itself(node: cst.CSTNode) -> bool:
         and dotted_name(value.left) == dotted_name(node.targets[0].target)
         and dotted_name(value.left) is not None
     )
+

@@ -2,7 +2,7 @@ import libcst as cst
 
 from lint.analysis.flow import Facts
 from lint.analysis.loops import CallFlow, is_backward, train_mode_call
-from lint.analysis.training import code_bodies
+from lint.analysis.training import code_bodies, method_call
 from lint.rule import Rule
 
 _EVAL = "eval"
@@ -189,7 +189,7 @@ class MissingTrainMode(Rule):
     def finish(self) -> None:
         self._exempt: set[cst.CSTNode] = set()
         self._candidates: set[cst.CSTNode] = set()
-        flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration)
+        flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration, events=_is_event)
         for body in code_bodies(self.ctx):
             flow.run(body)
         for node in self._candidates - self._exempt:
@@ -208,6 +208,11 @@ class MissingTrainMode(Rule):
                 # from an earlier iteration was for validation
                 (self._candidates if crossed else self._exempt).add(eval_call)
         return facts
+
+
+def _is_event(node: cst.CSTNode) -> bool:
+    """Every node `MissingTrainMode._transfer` can react to."""
+    return method_call(node, "train", "eval", "backward") is not None
 
 
 def _cross_iteration(facts: Facts) -> Facts:

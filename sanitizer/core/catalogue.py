@@ -63,8 +63,8 @@ _KINDS = (
          "the global gradient norm collapsed while the loss stays high: saturated "
          "activations, bad initialisation, a too-small loss scale, or a detached graph"),
     Kind("grad_underflow", "warning", "configuration",
-         "many gradient values are zero or below the fp16 normal range: use a "
-         "GradScaler (loss scaling) or switch to bf16"),
+         "fp16 flushed many gradient values to zero: use a GradScaler (loss "
+         "scaling), or a larger loss scale, or switch to bf16"),
     Kind("scale_collapse", "error", "configuration",
          "GradScaler keeps skipping steps and its scale keeps falling: the forward "
          "overflows fp16 at any scale; use bf16, fix the overflowing op, or keep it in fp32"),

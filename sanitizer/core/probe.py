@@ -107,13 +107,14 @@ class StepRecord:
     param_norms: list[float]
     param_step: int | None  # the step whose update produced `param_norms`
     scale: float | None
-    underflow: float | None
+    underflow: float | None  # share of gradient values fp16 flushed to zero (sampled steps under fp16)
     eval_loss: float | None
     data_wait: float
     step_time: float | None
     memory_bytes: float | None
     graph_roots: list[Any]
     training_params: list[torch.Tensor] = field(default_factory=list)
+    tiny_share: float | None = None  # share below the fp16 normal range (zeros included), when sampled
 
     @property
     def loss(self) -> float | None:

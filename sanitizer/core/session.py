@@ -26,15 +26,16 @@ from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
 from sanitizer.core.naming import ModelIndex
 from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, squared_norms
+from sanitizer.core.script_lint import ScriptLint, entry_file
 from sanitizer.core.sink import Sink
 from sanitizer.core.tracing import ForwardTracer
+from sanitizer.core.underflow import flush_census
 from sanitizer.detectors import Detector, build_detectors
 from sanitizer.report import json_report
 from sanitizer.report.summary_text import summary_lines
 
 MAX_EVENTS_PER_KIND = 20
 UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
-FP16_TINY = 2.0 ** -14  # smallest normal fp16 value
 
 class SanitizerHalt(BaseException):
     """Raised into the script at the first event of a `--halt-on` kind.
@@ -53,7 +54,7 @@ class Sanitizer:
     def __init__(self, report: str | os.PathLike[str] | None = "sanitizer-report.json",
                  checks: Iterable[str] | None = None, halt_on: Iterable[str] = (),
                  strict: bool = False, script: str | None = None,
-                 argv: list[str] | None = None, stream: TextIO | None = None) -> None:
+                 argv: list[str] | None = None, stream: TextIO | None = None, lint: bool = True) -> None:
         self.enabled_kinds = _validate_kinds(checks, "checks") if checks is not None else set(KINDS)
         self.halt_on = _validate_kinds(halt_on, "halt-on")
         self.strict = strict
@@ -73,6 +74,9 @@ class Sanitizer:
         self.fp16 = False
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
+        self.lint_findings: list[dict[str, Any]] | None = None  # the script's lint, once the run ended
+        self._lint = lint
+        self._script_lint: ScriptLint | None = None
         self.index = ModelIndex()
         self.series = json_report.Series()
         self.probe = StepProbe()
@@ -119,6 +123,7 @@ class Sanitizer:
         self._active = True
         self._stack.callback(self._deactivate)
         hooks.install(self, self._stack)
+        self._start_lint()
 
     def close(self, exit_code: int | None = None) -> dict[str, Any]:
         """Flush the last step, remove every hook, write the report; returns it."""
@@ -133,6 +138,7 @@ class Sanitizer:
             self._stack.close()
         for detector in self.detectors:
             self._guard(f"{detector.name}.on_end", detector.on_end, self.sink)
+        self._finish_lint()
         self._add_usage_notes()
         data = self.report()
         if self.report_path is not None:
@@ -167,6 +173,20 @@ class Sanitizer:
 
     def _deactivate(self) -> None:
         self._active = False
+
+    def _start_lint(self) -> None:
+        """Lint the entry file beside the run (see `script_lint`)."""
+        path = entry_file(self.script) if self._lint else None
+        if path is not None:
+            self._script_lint = ScriptLint(path)
+            self._script_lint.start()
+
+    def _finish_lint(self) -> None:
+        if self._script_lint is None:
+            return
+        self.lint_findings = self._script_lint.result()
+        if self._script_lint.problem:
+            self.notes.append(self._script_lint.problem)
 
     # -------------------------------------------------------------------- events
     def emit(self, kind: str, step: int | None, message: str, **fields: Any) -> Event | None:
@@ -366,10 +386,9 @@ class Sanitizer:
         scaler = self._scaler() if self._scaler is not None else None
         if scaler is not None and getattr(scaler, "_scale", None) is not None:
             gather.add("scale", [scaler._scale])
+        underflow_total = 0
         if grads and self.fp16 and "grad_underflow" in self.enabled_kinds and self.step % UNDERFLOW_EVERY == 1:
-            fraction = self._underflow_fraction(with_grad, scaler, found_inf is not None)
-            if fraction is not None:
-                gather.add("underflow", [fraction])
+            underflow_total = self._queue_underflow_census(gather, with_grad, scaler, found_inf is not None)
         if probe.eval_losses:
             gather.add("eval", [torch.stack([loss.float() for loss in probe.eval_losses]).mean()])
         values = gather.read()
@@ -396,7 +415,8 @@ class Sanitizer:
             params=with_grad, grad_norms=grad_norms,
             grad_norm=sum(n * n for n in grad_norms) ** 0.5 if grad_norms else None,
             checked_params=checked, param_norms=param_norms, param_step=self.steps or self.step,
-            scale=scale, underflow=_first(values.get("underflow")), eval_loss=_first(values.get("eval")),
+            scale=scale, underflow=_share(values.get("underflow"), 0, underflow_total),
+            tiny_share=_share(values.get("underflow"), 1, underflow_total), eval_loss=_first(values.get("eval")),
             data_wait=data_wait, step_time=step_time,
             memory_bytes=None if partial else self._memory.sample(self.step, self.device),
             graph_roots=probe.graph_roots, training_params=[p for p in params if p.requires_grad])
@@ -419,17 +439,16 @@ class Sanitizer:
         gather.add("params", squared_norms(checked))
         return checked, [math.sqrt(value) for value in gather.read()["params"]]
 
-    def _underflow_fraction(self, params: list[torch.Tensor], scaler: Any, still_scaled: bool) -> torch.Tensor | None:
-        """Share of gradient values that were zero or subnormal in fp16 (embeddings excluded)."""
+    def _queue_underflow_census(self, gather: Gather, params: list[torch.Tensor], scaler: Any,
+                                still_scaled: bool) -> int:
+        """Queue the fp16 flush census of the gradients (embeddings excluded: their unused
+        rows are zero by design); returns how many values it covers."""
         dense = [p.grad for p in params if not isinstance(self.index.param_owner(p), (nn.Embedding, nn.EmbeddingBag))]
         total = sum(grad.numel() for grad in dense)
-        if not total:
-            return None
-        threshold: Any = FP16_TINY
-        if scaler is not None and not still_scaled and getattr(scaler, "_scale", None) is not None:
-            threshold = FP16_TINY / scaler._scale
-        small = torch.stack([(grad.abs() < threshold).sum() for grad in dense]).sum()
-        return small.float() / total
+        if total:
+            unscaled = scaler is not None and not still_scaled and getattr(scaler, "_scale", None) is not None
+            gather.add("underflow", flush_census(dense, scaler._scale if unscaled else 1.0))
+        return total
 
     # ------------------------------------------------------------------ notes
     def _add_usage_notes(self) -> None:
@@ -492,6 +511,10 @@ def _floating(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
 
 def _any_nonfinite(values: dict[str, list[float]], names: tuple[str, ...]) -> bool:
     return not all(all(map(math.isfinite, values.get(name, ()))) for name in names)
+
+
+def _share(values: list[float] | None, index: int, total: int) -> float | None:
+    return values[index] / total if values and total else None
 
 
 def _first(values: list[float] | None) -> float | None:

@@ -17,23 +17,7 @@ from lint.registry import all_rules
 from lint.rule import Finding, Rule
 from lint.runner import RunOptions, run
 
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def _inputs() -> list[object]:
-    cases: list[object] = []
-    for rule in all_rules():
-        for index, example in enumerate(rule.bad_examples(), start=1):
-            cases.append(pytest.param(example.code, id=f"{rule.code}-bad-{index}"))
-        for index, good in enumerate(rule.good, start=1):
-            cases.append(pytest.param(good, id=f"{rule.code}-good-{index}"))
-    for path in sorted([*FIXTURES.glob("*.py"), *(ROOT / "examples").glob("*.py")]):
-        cases.append(pytest.param(path.read_text(encoding="utf-8"), id=f"{path.parent.name}/{path.name}"))
-    return cases
-
-
-INPUTS = _inputs()
+from lint_inputs import FIXTURES, INPUTS, ROOT
 
 
 def _lint(source: str, rules: list[type[Rule]]) -> list[Finding]:
