@@ -62,6 +62,7 @@ class CheckRequest:
     no_cache: bool
     config_path: str | None
     stdin_filename: str | None
+    add_noqa: bool
 
     @property
     def reads_stdin(self) -> bool:
@@ -84,6 +85,8 @@ def execute(request: CheckRequest) -> int:
         return fail("`-` (standard input) cannot be combined with other paths")
     if request.stdin_filename is not None and not request.reads_stdin:
         return fail("--stdin-filename names standard input: give `-` as the only path")
+    if request.add_noqa and (request.fix or request.diff or request.reads_stdin):
+        return fail("--add-noqa edits files on disk: it cannot be combined with --fix, --diff or standard input")
     try:
         settings = _settings(request)
     except ConfigError as exc:
@@ -104,6 +107,8 @@ def execute(request: CheckRequest) -> int:
         _error(error)
     if request.verbose:
         _verbose_summary(settings, found, result, time.perf_counter() - started)
+    if request.add_noqa:
+        return _baseline(request, result, failed=bool(found.errors or result.errors))
     try:
         _report(request, result, linted=bool(found.files))
     except OSError as exc:
@@ -155,6 +160,20 @@ def _check_stdin(request: CheckRequest, settings: Settings) -> int:
     except OSError as exc:
         return fail(f"cannot write {request.output_file}: {exc.strerror or exc}")
     return _status(request, result)
+
+
+def _baseline(request: CheckRequest, result: RunResult, failed: bool) -> int:
+    """`--add-noqa`: mark every finding with a `# noqa` comment."""
+    from lint.baseline import add_noqa  # writes through LibCST's helpers; a cached run needs none
+
+    baseline = add_noqa(result.findings)
+    for error in baseline.errors:
+        _error(error)
+    for finding in baseline.left:
+        _warn(f"{finding.path}:{finding.line}: no `# noqa` added for {finding.code}: the line ends inside a string")
+    if not request.quiet:
+        click.echo(f"Added {baseline.added} noqa code(s) to {baseline.files} file(s).", err=True)
+    return EXIT_ERROR if failed or baseline.errors else EXIT_CLEAN
 
 
 def _list(values: tuple[str, ...]) -> list[str]:
