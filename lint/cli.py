@@ -10,7 +10,8 @@ import click
 
 from lint import __version__, reporters
 from lint.cache import CACHE_DIR, clear
-from lint.check import CheckRequest, execute, fail
+from lint.check import CheckRequest, execute
+from lint.check_output import fail
 from lint.config import find_config
 
 SUBCOMMANDS = ("check", "rules", "explain", "clean", "server")
