@@ -100,6 +100,7 @@ class Sanitizer:
                                            "nonfinite_loss", "nonfinite_grad"})
         self.tracer = ForwardTracer(self, trace, _overriding(self.detectors, "on_forward"))
         self._backward_listeners = _overriding(self.detectors, "on_backward")
+        self._scheduler_listeners = _overriding(self.detectors, "on_scheduler_step")
 
     # ----------------------------------------------------------------- lifecycle
     def __enter__(self) -> Sanitizer:
@@ -123,7 +124,7 @@ class Sanitizer:
         self._active = True
         self._stack.callback(self._deactivate)
         hooks.install(self, self._stack)
-        self._start_lint()
+        self._guard("preparing the lint", self._prepare_lint)
 
     def close(self, exit_code: int | None = None) -> dict[str, Any]:
         """Flush the last step, remove every hook, write the report; returns it."""
@@ -174,12 +175,12 @@ class Sanitizer:
     def _deactivate(self) -> None:
         self._active = False
 
-    def _start_lint(self) -> None:
-        """Lint the entry file beside the run (see `script_lint`)."""
+    def _prepare_lint(self) -> None:
+        """Find the file to lint now (before the script changes directory); the lint
+        itself starts after the first step (see `script_lint`)."""
         path = entry_file(self.script) if self._lint else None
         if path is not None:
             self._script_lint = ScriptLint(path)
-            self._script_lint.start()
 
     def _finish_lint(self) -> None:
         if self._script_lint is None:
@@ -299,6 +300,18 @@ class Sanitizer:
         if isinstance(value, torch.Tensor) and value.dim() == 0 and value.is_floating_point():
             self.probe.eval_losses.append(value.detach())
 
+    def on_scheduler_step(self, scheduler: Any) -> None:
+        """An LR scheduler's `step()` is about to run; its constructor's own first step
+        leaves `_step_count` at 1, so 1 marks the script's first call."""
+        if getattr(scheduler, "_step_count", None) != 1:
+            return
+        for detector in self._scheduler_listeners:
+            detector.on_scheduler_step(scheduler, self.sink)
+
+    def has_stepped(self, optimizer: Any) -> bool:
+        """Whether `optimizer` ended a step of this run (a step the scaler skipped counts)."""
+        return optimizer in self._optimizers
+
     def on_data_wait(self, seconds: float) -> None:
         self._data_wait += seconds
 
@@ -339,6 +352,8 @@ class Sanitizer:
     def _advance(self) -> None:
         self.steps = self.step
         self.step += 1
+        if self.steps == 1 and self._script_lint is not None:
+            self._script_lint.start()
 
     def _flush(self) -> None:
         probe = self.probe
