@@ -20,10 +20,12 @@ from lint.fixes import apply_fixes
 from lint.rule import Diagnostic, Finding, Rule
 from lint.source import SourceError, decode
 from lint.suppression import file_suppression, suppressed
+from lint.timing import NoTimer, Timer
 
 UNPARSABLE = "TL000"
 _MAX_FIX_ROUNDS = 10
 _LIBCST_POSITION = re.compile(r"error at (\d+):(\d+)")
+_Handler = Callable[[cst.CSTNode], object]
 
 
 @dataclass
@@ -32,6 +34,7 @@ class FileOutcome:
     fixed_source: str | None = None  # set when fixes changed the text
     fixed_codes: list[str] = field(default_factory=list)  # the rule of each fix applied
     encoding: str = "utf-8"
+    timings: dict[str, float] = field(default_factory=dict)  # with a Timer: seconds per stage, analysis, rule
 
     @property
     def fixes_applied(self) -> int:
@@ -61,13 +64,15 @@ def lint_bytes(
     data: bytes,
     rules: Sequence[type[Rule]],
     fix: str | None = None,
+    timer: Timer | None = None,
 ) -> FileOutcome:
-    """Lint the bytes of one file. `fix` is None, "safe" or "unsafe"."""
+    """Lint the bytes of one file. `fix` is None, "safe" or "unsafe"; a
+    `timer` measures where the time goes (see `lint.timing`)."""
     try:
         source, encoding = decode(data)
     except SourceError as exc:
         return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column))
-    outcome = lint_text(path, source, rules, fix)
+    outcome = lint_text(path, source, rules, fix, timer)
     outcome.encoding = encoding
     return outcome
 
@@ -77,23 +82,25 @@ def lint_text(
     source: str,
     rules: Sequence[type[Rule]],
     fix: str | None = None,
+    timer: Timer | None = None,
 ) -> FileOutcome:
     """Lint text that is already decoded, such as an editor's unsaved buffer."""
+    timer = timer or NoTimer()
     try:
-        findings, fixed, fixed_codes = _lint_text(path, source, rules, fix)
+        findings, fixed, fixed_codes = _lint_text(path, source, rules, fix, timer)
     except _Unparsable as exc:
-        return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column))
-    return FileOutcome(findings, fixed if fixed != source else None, fixed_codes)
+        return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column), timings=timer.seconds)
+    return FileOutcome(findings, fixed if fixed != source else None, fixed_codes, timings=timer.seconds)
 
 
 def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Finding) -> str | None:
     """`source` with the fix of `finding` alone applied (an editor's quick
     fix), or None when the text no longer has that finding or it has no fix."""
     try:
-        module, diagnostics = _analyse(path, source, rules)
+        module, diagnostics = _analyse(path, source, rules, NoTimer())
     except _Unparsable:
         return None
-    for diagnostic, found in _positioned(path, module, diagnostics, source.splitlines()):
+    for diagnostic, found in _positioned(path, module, diagnostics, source.splitlines(), NoTimer()):
         if found == finding and diagnostic.fix is not None and module is not None:
             with deep_recursion():
                 fixed = apply_fixes(module, [diagnostic.fix])
@@ -102,24 +109,24 @@ def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Findin
 
 
 def _lint_text(
-    path: str, source: str, rules: Sequence[type[Rule]], fix: str | None
+    path: str, source: str, rules: Sequence[type[Rule]], fix: str | None, timer: Timer
 ) -> tuple[list[Finding], str, list[str]]:
     applied: list[str] = []
     for _ in range(_MAX_FIX_ROUNDS):
-        module, diagnostics = _analyse(path, source, rules)
+        module, diagnostics = _analyse(path, source, rules, timer)
         lines = source.splitlines()
-        kept = _positioned(path, module, diagnostics, lines)
+        kept = _positioned(path, module, diagnostics, lines, timer)
         fixable = [d for d, _ in kept if d.fix is not None and _allowed(d, fix)]
         if module is None or not fixable:
             return [finding for _, finding in kept], source, applied
-        with deep_recursion():
+        with deep_recursion(), timer.measure("fixes"):
             new_source = apply_fixes(module, [d.fix for d in fixable if d.fix is not None])
         if new_source == source:
             return [finding for _, finding in kept], source, applied
         applied.extend(d.rule.code for d in fixable)
         source = new_source
-    module, diagnostics = _analyse(path, source, rules)
-    return [f for _, f in _positioned(path, module, diagnostics, source.splitlines())], source, applied
+    module, diagnostics = _analyse(path, source, rules, timer)
+    return [f for _, f in _positioned(path, module, diagnostics, source.splitlines(), timer)], source, applied
 
 
 def _allowed(diagnostic: Diagnostic, fix: str | None) -> bool:
@@ -129,7 +136,7 @@ def _allowed(diagnostic: Diagnostic, fix: str | None) -> bool:
 
 
 def _analyse(
-    path: str, source: str, rules: Sequence[type[Rule]]
+    path: str, source: str, rules: Sequence[type[Rule]], timer: Timer
 ) -> tuple[cst.Module | None, list[Diagnostic]]:
     suppression = file_suppression(source)
     if suppression.whole_file:
@@ -144,14 +151,18 @@ def _analyse(
     checks_syntax = any(rule.code == UNPARSABLE for rule in rules) and UNPARSABLE not in suppression.codes
     if not active:
         if checks_syntax:
-            _check_syntax(source)
+            with timer.measure("parse"):
+                _check_syntax(source)
         return None, []
-    module = _parse(source)
-    ctx = FileContext(path, source, module)  # complete before any rule runs
+    with timer.measure("parse"):
+        module = _parse(source)
+    with timer.measure("model"):
+        ctx = FileContext(path, source, module, timer=timer)  # complete before any rule runs
     instances = [rule(ctx) for rule in active]
-    _dispatch(ctx, instances)
+    _dispatch(ctx, instances, timer)
     for instance in instances:
-        instance.finish()
+        with timer.measure(instance.code):
+            instance.finish()
     return module, [diagnostic for instance in instances for diagnostic in instance.diagnostics]
 
 
@@ -218,16 +229,16 @@ def _python_error(source: str) -> SyntaxError | None:
     return None
 
 
-def _dispatch(ctx: FileContext, instances: list[Rule]) -> None:
+def _dispatch(ctx: FileContext, instances: list[Rule], timer: Timer) -> None:
     """Call the rules' `visit_` / `leave_` handlers over the model's nodes in
     source order, as a depth-first walk would, without walking again."""
-    visits: dict[type, list[Callable[[cst.CSTNode], object]]] = {}
-    leaves: dict[type, list[Callable[[cst.CSTNode], object]]] = {}
+    visits: dict[type, list[_Handler]] = {}
+    leaves: dict[type, list[_Handler]] = {}
     for instance in instances:
         for node_type, method in _handlers(type(instance), "visit_"):
-            visits.setdefault(node_type, []).append(getattr(instance, method))
+            visits.setdefault(node_type, []).append(_timed(timer, instance.code, getattr(instance, method)))
         for node_type, method in _handlers(type(instance), "leave_"):
-            leaves.setdefault(node_type, []).append(getattr(instance, method))
+            leaves.setdefault(node_type, []).append(_timed(timer, instance.code, getattr(instance, method)))
     if not visits and not leaves:
         return
     if not leaves:
@@ -247,9 +258,20 @@ def _dispatch(ctx: FileContext, instances: list[Rule]) -> None:
         _leave(open_nodes.pop(), leaves)
 
 
-def _leave(node: cst.CSTNode, leaves: dict[type, list[Callable[[cst.CSTNode], object]]]) -> None:
+def _leave(node: cst.CSTNode, leaves: dict[type, list[_Handler]]) -> None:
     for handler in leaves.get(type(node), ()):
         handler(node)
+
+
+def _timed(timer: Timer, label: str, handler: _Handler) -> _Handler:
+    if not timer.enabled:
+        return handler
+
+    def measured(node: cst.CSTNode) -> object:
+        with timer.measure(label):
+            return handler(node)
+
+    return measured
 
 
 _HANDLER_CACHE: dict[tuple[type, str], list[tuple[type, str]]] = {}
@@ -270,11 +292,11 @@ def _handlers(rule: type[Rule], prefix: str) -> list[tuple[type, str]]:
 
 
 def _positioned(
-    path: str, module: cst.Module | None, diagnostics: list[Diagnostic], lines: list[str]
+    path: str, module: cst.Module | None, diagnostics: list[Diagnostic], lines: list[str], timer: Timer
 ) -> list[tuple[Diagnostic, Finding]]:
     if module is None or not diagnostics:
         return []
-    with deep_recursion():
+    with deep_recursion(), timer.measure("positions"):
         positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     kept: list[tuple[Diagnostic, Finding]] = []
     for diagnostic in diagnostics:

@@ -21,6 +21,7 @@ import libcst as cst
 from lint.analysis import names
 from lint.analysis.scopes import Scope, ScopeTable
 from lint.analysis.walk import children
+from lint.timing import NoTimer, Timer
 
 T = TypeVar("T")
 M = TypeVar("M", bound="SemanticModel")
@@ -28,10 +29,11 @@ _SCOPE_NODES = (cst.FunctionDef, cst.ClassDef)
 
 
 class SemanticModel:
-    def __init__(self, path: str, source: str, module: cst.Module) -> None:
+    def __init__(self, path: str, source: str, module: cst.Module, timer: Timer | None = None) -> None:
         self.path = path
         self.source = source
         self.module = module
+        self.timer = timer or NoTimer()
         self.scopes = ScopeTable(module)
         self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
         self._scope: dict[cst.CSTNode, Scope] = {}
@@ -177,7 +179,8 @@ class SemanticModel:
         """`analysis(self)`, computed once per file and shared by every rule
         that asks. `analysis` must only read the model."""
         if analysis not in self._shared:
-            self._shared[analysis] = analysis(self)
+            with self.timer.measure(analysis.__name__):
+                self._shared[analysis] = analysis(self)
         return self._shared[analysis]  # type: ignore[return-value]
 
 
