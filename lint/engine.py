@@ -15,10 +15,13 @@ from typing import Callable, Iterator, Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from lint.analysis.summarize import file_facts
 from lint.context import FileContext
 from lint.fixes import apply_fixes
+from lint.project import FileFacts, ProjectView
 from lint.rule import Diagnostic, Finding, Rule
-from lint.source import SourceError, decode
+from lint.source import SourceError, decode, source_lines
+from lint.summaries import may_summarize, trigger_words
 from lint.suppression import file_suppression, suppressed
 from lint.timing import NoTimer, Timer
 
@@ -34,6 +37,7 @@ class FileOutcome:
     fixed_source: str | None = None  # set when fixes changed the text
     fixed_codes: list[str] = field(default_factory=list)  # the rule of each fix applied
     encoding: str = "utf-8"
+    facts: FileFacts | None = None  # when asked to summarize and the file was parsed
     timings: dict[str, float] = field(default_factory=dict)  # with a Timer: seconds per stage, analysis, rule
 
     @property
@@ -64,6 +68,7 @@ def lint_bytes(
     data: bytes,
     rules: Sequence[type[Rule]],
     fix: str | None = None,
+    project: ProjectView = ProjectView(),
     timer: Timer | None = None,
 ) -> FileOutcome:
     """Lint the bytes of one file. `fix` is None, "safe" or "unsafe"; a
@@ -72,7 +77,7 @@ def lint_bytes(
         source, encoding = decode(data)
     except SourceError as exc:
         return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column))
-    outcome = lint_text(path, source, rules, fix, timer)
+    outcome = lint_text(path, source, rules, fix, project, timer)
     outcome.encoding = encoding
     return outcome
 
@@ -82,25 +87,29 @@ def lint_text(
     source: str,
     rules: Sequence[type[Rule]],
     fix: str | None = None,
+    project: ProjectView = ProjectView(),
     timer: Timer | None = None,
 ) -> FileOutcome:
     """Lint text that is already decoded, such as an editor's unsaved buffer."""
+    facts: list[FileFacts] = []
     timer = timer or NoTimer()
     try:
-        findings, fixed, fixed_codes = _lint_text(path, source, rules, fix, timer)
+        findings, fixed, fixed_codes = _lint_text(path, source, rules, fix, project, facts, timer)
     except _Unparsable as exc:
         return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column), timings=timer.seconds)
-    return FileOutcome(findings, fixed if fixed != source else None, fixed_codes, timings=timer.seconds)
+    outcome = FileOutcome(findings, fixed if fixed != source else None, fixed_codes, facts=facts[-1] if facts else None)
+    outcome.timings = timer.seconds
+    return outcome
 
 
 def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Finding) -> str | None:
     """`source` with the fix of `finding` alone applied (an editor's quick
     fix), or None when the text no longer has that finding or it has no fix."""
     try:
-        module, diagnostics = _analyse(path, source, rules, NoTimer())
+        module, diagnostics = _analyse(path, source, rules)
     except _Unparsable:
         return None
-    for diagnostic, found in _positioned(path, module, diagnostics, source.splitlines(), NoTimer()):
+    for diagnostic, found in _positioned(path, module, diagnostics, source_lines(source)):
         if found == finding and diagnostic.fix is not None and module is not None:
             with deep_recursion():
                 fixed = apply_fixes(module, [diagnostic.fix])
@@ -109,12 +118,20 @@ def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Findin
 
 
 def _lint_text(
-    path: str, source: str, rules: Sequence[type[Rule]], fix: str | None, timer: Timer
+    path: str,
+    source: str,
+    rules: Sequence[type[Rule]],
+    fix: str | None,
+    project: ProjectView = ProjectView(),
+    facts: list[FileFacts] | None = None,
+    timer: Timer = NoTimer(),
 ) -> tuple[list[Finding], str, list[str]]:
+    """Findings, the fixed text and the rule of each fix; the facts of each
+    round's text are appended to `facts` (the last describe the result)."""
     applied: list[str] = []
     for _ in range(_MAX_FIX_ROUNDS):
-        module, diagnostics = _analyse(path, source, rules, timer)
-        lines = source.splitlines()
+        module, diagnostics = _analyse(path, source, rules, project, facts, timer)
+        lines = source_lines(source)
         kept = _positioned(path, module, diagnostics, lines, timer)
         fixable = [d for d, _ in kept if d.fix is not None and _allowed(d, fix)]
         if module is None or not fixable:
@@ -125,8 +142,8 @@ def _lint_text(
             return [finding for _, finding in kept], source, applied
         applied.extend(d.rule.code for d in fixable)
         source = new_source
-    module, diagnostics = _analyse(path, source, rules, timer)
-    return [f for _, f in _positioned(path, module, diagnostics, source.splitlines(), timer)], source, applied
+    module, diagnostics = _analyse(path, source, rules, project, facts, timer)
+    return [f for _, f in _positioned(path, module, diagnostics, source_lines(source), timer)], source, applied
 
 
 def _allowed(diagnostic: Diagnostic, fix: str | None) -> bool:
@@ -136,20 +153,30 @@ def _allowed(diagnostic: Diagnostic, fix: str | None) -> bool:
 
 
 def _analyse(
-    path: str, source: str, rules: Sequence[type[Rule]], timer: Timer
+    path: str,
+    source: str,
+    rules: Sequence[type[Rule]],
+    project: ProjectView = ProjectView(),
+    facts: list[FileFacts] | None = None,
+    timer: Timer = NoTimer(),
 ) -> tuple[cst.Module | None, list[Diagnostic]]:
     suppression = file_suppression(source)
     if suppression.whole_file:
         return None, []
+    # what the functions this file calls do counts as text of the file: a
+    # call of a helper that empties the cache can trigger TL201
+    text = f"{source}\n{trigger_words(project.external.values())}" if project.external else source
     active = [
         rule
         for rule in rules
         if rule.code != UNPARSABLE
         and rule.code not in suppression.codes
-        and (not rule.triggers or any(token in source for token in rule.triggers))
+        and (not rule.triggers or any(token in text for token in rule.triggers))
     ]
+    # a package's `__init__.py` is summarized for what it re-exports
+    summarize = project.summarize and facts is not None and (may_summarize(source) or path.endswith("__init__.py"))
     checks_syntax = any(rule.code == UNPARSABLE for rule in rules) and UNPARSABLE not in suppression.codes
-    if not active:
+    if not active and not summarize:
         if checks_syntax:
             with timer.measure("parse"):
                 _check_syntax(source)
@@ -157,12 +184,15 @@ def _analyse(
     with timer.measure("parse"):
         module = _parse(source)
     with timer.measure("model"):
-        ctx = FileContext(path, source, module, timer=timer)  # complete before any rule runs
+        ctx = FileContext(path, source, module, project.external, timer)  # complete before any rule runs
     instances = [rule(ctx) for rule in active]
     _dispatch(ctx, instances, timer)
     for instance in instances:
         with timer.measure(instance.code):
             instance.finish()
+    if summarize and facts is not None:
+        with timer.measure("file_facts"):
+            facts.append(file_facts(ctx))
     return module, [diagnostic for instance in instances for diagnostic in instance.diagnostics]
 
 
@@ -292,7 +322,7 @@ def _handlers(rule: type[Rule], prefix: str) -> list[tuple[type, str]]:
 
 
 def _positioned(
-    path: str, module: cst.Module | None, diagnostics: list[Diagnostic], lines: list[str], timer: Timer
+    path: str, module: cst.Module | None, diagnostics: list[Diagnostic], lines: list[str], timer: Timer = NoTimer()
 ) -> list[tuple[Diagnostic, Finding]]:
     if module is None or not diagnostics:
         return []

@@ -19,10 +19,11 @@ from lint.analysis.dataflow import backpropagated_names, target_names
 from lint.analysis.loops import clears_grads, is_backward, optimizer_step, scheduler_step, train_mode_call
 from lint.analysis.precision import global_value, half_conversion, own_nodes, value_of_name
 from lint.analysis.receivers import DATALOADER, SAMPLER
-from lint.analysis.scopes import _parameters, dotted_name
+from lint.analysis.scopes import dotted_name
 from lint.analysis.training import is_clip_call, method_call
 from lint.analysis.walk import calls_in_order, iter_nodes
 from lint.context import FileContext
+from lint.project import FileFacts
 from lint.summaries import (
     BACKWARD, CLIP, EMPTY_CACHE, EVAL, LOOP, SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD,
     Call, Event, Summary, close,
@@ -58,8 +59,14 @@ def _method_of(ctx: FileContext, func: cst.FunctionDef) -> bool:
 
 
 def parameter_names(ctx: FileContext, func: cst.FunctionDef) -> tuple[str, ...]:
-    names = tuple(p.name.value for p in _parameters(func.params) if p is not func.params.star_kwarg and p is not func.params.star_arg)
-    return names[1:] if names and _method_of(ctx, func) else names
+    """Named parameters in order (`self` of a method left out), then
+    `**name` for the var-keyword parameter."""
+    params = func.params
+    names = tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+    names = names[1:] if names and _method_of(ctx, func) else names
+    if params.star_kwarg is not None:
+        names += (f"**{params.star_kwarg.name.value}",)
+    return names
 
 
 # -- the call graph, with classes ----------------------------------------------
@@ -128,7 +135,8 @@ class _Summarizer:
         self.ctx = ctx
         self.targets = targets
         self.func = func
-        self.params = parameter_names(ctx, func)
+        self.signature = parameter_names(ctx, func)
+        self.params = tuple(name.lstrip("*") for name in self.signature)
         self.derived = self._derived_from_params()
 
     def summary(self) -> Summary:
@@ -142,7 +150,7 @@ class _Summarizer:
         returned = self._returned()
         backpropagated = backpropagated_names(self.ctx, self.func.body)
         return Summary(
-            params=self.params,
+            params=self.signature,
             events=tuple(events),
             returns_graph=any(dotted_name(r) in backpropagated for r in returned),
             returns_half=any(self._converted(r) for r in returned),
@@ -421,3 +429,14 @@ class FileSummaries:
             for event in summary.events
             if isinstance(event, Call) and event.callee not in self.open
         }
+
+
+def file_facts(ctx: FileContext) -> FileFacts:
+    """What the project needs to know of this file (see `lint.project`)."""
+    summaries = ctx.summaries
+    imports = {
+        local: next(iter(targets))
+        for local, targets in ctx.scopes.module_scope.imports.items()
+        if len(targets) == 1
+    }
+    return FileFacts(dict(summaries.open), frozenset(summaries.called_names()), imports)

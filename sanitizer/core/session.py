@@ -26,6 +26,7 @@ from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
 from sanitizer.core.naming import ModelIndex
 from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, squared_norms
+from sanitizer.core.script_lint import ScriptLint, entry_file
 from sanitizer.core.sink import Sink
 from sanitizer.core.tracing import ForwardTracer
 from sanitizer.core.underflow import flush_census
@@ -53,7 +54,7 @@ class Sanitizer:
     def __init__(self, report: str | os.PathLike[str] | None = "sanitizer-report.json",
                  checks: Iterable[str] | None = None, halt_on: Iterable[str] = (),
                  strict: bool = False, script: str | None = None,
-                 argv: list[str] | None = None, stream: TextIO | None = None) -> None:
+                 argv: list[str] | None = None, stream: TextIO | None = None, lint: bool = True) -> None:
         self.enabled_kinds = _validate_kinds(checks, "checks") if checks is not None else set(KINDS)
         self.halt_on = _validate_kinds(halt_on, "halt-on")
         self.strict = strict
@@ -73,6 +74,9 @@ class Sanitizer:
         self.fp16 = False
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
+        self.lint_findings: list[dict[str, Any]] | None = None  # the script's lint, once the run ended
+        self._lint = lint
+        self._script_lint: ScriptLint | None = None
         self.index = ModelIndex()
         self.series = json_report.Series()
         self.probe = StepProbe()
@@ -119,6 +123,7 @@ class Sanitizer:
         self._active = True
         self._stack.callback(self._deactivate)
         hooks.install(self, self._stack)
+        self._start_lint()
 
     def close(self, exit_code: int | None = None) -> dict[str, Any]:
         """Flush the last step, remove every hook, write the report; returns it."""
@@ -133,6 +138,7 @@ class Sanitizer:
             self._stack.close()
         for detector in self.detectors:
             self._guard(f"{detector.name}.on_end", detector.on_end, self.sink)
+        self._finish_lint()
         self._add_usage_notes()
         data = self.report()
         if self.report_path is not None:
@@ -167,6 +173,20 @@ class Sanitizer:
 
     def _deactivate(self) -> None:
         self._active = False
+
+    def _start_lint(self) -> None:
+        """Lint the entry file beside the run (see `script_lint`)."""
+        path = entry_file(self.script) if self._lint else None
+        if path is not None:
+            self._script_lint = ScriptLint(path)
+            self._script_lint.start()
+
+    def _finish_lint(self) -> None:
+        if self._script_lint is None:
+            return
+        self.lint_findings = self._script_lint.result()
+        if self._script_lint.problem:
+            self.notes.append(self._script_lint.problem)
 
     # -------------------------------------------------------------------- events
     def emit(self, kind: str, step: int | None, message: str, **fields: Any) -> Event | None:
