@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from lint import reporters
+from lint import reporters, timing
 from lint.cache import CACHE_DIR
 from lint.config import (
     Config,
@@ -51,6 +51,7 @@ class CheckRequest:
     exit_zero: bool
     exit_non_zero_on_fix: bool
     statistics: bool
+    timings: bool
     exclude: tuple[str, ...]
     extend_exclude: tuple[str, ...]
     per_file_ignores: tuple[str, ...]
@@ -98,12 +99,14 @@ def execute(request: CheckRequest) -> int:
     if not found.files and not found.errors and not request.quiet:
         _warn(_nothing_to_lint(found, targets, settings.config))
     cache_dir = None if request.no_cache else settings.config.root / CACHE_DIR
-    options = RunOptions(request.fix_mode, request.diff, request.jobs, cache_dir)
+    options = RunOptions(request.fix_mode, request.diff, request.jobs, cache_dir, request.timings)
     result = run(found.files, settings.selection, settings.config, options)
     for error in result.errors:
         _error(error)
     if request.verbose:
         _verbose_summary(settings, found, result, time.perf_counter() - started)
+    if request.timings:
+        click.echo(timing.report(result.timings), nl=False, err=True)
     try:
         _report(request, result, linted=bool(found.files))
     except OSError as exc:

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from lint.analysis.summarize import file_facts
 from lint.context import FileContext
 from lint.fixes import apply_fixes
+from lint.positions import node_ranges
 from lint.project import FileFacts, ProjectView
 from lint.rule import Diagnostic, Finding, Rule
 from lint.source import SourceError, decode, source_lines
@@ -327,17 +327,17 @@ def _positioned(
     if module is None or not diagnostics:
         return []
     with deep_recursion(), timer.measure("positions"):
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        ranges = node_ranges(module, [diagnostic.node for diagnostic in diagnostics])
     kept: list[tuple[Diagnostic, Finding]] = []
     for diagnostic in diagnostics:
-        where = positions[diagnostic.node]
+        (line, column), (end_line, end_column) = ranges[diagnostic.node]
         rule = diagnostic.rule
         finding = Finding(
             path=path,
-            line=where.start.line,
-            column=where.start.column + 1,
-            end_line=where.end.line,
-            end_column=where.end.column + 1,
+            line=line,
+            column=column + 1,
+            end_line=end_line,
+            end_column=end_column + 1,
             code=rule.code,
             name=rule.name,
             severity=rule.severity,

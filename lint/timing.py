@@ -43,3 +43,26 @@ class NoTimer(Timer):
     @contextmanager
     def measure(self, label: str) -> Iterator[None]:
         yield
+
+
+def report(per_file: dict[str, dict[str, float]], slowest: int = 10) -> str:
+    """The slowest files, and the time of each stage, analysis and rule over
+    all files, with its share of the parse."""
+    if not per_file:
+        return "No file was analysed (every result came from the cache): nothing to time.\n"
+    totals: dict[str, float] = {}
+    for seconds in per_file.values():
+        for label, spent in seconds.items():
+            totals[label] = totals.get(label, 0.0) + spent
+    parse = totals.get("parse", 0.0)
+    lines = [f"Slowest files (CPU seconds, of {len(per_file)} analysed):"]
+    by_file = sorted(per_file.items(), key=lambda item: -sum(item[1].values()))[:slowest]
+    for path, seconds in by_file:
+        top = max(seconds, key=seconds.__getitem__)
+        lines.append(f"{sum(seconds.values()):9.3f}  {path}  (most: {top} {seconds[top]:.3f})")
+    lines.append("Time by stage, analysis and rule (CPU seconds, x parse):")
+    for label, spent in sorted(totals.items(), key=lambda item: -item[1]):
+        share = f"{spent / parse:6.2f}x" if parse else ""
+        lines.append(f"{spent:9.3f}  {share}  {label}")
+    lines.append(f"{sum(totals.values()):9.3f}  total")
+    return "\n".join(lines) + "\n"
