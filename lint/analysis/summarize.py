@@ -17,11 +17,11 @@ import libcst as cst
 
 from lint.analysis.dataflow import backpropagated_names, target_names
 from lint.analysis.loops import clears_grads, is_backward, optimizer_step, scheduler_step, train_mode_call
-from lint.analysis.precision import global_value, half_conversion, own_nodes, value_of_name
+from lint.analysis.precision import global_value, half_conversion, value_of_name
 from lint.analysis.receivers import DATALOADER, SAMPLER
 from lint.analysis.scopes import dotted_name
 from lint.analysis.training import is_clip_call, method_call
-from lint.analysis.walk import calls_in_order, iter_nodes
+from lint.analysis.walk import iter_nodes
 from lint.context import FileContext
 from lint.project import FileFacts
 from lint.summaries import (
@@ -140,11 +140,11 @@ class _Summarizer:
         self.derived = self._derived_from_params()
 
     def summary(self) -> Summary:
-        events: list[Event] = [LOOP] if any(isinstance(n, cst.For | cst.While) for n in own_nodes(self.func.body)) else []
+        events: list[Event] = [LOOP] if any(isinstance(n, cst.For | cst.While) for n in self.ctx.own_nodes(self.func.body)) else []
         sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set()}
-        for call in calls_in_order(self.func.body):
+        for call in self.ctx.calls_in_order(self.func.body):
             events.extend(self._events(call, sets))
-        for node in own_nodes(self.func.body):
+        for node in self.ctx.own_nodes(self.func.body):
             if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
                 self._accumulation(node.target, node.value, sets["accumulates"])
         returned = self._returned()
@@ -232,7 +232,7 @@ class _Summarizer:
     def _derived_from_params(self) -> dict[str, str]:
         """Loop variables over a parameter's items (`for k, v in losses.items()`)."""
         derived: dict[str, str] = {}
-        for node in own_nodes(self.func.body):
+        for node in self.ctx.own_nodes(self.func.body):
             if not isinstance(node, cst.For):
                 continue
             source = node.iter
@@ -264,7 +264,7 @@ class _Summarizer:
     # -- returns -------------------------------------------------------------------
     def _returned(self) -> list[cst.BaseExpression]:
         out: list[cst.BaseExpression] = []
-        for node in own_nodes(self.func.body):
+        for node in self.ctx.own_nodes(self.func.body):
             if isinstance(node, cst.Return) and node.value is not None:
                 out.extend(_returned_items(node.value))
         return out
@@ -278,7 +278,7 @@ class _Summarizer:
             return True
         return isinstance(expr, cst.Name) and any(
             half_conversion(self.ctx, call) is not None and dotted_name(call.func.value) == expr.value  # type: ignore[attr-defined]
-            for call in calls_in_order(self.func.body)
+            for call in self.ctx.calls_in_order(self.func.body)
         )
 
     def _distributed_loader(self, expr: cst.BaseExpression) -> bool:
