@@ -10,9 +10,10 @@ import sys
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 import libcst as cst
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from lint.analysis.summarize import file_facts
 from lint.context import FileContext
@@ -22,7 +23,7 @@ from lint.project import FileFacts, ProjectView
 from lint.rule import Diagnostic, Finding, Rule
 from lint.source import SourceError, decode, source_lines
 from lint.summaries import may_summarize, trigger_words
-from lint.suppression import file_suppression, suppressed
+from lint.suppression import NoqaUsage, file_suppression
 from lint.timing import NoTimer, Timer
 
 UNPARSABLE = "TL000"
@@ -109,7 +110,7 @@ def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Findin
         module, diagnostics = _analyse(path, source, rules)
     except _Unparsable:
         return None
-    for diagnostic, found in _positioned(path, module, diagnostics, source_lines(source)):
+    for diagnostic, found in _positioned(path, module, diagnostics, source, rules):
         if found == finding and diagnostic.fix is not None and module is not None:
             with deep_recursion():
                 fixed = apply_fixes(module, [diagnostic.fix])
@@ -131,8 +132,7 @@ def _lint_text(
     applied: list[str] = []
     for _ in range(_MAX_FIX_ROUNDS):
         module, diagnostics = _analyse(path, source, rules, project, facts, timer)
-        lines = source_lines(source)
-        kept = _positioned(path, module, diagnostics, lines, timer)
+        kept = _positioned(path, module, diagnostics, source, rules, timer)
         fixable = [d for d, _ in kept if d.fix is not None and _allowed(d, fix)]
         if module is None or not fixable:
             return [finding for _, finding in kept], source, applied
@@ -143,7 +143,7 @@ def _lint_text(
         applied.extend(d.rule.code for d in fixable)
         source = new_source
     module, diagnostics = _analyse(path, source, rules, project, facts, timer)
-    return [f for _, f in _positioned(path, module, diagnostics, source_lines(source), timer)], source, applied
+    return [f for _, f in _positioned(path, module, diagnostics, source, rules, timer)], source, applied
 
 
 def _allowed(diagnostic: Diagnostic, fix: str | None) -> bool:
@@ -171,7 +171,7 @@ def _analyse(
         for rule in rules
         if rule.code != UNPARSABLE
         and rule.code not in suppression.codes
-        and (not rule.triggers or any(token in text for token in rule.triggers))
+        and rule.may_fire(text)
     ]
     # a package's `__init__.py` is summarized for what it re-exports
     summarize = project.summarize and facts is not None and (may_summarize(source) or path.endswith("__init__.py"))
@@ -322,22 +322,51 @@ def _handlers(rule: type[Rule], prefix: str) -> list[tuple[type, str]]:
 
 
 def _positioned(
-    path: str, module: cst.Module | None, diagnostics: list[Diagnostic], lines: list[str], timer: Timer = NoTimer()
+    path: str,
+    module: cst.Module | None,
+    diagnostics: list[Diagnostic],
+    source: str,
+    rules: Sequence[type[Rule]],
+    timer: Timer = NoTimer(),
 ) -> list[tuple[Diagnostic, Finding]]:
-    if module is None or not diagnostics:
+    """Findings with their positions, minus those a line `# noqa` covers;
+    then the rules about `# noqa` comments judge the comments."""
+    auditors = [r for r in rules if r.audits_noqa and r.may_fire(source)]
+    if module is None or not (diagnostics or auditors):
         return []
     with deep_recursion(), timer.measure("positions"):
-        ranges = node_ranges(module, [diagnostic.node for diagnostic in diagnostics])
+        positions = _positions(module, diagnostics, every=bool(auditors))
+    ran = frozenset(rule.code for rule in rules) - file_suppression(source).codes
+    usage = NoqaUsage(source_lines(source), ran)
+    kept = _unsuppressed(path, diagnostics, positions, usage)
+    audits = [d for rule in auditors if rule.code in ran for d in rule.audit_noqa(positions, usage)]
+    kept.extend(_unsuppressed(path, audits, positions, usage))
+    kept.sort(key=lambda pair: pair[1])
+    return kept
+
+
+def _positions(module: cst.Module, diagnostics: list[Diagnostic], every: bool) -> Mapping[cst.CSTNode, CodeRange]:
+    """`PositionProvider`'s ranges: of every node when a rule judges the
+    comments, else of the reported nodes only (see `lint.positions`)."""
+    if every:
+        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    ranges = node_ranges(module, [diagnostic.node for diagnostic in diagnostics])
+    return {node: CodeRange(CodePosition(*start), CodePosition(*end)) for node, (start, end) in ranges.items()}
+
+
+def _unsuppressed(
+    path: str, diagnostics: list[Diagnostic], positions: Mapping[cst.CSTNode, CodeRange], usage: NoqaUsage
+) -> list[tuple[Diagnostic, Finding]]:
     kept: list[tuple[Diagnostic, Finding]] = []
     for diagnostic in diagnostics:
-        (line, column), (end_line, end_column) = ranges[diagnostic.node]
+        where = positions[diagnostic.node]
         rule = diagnostic.rule
         finding = Finding(
             path=path,
-            line=line,
-            column=column + 1,
-            end_line=end_line,
-            end_column=end_column + 1,
+            line=where.start.line,
+            column=where.start.column + 1,
+            end_line=where.end.line,
+            end_column=where.end.column + 1,
             code=rule.code,
             name=rule.name,
             severity=rule.severity,
@@ -345,9 +374,8 @@ def _positioned(
             fixable=diagnostic.fix is not None,
             fix=diagnostic.fix.safety if diagnostic.fix is not None else None,
         )
-        if not suppressed(lines, finding.line, finding.end_line, rule.code):
+        if not usage.suppresses(finding.line, finding.end_line, rule.code):
             kept.append((diagnostic, finding))
-    kept.sort(key=lambda pair: pair[1])
     return kept
 
 

@@ -11,15 +11,13 @@ from lint.analysis.loops import (
     train_mode_call,
 )
 from lint.analysis.receivers import Binding
-from lint.analysis.training import code_bodies, method_call
+from lint.analysis.training import MODULE_CHAIN, code_bodies, method_call, unchain_module
 from lint.analysis.walk import iter_nodes
 from lint.context import FileContext
 from lint.rule import Rule
 
 # calls that show a loop or a function needs the autograd graph
 _GRAPH_USERS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
-# methods that return the module they are called on
-_MODULE_CHAIN = ("eval", "train", "to", "cuda", "cpu", "half", "float", "bfloat16", "requires_grad_")
 
 
 class EvalWithoutNoGrad(Rule):
@@ -313,14 +311,14 @@ def _frozen_models(ctx: FileContext) -> set[Binding | str]:
     frozen: set[Binding | str] = set()
     for node in ctx.nodes():
         if isinstance(node, cst.Call) and _freezes(node) is not None:
-            frozen.add(_model_key(ctx, _unchain(_freezes(node))))  # type: ignore[arg-type]
+            frozen.add(_model_key(ctx, unchain_module(_freezes(node))))  # type: ignore[arg-type]
         elif isinstance(node, cst.Assign) and _freezes(node.value) is not None:
             for target in node.targets:
                 frozen.add(_model_key(ctx, target.target))
         elif isinstance(node, cst.For):
             owner = method_call(node.iter, "parameters", "named_parameters")
             if owner is not None and _freezes_each(node):
-                frozen.add(_model_key(ctx, _unchain(owner)))
+                frozen.add(_model_key(ctx, unchain_module(owner)))
     return frozen
 
 
@@ -331,7 +329,7 @@ def _freezes(node: cst.BaseExpression) -> cst.BaseExpression | None:
         receiver = method_call(node, "requires_grad_")
         if receiver is not None:
             return receiver if node.args and is_constant(node.args[0].value, "False") else None
-        inner = method_call(node, *_MODULE_CHAIN)
+        inner = method_call(node, *MODULE_CHAIN)
         if inner is None:
             return None
         node = inner
@@ -359,15 +357,6 @@ def _freezes_each(loop: cst.For) -> bool:
 
 def _is_name(expr: cst.BaseExpression, name: cst.Name) -> bool:
     return isinstance(expr, cst.Name) and expr.value == name.value
-
-
-def _unchain(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """`model` of `model.eval()`, `model.to(device)` and the like."""
-    while True:
-        inner = method_call(expr, *_MODULE_CHAIN)
-        if inner is None:
-            return expr
-        expr = inner
 
 
 def _model_key(ctx: FileContext, expr: cst.BaseExpression) -> Binding | str:

@@ -21,7 +21,7 @@ from lint.analysis.flow import Facts, Flow, Paths
 from lint.analysis.flowgraph import EventFilter, FlowGraph
 from lint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Binding
 from lint.analysis.scopes import dotted_name
-from lint.analysis.training import code_bodies, method_call
+from lint.analysis.training import code_bodies, method_call, unchain_module
 from lint.analysis.walk import iter_nodes
 from lint.context import FileContext
 
@@ -147,6 +147,7 @@ def train_mode_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None]
     receiver = method_call(node, "train", "eval")
     if receiver is None or not isinstance(node, cst.Call):
         return None
+    receiver = unchain_module(receiver)  # `model.to(device).train()` sets `model`
     if not isinstance(receiver, cst.Name | cst.Attribute):
         return None
     assert isinstance(node.func, cst.Attribute)

@@ -100,6 +100,7 @@ class Sanitizer:
                                            "nonfinite_loss", "nonfinite_grad"})
         self.tracer = ForwardTracer(self, trace, _overriding(self.detectors, "on_forward"))
         self._backward_listeners = _overriding(self.detectors, "on_backward")
+        self._scheduler_listeners = _overriding(self.detectors, "on_scheduler_step")
 
     # ----------------------------------------------------------------- lifecycle
     def __enter__(self) -> Sanitizer:
@@ -298,6 +299,18 @@ class Sanitizer:
             return
         if isinstance(value, torch.Tensor) and value.dim() == 0 and value.is_floating_point():
             self.probe.eval_losses.append(value.detach())
+
+    def on_scheduler_step(self, scheduler: Any) -> None:
+        """An LR scheduler's `step()` is about to run; its constructor's own first step
+        leaves `_step_count` at 1, so 1 marks the script's first call."""
+        if getattr(scheduler, "_step_count", None) != 1:
+            return
+        for detector in self._scheduler_listeners:
+            detector.on_scheduler_step(scheduler, self.sink)
+
+    def has_stepped(self, optimizer: Any) -> bool:
+        """Whether `optimizer` ended a step of this run (a step the scaler skipped counts)."""
+        return optimizer in self._optimizers
 
     def on_data_wait(self, seconds: float) -> None:
         self._data_wait += seconds

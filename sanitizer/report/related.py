@@ -17,6 +17,7 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     "memory_growth": ("TL202",),
     "train_in_eval_mode": ("TL405",),  # no model.train() in the training loop
     "missing_set_epoch": ("TL302",),
+    "scheduler_before_optimizer": ("TL404",),  # the LR schedule starts one step late
 }
 RELATED_FIELDS = ("path", "line", "column", "code", "name", "message")
 

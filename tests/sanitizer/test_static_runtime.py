@@ -10,7 +10,7 @@ from sanitizer_harness import PRELAUNCH, SCRIPTS, ScriptRuns, environment, line_
 
 from sanitizer.report.related import relate
 
-PRELAUNCH += [("clip_before_unscale.py",)]  # the --no-lint run starts when its test asks
+PRELAUNCH += [("clip_before_unscale.py",), ("scheduler_order.py",), ("scheduler_order.py", "healthy")]
 SCRIPT = "clip_before_unscale.py"
 
 
@@ -37,6 +37,16 @@ def test_no_lint_turns_it_off(script_runs: ScriptRuns) -> None:
     run = script_runs.get(SCRIPT, options=("--no-lint",))
     assert run.report["lint"] is None
     assert run.first("scale_collapse").get("related") is None
+
+
+def test_a_schedule_stepped_first_starts_late_and_names_tl404(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("scheduler_order.py")
+    early = line_of("scheduler_order.py", "warmup.step()  # before the optimizer")
+    [event] = run.events("scheduler_before_optimizer")
+    assert (event["step"], event["where"]) == (1, f"scheduler_order.py:{early}")
+    assert [(f["code"], f["line"]) for f in event["related"]] == [("TL404", early)]
+    healthy = script_runs.get("scheduler_order.py", "healthy")
+    assert healthy.events() == []  # the lint still flags the line the healthy run never reaches
 
 
 def _finding(code: str, line: int, path: str = "train.py") -> dict:
