@@ -10,10 +10,7 @@ from pathlib import Path
 
 import click
 
-<<<<<<< HEAD
-from lint import reporters, timing
-=======
->>>>>>> main
+from lint import timing
 from lint.cache import CACHE_DIR
 from lint.check_output import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, fail, note, report, warn
 from lint.config import (
@@ -106,13 +103,10 @@ def execute(request: CheckRequest) -> int:
         error(problem)
     if request.verbose:
         _verbose_summary(settings, found, result, time.perf_counter() - started)
-<<<<<<< HEAD
     if request.timings:
         click.echo(timing.report(result.timings), nl=False, err=True)
-=======
     if request.add_noqa:
         return _baseline(request, result, failed=bool(found.errors or result.errors))
->>>>>>> main
     try:
         report(request, result, linted=bool(found.files))
     except OSError as exc:
