@@ -20,7 +20,7 @@ import libcst as cst
 
 from lint.analysis import names
 from lint.analysis.scopes import Scope, ScopeTable
-from lint.analysis.walk import calls_in_order, children, own_nodes
+from lint.analysis.walk import calls_in_order, children, iter_nodes, own_nodes
 from lint.timing import NoTimer, Timer
 
 T = TypeVar("T")
@@ -40,6 +40,7 @@ class SemanticModel:
         self._order: list[cst.CSTNode] = []
         self._by_type: dict[type, list[cst.CSTNode]] = {}
         self._own: dict[cst.CSTNode, list[cst.CSTNode]] = {}
+        self._index: dict[cst.CSTNode, int] = {}  # place in source order
         self._calls: dict[cst.CSTNode, list[cst.CSTNode]] = {}
         self._record_tree()
         self._constructors = _constructors(self.scopes)
@@ -53,7 +54,7 @@ class SemanticModel:
         """One walk: parent, scope, source order and type of every node; and
         for each code body (a function's, the module's) its own nodes and its
         calls in evaluation order, nested functions, classes and lambdas apart."""
-        parents, scope_of, order, by_type = self.parents, self._scope, self._order, self._by_type
+        parents, scope_of, order, by_type, index = self.parents, self._scope, self._order, self._by_type, self._index
         own, calls = self._own, self._calls
         scope_for = self.scopes.by_node
         module = self.module
@@ -66,6 +67,7 @@ class SemanticModel:
             if parent is _CALLED:  # every node under this call has been seen
                 calls[body].append(node)  # type: ignore[index,arg-type]
                 continue
+            index[node] = len(order)
             order.append(node)
             scope_of[node] = scope
             if parent is not None:
@@ -143,6 +145,19 @@ class SemanticModel:
             return self._by_type.get(types[0], [])
         wanted = set(types)
         return [node for node in self._order if type(node) in wanted]
+
+    def subtree(self, root: cst.CSTNode) -> Sequence[cst.CSTNode]:
+        """`root` and every node under it in source order, as `walk.iter_nodes`
+        yields them: a slice of the model's node list, not a walk."""
+        start = self._index.get(root)
+        if start is None:
+            return list(iter_nodes(root))
+        last = root  # the subtree ends with its last node: follow the last children
+        while True:
+            kids = list(children(last))
+            if not kids:
+                return self._order[start : self._index[last] + 1]
+            last = kids[-1]
 
     def own_nodes(self, body: cst.CSTNode) -> Sequence[cst.CSTNode]:
         """The nodes of one code body (a function's body, or the module) in
