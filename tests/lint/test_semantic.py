@@ -14,7 +14,7 @@ from lint.rule import Rule
 from lint.analysis.walk import calls_in_order, iter_nodes, own_nodes
 from lint.semantic import SemanticModel
 
-from lint_inputs import INPUTS
+from lint_inputs import INPUTS, parsed
 
 SOURCE = '''\
 import torch
@@ -95,10 +95,9 @@ def test_scopes_and_call_graph() -> None:
 @pytest.mark.parametrize("source", INPUTS)
 def test_recorded_views_equal_walks(source: str) -> None:
     """What the model records in its one walk is what walking again gives."""
-    try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError:
-        return  # the examples of TL000 do not parse
+    module = parsed(source)
+    if module is None:
+        return
     model = SemanticModel("input.py", source, module)
     bodies = [module, *(n.body for n in model.nodes_of(cst.FunctionDef))]  # type: ignore[attr-defined]
     for body in bodies:
