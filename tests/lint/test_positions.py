@@ -3,7 +3,6 @@ every node of every test input, also when asked for a few nodes only."""
 
 from __future__ import annotations
 
-import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
