@@ -103,7 +103,8 @@ class ZeroGradBeforeStep(Rule):
         "    torch.save({n: p.grad for n, p in model.named_parameters()}, 'grads.pt')\n"
         "    for x in loader:\n"
         "        optimizer.zero_grad()\n"
-        "        model(x).sum().backward()\n"
+        "        for micro in x.chunk(4):\n"
+        "            model(micro).sum().backward()\n"
         "        optimizer.step()\n",
         # gradient accumulation: the clear follows the step
         "import torch\n"
