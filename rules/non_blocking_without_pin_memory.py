@@ -50,9 +50,9 @@ class NonBlockingWithoutPinMemory(Rule):
     Only loaders built in the same file are judged, through assignments and
     the call sites of the file's functions (`train(model, train_loader)`),
     and through a name bound again only after the loop (a pre-pass before
-    `accelerator.prepare()`); a loader from another module, a `pin_memory=` given as a variable or through
-    `**kwargs`, and batches copied inside helpers or comprehensions are left
-    alone.
+    `accelerator.prepare()`); a loader from another module, a `pin_memory=`
+    given as a variable or through `**kwargs`, and batches copied inside
+    helpers or comprehensions are left alone.
     """
 
     code = "TL502"
