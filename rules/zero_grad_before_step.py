@@ -2,7 +2,7 @@ import libcst as cst
 
 from lint.analysis.flow import Facts
 from lint.analysis.loops import clears_grads, is_backward, is_optimizer, optimizer_step, run_each_iteration
-from lint.analysis.training import method_call
+from lint.analysis.training import ancestors_within, method_call
 from lint.rule import Rule
 
 _BACKWARD = "backward"
@@ -103,7 +103,8 @@ class ZeroGradBeforeStep(Rule):
         "    torch.save({n: p.grad for n, p in model.named_parameters()}, 'grads.pt')\n"
         "    for x in loader:\n"
         "        optimizer.zero_grad()\n"
-        "        model(x).sum().backward()\n"
+        "        for micro in x.chunk(4):\n"
+        "            model(micro).sum().backward()\n"
         "        optimizer.step()\n",
         # gradient accumulation: the clear follows the step
         "import torch\n"
@@ -182,18 +183,9 @@ class ZeroGradBeforeStep(Rule):
         function = self.ctx.enclosing_function(clear)
         if self.ctx.enclosing_function(backward) is not function:
             return True
-        loops = [a for a in self._ancestors_within(clear, function) if isinstance(a, cst.For | cst.While)]
-        outer = set(self._ancestors_within(backward, function))
+        loops = [a for a in ancestors_within(self.ctx, clear, function) if isinstance(a, cst.For | cst.While)]
+        outer = set(ancestors_within(self.ctx, backward, function))
         return not loops or any(loop in outer for loop in loops)
-
-    def _ancestors_within(self, node: cst.CSTNode, function: cst.FunctionDef | None) -> list[cst.CSTNode]:
-        """The ancestors of `node` up to (not including) `function`."""
-        out = []
-        for ancestor in self.ctx.ancestors(node):
-            if ancestor is function:
-                break
-            out.append(ancestor)
-        return out
 
     def _cleared_optimizer(self, node: cst.CSTNode) -> str | None:
         """The optimizer a clear goes through (None: a model or parameters)."""
