@@ -43,7 +43,7 @@ def worker(out: str) -> None:
             os.environ["SANITIZER_DIVERGENCE_EVERY"] = str(every)
             os.environ["SANITIZER_DIVERGENCE_END_WAIT"] = "10"
             detector = RankDivergenceDetector()
-            session = _Session(ddp)
+            sink = _Sink(ddp)
             step_times, check_times = [], []
             for step in range(1, STEPS + 1):
                 x = torch.randn(batch, width)
@@ -52,12 +52,12 @@ def worker(out: str) -> None:
                 optimizer.zero_grad()
                 loss.backward()
                 checked = time.perf_counter()
-                detector.on_step(_Record(step), session)
+                detector.on_step(_Record(step), sink)
                 check_times.append(time.perf_counter() - checked)
                 optimizer.step()
                 step_times.append(time.perf_counter() - started - check_times[-1])
-            detector.on_end(session)
-            assert session.emitted == [] and detector.compared_through == STEPS, (session.emitted, session.notes)
+            detector.on_end(sink)
+            assert sink.emitted == [] and detector.compared_through == STEPS, (sink.emitted, sink.notes)
             results.append({"model": label, "every": every, "tensors": detector.tensors,
                             "step_median_us": statistics.median(step_times) * 1e6,
                             "check_median_us": statistics.median(check_times) * 1e6,
@@ -70,14 +70,20 @@ def worker(out: str) -> None:
     dist.destroy_process_group()
 
 
-class _Session:
+class _Sink:
     def __init__(self, model: object) -> None:
-        self.index = type("Index", (), {"roots": [("", model)]})()
+        self.model = model
         self.notes: list[str] = []
         self.emitted: list[object] = []
 
+    def model_roots(self) -> list[tuple[str, object]]:
+        return [("", self.model)]
+
     def emit(self, *args: object, **fields: object) -> None:
         self.emitted.append(args)
+
+    def note(self, line: str) -> None:
+        self.notes.append(line)
 
 
 class _Record:

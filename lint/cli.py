@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from lint import __version__, reporters
 from lint.cache import CACHE_DIR, clear
-from lint.config import Config, ConfigError, find_config, load_config, parse_code_list, select_rules
-from lint.discovery import discover
-from lint.runner import RunOptions, run
+from lint.check import CheckRequest, execute, fail
+from lint.config import find_config
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 SUBCOMMANDS = ("check", "rules", "explain", "clean")
 
 
@@ -39,81 +37,35 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--select", help="Comma-separated codes or prefixes to run (replaces the configured selection).")
-@click.option("--ignore", help="Comma-separated codes or prefixes not to run.")
-@click.option("--extend-select", help="Comma-separated codes or prefixes to run in addition.")
-@click.option("--format", "output_format", type=click.Choice(sorted(reporters.FORMATS)), default="text", show_default=True)
+@click.option("--select", multiple=True, help="Codes or prefixes to run, comma-separated or repeated (replaces the configured selection).")
+@click.option("--ignore", multiple=True, help="Codes or prefixes not to run, comma-separated or repeated.")
+@click.option("--extend-select", multiple=True, help="Codes or prefixes to run in addition.")
+@click.option("--extend-ignore", multiple=True, help="Codes or prefixes not to run, in addition to the configured `ignore`.")
+@click.option("--format", "--output-format", "output_format", type=click.Choice(sorted(reporters.FORMATS)), default="text", show_default=True)
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the report to this file instead of stdout.")
 @click.option("--fix", is_flag=True, help="Apply safe fixes.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, also apply unsafe fixes.")
-@click.option("--diff", is_flag=True, help="Print the fixes as a diff instead of writing them.")
+@click.option("--diff", is_flag=True, help="Print the fixes as a diff instead of writing them; exit 1 if there are any.")
+@click.option("--show-fixes", is_flag=True, help="With --fix or --diff, list what was fixed, per file and rule.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
-@click.option("--statistics", is_flag=True, help="Print the number of findings per rule.")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when fixes were applied, even if no finding remains.")
+@click.option("--statistics", is_flag=True, help="Print only the number of findings per rule.")
+@click.option("--exclude", multiple=True, help="Globs of paths to skip (replaces the configured `exclude`).")
+@click.option("--extend-exclude", multiple=True, help="Globs of paths to skip, in addition to `exclude`.")
+@click.option("--per-file-ignores", multiple=True, metavar="GLOB:CODES", help="Rules not to run on matching files (replaces the configured table); repeatable.")
+@click.option("--extend-per-file-ignores", multiple=True, metavar="GLOB:CODES", help="As --per-file-ignores, adding to the configured table.")
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings and nothing else.")
+@click.option("-v", "--verbose", is_flag=True, help="Also print the configuration, the rules and what was linted (on stderr).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, help="Worker processes (default: one per CPU).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Read settings from this file.")
-def check(
-    paths: tuple[str, ...],
-    select: str | None,
-    ignore: str | None,
-    extend_select: str | None,
-    output_format: str,
-    fix: bool,
-    unsafe_fixes: bool,
-    diff: bool,
-    exit_zero: bool,
-    statistics: bool,
-    jobs: int,
-    no_cache: bool,
-    config_path: str | None,
-) -> None:
+def check(**options: Any) -> None:
     """Lint PATHS (default: the current directory)."""
-    targets = list(paths) or ["."]
-    try:
-        config = _config(targets, config_path)
-        chosen = select_rules(
-            parse_code_list(select, "--select") if select is not None else config.select,
-            [*config.extend_select, *(parse_code_list(extend_select, "--extend-select") or [])],
-            [*config.ignore, *(parse_code_list(ignore, "--ignore") or [])],
-        )
-    except ConfigError as exc:
-        _fail(str(exc))
-        return
-    found = discover(targets, config)
-    for error in found.errors:
-        click.echo(f"trainlint: error: {error}", err=True)
-    fix_mode = ("unsafe" if unsafe_fixes else "safe") if (fix or diff) else None
-    cache_dir = None if no_cache or fix_mode else config.root / CACHE_DIR
-    result = run(found.files, chosen, config, RunOptions(fix_mode, diff, jobs, cache_dir))
-    for error in result.errors:
-        click.echo(f"trainlint: error: {error}", err=True)
-    for patch in result.diffs:
-        click.echo(patch, nl=False)
-    if output_format != "text" or result.findings or (found.files and not diff):
-        click.echo(reporters.FORMATS[output_format](result.findings), nl=False)
-    if statistics:
-        click.echo(reporters.statistics(result.findings), nl=False, err=output_format != "text")
-    if fix and not diff and result.fixes_applied:
-        click.echo(f"Fixed {result.fixes_applied} finding(s) in {result.fixed_files} file(s).", err=output_format != "text")
-    if diff and result.fixes_applied:
-        click.echo(f"Would fix {result.fixes_applied} finding(s).", err=True)
-    if found.errors or result.errors:
-        sys.exit(EXIT_ERROR)
-    sys.exit(EXIT_FINDINGS if result.findings and not exit_zero else EXIT_CLEAN)
-
-
-def _config(targets: list[str], config_path: str | None) -> Config:
-    if config_path is not None:
-        return load_config(Path(config_path), explicit=True)
-    anchor = Path(os.path.commonpath([os.path.abspath(t) for t in targets]))
-    while not anchor.exists() and anchor != anchor.parent:
-        anchor = anchor.parent
-    found = find_config(anchor)
-    return load_config(found, fallback_root=Path.cwd())
+    sys.exit(execute(CheckRequest(**options)))
 
 
 def _fail(message: str) -> None:
-    click.echo(f"trainlint: error: {message}", err=True)
-    sys.exit(EXIT_ERROR)
+    sys.exit(fail(message))
 
 
 @main.command(name="rules")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -180,3 +180,47 @@ def matches_glob(path: Path, root: Path, patterns: Sequence[str]) -> bool:
         if fnmatch.fnmatchcase(relative, pattern + "/*"):
             return True
     return False
+
+
+@dataclass
+class Overrides:
+    """Settings given on the command line; `None` keeps the configured value."""
+
+    exclude: list[str] | None = None
+    extend_exclude: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] | None = None
+    extend_per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+
+
+def with_overrides(config: Config, overrides: Overrides) -> Config:
+    """The configuration with command-line settings applied: `--exclude` and
+    `--per-file-ignores` replace the configured values, the `--extend-`
+    forms add to them."""
+    return replace(
+        config,
+        exclude=list(config.exclude if overrides.exclude is None else overrides.exclude),
+        extend_exclude=[*config.extend_exclude, *overrides.extend_exclude],
+        per_file_ignores=_merged(
+            config.per_file_ignores if overrides.per_file_ignores is None else overrides.per_file_ignores,
+            overrides.extend_per_file_ignores,
+        ),
+    )
+
+
+def _merged(base: dict[str, list[str]], extra: dict[str, list[str]]) -> dict[str, list[str]]:
+    merged = {glob: list(codes) for glob, codes in base.items()}
+    for glob, codes in extra.items():
+        merged.setdefault(glob, []).extend(c for c in codes if c not in merged[glob])
+    return merged
+
+
+def parse_per_file_ignores(values: Sequence[str], option: str) -> dict[str, list[str]]:
+    """`GLOB:CODE[,CODE...]` values, as `--per-file-ignores 'tests/*:TL401'`."""
+    table: dict[str, list[str]] = {}
+    for value in values:
+        glob, sep, codes = value.rpartition(":")
+        parsed = parse_code_list(codes, option) if sep and glob.strip() else None
+        if not parsed:
+            raise ConfigError(f"option {option}: expected GLOB:CODES (as 'tests/*:TL401,TL402'), got {value!r}")
+        table.setdefault(glob.strip(), []).extend(c for c in parsed if c not in table.get(glob.strip(), []))
+    return table

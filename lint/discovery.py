@@ -21,6 +21,7 @@ DEFAULT_EXCLUDES = (
 class Discovery:
     files: list[str] = field(default_factory=list)  # as the user will see them
     errors: list[str] = field(default_factory=list)  # paths that could not be walked
+    excluded: list[str] = field(default_factory=list)  # paths given but excluded by the configuration
 
 
 def discover(paths: Sequence[str], config: Config) -> Discovery:
@@ -33,7 +34,9 @@ def discover(paths: Sequence[str], config: Config) -> Discovery:
             result.errors.append(f"{given}: no such file or directory")
         elif path.is_file() or (path.is_symlink() and not path.is_dir()):
             # an explicit file is linted unless the configuration excludes it
-            if not matches_glob(path, config.root, configured):
+            if matches_glob(path, config.root, configured):
+                result.excluded.append(given)
+            else:
                 _add(result, seen, given)
         elif path.is_dir():
             _walk(given, config, configured, result, seen)

@@ -4,6 +4,7 @@ README table, rendered from the rule modules themselves."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import Sequence
 
@@ -101,8 +102,43 @@ def update_readme(path: str) -> bool:
     return new != text
 
 
+def rule_pages(rules: Sequence[type[Rule]]) -> dict[str, str]:
+    """docs/rules/: one page per rule (what `explain` prints), and an index;
+    the targets of the SARIF `helpUri` links."""
+    pages = {f"{rule.code}.md": explain_text(rule) + "\n" for rule in rules}
+    rows = [f"| [{r.code}]({r.code}.md) | {r.name} | {r.severity} | {r.message} |" for r in rules]
+    header = "# trainlint rules\n\nGenerated from `rules/` by `python -m lint.docs`.\n\n"
+    pages["README.md"] = header + "| code | name | severity | what it flags |\n|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    return pages
+
+
+def update_rule_pages(directory: str) -> bool:
+    """Write docs/rules/; True when a page changed or a stale one was removed."""
+    from pathlib import Path
+
+    from lint.registry import all_rules
+
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    pages = rule_pages(all_rules())
+    changed = False
+    for stale in folder.glob("*.md"):
+        if stale.name not in pages:
+            stale.unlink()
+            changed = True
+    for name, text in pages.items():
+        page = folder / name
+        if not page.exists() or page.read_text(encoding="utf-8") != text:
+            page.write_text(text, encoding="utf-8")
+            changed = True
+    return changed
+
+
 if __name__ == "__main__":
     import sys
 
-    changed = update_readme(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    readme = sys.argv[1] if len(sys.argv) > 1 else "README.md"
+    changed = update_readme(readme)
     print("README rule table updated" if changed else "README rule table already current")
+    pages = os.path.join(os.path.dirname(readme), "docs", "rules")
+    print("docs/rules updated" if update_rule_pages(pages) else "docs/rules already current")

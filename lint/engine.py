@@ -1,5 +1,6 @@
-"""Linting one file: decode, parse once, walk once with every selected rule,
-resolve positions only when something was found, apply fixes on request."""
+"""Linting one file: decode, parse once, build the semantic model in one walk,
+run every selected rule over it, resolve positions only when something was
+found, apply fixes on request."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from typing import Callable, Iterator, Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from lint.analysis.walk import walk
 from lint.context import FileContext
 from lint.fixes import apply_fixes
 from lint.rule import Diagnostic, Finding, Rule
@@ -30,8 +30,12 @@ _LIBCST_POSITION = re.compile(r"error at (\d+):(\d+)")
 class FileOutcome:
     findings: list[Finding] = field(default_factory=list)
     fixed_source: str | None = None  # set when fixes changed the text
-    fixes_applied: int = 0
+    fixed_codes: list[str] = field(default_factory=list)  # the rule of each fix applied
     encoding: str = "utf-8"
+
+    @property
+    def fixes_applied(self) -> int:
+        return len(self.fixed_codes)
 
 
 @contextmanager
@@ -65,16 +69,16 @@ def lint_bytes(
     except SourceError as exc:
         return FileOutcome(_unparsable(path, by_code, exc.message, exc.line, exc.column))
     try:
-        findings, fixed, count = _lint_text(path, source, rules, fix)
+        findings, fixed, fixed_codes = _lint_text(path, source, rules, fix)
     except _Unparsable as exc:
         return FileOutcome(_unparsable(path, by_code, exc.message, exc.line, exc.column))
-    return FileOutcome(findings, fixed if fixed != source else None, count, encoding)
+    return FileOutcome(findings, fixed if fixed != source else None, fixed_codes, encoding)
 
 
 def _lint_text(
     path: str, source: str, rules: Sequence[type[Rule]], fix: str | None
-) -> tuple[list[Finding], str, int]:
-    applied = 0
+) -> tuple[list[Finding], str, list[str]]:
+    applied: list[str] = []
     for _ in range(_MAX_FIX_ROUNDS):
         module, diagnostics = _analyse(path, source, rules)
         lines = source.splitlines()
@@ -86,7 +90,7 @@ def _lint_text(
             new_source = apply_fixes(module, [d.fix for d in fixable if d.fix is not None])
         if new_source == source:
             return [finding for _, finding in kept], source, applied
-        applied += len(fixable)
+        applied.extend(d.rule.code for d in fixable)
         source = new_source
     module, diagnostics = _analyse(path, source, rules)
     return [f for _, f in _positioned(path, module, diagnostics, source.splitlines())], source, applied
@@ -117,13 +121,12 @@ def _analyse(
             _check_syntax(source)
         return None, []
     module = _parse(source)
-    ctx = FileContext(path, source, module)
+    ctx = FileContext(path, source, module)  # complete before any rule runs
     instances = [rule(ctx) for rule in active]
     _dispatch(ctx, instances)
-    ctx.walked = True
     for instance in instances:
         instance.finish()
-    return module, ctx.diagnostics
+    return module, [diagnostic for instance in instances for diagnostic in instance.diagnostics]
 
 
 def _parse(source: str) -> cst.Module:
@@ -190,6 +193,8 @@ def _python_error(source: str) -> SyntaxError | None:
 
 
 def _dispatch(ctx: FileContext, instances: list[Rule]) -> None:
+    """Call the rules' `visit_` / `leave_` handlers over the model's nodes in
+    source order, as a depth-first walk would, without walking again."""
     visits: dict[type, list[Callable[[cst.CSTNode], object]]] = {}
     leaves: dict[type, list[Callable[[cst.CSTNode], object]]] = {}
     for instance in instances:
@@ -197,23 +202,28 @@ def _dispatch(ctx: FileContext, instances: list[Rule]) -> None:
             visits.setdefault(node_type, []).append(getattr(instance, method))
         for node_type, method in _handlers(type(instance), "leave_"):
             leaves.setdefault(node_type, []).append(getattr(instance, method))
-    parents = ctx.parents
-
-    def enter(node: cst.CSTNode, parent: cst.CSTNode | None) -> None:
-        if parent is not None:
-            parents[node] = parent
-        handlers = visits.get(type(node))
-        if handlers:
-            for handler in handlers:
+    if not visits and not leaves:
+        return
+    if not leaves:
+        for node in ctx.nodes():
+            for handler in visits.get(type(node), ()):
                 handler(node)
+        return
+    open_nodes: list[cst.CSTNode] = []  # the path from the root to the current node
+    for node in ctx.nodes():
+        parent = ctx.parent(node)
+        while open_nodes and open_nodes[-1] is not parent:
+            _leave(open_nodes.pop(), leaves)
+        open_nodes.append(node)
+        for handler in visits.get(type(node), ()):
+            handler(node)
+    while open_nodes:
+        _leave(open_nodes.pop(), leaves)
 
-    def leave(node: cst.CSTNode) -> None:
-        handlers = leaves.get(type(node))
-        if handlers:
-            for handler in handlers:
-                handler(node)
 
-    walk(ctx.module, enter, leave if leaves else None)
+def _leave(node: cst.CSTNode, leaves: dict[type, list[Callable[[cst.CSTNode], object]]]) -> None:
+    for handler in leaves.get(type(node), ()):
+        handler(node)
 
 
 _HANDLER_CACHE: dict[tuple[type, str], list[tuple[type, str]]] = {}

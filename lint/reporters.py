@@ -1,4 +1,7 @@
-"""Output formats: text, json, sarif, github."""
+"""Output formats: text, json, sarif, github, gitlab, junit, and statistics.
+
+Formats that need the rule classes (sarif) or extra modules are imported when
+chosen, so that a run served from the cache does not load LibCST."""
 
 from __future__ import annotations
 
@@ -6,29 +9,33 @@ import json
 from collections import Counter
 from typing import Callable, Sequence
 
-from lint import __version__
 from lint.finding import Finding
 
+Reporter = Callable[[Sequence[Finding]], str]
 
+
+def finding_lines(findings: Sequence[Finding]) -> str:
+    """`path:line:col: CODE [*] message`, one line per finding."""
+    return "".join(
+        f"{f.path}:{f.line}:{f.column}: {f.code}{' [*]' if f.fixable else ''} {f.message}\n" for f in findings
+    )
+
+
+def summary(findings: Sequence[Finding]) -> str:
+    if not findings:
+        return "All checks passed.\n"
+    safe = sum(f.fix == "safe" for f in findings)
+    unsafe = sum(f.fix == "unsafe" for f in findings)
+    noun = "finding" if len(findings) == 1 else "findings"
+    hints = [f"{safe} fixable with `--fix`"] if safe else []
+    if unsafe:
+        hints.append(f"{unsafe} with `--fix --unsafe-fixes`")
+    hint = f" ({', '.join(hints)})" if hints else ""
+    return f"Found {len(findings)} {noun}{hint}.\n"
 
 
 def text(findings: Sequence[Finding]) -> str:
-    lines = [
-        f"{f.path}:{f.line}:{f.column}: {f.code}{' [*]' if f.fixable else ''} {f.message}"
-        for f in findings
-    ]
-    safe = sum(f.fix == "safe" for f in findings)
-    unsafe = sum(f.fix == "unsafe" for f in findings)
-    if findings:
-        noun = "finding" if len(findings) == 1 else "findings"
-        hints = [f"{safe} fixable with `--fix`"] if safe else []
-        if unsafe:
-            hints.append(f"{unsafe} with `--fix --unsafe-fixes`")
-        hint = f" ({', '.join(hints)})" if hints else ""
-        lines.append(f"Found {len(findings)} {noun}{hint}.")
-    else:
-        lines.append("All checks passed.")
-    return "\n".join(lines) + "\n"
+    return finding_lines(findings) + summary(findings)
 
 
 def as_json(findings: Sequence[Finding]) -> str:
@@ -36,9 +43,10 @@ def as_json(findings: Sequence[Finding]) -> str:
 
 
 def github(findings: Sequence[Finding]) -> str:
+    """GitHub Actions workflow commands; `::notice` for info-level findings."""
     out = []
     for f in findings:
-        level = "error" if f.severity == "error" else "warning"
+        level = {"error": "error", "warning": "warning"}.get(f.severity, "notice")
         message = _escape_data(f"{f.name}: {f.message}")
         out.append(
             f"::{level} file={_escape_property(f.path)},line={f.line},col={f.column},"
@@ -55,80 +63,53 @@ def _escape_property(value: str) -> str:
     return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
-
-
 def sarif(findings: Sequence[Finding]) -> str:
-    from lint.registry import all_rules
+    from lint.sarif import sarif as render
 
-    rules = all_rules()
-    index = {rule.code: i for i, rule in enumerate(rules)}
-    descriptors = [
-        {
-            "id": rule.code,
-            "name": rule.name,
-            "shortDescription": {"text": rule.message},
-            "fullDescription": {"text": rule.docs().split("\n## ")[0].replace("## What it does", "").strip()},
-            "help": {"text": rule.docs(), "markdown": rule.docs()},
-            "defaultConfiguration": {"level": _SARIF_LEVEL[rule.severity], "enabled": rule.enabled_by_default()},
-            "properties": {"fixable": rule.fixable(), "preview": rule.preview},
-        }
-        for rule in rules
-    ]
-    results = [
-        {
-            "ruleId": f.code,
-            "ruleIndex": index[f.code],
-            "level": _SARIF_LEVEL[f.severity],
-            "message": {"text": f.message},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": f.path.replace("\\", "/")},
-                        "region": {
-                            "startLine": f.line,
-                            "startColumn": f.column,
-                            "endLine": f.end_line,
-                            "endColumn": f.end_column,
-                        },
-                    }
-                }
-            ],
-        }
-        for f in findings
-    ]
-    log = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "trainlint",
-                        "version": __version__,
-                        "rules": descriptors,
-                    }
-                },
-                "results": results,
-            }
-        ],
-    }
-    return json.dumps(log, indent=2) + "\n"
+    return render(findings)
+
+
+def gitlab(findings: Sequence[Finding]) -> str:
+    from lint.ci_reports import gitlab as render
+
+    return render(findings)
+
+
+def junit(findings: Sequence[Finding]) -> str:
+    from lint.ci_reports import junit as render
+
+    return render(findings)
+
+
+def _counts(findings: Sequence[Finding]) -> list[tuple[str, str, int, bool]]:
+    """(code, name, count, fixable), the most frequent first."""
+    counts = Counter((f.code, f.name) for f in findings)
+    fixable = Counter(f.code for f in findings if f.fixable)
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [(code, name, count, bool(fixable[code])) for (code, name), count in ordered]
 
 
 def statistics(findings: Sequence[Finding]) -> str:
-    counts = Counter((f.code, f.name) for f in findings)
-    fixable = Counter(f.code for f in findings if f.fixable)
     lines = [
-        f"{count:>5}  {code}  {'[*]' if fixable[code] else '   '} {name}"
-        for (code, name), count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        f"{count:>5}  {code}  {'[*]' if fixable else '   '} {name}"
+        for code, name, count, fixable in _counts(findings)
     ]
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-FORMATS: dict[str, Callable[[Sequence[Finding]], str]] = {
+def statistics_json(findings: Sequence[Finding]) -> str:
+    rows = [
+        {"code": code, "name": name, "count": count, "fixable": fixable}
+        for code, name, count, fixable in _counts(findings)
+    ]
+    return json.dumps(rows, indent=2) + "\n"
+
+
+FORMATS: dict[str, Reporter] = {
     "text": text,
     "json": as_json,
     "sarif": sarif,
     "github": github,
+    "gitlab": gitlab,
+    "junit": junit,
 }

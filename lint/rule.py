@@ -1,9 +1,11 @@
 """What a rule is: its identity, its docs and examples, and how it reports.
 
-A rule module in `rules/` defines one subclass of `Rule`. The engine creates
-one instance per file and calls its `visit_<Node>` / `leave_<Node>` methods
-during the single walk of that file's tree, then `finish()` once the whole
-file has been seen, which is where rules about order or absence decide.
+A rule module in `rules/` defines one subclass of `Rule`. The engine builds
+the file's semantic model first (`lint.semantic`: parents, scopes, bindings,
+call graph), then creates one instance of each rule, calls its
+`visit_<Node>` / `leave_<Node>` methods over the nodes in source order, and
+`finish()` once every node has been seen, which is where rules about order or
+absence decide. Every query of the model is already answerable in `visit_`.
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ class Rule:
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
+        self.diagnostics: list[Diagnostic] = []
         self._reported: set[cst.CSTNode] = set()
 
     def report(self, node: cst.CSTNode, message: str | None = None, fix: Fix | None = None) -> None:
@@ -84,7 +87,7 @@ class Rule:
         if node in self._reported:
             return
         self._reported.add(node)
-        self.ctx.diagnostics.append(Diagnostic(type(self), node, message or self.message, fix))
+        self.diagnostics.append(Diagnostic(type(self), node, message or self.message, fix))
 
     def finish(self) -> None:
         """Called after the whole file was visited."""

@@ -38,11 +38,15 @@ class RunOptions:
 class RunResult:
     findings: list[Finding] = field(default_factory=list)
     diffs: list[str] = field(default_factory=list)
-    fixed_files: int = 0
-    fixes_applied: int = 0
+    fixed: dict[str, list[str]] = field(default_factory=dict)  # path: the rule of each fix (written or diffed)
+    fixed_files: int = 0  # files written
     errors: list[str] = field(default_factory=list)
     analysed: int = 0  # files linted in this run
     from_cache: int = 0  # files whose findings came from the cache
+
+    @property
+    def fixes_applied(self) -> int:
+        return sum(len(codes) for codes in self.fixed.values())
 
 
 @dataclass
@@ -61,7 +65,7 @@ class _Analysed:
 
 def run(files: Sequence[str], selection: Selection, config: Config, options: RunOptions) -> RunResult:
     result = RunResult()
-    cache = ResultCache(options.cache_dir) if options.cache_dir is not None and not options.fix else None
+    cache = ResultCache(options.cache_dir) if options.cache_dir is not None else None
     tasks: list[_Task] = []
     live_keys: set[str] = set()
     for path in files:
@@ -76,7 +80,7 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
             key = cache.key(path, digest, codes)
             live_keys.add(key)
             cached = cache.get(key, path)
-            if cached is not None:
+            if cached is not None and not _needs_fixing(cached, options.fix):
                 result.findings.extend(cached)
                 result.from_cache += 1
                 continue
@@ -85,16 +89,34 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
         outcome = analysed.outcome
         result.findings.extend(outcome.findings)
         result.analysed += 1
-        # a file that changed after it was hashed is linted but not cached
-        if cache is not None and task.key is not None and analysed.digest == task.digest:
-            cache.put(task.key, outcome.findings)
-        if outcome.fixed_source is not None:
-            _apply(task, analysed, options, result)
+        written = _apply(task, analysed, options, result) if outcome.fixed_source is not None else None
+        if cache is not None:
+            _remember(cache, task, analysed, written, live_keys)
     if cache is not None:
         cache.prune(live_keys)
         cache.save()
     result.findings.sort()
     return result
+
+
+def _needs_fixing(findings: Sequence[Finding], fix: str | None) -> bool:
+    """Whether `--fix` / `--diff` would change the file these findings describe."""
+    return fix is not None and any(f.fix == "safe" or (f.fix == "unsafe" and fix == "unsafe") for f in findings)
+
+
+def _remember(cache: ResultCache, task: _Task, analysed: _Analysed, written: str | None, live_keys: set[str]) -> None:
+    """Cache findings under the digest of the content they describe: the file
+    as read when nothing was fixed, the file as written after `--fix`. After
+    `--diff` they describe no file on disk and are not kept."""
+    if task.key is None or analysed.digest != task.digest:
+        return  # a file that changed after it was hashed is linted but not cached
+    if analysed.outcome.fixed_source is None:
+        cache.put(task.key, analysed.outcome.findings)
+    elif written is not None:
+        key = cache.key(task.path, written, task.codes)
+        live_keys.discard(task.key)
+        live_keys.add(key)
+        cache.put(key, analysed.outcome.findings)
 
 
 def _codes_for(path: str, selection: Selection, config: Config) -> tuple[str, ...]:
@@ -149,7 +171,9 @@ def _analyse(path: str, codes: tuple[str, ...], fix: str | None) -> _Analysed:
     return _Analysed(outcome, content_hash(data))
 
 
-def _apply(task: _Task, analysed: _Analysed, options: RunOptions, result: RunResult) -> None:
+def _apply(task: _Task, analysed: _Analysed, options: RunOptions, result: RunResult) -> str | None:
+    """Write (or, with --diff, show) the fixed text; the digest of what was
+    written, None when nothing was."""
     from lint.fixes import write_atomic
 
     outcome = analysed.outcome
@@ -158,32 +182,35 @@ def _apply(task: _Task, analysed: _Analysed, options: RunOptions, result: RunRes
         data = Path(task.path).read_bytes()
     except OSError as exc:
         result.errors.append(f"{task.path}: cannot read it again to fix it: {exc.strerror or exc}")
-        return
+        return None
     if content_hash(data) != analysed.digest:
         result.errors.append(f"{task.path}: changed while it was being linted; not fixed")
-        return
+        return None
     if options.diff:
         original = data.decode(outcome.encoding, errors="replace")
-        result.diffs.append(
-            "".join(
-                difflib.unified_diff(
-                    original.splitlines(keepends=True),
-                    outcome.fixed_source.splitlines(keepends=True),
-                    fromfile=f"a/{task.path}",
-                    tofile=f"b/{task.path}",
-                )
-            )
-        )
-        result.fixes_applied += outcome.fixes_applied
-        return
+        result.diffs.append(unified_diff(task.path, original, outcome.fixed_source))
+        result.fixed[task.path] = outcome.fixed_codes
+        return None
+    encoding = "utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else outcome.encoding
     try:
-        encoding = "utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else outcome.encoding
         write_atomic(task.path, outcome.fixed_source, encoding=encoding)
     except OSError as exc:
         result.errors.append(f"{task.path}: cannot write fixes: {exc.strerror or exc}")
-        return
+        return None
     result.fixed_files += 1
-    result.fixes_applied += outcome.fixes_applied
+    result.fixed[task.path] = outcome.fixed_codes
+    return content_hash(outcome.fixed_source.encode(encoding))
+
+
+def unified_diff(path: str, original: str, fixed: str) -> str:
+    return "".join(
+        difflib.unified_diff(
+            original.splitlines(keepends=True),
+            fixed.splitlines(keepends=True),
+            fromfile=f"a/{path}",
+            tofile=f"b/{path}",
+        )
+    )
 
 
 def _unreadable(path: str, exc: OSError, codes: tuple[str, ...]) -> list[Finding]:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import io
+import tokenize
+from collections import Counter
+
 from lint.engine import lint_bytes
 from lint.rule import Finding, Rule
 
@@ -17,3 +21,9 @@ def found_marks(rule: type[Rule], source: str) -> set[tuple[int, str]]:
 def fixed_source(rule: type[Rule], source: str, unsafe: bool = False) -> str:
     outcome = lint_bytes("example.py", source.encode("utf-8"), [rule], fix="unsafe" if unsafe else "safe")
     return outcome.fixed_source if outcome.fixed_source is not None else source
+
+
+def comment_tokens(source: str) -> Counter[str]:
+    """Every comment of `source`, counted: a fix must keep them all."""
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return Counter(tok.string for tok in tokens if tok.type == tokenize.COMMENT)

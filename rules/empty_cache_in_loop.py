@@ -2,17 +2,30 @@ from __future__ import annotations
 
 import libcst as cst
 
-from lint.analysis.training import iteration_dependent, loop_guards
-from lint.analysis.walk import iter_nodes
+from lint.analysis.dataflow import string_value
+from lint.analysis.iteration import steps_each_iteration
+from lint.analysis.summarize import empties_cache
+from lint.analysis.training import loop_guards
+from lint.context import FileContext
 from lint.rule import Example, Fix, Rule
+from lint.summaries import EMPTY_CACHE, LOOP
 
-EMPTY_CACHE = "torch.cuda.empty_cache"
+CUDA_AVAILABLE = "torch.cuda.is_available"
+
+_THROUGH_HELPER = (
+    "`{}()` runs `torch.cuda.empty_cache()` on every iteration: it defeats the caching allocator and slows training"
+)
 
 
 class EmptyCacheInLoop(Rule):
     """
     ## What it does
-    Flags `torch.cuda.empty_cache()` that runs on every iteration of a loop.
+    Flags `torch.cuda.empty_cache()` that runs on every iteration of a
+    training loop: a loop whose body (outside any loop nested in it)
+    back-propagates or steps an optimizer, directly or through a function it
+    calls (of this file or of the project). A helper that empties the cache
+    (a wrapper, an EMA update) and is called on every iteration is flagged
+    at its call.
 
     ## Why is this bad?
     PyTorch keeps freed GPU memory in its caching allocator so the next step
@@ -29,15 +42,17 @@ class EmptyCacheInLoop(Rule):
     applied with `--unsafe-fixes`.
 
     ## Limitations
-    Calls under a periodic guard (`if step % 100 == 0:`, or any condition
-    that depends on the loop variable or a counter the loop updates), in an
-    exception handler (out-of-memory recovery) or after the loop are not
-    flagged. Nor is a call in an outer loop whose body runs a loop of its own
-    (once per epoch, or once per run of an experiment sweep that trains a
-    fresh model each time): the cost is paid once per inner loop, not per
-    step. A step loop that wraps a small inner loop (micro-batches) is
-    therefore missed too. A helper function that empties the cache and is
-    called from a loop is not followed.
+    A call under any condition other than a device check
+    (`if torch.cuda.is_available():`) is left alone: a period
+    (`if step % 100 == 0:`), an opt-in flag (`if args.clear_cache:`), a
+    one-shot guard (`if step == 0:`) or a memory threshold means the author
+    chose when it runs. Calls in an exception handler (out-of-memory
+    recovery), after the loop, or in a loop that does not train (generation,
+    evaluation, a loop over loggers) are not flagged. Nor is a call in an
+    outer loop whose training happens only in a loop nested in it (once per
+    epoch, once per run of a sweep); a step loop that steps the optimizer
+    itself around a micro-batch loop is flagged. A helper that runs a loop
+    of its own is a phase, not a step, and is not flagged.
     """
 
     code = "TL201"
@@ -60,30 +75,75 @@ class EmptyCacheInLoop(Rule):
             "    loss.backward()\n"
             "    optimizer.step()\n",
         ),
+        "import torch\n"
         "from torch.cuda import empty_cache\n"
-        "def train(loader):\n"
+        "def train(model, loader, opt):\n"
         "    for epoch in range(10):\n"
         "        for batch in loader:\n"
-        "            step(batch)\n"
+        "            model(batch).mean().backward()\n"
         "            if torch.cuda.is_available():\n"
         "                empty_cache()  # expect: TL201\n",
         "import torch as th\n"
+        "def train_step(model, opt):\n"
+        "    model(next(data)).mean().backward()\n"
+        "    opt.step()\n"
         "step = 0\n"
         "while step < 1000:\n"
         "    try:\n"
-        "        train_step()\n"
+        "        train_step(model, opt)\n"
         "    finally:\n"
         "        th.cuda.empty_cache()  # expect: TL201\n"
         "    step += 1\n",
+        # a step loop with a micro-batch loop inside still steps every iteration
+        "import torch\n"
+        "optimizer = torch.optim.AdamW(model.parameters())\n"
+        "for batch in loader:\n"
+        "    for micro in batch.chunk(4):\n"
+        "        model(micro).mean().backward()\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n"
+        "    torch.cuda.empty_cache()  # expect: TL201\n",
+        # a wrapper of the project, and an EMA helper that empties the cache
+        "import torch\n"
+        "def empty_cache():\n"
+        "    if torch.cuda.is_available():\n"
+        "        torch.cuda.empty_cache()\n"
+        "class ModelEMA:\n"
+        "    def update(self, model):\n"
+        "        self.decay_towards(model)\n"
+        "        torch.cuda.empty_cache()\n"
+        "def train(model, loader, optimizer):\n"
+        "    ema = ModelEMA()\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n"
+        "        ema.update(model)  # expect: TL201\n"
+        "        empty_cache()  # expect: TL201\n",
+        # the accelerator's module looked up by name
+        "import torch\n"
+        "device_module = getattr(torch, 'cuda')\n"
+        "def train(model, loader, optimizer):\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n"
+        "        device_module.empty_cache()  # expect: TL201\n",
+    )
+    good = (
+        # an opt-in flag, a one-shot guard: the author chose when it runs
         "import torch\n"
         "class Trainer:\n"
         "    def fit(self):\n"
-        "        for batch in self.loader:\n"
-        "            self.step(batch)\n"
+        "        for step, batch in enumerate(self.loader):\n"
+        "            self.model(batch).mean().backward()\n"
         "            if self.args.clear_cache:\n"
-        "                torch.cuda.empty_cache()  # expect: TL201\n",
-    )
-    good = (
+        "                torch.cuda.empty_cache()\n"
+        "            if self.global_step == 0:\n"
+        "                torch.cuda.empty_cache()\n",
+        # a loop over loggers, not a training loop
+        "import torch\n"
+        "for tracker in accelerator.trackers:\n"
+        "    tracker.log(images)\n"
+        "    torch.cuda.empty_cache()\n",
         "import torch\n"
         "for x, y in loader:\n"
         "    loss = model(x).sum()\n"
@@ -125,6 +185,23 @@ class EmptyCacheInLoop(Rule):
         "    for epoch in range(epochs):\n"
         "        for x, y in loader:\n"
         "            train_step(model, x, y)\n",
+        # helpers that empty the cache only now and then, or once per phase
+        "import torch\n"
+        "class Cleaner:\n"
+        "    def step(self):\n"
+        "        self.calls += 1\n"
+        "        if self.calls > 100:\n"
+        "            torch.cuda.empty_cache()\n"
+        "def run_epoch(loader):\n"
+        "    for x in loader:\n"
+        "        step(x)\n"
+        "    torch.cuda.empty_cache()\n"
+        "def main(loader):\n"
+        "    cleaner = Cleaner()\n"
+        "    for epoch in range(10):\n"
+        "        run_epoch(loader)\n"
+        "        cleaner.step()\n"
+        "        torch.cuda.empty_cache()\n",
         "import torch\n"
         "n = 0\n"
         "for batch in loader:\n"
@@ -133,18 +210,32 @@ class EmptyCacheInLoop(Rule):
         "        torch.cuda.empty_cache()\n",
     )
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.call_name(node) != EMPTY_CACHE:
-            return
+    def finish(self) -> None:
+        for node in self.ctx.nodes_of(cst.Call):
+            direct = empties_cache(self.ctx, node)  # type: ignore[arg-type]
+            if direct or self._helper_empties_cache(node):  # type: ignore[arg-type]
+                self._check(node, direct)  # type: ignore[arg-type]
+
+    def _helper_empties_cache(self, call: cst.Call) -> bool:
+        summary = self.ctx.summaries.of_call(call)
+        # a helper that runs a loop of its own is a phase, as an inner loop is
+        return summary is not None and summary.does(EMPTY_CACHE) and not summary.does(LOOP)
+
+    def _check(self, node: cst.Call, direct: bool) -> None:
         guards = loop_guards(self.ctx, node)
         if guards is None:
             return
         loop, tests = guards
-        if any(iteration_dependent(self.ctx, loop, test) for test in tests):
+        # any condition the author wrote (a period, an opt-in flag, a
+        # one-shot `if step == 0`, a memory threshold) chooses when it runs
+        if not all(_is_device_check(self.ctx, test) for test in tests):
             return
-        if _runs_inner_loop(loop):
+        if not steps_each_iteration(self.ctx, loop):
             return
-        self.report(node, fix=self._removal(node))
+        if direct:
+            self.report(node, fix=self._removal(node))
+        else:
+            self.report(node, _THROUGH_HELPER.format(self.ctx.code(node.func)))
 
     def _removal(self, call: cst.Call) -> Fix | None:
         statement = self.ctx.parent(self.ctx.parent(call) or call)
@@ -158,6 +249,17 @@ class EmptyCacheInLoop(Rule):
         return Fix({statement: cst.RemoveFromParent()}, safety="unsafe")
 
 
-def _runs_inner_loop(loop: cst.For | cst.While) -> bool:
-    """Whether the body of `loop` holds a loop statement of its own."""
-    return any(isinstance(node, cst.For | cst.While) for node in iter_nodes(loop.body))
+def _is_device_check(ctx: FileContext, test: cst.BaseExpression) -> bool:
+    """`torch.cuda.is_available()`, `device.type == "cuda"`, `x.is_cuda` and
+    their `and` / `or` / `not`: true on every iteration of a GPU run."""
+    if isinstance(test, cst.BooleanOperation):
+        return _is_device_check(ctx, test.left) and _is_device_check(ctx, test.right)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _is_device_check(ctx, test.expression)
+    if isinstance(test, cst.Call):
+        return ctx.call_name(test) == CUDA_AVAILABLE
+    if isinstance(test, cst.Attribute):
+        return test.attr.value == "is_cuda"
+    if isinstance(test, cst.Comparison):
+        return any(string_value(c.comparator) == "cuda" for c in test.comparisons) or string_value(test.left) == "cuda"
+    return False

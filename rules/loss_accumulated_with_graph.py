@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+from typing import Iterator
+
 import libcst as cst
 
+from lint.analysis.accumulators import consumed_names, escapes
 from lint.analysis.dataflow import (
     backpropagated_names,
     backward_targets,
@@ -11,14 +14,19 @@ from lint.analysis.dataflow import (
     string_value,
 )
 from lint.analysis.flow import Facts, Flow
+from lint.analysis.loops import grad_mode_at
 from lint.analysis.scopes import dotted_name
 from lint.analysis.training import code_bodies, method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Example, Fix, Rule
+from lint.summaries import Summary
 
 _DETACHING_METHODS = frozenset({"item", "detach", "tolist", "numpy", "data"})
 _DETACHING_BUILTINS = frozenset({"float", "int", "round"})
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+_THROUGH_HELPER = (
+    "`{}()` keeps the loss tensor it is given across iterations, with its autograd graph: pass `loss.item()`"
+)
 
 
 class LossAccumulatedWithGraph(Rule):
@@ -42,20 +50,29 @@ class LossAccumulatedWithGraph(Rule):
     `loss.item()` (or `loss.detach()` to keep a tensor).
 
     ## Fix safety
-    Safe: in a running sum the loss becomes `loss.item()` (offered only when
-    the loss is known to be a scalar, and the total is never used as a tensor,
-    e.g. `total.item()`, afterwards); in an append it becomes
-    `loss.detach()`. Gradients never flowed through the total, since it is not
-    back-propagated, so the numbers stay the same.
+    Safe, and offered only when no later use could need the tensor: in a
+    running sum the loss becomes `loss.item()` (when the loss is known to be
+    a scalar), in an append `loss.detach()`. The total must stay within its
+    function and be read only as a number: printed, formatted, logged, used
+    in arithmetic or passed to torch / numpy / math functions whose results
+    are followed the same way. A total that is returned, yielded, stored in
+    an attribute or a container, handed to any other function, or kept on
+    `self` gets the finding without a fix: whoever receives it may
+    back-propagate it or call tensor methods on it.
 
     ## Limitations
     Only the direct forms above are recognized: totals kept in dicts
     (`meters["loss"] += loss`), metric objects and helper functions are not
     followed, and an accumulation outside any loop (a `training_step` method
-    appending to `self.outputs`) is not flagged. A total that is itself
-    back-propagated (a loss summed over several heads) is a loss being built,
-    not a log, and is never flagged. A value is judged on every path: if some
-    path turns `loss` into a float first, the line is left alone.
+    appending to `self.outputs`) is not flagged. A loss being built is never
+    flagged: a total that is back-propagated later (`total.backward()`,
+    `torch.stack(losses).mean().backward()`, `for l in losses: l.backward()`),
+    a sum in a module's `forward`, a sum returned by a function that
+    back-propagates nothing (a loss function: its caller does), and any sum
+    under `torch.no_grad()` / `torch.inference_mode()` (a `with` block, a
+    decorator, or every call site of the function), where no graph is
+    recorded. A value is judged on every path: if some path turns `loss`
+    into a float first, the line is left alone.
     """
 
     code = "TL202"
@@ -81,48 +98,71 @@ class LossAccumulatedWithGraph(Rule):
             "    optimizer.step()\n"
             "    total_loss += loss.item()  # expect: TL202\n",
         ),
-        Example(
-            "import torch.nn.functional as F\n"
-            "def train(model, loader, opt):\n"
-            "    losses = []\n"
-            "    for x, y in loader:\n"
-            "        loss = F.cross_entropy(model(x), y)\n"
-            "        losses.append(loss)  # expect: TL202\n"
-            "        opt.zero_grad()\n"
-            "        loss.backward()\n"
-            "        opt.step()\n"
-            "    return losses\n",
-            fixed="import torch.nn.functional as F\n"
-            "def train(model, loader, opt):\n"
-            "    losses = []\n"
-            "    for x, y in loader:\n"
-            "        loss = F.cross_entropy(model(x), y)\n"
-            "        losses.append(loss.detach())  # expect: TL202\n"
-            "        opt.zero_grad()\n"
-            "        loss.backward()\n"
-            "        opt.step()\n"
-            "    return losses\n",
-        ),
+        # returned to the caller: flagged, but no fix (the caller may need tensors)
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    losses = []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        losses.append(loss)  # expect: TL202\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    return losses\n",
         Example(
             "from torch import nn\n"
             "criterion = nn.CrossEntropyLoss()\n"
-            "def train_one_epoch(model, loader, optimizer, scaler):\n"
-            "    running = 0\n"
+            "def train_one_epoch(model, loader, optimizer, scaler, log):\n"
+            "    running, history = 0, []\n"
             "    for i, (x, y) in enumerate(loader):\n"
             "        loss = criterion(model(x), y)\n"
             "        scaler.scale(loss).backward()\n"
             "        running = running + loss * x.size(0)  # expect: TL202\n"
-            "    return running / len(loader.dataset)\n",
+            "        history.append(loss)  # expect: TL202\n"
+            "    print(f\"loss {running / len(loader.dataset):.3f}\", len(history))\n"
+            "    log.info(\"last %s\", history[-1])\n",
             fixed="from torch import nn\n"
             "criterion = nn.CrossEntropyLoss()\n"
-            "def train_one_epoch(model, loader, optimizer, scaler):\n"
-            "    running = 0\n"
+            "def train_one_epoch(model, loader, optimizer, scaler, log):\n"
+            "    running, history = 0, []\n"
             "    for i, (x, y) in enumerate(loader):\n"
             "        loss = criterion(model(x), y)\n"
             "        scaler.scale(loss).backward()\n"
             "        running = running + loss.item() * x.size(0)  # expect: TL202\n"
-            "    return running / len(loader.dataset)\n",
+            "        history.append(loss.detach())  # expect: TL202\n"
+            "    print(f\"loss {running / len(loader.dataset):.3f}\", len(history))\n"
+            "    log.info(\"last %s\", history[-1])\n",
         ),
+        # a step function that returns the back-propagated loss, summed by its caller
+        "def train_step(model, batch, opt):\n"
+        "    opt.zero_grad()\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss\n"
+        "def train(model, loader, opt):\n"
+        "    total = 0\n"
+        "    for batch in loader:\n"
+        "        total += train_step(model, batch, opt)  # expect: TL202\n"
+        "    return total\n",
+        # a meter and a logging function that keep what they are given
+        "import torch\n"
+        "class AverageMeter:\n"
+        "    def update(self, val, n=1):\n"
+        "        self.sum += val * n\n"
+        "def log_losses(history, losses):\n"
+        "    for name, value in losses.items():\n"
+        "        history.setdefault(name, []).append(value)\n"
+        "def train(model, loader, opt):\n"
+        "    meter = AverageMeter()\n"
+        "    history = {}\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        meter.update(loss, x.size(0))  # expect: TL202\n"
+        "        log_losses(history, {'loss': loss})  # expect: TL202\n",
         # Hugging Face style: the loss is an attribute of the output
         "class Trainer:\n"
         "    def fit(self, loader):\n"
@@ -197,27 +237,78 @@ class LossAccumulatedWithGraph(Rule):
         "for a, b in pairs:\n"
         "    err = criterion(a, b)\n"
         "    errors += err\n",
+        # helpers given numbers, or keeping the tensor only for this call
+        "import torch\n"
+        "class AverageMeter:\n"
+        "    def update(self, val, n=1):\n"
+        "        self.sum += val * n\n"
+        "def mean_of(values):\n"
+        "    kept = []\n"
+        "    for v in values:\n"
+        "        kept.append(v)\n"
+        "    return sum(kept) / len(kept)\n"
+        "def train(model, loader, opt):\n"
+        "    meter = AverageMeter()\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        meter.update(loss.item(), x.size(0))\n"
+        "        print(mean_of([loss]))\n",
+        # a step function that returns the number
+        "def train_step(model, batch, opt):\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss.item()\n"
+        "def train(model, loader, opt):\n"
+        "    total = 0\n"
+        "    for batch in loader:\n"
+        "        total += train_step(model, batch, opt)\n",
     )
 
     def finish(self) -> None:
         self._paths: dict[cst.CSTNode, list[tuple[bool, frozenset[cst.Name]]]] = {}
         self._accumulators: dict[cst.CSTNode, str] = {}
+        self._helpers: set[cst.CSTNode] = set()
         bodies = self._bodies_with_accumulation()
         for body in code_bodies(self.ctx):
             if body not in bodies:
                 continue
             self._backpropagated = backpropagated_names(self.ctx, body)
-            self._consumed = self._consumed_names(body)
+            self._consumed = consumed_names(self.ctx, body)
             Flow(self.ctx.module, self._transfer).run(body)
         for node, paths in self._paths.items():
             if not all(carries for carries, _ in paths):
                 continue
             # the costlier context checks run only for what carries a graph on every path
             accumulator = self._accumulators[node]
-            if not self._outlives_iteration(node, accumulator):
+            if not self._outlives_iteration(node, accumulator) or self._builds_loss(node, accumulator):
                 continue
             operands = frozenset.intersection(*(names for _, names in paths))
-            self.report(self._statement_node(node), fix=self._fix(node, accumulator, operands))
+            if node in self._helpers:
+                self.report(self._statement_node(node), _THROUGH_HELPER.format(self.ctx.code(node.func)))  # type: ignore[attr-defined]
+            else:
+                self.report(self._statement_node(node), fix=self._fix(node, accumulator, operands))
+
+    def _builds_loss(self, node: cst.CSTNode, accumulator: str) -> bool:
+        """A sum that is no log: built without a graph (under `no_grad`), in a
+        module's `forward`, or returned by a function that never
+        back-propagates it, for its caller to back-propagate."""
+        if grad_mode_at(self.ctx, node) == "off":
+            return True
+        function = self.ctx.enclosing_function(node)
+        if function is None:
+            return False
+        if function.name.value == "forward":
+            return True
+        if backpropagated_names(self.ctx, function.body):
+            return False
+        return any(
+            isinstance(n, cst.Return) and n.value is not None and accumulator in names_in(n.value)
+            for n in iter_nodes(function.body)
+        )
 
     def _bodies_with_accumulation(self) -> set[cst.CSTNode]:
         """Bodies holding, inside a loop, something that could accumulate
@@ -226,7 +317,7 @@ class LossAccumulatedWithGraph(Rule):
         for node in self.ctx.nodes_of(cst.AugAssign, cst.Assign, cst.Call):
             if type(node) is cst.Assign and type(node.value) is not cst.BinaryOperation:  # type: ignore[attr-defined]
                 continue
-            if type(node) is cst.Call and method_call(node, "append") is None:
+            if type(node) is cst.Call and method_call(node, "append") is None and self._accumulating(node) is None:
                 continue
             for ancestor in self.ctx.ancestors(node):
                 if type(ancestor) in (cst.For, cst.While):
@@ -244,6 +335,7 @@ class LossAccumulatedWithGraph(Rule):
                 if isinstance(target, cst.Name):
                     facts = facts | {target.value}
             self._check_append(facts, node)
+            self._check_helper(facts, node)
         elif isinstance(node, cst.AugAssign):
             if isinstance(node.operator, cst.AddAssign | cst.SubtractAssign):
                 self._check(node, node.target, node.value, facts)
@@ -282,7 +374,15 @@ class LossAccumulatedWithGraph(Rule):
             return self._carries(expr.left, facts) or self._carries(expr.right, facts)
         if isinstance(expr, cst.UnaryOperation):
             return self._carries(expr.expression, facts)
-        return is_loss_call(self.ctx, expr)
+        return is_loss_call(self.ctx, expr) or self._returns_graph(expr)
+
+    def _returns_graph(self, expr: cst.BaseExpression) -> bool:
+        """A call of a function of the project that returns a loss it has
+        back-propagated (`loss = train_step(batch)`)."""
+        if not isinstance(expr, cst.Call):
+            return False
+        summary = self.ctx.summaries.of_call(expr)
+        return summary is not None and summary.returns_graph
 
     def _check_append(self, facts: Facts, call: cst.Call) -> None:
         if (
@@ -301,20 +401,27 @@ class LossAccumulatedWithGraph(Rule):
         carries = self._carries(added, facts)
         self._paths.setdefault(node, []).append((carries, _graph_names(added, facts) if carries else frozenset()))
 
-    # -- context ---------------------------------------------------------------
-    def _consumed_names(self, body: cst.CSTNode) -> set[str]:
-        """Names that flow into a backward pass: sums built to be back-propagated."""
-        consumed: set[str] = set()
-        for node in iter_nodes(body):
-            if isinstance(node, cst.Call):
-                for target in backward_targets(node):
-                    consumed |= names_in(target)
-        for node in iter_nodes(body):
-            if isinstance(node, cst.Assign):
-                if any(dotted_name(t.target) in consumed for t in node.targets):
-                    consumed |= names_in(node.value)
-        return consumed
+    def _check_helper(self, facts: Facts, call: cst.Call) -> None:
+        """`meter.update(loss)`, `log(history, {"loss": loss})`: a function of
+        the project that stores what it is given where it outlives the call."""
+        summary = self._accumulating(call)
+        if summary is None:
+            return
+        carries = False
+        for slot, arg in _slots(call):
+            if summary.slot(slot) in summary.accumulates:
+                carries = carries or any(self._carries(value, facts) for value in _packed(arg.value))
+        self._accumulators[call] = dotted_name(call.func) or ""
+        self._helpers.add(call)
+        self._paths.setdefault(call, []).append((carries, frozenset()))
 
+    def _accumulating(self, call: cst.CSTNode) -> Summary | None:
+        if not isinstance(call, cst.Call):
+            return None
+        summary = self.ctx.summaries.of_call(call)
+        return summary if summary is not None and summary.accumulates else None
+
+    # -- context ---------------------------------------------------------------
     def _outlives_iteration(self, node: cst.CSTNode, accumulator: str) -> bool:
         loop = None
         for ancestor in self.ctx.ancestors(node):
@@ -338,7 +445,7 @@ class LossAccumulatedWithGraph(Rule):
 
     # -- fix -------------------------------------------------------------------
     def _fix(self, node: cst.CSTNode, accumulator: str, operands: frozenset[cst.Name]) -> Fix | None:
-        if not operands:
+        if not operands or not self._only_read_as_number(node, accumulator):
             return None
         if isinstance(node, cst.Call):
             method = "detach"
@@ -350,6 +457,17 @@ class LossAccumulatedWithGraph(Rule):
             name: cst.Call(func=cst.Attribute(value=name, attr=cst.Name(method))) for name in operands
         }
         return Fix(edits)  # type: ignore[arg-type]
+
+    def _only_read_as_number(self, node: cst.CSTNode, accumulator: str) -> bool:
+        """The fix is safe only when no later use could need the graph or the
+        tensor: an attribute (`self.losses`) outlives the function, and a
+        value returned, stored or handed to other code may be
+        back-propagated or asked for `.grad_fn` there."""
+        if "." in accumulator:
+            return False
+        body = self.ctx.enclosing_function(node) or self.ctx.module
+        accumulating = {n for n in self._accumulators if self._accumulators[n] == accumulator}
+        return not escapes(self.ctx, body, accumulator, accumulating)
 
     def _is_scalar(self, name: str, at: cst.CSTNode) -> bool:
         """Back-propagated by a plain `.backward()`, or computed by loss calls
@@ -379,6 +497,29 @@ class LossAccumulatedWithGraph(Rule):
             scope = self.ctx.module
         prefix = accumulator + "."
         return any(name.startswith(prefix) for name in names_in(scope))
+
+
+def _slots(call: cst.Call) -> Iterator[tuple[str, cst.Arg]]:
+    """Each argument of a call with its slot (`#0`, or the keyword)."""
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            return
+        if arg.keyword is not None:
+            yield arg.keyword.value, arg
+        else:
+            yield f"#{index}", arg
+            index += 1
+
+
+def _packed(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The value, or the values a dict / list / tuple literal packs."""
+    if isinstance(value, cst.Dict):
+        yield from (e.value for e in value.elements if isinstance(e, cst.DictElement))
+    elif isinstance(value, cst.List | cst.Tuple):
+        yield from (e.value for e in value.elements)
+    else:
+        yield value
 
 
 def _bound_names(target: cst.BaseExpression) -> list[str]:

@@ -18,9 +18,9 @@ import types
 import zipfile
 from types import TracebackType
 
-from sanitizer import locations
 from sanitizer.cli import Options
-from sanitizer.session import Sanitizer, SanitizerHalt
+from sanitizer.core import locations
+from sanitizer.core.session import Sanitizer, SanitizerHalt
 
 HALT_STATUS = 3
 STRICT_STATUS = 3

@@ -10,13 +10,11 @@ such as `train_one_epoch(model, train_loader)`). When any assignment cannot be
 seen (a `for` target, a tuple unpacking, a parameter without local callers,
 an import) the answer is None: rules stay silent on what they cannot resolve.
 
-Query these only in `Rule.finish()`: they need the parents of the whole tree.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
-from weakref import WeakKeyDictionary
 
 import libcst as cst
 
@@ -75,10 +73,7 @@ class Values:
     @classmethod
     def of_file(cls, ctx: FileContext) -> Values:
         """The one `Values` of a file, shared by every rule that asks."""
-        found = _VALUES.get(ctx)
-        if found is None:
-            found = _VALUES[ctx] = cls(ctx)
-        return found
+        return ctx.shared(cls)
 
     def of(self, expr: cst.BaseExpression, _depth: int = 0) -> list[cst.BaseExpression] | None:
         """Every expression `expr` may have been built from, or None when some
@@ -175,8 +170,6 @@ class Values:
         return out
 
 
-_BUILDS_LOSS: WeakKeyDictionary[FileContext, bool] = WeakKeyDictionary()
-_VALUES: WeakKeyDictionary[FileContext, Values] = WeakKeyDictionary()
 _UNSEEN = cst.Name("_unseen_")
 
 
@@ -228,7 +221,7 @@ def is_loss_call(ctx: FileContext, call: cst.BaseExpression) -> bool:
         return is_loss_module(ctx.call_name(call.func))  # nn.MSELoss()(a, b)
     if not isinstance(call.func, cst.Name | cst.Attribute):
         return False
-    if ctx.qualified_name(call.func) is not None or not _builds_loss_modules(ctx):
+    if ctx.qualified_name(call.func) is not None or not ctx.shared(_builds_loss_modules):
         return False
     values = Values.of_file(ctx).of(call.func)
     return bool(values) and all(isinstance(v, cst.Call) and is_loss_module(ctx.call_name(v)) for v in values)
@@ -237,13 +230,10 @@ def is_loss_call(ctx: FileContext, call: cst.BaseExpression) -> bool:
 def _builds_loss_modules(ctx: FileContext) -> bool:
     """Whether the file instantiates any `torch.nn` loss module: if not, no
     variable can hold one and the (costlier) value index is not needed."""
-    found = _BUILDS_LOSS.get(ctx)
-    if found is None:
-        found = _BUILDS_LOSS[ctx] = any(
-            _last_name(call.func).endswith("Loss") and is_loss_module(ctx.call_name(call))
-            for call in ctx.nodes_of(cst.Call)
-        )
-    return found
+    return any(
+        _last_name(call.func).endswith("Loss") and is_loss_module(ctx.call_name(call))
+        for call in ctx.nodes_of(cst.Call)
+    )
 
 
 def _last_name(func: cst.BaseExpression) -> str:

@@ -54,13 +54,11 @@ def is_optimizer(ctx: FileContext, expr: cst.BaseExpression) -> bool:
     if receivers.kind(expr) is not None:
         return False
     binding = receivers.binding(expr)
-    return binding is not None and binding in _stepped_and_cleared(ctx)
+    return binding is not None and binding in ctx.shared(_stepped_and_cleared)
 
 
 def _stepped_and_cleared(ctx: FileContext) -> set[Binding]:
-    cached = getattr(ctx, "_loops_stepped_and_cleared", None)
-    if cached is not None:
-        return cached
+    """Variables both stepped and cleared with `zero_grad()` in this file."""
     stepped: set[Binding] = set()
     cleared: set[Binding] = set()
     for node in ctx.nodes():
@@ -71,9 +69,7 @@ def _stepped_and_cleared(ctx: FileContext) -> set[Binding]:
         if binding is not None:
             assert isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
             (stepped if node.func.attr.value == "step" else cleared).add(binding)
-    found = stepped & cleared
-    ctx._loops_stepped_and_cleared = found  # type: ignore[attr-defined]
-    return found
+    return stepped & cleared
 
 
 def optimizer_step(ctx: FileContext, node: cst.CSTNode) -> cst.BaseExpression | None:

@@ -13,15 +13,13 @@ what they cannot resolve.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
 import libcst as cst
 
 from lint.analysis.scopes import Scope, _parameters, _statements, child_blocks
 from lint.analysis.walk import iter_nodes
-
-if TYPE_CHECKING:
-    from lint.context import FileContext
+from lint.semantic import SemanticModel
 
 GRAD_SCALER = "grad_scaler"
 OPTIMIZER = "optimizer"
@@ -83,7 +81,7 @@ class Binding:
 
 
 class Receivers:
-    def __init__(self, ctx: FileContext) -> None:
+    def __init__(self, ctx: SemanticModel) -> None:
         self.ctx = ctx
         self.kinds: dict[Binding, str] = {}
         # constructor call (DataLoader / DistributedSampler / ...) bound to each variable
@@ -95,6 +93,7 @@ class Receivers:
         self._collect_usage()
         for _ in range(2):
             self._collect_parameters()
+            self._collect_assignments()  # `self.x = param` once the parameter is known
 
     # -- queries -----------------------------------------------------------
     def binding(self, expr: cst.BaseExpression) -> Binding | None:
@@ -199,7 +198,8 @@ class Receivers:
     def _bind_arguments(self, call: cst.Call, func: cst.FunctionDef) -> None:
         scope = self.ctx.scopes.scope_for(func)
         positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
-        if positional and positional[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
+        bound = isinstance(call.func, cst.Attribute) or func.name.value == "__init__"
+        if positional and positional[0] in ("self", "cls") and bound:
             positional = positional[1:]
         index = 0
         for arg in call.args:

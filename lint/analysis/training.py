@@ -7,7 +7,6 @@ from typing import Iterator
 
 import libcst as cst
 
-from lint.analysis.walk import iter_nodes
 from lint.context import FileContext
 
 CLIP_FUNCTIONS = frozenset(
@@ -81,28 +80,3 @@ def loop_guards(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.For | cst.Whil
         child = ancestor
     return None
 
-
-def iteration_dependent(ctx: FileContext, loop: cst.For | cst.While, test: cst.BaseExpression) -> bool:
-    """Whether a condition inside `loop` can change from one iteration to the
-    next: it uses `%`, the loop variable, or a name the loop body assigns."""
-    changing = _names_bound_by(loop)
-    for node in iter_nodes(test):
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
-            return True
-        if isinstance(node, cst.Name) and node.value in changing:
-            return True
-    return False
-
-
-def _names_bound_by(loop: cst.For | cst.While) -> set[str]:
-    bound: set[str] = set()
-    if isinstance(loop, cst.For):
-        bound.update(n.value for n in iter_nodes(loop.target) if isinstance(n, cst.Name))
-    for node in iter_nodes(loop.body):
-        if isinstance(node, cst.AugAssign | cst.AnnAssign):
-            bound.update(n.value for n in iter_nodes(node.target) if isinstance(n, cst.Name))
-        elif isinstance(node, cst.AssignTarget):
-            bound.update(n.value for n in iter_nodes(node.target) if isinstance(n, cst.Name))
-        elif isinstance(node, cst.For):
-            bound.update(n.value for n in iter_nodes(node.target) if isinstance(n, cst.Name))
-    return bound

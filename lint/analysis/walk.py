@@ -8,7 +8,7 @@ that only hold whitespace, comments or punctuation are skipped.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Iterator
+from typing import Iterator
 
 import libcst as cst
 
@@ -60,28 +60,6 @@ def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                     yield item
         elif value is not None and is_node(value):
             yield value
-
-
-def walk(
-    root: cst.CSTNode,
-    enter: Callable[[cst.CSTNode, cst.CSTNode | None], None],
-    leave: Callable[[cst.CSTNode], None] | None = None,
-) -> None:
-    """Depth-first walk without recursion (deeply nested code must not hit the
-    interpreter's recursion limit). `enter(node, parent)` runs before the
-    children of `node`, `leave(node)` after them."""
-    stack: list[tuple[cst.CSTNode, cst.CSTNode | None, bool]] = [(root, None, False)]
-    while stack:
-        node, parent, done = stack.pop()
-        if done:
-            if leave is not None:
-                leave(node)
-            continue
-        enter(node, parent)
-        stack.append((node, parent, True))
-        kids = list(children(node))
-        for kid in reversed(kids):
-            stack.append((kid, node, False))
 
 
 def iter_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from torch import Tensor, nn
 
-    from sanitizer.probe import StepRecord
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.probe import StepRecord
+    from sanitizer.core.sink import Sink
 
 
 class Detector:
@@ -16,16 +16,16 @@ class Detector:
     name: str = ""
     kinds: tuple[str, ...] = ()
 
-    def on_forward(self, module: nn.Module, output: Any, session: Sanitizer) -> None:
+    def on_forward(self, module: nn.Module, output: Any, sink: Sink) -> None:
         """After a module's forward with gradients enabled (only called if overridden)."""
 
-    def on_backward(self, loss: Tensor, session: Sanitizer) -> None:
+    def on_backward(self, loss: Tensor, sink: Sink) -> None:
         """When `.backward()` is called on a scalar loss (only called if overridden)."""
 
-    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+    def on_step(self, record: StepRecord, sink: Sink) -> None:
         """Once per optimizer step, with the step's measurements read back to the host."""
 
-    def on_end(self, session: Sanitizer) -> None:
+    def on_end(self, sink: Sink) -> None:
         """Once when the run ends, after the last step was flushed."""
 
     def state(self) -> dict[str, Any]:

@@ -18,12 +18,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.probe import StepRecord
-from sanitizer.stats import median
+from sanitizer.detectors.stats import median
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.sink import Sink
 
 MIN_STEPS = 20
 MIN_STEPS_UNDERFIT = 50
@@ -44,7 +44,7 @@ class FittingDetector(Detector):
         self.val_losses: list[tuple[int, float]] = []
         self.verdict: str | None = None
 
-    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+    def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.eval_loss is not None and math.isfinite(record.eval_loss):
             self.val_losses.append((record.step, record.eval_loss))
         if not record.partial and record.loss is not None and math.isfinite(record.loss):
@@ -54,7 +54,7 @@ class FittingDetector(Detector):
         return {"train_steps": len(self.train_losses), "val_losses": self.val_losses[-REPORTED_VALS:],
                 "verdict": self.verdict}
 
-    def on_end(self, session: Sanitizer) -> None:
+    def on_end(self, sink: Sink) -> None:
         train = self.train_losses
         if len(train) < MIN_STEPS:
             return
@@ -69,14 +69,14 @@ class FittingDetector(Detector):
         numbers = {"train_start": start, "train_end": end, "val_end": vals[-1] if vals else None}
         figures = f"train loss {start:.4g} -> {end:.4g}" + (f", validation loss {vals[-1]:.4g}" if vals else "")
         if train_low and gap_large and stalled:
-            self._conclude(session, "overfitting", f"{figures}: train is low, validation high and not improving",
+            self._conclude(sink, "overfitting", f"{figures}: train is low, validation high and not improving",
                            numbers)
         elif train_high and gap_large:
-            self._conclude(session, "train_val_mismatch", f"{figures}: both high and far apart", numbers)
+            self._conclude(sink, "train_val_mismatch", f"{figures}: both high and far apart", numbers)
         elif train_high and vals and len(train) >= MIN_STEPS_UNDERFIT:
-            self._conclude(session, "underfitting", f"{figures}: train loss does not go down "
+            self._conclude(sink, "underfitting", f"{figures}: train loss does not go down "
                            "and validation is as high", numbers)
 
-    def _conclude(self, session: Sanitizer, kind: str, message: str, numbers: dict[str, float | None]) -> None:
+    def _conclude(self, sink: Sink, kind: str, message: str, numbers: dict[str, float | None]) -> None:
         self.verdict = kind
-        session.emit(kind, None, message, value=numbers["train_end"], extra=numbers)
+        sink.emit(kind, None, message, value=numbers["train_end"], extra=numbers)

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.probe import StepRecord
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.sink import Sink
 
 SHARE = 0.5
 SAMPLES_IN_A_ROW = 2
@@ -27,7 +27,7 @@ class GradUnderflowDetector(Detector):
         self.max_share = 0.0
         self.reported = False
 
-    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+    def on_step(self, record: StepRecord, sink: Sink) -> None:
         share = record.underflow
         if share is None:
             return
@@ -37,6 +37,6 @@ class GradUnderflowDetector(Detector):
         if self.high_in_a_row >= SAMPLES_IN_A_ROW and not self.reported:
             self.reported = True
             scaled = " after loss scaling" if record.scale is not None else " (no loss scaling)"
-            session.emit("grad_underflow", record.step,
-                         f"{share:.0%} of gradient values are zero or below the fp16 normal range{scaled}",
-                         value=share, extra={"loss_scale": record.scale})
+            sink.emit("grad_underflow", record.step,
+                      f"{share:.0%} of gradient values are zero or below the fp16 normal range{scaled}",
+                      value=share, extra={"loss_scale": record.scale})

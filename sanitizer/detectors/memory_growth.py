@@ -4,11 +4,11 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
+from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.probe import StepRecord
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.sink import Sink
 
 BASELINE_STEP = 5  # optimizer state is allocated by then
 MIB = 2 ** 20
@@ -29,7 +29,7 @@ class MemoryGrowthDetector(Detector):
         self.reported = False
         self._recent: deque[float] = deque(maxlen=RISING_SAMPLES)
 
-    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+    def on_step(self, record: StepRecord, sink: Sink) -> None:
         value = record.memory_bytes
         if value is None or record.step < BASELINE_STEP:
             return
@@ -37,14 +37,14 @@ class MemoryGrowthDetector(Detector):
             self.baseline_bytes, self.baseline_step = value, record.step
         self.last_bytes = value
         self._recent.append(value)
-        absolute, relative = CUDA_GROWTH if (session.device or "").startswith("cuda") else RSS_GROWTH
+        absolute, relative = CUDA_GROWTH if (sink.device or "").startswith("cuda") else RSS_GROWTH
         growth = value - self.baseline_bytes
         rising = len(self._recent) == RISING_SAMPLES and all(a <= b for a, b in zip(self._recent, list(self._recent)[1:]))
         if rising and growth > max(absolute, relative * self.baseline_bytes) and not self.reported:
             self.reported = True
             steps = max(record.step - (self.baseline_step or record.step), 1)
-            session.emit("memory_growth", record.step,
-                         f"memory grew by {growth / MIB:.1f} MiB since step {self.baseline_step} "
-                         f"({growth / steps / MIB:.2f} MiB per step)",
-                         value=growth, extra={"baseline_bytes": self.baseline_bytes, "bytes": value,
+            sink.emit("memory_growth", record.step,
+                      f"memory grew by {growth / MIB:.1f} MiB since step {self.baseline_step} "
+                      f"({growth / steps / MIB:.2f} MiB per step)",
+                      value=growth, extra={"baseline_bytes": self.baseline_bytes, "bytes": value,
                                               "bytes_per_step": growth / steps})

@@ -1,7 +1,7 @@
 """A shuffling DistributedSampler iterated again without `set_epoch`: every epoch
 repeats the first epoch's order (the run-time twin of lint rule TL302).
 
-The sampler's `__iter__` and `set_epoch` are wrapped by `sanitizer.distributed`;
+The sampler's `__iter__` and `set_epoch` are wrapped by `sanitizer.distributed.ranks`;
 this detector sees each new iteration (one per epoch) and whether the epoch
 changed since the previous one. Samplers built with `shuffle=False` do not
 depend on the epoch and are not checked.
@@ -12,11 +12,11 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sanitizer import locations
+from sanitizer.core import locations
 from sanitizer.detectors.base import Detector
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.sink import Sink
 
 
 @dataclass
@@ -38,10 +38,10 @@ class MissingSetEpochDetector(Detector):
         self.reported = 0
         self._samplers: weakref.WeakKeyDictionary[Any, SamplerUse] = weakref.WeakKeyDictionary()
 
-    def on_set_epoch(self, sampler: Any, session: Sanitizer) -> None:
+    def on_set_epoch(self, sampler: Any, sink: Sink) -> None:
         self._use(sampler).set_epoch_called = True
 
-    def on_sampler_iter(self, sampler: Any, session: Sanitizer) -> None:
+    def on_sampler_iter(self, sampler: Any, sink: Sink) -> None:
         if not getattr(sampler, "shuffle", True):
             return
         use = self._use(sampler)
@@ -60,8 +60,8 @@ class MissingSetEpochDetector(Detector):
         else:
             message = (f"DistributedSampler iterated for epoch {use.iterations} but set_epoch was "
                        f"never called: every epoch repeats the same shuffled order on every rank")
-        session.emit("missing_set_epoch", session.step, message, where=locations.user_site(),
-                     extra={"iteration": use.iterations, "epoch": epoch,
+        sink.emit("missing_set_epoch", sink.step, message, where=locations.user_site(),
+                  extra={"iteration": use.iterations, "epoch": epoch,
                             "set_epoch_called": use.set_epoch_called})
 
     def _use(self, sampler: Any) -> SamplerUse:

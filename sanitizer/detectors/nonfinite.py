@@ -12,15 +12,16 @@ import math
 from collections import deque
 from typing import TYPE_CHECKING
 
-from sanitizer import graphs, locations
+from sanitizer.core import locations
+from sanitizer.core.probe import INPUT_SLOT, StepRecord
+from sanitizer.detectors import graphs
 from sanitizer.detectors.base import Detector
-from sanitizer.probe import INPUT_SLOT, StepRecord
-from sanitizer.stats import median
+from sanitizer.detectors.stats import median
 
 if TYPE_CHECKING:
     from torch import Tensor
 
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.sink import Sink
 
 TRAIL_STEPS = 4  # steps of per-module magnitudes kept for the culprit search
 JUMP_FACTOR = 1e3  # a culprit's output grew at least this much over its recent median...
@@ -39,7 +40,7 @@ class NonfiniteDetector(Detector):
         self.overflow_skipped_steps = 0
         self._history: deque[dict[int, float]] = deque(maxlen=TRAIL_STEPS)
 
-    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+    def on_step(self, record: StepRecord, sink: Sink) -> None:
         trail = record.trail
         first_bad = next((i for i, (_, mag) in enumerate(trail) if not math.isfinite(mag)), None)
         bad_loss = next((i for i, loss in enumerate(record.losses) if not math.isfinite(loss)), None)
@@ -55,13 +56,13 @@ class NonfiniteDetector(Detector):
             forward_matters = (any(math.isnan(mag) for _, mag in trail) or bad_loss is not None
                                or (bad_grads and not grads_expected))
             if forward_matters:
-                self._report_forward(record, session, first_bad, culprit)
+                self._report_forward(record, sink, first_bad, culprit)
         if bad_loss is not None:
-            self._report_loss(record, session, bad_loss, culprit, first_bad)
+            self._report_loss(record, sink, bad_loss, culprit, first_bad)
         if bad_grads and not grads_expected:
-            self._report_grads(record, session, bad_grads, culprit)
+            self._report_grads(record, sink, bad_grads, culprit)
         if bad_params:
-            self._report_params(record, session, bad_params)
+            self._report_params(record, sink, bad_params)
         self._history.append({slot: mag for slot, mag in trail if math.isfinite(mag)})
 
     def _first(self, kind: str, step: int) -> bool:
@@ -85,71 +86,71 @@ class NonfiniteDetector(Detector):
                 return slot
         return None
 
-    def _report_forward(self, record: StepRecord, session: Sanitizer, first_bad: int, culprit: int | None) -> None:
+    def _report_forward(self, record: StepRecord, sink: Sink, first_bad: int, culprit: int | None) -> None:
         slot, mag = record.trail[first_bad]
         if slot == INPUT_SLOT:
             if self._first("nonfinite_input", record.step):
-                session.emit("nonfinite_input", record.step,
-                             f"the batch passed to the model contains {_word(mag)} values",
-                             where=record.model_site, value=mag)
+                sink.emit("nonfinite_input", record.step,
+                          f"the batch passed to the model contains {_word(mag)} values",
+                          where=record.model_site, value=mag)
             return
         if not self._first("nonfinite_activation", record.step):
             return
-        module = session.slot_name(slot)
-        culprit_name = session.slot_name(culprit) if culprit is not None else module
+        module = sink.slot_name(slot)
+        culprit_name = sink.slot_name(culprit) if culprit is not None else module
         blame = "" if culprit_name == module else f"; it started in {culprit_name}, whose output jumped first"
-        session.emit("nonfinite_activation", record.step,
-                     f"output of {module} is {_word(mag)}{blame}",
-                     module=module, where=_forward_site(session, culprit if culprit is not None else slot)
-                     or record.model_site, value=mag,
-                     extra={"culprit": culprit_name, "first_nonfinite_module": module})
+        sink.emit("nonfinite_activation", record.step,
+                  f"output of {module} is {_word(mag)}{blame}",
+                  module=module, where=_forward_site(sink, culprit if culprit is not None else slot)
+                  or record.model_site, value=mag,
+                  extra={"culprit": culprit_name, "first_nonfinite_module": module})
 
-    def _report_loss(self, record: StepRecord, session: Sanitizer, index: int, culprit: int | None,
+    def _report_loss(self, record: StepRecord, sink: Sink, index: int, culprit: int | None,
                      first_bad: int | None) -> None:
         if not self._first("nonfinite_loss", record.step):
             return
         value = record.losses[index]
         first_slot = record.trail[first_bad][0] if first_bad is not None else None
-        first_module = session.slot_name(first_slot) if first_slot not in (None, INPUT_SLOT) else None
-        culprit_name = session.slot_name(culprit) if culprit is not None else first_module
+        first_module = sink.slot_name(first_slot) if first_slot not in (None, INPUT_SLOT) else None
+        culprit_name = sink.slot_name(culprit) if culprit is not None else first_module
         origin = (" because the input batch is non-finite" if first_slot == INPUT_SLOT
                   else f"; traced back to {culprit_name}" if culprit_name else "")
-        session.emit("nonfinite_loss", record.step, f"loss is {_word(value)}{origin}",
-                     module=culprit_name, where=record.loss_sites[index], value=value,
-                     extra={"culprit": culprit_name, "first_nonfinite_module": first_module})
+        sink.emit("nonfinite_loss", record.step, f"loss is {_word(value)}{origin}",
+                  module=culprit_name, where=record.loss_sites[index], value=value,
+                  extra={"culprit": culprit_name, "first_nonfinite_module": first_module})
 
-    def _report_grads(self, record: StepRecord, session: Sanitizer, bad: list[int], culprit: int | None) -> None:
+    def _report_grads(self, record: StepRecord, sink: Sink, bad: list[int], culprit: int | None) -> None:
         if not self._first("nonfinite_grad", record.step):
             return
         candidates = [record.params[i] for i in bad]
-        chosen = _first_reached(candidates, record, session, culprit)
+        chosen = _first_reached(candidates, record, sink, culprit)
         param = candidates[chosen]
-        name = session.param_name(param)
+        name = sink.param_name(param)
         value = record.grad_norms[bad[chosen]]
-        session.emit("nonfinite_grad", record.step,
-                     f"gradient of {name} is {_word(value)} ({len(bad)} of {len(record.params)} "
-                     f"parameters have non-finite gradients)",
-                     module=session.param_module_name(param), param=name,
-                     where=_first_site(record), value=value,
-                     extra={"params": [session.param_name(p) for p in candidates[:20]]})
+        sink.emit("nonfinite_grad", record.step,
+                  f"gradient of {name} is {_word(value)} ({len(bad)} of {len(record.params)} "
+                  f"parameters have non-finite gradients)",
+                  module=sink.param_module_name(param), param=name,
+                  where=_first_site(record), value=value,
+                  extra={"params": [sink.param_name(p) for p in candidates[:20]]})
 
-    def _report_params(self, record: StepRecord, session: Sanitizer, bad: list[int]) -> None:
+    def _report_params(self, record: StepRecord, sink: Sink, bad: list[int]) -> None:
         step = record.param_step if record.param_step is not None else record.step
         if not self._first("nonfinite_param", step):
             return
         param = record.checked_params[bad[0]]
-        name = session.param_name(param)
+        name = sink.param_name(param)
         value = record.param_norms[bad[0]]
-        when = "before the first update" if step == record.step and session.steps == 0 else "after the update"
-        session.emit("nonfinite_param", step, f"parameter {name} is {_word(value)} {when}",
-                     module=session.param_module_name(param), param=name,
-                     where=locations.user_site(), value=value,
-                     extra={"params": [session.param_name(record.checked_params[i]) for i in bad[:20]]})
+        when = "before the first update" if step == record.step and sink.completed_steps == 0 else "after the update"
+        sink.emit("nonfinite_param", step, f"parameter {name} is {_word(value)} {when}",
+                  module=sink.param_module_name(param), param=name,
+                  where=locations.user_site(), value=value,
+                  extra={"params": [sink.param_name(record.checked_params[i]) for i in bad[:20]]})
 
 
-def _first_reached(candidates: list[Tensor], record: StepRecord, session: Sanitizer, culprit: int | None) -> int:
+def _first_reached(candidates: list[Tensor], record: StepRecord, sink: Sink, culprit: int | None) -> int:
     """Index of the culprit module's own parameter if it has one, else of the one backward reached first."""
-    module = session.module_of_slot(culprit) if culprit is not None else None
+    module = sink.module_of_slot(culprit) if culprit is not None else None
     if module is not None:
         owned = {id(p) for p in module.parameters()}
         for index, param in enumerate(candidates):
@@ -163,9 +164,9 @@ def _first_site(record: StepRecord) -> str | None:
     return next((site for site in record.loss_sites if site), None)
 
 
-def _forward_site(session: Sanitizer, slot: int) -> str | None:
+def _forward_site(sink: Sink, slot: int) -> str | None:
     """Where a user-defined module's forward lives; None for torch's own modules."""
-    module = session.module_of_slot(slot)
+    module = sink.module_of_slot(slot)
     if module is None:
         return None
     forward = getattr(type(module), "forward", None)

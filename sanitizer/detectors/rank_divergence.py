@@ -3,7 +3,7 @@
 At every step, before the optimizer update, the replicated tensors are
 fingerprinted (two norms per tensor) and the digest kept. Every `every` steps
 (and on the first steps, and at the end) the digests since the last exchange go
-to the other ranks through the c10d store (see `replica_exchange`), so the first
+to the other ranks through the c10d store (see `sanitizer.distributed.exchange`), so the first
 step at which replicas differ is found exactly even though ranks talk rarely.
 The event carries that step, the ranks that differ and the first differing
 tensor. Checked once: replicas that diverged stay diverged.
@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from torch import nn
 
-from sanitizer import distributed, replicas
 from sanitizer.detectors.base import Detector
-from sanitizer.replica_exchange import ReplicaExchange, wait_for
+from sanitizer.distributed import ranks, replicas
+from sanitizer.distributed.exchange import ReplicaExchange, wait_for
 
 if TYPE_CHECKING:
-    from sanitizer.probe import StepRecord
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.probe import StepRecord
+    from sanitizer.core.sink import Sink
 
 EVERY_STEPS = 50  # exchange period; override with SANITIZER_DIVERGENCE_EVERY
 FIRST_STEPS = 3  # steps exchanged one by one at the start: a wrong broadcast shows at once
@@ -45,7 +45,7 @@ class RankDivergenceDetector(Detector):
         self.bytes_sent = 0
         self.divergent_step: int | None = None
         self.status = "inactive"
-        self._info = distributed.rank_info()
+        self._info = ranks.rank_info()
         self._exchange: ReplicaExchange | None = None
         self._named: list[tuple[str, Any]] = []
         self._roots: list[int] = []
@@ -55,8 +55,8 @@ class RankDivergenceDetector(Detector):
         self._pending: tuple[int, int, list[int], dict[int, str]] | None = None  # step, peer, ranks, digests
 
     # ------------------------------------------------------------------ callbacks
-    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
-        if record.partial or self.status in ("done", "off") or not self._ready(session):
+    def on_step(self, record: StepRecord, sink: Sink) -> None:
+        if record.partial or self.status in ("done", "off") or not self._ready(sink):
             return
         step = record.step
         packed = replicas.fingerprint([tensor for _, tensor in self._named])
@@ -66,9 +66,9 @@ class RankDivergenceDetector(Detector):
         self._unpublished.append(step)
         self.fingerprinted_steps += 1
         if step <= FIRST_STEPS or step % self.every == 0:
-            self._round(session)
+            self._round(sink)
 
-    def on_end(self, session: Sanitizer) -> None:
+    def on_end(self, sink: Sink) -> None:
         exchange = self._exchange
         if exchange is None or self.status not in ("watching", "done"):
             return
@@ -78,7 +78,7 @@ class RankDivergenceDetector(Detector):
             deadline = time.monotonic() + self.end_wait_s
 
             def settled() -> bool:
-                self._compare(session)
+                self._compare(sink)
                 if self.status == "done":
                     return self._pending is None
                 return exchange.all_final()
@@ -87,26 +87,26 @@ class RankDivergenceDetector(Detector):
                 exchange.poll()
 
             if not wait_for(settled, poll, deadline):
-                self._give_up(session, exchange)
+                self._give_up(sink, exchange)
             self.bytes_sent = exchange.bytes_sent
         except Exception as exc:  # the store went away with the job: say so, never raise
-            self._disable(session, f"store unavailable at the end of the run ({type(exc).__name__}: {exc})")
+            self._disable(sink, f"store unavailable at the end of the run ({type(exc).__name__}: {exc})")
 
     # ------------------------------------------------------------------- setup
-    def _ready(self, session: Sanitizer) -> bool:
+    def _ready(self, sink: Sink) -> bool:
         """True once there is a store and DDP replicas to fingerprint."""
         if not self._info.distributed:
             self.status = "off"
             return False
         if self._exchange is None:
-            store = distributed.side_store(self._info)
+            store = ranks.side_store(self._info)
             if store is None:
                 return False  # the script has not initialised its process group yet
             self._exchange = ReplicaExchange(store, self._info.rank, self._info.world_size)
-        roots = [id(root) for _, root in session.index.roots]
+        roots = [id(root) for _, root in sink.model_roots()]
         if roots != self._roots or not self._named:
             self._roots = roots
-            self._named = replicas.replicated_tensors(root for _, root in session.index.roots)
+            self._named = replicas.replicated_tensors(root for _, root in sink.model_roots())
             self._layout = replicas.layout_digest(self._named)
             self.tensors = len(self._named)
         if self._named and self.status == "inactive":
@@ -114,15 +114,15 @@ class RankDivergenceDetector(Detector):
         return bool(self._named)
 
     # ---------------------------------------------------------------- exchange
-    def _round(self, session: Sanitizer) -> None:
+    def _round(self, sink: Sink) -> None:
         exchange = self._exchange
         assert exchange is not None
         try:
             self._publish(final=False)
             exchange.poll()
-            self._compare(session)
+            self._compare(sink)
         except Exception as exc:
-            self._disable(session, f"store unavailable ({type(exc).__name__}: {exc})")
+            self._disable(sink, f"store unavailable ({type(exc).__name__}: {exc})")
 
     def _publish(self, final: bool) -> None:
         exchange = self._exchange
@@ -133,18 +133,18 @@ class RankDivergenceDetector(Detector):
         self.exchanges += 1
         self.bytes_sent = exchange.bytes_sent
 
-    def _compare(self, session: Sanitizer) -> None:
+    def _compare(self, sink: Sink) -> None:
         """Compare digests step by step as far as every peer has published."""
         exchange = self._exchange
         assert exchange is not None
         if self._pending is not None:
-            self._resolve(session)
+            self._resolve(sink)
             return
         if self.status == "done":
             return
         for peer, record in exchange.peers.items():
             if record.layout is not None and record.layout != self._layout:
-                self._disable(session, f"rank {peer} holds different DDP tensors than rank "
+                self._disable(sink, f"rank {peer} holds different DDP tensors than rank "
                                        f"{self._info.rank}: not replicas, not compared")
                 return
         for step, (digest, packed) in list(self._history.items()):
@@ -155,14 +155,14 @@ class RankDivergenceDetector(Detector):
             digests = {self._info.rank: digest}
             digests.update({peer: record.digests[step] for peer, record in exchange.peers.items()})
             if len(set(digests.values())) > 1:
-                self._diverged(session, step, packed, digests)
+                self._diverged(sink, step, packed, digests)
                 return
             self.compared_through = step
         exchange.forget_through(self.compared_through)
         for step in [s for s in self._history if s <= self.compared_through]:
             del self._history[step]
 
-    def _diverged(self, session: Sanitizer, step: int, packed: bytes, digests: dict[int, str]) -> None:
+    def _diverged(self, sink: Sink, step: int, packed: bytes, digests: dict[int, str]) -> None:
         exchange = self._exchange
         assert exchange is not None
         exchange.publish_full(step, packed)
@@ -173,17 +173,17 @@ class RankDivergenceDetector(Detector):
         self.divergent_step = step
         self.status = "done"
         self._pending = (step, peer, deviating, digests)
-        self._resolve(session)
+        self._resolve(sink)
 
-    def _resolve(self, session: Sanitizer) -> None:
+    def _resolve(self, sink: Sink) -> None:
         """Name the first differing tensor once the peer's full fingerprint is there."""
         assert self._pending is not None and self._exchange is not None
         step, peer, _, _ = self._pending
         theirs = self._exchange.full_of(peer, step)
         if theirs is not None:
-            self._report(session, self._history[step][1], theirs)
+            self._report(sink, self._history[step][1], theirs)
 
-    def _report(self, session: Sanitizer, mine: bytes | None, theirs: bytes | None) -> None:
+    def _report(self, sink: Sink, mine: bytes | None, theirs: bytes | None) -> None:
         assert self._pending is not None
         step, peer, deviating, digests = self._pending
         self._pending = None
@@ -204,30 +204,30 @@ class RankDivergenceDetector(Detector):
         last_agreed = self.compared_through if self.compared_through else None
         message += f"; first differing tensor: {tensor_name}" if tensor_name else \
             "; the first differing tensor is unknown (the other rank's fingerprint never arrived)"
-        session.emit("rank_divergence", step, message,
-                     param=tensor_name if is_param else None,
-                     module=_owner_name(tensor_name),
-                     extra={"ranks": deviating, "groups": groups, "compared_with": peer,
+        sink.emit("rank_divergence", step, message,
+                  param=tensor_name if is_param else None,
+                  module=_owner_name(tensor_name),
+                  extra={"ranks": deviating, "groups": groups, "compared_with": peer,
                             "tensor": tensor_name, "last_agreeing_step": last_agreed})
 
     # ------------------------------------------------------------------ endings
-    def _give_up(self, session: Sanitizer, exchange: ReplicaExchange) -> None:
+    def _give_up(self, sink: Sink, exchange: ReplicaExchange) -> None:
         if self._pending is not None:
             step = self._pending[0]
-            self._report(session, self._history.get(step, (None, None))[1], None)
+            self._report(sink, self._history.get(step, (None, None))[1], None)
             return
         silent = exchange.silent_peers()
         if silent:
             last = {peer: exchange.peers[peer].last_step for peer in silent}
             told = ", ".join(f"rank {peer} through step {step}" for peer, step in last.items())
-            session.notes.append(f"rank_divergence: no final fingerprints from {told} within "
-                                 f"{self.end_wait_s:g}s (stopped or died); replicas were compared "
-                                 f"through step {self.compared_through}")
+            sink.note(f"rank_divergence: no final fingerprints from {told} within "
+                      f"{self.end_wait_s:g}s (stopped or died); replicas were compared "
+                      f"through step {self.compared_through}")
 
-    def _disable(self, session: Sanitizer, reason: str) -> None:
+    def _disable(self, sink: Sink, reason: str) -> None:
         self.status = "off"
         self._pending = None
-        session.notes.append(f"rank_divergence: {reason}")
+        sink.note(f"rank_divergence: {reason}")
 
 
 def _reference_digest(digests: dict[int, str]) -> str:

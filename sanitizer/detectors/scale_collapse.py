@@ -4,11 +4,11 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
+from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.probe import StepRecord
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.sink import Sink
 
 SCALE_FLOOR = 1.0  # below 1 the scaler shrinks the loss: fp16 overflows at any useful scale
 SKIPS_IN_A_ROW = 12  # 2**12 fold fall: more than any start-up calibration needs
@@ -28,7 +28,7 @@ class ScaleCollapseDetector(Detector):
         self.reported = False
         self._recent: deque[bool] = deque(maxlen=WINDOW)
 
-    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+    def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.scale is None or record.partial:
             return
         if self.initial_scale is None:
@@ -40,11 +40,11 @@ class ScaleCollapseDetector(Detector):
         reason = self._reason(record)
         if reason and not self.reported:
             self.reported = True
-            session.emit("scale_collapse", record.step,
-                         f"{reason}; the scale fell from {self.initial_scale:.4g} to {record.scale:.4g} "
-                         f"and {self.skipped} steps were skipped",
-                         value=record.scale,
-                         extra={"initial_scale": self.initial_scale, "skipped_steps": self.skipped})
+            sink.emit("scale_collapse", record.step,
+                      f"{reason}; the scale fell from {self.initial_scale:.4g} to {record.scale:.4g} "
+                      f"and {self.skipped} steps were skipped",
+                      value=record.scale,
+                      extra={"initial_scale": self.initial_scale, "skipped_steps": self.skipped})
 
     def _reason(self, record: StepRecord) -> str | None:
         if record.scale < SCALE_FLOOR:

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.probe import StepRecord
-from sanitizer.stats import RollingWindow, upward_outlier
+from sanitizer.detectors.stats import RollingWindow, upward_outlier
+from sanitizer.report.formatting import format_number
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.sink import Sink
 
 WINDOW = 50
 MIN_HISTORY = 20  # no verdict before this many steps
@@ -33,7 +34,7 @@ class _SpikeDetector(Detector):
     def value_of(self, record: StepRecord) -> float | None:
         raise NotImplementedError
 
-    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+    def on_step(self, record: StepRecord, sink: Sink) -> None:
         value = self.value_of(record)
         if value is None or record.skipped or record.partial:
             return
@@ -43,19 +44,19 @@ class _SpikeDetector(Detector):
             centre, sigma = self._window.baseline()
             if (upward_outlier(value, centre, sigma, self.min_sigmas, self.min_ratio)
                     and value - centre > self.min_share_of_start * abs(self.start_level)):
-                self._report(record, session, value, centre, sigma)
+                self._report(record, sink, value, centre, sigma)
         self._window.add(value)
 
-    def _report(self, record: StepRecord, session: Sanitizer, value: float, centre: float, sigma: float) -> None:
+    def _report(self, record: StepRecord, sink: Sink, value: float, centre: float, sigma: float) -> None:
         self.spikes += 1
         if self.last_spike_step is not None and record.step - self.last_spike_step < REPEAT_GAP:
             return
         self.last_spike_step = record.step
-        ratio = f"{value / centre:.1f}x " if centre > 0 else ""
-        session.emit(self.kind, record.step,
-                     f"{self.what} {value:.4g} is {ratio}its median {centre:.4g} over the last {len(self._window)} steps",
-                     where=next((site for site in record.loss_sites if site), None), value=value,
-                     extra={"baseline": centre, "sigma": sigma})
+        ratio = f"{format_number(value / centre)} times " if centre > 0 else ""
+        sink.emit(self.kind, record.step,
+                  f"{self.what} {value:.4g} is {ratio}its median {centre:.4g} over the last {len(self._window)} steps",
+                  where=next((site for site in record.loss_sites if site), None), value=value,
+                  extra={"baseline": centre, "sigma": sigma})
 
 
 class LossSpikeDetector(_SpikeDetector):

@@ -10,13 +10,14 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING
 
-from sanitizer import graphs, locations
+from sanitizer.core import locations
+from sanitizer.core.probe import StepRecord
+from sanitizer.detectors import graphs
 from sanitizer.detectors.base import Detector
-from sanitizer.holders import Holder, accumulation_line, find_holders
-from sanitizer.probe import StepRecord
+from sanitizer.detectors.holders import Holder, accumulation_line, find_holders
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.sink import Sink
 
 SAMPLE_EVERY = 5
 GROWING_SAMPLES = 3
@@ -32,7 +33,7 @@ class TensorLeakDetector(Detector):
         self.leaking: list[str] = []
         self._sizes: dict[str, deque[int]] = {}
 
-    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+    def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial or record.step % SAMPLE_EVERY:
             return
         started = time.perf_counter()
@@ -46,20 +47,20 @@ class TensorLeakDetector(Detector):
             sizes.append(len(nodes))
             current[holder.key] = sizes
             if len(sizes) == GROWING_SAMPLES and all(a < b for a, b in zip(sizes, list(sizes)[1:])):
-                self._report(record, session, holder, nodes, sizes)
+                self._report(record, sink, holder, nodes, sizes)
         self._sizes = current
         self.scan_seconds += time.perf_counter() - started
 
-    def _report(self, record: StepRecord, session: Sanitizer, holder: Holder, nodes: list, sizes: deque[int]) -> None:
+    def _report(self, record: StepRecord, sink: Sink, holder: Holder, nodes: list, sizes: deque[int]) -> None:
         self.leaking.append(holder.key)
         per_step = (sizes[-1] - sizes[0]) / ((GROWING_SAMPLES - 1) * SAMPLE_EVERY)
         size = graphs.retained_bytes(holder.tensors, nodes)
         line = accumulation_line(holder)
         where = locations.format_site(holder.filename, line) if line else None
         held = f"{len(holder.tensors)} tensors in " if len(holder.tensors) > 1 else ""
-        session.emit("tensor_leak", record.step,
-                     f"{held}`{holder.label}` (in {holder.frame_name}) keeps the autograd graphs of past steps "
-                     f"alive: {len(nodes)} graph nodes, growing by {per_step:.0f} per step, {size} bytes held",
-                     where=where, value=size,
-                     extra={"holder": holder.label, "nodes": len(nodes), "nodes_per_step": per_step,
+        sink.emit("tensor_leak", record.step,
+                  f"{held}`{holder.label}` (in {holder.frame_name}) keeps the autograd graphs of past steps "
+                  f"alive: {len(nodes)} graph nodes, growing by {per_step:.0f} per step, {size} bytes held",
+                  where=where, value=size,
+                  extra={"holder": holder.label, "nodes": len(nodes), "nodes_per_step": per_step,
                             "bytes": size})

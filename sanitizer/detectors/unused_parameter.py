@@ -3,15 +3,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.distributed import local_values
 from sanitizer.detectors.grouping import by_module
-from sanitizer.probe import StepRecord
+from sanitizer.distributed.ranks import local_values
 
 if TYPE_CHECKING:
     from torch import Tensor, nn
 
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.sink import Sink
 
 MIN_STEPS = 2
 MAX_EVENTS = 20
@@ -29,10 +29,10 @@ class UnusedParameterDetector(Detector):
         self._nonzero: set[int] = set()
         self._called: set[int] = set()
 
-    def on_forward(self, module: nn.Module, output: Any, session: Sanitizer) -> None:
+    def on_forward(self, module: nn.Module, output: Any, sink: Sink) -> None:
         self._called.add(id(module))
 
-    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+    def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial:
             return
         self.steps_seen += 1
@@ -44,21 +44,21 @@ class UnusedParameterDetector(Detector):
             if norm != 0.0:
                 self._nonzero.add(id(param))
 
-    def on_end(self, session: Sanitizer) -> None:
+    def on_end(self, sink: Sink) -> None:
         if self.steps_seen < MIN_STEPS:
             return
         unused = [p for key, p in self._trainable.items() if key not in self._nonzero]
-        names = [session.param_name(p) or f"<unnamed {tuple(p.shape)}>" for p in unused]
+        names = [sink.param_name(p) or f"<unnamed {tuple(p.shape)}>" for p in unused]
         self.unused = names
-        owners = [session.param_module_name(p) for p in unused]
+        owners = [sink.param_module_name(p) for p in unused]
         never = {id(p) for p in unused if id(p) not in self._had_grad}
         for module, params in list(by_module(names, owners).items())[:MAX_EVENTS]:
             first = unused[names.index(params[0])]
-            owner = session.index.param_owner(first)
+            owner = sink.param_owner(first)
             why = ("never received a gradient" if id(first) in never
                    else "only ever received all-zero gradients")
             if owner is not None and id(owner) not in self._called:
                 why += f"; {module} is never called in forward"
-            session.emit("unused_parameter", None,
-                         f"{', '.join(params)} {why} in {self.steps_seen} steps",
-                         module=module, param=params[0], extra={"params": params})
+            sink.emit("unused_parameter", None,
+                      f"{', '.join(params)} {why} in {self.steps_seen} steps",
+                      module=module, param=params[0], extra={"params": params})

@@ -4,12 +4,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.probe import StepRecord
-from sanitizer.stats import median
+from sanitizer.detectors.stats import median
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.sink import Sink
 
 EARLY_STEPS = 10  # the reference: median norm and loss of the first steps
 COLLAPSE = 1e-3  # norm below this share of the reference...
@@ -28,7 +28,7 @@ class VanishingGradDetector(Detector):
         self.collapsed_in_a_row = 0
         self.reported = False
 
-    def on_step(self, record: StepRecord, session: Sanitizer) -> None:
+    def on_step(self, record: StepRecord, sink: Sink) -> None:
         norm, loss = record.grad_norm, record.loss
         if norm is None or record.skipped or record.partial or not math.isfinite(norm):
             return
@@ -41,12 +41,12 @@ class VanishingGradDetector(Detector):
         self.collapsed_in_a_row = self.collapsed_in_a_row + 1 if collapsed and self._stalled(loss) else 0
         if self.collapsed_in_a_row >= STEPS_IN_A_ROW and not self.reported:
             self.reported = True
-            session.emit("vanishing_grad", record.step,
-                         f"global gradient norm is {norm:.3g} (early steps: {reference:.3g}) "
-                         f"for {self.collapsed_in_a_row} steps while the loss stays at {loss:.4g}"
-                         if loss is not None else
-                         f"global gradient norm is {norm:.3g} (early steps: {reference:.3g})",
-                         value=norm, extra={"baseline": reference})
+            sink.emit("vanishing_grad", record.step,
+                      f"global gradient norm is {norm:.3g} (early steps: {reference:.3g}) "
+                      f"for {self.collapsed_in_a_row} steps while the loss stays at {loss:.4g}"
+                      if loss is not None else
+                      f"global gradient norm is {norm:.3g} (early steps: {reference:.3g})",
+                      value=norm, extra={"baseline": reference})
 
     def _stalled(self, loss: float | None) -> bool:
         if loss is None or not self.early_losses:

@@ -11,7 +11,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sanitizer.session import Sanitizer
+    from sanitizer.core.session import Sanitizer
 
 
 class SessionHolder:
@@ -19,7 +19,7 @@ class SessionHolder:
     it ends however it ends, at the latest when the interpreter exits."""
 
     def __init__(self, report: str | os.PathLike[str] | None, options: dict[str, Any]) -> None:
-        from sanitizer.session import Sanitizer
+        from sanitizer.core.session import Sanitizer
 
         Sanitizer(report=None, **options)  # bad options fail when the callback is built
         self.report = report
@@ -30,7 +30,7 @@ class SessionHolder:
         atexit.register(lambda: holder() is not None and holder().close_unfinished("the interpreter exited"))
 
     def open(self) -> Sanitizer:
-        from sanitizer.session import Sanitizer
+        from sanitizer.core.session import Sanitizer
 
         self.close_unfinished("a new run started")
         self.session = Sanitizer(report=self.report, **self.options)

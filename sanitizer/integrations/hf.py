@@ -14,7 +14,7 @@ from typing import Any
 
 import transformers
 
-from sanitizer import locations
+from sanitizer.core import locations
 from sanitizer.integrations import HoldsSession
 
 # Frames of the Trainer, of the library's models and of accelerate (which steps the

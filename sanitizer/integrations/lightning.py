@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from sanitizer import locations
+from sanitizer.core import locations
 from sanitizer.integrations import HoldsSession
 
 try:

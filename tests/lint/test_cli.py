@@ -9,42 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
-from lint.cli import main
+from cli_runner import CLIP_BUG, DP_BUG, invoke
 
 ROOT = Path(__file__).resolve().parents[2]
-DP_BUG = "import torch.nn as nn\nmodel = nn.DataParallel(model)\n"
-CLIP_BUG = (
-    "import torch\n"
-    "scaler = torch.amp.GradScaler('cuda')\n"
-    "for x in loader:\n"
-    "    opt.zero_grad()\n"
-    "    scaler.scale(model(x)).backward()\n"
-    "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
-    "    scaler.step(opt)\n"
-    "    scaler.update()\n"
-)
-
-
-def invoke(*args: str, cwd: Path) -> tuple[int, str, str]:
-    runner = CliRunner()
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        result = runner.invoke(main, list(args), catch_exceptions=False)
-    finally:
-        os.chdir(old)
-    return result.exit_code, result.stdout, result.stderr
-
-
-@pytest.fixture()
-def project(tmp_path: Path) -> Path:
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "train.py").write_text(DP_BUG)
-    (tmp_path / "src" / "clip.py").write_text(CLIP_BUG)
-    (tmp_path / "src" / "clean.py").write_text("import torch\nx = torch.zeros(3)\n")
-    return tmp_path
 
 
 def test_text_output_and_exit_one(project: Path) -> None:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from lint.analysis.scopes import ScopeTable
 from lint.registry import by_name_or_code
 from lint.rule import Rule, expected_marks
-from lint.testing import findings_of, fixed_source
+from lint.testing import comment_tokens, findings_of, fixed_source
 
 TL202 = by_name_or_code("TL202")
 TL304 = by_name_or_code("TL304")
@@ -142,6 +142,33 @@ def accumulations(draw: st.DrawFn) -> str:
     return "\n".join(lines).format(loss=loss, total=total) + "\n"
 
 
+# uses after the loop that may need the tensor or its graph: no safe fix then
+GRAPH_NEEDING_USES = (
+    "return {total}",
+    "return {{'loss': {total}}}",
+    "consume({total})",
+    "self.saved = {total}",
+    "history = [{total}]",
+    "result = {total}\n    return result",
+)
+
+
+@st.composite
+def accumulations_used_later(draw: st.DrawFn) -> str:
+    """An accumulation in a function whose total is then used in a way that
+    may need the tensor: the finding stays (the loss is back-propagated each
+    step, so the total is a log), the fix must not be offered."""
+    body = draw(accumulations().filter(lambda source: ".backward()" in source))
+    use = draw(st.sampled_from(GRAPH_NEEDING_USES))
+    total = next(line.split(" ")[0] for line in body.splitlines() if line.startswith("t_"))
+    head, rest = [], []
+    for line in body.splitlines():
+        (head if line.startswith(("import", "from", "crit =")) else rest).append(line)
+    lines = [*head, "def run(self, model, loader, optimizer):", *("    " + line for line in rest)]
+    lines.append("    " + use.format(total=total))
+    return "\n".join(lines) + "\n"
+
+
 @st.composite
 def loader_calls(draw: st.DrawFn) -> str:
     conflict = draw(st.sampled_from([("sampler=sampler", "shuffle=True"), ("batch_sampler=bs", "shuffle=True")]))
@@ -165,6 +192,8 @@ def check_fix(rule: type[Rule], source: str) -> None:
     assert any(f.fixable for f in findings)
     fixed = fixed_source(rule, source)
     compile(fixed, "<fixed>", "exec")
+    if rule is TL202:  # TL304 drops the removed argument with its own comment
+        assert comment_tokens(fixed) == comment_tokens(source), "a fix keeps every comment"
     assert not [f for f in findings_of(rule, fixed) if f.fixable], "the fixed code must not be fixable again"
     assert {f.line for f in findings_of(rule, fixed)} <= {f.line for f in findings if not f.fixable}
     assert fixed_source(rule, fixed) == fixed, "fixing twice must change nothing"
@@ -205,3 +234,12 @@ def test_tl202_fix_on_generated_accumulations(source: str) -> None:
 @given(loader_calls())
 def test_tl304_fix_on_generated_loaders(source: str) -> None:
     check_fix(TL304, source)
+
+
+@SETTINGS
+@given(accumulations_used_later())
+def test_tl202_no_fix_when_a_later_use_may_need_the_graph(source: str) -> None:
+    findings = findings_of(TL202, source)
+    assert {(f.line, f.code) for f in findings} == expected_marks(source)
+    assert not any(f.fixable for f in findings)
+    assert fixed_source(TL202, source) == source

@@ -223,18 +223,18 @@ def test_a_five_megabyte_file(tmp_path: Path) -> None:
 
 
 def test_a_path_that_vanishes_after_discovery(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import lint.cli
+    import lint.check
 
     (tmp_path / "gone.py").write_text(BUG)
     (tmp_path / "ok.py").write_text(BUG)
-    real = lint.cli.discover
+    real = lint.check.discover
 
     def discover_then_delete(paths, config):  # type: ignore[no-untyped-def]
         found = real(paths, config)
         (tmp_path / "gone.py").unlink()
         return found
 
-    monkeypatch.setattr(lint.cli, "discover", discover_then_delete)
+    monkeypatch.setattr(lint.check, "discover", discover_then_delete)
     code, findings, _ = run_cli(tmp_path, ".")
     assert {(f["path"], f["code"]) for f in findings} == {("gone.py", "TL000"), ("ok.py", "TL301")}
 

@@ -9,7 +9,7 @@ import pytest
 from sample_reports import make_report
 from png_decoding import decode_png, pixels
 
-from sanitizer import show
+from sanitizer.report import show
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(

@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sanitizer.downsample import downsample_minmax, downsample_segments
+from sanitizer.report.downsample import downsample_minmax, downsample_segments
 
 values = st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=3000)
 

@@ -4,8 +4,8 @@ from html.parser import HTMLParser
 
 from sample_reports import HOSTILE, make_merged, make_report
 
-from sanitizer.html_report import MAX_ROWS, render_html
-from sanitizer.svg_chart import LEFT, RIGHT, WIDTH
+from sanitizer.report.html_report import MAX_ROWS, render_html
+from sanitizer.report.svg_chart import LEFT, RIGHT, WIDTH
 
 
 class Page(HTMLParser):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sample_reports import make_report, write_json
 
-from sanitizer import show
+from sanitizer.report import show
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 from sample_reports import HOSTILE, make_merged, make_report
 
-from sanitizer.summary_text import LISTED_EVENTS, format_summary
+from sanitizer.report.summary_text import LISTED_EVENTS, format_summary
 
 
 def test_summary_names_the_run_counts_events_and_diagnosis():

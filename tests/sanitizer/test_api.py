@@ -15,7 +15,8 @@ from torch.nn.modules import module as module_globals
 from torch.optim import optimizer as optimizer_globals
 from torch.utils.data import dataloader
 
-from sanitizer import Sanitizer, hooks
+from sanitizer import Sanitizer
+from sanitizer.core import hooks
 
 PATCHED = [(torch.autograd, "backward"), (torch.amp.GradScaler, "scale"), (torch.amp.GradScaler, "step"),
            (dataloader._BaseDataLoaderIter, "__next__"),

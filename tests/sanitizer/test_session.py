@@ -73,7 +73,7 @@ class _Broken(Detector):
     name = "broken"
     kinds = ("loss_spike",)
 
-    def on_step(self, record, session) -> None:
+    def on_step(self, record, sink) -> None:
         raise ZeroDivisionError("detector bug")
 
 

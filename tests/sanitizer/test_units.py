@@ -1,17 +1,18 @@
 """Small pieces: command line, report naming, series downsampling, robust statistics, docs."""
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
 from sanitizer import cli
-from sanitizer.catalogue import KINDS
+from sanitizer.core.catalogue import KINDS
+from sanitizer.core.probe import StepRecord
+from sanitizer.core.session import report_path_for
 from sanitizer.detectors.spikes import LossSpikeDetector
-from sanitizer.probe import StepRecord
-from sanitizer.reports import Series
-from sanitizer.session import report_path_for
-from sanitizer.stats import RollingWindow, upward_outlier
+from sanitizer.detectors.stats import RollingWindow, upward_outlier
+from sanitizer.report.json_report import Series
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "sanitizer.md"
 
@@ -85,7 +86,20 @@ def _record(step: int, loss: float) -> StepRecord:
     ([2.0] * 10 + [1e-4, 1.2e-4, 0.9e-4] * 7 + [1.5e-3] + [1e-4] * 5, None),  # blip near zero
 ])
 def test_loss_spike_needs_a_jump_that_matters(losses: list[float], spike_step: int | None) -> None:
-    detector, session = LossSpikeDetector(), _Collector()
+    detector, sink = LossSpikeDetector(), _Collector()
     for step, loss in enumerate(losses, start=1):
-        detector.on_step(_record(step, loss), session)
-    assert session.events == ([("loss_spike", spike_step)] if spike_step else [])
+        detector.on_step(_record(step, loss), sink)
+    assert sink.events == ([("loss_spike", spike_step)] if spike_step else [])
+
+
+def test_detectors_see_only_their_sink() -> None:
+    """Checks reach the run through `Sink` alone: no session, no private fields."""
+    folder = Path(__file__).resolve().parents[2] / "sanitizer" / "detectors"
+    for path in sorted(folder.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+        modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        private = [node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                   and isinstance(node.value, ast.Name) and node.value.id == "sink" and node.attr.startswith("_")]
+        assert not {"session", "Sanitizer"} & names and "sanitizer.core.session" not in modules, path.name
+        assert private == [], (path.name, private)

@@ -11,10 +11,10 @@ import torch.distributed as dist
 from torch import nn
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
-from sanitizer import distributed, merge, replicas
+from sanitizer.core.session import Sanitizer
 from sanitizer.detectors.rank_divergence import RankDivergenceDetector
-from sanitizer.replica_exchange import ReplicaExchange
-from sanitizer.session import Sanitizer
+from sanitizer.distributed import merge, ranks, replicas
+from sanitizer.distributed.exchange import ReplicaExchange
 
 
 def _epochs(calls: str, shuffle: bool = True) -> list[dict[str, Any]]:
@@ -50,27 +50,33 @@ def test_set_epoch_every_epoch_or_no_shuffle_is_fine() -> None:
     assert _epochs("never", shuffle=False) == []
 
 
-class FakeSession:
-    """What RankDivergenceDetector uses of a session."""
+class FakeSink:
+    """What RankDivergenceDetector uses of its sink."""
 
     def __init__(self, model: nn.Module) -> None:
-        self.index = type("Index", (), {"roots": [("", model)]})()
+        self.model = model
         self.notes: list[str] = []
         self.emitted: list[tuple[str, int | None, str, dict[str, Any]]] = []
         self.step = 1
 
+    def model_roots(self) -> list[tuple[str, nn.Module]]:
+        return [("", self.model)]
+
     def emit(self, kind: str, step: int | None, message: str, **fields: Any) -> None:
         self.emitted.append((kind, step, message, fields))
 
+    def note(self, line: str) -> None:
+        self.notes.append(line)
+
 
 def _detector(monkeypatch: Any, store: Any, rank: int) -> RankDivergenceDetector:
-    """Rank `rank` of 2 on a shared in-process store; every parameter of the session's
+    """Rank `rank` of 2 on a shared in-process store; every parameter of the sink's
     model counts as replicated (no DDP needed)."""
     monkeypatch.setenv("RANK", str(rank))
     monkeypatch.setenv("WORLD_SIZE", "2")
     monkeypatch.setenv("SANITIZER_DIVERGENCE_EVERY", "4")
     monkeypatch.setenv("SANITIZER_DIVERGENCE_END_WAIT", "0.5")
-    monkeypatch.setattr(distributed, "side_store", lambda info: dist.PrefixStore(f"r{info.restart}", store))
+    monkeypatch.setattr(ranks, "side_store", lambda info: dist.PrefixStore(f"r{info.restart}", store))
     monkeypatch.setattr(replicas, "replicated_tensors",
                         lambda roots: [named for root in roots for named in root.named_parameters()])
     return RankDivergenceDetector()
@@ -83,13 +89,13 @@ def _record(step: int) -> Any:
 def test_a_silent_peer_costs_a_bounded_wait_and_a_note(monkeypatch: Any) -> None:
     store = dist.HashStore()
     detector = _detector(monkeypatch, store, 0)
-    session = FakeSession(nn.Linear(3, 2))
+    sink = FakeSink(nn.Linear(3, 2))
     for step in range(1, 10):
-        detector.on_step(_record(step), session)  # rank 1 never publishes: nothing blocks
+        detector.on_step(_record(step), sink)  # rank 1 never publishes: nothing blocks
     started = time.monotonic()
-    detector.on_end(session)
+    detector.on_end(sink)
     assert time.monotonic() - started < 2.0
-    assert session.emitted == [] and "no final fingerprints from rank 1" in session.notes[0]
+    assert sink.emitted == [] and "no final fingerprints from rank 1" in sink.notes[0]
 
 
 def test_two_ranks_find_the_first_differing_step_and_tensor(monkeypatch: Any) -> None:
@@ -97,20 +103,20 @@ def test_two_ranks_find_the_first_differing_step_and_tensor(monkeypatch: Any) ->
     torch.manual_seed(0)
     models = [nn.Linear(3, 2), nn.Linear(3, 2)]
     models[1].load_state_dict(models[0].state_dict())
-    sessions = [FakeSession(models[0]), FakeSession(models[1])]
+    sinks = [FakeSink(models[0]), FakeSink(models[1])]
     detectors = [_detector(monkeypatch, store, rank) for rank in (0, 1)]
-    for detector, session in zip(detectors, sessions):
-        assert detector._ready(session)
+    for detector, sink in zip(detectors, sinks):
+        assert detector._ready(sink)
         detector._exchange._space = "g0"  # two "ranks" in one process: one key space, as across processes
     for step in range(1, 11):
         if step == 6:
             with torch.no_grad():
                 models[1].bias.add_(1e-3)
         for rank in (0, 1):
-            detectors[rank].on_step(_record(step), sessions[rank])
+            detectors[rank].on_step(_record(step), sinks[rank])
     for rank in (0, 1):
-        detectors[rank].on_end(sessions[rank])
-        [(kind, step, message, fields)] = sessions[rank].emitted
+        detectors[rank].on_end(sinks[rank])
+        [(kind, step, message, fields)] = sinks[rank].emitted
         assert (kind, step, fields["param"], fields["extra"]["ranks"]) == ("rank_divergence", 6, "bias", [1])
         assert fields["extra"]["last_agreeing_step"] == 5
 

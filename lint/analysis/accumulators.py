@@ -1,0 +1,131 @@
+"""Where a running total or a list of losses goes once it is built: into a
+backward pass (a loss being built, not a log), out of its function (whoever
+receives it may back-propagate it or call tensor methods on it), or only into
+arithmetic, formatting and logging, where a number does as well as a tensor.
+
+Names are dotted names (`total`, `self.losses`) read within one body.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from lint.analysis.dataflow import backward_targets, names_in, target_names
+from lint.analysis.scopes import dotted_name
+from lint.analysis.walk import iter_nodes
+from lint.context import FileContext
+
+AUTOGRAD_BACKWARD = "torch.autograd.backward"
+# calls that only read numbers: their result is not the tensor itself
+_READING_BUILTINS = frozenset({"print", "len", "float", "int", "round", "str", "repr", "format", "bool"})
+_LOGGING_METHODS = frozenset(
+    {"format", "info", "debug", "warning", "write", "add_scalar", "set_postfix", "set_description"}
+)
+# libraries whose functions return new values: the result is followed, not the call
+_TRANSPARENT_MODULES = ("torch.", "numpy.", "math.", "statistics.")
+
+
+def consumed_names(ctx: FileContext, body: cst.CSTNode) -> set[str]:
+    """Names whose values flow into a backward pass in `body`: the receiver
+    of `.backward()`, the arguments of `torch.autograd.backward(...)`, then
+    back through assignments (`loss = sum(losses)`) and loops
+    (`for l in losses: l.backward()`)."""
+    consumed: set[str] = set()
+    for node in iter_nodes(body):
+        if isinstance(node, cst.Call):
+            targets = backward_targets(node)
+            if not targets and ctx.call_name(node) == AUTOGRAD_BACKWARD and node.args:
+                targets = [node.args[0].value]
+            for target in targets:
+                consumed |= names_in(target)
+    sources = _sources(body)
+    changed = True
+    while changed:
+        changed = False
+        for bound, read in sources:
+            if bound & consumed and not read <= consumed:
+                consumed |= read
+                changed = True
+    return consumed
+
+
+def _sources(body: cst.CSTNode) -> list[tuple[set[str], set[str]]]:
+    """(names bound, names read) for every assignment and `for` of `body`."""
+    out: list[tuple[set[str], set[str]]] = []
+    for node in iter_nodes(body):
+        if isinstance(node, cst.Assign):
+            bound = set().union(*(_bound(t.target) for t in node.targets))
+            out.append((bound, names_in(node.value)))
+        elif isinstance(node, cst.AugAssign | cst.AnnAssign) and node.value is not None:
+            out.append((_bound(node.target), names_in(node.value)))
+        elif isinstance(node, cst.For):
+            out.append((target_names(node.target), names_in(node.iter)))
+    return out
+
+
+def _bound(target: cst.BaseExpression) -> set[str]:
+    name = dotted_name(target)
+    return {name} if name is not None else target_names(target)
+
+
+def escapes(ctx: FileContext, body: cst.CSTNode, name: str, skip: set[cst.CSTNode]) -> bool:
+    """Whether the value of `name`, or anything computed from it, leaves the
+    plain reading of numbers in `body`: it is returned or yielded, stored in
+    an attribute, item or container, or passed to a call that may need the
+    tensor (anything but printing, formatting, logging and library math).
+    Nodes in `skip` (the accumulating statements) are not uses."""
+    tracked = _derived(body, name)
+    targets = _target_nodes(body)
+    for node in iter_nodes(body):
+        if node in skip or node in targets:
+            continue
+        if isinstance(node, cst.Return | cst.Yield) and node.value is not None and names_in(node.value) & tracked:
+            return True
+        if isinstance(node, cst.Assign | cst.AugAssign | cst.AnnAssign) and node.value is not None:
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            if names_in(node.value) & tracked and not all(isinstance(t, cst.Name) for t in targets):
+                return True
+        if isinstance(node, cst.Call) and not _reads_only(ctx, node):
+            if any(names_in(arg.value) & tracked for arg in node.args):
+                return True
+        if isinstance(node, cst.List | cst.Tuple | cst.Dict | cst.Set) and _holds(node, tracked):
+            return True
+    return False
+
+
+def _target_nodes(body: cst.CSTNode) -> set[cst.CSTNode]:
+    """Unpacking targets (`total, losses = 0, []`): tuples that bind, not hold."""
+    out: set[cst.CSTNode] = set()
+    for node in iter_nodes(body):
+        if isinstance(node, cst.AssignTarget | cst.For | cst.CompFor):
+            out.add(node.target)
+    return out
+
+
+def _derived(body: cst.CSTNode, name: str) -> set[str]:
+    """`name` and every name assigned from an expression reading it."""
+    tracked = {name}
+    sources = _sources(body)
+    changed = True
+    while changed:
+        changed = False
+        for bound, read in sources:
+            if read & tracked and not bound <= tracked:
+                tracked |= bound
+                changed = True
+    return tracked
+
+
+def _reads_only(ctx: FileContext, call: cst.Call) -> bool:
+    func = call.func
+    if isinstance(func, cst.Name) and func.value in _READING_BUILTINS and ctx.qualified_name(func) is None:
+        return True
+    if isinstance(func, cst.Attribute) and func.attr.value in _LOGGING_METHODS:
+        return True
+    qualified = ctx.qualified_name(func)
+    return qualified is not None and qualified.startswith(_TRANSPARENT_MODULES)
+
+
+def _holds(container: cst.List | cst.Tuple | cst.Dict | cst.Set, tracked: set[str]) -> bool:
+    values = [element.value for element in container.elements]
+    return any(isinstance(v, cst.Name | cst.Attribute) and dotted_name(v) in tracked for v in values)

@@ -1,0 +1,55 @@
+"""What one iteration of a loop does itself, as opposed to what loops nested
+in it do: the difference between a step loop and an epoch loop."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from lint.analysis.loops import is_backward, optimizer_step
+from lint.context import FileContext
+from lint.summaries import BACKWARD, LOOP, STEP
+
+_NESTED = (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+def own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Nodes under `root` that run once per run of `root`: the bodies of
+    nested loops, functions, classes and lambdas are left out (a nested
+    loop's header, which runs once, is kept)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, cst.For):
+            stack.extend(reversed([node.target, node.iter]))
+            continue
+        if isinstance(node, cst.While):
+            stack.append(node.test)
+            continue
+        if node is not root and isinstance(node, _NESTED):
+            continue
+        stack.extend(reversed(list(node.children)))
+
+
+def trains(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """`node` back-propagates or steps an optimizer."""
+    return is_backward(node) or optimizer_step(ctx, node) is not None
+
+
+def steps_each_iteration(ctx: FileContext, loop: cst.For | cst.While) -> bool:
+    """Whether each iteration of `loop` itself trains: its body, outside any
+    nested loop, back-propagates or steps an optimizer, directly or through
+    a called function (of this file or the project) that does so without a
+    loop of its own. A step loop with a micro-batch loop inside steps each
+    iteration; an epoch loop whose batches are an inner loop (or a
+    `train_one_epoch` call), or a loop over loggers, does not."""
+    for node in own_nodes(loop.body):
+        if trains(ctx, node):
+            return True
+        if isinstance(node, cst.Call):
+            summary = ctx.summaries.of_call(node)
+            if summary is not None and not summary.does(LOOP) and (summary.does(STEP) or summary.does(BACKWARD)):
+                return True
+    return False

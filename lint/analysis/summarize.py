@@ -1,0 +1,435 @@
+"""Open summaries (see `lint.summaries`) of the functions of one file, read
+from its semantic model, and the question rules ask: what does this call do?
+
+A function is keyed by its dotted place in the module (`train`,
+`Trainer.fit`, `main.step` for a nested one). A call is recorded with what it
+calls, as a key of this file when it can be resolved here (`f(...)`,
+`self.m(...)`, `obj.m(...)` on an instance of a class of this file) and as a
+qualified name otherwise (`.engine.train_one_epoch`, `utils.ModelEMA.update`):
+the project resolves those against its other files.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Mapping
+
+import libcst as cst
+
+from lint.analysis.dataflow import backpropagated_names, target_names
+from lint.analysis.loops import clears_grads, is_backward, optimizer_step, scheduler_step, train_mode_call
+from lint.analysis.precision import half_conversion, own_nodes, single_assignment
+from lint.analysis.receivers import DATALOADER, SAMPLER
+from lint.analysis.scopes import _parameters, dotted_name
+from lint.analysis.training import is_clip_call, method_call
+from lint.analysis.walk import calls_in_order, iter_nodes
+from lint.context import FileContext
+from lint.summaries import (
+    BACKWARD, CLIP, EMPTY_CACHE, EVAL, LOOP, SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD,
+    Call, Event, Summary, close,
+)
+
+_CLIP_METHODS = ("clip_grad_norm_", "clip_grad_value_")
+# receivers whose `.step()` with no argument is an optimizer step even when
+# the object comes from elsewhere (a parameter, another file's attribute)
+_OPTIMIZER_WORDS = ("optim",)
+_SET_EPOCH_PATHS = ("", ".sampler", ".batch_sampler", ".batch_sampler.sampler")
+
+
+# -- keys --------------------------------------------------------------------
+def function_key(ctx: FileContext, func: cst.FunctionDef) -> str:
+    names = [func.name.value]
+    for ancestor in ctx.ancestors(func):
+        if isinstance(ancestor, cst.FunctionDef | cst.ClassDef):
+            names.append(ancestor.name.value)
+    return ".".join(reversed(names))
+
+
+def functions(ctx: FileContext) -> Iterator[cst.FunctionDef]:
+    for node in ctx.scopes.by_node:
+        if isinstance(node, cst.FunctionDef):
+            yield node
+
+
+def _method_of(ctx: FileContext, func: cst.FunctionDef) -> bool:
+    """A method called through an instance: its first parameter is bound."""
+    if not isinstance(ctx.parent(ctx.parent(func) or func), cst.ClassDef):
+        return False
+    return not any(dotted_name(d.decorator) == "staticmethod" for d in func.decorators)
+
+
+def parameter_names(ctx: FileContext, func: cst.FunctionDef) -> tuple[str, ...]:
+    names = tuple(p.name.value for p in _parameters(func.params) if p is not func.params.star_kwarg and p is not func.params.star_arg)
+    return names[1:] if names and _method_of(ctx, func) else names
+
+
+# -- the call graph, with classes ----------------------------------------------
+class CallTargets:
+    """What each call of the file runs, as a summary key or a qualified name."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.keys = {func: function_key(ctx, func) for func in functions(ctx)}
+        self.classes = {
+            node.name.value: node for node in ctx.scopes.by_node if isinstance(node, cst.ClassDef)
+        }
+        self._instances = self._instances_of_classes()
+
+    def target(self, call: cst.Call) -> str | None:
+        func = call.func
+        local = self.ctx.local_callee(call)
+        if local is not None:
+            return self.keys.get(local)
+        if isinstance(func, cst.Name) and func.value in self.classes and self.ctx.qualified_name(func) is None:
+            return f"{func.value}.__init__"
+        if isinstance(func, cst.Attribute):
+            owner = self._class_of(func.value)
+            if owner is not None:
+                return f"{owner}.{func.attr.value}"
+        qualified = self.ctx.qualified_name(func)
+        if qualified is not None and not qualified.startswith(("torch.", "builtins.")):
+            return qualified
+        return None
+
+    def _class_of(self, expr: cst.BaseExpression) -> str | None:
+        """The class `expr` is an instance of: `self` in a method, or a
+        variable built by calling a class (of this file or imported)."""
+        if isinstance(expr, cst.Name) and expr.value == "self":
+            func = self.ctx.enclosing_function(expr)
+            cls = self.ctx.parent(self.ctx.parent(func)) if func is not None else None
+            return cls.name.value if isinstance(cls, cst.ClassDef) else None
+        binding = self.ctx.receivers.binding(expr)
+        return self._instances.get(binding) if binding is not None else None
+
+    def _instances_of_classes(self) -> dict[object, str]:
+        found: dict[object, str] = {}
+        for node in self.ctx.nodes_of(cst.Assign):
+            value = node.value  # type: ignore[attr-defined]
+            if not isinstance(value, cst.Call) or len(node.targets) != 1:  # type: ignore[attr-defined]
+                continue
+            cls = self._class_named(value.func)
+            binding = self.ctx.receivers.binding(node.targets[0].target)  # type: ignore[attr-defined]
+            if cls is not None and binding is not None:
+                found.setdefault(binding, cls)
+        return found
+
+    def _class_named(self, func: cst.BaseExpression) -> str | None:
+        if isinstance(func, cst.Name) and func.value in self.classes and self.ctx.qualified_name(func) is None:
+            return func.value
+        qualified = self.ctx.qualified_name(func)
+        last = (qualified or "").rsplit(".", 1)[-1]
+        if qualified is not None and last[:1].isupper() and not qualified.startswith("torch."):
+            return qualified
+        return None
+
+
+# -- one function ----------------------------------------------------------------
+class _Summarizer:
+    def __init__(self, ctx: FileContext, targets: CallTargets, func: cst.FunctionDef) -> None:
+        self.ctx = ctx
+        self.targets = targets
+        self.func = func
+        self.params = parameter_names(ctx, func)
+        self.derived = self._derived_from_params()
+
+    def summary(self) -> Summary:
+        events: list[Event] = [LOOP] if any(isinstance(n, cst.For | cst.While) for n in own_nodes(self.func.body)) else []
+        sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set()}
+        for call in calls_in_order(self.func.body):
+            events.extend(self._events(call, sets))
+        for node in own_nodes(self.func.body):
+            if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
+                self._accumulation(node.target, node.value, sets["accumulates"])
+        returned = self._returned()
+        backpropagated = backpropagated_names(self.ctx, self.func.body)
+        return Summary(
+            params=self.params,
+            events=tuple(events),
+            returns_graph=any(dotted_name(r) in backpropagated for r in returned),
+            returns_half=any(self._converted(r) for r in returned),
+            returns_distributed_loader=any(self._distributed_loader(r) for r in returned),
+            **{name: frozenset(values) for name, values in sets.items()},
+        )
+
+    def _events(self, call: cst.Call, sets: dict[str, set[str]]) -> Iterator[Event]:
+        effect = effect_of(self.ctx, call)
+        if effect is not None and not (effect == EMPTY_CACHE and self._occasional(call)):
+            yield effect
+        mode = train_mode_call(call)
+        if mode is not None:
+            yield TRAIN if mode[1] else EVAL
+            if mode[1] is False and self._param(mode[0]) is not None:
+                sets["eval_mode"].add(self._param(mode[0]))  # type: ignore[arg-type]
+        converted = half_conversion(self.ctx, call)
+        if converted is not None and self._param(converted) is not None:
+            sets["half"].add(self._param(converted))  # type: ignore[arg-type]
+        receiver = method_call(call, "set_epoch")
+        if receiver is not None:
+            root = self._param_path(receiver)
+            if root is not None:
+                sets["set_epoch"].add(root)
+        receiver = method_call(call, "append", "extend")
+        if receiver is not None and len(call.args) == 1:
+            self._accumulation(receiver, call.args[0].value, sets["accumulates"])
+        target = self.targets.target(call)
+        if target is not None:
+            yield Call(target, self._arguments(call), returned=self._is_returned(call))
+
+    def _arguments(self, call: cst.Call) -> tuple[tuple[str, str], ...]:
+        passed: list[tuple[str, str]] = []
+        index = 0
+        for arg in call.args:
+            if arg.star:
+                break
+            slot = arg.keyword.value if arg.keyword is not None else f"#{index}"
+            if arg.keyword is None:
+                index += 1
+            param = self._param(arg.value)
+            if param is not None:
+                passed.append((slot, param))
+        return tuple(passed)
+
+    def _occasional(self, call: cst.Call) -> bool:
+        """Whether `call` runs only on some calls of the function: in an
+        exception handler, or under a condition that counts (`%`, or a name
+        the function or its class increments: `self.step += 1`)."""
+        child: cst.CSTNode = call
+        for ancestor in self.ctx.ancestors(call):
+            if ancestor is self.func:
+                return False
+            if isinstance(ancestor, cst.ExceptHandler | cst.ExceptStarHandler):
+                return True
+            if isinstance(ancestor, cst.If | cst.IfExp) and child is not ancestor.test and self._counts(ancestor.test):
+                return True
+            child = ancestor
+        return False
+
+    def _counts(self, test: cst.BaseExpression) -> bool:
+        counters = _incremented(self.ctx)
+        for node in iter_nodes(test):
+            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+                return True
+            if isinstance(node, cst.Name | cst.Attribute) and dotted_name(node) in counters:
+                return True
+        return False
+
+    # -- parameters -------------------------------------------------------------
+    def _param(self, expr: cst.BaseExpression) -> str | None:
+        """The parameter `expr` is (or was taken from: `v` of `for k, v in losses.items()`)."""
+        if isinstance(expr, cst.Name):
+            if expr.value in self.params:
+                return expr.value
+            return self.derived.get(expr.value)
+        return None
+
+    def _param_path(self, expr: cst.BaseExpression) -> str | None:
+        """`p` for `p`, `p.sampler`, `p.batch_sampler.sampler` (set_epoch receivers)."""
+        dotted = dotted_name(expr)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        if ("." + rest if rest else "") in _SET_EPOCH_PATHS and head in self.params:
+            return head
+        return None
+
+    def _derived_from_params(self) -> dict[str, str]:
+        """Loop variables over a parameter's items (`for k, v in losses.items()`)."""
+        derived: dict[str, str] = {}
+        for node in own_nodes(self.func.body):
+            if not isinstance(node, cst.For):
+                continue
+            source = node.iter
+            if isinstance(source, cst.Call) and method_call(source, "items", "values") is not None:
+                source = source.func.value  # type: ignore[attr-defined]
+            if isinstance(source, cst.Name) and source.value in self.params:
+                for name in target_names(node.target):
+                    derived.setdefault(name, source.value)
+        return derived
+
+    def _accumulation(self, store: cst.BaseExpression, added: cst.BaseExpression, found: set[str]) -> None:
+        """`store += param`, `store.append(param * n)` where `store` outlives the
+        call: an attribute of `self` or a parameter, or a module global."""
+        root = store
+        while isinstance(root, cst.Attribute | cst.Subscript | cst.Call):
+            root = root.func if isinstance(root, cst.Call) else root.value
+        if not isinstance(root, cst.Name) or not self._outlives_call(root):
+            return
+        for operand in _operands(added):
+            param = self._param(operand)
+            if param is not None:
+                found.add(param)
+
+    def _outlives_call(self, root: cst.Name) -> bool:
+        if root.value == "self" or root.value in self.params:
+            return True
+        return _global_binding(self.ctx, root) is not None
+
+    # -- returns -------------------------------------------------------------------
+    def _returned(self) -> list[cst.BaseExpression]:
+        out: list[cst.BaseExpression] = []
+        for node in own_nodes(self.func.body):
+            if isinstance(node, cst.Return) and node.value is not None:
+                out.extend(_returned_items(node.value))
+        return out
+
+    def _is_returned(self, call: cst.Call) -> bool:
+        parent = self.ctx.parent(call)
+        return isinstance(parent, cst.Return)
+
+    def _converted(self, expr: cst.BaseExpression) -> bool:
+        if half_conversion(self.ctx, expr) is not None:
+            return True
+        return isinstance(expr, cst.Name) and any(
+            half_conversion(self.ctx, call) is not None and dotted_name(call.func.value) == expr.value  # type: ignore[attr-defined]
+            for call in calls_in_order(self.func.body)
+        )
+
+    def _distributed_loader(self, expr: cst.BaseExpression) -> bool:
+        receivers = self.ctx.receivers
+        binding = receivers.binding(expr)
+        built = receivers.constructions.get(binding, []) if binding is not None else []
+        if isinstance(expr, cst.Call):
+            built = [expr]
+        for call in built:
+            if receivers.kind(call) != DATALOADER:
+                continue
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == "sampler" and receivers.kind(arg.value) == SAMPLER:
+                    return True
+        return False
+
+
+def _incremented(ctx: FileContext) -> set[str]:
+    """Names and attributes the file increments (`step += 1`, `self.n += 1`)."""
+    return {
+        name
+        for node in ctx.nodes_of(cst.AugAssign)
+        if (name := dotted_name(node.target)) is not None  # type: ignore[attr-defined]
+    }
+
+
+def _operands(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    if isinstance(expr, cst.BinaryOperation):
+        yield from _operands(expr.left)
+        yield from _operands(expr.right)
+    else:
+        yield expr
+
+
+def _returned_items(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    if isinstance(value, cst.Tuple | cst.List):
+        for element in value.elements:
+            yield element.value
+    elif isinstance(value, cst.Dict):
+        for element in value.elements:
+            if isinstance(element, cst.DictElement):
+                yield element.value
+    else:
+        yield value
+
+
+# -- effects of one call ------------------------------------------------------------
+def effect_of(ctx: FileContext, call: cst.Call) -> str | None:
+    """The training effect a call has by itself (calls of functions aside)."""
+    if optimizer_step(ctx, call) is not None or _named_optimizer_step(call):
+        return STEP
+    if scheduler_step(ctx, call) is not None and not call.args:
+        return SCHEDULER_STEP
+    if is_backward(call) or ctx.call_name(call) == "torch.autograd.backward":
+        return BACKWARD
+    if is_clip_call(ctx, call) or method_call(call, *_CLIP_METHODS) is not None:
+        return CLIP
+    if method_call(call, "unscale_") is not None:
+        return UNSCALE
+    if clears_grads(ctx, call):
+        return ZERO_GRAD
+    if empties_cache(ctx, call):
+        return EMPTY_CACHE
+    return None
+
+
+def _named_optimizer_step(call: cst.Call) -> bool:
+    receiver = method_call(call, "step")
+    if receiver is None or call.args:
+        return False
+    last = (dotted_name(receiver) or "").rsplit(".", 1)[-1].lower()
+    return any(word in last for word in _OPTIMIZER_WORDS)
+
+
+def empties_cache(ctx: FileContext, call: cst.Call) -> bool:
+    """`torch.cuda.empty_cache()` in any spelling, the same call of another
+    accelerator (`torch.xpu`, `torch.mps`), or through a module looked up at
+    run time (`device_module = getattr(torch, device)`)."""
+    name = ctx.call_name(call)
+    if name is not None:
+        return name.startswith("torch.") and name.endswith(".empty_cache")
+    receiver = method_call(call, "empty_cache")
+    if isinstance(receiver, cst.Call):
+        return _torch_getattr(ctx, receiver)
+    if isinstance(receiver, cst.Name):
+        value = _single_value(ctx, receiver)
+        return value is not None and _torch_getattr(ctx, value)
+    return False
+
+
+def _torch_getattr(ctx: FileContext, expr: cst.BaseExpression) -> bool:
+    return (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Name)
+        and expr.func.value == "getattr"
+        and bool(expr.args)
+        and ctx.qualified_name(expr.args[0].value) == "torch"
+    )
+
+
+def _single_value(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
+    return single_assignment(ctx, name) or _global_binding(ctx, name)
+
+
+def _global_binding(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
+    """The value of the one module-level assignment of `name`, when `name` is
+    read in a function that does not bind it itself."""
+    scope = ctx.scope_of(name)
+    if scope is ctx.scopes.module_scope or name.value in scope.locals or name.value in scope.aliases:
+        return None
+    values = [
+        small.value
+        for stmt in ctx.module.body
+        if isinstance(stmt, cst.SimpleStatementLine)
+        for small in stmt.body
+        if isinstance(small, cst.Assign)
+        and any(isinstance(t.target, cst.Name) and t.target.value == name.value for t in small.targets)
+    ]
+    return values[0] if len(values) == 1 else None
+
+
+# -- the file's summaries ------------------------------------------------------------
+
+
+class FileSummaries:
+    """Closed summaries of the file's functions, given those of the other files
+    of the project it calls (`ctx.external`, by the names this file uses)."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.targets = CallTargets(ctx)
+        self.external: Mapping[str, Summary] = ctx.external
+        self.open = {self.targets.keys[f]: _Summarizer(ctx, self.targets, f).summary() for f in functions(ctx)}
+        self.closed = close(self.open, self.external.get)
+
+    def of_call(self, call: cst.Call) -> Summary | None:
+        """What running `call` does, when it calls a function of the project."""
+        target = self.targets.target(call)
+        if target is None:
+            return None
+        return self.closed.get(target) or self.external.get(target)
+
+    def of_function(self, func: cst.FunctionDef) -> Summary:
+        return self.closed[self.targets.keys[func]]
+
+    def called_names(self) -> set[str]:
+        """The qualified names of other modules this file's code calls."""
+        return {
+            event.callee
+            for summary in self.open.values()
+            for event in summary.events
+            if isinstance(event, Call) and event.callee not in self.open
+        }

@@ -1,0 +1,93 @@
+"""SARIF 2.1.0 output, for code-scanning uploads (GitHub, Azure DevOps, IDEs).
+
+Locations follow the standard's rules for URIs: a relative path becomes a
+percent-encoded relative reference resolved against `%SRCROOT%` (the
+directory trainlint ran in), an absolute path becomes a `file://` URI.
+Columns count Unicode code points, as Python's string indices do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path, PurePosixPath
+from typing import Sequence
+from urllib.parse import quote
+
+from lint import __version__
+from lint.urls import HOMEPAGE, rule_docs_url
+from lint.finding import Finding
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SOURCE_ROOT = "%SRCROOT%"
+_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def sarif(findings: Sequence[Finding]) -> str:
+    from lint.registry import all_rules
+
+    rules = all_rules()
+    index = {rule.code: i for i, rule in enumerate(rules)}
+    run = {
+        "tool": {
+            "driver": {
+                "name": "trainlint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": HOMEPAGE,
+                "rules": [_descriptor(rule) for rule in rules],
+            }
+        },
+        "originalUriBaseIds": {SOURCE_ROOT: {"uri": Path.cwd().as_uri() + "/"}},
+        "columnKind": "unicodeCodePoints",
+        "results": [_result(f, index[f.code]) for f in findings],
+    }
+    log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    return json.dumps(log, indent=2) + "\n"
+
+
+def _descriptor(rule: type) -> dict[str, object]:
+    docs = rule.docs()
+    summary = docs.split("\n## ")[0].replace("## What it does", "").strip()
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.message},
+        "fullDescription": {"text": summary or rule.message},
+        "helpUri": rule_docs_url(rule.code),
+        "help": {"text": docs, "markdown": docs},
+        "defaultConfiguration": {"level": _LEVEL[rule.severity], "enabled": rule.enabled_by_default()},
+        "properties": {"fixable": rule.fixable(), "preview": rule.preview},
+    }
+
+
+def _result(finding: Finding, rule_index: int) -> dict[str, object]:
+    return {
+        "ruleId": finding.code,
+        "ruleIndex": rule_index,
+        "level": _LEVEL[finding.severity],
+        "message": {"text": finding.message},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": artifact_location(finding.path),
+                    "region": {
+                        "startLine": finding.line,
+                        "startColumn": finding.column,
+                        "endLine": finding.end_line,
+                        "endColumn": finding.end_column,
+                    },
+                }
+            }
+        ],
+    }
+
+
+def artifact_location(path: str) -> dict[str, str]:
+    """A relative path stays relative (to `%SRCROOT%`); an absolute one is a
+    `file://` URI. Both are percent-encoded."""
+    native = Path(path)
+    if native.is_absolute():
+        return {"uri": native.as_uri()}
+    posix = PurePosixPath(*Path(os.path.normpath(path)).parts).as_posix()
+    return {"uri": quote(posix, safe="/"), "uriBaseId": SOURCE_ROOT}

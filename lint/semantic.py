@@ -1,0 +1,203 @@
+"""The semantic model of one file, complete before any rule runs.
+
+One walk of the tree records, for every code-bearing node, its parent, the
+scope it is evaluated in, and its place in source order; the statements give
+the scopes' bindings (`ScopeTable`); the calls that run a function of the
+same file give the file's call graph. Rules only read the model, so a query
+gives the same answer whenever it is asked.
+
+Analyses built on top of the model (what each variable holds, what values
+flow where) are computed on first use through `shared()`, once per file:
+the model they read is already complete, so when they run cannot change
+what they find.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator, TypeVar
+
+import libcst as cst
+
+from lint.analysis import names
+from lint.analysis.scopes import Scope, ScopeTable
+from lint.analysis.walk import children
+
+T = TypeVar("T")
+M = TypeVar("M", bound="SemanticModel")
+_SCOPE_NODES = (cst.FunctionDef, cst.ClassDef)
+
+
+class SemanticModel:
+    def __init__(self, path: str, source: str, module: cst.Module) -> None:
+        self.path = path
+        self.source = source
+        self.module = module
+        self.scopes = ScopeTable(module)
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self._scope: dict[cst.CSTNode, Scope] = {}
+        self._order: list[cst.CSTNode] = []
+        self._by_type: dict[type, list[cst.CSTNode]] = {}
+        self._record_tree()
+        self._constructors = _constructors(self.scopes)
+        self._callees: dict[cst.Call, cst.FunctionDef] = {}
+        self._call_sites: dict[cst.FunctionDef, list[cst.Call]] = {}
+        self._record_call_graph()
+        self._shared: dict[Callable[..., object], object] = {}
+
+    # -- construction --------------------------------------------------------
+    def _record_tree(self) -> None:
+        parents, scope_of, order, by_type = self.parents, self._scope, self._order, self._by_type
+        scope_for = self.scopes.by_node
+        stack: list[tuple[cst.CSTNode, cst.CSTNode | None, Scope]] = [
+            (self.module, None, self.scopes.module_scope)
+        ]
+        while stack:
+            node, parent, scope = stack.pop()
+            order.append(node)
+            scope_of[node] = scope
+            if parent is not None:
+                parents[node] = parent
+            kind = type(node)
+            same = by_type.get(kind)
+            if same is None:
+                by_type[kind] = [node]
+            else:
+                same.append(node)
+            kids = list(children(node))
+            if kind in _SCOPE_NODES:
+                # the body runs in the scope the definition opens; decorators,
+                # bases, defaults and annotations in the enclosing one
+                body, inner = node.body, scope_for[node]  # type: ignore[attr-defined,index]
+                stack.extend((kid, node, inner if kid is body else scope) for kid in reversed(kids))
+            else:
+                stack.extend((kid, node, scope) for kid in reversed(kids))
+
+    def _record_call_graph(self) -> None:
+        functions = self.scopes.functions
+        classes = self._constructors
+        for call in self.nodes_of(cst.Call):
+            assert isinstance(call, cst.Call)
+            name = _called_name(call.func)
+            if name not in functions and name not in classes:
+                continue
+            callee = self.local_function(call.func)
+            if callee is not None:
+                self._callees[call] = callee
+                self._call_sites.setdefault(callee, []).append(call)
+
+    # -- tree navigation -----------------------------------------------------
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self.parents.get(node)
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        current = self.parents.get(node)
+        while current is not None:
+            yield current
+            current = self.parents.get(current)
+
+    def enclosing_function(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, cst.FunctionDef):
+                return ancestor
+        return None
+
+    def scope_of(self, node: cst.CSTNode) -> Scope:
+        """The scope in which `node` is evaluated. Nodes built by a rule (not
+        part of the file's tree) are read in the module scope."""
+        return self._scope.get(node, self.scopes.module_scope)
+
+    def nodes(self) -> list[cst.CSTNode]:
+        """Every code-bearing node of the file in source (pre-)order."""
+        return self._order
+
+    def nodes_of(self, *types: type) -> list[cst.CSTNode]:
+        """Nodes of exactly these (concrete) types, in source order."""
+        if len(types) == 1:
+            return self._by_type.get(types[0], [])
+        wanted = set(types)
+        return [node for node in self._order if type(node) in wanted]
+
+    def loops(self) -> list[cst.For | cst.While]:
+        """Every `for` and `while` statement, in source order."""
+        return self.nodes_of(cst.For, cst.While)  # type: ignore[return-value]
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    # -- the file's own functions ----------------------------------------------
+    def local_callee(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        """The function of this file that a call `f(...)` / `self.f(...)` /
+        `cls.f(...)` runs, when its name is defined once and not imported."""
+        return self._callees.get(node) if isinstance(node, cst.Call) else None
+
+    def local_function(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
+        """The function of this file that `f` / `self.f` / `cls.f` names."""
+        name = _called_name(func) or ""
+        defs = self.scopes.functions.get(name)
+        if defs is None and isinstance(func, cst.Name):
+            defs = self._constructors.get(name)  # calling a class runs its __init__
+        if defs is None or len(defs) != 1:
+            return None
+        if isinstance(func, cst.Name) and self.qualified_name(func) is not None:
+            return None  # an import shadows it
+        return defs[0]
+
+    def call_sites(self, func: cst.FunctionDef) -> list[cst.Call]:
+        """Every call of the file that runs `func` (see `local_callee`)."""
+        return self._call_sites.get(func, [])
+
+    # -- names ---------------------------------------------------------------
+    def qualified_name(self, expr: cst.BaseExpression) -> str | None:
+        """Canonical torch-style qualified name of `expr`, or None."""
+        return names.resolve(expr, self.scope_of(expr))
+
+    def qualified_names(self, expr: cst.BaseExpression) -> set[str]:
+        return names.resolve_all(expr, self.scope_of(expr))
+
+    def call_name(self, node: cst.CSTNode) -> str | None:
+        """Qualified name of the function a call calls, or None."""
+        if isinstance(node, cst.Call):
+            return self.qualified_name(node.func)
+        return None
+
+    def local_name_for(self, qualified: str, at: cst.CSTNode) -> str | None:
+        """A name visible at `at` that is bound by import to `qualified`
+        (`th` after `import torch as th`), or None."""
+        here = self.scope_of(at)
+        scope: Scope | None = here
+        while scope is not None:
+            for local, targets in scope.imports.items():
+                if targets == {qualified} and names.lookup(local, here) == {qualified}:
+                    return local
+            scope = scope.parent
+        return None
+
+    # -- analyses built on the model -----------------------------------------
+    def shared(self: M, analysis: Callable[[M], T]) -> T:
+        """`analysis(self)`, computed once per file and shared by every rule
+        that asks. `analysis` must only read the model."""
+        if analysis not in self._shared:
+            self._shared[analysis] = analysis(self)
+        return self._shared[analysis]  # type: ignore[return-value]
+
+
+def _called_name(func: cst.BaseExpression) -> str | None:
+    """`f` for `f`, `self.f` and `cls.f`: the names a local function is called by."""
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+        return func.attr.value
+    return None
+
+
+def _constructors(scopes: ScopeTable) -> dict[str, list[cst.FunctionDef]]:
+    """`__init__` of each class defined once in the file, by class name."""
+    classes: dict[str, list[cst.ClassDef]] = {}
+    for node in scopes.by_node:
+        if isinstance(node, cst.ClassDef):
+            classes.setdefault(node.name.value, []).append(node)
+    return {
+        name: [s for s in defs[0].body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"]
+        for name, defs in classes.items()
+        if len(defs) == 1 and name not in scopes.functions
+    }

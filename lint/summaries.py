@@ -1,0 +1,171 @@
+"""What calling a function does, as plain data.
+
+A `Summary` says what one call of a function may do to a training run: step
+an optimizer, back-propagate, clip, empty the CUDA cache, put a model in eval
+mode, call `set_epoch` on a sampler it receives, store a tensor it receives
+where it outlives the call, return a loss that still carries its graph.
+
+Summaries are computed from each file's semantic model (see
+`lint.analysis.summarize`) in an *open* form: the function's own facts in
+source order, interleaved with the calls it makes (`Call`). `close` replaces
+every call by the summary of what it calls, through the file's own functions
+and, given a resolver, the functions of other files of the project. Nothing
+here imports LibCST: the cache stores summaries as JSON and a warm run
+resolves them without parsing anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Mapping
+
+STEP = "step"  # an optimizer step, plain or through a GradScaler
+BACKWARD = "backward"
+CLIP = "clip"
+UNSCALE = "unscale"
+EMPTY_CACHE = "empty_cache"
+SCHEDULER_STEP = "scheduler_step"
+ZERO_GRAD = "zero_grad"
+EVAL = "eval"  # some model is put in eval mode
+TRAIN = "train"
+LOOP = "loop"  # runs a loop: a call of it is a whole phase, not one step
+
+_MAX_DEPTH = 8  # deeper call chains than this are not followed
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call a function makes: `callee` is a key of the same file (`f`,
+    `Cls.method`) or a qualified name seen from it (`.engine.train`,
+    `utils.ModelEMA.update`). `args` maps the callee's parameter slots
+    (`#0` for the first positional argument, or a keyword) to the caller's
+    parameters passed there unchanged."""
+
+    callee: str
+    args: tuple[tuple[str, str], ...] = ()
+    returned: bool = False  # the caller returns what the callee returns
+
+
+Event = str | Call
+
+
+@dataclass(frozen=True)
+class Summary:
+    # parameter names, `self` excluded, in order: maps `#i` slots to names
+    params: tuple[str, ...] = ()
+    # effects and calls in source order; only effects once closed
+    events: tuple[Event, ...] = ()
+    returns_graph: bool = False  # returns a tensor that was back-propagated inside
+    returns_half: bool = False  # returns a model converted to float16
+    returns_distributed_loader: bool = False
+    set_epoch: frozenset[str] = frozenset()  # params it calls set_epoch on (or on their .sampler)
+    accumulates: frozenset[str] = frozenset()  # params it stores where they outlive the call
+    half: frozenset[str] = frozenset()  # params it converts to float16 in place
+    eval_mode: frozenset[str] = frozenset()  # params it puts in eval mode
+
+    @property
+    def effects(self) -> tuple[str, ...]:
+        """Effects in the order they are first reached."""
+        seen: dict[str, None] = {}
+        for event in self.events:
+            if isinstance(event, str):
+                seen.setdefault(event, None)
+        return tuple(seen)
+
+    def does(self, effect: str) -> bool:
+        return effect in self.events
+
+    def slot(self, name: str) -> str | None:
+        """The parameter a slot (`#0` or a keyword) of a call binds."""
+        if name.startswith("#"):
+            index = int(name[1:])
+            return self.params[index] if index < len(self.params) else None
+        return name if name in self.params else None
+
+    # -- JSON ------------------------------------------------------------------
+    def to_json(self) -> dict[str, object]:
+        return {
+            "params": list(self.params),
+            "events": [e if isinstance(e, str) else [e.callee, [list(a) for a in e.args], e.returned] for e in self.events],
+            "flags": [f for f in _FLAGS if getattr(self, f)],
+            **{name: sorted(getattr(self, name)) for name in _SETS},
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> Summary:
+        events: list[Event] = []
+        for raw in data.get("events", ()):  # type: ignore[union-attr]
+            if isinstance(raw, str):
+                events.append(raw)
+            else:
+                callee, args, returned = raw  # type: ignore[misc]
+                events.append(Call(callee, tuple((a, b) for a, b in args), bool(returned)))
+        flags = set(data.get("flags", ()))  # type: ignore[arg-type]
+        return cls(
+            params=tuple(data.get("params", ())),  # type: ignore[arg-type]
+            events=tuple(events),
+            **{name: name in flags for name in _FLAGS},
+            **{name: frozenset(data.get(name, ())) for name in _SETS},  # type: ignore[arg-type]
+        )
+
+
+_FLAGS = ("returns_graph", "returns_half", "returns_distributed_loader")
+_SETS = ("set_epoch", "accumulates", "half", "eval_mode")
+
+
+def close(
+    summaries: Mapping[str, Summary],
+    external: Callable[[str], Summary | None] = lambda name: None,
+) -> dict[str, Summary]:
+    """Every summary with its calls replaced by what they do: calls of keys of
+    `summaries` (the same file) and of names `external` knows (closed
+    summaries of other files). Calls of anything else are dropped. Recursion
+    stops at the first repeat."""
+    closed: dict[str, Summary] = {}
+
+    def resolve(key: str, active: tuple[str, ...]) -> Summary | None:
+        done = closed.get(key)
+        if done is not None:
+            return done
+        own = summaries.get(key)
+        if own is None:
+            return external(key)
+        if key in active or len(active) > _MAX_DEPTH:
+            return replace(own, events=tuple(e for e in own.events if isinstance(e, str)))
+        # a result cut short by recursion is kept too: a cycle is summarized once
+        closed[key] = result = _inline(own, lambda callee: resolve(callee, (*active, key)))
+        return result
+
+    for key in summaries:
+        resolve(key, ())
+    return {key: closed[key] for key in summaries}
+
+
+def _inline(own: Summary, resolve: Callable[[str], Summary | None]) -> Summary:
+    events: dict[str, None] = {}
+    sets = {name: set(getattr(own, name)) for name in _SETS}
+    flags = {name: getattr(own, name) for name in _FLAGS}
+    for event in own.events:
+        if isinstance(event, str):
+            events.setdefault(event, None)
+            continue
+        callee = resolve(event.callee)
+        if callee is None:
+            continue
+        for effect in callee.events:
+            if isinstance(effect, str):
+                events.setdefault(effect, None)
+        for slot, caller_param in event.args:
+            param = callee.slot(slot)
+            for name in _SETS:
+                if param is not None and param in getattr(callee, name):
+                    sets[name].add(caller_param)
+        if event.returned:
+            for name in _FLAGS:
+                flags[name] = flags[name] or getattr(callee, name)
+    return replace(
+        own,
+        events=tuple(events),
+        **flags,
+        **{name: frozenset(values) for name, values in sets.items()},
+    )

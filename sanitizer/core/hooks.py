@@ -1,0 +1,224 @@
+"""Installing the instrumentation. Every handle and patch goes onto the session's ExitStack.
+
+Hooks observe only: forward hooks return None, patched functions call the
+original with the same arguments and return its result unchanged, and a failure
+in the sanitizer's own code is recorded instead of reaching the script.
+"""
+from __future__ import annotations
+
+import functools
+import time
+from contextlib import ExitStack
+from typing import TYPE_CHECKING, Any, Callable
+
+import torch
+import torch.nn.functional as F
+from torch.nn.modules import module as module_globals
+from torch.optim import optimizer as optimizer_globals
+from torch.utils.data import dataloader
+
+from sanitizer.core import locations
+from sanitizer.distributed import ranks
+
+if TYPE_CHECKING:
+    from sanitizer.core.session import Sanitizer
+
+# Functional losses: the value they return in eval mode is a validation loss.
+LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss",
+                  "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+                  "kl_div", "poisson_nll_loss", "gaussian_nll_loss")
+
+
+def install(session: Sanitizer, stack: ExitStack) -> None:
+    _install_module_hooks(session, stack)
+    _install_optimizer_hooks(session, stack)
+    _patch(stack, torch.autograd, "backward", _observing_call(session, "backward", session.on_backward))
+    _install_scaler_patches(session, stack)
+    _patch(stack, dataloader._BaseDataLoaderIter, "__next__", _timed_next(session))
+    for name in LOSS_FUNCTIONS:
+        if hasattr(F, name):
+            _patch(stack, F, name, _loss_observer(session, name))
+    ranks.install(session, stack)
+
+
+def _guarded(session: Sanitizer, where: str, callback: Callable[..., None]) -> Callable[..., None]:
+    def call(*args: Any) -> None:
+        try:
+            callback(*args)
+        except Exception as exc:
+            session.internal_error(where, exc)
+    return call
+
+
+def _install_module_hooks(session: Sanitizer, stack: ExitStack) -> None:
+    before = _guarded(session, "forward pre-hook", session.tracer.before_forward)
+    after = _guarded(session, "forward hook", session.tracer.after_forward)
+
+    def before_forward(module: Any, args: Any) -> None:
+        before(module, args)
+
+    def after_forward(module: Any, args: Any, output: Any) -> None:
+        after(module, args, output)  # returns None: the output is never replaced
+
+    stack.enter_context(module_globals.register_module_forward_pre_hook(before_forward))
+    stack.enter_context(module_globals.register_module_forward_hook(after_forward, always_call=True))
+
+
+def _install_optimizer_hooks(session: Sanitizer, stack: ExitStack) -> None:
+    before = _guarded(session, "optimizer pre-step hook", session.before_step)
+    after = _guarded(session, "optimizer post-step hook", session.after_step)
+
+    def before_step(optimizer: Any, args: Any, kwargs: Any) -> Any:
+        closure = _closure_of(args, kwargs)
+        if closure is None:
+            before(optimizer)
+            return None
+        # The forward and backward run inside step(), in the closure: the step is
+        # measured when the closure returns, before the update (as in a plain loop).
+        measured = _MeasuredClosure(closure, functools.partial(before, optimizer))
+        if "closure" in kwargs:
+            return args, {**kwargs, "closure": measured}
+        return (args[0], measured, *args[2:]), kwargs
+
+    def after_step(optimizer: Any, args: Any, kwargs: Any) -> None:
+        closure = _closure_of(args, kwargs)
+        if isinstance(closure, _MeasuredClosure) and not closure.measured:
+            before(optimizer)  # the optimizer never called it
+        after(optimizer)
+
+    stack.enter_context(optimizer_globals.register_optimizer_step_pre_hook(before_step))
+    stack.enter_context(optimizer_globals.register_optimizer_step_post_hook(after_step))
+
+
+def _closure_of(args: Any, kwargs: Any) -> Any:
+    """`args` of an optimizer step hook start with the optimizer itself."""
+    closure = (kwargs or {}).get("closure", args[1] if len(args) > 1 else None)
+    return closure if callable(closure) else None
+
+
+class _MeasuredClosure:
+    """Calls the closure, then (once per step, LBFGS may call it again) ends the step."""
+
+    def __init__(self, closure: Callable[[], Any], end_step: Callable[[], None]) -> None:
+        self.closure = closure
+        self.end_step = end_step
+        self.measured = False
+
+    @locations.transparent
+    def __call__(self) -> Any:
+        result = self.closure()
+        if not self.measured:
+            self.measured = True
+            self.end_step()
+        return result
+
+
+def _install_scaler_patches(session: Sanitizer, stack: ExitStack) -> None:
+    scaler_class = torch.amp.GradScaler
+    on_scale = _guarded(session, "GradScaler.scale", session.on_scale)
+    before_step = _guarded(session, "GradScaler.step", session.before_scaler_step)
+    after_step = _guarded(session, "GradScaler.step", session.after_scaler_step)
+
+    def wrap_scale(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def scale(self: Any, outputs: Any) -> Any:
+            scaled = original(self, outputs)
+            on_scale(self, outputs, scaled)
+            return scaled
+        return scale
+
+    def wrap_step(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def step(self: Any, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
+            before_step()
+            result = original(self, optimizer, *args, **kwargs)
+            after_step(self, optimizer)
+            return result
+        return step
+
+    _patch(stack, scaler_class, "scale", wrap_scale)
+    _patch(stack, scaler_class, "step", wrap_step)
+
+
+def _observing_call(session: Sanitizer, where: str, observe: Callable[[Any], None]) -> Callable[..., Any]:
+    """Wrap a function whose first argument the session looks at before the call."""
+    guarded = _guarded(session, where, observe)
+
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if session.active:
+                guarded(args[0] if args else kwargs.get("tensors"))
+            return original(*args, **kwargs)
+        return call
+    return wrap
+
+
+def _loss_observer(session: Sanitizer, name: str) -> Callable[..., Any]:
+    guarded = _guarded(session, f"F.{name}", session.on_loss_value)
+
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def loss(*args: Any, **kwargs: Any) -> Any:
+            value = original(*args, **kwargs)
+            if session.active:
+                guarded(value)
+            return value
+        return loss
+    return wrap
+
+
+def _timed_next(session: Sanitizer) -> Callable[..., Any]:
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def next_batch(iterator: Any) -> Any:
+            # the first batch of an iterator includes worker start-up: not a steady-state wait
+            if not session.active or getattr(iterator, "_num_yielded", 0) == 0:
+                return original(iterator)
+            start = time.perf_counter()
+            try:
+                return original(iterator)
+            finally:
+                session.on_data_wait(time.perf_counter() - start)
+        return next_batch
+    return wrap
+
+
+class _Layer:
+    """One session's patch of one attribute; it calls `below` (mutable, see `_unpatch`)."""
+
+    def __init__(self, owner: Any, name: str) -> None:
+        self.below = getattr(owner, name)
+        self.had_own = name in vars(owner)
+
+
+# Sessions may overlap (nested, or a notebook closing them in any order): each
+# attribute keeps its stack of layers so that any one of them can be taken out.
+_LAYERS: dict[tuple[int, str], list[_Layer]] = {}
+
+
+def _patch(stack: ExitStack, owner: Any, name: str, wrap: Callable[[Callable[..., Any]], Callable[..., Any]]) -> None:
+    layer = _Layer(owner, name)
+
+    @functools.wraps(layer.below)
+    def below(*args: Any, **kwargs: Any) -> Any:
+        return layer.below(*args, **kwargs)
+
+    setattr(owner, name, locations.transparent(wrap(below)))
+    _LAYERS.setdefault((id(owner), name), []).append(layer)
+    stack.callback(_unpatch, owner, name, layer)
+
+
+def _unpatch(owner: Any, name: str, layer: _Layer) -> None:
+    layers = _LAYERS[(id(owner), name)]
+    index = layers.index(layer)
+    if index + 1 < len(layers):  # a later session still wraps this layer: let it skip it
+        above = layers[index + 1]
+        above.below, above.had_own = layer.below, layer.had_own
+    elif layer.had_own:
+        setattr(owner, name, layer.below)
+    else:
+        delattr(owner, name)
+    del layers[index]
+    if not layers:
+        del _LAYERS[(id(owner), name)]

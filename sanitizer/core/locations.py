@@ -1,0 +1,94 @@
+"""Finding the user's code on the stack: `file:line` for events, frames for holders."""
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from types import FrameType, TracebackType
+from typing import Any, Callable, TypeVar
+
+_Callable = TypeVar("_Callable", bound=Callable[..., Any])
+
+# The whole sanitizer package (this file sits in sanitizer/core/) is library code.
+_SANITIZER_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_SKIPPED_PREFIXES: list[str] = [_SANITIZER_ROOT + os.sep]
+
+
+def skip_package(module: object) -> None:
+    """Treat frames from this package (e.g. torch) as library frames, not user code."""
+    path = getattr(module, "__file__", None)
+    prefix = os.path.dirname(os.path.abspath(path)) + os.sep if path else None
+    if prefix and prefix not in _SKIPPED_PREFIXES:
+        _SKIPPED_PREFIXES.append(prefix)
+
+
+def is_user_file(filename: str) -> bool:
+    if filename.startswith("<"):
+        return False
+    return not any(filename.startswith(prefix) for prefix in _SKIPPED_PREFIXES) \
+        and not filename.endswith(os.sep + "runpy.py")
+
+
+def transparent(function: _Callable) -> _Callable:
+    """`function` (a wrapper the sanitizer put around the script's calls) with its
+    frames, and those of the sanitizer below it, taken out of the traceback of any
+    exception passing through: the script's errors read as under plain python."""
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except BaseException as exc:
+            exc.__traceback__ = without_own_frames(exc.__traceback__)
+            raise  # a bare raise does not add this frame back
+    return call  # type: ignore[return-value]
+
+
+def without_own_frames(tb: TracebackType | None) -> TracebackType | None:
+    """The traceback chain `tb` relinked around the sanitizer's own frames."""
+    head: TracebackType | None = None
+    last: TracebackType | None = None
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_SANITIZER_ROOT + os.sep):
+            if last is None:
+                head = tb
+            else:
+                last.tb_next = tb
+            last = tb
+        tb = tb.tb_next
+    if last is not None:
+        last.tb_next = None
+    return head
+
+
+def user_frames(limit: int = 12) -> list[FrameType]:
+    """The innermost user frames on the current stack, innermost first."""
+    frames: list[FrameType] = []
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None and len(frames) < limit:
+        if is_user_file(frame.f_code.co_filename):
+            frames.append(frame)
+        frame = frame.f_back
+    return frames
+
+
+def user_site() -> str | None:
+    """`file:line` of the innermost user frame, or None."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if is_user_file(frame.f_code.co_filename):
+            return format_site(frame.f_code.co_filename, frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
+def format_site(filename: str, line: int | None) -> str:
+    return f"{display_path(filename)}:{line}"
+
+
+def display_path(filename: str) -> str:
+    try:
+        relative = os.path.relpath(filename)
+    except ValueError:
+        return filename
+    return filename if relative.startswith("..") else relative

@@ -1,0 +1,120 @@
+"""Device-side measurements of one step, read back with a single transfer.
+
+Everything a step needs (losses, the per-module magnitude trail, gradient and
+parameter norms, the loss scale...) is gathered as 0-d tensors on their device
+and read together in `read()`: one host-device synchronization per step.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from sanitizer.distributed.ranks import local_values
+
+INPUT_SLOT = -1  # trail slot of the batch fed to the outermost module
+MAX_TRAIL = 4096  # trail entries kept per step (grad-enabled forwards beyond are not traced)
+
+
+class Gather:
+    """0-d tensors queued under names, read back as Python floats in one go."""
+
+    def __init__(self) -> None:
+        self._tensors: list[torch.Tensor] = []
+        self._spans: dict[str, tuple[int, int]] = {}
+
+    def add(self, name: str, tensors: list[torch.Tensor] | tuple[torch.Tensor, ...]) -> None:
+        start = len(self._tensors)
+        self._tensors.extend(tensors)
+        self._spans[name] = (start, len(self._tensors))
+
+    def read(self) -> dict[str, list[float]]:
+        values = _read_floats(self._tensors)
+        return {name: values[start:stop] for name, (start, stop) in self._spans.items()}
+
+
+def _read_floats(tensors: list[torch.Tensor]) -> list[float]:
+    if not tensors:
+        return []
+    tensors = local_values(tensors)  # FSDP's DTensor shards: this rank's part, no collective
+    groups: dict[tuple[torch.device, torch.dtype], list[int]] = {}
+    for index, tensor in enumerate(tensors):
+        groups.setdefault((tensor.device, tensor.dtype), []).append(index)
+    per_device: dict[torch.device, list[tuple[list[int], torch.Tensor]]] = {}
+    for (device, _), indices in groups.items():
+        stacked = torch.stack([tensors[i] for i in indices]).float()
+        per_device.setdefault(device, []).append((indices, stacked))
+    values = [0.0] * len(tensors)
+    for parts in per_device.values():
+        flat = torch.cat([stacked for _, stacked in parts]).tolist()  # the one sync per device
+        offset = 0
+        for indices, stacked in parts:
+            for i, value in zip(indices, flat[offset:offset + len(indices)]):
+                values[i] = value
+            offset += len(indices)
+    return values
+
+
+def squared_norms(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
+    """Per-tensor squared L2 norms as 0-d float32 tensors, the cheapest way per device.
+
+    On CPU a BLAS dot product of fp32 values is about twice as fast as
+    `_foreach_norm`; elsewhere (and for 16-bit values, whose dot would overflow)
+    the fused `_foreach_norm` is used. NaN and Inf propagate either way.
+    """
+    tensors = local_values(tensors)  # FSDP's DTensor gradients: this rank's shard, no collective
+    if all(t.device.type == "cpu" and t.dtype == torch.float32 for t in tensors):
+        return [torch.dot(flat, flat) for flat in (t.reshape(-1) for t in tensors)]
+    return list(torch._foreach_pow(torch._foreach_norm(tensors, 2, dtype=torch.float32), 2))
+
+
+@dataclass
+class StepProbe:
+    """What the hooks collected since the last step closed."""
+
+    losses: list[torch.Tensor] = field(default_factory=list)
+    loss_sites: list[str | None] = field(default_factory=list)
+    trail_slots: list[int] = field(default_factory=list)
+    trail_values: list[torch.Tensor] = field(default_factory=list)
+    graph_roots: list[Any] = field(default_factory=list)
+    model_site: str | None = None
+    eval_losses: list[torch.Tensor] = field(default_factory=list)
+
+    def add_trail(self, slot: int, tensor: torch.Tensor) -> None:
+        if len(self.trail_slots) < MAX_TRAIL:
+            low, high = torch.aminmax(tensor.detach())
+            self.trail_slots.append(slot)
+            self.trail_values.append(low)
+            self.trail_values.append(high)
+
+
+@dataclass
+class StepRecord:
+    """Host-side values of one step, handed to every detector's `on_step`."""
+
+    step: int
+    skipped: bool
+    partial: bool
+    losses: list[float]
+    loss_sites: list[str | None]
+    trail: list[tuple[int, float]]  # (slot, abs-max magnitude) in forward completion order
+    model_site: str | None
+    params: list[torch.Tensor]  # parameters with a gradient, in optimizer order
+    grad_norms: list[float]
+    grad_norm: float | None
+    checked_params: list[torch.Tensor]
+    param_norms: list[float]
+    param_step: int | None  # the step whose update produced `param_norms`
+    scale: float | None
+    underflow: float | None
+    eval_loss: float | None
+    data_wait: float
+    step_time: float | None
+    memory_bytes: float | None
+    graph_roots: list[Any]
+    training_params: list[torch.Tensor] = field(default_factory=list)
+
+    @property
+    def loss(self) -> float | None:
+        return sum(self.losses) / len(self.losses) if self.losses else None

@@ -1,0 +1,481 @@
+"""The sanitizer session: owns every hook, turns hook calls into per-step records.
+
+`Sanitizer` is both what `python -m sanitizer` runs the script under and the
+public API (`with Sanitizer(report="run.json") as s: train()`). Every hook handle
+and patched function is held by one ExitStack and restored in `close()`.
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+import weakref
+from collections import Counter
+from contextlib import ExitStack
+from typing import Any, Iterable, TextIO
+
+import torch
+from torch import nn
+
+from sanitizer.core import hooks, locations
+from sanitizer.core.catalogue import KINDS
+from sanitizer.core.events import Event
+from sanitizer.core.manual import ManualUpdate
+from sanitizer.core.memory import MemoryMeter
+from sanitizer.core.naming import ModelIndex
+from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, squared_norms
+from sanitizer.core.sink import Sink
+from sanitizer.core.tracing import ForwardTracer
+from sanitizer.detectors import Detector, build_detectors
+from sanitizer.report import json_report
+
+MAX_EVENTS_PER_KIND = 20
+UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
+FP16_TINY = 2.0 ** -14  # smallest normal fp16 value
+
+class SanitizerHalt(BaseException):
+    """Raised into the script at the first event of a `--halt-on` kind.
+
+    A BaseException, so that the script's own `except Exception` does not swallow it.
+    """
+
+    def __init__(self, event: Event) -> None:
+        super().__init__(f"halted on {event.one_line()}")
+        self.event = event
+
+
+class Sanitizer:
+    """Watches a training run in this process and writes a report when closed."""
+
+    def __init__(self, report: str | os.PathLike[str] | None = "sanitizer-report.json",
+                 checks: Iterable[str] | None = None, halt_on: Iterable[str] = (),
+                 strict: bool = False, script: str | None = None,
+                 argv: list[str] | None = None, stream: TextIO | None = None) -> None:
+        self.enabled_kinds = _validate_kinds(checks, "checks") if checks is not None else set(KINDS)
+        self.halt_on = _validate_kinds(halt_on, "halt-on")
+        self.strict = strict
+        self.script = script
+        self.argv = list(argv) if argv is not None else list(sys.argv)
+        self.stream = stream if stream is not None else sys.stderr
+        self.rank, self.world_size = _distributed_env()
+        self.report_path = report_path_for(report, self.rank) if report is not None else None
+        self.detectors: list[Detector] = build_detectors(self.enabled_kinds)
+        self.events: list[Event] = []
+        self.counts: Counter[str] = Counter()
+        self.notes: list[str] = []
+        self.step = 1  # the step being accumulated; `steps` have completed
+        self.steps = 0
+        self.skipped_steps = 0
+        self.device: str | None = None
+        self.fp16 = False
+        self.exit_code: int | None = None
+        self.index = ModelIndex()
+        self.series = json_report.Series()
+        self.probe = StepProbe()
+        self.sink = Sink(self)  # all that detectors see of the session
+        self._stack = ExitStack()
+        self._active = False
+        self._closed = False
+        self._started = time.perf_counter()
+        self._alerted: set[str] = set()
+        self._index_step = 0
+        self._optimizers: weakref.WeakSet[torch.optim.Optimizer] = weakref.WeakSet()
+        self._last_params: list[torch.Tensor] = []
+        self._scaler: weakref.ref[Any] | None = None
+        self._scaled: tuple[weakref.ref[torch.Tensor], torch.Tensor] | None = None
+        self._stepped = False
+        self._loss_site: str | None = None  # where the last training loss was computed
+        self._data_wait = 0.0
+        self._last_close: float | None = None
+        self._memory = MemoryMeter()
+        trace = bool(self.enabled_kinds & {"nonfinite_activation", "nonfinite_input",
+                                           "nonfinite_loss", "nonfinite_grad"})
+        self.tracer = ForwardTracer(self, trace, _overriding(self.detectors, "on_forward"))
+        self._backward_listeners = _overriding(self.detectors, "on_backward")
+
+    # ----------------------------------------------------------------- lifecycle
+    def __enter__(self) -> Sanitizer:
+        self.start()
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if self.exit_code is None:
+            self.exit_code = _status_of(exc)
+        self.close()
+
+    def start(self) -> None:
+        """Install every hook; the run is watched from here until `close()`."""
+        if self._active or self._closed:
+            raise RuntimeError("this Sanitizer has already watched a run (a notebook cell run "
+                               "twice?): create a new Sanitizer for each run")
+        locations.skip_package(torch)
+        self._started = time.perf_counter()
+        self._active = True
+        self._stack.callback(self._deactivate)
+        hooks.install(self, self._stack)
+
+    def close(self, exit_code: int | None = None) -> dict[str, Any]:
+        """Flush the last step, remove every hook, write the report; returns it."""
+        if exit_code is not None:
+            self.exit_code = exit_code
+        if self._closed:
+            return self.report()
+        self._closed = True  # from here on nothing halts: the run is over
+        try:
+            self._guard("flushing the last step", self._flush)
+        finally:
+            self._stack.close()
+        for detector in self.detectors:
+            self._guard(f"{detector.name}.on_end", detector.on_end, self.sink)
+        self._add_usage_notes()
+        data = self.report()
+        if self.report_path is not None:
+            self._guard("writing the report", json_report.write_atomic, self.report_path, data)
+        return data
+
+    def report(self) -> dict[str, Any]:
+        return json_report.build(self, time.perf_counter() - self._started)
+
+    def print_summary(self) -> None:
+        for line in json_report.summary_lines(self):
+            self.alert(line)
+
+    @property
+    def active(self) -> bool:
+        """True from `start()` until `close()` removes the hooks."""
+        return self._active
+
+    @property
+    def error_count(self) -> int:
+        return sum(1 for event in self.events if event.severity == "error")
+
+    def _deactivate(self) -> None:
+        self._active = False
+
+    # -------------------------------------------------------------------- events
+    def emit(self, kind: str, step: int | None, message: str, **fields: Any) -> Event | None:
+        """Record an event (if its check is on), alert once per kind, halt if asked."""
+        if kind not in self.enabled_kinds and kind != "sanitizer_error":
+            return None
+        extra = fields.pop("extra", {})
+        event = Event(kind, step, message, extra=extra, **fields)
+        self.counts[kind] += 1
+        if self.counts[kind] <= MAX_EVENTS_PER_KIND:
+            self.events.append(event)
+        if kind not in self._alerted:
+            self._alerted.add(kind)
+            self.alert(event.one_line())
+        if kind in self.halt_on and not self._closed:
+            raise SanitizerHalt(event)
+        return event
+
+    def alert(self, line: str) -> None:
+        rank = f"[rank {self.rank}]" if self.world_size > 1 else ""
+        try:
+            print(f"sanitizer{rank}: {line}", file=self.stream, flush=True)
+        except (OSError, ValueError):  # a closed or broken stderr must not break the run
+            pass
+
+    def internal_error(self, where: str, exc: BaseException) -> None:
+        message = f"internal error in {where}: {type(exc).__name__}: {exc}"
+        if self.counts["sanitizer_error"] < MAX_EVENTS_PER_KIND:
+            self.emit("sanitizer_error", self.step, message)
+        else:
+            self.counts["sanitizer_error"] += 1
+
+    def _guard(self, where: str, function: Any, *args: Any) -> Any:
+        try:
+            return function(*args)
+        except Exception as exc:  # the sanitizer's own failures never reach the script
+            self.internal_error(where, exc)
+            return None
+
+    # ---------------------------------------------------------------- naming
+    def module_of_slot(self, slot: int) -> nn.Module | None:
+        return self.tracer.module_of_slot(slot)
+
+    def module_name(self, module: nn.Module | None) -> str | None:
+        if module is None:
+            return None
+        name = self.index.module_name(module)
+        if name is None and self._refresh_index():
+            name = self.index.module_name(module)
+        return name if name is not None else type(module).__name__
+
+    def slot_name(self, slot: int) -> str | None:
+        return "<input>" if slot == INPUT_SLOT else self.module_name(self.module_of_slot(slot))
+
+    def param_name(self, param: torch.Tensor) -> str | None:
+        name = self.index.param_name(param)
+        if name is None and self._refresh_index():
+            name = self.index.param_name(param)
+        return name
+
+    def param_module_name(self, param: torch.Tensor) -> str | None:
+        owner = self.index.param_owner(param)
+        return self.index.module_name(owner) if owner is not None else None
+
+    def _refresh_index(self) -> bool:
+        """Rescan live models, at most once per step."""
+        if self._index_step == self.step:
+            return False
+        self._index_step = self.step
+        self.index.refresh(self._all_optimizer_params(), self.tracer.traced_modules())
+        return True
+
+    def _all_optimizer_params(self) -> list[torch.Tensor]:
+        return [p for opt in list(self._optimizers) for group in opt.param_groups for p in group["params"]]
+
+    # ------------------------------------------------------- loss and backward
+    def on_backward(self, tensors: Any) -> None:
+        roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors or ())
+        probe = self.probe
+        for root in roots:
+            if not isinstance(root, torch.Tensor) or root.grad_fn is None:
+                continue
+            probe.graph_roots.append(root.grad_fn)
+            if root.dim() != 0 or not root.is_floating_point():
+                continue
+            loss = root
+            scaled = self._scaled
+            if scaled is not None and scaled[0]() is root:
+                loss = scaled[1]
+                self._scaled = None
+            probe.losses.append(loss.detach())
+            probe.loss_sites.append(self._loss_site or locations.user_site())
+            self._loss_site = None
+            for detector in self._backward_listeners:
+                detector.on_backward(loss, self.sink)
+
+    def on_scale(self, scaler: Any, outputs: Any, scaled: Any) -> None:
+        if not scaler.is_enabled():
+            return
+        self.fp16 = True
+        self._scaler = weakref.ref(scaler)
+        if isinstance(outputs, torch.Tensor) and isinstance(scaled, torch.Tensor):
+            self._scaled = (weakref.ref(scaled), outputs.detach())
+
+    def on_loss_value(self, value: Any) -> None:
+        """A functional loss returned `value`: note where (training) or keep it (evaluating)."""
+        if torch.is_grad_enabled() and self.tracer.training_mode is not False:
+            self._loss_site = locations.user_site()
+            return
+        if isinstance(value, torch.Tensor) and value.dim() == 0 and value.is_floating_point():
+            self.probe.eval_losses.append(value.detach())
+
+    def on_data_wait(self, seconds: float) -> None:
+        self._data_wait += seconds
+
+    # -------------------------------------------------------------- steps
+    def before_scaler_step(self) -> None:
+        self._stepped = False
+
+    def after_scaler_step(self, scaler: Any, optimizer: torch.optim.Optimizer) -> None:
+        if self._stepped or not scaler.is_enabled():
+            return
+        self._scaler = weakref.ref(scaler)
+        self.skipped_steps += 1
+        self._close_step(optimizer, skipped=True)
+        self._advance()
+
+    def before_step(self, optimizer: torch.optim.Optimizer) -> None:
+        self._stepped = True
+        found_inf = getattr(optimizer, "found_inf", None)  # GradScaler with a fused optimizer
+        self._close_step(optimizer, skipped=False, found_inf=found_inf)
+
+    def after_step(self, optimizer: torch.optim.Optimizer) -> None:
+        self._advance()
+
+    def mark_step(self, parameters: Iterable[torch.Tensor] | None = None) -> None:
+        """End the current step by hand, in a loop that updates `parameters` without torch.optim.
+
+        Not needed when an optimizer steps: its `step()` is seen. `parameters` are
+        remembered for the following calls.
+        """
+        if not self._active:
+            raise RuntimeError("mark_step() is for a running Sanitizer: call it inside the `with` block")
+        if parameters is not None:
+            params = list(parameters)
+            self._manual_update = ManualUpdate(params) if params else None
+        self._close_step(getattr(self, "_manual_update", None), skipped=False)
+        self._advance()
+
+    def _advance(self) -> None:
+        self.steps = self.step
+        self.step += 1
+
+    def _flush(self) -> None:
+        probe = self.probe
+        if probe.losses or probe.trail_slots or probe.eval_losses or self._last_params:
+            self._close_step(None, skipped=False, partial=True)
+
+    def _close_step(self, optimizer: torch.optim.Optimizer | None, skipped: bool,
+                    found_inf: Any = None, partial: bool = False) -> None:
+        probe, self.probe = self.probe, StepProbe()
+        self.tracer.step_closed()
+        if optimizer is not None:
+            self._optimizers.add(optimizer)
+            self._last_params = _params_of(optimizer)
+        params = self._last_params if (optimizer is not None or probe.graph_roots) else []
+        if self.device is None and params:
+            self.device = str(params[0].device)
+        if self._index_step == 0 and params:
+            self._refresh_index()
+        with torch.no_grad():
+            record = self._measure(probe, params, skipped, found_inf, partial)
+        for detector in self.detectors:
+            try:
+                detector.on_step(record, self.sink)
+            except Exception as exc:
+                self.internal_error(f"{detector.name}.on_step", exc)
+        if not partial:
+            self.series.add(step=record.step, loss=record.loss, grad_norm=record.grad_norm,
+                            loss_scale=record.scale, memory_bytes=record.memory_bytes)
+
+    def _measure(self, probe: StepProbe, params: list[torch.Tensor], skipped: bool,
+                 found_inf: Any, partial: bool) -> StepRecord:
+        with_grad = [p for p in params if p.grad is not None and not p.grad.is_sparse]
+        grads = [p.grad for p in with_grad]
+        self.fp16 = self.fp16 or any(grad.dtype == torch.float16 for grad in grads[:1])
+        gather = Gather()
+        gather.add("loss", probe.losses)
+        gather.add("trail", probe.trail_values)
+        if grads:
+            gather.add("grads", squared_norms(grads))
+        if isinstance(found_inf, torch.Tensor):
+            gather.add("found_inf", [found_inf])
+        checked = self._queue_initial_param_norms(gather, params)
+        scaler = self._scaler() if self._scaler is not None else None
+        if scaler is not None and getattr(scaler, "_scale", None) is not None:
+            gather.add("scale", [scaler._scale])
+        if grads and self.fp16 and "grad_underflow" in self.enabled_kinds and self.step % UNDERFLOW_EVERY == 1:
+            fraction = self._underflow_fraction(with_grad, scaler, found_inf is not None)
+            if fraction is not None:
+                gather.add("underflow", [fraction])
+        if probe.eval_losses:
+            gather.add("eval", [torch.stack([loss.float() for loss in probe.eval_losses]).mean()])
+        values = gather.read()
+        param_norms = [math.sqrt(value) for value in values.get("params", [])]
+        if not checked and (partial or _any_nonfinite(values, ("loss", "trail", "grads"))):
+            checked, param_norms = self._read_param_norms()
+        grad_norms = [math.sqrt(value) for value in values.get("grads", [])]
+        scale = _first(values.get("scale"))
+        if found_inf is not None and scale:  # fused path: gradients are still scaled
+            grad_norms = [norm / scale for norm in grad_norms]
+            skipped = skipped or bool(_first(values.get("found_inf")))
+        now = time.perf_counter()
+        step_time = None if self._last_close is None or partial else now - self._last_close
+        if not partial:
+            self._last_close = now
+        data_wait, self._data_wait = self._data_wait, 0.0
+        slots = probe.trail_slots
+        trail_values = values["trail"]
+        trail = [(slot, max(abs(trail_values[2 * i]), abs(trail_values[2 * i + 1])))
+                 for i, slot in enumerate(slots)]
+        return StepRecord(
+            step=self.step, skipped=skipped, partial=partial, losses=values["loss"],
+            loss_sites=probe.loss_sites, trail=trail, model_site=probe.model_site,
+            params=with_grad, grad_norms=grad_norms,
+            grad_norm=sum(n * n for n in grad_norms) ** 0.5 if grad_norms else None,
+            checked_params=checked, param_norms=param_norms, param_step=self.steps or self.step,
+            scale=scale, underflow=_first(values.get("underflow")), eval_loss=_first(values.get("eval")),
+            data_wait=data_wait, step_time=step_time,
+            memory_bytes=None if partial else self._memory.sample(self.step, self.device),
+            graph_roots=probe.graph_roots, training_params=[p for p in params if p.requires_grad])
+
+    def _queue_initial_param_norms(self, gather: Gather, params: list[torch.Tensor]) -> list[torch.Tensor]:
+        """Before the first update the parameters are checked in the step's single read."""
+        if "nonfinite_param" not in self.enabled_kinds or self.steps or not params:
+            return []
+        checked = _floating(params)
+        gather.add("params", squared_norms(checked))
+        return checked
+
+    def _read_param_norms(self) -> tuple[list[torch.Tensor], list[float]]:
+        """Parameter norms as the last update left them: read only after something went
+        non-finite (an update is the only way a parameter turns non-finite) and at the end."""
+        checked = _floating(self._last_params)
+        if "nonfinite_param" not in self.enabled_kinds or not checked:
+            return [], []
+        gather = Gather()
+        gather.add("params", squared_norms(checked))
+        return checked, [math.sqrt(value) for value in gather.read()["params"]]
+
+    def _underflow_fraction(self, params: list[torch.Tensor], scaler: Any, still_scaled: bool) -> torch.Tensor | None:
+        """Share of gradient values that were zero or subnormal in fp16 (embeddings excluded)."""
+        dense = [p.grad for p in params if not isinstance(self.index.param_owner(p), (nn.Embedding, nn.EmbeddingBag))]
+        total = sum(grad.numel() for grad in dense)
+        if not total:
+            return None
+        threshold: Any = FP16_TINY
+        if scaler is not None and not still_scaled and getattr(scaler, "_scale", None) is not None:
+            threshold = FP16_TINY / scaler._scale
+        small = torch.stack([(grad.abs() < threshold).sum() for grad in dense]).sum()
+        return small.float() / total
+
+    # ------------------------------------------------------------------ notes
+    def _add_usage_notes(self) -> None:
+        if not self.tracer.saw_forward and not self.steps:
+            self.notes.append("the script never ran a torch.nn.Module forward pass nor an optimizer "
+                              "step: nothing to check (does it use torch?)")
+        elif not self.steps:
+            self.notes.append("the script never stepped an optimizer: only forward/backward checks ran")
+
+
+def _status_of(exc: BaseException | None) -> int:
+    """The exit status a block ending with `exc` stands for (0: no exception)."""
+    if exc is None:
+        return 0
+    if isinstance(exc, SystemExit):
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return 1
+
+
+def report_path_for(path: str | os.PathLike[str], rank: int | None) -> str:
+    """`run.json` becomes `run.rank3.json` on rank 3 of a distributed run."""
+    path = os.fspath(path)
+    if rank is None:
+        return path
+    stem, suffix = os.path.splitext(path)
+    return f"{stem}.rank{rank}{suffix or '.json'}"
+
+
+def _distributed_env() -> tuple[int | None, int]:
+    rank, world = os.environ.get("RANK"), os.environ.get("WORLD_SIZE")
+    try:
+        return (int(rank) if rank is not None else None), (int(world) if world is not None else 1)
+    except ValueError:
+        return None, 1
+
+
+def _validate_kinds(kinds: Iterable[str], option: str) -> set[str]:
+    chosen = {kind.strip() for kind in kinds if kind.strip()}
+    if "all" in chosen:
+        return set(KINDS)
+    unknown = sorted(chosen - set(KINDS))
+    if unknown:
+        raise ValueError(f"unknown kind(s) for --{option}: {', '.join(unknown)} "
+                         f"(known: {', '.join(sorted(KINDS))})")
+    return chosen
+
+
+def _overriding(detectors: list[Detector], callback: str) -> list[Detector]:
+    base = getattr(Detector, callback)
+    return [d for d in detectors if getattr(type(d), callback) is not base]
+
+
+def _params_of(optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
+    return [p for group in optimizer.param_groups for p in group["params"]]
+
+
+def _floating(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
+    return [t for t in tensors if t.is_floating_point() and t.numel()]
+
+
+def _any_nonfinite(values: dict[str, list[float]], names: tuple[str, ...]) -> bool:
+    return not all(all(map(math.isfinite, values.get(name, ()))) for name in names)
+
+
+def _first(values: list[float] | None) -> float | None:
+    return values[0] if values else None

@@ -1,0 +1,78 @@
+"""What a detector may do with the run it watches: emit events, name things, add notes.
+
+Detectors get this narrow view instead of the session, so a check cannot depend
+on how the session keeps its state (hooks, probes, private counters), and a test
+can hand a detector any object with these few members.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import torch
+    from torch import nn
+
+    from sanitizer.core.events import Event
+    from sanitizer.core.session import Sanitizer
+
+
+class Sink:
+    """A session's events, names and notes, as detectors see them."""
+
+    def __init__(self, session: Sanitizer) -> None:
+        self._session = session
+
+    # ------------------------------------------------------------------ output
+    def emit(self, kind: str, step: int | None, message: str, **fields: Any) -> Event | None:
+        """Record an event of `kind` (None when that check is off)."""
+        return self._session.emit(kind, step, message, **fields)
+
+    def note(self, line: str) -> None:
+        """A remark for the report's notes (not a problem of the script)."""
+        self._session.notes.append(line)
+
+    # -------------------------------------------------------------------- time
+    @property
+    def step(self) -> int:
+        """The step being accumulated now (numbered from 1)."""
+        return self._session.step
+
+    @property
+    def completed_steps(self) -> int:
+        return self._session.steps
+
+    @property
+    def device(self) -> str | None:
+        """Where the trained parameters live (`cpu`, `cuda:0`), once a step showed them."""
+        return self._session.device
+
+    # ------------------------------------------------------------------- names
+    def module_of_slot(self, slot: int) -> nn.Module | None:
+        """The module behind a slot of a step record's forward trail."""
+        return self._session.module_of_slot(slot)
+
+    def slot_name(self, slot: int) -> str | None:
+        return self._session.slot_name(slot)
+
+    def param_name(self, param: torch.Tensor) -> str | None:
+        """As in `model.named_parameters()`."""
+        return self._session.param_name(param)
+
+    def param_module_name(self, param: torch.Tensor) -> str | None:
+        return self._session.param_module_name(param)
+
+    def param_owner(self, param: torch.Tensor) -> nn.Module | None:
+        return self._session.index.param_owner(param)
+
+    # ------------------------------------------------------------------ models
+    def model_roots(self) -> list[tuple[str, nn.Module]]:
+        """The top-level models of the run, with the prefix their names carry."""
+        return list(self._session.index.roots)
+
+    def named_parameters(self) -> list[tuple[str, torch.Tensor]]:
+        """Every parameter of the run's models."""
+        return self._session.index.named_parameters()
+
+    def optimizer_params(self) -> set[int]:
+        """ids of the parameters some optimizer of the run updates."""
+        return self._session.index.optimizer_params()

@@ -1,0 +1,108 @@
+"""The forward tracer behind the global module hooks.
+
+It tracks the nesting of module calls (the outermost call tells train/eval mode
+and marks the model's input), gives each module a slot, and queues the abs-max
+magnitude of each module's output into the step's probe: the magnitude trail.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+import torch
+from torch import nn
+
+from sanitizer.core import locations
+from sanitizer.core.probe import INPUT_SLOT
+
+if TYPE_CHECKING:
+    from sanitizer.core.session import Sanitizer
+    from sanitizer.detectors import Detector
+
+# Elementwise modules that cannot turn a finite input into a non-finite output:
+# tracing them would only cost time.
+UNTRACED = (nn.ReLU, nn.ReLU6, nn.LeakyReLU, nn.GELU, nn.SiLU, nn.Tanh, nn.Sigmoid,
+            nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d, nn.AlphaDropout,
+            nn.Identity, nn.Flatten, nn.Unflatten)
+
+
+class ForwardTracer:
+    def __init__(self, session: Sanitizer, trace: bool, listeners: list[Detector]) -> None:
+        self.saw_forward = False
+        self.training_mode: bool | None = None  # of the latest outermost module call
+        self._session = session
+        self._trace = trace
+        self._listeners = listeners
+        self._depth = 0
+        self._last_output: weakref.ref[torch.Tensor] | None = None
+        self._slots: dict[int, int] = {}
+        self._slot_refs: list[weakref.ref[nn.Module]] = []
+
+    def before_forward(self, module: nn.Module, args: tuple[Any, ...]) -> None:
+        self._depth += 1
+        if self._depth != 1:
+            return
+        self.saw_forward = True
+        self.training_mode = module.training
+        if not torch.is_grad_enabled():
+            return
+        probe = self._session.probe
+        if probe.model_site is None:
+            probe.model_site = locations.user_site()
+            self._session.fp16 = self._session.fp16 or _autocast_fp16()
+        if (self._trace and args and isinstance(args[0], torch.Tensor)
+                and args[0].is_floating_point() and args[0].numel()
+                and not isinstance(module, nn.modules.loss._Loss)):
+            probe.add_trail(INPUT_SLOT, args[0])
+
+    def after_forward(self, module: nn.Module, args: tuple[Any, ...], output: Any) -> None:
+        self._depth = max(self._depth - 1, 0)
+        if not torch.is_grad_enabled():
+            return
+        tensor = _first_tensor(output)
+        if tensor is None:
+            return
+        for detector in self._listeners:
+            detector.on_forward(module, output, self._session.sink)
+        last = self._last_output
+        if last is not None and last() is tensor:  # a container passing a child's output through
+            return
+        self._last_output = weakref.ref(tensor)
+        if (not self._trace or isinstance(module, UNTRACED)
+                or not tensor.is_floating_point() or tensor.numel() == 0):
+            return
+        self._session.probe.add_trail(self._slot(module), tensor)
+
+    def step_closed(self) -> None:
+        self._last_output = None
+
+    def module_of_slot(self, slot: int) -> nn.Module | None:
+        return self._slot_refs[slot]() if 0 <= slot < len(self._slot_refs) else None
+
+    def traced_modules(self) -> list[nn.Module]:
+        return [module for module in (ref() for ref in self._slot_refs) if module is not None]
+
+    def _slot(self, module: nn.Module) -> int:
+        slot = self._slots.get(id(module))
+        if slot is None or self._slot_refs[slot]() is not module:
+            slot = len(self._slot_refs)
+            self._slot_refs.append(weakref.ref(module))
+            self._slots[id(module)] = slot
+        return slot
+
+
+def _first_tensor(output: Any) -> torch.Tensor | None:
+    if isinstance(output, torch.Tensor):
+        return output
+    if isinstance(output, (tuple, list)):
+        for item in output:
+            if isinstance(item, torch.Tensor):
+                return item
+    return None
+
+
+def _autocast_fp16() -> bool:
+    for device in ("cuda", "cpu"):
+        if torch.is_autocast_enabled(device) and torch.get_autocast_dtype(device) == torch.float16:
+            return True
+    return False

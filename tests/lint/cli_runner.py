@@ -1,0 +1,34 @@
+"""Running the `trainlint` command in-process, for the CLI tests."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from lint.cli import main
+
+DP_BUG = "import torch.nn as nn\nmodel = nn.DataParallel(model)\n"
+CLIP_BUG = (
+    "import torch\n"
+    "scaler = torch.amp.GradScaler('cuda')\n"
+    "for x in loader:\n"
+    "    opt.zero_grad()\n"
+    "    scaler.scale(model(x)).backward()\n"
+    "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+    "    scaler.step(opt)\n"
+    "    scaler.update()\n"
+)
+
+
+def invoke(*args: str, cwd: Path, stdin: bytes | str | None = None) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr of `trainlint ARGS` run in `cwd`."""
+    runner = CliRunner()
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        result = runner.invoke(main, list(args), input=stdin, catch_exceptions=False)
+    finally:
+        os.chdir(old)
+    return result.exit_code, result.stdout, result.stderr

@@ -1,0 +1,49 @@
+"""`--fix` and `--diff` read and write the result cache: a file whose cached
+findings have nothing to fix is not analysed again, and a plain run right
+after `--fix` is served entirely from the cache."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from cli_runner import CLIP_BUG, invoke
+
+UNSAFE_ONLY = "import torch\nfor b in loader:\n    step(b)\n    torch.cuda.empty_cache()\n"
+
+
+def _counts(err: str) -> tuple[int, int]:
+    """(linted, from the cache) as `-v` reports them."""
+    match = re.search(r"(\d+) linted, (\d+) from the cache", err)
+    assert match, err
+    return int(match.group(1)), int(match.group(2))
+
+
+def test_fix_analyses_only_what_it_fixes_and_leaves_everything_cached(project: Path) -> None:
+    assert _counts(invoke("src", "-v", cwd=project)[2]) == (3, 0)
+    code, _, err = invoke("src", "--fix", "-v", cwd=project)
+    assert _counts(err) == (1, 2), "only clip.py has something to fix"
+    assert "scaler.unscale_(opt)" in (project / "src" / "clip.py").read_text()
+    code, out, err = invoke("src", "-v", cwd=project)
+    assert _counts(err) == (0, 3), "the fixed file's findings were cached under its new content"
+    assert (code, out) == invoke("src", "--no-cache", cwd=project)[:2]
+    assert _counts(invoke("src", "--diff", "-v", cwd=project)[2]) == (0, 3)
+
+
+def test_diff_reads_the_cache_and_caches_files_it_would_not_change(project: Path) -> None:
+    code, out, err = invoke("src", "--diff", "-v", cwd=project)
+    assert code == 1 and "+    scaler.unscale_(opt)" in out and _counts(err) == (3, 0)
+    assert (project / "src" / "clip.py").read_text() == CLIP_BUG
+    code, out, err = invoke("src", "--diff", "-v", cwd=project)
+    assert code == 1 and "+    scaler.unscale_(opt)" in out
+    assert _counts(err) == (1, 2), "what a diff leaves unchanged is cached; the diffed file is not"
+
+
+def test_a_finding_with_an_unsafe_fix_needs_analysis_only_with_unsafe_fixes(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(UNSAFE_ONLY)
+    invoke("a.py", cwd=tmp_path)
+    assert _counts(invoke("a.py", "--fix", "-v", cwd=tmp_path)[2]) == (0, 1)
+    assert (tmp_path / "a.py").read_text() == UNSAFE_ONLY
+    assert _counts(invoke("a.py", "--fix", "--unsafe-fixes", "-v", cwd=tmp_path)[2]) == (1, 0)
+    assert "empty_cache" not in (tmp_path / "a.py").read_text()
+    assert _counts(invoke("a.py", "-v", cwd=tmp_path)[2]) == (0, 1)

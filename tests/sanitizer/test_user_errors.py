@@ -1,0 +1,70 @@
+"""The script's own errors read as under plain python: no sanitizer frame in the
+traceback, wherever the error passes through a watched call; `show | head` stops
+quietly; ratios in messages stay readable."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sanitizer.detectors.spikes import LossSpikeDetector
+from sanitizer_harness import PRELAUNCH, ROOT, ScriptRuns, environment, run_sanitizer
+
+PLACES = {"dataset": "KeyError: 'sample 17 is missing from the index'",
+          "loss": "ValueError: Expected input batch_size (8) to match target batch_size (7).",
+          "backward": "ArithmeticError: custom backward cannot handle this batch",
+          "closure": "FloatingPointError: closure refused the batch",
+          "scaler": "RuntimeError: optimizer state is corrupt"}
+PRELAUNCH += [entry for place in PLACES for entry in (("user_errors.py", place), ("plain", "user_errors.py", place))]
+
+
+def _traceback(stderr: str, last_line: str) -> str:
+    start = stderr.index("Traceback (most recent call last):")
+    return stderr[start:stderr.index(last_line, start) + len(last_line)]
+
+
+@pytest.mark.parametrize("place", sorted(PLACES))
+def test_traceback_is_the_plain_one(script_runs: ScriptRuns, place: str) -> None:
+    run = script_runs.get("user_errors.py", place)
+    plain = script_runs.plain("user_errors.py", place)
+    assert run.returncode == plain.returncode == 1, run.stderr
+    traceback = _traceback(run.stderr, PLACES[place])
+    assert traceback == _traceback(plain.stderr, PLACES[place])
+    assert "sanitizer" not in traceback.replace("tests/sanitizer/scripts", "")
+    assert run.report is not None and run.report["exit_code"] == 1 and run.report["steps"] == 2
+
+
+def test_show_into_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
+    report = tmp_path / "spikes.json"
+    run_sanitizer(["spikes.py"], report)
+    show = subprocess.Popen([sys.executable, "-m", "sanitizer", "show", str(report)], cwd=ROOT,
+                            env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert show.stdout is not None and show.stderr is not None
+    show.stdout.close()  # the reader leaves before the first line, as `| head -0` does
+    stderr = show.stderr.read().decode()
+    assert show.wait(timeout=60) == 1
+    assert stderr == ""
+    head = subprocess.run(f"{sys.executable} -m sanitizer show {report} | head -1", shell=True, cwd=ROOT,
+                          env=environment(), capture_output=True, text=True, timeout=60)
+    assert len(head.stdout.splitlines()) == 1 and "Error" not in head.stderr
+
+
+@pytest.mark.parametrize(("value", "median", "ratio"), [(7.959e6, 4.287, "1.86e6 times"),
+                                                       (1.01e28, 1.0, "1.01e28 times"),
+                                                       (12.0, 4.0, "3 times")])
+def test_spike_ratio_is_readable(value: float, median: float, ratio: str) -> None:
+    messages: list[str] = []
+
+    class Session:
+        def emit(self, kind: str, step: int, message: str, **fields: object) -> None:
+            messages.append(message)
+
+    class Record:
+        step = 40
+        loss_sites = ["train.py:18"]
+
+    detector = LossSpikeDetector()
+    detector._report(Record(), Session(), value, median, 0.1)  # type: ignore[arg-type]
+    assert f" is {ratio} its median " in messages[0]
