@@ -26,3 +26,31 @@ def test_float64_norms_keep_their_range() -> None:
     gather.add("grads", squared_norms([narrow, wide]))
     assert gather.read()["grads"] == [pytest.approx(4.0), pytest.approx(4e60)]
     assert [n.dtype for n in norms([wide, narrow], 1)] == [torch.float64, torch.float32]
+
+
+def test_only_trained_outermost_modules_are_models() -> None:
+    from torch import nn
+
+    from sanitizer.core.naming import ModelIndex
+    net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    frozen_teacher = nn.Linear(2, 1)
+    criterion, transform = nn.MSELoss(), nn.Sequential(nn.Identity())
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+    index = ModelIndex()
+    index.refresh([], [criterion, transform, frozen_teacher, net[0]])
+    assert [root for _, root in index.roots] == [net]
+    assert index.module_name(net[2]) == "2" and index.param_name(net[0].weight) == "0.weight"
+    assert index.module_name(criterion) is None and index.module_name(frozen_teacher) is None
+    del optimizer
+
+
+def test_without_an_optimizer_the_modules_seen_in_forward_name_the_model() -> None:
+    from torch import nn
+
+    from sanitizer.core.naming import ModelIndex
+    encoder, decoder = nn.Embedding(5, 4), nn.Linear(4, 5)
+    model = nn.ModuleDict({"encoder": encoder, "decoder": decoder})
+    index = ModelIndex()
+    index.refresh([], [encoder, decoder, nn.CrossEntropyLoss()])
+    assert [root for _, root in index.roots] == [model]
+    assert index.module_name(decoder) == "decoder"
