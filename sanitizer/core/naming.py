@@ -1,10 +1,10 @@
 """Names for modules and parameters, taken from the models the script builds.
 
 The models are found once (and again only when a name is missing) by scanning
-live objects for the outermost `nn.Module`s that hold trained parameters: those
-of every optimizer (or, in a loop without one, of the modules seen in forward).
-Parameter-free modules (losses, transforms) and models nothing trains are not
-models: their names never become prefixes.
+live objects for the outermost `nn.Module`s that hold the run's parameters:
+those of the optimizers that stepped and of the modules seen in forward (a
+GAN's generator runs before its optimizer first steps). Parameter-free modules
+(losses, transforms) are not models: their names never become prefixes.
 """
 from __future__ import annotations
 
@@ -30,9 +30,8 @@ class ModelIndex:
         modules = [obj for obj in live if issubclass(type(obj), nn.Module)]
         self.optimizers = [obj for obj in live if issubclass(type(obj), torch.optim.Optimizer)]
         del live
-        params = {id(p) for p in anchor_params} | self.optimizer_params()
-        if not params:  # no optimizer: the parameters of the modules seen in forward are trained
-            params = {id(p) for module in anchor_modules for p in module.parameters(recurse=False)}
+        params = {id(p) for p in anchor_params}
+        params.update(id(p) for module in anchor_modules for p in module.parameters(recurse=False))
         inner = {id(child) for module in modules for child in module._modules.values() if child is not None}
         roots = [module for module in modules if id(module) not in inner and _touches(module, params)]
         self.roots = _prefixed(roots)

@@ -102,7 +102,9 @@ class StepProbe:
     trail_values: list[torch.Tensor] = field(default_factory=list)
     graph_roots: list[Any] = field(default_factory=list)
     model_site: str | None = None
-    eval_losses: list[torch.Tensor] = field(default_factory=list)
+    eval_losses: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # (kind, per-element mean)
+    loss_kinds: list[str | None] = field(default_factory=list)  # of `losses`, None when unknown
+    model_in_eval_mode: Any = None  # the model whose eval-mode forward a training loss came from
 
     def add_trail(self, slot: int, tensor: torch.Tensor) -> None:
         if len(self.trail_slots) < MAX_TRAIL:
@@ -137,6 +139,10 @@ class StepRecord:
     memory_bytes: float | None
     graph_roots: list[Any]
     training_params: list[torch.Tensor] = field(default_factory=list)
+    eval_kind: str | None = None  # the kind of loss `eval_loss` is (see core/loss_calls.py)
+    loss_kinds: list[str | None] = field(default_factory=list)
+    model_in_eval_mode: Any = None  # an nn.Module, when the step trained a model in eval mode
+    optimizer_id: int | None = None  # which optimizer stepped (several: GANs, multi-model runs)
 
     @property
     def loss(self) -> float | None:

@@ -35,7 +35,8 @@ UNTRACED = (nn.ReLU, nn.ReLU6, nn.LeakyReLU, nn.GELU, nn.SiLU, nn.Tanh, nn.Sigmo
 class ForwardTracer:
     def __init__(self, session: Sanitizer, trace: bool, listeners: list[Detector]) -> None:
         self.saw_forward = False
-        self.training_mode: bool | None = None  # of the latest outermost module call
+        self.training_mode: bool | None = None  # of the latest outermost call of a model (not a loss)
+        self._model: weakref.ref[nn.Module] | None = None  # that model
         self._session = session
         self._trace = trace
         self._listeners = listeners
@@ -51,7 +52,9 @@ class ForwardTracer:
                 self._trace_own_computation(args[0])
             return
         self.saw_forward = True
-        self.training_mode = module.training
+        if not isinstance(module, nn.modules.loss._Loss):  # a loss module's mode says nothing
+            self.training_mode = module.training
+            self._model = weakref.ref(module)
         if not torch.is_grad_enabled():
             return
         probe = self._session.probe
@@ -94,6 +97,10 @@ class ForwardTracer:
                 or not tensor.is_floating_point() or tensor.numel() == 0):
             return
         self._session.probe.add_trail(self._slot(module), tensor)
+
+    def model_in_eval_mode(self) -> nn.Module | None:
+        """The model of the latest outermost call, if that call ran in eval mode."""
+        return self._model() if self._model is not None and self.training_mode is False else None
 
     def step_closed(self) -> None:
         self._last_output = None

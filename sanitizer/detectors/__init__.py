@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from sanitizer.detectors.base import Detector
 from sanitizer.detectors.dataloader_bound import DataloaderBoundDetector
+from sanitizer.detectors.divergence import DivergenceDetector
 from sanitizer.detectors.fitting import FittingDetector
 from sanitizer.detectors.grad_underflow import GradUnderflowDetector
 from sanitizer.detectors.memory_growth import MemoryGrowthDetector
@@ -13,6 +14,7 @@ from sanitizer.detectors.rank_divergence import RankDivergenceDetector
 from sanitizer.detectors.scale_collapse import ScaleCollapseDetector
 from sanitizer.detectors.spikes import GradSpikeDetector, LossSpikeDetector
 from sanitizer.detectors.tensor_leak import TensorLeakDetector
+from sanitizer.detectors.train_in_eval_mode import TrainInEvalModeDetector
 from sanitizer.detectors.unused_parameter import UnusedParameterDetector
 from sanitizer.detectors.vanishing_grad import VanishingGradDetector
 
@@ -20,7 +22,7 @@ DETECTORS: tuple[type[Detector], ...] = (
     NonfiniteDetector, LossSpikeDetector, GradSpikeDetector, GradUnderflowDetector,
     ScaleCollapseDetector, VanishingGradDetector, TensorLeakDetector, MemoryGrowthDetector,
     UnusedParameterDetector, ParamNotInOptimizerDetector, DataloaderBoundDetector, FittingDetector,
-    RankDivergenceDetector, MissingSetEpochDetector,
+    RankDivergenceDetector, MissingSetEpochDetector, DivergenceDetector, TrainInEvalModeDetector,
 )
 
 
