@@ -10,10 +10,11 @@ import click
 
 from lint import __version__, reporters
 from lint.cache import CACHE_DIR, clear
-from lint.check import CheckRequest, execute, fail
+from lint.check import CheckRequest, execute
+from lint.check_output import fail
 from lint.config import find_config
 
-SUBCOMMANDS = ("check", "rules", "explain", "clean")
+SUBCOMMANDS = ("check", "rules", "explain", "clean", "server")
 
 
 class _DefaultToCheck(click.Group):
@@ -47,6 +48,7 @@ def main() -> None:
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, also apply unsafe fixes.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a diff instead of writing them; exit 1 if there are any.")
 @click.option("--show-fixes", is_flag=True, help="With --fix or --diff, list what was fixed, per file and rule.")
+@click.option("--add-noqa", is_flag=True, help="Add a `# noqa: CODE` to every line with a finding (to baseline an existing codebase).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when fixes were applied, even if no finding remains.")
 @click.option("--statistics", is_flag=True, help="Print only the number of findings per rule.")
@@ -54,6 +56,8 @@ def main() -> None:
 @click.option("--extend-exclude", multiple=True, help="Globs of paths to skip, in addition to `exclude`.")
 @click.option("--per-file-ignores", multiple=True, metavar="GLOB:CODES", help="Rules not to run on matching files (replaces the configured table); repeatable.")
 @click.option("--extend-per-file-ignores", multiple=True, metavar="GLOB:CODES", help="As --per-file-ignores, adding to the configured table.")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files that .gitignore files ignore (default: yes, or `respect-gitignore` in the configuration).")
+@click.option("--stdin-filename", metavar="PATH", help="With `-` as the path: lint standard input as this file (config, per-file ignores and exclusion apply).")
 @click.option("-q", "--quiet", is_flag=True, help="Print the findings and nothing else.")
 @click.option("-v", "--verbose", is_flag=True, help="Also print the configuration, the rules and what was linted (on stderr).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, help="Worker processes (default: one per CPU).")
@@ -101,3 +105,16 @@ def clean(directory: str | None) -> None:
     base = found.parent if found is not None else root
     removed = clear(base / CACHE_DIR)
     click.echo(f"{'Removed' if removed else 'No cache at'} {base / CACHE_DIR}")
+
+
+@main.command()
+def server() -> None:
+    """Run the language server for editors (LSP over stdin/stdout)."""
+    try:
+        from lint.lsp.server import serve
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        _fail(f"`trainlint server` needs pygls 2 ({exc}): pip install 'trainlint[lsp]'")
+        return
+    serve()

@@ -13,7 +13,9 @@ from lint.manifest import manifest
 if TYPE_CHECKING:
     from lint.rule import Rule
 
-KNOWN_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores")
+KNOWN_KEYS = (
+    "select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "respect-gitignore",
+)
 
 
 class ConfigError(Exception):
@@ -30,6 +32,7 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     extend_exclude: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    respect_gitignore: bool = True  # skip what .gitignore files ignore when walking folders
 
 
 def find_config(start: Path) -> Path | None:
@@ -81,6 +84,10 @@ def _from_table(table: dict[str, object], path: Path) -> Config:
     config.extend_select = _codes(table, "extend-select", path)
     config.exclude = _strings(table, "exclude", path)
     config.extend_exclude = _strings(table, "extend-exclude", path)
+    respect = table.get("respect-gitignore", True)
+    if not isinstance(respect, bool):
+        raise ConfigError(f"{path}: 'respect-gitignore' must be true or false")
+    config.respect_gitignore = respect
     ignores = table.get("per-file-ignores", {})
     if not isinstance(ignores, dict):
         raise ConfigError(f"{path}: 'per-file-ignores' must be a table of glob = [codes]")
@@ -154,6 +161,15 @@ def select_rules(select: Sequence[str] | None, extend: Sequence[str], ignore: Se
     return Selection(tuple(chosen))
 
 
+def codes_for_file(path: Path, selection: Selection, config: Config) -> tuple[str, ...]:
+    """The selected codes minus those `per-file-ignores` turns off for `path`."""
+    ignored: list[str] = []
+    for glob, codes in config.per_file_ignores.items():
+        if matches_glob(path, config.root, [glob]):
+            ignored.extend(codes)
+    return (selection.without(ignored) if ignored else selection).codes
+
+
 def _specificity(code: str, selectors: Sequence[str]) -> int:
     """Length of the longest selector that is a prefix of `code`, -1 if none."""
     return max((len(s) for s in selectors if code.startswith(s)), default=-1)
@@ -190,6 +206,7 @@ class Overrides:
     extend_exclude: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] | None = None
     extend_per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    respect_gitignore: bool | None = None
 
 
 def with_overrides(config: Config, overrides: Overrides) -> Config:
@@ -204,6 +221,7 @@ def with_overrides(config: Config, overrides: Overrides) -> Config:
             config.per_file_ignores if overrides.per_file_ignores is None else overrides.per_file_ignores,
             overrides.extend_per_file_ignores,
         ),
+        respect_gitignore=config.respect_gitignore if overrides.respect_gitignore is None else overrides.respect_gitignore,
     )
 
 

@@ -1,14 +1,15 @@
 """Which files to lint: Python files under the given paths, minus what the
-defaults and the configuration exclude."""
+defaults, the configuration and (in folders) `.gitignore` files exclude."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from lint.config import Config, matches_glob
+from lint.gitignore import GitIgnore
 
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".venv", "venv", ".env", "env", "virtualenv", ".tox", ".nox",
@@ -46,6 +47,32 @@ def discover(paths: Sequence[str], config: Config) -> Discovery:
 
 
 def _walk(top: str, config: Config, configured: list[str], result: Discovery, seen: set[str]) -> None:
+    ignores = {top: GitIgnore.for_directory(top)} if config.respect_gitignore else {}
+    for directory, dirnames, filenames in _directories(top, result):
+        gitignore = ignores.pop(directory, None)
+        kept = []
+        for name in sorted(dirnames):
+            full = os.path.join(directory, name)
+            if _excluded(Path(full), DEFAULT_EXCLUDES, config, configured):
+                continue
+            if gitignore is not None and gitignore.ignored(full, is_dir=True):
+                continue
+            kept.append(name)
+            if gitignore is not None:
+                ignores[full] = gitignore.child(full)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            full = os.path.join(directory, name)
+            if not name.endswith(".py") or _excluded(Path(full), (), config, configured):
+                continue
+            if gitignore is None or not gitignore.ignored(full, is_dir=False):
+                _add(result, seen, os.path.normpath(full))
+
+
+def _directories(top: str, result: Discovery) -> Iterator[tuple[str, list[str], list[str]]]:
+    """`os.walk` from `top`, following symbolic links but not their loops;
+    pruning the yielded folder names prunes the walk."""
+
     def on_error(error: OSError) -> None:
         result.errors.append(f"{error.filename}: {error.strerror or error}")
 
@@ -61,17 +88,7 @@ def _walk(top: str, config: Config, configured: list[str], result: Discovery, se
             dirnames[:] = []
             continue
         visited.add((stat.st_dev, stat.st_ino))
-        dirnames[:] = sorted(
-            d for d in dirnames
-            if not _excluded(Path(directory, d), DEFAULT_EXCLUDES, config, configured)
-        )
-        for name in sorted(filenames):
-            if not name.endswith(".py"):
-                continue
-            full = os.path.join(directory, name)
-            if _excluded(Path(full), (), config, configured):
-                continue
-            _add(result, seen, os.path.normpath(full))
+        yield directory, dirnames, filenames
 
 
 def _excluded(path: Path, defaults: Sequence[str], config: Config, configured: list[str]) -> bool:

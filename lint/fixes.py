@@ -63,11 +63,56 @@ def _names_read(module: cst.Module) -> set[str]:
     return read
 
 
+_EMPTY = cst.Module(body=[])
+
+
 class _DropImports(cst.CSTTransformer):
     def __init__(self, qualified: set[str], used: set[str]) -> None:
         super().__init__()
         self.qualified = qualified
         self.used = used
+        # import lines removed whole, with the comments the next statement keeps
+        self.orphans: dict[cst.CSTNode, list[cst.EmptyLine]] = {}
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
+        if updated_node.body or not original_node.body:
+            return updated_node
+        comment = original_node.trailing_whitespace.comment
+        lines = [line for line in original_node.leading_lines if line.comment is not None]
+        if comment is not None:
+            lines.append(cst.EmptyLine(comment=comment))
+        self.orphans[original_node] = lines
+        return cst.RemoveFromParent()
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+        body, footer = self._adopt(original_node.body, updated_node.body)
+        return updated_node.with_changes(body=body, footer=[*footer, *updated_node.footer])
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        body, footer = self._adopt(original_node.body, updated_node.body)
+        return updated_node.with_changes(body=body, footer=[*footer, *updated_node.footer])
+
+    def _adopt(
+        self, original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]
+    ) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
+        """Give the comments of removed lines to the statement that follows
+        them (or to the block's footer): a fix never deletes a comment."""
+        survivors = iter(updated)
+        out: list[cst.BaseStatement] = []
+        pending: list[cst.EmptyLine] = []
+        for statement in original:
+            if statement in self.orphans:
+                pending += self.orphans.pop(statement)
+                continue
+            kept = next(survivors)
+            if pending:
+                kept = kept.with_changes(leading_lines=[*pending, *kept.leading_lines])  # type: ignore[call-arg]
+                pending = []
+            out.append(kept)
+        out.extend(survivors)
+        return out, pending
 
     def leave_ImportFrom(
         self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
@@ -86,7 +131,8 @@ class _DropImports(cst.CSTTransformer):
 
     def _unused(self, qualified: str, alias: cst.ImportAlias) -> bool:
         local = alias.asname.name.value if alias.asname else dotted_name(alias.name)  # type: ignore[union-attr]
-        return qualified in self.qualified and local not in self.used
+        # a name with its own comment (one per line in parentheses) stays, comment and all
+        return qualified in self.qualified and local not in self.used and "#" not in _EMPTY.code_for_node(alias)
 
     @staticmethod
     def _rebuild(node: cst.Import | cst.ImportFrom, keep: list[cst.ImportAlias]) -> cst.CSTNode | cst.RemovalSentinel:

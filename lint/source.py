@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import codecs
 import io
+import re
 import tokenize
+
+# Python, LibCST and LSP end a line at \r\n, \r or \n only; str.splitlines
+# also breaks at \f, \v, \x1c-\x1e, \x85, \u2028 and \u2029
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(source: str) -> list[str]:
+    """The lines of a source text, numbered as LibCST positions number them."""
+    return LINE_BREAK.split(source)
 
 
 class SourceError(Exception):
@@ -42,3 +52,9 @@ def decode(data: bytes) -> tuple[str, str]:
     if text.startswith("\ufeff"):
         text = text[1:]
     return text, encoding
+
+
+def encoding_to_write(data: bytes, encoding: str) -> str:
+    """The encoding to write fixed text of `data` with: a UTF-8 byte order
+    mark the file had is kept."""
+    return "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else encoding

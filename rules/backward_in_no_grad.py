@@ -1,16 +1,30 @@
+from __future__ import annotations
+
+import libcst as cst
+
 from lint.analysis.loops import is_backward, lexical_grad_mode
+from lint.analysis.scopes import dotted_name
+from lint.analysis.training import method_call
+from lint.analysis.walk import iter_nodes
 from lint.rule import Rule
+
+# objects whose `.backward(loss)` back-propagates its argument
+_BACKWARD_RUNNERS = ("accelerator", "fabric", "engine")
 
 
 class BackwardInNoGrad(Rule):
     """
     ## What it does
-    Flags `.backward()` called inside `with torch.no_grad():` /
-    `with torch.inference_mode():` (or `torch.set_grad_enabled(False)`), or in
-    a function decorated with them (`@torch.no_grad`, `@torch.no_grad()`,
-    `@torch.inference_mode()`, under any alias, or a wrapper of the same file
-    built on them), unless `torch.enable_grad()` re-enables gradients around
-    the call.
+    Flags `.backward()` on a loss computed with gradients off: inside
+    `with torch.no_grad():` / `with torch.inference_mode():` (or
+    `torch.set_grad_enabled(False)`), or in a function decorated with them
+    (`@torch.no_grad`, `@torch.no_grad()`, `@torch.inference_mode()`, under
+    any alias, or a wrapper of the same file built on them), unless
+    `torch.enable_grad()` re-enables gradients around it. The backward call
+    must run there too, and the loss must be computed there: an expression
+    evaluated at the call (`criterion(out, y).backward()`,
+    `scaler.scale(loss).backward()`), or a variable whose every assignment in
+    the function runs with gradients off.
 
     ## Why is this bad?
     Under `no_grad` the forward pass records no graph, so the loss does not
@@ -39,13 +53,19 @@ class BackwardInNoGrad(Rule):
     ## Limitations
     Only the `with` blocks and decorators of the function holding the call
     are considered, not those around its callers. A decorator that cannot be
-    resolved is assumed not to disable gradients.
+    resolved is assumed not to disable gradients. A loss computed outside the
+    block (or received as a parameter, or returned by a helper) is not
+    flagged: `backward()` itself runs fine under `no_grad` when the graph was
+    recorded with gradients on.
     """
 
     code = "TL407"
     name = "backward-in-no-grad"
     severity = "error"
-    message = "`backward()` under `no_grad` / `inference_mode`: no graph was recorded and this raises at run time"
+    message = (
+        "`backward()` on a loss computed under `no_grad` / `inference_mode`: no graph was recorded "
+        "and this raises at run time"
+    )
     triggers = ("backward",)
     bad = (
         "import torch\n"
@@ -75,16 +95,28 @@ class BackwardInNoGrad(Rule):
         "            return fn(*args, **kwargs)\n"
         "    return run\n"
         "@torch.no_grad\n"
-        "def a(loss):\n"
+        "def a(model, x):\n"
+        "    loss = model(x).sum()\n"
         "    loss.backward()  # expect: TL407\n"
         "@frozen\n"
-        "def b(loss):\n"
+        "def b(model, x):\n"
+        "    loss = model(x).sum()\n"
         "    loss.backward()  # expect: TL407\n",
         "import torch\n"
         "with torch.set_grad_enabled(False):\n"
         "    criterion(model(x), y).backward()  # expect: TL407\n",
     )
     good = (
+        # the graph was recorded outside the block: backward() works under no_grad
+        "import torch\n"
+        "for x, y in loader:\n"
+        "    loss = criterion(model(x), y)\n"
+        "    with torch.no_grad():\n"
+        "        loss.backward()\n"
+        "        ema.update(model)\n"
+        "@torch.no_grad()\n"
+        "def apply(loss, accelerator):\n"
+        "    accelerator.backward(loss)\n",
         # `enable_grad` inside `no_grad` records a graph again
         "import torch\n"
         "@torch.no_grad()\n"
@@ -139,4 +171,42 @@ class BackwardInNoGrad(Rule):
     def finish(self) -> None:
         for node in self.ctx.nodes():
             if is_backward(node) and lexical_grad_mode(self.ctx, node) == "off":
-                self.report(node)
+                if self._computed_without_graph(node):  # type: ignore[arg-type]
+                    self.report(node)
+
+    def _computed_without_graph(self, call: cst.Call) -> bool:
+        """Whether the back-propagated tensor was computed with gradients
+        off: an expression evaluated right here (`criterion(out, y)`,
+        `loss / n`, `scaler.scale(loss)`: any operation under `no_grad`
+        records nothing), or a variable whose every assignment in this
+        function runs with gradients off. A variable computed elsewhere (a
+        parameter, a loss returned by a helper) may carry its graph:
+        `backward()` itself works under `no_grad`."""
+        target = _backward_target(call)
+        if target is None:
+            return False
+        name = dotted_name(target)
+        if name is None:
+            return True
+        body = self.ctx.enclosing_function(call) or self.ctx.module
+        assignments = [node for node in iter_nodes(body) if _assigns(node, name)]
+        return bool(assignments) and all(lexical_grad_mode(self.ctx, a) == "off" for a in assignments)
+
+
+def _backward_target(call: cst.Call) -> cst.BaseExpression | None:
+    """`X` of `X.backward()`, or `loss` of `accelerator.backward(loss)`."""
+    receiver = method_call(call, "backward")
+    if receiver is None:
+        return None
+    runner = dotted_name(receiver)
+    if runner is not None and runner.rsplit(".", 1)[-1].lower().endswith(_BACKWARD_RUNNERS):
+        return call.args[0].value if call.args and call.args[0].keyword is None else None
+    return receiver
+
+
+def _assigns(node: cst.CSTNode, name: str) -> bool:
+    if isinstance(node, cst.Assign):
+        return any(dotted_name(t.target) == name for t in node.targets)
+    if isinstance(node, cst.AugAssign | cst.AnnAssign):
+        return dotted_name(node.target) == name
+    return False

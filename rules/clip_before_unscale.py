@@ -154,9 +154,13 @@ class ClipBeforeUnscale(Rule):
         self._step_targets: dict[Binding, set[str]] = {}
         self._clips: dict[cst.Call, set[Binding]] = {}
         for body in code_bodies(self.ctx):
-            Flow(self.ctx.module, self._transfer).run(body)
+            Flow(self.ctx, self._transfer, events=self._is_event).run(body)
         for clip, scalers in self._clips.items():
             self.report(clip, fix=self._fix(clip, scalers))
+
+    def _is_event(self, node: cst.CSTNode) -> bool:
+        """Every node `_transfer` can react to."""
+        return method_call(node, "backward", "unscale_", "step", "update") is not None or is_clip_call(self.ctx, node)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         receivers = self.ctx.receivers

@@ -1,13 +1,15 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Sequence
 
 import libcst as cst
 
 from lint.analysis import names
 from lint.analysis.guards import in_fallback
-from lint.analysis.scopes import dotted_name
-from lint.rule import Example, Fix, Rule
+from lint.analysis.scopes import Scope, dotted_name
+from lint.context import FileContext
+from lint.rule import Example, Fix, Replacement, Rule
 
 
 @dataclass(frozen=True)
@@ -16,6 +18,15 @@ class _Replacement:
     new: str  # attribute of torch.amp
     decorator: bool  # takes device_type= instead of a leading device argument
     positional: tuple[str, ...] = ()  # old positional parameters to turn into keywords
+
+
+@dataclass(frozen=True)
+class _Spelling:
+    """The name that reaches torch at a fix, with what makes it bound there."""
+
+    name: str
+    imports: tuple[str, ...] = ()  # module-level `import X` to add
+    edits: dict[cst.CSTNode, Replacement] = field(default_factory=dict)
 
 
 _AUTOCAST_ARGS = ("enabled", "dtype", "cache_enabled")
@@ -50,13 +61,22 @@ class DeprecatedAmpApi(Rule):
     `torch.amp.custom_fwd(device_type="cuda", ...)` with every argument kept
     (positional autocast arguments become keywords, since the new signature
     orders them differently); `import torch` is added if needed, and the old
-    import is removed once nothing uses it.
+    import is removed once nothing uses it. Formatting survives: comments
+    inside the call and on a removed import line are kept, as are a
+    trailing comma and one-argument-per-line layout. A function-local
+    `from torch.cuda.amp import autocast` gets a function-local
+    `import torch` (never one at the top of the module, which would defeat a
+    lazy import). Where `torch` names something else (a parameter, a local
+    variable, a module-level `torch = None` fallback) no fix is offered.
 
     ## Limitations
     A fallback used only when the new API is missing (in an
     `except AttributeError:` / `except ImportError:` handler, or on one side
     of a torch version check) is not flagged, nor is a name imported on both
-    sides of such a fallback. `isinstance` checks are not uses.
+    sides of such a fallback. `isinstance` checks are not uses. A variable
+    assigned the deprecated API (`ac = torch.cuda.amp.autocast`) is reported
+    once, where the API is used; calls through that variable are not
+    reported again and get no fix.
     """
 
     code = "TL102"
@@ -175,7 +195,7 @@ class DeprecatedAmpApi(Rule):
 
     def _check(self, node: cst.Name | cst.Attribute) -> None:
         parent = self.ctx.parent(node)
-        if not _is_reference(node, parent):
+        if not _is_reference(node, parent) or _through_alias_variable(self.ctx, node):
             return
         qualified = self.ctx.qualified_name(node)
         if qualified not in DEPRECATED or in_fallback(self.ctx, node):
@@ -202,18 +222,44 @@ class DeprecatedAmpApi(Rule):
         return False
 
     # -- fixes ---------------------------------------------------------------
-    def _torch_prefix(self, at: cst.CSTNode) -> tuple[str, tuple[str, ...]] | None:
-        """How to spell the torch module at `at`, and the import it needs."""
+    def _torch_spelling(self, at: cst.CSTNode, reference: cst.BaseExpression) -> _Spelling | None:
+        """How to spell the torch module at `at`, and the import it needs:
+        a name already bound to torch; else `torch`, imported where the old
+        import was (a function-local import stays local, so lazy imports stay
+        lazy) or at the top of the module. None when `torch` is bound to
+        something else there (a parameter, `torch = None`)."""
         local = self.ctx.local_name_for("torch", at)
         if local is not None:
-            return local, ()
-        if names.lookup("torch", self.ctx.scope_of(at)):
-            return None  # `torch` means something else here
-        return "torch", ("torch",)
+            return _Spelling(local)
+        if _is_bound("torch", self.ctx.scope_of(at)):
+            return None
+        line = self._local_import_line(reference)
+        if line is not None:
+            import_torch = cst.SimpleStatementLine(
+                body=[cst.Import([cst.ImportAlias(cst.Name("torch"))])], leading_lines=line.leading_lines
+            )
+            new = cst.FlattenSentinel([import_torch, line.with_changes(leading_lines=())])
+            return _Spelling("torch", edits={line: new})
+        return _Spelling("torch", imports=("torch",))
+
+    def _local_import_line(self, reference: cst.BaseExpression) -> cst.SimpleStatementLine | None:
+        """The statement of a function-local import that `reference` reads."""
+        head = reference
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if not isinstance(head, cst.Name):
+            return None
+        scope = _binding_scope(head.value, self.ctx.scope_of(head))
+        if scope is None or not scope.is_function or head.value not in scope.imports:
+            return None
+        for line in self.ctx.nodes_of(cst.SimpleStatementLine):
+            if self.ctx.scope_of(line) is scope and any(head.value in _imported_names(small) for small in line.body):  # type: ignore[attr-defined]
+                return line  # type: ignore[return-value]
+        return None
 
     def _fix_call(self, call: cst.Call, func: cst.BaseExpression, rep: _Replacement) -> Fix | None:
-        prefix = self._torch_prefix(call)
-        if prefix is None or any(arg.star for arg in call.args):
+        spelling = self._torch_spelling(call, func)
+        if spelling is None or any(arg.star for arg in call.args):
             return None
         if any(arg.keyword is not None and arg.keyword.value in ("device", "device_type") for arg in call.args):
             return None
@@ -228,26 +274,26 @@ class DeprecatedAmpApi(Rule):
                 if len([a for a in args if a.keyword is None]) > len(rep.positional):
                     return None
                 args = [
-                    _keyword(rep.positional[i], a.value, a.comma) if a.keyword is None else a
+                    _as_keyword(a, rep.positional[i]) if a.keyword is None else a
                     for i, a in enumerate(args)
                 ]
             args = [cst.Arg(device), *args]
-        args = _with_commas(args)
-        new_func = cst.parse_expression(f"{prefix[0]}.amp.{rep.new}")
+        args = _with_commas(args, call.args)
+        new_func = cst.parse_expression(f"{spelling.name}.amp.{rep.new}")
         return Fix(
-            {call: call.with_changes(func=new_func, args=args)},
-            imports=prefix[1],
+            {call: _device_first(call.with_changes(func=new_func, args=args), call, rep), **spelling.edits},
+            imports=spelling.imports,
             unused_imports=self._imports_behind(func),
         )
 
     def _fix_decorator(self, decorator: cst.Decorator, func: cst.BaseExpression, rep: _Replacement) -> Fix | None:
-        prefix = self._torch_prefix(decorator)
-        if prefix is None:
+        spelling = self._torch_spelling(decorator, func)
+        if spelling is None:
             return None
-        new = cst.parse_expression(f'{prefix[0]}.amp.{rep.new}(device_type="{rep.device}")')
+        new = cst.parse_expression(f'{spelling.name}.amp.{rep.new}(device_type="{rep.device}")')
         return Fix(
-            {decorator: decorator.with_changes(decorator=new)},
-            imports=prefix[1],
+            {decorator: decorator.with_changes(decorator=new), **spelling.edits},
+            imports=spelling.imports,
             unused_imports=self._imports_behind(func),
         )
 
@@ -266,17 +312,40 @@ def _usage(rep: _Replacement) -> str:
     return f'torch.amp.{rep.new}("{rep.device}", ...)'
 
 
-def _keyword(name: str, value: cst.BaseExpression, comma: object = cst.MaybeSentinel.DEFAULT) -> cst.Arg:
+def _device_first(new: cst.Call, old: cst.Call, rep: _Replacement) -> cst.Call:
+    """When the original call broke the line before its first argument
+    (`f(\n    a,\n    b,\n)`), the device added in front gets a line of its own."""
+    if rep.decorator or not old.args or not isinstance(old.whitespace_before_args, cst.ParenthesizedWhitespace):
+        return new
+    first = new.args[0]
+    if not isinstance(first.comma, cst.Comma):
+        return new
+    broken = first.with_changes(comma=first.comma.with_changes(whitespace_after=old.whitespace_before_args))
+    return new.with_changes(args=[broken, *new.args[1:]])
+
+
+def _as_keyword(arg: cst.Arg, name: str) -> cst.Arg:
+    """`name=value` for a positional argument, with its comma and the
+    whitespace (and comments) around it kept."""
+    return arg.with_changes(keyword=cst.Name(name), equal=_keyword(name, arg.value).equal)
+
+
+def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
     tight = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
-    return cst.Arg(value, keyword=cst.Name(name), equal=tight, comma=comma)  # type: ignore[arg-type]
+    return cst.Arg(value, keyword=cst.Name(name), equal=tight)
 
 
-def _with_commas(args: list[cst.Arg]) -> list[cst.Arg]:
+def _with_commas(args: list[cst.Arg], original: Sequence[cst.Arg]) -> list[cst.Arg]:
+    """Commas between the rewritten arguments. The last one keeps the comma
+    the original last argument had (a trailing comma stays, with any comment
+    or line break after it); an argument added in front gets a comma
+    followed by the same break the first original argument had, so a call
+    written one argument per line stays so."""
+    trailing = original[-1].comma if original else cst.MaybeSentinel.DEFAULT
     out = []
     for i, arg in enumerate(args):
-        last = i == len(args) - 1
-        if last:
-            out.append(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+        if i == len(args) - 1:
+            out.append(arg.with_changes(comma=trailing))
         elif arg.comma is cst.MaybeSentinel.DEFAULT:
             out.append(arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
         else:
@@ -293,6 +362,51 @@ def _is_reference(node: cst.Name | cst.Attribute, parent: cst.CSTNode | None) ->
         return False
     if isinstance(parent, cst.Arg) and parent.keyword is node:
         return False
+    if isinstance(parent, cst.AssignTarget | cst.AugAssign | cst.AnnAssign) and parent.target is node:
+        return False
     if isinstance(parent, cst.FunctionDef | cst.ClassDef | cst.Param):
         return parent.name is not node  # type: ignore[union-attr]
     return True
+
+
+def _binding_scope(name: str, scope: Scope | None) -> Scope | None:
+    """The scope whose binding of `name` a read in `scope` sees (class
+    bodies are not visible from the functions inside them)."""
+    first = True
+    while scope is not None:
+        if not (scope.is_class and not first) and (
+            name in scope.imports or name in scope.aliases or name in scope.locals
+        ):
+            return scope
+        first = False
+        scope = scope.parent
+    return None
+
+
+def _is_bound(name: str, scope: Scope) -> bool:
+    return _binding_scope(name, scope) is not None
+
+
+def _imported_names(small: cst.BaseSmallStatement) -> set[str]:
+    """Local names an import statement binds."""
+    if not isinstance(small, cst.Import | cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
+        return set()
+    out = set()
+    for alias in small.names:
+        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            out.add(alias.asname.name.value)
+        else:
+            out.add((dotted_name(alias.name) or "").split(".")[0])
+    return out
+
+
+def _through_alias_variable(ctx: FileContext, node: cst.Name | cst.Attribute) -> bool:
+    """`ac()` after `ac = torch.cuda.amp.autocast`: the deprecated API was
+    used (and reported) where the variable was assigned, not again here."""
+    head: cst.BaseExpression = node
+    while isinstance(head, cst.Attribute):
+        head = head.value
+    if not isinstance(head, cst.Name):
+        return False
+    scope = _binding_scope(head.value, ctx.scope_of(head))
+    return scope is not None and head.value in scope.aliases and head.value not in scope.imports

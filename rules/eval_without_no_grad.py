@@ -1,14 +1,17 @@
 import libcst as cst
 
-from lint.analysis.flow import Facts, Flow
+from lint.analysis.dataflow import is_constant
+from lint.analysis.flow import Facts
 from lint.analysis.loops import (
+    CallFlow,
     clears_grads,
     grad_mode_at,
     is_backward,
     reachable_nodes,
     train_mode_call,
 )
-from lint.analysis.training import code_bodies, method_call
+from lint.analysis.receivers import Binding
+from lint.analysis.training import MODULE_CHAIN, code_bodies, method_call, unchain_module
 from lint.analysis.walk import iter_nodes
 from lint.context import FileContext
 from lint.rule import Rule
@@ -57,8 +60,13 @@ class EvalWithoutNoGrad(Rule):
     The model must be called by the same expression that `.eval()` was called
     on, in the same function. A function with an unresolvable decorator, a
     function or loop that also back-propagates or steps (BatchNorm frozen
-    during training), a model frozen with `requires_grad_(False)`, and
-    comprehensions are left alone.
+    during training), and comprehensions are left alone. A model whose
+    parameters are all frozen records no graph and is never flagged:
+    `model.requires_grad_(False)` (also chained with `.eval()` / `.to()`, or
+    on the constructed model), or a loop over `model.parameters()` /
+    `model.named_parameters()` that sets `requires_grad = False` or calls
+    `requires_grad_(False)` on each. Freezing is matched per variable: a
+    model frozen by a helper that receives it is not seen.
     """
 
     code = "TL406"
@@ -67,6 +75,27 @@ class EvalWithoutNoGrad(Rule):
     message = "evaluation forward pass outside `torch.no_grad()`: it records an autograd graph for nothing; wrap the loop in `torch.no_grad()` or `torch.inference_mode()`"
     triggers = (".eval(",)
     bad = (
+        # eval mode set at module level, the forward passes in a function it then calls
+        "import torch\n"
+        "model = torch.load('model.pt')\n"
+        "model.eval()\n"
+        "def evaluate(loader):\n"
+        "    outputs = []\n"
+        "    for x in loader:\n"
+        "        outputs.append(model(x).argmax(-1))  # expect: TL406\n"
+        "    return outputs\n"
+        "evaluate(test_loader)\n",
+        # reached from a Hydra entry point
+        "import hydra\n"
+        "def validate(model, loader):\n"
+        "    model.eval()\n"
+        "    correct = 0\n"
+        "    for x, y in loader:\n"
+        "        correct += (model(x).argmax(1) == y).sum().item()  # expect: TL406\n"
+        "    return correct\n"
+        "@hydra.main(config_path='conf', config_name='config')\n"
+        "def main(cfg):\n"
+        "    print(validate(hydra.utils.instantiate(cfg.model), cfg.loader))\n",
         "import torch\n"
         "def validate(model, loader, criterion):\n"
         "    model.eval()\n"
@@ -110,6 +139,35 @@ class EvalWithoutNoGrad(Rule):
         "    return correct\n",
     )
     good = (
+        # the called function runs under no_grad; an unknown decorator may set it
+        "import torch\n"
+        "from project.utils import in_eval_context\n"
+        "model = torch.load('model.pt')\n"
+        "model.eval()\n"
+        "@torch.no_grad()\n"
+        "def evaluate(loader):\n"
+        "    outputs = []\n"
+        "    for x in loader:\n"
+        "        outputs.append(model(x))\n"
+        "    return outputs\n"
+        "@in_eval_context\n"
+        "def score(loader):\n"
+        "    for x in loader:\n"
+        "        print(model(x))\n"
+        "evaluate(test_loader)\n"
+        "score(test_loader)\n",
+        # every parameter frozen: no graph is recorded
+        "import torch\n"
+        "def embed(encoder, loader):\n"
+        "    for _, p in encoder.named_parameters():\n"
+        "        p.requires_grad = False\n"
+        "    encoder.eval()\n"
+        "    for x in loader:\n"
+        "        yield encoder(x)\n"
+        "def score(model, loader):\n"
+        "    model.eval().requires_grad_(False)\n"
+        "    for x in loader:\n"
+        "        yield model(x)\n",
         # the decorator, bare or called, under an alias
         "import torch as th\n"
         "@th.no_grad\n"
@@ -187,9 +245,17 @@ class EvalWithoutNoGrad(Rule):
 
     def finish(self) -> None:
         self._frozen = _frozen_models(self.ctx)
+        self._switched = {_last_name(mode[0]) for mode in map(train_mode_call, self.ctx.nodes_of(cst.Call)) if mode}
         for body in code_bodies(self.ctx):
             self._body = body
-            Flow(self.ctx.module, self._transfer).run(body)
+            CallFlow(self.ctx, self._transfer, events=self._is_event).run(body)
+
+    def _is_event(self, node: cst.CSTNode) -> bool:
+        """Every node `_transfer` can react to: `.train()` / `.eval()`, and
+        calls of something that is switched by them somewhere in the file."""
+        if train_mode_call(node) is not None:
+            return True
+        return isinstance(node, cst.Call) and _last_name(node.func) in self._switched
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         mode = train_mode_call(node)
@@ -198,7 +264,7 @@ class EvalWithoutNoGrad(Rule):
             return facts | {receiver} if mode[1] is False else facts - {receiver}
         if isinstance(node, cst.Call) and facts:
             called = self.ctx.code(node.func)
-            if called in facts and called not in self._frozen and self._in_evaluation_loop(node):
+            if called in facts and _model_key(self.ctx, node.func) not in self._frozen and self._in_evaluation_loop(node):
                 self.report(node)
         return facts
 
@@ -226,23 +292,73 @@ class EvalWithoutNoGrad(Rule):
         return False
 
 
-def _frozen_models(ctx: FileContext) -> set[str]:
+def _last_name(expr: cst.BaseExpression) -> str | None:
+    """`model` for `self.model` or `model`: the code of two such expressions
+    can only be equal when these are."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    return expr.value if isinstance(expr, cst.Name) else None
+
+
+def _frozen_models(ctx: FileContext) -> set[Binding | str]:
     """Models whose parameters were all set not to require grad:
-    `m.requires_grad_(False)`, `for p in m.parameters(): p.requires_grad = False`."""
-    frozen: set[str] = set()
+    `m.requires_grad_(False)` (also chained: `m.eval().requires_grad_(False)`,
+    `m = Net().requires_grad_(False)`), and `for p in m.parameters():` /
+    `for name, p in m.named_parameters():` setting `p.requires_grad = False`
+    or calling `p.requires_grad_(False)`. Keyed by variable where one is
+    known, so a model frozen in one function says nothing of a namesake in
+    another."""
+    frozen: set[Binding | str] = set()
     for node in ctx.nodes():
-        receiver = method_call(node, "requires_grad_")
-        if receiver is not None and isinstance(node, cst.Call) and node.args:
-            if ctx.code(node.args[0].value) == "False":
-                frozen.add(ctx.code(receiver))
+        if isinstance(node, cst.Call) and _freezes(node) is not None:
+            frozen.add(_model_key(ctx, unchain_module(_freezes(node))))  # type: ignore[arg-type]
+        elif isinstance(node, cst.Assign) and _freezes(node.value) is not None:
+            for target in node.targets:
+                frozen.add(_model_key(ctx, target.target))
         elif isinstance(node, cst.For):
-            owner = method_call(node.iter, "parameters")
-            if owner is not None and any(
-                isinstance(n, cst.Assign)
-                and isinstance(n.targets[0].target, cst.Attribute)
-                and n.targets[0].target.attr.value == "requires_grad"
-                and ctx.code(n.value) == "False"
-                for n in iter_nodes(node.body)
-            ):
-                frozen.add(ctx.code(owner))
+            owner = method_call(node.iter, "parameters", "named_parameters")
+            if owner is not None and _freezes_each(node):
+                frozen.add(_model_key(ctx, unchain_module(owner)))
     return frozen
+
+
+def _freezes(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The receiver of `x.requires_grad_(False)`, possibly followed by
+    `.eval()` / `.to(...)`-style calls (`x.requires_grad_(False).eval()`)."""
+    while isinstance(node, cst.Call):
+        receiver = method_call(node, "requires_grad_")
+        if receiver is not None:
+            return receiver if node.args and is_constant(node.args[0].value, "False") else None
+        inner = method_call(node, *MODULE_CHAIN)
+        if inner is None:
+            return None
+        node = inner
+    return None
+
+
+def _freezes_each(loop: cst.For) -> bool:
+    """The body sets `requires_grad` off on the loop's (last) target."""
+    target = loop.target
+    if isinstance(target, cst.Tuple) and target.elements:
+        target = target.elements[-1].value
+    if not isinstance(target, cst.Name):
+        return False
+    for node in iter_nodes(loop.body):
+        if isinstance(node, cst.Assign) and is_constant(node.value, "False"):
+            for t in node.targets:
+                lhs = t.target
+                if isinstance(lhs, cst.Attribute) and lhs.attr.value == "requires_grad" and _is_name(lhs.value, target):
+                    return True
+        receiver = _freezes(node) if isinstance(node, cst.Call) else None
+        if receiver is not None and _is_name(receiver, target):
+            return True
+    return False
+
+
+def _is_name(expr: cst.BaseExpression, name: cst.Name) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == name.value
+
+
+def _model_key(ctx: FileContext, expr: cst.BaseExpression) -> Binding | str:
+    binding = ctx.receivers.binding(expr)
+    return binding if binding is not None else ctx.code(expr)

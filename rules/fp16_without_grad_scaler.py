@@ -67,6 +67,26 @@ class Fp16WithoutGradScaler(Rule):
     message = "backward through float16 autocast without a GradScaler: small gradients underflow to zero; scale the loss with `torch.amp.GradScaler` or use bfloat16"
     triggers = ("autocast",)
     bad = (
+        # the dtype is a command-line choice that includes float16
+        "import argparse\n"
+        "import torch\n"
+        "parser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--dtype', choices=['float16', 'bfloat16'], default='bfloat16')\n"
+        "args = parser.parse_args()\n"
+        "dtype = getattr(torch, args.dtype)\n"
+        "def train(model, loader, optimizer):\n"
+        "    for x in loader:\n"
+        "        with torch.autocast('cuda', dtype=dtype):\n"
+        "            loss = model(x).sum()\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        optimizer.step()\n"
+        "def finetune(model, loader, optimizer, args):\n"
+        "    half = torch.bfloat16 if args.bf16 else torch.float16\n"
+        "    for x in loader:\n"
+        "        with torch.autocast('cuda', dtype=half):\n"
+        "            loss = model(x).sum()\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        optimizer.step()\n",
         "import torch\n"
         "for x, y in loader:\n"
         "    optimizer.zero_grad()\n"
@@ -107,6 +127,18 @@ class Fp16WithoutGradScaler(Rule):
         "    optimizer.step()\n",
     )
     good = (
+        # a command-line choice without float16
+        "import argparse\n"
+        "import torch\n"
+        "parser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--dtype', choices=['bfloat16', 'float32'])\n"
+        "args = parser.parse_args()\n"
+        "def train(model, loader, optimizer):\n"
+        "    for x in loader:\n"
+        "        with torch.autocast('cuda', dtype=getattr(torch, args.dtype)):\n"
+        "            loss = model(x).sum()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n",
         # bfloat16 has float32's range: no scaler needed
         "import torch\n"
         "for x, y in loader:\n"

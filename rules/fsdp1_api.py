@@ -90,7 +90,6 @@ class Fsdp1Api(Rule):
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
-        self._in_import = False
         self._attributes: list[cst.Attribute] = []
 
     def visit_Import(self, node: cst.Import) -> None:
@@ -105,14 +104,8 @@ class Fsdp1Api(Rule):
             if any(dotted_name(alias.name) == "fsdp" for alias in node.names):
                 self.report(node, _COMPOSABLE_MESSAGE)
 
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        self._in_import = True
-
-    def leave_ImportAlias(self, node: cst.ImportAlias) -> None:
-        self._in_import = False
-
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == "fsdp" and not self._in_import:
+        if node.attr.value == "fsdp":
             self._attributes.append(node)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -121,6 +114,9 @@ class Fsdp1Api(Rule):
 
     def finish(self) -> None:
         for attribute in self._attributes:
+            # a module path inside an import statement is reported with the statement
+            if any(isinstance(a, cst.Import | cst.ImportFrom) for a in self.ctx.ancestors(attribute)):
+                continue
             if self.ctx.qualified_name(attribute) == COMPOSABLE:
                 self.report(attribute, _COMPOSABLE_MESSAGE)
 

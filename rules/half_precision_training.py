@@ -2,12 +2,18 @@ import libcst as cst
 
 from lint.analysis.precision import half_conversion, single_assignment
 from lint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding, constructor_kind
+from lint.analysis.summarize import argument_slots
 from lint.analysis.training import method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Rule
+from lint.summaries import BACKWARD, STEP
 
 # `nn.Module` methods that return the module itself: a chain of them still
 # denotes the model (`Net().cuda().half()`); any other call yields its output.
+_ELSEWHERE = (
+    "`{}()` converts the model to float16, and it is then trained: the weights lose small updates"
+    " and BatchNorm statistics degrade; keep float32 weights and use `torch.autocast`"
+)
 _RETURNS_MODULE = frozenset({"cuda", "cpu", "to", "half", "float", "double", "bfloat16", "train", "eval", "requires_grad_"})
 
 
@@ -160,7 +166,7 @@ class HalfPrecisionTraining(Rule):
     )
 
     def finish(self) -> None:
-        backwards = [n for n in self.ctx.nodes() if method_call(n, "backward") is not None]
+        backwards = [n for n in self.ctx.nodes() if method_call(n, "backward") is not None or self._does(n, BACKWARD)]
         if not backwards or not self._steps_an_optimizer():
             return
         order = {id(node): index for index, node in enumerate(self.ctx.nodes())}
@@ -173,14 +179,40 @@ class HalfPrecisionTraining(Rule):
             receiver = half_conversion(self.ctx, node)
             if receiver is not None and self._converted_models(node, receiver) & trained:
                 self.report(node)
+            elif isinstance(node, cst.Call) and self._converted_elsewhere(node) & trained:
+                self.report(node, _ELSEWHERE.format(self.ctx.code(node.func)))
+
+    def _converted_elsewhere(self, call: cst.Call) -> set[Binding]:
+        """Models a function of another module of the project converts to
+        float16: the one it returns (`model = build_model(cfg)`), or one it
+        is given (`to_half(model)`)."""
+        summary = self.ctx.summaries.of_external_call(call)
+        if summary is None:
+            return set()
+        receivers = self.ctx.receivers
+        found: set[Binding] = set()
+        parent = self.ctx.parent(call)
+        if summary.returns_half and isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            found.add(receivers.binding(parent.targets[0].target))  # type: ignore[arg-type]
+        for slot, arg in argument_slots(call):
+            if summary.slot(slot) in summary.half:
+                found.add(receivers.binding(arg.value))  # type: ignore[arg-type]
+        return found - {None}  # type: ignore[operator]
 
     def _steps_an_optimizer(self) -> bool:
         receivers = self.ctx.receivers
         for node in self.ctx.nodes():
             target = method_call(node, "step")
-            if target is not None and receivers.kind(target) in (OPTIMIZER, GRAD_SCALER):
+            if (target is not None and receivers.kind(target) in (OPTIMIZER, GRAD_SCALER)) or self._does(node, STEP):
                 return True
         return False
+
+    def _does(self, node: cst.CSTNode, effect: str) -> bool:
+        """`node` calls a function of another module that has `effect`."""
+        if not isinstance(node, cst.Call):
+            return False
+        summary = self.ctx.summaries.of_external_call(node)
+        return summary is not None and summary.does(effect)
 
     def _trained_models(self) -> set[Binding]:
         """Variables whose parameters an optimizer of this file receives."""

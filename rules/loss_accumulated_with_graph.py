@@ -16,10 +16,11 @@ from lint.analysis.dataflow import (
 from lint.analysis.flow import Facts, Flow
 from lint.analysis.loops import grad_mode_at
 from lint.analysis.scopes import dotted_name
+from lint.analysis.summarize import argument_slots
 from lint.analysis.training import code_bodies, method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Example, Fix, Rule
-from lint.summaries import Summary
+from lint.summaries import BACKWARD, Summary
 
 _DETACHING_METHODS = frozenset({"item", "detach", "tolist", "numpy", "data"})
 _DETACHING_BUILTINS = frozenset({"float", "int", "round"})
@@ -278,7 +279,7 @@ class LossAccumulatedWithGraph(Rule):
                 continue
             self._backpropagated = backpropagated_names(self.ctx, body)
             self._consumed = consumed_names(self.ctx, body)
-            Flow(self.ctx.module, self._transfer).run(body)
+            Flow(self.ctx, self._transfer, events=self._is_event).run(body)
         for node, paths in self._paths.items():
             if not all(carries for carries, _ in paths):
                 continue
@@ -292,6 +293,17 @@ class LossAccumulatedWithGraph(Rule):
             else:
                 self.report(self._statement_node(node), fix=self._fix(node, accumulator, operands))
 
+    def _back_propagates(self, function: cst.FunctionDef) -> bool:
+        """`function` runs a backward pass, itself or through a call."""
+        if backpropagated_names(self.ctx, function.body):
+            return True
+        for call in iter_nodes(function.body):
+            if isinstance(call, cst.Call):
+                summary = self.ctx.summaries.of_call(call)
+                if summary is not None and summary.does(BACKWARD):
+                    return True
+        return False
+
     def _builds_loss(self, node: cst.CSTNode, accumulator: str) -> bool:
         """A sum that is no log: built without a graph (under `no_grad`), in a
         module's `forward`, or returned by a function that never
@@ -303,7 +315,7 @@ class LossAccumulatedWithGraph(Rule):
             return False
         if function.name.value == "forward":
             return True
-        if backpropagated_names(self.ctx, function.body):
+        if self._back_propagates(function):
             return False
         return any(
             isinstance(n, cst.Return) and n.value is not None and accumulator in names_in(n.value)
@@ -329,6 +341,12 @@ class LossAccumulatedWithGraph(Rule):
         return bodies
 
     # -- flow ------------------------------------------------------------------
+    def _is_event(self, node: cst.CSTNode) -> bool:
+        """Every node `_transfer` can react to."""
+        if isinstance(node, cst.Assign | cst.AugAssign) or method_call(node, "backward", "append") is not None:
+            return True
+        return self._accumulating(node) is not None
+
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if isinstance(node, cst.Call):
             for target in backward_targets(node):
@@ -408,7 +426,7 @@ class LossAccumulatedWithGraph(Rule):
         if summary is None:
             return
         carries = False
-        for slot, arg in _slots(call):
+        for slot, arg in argument_slots(call):
             if summary.slot(slot) in summary.accumulates:
                 carries = carries or any(self._carries(value, facts) for value in _packed(arg.value))
         self._accumulators[call] = dotted_name(call.func) or ""
@@ -499,19 +517,6 @@ class LossAccumulatedWithGraph(Rule):
         return any(name.startswith(prefix) for name in names_in(scope))
 
 
-def _slots(call: cst.Call) -> Iterator[tuple[str, cst.Arg]]:
-    """Each argument of a call with its slot (`#0`, or the keyword)."""
-    index = 0
-    for arg in call.args:
-        if arg.star:
-            return
-        if arg.keyword is not None:
-            yield arg.keyword.value, arg
-        else:
-            yield f"#{index}", arg
-            index += 1
-
-
 def _packed(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
     """The value, or the values a dict / list / tuple literal packs."""
     if isinstance(value, cst.Dict):
@@ -563,3 +568,4 @@ def _adds_to_itself(node: cst.CSTNode) -> bool:
         and dotted_name(value.left) == dotted_name(node.targets[0].target)
         and dotted_name(value.left) is not None
     )
+

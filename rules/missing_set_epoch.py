@@ -4,7 +4,9 @@ import re
 
 import libcst as cst
 
+from lint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
 from lint.analysis.receivers import DATALOADER, SAMPLER, Binding
+from lint.analysis.summarize import argument_slots
 from lint.analysis.training import method_call
 from lint.analysis.walk import iter_nodes
 from lint.context import FileContext
@@ -36,11 +38,14 @@ class MissingSetEpoch(Rule):
     which a tool cannot always find.
 
     ## Limitations
-    Samplers built with `shuffle=False` (or a `shuffle=` that is not a
-    literal `True`), samplers for evaluation data (the variable or the
+    Samplers built with `shuffle=False` (or a `shuffle=` decided by an
+    expression such as `split == "train"`; a config value or a flag counts as
+    shuffling), samplers for evaluation data (the variable or the
     dataset it samples named with `val`, `test`, `eval`), and samplers that
-    only leave the file (returned from a builder function, or handed, alone
-    or inside their DataLoader, to a function or class imported from another
+    only leave the file (returned from a builder function, alone or inside
+    their DataLoader, also one built as one branch of a conditional such as
+    `DataLoader(...) if ds is not None else None`; or handed, alone or
+    inside their DataLoader, to a function or class imported from another
     module, such as a project's `Trainer`) are not flagged. Any
     `set_epoch(...)` call in the file whose receiver could be the sampler
     counts as calling it, including a call on a function parameter that a
@@ -53,6 +58,14 @@ class MissingSetEpoch(Rule):
     message = "shuffling `DistributedSampler` without `set_epoch(epoch)`: every epoch sees the same order"
     triggers = ("DistributedSampler",)
     bad = (
+        # shuffling read from the config: it shuffles unless it says not to
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def train(cfg, ds):\n"
+        "    sampler = DistributedSampler(ds, shuffle=cfg.data.shuffle)  # expect: TL302\n"
+        "    loader = DataLoader(ds, sampler=sampler)\n"
+        "    for epoch in range(cfg.epochs):\n"
+        "        for batch in loader:\n"
+        "            step(batch)\n",
         "from torch.utils.data import DataLoader, DistributedSampler\n"
         "sampler = DistributedSampler(train_set)  # expect: TL302\n"
         "loader = DataLoader(train_set, batch_size=32, sampler=sampler)\n"
@@ -99,6 +112,11 @@ class MissingSetEpoch(Rule):
         "sampler = DistributedSampler(ds)\n",
         "from torch.utils.data import DistributedSampler\n"
         "sampler = DistributedSampler(ds, shuffle=False)\n",
+        "from torch.utils.data import DistributedSampler\n"
+        "def make(ds, split):\n"
+        "    sampler = DistributedSampler(ds, shuffle=(split == 'train'))\n"
+        "    for batch in sampler:\n"
+        "        use(batch)\n",
         "from torch.utils.data import DataLoader, DistributedSampler\n"
         "def build_loader(ds):\n"
         "    sampler = DistributedSampler(ds)\n"
@@ -167,13 +185,14 @@ class MissingSetEpoch(Rule):
             if not (isinstance(loader_call, cst.Call) and parent.keyword is not None
                     and parent.keyword.value in ("sampler", "batch_sampler")):
                 return None
-            target = _assigned_to(self.ctx.parent(loader_call))
+            target = _assigned_to(self.ctx, loader_call)
             return [target] if target is not None else None
-        target = _assigned_to(parent)
+        target = _assigned_to(self.ctx, call)
         return [target] if target is not None else None
 
     def _leaves_file(self, holders: list[cst.BaseExpression]) -> bool:
-        texts = {self.ctx.code(h) for h in holders}
+        """The sampler, or a loader built on it, is returned to a caller."""
+        texts = {self.ctx.code(h) for h in holders} | self._loaders_given(holders)
         for node in self.ctx.nodes():
             if isinstance(node, cst.Return) and node.value is not None:
                 if any(isinstance(n, cst.Name) and n.value in texts for n in iter_nodes(node.value)):
@@ -188,12 +207,28 @@ class MissingSetEpoch(Rule):
         for node in self.ctx.nodes():
             if not isinstance(node, cst.Call):
                 continue
-            if not any(isinstance(a.value, cst.Name) and a.value.value in texts for a in node.args):
+            if not any(_mentions(a.value, texts) for a in node.args):
                 continue
             callee = self.ctx.call_name(node)
-            if callee is not None and callee.split(".")[0] not in _LIBRARIES_THAT_ONLY_ITERATE:
+            if callee is None or callee.split(".")[0] in _LIBRARIES_THAT_ONLY_ITERATE:
+                continue
+            if not self._seen_not_to_set_epoch(node, texts):
                 return True
         return False
+
+    def _seen_not_to_set_epoch(self, call: cst.Call, texts: set[str]) -> bool:
+        """A function of another module of the project whose summary shows it
+        never calls `set_epoch` on what it is given here."""
+        summary = self.ctx.summaries.of_call(call)
+        if summary is None:
+            return False
+        for slot, arg in argument_slots(call):
+            if _mentions(arg.value, texts):
+                plain = isinstance(arg.value, cst.Name) or self.ctx.call_name(arg.value) == DATALOADER_CLASS
+                param = summary.slot(slot) if plain else None
+                if param is None or param in summary.set_epoch:
+                    return False
+        return True
 
     def _loaders_given(self, holders: list[cst.BaseExpression]) -> set[str]:
         """Variables assigned a call that takes the sampler as `sampler=`."""
@@ -205,7 +240,7 @@ class MissingSetEpoch(Rule):
             for arg in node.args:
                 if (arg.keyword is not None and arg.keyword.value in ("sampler", "batch_sampler")
                         and isinstance(arg.value, cst.Name) and arg.value.value in texts):
-                    target = _assigned_to(self.ctx.parent(node))
+                    target = _assigned_to(self.ctx, node)
                     if isinstance(target, cst.Name):
                         loaders.add(target.value)
         return loaders
@@ -254,6 +289,11 @@ class MissingSetEpoch(Rule):
         return False
 
 
+def _mentions(value: cst.BaseExpression, texts: set[str]) -> bool:
+    """`value` is one of the holders, or builds on one (`DataLoader(ds, sampler=s)`)."""
+    return any(isinstance(node, cst.Name) and node.value in texts for node in iter_nodes(value))
+
+
 def _is_parameter(binding: Binding) -> bool:
     """A function parameter may be handed any sampler by its callers."""
     func = binding.owner
@@ -295,7 +335,12 @@ def _same_name(binding: Binding, own: set[Binding | None]) -> bool:
     return any(b is not None and b.name == binding.name for b in own)
 
 
-def _assigned_to(node: cst.CSTNode | None) -> cst.BaseExpression | None:
+def _assigned_to(ctx: FileContext, value: cst.CSTNode) -> cst.BaseExpression | None:
+    """The variable `value` is assigned to, also as one branch of a
+    conditional (`x = DataLoader(...) if ds is not None else None`)."""
+    node = ctx.parent(value)
+    while isinstance(node, cst.IfExp) and value is not node.test:
+        value, node = node, ctx.parent(node)
     if isinstance(node, cst.Assign) and len(node.targets) == 1:
         return node.targets[0].target
     if isinstance(node, cst.AnnAssign):
@@ -311,6 +356,16 @@ def _shuffles(call: cst.Call) -> bool:
             value = arg.value
     if value is None and len(positional) > _SHUFFLE_POSITION:
         value = positional[_SHUFFLE_POSITION].value
-    if value is None:
-        return True  # the default shuffles
-    return isinstance(value, cst.Name) and value.value == "True"
+    # the default shuffles, and so may a value read from a config or a flag
+    return value is None or not _may_be_false(value)
+
+
+def _may_be_false(value: cst.BaseExpression) -> bool:
+    """`False`, `0`, `None`, or an expression that decides here whether to
+    shuffle (`split == "train"`, `not args.eval`). A config value or a flag
+    (`cfg.data.shuffle`) is taken to shuffle: that is what it is for."""
+    if isinstance(value, cst.Name):
+        return value.value in ("False", "None")
+    if isinstance(value, cst.Integer):
+        return value.value == "0"
+    return isinstance(value, cst.Comparison | cst.UnaryOperation | cst.BooleanOperation | cst.IfExp)

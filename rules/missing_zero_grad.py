@@ -63,6 +63,19 @@ class MissingZeroGrad(Rule):
     message = "this loop back-propagates and steps but never clears gradients: they accumulate across iterations; call `optimizer.zero_grad()`"
     triggers = ("backward",)
     bad = (
+        # optimizers built by a factory: Hydra's instantiate, a project's builder
+        "import hydra\n"
+        "from project.optim import build_optimizer\n"
+        "def train(cfg, model, loader):\n"
+        "    optimizer = hydra.utils.instantiate(cfg.optimizer, params=model.parameters())\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()  # expect: TL401\n"
+        "def finetune(cfg, model, loader):\n"
+        "    opt = build_optimizer(cfg, model)\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()  # expect: TL401\n",
         "import torch\n"
         "model = Net()\n"
         "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
@@ -113,6 +126,19 @@ class MissingZeroGrad(Rule):
         "                step += 1\n",
     )
     good = (
+        # factories whose product is cleared; a config entry that is not an optimizer
+        "import hydra\n"
+        "from project.optim import build_optimizer, get_optimizer_groups\n"
+        "def train(cfg, model, loader):\n"
+        "    optimizer = build_optimizer(cfg, model)\n"
+        "    ema = hydra.utils.instantiate(cfg.ema, model=model)\n"
+        "    groups = get_optimizer_groups(model)\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n"
+        "        ema.step()\n"
+        "        groups.step()\n",
         # gradient accumulation: cleared only on the micro-steps that step
         "import torch\n"
         "optimizer = torch.optim.AdamW(model.parameters())\n"

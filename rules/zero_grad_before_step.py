@@ -141,7 +141,11 @@ class ZeroGradBeforeStep(Rule):
     )
 
     def finish(self) -> None:
-        run_each_iteration(self.ctx, self._transfer)
+        run_each_iteration(self.ctx, self._transfer, events=self._is_event)
+
+    def _is_event(self, node: cst.CSTNode) -> bool:
+        """Every node `_transfer` can react to."""
+        return method_call(node, "backward", "step") is not None or clears_grads(self.ctx, node)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if is_backward(node):

@@ -34,13 +34,14 @@ class Outcome:
         self.exc_info: tuple[type[BaseException], BaseException, TracebackType | None] | None = None
         self.interrupted = False
         self.halt: SanitizerHalt | None = None
+        self.exception: BaseException | None = None  # whatever ended the script, SystemExit included
 
 
 def run(options: Options) -> int:
     script_name = options.script if options.module is None else options.module
     session = Sanitizer(report=options.report, checks=options.checks, halt_on=options.halt_on,
                         strict=options.strict, script=script_name,
-                        argv=[script_name or "", *options.args])
+                        argv=[script_name or "", *options.args], lint=options.lint)
     if options.module is None and not os.path.exists(options.script or ""):
         return _missing_script(session, options.script or "")
     outcome = Outcome()
@@ -51,6 +52,7 @@ def run(options: Options) -> int:
         _run_target(options, outcome)
     finally:
         status = _final_status(session, outcome)
+        session.record_ending(outcome.exception)
         _close(session, status)
     _print_exception(outcome)
     _print_halt(session, outcome)
@@ -79,15 +81,18 @@ def _run_target(options: Options, outcome: Outcome) -> None:
         else:  # a directory or zip archive with a __main__.py
             runpy.run_path(options.script or "", run_name="__main__")
     except SystemExit as exit_:
+        outcome.exception = exit_
         outcome.status = _exit_status(exit_)
     except SanitizerHalt as halt:
-        outcome.halt = halt
+        outcome.exception = outcome.halt = halt
         outcome.status = HALT_STATUS
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
+        outcome.exception = interrupt
         outcome.exc_info = sys.exc_info()  # type: ignore[assignment]
         outcome.interrupted = True
         outcome.status = 128 + signal.SIGINT
-    except BaseException:
+    except BaseException as error:
+        outcome.exception = error
         outcome.exc_info = sys.exc_info()  # type: ignore[assignment]
         outcome.status = 1
 

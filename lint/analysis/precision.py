@@ -52,6 +52,53 @@ def dtype_of(ctx: FileContext, expr: cst.BaseExpression) -> Precision:
     return _DTYPES.get(ctx.qualified_name(expr) or "", UNKNOWN)
 
 
+def may_be_float16(ctx: FileContext, expr: cst.BaseExpression, _depth: int = 0) -> bool:
+    """A dtype chosen at run time among values that include float16:
+    `torch.float16 if args.fp16 else torch.bfloat16`, `getattr(torch,
+    args.dtype)` where the `--dtype` flag's choices include "float16", or
+    `{"fp16": torch.float16, ...}[args.precision]`, also through a variable."""
+    if dtype_of(ctx, expr) == FLOAT16:
+        return True
+    if _depth > 3:
+        return False
+    if isinstance(expr, cst.IfExp):
+        return may_be_float16(ctx, expr.body, _depth + 1) or may_be_float16(ctx, expr.orelse, _depth + 1)
+    if isinstance(expr, cst.Name):
+        value = value_of_name(ctx, expr)
+        return value is not None and may_be_float16(ctx, value, _depth + 1)
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Dict | cst.Name):
+        table = value_of_name(ctx, expr.value) if isinstance(expr.value, cst.Name) else expr.value
+        return isinstance(table, cst.Dict) and any(
+            isinstance(e, cst.DictElement) and dtype_of(ctx, e.value) == FLOAT16 for e in table.elements
+        )
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "getattr":
+        if len(expr.args) >= 2 and ctx.qualified_name(expr.args[0].value) == "torch":
+            return bool(_FLOAT16_NAMES & flag_choices(ctx, expr.args[1].value))
+    return False
+
+
+_FLOAT16_NAMES = frozenset({"float16", "half"})
+
+
+def flag_choices(ctx: FileContext, flag: cst.BaseExpression) -> set[str]:
+    """The `choices=` of the command-line flag `args.<name>` reads (an
+    `add_argument("--name", choices=[...])` of the file)."""
+    if not isinstance(flag, cst.Attribute):
+        return set()
+    wanted = flag.attr.value
+    for call in ctx.nodes_of(cst.Call):
+        assert isinstance(call, cst.Call)
+        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument" and call.args):
+            continue
+        names = [string_value(a.value) for a in call.args if a.keyword is None]
+        dest = argument(call, "dest", ())
+        dests = {n.lstrip("-").replace("-", "_") for n in names if n} | {string_value(dest) or ""}
+        choices = argument(call, "choices", ())
+        if wanted in dests and isinstance(choices, cst.List | cst.Tuple | cst.Set):
+            return {v for e in choices.elements if (v := string_value(e.value)) is not None}
+    return set()
+
+
 def argument(call: cst.Call, name: str, positional: tuple[str, ...]) -> cst.BaseExpression | None:
     """The expression passed for parameter `name`, by keyword or position."""
     index = positional.index(name) if name in positional else None
@@ -106,7 +153,8 @@ def autocast_precision(ctx: FileContext, call: cst.Call) -> Precision:
         if isinstance(dtype, cst.Name) and dtype.value == "None":
             dtype = None
         else:
-            return dtype_of(ctx, dtype)
+            known = dtype_of(ctx, dtype)
+            return FLOAT16 if known == UNKNOWN and may_be_float16(ctx, dtype) else known
     if default is not None:
         return default
     device = string_value(argument(call, "device_type", positional))
@@ -151,6 +199,29 @@ def single_assignment(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | 
             if target is not None and _binds(target, name.value):
                 return None
     return values[0] if len(values) == 1 else None
+
+
+def global_value(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
+    """The value of the one module-level assignment of `name`, when `name` is
+    read in a function that does not bind it itself."""
+    scope = ctx.scope_of(name)
+    if scope is ctx.scopes.module_scope or name.value in scope.locals or name.value in scope.aliases:
+        return None
+    values = [
+        small.value
+        for stmt in ctx.module.body
+        if isinstance(stmt, cst.SimpleStatementLine)
+        for small in stmt.body
+        if isinstance(small, cst.Assign)
+        and any(isinstance(t.target, cst.Name) and t.target.value == name.value for t in small.targets)
+    ]
+    return values[0] if len(values) == 1 else None
+
+
+def value_of_name(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
+    """What `name` holds where it is read: its one assignment in that scope,
+    or at module level."""
+    return single_assignment(ctx, name) or global_value(ctx, name)
 
 
 def _binds(target: cst.BaseExpression, name: str) -> bool:

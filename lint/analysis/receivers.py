@@ -12,12 +12,13 @@ what they cannot resolve.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterator
 
 import libcst as cst
 
-from lint.analysis.scopes import Scope, _parameters, _statements, child_blocks
+from lint.analysis.scopes import Scope, _parameters, _statements, child_blocks, dotted_name
 from lint.analysis.walk import iter_nodes
 from lint.semantic import SemanticModel
 
@@ -48,6 +49,29 @@ _OPTIMIZER_FACTORIES = frozenset(
 )
 _OPTIMIZER_PACKAGES = ("torch.optim.", "apex.optimizers.", "bitsandbytes.optim.", "timm.optim.")
 _SCHEDULER_FACTORIES = ("transformers.get_", "transformers.optimization.get_")
+_INSTANTIATE = frozenset({"hydra.utils.instantiate"})
+_FACTORY = re.compile(r"^_?(?:build|create|make|get|init|setup|configure|load)_(optimizer|optim|lr_scheduler|scheduler)$")
+
+
+def factory_kind(func: cst.BaseExpression) -> str | None:
+    """`build_optimizer(cfg, model)`, `self.create_optimizer()`: a factory
+    whose name says it makes an optimizer (or a scheduler)."""
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    match = _FACTORY.match(name)
+    if match is None:
+        return None
+    return SCHEDULER if "sched" in match.group(1) else OPTIMIZER
+
+
+def _configured_kind(config: cst.BaseExpression) -> str | None:
+    """What `hydra.utils.instantiate(cfg.optimizer, ...)` builds, read from the
+    config entry's name."""
+    last = (dotted_name(config) or "").rsplit(".", 1)[-1].lower()
+    if last in ("optimizer", "optim", "opt"):
+        return OPTIMIZER
+    if last in ("scheduler", "lr_scheduler", "sched"):
+        return SCHEDULER
+    return None
 
 
 def constructor_kind(qualified: str | None) -> str | None:
@@ -119,10 +143,13 @@ class Receivers:
 
     # -- collection --------------------------------------------------------
     def _call_kind(self, call: cst.Call) -> str | None:
-        kind = constructor_kind(self.ctx.qualified_name(call.func))
+        qualified = self.ctx.qualified_name(call.func)
+        kind = constructor_kind(qualified)
         if kind is None and isinstance(call.func, cst.Name):
             kind = self._returns.get(call.func.value)
-        return kind
+        if kind is None and qualified in _INSTANTIATE and call.args:
+            kind = _configured_kind(call.args[0].value)
+        return kind or factory_kind(call.func)
 
     def _value_kind(self, value: cst.BaseExpression) -> str | None:
         if isinstance(value, cst.IfExp):

@@ -17,12 +17,13 @@ import libcst as cst
 
 from lint.analysis.dataflow import backpropagated_names, target_names
 from lint.analysis.loops import clears_grads, is_backward, optimizer_step, scheduler_step, train_mode_call
-from lint.analysis.precision import half_conversion, own_nodes, single_assignment
+from lint.analysis.precision import global_value, half_conversion, own_nodes, value_of_name
 from lint.analysis.receivers import DATALOADER, SAMPLER
-from lint.analysis.scopes import _parameters, dotted_name
+from lint.analysis.scopes import dotted_name
 from lint.analysis.training import is_clip_call, method_call
 from lint.analysis.walk import calls_in_order, iter_nodes
 from lint.context import FileContext
+from lint.project import FileFacts
 from lint.summaries import (
     BACKWARD, CLIP, EMPTY_CACHE, EVAL, LOOP, SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD,
     Call, Event, Summary, close,
@@ -58,8 +59,14 @@ def _method_of(ctx: FileContext, func: cst.FunctionDef) -> bool:
 
 
 def parameter_names(ctx: FileContext, func: cst.FunctionDef) -> tuple[str, ...]:
-    names = tuple(p.name.value for p in _parameters(func.params) if p is not func.params.star_kwarg and p is not func.params.star_arg)
-    return names[1:] if names and _method_of(ctx, func) else names
+    """Named parameters in order (`self` of a method left out), then
+    `**name` for the var-keyword parameter."""
+    params = func.params
+    names = tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+    names = names[1:] if names and _method_of(ctx, func) else names
+    if params.star_kwarg is not None:
+        names += (f"**{params.star_kwarg.name.value}",)
+    return names
 
 
 # -- the call graph, with classes ----------------------------------------------
@@ -128,7 +135,8 @@ class _Summarizer:
         self.ctx = ctx
         self.targets = targets
         self.func = func
-        self.params = parameter_names(ctx, func)
+        self.signature = parameter_names(ctx, func)
+        self.params = tuple(name.lstrip("*") for name in self.signature)
         self.derived = self._derived_from_params()
 
     def summary(self) -> Summary:
@@ -142,7 +150,7 @@ class _Summarizer:
         returned = self._returned()
         backpropagated = backpropagated_names(self.ctx, self.func.body)
         return Summary(
-            params=self.params,
+            params=self.signature,
             events=tuple(events),
             returns_graph=any(dotted_name(r) in backpropagated for r in returned),
             returns_half=any(self._converted(r) for r in returned),
@@ -175,18 +183,8 @@ class _Summarizer:
             yield Call(target, self._arguments(call), returned=self._is_returned(call))
 
     def _arguments(self, call: cst.Call) -> tuple[tuple[str, str], ...]:
-        passed: list[tuple[str, str]] = []
-        index = 0
-        for arg in call.args:
-            if arg.star:
-                break
-            slot = arg.keyword.value if arg.keyword is not None else f"#{index}"
-            if arg.keyword is None:
-                index += 1
-            param = self._param(arg.value)
-            if param is not None:
-                passed.append((slot, param))
-        return tuple(passed)
+        passed = ((slot, self._param(arg.value)) for slot, arg in argument_slots(call))
+        return tuple((slot, param) for slot, param in passed if param is not None)
 
     def _occasional(self, call: cst.Call) -> bool:
         """Whether `call` runs only on some calls of the function: in an
@@ -261,7 +259,7 @@ class _Summarizer:
     def _outlives_call(self, root: cst.Name) -> bool:
         if root.value == "self" or root.value in self.params:
             return True
-        return _global_binding(self.ctx, root) is not None
+        return global_value(self.ctx, root) is not None
 
     # -- returns -------------------------------------------------------------------
     def _returned(self) -> list[cst.BaseExpression]:
@@ -296,6 +294,20 @@ class _Summarizer:
                 if arg.keyword is not None and arg.keyword.value == "sampler" and receivers.kind(arg.value) == SAMPLER:
                     return True
         return False
+
+
+def argument_slots(call: cst.Call) -> Iterator[tuple[str, cst.Arg]]:
+    """Each argument of a call with its slot: `#0` for the first positional
+    one, or the keyword. Stops at `*args` / `**kwargs`."""
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            return
+        if arg.keyword is not None:
+            yield arg.keyword.value, arg
+        else:
+            yield f"#{index}", arg
+            index += 1
 
 
 def _incremented(ctx: FileContext) -> set[str]:
@@ -366,7 +378,7 @@ def empties_cache(ctx: FileContext, call: cst.Call) -> bool:
     if isinstance(receiver, cst.Call):
         return _torch_getattr(ctx, receiver)
     if isinstance(receiver, cst.Name):
-        value = _single_value(ctx, receiver)
+        value = value_of_name(ctx, receiver)
         return value is not None and _torch_getattr(ctx, value)
     return False
 
@@ -379,27 +391,6 @@ def _torch_getattr(ctx: FileContext, expr: cst.BaseExpression) -> bool:
         and bool(expr.args)
         and ctx.qualified_name(expr.args[0].value) == "torch"
     )
-
-
-def _single_value(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
-    return single_assignment(ctx, name) or _global_binding(ctx, name)
-
-
-def _global_binding(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
-    """The value of the one module-level assignment of `name`, when `name` is
-    read in a function that does not bind it itself."""
-    scope = ctx.scope_of(name)
-    if scope is ctx.scopes.module_scope or name.value in scope.locals or name.value in scope.aliases:
-        return None
-    values = [
-        small.value
-        for stmt in ctx.module.body
-        if isinstance(stmt, cst.SimpleStatementLine)
-        for small in stmt.body
-        if isinstance(small, cst.Assign)
-        and any(isinstance(t.target, cst.Name) and t.target.value == name.value for t in small.targets)
-    ]
-    return values[0] if len(values) == 1 else None
 
 
 # -- the file's summaries ------------------------------------------------------------
@@ -422,6 +413,11 @@ class FileSummaries:
             return None
         return self.closed.get(target) or self.external.get(target)
 
+    def of_external_call(self, call: cst.Call) -> Summary | None:
+        """What `call` does when it calls a function of another module."""
+        target = self.targets.target(call)
+        return self.external.get(target) if target is not None else None
+
     def of_function(self, func: cst.FunctionDef) -> Summary:
         return self.closed[self.targets.keys[func]]
 
@@ -433,3 +429,14 @@ class FileSummaries:
             for event in summary.events
             if isinstance(event, Call) and event.callee not in self.open
         }
+
+
+def file_facts(ctx: FileContext) -> FileFacts:
+    """What the project needs to know of this file (see `lint.project`)."""
+    summaries = ctx.summaries
+    imports = {
+        local: next(iter(targets))
+        for local, targets in ctx.scopes.module_scope.imports.items()
+        if len(targets) == 1
+    }
+    return FileFacts(dict(summaries.open), frozenset(summaries.called_names()), imports)

@@ -29,6 +29,19 @@ def method_call(node: cst.CSTNode, *methods: str) -> cst.BaseExpression | None:
     return None
 
 
+# methods of `nn.Module` that return the module itself
+MODULE_CHAIN = ("eval", "train", "to", "cuda", "cpu", "half", "float", "bfloat16", "double", "requires_grad_")
+
+
+def unchain_module(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`model` of `model.to(device)`, `model.cuda().eval()` and the like."""
+    while True:
+        inner = method_call(expr, *MODULE_CHAIN)
+        if inner is None:
+            return expr
+        expr = inner
+
+
 def is_clip_call(ctx: FileContext, node: cst.CSTNode) -> bool:
     return isinstance(node, cst.Call) and ctx.call_name(node) in CLIP_FUNCTIONS
 

@@ -1,13 +1,12 @@
 """Every event kind the sanitizer can report: severity, diagnostic stage and advice.
 
-The stages follow the chapter's troubleshooting order (data, model, loss,
-optimization, configuration); the end-of-run summary is printed in that order.
+The stages are the chapter's troubleshooting areas (data, model, loss,
+optimization, configuration). The order of this table is cause before effect
+within one step: merged reports and the diagnosis break ties with it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-STAGES = ("data", "model", "loss", "optimization", "configuration", "sanitizer")
 
 
 @dataclass(frozen=True)
@@ -66,12 +65,15 @@ _KINDS = (
     Kind("grad_spike", "warning", "optimization",
          "the global gradient norm jumped far above its recent median: clip "
          "gradients (clip_grad_norm_), lower the learning rate, inspect the batch"),
+    Kind("scheduler_before_optimizer", "warning", "optimization",
+         "call scheduler.step() after optimizer.step() in every iteration: stepping it first "
+         "skips the schedule's first learning rate (often the warm-up start) (lint rule TL404)"),
     Kind("vanishing_grad", "warning", "optimization",
          "the global gradient norm collapsed while the loss stays high: saturated "
          "activations, bad initialisation, a too-small loss scale, or a detached graph"),
     Kind("grad_underflow", "warning", "configuration",
-         "many gradient values are zero or below the fp16 normal range: use a "
-         "GradScaler (loss scaling) or switch to bf16"),
+         "fp16 flushed many gradient values to zero: use a GradScaler (loss "
+         "scaling), or a larger loss scale, or switch to bf16"),
     Kind("scale_collapse", "error", "configuration",
          "GradScaler keeps skipping steps and its scale keeps falling: the forward "
          "overflows fp16 at any scale; use bf16, fix the overflowing op, or keep it in fp32"),
@@ -92,6 +94,7 @@ _KINDS = (
 )
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in _KINDS}
+KIND_ORDER: dict[str, int] = {kind.name: index for index, kind in enumerate(_KINDS)}  # cause before effect
 
 
 def severity_of(kind: str) -> str:

@@ -7,13 +7,17 @@ in the sanitizer's own code is recorded instead of reaching the script.
 from __future__ import annotations
 
 import functools
+import re
 import time
+import warnings
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, Callable
 
 import torch
 import torch.nn.functional as F
+from torch.compiler import is_compiling
 from torch.nn.modules import module as module_globals
+from torch.optim import lr_scheduler
 from torch.optim import optimizer as optimizer_globals
 from torch.utils.data import dataloader
 
@@ -30,12 +34,20 @@ LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1
                   "kl_div", "poisson_nll_loss", "gaussian_nll_loss")
 
 
+# torch warns at every call of a compiled module while any global module hook is
+# installed; the sanitizer's hooks skip compiled regions, so the warning is noise.
+COMPILE_HOOK_WARNING = "Using `torch.compile(module)` when there are global hooks on modules"
+
+
 def install(session: Sanitizer, stack: ExitStack) -> None:
     _install_module_hooks(session, stack)
+    _ignore_warning(stack, COMPILE_HOOK_WARNING)
     _install_optimizer_hooks(session, stack)
     _patch(stack, torch.autograd, "backward", _observing_call(session, "backward", session.on_backward))
     _install_scaler_patches(session, stack)
     _patch(stack, dataloader._BaseDataLoaderIter, "__next__", _timed_next(session))
+    _patch(stack, lr_scheduler.LRScheduler, "step", _observing_call(session, "LRScheduler.step",
+                                                                    session.on_scheduler_step))
     for name in LOSS_FUNCTIONS:
         if hasattr(F, name):
             _patch(stack, F, name, _loss_observer(session, name))
@@ -55,14 +67,32 @@ def _install_module_hooks(session: Sanitizer, stack: ExitStack) -> None:
     before = _guarded(session, "forward pre-hook", session.tracer.before_forward)
     after = _guarded(session, "forward hook", session.tracer.after_forward)
 
+    # Under torch.compile the hooks of modules inside the compiled region are traced
+    # into the graph: they return at once there, so the graph holds nothing of the
+    # sanitizer's (no fake tensors reach it, no guard on its state forces a recompile).
     def before_forward(module: Any, args: Any) -> None:
-        before(module, args)
+        if not is_compiling():
+            before(module, args)
 
     def after_forward(module: Any, args: Any, output: Any) -> None:
-        after(module, args, output)  # returns None: the output is never replaced
+        if not is_compiling():
+            after(module, args, output)  # returns None: the output is never replaced
 
     stack.enter_context(module_globals.register_module_forward_pre_hook(before_forward))
     stack.enter_context(module_globals.register_module_forward_hook(after_forward, always_call=True))
+
+
+def _ignore_warning(stack: ExitStack, message_start: str) -> None:
+    """A warnings filter of this session's own, taken out again (and only it) on close."""
+    warnings.filterwarnings("ignore", message=re.escape(message_start), category=UserWarning)
+    entry = warnings.filters[0]
+    stack.callback(_remove_filter, entry)
+
+
+def _remove_filter(entry: Any) -> None:
+    if entry in warnings.filters:
+        warnings.filters.remove(entry)
+        getattr(warnings, "_filters_mutated", lambda: None)()  # let cached verdicts expire
 
 
 def _install_optimizer_hooks(session: Sanitizer, stack: ExitStack) -> None:
@@ -148,7 +178,7 @@ def _observing_call(session: Sanitizer, where: str, observe: Callable[[Any], Non
     def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(original)
         def call(*args: Any, **kwargs: Any) -> Any:
-            if session.active:
+            if session.active and not is_compiling():
                 guarded(args[0] if args else kwargs.get("tensors"))
             return original(*args, **kwargs)
         return call
@@ -162,7 +192,7 @@ def _loss_observer(session: Sanitizer, name: str) -> Callable[..., Any]:
         @functools.wraps(original)
         def loss(*args: Any, **kwargs: Any) -> Any:
             value = original(*args, **kwargs)
-            if session.active:
+            if session.active and not is_compiling():
                 guarded(name, args, kwargs, value)
             return value
         return loss

@@ -132,7 +132,7 @@ class StepRecord:
     param_norms: list[float]
     param_step: int | None  # the step whose update produced `param_norms`
     scale: float | None
-    underflow: float | None
+    underflow: float | None  # share of gradient values fp16 flushed to zero (sampled steps under fp16)
     eval_loss: float | None
     data_wait: float
     step_time: float | None
@@ -143,6 +143,7 @@ class StepRecord:
     loss_kinds: list[str | None] = field(default_factory=list)
     model_in_eval_mode: Any = None  # an nn.Module, when the step trained a model in eval mode
     optimizer_id: int | None = None  # which optimizer stepped (several: GANs, multi-model runs)
+    tiny_share: float | None = None  # share below the fp16 normal range (zeros included), when sampled
 
     @property
     def loss(self) -> float | None:

@@ -20,19 +20,22 @@ from torch import nn
 
 from sanitizer.core import hooks, locations, loss_calls
 from sanitizer.core.catalogue import KINDS
+from sanitizer.core.ending import ending_of
 from sanitizer.core.events import Event
 from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
 from sanitizer.core.naming import ModelIndex
 from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, squared_norms
+from sanitizer.core.script_lint import ScriptLint, entry_file
 from sanitizer.core.sink import Sink
 from sanitizer.core.tracing import ForwardTracer
+from sanitizer.core.underflow import flush_census
 from sanitizer.detectors import Detector, build_detectors
 from sanitizer.report import json_report
+from sanitizer.report.summary_text import summary_lines
 
 MAX_EVENTS_PER_KIND = 20
 UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
-FP16_TINY = 2.0 ** -14  # smallest normal fp16 value
 
 class SanitizerHalt(BaseException):
     """Raised into the script at the first event of a `--halt-on` kind.
@@ -51,7 +54,7 @@ class Sanitizer:
     def __init__(self, report: str | os.PathLike[str] | None = "sanitizer-report.json",
                  checks: Iterable[str] | None = None, halt_on: Iterable[str] = (),
                  strict: bool = False, script: str | None = None,
-                 argv: list[str] | None = None, stream: TextIO | None = None) -> None:
+                 argv: list[str] | None = None, stream: TextIO | None = None, lint: bool = True) -> None:
         self.enabled_kinds = _validate_kinds(checks, "checks") if checks is not None else set(KINDS)
         self.halt_on = _validate_kinds(halt_on, "halt-on")
         self.strict = strict
@@ -70,6 +73,10 @@ class Sanitizer:
         self.device: str | None = None
         self.fp16 = False
         self.exit_code: int | None = None
+        self.ending: dict[str, Any] | None = None  # how the script ended, once known
+        self.lint_findings: list[dict[str, Any]] | None = None  # the script's lint, once the run ended
+        self._lint = lint
+        self._script_lint: ScriptLint | None = None
         self.index = ModelIndex()
         self.series = json_report.Series()
         self.probe = StepProbe()
@@ -94,6 +101,7 @@ class Sanitizer:
                                            "nonfinite_loss", "nonfinite_grad"})
         self.tracer = ForwardTracer(self, trace, _overriding(self.detectors, "on_forward"))
         self._backward_listeners = _overriding(self.detectors, "on_backward")
+        self._scheduler_listeners = _overriding(self.detectors, "on_scheduler_step")
 
     # ----------------------------------------------------------------- lifecycle
     def __enter__(self) -> Sanitizer:
@@ -103,6 +111,8 @@ class Sanitizer:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if self.exit_code is None:
             self.exit_code = _status_of(exc)
+        if self.ending is None:
+            self.record_ending(exc)
         self.close()
 
     def start(self) -> None:
@@ -115,6 +125,7 @@ class Sanitizer:
         self._active = True
         self._stack.callback(self._deactivate)
         hooks.install(self, self._stack)
+        self._start_lint()
 
     def close(self, exit_code: int | None = None) -> dict[str, Any]:
         """Flush the last step, remove every hook, write the report; returns it."""
@@ -129,17 +140,28 @@ class Sanitizer:
             self._stack.close()
         for detector in self.detectors:
             self._guard(f"{detector.name}.on_end", detector.on_end, self.sink)
+        self._finish_lint()
         self._add_usage_notes()
         data = self.report()
         if self.report_path is not None:
             self._guard("writing the report", json_report.write_atomic, self.report_path, data)
         return data
 
+    def record_ending(self, exc: BaseException | None) -> None:
+        """Remember how the script ended: returned, or the exception that ended it."""
+        halt = exc.event.one_line() if isinstance(exc, SanitizerHalt) else None
+        self.ending = ending_of(exc, halt)
+
     def report(self) -> dict[str, Any]:
         return json_report.build(self, time.perf_counter() - self._started)
 
     def print_summary(self) -> None:
-        for line in json_report.summary_lines(self):
+        """The diagnosis, as `show` prints it, then where the report went."""
+        lines = summary_lines(self.report())
+        lines[0] = lines[0].removeprefix("sanitizer: ")  # alert() adds the prefix
+        if self.report_path is not None:
+            lines.append(f"report: {self.report_path}")
+        for line in lines:
             self.alert(line)
 
     @property
@@ -153,6 +175,20 @@ class Sanitizer:
 
     def _deactivate(self) -> None:
         self._active = False
+
+    def _start_lint(self) -> None:
+        """Lint the entry file beside the run (see `script_lint`)."""
+        path = entry_file(self.script) if self._lint else None
+        if path is not None:
+            self._script_lint = ScriptLint(path)
+            self._script_lint.start()
+
+    def _finish_lint(self) -> None:
+        if self._script_lint is None:
+            return
+        self.lint_findings = self._script_lint.result()
+        if self._script_lint.problem:
+            self.notes.append(self._script_lint.problem)
 
     # -------------------------------------------------------------------- events
     def emit(self, kind: str, step: int | None, message: str, **fields: Any) -> Event | None:
@@ -275,6 +311,18 @@ class Sanitizer:
         noted = self._train_loss
         return noted[1] if noted is not None and noted[0]() is loss else None
 
+    def on_scheduler_step(self, scheduler: Any) -> None:
+        """An LR scheduler's `step()` is about to run; its constructor's own first step
+        leaves `_step_count` at 1, so 1 marks the script's first call."""
+        if getattr(scheduler, "_step_count", None) != 1:
+            return
+        for detector in self._scheduler_listeners:
+            detector.on_scheduler_step(scheduler, self.sink)
+
+    def has_stepped(self, optimizer: Any) -> bool:
+        """Whether `optimizer` ended a step of this run (a step the scaler skipped counts)."""
+        return optimizer in self._optimizers
+
     def on_data_wait(self, seconds: float) -> None:
         self._data_wait += seconds
 
@@ -344,6 +392,8 @@ class Sanitizer:
         if not partial:
             self.series.add(step=record.step, loss=record.loss, grad_norm=record.grad_norm,
                             loss_scale=record.scale, memory_bytes=record.memory_bytes)
+        if record.eval_loss is not None:
+            self.series.add_evaluation(record.step, record.eval_loss)
 
     def _measure(self, probe: StepProbe, params: list[torch.Tensor], skipped: bool,
                  found_inf: Any, partial: bool) -> StepRecord:
@@ -361,10 +411,9 @@ class Sanitizer:
         scaler = self._scaler() if self._scaler is not None else None
         if scaler is not None and getattr(scaler, "_scale", None) is not None:
             gather.add("scale", [scaler._scale])
+        underflow_total = 0
         if grads and self.fp16 and "grad_underflow" in self.enabled_kinds and self.step % UNDERFLOW_EVERY == 1:
-            fraction = self._underflow_fraction(with_grad, scaler, found_inf is not None)
-            if fraction is not None:
-                gather.add("underflow", [fraction])
+            underflow_total = self._queue_underflow_census(gather, with_grad, scaler, found_inf is not None)
         eval_kind = _most_common([kind for kind, _ in probe.eval_losses])
         if eval_kind is not None:
             gather.add("eval", [torch.stack([loss.float() for kind, loss in probe.eval_losses
@@ -393,8 +442,9 @@ class Sanitizer:
             params=with_grad, grad_norms=grad_norms,
             grad_norm=sum(n * n for n in grad_norms) ** 0.5 if grad_norms else None,
             checked_params=checked, param_norms=param_norms, param_step=self.steps or self.step,
-            scale=scale, underflow=_first(values.get("underflow")), eval_loss=_first(values.get("eval")), eval_kind=eval_kind,
-            loss_kinds=probe.loss_kinds, model_in_eval_mode=probe.model_in_eval_mode,
+            scale=scale, underflow=_share(values.get("underflow"), 0, underflow_total),
+            tiny_share=_share(values.get("underflow"), 1, underflow_total), eval_loss=_first(values.get("eval")),
+            eval_kind=eval_kind, loss_kinds=probe.loss_kinds, model_in_eval_mode=probe.model_in_eval_mode,
             data_wait=data_wait, step_time=step_time,
             memory_bytes=None if partial else self._memory.sample(self.step, self.device),
             graph_roots=probe.graph_roots, training_params=[p for p in params if p.requires_grad])
@@ -417,17 +467,16 @@ class Sanitizer:
         gather.add("params", squared_norms(checked))
         return checked, [math.sqrt(value) for value in gather.read()["params"]]
 
-    def _underflow_fraction(self, params: list[torch.Tensor], scaler: Any, still_scaled: bool) -> torch.Tensor | None:
-        """Share of gradient values that were zero or subnormal in fp16 (embeddings excluded)."""
+    def _queue_underflow_census(self, gather: Gather, params: list[torch.Tensor], scaler: Any,
+                                still_scaled: bool) -> int:
+        """Queue the fp16 flush census of the gradients (embeddings excluded: their unused
+        rows are zero by design); returns how many values it covers."""
         dense = [p.grad for p in params if not isinstance(self.index.param_owner(p), (nn.Embedding, nn.EmbeddingBag))]
         total = sum(grad.numel() for grad in dense)
-        if not total:
-            return None
-        threshold: Any = FP16_TINY
-        if scaler is not None and not still_scaled and getattr(scaler, "_scale", None) is not None:
-            threshold = FP16_TINY / scaler._scale
-        small = torch.stack([(grad.abs() < threshold).sum() for grad in dense]).sum()
-        return small.float() / total
+        if total:
+            unscaled = scaler is not None and not still_scaled and getattr(scaler, "_scale", None) is not None
+            gather.add("underflow", flush_census(dense, scaler._scale if unscaled else 1.0))
+        return total
 
     # ------------------------------------------------------------------ notes
     def _add_usage_notes(self) -> None:
@@ -494,6 +543,10 @@ def _any_nonfinite(values: dict[str, list[float]], names: tuple[str, ...]) -> bo
 
 def _most_common(kinds: list[str]) -> str | None:
     return Counter(kinds).most_common(1)[0][0] if kinds else None
+
+
+def _share(values: list[float] | None, index: int, total: int) -> float | None:
+    return values[index] / total if values and total else None
 
 
 def _first(values: list[float] | None) -> float | None:

@@ -12,6 +12,7 @@ from sanitizer.detectors.nonfinite import NonfiniteDetector
 from sanitizer.detectors.param_not_in_optimizer import ParamNotInOptimizerDetector
 from sanitizer.detectors.rank_divergence import RankDivergenceDetector
 from sanitizer.detectors.scale_collapse import ScaleCollapseDetector
+from sanitizer.detectors.scheduler_order import SchedulerOrderDetector
 from sanitizer.detectors.spikes import GradSpikeDetector, LossSpikeDetector
 from sanitizer.detectors.tensor_leak import TensorLeakDetector
 from sanitizer.detectors.train_in_eval_mode import TrainInEvalModeDetector
@@ -22,7 +23,8 @@ DETECTORS: tuple[type[Detector], ...] = (
     NonfiniteDetector, LossSpikeDetector, GradSpikeDetector, GradUnderflowDetector,
     ScaleCollapseDetector, VanishingGradDetector, TensorLeakDetector, MemoryGrowthDetector,
     UnusedParameterDetector, ParamNotInOptimizerDetector, DataloaderBoundDetector, FittingDetector,
-    RankDivergenceDetector, MissingSetEpochDetector, DivergenceDetector, TrainInEvalModeDetector,
+    RankDivergenceDetector, MissingSetEpochDetector, SchedulerOrderDetector, DivergenceDetector,
+    TrainInEvalModeDetector,
 )
 
 

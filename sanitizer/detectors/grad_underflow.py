@@ -1,7 +1,9 @@
-"""fp16 gradient underflow: most gradient values are zero or below the fp16 normal range.
+"""fp16 gradient underflow: gradient values that fp16 flushed to zero.
 
-The session samples the share on every few steps under fp16 (autocast, GradScaler
-or half-precision gradients), measured on the scaled values when a GradScaler is on.
+The session takes the census (`sanitizer.core.underflow`) every few steps under
+fp16 (autocast, GradScaler or half-precision gradients). Values that are merely
+tiny are not counted: an fp32 run of the same model has as many; only zeros an
+fp32 run would not have are.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from sanitizer.detectors.base import Detector
 if TYPE_CHECKING:
     from sanitizer.core.sink import Sink
 
-SHARE = 0.5
+SHARE = 0.1  # one gradient value in ten lost to zero
 SAMPLES_IN_A_ROW = 2
 
 
@@ -25,6 +27,7 @@ class GradUnderflowDetector(Detector):
         self.samples = 0
         self.high_in_a_row = 0
         self.max_share = 0.0
+        self.max_tiny_share = 0.0
         self.reported = False
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
@@ -33,10 +36,12 @@ class GradUnderflowDetector(Detector):
             return
         self.samples += 1
         self.max_share = max(self.max_share, share)
+        self.max_tiny_share = max(self.max_tiny_share, record.tiny_share or 0.0)
         self.high_in_a_row = self.high_in_a_row + 1 if share >= SHARE else 0
         if self.high_in_a_row >= SAMPLES_IN_A_ROW and not self.reported:
             self.reported = True
-            scaled = " after loss scaling" if record.scale is not None else " (no loss scaling)"
+            scaled = f" with a loss scale of {record.scale:g}" if record.scale is not None else " (no loss scaling)"
             sink.emit("grad_underflow", record.step,
-                      f"{share:.0%} of gradient values are zero or below the fp16 normal range{scaled}",
-                      value=share, extra={"loss_scale": record.scale})
+                      f"fp16 flushed {share:.0%} of gradient values to zero{scaled}, values an fp32 run "
+                      f"keeps ({record.tiny_share or 0:.0%} are below the fp16 normal range)",
+                      value=share, extra={"loss_scale": record.scale, "tiny_share": record.tiny_share})

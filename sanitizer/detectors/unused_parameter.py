@@ -59,6 +59,8 @@ class UnusedParameterDetector(Detector):
                    else "only ever received all-zero gradients")
             if owner is not None and id(owner) not in self._called:
                 why += f"; {module} is never called in forward"
+            # "zero": gradients arrived but were all zero, as fp16 underflow leaves them
+            gradients = "none" if id(first) in never else "zero"
             sink.emit("unused_parameter", None,
                       f"{', '.join(params)} {why} in {self.steps_seen} steps",
-                      module=module, param=params[0], extra={"params": params})
+                      module=module, param=params[0], extra={"params": params, "gradients": gradients})

@@ -31,19 +31,6 @@ def read_report(path: str | Path) -> dict:
     return data
 
 
-def load_reports(paths: list[str]) -> dict:
-    """One report from the given files; several files are merged as ranks of one run."""
-    reports = [read_report(path) for path in paths]
-    return reports[0] if len(reports) == 1 else merge_reports(reports)
-
-
-def merge_reports(reports: list[dict]) -> dict:
-    ranks = [rank for report in reports for rank in rank_reports(report)]
-    ranks.sort(key=lambda rank: rank_number(rank) or 0)
-    events = [event for rank in ranks for event in events_of(rank)]
-    return {"schema": 1, "tool": "sanitizer", "merged": True, "ranks": ranks, "events": events}
-
-
 def is_merged(report: dict) -> bool:
     return isinstance(report.get("ranks"), list)
 
@@ -116,27 +103,22 @@ def event_counts(report: dict) -> dict[str, int]:
     return dict(Counter(str(event.get("kind", "unknown")) for event in events_of(report)))
 
 
-def diagnoses(report: dict) -> list[str]:
-    """The diagnosis lines: the report's own, else each rank's distinct ones."""
-    own = _diagnosis_lines(report)
+def notes(report: dict) -> list[str]:
+    """Remarks about the run (not problems of the script): the report's own, else
+    each rank's distinct ones."""
+    own = _notes_of(report)
     if own or not is_merged(report):
         return own
     lines: list[str] = []
     for rank in rank_reports(report):
-        for line in _diagnosis_lines(rank):
-            if line not in lines:
-                lines.append(line)
+        lines += [line for line in _notes_of(rank) if line not in lines]
     return lines
 
 
-def _diagnosis_lines(report: dict) -> list[str]:
+def _notes_of(report: dict) -> list[str]:
     summary = report.get("summary")
-    diagnosis = summary.get("diagnosis") if isinstance(summary, dict) else None
-    if isinstance(diagnosis, str):
-        return [diagnosis] if diagnosis.strip() else []
-    if isinstance(diagnosis, list):
-        return [str(line) for line in diagnosis if line]
-    return []
+    found = summary.get("notes") if isinstance(summary, dict) else None
+    return [str(line) for line in found if line] if isinstance(found, list) else []
 
 
 def as_float(value: Any) -> float | None:

@@ -21,6 +21,25 @@ def linear_ticks(low: float, high: float, wanted: int = 5, min_step: float = 0.0
     return [_clean(i * step) for i in range(first, last + 1)]
 
 
+def linear_labels(ticks: list[float]) -> list[str]:
+    """Labels for evenly spaced ticks: short numbers, with as many decimals as it takes
+    to tell neighbours apart (gradient norms clipped near 1 read 0.998, 1, 1.002)."""
+    labels = [format_number(tick) for tick in ticks]
+    if len(set(labels)) == len(labels) or len(ticks) < 2:
+        return labels
+    step = min(abs(b - a) for a, b in zip(ticks, ticks[1:]))
+    decimals = max(0, -math.floor(math.log10(step)) + (0 if _is_power_of_ten(step) else 1))
+    return [_trim(f"{tick:.{decimals}f}") for tick in ticks]
+
+
+def _is_power_of_ten(value: float) -> bool:
+    return math.isclose(10 ** round(math.log10(value)), value)
+
+
+def _trim(text: str) -> str:
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def nice_range(low: float, high: float, wanted: int = 5) -> tuple[float, float]:
     """[low, high] widened outwards to the nearest round tick values."""
     if high <= low:

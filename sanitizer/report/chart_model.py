@@ -110,6 +110,8 @@ def _all_charts(ranks: list[dict]) -> list[Chart]:
             if multi:
                 label = f"rank {rank if rank is not None else position}" + (f" {label}" if label else "")
             points = _series_points(series, key)
+            if chart_key == "memory":  # sampled every few steps on CPU: a missing value is no gap
+                points = [point for point in points if point[1] is not None]
             chart.lines.append(Line(label, rank, color, _is_dashed(key), _segments(points), points))
     for chart in charts.values():
         _choose_scale(chart)

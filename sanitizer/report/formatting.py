@@ -17,7 +17,7 @@ def format_number(value: float) -> str:
         return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
     mantissa, exponent = f"{value:.2e}".split("e")
     mantissa = mantissa.rstrip("0").rstrip(".")
-    return f"{mantissa}e{int(exponent)}"
+    return f"{mantissa}e{int(exponent):+d}"
 
 
 def format_step(step: float) -> str:

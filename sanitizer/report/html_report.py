@@ -13,23 +13,24 @@ from collections import Counter
 from html import escape
 
 from sanitizer.report.chart_model import Chart, build_charts, line_color
-from sanitizer.report.formatting import format_duration, plural
+from sanitizer.report.formatting import format_duration, format_number, plural
 from sanitizer.report.html_style import STYLESHEET
 from sanitizer.report.access import (
     as_float,
-    diagnoses,
     event_counts,
     events_of,
     field,
+    notes,
     rank_reports,
     severity_of,
     sorted_events,
 )
+from sanitizer.report.diagnosis import Problem, diagnose
 from sanitizer.report.svg_chart import render_chart
 
 MAX_ROWS = 2000
 MAX_DETAIL_CHARS = 600
-CORE_EVENT_FIELDS = ("kind", "severity", "step", "message", "module", "param", "value", "where", "rank")
+CORE_EVENT_FIELDS = ("kind", "severity", "step", "message", "module", "param", "value", "where", "rank", "related")
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
@@ -43,6 +44,7 @@ def render_html(report: dict) -> str:
         _diagnosis(report, events),
         _charts(charts),
         _events_table(report, events, multi_rank),
+        _lint_section(report),
         _metadata(report),
         '<footer>Written by <code>python -m sanitizer show</code>. '
         "Hover a marker for its event; click it to jump to its row.</footer>",
@@ -90,14 +92,22 @@ def _header(report: dict, events: list[dict], script: str) -> str:
 
 
 def _diagnosis(report: dict, events: list[dict]) -> str:
-    lines = diagnoses(report)
-    if not lines:
-        if events:
-            return ""
-        lines = ["No problems were detected in this run."]
-    paragraphs = "".join(f"<p>{escape(line)}</p>" for line in lines)
-    worst = _worst(events) or "ok"
-    return f'<section class="diagnosis {worst}"><h2>Diagnosis</h2>{paragraphs}</section>'
+    """One list item per problem, root cause first, with its evidence and symptoms."""
+    problems = diagnose(report)
+    items = "".join(_problem_item(problem) for problem in problems)
+    body = f"<ol>{items}</ol>" if items else "<p>No problems were detected in this run.</p>"
+    body += "".join(f'<p class="note">{escape(note)}</p>' for note in notes(report))
+    worst = _worst([{"severity": problem.severity} for problem in problems]) or "ok"
+    return f'<section class="diagnosis {worst}"><h2>Diagnosis</h2>{body}</section>'
+
+
+def _problem_item(problem: Problem) -> str:
+    details = [("evidence", line) for line in problem.evidence]
+    details += [("explains", line) for line in problem.symptoms]
+    details += [("try", problem.advice)] if problem.advice else []
+    rows = "".join(f'<li><span class="label">{label}:</span> {escape(text)}</li>' for label, text in details)
+    return (f'<li class="{escape(problem.severity)}"><span class="problem">{escape(problem.headline)}</span>'
+            f"{f'<ul>{rows}</ul>' if rows else ''}</li>")
 
 
 def _charts(charts: list[Chart]) -> str:
@@ -181,7 +191,7 @@ def _event_row(index: int, event: dict, multi_rank: bool) -> str:
         f'{rank_cell}<td class="sev {escape(severity)}">{escape(severity)}</td>'
         f"<td class=\"kind\"><code>{_text(event.get('kind', 'unknown'))}</code></td>"
         f"<td>{_text(event.get('message'))}{_details(event)}</td>"
-        f"<td>{_location(event)}</td><td class=\"num\">{_text(event.get('value'))}</td></tr>"
+        f"<td>{_location(event)}</td><td class=\"num\">{_text(_readable(event.get('value')))}</td></tr>"
     )
 
 
@@ -190,14 +200,31 @@ def _location(event: dict) -> str:
     for name in ("module", "param", "where"):
         if event.get(name) not in (None, ""):
             parts.append(f'<span class="detail">{name} <code>{_text(event[name])}</code></span>')
+    for finding in event.get("related") or ():
+        if isinstance(finding, dict):
+            parts.append(f'<span class="detail">lint <code>{_finding_text(finding)}</code></span>')
     return "".join(parts)
+
+
+def _lint_section(report: dict) -> str:
+    """The script's trainlint findings, when the run linted it."""
+    findings = [finding for finding in field(report, "lint") or () if isinstance(finding, dict)]
+    if not findings:
+        return ""
+    items = "".join(f"<li><code>{_finding_text(finding)}</code> {_text(finding.get('message'))}</li>"
+                    for finding in findings)
+    return f'<section><h2>Lint findings in the script</h2><ul class="lint">{items}</ul></section>'
+
+
+def _finding_text(finding: dict) -> str:
+    return _text(f"{finding.get('path', '?')}:{finding.get('line', '?')} {finding.get('code', '?')}")
 
 
 def _details(event: dict) -> str:
     """Fields beyond the documented ones (baseline, culprit, ...), shown as given."""
     extra = [name for name in event if name not in CORE_EVENT_FIELDS and event[name] is not None]
     return "".join(
-        f'<span class="detail">{escape(str(name))}: {_text(event[name])}</span>' for name in extra
+        f'<span class="detail">{escape(str(name))}: {_text(_readable(event[name]))}</span>' for name in extra
     )
 
 
@@ -236,6 +263,17 @@ def _ranks_text(report: dict) -> str | None:
         return f"{numbers} (world size {world if world is not None else len(ranks)})"
     rank = field(report, "rank")
     return f"rank {rank} of world size {world}" if rank is not None and world not in (None, 1) else None
+
+
+def _readable(value: object) -> object:
+    """Floats as people write them (`2.26e+29`), inside lists and dicts too."""
+    if isinstance(value, float):
+        return format_number(value)
+    if isinstance(value, list):
+        return [_readable(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _readable(item) for key, item in value.items()}
+    return value
 
 
 def _text(value: object) -> str:

@@ -24,6 +24,12 @@ h2 { font-size: 18px; margin: 32px 0 10px; }
 .diagnosis.warning { border-color: var(--warning); background: #fdf6ea; }
 .diagnosis h2 { margin: 0 0 4px; font-size: 15px; text-transform: uppercase; letter-spacing: .05em; }
 .diagnosis p { margin: 4px 0; font-size: 16px; }
+.diagnosis ol { margin: 6px 0 2px; padding-left: 22px; }
+.diagnosis li { margin: 0 0 10px; }
+.diagnosis li .problem { font-size: 16px; font-weight: 600; overflow-wrap: anywhere; }
+.diagnosis li ul { margin: 2px 0 0; padding-left: 18px; color: var(--muted); font-size: 14px; }
+.diagnosis li ul li { margin: 0; overflow-wrap: anywhere; }
+.diagnosis .label { font-weight: 600; color: var(--ink); }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 4px 18px; margin: 0;
   padding: 12px 16px; background: var(--panel); border-radius: 6px; }
 dl.meta dt { color: var(--muted); } dl.meta dd { margin: 0; overflow-wrap: anywhere; }

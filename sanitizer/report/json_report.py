@@ -1,4 +1,4 @@
-"""The JSON report (schema 1), its atomic write, and the end-of-run summary."""
+"""The JSON report (schema 1) and its atomic write."""
 from __future__ import annotations
 
 import json
@@ -7,9 +7,10 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from sanitizer import __version__
-from sanitizer.core.catalogue import KINDS, STAGES
 from sanitizer.core.events import json_safe
 from sanitizer.report.atomic_file import write_atomically
+from sanitizer.report.diagnosis import diagnose, diagnosis_lines
+from sanitizer.report.related import relate
 
 if TYPE_CHECKING:
     from sanitizer.core.session import Sanitizer
@@ -20,26 +21,41 @@ SERIES_COLUMNS = ("step", "loss", "grad_norm", "loss_scale", "memory_bytes")
 
 
 class Series:
-    """Per-step values, downsampled to at most SERIES_POINTS points (every `stride`-th step)."""
+    """Per-step values, downsampled to at most SERIES_POINTS points (every `stride`-th step),
+    and the evaluation losses with their own steps (only steps that evaluated)."""
 
     def __init__(self, capacity: int = SERIES_POINTS) -> None:
         self.capacity = capacity
         self.stride = 1
         self.columns: dict[str, list[Any]] = {name: [] for name in SERIES_COLUMNS}
+        self.evaluations: dict[str, list[Any]] = {"eval_step": [], "eval_loss": []}
         self._seen = 0
 
     def add(self, **values: Any) -> None:
         if self._seen % self.stride == 0:
             for name, column in self.columns.items():
                 column.append(values.get(name))
-            if len(self.columns["step"]) > self.capacity:
-                for column in self.columns.values():
-                    del column[1::2]
+            if _halve_when_full(self.columns, self.capacity):
                 self.stride *= 2
         self._seen += 1
 
+    def add_evaluation(self, step: int, loss: float) -> None:
+        self.evaluations["eval_step"].append(step)
+        self.evaluations["eval_loss"].append(loss)
+        _halve_when_full(self.evaluations, self.capacity)
+
     def to_json(self) -> dict[str, list[Any]]:
-        return {name: [_finite_or_null(v) for v in column] for name, column in self.columns.items()}
+        shown = dict(self.columns, **self.evaluations) if self.evaluations["eval_step"] else self.columns
+        return {name: [_finite_or_null(v) for v in column] for name, column in shown.items()}
+
+
+def _halve_when_full(columns: dict[str, list[Any]], capacity: int) -> bool:
+    """Drop every other row once the columns outgrow `capacity`; True when it did."""
+    if len(next(iter(columns.values()))) <= capacity:
+        return False
+    for column in columns.values():
+        del column[1::2]
+    return True
 
 
 def _finite_or_null(value: Any) -> Any:
@@ -51,44 +67,33 @@ def _finite_or_null(value: Any) -> Any:
 
 def build(session: Sanitizer, duration: float) -> dict[str, Any]:
     counts = {kind: count for kind, count in sorted(session.counts.items())}
-    return {
+    report = {
         "schema": SCHEMA, "tool": "sanitizer", "version": __version__,
         "script": session.script, "argv": session.argv,
         "rank": session.rank if session.rank is not None else 0, "world_size": session.world_size,
-        "device": session.device or "cpu", "exit_code": session.exit_code,
+        "device": session.device or "cpu", "exit_code": session.exit_code, "ending": session.ending,
         "steps": session.steps, "skipped_steps": session.skipped_steps,
         "duration_s": round(duration, 3),
         "checks": sorted(session.enabled_kinds),
-        "events": [dict(event.to_json(), rank=session.rank or 0) for event in session.events],
+        "events": _events(session),
+        "lint": session.lint_findings,
         "series": session.series.to_json(),
-        "summary": {"counts": counts, "errors": session.error_count, "diagnosis": diagnosis(session),
-                    "notes": list(session.notes)},
+        "summary": {"counts": counts, "errors": session.error_count, "notes": list(session.notes)},
         "detectors": {d.name: json_safe(d.state()) for d in session.detectors},
     }
+    problems = diagnose(report)
+    report["summary"]["diagnosis"] = "\n".join(
+        diagnosis_lines(problems, session.notes) if problems
+        else [f"no problems found in {session.steps} steps", *session.notes])
+    report["summary"]["problems"] = [problem.to_json() for problem in problems]
+    return report
 
 
-def diagnosis(session: Sanitizer) -> str:
-    """What happened, stage by stage in the chapter's order, with what to try."""
-    lines = []
-    for stage in STAGES:
-        for kind in KINDS.values():
-            if kind.stage != stage:
-                continue
-            events = [event for event in session.events if event.kind == kind.name]
-            if events:
-                more = f" (+{session.counts[kind.name] - 1} more)" if session.counts[kind.name] > 1 else ""
-                lines.append(f"[{stage}] {events[0].one_line()}{more}. Try: {kind.advice}.")
-    if not lines:
-        lines.append(f"no problems found in {session.steps} steps")
-    return "\n".join(lines + list(session.notes))
-
-
-def summary_lines(session: Sanitizer) -> list[str]:
-    errors = session.error_count
-    warnings = len(session.events) - errors
-    where = f"; report: {session.report_path}" if session.report_path else ""
-    head = f"{session.steps} steps, {errors} errors, {warnings} warnings{where}"
-    return [head] + diagnosis(session).splitlines()
+def _events(session: Sanitizer) -> list[dict[str, Any]]:
+    events = [dict(event.to_json(), rank=session.rank or 0) for event in session.events]
+    if session.lint_findings:
+        relate(events, session.lint_findings)
+    return events
 
 
 def write_atomic(path: str, data: dict[str, Any]) -> None:

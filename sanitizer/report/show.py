@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sanitizer.report.access import ReportError, load_reports
+from sanitizer.report.access import ReportError
 from sanitizer.report.atomic_file import write_atomically
 from sanitizer.report.html_report import render_html
+from sanitizer.report.merged import load_reports
 from sanitizer.report.png_report import matplotlib_available, render_png
 from sanitizer.report.summary_text import format_summary
 

@@ -2,43 +2,57 @@
 
 from __future__ import annotations
 
-import math
 import shlex
+from collections import Counter
 
-from sanitizer.report.formatting import format_duration, plural
 from sanitizer.report.access import (
     SEVERITY_ORDER,
     as_float,
-    diagnoses,
     event_counts,
     events_of,
     field,
     is_merged,
+    notes,
     rank_reports,
     severity_of,
-    sorted_events,
 )
-
-LISTED_EVENTS = 10
+from sanitizer.report.diagnosis import diagnose, diagnosis_lines
+from sanitizer.report.formatting import format_duration, plural
 
 
 def format_summary(report: dict) -> str:
     """Plain text (no colour, no trailing newline) describing one report.
 
     Works for single-rank and merged reports and for partial ones with fields
-    missing. Lines: a run line, the problem counts per kind, the first events
-    in step order, and the diagnosis.
+    missing. Lines: the run, the event tally, then the diagnosis: problems in
+    cause order, each with its evidence, the symptoms it explains and advice.
     """
-    events = events_of(report)
+    return "\n".join(summary_lines(report))
+
+
+def summary_lines(report: dict) -> list[str]:
+    problems = diagnose(report)
     lines = [_run_line(report)]
+    if not problems:
+        steps = field(report, "steps")
+        lines.append(f"no problems found in {plural(steps, 'step')}" if isinstance(steps, int)
+                     else "no problems found")
+    else:
+        lines.append(f"{plural(len(problems), 'problem')}, root cause first ({_tally(report)}):")
+        lines += [f"  {line}" for line in diagnosis_lines(problems, [])]
+    return lines + [f"note: {note}" for note in notes(report)]
+
+
+def _tally(report: dict) -> str:
     counts = event_counts(report)
     if not counts:
-        lines.append("no events: no problems found")
-    else:
-        lines.extend(_count_lines(counts, events))
-        lines.extend(_event_lines(events, show_rank=len(rank_reports(report)) > 1))
-    lines.extend(f"diagnosis: {line}" for line in diagnoses(report))
-    return "\n".join(lines)
+        return "no events"
+    severity = {str(event.get("kind", "unknown")): severity_of(event) for event in events_of(report)}
+    by_severity: Counter[str] = Counter()
+    for kind, count in counts.items():
+        by_severity[severity.get(kind, "info")] += count
+    ordered = sorted(by_severity.items(), key=lambda item: SEVERITY_ORDER.get(item[0], len(SEVERITY_ORDER)))
+    return f"{plural(sum(counts.values()), 'event')}: " + ", ".join(plural(n, name) for name, n in ordered)
 
 
 def _run_line(report: dict) -> str:
@@ -59,68 +73,3 @@ def _run_line(report: dict) -> str:
     if is_merged(report) or len(rank_reports(report)) > 1:
         parts.append(f"{len(rank_reports(report))} ranks")
     return " | ".join(parts)
-
-
-def _count_lines(counts: dict[str, int], events: list[dict]) -> list[str]:
-    severity = {}
-    first_step: dict[str, float] = {}
-    for event in events:
-        kind = str(event.get("kind", "unknown"))
-        severity.setdefault(kind, severity_of(event))
-        step = as_float(event.get("step"))
-        if step is not None and math.isfinite(step):
-            first_step[kind] = min(first_step.get(kind, step), step)
-    by_severity: dict[str, int] = {}
-    for kind, count in counts.items():
-        by_severity[severity.get(kind, "info")] = by_severity.get(severity.get(kind, "info"), 0) + count
-    total = sum(counts.values())
-    tally = ", ".join(
-        plural(n, name) for name, n in sorted(by_severity.items(), key=lambda item: _order(item[0]))
-    )
-    lines = [f"{plural(total, 'event')}: {tally}"]
-    width = max(len(kind) for kind in counts)
-    for kind in sorted(counts, key=lambda k: (_order(severity.get(k, "info")), k)):
-        line = f"  {severity.get(kind, '?'):<8} {kind:<{width}}  x{counts[kind]}"
-        if kind in first_step:
-            line += f"  first at step {first_step[kind]:g}"
-        lines.append(line)
-    return lines
-
-
-def _event_lines(events: list[dict], show_rank: bool) -> list[str]:
-    if not events:
-        return []
-    ordered = sorted_events(events)
-    lines = ["first events:"]
-    for event in ordered[:LISTED_EVENTS]:
-        lines.append("  " + _event_line(event, show_rank))
-    if len(ordered) > LISTED_EVENTS:
-        lines.append(f"  ... and {len(ordered) - LISTED_EVENTS} more in the report")
-    return lines
-
-
-def _event_line(event: dict, show_rank: bool) -> str:
-    step = event.get("step")
-    head = f"step {step}" if step is not None else "at end"
-    if show_rank and event.get("rank") is not None:
-        head = f"rank {event['rank']} {head}"
-    text = f"{head}: {severity_of(event)} {event.get('kind', 'unknown')}"
-    message = _one_line(event.get("message"))
-    if message:
-        text += f": {message}"
-    places = [
-        f"{name} {event[name]}" for name in ("module", "param") if event.get(name) not in (None, "")
-    ]
-    if event.get("where"):
-        places.append(str(event["where"]))
-    if places:
-        text += f" ({', '.join(places)})"
-    return text
-
-
-def _one_line(value: object) -> str:
-    return " ".join(str(value).split()) if value not in (None, "") else ""
-
-
-def _order(severity: str) -> int:
-    return SEVERITY_ORDER.get(severity, len(SEVERITY_ORDER))

@@ -6,10 +6,10 @@ import math
 from collections.abc import Callable
 from html import escape
 
-from sanitizer.report.axis_ticks import linear_ticks, log_label, log_range, log_ticks, nice_range
+from sanitizer.report.axis_ticks import linear_labels, linear_ticks, log_label, log_range, log_ticks, nice_range
 from sanitizer.report.chart_model import Chart, Line, Marker, line_color, severity_color
 from sanitizer.report.downsample import downsample_segments
-from sanitizer.report.formatting import format_number, format_step
+from sanitizer.report.formatting import format_step
 
 WIDTH, HEIGHT = 960, 250
 LEFT, RIGHT, TOP, BOTTOM = 74, 18, 14, 46
@@ -60,7 +60,8 @@ def _y_axis(chart: Chart) -> tuple[Transform, list[tuple[float, str]]]:
         def to_y(value: float) -> float | None:
             return bottom - (value / chart.divisor - low) * scale
 
-        ticks = [(to_y(t * chart.divisor), escape(format_number(t))) for t in linear_ticks(low, high)]
+        values = linear_ticks(low, high)
+        ticks = [(to_y(t * chart.divisor), escape(label)) for t, label in zip(values, linear_labels(values))]
         return to_y, ticks
     base = 2 if chart.scale == "log2" else 10
     positive = [v for v in values if v > 0]

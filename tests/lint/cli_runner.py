@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from lint.cli import main
 
@@ -20,15 +20,29 @@ CLIP_BUG = (
     "    scaler.step(opt)\n"
     "    scaler.update()\n"
 )
+# a training loop whose only finding (TL201) has an unsafe fix
+UNSAFE_ONLY = (
+    "import torch\n"
+    "for b in loader:\n"
+    "    loss = model(b)\n"
+    "    loss.backward()\n"
+    "    opt.step()\n"
+    "    opt.zero_grad()\n"
+    "    torch.cuda.empty_cache()\n"
+)
 
 
 def invoke(*args: str, cwd: Path, stdin: bytes | str | None = None) -> tuple[int, str, str]:
     """Exit status, stdout and stderr of `trainlint ARGS` run in `cwd`."""
-    runner = CliRunner()
+    result = invoke_raw(*args, cwd=cwd, stdin=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def invoke_raw(*args: str, cwd: Path, stdin: bytes | str | None = None) -> Result:
+    """The whole result, with stdout as bytes (`stdout_bytes`)."""
     old = os.getcwd()
     os.chdir(cwd)
     try:
-        result = runner.invoke(main, list(args), input=stdin, catch_exceptions=False)
+        return CliRunner().invoke(main, list(args), input=stdin, catch_exceptions=False)
     finally:
         os.chdir(old)
-    return result.exit_code, result.stdout, result.stderr

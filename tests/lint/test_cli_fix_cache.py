@@ -7,9 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cli_runner import CLIP_BUG, invoke
-
-UNSAFE_ONLY = "import torch\nfor b in loader:\n    step(b)\n    torch.cuda.empty_cache()\n"
+from cli_runner import CLIP_BUG, UNSAFE_ONLY, invoke
 
 
 def _counts(err: str) -> tuple[int, int]:

@@ -174,3 +174,39 @@ def test_wide_ranges_get_a_log_axis_with_power_ticks():
     assert '10<tspan dy="-0.45em" font-size="0.78em">5</tspan>' in markup
     assert '2<tspan dy="-0.45em" font-size="0.78em">16</tspan>' in markup
     assert ">0.1<" in markup and ">100<" in markup
+
+
+def test_cpu_memory_sampled_every_few_steps_is_one_visible_line():
+    steps = list(range(1, 101))
+    memory = [4e8 + 1e6 * s if s % 5 == 0 else None for s in steps]
+    page = Page(render_html({"series": {"step": steps, "loss": [1.0] * 100, "memory_bytes": memory}}))
+    path = next(p for p in page.find("path", "series") if p["data-label"] == "Memory")
+    assert path["d"].count("M") == 1 and path["d"].count("L") == 19
+
+
+def test_gradient_norms_near_one_get_distinct_tick_labels():
+    steps = list(range(1, 41))
+    page = Page(render_html({"series": {"step": steps, "grad_norm": [1.0 + (-1) ** s * 4e-4 for s in steps]}}))
+    labels = [text.strip() for text in page.text if re.fullmatch(r"\s*[0-9.]+\s*", text)]
+    y_labels = [label for label in labels if "." in label or label == "1"]
+    assert "1" in y_labels and len(set(y_labels)) == len(y_labels) >= 3
+
+
+def test_event_values_are_formatted_numbers():
+    event = {"kind": "grad_spike", "severity": "warning", "step": 3, "message": "m",
+             "value": 2.2583816676799147e29, "baseline": 0.123456789}
+    markup = render_html({"series": {"step": [1, 2, 3], "grad_norm": [1.0, 1.0, 2.0]}, "events": [event]})
+    assert ">2.26e+29<" in markup and "baseline: 0.123<" in markup
+    assert "2.2583816676799147" not in markup
+
+
+def test_lint_findings_and_the_events_they_explain_are_shown():
+    finding = {"path": "train.py", "line": 31, "column": 5, "code": "TL101", "name": "clip-before-unscale",
+               "message": "gradients are clipped while still multiplied by the loss scale"}
+    event = {"kind": "scale_collapse", "severity": "error", "step": 12, "message": "scale fell",
+             "related": [finding]}
+    page = Page(render_html({"series": {"step": [1, 12], "loss_scale": [1024.0, 0.5]}, "events": [event],
+                             "lint": [finding]}))
+    text = "".join(page.text)
+    assert "scale_collapse at step 12 — train.py:31 clip before unscale (TL101)" in text
+    assert "Lint findings in the script" in text and "train.py:31 TL101" in text

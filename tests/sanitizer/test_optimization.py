@@ -30,7 +30,7 @@ def test_scale_collapse_under_fp16_overflow(script_runs: ScriptRuns) -> None:
 def test_fp16_without_loss_scaling_underflows(script_runs: ScriptRuns) -> None:
     run = script_runs.get("grad_underflow.py")
     event = run.first("grad_underflow")
-    assert event["step"] == 6 and event["value"] > 0.5
+    assert event["step"] == 6 and event["value"] >= 0.1 and event["tiny_share"] > 0.9
 
 
 def test_saturated_output_vanishes_gradients(script_runs: ScriptRuns) -> None:

@@ -15,29 +15,44 @@ from sanitizer.core.session import Sanitizer
 from sanitizer.detectors.rank_divergence import RankDivergenceDetector
 from sanitizer.distributed import merge, ranks, replicas
 from sanitizer.distributed.exchange import ReplicaExchange
+from sanitizer.report.merged import merge_reports
 
 
-def _epochs(calls: str, shuffle: bool = True) -> list[dict[str, Any]]:
-    """Three epochs over a DistributedSampler (no process group needed with explicit ranks)."""
+def _epochs(calls: str, shuffle: bool = True, peek: bool = False) -> list[dict[str, Any]]:
+    """Three epochs of training over a DistributedSampler (no process group needed with
+    explicit ranks); `peek` looks at one batch before each epoch's set_epoch."""
     data = TensorDataset(torch.arange(16.0).unsqueeze(1))
     sampler = DistributedSampler(data, num_replicas=2, rank=0, shuffle=shuffle)
+    loader = DataLoader(data, batch_size=4, sampler=sampler)
+    model = nn.Linear(1, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     original_iter = DistributedSampler.__iter__
     with Sanitizer(report=None, checks=["missing_set_epoch"]) as session:
         assert DistributedSampler.__iter__ is not original_iter
         for epoch in range(3):
+            if peek:
+                next(iter(loader))
             if calls == "every":
                 sampler.set_epoch(epoch)
             elif calls == "same":
                 sampler.set_epoch(0)
-            list(DataLoader(data, batch_size=4, sampler=sampler))
+            for (x,) in loader:
+                model(x).pow(2).mean().backward()
+                optimizer.step()
+                optimizer.zero_grad()
+            if peek:
+                next(iter(loader))  # a look after the epoch is no epoch either
     assert DistributedSampler.__iter__ is original_iter  # restored on exit
     return [event.to_json() for event in session.events]
 
 
 def test_missing_set_epoch_reported_once_at_the_second_epoch() -> None:
-    events = _epochs("never")
-    assert [(e["kind"], e["iteration"], e["set_epoch_called"]) for e in events] == [("missing_set_epoch", 2, False)]
-    assert "never called" in events[0]["message"] and "test_dist_units.py" in events[0]["where"]
+    for peek in (False, True):
+        events = _epochs("never", peek=peek)
+        assert [(e["kind"], e["step"], e["iteration"], e["set_epoch_called"]) for e in events] == [
+            ("missing_set_epoch", 3, 2, False)]  # 2 steps per epoch: epoch 2 starts at step 3
+        assert "never called" in events[0]["message"] and "training epoch 2 " in events[0]["message"]
+        assert "test_dist_units.py" in events[0]["where"]
 
 
 def test_set_epoch_with_a_constant_epoch_is_reported() -> None:
@@ -47,7 +62,17 @@ def test_set_epoch_with_a_constant_epoch_is_reported() -> None:
 
 def test_set_epoch_every_epoch_or_no_shuffle_is_fine() -> None:
     assert _epochs("every") == []
+    assert _epochs("every", peek=True) == []  # the peek iterates with the previous epoch: no epoch
     assert _epochs("never", shuffle=False) == []
+
+
+def test_a_sampler_only_looked_at_is_not_judged() -> None:
+    data = TensorDataset(torch.arange(16.0).unsqueeze(1))
+    loader = DataLoader(data, batch_size=4, sampler=DistributedSampler(data, num_replicas=2, rank=0))
+    with Sanitizer(report=None, checks=["missing_set_epoch"]) as session:
+        for _ in range(3):
+            list(loader)  # iterated, but no step ever ran
+    assert session.events == []
 
 
 class FakeSink:
@@ -152,7 +177,7 @@ def _event(kind: str, step: int, severity: str = "error", **fields: Any) -> dict
 def test_merge_orders_by_step_then_cause_and_names_first_ranks() -> None:
     reports = [_report(0, 9, [_event("nonfinite_grad", 4), _event("nonfinite_param", 4)]),
                _report(1, 9, [_event("nonfinite_grad", 4), _event("nonfinite_loss", 4, module="head")])]
-    merged = merge.merge(reports)
+    merged = merge_reports(reports)
     assert [(e["kind"], e["rank"]) for e in merged["events"]] == [
         ("nonfinite_loss", 1), ("nonfinite_grad", 0), ("nonfinite_grad", 1), ("nonfinite_param", 0)]
     assert merged["verdict"]["first"]["nonfinite_grad"]["ranks"] == [0, 1]
@@ -162,7 +187,7 @@ def test_merge_orders_by_step_then_cause_and_names_first_ranks() -> None:
 
 
 def test_merge_reports_ranks_that_stopped_early() -> None:
-    merged = merge.merge([_report(0, 9, []), _report(1, 2, [], exit_code=1), _report(2, 9, [])])
+    merged = merge_reports([_report(0, 9, []), _report(1, 2, [], exit_code=1), _report(2, 9, [])])
     assert merged["verdict"]["stopped_ranks"] == [{"rank": 1, "exit_code": 1, "steps": 2, "others_steps": 9}]
     assert merged["verdict"]["errors"] == 0
 

@@ -1,0 +1,35 @@
+"""What `trainlint check PATH` would report for an editor's buffer: the
+configuration found for PATH, its selection, exclusions and per-file ignores,
+and `# noqa`, applied to text that may not be saved yet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lint.config import codes_for_file, find_config, load_config, matches_glob, select_rules
+from lint.engine import FileOutcome, fix_one, lint_text
+from lint.finding import Finding
+from lint.registry import by_code
+from lint.rule import Rule
+
+
+def rules_for(path: Path) -> list[type[Rule]]:
+    """The rules the configuration found for `path` runs on it; none when it
+    excludes the file. Raises ConfigError for a configuration to correct."""
+    config = load_config(find_config(path), fallback_root=path.parent)
+    if matches_glob(path, config.root, [*config.exclude, *config.extend_exclude]):
+        return []
+    selection = select_rules(config.select, config.extend_select, config.ignore)
+    known = by_code()
+    return [known[code] for code in codes_for_file(path, selection, config)]
+
+
+def lint_document(path: Path, text: str, fix: str | None = None) -> FileOutcome:
+    """Findings of `text` as the file at `path`; with `fix` ("safe" or
+    "unsafe"), also the text with every such fix applied."""
+    return lint_text(str(path), text, rules_for(path), fix)
+
+
+def fix_finding(path: Path, text: str, finding: Finding) -> str | None:
+    """`text` with the fix of `finding` alone applied; None if it has none."""
+    return fix_one(str(path), text, rules_for(path), finding)

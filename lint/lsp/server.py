@@ -1,0 +1,173 @@
+"""`trainlint server`: diagnostics for each open document, refreshed on open,
+change and save, and its fixes as code actions: one quick fix per finding,
+and "fix all" as a source action (`source.fixAll.trainlint`).
+
+Settings, as `initializationOptions`: `{"unsafeFixes": true}` lets "fix
+all" apply unsafe fixes too. Quick fixes are offered for both kinds; unsafe
+ones say so in their title and are never marked preferred."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
+
+from lint import __version__
+from lint.config import ConfigError
+from lint.finding import Finding
+from lint.lsp.documents import fix_finding, lint_document
+from lint.lsp.protocol import TextPositions, diagnostic, overlaps, replacement, workspace_edit
+
+FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.trainlint"
+QUICK_FIX = types.CodeActionKind.QuickFix.value
+
+
+class TrainlintServer(LanguageServer):
+    def __init__(self) -> None:
+        # full sync: every change re-lints the whole text anyway
+        super().__init__("trainlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full)
+        self.unsafe_fixes = False
+        self.linted: dict[str, tuple[str, list[Finding]]] = {}  # uri: (text, its findings)
+        self.reported_errors: set[str] = set()
+
+    def findings(self, document: TextDocument) -> list[Finding]:
+        """The findings of the document's current text, linted once per text."""
+        text = document.source
+        cached = self.linted.get(document.uri)
+        if cached is not None and cached[0] == text:
+            return cached[1]
+        try:
+            findings = lint_document(Path(document.path), text).findings
+        except ConfigError as exc:
+            self.report_config_error(str(exc))
+            findings = []
+        self.linted[document.uri] = (text, findings)
+        return findings
+
+    def report_config_error(self, message: str) -> None:
+        """Shown once, not on every keystroke; the server lints nothing until
+        the configuration is corrected."""
+        if message not in self.reported_errors:
+            self.reported_errors.add(message)
+            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"trainlint: {message}"))
+
+    def publish(self, uri: str) -> None:
+        document = self.workspace.get_text_document(uri)
+        positions = TextPositions(document.source, document.position_codec)
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=uri,
+                version=document.version,
+                diagnostics=[diagnostic(f, positions) for f in self.findings(document)],
+            )
+        )
+
+
+server = TrainlintServer()
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: TrainlintServer, params: types.InitializeParams) -> None:
+    options = params.initialization_options
+    ls.unsafe_fixes = isinstance(options, dict) and options.get("unsafeFixes") is True
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: TrainlintServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.publish(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: TrainlintServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.publish(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: TrainlintServer, params: types.DidSaveTextDocumentParams) -> None:
+    # the text is unchanged, but the configuration next to it may not be
+    ls.linted.pop(params.text_document.uri, None)
+    ls.publish(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: TrainlintServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.linted.pop(params.text_document.uri, None)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]),
+)
+def code_action(ls: TrainlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    document = ls.workspace.get_text_document(params.text_document.uri)
+    wanted = [getattr(kind, "value", kind) for kind in params.context.only or [QUICK_FIX, FIX_ALL]]
+    actions: list[types.CodeAction] = []
+    if any(_within(QUICK_FIX, kind) for kind in wanted):
+        actions.extend(_quick_fixes(ls, document, params.range))
+    if any(_within(FIX_ALL, kind) for kind in wanted):
+        actions.extend(_fix_all(ls, document))
+    return actions
+
+
+def _within(kind: str, requested: str) -> bool:
+    """LSP kinds are hierarchical: asking for `source` includes `source.fixAll.x`."""
+    return kind == requested or kind.startswith(f"{requested}.")
+
+
+def _quick_fixes(ls: TrainlintServer, document: TextDocument, where: types.Range) -> list[types.CodeAction]:
+    text = document.source
+    positions = TextPositions(text, document.position_codec)
+    actions = []
+    for finding in ls.findings(document):
+        shown = diagnostic(finding, positions)
+        if finding.fix is None or not overlaps(shown.range, where):
+            continue
+        fixed = fix_finding(Path(document.path), text, finding)
+        if fixed is None:
+            continue
+        unsafe = " (unsafe fix)" if finding.fix == "unsafe" else ""
+        actions.append(
+            types.CodeAction(
+                title=f"Fix {finding.code}: {finding.name}{unsafe}",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[shown],
+                is_preferred=finding.fix == "safe",
+                edit=workspace_edit(document.uri, document.version, [replacement(positions, fixed)]),
+            )
+        )
+    return actions
+
+
+def _fix_all(ls: TrainlintServer, document: TextDocument) -> list[types.CodeAction]:
+    mode = "unsafe" if ls.unsafe_fixes else "safe"
+    # editors ask on every cursor move: fix only when a finding says it can
+    if not any(f.fix == "safe" or f.fix == mode for f in ls.findings(document)):
+        return []
+    try:
+        fixed = lint_document(Path(document.path), document.source, fix=mode).fixed_source
+    except ConfigError as exc:
+        ls.report_config_error(str(exc))
+        return []
+    if fixed is None:
+        return []
+    positions = TextPositions(document.source, document.position_codec)
+    title = "trainlint: fix all" + (" (including unsafe fixes)" if ls.unsafe_fixes else " safe fixes")
+    return [
+        types.CodeAction(
+            title=title,
+            kind=FIX_ALL,
+            edit=workspace_edit(document.uri, document.version, [replacement(positions, fixed)]),
+        )
+    ]
+
+
+def serve() -> None:
+    """Speak LSP on stdin/stdout until the client exits."""
+    protocol_out = sys.stdout.buffer
+    # a stray print anywhere would corrupt the protocol stream: send it to stderr
+    sys.stdout = sys.stderr
+    server.start_io(sys.stdin.buffer, protocol_out)

@@ -1,0 +1,37 @@
+"""How a watched run ended, for the report's `ending` and the diagnosis that opens with it."""
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any
+
+from sanitizer.core import locations
+
+
+def ending_of(exc: BaseException | None, halt_line: str | None = None) -> dict[str, Any]:
+    """`{"how": returned|exit|exception|interrupted|halted, "detail": ..., "where": ...}`.
+
+    `halt_line` describes the event a `--halt-on` stopped at (the halt itself is
+    raised into the script as an exception)."""
+    if halt_line is not None:
+        return {"how": "halted", "detail": halt_line, "where": None}
+    if exc is None:
+        return {"how": "returned", "detail": None, "where": None}
+    if isinstance(exc, SystemExit):
+        code = exc.code
+        if code is None or code == 0:
+            return {"how": "returned", "detail": None, "where": None}
+        return {"how": "exit", "detail": f"sys.exit({code!r})", "where": _user_site(exc.__traceback__)}
+    how = "interrupted" if isinstance(exc, KeyboardInterrupt) else "exception"
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return {"how": how, "detail": detail, "where": _user_site(exc.__traceback__)}
+
+
+def _user_site(tb: TracebackType | None) -> str | None:
+    """`file:line` of the innermost user frame the exception passed through."""
+    site = None
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if locations.is_user_file(filename):
+            site = locations.format_site(filename, tb.tb_lineno)
+        tb = tb.tb_next
+    return site

@@ -1,0 +1,278 @@
+"""The diagnosis of a run, in cause order: what went wrong first, and what it explains.
+
+A crashed run says so first. Then each *problem* is a root event: the first
+event of its kind that no earlier problem explains. Events a root explains are
+folded under it as symptoms (a NaN explains the spikes and the fitting
+verdicts after it, fp16 underflow explains all-zero gradients, a collapsing
+loss scale explains what its skipped steps look like, a leak explains memory
+growth). Problems come in the order they started; end-of-run verdicts last,
+the sanitizer's own errors at the very end.
+
+The report, the end-of-run summary, `show` and the HTML page all read this.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from sanitizer.core.catalogue import KIND_ORDER, KINDS
+from sanitizer.report.access import as_float, event_counts, events_of, rank_reports, severity_of
+from sanitizer.report.formatting import format_number
+
+NONFINITE = ("nonfinite_input", "nonfinite_activation", "nonfinite_loss", "nonfinite_grad", "nonfinite_param")
+AFTER_NAN = frozenset({"loss_spike", "grad_spike", "vanishing_grad", "overfitting", "underfitting",
+                       "train_val_mismatch", "divergence"})
+NAN_LEAD = 3  # a spike this many steps before a NaN is the blow-up that produced it
+COLLAPSE_LEAD = 50  # a scale collapse is judged over its scaler's recent window
+EVIDENCE_FIELDS = ("value", "culprit", "first_nonfinite_module", "baseline", "params")
+CORE_FIELDS = frozenset({"kind", "severity", "step", "message", "module", "param", "where", "rank", "related"})
+
+
+@dataclass
+class Problem:
+    """One item of the diagnosis: a root event (or the crash) and what it explains."""
+
+    headline: str
+    severity: str
+    kind: str | None = None
+    step: int | None = None
+    evidence: list[str] = field(default_factory=list)
+    symptoms: list[str] = field(default_factory=list)
+    advice: str | None = None
+
+    def lines(self) -> list[str]:
+        """The headline, then its evidence, folded symptoms and advice, one per line."""
+        body = [f"evidence: {'; '.join(self.evidence)}"] if self.evidence else []
+        body += [f"explains: {line}" for line in self.symptoms]
+        body += [f"try: {self.advice}"] if self.advice else []
+        return [self.headline, *body]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "step": self.step, "severity": self.severity, "headline": self.headline,
+                "evidence": self.evidence, "symptoms": self.symptoms, "advice": self.advice}
+
+
+@dataclass
+class _Group:
+    """The events of one kind: the first one stands for the rest."""
+
+    first: dict[str, Any]
+    count: int = 1
+    symptoms: list[_Group] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        return str(self.first.get("kind", "unknown"))
+
+    @property
+    def step(self) -> int | None:
+        step = as_float(self.first.get("step"))
+        return int(step) if step is not None and math.isfinite(step) else None
+
+
+def diagnose(report: dict[str, Any]) -> list[Problem]:
+    """Every problem of the run, root causes first; empty for a clean, finished run."""
+    multi_rank = len(rank_reports(report)) > 1
+    problems = [problem for problem in [_ending(report)] if problem is not None]
+    groups = _groups(events_of(report))
+    counts = event_counts(report)  # the true counts: a report keeps only the first events of a kind
+    for group in groups:
+        group.count = max(group.count, counts.get(group.kind, 0))
+    return problems + [_problem(root, multi_rank) for root in _roots(groups)]
+
+
+def diagnosis_lines(problems: list[Problem], notes: list[str]) -> list[str]:
+    """The diagnosis as plain lines: numbered problems with indented details, then notes."""
+    lines: list[str] = []
+    for number, problem in enumerate(problems, start=1):
+        head, *body = problem.lines()
+        lines.append(f"{number}. {head}")
+        lines += [f"   {line}" for line in body]
+    return lines + [f"note: {note}" for note in notes]
+
+
+def event_line(event: dict[str, Any], show_rank: bool = False) -> str:
+    """`kind at step N: message (module m, param p, where)`, or with a related lint
+    finding, `kind at step N — train.py:31 clip before unscale (TL101)`."""
+    step = as_float(event.get("step"))
+    at = f" at step {step:g}" if step is not None and math.isfinite(step) else " at end"
+    if show_rank and event.get("rank") is not None:
+        at += f" on rank {event['rank']}"
+    related = _related(event)
+    if related:
+        return f"{event.get('kind', 'unknown')}{at} — {related[0]}"
+    places = [f"{name} {event[name]}" for name in ("module", "param") if event.get(name) not in (None, "")]
+    if event.get("where"):
+        places.append(str(event["where"]))
+    where = f" ({', '.join(places)})" if places else ""
+    return f"{event.get('kind', 'unknown')}{at}: {_one_line(event.get('message'))}{where}"
+
+
+# ------------------------------------------------------------------- the ending
+def _ending(report: dict[str, Any]) -> Problem | None:
+    """A run that did not end normally: an exception, an interrupt, a halt, an exit status."""
+    ending = report.get("ending")
+    if isinstance(ending, dict) and ending.get("how") not in (None, "returned"):
+        detail = _one_line(ending.get("detail"))
+        where = f" ({ending['where']})" if ending.get("where") else ""
+        how = {"exception": "the script crashed", "interrupted": "the run was interrupted",
+               "halted": "the sanitizer halted the run (--halt-on)",
+               "exit": "the script exited with an error status"}.get(str(ending["how"]), "the run ended early")
+        return Problem(f"{how}: {detail}{where}" if detail else f"{how}{where}", "error")
+    statuses = {rank.get("exit_code") for rank in rank_reports(report)} - {0, None}
+    if statuses and not isinstance(ending, dict):  # a report from before `ending` was recorded
+        codes = ", ".join(str(code) for code in sorted(statuses, key=str))
+        return Problem(f"the script ended with exit code {codes}", "error")
+    return None
+
+
+# ------------------------------------------------------------- causes, symptoms
+def _groups(events: list[dict[str, Any]]) -> list[_Group]:
+    groups: dict[str, _Group] = {}
+    for event in sorted(events, key=_time_order):
+        kind = str(event.get("kind", "unknown"))
+        if kind in groups:
+            groups[kind].count += 1
+        else:
+            groups[kind] = _Group(event)
+    return sorted(groups.values(), key=lambda group: _time_order(group.first))
+
+
+def _roots(groups: list[_Group]) -> list[_Group]:
+    """Fold each group under the earliest root that explains it; a new root also takes
+    in the roots just before it that it explains (the spike that became a NaN)."""
+    roots: list[_Group] = []
+    for group in groups:
+        cause = next((root for root in roots if explains(root, group)), None)
+        if cause is not None:
+            cause.symptoms.append(group)
+            continue
+        for earlier in [root for root in roots if _before(root, group) and explains(group, root)]:
+            roots.remove(earlier)
+            group.symptoms += [earlier, *earlier.symptoms]
+            earlier.symptoms = []
+        roots.append(group)
+    own_errors = [root for root in roots if root.kind == "sanitizer_error"]
+    return [root for root in roots if root.kind != "sanitizer_error"] + own_errors
+
+
+def explains(cause: _Group, symptom: _Group) -> bool:
+    """Whether `cause` accounts for `symptom` (each rule also bounds when it may happen)."""
+    return symptom.kind != cause.kind and any(rule(cause, symptom) for rule in _RULES)
+
+
+def _before(first: _Group, second: _Group) -> bool:
+    return first.step is not None and second.step is not None and first.step < second.step
+
+
+def _later(symptom: _Group, cause: _Group, lead: int = 0) -> bool:
+    """The symptom is stepless (an end-of-run verdict) or no more than `lead` steps early."""
+    if symptom.step is None:
+        return True
+    return cause.step is not None and symptom.step >= cause.step - lead
+
+
+def _nan_chain(cause: _Group, symptom: _Group) -> bool:
+    """The first non-finite value explains the ones it spreads to: input, activation,
+    loss, gradient, parameter, in time and then in that order."""
+    if cause.kind not in NONFINITE or symptom.kind not in NONFINITE or cause.step is None or symptom.step is None:
+        return False
+    return (symptom.step, NONFINITE.index(symptom.kind)) > (cause.step, NONFINITE.index(cause.kind))
+
+
+def _nan_symptoms(cause: _Group, symptom: _Group) -> bool:
+    return cause.kind in NONFINITE and symptom.kind in AFTER_NAN and _later(symptom, cause, NAN_LEAD)
+
+
+def _collapse_symptoms(cause: _Group, symptom: _Group) -> bool:
+    """Skipped steps under a collapsing scale: tiny scaled gradients, stalls, spikes."""
+    affected = {"grad_underflow", "vanishing_grad", "loss_spike", "grad_spike", "underfitting", "nonfinite_grad"}
+    return cause.kind == "scale_collapse" and symptom.kind in affected and _later(symptom, cause, COLLAPSE_LEAD)
+
+
+def _underflow_symptoms(cause: _Group, symptom: _Group) -> bool:
+    """Gradients fp16 flushed to zero look unused or vanishing; they are neither."""
+    if cause.kind != "grad_underflow":
+        return False
+    if symptom.kind == "unused_parameter":
+        return symptom.first.get("gradients") == "zero"
+    return symptom.kind == "vanishing_grad"
+
+
+def _leak_symptoms(cause: _Group, symptom: _Group) -> bool:
+    return cause.kind == "tensor_leak" and symptom.kind == "memory_growth"
+
+
+def _divergence_symptoms(cause: _Group, symptom: _Group) -> bool:
+    """A loss that blew up explains its spikes, the NaN it ends in and a stuck loss."""
+    followers = AFTER_NAN | set(NONFINITE)
+    return cause.kind == "divergence" and symptom.kind in followers and _later(symptom, cause, NAN_LEAD)
+
+
+def _spike_pair(cause: _Group, symptom: _Group) -> bool:
+    """A loss spike and the gradient spike it produces in the same step."""
+    return (cause.kind, symptom.kind) == ("loss_spike", "grad_spike") and cause.step == symptom.step
+
+
+_RULES: tuple[Callable[[_Group, _Group], bool], ...] = (
+    _nan_chain, _nan_symptoms, _collapse_symptoms, _underflow_symptoms, _leak_symptoms,
+    _divergence_symptoms, _spike_pair,
+)
+
+
+# ------------------------------------------------------------------ wording
+def _problem(root: _Group, multi_rank: bool) -> Problem:
+    kind = KINDS.get(root.kind)
+    more = f" (+{root.count - 1} more)" if root.count > 1 else ""
+    evidence = _evidence(root.first)
+    if _related(root.first):
+        evidence.insert(0, _one_line(root.first.get("message")))
+    return Problem(event_line(root.first, multi_rank) + more, severity_of(root.first), root.kind, root.step,
+                   evidence, [_symptom_line(symptom, multi_rank) for symptom in
+                              sorted(root.symptoms, key=lambda group: _time_order(group.first))],
+                   kind.advice if kind else None)
+
+
+def _symptom_line(group: _Group, multi_rank: bool) -> str:
+    more = f" (+{group.count - 1} more)" if group.count > 1 else ""
+    return event_line(group.first, multi_rank) + more
+
+
+def _evidence(event: dict[str, Any]) -> list[str]:
+    lines = [f"{name} {_value_text(event[name])}" for name in EVIDENCE_FIELDS if event.get(name) not in (None, "", [])]
+    lines += [line for line in _related(event)[1:]]
+    return lines
+
+
+def _related(event: dict[str, Any]) -> list[str]:
+    """`train.py:31 clip before unscale (TL101)` for each lint finding that explains the event."""
+    related = event.get("related")
+    if not isinstance(related, list):
+        return []
+    lines = []
+    for finding in related:
+        if isinstance(finding, dict) and finding.get("code"):
+            name = str(finding.get("name") or finding.get("message") or "").replace("-", " ")
+            lines.append(f"{finding.get('path', '?')}:{finding.get('line', '?')} {name} ({finding['code']})")
+    return lines
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, float):
+        return format_number(value)
+    if isinstance(value, list):
+        shown = ", ".join(str(item) for item in value[:5])
+        return shown + (f" (+{len(value) - 5} more)" if len(value) > 5 else "")
+    return _one_line(value)
+
+
+def _time_order(event: dict[str, Any]) -> tuple[Any, ...]:
+    step = as_float(event.get("step"))
+    known = step is not None and math.isfinite(step)
+    rank = event.get("rank") if isinstance(event.get("rank"), int) else 0
+    return (not known, step if known else 0.0, KIND_ORDER.get(str(event.get("kind")), len(KIND_ORDER)), rank)
+
+
+def _one_line(value: object) -> str:
+    return " ".join(str(value).split()) if value not in (None, "") else ""

@@ -1,0 +1,119 @@
+"""One run from several rank reports: the merge `show` and `merge` both use.
+
+The merged report is `{"schema": 1, "tool": "sanitizer", "merged": true,
+"ranks": [...], "events": [...], "verdict": {...}}`: one report per rank (the
+last given wins), in rank order; every event carries its rank, and events are
+in step order, causes before effects within a step (catalogue order). The
+verdict says which rank saw what first and which ranks left no report or
+stopped early.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from sanitizer.core.catalogue import KIND_ORDER
+from sanitizer.report.access import events_of, rank_number, rank_reports, read_report, severity_of
+
+
+
+def load_reports(paths: list[str]) -> dict[str, Any]:
+    """One report from the given files; several files are merged as ranks of one run."""
+    reports = [read_report(path) for path in paths]
+    return reports[0] if len(reports) == 1 else merge_reports(reports)
+
+
+def merge_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-rank reports (or merged ones) as one merged report with a verdict."""
+    ranks = _unique_ranks([rank for report in reports for rank in rank_reports(report)])
+    events = [dict(event, rank=event.get("rank") if event.get("rank") is not None else rank_of(rank))
+              for rank in ranks for event in events_of(rank)]
+    events.sort(key=_event_order)
+    return {"schema": 1, "tool": "sanitizer", "merged": True, "ranks": ranks, "events": events,
+            "verdict": verdict(ranks, events)}
+
+
+def rank_of(report: dict[str, Any]) -> int:
+    """A rank report's number; reports without one count as rank 0."""
+    number = rank_number(report)
+    return number if number is not None else 0
+
+
+def verdict(ranks: list[dict[str, Any]], events: list[dict[str, Any]]) -> dict[str, Any]:
+    first: dict[str, dict[str, Any]] = {}
+    for event in events:
+        kind = event.get("kind")
+        if not isinstance(kind, str):
+            continue
+        entry = first.get(kind)
+        if entry is None:
+            first[kind] = {"step": event.get("step"), "ranks": [event["rank"]], "severity": severity_of(event),
+                           "message": event.get("message"), "module": event.get("module"),
+                           "param": event.get("param")}
+        elif event.get("step") == entry["step"] and event["rank"] not in entry["ranks"]:
+            entry["ranks"].append(event["rank"])
+    errors = sum(1 for event in events if severity_of(event) == "error")
+    missing, stopped = _absent_and_stopped(ranks)
+    lines = _verdict_lines(ranks, events, first, missing, stopped)
+    return {"first": first, "errors": errors, "missing_ranks": missing, "stopped_ranks": stopped,
+            "lines": lines}
+
+
+def _verdict_lines(ranks: list[dict[str, Any]], events: list[dict[str, Any]], first: dict[str, dict[str, Any]],
+                   missing: list[int], stopped: list[dict[str, Any]]) -> list[str]:
+    world = _world_size(ranks, len(ranks))
+    steps = ", ".join(f"rank {rank_of(rank)}: {rank.get('steps')} steps, exit {rank.get('exit_code')}"
+                      for rank in ranks)
+    lines = [f"{len(ranks)} of {world} rank reports ({steps})"]
+    errors = [event for event in events if severity_of(event) == "error"]
+    if not events:
+        lines.append("verdict: no problems found on any rank")
+    else:
+        head = errors[0] if errors else events[0]
+        lines.append(f"verdict: first {'error' if errors else 'event'}: {head['kind']} on rank {head['rank']} "
+                     f"at step {head.get('step')}: {head.get('message')}{_place(head)}")
+        lines.append("first occurrence of each kind, in step order:")
+        for kind, entry in first.items():
+            who = ("rank " if len(entry["ranks"]) == 1 else "ranks ") + ", ".join(map(str, entry["ranks"]))
+            lines.append(f"  step {entry['step']}: {kind} ({entry['severity']}) on {who}{_place(entry)}")
+    for rank in missing:
+        lines.append(f"rank {rank}: no report (killed before it could write one, or not passed to merge)")
+    for rank in stopped:
+        lines.append(f"rank {rank['rank']} ended early: exit {rank['exit_code']} after {rank['steps']} steps "
+                     f"(others reached {rank['others_steps']})")
+    return lines
+
+
+def _place(entry: dict[str, Any]) -> str:
+    where = entry.get("param") or entry.get("module")
+    return f" [{where}]" if where else ""
+
+
+def _absent_and_stopped(ranks: list[dict[str, Any]]) -> tuple[list[int], list[dict[str, Any]]]:
+    present = {rank_of(rank) for rank in ranks}
+    missing = [rank for rank in range(_world_size(ranks, 1)) if rank not in present]
+    most = max([_int(rank.get("steps")) or 0 for rank in ranks] + [0])
+    stopped = [{"rank": rank_of(rank), "exit_code": rank.get("exit_code"), "steps": _int(rank.get("steps")) or 0,
+                "others_steps": most}
+               for rank in ranks if rank.get("exit_code") not in (0, None) or (_int(rank.get("steps")) or 0) < most]
+    return missing, stopped
+
+
+def _world_size(ranks: list[dict[str, Any]], at_least: int) -> int:
+    return max([_int(rank.get("world_size")) or 1 for rank in ranks] + [at_least])
+
+
+def _unique_ranks(ranks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One report per rank (the last given wins), in rank order."""
+    by_rank = {rank_of(rank): rank for rank in ranks}
+    return [by_rank[rank] for rank in sorted(by_rank)]
+
+
+def _event_order(event: dict[str, Any]) -> tuple[Any, ...]:
+    step = _int(event.get("step"))
+    return (step if step is not None else sys.maxsize, KIND_ORDER.get(event.get("kind"), len(KIND_ORDER)),
+            rank_number(event) or 0)
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -1,0 +1,78 @@
+"""`trainlint - --stdin-filename PATH`: standard input linted as if it were
+PATH (configuration, per-file ignores, exclusion, noqa); with --fix the code
+goes to stdout and the report to stderr."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_runner import CLIP_BUG, DP_BUG, invoke, invoke_raw
+
+
+def test_stdin_is_reported_under_the_given_name(tmp_path: Path) -> None:
+    code, out, _ = invoke("-", "--stdin-filename", "src/train.py", "--no-cache", cwd=tmp_path, stdin=DP_BUG)
+    assert code == 1 and out.startswith("src/train.py:2:9: TL301 ")
+    assert not (tmp_path / ".trainlint_cache").exists() and not (tmp_path / "src").exists()
+    code, out, _ = invoke("-", "--format", "json", cwd=tmp_path, stdin=DP_BUG + "x = 1  # noqa\n")
+    assert code == 1 and [(d["path"], d["code"]) for d in json.loads(out)] == [("-", "TL301")]
+
+
+def test_noqa_and_the_configuration_of_that_path_apply(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(
+        '[tool.trainlint]\nignore = ["TL101"]\nper-file-ignores = {"tests/*" = ["TL301"]}\n'
+    )
+    args = ("-", "--format", "json", "--stdin-filename")
+    _, out, _ = invoke(*args, "project/tests/test_x.py", cwd=tmp_path, stdin=DP_BUG + CLIP_BUG)
+    assert json.loads(out) == [], "ignore and per-file-ignores of project/pyproject.toml apply"
+    _, out, _ = invoke(*args, "project/train.py", cwd=tmp_path, stdin=DP_BUG + CLIP_BUG)
+    assert {d["code"] for d in json.loads(out)} == {"TL301"}
+    noqa = DP_BUG.replace("(model)\n", "(model)  # noqa: TL301\n")
+    _, out, _ = invoke(*args, "project/train.py", cwd=tmp_path, stdin=noqa)
+    assert json.loads(out) == []
+
+
+def test_an_excluded_name_is_left_alone(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.trainlint]\nexclude = ["vendor/*"]\n')
+    code, out, _ = invoke("-", "--stdin-filename", "vendor/x.py", cwd=tmp_path, stdin=DP_BUG)
+    assert code == 0 and "TL301" not in out
+    source = CLIP_BUG.encode() + b"\r\n"
+    done = invoke_raw("-", "--stdin-filename", "vendor/x.py", "--fix", cwd=tmp_path, stdin=source)
+    assert done.exit_code == 0 and done.stdout_bytes == source
+
+
+def test_fix_writes_the_code_to_stdout_and_the_report_to_stderr(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("on disk\n")
+    code, out, err = invoke("-", "--stdin-filename", "train.py", "--fix", cwd=tmp_path, stdin=DP_BUG + CLIP_BUG)
+    assert "    scaler.unscale_(opt)\n    torch.nn.utils.clip_grad_norm_" in out
+    assert out.startswith(DP_BUG) and "TL301" not in out
+    assert "train.py:2:9: TL301" in err and "Fixed 1 finding(s)" in err
+    assert code == 1, "a finding remains"
+    assert (tmp_path / "train.py").read_text() == "on disk\n"
+    code, out, _ = invoke("-", "--fix", cwd=tmp_path, stdin=out)
+    assert code == 1 and "TL301" not in out, "fixing again changes nothing"
+
+
+def test_fix_keeps_the_input_encoding(tmp_path: Path) -> None:
+    source = b"\xef\xbb\xbf# -*- coding: utf-8 -*-\nname = '\xc3\xa9t\xc3\xa9'\n" + CLIP_BUG.encode()
+    fixed = invoke_raw("-", "--fix", "-q", cwd=tmp_path, stdin=source).stdout_bytes
+    assert fixed.startswith(source[:40]) and b"scaler.unscale_(opt)" in fixed
+    latin = b"# -*- coding: latin-1 -*-\nname = '\xe9t\xe9'\n" + CLIP_BUG.encode()
+    fixed = invoke_raw("-", "--fix", "-q", cwd=tmp_path, stdin=latin).stdout_bytes
+    assert fixed.startswith(latin[:40]) and b"scaler.unscale_(opt)" in fixed
+
+
+def test_diff_of_stdin(tmp_path: Path) -> None:
+    code, out, _ = invoke("-", "--stdin-filename", "t.py", "--diff", cwd=tmp_path, stdin=CLIP_BUG)
+    assert code == 1 and out.startswith("--- a/t.py\n+++ b/t.py\n") and "+    scaler.unscale_(opt)" in out
+    code, out, _ = invoke("-", "--diff", cwd=tmp_path, stdin=DP_BUG)
+    assert code == 0 and out == ""
+
+
+def test_dash_with_other_paths_is_a_usage_error(tmp_path: Path) -> None:
+    code, _, err = invoke("-", "a.py", cwd=tmp_path, stdin=DP_BUG)
+    assert code == 2 and "standard input" in err
+    code, _, err = invoke("a.py", "--stdin-filename", "b.py", cwd=tmp_path, stdin=DP_BUG)
+    assert code == 2 and "--stdin-filename" in err

@@ -1,0 +1,101 @@
+"""The diagnosis in cause order: roots first with their evidence, symptoms folded under them."""
+import re
+
+import pytest
+from sample_reports import make_merged, make_report
+from test_html_report import Page
+
+from sanitizer.report.diagnosis import diagnose
+from sanitizer.report.html_report import render_html
+from sanitizer.report.summary_text import format_summary
+
+
+def _event(kind: str, step: int | None, **fields: object) -> dict:
+    return {"kind": kind, "step": step, "message": f"{kind} message", **fields}
+
+
+def _shape(events: list[dict], **report: object) -> list[tuple[str | None, list[str]]]:
+    """(root kind, [symptom kinds]) per problem."""
+    problems = diagnose({"events": events, **report})
+    return [(p.kind, [line.split(" at ")[0] for line in p.symptoms]) for p in problems]
+
+
+def test_underflow_explains_all_zero_gradients_but_not_a_parameter_that_never_got_one():
+    events = [_event("grad_underflow", 6), _event("vanishing_grad", 30),
+              _event("unused_parameter", None, param="fc1.weight", gradients="zero"),
+              _event("unused_parameter", None, param="head.bias", gradients="none")]
+    assert _shape(events[:3]) == [("grad_underflow", ["vanishing_grad", "unused_parameter"])]
+    assert _shape([events[0], events[3]]) == [("grad_underflow", []), ("unused_parameter", [])]
+
+
+def test_a_nan_explains_the_spike_that_led_to_it_and_the_verdicts_after_it():
+    events = [_event("loss_spike", 50), _event("grad_spike", 98), _event("nonfinite_loss", 100),
+              _event("nonfinite_grad", 100), _event("loss_spike", 101), _event("overfitting", None)]
+    assert _shape(events) == [("loss_spike", []),
+                              ("nonfinite_loss", ["grad_spike", "nonfinite_grad", "overfitting"])]
+    problems = diagnose({"events": events})
+    assert problems[0].headline.endswith("(+1 more)")  # the loss spike after the NaN counts there
+
+
+def test_the_first_non_finite_value_is_the_root_whatever_its_kind():
+    events = [_event("nonfinite_grad", 4), _event("nonfinite_param", 4), _event("nonfinite_loss", 6)]
+    assert _shape(events) == [("nonfinite_grad", ["nonfinite_param", "nonfinite_loss"])]
+
+
+def test_scale_collapse_explains_what_its_skipped_steps_look_like():
+    events = [_event("grad_underflow", 40), _event("scale_collapse", 60), _event("vanishing_grad", 70),
+              _event("tensor_leak", 3), _event("memory_growth", 90)]
+    assert _shape(events) == [("tensor_leak", ["memory_growth"]),
+                              ("scale_collapse", ["grad_underflow", "vanishing_grad"])]
+
+
+def test_a_crash_comes_first_and_unrelated_problems_stay_apart():
+    ending = {"how": "exception", "detail": "ValueError: boom", "where": "train.py:9"}
+    events = [_event("dataloader_bound", None), _event("missing_set_epoch", 2)]
+    problems = diagnose({"events": events, "exit_code": 1, "ending": ending})
+    assert [p.headline.split(":")[0] for p in problems] == [
+        "the script crashed", "missing_set_epoch at step 2", "dataloader_bound at end"]
+    assert problems[0].severity == "error"
+
+
+def test_the_sanitizers_own_errors_come_last():
+    events = [_event("sanitizer_error", 1), _event("grad_spike", 5)]
+    assert [kind for kind, _ in _shape(events)] == ["grad_spike", "sanitizer_error"]
+
+
+def test_evidence_numbers_are_readable():
+    [problem] = diagnose({"events": [_event("grad_spike", 3, value=2.2583816676799147e29, baseline=0.5)]})
+    assert problem.evidence == ["value 2.26e+29", "baseline 0.5"]
+    assert problem.lines()[1] == "evidence: value 2.26e+29; baseline 0.5"
+
+
+SAMPLES = {
+    "single": make_report(steps=1200),
+    "merged": make_merged(world_size=3, steps=300),
+    "underflow": {"script": "t.py", "exit_code": 0, "steps": 50, "ending": {"how": "returned"},
+                  "events": [_event("grad_underflow", 6, severity="warning"),
+                             _event("unused_parameter", None, severity="warning", gradients="zero")]},
+    "crash": {"script": "t.py", "exit_code": 1, "steps": 2, "events": [],
+              "ending": {"how": "exception", "detail": "ValueError: boom", "where": "t.py:12"}},
+}
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_text_and_html_list_one_problem_per_item_root_cause_first(name: str):
+    report = SAMPLES[name]
+    problems = diagnose(report)
+    text = format_summary(report).splitlines()
+    numbered = [line.strip() for line in text if re.match(r"  \d+\. ", line)]
+    assert numbered == [f"{n}. {p.headline}" for n, p in enumerate(problems, start=1)]
+    page = Page(render_html(report))
+    box = page.find("section", "diagnosis")
+    assert len(box) == 1
+    items = [attrs for tag, attrs in page.elements if tag == "li" and attrs.get("class") in
+             ("error", "warning", "info")]
+    assert len(items) == len(problems)
+    headlines = [problem.headline for problem in problems]
+    assert all(headline in "".join(page.text) for headline in headlines)
+    symptoms = {line.split(":")[0] for problem in problems for line in problem.symptoms}
+    assert not symptoms & {headline.split(":")[0] for headline in headlines}  # a symptom is no item
+    if report.get("ending", {}).get("how") == "exception":
+        assert problems[0].headline.startswith("the script crashed")

@@ -1,0 +1,51 @@
+"""torch.compile under the sanitizer: the compiler does the same work as without it
+(graphs, recompiles, graph breaks), the numbers are the same, no sanitizer error,
+and a NaN is still found at its step."""
+from __future__ import annotations
+
+import io
+import warnings
+
+from sanitizer import Sanitizer
+from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
+
+PRELAUNCH += [("compiled.py",), ("plain", "compiled.py"), ("compiled.py", "--nan-step", "3")]
+
+
+def _compiler_lines(stdout: str) -> dict[str, str]:
+    """What the script printed about the compiler and its losses (not the frame count:
+    dynamo also converts the sanitizer's two global hooks when they run inside a
+    compiled module's call, frames without a graph)."""
+    lines = dict(line.split(" ", 1) for line in stdout.splitlines() if not line.startswith("sanitizer"))
+    lines.pop("frames")
+    return lines
+
+
+def test_compiled_run_is_unchanged(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("compiled.py")
+    plain = script_runs.plain("compiled.py")
+    assert run.returncode == 0 == plain.returncode, run.stderr
+    assert _compiler_lines(run.stdout) == _compiler_lines(plain.stdout)
+    assert "recompiles 0" in run.stdout and "graph_breaks 0" in run.stdout
+    assert "global hooks" not in run.stderr  # torch's warning about global hooks is the sanitizer's noise
+    assert run.report is not None and run.report["steps"] == 8
+    assert run.events() == []
+
+
+def test_nan_through_a_compiled_model(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("compiled.py", "--nan-step", "3")
+    assert run.returncode == 0, run.stderr
+    assert run.first("nonfinite_input")["step"] == 3
+    loss = run.first("nonfinite_loss")
+    assert loss["step"] == 3 and loss["where"].endswith(f"compiled.py:{line_of('compiled.py', 'loss = F.cross_entropy')}")
+    assert not run.events("sanitizer_error")
+
+
+def test_the_warning_filter_leaves_with_the_session() -> None:
+    before = list(warnings.filters)
+    with Sanitizer(report=None, stream=io.StringIO()):
+        assert len(warnings.filters) == len(before) + 1
+        warnings.filterwarnings("ignore", message="the script's own filter")
+        mine = warnings.filters[0]
+    assert warnings.filters == [mine, *before]
+    warnings.filters.remove(mine)
