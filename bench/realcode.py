@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--labels", type=Path, default=DEFAULT_LABELS)
     parser.add_argument("--mirror", type=Path, default=DEFAULT_MIRROR)
-    parser.add_argument("--split", choices=("dev", "held-out"), help="score one split only (default: each, and both)")
+    parser.add_argument("--split", help="score one split only, e.g. dev or held-out (default: each, and all)")
     parser.add_argument("--show", default="", help="comma list of fp,fn,unjudged to list")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a finding is unjudged")
     parser.add_argument("--linter", type=Path, default=ROOT, help="checkout whose linter runs (default: this one)")
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     files = sum(len(r.paths) for r in repos)
     print(f"{len(repos)} repositories, {files} files, {len(found)} findings, "
           f"{sum(l.verdict == 'bug' for l in labels.values())} labelled bugs")
-    splits = [args.split] if args.split else ["held-out", "dev", None]
+    splits = [args.split] if args.split else [*sorted({r.split for r in repos}), None]
     for split in splits:
         print_table(f"split: {split or 'all'}", score(found, labels, repos, split))
     if args.show:

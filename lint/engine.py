@@ -13,20 +13,23 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, Mapping, Sequence
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from lint.analysis.summarize import file_facts
 from lint.context import FileContext
 from lint.fixes import apply_fixes
+from lint.positions import node_ranges
 from lint.project import FileFacts, ProjectView
 from lint.rule import Diagnostic, Finding, Rule
 from lint.source import SourceError, decode, source_lines
 from lint.summaries import may_summarize, trigger_words
 from lint.suppression import NoqaUsage, file_suppression
+from lint.timing import NoTimer, Timer
 
 UNPARSABLE = "TL000"
 _MAX_FIX_ROUNDS = 10
 _LIBCST_POSITION = re.compile(r"error at (\d+):(\d+)")
+_Handler = Callable[[cst.CSTNode], object]
 
 
 @dataclass
@@ -36,6 +39,7 @@ class FileOutcome:
     fixed_codes: list[str] = field(default_factory=list)  # the rule of each fix applied
     encoding: str = "utf-8"
     facts: FileFacts | None = None  # when asked to summarize and the file was parsed
+    timings: dict[str, float] = field(default_factory=dict)  # with a Timer: seconds per stage, analysis, rule
 
     @property
     def fixes_applied(self) -> int:
@@ -66,13 +70,15 @@ def lint_bytes(
     rules: Sequence[type[Rule]],
     fix: str | None = None,
     project: ProjectView = ProjectView(),
+    timer: Timer | None = None,
 ) -> FileOutcome:
-    """Lint the bytes of one file. `fix` is None, "safe" or "unsafe"."""
+    """Lint the bytes of one file. `fix` is None, "safe" or "unsafe"; a
+    `timer` measures where the time goes (see `lint.timing`)."""
     try:
         source, encoding = decode(data)
     except SourceError as exc:
         return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column))
-    outcome = lint_text(path, source, rules, fix, project)
+    outcome = lint_text(path, source, rules, fix, project, timer)
     outcome.encoding = encoding
     return outcome
 
@@ -83,14 +89,18 @@ def lint_text(
     rules: Sequence[type[Rule]],
     fix: str | None = None,
     project: ProjectView = ProjectView(),
+    timer: Timer | None = None,
 ) -> FileOutcome:
     """Lint text that is already decoded, such as an editor's unsaved buffer."""
     facts: list[FileFacts] = []
+    timer = timer or NoTimer()
     try:
-        findings, fixed, fixed_codes = _lint_text(path, source, rules, fix, project, facts)
+        findings, fixed, fixed_codes = _lint_text(path, source, rules, fix, project, facts, timer)
     except _Unparsable as exc:
-        return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column))
-    return FileOutcome(findings, fixed if fixed != source else None, fixed_codes, facts=facts[-1] if facts else None)
+        return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column), timings=timer.seconds)
+    outcome = FileOutcome(findings, fixed if fixed != source else None, fixed_codes, facts=facts[-1] if facts else None)
+    outcome.timings = timer.seconds
+    return outcome
 
 
 def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Finding) -> str | None:
@@ -115,24 +125,25 @@ def _lint_text(
     fix: str | None,
     project: ProjectView = ProjectView(),
     facts: list[FileFacts] | None = None,
+    timer: Timer = NoTimer(),
 ) -> tuple[list[Finding], str, list[str]]:
     """Findings, the fixed text and the rule of each fix; the facts of each
     round's text are appended to `facts` (the last describe the result)."""
     applied: list[str] = []
     for _ in range(_MAX_FIX_ROUNDS):
-        module, diagnostics = _analyse(path, source, rules, project, facts)
-        kept = _positioned(path, module, diagnostics, source, rules)
+        module, diagnostics = _analyse(path, source, rules, project, facts, timer)
+        kept = _positioned(path, module, diagnostics, source, rules, timer)
         fixable = [d for d, _ in kept if d.fix is not None and _allowed(d, fix)]
         if module is None or not fixable:
             return [finding for _, finding in kept], source, applied
-        with deep_recursion():
+        with deep_recursion(), timer.measure("fixes"):
             new_source = apply_fixes(module, [d.fix for d in fixable if d.fix is not None])
         if new_source == source:
             return [finding for _, finding in kept], source, applied
         applied.extend(d.rule.code for d in fixable)
         source = new_source
-    module, diagnostics = _analyse(path, source, rules, project, facts)
-    return [f for _, f in _positioned(path, module, diagnostics, source, rules)], source, applied
+    module, diagnostics = _analyse(path, source, rules, project, facts, timer)
+    return [f for _, f in _positioned(path, module, diagnostics, source, rules, timer)], source, applied
 
 
 def _allowed(diagnostic: Diagnostic, fix: str | None) -> bool:
@@ -147,6 +158,7 @@ def _analyse(
     rules: Sequence[type[Rule]],
     project: ProjectView = ProjectView(),
     facts: list[FileFacts] | None = None,
+    timer: Timer = NoTimer(),
 ) -> tuple[cst.Module | None, list[Diagnostic]]:
     suppression = file_suppression(source)
     if suppression.whole_file:
@@ -166,16 +178,21 @@ def _analyse(
     checks_syntax = any(rule.code == UNPARSABLE for rule in rules) and UNPARSABLE not in suppression.codes
     if not active and not summarize:
         if checks_syntax:
-            _check_syntax(source)
+            with timer.measure("parse"):
+                _check_syntax(source)
         return None, []
-    module = _parse(source)
-    ctx = FileContext(path, source, module, project.external)  # complete before any rule runs
+    with timer.measure("parse"):
+        module = _parse(source)
+    with timer.measure("model"):
+        ctx = FileContext(path, source, module, project.external, timer)  # complete before any rule runs
     instances = [rule(ctx) for rule in active]
-    _dispatch(ctx, instances)
+    _dispatch(ctx, instances, timer)
     for instance in instances:
-        instance.finish()
+        with timer.measure(instance.code):
+            instance.finish()
     if summarize and facts is not None:
-        facts.append(file_facts(ctx))
+        with timer.measure("file_facts"):
+            facts.append(file_facts(ctx))
     return module, [diagnostic for instance in instances for diagnostic in instance.diagnostics]
 
 
@@ -242,16 +259,16 @@ def _python_error(source: str) -> SyntaxError | None:
     return None
 
 
-def _dispatch(ctx: FileContext, instances: list[Rule]) -> None:
+def _dispatch(ctx: FileContext, instances: list[Rule], timer: Timer) -> None:
     """Call the rules' `visit_` / `leave_` handlers over the model's nodes in
     source order, as a depth-first walk would, without walking again."""
-    visits: dict[type, list[Callable[[cst.CSTNode], object]]] = {}
-    leaves: dict[type, list[Callable[[cst.CSTNode], object]]] = {}
+    visits: dict[type, list[_Handler]] = {}
+    leaves: dict[type, list[_Handler]] = {}
     for instance in instances:
         for node_type, method in _handlers(type(instance), "visit_"):
-            visits.setdefault(node_type, []).append(getattr(instance, method))
+            visits.setdefault(node_type, []).append(_timed(timer, instance.code, getattr(instance, method)))
         for node_type, method in _handlers(type(instance), "leave_"):
-            leaves.setdefault(node_type, []).append(getattr(instance, method))
+            leaves.setdefault(node_type, []).append(_timed(timer, instance.code, getattr(instance, method)))
     if not visits and not leaves:
         return
     if not leaves:
@@ -271,9 +288,20 @@ def _dispatch(ctx: FileContext, instances: list[Rule]) -> None:
         _leave(open_nodes.pop(), leaves)
 
 
-def _leave(node: cst.CSTNode, leaves: dict[type, list[Callable[[cst.CSTNode], object]]]) -> None:
+def _leave(node: cst.CSTNode, leaves: dict[type, list[_Handler]]) -> None:
     for handler in leaves.get(type(node), ()):
         handler(node)
+
+
+def _timed(timer: Timer, label: str, handler: _Handler) -> _Handler:
+    if not timer.enabled:
+        return handler
+
+    def measured(node: cst.CSTNode) -> object:
+        with timer.measure(label):
+            return handler(node)
+
+    return measured
 
 
 _HANDLER_CACHE: dict[tuple[type, str], list[tuple[type, str]]] = {}
@@ -299,14 +327,15 @@ def _positioned(
     diagnostics: list[Diagnostic],
     source: str,
     rules: Sequence[type[Rule]],
+    timer: Timer = NoTimer(),
 ) -> list[tuple[Diagnostic, Finding]]:
     """Findings with their positions, minus those a line `# noqa` covers;
     then the rules about `# noqa` comments judge the comments."""
     auditors = [r for r in rules if r.audits_noqa and r.may_fire(source)]
     if module is None or not (diagnostics or auditors):
         return []
-    with deep_recursion():
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    with deep_recursion(), timer.measure("positions"):
+        positions = _positions(module, diagnostics, every=bool(auditors))
     ran = frozenset(rule.code for rule in rules) - file_suppression(source).codes
     usage = NoqaUsage(source_lines(source), ran)
     kept = _unsuppressed(path, diagnostics, positions, usage)
@@ -314,6 +343,15 @@ def _positioned(
     kept.extend(_unsuppressed(path, audits, positions, usage))
     kept.sort(key=lambda pair: pair[1])
     return kept
+
+
+def _positions(module: cst.Module, diagnostics: list[Diagnostic], every: bool) -> Mapping[cst.CSTNode, CodeRange]:
+    """`PositionProvider`'s ranges: of every node when a rule judges the
+    comments, else of the reported nodes only (see `lint.positions`)."""
+    if every:
+        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    ranges = node_ranges(module, [diagnostic.node for diagnostic in diagnostics])
+    return {node: CodeRange(CodePosition(*start), CodePosition(*end)) for node, (start, end) in ranges.items()}
 
 
 def _unsuppressed(

@@ -20,6 +20,7 @@ from lint.config import Config, Selection, codes_for_file
 from lint.finding import Finding
 from lint.project import FileFacts, Project, ProjectView, inputs_digest, project_root
 from lint.source import encoding_to_write
+from lint.timing import Timer
 
 if TYPE_CHECKING:
     from lint.engine import FileOutcome
@@ -34,6 +35,7 @@ class RunOptions:
     diff: bool = False  # show fixes as a diff instead of writing them
     jobs: int = 0  # 0: one per CPU
     cache_dir: Path | None = None  # None: no cache
+    timings: bool = False  # measure where each analysed file's time goes
 
 
 @dataclass
@@ -45,6 +47,7 @@ class RunResult:
     errors: list[str] = field(default_factory=list)
     analysed: int = 0  # files linted in this run
     from_cache: int = 0  # files whose findings came from the cache
+    timings: dict[str, dict[str, float]] = field(default_factory=dict)  # path: CPU seconds per label (both passes)
 
     @property
     def fixes_applied(self) -> int:
@@ -153,6 +156,9 @@ def _finish(
     those of the file when this analysis was not asked for them."""
     outcome = analysed.outcome
     facts = outcome.facts or facts
+    spent = result.timings.setdefault(task.path, {}) if outcome.timings else {}
+    for label, seconds in outcome.timings.items():
+        spent[label] = spent.get(label, 0.0) + seconds
     written = _apply(task, analysed, options, result) if outcome.fixed_source is not None else None
     if cache is not None:
         _remember(cache, task, analysed, written, facts, live_keys)
@@ -191,7 +197,7 @@ def _analyse_all(tasks: list[_Task], options: RunOptions) -> Iterator[tuple[_Tas
     jobs = options.jobs or os.cpu_count() or 1
     if jobs <= 1 or len(tasks) < _SERIAL_THRESHOLD:
         for task in tasks:
-            yield task, _analyse(task.path, task.codes, options.fix, task.view)
+            yield task, _analyse(task.path, task.codes, options.fix, task.view, options.timings)
         return
     from lint.registry import all_rules
 
@@ -200,7 +206,10 @@ def _analyse_all(tasks: list[_Task], options: RunOptions) -> Iterator[tuple[_Tas
     # biggest files first, so that one huge file does not finish last alone
     order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i].path))
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
-        futures = {i: pool.submit(_analyse, tasks[i].path, tasks[i].codes, options.fix, tasks[i].view) for i in order}
+        futures = {
+            i: pool.submit(_analyse, tasks[i].path, tasks[i].codes, options.fix, tasks[i].view, options.timings)
+            for i in order
+        }
         for i in range(len(tasks)):
             yield tasks[i], futures[i].result()
 
@@ -212,18 +221,23 @@ def _size(path: str) -> int:
         return 0
 
 
-def _analyse(path: str, codes: tuple[str, ...], fix: str | None, view: ProjectView) -> _Analysed:
+def _analyse(path: str, codes: tuple[str, ...], fix: str | None, view: ProjectView, timed: bool = False) -> _Analysed:
     from lint import engine
 
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         return _Analysed(engine.FileOutcome(_unreadable(path, exc, codes)), "")
-    return _Analysed(analyse_bytes(path, data, codes, fix, view), content_hash(data))
+    return _Analysed(analyse_bytes(path, data, codes, fix, view, Timer() if timed else None), content_hash(data))
 
 
 def analyse_bytes(
-    path: str, data: bytes, codes: Sequence[str], fix: str | None, view: ProjectView = ProjectView()
+    path: str,
+    data: bytes,
+    codes: Sequence[str],
+    fix: str | None,
+    view: ProjectView = ProjectView(),
+    timer: Timer | None = None,
 ) -> FileOutcome:
     """Lint `data` as the file `path` with the rules `codes`; an internal error
     is reported as a finding of this file, never raised."""
@@ -232,7 +246,7 @@ def analyse_bytes(
 
     rules = by_code()
     try:
-        return engine.lint_bytes(path, data, [rules[c] for c in codes], fix, view)
+        return engine.lint_bytes(path, data, [rules[c] for c in codes], fix, view, timer)
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
         rule = rules.get(UNREADABLE)
         message = f"internal error while linting this file ({type(exc).__name__}: {exc}); please report it"

@@ -58,7 +58,11 @@ class EvalWithoutNoGrad(Rule):
 
     ## Limitations
     The model must be called by the same expression that `.eval()` was called
-    on, in the same function. A function with an unresolvable decorator, a
+    on, in the same function or in a function of the file that it then calls
+    (`model.eval()` at module level, then `evaluate(loader)`). Functions of
+    other modules are not followed. A function with an unresolvable
+    decorator (the entry points of command-line frameworks, `@hydra.main`,
+    click, typer, fire, leave grad mode alone and do not count), a
     function or loop that also back-propagates or steps (BatchNorm frozen
     during training), and comprehensions are left alone. A model whose
     parameters are all frozen records no graph and is never flagged:

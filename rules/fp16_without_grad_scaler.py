@@ -1,6 +1,6 @@
 import libcst as cst
 
-from lint.analysis.precision import FLOAT16, own_nodes, with_precision
+from lint.analysis.precision import FLOAT16, with_precision
 from lint.analysis.receivers import GRAD_SCALER, constructor_kind
 from lint.analysis.training import code_bodies, method_call, scaled_backward_scaler
 from lint.analysis.walk import iter_nodes
@@ -55,10 +55,13 @@ class Fp16WithoutGradScaler(Rule):
     Only values computed under a `with` autocast block of the same function
     (or assigned from such values there) are followed; autocast applied as a
     decorator on `forward`, or a loss returned from a helper, is not. A dtype
-    or device type held in a variable that cannot be resolved
-    (`dtype=amp_dtype`, `torch.autocast(device.type)`) is not flagged, nor is
-    any file that mentions a scaler object, since the scaling may happen
-    through it.
+    chosen at run time among values that include float16 counts as float16:
+    a command-line flag whose `choices` include it (`getattr(torch,
+    args.dtype)`), a conditional (`torch.float16 if ... else ...`) or a table
+    indexed by a flag. A dtype or device type held in a variable that cannot
+    be resolved otherwise (a parameter, a config object) is not flagged, nor
+    is any file that mentions a scaler object, since the scaling may happen
+    through it (a scaler built in another module and passed in counts).
     """
 
     code = "TL103"
@@ -222,14 +225,14 @@ class Fp16WithoutGradScaler(Rule):
     def _check_body(self, body: cst.CSTNode) -> None:
         fp16_blocks = [
             node
-            for node in own_nodes(body)
+            for node in self.ctx.own_nodes(body)
             if isinstance(node, cst.With) and (found := with_precision(self.ctx, node)) is not None and found[0] == FLOAT16
         ]
         if not fp16_blocks:
             return
         inside = {id(n) for block in fp16_blocks for n in iter_nodes(block.body)}
         tainted = self._tainted_names(body, inside)
-        for node in own_nodes(body):
+        for node in self.ctx.own_nodes(body):
             receiver = method_call(node, "backward")
             if receiver is None or scaled_backward_scaler(node) is not None:
                 continue
@@ -240,7 +243,7 @@ class Fp16WithoutGradScaler(Rule):
     def _tainted_names(self, body: cst.CSTNode, inside: set[int]) -> set[str]:
         """Names holding values computed under float16 autocast: assigned
         inside an autocast block, or later assigned from such names."""
-        assignments = [n for n in own_nodes(body) if isinstance(n, cst.Assign | cst.AugAssign | cst.AnnAssign)]
+        assignments = [n for n in self.ctx.own_nodes(body) if isinstance(n, cst.Assign | cst.AugAssign | cst.AnnAssign)]
         tainted: set[str] = set()
         for _ in range(3):
             before = len(tainted)

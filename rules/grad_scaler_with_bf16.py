@@ -7,7 +7,6 @@ from lint.analysis.precision import (
     autocast_calls,
     autocast_precision,
     grad_scaler_enabled,
-    own_nodes,
     with_precision,
 )
 from lint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
@@ -181,7 +180,7 @@ class GradScalerWithBf16(Rule):
         found: set[Binding] = set()
         bodies_with_bf16: dict[cst.CSTNode, set[Binding]] = {}
         for body in code_bodies(self.ctx):
-            nodes = list(own_nodes(body))
+            nodes = list(self.ctx.own_nodes(body))
             if not any(_is_bf16_block(self.ctx, node) for node in nodes):
                 continue
             scaled = set()
@@ -203,7 +202,7 @@ class GradScalerWithBf16(Rule):
         classes = {_class_of_method_body(self.ctx, body) for body in bf16_bodies} - {None}
         found: set[Binding] = set()
         for body in code_bodies(self.ctx):
-            for node in own_nodes(body):
+            for node in self.ctx.own_nodes(body):
                 scaler = method_call(node, "scale")
                 if scaler is None or not receivers.is_kind(scaler, GRAD_SCALER):
                     continue

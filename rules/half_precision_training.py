@@ -54,7 +54,11 @@ class HalfPrecisionTraining(Rule):
     ## Limitations
     Only models whose `.parameters()` (or `named_parameters()`) go to an
     optimizer built in the same file (directly, through one variable, or as
-    the model a builder function of the file returns) are considered; inference-only files, tensors (`x.half()`), frozen parts whose
+    the model a builder function of the file returns) are considered. A
+    function of another module of the project that converts the model
+    (`model = build_model(cfg)` returning a float16 model, `to_half(model)`)
+    is followed, and its call is reported; a conversion in a method of a
+    class of another module is not seen. Inference-only files, tensors (`x.half()`), frozen parts whose
     parameters no optimizer receives, and conversions after the last
     `backward()` (export after training) are not flagged. A dtype held in a
     variable that cannot be resolved is not flagged.

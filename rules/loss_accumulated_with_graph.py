@@ -62,9 +62,15 @@ class LossAccumulatedWithGraph(Rule):
     back-propagate it or call tensor methods on it.
 
     ## Limitations
-    Only the direct forms above are recognized: totals kept in dicts
-    (`meters["loss"] += loss`), metric objects and helper functions are not
-    followed, and an accumulation outside any loop (a `training_step` method
+    Besides the direct forms above, helpers of the project are followed (in
+    this file and in the modules it imports): a step function that returns
+    the loss it back-propagated (`total += train_step(batch)`), and a meter
+    or logging function that stores what it is given where it outlives the
+    call (`meter.update(loss)` on an object built from a class of the
+    project, `log_losses(history, {"loss": loss})`, also through
+    `**kwargs`). Totals kept in dicts by subscript (`meters["loss"] += loss`),
+    meters of installed libraries, objects whose class cannot be told, and
+    an accumulation outside any loop (a `training_step` method
     appending to `self.outputs`) is not flagged. A loss being built is never
     flagged: a total that is back-propagated later (`total.backward()`,
     `torch.stack(losses).mean().backward()`, `for l in losses: l.backward()`),

@@ -46,7 +46,11 @@ class MissingSetEpoch(Rule):
     their DataLoader, also one built as one branch of a conditional such as
     `DataLoader(...) if ds is not None else None`; or handed, alone or
     inside their DataLoader, to a function or class imported from another
-    module, such as a project's `Trainer`) are not flagged. Any
+    module, such as a project's `Trainer`) are not flagged. A function of
+    the project's other modules whose code shows it never calls `set_epoch`
+    on what it is given (a `train_one_epoch(model, loader, ...)` of
+    `engine.py`, a `sample_data(loader)` generator) is no such excuse; a
+    class of the project is, since any of its methods may call it. Any
     `set_epoch(...)` call in the file whose receiver could be the sampler
     counts as calling it, including a call on a function parameter that a
     call in the file passes this sampler to.

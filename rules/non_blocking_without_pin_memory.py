@@ -11,8 +11,7 @@ from lint.analysis.dataflow import (
     keyword,
     target_names,
 )
-from lint.analysis.precision import own_nodes
-from lint.analysis.training import method_call
+from lint.analysis.training import ancestors_within, method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Rule
 
@@ -50,9 +49,9 @@ class NonBlockingWithoutPinMemory(Rule):
     Only loaders built in the same file are judged, through assignments and
     the call sites of the file's functions (`train(model, train_loader)`),
     and through a name bound again only after the loop (a pre-pass before
-    `accelerator.prepare()`); a loader from another module, a `pin_memory=` given as a variable or through
-    `**kwargs`, and batches copied inside helpers or comprehensions are left
-    alone.
+    `accelerator.prepare()`); a loader from another module, a `pin_memory=`
+    given as a variable or through `**kwargs`, and batches copied inside
+    helpers or comprehensions are left alone.
     """
 
     code = "TL502"
@@ -169,11 +168,11 @@ class NonBlockingWithoutPinMemory(Rule):
         the loader): every binding before the loop is `name = DataLoader(...)`."""
         body = self.ctx.enclosing_function(loop)
         root: cst.CSTNode = body.body if body is not None else self.ctx.module
-        if any(isinstance(a, cst.For | cst.While) for a in self._ancestors_within(loop, root)):
+        if any(isinstance(a, cst.For | cst.While) for a in ancestors_within(self.ctx, loop, root)):
             return None  # a later binding flows back into an enclosing loop
         position = self._positions()
         before: list[cst.CSTNode] = []
-        for node in own_nodes(root):
+        for node in self.ctx.own_nodes(root):
             if position[id(node)] < position[id(loop)] and name.value in _bound_by(node):
                 before.append(node)
         values = [n.value for n in before if isinstance(n, cst.Assign) and len(n.targets) == 1]  # type: ignore[attr-defined]
@@ -182,14 +181,6 @@ class NonBlockingWithoutPinMemory(Rule):
         if not all(isinstance(v, cst.Call) and self.ctx.call_name(v) == DATALOADER for v in values):
             return None
         return values  # type: ignore[return-value]
-
-    def _ancestors_within(self, node: cst.CSTNode, root: cst.CSTNode) -> list[cst.CSTNode]:
-        found = []
-        for ancestor in self.ctx.ancestors(node):
-            if ancestor is root:
-                break
-            found.append(ancestor)
-        return found
 
     def _positions(self) -> dict[int, int]:
         if self._order is None:

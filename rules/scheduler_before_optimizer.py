@@ -49,8 +49,14 @@ class SchedulerBeforeOptimizer(Rule):
     ## Limitations
     A scheduler class of the project (which may be meant to be stepped
     first), `ReduceLROnPlateau` (driven by a metric, not a step count) and
-    `step(...)` given a metric or an epoch are not checked. A scheduler step at the end of one iteration is not
-    connected to the optimizer step of the next.
+    `step(...)` given a metric or an epoch are not checked. The scheduler is
+    followed through a class's `__init__` (`Trainer(model, optimizer,
+    scheduler)` then `self.scheduler.step()`), and the optimizer step through
+    the functions of the file and of the project's other modules (an
+    epoch-level `scheduler.step()` before `train_one_epoch(...)` of
+    `engine.py`). A scheduler built in another module and passed in is not
+    known. A scheduler step at the end of one iteration is not connected to
+    the optimizer step of the next.
     """
 
     code = "TL404"

@@ -73,6 +73,16 @@ def statement_of(ctx: FileContext, node: cst.CSTNode) -> cst.SimpleStatementLine
     return None
 
 
+def ancestors_within(ctx: FileContext, node: cst.CSTNode, root: cst.CSTNode | None) -> list[cst.CSTNode]:
+    """The ancestors of `node`, innermost first, up to (not including) `root`."""
+    found = []
+    for ancestor in ctx.ancestors(node):
+        if ancestor is root:
+            break
+        found.append(ancestor)
+    return found
+
+
 def loop_guards(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.For | cst.While, list[cst.BaseExpression]] | None:
     """The innermost loop of the same function that runs `node` on each
     iteration, with the `if` conditions between them; None when `node` is not

@@ -125,7 +125,7 @@ class Sanitizer:
         self._active = True
         self._stack.callback(self._deactivate)
         hooks.install(self, self._stack)
-        self._start_lint()
+        self._guard("preparing the lint", self._prepare_lint)
 
     def close(self, exit_code: int | None = None) -> dict[str, Any]:
         """Flush the last step, remove every hook, write the report; returns it."""
@@ -176,12 +176,12 @@ class Sanitizer:
     def _deactivate(self) -> None:
         self._active = False
 
-    def _start_lint(self) -> None:
-        """Lint the entry file beside the run (see `script_lint`)."""
+    def _prepare_lint(self) -> None:
+        """Find the file to lint now (before the script changes directory); the lint
+        itself starts after the first step (see `script_lint`)."""
         path = entry_file(self.script) if self._lint else None
         if path is not None:
             self._script_lint = ScriptLint(path)
-            self._script_lint.start()
 
     def _finish_lint(self) -> None:
         if self._script_lint is None:
@@ -363,6 +363,8 @@ class Sanitizer:
     def _advance(self) -> None:
         self.steps = self.step
         self.step += 1
+        if self.steps == 1 and self._script_lint is not None:
+            self._script_lint.start()
 
     def _flush(self) -> None:
         probe = self.probe

@@ -10,7 +10,8 @@ from sanitizer_harness import PRELAUNCH, SCRIPTS, ScriptRuns, environment, line_
 
 from sanitizer.report.related import relate
 
-PRELAUNCH += [("clip_before_unscale.py",), ("scheduler_order.py",), ("scheduler_order.py", "healthy")]
+PRELAUNCH += [("clip_before_unscale.py",), ("scheduler_order.py",), ("scheduler_order.py", "healthy"),
+              ("lintproj/train.py",)]
 SCRIPT = "clip_before_unscale.py"
 
 
@@ -47,6 +48,14 @@ def test_a_schedule_stepped_first_starts_late_and_names_tl404(script_runs: Scrip
     assert [(f["code"], f["line"]) for f in event["related"]] == [("TL404", early)]
     healthy = script_runs.get("scheduler_order.py", "healthy")
     assert healthy.events() == []  # the lint still flags the line the healthy run never reaches
+
+
+def test_the_project_files_the_script_imports_are_linted_with_its_settings(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("lintproj/train.py")
+    assert [(f["path"], f["code"]) for f in run.report["lint"]] == [("lintproj/pkg/steps.py", "TL101")]
+    cli = subprocess.run([sys.executable, "-m", "lint", "--format", "json", "lintproj"], cwd=SCRIPTS,
+                         env=environment(), capture_output=True, text=True, timeout=120)
+    assert run.report["lint"] == json.loads(cli.stdout)
 
 
 def _finding(code: str, line: int, path: str = "train.py") -> dict:
