@@ -135,3 +135,13 @@ def test_an_editor_is_shown_the_crash_once_with_the_other_findings(project: Path
     assert [f.code for f in server.findings(TextDocument(uri, BOTH))] == ["TL301"]
     assert [f.code for f in server.findings(TextDocument(uri, BOTH + "\n"))] == ["TL301"]
     assert len(shown) == 1 and "TL202 crashed on" in shown[0].message  # type: ignore[attr-defined]
+
+
+def test_the_noqa_of_a_crashed_rule_is_not_called_unused(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (project / "crash.py").write_text(BOTH.replace("# keeps every graph", "# noqa: TL202, TL301"), encoding="utf-8")
+    _crash(monkeypatch, "finish")
+    code, out, _ = invoke("crash.py", "--no-cache", "--select", "TL001,TL202,TL301", cwd=project)
+    unused = [line for line in out.splitlines() if " TL001 " in line]
+    assert code == 2
+    assert len(unused) == 1 and "TL301" in unused[0], "TL301 is unused there; TL202 crashed, so its noqa is not judged"
+    assert "TL202" not in unused[0]
