@@ -117,3 +117,31 @@ def test_a_crash_on_standard_input(project: Path, monkeypatch: pytest.MonkeyPatc
     assert code == 2
     assert "TL202 crashed while fixing on crash.py" in err
     assert out == BOTH  # the code comes back unchanged
+
+
+def test_an_editor_is_shown_the_crash_once_with_the_other_findings(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("pygls")
+    from pygls.workspace import TextDocument
+
+    from lint.lsp.server import TrainlintServer, lint_document
+
+    _crash(monkeypatch, "finish")
+    # the documents module the server calls (another test may have imported it afresh)
+    monkeypatch.setitem(lint_document.__globals__, "by_code", lint.registry.by_code)
+    server = TrainlintServer()
+    shown: list[object] = []
+    monkeypatch.setattr(server, "window_show_message", shown.append)
+    uri = (project / "crash.py").as_uri()
+    assert [f.code for f in server.findings(TextDocument(uri, BOTH))] == ["TL301"]
+    assert [f.code for f in server.findings(TextDocument(uri, BOTH + "\n"))] == ["TL301"]
+    assert len(shown) == 1 and "TL202 crashed on" in shown[0].message  # type: ignore[attr-defined]
+
+
+def test_the_noqa_of_a_crashed_rule_is_not_called_unused(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (project / "crash.py").write_text(BOTH.replace("# keeps every graph", "# noqa: TL202, TL301"), encoding="utf-8")
+    _crash(monkeypatch, "finish")
+    code, out, _ = invoke("crash.py", "--no-cache", "--select", "TL001,TL202,TL301", cwd=project)
+    unused = [line for line in out.splitlines() if " TL001 " in line]
+    assert code == 2
+    assert len(unused) == 1 and "TL301" in unused[0], "TL301 is unused there; TL202 crashed, so its noqa is not judged"
+    assert "TL202" not in unused[0]
