@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 from sanitizer.core import hooks, locations
+from sanitizer.core.backward_steps import HeldStep, StepSource, absorb, gradient_state, trained_leaves
 from sanitizer.core.catalogue import KINDS
 from sanitizer.core.ending import ending_of
 from sanitizer.core.events import Event
@@ -88,6 +89,11 @@ class Sanitizer:
         self._scaler: weakref.ref[Any] | None = None
         self._scaled: tuple[weakref.ref[torch.Tensor], torch.Tensor] | None = None
         self._stepped = False
+        self.step_source = StepSource.UNDECIDED
+        self._held: HeldStep | None = None
+        self._leaves: list[torch.Tensor] = []  # what backward passes train, while no optimizer is seen
+        self._stand_in: ManualUpdate | None = None  # the same, as an optimizer, once steps are backward passes
+        self._manual_update: ManualUpdate | None = None  # what mark_step() was given
         self._loss_site: str | None = None  # where the last training loss was computed
         self._data_wait = 0.0
         self._last_close: float | None = None
@@ -245,6 +251,10 @@ class Sanitizer:
     # ------------------------------------------------------- loss and backward
     def on_backward(self, tensors: Any) -> None:
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors or ())
+        if self.step_source is not StepSource.OPTIMIZER:
+            self._settle_held(ended_by_backward=True)
+            if not self._leaves:
+                self._leaves = trained_leaves(root.grad_fn for root in roots if isinstance(root, torch.Tensor))
         probe = self.probe
         for root in roots:
             if not isinstance(root, torch.Tensor) or root.grad_fn is None:
@@ -262,6 +272,53 @@ class Sanitizer:
             self._loss_site = None
             for detector in self._backward_listeners:
                 detector.on_backward(loss, self.sink)
+
+    def after_backward(self, tensors: Any) -> None:
+        """A backward pass ended: a step in a loop without an optimizer (see backward_steps)."""
+        if self.step_source is StepSource.OPTIMIZER or not self.probe.graph_roots or not self._leaves:
+            return
+        if self.step_source is StepSource.BACKWARD:
+            self._close_step(self._stand_in, skipped=False)
+            self._advance()
+            return
+        probe, data_wait, last_close = self.probe, self._data_wait, self._last_close
+        self._last_params = self._leaves
+        record = self._record_step(None, skipped=False)
+        self._held = HeldStep(record, probe, data_wait, last_close, gradient_state(record.params))
+
+    def _settle_held(self, ended_by_backward: bool) -> None:
+        """Make the held backward pass a step, or give its probe back to the current step."""
+        held, self._held = self._held, None
+        if held is None:
+            return
+        if ended_by_backward and not held.gradients_moved_on():  # accumulation: the same step goes on
+            self._give_back(held)
+            return
+        self.step_source = StepSource.BACKWARD
+        # from here the trained tensors stand for what an optimizer would hold
+        self._stand_in = ManualUpdate(self._leaves)
+        self._optimizers.add(self._stand_in)
+        self._index_step = 0
+        self._refresh_index()
+        self._dispatch(held.record)
+        self._advance()
+
+    def _optimizer_seen(self) -> None:
+        """Steps come from the optimizer (or mark_step): a held backward pass was none."""
+        if self.step_source is StepSource.OPTIMIZER:
+            return
+        self.step_source = StepSource.OPTIMIZER
+        self._leaves = []
+        held, self._held = self._held, None
+        if held is not None:
+            self._give_back(held)
+            self._last_params = []
+            self._index_step = 0  # it was built before the optimizer's parameters were known
+
+    def _give_back(self, held: HeldStep) -> None:
+        self.probe = absorb(held.probe, self.probe)
+        self._data_wait += held.data_wait
+        self._last_close = held.last_close
 
     def on_scale(self, scaler: Any, outputs: Any, scaled: Any) -> None:
         if not scaler.is_enabled():
@@ -289,6 +346,7 @@ class Sanitizer:
     def after_scaler_step(self, scaler: Any, optimizer: torch.optim.Optimizer) -> None:
         if self._stepped or not scaler.is_enabled():
             return
+        self._optimizer_seen()
         self._scaler = weakref.ref(scaler)
         self.skipped_steps += 1
         self._close_step(optimizer, skipped=True)
@@ -296,6 +354,7 @@ class Sanitizer:
 
     def before_step(self, optimizer: torch.optim.Optimizer) -> None:
         self._stepped = True
+        self._optimizer_seen()
         found_inf = getattr(optimizer, "found_inf", None)  # GradScaler with a fused optimizer
         self._close_step(optimizer, skipped=False, found_inf=found_inf)
 
@@ -310,10 +369,11 @@ class Sanitizer:
         """
         if not self._active:
             raise RuntimeError("mark_step() is for a running Sanitizer: call it inside the `with` block")
+        self._optimizer_seen()
         if parameters is not None:
             params = list(parameters)
             self._manual_update = ManualUpdate(params) if params else None
-        self._close_step(getattr(self, "_manual_update", None), skipped=False)
+        self._close_step(self._manual_update, skipped=False)
         self._advance()
 
     def _advance(self) -> None:
@@ -321,12 +381,18 @@ class Sanitizer:
         self.step += 1
 
     def _flush(self) -> None:
+        self._settle_held(ended_by_backward=False)
         probe = self.probe
         if probe.losses or probe.trail_slots or probe.eval_losses or self._last_params:
             self._close_step(None, skipped=False, partial=True)
 
     def _close_step(self, optimizer: torch.optim.Optimizer | None, skipped: bool,
                     found_inf: Any = None, partial: bool = False) -> None:
+        self._dispatch(self._record_step(optimizer, skipped, found_inf, partial))
+
+    def _record_step(self, optimizer: torch.optim.Optimizer | None, skipped: bool,
+                     found_inf: Any = None, partial: bool = False) -> StepRecord:
+        """Take the step's probe and measure it (the one read of the step)."""
         probe, self.probe = self.probe, StepProbe()
         self.tracer.step_closed()
         if optimizer is not None:
@@ -338,7 +404,11 @@ class Sanitizer:
         if self._index_step == 0 and params:
             self._refresh_index()
         with torch.no_grad():
-            record = self._measure(probe, params, skipped, found_inf, partial)
+            return self._measure(probe, params, skipped, found_inf, partial)
+
+    def _dispatch(self, record: StepRecord) -> None:
+        """Hand a measured step to the detectors and the series."""
+        partial = record.partial
         for detector in self.detectors:
             try:
                 detector.on_step(record, self.sink)
@@ -437,6 +507,8 @@ class Sanitizer:
                               "step: nothing to check (does it use torch?)")
         elif not self.steps:
             self.notes.append("the script never stepped an optimizer: only forward/backward checks ran")
+        elif self.step_source is StepSource.BACKWARD:
+            self.notes.append("the script never stepped an optimizer: each backward pass was counted as a step")
 
 
 def _status_of(exc: BaseException | None) -> int:
