@@ -20,7 +20,7 @@ from torch.nn.modules import module as module_globals
 from torch.optim import optimizer as optimizer_globals
 from torch.utils.data import dataloader
 
-from sanitizer.core import locations
+from sanitizer.core import children, locations
 from sanitizer.distributed import ranks
 
 if TYPE_CHECKING:
@@ -49,6 +49,7 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
         if hasattr(F, name):
             _patch(stack, F, name, _loss_observer(session, name))
     ranks.install(session, stack)
+    children.install(session, stack, _patch)
 
 
 def _guarded(session: Sanitizer, where: str, callback: Callable[..., None]) -> Callable[..., None]:

@@ -21,6 +21,7 @@ from torch import nn
 from sanitizer.core import hooks, locations
 from sanitizer.core.backward_steps import HeldStep, StepSource, absorb, gradient_state, trained_leaves
 from sanitizer.core.catalogue import KINDS
+from sanitizer.core.children import Children
 from sanitizer.core.ending import ending_of
 from sanitizer.core.events import Event
 from sanitizer.core.manual import ManualUpdate
@@ -74,6 +75,8 @@ class Sanitizer:
         self.fp16 = False
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
+        self.child: str | None = None  # the number of the child process this session watches
+        self.children = Children()  # the watched child processes this session started
         self.index = ModelIndex()
         self.series = json_report.Series()
         self.probe = StepProbe()
@@ -110,7 +113,7 @@ class Sanitizer:
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if self.exit_code is None:
-            self.exit_code = _status_of(exc)
+            self.exit_code = status_of(exc)
         if self.ending is None:
             self.record_ending(exc)
         self.close()
@@ -144,6 +147,12 @@ class Sanitizer:
         if self.report_path is not None:
             self._guard("writing the report", json_report.write_atomic, self.report_path, data)
         return data
+
+    def abandon(self) -> None:
+        """In a forked child: take out this copy of the parent's session, writing nothing."""
+        if not self._closed:
+            self._closed = True
+            self._stack.close()
 
     def record_ending(self, exc: BaseException | None) -> None:
         """Remember how the script ended: returned, or the exception that ended it."""
@@ -192,9 +201,10 @@ class Sanitizer:
         return event
 
     def alert(self, line: str) -> None:
-        rank = f"[rank {self.rank}]" if self.world_size > 1 else ""
+        places = ([f"rank {self.rank}"] if self.world_size > 1 else []) + ([f"child {self.child}"] if self.child else [])
+        tag = f"[{', '.join(places)}]" if places else ""
         try:
-            print(f"sanitizer{rank}: {line}", file=self.stream, flush=True)
+            print(f"sanitizer{tag}: {line}", file=self.stream, flush=True)
         except (OSError, ValueError):  # a closed or broken stderr must not break the run
             pass
 
@@ -502,16 +512,17 @@ class Sanitizer:
 
     # ------------------------------------------------------------------ notes
     def _add_usage_notes(self) -> None:
-        if not self.tracer.saw_forward and not self.steps:
+        self.notes.extend(self.children.notes())
+        if not self.tracer.saw_forward and not self.steps and not self.children.started:
             self.notes.append("the script never ran a torch.nn.Module forward pass nor an optimizer "
                               "step: nothing to check (does it use torch?)")
-        elif not self.steps:
+        elif not self.steps and not self.children.started:
             self.notes.append("the script never stepped an optimizer: only forward/backward checks ran")
         elif self.step_source is StepSource.BACKWARD:
             self.notes.append("the script never stepped an optimizer: each backward pass was counted as a step")
 
 
-def _status_of(exc: BaseException | None) -> int:
+def status_of(exc: BaseException | None) -> int:
     """The exit status a block ending with `exc` stands for (0: no exception)."""
     if exc is None:
         return 0
