@@ -2,6 +2,7 @@
 
     python bench/realcode.py [--labels bench/realcode_labels.toml] [--mirror DIR]
                              [--split dev|held-out] [--show fp,fn,unjudged] [--strict]
+                             [--linter CHECKOUT]
 
 The labels file lists public repositories at fixed commits, the files of each
 that are linted, and labelled lines: `verdict = "bug"` for a real bug the
@@ -15,6 +16,7 @@ A finding counts by (path, line, code). A finding that no label judges is
 "unjudged": it counts against precision (an unlabelled finding is presumed
 wrong until someone reads the code) and is listed so it can be labelled.
 With `--strict` the exit status is 1 when any finding is unjudged.
+`--linter` runs the linter of another checkout (an older commit, to compare).
 """
 
 from __future__ import annotations
@@ -109,9 +111,9 @@ def materialize(repos: list[Repo], mirror: Path, into: Path) -> None:
             target.write_bytes(text)
 
 
-def lint_tree(tree: Path) -> list[dict]:
-    """One default run over the whole scratch tree, from this checkout."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def lint_tree(tree: Path, linter: Path) -> list[dict]:
+    """One default run over the whole scratch tree, with `linter`'s code."""
+    env = {**os.environ, "PYTHONPATH": str(linter)}
     done = subprocess.run(
         [sys.executable, "-m", "lint", "check", "--format", "json", "--no-cache", "--exit-zero", "."],
         cwd=tree, env=env, capture_output=True, text=True, check=False,
@@ -184,19 +186,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--labels", type=Path, default=DEFAULT_LABELS)
     parser.add_argument("--mirror", type=Path, default=DEFAULT_MIRROR)
-    parser.add_argument("--split", choices=("dev", "held-out"), help="score one split only (default: each, and both)")
+    parser.add_argument("--split", help="score one split only, e.g. dev or held-out (default: each, and all)")
     parser.add_argument("--show", default="", help="comma list of fp,fn,unjudged to list")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a finding is unjudged")
+    parser.add_argument("--linter", type=Path, default=ROOT, help="checkout whose linter runs (default: this one)")
     args = parser.parse_args(argv)
     repos, labels = load_labels(args.labels)
     with tempfile.TemporaryDirectory(prefix="trainlint-realcode-") as scratch:
         tree = Path(scratch)
         materialize(repos, args.mirror, tree)
-        found = finding_keys(lint_tree(tree), repos)
+        found = finding_keys(lint_tree(tree, args.linter.resolve()), repos)
     files = sum(len(r.paths) for r in repos)
     print(f"{len(repos)} repositories, {files} files, {len(found)} findings, "
           f"{sum(l.verdict == 'bug' for l in labels.values())} labelled bugs")
-    splits = [args.split] if args.split else ["held-out", "dev", None]
+    splits = [args.split] if args.split else [*sorted({r.split for r in repos}), None]
     for split in splits:
         print_table(f"split: {split or 'all'}", score(found, labels, repos, split))
     if args.show:

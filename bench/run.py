@@ -2,9 +2,11 @@
 
     python bench/run.py lint [--quick|--full] [--reps N] [...]
     python bench/run.py sanitizer [...]
+    python bench/run.py realcode [...]
 
-`lint` runs bench/lint_bench.py; `sanitizer` runs bench/sanitizer_overhead.py
-with the remaining arguments.
+`lint` runs bench/lint_bench.py; `sanitizer` runs bench/sanitizer_overhead.py;
+`realcode` runs bench/realcode.py (precision and recall on labelled public
+training code); each with the remaining arguments.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import sys
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-USAGE = "usage: python bench/run.py {lint,sanitizer} [options]   (add --help after the name for its options)"
+USAGE = "usage: python bench/run.py {lint,sanitizer,realcode} [options]   (add --help after the name for its options)"
 
 
 def main(argv: list[str]) -> int:
@@ -28,6 +30,11 @@ def main(argv: list[str]) -> int:
         import lint_bench
 
         return lint_bench.main(rest)
+    if name == "realcode":
+        sys.path.insert(0, str(BENCH))
+        import realcode
+
+        return realcode.main(rest)
     if name == "sanitizer":
         script = BENCH / "sanitizer_overhead.py"
         if not script.exists():

@@ -4,6 +4,12 @@ An entry is keyed by the file's path and the hash of its bytes; the whole
 cache is keyed by everything else that can change a result: the trainlint and
 libcst versions, the source of the rules and the engine, and the rules
 selected for the file. An unchanged file is never parsed again.
+
+Beside its findings, an entry keeps what the project needs of the file (its
+function summaries, `lint.project.FileFacts`, as JSON) and the digest of the
+other modules' summaries its findings were computed with (`inputs`): when a
+module it calls changes what it does, the digest differs and the file is
+linted again, although its own bytes did not change.
 """
 
 from __future__ import annotations
@@ -13,13 +19,13 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from lint.finding import Finding
 from lint.manifest import manifest
 
 CACHE_DIR = ".trainlint_cache"
-_FORMAT = 1
+_FORMAT = 2
 
 
 def code_fingerprint() -> str:
@@ -36,7 +42,7 @@ class ResultCache:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.file = directory / f"results-{code_fingerprint()}.json"
-        self.entries: dict[str, list[object]] = {}
+        self.entries: dict[str, dict[str, object]] = {}
         self.dirty = False
         try:
             loaded = json.loads(self.file.read_text(encoding="utf-8"))
@@ -50,13 +56,23 @@ class ResultCache:
         return f"{os.path.abspath(path)}\0{digest}\0{','.join(codes)}"
 
     def get(self, key: str, path: str) -> list[Finding] | None:
-        raw = self.entries.get(key)
-        if raw is None:
+        entry = self.entries.get(key)
+        if not isinstance(entry, dict):
             return None
-        return [Finding(path=path, **item) for item in raw]  # type: ignore[arg-type]
+        return [Finding(path=path, **item) for item in entry["findings"]]  # type: ignore[arg-type,union-attr]
 
-    def put(self, key: str, findings: Sequence[Finding]) -> None:
-        self.entries[key] = [_without_path(f) for f in findings]
+    def facts(self, key: str) -> Mapping[str, object] | None:
+        """The file's facts for the project, as stored (JSON), if any."""
+        return self.entries[key].get("facts")  # type: ignore[return-value]
+
+    def inputs(self, key: str) -> str:
+        """Digest of the other modules' summaries the findings were computed with."""
+        return str(self.entries[key].get("inputs", ""))
+
+    def put(
+        self, key: str, findings: Sequence[Finding], facts: Mapping[str, object] | None = None, inputs: str = ""
+    ) -> None:
+        self.entries[key] = {"findings": [_without_path(f) for f in findings], "facts": facts, "inputs": inputs}
         self.dirty = True
 
     def prune(self, live_keys: set[str]) -> None:

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
-from lint import reporters
 from lint.cache import CACHE_DIR
+from lint.check_output import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, fail, note, report, warn
 from lint.config import (
     Config,
     ConfigError,
@@ -26,11 +25,9 @@ from lint.config import (
     with_overrides,
 )
 from lint.discovery import Discovery, discover
-from lint.manifest import manifest
 from lint.runner import RunOptions, RunResult, run, unified_diff
 from lint.stdin import UNNAMED, fixed_bytes, lint_stdin
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 @dataclass
@@ -62,6 +59,7 @@ class CheckRequest:
     no_cache: bool
     config_path: str | None
     stdin_filename: str | None
+    add_noqa: bool
 
     @property
     def reads_stdin(self) -> bool:
@@ -80,10 +78,9 @@ class Settings:
 
 def execute(request: CheckRequest) -> int:
     """Run the check; the exit status."""
-    if UNNAMED in request.paths and len(request.paths) > 1:
-        return fail("`-` (standard input) cannot be combined with other paths")
-    if request.stdin_filename is not None and not request.reads_stdin:
-        return fail("--stdin-filename names standard input: give `-` as the only path")
+    misuse = _misuse(request)
+    if misuse is not None:
+        return fail(misuse)
     try:
         settings = _settings(request)
     except ConfigError as exc:
@@ -93,24 +90,37 @@ def execute(request: CheckRequest) -> int:
     started = time.perf_counter()
     targets = list(request.paths) or ["."]
     found = discover(targets, settings.config)
-    for error in found.errors:
-        _error(error)
+    for problem in found.errors:
+        error(problem)
     if not found.files and not found.errors and not request.quiet:
-        _warn(_nothing_to_lint(found, targets, settings.config))
+        warn(_nothing_to_lint(found, targets, settings.config))
     cache_dir = None if request.no_cache else settings.config.root / CACHE_DIR
     options = RunOptions(request.fix_mode, request.diff, request.jobs, cache_dir)
     result = run(found.files, settings.selection, settings.config, options)
-    for error in result.errors:
-        _error(error)
+    for problem in result.errors:
+        error(problem)
     if request.verbose:
         _verbose_summary(settings, found, result, time.perf_counter() - started)
+    if request.add_noqa:
+        return _baseline(request, result, failed=bool(found.errors or result.errors))
     try:
-        _report(request, result, linted=bool(found.files))
+        report(request, result, linted=bool(found.files))
     except OSError as exc:
         return fail(f"cannot write {request.output_file}: {exc.strerror or exc}")
     if found.errors or result.errors:
         return EXIT_ERROR
     return _status(request, result)
+
+
+def _misuse(request: CheckRequest) -> str | None:
+    """What is wrong with a combination of options, if anything."""
+    if UNNAMED in request.paths and len(request.paths) > 1:
+        return "`-` (standard input) cannot be combined with other paths"
+    if request.stdin_filename is not None and not request.reads_stdin:
+        return "--stdin-filename names standard input: give `-` as the only path"
+    if request.add_noqa and (request.fix or request.diff or request.reads_stdin):
+        return "--add-noqa edits files on disk: it cannot be combined with --fix, --diff or standard input"
+    return None
 
 
 def _settings(request: CheckRequest) -> Settings:
@@ -151,10 +161,24 @@ def _check_stdin(request: CheckRequest, settings: Settings) -> int:
         click.get_binary_stream("stdout").write(fixed_bytes(data, outcome))
         result.fixed_files = len(result.fixed)
     try:
-        _report(request, result, linted=outcome is not None, to_stderr=request.fix and not request.diff)
+        report(request, result, linted=outcome is not None, to_stderr=request.fix and not request.diff)
     except OSError as exc:
         return fail(f"cannot write {request.output_file}: {exc.strerror or exc}")
     return _status(request, result)
+
+
+def _baseline(request: CheckRequest, result: RunResult, failed: bool) -> int:
+    """`--add-noqa`: mark every finding with a `# noqa` comment."""
+    from lint.baseline import add_noqa  # writes through LibCST's helpers; a cached run needs none
+
+    baseline = add_noqa(result.findings)
+    for problem in baseline.errors:
+        error(problem)
+    for finding in baseline.left:
+        warn(f"{finding.path}:{finding.line}: no `# noqa` added for {finding.code}: the line ends inside a string")
+    if not request.quiet:
+        click.echo(f"Added {baseline.added} noqa code(s) to {baseline.files} file(s).", err=True)
+    return EXIT_ERROR if failed or baseline.errors else EXIT_CLEAN
 
 
 def _list(values: tuple[str, ...]) -> list[str]:
@@ -184,70 +208,6 @@ def _nothing_to_lint(found: Discovery, targets: list[str], config: Config) -> st
     return f"no Python files found under {', '.join(targets)}"
 
 
-def _report(request: CheckRequest, result: RunResult, linted: bool, to_stderr: bool = False) -> None:
-    """The report (to stdout, stderr or the output file), then the messages
-    about fixes: beside a text report on the terminal, else on stderr."""
-    to_stdout = request.output_file is None and request.output_format == "text" and not to_stderr
-    with _Output(request.output_file, to_stderr) as out:
-        if request.diff:
-            out.write("".join(result.diffs))
-        elif request.statistics:
-            render = reporters.statistics_json if request.output_format == "json" else reporters.statistics
-            out.write(render(result.findings))
-        elif request.quiet and request.output_format == "text":
-            out.write(reporters.finding_lines(result.findings))
-        elif request.output_format != "text" or result.findings or linted:
-            out.write(reporters.FORMATS[request.output_format](result.findings))
-    if request.quiet:
-        return
-    if request.show_fixes and result.fixed:
-        click.echo(_fix_listing(result.fixed, "Would fix" if request.diff else "Fixed"), nl=False, err=not to_stdout)
-    elif request.diff and result.fixes_applied:
-        click.echo(f"Would fix {result.fixes_applied} finding(s).", err=True)
-    elif request.fix and result.fixes_applied:
-        message = f"Fixed {result.fixes_applied} finding(s) in {result.fixed_files} file(s)."
-        click.echo(message, err=not to_stdout)
-
-
-def _fix_listing(fixed: dict[str, list[str]], verb: str) -> str:
-    """`--show-fixes`: what was fixed, per file and rule."""
-    names = {rule.code: rule.name for rule in manifest().rules}
-    total = sum(len(codes) for codes in fixed.values())
-    lines = [f"{verb} {total} finding(s):"]
-    for path in sorted(fixed):
-        lines.append(f"- {path}:")
-        for code, count in sorted(Counter(fixed[path]).items()):
-            lines.append(f"    {count} × {code} ({names.get(code, '?')})")
-    return "\n".join(lines) + "\n"
-
-
-class _Output:
-    """The report's destination: stdout, or the `--output-file`, written
-    whole once the report is complete."""
-
-    def __init__(self, path: str | None, to_stderr: bool) -> None:
-        self.path = path
-        self.to_stderr = to_stderr
-        self.parts: list[str] = []
-
-    def __enter__(self) -> _Output:
-        return self
-
-    def write(self, text: str) -> None:
-        self.parts.append(text)
-
-    def __exit__(self, *exc: object) -> None:
-        if exc[0] is not None:
-            return
-        text = "".join(self.parts)
-        if self.path is None:
-            click.echo(text, nl=False, err=self.to_stderr)
-            return
-        target = Path(self.path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-
-
 def _status(request: CheckRequest, result: RunResult) -> int:
     if request.diff:
         return EXIT_FINDINGS if result.diffs else EXIT_CLEAN
@@ -258,24 +218,7 @@ def _status(request: CheckRequest, result: RunResult) -> int:
 
 def _verbose_summary(settings: Settings, found: Discovery, result: RunResult, seconds: float) -> None:
     source = settings.config.source or "none (defaults)"
-    _note(f"configuration: {source}")
-    _note(f"rules: {', '.join(settings.selection.codes)}")
-    _note(f"{len(found.files)} file(s): {result.analysed} linted, {result.from_cache} from the cache, "
+    note(f"configuration: {source}")
+    note(f"rules: {', '.join(settings.selection.codes)}")
+    note(f"{len(found.files)} file(s): {result.analysed} linted, {result.from_cache} from the cache, "
           f"in {seconds:.2f} s")
-
-
-def _note(message: str) -> None:
-    click.echo(f"trainlint: {message}", err=True)
-
-
-def _warn(message: str) -> None:
-    click.echo(f"trainlint: warning: {message}", err=True)
-
-
-def _error(message: str) -> None:
-    click.echo(f"trainlint: error: {message}", err=True)
-
-
-def fail(message: str) -> int:
-    _error(message)
-    return EXIT_ERROR

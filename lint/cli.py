@@ -10,7 +10,8 @@ import click
 
 from lint import __version__, reporters
 from lint.cache import CACHE_DIR, clear
-from lint.check import CheckRequest, execute, fail
+from lint.check import CheckRequest, execute
+from lint.check_output import fail
 from lint.config import find_config
 
 SUBCOMMANDS = ("check", "rules", "explain", "clean", "server")
@@ -47,6 +48,7 @@ def main() -> None:
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, also apply unsafe fixes.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a diff instead of writing them; exit 1 if there are any.")
 @click.option("--show-fixes", is_flag=True, help="With --fix or --diff, list what was fixed, per file and rule.")
+@click.option("--add-noqa", is_flag=True, help="Add a `# noqa: CODE` to every line with a finding (to baseline an existing codebase).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when fixes were applied, even if no finding remains.")
 @click.option("--statistics", is_flag=True, help="Print only the number of findings per rule.")

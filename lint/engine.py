@@ -10,16 +10,19 @@ import sys
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from lint.analysis.summarize import file_facts
 from lint.context import FileContext
 from lint.fixes import apply_fixes
+from lint.project import FileFacts, ProjectView
 from lint.rule import Diagnostic, Finding, Rule
-from lint.source import SourceError, decode
-from lint.suppression import file_suppression, suppressed
+from lint.source import SourceError, decode, source_lines
+from lint.summaries import may_summarize, trigger_words
+from lint.suppression import NoqaUsage, file_suppression
 
 UNPARSABLE = "TL000"
 _MAX_FIX_ROUNDS = 10
@@ -32,6 +35,7 @@ class FileOutcome:
     fixed_source: str | None = None  # set when fixes changed the text
     fixed_codes: list[str] = field(default_factory=list)  # the rule of each fix applied
     encoding: str = "utf-8"
+    facts: FileFacts | None = None  # when asked to summarize and the file was parsed
 
     @property
     def fixes_applied(self) -> int:
@@ -61,13 +65,14 @@ def lint_bytes(
     data: bytes,
     rules: Sequence[type[Rule]],
     fix: str | None = None,
+    project: ProjectView = ProjectView(),
 ) -> FileOutcome:
     """Lint the bytes of one file. `fix` is None, "safe" or "unsafe"."""
     try:
         source, encoding = decode(data)
     except SourceError as exc:
         return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column))
-    outcome = lint_text(path, source, rules, fix)
+    outcome = lint_text(path, source, rules, fix, project)
     outcome.encoding = encoding
     return outcome
 
@@ -77,13 +82,15 @@ def lint_text(
     source: str,
     rules: Sequence[type[Rule]],
     fix: str | None = None,
+    project: ProjectView = ProjectView(),
 ) -> FileOutcome:
     """Lint text that is already decoded, such as an editor's unsaved buffer."""
+    facts: list[FileFacts] = []
     try:
-        findings, fixed, fixed_codes = _lint_text(path, source, rules, fix)
+        findings, fixed, fixed_codes = _lint_text(path, source, rules, fix, project, facts)
     except _Unparsable as exc:
         return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column))
-    return FileOutcome(findings, fixed if fixed != source else None, fixed_codes)
+    return FileOutcome(findings, fixed if fixed != source else None, fixed_codes, facts=facts[-1] if facts else None)
 
 
 def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Finding) -> str | None:
@@ -93,7 +100,7 @@ def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Findin
         module, diagnostics = _analyse(path, source, rules)
     except _Unparsable:
         return None
-    for diagnostic, found in _positioned(path, module, diagnostics, source.splitlines()):
+    for diagnostic, found in _positioned(path, module, diagnostics, source, rules):
         if found == finding and diagnostic.fix is not None and module is not None:
             with deep_recursion():
                 fixed = apply_fixes(module, [diagnostic.fix])
@@ -102,13 +109,19 @@ def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Findin
 
 
 def _lint_text(
-    path: str, source: str, rules: Sequence[type[Rule]], fix: str | None
+    path: str,
+    source: str,
+    rules: Sequence[type[Rule]],
+    fix: str | None,
+    project: ProjectView = ProjectView(),
+    facts: list[FileFacts] | None = None,
 ) -> tuple[list[Finding], str, list[str]]:
+    """Findings, the fixed text and the rule of each fix; the facts of each
+    round's text are appended to `facts` (the last describe the result)."""
     applied: list[str] = []
     for _ in range(_MAX_FIX_ROUNDS):
-        module, diagnostics = _analyse(path, source, rules)
-        lines = source.splitlines()
-        kept = _positioned(path, module, diagnostics, lines)
+        module, diagnostics = _analyse(path, source, rules, project, facts)
+        kept = _positioned(path, module, diagnostics, source, rules)
         fixable = [d for d, _ in kept if d.fix is not None and _allowed(d, fix)]
         if module is None or not fixable:
             return [finding for _, finding in kept], source, applied
@@ -118,8 +131,8 @@ def _lint_text(
             return [finding for _, finding in kept], source, applied
         applied.extend(d.rule.code for d in fixable)
         source = new_source
-    module, diagnostics = _analyse(path, source, rules)
-    return [f for _, f in _positioned(path, module, diagnostics, source.splitlines())], source, applied
+    module, diagnostics = _analyse(path, source, rules, project, facts)
+    return [f for _, f in _positioned(path, module, diagnostics, source, rules)], source, applied
 
 
 def _allowed(diagnostic: Diagnostic, fix: str | None) -> bool:
@@ -129,29 +142,40 @@ def _allowed(diagnostic: Diagnostic, fix: str | None) -> bool:
 
 
 def _analyse(
-    path: str, source: str, rules: Sequence[type[Rule]]
+    path: str,
+    source: str,
+    rules: Sequence[type[Rule]],
+    project: ProjectView = ProjectView(),
+    facts: list[FileFacts] | None = None,
 ) -> tuple[cst.Module | None, list[Diagnostic]]:
     suppression = file_suppression(source)
     if suppression.whole_file:
         return None, []
+    # what the functions this file calls do counts as text of the file: a
+    # call of a helper that empties the cache can trigger TL201
+    text = f"{source}\n{trigger_words(project.external.values())}" if project.external else source
     active = [
         rule
         for rule in rules
         if rule.code != UNPARSABLE
         and rule.code not in suppression.codes
-        and (not rule.triggers or any(token in source for token in rule.triggers))
+        and rule.may_fire(text)
     ]
+    # a package's `__init__.py` is summarized for what it re-exports
+    summarize = project.summarize and facts is not None and (may_summarize(source) or path.endswith("__init__.py"))
     checks_syntax = any(rule.code == UNPARSABLE for rule in rules) and UNPARSABLE not in suppression.codes
-    if not active:
+    if not active and not summarize:
         if checks_syntax:
             _check_syntax(source)
         return None, []
     module = _parse(source)
-    ctx = FileContext(path, source, module)  # complete before any rule runs
+    ctx = FileContext(path, source, module, project.external)  # complete before any rule runs
     instances = [rule(ctx) for rule in active]
     _dispatch(ctx, instances)
     for instance in instances:
         instance.finish()
+    if summarize and facts is not None:
+        facts.append(file_facts(ctx))
     return module, [diagnostic for instance in instances for diagnostic in instance.diagnostics]
 
 
@@ -270,12 +294,31 @@ def _handlers(rule: type[Rule], prefix: str) -> list[tuple[type, str]]:
 
 
 def _positioned(
-    path: str, module: cst.Module | None, diagnostics: list[Diagnostic], lines: list[str]
+    path: str,
+    module: cst.Module | None,
+    diagnostics: list[Diagnostic],
+    source: str,
+    rules: Sequence[type[Rule]],
 ) -> list[tuple[Diagnostic, Finding]]:
-    if module is None or not diagnostics:
+    """Findings with their positions, minus those a line `# noqa` covers;
+    then the rules about `# noqa` comments judge the comments."""
+    auditors = [r for r in rules if r.audits_noqa and r.may_fire(source)]
+    if module is None or not (diagnostics or auditors):
         return []
     with deep_recursion():
         positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    ran = frozenset(rule.code for rule in rules) - file_suppression(source).codes
+    usage = NoqaUsage(source_lines(source), ran)
+    kept = _unsuppressed(path, diagnostics, positions, usage)
+    audits = [d for rule in auditors if rule.code in ran for d in rule.audit_noqa(positions, usage)]
+    kept.extend(_unsuppressed(path, audits, positions, usage))
+    kept.sort(key=lambda pair: pair[1])
+    return kept
+
+
+def _unsuppressed(
+    path: str, diagnostics: list[Diagnostic], positions: Mapping[cst.CSTNode, CodeRange], usage: NoqaUsage
+) -> list[tuple[Diagnostic, Finding]]:
     kept: list[tuple[Diagnostic, Finding]] = []
     for diagnostic in diagnostics:
         where = positions[diagnostic.node]
@@ -293,9 +336,8 @@ def _positioned(
             fixable=diagnostic.fix is not None,
             fix=diagnostic.fix.safety if diagnostic.fix is not None else None,
         )
-        if not suppressed(lines, finding.line, finding.end_line, rule.code):
+        if not usage.suppresses(finding.line, finding.end_line, rule.code):
             kept.append((diagnostic, finding))
-    kept.sort(key=lambda pair: pair[1])
     return kept
 
 

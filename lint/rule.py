@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Mapping
 
 import libcst as cst
 
 from lint.finding import Finding, FixSafety, Severity  # noqa: F401 - Finding is re-exported
 
 if TYPE_CHECKING:
+    from libcst.metadata import CodeRange
+
     from lint.context import FileContext
+    from lint.suppression import NoqaUsage
 
 
 Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel
@@ -76,6 +79,9 @@ class Rule:
     triggers: ClassVar[tuple[str, ...]] = ()
     bad: ClassVar[tuple[Example | str, ...]] = ()
     good: ClassVar[tuple[str, ...]] = ()
+    # A rule about the `# noqa` comments themselves: the engine calls its
+    # `audit_noqa` once every other rule's findings met the comments.
+    audits_noqa: ClassVar[bool] = False
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
@@ -91,6 +97,18 @@ class Rule:
 
     def finish(self) -> None:
         """Called after the whole file was visited."""
+
+    @classmethod
+    def may_fire(cls, source: str) -> bool:
+        """A cheap text test: False when the rule cannot find anything in
+        `source`, which is then not analysed for it."""
+        return not cls.triggers or any(token in source for token in cls.triggers)
+
+    @classmethod
+    def audit_noqa(cls, positions: Mapping[cst.CSTNode, CodeRange], usage: NoqaUsage) -> list[Diagnostic]:
+        """For rules with `audits_noqa`: findings about the line `# noqa`
+        comments, knowing which of their codes suppressed something."""
+        return []
 
     # -- class-level helpers for the registry, docs and tests --------------
     @classmethod

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 from lint.cache import ResultCache, content_hash
 from lint.config import Config, Selection, codes_for_file
 from lint.finding import Finding
+from lint.project import FileFacts, Project, ProjectView, inputs_digest, project_root
 from lint.source import encoding_to_write
 
 if TYPE_CHECKING:
@@ -56,6 +57,8 @@ class _Task:
     codes: tuple[str, ...]
     digest: str | None  # of the bytes the cache key was made from
     key: str | None
+    view: ProjectView = ProjectView(summarize=True)
+    inputs: str = ""  # digest of `view.external`
 
 
 @dataclass
@@ -64,9 +67,23 @@ class _Analysed:
     digest: str  # of the bytes the worker read and linted
 
 
+@dataclass
+class _Known:
+    """A file's findings and facts, and what they were computed with."""
+
+    task: _Task
+    findings: list[Finding]
+    facts: FileFacts | None
+    inputs: str
+
+
 def run(files: Sequence[str], selection: Selection, config: Config, options: RunOptions) -> RunResult:
+    """Lint `files` in two passes: every file that is not cached, then the
+    files whose calls into other modules of the project now mean something
+    else than when their findings were computed (see `lint.project`)."""
     result = RunResult()
     cache = ResultCache(options.cache_dir) if options.cache_dir is not None else None
+    known: dict[str, _Known] = {}
     tasks: list[_Task] = []
     live_keys: set[str] = set()
     for path in files:
@@ -82,22 +99,64 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
             live_keys.add(key)
             cached = cache.get(key, path)
             if cached is not None and not _needs_fixing(cached, options.fix):
-                result.findings.extend(cached)
-                result.from_cache += 1
+                facts = cache.facts(key)
+                task = _Task(path, codes, digest, key)
+                known[path] = _Known(task, cached, FileFacts.from_json(facts) if facts else None, cache.inputs(key))
                 continue
         tasks.append(_Task(path, codes, digest, key))
-    for task, analysed in _analyse_all(tasks, options):
-        outcome = analysed.outcome
-        result.findings.extend(outcome.findings)
-        result.analysed += 1
-        written = _apply(task, analysed, options, result) if outcome.fixed_source is not None else None
-        if cache is not None:
-            _remember(cache, task, analysed, written, live_keys)
+    cached_paths = set(known)
+    analysed: set[str] = set()
+    for task, outcome in _analyse_all(tasks, options):
+        known[task.path] = _finish(task, outcome, None, cache, live_keys, options, result)
+        analysed.add(task.path)
+    project = Project(project_root(files, config.source.parent if config.source else None), _facts_of(known))
+    again = list(_dependents(known, project))
+    for task, outcome in _analyse_all(again, options):
+        known[task.path] = _finish(task, outcome, known[task.path].facts, cache, live_keys, options, result)
+        analysed.add(task.path)
     if cache is not None:
         cache.prune(live_keys)
         cache.save()
+    for entry in known.values():
+        result.findings.extend(entry.findings)
+    result.analysed = len(analysed)
+    result.from_cache = len(cached_paths - analysed)
     result.findings.sort()
     return result
+
+
+def _facts_of(known: dict[str, _Known]) -> dict[str, FileFacts]:
+    return {path: entry.facts for path, entry in known.items() if entry.facts is not None}
+
+
+def _dependents(known: dict[str, _Known], project: Project) -> Iterator[_Task]:
+    """Files to lint again: what the functions they call do is not what
+    their findings were computed with."""
+    for path, entry in known.items():
+        inputs = project.inputs(path) if entry.facts is not None and entry.facts.calls else {}
+        digest = inputs_digest(inputs)
+        if digest != entry.inputs:
+            task = entry.task
+            yield _Task(path, task.codes, task.digest, task.key, ProjectView(inputs), digest)
+
+
+def _finish(
+    task: _Task,
+    analysed: _Analysed,
+    facts: FileFacts | None,
+    cache: ResultCache | None,
+    live_keys: set[str],
+    options: RunOptions,
+    result: RunResult,
+) -> _Known:
+    """Apply the fixes of one analysis and remember its results; `facts` are
+    those of the file when this analysis was not asked for them."""
+    outcome = analysed.outcome
+    facts = outcome.facts or facts
+    written = _apply(task, analysed, options, result) if outcome.fixed_source is not None else None
+    if cache is not None:
+        _remember(cache, task, analysed, written, facts, live_keys)
+    return _Known(task, outcome.findings, facts, task.inputs)
 
 
 def _needs_fixing(findings: Sequence[Finding], fix: str | None) -> bool:
@@ -105,26 +164,34 @@ def _needs_fixing(findings: Sequence[Finding], fix: str | None) -> bool:
     return fix is not None and any(f.fix == "safe" or (f.fix == "unsafe" and fix == "unsafe") for f in findings)
 
 
-def _remember(cache: ResultCache, task: _Task, analysed: _Analysed, written: str | None, live_keys: set[str]) -> None:
+def _remember(
+    cache: ResultCache,
+    task: _Task,
+    analysed: _Analysed,
+    written: str | None,
+    facts: FileFacts | None,
+    live_keys: set[str],
+) -> None:
     """Cache findings under the digest of the content they describe: the file
     as read when nothing was fixed, the file as written after `--fix`. After
     `--diff` they describe no file on disk and are not kept."""
     if task.key is None or analysed.digest != task.digest:
         return  # a file that changed after it was hashed is linted but not cached
+    stored = facts.to_json() if facts is not None else None
     if analysed.outcome.fixed_source is None:
-        cache.put(task.key, analysed.outcome.findings)
+        cache.put(task.key, analysed.outcome.findings, stored, task.inputs)
     elif written is not None:
         key = cache.key(task.path, written, task.codes)
         live_keys.discard(task.key)
         live_keys.add(key)
-        cache.put(key, analysed.outcome.findings)
+        cache.put(key, analysed.outcome.findings, stored, task.inputs)
 
 
 def _analyse_all(tasks: list[_Task], options: RunOptions) -> Iterator[tuple[_Task, _Analysed]]:
     jobs = options.jobs or os.cpu_count() or 1
     if jobs <= 1 or len(tasks) < _SERIAL_THRESHOLD:
         for task in tasks:
-            yield task, _analyse(task.path, task.codes, options.fix)
+            yield task, _analyse(task.path, task.codes, options.fix, task.view)
         return
     from lint.registry import all_rules
 
@@ -133,7 +200,7 @@ def _analyse_all(tasks: list[_Task], options: RunOptions) -> Iterator[tuple[_Tas
     # biggest files first, so that one huge file does not finish last alone
     order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i].path))
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
-        futures = {i: pool.submit(_analyse, tasks[i].path, tasks[i].codes, options.fix) for i in order}
+        futures = {i: pool.submit(_analyse, tasks[i].path, tasks[i].codes, options.fix, tasks[i].view) for i in order}
         for i in range(len(tasks)):
             yield tasks[i], futures[i].result()
 
@@ -145,17 +212,19 @@ def _size(path: str) -> int:
         return 0
 
 
-def _analyse(path: str, codes: tuple[str, ...], fix: str | None) -> _Analysed:
+def _analyse(path: str, codes: tuple[str, ...], fix: str | None, view: ProjectView) -> _Analysed:
     from lint import engine
 
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         return _Analysed(engine.FileOutcome(_unreadable(path, exc, codes)), "")
-    return _Analysed(analyse_bytes(path, data, codes, fix), content_hash(data))
+    return _Analysed(analyse_bytes(path, data, codes, fix, view), content_hash(data))
 
 
-def analyse_bytes(path: str, data: bytes, codes: Sequence[str], fix: str | None) -> FileOutcome:
+def analyse_bytes(
+    path: str, data: bytes, codes: Sequence[str], fix: str | None, view: ProjectView = ProjectView()
+) -> FileOutcome:
     """Lint `data` as the file `path` with the rules `codes`; an internal error
     is reported as a finding of this file, never raised."""
     from lint import engine
@@ -163,7 +232,7 @@ def analyse_bytes(path: str, data: bytes, codes: Sequence[str], fix: str | None)
 
     rules = by_code()
     try:
-        return engine.lint_bytes(path, data, [rules[c] for c in codes], fix)
+        return engine.lint_bytes(path, data, [rules[c] for c in codes], fix, view)
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
         rule = rules.get(UNREADABLE)
         message = f"internal error while linting this file ({type(exc).__name__}: {exc}); please report it"

@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import codecs
 import io
+import re
 import tokenize
+
+# Python, LibCST and LSP end a line at \r\n, \r or \n only; str.splitlines
+# also breaks at \f, \v, \x1c-\x1e, \x85, \u2028 and \u2029
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(source: str) -> list[str]:
+    """The lines of a source text, numbered as LibCST positions number them."""
+    return LINE_BREAK.split(source)
 
 
 class SourceError(Exception):

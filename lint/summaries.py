@@ -17,7 +17,7 @@ resolves them without parsing anything.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Mapping
+from typing import Callable, Iterable, Mapping
 
 STEP = "step"  # an optimizer step, plain or through a GradScaler
 BACKWARD = "backward"
@@ -31,6 +31,18 @@ TRAIN = "train"
 LOOP = "loop"  # runs a loop: a call of it is a whole phase, not one step
 
 _MAX_DEPTH = 8  # deeper call chains than this are not followed
+# text a function must contain for its summary to say anything: files with
+# none of these are not parsed just to be summarized
+_SUMMARY_TOKENS = (
+    "step(", "backward", "empty_cache", "set_epoch", "half", "float16", ".eval(", ".train(",
+    "clip_grad", "unscale_", "DataLoader", "+=", ".append(",
+)
+# the words of rule triggers that a call of a function with these facts stands for
+_TRIGGERS = {
+    EMPTY_CACHE: "empty_cache", SCHEDULER_STEP: "schedule", BACKWARD: "backward", CLIP: "clip_grad",
+    UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward",
+    "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DataLoader",
+}
 
 
 @dataclass(frozen=True)
@@ -51,7 +63,8 @@ Event = str | Call
 
 @dataclass(frozen=True)
 class Summary:
-    # parameter names, `self` excluded, in order: maps `#i` slots to names
+    # parameter names, `self` excluded, in order, then `**kwargs` if any:
+    # maps the slots of a call to names
     params: tuple[str, ...] = ()
     # effects and calls in source order; only effects once closed
     events: tuple[Event, ...] = ()
@@ -76,11 +89,16 @@ class Summary:
         return effect in self.events
 
     def slot(self, name: str) -> str | None:
-        """The parameter a slot (`#0` or a keyword) of a call binds."""
+        """The parameter a slot (`#0` or a keyword) of a call binds; a keyword
+        no parameter is named after goes to `**kwargs` (listed as `**kwargs`)."""
+        named = [p for p in self.params if not p.startswith("**")]
         if name.startswith("#"):
             index = int(name[1:])
-            return self.params[index] if index < len(self.params) else None
-        return name if name in self.params else None
+            return named[index] if index < len(named) else None
+        if name in named:
+            return name
+        rest = [p[2:] for p in self.params if p.startswith("**")]
+        return rest[0] if rest else None
 
     # -- JSON ------------------------------------------------------------------
     def to_json(self) -> dict[str, object]:
@@ -169,3 +187,20 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None]) -> Summary:
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )
+
+
+def may_summarize(source: str) -> bool:
+    """Whether a file's functions may have anything to summarize."""
+    return any(token in source for token in _SUMMARY_TOKENS)
+
+
+def trigger_words(summaries: Iterable[Summary]) -> str:
+    """Rule trigger words that calls of functions with these summaries stand
+    for, as if the file spelled them."""
+    words: set[str] = set()
+    for summary in summaries:
+        data = summary.to_json()
+        words.update(_TRIGGERS.get(e, "") for e in summary.events if isinstance(e, str))
+        words.update(_TRIGGERS.get(f, "") for f in data["flags"])  # type: ignore[union-attr]
+        words.update(_TRIGGERS[name] for name in _SETS if data[name])
+    return " ".join(sorted(words - {""}))

@@ -55,16 +55,44 @@ def _comment_only_lines(source: str) -> set[int] | None:
     return lines
 
 
-def suppressed(lines: list[str], line: int, end_line: int, code: str) -> bool:
-    """Whether a `# noqa` on the finding's first or last line covers `code`."""
-    for number in {line, end_line}:
-        if not 1 <= number <= len(lines):
-            continue
-        text = lines[number - 1]
-        if "#" not in text:
-            continue
-        for match in _LINE_NOQA.finditer(text):
-            codes = match.group("codes")
-            if codes is None or code in {c.upper() for c in _CODE.findall(codes)}:
-                return True
-    return False
+@dataclass(frozen=True)
+class NoqaDirective:
+    """One `# noqa` in a comment: its span in the comment text and its codes
+    (empty for a bare `# noqa`, which covers every rule)."""
+
+    start: int
+    end: int
+    codes: tuple[str, ...]
+
+
+def noqa_directives(comment: str) -> list[NoqaDirective]:
+    return [
+        NoqaDirective(m.start(), m.end(), tuple(c.upper() for c in _CODE.findall(m.group("codes") or "")))
+        for m in _LINE_NOQA.finditer(comment)
+    ]
+
+
+class NoqaUsage:
+    """The line `# noqa` comments of a file, and which of their codes
+    suppressed a finding, for the rule that reports unused ones. `ran` holds
+    the codes of the rules that ran on the file: only those can be judged."""
+
+    def __init__(self, lines: list[str], ran: frozenset[str] = frozenset()) -> None:
+        self.lines = lines
+        self.ran = ran
+        self.used: set[tuple[int, str]] = set()  # (line, code) of codes that suppressed something
+
+    def suppresses(self, line: int, end_line: int, code: str) -> bool:
+        """Whether a `# noqa` on the finding's first or last line covers
+        `code`; every covering directive counts as used."""
+        covered = False
+        for number in sorted({line, end_line}):
+            if self._covers(number, code):
+                self.used.add((number, code))
+                covered = True
+        return covered
+
+    def _covers(self, number: int, code: str) -> bool:
+        if not 1 <= number <= len(self.lines) or "#" not in self.lines[number - 1]:
+            return False
+        return any(not d.codes or code in d.codes for d in noqa_directives(self.lines[number - 1]))

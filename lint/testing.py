@@ -10,8 +10,19 @@ from lint.engine import lint_bytes
 from lint.rule import Finding, Rule
 
 
+def _with_audited(rule: type[Rule]) -> list[type[Rule]]:
+    """The rule, and for a rule about `# noqa` comments every rule, since it
+    judges the codes of rules that ran."""
+    if not rule.audits_noqa:
+        return [rule]
+    from lint.registry import all_rules
+
+    return list(all_rules())
+
+
 def findings_of(rule: type[Rule], source: str, path: str = "example.py") -> list[Finding]:
-    return lint_bytes(path, source.encode("utf-8"), [rule]).findings
+    findings = lint_bytes(path, source.encode("utf-8"), _with_audited(rule)).findings
+    return [f for f in findings if f.code == rule.code]
 
 
 def found_marks(rule: type[Rule], source: str) -> set[tuple[int, str]]:
@@ -19,7 +30,7 @@ def found_marks(rule: type[Rule], source: str) -> set[tuple[int, str]]:
 
 
 def fixed_source(rule: type[Rule], source: str, unsafe: bool = False) -> str:
-    outcome = lint_bytes("example.py", source.encode("utf-8"), [rule], fix="unsafe" if unsafe else "safe")
+    outcome = lint_bytes("example.py", source.encode("utf-8"), _with_audited(rule), fix="unsafe" if unsafe else "safe")
     return outcome.fixed_source if outcome.fixed_source is not None else source
 
 

@@ -4,7 +4,7 @@ import libcst as cst
 
 from lint.analysis.flow import Facts
 from lint.analysis.loops import clears_grads, is_backward, optimizer_step, run_each_iteration
-from lint.analysis.training import is_clip_call
+from lint.analysis.training import is_clip_call, method_call
 from lint.context import FileContext
 from lint.rule import Rule
 
@@ -157,7 +157,15 @@ class ClipAfterStep(Rule):
     )
 
     def finish(self) -> None:
-        run_each_iteration(self.ctx, self._transfer)
+        run_each_iteration(self.ctx, self._transfer, events=self._is_event)
+
+    def _is_event(self, node: cst.CSTNode) -> bool:
+        """Every node `_transfer` can react to."""
+        return (
+            method_call(node, "backward", "step") is not None
+            or clears_grads(self.ctx, node)
+            or is_clip_call(self.ctx, node)
+        )
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if is_backward(node) or clears_grads(self.ctx, node):

@@ -4,6 +4,13 @@ from lint.analysis.flow import Facts, Flow
 from lint.analysis.receivers import GRAD_SCALER, Binding
 from lint.analysis.training import code_bodies, is_clip_call, method_call, scaled_backward_scaler, statement_of
 from lint.rule import Example, Fix, Rule
+from lint.summaries import CLIP, UNSCALE
+
+
+_IN_HELPER = (
+    "`{}()` clips gradients that are still multiplied by the loss scale: "
+    "call `scaler.unscale_(optimizer)` before it"
+)
 
 
 class ClipBeforeUnscale(Rule):
@@ -28,8 +35,10 @@ class ClipBeforeUnscale(Rule):
     When that optimizer cannot be told (several, or none), there is no fix.
 
     ## Limitations
-    Clipping done in a helper function called between `backward` and `step`
-    is not followed into the helper.
+    A helper of the project (in this file or a module it imports) that clips
+    before it unscales, called between `backward` and `step`, is followed;
+    its call is reported, without a fix. A helper held in a variable, and
+    code of installed libraries, are not followed.
     """
 
     code = "TL101"
@@ -39,6 +48,16 @@ class ClipBeforeUnscale(Rule):
     fix_safety = "safe"
     triggers = ("clip_grad",)
     bad = (
+        # clipping in a helper of the project, called between backward and step
+        "import torch\n"
+        "def clip_gradients(model, max_norm=1.0):\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x in loader:\n"
+        "    scaler.scale(model(x).sum()).backward()\n"
+        "    clip_gradients(model)  # expect: TL101\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n",
         Example(
             "import torch\n"
             "scaler = torch.amp.GradScaler('cuda')\n"
@@ -97,6 +116,17 @@ class ClipBeforeUnscale(Rule):
         "    scaler.update()\n",
     )
     good = (
+        # the helper unscales before it clips
+        "import torch\n"
+        "def clip_gradients(scaler, optimizer, model):\n"
+        "    scaler.unscale_(optimizer)\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x in loader:\n"
+        "    scaler.scale(model(x).sum()).backward()\n"
+        "    clip_gradients(scaler, optimizer, model)\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n",
         "import torch\n"
         "scaler = torch.amp.GradScaler('cuda')\n"
         "for x, y in loader:\n"
@@ -154,9 +184,29 @@ class ClipBeforeUnscale(Rule):
         self._step_targets: dict[Binding, set[str]] = {}
         self._clips: dict[cst.Call, set[Binding]] = {}
         for body in code_bodies(self.ctx):
-            Flow(self.ctx.module, self._transfer).run(body)
+            Flow(self.ctx, self._transfer, events=self._is_event).run(body)
         for clip, scalers in self._clips.items():
-            self.report(clip, fix=self._fix(clip, scalers))
+            if is_clip_call(self.ctx, clip):
+                self.report(clip, fix=self._fix(clip, scalers))
+            else:
+                self.report(clip, _IN_HELPER.format(self.ctx.code(clip.func)))
+
+    def _is_event(self, node: cst.CSTNode) -> bool:
+        """Every node `_transfer` can react to."""
+        return (
+            method_call(node, "backward", "unscale_", "step", "update") is not None
+            or is_clip_call(self.ctx, node)
+            or self._helper_clips(node)
+        )
+
+    def _helper_clips(self, node: cst.CSTNode) -> bool:
+        """A call of a function of the project that clips gradients before
+        it unscales any (`clip_gradients(model)`)."""
+        summary = self.ctx.summaries.of_call(node) if isinstance(node, cst.Call) else None
+        if summary is None or not summary.does(CLIP):
+            return False
+        effects = summary.effects
+        return UNSCALE not in effects or effects.index(CLIP) < effects.index(UNSCALE)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         receivers = self.ctx.receivers
@@ -170,7 +220,7 @@ class ClipBeforeUnscale(Rule):
             if method_call(node, "step") is not None and isinstance(node, cst.Call) and node.args:
                 self._step_targets.setdefault(binding, set()).add(self.ctx.code(node.args[0].value))  # type: ignore[arg-type]
             return facts - {binding}
-        if facts and is_clip_call(self.ctx, node):
+        if facts and (is_clip_call(self.ctx, node) or self._helper_clips(node)):
             self._clips.setdefault(node, set()).update(facts)  # type: ignore[arg-type]
         return facts
 

@@ -53,6 +53,15 @@ class EmptyCacheInLoop(Rule):
     epoch, once per run of a sweep); a step loop that steps the optimizer
     itself around a micro-batch loop is flagged. A helper that runs a loop
     of its own is a phase, not a step, and is not flagged.
+
+    Helpers are followed, in this file and in the modules of the project it
+    imports: a wrapper (`def empty_cache(): torch.cuda.empty_cache()`), an
+    EMA's `update()` that empties the cache, the accelerator's module looked
+    up by name (`getattr(torch, device).empty_cache()`); the call of the
+    helper in the loop is reported. Out of reach: a helper held in a variable
+    (a callback, a hook a library trainer runs), a method of an object whose
+    class cannot be told (a parameter, an attribute set in another module),
+    and code of installed libraries.
     """
 
     code = "TL201"

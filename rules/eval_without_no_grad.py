@@ -1,7 +1,7 @@
 import libcst as cst
 
 from lint.analysis.dataflow import is_constant
-from lint.analysis.flow import Facts, Flow
+from lint.analysis.flow import Facts
 from lint.analysis.loops import (
     CallFlow,
     clears_grads,
@@ -11,15 +11,13 @@ from lint.analysis.loops import (
     train_mode_call,
 )
 from lint.analysis.receivers import Binding
-from lint.analysis.training import code_bodies, method_call
+from lint.analysis.training import MODULE_CHAIN, code_bodies, method_call, unchain_module
 from lint.analysis.walk import iter_nodes
 from lint.context import FileContext
 from lint.rule import Rule
 
 # calls that show a loop or a function needs the autograd graph
 _GRAPH_USERS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
-# methods that return the module they are called on
-_MODULE_CHAIN = ("eval", "train", "to", "cuda", "cpu", "half", "float", "bfloat16", "requires_grad_")
 
 
 class EvalWithoutNoGrad(Rule):
@@ -60,7 +58,11 @@ class EvalWithoutNoGrad(Rule):
 
     ## Limitations
     The model must be called by the same expression that `.eval()` was called
-    on, in the same function. A function with an unresolvable decorator, a
+    on, in the same function or in a function of the file that it then calls
+    (`model.eval()` at module level, then `evaluate(loader)`). Functions of
+    other modules are not followed. A function with an unresolvable
+    decorator (the entry points of command-line frameworks, `@hydra.main`,
+    click, typer, fire, leave grad mode alone and do not count), a
     function or loop that also back-propagates or steps (BatchNorm frozen
     during training), and comprehensions are left alone. A model whose
     parameters are all frozen records no graph and is never flagged:
@@ -247,9 +249,17 @@ class EvalWithoutNoGrad(Rule):
 
     def finish(self) -> None:
         self._frozen = _frozen_models(self.ctx)
+        self._switched = {_last_name(mode[0]) for mode in map(train_mode_call, self.ctx.nodes_of(cst.Call)) if mode}
         for body in code_bodies(self.ctx):
             self._body = body
-            CallFlow(self.ctx, self._transfer).run(body)
+            CallFlow(self.ctx, self._transfer, events=self._is_event).run(body)
+
+    def _is_event(self, node: cst.CSTNode) -> bool:
+        """Every node `_transfer` can react to: `.train()` / `.eval()`, and
+        calls of something that is switched by them somewhere in the file."""
+        if train_mode_call(node) is not None:
+            return True
+        return isinstance(node, cst.Call) and _last_name(node.func) in self._switched
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         mode = train_mode_call(node)
@@ -286,6 +296,14 @@ class EvalWithoutNoGrad(Rule):
         return False
 
 
+def _last_name(expr: cst.BaseExpression) -> str | None:
+    """`model` for `self.model` or `model`: the code of two such expressions
+    can only be equal when these are."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    return expr.value if isinstance(expr, cst.Name) else None
+
+
 def _frozen_models(ctx: FileContext) -> set[Binding | str]:
     """Models whose parameters were all set not to require grad:
     `m.requires_grad_(False)` (also chained: `m.eval().requires_grad_(False)`,
@@ -297,14 +315,14 @@ def _frozen_models(ctx: FileContext) -> set[Binding | str]:
     frozen: set[Binding | str] = set()
     for node in ctx.nodes():
         if isinstance(node, cst.Call) and _freezes(node) is not None:
-            frozen.add(_model_key(ctx, _unchain(_freezes(node))))  # type: ignore[arg-type]
+            frozen.add(_model_key(ctx, unchain_module(_freezes(node))))  # type: ignore[arg-type]
         elif isinstance(node, cst.Assign) and _freezes(node.value) is not None:
             for target in node.targets:
                 frozen.add(_model_key(ctx, target.target))
         elif isinstance(node, cst.For):
             owner = method_call(node.iter, "parameters", "named_parameters")
             if owner is not None and _freezes_each(node):
-                frozen.add(_model_key(ctx, _unchain(owner)))
+                frozen.add(_model_key(ctx, unchain_module(owner)))
     return frozen
 
 
@@ -315,7 +333,7 @@ def _freezes(node: cst.BaseExpression) -> cst.BaseExpression | None:
         receiver = method_call(node, "requires_grad_")
         if receiver is not None:
             return receiver if node.args and is_constant(node.args[0].value, "False") else None
-        inner = method_call(node, *_MODULE_CHAIN)
+        inner = method_call(node, *MODULE_CHAIN)
         if inner is None:
             return None
         node = inner
@@ -343,15 +361,6 @@ def _freezes_each(loop: cst.For) -> bool:
 
 def _is_name(expr: cst.BaseExpression, name: cst.Name) -> bool:
     return isinstance(expr, cst.Name) and expr.value == name.value
-
-
-def _unchain(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """`model` of `model.eval()`, `model.to(device)` and the like."""
-    while True:
-        inner = method_call(expr, *_MODULE_CHAIN)
-        if inner is None:
-            return expr
-        expr = inner
 
 
 def _model_key(ctx: FileContext, expr: cst.BaseExpression) -> Binding | str:

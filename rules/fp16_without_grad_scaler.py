@@ -55,10 +55,13 @@ class Fp16WithoutGradScaler(Rule):
     Only values computed under a `with` autocast block of the same function
     (or assigned from such values there) are followed; autocast applied as a
     decorator on `forward`, or a loss returned from a helper, is not. A dtype
-    or device type held in a variable that cannot be resolved
-    (`dtype=amp_dtype`, `torch.autocast(device.type)`) is not flagged, nor is
-    any file that mentions a scaler object, since the scaling may happen
-    through it.
+    chosen at run time among values that include float16 counts as float16:
+    a command-line flag whose `choices` include it (`getattr(torch,
+    args.dtype)`), a conditional (`torch.float16 if ... else ...`) or a table
+    indexed by a flag. A dtype or device type held in a variable that cannot
+    be resolved otherwise (a parameter, a config object) is not flagged, nor
+    is any file that mentions a scaler object, since the scaling may happen
+    through it (a scaler built in another module and passed in counts).
     """
 
     code = "TL103"

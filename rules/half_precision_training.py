@@ -6,6 +6,7 @@ from lint.analysis.summarize import argument_slots
 from lint.analysis.training import method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Rule
+from lint.summaries import BACKWARD, STEP
 
 # `nn.Module` methods that return the module itself: a chain of them still
 # denotes the model (`Net().cuda().half()`); any other call yields its output.
@@ -53,7 +54,11 @@ class HalfPrecisionTraining(Rule):
     ## Limitations
     Only models whose `.parameters()` (or `named_parameters()`) go to an
     optimizer built in the same file (directly, through one variable, or as
-    the model a builder function of the file returns) are considered; inference-only files, tensors (`x.half()`), frozen parts whose
+    the model a builder function of the file returns) are considered. A
+    function of another module of the project that converts the model
+    (`model = build_model(cfg)` returning a float16 model, `to_half(model)`)
+    is followed, and its call is reported; a conversion in a method of a
+    class of another module is not seen. Inference-only files, tensors (`x.half()`), frozen parts whose
     parameters no optimizer receives, and conversions after the last
     `backward()` (export after training) are not flagged. A dtype held in a
     variable that cannot be resolved is not flagged.
@@ -165,7 +170,7 @@ class HalfPrecisionTraining(Rule):
     )
 
     def finish(self) -> None:
-        backwards = [n for n in self.ctx.nodes() if method_call(n, "backward") is not None]
+        backwards = [n for n in self.ctx.nodes() if method_call(n, "backward") is not None or self._does(n, BACKWARD)]
         if not backwards or not self._steps_an_optimizer():
             return
         order = {id(node): index for index, node in enumerate(self.ctx.nodes())}
@@ -202,9 +207,16 @@ class HalfPrecisionTraining(Rule):
         receivers = self.ctx.receivers
         for node in self.ctx.nodes():
             target = method_call(node, "step")
-            if target is not None and receivers.kind(target) in (OPTIMIZER, GRAD_SCALER):
+            if (target is not None and receivers.kind(target) in (OPTIMIZER, GRAD_SCALER)) or self._does(node, STEP):
                 return True
         return False
+
+    def _does(self, node: cst.CSTNode, effect: str) -> bool:
+        """`node` calls a function of another module that has `effect`."""
+        if not isinstance(node, cst.Call):
+            return False
+        summary = self.ctx.summaries.of_external_call(node)
+        return summary is not None and summary.does(effect)
 
     def _trained_models(self) -> set[Binding]:
         """Variables whose parameters an optimizer of this file receives."""

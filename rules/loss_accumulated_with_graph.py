@@ -62,9 +62,15 @@ class LossAccumulatedWithGraph(Rule):
     back-propagate it or call tensor methods on it.
 
     ## Limitations
-    Only the direct forms above are recognized: totals kept in dicts
-    (`meters["loss"] += loss`), metric objects and helper functions are not
-    followed, and an accumulation outside any loop (a `training_step` method
+    Besides the direct forms above, helpers of the project are followed (in
+    this file and in the modules it imports): a step function that returns
+    the loss it back-propagated (`total += train_step(batch)`), and a meter
+    or logging function that stores what it is given where it outlives the
+    call (`meter.update(loss)` on an object built from a class of the
+    project, `log_losses(history, {"loss": loss})`, also through
+    `**kwargs`). Totals kept in dicts by subscript (`meters["loss"] += loss`),
+    meters of installed libraries, objects whose class cannot be told, and
+    an accumulation outside any loop (a `training_step` method
     appending to `self.outputs`) is not flagged. A loss being built is never
     flagged: a total that is back-propagated later (`total.backward()`,
     `torch.stack(losses).mean().backward()`, `for l in losses: l.backward()`),
@@ -279,7 +285,7 @@ class LossAccumulatedWithGraph(Rule):
                 continue
             self._backpropagated = backpropagated_names(self.ctx, body)
             self._consumed = consumed_names(self.ctx, body)
-            Flow(self.ctx.module, self._transfer).run(body)
+            Flow(self.ctx, self._transfer, events=self._is_event).run(body)
         for node, paths in self._paths.items():
             if not all(carries for carries, _ in paths):
                 continue
@@ -341,6 +347,12 @@ class LossAccumulatedWithGraph(Rule):
         return bodies
 
     # -- flow ------------------------------------------------------------------
+    def _is_event(self, node: cst.CSTNode) -> bool:
+        """Every node `_transfer` can react to."""
+        if isinstance(node, cst.Assign | cst.AugAssign) or method_call(node, "backward", "append") is not None:
+            return True
+        return self._accumulating(node) is not None
+
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if isinstance(node, cst.Call):
             for target in backward_targets(node):
@@ -562,3 +574,4 @@ def _adds_to_itself(node: cst.CSTNode) -> bool:
         and dotted_name(value.left) == dotted_name(node.targets[0].target)
         and dotted_name(value.left) is not None
     )
+

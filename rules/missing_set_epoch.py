@@ -4,6 +4,7 @@ import re
 
 import libcst as cst
 
+from lint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
 from lint.analysis.receivers import DATALOADER, SAMPLER, Binding
 from lint.analysis.summarize import argument_slots
 from lint.analysis.training import method_call
@@ -45,7 +46,11 @@ class MissingSetEpoch(Rule):
     their DataLoader, also one built as one branch of a conditional such as
     `DataLoader(...) if ds is not None else None`; or handed, alone or
     inside their DataLoader, to a function or class imported from another
-    module, such as a project's `Trainer`) are not flagged. Any
+    module, such as a project's `Trainer`) are not flagged. A function of
+    the project's other modules whose code shows it never calls `set_epoch`
+    on what it is given (a `train_one_epoch(model, loader, ...)` of
+    `engine.py`, a `sample_data(loader)` generator) is no such excuse; a
+    class of the project is, since any of its methods may call it. Any
     `set_epoch(...)` call in the file whose receiver could be the sampler
     counts as calling it, including a call on a function parameter that a
     call in the file passes this sampler to.
@@ -206,7 +211,7 @@ class MissingSetEpoch(Rule):
         for node in self.ctx.nodes():
             if not isinstance(node, cst.Call):
                 continue
-            if not any(isinstance(a.value, cst.Name) and a.value.value in texts for a in node.args):
+            if not any(_mentions(a.value, texts) for a in node.args):
                 continue
             callee = self.ctx.call_name(node)
             if callee is None or callee.split(".")[0] in _LIBRARIES_THAT_ONLY_ITERATE:
@@ -222,8 +227,9 @@ class MissingSetEpoch(Rule):
         if summary is None:
             return False
         for slot, arg in argument_slots(call):
-            if isinstance(arg.value, cst.Name) and arg.value.value in texts:
-                param = summary.slot(slot)
+            if _mentions(arg.value, texts):
+                plain = isinstance(arg.value, cst.Name) or self.ctx.call_name(arg.value) == DATALOADER_CLASS
+                param = summary.slot(slot) if plain else None
                 if param is None or param in summary.set_epoch:
                     return False
         return True
@@ -285,6 +291,11 @@ class MissingSetEpoch(Rule):
             if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER) or _same_name(binding, own):
                 return True
         return False
+
+
+def _mentions(value: cst.BaseExpression, texts: set[str]) -> bool:
+    """`value` is one of the holders, or builds on one (`DataLoader(ds, sampler=s)`)."""
+    return any(isinstance(node, cst.Name) and node.value in texts for node in iter_nodes(value))
 
 
 def _is_parameter(binding: Binding) -> bool:

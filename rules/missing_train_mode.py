@@ -1,8 +1,11 @@
 import libcst as cst
 
+from lint.analysis.accumulators import consumed_names
 from lint.analysis.flow import Facts
 from lint.analysis.loops import CallFlow, is_backward, train_mode_call
-from lint.analysis.training import code_bodies
+from lint.analysis.scopes import dotted_name
+from lint.analysis.training import code_bodies, method_call, unchain_module
+from lint.context import FileContext
 from lint.rule import Rule
 
 _EVAL = "eval"
@@ -47,11 +50,20 @@ class MissingTrainMode(Rule):
     which may be in another function than the `.eval()`.
 
     ## Limitations
-    Any `.train()` counts, whatever model it is called on. An `.eval()`
-    followed by a backward pass in the same iteration (BatchNorm frozen on
-    purpose, a frozen teacher) is not flagged. Evaluation and training that
-    are never reached from one code path of the file (functions called only
-    from other modules) are not connected.
+    Any `.train()` counts, whatever model it is called on, also through a
+    chain (`model.to(device).train()`). An `.eval()` followed by a backward
+    pass in the same iteration (BatchNorm frozen on purpose, a frozen
+    teacher) is not flagged, and a later `.eval()` of the same model
+    replaces an earlier one (a linear probe whose training step puts the
+    backbone in eval mode on purpose). Only models the file trains count: put
+    in train mode somewhere, their parameters read (for an optimizer), handed
+    to an optimizer factory, or run in a forward pass that is
+    back-propagated; an EMA copy that only samples is left alone. A model put
+    back in train mode only on some branches of an `if` (`if finetune:
+    model.train() elif freeze: model.eval()`) is still flagged when no branch
+    covers every case. Evaluation and training that are never reached from
+    one code path of the file (functions called only from other modules) are
+    not connected.
     """
 
     code = "TL405"
@@ -116,6 +128,36 @@ class MissingTrainMode(Rule):
         "        evaluate(model)\n",
     )
     good = (
+        # back in train mode through a chained call; an EMA copy that is never trained
+        "import torch\n"
+        "ema = build_model()\n"
+        "for epoch in range(10):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(net(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        if step % 100 == 0:\n"
+        "            with torch.no_grad():\n"
+        "                ema.eval()\n"
+        "                samples = ema(noise)\n"
+        "    net.eval().cpu()\n"
+        "    torch.save(net.state_dict(), 'ckpt.pt')\n"
+        "    net.to('cuda').train()\n",
+        # a linear probe: the training step runs the backbone in eval mode on purpose
+        "import torch\n"
+        "def train(model, loader, optimizer):\n"
+        "    model.eval()\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "def validate(model, loader):\n"
+        "    model.eval()\n"
+        "    with torch.no_grad():\n"
+        "        return [model(x) for x, _ in loader]\n"
+        "for epoch in range(90):\n"
+        "    train(model, train_loader, optimizer)\n"
+        "    validate(model, val_loader)\n",
         # `.train()` at the top of train_one_epoch (the chapter's template)
         "import torch\n"
         "def train_one_epoch(model, loader, optimizer):\n"
@@ -189,17 +231,24 @@ class MissingTrainMode(Rule):
     def finish(self) -> None:
         self._exempt: set[cst.CSTNode] = set()
         self._candidates: set[cst.CSTNode] = set()
-        flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration)
+        flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration, events=_is_event)
         for body in code_bodies(self.ctx):
             flow.run(body)
-        for node in self._candidates - self._exempt:
-            self.report(node)
+        candidates = self._candidates - self._exempt
+        trained = _trained_models(self.ctx) if candidates else set()
+        for node in candidates:
+            mode = train_mode_call(node)
+            if mode is not None and self.ctx.code(mode[0]) in trained:
+                self.report(node)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         mode = train_mode_call(node)
         if mode is not None:
             if mode[1] is False:
-                return facts | {(_EVAL, node, False)}
+                # the last eval() of a model decides its mode: an earlier one is moot
+                model = self.ctx.code(mode[0])
+                kept = {f for f in facts if self.ctx.code(train_mode_call(f[1])[0]) != model}  # type: ignore[index]
+                return frozenset(kept | {(_EVAL, node, False)})
             return frozenset()
         if is_backward(node):
             for _, eval_call, crossed in facts:
@@ -210,5 +259,31 @@ class MissingTrainMode(Rule):
         return facts
 
 
+def _is_event(node: cst.CSTNode) -> bool:
+    """Every node `MissingTrainMode._transfer` can react to."""
+    return method_call(node, "train", "eval", "backward") is not None
+
+
 def _cross_iteration(facts: Facts) -> Facts:
     return frozenset((_EVAL, node, True) for _, node, _crossed in facts)
+
+
+def _trained_models(ctx: FileContext) -> set[str]:
+    """Models the file trains, as written: put in train mode, their
+    parameters read (for an optimizer), handed to an optimizer factory, or
+    run in a forward pass whose result is back-propagated. An EMA copy that
+    only samples, or a frozen feature extractor, is none of these."""
+    trained: set[str] = set()
+    for body in code_bodies(ctx):
+        trained |= consumed_names(ctx, body)
+    for call in ctx.nodes_of(cst.Call):
+        mode = train_mode_call(call)
+        if mode is not None and mode[1] is not False:
+            trained.add(ctx.code(mode[0]))
+        owner = method_call(call, "parameters", "named_parameters")
+        if owner is not None:
+            trained.add(ctx.code(unchain_module(owner)))
+        name = dotted_name(call.func) or ""  # type: ignore[attr-defined]
+        if "optim" in name.rsplit(".", 1)[-1].lower():
+            trained.update(ctx.code(arg.value) for arg in call.args)  # type: ignore[attr-defined]
+    return trained

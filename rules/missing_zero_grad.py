@@ -49,9 +49,13 @@ class MissingZeroGrad(Rule):
 
     ## Limitations
     Clearing only counts when the loop reaches it. The optimizer must be
-    known to be one (built from `torch.optim` or a known factory, passed in
-    from such a call in this file, stepped by a GradScaler, or cleared with
-    `zero_grad()` elsewhere in the file). A call into code outside the file
+    known to be one (built from `torch.optim` or a known factory, by a
+    factory whose name says so such as a project's `build_optimizer` /
+    `create_optimizer`, by `hydra.utils.instantiate(cfg.optimizer, ...)`,
+    passed in from such a call in this file, also through a class's
+    `__init__`, stepped by a GradScaler, or cleared with `zero_grad()`
+    elsewhere in the file). An optimizer passed in from another module is
+    not known. A call into code outside the file
     whose name mentions gradients or zeroing (`self.clear_grads()`) is
     assumed to clear them. `opt.step(closure)` is not checked: the closure
     clears.

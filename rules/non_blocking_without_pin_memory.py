@@ -11,7 +11,8 @@ from lint.analysis.dataflow import (
     keyword,
     target_names,
 )
-from lint.analysis.training import method_call
+from lint.analysis.precision import own_nodes
+from lint.analysis.training import ancestors_within, method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Rule
 
@@ -47,10 +48,11 @@ class NonBlockingWithoutPinMemory(Rule):
 
     ## Limitations
     Only loaders built in the same file are judged, through assignments and
-    the call sites of the file's functions (`train(model, train_loader)`); a
-    loader from another module, a `pin_memory=` given as a variable or through
-    `**kwargs`, and batches copied inside helpers or comprehensions are left
-    alone.
+    the call sites of the file's functions (`train(model, train_loader)`),
+    and through a name bound again only after the loop (a pre-pass before
+    `accelerator.prepare()`); a loader from another module, a `pin_memory=`
+    given as a variable or through `**kwargs`, and batches copied inside
+    helpers or comprehensions are left alone.
     """
 
     code = "TL502"
@@ -59,6 +61,15 @@ class NonBlockingWithoutPinMemory(Rule):
     message = "`non_blocking=True` copy from a DataLoader without `pin_memory=True`: the copy is not asynchronous"
     triggers = ("non_blocking",)
     bad = (
+        # a pre-pass over the loader before `accelerator.prepare()` rebinds it
+        "from torch.utils.data import DataLoader\n"
+        "def main(accelerator, dataset, model, optimizer, device):\n"
+        "    loader = DataLoader(dataset, batch_size=8)\n"
+        "    for x in loader:\n"
+        "        model.calibrate(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "    model, optimizer, loader = accelerator.prepare(model, optimizer, loader)\n"
+        "    for x in loader:\n"
+        "        step(model, x.to(device, non_blocking=True))\n",
         "from torch.utils.data import DataLoader\n"
         "loader = DataLoader(ds, batch_size=64, num_workers=4)\n"
         "for x, y in loader:\n"
@@ -86,6 +97,18 @@ class NonBlockingWithoutPinMemory(Rule):
         "            x = x.to(self.device, non_blocking=True)  # expect: TL502\n",
     )
     good = (
+        # after `prepare()` the loader is the accelerator's; in a loop, the name may come back rebound
+        "from torch.utils.data import DataLoader\n"
+        "def main(accelerator, dataset, model, device, epochs):\n"
+        "    loader = DataLoader(dataset, batch_size=8)\n"
+        "    model, loader = accelerator.prepare(model, loader)\n"
+        "    for x in loader:\n"
+        "        step(model, x.to(device, non_blocking=True))\n"
+        "    stream = DataLoader(dataset)\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in stream:\n"
+        "            step(model, x.to(device, non_blocking=True))\n"
+        "        model, stream = accelerator.prepare(model, stream)\n",
         "from torch.utils.data import DataLoader\n"
         "loader = DataLoader(ds, batch_size=64, num_workers=4, pin_memory=True)\n"
         "for x, y in loader:\n"
@@ -120,12 +143,17 @@ class NonBlockingWithoutPinMemory(Rule):
         "    x = x.to('cuda', non_blocking=True)\n",
     )
 
+    _order: dict[int, int] | None = None
+
     def finish(self) -> None:
         values = Values.of_file(self.ctx)
         for node in self.ctx.nodes():
             if not isinstance(node, cst.For):
                 continue
-            loaders = values.calls_of(iterated_loader(self.ctx, node.iter), {DATALOADER})
+            iterable = iterated_loader(self.ctx, node.iter)
+            loaders = values.calls_of(iterable, {DATALOADER})
+            if loaders is None and isinstance(iterable, cst.Name):
+                loaders = self._loaders_before(node, iterable)
             if loaders is None or not all(_unpinned(call) for call in loaders):
                 continue
             batches = _batch_names(node)
@@ -133,6 +161,43 @@ class NonBlockingWithoutPinMemory(Rule):
                 receiver = method_call(inner, "to", "cuda")
                 if receiver is not None and _reads(receiver, batches) and _non_blocking(inner):  # type: ignore[arg-type]
                     self.report(inner)
+
+
+    def _loaders_before(self, loop: cst.For, name: cst.Name) -> list[cst.Call] | None:
+        """What `name` holds when `loop` runs, when it is bound again only
+        after the loop (a pre-pass before `accelerator.prepare()` rebinds
+        the loader): every binding before the loop is `name = DataLoader(...)`."""
+        body = self.ctx.enclosing_function(loop)
+        root: cst.CSTNode = body.body if body is not None else self.ctx.module
+        if any(isinstance(a, cst.For | cst.While) for a in ancestors_within(self.ctx, loop, root)):
+            return None  # a later binding flows back into an enclosing loop
+        position = self._positions()
+        before: list[cst.CSTNode] = []
+        for node in own_nodes(root):
+            if position[id(node)] < position[id(loop)] and name.value in _bound_by(node):
+                before.append(node)
+        values = [n.value for n in before if isinstance(n, cst.Assign) and len(n.targets) == 1]  # type: ignore[attr-defined]
+        if not values or len(values) != len(before):
+            return None
+        if not all(isinstance(v, cst.Call) and self.ctx.call_name(v) == DATALOADER for v in values):
+            return None
+        return values  # type: ignore[return-value]
+
+    def _positions(self) -> dict[int, int]:
+        if self._order is None:
+            self._order = {id(node): index for index, node in enumerate(self.ctx.nodes())}
+        return self._order
+
+
+def _bound_by(node: cst.CSTNode) -> set[str]:
+    """Names a statement or expression binds directly."""
+    if isinstance(node, cst.Assign):
+        return set().union(*(target_names(t.target) for t in node.targets))
+    if isinstance(node, cst.AnnAssign | cst.AugAssign | cst.For | cst.NamedExpr):
+        return target_names(node.target)
+    if isinstance(node, cst.WithItem) and node.asname is not None:
+        return target_names(node.asname.name)  # type: ignore[arg-type]
+    return set()
 
 
 def _unpinned(call: cst.Call) -> bool:

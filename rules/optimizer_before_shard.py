@@ -113,8 +113,19 @@ class OptimizerBeforeShard(Rule):
     )
 
     def finish(self) -> None:
+        optimizers = [call for call in self.ctx.nodes_of(cst.Call) if self.ctx.receivers.kind(call) == OPTIMIZER]
+        self._optimized = frozenset().union(*(_optimized_models(call) for call in optimizers))  # type: ignore[arg-type]
         for body in code_bodies(self.ctx):
-            Flow(self.ctx.module, self._transfer).run(body)
+            Flow(self.ctx, self._transfer, events=self._is_event).run(body)
+
+    def _is_event(self, node: cst.CSTNode) -> bool:
+        """Every node `_transfer` can react to: optimizer and wrapping calls,
+        and assignments that rebind a model some optimizer was given."""
+        if isinstance(node, cst.Call):
+            return self.ctx.receivers.kind(node) == OPTIMIZER or self._wrapped_model(node) is not None
+        if isinstance(node, cst.Assign | cst.AnnAssign | cst.AugAssign):
+            return not _rebound(node).isdisjoint(self._optimized)
+        return False
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if isinstance(node, cst.Call):
@@ -125,8 +136,7 @@ class OptimizerBeforeShard(Rule):
                 self.report(node)
             return facts
         if isinstance(node, cst.Assign | cst.AnnAssign | cst.AugAssign):
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            rebound = {dotted_name(t) for t in targets}
+            rebound = _rebound(node)
             return frozenset(m for m in facts if m not in rebound)
         return facts
 
@@ -140,6 +150,11 @@ class OptimizerBeforeShard(Rule):
             if arg.keyword is None and not arg.star or arg.keyword is not None and arg.keyword.value == "module":
                 return dotted_name(arg.value)
         return None
+
+
+def _rebound(node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> set[str | None]:
+    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    return {dotted_name(t) for t in targets}
 
 
 def _optimized_models(call: cst.Call) -> frozenset[str]:

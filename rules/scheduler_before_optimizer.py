@@ -2,7 +2,9 @@ import libcst as cst
 
 from lint.analysis.flow import Facts
 from lint.analysis.loops import optimizer_step, run_each_iteration, scheduler_step
+from lint.analysis.training import method_call
 from lint.rule import Rule
+from lint.summaries import STEP
 
 # a scheduler driven by a metric: stepping it first skips no schedule value
 _METRIC_DRIVEN = "ReduceLROnPlateau"
@@ -47,8 +49,14 @@ class SchedulerBeforeOptimizer(Rule):
     ## Limitations
     A scheduler class of the project (which may be meant to be stepped
     first), `ReduceLROnPlateau` (driven by a metric, not a step count) and
-    `step(...)` given a metric or an epoch are not checked. A scheduler step at the end of one iteration is not
-    connected to the optimizer step of the next.
+    `step(...)` given a metric or an epoch are not checked. The scheduler is
+    followed through a class's `__init__` (`Trainer(model, optimizer,
+    scheduler)` then `self.scheduler.step()`), and the optimizer step through
+    the functions of the file and of the project's other modules (an
+    epoch-level `scheduler.step()` before `train_one_epoch(...)` of
+    `engine.py`). A scheduler built in another module and passed in is not
+    known. A scheduler step at the end of one iteration is not connected to
+    the optimizer step of the next.
     """
 
     code = "TL404"
@@ -165,10 +173,11 @@ class SchedulerBeforeOptimizer(Rule):
     )
 
     def finish(self) -> None:
-        run_each_iteration(self.ctx, self._transfer)
+        # a call of another module's function may step the optimizer too
+        run_each_iteration(self.ctx, self._transfer, events=None if self.ctx.external else _is_event)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
-        if optimizer_step(self.ctx, node) is not None:
+        if optimizer_step(self.ctx, node) is not None or self._steps_elsewhere(node):
             for scheduler_call in facts:
                 self.report(scheduler_call)
             return frozenset()
@@ -178,8 +187,19 @@ class SchedulerBeforeOptimizer(Rule):
             return facts | {node}
         return facts
 
+    def _steps_elsewhere(self, node: cst.CSTNode) -> bool:
+        """A call of another module's function that steps the optimizer
+        (`train_one_epoch(...)` of `engine.py`)."""
+        summary = self.ctx.summaries.of_external_call(node) if isinstance(node, cst.Call) else None
+        return summary is not None and summary.does(STEP)
+
     def _metric_driven(self, scheduler: cst.BaseExpression) -> bool:
         receivers = self.ctx.receivers
         binding = receivers.binding(scheduler)
         built = receivers.constructions.get(binding, []) if binding is not None else []
         return any((self.ctx.call_name(call) or "").endswith(_METRIC_DRIVEN) for call in built)
+
+
+def _is_event(node: cst.CSTNode) -> bool:
+    """Every node `SchedulerBeforeOptimizer._transfer` can react to."""
+    return method_call(node, "step") is not None

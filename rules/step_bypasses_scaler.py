@@ -175,7 +175,7 @@ class StepBypassesScaler(Rule):
     def finish(self) -> None:
         self._bypassing: dict[cst.Call, set[Binding]] = {}
         for body in code_bodies(self.ctx):
-            Flow(self.ctx.module, self._transfer, loop_back=lambda facts: frozenset()).run(body)
+            Flow(self.ctx, self._transfer, loop_back=lambda facts: frozenset(), events=_is_event).run(body)
         for step, scalers in self._bypassing.items():
             if not self._other_branch_steps_through(step, scalers):
                 self.report(step)
@@ -211,3 +211,8 @@ class StepBypassesScaler(Rule):
                 if target is not None and receivers.binding(target) in scalers:
                     return True
         return False
+
+
+def _is_event(node: cst.CSTNode) -> bool:
+    """Every node `StepBypassesScaler._transfer` can react to."""
+    return method_call(node, "backward", "step", "unscale_") is not None

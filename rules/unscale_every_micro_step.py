@@ -175,7 +175,7 @@ class UnscaleEveryMicroStep(Rule):
     def finish(self) -> None:
         self._repeated: set[cst.Call] = set()
         for body in code_bodies(self.ctx):
-            Flow(self.ctx.module, self._transfer).run(body)
+            Flow(self.ctx, self._transfer, events=_is_event).run(body)
         for call in self._repeated:
             if self._updated_in_same_loop(call):
                 self.report(call)
@@ -211,3 +211,8 @@ class UnscaleEveryMicroStep(Rule):
                     for node in iter_nodes(ancestor.body)
                 )
         return False
+
+
+def _is_event(node: cst.CSTNode) -> bool:
+    """Every node `UnscaleEveryMicroStep._transfer` can react to."""
+    return method_call(node, "unscale_", "update") is not None

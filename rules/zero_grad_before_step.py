@@ -2,10 +2,10 @@ import libcst as cst
 
 from lint.analysis.flow import Facts
 from lint.analysis.loops import clears_grads, is_backward, is_optimizer, optimizer_step, run_each_iteration
-from lint.analysis.training import method_call
+from lint.analysis.training import ancestors_within, method_call
 from lint.rule import Rule
 
-_BACKWARD = ("backward",)
+_BACKWARD = "backward"
 
 
 class ZeroGradBeforeStep(Rule):
@@ -40,7 +40,9 @@ class ZeroGradBeforeStep(Rule):
 
     ## Limitations
     Only one iteration is followed: a `backward()` at the end of one
-    iteration and a clear at the start of the next are not connected. A
+    iteration and a clear at the start of the next are not connected, nor
+    is a `backward()` run once before the training loop (a warm-up pass whose
+    gradients are inspected or saved) with a clear inside the loop. A
     clear through one optimizer before the step of another (two-player
     training) is not flagged; a clear through a model or its parameters is.
     """
@@ -94,6 +96,16 @@ class ZeroGradBeforeStep(Rule):
         "        opt.step()\n",
     )
     good = (
+        # a one-off backward before the loop, its gradients saved; cleared in the loop
+        "import torch\n"
+        "def main(model, loader, optimizer):\n"
+        "    model(next(loader)).sum().backward()\n"
+        "    torch.save({n: p.grad for n, p in model.named_parameters()}, 'grads.pt')\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        for micro in x.chunk(4):\n"
+        "            model(micro).sum().backward()\n"
+        "        optimizer.step()\n",
         # gradient accumulation: the clear follows the step
         "import torch\n"
         "optimizer = torch.optim.AdamW(model.parameters())\n"
@@ -141,21 +153,39 @@ class ZeroGradBeforeStep(Rule):
     )
 
     def finish(self) -> None:
-        run_each_iteration(self.ctx, self._transfer)
+        run_each_iteration(self.ctx, self._transfer, events=self._is_event)
+
+    def _is_event(self, node: cst.CSTNode) -> bool:
+        """Every node `_transfer` can react to."""
+        return method_call(node, "backward", "step") is not None or clears_grads(self.ctx, node)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if is_backward(node):
-            return frozenset({_BACKWARD})
+            return frozenset({(_BACKWARD, node)})
         optimizer = optimizer_step(self.ctx, node)
         if optimizer is not None:
             stepped = self.ctx.code(optimizer)
             for fact in facts:
-                if fact != _BACKWARD and fact[1] in (None, stepped):
+                if fact[0] != _BACKWARD and fact[1] in (None, stepped):
                     self.report(fact[0])
             return frozenset()
-        if _BACKWARD in facts and clears_grads(self.ctx, node):
+        backwards = [fact[1] for fact in facts if fact[0] == _BACKWARD]
+        if any(self._same_iteration(b, node) for b in backwards) and clears_grads(self.ctx, node):
             return facts | {(node, self._cleared_optimizer(node))}
         return facts
+
+    def _same_iteration(self, backward: cst.CSTNode, clear: cst.CSTNode) -> bool:
+        """A clear inside loops pairs with a backward inside one of them (the
+        same iteration), not with one run once before them all (a warm-up
+        pass, gradients dumped for a reference file) that reaches only the
+        first iteration. Across functions the flow's own iteration
+        boundaries decide."""
+        function = self.ctx.enclosing_function(clear)
+        if self.ctx.enclosing_function(backward) is not function:
+            return True
+        loops = [a for a in ancestors_within(self.ctx, clear, function) if isinstance(a, cst.For | cst.While)]
+        outer = set(ancestors_within(self.ctx, backward, function))
+        return not loops or any(loop in outer for loop in loops)
 
     def _cleared_optimizer(self, node: cst.CSTNode) -> str | None:
         """The optimizer a clear goes through (None: a model or parameters)."""

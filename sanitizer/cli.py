@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 USAGE = """usage: python -m sanitizer [--report PATH] [--checks LIST] [--halt-on KINDS] [--strict]
-                           (SCRIPT | -m MODULE) [ARGS...]
+                           [--no-lint] (SCRIPT | -m MODULE) [ARGS...]
        python -m sanitizer show|merge ...
 
 Runs SCRIPT (or MODULE) exactly as `python SCRIPT ARGS` would, watching the
@@ -16,6 +16,8 @@ options:
   --checks LIST    comma-separated event kinds to check (default: all)
   --halt-on KINDS  stop the run at the first event of these kinds (exit status 3)
   --strict         exit 3 when error-level events were found and the script succeeded
+  --no-lint        do not lint the script (by default its trainlint findings are in the
+                   report, and runtime events name the findings that explain them)
   -h, --help       show this message"""
 
 
@@ -29,6 +31,7 @@ class Options:
     checks: list[str] | None = None
     halt_on: list[str] = field(default_factory=list)
     strict: bool = False
+    lint: bool = True
     module: str | None = None
     script: str | None = None
     args: list[str] = field(default_factory=list)
@@ -49,6 +52,8 @@ def parse(argv: list[str]) -> Options:
             return options
         if token == "--strict":
             options.strict = True
+        elif token == "--no-lint":
+            options.lint = False
         elif token == "-m":
             if not rest:
                 raise UsageError("-m needs a module name")

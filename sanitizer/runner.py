@@ -41,7 +41,7 @@ def run(options: Options) -> int:
     script_name = options.script if options.module is None else options.module
     session = Sanitizer(report=options.report, checks=options.checks, halt_on=options.halt_on,
                         strict=options.strict, script=script_name,
-                        argv=[script_name or "", *options.args])
+                        argv=[script_name or "", *options.args], lint=options.lint)
     if options.module is None and not os.path.exists(options.script or ""):
         return _missing_script(session, options.script or "")
     outcome = Outcome()

@@ -38,15 +38,7 @@ def consumed_names(ctx: FileContext, body: cst.CSTNode) -> set[str]:
                 targets = [node.args[0].value]
             for target in targets:
                 consumed |= names_in(target)
-    sources = _sources(body)
-    changed = True
-    while changed:
-        changed = False
-        for bound, read in sources:
-            if bound & consumed and not read <= consumed:
-                consumed |= read
-                changed = True
-    return consumed
+    return _closure(consumed, [(bound, read) for bound, read in _sources(body)])
 
 
 def _sources(body: cst.CSTNode) -> list[tuple[set[str], set[str]]]:
@@ -104,16 +96,21 @@ def _target_nodes(body: cst.CSTNode) -> set[cst.CSTNode]:
 
 def _derived(body: cst.CSTNode, name: str) -> set[str]:
     """`name` and every name assigned from an expression reading it."""
-    tracked = {name}
-    sources = _sources(body)
+    return _closure({name}, [(read, bound) for bound, read in _sources(body)])
+
+
+def _closure(names: set[str], edges: list[tuple[set[str], set[str]]]) -> set[str]:
+    """`names` grown through `edges` (from, to) until nothing changes: any
+    edge whose `from` meets the set adds its `to`."""
+    grown = set(names)
     changed = True
     while changed:
         changed = False
-        for bound, read in sources:
-            if read & tracked and not bound <= tracked:
-                tracked |= bound
+        for start, end in edges:
+            if start & grown and not end <= grown:
+                grown |= end
                 changed = True
-    return tracked
+    return grown
 
 
 def _reads_only(ctx: FileContext, call: cst.Call) -> bool:

@@ -18,9 +18,10 @@ from typing import Callable, Iterator, Literal
 import libcst as cst
 
 from lint.analysis.flow import Facts, Flow, Paths
+from lint.analysis.flowgraph import EventFilter, FlowGraph
 from lint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Binding
 from lint.analysis.scopes import dotted_name
-from lint.analysis.training import code_bodies, method_call
+from lint.analysis.training import code_bodies, method_call, unchain_module
 from lint.analysis.walk import iter_nodes
 from lint.context import FileContext
 
@@ -146,6 +147,7 @@ def train_mode_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None]
     receiver = method_call(node, "train", "eval")
     if receiver is None or not isinstance(node, cst.Call):
         return None
+    receiver = unchain_module(receiver)  # `model.to(device).train()` sets `model`
     if not isinstance(receiver, cst.Name | cst.Attribute):
         return None
     assert isinstance(node.func, cst.Attribute)
@@ -313,6 +315,31 @@ def reachable_nodes(ctx: FileContext, root: cst.CSTNode) -> Iterator[cst.CSTNode
                 stack.append(callee.body)
 
 
+def stepping_loops(ctx: FileContext) -> set[cst.CSTNode]:
+    """Loops one iteration of which may step an optimizer, in its own body or
+    in a function of the file it calls (transitively): what
+    `reachable_nodes(ctx, loop.body)` would find, worked out once for all
+    loops from the steps upwards."""
+    found: set[cst.CSTNode] = set()
+    functions: set[cst.FunctionDef] = set()
+    pending: list[cst.CSTNode] = [call for call in ctx.nodes_of(cst.Call) if optimizer_step(ctx, call) is not None]
+    while pending:
+        node = pending.pop()
+        child = node
+        for ancestor in ctx.ancestors(node):
+            if isinstance(ancestor, cst.For | cst.While) and child is ancestor.body:
+                found.add(ancestor)
+            elif isinstance(ancestor, cst.FunctionDef) and child is ancestor.body and ancestor not in functions:
+                functions.add(ancestor)
+                pending.extend(ctx.call_sites(ancestor))
+            child = ancestor
+    return found
+
+
+def _clear(facts: Facts) -> Facts:
+    return frozenset()
+
+
 def loops_of(ctx: FileContext) -> Iterator[cst.For | cst.While]:
     for node in ctx.nodes():
         if isinstance(node, cst.For | cst.While):
@@ -320,13 +347,15 @@ def loops_of(ctx: FileContext) -> Iterator[cst.For | cst.While]:
 
 
 # -- flow through calls ------------------------------------------------------------
-def run_each_iteration(ctx: FileContext, transfer: Callable[[Facts, cst.CSTNode], Facts]) -> None:
+def run_each_iteration(
+    ctx: FileContext, transfer: Callable[[Facts, cst.CSTNode], Facts], events: EventFilter | None = None
+) -> None:
     """Run `transfer` over every body of the file with "same iteration"
     semantics: facts end at the start of each loop iteration, and where a
-    training loop ends."""
+    training loop ends. `events`: the nodes `transfer` reacts to (see `Flow`)."""
     if not any(method_call(call, "step") is not None for call in ctx.nodes_of(cst.Call)):
         return  # these rules are all about the optimizer step: nothing to order
-    flow = CallFlow(ctx, transfer, loop_back=lambda facts: frozenset(), per_iteration=True)
+    flow = CallFlow(ctx, transfer, loop_back=_clear, per_iteration=True, events=events)
     for body in code_bodies(ctx):
         flow.run(body)
 
@@ -342,6 +371,7 @@ class CallFlow:
         transfer: Callable[[Facts, cst.CSTNode], Facts],
         loop_back: Callable[[Facts], Facts] | None = None,
         per_iteration: bool = False,
+        events: EventFilter | None = None,
     ) -> None:
         self.ctx = ctx
         self.transfer = transfer
@@ -350,21 +380,19 @@ class CallFlow:
         # what follows (a later phase, another function of main()) is not
         # the same iteration
         self.loop_exit = self._end_of_training_loop if per_iteration and loop_back else None
+        keep_loops = loop_back is not None or self.loop_exit is not None
+        self.program = ctx.shared(FlowGraph).program(events, keep_loops, through_calls=True)
         self._active: list[cst.FunctionDef] = []
         self._cache: dict[tuple[cst.FunctionDef, Facts], Facts] = {}
-        self._steps: dict[cst.CSTNode, bool] = {}
 
     def run(self, body: cst.BaseSuite | cst.Module, facts: Facts = frozenset()) -> Paths:
         return self._flow().run(body, facts)
 
     def _flow(self) -> Flow:
-        return Flow(self.ctx.module, self._step, self.loop_back, self.loop_exit)
+        return Flow(self.ctx, self._step, self.loop_back, self.loop_exit, program=self.program)
 
     def _end_of_training_loop(self, loop: cst.For | cst.While, facts: Facts) -> Facts:
-        steps = self._steps.get(loop)
-        if steps is None:
-            steps = any(optimizer_step(self.ctx, n) is not None for n in reachable_nodes(self.ctx, loop.body))
-            self._steps[loop] = steps
+        steps = loop in self.ctx.shared(stepping_loops)
         return self.loop_back(facts) if steps and self.loop_back else facts
 
     def _step(self, facts: Facts, node: cst.CSTNode) -> Facts:

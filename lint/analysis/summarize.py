@@ -19,10 +19,11 @@ from lint.analysis.dataflow import backpropagated_names, target_names
 from lint.analysis.loops import clears_grads, is_backward, optimizer_step, scheduler_step, train_mode_call
 from lint.analysis.precision import global_value, half_conversion, own_nodes, value_of_name
 from lint.analysis.receivers import DATALOADER, SAMPLER
-from lint.analysis.scopes import _parameters, dotted_name
+from lint.analysis.scopes import dotted_name
 from lint.analysis.training import is_clip_call, method_call
 from lint.analysis.walk import calls_in_order, iter_nodes
 from lint.context import FileContext
+from lint.project import FileFacts
 from lint.summaries import (
     BACKWARD, CLIP, EMPTY_CACHE, EVAL, LOOP, SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD,
     Call, Event, Summary, close,
@@ -32,6 +33,11 @@ _CLIP_METHODS = ("clip_grad_norm_", "clip_grad_value_")
 # receivers whose `.step()` with no argument is an optimizer step even when
 # the object comes from elsewhere (a parameter, another file's attribute)
 _OPTIMIZER_WORDS = ("optim",)
+# the names a call with an effect is made by (`opt.step`, `clip_grad_norm_`, ...)
+_EFFECT_NAMES = frozenset(
+    {"step", "backward", "clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "unscale_",
+     "zero_grad", "zero_", "detach_", "fill_", "empty_cache"}
+)
 _SET_EPOCH_PATHS = ("", ".sampler", ".batch_sampler", ".batch_sampler.sampler")
 
 
@@ -58,8 +64,14 @@ def _method_of(ctx: FileContext, func: cst.FunctionDef) -> bool:
 
 
 def parameter_names(ctx: FileContext, func: cst.FunctionDef) -> tuple[str, ...]:
-    names = tuple(p.name.value for p in _parameters(func.params) if p is not func.params.star_kwarg and p is not func.params.star_arg)
-    return names[1:] if names and _method_of(ctx, func) else names
+    """Named parameters in order (`self` of a method left out), then
+    `**name` for the var-keyword parameter."""
+    params = func.params
+    names = tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+    names = names[1:] if names and _method_of(ctx, func) else names
+    if params.star_kwarg is not None:
+        names += (f"**{params.star_kwarg.name.value}",)
+    return names
 
 
 # -- the call graph, with classes ----------------------------------------------
@@ -94,23 +106,47 @@ class CallTargets:
         """The class `expr` is an instance of: `self` in a method, or a
         variable built by calling a class (of this file or imported)."""
         if isinstance(expr, cst.Name) and expr.value == "self":
-            func = self.ctx.enclosing_function(expr)
-            cls = self.ctx.parent(self.ctx.parent(func)) if func is not None else None
-            return cls.name.value if isinstance(cls, cst.ClassDef) else None
-        binding = self.ctx.receivers.binding(expr)
-        return self._instances.get(binding) if binding is not None else None
+            cls = self._class_around(expr)
+            return cls.name.value if cls is not None else None
+        if not self._instances:
+            return None
+        for key in self._keys(expr):
+            found = self._instances.get(key)
+            if found is not None:
+                return found
+        return None
 
-    def _instances_of_classes(self) -> dict[object, str]:
-        found: dict[object, str] = {}
+    def _instances_of_classes(self) -> dict[tuple[cst.CSTNode, str], str]:
+        found: dict[tuple[cst.CSTNode, str], str] = {}
         for node in self.ctx.nodes_of(cst.Assign):
             value = node.value  # type: ignore[attr-defined]
             if not isinstance(value, cst.Call) or len(node.targets) != 1:  # type: ignore[attr-defined]
                 continue
             cls = self._class_named(value.func)
-            binding = self.ctx.receivers.binding(node.targets[0].target)  # type: ignore[attr-defined]
-            if cls is not None and binding is not None:
-                found.setdefault(binding, cls)
+            keys = self._keys(node.targets[0].target) if cls is not None else []  # type: ignore[attr-defined]
+            if keys:
+                found.setdefault(keys[0], cls)  # type: ignore[arg-type]
         return found
+
+    def _keys(self, expr: cst.BaseExpression) -> list[tuple[cst.CSTNode, str]]:
+        """Where a variable may be bound: `name` in the scope it is read in
+        (then at module level, for a name that scope does not bind), or
+        `self.attr` in the class of the method."""
+        if isinstance(expr, cst.Name):
+            scope = self.ctx.scope_of(expr)
+            keys = [(scope.node, expr.value)]
+            if expr.value not in scope.locals and scope is not self.ctx.scopes.module_scope:
+                keys.append((self.ctx.module, expr.value))
+            return keys
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            cls = self._class_around(expr)
+            return [(cls, f"self.{expr.attr.value}")] if cls is not None else []
+        return []
+
+    def _class_around(self, node: cst.CSTNode) -> cst.ClassDef | None:
+        func = self.ctx.enclosing_function(node)
+        cls = self.ctx.parent(self.ctx.parent(func)) if func is not None else None
+        return cls if isinstance(cls, cst.ClassDef) else None
 
     def _class_named(self, func: cst.BaseExpression) -> str | None:
         if isinstance(func, cst.Name) and func.value in self.classes and self.ctx.qualified_name(func) is None:
@@ -128,27 +164,36 @@ class _Summarizer:
         self.ctx = ctx
         self.targets = targets
         self.func = func
-        self.params = parameter_names(ctx, func)
+        self.signature = parameter_names(ctx, func)
+        self.params = tuple(name.lstrip("*") for name in self.signature)
+        self.nodes = list(own_nodes(func.body))
         self.derived = self._derived_from_params()
+        self.converted: set[str] = set()  # dotted names converted to float16 here
 
     def summary(self) -> Summary:
-        events: list[Event] = [LOOP] if any(isinstance(n, cst.For | cst.While) for n in own_nodes(self.func.body)) else []
+        events: list[Event] = [LOOP] if any(isinstance(n, cst.For | cst.While) for n in self.nodes) else []
         sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set()}
         for call in calls_in_order(self.func.body):
             events.extend(self._events(call, sets))
-        for node in own_nodes(self.func.body):
+        returned: list[cst.BaseExpression] = []
+        for node in self.nodes:
             if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
                 self._accumulation(node.target, node.value, sets["accumulates"])
-        returned = self._returned()
-        backpropagated = backpropagated_names(self.ctx, self.func.body)
+            elif isinstance(node, cst.Return) and node.value is not None:
+                returned.extend(_returned_items(node.value))
         return Summary(
-            params=self.params,
+            params=self.signature,
             events=tuple(events),
-            returns_graph=any(dotted_name(r) in backpropagated for r in returned),
+            returns_graph=BACKWARD in events and self._returns_backpropagated(returned),
             returns_half=any(self._converted(r) for r in returned),
-            returns_distributed_loader=any(self._distributed_loader(r) for r in returned),
+            returns_distributed_loader="DistributedSampler" in self.ctx.source
+            and any(self._distributed_loader(r) for r in returned),
             **{name: frozenset(values) for name, values in sets.items()},
         )
+
+    def _returns_backpropagated(self, returned: list[cst.BaseExpression]) -> bool:
+        backpropagated = backpropagated_names(self.ctx, self.func.body)
+        return any(dotted_name(r) in backpropagated for r in returned)
 
     def _events(self, call: cst.Call, sets: dict[str, set[str]]) -> Iterator[Event]:
         effect = effect_of(self.ctx, call)
@@ -160,8 +205,10 @@ class _Summarizer:
             if mode[1] is False and self._param(mode[0]) is not None:
                 sets["eval_mode"].add(self._param(mode[0]))  # type: ignore[arg-type]
         converted = half_conversion(self.ctx, call)
-        if converted is not None and self._param(converted) is not None:
-            sets["half"].add(self._param(converted))  # type: ignore[arg-type]
+        if converted is not None:
+            self.converted.add(dotted_name(converted) or "")
+            if self._param(converted) is not None:
+                sets["half"].add(self._param(converted))  # type: ignore[arg-type]
         receiver = method_call(call, "set_epoch")
         if receiver is not None:
             root = self._param_path(receiver)
@@ -224,7 +271,7 @@ class _Summarizer:
     def _derived_from_params(self) -> dict[str, str]:
         """Loop variables over a parameter's items (`for k, v in losses.items()`)."""
         derived: dict[str, str] = {}
-        for node in own_nodes(self.func.body):
+        for node in self.nodes:
             if not isinstance(node, cst.For):
                 continue
             source = node.iter
@@ -254,24 +301,12 @@ class _Summarizer:
         return global_value(self.ctx, root) is not None
 
     # -- returns -------------------------------------------------------------------
-    def _returned(self) -> list[cst.BaseExpression]:
-        out: list[cst.BaseExpression] = []
-        for node in own_nodes(self.func.body):
-            if isinstance(node, cst.Return) and node.value is not None:
-                out.extend(_returned_items(node.value))
-        return out
-
     def _is_returned(self, call: cst.Call) -> bool:
-        parent = self.ctx.parent(call)
-        return isinstance(parent, cst.Return)
+        return isinstance(self.ctx.parent(call), cst.Return)
 
     def _converted(self, expr: cst.BaseExpression) -> bool:
-        if half_conversion(self.ctx, expr) is not None:
-            return True
-        return isinstance(expr, cst.Name) and any(
-            half_conversion(self.ctx, call) is not None and dotted_name(call.func.value) == expr.value  # type: ignore[attr-defined]
-            for call in calls_in_order(self.func.body)
-        )
+        """`return model.half()`, or `model.half()` then `return model`."""
+        return half_conversion(self.ctx, expr) is not None or dotted_name(expr) in self.converted
 
     def _distributed_loader(self, expr: cst.BaseExpression) -> bool:
         receivers = self.ctx.receivers
@@ -334,6 +369,10 @@ def _returned_items(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
 # -- effects of one call ------------------------------------------------------------
 def effect_of(ctx: FileContext, call: cst.Call) -> str | None:
     """The training effect a call has by itself (calls of functions aside)."""
+    func = call.func
+    called = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    if called not in _EFFECT_NAMES:
+        return None
     if optimizer_step(ctx, call) is not None or _named_optimizer_step(call):
         return STEP
     if scheduler_step(ctx, call) is not None and not call.args:
@@ -421,3 +460,14 @@ class FileSummaries:
             for event in summary.events
             if isinstance(event, Call) and event.callee not in self.open
         }
+
+
+def file_facts(ctx: FileContext) -> FileFacts:
+    """What the project needs to know of this file (see `lint.project`)."""
+    summaries = ctx.summaries
+    imports = {
+        local: next(iter(targets))
+        for local, targets in ctx.scopes.module_scope.imports.items()
+        if len(targets) == 1
+    }
+    return FileFacts(dict(summaries.open), frozenset(summaries.called_names()), imports)

@@ -29,6 +29,19 @@ def method_call(node: cst.CSTNode, *methods: str) -> cst.BaseExpression | None:
     return None
 
 
+# methods of `nn.Module` that return the module itself
+MODULE_CHAIN = ("eval", "train", "to", "cuda", "cpu", "half", "float", "bfloat16", "double", "requires_grad_")
+
+
+def unchain_module(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`model` of `model.to(device)`, `model.cuda().eval()` and the like."""
+    while True:
+        inner = method_call(expr, *MODULE_CHAIN)
+        if inner is None:
+            return expr
+        expr = inner
+
+
 def is_clip_call(ctx: FileContext, node: cst.CSTNode) -> bool:
     return isinstance(node, cst.Call) and ctx.call_name(node) in CLIP_FUNCTIONS
 
@@ -58,6 +71,16 @@ def statement_of(ctx: FileContext, node: cst.CSTNode) -> cst.SimpleStatementLine
         if isinstance(ancestor, cst.SimpleStatementSuite | cst.BaseCompoundStatement):
             return None
     return None
+
+
+def ancestors_within(ctx: FileContext, node: cst.CSTNode, root: cst.CSTNode | None) -> list[cst.CSTNode]:
+    """The ancestors of `node`, innermost first, up to (not including) `root`."""
+    found = []
+    for ancestor in ctx.ancestors(node):
+        if ancestor is root:
+            break
+        found.append(ancestor)
+    return found
 
 
 def loop_guards(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.For | cst.While, list[cst.BaseExpression]] | None:

@@ -4,18 +4,16 @@ with positions in the code units the client negotiated (UTF-16 by default)."""
 from __future__ import annotations
 
 import os
-import re
 from typing import Sequence
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
 from lint.finding import Finding
+from lint.source import source_lines
 from lint.urls import rule_docs_url
 
 SOURCE = "trainlint"
-# LSP and LibCST count lines alike; str.splitlines would also break at \f
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
     "warning": types.DiagnosticSeverity.Warning,
@@ -28,7 +26,7 @@ class TextPositions:
 
     def __init__(self, text: str, codec: PositionCodec) -> None:
         self.text = text
-        self.lines = _LINE_BREAK.split(text)
+        self.lines = source_lines(text)
         self.codec = codec
 
     def at(self, line: int, column: int) -> types.Position:
@@ -38,7 +36,7 @@ class TextPositions:
         return types.Position(line=index, character=self.codec.client_num_units(before))
 
     def at_offset(self, offset: int) -> types.Position:
-        before = _LINE_BREAK.split(self.text[:offset])
+        before = source_lines(self.text[:offset])
         return types.Position(line=len(before) - 1, character=self.codec.client_num_units(before[-1]))
 
 

@@ -59,6 +59,9 @@ _KINDS = (
     Kind("grad_spike", "warning", "optimization",
          "the global gradient norm jumped far above its recent median: clip "
          "gradients (clip_grad_norm_), lower the learning rate, inspect the batch"),
+    Kind("scheduler_before_optimizer", "warning", "optimization",
+         "call scheduler.step() after optimizer.step() in every iteration: stepping it first "
+         "skips the schedule's first learning rate (often the warm-up start) (lint rule TL404)"),
     Kind("vanishing_grad", "warning", "optimization",
          "the global gradient norm collapsed while the loss stays high: saturated "
          "activations, bad initialisation, a too-small loss scale, or a detached graph"),

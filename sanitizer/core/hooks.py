@@ -17,6 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch.compiler import is_compiling
 from torch.nn.modules import module as module_globals
+from torch.optim import lr_scheduler
 from torch.optim import optimizer as optimizer_globals
 from torch.utils.data import dataloader
 
@@ -45,6 +46,8 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
            _observing_call(session, "backward", session.on_backward, session.after_backward))
     _install_scaler_patches(session, stack)
     _patch(stack, dataloader._BaseDataLoaderIter, "__next__", _timed_next(session))
+    _patch(stack, lr_scheduler.LRScheduler, "step", _observing_call(session, "LRScheduler.step",
+                                                                    session.on_scheduler_step))
     for name in LOSS_FUNCTIONS:
         if hasattr(F, name):
             _patch(stack, F, name, _loss_observer(session, name))

@@ -28,6 +28,7 @@ from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
 from sanitizer.core.naming import ModelIndex
 from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, squared_norms
+from sanitizer.core.script_lint import ScriptLint, entry_file
 from sanitizer.core.sink import Sink
 from sanitizer.core.tracing import ForwardTracer
 from sanitizer.core.underflow import flush_census
@@ -55,7 +56,7 @@ class Sanitizer:
     def __init__(self, report: str | os.PathLike[str] | None = "sanitizer-report.json",
                  checks: Iterable[str] | None = None, halt_on: Iterable[str] = (),
                  strict: bool = False, script: str | None = None,
-                 argv: list[str] | None = None, stream: TextIO | None = None) -> None:
+                 argv: list[str] | None = None, stream: TextIO | None = None, lint: bool = True) -> None:
         self.enabled_kinds = _validate_kinds(checks, "checks") if checks is not None else set(KINDS)
         self.halt_on = _validate_kinds(halt_on, "halt-on")
         self.strict = strict
@@ -77,6 +78,9 @@ class Sanitizer:
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
         self.child: str | None = None  # the number of the child process this session watches
         self.children = Children()  # the watched child processes this session started
+        self.lint_findings: list[dict[str, Any]] | None = None  # the script's lint, once the run ended
+        self._lint = lint
+        self._script_lint: ScriptLint | None = None
         self.index = ModelIndex()
         self.series = json_report.Series()
         self.probe = StepProbe()
@@ -105,6 +109,7 @@ class Sanitizer:
                                            "nonfinite_loss", "nonfinite_grad"})
         self.tracer = ForwardTracer(self, trace, _overriding(self.detectors, "on_forward"))
         self._backward_listeners = _overriding(self.detectors, "on_backward")
+        self._scheduler_listeners = _overriding(self.detectors, "on_scheduler_step")
 
     # ----------------------------------------------------------------- lifecycle
     def __enter__(self) -> Sanitizer:
@@ -128,6 +133,7 @@ class Sanitizer:
         self._active = True
         self._stack.callback(self._deactivate)
         hooks.install(self, self._stack)
+        self._guard("preparing the lint", self._prepare_lint)
 
     def close(self, exit_code: int | None = None) -> dict[str, Any]:
         """Flush the last step, remove every hook, write the report; returns it."""
@@ -142,6 +148,7 @@ class Sanitizer:
             self._stack.close()
         for detector in self.detectors:
             self._guard(f"{detector.name}.on_end", detector.on_end, self.sink)
+        self._finish_lint()
         self._add_usage_notes()
         data = self.report()
         if self.report_path is not None:
@@ -182,6 +189,20 @@ class Sanitizer:
 
     def _deactivate(self) -> None:
         self._active = False
+
+    def _prepare_lint(self) -> None:
+        """Find the file to lint now (before the script changes directory); the lint
+        itself starts after the first step (see `script_lint`)."""
+        path = entry_file(self.script) if self._lint else None
+        if path is not None:
+            self._script_lint = ScriptLint(path)
+
+    def _finish_lint(self) -> None:
+        if self._script_lint is None:
+            return
+        self.lint_findings = self._script_lint.result()
+        if self._script_lint.problem:
+            self.notes.append(self._script_lint.problem)
 
     # -------------------------------------------------------------------- events
     def emit(self, kind: str, step: int | None, message: str, **fields: Any) -> Event | None:
@@ -346,6 +367,18 @@ class Sanitizer:
         if isinstance(value, torch.Tensor) and value.dim() == 0 and value.is_floating_point():
             self.probe.eval_losses.append(value.detach())
 
+    def on_scheduler_step(self, scheduler: Any) -> None:
+        """An LR scheduler's `step()` is about to run; its constructor's own first step
+        leaves `_step_count` at 1, so 1 marks the script's first call."""
+        if getattr(scheduler, "_step_count", None) != 1:
+            return
+        for detector in self._scheduler_listeners:
+            detector.on_scheduler_step(scheduler, self.sink)
+
+    def has_stepped(self, optimizer: Any) -> bool:
+        """Whether `optimizer` ended a step of this run (a step the scaler skipped counts)."""
+        return optimizer in self._optimizers
+
     def on_data_wait(self, seconds: float) -> None:
         self._data_wait += seconds
 
@@ -389,6 +422,8 @@ class Sanitizer:
     def _advance(self) -> None:
         self.steps = self.step
         self.step += 1
+        if self.steps == 1 and self._script_lint is not None:
+            self._script_lint.start()
 
     def _flush(self) -> None:
         self._settle_held(ended_by_backward=False)

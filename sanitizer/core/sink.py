@@ -41,6 +41,10 @@ class Sink:
     def completed_steps(self) -> int:
         return self._session.steps
 
+    def optimizer_stepped(self, optimizer: Any) -> bool:
+        """Whether `optimizer` has ended a step of this run."""
+        return self._session.has_stepped(optimizer)
+
     @property
     def device(self) -> str | None:
         """Where the trained parameters live (`cpu`, `cuda:0`), once a step showed them."""

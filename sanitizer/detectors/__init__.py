@@ -11,6 +11,7 @@ from sanitizer.detectors.nonfinite import NonfiniteDetector
 from sanitizer.detectors.param_not_in_optimizer import ParamNotInOptimizerDetector
 from sanitizer.detectors.rank_divergence import RankDivergenceDetector
 from sanitizer.detectors.scale_collapse import ScaleCollapseDetector
+from sanitizer.detectors.scheduler_order import SchedulerOrderDetector
 from sanitizer.detectors.spikes import GradSpikeDetector, LossSpikeDetector
 from sanitizer.detectors.tensor_leak import TensorLeakDetector
 from sanitizer.detectors.unused_parameter import UnusedParameterDetector
@@ -20,7 +21,7 @@ DETECTORS: tuple[type[Detector], ...] = (
     NonfiniteDetector, LossSpikeDetector, GradSpikeDetector, GradUnderflowDetector,
     ScaleCollapseDetector, VanishingGradDetector, TensorLeakDetector, MemoryGrowthDetector,
     UnusedParameterDetector, ParamNotInOptimizerDetector, DataloaderBoundDetector, FittingDetector,
-    RankDivergenceDetector, MissingSetEpochDetector,
+    RankDivergenceDetector, MissingSetEpochDetector, SchedulerOrderDetector,
 )
 
 

@@ -22,6 +22,9 @@ class Detector:
     def on_backward(self, loss: Tensor, sink: Sink) -> None:
         """When `.backward()` is called on a scalar loss (only called if overridden)."""
 
+    def on_scheduler_step(self, scheduler: Any, sink: Sink) -> None:
+        """Before the first `step()` the script makes on an LR scheduler (only called if overridden)."""
+
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         """Once per optimizer step, with the step's measurements read back to the host."""
 

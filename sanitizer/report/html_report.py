@@ -30,7 +30,7 @@ from sanitizer.report.svg_chart import render_chart
 
 MAX_ROWS = 2000
 MAX_DETAIL_CHARS = 600
-CORE_EVENT_FIELDS = ("kind", "severity", "step", "message", "module", "param", "value", "where", "rank")
+CORE_EVENT_FIELDS = ("kind", "severity", "step", "message", "module", "param", "value", "where", "rank", "related")
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
@@ -44,6 +44,7 @@ def render_html(report: dict) -> str:
         _diagnosis(report, events),
         _charts(charts),
         _events_table(report, events, multi_rank),
+        _lint_section(report),
         _metadata(report),
         '<footer>Written by <code>python -m sanitizer show</code>. '
         "Hover a marker for its event; click it to jump to its row.</footer>",
@@ -199,7 +200,24 @@ def _location(event: dict) -> str:
     for name in ("module", "param", "where"):
         if event.get(name) not in (None, ""):
             parts.append(f'<span class="detail">{name} <code>{_text(event[name])}</code></span>')
+    for finding in event.get("related") or ():
+        if isinstance(finding, dict):
+            parts.append(f'<span class="detail">lint <code>{_finding_text(finding)}</code></span>')
     return "".join(parts)
+
+
+def _lint_section(report: dict) -> str:
+    """The script's trainlint findings, when the run linted it."""
+    findings = [finding for finding in field(report, "lint") or () if isinstance(finding, dict)]
+    if not findings:
+        return ""
+    items = "".join(f"<li><code>{_finding_text(finding)}</code> {_text(finding.get('message'))}</li>"
+                    for finding in findings)
+    return f'<section><h2>Lint findings in the script</h2><ul class="lint">{items}</ul></section>'
+
+
+def _finding_text(finding: dict) -> str:
+    return _text(f"{finding.get('path', '?')}:{finding.get('line', '?')} {finding.get('code', '?')}")
 
 
 def _details(event: dict) -> str:

@@ -10,6 +10,7 @@ from sanitizer import __version__
 from sanitizer.core.events import json_safe
 from sanitizer.report.atomic_file import write_atomically
 from sanitizer.report.diagnosis import diagnose, diagnosis_lines
+from sanitizer.report.related import relate
 
 if TYPE_CHECKING:
     from sanitizer.core.session import Sanitizer
@@ -74,7 +75,8 @@ def build(session: Sanitizer, duration: float) -> dict[str, Any]:
         "steps": session.steps, "skipped_steps": session.skipped_steps,
         "duration_s": round(duration, 3),
         "checks": sorted(session.enabled_kinds),
-        "events": [dict(event.to_json(), rank=session.rank or 0) for event in session.events],
+        "events": _events(session),
+        "lint": session.lint_findings,
         "series": session.series.to_json(),
         "summary": {"counts": counts, "errors": session.error_count, "notes": list(session.notes)},
         "detectors": {d.name: json_safe(d.state()) for d in session.detectors},
@@ -85,6 +87,13 @@ def build(session: Sanitizer, duration: float) -> dict[str, Any]:
         else [f"no problems found in {session.steps} steps", *session.notes])
     report["summary"]["problems"] = [problem.to_json() for problem in problems]
     return report
+
+
+def _events(session: Sanitizer) -> list[dict[str, Any]]:
+    events = [dict(event.to_json(), rank=session.rank or 0) for event in session.events]
+    if session.lint_findings:
+        relate(events, session.lint_findings)
+    return events
 
 
 def write_atomic(path: str, data: dict[str, Any]) -> None:

@@ -223,3 +223,71 @@ def test_the_manifest_stamp_changes_with_any_source_file(tmp_path: Path) -> None
     changed_time = _stamp(sources)
     os.utime(sources[1], ns=(2, 2))
     assert _stamp(sources) != changed_time
+
+
+# -- projects: findings that depend on other files ------------------------------
+PROJECT_SOURCES = {
+    "memory.py": "import torch\n\ndef release():\n    torch.cuda.empty_cache()\n",
+    "steps.py": (
+        "from memory import release\n\n"
+        "def train_step(model, batch, optimizer):\n"
+        "    model(batch).sum().backward()\n"
+        "    optimizer.step()\n"
+        "    release()\n"
+    ),
+    "train.py": (
+        "import torch\nfrom steps import train_step\n\n"
+        "def main(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for batch in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        train_step(model, batch, optimizer)\n"
+    ),
+    "models.py": "import torch\n\ndef build():\n    return torch.nn.Linear(2, 2).cuda()\n",
+}
+
+
+@pytest.fixture
+def calls_across_files(tmp_path: Path) -> Path:
+    for name, text in PROJECT_SOURCES.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def _lint_project(root: Path) -> tuple[RunResult, set[str]]:
+    """A cached run of the default rules, and the files it analysed."""
+    analysed: list[str] = []
+    real = lint.engine.lint_bytes
+
+    def spy(path: str, *args: object, **kwargs: object) -> object:
+        analysed.append(Path(path).name)
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lint.engine, "lint_bytes", spy)
+        result = run(_files(root), select_rules(None, [], []), Config(root=root), RunOptions(jobs=1, cache_dir=root / CACHE_DIR))
+    return result, set(analysed)
+
+
+def test_a_change_of_what_a_helper_does_relints_the_files_that_call_it(calls_across_files: Path) -> None:
+    root = calls_across_files
+    first, _ = _lint_project(root)
+    assert [(Path(f.path).name, f.line, f.code) for f in first.findings] == [("train.py", 8, "TL201")]
+    again, analysed = _lint_project(root)
+    assert analysed == set() and again.findings == first.findings
+    # a comment changes no summary: only the file itself is linted again
+    (root / "memory.py").write_text("# frees memory\n" + PROJECT_SOURCES["memory.py"], encoding="utf-8")
+    _, analysed = _lint_project(root)
+    assert analysed == {"memory.py"}
+    # the helper stops emptying the cache: what its callers, direct or not, call changed
+    (root / "memory.py").write_text("def release():\n    pass\n", encoding="utf-8")
+    after, analysed = _lint_project(root)
+    assert analysed == {"memory.py", "steps.py", "train.py"}
+    assert after.findings == []
+    _, analysed = _lint_project(root)
+    assert analysed == set()
+
+
+def test_a_warm_project_run_imports_neither_libcst_nor_the_rules(calls_across_files: Path) -> None:
+    assert "libcst" in _modules_loaded(calls_across_files)
+    assert _modules_loaded(calls_across_files) == []

@@ -115,7 +115,19 @@ def test_noqa_forms(tmp_path: Path) -> None:
     (tmp_path / "c.py").write_text("import torch.nn as nn\n# trainlint: noqa: TL301\nnn.DataParallel(m)\n")
     (tmp_path / "d.py").write_text('import torch.nn as nn\nDOC = """\n# trainlint: noqa\n"""\nnn.DataParallel(m)\n')
     _, out, _ = invoke(".", "--no-cache", "--format", "json", cwd=tmp_path)
-    assert [(d["path"], d["line"]) for d in json.loads(out)] == [("a.py", 4), ("d.py", 5)]
+    found = [(d["path"], d["line"], d["code"]) for d in json.loads(out)]
+    # TL001: the TL101 of lines 4 and 5 suppresses nothing
+    assert found == [("a.py", 4, "TL301"), ("a.py", 4, "TL001"), ("a.py", 5, "TL001"), ("d.py", 5, "TL301")]
+
+
+def test_noqa_is_read_on_the_line_python_counts(tmp_path: Path) -> None:
+    # a form feed and U+2028 do not end a line for Python; str.splitlines breaks at both
+    (tmp_path / "a.py").write_text(
+        "import torch.nn as nn\n\x0c\nx = '\u2028'\nnn.DataParallel(m)  # noqa: TL301\nnn.DataParallel(m)\n",
+        encoding="utf-8",
+    )
+    _, out, _ = invoke("a.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    assert [d["line"] for d in json.loads(out)] == [5]
 
 
 def test_unparsable_and_undecodable_files_are_reported_and_the_rest_linted(tmp_path: Path) -> None:

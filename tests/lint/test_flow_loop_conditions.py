@@ -7,6 +7,7 @@ import libcst as cst
 
 from lint.analysis.flow import Facts, Flow
 from lint.registry import by_code
+from lint.semantic import SemanticModel
 from lint.testing import found_marks
 
 
@@ -23,7 +24,7 @@ def _fallback_after_amp(source: str) -> bool:
                 seen.append("amp" in facts)
         return facts
 
-    Flow(module, transfer).run(module)
+    Flow(SemanticModel("loop.py", source, module), transfer).run(module)
     return any(seen)
 
 

@@ -198,3 +198,15 @@ def test_event_values_are_formatted_numbers():
     markup = render_html({"series": {"step": [1, 2, 3], "grad_norm": [1.0, 1.0, 2.0]}, "events": [event]})
     assert ">2.26e+29<" in markup and "baseline: 0.123<" in markup
     assert "2.2583816676799147" not in markup
+
+
+def test_lint_findings_and_the_events_they_explain_are_shown():
+    finding = {"path": "train.py", "line": 31, "column": 5, "code": "TL101", "name": "clip-before-unscale",
+               "message": "gradients are clipped while still multiplied by the loss scale"}
+    event = {"kind": "scale_collapse", "severity": "error", "step": 12, "message": "scale fell",
+             "related": [finding]}
+    page = Page(render_html({"series": {"step": [1, 12], "loss_scale": [1024.0, 0.5]}, "events": [event],
+                             "lint": [finding]}))
+    text = "".join(page.text)
+    assert "scale_collapse at step 12 — train.py:31 clip before unscale (TL101)" in text
+    assert "Lint findings in the script" in text and "train.py:31 TL101" in text

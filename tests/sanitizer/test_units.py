@@ -103,3 +103,14 @@ def test_detectors_see_only_their_sink() -> None:
                    and isinstance(node.value, ast.Name) and node.value.id == "sink" and node.attr.startswith("_")]
         assert not {"session", "Sanitizer"} & names and "sanitizer.core.session" not in modules, path.name
         assert private == [], (path.name, private)
+
+
+def test_the_lint_reads_the_users_entry_file_only(tmp_path: Path) -> None:
+    from sanitizer.core.script_lint import entry_file
+
+    script = Path(__file__).resolve().parent / "scripts" / "clip_before_unscale.py"
+    assert entry_file(str(script)) == str(script)
+    assert entry_file("json.tool") is None  # an installed module is no user code
+    assert entry_file("sanitizer") is None  # nor is the sanitizer itself
+    (tmp_path / "data.txt").write_text("x")
+    assert entry_file(str(tmp_path / "data.txt")) is None

@@ -1,0 +1,106 @@
+"""`--add-noqa`: a `# noqa: CODE` on every line that has a finding, so that
+an existing codebase starts from a clean baseline and new code is held to the
+rules. A code is added to a `# noqa` the line already has; a line that ends
+inside a string (or after a backslash) cannot take a comment, and its finding
+is then marked on the statement's last line, or left as it is."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from lint.finding import Finding
+from lint.fixes import write_atomic
+from lint.source import SourceError, decode, encoding_to_write
+from lint.suppression import noqa_directives
+
+# a line with its ending, numbered as tokenize and LibCST number lines (a
+# form feed or U+2028 inside a line does not end it, as str.splitlines has it)
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+# what a noqa cannot or should not cover: a file that does not parse, and the
+# finding that a noqa is unused
+NOT_BASELINED = ("TL000", "TL001")
+
+
+@dataclass
+class Baseline:
+    added: int = 0  # codes added
+    files: int = 0  # files changed
+    left: list[Finding] = field(default_factory=list)  # findings no comment could be put on
+    errors: list[str] = field(default_factory=list)
+
+
+def add_noqa(findings: Sequence[Finding]) -> Baseline:
+    result = Baseline()
+    by_path: dict[str, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        if finding.code not in NOT_BASELINED:
+            by_path[finding.path].append(finding)
+    for path, found in by_path.items():
+        _baseline_file(path, found, result)
+    return result
+
+
+def _baseline_file(path: str, findings: list[Finding], result: Baseline) -> None:
+    try:
+        data = Path(path).read_bytes()
+        text, encoding = decode(data)
+    except (OSError, SourceError) as exc:
+        result.errors.append(f"{path}: cannot add noqa comments: {getattr(exc, 'strerror', None) or exc}")
+        return
+    lines = _LINE.findall(text)
+    try:
+        open_ends, comments = _line_ends(text)
+    except (tokenize.TokenError, SyntaxError) as exc:
+        result.errors.append(f"{path}: cannot add noqa comments: {exc}")
+        return
+    codes: dict[int, list[str]] = defaultdict(list)
+    for finding in findings:
+        line = next((n for n in (finding.line, finding.end_line) if n in open_ends), None)
+        if line is None:
+            result.left.append(finding)
+        elif finding.code not in codes[line]:
+            codes[line].append(finding.code)
+    if not codes:
+        return
+    for line, new in codes.items():
+        lines[line - 1] = _with_codes(lines[line - 1], comments.get(line), new)
+    try:
+        write_atomic(path, "".join(lines), encoding=encoding_to_write(data, encoding))
+    except OSError as exc:
+        result.errors.append(f"{path}: cannot write noqa comments: {exc.strerror or exc}")
+        return
+    result.added += sum(len(c) for c in codes.values())
+    result.files += 1
+
+
+def _line_ends(text: str) -> tuple[set[int], dict[int, tuple[int, str]]]:
+    """Lines that end outside any string (a comment can be appended), and
+    the comment of each line (its column and text)."""
+    ends: set[int] = set()
+    comments: dict[int, tuple[int, str]] = {}
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type in (tokenize.NEWLINE, tokenize.NL):
+            ends.add(token.start[0])
+        elif token.type == tokenize.COMMENT:
+            comments[token.start[0]] = (token.start[1], token.string)
+    return ends, comments
+
+
+def _with_codes(line: str, comment: tuple[int, str] | None, codes: list[str]) -> str:
+    body = line.rstrip("\r\n")
+    newline = line[len(body):]
+    if comment is not None:
+        column, value = comment
+        directive = next((d for d in noqa_directives(value) if d.codes), None)
+        if directive is not None:
+            merged = [*directive.codes, *(c for c in codes if c not in directive.codes)]
+            value = f"{value[: directive.start]}# noqa: {', '.join(merged)}{value[directive.end :]}"
+            return body[:column] + value + body[column + len(comment[1]) :] + newline
+    return f"{body}  # noqa: {', '.join(codes)}{newline}"

@@ -1,0 +1,147 @@
+from __future__ import annotations
+
+import re
+from typing import Mapping
+
+import libcst as cst
+from libcst.metadata import CodeRange
+
+from lint.manifest import manifest
+from lint.rule import Diagnostic, Example, Fix, Replacement, Rule
+from lint.suppression import NoqaDirective, NoqaUsage, noqa_directives
+
+_OWN_CODE = re.compile(r"TL\d+")  # TL99 is a typo of ours, not another tool's code
+_NOQA_WITH_OWN_CODE = re.compile(r"#\s*noqa:[^\n]*TL\d", re.IGNORECASE)
+
+
+class UnusedNoqa(Rule):
+    """
+    ## What it does
+    Reports a trainlint code in a line `# noqa: TL...` comment that
+    suppresses nothing: the rule ran on the file and found nothing on that
+    line, or no rule has that code. Codes of other tools (`E501`, `F401`) and
+    a bare `# noqa` are left alone, and so are codes of rules that did not run
+    (not selected, or switched off for the file by `per-file-ignores` or
+    `# trainlint: noqa: CODE`).
+
+    ## Why is this bad?
+    A `# noqa` outlives the code it was written for: the bug gets fixed, the
+    line gets rewritten, the rule gets more precise, and the comment stays.
+    Left there, it silently hides the next real finding on that line, and
+    readers take it as a sign that the line is still suspicious. A code that
+    names no rule is usually a typo, so the finding it was meant to silence
+    is still reported.
+
+    ## Example
+    ```python
+    model = DistributedDataParallel(model)  # noqa: TL301
+    ```
+
+    ## Use instead
+    ```python
+    model = DistributedDataParallel(model)
+    ```
+
+    ## Fix safety
+    Safe: the fix removes only the unused codes; the `# noqa` itself goes when
+    none of its codes is left, and the comment goes when nothing else was in
+    it. Other text of the comment and other tools' codes are kept.
+    """
+
+    code = "TL001"
+    name = "unused-noqa"
+    severity = "info"
+    message = "unused `# noqa` code"
+    fix_safety = "safe"
+    audits_noqa = True
+    bad = (
+        Example(
+            "import torch.nn as nn\nm = nn.parallel.DistributedDataParallel(m)  # noqa: TL301  # expect: TL001\n",
+            "import torch.nn as nn\nm = nn.parallel.DistributedDataParallel(m)  # expect: TL001\n",
+        ),
+        Example(
+            "import torch.nn as nn\n"
+            "m = nn.DataParallel(m)  # noqa: TL301, TL101, E501  # expect: TL001\n",
+            "import torch.nn as nn\nm = nn.DataParallel(m)  # noqa: TL301, E501  # expect: TL001\n",
+        ),
+        Example(
+            "x = compute()  # noqa: TL99  # expect: TL001\ny = compute()  # noqa:TL999  # expect: TL001\n",
+            "x = compute()  # expect: TL001\ny = compute()  # expect: TL001\n",
+        ),
+        Example(
+            "import torch\n"
+            "for batch in loader:\n"
+            "    # noqa: TL201  # expect: TL001\n"
+            "    step(batch)\n",
+            "import torch\nfor batch in loader:\n    # expect: TL001\n    step(batch)\n",
+        ),
+        Example(
+            "def train(model):  # no GradScaler here # noqa: TL103  # expect: TL001\n    return model\n",
+            "def train(model):  # no GradScaler here  # expect: TL001\n    return model\n",
+        ),
+    )
+    good = (
+        "import torch.nn as nn\nm = nn.DataParallel(m)  # noqa: TL301\n",
+        "import torch.nn as nn\nm = nn.DataParallel(m)  # noqa\nx = 1  # noqa\ny = 2  # noqa: E501, F401\n",
+        "import torch.nn as nn\nm = nn.DataParallel(\n    m,\n)  # noqa: TL301\n",
+        "# trainlint: noqa: TL301\nimport torch.nn as nn\nx = 1  # noqa: TL301\n",
+        'text = "x = 1  # noqa: TL301"\n',
+        "x = 1  # NOQA: tl\n",
+    )
+
+    @classmethod
+    def may_fire(cls, source: str) -> bool:
+        # files with only other tools' `# noqa: E501` need no parse for this rule
+        return _NOQA_WITH_OWN_CODE.search(source) is not None
+
+    @classmethod
+    def audit_noqa(cls, positions: Mapping[cst.CSTNode, CodeRange], usage: NoqaUsage) -> list[Diagnostic]:
+        known = set(manifest().codes())
+        found: list[Diagnostic] = []
+        for node in positions:
+            if isinstance(node, cst.TrailingWhitespace | cst.EmptyLine) and node.comment is not None:
+                line = positions[node.comment].start.line
+                found.extend(cls._judge(node, line, usage, known))
+        return found
+
+    @classmethod
+    def _judge(
+        cls, holder: cst.TrailingWhitespace | cst.EmptyLine, line: int, usage: NoqaUsage, known: set[str]
+    ) -> list[Diagnostic]:
+        comment = holder.comment
+        assert comment is not None
+        found = []
+        for directive in noqa_directives(comment.value):
+            own = [c for c in directive.codes if _OWN_CODE.fullmatch(c)]
+            unknown = [c for c in own if c not in known]
+            unused = [c for c in own if c in usage.ran and (line, c) not in usage.used]
+            if unknown or unused:
+                fix = Fix({holder: _without(holder, comment.value, directive, {*unknown, *unused})})
+                found.append(Diagnostic(cls, comment, _message(unused, unknown), fix))
+        return found
+
+
+def _message(unused: list[str], unknown: list[str]) -> str:
+    parts = []
+    if unused:
+        parts.append(f"unused `# noqa` code{'s' if len(unused) > 1 else ''} {', '.join(unused)}: nothing on this line needs it")
+    if unknown:
+        parts.append(f"`# noqa` names no rule: {', '.join(unknown)}")
+    return "; ".join(parts)
+
+
+def _without(
+    holder: cst.TrailingWhitespace | cst.EmptyLine, text: str, directive: NoqaDirective, drop: set[str]
+) -> Replacement:
+    """`holder` with the codes `drop` taken out of `directive`; the directive
+    goes when no code is left, the comment when nothing else was in it."""
+    keep = [c for c in directive.codes if c not in drop]
+    parts = (text[: directive.start].rstrip(), f"# noqa: {', '.join(keep)}" if keep else "", text[directive.end :].lstrip())
+    rest = "  ".join(part for part in parts if part)
+    if rest and not rest.startswith("#"):
+        rest = f"# {rest}"
+    if rest:
+        return holder.with_changes(comment=cst.Comment(rest))
+    if isinstance(holder, cst.EmptyLine):
+        return cst.RemoveFromParent()
+    return holder.with_changes(whitespace=cst.SimpleWhitespace(""), comment=None)

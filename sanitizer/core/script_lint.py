@@ -1,0 +1,142 @@
+"""The project's own linter run over the script being watched, beside the run.
+
+After the first step (the script's imports are done by then, and the first step
+is never slowed), a daemon thread lints the entry file and the project files it
+imported, with trainlint's cross-file analysis and the rules, excludes and
+per-file ignores of the nearest `[tool.trainlint]` configuration, as `trainlint`
+run from the launch directory would lint them. The linter never imports torch.
+The end of the run waits for it at most WAIT_S.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import sysconfig
+import threading
+from pathlib import Path
+from typing import Any
+
+from sanitizer.core import locations
+
+WAIT_S = 10.0  # the end of a short run waits this long, at most, for the lint
+MAX_FILES = 200  # project files linted besides the entry file
+MAX_BYTES = 2_000_000  # a generated file this large is not worth a parse during a run
+
+
+class ScriptLint:
+    """Findings of `trainlint --format json` for the run's files, computed in a daemon thread."""
+
+    def __init__(self, entry: str) -> None:
+        self.entry = os.path.abspath(entry)
+        self.findings: list[dict[str, Any]] | None = None
+        self.problem: str | None = None  # why there are no findings, when there are none
+        self._launch_dir = os.getcwd()  # paths read as trainlint run from here prints them
+        self._thread: threading.Thread | None = None
+        import lint  # the linter's own frames and files are never the user's
+        locations.skip_package(lint)
+
+    def start(self) -> None:
+        """Lint the entry file and the project modules imported so far (once)."""
+        if self._thread is not None:
+            return
+        try:
+            files = [self.entry, *project_modules(self.entry)]
+        except Exception:  # e.g. a broken configuration: the lint itself will say so
+            files = [self.entry]
+        self._thread = threading.Thread(target=self._run, args=(files,), name="sanitizer-lint", daemon=True)
+        self._thread.start()
+
+    def result(self, wait: float = WAIT_S) -> list[dict[str, Any]] | None:
+        """The findings, or None (with `problem` saying why) when the lint failed or
+        did not finish within `wait` seconds."""
+        self.start()
+        assert self._thread is not None
+        self._thread.join(wait)
+        if self._thread.is_alive():
+            self.problem = f"the lint of {self._shown(self.entry)} did not finish within {wait:g}s"
+            return None
+        return self.findings
+
+    def _run(self, files: list[str]) -> None:
+        try:
+            findings = lint_files(files)
+            self.findings = [dict(finding, path=self._shown(str(finding["path"]))) for finding in findings]
+        except Exception as exc:  # the linter's failure must never reach the run
+            self.problem = f"could not lint {self._shown(self.entry)}: {type(exc).__name__}: {exc}"
+
+    def _shown(self, path: str) -> str:
+        relative = os.path.relpath(path, self._launch_dir)
+        return path if relative.startswith("..") else relative
+
+
+def lint_files(files: list[str]) -> list[dict[str, Any]]:
+    """Findings for `files` (absolute paths; the first one is the entry file) as
+    dicts with the keys of `trainlint --format json`."""
+    from lint.config import select_rules
+    from lint.runner import RunOptions, run
+
+    config = _config_for(files[0])
+    selection = select_rules(config.select, config.extend_select, config.ignore)
+    readable = [path for path in files if os.path.getsize(path) <= MAX_BYTES]
+    result = run(readable, selection, config, RunOptions(jobs=1))  # in this thread: no process pool
+    return [finding.to_dict() for finding in sorted(result.findings)]
+
+
+def project_modules(entry: str) -> list[str]:
+    """Files of modules imported so far that belong to the entry file's project
+    (under its configuration's folder, else its own folder), not excluded there."""
+    from lint.config import matches_glob
+
+    config = _config_for(entry)
+    root = os.path.join(str(config.root), "")
+    excluded = [*config.exclude, *config.extend_exclude]
+    found = []
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str) or not path.endswith(".py"):
+            continue
+        path = os.path.abspath(path)
+        if path != entry and path.startswith(root) and _user_code(path) and os.path.isfile(path) \
+                and not matches_glob(Path(path), config.root, excluded):
+            found.append(path)
+    return sorted(set(found))[:MAX_FILES]
+
+
+def _config_for(entry: str) -> Any:
+    """The configuration trainlint would use for `entry`: the nearest [tool.trainlint]."""
+    from lint.config import find_config, load_config
+
+    return load_config(find_config(Path(entry).parent), fallback_root=Path(entry).parent)
+
+
+def entry_file(script: str | None) -> str | None:
+    """The user's file a run starts from: the script, a `-m` module's source, or
+    (in-process use) the file of `__main__`."""
+    if script and os.path.isfile(script):
+        candidate: str | None = script
+    elif script:
+        candidate = _module_origin(script)
+    else:
+        candidate = getattr(sys.modules.get("__main__"), "__file__", None)
+    if not isinstance(candidate, str) or not candidate.endswith(".py"):
+        return None
+    return candidate if _user_code(os.path.abspath(candidate)) else None
+
+
+def _user_code(path: str) -> bool:
+    """Not the sanitizer, torch, nor anything installed (the standard library included)."""
+    installed = tuple(os.path.join(sysconfig.get_path(name), "") for name in ("stdlib", "purelib", "platlib"))
+    return locations.is_user_file(path) and not path.startswith(installed)
+
+
+def _module_origin(name: str) -> str | None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not isinstance(spec.origin, str):
+        return None
+    if spec.submodule_search_locations is not None:  # a package run with -m: its __main__.py
+        return os.path.join(os.path.dirname(spec.origin), "__main__.py")
+    return spec.origin

@@ -1,0 +1,28 @@
+"""Every source the linter's tests have: each rule's bad and good examples,
+each fixture, each file in examples/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lint.registry import all_rules
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _inputs() -> list[object]:
+    cases: list[object] = []
+    for rule in all_rules():
+        for index, example in enumerate(rule.bad_examples(), start=1):
+            cases.append(pytest.param(example.code, id=f"{rule.code}-bad-{index}"))
+        for index, good in enumerate(rule.good, start=1):
+            cases.append(pytest.param(good, id=f"{rule.code}-good-{index}"))
+    for path in sorted([*FIXTURES.glob("*.py"), *(ROOT / "examples").glob("*.py")]):
+        cases.append(pytest.param(path.read_text(encoding="utf-8"), id=f"{path.parent.name}/{path.name}"))
+    return cases
+
+
+INPUTS = _inputs()

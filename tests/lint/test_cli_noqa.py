@@ -1,0 +1,87 @@
+"""Unused `# noqa` codes (TL001) and `--add-noqa`, as a user baselining an
+existing codebase meets them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_runner import CLIP_BUG, DP_BUG, invoke
+
+
+def _found(out: str) -> list[tuple[str, int, str]]:
+    return [(d["path"], d["line"], d["code"]) for d in json.loads(out)]
+
+
+def test_unused_noqa_is_reported_and_fixed(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(
+        "import torch.nn as nn\n"
+        "m = nn.DataParallel(m)  # noqa: TL301, TL101  (kept for the release)\n"
+        "x = 1  # noqa: TL202\n"
+        "y = 2  # noqa: E501, TL202\n"
+        "z = 3  # noqa\n"
+    )
+    code, out, _ = invoke("a.py", "--format", "json", "--no-cache", cwd=tmp_path)
+    assert code == 1 and _found(out) == [("a.py", 2, "TL001"), ("a.py", 3, "TL001"), ("a.py", 4, "TL001")]
+    assert "TL101" in json.loads(out)[0]["message"]
+    code, _, _ = invoke("a.py", "--fix", "--no-cache", cwd=tmp_path)
+    assert code == 0
+    assert (tmp_path / "a.py").read_text() == (
+        "import torch.nn as nn\n"
+        "m = nn.DataParallel(m)  # noqa: TL301  (kept for the release)\n"
+        "x = 1\n"
+        "y = 2  # noqa: E501\n"
+        "z = 3  # noqa\n"
+    )
+
+
+def test_only_codes_of_rules_that_ran_are_judged(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1  # noqa: TL301\n")
+    assert invoke("a.py", "--select", "TL1,TL001", "--no-cache", cwd=tmp_path)[0] == 0
+    assert invoke("a.py", "--per-file-ignores", "a.py:TL301", "--no-cache", cwd=tmp_path)[0] == 0
+    assert invoke("a.py", "--extend-ignore", "TL001", "--no-cache", cwd=tmp_path)[0] == 0
+    assert invoke("a.py", "--no-cache", cwd=tmp_path)[0] == 1
+    (tmp_path / "a.py").write_text("x = 1  # noqa: TL301, TL001\n")
+    assert invoke("a.py", "--no-cache", cwd=tmp_path)[0] == 0, "a noqa may silence TL001 itself"
+
+
+def test_add_noqa_baselines_a_codebase(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text(DP_BUG + CLIP_BUG)
+    (tmp_path / "more.py").write_bytes(
+        b"# -*- coding: latin-1 -*-\r\n"
+        b"import torch.nn as nn  # caf\xe9\r\n"
+        b"m = nn.DataParallel(m)  # noqa: E501\r\n"
+        b'DOC = f"""{nn.DataParallel(\r\n'
+        b'    m)}"""\r\n'
+    )
+    code, out, err = invoke(".", "--add-noqa", "--no-cache", cwd=tmp_path)
+    assert code == 0 and out == "" and "Added 4 noqa code(s) to 2 file(s)." in err
+    assert (tmp_path / "more.py").read_bytes() == (
+        b"# -*- coding: latin-1 -*-\r\n"
+        b"import torch.nn as nn  # caf\xe9\r\n"
+        b"m = nn.DataParallel(m)  # noqa: E501, TL301\r\n"
+        b'DOC = f"""{nn.DataParallel(\r\n'
+        b'    m)}"""  # noqa: TL301\r\n'
+    )
+    train = (tmp_path / "train.py").read_text()
+    assert "model = nn.DataParallel(model)  # noqa: TL301\n" in train
+    assert "clip_grad_norm_(model.parameters(), 1.0)  # noqa: TL101\n" in train
+    code, out, _ = invoke(".", "--no-cache", cwd=tmp_path)
+    assert code == 0 and "All checks passed." in out, out
+    code, _, err = invoke(".", "--add-noqa", "--no-cache", cwd=tmp_path)
+    assert code == 0 and "Added 0 noqa code(s)" in err
+
+
+def test_add_noqa_refuses_to_combine_with_fix(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(DP_BUG)
+    code, _, err = invoke("a.py", "--add-noqa", "--fix", cwd=tmp_path)
+    assert code == 2 and "--add-noqa" in err
+    assert (tmp_path / "a.py").read_text() == DP_BUG
+
+
+def test_add_noqa_says_where_no_comment_fits(tmp_path: Path) -> None:
+    source = "import torch.nn as nn\nm = nn.DataParallel(m) if ok else \\\n    None\n"
+    (tmp_path / "a.py").write_text(source)
+    code, _, err = invoke("a.py", "--add-noqa", "--no-cache", cwd=tmp_path)
+    assert code == 0 and "a.py:2: no `# noqa` added for TL301" in err and "Added 0" in err
+    assert (tmp_path / "a.py").read_text() == source

@@ -1,0 +1,53 @@
+"""Projects of several files (tests/lint/projects/*): every default rule runs
+over the whole project, as users run it, and must give exactly the findings
+marked `# expect:` in its files, in serial and parallel runs. Look-alikes
+(helpers whose names promise an effect they do not have) stay clean."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lint.config import Config, select_rules
+from lint.rule import expected_marks
+from lint.runner import RunOptions, run
+
+PROJECTS = Path(__file__).parent / "projects"
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(str(p) for p in root.rglob("*.py"))
+
+
+def _lint(root: Path, jobs: int = 1) -> set[tuple[str, int, str]]:
+    selection = select_rules(None, [], [])
+    result = run(_files(root), selection, Config(root=root), RunOptions(jobs=jobs))
+    return {(Path(f.path).relative_to(root).as_posix(), f.line, f.code) for f in result.findings}
+
+
+def _marks(root: Path) -> set[tuple[str, int, str]]:
+    return {
+        (Path(path).relative_to(root).as_posix(), line, code)
+        for path in _files(root)
+        for line, code in expected_marks(Path(path).read_text(encoding="utf-8"))
+    }
+
+
+@pytest.mark.parametrize("project", sorted(p for p in PROJECTS.iterdir() if p.is_dir()), ids=lambda p: p.name)
+def test_project_findings(project: Path) -> None:
+    assert _lint(project) == _marks(project)
+
+
+def test_parallel_runs_follow_the_same_calls() -> None:
+    project = PROJECTS / "package_layout"
+    assert _lint(project, jobs=2) == _lint(project, jobs=1)
+
+
+def test_each_file_alone_misses_what_lies_in_the_others() -> None:
+    """Linted alone, a file cannot see its helpers: the findings that need
+    them are exactly the ones that go."""
+    project = PROJECTS / "deit_layout"
+    selection = select_rules(None, [], [])
+    alone = run([str(project / "engine.py")], selection, Config(root=project), RunOptions(jobs=1))
+    assert {(f.line, f.code) for f in alone.findings} == {(14, "TL101")}

@@ -1,0 +1,74 @@
+"""Static meets runtime: the run's report holds the script's lint findings, and each
+runtime event names the findings that explain it."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from sanitizer_harness import PRELAUNCH, SCRIPTS, ScriptRuns, environment, line_of
+
+from sanitizer.report.related import relate
+
+PRELAUNCH += [("clip_before_unscale.py",), ("scheduler_order.py",), ("scheduler_order.py", "healthy"),
+              ("lintproj/train.py",)]
+SCRIPT = "clip_before_unscale.py"
+
+
+def test_the_report_holds_the_lint_of_the_script_as_trainlint_prints_it(script_runs: ScriptRuns) -> None:
+    run = script_runs.get(SCRIPT)
+    clip = line_of(SCRIPT, "torch.nn.utils.clip_grad_norm_(")
+    assert [(f["code"], f["line"]) for f in run.report["lint"]] == [("TL101", clip)]
+    cli = subprocess.run([sys.executable, "-m", "lint", "--format", "json", SCRIPT], cwd=SCRIPTS,
+                         env=environment(), capture_output=True, text=True, timeout=120)
+    assert run.report["lint"] == json.loads(cli.stdout)
+
+
+def test_scale_collapse_names_the_clip_before_unscale(script_runs: ScriptRuns) -> None:
+    run = script_runs.get(SCRIPT)
+    clip = line_of(SCRIPT, "torch.nn.utils.clip_grad_norm_(")
+    collapse = run.first("scale_collapse")
+    assert [(f["code"], f["path"], f["line"]) for f in collapse["related"]] == [("TL101", SCRIPT, clip)]
+    assert all("related" not in event for event in run.events() if event["kind"] != "scale_collapse")
+    line = f"scale_collapse at step {collapse['step']} — {SCRIPT}:{clip} clip before unscale (TL101)"
+    assert line in run.stderr and line in run.report["summary"]["diagnosis"]
+
+
+def test_no_lint_turns_it_off(script_runs: ScriptRuns) -> None:
+    run = script_runs.get(SCRIPT, options=("--no-lint",))
+    assert run.report["lint"] is None
+    assert run.first("scale_collapse").get("related") is None
+
+
+def test_a_schedule_stepped_first_starts_late_and_names_tl404(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("scheduler_order.py")
+    early = line_of("scheduler_order.py", "warmup.step()  # before the optimizer")
+    [event] = run.events("scheduler_before_optimizer")
+    assert (event["step"], event["where"]) == (1, f"scheduler_order.py:{early}")
+    assert [(f["code"], f["line"]) for f in event["related"]] == [("TL404", early)]
+    healthy = script_runs.get("scheduler_order.py", "healthy")
+    assert healthy.events() == []  # the lint still flags the line the healthy run never reaches
+
+
+def test_the_project_files_the_script_imports_are_linted_with_its_settings(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("lintproj/train.py")
+    assert [(f["path"], f["code"]) for f in run.report["lint"]] == [("lintproj/pkg/steps.py", "TL101")]
+    cli = subprocess.run([sys.executable, "-m", "lint", "--format", "json", "lintproj"], cwd=SCRIPTS,
+                         env=environment(), capture_output=True, text=True, timeout=120)
+    assert run.report["lint"] == json.loads(cli.stdout)
+
+
+def _finding(code: str, line: int, path: str = "train.py") -> dict:
+    return {"path": path, "line": line, "column": 5, "code": code, "name": code.lower(), "message": "m"}
+
+
+def test_only_the_rules_behind_a_kind_relate_nearest_line_first() -> None:
+    events = [{"kind": "grad_spike", "where": "train.py:40"}, {"kind": "grad_underflow", "where": None},
+              {"kind": "loss_spike", "where": "train.py:40"}, {"kind": "tensor_leak", "where": "train.py:9"}]
+    findings = [_finding("TL101", 10), _finding("TL108", 38), _finding("TL103", 3), _finding("TL201", 40),
+                _finding("TL202", 90, path="other.py")]
+    relate(events, findings)
+    assert [f["line"] for f in events[0]["related"]] == [38, 10]
+    assert [f["code"] for f in events[1]["related"]] == ["TL103"]
+    assert "related" not in events[2]  # a loss spike has no rule behind it
+    assert [f["path"] for f in events[3]["related"]] == ["other.py"]
