@@ -89,7 +89,7 @@ class WatchedTarget:
         if self._parent is not None:
             self._parent.abandon()  # a forked copy of the parent's session: its hooks go, no report
         session = Sanitizer(report=None, checks=self.settings.checks, halt_on=self.settings.halt_on,
-                            script=self.settings.script, argv=self.settings.argv)
+                            script=self.settings.script, argv=self.settings.argv, lint=False)  # the parent lints
         session.child = self.number
         session.report_path = self.settings.report
         session.start()
