@@ -173,10 +173,10 @@ def _install_scaler_patches(session: Sanitizer, stack: ExitStack) -> None:
 
 
 def _observing_call(session: Sanitizer, where: str, observe: Callable[[Any], None],
-                    after: Callable[[Any], None]) -> Callable[..., Any]:
-    """Wrap a function whose first argument the session looks at before and after the call."""
+                    after: Callable[[Any], None] | None = None) -> Callable[..., Any]:
+    """Wrap a function whose first argument the session looks at before (and after) the call."""
     before_call = _guarded(session, where, observe)
-    after_call = _guarded(session, where, after)
+    after_call = _guarded(session, where, after) if after is not None else None
 
     def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(original)
@@ -186,7 +186,8 @@ def _observing_call(session: Sanitizer, where: str, observe: Callable[[Any], Non
             first = args[0] if args else kwargs.get("tensors")
             before_call(first)
             result = original(*args, **kwargs)
-            after_call(first)
+            if after_call is not None:
+                after_call(first)
             return result
         return call
     return wrap
