@@ -1,5 +1,5 @@
 """trainlint against TorchFix and a bare LibCST parse, on the installed torch
-package's own sources.
+package's own sources or on real training scripts (see bench/corpora.py).
 
 Every tool runs as a subprocess on a copy of the corpus in a temporary
 directory (the cache and the touched file never modify site-packages).
@@ -12,7 +12,6 @@ of the whole process tree (sampled), and the number of findings.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import platform
@@ -26,40 +25,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from corpora import copy_corpus
+
 REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO / "bench"
 TORCHFIX_VENV = REPO / ".bench" / "torchfix"
-QUICK_FOLDERS = ("nn", "optim", "utils/data", "amp", "cuda")
 _SAMPLE_S = 0.05
 
 
 # -- the corpus -----------------------------------------------------------------
-def torch_source_dir() -> Path:
-    """Where the installed torch package lives, found without importing it."""
-    spec = importlib.util.find_spec("torch")
-    if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("bench: torch is not installed; the corpus is its source")
-    return Path(list(spec.submodule_search_locations)[0])
-
-
-def copy_corpus(destination: Path, full: bool) -> Path:
-    """Copy the .py files of torch (all of it, or the quick folders) under
-    `destination/torch`; returns that directory."""
-    source = torch_source_dir()
-    target = destination / "torch"
-
-    def ignore(directory: str, names: list[str]) -> list[str]:
-        return [
-            name for name in names
-            if name == "__pycache__" or (not name.endswith(".py") and not os.path.isdir(os.path.join(directory, name)))
-        ]
-
-    folders = [""] if full else list(QUICK_FOLDERS)
-    for folder in folders:
-        shutil.copytree(source / folder, target / folder, ignore=ignore, dirs_exist_ok=True)
-    return target
-
-
 def corpus_files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
 
@@ -186,9 +160,9 @@ def _parse_count(stdout: str) -> int | None:
     return None
 
 
-def make_tools(corpus: Path, jobs: int, touched: Path, selected: set[str]) -> list[Tool]:
+def make_tools(corpus: Path, jobs: int, touched: Path, selected: set[str], select: str | None) -> list[Tool]:
     python = sys.executable
-    common = ["--jobs", str(jobs), "--exit-zero", "--format", "json"]
+    common = ["--jobs", str(jobs), "--exit-zero", "--format", "json", *(["--select", select] if select else [])]
 
     def touch(rep: int) -> None:
         with touched.open("a", encoding="utf-8") as handle:
@@ -252,8 +226,8 @@ def _torchfix_version() -> str:
     return (done.stdout or done.stderr).strip().split()[-1] if (done.stdout or done.stderr).strip() else "unknown"
 
 
-def run_benchmark(full: bool, reps: int, jobs: int, selected: set[str], timeout_s: float | None,
-                  keep: bool, json_out: Path | None) -> dict[str, object]:
+def run_benchmark(kind: str, reps: int, jobs: int, selected: set[str], timeout_s: float | None,
+                  keep: bool, json_out: Path | None, select: str | None = None) -> dict[str, object]:
     if "torchfix" in selected and not (TORCHFIX_VENV / "bin" / "torchfix").exists():
         print(f"bench: TorchFix is not installed in {TORCHFIX_VENV}; install it with\n"
               f"  python -m venv .bench/torchfix && .bench/torchfix/bin/pip install torchfix==0.7.0\n"
@@ -261,18 +235,18 @@ def run_benchmark(full: bool, reps: int, jobs: int, selected: set[str], timeout_
         selected = selected - {"torchfix"}
     workdir = Path(tempfile.mkdtemp(prefix="trainlint-bench-"))
     try:
-        corpus = copy_corpus(workdir, full)
+        corpus = copy_corpus(workdir, kind)
         files = corpus_files(corpus)
         lines = count_lines(files)
         touched = mid_sized_file(files)
         env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
-        tools = make_tools(corpus, jobs, touched, selected)
-        print(f"corpus: {len(files)} files, {lines} lines ({'full' if full else 'quick'}), copied to {workdir}")
+        tools = make_tools(corpus, jobs, touched, selected, select)
+        print(f"corpus: {len(files)} files, {lines} lines ({kind}), copied to {workdir}; rules: {select or 'default'}")
         print(f"touched file: {touched.relative_to(workdir)}; {reps} repetition(s), {jobs} process(es)")
         if {"warm", "touched"} & selected:
             # fill the cache; it lives in the corpus copy (the cwd of the runs)
             measure([sys.executable, "-m", "lint", "check", "--jobs", str(jobs), "--exit-zero", "--format", "json",
-                     str(corpus)], workdir, env, timeout_s)
+                     *(["--select", select] if select else []), str(corpus)], workdir, env, timeout_s)
         for rep in range(reps):
             for tool in tools:
                 tool.before_each(rep)
@@ -281,7 +255,8 @@ def run_benchmark(full: bool, reps: int, jobs: int, selected: set[str], timeout_
                 status = " TIMED OUT" if result.timed_out else (f" exit {result.returncode}" if result.returncode else "")
                 print(f"  rep {rep + 1}/{reps} {tool.name:<11} {result.wall_s:9.2f} s {result.cpu_s:8.2f} s CPU  "
                       f"{result.max_process_rss_mb:7.0f} MB largest process{status}", flush=True)
-        report = summarise(tools, len(files), lines, full, reps, jobs)
+        report = summarise(tools, len(files), lines, kind, reps, jobs)
+        report["rules"] = select or "default"
         report["machine"] = machine()
         print_report(report)
         if json_out is not None:
@@ -295,7 +270,7 @@ def run_benchmark(full: bool, reps: int, jobs: int, selected: set[str], timeout_
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-def summarise(tools: list[Tool], files: int, lines: int, full: bool, reps: int, jobs: int) -> dict[str, object]:
+def summarise(tools: list[Tool], files: int, lines: int, kind: str, reps: int, jobs: int) -> dict[str, object]:
     rows: dict[str, dict[str, object]] = {}
     for tool in tools:
         ok = [run for run in tool.runs if not run.timed_out]
@@ -318,7 +293,7 @@ def summarise(tools: list[Tool], files: int, lines: int, full: bool, reps: int, 
             "failed_runs": sum(1 for run in ok if run.returncode != 0),
         }
     return {
-        "corpus": "full" if full else "quick",
+        "corpus": kind,
         "files": files,
         "lines": lines,
         "repetitions": reps,
@@ -390,17 +365,21 @@ def main(argv: list[str] | None = None) -> int:
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="torch's nn, optim, utils/data, amp, cuda (default)")
     size.add_argument("--full", action="store_true", help="all of torch")
+    size.add_argument("--training", action="store_true",
+                      help="huggingface/diffusers examples/ at a pinned commit, from a git mirror (see bench/corpora.py)")
     parser.add_argument("--reps", type=int, help="repetitions (default: 3 quick, 1 full)")
     parser.add_argument("--jobs", type=int, default=2, help="processes for every tool (default: 2)")
     parser.add_argument("--only", help=f"comma-separated subset of {','.join(TOOLS)}")
     parser.add_argument("--timeout", type=float, help="seconds before one run is killed and counted as timed out")
     parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
     parser.add_argument("--keep", action="store_true", help="keep the corpus copy")
+    parser.add_argument("--select", help="rules for every trainlint run (e.g. TL: all rules, preview ones too; default: the default selection)")
     args = parser.parse_args(argv)
     selected = set(TOOLS) if not args.only else {name.strip() for name in args.only.split(",")}
     unknown = selected - set(TOOLS)
     if unknown:
         parser.error(f"unknown tool(s) {sorted(unknown)}; choose from {', '.join(TOOLS)}")
+    kind = "full" if args.full else "training" if args.training else "quick"
     reps = args.reps or (1 if args.full else 3)
-    run_benchmark(args.full, reps, args.jobs, selected, args.timeout, args.keep, args.json)
+    run_benchmark(kind, reps, args.jobs, selected, args.timeout, args.keep, args.json, args.select)
     return 0

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from lint import timing
 from lint.cache import CACHE_DIR
 from lint.check_output import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, fail, note, report, warn
 from lint.config import (
@@ -48,6 +49,7 @@ class CheckRequest:
     exit_zero: bool
     exit_non_zero_on_fix: bool
     statistics: bool
+    timings: bool
     exclude: tuple[str, ...]
     extend_exclude: tuple[str, ...]
     per_file_ignores: tuple[str, ...]
@@ -95,12 +97,14 @@ def execute(request: CheckRequest) -> int:
     if not found.files and not found.errors and not request.quiet:
         warn(_nothing_to_lint(found, targets, settings.config))
     cache_dir = None if request.no_cache else settings.config.root / CACHE_DIR
-    options = RunOptions(request.fix_mode, request.diff, request.jobs, cache_dir)
+    options = RunOptions(request.fix_mode, request.diff, request.jobs, cache_dir, request.timings)
     result = run(found.files, settings.selection, settings.config, options)
     for problem in result.errors:
         error(problem)
     if request.verbose:
         _verbose_summary(settings, found, result, time.perf_counter() - started)
+    if request.timings:
+        click.echo(timing.report(result.timings), nl=False, err=True)
     if request.add_noqa:
         return _baseline(request, result, failed=bool(found.errors or result.errors))
     try:
@@ -157,14 +161,17 @@ def _check_stdin(request: CheckRequest, settings: Settings) -> int:
             result.fixed[path] = outcome.fixed_codes
             original = data.decode(outcome.encoding, errors="replace")
             result.diffs.append(unified_diff(path, original, outcome.fixed_source))
+        result.errors = [crash.describe(path) for crash in outcome.crashes]
     if request.fix and not request.diff:
         click.get_binary_stream("stdout").write(fixed_bytes(data, outcome))
         result.fixed_files = len(result.fixed)
+    for problem in result.errors:
+        error(problem)
     try:
         report(request, result, linted=outcome is not None, to_stderr=request.fix and not request.diff)
     except OSError as exc:
         return fail(f"cannot write {request.output_file}: {exc.strerror or exc}")
-    return _status(request, result)
+    return EXIT_ERROR if result.errors else _status(request, result)
 
 
 def _baseline(request: CheckRequest, result: RunResult, failed: bool) -> int:

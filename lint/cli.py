@@ -52,6 +52,7 @@ def main() -> None:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when fixes were applied, even if no finding remains.")
 @click.option("--statistics", is_flag=True, help="Print only the number of findings per rule.")
+@click.option("--timings", is_flag=True, help="Also print the slowest files and the time of each rule and analysis (on stderr).")
 @click.option("--exclude", multiple=True, help="Globs of paths to skip (replaces the configured `exclude`).")
 @click.option("--extend-exclude", multiple=True, help="Globs of paths to skip, in addition to `exclude`.")
 @click.option("--per-file-ignores", multiple=True, metavar="GLOB:CODES", help="Rules not to run on matching files (replaces the configured table); repeatable.")

@@ -10,6 +10,7 @@ import libcst as cst
 
 from lint.analysis.receivers import Receivers
 from lint.semantic import SemanticModel
+from lint.timing import Timer
 
 if TYPE_CHECKING:
     from lint.analysis.summarize import FileSummaries
@@ -18,9 +19,14 @@ if TYPE_CHECKING:
 
 class FileContext(SemanticModel):
     def __init__(
-        self, path: str, source: str, module: cst.Module, external: Mapping[str, Summary] | None = None
+        self,
+        path: str,
+        source: str,
+        module: cst.Module,
+        external: Mapping[str, Summary] | None = None,
+        timer: Timer | None = None,
     ) -> None:
-        super().__init__(path, source, module)
+        super().__init__(path, source, module, timer)
         # closed summaries of the project's other modules, by the qualified
         # names this file calls them (`.engine.train_one_epoch`)
         self.external: Mapping[str, Summary] = external or {}

@@ -20,8 +20,10 @@ from lint.config import Config, Selection, codes_for_file
 from lint.finding import Finding
 from lint.project import FileFacts, Project, ProjectView, inputs_digest, project_root
 from lint.source import encoding_to_write
+from lint.timing import Timer
 
 if TYPE_CHECKING:
+    from lint.crashes import RuleCrash
     from lint.engine import FileOutcome
 
 UNREADABLE = "TL000"
@@ -34,6 +36,7 @@ class RunOptions:
     diff: bool = False  # show fixes as a diff instead of writing them
     jobs: int = 0  # 0: one per CPU
     cache_dir: Path | None = None  # None: no cache
+    timings: bool = False  # measure where each analysed file's time goes
 
 
 @dataclass
@@ -45,6 +48,7 @@ class RunResult:
     errors: list[str] = field(default_factory=list)
     analysed: int = 0  # files linted in this run
     from_cache: int = 0  # files whose findings came from the cache
+    timings: dict[str, dict[str, float]] = field(default_factory=dict)  # path: CPU seconds per label (both passes)
 
     @property
     def fixes_applied(self) -> int:
@@ -75,6 +79,7 @@ class _Known:
     findings: list[Finding]
     facts: FileFacts | None
     inputs: str
+    crashes: list[RuleCrash] = field(default_factory=list)  # of the rules that raised on it
 
 
 def run(files: Sequence[str], selection: Selection, config: Config, options: RunOptions) -> RunResult:
@@ -117,8 +122,9 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
     if cache is not None:
         cache.prune(live_keys)
         cache.save()
-    for entry in known.values():
+    for path, entry in sorted(known.items()):
         result.findings.extend(entry.findings)
+        result.errors.extend(crash.describe(path) for crash in entry.crashes)
     result.analysed = len(analysed)
     result.from_cache = len(cached_paths - analysed)
     result.findings.sort()
@@ -153,10 +159,13 @@ def _finish(
     those of the file when this analysis was not asked for them."""
     outcome = analysed.outcome
     facts = outcome.facts or facts
+    spent = result.timings.setdefault(task.path, {}) if outcome.timings else {}
+    for label, seconds in outcome.timings.items():
+        spent[label] = spent.get(label, 0.0) + seconds
     written = _apply(task, analysed, options, result) if outcome.fixed_source is not None else None
     if cache is not None:
         _remember(cache, task, analysed, written, facts, live_keys)
-    return _Known(task, outcome.findings, facts, task.inputs)
+    return _Known(task, outcome.findings, facts, task.inputs, outcome.crashes)
 
 
 def _needs_fixing(findings: Sequence[Finding], fix: str | None) -> bool:
@@ -177,6 +186,8 @@ def _remember(
     `--diff` they describe no file on disk and are not kept."""
     if task.key is None or analysed.digest != task.digest:
         return  # a file that changed after it was hashed is linted but not cached
+    if analysed.outcome.crashes:
+        return  # findings are missing: the next run must try, and report the crash, again
     stored = facts.to_json() if facts is not None else None
     if analysed.outcome.fixed_source is None:
         cache.put(task.key, analysed.outcome.findings, stored, task.inputs)
@@ -191,7 +202,7 @@ def _analyse_all(tasks: list[_Task], options: RunOptions) -> Iterator[tuple[_Tas
     jobs = options.jobs or os.cpu_count() or 1
     if jobs <= 1 or len(tasks) < _SERIAL_THRESHOLD:
         for task in tasks:
-            yield task, _analyse(task.path, task.codes, options.fix, task.view)
+            yield task, _analyse(task.path, task.codes, options.fix, task.view, options.timings)
         return
     from lint.registry import all_rules
 
@@ -200,7 +211,10 @@ def _analyse_all(tasks: list[_Task], options: RunOptions) -> Iterator[tuple[_Tas
     # biggest files first, so that one huge file does not finish last alone
     order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i].path))
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
-        futures = {i: pool.submit(_analyse, tasks[i].path, tasks[i].codes, options.fix, tasks[i].view) for i in order}
+        futures = {
+            i: pool.submit(_analyse, tasks[i].path, tasks[i].codes, options.fix, tasks[i].view, options.timings)
+            for i in order
+        }
         for i in range(len(tasks)):
             yield tasks[i], futures[i].result()
 
@@ -212,32 +226,38 @@ def _size(path: str) -> int:
         return 0
 
 
-def _analyse(path: str, codes: tuple[str, ...], fix: str | None, view: ProjectView) -> _Analysed:
+def _analyse(path: str, codes: tuple[str, ...], fix: str | None, view: ProjectView, timed: bool = False) -> _Analysed:
     from lint import engine
 
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         return _Analysed(engine.FileOutcome(_unreadable(path, exc, codes)), "")
-    return _Analysed(analyse_bytes(path, data, codes, fix, view), content_hash(data))
+    return _Analysed(analyse_bytes(path, data, codes, fix, view, Timer() if timed else None), content_hash(data))
 
 
 def analyse_bytes(
-    path: str, data: bytes, codes: Sequence[str], fix: str | None, view: ProjectView = ProjectView()
+    path: str,
+    data: bytes,
+    codes: Sequence[str],
+    fix: str | None,
+    view: ProjectView = ProjectView(),
+    timer: Timer | None = None,
 ) -> FileOutcome:
     """Lint `data` as the file `path` with the rules `codes`; an internal error
-    is reported as a finding of this file, never raised."""
+    is reported as a finding of this file and a crash, never raised."""
     from lint import engine
+    from lint.crashes import RuleCrash
     from lint.registry import by_code
 
     rules = by_code()
     try:
-        return engine.lint_bytes(path, data, [rules[c] for c in codes], fix, view)
+        return engine.lint_bytes(path, data, [rules[c] for c in codes], fix, view, timer)
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
         rule = rules.get(UNREADABLE)
         message = f"internal error while linting this file ({type(exc).__name__}: {exc}); please report it"
         findings = [] if rule is None else [Finding(path, 1, 1, 1, 1, rule.code, rule.name, rule.severity, message)]
-        return engine.FileOutcome(findings)
+        return engine.FileOutcome(findings, crashes=[RuleCrash.of(None, "lint", exc)])
 
 
 def _apply(task: _Task, analysed: _Analysed, options: RunOptions, result: RunResult) -> str | None:

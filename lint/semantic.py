@@ -14,29 +14,34 @@ what they find.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, TypeVar
+from typing import Callable, Iterator, Sequence, TypeVar
 
 import libcst as cst
 
 from lint.analysis import names
 from lint.analysis.scopes import Scope, ScopeTable
-from lint.analysis.walk import children
+from lint.analysis.walk import calls_in_order, children, iter_nodes, own_nodes
+from lint.timing import NoTimer, Timer
 
 T = TypeVar("T")
+_CALLED = object()  # marks the end of a call's subtree in the walk
 M = TypeVar("M", bound="SemanticModel")
-_SCOPE_NODES = (cst.FunctionDef, cst.ClassDef)
 
 
 class SemanticModel:
-    def __init__(self, path: str, source: str, module: cst.Module) -> None:
+    def __init__(self, path: str, source: str, module: cst.Module, timer: Timer | None = None) -> None:
         self.path = path
         self.source = source
         self.module = module
+        self.timer = timer or NoTimer()
         self.scopes = ScopeTable(module)
         self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
         self._scope: dict[cst.CSTNode, Scope] = {}
         self._order: list[cst.CSTNode] = []
         self._by_type: dict[type, list[cst.CSTNode]] = {}
+        self._own: dict[cst.CSTNode, list[cst.CSTNode]] = {}
+        self._index: dict[cst.CSTNode, int] = {}  # place in source order
+        self._calls: dict[cst.CSTNode, list[cst.CSTNode]] = {}
         self._record_tree()
         self._constructors = _constructors(self.scopes)
         self._callees: dict[cst.Call, cst.FunctionDef] = {}
@@ -46,31 +51,55 @@ class SemanticModel:
 
     # -- construction --------------------------------------------------------
     def _record_tree(self) -> None:
-        parents, scope_of, order, by_type = self.parents, self._scope, self._order, self._by_type
+        """One walk: parent, scope, source order and type of every node; and
+        for each code body (a function's, the module's) its own nodes and its
+        calls in evaluation order, nested functions, classes and lambdas apart."""
+        parents, scope_of, order, by_type, index = self.parents, self._scope, self._order, self._by_type, self._index
+        own, calls = self._own, self._calls
         scope_for = self.scopes.by_node
-        stack: list[tuple[cst.CSTNode, cst.CSTNode | None, Scope]] = [
-            (self.module, None, self.scopes.module_scope)
+        module = self.module
+        own[module], calls[module] = [], []
+        stack: list[tuple[cst.CSTNode, object, Scope, cst.CSTNode | None]] = [
+            (module, None, self.scopes.module_scope, module)
         ]
         while stack:
-            node, parent, scope = stack.pop()
+            node, parent, scope, body = stack.pop()
+            if parent is _CALLED:  # every node under this call has been seen
+                calls[body].append(node)  # type: ignore[index,arg-type]
+                continue
+            index[node] = len(order)
             order.append(node)
             scope_of[node] = scope
             if parent is not None:
-                parents[node] = parent
+                parents[node] = parent  # type: ignore[assignment]
             kind = type(node)
             same = by_type.get(kind)
             if same is None:
                 by_type[kind] = [node]
             else:
                 same.append(node)
-            kids = list(children(node))
-            if kind in _SCOPE_NODES:
+            kids = reversed(list(children(node)))
+            if kind is cst.FunctionDef or kind is cst.ClassDef:
                 # the body runs in the scope the definition opens; decorators,
-                # bases, defaults and annotations in the enclosing one
-                body, inner = node.body, scope_for[node]  # type: ignore[attr-defined,index]
-                stack.extend((kid, node, inner if kid is body else scope) for kid in reversed(kids))
-            else:
-                stack.extend((kid, node, scope) for kid in reversed(kids))
+                # bases, defaults and annotations in the enclosing one, when
+                # the definition runs: they belong to no body's flow
+                inner_body, inner = node.body, scope_for[node]  # type: ignore[attr-defined,index]
+                if kind is cst.FunctionDef:
+                    own[inner_body], calls[inner_body] = [], []
+                else:
+                    inner_body = None
+                stack.extend(
+                    (kid, node, inner, inner_body) if kid is node.body else (kid, node, scope, None)  # type: ignore[attr-defined]
+                    for kid in kids
+                )
+                continue
+            if kind is cst.Lambda:
+                body = None
+            elif body is not None:
+                own[body].append(node)
+                if kind is cst.Call:
+                    stack.append((node, _CALLED, scope, body))
+            stack.extend((kid, node, scope, body) for kid in kids)
 
     def _record_call_graph(self) -> None:
         functions = self.scopes.functions
@@ -116,6 +145,32 @@ class SemanticModel:
             return self._by_type.get(types[0], [])
         wanted = set(types)
         return [node for node in self._order if type(node) in wanted]
+
+    def subtree(self, root: cst.CSTNode) -> Sequence[cst.CSTNode]:
+        """`root` and every node under it in source order, as `walk.iter_nodes`
+        yields them: a slice of the model's node list, not a walk."""
+        start = self._index.get(root)
+        if start is None:
+            return list(iter_nodes(root))
+        last = root  # the subtree ends with its last node: follow the last children
+        while True:
+            kids = list(children(last))
+            if not kids:
+                return self._order[start : self._index[last] + 1]
+            last = kids[-1]
+
+    def own_nodes(self, body: cst.CSTNode) -> Sequence[cst.CSTNode]:
+        """The nodes of one code body (a function's body, or the module) in
+        source order, not those of nested functions, classes or lambdas:
+        their code runs elsewhere. Any other node: its subtree, likewise."""
+        found = self._own.get(body)
+        return found if found is not None else list(own_nodes(body))
+
+    def calls_in_order(self, body: cst.CSTNode) -> Sequence[cst.Call]:
+        """The calls of `body` in the order Python evaluates them (see
+        `walk.calls_in_order`), for a code body without walking it again."""
+        found = self._calls.get(body)
+        return found if found is not None else calls_in_order(body)  # type: ignore[return-value]
 
     def loops(self) -> list[cst.For | cst.While]:
         """Every `for` and `while` statement, in source order."""
@@ -177,7 +232,8 @@ class SemanticModel:
         """`analysis(self)`, computed once per file and shared by every rule
         that asks. `analysis` must only read the model."""
         if analysis not in self._shared:
-            self._shared[analysis] = analysis(self)
+            with self.timer.measure(analysis.__name__):
+                self._shared[analysis] = analysis(self)
         return self._shared[analysis]  # type: ignore[return-value]
 
 

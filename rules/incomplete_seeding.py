@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from lint.analysis.walk import calls_in_order
 from lint.rule import Rule
 
 _TORCH_SEEDS = frozenset({"torch.manual_seed", "torch.random.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all"})
@@ -140,7 +139,7 @@ class IncompleteSeeding(Rule):
     def _check(self, func: cst.FunctionDef, uses_random: bool, uses_numpy: bool) -> None:
         torch_seed: cst.Call | None = None
         seeded: set[str] = set()
-        for call in calls_in_order(func.body):
+        for call in self.ctx.calls_in_order(func.body):
             name = self.ctx.call_name(call)
             if name in _TORCH_SEEDS:
                 torch_seed = torch_seed or call

@@ -11,7 +11,6 @@ from lint.analysis.dataflow import (
     keyword,
     target_names,
 )
-from lint.analysis.precision import own_nodes
 from lint.analysis.training import ancestors_within, method_call
 from lint.analysis.walk import iter_nodes
 from lint.rule import Rule
@@ -173,7 +172,7 @@ class NonBlockingWithoutPinMemory(Rule):
             return None  # a later binding flows back into an enclosing loop
         position = self._positions()
         before: list[cst.CSTNode] = []
-        for node in own_nodes(root):
+        for node in self.ctx.own_nodes(root):
             if position[id(node)] < position[id(loop)] and name.value in _bound_by(node):
                 before.append(node)
         values = [n.value for n in before if isinstance(n, cst.Assign) and len(n.targets) == 1]  # type: ignore[attr-defined]

@@ -23,7 +23,9 @@ class SamplerWithShuffle(Rule):
     ## Fix safety
     Safe: removes `shuffle=True`. The sampler (or batch sampler) already
     decides the order, and the call raised before, so no working behavior
-    changes. With `batch_sampler=` and `batch_size=` there is no fix: whether
+    changes. A comment on the removed argument's line is kept, on a line of
+    its own (or at the end of the line above when the argument shared it);
+    a comment inside the argument leaves the finding without a fix. With `batch_sampler=` and `batch_size=` there is no fix: whether
     the batch size belongs in the batch sampler is the author's decision.
 
     ## Limitations
@@ -61,10 +63,24 @@ class SamplerWithShuffle(Rule):
             "train_loader = torch.utils.data.DataLoader(  # expect: TL304\n"
             "    train_set,\n"
             "    batch_size=args.batch_size,\n"
+            "    # shuffle every epoch\n"
             "    sampler=torch.utils.data.distributed.DistributedSampler(train_set),\n"
             "    num_workers=4,\n"
             ")\n",
         ),
+        # the comment on the removed line stays, at the end of the line above
+        Example(
+            "from torch.utils.data import DataLoader\n"
+            "loader = DataLoader(ds, shuffle=True,  # keep order random  # expect: TL304\n"
+            "                    sampler=s)\n",
+            fixed="from torch.utils.data import DataLoader\n"
+            "loader = DataLoader(ds,  # keep order random  # expect: TL304\n"
+            "                    sampler=s)\n",
+        ),
+        # a comment inside the argument: no layout keeps it, so no fix
+        "from torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, sampler=s, shuffle=(  # expect: TL304\n"
+        "    True))\n",
         Example(
             "from torch.utils import data\n"
             "loader = data.DataLoader(ds, batch_sampler=BucketSampler(ds), shuffle=True)  # expect: TL304\n",
@@ -135,24 +151,65 @@ def _is_one(expr: cst.BaseExpression) -> bool:
 
 
 def _drop(call: cst.Call, arg: cst.Arg | None) -> Fix | None:
+    """Remove `arg` from the call, moving the comments on its line into the
+    whitespace that stays; no fix in a layout where a comment would be lost."""
     if arg is None:
         return None
     args = list(call.args)
     index = args.index(arg)
     del args[index]
-    if index == len(args) and args:
-        previous = args[-1].comma
-        multiline = isinstance(previous, cst.Comma) and isinstance(previous.whitespace_after, cst.ParenthesizedWhitespace)
-        if not multiline:
-            # the removed argument was the last one: its comma (or none) closes the call
-            args[-1] = args[-1].with_changes(comma=arg.comma)
-        else:
-            # keep the line break (and any comment on it); indent `)` as before
-            closing = arg.comma.whitespace_after if isinstance(arg.comma, cst.Comma) else None
-            if isinstance(closing, cst.ParenthesizedWhitespace):
-                kept = previous.whitespace_after.with_changes(  # type: ignore[union-attr]
-                    indent=closing.indent, last_line=closing.last_line
-                )
-                args[-1] = args[-1].with_changes(comma=previous.with_changes(whitespace_after=kept))  # type: ignore[union-attr]
-    return Fix({call: call.with_changes(args=args)})
+    own = arg.comma.whitespace_after if isinstance(arg.comma, cst.Comma) else arg.whitespace_after_arg
+    fixed = call.with_changes(args=args)
+    if index == 0:
+        fixed = fixed.with_changes(whitespace_before_args=_merge(call.whitespace_before_args, own))
+    elif index < len(args):
+        before = args[index - 1].comma
+        assert isinstance(before, cst.Comma)  # an argument followed by another has a comma
+        args[index - 1] = args[index - 1].with_changes(
+            comma=before.with_changes(whitespace_after=_merge(before.whitespace_after, own))
+        )
+    else:
+        args[-1] = _closing(args[-1], arg, own)
+    fixed = fixed.with_changes(args=args)
+    return Fix({call: fixed}) if _comments(fixed) == _comments(call) else None
 
+
+def _closing(last: cst.Arg, removed: cst.Arg, own: cst.BaseParenthesizableWhitespace) -> cst.Arg:
+    """`last`, now the call's last argument, closing it as `removed` did."""
+    previous = last.comma
+    if not (isinstance(previous, cst.Comma) and isinstance(previous.whitespace_after, cst.ParenthesizedWhitespace)):
+        # one line: the removed argument's comma (or none) closes the call, with what follows it
+        if isinstance(removed.comma, cst.Comma):
+            return last.with_changes(comma=removed.comma)
+        return last.with_changes(comma=removed.comma, whitespace_after_arg=_merge(last.whitespace_after_arg, own))
+    if not isinstance(own, cst.ParenthesizedWhitespace):
+        return last
+    # keep the line break and its comments; indent `)` as before
+    kept = _merge(previous.whitespace_after, own)
+    assert isinstance(kept, cst.ParenthesizedWhitespace)
+    kept = kept.with_changes(indent=own.indent, last_line=own.last_line)
+    return last.with_changes(comma=previous.with_changes(whitespace_after=kept))
+
+
+def _merge(
+    kept: cst.BaseParenthesizableWhitespace, dropped: cst.BaseParenthesizableWhitespace
+) -> cst.BaseParenthesizableWhitespace:
+    """`kept` with the comments of `dropped` moved into it: the comment at the
+    end of the removed argument's line goes on a line of its own."""
+    if not isinstance(dropped, cst.ParenthesizedWhitespace) or not _comments(dropped):
+        return kept
+    if not isinstance(kept, cst.ParenthesizedWhitespace):
+        return dropped  # the line break moves up with its comment
+    comment = dropped.first_line.comment
+    own_line = [cst.EmptyLine(indent=kept.indent, whitespace=kept.last_line, comment=comment)] if comment else []
+    return kept.with_changes(empty_lines=[*kept.empty_lines, *own_line, *dropped.empty_lines])
+
+
+def _comments(node: cst.CSTNode) -> list[str]:
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Comment):
+            found.append(current.value)
+        stack.extend(current.children)
+    return sorted(found)

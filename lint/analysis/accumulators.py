@@ -12,7 +12,6 @@ import libcst as cst
 
 from lint.analysis.dataflow import backward_targets, names_in, target_names
 from lint.analysis.scopes import dotted_name
-from lint.analysis.walk import iter_nodes
 from lint.context import FileContext
 
 AUTOGRAD_BACKWARD = "torch.autograd.backward"
@@ -31,20 +30,20 @@ def consumed_names(ctx: FileContext, body: cst.CSTNode) -> set[str]:
     back through assignments (`loss = sum(losses)`) and loops
     (`for l in losses: l.backward()`)."""
     consumed: set[str] = set()
-    for node in iter_nodes(body):
+    for node in ctx.subtree(body):
         if isinstance(node, cst.Call):
             targets = backward_targets(node)
             if not targets and ctx.call_name(node) == AUTOGRAD_BACKWARD and node.args:
                 targets = [node.args[0].value]
             for target in targets:
                 consumed |= names_in(target)
-    return _closure(consumed, [(bound, read) for bound, read in _sources(body)])
+    return _closure(consumed, [(bound, read) for bound, read in _sources(ctx, body)])
 
 
-def _sources(body: cst.CSTNode) -> list[tuple[set[str], set[str]]]:
+def _sources(ctx: FileContext, body: cst.CSTNode) -> list[tuple[set[str], set[str]]]:
     """(names bound, names read) for every assignment and `for` of `body`."""
     out: list[tuple[set[str], set[str]]] = []
-    for node in iter_nodes(body):
+    for node in ctx.subtree(body):
         if isinstance(node, cst.Assign):
             bound = set().union(*(_bound(t.target) for t in node.targets))
             out.append((bound, names_in(node.value)))
@@ -66,9 +65,9 @@ def escapes(ctx: FileContext, body: cst.CSTNode, name: str, skip: set[cst.CSTNod
     an attribute, item or container, or passed to a call that may need the
     tensor (anything but printing, formatting, logging and library math).
     Nodes in `skip` (the accumulating statements) are not uses."""
-    tracked = _derived(body, name)
-    targets = _target_nodes(body)
-    for node in iter_nodes(body):
+    tracked = _derived(ctx, body, name)
+    targets = _target_nodes(ctx, body)
+    for node in ctx.subtree(body):
         if node in skip or node in targets:
             continue
         if isinstance(node, cst.Return | cst.Yield) and node.value is not None and names_in(node.value) & tracked:
@@ -85,18 +84,18 @@ def escapes(ctx: FileContext, body: cst.CSTNode, name: str, skip: set[cst.CSTNod
     return False
 
 
-def _target_nodes(body: cst.CSTNode) -> set[cst.CSTNode]:
+def _target_nodes(ctx: FileContext, body: cst.CSTNode) -> set[cst.CSTNode]:
     """Unpacking targets (`total, losses = 0, []`): tuples that bind, not hold."""
     out: set[cst.CSTNode] = set()
-    for node in iter_nodes(body):
+    for node in ctx.subtree(body):
         if isinstance(node, cst.AssignTarget | cst.For | cst.CompFor):
             out.add(node.target)
     return out
 
 
-def _derived(body: cst.CSTNode, name: str) -> set[str]:
+def _derived(ctx: FileContext, body: cst.CSTNode, name: str) -> set[str]:
     """`name` and every name assigned from an expression reading it."""
-    return _closure({name}, [(read, bound) for bound, read in _sources(body)])
+    return _closure({name}, [(read, bound) for bound, read in _sources(ctx, body)])
 
 
 def _closure(names: set[str], edges: list[tuple[set[str], set[str]]]) -> set[str]:

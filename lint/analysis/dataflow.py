@@ -21,7 +21,7 @@ import libcst as cst
 from lint.analysis.receivers import Binding
 from lint.analysis.scopes import _parameters, dotted_name
 from lint.analysis.training import method_call, scaled_backward_scaler
-from lint.analysis.walk import calls_in_order, iter_nodes
+from lint.analysis.walk import iter_nodes
 
 if TYPE_CHECKING:
     from lint.context import FileContext
@@ -259,7 +259,7 @@ def backpropagated_names(ctx: FileContext, body: cst.CSTNode) -> dict[str, bool]
     each mapped to whether some backward call on it takes no argument (so the
     tensor is a scalar)."""
     found: dict[str, bool] = {}
-    for call in calls_in_order(body):
+    for call in ctx.calls_in_order(body):
         targets = backward_targets(call)
         if not targets and ctx.call_name(call) == "torch.autograd.backward" and call.args:
             targets = [call.args[0].value]

@@ -115,7 +115,7 @@ class FlowGraph:
         `{"*"}` when it uses `global`, `nonlocal` or `del`."""
         found = self._assigned.get(loop)
         if found is None:
-            found = self._assigned[loop] = _assigned_names(loop)
+            found = self._assigned[loop] = _assigned_names(self.model, loop)
         return found
 
     def spine(self, node: cst.CSTNode) -> tuple[cst.CSTNode, list[cst.CSTNode]] | None:
@@ -299,10 +299,10 @@ def _condition(module: cst.Module, test: cst.BaseExpression) -> Condition:
     return Condition(module.code_for_node(test), polarity, names)
 
 
-def _assigned_names(loop: cst.For | cst.While) -> frozenset[str]:
+def _assigned_names(model: SemanticModel, loop: cst.For | cst.While) -> frozenset[str]:
     assigned: set[str] = set()
     targets: list[cst.CSTNode] = [loop.target] if isinstance(loop, cst.For) else []
-    for node in iter_nodes(loop):
+    for node in model.subtree(loop):
         if isinstance(node, cst.Assign):
             targets.extend(t.target for t in node.targets)
         elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.NamedExpr | cst.For):

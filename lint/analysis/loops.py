@@ -22,7 +22,6 @@ from lint.analysis.flowgraph import EventFilter, FlowGraph
 from lint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Binding
 from lint.analysis.scopes import dotted_name
 from lint.analysis.training import code_bodies, method_call, unchain_module
-from lint.analysis.walk import iter_nodes
 from lint.context import FileContext
 
 GradMode = Literal["off", "on", "unknown"]
@@ -277,7 +276,7 @@ def _looks_grad_related(func: cst.BaseExpression) -> bool:
 def _mentions_no_grad(ctx: FileContext, func: cst.FunctionDef) -> bool:
     """A function of this file that enters no_grad / inference_mode: a wrapper
     (`with torch.no_grad(): return fn(...)`, `return torch.no_grad()(fn)`)."""
-    for node in iter_nodes(func.body):
+    for node in ctx.subtree(func.body):
         if isinstance(node, cst.Name | cst.Attribute) and ctx.qualified_name(node) in NO_GRAD:
             return True
     return False
@@ -307,7 +306,7 @@ def reachable_nodes(ctx: FileContext, root: cst.CSTNode) -> Iterator[cst.CSTNode
     seen: set[cst.FunctionDef] = set()
     stack = [root]
     while stack:
-        for node in iter_nodes(stack.pop()):
+        for node in ctx.subtree(stack.pop()):
             yield node
             callee = ctx.local_callee(node)
             if callee is not None and callee not in seen:

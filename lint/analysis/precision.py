@@ -168,6 +168,11 @@ def autocast_of_with_item(ctx: FileContext, item: cst.BaseExpression) -> cst.Cal
         return item  # type: ignore[return-value]
     if isinstance(item, cst.Name):
         value = single_assignment(ctx, item)
+        if isinstance(value, cst.IfExp):
+            # `autocast(...) if device_type == "cuda" else nullcontext()`: the
+            # other branch does not autocast at all
+            autocasts = [v for v in (value.body, value.orelse) if is_autocast(ctx, v)]
+            value = autocasts[0] if len(autocasts) == 1 else None
         if value is not None and is_autocast(ctx, value):
             return value  # type: ignore[return-value]
     return None
@@ -187,7 +192,7 @@ def single_assignment(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | 
     else:
         body = scope.node
     values: list[cst.BaseExpression] = []
-    for node in own_nodes(body):
+    for node in ctx.own_nodes(body):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 if isinstance(target.target, cst.Name) and target.target.value == name.value:
@@ -232,18 +237,6 @@ def _binds(target: cst.BaseExpression, name: str) -> bool:
     if isinstance(target, cst.StarredElement):
         return _binds(target.value, name)
     return False
-
-
-def own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Nodes of one code body (a function's, or a module's top level), not
-    entering nested functions, classes or lambdas: their code runs elsewhere."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node is not root and isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
-            continue
-        yield node
-        stack.extend(reversed(list(children(node))))
 
 
 def autocast_calls(ctx: FileContext) -> Iterator[cst.Call]:

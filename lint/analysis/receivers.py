@@ -19,7 +19,6 @@ from typing import Iterator
 import libcst as cst
 
 from lint.analysis.scopes import Scope, _parameters, _statements, child_blocks, dotted_name
-from lint.analysis.walk import iter_nodes
 from lint.semantic import SemanticModel
 
 GRAD_SCALER = "grad_scaler"
@@ -181,7 +180,7 @@ class Receivers:
     def _collect_returns(self) -> None:
         for name, defs in self.ctx.scopes.functions.items():
             for func in defs:
-                for node in iter_nodes(func.body):
+                for node in self.ctx.subtree(func.body):
                     if isinstance(node, cst.Return) and node.value is not None:
                         kind = self._value_kind(node.value)
                         if kind is not None:

@@ -17,11 +17,11 @@ import libcst as cst
 
 from lint.analysis.dataflow import backpropagated_names, target_names
 from lint.analysis.loops import clears_grads, is_backward, optimizer_step, scheduler_step, train_mode_call
-from lint.analysis.precision import global_value, half_conversion, own_nodes, value_of_name
+from lint.analysis.precision import global_value, half_conversion, value_of_name
 from lint.analysis.receivers import DATALOADER, SAMPLER
 from lint.analysis.scopes import dotted_name
 from lint.analysis.training import is_clip_call, method_call
-from lint.analysis.walk import calls_in_order, iter_nodes
+from lint.analysis.walk import iter_nodes
 from lint.context import FileContext
 from lint.project import FileFacts
 from lint.summaries import (
@@ -166,14 +166,14 @@ class _Summarizer:
         self.func = func
         self.signature = parameter_names(ctx, func)
         self.params = tuple(name.lstrip("*") for name in self.signature)
-        self.nodes = list(own_nodes(func.body))
+        self.nodes = ctx.own_nodes(func.body)
         self.derived = self._derived_from_params()
         self.converted: set[str] = set()  # dotted names converted to float16 here
 
     def summary(self) -> Summary:
         events: list[Event] = [LOOP] if any(isinstance(n, cst.For | cst.While) for n in self.nodes) else []
         sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set()}
-        for call in calls_in_order(self.func.body):
+        for call in self.ctx.calls_in_order(self.func.body):
             events.extend(self._events(call, sets))
         returned: list[cst.BaseExpression] = []
         for node in self.nodes:
@@ -470,4 +470,5 @@ def file_facts(ctx: FileContext) -> FileFacts:
         for local, targets in ctx.scopes.module_scope.imports.items()
         if len(targets) == 1
     }
-    return FileFacts(dict(summaries.open), frozenset(summaries.called_names()), imports)
+    stars = tuple(ctx.scopes.module_scope.star_imports)
+    return FileFacts(dict(summaries.open), frozenset(summaries.called_names()), imports, stars)

@@ -91,3 +91,18 @@ def calls_in_order(root: cst.CSTNode) -> list[cst.Call]:
         kids = list(children(node))
         stack.extend((kid, False) for kid in reversed(kids))
     return out
+
+
+_BOUNDARIES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+def own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Nodes of one code body (a function's, or a module's top level), not
+    entering nested functions, classes or lambdas: their code runs elsewhere."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node is not root and type(node) in _BOUNDARIES:
+            continue
+        yield node
+        stack.extend(reversed(list(children(node))))

@@ -14,6 +14,7 @@ judged at its end.
 """
 from __future__ import annotations
 
+import dataclasses
 import enum
 import weakref
 from dataclasses import dataclass
@@ -62,12 +63,11 @@ def trained_leaves(roots: Iterable[Any]) -> list[torch.Tensor]:
 
 
 def absorb(earlier: StepProbe, later: StepProbe) -> StepProbe:
-    """`earlier` with what `later` collected appended: one step's probe again."""
-    earlier.losses += later.losses
-    earlier.loss_sites += later.loss_sites
-    earlier.trail_slots += later.trail_slots
-    earlier.trail_values += later.trail_values
-    earlier.graph_roots += later.graph_roots
-    earlier.eval_losses += later.eval_losses
-    earlier.model_site = earlier.model_site or later.model_site
+    """One step's probe again: lists joined in order, single values from `later` when it has them."""
+    for item in dataclasses.fields(StepProbe):
+        mine, theirs = getattr(earlier, item.name), getattr(later, item.name)
+        if isinstance(mine, list):
+            mine.extend(theirs)
+        elif theirs is not None:
+            setattr(earlier, item.name, theirs)
     return earlier

@@ -44,6 +44,12 @@ _KINDS = (
     Kind("underfitting", "warning", "model",
          "train loss does not go down: increase model capacity, tune the learning "
          "rate, reduce regularisation, and check that a tiny batch can be overfit"),
+    Kind("train_in_eval_mode", "warning", "model",
+         "the optimizer steps a model in eval mode (dropout off, batch-norm statistics "
+         "frozen): call model.train() at the start of every training epoch, after validation"),
+    Kind("divergence", "warning", "loss",
+         "the loss blew up or keeps climbing: lower the learning rate (check the warm-up "
+         "peak and the schedule), clip gradients, check the data order"),
     Kind("nonfinite_loss", "error", "loss",
          "the loss is NaN/Inf: follow the culprit module; lower the learning rate, "
          "use bf16 instead of fp16, clip gradients, use numerically stable losses"),

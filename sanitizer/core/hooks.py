@@ -27,7 +27,8 @@ from sanitizer.distributed import ranks
 if TYPE_CHECKING:
     from sanitizer.core.session import Sanitizer
 
-# Functional losses: the value they return in eval mode is a validation loss.
+# Functional losses: the value they return in eval mode is a validation loss
+# (compared with the training loss only when both are the same kind of loss).
 LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss",
                   "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
                   "kl_div", "poisson_nll_loss", "gaussian_nll_loss")
@@ -201,7 +202,7 @@ def _loss_observer(session: Sanitizer, name: str) -> Callable[..., Any]:
         def loss(*args: Any, **kwargs: Any) -> Any:
             value = original(*args, **kwargs)
             if session.active and not is_compiling():
-                guarded(value)
+                guarded(name, args, kwargs, value)
             return value
         return loss
     return wrap

@@ -1,8 +1,10 @@
 """Names for modules and parameters, taken from the models the script builds.
 
-The top-level models are found once (and again only when a name is missing) by
-scanning live objects for `nn.Module`s that own optimizer parameters or modules
-seen in forward, and keeping the outermost ones.
+The models are found once (and again only when a name is missing) by scanning
+live objects for the outermost `nn.Module`s that hold the run's parameters:
+those of the optimizers that stepped and of the modules seen in forward (a
+GAN's generator runs before its optimizer first steps). Parameter-free modules
+(losses, transforms) are not models: their names never become prefixes.
 """
 from __future__ import annotations
 
@@ -23,18 +25,15 @@ class ModelIndex:
         self._param_owner: dict[int, nn.Module] = {}
 
     def refresh(self, anchor_params: Iterable[torch.Tensor], anchor_modules: Iterable[nn.Module]) -> None:
-        params = {id(p) for p in anchor_params}
-        modules = {id(m) for m in anchor_modules}
         live = gc.get_objects()
         # type() rather than isinstance(): some objects compute __class__ with side effects
-        candidates = [obj for obj in live if issubclass(type(obj), nn.Module)
-                      and _touches(obj, params, modules)]
+        modules = [obj for obj in live if issubclass(type(obj), nn.Module)]
         self.optimizers = [obj for obj in live if issubclass(type(obj), torch.optim.Optimizer)]
         del live
-        inner: set[int] = set()
-        for module in candidates:
-            inner.update(id(child) for _, child in module.named_modules() if child is not module)
-        roots = [module for module in candidates if id(module) not in inner]
+        params = {id(p) for p in anchor_params}
+        params.update(id(p) for module in anchor_modules for p in module.parameters(recurse=False))
+        inner = {id(child) for module in modules for child in module._modules.values() if child is not None}
+        roots = [module for module in modules if id(module) not in inner and _touches(module, params)]
         self.roots = _prefixed(roots)
         self._rebuild()
 
@@ -74,10 +73,8 @@ class ModelIndex:
         return {id(p) for opt in self.optimizers for group in opt.param_groups for p in group["params"]}
 
 
-def _touches(module: nn.Module, params: set[int], modules: set[int]) -> bool:
-    if modules and id(module) in modules:
-        return True
-    return bool(params) and any(id(p) in params for p in module.parameters())
+def _touches(module: nn.Module, params: set[int]) -> bool:
+    return any(id(p) in params for p in module.parameters())
 
 
 def _prefixed(roots: list[nn.Module]) -> list[tuple[str, nn.Module]]:

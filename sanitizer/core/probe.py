@@ -42,12 +42,13 @@ def _read_floats(tensors: list[torch.Tensor]) -> list[float]:
     for index, tensor in enumerate(tensors):
         groups.setdefault((tensor.device, tensor.dtype), []).append(index)
     per_device: dict[torch.device, list[tuple[list[int], torch.Tensor]]] = {}
-    for (device, _), indices in groups.items():
-        stacked = torch.stack([tensors[i] for i in indices]).float()
+    for (device, dtype), indices in groups.items():
+        stacked = torch.stack([tensors[i] for i in indices]).to(_read_dtype(dtype))
         per_device.setdefault(device, []).append((indices, stacked))
     values = [0.0] * len(tensors)
     for parts in per_device.values():
-        flat = torch.cat([stacked for _, stacked in parts]).tolist()  # the one sync per device
+        wide = max((stacked.dtype for _, stacked in parts), key=lambda dtype: dtype.itemsize)
+        flat = torch.cat([stacked.to(wide) for _, stacked in parts]).tolist()  # the one sync per device
         offset = 0
         for indices, stacked in parts:
             for i, value in zip(indices, flat[offset:offset + len(indices)]):
@@ -56,8 +57,30 @@ def _read_floats(tensors: list[torch.Tensor]) -> list[float]:
     return values
 
 
+def _read_dtype(dtype: torch.dtype) -> torch.dtype:
+    """float64 values are read as float64 (their range), everything else as float32."""
+    return torch.float64 if dtype == torch.float64 else torch.float32
+
+
+def norms(tensors: list[torch.Tensor], order: float = 2) -> list[torch.Tensor]:
+    """Per-tensor norms as 0-d tensors: float32, or float64 for float64 tensors.
+
+    `_foreach_norm` cannot narrow float64 to float32, and a float64 model's
+    values may not fit float32 anyway: each dtype family gets its own call.
+    """
+    result: list[torch.Tensor] = []
+    placed: list[int] = []
+    for dtype in (torch.float32, torch.float64):
+        indices = [i for i, t in enumerate(tensors) if _read_dtype(t.dtype) == dtype]
+        if indices:
+            placed.extend(indices)
+            result.extend(torch._foreach_norm([tensors[i] for i in indices], order, dtype=dtype))
+    by_index = dict(zip(placed, result))
+    return [by_index[i] for i in range(len(tensors))]
+
+
 def squared_norms(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
-    """Per-tensor squared L2 norms as 0-d float32 tensors, the cheapest way per device.
+    """Per-tensor squared L2 norms as 0-d tensors, the cheapest way per device.
 
     On CPU a BLAS dot product of fp32 values is about twice as fast as
     `_foreach_norm`; elsewhere (and for 16-bit values, whose dot would overflow)
@@ -66,7 +89,7 @@ def squared_norms(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
     tensors = local_values(tensors)  # FSDP's DTensor gradients: this rank's shard, no collective
     if all(t.device.type == "cpu" and t.dtype == torch.float32 for t in tensors):
         return [torch.dot(flat, flat) for flat in (t.reshape(-1) for t in tensors)]
-    return list(torch._foreach_pow(torch._foreach_norm(tensors, 2, dtype=torch.float32), 2))
+    return list(torch._foreach_pow(norms(tensors), 2))
 
 
 @dataclass
@@ -79,7 +102,9 @@ class StepProbe:
     trail_values: list[torch.Tensor] = field(default_factory=list)
     graph_roots: list[Any] = field(default_factory=list)
     model_site: str | None = None
-    eval_losses: list[torch.Tensor] = field(default_factory=list)
+    eval_losses: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # (kind, per-element mean)
+    loss_kinds: list[str | None] = field(default_factory=list)  # of `losses`, None when unknown
+    model_in_eval_mode: Any = None  # the model whose eval-mode forward a training loss came from
 
     def add_trail(self, slot: int, tensor: torch.Tensor) -> None:
         if len(self.trail_slots) < MAX_TRAIL:
@@ -114,6 +139,10 @@ class StepRecord:
     memory_bytes: float | None
     graph_roots: list[Any]
     training_params: list[torch.Tensor] = field(default_factory=list)
+    eval_kind: str | None = None  # the kind of loss `eval_loss` is (see core/loss_calls.py)
+    loss_kinds: list[str | None] = field(default_factory=list)
+    model_in_eval_mode: Any = None  # an nn.Module, when the step trained a model in eval mode
+    optimizer_id: int | None = None  # which optimizer stepped (several: GANs, multi-model runs)
     tiny_share: float | None = None  # share below the fp16 normal range (zeros included), when sampled
 
     @property

@@ -18,7 +18,7 @@ from typing import Any, Iterable, TextIO
 import torch
 from torch import nn
 
-from sanitizer.core import hooks, locations
+from sanitizer.core import hooks, locations, loss_calls
 from sanitizer.core.backward_steps import HeldStep, StepSource, absorb, gradient_state, trained_leaves
 from sanitizer.core.catalogue import KINDS
 from sanitizer.core.children import Children
@@ -94,7 +94,8 @@ class Sanitizer:
         self._optimizers: weakref.WeakSet[torch.optim.Optimizer] = weakref.WeakSet()
         self._last_params: list[torch.Tensor] = []
         self._scaler: weakref.ref[Any] | None = None
-        self._scaled: tuple[weakref.ref[torch.Tensor], torch.Tensor] | None = None
+        self._scaled: tuple[weakref.ref[torch.Tensor], torch.Tensor, str | None] | None = None
+        self._train_loss: tuple[weakref.ref[torch.Tensor], str | None] | None = None  # the latest, and its kind
         self._stepped = False
         self.step_source = StepSource.UNDECIDED
         self._held: HeldStep | None = None
@@ -293,12 +294,14 @@ class Sanitizer:
             probe.graph_roots.append(root.grad_fn)
             if root.dim() != 0 or not root.is_floating_point():
                 continue
-            loss = root
+            loss, kind = root, self._train_kind(root)
             scaled = self._scaled
             if scaled is not None and scaled[0]() is root:
-                loss = scaled[1]
+                loss, kind = scaled[1], scaled[2]
                 self._scaled = None
             probe.losses.append(loss.detach())
+            probe.loss_kinds.append(kind)
+            probe.model_in_eval_mode = self.tracer.model_in_eval_mode()  # the last backward before the step decides
             probe.loss_sites.append(self._loss_site or locations.user_site())
             self._loss_site = None
             for detector in self._backward_listeners:
@@ -357,15 +360,23 @@ class Sanitizer:
         self.fp16 = True
         self._scaler = weakref.ref(scaler)
         if isinstance(outputs, torch.Tensor) and isinstance(scaled, torch.Tensor):
-            self._scaled = (weakref.ref(scaled), outputs.detach())
+            self._scaled = (weakref.ref(scaled), outputs.detach(), self._train_kind(outputs))
 
-    def on_loss_value(self, value: Any) -> None:
-        """A functional loss returned `value`: note where (training) or keep it (evaluating)."""
+    def on_loss_value(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> None:
+        """A functional loss returned `value`: note where and what (training) or keep it (evaluating)."""
+        if not isinstance(value, torch.Tensor) or value.dim() != 0 or not value.is_floating_point():
+            return
+        kind = loss_calls.kind_of(name, args, kwargs)
         if torch.is_grad_enabled() and self.tracer.training_mode is not False:
             self._loss_site = locations.user_site()
-            return
-        if isinstance(value, torch.Tensor) and value.dim() == 0 and value.is_floating_point():
-            self.probe.eval_losses.append(value.detach())
+            self._train_loss = (weakref.ref(value), kind)
+        elif kind is not None:
+            self.probe.eval_losses.append((kind, loss_calls.per_element_mean(name, args, kwargs, value.detach())))
+
+    def _train_kind(self, loss: torch.Tensor) -> str | None:
+        """The kind of `loss` if it is what a functional loss returned (not a sum of losses, not scaled)."""
+        noted = self._train_loss
+        return noted[1] if noted is not None and noted[0]() is loss else None
 
     def on_scheduler_step(self, scheduler: Any) -> None:
         """An LR scheduler's `step()` is about to run; its constructor's own first step
@@ -449,7 +460,9 @@ class Sanitizer:
         if self._index_step == 0 and params:
             self._refresh_index()
         with torch.no_grad():
-            return self._measure(probe, params, skipped, found_inf, partial)
+            record = self._measure(probe, params, skipped, found_inf, partial)
+        record.optimizer_id = id(optimizer) if optimizer is not None else None
+        return record
 
     def _dispatch(self, record: StepRecord) -> None:
         """Hand a measured step to the detectors and the series."""
@@ -484,8 +497,10 @@ class Sanitizer:
         underflow_total = 0
         if grads and self.fp16 and "grad_underflow" in self.enabled_kinds and self.step % UNDERFLOW_EVERY == 1:
             underflow_total = self._queue_underflow_census(gather, with_grad, scaler, found_inf is not None)
-        if probe.eval_losses:
-            gather.add("eval", [torch.stack([loss.float() for loss in probe.eval_losses]).mean()])
+        eval_kind = _most_common([kind for kind, _ in probe.eval_losses])
+        if eval_kind is not None:
+            gather.add("eval", [torch.stack([loss.float() for kind, loss in probe.eval_losses
+                                             if kind == eval_kind]).mean()])
         values = gather.read()
         param_norms = [math.sqrt(value) for value in values.get("params", [])]
         if not checked and (partial or _any_nonfinite(values, ("loss", "trail", "grads"))):
@@ -512,6 +527,7 @@ class Sanitizer:
             checked_params=checked, param_norms=param_norms, param_step=self.steps or self.step,
             scale=scale, underflow=_share(values.get("underflow"), 0, underflow_total),
             tiny_share=_share(values.get("underflow"), 1, underflow_total), eval_loss=_first(values.get("eval")),
+            eval_kind=eval_kind, loss_kinds=probe.loss_kinds, model_in_eval_mode=probe.model_in_eval_mode,
             data_wait=data_wait, step_time=step_time,
             memory_bytes=None if partial else self._memory.sample(self.step, self.device),
             graph_roots=probe.graph_roots, training_params=[p for p in params if p.requires_grad])
@@ -609,6 +625,10 @@ def _floating(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
 
 def _any_nonfinite(values: dict[str, list[float]], names: tuple[str, ...]) -> bool:
     return not all(all(map(math.isfinite, values.get(name, ()))) for name in names)
+
+
+def _most_common(kinds: list[str]) -> str | None:
+    return Counter(kinds).most_common(1)[0][0] if kinds else None
 
 
 def _share(values: list[float] | None, index: int, total: int) -> float | None:

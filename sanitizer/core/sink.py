@@ -55,6 +55,10 @@ class Sink:
         """The module behind a slot of a step record's forward trail."""
         return self._session.module_of_slot(slot)
 
+    def module_name(self, module: nn.Module) -> str | None:
+        """As in `model.named_modules()` (the class name for a module of no model)."""
+        return self._session.module_name(module)
+
     def slot_name(self, slot: int) -> str | None:
         return self._session.slot_name(slot)
 

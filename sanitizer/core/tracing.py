@@ -3,6 +3,12 @@
 It tracks the nesting of module calls (the outermost call tells train/eval mode
 and marks the model's input), gives each module a slot, and queues the abs-max
 magnitude of each module's output into the step's probe: the magnitude trail.
+
+A module's own computation (`h = self.proj(x) * gain`) shows in its output only
+when it returns it; one that ends by handing `h` to a child
+(`return self.dropout(h)`) would hide it. So a tensor passed to a child that no
+module produced is traced too, under the parent's "own" slot: the culprit
+search then names the innermost module whose own code made the jump.
 """
 from __future__ import annotations
 
@@ -29,34 +35,53 @@ UNTRACED = (nn.ReLU, nn.ReLU6, nn.LeakyReLU, nn.GELU, nn.SiLU, nn.Tanh, nn.Sigmo
 class ForwardTracer:
     def __init__(self, session: Sanitizer, trace: bool, listeners: list[Detector]) -> None:
         self.saw_forward = False
-        self.training_mode: bool | None = None  # of the latest outermost module call
+        self.training_mode: bool | None = None  # of the latest outermost call of a model (not a loss)
+        self._model: weakref.ref[nn.Module] | None = None  # that model
         self._session = session
         self._trace = trace
         self._listeners = listeners
-        self._depth = 0
+        self._calls: list[nn.Module] = []  # the modules whose forward is running, outermost first
         self._last_output: weakref.ref[torch.Tensor] | None = None
-        self._slots: dict[int, int] = {}
+        self._slots: dict[tuple[int, bool], int] = {}
         self._slot_refs: list[weakref.ref[nn.Module]] = []
 
     def before_forward(self, module: nn.Module, args: tuple[Any, ...]) -> None:
-        self._depth += 1
-        if self._depth != 1:
+        self._calls.append(module)
+        if len(self._calls) != 1:
+            if self._trace and args and torch.is_grad_enabled():
+                self._trace_own_computation(args[0])
             return
         self.saw_forward = True
-        self.training_mode = module.training
+        if not isinstance(module, nn.modules.loss._Loss):  # a loss module's mode says nothing
+            self.training_mode = module.training
+            self._model = weakref.ref(module)
         if not torch.is_grad_enabled():
             return
         probe = self._session.probe
         if probe.model_site is None:
             probe.model_site = locations.user_site()
             self._session.fp16 = self._session.fp16 or _autocast_fp16()
+        # a batch has no autograd history; an input that has one (a GAN's discriminator
+        # fed the generator's output) was computed by a model, and is traced as such
         if (self._trace and args and isinstance(args[0], torch.Tensor)
-                and args[0].is_floating_point() and args[0].numel()
+                and args[0].is_floating_point() and args[0].numel() and args[0].grad_fn is None
                 and not isinstance(module, nn.modules.loss._Loss)):
             probe.add_trail(INPUT_SLOT, args[0])
 
+    def _trace_own_computation(self, tensor: Any) -> None:
+        """`tensor`, given to a child, was computed by the parent itself unless a module returned it."""
+        if not isinstance(tensor, torch.Tensor) or tensor.grad_fn is None:
+            return
+        last = self._last_output
+        if last is not None and last() is tensor:
+            return
+        if tensor.is_floating_point() and tensor.numel():
+            self._last_output = weakref.ref(tensor)  # traced once, however many children read it
+            self._session.probe.add_trail(self._slot(self._calls[-2], own=True), tensor)
+
     def after_forward(self, module: nn.Module, args: tuple[Any, ...], output: Any) -> None:
-        self._depth = max(self._depth - 1, 0)
+        if self._calls:
+            self._calls.pop()
         if not torch.is_grad_enabled():
             return
         tensor = _first_tensor(output)
@@ -73,6 +98,10 @@ class ForwardTracer:
             return
         self._session.probe.add_trail(self._slot(module), tensor)
 
+    def model_in_eval_mode(self) -> nn.Module | None:
+        """The model of the latest outermost call, if that call ran in eval mode."""
+        return self._model() if self._model is not None and self.training_mode is False else None
+
     def step_closed(self) -> None:
         self._last_output = None
 
@@ -82,12 +111,14 @@ class ForwardTracer:
     def traced_modules(self) -> list[nn.Module]:
         return [module for module in (ref() for ref in self._slot_refs) if module is not None]
 
-    def _slot(self, module: nn.Module) -> int:
-        slot = self._slots.get(id(module))
+    def _slot(self, module: nn.Module, own: bool = False) -> int:
+        """The trail slot of a module's output, or (`own`) of what its own code computed."""
+        key = (id(module), own)
+        slot = self._slots.get(key)
         if slot is None or self._slot_refs[slot]() is not module:
             slot = len(self._slot_refs)
             self._slot_refs.append(weakref.ref(module))
-            self._slots[id(module)] = slot
+            self._slots[key] = slot
         return slot
 
 

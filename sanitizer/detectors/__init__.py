@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from sanitizer.detectors.base import Detector
 from sanitizer.detectors.dataloader_bound import DataloaderBoundDetector
+from sanitizer.detectors.divergence import DivergenceDetector
 from sanitizer.detectors.fitting import FittingDetector
 from sanitizer.detectors.grad_underflow import GradUnderflowDetector
 from sanitizer.detectors.memory_growth import MemoryGrowthDetector
@@ -14,6 +15,7 @@ from sanitizer.detectors.scale_collapse import ScaleCollapseDetector
 from sanitizer.detectors.scheduler_order import SchedulerOrderDetector
 from sanitizer.detectors.spikes import GradSpikeDetector, LossSpikeDetector
 from sanitizer.detectors.tensor_leak import TensorLeakDetector
+from sanitizer.detectors.train_in_eval_mode import TrainInEvalModeDetector
 from sanitizer.detectors.unused_parameter import UnusedParameterDetector
 from sanitizer.detectors.vanishing_grad import VanishingGradDetector
 
@@ -21,7 +23,8 @@ DETECTORS: tuple[type[Detector], ...] = (
     NonfiniteDetector, LossSpikeDetector, GradSpikeDetector, GradUnderflowDetector,
     ScaleCollapseDetector, VanishingGradDetector, TensorLeakDetector, MemoryGrowthDetector,
     UnusedParameterDetector, ParamNotInOptimizerDetector, DataloaderBoundDetector, FittingDetector,
-    RankDivergenceDetector, MissingSetEpochDetector, SchedulerOrderDetector,
+    RankDivergenceDetector, MissingSetEpochDetector, SchedulerOrderDetector, DivergenceDetector,
+    TrainInEvalModeDetector,
 )
 
 

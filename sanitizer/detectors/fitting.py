@@ -8,14 +8,19 @@
 | high       | high     | large | data or code bug (mismatch) |
 
 Train losses are those `.backward()` saw; validation losses are what functional
-losses returned while the model was in eval mode or gradients were off. "Low"
-means the loss fell to at most half its starting level, "high" that it fell by
-less than a tenth. Without validation losses the table does not apply and
+losses returned while the model was in eval mode or gradients were off. Only
+like is compared with like: the training loss must be what one functional loss
+returned (not a sum of terms, not divided for accumulation) on almost every
+step, and only validation losses of that same kind count (`reduction="sum"`
+turned into a per-element mean, see core/loss_calls.py). "Low" means the loss
+fell to at most half its starting level, "high" that it fell by less than a
+tenth. Without comparable validation losses the table does not apply and
 nothing is concluded (a toy run on random targets is not underfitting).
 """
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from sanitizer.core.probe import StepRecord
@@ -32,6 +37,7 @@ HIGH = 0.1  # fell by less than this: train loss is "high" (not going down)
 GAP = 1.0  # validation above train by this share of train...
 GAP_OF_START = 0.2  # ...and by this share of the starting loss: the gap is "large"
 STILL_IMPROVING = 0.95  # last validation below this share of the best earlier one
+SAME_KIND = 0.95  # share of the steps whose training loss must be of one kind
 REPORTED_VALS = 200  # validation losses written into the report (the latest)
 
 
@@ -41,18 +47,35 @@ class FittingDetector(Detector):
 
     def __init__(self) -> None:
         self.train_losses: list[float] = []
-        self.val_losses: list[tuple[int, float]] = []
         self.verdict: str | None = None
+        self._train_kinds: Counter[str | None] = Counter()
+        self._vals: list[tuple[int, float, str]] = []
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
-        if record.eval_loss is not None and math.isfinite(record.eval_loss):
-            self.val_losses.append((record.step, record.eval_loss))
+        if record.eval_loss is not None and math.isfinite(record.eval_loss) and record.eval_kind is not None:
+            self._vals.append((record.step, record.eval_loss, record.eval_kind))
         if not record.partial and record.loss is not None and math.isfinite(record.loss):
             self.train_losses.append(record.loss)
+            kinds = set(record.loss_kinds)
+            self._train_kinds[kinds.pop() if len(kinds) == 1 else None] += 1
+
+    @property
+    def loss_kind(self) -> str | None:
+        """The kind of the training loss, when (nearly) every step's loss was of that kind."""
+        if not self._train_kinds:
+            return None
+        kind, count = self._train_kinds.most_common(1)[0]
+        return kind if count >= SAME_KIND * sum(self._train_kinds.values()) else None
+
+    @property
+    def val_losses(self) -> list[tuple[int, float]]:
+        """The validation losses comparable with the training loss."""
+        kind = self.loss_kind
+        return [(step, value) for step, value, of in self._vals if of == kind] if kind is not None else []
 
     def state(self) -> dict[str, object]:
         return {"train_steps": len(self.train_losses), "val_losses": self.val_losses[-REPORTED_VALS:],
-                "verdict": self.verdict}
+                "loss_kind": self.loss_kind, "verdict": self.verdict}
 
     def on_end(self, sink: Sink) -> None:
         train = self.train_losses

@@ -98,7 +98,7 @@ class NonfiniteDetector(Detector):
             return
         module = sink.slot_name(slot)
         culprit_name = sink.slot_name(culprit) if culprit is not None else module
-        blame = "" if culprit_name == module else f"; it started in {culprit_name}, whose output jumped first"
+        blame = "" if culprit_name == module else f"; it started in {culprit_name}, whose values jumped first"
         sink.emit("nonfinite_activation", record.step,
                   f"output of {module} is {_word(mag)}{blame}",
                   module=module, where=_forward_site(sink, culprit if culprit is not None else slot)

@@ -21,6 +21,8 @@ from typing import Iterable
 import torch
 from torch import nn
 
+from sanitizer.core.probe import norms
+
 FINGERPRINT_FORMAT = "<2f"  # L1 norm, L2 norm
 FINGERPRINT_BYTES = struct.calcsize(FINGERPRINT_FORMAT)
 
@@ -64,8 +66,8 @@ def fingerprint(tensors: list[torch.Tensor]) -> bytes:
     if not tensors:
         return b""
     with torch.no_grad():
-        l1 = torch._foreach_norm(tensors, 1, dtype=torch.float32)
-        l2 = torch._foreach_norm(tensors, 2, dtype=torch.float32)
+        l1 = [norm.float() for norm in norms(tensors, 1)]
+        l2 = [norm.float() for norm in norms(tensors, 2)]
     values: list[float] = [0.0] * (2 * len(tensors))
     by_device: dict[torch.device, list[int]] = {}
     for index, tensor in enumerate(tensors):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import libcst as cst
 import pytest
 
 from lint.registry import all_rules
@@ -26,3 +27,11 @@ def _inputs() -> list[object]:
 
 
 INPUTS = _inputs()
+
+
+def parsed(source: str) -> cst.Module | None:
+    """The module of `source`; None for the examples of TL000, which do not parse."""
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return None

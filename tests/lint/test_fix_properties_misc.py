@@ -1,7 +1,8 @@
 """Property tests for the fixes of TL202 (loss-accumulated-with-graph) and
 TL304 (sampler-with-shuffle), over their bad examples and generated
 variations: the fixed file parses, lints clean for the rule, fixing twice
-changes nothing more, and only the flagged statements change."""
+changes nothing more, every comment is kept, and only the flagged
+statements change."""
 
 from __future__ import annotations
 
@@ -177,11 +178,20 @@ def loader_calls(draw: st.DrawFn) -> str:
     args = draw(st.permutations(args[1:]))
     args = ["dataset", *args]
     multiline, trailing = draw(st.booleans()), draw(st.booleans())
+    # a comment at the end of an argument's line (`shuffle=True` among them) or on a line of its own
+    notes = draw(st.lists(st.sampled_from(["", "  # note", "\n    # own line"]), min_size=len(args), max_size=len(args)))
     if multiline:
-        body = "".join(f"    {a},\n" if i < len(args) - 1 or trailing else f"    {a}\n" for i, a in enumerate(args))
+        body = "".join(
+            f"    {a}{',' if i < len(args) - 1 or trailing else ''}{note}\n" for i, (a, note) in enumerate(zip(args, notes))
+        )
         call = f"loader = DataLoader(  # expect: TL304\n{body})\n"
     else:
-        call = f"loader = DataLoader({', '.join(args)}{',' if trailing else ''})  # expect: TL304\n"
+        listed = ", ".join(args) + ("," if trailing else "")
+        call = f"loader = DataLoader({listed})  # expect: TL304\n"
+        if notes[args.index("shuffle=True")] == "  # note":  # the line breaks after the commented argument
+            head, _, tail = listed.partition("shuffle=True")
+            tail = tail.removeprefix(",").lstrip()
+            call = f"loader = DataLoader({head}shuffle=True,  # note  # expect: TL304\n    {tail})\n"
     return "from torch.utils.data import DataLoader\n" + call + "for batch in loader:\n    step(batch)\n"
 
 
@@ -192,8 +202,7 @@ def check_fix(rule: type[Rule], source: str) -> None:
     assert any(f.fixable for f in findings)
     fixed = fixed_source(rule, source)
     compile(fixed, "<fixed>", "exec")
-    if rule is TL202:  # TL304 drops the removed argument with its own comment
-        assert comment_tokens(fixed) == comment_tokens(source), "a fix keeps every comment"
+    assert comment_tokens(fixed) == comment_tokens(source), "a fix keeps every comment"
     assert not [f for f in findings_of(rule, fixed) if f.fixable], "the fixed code must not be fixable again"
     assert {f.line for f in findings_of(rule, fixed)} <= {f.line for f in findings if not f.fixable}
     assert fixed_source(rule, fixed) == fixed, "fixing twice must change nothing"

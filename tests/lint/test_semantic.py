@@ -6,11 +6,15 @@ from __future__ import annotations
 from typing import ClassVar
 
 import libcst as cst
+import pytest
 
 from lint.engine import lint_bytes
 from lint.registry import all_rules
 from lint.rule import Rule
+from lint.analysis.walk import calls_in_order, iter_nodes, own_nodes
 from lint.semantic import SemanticModel
+
+from lint_inputs import INPUTS, parsed
 
 SOURCE = '''\
 import torch
@@ -86,3 +90,18 @@ def test_scopes_and_call_graph() -> None:
     assert model.call_sites(step) == [by_text["self.step()"]]
     assert model.nodes()[0] is module and all(model.parent(n) is not None for n in model.nodes()[1:])
 
+
+
+@pytest.mark.parametrize("source", INPUTS)
+def test_recorded_views_equal_walks(source: str) -> None:
+    """What the model records in its one walk is what walking again gives."""
+    module = parsed(source)
+    if module is None:
+        return
+    model = SemanticModel("input.py", source, module)
+    bodies = [module, *(n.body for n in model.nodes_of(cst.FunctionDef))]  # type: ignore[attr-defined]
+    for body in bodies:
+        assert list(model.own_nodes(body)) == list(own_nodes(body))
+        assert list(model.calls_in_order(body)) == calls_in_order(body)
+    for node in model.nodes():
+        assert list(model.subtree(node)) == list(iter_nodes(node))

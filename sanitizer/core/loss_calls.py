@@ -1,0 +1,61 @@
+"""What a call of a `torch.nn.functional` loss computed, so that like is compared with like.
+
+A validation loss says something about the training loss only when both are
+the same function, reduced the same way, with the same options that change its
+scale. `kind_of` names that; `per_element_mean` turns a `reduction="sum"` value
+into the mean over the elements it summed (the MNIST example's test loss) when
+that count is known. Whatever is not understood (legacy `size_average` /
+`reduce`, options passed by position, a class-weighted sum, a `kl_div` sum) has
+no kind, and a loss without a kind is never compared.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+
+CLASS_INDEXED = ("cross_entropy", "nll_loss")
+# positional arguments before the options (input, target[, var])
+TENSOR_ARGUMENTS = {"gaussian_nll_loss": 3}
+SCALE_OPTIONS = ("label_smoothing", "log_target", "full", "delta", "beta", "log_input")
+
+
+def kind_of(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+    """`cross_entropy`, `cross_entropy weighted label_smoothing=0.1`, `kl_div batchmean`...; None if unsure."""
+    if len(args) > TENSOR_ARGUMENTS.get(name, 2) or "size_average" in kwargs or "reduce" in kwargs:
+        return None
+    reduction = kwargs.get("reduction", "mean")
+    if reduction not in ("mean", "sum", "batchmean"):
+        return None
+    if reduction == "sum" and (name == "kl_div" or (name in CLASS_INDEXED and kwargs.get("weight") is not None)):
+        return None  # their mean is not the sum over a count we know
+    parts = [name]
+    if kwargs.get("weight") is not None or kwargs.get("pos_weight") is not None:
+        parts.append("weighted")
+    if reduction == "batchmean":
+        parts.append("batchmean")
+    parts.extend(f"{option}={kwargs[option]}" for option in SCALE_OPTIONS
+                 if option in kwargs and not isinstance(kwargs[option], torch.Tensor))
+    return " ".join(parts)
+
+
+def per_element_mean(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+                     value: torch.Tensor) -> torch.Tensor:
+    """`value` as a mean over its elements (a sum divided by how many it added up)."""
+    if kwargs.get("reduction", "mean") != "sum":
+        return value
+    return value / _summed_count(name, _tensor(args, kwargs, 0, "input"), _tensor(args, kwargs, 1, "target"),
+                                 kwargs.get("ignore_index", -100))
+
+
+def _summed_count(name: str, inputs: torch.Tensor, target: torch.Tensor, ignore_index: int) -> Any:
+    if name in CLASS_INDEXED and not target.is_floating_point():
+        return (target != ignore_index).sum()
+    if name in CLASS_INDEXED:  # class probabilities: one term per sample (and position)
+        return max(inputs.numel() // inputs.shape[1], 1) if inputs.dim() > 1 else 1
+    return math.prod(torch.broadcast_shapes(inputs.shape, target.shape))
+
+
+def _tensor(args: tuple[Any, ...], kwargs: dict[str, Any], index: int, keyword: str) -> torch.Tensor:
+    return args[index] if len(args) > index else kwargs[keyword]

@@ -1,0 +1,134 @@
+"""The loss diverged: it blew up far above its early level, or it climbs steadily.
+
+Two rules, neither waiting for a long history:
+
+- blow-up: the loss reaches 10 times its early level (the highest of the first
+  5 losses that were not themselves a blow-up). In the first 20 steps one loss
+  is enough, so a warm-up blow-up at step 2 is judged at step 2 (the spike
+  check needs 20 steps of history); later the median of the last 10 losses must
+  be that high, so that a single outlier batch stays a `loss_spike`.
+- climb: the medians of consecutive blocks of 8 losses rose 4 times in a row,
+  the last is at least twice the loss at its lowest (the least median of 3
+  neighbouring blocks), higher than that by a tenth of the early level (a loss
+  that converged near zero may wander) and by 5 noise sigmas of a block median
+  (measured from the steps between neighbouring blocks: a noisy plateau drifts). Blocks are
+  merged two by two as the run grows: memory stays bounded and a slow climb
+  over a long run is seen at its own pace.
+
+A loss at or below zero has no scale to judge by, and when several optimizers
+take turns (a GAN), each loss is meant to rise against the other: not judged.
+"""
+from __future__ import annotations
+
+import math
+from collections import deque
+from typing import TYPE_CHECKING
+
+from sanitizer.core.probe import StepRecord
+from sanitizer.detectors.base import Detector
+from sanitizer.detectors.stats import MAD_TO_SIGMA, median
+from sanitizer.report.formatting import format_number
+
+if TYPE_CHECKING:
+    from sanitizer.core.sink import Sink
+
+EARLY = 5  # losses that set the early level
+BLOWUP = 10.0  # times the early level
+QUICK = 20  # steps during which one loss is enough for a blow-up
+RECENT = 10  # losses whose median must blow up after that
+BLOCK = 8  # losses per block at the start
+RISES = 4  # block medians rising in a row
+CLIMB = 2.0  # the last block at least this many times the lowest one
+MIN_RISE = 0.1  # ... and above it by this share of the early level
+MAX_BLOCKS = 64  # then blocks are merged two by two
+LOW_SPAN = 3  # neighbouring blocks whose median is the loss at its lowest
+SIGNIFICANT = 5.0  # the rise, in noise sigmas of a block median
+
+
+class DivergenceDetector(Detector):
+    name = "divergence"
+    kinds = ("divergence",)
+
+    def __init__(self) -> None:
+        self.early: list[float] = []
+        self.block_medians: list[float] = []
+        self.block_size = BLOCK
+        self.reported_step: int | None = None
+        self._block: list[float] = []
+        self._recent: deque[float] = deque(maxlen=RECENT)
+        self._steps = 0
+        self._optimizers: set[int] = set()
+
+    def on_step(self, record: StepRecord, sink: Sink) -> None:
+        loss = record.loss
+        if (record.partial or record.skipped or loss is None or not math.isfinite(loss)
+                or self.reported_step is not None):
+            return
+        if record.optimizer_id is not None:
+            self._optimizers.add(record.optimizer_id)
+        if len(self._optimizers) > 1:
+            return
+        self._steps += 1
+        self._recent.append(loss)
+        level = max(self.early) if self.early and min(self.early) > 0 else None
+        if level is not None and self._blown_up(loss, level):
+            self._report_blow_up(record, sink, loss, level)
+            return
+        if len(self.early) < EARLY:
+            self.early.append(loss)
+        if self._block_closed(loss) and level is not None and self._climbing(level):
+            self._report_climb(record, sink, level)
+
+    def _blown_up(self, loss: float, level: float) -> bool:
+        value = loss if self._steps <= QUICK else median(list(self._recent))
+        return value >= BLOWUP * level
+
+    def _block_closed(self, loss: float) -> bool:
+        self._block.append(loss)
+        if len(self._block) < self.block_size:
+            return False
+        self.block_medians.append(median(self._block))
+        self._block = []
+        if len(self.block_medians) > MAX_BLOCKS:
+            pairs = zip(self.block_medians[0::2], self.block_medians[1::2])
+            self.block_medians = [(a + b) / 2 for a, b in pairs]
+            self.block_size *= 2
+        return True
+
+    def _climbing(self, level: float) -> bool:
+        last = self.block_medians[-(RISES + 1):]
+        if len(last) <= RISES or any(later <= earlier for earlier, later in zip(last, last[1:])):
+            return False
+        lowest = self.lowest()
+        # how much block medians wander by noise alone: from the steps between neighbours
+        steps = [abs(later - earlier) for earlier, later in zip(self.block_medians, self.block_medians[1:])]
+        noise = MAD_TO_SIGMA * median(steps) / math.sqrt(2)
+        rise = last[-1] - lowest
+        return last[-1] >= CLIMB * lowest and rise >= MIN_RISE * level and rise >= SIGNIFICANT * noise
+
+    def lowest(self) -> float:
+        """The loss at its lowest: the least median of 3 neighbouring blocks (one lucky block is noise)."""
+        blocks = self.block_medians
+        return min(median(blocks[i:i + LOW_SPAN]) for i in range(max(len(blocks) - LOW_SPAN, 0) + 1))
+
+    def _report_blow_up(self, record: StepRecord, sink: Sink, loss: float, level: float) -> None:
+        self.reported_step = record.step
+        recent = "" if self._steps <= QUICK else f" and its last {len(self._recent)} losses stay that high"
+        sink.emit("divergence", record.step,
+                  f"loss {format_number(loss)} is {format_number(loss / level)} times its early level "
+                  f"{format_number(level)}{recent}: training diverged",
+                  where=_loss_site(record), value=loss, extra={"baseline": level, "rule": "blow-up"})
+
+    def _report_climb(self, record: StepRecord, sink: Sink, level: float) -> None:
+        self.reported_step = record.step
+        lowest, last = self.lowest(), self.block_medians[-1]
+        span = (RISES + 1) * self.block_size
+        sink.emit("divergence", record.step,
+                  f"loss climbed steadily over the last {span} steps, from {format_number(lowest)} "
+                  f"(its lowest) to {format_number(last)}: training is diverging",
+                  where=_loss_site(record), value=last,
+                  extra={"baseline": level, "lowest": lowest, "rule": "climb"})
+
+
+def _loss_site(record: StepRecord) -> str | None:
+    return next((site for site in record.loss_sites if site), None)

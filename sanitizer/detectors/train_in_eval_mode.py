@@ -1,0 +1,63 @@
+"""Optimizer steps on a model left in eval mode: dropout off, batch norm frozen.
+
+The usual cause: the validation pass calls `model.eval()` and the training loop
+never calls `model.train()` again, so every later epoch trains without dropout
+and with batch-norm statistics frozen. The model judged is the one whose
+forward the step's last backward came from (an adversarial attack run in eval
+mode before a train-mode step does not count). A model without any module that
+behaves differently in eval mode is not concerned, and a model in train mode
+whose batch norms were frozen on purpose (a fine-tuning habit) is not reported.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from torch import nn
+
+from sanitizer.core.probe import StepRecord
+from sanitizer.detectors.base import Detector
+
+if TYPE_CHECKING:
+    from sanitizer.core.sink import Sink
+
+MAX_LISTED = 20
+
+
+def changes_in_eval_mode(module: nn.Module) -> bool:
+    """True for modules whose forward differs between train and eval mode."""
+    if isinstance(module, nn.modules.dropout._DropoutNd):
+        return module.p > 0
+    if isinstance(module, nn.modules.batchnorm._NormBase):  # batch and instance norms
+        return module.track_running_stats
+    if isinstance(module, nn.MultiheadAttention):
+        return module.dropout > 0
+    return False
+
+
+class TrainInEvalModeDetector(Detector):
+    name = "train_in_eval_mode"
+    kinds = ("train_in_eval_mode",)
+
+    def __init__(self) -> None:
+        self.first_step: int | None = None
+        self.steps_in_eval_mode = 0
+
+    def on_step(self, record: StepRecord, sink: Sink) -> None:
+        model = record.model_in_eval_mode
+        if model is None or record.partial:
+            return
+        if self.first_step is not None:
+            self.steps_in_eval_mode += 1
+            return
+        frozen = [module for module in model.modules() if not module.training and changes_in_eval_mode(module)]
+        if not frozen:
+            return
+        self.first_step = record.step
+        self.steps_in_eval_mode = 1
+        names = [sink.module_name(module) or type(module).__name__ for module in frozen]
+        types = ", ".join(f"{count} {kind}" for kind, count in Counter(type(m).__name__ for m in frozen).items())
+        sink.emit("train_in_eval_mode", record.step,
+                  f"the optimizer steps a model in eval mode: its {types} behave as at inference "
+                  "(no dropout, frozen batch-norm statistics); call model.train() before training",
+                  module=names[0], where=record.model_site, extra={"modules": names[:MAX_LISTED]})

@@ -1,0 +1,111 @@
+"""Real-style training scripts, one per pattern that fooled the sanitizer on public
+examples: every dtype torch trains in, a culprit behind `return self.dropout(h)`,
+a model left in eval mode, blow-ups and climbs of the loss, summed validation
+losses, and module names with a second model, a loss module and a transform."""
+from __future__ import annotations
+
+import pytest
+
+from sanitizer_harness import PRELAUNCH, Run, ScriptRuns, line_of
+
+DTYPES = ["float64", "float32", "bfloat16", "float16"]
+ENDINGS = ["dropout", "act", "tanh"]
+HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
+    ("gated_lm.py", "--ending", ending) for ending in ENDINGS] + [
+    ("eval_mode_left_on.py",), ("eval_mode_left_on.py", "--frozen-bn"), ("warmup_blowup.py",),
+    ("steady_climb.py",), ("summed_validation.py",), ("summed_validation.py", "--criterion", "module"),
+    ("gan_ring.py",)]
+PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
+              *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
+              ("eval_mode_left_on.py", "--bug"), ("warmup_blowup.py", "--peak-lr", "3"),
+              ("steady_climb.py", "--endless-warmup"), ("summed_validation.py", "--overfit"),
+              ("gan_ring.py", "--fault")]
+
+
+def _where(run: Run) -> dict[str, tuple[int, str | None]]:
+    """Kind -> (step, module) of the first event of each kind."""
+    where: dict[str, tuple[int, str | None]] = {}
+    for event in run.events():
+        where.setdefault(event["kind"], (event["step"], event["module"]))
+    return where
+
+
+@pytest.mark.parametrize("args", HEALTHY, ids=lambda args: "-".join(a.strip("-") for a in args))
+def test_healthy_real_scripts_report_nothing(script_runs: ScriptRuns, args: tuple[str, ...]) -> None:
+    run = script_runs.get(*args)
+    assert run.returncode == 0, run.stderr
+    assert run.events() == [], run.events()
+    assert "sanitizer: no problems found" in run.stderr
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_training_dtype_is_checked_alike(script_runs: ScriptRuns, dtype: str) -> None:
+    run = script_runs.get("dtype_regression.py", "--dtype", dtype, "--fault")
+    assert run.returncode == 0, run.stderr
+    where = _where(run)
+    assert "sanitizer_error" not in where, run.events("sanitizer_error")
+    assert where["nonfinite_activation"] == (12, "body.2")
+    assert where["nonfinite_grad"][0] == 12
+    assert where["nonfinite_loss"][0] == 13
+
+
+@pytest.mark.parametrize("ending", ENDINGS)
+def test_culprit_returning_a_childs_output_is_named(script_runs: ScriptRuns, ending: str) -> None:
+    run = script_runs.get("gated_lm.py", "--ending", ending, "--fault")
+    assert run.returncode == 0, run.stderr
+    activation = run.first("nonfinite_activation")
+    assert activation["step"] == 9 and activation["culprit"] == "blocks.1.gate", activation
+    assert activation["where"].startswith("gated_lm.py:")
+    loss = run.first("nonfinite_loss")
+    assert loss["step"] == 9 and loss["module"] == "blocks.1.gate", loss
+    grad = run.first("nonfinite_grad")
+    assert grad["step"] == 9 and grad["param"].startswith("blocks.1.gate."), grad
+
+
+def test_training_left_in_eval_mode(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("eval_mode_left_on.py", "--bug")
+    assert run.returncode == 0, run.stderr
+    events = run.events("train_in_eval_mode")
+    assert len(events) == 1 and events[0]["step"] == 9, events
+    assert events[0]["severity"] == "warning"
+    assert set(events[0]["modules"]) == {"features.1", "features.5", "dropout"}
+    assert "model.train()" in events[0]["message"]
+
+
+def test_blow_up_during_warm_up_is_divergence_at_its_step(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("warmup_blowup.py", "--peak-lr", "3")
+    assert run.returncode == 0, run.stderr
+    event = run.first("divergence")
+    assert event["step"] == 2 and event["baseline"] == pytest.approx(1.59, abs=0.01), event
+    assert event["where"] == f"warmup_blowup.py:{line_of('warmup_blowup.py', 'loss = F.cross_entropy')}"
+    assert len(run.events("divergence")) == 1
+
+
+def test_steady_climb_is_divergence(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("steady_climb.py", "--endless-warmup")
+    assert run.returncode == 0, run.stderr
+    event = run.first("divergence")
+    assert 6 * 16 < event["step"] <= 13 * 16, event  # while the loss climbs, before it is 10x
+    assert not [e for e in run.events() if e["kind"].startswith("nonfinite")]
+
+
+def test_summed_validation_losses_are_compared_per_sample(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("summed_validation.py", "--overfit")
+    assert run.returncode == 0, run.stderr
+    event = run.first("overfitting")
+    printed = float(run.stdout.splitlines()[-1].split("average loss ")[1].split(",")[0])
+    assert event["val_end"] == pytest.approx(printed, abs=1e-4), event  # the per-sample mean, not the sum
+
+
+def test_names_follow_each_models_named_modules(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("gan_ring.py", "--fault")
+    assert run.returncode == 0, run.stderr
+    where = _where(run)
+    assert where["nonfinite_activation"] == (11, "netG.main.2")
+    assert where["nonfinite_param"][1] == "netG.main.2"
+    assert "nonfinite_input" not in where  # the discriminator's input is the generator's output
+    for event in run.events():
+        for field in ("module", "param", "culprit"):
+            name = event.get(field)
+            assert name is None or name.startswith(("netG.main.", "netD.main.")), event
+

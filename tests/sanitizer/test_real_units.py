@@ -1,0 +1,152 @@
+"""Units behind the real-script fixes: norms in every dtype, the loss shapes
+compared for validation, the divergence rules and which modules are models."""
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from sanitizer.core.probe import Gather, norms, squared_norms
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.bfloat16, torch.float16])
+def test_squared_norms_in_every_training_dtype(dtype: torch.dtype) -> None:
+    tensors = [torch.full((4,), 3.0, dtype=dtype), torch.tensor([float("nan")], dtype=dtype)]
+    gather = Gather()
+    gather.add("grads", squared_norms(tensors))
+    first, second = gather.read()["grads"]
+    assert first == pytest.approx(36.0) and math.isnan(second)
+
+
+def test_float64_norms_keep_their_range() -> None:
+    """1e30 is an ordinary float64 gradient; its square does not fit float32."""
+    wide, narrow = torch.full((4,), 1e30, dtype=torch.float64), torch.ones(4)
+    gather = Gather()
+    gather.add("grads", squared_norms([narrow, wide]))
+    assert gather.read()["grads"] == [pytest.approx(4.0), pytest.approx(4e60)]
+    assert [n.dtype for n in norms([wide, narrow], 1)] == [torch.float64, torch.float32]
+
+
+def test_only_outermost_modules_holding_the_runs_parameters_are_models() -> None:
+    from torch import nn
+
+    from sanitizer.core.naming import ModelIndex
+    net = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    generator = nn.Sequential(nn.Linear(2, 2), nn.Tanh())
+    untouched = nn.Linear(2, 1)
+    criterion, transform = nn.MSELoss(), nn.Sequential(nn.Identity())
+    index = ModelIndex()
+    index.refresh(list(net.parameters()), [criterion, transform, generator[0], net[0]])
+    assert {id(root) for _, root in index.roots} == {id(net), id(generator)}
+    assert index.module_name(net[2]).endswith(".2") and index.module_name(generator[1]).endswith(".1")
+    assert index.module_name(criterion) is None and index.module_name(untouched) is None
+    assert index.module_name(transform) is None
+
+
+def test_one_model_keeps_the_names_of_its_named_modules() -> None:
+    from torch import nn
+
+    from sanitizer.core.naming import ModelIndex
+    encoder, decoder = nn.Embedding(5, 4), nn.Linear(4, 5)
+    model = nn.ModuleDict({"encoder": encoder, "decoder": decoder})
+    index = ModelIndex()
+    index.refresh([], [encoder, decoder, nn.CrossEntropyLoss()])
+    assert [root for _, root in index.roots] == [model]
+    assert index.module_name(decoder) == "decoder" and index.param_name(encoder.weight) == "encoder.weight"
+
+
+@pytest.mark.parametrize(("kwargs", "kind"), [
+    ({}, "cross_entropy"),
+    ({"reduction": "sum"}, "cross_entropy"),
+    ({"reduction": "none"}, None),
+    ({"reduction": "sum", "weight": torch.ones(3)}, None),  # a weighted mean divides by the weights
+    ({"weight": torch.ones(3)}, "cross_entropy weighted"),
+    ({"label_smoothing": 0.1}, "cross_entropy label_smoothing=0.1"),
+    ({"size_average": False}, None),
+])
+def test_loss_kinds(kwargs: dict[str, object], kind: str | None) -> None:
+    from sanitizer.core.loss_calls import kind_of
+    assert kind_of("cross_entropy", (torch.randn(4, 3), torch.tensor([0, 1, 2, 0])), kwargs) == kind
+
+
+def test_loss_passed_options_by_position_has_no_kind() -> None:
+    from sanitizer.core.loss_calls import kind_of
+    assert kind_of("nll_loss", (torch.randn(4, 3), torch.tensor([0, 1, 2, 0]), None), {}) is None
+    assert kind_of("gaussian_nll_loss", (torch.randn(4), torch.randn(4), torch.ones(4)), {}) == "gaussian_nll_loss"
+    assert kind_of("kl_div", (torch.randn(4), torch.randn(4)), {"reduction": "sum"}) is None
+    assert kind_of("kl_div", (torch.randn(4), torch.randn(4)), {"reduction": "batchmean"}) == "kl_div batchmean"
+
+
+def test_summed_losses_become_per_element_means() -> None:
+    from torch.nn import functional as F
+
+    from sanitizer.core.loss_calls import per_element_mean
+    logits, target = torch.randn(6, 4), torch.tensor([0, 1, -100, 3, 2, -100])
+    summed = F.nll_loss(logits, target, reduction="sum")
+    mean = per_element_mean("nll_loss", (logits, target), {"reduction": "sum"}, summed)
+    assert mean.item() == pytest.approx(F.nll_loss(logits, target).item())
+    prediction, wanted = torch.randn(5, 3), torch.randn(1, 3)  # broadcast target
+    summed = F.mse_loss(prediction, wanted.expand(5, 3), reduction="sum")
+    mean = per_element_mean("mse_loss", (prediction, wanted), {"reduction": "sum"}, summed)
+    assert mean.item() == pytest.approx(F.mse_loss(prediction, wanted.expand(5, 3)).item())
+
+
+class _Sink:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, int, dict[str, object]]] = []
+
+    def emit(self, kind: str, step: int, message: str, **fields: object) -> None:
+        self.events.append((kind, step, fields))
+
+    def module_name(self, module: object) -> str:
+        return type(module).__name__
+
+
+def _divergence_steps(losses: list[float], optimizers: int = 1) -> list[int]:
+    from sanitizer.core.probe import StepRecord
+    from sanitizer.detectors.divergence import DivergenceDetector
+    detector, sink = DivergenceDetector(), _Sink()
+    for step, loss in enumerate(losses, start=1):
+        record = StepRecord(step=step, skipped=False, partial=False, losses=[loss], loss_sites=[None], trail=[],
+                            model_site=None, params=[], grad_norms=[], grad_norm=None, checked_params=[],
+                            param_norms=[], param_step=None, scale=None, underflow=None, eval_loss=None,
+                            data_wait=0.0, step_time=None, memory_bytes=None, graph_roots=[],
+                            optimizer_id=step % optimizers)
+        detector.on_step(record, sink)  # type: ignore[arg-type]
+    return [step for _, step, _ in sink.events]
+
+
+def _noisy(levels: list[float], seed: int, noise: float = 0.3) -> list[float]:
+    generator = torch.Generator().manual_seed(seed)
+    factors = 1 + noise * (torch.rand(len(levels), generator=generator) * 2 - 1)
+    return [level * float(factor) for level, factor in zip(levels, factors)]
+
+
+def test_blow_up_in_warm_up_is_judged_at_its_step() -> None:
+    assert _divergence_steps([1.6, 124.0, 330.0] + [1.7] * 100) == [2]
+
+
+def test_sustained_blow_up_late_but_not_a_single_outlier() -> None:
+    falling = [2.3 * 0.98 ** i for i in range(100)]
+    assert _divergence_steps(falling + [40.0] + falling[-1:] * 50) == []
+    assert _divergence_steps(falling + [40.0] * 20) == [106]
+
+
+def test_steady_climb_is_seen() -> None:
+    climb = [0.5 * 1.02 ** i for i in range(200)]
+    steps = _divergence_steps(_noisy([2.3 * 0.95 ** i for i in range(60)] + climb, seed=1))
+    assert len(steps) == 1 and 60 < steps[0] <= 160
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_healthy_noisy_runs_do_not_diverge(seed: int) -> None:
+    decaying = [0.3 + 2.0 * 0.99 ** i for i in range(3000)]
+    assert _divergence_steps(_noisy(decaying, seed, noise=0.5)) == []
+    plateau = [1.0] * 3000
+    assert _divergence_steps(_noisy(plateau, seed + 10, noise=0.6)) == []
+
+
+def test_losses_without_a_scale_or_taking_turns_are_not_judged() -> None:
+    assert _divergence_steps([-1.0, -0.5, 3.0, 40.0] + [50.0] * 50) == []
+    assert _divergence_steps([0.7, 5.0, 0.7, 9.0] * 20, optimizers=2) == []
