@@ -161,14 +161,17 @@ def _check_stdin(request: CheckRequest, settings: Settings) -> int:
             result.fixed[path] = outcome.fixed_codes
             original = data.decode(outcome.encoding, errors="replace")
             result.diffs.append(unified_diff(path, original, outcome.fixed_source))
+        result.errors = [crash.describe(path) for crash in outcome.crashes]
     if request.fix and not request.diff:
         click.get_binary_stream("stdout").write(fixed_bytes(data, outcome))
         result.fixed_files = len(result.fixed)
+    for problem in result.errors:
+        error(problem)
     try:
         report(request, result, linted=outcome is not None, to_stderr=request.fix and not request.diff)
     except OSError as exc:
         return fail(f"cannot write {request.output_file}: {exc.strerror or exc}")
-    return _status(request, result)
+    return EXIT_ERROR if result.errors else _status(request, result)
 
 
 def _baseline(request: CheckRequest, result: RunResult, failed: bool) -> int:

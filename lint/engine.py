@@ -10,14 +10,14 @@ import sys
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from lint.analysis.summarize import file_facts
 from lint.context import FileContext
-from lint.fixes import apply_fixes
+from lint.crashes import Handler, HandlerGuard, RuleCrash, apply_guarded
 from lint.positions import node_ranges
 from lint.project import FileFacts, ProjectView
 from lint.rule import Diagnostic, Finding, Rule
@@ -29,7 +29,7 @@ from lint.timing import NoTimer, Timer
 UNPARSABLE = "TL000"
 _MAX_FIX_ROUNDS = 10
 _LIBCST_POSITION = re.compile(r"error at (\d+):(\d+)")
-_Handler = Callable[[cst.CSTNode], object]
+_Table = dict[type, list[tuple[Rule, Handler]]]
 
 
 @dataclass
@@ -40,6 +40,7 @@ class FileOutcome:
     encoding: str = "utf-8"
     facts: FileFacts | None = None  # when asked to summarize and the file was parsed
     timings: dict[str, float] = field(default_factory=dict)  # with a Timer: seconds per stage, analysis, rule
+    crashes: list[RuleCrash] = field(default_factory=list)  # rules that raised: their findings are missing
 
     @property
     def fixes_applied(self) -> int:
@@ -93,27 +94,29 @@ def lint_text(
 ) -> FileOutcome:
     """Lint text that is already decoded, such as an editor's unsaved buffer."""
     facts: list[FileFacts] = []
+    crashes: list[RuleCrash] = []
     timer = timer or NoTimer()
     try:
-        findings, fixed, fixed_codes = _lint_text(path, source, rules, fix, project, facts, timer)
+        findings, fixed, fixed_codes = _lint_text(path, source, rules, fix, project, facts, crashes, timer)
     except _Unparsable as exc:
         return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column), timings=timer.seconds)
     outcome = FileOutcome(findings, fixed if fixed != source else None, fixed_codes, facts=facts[-1] if facts else None)
-    outcome.timings = timer.seconds
+    outcome.timings, outcome.crashes = timer.seconds, crashes
     return outcome
 
 
 def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Finding) -> str | None:
     """`source` with the fix of `finding` alone applied (an editor's quick
     fix), or None when the text no longer has that finding or it has no fix."""
+    crashes: list[RuleCrash] = []
     try:
-        module, diagnostics = _analyse(path, source, rules)
+        module, diagnostics = _analyse(path, source, rules, crashes=crashes)
     except _Unparsable:
         return None
-    for diagnostic, found in _positioned(path, module, diagnostics, source, rules):
+    for diagnostic, found in _positioned(path, module, diagnostics, source, rules, crashes):
         if found == finding and diagnostic.fix is not None and module is not None:
             with deep_recursion():
-                fixed = apply_fixes(module, [diagnostic.fix])
+                fixed, _ = apply_guarded(module, [diagnostic])
             return fixed if fixed != source else None
     return None
 
@@ -123,27 +126,39 @@ def _lint_text(
     source: str,
     rules: Sequence[type[Rule]],
     fix: str | None,
-    project: ProjectView = ProjectView(),
-    facts: list[FileFacts] | None = None,
-    timer: Timer = NoTimer(),
+    project: ProjectView,
+    facts: list[FileFacts],
+    crashes: list[RuleCrash],
+    timer: Timer,
 ) -> tuple[list[Finding], str, list[str]]:
     """Findings, the fixed text and the rule of each fix; the facts of each
-    round's text are appended to `facts` (the last describe the result)."""
-    applied: list[str] = []
+    round's text are appended to `facts` (the last describe the result), the
+    rules that raised on the reported text to `crashes`."""
+    original, applied = source, []
+    first: tuple[list[Finding], list[RuleCrash]] | None = None
     for _ in range(_MAX_FIX_ROUNDS):
-        module, diagnostics = _analyse(path, source, rules, project, facts, timer)
-        kept = _positioned(path, module, diagnostics, source, rules, timer)
+        found: list[RuleCrash] = []
+        module, diagnostics = _analyse(path, source, rules, project, facts, timer, found)
+        kept = _positioned(path, module, diagnostics, source, rules, found, timer)
+        findings = [finding for _, finding in kept]
+        first = first or (findings, found)
         fixable = [d for d, _ in kept if d.fix is not None and _allowed(d, fix)]
         if module is None or not fixable:
-            return [finding for _, finding in kept], source, applied
+            crashes.extend(found)
+            return findings, source, applied
         with deep_recursion(), timer.measure("fixes"):
-            new_source = apply_fixes(module, [d.fix for d in fixable if d.fix is not None])
+            new_source, failed = apply_guarded(module, fixable)
+        if failed:  # a fix that raises leaves the file as it was
+            del facts[1:]
+            crashes.extend([*first[1], *failed])
+            return first[0], original, []
         if new_source == source:
-            return [finding for _, finding in kept], source, applied
+            crashes.extend(found)
+            return findings, source, applied
         applied.extend(d.rule.code for d in fixable)
         source = new_source
-    module, diagnostics = _analyse(path, source, rules, project, facts, timer)
-    return [f for _, f in _positioned(path, module, diagnostics, source, rules, timer)], source, applied
+    module, diagnostics = _analyse(path, source, rules, project, facts, timer, crashes)
+    return [f for _, f in _positioned(path, module, diagnostics, source, rules, crashes, timer)], source, applied
 
 
 def _allowed(diagnostic: Diagnostic, fix: str | None) -> bool:
@@ -159,7 +174,10 @@ def _analyse(
     project: ProjectView = ProjectView(),
     facts: list[FileFacts] | None = None,
     timer: Timer = NoTimer(),
+    crashes: list[RuleCrash] | None = None,
 ) -> tuple[cst.Module | None, list[Diagnostic]]:
+    """The module and the diagnostics of the rules that ran; a rule that
+    raised is appended to `crashes` and its diagnostics are left out."""
     suppression = file_suppression(source)
     if suppression.whole_file:
         return None, []
@@ -185,15 +203,32 @@ def _analyse(
         module = _parse(source)
     with timer.measure("model"):
         ctx = FileContext(path, source, module, project.external, timer)  # complete before any rule runs
-    instances = [rule(ctx) for rule in active]
-    _dispatch(ctx, instances, timer)
-    for instance in instances:
-        with timer.measure(instance.code):
-            instance.finish()
+    diagnostics = _run_rules(ctx, active, timer, crashes if crashes is not None else [])
     if summarize and facts is not None:
         with timer.measure("file_facts"):
             facts.append(file_facts(ctx))
-    return module, [diagnostic for instance in instances for diagnostic in instance.diagnostics]
+    return module, diagnostics
+
+
+def _run_rules(ctx: FileContext, active: list[type[Rule]], timer: Timer, crashes: list[RuleCrash]) -> list[Diagnostic]:
+    crashed: dict[int, RuleCrash] = {}  # by the id of the rule instance
+    instances: list[Rule] = []
+    for rule in active:
+        try:
+            instances.append(rule(ctx))
+        except Exception as exc:  # noqa: BLE001 - reported as a crash of the rule
+            crashes.append(RuleCrash.of(rule.code, "visit", exc))
+    _dispatch(ctx, instances, timer, crashed)
+    for instance in instances:
+        if id(instance) in crashed:
+            continue
+        with timer.measure(instance.code):
+            try:
+                instance.finish()
+            except Exception as exc:  # noqa: BLE001 - reported as a crash of the rule
+                crashed[id(instance)] = RuleCrash.of(instance.code, "finish", exc)
+    crashes.extend(crashed.values())
+    return [diagnostic for instance in instances if id(instance) not in crashed for diagnostic in instance.diagnostics]
 
 
 def _parse(source: str) -> cst.Module:
@@ -259,41 +294,46 @@ def _python_error(source: str) -> SyntaxError | None:
     return None
 
 
-def _dispatch(ctx: FileContext, instances: list[Rule], timer: Timer) -> None:
+def _dispatch(ctx: FileContext, instances: list[Rule], timer: Timer, crashed: dict[int, RuleCrash]) -> None:
     """Call the rules' `visit_` / `leave_` handlers over the model's nodes in
-    source order, as a depth-first walk would, without walking again."""
-    visits: dict[type, list[_Handler]] = {}
-    leaves: dict[type, list[_Handler]] = {}
+    source order, as a depth-first walk would, without walking again; a rule
+    that raises is recorded in `crashed` and called no more."""
+    visits: _Table = {}
+    leaves: _Table = {}
     for instance in instances:
         for node_type, method in _handlers(type(instance), "visit_"):
-            visits.setdefault(node_type, []).append(_timed(timer, instance.code, getattr(instance, method)))
+            visits.setdefault(node_type, []).append((instance, _timed(timer, instance.code, getattr(instance, method))))
         for node_type, method in _handlers(type(instance), "leave_"):
-            leaves.setdefault(node_type, []).append(_timed(timer, instance.code, getattr(instance, method)))
+            leaves.setdefault(node_type, []).append((instance, _timed(timer, instance.code, getattr(instance, method))))
     if not visits and not leaves:
         return
+    guard = HandlerGuard((visits, leaves), crashed)
     if not leaves:
         for node in ctx.nodes():
-            for handler in visits.get(type(node), ()):
-                handler(node)
+            handlers = visits.get(type(node))
+            if handlers:
+                guard.call(handlers, node)
         return
     open_nodes: list[cst.CSTNode] = []  # the path from the root to the current node
     for node in ctx.nodes():
         parent = ctx.parent(node)
         while open_nodes and open_nodes[-1] is not parent:
-            _leave(open_nodes.pop(), leaves)
+            _leave(open_nodes.pop(), leaves, guard)
         open_nodes.append(node)
-        for handler in visits.get(type(node), ()):
-            handler(node)
+        handlers = visits.get(type(node))
+        if handlers:
+            guard.call(handlers, node)
     while open_nodes:
-        _leave(open_nodes.pop(), leaves)
+        _leave(open_nodes.pop(), leaves, guard)
 
 
-def _leave(node: cst.CSTNode, leaves: dict[type, list[_Handler]]) -> None:
-    for handler in leaves.get(type(node), ()):
-        handler(node)
+def _leave(node: cst.CSTNode, leaves: _Table, guard: HandlerGuard) -> None:
+    handlers = leaves.get(type(node))
+    if handlers:
+        guard.call(handlers, node)
 
 
-def _timed(timer: Timer, label: str, handler: _Handler) -> _Handler:
+def _timed(timer: Timer, label: str, handler: Handler) -> Handler:
     if not timer.enabled:
         return handler
 
@@ -327,22 +367,34 @@ def _positioned(
     diagnostics: list[Diagnostic],
     source: str,
     rules: Sequence[type[Rule]],
+    crashes: list[RuleCrash],
     timer: Timer = NoTimer(),
 ) -> list[tuple[Diagnostic, Finding]]:
     """Findings with their positions, minus those a line `# noqa` covers;
-    then the rules about `# noqa` comments judge the comments."""
+    then the rules about `# noqa` comments judge the comments (a code whose
+    rule crashed suppressed nothing, and is not judged unused)."""
     auditors = [r for r in rules if r.audits_noqa and r.may_fire(source)]
     if module is None or not (diagnostics or auditors):
         return []
     with deep_recursion(), timer.measure("positions"):
         positions = _positions(module, diagnostics, every=bool(auditors))
-    ran = frozenset(rule.code for rule in rules) - file_suppression(source).codes
+    ran = frozenset(rule.code for rule in rules) - file_suppression(source).codes - {c.code for c in crashes}
     usage = NoqaUsage(source_lines(source), ran)
     kept = _unsuppressed(path, diagnostics, positions, usage)
-    audits = [d for rule in auditors if rule.code in ran for d in rule.audit_noqa(positions, usage)]
+    audits = [d for rule in auditors if rule.code in ran for d in _audit(rule, positions, usage, crashes)]
     kept.extend(_unsuppressed(path, audits, positions, usage))
     kept.sort(key=lambda pair: pair[1])
     return kept
+
+
+def _audit(
+    rule: type[Rule], positions: Mapping[cst.CSTNode, CodeRange], usage: NoqaUsage, crashes: list[RuleCrash]
+) -> list[Diagnostic]:
+    try:
+        return rule.audit_noqa(positions, usage)
+    except Exception as exc:  # noqa: BLE001 - reported as a crash of the rule
+        crashes.append(RuleCrash.of(rule.code, "noqa", exc))
+        return []
 
 
 def _positions(module: cst.Module, diagnostics: list[Diagnostic], every: bool) -> Mapping[cst.CSTNode, CodeRange]:

@@ -47,12 +47,14 @@ class FileFacts:
     summaries: dict[str, Summary] = field(default_factory=dict)  # open
     calls: frozenset[str] = frozenset()  # qualified names of other modules it calls
     imports: dict[str, str] = field(default_factory=dict)  # module-level name -> qualified
+    star_imports: tuple[str, ...] = ()  # modules of module-level `from m import *`
 
     def to_json(self) -> dict[str, object]:
         return {
             "summaries": {key: s.to_json() for key, s in self.summaries.items()},
             "calls": sorted(self.calls),
             "imports": self.imports,
+            "star_imports": list(self.star_imports),
         }
 
     @classmethod
@@ -62,6 +64,7 @@ class FileFacts:
             {key: Summary.from_json(raw) for key, raw in summaries.items()},  # type: ignore[union-attr]
             frozenset(data.get("calls", ())),  # type: ignore[arg-type]
             dict(data.get("imports", {})),  # type: ignore[call-overload]
+            tuple(data.get("star_imports", ())),  # type: ignore[arg-type]
         )
 
 
@@ -113,11 +116,17 @@ class Project:
         facts = self.facts[path]
         if attribute in facts.summaries:
             return path, attribute
+        if depth >= _MAX_REEXPORTS:
+            return None
         head, _, rest = attribute.partition(".")
         reexported = facts.imports.get(head)
-        if reexported is None or depth >= _MAX_REEXPORTS:
-            return None
-        return self.resolve(path, reexported + (f".{rest}" if rest else ""), depth + 1)
+        if reexported is not None:
+            return self.resolve(path, reexported + (f".{rest}" if rest else ""), depth + 1)
+        for module in facts.star_imports:  # `from .engine import *` in a package's `__init__.py`
+            found = self.resolve(path, f"{module}.{attribute}", depth + 1)
+            if found is not None:
+                return found
+        return None
 
     def _candidates(self, path: str, qualified: str) -> Iterable[tuple[str, str]]:
         here = Path(os.path.abspath(path)).parent

@@ -23,6 +23,7 @@ from lint.source import encoding_to_write
 from lint.timing import Timer
 
 if TYPE_CHECKING:
+    from lint.crashes import RuleCrash
     from lint.engine import FileOutcome
 
 UNREADABLE = "TL000"
@@ -78,6 +79,7 @@ class _Known:
     findings: list[Finding]
     facts: FileFacts | None
     inputs: str
+    crashes: list[RuleCrash] = field(default_factory=list)  # of the rules that raised on it
 
 
 def run(files: Sequence[str], selection: Selection, config: Config, options: RunOptions) -> RunResult:
@@ -120,8 +122,9 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
     if cache is not None:
         cache.prune(live_keys)
         cache.save()
-    for entry in known.values():
+    for path, entry in sorted(known.items()):
         result.findings.extend(entry.findings)
+        result.errors.extend(crash.describe(path) for crash in entry.crashes)
     result.analysed = len(analysed)
     result.from_cache = len(cached_paths - analysed)
     result.findings.sort()
@@ -162,7 +165,7 @@ def _finish(
     written = _apply(task, analysed, options, result) if outcome.fixed_source is not None else None
     if cache is not None:
         _remember(cache, task, analysed, written, facts, live_keys)
-    return _Known(task, outcome.findings, facts, task.inputs)
+    return _Known(task, outcome.findings, facts, task.inputs, outcome.crashes)
 
 
 def _needs_fixing(findings: Sequence[Finding], fix: str | None) -> bool:
@@ -183,6 +186,8 @@ def _remember(
     `--diff` they describe no file on disk and are not kept."""
     if task.key is None or analysed.digest != task.digest:
         return  # a file that changed after it was hashed is linted but not cached
+    if analysed.outcome.crashes:
+        return  # findings are missing: the next run must try, and report the crash, again
     stored = facts.to_json() if facts is not None else None
     if analysed.outcome.fixed_source is None:
         cache.put(task.key, analysed.outcome.findings, stored, task.inputs)
@@ -240,8 +245,9 @@ def analyse_bytes(
     timer: Timer | None = None,
 ) -> FileOutcome:
     """Lint `data` as the file `path` with the rules `codes`; an internal error
-    is reported as a finding of this file, never raised."""
+    is reported as a finding of this file and a crash, never raised."""
     from lint import engine
+    from lint.crashes import RuleCrash
     from lint.registry import by_code
 
     rules = by_code()
@@ -251,7 +257,7 @@ def analyse_bytes(
         rule = rules.get(UNREADABLE)
         message = f"internal error while linting this file ({type(exc).__name__}: {exc}); please report it"
         findings = [] if rule is None else [Finding(path, 1, 1, 1, 1, rule.code, rule.name, rule.severity, message)]
-        return engine.FileOutcome(findings)
+        return engine.FileOutcome(findings, crashes=[RuleCrash.of(None, "lint", exc)])
 
 
 def _apply(task: _Task, analysed: _Analysed, options: RunOptions, result: RunResult) -> str | None:

@@ -70,6 +70,16 @@ class Fp16WithoutGradScaler(Rule):
     message = "backward through float16 autocast without a GradScaler: small gradients underflow to zero; scale the loss with `torch.amp.GradScaler` or use bfloat16"
     triggers = ("autocast",)
     bad = (
+        # autocast or nothing, chosen by device; the dtype from a table indexed by a flag
+        "from contextlib import nullcontext\n"
+        "import torch\n"
+        "ptdtype = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}[args.dtype]\n"
+        "ctx = torch.amp.autocast(device_type=device_type, dtype=ptdtype) if device_type == 'cuda' else nullcontext()\n"
+        "for step in range(args.steps):\n"
+        "    with ctx:\n"
+        "        _, loss = model(x, y)\n"
+        "    loss.backward()  # expect: TL103\n"
+        "    optimizer.step()\n",
         # the dtype is a command-line choice that includes float16
         "import argparse\n"
         "import torch\n"
@@ -130,6 +140,19 @@ class Fp16WithoutGradScaler(Rule):
         "    optimizer.step()\n",
     )
     good = (
+        # the name is assigned again in float32 before this backward
+        "import torch\n"
+        "def train(model, x, y, optimizer):\n"
+        "    logits, loss = model(x, y)\n"
+        "    loss.backward()\n"
+        "    for step in range(10):\n"
+        "        with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+        "            logits, loss = model(x, y)\n"
+        "        loss.backward()\n"
+        "    with torch.autocast('cuda'):\n"
+        "        logits, loss = model(x, y)\n"
+        "    logits, loss = model.float()(x, y)\n"
+        "    loss.backward()\n",
         # a command-line choice without float16
         "import argparse\n"
         "import torch\n"
@@ -232,11 +255,19 @@ class Fp16WithoutGradScaler(Rule):
             return
         inside = {id(n) for block in fp16_blocks for n in iter_nodes(block.body)}
         tainted = self._tainted_names(body, inside)
+        last_binding: dict[str, bool] = {}  # name -> whether its latest assignment so far is float16
         for node in self.ctx.own_nodes(body):
+            if isinstance(node, cst.Assign | cst.AugAssign | cst.AnnAssign) and node.value is not None:
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                names = set().union(*(_target_names(t) for t in targets))
+                half = id(node) in inside or bool(_names_in(node.value) & tainted)
+                last_binding.update((name, half) for name in names)
             receiver = method_call(node, "backward")
             if receiver is None or scaled_backward_scaler(node) is not None:
                 continue
-            roots = _roots(receiver)
+            # a name last assigned outside any float16 block, above in the
+            # same body, holds a float32 value here
+            roots = {r for r in _roots(receiver) if last_binding.get(r, True)}
             if roots & tainted or (id(node) in inside and _COMPUTED in roots):
                 self.report(node)
 

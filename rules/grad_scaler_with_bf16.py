@@ -1,3 +1,5 @@
+import re
+
 import libcst as cst
 
 from lint.analysis.precision import (
@@ -12,7 +14,11 @@ from lint.analysis.precision import (
 from lint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
 from lint.analysis.training import code_bodies, method_call
 from lint.context import FileContext
+from lint.analysis.walk import iter_nodes
 from lint.rule import Rule
+
+_BF16_WORD = re.compile(r"bf16|bfloat16", re.IGNORECASE)
+_FP16_WORD = re.compile(r"(?<!b)float16|(?<!b)fp16|half|(?<!bf)16-mixed", re.IGNORECASE)
 
 
 class GradScalerWithBf16(Rule):
@@ -50,9 +56,12 @@ class GradScalerWithBf16(Rule):
     `update`, checkpoints of its state).
 
     ## Limitations
-    The scaler must be built in this file (not passed in from elsewhere) and
-    used as `scaler.scale(...)` in the same function as the bfloat16
-    `with` block, or in the same class for `self.scaler`. A scaler built with
+    A scaler built only when a flag named for bfloat16 is set
+    (`GradScaler() if use_bfloat16 else None`, `if args.bf16:`) is flagged
+    wherever it is then used. Otherwise the scaler must be built in this file
+    (not passed in from elsewhere) and used as `scaler.scale(...)` in the
+    same function as the bfloat16 `with` block, or in the same class for
+    `self.scaler`. A scaler built with
     `enabled=` set from a value (`enabled=dtype == torch.float16`), or a file
     that also autocasts to float16 or to a dtype chosen at run time, is not
     flagged: the scaler may serve that path.
@@ -62,8 +71,17 @@ class GradScalerWithBf16(Rule):
     name = "grad-scaler-with-bf16"
     severity = "info"
     message = "GradScaler used with bfloat16 autocast: bfloat16 has float32's range and needs no loss scaling; drop the scaler"
-    triggers = ("bfloat16",)
+    triggers = ("bfloat16", "bf16")
     bad = (
+        # a helper module builds the scaler exactly when training in bfloat16
+        "import torch\n"
+        "def init_opt(params, use_bfloat16=False):\n"
+        "    optimizer = torch.optim.AdamW(params)\n"
+        "    scaler = torch.cuda.amp.GradScaler() if use_bfloat16 else None  # expect: TL106\n"
+        "    return optimizer, scaler\n"
+        "def init_amp(args):\n"
+        "    if args.bf16:\n"
+        "        return torch.amp.GradScaler('cuda')  # expect: TL106\n",
         "import torch\n"
         "scaler = torch.amp.GradScaler('cuda')  # expect: TL106\n"
         "for x, y in loader:\n"
@@ -106,6 +124,19 @@ class GradScalerWithBf16(Rule):
         "scaler.scale(loss).backward()\n",
     )
     good = (
+        # built for float16, or for either precision, or when not in bfloat16
+        "import torch\n"
+        "def init_amp(args, precision):\n"
+        "    a = torch.amp.GradScaler('cuda') if args.fp16 else None\n"
+        "    b = torch.amp.GradScaler('cuda') if precision in ('bf16', 'fp16') else None\n"
+        "    c = torch.amp.GradScaler('cuda') if not args.bf16 else None\n"
+        "    if precision != 'bf16':\n"
+        "        d = torch.amp.GradScaler('cuda')\n"
+        "    if args.bf16:\n"
+        "        e = None\n"
+        "    else:\n"
+        "        e = torch.amp.GradScaler('cuda')\n"
+        "    return a, b, c, d, e\n",
         # float16 needs the scaler
         "import torch\n"
         "scaler = torch.amp.GradScaler('cuda')\n"
@@ -167,6 +198,9 @@ class GradScalerWithBf16(Rule):
     )
 
     def finish(self) -> None:
+        for call in self.ctx.nodes_of(cst.Call):
+            if constructor_kind(self.ctx.call_name(call)) == GRAD_SCALER and self._built_for_bf16(call):  # type: ignore[arg-type]
+                self.report(call)
         precisions = {autocast_precision(self.ctx, call) for call in autocast_calls(self.ctx)}
         if BFLOAT16 not in precisions or precisions & {FLOAT16, UNKNOWN}:
             return
@@ -174,6 +208,19 @@ class GradScalerWithBf16(Rule):
             for construction in self.ctx.receivers.constructions.get(binding, []):
                 if constructor_kind(self.ctx.call_name(construction)) == GRAD_SCALER and grad_scaler_enabled(construction):
                     self.report(construction)
+
+    def _built_for_bf16(self, call: cst.Call) -> bool:
+        """`GradScaler() if use_bfloat16 else None`, or built under
+        `if args.bf16:`: a scaler made exactly when training in bfloat16,
+        whatever module then autocasts."""
+        child: cst.CSTNode = call
+        for ancestor in self.ctx.ancestors(call):
+            if isinstance(ancestor, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+                return False
+            if isinstance(ancestor, cst.If | cst.IfExp) and child is ancestor.body and _names_bf16(ancestor.test):
+                return True
+            child = ancestor
+        return False
 
     def _scalers_used_under_bf16(self) -> set[Binding]:
         receivers = self.ctx.receivers
@@ -210,6 +257,19 @@ class GradScalerWithBf16(Rule):
                 if binding is not None and binding.name.startswith("self.") and binding.owner in classes:
                     found.add(binding)
         return found
+
+
+def _names_bf16(test: cst.BaseExpression) -> bool:
+    """A condition that holds when training in bfloat16: a flag named so
+    (`use_bfloat16`, `args.bf16`, `dtype == "bf16"`), not negated."""
+    if isinstance(test, cst.UnaryOperation | cst.BooleanOperation):
+        return False
+    if isinstance(test, cst.Comparison) and any(
+        isinstance(c.operator, cst.NotEqual | cst.IsNot | cst.NotIn) for c in test.comparisons
+    ):
+        return False
+    words = [node.value for node in iter_nodes(test) if isinstance(node, cst.Name | cst.SimpleString)]
+    return any(_BF16_WORD.search(w) for w in words) and not any(_FP16_WORD.search(w) for w in words)
 
 
 def _is_bf16_block(ctx: FileContext, node: cst.CSTNode) -> bool:

@@ -62,6 +62,23 @@ class MissingSetEpoch(Rule):
     message = "shuffling `DistributedSampler` without `set_epoch(epoch)`: every epoch sees the same order"
     triggers = ("DistributedSampler",)
     bad = (
+        # a builder of the file makes the sampler; the loader is re-iterated forever
+        "from torch.utils import data\n"
+        "def data_sampler(dataset, shuffle, distributed):\n"
+        "    if distributed:\n"
+        "        return data.distributed.DistributedSampler(dataset, shuffle=shuffle)  # expect: TL302\n"
+        "    return data.RandomSampler(dataset)\n"
+        "def sample_data(loader):\n"
+        "    while True:\n"
+        "        for batch in loader:\n"
+        "            yield batch\n"
+        "def train(args, loader, model):\n"
+        "    loader = sample_data(loader)\n"
+        "    for step in range(args.iter):\n"
+        "        model(next(loader)).backward()\n"
+        "def main(args, dataset, model):\n"
+        "    loader = data.DataLoader(dataset, sampler=data_sampler(dataset, True, args.distributed))\n"
+        "    train(args, loader, model)\n",
         # shuffling read from the config: it shuffles unless it says not to
         "from torch.utils.data import DataLoader, DistributedSampler\n"
         "def train(cfg, ds):\n"
@@ -184,6 +201,8 @@ class MissingSetEpoch(Rule):
         """What keeps the sampler: the variable it is assigned to, or the
         DataLoader variable it is given to. None when it goes elsewhere."""
         parent = self.ctx.parent(call)
+        if isinstance(parent, cst.Return):
+            return self._caller_holders(parent)
         if isinstance(parent, cst.Arg):
             loader_call = self.ctx.parent(parent)
             if not (isinstance(loader_call, cst.Call) and parent.keyword is not None
@@ -193,6 +212,20 @@ class MissingSetEpoch(Rule):
             return [target] if target is not None else None
         target = _assigned_to(self.ctx, call)
         return [target] if target is not None else None
+
+    def _caller_holders(self, returned: cst.Return) -> list[cst.BaseExpression] | None:
+        """A builder of this file that returns the sampler it makes
+        (`return DistributedSampler(ds)`): what keeps it at every call site
+        of the file; None when there is none, or one that passes it on."""
+        builder = self.ctx.enclosing_function(returned)
+        sites = self.ctx.call_sites(builder) if builder is not None else []
+        holders: list[cst.BaseExpression] = []
+        for site in sites:
+            found = self._holders(site)
+            if found is None:
+                return None
+            holders.extend(found)
+        return holders or None
 
     def _leaves_file(self, holders: list[cst.BaseExpression]) -> bool:
         """The sampler, or a loader built on it, is returned to a caller."""

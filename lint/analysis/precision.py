@@ -168,6 +168,11 @@ def autocast_of_with_item(ctx: FileContext, item: cst.BaseExpression) -> cst.Cal
         return item  # type: ignore[return-value]
     if isinstance(item, cst.Name):
         value = single_assignment(ctx, item)
+        if isinstance(value, cst.IfExp):
+            # `autocast(...) if device_type == "cuda" else nullcontext()`: the
+            # other branch does not autocast at all
+            autocasts = [v for v in (value.body, value.orelse) if is_autocast(ctx, v)]
+            value = autocasts[0] if len(autocasts) == 1 else None
         if value is not None and is_autocast(ctx, value):
             return value  # type: ignore[return-value]
     return None

@@ -470,4 +470,5 @@ def file_facts(ctx: FileContext) -> FileFacts:
         for local, targets in ctx.scopes.module_scope.imports.items()
         if len(targets) == 1
     }
-    return FileFacts(dict(summaries.open), frozenset(summaries.called_names()), imports)
+    stars = tuple(ctx.scopes.module_scope.star_imports)
+    return FileFacts(dict(summaries.open), frozenset(summaries.called_names()), imports, stars)

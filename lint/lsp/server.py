@@ -40,16 +40,20 @@ class TrainlintServer(LanguageServer):
         if cached is not None and cached[0] == text:
             return cached[1]
         try:
-            findings = lint_document(Path(document.path), text).findings
+            outcome = lint_document(Path(document.path), text)
         except ConfigError as exc:
-            self.report_config_error(str(exc))
+            self.report_error(str(exc))
             findings = []
+        else:
+            findings = outcome.findings
+            for crash in outcome.crashes:
+                self.report_error(crash.describe(document.path))
         self.linted[document.uri] = (text, findings)
         return findings
 
-    def report_config_error(self, message: str) -> None:
-        """Shown once, not on every keystroke; the server lints nothing until
-        the configuration is corrected."""
+    def report_error(self, message: str) -> None:
+        """Shown once, not on every keystroke: a configuration to correct
+        (the server lints nothing until it is) or a rule that crashed."""
         if message not in self.reported_errors:
             self.reported_errors.add(message)
             self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"trainlint: {message}"))
@@ -150,7 +154,7 @@ def _fix_all(ls: TrainlintServer, document: TextDocument) -> list[types.CodeActi
     try:
         fixed = lint_document(Path(document.path), document.source, fix=mode).fixed_source
     except ConfigError as exc:
-        ls.report_config_error(str(exc))
+        ls.report_error(str(exc))
         return []
     if fixed is None:
         return []

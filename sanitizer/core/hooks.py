@@ -21,7 +21,7 @@ from torch.optim import lr_scheduler
 from torch.optim import optimizer as optimizer_globals
 from torch.utils.data import dataloader
 
-from sanitizer.core import locations
+from sanitizer.core import children, locations
 from sanitizer.distributed import ranks
 
 if TYPE_CHECKING:
@@ -43,7 +43,8 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
     _install_module_hooks(session, stack)
     _ignore_warning(stack, COMPILE_HOOK_WARNING)
     _install_optimizer_hooks(session, stack)
-    _patch(stack, torch.autograd, "backward", _observing_call(session, "backward", session.on_backward))
+    _patch(stack, torch.autograd, "backward",
+           _observing_call(session, "backward", session.on_backward, session.after_backward))
     _install_scaler_patches(session, stack)
     _patch(stack, dataloader._BaseDataLoaderIter, "__next__", _timed_next(session))
     _patch(stack, lr_scheduler.LRScheduler, "step", _observing_call(session, "LRScheduler.step",
@@ -52,6 +53,7 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
         if hasattr(F, name):
             _patch(stack, F, name, _loss_observer(session, name))
     ranks.install(session, stack)
+    children.install(session, stack, _patch)
 
 
 def _guarded(session: Sanitizer, where: str, callback: Callable[..., None]) -> Callable[..., None]:
@@ -171,16 +173,23 @@ def _install_scaler_patches(session: Sanitizer, stack: ExitStack) -> None:
     _patch(stack, scaler_class, "step", wrap_step)
 
 
-def _observing_call(session: Sanitizer, where: str, observe: Callable[[Any], None]) -> Callable[..., Any]:
-    """Wrap a function whose first argument the session looks at before the call."""
-    guarded = _guarded(session, where, observe)
+def _observing_call(session: Sanitizer, where: str, observe: Callable[[Any], None],
+                    after: Callable[[Any], None] | None = None) -> Callable[..., Any]:
+    """Wrap a function whose first argument the session looks at before (and after) the call."""
+    before_call = _guarded(session, where, observe)
+    after_call = _guarded(session, where, after) if after is not None else None
 
     def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(original)
         def call(*args: Any, **kwargs: Any) -> Any:
-            if session.active and not is_compiling():
-                guarded(args[0] if args else kwargs.get("tensors"))
-            return original(*args, **kwargs)
+            if not session.active or is_compiling():
+                return original(*args, **kwargs)
+            first = args[0] if args else kwargs.get("tensors")
+            before_call(first)
+            result = original(*args, **kwargs)
+            if after_call is not None:
+                after_call(first)
+            return result
         return call
     return wrap
 

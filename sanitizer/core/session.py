@@ -19,7 +19,9 @@ import torch
 from torch import nn
 
 from sanitizer.core import hooks, locations, loss_calls
+from sanitizer.core.backward_steps import HeldStep, StepSource, absorb, gradient_state, trained_leaves
 from sanitizer.core.catalogue import KINDS
+from sanitizer.core.children import Children
 from sanitizer.core.ending import ending_of
 from sanitizer.core.events import Event
 from sanitizer.core.manual import ManualUpdate
@@ -74,6 +76,8 @@ class Sanitizer:
         self.fp16 = False
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
+        self.child: str | None = None  # the number of the child process this session watches
+        self.children = Children()  # the watched child processes this session started
         self.lint_findings: list[dict[str, Any]] | None = None  # the script's lint, once the run ended
         self._lint = lint
         self._script_lint: ScriptLint | None = None
@@ -93,6 +97,11 @@ class Sanitizer:
         self._scaled: tuple[weakref.ref[torch.Tensor], torch.Tensor, str | None] | None = None
         self._train_loss: tuple[weakref.ref[torch.Tensor], str | None] | None = None  # the latest, and its kind
         self._stepped = False
+        self.step_source = StepSource.UNDECIDED
+        self._held: HeldStep | None = None
+        self._leaves: list[torch.Tensor] = []  # what backward passes train, while no optimizer is seen
+        self._stand_in: ManualUpdate | None = None  # the same, as an optimizer, once steps are backward passes
+        self._manual_update: ManualUpdate | None = None  # what mark_step() was given
         self._loss_site: str | None = None  # where the last training loss was computed
         self._data_wait = 0.0
         self._last_close: float | None = None
@@ -110,7 +119,7 @@ class Sanitizer:
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if self.exit_code is None:
-            self.exit_code = _status_of(exc)
+            self.exit_code = status_of(exc)
         if self.ending is None:
             self.record_ending(exc)
         self.close()
@@ -146,6 +155,12 @@ class Sanitizer:
         if self.report_path is not None:
             self._guard("writing the report", json_report.write_atomic, self.report_path, data)
         return data
+
+    def abandon(self) -> None:
+        """In a forked child: take out this copy of the parent's session, writing nothing."""
+        if not self._closed:
+            self._closed = True
+            self._stack.close()
 
     def record_ending(self, exc: BaseException | None) -> None:
         """Remember how the script ended: returned, or the exception that ended it."""
@@ -208,9 +223,10 @@ class Sanitizer:
         return event
 
     def alert(self, line: str) -> None:
-        rank = f"[rank {self.rank}]" if self.world_size > 1 else ""
+        places = ([f"rank {self.rank}"] if self.world_size > 1 else []) + ([f"child {self.child}"] if self.child else [])
+        tag = f"[{', '.join(places)}]" if places else ""
         try:
-            print(f"sanitizer{rank}: {line}", file=self.stream, flush=True)
+            print(f"sanitizer{tag}: {line}", file=self.stream, flush=True)
         except (OSError, ValueError):  # a closed or broken stderr must not break the run
             pass
 
@@ -267,6 +283,10 @@ class Sanitizer:
     # ------------------------------------------------------- loss and backward
     def on_backward(self, tensors: Any) -> None:
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors or ())
+        if self.step_source is not StepSource.OPTIMIZER:
+            self._settle_held(ended_by_backward=True)
+            if not self._leaves:
+                self._leaves = trained_leaves(root.grad_fn for root in roots if isinstance(root, torch.Tensor))
         probe = self.probe
         for root in roots:
             if not isinstance(root, torch.Tensor) or root.grad_fn is None:
@@ -286,6 +306,53 @@ class Sanitizer:
             self._loss_site = None
             for detector in self._backward_listeners:
                 detector.on_backward(loss, self.sink)
+
+    def after_backward(self, tensors: Any) -> None:
+        """A backward pass ended: a step in a loop without an optimizer (see backward_steps)."""
+        if self.step_source is StepSource.OPTIMIZER or not self.probe.graph_roots or not self._leaves:
+            return
+        if self.step_source is StepSource.BACKWARD:
+            self._close_step(self._stand_in, skipped=False)
+            self._advance()
+            return
+        probe, data_wait, last_close = self.probe, self._data_wait, self._last_close
+        self._last_params = self._leaves
+        record = self._record_step(None, skipped=False)
+        self._held = HeldStep(record, probe, data_wait, last_close, gradient_state(record.params))
+
+    def _settle_held(self, ended_by_backward: bool) -> None:
+        """Make the held backward pass a step, or give its probe back to the current step."""
+        held, self._held = self._held, None
+        if held is None:
+            return
+        if ended_by_backward and not held.gradients_moved_on():  # accumulation: the same step goes on
+            self._give_back(held)
+            return
+        self.step_source = StepSource.BACKWARD
+        # from here the trained tensors stand for what an optimizer would hold
+        self._stand_in = ManualUpdate(self._leaves)
+        self._optimizers.add(self._stand_in)
+        self._index_step = 0
+        self._refresh_index()
+        self._dispatch(held.record)
+        self._advance()
+
+    def _optimizer_seen(self) -> None:
+        """Steps come from the optimizer (or mark_step): a held backward pass was none."""
+        if self.step_source is StepSource.OPTIMIZER:
+            return
+        self.step_source = StepSource.OPTIMIZER
+        self._leaves = []
+        held, self._held = self._held, None
+        if held is not None:
+            self._give_back(held)
+            self._last_params = []
+            self._index_step = 0  # it was built before the optimizer's parameters were known
+
+    def _give_back(self, held: HeldStep) -> None:
+        self.probe = absorb(held.probe, self.probe)
+        self._data_wait += held.data_wait
+        self._last_close = held.last_close
 
     def on_scale(self, scaler: Any, outputs: Any, scaled: Any) -> None:
         if not scaler.is_enabled():
@@ -333,6 +400,7 @@ class Sanitizer:
     def after_scaler_step(self, scaler: Any, optimizer: torch.optim.Optimizer) -> None:
         if self._stepped or not scaler.is_enabled():
             return
+        self._optimizer_seen()
         self._scaler = weakref.ref(scaler)
         self.skipped_steps += 1
         self._close_step(optimizer, skipped=True)
@@ -340,6 +408,7 @@ class Sanitizer:
 
     def before_step(self, optimizer: torch.optim.Optimizer) -> None:
         self._stepped = True
+        self._optimizer_seen()
         found_inf = getattr(optimizer, "found_inf", None)  # GradScaler with a fused optimizer
         self._close_step(optimizer, skipped=False, found_inf=found_inf)
 
@@ -354,10 +423,11 @@ class Sanitizer:
         """
         if not self._active:
             raise RuntimeError("mark_step() is for a running Sanitizer: call it inside the `with` block")
+        self._optimizer_seen()
         if parameters is not None:
             params = list(parameters)
             self._manual_update = ManualUpdate(params) if params else None
-        self._close_step(getattr(self, "_manual_update", None), skipped=False)
+        self._close_step(self._manual_update, skipped=False)
         self._advance()
 
     def _advance(self) -> None:
@@ -367,12 +437,18 @@ class Sanitizer:
             self._script_lint.start()
 
     def _flush(self) -> None:
+        self._settle_held(ended_by_backward=False)
         probe = self.probe
         if probe.losses or probe.trail_slots or probe.eval_losses or self._last_params:
             self._close_step(None, skipped=False, partial=True)
 
     def _close_step(self, optimizer: torch.optim.Optimizer | None, skipped: bool,
                     found_inf: Any = None, partial: bool = False) -> None:
+        self._dispatch(self._record_step(optimizer, skipped, found_inf, partial))
+
+    def _record_step(self, optimizer: torch.optim.Optimizer | None, skipped: bool,
+                     found_inf: Any = None, partial: bool = False) -> StepRecord:
+        """Take the step's probe and measure it (the one read of the step)."""
         probe, self.probe = self.probe, StepProbe()
         self.tracer.step_closed()
         if optimizer is not None:
@@ -386,6 +462,11 @@ class Sanitizer:
         with torch.no_grad():
             record = self._measure(probe, params, skipped, found_inf, partial)
         record.optimizer_id = id(optimizer) if optimizer is not None else None
+        return record
+
+    def _dispatch(self, record: StepRecord) -> None:
+        """Hand a measured step to the detectors and the series."""
+        partial = record.partial
         for detector in self.detectors:
             try:
                 detector.on_step(record, self.sink)
@@ -482,14 +563,17 @@ class Sanitizer:
 
     # ------------------------------------------------------------------ notes
     def _add_usage_notes(self) -> None:
-        if not self.tracer.saw_forward and not self.steps:
+        self.notes.extend(self.children.notes())
+        if not self.tracer.saw_forward and not self.steps and not self.children.started:
             self.notes.append("the script never ran a torch.nn.Module forward pass nor an optimizer "
                               "step: nothing to check (does it use torch?)")
-        elif not self.steps:
+        elif not self.steps and not self.children.started:
             self.notes.append("the script never stepped an optimizer: only forward/backward checks ran")
+        elif self.step_source is StepSource.BACKWARD:
+            self.notes.append("the script never stepped an optimizer: each backward pass was counted as a step")
 
 
-def _status_of(exc: BaseException | None) -> int:
+def status_of(exc: BaseException | None) -> int:
     """The exit status a block ending with `exc` stands for (0: no exception)."""
     if exc is None:
         return 0

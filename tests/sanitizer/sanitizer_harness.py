@@ -20,7 +20,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
-TIMEOUT = 120
+TIMEOUT = 300  # generous: spawned children import torch again, slow on a loaded machine
 
 
 @dataclass

@@ -3,6 +3,7 @@ child processes (spawned) train it at once, each with its own optimizer; the
 parent evaluates at the end.
 
     --launcher process|spawn   torch.multiprocessing.Process children (default) or mp.spawn
+    --start-method spawn|fork  how Process children start (default spawn)
     --nan-child C --nan-step K child C feeds a batch with a NaN into `features` at its step K
 """
 import argparse
@@ -44,6 +45,7 @@ def spawned(index: int, model: Net, nan_child: int, nan_step: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--launcher", choices=("process", "spawn"), default="process")
+    parser.add_argument("--start-method", choices=("spawn", "fork"), default="spawn")
     parser.add_argument("--nan-child", type=int, default=-1)
     parser.add_argument("--nan-step", type=int, default=-1)
     args = parser.parse_args()
@@ -53,7 +55,7 @@ def main() -> None:
     if args.launcher == "spawn":
         mp.spawn(spawned, args=(model, args.nan_child, args.nan_step), nprocs=2, join=True)
     else:
-        mp.set_start_method("spawn", force=True)
+        mp.set_start_method(args.start_method, force=True)
         children = [mp.Process(target=train, args=(child, model, args.nan_child, args.nan_step))
                     for child in (1, 2)]
         for process in children:

@@ -1,1 +1,1 @@
-from .loop import fit, train_step
+from .loop import *  # noqa: F403 - the package's API is the loop module's

@@ -1,0 +1,73 @@
+"""Steps of a loop without an optimizer: one per backward pass.
+
+A loop that updates its parameters by hand (`p.data.add_(p.grad, alpha=-lr)`)
+never calls `optimizer.step()`. Whether a backward pass ends a step is known
+only after it: an optimizer step may follow (an ordinary loop), or another
+backward pass may add to the same gradients (accumulation). So the first
+backward pass of a run is measured at its end, while its gradients are intact,
+and the record is held back: an optimizer step (or `mark_step`) drops it and the
+run counts optimizer steps; the next backward pass makes it a step if the
+gradients were reset or changed in between (`zero_grad`, an update that sets
+them to None), and drops it otherwise; the end of the run makes it a step.
+Once one backward pass was a step, every backward pass is one, measured and
+judged at its end.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import weakref
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import torch
+
+from sanitizer.core.probe import StepProbe, StepRecord
+from sanitizer.detectors import graphs
+
+
+class StepSource(enum.Enum):
+    UNDECIDED = "undecided"
+    OPTIMIZER = "optimizer"  # optimizer steps, or mark_step()
+    BACKWARD = "backward"  # no optimizer: each backward pass
+
+
+@dataclass
+class HeldStep:
+    """A backward pass measured at its end, not yet known to be a step."""
+
+    record: StepRecord
+    probe: StepProbe  # what the hooks collected for it, given back if it is no step
+    data_wait: float
+    last_close: float | None
+    grads: list[tuple[weakref.ref[torch.Tensor], int | None, int]]
+
+    def gradients_moved_on(self) -> bool:
+        """True when a gradient was cleared, replaced or changed in place since."""
+        for ref, grad_id, version in self.grads:
+            param = ref()
+            grad = param.grad if param is not None else None
+            if grad is None or id(grad) != grad_id or grad._version != version:
+                return True
+        return False
+
+
+def gradient_state(params: Iterable[torch.Tensor]) -> list[tuple[weakref.ref[torch.Tensor], int | None, int]]:
+    return [(weakref.ref(p), id(p.grad), p.grad._version) for p in params if p.grad is not None]
+
+
+def trained_leaves(roots: Iterable[Any]) -> list[torch.Tensor]:
+    """The tensors a backward pass from `roots` accumulates gradients into."""
+    leaves = (getattr(node, "variable", None) for node in graphs.walk(roots))
+    return [leaf for leaf in leaves if isinstance(leaf, torch.Tensor) and leaf.requires_grad]
+
+
+def absorb(earlier: StepProbe, later: StepProbe) -> StepProbe:
+    """One step's probe again: lists joined in order, single values from `later` when it has them."""
+    for item in dataclasses.fields(StepProbe):
+        mine, theirs = getattr(earlier, item.name), getattr(later, item.name)
+        if isinstance(mine, list):
+            mine.extend(theirs)
+        elif theirs is not None:
+            setattr(earlier, item.name, theirs)
+    return earlier

@@ -1,0 +1,169 @@
+"""Training in processes the script starts (`mp.Process`, `mp.spawn`): each child is
+watched by a session of its own and writes its own report.
+
+`multiprocessing`'s `BaseProcess.start` is wrapped: a process whose target is the
+script's own code (or `torch.multiprocessing.spawn`'s wrapper around it) gets a
+`WatchedTarget` instead, which travels to the child (pickled under spawn, copied
+under fork) and runs the target inside a new `Sanitizer`. Library processes
+(DataLoader workers, a Manager's server, Pool workers) are left alone. Child N
+(the number in its name, `Process-N`) writes the parent's report path with
+`.childN` before the suffix and prefixes its alerts with `[child N]`; the parent
+lists its children's reports in its notes.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from sanitizer.core import locations
+
+if TYPE_CHECKING:
+    from sanitizer.core.session import Sanitizer
+
+HALT_STATUS = 3
+
+
+@dataclass
+class ChildSettings:
+    """What a child's session takes over from the parent's (plain data: it is pickled)."""
+
+    report: str | None
+    checks: list[str]
+    halt_on: list[str]
+    script: str | None
+    argv: list[str]
+
+
+@dataclass
+class StartedChild:
+    number: str
+    report: str | None
+
+
+@dataclass
+class Children:
+    """The watched children a session started."""
+
+    started: list[StartedChild] = field(default_factory=list)
+
+    def notes(self) -> list[str]:
+        """One line per child: what its report says, once the child wrote it."""
+        return [f"child process {child.number} was watched by its own session: {_outcome(child.report)}"
+                for child in self.started]
+
+
+def _outcome(report: str | None) -> str:
+    if report is None:
+        return "no report (the parent writes none)"
+    try:
+        with open(report, encoding="utf-8") as source:
+            data = json.load(source)
+    except (OSError, ValueError):
+        return f"no report at {report} yet (still running, or killed)"
+    errors = [event for event in data.get("events", []) if event.get("severity") == "error"]
+    first = f", first: {errors[0]['kind']} at step {errors[0]['step']}" if errors else ""
+    return (f"{data.get('steps')} steps, exit code {data.get('exit_code')}, "
+            f"{len(errors)} error events{first}; report {report}")
+
+
+class WatchedTarget:
+    """A process target that runs under a Sanitizer of its own in the child."""
+
+    def __init__(self, target: Callable[..., Any], settings: ChildSettings, number: str,
+                 parent: Sanitizer) -> None:
+        self.target = target
+        self.settings = settings
+        self.number = number
+        self._parent: Sanitizer | None = parent  # reaches the child only under fork
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**vars(self), "_parent": None}
+
+    @locations.transparent
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from sanitizer.core.session import Sanitizer, SanitizerHalt, status_of
+        if self._parent is not None:
+            self._parent.abandon()  # a forked copy of the parent's session: its hooks go, no report
+        session = Sanitizer(report=None, checks=self.settings.checks, halt_on=self.settings.halt_on,
+                            script=self.settings.script, argv=self.settings.argv, lint=False)  # the parent lints
+        session.child = self.number
+        session.report_path = self.settings.report
+        session.start()
+        try:
+            result = self.target(*args, **kwargs)
+        except SanitizerHalt as halt:
+            _finish(session, halt, HALT_STATUS)
+            raise SystemExit(HALT_STATUS) from None
+        except BaseException as exc:
+            _finish(session, exc, status_of(exc))
+            raise
+        _finish(session, None, 0)
+        return result
+
+
+def _finish(session: Sanitizer, exc: BaseException | None, status: int) -> None:
+    from sanitizer.core.session import SanitizerHalt
+    session.record_ending(exc)
+    session.close(exit_code=status)
+    if isinstance(exc, SanitizerHalt):
+        session.alert(f"halted ({exc.event.kind} is in --halt-on): {exc.event.one_line()}")
+    session.print_summary()
+
+
+def install(session: Sanitizer, stack: ExitStack, patch: Callable[..., None]) -> None:
+    """Wrap `BaseProcess.start` (with the session's `patch`, undone on close)."""
+    from multiprocessing import process
+
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def start(self: Any) -> Any:
+            if session.active and _trains_user_code(self):
+                session.children.started.append(_watch(self, session))
+            return original(self)
+        return start
+
+    patch(stack, process.BaseProcess, "start", wrap)
+
+
+def _watch(process: Any, session: Sanitizer) -> StartedChild:
+    number = ".".join(str(part) for part in process._identity) or "0"
+    report = child_report_path(session.report_path, number)
+    settings = ChildSettings(report=report, checks=sorted(session.enabled_kinds), halt_on=sorted(session.halt_on),
+                             script=session.script, argv=list(session.argv))
+    process._target = WatchedTarget(process._target, settings, number, session)
+    return StartedChild(number=number, report=report)
+
+
+def child_report_path(report: str | None, number: str) -> str | None:
+    """`run.rank0.json` becomes `run.rank0.child2.json` for child 2."""
+    if report is None:
+        return None
+    stem, suffix = os.path.splitext(report)
+    return f"{stem}.child{number}{suffix or '.json'}"
+
+
+def _trains_user_code(process: Any) -> bool:
+    target = getattr(process, "_target", None)
+    if target is None or isinstance(target, WatchedTarget):
+        return False
+    if _is_spawn_wrapper(target):  # torch.multiprocessing.spawn: the script's function is the first argument
+        args = getattr(process, "_args", ())
+        return bool(args) and _is_user_code(args[0])
+    return _is_user_code(target)
+
+
+def _is_spawn_wrapper(target: Any) -> bool:
+    return getattr(target, "__module__", None) == "torch.multiprocessing.spawn" and getattr(target, "__name__", "") == "_wrap"
+
+
+def _is_user_code(function: Any) -> bool:
+    while isinstance(function, functools.partial):
+        function = function.func
+    function = getattr(function, "__func__", function)
+    code = getattr(function, "__code__", None)
+    return code is not None and locations.is_user_file(code.co_filename)
+

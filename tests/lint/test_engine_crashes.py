@@ -1,0 +1,147 @@
+"""A rule that raises, in a visit, in `finish` or in its fix, is a bug in
+trainlint: the CLI names the file, the rule and the exception on stderr,
+still reports every other finding, leaves a file whose fix raised as it was,
+and exits with status 2, with one worker or several."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+import lint.registry
+from lint.rule import Fix, Rule
+from tests.lint.cli_runner import DP_BUG, invoke
+
+REAL = lint.registry.by_code()
+TL202 = REAL["TL202"]
+# TL202 (with a safe fix) and TL301 in one file
+BOTH = (
+    "import torch\n"
+    "import torch.nn.functional as F\n"
+    "model = torch.nn.DataParallel(model)\n"
+    "total = 0.0\n"
+    "for x, y in loader:\n"
+    "    loss = F.cross_entropy(model(x), y)\n"
+    "    total += loss  # keeps every graph\n"
+    "    optimizer.step()\n"
+)
+
+
+class _CrashInVisit(TL202):  # type: ignore[misc, valid-type]
+    def visit_Call(self, node: cst.Call) -> None:
+        raise ValueError("boom in visit")
+
+
+class _CrashInFinish(TL202):  # type: ignore[misc, valid-type]
+    def finish(self) -> None:
+        super().finish()  # its findings are made, then lost with the crash
+        raise ValueError("boom in finish")
+
+
+class _Exploding(cst.Name):
+    def _codegen_impl(self, state: object, default_semicolon: bool = False) -> None:  # type: ignore[override]
+        raise ValueError("boom in fix")
+
+
+class _CrashInFix(TL202):  # type: ignore[misc, valid-type]
+    def report(self, node: cst.CSTNode, message: str | None = None, fix: Fix | None = None) -> None:
+        if fix is not None:
+            fix = Fix({edited: _Exploding("x") for edited in fix.edits}, fix.safety)
+        super().report(node, message, fix)
+
+
+STAGES: dict[str, type[Rule]] = {"visit": _CrashInVisit, "finish": _CrashInFinish, "fix": _CrashInFix}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "crash.py").write_text(BOTH, encoding="utf-8")
+    for name in ("a.py", "b.py", "c.py"):  # enough files for a pool of workers
+        (tmp_path / name).write_text(DP_BUG, encoding="utf-8")
+    return tmp_path
+
+
+def _crash(monkeypatch: pytest.MonkeyPatch, stage: str) -> None:
+    """TL202 replaced by a rule that raises; forked workers inherit it."""
+    monkeypatch.setattr(lint.registry, "by_code", lambda: {**REAL, "TL202": STAGES[stage]})
+
+
+def _reported(out: str) -> set[tuple[str, str]]:
+    return {(line.split(":")[0], line.split()[1]) for line in out.splitlines() if ".py:" in line}
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("stage", ["visit", "finish"])
+def test_a_crashing_rule_is_reported_and_the_others_findings_kept(
+    project: Path, monkeypatch: pytest.MonkeyPatch, stage: str, jobs: str
+) -> None:
+    _crash(monkeypatch, stage)
+    code, out, err = invoke(".", "--no-cache", "--jobs", jobs, cwd=project)
+    assert code == 2
+    assert f"TL202 crashed on crash.py: ValueError: boom in {stage}" in err
+    assert "please report it" in err
+    assert _reported(out) == {("crash.py", "TL301"), ("a.py", "TL301"), ("b.py", "TL301"), ("c.py", "TL301")}
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_crashing_fix_leaves_the_file_unchanged_and_its_findings_reported(
+    project: Path, monkeypatch: pytest.MonkeyPatch, jobs: str
+) -> None:
+    _crash(monkeypatch, "fix")
+    code, out, err = invoke(".", "--no-cache", "--fix", "--jobs", jobs, cwd=project)
+    assert code == 2
+    assert "TL202 crashed while fixing on crash.py: ValueError: boom in fix" in err
+    assert (project / "crash.py").read_text(encoding="utf-8") == BOTH
+    assert {("crash.py", "TL202"), ("crash.py", "TL301")} <= _reported(out)
+
+
+def test_without_a_crash_the_same_run_fixes_and_exits_normally(project: Path) -> None:
+    """The fixture is sound: the real TL202 fixes the file."""
+    code, _, err = invoke(".", "--no-cache", "--fix", cwd=project)
+    assert code == 1 and "crashed" not in err
+    assert (project / "crash.py").read_text(encoding="utf-8") != BOTH
+
+
+def test_a_crash_is_not_cached(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _crash(monkeypatch, "finish")
+    assert invoke(".", "--jobs", "1", cwd=project)[0] == 2
+    code, _, err = invoke(".", "--jobs", "1", cwd=project)
+    assert code == 2 and "TL202 crashed on crash.py" in err
+
+
+def test_a_crash_on_standard_input(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _crash(monkeypatch, "fix")
+    code, out, err = invoke("-", "--stdin-filename", "crash.py", "--fix", cwd=project, stdin=BOTH)
+    assert code == 2
+    assert "TL202 crashed while fixing on crash.py" in err
+    assert out == BOTH  # the code comes back unchanged
+
+
+def test_an_editor_is_shown_the_crash_once_with_the_other_findings(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("pygls")
+    from pygls.workspace import TextDocument
+
+    from lint.lsp.server import TrainlintServer, lint_document
+
+    _crash(monkeypatch, "finish")
+    # the documents module the server calls (another test may have imported it afresh)
+    monkeypatch.setitem(lint_document.__globals__, "by_code", lint.registry.by_code)
+    server = TrainlintServer()
+    shown: list[object] = []
+    monkeypatch.setattr(server, "window_show_message", shown.append)
+    uri = (project / "crash.py").as_uri()
+    assert [f.code for f in server.findings(TextDocument(uri, BOTH))] == ["TL301"]
+    assert [f.code for f in server.findings(TextDocument(uri, BOTH + "\n"))] == ["TL301"]
+    assert len(shown) == 1 and "TL202 crashed on" in shown[0].message  # type: ignore[attr-defined]
+
+
+def test_the_noqa_of_a_crashed_rule_is_not_called_unused(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (project / "crash.py").write_text(BOTH.replace("# keeps every graph", "# noqa: TL202, TL301"), encoding="utf-8")
+    _crash(monkeypatch, "finish")
+    code, out, _ = invoke("crash.py", "--no-cache", "--select", "TL001,TL202,TL301", cwd=project)
+    unused = [line for line in out.splitlines() if " TL001 " in line]
+    assert code == 2
+    assert len(unused) == 1 and "TL301" in unused[0], "TL301 is unused there; TL202 crashed, so its noqa is not judged"
+    assert "TL202" not in unused[0]

@@ -1,0 +1,57 @@
+"""Training in processes the script starts (hogwild `mp.Process` children,
+`mp.spawn`): each child is watched and reports on its own; the parent lists them."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of, run_sanitizer
+
+PRELAUNCH += [("hogwild.py",), ("hogwild.py", "--nan-child", "2", "--nan-step", "5")]
+
+
+def _child_reports(parent_report: Path) -> dict[str, dict]:
+    reports = {}
+    for path in parent_report.parent.glob(f"{parent_report.stem}.child*.json"):
+        reports[path.stem.rsplit(".child", 1)[1]] = json.loads(path.read_text())
+    return reports
+
+
+def _parent_report(script_runs: ScriptRuns, *args: str) -> Path:
+    return script_runs.directory / ("-".join(("hogwild.py", *(a.strip("-") for a in args))) + ".json")
+
+
+def test_each_hogwild_child_is_watched(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("hogwild.py")
+    assert run.returncode == 0, run.stderr
+    children = _child_reports(_parent_report(script_runs))
+    assert sorted(children) == ["1", "2"]
+    for report in children.values():
+        assert report["steps"] == 15 and report["exit_code"] == 0 and report["events"] == []
+    notes = run.report["summary"]["notes"]
+    assert not any("never stepped" in note for note in notes)
+    assert sum("15 steps, exit code 0, 0 error events" in note for note in notes) == 2
+
+
+def test_a_nan_in_one_child_is_reported_by_that_child(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("hogwild.py", "--nan-child", "2", "--nan-step", "5")
+    assert run.returncode == 0, run.stderr
+    child = _child_reports(_parent_report(script_runs, "--nan-child", "2", "--nan-step", "5"))["2"]
+    kinds = {event["kind"]: event for event in child["events"]}
+    assert kinds["nonfinite_input"]["step"] == 5
+    loss = kinds["nonfinite_loss"]
+    assert loss["step"] == 5 and loss["where"].endswith(f"hogwild.py:{line_of('hogwild.py', 'loss = F.nll_loss')}")
+    assert "sanitizer[child 2]: nonfinite_input at step 5" in run.stderr
+    assert any("child process 2" in note and "first: nonfinite_input at step 5" in note
+               for note in run.report["summary"]["notes"])
+
+
+@pytest.mark.parametrize("launch", [("--launcher", "spawn"), ("--start-method", "fork")])
+def test_spawned_and_forked_children_are_watched(tmp_path: Path, launch: tuple[str, str]) -> None:
+    report = tmp_path / "run.json"
+    run = run_sanitizer(["hogwild.py", *launch], report)
+    assert run.returncode == 0, run.stderr
+    children = _child_reports(report)
+    assert len(children) == 2 and all(child["steps"] == 15 for child in children.values())

@@ -1,0 +1,76 @@
+"""Loops that update parameters by hand, without torch.optim: each backward pass
+is a step, events carry the real step and module, and nothing the sanitizer keeps
+grows with the steps."""
+from __future__ import annotations
+
+import io
+
+import torch
+from torch import nn
+
+from sanitizer import Sanitizer
+from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
+
+PRELAUNCH += [("manual_sgd.py",), ("manual_sgd.py", "--nan-batch", "30"), ("plain", "manual_sgd.py")]
+
+
+def test_manual_sgd_language_model_counts_backward_passes(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("manual_sgd.py")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[-1] == script_runs.plain("manual_sgd.py").stdout.splitlines()[-1]
+    assert run.report["steps"] == 40 and run.events() == []
+    assert len(run.report["series"]["loss"]) == 40
+    assert any("each backward pass was counted as a step" in note for note in run.report["summary"]["notes"])
+
+
+def test_nan_in_a_manual_loop_has_its_step_and_module(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("manual_sgd.py", "--nan-batch", "30")
+    activation = run.first("nonfinite_activation")
+    assert (activation["step"], activation["module"]) == (30, "head")
+    loss = run.first("nonfinite_loss")
+    assert (loss["step"], loss["module"]) == (30, "head")
+    assert loss["where"].endswith(f"manual_sgd.py:{line_of('manual_sgd.py', 'loss = F.cross_entropy')}")
+    assert run.first("nonfinite_grad")["step"] == 30
+
+
+def _manual_loop(session: Sanitizer, batches: int, accumulate: int = 1) -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 2))
+    for batch in range(batches):
+        loss = nn.functional.cross_entropy(model(torch.randn(8, 6)), torch.randint(0, 2, (8,)))
+        loss.backward()
+        if (batch + 1) % accumulate:
+            continue  # gradients add up over `accumulate` backward passes
+        with torch.no_grad():
+            for p in model.parameters():
+                p -= 0.1 * p.grad
+        model.zero_grad()
+
+
+def test_nothing_kept_grows_with_steps() -> None:
+    sizes = []
+    for batches in (50, 400):
+        with Sanitizer(report=None, stream=io.StringIO()) as session:
+            _manual_loop(session, batches)
+            sizes.append((len(session.probe.losses), len(session.probe.graph_roots), len(session.probe.trail_values)))
+        assert session.steps == batches
+    assert sizes[0] == sizes[1] == (0, 0, 0)
+
+
+def test_an_optimizer_loop_is_not_counted_twice() -> None:
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with Sanitizer(report=None, stream=io.StringIO()) as session:
+        for _ in range(6):
+            for _ in range(3):  # gradient accumulation over three backward passes
+                model(torch.randn(8, 4)).pow(2).mean().backward()
+            optimizer.step()
+            optimizer.zero_grad()
+    assert session.steps == 6 and len(session.series.columns["loss"]) == 6
+
+
+def test_accumulating_backward_passes_before_the_first_manual_update() -> None:
+    with Sanitizer(report=None, stream=io.StringIO()) as session:
+        _manual_loop(session, 12, accumulate=3)
+    assert session.steps == 10  # the first update's three passes make one step; then one per pass
