@@ -25,7 +25,7 @@ from lint.finding import Finding
 from lint.manifest import manifest
 
 CACHE_DIR = ".trainlint_cache"
-_FORMAT = 2
+_FORMAT = 3
 
 
 def code_fingerprint() -> str:
@@ -43,11 +43,13 @@ class ResultCache:
         self.directory = directory
         self.file = directory / f"results-{code_fingerprint()}.json"
         self.entries: dict[str, dict[str, object]] = {}
+        self.members = ""  # which files had summaries last time (see `lint.runner`)
         self.dirty = False
         try:
             loaded = json.loads(self.file.read_text(encoding="utf-8"))
-            if isinstance(loaded, dict):
-                self.entries = loaded
+            if isinstance(loaded, dict) and isinstance(loaded.get("entries"), dict):
+                self.entries = loaded["entries"]
+                self.members = str(loaded.get("members", ""))
         except (OSError, ValueError):
             self.entries = {}
 
@@ -68,6 +70,16 @@ class ResultCache:
     def inputs(self, key: str) -> str:
         """Digest of the other modules' summaries the findings were computed with."""
         return str(self.entries[key].get("inputs", ""))
+
+    def set_members(self, members: str) -> None:
+        if members != self.members:
+            self.members = members
+            self.dirty = True
+
+    def facts_by_path(self) -> dict[str, object]:
+        """The stored facts of each path, whatever its content: to tell
+        whether a file's summaries changed along with its bytes."""
+        return {key.split("\0", 1)[0]: entry.get("facts") for key, entry in self.entries.items() if isinstance(entry, dict)}
 
     def put(
         self, key: str, findings: Sequence[Finding], facts: Mapping[str, object] | None = None, inputs: str = ""
@@ -96,7 +108,7 @@ class ResultCache:
                     stale.unlink(missing_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".results-", suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(self.entries, handle, separators=(",", ":"))
+                json.dump({"entries": self.entries, "members": self.members}, handle, separators=(",", ":"))
             os.replace(tmp, self.file)
         except OSError:
             pass  # a cache that cannot be written only costs time

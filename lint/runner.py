@@ -13,7 +13,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
 
 from lint.cache import ResultCache, content_hash
 from lint.config import Config, Selection, codes_for_file
@@ -71,15 +71,36 @@ class _Analysed:
     digest: str  # of the bytes the worker read and linted
 
 
+class _CachedFacts:
+    """A file's facts as the cache stores them, read only when needed."""
+
+    def __init__(self, stored: Mapping[str, object] | None) -> None:
+        self.stored = stored
+        self._facts: FileFacts | None = None
+
+    def get(self) -> FileFacts | None:
+        if self._facts is None and self.stored:
+            self._facts = FileFacts.from_json(self.stored)
+        return self._facts
+
+
 @dataclass
 class _Known:
     """A file's findings and facts, and what they were computed with."""
 
     task: _Task
     findings: list[Finding]
-    facts: FileFacts | None
+    source: FileFacts | _CachedFacts | None
     inputs: str
     crashes: list[RuleCrash] = field(default_factory=list)  # of the rules that raised on it
+
+    @property
+    def facts(self) -> FileFacts | None:
+        return self.source.get() if isinstance(self.source, _CachedFacts) else self.source
+
+    @property
+    def has_facts(self) -> bool:
+        return bool(self.source.stored) if isinstance(self.source, _CachedFacts) else self.source is not None
 
 
 def run(files: Sequence[str], selection: Selection, config: Config, options: RunOptions) -> RunResult:
@@ -104,22 +125,24 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
             live_keys.add(key)
             cached = cache.get(key, path)
             if cached is not None and not _needs_fixing(cached, options.fix):
-                facts = cache.facts(key)
                 task = _Task(path, codes, digest, key)
-                known[path] = _Known(task, cached, FileFacts.from_json(facts) if facts else None, cache.inputs(key))
+                known[path] = _Known(task, cached, _CachedFacts(cache.facts(key)), cache.inputs(key))
                 continue
         tasks.append(_Task(path, codes, digest, key))
     cached_paths = set(known)
     analysed: set[str] = set()
+    previous = cache.facts_by_path() if cache is not None else {}
     for task, outcome in _analyse_all(tasks, options):
         known[task.path] = _finish(task, outcome, None, cache, live_keys, options, result)
         analysed.add(task.path)
-    project = Project(project_root(files, config.source.parent if config.source else None), _facts_of(known))
-    again = list(_dependents(known, project))
-    for task, outcome in _analyse_all(again, options):
-        known[task.path] = _finish(task, outcome, known[task.path].facts, cache, live_keys, options, result)
-        analysed.add(task.path)
+    members = project_members(known)
+    if cache is None or _project_changed(known, analysed, previous, members, cache):
+        project = Project(project_root(files, config.source.parent if config.source else None), _facts_of(known))
+        for task, outcome in _analyse_all(list(_dependents(known, project)), options):
+            known[task.path] = _finish(task, outcome, known[task.path].facts, cache, live_keys, options, result)
+            analysed.add(task.path)
     if cache is not None:
+        cache.set_members(members)
         cache.prune(live_keys)
         cache.save()
     for path, entry in sorted(known.items()):
@@ -133,6 +156,31 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
 
 def _facts_of(known: dict[str, _Known]) -> dict[str, FileFacts]:
     return {path: entry.facts for path, entry in known.items() if entry.facts is not None}
+
+
+def project_members(known: dict[str, _Known]) -> str:
+    """Identifies which files of the run have summaries."""
+    return content_hash("\0".join(sorted(os.path.abspath(p) for p, e in known.items() if e.has_facts)).encode())
+
+
+def _project_changed(
+    known: dict[str, _Known],
+    analysed: set[str],
+    previous: Mapping[str, object],
+    members: str,
+    cache: ResultCache,
+) -> bool:
+    """Whether what any file calls may do something else than when the
+    cached findings were computed: a file's summaries changed, or files with
+    summaries came or went. When not, every cached digest still holds and
+    the project is not worked out at all (a warm run, a comment edited)."""
+    if members != cache.members:
+        return True
+    for path in analysed:
+        facts = known[path].facts
+        if (facts.to_json() if facts is not None else None) != previous.get(os.path.abspath(path)):
+            return True
+    return False
 
 
 def _dependents(known: dict[str, _Known], project: Project) -> Iterator[_Task]:
