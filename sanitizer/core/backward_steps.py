@@ -56,6 +56,15 @@ def gradient_state(params: Iterable[torch.Tensor]) -> list[tuple[weakref.ref[tor
     return [(weakref.ref(p), id(p.grad), p.grad._version) for p in params if p.grad is not None]
 
 
+def storage_freed(tensor: torch.Tensor) -> bool:
+    """A tensor whose memory was released after backward: FSDP2 frees the
+    unsharded parameters it trains through once their gradients are reduced."""
+    try:
+        return tensor.numel() > 0 and tensor.untyped_storage().nbytes() == 0
+    except (RuntimeError, NotImplementedError):  # tensor subclasses without one storage
+        return False
+
+
 def trained_leaves(roots: Iterable[Any]) -> list[torch.Tensor]:
     """The tensors a backward pass from `roots` accumulates gradients into."""
     leaves = (getattr(node, "variable", None) for node in graphs.walk(roots))

@@ -19,7 +19,14 @@ import torch
 from torch import nn
 
 from sanitizer.core import hooks, locations, loss_calls
-from sanitizer.core.backward_steps import HeldStep, StepSource, absorb, gradient_state, trained_leaves
+from sanitizer.core.backward_steps import (
+    HeldStep,
+    StepSource,
+    absorb,
+    gradient_state,
+    storage_freed,
+    trained_leaves,
+)
 from sanitizer.core.catalogue import KINDS
 from sanitizer.core.children import Children
 from sanitizer.core.ending import ending_of
@@ -311,6 +318,8 @@ class Sanitizer:
         """A backward pass ended: a step in a loop without an optimizer (see backward_steps)."""
         if self.step_source is StepSource.OPTIMIZER or not self.probe.graph_roots or not self._leaves:
             return
+        if any(storage_freed(leaf) for leaf in self._leaves):
+            return  # a framework's transient copies (FSDP2): its optimizer steps the real parameters
         if self.step_source is StepSource.BACKWARD:
             self._close_step(self._stand_in, skipped=False)
             self._advance()
