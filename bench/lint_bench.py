@@ -170,11 +170,11 @@ def make_tools(corpus: Path, jobs: int, touched: Path, selected: set[str], selec
 
     tools = [
         Tool("cold", "trainlint cold (--no-cache)",
-             lambda root: [python, "-m", "lint", "check", "--no-cache", *common, str(root)], _json_findings),
+             lambda root: [python, "-m", "trainlint", "check", "--no-cache", *common, str(root)], _json_findings),
         Tool("warm", "trainlint warm (cache filled)",
-             lambda root: [python, "-m", "lint", "check", *common, str(root)], _json_findings),
+             lambda root: [python, "-m", "trainlint", "check", *common, str(root)], _json_findings),
         Tool("touched", "trainlint after touching 1 file",
-             lambda root: [python, "-m", "lint", "check", *common, str(root)], _json_findings, touch),
+             lambda root: [python, "-m", "trainlint", "check", *common, str(root)], _json_findings, touch),
         Tool("noprefilter", "trainlint cold, pre-filter off",
              lambda root: [python, str(BENCH / "trainlint_no_prefilter.py"), "check", "--no-cache", *common, str(root)],
              _json_findings),
@@ -245,7 +245,7 @@ def run_benchmark(kind: str, reps: int, jobs: int, selected: set[str], timeout_s
         print(f"touched file: {touched.relative_to(workdir)}; {reps} repetition(s), {jobs} process(es)")
         if {"warm", "touched"} & selected:
             # fill the cache; it lives in the corpus copy (the cwd of the runs)
-            measure([sys.executable, "-m", "lint", "check", "--jobs", str(jobs), "--exit-zero", "--format", "json",
+            measure([sys.executable, "-m", "trainlint", "check", "--jobs", str(jobs), "--exit-zero", "--format", "json",
                      *(["--select", select] if select else []), str(corpus)], workdir, env, timeout_s)
         for rep in range(reps):
             for tool in tools:

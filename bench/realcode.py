@@ -10,7 +10,7 @@ catalogue covers (a true positive when reported, a false negative when not)
 and `verdict = "fp"` for a finding judged wrong. Every file is read from a
 local git mirror (`<mirror>/<owner>+<name>/repo`, the layout the `fetch` tool
 and `git clone --mirror` give), written into a scratch tree, and linted in ONE
-run of `python -m lint` with the default selection, as users run it.
+run of `python -m trainlint` with the default selection, as users run it.
 
 A finding counts by (path, line, code). A finding that no label judges is
 "unjudged": it counts against precision (an unlabelled finding is presumed
@@ -115,7 +115,7 @@ def lint_tree(tree: Path, linter: Path) -> list[dict]:
     """One default run over the whole scratch tree, with `linter`'s code."""
     env = {**os.environ, "PYTHONPATH": str(linter)}
     done = subprocess.run(
-        [sys.executable, "-m", "lint", "check", "--format", "json", "--no-cache", "--exit-zero", "."],
+        [sys.executable, "-m", "trainlint", "check", "--format", "json", "--no-cache", "--exit-zero", "."],
         cwd=tree, env=env, capture_output=True, text=True, check=False,
     )
     if done.returncode != 0:

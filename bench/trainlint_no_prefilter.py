@@ -8,8 +8,8 @@ itself, for comparison with the bare parse. Arguments are those of
 
 from __future__ import annotations
 
-from lint.cli import main
-from lint.registry import all_rules
+from trainlint.cli import main
+from trainlint.registry import all_rules
 
 if __name__ == "__main__":
     for rule in all_rules():

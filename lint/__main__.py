@@ -1,3 +1,3 @@
-from lint.cli import main
+from trainlint.cli import main
 
 main(prog_name="trainlint")

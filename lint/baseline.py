@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from lint.finding import Finding
-from lint.fixes import write_atomic
-from lint.source import SourceError, decode, encoding_to_write
-from lint.suppression import noqa_directives
+from trainlint.finding import Finding
+from trainlint.fixes import write_atomic
+from trainlint.source import SourceError, decode, encoding_to_write
+from trainlint.suppression import noqa_directives
 
 # a line with its ending, numbered as tokenize and LibCST number lines (a
 # form feed or U+2028 inside a line does not end it, as str.splitlines has it)

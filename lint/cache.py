@@ -6,7 +6,7 @@ libcst versions, the source of the rules and the engine, and the rules
 selected for the file. An unchanged file is never parsed again.
 
 Beside its findings, an entry keeps what the project needs of the file (its
-function summaries, `lint.project.FileFacts`, as JSON) and the digest of the
+function summaries, `trainlint.project.FileFacts`, as JSON) and the digest of the
 other modules' summaries its findings were computed with (`inputs`): when a
 module it calls changes what it does, the digest differs and the file is
 linted again, although its own bytes did not change.
@@ -21,8 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from lint.finding import Finding
-from lint.manifest import manifest
+from trainlint.finding import Finding
+from trainlint.manifest import manifest
 
 CACHE_DIR = ".trainlint_cache"
 _FORMAT = 3
@@ -43,7 +43,7 @@ class ResultCache:
         self.directory = directory
         self.file = directory / f"results-{code_fingerprint()}.json"
         self.entries: dict[str, dict[str, object]] = {}
-        self.members = ""  # which files had summaries last time (see `lint.runner`)
+        self.members = ""  # which files had summaries last time (see `trainlint.runner`)
         self.dirty = False
         try:
             loaded = json.loads(self.file.read_text(encoding="utf-8"))

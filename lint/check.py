@@ -1,5 +1,5 @@
 """What `trainlint check` does with its options: settings, discovery, the
-run, and what is printed where. `lint.cli` only declares the options."""
+run, and what is printed where. `trainlint.cli` only declares the options."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import click
 
-from lint import timing
-from lint.cache import CACHE_DIR
-from lint.check_output import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, fail, note, report, warn
-from lint.config import (
+from trainlint import timing
+from trainlint.cache import CACHE_DIR
+from trainlint.check_output import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, error, fail, note, report, warn
+from trainlint.config import (
     Config,
     ConfigError,
     Overrides,
@@ -25,9 +25,9 @@ from lint.config import (
     select_rules,
     with_overrides,
 )
-from lint.discovery import Discovery, discover
-from lint.runner import RunOptions, RunResult, run, unified_diff
-from lint.stdin import UNNAMED, fixed_bytes, lint_stdin
+from trainlint.discovery import Discovery, discover
+from trainlint.runner import RunOptions, RunResult, run, unified_diff
+from trainlint.stdin import UNNAMED, fixed_bytes, lint_stdin
 
 
 
@@ -176,7 +176,7 @@ def _check_stdin(request: CheckRequest, settings: Settings) -> int:
 
 def _baseline(request: CheckRequest, result: RunResult, failed: bool) -> int:
     """`--add-noqa`: mark every finding with a `# noqa` comment."""
-    from lint.baseline import add_noqa  # writes through LibCST's helpers; a cached run needs none
+    from trainlint.baseline import add_noqa  # writes through LibCST's helpers; a cached run needs none
 
     baseline = add_noqa(result.findings)
     for problem in baseline.errors:

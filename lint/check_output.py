@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 import click
 
-from lint import reporters
-from lint.manifest import manifest
-from lint.runner import RunResult
+from trainlint import reporters
+from trainlint.manifest import manifest
+from trainlint.runner import RunResult
 
 if TYPE_CHECKING:
-    from lint.check import CheckRequest
+    from trainlint.check import CheckRequest
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 

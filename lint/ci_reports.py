@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from typing import Sequence
 from xml.etree import ElementTree
 
-from lint.finding import Finding
+from trainlint.finding import Finding
 
 _GITLAB_SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import click
 
-from lint import __version__, reporters
-from lint.cache import CACHE_DIR, clear
-from lint.check import CheckRequest, execute
-from lint.check_output import fail
-from lint.config import find_config
+from trainlint import __version__, reporters
+from trainlint.cache import CACHE_DIR, clear
+from trainlint.check import CheckRequest, execute
+from trainlint.check_output import fail
+from trainlint.config import find_config
 
 SUBCOMMANDS = ("check", "rules", "explain", "clean", "server")
 
@@ -77,8 +77,8 @@ def _fail(message: str) -> None:
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
 def list_rules(output_format: str) -> None:
     """List every rule: code, name, severity, fixable, default on/off."""
-    from lint.docs import rules_table
-    from lint.registry import all_rules
+    from trainlint.docs import rules_table
+    from trainlint.registry import all_rules
 
     click.echo(rules_table(all_rules(), output_format), nl=False)
 
@@ -87,8 +87,8 @@ def list_rules(output_format: str) -> None:
 @click.argument("code")
 def explain(code: str) -> None:
     """Show a rule's documentation and examples (by code or name)."""
-    from lint.docs import explain_text
-    from lint.registry import by_name_or_code
+    from trainlint.docs import explain_text
+    from trainlint.registry import by_name_or_code
 
     rule = by_name_or_code(code)
     if rule is None:
@@ -112,7 +112,7 @@ def clean(directory: str | None) -> None:
 def server() -> None:
     """Run the language server for editors (LSP over stdin/stdout)."""
     try:
-        from lint.lsp.server import serve
+        from trainlint.lsp.server import serve
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
             raise

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from lint.manifest import manifest
+from trainlint.manifest import manifest
 
 if TYPE_CHECKING:
-    from lint.rule import Rule
+    from trainlint.rule import Rule
 
 KNOWN_KEYS = (
     "select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "respect-gitignore",
@@ -136,7 +136,7 @@ class Selection:
 
     @property
     def rules(self) -> tuple[type[Rule], ...]:
-        from lint.registry import by_code
+        from trainlint.registry import by_code
 
         known = by_code()
         return tuple(known[code] for code in self.codes)

@@ -1,4 +1,4 @@
-"""What the rules of one file read: the semantic model (`lint.semantic`) and
+"""What the rules of one file read: the semantic model (`trainlint.semantic`) and
 the analyses every rule shares, such as which variable holds a GradScaler or
 what a call of a project function does."""
 
@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Mapping
 
 import libcst as cst
 
-from lint.analysis.receivers import Receivers
-from lint.semantic import SemanticModel
-from lint.timing import Timer
+from trainlint.analysis.receivers import Receivers
+from trainlint.semantic import SemanticModel
+from trainlint.timing import Timer
 
 if TYPE_CHECKING:
-    from lint.analysis.summarize import FileSummaries
-    from lint.summaries import Summary
+    from trainlint.analysis.summarize import FileSummaries
+    from trainlint.summaries import Summary
 
 
 class FileContext(SemanticModel):
@@ -33,13 +33,13 @@ class FileContext(SemanticModel):
 
     @property
     def receivers(self) -> Receivers:
-        """What each variable of the file holds (see `lint.analysis.receivers`)."""
+        """What each variable of the file holds (see `trainlint.analysis.receivers`)."""
         return self.shared(Receivers)
 
     @property
     def summaries(self) -> FileSummaries:
         """What each function of the file, and each call, does (see
-        `lint.analysis.summarize`)."""
-        from lint.analysis.summarize import FileSummaries
+        `trainlint.analysis.summarize`)."""
+        from trainlint.analysis.summarize import FileSummaries
 
         return self.shared(FileSummaries)

@@ -9,8 +9,8 @@ from typing import Callable, Literal, Sequence
 
 import libcst as cst
 
-from lint.fixes import apply_fixes
-from lint.rule import Diagnostic, Rule
+from trainlint.fixes import apply_fixes
+from trainlint.rule import Diagnostic, Rule
 
 Stage = Literal["visit", "finish", "fix", "noqa", "lint"]
 Handler = Callable[[cst.CSTNode], object]

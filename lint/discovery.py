@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from lint.config import Config, matches_glob
-from lint.gitignore import GitIgnore
+from trainlint.config import Config, matches_glob
+from trainlint.gitignore import GitIgnore
 
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".venv", "venv", ".env", "env", "virtualenv", ".tox", ".nox",

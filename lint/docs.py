@@ -8,7 +8,7 @@ import os
 import re
 from typing import Sequence
 
-from lint.rule import EXPECT_MARK, Rule
+from trainlint.rule import EXPECT_MARK, Rule
 
 SECTION_ORDER = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Limitations", "References")
 
@@ -88,7 +88,7 @@ def rules_table(rules: Sequence[type[Rule]], output_format: str = "text") -> str
 def update_readme(path: str) -> bool:
     """Rewrite the rule table between the `rules:start` / `rules:end` markers;
     True when the file changed."""
-    from lint.registry import all_rules
+    from trainlint.registry import all_rules
 
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
@@ -107,7 +107,7 @@ def rule_pages(rules: Sequence[type[Rule]]) -> dict[str, str]:
     the targets of the SARIF `helpUri` links."""
     pages = {f"{rule.code}.md": explain_text(rule) + "\n" for rule in rules}
     rows = [f"| [{r.code}]({r.code}.md) | {r.name} | {r.severity} | {r.message} |" for r in rules]
-    header = "# trainlint rules\n\nGenerated from `rules/` by `python -m lint.docs`.\n\n"
+    header = "# trainlint rules\n\nGenerated from `rules/` by `python -m trainlint.docs`.\n\n"
     pages["README.md"] = header + "| code | name | severity | what it flags |\n|---|---|---|---|\n" + "\n".join(rows) + "\n"
     return pages
 
@@ -116,7 +116,7 @@ def update_rule_pages(directory: str) -> bool:
     """Write docs/rules/; True when a page changed or a stale one was removed."""
     from pathlib import Path
 
-    from lint.registry import all_rules
+    from trainlint.registry import all_rules
 
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)

@@ -15,16 +15,16 @@ from typing import Iterator, Mapping, Sequence
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from lint.analysis.summarize import file_facts
-from lint.context import FileContext
-from lint.crashes import Handler, HandlerGuard, RuleCrash, apply_guarded
-from lint.positions import node_ranges
-from lint.project import FileFacts, ProjectView
-from lint.rule import Diagnostic, Finding, Rule
-from lint.source import SourceError, decode, source_lines
-from lint.summaries import may_summarize, trigger_words
-from lint.suppression import NoqaUsage, file_suppression
-from lint.timing import NoTimer, Timer
+from trainlint.analysis.summarize import file_facts
+from trainlint.context import FileContext
+from trainlint.crashes import Handler, HandlerGuard, RuleCrash, apply_guarded
+from trainlint.positions import node_ranges
+from trainlint.project import FileFacts, ProjectView
+from trainlint.rule import Diagnostic, Finding, Rule
+from trainlint.source import SourceError, decode, source_lines
+from trainlint.summaries import may_summarize, trigger_words
+from trainlint.suppression import NoqaUsage, file_suppression
+from trainlint.timing import NoTimer, Timer
 
 UNPARSABLE = "TL000"
 _MAX_FIX_ROUNDS = 10
@@ -74,7 +74,7 @@ def lint_bytes(
     timer: Timer | None = None,
 ) -> FileOutcome:
     """Lint the bytes of one file. `fix` is None, "safe" or "unsafe"; a
-    `timer` measures where the time goes (see `lint.timing`)."""
+    `timer` measures where the time goes (see `trainlint.timing`)."""
     try:
         source, encoding = decode(data)
     except SourceError as exc:
@@ -399,7 +399,7 @@ def _audit(
 
 def _positions(module: cst.Module, diagnostics: list[Diagnostic], every: bool) -> Mapping[cst.CSTNode, CodeRange]:
     """`PositionProvider`'s ranges: of every node when a rule judges the
-    comments, else of the reported nodes only (see `lint.positions`)."""
+    comments, else of the reported nodes only (see `trainlint.positions`)."""
     if every:
         return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     ranges = node_ranges(module, [diagnostic.node for diagnostic in diagnostics])

@@ -1,5 +1,5 @@
 """A finding as reported: where, which rule, what it says. Kept apart from
-`lint.rule` so that reporting cached results needs no LibCST."""
+`trainlint.rule` so that reporting cached results needs no LibCST."""
 
 from __future__ import annotations
 

@@ -10,9 +10,9 @@ from typing import Sequence
 
 import libcst as cst
 
-from lint.analysis.scopes import ScopeTable, dotted_name, import_from_module
-from lint.analysis.walk import iter_nodes
-from lint.rule import Fix, Replacement
+from trainlint.analysis.scopes import ScopeTable, dotted_name, import_from_module
+from trainlint.analysis.walk import iter_nodes
+from trainlint.rule import Fix, Replacement
 
 
 class _Replace(cst.CSTTransformer):

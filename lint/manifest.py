@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import lint
+import trainlint
 
 _FORMAT = 2
 
@@ -55,9 +55,9 @@ def manifest() -> Manifest:
 
 
 def _package_dirs() -> list[Path]:
-    spec = importlib.util.find_spec("rules")
+    spec = importlib.util.find_spec("trainlint.rules")
     rules_dirs = [Path(p) for p in (spec.submodule_search_locations or [])] if spec else []
-    return [Path(lint.__file__).parent, *rules_dirs]
+    return [Path(trainlint.__file__).parent, *rules_dirs]
 
 
 def _source_files() -> list[Path]:
@@ -73,7 +73,7 @@ def _libcst_files() -> list[Path]:
 
 
 def _stamp(sources: list[Path]) -> str:
-    digest = hashlib.blake2b(f"{_FORMAT}:{lint.__version__}".encode(), digest_size=16)
+    digest = hashlib.blake2b(f"{_FORMAT}:{trainlint.__version__}".encode(), digest_size=16)
     for path in [*sources, *_libcst_files()]:
         try:
             stat = path.stat()
@@ -86,9 +86,9 @@ def _stamp(sources: list[Path]) -> str:
 def _build(sources: list[Path]) -> Manifest:
     from importlib.metadata import PackageNotFoundError, version
 
-    from lint.registry import all_rules
+    from trainlint.registry import all_rules
 
-    digest = hashlib.sha256(f"{_FORMAT}:{lint.__version__}".encode())
+    digest = hashlib.sha256(f"{_FORMAT}:{trainlint.__version__}".encode())
     try:
         digest.update(version("libcst").encode())
     except PackageNotFoundError:
@@ -102,7 +102,7 @@ def _build(sources: list[Path]) -> Manifest:
 
 
 def _store() -> Path:
-    return Path(lint.__file__).parent / "__pycache__"
+    return Path(trainlint.__file__).parent / "__pycache__"
 
 
 def _load(stamp: str) -> Manifest | None:

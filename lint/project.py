@@ -1,7 +1,7 @@
 """The files of one project and how their functions call each other.
 
 Each analysed file exports `FileFacts`: the open summaries of its functions
-(`lint.summaries`), the qualified names it calls that are not its own
+(`trainlint.summaries`), the qualified names it calls that are not its own
 (`.engine.train_one_epoch`, `utils.ModelEMA.update`), and what its
 module-level imports bind (so that a package's `__init__.py` re-export is
 followed). `Project` maps those names to the project's own modules:
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from lint.summaries import Summary, close
+from trainlint.summaries import Summary, close
 
 _MAX_REEXPORTS = 4  # `__init__.py` chains followed
 

@@ -6,8 +6,8 @@ import importlib
 import pkgutil
 from functools import lru_cache
 
-import rules as rules_package
-from lint.rule import Rule
+import trainlint.rules as rules_package
+from trainlint.rule import Rule
 
 
 @lru_cache(maxsize=1)

@@ -9,7 +9,7 @@ import json
 from collections import Counter
 from typing import Callable, Sequence
 
-from lint.finding import Finding
+from trainlint.finding import Finding
 
 Reporter = Callable[[Sequence[Finding]], str]
 
@@ -64,19 +64,19 @@ def _escape_property(value: str) -> str:
 
 
 def sarif(findings: Sequence[Finding]) -> str:
-    from lint.sarif import sarif as render
+    from trainlint.sarif import sarif as render
 
     return render(findings)
 
 
 def gitlab(findings: Sequence[Finding]) -> str:
-    from lint.ci_reports import gitlab as render
+    from trainlint.ci_reports import gitlab as render
 
     return render(findings)
 
 
 def junit(findings: Sequence[Finding]) -> str:
-    from lint.ci_reports import junit as render
+    from trainlint.ci_reports import junit as render
 
     return render(findings)
 

@@ -1,7 +1,7 @@
 """What a rule is: its identity, its docs and examples, and how it reports.
 
 A rule module in `rules/` defines one subclass of `Rule`. The engine builds
-the file's semantic model first (`lint.semantic`: parents, scopes, bindings,
+the file's semantic model first (`trainlint.semantic`: parents, scopes, bindings,
 call graph), then creates one instance of each rule, calls its
 `visit_<Node>` / `leave_<Node>` methods over the nodes in source order, and
 `finish()` once every node has been seen, which is where rules about order or
@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, ClassVar, Mapping
 
 import libcst as cst
 
-from lint.finding import Finding, FixSafety, Severity  # noqa: F401 - Finding is re-exported
+from trainlint.finding import Finding, FixSafety, Severity  # noqa: F401 - Finding is re-exported
 
 if TYPE_CHECKING:
     from libcst.metadata import CodeRange
 
-    from lint.context import FileContext
-    from lint.suppression import NoqaUsage
+    from trainlint.context import FileContext
+    from trainlint.suppression import NoqaUsage
 
 
 Replacement = cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel

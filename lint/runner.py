@@ -15,16 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
 
-from lint.cache import ResultCache, content_hash
-from lint.config import Config, Selection, codes_for_file
-from lint.finding import Finding
-from lint.project import FileFacts, Project, ProjectView, inputs_digest, project_root
-from lint.source import encoding_to_write
-from lint.timing import Timer
+from trainlint.cache import ResultCache, content_hash
+from trainlint.config import Config, Selection, codes_for_file
+from trainlint.finding import Finding
+from trainlint.project import FileFacts, Project, ProjectView, inputs_digest, project_root
+from trainlint.source import encoding_to_write
+from trainlint.timing import Timer
 
 if TYPE_CHECKING:
-    from lint.crashes import RuleCrash
-    from lint.engine import FileOutcome
+    from trainlint.crashes import RuleCrash
+    from trainlint.engine import FileOutcome
 
 UNREADABLE = "TL000"
 _SERIAL_THRESHOLD = 4  # below this many files to analyse, a pool costs more than it saves
@@ -106,7 +106,7 @@ class _Known:
 def run(files: Sequence[str], selection: Selection, config: Config, options: RunOptions) -> RunResult:
     """Lint `files` in two passes: every file that is not cached, then the
     files whose calls into other modules of the project now mean something
-    else than when their findings were computed (see `lint.project`)."""
+    else than when their findings were computed (see `trainlint.project`)."""
     result = RunResult()
     cache = ResultCache(options.cache_dir) if options.cache_dir is not None else None
     known: dict[str, _Known] = {}
@@ -252,7 +252,7 @@ def _analyse_all(tasks: list[_Task], options: RunOptions) -> Iterator[tuple[_Tas
         for task in tasks:
             yield task, _analyse(task.path, task.codes, options.fix, task.view, options.timings)
         return
-    from lint.registry import all_rules
+    from trainlint.registry import all_rules
 
     all_rules()  # import the rules once, before the workers are forked
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
@@ -275,7 +275,7 @@ def _size(path: str) -> int:
 
 
 def _analyse(path: str, codes: tuple[str, ...], fix: str | None, view: ProjectView, timed: bool = False) -> _Analysed:
-    from lint import engine
+    from trainlint import engine
 
     try:
         data = Path(path).read_bytes()
@@ -294,9 +294,9 @@ def analyse_bytes(
 ) -> FileOutcome:
     """Lint `data` as the file `path` with the rules `codes`; an internal error
     is reported as a finding of this file and a crash, never raised."""
-    from lint import engine
-    from lint.crashes import RuleCrash
-    from lint.registry import by_code
+    from trainlint import engine
+    from trainlint.crashes import RuleCrash
+    from trainlint.registry import by_code
 
     rules = by_code()
     try:
@@ -311,7 +311,7 @@ def analyse_bytes(
 def _apply(task: _Task, analysed: _Analysed, options: RunOptions, result: RunResult) -> str | None:
     """Write (or, with --diff, show) the fixed text; the digest of what was
     written, None when nothing was."""
-    from lint.fixes import write_atomic
+    from trainlint.fixes import write_atomic
 
     outcome = analysed.outcome
     assert outcome.fixed_source is not None
@@ -351,7 +351,7 @@ def unified_diff(path: str, original: str, fixed: str) -> str:
 
 
 def _unreadable(path: str, exc: OSError, codes: tuple[str, ...]) -> list[Finding]:
-    from lint.registry import by_code
+    from trainlint.registry import by_code
 
     rule = by_code().get(UNREADABLE)
     if rule is None or UNREADABLE not in codes:

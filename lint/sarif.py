@@ -14,9 +14,9 @@ from pathlib import Path, PurePosixPath
 from typing import Sequence
 from urllib.parse import quote
 
-from lint import __version__
-from lint.urls import HOMEPAGE, rule_docs_url
-from lint.finding import Finding
+from trainlint import __version__
+from trainlint.urls import HOMEPAGE, rule_docs_url
+from trainlint.finding import Finding
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SOURCE_ROOT = "%SRCROOT%"
@@ -24,7 +24,7 @@ _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def sarif(findings: Sequence[Finding]) -> str:
-    from lint.registry import all_rules
+    from trainlint.registry import all_rules
 
     rules = all_rules()
     index = {rule.code: i for i, rule in enumerate(rules)}

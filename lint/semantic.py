@@ -18,10 +18,10 @@ from typing import Callable, Iterator, Sequence, TypeVar
 
 import libcst as cst
 
-from lint.analysis import names
-from lint.analysis.scopes import Scope, ScopeTable
-from lint.analysis.walk import calls_in_order, children, iter_nodes, own_nodes
-from lint.timing import NoTimer, Timer
+from trainlint.analysis import names
+from trainlint.analysis.scopes import Scope, ScopeTable
+from trainlint.analysis.walk import calls_in_order, children, iter_nodes, own_nodes
+from trainlint.timing import NoTimer, Timer
 
 T = TypeVar("T")
 _CALLED = object()  # marks the end of a call's subtree in the walk

@@ -8,12 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lint.config import Config, Selection, codes_for_file, matches_glob
-from lint.runner import analyse_bytes
-from lint.source import encoding_to_write
+from trainlint.config import Config, Selection, codes_for_file, matches_glob
+from trainlint.runner import analyse_bytes
+from trainlint.source import encoding_to_write
 
 if TYPE_CHECKING:
-    from lint.engine import FileOutcome
+    from trainlint.engine import FileOutcome
 
 UNNAMED = "-"
 

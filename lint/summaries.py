@@ -6,7 +6,7 @@ mode, call `set_epoch` on a sampler it receives, store a tensor it receives
 where it outlives the call, return a loss that still carries its graph.
 
 Summaries are computed from each file's semantic model (see
-`lint.analysis.summarize`) in an *open* form: the function's own facts in
+`trainlint.analysis.summarize`) in an *open* form: the function's own facts in
 source order, interleaved with the calls it makes (`Call`). `close` replaces
 every call by the summary of what it calls, through the file's own functions
 and, given a resolver, the functions of other files of the project. Nothing

@@ -6,8 +6,8 @@ import io
 import tokenize
 from collections import Counter
 
-from lint.engine import lint_bytes
-from lint.rule import Finding, Rule
+from trainlint.engine import lint_bytes
+from trainlint.rule import Finding, Rule
 
 
 def _with_audited(rule: type[Rule]) -> list[type[Rule]]:
@@ -15,7 +15,7 @@ def _with_audited(rule: type[Rule]) -> list[type[Rule]]:
     judges the codes of rules that ran."""
     if not rule.audits_noqa:
         return [rule]
-    from lint.registry import all_rules
+    from trainlint.registry import all_rules
 
     return list(all_rules())
 

@@ -4,7 +4,7 @@ it (SARIF `helpUri`, GitLab and JUnit consumers follow these links)."""
 from __future__ import annotations
 
 # The repository's home; each rule has a page generated from its module in
-# docs/rules/ (`python -m lint.docs`), so the link shows what `explain` shows.
+# docs/rules/ (`python -m trainlint.docs`), so the link shows what `explain` shows.
 HOMEPAGE = "https://github.com/your-org/trainlint"
 RULE_DOCS = f"{HOMEPAGE}/blob/main/docs/rules"
 

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from lint.analysis.loops import is_backward, lexical_grad_mode
-from lint.analysis.scopes import dotted_name
-from lint.analysis.training import method_call
-from lint.analysis.walk import iter_nodes
-from lint.rule import Rule
+from trainlint.analysis.loops import is_backward, lexical_grad_mode
+from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.training import method_call
+from trainlint.analysis.walk import iter_nodes
+from trainlint.rule import Rule
 
 # objects whose `.backward(loss)` back-propagates its argument
 _BACKWARD_RUNNERS = ("accelerator", "fabric", "engine")

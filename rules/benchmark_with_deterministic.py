@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from lint.analysis.dataflow import is_constant
-from lint.context import FileContext
-from lint.rule import Rule
+from trainlint.analysis.dataflow import is_constant
+from trainlint.context import FileContext
+from trainlint.rule import Rule
 
 BENCHMARK = "torch.backends.cudnn.benchmark"
 DETERMINISTIC = "torch.backends.cudnn.deterministic"

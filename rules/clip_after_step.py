@@ -2,11 +2,11 @@ import re
 
 import libcst as cst
 
-from lint.analysis.flow import Facts
-from lint.analysis.loops import clears_grads, is_backward, optimizer_step, run_each_iteration
-from lint.analysis.training import is_clip_call, method_call
-from lint.context import FileContext
-from lint.rule import Rule
+from trainlint.analysis.flow import Facts
+from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, run_each_iteration
+from trainlint.analysis.training import is_clip_call, method_call
+from trainlint.context import FileContext
+from trainlint.rule import Rule
 
 _STEPPED = "stepped"
 _INFINITY = re.compile(r"""^(float\(\s*['"][+]?inf(inity)?['"]\s*\)|([A-Za-z_]\w*\.)*inf)$""", re.IGNORECASE)

@@ -1,10 +1,10 @@
 import libcst as cst
 
-from lint.analysis.flow import Facts, Flow
-from lint.analysis.receivers import GRAD_SCALER, Binding
-from lint.analysis.training import code_bodies, is_clip_call, method_call, scaled_backward_scaler, statement_of
-from lint.rule import Example, Fix, Rule
-from lint.summaries import CLIP, UNSCALE
+from trainlint.analysis.flow import Facts, Flow
+from trainlint.analysis.receivers import GRAD_SCALER, Binding
+from trainlint.analysis.training import code_bodies, is_clip_call, method_call, scaled_backward_scaler, statement_of
+from trainlint.rule import Example, Fix, Rule
+from trainlint.summaries import CLIP, UNSCALE
 
 
 _IN_HELPER = (

@@ -1,6 +1,6 @@
 import libcst as cst
 
-from lint.rule import Rule
+from trainlint.rule import Rule
 
 DATA_PARALLEL = "torch.nn.DataParallel"
 

@@ -5,11 +5,11 @@ from typing import Sequence
 
 import libcst as cst
 
-from lint.analysis import names
-from lint.analysis.guards import in_fallback
-from lint.analysis.scopes import Scope, dotted_name
-from lint.context import FileContext
-from lint.rule import Example, Fix, Replacement, Rule
+from trainlint.analysis import names
+from trainlint.analysis.guards import in_fallback
+from trainlint.analysis.scopes import Scope, dotted_name
+from trainlint.context import FileContext
+from trainlint.rule import Example, Fix, Replacement, Rule
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,10 @@ import re
 
 import libcst as cst
 
-from lint.context import FileContext
-from lint.analysis.scopes import dotted_name, import_from_module
-from lint.analysis.walk import iter_nodes
-from lint.rule import Rule
+from trainlint.context import FileContext
+from trainlint.analysis.scopes import dotted_name, import_from_module
+from trainlint.analysis.walk import iter_nodes
+from trainlint.rule import Rule
 
 LAUNCH = "torch.distributed.launch"
 # `-m torch.distributed.launch` in a command line; not `torch.distributed.launcher`

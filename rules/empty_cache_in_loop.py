@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from lint.analysis.dataflow import string_value
-from lint.analysis.iteration import steps_each_iteration
-from lint.analysis.summarize import empties_cache
-from lint.analysis.training import loop_guards
-from lint.context import FileContext
-from lint.rule import Example, Fix, Rule
-from lint.summaries import EMPTY_CACHE, LOOP
+from trainlint.analysis.dataflow import string_value
+from trainlint.analysis.iteration import steps_each_iteration
+from trainlint.analysis.summarize import empties_cache
+from trainlint.analysis.training import loop_guards
+from trainlint.context import FileContext
+from trainlint.rule import Example, Fix, Rule
+from trainlint.summaries import EMPTY_CACHE, LOOP
 
 CUDA_AVAILABLE = "torch.cuda.is_available"
 

@@ -1,8 +1,8 @@
 import libcst as cst
 
-from lint.analysis.dataflow import is_constant
-from lint.analysis.flow import Facts
-from lint.analysis.loops import (
+from trainlint.analysis.dataflow import is_constant
+from trainlint.analysis.flow import Facts
+from trainlint.analysis.loops import (
     CallFlow,
     clears_grads,
     grad_mode_at,
@@ -10,11 +10,11 @@ from lint.analysis.loops import (
     reachable_nodes,
     train_mode_call,
 )
-from lint.analysis.receivers import Binding
-from lint.analysis.training import MODULE_CHAIN, code_bodies, method_call, unchain_module
-from lint.analysis.walk import iter_nodes
-from lint.context import FileContext
-from lint.rule import Rule
+from trainlint.analysis.receivers import Binding
+from trainlint.analysis.training import MODULE_CHAIN, code_bodies, method_call, unchain_module
+from trainlint.analysis.walk import iter_nodes
+from trainlint.context import FileContext
+from trainlint.rule import Rule
 
 # calls that show a loop or a function needs the autograd graph
 _GRAPH_USERS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})

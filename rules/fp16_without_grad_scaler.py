@@ -1,10 +1,10 @@
 import libcst as cst
 
-from lint.analysis.precision import FLOAT16, with_precision
-from lint.analysis.receivers import GRAD_SCALER, constructor_kind
-from lint.analysis.training import code_bodies, method_call, scaled_backward_scaler
-from lint.analysis.walk import iter_nodes
-from lint.rule import Rule
+from trainlint.analysis.precision import FLOAT16, with_precision
+from trainlint.analysis.receivers import GRAD_SCALER, constructor_kind
+from trainlint.analysis.training import code_bodies, method_call, scaled_backward_scaler
+from trainlint.analysis.walk import iter_nodes
+from trainlint.rule import Rule
 
 # Loss-scaling helpers that wrap a GradScaler (timm's NativeScaler, apex's
 # `amp.scale_loss`, a project's `loss_scaler(...)`) are recognised by name: a

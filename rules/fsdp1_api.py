@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from lint.analysis.scopes import dotted_name, import_from_module
-from lint.context import FileContext
-from lint.rule import Rule
+from trainlint.analysis.scopes import dotted_name, import_from_module
+from trainlint.context import FileContext
+from trainlint.rule import Rule
 
 FSDP1 = "torch.distributed.fsdp.FullyShardedDataParallel"
 COMPOSABLE = "torch.distributed._composable.fsdp"

@@ -2,7 +2,7 @@ import re
 
 import libcst as cst
 
-from lint.analysis.precision import (
+from trainlint.analysis.precision import (
     BFLOAT16,
     FLOAT16,
     UNKNOWN,
@@ -11,11 +11,11 @@ from lint.analysis.precision import (
     grad_scaler_enabled,
     with_precision,
 )
-from lint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
-from lint.analysis.training import code_bodies, method_call
-from lint.context import FileContext
-from lint.analysis.walk import iter_nodes
-from lint.rule import Rule
+from trainlint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
+from trainlint.analysis.training import code_bodies, method_call
+from trainlint.context import FileContext
+from trainlint.analysis.walk import iter_nodes
+from trainlint.rule import Rule
 
 _BF16_WORD = re.compile(r"bf16|bfloat16", re.IGNORECASE)
 _FP16_WORD = re.compile(r"(?<!b)float16|(?<!b)fp16|half|(?<!bf)16-mixed", re.IGNORECASE)

@@ -1,12 +1,12 @@
 import libcst as cst
 
-from lint.analysis.precision import half_conversion, single_assignment
-from lint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding, constructor_kind
-from lint.analysis.summarize import argument_slots
-from lint.analysis.training import method_call
-from lint.analysis.walk import iter_nodes
-from lint.rule import Rule
-from lint.summaries import BACKWARD, STEP
+from trainlint.analysis.precision import half_conversion, single_assignment
+from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding, constructor_kind
+from trainlint.analysis.summarize import argument_slots
+from trainlint.analysis.training import method_call
+from trainlint.analysis.walk import iter_nodes
+from trainlint.rule import Rule
+from trainlint.summaries import BACKWARD, STEP
 
 # `nn.Module` methods that return the module itself: a chain of them still
 # denotes the model (`Net().cuda().half()`); any other call yields its output.

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from lint.rule import Rule
+from trainlint.rule import Rule
 
 _TORCH_SEEDS = frozenset({"torch.manual_seed", "torch.random.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all"})
 _RANDOM_SEEDS = frozenset({"random.seed"})

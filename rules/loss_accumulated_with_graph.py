@@ -4,8 +4,8 @@ from typing import Iterator
 
 import libcst as cst
 
-from lint.analysis.accumulators import consumed_names, escapes
-from lint.analysis.dataflow import (
+from trainlint.analysis.accumulators import consumed_names, escapes
+from trainlint.analysis.dataflow import (
     backpropagated_names,
     backward_targets,
     is_loss_call,
@@ -13,14 +13,14 @@ from lint.analysis.dataflow import (
     names_in,
     string_value,
 )
-from lint.analysis.flow import Facts, Flow
-from lint.analysis.loops import grad_mode_at
-from lint.analysis.scopes import dotted_name
-from lint.analysis.summarize import argument_slots
-from lint.analysis.training import code_bodies, method_call
-from lint.analysis.walk import iter_nodes
-from lint.rule import Example, Fix, Rule
-from lint.summaries import BACKWARD, Summary
+from trainlint.analysis.flow import Facts, Flow
+from trainlint.analysis.loops import grad_mode_at
+from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.summarize import argument_slots
+from trainlint.analysis.training import code_bodies, method_call
+from trainlint.analysis.walk import iter_nodes
+from trainlint.rule import Example, Fix, Rule
+from trainlint.summaries import BACKWARD, Summary
 
 _DETACHING_METHODS = frozenset({"item", "detach", "tolist", "numpy", "data"})
 _DETACHING_BUILTINS = frozenset({"float", "int", "round"})

@@ -4,13 +4,13 @@ import re
 
 import libcst as cst
 
-from lint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
-from lint.analysis.receivers import DATALOADER, SAMPLER, Binding
-from lint.analysis.summarize import argument_slots
-from lint.analysis.training import method_call
-from lint.analysis.walk import iter_nodes
-from lint.context import FileContext
-from lint.rule import Rule
+from trainlint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
+from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding
+from trainlint.analysis.summarize import argument_slots
+from trainlint.analysis.training import method_call
+from trainlint.analysis.walk import iter_nodes
+from trainlint.context import FileContext
+from trainlint.rule import Rule
 
 DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
 _EVALUATION = re.compile(r"val|test|eval|dev_|_dev|infer|predict", re.IGNORECASE)

@@ -1,12 +1,12 @@
 import libcst as cst
 
-from lint.analysis.accumulators import consumed_names
-from lint.analysis.flow import Facts
-from lint.analysis.loops import CallFlow, is_backward, train_mode_call
-from lint.analysis.scopes import dotted_name
-from lint.analysis.training import code_bodies, method_call, unchain_module
-from lint.context import FileContext
-from lint.rule import Rule
+from trainlint.analysis.accumulators import consumed_names
+from trainlint.analysis.flow import Facts
+from trainlint.analysis.loops import CallFlow, is_backward, train_mode_call
+from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.training import code_bodies, method_call, unchain_module
+from trainlint.context import FileContext
+from trainlint.rule import Rule
 
 _EVAL = "eval"
 

@@ -1,6 +1,6 @@
 import libcst as cst
 
-from lint.analysis.loops import (
+from trainlint.analysis.loops import (
     clears_grads,
     is_backward,
     loops_of,
@@ -8,7 +8,7 @@ from lint.analysis.loops import (
     optimizer_step,
     reachable_nodes,
 )
-from lint.rule import Rule
+from trainlint.rule import Rule
 
 
 class MissingZeroGrad(Rule):

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from lint.analysis.dataflow import (
+from trainlint.analysis.dataflow import (
     DATALOADER,
     Values,
     has_star_args,
@@ -11,9 +11,9 @@ from lint.analysis.dataflow import (
     keyword,
     target_names,
 )
-from lint.analysis.training import ancestors_within, method_call
-from lint.analysis.walk import iter_nodes
-from lint.rule import Rule
+from trainlint.analysis.training import ancestors_within, method_call
+from trainlint.analysis.walk import iter_nodes
+from trainlint.rule import Rule
 
 
 class NonBlockingWithoutPinMemory(Rule):

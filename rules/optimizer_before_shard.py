@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from lint.analysis.flow import Facts, Flow
-from lint.analysis.receivers import OPTIMIZER
-from lint.analysis.scopes import dotted_name
-from lint.analysis.training import code_bodies, method_call
-from lint.analysis.walk import iter_nodes
-from lint.rule import Rule
+from trainlint.analysis.flow import Facts, Flow
+from trainlint.analysis.receivers import OPTIMIZER
+from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.training import code_bodies, method_call
+from trainlint.analysis.walk import iter_nodes
+from trainlint.rule import Rule
 
 _FSDP1 = "torch.distributed.fsdp.FullyShardedDataParallel"
 

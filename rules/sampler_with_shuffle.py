@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from lint.analysis.dataflow import dataloader_calls, is_constant, keyword
-from lint.rule import Example, Fix, Rule
+from trainlint.analysis.dataflow import dataloader_calls, is_constant, keyword
+from trainlint.rule import Example, Fix, Rule
 
 
 class SamplerWithShuffle(Rule):

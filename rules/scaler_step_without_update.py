@@ -1,10 +1,10 @@
 import libcst as cst
 
-from lint.analysis.precision import scaler_switched_off
-from lint.analysis.receivers import GRAD_SCALER, Binding
-from lint.analysis.training import method_call, statement_of
-from lint.analysis.walk import iter_nodes
-from lint.rule import Example, Fix, Rule
+from trainlint.analysis.precision import scaler_switched_off
+from trainlint.analysis.receivers import GRAD_SCALER, Binding
+from trainlint.analysis.training import method_call, statement_of
+from trainlint.analysis.walk import iter_nodes
+from trainlint.rule import Example, Fix, Rule
 
 
 class ScalerStepWithoutUpdate(Rule):

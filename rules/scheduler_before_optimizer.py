@@ -1,10 +1,10 @@
 import libcst as cst
 
-from lint.analysis.flow import Facts
-from lint.analysis.loops import optimizer_step, run_each_iteration, scheduler_step
-from lint.analysis.training import method_call
-from lint.rule import Rule
-from lint.summaries import STEP
+from trainlint.analysis.flow import Facts
+from trainlint.analysis.loops import optimizer_step, run_each_iteration, scheduler_step
+from trainlint.analysis.training import method_call
+from trainlint.rule import Rule
+from trainlint.summaries import STEP
 
 # a scheduler driven by a metric: stepping it first skips no schedule value
 _METRIC_DRIVEN = "ReduceLROnPlateau"

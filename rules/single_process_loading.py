@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from lint.analysis.dataflow import dataloader_calls, has_star_args, is_constant, keyword
-from lint.rule import Rule
+from trainlint.analysis.dataflow import dataloader_calls, has_star_args, is_constant, keyword
+from trainlint.rule import Rule
 
 _NUM_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers)
 _EVAL_WORDS = ("val", "test", "eval", "dev")

@@ -1,11 +1,11 @@
 import libcst as cst
 
-from lint.analysis.flow import Facts, Flow
-from lint.analysis.precision import scaler_switched_off
-from lint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
-from lint.analysis.training import code_bodies, method_call, scaled_backward_scaler
-from lint.analysis.walk import iter_nodes
-from lint.rule import Rule
+from trainlint.analysis.flow import Facts, Flow
+from trainlint.analysis.precision import scaler_switched_off
+from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
+from trainlint.analysis.training import code_bodies, method_call, scaled_backward_scaler
+from trainlint.analysis.walk import iter_nodes
+from trainlint.rule import Rule
 
 
 class StepBypassesScaler(Rule):

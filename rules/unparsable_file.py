@@ -1,4 +1,4 @@
-from lint.rule import Example, Rule
+from trainlint.rule import Example, Rule
 
 
 class UnparsableFile(Rule):

@@ -1,10 +1,10 @@
 import libcst as cst
 
-from lint.analysis.flow import Facts, Flow
-from lint.analysis.receivers import GRAD_SCALER, Binding
-from lint.analysis.training import code_bodies, method_call
-from lint.analysis.walk import iter_nodes
-from lint.rule import Rule
+from trainlint.analysis.flow import Facts, Flow
+from trainlint.analysis.receivers import GRAD_SCALER, Binding
+from trainlint.analysis.training import code_bodies, method_call
+from trainlint.analysis.walk import iter_nodes
+from trainlint.rule import Rule
 
 
 class UnscaleEveryMicroStep(Rule):

@@ -6,9 +6,9 @@ from typing import Mapping
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from lint.manifest import manifest
-from lint.rule import Diagnostic, Example, Fix, Replacement, Rule
-from lint.suppression import NoqaDirective, NoqaUsage, noqa_directives
+from trainlint.manifest import manifest
+from trainlint.rule import Diagnostic, Example, Fix, Replacement, Rule
+from trainlint.suppression import NoqaDirective, NoqaUsage, noqa_directives
 
 _OWN_CODE = re.compile(r"TL\d+")  # TL99 is a typo of ours, not another tool's code
 _NOQA_WITH_OWN_CODE = re.compile(r"#\s*noqa:[^\n]*TL\d", re.IGNORECASE)

@@ -1,9 +1,9 @@
 import libcst as cst
 
-from lint.analysis.flow import Facts
-from lint.analysis.loops import clears_grads, is_backward, is_optimizer, optimizer_step, run_each_iteration
-from lint.analysis.training import ancestors_within, method_call
-from lint.rule import Rule
+from trainlint.analysis.flow import Facts
+from trainlint.analysis.loops import clears_grads, is_backward, is_optimizer, optimizer_step, run_each_iteration
+from trainlint.analysis.training import ancestors_within, method_call
+from trainlint.rule import Rule
 
 _BACKWARD = "backward"
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from lint.analysis.dataflow import backward_targets, names_in, target_names
-from lint.analysis.scopes import dotted_name
-from lint.context import FileContext
+from trainlint.analysis.dataflow import backward_targets, names_in, target_names
+from trainlint.analysis.scopes import dotted_name
+from trainlint.context import FileContext
 
 AUTOGRAD_BACKWARD = "torch.autograd.backward"
 # calls that only read numbers: their result is not the tensor itself

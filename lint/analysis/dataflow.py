@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 
-from lint.analysis.receivers import Binding
-from lint.analysis.scopes import _parameters, dotted_name
-from lint.analysis.training import method_call, scaled_backward_scaler
-from lint.analysis.walk import iter_nodes
+from trainlint.analysis.receivers import Binding
+from trainlint.analysis.scopes import _parameters, dotted_name
+from trainlint.analysis.training import method_call, scaled_backward_scaler
+from trainlint.analysis.walk import iter_nodes
 
 if TYPE_CHECKING:
-    from lint.context import FileContext
+    from trainlint.context import FileContext
 
 DATALOADER = "torch.utils.data.DataLoader"
 _MAX_DEPTH = 4

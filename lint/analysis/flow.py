@@ -13,7 +13,7 @@ text of their condition: after `if amp: A` a later `if amp: B` takes the same
 branch, so A-without-B paths that cannot happen are not explored.
 
 Given `events`, the nodes its transfer can react to, a flow skips everything
-else (see `lint.analysis.flowgraph`); `transfer` is called once per distinct
+else (see `trainlint.analysis.flowgraph`); `transfer` is called once per distinct
 (node, facts) pair: paths that differ only in what they assumed share it.
 """
 
@@ -23,8 +23,8 @@ from typing import Callable, NamedTuple
 
 import libcst as cst
 
-from lint.analysis.flowgraph import Block, Branch, EventFilter, Events, Exit, FlowGraph, Loop, Match, Op, Program, Step, Try
-from lint.semantic import SemanticModel
+from trainlint.analysis.flowgraph import Block, Branch, EventFilter, Events, Exit, FlowGraph, Loop, Match, Op, Program, Step, Try
+from trainlint.semantic import SemanticModel
 
 Facts = frozenset
 Transfer = Callable[[Facts, cst.CSTNode], Facts]

@@ -19,8 +19,8 @@ from typing import Callable, NamedTuple, Union
 
 import libcst as cst
 
-from lint.analysis.walk import calls_in_order, iter_nodes
-from lint.semantic import SemanticModel
+from trainlint.analysis.walk import calls_in_order, iter_nodes
+from trainlint.semantic import SemanticModel
 
 Events = tuple[cst.CSTNode, ...]
 EventFilter = Callable[[cst.CSTNode], bool]

@@ -7,9 +7,9 @@ import re
 
 import libcst as cst
 
-from lint.analysis.scopes import dotted_name
-from lint.analysis.walk import iter_nodes
-from lint.context import FileContext
+from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.walk import iter_nodes
+from trainlint.context import FileContext
 
 _FALLBACK_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
 _VERSION_WORDS = re.compile(r"version|hasattr|getattr|is_torch_|torch_(?:ge|gt|lt|le|older|newer|less|greater)|_torch\d|torch\d", re.IGNORECASE)

@@ -7,9 +7,9 @@ from typing import Iterator
 
 import libcst as cst
 
-from lint.analysis.loops import is_backward, optimizer_step
-from lint.context import FileContext
-from lint.summaries import BACKWARD, LOOP, STEP
+from trainlint.analysis.loops import is_backward, optimizer_step
+from trainlint.context import FileContext
+from trainlint.summaries import BACKWARD, LOOP, STEP
 
 _NESTED = (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)
 

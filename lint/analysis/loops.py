@@ -17,12 +17,12 @@ from typing import Callable, Iterator, Literal
 
 import libcst as cst
 
-from lint.analysis.flow import Facts, Flow, Paths
-from lint.analysis.flowgraph import EventFilter, FlowGraph
-from lint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Binding
-from lint.analysis.scopes import dotted_name
-from lint.analysis.training import code_bodies, method_call, unchain_module
-from lint.context import FileContext
+from trainlint.analysis.flow import Facts, Flow, Paths
+from trainlint.analysis.flowgraph import EventFilter, FlowGraph
+from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Binding
+from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.training import code_bodies, method_call, unchain_module
+from trainlint.context import FileContext
 
 GradMode = Literal["off", "on", "unknown"]
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from lint.analysis.scopes import Scope, dotted_name
+from trainlint.analysis.scopes import Scope, dotted_name
 
 # Where PyTorch exposes one object under several module paths, the public
 # spelling a user is told about. Keys are exact names or prefixes ending in ".".

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Iterator, Literal
 
 import libcst as cst
 
-from lint.analysis.walk import children
+from trainlint.analysis.walk import children
 
 if TYPE_CHECKING:
-    from lint.analysis.receivers import Binding
-    from lint.context import FileContext
+    from trainlint.analysis.receivers import Binding
+    from trainlint.context import FileContext
 
 Precision = Literal["float16", "bfloat16", "float32", "disabled", "unknown"]
 FLOAT16: Precision = "float16"

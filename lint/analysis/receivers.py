@@ -18,8 +18,8 @@ from typing import Iterator
 
 import libcst as cst
 
-from lint.analysis.scopes import Scope, _parameters, _statements, child_blocks, dotted_name
-from lint.semantic import SemanticModel
+from trainlint.analysis.scopes import Scope, _parameters, _statements, child_blocks, dotted_name
+from trainlint.semantic import SemanticModel
 
 GRAD_SCALER = "grad_scaler"
 OPTIMIZER = "optimizer"

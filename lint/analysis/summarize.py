@@ -1,4 +1,4 @@
-"""Open summaries (see `lint.summaries`) of the functions of one file, read
+"""Open summaries (see `trainlint.summaries`) of the functions of one file, read
 from its semantic model, and the question rules ask: what does this call do?
 
 A function is keyed by its dotted place in the module (`train`,
@@ -15,16 +15,16 @@ from typing import Iterator, Mapping
 
 import libcst as cst
 
-from lint.analysis.dataflow import backpropagated_names, target_names
-from lint.analysis.loops import clears_grads, is_backward, optimizer_step, scheduler_step, train_mode_call
-from lint.analysis.precision import global_value, half_conversion, value_of_name
-from lint.analysis.receivers import DATALOADER, SAMPLER
-from lint.analysis.scopes import dotted_name
-from lint.analysis.training import is_clip_call, method_call
-from lint.analysis.walk import iter_nodes
-from lint.context import FileContext
-from lint.project import FileFacts
-from lint.summaries import (
+from trainlint.analysis.dataflow import backpropagated_names, target_names
+from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, scheduler_step, train_mode_call
+from trainlint.analysis.precision import global_value, half_conversion, value_of_name
+from trainlint.analysis.receivers import DATALOADER, SAMPLER
+from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.training import is_clip_call, method_call
+from trainlint.analysis.walk import iter_nodes
+from trainlint.context import FileContext
+from trainlint.project import FileFacts
+from trainlint.summaries import (
     BACKWARD, CLIP, EMPTY_CACHE, EVAL, LOOP, SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD,
     Call, Event, Summary, close,
 )
@@ -463,7 +463,7 @@ class FileSummaries:
 
 
 def file_facts(ctx: FileContext) -> FileFacts:
-    """What the project needs to know of this file (see `lint.project`)."""
+    """What the project needs to know of this file (see `trainlint.project`)."""
     summaries = ctx.summaries
     imports = {
         local: next(iter(targets))

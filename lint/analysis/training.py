@@ -7,7 +7,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from lint.context import FileContext
+from trainlint.context import FileContext
 
 CLIP_FUNCTIONS = frozenset(
     {

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lint.config import codes_for_file, find_config, load_config, matches_glob, select_rules
-from lint.engine import FileOutcome, fix_one, lint_text
-from lint.finding import Finding
-from lint.registry import by_code
-from lint.rule import Rule
+from trainlint.config import codes_for_file, find_config, load_config, matches_glob, select_rules
+from trainlint.engine import FileOutcome, fix_one, lint_text
+from trainlint.finding import Finding
+from trainlint.registry import by_code
+from trainlint.rule import Rule
 
 
 def rules_for(path: Path) -> list[type[Rule]]:

@@ -9,9 +9,9 @@ from typing import Sequence
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from lint.finding import Finding
-from lint.source import source_lines
-from lint.urls import rule_docs_url
+from trainlint.finding import Finding
+from trainlint.source import source_lines
+from trainlint.urls import rule_docs_url
 
 SOURCE = "trainlint"
 _SEVERITY = {

@@ -15,11 +15,11 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
-from lint import __version__
-from lint.config import ConfigError
-from lint.finding import Finding
-from lint.lsp.documents import fix_finding, lint_document
-from lint.lsp.protocol import TextPositions, diagnostic, overlaps, replacement, workspace_edit
+from trainlint import __version__
+from trainlint.config import ConfigError
+from trainlint.finding import Finding
+from trainlint.lsp.documents import fix_finding, lint_document
+from trainlint.lsp.protocol import TextPositions, diagnostic, overlaps, replacement, workspace_edit
 
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.trainlint"
 QUICK_FIX = types.CodeActionKind.QuickFix.value

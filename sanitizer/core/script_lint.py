@@ -33,8 +33,8 @@ class ScriptLint:
         self.problem: str | None = None  # why there are no findings, when there are none
         self._launch_dir = os.getcwd()  # paths read as trainlint run from here prints them
         self._thread: threading.Thread | None = None
-        import lint  # the linter's own frames and files are never the user's
-        locations.skip_package(lint)
+        import trainlint  # the linter's own frames and files are never the user's
+        locations.skip_package(trainlint)
 
     def start(self) -> None:
         """Lint the entry file and the project modules imported so far (once)."""
@@ -73,8 +73,8 @@ class ScriptLint:
 def lint_files(files: list[str]) -> list[dict[str, Any]]:
     """Findings for `files` (absolute paths; the first one is the entry file) as
     dicts with the keys of `trainlint --format json`."""
-    from lint.config import select_rules
-    from lint.runner import RunOptions, run
+    from trainlint.config import select_rules
+    from trainlint.runner import RunOptions, run
 
     config = _config_for(files[0])
     selection = select_rules(config.select, config.extend_select, config.ignore)
@@ -86,7 +86,7 @@ def lint_files(files: list[str]) -> list[dict[str, Any]]:
 def project_modules(entry: str) -> list[str]:
     """Files of modules imported so far that belong to the entry file's project
     (under its configuration's folder, else its own folder), not excluded there."""
-    from lint.config import matches_glob
+    from trainlint.config import matches_glob
 
     config = _config_for(entry)
     root = os.path.join(str(config.root), "")
@@ -105,7 +105,7 @@ def project_modules(entry: str) -> list[str]:
 
 def _config_for(entry: str) -> Any:
     """The configuration trainlint would use for `entry`: the nearest [tool.trainlint]."""
-    from lint.config import find_config, load_config
+    from trainlint.config import find_config, load_config
 
     return load_config(find_config(Path(entry).parent), fallback_root=Path(entry).parent)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
-from lint.cli import main
+from trainlint.cli import main
 
 DP_BUG = "import torch.nn as nn\nmodel = nn.DataParallel(model)\n"
 CLIP_BUG = (

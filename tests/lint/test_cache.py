@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import lint.cache
-import lint.engine
-from lint.cache import CACHE_DIR, ResultCache
-from lint.cli import main
-from lint.config import Config, select_rules
-from lint.rule import Finding
-from lint.runner import RunOptions, RunResult, run
+import trainlint.cache
+import trainlint.engine
+from trainlint.cache import CACHE_DIR, ResultCache
+from trainlint.cli import main
+from trainlint.config import Config, select_rules
+from trainlint.rule import Finding
+from trainlint.runner import RunOptions, RunResult, run
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -74,13 +74,13 @@ def test_unchanged_files_come_from_the_cache(project: Path, monkeypatch: pytest.
     assert {code for _, _, code in _codes(first)} == {"TL000", "TL101", "TL301"}
 
     calls: list[str] = []
-    real = lint.engine.lint_bytes
+    real = trainlint.engine.lint_bytes
 
     def spy(path: str, *args: object, **kwargs: object) -> object:
         calls.append(path)
         return real(path, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(lint.engine, "lint_bytes", spy)
+    monkeypatch.setattr(trainlint.engine, "lint_bytes", spy)
     second = _lint(project)
     assert calls == []
     assert (second.analysed, second.from_cache) == (0, len(SOURCES))
@@ -107,7 +107,7 @@ def test_another_rule_selection_is_not_served_from_the_cache(project: Path) -> N
 
 def test_another_linter_version_does_not_read_old_results(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _lint(project)
-    monkeypatch.setattr(lint.cache, "code_fingerprint", lambda: "changed-rules")
+    monkeypatch.setattr(trainlint.cache, "code_fingerprint", lambda: "changed-rules")
     assert _lint(project).analysed == len(SOURCES)
 
 
@@ -177,12 +177,12 @@ def test_serial_and_parallel_runs_give_the_same_output(project: Path, monkeypatc
 
 _PROBE = """
 import sys
-from lint.cli import main
+from trainlint.cli import main
 try:
     main(["check", "--exit-zero", "--format", "json", "."], prog_name="trainlint")
 except SystemExit:
     pass
-loaded = sorted(m for m in sys.modules if m == "libcst" or m.startswith(("rules.", "lint.engine")))
+loaded = sorted(m for m in sys.modules if m == "libcst" or m.startswith(("trainlint.rules.", "trainlint.engine")))
 print("LOADED", loaded, file=sys.stderr)
 """
 
@@ -202,15 +202,15 @@ def test_a_run_served_from_the_cache_imports_neither_libcst_nor_the_rules(projec
 
 
 def test_the_manifest_describes_the_registered_rules() -> None:
-    from lint.manifest import manifest
-    from lint.registry import all_rules
+    from trainlint.manifest import manifest
+    from trainlint.registry import all_rules
 
     described = [(r.code, r.name, r.severity, r.preview) for r in manifest().rules]
     assert described == [(r.code, r.name, r.severity, r.preview) for r in all_rules()]
 
 
 def test_the_manifest_stamp_changes_with_any_source_file(tmp_path: Path) -> None:
-    from lint.manifest import _stamp
+    from trainlint.manifest import _stamp
 
     sources = [tmp_path / "a.py", tmp_path / "b.py"]
     for path in sources:
@@ -257,14 +257,14 @@ def calls_across_files(tmp_path: Path) -> Path:
 def _lint_project(root: Path) -> tuple[RunResult, set[str]]:
     """A cached run of the default rules, and the files it analysed."""
     analysed: list[str] = []
-    real = lint.engine.lint_bytes
+    real = trainlint.engine.lint_bytes
 
     def spy(path: str, *args: object, **kwargs: object) -> object:
         analysed.append(Path(path).name)
         return real(path, *args, **kwargs)  # type: ignore[arg-type]
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(lint.engine, "lint_bytes", spy)
+        patch.setattr(trainlint.engine, "lint_bytes", spy)
         result = run(_files(root), select_rules(None, [], []), Config(root=root), RunOptions(jobs=1, cache_dir=root / CACHE_DIR))
     return result, set(analysed)
 

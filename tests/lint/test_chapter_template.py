@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lint.engine import lint_bytes
-from lint.registry import all_rules
+from trainlint.engine import lint_bytes
+from trainlint.registry import all_rules
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TEMPLATES = ("chapter_template_bf16.py", "chapter_template_fp16.py", "chapter_template_seeded.py")

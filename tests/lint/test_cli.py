@@ -191,7 +191,7 @@ def test_rules_and_explain(tmp_path: Path) -> None:
 def test_linting_never_imports_torch(project: Path) -> None:
     script = (
         "import sys\n"
-        "from lint.cli import main\n"
+        "from trainlint.cli import main\n"
         "try:\n"
         "    main(['src', '--no-cache', '--jobs', '1'])\n"
         "except SystemExit:\n"
@@ -208,6 +208,6 @@ def test_linting_never_imports_torch(project: Path) -> None:
 def test_python_dash_m_lint(project: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-m", "lint", "src/train.py", "--no-cache"], cwd=project, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "trainlint", "src/train.py", "--no-cache"], cwd=project, env=env, capture_output=True, text=True
     )
     assert done.returncode == 1 and "TL301" in done.stdout

@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 from cli_runner import DP_BUG, invoke
 
-from lint.registry import all_rules
-from lint.urls import rule_docs_url
+from trainlint.registry import all_rules
+from trainlint.urls import rule_docs_url
 
 INFO_BUG = (
     "import torch\n"
@@ -134,7 +134,7 @@ def test_junit_clean_run_is_one_passing_case(tmp_path: Path) -> None:
 def test_every_rule_has_a_docs_page_for_its_help_uri() -> None:
     pages = Path(__file__).resolve().parents[2] / "docs" / "rules"
     rules = all_rules()
-    assert {p.stem for p in pages.glob("TL*.md")} == {r.code for r in rules}, "run `python -m lint.docs README.md`"
+    assert {p.stem for p in pages.glob("TL*.md")} == {r.code for r in rules}, "run `python -m trainlint.docs README.md`"
     for rule in rules:
         first = (pages / f"{rule.code}.md").read_text(encoding="utf-8").splitlines()[0]
         assert first == f"# {rule.code} {rule.name}"

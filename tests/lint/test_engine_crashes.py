@@ -10,11 +10,11 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-import lint.registry
-from lint.rule import Fix, Rule
+import trainlint.registry
+from trainlint.rule import Fix, Rule
 from tests.lint.cli_runner import DP_BUG, invoke
 
-REAL = lint.registry.by_code()
+REAL = trainlint.registry.by_code()
 TL202 = REAL["TL202"]
 # TL202 (with a safe fix) and TL301 in one file
 BOTH = (
@@ -65,7 +65,7 @@ def project(tmp_path: Path) -> Path:
 
 def _crash(monkeypatch: pytest.MonkeyPatch, stage: str) -> None:
     """TL202 replaced by a rule that raises; forked workers inherit it."""
-    monkeypatch.setattr(lint.registry, "by_code", lambda: {**REAL, "TL202": STAGES[stage]})
+    monkeypatch.setattr(trainlint.registry, "by_code", lambda: {**REAL, "TL202": STAGES[stage]})
 
 
 def _reported(out: str) -> set[tuple[str, str]]:
@@ -123,11 +123,11 @@ def test_an_editor_is_shown_the_crash_once_with_the_other_findings(project: Path
     pytest.importorskip("pygls")
     from pygls.workspace import TextDocument
 
-    from lint.lsp.server import TrainlintServer, lint_document
+    from trainlint.lsp.server import TrainlintServer, lint_document
 
     _crash(monkeypatch, "finish")
     # the documents module the server calls (another test may have imported it afresh)
-    monkeypatch.setitem(lint_document.__globals__, "by_code", lint.registry.by_code)
+    monkeypatch.setitem(lint_document.__globals__, "by_code", trainlint.registry.by_code)
     server = TrainlintServer()
     shown: list[object] = []
     monkeypatch.setattr(server, "window_show_message", shown.append)

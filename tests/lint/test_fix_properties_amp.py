@@ -12,8 +12,8 @@ import libcst as cst
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lint.registry import by_code
-from lint.testing import findings_of, fixed_source
+from trainlint.registry import by_code
+from trainlint.testing import findings_of, fixed_source
 
 RULE = by_code()["TL104"]
 

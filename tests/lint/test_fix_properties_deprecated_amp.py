@@ -12,8 +12,8 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lint.registry import by_name_or_code
-from lint.testing import comment_tokens, findings_of, fixed_source
+from trainlint.registry import by_name_or_code
+from trainlint.testing import comment_tokens, findings_of, fixed_source
 
 TL102 = by_name_or_code("TL102")
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

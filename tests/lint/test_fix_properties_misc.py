@@ -14,10 +14,10 @@ import libcst as cst
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lint.analysis.scopes import ScopeTable
-from lint.registry import by_name_or_code
-from lint.rule import Rule, expected_marks
-from lint.testing import comment_tokens, findings_of, fixed_source
+from trainlint.analysis.scopes import ScopeTable
+from trainlint.registry import by_name_or_code
+from trainlint.rule import Rule, expected_marks
+from trainlint.testing import comment_tokens, findings_of, fixed_source
 
 TL202 = by_name_or_code("TL202")
 TL304 = by_name_or_code("TL304")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from lint.registry import by_name_or_code
-from lint.rule import expected_marks
-from lint.testing import findings_of, found_marks
+from trainlint.registry import by_name_or_code
+from trainlint.rule import expected_marks
+from trainlint.testing import findings_of, found_marks
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RULE_FIXTURES = sorted(p for p in FIXTURES.glob("*.py") if by_name_or_code(p.stem.replace("_", "-")))

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from lint.analysis.flowgraph import EventFilter, FlowGraph, Program
-from lint.engine import lint_bytes
-from lint.registry import all_rules
-from lint.rule import Finding
+from trainlint.analysis.flowgraph import EventFilter, FlowGraph, Program
+from trainlint.engine import lint_bytes
+from trainlint.registry import all_rules
+from trainlint.rule import Finding
 
 from lint_inputs import INPUTS
 

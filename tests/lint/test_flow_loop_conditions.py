@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from lint.analysis.flow import Facts, Flow
-from lint.registry import by_code
-from lint.semantic import SemanticModel
-from lint.testing import found_marks
+from trainlint.analysis.flow import Facts, Flow
+from trainlint.registry import by_code
+from trainlint.semantic import SemanticModel
+from trainlint.testing import found_marks
 
 
 def _fallback_after_amp(source: str) -> bool:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cli_runner import DP_BUG, invoke
 
-from lint.gitignore import parse_line
+from trainlint.gitignore import parse_line
 
 
 @pytest.mark.parametrize(

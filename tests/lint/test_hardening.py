@@ -18,9 +18,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lint.cli import main
-from lint.engine import lint_bytes
-from lint.registry import all_rules
+from trainlint.cli import main
+from trainlint.engine import lint_bytes
+from trainlint.registry import all_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 ALL_RULES = all_rules()
@@ -223,18 +223,18 @@ def test_a_five_megabyte_file(tmp_path: Path) -> None:
 
 
 def test_a_path_that_vanishes_after_discovery(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import lint.check
+    import trainlint.check
 
     (tmp_path / "gone.py").write_text(BUG)
     (tmp_path / "ok.py").write_text(BUG)
-    real = lint.check.discover
+    real = trainlint.check.discover
 
     def discover_then_delete(paths, config):  # type: ignore[no-untyped-def]
         found = real(paths, config)
         (tmp_path / "gone.py").unlink()
         return found
 
-    monkeypatch.setattr(lint.check, "discover", discover_then_delete)
+    monkeypatch.setattr(trainlint.check, "discover", discover_then_delete)
     code, findings, _ = run_cli(tmp_path, ".")
     assert {(f["path"], f["code"]) for f in findings} == {("gone.py", "TL000"), ("ok.py", "TL301")}
 
@@ -253,7 +253,7 @@ def test_an_unreadable_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                 continue
             yield directory, dirs, files
 
-    monkeypatch.setattr("lint.discovery.os.walk", walk)
+    monkeypatch.setattr("trainlint.discovery.os.walk", walk)
     code, findings, err = run_cli(tmp_path, ".")
     assert code == 2
     assert "locked: Permission denied" in err
@@ -270,7 +270,7 @@ def test_interrupted_fix_never_leaves_a_partial_file(tmp_path: Path) -> None:
         (tmp_path / f"m{i:02d}.py").write_text(source)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "lint", ".", "--fix", "--jobs", "1", "--no-cache", "--select", "TL102"],
+        [sys.executable, "-m", "trainlint", ".", "--fix", "--jobs", "1", "--no-cache", "--select", "TL102"],
         cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 120

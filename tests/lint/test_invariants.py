@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from lint.config import Config, select_rules
-from lint.engine import lint_bytes
-from lint.registry import all_rules
-from lint.rule import Finding, Rule
-from lint.runner import RunOptions, run
-from lint.testing import findings_of
+from trainlint.config import Config, select_rules
+from trainlint.engine import lint_bytes
+from trainlint.registry import all_rules
+from trainlint.rule import Finding, Rule
+from trainlint.runner import RunOptions, run
+from trainlint.testing import findings_of
 
 from lint_inputs import FIXTURES, INPUTS, ROOT
 

@@ -1,5 +1,5 @@
 """`trainlint server` driven the way an editor drives it: a real LSP client
-(pygls') launches `python -m lint server` as a subprocess and talks JSON-RPC
+(pygls') launches `python -m trainlint server` as a subprocess and talks JSON-RPC
 over its stdin/stdout: open -> diagnostics -> code action -> applied edit."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 from pygls.workspace.position_codec import PositionCodec
 
-from lint.lsp.protocol import TextPositions, replacement
+from trainlint.lsp.protocol import TextPositions, replacement
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 20  # seconds; generous for a loaded machine
@@ -148,7 +148,7 @@ async def editor(workspace: Path, options: dict[str, object] | None = None) -> A
     client = LanguageClient("test-editor", "1")
     session = Editor(client)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    await client.start_io(sys.executable, "-m", "lint", "server", cwd=str(workspace), env=env)
+    await client.start_io(sys.executable, "-m", "trainlint", "server", cwd=str(workspace), env=env)
     try:
         result = await asyncio.wait_for(
             client.initialize_async(
@@ -323,12 +323,12 @@ def test_the_edit_of_a_fix_turns_the_old_text_into_the_new(old: str, new: str) -
 
 
 def test_server_without_pygls_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    from lint.cli import main
+    from trainlint.cli import main
 
     # import pygls now fails, also of a module of it an earlier test imported
     for name in [m for m in sys.modules if m.split(".")[0] == "pygls"] or ["pygls"]:
         monkeypatch.setitem(sys.modules, name, None)
-    for name in [m for m in sys.modules if m.startswith("lint.lsp")]:
+    for name in [m for m in sys.modules if m.startswith("trainlint.lsp")]:
         monkeypatch.delitem(sys.modules, name)
     result = CliRunner().invoke(main, ["server"])
     assert result.exit_code == 2

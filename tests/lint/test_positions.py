@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from lint.positions import node_ranges
-from lint.semantic import SemanticModel
+from trainlint.positions import node_ranges
+from trainlint.semantic import SemanticModel
 
 from lint_inputs import INPUTS, parsed
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from lint.config import Config, select_rules
-from lint.rule import expected_marks
-from lint.runner import RunOptions, run
+from trainlint.config import Config, select_rules
+from trainlint.rule import expected_marks
+from trainlint.runner import RunOptions, run
 
 PROJECTS = Path(__file__).parent / "projects"
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from lint.docs import rules_table, sections
-from lint.registry import all_rules
-from lint.rule import Rule
+from trainlint.docs import rules_table, sections
+from trainlint.registry import all_rules
+from trainlint.rule import Rule
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = ROOT.parent / "shared" / "spec" / "rules.md"
@@ -68,5 +68,5 @@ def test_readme_rule_table_is_current() -> None:
     block = readme.split("<!-- rules:start -->\n", 1)[1].split("<!-- rules:end -->", 1)[0]
     assert block == rules_table(RULES, "markdown"), (
         "README rule table is stale: replace the block between the rules markers "
-        "(run `python -m lint.docs README.md`)"
+        "(run `python -m trainlint.docs README.md`)"
     )

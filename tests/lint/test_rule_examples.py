@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from lint.registry import all_rules
-from lint.rule import Example, Rule, expected_marks
-from lint.testing import found_marks, fixed_source
+from trainlint.registry import all_rules
+from trainlint.rule import Example, Rule, expected_marks
+from trainlint.testing import found_marks, fixed_source
 
 
 def _cases(kind: str) -> list[object]:

@@ -8,11 +8,11 @@ from typing import ClassVar
 import libcst as cst
 import pytest
 
-from lint.engine import lint_bytes
-from lint.registry import all_rules
-from lint.rule import Rule
-from lint.analysis.walk import calls_in_order, iter_nodes, own_nodes
-from lint.semantic import SemanticModel
+from trainlint.engine import lint_bytes
+from trainlint.registry import all_rules
+from trainlint.rule import Rule
+from trainlint.analysis.walk import calls_in_order, iter_nodes, own_nodes
+from trainlint.semantic import SemanticModel
 
 from lint_inputs import INPUTS, parsed
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from lint.registry import all_rules
-from lint.testing import findings_of
+from trainlint.registry import all_rules
+from trainlint.testing import findings_of
 
 TEMPLATE = '''\
 import torch

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from lint.timing import Timer, report
+from trainlint.timing import Timer, report
 
 from cli_runner import invoke
 

@@ -19,7 +19,7 @@ def test_the_report_holds_the_lint_of_the_script_as_trainlint_prints_it(script_r
     run = script_runs.get(SCRIPT)
     clip = line_of(SCRIPT, "torch.nn.utils.clip_grad_norm_(")
     assert [(f["code"], f["line"]) for f in run.report["lint"]] == [("TL101", clip)]
-    cli = subprocess.run([sys.executable, "-m", "lint", "--format", "json", SCRIPT], cwd=SCRIPTS,
+    cli = subprocess.run([sys.executable, "-m", "trainlint", "--format", "json", SCRIPT], cwd=SCRIPTS,
                          env=environment(), capture_output=True, text=True, timeout=120)
     assert run.report["lint"] == json.loads(cli.stdout)
 
@@ -53,7 +53,7 @@ def test_a_schedule_stepped_first_starts_late_and_names_tl404(script_runs: Scrip
 def test_the_project_files_the_script_imports_are_linted_with_its_settings(script_runs: ScriptRuns) -> None:
     run = script_runs.get("lintproj/train.py")
     assert [(f["path"], f["code"]) for f in run.report["lint"]] == [("lintproj/pkg/steps.py", "TL101")]
-    cli = subprocess.run([sys.executable, "-m", "lint", "--format", "json", "lintproj"], cwd=SCRIPTS,
+    cli = subprocess.run([sys.executable, "-m", "trainlint", "--format", "json", "lintproj"], cwd=SCRIPTS,
                          env=environment(), capture_output=True, text=True, timeout=120)
     assert run.report["lint"] == json.loads(cli.stdout)
 

@@ -1,0 +1,83 @@
+"""The wheel installs the linter as `trainlint` (from lint/) and
+`trainlint.rules` (from rules/), and the sanitizer as `sanitizer`: no
+top-level `lint` or `rules` package that another distribution could also
+install (django-rules installs `rules`)."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FOLDERS = {"lint": "trainlint", "rules": "trainlint.rules", "sanitizer": "sanitizer"}
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _packages_in_tree() -> set[str]:
+    found = set()
+    for folder, name in FOLDERS.items():
+        root = ROOT / folder
+        for directory in [root, *root.rglob("*")]:
+            if directory.is_dir() and directory.name != "__pycache__" and any(directory.glob("*.py")):
+                found.add(".".join((name, *directory.relative_to(root).parts)))
+    return found
+
+
+def test_every_folder_of_the_tree_is_installed_under_its_mapped_name() -> None:
+    setuptools = _pyproject()["tool"]["setuptools"]
+    assert setuptools["package-dir"] == {name: folder for folder, name in FOLDERS.items()}
+    assert set(setuptools["packages"]) == _packages_in_tree(), (
+        "a folder with Python files is missing from (or stale in) [tool.setuptools] packages"
+    )
+
+
+def test_the_console_script_runs_the_installed_package() -> None:
+    assert _pyproject()["project"]["scripts"] == {"trainlint": "trainlint.cli:main"}
+
+
+def test_the_tests_import_this_checkout() -> None:
+    import trainlint
+
+    where = Path(trainlint.__file__).resolve().parent
+    assert where == ROOT / "lint", f"trainlint is imported from {where}: run `pip install -e .` in {ROOT}"
+
+
+def _can_build_wheels() -> bool:
+    """setuptools builds wheels by itself from 70.1 on, with `wheel` before."""
+    if importlib.util.find_spec("setuptools") is None:
+        return False
+    return any(importlib.util.find_spec(name) is not None for name in ("setuptools.command.bdist_wheel", "wheel"))
+
+
+@pytest.mark.skipif(not _can_build_wheels(), reason="needs setuptools>=70.1 (the [test] extra) or wheel")
+def test_the_wheel_has_no_top_level_lint_or_rules(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for folder in FOLDERS:
+        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
+         "--wheel-dir", str(tmp_path / "dist"), str(source)],
+        check=True, capture_output=True, timeout=300,
+    )
+    (wheel,) = (tmp_path / "dist").glob("trainlint-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {name.split("/")[0] for name in names if not name.split("/")[0].endswith((".dist-info", ".data"))}
+    assert top == {"trainlint", "sanitizer"}
+    rule = next(p.name for p in (ROOT / "rules").glob("*.py") if p.name != "__init__.py")
+    assert {"trainlint/__main__.py", "trainlint/rules/__init__.py", f"trainlint/rules/{rule}",
+            "sanitizer/__main__.py"} <= set(names)
+    entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+    assert "trainlint = trainlint.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
