@@ -11,6 +11,9 @@
   (the layout the `fetch` tool and `git clone --mirror` give; TRAINLINT_MIRROR
   defaults to /work/.mirror). Make the mirror with
   `git clone --mirror https://github.com/huggingface/diffusers <mirror>/huggingface+diffusers/repo`.
+- `project`: every `.py` of the same commit of diffusers (about 2,100 files,
+  the library and its tests as well as the examples): a project whose files
+  call each other, for incremental runs (bench/project_bench.py).
 """
 
 from __future__ import annotations
@@ -34,7 +37,9 @@ def copy_corpus(destination: Path, kind: str) -> Path:
     """Copy the .py files of corpus `kind` under `destination`; returns the
     directory to lint."""
     if kind == "training":
-        return _copy_training(destination)
+        return _copy_training(destination) / TRAINING_FOLDER
+    if kind == "project":
+        return _copy_training(destination, whole=True)
     return _copy_torch(destination, full=kind == "full")
 
 
@@ -61,10 +66,13 @@ def _copy_torch(destination: Path, full: bool) -> Path:
     return target
 
 
-def _copy_training(destination: Path) -> Path:
+def _copy_training(destination: Path, whole: bool = False) -> Path:
+    """The `.py` files of the pinned commit (of its examples folder unless
+    `whole`), under `destination/diffusers`."""
     repo = MIRROR / TRAINING_REPO.replace("/", "+") / "repo"
+    folders = [] if whole else [TRAINING_FOLDER]
     archive = subprocess.run(
-        ["git", "--git-dir", str(repo), "archive", TRAINING_COMMIT, TRAINING_FOLDER], capture_output=True
+        ["git", "--git-dir", str(repo), "archive", TRAINING_COMMIT, *folders], capture_output=True
     )
     if archive.returncode != 0:
         raise SystemExit(
@@ -76,4 +84,4 @@ def _copy_training(destination: Path) -> Path:
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         members = [m for m in tar.getmembers() if m.isfile() and m.name.endswith(".py")]
         tar.extractall(target, members=members, filter="data")
-    return target / TRAINING_FOLDER
+    return target

@@ -21,9 +21,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from corpora import copy_corpus
 
@@ -95,12 +96,15 @@ def _tree_rss_kb(root: int) -> int:
     return total
 
 
-def measure(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float | None) -> Measurement:
+def measure(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float | None,
+            merge_stderr: bool = False) -> Measurement:
     """Run `argv`, sampling the RSS of its process tree; `wait4` gives the
-    largest RSS any single process of the tree reached."""
+    largest RSS any single process of the tree reached. Its stderr is
+    dropped, or kept in `stdout` with `merge_stderr`."""
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.DEVNULL)
+        stderr = subprocess.STDOUT if merge_stderr else subprocess.DEVNULL
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=stderr)
         tree_peak, timed_out = 0, False
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -233,8 +237,7 @@ def run_benchmark(kind: str, reps: int, jobs: int, selected: set[str], timeout_s
               f"  python -m venv .bench/torchfix && .bench/torchfix/bin/pip install torchfix==0.7.0\n"
               f"skipping it this time.", file=sys.stderr)
         selected = selected - {"torchfix"}
-    workdir = Path(tempfile.mkdtemp(prefix="trainlint-bench-"))
-    try:
+    with scratch_dir("trainlint-bench-", keep) as workdir:
         corpus = copy_corpus(workdir, kind)
         files = corpus_files(corpus)
         lines = count_lines(files)
@@ -259,15 +262,27 @@ def run_benchmark(kind: str, reps: int, jobs: int, selected: set[str], timeout_s
         report["rules"] = select or "default"
         report["machine"] = machine()
         print_report(report)
-        if json_out is not None:
-            json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-            print(f"results written to {json_out}")
+        save_report(report, json_out)
         return report
+
+
+@contextmanager
+def scratch_dir(prefix: str, keep: bool) -> Iterator[Path]:
+    """A temporary folder for the corpus copy, removed afterwards unless `keep`."""
+    workdir = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield workdir
     finally:
         if keep:
             print(f"corpus kept in {workdir}")
         else:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def save_report(report: dict[str, object], json_out: Path | None) -> None:
+    if json_out is not None:
+        json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        print(f"results written to {json_out}")
 
 
 def summarise(tools: list[Tool], files: int, lines: int, kind: str, reps: int, jobs: int) -> dict[str, object]:
@@ -367,6 +382,9 @@ def main(argv: list[str] | None = None) -> int:
     size.add_argument("--full", action="store_true", help="all of torch")
     size.add_argument("--training", action="store_true",
                       help="huggingface/diffusers examples/ at a pinned commit, from a git mirror (see bench/corpora.py)")
+    size.add_argument("--project", action="store_true",
+                      help="incremental runs on all of huggingface/diffusers at the same commit: cold once, then warm, "
+                           "a comment edit and a summary-changing edit per repetition (see bench/project_bench.py)")
     parser.add_argument("--reps", type=int, help="repetitions (default: 3 quick, 1 full)")
     parser.add_argument("--jobs", type=int, default=2, help="processes for every tool (default: 2)")
     parser.add_argument("--only", help=f"comma-separated subset of {','.join(TOOLS)}")
@@ -379,6 +397,11 @@ def main(argv: list[str] | None = None) -> int:
     unknown = selected - set(TOOLS)
     if unknown:
         parser.error(f"unknown tool(s) {sorted(unknown)}; choose from {', '.join(TOOLS)}")
+    if args.project:
+        from project_bench import run_project_benchmark
+
+        run_project_benchmark(args.reps or 3, args.jobs, args.timeout, args.keep, args.json, args.select)
+        return 0
     kind = "full" if args.full else "training" if args.training else "quick"
     reps = args.reps or (1 if args.full else 3)
     run_benchmark(kind, reps, args.jobs, selected, args.timeout, args.keep, args.json, args.select)

@@ -1,15 +1,22 @@
 """Results of unchanged files, kept between runs.
 
-An entry is keyed by the file's path and the hash of its bytes; the whole
-cache is keyed by everything else that can change a result: the trainlint and
-libcst versions, the source of the rules and the engine, and the rules
-selected for the file. An unchanged file is never parsed again.
+Everything lives in `.trainlint_cache/`, keyed by what can change any result
+(`code_fingerprint`: the trainlint and libcst versions and the linter's own
+source), in two stores:
 
-Beside its findings, an entry keeps what the project needs of the file (its
-function summaries, `trainlint.project.FileFacts`, as JSON) and the digest of the
-other modules' summaries its findings were computed with (`inputs`): when a
-module it calls changes what it does, the digest differs and the file is
-linted again, although its own bytes did not change.
+- the index (`index-<fingerprint>.json`), read on every run: for each file,
+  the hash of its bytes and the `os.stat` they were read with, the rules it
+  was linted with, its findings, the digest of the other modules' summaries
+  those were computed with (`inputs`) and the digest of its own facts. A
+  file whose stat did not change is not even read again; one whose stat
+  changed is hashed, and the hash decides.
+- the project store (`project-<fingerprint>/`, `trainlint.project_store`): each
+  file's facts and which files each file's inputs were worked out from,
+  read only when some file's summaries changed.
+
+Both are written atomically (a temporary file, then `os.replace`); a store
+that is missing, stale or corrupt only costs time: what it cannot vouch for
+is computed again.
 """
 
 from __future__ import annotations
@@ -17,15 +24,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
+import time
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import NamedTuple, Sequence
 
 from trainlint.finding import Finding
 from trainlint.manifest import manifest
 
 CACHE_DIR = ".trainlint_cache"
-_FORMAT = 3
+_FORMAT = 4
+# a file modified this recently may change again within the same stat
+# timestamp: its stat is not trusted next time and its bytes are hashed
+_RACY_NS = 2_000_000_000
+
+Stat = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 
 
 def code_fingerprint() -> str:
@@ -38,96 +52,124 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+def file_stat(path: str) -> Stat:
+    """Raises OSError like reading the file would."""
+    st = os.stat(path)
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+class Entry(NamedTuple):
+    """What the index knows of one file."""
+
+    digest: str  # of its bytes
+    stat: Stat | None  # as read; None when it was too recent to vouch for its content
+    codes: str  # the rules it was linted with, comma-separated
+    findings: list[dict[str, object]]  # without the path
+    inputs: str  # digest of the other modules' summaries the findings were computed with
+    facts: str  # digest of its own facts (`trainlint.project.FileFacts`), "" when it has none
+
+    def findings_of(self, path: str) -> list[Finding]:
+        return [Finding(path=path, **item) for item in self.findings]  # type: ignore[arg-type]
+
+
 class ResultCache:
+    """The index: read whole on every run, written whole when it changed."""
+
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self.file = directory / f"results-{code_fingerprint()}.json"
-        self.entries: dict[str, dict[str, object]] = {}
-        self.members = ""  # which files had summaries last time (see `trainlint.runner`)
+        self.fingerprint = code_fingerprint()
+        self.file = directory / f"index-{self.fingerprint}.json"
+        self.entries: dict[str, Entry] = {}  # by absolute path
+        self.members = ""  # which files had facts last time (see `trainlint.runner`)
+        self.project = ""  # the stamp of the project store's reads this index agrees with
+        self.started = time.time_ns()
         self.dirty = False
         try:
             loaded = json.loads(self.file.read_text(encoding="utf-8"))
-            if isinstance(loaded, dict) and isinstance(loaded.get("entries"), dict):
-                self.entries = loaded["entries"]
-                self.members = str(loaded.get("members", ""))
-        except (OSError, ValueError):
-            self.entries = {}
+            self.entries = {path: _entry(raw) for path, raw in loaded["files"].items()}
+            self.members, self.project = str(loaded["members"]), str(loaded["project"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            self.entries, self.members, self.project = {}, "", ""
 
-    @staticmethod
-    def key(path: str, digest: str, codes: Sequence[str]) -> str:
-        return f"{os.path.abspath(path)}\0{digest}\0{','.join(codes)}"
+    @property
+    def project_dir(self) -> Path:
+        return self.directory / f"project-{self.fingerprint}"
 
-    def get(self, key: str, path: str) -> list[Finding] | None:
-        entry = self.entries.get(key)
-        if not isinstance(entry, dict):
-            return None
-        return [Finding(path=path, **item) for item in entry["findings"]]  # type: ignore[arg-type,union-attr]
+    def lookup(self, path: str) -> Entry | None:
+        return self.entries.get(os.path.abspath(path))
 
-    def facts(self, key: str) -> Mapping[str, object] | None:
-        """The file's facts for the project, as stored (JSON), if any."""
-        return self.entries[key].get("facts")  # type: ignore[return-value]
+    def digest(self, path: str, stat: Stat) -> str | None:
+        """The stored hash of the file when its stat vouches for it."""
+        entry = self.lookup(path)
+        return entry.digest if entry is not None and entry.stat == stat else None
 
-    def inputs(self, key: str) -> str:
-        """Digest of the other modules' summaries the findings were computed with."""
-        return str(self.entries[key].get("inputs", ""))
-
-    def set_members(self, members: str) -> None:
-        if members != self.members:
-            self.members = members
+    def put(self, path: str, entry: Entry) -> None:
+        if entry.stat is not None and self.started - entry.stat[1] < _RACY_NS:
+            entry = entry._replace(stat=None)
+        key = os.path.abspath(path)
+        if self.entries.get(key) != entry:
+            self.entries[key] = entry
             self.dirty = True
 
-    def facts_by_path(self) -> dict[str, object]:
-        """The stored facts of each path, whatever its content: to tell
-        whether a file's summaries changed along with its bytes."""
-        return {key.split("\0", 1)[0]: entry.get("facts") for key, entry in self.entries.items() if isinstance(entry, dict)}
-
-    def put(
-        self, key: str, findings: Sequence[Finding], facts: Mapping[str, object] | None = None, inputs: str = ""
-    ) -> None:
-        self.entries[key] = {"findings": [_without_path(f) for f in findings], "facts": facts, "inputs": inputs}
-        self.dirty = True
-
-    def prune(self, live_keys: set[str]) -> None:
-        """Forget entries of the same paths with other contents."""
-        live_paths = {k.split("\0", 1)[0] for k in live_keys}
-        for key in list(self.entries):
-            if key.split("\0", 1)[0] in live_paths and key not in live_keys:
-                del self.entries[key]
-                self.dirty = True
+    def set_project(self, members: str, stamp: str) -> None:
+        if (members, stamp) != (self.members, self.project):
+            self.members, self.project = members, stamp
+            self.dirty = True
 
     def save(self) -> None:
         if not self.dirty:
             return
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            ignore = self.directory / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("# created by trainlint\n*\n", encoding="utf-8")
-            for stale in self.directory.glob("results-*.json"):
-                if stale != self.file:
-                    stale.unlink(missing_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".results-", suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"entries": self.entries, "members": self.members}, handle, separators=(",", ":"))
-            os.replace(tmp, self.file)
+            prepare(self.directory, keep={self.file.name, self.project_dir.name})
+            files = {path: list(entry) for path, entry in self.entries.items()}
+            write_json(self.file, {"files": files, "members": self.members, "project": self.project})
         except OSError:
             pass  # a cache that cannot be written only costs time
 
 
-def _without_path(finding: Finding) -> dict[str, object]:
+def _entry(raw: Sequence[object]) -> Entry:
+    digest, stat, codes, findings, inputs, facts = raw
+    return Entry(
+        str(digest), tuple(stat) if stat else None, str(codes), list(findings), str(inputs), str(facts)  # type: ignore[arg-type,call-overload]
+    )
+
+
+def without_path(finding: Finding) -> dict[str, object]:
     data = finding.to_dict()
     del data["path"]
     return data
 
 
+def prepare(directory: Path, keep: set[str]) -> None:
+    """Create the cache folder (ignored by git) and drop what other versions
+    of the linter left in it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    ignore = directory / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# created by trainlint\n*\n", encoding="utf-8")
+    for stale in directory.iterdir():
+        if stale.name in keep or stale.name == ".gitignore" or stale.name.startswith("."):
+            continue
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
+
+
+def write_json(path: Path, data: object) -> None:
+    """Write `data` to `path` whole or not at all."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, separators=(",", ":"))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def clear(directory: Path) -> bool:
     if not directory.is_dir():
         return False
-    for entry in directory.iterdir():
-        if entry.is_file():
-            entry.unlink(missing_ok=True)
-    try:
-        directory.rmdir()
-    except OSError:
-        pass
+    shutil.rmtree(directory, ignore_errors=True)
     return True

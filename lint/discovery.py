@@ -3,6 +3,7 @@ defaults, the configuration and (in folders) `.gitignore` files exclude."""
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,7 +93,7 @@ def _directories(top: str, result: Discovery) -> Iterator[tuple[str, list[str], 
 
 
 def _excluded(path: Path, defaults: Sequence[str], config: Config, configured: list[str]) -> bool:
-    if defaults and matches_glob(Path(path.name), Path("."), defaults):
+    if any(fnmatch.fnmatchcase(path.name, pattern) for pattern in defaults):
         return True
     return bool(configured) and matches_glob(path, config.root, configured)
 

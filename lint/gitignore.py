@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from typing import Sequence
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,20 @@ def _char_class(glob: str, start: int, out: list[str]) -> int:
 class _Rules:
     base: str  # absolute path of the folder the patterns are relative to
     patterns: tuple[Pattern, ...]
+    # every pattern (for folders) and every pattern that can match a file,
+    # as one expression: most paths match none, which one search tells
+    any_dir: re.Pattern[str]
+    any_file: re.Pattern[str]
+
+    def verdict(self, relative: str, is_dir: bool, verdict: bool) -> bool:
+        """The verdict after these patterns, given the one before them."""
+        if (self.any_dir if is_dir else self.any_file).fullmatch(relative) is None:
+            return verdict
+        for pattern in self.patterns:
+            # the last matching pattern wins: only one that would flip the verdict matters
+            if pattern.negated == verdict and pattern.matches(relative, is_dir):
+                verdict = not pattern.negated
+        return verdict
 
 
 def read_rules(file: str, base: str) -> _Rules | None:
@@ -110,7 +125,15 @@ def read_rules(file: str, base: str) -> _Rules | None:
     except OSError:
         return None
     patterns = tuple(p for p in map(parse_line, lines) if p is not None)
-    return _Rules(base, patterns) if patterns else None
+    if not patterns:
+        return None
+    return _Rules(base, patterns, _any_of(patterns), _any_of([p for p in patterns if not p.dir_only]))
+
+
+def _any_of(patterns: Sequence[Pattern]) -> re.Pattern[str]:
+    if not patterns:
+        return re.compile("(?!)")  # matches nothing
+    return re.compile("|".join(f"(?:{p.regex.pattern})" for p in patterns), re.DOTALL)
 
 
 class GitIgnore:
@@ -149,10 +172,7 @@ class GitIgnore:
             if not absolute.startswith(rules.base.rstrip(os.sep) + os.sep):
                 continue
             relative = absolute[len(rules.base.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
-            for pattern in rules.patterns:
-                # the last matching pattern wins: only one that would flip the verdict matters
-                if pattern.negated == verdict and pattern.matches(relative, is_dir):
-                    verdict = not pattern.negated
+            verdict = rules.verdict(relative, is_dir, verdict)
         return verdict
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -82,26 +83,37 @@ def project_root(paths: Iterable[str], config_dir: Path | None) -> Path:
 
 class Project:
     def __init__(self, root: Path, facts: Mapping[str, FileFacts]) -> None:
-        """`facts` by path as given to the linter; paths outside `root` take
-        part too (their folder is their package)."""
-        self.root = root
+        """`facts` by path as given to the linter (a mapping that may load
+        them only when asked); paths outside `root` take part too (their
+        folder is their package)."""
+        self.root = os.path.abspath(root)
         self.facts = facts
-        self._by_file = {Path(os.path.abspath(p)): p for p in facts}
-        self._closed: dict[str, Mapping[str, Summary]] = {}
-        self._active: set[str] = set()
+        self._by_file = {os.path.abspath(p): p for p in facts}
+        self._candidates_of: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        self._closed: dict[str, tuple[Mapping[str, Summary], frozenset[str]]] = {}
+        self._frames: list[_Frame] = []
 
     # -- what a file needs --------------------------------------------------
     def inputs(self, path: str) -> dict[str, Summary]:
         """Closed summaries of the other modules' functions that `path`
         calls, by the names it calls them, when they do anything."""
-        found: dict[str, Summary] = {}
-        facts = self.facts.get(path)
-        for name in sorted(facts.calls) if facts is not None else ():
-            target = self.resolve(path, name)
-            summary = self.summary(*target) if target is not None else None
-            if summary is not None and _says_something(summary):
-                found[name] = summary
-        return found
+        return self.inputs_and_reads(path)[0]
+
+    def inputs_and_reads(self, path: str) -> tuple[dict[str, Summary], frozenset[str]]:
+        """`inputs(path)` and the files whose facts it was worked out from:
+        while their facts stay the same, so do the inputs."""
+        frame = self._push(None)
+        try:
+            found: dict[str, Summary] = {}
+            facts = self._read(path) if path in self.facts else None
+            for name in sorted(facts.calls) if facts is not None else ():
+                target = self.resolve(path, name)
+                summary = self.summary(*target) if target is not None else None
+                if summary is not None and _says_something(summary):
+                    found[name] = summary
+        finally:
+            self._pop()
+        return found, frozenset(frame.reads)
 
     # -- names to functions -------------------------------------------------
     def resolve(self, path: str, qualified: str, _depth: int = 0) -> tuple[str, str] | None:
@@ -113,7 +125,7 @@ class Project:
         return None
 
     def _in_module(self, path: str, attribute: str, depth: int) -> tuple[str, str] | None:
-        facts = self.facts[path]
+        facts = self._read(path)
         if attribute in facts.summaries:
             return path, attribute
         if depth >= _MAX_REEXPORTS:
@@ -128,34 +140,42 @@ class Project:
                 return found
         return None
 
-    def _candidates(self, path: str, qualified: str) -> Iterable[tuple[str, str]]:
-        here = Path(os.path.abspath(path)).parent
+    def _candidates(self, path: str, qualified: str) -> list[tuple[str, str]]:
+        here = os.path.dirname(os.path.abspath(path))
+        key = (here, qualified)
+        found = self._candidates_of.get(key)
+        if found is None:
+            found = self._candidates_of[key] = list(self._find_candidates(here, qualified))
+        return found
+
+    def _find_candidates(self, here: str, qualified: str) -> Iterable[tuple[str, str]]:
         if qualified.startswith("."):
             dots = len(qualified) - len(qualified.lstrip("."))
             base = here
             for _ in range(dots - 1):
-                base = base.parent
+                base = os.path.dirname(base)
             yield from self._split(base, qualified[dots:].split("."))
             return
         parts = qualified.split(".")
         for base in self._search_path(here):
             yield from self._split(base, parts)
 
-    def _search_path(self, here: Path) -> Iterable[Path]:
+    def _search_path(self, here: str) -> Iterable[str]:
+        """The file's folder, then each folder above it up to the root."""
         yield here
         root = self.root
-        if here != root and root in here.parents:
-            for parent in here.parents:
-                yield parent
-                if parent == root:
-                    return
+        if here == root or not here.startswith(root.rstrip(os.sep) + os.sep):
+            return
+        while here != root:
+            here = os.path.dirname(here)
+            yield here
 
-    def _split(self, base: Path, parts: list[str]) -> Iterable[tuple[str, str]]:
+    def _split(self, base: str, parts: list[str]) -> Iterable[tuple[str, str]]:
         """Each (module file, attribute path) reading of `parts` under `base`,
         longest module first."""
         for cut in range(len(parts) - 1, 0, -1):
-            folder = base.joinpath(*parts[:cut])
-            for candidate in (folder.with_suffix(".py"), folder / "__init__.py"):
+            folder = os.path.join(base, *parts[:cut])
+            for candidate in (folder + ".py", os.path.join(folder, "__init__.py")):
                 known = self._by_file.get(candidate)
                 if known is not None:
                     yield known, ".".join(parts[cut:])
@@ -168,20 +188,59 @@ class Project:
     def _closed_file(self, path: str) -> Mapping[str, Summary]:
         done = self._closed.get(path)
         if done is not None:
-            return done
-        if path in self._active:
-            return {}  # a cycle of imports: what the other side knows without this file
-        self._active.add(path)
+            self._note(done[1])
+            return done[0]
+        active = [i for i, frame in enumerate(self._frames) if frame.path == path]
+        if active:
+            # a cycle of imports: what the other side knows without this
+            # file; what depends on that answer depends on where the cycle
+            # was entered, and is not kept for other questions
+            self._note((path,))
+            self._frames[-1].cut = min(self._frames[-1].cut, active[0])
+            return {}
+        frame = self._push(path)
         try:
-            closed = close(self.facts[path].summaries, lambda name: self._external(path, name))
+            closed = close(self._read(path).summaries, lambda name: self._external(path, name))
         finally:
-            self._active.discard(path)
-        self._closed[path] = closed
+            self._pop()
+        if frame.cut >= len(self._frames):  # cut at most by itself: the same answer whoever asks
+            self._closed[path] = (closed, frozenset(frame.reads))
         return closed
 
     def _external(self, path: str, name: str) -> Summary | None:
         target = self.resolve(path, name)
         return self.summary(*target) if target is not None else None
+
+    # -- what each answer was worked out from ---------------------------------
+    def _read(self, path: str) -> FileFacts:
+        self._note((path,))
+        return self.facts[path]
+
+    def _note(self, paths: Iterable[str]) -> None:
+        if self._frames:
+            self._frames[-1].reads.update(paths)
+
+    def _push(self, path: str | None) -> _Frame:
+        frame = _Frame(path, set(), sys.maxsize)
+        self._frames.append(frame)
+        return frame
+
+    def _pop(self) -> None:
+        frame = self._frames.pop()
+        if self._frames:
+            self._frames[-1].reads.update(frame.reads)
+            self._frames[-1].cut = min(self._frames[-1].cut, frame.cut)
+
+
+@dataclass
+class _Frame:
+    """One question being worked out: the file being closed (None for a
+    file's inputs), the files whose facts were read, and the lowest frame
+    whose file a cycle cut short below it."""
+
+    path: str | None
+    reads: set[str]
+    cut: int
 
 
 def _says_something(summary: Summary) -> bool:

@@ -8,22 +8,21 @@ none of them."""
 from __future__ import annotations
 
 import difflib
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
-from trainlint.cache import ResultCache, content_hash
+from trainlint.cache import Entry, ResultCache, Stat, content_hash, file_stat, without_path
 from trainlint.config import Config, Selection, codes_for_file
 from trainlint.finding import Finding
-from trainlint.project import FileFacts, Project, ProjectView, inputs_digest, project_root
+from trainlint.project import FileFacts, ProjectView, project_root
+from trainlint.project_pass import Known, ProjectPass, Task, facts_digest, members_id
+from trainlint.project_store import ProjectStore
 from trainlint.source import encoding_to_write
 from trainlint.timing import Timer
 
 if TYPE_CHECKING:
-    from trainlint.crashes import RuleCrash
     from trainlint.engine import FileOutcome
 
 UNREADABLE = "TL000"
@@ -56,95 +55,34 @@ class RunResult:
 
 
 @dataclass
-class _Task:
-    path: str
-    codes: tuple[str, ...]
-    digest: str | None  # of the bytes the cache key was made from
-    key: str | None
-    view: ProjectView = ProjectView(summarize=True)
-    inputs: str = ""  # digest of `view.external`
-
-
-@dataclass
 class _Analysed:
     outcome: FileOutcome
     digest: str  # of the bytes the worker read and linted
 
 
-class _CachedFacts:
-    """A file's facts as the cache stores them, read only when needed."""
-
-    def __init__(self, stored: Mapping[str, object] | None) -> None:
-        self.stored = stored
-        self._facts: FileFacts | None = None
-
-    def get(self) -> FileFacts | None:
-        if self._facts is None and self.stored:
-            self._facts = FileFacts.from_json(self.stored)
-        return self._facts
-
-
-@dataclass
-class _Known:
-    """A file's findings and facts, and what they were computed with."""
-
-    task: _Task
-    findings: list[Finding]
-    source: FileFacts | _CachedFacts | None
-    inputs: str
-    crashes: list[RuleCrash] = field(default_factory=list)  # of the rules that raised on it
-
-    @property
-    def facts(self) -> FileFacts | None:
-        return self.source.get() if isinstance(self.source, _CachedFacts) else self.source
-
-    @property
-    def has_facts(self) -> bool:
-        return bool(self.source.stored) if isinstance(self.source, _CachedFacts) else self.source is not None
-
-
 def run(files: Sequence[str], selection: Selection, config: Config, options: RunOptions) -> RunResult:
     """Lint `files` in two passes: every file that is not cached, then the
     files whose calls into other modules of the project now mean something
-    else than when their findings were computed (see `trainlint.project`)."""
+    else than when their findings were computed (see `trainlint.project_pass`)."""
     result = RunResult()
-    cache = ResultCache(options.cache_dir) if options.cache_dir is not None else None
-    known: dict[str, _Known] = {}
-    tasks: list[_Task] = []
-    live_keys: set[str] = set()
-    for path in files:
-        codes = codes_for_file(Path(path), selection, config)
-        key = digest = None
-        if cache is not None:
-            try:
-                digest = content_hash(Path(path).read_bytes())
-            except OSError as exc:
-                result.findings.extend(_unreadable(path, exc, codes))
-                continue
-            key = cache.key(path, digest, codes)
-            live_keys.add(key)
-            cached = cache.get(key, path)
-            if cached is not None and not _needs_fixing(cached, options.fix):
-                task = _Task(path, codes, digest, key)
-                known[path] = _Known(task, cached, _CachedFacts(cache.facts(key)), cache.inputs(key))
-                continue
-        tasks.append(_Task(path, codes, digest, key))
+    index = ResultCache(options.cache_dir) if options.cache_dir is not None else None
+    store = ProjectStore(index.project_dir) if index is not None else None
+    known: dict[str, Known] = {}
+    tasks = list(_look_up(files, selection, config, options, index, known, result))
     cached_paths = set(known)
-    analysed: set[str] = set()
-    previous = cache.facts_by_path() if cache is not None else {}
+    root = project_root(files, config.source.parent if config.source else None)
+    project = ProjectPass(root, known, store, index.members if index else "", index.project if index else "")
+    project.speculate(tasks)
     for task, outcome in _analyse_all(tasks, options):
-        known[task.path] = _finish(task, outcome, None, cache, live_keys, options, result)
+        known[task.path] = _finish(task, outcome, None, options, result)
+    analysed = {task.path for task in tasks}
+    stale = list(project.stale([t.path for t in tasks], lambda paths: _facts_again(paths, known, options)))
+    relint = [replace(known[path].task, view=view, inputs=digest) for path, view, digest in stale]
+    for task, outcome in _analyse_all(relint, options):
+        known[task.path] = _finish(task, outcome, known[task.path], options, result)
         analysed.add(task.path)
-    members = project_members(known)
-    if cache is None or _project_changed(known, analysed, previous, members, cache):
-        project = Project(project_root(files, config.source.parent if config.source else None), _facts_of(known))
-        for task, outcome in _analyse_all(list(_dependents(known, project)), options):
-            known[task.path] = _finish(task, outcome, known[task.path].facts, cache, live_keys, options, result)
-            analysed.add(task.path)
-    if cache is not None:
-        cache.set_members(members)
-        cache.prune(live_keys)
-        cache.save()
+    if index is not None and store is not None:
+        _save(index, store, known, project)
     for path, entry in sorted(known.items()):
         result.findings.extend(entry.findings)
         result.errors.extend(crash.describe(path) for crash in entry.crashes)
@@ -154,66 +92,92 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
     return result
 
 
-def _facts_of(known: dict[str, _Known]) -> dict[str, FileFacts]:
-    return {path: entry.facts for path, entry in known.items() if entry.facts is not None}
+def _look_up(
+    files: Sequence[str],
+    selection: Selection,
+    config: Config,
+    options: RunOptions,
+    index: ResultCache | None,
+    known: dict[str, Known],
+    result: RunResult,
+) -> Iterator[Task]:
+    """The files to analyse; those whose findings the cache holds go to
+    `known`. A file whose stat is as the cache saw it is not read."""
+    for path in files:
+        codes = codes_for_file(Path(path), selection, config)
+        if index is None:
+            yield Task(path, codes)
+            continue
+        try:
+            stat = file_stat(path)  # before the bytes: a later change shows in the next stat
+            digest = index.digest(path, stat) or content_hash(Path(path).read_bytes())
+        except OSError as exc:
+            result.findings.extend(_unreadable(path, exc, codes))
+            continue
+        previous = index.lookup(path)
+        task = Task(path, codes, digest, stat, previous)
+        if previous is not None and previous.digest == digest and previous.codes == ",".join(codes):
+            findings = previous.findings_of(path)
+            if not _needs_fixing(findings, options.fix):
+                known[path] = Known(task, findings, previous.facts, previous.inputs)
+                continue
+        yield task
 
 
-def project_members(known: dict[str, _Known]) -> str:
-    """Identifies which files of the run have summaries."""
-    return content_hash("\0".join(sorted(os.path.abspath(p) for p, e in known.items() if e.has_facts)).encode())
+def _facts_again(paths: list[str], known: dict[str, Known], options: RunOptions) -> dict[str, FileFacts | None]:
+    """Facts of files the project store lost, computed again (their findings are still those cached)."""
+    tasks = [Task(path, known[path].task.codes) for path in paths]
+    return {task.path: analysed.outcome.facts for task, analysed in _analyse_all(tasks, options)}
 
 
-def _project_changed(
-    known: dict[str, _Known],
-    analysed: set[str],
-    previous: Mapping[str, object],
-    members: str,
-    cache: ResultCache,
-) -> bool:
-    """Whether what any file calls may do something else than when the
-    cached findings were computed: a file's summaries changed, or files with
-    summaries came or went. When not, every cached digest still holds and
-    the project is not worked out at all (a warm run, a comment edited)."""
-    if members != cache.members:
-        return True
-    for path in analysed:
-        facts = known[path].facts
-        if (facts.to_json() if facts is not None else None) != previous.get(os.path.abspath(path)):
-            return True
-    return False
-
-
-def _dependents(known: dict[str, _Known], project: Project) -> Iterator[_Task]:
-    """Files to lint again: what the functions they call do is not what
-    their findings were computed with."""
+def _save(index: ResultCache, store: ProjectStore, known: dict[str, Known], project: ProjectPass) -> None:
+    """Remember what this run found: the facts first, then the index that vouches for them."""
     for path, entry in known.items():
-        inputs = project.inputs(path) if entry.facts is not None and entry.facts.calls else {}
-        digest = inputs_digest(inputs)
-        if digest != entry.inputs:
-            task = entry.task
-            yield _Task(path, task.codes, task.digest, task.key, ProjectView(inputs), digest)
+        task = entry.task
+        if not entry.cacheable or task.digest is None:
+            continue
+        if entry.facts is not None:  # computed in this run (facts loaded from the store stay there)
+            store.put_facts(path, task.digest, entry.facts.to_json())
+        findings = [without_path(f) for f in entry.findings]
+        index.put(path, Entry(task.digest, task.stat, ",".join(task.codes), findings, entry.inputs, entry.facts_digest))
+    stamp = store.save(project.reads, index.project)
+    index.set_project(members_id(p for p, e in known.items() if e.facts_digest), stamp)
+    index.save()
 
 
 def _finish(
-    task: _Task,
+    task: Task,
     analysed: _Analysed,
-    facts: FileFacts | None,
-    cache: ResultCache | None,
-    live_keys: set[str],
+    before: Known | None,
     options: RunOptions,
     result: RunResult,
-) -> _Known:
-    """Apply the fixes of one analysis and remember its results; `facts` are
-    those of the file when this analysis was not asked for them."""
+) -> Known:
+    """Apply the fixes of one analysis and remember its results; `before`:
+    what was known of the file when this analysis was not asked for its facts."""
     outcome = analysed.outcome
-    facts = outcome.facts or facts
+    facts = outcome.facts or (before.facts if before is not None else None)
     spent = result.timings.setdefault(task.path, {}) if outcome.timings else {}
     for label, seconds in outcome.timings.items():
         spent[label] = spent.get(label, 0.0) + seconds
     written = _apply(task, analysed, options, result) if outcome.fixed_source is not None else None
-    if cache is not None:
-        _remember(cache, task, analysed, written, facts, live_keys)
-    return _Known(task, outcome.findings, facts, task.inputs, outcome.crashes)
+    digest = before.facts_digest if before is not None and outcome.facts is None else facts_digest(facts)
+    known = Known(task, outcome.findings, digest, task.inputs, facts, outcome.crashes)
+    # findings describe the bytes they were computed from: the file as read
+    # when nothing was fixed, the file as written after `--fix`; after
+    # `--diff`, a crash, or a change while it was read, no bytes on disk
+    known.cacheable = analysed.digest == task.digest and not outcome.crashes
+    if outcome.fixed_source is not None:
+        known.cacheable = known.cacheable and written is not None
+        if written is not None:
+            known.task = replace(task, digest=written, stat=_stat_or_none(task.path))
+    return known
+
+
+def _stat_or_none(path: str) -> Stat | None:
+    try:
+        return file_stat(path)
+    except OSError:
+        return None
 
 
 def _needs_fixing(findings: Sequence[Finding], fix: str | None) -> bool:
@@ -221,37 +185,15 @@ def _needs_fixing(findings: Sequence[Finding], fix: str | None) -> bool:
     return fix is not None and any(f.fix == "safe" or (f.fix == "unsafe" and fix == "unsafe") for f in findings)
 
 
-def _remember(
-    cache: ResultCache,
-    task: _Task,
-    analysed: _Analysed,
-    written: str | None,
-    facts: FileFacts | None,
-    live_keys: set[str],
-) -> None:
-    """Cache findings under the digest of the content they describe: the file
-    as read when nothing was fixed, the file as written after `--fix`. After
-    `--diff` they describe no file on disk and are not kept."""
-    if task.key is None or analysed.digest != task.digest:
-        return  # a file that changed after it was hashed is linted but not cached
-    if analysed.outcome.crashes:
-        return  # findings are missing: the next run must try, and report the crash, again
-    stored = facts.to_json() if facts is not None else None
-    if analysed.outcome.fixed_source is None:
-        cache.put(task.key, analysed.outcome.findings, stored, task.inputs)
-    elif written is not None:
-        key = cache.key(task.path, written, task.codes)
-        live_keys.discard(task.key)
-        live_keys.add(key)
-        cache.put(key, analysed.outcome.findings, stored, task.inputs)
-
-
-def _analyse_all(tasks: list[_Task], options: RunOptions) -> Iterator[tuple[_Task, _Analysed]]:
+def _analyse_all(tasks: list[Task], options: RunOptions) -> Iterator[tuple[Task, _Analysed]]:
     jobs = options.jobs or os.cpu_count() or 1
     if jobs <= 1 or len(tasks) < _SERIAL_THRESHOLD:
         for task in tasks:
             yield task, _analyse(task.path, task.codes, options.fix, task.view, options.timings)
         return
+    import multiprocessing  # a run that analyses a file or two starts no pool: it needs none of this
+    from concurrent.futures import ProcessPoolExecutor
+
     from trainlint.registry import all_rules
 
     all_rules()  # import the rules once, before the workers are forked
@@ -308,7 +250,7 @@ def analyse_bytes(
         return engine.FileOutcome(findings, crashes=[RuleCrash.of(None, "lint", exc)])
 
 
-def _apply(task: _Task, analysed: _Analysed, options: RunOptions, result: RunResult) -> str | None:
+def _apply(task: Task, analysed: _Analysed, options: RunOptions, result: RunResult) -> str | None:
     """Write (or, with --diff, show) the fixed text; the digest of what was
     written, None when nothing was."""
     from trainlint.fixes import write_atomic

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from click.testing import CliRunner, Result
 
 from trainlint.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
 
 DP_BUG = "import torch.nn as nn\nmodel = nn.DataParallel(model)\n"
 CLIP_BUG = (
@@ -46,3 +51,24 @@ def invoke_raw(*args: str, cwd: Path, stdin: bytes | str | None = None) -> Resul
         return CliRunner().invoke(main, list(args), input=stdin, catch_exceptions=False)
     finally:
         os.chdir(old)
+
+
+_PROBE = """
+import sys
+from trainlint.cli import main
+try:
+    main(["check", "--exit-zero", "--format", "json", "."], prog_name="trainlint")
+except SystemExit:
+    pass
+loaded = sorted(m for m in sys.modules if m == "libcst" or m.startswith(("trainlint.rules.", "trainlint.engine")))
+print("LOADED", loaded, file=sys.stderr)
+"""
+
+
+def modules_loaded(root: Path) -> list[str]:
+    """LibCST, the engine and the rule modules a `trainlint check .` run in
+    `root` imported, in a fresh process."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", _PROBE], cwd=root, env=env, capture_output=True, text=True, check=True)
+    line = next(line for line in done.stderr.splitlines() if line.startswith("LOADED "))
+    return ast.literal_eval(line.removeprefix("LOADED "))

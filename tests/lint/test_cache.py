@@ -4,25 +4,21 @@ writes it; `trainlint clean` removes it. Parallel and serial runs agree."""
 
 from __future__ import annotations
 
-import ast
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import modules_loaded
 from click.testing import CliRunner
 
 import trainlint.cache
 import trainlint.engine
-from trainlint.cache import CACHE_DIR, ResultCache
+from trainlint.cache import CACHE_DIR, ResultCache, without_path
 from trainlint.cli import main
 from trainlint.config import Config, select_rules
 from trainlint.rule import Finding
 from trainlint.runner import RunOptions, RunResult, run
-
-REPO = Path(__file__).resolve().parents[2]
 
 SOURCES = {
     "wrap.py": "import torch\nmodel = torch.nn.DataParallel(model)\n",
@@ -111,10 +107,11 @@ def test_another_linter_version_does_not_read_old_results(project: Path, monkeyp
     assert _lint(project).analysed == len(SOURCES)
 
 
-def test_a_corrupt_cache_file_is_ignored(project: Path) -> None:
+@pytest.mark.parametrize("damage", ["{not json", '{"files": {"x": [1]}, "members": "", "project": ""}', ""])
+def test_a_corrupt_cache_file_is_ignored(project: Path, damage: str) -> None:
     first = _lint(project)
-    for index in (project / CACHE_DIR).glob("results-*.json"):
-        index.write_text("{not json", encoding="utf-8")
+    for index in (project / CACHE_DIR).glob("index-*.json"):
+        index.write_text(damage, encoding="utf-8")
     again = _lint(project)
     assert again.analysed == len(SOURCES)
     assert again.findings == first.findings
@@ -123,8 +120,11 @@ def test_a_corrupt_cache_file_is_ignored(project: Path) -> None:
 def _poison(root: Path) -> None:
     """Put a finding in the cache that no rule would produce, for clean.py."""
     cache = ResultCache(root / CACHE_DIR)
-    key = next(k for k in cache.entries if k.split("\0", 1)[0].endswith("clean.py"))
-    cache.put(key, [Finding(str(root / "clean.py"), 1, 1, 1, 2, "TL301", "data-parallel", "warning", "from the cache")])
+    path = str(root / "clean.py")
+    entry = cache.lookup(path)
+    assert entry is not None
+    finding = Finding(path, 1, 1, 1, 2, "TL301", "data-parallel", "warning", "from the cache")
+    cache.put(path, entry._replace(findings=[without_path(finding)]))
     cache.save()
 
 
@@ -175,30 +175,11 @@ def test_serial_and_parallel_runs_give_the_same_output(project: Path, monkeypatc
     assert filled == from_cache == serial
 
 
-_PROBE = """
-import sys
-from trainlint.cli import main
-try:
-    main(["check", "--exit-zero", "--format", "json", "."], prog_name="trainlint")
-except SystemExit:
-    pass
-loaded = sorted(m for m in sys.modules if m == "libcst" or m.startswith(("trainlint.rules.", "trainlint.engine")))
-print("LOADED", loaded, file=sys.stderr)
-"""
-
-
-def _modules_loaded(root: Path) -> list[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", _PROBE], cwd=root, env=env, capture_output=True, text=True, check=True)
-    line = next(line for line in done.stderr.splitlines() if line.startswith("LOADED "))
-    return ast.literal_eval(line.removeprefix("LOADED "))
-
-
 def test_a_run_served_from_the_cache_imports_neither_libcst_nor_the_rules(project: Path) -> None:
-    assert "libcst" in _modules_loaded(project)  # the first run analyses every file
-    assert _modules_loaded(project) == []
+    assert "libcst" in modules_loaded(project)  # the first run analyses every file
+    assert modules_loaded(project) == []
     (project / "clean.py").write_text("import torch\n", encoding="utf-8")
-    assert "libcst" in _modules_loaded(project)
+    assert "libcst" in modules_loaded(project)
 
 
 def test_the_manifest_describes_the_registered_rules() -> None:
@@ -223,71 +204,3 @@ def test_the_manifest_stamp_changes_with_any_source_file(tmp_path: Path) -> None
     changed_time = _stamp(sources)
     os.utime(sources[1], ns=(2, 2))
     assert _stamp(sources) != changed_time
-
-
-# -- projects: findings that depend on other files ------------------------------
-PROJECT_SOURCES = {
-    "memory.py": "import torch\n\ndef release():\n    torch.cuda.empty_cache()\n",
-    "steps.py": (
-        "from memory import release\n\n"
-        "def train_step(model, batch, optimizer):\n"
-        "    model(batch).sum().backward()\n"
-        "    optimizer.step()\n"
-        "    release()\n"
-    ),
-    "train.py": (
-        "import torch\nfrom steps import train_step\n\n"
-        "def main(model, loader):\n"
-        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
-        "    for batch in loader:\n"
-        "        optimizer.zero_grad()\n"
-        "        train_step(model, batch, optimizer)\n"
-    ),
-    "models.py": "import torch\n\ndef build():\n    return torch.nn.Linear(2, 2).cuda()\n",
-}
-
-
-@pytest.fixture
-def calls_across_files(tmp_path: Path) -> Path:
-    for name, text in PROJECT_SOURCES.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    return tmp_path
-
-
-def _lint_project(root: Path) -> tuple[RunResult, set[str]]:
-    """A cached run of the default rules, and the files it analysed."""
-    analysed: list[str] = []
-    real = trainlint.engine.lint_bytes
-
-    def spy(path: str, *args: object, **kwargs: object) -> object:
-        analysed.append(Path(path).name)
-        return real(path, *args, **kwargs)  # type: ignore[arg-type]
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(trainlint.engine, "lint_bytes", spy)
-        result = run(_files(root), select_rules(None, [], []), Config(root=root), RunOptions(jobs=1, cache_dir=root / CACHE_DIR))
-    return result, set(analysed)
-
-
-def test_a_change_of_what_a_helper_does_relints_the_files_that_call_it(calls_across_files: Path) -> None:
-    root = calls_across_files
-    first, _ = _lint_project(root)
-    assert [(Path(f.path).name, f.line, f.code) for f in first.findings] == [("train.py", 8, "TL201")]
-    again, analysed = _lint_project(root)
-    assert analysed == set() and again.findings == first.findings
-    # a comment changes no summary: only the file itself is linted again
-    (root / "memory.py").write_text("# frees memory\n" + PROJECT_SOURCES["memory.py"], encoding="utf-8")
-    _, analysed = _lint_project(root)
-    assert analysed == {"memory.py"}
-    # the helper stops emptying the cache: what its callers, direct or not, call changed
-    (root / "memory.py").write_text("def release():\n    pass\n", encoding="utf-8")
-    after, analysed = _lint_project(root)
-    assert analysed == {"memory.py", "steps.py", "train.py"}
-    assert after.findings == []
-    _, analysed = _lint_project(root)
-    assert analysed == set()
-
-
-def test_a_warm_project_run_imports_neither_libcst_nor_the_rules(calls_across_files: Path) -> None:
-    assert "libcst" in _modules_loaded(calls_across_files)
-    assert _modules_loaded(calls_across_files) == []
