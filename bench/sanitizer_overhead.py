@@ -6,8 +6,10 @@
 Modes run side by side in one process, on the same model, in interleaved
 repetitions (the order shuffled each repetition with a fixed seed); each
 repetition times every step of a block after a few untimed warm-up steps
-(the sanitizer's one-off model scan happens there), takes the block's median
-step time, and the figure reported per mode is the median over repetitions.
+(the sanitizer's one-off model scan happens there) and takes the block's median
+step time. Per mode: the median block time over repetitions, and the median
+(with quartiles) of its per-repetition ratio to the plain block of the same
+repetition.
 The sanitizer runs with its default checks and writes no report.
 """
 from __future__ import annotations
@@ -125,7 +127,8 @@ def synchronize(device: str) -> None:
 
 
 def measure(work: Workload, device: str, reps: int, warmup: int, steps: int,
-            clock: Callable[[], float]) -> dict[str, float]:
+            clock: Callable[[], float]) -> dict[str, list[float]]:
+    """Each mode's block medians, one per repetition (index i: repetition i)."""
     optimizer = torch.optim.AdamW(work.model.parameters(), lr=1e-4)
     order = random.Random(0)
     samples: dict[str, list[float]] = {mode: [] for mode in MODES}
@@ -135,7 +138,18 @@ def measure(work: Workload, device: str, reps: int, warmup: int, steps: int,
         order.shuffle(modes)
         for mode in modes:
             samples[mode].append(time_block(work, optimizer, device, mode, warmup, steps, clock))
-    return {mode: statistics.median(values) for mode, values in samples.items()}
+    return samples
+
+
+def paired_ratios(samples: dict[str, list[float]], mode: str) -> tuple[float, float, float]:
+    """Median and quartiles of `mode`'s time over the plain loop's, repetition by
+    repetition: a slow minute of a shared machine slows both blocks of a repetition,
+    so the paired ratio is steadier than the ratio of two medians."""
+    ratios = [run / plain for run, plain in zip(samples[mode], samples["plain"])]
+    if len(ratios) < 2:
+        return ratios[0], ratios[0], ratios[0]
+    low, middle, high = statistics.quantiles(ratios, n=4)
+    return middle, low, high
 
 
 def main() -> None:
@@ -162,12 +176,19 @@ def main() -> None:
           + (f" ({torch.cuda.get_device_name()})" if args.device.startswith("cuda") else ""))
     print(f"{args.reps} interleaved repetitions x {args.steps} timed steps (after {args.warmup} warm-up steps), "
           f"medians, {args.clock} clock")
-    print(f"{'model':<24}{'plain ms':>10}{'sanitizer ms':>14}{'ratio':>8}{'anomaly ms':>12}{'ratio':>8}")
+    print("ratio: median of the per-repetition ratios to the plain loop [quartiles]")
+    print(f"{'model':<24}{'plain ms':>10}{'sanitizer ms':>14}{'ratio':>22}{'anomaly ms':>12}{'ratio':>22}")
     for work in works:
-        result = measure(work, args.device, args.reps, args.warmup, args.steps, CLOCKS[args.clock])
-        plain = result["plain"]
-        print(f"{work.name:<24}{plain * 1e3:>10.2f}{result['sanitizer'] * 1e3:>14.2f}"
-              f"{result['sanitizer'] / plain:>8.3f}{result['anomaly'] * 1e3:>12.2f}{result['anomaly'] / plain:>8.3f}")
+        samples = measure(work, args.device, args.reps, args.warmup, args.steps, CLOCKS[args.clock])
+        times = {mode: statistics.median(values) * 1e3 for mode, values in samples.items()}
+        print(f"{work.name:<24}{times['plain']:>10.2f}{times['sanitizer']:>14.2f}"
+              f"{_ratio(paired_ratios(samples, 'sanitizer')):>22}{times['anomaly']:>12.2f}"
+              f"{_ratio(paired_ratios(samples, 'anomaly')):>22}")
+
+
+def _ratio(figures: tuple[float, float, float]) -> str:
+    middle, low, high = figures
+    return f"{middle:.3f} [{low:.3f}, {high:.3f}]"
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ watched by a session of its own and writes its own report.
 
 `multiprocessing`'s `BaseProcess.start` is wrapped: a process whose target is the
 script's own code (or `torch.multiprocessing.spawn`'s wrapper around it) gets a
-`WatchedTarget` instead, which travels to the child (pickled under spawn, copied
+`WatchedTarget` instead (a `Process` subclass whose own `run()` is the script's
+gets one as its instance's `run`), which travels to the child (pickled under spawn, copied
 under fork) and runs the target inside a new `Sanitizer`. Library processes
 (DataLoader workers, a Manager's server, Pool workers) are left alone. Child N
 (the number in its name, `Process-N`) writes the parent's report path with
@@ -134,7 +135,10 @@ def _watch(process: Any, session: Sanitizer) -> StartedChild:
     report = child_report_path(session.report_path, number)
     settings = ChildSettings(report=report, checks=sorted(session.enabled_kinds), halt_on=sorted(session.halt_on),
                              script=session.script, argv=list(session.argv))
-    process._target = WatchedTarget(process._target, settings, number, session)
+    if process._target is None:  # a subclass's own run(): the instance's run wraps it
+        process.run = WatchedTarget(functools.partial(type(process).run, process), settings, number, session)
+    else:
+        process._target = WatchedTarget(process._target, settings, number, session)
     return StartedChild(number=number, report=report)
 
 
@@ -148,7 +152,12 @@ def child_report_path(report: str | None, number: str) -> str | None:
 
 def _trains_user_code(process: Any) -> bool:
     target = getattr(process, "_target", None)
-    if target is None or isinstance(target, WatchedTarget):
+    if target is None:
+        run = type(process).run
+        from multiprocessing.process import BaseProcess
+        return (run is not BaseProcess.run and not isinstance(vars(process).get("run"), WatchedTarget)
+                and _is_user_code(run))
+    if isinstance(target, WatchedTarget):
         return False
     if _is_spawn_wrapper(target):  # torch.multiprocessing.spawn: the script's function is the first argument
         args = getattr(process, "_args", ())

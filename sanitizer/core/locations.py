@@ -20,13 +20,20 @@ def skip_package(module: object) -> None:
     prefix = os.path.dirname(os.path.abspath(path)) + os.sep if path else None
     if prefix and prefix not in _SKIPPED_PREFIXES:
         _SKIPPED_PREFIXES.append(prefix)
+        _USER_FILE.clear()
+
+
+# Verdicts per file name: hooks ask on every step, for the same few files.
+_USER_FILE: dict[str, bool] = {}
 
 
 def is_user_file(filename: str) -> bool:
-    if filename.startswith("<"):
-        return False
-    return not any(filename.startswith(prefix) for prefix in _SKIPPED_PREFIXES) \
-        and not filename.endswith(os.sep + "runpy.py")
+    verdict = _USER_FILE.get(filename)
+    if verdict is None:
+        verdict = not filename.startswith("<") and not filename.endswith(os.sep + "runpy.py") \
+            and not any(filename.startswith(prefix) for prefix in _SKIPPED_PREFIXES)
+        _USER_FILE[filename] = verdict
+    return verdict
 
 
 def transparent(function: _Callable) -> _Callable:
@@ -87,8 +94,13 @@ def format_site(filename: str, line: int | None) -> str:
 
 
 def display_path(filename: str) -> str:
+    return _display_path(filename, os.getcwd())
+
+
+@functools.lru_cache(maxsize=256)
+def _display_path(filename: str, cwd: str) -> str:
     try:
-        relative = os.path.relpath(filename)
+        relative = os.path.relpath(filename, cwd)
     except ValueError:
         return filename
     return filename if relative.startswith("..") else relative

@@ -31,6 +31,13 @@ UNTRACED = (nn.ReLU, nn.ReLU6, nn.LeakyReLU, nn.GELU, nn.SiLU, nn.Tanh, nn.Sigmo
             nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d, nn.AlphaDropout,
             nn.Identity, nn.Flatten, nn.Unflatten)
 
+# The same, applied as functions in a module's own code (`F.relu(self.fc1(x))`):
+# autograd nodes of elementwise maps that keep finite values finite and do not
+# grow magnitudes. Such a value, computed from a traced one, adds nothing to the trail.
+UNTRACED_NODES = frozenset({"ReluBackward0", "GeluBackward0", "SiluBackward0", "TanhBackward0",
+                            "SigmoidBackward0", "LeakyReluBackward0", "HardtanhBackward0",
+                            "EluBackward0", "HardswishBackward0", "MishBackward0"})
+
 
 class ForwardTracer:
     def __init__(self, session: Sanitizer, trace: bool, listeners: list[Detector]) -> None:
@@ -42,6 +49,9 @@ class ForwardTracer:
         self._listeners = listeners
         self._calls: list[nn.Module] = []  # the modules whose forward is running, outermost first
         self._last_output: weakref.ref[torch.Tensor] | None = None
+        # its autograd node: an activation applied to it points at this node, after the
+        # tensor itself may be gone (`F.relu(self.fc(x))` drops the linear's output)
+        self._last_node: Any = None
         self._slots: dict[tuple[int, bool], int] = {}
         self._slot_refs: list[weakref.ref[nn.Module]] = []
 
@@ -76,8 +86,10 @@ class ForwardTracer:
         if last is not None and last() is tensor:
             return
         if tensor.is_floating_point() and tensor.numel():
-            self._last_output = weakref.ref(tensor)  # traced once, however many children read it
-            self._session.probe.add_trail(self._slot(self._calls[-2], own=True), tensor)
+            follows_traced = _activation_of(tensor, self._last_node)
+            self._remember(tensor)  # traced once, however many children read it
+            if not follows_traced:
+                self._session.probe.add_trail(self._slot(self._calls[-2], own=True), tensor)
 
     def after_forward(self, module: nn.Module, args: tuple[Any, ...], output: Any) -> None:
         if self._calls:
@@ -92,7 +104,7 @@ class ForwardTracer:
         last = self._last_output
         if last is not None and last() is tensor:  # a container passing a child's output through
             return
-        self._last_output = weakref.ref(tensor)
+        self._remember(tensor)
         if (not self._trace or isinstance(module, UNTRACED)
                 or not tensor.is_floating_point() or tensor.numel() == 0):
             return
@@ -102,8 +114,14 @@ class ForwardTracer:
         """The model of the latest outermost call, if that call ran in eval mode."""
         return self._model() if self._model is not None and self.training_mode is False else None
 
+    def _remember(self, tensor: torch.Tensor) -> None:
+        self._last_output = weakref.ref(tensor)
+        # kept only while a model's forward runs: no graph outlives its forward because of it
+        self._last_node = tensor.grad_fn if self._calls else None
+
     def step_closed(self) -> None:
         self._last_output = None
+        self._last_node = None
 
     def module_of_slot(self, slot: int) -> nn.Module | None:
         return self._slot_refs[slot]() if 0 <= slot < len(self._slot_refs) else None
@@ -130,6 +148,16 @@ def _first_tensor(output: Any) -> torch.Tensor | None:
             if isinstance(item, torch.Tensor):
                 return item
     return None
+
+
+def _activation_of(tensor: torch.Tensor, traced_node: Any) -> bool:
+    """Whether `tensor` is an activation function applied to the output of autograd
+    node `traced_node` (a value already on the trail)."""
+    node = tensor.grad_fn
+    if traced_node is None or type(node).__name__ not in UNTRACED_NODES:
+        return False
+    inputs = node.next_functions
+    return bool(inputs) and inputs[0][0] is traced_node
 
 
 def _autocast_fp16() -> bool:

@@ -48,7 +48,9 @@ def test_a_nan_in_one_child_is_reported_by_that_child(script_runs: ScriptRuns) -
                for note in run.report["summary"]["notes"])
 
 
-@pytest.mark.parametrize("launch", [("--launcher", "spawn"), ("--start-method", "fork")])
+@pytest.mark.parametrize("launch", [("--launcher", "spawn"), ("--start-method", "fork"),
+                                    ("--launcher", "subclass"),
+                                    ("--launcher", "subclass", "--start-method", "fork")])
 def test_spawned_and_forked_children_are_watched(tmp_path: Path, launch: tuple[str, str]) -> None:
     report = tmp_path / "run.json"
     run = run_sanitizer(["hogwild.py", *launch], report)

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import ast
+import types
 from pathlib import Path
 
 import pytest
 
 from sanitizer import cli
+from sanitizer.core import locations
 from sanitizer.core.catalogue import KINDS
 from sanitizer.core.probe import StepRecord
 from sanitizer.core.session import report_path_for
@@ -114,3 +116,15 @@ def test_the_lint_reads_the_users_entry_file_only(tmp_path: Path) -> None:
     assert entry_file("sanitizer") is None  # nor is the sanitizer itself
     (tmp_path / "data.txt").write_text("x")
     assert entry_file(str(tmp_path / "data.txt")) is None
+
+
+def test_a_package_skipped_later_is_library_code_from_then_on(tmp_path: Path) -> None:
+    package = tmp_path / "vendored"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    module = types.ModuleType("vendored")
+    module.__file__ = str(package / "__init__.py")
+    inside = str(package / "train_utils.py")
+    assert locations.is_user_file(inside)  # the verdict is remembered...
+    locations.skip_package(module)
+    assert not locations.is_user_file(inside)  # ...until the skipped packages change

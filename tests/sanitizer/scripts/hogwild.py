@@ -2,7 +2,8 @@
 child processes (spawned) train it at once, each with its own optimizer; the
 parent evaluates at the end.
 
-    --launcher process|spawn   torch.multiprocessing.Process children (default) or mp.spawn
+    --launcher process|subclass|spawn   mp.Process children given a target (default), a
+                               Process subclass that overrides run(), or mp.spawn
     --start-method spawn|fork  how Process children start (default spawn)
     --nan-child C --nan-step K child C feeds a batch with a NaN into `features` at its step K
 """
@@ -42,9 +43,20 @@ def spawned(index: int, model: Net, nan_child: int, nan_step: int) -> None:
     train(index + 1, model, nan_child, nan_step)
 
 
+class Trainer(mp.Process):
+    """A child that trains in its own run(): no target."""
+
+    def __init__(self, child: int, model: Net, nan_child: int, nan_step: int) -> None:
+        super().__init__()
+        self.child, self.model, self.nan_child, self.nan_step = child, model, nan_child, nan_step
+
+    def run(self) -> None:
+        train(self.child, self.model, self.nan_child, self.nan_step)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--launcher", choices=("process", "spawn"), default="process")
+    parser.add_argument("--launcher", choices=("process", "subclass", "spawn"), default="process")
     parser.add_argument("--start-method", choices=("spawn", "fork"), default="spawn")
     parser.add_argument("--nan-child", type=int, default=-1)
     parser.add_argument("--nan-step", type=int, default=-1)
@@ -56,8 +68,11 @@ def main() -> None:
         mp.spawn(spawned, args=(model, args.nan_child, args.nan_step), nprocs=2, join=True)
     else:
         mp.set_start_method(args.start_method, force=True)
-        children = [mp.Process(target=train, args=(child, model, args.nan_child, args.nan_step))
-                    for child in (1, 2)]
+        if args.launcher == "subclass":
+            children = [Trainer(child, model, args.nan_child, args.nan_step) for child in (1, 2)]
+        else:
+            children = [mp.Process(target=train, args=(child, model, args.nan_child, args.nan_step))
+                        for child in (1, 2)]
         for process in children:
             process.start()
         for process in children:

@@ -1,0 +1,91 @@
+"""What the forward trail measures: every value a culprit search may need, and
+nothing an activation function merely passed along."""
+from __future__ import annotations
+
+import io
+import itertools
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from sanitizer import Sanitizer
+from sanitizer.core.probe import dense_view
+
+
+class Activated(nn.Module):
+    """Hands an activation of its child's output to another child: nothing of its own."""
+
+    def __init__(self, activation: str) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.drop = nn.Dropout(0.0)
+        self.activation = getattr(F, activation)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.drop(self.activation(self.fc(x)))
+
+
+class Scaled(nn.Module):
+    """Scales its child's output before the activation: its own computation."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.drop = nn.Dropout(0.0)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.drop(F.relu(self.fc(x) * 3.0))
+
+
+class ActivatedInput(nn.Module):
+    """An activation of something no module produced (the batch, scaled) is its own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(torch.tanh(x * self.fc.weight.sum()))
+
+
+def traced_names(model: nn.Module) -> list[str | None]:
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
+        model(torch.randn(2, 4))  # the trail of the step being accumulated
+        names = [session.slot_name(slot) for slot in session.probe.trail_slots]
+    return names
+
+
+@pytest.mark.parametrize("activation", ["relu", "gelu", "silu", "tanh", "sigmoid", "leaky_relu", "elu"])
+def test_an_activation_of_a_traced_output_is_not_measured_again(activation: str) -> None:
+    assert traced_names(Activated(activation)) == ["<input>", "fc"]
+
+
+def test_a_modules_own_arithmetic_before_the_activation_is_measured() -> None:
+    # the product is measured (under the model's own name: the root's is ""), its ReLU is not
+    assert traced_names(Scaled()) == ["<input>", "fc", ""]
+
+
+def test_an_activation_of_an_untraced_value_is_measured() -> None:
+    assert traced_names(ActivatedInput()) == ["<input>", "", "fc"]
+
+
+PERMUTATIONS = list(itertools.permutations(range(3)))
+
+
+@pytest.mark.parametrize("order", PERMUTATIONS)
+def test_dense_view_reads_every_element_of_a_permuted_tensor(order: tuple[int, ...]) -> None:
+    base = torch.randn(3, 5, 7)
+    base[1, 2, 3] = 1e30
+    base[2, 4, 6] = -float("inf")
+    permuted = base.permute(order)
+    view = dense_view(permuted)
+    assert view.is_contiguous()
+    assert view.data_ptr() == base.data_ptr()  # a view: nothing copied
+    assert torch.equal(torch.stack(torch.aminmax(view)), torch.stack(torch.aminmax(permuted)))
+
+
+def test_dense_view_leaves_a_sliced_tensor_alone() -> None:
+    sliced = torch.randn(6, 8)[:, ::2].t()
+    assert dense_view(sliced) is sliced
