@@ -34,7 +34,7 @@ from trainlint.finding import Finding
 from trainlint.manifest import manifest
 
 CACHE_DIR = ".trainlint_cache"
-_FORMAT = 4
+_FORMAT = 5
 # a file modified this recently may change again within the same stat
 # timestamp: its stat is not trusted next time and its bytes are hashed
 _RACY_NS = 2_000_000_000
@@ -66,7 +66,8 @@ class Entry(NamedTuple):
     codes: str  # the rules it was linted with, comma-separated
     findings: list[dict[str, object]]  # without the path
     inputs: str  # digest of the other modules' summaries the findings were computed with
-    facts: str  # digest of its own facts (`trainlint.project.FileFacts`), "" when it has none
+    facts: str  # digest of its own facts (`trainlint.project.FileFacts`), "" when it has none or they were never computed
+    member: bool  # of the project (`trainlint.project.summarizable`)
 
     def findings_of(self, path: str) -> list[Finding]:
         return [Finding(path=path, **item) for item in self.findings]  # type: ignore[arg-type]
@@ -128,9 +129,9 @@ class ResultCache:
 
 
 def _entry(raw: Sequence[object]) -> Entry:
-    digest, stat, codes, findings, inputs, facts = raw
+    digest, stat, codes, findings, inputs, facts, member = raw
     return Entry(
-        str(digest), tuple(stat) if stat else None, str(codes), list(findings), str(inputs), str(facts)  # type: ignore[arg-type,call-overload]
+        str(digest), tuple(stat) if stat else None, str(codes), list(findings), str(inputs), str(facts), bool(member)  # type: ignore[arg-type,call-overload]
     )
 
 

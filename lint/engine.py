@@ -20,10 +20,10 @@ from trainlint.analysis.summarize import file_facts
 from trainlint.context import FileContext
 from trainlint.crashes import Handler, HandlerGuard, RuleCrash, apply_guarded
 from trainlint.positions import node_ranges
-from trainlint.project import FileFacts, ProjectView
+from trainlint.project import FileFacts, ProjectView, summarizable
 from trainlint.rule import Diagnostic, Finding, Rule
 from trainlint.source import SourceError, decode, source_lines
-from trainlint.summaries import may_summarize, trigger_words
+from trainlint.summaries import trigger_words
 from trainlint.suppression import NoqaUsage, file_suppression
 from trainlint.timing import NoTimer, Timer
 
@@ -208,8 +208,8 @@ def _analyse(
         and rule.code not in suppression.codes
         and rule.may_fire(text)
     ]
-    # a package's `__init__.py` is summarized for what it re-exports
-    summarize = project.summarize and facts is not None and (may_summarize(source) or path.endswith("__init__.py"))
+    wanted = project.summarize or (project.summarize_if_parsed and bool(active))
+    summarize = wanted and facts is not None and summarizable(path, source)
     checks_syntax = any(rule.code == UNPARSABLE for rule in rules) and UNPARSABLE not in suppression.codes
     if not active and not summarize:
         if checks_syntax:

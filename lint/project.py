@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from trainlint.summaries import Summary, close
+from trainlint.summaries import Summary, close, may_summarize
 
 _MAX_REEXPORTS = 4  # `__init__.py` chains followed
 
@@ -37,10 +37,12 @@ _MAX_REEXPORTS = 4  # `__init__.py` chains followed
 class ProjectView:
     """What the project tells the engine about one file: the closed summaries
     of the other modules' functions it calls (by the names it calls them),
-    and whether to export the file's own facts."""
+    and whether to export the file's own facts: always, or only when some
+    rule has the file parsed anyway."""
 
     external: Mapping[str, Summary] = field(default_factory=dict)
     summarize: bool = False
+    summarize_if_parsed: bool = False
 
 
 @dataclass
@@ -67,6 +69,13 @@ class FileFacts:
             dict(data.get("imports", {})),  # type: ignore[call-overload]
             tuple(data.get("star_imports", ())),  # type: ignore[arg-type]
         )
+
+
+def summarizable(path: str, source: str) -> bool:
+    """Whether the file is a member of the project: its functions may have
+    something to summarize, or it is a package's `__init__.py` (summarized
+    for what it re-exports)."""
+    return may_summarize(source) or path.endswith("__init__.py")
 
 
 def project_root(paths: Iterable[str], config_dir: Path | None) -> Path:
@@ -149,26 +158,9 @@ class Project:
         return found
 
     def _find_candidates(self, here: str, qualified: str) -> Iterable[tuple[str, str]]:
-        if qualified.startswith("."):
-            dots = len(qualified) - len(qualified.lstrip("."))
-            base = here
-            for _ in range(dots - 1):
-                base = os.path.dirname(base)
-            yield from self._split(base, qualified[dots:].split("."))
-            return
-        parts = qualified.split(".")
-        for base in self._search_path(here):
+        bases, parts = module_bases(here, qualified, self.root)
+        for base in bases:
             yield from self._split(base, parts)
-
-    def _search_path(self, here: str) -> Iterable[str]:
-        """The file's folder, then each folder above it up to the root."""
-        yield here
-        root = self.root
-        if here == root or not here.startswith(root.rstrip(os.sep) + os.sep):
-            return
-        while here != root:
-            here = os.path.dirname(here)
-            yield here
 
     def _split(self, base: str, parts: list[str]) -> Iterable[tuple[str, str]]:
         """Each (module file, attribute path) reading of `parts` under `base`,
@@ -241,6 +233,26 @@ class _Frame:
     path: str | None
     reads: set[str]
     cut: int
+
+
+def module_bases(here: str, dotted: str, root: str) -> tuple[list[str], list[str]]:
+    """Where the module path `dotted`, written in a file of the folder
+    `here`, is looked for, and its parts: relative to the file's package for
+    `.engine` / `..utils`; else the file's folder (a script run from there),
+    then each folder above it up to the project root (a package imported
+    from the root or a `src/` layout)."""
+    if dotted.startswith("."):
+        dots = len(dotted) - len(dotted.lstrip("."))
+        base = here
+        for _ in range(dots - 1):
+            base = os.path.dirname(base)
+        return [base], [part for part in dotted[dots:].split(".") if part]
+    bases = [here]
+    if here != root and here.startswith(root.rstrip(os.sep) + os.sep):
+        while here != root:
+            here = os.path.dirname(here)
+            bases.append(here)
+    return bases, dotted.split(".")
 
 
 def _says_something(summary: Summary) -> bool:

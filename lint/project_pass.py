@@ -18,21 +18,31 @@ must, and only as far as it must:
 A file linted because its bytes changed is given, up front, the inputs it
 had last time, worked out from the facts of last time (`speculate`): when its
 own facts did not change, those are its inputs now and one analysis is
-enough. Facts the store has lost are computed again by analysing their file:
-a damaged store costs time, never a finding.
+enough.
+
+The members of the project are the files whose functions may have
+something to summarize (`summarizable`, from their text). A member's facts
+are computed when they are first needed: by the first analysis when the
+file may call into other members (`ImportGraph.imports_members`) or, when it
+is parsed anyway, when other files may import it; otherwise only if some
+question reads them. Facts the store has lost are computed the same way: a
+damaged store costs time, never a finding.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
 from trainlint.cache import Entry, Stat, content_hash
 from trainlint.finding import Finding
-from trainlint.project import FileFacts, Project, ProjectView, inputs_digest
+from trainlint.imports import ImportGraph, Reach
+from trainlint.project import FileFacts, Project, ProjectView, inputs_digest, summarizable
+from trainlint.summaries import Summary
+from trainlint.source import SourceError, decode
 
 if TYPE_CHECKING:
     from trainlint.crashes import RuleCrash
@@ -50,6 +60,7 @@ class Task:
     previous: Entry | None = None  # the index's entry for the path, whatever its bytes
     view: ProjectView = ProjectView(summarize=True)
     inputs: str = ""  # digest of `view.external`
+    member: bool = False  # of the project (see `summarizable`)
 
 
 @dataclass
@@ -58,15 +69,19 @@ class Known:
 
     task: Task
     findings: list[Finding]
-    facts_digest: str  # "" when the file has no facts
+    facts_digest: str  # "" when the file has no facts, or they were never computed
     inputs: str  # digest of the inputs the findings were computed with
     facts: FileFacts | None = None  # computed in this run (those loaded from the store stay in `StoredFacts`)
     crashes: list[RuleCrash] = field(default_factory=list)  # of the rules that raised on it
     cacheable: bool = True  # the findings describe the bytes `task.digest`
 
+    @property
+    def member(self) -> bool:
+        return self.task.member
+
 
 class MissingFacts(Exception):
-    """The store has no facts for a file that has some."""
+    """A member whose facts are not at hand: never computed, or lost."""
 
     def __init__(self, path: str) -> None:
         super().__init__(path)
@@ -80,15 +95,19 @@ def facts_digest(facts: FileFacts | None) -> str:
 
 
 def members_id(paths: Iterable[str]) -> str:
-    """Identifies which files of the run have facts."""
+    """Identifies which files of the run are members of the project."""
     return content_hash("\0".join(sorted(os.path.abspath(p) for p in paths)).encode())
 
 
 class StoredFacts(Mapping[str, FileFacts]):
-    """Facts by path for `Project`: those in memory, else loaded from the
-    store on first use (`members` gives the bytes whose facts to load)."""
+    """Facts of the members by path, for `Project`: those in memory, else
+    loaded from the store on first use (`members` gives, for each, the
+    digest of the bytes whose facts to load and that of the facts, "" when
+    they were never computed)."""
 
-    def __init__(self, members: dict[str, str], loaded: dict[str, FileFacts], store: ProjectStore | None) -> None:
+    def __init__(
+        self, members: dict[str, tuple[str, str]], loaded: dict[str, FileFacts], store: ProjectStore | None
+    ) -> None:
         self.members = members
         self.loaded = loaded
         self.store = store
@@ -96,9 +115,8 @@ class StoredFacts(Mapping[str, FileFacts]):
     def __getitem__(self, path: str) -> FileFacts:
         found = self.loaded.get(path)
         if found is None:
-            if path not in self.members:
-                raise KeyError(path)
-            raw = self.store.facts(path, self.members[path]) if self.store is not None else None
+            digest, facts = self.members[path]
+            raw = self.store.facts(path, digest) if self.store is not None and facts else None
             if raw is None:
                 raise MissingFacts(path)
             found = self.loaded[path] = FileFacts.from_json(raw)
@@ -113,15 +131,8 @@ class StoredFacts(Mapping[str, FileFacts]):
     def __len__(self) -> int:
         return len(self.members)
 
-    def missing(self) -> list[str]:
-        """Load every member's facts; the paths the store has none for."""
-        lost = []
-        for path in self.members:
-            try:
-                self[path]
-            except MissingFacts:
-                lost.append(path)
-        return lost
+    def at_hand(self, path: str) -> bool:
+        return path in self.loaded or bool(self.members[path][1])
 
 
 Reanalyse = Callable[[list[str]], dict[str, FileFacts | None]]  # paths: their facts, computed again
@@ -129,28 +140,68 @@ Reanalyse = Callable[[list[str]], dict[str, FileFacts | None]]  # paths: their f
 
 class ProjectPass:
     def __init__(
-        self, root: Path, known: dict[str, Known], store: ProjectStore | None, members: str, stamp: str
+        self, root: Path, files: list[str], known: dict[str, Known], store: ProjectStore | None, members: str, stamp: str
     ) -> None:
-        """`members` and `stamp`: what the index recorded last time."""
+        """`files`: those of the run; `members` and `stamp`: what the index
+        recorded last time."""
         self.root = root
+        self.files = files
         self.known = known
         self.store = store
         self.last_members = members
         self.stamp = stamp
         self.unverified: set[str] = set()  # linted without knowing their inputs
         self.reads: dict[str, list[str]] | None = None  # to store, when worked out again
+        self.importers: dict[str, bool] = {}  # members that may call into other members
+        self._graph: ImportGraph | None = None
 
     # -- before the first analysis ---------------------------------------------
+    def plan(self, tasks: list[Task]) -> None:
+        """Whether each task's file is a member, and when its first analysis
+        should export its facts: always when it may call into other
+        members (its inputs are asked for) or had facts last time (their
+        change must be seen); when it is parsed anyway, if another file
+        linted here may import it; else only once a question reads them."""
+        texts = {task.path: _text(task.path) for task in tasks}
+        for task in tasks:
+            text = texts[task.path]
+            task.member = text is not None and summarizable(task.path, text)
+        members = [path for path, known in self.known.items() if known.member] + [t.path for t in tasks if t.member]
+        graph = self._graph = ImportGraph(str(self.root), self.files, members)
+        reaches = {task.path: graph.reach(task.path, texts[task.path] or "") for task in tasks if task.member}
+        imported = Reach()
+        for reach in reaches.values():
+            imported.update(reach)
+        for task in tasks:
+            if not task.member:
+                task.view = replace(task.view, summarize=False)
+                continue
+            importer = self.importers[task.path] = graph.imports_members(reaches[task.path])
+            had_facts = task.previous is not None and bool(task.previous.facts)
+            task.view = replace(
+                task.view,
+                summarize=importer or had_facts,
+                summarize_if_parsed=imported.covers(os.path.abspath(task.path)),
+            )
+
+    def graph(self) -> ImportGraph:
+        if self._graph is None:
+            members = [path for path, known in self.known.items() if known.member]
+            self._graph = ImportGraph(str(self.root), self.files, members)
+        return self._graph
+
     def speculate(self, tasks: list[Task]) -> None:
         """Give each task whose file had inputs last time those inputs,
         worked out from the facts of last time."""
         guessed = [task for task in tasks if task.previous is not None and task.previous.inputs]
         if not guessed:
             return
-        previous = {task.path: task.previous for task in tasks if task.previous is not None}
         members = {
-            path: entry.digest for path, entry in previous.items() if entry.facts
-        } | {path: known.task.digest or "" for path, known in self.known.items() if known.facts_digest}
+            path: (known.task.digest or "", known.facts_digest) for path, known in self.known.items() if known.member
+        } | {
+            task.path: (task.previous.digest, task.previous.facts)
+            for task in tasks if task.previous is not None and task.previous.member
+        }
         project = Project(self.root, StoredFacts(members, {}, self.store))
         for task in guessed:
             try:
@@ -158,35 +209,36 @@ class ProjectPass:
             except MissingFacts:
                 self.unverified.add(task.path)
                 continue
-            task.view = ProjectView(inputs, summarize=True)
+            task.view = replace(task.view, external=inputs)
             task.inputs = inputs_digest(inputs)
-
     # -- after it ---------------------------------------------------------------
     def stale(self, analysed: Iterable[str], reanalyse: Reanalyse) -> Iterator[tuple[str, ProjectView, str]]:
         """Files whose findings were computed with other inputs than the
         project now gives them: (path, view with the inputs, their digest)."""
         changed = {path for path in analysed if self._facts_changed(path)}
         facts = self._facts()
+        questions: set[str] | None = None
         if self.store is not None and members_id(facts) == self.last_members:
             if not changed and not self.unverified:
                 return
             reads = self.store.reads(self.stamp) if changed else {}
             if reads is not None:
-                try:
-                    yield from self._work_out(self._readers(changed, reads) | self.unverified, facts, dict(reads))
-                    return
-                except MissingFacts:
-                    pass  # the store lost some facts: work everything out, after computing them again
-        self._recover(facts, reanalyse)
-        yield from self._work_out(set(facts), facts, {})
+                questions = self._readers(changed, reads) | self.unverified
+                # what a file with unchanged facts reads is what it read last time
+                self.reads = dict(reads) if changed else None
+        if questions is None:
+            questions, self.reads = set(facts), {}
+        yield from self._work_out(questions, facts, reanalyse)
 
     def _facts_changed(self, path: str) -> bool:
         previous = self.known[path].task.previous
         return self.known[path].facts_digest != (previous.facts if previous is not None else "")
 
     def _facts(self) -> StoredFacts:
-        members = {path: known.task.digest or "" for path, known in self.known.items() if known.facts_digest}
-        loaded = {path: known.facts for path, known in self.known.items() if known.facts is not None}
+        members = {
+            path: (known.task.digest or "", known.facts_digest) for path, known in self.known.items() if known.member
+        }
+        loaded = {path: known.facts for path, known in self.known.items() if known.facts is not None and known.member}
         return StoredFacts(members, loaded, self.store)
 
     def _readers(self, changed: set[str], reads: Mapping[str, list[str]]) -> set[str]:
@@ -197,35 +249,63 @@ class ProjectPass:
             by_abs[reader] for reader, read in reads.items() if reader in by_abs and changed_abs.intersection(read)
         }
 
-    def _recover(self, facts: StoredFacts, reanalyse: Reanalyse) -> None:
-        """Compute again the facts the store lost."""
-        lost = facts.missing()
-        for path, computed in reanalyse(lost).items() if lost else ():
-            known = self.known[path]
-            if facts_digest(computed) != known.facts_digest:
-                # not the facts its findings were computed with: lint it again
-                known.facts_digest, known.inputs = facts_digest(computed), "\0stale"
-            known.facts = computed
-            if computed is None:
-                del facts.members[path]
-            else:
-                facts.loaded[path] = computed
-
     def _work_out(
-        self, questions: set[str], facts: StoredFacts, reads: dict[str, list[str]]
+        self, questions: set[str], facts: StoredFacts, reanalyse: Reanalyse
     ) -> Iterator[tuple[str, ProjectView, str]]:
+        """Answer `questions` (their inputs), computing the facts they read
+        that are not at hand, a batch per round."""
         project = Project(self.root, facts)
-        answers = []
-        for path in sorted(questions):
-            inputs, read = project.inputs_and_reads(path) if path in facts else ({}, frozenset())
-            key = os.path.abspath(path)
-            others = sorted(os.path.abspath(p) for p in read if p != path)
-            reads.pop(key, None)
-            if others:
-                reads[key] = others
-            answers.append((path, inputs))
-        self.reads = reads
-        for path, inputs in answers:
+        pending = sorted(path for path in questions if self._may_have_inputs(path, facts))
+        answers: dict[str, tuple[dict[str, Summary], frozenset[str]]] = {}
+        while pending:
+            missing: set[str] = set()
+            for path in pending:
+                try:
+                    answers[path] = project.inputs_and_reads(path)
+                except MissingFacts as exc:
+                    missing.add(exc.path)
+            pending = [path for path in pending if path not in answers]
+            self._compute(sorted(missing), facts, reanalyse)
+        for path in questions:
+            inputs, read = answers.get(path, ({}, frozenset()))
+            if self.reads is not None:
+                self._record(path, read)
             digest = inputs_digest(inputs)
             if digest != self.known[path].inputs:
                 yield path, ProjectView(inputs), digest
+
+    def _record(self, path: str, read: frozenset[str]) -> None:
+        assert self.reads is not None
+        key = os.path.abspath(path)
+        others = sorted(os.path.abspath(p) for p in read if p != path)
+        self.reads.pop(key, None)
+        if others:
+            self.reads[key] = others
+
+    def _may_have_inputs(self, path: str, facts: StoredFacts) -> bool:
+        """A member whose facts are at hand, or that may call into other members."""
+        if path not in facts:
+            return False
+        if facts.at_hand(path):
+            return True
+        importer = self.importers.get(path)
+        if importer is None:
+            text = _text(path)
+            importer = text is not None and self.graph().imports_members(self.graph().reach(path, text))
+        return importer
+
+    def _compute(self, paths: list[str], facts: StoredFacts, reanalyse: Reanalyse) -> None:
+        """Facts of members not at hand, computed by analysing their files; a
+        file that now yields none has none to offer (an empty set of facts
+        resolves nothing, as a file that is not a member)."""
+        for path, computed in reanalyse(paths).items() if paths else ():
+            known = self.known[path]
+            known.facts = facts.loaded[path] = computed or FileFacts()
+            known.facts_digest = facts_digest(known.facts)
+
+
+def _text(path: str) -> str | None:
+    try:
+        return decode(Path(path).read_bytes())[0]
+    except (OSError, SourceError):
+        return None

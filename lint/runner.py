@@ -71,8 +71,10 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
     tasks = list(_look_up(files, selection, config, options, index, known, result))
     cached_paths = set(known)
     root = project_root(files, config.source.parent if config.source else None)
-    project = ProjectPass(root, known, store, index.members if index else "", index.project if index else "")
-    project.speculate(tasks)
+    project = ProjectPass(root, list(files), known, store, index.members if index else "", index.project if index else "")
+    if tasks:
+        project.plan(tasks)
+        project.speculate(tasks)
     for task, outcome in _analyse_all(tasks, options):
         known[task.path] = _finish(task, outcome, None, options, result)
     analysed = {task.path for task in tasks}
@@ -115,7 +117,7 @@ def _look_up(
             result.findings.extend(_unreadable(path, exc, codes))
             continue
         previous = index.lookup(path)
-        task = Task(path, codes, digest, stat, previous)
+        task = Task(path, codes, digest, stat, previous, member=previous is not None and previous.member)
         if previous is not None and previous.digest == digest and previous.codes == ",".join(codes):
             findings = previous.findings_of(path)
             if not _needs_fixing(findings, options.fix):
@@ -126,7 +128,7 @@ def _look_up(
 
 def _facts_again(paths: list[str], known: dict[str, Known], options: RunOptions) -> dict[str, FileFacts | None]:
     """Facts of files the project store lost, computed again (their findings are still those cached)."""
-    tasks = [Task(path, known[path].task.codes) for path in paths]
+    tasks = [Task(path, known[path].task.codes, member=True) for path in paths]
     return {task.path: analysed.outcome.facts for task, analysed in _analyse_all(tasks, options)}
 
 
@@ -139,9 +141,10 @@ def _save(index: ResultCache, store: ProjectStore, known: dict[str, Known], proj
         if entry.facts is not None:  # computed in this run (facts loaded from the store stay there)
             store.put_facts(path, task.digest, entry.facts.to_json())
         findings = [without_path(f) for f in entry.findings]
-        index.put(path, Entry(task.digest, task.stat, ",".join(task.codes), findings, entry.inputs, entry.facts_digest))
+        entry_now = Entry(task.digest, task.stat, ",".join(task.codes), findings, entry.inputs, entry.facts_digest, entry.member)
+        index.put(path, entry_now)
     stamp = store.save(project.reads, index.project)
-    index.set_project(members_id(p for p, e in known.items() if e.facts_digest), stamp)
+    index.set_project(members_id(p for p, e in known.items() if e.member), stamp)
     index.save()
 
 

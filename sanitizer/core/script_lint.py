@@ -1,16 +1,21 @@
 """The project's own linter run over the script being watched, beside the run.
 
 After the first step (the script's imports are done by then, and the first step
-is never slowed), a daemon thread lints the entry file and the project files it
-imported, with trainlint's cross-file analysis and the rules, excludes and
-per-file ignores of the nearest `[tool.trainlint]` configuration, as `trainlint`
-run from the launch directory would lint them. The linter never imports torch.
-The end of the run waits for it at most WAIT_S.
+is never slowed), the entry file and the project files it imported are linted
+with trainlint's cross-file analysis and the rules, excludes and per-file
+ignores of the nearest `[tool.trainlint]` configuration, as `trainlint` run
+from the launch directory would lint them. The lint runs in a child process at
+low priority (this module run with `-m`, which imports neither torch nor the
+training's modules): the training keeps its interpreter lock, and on a busy
+machine the scheduler favours it. The end of the run waits for the lint at most
+WAIT_S, then stops it.
 """
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import subprocess
 import sys
 import sysconfig
 import threading
@@ -33,7 +38,8 @@ class ScriptLint:
         self.problem: str | None = None  # why there are no findings, when there are none
         self._launch_dir = os.getcwd()  # paths read as trainlint run from here prints them
         self._thread: threading.Thread | None = None
-        import trainlint  # the linter's own frames and files are never the user's
+        self._process: subprocess.Popen[bytes] | None = None
+        import trainlint  # the linter's own files are never the user's project modules
         locations.skip_package(trainlint)
 
     def start(self) -> None:
@@ -44,26 +50,47 @@ class ScriptLint:
             files = [self.entry, *project_modules(self.entry)]
         except Exception:  # e.g. a broken configuration: the lint itself will say so
             files = [self.entry]
-        self._thread = threading.Thread(target=self._run, args=(files,), name="sanitizer-lint", daemon=True)
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", __name__, *files], stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self._launch_dir, env=_child_env())
+        except OSError as exc:
+            self.problem = f"could not start the lint of {self._shown(self.entry)}: {exc}"
+            return
+        # waits for the child (without the interpreter lock) so that the run's end need not
+        self._thread = threading.Thread(target=self._collect, name="sanitizer-lint", daemon=True)
         self._thread.start()
 
     def result(self, wait: float = WAIT_S) -> list[dict[str, Any]] | None:
         """The findings, or None (with `problem` saying why) when the lint failed or
-        did not finish within `wait` seconds."""
+        did not finish within `wait` seconds (it is stopped then)."""
         self.start()
-        assert self._thread is not None
+        if self._thread is None:
+            return None
         self._thread.join(wait)
         if self._thread.is_alive():
+            assert self._process is not None
+            self._process.kill()
+            self._thread.join()
             self.problem = f"the lint of {self._shown(self.entry)} did not finish within {wait:g}s"
             return None
         return self.findings
 
-    def _run(self, files: list[str]) -> None:
-        try:
-            findings = lint_files(files)
-            self.findings = [dict(finding, path=self._shown(str(finding["path"]))) for finding in findings]
-        except Exception as exc:  # the linter's failure must never reach the run
-            self.problem = f"could not lint {self._shown(self.entry)}: {type(exc).__name__}: {exc}"
+    def _collect(self) -> None:
+        assert self._process is not None
+        out, err = self._process.communicate()
+        failure = None
+        if self._process.returncode != 0:  # the child's exception, from its traceback's last line
+            failure = (err.decode(errors="replace").strip().splitlines() or [""])[-1] \
+                or f"exit status {self._process.returncode}"
+        else:
+            try:
+                findings = json.loads(out)
+                self.findings = [dict(finding, path=self._shown(str(finding["path"]))) for finding in findings]
+            except (ValueError, TypeError, KeyError) as exc:
+                failure = f"{type(exc).__name__}: {exc}"
+        if failure is not None:  # the linter's failure never reaches the run: a note says it
+            self.problem = f"could not lint {self._shown(self.entry)}: {failure}"
 
     def _shown(self, path: str) -> str:
         relative = os.path.relpath(path, self._launch_dir)
@@ -140,3 +167,25 @@ def _module_origin(name: str) -> str | None:
     if spec.submodule_search_locations is not None:  # a package run with -m: its __main__.py
         return os.path.join(os.path.dirname(spec.origin), "__main__.py")
     return spec.origin
+
+
+def _child_env() -> dict[str, str]:
+    """The run's environment, with this copy of the sanitizer importable first."""
+    env = dict(os.environ)
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [here, env.get("PYTHONPATH")]))
+    return env
+
+
+def main(files: list[str]) -> None:
+    """The child: lint `files` (the first is the entry file), print the findings as JSON."""
+    if hasattr(os, "nice"):
+        try:
+            os.nice(10)  # the training comes first
+        except OSError:
+            pass
+    json.dump(lint_files(files), sys.stdout)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

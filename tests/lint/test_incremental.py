@@ -325,3 +325,72 @@ def test_the_stored_facts_are_those_of_the_bytes_on_disk(project: Path) -> None:
     stored = store.facts(str(project / "memory.py"), digest)
     assert stored is not None and list(stored["summaries"]) == ["release"]  # type: ignore[call-overload]
     assert store.facts(str(project / "memory.py"), content_hash(SOURCES["memory.py"].encode())) is None
+
+
+# -- facts computed only when some file may ask for them ---------------------------------
+METER = (
+    "class Meter:\n"
+    "    def __init__(self):\n"
+    "        self.values = []\n\n"
+    "    def update(self, value):\n"
+    "        self.values.append(value)\n"
+)
+LOOP = (
+    "import torch\n{imports}\n\n"
+    "def train(model, loader, optimizer):\n"
+    "    meter = {meter}\n"
+    "    for batch in loader:\n"
+    "        optimizer.zero_grad()\n"
+    "        loss = model(batch).sum()\n"
+    "        loss.backward()\n"
+    "        optimizer.step()\n"
+    "        meter.update(loss)\n"
+)
+ALONE = LOOP.format(imports="", meter="[]").replace("meter.update(loss)", "meter.append(loss.item())")
+CALLER = LOOP.format(imports="from meters import Meter", meter="Meter()")
+
+
+@pytest.fixture
+def meters(tmp_path: Path) -> Path:
+    (tmp_path / "meters.py").write_text(METER, encoding="utf-8")
+    (tmp_path / "train.py").write_text(ALONE, encoding="utf-8")
+    return tmp_path
+
+
+def _parsed(root: Path, cache: bool = True) -> tuple[RunResult, list[str]]:
+    """A run, and the files LibCST parsed in it (by their source)."""
+    sources = {path.read_text(encoding="utf-8"): path.name for path in root.glob("*.py")}
+    parsed: list[str] = []
+    parse = trainlint.engine._parse
+
+    def spy(source: str) -> object:
+        parsed.append(sources.get(source, "?"))
+        return parse(source)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(trainlint.engine, "_parse", spy)
+        result, _ = _lint(root, cache)
+    return result, parsed
+
+
+def test_a_member_nobody_imports_is_not_parsed_to_be_summarized(meters: Path) -> None:
+    result, parsed = _parsed(meters)
+    assert _found(result) == [] and "meters.py" not in parsed  # no rule can match it, no file imports it
+
+
+def test_its_facts_are_computed_when_a_file_starts_calling_it(meters: Path) -> None:
+    _parsed(meters)
+    (meters / "train.py").write_text(CALLER, encoding="utf-8")
+    result, parsed = _parsed(meters)
+    assert _found(result) == [("train.py", 11, "TL202")]
+    assert parsed.count("meters.py") == 1
+    assert result.findings == _lint(meters, cache=False)[0].findings
+    again, parsed = _parsed(meters)  # and kept
+    assert again.findings == result.findings and parsed == []
+
+
+def test_a_file_that_imports_a_member_is_summarized_by_its_first_analysis(meters: Path) -> None:
+    (meters / "train.py").write_text(CALLER, encoding="utf-8")
+    result, parsed = _parsed(meters, cache=False)
+    assert _found(result) == [("train.py", 11, "TL202")]
+    assert sorted(parsed) == ["meters.py", "train.py", "train.py"]  # train.py again, with what Meter.update does

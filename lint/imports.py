@@ -1,0 +1,101 @@
+"""Which files of the project a file may import, read from its text alone
+(no parse), so that a run can tell before parsing anything whose summaries
+may ever be asked for.
+
+The project (`trainlint.project`) follows a call into another module only
+through a name the calling file imports: `import utils`, `from .engine
+import train`, `from pkg import *`, also inside functions and `try:`
+blocks. Every such statement spells the module's dotted path after `from`
+or `import`, so scanning the text for those words finds a superset of the
+modules any call can reach. A module path is looked for as the project
+looks for it (`module_bases`); a package reached this way stands for every
+file below its folder, since `pkg.sub.f()` can name any of them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from trainlint.project import module_bases
+
+_GAP = r"[\s\\]"  # spaces, newlines and line continuations
+_FROM = re.compile(rf"\bfrom{_GAP}+(\.*[A-Za-z_][\w.]*|\.+){_GAP}*import\b")
+_NAME = rf"[A-Za-z_][\w.]*(?:{_GAP}+as{_GAP}+\w+)?"
+_IMPORT = re.compile(rf"\bimport{_GAP}+({_NAME}(?:{_GAP}*,{_GAP}*{_NAME})*)")
+
+
+def imported_modules(text: str) -> set[str]:
+    """Every dotted module path the text may import (and some more)."""
+    found = {match.group(1) for match in _FROM.finditer(text)}
+    for match in _IMPORT.finditer(text):
+        for part in match.group(1).replace("\\", " ").split(","):
+            found.add(part.split()[0])
+    return found
+
+
+@dataclass
+class Reach:
+    """What a file may import: these files, and every file below these folders."""
+
+    files: set[str] = field(default_factory=set)
+    folders: set[str] = field(default_factory=set)
+
+    def covers(self, path: str) -> bool:
+        if path in self.files:
+            return True
+        folder = os.path.dirname(path)
+        while True:
+            if folder in self.folders:
+                return True
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return False
+            folder = parent
+
+    def update(self, other: Reach) -> None:
+        self.files |= other.files
+        self.folders |= other.folders
+
+
+class ImportGraph:
+    """The files of a project and those of them that have summaries (its
+    members), to ask what a file may import."""
+
+    def __init__(self, root: str, files: Iterable[str], members: Iterable[str]) -> None:
+        self.root = os.path.abspath(root)
+        self.files = {os.path.abspath(path) for path in files}
+        self.members = {os.path.abspath(path) for path in members}
+        self._with_members: set[str] = set()  # folders with a member at any depth below them
+        for path in self.members:
+            folder = os.path.dirname(path)
+            while folder not in self._with_members:
+                self._with_members.add(folder)
+                parent = os.path.dirname(folder)
+                if parent == folder:
+                    break
+                folder = parent
+
+    def reach(self, path: str, text: str) -> Reach:
+        """What `path` (whose source is `text`) may import."""
+        here = os.path.dirname(os.path.abspath(path))
+        found = Reach()
+        for module in imported_modules(text):
+            bases, parts = module_bases(here, module, self.root)
+            for base in bases:
+                if not parts:
+                    found.folders.add(base)
+                for cut in range(len(parts), 0, -1):
+                    # `a/b.py` or below `a/b/`, `a.py` or below `a/`
+                    folder = os.path.join(base, *parts[:cut])
+                    if folder + ".py" in self.files:
+                        found.files.add(folder + ".py")
+                    found.folders.add(folder)
+        return found
+
+    def imports_members(self, reach: Reach) -> bool:
+        """Whether a file with this reach may call into a member: only then
+        can the project give it the summaries of what it calls."""
+        return bool(reach.files & self.members) or bool(reach.folders & self._with_members)

@@ -1,0 +1,73 @@
+"""The text screen for imports (`trainlint.imports`): every spelling of an
+import is found, and a module path reaches the files the project could
+resolve it to, a package standing for every file below it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from trainlint.imports import ImportGraph, imported_modules
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("import utils\n", {"utils"}),
+        ("import a.b as c, d\n", {"a.b", "d"}),
+        ("from .engine import (train,\n    evaluate)\n", {".engine"}),
+        ("from . import helpers\n", {"."}),
+        ("from .import helpers\n", {"."}),
+        ("from ..models import *\n", {"..models"}),
+        ("import os; from .x import y\n", {"os", ".x"}),
+        ("if fast: import speedups\n", {"speedups"}),
+        ("def f():\n    from pkg.sub import g\n    return g()\n", {"pkg.sub"}),
+        ("from pkg \\\n    import thing\n", {"pkg"}),
+        ("try:\n    import a\nexcept ImportError:\n    import b as a\n", {"a", "b"}),
+    ],
+)
+def test_every_spelling_of_an_import_is_found(text: str, expected: set[str]) -> None:
+    assert expected <= imported_modules(text)
+
+
+def test_words_that_only_look_like_imports_add_nothing() -> None:
+    assert imported_modules("important = reimport(transfrom)\nx = 'import'\n") == set()
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    for name in ("train.py", "utils.py", "pkg/__init__.py", "pkg/sub/deep.py", "src/lib/core.py", "other/x.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("", encoding="utf-8")
+    return tmp_path
+
+
+def _graph(tree: Path, members: list[str]) -> ImportGraph:
+    files = [str(p) for p in tree.rglob("*.py")]
+    return ImportGraph(str(tree), files, [str(tree / m) for m in members])
+
+
+@pytest.mark.parametrize(
+    ("importer", "text", "reached", "not_reached"),
+    [
+        ("train.py", "import utils\n", "utils.py", "other/x.py"),
+        ("train.py", "import pkg\n", "pkg/sub/deep.py", "utils.py"),  # pkg.sub.deep.f() needs no import of its own
+        ("pkg/sub/deep.py", "from .. import tools\n", "pkg/__init__.py", "train.py"),
+        ("src/lib/core.py", "import utils\n", "utils.py", "pkg/__init__.py"),  # a folder above, up to the root
+        ("other/x.py", "from pkg.sub import deep\n", "pkg/sub/deep.py", "other/x.py"),
+    ],
+)
+def test_a_module_path_reaches_the_files_it_can_resolve_to(
+    tree: Path, importer: str, text: str, reached: str, not_reached: str
+) -> None:
+    reach = _graph(tree, []).reach(str(tree / importer), text)
+    assert reach.covers(os.path.abspath(tree / reached))
+    assert not reach.covers(os.path.abspath(tree / not_reached))
+
+
+def test_a_file_imports_members_only_through_what_it_reaches(tree: Path) -> None:
+    graph = _graph(tree, ["pkg/sub/deep.py"])
+    assert graph.imports_members(graph.reach(str(tree / "train.py"), "import pkg\n"))
+    assert not graph.imports_members(graph.reach(str(tree / "train.py"), "import utils\nimport torch\n"))
