@@ -127,8 +127,8 @@ class SemanticModel:
 
     def enclosing_function(self, node: cst.CSTNode) -> cst.FunctionDef | None:
         for ancestor in self.ancestors(node):
-            if isinstance(ancestor, cst.FunctionDef):
-                return ancestor
+            if type(ancestor) is cst.FunctionDef:
+                return ancestor  # type: ignore[return-value]
         return None
 
     def scope_of(self, node: cst.CSTNode) -> Scope:
@@ -184,7 +184,7 @@ class SemanticModel:
     def local_callee(self, node: cst.CSTNode) -> cst.FunctionDef | None:
         """The function of this file that a call `f(...)` / `self.f(...)` /
         `cls.f(...)` runs, when its name is defined once and not imported."""
-        return self._callees.get(node) if isinstance(node, cst.Call) else None
+        return self._callees.get(node) if type(node) is cst.Call else None
 
     def local_function(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
         """The function of this file that `f` / `self.f` / `cls.f` names."""
@@ -218,8 +218,8 @@ class SemanticModel:
 
     def call_name(self, node: cst.CSTNode) -> str | None:
         """Qualified name of the function a call calls, or None."""
-        if isinstance(node, cst.Call):
-            return self.qualified_name(node.func)
+        if type(node) is cst.Call:
+            return self.qualified_name(node.func)  # type: ignore[attr-defined]
         return None
 
     def local_name_for(self, qualified: str, at: cst.CSTNode) -> str | None:
