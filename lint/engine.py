@@ -5,6 +5,7 @@ found, apply fixes on request."""
 from __future__ import annotations
 
 import ast
+import gc
 import re
 import sys
 import warnings
@@ -59,6 +60,21 @@ def deep_recursion(limit: int = 20_000) -> Iterator[None]:
         sys.setrecursionlimit(old)
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """One file's tree and model are hundreds of thousands of objects that all
+    live until the file is done: the cyclic collector's passes over them while
+    they are built free nothing and cost about a tenth of the analysis. Paused
+    for one file; its first pass after the file frees what cycles hold."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 class _Unparsable(Exception):
     def __init__(self, message: str, line: int, column: int) -> None:
         super().__init__(message)
@@ -97,7 +113,8 @@ def lint_text(
     crashes: list[RuleCrash] = []
     timer = timer or NoTimer()
     try:
-        findings, fixed, fixed_codes = _lint_text(path, source, rules, fix, project, facts, crashes, timer)
+        with collector_paused():
+            findings, fixed, fixed_codes = _lint_text(path, source, rules, fix, project, facts, crashes, timer)
     except _Unparsable as exc:
         return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column), timings=timer.seconds)
     outcome = FileOutcome(findings, fixed if fixed != source else None, fixed_codes, facts=facts[-1] if facts else None)

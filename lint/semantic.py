@@ -42,6 +42,7 @@ class SemanticModel:
         self._own: dict[cst.CSTNode, list[cst.CSTNode]] = {}
         self._index: dict[cst.CSTNode, int] = {}  # place in source order
         self._calls: dict[cst.CSTNode, list[cst.CSTNode]] = {}
+        self._qualified: dict[cst.CSTNode, str | None] = {}
         self._record_tree()
         self._constructors = _constructors(self.scopes)
         self._callees: dict[cst.Call, cst.FunctionDef] = {}
@@ -203,8 +204,14 @@ class SemanticModel:
 
     # -- names ---------------------------------------------------------------
     def qualified_name(self, expr: cst.BaseExpression) -> str | None:
-        """Canonical torch-style qualified name of `expr`, or None."""
-        return names.resolve(expr, self.scope_of(expr))
+        """Canonical torch-style qualified name of `expr`, or None. Rules ask
+        it of the same names again and again; the scopes it reads are
+        complete, so each answer is kept."""
+        try:
+            return self._qualified[expr]
+        except KeyError:
+            found = self._qualified[expr] = names.resolve(expr, self.scope_of(expr))
+            return found
 
     def qualified_names(self, expr: cst.BaseExpression) -> set[str]:
         return names.resolve_all(expr, self.scope_of(expr))

@@ -170,21 +170,18 @@ class HalfPrecisionTraining(Rule):
     )
 
     def finish(self) -> None:
-        backwards = [n for n in self.ctx.nodes() if method_call(n, "backward") is not None or self._does(n, BACKWARD)]
+        calls = self.ctx.nodes_of(cst.Call)  # in source order; only calls convert or run backward
+        backwards = [i for i, n in enumerate(calls) if method_call(n, "backward") is not None or self._does(n, BACKWARD)]
         if not backwards or not self._steps_an_optimizer():
             return
-        order = {id(node): index for index, node in enumerate(self.ctx.nodes())}
-        last_backward = max(order[id(node)] for node in backwards)
         trained = self._trained_models()
         trained |= self._returned_to(trained)
-        for node in self.ctx.nodes():
-            if order[id(node)] > last_backward:
-                break
+        for node in calls[: max(backwards) + 1]:
             receiver = half_conversion(self.ctx, node)
             if receiver is not None and self._converted_models(node, receiver) & trained:
                 self.report(node)
-            elif isinstance(node, cst.Call) and self._converted_elsewhere(node) & trained:
-                self.report(node, _ELSEWHERE.format(self.ctx.code(node.func)))
+            elif self._converted_elsewhere(node) & trained:  # type: ignore[arg-type]
+                self.report(node, _ELSEWHERE.format(self.ctx.code(node.func)))  # type: ignore[attr-defined]
 
     def _converted_elsewhere(self, call: cst.Call) -> set[Binding]:
         """Models a function of another module of the project converts to
@@ -205,7 +202,7 @@ class HalfPrecisionTraining(Rule):
 
     def _steps_an_optimizer(self) -> bool:
         receivers = self.ctx.receivers
-        for node in self.ctx.nodes():
+        for node in self.ctx.nodes_of(cst.Call):
             target = method_call(node, "step")
             if (target is not None and receivers.kind(target) in (OPTIMIZER, GRAD_SCALER)) or self._does(node, STEP):
                 return True
@@ -222,8 +219,8 @@ class HalfPrecisionTraining(Rule):
         """Variables whose parameters an optimizer of this file receives."""
         receivers = self.ctx.receivers
         models: set[Binding] = set()
-        for node in self.ctx.nodes():
-            if not isinstance(node, cst.Call) or constructor_kind(self.ctx.call_name(node)) != OPTIMIZER:
+        for node in self.ctx.nodes_of(cst.Call):
+            if constructor_kind(self.ctx.call_name(node)) != OPTIMIZER:
                 continue
             for arg in node.args:
                 sources: list[cst.CSTNode] = [arg.value]
@@ -244,10 +241,9 @@ class HalfPrecisionTraining(Rule):
         of it is assigned to a trained model (`model = build()`)."""
         receivers = self.ctx.receivers
         builders = set()
-        for node in self.ctx.nodes():
+        for node in self.ctx.nodes_of(cst.Assign):
             if (
-                isinstance(node, cst.Assign)
-                and len(node.targets) == 1
+                len(node.targets) == 1
                 and isinstance(node.value, cst.Call)
                 and isinstance(node.value.func, cst.Name)
                 and receivers.binding(node.targets[0].target) in trained

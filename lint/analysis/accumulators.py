@@ -12,6 +12,7 @@ import libcst as cst
 
 from trainlint.analysis.dataflow import backward_targets, names_in, target_names
 from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.walk import only
 from trainlint.context import FileContext
 
 AUTOGRAD_BACKWARD = "torch.autograd.backward"
@@ -30,20 +31,19 @@ def consumed_names(ctx: FileContext, body: cst.CSTNode) -> set[str]:
     back through assignments (`loss = sum(losses)`) and loops
     (`for l in losses: l.backward()`)."""
     consumed: set[str] = set()
-    for node in ctx.subtree(body):
-        if isinstance(node, cst.Call):
-            targets = backward_targets(node)
-            if not targets and ctx.call_name(node) == AUTOGRAD_BACKWARD and node.args:
-                targets = [node.args[0].value]
-            for target in targets:
-                consumed |= names_in(target)
+    for node in only(ctx.subtree(body), cst.Call):
+        targets = backward_targets(node)
+        if not targets and ctx.call_name(node) == AUTOGRAD_BACKWARD and node.args:  # type: ignore[attr-defined]
+            targets = [node.args[0].value]  # type: ignore[attr-defined]
+        for target in targets:
+            consumed |= names_in(target)
     return _closure(consumed, [(bound, read) for bound, read in _sources(ctx, body)])
 
 
 def _sources(ctx: FileContext, body: cst.CSTNode) -> list[tuple[set[str], set[str]]]:
     """(names bound, names read) for every assignment and `for` of `body`."""
     out: list[tuple[set[str], set[str]]] = []
-    for node in ctx.subtree(body):
+    for node in only(ctx.subtree(body), cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For):
         if isinstance(node, cst.Assign):
             bound = set().union(*(_bound(t.target) for t in node.targets))
             out.append((bound, names_in(node.value)))

@@ -21,7 +21,7 @@ import libcst as cst
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import _parameters, dotted_name
 from trainlint.analysis.training import method_call, scaled_backward_scaler
-from trainlint.analysis.walk import iter_nodes
+from trainlint.analysis.walk import iter_nodes, only
 
 if TYPE_CHECKING:
     from trainlint.context import FileContext
@@ -111,7 +111,10 @@ class Values:
 
     # -- collection ------------------------------------------------------------
     def _index(self) -> None:
-        for node in self.ctx.nodes():
+        binders = only(
+            self.ctx.nodes(), cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.WithItem, cst.NamedExpr
+        )
+        for node in binders:
             if isinstance(node, cst.Assign):
                 for target in node.targets:
                     self._bind(target.target, node.value)
@@ -285,9 +288,9 @@ def names_in(expr: cst.CSTNode) -> set[str]:
 # -- DataLoaders -------------------------------------------------------------------
 def dataloader_calls(ctx: FileContext) -> Iterator[cst.Call]:
     """Every `torch.utils.data.DataLoader(...)` construction of the file."""
-    for node in ctx.nodes():
-        if isinstance(node, cst.Call) and ctx.call_name(node) == DATALOADER:
-            yield node
+    for node in ctx.nodes_of(cst.Call):
+        if ctx.call_name(node) == DATALOADER:
+            yield node  # type: ignore[misc]
 
 
 def iterated_loader(ctx: FileContext, iterable: cst.BaseExpression) -> cst.BaseExpression:

@@ -19,7 +19,7 @@ from typing import Callable, NamedTuple, Union
 
 import libcst as cst
 
-from trainlint.analysis.walk import calls_in_order, iter_nodes
+from trainlint.analysis.walk import calls_in_order, iter_nodes, only
 from trainlint.semantic import SemanticModel
 
 Events = tuple[cst.CSTNode, ...]
@@ -302,7 +302,11 @@ def _condition(module: cst.Module, test: cst.BaseExpression) -> Condition:
 def _assigned_names(model: SemanticModel, loop: cst.For | cst.While) -> frozenset[str]:
     assigned: set[str] = set()
     targets: list[cst.CSTNode] = [loop.target] if isinstance(loop, cst.For) else []
-    for node in model.subtree(loop):
+    binders = only(
+        model.subtree(loop),
+        cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For, cst.AsName, cst.Global, cst.Nonlocal, cst.Del,
+    )
+    for node in binders:
         if isinstance(node, cst.Assign):
             targets.extend(t.target for t in node.targets)
         elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.NamedExpr | cst.For):

@@ -340,9 +340,7 @@ def _clear(facts: Facts) -> Facts:
 
 
 def loops_of(ctx: FileContext) -> Iterator[cst.For | cst.While]:
-    for node in ctx.nodes():
-        if isinstance(node, cst.For | cst.While):
-            yield node
+    yield from ctx.loops()
 
 
 # -- flow through calls ------------------------------------------------------------

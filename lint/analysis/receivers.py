@@ -19,6 +19,7 @@ from typing import Iterator
 import libcst as cst
 
 from trainlint.analysis.scopes import Scope, _parameters, _statements, child_blocks, dotted_name
+from trainlint.analysis.walk import only
 from trainlint.semantic import SemanticModel
 
 GRAD_SCALER = "grad_scaler"
@@ -180,8 +181,8 @@ class Receivers:
     def _collect_returns(self) -> None:
         for name, defs in self.ctx.scopes.functions.items():
             for func in defs:
-                for node in self.ctx.subtree(func.body):
-                    if isinstance(node, cst.Return) and node.value is not None:
+                for node in only(self.ctx.subtree(func.body), cst.Return):
+                    if node.value is not None:  # type: ignore[attr-defined]
                         kind = self._value_kind(node.value)
                         if kind is not None:
                             self._returns.setdefault(name, kind)
@@ -189,8 +190,8 @@ class Receivers:
     def _collect_usage(self) -> None:
         """`x.scale(...).backward()` and `x.unscale_(opt)` mark a GradScaler;
         what it steps or unscales is an optimizer."""
-        for node in self.ctx.nodes():
-            if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+        for node in self.ctx.nodes_of(cst.Call):
+            if not isinstance(node.func, cst.Attribute):  # type: ignore[attr-defined]
                 continue
             method = node.func.attr.value
             receiver = node.func.value

@@ -21,7 +21,7 @@ from trainlint.analysis.precision import global_value, half_conversion, value_of
 from trainlint.analysis.receivers import DATALOADER, SAMPLER
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.training import is_clip_call, method_call
-from trainlint.analysis.walk import iter_nodes
+from trainlint.analysis.walk import iter_nodes, only
 from trainlint.context import FileContext
 from trainlint.project import FileFacts
 from trainlint.summaries import (
@@ -85,8 +85,17 @@ class CallTargets:
             node.name.value: node for node in ctx.scopes.by_node if isinstance(node, cst.ClassDef)
         }
         self._instances = self._instances_of_classes()
+        self._targets: dict[cst.Call, str | None] = {}
 
     def target(self, call: cst.Call) -> str | None:
+        """What `call` runs; asked by several rules of each call, so kept."""
+        try:
+            return self._targets[call]
+        except KeyError:
+            found = self._targets[call] = self._target(call)
+            return found
+
+    def _target(self, call: cst.Call) -> str | None:
         func = call.func
         local = self.ctx.local_callee(call)
         if local is not None:
@@ -171,12 +180,12 @@ class _Summarizer:
         self.converted: set[str] = set()  # dotted names converted to float16 here
 
     def summary(self) -> Summary:
-        events: list[Event] = [LOOP] if any(isinstance(n, cst.For | cst.While) for n in self.nodes) else []
+        events: list[Event] = [LOOP] if only(self.nodes, cst.For, cst.While) else []
         sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set()}
         for call in self.ctx.calls_in_order(self.func.body):
             events.extend(self._events(call, sets))
         returned: list[cst.BaseExpression] = []
-        for node in self.nodes:
+        for node in only(self.nodes, cst.AugAssign, cst.Return):
             if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
                 self._accumulation(node.target, node.value, sets["accumulates"])
             elif isinstance(node, cst.Return) and node.value is not None:
@@ -271,9 +280,8 @@ class _Summarizer:
     def _derived_from_params(self) -> dict[str, str]:
         """Loop variables over a parameter's items (`for k, v in losses.items()`)."""
         derived: dict[str, str] = {}
-        for node in self.nodes:
-            if not isinstance(node, cst.For):
-                continue
+        for node in only(self.nodes, cst.For):
+            assert isinstance(node, cst.For)
             source = node.iter
             if isinstance(source, cst.Call) and method_call(source, "items", "values") is not None:
                 source = source.func.value  # type: ignore[attr-defined]
@@ -446,6 +454,8 @@ class FileSummaries:
 
     def of_external_call(self, call: cst.Call) -> Summary | None:
         """What `call` does when it calls a function of another module."""
+        if not self.external:
+            return None
         target = self.targets.target(call)
         return self.external.get(target) if target is not None else None
 

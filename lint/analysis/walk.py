@@ -8,7 +8,7 @@ that only hold whitespace, comments or punctuation are skipped.
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import libcst as cst
 
@@ -47,6 +47,14 @@ def is_node(value: object) -> bool:
     if known is None:
         known = _IS_NODE[kind] = isinstance(value, cst.CSTNode)
     return known
+
+
+def only(nodes: Iterable[cst.CSTNode], *kinds: type[cst.CSTNode]) -> list[cst.CSTNode]:
+    """The nodes of exactly these concrete types, in their order. LibCST's
+    concrete node classes have no subclasses, so this is isinstance(), without
+    the cost of its ABC check on every node that is not one of them."""
+    wanted = frozenset(kinds)
+    return [node for node in nodes if type(node) in wanted]
 
 
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
