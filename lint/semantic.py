@@ -35,12 +35,14 @@ class SemanticModel:
         self.module = module
         self.timer = timer or NoTimer()
         self.scopes = ScopeTable(module)
-        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
-        self._scope: dict[cst.CSTNode, Scope] = {}
+        # keyed by id(): a LibCST node's __hash__ is a Python call, and these
+        # are filled for every node; the tree keeps every keyed node alive
+        self._parents: dict[int, cst.CSTNode] = {}
+        self._scope: dict[int, Scope] = {}
         self._order: list[cst.CSTNode] = []
         self._by_type: dict[type, list[cst.CSTNode]] = {}
         self._own: dict[cst.CSTNode, list[cst.CSTNode]] = {}
-        self._index: dict[cst.CSTNode, int] = {}  # place in source order
+        self._index: dict[int, int] = {}  # place in source order
         self._calls: dict[cst.CSTNode, list[cst.CSTNode]] = {}
         self._qualified: dict[cst.CSTNode, str | None] = {}
         self._record_tree()
@@ -55,7 +57,7 @@ class SemanticModel:
         """One walk: parent, scope, source order and type of every node; and
         for each code body (a function's, the module's) its own nodes and its
         calls in evaluation order, nested functions, classes and lambdas apart."""
-        parents, scope_of, order, by_type, index = self.parents, self._scope, self._order, self._by_type, self._index
+        parents, scope_of, order, by_type, index = self._parents, self._scope, self._order, self._by_type, self._index
         own, calls = self._own, self._calls
         scope_for = self.scopes.by_node
         module = self.module
@@ -68,11 +70,12 @@ class SemanticModel:
             if parent is _CALLED:  # every node under this call has been seen
                 calls[body].append(node)  # type: ignore[index,arg-type]
                 continue
-            index[node] = len(order)
+            key = id(node)
+            index[key] = len(order)
             order.append(node)
-            scope_of[node] = scope
+            scope_of[key] = scope
             if parent is not None:
-                parents[node] = parent  # type: ignore[assignment]
+                parents[key] = parent  # type: ignore[assignment]
             kind = type(node)
             same = by_type.get(kind)
             if same is None:
@@ -117,24 +120,25 @@ class SemanticModel:
 
     # -- tree navigation -----------------------------------------------------
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self.parents.get(node)
+        return self._parents.get(id(node))
 
     def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-        current = self.parents.get(node)
+        parents = self._parents
+        current = parents.get(id(node))
         while current is not None:
             yield current
-            current = self.parents.get(current)
+            current = parents.get(id(current))
 
     def enclosing_function(self, node: cst.CSTNode) -> cst.FunctionDef | None:
         for ancestor in self.ancestors(node):
-            if isinstance(ancestor, cst.FunctionDef):
-                return ancestor
+            if type(ancestor) is cst.FunctionDef:
+                return ancestor  # type: ignore[return-value]
         return None
 
     def scope_of(self, node: cst.CSTNode) -> Scope:
         """The scope in which `node` is evaluated. Nodes built by a rule (not
         part of the file's tree) are read in the module scope."""
-        return self._scope.get(node, self.scopes.module_scope)
+        return self._scope.get(id(node), self.scopes.module_scope)
 
     def nodes(self) -> list[cst.CSTNode]:
         """Every code-bearing node of the file in source (pre-)order."""
@@ -150,14 +154,14 @@ class SemanticModel:
     def subtree(self, root: cst.CSTNode) -> Sequence[cst.CSTNode]:
         """`root` and every node under it in source order, as `walk.iter_nodes`
         yields them: a slice of the model's node list, not a walk."""
-        start = self._index.get(root)
+        start = self._index.get(id(root))
         if start is None:
             return list(iter_nodes(root))
         last = root  # the subtree ends with its last node: follow the last children
         while True:
-            kids = list(children(last))
+            kids = children(last)
             if not kids:
-                return self._order[start : self._index[last] + 1]
+                return self._order[start : self._index[id(last)] + 1]
             last = kids[-1]
 
     def own_nodes(self, body: cst.CSTNode) -> Sequence[cst.CSTNode]:
@@ -184,7 +188,7 @@ class SemanticModel:
     def local_callee(self, node: cst.CSTNode) -> cst.FunctionDef | None:
         """The function of this file that a call `f(...)` / `self.f(...)` /
         `cls.f(...)` runs, when its name is defined once and not imported."""
-        return self._callees.get(node) if isinstance(node, cst.Call) else None
+        return self._callees.get(node) if type(node) is cst.Call else None
 
     def local_function(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
         """The function of this file that `f` / `self.f` / `cls.f` names."""
@@ -218,8 +222,8 @@ class SemanticModel:
 
     def call_name(self, node: cst.CSTNode) -> str | None:
         """Qualified name of the function a call calls, or None."""
-        if isinstance(node, cst.Call):
-            return self.qualified_name(node.func)
+        if type(node) is cst.Call:
+            return self.qualified_name(node.func)  # type: ignore[attr-defined]
         return None
 
     def local_name_for(self, qualified: str, at: cst.CSTNode) -> str | None:

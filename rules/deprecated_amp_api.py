@@ -353,18 +353,25 @@ def _with_commas(args: list[cst.Arg], original: Sequence[cst.Arg]) -> list[cst.A
     return out
 
 
+_IMPORT_PARTS = frozenset({cst.Import, cst.ImportFrom, cst.ImportAlias, cst.AsName})
+_TARGET_HOLDERS = frozenset({cst.AssignTarget, cst.AugAssign, cst.AnnAssign})
+_NAMED_DEFINITIONS = frozenset({cst.FunctionDef, cst.ClassDef, cst.Param})
+
+
 def _is_reference(node: cst.Name | cst.Attribute, parent: cst.CSTNode | None) -> bool:
     """Whether `node` reads a value (and is not a keyword, a definition's
-    name, part of an import, or the attribute part of `x.name`)."""
-    if isinstance(parent, cst.Attribute):
+    name, part of an import, or the attribute part of `x.name`). Asked of
+    every name: type checks, not isinstance() on LibCST's slow ABCs."""
+    kind = type(parent)
+    if kind is cst.Attribute:
         return False  # either `node.attr` (the longer chain is checked) or its attr
-    if isinstance(parent, cst.Import | cst.ImportFrom | cst.ImportAlias | cst.AsName):
+    if kind in _IMPORT_PARTS:
         return False
-    if isinstance(parent, cst.Arg) and parent.keyword is node:
-        return False
-    if isinstance(parent, cst.AssignTarget | cst.AugAssign | cst.AnnAssign) and parent.target is node:
-        return False
-    if isinstance(parent, cst.FunctionDef | cst.ClassDef | cst.Param):
+    if kind is cst.Arg:
+        return parent.keyword is not node  # type: ignore[union-attr]
+    if kind in _TARGET_HOLDERS:
+        return parent.target is not node  # type: ignore[union-attr]
+    if kind in _NAMED_DEFINITIONS:
         return parent.name is not node  # type: ignore[union-attr]
     return True
 

@@ -3,7 +3,7 @@ import libcst as cst
 from trainlint.analysis.precision import FLOAT16, with_precision
 from trainlint.analysis.receivers import GRAD_SCALER, constructor_kind
 from trainlint.analysis.training import code_bodies, method_call, scaled_backward_scaler
-from trainlint.analysis.walk import iter_nodes
+from trainlint.analysis.walk import iter_nodes, only
 from trainlint.rule import Rule
 
 # Loss-scaling helpers that wrap a GradScaler (timm's NativeScaler, apex's
@@ -236,7 +236,7 @@ class Fp16WithoutGradScaler(Rule):
         receivers = self.ctx.receivers
         if GRAD_SCALER in receivers.kinds.values():
             return True
-        for node in self.ctx.nodes():
+        for node in only(self.ctx.nodes(), cst.Name, cst.Call):
             if isinstance(node, cst.Name) and any(w in node.value.lower() for w in _SCALING_WORDS):
                 return True
             if isinstance(node, cst.Call) and (
@@ -248,8 +248,8 @@ class Fp16WithoutGradScaler(Rule):
     def _check_body(self, body: cst.CSTNode) -> None:
         fp16_blocks = [
             node
-            for node in self.ctx.own_nodes(body)
-            if isinstance(node, cst.With) and (found := with_precision(self.ctx, node)) is not None and found[0] == FLOAT16
+            for node in only(self.ctx.own_nodes(body), cst.With)
+            if (found := with_precision(self.ctx, node)) is not None and found[0] == FLOAT16  # type: ignore[arg-type]
         ]
         if not fp16_blocks:
             return

@@ -125,12 +125,11 @@ class IncompleteSeeding(Rule):
 
     def finish(self) -> None:
         uses_random = uses_numpy = False
-        for node in self.ctx.nodes():
-            if isinstance(node, cst.Call):
-                name = self.ctx.call_name(node) or ""
-                head, _, last = name.rpartition(".")
-                uses_random |= head == "random" and last not in _RANDOM_NOT_GLOBAL
-                uses_numpy |= head == "numpy.random" and last not in _NUMPY_NOT_GLOBAL
+        for node in self.ctx.nodes_of(cst.Call):
+            name = self.ctx.call_name(node) or ""
+            head, _, last = name.rpartition(".")
+            uses_random |= head == "random" and last not in _RANDOM_NOT_GLOBAL
+            uses_numpy |= head == "numpy.random" and last not in _NUMPY_NOT_GLOBAL
         if not uses_random and not uses_numpy:
             return
         for func in (f for defs in self.ctx.scopes.functions.values() for f in defs):

@@ -333,9 +333,7 @@ class LossAccumulatedWithGraph(Rule):
         (`+=`, `x = x + ...`, `.append(...)`): only they need the flow."""
         bodies: set[cst.CSTNode] = set()
         for node in self.ctx.nodes_of(cst.AugAssign, cst.Assign, cst.Call):
-            if type(node) is cst.Assign and type(node.value) is not cst.BinaryOperation:  # type: ignore[attr-defined]
-                continue
-            if type(node) is cst.Call and method_call(node, "append") is None and self._accumulating(node) is None:
+            if not self._may_accumulate(node):
                 continue
             for ancestor in self.ctx.ancestors(node):
                 if type(ancestor) in (cst.For, cst.While):
@@ -345,6 +343,22 @@ class LossAccumulatedWithGraph(Rule):
                 if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
                     break
         return bodies
+
+    def _may_accumulate(self, node: cst.CSTNode) -> bool:
+        """What `_transfer` checks as an accumulation: `s += x`, `s -= x`,
+        `s = s + x`, `s.append(x)`, a helper that stores its argument."""
+        kind = type(node)
+        if kind is cst.AugAssign:
+            return isinstance(node.operator, cst.AddAssign | cst.SubtractAssign)  # type: ignore[attr-defined]
+        if kind is cst.Assign:
+            value = node.value  # type: ignore[attr-defined]
+            return (
+                len(node.targets) == 1  # type: ignore[attr-defined]
+                and type(value) is cst.BinaryOperation
+                and type(value.operator) is cst.Add
+                and self.ctx.code(value.left) == self.ctx.code(node.targets[0].target)  # type: ignore[attr-defined]
+            )
+        return method_call(node, "append") is not None or self._accumulating(node) is not None
 
     # -- flow ------------------------------------------------------------------
     def _is_event(self, node: cst.CSTNode) -> bool:

@@ -146,9 +146,8 @@ class NonBlockingWithoutPinMemory(Rule):
 
     def finish(self) -> None:
         values = Values.of_file(self.ctx)
-        for node in self.ctx.nodes():
-            if not isinstance(node, cst.For):
-                continue
+        for node in self.ctx.nodes_of(cst.For):
+            assert isinstance(node, cst.For)
             iterable = iterated_loader(self.ctx, node.iter)
             loaders = values.calls_of(iterable, {DATALOADER})
             if loaders is None and isinstance(iterable, cst.Name):
@@ -188,8 +187,13 @@ class NonBlockingWithoutPinMemory(Rule):
         return self._order
 
 
+_BINDERS = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.WithItem})
+
+
 def _bound_by(node: cst.CSTNode) -> set[str]:
     """Names a statement or expression binds directly."""
+    if type(node) not in _BINDERS:
+        return set()
     if isinstance(node, cst.Assign):
         return set().union(*(target_names(t.target) for t in node.targets))
     if isinstance(node, cst.AnnAssign | cst.AugAssign | cst.For | cst.NamedExpr):

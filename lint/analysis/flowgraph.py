@@ -197,7 +197,8 @@ class Program:
         if part not in self.live:
             return ()
         relevant = self.relevant
-        return tuple(call for call in calls_in_order(part) if call in relevant)
+        # every relevant call lies on a live path: the rest of `part` is not walked
+        return tuple(call for call in calls_in_order(part, self.live) if call in relevant)
 
     def _block(self, statements: tuple[cst.CSTNode, ...]) -> Block:
         live = self.live

@@ -107,10 +107,10 @@ def clears_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
         if isinstance(receiver, cst.Attribute) and receiver.attr.value == "data":
             receiver = receiver.value
         return isinstance(receiver, cst.Attribute) and receiver.attr.value == "grad"
-    if isinstance(node, cst.Assign):
-        return any(_is_grad_attribute(t.target) for t in node.targets)
-    if isinstance(node, cst.Del):
-        return _is_grad_attribute(node.target)
+    if type(node) is cst.Assign:
+        return any(_is_grad_attribute(t.target) for t in node.targets)  # type: ignore[attr-defined]
+    if type(node) is cst.Del:
+        return _is_grad_attribute(node.target)  # type: ignore[attr-defined]
     return False
 
 
@@ -124,9 +124,9 @@ _NOT_CLEARING = frozenset(
 def may_clear_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
     """A call this file cannot see into whose name says it may clear gradients
     (`self.clear_grads()`, `reset_gradients(model)`, `zero_all(opt)`)."""
-    if not isinstance(node, cst.Call) or ctx.local_callee(node) is not None:
+    if type(node) is not cst.Call or ctx.local_callee(node) is not None:
         return False
-    dotted = dotted_name(node.func)
+    dotted = dotted_name(node.func)  # type: ignore[attr-defined]
     if dotted is None:
         return False
     last = dotted.rsplit(".", 1)[-1]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterator, Literal
 
 import libcst as cst
 
-from trainlint.analysis.walk import children
+from trainlint.analysis.walk import children, only
 
 if TYPE_CHECKING:
     from trainlint.analysis.receivers import Binding
@@ -134,7 +134,7 @@ def string_value(expr: cst.BaseExpression | None) -> str | None:
 
 
 def is_autocast(ctx: FileContext, call: cst.CSTNode) -> bool:
-    return isinstance(call, cst.Call) and ctx.call_name(call) in _AUTOCASTS
+    return type(call) is cst.Call and ctx.call_name(call) in _AUTOCASTS
 
 
 def autocast_precision(ctx: FileContext, call: cst.Call) -> Precision:
@@ -192,7 +192,8 @@ def single_assignment(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | 
     else:
         body = scope.node
     values: list[cst.BaseExpression] = []
-    for node in ctx.own_nodes(body):
+    binders = only(ctx.own_nodes(body), cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr)
+    for node in binders:
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 if isinstance(target.target, cst.Name) and target.target.value == name.value:

@@ -33,20 +33,21 @@ class Scope:
 
     @property
     def is_class(self) -> bool:
-        return isinstance(self.node, cst.ClassDef)
+        return type(self.node) is cst.ClassDef  # a type check: isinstance() on LibCST's ABCs is slow
 
     @property
     def is_function(self) -> bool:
-        return isinstance(self.node, cst.FunctionDef)
+        return type(self.node) is cst.FunctionDef
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:
     """`a.b.c` for a chain of Name/Attribute nodes, else None."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
+    # type checks: asked of most expressions, and isinstance() on LibCST's ABCs is slow
+    while type(node) is cst.Attribute:
+        parts.append(node.attr.value)  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))

@@ -8,7 +8,7 @@ that only hold whitespace, comments or punctuation are skipped.
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable, Iterator
+from typing import Container, Iterable, Iterator
 
 import libcst as cst
 
@@ -57,17 +57,24 @@ def only(nodes: Iterable[cst.CSTNode], *kinds: type[cst.CSTNode]) -> list[cst.CS
     return [node for node in nodes if type(node) in wanted]
 
 
-def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Code-bearing children of `node`, in field order."""
-    for name in _child_fields(type(node)):
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """Code-bearing children of `node`, in field order. A list, not a
+    generator, and `is_node` inlined: the model's walk asks it of every node."""
+    out: list[cst.CSTNode] = []
+    fields = _CHILD_FIELDS.get(type(node)) or _child_fields(type(node))
+    for name in fields:
         value = getattr(node, name)
         kind = type(value)
         if kind is tuple or kind is list:
             for item in value:
-                if is_node(item):
-                    yield item
-        elif value is not None and is_node(value):
-            yield value
+                known = _IS_NODE.get(type(item))
+                if known or (known is None and is_node(item)):
+                    out.append(item)
+        elif value is not None:
+            known = _IS_NODE.get(kind)
+            if known or (known is None and is_node(value)):
+                out.append(value)
+    return out
 
 
 def iter_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -80,11 +87,13 @@ def iter_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(reversed(kids))
 
 
-def calls_in_order(root: cst.CSTNode) -> list[cst.Call]:
+def calls_in_order(root: cst.CSTNode, within: Container[cst.CSTNode] | None = None) -> list[cst.Call]:
     """Calls under `root` in the order Python evaluates them: a call's receiver
     and arguments before the call itself (`s.scale(loss).backward()` yields
     `s.scale(loss)` then `.backward()`). Nested functions and lambdas are not
-    entered: their bodies do not run here."""
+    entered: their bodies do not run here. With `within`, only the nodes it
+    holds are entered: the order of the calls found is the same, and the
+    subtrees left out are not walked."""
     out: list[cst.Call] = []
     stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
     while stack:
@@ -92,11 +101,11 @@ def calls_in_order(root: cst.CSTNode) -> list[cst.Call]:
         if done:
             out.append(node)  # type: ignore[arg-type]
             continue
-        if isinstance(node, cst.Lambda | cst.FunctionDef | cst.ClassDef) and node is not root:
+        if type(node) in _BOUNDARIES and node is not root:
             continue
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             stack.append((node, True))
-        kids = list(children(node))
+        kids = [kid for kid in children(node) if within is None or kid in within]
         stack.extend((kid, False) for kid in reversed(kids))
     return out
 
