@@ -203,9 +203,9 @@ def _analyse_all(tasks: list[Task], options: RunOptions) -> Iterator[tuple[Task,
     import multiprocessing  # a run that analyses a file or two starts no pool: it needs none of this
     from concurrent.futures import ProcessPoolExecutor
 
-    from trainlint.registry import all_rules
+    from trainlint.registry import rules_for
 
-    all_rules()  # import the rules once, before the workers are forked
+    rules_for({code for task in tasks for code in task.codes})  # imported once, before the workers are forked
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     # biggest files first, so that one huge file does not finish last alone
     order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i].path))
@@ -247,9 +247,9 @@ def analyse_bytes(
     is reported as a finding of this file and a crash, never raised."""
     from trainlint import engine
     from trainlint.crashes import RuleCrash
-    from trainlint.registry import by_code
+    from trainlint.registry import rules_for
 
-    rules = by_code()
+    rules = rules_for([*codes, UNREADABLE])
     try:
         return engine.lint_bytes(path, data, [rules[c] for c in codes], fix, view, timer)
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
@@ -302,10 +302,10 @@ def unified_diff(path: str, original: str, fixed: str) -> str:
 
 
 def _unreadable(path: str, exc: OSError, codes: tuple[str, ...]) -> list[Finding]:
-    from trainlint.registry import by_code
+    from trainlint.registry import rules_for
 
-    rule = by_code().get(UNREADABLE)
-    if rule is None or UNREADABLE not in codes:
+    rule = rules_for([UNREADABLE]).get(UNREADABLE) if UNREADABLE in codes else None
+    if rule is None:
         return []
     reason = exc.strerror or str(exc)
     return [Finding(path, 1, 1, 1, 1, rule.code, rule.name, rule.severity, f"cannot read file: {reason}")]
