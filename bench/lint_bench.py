@@ -391,6 +391,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, help="seconds before one run is killed and counted as timed out")
     parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
     parser.add_argument("--keep", action="store_true", help="keep the corpus copy")
+    parser.add_argument("--pythonpath", type=Path,
+                        help="with --project: a folder holding another trainlint package to measure (see bench/project_bench.py)")
     parser.add_argument("--select", help="rules for every trainlint run (e.g. TL: all rules, preview ones too; default: the default selection)")
     args = parser.parse_args(argv)
     selected = set(TOOLS) if not args.only else {name.strip() for name in args.only.split(",")}
@@ -400,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.project:
         from project_bench import run_project_benchmark
 
-        run_project_benchmark(args.reps or 3, args.jobs, args.timeout, args.keep, args.json, args.select)
+        run_project_benchmark(args.reps or 3, args.jobs, args.timeout, args.keep, args.json, args.select, args.pythonpath)
         return 0
     kind = "full" if args.full else "training" if args.training else "quick"
     reps = args.reps or (1 if args.full else 3)

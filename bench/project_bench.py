@@ -44,18 +44,22 @@ _LINTED = re.compile(r"(\d+) linted, (\d+) from the cache")
 
 
 def run_project_benchmark(
-    reps: int, jobs: int, timeout_s: float | None, keep: bool, json_out: Path | None, select: str | None
+    reps: int, jobs: int, timeout_s: float | None, keep: bool, json_out: Path | None, select: str | None,
+    pythonpath: Path | None = None,
 ) -> dict[str, object]:
+    """`pythonpath`: a folder holding another `trainlint` package to measure
+    (an older checkout's `lint/` linked as `trainlint`, with its `rules/`
+    linked inside it as `rules`), instead of the installed one."""
     with scratch_dir("trainlint-project-bench-", keep) as workdir:
         root = copy_corpus(workdir, "project")
         touched = root / TOUCHED
         original = touched.read_text(encoding="utf-8")
-        env = {"PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
+        env = {"PYTHONPATH": str(pythonpath or REPO), "PYTHONDONTWRITEBYTECODE": "1"}
         argv = [sys.executable, "-m", "trainlint", "check", "-v", "--exit-zero", "--jobs", str(jobs),
                 *(["--select", select] if select else []), "."]
         files = sum(1 for _ in root.rglob("*.py"))
         print(f"project: {files} files of diffusers, copied to {root}; rules: {select or 'default'}; "
-              f"{reps} repetition(s), {jobs} process(es)")
+              f"{reps} repetition(s), {jobs} process(es); linter: {pythonpath or 'installed'}")
         runs: dict[str, list[tuple[Measurement, str]]] = {name: [] for name in LABELS}
         cold = measure(argv, root, _env(env), timeout_s, merge_stderr=True)
         runs["cold"].append((cold, _linted(cold)))

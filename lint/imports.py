@@ -22,9 +22,11 @@ from typing import Iterable
 from trainlint.project import module_bases
 
 _GAP = r"[\s\\]"  # spaces, newlines and line continuations
-_FROM = re.compile(rf"\bfrom{_GAP}+(\.*[A-Za-z_][\w.]*|\.+){_GAP}*import\b")
+# each starts with its keyword, which the regex engine finds fast; what
+# precedes the keyword is checked after it (`(?<!...)`), not before
+_FROM = re.compile(rf"from(?<![\w.]from){_GAP}+(\.*[A-Za-z_][\w.]*|\.+){_GAP}*import\b")
 _NAME = rf"[A-Za-z_][\w.]*(?:{_GAP}+as{_GAP}+\w+)?"
-_IMPORT = re.compile(rf"\bimport{_GAP}+({_NAME}(?:{_GAP}*,{_GAP}*{_NAME})*)")
+_IMPORT = re.compile(rf"import(?<![\w.]import){_GAP}+({_NAME}(?:{_GAP}*,{_GAP}*{_NAME})*)")
 
 
 def imported_modules(text: str) -> set[str]:

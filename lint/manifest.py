@@ -22,7 +22,7 @@ from pathlib import Path
 
 import trainlint
 
-_FORMAT = 2
+_FORMAT = 3
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,7 @@ class RuleInfo:
     name: str
     severity: str
     preview: bool
+    module: str  # of the `rules` package: a run imports only the rules it selected
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,8 @@ def _build(sources: list[Path]) -> Manifest:
     for path in sources:
         digest.update(path.read_bytes())
     rules = tuple(
-        RuleInfo(rule.code, rule.name, rule.severity, rule.preview) for rule in all_rules()
+        RuleInfo(rule.code, rule.name, rule.severity, rule.preview, rule.__module__.rsplit(".", 1)[-1])
+        for rule in all_rules()
     )
     return Manifest(digest.hexdigest()[:20], rules)
 
@@ -109,7 +111,7 @@ def _load(stamp: str) -> Manifest | None:
     try:
         data = json.loads((_store() / f"trainlint-manifest-{stamp}.json").read_text(encoding="utf-8"))
         rules = tuple(
-            RuleInfo(r["code"], r["name"], r["severity"], bool(r["preview"])) for r in data["rules"]
+            RuleInfo(r["code"], r["name"], r["severity"], bool(r["preview"]), r["module"]) for r in data["rules"]
         )
         return Manifest(data["fingerprint"], rules)
     except (OSError, ValueError, KeyError, TypeError):

@@ -74,6 +74,7 @@ class Known:
     facts: FileFacts | None = None  # computed in this run (those loaded from the store stay in `StoredFacts`)
     crashes: list[RuleCrash] = field(default_factory=list)  # of the rules that raised on it
     cacheable: bool = True  # the findings describe the bytes `task.digest`
+    stored: bool = False  # as the index holds it: nothing to write back unless its facts or stat changed
 
     @property
     def member(self) -> bool:
@@ -154,6 +155,7 @@ class ProjectPass:
         self.reads: dict[str, list[str]] | None = None  # to store, when worked out again
         self.importers: dict[str, bool] = {}  # members that may call into other members
         self._graph: ImportGraph | None = None
+        self._members: str | None = None
 
     # -- before the first analysis ---------------------------------------------
     def plan(self, tasks: list[Task]) -> None:
@@ -218,7 +220,7 @@ class ProjectPass:
         changed = {path for path in analysed if self._facts_changed(path)}
         facts = self._facts()
         questions: set[str] | None = None
-        if self.store is not None and members_id(facts) == self.last_members:
+        if self.store is not None and self.members() == self.last_members:
             if not changed and not self.unverified:
                 return
             reads = self.store.reads(self.stamp) if changed else {}
@@ -229,6 +231,12 @@ class ProjectPass:
         if questions is None:
             questions, self.reads = set(facts), {}
         yield from self._work_out(questions, facts, reanalyse)
+
+    def members(self) -> str:
+        """Identifies the members of this run (see `members_id`)."""
+        if self._members is None:
+            self._members = members_id(path for path, known in self.known.items() if known.member)
+        return self._members
 
     def _facts_changed(self, path: str) -> bool:
         previous = self.known[path].task.previous

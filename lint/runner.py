@@ -17,7 +17,7 @@ from trainlint.cache import Entry, ResultCache, Stat, content_hash, file_stat, w
 from trainlint.config import Config, Selection, codes_for_file
 from trainlint.finding import Finding
 from trainlint.project import FileFacts, ProjectView, project_root
-from trainlint.project_pass import Known, ProjectPass, Task, facts_digest, members_id
+from trainlint.project_pass import Known, ProjectPass, Task, facts_digest
 from trainlint.project_store import ProjectStore
 from trainlint.source import encoding_to_write
 from trainlint.timing import Timer
@@ -106,7 +106,7 @@ def _look_up(
     """The files to analyse; those whose findings the cache holds go to
     `known`. A file whose stat is as the cache saw it is not read."""
     for path in files:
-        codes = codes_for_file(Path(path), selection, config)
+        codes = codes_for_file(Path(path), selection, config) if config.per_file_ignores else selection.codes
         if index is None:
             yield Task(path, codes)
             continue
@@ -121,7 +121,7 @@ def _look_up(
         if previous is not None and previous.digest == digest and previous.codes == ",".join(codes):
             findings = previous.findings_of(path)
             if not _needs_fixing(findings, options.fix):
-                known[path] = Known(task, findings, previous.facts, previous.inputs)
+                known[path] = Known(task, findings, previous.facts, previous.inputs, stored=True)
                 continue
         yield task
 
@@ -136,7 +136,7 @@ def _save(index: ResultCache, store: ProjectStore, known: dict[str, Known], proj
     """Remember what this run found: the facts first, then the index that vouches for them."""
     for path, entry in known.items():
         task = entry.task
-        if not entry.cacheable or task.digest is None:
+        if not entry.cacheable or task.digest is None or _as_stored(entry):
             continue
         if entry.facts is not None:  # computed in this run (facts loaded from the store stay there)
             store.put_facts(path, task.digest, entry.facts.to_json())
@@ -144,8 +144,14 @@ def _save(index: ResultCache, store: ProjectStore, known: dict[str, Known], proj
         entry_now = Entry(task.digest, task.stat, ",".join(task.codes), findings, entry.inputs, entry.facts_digest, entry.member)
         index.put(path, entry_now)
     stamp = store.save(project.reads, index.project)
-    index.set_project(members_id(p for p, e in known.items() if e.member), stamp)
+    index.set_project(project.members(), stamp)
     index.save()
+
+
+def _as_stored(entry: Known) -> bool:
+    """The index holds this entry as it is (same stat, no facts computed since)."""
+    previous = entry.task.previous
+    return entry.stored and entry.facts is None and previous is not None and entry.task.stat == previous.stat
 
 
 def _finish(
@@ -197,9 +203,9 @@ def _analyse_all(tasks: list[Task], options: RunOptions) -> Iterator[tuple[Task,
     import multiprocessing  # a run that analyses a file or two starts no pool: it needs none of this
     from concurrent.futures import ProcessPoolExecutor
 
-    from trainlint.registry import all_rules
+    from trainlint.registry import rules_for
 
-    all_rules()  # import the rules once, before the workers are forked
+    rules_for({code for task in tasks for code in task.codes})  # imported once, before the workers are forked
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     # biggest files first, so that one huge file does not finish last alone
     order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i].path))
@@ -241,9 +247,9 @@ def analyse_bytes(
     is reported as a finding of this file and a crash, never raised."""
     from trainlint import engine
     from trainlint.crashes import RuleCrash
-    from trainlint.registry import by_code
+    from trainlint.registry import rules_for
 
-    rules = by_code()
+    rules = rules_for([*codes, UNREADABLE])
     try:
         return engine.lint_bytes(path, data, [rules[c] for c in codes], fix, view, timer)
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
@@ -296,10 +302,10 @@ def unified_diff(path: str, original: str, fixed: str) -> str:
 
 
 def _unreadable(path: str, exc: OSError, codes: tuple[str, ...]) -> list[Finding]:
-    from trainlint.registry import by_code
+    from trainlint.registry import rules_for
 
-    rule = by_code().get(UNREADABLE)
-    if rule is None or UNREADABLE not in codes:
+    rule = rules_for([UNREADABLE]).get(UNREADABLE) if UNREADABLE in codes else None
+    if rule is None:
         return []
     reason = exc.strerror or str(exc)
     return [Finding(path, 1, 1, 1, 1, rule.code, rule.name, rule.severity, f"cannot read file: {reason}")]

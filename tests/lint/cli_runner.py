@@ -57,7 +57,7 @@ _PROBE = """
 import sys
 from trainlint.cli import main
 try:
-    main(["check", "--exit-zero", "--format", "json", "."], prog_name="trainlint")
+    main(["check", "--exit-zero", "--format", "json", *sys.argv[1:], "."], prog_name="trainlint")
 except SystemExit:
     pass
 loaded = sorted(m for m in sys.modules if m == "libcst" or m.startswith(("trainlint.rules.", "trainlint.engine")))
@@ -65,10 +65,11 @@ print("LOADED", loaded, file=sys.stderr)
 """
 
 
-def modules_loaded(root: Path) -> list[str]:
-    """LibCST, the engine and the rule modules a `trainlint check .` run in
-    `root` imported, in a fresh process."""
+def modules_loaded(root: Path, *options: str) -> list[str]:
+    """LibCST, the engine and the rule modules a `trainlint check [options] .`
+    run in `root` imported, in a fresh process."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", _PROBE], cwd=root, env=env, capture_output=True, text=True, check=True)
+    argv = [sys.executable, "-c", _PROBE, *options]
+    done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=True)
     line = next(line for line in done.stderr.splitlines() if line.startswith("LOADED "))
     return ast.literal_eval(line.removeprefix("LOADED "))

@@ -182,12 +182,23 @@ def test_a_run_served_from_the_cache_imports_neither_libcst_nor_the_rules(projec
     assert "libcst" in modules_loaded(project)
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_run_imports_only_the_rules_it_selected(project: Path, jobs: str) -> None:
+    loaded = modules_loaded(project, "--select", "TL301", "--jobs", jobs)
+    assert "libcst" in loaded
+    rules = [m for m in loaded if m.startswith("trainlint.rules.")]
+    if jobs == "1":  # analysed here: an internal error would be reported under TL000
+        assert rules == ["trainlint.rules.data_parallel", "trainlint.rules.unparsable_file"]
+    else:  # the workers' parent imports what they run, before they are forked
+        assert rules == ["trainlint.rules.data_parallel"]
+
+
 def test_the_manifest_describes_the_registered_rules() -> None:
     from trainlint.manifest import manifest
     from trainlint.registry import all_rules
 
-    described = [(r.code, r.name, r.severity, r.preview) for r in manifest().rules]
-    assert described == [(r.code, r.name, r.severity, r.preview) for r in all_rules()]
+    described = [(r.code, r.name, r.severity, r.preview, r.module) for r in manifest().rules]
+    assert described == [(r.code, r.name, r.severity, r.preview, r.__module__.rsplit(".", 1)[-1]) for r in all_rules()]
 
 
 def test_the_manifest_stamp_changes_with_any_source_file(tmp_path: Path) -> None:

@@ -65,7 +65,9 @@ def project(tmp_path: Path) -> Path:
 
 def _crash(monkeypatch: pytest.MonkeyPatch, stage: str) -> None:
     """TL202 replaced by a rule that raises; forked workers inherit it."""
-    monkeypatch.setattr(trainlint.registry, "by_code", lambda: {**REAL, "TL202": STAGES[stage]})
+    swapped = {**REAL, "TL202": STAGES[stage]}
+    monkeypatch.setattr(trainlint.registry, "by_code", lambda: swapped)
+    monkeypatch.setattr(trainlint.registry, "rules_for", lambda codes: {c: swapped[c] for c in codes if c in swapped})
 
 
 def _reported(out: str) -> set[tuple[str, str]]:

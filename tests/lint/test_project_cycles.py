@@ -1,0 +1,44 @@
+"""What the project answers about a file does not depend on what it was
+asked before: an answer cut short by a cycle of calls across files is not
+kept for other questions (an incremental run asks fewer questions than a
+full one and must get the same answers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from trainlint.project import FileFacts, Project
+from trainlint.summaries import STEP, Call, Summary
+
+
+def _facts(root: Path) -> dict[str, FileFacts]:
+    def module(name: str, key: str, *events: object) -> tuple[str, FileFacts]:
+        calls = frozenset(e.callee for e in events if isinstance(e, Call))
+        return str(root / name), FileFacts({key: Summary(events=tuple(events))}, calls)  # type: ignore[arg-type]
+
+    return dict(
+        [
+            module("a.py", "f", STEP, Call(".b.g")),  # a.f steps, then calls b.g
+            module("b.py", "g", Call(".a.f")),  # b.g only calls a.f back
+            module("uses_a.py", "run", Call(".a.f")),
+            module("uses_b.py", "run", Call(".b.g")),
+        ]
+    )
+
+
+def test_an_answer_does_not_depend_on_the_questions_asked_before(tmp_path: Path) -> None:
+    facts = _facts(tmp_path)
+    alone = Project(tmp_path, facts).inputs(str(tmp_path / "uses_b.py"))
+    project = Project(tmp_path, facts)
+    project.inputs(str(tmp_path / "uses_a.py"))  # closes b.g while a.f is still open
+    after = project.inputs(str(tmp_path / "uses_b.py"))
+    assert alone == after
+    assert after[".b.g"].does(STEP)  # b.g calls a.f, which steps
+
+
+def test_the_reads_of_an_answer_include_every_file_of_the_cycle(tmp_path: Path) -> None:
+    facts = _facts(tmp_path)
+    project = Project(tmp_path, facts)
+    project.inputs(str(tmp_path / "uses_a.py"))
+    _, read = project.inputs_and_reads(str(tmp_path / "uses_b.py"))
+    assert {Path(p).name for p in read} == {"uses_b.py", "a.py", "b.py"}
