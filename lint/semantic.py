@@ -21,6 +21,7 @@ import libcst as cst
 from trainlint.analysis import names
 from trainlint.analysis.scopes import Scope, ScopeTable
 from trainlint.analysis.walk import calls_in_order, children, iter_nodes, own_nodes
+from trainlint.positions import code_of
 from trainlint.timing import NoTimer, Timer
 
 T = TypeVar("T")
@@ -191,7 +192,7 @@ class SemanticModel:
         return self.nodes_of(cst.For, cst.While)  # type: ignore[return-value]
 
     def code(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+        return code_of(self.module, node)
 
     # -- the file's own functions ----------------------------------------------
     def local_callee(self, node: cst.CSTNode) -> cst.FunctionDef | None:
