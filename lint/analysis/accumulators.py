@@ -46,11 +46,11 @@ def _sources(ctx: FileContext, body: cst.CSTNode) -> list[tuple[set[str], set[st
     for node in only(ctx.subtree(body), cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For):
         if isinstance(node, cst.Assign):
             bound = set().union(*(_bound(t.target) for t in node.targets))
-            out.append((bound, names_in(node.value)))
+            out.append((bound, names_in(node.value, ctx)))
         elif isinstance(node, cst.AugAssign | cst.AnnAssign) and node.value is not None:
-            out.append((_bound(node.target), names_in(node.value)))
+            out.append((_bound(node.target), names_in(node.value, ctx)))
         elif isinstance(node, cst.For):
-            out.append((target_names(node.target), names_in(node.iter)))
+            out.append((target_names(node.target), names_in(node.iter, ctx)))
     return out
 
 

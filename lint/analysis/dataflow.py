@@ -25,6 +25,7 @@ from trainlint.analysis.walk import iter_nodes, only
 
 if TYPE_CHECKING:
     from trainlint.context import FileContext
+    from trainlint.semantic import SemanticModel
 
 DATALOADER = "torch.utils.data.DataLoader"
 _MAX_DEPTH = 4
@@ -274,12 +275,13 @@ def backpropagated_names(ctx: FileContext, body: cst.CSTNode) -> dict[str, bool]
     return found
 
 
-def names_in(expr: cst.CSTNode) -> set[str]:
-    """Dotted names read anywhere in `expr`."""
+def names_in(expr: cst.CSTNode, model: SemanticModel | None = None) -> set[str]:
+    """Dotted names read anywhere in `expr`; with the `model` of its file,
+    read from the model's node list instead of a walk."""
     out: set[str] = set()
-    for node in iter_nodes(expr):
-        if isinstance(node, cst.Name | cst.Attribute):
-            name = dotted_name(node)
+    for node in model.subtree(expr) if model is not None else iter_nodes(expr):
+        if type(node) is cst.Name or type(node) is cst.Attribute:
+            name = dotted_name(node)  # type: ignore[arg-type]
             if name is not None:
                 out.add(name)
     return out

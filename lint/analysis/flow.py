@@ -70,7 +70,7 @@ class Flow:
         self._loops: list[tuple[set[Path], set[Path]]] = []  # (breaks, continues)
         # condition text -> the names it reads, or None when it calls something
         self._condition_names: dict[str, frozenset[str] | None] = {}
-        self._answers: dict[tuple[cst.CSTNode, Facts], Facts] = {}
+        self._answers: dict[tuple[int, Facts], Facts] = {}  # by the node's id(): its __hash__ is a Python call
 
     def run(self, body: cst.BaseSuite | cst.Module, facts: Facts = frozenset()) -> Paths:
         """Facts of every path that reaches the end of `body` (a function's
@@ -124,11 +124,13 @@ class Flow:
         taken_key, skipped_key = (key, polarity), (key, not polarity)
         for path in paths:
             # a path never assumes both values of one condition
-            known = polarity if taken_key in path.assumptions else not polarity if skipped_key in path.assumptions else None
-            if known is None or known == polarity:
-                taken.add(Path(path.facts, path.assumptions | {(key, polarity)}))
-            if known is None or known != polarity:
-                skipped.add(Path(path.facts, path.assumptions | {(key, not polarity)}))
+            if taken_key in path.assumptions:
+                taken.add(path)
+            elif skipped_key in path.assumptions:
+                skipped.add(path)
+            else:
+                taken.add(Path(path.facts, path.assumptions | {taken_key}))
+                skipped.add(Path(path.facts, path.assumptions | {skipped_key}))
         out = set(self._block(branch.body, frozenset(taken)))
         if isinstance(branch.orelse, Branch):
             out |= self._if(branch.orelse, frozenset(skipped))
@@ -187,9 +189,10 @@ class Flow:
 
     def _apply(self, node: cst.CSTNode, paths: Paths) -> Paths:
         answers = self._answers
+        node_id = id(node)
         out = set()
         for path in paths:
-            key = (node, path.facts)
+            key = (node_id, path.facts)
             facts = answers.get(key)
             if facts is None:
                 facts = answers[key] = self.transfer(path.facts, node)

@@ -83,8 +83,9 @@ def iter_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         node = stack.pop()
         yield node
-        kids = list(children(node))
-        stack.extend(reversed(kids))
+        kids = children(node)
+        kids.reverse()
+        stack.extend(kids)
 
 
 def calls_in_order(root: cst.CSTNode, within: Container[cst.CSTNode] | None = None) -> list[cst.Call]:
@@ -122,4 +123,6 @@ def own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
         if node is not root and type(node) in _BOUNDARIES:
             continue
         yield node
-        stack.extend(reversed(list(children(node))))
+        kids = children(node)
+        kids.reverse()
+        stack.extend(kids)
