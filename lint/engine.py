@@ -325,23 +325,21 @@ def _dispatch(ctx: FileContext, instances: list[Rule], timer: Timer, crashed: di
     if not visits and not leaves:
         return
     guard = HandlerGuard((visits, leaves), crashed)
-    if not leaves:
-        for node in ctx.nodes():
-            handlers = visits.get(type(node))
-            if handlers:
-                guard.call(handlers, node)
-        return
-    open_nodes: list[cst.CSTNode] = []  # the path from the root to the current node
-    for node in ctx.nodes():
-        parent = ctx.parent(node)
-        while open_nodes and open_nodes[-1] is not parent:
-            _leave(open_nodes.pop(), leaves, guard)
-        open_nodes.append(node)
+    # only the nodes some rule handles, in source order; a node is left once
+    # the walk is past the last node under it, before the next one is visited
+    open_nodes: list[tuple[int, cst.CSTNode]] = []  # (end of its subtree, node), innermost last
+    for node in ctx.nodes_of(*visits, *leaves):
+        if open_nodes:
+            place = ctx.order_index(node)
+            while open_nodes and open_nodes[-1][0] < place:
+                _leave(open_nodes.pop()[1], leaves, guard)
         handlers = visits.get(type(node))
         if handlers:
             guard.call(handlers, node)
+        if type(node) in leaves:
+            open_nodes.append((ctx.subtree_end(node), node))
     while open_nodes:
-        _leave(open_nodes.pop(), leaves, guard)
+        _leave(open_nodes.pop()[1], leaves, guard)
 
 
 def _leave(node: cst.CSTNode, leaves: _Table, guard: HandlerGuard) -> None:

@@ -157,11 +157,20 @@ class SemanticModel:
         start = self._index.get(id(root))
         if start is None:
             return list(iter_nodes(root))
-        last = root  # the subtree ends with its last node: follow the last children
+        return self._order[start : self.subtree_end(root) + 1]
+
+    def order_index(self, node: cst.CSTNode) -> int:
+        """The place of a node of the file in source (pre-)order."""
+        return self._index[id(node)]
+
+    def subtree_end(self, root: cst.CSTNode) -> int:
+        """The place in source order of the last node under `root` (a node of
+        the file): its subtree ends with it."""
+        last = root  # follow the last children
         while True:
             kids = children(last)
             if not kids:
-                return self._order[start : self._index[id(last)] + 1]
+                return self._index[id(last)]
             last = kids[-1]
 
     def own_nodes(self, body: cst.CSTNode) -> Sequence[cst.CSTNode]:

@@ -121,8 +121,10 @@ class Flow:
         self._condition_names.setdefault(key, condition.names)
         taken: set[Path] = set()
         skipped: set[Path] = set()
+        taken_key, skipped_key = (key, polarity), (key, not polarity)
         for path in paths:
-            known = dict(path.assumptions).get(key)
+            # a path never assumes both values of one condition
+            known = polarity if taken_key in path.assumptions else not polarity if skipped_key in path.assumptions else None
             if known is None or known == polarity:
                 taken.add(Path(path.facts, path.assumptions | {(key, polarity)}))
             if known is None or known != polarity:
@@ -143,13 +145,14 @@ class Flow:
         head: set[Path] = set(paths)
         ends: set[Path] = set()
         invariant = self._invariant_conditions(loop.node)
+        outer = frozenset(key for path in entry for key, _ in path.assumptions)  # decided before the loop
         for _ in range(_MAX_LOOP_ROUNDS):
             continues: set[Path] = set()
             self._loops.append((breaks, continues))
             ends = set(self._block(loop.body, frozenset(head)))
             self._loops.pop()
             back = {
-                Path(self.loop_back(p.facts), _keep(p.assumptions, entry, invariant))
+                Path(self.loop_back(p.facts), _keep(p.assumptions, outer, invariant))
                 for p in ends | continues
             }
             if back <= head:
@@ -206,11 +209,11 @@ class Flow:
 
 
 def _keep(
-    assumptions: frozenset[tuple[str, bool]], entry: Paths, invariant: Callable[[str], bool]
+    assumptions: frozenset[tuple[str, bool]], outer: frozenset[str], invariant: Callable[[str], bool]
 ) -> frozenset[tuple[str, bool]]:
     """Conditions decided inside a loop body may change by the next iteration,
-    unless nothing in the loop can change them."""
-    outer = {key for path in entry for key, _ in path.assumptions}
+    unless they were decided before it (`outer`) or nothing in the loop can
+    change them."""
     return frozenset(a for a in assumptions if a[0] in outer or invariant(a[0]))
 
 
