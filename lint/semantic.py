@@ -21,6 +21,7 @@ import libcst as cst
 from trainlint.analysis import names
 from trainlint.analysis.scopes import Scope, ScopeTable
 from trainlint.analysis.walk import calls_in_order, children, iter_nodes, own_nodes
+from trainlint.positions import code_of
 from trainlint.timing import NoTimer, Timer
 
 T = TypeVar("T")
@@ -61,14 +62,17 @@ class SemanticModel:
         own, calls = self._own, self._calls
         scope_for = self.scopes.by_node
         module = self.module
-        own[module], calls[module] = [], []
-        stack: list[tuple[cst.CSTNode, object, Scope, cst.CSTNode | None]] = [
-            (module, None, self.scopes.module_scope, module)
+        # the lists of the body a node belongs to travel with it (own nodes,
+        # calls): no lookup by body per node
+        body: tuple[list[cst.CSTNode], list[cst.CSTNode]] | None = ([], [])
+        own[module], calls[module] = body  # type: ignore[misc]
+        stack: list[tuple[cst.CSTNode, object, Scope, tuple[list[cst.CSTNode], list[cst.CSTNode]] | None]] = [
+            (module, None, self.scopes.module_scope, body)
         ]
         while stack:
             node, parent, scope, body = stack.pop()
             if parent is _CALLED:  # every node under this call has been seen
-                calls[body].append(node)  # type: ignore[index,arg-type]
+                body[1].append(node)  # type: ignore[index]
                 continue
             key = id(node)
             index[key] = len(order)
@@ -82,25 +86,26 @@ class SemanticModel:
                 by_type[kind] = [node]
             else:
                 same.append(node)
-            kids = reversed(list(children(node)))
+            kids = children(node)
+            kids.reverse()
             if kind is cst.FunctionDef or kind is cst.ClassDef:
                 # the body runs in the scope the definition opens; decorators,
                 # bases, defaults and annotations in the enclosing one, when
                 # the definition runs: they belong to no body's flow
                 inner_body, inner = node.body, scope_for[node]  # type: ignore[attr-defined,index]
+                inner_lists = None
                 if kind is cst.FunctionDef:
-                    own[inner_body], calls[inner_body] = [], []
-                else:
-                    inner_body = None
+                    inner_lists = ([], [])
+                    own[inner_body], calls[inner_body] = inner_lists
                 stack.extend(
-                    (kid, node, inner, inner_body) if kid is node.body else (kid, node, scope, None)  # type: ignore[attr-defined]
+                    (kid, node, inner, inner_lists) if kid is inner_body else (kid, node, scope, None)
                     for kid in kids
                 )
                 continue
             if kind is cst.Lambda:
                 body = None
             elif body is not None:
-                own[body].append(node)
+                body[0].append(node)
                 if kind is cst.Call:
                     stack.append((node, _CALLED, scope, body))
             stack.extend((kid, node, scope, body) for kid in kids)
@@ -191,7 +196,7 @@ class SemanticModel:
         return self.nodes_of(cst.For, cst.While)  # type: ignore[return-value]
 
     def code(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+        return code_of(self.module, node)
 
     # -- the file's own functions ----------------------------------------------
     def local_callee(self, node: cst.CSTNode) -> cst.FunctionDef | None:

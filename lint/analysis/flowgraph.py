@@ -107,7 +107,7 @@ class FlowGraph:
     def condition(self, test: cst.BaseExpression) -> Condition:
         found = self._conditions.get(test)
         if found is None:
-            found = self._conditions[test] = _condition(self.model.module, test)
+            found = self._conditions[test] = _condition(self.model.code, test)
         return found
 
     def assigned(self, loop: cst.For | cst.While) -> frozenset[str]:
@@ -283,7 +283,7 @@ def _always_true(test: cst.BaseExpression) -> bool:
 
 
 # -- conditions and loops -------------------------------------------------------------
-def _condition(module: cst.Module, test: cst.BaseExpression) -> Condition:
+def _condition(code: Callable[[cst.CSTNode], str], test: cst.BaseExpression) -> Condition:
     nodes = list(iter_nodes(test))
     calls = any(isinstance(node, cst.Call) for node in nodes)
     names = None if calls else frozenset(node.value for node in nodes if isinstance(node, cst.Name))
@@ -294,10 +294,10 @@ def _condition(module: cst.Module, test: cst.BaseExpression) -> Condition:
         target = test.comparisons[0]
         if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
             if isinstance(target.operator, cst.Is):
-                return Condition(module.code_for_node(test.left), not polarity, names)
+                return Condition(code(test.left), not polarity, names)
             if isinstance(target.operator, cst.IsNot):
-                return Condition(module.code_for_node(test.left), polarity, names)
-    return Condition(module.code_for_node(test), polarity, names)
+                return Condition(code(test.left), polarity, names)
+    return Condition(code(test), polarity, names)
 
 
 def _assigned_names(model: SemanticModel, loop: cst.For | cst.While) -> frozenset[str]:

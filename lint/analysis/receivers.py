@@ -111,6 +111,11 @@ class Receivers:
         # constructor call (DataLoader / DistributedSampler / ...) bound to each variable
         self.constructions: dict[Binding, list[cst.Call]] = {}
         self._returns: dict[str, str] = {}
+        # the assignments to variables, read once: the passes below only
+        # learn more kinds of values
+        self._assigned = [
+            (binding, value) for target, value in self._assignments() if (binding := self.binding(target)) is not None
+        ]
         self._collect_assignments()
         self._collect_returns()
         self._collect_assignments()  # again: builders are now known
@@ -168,10 +173,9 @@ class Receivers:
                     yield small.target, small.value
 
     def _collect_assignments(self) -> None:
-        for target, value in self._assignments():
+        for binding, value in self._assigned:
             kind = self._value_kind(value)
-            binding = self.binding(target)
-            if kind is None or binding is None:
+            if kind is None:
                 continue
             self.kinds.setdefault(binding, kind)
             construction = value.body if isinstance(value, cst.IfExp) else value
