@@ -66,7 +66,7 @@ class Entry(NamedTuple):
     codes: str  # the rules it was linted with, comma-separated
     findings: list[dict[str, object]]  # without the path
     inputs: str  # digest of the other modules' summaries the findings were computed with
-    facts: str  # digest of its own facts (`trainlint.project.FileFacts`), "" when it has none or they were never computed
+    facts: str  # digest of its own facts (`trainlint.project.FileFacts`); "" when none, or never computed
     member: bool  # of the project (`trainlint.project.summarizable`)
 
     def findings_of(self, path: str) -> list[Finding]:
@@ -135,7 +135,13 @@ class ResultCache:
 def _entry(raw: Sequence[object], codes: Sequence[str]) -> Entry:
     digest, stat, number, findings, inputs, facts, member = raw
     return Entry(
-        str(digest), tuple(stat) if stat else None, str(codes[number]), list(findings), str(inputs), str(facts), bool(member)  # type: ignore[arg-type,call-overload,index]
+        str(digest),
+        tuple(stat) if stat else None,  # type: ignore[arg-type]
+        str(codes[number]),  # type: ignore[index]
+        list(findings),  # type: ignore[call-overload]
+        str(inputs),
+        str(facts),
+        bool(member),
     )
 
 
