@@ -66,7 +66,7 @@ class Entry(NamedTuple):
     codes: str  # the rules it was linted with, comma-separated
     findings: list[dict[str, object]]  # without the path
     inputs: str  # digest of the other modules' summaries the findings were computed with
-    facts: str  # digest of its own facts (`trainlint.project.FileFacts`), "" when it has none or they were never computed
+    facts: str  # digest of its own facts (`trainlint.project.FileFacts`); "" when none, or never computed
     member: bool  # of the project (`trainlint.project.summarizable`)
 
     def findings_of(self, path: str) -> list[Finding]:
@@ -87,9 +87,10 @@ class ResultCache:
         self.dirty = False
         try:
             loaded = json.loads(self.file.read_text(encoding="utf-8"))
-            self.entries = {path: _entry(raw) for path, raw in loaded["files"].items()}
+            codes = loaded["codes"]
+            self.entries = {path: _entry(raw, codes) for path, raw in loaded["files"].items()}
             self.members, self.project = str(loaded["members"]), str(loaded["project"])
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
             self.entries, self.members, self.project = {}, "", ""
 
     @property
@@ -122,16 +123,25 @@ class ResultCache:
             return
         try:
             prepare(self.directory, keep={self.file.name, self.project_dir.name})
-            files = {path: list(entry) for path, entry in self.entries.items()}
-            write_json(self.file, {"files": files, "members": self.members, "project": self.project})
+            # the rules each file was linted with: the same few lists, written once
+            codes = sorted({entry.codes for entry in self.entries.values()})
+            number = {text: i for i, text in enumerate(codes)}
+            files = {path: [*entry[:2], number[entry.codes], *entry[3:]] for path, entry in self.entries.items()}
+            write_json(self.file, {"codes": codes, "files": files, "members": self.members, "project": self.project})
         except OSError:
             pass  # a cache that cannot be written only costs time
 
 
-def _entry(raw: Sequence[object]) -> Entry:
-    digest, stat, codes, findings, inputs, facts, member = raw
+def _entry(raw: Sequence[object], codes: Sequence[str]) -> Entry:
+    digest, stat, number, findings, inputs, facts, member = raw
     return Entry(
-        str(digest), tuple(stat) if stat else None, str(codes), list(findings), str(inputs), str(facts), bool(member)  # type: ignore[arg-type,call-overload]
+        str(digest),
+        tuple(stat) if stat else None,  # type: ignore[arg-type]
+        str(codes[number]),  # type: ignore[index]
+        list(findings),  # type: ignore[call-overload]
+        str(inputs),
+        str(facts),
+        bool(member),
     )
 
 

@@ -62,12 +62,15 @@ def _walk(top: str, config: Config, configured: list[str], result: Discovery, se
             if gitignore is not None:
                 ignores[full] = gitignore.child(full)
         dirnames[:] = kept
+        real_directory = os.path.realpath(directory)
         for name in sorted(filenames):
             full = os.path.join(directory, name)
             if not name.endswith(".py") or _excluded(Path(full), (), config, configured):
                 continue
             if gitignore is None or not gitignore.ignored(full, is_dir=False):
-                _add(result, seen, os.path.normpath(full))
+                # the real path of a file that is no link is its real folder's, one lstat instead of one per folder
+                real = os.path.realpath(full) if os.path.islink(full) else os.path.join(real_directory, name)
+                _add(result, seen, os.path.normpath(full), real)
 
 
 def _directories(top: str, result: Discovery) -> Iterator[tuple[str, list[str], list[str]]]:
@@ -98,8 +101,8 @@ def _excluded(path: Path, defaults: Sequence[str], config: Config, configured: l
     return bool(configured) and matches_glob(path, config.root, configured)
 
 
-def _add(result: Discovery, seen: set[str], path: str) -> None:
-    key = os.path.realpath(path)
+def _add(result: Discovery, seen: set[str], path: str, real: str | None = None) -> None:
+    key = real or os.path.realpath(path)
     if key not in seen:
         seen.add(key)
         result.files.append(path)

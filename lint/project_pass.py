@@ -141,7 +141,13 @@ Reanalyse = Callable[[list[str]], dict[str, FileFacts | None]]  # paths: their f
 
 class ProjectPass:
     def __init__(
-        self, root: Path, files: list[str], known: dict[str, Known], store: ProjectStore | None, members: str, stamp: str
+        self,
+        root: Path,
+        files: list[str],
+        known: dict[str, Known],
+        store: ProjectStore | None,
+        members: str,
+        stamp: str,
     ) -> None:
         """`files`: those of the run; `members` and `stamp`: what the index
         recorded last time."""
@@ -168,7 +174,7 @@ class ProjectPass:
         for task in tasks:
             text = texts[task.path]
             task.member = text is not None and summarizable(task.path, text)
-        members = [path for path, known in self.known.items() if known.member] + [t.path for t in tasks if t.member]
+        members = [*self._cached_members(), *(task.path for task in tasks if task.member)]
         graph = self._graph = ImportGraph(str(self.root), self.files, members)
         reaches = {task.path: graph.reach(task.path, texts[task.path] or "") for task in tasks if task.member}
         imported = Reach()
@@ -188,9 +194,12 @@ class ProjectPass:
 
     def graph(self) -> ImportGraph:
         if self._graph is None:
-            members = [path for path, known in self.known.items() if known.member]
-            self._graph = ImportGraph(str(self.root), self.files, members)
+            self._graph = ImportGraph(str(self.root), self.files, self._cached_members())
         return self._graph
+
+    def _cached_members(self) -> list[str]:
+        """The members among the files known so far (after the first pass: all)."""
+        return [path for path, known in self.known.items() if known.member]
 
     def speculate(self, tasks: list[Task]) -> None:
         """Give each task whose file had inputs last time those inputs,

@@ -39,7 +39,9 @@ class ProjectStore:
                 stored = json.loads((self.directory / "facts" / name).read_bytes())
             except (OSError, ValueError):
                 return None
-        if not isinstance(stored, dict) or stored.get("path") != os.path.abspath(path) or stored.get("digest") != digest:
+        if not isinstance(stored, dict):
+            return None
+        if stored.get("path") != os.path.abspath(path) or stored.get("digest") != digest:
             return None
         facts = stored.get("facts")
         return facts if isinstance(facts, dict) else None

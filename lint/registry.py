@@ -15,7 +15,8 @@ from trainlint.rule import Rule
 @lru_cache(maxsize=1)
 def all_rules() -> tuple[type[Rule], ...]:
     """Every rule class, sorted by code; one `Rule` subclass per module."""
-    found = [_rule_of(info.name) for info in pkgutil.iter_modules(rules_package.__path__) if not info.name.startswith("_")]
+    modules = [info.name for info in pkgutil.iter_modules(rules_package.__path__) if not info.name.startswith("_")]
+    found = [_rule_of(name) for name in modules]
     codes = [rule.code for rule in found]
     duplicates = {code for code in codes if codes.count(code) > 1}
     if duplicates:

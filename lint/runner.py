@@ -71,7 +71,8 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
     tasks = list(_look_up(files, selection, config, options, index, known, result))
     cached_paths = set(known)
     root = project_root(files, config.source.parent if config.source else None)
-    project = ProjectPass(root, list(files), known, store, index.members if index else "", index.project if index else "")
+    last_members, stamp = (index.members, index.project) if index is not None else ("", "")
+    project = ProjectPass(root, list(files), known, store, last_members, stamp)
     if tasks:
         project.plan(tasks)
         project.speculate(tasks)
@@ -141,8 +142,8 @@ def _save(index: ResultCache, store: ProjectStore, known: dict[str, Known], proj
         if entry.facts is not None:  # computed in this run (facts loaded from the store stay there)
             store.put_facts(path, task.digest, entry.facts.to_json())
         findings = [without_path(f) for f in entry.findings]
-        entry_now = Entry(task.digest, task.stat, ",".join(task.codes), findings, entry.inputs, entry.facts_digest, entry.member)
-        index.put(path, entry_now)
+        codes = ",".join(task.codes)
+        index.put(path, Entry(task.digest, task.stat, codes, findings, entry.inputs, entry.facts_digest, entry.member))
     stamp = store.save(project.reads, index.project)
     index.set_project(project.members(), stamp)
     index.save()

@@ -107,7 +107,15 @@ def test_another_linter_version_does_not_read_old_results(project: Path, monkeyp
     assert _lint(project).analysed == len(SOURCES)
 
 
-@pytest.mark.parametrize("damage", ["{not json", '{"files": {"x": [1]}, "members": "", "project": ""}', ""])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "{not json",
+        "",
+        '{"codes": [], "files": {"x": [1]}, "members": "", "project": ""}',
+        '{"codes": [], "files": {"x": ["d", null, 3, [], "", "", true]}, "members": "", "project": ""}',
+    ],
+)
 def test_a_corrupt_cache_file_is_ignored(project: Path, damage: str) -> None:
     first = _lint(project)
     for index in (project / CACHE_DIR).glob("index-*.json"):

@@ -291,3 +291,17 @@ def test_interrupted_fix_never_leaves_a_partial_file(tmp_path: Path) -> None:
         compile(text, "fixed.py", "exec")
     assert changed >= 1
     assert not list(tmp_path.glob(".*.tmp")) or True  # a kill may leave a temp file, never a partial target
+
+
+def test_a_file_reached_twice_through_links_is_linted_once(tmp_path: Path) -> None:
+    from trainlint.config import Config
+    from trainlint.discovery import discover
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "train.py").write_text(BUG)
+    os.symlink("train.py", tmp_path / "pkg" / "alias.py")  # a linked file
+    os.symlink("pkg", tmp_path / "same")  # a linked folder: its files are pkg's
+    (tmp_path / "other.py").write_text(BUG)
+    found = discover([str(tmp_path)], Config(root=tmp_path, respect_gitignore=False))
+    real = sorted(os.path.realpath(path) for path in found.files)
+    assert real == sorted({str((tmp_path / "other.py").resolve()), str((tmp_path / "pkg" / "train.py").resolve())})
