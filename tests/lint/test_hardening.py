@@ -305,3 +305,26 @@ def test_a_file_reached_twice_through_links_is_linted_once(tmp_path: Path) -> No
     found = discover([str(tmp_path)], Config(root=tmp_path, respect_gitignore=False))
     real = sorted(os.path.realpath(path) for path in found.files)
     assert real == sorted({str((tmp_path / "other.py").resolve()), str((tmp_path / "pkg" / "train.py").resolve())})
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_cyclic_collector_is_left_as_it_was(enabled: bool) -> None:
+    """The engine pauses the collector while it analyses a file (its objects
+    live until the file is done) and restores it, also after a file that
+    does not parse."""
+    import gc
+
+    def set_collector(on: bool) -> None:
+        if on:
+            gc.enable()
+        else:
+            gc.disable()
+
+    was = gc.isenabled()
+    try:
+        set_collector(enabled)
+        for source in (BUG, "def broken(:\n"):
+            lint_bytes("x.py", source.encode(), list(all_rules()))
+            assert gc.isenabled() is enabled
+    finally:
+        set_collector(was)

@@ -105,3 +105,92 @@ def test_recorded_views_equal_walks(source: str) -> None:
         assert list(model.calls_in_order(body)) == calls_in_order(body)
     for node in model.nodes():
         assert list(model.subtree(node)) == list(iter_nodes(node))
+
+
+@pytest.mark.parametrize("source", INPUTS)
+def test_calls_found_through_live_paths_equal_a_full_walk(source: str) -> None:
+    """`calls_in_order(part, within)` entering only the paths to some calls
+    (as a flow program's live nodes) finds them in the order a full walk does."""
+    module = parsed(source)
+    if module is None:
+        return
+    model = SemanticModel("input.py", source, module)
+    calls = model.nodes_of(cst.Call)
+    for relevant in (set(calls[::2]), set(calls[1::3])):
+        within = {n for call in relevant for n in (call, *model.ancestors(call))}
+        for part in (module, *model.nodes_of(cst.SimpleStatementLine, cst.If, cst.For, cst.While)):
+            full = [c for c in calls_in_order(part) if c in relevant]
+            assert [c for c in calls_in_order(part, within) if c in relevant] == full
+
+
+class _Recorder(Rule):
+    """Records the order of its visits and leaves of nested node types."""
+
+    code = "TL998"
+    name = "recorder"
+    severity = "warning"
+    message = "recorder"
+
+    def __init__(self, ctx: object) -> None:
+        super().__init__(ctx)  # type: ignore[arg-type]
+        self.events: list[tuple[str, cst.CSTNode]] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.events.append(("visit", node))
+
+    def leave_Call(self, node: cst.Call) -> None:
+        self.events.append(("leave", node))
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.events.append(("leave", node))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.events.append(("visit", node))
+
+
+def _walk_order(model: SemanticModel) -> list[tuple[str, cst.CSTNode]]:
+    """The visits and leaves of `_Recorder` stepping through every node of the
+    file with the path from the root open, as a depth-first walk does."""
+    wanted = {"visit": (cst.Call, cst.Name), "leave": (cst.Call, cst.FunctionDef)}
+    events: list[tuple[str, cst.CSTNode]] = []
+    open_nodes: list[cst.CSTNode] = []
+    for node in model.nodes():
+        while open_nodes and open_nodes[-1] is not model.parent(node):
+            left = open_nodes.pop()
+            if type(left) in wanted["leave"]:
+                events.append(("leave", left))
+        open_nodes.append(node)
+        if type(node) in wanted["visit"]:
+            events.append(("visit", node))
+    events.extend(("leave", n) for n in reversed(open_nodes) if type(n) in wanted["leave"])
+    return events
+
+
+@pytest.mark.parametrize("source", INPUTS)
+def test_dispatch_visits_and_leaves_in_walk_order(source: str) -> None:
+    """The engine dispatches only to the nodes rules handle, in the order a
+    walk of every node would."""
+    from trainlint.context import FileContext
+    from trainlint.engine import _dispatch
+    from trainlint.timing import NoTimer
+
+    module = parsed(source)
+    if module is None:
+        return
+    ctx = FileContext("input.py", source, module)
+    recorder = _Recorder(ctx)
+    _dispatch(ctx, [recorder], NoTimer(), {})
+    assert recorder.events == _walk_order(ctx)
+
+
+@pytest.mark.parametrize("source", INPUTS)
+def test_code_of_equals_code_for_node(source: str) -> None:
+    from trainlint.positions import code_of
+
+    module = parsed(source)
+    if module is None:
+        return
+    for node in SemanticModel("input.py", source, module).nodes_of(
+        cst.SimpleStatementLine, cst.If, cst.Call, cst.Comparison, cst.Attribute
+    ):
+        assert code_of(module, node) == module.code_for_node(node)
