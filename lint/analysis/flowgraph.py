@@ -107,7 +107,7 @@ class FlowGraph:
     def condition(self, test: cst.BaseExpression) -> Condition:
         found = self._conditions.get(test)
         if found is None:
-            found = self._conditions[test] = _condition(self.model.code, test)
+            found = self._conditions[test] = _condition(self.model, test)
         return found
 
     def assigned(self, loop: cst.For | cst.While) -> frozenset[str]:
@@ -283,10 +283,11 @@ def _always_true(test: cst.BaseExpression) -> bool:
 
 
 # -- conditions and loops -------------------------------------------------------------
-def _condition(code: Callable[[cst.CSTNode], str], test: cst.BaseExpression) -> Condition:
-    nodes = list(iter_nodes(test))
-    calls = any(isinstance(node, cst.Call) for node in nodes)
-    names = None if calls else frozenset(node.value for node in nodes if isinstance(node, cst.Name))
+def _condition(model: SemanticModel, test: cst.BaseExpression) -> Condition:
+    code = model.code
+    nodes = model.subtree(test)
+    calls = any(type(node) is cst.Call for node in nodes)
+    names = None if calls else frozenset(node.value for node in nodes if type(node) is cst.Name)  # type: ignore[attr-defined]
     polarity = True
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         test, polarity = test.expression, not polarity

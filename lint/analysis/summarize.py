@@ -175,7 +175,8 @@ class _Summarizer:
         self.func = func
         self.signature = parameter_names(ctx, func)
         self.params = tuple(name.lstrip("*") for name in self.signature)
-        self.nodes = ctx.own_nodes(func.body)
+        # the own nodes a summary reads, picked in one pass
+        self.nodes = only(ctx.own_nodes(func.body), cst.For, cst.While, cst.AugAssign, cst.Return)
         self.derived = self._derived_from_params()
         self.converted: set[str] = set()  # dotted names converted to float16 here
 
