@@ -108,7 +108,7 @@ class SemanticModel:
                 body[0].append(node)
                 if kind is cst.Call:
                     stack.append((node, _CALLED, scope, body))
-            stack.extend((kid, node, scope, body) for kid in kids)
+            stack.extend([(kid, node, scope, body) for kid in kids])
 
     def _record_call_graph(self) -> None:
         functions = self.scopes.functions
