@@ -194,3 +194,24 @@ def test_code_of_equals_code_for_node(source: str) -> None:
         cst.SimpleStatementLine, cst.If, cst.Call, cst.Comparison, cst.Attribute
     ):
         assert code_of(module, node) == module.code_for_node(node)
+
+
+@pytest.mark.parametrize(
+    ("source", "lines"),
+    [
+        ("from torch.cuda.amp import *\nwith autocast():\n    pass\n", [2]),
+        ("from torch.cuda.amp import autocast as ac\nwith ac():\n    pass\n", [2]),
+        ("import torch.cuda.amp as A\ns = A.GradScaler()\n", [2]),
+        ("def f():\n    import torch as th\n    return th.cuda.amp.autocast()\n", [3]),
+        ("import torch\nclass C:\n    def f(self):\n        global torch\n        return torch.cuda.amp.autocast()\n", [5]),
+        ("def f(torch):\n    return torch.cuda.amp.autocast()\n", []),
+        ("torch = load()\nx = torch.cuda.amp.autocast()\n", []),
+    ],
+)
+def test_tl102_sees_every_binding_its_name_filter_lets_through(source: str, lines: list[int]) -> None:
+    """TL102 resolves only names whose head an import or alias binds somewhere
+    in the file (or any name, after a star import): each kind of binding."""
+    from trainlint.registry import by_code
+
+    findings = lint_bytes("x.py", source.encode(), [by_code()["TL102"]]).findings
+    assert [f.line for f in findings] == lines
