@@ -184,7 +184,7 @@ class ClipBeforeUnscale(Rule):
         self._step_targets: dict[Binding, set[str]] = {}
         self._clips: dict[cst.Call, set[Binding]] = {}
         for body in code_bodies(self.ctx):
-            Flow(self.ctx, self._transfer, events=self._is_event).run(body)
+            Flow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
         for clip, scalers in self._clips.items():
             if is_clip_call(self.ctx, clip):
                 self.report(clip, fix=self._fix(clip, scalers))

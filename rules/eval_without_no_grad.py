@@ -252,7 +252,7 @@ class EvalWithoutNoGrad(Rule):
         self._switched = {_last_name(mode[0]) for mode in map(train_mode_call, self.ctx.nodes_of(cst.Call)) if mode}
         for body in code_bodies(self.ctx):
             self._body = body
-            CallFlow(self.ctx, self._transfer, events=self._is_event).run(body)
+            CallFlow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
 
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to: `.train()` / `.eval()`, and

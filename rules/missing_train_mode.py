@@ -233,7 +233,7 @@ class MissingTrainMode(Rule):
         self._candidates: set[cst.CSTNode] = set()
         flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration, events=_is_event)
         for body in code_bodies(self.ctx):
-            flow.run(body)
+            flow.run_if_events(body)
         candidates = self._candidates - self._exempt
         trained = _trained_models(self.ctx) if candidates else set()
         for node in candidates:

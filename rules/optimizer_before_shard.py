@@ -116,7 +116,7 @@ class OptimizerBeforeShard(Rule):
         optimizers = [call for call in self.ctx.nodes_of(cst.Call) if self.ctx.receivers.kind(call) == OPTIMIZER]
         self._optimized = frozenset().union(*(_optimized_models(call) for call in optimizers))  # type: ignore[arg-type]
         for body in code_bodies(self.ctx):
-            Flow(self.ctx, self._transfer, events=self._is_event).run(body)
+            Flow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
 
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to: optimizer and wrapping calls,

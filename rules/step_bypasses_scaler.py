@@ -175,7 +175,7 @@ class StepBypassesScaler(Rule):
     def finish(self) -> None:
         self._bypassing: dict[cst.Call, set[Binding]] = {}
         for body in code_bodies(self.ctx):
-            Flow(self.ctx, self._transfer, loop_back=lambda facts: frozenset(), events=_is_event).run(body)
+            Flow(self.ctx, self._transfer, loop_back=lambda facts: frozenset(), events=_is_event).run_if_events(body)
         for step, scalers in self._bypassing.items():
             if not self._other_branch_steps_through(step, scalers):
                 self.report(step)

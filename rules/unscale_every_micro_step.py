@@ -175,7 +175,7 @@ class UnscaleEveryMicroStep(Rule):
     def finish(self) -> None:
         self._repeated: set[cst.Call] = set()
         for body in code_bodies(self.ctx):
-            Flow(self.ctx, self._transfer, events=_is_event).run(body)
+            Flow(self.ctx, self._transfer, events=_is_event).run_if_events(body)
         for call in self._repeated:
             if self._updated_in_same_loop(call):
                 self.report(call)

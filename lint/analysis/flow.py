@@ -77,6 +77,12 @@ class Flow:
         body, or a module's top-level statements)."""
         return self._block(self.program.body(body), frozenset({Path(facts)}))
 
+    def run_if_events(self, body: cst.BaseSuite | cst.Module) -> None:
+        """`run(body)` for a rule that reads only what its transfer saw: a
+        body without events, whose flow would call it nowhere, is skipped."""
+        if self.program.holds_events(body):
+            self.run(body)
+
     # -- operations ----------------------------------------------------------
     def _block(self, block: Block, paths: Paths) -> Paths:
         for op in block:

@@ -156,6 +156,11 @@ class Program:
             self._mark_calls()
         self._compiled: dict[cst.CSTNode, Block] = {}
 
+    def holds_events(self, body: cst.CSTNode) -> bool:
+        """Whether an event is kept in `body` (or, with calls followed, in a
+        function it calls): elsewhere a transfer is never called."""
+        return body in self._effectful
+
     def body(self, body: cst.CSTNode) -> Block:
         found = self._compiled.get(body)
         if found is None:

@@ -354,7 +354,7 @@ def run_each_iteration(
         return  # these rules are all about the optimizer step: nothing to order
     flow = CallFlow(ctx, transfer, loop_back=_clear, per_iteration=True, events=events)
     for body in code_bodies(ctx):
-        flow.run(body)
+        flow.run_if_events(body)
 
 
 class CallFlow:
@@ -384,6 +384,11 @@ class CallFlow:
 
     def run(self, body: cst.BaseSuite | cst.Module, facts: Facts = frozenset()) -> Paths:
         return self._flow().run(body, facts)
+
+    def run_if_events(self, body: cst.BaseSuite | cst.Module) -> None:
+        """See `Flow.run_if_events`: a callee is only entered from an event."""
+        if self.program.holds_events(body):
+            self.run(body)
 
     def _flow(self) -> Flow:
         return Flow(self.ctx, self._step, self.loop_back, self.loop_exit, program=self.program)
