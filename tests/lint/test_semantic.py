@@ -215,3 +215,32 @@ def test_tl102_sees_every_binding_its_name_filter_lets_through(source: str, line
 
     findings = lint_bytes("x.py", source.encode(), [by_code()["TL102"]]).findings
     assert [f.line for f in findings] == lines
+
+
+@pytest.mark.parametrize("source", INPUTS)
+def test_a_body_skipped_for_holding_no_events_calls_no_transfer(source: str) -> None:
+    """`run_if_events` skips only bodies whose flow would not call the
+    transfer: the transfer sees the same nodes as with `run` on every body."""
+    from trainlint.analysis.flow import Flow
+    from trainlint.analysis.loops import CallFlow
+    from trainlint.analysis.training import code_bodies, method_call
+    from trainlint.context import FileContext
+
+    module = parsed(source)
+    if module is None:
+        return
+    ctx = FileContext("input.py", source, module)
+
+    def is_event(node: cst.CSTNode) -> bool:
+        return method_call(node, "step", "backward", "zero_grad") is not None
+
+    for make in (
+        lambda seen: Flow(ctx, lambda facts, node: seen.append(node) or facts, events=is_event),
+        lambda seen: CallFlow(ctx, lambda facts, node: seen.append(node) or facts, events=is_event),
+    ):
+        everywhere: list[cst.CSTNode] = []
+        skipping: list[cst.CSTNode] = []
+        for body in code_bodies(ctx):
+            make(everywhere).run(body)
+            make(skipping).run_if_events(body)
+        assert skipping == everywhere
