@@ -30,6 +30,10 @@ from trainlint.timing import NoTimer, Timer
 UNPARSABLE = "TL000"
 _MAX_FIX_ROUNDS = 10
 _LIBCST_POSITION = re.compile(r"error at (\d+):(\d+)")
+# CPython keeps `a and b and ...` flat; LibCST nests it one level per operand
+# and its native parser overflows an 8 MiB stack past ~7,000 of them
+_MAX_BOOLEAN_OPERANDS = 2_000
+_BOOLEAN_KEYWORD = re.compile(r"\b(?:and|or)\b")
 _Table = dict[type, list[tuple[Rule, Handler]]]
 
 
@@ -267,27 +271,43 @@ def _parse(source: str) -> cst.Module:
         raise _Unparsable("code is nested too deeply to parse", 1, 1) from None
 
 
-def _compile(source: str) -> None:
+def _compile(source: str) -> ast.Module:
     """CPython's parser as a checker; its warnings about the user's code
     (`"str"()`, invalid escapes) are not ours to print."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        compile(source, "<lint>", "exec", ast.PyCF_ONLY_AST)
+        return compile(source, "<lint>", "exec", ast.PyCF_ONLY_AST)  # type: ignore[no-any-return]
 
 
 def _refuse_deep_nesting(source: str) -> None:
     """LibCST's native parser can overflow its stack, killing the process, on
     code nested far deeper than any person writes. CPython's parser refuses
-    such code cleanly, so it screens every file first."""
+    such code cleanly, so it screens every file first; it only misses long
+    `and` / `or` chains, which it keeps flat."""
     try:
-        _compile(source)
+        tree = _compile(source)
     except (RecursionError, MemoryError):
         raise _Unparsable("code is nested too deeply to parse", 1, 1) from None
     except SyntaxError as exc:
         if "too many nested" in str(exc.msg) or "too complex" in str(exc.msg):
             raise _Unparsable(f"syntax error: {exc.msg}", exc.lineno or 1, exc.offset or 1) from None
+        return
     except ValueError:
-        pass  # NUL bytes and the like: LibCST reports them
+        return  # NUL bytes and the like: LibCST reports them
+    chain = _long_boolean_chain(source, tree)
+    if chain is not None:
+        raise _Unparsable("code is nested too deeply to parse", chain.lineno, chain.col_offset + 1)
+
+
+def _long_boolean_chain(source: str, tree: ast.Module) -> ast.BoolOp | None:
+    """An `and` / `or` chain of more than `_MAX_BOOLEAN_OPERANDS` operands;
+    the tree is only searched when the text holds that many keywords."""
+    if len(_BOOLEAN_KEYWORD.findall(source)) < _MAX_BOOLEAN_OPERANDS:
+        return None
+    return next(
+        (node for node in ast.walk(tree) if isinstance(node, ast.BoolOp) and len(node.values) > _MAX_BOOLEAN_OPERANDS),
+        None,
+    )
 
 
 def _check_syntax(source: str) -> None:

@@ -328,3 +328,22 @@ def test_the_cyclic_collector_is_left_as_it_was(enabled: bool) -> None:
             assert gc.isenabled() is enabled
     finally:
         set_collector(was)
+
+
+@pytest.mark.parametrize("operator", ["and", "or"])
+def test_a_boolean_chain_long_enough_to_crash_libcst_is_refused(tmp_path: Path, operator: str) -> None:
+    """CPython accepts `y and y and ...` of any length (it keeps the chain
+    flat), but LibCST's native parser overflows its stack past ~7,000
+    operands and kills the process; such a chain is reported as TL000. A
+    long chain that LibCST parses safely is linted as usual. Run in a
+    subprocess: a crash must fail the test, not end the test run."""
+    (tmp_path / "crash.py").write_text(BUG + "x = " + f" {operator} ".join(["y"] * 7_100) + "\n")
+    (tmp_path / "long.py").write_text(BUG + "x = " + f" {operator} ".join(["y"] * 1_500) + "\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "trainlint", "check", "--no-cache", "--jobs", "1", "--select", "TL", "--format", "json", "."],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 1, proc.stderr
+    found = {(f["path"], f["code"], f["message"].split(": ")[-1]) for f in json.loads(proc.stdout)}
+    assert ("crash.py", "TL000", "code is nested too deeply to parse") in found
+    assert {(path, code) for path, code, _ in found} == {("crash.py", "TL000"), ("long.py", "TL301")}
