@@ -279,6 +279,9 @@ class LossAccumulatedWithGraph(Rule):
         self._paths: dict[cst.CSTNode, list[tuple[bool, frozenset[cst.Name]]]] = {}
         self._accumulators: dict[cst.CSTNode, str] = {}
         self._helpers: set[cst.CSTNode] = set()
+        summaries = self.ctx.summaries
+        # asked of every call: no need when no function of the project stores what it is given
+        self._helpers_store = any(s.accumulates for s in (*summaries.closed.values(), *summaries.external.values()))
         bodies = self._bodies_with_accumulation()
         for body in code_bodies(self.ctx):
             if body not in bodies:
@@ -454,7 +457,7 @@ class LossAccumulatedWithGraph(Rule):
         self._paths.setdefault(call, []).append((carries, frozenset()))
 
     def _accumulating(self, call: cst.CSTNode) -> Summary | None:
-        if not isinstance(call, cst.Call):
+        if not self._helpers_store or type(call) is not cst.Call:
             return None
         summary = self.ctx.summaries.of_call(call)
         return summary if summary is not None and summary.accumulates else None
