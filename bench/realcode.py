@@ -111,13 +111,34 @@ def materialize(repos: list[Repo], mirror: Path, into: Path) -> None:
             target.write_bytes(text)
 
 
+def linter_import(linter: Path, scratch: Path) -> tuple[str, str]:
+    """The module to run with `-m` and the PYTHONPATH that imports `linter`'s code.
+
+    A checkout that installs its `lint/` as `trainlint` (and `rules/` as
+    `trainlint.rules`) is laid out that way under `scratch` with links, so that
+    it comes before any installed trainlint; an older checkout is imported as it
+    is, as the top-level `lint` package it was then.
+    """
+    if "from trainlint" not in (linter / "lint" / "cli.py").read_text(encoding="utf-8"):
+        return "lint", str(linter)
+    package = scratch / "trainlint"
+    package.mkdir(parents=True)
+    for entry in (linter / "lint").iterdir():
+        if entry.name != "__pycache__":
+            (package / entry.name).symlink_to(entry)
+    (package / "rules").symlink_to(linter / "rules")
+    return "trainlint", str(scratch)
+
+
 def lint_tree(tree: Path, linter: Path) -> list[dict]:
     """One default run over the whole scratch tree, with `linter`'s code."""
-    env = {**os.environ, "PYTHONPATH": str(linter)}
-    done = subprocess.run(
-        [sys.executable, "-m", "trainlint", "check", "--format", "json", "--no-cache", "--exit-zero", "."],
-        cwd=tree, env=env, capture_output=True, text=True, check=False,
-    )
+    with tempfile.TemporaryDirectory(prefix="trainlint-linter-") as scratch:
+        module, path = linter_import(linter, Path(scratch))
+        env = {**os.environ, "PYTHONPATH": path}
+        done = subprocess.run(
+            [sys.executable, "-m", module, "check", "--format", "json", "--no-cache", "--exit-zero", "."],
+            cwd=tree, env=env, capture_output=True, text=True, check=False,
+        )
     if done.returncode != 0:
         raise SystemExit(f"trainlint failed ({done.returncode}):\n{done.stderr}")
     return json.loads(done.stdout)
