@@ -23,14 +23,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from trainlint.summaries import Summary, close, may_summarize
+from trainlint.summaries import Call, Summary, close, may_summarize
 
 _MAX_REEXPORTS = 4  # `__init__.py` chains followed
+_MAX_ROUNDS = 50  # rounds closing one cycle of files (each adds effects; few are ever needed)
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,8 @@ class Project:
         self._by_file = {os.path.abspath(p): p for p in facts}
         self._candidates_of: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self._closed: dict[str, tuple[Mapping[str, Summary], frozenset[str]]] = {}
+        self._callees: dict[str, list[str]] = {}  # the other files a file's functions call
+        self._callee_reads: dict[str, frozenset[str]] = {}  # the facts read to find them
         self._frames: list[_Frame] = []
 
     # -- what a file needs --------------------------------------------------
@@ -111,7 +113,7 @@ class Project:
     def inputs_and_reads(self, path: str) -> tuple[dict[str, Summary], frozenset[str]]:
         """`inputs(path)` and the files whose facts it was worked out from:
         while their facts stay the same, so do the inputs."""
-        frame = self._push(None)
+        frame = self._push()
         try:
             found: dict[str, Summary] = {}
             facts = self._read(path) if path in self.facts else None
@@ -178,30 +180,93 @@ class Project:
         return self._closed_file(path).get(key)
 
     def _closed_file(self, path: str) -> Mapping[str, Summary]:
-        done = self._closed.get(path)
-        if done is not None:
-            self._note(done[1])
-            return done[0]
-        active = [i for i, frame in enumerate(self._frames) if frame.path == path]
-        if active:
-            # a cycle of imports: what the other side knows without this
-            # file; what depends on that answer depends on where the cycle
-            # was entered, and is not kept for other questions
-            self._note((path,))
-            self._frames[-1].cut = min(self._frames[-1].cut, active[0])
-            return {}
-        frame = self._push(path)
-        try:
-            closed = close(self._read(path).summaries, lambda name: self._external(path, name))
-        finally:
-            self._pop()
-        if frame.cut >= len(self._frames):  # cut at most by itself: the same answer whoever asks
-            self._closed[path] = (closed, frozenset(frame.reads))
+        if path not in self._closed:
+            self._close_from(path)
+        closed, reads = self._closed[path]
+        self._note(reads)
         return closed
 
-    def _external(self, path: str, name: str) -> Summary | None:
-        target = self.resolve(path, name)
-        return self.summary(*target) if target is not None else None
+    def _close_from(self, start: str) -> None:
+        """Close `start` and every file it reaches through calls, a cycle of
+        files (a strongly connected component, Tarjan's order) at a time,
+        callees first: each answer is the same whoever asks first."""
+        index: dict[str, int] = {start: 0}
+        low = {start: 0}
+        stack, on_stack = [start], {start}
+        work = [(start, iter(self._callee_files(start)))]
+        while work:
+            node, callees = work[-1]
+            for callee in callees:
+                if callee in self._closed:
+                    continue
+                if callee not in index:
+                    index[callee] = low[callee] = len(index)
+                    stack.append(callee)
+                    on_stack.add(callee)
+                    work.append((callee, iter(self._callee_files(callee))))
+                    break
+                if callee in on_stack:
+                    low[node] = min(low[node], index[callee])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    self._close_component(component)
+
+    def _callee_files(self, path: str) -> list[str]:
+        """The other files whose functions `path`'s functions call."""
+        found = self._callees.get(path)
+        if found is None:
+            saved, self._frames = self._frames, [_Frame(set())]
+            try:
+                summaries = self._read(path).summaries
+                names = {event.callee for summary in summaries.values() for event in summary.events
+                         if isinstance(event, Call) and event.callee not in summaries}
+                targets = (self.resolve(path, name) for name in sorted(names))
+                found = sorted({target[0] for target in targets if target is not None and target[0] != path})
+                self._callee_reads[path] = frozenset(self._frames[0].reads)
+            finally:
+                self._frames = saved
+            self._callees[path] = found
+        return found
+
+    def _close_component(self, members: list[str]) -> None:
+        """Close the files of one cycle together: their summaries grow (sets
+        and flags only ever add) until a round changes nothing."""
+        reads: set[str] = set(members)
+        for member in members:
+            reads |= self._callee_reads[member]
+            for callee in self._callees[member]:
+                if callee not in members:
+                    reads |= self._closed[callee][1]
+        current: dict[str, Mapping[str, Summary]] = {member: {} for member in members}
+
+        def external(path: str, name: str) -> Summary | None:
+            target = self.resolve(path, name)
+            if target is None:
+                return None
+            done = current.get(target[0])
+            return (done if done is not None else self._closed[target[0]][0]).get(target[1])
+
+        for _ in range(_MAX_ROUNDS):
+            changed = False
+            for member in members:
+                closed = close(self.facts[member].summaries, lambda name, member=member: external(member, name))
+                if closed != current[member]:
+                    current[member], changed = closed, True
+            if not changed:
+                break
+        for member in members:
+            self._closed[member] = (current[member], frozenset(reads))
 
     # -- what each answer was worked out from ---------------------------------
     def _read(self, path: str) -> FileFacts:
@@ -212,8 +277,8 @@ class Project:
         if self._frames:
             self._frames[-1].reads.update(paths)
 
-    def _push(self, path: str | None) -> _Frame:
-        frame = _Frame(path, set(), sys.maxsize)
+    def _push(self) -> _Frame:
+        frame = _Frame(set())
         self._frames.append(frame)
         return frame
 
@@ -221,18 +286,13 @@ class Project:
         frame = self._frames.pop()
         if self._frames:
             self._frames[-1].reads.update(frame.reads)
-            self._frames[-1].cut = min(self._frames[-1].cut, frame.cut)
 
 
 @dataclass
 class _Frame:
-    """One question being worked out: the file being closed (None for a
-    file's inputs), the files whose facts were read, and the lowest frame
-    whose file a cycle cut short below it."""
+    """One question being worked out: the files whose facts were read."""
 
-    path: str | None
     reads: set[str]
-    cut: int
 
 
 def module_bases(here: str, dotted: str, root: str) -> tuple[list[str], list[str]]:

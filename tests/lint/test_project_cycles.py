@@ -42,3 +42,35 @@ def test_the_reads_of_an_answer_include_every_file_of_the_cycle(tmp_path: Path) 
     project.inputs(str(tmp_path / "uses_a.py"))
     _, read = project.inputs_and_reads(str(tmp_path / "uses_b.py"))
     assert {Path(p).name for p in read} == {"uses_b.py", "a.py", "b.py"}
+
+
+def test_a_large_cycle_of_files_is_closed_in_a_few_rounds(tmp_path: Path, monkeypatch) -> None:
+    """Each file calls the next and the previous one (a ring of 200 modules, as
+    dense import cycles of a large package are): every function is found to
+    step, and each file is closed a few times, not once per path through the ring."""
+    import trainlint.project as project_module
+
+    count = 200
+    facts = {}
+    for i in range(count):
+        events: list[object] = [Call(f".m{(i + 1) % count}.f"), Call(f".m{(i - 1) % count}.f")]
+        if i == count // 2:
+            events.append(STEP)
+        calls = frozenset(e.callee for e in events if isinstance(e, Call))  # type: ignore[union-attr]
+        facts[str(tmp_path / f"m{i}.py")] = FileFacts({"f": Summary(events=tuple(events))}, calls)  # type: ignore[arg-type]
+    facts[str(tmp_path / "train.py")] = FileFacts({"run": Summary(events=(Call(".m0.f"),))}, frozenset({".m0.f"}))
+    closes = 0
+    real_close = project_module.close
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        nonlocal closes
+        closes += 1
+        return real_close(*args, **kwargs)
+
+    monkeypatch.setattr(project_module, "close", counting)
+    project = Project(tmp_path, facts)
+    inputs, reads = project.inputs_and_reads(str(tmp_path / "train.py"))
+    assert inputs[".m0.f"].does(STEP)
+    assert all(project.summary(str(tmp_path / f"m{i}.py"), "f").does(STEP) for i in range(count))  # type: ignore[union-attr]
+    assert len(reads) == count + 1
+    assert closes <= 4 * count
