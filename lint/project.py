@@ -100,8 +100,9 @@ class Project:
         self._by_file = {os.path.abspath(p): p for p in facts}
         self._candidates_of: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self._closed: dict[str, tuple[Mapping[str, Summary], frozenset[str]]] = {}
-        self._callees: dict[str, list[str]] = {}  # the other files a file's functions call
-        self._callee_reads: dict[str, frozenset[str]] = {}  # the facts read to find them
+        # what each name a file's functions call of another module resolves to, and the facts read to know
+        self._targets: dict[str, dict[str, tuple[str, str]]] = {}
+        self._target_reads: dict[str, frozenset[str]] = {}
         self._frames: list[_Frame] = []
 
     # -- what a file needs --------------------------------------------------
@@ -224,38 +225,40 @@ class Project:
 
     def _callee_files(self, path: str) -> list[str]:
         """The other files whose functions `path`'s functions call."""
-        found = self._callees.get(path)
+        return sorted({file for file, _ in self._call_targets(path).values() if file != path})
+
+    def _call_targets(self, path: str) -> dict[str, tuple[str, str]]:
+        """(file, function key) of each name of another module that `path`'s functions call."""
+        found = self._targets.get(path)
         if found is None:
             saved, self._frames = self._frames, [_Frame(set())]
             try:
                 summaries = self._read(path).summaries
                 names = {event.callee for summary in summaries.values() for event in summary.events
                          if isinstance(event, Call) and event.callee not in summaries}
-                targets = (self.resolve(path, name) for name in sorted(names))
-                found = sorted({target[0] for target in targets if target is not None and target[0] != path})
-                self._callee_reads[path] = frozenset(self._frames[0].reads)
+                found = {name: target for name in sorted(names) if (target := self.resolve(path, name))}
+                self._target_reads[path] = frozenset(self._frames[0].reads)
             finally:
                 self._frames = saved
-            self._callees[path] = found
+            self._targets[path] = found
         return found
 
     def _close_component(self, members: list[str]) -> None:
         """Close the files of one cycle together: their summaries grow (sets
         and flags only ever add) until a round changes nothing."""
+        current: dict[str, Mapping[str, Summary]] = {member: {} for member in members}
         reads: set[str] = set(members)
         for member in members:
-            reads |= self._callee_reads[member]
-            for callee in self._callees[member]:
-                if callee not in members:
-                    reads |= self._closed[callee][1]
-        current: dict[str, Mapping[str, Summary]] = {member: {} for member in members}
+            reads |= self._target_reads[member]
+            reads.update(*(self._closed[file][1] for file, _ in self._targets[member].values()
+                           if file not in current))
 
         def external(path: str, name: str) -> Summary | None:
-            target = self.resolve(path, name)
+            target = self._targets[path].get(name)
             if target is None:
                 return None
-            done = current.get(target[0])
-            return (done if done is not None else self._closed[target[0]][0]).get(target[1])
+            file, key = target
+            return (current[file] if file in current else self._closed[file][0]).get(key)
 
         for _ in range(_MAX_ROUNDS):
             changed = False
