@@ -38,6 +38,17 @@ def imported_modules(text: str) -> set[str]:
     return found
 
 
+def _folders_above(path: str) -> Iterable[str]:
+    """The folder of `path`, its parent, and so on up to the file system's root."""
+    folder = os.path.dirname(path)
+    while True:
+        yield folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
+
+
 @dataclass
 class Reach:
     """What a file may import: these files, and every file below these folders."""
@@ -46,16 +57,7 @@ class Reach:
     folders: set[str] = field(default_factory=set)
 
     def covers(self, path: str) -> bool:
-        if path in self.files:
-            return True
-        folder = os.path.dirname(path)
-        while True:
-            if folder in self.folders:
-                return True
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                return False
-            folder = parent
+        return path in self.files or any(folder in self.folders for folder in _folders_above(path))
 
     def update(self, other: Reach) -> None:
         self.files |= other.files
@@ -72,13 +74,10 @@ class ImportGraph:
         self.members = {os.path.abspath(path) for path in members}
         self._with_members: set[str] = set()  # folders with a member at any depth below them
         for path in self.members:
-            folder = os.path.dirname(path)
-            while folder not in self._with_members:
+            for folder in _folders_above(path):
+                if folder in self._with_members:
+                    break  # and so is every folder above it
                 self._with_members.add(folder)
-                parent = os.path.dirname(folder)
-                if parent == folder:
-                    break
-                folder = parent
 
     def reach(self, path: str, text: str) -> Reach:
         """What `path` (whose source is `text`) may import."""
