@@ -228,6 +228,7 @@ def _analyse(
     if summarize and facts is not None:
         with timer.measure("file_facts"):
             facts.append(file_facts(ctx))
+    ctx.release()
     return module, diagnostics
 
 

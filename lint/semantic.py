@@ -261,6 +261,18 @@ class SemanticModel:
                 self._shared[analysis] = analysis(self)
         return self._shared[analysis]  # type: ignore[return-value]
 
+    def release(self) -> None:
+        """Empty the model and its shared analyses once the file is done
+        (findings, facts and fixes are plain data by then); the model cannot
+        be asked anything after. Analyses and rules point back at the model
+        and at one another, so the tree would otherwise live on in reference
+        cycles until the cyclic collector walks it: about a twentieth of a
+        cold run went to those walks."""
+        for analysis in self._shared.values():
+            if hasattr(analysis, "__dict__"):
+                vars(analysis).clear()
+        vars(self).clear()
+
 
 def _called_name(func: cst.BaseExpression) -> str | None:
     """`f` for `f`, `self.f` and `cls.f`: the names a local function is called by."""

@@ -140,23 +140,32 @@ def close(
     summaries of other files). Calls of anything else are dropped. Recursion
     stops at the first repeat."""
     closed: dict[str, Summary] = {}
-
-    def resolve(key: str, active: tuple[str, ...]) -> Summary | None:
-        done = closed.get(key)
-        if done is not None:
-            return done
-        own = summaries.get(key)
-        if own is None:
-            return external(key)
-        if key in active or len(active) > _MAX_DEPTH:
-            return replace(own, events=tuple(e for e in own.events if isinstance(e, str)))
-        # a result cut short by recursion is kept too: a cycle is summarized once
-        closed[key] = result = _inline(own, lambda callee: resolve(callee, (*active, key)))
-        return result
-
     for key in summaries:
-        resolve(key, ())
+        _resolve(key, (), summaries, external, closed)
     return {key: closed[key] for key in summaries}
+
+
+def _resolve(
+    key: str,
+    active: tuple[str, ...],
+    summaries: Mapping[str, Summary],
+    external: Callable[[str], Summary | None],
+    closed: dict[str, Summary],
+) -> Summary | None:
+    # a module-level function, not a closure calling itself: that closure
+    # would be a reference cycle holding every summary of the file
+    done = closed.get(key)
+    if done is not None:
+        return done
+    own = summaries.get(key)
+    if own is None:
+        return external(key)
+    if key in active or len(active) > _MAX_DEPTH:
+        return replace(own, events=tuple(e for e in own.events if isinstance(e, str)))
+    # a result cut short by recursion is kept too: a cycle is summarized once
+    inner = (*active, key)
+    closed[key] = result = _inline(own, lambda callee: _resolve(callee, inner, summaries, external, closed))
+    return result
 
 
 def _inline(own: Summary, resolve: Callable[[str], Summary | None]) -> Summary:

@@ -5,6 +5,7 @@ import re
 import libcst as cst
 
 from trainlint.context import FileContext
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.scopes import dotted_name, import_from_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Rule
@@ -131,8 +132,8 @@ class DeprecatedDistributedLaunch(Rule):
             self._attributes.append(node)
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        value = node.evaluated_value
-        if isinstance(value, str) and (value.strip() == LAUNCH or _COMMAND.search(value)):
+        value = string_value(node)
+        if value is not None and (value.strip() == LAUNCH or _COMMAND.search(value)):
             self._strings.append(node)
 
     def visit_FormattedString(self, node: cst.FormattedString) -> None:
@@ -162,8 +163,8 @@ class DeprecatedDistributedLaunch(Rule):
             return False
         for node in iter_nodes(function):
             if isinstance(node, cst.SimpleString):
-                value = node.evaluated_value
-                if isinstance(value, str) and _TORCHRUN.search(value):
+                value = string_value(node)
+                if value is not None and _TORCHRUN.search(value):
                     return True
         return False
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import string_value
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.iteration import steps_each_iteration
 from trainlint.analysis.summarize import empties_cache
 from trainlint.analysis.training import loop_guards

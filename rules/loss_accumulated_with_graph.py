@@ -11,9 +11,9 @@ from trainlint.analysis.dataflow import (
     is_loss_call,
     keyword,
     names_in,
-    string_value,
 )
 from trainlint.analysis.flow import Facts, Flow
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import grad_mode_at
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.summarize import argument_slots

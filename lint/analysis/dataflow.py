@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import _parameters, dotted_name
 from trainlint.analysis.training import method_call, scaled_backward_scaler
@@ -53,12 +54,6 @@ def has_star_args(call: cst.Call) -> bool:
 def is_constant(expr: cst.BaseExpression | None, value: str) -> bool:
     """`expr` is the literal `True`, `False` or `None` named by `value`."""
     return isinstance(expr, cst.Name) and expr.value == value
-
-
-def string_value(expr: cst.BaseExpression | None) -> str | None:
-    if isinstance(expr, cst.SimpleString):
-        return expr.evaluated_value if isinstance(expr.evaluated_value, str) else None
-    return None
 
 
 # -- what a variable holds -------------------------------------------------------

@@ -376,8 +376,8 @@ class CallFlow:
         # facts of a training loop's iterations also end where the loop ends:
         # what follows (a later phase, another function of main()) is not
         # the same iteration
-        self.loop_exit = self._end_of_training_loop if per_iteration and loop_back else None
-        keep_loops = loop_back is not None or self.loop_exit is not None
+        self._per_iteration = per_iteration and loop_back is not None
+        keep_loops = loop_back is not None or self._per_iteration
         self.program = ctx.shared(FlowGraph).program(events, keep_loops, through_calls=True)
         self._active: list[cst.FunctionDef] = []
         self._cache: dict[tuple[cst.FunctionDef, Facts], Facts] = {}
@@ -391,7 +391,10 @@ class CallFlow:
             self.run(body)
 
     def _flow(self) -> Flow:
-        return Flow(self.ctx, self._step, self.loop_back, self.loop_exit, program=self.program)
+        # the bound methods are made per Flow, not kept on self: kept, they
+        # would tie this object, and the tree it reads, into a reference cycle
+        loop_exit = self._end_of_training_loop if self._per_iteration else None
+        return Flow(self.ctx, self._step, self.loop_back, loop_exit, program=self.program)
 
     def _end_of_training_loop(self, loop: cst.For | cst.While, facts: Facts) -> Facts:
         steps = loop in self.ctx.shared(stepping_loops)

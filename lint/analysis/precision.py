@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Iterator, Literal
 
 import libcst as cst
 
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.walk import children, only
 
 if TYPE_CHECKING:
@@ -123,13 +124,6 @@ def has_star_arguments(call: cst.Call) -> bool:
 def literal_bool(expr: cst.BaseExpression | None) -> bool | None:
     if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
         return expr.value == "True"
-    return None
-
-
-def string_value(expr: cst.BaseExpression | None) -> str | None:
-    if isinstance(expr, cst.SimpleString):
-        value = expr.evaluated_value
-        return value if isinstance(value, str) else None
     return None
 
 

@@ -1,0 +1,27 @@
+"""The text of string literals, without `ast.literal_eval` where it is not needed.
+
+LibCST's `SimpleString.evaluated_value` runs `ast.literal_eval`, which builds
+four closures in a reference cycle on every call: a training script has
+hundreds of strings, and the cyclic collector then walks each set. A string
+with no backslash and no bytes prefix reads the same as its text between the
+quotes.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+
+def string_value(expr: cst.BaseExpression | None) -> str | None:
+    """The value of a plain (not bytes, not f-) string literal, else None."""
+    if type(expr) is not cst.SimpleString:  # a type check: isinstance() on LibCST's ABCs is slow
+        return None
+    text: str = expr.value  # type: ignore[union-attr]
+    prefix = expr.prefix.lower()  # type: ignore[union-attr]
+    if "b" in prefix:
+        return None
+    if "\r" not in text and ("\\" not in text or "r" in prefix):  # CPython reads "\r\n" as "\n"
+        quote = 3 if text[len(prefix) : len(prefix) + 3] in ('"""', "'''") else 1
+        return text[len(prefix) + quote : len(text) - quote]
+    value = expr.evaluated_value  # type: ignore[union-attr]
+    return value if isinstance(value, str) else None

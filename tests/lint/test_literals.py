@@ -1,0 +1,52 @@
+"""`string_value` reads a string literal's text without `ast.literal_eval`
+where it can: it must agree with LibCST's own evaluation on every literal."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from trainlint.analysis.literals import string_value
+
+_PREFIXES = ["", "r", "R", "u", "U", "b", "B", "rb", "Br"]
+_QUOTES = ["'", '"', "'''", '"""']
+
+
+def _literal(prefix: str, quote: str, body: str) -> cst.SimpleString | None:
+    try:
+        node = cst.parse_expression(f"{prefix}{quote}{body}{quote}")
+    except Exception:  # noqa: BLE001 - not a literal at all: nothing to compare
+        return None
+    return node if isinstance(node, cst.SimpleString) else None
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # the invalid escapes drawn
+@given(
+    st.sampled_from(_PREFIXES),
+    st.sampled_from(_QUOTES),
+    st.text(alphabet=st.sampled_from(list("ab \\nx'\"\t\r\n0{}é")), max_size=12),
+)
+def test_agrees_with_libcst(prefix: str, quote: str, body: str) -> None:
+    node = _literal(prefix, quote, body)
+    if node is None:
+        return
+    try:
+        expected = node.evaluated_value
+    except Exception:  # noqa: BLE001 - CPython refuses the literal: nothing to compare
+        return
+    assert string_value(node) == (expected if isinstance(expected, str) else None)
+
+
+def test_cases_that_read_the_text_directly() -> None:
+    assert string_value(cst.parse_expression('"cuda"')) == "cuda"
+    assert string_value(cst.parse_expression("r'a\\nb'")) == "a\\nb"
+    assert string_value(cst.parse_expression("'''x\ny'''")) == "x\ny"
+    assert string_value(cst.parse_expression("'a\\tb'")) == "a\tb"  # an escape: evaluated
+
+
+def test_bytes_f_strings_and_other_expressions_have_no_string_value() -> None:
+    for text in ("b'cuda'", "f'cuda'", "cuda", "'a' 'b'", "1"):
+        assert string_value(cst.parse_expression(text)) is None
+    assert string_value(None) is None
