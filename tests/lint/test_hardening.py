@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trainlint.cli import main
+from trainlint import engine
 from trainlint.engine import lint_bytes
 from trainlint.registry import all_rules
 
@@ -43,6 +44,27 @@ def assert_inside(source: str, findings: list) -> None:
 @given(hypothesmith.from_grammar())
 def test_grammar_generated_programs_never_crash(source: str) -> None:
     assert_inside(source, lint_all(source))
+
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(hypothesmith.from_grammar())
+def test_parsing_without_node_checks_builds_the_same_tree(source: str) -> None:
+    try:
+        checked = cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError):
+        return
+    try:
+        unchecked = engine._parse(source)
+    except engine._Unparsable:  # refused for its nesting before LibCST sees it
+        return
+    assert unchecked.deep_equals(checked)
+
+
+def test_nodes_built_after_a_parse_are_checked_again() -> None:
+    engine._parse("x = 1\n")
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not a name")
 
 
 FRAGMENTS = [

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from trainlint.config import Config, select_rules
+from trainlint import engine
 from trainlint.engine import lint_bytes
 from trainlint.registry import all_rules
 from trainlint.rule import Finding, Rule
@@ -72,6 +73,13 @@ def test_default_run_on_examples_reports_clip_before_unscale() -> None:
     result = run(files, select_rules(None, [], []), Config(root=ROOT), RunOptions(jobs=1))
     found = {(Path(f.path).name, f.line, f.code) for f in result.findings}
     assert ("train_fp16.py", 32, "TL101") in found
+
+
+@pytest.mark.parametrize("source", INPUTS)
+def test_the_parse_without_node_checks_builds_the_tree_libcst_builds(source: str) -> None:
+    checked = parsed(source)
+    if checked is not None:
+        assert engine._parse(source).deep_equals(checked)
 
 
 def test_nothing_of_a_file_is_left_in_reference_cycles() -> None:
