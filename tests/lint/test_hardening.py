@@ -352,6 +352,28 @@ def test_the_cyclic_collector_is_left_as_it_was(enabled: bool) -> None:
         set_collector(was)
 
 
+def test_code_nested_deeper_than_cpython_allows_is_refused_before_libcst(tmp_path: Path) -> None:
+    """The screen in front of LibCST's parser refuses what CPython's parser
+    refuses for its depth, in files the rules do parse; run in a subprocess:
+    LibCST on these would overflow its stack or take gigabytes."""
+    deep = {
+        "parentheses.py": "x = " + "(" * 2_000 + "1" + ")" * 2_000,
+        "negations.py": "x = " + "-" * 9_000 + "1",
+        "lambdas.py": "x = " + "lambda: " * 5_000 + "1",
+        "attributes.py": "x = " + ".".join(["a"] * 8_000),
+        "conditionals.py": "x = " + " if c else ".join(["a"] * 7_000),
+    }
+    for name, line in deep.items():
+        (tmp_path / name).write_text(BUG + line + "\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "trainlint", "check", "--no-cache", "--jobs", "1", "--select", "TL", "--format", "json", "."],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 1, proc.stderr
+    found = {(f["path"], f["code"]) for f in json.loads(proc.stdout)}
+    assert found == {(name, "TL000") for name in deep}
+
+
 @pytest.mark.parametrize("operator", ["and", "or"])
 def test_a_boolean_chain_long_enough_to_crash_libcst_is_refused(tmp_path: Path, operator: str) -> None:
     """CPython accepts `y and y and ...` of any length (it keeps the chain
