@@ -144,7 +144,7 @@ class Flow:
             out |= self._block(branch.orelse, frozenset(skipped))
         else:
             out |= skipped
-        return _limit(out)
+        return _limit(_merge_decided(out, key))
 
     def _loop(self, loop: Loop, paths: Paths) -> Paths:
         paths = self._events(loop.head, paths)
@@ -224,6 +224,28 @@ def _keep(
     unless they were decided before it (`outer`) or nothing in the loop can
     change them."""
     return frozenset(a for a in assumptions if a[0] in outer or invariant(a[0]))
+
+
+def _merge_decided(paths: set[Path], key: str) -> set[Path]:
+    """Two paths that differ only in the value they assumed for `key` are one
+    path that assumes nothing about it: together they stand for the same
+    runs. Without this, every `if` whose branches end with the same facts
+    doubles the paths until `_limit` drops what all of them assumed."""
+    taken, skipped = (key, True), (key, False)
+    if not any(taken in p.assumptions for p in paths):
+        return paths
+    out: set[Path] = set()
+    for path in paths:
+        assumptions = path.assumptions
+        if taken in assumptions:
+            twin = Path(path.facts, (assumptions - {taken}) | {skipped})
+            out.add(Path(path.facts, assumptions - {taken}) if twin in paths else path)
+        elif skipped in assumptions:
+            if Path(path.facts, (assumptions - {skipped}) | {taken}) not in paths:
+                out.add(path)
+        else:
+            out.add(path)
+    return out
 
 
 def _limit(paths: frozenset[Path] | set[Path]) -> Paths:

@@ -1,0 +1,50 @@
+"""Paths that differ only in what they assumed about one condition are one
+path: a run of `if`s that change nothing the analysis tracks does not
+multiply the paths, so what an earlier condition decided is still known
+many branches later."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trainlint.analysis.flow import Facts, Flow
+from trainlint.semantic import SemanticModel
+
+
+def _flow(source: str) -> tuple[Flow, list[Facts], frozenset]:
+    module = cst.parse_module(source)
+    at_clip: list[Facts] = []
+
+    def transfer(facts: Facts, node: cst.CSTNode) -> Facts:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            name = node.func.value
+            if name == "scale":
+                return facts | {"scaled"}
+            if name == "clip":
+                at_clip.append(facts)
+        return facts
+
+    flow = Flow(SemanticModel("paths.py", source, module), transfer)
+    return flow, at_clip, flow.run(module)
+
+
+def _unrelated_ifs(count: int) -> str:
+    return "".join(f"if verbose_{i}:\n    log({i})\n" for i in range(count))
+
+
+def test_a_condition_decided_early_is_still_known_after_many_unrelated_branches() -> None:
+    source = "if amp:\n    scale()\n" + _unrelated_ifs(70) + "if amp:\n    unscale()\nelse:\n    clip()\n"
+    _, at_clip, _ = _flow(source)
+    assert at_clip and all("scaled" not in facts for facts in at_clip)
+
+
+def test_branches_that_end_alike_leave_one_path() -> None:
+    _, _, ends = _flow(_unrelated_ifs(5))  # 32 paths, under the cap, if each `if` forked
+    assert len(ends) == 1
+    assert next(iter(ends)).assumptions == frozenset()
+
+
+def test_paths_that_differ_in_facts_stay_apart() -> None:
+    _, _, ends = _flow("if amp:\n    scale()\n" + _unrelated_ifs(3))
+    assert {frozenset(p.facts) for p in ends} == {frozenset(), frozenset({"scaled"})}
+    assert all(p.assumptions for p in ends)  # each still knows which way `amp` went
