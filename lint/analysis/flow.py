@@ -231,20 +231,21 @@ def _merge_decided(paths: set[Path], key: str) -> set[Path]:
     path that assumes nothing about it: together they stand for the same
     runs. Without this, every `if` whose branches end with the same facts
     doubles the paths until `_limit` drops what all of them assumed."""
-    taken, skipped = (key, True), (key, False)
-    if not any(taken in p.assumptions for p in paths):
-        return paths
+    decided = frozenset({(key, True), (key, False)})
     out: set[Path] = set()
+    seen: dict[tuple[Facts, frozenset[tuple[str, bool]]], Path] = {}  # (facts, other assumptions) -> first path
     for path in paths:
         assumptions = path.assumptions
-        if taken in assumptions:
-            twin = Path(path.facts, (assumptions - {taken}) | {skipped})
-            out.add(Path(path.facts, assumptions - {taken}) if twin in paths else path)
-        elif skipped in assumptions:
-            if Path(path.facts, (assumptions - {skipped}) | {taken}) not in paths:
-                out.add(path)
-        else:
+        if assumptions.isdisjoint(decided):
             out.add(path)
+            continue
+        rest = assumptions - decided
+        first = seen.setdefault((path.facts, rest), path)
+        if first is path:
+            out.add(path)
+        elif first in out:  # its twin assumed the other value
+            out.discard(first)
+            out.add(Path(path.facts, rest))
     return out
 
 
