@@ -54,11 +54,11 @@ def _names_read(module: cst.Module) -> set[str]:
     skipped: set[cst.CSTNode] = set()
     read: set[str] = set()
     for node in iter_nodes(module):
-        if isinstance(node, cst.Import | cst.ImportFrom):
+        if type(node) in (cst.Import, cst.ImportFrom):
             skipped.update(iter_nodes(node))
-        elif isinstance(node, cst.Attribute):
+        elif type(node) is cst.Attribute:
             skipped.add(node.attr)
-        elif isinstance(node, cst.Name) and node not in skipped:
+        elif type(node) is cst.Name and node not in skipped:
             read.add(node.value)
     return read
 
@@ -117,7 +117,7 @@ class _DropImports(cst.CSTTransformer):
     def leave_ImportFrom(
         self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
     ) -> cst.ImportFrom | cst.RemovalSentinel:
-        if isinstance(updated_node.names, cst.ImportStar):
+        if type(updated_node.names) is cst.ImportStar:
             return updated_node
         module = import_from_module(updated_node)
         keep = [a for a in updated_node.names if not self._unused(f"{module}.{dotted_name(a.name)}", a)]
@@ -160,12 +160,12 @@ def add_imports(module: cst.Module, modules: Sequence[str]) -> cst.Module:
 
 
 def _is_header(stmt: cst.CSTNode, index: int) -> bool:
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+    if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
         return False
     small = stmt.body[0]
-    if index == 0 and isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString | cst.ConcatenatedString):
+    if index == 0 and type(small) is cst.Expr and type(small.value) in (cst.SimpleString, cst.ConcatenatedString):
         return True
-    return isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) and small.module.value == "__future__"
+    return type(small) is cst.ImportFrom and type(small.module) is cst.Name and small.module.value == "__future__"
 
 
 def write_atomic(path: str | Path, text: str, encoding: str = "utf-8") -> None:

@@ -114,7 +114,7 @@ class SemanticModel:
         functions = self.scopes.functions
         classes = self._constructors
         for call in self.nodes_of(cst.Call):
-            assert isinstance(call, cst.Call)
+            assert type(call) is cst.Call
             name = _called_name(call.func)
             if name not in functions and name not in classes:
                 continue
@@ -208,11 +208,11 @@ class SemanticModel:
         """The function of this file that `f` / `self.f` / `cls.f` names."""
         name = _called_name(func) or ""
         defs = self.scopes.functions.get(name)
-        if defs is None and isinstance(func, cst.Name):
+        if defs is None and type(func) is cst.Name:
             defs = self._constructors.get(name)  # calling a class runs its __init__
         if defs is None or len(defs) != 1:
             return None
-        if isinstance(func, cst.Name) and self.qualified_name(func) is not None:
+        if type(func) is cst.Name and self.qualified_name(func) is not None:
             return None  # an import shadows it
         return defs[0]
 
@@ -276,9 +276,9 @@ class SemanticModel:
 
 def _called_name(func: cst.BaseExpression) -> str | None:
     """`f` for `f`, `self.f` and `cls.f`: the names a local function is called by."""
-    if isinstance(func, cst.Name):
+    if type(func) is cst.Name:
         return func.value
-    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+    if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in ("self", "cls"):
         return func.attr.value
     return None
 
@@ -287,10 +287,10 @@ def _constructors(scopes: ScopeTable) -> dict[str, list[cst.FunctionDef]]:
     """`__init__` of each class defined once in the file, by class name."""
     classes: dict[str, list[cst.ClassDef]] = {}
     for node in scopes.by_node:
-        if isinstance(node, cst.ClassDef):
+        if type(node) is cst.ClassDef:
             classes.setdefault(node.name.value, []).append(node)
     return {
-        name: [s for s in defs[0].body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"]
+        name: [s for s in defs[0].body.body if type(s) is cst.FunctionDef and s.name.value == "__init__"]
         for name, defs in classes.items()
         if len(defs) == 1 and name not in scopes.functions
     }

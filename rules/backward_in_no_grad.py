@@ -205,8 +205,8 @@ def _backward_target(call: cst.Call) -> cst.BaseExpression | None:
 
 
 def _assigns(node: cst.CSTNode, name: str) -> bool:
-    if isinstance(node, cst.Assign):
+    if type(node) is cst.Assign:
         return any(dotted_name(t.target) == name for t in node.targets)
-    if isinstance(node, cst.AugAssign | cst.AnnAssign):
+    if type(node) in (cst.AugAssign, cst.AnnAssign):
         return dotted_name(node.target) == name
     return False

@@ -110,7 +110,7 @@ class BenchmarkWithDeterministic(Rule):
         if not is_constant(node.value, "True"):
             return
         for target in node.targets:
-            if isinstance(target.target, cst.Attribute) and target.target.attr.value in ("benchmark", "deterministic"):
+            if type(target.target) is cst.Attribute and target.target.attr.value in ("benchmark", "deterministic"):
                 self._assignments.append((target.target.attr.value, node))
 
     def finish(self) -> None:
@@ -118,7 +118,7 @@ class BenchmarkWithDeterministic(Rule):
         benchmarks = [n for name, n in flags if name == BENCHMARK]
         deterministics = [n for name, n in flags if name == DETERMINISTIC]
         # pre-order position: which assignment is written later
-        order = {node: index for index, node in enumerate(self.ctx.nodes()) if isinstance(node, cst.Assign)}
+        order = {node: index for index, node in enumerate(self.ctx.nodes()) if type(node) is cst.Assign}
         completing = [
             later
             for later in benchmarks + deterministics
@@ -140,7 +140,7 @@ class BenchmarkWithDeterministic(Rule):
         out: dict[cst.If, int] = {}
         child = node
         for ancestor in self.ctx.ancestors(node):
-            if isinstance(ancestor, cst.If):
+            if type(ancestor) is cst.If:
                 out[ancestor] = 0 if child is ancestor.body else 1
             child = ancestor
         return out

@@ -202,7 +202,7 @@ class ClipBeforeUnscale(Rule):
     def _helper_clips(self, node: cst.CSTNode) -> bool:
         """A call of a function of the project that clips gradients before
         it unscales any (`clip_gradients(model)`)."""
-        summary = self.ctx.summaries.of_call(node) if isinstance(node, cst.Call) else None
+        summary = self.ctx.summaries.of_call(node) if type(node) is cst.Call else None
         if summary is None or not summary.does(CLIP):
             return False
         effects = summary.effects
@@ -217,7 +217,7 @@ class ClipBeforeUnscale(Rule):
         target = method_call(node, "unscale_", "step", "update")
         if target is not None and receivers.is_kind(target, GRAD_SCALER):
             binding = receivers.binding(target)
-            if method_call(node, "step") is not None and isinstance(node, cst.Call) and node.args:
+            if method_call(node, "step") is not None and type(node) is cst.Call and node.args:
                 self._step_targets.setdefault(binding, set()).add(self.ctx.code(node.args[0].value))  # type: ignore[arg-type]
             return facts - {binding}
         if facts and (is_clip_call(self.ctx, node) or self._helper_clips(node)):

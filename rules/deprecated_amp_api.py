@@ -221,12 +221,12 @@ class DeprecatedAmpApi(Rule):
             return
         replacement = DEPRECATED[qualified]
         new_name = f"torch.amp.{replacement.new}"
-        if isinstance(parent, cst.Call) and parent.func is node:
+        if type(parent) is cst.Call and parent.func is node:
             if self._is_type_check_argument(parent):
                 return
             fix = self._fix_call(parent, node, replacement)
             self.report(parent, f"`{qualified}(...)` is deprecated; use `{_usage(replacement)}`", fix)
-        elif isinstance(parent, cst.Decorator):
+        elif type(parent) is cst.Decorator:
             fix = self._fix_decorator(parent, node, replacement)
             self.report(parent, f"`@{qualified}` is deprecated; use `@{_usage(replacement)}`", fix)
         elif not self._is_type_check_argument(node):
@@ -234,8 +234,8 @@ class DeprecatedAmpApi(Rule):
 
     def _is_type_check_argument(self, node: cst.CSTNode) -> bool:
         for ancestor in self.ctx.ancestors(node):
-            if isinstance(ancestor, cst.Call):
-                return isinstance(ancestor.func, cst.Name) and ancestor.func.value in _TYPE_CHECKS
+            if type(ancestor) is cst.Call:
+                return type(ancestor.func) is cst.Name and ancestor.func.value in _TYPE_CHECKS
             if isinstance(ancestor, cst.BaseStatement | cst.BaseSmallStatement):
                 return False
         return False
@@ -264,9 +264,9 @@ class DeprecatedAmpApi(Rule):
     def _local_import_line(self, reference: cst.BaseExpression) -> cst.SimpleStatementLine | None:
         """The statement of a function-local import that `reference` reads."""
         head = reference
-        while isinstance(head, cst.Attribute):
+        while type(head) is cst.Attribute:
             head = head.value
-        if not isinstance(head, cst.Name):
+        if type(head) is not cst.Name:
             return None
         scope = _binding_scope(head.value, self.ctx.scope_of(head))
         if scope is None or not scope.is_function or head.value not in scope.imports:
@@ -334,10 +334,10 @@ def _usage(rep: _Replacement) -> str:
 def _device_first(new: cst.Call, old: cst.Call, rep: _Replacement) -> cst.Call:
     """When the original call broke the line before its first argument
     (`f(\n    a,\n    b,\n)`), the device added in front gets a line of its own."""
-    if rep.decorator or not old.args or not isinstance(old.whitespace_before_args, cst.ParenthesizedWhitespace):
+    if rep.decorator or not old.args or type(old.whitespace_before_args) is not cst.ParenthesizedWhitespace:
         return new
     first = new.args[0]
-    if not isinstance(first.comma, cst.Comma):
+    if type(first.comma) is not cst.Comma:
         return new
     broken = first.with_changes(comma=first.comma.with_changes(whitespace_after=old.whitespace_before_args))
     return new.with_changes(args=[broken, *new.args[1:]])
@@ -415,11 +415,11 @@ def _is_bound(name: str, scope: Scope) -> bool:
 
 def _imported_names(small: cst.BaseSmallStatement) -> set[str]:
     """Local names an import statement binds."""
-    if not isinstance(small, cst.Import | cst.ImportFrom) or isinstance(small.names, cst.ImportStar):
+    if type(small) not in (cst.Import, cst.ImportFrom) or type(small.names) is cst.ImportStar:
         return set()
     out = set()
     for alias in small.names:
-        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        if alias.asname is not None and type(alias.asname.name) is cst.Name:
             out.add(alias.asname.name.value)
         else:
             out.add((dotted_name(alias.name) or "").split(".")[0])
@@ -430,9 +430,9 @@ def _through_alias_variable(ctx: FileContext, node: cst.Name | cst.Attribute) ->
     """`ac()` after `ac = torch.cuda.amp.autocast`: the deprecated API was
     used (and reported) where the variable was assigned, not again here."""
     head: cst.BaseExpression = node
-    while isinstance(head, cst.Attribute):
+    while type(head) is cst.Attribute:
         head = head.value
-    if not isinstance(head, cst.Name):
+    if type(head) is not cst.Name:
         return False
     scope = _binding_scope(head.value, ctx.scope_of(head))
     return scope is not None and head.value in scope.aliases and head.value not in scope.imports

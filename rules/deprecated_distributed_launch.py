@@ -123,7 +123,7 @@ class DeprecatedDistributedLaunch(Rule):
         module = import_from_module(node)
         if _is_launch(module):
             self.report(node)
-        elif module == "torch.distributed" and not isinstance(node.names, cst.ImportStar):
+        elif module == "torch.distributed" and type(node.names) is not cst.ImportStar:
             if any(dotted_name(alias.name) == "launch" for alias in node.names):
                 self.report(node)
 
@@ -137,7 +137,7 @@ class DeprecatedDistributedLaunch(Rule):
             self._strings.append(node)
 
     def visit_FormattedString(self, node: cst.FormattedString) -> None:
-        text = "".join(p.value for p in node.parts if isinstance(p, cst.FormattedStringText))
+        text = "".join(p.value for p in node.parts if type(p) is cst.FormattedStringText)
         if _COMMAND.search(text):
             self._strings.append(node)
 
@@ -162,7 +162,7 @@ class DeprecatedDistributedLaunch(Rule):
         if function is None:
             return False
         for node in iter_nodes(function):
-            if isinstance(node, cst.SimpleString):
+            if type(node) is cst.SimpleString:
                 value = string_value(node)
                 if value is not None and _TORCHRUN.search(value):
                     return True
@@ -171,9 +171,9 @@ class DeprecatedDistributedLaunch(Rule):
     def _is_docstring(self, string: cst.BaseString) -> bool:
         """A string statement on its own: documentation, not a command."""
         parent = self.ctx.parent(string)
-        while isinstance(parent, cst.ConcatenatedString):
+        while type(parent) is cst.ConcatenatedString:
             parent = self.ctx.parent(parent)
-        return isinstance(parent, cst.Expr)
+        return type(parent) is cst.Expr
 
 
 def _is_launch(module: str | None) -> bool:

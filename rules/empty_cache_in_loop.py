@@ -248,12 +248,12 @@ class EmptyCacheInLoop(Rule):
 
     def _removal(self, call: cst.Call) -> Fix | None:
         statement = self.ctx.parent(self.ctx.parent(call) or call)
-        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
             return None
         if statement.body[0].value is not call:  # type: ignore[union-attr]
             return None
         block = self.ctx.parent(statement)
-        if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
+        if type(block) is cst.IndentedBlock and len(block.body) == 1:
             return Fix({statement: statement.with_changes(body=[cst.Pass()])}, safety="unsafe")
         return Fix({statement: cst.RemoveFromParent()}, safety="unsafe")
 
@@ -261,14 +261,14 @@ class EmptyCacheInLoop(Rule):
 def _is_device_check(ctx: FileContext, test: cst.BaseExpression) -> bool:
     """`torch.cuda.is_available()`, `device.type == "cuda"`, `x.is_cuda` and
     their `and` / `or` / `not`: true on every iteration of a GPU run."""
-    if isinstance(test, cst.BooleanOperation):
+    if type(test) is cst.BooleanOperation:
         return _is_device_check(ctx, test.left) and _is_device_check(ctx, test.right)
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         return _is_device_check(ctx, test.expression)
-    if isinstance(test, cst.Call):
+    if type(test) is cst.Call:
         return ctx.call_name(test) == CUDA_AVAILABLE
-    if isinstance(test, cst.Attribute):
+    if type(test) is cst.Attribute:
         return test.attr.value == "is_cuda"
-    if isinstance(test, cst.Comparison):
+    if type(test) is cst.Comparison:
         return any(string_value(c.comparator) == "cuda" for c in test.comparisons) or string_value(test.left) == "cuda"
     return False

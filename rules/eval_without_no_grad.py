@@ -259,14 +259,14 @@ class EvalWithoutNoGrad(Rule):
         calls of something that is switched by them somewhere in the file."""
         if train_mode_call(node) is not None:
             return True
-        return isinstance(node, cst.Call) and _last_name(node.func) in self._switched
+        return type(node) is cst.Call and _last_name(node.func) in self._switched
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         mode = train_mode_call(node)
         if mode is not None:
             receiver = self.ctx.code(mode[0])
             return facts | {receiver} if mode[1] is False else facts - {receiver}
-        if isinstance(node, cst.Call) and facts:
+        if type(node) is cst.Call and facts:
             called = self.ctx.code(node.func)
             if called in facts and _model_key(self.ctx, node.func) not in self._frozen and self._in_evaluation_loop(node):
                 self.report(node)
@@ -275,10 +275,10 @@ class EvalWithoutNoGrad(Rule):
     def _in_evaluation_loop(self, call: cst.Call) -> bool:
         loop = None
         for ancestor in self.ctx.ancestors(call):
-            if isinstance(ancestor, cst.For | cst.While):
+            if type(ancestor) in (cst.For, cst.While):
                 loop = ancestor
                 break
-            if isinstance(ancestor, cst.FunctionDef | cst.Lambda):
+            if type(ancestor) in (cst.FunctionDef, cst.Lambda):
                 return False
         if loop is None or self._needs_graph(loop.body):
             return False
@@ -291,7 +291,7 @@ class EvalWithoutNoGrad(Rule):
         for node in reachable_nodes(self.ctx, root):
             if is_backward(node) or clears_grads(self.ctx, node) or method_call(node, "step") is not None:
                 return True
-            if isinstance(node, cst.Call) and self.ctx.call_name(node) in _GRAPH_USERS:
+            if type(node) is cst.Call and self.ctx.call_name(node) in _GRAPH_USERS:
                 return True
         return False
 
@@ -299,9 +299,9 @@ class EvalWithoutNoGrad(Rule):
 def _last_name(expr: cst.BaseExpression) -> str | None:
     """`model` for `self.model` or `model`: the code of two such expressions
     can only be equal when these are."""
-    if isinstance(expr, cst.Attribute):
+    if type(expr) is cst.Attribute:
         return expr.attr.value
-    return expr.value if isinstance(expr, cst.Name) else None
+    return expr.value if type(expr) is cst.Name else None
 
 
 def _frozen_models(ctx: FileContext) -> set[Binding | str]:
@@ -314,12 +314,12 @@ def _frozen_models(ctx: FileContext) -> set[Binding | str]:
     another."""
     frozen: set[Binding | str] = set()
     for node in only(ctx.nodes(), cst.Call, cst.Assign, cst.For):
-        if isinstance(node, cst.Call) and _freezes(node) is not None:
+        if type(node) is cst.Call and _freezes(node) is not None:
             frozen.add(_model_key(ctx, unchain_module(_freezes(node))))  # type: ignore[arg-type]
-        elif isinstance(node, cst.Assign) and _freezes(node.value) is not None:
+        elif type(node) is cst.Assign and _freezes(node.value) is not None:
             for target in node.targets:
                 frozen.add(_model_key(ctx, target.target))
-        elif isinstance(node, cst.For):
+        elif type(node) is cst.For:
             owner = method_call(node.iter, "parameters", "named_parameters")
             if owner is not None and _freezes_each(node):
                 frozen.add(_model_key(ctx, unchain_module(owner)))
@@ -329,7 +329,7 @@ def _frozen_models(ctx: FileContext) -> set[Binding | str]:
 def _freezes(node: cst.BaseExpression) -> cst.BaseExpression | None:
     """The receiver of `x.requires_grad_(False)`, possibly followed by
     `.eval()` / `.to(...)`-style calls (`x.requires_grad_(False).eval()`)."""
-    while isinstance(node, cst.Call):
+    while type(node) is cst.Call:
         receiver = method_call(node, "requires_grad_")
         if receiver is not None:
             return receiver if node.args and is_constant(node.args[0].value, "False") else None
@@ -343,24 +343,24 @@ def _freezes(node: cst.BaseExpression) -> cst.BaseExpression | None:
 def _freezes_each(loop: cst.For) -> bool:
     """The body sets `requires_grad` off on the loop's (last) target."""
     target = loop.target
-    if isinstance(target, cst.Tuple) and target.elements:
+    if type(target) is cst.Tuple and target.elements:
         target = target.elements[-1].value
-    if not isinstance(target, cst.Name):
+    if type(target) is not cst.Name:
         return False
     for node in iter_nodes(loop.body):
-        if isinstance(node, cst.Assign) and is_constant(node.value, "False"):
+        if type(node) is cst.Assign and is_constant(node.value, "False"):
             for t in node.targets:
                 lhs = t.target
-                if isinstance(lhs, cst.Attribute) and lhs.attr.value == "requires_grad" and _is_name(lhs.value, target):
+                if type(lhs) is cst.Attribute and lhs.attr.value == "requires_grad" and _is_name(lhs.value, target):
                     return True
-        receiver = _freezes(node) if isinstance(node, cst.Call) else None
+        receiver = _freezes(node) if type(node) is cst.Call else None
         if receiver is not None and _is_name(receiver, target):
             return True
     return False
 
 
 def _is_name(expr: cst.BaseExpression, name: cst.Name) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == name.value
+    return type(expr) is cst.Name and expr.value == name.value
 
 
 def _model_key(ctx: FileContext, expr: cst.BaseExpression) -> Binding | str:

@@ -237,9 +237,9 @@ class Fp16WithoutGradScaler(Rule):
         if GRAD_SCALER in receivers.kinds.values():
             return True
         for node in only(self.ctx.nodes(), cst.Name, cst.Call):
-            if isinstance(node, cst.Name) and any(w in node.value.lower() for w in _SCALING_WORDS):
+            if type(node) is cst.Name and any(w in node.value.lower() for w in _SCALING_WORDS):
                 return True
-            if isinstance(node, cst.Call) and (
+            if type(node) is cst.Call and (
                 constructor_kind(self.ctx.call_name(node)) == GRAD_SCALER or scaled_backward_scaler(node) is not None
             ):
                 return True
@@ -257,8 +257,8 @@ class Fp16WithoutGradScaler(Rule):
         tainted = self._tainted_names(body, inside)
         last_binding: dict[str, bool] = {}  # name -> whether its latest assignment so far is float16
         for node in self.ctx.own_nodes(body):
-            if isinstance(node, cst.Assign | cst.AugAssign | cst.AnnAssign) and node.value is not None:
-                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign) and node.value is not None:
+                targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
                 names = set().union(*(_target_names(t) for t in targets))
                 half = id(node) in inside or bool(_names_in(node.value) & tainted)
                 last_binding.update((name, half) for name in names)
@@ -274,7 +274,7 @@ class Fp16WithoutGradScaler(Rule):
     def _tainted_names(self, body: cst.CSTNode, inside: set[int]) -> set[str]:
         """Names holding values computed under float16 autocast: assigned
         inside an autocast block, or later assigned from such names."""
-        assignments = [n for n in self.ctx.own_nodes(body) if isinstance(n, cst.Assign | cst.AugAssign | cst.AnnAssign)]
+        assignments = [n for n in self.ctx.own_nodes(body) if type(n) in (cst.Assign, cst.AugAssign, cst.AnnAssign)]
         tainted: set[str] = set()
         for _ in range(3):
             before = len(tainted)
@@ -283,7 +283,7 @@ class Fp16WithoutGradScaler(Rule):
                 if value is None:
                     continue
                 if id(node) in inside or _names_in(value) & tainted:
-                    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                    targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
                     for target in targets:
                         tainted |= _target_names(target)
             if len(tainted) == before:
@@ -297,32 +297,32 @@ _COMPUTED = "<computed>"  # a root that is a fresh call: `model(x).sum().backwar
 def _roots(expr: cst.BaseExpression) -> set[str]:
     """The variables a backward receiver is computed from (`loss` in
     `(loss / accum)`, `outputs` in `outputs.loss.mean()`)."""
-    if isinstance(expr, cst.Name):
+    if type(expr) is cst.Name:
         return {expr.value}
-    if isinstance(expr, cst.Attribute | cst.Subscript):
+    if type(expr) in (cst.Attribute, cst.Subscript):
         return _roots(expr.value)
-    if isinstance(expr, cst.Call):
-        if isinstance(expr.func, cst.Attribute):
+    if type(expr) is cst.Call:
+        if type(expr.func) is cst.Attribute:
             return _roots(expr.func.value)
         # `criterion(logits, y)`: computed from its arguments
         return {_COMPUTED}.union(*(_roots(arg.value) for arg in expr.args))
-    if isinstance(expr, cst.BinaryOperation):
+    if type(expr) is cst.BinaryOperation:
         return _roots(expr.left) | _roots(expr.right)
-    if isinstance(expr, cst.UnaryOperation):
+    if type(expr) is cst.UnaryOperation:
         return _roots(expr.expression)
     return set()
 
 
 def _names_in(expr: cst.CSTNode) -> set[str]:
-    return {n.value for n in iter_nodes(expr) if isinstance(n, cst.Name)}
+    return {n.value for n in iter_nodes(expr) if type(n) is cst.Name}
 
 
 def _target_names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         return {target.value}
-    if isinstance(target, cst.Tuple | cst.List):
+    if type(target) in (cst.Tuple, cst.List):
         return set().union(*(_target_names(e.value) for e in target.elements)) if target.elements else set()
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return _target_names(target.value)
     return set()
 

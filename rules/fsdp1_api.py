@@ -100,7 +100,7 @@ class Fsdp1Api(Rule):
         module = import_from_module(node)
         if _is_composable(module):
             self.report(node, _COMPOSABLE_MESSAGE)
-        elif module == "torch.distributed._composable" and not isinstance(node.names, cst.ImportStar):
+        elif module == "torch.distributed._composable" and type(node.names) is not cst.ImportStar:
             if any(dotted_name(alias.name) == "fsdp" for alias in node.names):
                 self.report(node, _COMPOSABLE_MESSAGE)
 
@@ -115,7 +115,7 @@ class Fsdp1Api(Rule):
     def finish(self) -> None:
         for attribute in self._attributes:
             # a module path inside an import statement is reported with the statement
-            if any(isinstance(a, cst.Import | cst.ImportFrom) for a in self.ctx.ancestors(attribute)):
+            if any(type(a) in (cst.Import, cst.ImportFrom) for a in self.ctx.ancestors(attribute)):
                 continue
             if self.ctx.qualified_name(attribute) == COMPOSABLE:
                 self.report(attribute, _COMPOSABLE_MESSAGE)

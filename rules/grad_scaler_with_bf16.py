@@ -215,9 +215,9 @@ class GradScalerWithBf16(Rule):
         whatever module then autocasts."""
         child: cst.CSTNode = call
         for ancestor in self.ctx.ancestors(call):
-            if isinstance(ancestor, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
                 return False
-            if isinstance(ancestor, cst.If | cst.IfExp) and child is ancestor.body and _names_bf16(ancestor.test):
+            if type(ancestor) in (cst.If, cst.IfExp) and child is ancestor.body and _names_bf16(ancestor.test):
                 return True
             child = ancestor
         return False
@@ -262,18 +262,18 @@ class GradScalerWithBf16(Rule):
 def _names_bf16(test: cst.BaseExpression) -> bool:
     """A condition that holds when training in bfloat16: a flag named so
     (`use_bfloat16`, `args.bf16`, `dtype == "bf16"`), not negated."""
-    if isinstance(test, cst.UnaryOperation | cst.BooleanOperation):
+    if type(test) in (cst.UnaryOperation, cst.BooleanOperation):
         return False
-    if isinstance(test, cst.Comparison) and any(
-        isinstance(c.operator, cst.NotEqual | cst.IsNot | cst.NotIn) for c in test.comparisons
+    if type(test) is cst.Comparison and any(
+        type(c.operator) in (cst.NotEqual, cst.IsNot, cst.NotIn) for c in test.comparisons
     ):
         return False
-    words = [node.value for node in iter_nodes(test) if isinstance(node, cst.Name | cst.SimpleString)]
+    words = [node.value for node in iter_nodes(test) if type(node) in (cst.Name, cst.SimpleString)]
     return any(_BF16_WORD.search(w) for w in words) and not any(_FP16_WORD.search(w) for w in words)
 
 
 def _is_bf16_block(ctx: FileContext, node: cst.CSTNode) -> bool:
-    if not isinstance(node, cst.With):
+    if type(node) is not cst.With:
         return False
     found = with_precision(ctx, node)
     return found is not None and found[0] == BFLOAT16
@@ -282,8 +282,8 @@ def _is_bf16_block(ctx: FileContext, node: cst.CSTNode) -> bool:
 def _class_of_method_body(ctx: FileContext, body: cst.CSTNode) -> cst.ClassDef | None:
     """The class whose method has `body`, if it is a method's body."""
     method = ctx.parent(body)
-    if not isinstance(method, cst.FunctionDef):
+    if type(method) is not cst.FunctionDef:
         return None
     block = ctx.parent(method)
     owner = ctx.parent(block) if block is not None else None
-    return owner if isinstance(owner, cst.ClassDef) else None
+    return owner if type(owner) is cst.ClassDef else None

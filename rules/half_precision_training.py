@@ -193,7 +193,7 @@ class HalfPrecisionTraining(Rule):
         receivers = self.ctx.receivers
         found: set[Binding] = set()
         parent = self.ctx.parent(call)
-        if summary.returns_half and isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+        if summary.returns_half and type(parent) is cst.Assign and len(parent.targets) == 1:
             found.add(receivers.binding(parent.targets[0].target))  # type: ignore[arg-type]
         for slot, arg in argument_slots(call):
             if summary.slot(slot) in summary.half:
@@ -210,7 +210,7 @@ class HalfPrecisionTraining(Rule):
 
     def _does(self, node: cst.CSTNode, effect: str) -> bool:
         """`node` calls a function of another module that has `effect`."""
-        if not isinstance(node, cst.Call):
+        if type(node) is not cst.Call:
             return False
         summary = self.ctx.summaries.of_external_call(node)
         return summary is not None and summary.does(effect)
@@ -224,7 +224,7 @@ class HalfPrecisionTraining(Rule):
                 continue
             for arg in node.args:
                 sources: list[cst.CSTNode] = [arg.value]
-                if isinstance(arg.value, cst.Name):
+                if type(arg.value) is cst.Name:
                     value = single_assignment(self.ctx, arg.value)
                     if value is not None:
                         sources.append(value)
@@ -244,8 +244,8 @@ class HalfPrecisionTraining(Rule):
         for node in self.ctx.nodes_of(cst.Assign):
             if (
                 len(node.targets) == 1
-                and isinstance(node.value, cst.Call)
-                and isinstance(node.value.func, cst.Name)
+                and type(node.value) is cst.Call
+                and type(node.value.func) is cst.Name
                 and receivers.binding(node.targets[0].target) in trained
             ):
                 builders.add(node.value.func.value)
@@ -253,7 +253,7 @@ class HalfPrecisionTraining(Rule):
         for name in builders:
             for func in self.ctx.scopes.functions.get(name, []):
                 for node in iter_nodes(func.body):
-                    if isinstance(node, cst.Return) and node.value is not None:
+                    if type(node) is cst.Return and node.value is not None:
                         binding = receivers.binding(node.value)
                         if binding is not None:
                             returned.add(binding)
@@ -265,7 +265,7 @@ class HalfPrecisionTraining(Rule):
         `self.model = model.half()`."""
         found: set[Binding] = set()
         root = receiver
-        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and root.func.attr.value in _RETURNS_MODULE:
+        while type(root) is cst.Call and type(root.func) is cst.Attribute and root.func.attr.value in _RETURNS_MODULE:
             root = root.func.value
         binding = self.ctx.receivers.binding(root)
         if binding is not None:
@@ -273,13 +273,13 @@ class HalfPrecisionTraining(Rule):
         outer: cst.CSTNode = call
         parent = self.ctx.parent(outer)
         while (
-            isinstance(parent, cst.Attribute)
+            type(parent) is cst.Attribute
             and parent.attr.value in _RETURNS_MODULE
             and isinstance(self.ctx.parent(parent), cst.Call)
         ):
             outer = self.ctx.parent(parent)  # type: ignore[assignment]
             parent = self.ctx.parent(outer)
-        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+        if type(parent) is cst.Assign and len(parent.targets) == 1:
             target = self.ctx.receivers.binding(parent.targets[0].target)
             if target is not None:
                 found.add(target)

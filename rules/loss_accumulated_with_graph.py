@@ -307,7 +307,7 @@ class LossAccumulatedWithGraph(Rule):
         if backpropagated_names(self.ctx, function.body):
             return True
         for call in iter_nodes(function.body):
-            if isinstance(call, cst.Call):
+            if type(call) is cst.Call:
                 summary = self.ctx.summaries.of_call(call)
                 if summary is not None and summary.does(BACKWARD):
                     return True
@@ -327,7 +327,7 @@ class LossAccumulatedWithGraph(Rule):
         if self._back_propagates(function):
             return False
         return any(
-            isinstance(n, cst.Return) and n.value is not None and accumulator in names_in(n.value)
+            type(n) is cst.Return and n.value is not None and accumulator in names_in(n.value)
             for n in iter_nodes(function.body)
         )
 
@@ -352,7 +352,7 @@ class LossAccumulatedWithGraph(Rule):
         `s = s + x`, `s.append(x)`, a helper that stores its argument."""
         kind = type(node)
         if kind is cst.AugAssign:
-            return isinstance(node.operator, cst.AddAssign | cst.SubtractAssign)  # type: ignore[attr-defined]
+            return type(node.operator) in (cst.AddAssign, cst.SubtractAssign)  # type: ignore[attr-defined]
         if kind is cst.Assign:
             value = node.value  # type: ignore[attr-defined]
             return (
@@ -366,27 +366,27 @@ class LossAccumulatedWithGraph(Rule):
     # -- flow ------------------------------------------------------------------
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to."""
-        if isinstance(node, cst.Assign | cst.AugAssign) or method_call(node, "backward", "append") is not None:
+        if type(node) in (cst.Assign, cst.AugAssign) or method_call(node, "backward", "append") is not None:
             return True
         return self._accumulating(node) is not None
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             for target in backward_targets(node):
-                if isinstance(target, cst.Name):
+                if type(target) is cst.Name:
                     facts = facts | {target.value}
             self._check_append(facts, node)
             self._check_helper(facts, node)
-        elif isinstance(node, cst.AugAssign):
-            if isinstance(node.operator, cst.AddAssign | cst.SubtractAssign):
+        elif type(node) is cst.AugAssign:
+            if type(node.operator) in (cst.AddAssign, cst.SubtractAssign):
                 self._check(node, node.target, node.value, facts)
-        elif isinstance(node, cst.Assign):
+        elif type(node) is cst.Assign:
             if len(node.targets) == 1:
                 target = node.targets[0].target
                 value = node.value
                 if (
-                    isinstance(value, cst.BinaryOperation)
-                    and isinstance(value.operator, cst.Add)
+                    type(value) is cst.BinaryOperation
+                    and type(value.operator) is cst.Add
                     and self.ctx.code(value.left) == self.ctx.code(target)
                 ):
                     self._check(node, target, value.right, facts)
@@ -397,7 +397,7 @@ class LossAccumulatedWithGraph(Rule):
         for target in node.targets:
             names = _bound_names(target.target)
             for name in names:
-                single = isinstance(target.target, cst.Name)
+                single = type(target.target) is cst.Name
                 if single and _detaches(node.value):
                     facts = facts - {name}
                 elif (single and self._carries(node.value, facts)) or name in self._backpropagated:
@@ -409,25 +409,25 @@ class LossAccumulatedWithGraph(Rule):
     def _carries(self, expr: cst.BaseExpression, facts: Facts) -> bool:
         """`expr` is a tensor with a graph: a tracked name, a loss call, or
         arithmetic on one of them."""
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             return expr.value in facts
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
+        if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
             return self._carries(expr.left, facts) or self._carries(expr.right, facts)
-        if isinstance(expr, cst.UnaryOperation):
+        if type(expr) is cst.UnaryOperation:
             return self._carries(expr.expression, facts)
         return is_loss_call(self.ctx, expr) or self._returns_graph(expr)
 
     def _returns_graph(self, expr: cst.BaseExpression) -> bool:
         """A call of a function of the project that returns a loss it has
         back-propagated (`loss = train_step(batch)`)."""
-        if not isinstance(expr, cst.Call):
+        if type(expr) is not cst.Call:
             return False
         summary = self.ctx.summaries.of_call(expr)
         return summary is not None and summary.returns_graph
 
     def _check_append(self, facts: Facts, call: cst.Call) -> None:
         if (
-            isinstance(call.func, cst.Attribute)
+            type(call.func) is cst.Attribute
             and call.func.attr.value == "append"
             and len(call.args) == 1
             and not call.args[0].keyword
@@ -466,29 +466,29 @@ class LossAccumulatedWithGraph(Rule):
     def _outlives_iteration(self, node: cst.CSTNode, accumulator: str) -> bool:
         loop = None
         for ancestor in self.ctx.ancestors(node):
-            if isinstance(ancestor, cst.For | cst.While):
+            if type(ancestor) in (cst.For, cst.While):
                 loop = ancestor
                 break
-            if isinstance(ancestor, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
                 return False
         if loop is None:
             return False
         for inner in iter_nodes(loop.body):
-            if isinstance(inner, cst.Assign | cst.AnnAssign) and inner is not node:
-                targets = [t.target for t in inner.targets] if isinstance(inner, cst.Assign) else [inner.target]
+            if type(inner) in (cst.Assign, cst.AnnAssign) and inner is not node:
+                targets = [t.target for t in inner.targets] if type(inner) is cst.Assign else [inner.target]
                 if any(dotted_name(t) == accumulator for t in targets) and not _adds_to_itself(inner):
                     return False
         return True
 
     def _statement_node(self, node: cst.CSTNode) -> cst.CSTNode:
         parent = self.ctx.parent(node)
-        return parent if isinstance(node, cst.Call) and isinstance(parent, cst.Expr) else node
+        return parent if type(node) is cst.Call and type(parent) is cst.Expr else node
 
     # -- fix -------------------------------------------------------------------
     def _fix(self, node: cst.CSTNode, accumulator: str, operands: frozenset[cst.Name]) -> Fix | None:
         if not operands or not self._only_read_as_number(node, accumulator):
             return None
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             method = "detach"
         elif all(self._is_scalar(n.value, node) for n in operands) and not self._used_as_tensor(node, accumulator):
             method = "item"
@@ -519,9 +519,9 @@ class LossAccumulatedWithGraph(Rule):
         calls = [
             n.value
             for n in iter_nodes(body)
-            if isinstance(n, cst.Assign) and any(dotted_name(t.target) == name for t in n.targets)
+            if type(n) is cst.Assign and any(dotted_name(t.target) == name for t in n.targets)
         ]
-        reductions = [keyword(c, "reduction") for c in calls if isinstance(c, cst.Call) and is_loss_call(self.ctx, c)]
+        reductions = [keyword(c, "reduction") for c in calls if type(c) is cst.Call and is_loss_call(self.ctx, c)]
         return bool(reductions) and len(reductions) == len(calls) and all(
             r is None or string_value(r.value) in ("mean", "sum") for r in reductions
         )
@@ -542,52 +542,52 @@ class LossAccumulatedWithGraph(Rule):
 
 def _packed(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
     """The value, or the values a dict / list / tuple literal packs."""
-    if isinstance(value, cst.Dict):
-        yield from (e.value for e in value.elements if isinstance(e, cst.DictElement))
-    elif isinstance(value, cst.List | cst.Tuple):
+    if type(value) is cst.Dict:
+        yield from (e.value for e in value.elements if type(e) is cst.DictElement)
+    elif type(value) in (cst.List, cst.Tuple):
         yield from (e.value for e in value.elements)
     else:
         yield value
 
 
 def _bound_names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         return [target.value]
-    if isinstance(target, cst.Tuple | cst.List):
+    if type(target) in (cst.Tuple, cst.List):
         return [n for element in target.elements for n in _bound_names(element.value)]
     return []
 
 
 def _graph_names(expr: cst.BaseExpression, facts: Facts) -> frozenset[cst.Name]:
     """The tracked names that are direct operands of the added value."""
-    if isinstance(expr, cst.Name):
+    if type(expr) is cst.Name:
         return frozenset({expr}) if expr.value in facts else frozenset()
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
+    if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
         return _graph_names(expr.left, facts) | _graph_names(expr.right, facts)
     return frozenset()
 
 
 def _detaches(expr: cst.BaseExpression) -> bool:
     """`x.item()`, `x.detach().cpu()`, `x.data`, `float(x)`, a number."""
-    if isinstance(expr, cst.Integer | cst.Float):
+    if type(expr) in (cst.Integer, cst.Float):
         return True
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value in _DETACHING_BUILTINS:
+    if type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value in _DETACHING_BUILTINS:
         return True
-    while isinstance(expr, cst.Call | cst.Attribute | cst.Subscript):
-        if isinstance(expr, cst.Attribute) and expr.attr.value in _DETACHING_METHODS:
+    while type(expr) in (cst.Call, cst.Attribute, cst.Subscript):
+        if type(expr) is cst.Attribute and expr.attr.value in _DETACHING_METHODS:
             return True
-        expr = expr.func if isinstance(expr, cst.Call) else expr.value
+        expr = expr.func if type(expr) is cst.Call else expr.value
     return False
 
 
 def _adds_to_itself(node: cst.CSTNode) -> bool:
     """`total = total + x`: an accumulation, not a reset."""
-    if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+    if type(node) is not cst.Assign or len(node.targets) != 1:
         return False
     value = node.value
     return (
-        isinstance(value, cst.BinaryOperation)
-        and isinstance(value.operator, cst.Add)
+        type(value) is cst.BinaryOperation
+        and type(value.operator) is cst.Add
         and dotted_name(value.left) == dotted_name(node.targets[0].target)
         and dotted_name(value.left) is not None
     )

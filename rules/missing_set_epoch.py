@@ -201,11 +201,11 @@ class MissingSetEpoch(Rule):
         """What keeps the sampler: the variable it is assigned to, or the
         DataLoader variable it is given to. None when it goes elsewhere."""
         parent = self.ctx.parent(call)
-        if isinstance(parent, cst.Return):
+        if type(parent) is cst.Return:
             return self._caller_holders(parent)
-        if isinstance(parent, cst.Arg):
+        if type(parent) is cst.Arg:
             loader_call = self.ctx.parent(parent)
-            if not (isinstance(loader_call, cst.Call) and parent.keyword is not None
+            if not (type(loader_call) is cst.Call and parent.keyword is not None
                     and parent.keyword.value in ("sampler", "batch_sampler")):
                 return None
             target = _assigned_to(self.ctx, loader_call)
@@ -231,8 +231,8 @@ class MissingSetEpoch(Rule):
         """The sampler, or a loader built on it, is returned to a caller."""
         texts = {self.ctx.code(h) for h in holders} | self._loaders_given(holders)
         for node in self.ctx.nodes():
-            if isinstance(node, cst.Return) and node.value is not None:
-                if any(isinstance(n, cst.Name) and n.value in texts for n in iter_nodes(node.value)):
+            if type(node) is cst.Return and node.value is not None:
+                if any(type(n) is cst.Name and n.value in texts for n in iter_nodes(node.value)):
                     return True
         return False
 
@@ -242,7 +242,7 @@ class MissingSetEpoch(Rule):
         `set_epoch` itself, and we cannot see it."""
         texts = {self.ctx.code(h) for h in holders} | self._loaders_given(holders)
         for node in self.ctx.nodes():
-            if not isinstance(node, cst.Call):
+            if type(node) is not cst.Call:
                 continue
             if not any(_mentions(a.value, texts) for a in node.args):
                 continue
@@ -261,7 +261,7 @@ class MissingSetEpoch(Rule):
             return False
         for slot, arg in argument_slots(call):
             if _mentions(arg.value, texts):
-                plain = isinstance(arg.value, cst.Name) or self.ctx.call_name(arg.value) == DATALOADER_CLASS
+                plain = type(arg.value) is cst.Name or self.ctx.call_name(arg.value) == DATALOADER_CLASS
                 param = summary.slot(slot) if plain else None
                 if param is None or param in summary.set_epoch:
                     return False
@@ -272,13 +272,13 @@ class MissingSetEpoch(Rule):
         texts = {self.ctx.code(h) for h in holders}
         loaders: set[str] = set()
         for node in self.ctx.nodes():
-            if not isinstance(node, cst.Call):
+            if type(node) is not cst.Call:
                 continue
             for arg in node.args:
                 if (arg.keyword is not None and arg.keyword.value in ("sampler", "batch_sampler")
-                        and isinstance(arg.value, cst.Name) and arg.value.value in texts):
+                        and type(arg.value) is cst.Name and arg.value.value in texts):
                     target = _assigned_to(self.ctx, node)
-                    if isinstance(target, cst.Name):
+                    if type(target) is cst.Name:
                         loaders.add(target.value)
         return loaders
 
@@ -286,17 +286,17 @@ class MissingSetEpoch(Rule):
         """Some call of the function passes the sampler (or something we cannot
         name) to the parameter; a function never called here may get anything."""
         func = binding.owner
-        assert isinstance(func, cst.FunctionDef)
+        assert type(func) is cst.FunctionDef
         texts = {self.ctx.code(h) for h in holders}
         params = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
         calls = [
             node for node in self.ctx.nodes()
-            if isinstance(node, cst.Call) and _callee_name(node) == func.name.value
+            if type(node) is cst.Call and _callee_name(node) == func.name.value
         ]
         if not calls:
             return True
         for call in calls:
-            offset = 1 if params[:1] in (["self"], ["cls"]) and isinstance(call.func, cst.Attribute) else 0
+            offset = 1 if params[:1] in (["self"], ["cls"]) and type(call.func) is cst.Attribute else 0
             for index, arg in enumerate(a for a in call.args if a.keyword is None):
                 if arg.star or (index + offset < len(params) and params[index + offset] == binding.name
                                 and not _names_other_than(arg.value, texts)):
@@ -328,13 +328,13 @@ class MissingSetEpoch(Rule):
 
 def _mentions(value: cst.BaseExpression, texts: set[str]) -> bool:
     """`value` is one of the holders, or builds on one (`DataLoader(ds, sampler=s)`)."""
-    return any(isinstance(node, cst.Name) and node.value in texts for node in iter_nodes(value))
+    return any(type(node) is cst.Name and node.value in texts for node in iter_nodes(value))
 
 
 def _is_parameter(binding: Binding) -> bool:
     """A function parameter may be handed any sampler by its callers."""
     func = binding.owner
-    if not isinstance(func, cst.FunctionDef):
+    if type(func) is not cst.FunctionDef:
         return False
     params = func.params
     every = (*params.posonly_params, *params.params, *params.kwonly_params)
@@ -342,30 +342,30 @@ def _is_parameter(binding: Binding) -> bool:
 
 
 def _callee_name(call: cst.Call) -> str | None:
-    if isinstance(call.func, cst.Name):
+    if type(call.func) is cst.Name:
         return call.func.value
-    if isinstance(call.func, cst.Attribute):
+    if type(call.func) is cst.Attribute:
         return call.func.attr.value
     return None
 
 
 def _names_other_than(value: cst.BaseExpression, texts: set[str]) -> bool:
     """`value` is a plain name that is not one of the sampler's holders."""
-    return isinstance(value, cst.Name) and value.value not in texts
+    return type(value) is cst.Name and value.value not in texts
 
 
 def _samples_evaluation_data(call: cst.Call) -> bool:
     """`DistributedSampler(val_dataset, ...)`: the dataset's name says evaluation."""
     for arg in call.args:
         if arg.keyword is None or arg.keyword.value == "dataset":
-            return isinstance(arg.value, cst.Name | cst.Attribute) and bool(
+            return type(arg.value) in (cst.Name, cst.Attribute) and bool(
                 _EVALUATION.search(_last_name(arg.value))
             )
     return False
 
 
 def _last_name(expr: cst.Name | cst.Attribute) -> str:
-    return expr.value if isinstance(expr, cst.Name) else expr.attr.value
+    return expr.value if type(expr) is cst.Name else expr.attr.value
 
 
 def _same_name(binding: Binding, own: set[Binding | None]) -> bool:
@@ -376,11 +376,11 @@ def _assigned_to(ctx: FileContext, value: cst.CSTNode) -> cst.BaseExpression | N
     """The variable `value` is assigned to, also as one branch of a
     conditional (`x = DataLoader(...) if ds is not None else None`)."""
     node = ctx.parent(value)
-    while isinstance(node, cst.IfExp) and value is not node.test:
+    while type(node) is cst.IfExp and value is not node.test:
         value, node = node, ctx.parent(node)
-    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+    if type(node) is cst.Assign and len(node.targets) == 1:
         return node.targets[0].target
-    if isinstance(node, cst.AnnAssign):
+    if type(node) is cst.AnnAssign:
         return node.target
     return None
 
@@ -401,8 +401,8 @@ def _may_be_false(value: cst.BaseExpression) -> bool:
     """`False`, `0`, `None`, or an expression that decides here whether to
     shuffle (`split == "train"`, `not args.eval`). A config value or a flag
     (`cfg.data.shuffle`) is taken to shuffle: that is what it is for."""
-    if isinstance(value, cst.Name):
+    if type(value) is cst.Name:
         return value.value in ("False", "None")
-    if isinstance(value, cst.Integer):
+    if type(value) is cst.Integer:
         return value.value == "0"
-    return isinstance(value, cst.Comparison | cst.UnaryOperation | cst.BooleanOperation | cst.IfExp)
+    return type(value) in (cst.Comparison, cst.UnaryOperation, cst.BooleanOperation, cst.IfExp)

@@ -147,10 +147,10 @@ class NonBlockingWithoutPinMemory(Rule):
     def finish(self) -> None:
         values = Values.of_file(self.ctx)
         for node in self.ctx.nodes_of(cst.For):
-            assert isinstance(node, cst.For)
+            assert type(node) is cst.For
             iterable = iterated_loader(self.ctx, node.iter)
             loaders = values.calls_of(iterable, {DATALOADER})
-            if loaders is None and isinstance(iterable, cst.Name):
+            if loaders is None and type(iterable) is cst.Name:
                 loaders = self._loaders_before(node, iterable)
             if loaders is None or not all(_unpinned(call) for call in loaders):
                 continue
@@ -167,17 +167,17 @@ class NonBlockingWithoutPinMemory(Rule):
         the loader): every binding before the loop is `name = DataLoader(...)`."""
         body = self.ctx.enclosing_function(loop)
         root: cst.CSTNode = body.body if body is not None else self.ctx.module
-        if any(isinstance(a, cst.For | cst.While) for a in ancestors_within(self.ctx, loop, root)):
+        if any(type(a) in (cst.For, cst.While) for a in ancestors_within(self.ctx, loop, root)):
             return None  # a later binding flows back into an enclosing loop
         position = self._positions()
         before: list[cst.CSTNode] = []
         for node in self.ctx.own_nodes(root):
             if position[id(node)] < position[id(loop)] and name.value in _bound_by(node):
                 before.append(node)
-        values = [n.value for n in before if isinstance(n, cst.Assign) and len(n.targets) == 1]  # type: ignore[attr-defined]
+        values = [n.value for n in before if type(n) is cst.Assign and len(n.targets) == 1]  # type: ignore[attr-defined]
         if not values or len(values) != len(before):
             return None
-        if not all(isinstance(v, cst.Call) and self.ctx.call_name(v) == DATALOADER for v in values):
+        if not all(type(v) is cst.Call and self.ctx.call_name(v) == DATALOADER for v in values):
             return None
         return values  # type: ignore[return-value]
 
@@ -194,11 +194,11 @@ def _bound_by(node: cst.CSTNode) -> set[str]:
     """Names a statement or expression binds directly."""
     if type(node) not in _BINDERS:
         return set()
-    if isinstance(node, cst.Assign):
+    if type(node) is cst.Assign:
         return set().union(*(target_names(t.target) for t in node.targets))
-    if isinstance(node, cst.AnnAssign | cst.AugAssign | cst.For | cst.NamedExpr):
+    if type(node) in (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr):
         return target_names(node.target)
-    if isinstance(node, cst.WithItem) and node.asname is not None:
+    if type(node) is cst.WithItem and node.asname is not None:
         return target_names(node.asname.name)  # type: ignore[arg-type]
     return set()
 
@@ -217,9 +217,9 @@ def _non_blocking(call: cst.Call) -> bool:
 
 def _reads(expr: cst.BaseExpression, names: set[str]) -> bool:
     """`x`, `batch[0]` or `batch["x"]` for a batch name."""
-    while isinstance(expr, cst.Subscript):
+    while type(expr) is cst.Subscript:
         expr = expr.value
-    return isinstance(expr, cst.Name) and expr.value in names
+    return type(expr) is cst.Name and expr.value in names
 
 
 def _batch_names(loop: cst.For) -> set[str]:
@@ -227,7 +227,7 @@ def _batch_names(loop: cst.For) -> set[str]:
     the loop body (`x, y = batch`, `images = batch[0]`)."""
     names = target_names(loop.target)
     for node in iter_nodes(loop.body):
-        if isinstance(node, cst.Assign) and _reads(node.value, names):
+        if type(node) is cst.Assign and _reads(node.value, names):
             for target in node.targets:
                 names |= target_names(target.target)
     return names

@@ -121,21 +121,21 @@ class OptimizerBeforeShard(Rule):
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to: optimizer and wrapping calls,
         and assignments that rebind a model some optimizer was given."""
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             return self.ctx.receivers.kind(node) == OPTIMIZER or self._wrapped_model(node) is not None
-        if isinstance(node, cst.Assign | cst.AnnAssign | cst.AugAssign):
+        if type(node) in (cst.Assign, cst.AnnAssign, cst.AugAssign):
             return not _rebound(node).isdisjoint(self._optimized)
         return False
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             if self.ctx.receivers.kind(node) == OPTIMIZER:
                 return facts | _optimized_models(node)
             wrapped = self._wrapped_model(node)
             if wrapped is not None and wrapped in facts:
                 self.report(node)
             return facts
-        if isinstance(node, cst.Assign | cst.AnnAssign | cst.AugAssign):
+        if type(node) in (cst.Assign, cst.AnnAssign, cst.AugAssign):
             rebound = _rebound(node)
             return frozenset(m for m in facts if m not in rebound)
         return facts
@@ -153,7 +153,7 @@ class OptimizerBeforeShard(Rule):
 
 
 def _rebound(node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> set[str | None]:
-    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
     return {dotted_name(t) for t in targets}
 
 

@@ -139,7 +139,7 @@ def _given(arg: cst.Arg | None) -> bool:
     if arg is None or is_constant(arg.value, "None"):
         return False
     value = arg.value
-    while isinstance(value, cst.IfExp):
+    while type(value) is cst.IfExp:
         if is_constant(value.body, "None") or is_constant(value.orelse, "None"):
             return False
         value = value.orelse
@@ -147,7 +147,7 @@ def _given(arg: cst.Arg | None) -> bool:
 
 
 def _is_one(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Integer) and expr.value == "1"
+    return type(expr) is cst.Integer and expr.value == "1"
 
 
 def _drop(call: cst.Call, arg: cst.Arg | None) -> Fix | None:
@@ -158,13 +158,13 @@ def _drop(call: cst.Call, arg: cst.Arg | None) -> Fix | None:
     args = list(call.args)
     index = args.index(arg)
     del args[index]
-    own = arg.comma.whitespace_after if isinstance(arg.comma, cst.Comma) else arg.whitespace_after_arg
+    own = arg.comma.whitespace_after if type(arg.comma) is cst.Comma else arg.whitespace_after_arg
     fixed = call.with_changes(args=args)
     if index == 0:
         fixed = fixed.with_changes(whitespace_before_args=_merge(call.whitespace_before_args, own))
     elif index < len(args):
         before = args[index - 1].comma
-        assert isinstance(before, cst.Comma)  # an argument followed by another has a comma
+        assert type(before) is cst.Comma  # an argument followed by another has a comma
         args[index - 1] = args[index - 1].with_changes(
             comma=before.with_changes(whitespace_after=_merge(before.whitespace_after, own))
         )
@@ -177,16 +177,16 @@ def _drop(call: cst.Call, arg: cst.Arg | None) -> Fix | None:
 def _closing(last: cst.Arg, removed: cst.Arg, own: cst.BaseParenthesizableWhitespace) -> cst.Arg:
     """`last`, now the call's last argument, closing it as `removed` did."""
     previous = last.comma
-    if not (isinstance(previous, cst.Comma) and isinstance(previous.whitespace_after, cst.ParenthesizedWhitespace)):
+    if not (type(previous) is cst.Comma and type(previous.whitespace_after) is cst.ParenthesizedWhitespace):
         # one line: the removed argument's comma (or none) closes the call, with what follows it
-        if isinstance(removed.comma, cst.Comma):
+        if type(removed.comma) is cst.Comma:
             return last.with_changes(comma=removed.comma)
         return last.with_changes(comma=removed.comma, whitespace_after_arg=_merge(last.whitespace_after_arg, own))
-    if not isinstance(own, cst.ParenthesizedWhitespace):
+    if type(own) is not cst.ParenthesizedWhitespace:
         return last
     # keep the line break and its comments; indent `)` as before
     kept = _merge(previous.whitespace_after, own)
-    assert isinstance(kept, cst.ParenthesizedWhitespace)
+    assert type(kept) is cst.ParenthesizedWhitespace
     kept = kept.with_changes(indent=own.indent, last_line=own.last_line)
     return last.with_changes(comma=previous.with_changes(whitespace_after=kept))
 
@@ -196,9 +196,9 @@ def _merge(
 ) -> cst.BaseParenthesizableWhitespace:
     """`kept` with the comments of `dropped` moved into it: the comment at the
     end of the removed argument's line goes on a line of its own."""
-    if not isinstance(dropped, cst.ParenthesizedWhitespace) or not _comments(dropped):
+    if type(dropped) is not cst.ParenthesizedWhitespace or not _comments(dropped):
         return kept
-    if not isinstance(kept, cst.ParenthesizedWhitespace):
+    if type(kept) is not cst.ParenthesizedWhitespace:
         return dropped  # the line break moves up with its comment
     comment = dropped.first_line.comment
     own_line = [cst.EmptyLine(indent=kept.indent, whitespace=kept.last_line, comment=comment)] if comment else []
@@ -209,7 +209,7 @@ def _comments(node: cst.CSTNode) -> list[str]:
     found, stack = [], [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Comment):
+        if type(current) is cst.Comment:
             found.append(current.value)
         stack.extend(current.children)
     return sorted(found)

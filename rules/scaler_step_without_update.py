@@ -213,11 +213,11 @@ class ScalerStepWithoutUpdate(Rule):
         over the optimizers being stepped."""
         stepped = self.ctx.code(step.args[0].value)
         for ancestor in self.ctx.ancestors(step):
-            if isinstance(ancestor, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
                 return None
-            if isinstance(ancestor, cst.For) and self.ctx.code(ancestor.target) == stepped:
+            if type(ancestor) is cst.For and self.ctx.code(ancestor.target) == stepped:
                 continue
-            if isinstance(ancestor, cst.For | cst.While):
+            if type(ancestor) in (cst.For, cst.While):
                 return ancestor
         return None
 

@@ -190,7 +190,7 @@ class SchedulerBeforeOptimizer(Rule):
     def _steps_elsewhere(self, node: cst.CSTNode) -> bool:
         """A call of another module's function that steps the optimizer
         (`train_one_epoch(...)` of `engine.py`)."""
-        summary = self.ctx.summaries.of_external_call(node) if isinstance(node, cst.Call) else None
+        summary = self.ctx.summaries.of_external_call(node) if type(node) is cst.Call else None
         return summary is not None and summary.does(STEP)
 
     def _metric_driven(self, scheduler: cst.BaseExpression) -> bool:

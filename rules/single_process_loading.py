@@ -105,8 +105,8 @@ class SingleProcessLoading(Rule):
     def _target_text(self, call: cst.Call) -> str:
         """The variable the loader is assigned to, if any."""
         parent = self.ctx.parent(call)
-        if isinstance(parent, cst.Assign):
+        if type(parent) is cst.Assign:
             return " ".join(self.ctx.code(t.target) for t in parent.targets)
-        if isinstance(parent, cst.AnnAssign):
+        if type(parent) is cst.AnnAssign:
             return self.ctx.code(parent.target)
         return ""

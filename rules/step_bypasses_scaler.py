@@ -202,9 +202,9 @@ class StepBypassesScaler(Rule):
         `scaler.step`: the two are alternatives (AMP and float32 paths)."""
         receivers = self.ctx.receivers
         for ancestor in self.ctx.ancestors(step):
-            if isinstance(ancestor, cst.FunctionDef | cst.ClassDef):
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
                 return False
-            if not isinstance(ancestor, cst.If):
+            if type(ancestor) is not cst.If:
                 continue
             for node in iter_nodes(ancestor):
                 target = method_call(node, "step")

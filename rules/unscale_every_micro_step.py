@@ -203,9 +203,9 @@ class UnscaleEveryMicroStep(Rule):
         receivers = self.ctx.receivers
         binding: Binding | None = receivers.binding(unscale.func.value)  # type: ignore[attr-defined]
         for ancestor in self.ctx.ancestors(unscale):
-            if isinstance(ancestor, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
                 return False
-            if isinstance(ancestor, cst.For | cst.While):
+            if type(ancestor) in (cst.For, cst.While):
                 return any(
                     (target := method_call(node, "update")) is not None and receivers.binding(target) == binding
                     for node in iter_nodes(ancestor.body)

@@ -99,7 +99,7 @@ class UnusedNoqa(Rule):
         known = set(manifest().codes())
         found: list[Diagnostic] = []
         for node in positions:
-            if isinstance(node, cst.TrailingWhitespace | cst.EmptyLine) and node.comment is not None:
+            if type(node) in (cst.TrailingWhitespace, cst.EmptyLine) and node.comment is not None:
                 line = positions[node.comment].start.line
                 found.extend(cls._judge(node, line, usage, known))
         return found
@@ -142,6 +142,6 @@ def _without(
         rest = f"# {rest}"
     if rest:
         return holder.with_changes(comment=cst.Comment(rest))
-    if isinstance(holder, cst.EmptyLine):
+    if type(holder) is cst.EmptyLine:
         return cst.RemoveFromParent()
     return holder.with_changes(whitespace=cst.SimpleWhitespace(""), comment=None)

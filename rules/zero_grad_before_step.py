@@ -183,7 +183,7 @@ class ZeroGradBeforeStep(Rule):
         function = self.ctx.enclosing_function(clear)
         if self.ctx.enclosing_function(backward) is not function:
             return True
-        loops = [a for a in ancestors_within(self.ctx, clear, function) if isinstance(a, cst.For | cst.While)]
+        loops = [a for a in ancestors_within(self.ctx, clear, function) if type(a) in (cst.For, cst.While)]
         outer = set(ancestors_within(self.ctx, backward, function))
         return not loops or any(loop in outer for loop in loops)
 

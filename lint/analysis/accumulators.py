@@ -44,12 +44,12 @@ def _sources(ctx: FileContext, body: cst.CSTNode) -> list[tuple[set[str], set[st
     """(names bound, names read) for every assignment and `for` of `body`."""
     out: list[tuple[set[str], set[str]]] = []
     for node in only(ctx.subtree(body), cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For):
-        if isinstance(node, cst.Assign):
+        if type(node) is cst.Assign:
             bound = set().union(*(_bound(t.target) for t in node.targets))
             out.append((bound, names_in(node.value, ctx)))
-        elif isinstance(node, cst.AugAssign | cst.AnnAssign) and node.value is not None:
+        elif type(node) in (cst.AugAssign, cst.AnnAssign) and node.value is not None:
             out.append((_bound(node.target), names_in(node.value, ctx)))
-        elif isinstance(node, cst.For):
+        elif type(node) is cst.For:
             out.append((target_names(node.target), names_in(node.iter, ctx)))
     return out
 
@@ -70,16 +70,16 @@ def escapes(ctx: FileContext, body: cst.CSTNode, name: str, skip: set[cst.CSTNod
     for node in ctx.subtree(body):
         if node in skip or node in targets:
             continue
-        if isinstance(node, cst.Return | cst.Yield) and node.value is not None and names_in(node.value) & tracked:
+        if type(node) in (cst.Return, cst.Yield) and node.value is not None and names_in(node.value) & tracked:
             return True
-        if isinstance(node, cst.Assign | cst.AugAssign | cst.AnnAssign) and node.value is not None:
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            if names_in(node.value) & tracked and not all(isinstance(t, cst.Name) for t in targets):
+        if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign) and node.value is not None:
+            targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
+            if names_in(node.value) & tracked and not all(type(t) is cst.Name for t in targets):
                 return True
-        if isinstance(node, cst.Call) and not _reads_only(ctx, node):
+        if type(node) is cst.Call and not _reads_only(ctx, node):
             if any(names_in(arg.value) & tracked for arg in node.args):
                 return True
-        if isinstance(node, cst.List | cst.Tuple | cst.Dict | cst.Set) and _holds(node, tracked):
+        if type(node) in (cst.List, cst.Tuple, cst.Dict, cst.Set) and _holds(node, tracked):
             return True
     return False
 
@@ -88,7 +88,7 @@ def _target_nodes(ctx: FileContext, body: cst.CSTNode) -> set[cst.CSTNode]:
     """Unpacking targets (`total, losses = 0, []`): tuples that bind, not hold."""
     out: set[cst.CSTNode] = set()
     for node in ctx.subtree(body):
-        if isinstance(node, cst.AssignTarget | cst.For | cst.CompFor):
+        if type(node) in (cst.AssignTarget, cst.For, cst.CompFor):
             out.add(node.target)
     return out
 
@@ -114,9 +114,9 @@ def _closure(names: set[str], edges: list[tuple[set[str], set[str]]]) -> set[str
 
 def _reads_only(ctx: FileContext, call: cst.Call) -> bool:
     func = call.func
-    if isinstance(func, cst.Name) and func.value in _READING_BUILTINS and ctx.qualified_name(func) is None:
+    if type(func) is cst.Name and func.value in _READING_BUILTINS and ctx.qualified_name(func) is None:
         return True
-    if isinstance(func, cst.Attribute) and func.attr.value in _LOGGING_METHODS:
+    if type(func) is cst.Attribute and func.attr.value in _LOGGING_METHODS:
         return True
     qualified = ctx.qualified_name(func)
     return qualified is not None and qualified.startswith(_TRANSPARENT_MODULES)
@@ -124,4 +124,4 @@ def _reads_only(ctx: FileContext, call: cst.Call) -> bool:
 
 def _holds(container: cst.List | cst.Tuple | cst.Dict | cst.Set, tracked: set[str]) -> bool:
     values = [element.value for element in container.elements]
-    return any(isinstance(v, cst.Name | cst.Attribute) and dotted_name(v) in tracked for v in values)
+    return any(type(v) in (cst.Name, cst.Attribute) and dotted_name(v) in tracked for v in values)

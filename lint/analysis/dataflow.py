@@ -53,7 +53,7 @@ def has_star_args(call: cst.Call) -> bool:
 
 def is_constant(expr: cst.BaseExpression | None, value: str) -> bool:
     """`expr` is the literal `True`, `False` or `None` named by `value`."""
-    return isinstance(expr, cst.Name) and expr.value == value
+    return type(expr) is cst.Name and expr.value == value
 
 
 # -- what a variable holds -------------------------------------------------------
@@ -75,10 +75,10 @@ class Values:
         """Every expression `expr` may have been built from, or None when some
         binding of it cannot be followed. A value that is not a variable (a
         call, a literal) is its own answer."""
-        if isinstance(expr, cst.IfExp):
+        if type(expr) is cst.IfExp:
             body, orelse = self.of(expr.body, _depth), self.of(expr.orelse, _depth)
             return None if body is None or orelse is None else body + orelse
-        if not isinstance(expr, cst.Name | cst.Attribute) or _depth > _MAX_DEPTH:
+        if type(expr) not in (cst.Name, cst.Attribute) or _depth > _MAX_DEPTH:
             return [expr] if _depth <= _MAX_DEPTH else None
         binding = self.ctx.receivers.binding(expr)
         if binding is None or binding in self.unknown:
@@ -102,7 +102,7 @@ class Values:
         values = self.of(expr)
         if not values:
             return None
-        calls = [v for v in values if isinstance(v, cst.Call) and self.ctx.call_name(v) in qualified]
+        calls = [v for v in values if type(v) is cst.Call and self.ctx.call_name(v) in qualified]
         return calls if len(calls) == len(values) else None
 
     # -- collection ------------------------------------------------------------
@@ -111,29 +111,29 @@ class Values:
             self.ctx.nodes(), cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.WithItem, cst.NamedExpr
         )
         for node in binders:
-            if isinstance(node, cst.Assign):
+            if type(node) is cst.Assign:
                 for target in node.targets:
                     self._bind(target.target, node.value)
-            elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            elif type(node) is cst.AnnAssign and node.value is not None:
                 self._bind(node.target, node.value)
-            elif isinstance(node, cst.AugAssign):
+            elif type(node) is cst.AugAssign:
                 self._bind(node.target, None)
-            elif isinstance(node, cst.For | cst.CompFor):
+            elif type(node) in (cst.For, cst.CompFor):
                 self._bind(node.target, None)
-            elif isinstance(node, cst.WithItem) and node.asname is not None:
+            elif type(node) is cst.WithItem and node.asname is not None:
                 self._bind(node.asname.name, None)
-            elif isinstance(node, cst.NamedExpr):
+            elif type(node) is cst.NamedExpr:
                 self._bind(node.target, None)
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
-        if isinstance(target, cst.Tuple | cst.List):
+        if type(target) in (cst.Tuple, cst.List):
             for element in target.elements:
                 self._bind(element.value, None)
             return
-        if isinstance(target, cst.StarredElement):
+        if type(target) is cst.StarredElement:
             self._bind(target.value, None)
             return
-        binding = self.ctx.receivers.binding(target) if isinstance(target, cst.Name | cst.Attribute) else None
+        binding = self.ctx.receivers.binding(target) if type(target) in (cst.Name, cst.Attribute) else None
         if binding is None:
             return
         if value is None:
@@ -143,7 +143,7 @@ class Values:
 
     def _parameter_arguments(self, binding: Binding) -> list[cst.BaseExpression] | None:
         func = binding.owner
-        if not isinstance(func, cst.FunctionDef):
+        if type(func) is not cst.FunctionDef:
             return None
         params = list(_parameters(func.params))
         if binding.name not in {p.name.value for p in params}:
@@ -156,7 +156,7 @@ class Values:
         out: list[cst.BaseExpression] = []
         for call in sites:
             names = positional
-            if names and names[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
+            if names and names[0] in ("self", "cls") and type(call.func) is cst.Attribute:
                 names = names[1:]
             value = _argument_for(call, names, binding.name)
             if value is _UNSEEN:
@@ -212,18 +212,18 @@ def is_loss_call(ctx: FileContext, call: cst.BaseExpression) -> bool:
     """A call that returns a loss tensor: a functional loss, or an instance
     of a `torch.nn` loss module (`criterion(out, y)` where every value of
     `criterion` in the file was built by `nn.CrossEntropyLoss(...)`)."""
-    if not isinstance(call, cst.Call):
+    if type(call) is not cst.Call:
         return False
     if is_loss_function(ctx.call_name(call)):
         return True
-    if isinstance(call.func, cst.Call):
+    if type(call.func) is cst.Call:
         return is_loss_module(ctx.call_name(call.func))  # nn.MSELoss()(a, b)
-    if not isinstance(call.func, cst.Name | cst.Attribute):
+    if type(call.func) not in (cst.Name, cst.Attribute):
         return False
     if ctx.qualified_name(call.func) is not None or not ctx.shared(_builds_loss_modules):
         return False
     values = Values.of_file(ctx).of(call.func)
-    return bool(values) and all(isinstance(v, cst.Call) and is_loss_module(ctx.call_name(v)) for v in values)
+    return bool(values) and all(type(v) is cst.Call and is_loss_module(ctx.call_name(v)) for v in values)
 
 
 def _builds_loss_modules(ctx: FileContext) -> bool:
@@ -236,9 +236,9 @@ def _builds_loss_modules(ctx: FileContext) -> bool:
 
 
 def _last_name(func: cst.BaseExpression) -> str:
-    if isinstance(func, cst.Attribute):
+    if type(func) is cst.Attribute:
         return func.attr.value
-    return func.value if isinstance(func, cst.Name) else ""
+    return func.value if type(func) is cst.Name else ""
 
 
 def backward_targets(call: cst.CSTNode) -> list[cst.BaseExpression]:
@@ -248,7 +248,7 @@ def backward_targets(call: cst.CSTNode) -> list[cst.BaseExpression]:
     receiver = method_call(call, "backward")
     if receiver is None:
         return []
-    if scaled_backward_scaler(call) is not None and isinstance(receiver, cst.Call) and receiver.args:
+    if scaled_backward_scaler(call) is not None and type(receiver) is cst.Call and receiver.args:
         return [receiver.args[0].value]
     return [receiver]
 
@@ -293,9 +293,9 @@ def dataloader_calls(ctx: FileContext) -> Iterator[cst.Call]:
 def iterated_loader(ctx: FileContext, iterable: cst.BaseExpression) -> cst.BaseExpression:
     """The object a `for` loop really iterates: `loader` in `enumerate(loader)`,
     `tqdm(loader, desc=...)` or `enumerate(tqdm(loader), start=1)`."""
-    while isinstance(iterable, cst.Call) and iterable.args and not iterable.args[0].keyword:
+    while type(iterable) is cst.Call and iterable.args and not iterable.args[0].keyword:
         name = ctx.call_name(iterable)
-        if name is None and isinstance(iterable.func, cst.Name) and iterable.func.value in ("enumerate", "iter"):
+        if name is None and type(iterable.func) is cst.Name and iterable.func.value in ("enumerate", "iter"):
             name = iterable.func.value
         if name not in _WRAPPERS:
             break
@@ -305,13 +305,13 @@ def iterated_loader(ctx: FileContext, iterable: cst.BaseExpression) -> cst.BaseE
 
 def target_names(target: cst.BaseExpression) -> set[str]:
     """Names bound by a `for` target or an unpacking (`i, (x, y)`)."""
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         return {target.value}
-    if isinstance(target, cst.Tuple | cst.List):
+    if type(target) in (cst.Tuple, cst.List):
         out: set[str] = set()
         for element in target.elements:
             out |= target_names(element.value)
         return out
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return target_names(target.value)
     return set()

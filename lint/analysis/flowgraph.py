@@ -182,7 +182,7 @@ class Program:
         pending = list(self._effectful)
         while pending:
             func = model.parent(pending.pop())
-            if not isinstance(func, cst.FunctionDef):
+            if type(func) is not cst.FunctionDef:
                 continue
             for call in model.call_sites(func):
                 if call in self.relevant:
@@ -226,29 +226,29 @@ class Program:
 
     def _small(self, small: cst.CSTNode) -> Op:
         events = self._calls(small)
-        if isinstance(small, cst.Return):
+        if type(small) is cst.Return:
             return Exit("return", events)
-        if isinstance(small, cst.Raise):
+        if type(small) is cst.Raise:
             return Exit("raise", events)
-        if isinstance(small, cst.Break):
+        if type(small) is cst.Break:
             return Exit("break", ())
-        if isinstance(small, cst.Continue):
+        if type(small) is cst.Continue:
             return Exit("continue", ())
         if small in self.relevant:
             events = (*events, small)
         return Step(events)
 
     def _compound(self, stmt: cst.CSTNode) -> list[Op]:
-        if isinstance(stmt, cst.If):
+        if type(stmt) is cst.If:
             return [self._branch(stmt)]
-        if isinstance(stmt, cst.For | cst.While):
-            head = self._calls(stmt.iter if isinstance(stmt, cst.For) else stmt.test)
+        if type(stmt) in (cst.For, cst.While):
+            head = self._calls(stmt.iter if type(stmt) is cst.For else stmt.test)
             orelse = self._block(_statements(stmt.orelse.body)) if stmt.orelse is not None else None
             return [Loop(stmt, head, self._block(_statements(stmt.body)), orelse, _endless(stmt))]
-        if isinstance(stmt, cst.With):
+        if type(stmt) is cst.With:
             items = tuple(call for item in stmt.items for call in self._calls(item.item))
             return [Step(items), *self._block(_statements(stmt.body))]
-        if isinstance(stmt, cst.Try | cst.TryStar):
+        if type(stmt) in (cst.Try, cst.TryStar):
             return [
                 Try(
                     self._block(_statements(stmt.body)),
@@ -257,13 +257,13 @@ class Program:
                     self._block(_statements(stmt.finalbody.body)) if stmt.finalbody is not None else None,
                 )
             ]
-        if isinstance(stmt, cst.Match):
+        if type(stmt) is cst.Match:
             return [Match(self._calls(stmt.subject), tuple(self._block(_statements(c.body)) for c in stmt.cases))]
         return []
 
     def _branch(self, stmt: cst.If) -> Branch:
         orelse: Branch | Block | None = None
-        if isinstance(stmt.orelse, cst.If):
+        if type(stmt.orelse) is cst.If:
             orelse = self._branch(stmt.orelse) if stmt.orelse in self.live else None
         elif stmt.orelse is not None:
             orelse = self._block(_statements(stmt.orelse.body)) or None
@@ -271,20 +271,20 @@ class Program:
 
 
 def _statements(body: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
-    if isinstance(body, cst.IndentedBlock | cst.Module | cst.SimpleStatementSuite):
+    if type(body) in (cst.IndentedBlock, cst.Module, cst.SimpleStatementSuite):
         return tuple(body.body)
     return ()
 
 
 def _endless(loop: cst.For | cst.While) -> bool:
     """`while True:` leaves only by `break`."""
-    return isinstance(loop, cst.While) and _always_true(loop.test)
+    return type(loop) is cst.While and _always_true(loop.test)
 
 
 def _always_true(test: cst.BaseExpression) -> bool:
-    if isinstance(test, cst.Name):
+    if type(test) is cst.Name:
         return test.value == "True"
-    return isinstance(test, cst.Integer) and test.value not in ("0",)
+    return type(test) is cst.Integer and test.value not in ("0",)
 
 
 # -- conditions and loops -------------------------------------------------------------
@@ -294,36 +294,36 @@ def _condition(model: SemanticModel, test: cst.BaseExpression) -> Condition:
     calls = any(type(node) is cst.Call for node in nodes)
     names = None if calls else frozenset(node.value for node in nodes if type(node) is cst.Name)  # type: ignore[attr-defined]
     polarity = True
-    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         test, polarity = test.expression, not polarity
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+    if type(test) is cst.Comparison and len(test.comparisons) == 1:
         target = test.comparisons[0]
-        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
-            if isinstance(target.operator, cst.Is):
+        if type(target.comparator) is cst.Name and target.comparator.value == "None":
+            if type(target.operator) is cst.Is:
                 return Condition(code(test.left), not polarity, names)
-            if isinstance(target.operator, cst.IsNot):
+            if type(target.operator) is cst.IsNot:
                 return Condition(code(test.left), polarity, names)
     return Condition(code(test), polarity, names)
 
 
 def _assigned_names(model: SemanticModel, loop: cst.For | cst.While) -> frozenset[str]:
     assigned: set[str] = set()
-    targets: list[cst.CSTNode] = [loop.target] if isinstance(loop, cst.For) else []
+    targets: list[cst.CSTNode] = [loop.target] if type(loop) is cst.For else []
     binders = only(
         model.subtree(loop),
         cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For, cst.AsName, cst.Global, cst.Nonlocal, cst.Del,
     )
     for node in binders:
-        if isinstance(node, cst.Assign):
+        if type(node) is cst.Assign:
             targets.extend(t.target for t in node.targets)
-        elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.NamedExpr | cst.For):
+        elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For):
             targets.append(node.target)
-        elif isinstance(node, cst.AsName):
+        elif type(node) is cst.AsName:
             targets.append(node.name)
-        elif isinstance(node, cst.Global | cst.Nonlocal | cst.Del):
+        elif type(node) in (cst.Global, cst.Nonlocal, cst.Del):
             return frozenset({"*"})  # too dynamic to reason about: nothing is invariant
     for target in targets:
         for part in iter_nodes(target):
-            if isinstance(part, cst.Name):
+            if type(part) is cst.Name:
                 assigned.add(part.value)
     return frozenset(assigned)

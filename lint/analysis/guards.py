@@ -19,13 +19,13 @@ def in_fallback(ctx: FileContext, node: cst.CSTNode) -> bool:
     """Whether `node` sits in a fallback reached only when a newer API is missing."""
     child = node
     for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, cst.ExceptHandler) and child is ancestor.body and _catches_fallback(ancestor):
+        if type(ancestor) is cst.ExceptHandler and child is ancestor.body and _catches_fallback(ancestor):
             return True
-        if isinstance(ancestor, cst.If | cst.IfExp) and child is not ancestor.test and is_version_check(ancestor.test):
+        if type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test and is_version_check(ancestor.test):
             return True
-        if isinstance(ancestor, cst.IndentedBlock | cst.Module) and _after_guarded_exit(ancestor, child):
+        if type(ancestor) in (cst.IndentedBlock, cst.Module) and _after_guarded_exit(ancestor, child):
             return True
-        if isinstance(ancestor, cst.FunctionDef | cst.ClassDef):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
             return False
         child = ancestor
     return False
@@ -37,10 +37,10 @@ def _after_guarded_exit(block: cst.IndentedBlock | cst.Module, statement: cst.CS
     for sibling in block.body:
         if sibling is statement:
             return False
-        if isinstance(sibling, cst.If) and sibling.orelse is None and is_version_check(sibling.test):
+        if type(sibling) is cst.If and sibling.orelse is None and is_version_check(sibling.test):
             body = sibling.body.body
             last = body[-1] if body else None
-            if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return | cst.Raise):
+            if type(last) is cst.SimpleStatementLine and isinstance(last.body[-1], cst.Return | cst.Raise):
                 return True
     return False
 
@@ -48,9 +48,9 @@ def _after_guarded_exit(block: cst.IndentedBlock | cst.Module, statement: cst.CS
 def _catches_fallback(handler: cst.ExceptHandler) -> bool:
     if handler.type is None:
         return True
-    types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
+    types = handler.type.elements if type(handler.type) is cst.Tuple else [handler.type]
     for element in types:
-        value = element.value if isinstance(element, cst.Element) else element
+        value = element.value if type(element) is cst.Element else element
         name = dotted_name(value)  # type: ignore[arg-type]
         if name is not None and name.rsplit(".", 1)[-1] in _FALLBACK_ERRORS:
             return True
@@ -61,6 +61,6 @@ def is_version_check(test: cst.BaseExpression) -> bool:
     """`torch.__version__ < ...`, `version.parse(...)`, `TORCH_VERSION >= ...`,
     `hasattr(torch, "amp")` and the like."""
     for node in iter_nodes(test):
-        if isinstance(node, cst.Name) and _VERSION_WORDS.search(node.value):
+        if type(node) is cst.Name and _VERSION_WORDS.search(node.value):
             return True
     return False

@@ -22,10 +22,10 @@ def own_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         node = stack.pop()
         yield node
-        if isinstance(node, cst.For):
+        if type(node) is cst.For:
             stack.extend(reversed([node.target, node.iter]))
             continue
-        if isinstance(node, cst.While):
+        if type(node) is cst.While:
             stack.append(node.test)
             continue
         if node is not root and isinstance(node, _NESTED):
@@ -48,7 +48,7 @@ def steps_each_iteration(ctx: FileContext, loop: cst.For | cst.While) -> bool:
     for node in own_nodes(loop.body):
         if trains(ctx, node):
             return True
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             summary = ctx.summaries.of_call(node)
             if summary is not None and not summary.does(LOOP) and (summary.does(STEP) or summary.does(BACKWARD)):
                 return True

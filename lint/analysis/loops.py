@@ -41,7 +41,7 @@ _MAX_INLINE_DEPTH = 4
 def is_backward(node: cst.CSTNode) -> bool:
     """`loss.backward()`, `scaler.scale(loss).backward()`, `accelerator.backward(loss)`."""
     receiver = method_call(node, "backward")
-    if receiver is None or not isinstance(node, cst.Call):
+    if receiver is None or type(node) is not cst.Call:
         return False
     # `MyFunction.backward(ctx, grad)` calls an autograd.Function's hook directly
     head = dotted_name(receiver)
@@ -70,7 +70,7 @@ def _stepped_and_cleared(ctx: FileContext) -> set[Binding]:
             continue
         binding = ctx.receivers.binding(receiver)
         if binding is not None:
-            assert isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            assert type(node) is cst.Call and type(node.func) is cst.Attribute
             (stepped if node.func.attr.value == "step" else cleared).add(binding)
     return stepped & cleared
 
@@ -80,7 +80,7 @@ def optimizer_step(ctx: FileContext, node: cst.CSTNode) -> cst.BaseExpression | 
     A step given a closure (`opt.step(closure)`, L-BFGS) is not counted: the
     closure does its own clearing and backward."""
     receiver = method_call(node, "step")
-    if receiver is None or not isinstance(node, cst.Call):
+    if receiver is None or type(node) is not cst.Call:
         return None
     if ctx.receivers.is_kind(receiver, GRAD_SCALER):
         return node.args[0].value if node.args else None
@@ -104,9 +104,9 @@ def clears_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
         return True
     receiver = method_call(node, "zero_", "detach_", "fill_")
     if receiver is not None:
-        if isinstance(receiver, cst.Attribute) and receiver.attr.value == "data":
+        if type(receiver) is cst.Attribute and receiver.attr.value == "data":
             receiver = receiver.value
-        return isinstance(receiver, cst.Attribute) and receiver.attr.value == "grad"
+        return type(receiver) is cst.Attribute and receiver.attr.value == "grad"
     if type(node) is cst.Assign:
         return any(_is_grad_attribute(t.target) for t in node.targets)  # type: ignore[attr-defined]
     if type(node) is cst.Del:
@@ -135,21 +135,21 @@ def may_clear_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
 
 
 def _is_grad_attribute(target: cst.BaseExpression) -> bool:
-    if isinstance(target, cst.Tuple | cst.List):
+    if type(target) in (cst.Tuple, cst.List):
         return any(_is_grad_attribute(e.value) for e in target.elements)
-    return isinstance(target, cst.Attribute) and target.attr.value == "grad"
+    return type(target) is cst.Attribute and target.attr.value == "grad"
 
 
 def train_mode_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] | None:
     """(`model`, on) for `model.train()` / `.train(True)` (True), `model.eval()`
     / `.train(False)` (False), `.train(flag)` (None: unknown)."""
     receiver = method_call(node, "train", "eval")
-    if receiver is None or not isinstance(node, cst.Call):
+    if receiver is None or type(node) is not cst.Call:
         return None
     receiver = unchain_module(receiver)  # `model.to(device).train()` sets `model`
-    if not isinstance(receiver, cst.Name | cst.Attribute):
+    if type(receiver) not in (cst.Name, cst.Attribute):
         return None
-    assert isinstance(node.func, cst.Attribute)
+    assert type(node.func) is cst.Attribute
     if node.func.attr.value == "eval":
         return (receiver, False) if not node.args else None
     if not node.args:
@@ -158,7 +158,7 @@ def train_mode_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None]
     if len(node.args) > 1 or (first.keyword is not None and first.keyword.value != "mode"):
         return None
     value = first.value
-    if isinstance(value, cst.Name) and value.value in ("True", "False"):
+    if type(value) is cst.Name and value.value in ("True", "False"):
         return receiver, value.value == "True"
     return receiver, None
 
@@ -166,16 +166,16 @@ def train_mode_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None]
 # -- grad mode ----------------------------------------------------------------
 def context_grad_mode(ctx: FileContext, expr: cst.BaseExpression) -> GradMode | None:
     """What entering `with expr:` does to grad mode (None: nothing known)."""
-    func = expr.func if isinstance(expr, cst.Call) else expr
+    func = expr.func if type(expr) is cst.Call else expr
     name = ctx.qualified_name(func)
     if name in NO_GRAD:
-        if name == "torch.autograd.inference_mode" and isinstance(expr, cst.Call) and expr.args:
+        if name == "torch.autograd.inference_mode" and type(expr) is cst.Call and expr.args:
             return _constant_mode(expr.args[0].value, when_true="off", when_false=None)
         return "off"
     if name == ENABLE_GRAD:
         return "on"
     if name == SET_GRAD_ENABLED:
-        if isinstance(expr, cst.Call) and expr.args:
+        if type(expr) is cst.Call and expr.args:
             return _constant_mode(expr.args[0].value, when_true="on", when_false="off")
         return "unknown"
     local = ctx.local_function(func)
@@ -194,8 +194,8 @@ def decorator_grad_mode(ctx: FileContext, decorator: cst.Decorator) -> GradMode 
     mode = context_grad_mode(ctx, expr)
     if mode is not None:
         return mode
-    func = expr.func if isinstance(expr, cst.Call) else expr
-    if isinstance(func, cst.Name) and func.value in _NEUTRAL_DECORATORS:
+    func = expr.func if type(expr) is cst.Call else expr
+    if type(func) is cst.Name and func.value in _NEUTRAL_DECORATORS:
         return None
     name = ctx.qualified_name(func)
     if name is not None and (name.startswith(_NEUTRAL_PACKAGES) or "." not in name):
@@ -211,14 +211,14 @@ def lexical_grad_mode(ctx: FileContext, node: cst.CSTNode) -> GradMode | None:
     """Grad mode set around `node` inside its own function: the innermost
     grad-mode `with`, else the function's decorators."""
     for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, cst.With):
+        if type(ancestor) is cst.With:
             for item in reversed(ancestor.items):
                 mode = context_grad_mode(ctx, item.item)
                 if mode is not None:
                     return mode
-        elif isinstance(ancestor, cst.Lambda):
+        elif type(ancestor) is cst.Lambda:
             return None
-        elif isinstance(ancestor, cst.FunctionDef):
+        elif type(ancestor) is cst.FunctionDef:
             return _decorators_mode(ctx, ancestor)
     return None
 
@@ -261,9 +261,9 @@ def _decorators_mode(ctx: FileContext, func: cst.FunctionDef) -> GradMode | None
 
 
 def _constant_mode(value: cst.BaseExpression, when_true: GradMode | None, when_false: GradMode | None) -> GradMode | None:
-    if isinstance(value, cst.Name) and value.value == "True":
+    if type(value) is cst.Name and value.value == "True":
         return when_true
-    if isinstance(value, cst.Name) and value.value == "False":
+    if type(value) is cst.Name and value.value == "False":
         return when_false
     return "unknown"
 
@@ -277,22 +277,22 @@ def _mentions_no_grad(ctx: FileContext, func: cst.FunctionDef) -> bool:
     """A function of this file that enters no_grad / inference_mode: a wrapper
     (`with torch.no_grad(): return fn(...)`, `return torch.no_grad()(fn)`)."""
     for node in ctx.subtree(func.body):
-        if isinstance(node, cst.Name | cst.Attribute) and ctx.qualified_name(node) in NO_GRAD:
+        if type(node) in (cst.Name, cst.Attribute) and ctx.qualified_name(node) in NO_GRAD:
             return True
     return False
 
 
 def _assigned_no_grad(ctx: FileContext, func: cst.BaseExpression) -> bool:
     """`evaluating = torch.no_grad()` at module level, used as `@evaluating`."""
-    if not isinstance(func, cst.Name):
+    if type(func) is not cst.Name:
         return False
     for stmt in ctx.module.body:
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             for small in stmt.body:
                 if (
-                    isinstance(small, cst.Assign)
-                    and any(isinstance(t.target, cst.Name) and t.target.value == func.value for t in small.targets)
-                    and isinstance(small.value, cst.Call)
+                    type(small) is cst.Assign
+                    and any(type(t.target) is cst.Name and t.target.value == func.value for t in small.targets)
+                    and type(small.value) is cst.Call
                     and ctx.qualified_name(small.value.func) in NO_GRAD
                 ):
                     return True
@@ -326,9 +326,9 @@ def stepping_loops(ctx: FileContext) -> set[cst.CSTNode]:
         node = pending.pop()
         child = node
         for ancestor in ctx.ancestors(node):
-            if isinstance(ancestor, cst.For | cst.While) and child is ancestor.body:
+            if type(ancestor) in (cst.For, cst.While) and child is ancestor.body:
                 found.add(ancestor)
-            elif isinstance(ancestor, cst.FunctionDef) and child is ancestor.body and ancestor not in functions:
+            elif type(ancestor) is cst.FunctionDef and child is ancestor.body and ancestor not in functions:
                 functions.add(ancestor)
                 pending.extend(ctx.call_sites(ancestor))
             child = ancestor

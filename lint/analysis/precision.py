@@ -62,17 +62,17 @@ def may_be_float16(ctx: FileContext, expr: cst.BaseExpression, _depth: int = 0) 
         return True
     if _depth > 3:
         return False
-    if isinstance(expr, cst.IfExp):
+    if type(expr) is cst.IfExp:
         return may_be_float16(ctx, expr.body, _depth + 1) or may_be_float16(ctx, expr.orelse, _depth + 1)
-    if isinstance(expr, cst.Name):
+    if type(expr) is cst.Name:
         value = value_of_name(ctx, expr)
         return value is not None and may_be_float16(ctx, value, _depth + 1)
-    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Dict | cst.Name):
-        table = value_of_name(ctx, expr.value) if isinstance(expr.value, cst.Name) else expr.value
-        return isinstance(table, cst.Dict) and any(
-            isinstance(e, cst.DictElement) and dtype_of(ctx, e.value) == FLOAT16 for e in table.elements
+    if type(expr) is cst.Subscript and type(expr.value) in (cst.Dict, cst.Name):
+        table = value_of_name(ctx, expr.value) if type(expr.value) is cst.Name else expr.value
+        return type(table) is cst.Dict and any(
+            type(e) is cst.DictElement and dtype_of(ctx, e.value) == FLOAT16 for e in table.elements
         )
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "getattr":
+    if type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value == "getattr":
         if len(expr.args) >= 2 and ctx.qualified_name(expr.args[0].value) == "torch":
             return bool(_FLOAT16_NAMES & flag_choices(ctx, expr.args[1].value))
     return False
@@ -84,18 +84,18 @@ _FLOAT16_NAMES = frozenset({"float16", "half"})
 def flag_choices(ctx: FileContext, flag: cst.BaseExpression) -> set[str]:
     """The `choices=` of the command-line flag `args.<name>` reads (an
     `add_argument("--name", choices=[...])` of the file)."""
-    if not isinstance(flag, cst.Attribute):
+    if type(flag) is not cst.Attribute:
         return set()
     wanted = flag.attr.value
     for call in ctx.nodes_of(cst.Call):
-        assert isinstance(call, cst.Call)
-        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument" and call.args):
+        assert type(call) is cst.Call
+        if not (type(call.func) is cst.Attribute and call.func.attr.value == "add_argument" and call.args):
             continue
         names = [string_value(a.value) for a in call.args if a.keyword is None]
         dest = argument(call, "dest", ())
         dests = {n.lstrip("-").replace("-", "_") for n in names if n} | {string_value(dest) or ""}
         choices = argument(call, "choices", ())
-        if wanted in dests and isinstance(choices, cst.List | cst.Tuple | cst.Set):
+        if wanted in dests and type(choices) in (cst.List, cst.Tuple, cst.Set):
             return {v for e in choices.elements if (v := string_value(e.value)) is not None}
     return set()
 
@@ -122,7 +122,7 @@ def has_star_arguments(call: cst.Call) -> bool:
 
 
 def literal_bool(expr: cst.BaseExpression | None) -> bool | None:
-    if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
+    if type(expr) is cst.Name and expr.value in ("True", "False"):
         return expr.value == "True"
     return None
 
@@ -144,7 +144,7 @@ def autocast_precision(ctx: FileContext, call: cst.Call) -> Precision:
         return DISABLED
     dtype = argument(call, "dtype", positional)
     if dtype is not None:
-        if isinstance(dtype, cst.Name) and dtype.value == "None":
+        if type(dtype) is cst.Name and dtype.value == "None":
             dtype = None
         else:
             known = dtype_of(ctx, dtype)
@@ -160,9 +160,9 @@ def autocast_of_with_item(ctx: FileContext, item: cst.BaseExpression) -> cst.Cal
     bound exactly once in its scope to an autocast call (`amp_ctx = torch.autocast(...)`)."""
     if is_autocast(ctx, item):
         return item  # type: ignore[return-value]
-    if isinstance(item, cst.Name):
+    if type(item) is cst.Name:
         value = single_assignment(ctx, item)
-        if isinstance(value, cst.IfExp):
+        if type(value) is cst.IfExp:
             # `autocast(...) if device_type == "cuda" else nullcontext()`: the
             # other branch does not autocast at all
             autocasts = [v for v in (value.body, value.orelse) if is_autocast(ctx, v)]
@@ -177,7 +177,7 @@ def single_assignment(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | 
     read in, when the name is bound nowhere else there (not a parameter, not a
     loop target)."""
     scope = ctx.scope_of(name)
-    if isinstance(scope.node, cst.FunctionDef):
+    if type(scope.node) is cst.FunctionDef:
         params = scope.node.params
         every = (*params.posonly_params, *params.params, *params.kwonly_params)
         if any(p.name.value == name.value for p in every):
@@ -188,14 +188,14 @@ def single_assignment(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | 
     values: list[cst.BaseExpression] = []
     binders = only(ctx.own_nodes(body), cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr)
     for node in binders:
-        if isinstance(node, cst.Assign):
+        if type(node) is cst.Assign:
             for target in node.targets:
-                if isinstance(target.target, cst.Name) and target.target.value == name.value:
+                if type(target.target) is cst.Name and target.target.value == name.value:
                     values.append(node.value)
                 elif _binds(target.target, name.value):
                     return None
-        elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.For | cst.WithItem | cst.NamedExpr):
-            target = node.target if not isinstance(node, cst.WithItem) else (node.asname.name if node.asname else None)
+        elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr):
+            target = node.target if type(node) is not cst.WithItem else (node.asname.name if node.asname else None)
             if target is not None and _binds(target, name.value):
                 return None
     return values[0] if len(values) == 1 else None
@@ -210,10 +210,10 @@ def global_value(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
     values = [
         small.value
         for stmt in ctx.module.body
-        if isinstance(stmt, cst.SimpleStatementLine)
+        if type(stmt) is cst.SimpleStatementLine
         for small in stmt.body
-        if isinstance(small, cst.Assign)
-        and any(isinstance(t.target, cst.Name) and t.target.value == name.value for t in small.targets)
+        if type(small) is cst.Assign
+        and any(type(t.target) is cst.Name and t.target.value == name.value for t in small.targets)
     ]
     return values[0] if len(values) == 1 else None
 
@@ -225,11 +225,11 @@ def value_of_name(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None
 
 
 def _binds(target: cst.BaseExpression, name: str) -> bool:
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         return target.value == name
-    if isinstance(target, cst.Tuple | cst.List):
+    if type(target) in (cst.Tuple, cst.List):
         return any(_binds(element.value, name) for element in target.elements)
-    if isinstance(target, cst.StarredElement):
+    if type(target) is cst.StarredElement:
         return _binds(target.value, name)
     return False
 
@@ -253,7 +253,7 @@ def with_precision(ctx: FileContext, stmt: cst.With) -> tuple[Precision, cst.Cal
 def half_conversion(ctx: FileContext, call: cst.CSTNode) -> cst.BaseExpression | None:
     """The receiver of `x.half()`, `x.to(torch.float16)`, `x.to(device,
     dtype=torch.half)`: a conversion of `x` to float16."""
-    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+    if type(call) is not cst.Call or type(call.func) is not cst.Attribute:
         return None
     method = call.func.attr.value
     if method == "half" and not call.args:

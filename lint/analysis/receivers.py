@@ -56,7 +56,7 @@ _FACTORY = re.compile(r"^_?(?:build|create|make|get|init|setup|configure|load)_(
 def factory_kind(func: cst.BaseExpression) -> str | None:
     """`build_optimizer(cfg, model)`, `self.create_optimizer()`: a factory
     whose name says it makes an optimizer (or a scheduler)."""
-    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
     match = _FACTORY.match(name)
     if match is None:
         return None
@@ -127,10 +127,10 @@ class Receivers:
     # -- queries -----------------------------------------------------------
     def binding(self, expr: cst.BaseExpression) -> Binding | None:
         """The variable `expr` reads, if it is a plain name or `self.attr`."""
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             scope = self._defining_scope(expr.value, self.ctx.scope_of(expr))
             return Binding(scope.node, expr.value) if scope is not None else None
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        if type(expr) is cst.Attribute and type(expr.value) is cst.Name:
             cls = self._class_of_self(expr.value)
             if cls is not None:
                 return Binding(cls, f"self.{expr.attr.value}")
@@ -138,7 +138,7 @@ class Receivers:
 
     def kind(self, expr: cst.BaseExpression) -> str | None:
         """The kind of object `expr` holds (see the module constants), or None."""
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             return self._call_kind(expr)
         binding = self.binding(expr)
         return self.kinds.get(binding) if binding is not None else None
@@ -150,26 +150,26 @@ class Receivers:
     def _call_kind(self, call: cst.Call) -> str | None:
         qualified = self.ctx.qualified_name(call.func)
         kind = constructor_kind(qualified)
-        if kind is None and isinstance(call.func, cst.Name):
+        if kind is None and type(call.func) is cst.Name:
             kind = self._returns.get(call.func.value)
         if kind is None and qualified in _INSTANTIATE and call.args:
             kind = _configured_kind(call.args[0].value)
         return kind or factory_kind(call.func)
 
     def _value_kind(self, value: cst.BaseExpression) -> str | None:
-        if isinstance(value, cst.IfExp):
+        if type(value) is cst.IfExp:
             return self._value_kind(value.body) or self._value_kind(value.orelse)
-        if isinstance(value, cst.Call):
+        if type(value) is cst.Call:
             return self._call_kind(value)
         return self.kind(value)
 
     def _assignments(self) -> Iterator[tuple[cst.BaseExpression, cst.BaseExpression]]:
         for stmt in _all_simple_statements(self.ctx.module):
             for small in stmt.body:
-                if isinstance(small, cst.Assign):
+                if type(small) is cst.Assign:
                     for target in small.targets:
                         yield target.target, small.value
-                elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                elif type(small) is cst.AnnAssign and small.value is not None:
                     yield small.target, small.value
 
     def _collect_assignments(self) -> None:
@@ -178,8 +178,8 @@ class Receivers:
             if kind is None:
                 continue
             self.kinds.setdefault(binding, kind)
-            construction = value.body if isinstance(value, cst.IfExp) else value
-            if isinstance(construction, cst.Call):
+            construction = value.body if type(value) is cst.IfExp else value
+            if type(construction) is cst.Call:
                 self.constructions.setdefault(binding, []).append(construction)
 
     def _collect_returns(self) -> None:
@@ -195,13 +195,13 @@ class Receivers:
         """`x.scale(...).backward()` and `x.unscale_(opt)` mark a GradScaler;
         what it steps or unscales is an optimizer."""
         for node in self.ctx.nodes_of(cst.Call):
-            if not isinstance(node.func, cst.Attribute):  # type: ignore[attr-defined]
+            if type(node.func) is not cst.Attribute:  # type: ignore[attr-defined]
                 continue
             method = node.func.attr.value
             receiver = node.func.value
-            if method == "backward" and isinstance(receiver, cst.Call):
+            if method == "backward" and type(receiver) is cst.Call:
                 inner = receiver.func
-                if isinstance(inner, cst.Attribute) and inner.attr.value == "scale":
+                if type(inner) is cst.Attribute and inner.attr.value == "scale":
                     self._mark(inner.value, GRAD_SCALER)
             elif method in ("unscale_", "step") and node.args and self.kind(receiver) == GRAD_SCALER:
                 self._mark(node.args[0].value, OPTIMIZER)
@@ -229,7 +229,7 @@ class Receivers:
     def _bind_arguments(self, call: cst.Call, func: cst.FunctionDef) -> None:
         scope = self.ctx.scopes.scope_for(func)
         positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
-        bound = isinstance(call.func, cst.Attribute) or func.name.value == "__init__"
+        bound = type(call.func) is cst.Attribute or func.name.value == "__init__"
         if positional and positional[0] in ("self", "cls") and bound:
             positional = positional[1:]
         index = 0
@@ -271,8 +271,8 @@ class Receivers:
         if not params or params[0].name.value != name.value:
             return None
         parent = self.ctx.parent(func)
-        while parent is not None and not isinstance(parent, cst.ClassDef):
-            if isinstance(parent, cst.FunctionDef):
+        while parent is not None and type(parent) is not cst.ClassDef:
+            if type(parent) is cst.FunctionDef:
                 return None
             parent = self.ctx.parent(parent)
         return parent
@@ -282,9 +282,9 @@ def _all_simple_statements(module: cst.Module) -> Iterator[cst.SimpleStatementLi
     stack: list[cst.CSTNode] = list(_statements(module))
     while stack:
         stmt = stack.pop()
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             yield stmt
-        elif isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+        elif type(stmt) in (cst.FunctionDef, cst.ClassDef):
             stack.extend(_statements(stmt.body))
         else:
             for block in child_blocks(stmt):

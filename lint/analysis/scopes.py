@@ -81,30 +81,30 @@ class ScopeTable:
             self._collect_statement(stmt, scope)
 
     def _collect_statement(self, stmt: cst.CSTNode, scope: Scope) -> None:
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             for small in stmt.body:
                 self._collect_small(small, scope)
-        elif isinstance(stmt, cst.FunctionDef):
+        elif type(stmt) is cst.FunctionDef:
             self._bind_local(scope, stmt.name.value)
             self.functions.setdefault(stmt.name.value, []).append(stmt)
             inner = self._open(stmt, scope)
             for param in _parameters(stmt.params):
                 inner.locals.add(param.name.value)
             self._collect_block(stmt.body, inner)
-        elif isinstance(stmt, cst.ClassDef):
+        elif type(stmt) is cst.ClassDef:
             self._bind_local(scope, stmt.name.value)
             self._collect_block(stmt.body, self._open(stmt, scope))
         else:
             self._collect_compound(stmt, scope)
 
     def _collect_compound(self, stmt: cst.CSTNode, scope: Scope) -> None:
-        if isinstance(stmt, cst.For):
+        if type(stmt) is cst.For:
             self._bind_target(scope, stmt.target)
-        elif isinstance(stmt, cst.With):
+        elif type(stmt) is cst.With:
             for item in stmt.items:
                 if item.asname is not None:
                     self._bind_target(scope, item.asname.name)
-        elif isinstance(stmt, cst.Try | cst.TryStar):
+        elif type(stmt) in (cst.Try, cst.TryStar):
             for handler in stmt.handlers:
                 if handler.name is not None:
                     self._bind_target(scope, handler.name.name)
@@ -112,7 +112,7 @@ class ScopeTable:
             self._collect_block(body, scope)
 
     def _collect_small(self, small: cst.BaseSmallStatement, scope: Scope) -> None:
-        if isinstance(small, cst.Import):
+        if type(small) is cst.Import:
             for alias in small.names:
                 full = dotted_name(alias.name) or ""
                 if alias.asname is not None:
@@ -121,21 +121,21 @@ class ScopeTable:
                 else:
                     top = full.split(".")[0]
                     scope.imports.setdefault(top, set()).add(top)
-        elif isinstance(small, cst.ImportFrom):
+        elif type(small) is cst.ImportFrom:
             module = import_from_module(small)
-            if isinstance(small.names, cst.ImportStar):
+            if type(small.names) is cst.ImportStar:
                 scope.star_imports.append(module)
                 return
             for alias in small.names:
                 name = dotted_name(alias.name) or ""
                 local = alias.asname.name.value if alias.asname else name  # type: ignore[union-attr]
                 scope.imports.setdefault(local, set()).add(f"{module}.{name}")
-        elif isinstance(small, cst.Assign):
+        elif type(small) is cst.Assign:
             for target in small.targets:
                 self._bind_target(scope, target.target, small.value)
-        elif isinstance(small, cst.AnnAssign | cst.AugAssign):
+        elif type(small) in (cst.AnnAssign, cst.AugAssign):
             self._bind_target(scope, small.target)
-        elif isinstance(small, cst.Global | cst.Nonlocal):
+        elif type(small) in (cst.Global, cst.Nonlocal):
             scope.declared_outer.update(n.name.value for n in small.names)
 
     def _open(self, node: ScopeNode, parent: Scope) -> Scope:
@@ -150,15 +150,15 @@ class ScopeTable:
     def _bind_target(
         self, scope: Scope, target: cst.BaseExpression, value: cst.BaseExpression | None = None
     ) -> None:
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             if value is not None and dotted_name(value) is not None:
                 scope.aliases.setdefault(target.value, []).append(value)
             else:
                 self._bind_local(scope, target.value)
-        elif isinstance(target, cst.Tuple | cst.List):
+        elif type(target) in (cst.Tuple, cst.List):
             for element in target.elements:
                 self._bind_target(scope, element.value)
-        elif isinstance(target, cst.StarredElement):
+        elif type(target) is cst.StarredElement:
             self._bind_target(scope, target.value)
 
 
@@ -166,18 +166,18 @@ def _parameters(params: cst.Parameters) -> Iterator[cst.Param]:
     yield from params.posonly_params
     yield from params.params
     yield from params.kwonly_params
-    if isinstance(params.star_arg, cst.Param):
+    if type(params.star_arg) is cst.Param:
         yield params.star_arg
     if params.star_kwarg is not None:
         yield params.star_kwarg
 
 
 def _statements(body: object) -> Iterator[cst.CSTNode]:
-    if isinstance(body, cst.Module):
+    if type(body) is cst.Module:
         yield from body.body
-    elif isinstance(body, cst.IndentedBlock):
+    elif type(body) is cst.IndentedBlock:
         yield from body.body
-    elif isinstance(body, cst.SimpleStatementSuite):
+    elif type(body) is cst.SimpleStatementSuite:
         yield cst.SimpleStatementLine(body=body.body)
     elif isinstance(body, list | tuple):
         yield from body
@@ -185,20 +185,20 @@ def _statements(body: object) -> Iterator[cst.CSTNode]:
 
 def _child_blocks(stmt: cst.CSTNode) -> Iterator[cst.BaseSuite]:
     """The blocks nested directly in a compound statement, in source order."""
-    if isinstance(stmt, cst.If):
+    if type(stmt) is cst.If:
         yield stmt.body
         if stmt.orelse is not None:
-            if isinstance(stmt.orelse, cst.If):
+            if type(stmt.orelse) is cst.If:
                 yield from _child_blocks(stmt.orelse)
             else:
                 yield stmt.orelse.body
-    elif isinstance(stmt, cst.For | cst.While):
+    elif type(stmt) in (cst.For, cst.While):
         yield stmt.body
         if stmt.orelse is not None:
             yield stmt.orelse.body
-    elif isinstance(stmt, cst.With):
+    elif type(stmt) is cst.With:
         yield stmt.body
-    elif isinstance(stmt, cst.Try | cst.TryStar):
+    elif type(stmt) in (cst.Try, cst.TryStar):
         yield stmt.body
         for handler in stmt.handlers:
             yield handler.body
@@ -206,7 +206,7 @@ def _child_blocks(stmt: cst.CSTNode) -> Iterator[cst.BaseSuite]:
             yield stmt.orelse.body
         if stmt.finalbody is not None:
             yield stmt.finalbody.body
-    elif isinstance(stmt, cst.Match):
+    elif type(stmt) is cst.Match:
         for case in stmt.cases:
             yield case.body
 

@@ -45,14 +45,14 @@ _SET_EPOCH_PATHS = ("", ".sampler", ".batch_sampler", ".batch_sampler.sampler")
 def function_key(ctx: FileContext, func: cst.FunctionDef) -> str:
     names = [func.name.value]
     for ancestor in ctx.ancestors(func):
-        if isinstance(ancestor, cst.FunctionDef | cst.ClassDef):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
             names.append(ancestor.name.value)
     return ".".join(reversed(names))
 
 
 def functions(ctx: FileContext) -> Iterator[cst.FunctionDef]:
     for node in ctx.scopes.by_node:
-        if isinstance(node, cst.FunctionDef):
+        if type(node) is cst.FunctionDef:
             yield node
 
 
@@ -82,7 +82,7 @@ class CallTargets:
         self.ctx = ctx
         self.keys = {func: function_key(ctx, func) for func in functions(ctx)}
         self.classes = {
-            node.name.value: node for node in ctx.scopes.by_node if isinstance(node, cst.ClassDef)
+            node.name.value: node for node in ctx.scopes.by_node if type(node) is cst.ClassDef
         }
         self._instances = self._instances_of_classes()
         self._targets: dict[cst.Call, str | None] = {}
@@ -100,9 +100,9 @@ class CallTargets:
         local = self.ctx.local_callee(call)
         if local is not None:
             return self.keys.get(local)
-        if isinstance(func, cst.Name) and func.value in self.classes and self.ctx.qualified_name(func) is None:
+        if type(func) is cst.Name and func.value in self.classes and self.ctx.qualified_name(func) is None:
             return f"{func.value}.__init__"
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             owner = self._class_of(func.value)
             if owner is not None:
                 return f"{owner}.{func.attr.value}"
@@ -114,7 +114,7 @@ class CallTargets:
     def _class_of(self, expr: cst.BaseExpression) -> str | None:
         """The class `expr` is an instance of: `self` in a method, or a
         variable built by calling a class (of this file or imported)."""
-        if isinstance(expr, cst.Name) and expr.value == "self":
+        if type(expr) is cst.Name and expr.value == "self":
             cls = self._class_around(expr)
             return cls.name.value if cls is not None else None
         if not self._instances:
@@ -129,7 +129,7 @@ class CallTargets:
         found: dict[tuple[cst.CSTNode, str], str] = {}
         for node in self.ctx.nodes_of(cst.Assign):
             value = node.value  # type: ignore[attr-defined]
-            if not isinstance(value, cst.Call) or len(node.targets) != 1:  # type: ignore[attr-defined]
+            if type(value) is not cst.Call or len(node.targets) != 1:  # type: ignore[attr-defined]
                 continue
             cls = self._class_named(value.func)
             keys = self._keys(node.targets[0].target) if cls is not None else []  # type: ignore[attr-defined]
@@ -141,13 +141,13 @@ class CallTargets:
         """Where a variable may be bound: `name` in the scope it is read in
         (then at module level, for a name that scope does not bind), or
         `self.attr` in the class of the method."""
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             scope = self.ctx.scope_of(expr)
             keys = [(scope.node, expr.value)]
             if expr.value not in scope.locals and scope is not self.ctx.scopes.module_scope:
                 keys.append((self.ctx.module, expr.value))
             return keys
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        if type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":
             cls = self._class_around(expr)
             return [(cls, f"self.{expr.attr.value}")] if cls is not None else []
         return []
@@ -155,10 +155,10 @@ class CallTargets:
     def _class_around(self, node: cst.CSTNode) -> cst.ClassDef | None:
         func = self.ctx.enclosing_function(node)
         cls = self.ctx.parent(self.ctx.parent(func)) if func is not None else None
-        return cls if isinstance(cls, cst.ClassDef) else None
+        return cls if type(cls) is cst.ClassDef else None
 
     def _class_named(self, func: cst.BaseExpression) -> str | None:
-        if isinstance(func, cst.Name) and func.value in self.classes and self.ctx.qualified_name(func) is None:
+        if type(func) is cst.Name and func.value in self.classes and self.ctx.qualified_name(func) is None:
             return func.value
         qualified = self.ctx.qualified_name(func)
         last = (qualified or "").rsplit(".", 1)[-1]
@@ -187,9 +187,9 @@ class _Summarizer:
             events.extend(self._events(call, sets))
         returned: list[cst.BaseExpression] = []
         for node in only(self.nodes, cst.AugAssign, cst.Return):
-            if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
+            if type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign:
                 self._accumulation(node.target, node.value, sets["accumulates"])
-            elif isinstance(node, cst.Return) and node.value is not None:
+            elif type(node) is cst.Return and node.value is not None:
                 returned.extend(_returned_items(node.value))
         return Summary(
             params=self.signature,
@@ -243,9 +243,9 @@ class _Summarizer:
         for ancestor in self.ctx.ancestors(call):
             if ancestor is self.func:
                 return False
-            if isinstance(ancestor, cst.ExceptHandler | cst.ExceptStarHandler):
+            if type(ancestor) in (cst.ExceptHandler, cst.ExceptStarHandler):
                 return True
-            if isinstance(ancestor, cst.If | cst.IfExp) and child is not ancestor.test and self._counts(ancestor.test):
+            if type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test and self._counts(ancestor.test):
                 return True
             child = ancestor
         return False
@@ -253,16 +253,16 @@ class _Summarizer:
     def _counts(self, test: cst.BaseExpression) -> bool:
         counters = _incremented(self.ctx)
         for node in iter_nodes(test):
-            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+            if type(node) is cst.BinaryOperation and type(node.operator) is cst.Modulo:
                 return True
-            if isinstance(node, cst.Name | cst.Attribute) and dotted_name(node) in counters:
+            if type(node) in (cst.Name, cst.Attribute) and dotted_name(node) in counters:
                 return True
         return False
 
     # -- parameters -------------------------------------------------------------
     def _param(self, expr: cst.BaseExpression) -> str | None:
         """The parameter `expr` is (or was taken from: `v` of `for k, v in losses.items()`)."""
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             if expr.value in self.params:
                 return expr.value
             return self.derived.get(expr.value)
@@ -282,11 +282,11 @@ class _Summarizer:
         """Loop variables over a parameter's items (`for k, v in losses.items()`)."""
         derived: dict[str, str] = {}
         for node in only(self.nodes, cst.For):
-            assert isinstance(node, cst.For)
+            assert type(node) is cst.For
             source = node.iter
-            if isinstance(source, cst.Call) and method_call(source, "items", "values") is not None:
+            if type(source) is cst.Call and method_call(source, "items", "values") is not None:
                 source = source.func.value  # type: ignore[attr-defined]
-            if isinstance(source, cst.Name) and source.value in self.params:
+            if type(source) is cst.Name and source.value in self.params:
                 for name in target_names(node.target):
                     derived.setdefault(name, source.value)
         return derived
@@ -295,9 +295,9 @@ class _Summarizer:
         """`store += param`, `store.append(param * n)` where `store` outlives the
         call: an attribute of `self` or a parameter, or a module global."""
         root = store
-        while isinstance(root, cst.Attribute | cst.Subscript | cst.Call):
-            root = root.func if isinstance(root, cst.Call) else root.value
-        if not isinstance(root, cst.Name) or not self._outlives_call(root):
+        while type(root) in (cst.Attribute, cst.Subscript, cst.Call):
+            root = root.func if type(root) is cst.Call else root.value
+        if type(root) is not cst.Name or not self._outlives_call(root):
             return
         for operand in _operands(added):
             param = self._param(operand)
@@ -321,7 +321,7 @@ class _Summarizer:
         receivers = self.ctx.receivers
         binding = receivers.binding(expr)
         built = receivers.constructions.get(binding, []) if binding is not None else []
-        if isinstance(expr, cst.Call):
+        if type(expr) is cst.Call:
             built = [expr]
         for call in built:
             if receivers.kind(call) != DATALOADER:
@@ -356,7 +356,7 @@ def _incremented(ctx: FileContext) -> set[str]:
 
 
 def _operands(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
-    if isinstance(expr, cst.BinaryOperation):
+    if type(expr) is cst.BinaryOperation:
         yield from _operands(expr.left)
         yield from _operands(expr.right)
     else:
@@ -364,12 +364,12 @@ def _operands(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
 
 
 def _returned_items(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
-    if isinstance(value, cst.Tuple | cst.List):
+    if type(value) in (cst.Tuple, cst.List):
         for element in value.elements:
             yield element.value
-    elif isinstance(value, cst.Dict):
+    elif type(value) is cst.Dict:
         for element in value.elements:
-            if isinstance(element, cst.DictElement):
+            if type(element) is cst.DictElement:
                 yield element.value
     else:
         yield value
@@ -379,7 +379,7 @@ def _returned_items(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
 def effect_of(ctx: FileContext, call: cst.Call) -> str | None:
     """The training effect a call has by itself (calls of functions aside)."""
     func = call.func
-    called = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    called = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
     if called not in _EFFECT_NAMES:
         return None
     if optimizer_step(ctx, call) is not None or _named_optimizer_step(call):
@@ -415,9 +415,9 @@ def empties_cache(ctx: FileContext, call: cst.Call) -> bool:
     if name is not None:
         return name.startswith("torch.") and name.endswith(".empty_cache")
     receiver = method_call(call, "empty_cache")
-    if isinstance(receiver, cst.Call):
+    if type(receiver) is cst.Call:
         return _torch_getattr(ctx, receiver)
-    if isinstance(receiver, cst.Name):
+    if type(receiver) is cst.Name:
         value = value_of_name(ctx, receiver)
         return value is not None and _torch_getattr(ctx, value)
     return False
@@ -425,8 +425,8 @@ def empties_cache(ctx: FileContext, call: cst.Call) -> bool:
 
 def _torch_getattr(ctx: FileContext, expr: cst.BaseExpression) -> bool:
     return (
-        isinstance(expr, cst.Call)
-        and isinstance(expr.func, cst.Name)
+        type(expr) is cst.Call
+        and type(expr.func) is cst.Name
         and expr.func.value == "getattr"
         and bool(expr.args)
         and ctx.qualified_name(expr.args[0].value) == "torch"

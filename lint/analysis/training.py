@@ -24,7 +24,7 @@ def method_call(node: cst.CSTNode, *methods: str) -> cst.BaseExpression | None:
     # isinstance() of LibCST's ABC node classes (Call has no subclasses)
     if (
         type(node) is cst.Call
-        and isinstance(node.func, cst.Attribute)
+        and type(node.func) is cst.Attribute
         and node.func.attr.value in methods
     ):
         return node.func.value
@@ -45,13 +45,13 @@ def unchain_module(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def is_clip_call(ctx: FileContext, node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Call) and ctx.call_name(node) in CLIP_FUNCTIONS
+    return type(node) is cst.Call and ctx.call_name(node) in CLIP_FUNCTIONS
 
 
 def scaled_backward_scaler(node: cst.CSTNode) -> cst.BaseExpression | None:
     """`S` when `node` is `S.scale(loss).backward()`."""
     inner = method_call(node, "backward")
-    if isinstance(inner, cst.Call):
+    if type(inner) is cst.Call:
         return method_call(inner, "scale")
     return None
 
@@ -61,14 +61,14 @@ def code_bodies(ctx: FileContext) -> Iterator[cst.BaseSuite | cst.Module]:
     top-level statements (scripts often train at module level)."""
     yield ctx.module
     for node in ctx.scopes.by_node:
-        if isinstance(node, cst.FunctionDef):
+        if type(node) is cst.FunctionDef:
             yield node.body
 
 
 def statement_of(ctx: FileContext, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
     """The statement line holding `node`, if it is on a line of its own."""
     for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, cst.SimpleStatementLine):
+        if type(ancestor) is cst.SimpleStatementLine:
             return ancestor
         if isinstance(ancestor, cst.SimpleStatementSuite | cst.BaseCompoundStatement):
             return None
@@ -92,15 +92,15 @@ def loop_guards(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.For | cst.Whil
     tests: list[cst.BaseExpression] = []
     child: cst.CSTNode = node
     for ancestor in ctx.ancestors(node):
-        if isinstance(ancestor, cst.ExceptHandler | cst.ExceptStarHandler):
+        if type(ancestor) in (cst.ExceptHandler, cst.ExceptStarHandler):
             return None
-        if isinstance(ancestor, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             return None
-        if isinstance(ancestor, cst.If) and child is not ancestor.test:
+        if type(ancestor) is cst.If and child is not ancestor.test:
             tests.append(ancestor.test)
-        if isinstance(ancestor, cst.IfExp) and child is not ancestor.test:
+        if type(ancestor) is cst.IfExp and child is not ancestor.test:
             tests.append(ancestor.test)
-        if isinstance(ancestor, cst.For | cst.While) and child is ancestor.body:
+        if type(ancestor) in (cst.For, cst.While) and child is ancestor.body:
             return ancestor, tests
         child = ancestor
     return None
