@@ -153,8 +153,10 @@ class SemanticModel:
         """Nodes of exactly these (concrete) types, in source order."""
         if len(types) == 1:
             return self._by_type.get(types[0], [])
-        wanted = set(types)
-        return [node for node in self._order if type(node) in wanted]
+        found = [node for kind in set(types) for node in self._by_type.get(kind, ())]
+        index = self._index
+        found.sort(key=lambda node: index[id(node)])  # sorted runs, merged: no walk over every node
+        return found
 
     def subtree(self, root: cst.CSTNode) -> Sequence[cst.CSTNode]:
         """`root` and every node under it in source order, as `walk.iter_nodes`

@@ -169,7 +169,7 @@ class BackwardInNoGrad(Rule):
     )
 
     def finish(self) -> None:
-        for node in self.ctx.nodes():
+        for node in self.ctx.nodes_of(cst.Call):
             if is_backward(node) and lexical_grad_mode(self.ctx, node) == "off":
                 if self._computed_without_graph(node):  # type: ignore[arg-type]
                     self.report(node)

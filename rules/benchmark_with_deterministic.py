@@ -118,7 +118,7 @@ class BenchmarkWithDeterministic(Rule):
         benchmarks = [n for name, n in flags if name == BENCHMARK]
         deterministics = [n for name, n in flags if name == DETERMINISTIC]
         # pre-order position: which assignment is written later
-        order = {node: index for index, node in enumerate(self.ctx.nodes()) if type(node) is cst.Assign}
+        order = {node: self.ctx.order_index(node) for node in self.ctx.nodes_of(cst.Assign)}
         completing = [
             later
             for later in benchmarks + deterministics

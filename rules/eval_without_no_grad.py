@@ -12,7 +12,7 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.training import MODULE_CHAIN, code_bodies, method_call, unchain_module
-from trainlint.analysis.walk import iter_nodes, only
+from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 
@@ -313,7 +313,7 @@ def _frozen_models(ctx: FileContext) -> set[Binding | str]:
     known, so a model frozen in one function says nothing of a namesake in
     another."""
     frozen: set[Binding | str] = set()
-    for node in only(ctx.nodes(), cst.Call, cst.Assign, cst.For):
+    for node in ctx.nodes_of(cst.Call, cst.Assign, cst.For):
         if type(node) is cst.Call and _freezes(node) is not None:
             frozen.add(_model_key(ctx, unchain_module(_freezes(node))))  # type: ignore[arg-type]
         elif type(node) is cst.Assign and _freezes(node.value) is not None:

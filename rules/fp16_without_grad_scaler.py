@@ -236,7 +236,7 @@ class Fp16WithoutGradScaler(Rule):
         receivers = self.ctx.receivers
         if GRAD_SCALER in receivers.kinds.values():
             return True
-        for node in only(self.ctx.nodes(), cst.Name, cst.Call):
+        for node in self.ctx.nodes_of(cst.Name, cst.Call):
             if type(node) is cst.Name and any(w in node.value.lower() for w in _SCALING_WORDS):
                 return True
             if type(node) is cst.Call and (

@@ -230,8 +230,8 @@ class MissingSetEpoch(Rule):
     def _leaves_file(self, holders: list[cst.BaseExpression]) -> bool:
         """The sampler, or a loader built on it, is returned to a caller."""
         texts = {self.ctx.code(h) for h in holders} | self._loaders_given(holders)
-        for node in self.ctx.nodes():
-            if type(node) is cst.Return and node.value is not None:
+        for node in self.ctx.nodes_of(cst.Return):
+            if node.value is not None:
                 if any(type(n) is cst.Name and n.value in texts for n in iter_nodes(node.value)):
                     return True
         return False
@@ -241,9 +241,7 @@ class MissingSetEpoch(Rule):
         imported from a module other than torch: that code may well call
         `set_epoch` itself, and we cannot see it."""
         texts = {self.ctx.code(h) for h in holders} | self._loaders_given(holders)
-        for node in self.ctx.nodes():
-            if type(node) is not cst.Call:
-                continue
+        for node in self.ctx.nodes_of(cst.Call):
             if not any(_mentions(a.value, texts) for a in node.args):
                 continue
             callee = self.ctx.call_name(node)
@@ -271,9 +269,7 @@ class MissingSetEpoch(Rule):
         """Variables assigned a call that takes the sampler as `sampler=`."""
         texts = {self.ctx.code(h) for h in holders}
         loaders: set[str] = set()
-        for node in self.ctx.nodes():
-            if type(node) is not cst.Call:
-                continue
+        for node in self.ctx.nodes_of(cst.Call):
             for arg in node.args:
                 if (arg.keyword is not None and arg.keyword.value in ("sampler", "batch_sampler")
                         and type(arg.value) is cst.Name and arg.value.value in texts):
@@ -290,8 +286,8 @@ class MissingSetEpoch(Rule):
         texts = {self.ctx.code(h) for h in holders}
         params = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
         calls = [
-            node for node in self.ctx.nodes()
-            if type(node) is cst.Call and _callee_name(node) == func.name.value
+            node for node in self.ctx.nodes_of(cst.Call)
+            if _callee_name(node) == func.name.value
         ]
         if not calls:
             return True

@@ -142,8 +142,6 @@ class NonBlockingWithoutPinMemory(Rule):
         "    x = x.to('cuda', non_blocking=True)\n",
     )
 
-    _order: dict[int, int] | None = None
-
     def finish(self) -> None:
         values = Values.of_file(self.ctx)
         for node in self.ctx.nodes_of(cst.For):
@@ -169,10 +167,10 @@ class NonBlockingWithoutPinMemory(Rule):
         root: cst.CSTNode = body.body if body is not None else self.ctx.module
         if any(type(a) in (cst.For, cst.While) for a in ancestors_within(self.ctx, loop, root)):
             return None  # a later binding flows back into an enclosing loop
-        position = self._positions()
+        at = self.ctx.order_index(loop)
         before: list[cst.CSTNode] = []
         for node in self.ctx.own_nodes(root):
-            if position[id(node)] < position[id(loop)] and name.value in _bound_by(node):
+            if self.ctx.order_index(node) < at and name.value in _bound_by(node):
                 before.append(node)
         values = [n.value for n in before if type(n) is cst.Assign and len(n.targets) == 1]  # type: ignore[attr-defined]
         if not values or len(values) != len(before):
@@ -180,11 +178,6 @@ class NonBlockingWithoutPinMemory(Rule):
         if not all(type(v) is cst.Call and self.ctx.call_name(v) == DATALOADER for v in values):
             return None
         return values  # type: ignore[return-value]
-
-    def _positions(self) -> dict[int, int]:
-        if self._order is None:
-            self._order = {id(node): index for index, node in enumerate(self.ctx.nodes())}
-        return self._order
 
 
 _BINDERS = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.WithItem})

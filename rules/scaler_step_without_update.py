@@ -186,7 +186,7 @@ class ScalerStepWithoutUpdate(Rule):
         receivers = self.ctx.receivers
         steps: list[tuple[cst.Call, cst.BaseExpression, Binding]] = []
         updated: set[Binding] = set()
-        for node in self.ctx.nodes():
+        for node in self.ctx.nodes_of(cst.Call):
             for method in ("step", "update"):
                 scaler = method_call(node, method)
                 if scaler is None or not receivers.is_kind(scaler, GRAD_SCALER):

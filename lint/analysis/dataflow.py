@@ -22,7 +22,7 @@ from trainlint.analysis.literals import string_value
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import _parameters, dotted_name
 from trainlint.analysis.training import method_call, scaled_backward_scaler
-from trainlint.analysis.walk import iter_nodes, only
+from trainlint.analysis.walk import iter_nodes
 
 if TYPE_CHECKING:
     from trainlint.context import FileContext
@@ -107,8 +107,8 @@ class Values:
 
     # -- collection ------------------------------------------------------------
     def _index(self) -> None:
-        binders = only(
-            self.ctx.nodes(), cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.WithItem, cst.NamedExpr
+        binders = self.ctx.nodes_of(
+            cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.WithItem, cst.NamedExpr
         )
         for node in binders:
             if type(node) is cst.Assign:

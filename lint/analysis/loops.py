@@ -64,7 +64,7 @@ def _stepped_and_cleared(ctx: FileContext) -> set[Binding]:
     """Variables both stepped and cleared with `zero_grad()` in this file."""
     stepped: set[Binding] = set()
     cleared: set[Binding] = set()
-    for node in ctx.nodes():
+    for node in ctx.nodes_of(cst.Call):
         receiver = method_call(node, "step", "zero_grad")
         if receiver is None:
             continue

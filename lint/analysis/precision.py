@@ -236,7 +236,7 @@ def _binds(target: cst.BaseExpression, name: str) -> bool:
 
 def autocast_calls(ctx: FileContext) -> Iterator[cst.Call]:
     """Every autocast call of the file, wherever it appears."""
-    for node in ctx.nodes():
+    for node in ctx.nodes_of(cst.Call):
         if is_autocast(ctx, node):
             yield node  # type: ignore[misc]
 
