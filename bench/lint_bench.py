@@ -281,6 +281,7 @@ def scratch_dir(prefix: str, keep: bool) -> Iterator[Path]:
 
 def save_report(report: dict[str, object], json_out: Path | None) -> None:
     if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)  # a run of many minutes must not be lost to a missing folder
         json_out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         print(f"results written to {json_out}")
 
