@@ -3,10 +3,12 @@
     python bench/run.py lint [--quick|--full] [--reps N] [...]
     python bench/run.py sanitizer [...]
     python bench/run.py realcode [...]
+    python bench/run.py analysis FOLDER [...]
 
 `lint` runs bench/lint_bench.py; `sanitizer` runs bench/sanitizer_overhead.py;
 `realcode` runs bench/realcode.py (precision and recall on labelled public
-training code); each with the remaining arguments.
+training code); `analysis` runs bench/analysis_only.py (the linter's own
+code over pre-parsed trees); each with the remaining arguments.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import sys
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-USAGE = "usage: python bench/run.py {lint,sanitizer,realcode} [options]   (add --help after the name for its options)"
+USAGE = "usage: python bench/run.py {lint,sanitizer,realcode,analysis} [options]   (add --help after the name for its options)"
 
 
 def main(argv: list[str]) -> int:
@@ -35,6 +37,11 @@ def main(argv: list[str]) -> int:
         import realcode
 
         return realcode.main(rest)
+    if name == "analysis":
+        sys.path.insert(0, str(BENCH))
+        import analysis_only
+
+        return analysis_only.main(rest)
     if name == "sanitizer":
         script = BENCH / "sanitizer_overhead.py"
         if not script.exists():
