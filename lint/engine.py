@@ -229,6 +229,8 @@ def _analyse(
     if summarize and facts is not None:
         with timer.measure("file_facts"):
             facts.append(file_facts(ctx))
+        if project.keep_tree and facts[-1].calls:
+            KEPT_TREES.keep(source, module)
     ctx.release()
     return module, diagnostics
 
@@ -273,7 +275,49 @@ def _unchecked(node: cst.CSTNode) -> None:
     return None
 
 
+class KeptTrees:
+    """Trees of files that will be analysed again in this process (see
+    `ProjectView.keep_tree`), by their exact text, each used once. A tree is
+    immutable and the same text always parses to an equal tree, so a kept
+    one stands for a parse. Bounded by the text it holds (a tree takes
+    about 40 times the memory of its text); the oldest go first."""
+
+    def __init__(self, limit: int = 16_000_000) -> None:
+        self.limit = limit
+        self.freeze = False  # set in worker processes: see `keep`
+        self._trees: dict[str, cst.Module] = {}  # insertion order: oldest first
+        self._size = 0
+
+    def keep(self, source: str, module: cst.Module) -> None:
+        if len(source) > self.limit or source in self._trees:
+            return
+        self._trees[source] = module
+        self._size += len(source)
+        while self._size > self.limit:
+            oldest = next(iter(self._trees))
+            del self._trees[oldest]
+            self._size -= len(oldest)
+        if self.freeze:
+            # kept trees hold millions of objects and no cycle: the
+            # collector's full passes over them cost much and free nothing.
+            # Only in a worker: frozen, the garbage cycles of the process
+            # at that moment would never be collected.
+            gc.freeze()
+
+    def take(self, source: str) -> cst.Module | None:
+        module = self._trees.pop(source, None)
+        if module is not None:
+            self._size -= len(source)
+        return module
+
+
+KEPT_TREES = KeptTrees()
+
+
 def _parse(source: str) -> cst.Module:
+    kept = KEPT_TREES.take(source)
+    if kept is not None:
+        return kept
     _refuse_deep_nesting(source)
     try:
         with _parser_output_trusted():

@@ -43,6 +43,10 @@ class ProjectView:
     external: Mapping[str, Summary] = field(default_factory=dict)
     summarize: bool = False
     summarize_if_parsed: bool = False
+    # keep the parsed tree when the file calls other modules: once the
+    # project knows what those calls do, the file is analysed again, by the
+    # same process, without parsing it again
+    keep_tree: bool = False
 
 
 @dataclass

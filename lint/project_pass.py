@@ -190,6 +190,7 @@ class ProjectPass:
                 task.view,
                 summarize=importer or had_facts,
                 summarize_if_parsed=imported.covers(os.path.abspath(task.path)),
+                keep_tree=importer,  # its calls may get summaries: it may be analysed again
             )
 
     def graph(self) -> ImportGraph:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
@@ -23,10 +24,15 @@ from trainlint.source import encoding_to_write
 from trainlint.timing import Timer
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
     from trainlint.engine import FileOutcome
 
 UNREADABLE = "TL000"
 _SERIAL_THRESHOLD = 4  # below this many files to analyse, a pool costs more than it saves
+# characters of source whose parsed trees the run may keep for a second
+# analysis, over all its processes (a tree takes ~40x its text: ~600 MB)
+_TREE_BUDGET = 16_000_000
 
 
 @dataclass
@@ -76,14 +82,15 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
     if tasks:
         project.plan(tasks)
         project.speculate(tasks)
-    for task, outcome in _analyse_all(tasks, options):
-        known[task.path] = _finish(task, outcome, None, options, result)
-    analysed = {task.path for task in tasks}
-    stale = list(project.stale([t.path for t in tasks], lambda paths: _facts_again(paths, known, options)))
-    relint = [replace(known[path].task, view=view, inputs=digest) for path, view, digest in stale]
-    for task, outcome in _analyse_all(relint, options):
-        known[task.path] = _finish(task, outcome, known[task.path], options, result)
-        analysed.add(task.path)
+    with _Workers(options) as workers:
+        for task, outcome in workers.analyse(tasks):
+            known[task.path] = _finish(task, outcome, None, options, result)
+        analysed = {task.path for task in tasks}
+        stale = list(project.stale([t.path for t in tasks], lambda paths: _facts_again(paths, known, workers)))
+        relint = [replace(known[path].task, view=view, inputs=digest) for path, view, digest in stale]
+        for task, outcome in workers.analyse(relint):
+            known[task.path] = _finish(task, outcome, known[task.path], options, result)
+            analysed.add(task.path)
     if index is not None and store is not None:
         _save(index, store, known, project)
     for path, entry in sorted(known.items()):
@@ -127,10 +134,10 @@ def _look_up(
         yield task
 
 
-def _facts_again(paths: list[str], known: dict[str, Known], options: RunOptions) -> dict[str, FileFacts | None]:
+def _facts_again(paths: list[str], known: dict[str, Known], workers: _Workers) -> dict[str, FileFacts | None]:
     """Facts of files the project store lost, computed again (their findings are still those cached)."""
     tasks = [Task(path, known[path].task.codes, member=True) for path in paths]
-    return {task.path: analysed.outcome.facts for task, analysed in _analyse_all(tasks, options)}
+    return {task.path: analysed.outcome.facts for task, analysed in workers.analyse(tasks)}
 
 
 def _save(index: ResultCache, store: ProjectStore, known: dict[str, Known], project: ProjectPass) -> None:
@@ -195,28 +202,108 @@ def _needs_fixing(findings: Sequence[Finding], fix: str | None) -> bool:
     return fix is not None and any(f.fix == "safe" or (f.fix == "unsafe" and fix == "unsafe") for f in findings)
 
 
-def _analyse_all(tasks: list[Task], options: RunOptions) -> Iterator[tuple[Task, _Analysed]]:
-    jobs = options.jobs or os.cpu_count() or 1
-    if jobs <= 1 or len(tasks) < _SERIAL_THRESHOLD:
-        for task in tasks:
-            yield task, _analyse(task.path, task.codes, options.fix, task.view, options.timings)
-        return
-    import multiprocessing  # a run that analyses a file or two starts no pool: it needs none of this
-    from concurrent.futures import ProcessPoolExecutor
+class _Workers:
+    """The processes that analyse files, kept for the whole run. A file
+    analysed again once the project knows what its calls do goes back to the
+    process that analysed it first: that process kept its parsed tree (see
+    `ProjectView.keep_tree`). Files too few for a pool are analysed here, in
+    this process (which then keeps the trees)."""
 
-    from trainlint.registry import rules_for
+    _IN_FLIGHT = 2  # per process: the next file is queued before the current one ends
 
-    rules_for({code for task in tasks for code in task.codes})  # imported once, before the workers are forked
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    # biggest files first, so that one huge file does not finish last alone
-    order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i].path))
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
-        futures = {
-            i: pool.submit(_analyse, tasks[i].path, tasks[i].codes, options.fix, tasks[i].view, options.timings)
-            for i in order
-        }
-        for i in range(len(tasks)):
-            yield tasks[i], futures[i].result()
+    def __init__(self, options: RunOptions) -> None:
+        self.options = options
+        self.jobs = options.jobs or os.cpu_count() or 1
+        self._pools: list[ProcessPoolExecutor] = []
+        self._home: dict[str, int] = {}  # path: the process that analysed it
+
+    def __enter__(self) -> _Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for pool in self._pools:
+            pool.shutdown(cancel_futures=True)
+
+    def analyse(self, tasks: list[Task]) -> Iterator[tuple[Task, _Analysed]]:
+        """Each task with its analysis, in the order of `tasks`."""
+        if not self._pools and (self.jobs <= 1 or len(tasks) < _SERIAL_THRESHOLD):
+            for task in tasks:
+                yield task, self._call(task)
+            return
+        self._start(tasks)
+        yield from self._dispatch(tasks)
+
+    def _call(self, task: Task) -> _Analysed:
+        return _analyse(task.path, task.codes, self.options.fix, task.view, self.options.timings)
+
+    def _start(self, tasks: list[Task]) -> None:
+        if self._pools:
+            return
+        import multiprocessing  # a run that analyses a file or two starts no pool: it needs none of this
+        from concurrent.futures import ProcessPoolExecutor
+
+        from trainlint.registry import rules_for
+
+        rules_for({code for task in tasks for code in task.codes})  # imported once, before the workers are forked
+        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+        count = min(self.jobs, len(tasks))
+        budget = _TREE_BUDGET // count  # the memory for kept trees is shared out, however many processes
+        self._pools = [
+            ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_worker_setup, initargs=(budget,))
+            for _ in range(count)
+        ]
+
+    def _dispatch(self, tasks: list[Task]) -> Iterator[tuple[Task, _Analysed]]:
+        from concurrent.futures import FIRST_COMPLETED, Future, wait
+
+        # biggest files first, so that one huge file does not finish last alone
+        order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i].path))
+        own: list[deque[int]] = [deque() for _ in self._pools]
+        shared: deque[int] = deque()
+        for i in order:
+            home = self._home.get(tasks[i].path)
+            (own[home] if home is not None and home < len(own) else shared).append(i)
+        running: dict[Future[_Analysed], tuple[int, int]] = {}
+        busy = [0] * len(self._pools)
+        done: dict[int, _Analysed] = {}
+        next_out = 0
+        while next_out < len(tasks):
+            for worker, pool in enumerate(self._pools):
+                while busy[worker] < self._IN_FLIGHT:
+                    i = _next_task(own, shared, worker)
+                    if i is None:
+                        break
+                    task = tasks[i]
+                    running[pool.submit(_analyse, task.path, task.codes, self.options.fix, task.view, self.options.timings)] = (i, worker)
+                    busy[worker] += 1
+                    self._home[task.path] = worker
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                i, worker = running.pop(future)
+                busy[worker] -= 1
+                done[i] = future.result()
+            while next_out in done:
+                yield tasks[next_out], done.pop(next_out)
+                next_out += 1
+
+
+def _worker_setup(tree_budget: int) -> None:
+    from trainlint.engine import KEPT_TREES
+
+    KEPT_TREES.limit = tree_budget
+    KEPT_TREES.freeze = True
+
+
+def _next_task(own: list[deque[int]], shared: deque[int], worker: int) -> int | None:
+    """The next file for `worker`: one it analysed before, else the biggest
+    one nobody did, else the smallest left to the busiest other worker (its
+    tree is parsed again, rather than this worker waiting)."""
+    if own[worker]:
+        return own[worker].popleft()
+    if shared:
+        return shared.popleft()
+    longest = max(own, key=len)
+    return longest.pop() if longest else None
 
 
 def _size(path: str) -> int:
