@@ -304,6 +304,10 @@ class KeptTrees:
             # at that moment would never be collected.
             gc.freeze()
 
+    def clear(self) -> None:
+        self._trees.clear()
+        self._size = 0
+
     def take(self, source: str) -> cst.Module | None:
         module = self._trees.pop(source, None)
         if module is not None:

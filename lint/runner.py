@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import sys
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -223,6 +224,9 @@ class _Workers:
     def __exit__(self, *exc: object) -> None:
         for pool in self._pools:
             pool.shutdown(cancel_futures=True)
+        engine = sys.modules.get("trainlint.engine")  # imported only if this process analysed something
+        if engine is not None:
+            engine.KEPT_TREES.clear()  # what this process kept serves this run only
 
     def analyse(self, tasks: list[Task]) -> Iterator[tuple[Task, _Analysed]]:
         """Each task with its analysis, in the order of `tasks`."""

@@ -70,3 +70,12 @@ def test_parallel_runs_route_the_second_analysis_home_and_find_the_same() -> Non
     serial = run(files, selection, Config(root=root), RunOptions(jobs=1)).findings
     parallel = run(files, selection, Config(root=root), RunOptions(jobs=2)).findings
     assert parallel == serial
+
+
+def test_a_run_leaves_no_tree_kept_in_its_process() -> None:
+    """A long-lived process (an editor's server) runs many checks: the
+    trees one run kept for its second analyses must not outlive it."""
+    root = PROJECTS / "lookalikes"
+    files = sorted(str(p) for p in root.rglob("*.py"))
+    run(files, select_rules(None, [], []), Config(root=root), RunOptions(jobs=1))
+    assert engine.KEPT_TREES._trees == {}
