@@ -72,10 +72,28 @@ def test_parallel_runs_route_the_second_analysis_home_and_find_the_same() -> Non
     assert parallel == serial
 
 
-def test_a_run_leaves_no_tree_kept_in_its_process() -> None:
+def test_a_run_leaves_no_tree_kept_in_its_process(tmp_path: Path) -> None:
     """A long-lived process (an editor's server) runs many checks: the
-    trees one run kept for its second analyses must not outlive it."""
-    root = PROJECTS / "lookalikes"
-    files = sorted(str(p) for p in root.rglob("*.py"))
-    run(files, select_rules(None, [], []), Config(root=root), RunOptions(jobs=1))
+    trees one run kept for its second analyses must not outlive it, also
+    those of files that needed none (their calls turned out to do nothing)."""
+    (tmp_path / "helpers.py").write_text(
+        "def log(value):\n    print(value)\n\n\ndef evaluate(model):\n    model.eval()\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "import torch\nfrom helpers import log\n\n\ndef train(model, loader, optimizer):\n"
+        "    for x in loader:\n        loss = model(x).sum()\n        loss.backward()\n"
+        "        optimizer.step()\n        optimizer.zero_grad()\n        log(loss.item())\n"
+    )
+    kept: list[str] = []
+    keep = engine.KEPT_TREES.keep
+
+    def recording(source: str, module: cst.Module) -> None:
+        kept.append(source)
+        keep(source, module)
+
+    files = sorted(str(p) for p in tmp_path.glob("*.py"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine.KEPT_TREES, "keep", recording)
+        run(files, select_rules(None, [], []), Config(root=tmp_path), RunOptions(jobs=1))
+    assert kept  # main.py calls into helpers.py: its tree was kept
     assert engine.KEPT_TREES._trees == {}
