@@ -78,6 +78,16 @@ class ImportGraph:
                 if folder in self._with_members:
                     break  # and so is every folder above it
                 self._with_members.add(folder)
+        # every folder holding a file of the project, and each module's path
+        # without `.py`: a module path whose first part is none of these
+        # under a base can reach nothing there (`import torch` in a project
+        # without a torch/ folder), which spares the walk over its parts
+        self._places: set[str] = {path[:-3] for path in self.files | self.members if path.endswith(".py")}
+        for path in self.files | self.members:
+            for folder in _folders_above(path):
+                if folder in self._places:
+                    break
+                self._places.add(folder)
 
     def reach(self, path: str, text: str) -> Reach:
         """What `path` (whose source is `text`) may import."""
@@ -88,6 +98,8 @@ class ImportGraph:
             for base in bases:
                 if not parts:
                     found.folders.add(base)
+                elif os.path.join(base, parts[0]) not in self._places:
+                    continue
                 for cut in range(len(parts), 0, -1):
                     # `a/b.py` or below `a/b/`, `a.py` or below `a/`
                     folder = os.path.join(base, *parts[:cut])
