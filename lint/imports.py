@@ -49,6 +49,11 @@ def _folders_above(path: str) -> Iterable[str]:
         folder = parent
 
 
+def _under(folder: str, name: str) -> str:
+    """`os.path.join(folder, name)` for an absolute folder, without its cost."""
+    return folder.rstrip(os.sep) + os.sep + name
+
+
 @dataclass
 class Reach:
     """What a file may import: these files, and every file below these folders."""
@@ -93,12 +98,18 @@ class ImportGraph:
         """What `path` (whose source is `text`) may import."""
         here = os.path.dirname(os.path.abspath(path))
         found = Reach()
+        absolute_bases: list[str] | None = None  # the same for every absolute import of the file
         for module in imported_modules(text):
-            bases, parts = module_bases(here, module, self.root)
+            if module.startswith("."):
+                bases, parts = module_bases(here, module, self.root)
+            else:
+                if absolute_bases is None:
+                    absolute_bases = module_bases(here, module, self.root)[0]
+                bases, parts = absolute_bases, module.split(".")
             for base in bases:
                 if not parts:
                     found.folders.add(base)
-                elif os.path.join(base, parts[0]) not in self._places:
+                elif _under(base, parts[0]) not in self._places:
                     continue
                 for cut in range(len(parts), 0, -1):
                     # `a/b.py` or below `a/b/`, `a.py` or below `a/`
