@@ -260,8 +260,8 @@ def _run_rules(ctx: FileContext, active: list[type[Rule]], timer: Timer, crashes
 def _parser_output_trusted() -> Iterator[None]:
     """LibCST checks every node as it is built (`CSTNode._validate`: required
     spaces, balanced parentheses, ...), also the nodes its own parser builds
-    from valid text, where the checks cannot fail: about an eighth of the
-    parse. Skipped while the parser runs; nodes built after it (fixes) are
+    from valid text, where they hold by construction: about an eighth of the
+    parse (the tests compare the trees with checked parses). Skipped while the parser runs; nodes built after it (fixes) are
     checked as always."""
     check = cst.CSTNode.__post_init__
     cst.CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]

@@ -238,7 +238,10 @@ class _Workers:
         yield from self._dispatch(tasks)
 
     def _call(self, task: Task) -> _Analysed:
-        return _analyse(task.path, task.codes, self.options.fix, task.view, self.options.timings)
+        return _analyse(*self._arguments(task))
+
+    def _arguments(self, task: Task) -> tuple[str, tuple[str, ...], str | None, ProjectView, bool]:
+        return task.path, task.codes, self.options.fix, task.view, self.options.timings
 
     def _start(self, tasks: list[Task]) -> None:
         if self._pools:
@@ -278,7 +281,7 @@ class _Workers:
                     if i is None:
                         break
                     task = tasks[i]
-                    running[pool.submit(_analyse, task.path, task.codes, self.options.fix, task.view, self.options.timings)] = (i, worker)
+                    running[pool.submit(_analyse, *self._arguments(task))] = (i, worker)
                     busy[worker] += 1
                     self._home[task.path] = worker
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
