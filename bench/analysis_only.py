@@ -10,7 +10,6 @@ to the next; this isolates what the linter's own code costs.
 from __future__ import annotations
 
 import argparse
-import gc
 import time
 from pathlib import Path
 

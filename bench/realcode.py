@@ -28,7 +28,6 @@ import subprocess
 import sys
 import tempfile
 import tomllib
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 
-from trainlint.analysis.literals import string_value
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import _parameters, dotted_name
 from trainlint.analysis.training import method_call, scaled_backward_scaler

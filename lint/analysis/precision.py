@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterator, Literal
 import libcst as cst
 
 from trainlint.analysis.literals import string_value
-from trainlint.analysis.walk import children, only
+from trainlint.analysis.walk import only
 
 if TYPE_CHECKING:
     from trainlint.analysis.receivers import Binding
