@@ -3,7 +3,6 @@ import libcst as cst
 from trainlint.analysis.loops import (
     clears_grads,
     is_backward,
-    loops_of,
     may_clear_grads,
     optimizer_step,
     reachable_nodes,
@@ -200,7 +199,7 @@ class MissingZeroGrad(Rule):
     )
 
     def finish(self) -> None:
-        for loop in loops_of(self.ctx):
+        for loop in self.ctx.loops():
             steps: list[cst.CSTNode] = []
             backward = False
             for node in reachable_nodes(self.ctx, loop.body):

@@ -339,10 +339,6 @@ def _clear(facts: Facts) -> Facts:
     return frozenset()
 
 
-def loops_of(ctx: FileContext) -> Iterator[cst.For | cst.While]:
-    yield from ctx.loops()
-
-
 # -- flow through calls ------------------------------------------------------------
 def run_each_iteration(
     ctx: FileContext, transfer: Callable[[Facts, cst.CSTNode], Facts], events: EventFilter | None = None
@@ -377,8 +373,7 @@ class CallFlow:
         # what follows (a later phase, another function of main()) is not
         # the same iteration
         self._per_iteration = per_iteration and loop_back is not None
-        keep_loops = loop_back is not None or self._per_iteration
-        self.program = ctx.shared(FlowGraph).program(events, keep_loops, through_calls=True)
+        self.program = ctx.shared(FlowGraph).program(events, loop_back is not None, through_calls=True)
         self._active: list[cst.FunctionDef] = []
         self._cache: dict[tuple[cst.FunctionDef, Facts], Facts] = {}
 
