@@ -49,6 +49,17 @@ def _folders_above(path: str) -> Iterable[str]:
         folder = parent
 
 
+def _folders_holding(paths: Iterable[str]) -> set[str]:
+    """Every folder with one of `paths` at any depth below it."""
+    found: set[str] = set()
+    for path in paths:
+        for folder in _folders_above(path):
+            if folder in found:
+                break  # and so is every folder above it
+            found.add(folder)
+    return found
+
+
 def _under(folder: str, name: str) -> str:
     """`os.path.join(folder, name)` for an absolute folder, without its cost."""
     return folder.rstrip(os.sep) + os.sep + name
@@ -77,22 +88,13 @@ class ImportGraph:
         self.root = os.path.abspath(root)
         self.files = {os.path.abspath(path) for path in files}
         self.members = {os.path.abspath(path) for path in members}
-        self._with_members: set[str] = set()  # folders with a member at any depth below them
-        for path in self.members:
-            for folder in _folders_above(path):
-                if folder in self._with_members:
-                    break  # and so is every folder above it
-                self._with_members.add(folder)
+        self._with_members = _folders_holding(self.members)  # folders with a member at any depth below them
         # every folder holding a file of the project, and each module's path
         # without `.py`: a module path whose first part is none of these
         # under a base can reach nothing there (`import torch` in a project
         # without a torch/ folder), which spares the walk over its parts
-        self._places: set[str] = {path[:-3] for path in self.files | self.members if path.endswith(".py")}
-        for path in self.files | self.members:
-            for folder in _folders_above(path):
-                if folder in self._places:
-                    break
-                self._places.add(folder)
+        everything = self.files | self.members
+        self._places = _folders_holding(everything) | {path[:-3] for path in everything if path.endswith(".py")}
 
     def reach(self, path: str, text: str) -> Reach:
         """What `path` (whose source is `text`) may import."""
