@@ -23,9 +23,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from trainlint.summaries import Call, Summary, close, may_summarize
 
@@ -107,7 +108,7 @@ class Project:
         # what each name a file's functions call of another module resolves to, and the facts read to know
         self._targets: dict[str, dict[str, tuple[str, str]]] = {}
         self._target_reads: dict[str, frozenset[str]] = {}
-        self._frames: list[_Frame] = []
+        self._reads: set[str] | None = None  # files whose facts the question being worked out read
 
     # -- what a file needs --------------------------------------------------
     def inputs(self, path: str) -> dict[str, Summary]:
@@ -118,8 +119,7 @@ class Project:
     def inputs_and_reads(self, path: str) -> tuple[dict[str, Summary], frozenset[str]]:
         """`inputs(path)` and the files whose facts it was worked out from:
         while their facts stay the same, so do the inputs."""
-        frame = self._push()
-        try:
+        with self._recording() as reads:
             found: dict[str, Summary] = {}
             facts = self._read(path) if path in self.facts else None
             for name in sorted(facts.calls) if facts is not None else ():
@@ -127,9 +127,7 @@ class Project:
                 summary = self.summary(*target) if target is not None else None
                 if summary is not None and _says_something(summary):
                     found[name] = summary
-        finally:
-            self._pop()
-        return found, frozenset(frame.reads)
+        return found, frozenset(reads)
 
     # -- names to functions -------------------------------------------------
     def resolve(self, path: str, qualified: str, _depth: int = 0) -> tuple[str, str] | None:
@@ -235,15 +233,12 @@ class Project:
         """(file, function key) of each name of another module that `path`'s functions call."""
         found = self._targets.get(path)
         if found is None:
-            saved, self._frames = self._frames, [_Frame(set())]
-            try:
+            with self._recording() as reads:
                 summaries = self._read(path).summaries
                 names = {event.callee for summary in summaries.values() for event in summary.events
                          if isinstance(event, Call) and event.callee not in summaries}
                 found = {name: target for name in sorted(names) if (target := self.resolve(path, name))}
-                self._target_reads[path] = frozenset(self._frames[0].reads)
-            finally:
-                self._frames = saved
+            self._target_reads[path] = frozenset(reads)
             self._targets[path] = found
         return found
 
@@ -281,25 +276,19 @@ class Project:
         return self.facts[path]
 
     def _note(self, paths: Iterable[str]) -> None:
-        if self._frames:
-            self._frames[-1].reads.update(paths)
+        if self._reads is not None:
+            self._reads.update(paths)
 
-    def _push(self) -> _Frame:
-        frame = _Frame(set())
-        self._frames.append(frame)
-        return frame
-
-    def _pop(self) -> None:
-        frame = self._frames.pop()
-        if self._frames:
-            self._frames[-1].reads.update(frame.reads)
-
-
-@dataclass
-class _Frame:
-    """One question being worked out: the files whose facts were read."""
-
-    reads: set[str]
+    @contextmanager
+    def _recording(self) -> Iterator[set[str]]:
+        """The files whose facts are read inside it. What a file's call
+        targets read is kept apart (`_target_reads`): whoever asks later is
+        told it along with the closed answer (`_closed_file`)."""
+        saved, self._reads = self._reads, set()
+        try:
+            yield self._reads
+        finally:
+            self._reads = saved
 
 
 def module_bases(here: str, dotted: str, root: str) -> tuple[list[str], list[str]]:
