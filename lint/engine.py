@@ -70,7 +70,8 @@ def collector_paused() -> Iterator[None]:
     """One file's tree and model are hundreds of thousands of objects that all
     live until the file is done: the cyclic collector's passes over them while
     they are built free nothing and cost about a tenth of the analysis. Paused
-    for one file; its first pass after the file frees what cycles hold."""
+    for one file; once it is done, reference counting frees them (see
+    `SemanticModel.release`)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -261,8 +262,8 @@ def _parser_output_trusted() -> Iterator[None]:
     """LibCST checks every node as it is built (`CSTNode._validate`: required
     spaces, balanced parentheses, ...), also the nodes its own parser builds
     from valid text, where they hold by construction: about an eighth of the
-    parse (the tests compare the trees with checked parses). Skipped while the parser runs; nodes built after it (fixes) are
-    checked as always."""
+    parse (the tests compare the trees with checked parses). Skipped while
+    the parser runs; nodes built after it (fixes) are checked as always."""
     check = cst.CSTNode.__post_init__
     cst.CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
     try:
@@ -341,11 +342,17 @@ def _parse(source: str) -> cst.Module:
         raise _Unparsable("code is nested too deeply to parse", 1, 1) from None
 
 
-def _compile(source: str) -> ast.Module:
-    """CPython's parser as a checker; its warnings about the user's code
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """CPython's parser as a checker: its warnings about the user's code
     (`"str"()`, invalid escapes) are not ours to print."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        yield
+
+
+def _compile(source: str) -> ast.Module:
+    with _quiet():
         return compile(source, "<lint>", "exec", ast.PyCF_ONLY_AST)  # type: ignore[no-any-return]
 
 
@@ -356,8 +363,7 @@ def _refuse_deep_nesting(source: str) -> None:
     symbol table: a fifth cheaper than `compile()` to a tree); it only misses
     long `and` / `or` chains, which it keeps flat."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # its warnings about the user's code are not ours to print
+        with _quiet():
             symtable.symtable(source, "<lint>", "exec")
         chain = _long_boolean_chain(source)
     except (RecursionError, MemoryError):
