@@ -46,6 +46,8 @@ class SemanticModel:
         self._index: dict[int, int] = {}  # place in source order
         self._calls: dict[cst.CSTNode, list[cst.CSTNode]] = {}
         self._qualified: dict[cst.CSTNode, str | None] = {}
+        self._import_heads: frozenset[str] | None = None  # names an import or alias binds (`may_be_imported`)
+        self._star_import = False
         self._record_tree()
         self._constructors = _constructors(self.scopes)
         self._callees: dict[cst.Call, cst.FunctionDef] = {}
@@ -230,8 +232,23 @@ class SemanticModel:
         try:
             return self._qualified[expr]
         except KeyError:
-            found = self._qualified[expr] = names.resolve(expr, self.scope_of(expr))
+            found = names.resolve(expr, self.scope_of(expr)) if self.may_be_imported(expr) else None
+            self._qualified[expr] = found
             return found
+
+    def may_be_imported(self, expr: cst.BaseExpression) -> bool:
+        """Whether `x` / `x.a.b` can have a qualified name at all: `x` is bound
+        by an import or an alias somewhere in the file, or the module has a
+        star import. Most names are locals, parameters or `self`: this
+        answers them without a lookup through their scopes."""
+        if self._import_heads is None:
+            scopes = list(self.scopes.scopes())
+            self._import_heads = frozenset(name for s in scopes for name in (*s.imports, *s.aliases))
+            self._star_import = any(s.star_imports for s in scopes)
+        head = expr
+        while type(head) is cst.Attribute:
+            head = head.value  # type: ignore[attr-defined]
+        return type(head) is cst.Name and (self._star_import or head.value in self._import_heads)  # type: ignore[attr-defined]
 
     def qualified_names(self, expr: cst.BaseExpression) -> set[str]:
         return names.resolve_all(expr, self.scope_of(expr))

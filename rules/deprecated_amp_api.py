@@ -187,31 +187,14 @@ class DeprecatedAmpApi(Rule):
         "    pass\n",
     )
 
-    _heads: frozenset[str] | None = None  # see `_may_name_torch`
-    _star_import = False
-
     def visit_Name(self, node: cst.Name) -> None:
         self._check(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._check(node)
 
-    def _may_name_torch(self, node: cst.Name | cst.Attribute) -> bool:
-        """Whether `x` / `x.a.b` can have a qualified name at all: `x` is bound
-        by an import or an alias somewhere in the file, or the module has a
-        star import. Asked first of every name: most are locals, parameters
-        or `self`, and resolving them finds nothing."""
-        if self._heads is None:
-            scopes = list(self.ctx.scopes.scopes())
-            self._heads = frozenset(name for s in scopes for name in (*s.imports, *s.aliases))
-            self._star_import = any(s.star_imports for s in scopes)
-        head: cst.BaseExpression = node
-        while type(head) is cst.Attribute:
-            head = head.value  # type: ignore[attr-defined]
-        return type(head) is cst.Name and (self._star_import or head.value in self._heads)  # type: ignore[attr-defined]
-
     def _check(self, node: cst.Name | cst.Attribute) -> None:
-        if not self._may_name_torch(node):
+        if not self.ctx.may_be_imported(node):  # most names: nothing to resolve, nothing else to check
             return
         parent = self.ctx.parent(node)
         if not _is_reference(node, parent) or _through_alias_variable(self.ctx, node):

@@ -8,6 +8,7 @@ from typing import ClassVar
 import libcst as cst
 import pytest
 
+from trainlint.analysis import names
 from trainlint.engine import lint_bytes
 from trainlint.registry import all_rules
 from trainlint.rule import Rule
@@ -259,3 +260,23 @@ def test_no_concrete_libcst_node_class_has_subclasses() -> None:
         and any(sub.__module__.split(".")[0] == "libcst" for sub in kind.__subclasses__())
     ]
     assert subclassed == []
+
+
+@pytest.mark.parametrize(
+    ("source", "name", "imported"),
+    [
+        ("import torch\ndef f(model):\n    model.train()\n    torch.cuda.empty_cache()\n", "model", False),
+        ("import torch\ndef f(model):\n    model.train()\n    torch.cuda.empty_cache()\n", "torch", True),
+        ("import torch\nnn = torch.nn\nx = nn.Linear\n", "nn", True),  # an alias
+        ("from torch.cuda.amp import *\nx = autocast\n", "autocast", True),  # a star import may bind anything
+        ("def f():\n    from torch import cuda\n    cuda.empty_cache()\n", "cuda", True),  # an import inside a function
+    ],
+)
+def test_names_no_import_can_bind_are_not_resolved(source: str, name: str, imported: bool) -> None:
+    """`may_be_imported` spares the scope lookup of locals; the answer of
+    `qualified_name` is the lookup's answer either way."""
+    module = cst.parse_module(source)
+    model = SemanticModel("input.py", source, module)
+    node = next(n for n in model.nodes_of(cst.Name) if n.value == name)  # type: ignore[attr-defined]
+    assert model.may_be_imported(node) is imported
+    assert model.qualified_name(node) == names.resolve(node, model.scope_of(node))  # type: ignore[arg-type]
