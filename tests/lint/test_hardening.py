@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import os
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Sequence
 
 import hypothesmith
 import libcst as cst
@@ -65,6 +67,60 @@ def test_nodes_built_after_a_parse_are_checked_again() -> None:
     engine._parse("x = 1\n")
     with pytest.raises(cst.CSTValidationError):
         cst.Name("not a name")
+    assert all(cls.__init__ is original for cls, original, _ in engine._lean_constructors())
+
+
+def _node_class(namespace: dict[str, object], slots: bool = True) -> type:
+    """A concrete LibCST node class built as LibCST builds its own."""
+    from libcst._add_slots import add_slots
+
+    body = {
+        "_visit_and_replace_children": lambda self, visitor: self,
+        "_codegen_impl": lambda self, state: None,
+        **namespace,
+    }
+    cls = dataclasses.dataclass(frozen=True)(type("Probe", (cst.CSTNode,), body))
+    return add_slots(cls) if slots else cls
+
+
+def test_a_lean_constructor_sets_what_the_dataclass_constructor_sets() -> None:
+    cls = _node_class({
+        "__annotations__": {"value": str, "items": Sequence[int], "flag": bool},
+        "items": dataclasses.field(default_factory=list),
+        "flag": True,
+    })
+    lean = engine._lean_init(cls)
+    assert lean is not None
+    made = object.__new__(cls)
+    lean(made, "x")
+    assert (made.value, made.items, made.flag) == ("x", [], True)
+    lean(made, "y", [1], flag=False)
+    assert made.deep_equals(cls("y", [1], flag=False))
+    with pytest.raises(TypeError):
+        lean(made)  # as the dataclass's: `value` is required
+
+
+@pytest.mark.parametrize(
+    ("namespace", "slots"),
+    [
+        ({"__annotations__": {"value": str}, "__post_init__": lambda self: None}, True),  # more than the check
+        ({"__annotations__": {"value": str}}, False),  # the field is no slot
+        ({"__annotations__": {"value": str}, "value": dataclasses.field(default="", kw_only=True)}, True),
+    ],
+    ids=["own __post_init__", "no slots", "keyword-only field"],
+)
+def test_a_node_class_built_otherwise_keeps_its_own_constructor(namespace: dict, slots: bool) -> None:
+    assert engine._lean_init(_node_class(namespace, slots)) is None
+
+
+def test_a_hand_written_constructor_is_kept() -> None:
+    cls = _node_class({"__annotations__": {"value": str}})
+
+    def __init__(self, value: str) -> None:  # same parameters, more work
+        object.__setattr__(self, "value", value.strip())
+
+    cls.__init__ = __init__
+    assert engine._lean_init(cls) is None
 
 
 FRAGMENTS = [
