@@ -4,6 +4,7 @@ what a call of a project function does."""
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Mapping
 
 import libcst as cst
@@ -40,6 +41,13 @@ class FileContext(SemanticModel):
     def summaries(self) -> FileSummaries:
         """What each function of the file, and each call, does (see
         `trainlint.analysis.summarize`)."""
-        from trainlint.analysis.summarize import FileSummaries
+        return self.shared(_file_summaries())
 
-        return self.shared(FileSummaries)
+
+@functools.cache
+def _file_summaries() -> type[FileSummaries]:
+    """The analysis class, imported on first use (its module imports this
+    one); rules ask for it once per call they look at."""
+    from trainlint.analysis.summarize import FileSummaries
+
+    return FileSummaries
