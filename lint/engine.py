@@ -274,10 +274,10 @@ def _parser_output_trusted() -> Iterator[None]:
     after the parse (fixes) are built and checked as always."""
     check = cst.CSTNode.__post_init__
     swaps = _lean_constructors()
-    cst.CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
-    for cls, _, lean in swaps:
-        cls.__init__ = lean  # type: ignore[misc]
-    try:
+    try:  # an interrupt while they are swapped in still puts every original back
+        cst.CSTNode.__post_init__ = _unchecked  # type: ignore[method-assign]
+        for cls, _, lean in swaps:
+            cls.__init__ = lean  # type: ignore[misc]
         yield
     finally:
         for cls, original, _ in swaps:
