@@ -2,6 +2,7 @@ import libcst as cst
 
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import optimizer_step, run_each_iteration, scheduler_step
+from trainlint.analysis.receivers import OPTIMIZER, Binding
 from trainlint.analysis.training import method_call
 from trainlint.rule import Rule
 from trainlint.summaries import STEP
@@ -55,7 +56,10 @@ class SchedulerBeforeOptimizer(Rule):
     the functions of the file and of the project's other modules (an
     epoch-level `scheduler.step()` before `train_one_epoch(...)` of
     `engine.py`). A scheduler built in another module and passed in is not
-    known. A scheduler step at the end of one iteration is not connected to
+    known. A scheduler built from one optimizer is not taken as stepped
+    before another optimizer that has a constructor of its own in the file
+    (a GAN's generator and discriminator, two models); an alias or a
+    wrapper of its optimizer counts as its optimizer. A scheduler step at the end of one iteration is not connected to
     the optimizer step of the next.
     """
 
@@ -112,6 +116,28 @@ class SchedulerBeforeOptimizer(Rule):
         "            self.model(batch).backward()\n"
         "            self.before_step()\n"
         "            self.opt.step()\n",
+        # two optimizers, each with its scheduler: the discriminator's is stepped before its optimizer
+        "import torch\n"
+        "opt_g = torch.optim.Adam(gen.parameters())\n"
+        "opt_d = torch.optim.Adam(disc.parameters())\n"
+        "sched_g = torch.optim.lr_scheduler.StepLR(opt_g, 10)\n"
+        "sched_d = torch.optim.lr_scheduler.StepLR(optimizer=opt_d, step_size=10)\n"
+        "for batch in loader:\n"
+        "    gen_loss(batch).backward()\n"
+        "    opt_g.step()\n"
+        "    sched_d.step()  # expect: TL404\n"
+        "    disc_loss(batch).backward()\n"
+        "    opt_d.step()\n"
+        "    sched_g.step()\n",
+        # the optimizer stepped under another name is still the scheduler's
+        "import torch\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "sched = torch.optim.lr_scheduler.StepLR(opt, 10)\n"
+        "inner = opt\n"
+        "for x, y in loader:\n"
+        "    sched.step()  # expect: TL404\n"
+        "    criterion(model(x), y).backward()\n"
+        "    inner.step()\n",
     )
     good = (
         # per-epoch scheduler step after the batch loop (the chapter's template)
@@ -170,6 +196,20 @@ class SchedulerBeforeOptimizer(Rule):
         "        opt.step()\n"
         "        sched.step()\n"
         "        opt.zero_grad()\n",
+        # two models, each optimizer followed by its own scheduler
+        "import torch\n"
+        "from transformers import get_linear_schedule_with_warmup\n"
+        "opt_a = torch.optim.AdamW(model_a.parameters())\n"
+        "opt_b = torch.optim.AdamW(model_b.parameters())\n"
+        "sched_a = get_linear_schedule_with_warmup(optimizer=opt_a, num_warmup_steps=10, num_training_steps=100)\n"
+        "sched_b = get_linear_schedule_with_warmup(opt_b, 10, 100)\n"
+        "for batch in loader:\n"
+        "    model_a(batch).loss.backward()\n"
+        "    opt_a.step()\n"
+        "    sched_a.step()\n"
+        "    model_b(batch).loss.backward()\n"
+        "    opt_b.step()\n"
+        "    sched_b.step()\n",
     )
 
     def finish(self) -> None:
@@ -177,15 +217,40 @@ class SchedulerBeforeOptimizer(Rule):
         run_each_iteration(self.ctx, self._transfer, events=None if self.ctx.external else _is_event)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
-        if optimizer_step(self.ctx, node) is not None or self._steps_elsewhere(node):
-            for scheduler_call in facts:
+        stepped = optimizer_step(self.ctx, node)
+        if stepped is not None or self._steps_elsewhere(node):
+            others = frozenset(call for call in facts if stepped is not None and self._another_optimizer(call, stepped))
+            for scheduler_call in facts - others:
                 self.report(scheduler_call)
-            return frozenset()
+            return others
         scheduler = scheduler_step(self.ctx, node)
         # `step(metric)` / `step(epoch)` set the value explicitly: nothing is skipped
         if scheduler is not None and not node.args and not self._metric_driven(scheduler):  # type: ignore[attr-defined]
             return facts | {node}
         return facts
+
+    def _another_optimizer(self, scheduler_call: cst.CSTNode, stepped: cst.BaseExpression) -> bool:
+        """The scheduler `scheduler_call` steps was built from an optimizer
+        other than `stepped`: both variables built by optimizer constructors
+        of their own (two models, a GAN's generator and discriminator). An
+        alias or a wrapper of the scheduler's optimizer is not known to be
+        another one."""
+        receivers = self.ctx.receivers
+        stepped_binding = receivers.binding(stepped)
+        if stepped_binding is None or not self._built_optimizer(stepped_binding):
+            return False
+        scheduler = scheduler_step(self.ctx, scheduler_call)
+        binding = receivers.binding(scheduler) if scheduler is not None else None
+        built = receivers.constructions.get(binding, []) if binding is not None else []
+        owners = {_optimizer_argument(call) for call in built}
+        if len(owners) != 1 or None in owners:
+            return False
+        owner = receivers.binding(owners.pop())  # type: ignore[arg-type]
+        return owner is not None and owner != stepped_binding and self._built_optimizer(owner)
+
+    def _built_optimizer(self, binding: Binding) -> bool:
+        receivers = self.ctx.receivers
+        return receivers.kinds.get(binding) == OPTIMIZER and bool(receivers.constructions.get(binding))
 
     def _steps_elsewhere(self, node: cst.CSTNode) -> bool:
         """A call of another module's function that steps the optimizer
@@ -198,6 +263,19 @@ class SchedulerBeforeOptimizer(Rule):
         binding = receivers.binding(scheduler)
         built = receivers.constructions.get(binding, []) if binding is not None else []
         return any((self.ctx.call_name(call) or "").endswith(_METRIC_DRIVEN) for call in built)
+
+
+def _optimizer_argument(call: cst.Call) -> cst.BaseExpression | None:
+    """The optimizer a scheduler is built from: its first argument, or `optimizer=`."""
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value == "optimizer":
+                return arg.value
+        elif arg.star == "":
+            return arg.value
+        else:
+            return None  # `*args`: which one is not known
+    return None
 
 
 def _is_event(node: cst.CSTNode) -> bool:
