@@ -1,8 +1,16 @@
 import libcst as cst
 
 from trainlint.analysis.flow import Facts
-from trainlint.analysis.loops import clears_grads, is_backward, is_optimizer, optimizer_step, run_each_iteration
-from trainlint.analysis.training import ancestors_within, method_call
+from trainlint.analysis.loops import (
+    clears_grads,
+    is_backward,
+    is_optimizer,
+    optimizer_step,
+    run_each_iteration,
+    sets_gradients,
+)
+from trainlint.analysis.receivers import Binding
+from trainlint.analysis.training import ancestors_within, method_call, unchain_module
 from trainlint.rule import Rule
 
 _BACKWARD = "backward"
@@ -44,7 +52,11 @@ class ZeroGradBeforeStep(Rule):
     is a `backward()` run once before the training loop (a warm-up pass whose
     gradients are inspected or saved) with a clear inside the loop. A
     clear through one optimizer before the step of another (two-player
-    training) is not flagged; a clear through a model or its parameters is.
+    training) is not flagged; a clear through a model or its parameters is,
+    unless the optimizer was built from another model's parameters, one of
+    the two a deep copy (`p_bf16.grad = None` after copying a bf16 copy's
+    gradients to the fp32 master weights that the optimizer steps). Putting a gradient in place
+    (`p.grad = g`, neither `None` nor zeros) is not a clear.
     """
 
     code = "TL402"
@@ -94,6 +106,25 @@ class ZeroGradBeforeStep(Rule):
         "        for p in model.parameters():\n"
         "            p.grad = None  # expect: TL402\n"
         "        opt.step()\n",
+        # the parameters cleared are those the optimizer steps
+        "import torch\n"
+        "opt = torch.optim.AdamW(params=model.parameters())\n"
+        "for x in loader:\n"
+        "    model(x).sum().backward()\n"
+        "    for name, p in model.named_parameters():\n"
+        "        del p.grad  # expect: TL402\n"
+        "    opt.step()\n",
+        # a copy, but the optimizer holds the same copy under another name
+        "import copy\n"
+        "import torch\n"
+        "student = copy.deepcopy(teacher)\n"
+        "on_gpu = student.cuda()\n"
+        "opt = torch.optim.SGD(on_gpu.parameters(), lr=0.1)\n"
+        "for x in loader:\n"
+        "    on_gpu(x).sum().backward()\n"
+        "    for p in student.parameters():\n"
+        "        p.grad = None  # expect: TL402\n"
+        "    opt.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -142,6 +173,20 @@ class ZeroGradBeforeStep(Rule):
         "    opt.zero_grad()\n"
         "    criterion(model(x), y).backward()\n"
         "    opt.step()\n",
+        # fp32 master weights: the bf16 copy's gradients are moved over, then dropped
+        "import copy\n"
+        "import torch\n"
+        "master = Net()\n"
+        "model_bf16 = copy.deepcopy(master).bfloat16()\n"
+        "opt = torch.optim.AdamW(master.parameters())\n"
+        "for x in loader:\n"
+        "    opt.zero_grad()\n"
+        "    model_bf16(x).sum().backward()\n"
+        "    for p32, p16 in zip(master.parameters(), model_bf16.parameters()):\n"
+        "        p32.grad = p16.grad.to(p32.dtype)\n"
+        "        p16.grad = None\n"
+        "    model_bf16.zero_grad()\n"
+        "    opt.step()\n",
         # the clear only in a comment
         "import torch\n"
         "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
@@ -166,11 +211,15 @@ class ZeroGradBeforeStep(Rule):
         if optimizer is not None:
             stepped = self.ctx.code(optimizer)
             for fact in facts:
-                if fact[0] != _BACKWARD and fact[1] in (None, stepped):
+                if fact[0] != _BACKWARD and fact[1] in (None, stepped) and not self._other_model(fact[0], optimizer):
                     self.report(fact[0])
             return frozenset()
         backwards = [fact[1] for fact in facts if fact[0] == _BACKWARD]
-        if any(self._same_iteration(b, node) for b in backwards) and clears_grads(self.ctx, node):
+        if (
+            any(self._same_iteration(b, node) for b in backwards)
+            and clears_grads(self.ctx, node)
+            and not sets_gradients(node)
+        ):
             return facts | {(node, self._cleared_optimizer(node))}
         return facts
 
@@ -187,9 +236,104 @@ class ZeroGradBeforeStep(Rule):
         outer = set(ancestors_within(self.ctx, backward, function))
         return not loops or any(loop in outer for loop in loops)
 
+    def _other_model(self, clear: cst.CSTNode, optimizer: cst.BaseExpression) -> bool:
+        """`clear` empties the gradients of parameters of one model and the
+        optimizer was built from another model's parameters (a bf16 copy
+        whose gradients were copied to fp32 master weights, then dropped)."""
+        cleared = self._model_of_parameter(clear)
+        if cleared is None:
+            return False
+        receivers = self.ctx.receivers
+        binding = receivers.binding(optimizer)
+        built = receivers.constructions.get(binding, []) if binding is not None else []
+        models = {_parameters_owner(call) for call in built}
+        if len(models) != 1 or None in models:
+            return False
+        owner = receivers.binding(models.pop())  # type: ignore[arg-type]
+        if owner is None or owner == cleared:
+            return False
+        # two names of one model share its parameters: only a deep copy is
+        # known to hold others, and neither name may be set from the other
+        return (self._deep_copy(owner) or self._deep_copy(cleared)) and not (
+            self._set_from(owner, cleared) or self._set_from(cleared, owner)
+        )
+
+    def _deep_copy(self, binding: Binding) -> bool:
+        values = [unchain_module(value) for value in self.ctx.receivers.assigned(binding)]
+        return bool(values) and all(
+            type(value) is cst.Call and self.ctx.call_name(value) == "copy.deepcopy" for value in values
+        )
+
+    def _set_from(self, binding: Binding, other: Binding) -> bool:
+        """`binding` is assigned `other` itself, or `other.to(device)` and the like."""
+        receivers = self.ctx.receivers
+        return any(receivers.binding(unchain_module(value)) == other for value in receivers.assigned(binding))
+
+    def _model_of_parameter(self, clear: cst.CSTNode) -> Binding | None:
+        """The model whose gradients `clear` empties: `model.zero_grad()`, or
+        the model `p` comes from in `p.grad = None` (`p.grad.zero_()`,
+        `del p.grad`) under `for p in model.parameters()`, `for name, p in
+        model.named_parameters()` or `for a, b in zip(m1.parameters(), m2.parameters())`."""
+        model = method_call(clear, "zero_grad")
+        if model is not None:  # `model.zero_grad()` (an optimizer's is paired by name)
+            return None if is_optimizer(self.ctx, model) else self.ctx.receivers.binding(model)
+        if type(clear) is cst.Assign:
+            target = clear.targets[0].target
+        elif type(clear) is cst.Del:
+            target = clear.target
+        else:
+            target = method_call(clear, "zero_", "detach_", "fill_")
+        if type(target) is not cst.Attribute or type(target.value) is not cst.Name:
+            return None
+        name = target.value.value
+        for loop in ancestors_within(self.ctx, clear, self.ctx.enclosing_function(clear)):
+            if type(loop) is not cst.For:
+                continue
+            source = _iterated_source(loop.target, loop.iter, name)
+            if source is not None:
+                return self.ctx.receivers.binding(source)
+        return None
+
     def _cleared_optimizer(self, node: cst.CSTNode) -> str | None:
         """The optimizer a clear goes through (None: a model or parameters)."""
         receiver = method_call(node, "zero_grad")
         if receiver is not None and is_optimizer(self.ctx, receiver):
             return self.ctx.code(receiver)
         return None
+
+
+_PARAMETERS = ("parameters", "named_parameters")
+
+
+def _iterated_source(target: cst.BaseExpression, iterated: cst.BaseExpression, name: str) -> cst.BaseExpression | None:
+    """The model whose parameters the loop variable `name` takes, if the loop says so."""
+    if type(target) is cst.Name:
+        if target.value != name:
+            return None
+        receiver = method_call(iterated, "parameters")
+        return receiver if receiver is not None and not iterated.args else None  # type: ignore[attr-defined]
+    if type(target) not in (cst.Tuple, cst.List):
+        return None
+    names = [e.value for e in target.elements]  # type: ignore[attr-defined]
+    if type(iterated) is cst.Call and type(iterated.func) is cst.Name and iterated.func.value == "zip":
+        for element, argument in zip(names, iterated.args):
+            if argument.star:
+                return None
+            found = _iterated_source(element, argument.value, name)
+            if found is not None:
+                return found
+        return None
+    receiver = method_call(iterated, "named_parameters")
+    if receiver is not None and len(names) == 2 and type(names[1]) is cst.Name and names[1].value == name:
+        return receiver
+    return None
+
+
+def _parameters_owner(optimizer: cst.Call) -> cst.BaseExpression | None:
+    """`model` in `torch.optim.AdamW(model.parameters(), ...)` (or `params=`)."""
+    for arg in optimizer.args:
+        if arg.keyword is not None and arg.keyword.value != "params" or arg.star:
+            continue
+        receiver = method_call(arg.value, "parameters")
+        return receiver if receiver is not None and not arg.value.args else None  # type: ignore[attr-defined]
+    return None

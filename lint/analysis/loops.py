@@ -134,6 +134,21 @@ def may_clear_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
     return last not in _NOT_CLEARING and ("grad" in lowered or "zero" in lowered)
 
 
+def sets_gradients(node: cst.CSTNode) -> bool:
+    """`p.grad = g`: a gradient put in place (mixed-precision master
+    weights, gradients computed by hand), not cleared: the value is neither
+    `None` nor zeros. It still ends what earlier backward passes left."""
+    if type(node) is not cst.Assign or not all(_is_grad_attribute(t.target) for t in node.targets):
+        return False
+    value = node.value
+    if type(value) is cst.Name and value.value == "None":
+        return False
+    if type(value) is cst.Call:
+        name = dotted_name(value.func) or ""
+        return name.rsplit(".", 1)[-1] not in ("zeros", "zeros_like", "new_zeros")
+    return True
+
+
 def _is_grad_attribute(target: cst.BaseExpression) -> bool:
     if type(target) in (cst.Tuple, cst.List):
         return any(_is_grad_attribute(e.value) for e in target.elements)

@@ -136,6 +136,10 @@ class Receivers:
                 return Binding(cls, f"self.{expr.attr.value}")
         return None
 
+    def assigned(self, binding: Binding) -> list[cst.BaseExpression]:
+        """Every value assigned to `binding` in the file (its parameters' arguments aside)."""
+        return [value for bound, value in self._assigned if bound == binding]
+
     def kind(self, expr: cst.BaseExpression) -> str | None:
         """The kind of object `expr` holds (see the module constants), or None."""
         if type(expr) is cst.Call:

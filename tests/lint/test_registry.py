@@ -70,3 +70,12 @@ def test_readme_rule_table_is_current() -> None:
         "README rule table is stale: replace the block between the rules markers "
         "(run `python -m trainlint.docs README.md`)"
     )
+
+
+def test_rule_pages_are_current() -> None:
+    """docs/rules/ holds what `explain` prints for each rule (SARIF links point there)."""
+    from trainlint.docs import rule_pages
+
+    folder = ROOT / "docs" / "rules"
+    on_disk = {page.name: page.read_text(encoding="utf-8") for page in folder.glob("*.md")}
+    assert on_disk == rule_pages(RULES), "docs/rules/ is stale (run `python -m trainlint.docs README.md`)"
