@@ -188,6 +188,16 @@ class LossAccumulatedWithGraph(Rule):
         "        epoch_loss += loss  # expect: TL202\n"
         "        if done():\n"
         "            break\n",
+        # back-propagated through an Accelerator, then summed with its graph
+        "import torch.nn.functional as F\n"
+        "def train(accelerator, model, loader, opt):\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        accelerator.backward(loss)\n"
+        "        opt.step()\n"
+        "        total += loss  # expect: TL202\n"
+        "    return total\n",
     )
     good = (
         # the chapter's template: the number, not the tensor
@@ -230,6 +240,16 @@ class LossAccumulatedWithGraph(Rule):
         "for batch in loader:\n"
         "    loss = compute_loss(batch)\n"
         "    total_loss += loss\n",
+        # losses kept on purpose, each back-propagated later through an Accelerator
+        "import torch.nn.functional as F\n"
+        "def accumulate_then_sync(accelerator, model, batches):\n"
+        "    losses = []\n"
+        "    for x, y in batches:\n"
+        "        loss = F.mse_loss(model(x), y)\n"
+        "        losses.append(loss)\n"
+        "    for i in range(len(losses)):\n"
+        "        loss = losses[i]\n"
+        "        accelerator.backward(loss)\n",
         # reset inside the iteration: nothing outlives it
         "import torch\n"
         "for x, y in loader:\n"

@@ -12,6 +12,7 @@ import libcst as cst
 
 from trainlint.analysis.dataflow import backward_targets, names_in, target_names
 from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import only
 from trainlint.context import FileContext
 
@@ -37,6 +38,13 @@ def consumed_names(ctx: FileContext, body: cst.CSTNode) -> set[str]:
             targets = [node.args[0].value]  # type: ignore[attr-defined]
         for target in targets:
             consumed |= names_in(target)
+        if targets and method_call(node, "backward") is not None:
+            # `accelerator.backward(loss)`, `fabric.backward(loss)`, a DeepSpeed
+            # engine's: the loss is the argument (of a tensor's own
+            # `.backward(gradient)`, the gradient: counted too, which only spares)
+            for arg in node.args:  # type: ignore[attr-defined]
+                if arg.keyword is None and not arg.star:
+                    consumed |= names_in(arg.value)
     return _closure(consumed, [(bound, read) for bound, read in _sources(ctx, body)])
 
 
