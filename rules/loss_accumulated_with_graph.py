@@ -4,7 +4,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from trainlint.analysis.accumulators import consumed_names, escapes
+from trainlint.analysis.accumulators import consumed_names, escapes, returned_names
 from trainlint.analysis.dataflow import (
     backpropagated_names,
     backward_targets,
@@ -75,7 +75,8 @@ class LossAccumulatedWithGraph(Rule):
     flagged: a total that is back-propagated later (`total.backward()`,
     `torch.stack(losses).mean().backward()`, `for l in losses: l.backward()`),
     a sum in a module's `forward`, a sum returned by a function that
-    back-propagates nothing (a loss function: its caller does), and any sum
+    back-propagates nothing (a loss function: its caller does), also inside
+    a returned dict (`losses["mask"] = loss_mask / n`), and any sum
     under `torch.no_grad()` / `torch.inference_mode()` (a `with` block, a
     decorator, or every call site of the function), where no graph is
     recorded. A value is judged on every path: if some path turns `loss`
@@ -240,6 +241,16 @@ class LossAccumulatedWithGraph(Rule):
         "for batch in loader:\n"
         "    loss = compute_loss(batch)\n"
         "    total_loss += loss\n",
+        # a head's loss summed over levels and returned in a dict, for the caller to back-propagate
+        "import torch.nn.functional as F\n"
+        "class MaskHead:\n"
+        "    def losses(self, preds, targets):\n"
+        "        losses = {}\n"
+        "        loss_mask = 0\n"
+        "        for pred, target in zip(preds, targets):\n"
+        "            loss_mask += F.binary_cross_entropy_with_logits(pred, target, reduction='sum')\n"
+        "        losses['loss_mask'] = loss_mask / len(preds)\n"
+        "        return losses\n",
         # losses kept on purpose, each back-propagated later through an Accelerator
         "import torch.nn.functional as F\n"
         "def accumulate_then_sync(accelerator, model, batches):\n"
@@ -346,10 +357,7 @@ class LossAccumulatedWithGraph(Rule):
             return True
         if self._back_propagates(function):
             return False
-        return any(
-            type(n) is cst.Return and n.value is not None and accumulator in names_in(n.value)
-            for n in iter_nodes(function.body)
-        )
+        return accumulator in returned_names(self.ctx, function)
 
     def _bodies_with_accumulation(self) -> set[cst.CSTNode]:
         """Bodies holding, inside a loop, something that could accumulate

@@ -106,6 +106,24 @@ def _derived(ctx: FileContext, body: cst.CSTNode, name: str) -> set[str]:
     return _closure({name}, [(read, bound) for bound, read in _sources(ctx, body)])
 
 
+def returned_names(ctx: FileContext, function: cst.FunctionDef) -> set[str]:
+    """Names whose values flow into what `function` returns: read by a
+    `return`, then back through assignments, an item stored into a returned
+    container included (`losses["mask"] = loss_mask / n; return losses`)."""
+    returned: set[str] = set()
+    for node in only(ctx.subtree(function.body), cst.Return):
+        if node.value is not None:  # type: ignore[attr-defined]
+            returned |= names_in(node.value, ctx)  # type: ignore[attr-defined]
+    edges = _sources(ctx, function.body)
+    for node in only(ctx.subtree(function.body), cst.Assign):
+        for target in node.targets:  # type: ignore[attr-defined]
+            if type(target.target) is cst.Subscript:
+                container = dotted_name(target.target.value)
+                if container is not None:
+                    edges.append(({container}, names_in(node.value, ctx)))  # type: ignore[attr-defined]
+    return _closure(returned, edges)
+
+
 def _closure(names: set[str], edges: list[tuple[set[str], set[str]]]) -> set[str]:
     """`names` grown through `edges` (from, to) until nothing changes: any
     edge whose `from` meets the set adds its `to`."""
