@@ -3,7 +3,7 @@ import libcst as cst
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import optimizer_step, run_each_iteration, scheduler_step
 from trainlint.analysis.receivers import OPTIMIZER, Binding
-from trainlint.analysis.training import method_call
+from trainlint.analysis.training import ancestors_within, method_call
 from trainlint.rule import Rule
 from trainlint.summaries import STEP
 
@@ -129,6 +129,16 @@ class SchedulerBeforeOptimizer(Rule):
         "    disc_loss(batch).backward()\n"
         "    opt_d.step()\n"
         "    sched_g.step()\n",
+        # a helper that steps the scheduler first, called twice
+        "import torch\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "sched = torch.optim.lr_scheduler.LinearLR(opt)\n"
+        "def update(batch):\n"
+        "    sched.step()  # expect: TL404\n"
+        "    model(batch).sum().backward()\n"
+        "    opt.step()\n"
+        "update(a)\n"
+        "update(b)\n",
         # the optimizer stepped under another name is still the scheduler's
         "import torch\n"
         "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
@@ -196,6 +206,28 @@ class SchedulerBeforeOptimizer(Rule):
         "        opt.step()\n"
         "        sched.step()\n"
         "        opt.zero_grad()\n",
+        # a helper called twice, each call with its own optimizer and scheduler
+        "import torch\n"
+        "def check_schedule(model, steps):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    sched = torch.optim.lr_scheduler.LinearLR(opt)\n"
+        "    model(batch).sum().backward()\n"
+        "    opt.step()\n"
+        "    for _ in range(steps):\n"
+        "        sched.step()\n"
+        "check_schedule(model, 10)\n"
+        "check_schedule(model, 20)\n",
+        # a helper that steps both, in order, called twice
+        "import torch\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "sched = torch.optim.lr_scheduler.LinearLR(opt)\n"
+        "def update():\n"
+        "    opt.step()\n"
+        "    sched.step()\n"
+        "model(a).sum().backward()\n"
+        "update()\n"
+        "model(b).sum().backward()\n"
+        "update()\n",
         # two models, each optimizer followed by its own scheduler
         "import torch\n"
         "from transformers import get_linear_schedule_with_warmup\n"
@@ -219,7 +251,11 @@ class SchedulerBeforeOptimizer(Rule):
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         stepped = optimizer_step(self.ctx, node)
         if stepped is not None or self._steps_elsewhere(node):
-            others = frozenset(call for call in facts if stepped is not None and self._another_optimizer(call, stepped))
+            others = frozenset(
+                call
+                for call in facts
+                if (stepped is not None and self._another_optimizer(call, stepped)) or self._earlier_call(call, node)
+            )
             for scheduler_call in facts - others:
                 self.report(scheduler_call)
             return others
@@ -247,6 +283,21 @@ class SchedulerBeforeOptimizer(Rule):
             return False
         owner = receivers.binding(owners.pop())  # type: ignore[arg-type]
         return owner is not None and owner != stepped_binding and self._built_optimizer(owner)
+
+    def _earlier_call(self, scheduler_call: cst.CSTNode, step: cst.CSTNode) -> bool:
+        """The scheduler step can reach the optimizer step only from an
+        earlier call of the function that holds both (a helper called twice):
+        the optimizer step comes first in that function, with no loop of the
+        function around both, so each call steps the optimizer before the
+        scheduler."""
+        ctx = self.ctx
+        function = ctx.enclosing_function(step)
+        if function is None or ctx.enclosing_function(scheduler_call) is not function:
+            return False
+        if ctx.order_index(scheduler_call) < ctx.order_index(step):
+            return False
+        around_step = {a for a in ancestors_within(ctx, step, function) if type(a) in (cst.For, cst.While)}
+        return not any(a in around_step for a in ancestors_within(ctx, scheduler_call, function))
 
     def _built_optimizer(self, binding: Binding) -> bool:
         receivers = self.ctx.receivers
