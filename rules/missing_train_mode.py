@@ -61,7 +61,8 @@ class MissingTrainMode(Rule):
     back-propagated; an EMA copy that only samples is left alone. A model put
     back in train mode only on some branches of an `if` (`if finetune:
     model.train() elif freeze: model.eval()`) is still flagged when no branch
-    covers every case. Evaluation and training that are never reached from
+    covers every case; an `else: assert False` ends the other cases, as a
+    `raise` does (an `assert` that can pass does not). Evaluation and training that are never reached from
     one code path of the file (functions called only from other modules) are
     not connected.
     """
@@ -126,8 +127,42 @@ class MissingTrainMode(Rule):
         "    if epoch % 2 == 0:\n"
         "        model.eval()  # expect: TL405\n"
         "        evaluate(model)\n",
+        # an assert that can pass does not end the path: a third value trains on in eval mode
+        "import torch\n"
+        "def fit(model, loader, val_loader, optimizer, weights, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        if weights == 'finetune':\n"
+        "            model.train()\n"
+        "        elif weights == 'freeze':\n"
+        "            model.eval()\n"
+        "        else:\n"
+        "            assert weights != 'linear', weights\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            criterion(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            accuracy = [model(x) for x, _ in val_loader]\n",
     )
     good = (
+        # each epoch sets the mode for how the backbone is trained; any other value cannot get there
+        "import torch\n"
+        "def fit(model, loader, val_loader, optimizer, weights, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        if weights == 'finetune':\n"
+        "            model.train()\n"
+        "        elif weights == 'freeze':\n"
+        "            model.eval()\n"
+        "        else:\n"
+        "            assert False, weights\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            criterion(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            accuracy = [model(x) for x, _ in val_loader]\n",
         # back in train mode through a chained call; an EMA copy that is never trained
         "import torch\n"
         "ema = build_model()\n"

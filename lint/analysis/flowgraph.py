@@ -4,9 +4,10 @@ statements that end a path.
 
 An analysis says which nodes its transfer reacts to; its `Program` keeps
 those events and only the statements around them (and around every
-`return`, `raise`, `break`, `continue` and endless loop), found from the
-events upwards through the semantic model's parents: a 2,000-line training
-function with five relevant calls becomes a handful of operations, and the
+`return`, `raise`, `break`, `continue`, `assert False` and endless loop),
+found from the events upwards through the semantic model's parents: a
+2,000-line training function with five relevant calls becomes a handful of
+operations, and the
 rest of the tree is never walked. Dropping a branch, loop or `try` that holds
 no kept event and no statement ending a path cannot change what the analysis
 finds: every path through it leaves with the facts it came in with (loops
@@ -88,6 +89,7 @@ class FlowGraph:
         self.model = model
         self.candidates = [node for kind in _EVENT_TYPES for node in model.nodes_of(kind)]
         self.exits = [node for kind in _EXIT_TYPES for node in model.nodes_of(kind)]
+        self.exits += [node for node in model.nodes_of(cst.Assert) if always_fails(node)]
         self.loops = model.loops()
         self._conditions: dict[cst.BaseExpression, Condition] = {}
         self._assigned: dict[cst.For | cst.While, frozenset[str]] = {}
@@ -228,7 +230,7 @@ class Program:
         events = self._calls(small)
         if type(small) is cst.Return:
             return Exit("return", events)
-        if type(small) is cst.Raise:
+        if type(small) is cst.Raise or (type(small) is cst.Assert and always_fails(small)):
             return Exit("raise", events)
         if type(small) is cst.Break:
             return Exit("break", ())
@@ -268,6 +270,15 @@ class Program:
         elif stmt.orelse is not None:
             orelse = self._block(_statements(stmt.orelse.body)) or None
         return Branch(stmt, self._calls(stmt.test), self._block(_statements(stmt.body)), orelse)
+
+
+def always_fails(node: cst.CSTNode) -> bool:
+    """`assert False` (or `assert 0`), with or without a message: the
+    unreachable branch of an `if`/`elif` chain, a path that ends in a raise."""
+    if type(node) is not cst.Assert:
+        return False
+    test = node.test
+    return (type(test) is cst.Name and test.value == "False") or (type(test) is cst.Integer and test.value == "0")
 
 
 def _statements(body: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
