@@ -289,11 +289,14 @@ def _unchecked(node: cst.CSTNode) -> None:
     return None
 
 
-_LEAN: list[tuple[type, object, object]] = []  # (node class, its constructor, the lean one)
+_LEAN: list[tuple[type, object, object]] | None = None  # (node class, its constructor, the lean one)
 
 
 def _lean_constructors() -> list[tuple[type, object, object]]:
-    if not _LEAN:
+    """Worked out once per process (none when no class qualifies)."""
+    global _LEAN
+    if _LEAN is None:
+        _LEAN = []
         for cls in vars(cst).values():
             if type(cls) is abc.ABCMeta and issubclass(cls, cst.CSTNode) and "__init__" in cls.__dict__:
                 lean = _lean_init(cls)

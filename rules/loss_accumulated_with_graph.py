@@ -63,24 +63,24 @@ class LossAccumulatedWithGraph(Rule):
 
     ## Limitations
     Besides the direct forms above, helpers of the project are followed (in
-    this file and in the modules it imports): a step function that returns
-    the loss it back-propagated (`total += train_step(batch)`), and a meter
-    or logging function that stores what it is given where it outlives the
-    call (`meter.update(loss)` on an object built from a class of the
-    project, `log_losses(history, {"loss": loss})`, also through
-    `**kwargs`). Totals kept in dicts by subscript (`meters["loss"] += loss`),
-    meters of installed libraries, objects whose class cannot be told, and
-    an accumulation outside any loop (a `training_step` method
-    appending to `self.outputs`) is not flagged. A loss being built is never
-    flagged: a total that is back-propagated later (`total.backward()`,
+    this file and in the modules it imports): a step function that returns the
+    loss it back-propagated (`total += train_step(batch)`), and a meter or
+    logging function that stores what it is given where it outlives the call
+    (`meter.update(loss)` on an object built from a class of the project,
+    `log_losses(history, {"loss": loss})`, also through `**kwargs`). Totals
+    kept in dicts by subscript (`meters["loss"] += loss`), meters of installed
+    libraries, objects whose class cannot be told, and an accumulation outside
+    any loop (a `training_step` method appending to `self.outputs`) is not
+    flagged. A loss being built is never flagged: a total that is
+    back-propagated later (`total.backward()`,
     `torch.stack(losses).mean().backward()`, `for l in losses: l.backward()`),
     a sum in a module's `forward`, a sum returned by a function that
-    back-propagates nothing (a loss function: its caller does), also inside
-    a returned dict (`losses["mask"] = loss_mask / n`), and any sum
-    under `torch.no_grad()` / `torch.inference_mode()` (a `with` block, a
-    decorator, or every call site of the function), where no graph is
-    recorded. A value is judged on every path: if some path turns `loss`
-    into a float first, the line is left alone.
+    back-propagates nothing (a loss function: its caller does), also inside a
+    returned dict (`losses["mask"] = loss_mask / n`), and any sum under
+    `torch.no_grad()` / `torch.inference_mode()` (a `with` block, a decorator,
+    or every call site of the function), where no graph is recorded. A value
+    is judged on every path: if some path turns `loss` into a float first, the
+    line is left alone.
     """
 
     code = "TL202"

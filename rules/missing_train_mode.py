@@ -52,19 +52,19 @@ class MissingTrainMode(Rule):
     ## Limitations
     Any `.train()` counts, whatever model it is called on, also through a
     chain (`model.to(device).train()`). An `.eval()` followed by a backward
-    pass in the same iteration (BatchNorm frozen on purpose, a frozen
-    teacher) is not flagged, and a later `.eval()` of the same model
-    replaces an earlier one (a linear probe whose training step puts the
-    backbone in eval mode on purpose). Only models the file trains count: put
-    in train mode somewhere, their parameters read (for an optimizer), handed
-    to an optimizer factory, or run in a forward pass that is
-    back-propagated; an EMA copy that only samples is left alone. A model put
-    back in train mode only on some branches of an `if` (`if finetune:
-    model.train() elif freeze: model.eval()`) is still flagged when no branch
-    covers every case; an `else: assert False` ends the other cases, as a
-    `raise` does (an `assert` that can pass does not). Evaluation and training that are never reached from
-    one code path of the file (functions called only from other modules) are
-    not connected.
+    pass in the same iteration (BatchNorm frozen on purpose, a frozen teacher)
+    is not flagged, and a later `.eval()` of the same model replaces an
+    earlier one (a linear probe whose training step puts the backbone in eval
+    mode on purpose). Only models the file trains count: put in train mode
+    somewhere, their parameters read (for an optimizer), handed to an
+    optimizer factory, or run in a forward pass that is back-propagated; an
+    EMA copy that only samples is left alone. A model put back in train mode
+    only on some branches of an `if` (`if finetune: model.train() elif freeze:
+    model.eval()`) is still flagged when no branch covers every case; an
+    `else: assert False` ends the other cases, as a `raise` does (an `assert`
+    that can pass does not). Evaluation and training that are never reached
+    from one code path of the file (functions called only from other modules)
+    are not connected.
     """
 
     code = "TL405"

@@ -48,19 +48,22 @@ class SchedulerBeforeOptimizer(Rule):
     the author should confirm.
 
     ## Limitations
-    A scheduler class of the project (which may be meant to be stepped
-    first), `ReduceLROnPlateau` (driven by a metric, not a step count) and
-    `step(...)` given a metric or an epoch are not checked. The scheduler is
-    followed through a class's `__init__` (`Trainer(model, optimizer,
-    scheduler)` then `self.scheduler.step()`), and the optimizer step through
-    the functions of the file and of the project's other modules (an
-    epoch-level `scheduler.step()` before `train_one_epoch(...)` of
-    `engine.py`). A scheduler built in another module and passed in is not
-    known. A scheduler built from one optimizer is not taken as stepped
-    before another optimizer that has a constructor of its own in the file
-    (a GAN's generator and discriminator, two models); an alias or a
-    wrapper of its optimizer counts as its optimizer. A scheduler step at the end of one iteration is not connected to
-    the optimizer step of the next.
+    A scheduler class of the project (which may be meant to be stepped first),
+    `ReduceLROnPlateau` (driven by a metric, not a step count) and `step(...)`
+    given a metric or an epoch are not checked. The scheduler is followed
+    through a class's `__init__` (`Trainer(model, optimizer, scheduler)` then
+    `self.scheduler.step()`), and the optimizer step through the functions of
+    the file and of the project's other modules (an epoch-level
+    `scheduler.step()` before `train_one_epoch(...)` of `engine.py`). A
+    scheduler built in another module and passed in is not known. A scheduler
+    built from one optimizer is not taken as stepped before another optimizer
+    that has a constructor of its own in the file (a GAN's generator and
+    discriminator, two models); an alias or a wrapper of its optimizer counts
+    as its optimizer. A function that steps the optimizer and then the
+    scheduler, called twice, is in order: the first call's scheduler step is
+    not taken as preceding the second call's optimizer step. A scheduler step
+    at the end of one iteration is not connected to the optimizer step of the
+    next.
     """
 
     code = "TL404"

@@ -47,15 +47,15 @@ class ZeroGradBeforeStep(Rule):
     No fix: moving the clear changes which gradients every later step sees.
 
     ## Limitations
-    Only one iteration is followed: a `backward()` at the end of one
-    iteration and a clear at the start of the next are not connected, nor
-    is a `backward()` run once before the training loop (a warm-up pass whose
-    gradients are inspected or saved) with a clear inside the loop. A
-    clear through one optimizer before the step of another (two-player
-    training) is not flagged; a clear through a model or its parameters is,
-    unless the optimizer was built from another model's parameters, one of
-    the two a deep copy (`p_bf16.grad = None` after copying a bf16 copy's
-    gradients to the fp32 master weights that the optimizer steps). Putting a gradient in place
+    Only one iteration is followed: a `backward()` at the end of one iteration
+    and a clear at the start of the next are not connected, nor is a
+    `backward()` run once before the training loop (a warm-up pass whose
+    gradients are inspected or saved) with a clear inside the loop. A clear
+    through one optimizer before the step of another (two-player training) is
+    not flagged; a clear through a model or its parameters is, unless the
+    optimizer was built from another model's parameters, one of the two a deep
+    copy (`p_bf16.grad = None` after copying a bf16 copy's gradients to the
+    fp32 master weights that the optimizer steps). Putting a gradient in place
     (`p.grad = g`, neither `None` nor zeros) is not a clear.
     """
 

@@ -7,11 +7,11 @@ those events and only the statements around them (and around every
 `return`, `raise`, `break`, `continue`, `assert False` and endless loop),
 found from the events upwards through the semantic model's parents: a
 2,000-line training function with five relevant calls becomes a handful of
-operations, and the
-rest of the tree is never walked. Dropping a branch, loop or `try` that holds
-no kept event and no statement ending a path cannot change what the analysis
-finds: every path through it leaves with the facts it came in with (loops
-stay for analyses whose facts change between iterations).
+operations, and the rest of the tree is never walked. Dropping a branch,
+loop or `try` that holds no kept event and no statement ending a path cannot
+change what the analysis finds: every path through it leaves with the facts
+it came in with (loops stay for analyses whose facts change between
+iterations).
 """
 
 from __future__ import annotations
