@@ -162,7 +162,15 @@ def main() -> None:
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="wall: elapsed time; cpu: this process's CPU time, which other "
                              "processes on a shared machine do not inflate (use with --threads 1)")
+    parser.add_argument("--without-trail", action="store_true",
+                        help="diagnosis only: the sanitizer with its forward tracer doing nothing (no "
+                             "magnitude trail, no culprit module), to see what the trail costs")
     args = parser.parse_args()
+    if args.without_trail:
+        from sanitizer.core.tracing import ForwardTracer
+
+        ForwardTracer.before_forward = lambda self, module, inputs: None  # type: ignore[method-assign]
+        ForwardTracer.after_forward = lambda self, module, inputs, output: None  # type: ignore[method-assign]
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -177,6 +185,8 @@ def main() -> None:
     print(f"{args.reps} interleaved repetitions x {args.steps} timed steps (after {args.warmup} warm-up steps), "
           f"medians, {args.clock} clock")
     print("ratio: median of the per-repetition ratios to the plain loop [quartiles]")
+    if args.without_trail:
+        print("DIAGNOSIS: the sanitizer runs without its forward tracer (not the default)")
     print(f"{'model':<24}{'plain ms':>10}{'sanitizer ms':>14}{'ratio':>22}{'anomaly ms':>12}{'ratio':>22}")
     for work in works:
         samples = measure(work, args.device, args.reps, args.warmup, args.steps, CLOCKS[args.clock])
