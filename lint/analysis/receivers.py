@@ -184,7 +184,9 @@ class Receivers:
             self.kinds.setdefault(binding, kind)
             construction = value.body if type(value) is cst.IfExp else value
             if type(construction) is cst.Call:
-                self.constructions.setdefault(binding, []).append(construction)
+                built = self.constructions.setdefault(binding, [])
+                if not any(call is construction for call in built):  # this pass runs four times
+                    built.append(construction)
 
     def _collect_returns(self) -> None:
         for name, defs in self.ctx.scopes.functions.items():
