@@ -63,6 +63,10 @@ def _sources(ctx: FileContext, body: cst.CSTNode) -> list[tuple[set[str], set[st
 
 
 def _bound(target: cst.BaseExpression) -> set[str]:
+    """The names an assignment to `target` gives a value to; an item
+    (`losses["mask"] = ...`) gives its container one."""
+    if type(target) is cst.Subscript:
+        target = target.value
     name = dotted_name(target)
     return {name} if name is not None else target_names(target)
 
@@ -114,14 +118,7 @@ def returned_names(ctx: FileContext, function: cst.FunctionDef) -> set[str]:
     for node in only(ctx.subtree(function.body), cst.Return):
         if node.value is not None:  # type: ignore[attr-defined]
             returned |= names_in(node.value, ctx)  # type: ignore[attr-defined]
-    edges = _sources(ctx, function.body)
-    for node in only(ctx.subtree(function.body), cst.Assign):
-        for target in node.targets:  # type: ignore[attr-defined]
-            if type(target.target) is cst.Subscript:
-                container = dotted_name(target.target.value)
-                if container is not None:
-                    edges.append(({container}, names_in(node.value, ctx)))  # type: ignore[attr-defined]
-    return _closure(returned, edges)
+    return _closure(returned, _sources(ctx, function.body))
 
 
 def _closure(names: set[str], edges: list[tuple[set[str], set[str]]]) -> set[str]:
