@@ -1,9 +1,10 @@
 import libcst as cst
 
+from trainlint.analysis.dataflow import constructor_argument
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import optimizer_step, run_each_iteration, scheduler_step
 from trainlint.analysis.receivers import OPTIMIZER, Binding
-from trainlint.analysis.training import ancestors_within, method_call
+from trainlint.analysis.training import loops_within, method_call
 from trainlint.rule import Rule
 from trainlint.summaries import STEP
 
@@ -280,11 +281,8 @@ class SchedulerBeforeOptimizer(Rule):
             return False
         scheduler = scheduler_step(self.ctx, scheduler_call)
         binding = receivers.binding(scheduler) if scheduler is not None else None
-        built = receivers.constructions.get(binding, []) if binding is not None else []
-        owners = {_optimizer_argument(call) for call in built}
-        if len(owners) != 1 or None in owners:
-            return False
-        owner = receivers.binding(owners.pop())  # type: ignore[arg-type]
+        built_from = constructor_argument(receivers, binding, "optimizer") if binding is not None else None
+        owner = receivers.binding(built_from) if built_from is not None else None
         return owner is not None and owner != stepped_binding and self._built_optimizer(owner)
 
     def _earlier_call(self, scheduler_call: cst.CSTNode, step: cst.CSTNode) -> bool:
@@ -299,8 +297,7 @@ class SchedulerBeforeOptimizer(Rule):
             return False
         if ctx.order_index(scheduler_call) < ctx.order_index(step):
             return False
-        around_step = {a for a in ancestors_within(ctx, step, function) if type(a) in (cst.For, cst.While)}
-        return not any(a in around_step for a in ancestors_within(ctx, scheduler_call, function))
+        return not loops_within(ctx, step, function) & loops_within(ctx, scheduler_call, function)
 
     def _built_optimizer(self, binding: Binding) -> bool:
         receivers = self.ctx.receivers
@@ -317,19 +314,6 @@ class SchedulerBeforeOptimizer(Rule):
         binding = receivers.binding(scheduler)
         built = receivers.constructions.get(binding, []) if binding is not None else []
         return any((self.ctx.call_name(call) or "").endswith(_METRIC_DRIVEN) for call in built)
-
-
-def _optimizer_argument(call: cst.Call) -> cst.BaseExpression | None:
-    """The optimizer a scheduler is built from: its first argument, or `optimizer=`."""
-    for arg in call.args:
-        if arg.keyword is not None:
-            if arg.keyword.value == "optimizer":
-                return arg.value
-        elif arg.star == "":
-            return arg.value
-        else:
-            return None  # `*args`: which one is not known
-    return None
 
 
 def _is_event(node: cst.CSTNode) -> bool:

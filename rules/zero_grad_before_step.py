@@ -1,5 +1,6 @@
 import libcst as cst
 
+from trainlint.analysis.dataflow import constructor_argument
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
     clears_grads,
@@ -10,7 +11,7 @@ from trainlint.analysis.loops import (
     sets_gradients,
 )
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.training import ancestors_within, method_call, unchain_module
+from trainlint.analysis.training import ancestors_within, loops_within, method_call, unchain_module
 from trainlint.rule import Rule
 
 _BACKWARD = "backward"
@@ -232,9 +233,8 @@ class ZeroGradBeforeStep(Rule):
         function = self.ctx.enclosing_function(clear)
         if self.ctx.enclosing_function(backward) is not function:
             return True
-        loops = [a for a in ancestors_within(self.ctx, clear, function) if type(a) in (cst.For, cst.While)]
-        outer = set(ancestors_within(self.ctx, backward, function))
-        return not loops or any(loop in outer for loop in loops)
+        loops = loops_within(self.ctx, clear, function)
+        return not loops or bool(loops & loops_within(self.ctx, backward, function))
 
     def _other_model(self, clear: cst.CSTNode, optimizer: cst.BaseExpression) -> bool:
         """`clear` empties the gradients of parameters of one model and the
@@ -245,11 +245,9 @@ class ZeroGradBeforeStep(Rule):
             return False
         receivers = self.ctx.receivers
         binding = receivers.binding(optimizer)
-        built = receivers.constructions.get(binding, []) if binding is not None else []
-        models = {_parameters_owner(call) for call in built}
-        if len(models) != 1 or None in models:
-            return False
-        owner = receivers.binding(models.pop())  # type: ignore[arg-type]
+        params = constructor_argument(receivers, binding, "params") if binding is not None else None
+        model = _parameters_of(params) if params is not None else None
+        owner = receivers.binding(model) if model is not None else None
         if owner is None or owner == cleared:
             return False
         # two names of one model share its parameters: only a deep copy is
@@ -302,16 +300,10 @@ class ZeroGradBeforeStep(Rule):
         return None
 
 
-_PARAMETERS = ("parameters", "named_parameters")
-
-
 def _iterated_source(target: cst.BaseExpression, iterated: cst.BaseExpression, name: str) -> cst.BaseExpression | None:
     """The model whose parameters the loop variable `name` takes, if the loop says so."""
     if type(target) is cst.Name:
-        if target.value != name:
-            return None
-        receiver = method_call(iterated, "parameters")
-        return receiver if receiver is not None and not iterated.args else None  # type: ignore[attr-defined]
+        return _parameters_of(iterated) if target.value == name else None
     if type(target) not in (cst.Tuple, cst.List):
         return None
     names = [e.value for e in target.elements]  # type: ignore[attr-defined]
@@ -329,11 +321,7 @@ def _iterated_source(target: cst.BaseExpression, iterated: cst.BaseExpression, n
     return None
 
 
-def _parameters_owner(optimizer: cst.Call) -> cst.BaseExpression | None:
-    """`model` in `torch.optim.AdamW(model.parameters(), ...)` (or `params=`)."""
-    for arg in optimizer.args:
-        if arg.keyword is not None and arg.keyword.value != "params" or arg.star:
-            continue
-        receiver = method_call(arg.value, "parameters")
-        return receiver if receiver is not None and not arg.value.args else None  # type: ignore[attr-defined]
-    return None
+def _parameters_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`model` of `model.parameters()`."""
+    receiver = method_call(expr, "parameters")
+    return receiver if receiver is not None and not expr.args else None  # type: ignore[attr-defined]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 
-from trainlint.analysis.receivers import Binding
+from trainlint.analysis.receivers import Binding, Receivers
 from trainlint.analysis.scopes import _parameters, dotted_name
 from trainlint.analysis.training import method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes
@@ -157,8 +157,8 @@ class Values:
             names = positional
             if names and names[0] in ("self", "cls") and type(call.func) is cst.Attribute:
                 names = names[1:]
-            value = _argument_for(call, names, binding.name)
-            if value is _UNSEEN:
+            value = argument_for(call, names, binding.name)
+            if value is UNSEEN:
                 return None
             if value is None:
                 if default is None:
@@ -168,16 +168,16 @@ class Values:
         return out
 
 
-_UNSEEN = cst.Name("_unseen_")
+UNSEEN = cst.Name("_unseen_")
 
 
-def _argument_for(call: cst.Call, positional: list[str], name: str) -> cst.BaseExpression | None:
+def argument_for(call: cst.Call, positional: list[str], name: str) -> cst.BaseExpression | None:
     """The argument a call passes for parameter `name`: None when it passes
-    none, `_UNSEEN` when `*args` / `**kwargs` may hide it."""
+    none, `UNSEEN` when `*args` / `**kwargs` may hide it."""
     index = 0
     for arg in call.args:
         if arg.star:
-            return _UNSEEN
+            return UNSEEN
         if arg.keyword is not None:
             if arg.keyword.value == name:
                 return arg.value
@@ -186,6 +186,18 @@ def _argument_for(call: cst.Call, positional: list[str], name: str) -> cst.BaseE
             return arg.value
         index += 1
     return None
+
+
+def constructor_argument(receivers: Receivers, binding: Binding, parameter: str) -> cst.BaseExpression | None:
+    """What the one constructor call bound to `binding` passes for its first
+    parameter, `parameter` (a scheduler's `optimizer`, an optimizer's
+    `params`); None when the variable was built more than once, or the
+    argument is missing or may hide in `*args` / `**kwargs`."""
+    built = receivers.constructions.get(binding, [])
+    if len(built) != 1:
+        return None
+    value = argument_for(built[0], [parameter], parameter)
+    return None if value is UNSEEN else value
 
 
 # -- losses ----------------------------------------------------------------------

@@ -85,6 +85,12 @@ def ancestors_within(ctx: FileContext, node: cst.CSTNode, root: cst.CSTNode | No
     return found
 
 
+def loops_within(ctx: FileContext, node: cst.CSTNode, root: cst.CSTNode | None) -> set[cst.CSTNode]:
+    """The loops around `node`, up to (not including) `root`: two nodes
+    whose sets meet run in the same iteration of some loop."""
+    return {a for a in ancestors_within(ctx, node, root) if type(a) in (cst.For, cst.While)}
+
+
 def loop_guards(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.For | cst.While, list[cst.BaseExpression]] | None:
     """The innermost loop of the same function that runs `node` on each
     iteration, with the `if` conditions between them; None when `node` is not
