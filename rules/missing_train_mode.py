@@ -127,23 +127,18 @@ class MissingTrainMode(Rule):
         "    if epoch % 2 == 0:\n"
         "        model.eval()  # expect: TL405\n"
         "        evaluate(model)\n",
-        # an assert that can pass does not end the path: a third value trains on in eval mode
+        # an assert that can pass does not end the path: the model trains on in eval mode
         "import torch\n"
-        "def fit(model, loader, val_loader, optimizer, weights, epochs):\n"
-        "    for epoch in range(epochs):\n"
-        "        if weights == 'finetune':\n"
-        "            model.train()\n"
-        "        elif weights == 'freeze':\n"
-        "            model.eval()\n"
-        "        else:\n"
-        "            assert weights != 'linear', weights\n"
-        "        for x, y in loader:\n"
-        "            optimizer.zero_grad()\n"
-        "            criterion(model(x), y).backward()\n"
-        "            optimizer.step()\n"
-        "        model.eval()  # expect: TL405\n"
-        "        with torch.no_grad():\n"
-        "            accuracy = [model(x) for x, _ in val_loader]\n",
+        "for epoch in range(epochs):\n"
+        "    if freeze_backbone:\n"
+        "        model.eval()\n"
+        "    else:\n"
+        "        assert finetune\n"
+        "    for x, y in loader:\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "    model.eval()  # expect: TL405\n"
+        "    validate(model)\n",
     )
     good = (
         # each epoch sets the mode for how the backbone is trained; any other value cannot get there
