@@ -89,12 +89,28 @@ def user_site() -> str | None:
     return None
 
 
+# The directory the watched run was launched from: sites are shown from there, as
+# the lint's paths are, also after the script changes directory (and without
+# asking the system for the working directory on every step).
+_launch_directory: str | None = None
+
+
+def set_launch_directory(path: str) -> None:
+    global _launch_directory
+    _launch_directory = path
+
+
 def format_site(filename: str, line: int | None) -> str:
-    return f"{display_path(filename)}:{line}"
+    return _format_site(filename, line, _launch_directory or os.getcwd())
 
 
 def display_path(filename: str) -> str:
-    return _display_path(filename, os.getcwd())
+    return _display_path(filename, _launch_directory or os.getcwd())
+
+
+@functools.lru_cache(maxsize=1024)
+def _format_site(filename: str, line: int | None, base: str) -> str:
+    return f"{_display_path(filename, base)}:{line}"
 
 
 @functools.lru_cache(maxsize=256)

@@ -38,6 +38,10 @@ def _read_floats(tensors: list[torch.Tensor]) -> list[float]:
     if not tensors:
         return []
     tensors = local_values(tensors)  # FSDP's DTensor shards: this rank's part, no collective
+    if all(tensor.is_cpu for tensor in tensors):
+        # no transfer to save on CPU: `float()` is exact for every dtype, and each is
+        # a cheaper call than a stack (whose kernel is cold between a step's big ops)
+        return [float(tensor) for tensor in tensors]
     first = tensors[0]
     if first.dtype in _READ_DTYPES and all(t.dtype == first.dtype and t.device == first.device for t in tensors):
         return torch.stack(tensors).tolist()  # the usual step: one dtype, one device
@@ -93,7 +97,7 @@ def squared_norms(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
     the fused `_foreach_norm` is used. NaN and Inf propagate either way.
     """
     tensors = local_values(tensors)  # FSDP's DTensor gradients: this rank's shard, no collective
-    if all(t.device.type == "cpu" and t.dtype == torch.float32 for t in tensors):
+    if all(t.is_cpu and t.dtype is torch.float32 for t in tensors):
         return [torch.dot(flat, flat) for flat in (t.reshape(-1) for t in tensors)]
     return list(torch._foreach_pow(norms(tensors), 2))
 

@@ -45,6 +45,7 @@ from sanitizer.report.summary_text import summary_lines
 
 MAX_EVENTS_PER_KIND = 20
 UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
+_set_grad_enabled = torch._C._set_grad_enabled  # torch.no_grad() without its Python layers
 
 class SanitizerHalt(BaseException):
     """Raised into the script at the first event of a `--halt-on` kind.
@@ -137,9 +138,11 @@ class Sanitizer:
             raise RuntimeError("this Sanitizer has already watched a run (a notebook cell run "
                                "twice?): create a new Sanitizer for each run")
         locations.skip_package(torch)
+        locations.set_launch_directory(os.getcwd())
         self._started = time.perf_counter()
         self._active = True
         self._stack.callback(self._deactivate)
+        self._stack.callback(self._memory.close)
         hooks.install(self, self._stack)
         self._guard("preparing the lint", self._prepare_lint)
 
@@ -468,8 +471,12 @@ class Sanitizer:
             self.device = str(params[0].device)
         if self._index_step == 0 and params:
             self._refresh_index()
-        with torch.no_grad():
+        enabled = torch.is_grad_enabled()
+        _set_grad_enabled(False)
+        try:
             record = self._measure(probe, params, skipped, found_inf, partial)
+        finally:
+            _set_grad_enabled(enabled)
         record.optimizer_id = id(optimizer) if optimizer is not None else None
         return record
 

@@ -46,9 +46,11 @@ class NonfiniteDetector(Detector):
         bad_loss = next((i for i, loss in enumerate(record.losses) if not math.isfinite(loss)), None)
         bad_grads = [i for i, norm in enumerate(record.grad_norms) if not math.isfinite(norm)]
         bad_params = [i for i, norm in enumerate(record.param_norms) if not math.isfinite(norm)]
+        if first_bad is None and bad_loss is None and not bad_grads and not bad_params:
+            self._remember(trail)
+            return
+        self.nonfinite_steps += 1
         culprit = self._culprit(trail, first_bad if first_bad is not None else len(trail) - 1)
-        if first_bad is not None or bad_loss is not None or bad_grads or bad_params:
-            self.nonfinite_steps += 1
         grads_expected = record.skipped and bad_grads  # GradScaler skips overflowing steps by design
         if grads_expected:
             self.overflow_skipped_steps += 1
@@ -63,6 +65,10 @@ class NonfiniteDetector(Detector):
             self._report_grads(record, sink, bad_grads, culprit)
         if bad_params:
             self._report_params(record, sink, bad_params)
+        self._remember(trail)
+
+    def _remember(self, trail: list[tuple[int, float]]) -> None:
+        """Keep the step's finite magnitudes: the history a later jump is measured against."""
         self._history.append({slot: mag for slot, mag in trail if math.isfinite(mag)})
 
     def _first(self, kind: str, step: int) -> bool:

@@ -41,6 +41,9 @@ class _SpikeDetector(Detector):
         if len(self._window) >= MIN_HISTORY:
             if self.start_level is None:
                 self.start_level = self._window.baseline()[0]
+            if self._window.within_ratio(value, self.min_ratio):
+                self._window.add(value)  # not an outlier whatever the median is: skip the sorts
+                return
             centre, sigma = self._window.baseline()
             if (upward_outlier(value, centre, sigma, self.min_sigmas, self.min_ratio)
                     and value - centre > self.min_share_of_start * abs(self.start_level)):

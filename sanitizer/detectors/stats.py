@@ -28,6 +28,13 @@ class RollingWindow:
     def __len__(self) -> int:
         return len(self.values)
 
+    def within_ratio(self, value: float, ratio: float) -> bool:
+        """Whether `value` is at most `ratio` times the smallest value kept, all of them
+        positive: then it is at most `ratio` times the median too, so it cannot be an
+        `upward_outlier` with that `min_ratio`. A cheap test before `baseline()`."""
+        low = min(self.values, default=0.0)
+        return low > 0 and value <= ratio * low
+
     def baseline(self) -> tuple[float, float]:
         """(median, MAD scaled to a standard deviation)."""
         values = list(self.values)

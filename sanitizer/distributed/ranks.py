@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
@@ -64,10 +65,13 @@ def side_store(info: RankInfo) -> Any | None:
 
 def local_values(tensors: list[Any]) -> list[Any]:
     """DTensors (FSDP2 shards and their norms) as this rank's local tensors: reading
-    a DTensor would issue a collective from inside a hook."""
-    if not any(type(tensor).__name__ == "DTensor" for tensor in tensors):
+    a DTensor would issue a collective from inside a hook. Until DTensor's module is
+    imported there is none (a step of a plain run pays one dictionary lookup)."""
+    if "torch.distributed.tensor" not in sys.modules:
         return tensors
     from torch.distributed.tensor import DTensor
+    if not any(isinstance(tensor, DTensor) for tensor in tensors):
+        return tensors
     return [tensor.to_local() if isinstance(tensor, DTensor) else tensor for tensor in tensors]
 
 

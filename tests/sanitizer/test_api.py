@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +144,17 @@ def test_the_exception_propagates_unchanged_after_the_report_is_written(tmp_path
     assert report["exit_code"] == 1 and report["steps"] == 5
     assert report["events"][0]["kind"] in ("nonfinite_activation", "nonfinite_loss")
     assert report["events"][0]["step"] == 3
+
+
+def test_sites_read_from_the_launch_directory_after_the_script_changes_it(tmp_path: Path, monkeypatch) -> None:
+    here = Path(__file__)
+    monkeypatch.chdir(here.parent)
+    with _quiet(report=None) as session:
+        os.chdir(tmp_path)  # the script moves on: its sites still read as from where it was run
+        _train(4, blow_up_at=3)
+    loss_line = here.read_text().splitlines().index("            loss = F.cross_entropy(model(x), y)") + 1
+    sites = {e.kind: e.where for e in session.events}
+    assert sites["nonfinite_loss"] == f"{here.name}:{loss_line}"
 
 
 def test_no_explicit_step_is_needed_with_an_optimizer_even_with_a_closure() -> None:

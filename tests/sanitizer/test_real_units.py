@@ -28,6 +28,17 @@ def test_float64_norms_keep_their_range() -> None:
     assert [n.dtype for n in norms([wide, narrow], 1)] == [torch.float64, torch.float32]
 
 
+def test_values_are_read_exactly_whatever_their_dtype() -> None:
+    values = [1 / 3, 65504.0, -2.5e-7, float("inf"), float("nan")]
+    tensors = [torch.tensor(value, dtype=dtype) for dtype in (torch.float16, torch.bfloat16, torch.float32)
+               for value in values] + [torch.tensor(1e300, dtype=torch.float64), torch.tensor(True)]
+    gather = Gather()
+    gather.add("mixed", tensors)
+    read = gather.read()["mixed"]
+    expected = [tensor.double().item() for tensor in tensors]
+    assert [str(value) for value in read] == [str(value) for value in expected]
+
+
 def test_only_outermost_modules_holding_the_runs_parameters_are_models() -> None:
     from torch import nn
 

@@ -2,14 +2,18 @@
 from __future__ import annotations
 
 import ast
+import os
 import types
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sanitizer import cli
 from sanitizer.core import locations
 from sanitizer.core.catalogue import KINDS
+from sanitizer.core.memory import MemoryMeter
 from sanitizer.core.probe import StepRecord
 from sanitizer.core.session import report_path_for
 from sanitizer.detectors.spikes import LossSpikeDetector
@@ -62,6 +66,26 @@ def test_outlier_needs_both_sigmas_and_ratio() -> None:
     assert not upward_outlier(float("nan"), centre, sigma, 12, 5)
 
 
+@pytest.mark.skipif(not hasattr(os, "fork") or not os.path.exists("/proc/self/statm"), reason="needs fork and /proc")
+def test_a_forked_child_reads_its_own_memory() -> None:
+    meter = MemoryMeter()
+    parent = meter.sample(5, "cpu")  # opens /proc/self/statm of this process
+    assert parent is not None and parent > 0
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child holds 256 MiB more than its parent
+        ballast = b"\x01" * (256 << 20)
+        os.write(write, repr(meter.sample(5, "cpu")).encode())
+        os._exit(0 if ballast else 1)
+    os.close(write)
+    _, status = os.waitpid(pid, 0)
+    child = float(os.read(read, 64).decode())
+    os.close(read)
+    assert status == 0 and child > parent + (128 << 20)
+    assert meter.sample(5, "cpu") < child
+    meter.close()
+
+
 def test_every_kind_is_documented() -> None:
     text = DOC.read_text()
     missing = [kind for kind in KINDS if f"`{kind}`" not in text]
@@ -92,6 +116,35 @@ def test_loss_spike_needs_a_jump_that_matters(losses: list[float], spike_step: i
     for step, loss in enumerate(losses, start=1):
         detector.on_step(_record(step, loss), sink)
     assert sink.events == ([("loss_spike", spike_step)] if spike_step else [])
+
+
+_LOSSES = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False) | st.sampled_from([float("nan"), float("inf")])
+
+
+@given(st.lists(_LOSSES, min_size=1, max_size=50), _LOSSES, st.floats(1.0, 20.0), st.floats(1.0, 20.0))
+def test_a_value_within_the_ratio_of_the_least_is_never_an_outlier(window_values: list[float], value: float,
+                                                                  ratio: float, sigmas: float) -> None:
+    window = RollingWindow(50)
+    for kept in window_values:
+        window.add(kept)
+    if len(window) and window.within_ratio(value, ratio):
+        centre, sigma = window.baseline()
+        assert not upward_outlier(value, centre, sigma, sigmas, ratio)
+
+
+# a loss near 1, and now and then 3 to 60 times that: spikes just above and below the ratio
+_STEPS = st.tuples(st.floats(min_value=0.9, max_value=1.1), st.sampled_from([1.0] * 16 + [3.0, 6.0, 12.0, 60.0]))
+
+
+@given(st.lists(_STEPS, min_size=25, max_size=80))
+def test_spike_verdicts_do_not_depend_on_the_shortcut(steps: list[tuple[float, float]]) -> None:
+    losses = [level * times for level, times in steps]
+    with_shortcut, without = (LossSpikeDetector(), _Collector()), (LossSpikeDetector(), _Collector())
+    without[0]._window.within_ratio = lambda value, ratio: False  # type: ignore[method-assign]
+    for step, loss in enumerate(losses, start=1):
+        for detector, sink in (with_shortcut, without):
+            detector.on_step(_record(step, loss), sink)
+    assert with_shortcut[1].events == without[1].events
 
 
 def test_detectors_see_only_their_sink() -> None:
