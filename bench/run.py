@@ -2,10 +2,12 @@
 
     python bench/run.py lint [--quick|--full] [--reps N] [...]
     python bench/run.py sanitizer [...]
+    python bench/run.py sanitizer-cost [...]
     python bench/run.py realcode [...]
     python bench/run.py analysis FOLDER [...]
 
 `lint` runs bench/lint_bench.py; `sanitizer` runs bench/sanitizer_overhead.py;
+`sanitizer-cost` runs bench/sanitizer_cost.py (the sanitizer's own time per step, by hook);
 `realcode` runs bench/realcode.py (precision and recall on labelled public
 training code); `analysis` runs bench/analysis_only.py (the linter's own
 code over pre-parsed trees); each with the remaining arguments.
@@ -18,7 +20,7 @@ import sys
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-USAGE = "usage: python bench/run.py {lint,sanitizer,realcode,analysis} [options]   (add --help after the name for its options)"
+USAGE = "usage: python bench/run.py {lint,sanitizer,sanitizer-cost,realcode,analysis} [options]   (add --help after the name for its options)"
 
 
 def main(argv: list[str]) -> int:
@@ -42,8 +44,8 @@ def main(argv: list[str]) -> int:
         import analysis_only
 
         return analysis_only.main(rest)
-    if name == "sanitizer":
-        script = BENCH / "sanitizer_overhead.py"
+    if name in ("sanitizer", "sanitizer-cost"):
+        script = BENCH / ("sanitizer_overhead.py" if name == "sanitizer" else "sanitizer_cost.py")
         if not script.exists():
             print(f"bench: {script.relative_to(BENCH.parent)} is not in this checkout; the sanitizer "
                   f"benchmark arrives with the sanitizer work", file=sys.stderr)
