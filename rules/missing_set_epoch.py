@@ -43,7 +43,7 @@ class MissingSetEpoch(Rule):
     shuffling), samplers for evaluation data (the variable or the
     dataset it samples named with `val`, `test`, `eval`), and samplers that
     only leave the file (returned from a builder function, alone or inside
-    their DataLoader, also one built as one branch of a conditional such as
+    their DataLoader, also from the attribute that keeps them, also one built as one branch of a conditional such as
     `DataLoader(...) if ds is not None else None`; or handed, alone or
     inside their DataLoader, to a function or class imported from another
     module, such as a project's `Trainer`) are not flagged. A function of
@@ -108,6 +108,15 @@ class MissingSetEpoch(Rule):
         "    def fit(self):\n"
         "        for epoch in range(self.epochs):\n"
         "            self.run_epoch()\n",
+        # a loader kept in an attribute and trained on in the file, never returned
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds):\n"
+        "        self.loader = DataLoader(ds, sampler=DistributedSampler(ds))  # expect: TL302\n"
+        "    def fit(self, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            for batch in self.loader:\n"
+        "                self.step(batch)\n",
         "import torch.utils.data as tud\n"
         "train_sampler = tud.DistributedSampler(train_ds, seed=0)  # expect: TL302\n"
         "val_sampler = tud.DistributedSampler(val_ds, shuffle=False)\n"
@@ -142,6 +151,13 @@ class MissingSetEpoch(Rule):
         "def build_loader(ds):\n"
         "    sampler = DistributedSampler(ds)\n"
         "    return DataLoader(ds, sampler=sampler)\n",
+        # the loader leaves the file from the attribute that keeps it
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class RetrievalTask:\n"
+        "    def build_dataloader(self):\n"
+        "        sampler = DistributedSampler(self.data)\n"
+        "        self.loader = DataLoader(self.data, sampler=sampler)\n"
+        "        return self.loader\n",
         "from torch.utils.data import DistributedSampler\n"
         "val_sampler = DistributedSampler(val_ds)\n",
         "from torch.utils.data import DataLoader, DistributedSampler\n"
@@ -228,12 +244,12 @@ class MissingSetEpoch(Rule):
         return holders or None
 
     def _leaves_file(self, holders: list[cst.BaseExpression]) -> bool:
-        """The sampler, or a loader built on it, is returned to a caller."""
+        """The sampler, or a loader built on it, is returned to a caller (also from
+        the attribute that keeps it: `return self.retri_loader`)."""
         texts = {self.ctx.code(h) for h in holders} | self._loaders_given(holders)
         for node in self.ctx.nodes_of(cst.Return):
-            if node.value is not None:
-                if any(type(n) is cst.Name and n.value in texts for n in iter_nodes(node.value)):
-                    return True
+            if node.value is not None and self._mentions(node.value, texts):
+                return True
         return False
 
     def _handed_to_imported_code(self, holders: list[cst.BaseExpression]) -> bool:
@@ -242,7 +258,7 @@ class MissingSetEpoch(Rule):
         `set_epoch` itself, and we cannot see it."""
         texts = {self.ctx.code(h) for h in holders} | self._loaders_given(holders)
         for node in self.ctx.nodes_of(cst.Call):
-            if not any(_mentions(a.value, texts) for a in node.args):
+            if not any(self._mentions(a.value, texts) for a in node.args):
                 continue
             callee = self.ctx.call_name(node)
             if callee is None or callee.split(".")[0] in _LIBRARIES_THAT_ONLY_ITERATE:
@@ -258,7 +274,7 @@ class MissingSetEpoch(Rule):
         if summary is None:
             return False
         for slot, arg in argument_slots(call):
-            if _mentions(arg.value, texts):
+            if self._mentions(arg.value, texts):
                 plain = type(arg.value) is cst.Name or self.ctx.call_name(arg.value) == DATALOADER_CLASS
                 param = summary.slot(slot) if plain else None
                 if param is None or param in summary.set_epoch:
@@ -266,17 +282,25 @@ class MissingSetEpoch(Rule):
         return True
 
     def _loaders_given(self, holders: list[cst.BaseExpression]) -> set[str]:
-        """Variables assigned a call that takes the sampler as `sampler=`."""
+        """Variables and attributes (`self.loader`) assigned a call that takes the
+        sampler as `sampler=`."""
         texts = {self.ctx.code(h) for h in holders}
         loaders: set[str] = set()
         for node in self.ctx.nodes_of(cst.Call):
             for arg in node.args:
                 if (arg.keyword is not None and arg.keyword.value in ("sampler", "batch_sampler")
-                        and type(arg.value) is cst.Name and arg.value.value in texts):
+                        and type(arg.value) in (cst.Name, cst.Attribute) and self.ctx.code(arg.value) in texts):
                     target = _assigned_to(self.ctx, node)
-                    if type(target) is cst.Name:
-                        loaders.add(target.value)
+                    if type(target) in (cst.Name, cst.Attribute):
+                        loaders.add(self.ctx.code(target))
         return loaders
+
+    def _mentions(self, value: cst.BaseExpression, texts: set[str]) -> bool:
+        """`value` is one of the holders, or builds on one (`DataLoader(ds, sampler=s)`);
+        a holder that is an attribute (`self.sampler`) is matched as written."""
+        return any((type(node) is cst.Name and node.value in texts)
+                   or (type(node) is cst.Attribute and self.ctx.code(node) in texts)
+                   for node in iter_nodes(value))
 
     def _parameter_may_hold(self, binding: Binding, holders: list[cst.BaseExpression]) -> bool:
         """Some call of the function passes the sampler (or something we cannot
@@ -320,11 +344,6 @@ class MissingSetEpoch(Rule):
             if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER) or _same_name(binding, own):
                 return True
         return False
-
-
-def _mentions(value: cst.BaseExpression, texts: set[str]) -> bool:
-    """`value` is one of the holders, or builds on one (`DataLoader(ds, sampler=s)`)."""
-    return any(type(node) is cst.Name and node.value in texts for node in iter_nodes(value))
 
 
 def _is_parameter(binding: Binding) -> bool:
