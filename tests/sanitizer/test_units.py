@@ -66,24 +66,33 @@ def test_outlier_needs_both_sigmas_and_ratio() -> None:
     assert not upward_outlier(float("nan"), centre, sigma, 12, 5)
 
 
+def _statm_rss(meter: MemoryMeter) -> float:
+    """The RSS of this process, read afresh."""
+    with open("/proc/self/statm", "rb") as statm:
+        return float(int(statm.read().split()[1]) * meter._page)
+
+
 @pytest.mark.skipif(not hasattr(os, "fork") or not os.path.exists("/proc/self/statm"), reason="needs fork and /proc")
 def test_a_forked_child_reads_its_own_memory() -> None:
     meter = MemoryMeter()
-    parent = meter.sample(5, "cpu")  # opens /proc/self/statm of this process
-    assert parent is not None and parent > 0
-    read, write = os.pipe()
+    assert (meter.sample(5, "cpu") or 0) > 0  # opens /proc/self/statm of this process
+    go, answer = os.pipe(), os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child holds 256 MiB more than its parent
-        ballast = b"\x01" * (256 << 20)
-        os.write(write, repr(meter.sample(5, "cpu")).encode())
-        os._exit(0 if ballast else 1)
-    os.close(write)
+    if pid == 0:  # the child reads once the parent holds 512 MiB more than the child
+        os.read(go[0], 1)
+        os.write(answer[1], f"{meter.sample(5, 'cpu')} {_statm_rss(meter)}".encode())
+        os._exit(0)
+    ballast = b"\x01" * (512 << 20)
+    os.write(go[1], b"x")
     _, status = os.waitpid(pid, 0)
-    child = float(os.read(read, 64).decode())
-    os.close(read)
-    assert status == 0 and child > parent + (128 << 20)
-    assert meter.sample(5, "cpu") < child
+    child_sample, child_fresh = map(float, os.read(answer[0], 128).decode().split())
+    for descriptor in (*go, *answer):
+        os.close(descriptor)
+    parent_sample = meter.sample(5, "cpu")
     meter.close()
+    assert status == 0 and ballast
+    assert abs(child_sample - child_fresh) < (64 << 20)  # the child's own figure...
+    assert parent_sample - child_sample > (256 << 20)  # ...not its parent's
 
 
 def test_every_kind_is_documented() -> None:
