@@ -43,7 +43,8 @@ class MissingSetEpoch(Rule):
     shuffling), samplers for evaluation data (the variable or the
     dataset it samples named with `val`, `test`, `eval`), and samplers that
     only leave the file (returned from a builder function, alone or inside
-    their DataLoader, also from the attribute that keeps them, also one built as one branch of a conditional such as
+    their DataLoader, also from the attribute that keeps them, also one
+    built as one branch of a conditional such as
     `DataLoader(...) if ds is not None else None`; or handed, alone or
     inside their DataLoader, to a function or class imported from another
     module, such as a project's `Trainer`) are not flagged. A function of
