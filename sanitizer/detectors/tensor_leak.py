@@ -55,12 +55,16 @@ class TensorLeakDetector(Detector):
         self.leaking.append(holder.key)
         per_step = (sizes[-1] - sizes[0]) / ((GROWING_SAMPLES - 1) * SAMPLE_EVERY)
         size = graphs.retained_bytes(holder.tensors, nodes)
+        # after backward the nodes no longer save tensors: then the nodes themselves are what piles up
+        saved = graphs.retained_bytes((), nodes)
+        amount = (f"holding {size} bytes of tensors" if saved else
+                  "the nodes themselves piling up (backward freed the tensors they saved)")
         line = accumulation_line(holder)
         where = locations.format_site(holder.filename, line) if line else None
         held = f"{len(holder.tensors)} tensors in " if len(holder.tensors) > 1 else ""
         sink.emit("tensor_leak", record.step,
                   f"{held}`{holder.label}` (in {holder.frame_name}) keeps the autograd graphs of past steps "
-                  f"alive: {len(nodes)} graph nodes, growing by {per_step:.0f} per step, {size} bytes held",
+                  f"alive: {len(nodes)} graph nodes, growing by {per_step:.0f} per step, {amount}",
                   where=where, value=size,
                   extra={"holder": holder.label, "nodes": len(nodes), "nodes_per_step": per_step,
                             "bytes": size})

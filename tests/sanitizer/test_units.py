@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import os
 import types
 from pathlib import Path
@@ -104,9 +105,11 @@ def test_every_kind_is_documented() -> None:
 class _Collector:
     def __init__(self) -> None:
         self.events: list[tuple[str, int]] = []
+        self.messages: list[str] = []
 
     def emit(self, kind: str, step: int, message: str, **fields: object) -> None:
         self.events.append((kind, step))
+        self.messages.append(message)
 
 
 def _record(step: int, loss: float) -> StepRecord:
@@ -154,6 +157,27 @@ def test_spike_verdicts_do_not_depend_on_the_shortcut(steps: list[tuple[float, f
         for detector, sink in (with_shortcut, without):
             detector.on_step(_record(step, loss), sink)
     assert with_shortcut[1].events == without[1].events
+
+
+def test_a_leak_says_whether_tensors_or_only_graph_nodes_pile_up() -> None:
+    import torch
+
+    from sanitizer.detectors.tensor_leak import TensorLeakDetector
+    weight = torch.ones(64, requires_grad=True)
+    for backward in (True, False):
+        detector, sink = TensorLeakDetector(), _Collector()
+        total = torch.zeros(())
+        for step in range(1, 16):
+            loss = (weight * step).pow(2).sum()
+            if backward:
+                loss.backward()  # frees what the graph saved: only its nodes stay
+            total = total + loss
+            detector.on_step(_record(step, 1.0), sink)
+        assert sink.events == [("tensor_leak", 15)]
+        if backward:
+            assert sink.messages[0].endswith("the nodes themselves piling up (backward freed the tensors they saved)")
+        else:
+            assert re.search(r"holding \d+ bytes of tensors$", sink.messages[0]), sink.messages[0]
 
 
 def test_detectors_see_only_their_sink() -> None:
