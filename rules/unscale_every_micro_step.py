@@ -49,7 +49,10 @@ class UnscaleEveryMicroStep(Rule):
 
     ## Limitations
     The `update()` must be in the same loop as the `unscale_`; a loop with
-    no `update()` at all is TL104's finding. Unscaling inside a helper
+    no `update()` at all is TL104's finding. A path on which the optimizer
+    steps without the scaler (`opt.step()`, a backend's
+    `xm.optimizer_step(opt)` in another branch) is not a micro-step and
+    does not count. Unscaling inside a helper
     function called from the loop is not followed, nor are scalers the
     linter cannot tell are `GradScaler`s.
     """
@@ -163,6 +166,36 @@ class UnscaleEveryMicroStep(Rule):
         "    scaler.unscale_(opt)\n"
         "    scaler.step(opt)\n"
         "    scaler.update()\n",
+        # the branch that skips the update steps the optimizer another way
+        # (a backend that is never used with the scaler): not accumulation
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for step, batch in enumerate(loader):\n"
+        "    scaler.scale(model(batch)).backward()\n"
+        "    if (step + 1) % accum == 0:\n"
+        "        if use_amp:\n"
+        "            scaler.unscale_(optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "        if on_tpu:\n"
+        "            xm.optimizer_step(optimizer)\n"
+        "        elif use_amp:\n"
+        "            scaler.step(optimizer)\n"
+        "            scaler.update()\n"
+        "        else:\n"
+        "            optimizer.step()\n",
+        # the unscale's condition rules out the branch that skips the update
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x, y in loader:\n"
+        "    scaler.scale(criterion(model(x), y)).backward()\n"
+        "    if max_norm > 0 and not deepspeed:\n"
+        "        scaler.unscale_(optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
+        "    if deepspeed:\n"
+        "        engine.step()\n"
+        "    else:\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n",
         # a project's own loss scaler with its own rules
         "from mylib import DynamicLossScaler\n"
         "scaler = DynamicLossScaler()\n"
@@ -181,6 +214,10 @@ class UnscaleEveryMicroStep(Rule):
                 self.report(call)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        stepped = _stepped_elsewhere(node)
+        if stepped is not None:
+            # the optimizer steps without the scaler on this path: not a micro-step
+            return frozenset(fact for fact in facts if fact[1] != self.ctx.code(stepped))
         receivers = self.ctx.receivers
         scaler = method_call(node, "unscale_", "update")
         if scaler is None or not receivers.is_kind(scaler, GRAD_SCALER):
@@ -215,4 +252,17 @@ class UnscaleEveryMicroStep(Rule):
 
 def _is_event(node: cst.CSTNode) -> bool:
     """Every node `UnscaleEveryMicroStep._transfer` can react to."""
-    return method_call(node, "unscale_", "update") is not None
+    return method_call(node, "unscale_", "update") is not None or _stepped_elsewhere(node) is not None
+
+
+def _stepped_elsewhere(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The optimizer of `opt.step()` or of a backend's `xm.optimizer_step(opt)`:
+    a step that does not go through the scaler."""
+    receiver = method_call(node, "step")
+    if receiver is not None and not node.args:  # type: ignore[attr-defined]
+        return receiver
+    if (method_call(node, "optimizer_step") is not None or
+            (type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "optimizer_step")):
+        args = node.args  # type: ignore[attr-defined]
+        return args[0].value if args and args[0].keyword is None and not args[0].star else None
+    return None

@@ -10,7 +10,9 @@ a body in evaluation order, along every path. Paths fork at `if` and merge after
 it; loops run until their facts stop changing; `break`, `continue`, `return`
 and `raise` end a path where Python would. Branches are path-sensitive on the
 text of their condition: after `if amp: A` a later `if amp: B` takes the same
-branch, so A-without-B paths that cannot happen are not explored.
+branch, so A-without-B paths that cannot happen are not explored. A true `and`
+chain decides its operands too: after the body of `if clip and not deepspeed:`
+a later `if deepspeed:` is skipped.
 
 Given `events`, the nodes its transfer can react to, a flow skips everything
 else (see `trainlint.analysis.flowgraph`); `transfer` is called once per distinct
@@ -70,6 +72,8 @@ class Flow:
         self._loops: list[tuple[set[Path], set[Path]]] = []  # (breaks, continues)
         # condition text -> the names it reads, or None when it calls something
         self._condition_names: dict[str, frozenset[str] | None] = {}
+        # condition text of a true `and` chain -> what it says of each operand
+        self._implied: dict[str, frozenset[tuple[str, bool]]] = {}
         self._answers: dict[tuple[int, Facts], Facts] = {}  # by the node's id(): its __hash__ is a Python call
 
     def run(self, body: cst.BaseSuite | cst.Module, facts: Facts = frozenset()) -> Paths:
@@ -125,14 +129,19 @@ class Flow:
         condition = self.graph.condition(branch.node.test)
         key, polarity = condition.key, condition.polarity
         self._condition_names.setdefault(key, condition.names)
+        if polarity:
+            implied = self.graph.conjuncts(branch.node.test)
+            if implied:
+                self._implied.setdefault(key, implied)
         taken: set[Path] = set()
         skipped: set[Path] = set()
         taken_key, skipped_key = (key, polarity), (key, not polarity)
         for path in paths:
-            # a path never assumes both values of one condition
-            if taken_key in path.assumptions:
+            # a path never assumes both values of one condition, nor, after a
+            # true `a and not b`, another value of `a` or of `b`
+            if taken_key in path.assumptions or self._implies(path, taken_key):
                 taken.add(path)
-            elif skipped_key in path.assumptions:
+            elif skipped_key in path.assumptions or self._implies(path, skipped_key):
                 skipped.add(path)
             else:
                 taken.add(Path(path.facts, path.assumptions | {taken_key}))
@@ -204,6 +213,12 @@ class Flow:
                 facts = answers[key] = self.transfer(path.facts, node)
             out.add(path if facts is path.facts else Path(facts, path.assumptions))
         return frozenset(out)
+
+    def _implies(self, path: Path, assumption: tuple[str, bool]) -> bool:
+        """`assumption` follows from an `and` chain the path took as true."""
+        implied = self._implied
+        return bool(implied) and any(
+            value and assumption in implied.get(key, ()) for key, value in path.assumptions)
 
     def _invariant_conditions(self, loop: cst.For | cst.While) -> Callable[[str], bool]:
         """A test over names the loop never assigns (`if self.use_amp:`), with

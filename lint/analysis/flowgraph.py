@@ -92,6 +92,7 @@ class FlowGraph:
         self.exits += [node for node in model.nodes_of(cst.Assert) if always_fails(node)]
         self.loops = model.loops()
         self._conditions: dict[cst.BaseExpression, Condition] = {}
+        self._conjuncts: dict[cst.BaseExpression, frozenset[tuple[str, bool]]] = {}
         self._assigned: dict[cst.For | cst.While, frozenset[str]] = {}
         self._programs: dict[tuple[EventFilter | None, bool, bool], Program] = {}
 
@@ -110,6 +111,18 @@ class FlowGraph:
         found = self._conditions.get(test)
         if found is None:
             found = self._conditions[test] = _condition(self.model, test)
+        return found
+
+    def conjuncts(self, test: cst.BaseExpression) -> frozenset[tuple[str, bool]]:
+        """What a true `a and not b` says of its parts: `(key, value)` of each
+        operand of its `and` chain; empty for any other test."""
+        found = self._conjuncts.get(test)
+        if found is None:
+            parts: list[cst.BaseExpression] = []
+            _and_operands(test, parts)
+            found = frozenset() if len(parts) < 2 else frozenset(
+                (condition.key, condition.polarity) for condition in map(self.condition, parts))
+            self._conjuncts[test] = found
         return found
 
     def assigned(self, loop: cst.For | cst.While) -> frozenset[str]:
@@ -299,6 +312,14 @@ def _always_true(test: cst.BaseExpression) -> bool:
 
 
 # -- conditions and loops -------------------------------------------------------------
+def _and_operands(test: cst.BaseExpression, into: list[cst.BaseExpression]) -> None:
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+        _and_operands(test.left, into)
+        _and_operands(test.right, into)
+    else:
+        into.append(test)
+
+
 def _condition(model: SemanticModel, test: cst.BaseExpression) -> Condition:
     code = model.code
     nodes = model.subtree(test)

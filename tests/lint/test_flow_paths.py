@@ -48,3 +48,18 @@ def test_paths_that_differ_in_facts_stay_apart() -> None:
     _, _, ends = _flow("if amp:\n    scale()\n" + _unrelated_ifs(3))
     assert {frozenset(p.facts) for p in ends} == {frozenset(), frozenset({"scaled"})}
     assert all(p.assumptions for p in ends)  # each still knows which way `amp` went
+
+
+def test_a_true_and_chain_decides_each_of_its_operands() -> None:
+    source = "if clip and not deepspeed:\n    scale()\nif deepspeed:\n    clip()\nif clip:\n    pass\nelse:\n    clip()\n"
+    _, at_clip, _ = _flow(source)
+    assert at_clip and all("scaled" not in facts for facts in at_clip)
+
+
+def test_a_false_and_chain_decides_nothing() -> None:
+    # `not (a and b)` says nothing of a or b alone; neither does an `or` chain
+    for test in ("not (amp and cuda)", "amp or cuda"):
+        _, at_clip, _ = _flow(f"if {test}:\n    scale()\nif amp:\n    clip()\n")
+        assert any("scaled" in facts for facts in at_clip), test
+    _, at_clip, _ = _flow("if amp and cuda:\n    pass\nelse:\n    scale()\nif amp:\n    clip()\n")
+    assert any("scaled" in facts for facts in at_clip)  # the else of `a and b` may still have a true
