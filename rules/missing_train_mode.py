@@ -51,7 +51,10 @@ class MissingTrainMode(Rule):
 
     ## Limitations
     Any `.train()` counts, whatever model it is called on, also through a
-    chain (`model.to(device).train()`). An `.eval()` followed by a backward
+    chain (`model.to(device).train()`), and so does a call of a method that
+    a class of the file defines once and that calls `.train()` itself
+    (`discriminator.train_custom()` putting its trainable head back in train
+    mode). An `.eval()` followed by a backward
     pass in the same iteration (BatchNorm frozen on purpose, a frozen teacher)
     is not flagged, and a later `.eval()` of the same model replaces an
     earlier one (a linear probe whose training step puts the backbone in eval
@@ -115,6 +118,26 @@ class MissingTrainMode(Rule):
         "                step += 1\n"
         "                if step % 1000 == 0:\n"
         "                    self.evaluate()\n",
+        # the file's method freezes the encoder but never calls train()
+        "import torch\n"
+        "class Discriminator(torch.nn.Module):\n"
+        "    def freeze_encoder(self):\n"
+        "        for param in self.encoder.parameters():\n"
+        "            param.requires_grad = False\n"
+        "def train_epoch(loader, discriminator, optimizer):\n"
+        "    discriminator.freeze_encoder()\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(discriminator(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "def evaluate(loader, discriminator):\n"
+        "    discriminator.eval()  # expect: TL405\n"
+        "    with torch.no_grad():\n"
+        "        return [discriminator(x) for x, _ in loader]\n"
+        "optimizer = torch.optim.Adam(discriminator.parameters())\n"
+        "for epoch in range(10):\n"
+        "    train_epoch(train_loader, discriminator, optimizer)\n"
+        "    evaluate(test_loader, discriminator)\n",
         # train() only on the branch that never validated
         "import torch\n"
         "for epoch in range(10):\n"
@@ -173,6 +196,27 @@ class MissingTrainMode(Rule):
         "    net.eval().cpu()\n"
         "    torch.save(net.state_dict(), 'ckpt.pt')\n"
         "    net.to('cuda').train()\n",
+        # a method of the file puts the trainable head back in train mode
+        "import torch\n"
+        "class Discriminator(torch.nn.Module):\n"
+        "    def train_custom(self):\n"
+        "        for param in self.encoder.parameters():\n"
+        "            param.requires_grad = False\n"
+        "        self.classifier_head.train()\n"
+        "def train_epoch(loader, discriminator, optimizer):\n"
+        "    discriminator.train_custom()\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(discriminator(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "def evaluate(loader, discriminator):\n"
+        "    discriminator.eval()\n"
+        "    with torch.no_grad():\n"
+        "        return [discriminator(x) for x, _ in loader]\n"
+        "optimizer = torch.optim.Adam(discriminator.parameters())\n"
+        "for epoch in range(10):\n"
+        "    train_epoch(train_loader, discriminator, optimizer)\n"
+        "    evaluate(test_loader, discriminator)\n",
         # a linear probe: the training step runs the backbone in eval mode on purpose
         "import torch\n"
         "def train(model, loader, optimizer):\n"
@@ -261,7 +305,13 @@ class MissingTrainMode(Rule):
     def finish(self) -> None:
         self._exempt: set[cst.CSTNode] = set()
         self._candidates: set[cst.CSTNode] = set()
-        flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration, events=_is_event)
+        self._restoring = _train_mode_methods(self.ctx)
+        restoring = self._restoring
+
+        def is_event(node: cst.CSTNode) -> bool:
+            return _is_event(node) or (bool(restoring) and method_call(node, *restoring) is not None)
+
+        flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration, events=is_event)
         for body in code_bodies(self.ctx):
             flow.run_if_events(body)
         candidates = self._candidates - self._exempt
@@ -272,6 +322,8 @@ class MissingTrainMode(Rule):
                 self.report(node)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        if self._restoring and method_call(node, *self._restoring) is not None:
+            return frozenset()  # the method puts (part of) the model back in train mode
         mode = train_mode_call(node)
         if mode is not None:
             if mode[1] is False:
@@ -292,6 +344,25 @@ class MissingTrainMode(Rule):
 def _is_event(node: cst.CSTNode) -> bool:
     """Every node `MissingTrainMode._transfer` can react to."""
     return method_call(node, "train", "eval", "backward") is not None
+
+
+def _train_mode_methods(ctx: FileContext) -> tuple[str, ...]:
+    """Names of methods that a class of the file defines once and whose own
+    body calls `.train()` / `.train(True)` (not `train` or `eval` themselves)."""
+    found: dict[str, int] = {}
+    restoring: set[str] = set()
+    for cls in ctx.nodes_of(cst.ClassDef):
+        for statement in cls.body.body:
+            if type(statement) is not cst.FunctionDef or statement.name.value in ("train", "eval"):
+                continue
+            name = statement.name.value
+            found[name] = found.get(name, 0) + 1
+            for node in ctx.subtree(statement.body):
+                mode = train_mode_call(node)
+                if mode is not None and mode[1] is not False:
+                    restoring.add(name)
+                    break
+    return tuple(sorted(name for name in restoring if found[name] == 1))
 
 
 def _cross_iteration(facts: Facts) -> Facts:
