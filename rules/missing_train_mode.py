@@ -343,22 +343,19 @@ def _is_event(node: cst.CSTNode) -> bool:
 
 
 def _train_mode_methods(ctx: FileContext) -> tuple[str, ...]:
-    """Names of methods that a class of the file defines once and whose own
+    """Names of methods, each the file's only function of that name, whose own
     body calls `.train()` / `.train(True)` (not `train` or `eval` themselves)."""
-    found: dict[str, int] = {}
     restoring: set[str] = set()
-    for cls in ctx.nodes_of(cst.ClassDef):
-        for statement in cls.body.body:
-            if type(statement) is not cst.FunctionDef or statement.name.value in ("train", "eval"):
-                continue
-            name = statement.name.value
-            found[name] = found.get(name, 0) + 1
-            for node in ctx.subtree(statement.body):
-                mode = train_mode_call(node)
-                if mode is not None and mode[1] is not False:
-                    restoring.add(name)
-                    break
-    return tuple(sorted(name for name in restoring if found[name] == 1))
+    for call in ctx.nodes_of(cst.Call):
+        mode = train_mode_call(call)
+        if mode is None or mode[1] is False:
+            continue
+        method = ctx.enclosing_function(call)
+        if (method is not None and method.name.value not in ("train", "eval")
+                and len(ctx.scopes.functions.get(method.name.value, ())) == 1
+                and type(ctx.parent(ctx.parent(method))) is cst.ClassDef):
+            restoring.add(method.name.value)
+    return tuple(sorted(restoring))
 
 
 def _cross_iteration(facts: Facts) -> Facts:
