@@ -129,10 +129,9 @@ class Flow:
         condition = self.graph.condition(branch.node.test)
         key, polarity = condition.key, condition.polarity
         self._condition_names.setdefault(key, condition.names)
-        if polarity:
-            implied = self.graph.conjuncts(branch.node.test)
-            if implied:
-                self._implied.setdefault(key, implied)
+        implied = self.graph.conjuncts(branch.node.test)  # only an `and` chain, never negated, has any
+        if implied:
+            self._implied.setdefault(key, implied)
         taken: set[Path] = set()
         skipped: set[Path] = set()
         taken_key, skipped_key = (key, polarity), (key, not polarity)
