@@ -298,9 +298,12 @@ class MissingSetEpoch(Rule):
 
     def _mentions(self, value: cst.BaseExpression, texts: set[str]) -> bool:
         """`value` is one of the holders, or builds on one (`DataLoader(ds, sampler=s)`);
-        a holder that is an attribute (`self.sampler`) is matched as written."""
+        a holder that is an attribute (`self.sampler`) is matched as written (its
+        code written out only when its last name could match)."""
+        attributes = {text.rsplit(".", 1)[1] for text in texts if "." in text}
         return any((type(node) is cst.Name and node.value in texts)
-                   or (type(node) is cst.Attribute and self.ctx.code(node) in texts)
+                   or (type(node) is cst.Attribute and node.attr.value in attributes
+                       and self.ctx.code(node) in texts)
                    for node in iter_nodes(value))
 
     def _parameter_may_hold(self, binding: Binding, holders: list[cst.BaseExpression]) -> bool:
