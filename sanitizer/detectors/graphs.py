@@ -33,11 +33,19 @@ def gradient_order(roots: Iterable[Any]) -> list[int]:
     return [id(node.variable) for node in walk(roots) if hasattr(node, "variable")]
 
 
-def retained_bytes(tensors: Iterable[torch.Tensor], nodes: Iterable[Any]) -> int:
-    """Bytes of the held tensors plus the tensors that graph nodes still save."""
+def retained_bytes(tensors: Iterable[torch.Tensor], nodes: Iterable[Any]) -> tuple[int, int]:
+    """Bytes of the held tensors plus the tensors that graph nodes still save,
+    and of the latter alone (nothing once a backward pass freed them)."""
     storages: dict[int, int] = {}
+    saved = _saved_storages(nodes)
     for tensor in tensors:
         _count_storage(tensor, storages)
+    storages.update(saved)
+    return sum(storages.values()), sum(saved.values())
+
+
+def _saved_storages(nodes: Iterable[Any]) -> dict[int, int]:
+    storages: dict[int, int] = {}
     saved_names: dict[type, list[str]] = {}
     for node in nodes:
         names = saved_names.setdefault(type(node), [n for n in dir(node) if n.startswith("_saved_")])
@@ -48,7 +56,7 @@ def retained_bytes(tensors: Iterable[torch.Tensor], nodes: Iterable[Any]) -> int
                 continue
             if isinstance(value, torch.Tensor):
                 _count_storage(value, storages)
-    return sum(storages.values())
+    return storages
 
 
 def _count_storage(tensor: torch.Tensor, storages: dict[int, int]) -> None:

@@ -54,9 +54,8 @@ class TensorLeakDetector(Detector):
     def _report(self, record: StepRecord, sink: Sink, holder: Holder, nodes: list, sizes: deque[int]) -> None:
         self.leaking.append(holder.key)
         per_step = (sizes[-1] - sizes[0]) / ((GROWING_SAMPLES - 1) * SAMPLE_EVERY)
-        size = graphs.retained_bytes(holder.tensors, nodes)
         # after backward the nodes no longer save tensors: then the nodes themselves are what piles up
-        saved = graphs.retained_bytes((), nodes)
+        size, saved = graphs.retained_bytes(holder.tensors, nodes)
         amount = (f"holding {size} bytes of tensors" if saved else
                   "the nodes themselves piling up (backward freed the tensors they saved)")
         line = accumulation_line(holder)
