@@ -51,8 +51,8 @@ class MissingTrainMode(Rule):
 
     ## Limitations
     Any `.train()` counts, whatever model it is called on, also through a
-    chain (`model.to(device).train()`), and so does a call of a method that
-    a class of the file defines once and that calls `.train()` itself
+    chain (`model.to(device).train()`), and so does a call of a method,
+    the file's only function of its name, that calls `.train()` itself
     (`discriminator.train_custom()` putting its trainable head back in train
     mode). An `.eval()` followed by a backward
     pass in the same iteration (BatchNorm frozen on purpose, a frozen teacher)
