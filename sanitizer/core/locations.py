@@ -101,11 +101,16 @@ def set_launch_directory(path: str) -> None:
 
 
 def format_site(filename: str, line: int | None) -> str:
-    return _format_site(filename, line, _launch_directory or os.getcwd())
+    return _format_site(filename, line, _base())
 
 
 def display_path(filename: str) -> str:
-    return _display_path(filename, _launch_directory or os.getcwd())
+    return _display_path(filename, _base())
+
+
+def _base() -> str:
+    """What paths are shown relative to: the launch directory once a run is watched."""
+    return _launch_directory or os.getcwd()
 
 
 @functools.lru_cache(maxsize=1024)
