@@ -1,4 +1,9 @@
-"""The global gradient norm collapsed while the loss did not: training has stalled."""
+"""The global gradient norm collapsed while the loss did not: training has stalled.
+
+Each optimizer is judged against its own early steps: when several take turns
+(a GAN), their norms sit at different levels, and the generator's gradient
+vanishing behind a discriminator that wins is the collapse to catch.
+"""
 from __future__ import annotations
 
 import math
@@ -18,38 +23,50 @@ STALLED = 0.1  # while the loss has not fallen 10-fold (a converged model loses 
 STEPS_IN_A_ROW = 5
 
 
-class VanishingGradDetector(Detector):
-    name = "vanishing_grad"
-    kinds = ("vanishing_grad",)
+class _Track:
+    """One optimizer's early steps and its current run of collapsed steps."""
 
     def __init__(self) -> None:
         self.early_norms: list[float] = []
         self.early_losses: list[float] = []
         self.collapsed_in_a_row = 0
+
+    def stalled(self, loss: float | None) -> bool:
+        if loss is None or not self.early_losses:
+            return True
+        early = median(self.early_losses)
+        return abs(loss) > 1e-6 and abs(loss) > STALLED * abs(early)
+
+
+class VanishingGradDetector(Detector):
+    name = "vanishing_grad"
+    kinds = ("vanishing_grad",)
+
+    def __init__(self) -> None:
         self.reported = False
+        self._tracks: dict[int | None, _Track] = {}  # per optimizer (None: steps without one)
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         norm, loss = record.grad_norm, record.loss
         if norm is None or record.skipped or record.partial or not math.isfinite(norm):
             return
-        if len(self.early_norms) < EARLY_STEPS:
-            self.early_norms.append(norm)
+        track = self._tracks.get(record.optimizer_id)
+        if track is None:
+            track = self._tracks[record.optimizer_id] = _Track()
+        if len(track.early_norms) < EARLY_STEPS:
+            track.early_norms.append(norm)
             if loss is not None and math.isfinite(loss):
-                self.early_losses.append(loss)
-        reference = median(self.early_norms)
+                track.early_losses.append(loss)
+        reference = median(track.early_norms)
         collapsed = norm == 0.0 or norm < TINY_NORM or norm < COLLAPSE * reference
-        self.collapsed_in_a_row = self.collapsed_in_a_row + 1 if collapsed and self._stalled(loss) else 0
-        if self.collapsed_in_a_row >= STEPS_IN_A_ROW and not self.reported:
+        track.collapsed_in_a_row = track.collapsed_in_a_row + 1 if collapsed and track.stalled(loss) else 0
+        if track.collapsed_in_a_row >= STEPS_IN_A_ROW and not self.reported:
             self.reported = True
+            early = "early steps" if len(self._tracks) == 1 else "that optimizer's early steps"
+            steps = "steps" if len(self._tracks) == 1 else "of its steps"
             sink.emit("vanishing_grad", record.step,
-                      f"global gradient norm is {norm:.3g} (early steps: {reference:.3g}) "
-                      f"for {self.collapsed_in_a_row} steps while the loss stays at {loss:.4g}"
+                      f"global gradient norm is {norm:.3g} ({early}: {reference:.3g}) "
+                      f"for {track.collapsed_in_a_row} {steps} while the loss stays at {loss:.4g}"
                       if loss is not None else
-                      f"global gradient norm is {norm:.3g} (early steps: {reference:.3g})",
+                      f"global gradient norm is {norm:.3g} ({early}: {reference:.3g})",
                       value=norm, extra={"baseline": reference})
-
-    def _stalled(self, loss: float | None) -> bool:
-        if loss is None or not self.early_losses:
-            return True
-        early = median(self.early_losses)
-        return abs(loss) > 1e-6 and abs(loss) > STALLED * abs(early)

@@ -1,7 +1,8 @@
 """Real-style training scripts, one per pattern that fooled the sanitizer on public
 examples: every dtype torch trains in, a culprit behind `return self.dropout(h)`,
 a model left in eval mode, blow-ups and climbs of the loss, summed validation
-losses, and module names with a second model, a loss module and a transform."""
+losses, module names with a second model, a loss module and a transform, and a
+GAN whose two optimizers take turns."""
 from __future__ import annotations
 
 import pytest
@@ -14,12 +15,12 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("gated_lm.py", "--ending", ending) for ending in ENDINGS] + [
     ("eval_mode_left_on.py",), ("eval_mode_left_on.py", "--frozen-bn"), ("warmup_blowup.py",),
     ("steady_climb.py",), ("summed_validation.py",), ("summed_validation.py", "--criterion", "module"),
-    ("gan_ring.py",)]
+    ("gan_ring.py",), ("gan_turns.py",)]
 PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               ("eval_mode_left_on.py", "--bug"), ("warmup_blowup.py", "--peak-lr", "3"),
               ("steady_climb.py", "--endless-warmup"), ("summed_validation.py", "--overfit"),
-              ("gan_ring.py", "--fault")]
+              ("gan_ring.py", "--fault"), ("gan_turns.py", "--corrupt")]
 
 
 def _where(run: Run) -> dict[str, tuple[int, str | None]]:
@@ -109,3 +110,12 @@ def test_names_follow_each_models_named_modules(script_runs: ScriptRuns) -> None
             name = event.get(field)
             assert name is None or name.startswith(("netG.main.", "netD.main.")), event
 
+
+
+def test_a_gans_optimizers_are_each_judged_against_their_own_steps(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("gan_turns.py", "--corrupt")
+    assert run.returncode == 0, run.stderr
+    assert [(event["kind"], event["step"]) for event in run.events()] == [("grad_spike", 54)], run.events()
+    event = run.first("grad_spike")
+    assert "over that optimizer's last 26 steps" in event["message"]
+    assert event["where"] == f"gan_turns.py:{line_of('gan_turns.py', 'fake_loss = ')}"  # the discriminator's loss

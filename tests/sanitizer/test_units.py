@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import math
 import re
 import os
 import types
@@ -17,8 +18,9 @@ from sanitizer.core.catalogue import KINDS
 from sanitizer.core.memory import MemoryMeter
 from sanitizer.core.probe import StepRecord
 from sanitizer.core.session import report_path_for
-from sanitizer.detectors.spikes import LossSpikeDetector
+from sanitizer.detectors.spikes import GradSpikeDetector, LossSpikeDetector
 from sanitizer.detectors.stats import RollingWindow, upward_outlier
+from sanitizer.detectors.vanishing_grad import VanishingGradDetector
 from sanitizer.report.json_report import Series
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "sanitizer.md"
@@ -144,6 +146,11 @@ def test_a_value_within_the_ratio_of_the_least_is_never_an_outlier(window_values
         assert not upward_outlier(value, centre, sigma, sigmas, ratio)
 
 
+class _NoShortcut(RollingWindow):
+    def within_ratio(self, value: float, ratio: float) -> bool:
+        return False
+
+
 # a loss near 1, and now and then 3 to 60 times that: spikes just above and below the ratio
 _STEPS = st.tuples(st.floats(min_value=0.9, max_value=1.1), st.sampled_from([1.0] * 16 + [3.0, 6.0, 12.0, 60.0]))
 
@@ -152,11 +159,46 @@ _STEPS = st.tuples(st.floats(min_value=0.9, max_value=1.1), st.sampled_from([1.0
 def test_spike_verdicts_do_not_depend_on_the_shortcut(steps: list[tuple[float, float]]) -> None:
     losses = [level * times for level, times in steps]
     with_shortcut, without = (LossSpikeDetector(), _Collector()), (LossSpikeDetector(), _Collector())
-    without[0]._window.within_ratio = lambda value, ratio: False  # type: ignore[method-assign]
+    without[0].window_type = _NoShortcut
     for step, loss in enumerate(losses, start=1):
         for detector, sink in (with_shortcut, without):
             detector.on_step(_record(step, loss), sink)
     assert with_shortcut[1].events == without[1].events
+
+
+@pytest.mark.parametrize("detector_type", [LossSpikeDetector, GradSpikeDetector])
+def test_optimizers_taking_turns_are_judged_each_against_its_own_steps(detector_type: type) -> None:
+    """A GAN: the generator's values sit 20 times below the discriminator's. No step
+    is a spike of its own optimizer's history, until the discriminator's step 61."""
+    detector, sink = detector_type(), _Collector()
+    for step in range(1, 81):
+        generator_turn = step % 2 == 1
+        value = (0.0005 if generator_turn else 0.01) * (1 + 0.05 * math.sin(step))
+        if step == 61:
+            value *= 300
+        record = _record(step, value)
+        record.grad_norm = value
+        record.optimizer_id = 1 if generator_turn else 2
+        detector.on_step(record, sink)
+    assert sink.events == [(detector.kind, 61)]
+    assert "over that optimizer's last 30 steps" in sink.messages[0]
+
+
+def test_a_generators_gradient_vanishing_between_discriminator_steps_is_caught() -> None:
+    """The discriminator wins from step 41: the generator's norm falls 2,500-fold while
+    its loss stays. Its five collapsed steps are not in a row among all steps."""
+    detector, sink = VanishingGradDetector(), _Collector()
+    for step in range(1, 81):
+        generator_turn = step % 2 == 1
+        norm = (0.05 if generator_turn else 2.0) * (1 + 0.05 * math.sin(step))
+        if generator_turn and step > 40:
+            norm /= 2500
+        record = _record(step, 0.7)
+        record.grad_norm = norm
+        record.optimizer_id = 1 if generator_turn else 2
+        detector.on_step(record, sink)
+    assert sink.events == [("vanishing_grad", 49)]
+    assert "that optimizer's early steps: 0.05" in sink.messages[0] and "for 5 of its steps" in sink.messages[0]
 
 
 def test_a_leak_says_whether_tensors_or_only_graph_nodes_pile_up() -> None:
