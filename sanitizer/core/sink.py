@@ -69,6 +69,18 @@ class Sink:
     def param_module_name(self, param: torch.Tensor) -> str | None:
         return self._session.param_module_name(param)
 
+    def common_module_name(self, params: list[torch.Tensor]) -> str | None:
+        """The innermost module holding all of `params` (`discriminator` for a GAN's
+        discriminator optimizer), None when they share no named module."""
+        names = [name.split(".")[:-1] for name in map(self.param_name, params) if name]
+        if not names or len(names) < len(params):
+            return None
+        common = names[0]
+        for parts in names[1:]:
+            common = common[:next((i for i, (a, b) in enumerate(zip(common, parts)) if a != b),
+                                  min(len(common), len(parts)))]
+        return ".".join(common) or None
+
     def param_owner(self, param: torch.Tensor) -> nn.Module | None:
         return self._session.index.param_owner(param)
 

@@ -35,3 +35,10 @@ class Detector:
         """Plain data for the report: the public attributes that JSON can hold."""
         return {key: value for key, value in vars(self).items()
                 if not key.startswith("_") and isinstance(value, (int, float, str, bool, list, dict, type(None)))}
+
+
+def optimizer_words(record: StepRecord, sink: Sink) -> str:
+    """The optimizer that took this step, in words, for runs where several take turns:
+    `the optimizer of discriminator` (the module holding its parameters), or `the same optimizer`."""
+    owner = sink.common_module_name(record.params)
+    return f"the optimizer of {owner}" if owner else "the same optimizer"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sanitizer.core.probe import StepRecord
-from sanitizer.detectors.base import Detector
+from sanitizer.detectors.base import Detector, optimizer_words
 from sanitizer.detectors.stats import RollingWindow, upward_outlier
 from sanitizer.report.formatting import format_number
 
@@ -69,9 +69,9 @@ class _SpikeDetector(Detector):
             return
         self.last_spike_step = record.step
         ratio = f"{format_number(value / centre)} times " if centre > 0 else ""
-        whose = "the" if len(self._windows) == 1 else "that optimizer's"
+        whose = "" if len(self._windows) == 1 else f" of {optimizer_words(record, sink)}"
         sink.emit(self.kind, record.step,
-                  f"{self.what} {value:.4g} is {ratio}its median {centre:.4g} over {whose} last {history} steps",
+                  f"{self.what} {value:.4g} is {ratio}its median {centre:.4g} over the last {history} steps{whose}",
                   where=next((site for site in record.loss_sites if site), None), value=value,
                   extra={"baseline": centre, "sigma": sigma})
 

@@ -10,7 +10,7 @@ import math
 from typing import TYPE_CHECKING
 
 from sanitizer.core.probe import StepRecord
-from sanitizer.detectors.base import Detector
+from sanitizer.detectors.base import Detector, optimizer_words
 from sanitizer.detectors.stats import median
 
 if TYPE_CHECKING:
@@ -62,11 +62,10 @@ class VanishingGradDetector(Detector):
         track.collapsed_in_a_row = track.collapsed_in_a_row + 1 if collapsed and track.stalled(loss) else 0
         if track.collapsed_in_a_row >= STEPS_IN_A_ROW and not self.reported:
             self.reported = True
-            early = "early steps" if len(self._tracks) == 1 else "that optimizer's early steps"
-            steps = "steps" if len(self._tracks) == 1 else "of its steps"
+            whose = "" if len(self._tracks) == 1 else f" of {optimizer_words(record, sink)}"
             sink.emit("vanishing_grad", record.step,
-                      f"global gradient norm is {norm:.3g} ({early}: {reference:.3g}) "
-                      f"for {track.collapsed_in_a_row} {steps} while the loss stays at {loss:.4g}"
+                      f"global gradient norm{whose} is {norm:.3g} (early steps: {reference:.3g}) "
+                      f"for {track.collapsed_in_a_row} steps in a row while the loss stays at {loss:.4g}"
                       if loss is not None else
-                      f"global gradient norm is {norm:.3g} ({early}: {reference:.3g})",
+                      f"global gradient norm{whose} is {norm:.3g} (early steps: {reference:.3g})",
                       value=norm, extra={"baseline": reference})

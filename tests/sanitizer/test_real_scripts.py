@@ -117,5 +117,5 @@ def test_a_gans_optimizers_are_each_judged_against_their_own_steps(script_runs: 
     assert run.returncode == 0, run.stderr
     assert [(event["kind"], event["step"]) for event in run.events()] == [("grad_spike", 54)], run.events()
     event = run.first("grad_spike")
-    assert "over that optimizer's last 26 steps" in event["message"]
+    assert "over the last 26 steps of the optimizer of discriminator" in event["message"]
     assert event["where"] == f"gan_turns.py:{line_of('gan_turns.py', 'fake_loss = ')}"  # the discriminator's loss
