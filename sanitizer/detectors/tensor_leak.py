@@ -2,7 +2,10 @@
 
 Every few steps, the variables of the user's frames that hold tensors with a
 `grad_fn` are measured by the size of the graph they keep reachable. A holder
-whose graph grows sample after sample retains every past step's graph.
+whose graph grows sample after sample, and still reaches nodes that an earlier
+step created, retains every past step's graph. A graph made of this step's nodes
+alone is the step's own, however it grows (a policy-gradient loss summed over
+an episode that gets longer as the agent learns).
 """
 from __future__ import annotations
 
@@ -32,8 +35,14 @@ class TensorLeakDetector(Detector):
         self.scan_seconds = 0.0
         self.leaking: list[str] = []
         self._sizes: dict[str, deque[int]] = {}
+        # autograd numbers the nodes it creates in order: the highest number among the
+        # loss nodes of the previous step, so that a node at or below it is from a past step
+        self._past: int | None = None
+        self._latest: int | None = None
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
+        if record.graph_roots and not record.partial:
+            self._past, self._latest = self._latest, max(root._sequence_nr() for root in record.graph_roots)
         if record.partial or record.step % SAMPLE_EVERY:
             return
         started = time.perf_counter()
@@ -46,10 +55,17 @@ class TensorLeakDetector(Detector):
             sizes = self._sizes.get(holder.key, deque(maxlen=GROWING_SAMPLES))
             sizes.append(len(nodes))
             current[holder.key] = sizes
-            if len(sizes) == GROWING_SAMPLES and all(a < b for a, b in zip(sizes, list(sizes)[1:])):
+            if (len(sizes) == GROWING_SAMPLES and all(a < b for a, b in zip(sizes, list(sizes)[1:]))
+                    and self._reaches_past_steps(nodes)):
                 self._report(record, sink, holder, nodes, sizes)
         self._sizes = current
         self.scan_seconds += time.perf_counter() - started
+
+    def _reaches_past_steps(self, nodes: list) -> bool:
+        """Whether some node was created before this step began (always, without a past step to tell by).
+        AccumulateGrad nodes, made once per parameter, carry the largest number: they never count."""
+        past = self._past
+        return past is None or any(node._sequence_nr() <= past for node in nodes)
 
     def _report(self, record: StepRecord, sink: Sink, holder: Holder, nodes: list, sizes: deque[int]) -> None:
         self.leaking.append(holder.key)

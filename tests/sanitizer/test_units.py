@@ -226,6 +226,33 @@ def test_a_leak_says_whether_tensors_or_only_graph_nodes_pile_up() -> None:
             assert re.search(r"holding \d+ bytes of tensors$", sink.messages[0]), sink.messages[0]
 
 
+@pytest.mark.parametrize("carried", [True, False])
+def test_a_growing_graph_leaks_only_when_it_reaches_past_steps(carried: bool) -> None:
+    """An RNN state carried across steps undetached (backward with retain_graph) keeps
+    every past step's graph: a leak. An episode's loss whose graph is rebuilt each
+    step and grows with the episode's length is the step's own graph: no leak."""
+    import torch
+
+    from sanitizer.detectors.tensor_leak import TensorLeakDetector
+    weight = torch.full((4,), 0.5, requires_grad=True)
+    detector, sink = TensorLeakDetector(), _Collector()
+    hidden = torch.zeros(4)
+    for step in range(1, 16):
+        if carried:
+            hidden = torch.tanh(hidden * weight + 1.0)
+            loss = hidden.sum()
+        else:
+            hidden = torch.zeros(4)
+            for _ in range(step):  # the episode gets longer
+                hidden = torch.tanh(hidden * weight + 1.0)
+            loss = hidden.sum()
+        loss.backward(retain_graph=carried)
+        record = _record(step, float(loss.detach()))
+        record.graph_roots = [loss.grad_fn]
+        detector.on_step(record, sink)
+    assert set(sink.events) == ({("tensor_leak", 15)} if carried else set())  # `hidden` and `loss` hold it
+
+
 def test_detectors_see_only_their_sink() -> None:
     """Checks reach the run through `Sink` alone: no session, no private fields."""
     folder = Path(__file__).resolve().parents[2] / "sanitizer" / "detectors"
