@@ -52,6 +52,7 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
     for name in LOSS_FUNCTIONS:
         if hasattr(F, name):
             _patch(stack, F, name, _loss_observer(session, name))
+    _install_distribution_patches(session, stack)
     ranks.install(session, stack)
     children.install(session, stack, _patch)
 
@@ -206,6 +207,49 @@ def _loss_observer(session: Sanitizer, name: str) -> Callable[..., Any]:
             return value
         return loss
     return wrap
+
+
+def _install_distribution_patches(session: Sanitizer, stack: ExitStack) -> None:
+    """`sample()` and `log_prob()` of torch's distributions: both in one run, the latter
+    differentiated, make the loss a policy-gradient objective (see `Sanitizer.on_log_prob`)."""
+    on_sample = _guarded(session, "Distribution.sample", session.on_sample)
+    on_log_prob = _guarded(session, "Distribution.log_prob", session.on_log_prob)
+
+    def wrap_sample(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def sample(*args: Any, **kwargs: Any) -> Any:
+            result = original(*args, **kwargs)
+            if session.active and not session.policy_gradient and not is_compiling():
+                on_sample()
+            return result
+        return sample
+
+    def wrap_log_prob(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def log_prob(*args: Any, **kwargs: Any) -> Any:
+            result = original(*args, **kwargs)
+            if session.active and not session.policy_gradient and not is_compiling():
+                on_log_prob(result)
+            return result
+        return log_prob
+
+    for owner in _distribution_classes():
+        if "sample" in vars(owner):
+            _patch(stack, owner, "sample", wrap_sample)
+        if "log_prob" in vars(owner):
+            _patch(stack, owner, "log_prob", wrap_log_prob)
+
+
+def _distribution_classes() -> list[type]:
+    """torch.distributions.Distribution and every subclass defined so far."""
+    found: list[type] = []
+    pending = [torch.distributions.Distribution]
+    while pending:
+        owner = pending.pop()
+        if owner not in found:
+            found.append(owner)
+            pending.extend(owner.__subclasses__())
+    return found
 
 
 def _timed_next(session: Sanitizer) -> Callable[..., Any]:

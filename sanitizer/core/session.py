@@ -82,6 +82,11 @@ class Sanitizer:
         self.skipped_steps = 0
         self.device: str | None = None
         self.fp16 = False
+        # the loss is a policy-gradient (score-function) objective: log-probabilities of
+        # actions the run sampled, weighted by returns. Its level says nothing about fit.
+        self.policy_gradient = False
+        self._sampled = False  # a torch.distributions sample() was drawn
+        self._log_prob_with_grad = False  # a log_prob() that autograd will differentiate
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
         self.child: str | None = None  # the number of the child process this session watches
@@ -373,6 +378,24 @@ class Sanitizer:
         self._scaler = weakref.ref(scaler)
         if isinstance(outputs, torch.Tensor) and isinstance(scaled, torch.Tensor):
             self._scaled = (weakref.ref(scaled), outputs.detach(), self._train_kind(outputs))
+
+    def on_sample(self) -> None:
+        self._sampled = True
+        self._check_policy_gradient()
+
+    def on_log_prob(self, value: Any) -> None:
+        if isinstance(value, torch.Tensor) and value.requires_grad and torch.is_grad_enabled():
+            self._log_prob_with_grad = True
+            self._check_policy_gradient()
+
+    def _check_policy_gradient(self) -> None:
+        if self.policy_gradient or not (self._sampled and self._log_prob_with_grad):
+            return
+        self.policy_gradient = True
+        self.notes.append("the loss is a policy-gradient objective (log-probabilities of sampled actions "
+                          "that autograd differentiates): its level and its gradient's size follow the "
+                          "returns, not the fit, so loss and gradient spikes, divergence, vanishing "
+                          "gradients and over- or underfitting were not judged")
 
     def on_loss_value(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> None:
         """A functional loss returned `value`: note where and what (training) or keep it (evaluating)."""

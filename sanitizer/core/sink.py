@@ -46,6 +46,12 @@ class Sink:
         return self._session.has_stepped(optimizer)
 
     @property
+    def policy_gradient(self) -> bool:
+        """Whether the loss is a policy-gradient objective (sampled actions' log-probabilities):
+        then its level, and its gradient's size, are no measure of how training goes."""
+        return self._session.policy_gradient
+
+    @property
     def device(self) -> str | None:
         """Where the trained parameters live (`cpu`, `cuda:0`), once a step showed them."""
         return self._session.device

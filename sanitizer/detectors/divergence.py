@@ -62,7 +62,7 @@ class DivergenceDetector(Detector):
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         loss = record.loss
         if (record.partial or record.skipped or loss is None or not math.isfinite(loss)
-                or self.reported_step is not None):
+                or self.reported_step is not None or sink.policy_gradient):
             return
         if record.optimizer_id is not None:
             self._optimizers.add(record.optimizer_id)

@@ -2,7 +2,7 @@
 examples: every dtype torch trains in, a culprit behind `return self.dropout(h)`,
 a model left in eval mode, blow-ups and climbs of the loss, summed validation
 losses, module names with a second model, a loss module and a transform, and a
-GAN whose two optimizers take turns."""
+GAN whose two optimizers take turns, and policy-gradient training."""
 from __future__ import annotations
 
 import pytest
@@ -15,7 +15,7 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("gated_lm.py", "--ending", ending) for ending in ENDINGS] + [
     ("eval_mode_left_on.py",), ("eval_mode_left_on.py", "--frozen-bn"), ("warmup_blowup.py",),
     ("steady_climb.py",), ("summed_validation.py",), ("summed_validation.py", "--criterion", "module"),
-    ("gan_ring.py",), ("gan_turns.py",)]
+    ("gan_ring.py",), ("gan_turns.py",), ("policy_gradient.py",), ("policy_gradient.py", "--critic")]
 PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               ("eval_mode_left_on.py", "--bug"), ("warmup_blowup.py", "--peak-lr", "3"),
@@ -119,3 +119,15 @@ def test_a_gans_optimizers_are_each_judged_against_their_own_steps(script_runs: 
     event = run.first("grad_spike")
     assert "over the last 26 steps of the optimizer of discriminator" in event["message"]
     assert event["where"] == f"gan_turns.py:{line_of('gan_turns.py', 'fake_loss = ')}"  # the discriminator's loss
+
+
+@pytest.mark.parametrize("variant", [(), ("--critic",)], ids=["reinforce", "actor-critic"])
+def test_policy_gradient_training_is_not_judged_by_its_loss(script_runs: ScriptRuns, variant: tuple[str, ...]) -> None:
+    """Episodes grow from about 11 steps to 200: the loss's graph grows with them (no leak: it is
+    rebuilt each step), and the loss's level follows the returns (no divergence nor spike)."""
+    run = script_runs.get("policy_gradient.py", *variant)
+    assert run.returncode == 0, run.stderr
+    first, last = (float(part.split()[-1]) for part in run.stdout.split(":")[1].split(","))
+    assert first < 15 and last > 150, run.stdout
+    assert run.events() == []
+    assert any("policy-gradient objective" in note for note in run.report["summary"]["notes"])

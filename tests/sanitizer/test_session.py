@@ -30,6 +30,10 @@ def _global_state() -> dict[str, object]:
         "next": dataloader._BaseDataLoaderIter.__next__,
         "cross_entropy": F.cross_entropy,
         "mse_loss": F.mse_loss,
+        "categorical_sample": torch.distributions.Categorical.sample,
+        "categorical_log_prob": torch.distributions.Categorical.log_prob,
+        "normal_sample": torch.distributions.Normal.sample,
+        "distribution_log_prob": vars(torch.distributions.Distribution)["log_prob"],
     }
 
 
@@ -125,3 +129,37 @@ def test_halt_on_an_end_of_run_kind_does_not_break_closing(tmp_path: Path) -> No
             opt.step()
     assert [e.param for e in session.events if e.kind == "unused_parameter"] == ["unused.weight"]
     assert json.loads((tmp_path / "run.json").read_text())["steps"] == 3
+
+
+@pytest.mark.parametrize(("objective", "policy_gradient"), [
+    ("reinforce", True),  # log-probabilities of the actions the policy sampled, weighted by returns
+    ("gaussian_likelihood", False),  # a VAE-style likelihood of the data, with a reparameterized draw
+    ("categorical_nll", False),  # log_prob of the labels: a cross-entropy in other words
+    ("sampled_without_grad", False),  # samples drawn for a look at the model, log_prob not trained
+])
+def test_a_policy_gradient_loss_is_told_apart(tmp_path: Path, objective: str, policy_gradient: bool) -> None:
+    from torch.distributions import Categorical, Normal
+    torch.manual_seed(0)
+    model = nn.Linear(3, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    with Sanitizer(report=tmp_path / "run.json", stream=open(tmp_path / "err.txt", "w"), lint=False) as session:
+        for _ in range(3):
+            out = model(torch.randn(5, 3))
+            if objective == "reinforce":
+                dist = Categorical(logits=out)
+                loss = -(dist.log_prob(dist.sample()) * torch.randn(5)).sum()
+            elif objective == "gaussian_likelihood":
+                dist = Normal(out[:, 0], out[:, 1].exp())
+                loss = -dist.log_prob(torch.randn(5)).mean() + dist.rsample().pow(2).mean()
+            elif objective == "categorical_nll":
+                loss = -Categorical(logits=out).log_prob(torch.randint(0, 2, (5,))).mean()
+            else:
+                loss = F.cross_entropy(out, torch.randint(0, 2, (5,)))
+                with torch.no_grad():
+                    Categorical(logits=model(torch.randn(5, 3))).log_prob(Categorical(logits=out).sample())
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    assert session.policy_gradient is policy_gradient
+    notes = json.loads((tmp_path / "run.json").read_text())["summary"]["notes"]
+    assert any("policy-gradient objective" in note for note in notes) is policy_gradient, notes
