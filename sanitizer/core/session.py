@@ -351,6 +351,7 @@ class Sanitizer:
         self._optimizers.add(self._stand_in)
         self._index_step = 0
         self._refresh_index()
+        held.record.optimizer_id = id(self._stand_in)  # the same "optimizer" as the steps after it
         self._dispatch(held.record)
         self._advance()
 

@@ -9,6 +9,8 @@ import torch
 from torch import nn
 
 from sanitizer import Sanitizer
+from sanitizer.core.probe import StepRecord
+from sanitizer.detectors import Detector
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("manual_sgd.py",), ("manual_sgd.py", "--nan-batch", "30"), ("plain", "manual_sgd.py")]
@@ -74,3 +76,19 @@ def test_accumulating_backward_passes_before_the_first_manual_update() -> None:
     with Sanitizer(report=None, stream=io.StringIO()) as session:
         _manual_loop(session, 12, accumulate=3)
     assert session.steps == 10  # the first update's three passes make one step; then one per pass
+
+
+def test_every_step_of_a_manual_loop_is_one_optimizers() -> None:
+    """The first backward pass is held until the second shows it was a step: it must count
+    as the same stand-in optimizer as the steps after it (spikes are judged per optimizer)."""
+    seen: list[int | None] = []
+
+    class Optimizers(Detector):
+        def on_step(self, record: StepRecord, sink: object) -> None:
+            if not record.partial:
+                seen.append(record.optimizer_id)
+
+    with Sanitizer(report=None, stream=io.StringIO()) as session:
+        session.detectors.append(Optimizers())
+        _manual_loop(session, 12)
+    assert len(seen) == 12 and len(set(seen)) == 1 and None not in seen, seen
