@@ -104,6 +104,8 @@ def test_summed_losses_become_per_element_means() -> None:
 
 
 class _Sink:
+    policy_gradient = False
+
     def __init__(self) -> None:
         self.events: list[tuple[str, int, dict[str, object]]] = []
 

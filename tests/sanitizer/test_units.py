@@ -105,6 +105,8 @@ def test_every_kind_is_documented() -> None:
 
 
 class _Collector:
+    policy_gradient = False
+
     def __init__(self) -> None:
         self.events: list[tuple[str, int]] = []
         self.messages: list[str] = []
