@@ -9,6 +9,7 @@ from __future__ import annotations
 import atexit
 import builtins
 import importlib.machinery
+import importlib.util
 import os
 import runpy
 import signal
@@ -66,10 +67,24 @@ def _prepare_sys(options: Options) -> None:
     if options.module is not None:
         sys.argv = [options.module, *options.args]  # runpy replaces argv[0] with the module's file
         sys.path[0] = os.getcwd()
+        _own_code_is_user_code(options.module)
     else:
         script = options.script or ""
         sys.argv = [script, *options.args]
         sys.path[0] = os.path.dirname(os.path.realpath(script))
+        locations.add_user_root(sys.path[0])
+
+
+def _own_code_is_user_code(module: str) -> None:
+    """A module run with -m from an installed package: that package is the user's code."""
+    try:
+        spec = importlib.util.find_spec(module.split(".")[0])
+    except (ImportError, ValueError):
+        return
+    if spec is None:
+        return
+    for path in list(spec.submodule_search_locations or []) or ([spec.origin] if spec.origin else []):
+        locations.add_user_root(path)  # a package's folder, or a lone module's file
 
 
 def _run_target(options: Options, outcome: Outcome) -> None:

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import functools
 import os
+import site
 import sys
+import sysconfig
 from types import FrameType, TracebackType
 from typing import Any, Callable, TypeVar
 
@@ -23,6 +25,32 @@ def skip_package(module: object) -> None:
         _USER_FILE.clear()
 
 
+def _library_prefixes() -> list[str]:
+    """Where the standard library and installed packages live (numpy, torchvision,
+    multiprocessing...): their frames are nobody's training code."""
+    paths = {path for key, path in sysconfig.get_paths().items()
+             if key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    paths.update(getattr(site, "getsitepackages", list)())
+    if site.ENABLE_USER_SITE:
+        paths.add(site.getusersitepackages())
+    return sorted({os.path.abspath(path) + os.sep for path in paths if path})
+
+
+_LIBRARY_PREFIXES = _library_prefixes()
+# Folders inside those that hold the watched script's own code (a script or package run
+# from an installed location): user code all the same.
+_USER_ROOTS: list[str] = []
+
+
+def add_user_root(path: str) -> None:
+    """Count file `path`, or the files under folder `path`, as user code even where
+    packages are installed."""
+    prefix = os.path.abspath(path) + ("" if os.path.isfile(path) else os.sep)
+    if prefix not in _USER_ROOTS and any(prefix.startswith(library) for library in _LIBRARY_PREFIXES):
+        _USER_ROOTS.append(prefix)
+        _USER_FILE.clear()
+
+
 # Verdicts per file name: hooks ask on every step, for the same few files.
 _USER_FILE: dict[str, bool] = {}
 
@@ -30,8 +58,10 @@ _USER_FILE: dict[str, bool] = {}
 def is_user_file(filename: str) -> bool:
     verdict = _USER_FILE.get(filename)
     if verdict is None:
-        verdict = not filename.startswith("<") and not filename.endswith(os.sep + "runpy.py") \
-            and not any(filename.startswith(prefix) for prefix in _SKIPPED_PREFIXES)
+        verdict = (not filename.startswith("<")
+                   and not any(filename.startswith(prefix) for prefix in _SKIPPED_PREFIXES)
+                   and (not any(filename.startswith(prefix) for prefix in _LIBRARY_PREFIXES)
+                        or any(filename.startswith(root) for root in _USER_ROOTS)))
         _USER_FILE[filename] = verdict
     return verdict
 

@@ -96,6 +96,7 @@ def test_dataloader_workers(script_runs: ScriptRuns, context: str) -> None:
     run = script_runs.get("workers.py", context)
     assert run.returncode == 0, run.stderr
     assert run.report["steps"] == 8
+    assert "child" not in run.stderr and not any("child" in note for note in run.report["summary"]["notes"])
     if context == "spawn":
         assert run.stdout == script_runs.plain("workers.py", "spawn").stdout
 

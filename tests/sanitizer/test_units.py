@@ -289,3 +289,32 @@ def test_a_package_skipped_later_is_library_code_from_then_on(tmp_path: Path) ->
     assert locations.is_user_file(inside)  # the verdict is remembered...
     locations.skip_package(module)
     assert not locations.is_user_file(inside)  # ...until the skipped packages change
+
+
+def test_installed_packages_and_the_standard_library_are_not_user_code(monkeypatch: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
+    import multiprocessing.pool
+
+    import hypothesis
+
+    from sanitizer import runner
+    assert not locations.is_user_file(multiprocessing.pool.__file__)  # a Pool's workers are nobody's training
+    assert not locations.is_user_file(hypothesis.__file__)
+    assert locations.is_user_file(__file__)
+    # code run from where packages are installed (`-m mytrain.train`) is the user's all the same
+    site = tmp_path / "site"
+    (site / "mytrain").mkdir(parents=True)
+    (site / "mytrain" / "__init__.py").write_text("")
+    (site / "mytrain" / "train.py").write_text("")
+    (site / "other.py").write_text("")
+    monkeypatch.setattr(locations, "_LIBRARY_PREFIXES", [str(site) + os.sep])
+    monkeypatch.setattr(locations, "_USER_ROOTS", [])
+    monkeypatch.setattr(locations, "_USER_FILE", {})
+    monkeypatch.syspath_prepend(str(site))
+    assert not locations.is_user_file(str(site / "mytrain" / "train.py"))
+    runner._own_code_is_user_code("mytrain.train")
+    assert locations.is_user_file(str(site / "mytrain" / "train.py"))
+    assert not locations.is_user_file(str(site / "other.py"))
+    runner._own_code_is_user_code("other")  # a lone module: that file, not its whole folder
+    assert locations.is_user_file(str(site / "other.py"))
+    assert not locations.is_user_file(str(site / "mytrain2.py"))
