@@ -69,7 +69,7 @@ class _SpikeDetector(Detector):
             return
         self.last_spike_step = record.step
         ratio = f"{format_number(value / centre)} times " if centre > 0 else ""
-        whose = "" if len(self._windows) == 1 else f" of {optimizer_words(record, sink)}"
+        whose = f" of {optimizer_words(record, sink)}" if len(self._windows) > 1 else ""
         sink.emit(self.kind, record.step,
                   f"{self.what} {value:.4g} is {ratio}its median {centre:.4g} over the last {history} steps{whose}",
                   where=next((site for site in record.loss_sites if site), None), value=value,

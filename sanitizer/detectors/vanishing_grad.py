@@ -63,7 +63,7 @@ class VanishingGradDetector(Detector):
         track.collapsed_in_a_row = track.collapsed_in_a_row + 1 if collapsed and track.stalled(loss) else 0
         if track.collapsed_in_a_row >= STEPS_IN_A_ROW and not self.reported:
             self.reported = True
-            whose = "" if len(self._tracks) == 1 else f" of {optimizer_words(record, sink)}"
+            whose = f" of {optimizer_words(record, sink)}" if len(self._tracks) > 1 else ""
             sink.emit("vanishing_grad", record.step,
                       f"global gradient norm{whose} is {norm:.3g} (early steps: {reference:.3g}) "
                       f"for {track.collapsed_in_a_row} steps in a row while the loss stays at {loss:.4g}"

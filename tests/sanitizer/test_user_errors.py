@@ -66,5 +66,5 @@ def test_spike_ratio_is_readable(value: float, median: float, ratio: str) -> Non
         loss_sites = ["train.py:18"]
 
     detector = LossSpikeDetector()
-    detector._report(Record(), Session(), value, median, 0.1)  # type: ignore[arg-type]
+    detector._report(Record(), Session(), value, median, 0.1, 20)  # type: ignore[arg-type]
     assert f" is {ratio} its median " in messages[0]
