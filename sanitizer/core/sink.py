@@ -6,6 +6,7 @@ can hand a detector any object with these few members.
 """
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -81,11 +82,7 @@ class Sink:
         names = [name.split(".")[:-1] for name in map(self.param_name, params) if name]
         if not names or len(names) < len(params):
             return None
-        common = names[0]
-        for parts in names[1:]:
-            common = common[:next((i for i, (a, b) in enumerate(zip(common, parts)) if a != b),
-                                  min(len(common), len(parts)))]
-        return ".".join(common) or None
+        return ".".join(os.path.commonprefix(names)) or None  # the longest list of parts all share
 
     def param_owner(self, param: torch.Tensor) -> nn.Module | None:
         return self._session.index.param_owner(param)
