@@ -4,9 +4,12 @@ Two rules, neither waiting for a long history:
 
 - blow-up: the loss reaches 10 times its early level (the highest of the first
   5 losses that were not themselves a blow-up). In the first 20 steps one loss
-  is enough, so a warm-up blow-up at step 2 is judged at step 2 (the spike
-  check needs 20 steps of history); later the median of the last 10 losses must
-  be that high, so that a single outlier batch stays a `loss_spike`.
+  is enough, so a warm-up blow-up at step 2 is reported as step 2 (the spike
+  check needs 20 steps of history) once the 10 losses after it show that
+  training did not come back: none fell below 0.8 times the early level (a
+  network killed by the blow-up sits at chance; one that recovers trains on
+  below where it started). Later the median of the last 10 losses must be that
+  high, so that a single outlier batch stays a `loss_spike`.
 - climb: the medians of consecutive blocks of 8 losses rose 4 times in a row,
   the last is at least twice the loss at its lowest (the least median of 3
   neighbouring blocks), higher than that by a tenth of the early level (a loss
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sanitizer.core.probe import StepRecord
@@ -36,6 +40,8 @@ EARLY = 5  # losses that set the early level
 BLOWUP = 10.0  # times the early level
 QUICK = 20  # steps during which one loss is enough for a blow-up
 RECENT = 10  # losses whose median must blow up after that
+RECOVERY = 10  # losses after a warm-up blow-up that may show training came back...
+RECOVERED = 0.8  # ...by falling below this share of the early level
 BLOCK = 8  # losses per block at the start
 RISES = 4  # block medians rising in a row
 CLIMB = 2.0  # the last block at least this many times the lowest one
@@ -58,6 +64,7 @@ class DivergenceDetector(Detector):
         self._recent: deque[float] = deque(maxlen=RECENT)
         self._steps = 0
         self._optimizers: set[int] = set()
+        self._pending: _BlowUp | None = None  # a warm-up blow-up, until the losses after it judge it
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         loss = record.loss
@@ -70,9 +77,20 @@ class DivergenceDetector(Detector):
             return
         self._steps += 1
         self._recent.append(loss)
+        pending = self._pending
+        if pending is not None:
+            if loss < RECOVERED * pending.level:
+                self._pending = None  # training came back: a transient, not a divergence
+            elif self._steps - pending.steps >= RECOVERY:
+                self._report_blow_up(sink, pending)
+            return
         level = max(self.early) if self.early and min(self.early) > 0 else None
         if level is not None and self._blown_up(loss, level):
-            self._report_blow_up(record, sink, loss, level)
+            blow_up = _BlowUp(record.step, self._steps, loss, level, _loss_site(record), self._steps > QUICK)
+            if blow_up.sustained:
+                self._report_blow_up(sink, blow_up)
+            else:
+                self._pending = blow_up
             return
         if len(self.early) < EARLY:
             self.early.append(loss)
@@ -111,13 +129,22 @@ class DivergenceDetector(Detector):
         blocks = self.block_medians
         return min(median(blocks[i:i + LOW_SPAN]) for i in range(max(len(blocks) - LOW_SPAN, 0) + 1))
 
-    def _report_blow_up(self, record: StepRecord, sink: Sink, loss: float, level: float) -> None:
-        self.reported_step = record.step
-        recent = "" if self._steps <= QUICK else f" and its last {len(self._recent)} losses stay that high"
-        sink.emit("divergence", record.step,
+    def on_end(self, sink: Sink) -> None:
+        if self._pending is not None:  # the run ended before the losses after the blow-up could clear it
+            self._report_blow_up(sink, self._pending)
+
+    def _report_blow_up(self, sink: Sink, blow_up: _BlowUp) -> None:
+        self._pending = None
+        self.reported_step = blow_up.step
+        later = self._steps - blow_up.steps
+        after = (f" and its last {RECENT} losses stay that high" if blow_up.sustained else
+                 " and the run ended there" if later == 0 else
+                 f" and the loss did not come back in the {later} step{'s' * (later > 1)} after it")
+        loss, level = blow_up.loss, blow_up.level
+        sink.emit("divergence", blow_up.step,
                   f"loss {format_number(loss)} is {format_number(loss / level)} times its early level "
-                  f"{format_number(level)}{recent}: training diverged",
-                  where=_loss_site(record), value=loss, extra={"baseline": level, "rule": "blow-up"})
+                  f"{format_number(level)}{after}: training diverged",
+                  where=blow_up.where, value=loss, extra={"baseline": level, "rule": "blow-up"})
 
     def _report_climb(self, record: StepRecord, sink: Sink, level: float) -> None:
         self.reported_step = record.step
@@ -128,6 +155,16 @@ class DivergenceDetector(Detector):
                   f"(its lowest) to {format_number(last)}: training is diverging",
                   where=_loss_site(record), value=last,
                   extra={"baseline": level, "lowest": lowest, "rule": "climb"})
+
+
+@dataclass
+class _BlowUp:
+    step: int
+    steps: int  # losses judged up to it
+    loss: float
+    level: float
+    where: str | None
+    sustained: bool  # past the warm-up: the median of the last losses is that high already
 
 
 def _loss_site(record: StepRecord) -> str | None:

@@ -127,6 +127,7 @@ def _divergence_steps(losses: list[float], optimizers: int = 1) -> list[int]:
                             data_wait=0.0, step_time=None, memory_bytes=None, graph_roots=[],
                             optimizer_id=step % optimizers)
         detector.on_step(record, sink)  # type: ignore[arg-type]
+    detector.on_end(sink)  # type: ignore[arg-type]
     return [step for _, step, _ in sink.events]
 
 
@@ -138,6 +139,16 @@ def _noisy(levels: list[float], seed: int, noise: float = 0.3) -> list[float]:
 
 def test_blow_up_in_warm_up_is_judged_at_its_step() -> None:
     assert _divergence_steps([1.6, 124.0, 330.0] + [1.7] * 100) == [2]
+    assert _divergence_steps([1.6, 124.0, 330.0, 1.7]) == [2]  # the run ends before it could come back
+    assert _divergence_steps([1.6, 1.5, 124.0]) == [3]
+
+
+def test_a_warm_up_blow_up_that_training_comes_back_from_is_no_divergence() -> None:
+    """The siamese-network example at Adadelta's lr=1.0: 0.84, then 8.5 for three steps,
+    then training goes on well below where it started."""
+    losses = [0.841, 8.475, 8.666, 5.106, 1.18, 0.757, 0.744, 0.701, 0.542, 0.359, 0.373, 0.282]
+    assert _divergence_steps(losses + [0.2] * 50) == []
+    assert _divergence_steps([0.841, 8.475, 8.666] + [0.8] * 50) == [2]  # back to where it started is not back
 
 
 def test_sustained_blow_up_late_but_not_a_single_outlier() -> None:
