@@ -229,7 +229,7 @@ def _install_distribution_patches(session: Sanitizer, stack: ExitStack) -> None:
         def log_prob(*args: Any, **kwargs: Any) -> Any:
             result = original(*args, **kwargs)
             if session.active and not session.policy_gradient and not is_compiling():
-                on_log_prob(result)
+                on_log_prob(args[1] if len(args) > 1 else kwargs.get("value"), result)
             return result
         return log_prob
 

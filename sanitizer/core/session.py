@@ -86,7 +86,7 @@ class Sanitizer:
         # actions the run sampled, weighted by returns. Its level says nothing about fit.
         self.policy_gradient = False
         self._sampled = False  # a torch.distributions sample() was drawn
-        self._log_prob_with_grad = False  # a log_prob() that autograd will differentiate
+        self._log_prob_of_constant = False  # a log_prob() autograd differentiates, of a value it does not
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
         self.child: str | None = None  # the number of the child process this session watches
@@ -384,13 +384,16 @@ class Sanitizer:
         self._sampled = True
         self._check_policy_gradient()
 
-    def on_log_prob(self, value: Any) -> None:
-        if isinstance(value, torch.Tensor) and value.requires_grad and torch.is_grad_enabled():
-            self._log_prob_with_grad = True
+    def on_log_prob(self, value: Any, log_prob: Any) -> None:
+        """A log-probability that autograd differentiates, of a value it does not: an action
+        (a flow's likelihood of data it transformed differentiates the value too)."""
+        if (isinstance(log_prob, torch.Tensor) and log_prob.requires_grad and torch.is_grad_enabled()
+                and not (isinstance(value, torch.Tensor) and value.requires_grad)):
+            self._log_prob_of_constant = True
             self._check_policy_gradient()
 
     def _check_policy_gradient(self) -> None:
-        if self.policy_gradient or not (self._sampled and self._log_prob_with_grad):
+        if self.policy_gradient or not (self._sampled and self._log_prob_of_constant):
             return
         self.policy_gradient = True
         self.notes.append("the loss is a policy-gradient objective (log-probabilities of sampled actions "

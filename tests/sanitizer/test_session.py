@@ -136,6 +136,7 @@ def test_halt_on_an_end_of_run_kind_does_not_break_closing(tmp_path: Path) -> No
     ("gaussian_likelihood", False),  # a VAE-style likelihood of the data, with a reparameterized draw
     ("categorical_nll", False),  # log_prob of the labels: a cross-entropy in other words
     ("sampled_without_grad", False),  # samples drawn for a look at the model, log_prob not trained
+    ("flow_likelihood", False),  # a normalizing flow: log_prob of the data it transformed, samples to look at
 ])
 def test_a_policy_gradient_loss_is_told_apart(tmp_path: Path, objective: str, policy_gradient: bool) -> None:
     from torch.distributions import Categorical, Normal
@@ -153,6 +154,11 @@ def test_a_policy_gradient_loss_is_told_apart(tmp_path: Path, objective: str, po
                 loss = -dist.log_prob(torch.randn(5)).mean() + dist.rsample().pow(2).mean()
             elif objective == "categorical_nll":
                 loss = -Categorical(logits=out).log_prob(torch.randint(0, 2, (5,))).mean()
+            elif objective == "flow_likelihood":
+                prior = Normal(torch.zeros(2), torch.ones(2))
+                loss = -prior.log_prob(out).sum(1).mean()  # `out`, the flow of the data, carries a gradient
+                with torch.no_grad():
+                    prior.sample((4,))
             else:
                 loss = F.cross_entropy(out, torch.randint(0, 2, (5,)))
                 with torch.no_grad():
