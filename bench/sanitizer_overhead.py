@@ -28,6 +28,8 @@ from typing import Callable, Iterator
 
 import torch
 from torch import nn
+from torch.nn.modules import module as module_globals
+from torch.optim import optimizer as optimizer_globals
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from sanitizer import Sanitizer  # noqa: E402
@@ -101,6 +103,13 @@ def mode_context(mode: str) -> Iterator[None]:
     elif mode == "anomaly":
         with torch.autograd.set_detect_anomaly(True):
             yield
+    elif mode == "empty-hooks":  # what torch's hooked call paths cost by themselves
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(module_globals.register_module_forward_pre_hook(lambda *args: None))
+            stack.enter_context(module_globals.register_module_forward_hook(lambda *args: None))
+            stack.enter_context(optimizer_globals.register_optimizer_step_pre_hook(lambda *args: None))
+            stack.enter_context(optimizer_globals.register_optimizer_step_post_hook(lambda *args: None))
+            yield
     else:
         yield
 
@@ -127,16 +136,16 @@ def synchronize(device: str) -> None:
 
 
 def measure(work: Workload, device: str, reps: int, warmup: int, steps: int,
-            clock: Callable[[], float]) -> dict[str, list[float]]:
+            clock: Callable[[], float], modes: tuple[str, ...] = MODES) -> dict[str, list[float]]:
     """Each mode's block medians, one per repetition (index i: repetition i)."""
     optimizer = torch.optim.AdamW(work.model.parameters(), lr=1e-4)
     order = random.Random(0)
-    samples: dict[str, list[float]] = {mode: [] for mode in MODES}
+    samples: dict[str, list[float]] = {mode: [] for mode in modes}
     time_block(work, optimizer, device, "plain", warmup, steps, clock)  # first-touch allocations
     for _ in range(reps):
-        modes = list(MODES)
-        order.shuffle(modes)
-        for mode in modes:
+        shuffled = list(modes)
+        order.shuffle(shuffled)
+        for mode in shuffled:
             samples[mode].append(time_block(work, optimizer, device, mode, warmup, steps, clock))
     return samples
 
@@ -162,6 +171,9 @@ def main() -> None:
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="wall: elapsed time; cpu: this process's CPU time, which other "
                              "processes on a shared machine do not inflate (use with --threads 1)")
+    parser.add_argument("--empty-hooks", action="store_true",
+                        help="diagnosis: also time the loop with global module and optimizer hooks "
+                             "that do nothing (torch's hooked call paths, none of the sanitizer's work)")
     parser.add_argument("--without-trail", action="store_true",
                         help="diagnosis only: the sanitizer with its forward tracer doing nothing (no "
                              "magnitude trail, no culprit module), to see what the trail costs")
@@ -188,12 +200,16 @@ def main() -> None:
     if args.without_trail:
         print("DIAGNOSIS: the sanitizer runs without its forward tracer (not the default)")
     print(f"{'model':<24}{'plain ms':>10}{'sanitizer ms':>14}{'ratio':>22}{'anomaly ms':>12}{'ratio':>22}")
+    modes = MODES + (("empty-hooks",) if args.empty_hooks else ())
     for work in works:
-        samples = measure(work, args.device, args.reps, args.warmup, args.steps, CLOCKS[args.clock])
+        samples = measure(work, args.device, args.reps, args.warmup, args.steps, CLOCKS[args.clock], modes)
         times = {mode: statistics.median(values) * 1e3 for mode, values in samples.items()}
         print(f"{work.name:<24}{times['plain']:>10.2f}{times['sanitizer']:>14.2f}"
               f"{_ratio(paired_ratios(samples, 'sanitizer')):>22}{times['anomaly']:>12.2f}"
               f"{_ratio(paired_ratios(samples, 'anomaly')):>22}")
+        if args.empty_hooks:
+            print(f"{'  empty hooks':<24}{'':>10}{times['empty-hooks']:>14.2f}"
+                  f"{_ratio(paired_ratios(samples, 'empty-hooks')):>22}")
 
 
 def _ratio(figures: tuple[float, float, float]) -> str:
