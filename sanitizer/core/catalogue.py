@@ -32,8 +32,9 @@ _KINDS = (
          "jumped first), its weights, and numerically unstable ops (exp, log, sqrt, "
          "division, softmax on huge inputs)"),
     Kind("unused_parameter", "warning", "model",
-         "these trainable parameters never receive a gradient: the forward path "
-         "skips them, or they are detached; remove them or fix the forward"),
+         "these trainable parameters never receive a gradient, or only zeros: the forward path "
+         "skips them or they are detached, or the loss does not depend on them (a bias that a "
+         "difference or a normalization cancels, as a WGAN critic's last one); remove them or fix the forward"),
     Kind("param_not_in_optimizer", "error", "model",
          "these trainable parameters belong to the model but to no optimizer, so "
          "they never change: build the optimizer after the model is complete, or "
