@@ -44,6 +44,11 @@ from sanitizer.report import json_report
 from sanitizer.report.summary_text import summary_lines
 
 MAX_EVENTS_PER_KIND = 20
+# Libraries of reinforcement-learning environments: a loss trained on their returns
+# (TD error, policy gradient) moves with the returns, not with the fit.
+RL_ENVIRONMENTS = ("gymnasium", "gym", "dm_env", "envpool", "pettingzoo")
+RL_NOT_JUDGED = ("follow the returns, not the fit, so loss and gradient spikes, divergence, vanishing "
+                 "gradients and over- or underfitting were not judged")
 UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
 _set_grad_enabled = torch._C._set_grad_enabled  # torch.no_grad() without its Python layers
 
@@ -85,6 +90,7 @@ class Sanitizer:
         # the loss is a policy-gradient (score-function) objective: log-probabilities of
         # actions the run sampled, weighted by returns. Its level says nothing about fit.
         self.policy_gradient = False
+        self._reinforcement_learning = False  # see the property
         self._sampled = False  # a torch.distributions sample() was drawn
         self._log_prob_of_constant = False  # a log_prob() autograd differentiates, of a value it does not
         self.exit_code: int | None = None
@@ -396,10 +402,21 @@ class Sanitizer:
         if self.policy_gradient or not (self._sampled and self._log_prob_of_constant):
             return
         self.policy_gradient = True
-        self.notes.append("the loss is a policy-gradient objective (log-probabilities of sampled actions "
-                          "that autograd differentiates): its level and its gradient's size follow the "
-                          "returns, not the fit, so loss and gradient spikes, divergence, vanishing "
-                          "gradients and over- or underfitting were not judged")
+        if not self._reinforcement_learning:
+            self._reinforcement_learning = True
+            self.notes.append("the loss is a policy-gradient objective (log-probabilities of sampled actions "
+                              f"that autograd differentiates): its level and its gradient's size {RL_NOT_JUDGED}")
+
+    @property
+    def reinforcement_learning(self) -> bool:
+        """A policy-gradient loss, or an RL environment library loaded (checked until one is)."""
+        if not self._reinforcement_learning:
+            loaded = next((name for name in RL_ENVIRONMENTS if name in sys.modules), None)
+            if loaded is not None:
+                self._reinforcement_learning = True
+                self.notes.append(f"the script trains with an RL environment ({loaded} is loaded): the "
+                                  f"loss's level and its gradient's size {RL_NOT_JUDGED}")
+        return self._reinforcement_learning
 
     def on_loss_value(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> None:
         """A functional loss returned `value`: note where and what (training) or keep it (evaluating)."""

@@ -47,10 +47,11 @@ class Sink:
         return self._session.has_stepped(optimizer)
 
     @property
-    def policy_gradient(self) -> bool:
-        """Whether the loss is a policy-gradient objective (sampled actions' log-probabilities):
-        then its level, and its gradient's size, are no measure of how training goes."""
-        return self._session.policy_gradient
+    def reinforcement_learning(self) -> bool:
+        """Whether the run is reinforcement learning (a policy-gradient loss, or an RL environment
+        library loaded): then the loss's level, and its gradient's size, follow the returns and
+        are no measure of how training goes."""
+        return self._session.reinforcement_learning
 
     @property
     def device(self) -> str | None:

@@ -69,7 +69,7 @@ class DivergenceDetector(Detector):
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         loss = record.loss
         if (record.partial or record.skipped or loss is None or not math.isfinite(loss)
-                or self.reported_step is not None or sink.policy_gradient):
+                or self.reported_step is not None or sink.reinforcement_learning):
             return
         if record.optimizer_id is not None:
             self._optimizers.add(record.optimizer_id)

@@ -79,7 +79,7 @@ class FittingDetector(Detector):
 
     def on_end(self, sink: Sink) -> None:
         train = self.train_losses
-        if len(train) < MIN_STEPS or sink.policy_gradient:
+        if len(train) < MIN_STEPS or sink.reinforcement_learning:
             return
         window = max(3, len(train) // 10)
         start, end = median(train[:window]), median(train[-window:])

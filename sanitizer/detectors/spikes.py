@@ -43,7 +43,7 @@ class _SpikeDetector(Detector):
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         value = self.value_of(record)
-        if value is None or record.skipped or record.partial or sink.policy_gradient:
+        if value is None or record.skipped or record.partial or sink.reinforcement_learning:
             return
         key = record.optimizer_id
         window = self._windows.get(key)

@@ -49,7 +49,7 @@ class VanishingGradDetector(Detector):
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         norm, loss = record.grad_norm, record.loss
         if (norm is None or record.skipped or record.partial or not math.isfinite(norm)
-                or sink.policy_gradient):
+                or sink.reinforcement_learning):
             return
         track = self._tracks.get(record.optimizer_id)
         if track is None:

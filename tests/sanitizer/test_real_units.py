@@ -104,7 +104,7 @@ def test_summed_losses_become_per_element_means() -> None:
 
 
 class _Sink:
-    policy_gradient = False
+    reinforcement_learning = False
 
     def __init__(self) -> None:
         self.events: list[tuple[str, int, dict[str, object]]] = []

@@ -169,3 +169,32 @@ def test_a_policy_gradient_loss_is_told_apart(tmp_path: Path, objective: str, po
     assert session.policy_gradient is policy_gradient
     notes = json.loads((tmp_path / "run.json").read_text())["summary"]["notes"]
     assert any("policy-gradient objective" in note for note in notes) is policy_gradient, notes
+
+
+@pytest.mark.parametrize("environment", [None, "gymnasium"])
+def test_a_loss_on_rl_returns_is_not_judged_by_its_level(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         environment: str | None) -> None:
+    """A DQN's TD loss climbs as the agent's returns grow: divergence by its level,
+    not once an RL environment library is loaded."""
+    import sys
+    import types
+    for name in ("gymnasium", "gym", "dm_env", "envpool", "pettingzoo"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    if environment is not None:
+        monkeypatch.setitem(sys.modules, environment, types.ModuleType(environment))
+    torch.manual_seed(0)
+    q_net = nn.Linear(4, 1)
+    opt = torch.optim.SGD(q_net.parameters(), lr=0.01)
+    with Sanitizer(report=tmp_path / "run.json", stream=open(tmp_path / "err.txt", "w"), lint=False) as session:
+        for step in range(120):
+            returns = torch.full((16, 1), 1.04 ** step)  # the targets grow as the agent survives longer
+            loss = F.smooth_l1_loss(q_net(torch.randn(16, 4)), returns)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    report = json.loads((tmp_path / "run.json").read_text())
+    kinds = {event["kind"] for event in report["events"]}
+    assert ("divergence" in kinds) is (environment is None), report["events"]
+    assert session.reinforcement_learning is (environment is not None)
+    assert any("RL environment (gymnasium is loaded)" in note
+               for note in report["summary"]["notes"]) is (environment is not None)

@@ -105,7 +105,7 @@ def test_every_kind_is_documented() -> None:
 
 
 class _Collector:
-    policy_gradient = False
+    reinforcement_learning = False
 
     def __init__(self) -> None:
         self.events: list[tuple[str, int]] = []

@@ -78,7 +78,7 @@ def test_a_sampler_only_looked_at_is_not_judged() -> None:
 class FakeSink:
     """What RankDivergenceDetector uses of its sink."""
 
-    policy_gradient = False
+    reinforcement_learning = False
 
     def __init__(self, model: nn.Module) -> None:
         self.model = model
