@@ -90,7 +90,7 @@ class Sanitizer:
         # the loss is a policy-gradient (score-function) objective: log-probabilities of
         # actions the run sampled, weighted by returns. Its level says nothing about fit.
         self.policy_gradient = False
-        self._reinforcement_learning = False  # see the property
+        self._reinforcement_learning: str | None = None  # why the run is, once known (see the property)
         self._sampled = False  # a torch.distributions sample() was drawn
         self._log_prob_of_constant = False  # a log_prob() autograd differentiates, of a value it does not
         self.exit_code: int | None = None
@@ -168,8 +168,10 @@ class Sanitizer:
             self._guard("flushing the last step", self._flush)
         finally:
             self._stack.close()
+        judge_levels = not self.reinforcement_learning
         for detector in self.detectors:
-            self._guard(f"{detector.name}.on_end", detector.on_end, self.sink)
+            if judge_levels or not detector.judges_loss_level:
+                self._guard(f"{detector.name}.on_end", detector.on_end, self.sink)
         self._finish_lint()
         self._add_usage_notes()
         data = self.report()
@@ -399,24 +401,23 @@ class Sanitizer:
             self._check_policy_gradient()
 
     def _check_policy_gradient(self) -> None:
-        if self.policy_gradient or not (self._sampled and self._log_prob_of_constant):
-            return
-        self.policy_gradient = True
-        if not self._reinforcement_learning:
-            self._reinforcement_learning = True
-            self.notes.append("the loss is a policy-gradient objective (log-probabilities of sampled actions "
-                              f"that autograd differentiates): its level and its gradient's size {RL_NOT_JUDGED}")
+        self.policy_gradient = self._sampled and self._log_prob_of_constant
 
     @property
     def reinforcement_learning(self) -> bool:
-        """A policy-gradient loss, or an RL environment library loaded (checked until one is)."""
-        if not self._reinforcement_learning:
+        """A policy-gradient loss, or an RL environment library loaded (asked until one is): then
+        the checks that judge the loss's level by its history do not run, and a note says why."""
+        if self._reinforcement_learning is None:
             loaded = next((name for name in RL_ENVIRONMENTS if name in sys.modules), None)
-            if loaded is not None:
-                self._reinforcement_learning = True
-                self.notes.append(f"the script trains with an RL environment ({loaded} is loaded): the "
-                                  f"loss's level and its gradient's size {RL_NOT_JUDGED}")
-        return self._reinforcement_learning
+            if self.policy_gradient:
+                self._reinforcement_learning = ("the loss is a policy-gradient objective (log-probabilities of "
+                                                "sampled actions that autograd differentiates): its level")
+            elif loaded is not None:
+                self._reinforcement_learning = (f"the script trains with an RL environment ({loaded} is "
+                                                "loaded): the loss's level")
+            if self._reinforcement_learning is not None:
+                self.notes.append(f"{self._reinforcement_learning} and its gradient's size {RL_NOT_JUDGED}")
+        return self._reinforcement_learning is not None
 
     def on_loss_value(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> None:
         """A functional loss returned `value`: note where and what (training) or keep it (evaluating)."""
@@ -527,7 +528,10 @@ class Sanitizer:
     def _dispatch(self, record: StepRecord) -> None:
         """Hand a measured step to the detectors and the series."""
         partial = record.partial
+        judge_levels = not self.reinforcement_learning
         for detector in self.detectors:
+            if detector.judges_loss_level and not judge_levels:
+                continue
             try:
                 detector.on_step(record, self.sink)
             except Exception as exc:

@@ -47,13 +47,6 @@ class Sink:
         return self._session.has_stepped(optimizer)
 
     @property
-    def reinforcement_learning(self) -> bool:
-        """Whether the run is reinforcement learning (a policy-gradient loss, or an RL environment
-        library loaded): then the loss's level, and its gradient's size, follow the returns and
-        are no measure of how training goes."""
-        return self._session.reinforcement_learning
-
-    @property
     def device(self) -> str | None:
         """Where the trained parameters live (`cpu`, `cuda:0`), once a step showed them."""
         return self._session.device

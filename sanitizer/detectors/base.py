@@ -15,6 +15,9 @@ class Detector:
 
     name: str = ""
     kinds: tuple[str, ...] = ()
+    # judges the loss's or the gradient's level against the run's own history: not in
+    # reinforcement learning, where both follow the returns (see Sanitizer.reinforcement_learning)
+    judges_loss_level: bool = False
 
     def on_forward(self, module: nn.Module, output: Any, sink: Sink) -> None:
         """After a module's forward with gradients enabled (only called if overridden)."""

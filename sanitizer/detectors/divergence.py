@@ -54,6 +54,7 @@ SIGNIFICANT = 5.0  # the rise, in noise sigmas of a block median
 class DivergenceDetector(Detector):
     name = "divergence"
     kinds = ("divergence",)
+    judges_loss_level = True
 
     def __init__(self) -> None:
         self.early: list[float] = []
@@ -69,7 +70,7 @@ class DivergenceDetector(Detector):
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         loss = record.loss
         if (record.partial or record.skipped or loss is None or not math.isfinite(loss)
-                or self.reported_step is not None or sink.reinforcement_learning):
+                or self.reported_step is not None):
             return
         if record.optimizer_id is not None:
             self._optimizers.add(record.optimizer_id)

@@ -44,6 +44,7 @@ REPORTED_VALS = 200  # validation losses written into the report (the latest)
 class FittingDetector(Detector):
     name = "fitting"
     kinds = ("overfitting", "underfitting", "train_val_mismatch")
+    judges_loss_level = True
 
     def __init__(self) -> None:
         self.train_losses: list[float] = []
@@ -79,7 +80,7 @@ class FittingDetector(Detector):
 
     def on_end(self, sink: Sink) -> None:
         train = self.train_losses
-        if len(train) < MIN_STEPS or sink.reinforcement_learning:
+        if len(train) < MIN_STEPS:
             return
         window = max(3, len(train) // 10)
         start, end = median(train[:window]), median(train[-window:])

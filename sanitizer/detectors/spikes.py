@@ -23,6 +23,7 @@ REPEAT_GAP = 10  # steps between two reported spikes
 
 class _SpikeDetector(Detector):
     kind = ""
+    judges_loss_level = True
     what = ""
     min_sigmas = 12.0
     min_ratio = 5.0
@@ -43,7 +44,7 @@ class _SpikeDetector(Detector):
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         value = self.value_of(record)
-        if value is None or record.skipped or record.partial or sink.reinforcement_learning:
+        if value is None or record.skipped or record.partial:
             return
         key = record.optimizer_id
         window = self._windows.get(key)

@@ -41,6 +41,7 @@ class _Track:
 class VanishingGradDetector(Detector):
     name = "vanishing_grad"
     kinds = ("vanishing_grad",)
+    judges_loss_level = True
 
     def __init__(self) -> None:
         self.reported = False
@@ -48,8 +49,7 @@ class VanishingGradDetector(Detector):
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         norm, loss = record.grad_norm, record.loss
-        if (norm is None or record.skipped or record.partial or not math.isfinite(norm)
-                or sink.reinforcement_learning):
+        if norm is None or record.skipped or record.partial or not math.isfinite(norm):
             return
         track = self._tracks.get(record.optimizer_id)
         if track is None:

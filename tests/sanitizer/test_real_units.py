@@ -104,8 +104,6 @@ def test_summed_losses_become_per_element_means() -> None:
 
 
 class _Sink:
-    reinforcement_learning = False
-
     def __init__(self) -> None:
         self.events: list[tuple[str, int, dict[str, object]]] = []
 

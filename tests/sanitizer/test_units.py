@@ -105,8 +105,6 @@ def test_every_kind_is_documented() -> None:
 
 
 class _Collector:
-    reinforcement_learning = False
-
     def __init__(self) -> None:
         self.events: list[tuple[str, int]] = []
         self.messages: list[str] = []

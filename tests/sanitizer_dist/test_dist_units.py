@@ -78,8 +78,6 @@ def test_a_sampler_only_looked_at_is_not_judged() -> None:
 class FakeSink:
     """What RankDivergenceDetector uses of its sink."""
 
-    reinforcement_learning = False
-
     def __init__(self, model: nn.Module) -> None:
         self.model = model
         self.notes: list[str] = []
