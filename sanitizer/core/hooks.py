@@ -51,7 +51,8 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
                                                                     session.on_scheduler_step))
     for name in LOSS_FUNCTIONS:
         if hasattr(F, name):
-            _patch(stack, F, name, _loss_observer(session, name))
+            _patch(stack, F, name, _result_observer(session, f"F.{name}",
+                                                     functools.partial(session.on_loss_value, name)))
     _install_distribution_patches(session, stack)
     ranks.install(session, stack)
     children.install(session, stack, _patch)
@@ -195,49 +196,33 @@ def _observing_call(session: Sanitizer, where: str, observe: Callable[[Any], Non
     return wrap
 
 
-def _loss_observer(session: Sanitizer, name: str) -> Callable[..., Any]:
-    guarded = _guarded(session, f"F.{name}", session.on_loss_value)
+def _result_observer(session: Sanitizer, where: str,
+                     observe: Callable[[tuple[Any, ...], dict[str, Any], Any], None]) -> Callable[..., Any]:
+    """Wrap a function whose arguments and result the session looks at after the call."""
+    guarded = _guarded(session, where, observe)
 
     def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(original)
-        def loss(*args: Any, **kwargs: Any) -> Any:
-            value = original(*args, **kwargs)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            result = original(*args, **kwargs)
             if session.active and not is_compiling():
-                guarded(name, args, kwargs, value)
-            return value
-        return loss
+                guarded(args, kwargs, result)
+            return result
+        return call
     return wrap
 
 
 def _install_distribution_patches(session: Sanitizer, stack: ExitStack) -> None:
     """`sample()` and `log_prob()` of torch's distributions: both in one run, the latter
     differentiated, make the loss a policy-gradient objective (see `Sanitizer.on_log_prob`)."""
-    on_sample = _guarded(session, "Distribution.sample", session.on_sample)
-    on_log_prob = _guarded(session, "Distribution.log_prob", session.on_log_prob)
-
-    def wrap_sample(original: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(original)
-        def sample(*args: Any, **kwargs: Any) -> Any:
-            result = original(*args, **kwargs)
-            if session.active and not session.policy_gradient and not is_compiling():
-                on_sample()
-            return result
-        return sample
-
-    def wrap_log_prob(original: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(original)
-        def log_prob(*args: Any, **kwargs: Any) -> Any:
-            result = original(*args, **kwargs)
-            if session.active and not session.policy_gradient and not is_compiling():
-                on_log_prob(args[1] if len(args) > 1 else kwargs.get("value"), result)
-            return result
-        return log_prob
-
+    sample = _result_observer(session, "Distribution.sample", lambda args, kwargs, result: session.on_sample())
+    log_prob = _result_observer(session, "Distribution.log_prob", lambda args, kwargs, result: session.on_log_prob(
+        args[1] if len(args) > 1 else kwargs.get("value"), result))
     for owner in _distribution_classes():
         if "sample" in vars(owner):
-            _patch(stack, owner, "sample", wrap_sample)
+            _patch(stack, owner, "sample", sample)
         if "log_prob" in vars(owner):
-            _patch(stack, owner, "log_prob", wrap_log_prob)
+            _patch(stack, owner, "log_prob", log_prob)
 
 
 def _distribution_classes() -> list[type]:

@@ -87,9 +87,6 @@ class Sanitizer:
         self.skipped_steps = 0
         self.device: str | None = None
         self.fp16 = False
-        # the loss is a policy-gradient (score-function) objective: log-probabilities of
-        # actions the run sampled, weighted by returns. Its level says nothing about fit.
-        self.policy_gradient = False
         self._reinforcement_learning: str | None = None  # why the run is, once known (see the property)
         self._sampled = False  # a torch.distributions sample() was drawn
         self._log_prob_of_constant = False  # a log_prob() autograd differentiates, of a value it does not
@@ -388,20 +385,23 @@ class Sanitizer:
         if isinstance(outputs, torch.Tensor) and isinstance(scaled, torch.Tensor):
             self._scaled = (weakref.ref(scaled), outputs.detach(), self._train_kind(outputs))
 
+    @property
+    def policy_gradient(self) -> bool:
+        """The loss is a policy-gradient (score-function) objective: log-probabilities of
+        actions the run sampled, weighted by returns. Its level says nothing about fit."""
+        return self._sampled and self._log_prob_of_constant
+
     def on_sample(self) -> None:
         self._sampled = True
-        self._check_policy_gradient()
 
     def on_log_prob(self, value: Any, log_prob: Any) -> None:
         """A log-probability that autograd differentiates, of a value it does not: an action
         (a flow's likelihood of data it transformed differentiates the value too)."""
+        if self._log_prob_of_constant:
+            return  # seen: nothing more to learn from the calls
         if (isinstance(log_prob, torch.Tensor) and log_prob.requires_grad and torch.is_grad_enabled()
                 and not (isinstance(value, torch.Tensor) and value.requires_grad)):
             self._log_prob_of_constant = True
-            self._check_policy_gradient()
-
-    def _check_policy_gradient(self) -> None:
-        self.policy_gradient = self._sampled and self._log_prob_of_constant
 
     @property
     def reinforcement_learning(self) -> bool:
