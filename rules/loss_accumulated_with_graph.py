@@ -4,7 +4,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from trainlint.analysis.accumulators import consumed_names, escapes, returned_names
+from trainlint.analysis.accumulators import consumed_names, detaches, escapes, returned_names
 from trainlint.analysis.dataflow import (
     backpropagated_names,
     backward_targets,
@@ -22,8 +22,6 @@ from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Example, Fix, Rule
 from trainlint.summaries import BACKWARD, Summary
 
-_DETACHING_METHODS = frozenset({"item", "detach", "tolist", "numpy", "data"})
-_DETACHING_BUILTINS = frozenset({"float", "int", "round"})
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 _THROUGH_HELPER = (
     "`{}()` keeps the loss tensor it is given across iterations, with its autograd graph: pass `loss.item()`"
@@ -171,6 +169,20 @@ class LossAccumulatedWithGraph(Rule):
         "        opt.step()\n"
         "        meter.update(loss, x.size(0))  # expect: TL202\n"
         "        log_losses(history, {'loss': loss})  # expect: TL202\n",
+        # a meter that rebinds what it is given, but to a tensor that keeps its graph
+        "import torch\n"
+        "class Averager:\n"
+        "    def add(self, v):\n"
+        "        v = v.sum()\n"
+        "        self.sum += v\n"
+        "def train(model, loader, opt):\n"
+        "    averager = Averager()\n"
+        "    for x, y in loader:\n"
+        "        cost = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        model.zero_grad()\n"
+        "        cost.backward()\n"
+        "        opt.step()\n"
+        "        averager.add(cost)  # expect: TL202\n",
         # Hugging Face style: the loss is an attribute of the output
         "class Trainer:\n"
         "    def fit(self, loader):\n"
@@ -294,6 +306,26 @@ class LossAccumulatedWithGraph(Rule):
         "        opt.step()\n"
         "        meter.update(loss.item(), x.size(0))\n"
         "        print(mean_of([loss]))\n",
+        # a meter that takes the tensor and keeps only its numbers
+        "import torch\n"
+        "class Averager:\n"
+        "    def add(self, v):\n"
+        "        count = v.data.numel()\n"
+        "        v = v.data.sum()\n"
+        "        self.n_count += count\n"
+        "        self.sum += v\n"
+        "    def add_item(self, loss):\n"
+        "        loss = loss.item()\n"
+        "        self.history.append(loss)\n"
+        "def train(model, loader, opt):\n"
+        "    averager = Averager()\n"
+        "    for x, y in loader:\n"
+        "        cost = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        model.zero_grad()\n"
+        "        cost.backward()\n"
+        "        opt.step()\n"
+        "        averager.add(cost)\n"
+        "        averager.add_item(cost)\n",
         # a step function that returns the number
         "def train_step(model, batch, opt):\n"
         "    loss = model(batch).sum()\n"
@@ -426,7 +458,7 @@ class LossAccumulatedWithGraph(Rule):
             names = _bound_names(target.target)
             for name in names:
                 single = type(target.target) is cst.Name
-                if single and _detaches(node.value):
+                if single and detaches(node.value):
                     facts = facts - {name}
                 elif (single and self._carries(node.value, facts)) or name in self._backpropagated:
                     facts = facts | {name}
@@ -593,19 +625,6 @@ def _graph_names(expr: cst.BaseExpression, facts: Facts) -> frozenset[cst.Name]:
     if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
         return _graph_names(expr.left, facts) | _graph_names(expr.right, facts)
     return frozenset()
-
-
-def _detaches(expr: cst.BaseExpression) -> bool:
-    """`x.item()`, `x.detach().cpu()`, `x.data`, `float(x)`, a number."""
-    if type(expr) in (cst.Integer, cst.Float):
-        return True
-    if type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value in _DETACHING_BUILTINS:
-        return True
-    while type(expr) in (cst.Call, cst.Attribute, cst.Subscript):
-        if type(expr) is cst.Attribute and expr.attr.value in _DETACHING_METHODS:
-            return True
-        expr = expr.func if type(expr) is cst.Call else expr.value
-    return False
 
 
 def _adds_to_itself(node: cst.CSTNode) -> bool:

@@ -42,8 +42,9 @@ class MissingSetEpoch(Rule):
     expression such as `split == "train"`; a config value or a flag counts as
     shuffling), samplers for evaluation data (the variable or the
     dataset it samples named with `val`, `test`, `eval`), and samplers that
-    only leave the file (returned from a builder function, alone or inside
-    their DataLoader, also from the attribute that keeps them, also one
+    only leave the file (returned from a builder function, alone, inside
+    their DataLoader or in a list that collects them, also from the
+    attribute that keeps them, also one
     built as one branch of a conditional such as
     `DataLoader(...) if ds is not None else None`; or handed, alone or
     inside their DataLoader, to a function or class imported from another
@@ -118,6 +119,18 @@ class MissingSetEpoch(Rule):
         "        for epoch in range(epochs):\n"
         "            for batch in self.loader:\n"
         "                self.step(batch)\n",
+        # collected in a list that stays in the file: nothing else can set the epoch
+        "import torch\n"
+        "from torch.utils.data import DataLoader\n"
+        "def main(datasets, epochs):\n"
+        "    samplers = []\n"
+        "    for dataset in datasets:\n"
+        "        sampler = torch.utils.data.DistributedSampler(dataset)  # expect: TL302\n"
+        "        samplers.append(sampler)\n"
+        "    loaders = [DataLoader(d, sampler=s) for d, s in zip(datasets, samplers)]\n"
+        "    for epoch in range(epochs):\n"
+        "        for batch in loaders[0]:\n"
+        "            step(batch)\n",
         "import torch.utils.data as tud\n"
         "train_sampler = tud.DistributedSampler(train_ds, seed=0)  # expect: TL302\n"
         "val_sampler = tud.DistributedSampler(val_ds, shuffle=False)\n"
@@ -161,6 +174,15 @@ class MissingSetEpoch(Rule):
         "        return self.loader\n",
         "from torch.utils.data import DistributedSampler\n"
         "val_sampler = DistributedSampler(val_ds)\n",
+        # samplers that leave the file in the list that collects them
+        "import torch\n"
+        "def create_sampler(datasets, shuffles, num_tasks, global_rank):\n"
+        "    samplers = []\n"
+        "    for dataset, shuffle in zip(datasets, shuffles):\n"
+        "        sampler = torch.utils.data.DistributedSampler(dataset, num_replicas=num_tasks,\n"
+        "                                                      rank=global_rank, shuffle=shuffle)\n"
+        "        samplers.append(sampler)\n"
+        "    return samplers\n",
         "from torch.utils.data import DataLoader, DistributedSampler\n"
         "from trainers import Trainer\n"
         "sampler = DistributedSampler(train_ds)\n"
@@ -247,7 +269,7 @@ class MissingSetEpoch(Rule):
     def _leaves_file(self, holders: list[cst.BaseExpression]) -> bool:
         """The sampler, or a loader built on it, is returned to a caller (also from
         the attribute that keeps it: `return self.retri_loader`)."""
-        texts = {self.ctx.code(h) for h in holders} | self._loaders_given(holders)
+        texts = self._carriers(holders)
         for node in self.ctx.nodes_of(cst.Return):
             if node.value is not None and self._mentions(node.value, texts):
                 return True
@@ -257,7 +279,7 @@ class MissingSetEpoch(Rule):
         """The sampler, or the loader holding it, passed to a function or class
         imported from a module other than torch: that code may well call
         `set_epoch` itself, and we cannot see it."""
-        texts = {self.ctx.code(h) for h in holders} | self._loaders_given(holders)
+        texts = self._carriers(holders)
         for node in self.ctx.nodes_of(cst.Call):
             if not any(self._mentions(a.value, texts) for a in node.args):
                 continue
@@ -281,6 +303,22 @@ class MissingSetEpoch(Rule):
                 if param is None or param in summary.set_epoch:
                     return False
         return True
+
+    def _carriers(self, holders: list[cst.BaseExpression]) -> set[str]:
+        """What carries the sampler: its holders, the loaders built on it, and the
+        containers either is put in (`samplers.append(sampler)`, `[s1, s2]`)."""
+        texts = {self.ctx.code(h) for h in holders} | self._loaders_given(holders)
+        for node in self.ctx.nodes_of(cst.Call):
+            receiver = method_call(node, "append", "extend", "insert", "add")
+            if (type(receiver) in (cst.Name, cst.Attribute)
+                    and any(self._mentions(a.value, texts) for a in node.args)):
+                texts.add(self.ctx.code(receiver))
+        for node in self.ctx.nodes_of(cst.Assign):
+            if (type(node.value) in (cst.List, cst.Tuple, cst.Set, cst.Dict) and len(node.targets) == 1
+                    and type(node.targets[0].target) in (cst.Name, cst.Attribute)
+                    and self._mentions(node.value, texts)):
+                texts.add(self.ctx.code(node.targets[0].target))
+        return texts
 
     def _loaders_given(self, holders: list[cst.BaseExpression]) -> set[str]:
         """Variables and attributes (`self.loader`) assigned a call that takes the

@@ -22,6 +22,9 @@ _READING_BUILTINS = frozenset({"print", "len", "float", "int", "round", "str", "
 _LOGGING_METHODS = frozenset(
     {"format", "info", "debug", "warning", "write", "add_scalar", "set_postfix", "set_description"}
 )
+# what turns a tensor into a value without its autograd graph
+_DETACHING_METHODS = frozenset({"item", "detach", "tolist", "numpy", "data"})
+_DETACHING_BUILTINS = frozenset({"float", "int", "round"})
 # libraries whose functions return new values: the result is followed, not the call
 _TRANSPARENT_MODULES = ("torch.", "numpy.", "math.", "statistics.")
 
@@ -148,3 +151,16 @@ def _reads_only(ctx: FileContext, call: cst.Call) -> bool:
 def _holds(container: cst.List | cst.Tuple | cst.Dict | cst.Set, tracked: set[str]) -> bool:
     values = [element.value for element in container.elements]
     return any(type(v) in (cst.Name, cst.Attribute) and dotted_name(v) in tracked for v in values)
+
+
+def detaches(expr: cst.BaseExpression) -> bool:
+    """`x.item()`, `x.detach().cpu()`, `x.data`, `float(x)`, a number."""
+    if type(expr) in (cst.Integer, cst.Float):
+        return True
+    if type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value in _DETACHING_BUILTINS:
+        return True
+    while type(expr) in (cst.Call, cst.Attribute, cst.Subscript):
+        if type(expr) is cst.Attribute and expr.attr.value in _DETACHING_METHODS:
+            return True
+        expr = expr.func if type(expr) is cst.Call else expr.value
+    return False

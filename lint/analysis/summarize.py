@@ -15,6 +15,7 @@ from typing import Iterator, Mapping
 
 import libcst as cst
 
+from trainlint.analysis.accumulators import detaches
 from trainlint.analysis.dataflow import backpropagated_names, target_names
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, scheduler_step, train_mode_call
 from trainlint.analysis.precision import global_value, half_conversion, value_of_name
@@ -176,8 +177,9 @@ class _Summarizer:
         self.signature = parameter_names(ctx, func)
         self.params = tuple(name.lstrip("*") for name in self.signature)
         # the own nodes a summary reads, picked in one pass
-        self.nodes = only(ctx.own_nodes(func.body), cst.For, cst.While, cst.AugAssign, cst.Return)
+        self.nodes = only(ctx.own_nodes(func.body), cst.For, cst.While, cst.AugAssign, cst.Return, cst.Assign)
         self.derived = self._derived_from_params()
+        self.detached = self._detached_params()
         self.converted: set[str] = set()  # dotted names converted to float16 here
 
     def summary(self) -> Summary:
@@ -291,6 +293,17 @@ class _Summarizer:
                     derived.setdefault(name, source.value)
         return derived
 
+    def _detached_params(self) -> set[str]:
+        """Parameters the function rebinds to a value without a graph
+        (`v = v.data.sum()`, `loss = loss.item()`): what it stores is no longer
+        the tensor it was given."""
+        detached: set[str] = set()
+        for node in only(self.nodes, cst.Assign):
+            assert type(node) is cst.Assign
+            if detaches(node.value):
+                detached.update(name for t in node.targets for name in target_names(t.target) if name in self.params)
+        return detached
+
     def _accumulation(self, store: cst.BaseExpression, added: cst.BaseExpression, found: set[str]) -> None:
         """`store += param`, `store.append(param * n)` where `store` outlives the
         call: an attribute of `self` or a parameter, or a module global."""
@@ -301,7 +314,7 @@ class _Summarizer:
             return
         for operand in _operands(added):
             param = self._param(operand)
-            if param is not None:
+            if param is not None and param not in self.detached:
                 found.add(param)
 
     def _outlives_call(self, root: cst.Name) -> bool:
