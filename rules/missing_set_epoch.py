@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 import libcst as cst
 
@@ -15,6 +16,7 @@ from trainlint.rule import Rule
 DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
 _EVALUATION = re.compile(r"val|test|eval|dev_|_dev|infer|predict", re.IGNORECASE)
 _SHUFFLE_POSITION = 3
+_MAX_BUILDERS = 4  # returns followed to their call sites before giving up (silently)
 # libraries that wrap a loader only to iterate it (progress bars and the like)
 _LIBRARIES_THAT_ONLY_ITERATE = frozenset({"torch", "tqdm", "itertools", "rich", "builtins"})  # DistributedSampler(dataset, num_replicas, rank, shuffle, ...)
 
@@ -39,16 +41,21 @@ class MissingSetEpoch(Rule):
 
     ## Limitations
     Samplers built with `shuffle=False` (or a `shuffle=` decided by an
-    expression such as `split == "train"`; a config value or a flag counts as
-    shuffling), samplers for evaluation data (the variable or the
-    dataset it samples named with `val`, `test`, `eval`), and samplers that
-    only leave the file (returned from a builder function, alone, inside
-    their DataLoader or in a list that collects them, also from the
-    attribute that keeps them, also one
-    built as one branch of a conditional such as
-    `DataLoader(...) if ds is not None else None`; or handed, alone or
-    inside their DataLoader, to a function or class imported from another
-    module, such as a project's `Trainer`) are not flagged. A function of
+    expression such as `split == "train"`, or a builder's parameter that
+    defaults to `False`; a config value or a flag counts as shuffling),
+    samplers for evaluation data (the variable or the dataset it samples
+    named with `val`, `test`, `eval`, or a builder called only from a
+    function so named or with `eval_set=True` / `split="val"`), and samplers
+    that leave the file are not flagged: returned from a builder function
+    (alone, inside their DataLoader or in a list that collects them, also
+    from the attribute that keeps them, also one built as one branch of a
+    conditional such as `DataLoader(...) if ds is not None else None`) that
+    no code of the file calls, or whose result a call of the file passes on;
+    or handed, alone or inside their DataLoader, to a function or class
+    imported from another module, such as a project's `Trainer`. A builder
+    that the file calls is followed to each call site: `train_loader, valset
+    = prepare_dataloaders(hparams)` keeps the sampler in `train_loader`, and
+    the checks start again from there. A function of
     the project's other modules whose code shows it never calls `set_epoch`
     on what it is given (a `train_one_epoch(model, loader, ...)` of
     `engine.py`, a `sample_data(loader)` generator) is no such excuse; a
@@ -119,6 +126,24 @@ class MissingSetEpoch(Rule):
         "        for epoch in range(epochs):\n"
         "            for batch in self.loader:\n"
         "                self.step(batch)\n",
+        # a builder of the file returns the loader; its caller trains on it for epochs
+        "from torch.utils.data import DataLoader\n"
+        "from torch.utils.data.distributed import DistributedSampler\n"
+        "def prepare_dataloaders(hparams):\n"
+        "    trainset = TextMelLoader(hparams.training_files)\n"
+        "    if hparams.distributed_run:\n"
+        "        train_sampler = DistributedSampler(trainset)  # expect: TL302\n"
+        "        shuffle = False\n"
+        "    else:\n"
+        "        train_sampler, shuffle = None, True\n"
+        "    train_loader = DataLoader(trainset, shuffle=shuffle, sampler=train_sampler)\n"
+        "    return train_loader, trainset\n"
+        "def train(hparams, model, optimizer):\n"
+        "    train_loader, valset = prepare_dataloaders(hparams)\n"
+        "    for epoch in range(hparams.epochs):\n"
+        "        for i, batch in enumerate(train_loader):\n"
+        "            model(batch).backward()\n"
+        "            optimizer.step()\n",
         # collected in a list that stays in the file: nothing else can set the epoch
         "import torch\n"
         "from torch.utils.data import DataLoader\n"
@@ -174,6 +199,35 @@ class MissingSetEpoch(Rule):
         "        return self.loader\n",
         "from torch.utils.data import DistributedSampler\n"
         "val_sampler = DistributedSampler(val_ds)\n",
+        # the builder's caller sets the epoch on what it returns
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def loaders(ds):\n"
+        "    sampler = DistributedSampler(ds)\n"
+        "    return DataLoader(ds, sampler=sampler), len(ds)\n"
+        "def train(ds, epochs):\n"
+        "    train_loader, n = loaders(ds)\n"
+        "    for epoch in range(epochs):\n"
+        "        train_loader.sampler.set_epoch(epoch)\n"
+        "        for batch in train_loader:\n"
+        "            step(batch)\n",
+        # a builder that shuffles only when asked to, and is never asked
+        "import torch\n"
+        "def build_data_loader(dataset, drop_last=True, shuffle=False):\n"
+        "    sampler = torch.utils.data.distributed.DistributedSampler(dataset, shuffle=shuffle)\n"
+        "    return torch.utils.data.DataLoader(dataset, sampler=sampler)\n"
+        "def compute_feature_bank(model, train_ds):\n"
+        "    loader = build_data_loader(train_ds)\n"
+        "    for batch in loader:\n"
+        "        model(batch)\n",
+        # a builder only the validation calls
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def get_dataloader(args, dataset, eval_set=False):\n"
+        "    sampler = DistributedSampler(dataset)\n"
+        "    return (x for x in DataLoader(dataset, sampler=sampler))\n"
+        "def pretrain_validation(args, model, dataset):\n"
+        "    data_batches = get_dataloader(args, dataset, eval_set=True)\n"
+        "    for batch in data_batches:\n"
+        "        model(batch)\n",
         # samplers that leave the file in the list that collects them
         "import torch\n"
         "def create_sampler(datasets, shuffles, num_tasks, global_rank):\n"
@@ -221,20 +275,29 @@ class MissingSetEpoch(Rule):
     def finish(self) -> None:
         receivers = self.set_epoch_receivers
         for call in self.samplers:
-            if not _shuffles(call):
+            if not _shuffles(self.ctx, call):
                 continue
             holders = self._holders(call)
             if holders is None or any(_EVALUATION.search(self.ctx.code(h)) for h in holders):
                 continue
             if _samples_evaluation_data(call):
                 continue
-            if (
-                self._leaves_file(holders)
-                or self._handed_to_imported_code(holders)
-                or self._set_epoch_reaches(receivers, holders)
-            ):
+            if self._excused(holders, receivers, followed=set()):
                 continue
             self.report(call)
+
+    def _excused(self, holders: list[cst.BaseExpression], receivers: list[cst.BaseExpression],
+                 followed: set[cst.Return]) -> bool:
+        """Something may call `set_epoch` on the sampler these hold: the file does,
+        code we cannot see does, or a caller of the builder that returns it does."""
+        if self._set_epoch_reaches(receivers, holders) or self._handed_to_imported_code(holders):
+            return True
+        returned = self._returned_at_call_sites(holders, followed)
+        if returned is None:
+            return True
+        if len(followed) > _MAX_BUILDERS:
+            return bool(returned)
+        return any(self._excused(found, receivers, followed) for found in returned)
 
     def _holders(self, call: cst.Call) -> list[cst.BaseExpression] | None:
         """What keeps the sampler: the variable it is assigned to, or the
@@ -266,14 +329,37 @@ class MissingSetEpoch(Rule):
             holders.extend(found)
         return holders or None
 
-    def _leaves_file(self, holders: list[cst.BaseExpression]) -> bool:
-        """The sampler, or a loader built on it, is returned to a caller (also from
-        the attribute that keeps it: `return self.retri_loader`)."""
+    def _returned_at_call_sites(self, holders: list[cst.BaseExpression],
+                                followed: set[cst.Return]) -> list[list[cst.BaseExpression]] | None:
+        """Where the sampler goes when a function returns it, or a loader built on it
+        (also from the attribute that keeps it: `return self.retri_loader`): for a
+        builder that only this file calls, what keeps it at each call site
+        (`train_loader, valset = prepare_dataloaders(hparams)`). None when it may
+        leave the file (a builder no call of the file runs, or a call site whose
+        result goes where we cannot follow it) or only serves evaluation."""
         texts = self._carriers(holders)
+        found: list[list[cst.BaseExpression]] = []
+        followed_here = False
         for node in self.ctx.nodes_of(cst.Return):
-            if node.value is not None and self._mentions(node.value, texts):
-                return True
-        return False
+            if node in followed or node.value is None or not self._mentions(node.value, texts):
+                continue
+            followed.add(node)
+            followed_here = True
+            builder = self.ctx.enclosing_function(node)
+            sites = self.ctx.call_sites(builder) if builder is not None else []
+            if not sites:
+                return None
+            items = list(node.value.elements) if type(node.value) is cst.Tuple else None
+            for site in sites:
+                if _evaluation_call(self.ctx, site):
+                    continue
+                kept = _kept_at(self.ctx, site, node.value, items, lambda v: self._mentions(v, texts))
+                if kept is None:
+                    return None
+                found.append(kept)
+        if followed_here and not found:
+            return None  # returned only to evaluation code
+        return found
 
     def _handed_to_imported_code(self, holders: list[cst.BaseExpression]) -> bool:
         """The sampler, or the loader holding it, passed to a function or class
@@ -388,6 +474,42 @@ class MissingSetEpoch(Rule):
         return False
 
 
+def _evaluation_call(ctx: FileContext, site: cst.Call) -> bool:
+    """A builder called for evaluation data: from a function named for it
+    (`pretrain_validation`), or told so (`eval_set=True`, `split="val"`)."""
+    caller = ctx.enclosing_function(site)
+    if caller is not None and _EVALUATION.search(caller.name.value):
+        return True
+    for arg in site.args:
+        value = arg.value
+        if (arg.keyword is not None and _EVALUATION.search(arg.keyword.value)
+                and type(value) is cst.Name and value.value == "True"):
+            return True
+        if type(value) is cst.SimpleString and _EVALUATION.search(value.evaluated_value or ""):
+            return True
+    return False
+
+
+def _kept_at(ctx: FileContext, site: cst.Call, returned: cst.BaseExpression,
+             items: list[cst.BaseElement] | None,
+             carries: Callable[[cst.BaseExpression], bool]) -> list[cst.BaseExpression] | None:
+    """What keeps the returned sampler at one call site of its builder: the name
+    the call is assigned to, or the names a returned tuple is unpacked into at the
+    positions that carry it. None when the result goes anywhere else."""
+    target = _assigned_to(ctx, site)
+    if target is None:
+        return None
+    if items is None:
+        return [target] if type(target) in (cst.Name, cst.Attribute) else None
+    if type(target) not in (cst.Tuple, cst.List) or len(target.elements) != len(items):
+        return [target] if type(target) is cst.Name else None  # the tuple kept whole
+    kept = [element.value for element, item in zip(target.elements, items)
+            if carries(item.value)]
+    if any(type(value) not in (cst.Name, cst.Attribute) for value in kept):
+        return None
+    return kept
+
+
 def _is_parameter(binding: Binding) -> bool:
     """A function parameter may be handed any sampler by its callers."""
     func = binding.owner
@@ -442,7 +564,7 @@ def _assigned_to(ctx: FileContext, value: cst.CSTNode) -> cst.BaseExpression | N
     return None
 
 
-def _shuffles(call: cst.Call) -> bool:
+def _shuffles(ctx: FileContext, call: cst.Call) -> bool:
     positional = [a for a in call.args if a.keyword is None and not a.star]
     value: cst.BaseExpression | None = None
     for arg in call.args:
@@ -451,7 +573,20 @@ def _shuffles(call: cst.Call) -> bool:
     if value is None and len(positional) > _SHUFFLE_POSITION:
         value = positional[_SHUFFLE_POSITION].value
     # the default shuffles, and so may a value read from a config or a flag
-    return value is None or not _may_be_false(value)
+    return value is None or not (_may_be_false(value) or _defaults_to_false(ctx, value))
+
+
+def _defaults_to_false(ctx: FileContext, value: cst.BaseExpression) -> bool:
+    """`shuffle=shuffle` in `def build_data_loader(dataset, shuffle=False)`: the
+    builder's callers decide, and by default it does not shuffle."""
+    func = ctx.enclosing_function(value)
+    if type(value) is not cst.Name or func is None:
+        return False
+    params = func.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == value.value:
+            return param.default is not None and _may_be_false(param.default)
+    return False
 
 
 def _may_be_false(value: cst.BaseExpression) -> bool:
