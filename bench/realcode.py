@@ -98,6 +98,8 @@ def materialize(repos: list[Repo], mirror: Path, into: Path) -> None:
     """Write each labelled file, as it is at the pinned commit, under `into/<owner+name>/`."""
     for repo in repos:
         git_dir = mirror / repo.folder / "repo"
+        if (git_dir / ".git").is_dir():  # a mirror with a work tree
+            git_dir = git_dir / ".git"
         if not git_dir.exists():
             raise SystemExit(f"no mirror of {repo.name} at {git_dir}: fetch it first")
         for rel in repo.paths:
