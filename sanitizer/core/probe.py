@@ -115,6 +115,10 @@ class StepProbe:
     eval_losses: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # (kind, per-element mean)
     loss_kinds: list[str | None] = field(default_factory=list)  # of `losses`, None when unknown
     model_in_eval_mode: Any = None  # the model whose eval-mode forward a training loss came from
+    # optimizers stepped inside the backward pass (one per parameter, from gradient hooks):
+    # their gradients are gone when the pass ends, so each is read as its optimizer steps
+    stepped_params: list[torch.Tensor] = field(default_factory=list)
+    stepped_squares: list[torch.Tensor] = field(default_factory=list)
 
     def add_trail(self, slot: int, tensor: torch.Tensor) -> None:
         if len(self.trail_slots) < MAX_TRAIL:

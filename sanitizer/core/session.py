@@ -117,6 +117,7 @@ class Sanitizer:
         self._held: HeldStep | None = None
         self._leaves: list[torch.Tensor] = []  # what backward passes train, while no optimizer is seen
         self._stand_in: ManualUpdate | None = None  # the same, as an optimizer, once steps are backward passes
+        self._in_backward_optimizer: ManualUpdate | None = None  # optimizers stepped inside backward, as one
         self._manual_update: ManualUpdate | None = None  # what mark_step() was given
         self._loss_site: str | None = None  # where the last training loss was computed
         self._data_wait = 0.0
@@ -328,7 +329,12 @@ class Sanitizer:
                 detector.on_backward(loss, self.sink)
 
     def after_backward(self, tensors: Any) -> None:
-        """A backward pass ended: a step in a loop without an optimizer (see backward_steps)."""
+        """A backward pass ended: a step in a loop without an optimizer (see backward_steps),
+        or one whose optimizers stepped inside it."""
+        if self.probe.stepped_params:
+            self._close_step(self._optimizer_in_backward(self.probe.stepped_params), skipped=False)
+            self._advance()
+            return
         if self.step_source is StepSource.OPTIMIZER or not self.probe.graph_roots or not self._leaves:
             return
         if any(storage_freed(leaf) for leaf in self._leaves):
@@ -466,11 +472,34 @@ class Sanitizer:
     def before_step(self, optimizer: torch.optim.Optimizer) -> None:
         self._stepped = True
         self._optimizer_seen()
+        if _in_backward():
+            self._step_in_backward(optimizer)
+            return
         found_inf = getattr(optimizer, "found_inf", None)  # GradScaler with a fused optimizer
         self._close_step(optimizer, skipped=False, found_inf=found_inf)
 
     def after_step(self, optimizer: torch.optim.Optimizer) -> None:
-        self._advance()
+        if not _in_backward():
+            self._advance()
+
+    def _step_in_backward(self, optimizer: torch.optim.Optimizer) -> None:
+        """An optimizer stepped from a gradient hook (the optimizer fused into the
+        backward pass, one per parameter): its gradients are read now, before the
+        update clears them; the step ends with the backward pass."""
+        self._optimizers.add(optimizer)
+        params = [p for p in _params_of(optimizer) if p.grad is not None and not p.grad.is_sparse]
+        if params:
+            with torch.no_grad():
+                self.probe.stepped_squares.extend(squared_norms([p.grad for p in params]))
+            self.probe.stepped_params.extend(params)
+
+    def _optimizer_in_backward(self, params: list[torch.Tensor]) -> ManualUpdate:
+        """The optimizers a backward pass stepped, as one (the same from step to step
+        while they step the same parameters)."""
+        stand_in = self._in_backward_optimizer
+        if stand_in is None or {id(p) for p in _params_of(stand_in)} != {id(p) for p in params}:
+            stand_in = self._in_backward_optimizer = ManualUpdate(params)
+        return stand_in
 
     def mark_step(self, parameters: Iterable[torch.Tensor] | None = None) -> None:
         """End the current step by hand, in a loop that updates `parameters` without torch.optim.
@@ -544,13 +573,18 @@ class Sanitizer:
 
     def _measure(self, probe: StepProbe, params: list[torch.Tensor], skipped: bool,
                  found_inf: Any, partial: bool) -> StepRecord:
-        with_grad = [p for p in params if p.grad is not None and not p.grad.is_sparse]
-        grads = [p.grad for p in with_grad]
+        if probe.stepped_params:  # read while the optimizers stepped inside backward
+            with_grad, grads = probe.stepped_params, []
+        else:
+            with_grad = [p for p in params if p.grad is not None and not p.grad.is_sparse]
+            grads = [p.grad for p in with_grad]
         self.fp16 = self.fp16 or any(grad.dtype == torch.float16 for grad in grads[:1])
         gather = Gather()
         gather.add("loss", probe.losses)
         gather.add("trail", probe.trail_values)
-        if grads:
+        if probe.stepped_params:
+            gather.add("grads", probe.stepped_squares)
+        elif grads:
             gather.add("grads", squared_norms(grads))
         if isinstance(found_inf, torch.Tensor):
             gather.add("found_inf", [found_inf])
@@ -588,7 +622,8 @@ class Sanitizer:
             loss_sites=probe.loss_sites, trail=trail, model_site=probe.model_site,
             params=with_grad, grad_norms=grad_norms,
             grad_norm=sum(n * n for n in grad_norms) ** 0.5 if grad_norms else None,
-            checked_params=checked, param_norms=param_norms, param_step=self.steps or self.step,
+            checked_params=checked, param_norms=param_norms,
+            param_step=self.step if probe.stepped_params else self.steps or self.step,  # updated already?
             scale=scale, underflow=_share(values.get("underflow"), 0, underflow_total),
             tiny_share=_share(values.get("underflow"), 1, underflow_total), eval_loss=_first(values.get("eval")),
             eval_kind=eval_kind, loss_kinds=probe.loss_kinds, model_in_eval_mode=probe.model_in_eval_mode,
@@ -677,6 +712,11 @@ def _validate_kinds(kinds: Iterable[str], option: str) -> set[str]:
 def _overriding(detectors: list[Detector], callback: str) -> list[Detector]:
     base = getattr(Detector, callback)
     return [d for d in detectors if getattr(type(d), callback) is not base]
+
+
+def _in_backward() -> bool:
+    """Whether autograd is running a backward pass on this thread (a gradient hook)."""
+    return torch._C._current_graph_task_id() != -1
 
 
 def _params_of(optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:

@@ -2,7 +2,8 @@
 examples: every dtype torch trains in, a culprit behind `return self.dropout(h)`,
 a model left in eval mode, blow-ups and climbs of the loss, summed validation
 losses, module names with a second model, a loss module and a transform, and a
-GAN whose two optimizers take turns, and policy-gradient training."""
+GAN whose two optimizers take turns, policy-gradient training, and optimizers
+stepped inside the backward pass."""
 from __future__ import annotations
 
 import pytest
@@ -15,12 +16,13 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("gated_lm.py", "--ending", ending) for ending in ENDINGS] + [
     ("eval_mode_left_on.py",), ("eval_mode_left_on.py", "--frozen-bn"), ("warmup_blowup.py",),
     ("steady_climb.py",), ("summed_validation.py",), ("summed_validation.py", "--criterion", "module"),
-    ("gan_ring.py",), ("gan_turns.py",), ("policy_gradient.py",), ("policy_gradient.py", "--critic")]
+    ("gan_ring.py",), ("gan_turns.py",), ("policy_gradient.py",), ("policy_gradient.py", "--critic"),
+    ("optimizer_in_backward.py",)]
 PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               ("eval_mode_left_on.py", "--bug"), ("warmup_blowup.py", "--peak-lr", "3"),
               ("steady_climb.py", "--endless-warmup"), ("summed_validation.py", "--overfit"),
-              ("gan_ring.py", "--fault"), ("gan_turns.py", "--corrupt")]
+              ("gan_ring.py", "--fault"), ("gan_turns.py", "--corrupt"), ("optimizer_in_backward.py", "--fault", "40")]
 
 
 def _where(run: Run) -> dict[str, tuple[int, str | None]]:
@@ -131,3 +133,21 @@ def test_policy_gradient_training_is_not_judged_by_its_loss(script_runs: ScriptR
     assert first < 15 and last > 150, run.stdout
     assert run.events() == []
     assert any("policy-gradient objective" in note for note in run.report["summary"]["notes"])
+
+
+def test_optimizers_stepped_inside_backward_make_one_step_per_pass(script_runs: ScriptRuns) -> None:
+    """One AdamW per parameter, stepped from gradient hooks: a step is the backward
+    pass (not one per parameter), its gradients are read before the hooks clear
+    them, and its parameters are judged after the updates it made."""
+    healthy = script_runs.get("optimizer_in_backward.py")
+    assert healthy.report["steps"] == 120, healthy.report["steps"]
+    run = script_runs.get("optimizer_in_backward.py", "--fault", "40")
+    assert run.returncode == 0, run.stderr
+    assert run.report["steps"] == 120
+    where = _where(run)
+    assert where["nonfinite_activation"] == (40, "norm_in")
+    assert where["nonfinite_grad"][0] == 40 and where["nonfinite_param"][0] == 40, where
+    grad = run.first("nonfinite_grad")
+    assert "6 of 6 parameters" in grad["message"], grad
+    problems = run.report["summary"]["problems"]
+    assert len(problems) == 1 and problems[0]["headline"].startswith("nonfinite_activation at step 40"), problems
