@@ -56,6 +56,13 @@ def gradient_state(params: Iterable[torch.Tensor]) -> list[tuple[weakref.ref[tor
     return [(weakref.ref(p), id(p.grad), p.grad._version) for p in params if p.grad is not None]
 
 
+def in_backward() -> bool:
+    """Whether autograd is running a backward pass on this thread: a gradient hook
+    (an optimizer stepped inside backward), or a forward that activation
+    checkpointing recomputes."""
+    return torch._C._current_graph_task_id() != -1
+
+
 def storage_freed(tensor: torch.Tensor) -> bool:
     """A tensor whose memory was released after backward: FSDP2 frees the
     unsharded parameters it trains through once their gradients are reduced."""

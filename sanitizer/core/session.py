@@ -24,6 +24,7 @@ from sanitizer.core.backward_steps import (
     StepSource,
     absorb,
     gradient_state,
+    in_backward,
     storage_freed,
     trained_leaves,
 )
@@ -275,7 +276,7 @@ class Sanitizer:
         name = self.index.module_name(module)
         if name is None and self._refresh_index():
             name = self.index.module_name(module)
-        return name if name is not None else type(module).__name__
+        return name or type(module).__name__  # the model itself ("" in named_modules) by its class
 
     def slot_name(self, slot: int) -> str | None:
         return "<input>" if slot == INPUT_SLOT else self.module_name(self.module_of_slot(slot))
@@ -472,14 +473,14 @@ class Sanitizer:
     def before_step(self, optimizer: torch.optim.Optimizer) -> None:
         self._stepped = True
         self._optimizer_seen()
-        if _in_backward():
+        if in_backward():
             self._step_in_backward(optimizer)
             return
         found_inf = getattr(optimizer, "found_inf", None)  # GradScaler with a fused optimizer
         self._close_step(optimizer, skipped=False, found_inf=found_inf)
 
     def after_step(self, optimizer: torch.optim.Optimizer) -> None:
-        if not _in_backward():
+        if not in_backward():
             self._advance()
 
     def _step_in_backward(self, optimizer: torch.optim.Optimizer) -> None:
@@ -712,11 +713,6 @@ def _validate_kinds(kinds: Iterable[str], option: str) -> set[str]:
 def _overriding(detectors: list[Detector], callback: str) -> list[Detector]:
     base = getattr(Detector, callback)
     return [d for d in detectors if getattr(type(d), callback) is not base]
-
-
-def _in_backward() -> bool:
-    """Whether autograd is running a backward pass on this thread (a gradient hook)."""
-    return torch._C._current_graph_task_id() != -1
 
 
 def _params_of(optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:

@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 from sanitizer.core import locations
+from sanitizer.core.backward_steps import in_backward
 from sanitizer.core.probe import INPUT_SLOT
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ class ForwardTracer:
         self._trace = trace
         self._listeners = listeners
         self._calls: list[nn.Module] = []  # the modules whose forward is running, outermost first
+        self._outer_grad = False  # whether the outermost of them started with gradients enabled
         self._last_output: weakref.ref[torch.Tensor] | None = None
         # its autograd node: an activation applied to it points at this node, after the
         # tensor itself may be gone (`F.relu(self.fc(x))` drops the linear's output)
@@ -56,12 +58,15 @@ class ForwardTracer:
         self._slot_refs: list[weakref.ref[nn.Module]] = []
 
     def before_forward(self, module: nn.Module, args: tuple[Any, ...]) -> None:
+        if in_backward():  # activation checkpointing recomputes forwards already seen
+            return
         self._calls.append(module)
         if len(self._calls) != 1:
             if self._trace and args and torch.is_grad_enabled():
                 self._trace_own_computation(args[0])
             return
         self.saw_forward = True
+        self._outer_grad = torch.is_grad_enabled()
         if not isinstance(module, nn.modules.loss._Loss):  # a loss module's mode says nothing
             self.training_mode = module.training
             self._model = weakref.ref(module)
@@ -92,15 +97,21 @@ class ForwardTracer:
                 self._session.probe.add_trail(self._slot(self._calls[-2], own=True), tensor)
 
     def after_forward(self, module: nn.Module, args: tuple[Any, ...], output: Any) -> None:
+        if in_backward():
+            return
         if self._calls:
             self._calls.pop()
-        if not torch.is_grad_enabled():
+        grad = torch.is_grad_enabled()
+        # a forward without gradients inside a training forward (reentrant activation
+        # checkpointing runs its blocks so, and recomputes them in backward) is traced
+        if not grad and not (self._calls and self._outer_grad):
             return
         tensor = _first_tensor(output)
         if tensor is None:
             return
-        for detector in self._listeners:
-            detector.on_forward(module, output, self._session.sink)
+        if grad:
+            for detector in self._listeners:
+                detector.on_forward(module, output, self._session.sink)
         last = self._last_output
         if last is not None and last() is tensor:  # a container passing a child's output through
             return

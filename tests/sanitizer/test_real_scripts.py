@@ -2,8 +2,8 @@
 examples: every dtype torch trains in, a culprit behind `return self.dropout(h)`,
 a model left in eval mode, blow-ups and climbs of the loss, summed validation
 losses, module names with a second model, a loss module and a transform, and a
-GAN whose two optimizers take turns, policy-gradient training, and optimizers
-stepped inside the backward pass."""
+GAN whose two optimizers take turns, policy-gradient training, optimizers
+stepped inside the backward pass, and activation checkpointing."""
 from __future__ import annotations
 
 import pytest
@@ -17,12 +17,13 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("eval_mode_left_on.py",), ("eval_mode_left_on.py", "--frozen-bn"), ("warmup_blowup.py",),
     ("steady_climb.py",), ("summed_validation.py",), ("summed_validation.py", "--criterion", "module"),
     ("gan_ring.py",), ("gan_turns.py",), ("policy_gradient.py",), ("policy_gradient.py", "--critic"),
-    ("optimizer_in_backward.py",)]
+    ("optimizer_in_backward.py",), ("checkpointed.py",), ("checkpointed.py", "--reentrant")]
 PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               ("eval_mode_left_on.py", "--bug"), ("warmup_blowup.py", "--peak-lr", "3"),
               ("steady_climb.py", "--endless-warmup"), ("summed_validation.py", "--overfit"),
-              ("gan_ring.py", "--fault"), ("gan_turns.py", "--corrupt"), ("optimizer_in_backward.py", "--fault", "40")]
+              ("gan_ring.py", "--fault"), ("gan_turns.py", "--corrupt"), ("optimizer_in_backward.py", "--fault", "40"),
+              ("checkpointed.py", "--fault", "30"), ("checkpointed.py", "--reentrant", "--fault", "30")]
 
 
 def _where(run: Run) -> dict[str, tuple[int, str | None]]:
@@ -151,3 +152,16 @@ def test_optimizers_stepped_inside_backward_make_one_step_per_pass(script_runs: 
     assert "6 of 6 parameters" in grad["message"], grad
     problems = run.report["summary"]["problems"]
     assert len(problems) == 1 and problems[0]["headline"].startswith("nonfinite_activation at step 40"), problems
+
+
+@pytest.mark.parametrize("variant", [(), ("--reentrant",)], ids=["non-reentrant", "reentrant"])
+def test_culprit_inside_a_checkpointed_block_is_named(script_runs: ScriptRuns, variant: tuple[str, ...]) -> None:
+    """The reentrant variant runs the blocks without gradients in the forward pass
+    (and again, with them, inside backward): the block is still the culprit, not the model."""
+    run = script_runs.get("checkpointed.py", *variant, "--fault", "30")
+    assert run.returncode == 0, run.stderr
+    activation = run.first("nonfinite_activation")
+    assert (activation["step"], activation["module"], activation["culprit"]) == (30, "blocks.2", "blocks.2"), activation
+    assert activation["where"] == f"checkpointed.py:{line_of('checkpointed.py', 'def forward(self, x):')}"  # Block's
+    problems = run.report["summary"]["problems"]
+    assert len(problems) == 1 and problems[0]["headline"].startswith("nonfinite_activation at step 30"), problems

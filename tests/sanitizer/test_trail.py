@@ -63,12 +63,13 @@ def test_an_activation_of_a_traced_output_is_not_measured_again(activation: str)
 
 
 def test_a_modules_own_arithmetic_before_the_activation_is_measured() -> None:
-    # the product is measured (under the model's own name: the root's is ""), its ReLU is not
-    assert traced_names(Scaled()) == ["<input>", "fc", ""]
+    # the product is measured (under the model's own name: the root, "" in named_modules,
+    # is named by its class), its ReLU is not
+    assert traced_names(Scaled()) == ["<input>", "fc", "Scaled"]
 
 
 def test_an_activation_of_an_untraced_value_is_measured() -> None:
-    assert traced_names(ActivatedInput()) == ["<input>", "", "fc"]
+    assert traced_names(ActivatedInput()) == ["<input>", "ActivatedInput", "fc"]
 
 
 PERMUTATIONS = list(itertools.permutations(range(3)))
@@ -89,3 +90,37 @@ def test_dense_view_reads_every_element_of_a_permuted_tensor(order: tuple[int, .
 def test_dense_view_leaves_a_sliced_tensor_alone() -> None:
     sliced = torch.randn(6, 8)[:, ::2].t()
     assert dense_view(sliced) is sliced
+
+
+class Checkpointed(nn.Module):
+    """Two blocks run through activation checkpointing."""
+
+    def __init__(self, reentrant: bool | None) -> None:
+        super().__init__()
+        self.blocks = nn.ModuleList(nn.Sequential(nn.Linear(4, 4), nn.LayerNorm(4)) for _ in range(2))
+        self.reentrant = reentrant
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for block in self.blocks:
+            x = block(x) if self.reentrant is None else torch.utils.checkpoint.checkpoint(
+                block, x, use_reentrant=self.reentrant)
+        return x
+
+
+@pytest.mark.parametrize("reentrant", [False, True], ids=["non-reentrant", "reentrant"])
+def test_checkpointed_blocks_are_traced_once_in_forward_order(reentrant: bool) -> None:
+    """The blocks' outputs are on the trail as without checkpointing (the reentrant
+    variant runs them without gradients), and their recomputation inside the
+    backward pass adds nothing."""
+    model = Checkpointed(None)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
+        optimizer.step()  # steps come from the optimizer: the probe lasts until the next one
+        model(torch.randn(2, 4, requires_grad=True)).sum().backward()
+        expected = [session.slot_name(slot) for slot in session.probe.trail_slots]
+        session.probe.trail_slots.clear()
+        model.reentrant = reentrant
+        model(torch.randn(2, 4, requires_grad=True)).sum().backward()
+        names = [session.slot_name(slot) for slot in session.probe.trail_slots]
+    assert "blocks.1.1" in expected
+    assert names == expected
