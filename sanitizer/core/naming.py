@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import gc
 import sys
+from types import ModuleType
 from typing import Iterable
 
 import torch
 from torch import nn
+
+from sanitizer.core import locations
 
 
 class ModelIndex:
@@ -81,7 +84,7 @@ def _prefixed(roots: list[nn.Module]) -> list[tuple[str, nn.Module]]:
     """One model keeps bare names (as `model.named_modules()`); several get a prefix."""
     if len(roots) <= 1:
         return [("", root) for root in roots]
-    names = _global_names()
+    names = _variable_names()
     taken: set[str] = set()
     result = []
     for root in roots:
@@ -93,10 +96,37 @@ def _prefixed(roots: list[nn.Module]) -> list[tuple[str, nn.Module]]:
     return result
 
 
-def _global_names() -> dict[int, str]:
+def _variable_names() -> dict[int, str]:
+    """What the script calls its models: globals of `__main__`, then the locals of
+    the user's frames now running, innermost first, and the attributes of those
+    locals (`self.student` in a trainer's method: `student`)."""
     main = sys.modules.get("__main__")
-    return {id(value): name for name, value in vars(main).items()
-            if isinstance(value, nn.Module)} if main else {}
+    names = {id(value): name for name, value in vars(main).items()
+             if isinstance(value, nn.Module)} if main else {}
+    frame = sys._getframe(1)
+    while frame is not None:
+        if locations.is_user_file(frame.f_code.co_filename):
+            for name, value in list(frame.f_locals.items()):
+                if issubclass(type(value), nn.Module):
+                    if name not in ("self", "cls"):
+                        names.setdefault(id(value), name)
+                elif not issubclass(type(value), (type, ModuleType)):  # not classes, nor imported modules
+                    for attribute, member in _module_attributes(value):
+                        names.setdefault(id(member), attribute)
+        frame = frame.f_back
+    return names
+
+
+def _module_attributes(value: object) -> list[tuple[str, nn.Module]]:
+    """The modules an object (a trainer, an argument namespace) keeps as attributes."""
+    try:
+        attributes = vars(value)
+    except Exception:  # no __dict__, or one that cannot be read
+        return []
+    if not isinstance(attributes, dict):
+        return []
+    return [(name, member) for name, member in list(attributes.items())
+            if not name.startswith("_") and issubclass(type(member), nn.Module)]
 
 
 def _join(prefix: str, name: str) -> str:

@@ -43,7 +43,7 @@ UNTRACED_NODES = frozenset({"ReluBackward0", "GeluBackward0", "SiluBackward0", "
 class ForwardTracer:
     def __init__(self, session: Sanitizer, trace: bool, listeners: list[Detector]) -> None:
         self.saw_forward = False
-        self.training_mode: bool | None = None  # of the latest outermost call of a model (not a loss)
+        self.training_mode: bool | None = None  # of the latest outermost call of a model (not a loss) with gradients
         self._model: weakref.ref[nn.Module] | None = None  # that model
         self._session = session
         self._trace = trace
@@ -67,11 +67,11 @@ class ForwardTracer:
             return
         self.saw_forward = True
         self._outer_grad = torch.is_grad_enabled()
+        if not self._outer_grad:  # nothing trained: a teacher or an EMA copy, a validation pass
+            return
         if not isinstance(module, nn.modules.loss._Loss):  # a loss module's mode says nothing
             self.training_mode = module.training
             self._model = weakref.ref(module)
-        if not torch.is_grad_enabled():
-            return
         probe = self._session.probe
         if probe.model_site is None:
             probe.model_site = locations.user_site()

@@ -3,7 +3,8 @@ examples: every dtype torch trains in, a culprit behind `return self.dropout(h)`
 a model left in eval mode, blow-ups and climbs of the loss, summed validation
 losses, module names with a second model, a loss module and a transform, and a
 GAN whose two optimizers take turns, policy-gradient training, optimizers
-stepped inside the backward pass, and activation checkpointing."""
+stepped inside the backward pass, activation checkpointing, and a student
+distilled from a teacher in eval mode."""
 from __future__ import annotations
 
 import pytest
@@ -17,13 +18,15 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("eval_mode_left_on.py",), ("eval_mode_left_on.py", "--frozen-bn"), ("warmup_blowup.py",),
     ("steady_climb.py",), ("summed_validation.py",), ("summed_validation.py", "--criterion", "module"),
     ("gan_ring.py",), ("gan_turns.py",), ("policy_gradient.py",), ("policy_gradient.py", "--critic"),
-    ("optimizer_in_backward.py",), ("checkpointed.py",), ("checkpointed.py", "--reentrant")]
+    ("optimizer_in_backward.py",), ("checkpointed.py",), ("checkpointed.py", "--reentrant"),
+    ("distillation.py",), ("distillation.py", "--student-first")]
 PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               ("eval_mode_left_on.py", "--bug"), ("warmup_blowup.py", "--peak-lr", "3"),
               ("steady_climb.py", "--endless-warmup"), ("summed_validation.py", "--overfit"),
               ("gan_ring.py", "--fault"), ("gan_turns.py", "--corrupt"), ("optimizer_in_backward.py", "--fault", "40"),
-              ("checkpointed.py", "--fault", "30"), ("checkpointed.py", "--reentrant", "--fault", "30")]
+              ("checkpointed.py", "--fault", "30"), ("checkpointed.py", "--reentrant", "--fault", "30"),
+              ("distillation.py", "--bug"), ("distillation.py", "--student-first", "--bug")]
 
 
 def _where(run: Run) -> dict[str, tuple[int, str | None]]:
@@ -165,3 +168,13 @@ def test_culprit_inside_a_checkpointed_block_is_named(script_runs: ScriptRuns, v
     assert activation["where"] == f"checkpointed.py:{line_of('checkpointed.py', 'def forward(self, x):')}"  # Block's
     problems = run.report["summary"]["problems"]
     assert len(problems) == 1 and problems[0]["headline"].startswith("nonfinite_activation at step 30"), problems
+
+
+@pytest.mark.parametrize("order", [(), ("--student-first",)], ids=["teacher-first", "student-first"])
+def test_a_student_left_in_eval_mode_is_named_not_its_teacher(script_runs: ScriptRuns, order: tuple[str, ...]) -> None:
+    """The teacher runs in eval mode without gradients, before or after the student:
+    it is not what the optimizer trains (the healthy runs report nothing). The
+    models are locals of `main()`: names come from there."""
+    run = script_runs.get("distillation.py", *order, "--bug")
+    assert run.returncode == 0, run.stderr
+    assert [(e["kind"], e["step"], e["module"]) for e in run.events()] == [("train_in_eval_mode", 91, "student.1")]

@@ -198,3 +198,35 @@ def test_a_loss_on_rl_returns_is_not_judged_by_its_level(tmp_path: Path, monkeyp
     assert session.reinforcement_learning is (environment is not None)
     assert any("RL environment (gymnasium is loaded)" in note
                for note in report["summary"]["notes"]) is (environment is not None)
+
+
+class _GanTrainer:
+    """Keeps its two models as attributes, as trainer classes do."""
+
+    def __init__(self) -> None:
+        self.generator = nn.Sequential(nn.Linear(4, 4))
+        self.discriminator = nn.Sequential(nn.Linear(4, 1))
+        self.optimizer = torch.optim.SGD([*self.generator.parameters(), *self.discriminator.parameters()], lr=0.1)
+
+    def fit(self, session: Sanitizer) -> list[str | None]:
+        self.discriminator(self.generator(torch.randn(2, 4))).sum().backward()
+        self.optimizer.step()
+        return [session.module_name(self.generator[0]), session.param_name(self.discriminator[0].weight)]
+
+
+def _autoencode(session: Sanitizer) -> list[str | None]:
+    encoder, decoder = nn.Sequential(nn.Linear(4, 2)), nn.Sequential(nn.Linear(2, 4))
+    optimizer = torch.optim.SGD([*encoder.parameters(), *decoder.parameters()], lr=0.1)
+    x = torch.randn(2, 4)
+    F.mse_loss(decoder(encoder(x)), x).backward()
+    optimizer.step()
+    return [session.module_name(encoder[0]), session.param_name(decoder[0].bias)]
+
+
+def test_models_are_named_by_the_variables_and_attributes_that_hold_them(tmp_path: Path) -> None:
+    """Several models get a prefix each: the name the running code gives them, a
+    local variable or an attribute of `self`, not their class (two Sequentials)."""
+    with Sanitizer(report=None, lint=False) as session:
+        assert _GanTrainer().fit(session) == ["generator.0", "discriminator.0.weight"]
+    with Sanitizer(report=None, lint=False) as session:
+        assert _autoencode(session) == ["encoder.0", "decoder.0.bias"]
