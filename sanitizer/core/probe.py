@@ -167,6 +167,7 @@ class StepRecord:
     loss_kinds: list[str | None] = field(default_factory=list)
     model_in_eval_mode: Any = None  # an nn.Module, when the step trained a model in eval mode
     optimizer_id: int | None = None  # which optimizer stepped (several: GANs, multi-model runs)
+    joins_previous: bool = False  # another optimizer's part of the step just ended (same backward pass)
     tiny_share: float | None = None  # share below the fp16 normal range (zeros included), when sampled
 
     @property

@@ -114,6 +114,11 @@ class Sanitizer:
         self._scaled: tuple[weakref.ref[torch.Tensor], torch.Tensor, str | None] | None = None
         self._train_loss: tuple[weakref.ref[torch.Tensor], str | None] | None = None  # the latest, and its kind
         self._stepped = False
+        # backward passes seen in the run, and since the last step closed: optimizers that
+        # step one after the other on one backward pass (an encoder's and a decoder's) end
+        # one step, not one each
+        self._backward_seen = False
+        self._backward_since_close = False
         self.step_source = StepSource.UNDECIDED
         self._held: HeldStep | None = None
         self._leaves: list[torch.Tensor] = []  # what backward passes train, while no optimizer is seen
@@ -304,6 +309,7 @@ class Sanitizer:
 
     # ------------------------------------------------------- loss and backward
     def on_backward(self, tensors: Any) -> None:
+        self._backward_seen = self._backward_since_close = True
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors or ())
         if self.step_source is not StepSource.OPTIMIZER:
             self._settle_held(ended_by_backward=True)
@@ -466,8 +472,8 @@ class Sanitizer:
             return
         self._optimizer_seen()
         self._scaler = weakref.ref(scaler)
-        self.skipped_steps += 1
-        self._close_step(optimizer, skipped=True)
+        if not self._close_step(optimizer, skipped=True):
+            self.skipped_steps += 1
         self._advance()
 
     def before_step(self, optimizer: torch.optim.Optimizer) -> None:
@@ -530,8 +536,18 @@ class Sanitizer:
             self._close_step(None, skipped=False, partial=True)
 
     def _close_step(self, optimizer: torch.optim.Optimizer | None, skipped: bool,
-                    found_inf: Any = None, partial: bool = False) -> None:
-        self._dispatch(self._record_step(optimizer, skipped, found_inf, partial))
+                    found_inf: Any = None, partial: bool = False) -> bool:
+        """Measure and judge the step; True when it is the step an optimizer just ended
+        (a second optimizer stepping on the same backward pass)."""
+        joins = (optimizer is not None and not partial and self.steps > 0
+                 and self._backward_seen and not self._backward_since_close)
+        if joins:  # back to the step just ended: the next `_advance` ends it again
+            self.step, self.steps = self.steps, self.steps - 1
+        self._backward_since_close = False
+        record = self._record_step(optimizer, skipped, found_inf, partial)
+        record.joins_previous = joins
+        self._dispatch(record)
+        return joins
 
     def _record_step(self, optimizer: torch.optim.Optimizer | None, skipped: bool,
                      found_inf: Any = None, partial: bool = False) -> StepRecord:
@@ -566,7 +582,9 @@ class Sanitizer:
                 detector.on_step(record, self.sink)
             except Exception as exc:
                 self.internal_error(f"{detector.name}.on_step", exc)
-        if not partial:
+        if record.joins_previous:
+            self.series.add_to_last(grad_norm=record.grad_norm)
+        elif not partial:
             self.series.add(step=record.step, loss=record.loss, grad_norm=record.grad_norm,
                             loss_scale=record.scale, memory_bytes=record.memory_bytes)
         if record.eval_loss is not None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 
 from typing import TYPE_CHECKING, Any
@@ -30,14 +31,27 @@ class Series:
         self.columns: dict[str, list[Any]] = {name: [] for name in SERIES_COLUMNS}
         self.evaluations: dict[str, list[Any]] = {"eval_step": [], "eval_loss": []}
         self._seen = 0
+        self._last_row: int | None = None  # the row of the step added last, while it is kept
 
     def add(self, **values: Any) -> None:
+        self._last_row = None
         if self._seen % self.stride == 0:
             for name, column in self.columns.items():
                 column.append(values.get(name))
+            row = len(self.columns["step"]) - 1
             if _halve_when_full(self.columns, self.capacity):
                 self.stride *= 2
+                row = row // 2 if row % 2 == 0 else None  # halving keeps the even rows
+            self._last_row = row
         self._seen += 1
+
+    def add_to_last(self, grad_norm: float | None) -> None:
+        """Another optimizer's part of the step just added: its gradients join the norm."""
+        row = self._last_row
+        if row is None or grad_norm is None:
+            return  # that step was not kept
+        column = self.columns["grad_norm"]
+        column[row] = grad_norm if column[row] is None else math.hypot(column[row], grad_norm)
 
     def add_evaluation(self, step: int, loss: float) -> None:
         self.evaluations["eval_step"].append(step)

@@ -3,8 +3,9 @@ examples: every dtype torch trains in, a culprit behind `return self.dropout(h)`
 a model left in eval mode, blow-ups and climbs of the loss, summed validation
 losses, module names with a second model, a loss module and a transform, and a
 GAN whose two optimizers take turns, policy-gradient training, optimizers
-stepped inside the backward pass, activation checkpointing, and a student
-distilled from a teacher in eval mode."""
+stepped inside the backward pass, activation checkpointing, a student
+distilled from a teacher in eval mode, and an encoder and a decoder with an
+optimizer each."""
 from __future__ import annotations
 
 import pytest
@@ -19,14 +20,15 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("steady_climb.py",), ("summed_validation.py",), ("summed_validation.py", "--criterion", "module"),
     ("gan_ring.py",), ("gan_turns.py",), ("policy_gradient.py",), ("policy_gradient.py", "--critic"),
     ("optimizer_in_backward.py",), ("checkpointed.py",), ("checkpointed.py", "--reentrant"),
-    ("distillation.py",), ("distillation.py", "--student-first")]
+    ("distillation.py",), ("distillation.py", "--student-first"), ("encoder_decoder.py",)]
 PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               ("eval_mode_left_on.py", "--bug"), ("warmup_blowup.py", "--peak-lr", "3"),
               ("steady_climb.py", "--endless-warmup"), ("summed_validation.py", "--overfit"),
               ("gan_ring.py", "--fault"), ("gan_turns.py", "--corrupt"), ("optimizer_in_backward.py", "--fault", "40"),
               ("checkpointed.py", "--fault", "30"), ("checkpointed.py", "--reentrant", "--fault", "30"),
-              ("distillation.py", "--bug"), ("distillation.py", "--student-first", "--bug")]
+              ("distillation.py", "--bug"), ("distillation.py", "--student-first", "--bug"),
+              ("encoder_decoder.py", "--fault", "60")]
 
 
 def _where(run: Run) -> dict[str, tuple[int, str | None]]:
@@ -178,3 +180,16 @@ def test_a_student_left_in_eval_mode_is_named_not_its_teacher(script_runs: Scrip
     run = script_runs.get("distillation.py", *order, "--bug")
     assert run.returncode == 0, run.stderr
     assert [(e["kind"], e["step"], e["module"]) for e in run.events()] == [("train_in_eval_mode", 91, "student.1")]
+
+
+def test_optimizers_stepping_on_one_backward_pass_end_one_step(script_runs: ScriptRuns) -> None:
+    """`encoder_optimizer.step(); decoder_optimizer.step()` after one backward pass
+    is one training step: steps are the script's iterations, and so is the series."""
+    healthy = script_runs.get("encoder_decoder.py")
+    assert healthy.report["steps"] == 150
+    assert healthy.report["series"]["step"] == list(range(1, 151))
+    run = script_runs.get("encoder_decoder.py", "--fault", "60")
+    assert run.returncode == 0, run.stderr
+    assert run.report["steps"] == 150
+    assert {event["step"] for event in run.events()} == {60}, run.events()
+    assert run.first("nonfinite_activation")["culprit"] == "decoder"

@@ -59,6 +59,18 @@ def test_series_stays_bounded_and_regular() -> None:
     assert len({b - a for a, b in zip(steps, steps[1:])}) == 1
 
 
+def test_a_second_optimizers_gradients_join_the_row_of_its_step() -> None:
+    """Two optimizers on one backward pass: one row per step, whose gradient norm
+    covers both (3 and 4 give 5), also across the halvings that keep the series bounded."""
+    series = Series(capacity=8)
+    for step in range(1, 101):
+        series.add(step=step, loss=1.0, grad_norm=3.0)
+        series.add_to_last(grad_norm=4.0)
+    steps, norms = series.columns["step"], series.columns["grad_norm"]
+    assert len(steps) <= 8 and len(set(steps)) == len(steps)
+    assert norms == [5.0] * len(steps)
+
+
 def test_outlier_needs_both_sigmas_and_ratio() -> None:
     window = RollingWindow(50)
     for value in [1.0, 1.1, 0.9, 1.05, 0.95] * 5:
