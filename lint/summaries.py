@@ -41,7 +41,7 @@ _SUMMARY_TOKENS = (
 _TRIGGERS = {
     EMPTY_CACHE: "empty_cache", SCHEDULER_STEP: "schedule", BACKWARD: "backward", CLIP: "clip_grad",
     UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward",
-    "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DataLoader",
+    "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DistributedSampler",
 }
 
 

@@ -39,6 +39,12 @@ class MissingSetEpoch(Rule):
     No fix: the call belongs at the start of each epoch of the training loop,
     which a tool cannot always find.
 
+    The same holds across the files of a project: a builder of another
+    module that returns (alone) a DataLoader on a `DistributedSampler` that
+    always shuffles (`shuffle` left to its default, or `True`) is flagged
+    where the file calls it, when nothing calls `set_epoch` on what it
+    returns.
+
     ## Limitations
     Samplers built with `shuffle=False` (or a `shuffle=` decided by an
     expression such as `split == "train"`, or a builder's parameter that
@@ -263,6 +269,7 @@ class MissingSetEpoch(Rule):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.samplers: list[cst.Call] = []
+        self.built_loaders: list[cst.Call] = []  # calls of other modules' builders of such loaders
         self.set_epoch_receivers: list[cst.BaseExpression] = []
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -271,6 +278,10 @@ class MissingSetEpoch(Rule):
             self.set_epoch_receivers.append(receiver)
         elif self.ctx.call_name(node) == DISTRIBUTED_SAMPLER:
             self.samplers.append(node)
+        elif self.ctx.external:
+            summary = self.ctx.summaries.of_call(node)
+            if summary is not None and summary.returns_distributed_loader and _outside_file(self.ctx, node):
+                self.built_loaders.append(node)
 
     def finish(self) -> None:
         receivers = self.set_epoch_receivers
@@ -285,6 +296,15 @@ class MissingSetEpoch(Rule):
             if self._excused(holders, receivers, followed=set()):
                 continue
             self.report(call)
+        for call in self.built_loaders:
+            target = _assigned_to(self.ctx, call)
+            if (type(target) not in (cst.Name, cst.Attribute) or _EVALUATION.search(self.ctx.code(target))
+                    or _evaluation_call(self.ctx, call)):
+                continue
+            if not self._excused([target], receivers, followed=set()):
+                name = self.ctx.code(call.func)
+                self.report(call, f"`{name}()` returns a loader on a shuffling `DistributedSampler`, and nothing "
+                                  "calls `set_epoch(epoch)` on it: every epoch sees the same order")
 
     def _excused(self, holders: list[cst.BaseExpression], receivers: list[cst.BaseExpression],
                  followed: set[cst.Return]) -> bool:
@@ -472,6 +492,11 @@ class MissingSetEpoch(Rule):
             if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER) or _same_name(binding, own):
                 return True
         return False
+
+
+def _outside_file(ctx: FileContext, call: cst.Call) -> bool:
+    """A call of another module's function (this file's own builders are read as code)."""
+    return ctx.call_name(call) is not None
 
 
 def _evaluation_call(ctx: FileContext, site: cst.Call) -> bool:

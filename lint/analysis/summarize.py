@@ -188,18 +188,21 @@ class _Summarizer:
         for call in self.ctx.calls_in_order(self.func.body):
             events.extend(self._events(call, sets))
         returned: list[cst.BaseExpression] = []
+        whole: list[cst.BaseExpression] = []  # values returned alone, not in a tuple
         for node in only(self.nodes, cst.AugAssign, cst.Return):
             if type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign:
                 self._accumulation(node.target, node.value, sets["accumulates"])
             elif type(node) is cst.Return and node.value is not None:
                 returned.extend(_returned_items(node.value))
+                if type(node.value) not in (cst.Tuple, cst.List, cst.Dict):
+                    whole.append(node.value)
         return Summary(
             params=self.signature,
             events=tuple(events),
             returns_graph=BACKWARD in events and self._returns_backpropagated(returned),
             returns_half=any(self._converted(r) for r in returned),
             returns_distributed_loader="DistributedSampler" in self.ctx.source
-            and any(self._distributed_loader(r) for r in returned),
+            and any(self._distributed_loader(r) for r in whole),
             **{name: frozenset(values) for name, values in sets.items()},
         )
 
@@ -331,18 +334,37 @@ class _Summarizer:
         return half_conversion(self.ctx, expr) is not None or dotted_name(expr) in self.converted
 
     def _distributed_loader(self, expr: cst.BaseExpression) -> bool:
-        receivers = self.ctx.receivers
-        binding = receivers.binding(expr)
-        built = receivers.constructions.get(binding, []) if binding is not None else []
-        if type(expr) is cst.Call:
-            built = [expr]
-        for call in built:
-            if receivers.kind(call) != DATALOADER:
+        """A DataLoader on a `DistributedSampler` that shuffles whoever calls the
+        function (`shuffle` left to its default, or `True`)."""
+        for call in self._built(expr):
+            if self.ctx.receivers.kind(call) != DATALOADER:
                 continue
             for arg in call.args:
-                if arg.keyword is not None and arg.keyword.value == "sampler" and receivers.kind(arg.value) == SAMPLER:
-                    return True
+                if arg.keyword is not None and arg.keyword.value == "sampler":
+                    samplers = self._built(arg.value)
+                    if samplers and all(self.ctx.receivers.kind(s) == SAMPLER and _always_shuffles(s)
+                                        for s in samplers):
+                        return True
         return False
+
+    def _built(self, expr: cst.BaseExpression) -> list[cst.Call]:
+        """The calls that make `expr`: itself, or what its variable is assigned."""
+        if type(expr) is cst.Call:
+            return [expr]
+        receivers = self.ctx.receivers
+        binding = receivers.binding(expr)
+        return list(receivers.constructions.get(binding, [])) if binding is not None else []
+
+
+def _always_shuffles(sampler: cst.Call) -> bool:
+    """`DistributedSampler(ds)` or `(..., shuffle=True)`: not up to a caller or a config."""
+    positional = [a for a in sampler.args if a.keyword is None and not a.star]
+    if len(positional) > 3 or any(a.star for a in sampler.args):  # (dataset, num_replicas, rank, shuffle)
+        return False
+    for arg in sampler.args:
+        if arg.keyword is not None and arg.keyword.value == "shuffle":
+            return type(arg.value) is cst.Name and arg.value.value == "True"
+    return True
 
 
 def argument_slots(call: cst.Call) -> Iterator[tuple[str, cst.Arg]]:

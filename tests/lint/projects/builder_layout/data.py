@@ -1,0 +1,20 @@
+"""Loader builders of the project: they return the loader, the caller trains on it."""
+from torch.utils.data import DataLoader, DistributedSampler
+
+
+def build_train_loader(dataset, batch_size):
+    sampler = DistributedSampler(dataset)
+    return DataLoader(dataset, batch_size=batch_size, sampler=sampler)
+
+
+def build_loader(dataset, batch_size, shuffle):
+    sampler = DistributedSampler(dataset, shuffle=shuffle)  # the caller decides
+    return DataLoader(dataset, batch_size=batch_size, sampler=sampler)
+
+
+def build_eval_loader(dataset):
+    return DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))
+
+
+def build_loaders(train_set, val_set):
+    return build_train_loader(train_set, 64), build_eval_loader(val_set)

@@ -1,0 +1,13 @@
+"""Trains on a builder's loader and never gives its sampler an epoch."""
+from data import build_eval_loader, build_loader, build_train_loader
+
+
+def main(model, optimizer, train_set, val_set, epochs):
+    loader = build_train_loader(train_set, 64)  # expect: TL302
+    tuned = build_loader(train_set, 64, shuffle=True)  # up to the call: not followed
+    val_loader = build_eval_loader(val_set)
+    for epoch in range(epochs):
+        for batch in loader:
+            model(batch).backward()
+            optimizer.step()
+            optimizer.zero_grad()

@@ -1,0 +1,24 @@
+"""The same builders, used as they should be."""
+from data import build_train_loader
+from engine import evaluate, train_one_epoch
+
+
+def main(model, optimizer, train_set, epochs):
+    loader = build_train_loader(train_set, 64)
+    for epoch in range(epochs):
+        loader.sampler.set_epoch(epoch)
+        for batch in loader:
+            model(batch).backward()
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+def with_engine(model, optimizer, train_set, epochs):
+    train_loader = build_train_loader(train_set, 64)
+    for epoch in range(epochs):
+        train_one_epoch(model, train_loader, optimizer, epoch)
+
+
+def validate(model, val_set):
+    loader = build_train_loader(val_set, 64)  # sampled for evaluation only
+    evaluate(model, loader)
