@@ -279,8 +279,8 @@ class MissingSetEpoch(Rule):
         elif self.ctx.call_name(node) == DISTRIBUTED_SAMPLER:
             self.samplers.append(node)
         elif self.ctx.external:
-            summary = self.ctx.summaries.of_call(node)
-            if summary is not None and summary.returns_distributed_loader and _outside_file(self.ctx, node):
+            summary = self.ctx.summaries.of_external_call(node)
+            if summary is not None and summary.returns_distributed_loader:
                 self.built_loaders.append(node)
 
     def finish(self) -> None:
@@ -492,11 +492,6 @@ class MissingSetEpoch(Rule):
             if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER) or _same_name(binding, own):
                 return True
         return False
-
-
-def _outside_file(ctx: FileContext, call: cst.Call) -> bool:
-    """A call of another module's function (this file's own builders are read as code)."""
-    return ctx.call_name(call) is not None
 
 
 def _evaluation_call(ctx: FileContext, site: cst.Call) -> bool:

@@ -4,9 +4,11 @@ from trainlint.analysis.accumulators import consumed_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import CallFlow, is_backward, train_mode_call
 from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
 from trainlint.context import FileContext
 from trainlint.rule import Rule
+from trainlint.summaries import BACKWARD, EVAL, TRAIN, Summary
 
 _EVAL = "eval"
 
@@ -67,7 +69,12 @@ class MissingTrainMode(Rule):
     `else: assert False` ends the other cases, as a `raise` does (an `assert`
     that can pass does not). Evaluation and training that are never reached
     from one code path of the file (functions called only from other modules)
-    are not connected.
+    are not connected. A function of another module that puts a model it is
+    given in eval mode (`evaluate(model, loader)` of `engine.py`) counts as an
+    `.eval()` at its call, reported there, and one that calls `.train()`
+    (`train_one_epoch()` starting with `model.train()`) as a `.train()`;
+    the model must be one this file steps (put in train mode, or its
+    parameters given to an optimizer), not only one it runs forward.
     """
 
     code = "TL405"
@@ -302,20 +309,49 @@ class MissingTrainMode(Rule):
         self._exempt: set[cst.CSTNode] = set()
         self._candidates: set[cst.CSTNode] = set()
         self._restoring = _train_mode_methods(self.ctx)
+        # calls of other modules' functions that put a model they are given in eval
+        # mode (`evaluate(model, loader)` of engine.py), with that model
+        self._evaluated: dict[cst.CSTNode, cst.BaseExpression] = {}
         restoring = self._restoring
 
         def is_event(node: cst.CSTNode) -> bool:
-            return _is_event(node) or (bool(restoring) and method_call(node, *restoring) is not None)
+            return (_is_event(node) or (bool(restoring) and method_call(node, *restoring) is not None)
+                    or self._external(node) is not None)
 
         flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration, events=is_event)
         for body in code_bodies(self.ctx):
             flow.run_if_events(body)
         candidates = self._candidates - self._exempt
         trained = _trained_models(self.ctx) if candidates else set()
+        # a model another module evaluates must be trained here as such: run in a
+        # back-propagated forward is not enough (a frozen feature extractor whose
+        # class, elsewhere, runs it without gradients)
+        stepped = _trained_models(self.ctx, forward=False) if self._evaluated else set()
         for node in candidates:
-            mode = train_mode_call(node)
-            if mode is not None and self.ctx.code(mode[0]) in trained:
-                self.report(node)
+            model = self._model_of(node)
+            if model is not None and model in (stepped if node in self._evaluated else trained):
+                if node in self._evaluated:
+                    name = self.ctx.code(node.func)  # type: ignore[attr-defined]
+                    self.report(node, f"`{name}()` switches `{model}` to `.eval()` and training resumes without "
+                                      "`.train()`: dropout and BatchNorm stay in eval mode")
+                else:
+                    self.report(node)
+
+    def _model_of(self, eval_node: cst.CSTNode) -> str | None:
+        mode = train_mode_call(eval_node)
+        if mode is not None:
+            return self.ctx.code(mode[0])
+        model = self._evaluated.get(eval_node)
+        return self.ctx.code(model) if model is not None else None
+
+    def _external(self, node: cst.CSTNode) -> Summary | None:
+        """What a call of another module's function does to modes, if anything."""
+        if type(node) is not cst.Call or not self.ctx.external:
+            return None
+        summary = self.ctx.summaries.of_external_call(node)
+        if summary is None or not any(e in (TRAIN, EVAL, BACKWARD) for e in summary.events):
+            return None
+        return summary
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if self._restoring and method_call(node, *self._restoring) is not None:
@@ -323,17 +359,41 @@ class MissingTrainMode(Rule):
         mode = train_mode_call(node)
         if mode is not None:
             if mode[1] is False:
-                # the last eval() of a model decides its mode: an earlier one is moot
-                model = self.ctx.code(mode[0])
-                kept = {f for f in facts if self.ctx.code(train_mode_call(f[1])[0]) != model}  # type: ignore[index]
-                return frozenset(kept | {(_EVAL, node, False)})
+                return self._evaluates(facts, node, self.ctx.code(mode[0]))
             return frozenset()
         if is_backward(node):
-            for _, eval_call, crossed in facts:
-                # an eval() still in force at a backward of the same iteration
-                # is deliberate (frozen BatchNorm, a teacher); one carried over
-                # from an earlier iteration was for validation
-                (self._candidates if crossed else self._exempt).add(eval_call)
+            self._back_propagates(facts)
+            return facts
+        summary = self._external(node)
+        if summary is not None:
+            return self._through(facts, node, summary)  # type: ignore[arg-type]
+        return facts
+
+    def _evaluates(self, facts: Facts, node: cst.CSTNode, model: str) -> Facts:
+        # the last eval() of a model decides its mode: an earlier one is moot
+        kept = {f for f in facts if self._model_of(f[1]) != model}
+        return frozenset(kept | {(_EVAL, node, False)})
+
+    def _back_propagates(self, facts: Facts) -> None:
+        for _, eval_call, crossed in facts:
+            # an eval() still in force at a backward of the same iteration
+            # is deliberate (frozen BatchNorm, a teacher); one carried over
+            # from an earlier iteration was for validation
+            (self._candidates if crossed else self._exempt).add(eval_call)
+
+    def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:
+        """The modes another module's function leaves, in the order it sets them:
+        any `.train()` restores (as in this file), an `.eval()` of a model it is
+        given is one made here, and its backward passes are this file's."""
+        evaluated = [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) in summary.eval_mode]
+        for event in summary.events:
+            if event == TRAIN:
+                facts = frozenset()
+            elif event == EVAL and len(evaluated) == 1:
+                self._evaluated[call] = evaluated[0]
+                facts = self._evaluates(facts, call, self.ctx.code(evaluated[0]))
+            elif event == BACKWARD:
+                self._back_propagates(facts)
         return facts
 
 
@@ -362,13 +422,13 @@ def _cross_iteration(facts: Facts) -> Facts:
     return frozenset((_EVAL, node, True) for _, node, _crossed in facts)
 
 
-def _trained_models(ctx: FileContext) -> set[str]:
+def _trained_models(ctx: FileContext, forward: bool = True) -> set[str]:
     """Models the file trains, as written: put in train mode, their
     parameters read (for an optimizer), handed to an optimizer factory, or
-    run in a forward pass whose result is back-propagated. An EMA copy that
-    only samples, or a frozen feature extractor, is none of these."""
+    (`forward`) run in a forward pass whose result is back-propagated. An EMA
+    copy that only samples, or a frozen feature extractor, is none of these."""
     trained: set[str] = set()
-    for body in code_bodies(ctx):
+    for body in code_bodies(ctx) if forward else ():
         trained |= consumed_names(ctx, body)
     for call in ctx.nodes_of(cst.Call):
         mode = train_mode_call(call)

@@ -216,7 +216,8 @@ class _Summarizer:
             yield effect
         mode = train_mode_call(call)
         if mode is not None:
-            yield TRAIN if mode[1] else EVAL
+            # `train(flag)` restores a mode saved before (`model.train(was_training)`)
+            yield EVAL if mode[1] is False else TRAIN
             if mode[1] is False and self._param(mode[0]) is not None:
                 sets["eval_mode"].add(self._param(mode[0]))  # type: ignore[arg-type]
         converted = half_conversion(self.ctx, call)

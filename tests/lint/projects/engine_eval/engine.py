@@ -1,0 +1,29 @@
+"""An engine whose training function forgets to put the model back in train mode."""
+import torch
+
+
+def train_one_epoch(model, loader, optimizer, criterion):
+    for images, targets in loader:
+        loss = criterion(model(images), targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+@torch.no_grad()
+def evaluate(model, loader):
+    model.eval()
+    return sum(model(images).argmax(1).eq(targets).sum().item() for images, targets in loader)
+
+
+@torch.no_grad()
+def evaluate_and_restore(model, loader):
+    model.eval()
+    score = sum(model(images).sum().item() for images, _ in loader)
+    model.train()
+    return score
+
+
+def train_one_epoch_in_train_mode(model, loader, optimizer, criterion):
+    model.train()
+    train_one_epoch(model, loader, optimizer, criterion)
