@@ -4,9 +4,12 @@ import torch
 from engine import evaluate, evaluate_and_restore, train_one_epoch, train_one_epoch_in_train_mode
 
 
+def setup(model):
+    return torch.optim.SGD(model.parameters(), lr=0.1), torch.nn.CrossEntropyLoss()
+
+
 def main(model, train_loader, val_loader, epochs):
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    criterion = torch.nn.CrossEntropyLoss()
+    optimizer, criterion = setup(model)
     for epoch in range(epochs):
         model.train()
         train_one_epoch(model, train_loader, optimizer, criterion)
@@ -14,16 +17,14 @@ def main(model, train_loader, val_loader, epochs):
 
 
 def with_helpers(model, train_loader, val_loader, epochs):
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    criterion = torch.nn.CrossEntropyLoss()
+    optimizer, criterion = setup(model)
     for epoch in range(epochs):
         train_one_epoch_in_train_mode(model, train_loader, optimizer, criterion)
         evaluate(model, val_loader)
 
 
 def restoring_evaluation(model, train_loader, val_loader, epochs):
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    criterion = torch.nn.CrossEntropyLoss()
+    optimizer, criterion = setup(model)
     model.train()
     for epoch in range(epochs):
         train_one_epoch(model, train_loader, optimizer, criterion)
@@ -31,8 +32,7 @@ def restoring_evaluation(model, train_loader, val_loader, epochs):
 
 
 def final_test(model, train_loader, test_loader, epochs):
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    criterion = torch.nn.CrossEntropyLoss()
+    optimizer, criterion = setup(model)
     model.train()
     for epoch in range(epochs):
         train_one_epoch(model, train_loader, optimizer, criterion)
