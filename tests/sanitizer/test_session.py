@@ -230,3 +230,26 @@ def test_models_are_named_by_the_variables_and_attributes_that_hold_them(tmp_pat
         assert _GanTrainer().fit(session) == ["generator.0", "discriminator.0.weight"]
     with Sanitizer(report=None, lint=False) as session:
         assert _autoencode(session) == ["encoder.0", "decoder.0.bias"]
+
+
+def test_two_optimizers_on_one_backward_pass_make_one_step_also_when_the_scaler_skips(tmp_path: Path) -> None:
+    """`scaler.step(encoder_opt); scaler.step(decoder_opt)` after one backward pass:
+    one step per iteration, and an overflow that makes the scaler skip both counts
+    one skipped step, not two."""
+    torch.manual_seed(0)
+    encoder, decoder = nn.Linear(4, 4), nn.Linear(4, 1)
+    optimizers = [torch.optim.SGD(encoder.parameters(), lr=0.01), torch.optim.SGD(decoder.parameters(), lr=0.01)]
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 16)
+    with Sanitizer(report=str(tmp_path / "r.json"), lint=False) as session:
+        for iteration in range(6):
+            x = torch.randn(8, 4)
+            if iteration == 3:
+                x[0, 0] = 1e38  # the scaled loss overflows: both optimizers are skipped
+            loss = decoder(encoder(x)).pow(2).mean()
+            for optimizer in optimizers:
+                optimizer.zero_grad()
+            scaler.scale(loss).backward()
+            for optimizer in optimizers:
+                scaler.step(optimizer)
+            scaler.update()
+    assert (session.steps, session.skipped_steps) == (6, 1)
