@@ -382,9 +382,10 @@ class MissingTrainMode(Rule):
             (self._candidates if crossed else self._exempt).add(eval_call)
 
     def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:
-        """The modes another module's function leaves, in the order it sets them:
-        any `.train()` restores (as in this file), an `.eval()` of a model it is
-        given is one made here, and its backward passes are this file's."""
+        """The modes another module's function leaves: an `.eval()` of a model it is
+        given is one made here, and its backward passes are this file's. A summary
+        keeps each effect once, where it is first reached, so a function that calls
+        `.train()` anywhere may end in train mode: it restores, as in this file."""
         evaluated = [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) in summary.eval_mode]
         for event in summary.events:
             if event == TRAIN:
@@ -394,7 +395,7 @@ class MissingTrainMode(Rule):
                 facts = self._evaluates(facts, call, self.ctx.code(evaluated[0]))
             elif event == BACKWARD:
                 self._back_propagates(facts)
-        return facts
+        return frozenset() if TRAIN in summary.events else facts
 
 
 def _is_event(node: cst.CSTNode) -> bool:

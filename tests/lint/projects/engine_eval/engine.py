@@ -27,3 +27,16 @@ def evaluate_and_restore(model, loader):
 def train_one_epoch_in_train_mode(model, loader, optimizer, criterion):
     model.train()
     train_one_epoch(model, loader, optimizer, criterion)
+
+
+def train_with_periodic_validation(model, loader, optimizer, criterion):
+    model.train()
+    for step, (images, targets) in enumerate(loader):
+        loss = criterion(model(images), targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if step % 100 == 0:
+            model.eval()
+            evaluate(model, loader)
+            model.train()

@@ -1,7 +1,13 @@
 """The same engine used as it should be: each epoch starts in train mode."""
 import torch
 
-from engine import evaluate, evaluate_and_restore, train_one_epoch, train_one_epoch_in_train_mode
+from engine import (
+    evaluate,
+    evaluate_and_restore,
+    train_one_epoch,
+    train_one_epoch_in_train_mode,
+    train_with_periodic_validation,
+)
 
 
 def setup(model):
@@ -51,3 +57,15 @@ def linear_probe(backbone, head, train_loader, val_loader, epochs):
             loss.backward()
             optimizer.step()
         evaluate(backbone, val_loader)
+
+
+def fine_tune(model, train_loader, epochs):
+    """The engine validates inside its epoch and restores train mode itself."""
+    optimizer, criterion = setup(model)
+    for epoch in range(epochs):
+        for images, targets in train_loader:
+            loss = criterion(model(images), targets)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        train_with_periodic_validation(model, train_loader, optimizer, criterion)
