@@ -71,6 +71,8 @@ class Summary:
     returns_graph: bool = False  # returns a tensor that was back-propagated inside
     returns_half: bool = False  # returns a model converted to float16
     returns_distributed_loader: bool = False
+    # positions of a returned tuple that hold such a loader (`return train_loader, val_loader`)
+    distributed_loader_items: tuple[int, ...] = ()
     set_epoch: frozenset[str] = frozenset()  # params it calls set_epoch on (or on their .sampler)
     accumulates: frozenset[str] = frozenset()  # params it stores where they outlive the call
     half: frozenset[str] = frozenset()  # params it converts to float16 in place
@@ -107,6 +109,7 @@ class Summary:
             "events": [e if isinstance(e, str) else [e.callee, [list(a) for a in e.args], e.returned] for e in self.events],
             "flags": [f for f in _FLAGS if getattr(self, f)],
             **{name: sorted(getattr(self, name)) for name in _SETS},
+            "distributed_loader_items": list(self.distributed_loader_items),
         }
 
     @classmethod
@@ -124,6 +127,7 @@ class Summary:
             events=tuple(events),
             **{name: name in flags for name in _FLAGS},
             **{name: frozenset(data.get(name, ())) for name in _SETS},  # type: ignore[arg-type]
+            distributed_loader_items=tuple(data.get("distributed_loader_items", ())),  # type: ignore[arg-type]
         )
 
 
@@ -212,4 +216,6 @@ def trigger_words(summaries: Iterable[Summary]) -> str:
         words.update(_TRIGGERS.get(e, "") for e in summary.events if isinstance(e, str))
         words.update(_TRIGGERS.get(f, "") for f in data["flags"])  # type: ignore[union-attr]
         words.update(_TRIGGERS[name] for name in _SETS if data[name])
+        if summary.distributed_loader_items:
+            words.add(_TRIGGERS["returns_distributed_loader"])
     return " ".join(sorted(words - {""}))

@@ -40,10 +40,11 @@ class MissingSetEpoch(Rule):
     which a tool cannot always find.
 
     The same holds across the files of a project: a builder of another
-    module that returns (alone) a DataLoader on a `DistributedSampler` that
-    always shuffles (`shuffle` left to its default, or `True`) is flagged
-    where the file calls it, when nothing calls `set_epoch` on what it
-    returns.
+    module that returns a DataLoader on a `DistributedSampler` that always
+    shuffles (`shuffle` left to its default, or `True`), alone or in a tuple
+    of loaders it builds itself (`return train_loader, val_loader`), is
+    flagged where the file calls it, when nothing calls `set_epoch` on the
+    loader it returns.
 
     ## Limitations
     Samplers built with `shuffle=False` (or a `shuffle=` decided by an
@@ -269,7 +270,9 @@ class MissingSetEpoch(Rule):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.samplers: list[cst.Call] = []
-        self.built_loaders: list[cst.Call] = []  # calls of other modules' builders of such loaders
+        # calls of other modules' builders of such loaders, with the positions of a
+        # returned tuple that hold one (None: the loader is returned alone)
+        self.built_loaders: list[tuple[cst.Call, tuple[int, ...] | None]] = []
         self.set_epoch_receivers: list[cst.BaseExpression] = []
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -281,7 +284,9 @@ class MissingSetEpoch(Rule):
         elif self.ctx.external:
             summary = self.ctx.summaries.of_external_call(node)
             if summary is not None and summary.returns_distributed_loader:
-                self.built_loaders.append(node)
+                self.built_loaders.append((node, None))
+            elif summary is not None and summary.distributed_loader_items:
+                self.built_loaders.append((node, summary.distributed_loader_items))
 
     def finish(self) -> None:
         receivers = self.set_epoch_receivers
@@ -296,12 +301,12 @@ class MissingSetEpoch(Rule):
             if self._excused(holders, receivers, followed=set()):
                 continue
             self.report(call)
-        for call in self.built_loaders:
-            target = _assigned_to(self.ctx, call)
-            if (type(target) not in (cst.Name, cst.Attribute) or _EVALUATION.search(self.ctx.code(target))
-                    or _evaluation_call(self.ctx, call)):
+        for call, items in self.built_loaders:
+            if _evaluation_call(self.ctx, call):
                 continue
-            if not self._excused([target], receivers, followed=set()):
+            for target in _loaders_kept(self.ctx, call, items):
+                if _EVALUATION.search(self.ctx.code(target)) or self._excused([target], receivers, followed=set()):
+                    continue
                 name = self.ctx.code(call.func)
                 self.report(call, f"`{name}()` returns a loader on a shuffling `DistributedSampler`, and nothing "
                                   "calls `set_epoch(epoch)` on it: every epoch sees the same order")
@@ -492,6 +497,19 @@ class MissingSetEpoch(Rule):
             if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER) or _same_name(binding, own):
                 return True
         return False
+
+
+def _loaders_kept(ctx: FileContext, call: cst.Call, items: tuple[int, ...] | None) -> list[cst.BaseExpression]:
+    """What keeps the loaders a builder call returns: the variable it is assigned
+    to, or the names a returned tuple is unpacked into at the loaders' positions."""
+    target = _assigned_to(ctx, call)
+    if items is None:
+        return [target] if type(target) in (cst.Name, cst.Attribute) else []
+    if type(target) not in (cst.Tuple, cst.List):
+        return []
+    elements = target.elements
+    kept = [elements[i].value for i in items if i < len(elements)]
+    return [value for value in kept if type(value) in (cst.Name, cst.Attribute)]
 
 
 def _evaluation_call(ctx: FileContext, site: cst.Call) -> bool:

@@ -189,6 +189,7 @@ class _Summarizer:
             events.extend(self._events(call, sets))
         returned: list[cst.BaseExpression] = []
         whole: list[cst.BaseExpression] = []  # values returned alone, not in a tuple
+        tuples: list[cst.Tuple] = []
         for node in only(self.nodes, cst.AugAssign, cst.Return):
             if type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign:
                 self._accumulation(node.target, node.value, sets["accumulates"])
@@ -196,6 +197,8 @@ class _Summarizer:
                 returned.extend(_returned_items(node.value))
                 if type(node.value) not in (cst.Tuple, cst.List, cst.Dict):
                     whole.append(node.value)
+                elif type(node.value) is cst.Tuple:
+                    tuples.append(node.value)
         return Summary(
             params=self.signature,
             events=tuple(events),
@@ -203,6 +206,7 @@ class _Summarizer:
             returns_half=any(self._converted(r) for r in returned),
             returns_distributed_loader="DistributedSampler" in self.ctx.source
             and any(self._distributed_loader(r) for r in whole),
+            distributed_loader_items=self._distributed_loader_items(tuples),
             **{name: frozenset(values) for name, values in sets.items()},
         )
 
@@ -347,6 +351,15 @@ class _Summarizer:
                                         for s in samplers):
                         return True
         return False
+
+    def _distributed_loader_items(self, tuples: list[cst.Tuple]) -> tuple[int, ...]:
+        """Positions of the returned tuples that hold such a loader, when every
+        `return` of a tuple agrees on them (one builder, one layout)."""
+        if not tuples or "DistributedSampler" not in self.ctx.source:
+            return ()
+        layouts = {tuple(i for i, element in enumerate(t.elements) if self._distributed_loader(element.value))
+                   for t in tuples}
+        return layouts.pop() if len(layouts) == 1 else ()
 
     def _built(self, expr: cst.BaseExpression) -> list[cst.Call]:
         """The calls that make `expr`: itself, or what its variable is assigned."""

@@ -18,3 +18,9 @@ def build_eval_loader(dataset):
 
 def build_loaders(train_set, val_set):
     return build_train_loader(train_set, 64), build_eval_loader(val_set)
+
+
+def build_train_val(train_set, val_set):
+    train_loader = DataLoader(train_set, sampler=DistributedSampler(train_set))
+    val_loader = DataLoader(val_set, sampler=DistributedSampler(val_set, shuffle=False))
+    return train_loader, val_loader

@@ -1,5 +1,5 @@
 """Trains on a builder's loader and never gives its sampler an epoch."""
-from data import build_eval_loader, build_loader, build_train_loader
+from data import build_eval_loader, build_loader, build_train_loader, build_train_val
 
 
 def main(model, optimizer, train_set, val_set, epochs):
@@ -8,6 +8,15 @@ def main(model, optimizer, train_set, val_set, epochs):
     val_loader = build_eval_loader(val_set)
     for epoch in range(epochs):
         for batch in loader:
+            model(batch).backward()
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+def main_pair(model, optimizer, train_set, val_set, epochs):
+    train_loader, val_loader = build_train_val(train_set, val_set)  # expect: TL302
+    for epoch in range(epochs):
+        for batch in train_loader:
             model(batch).backward()
             optimizer.step()
             optimizer.zero_grad()

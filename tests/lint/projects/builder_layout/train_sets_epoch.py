@@ -1,5 +1,5 @@
 """The same builders, used as they should be."""
-from data import build_train_loader
+from data import build_train_loader, build_train_val
 from engine import evaluate, train_one_epoch
 
 
@@ -22,3 +22,12 @@ def with_engine(model, optimizer, train_set, epochs):
 def validate(model, val_set):
     loader = build_train_loader(val_set, 64)  # sampled for evaluation only
     evaluate(model, loader)
+
+
+def pair(model, optimizer, train_set, val_set, epochs):
+    train_loader, val_loader = build_train_val(train_set, val_set)
+    for epoch in range(epochs):
+        train_loader.sampler.set_epoch(epoch)
+        for batch in train_loader:
+            model(batch).backward()
+            optimizer.step()
