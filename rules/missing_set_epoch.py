@@ -1,12 +1,11 @@
 from __future__ import annotations
 
 import re
-from typing import Callable
 
 import libcst as cst
 
 from trainlint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
-from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding
+from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import iter_nodes
@@ -15,10 +14,9 @@ from trainlint.rule import Rule
 
 DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
 _EVALUATION = re.compile(r"val|test|eval|dev_|_dev|infer|predict", re.IGNORECASE)
-_SHUFFLE_POSITION = 3
 _MAX_BUILDERS = 4  # returns followed to their call sites before giving up (silently)
 # libraries that wrap a loader only to iterate it (progress bars and the like)
-_LIBRARIES_THAT_ONLY_ITERATE = frozenset({"torch", "tqdm", "itertools", "rich", "builtins"})  # DistributedSampler(dataset, num_replicas, rank, shuffle, ...)
+_LIBRARIES_THAT_ONLY_ITERATE = frozenset({"torch", "tqdm", "itertools", "rich", "builtins"})
 
 
 class MissingSetEpoch(Rule):
@@ -304,7 +302,7 @@ class MissingSetEpoch(Rule):
         for call, items in self.built_loaders:
             if _evaluation_call(self.ctx, call):
                 continue
-            for target in _loaders_kept(self.ctx, call, items):
+            for target in _kept_at(self.ctx, call, None if items is None else (items, None)) or ():
                 if _EVALUATION.search(self.ctx.code(target)) or self._excused([target], receivers, followed=set()):
                     continue
                 name = self.ctx.code(call.func)
@@ -315,9 +313,12 @@ class MissingSetEpoch(Rule):
                  followed: set[cst.Return]) -> bool:
         """Something may call `set_epoch` on the sampler these hold: the file does,
         code we cannot see does, or a caller of the builder that returns it does."""
-        if self._set_epoch_reaches(receivers, holders) or self._handed_to_imported_code(holders):
+        if self._set_epoch_reaches(receivers, holders):
             return True
-        returned = self._returned_at_call_sites(holders, followed)
+        texts = self._carriers(holders)
+        if self._handed_to_imported_code(texts):
+            return True
+        returned = self._returned_at_call_sites(texts, followed)
         if returned is None:
             return True
         if len(followed) > _MAX_BUILDERS:
@@ -354,15 +355,15 @@ class MissingSetEpoch(Rule):
             holders.extend(found)
         return holders or None
 
-    def _returned_at_call_sites(self, holders: list[cst.BaseExpression],
+    def _returned_at_call_sites(self, texts: set[str],
                                 followed: set[cst.Return]) -> list[list[cst.BaseExpression]] | None:
         """Where the sampler goes when a function returns it, or a loader built on it
         (also from the attribute that keeps it: `return self.retri_loader`): for a
         builder that only this file calls, what keeps it at each call site
         (`train_loader, valset = prepare_dataloaders(hparams)`). None when it may
         leave the file (a builder no call of the file runs, or a call site whose
-        result goes where we cannot follow it) or only serves evaluation."""
-        texts = self._carriers(holders)
+        result goes where we cannot follow it) or only serves evaluation. `texts`
+        are what carries the sampler (see `_carriers`)."""
         found: list[list[cst.BaseExpression]] = []
         followed_here = False
         for node in self.ctx.nodes_of(cst.Return):
@@ -374,11 +375,14 @@ class MissingSetEpoch(Rule):
             sites = self.ctx.call_sites(builder) if builder is not None else []
             if not sites:
                 return None
-            items = list(node.value.elements) if type(node.value) is cst.Tuple else None
+            layout = None
+            if type(node.value) is cst.Tuple:
+                elements = node.value.elements
+                layout = (tuple(i for i, e in enumerate(elements) if self._mentions(e.value, texts)), len(elements))
             for site in sites:
                 if _evaluation_call(self.ctx, site):
                     continue
-                kept = _kept_at(self.ctx, site, node.value, items, lambda v: self._mentions(v, texts))
+                kept = _kept_at(self.ctx, site, layout)
                 if kept is None:
                     return None
                 found.append(kept)
@@ -386,11 +390,10 @@ class MissingSetEpoch(Rule):
             return None  # returned only to evaluation code
         return found
 
-    def _handed_to_imported_code(self, holders: list[cst.BaseExpression]) -> bool:
-        """The sampler, or the loader holding it, passed to a function or class
-        imported from a module other than torch: that code may well call
-        `set_epoch` itself, and we cannot see it."""
-        texts = self._carriers(holders)
+    def _handed_to_imported_code(self, texts: set[str]) -> bool:
+        """The sampler, or the loader holding it (`texts`: what carries it), passed
+        to a function or class imported from a module other than torch: that code
+        may well call `set_epoch` itself, and we cannot see it."""
         for node in self.ctx.nodes_of(cst.Call):
             if not any(self._mentions(a.value, texts) for a in node.args):
                 continue
@@ -499,19 +502,6 @@ class MissingSetEpoch(Rule):
         return False
 
 
-def _loaders_kept(ctx: FileContext, call: cst.Call, items: tuple[int, ...] | None) -> list[cst.BaseExpression]:
-    """What keeps the loaders a builder call returns: the variable it is assigned
-    to, or the names a returned tuple is unpacked into at the loaders' positions."""
-    target = _assigned_to(ctx, call)
-    if items is None:
-        return [target] if type(target) in (cst.Name, cst.Attribute) else []
-    if type(target) not in (cst.Tuple, cst.List):
-        return []
-    elements = target.elements
-    kept = [elements[i].value for i in items if i < len(elements)]
-    return [value for value in kept if type(value) in (cst.Name, cst.Attribute)]
-
-
 def _evaluation_call(ctx: FileContext, site: cst.Call) -> bool:
     """A builder called for evaluation data: from a function named for it
     (`pretrain_validation`), or told so (`eval_set=True`, `split="val"`)."""
@@ -528,21 +518,22 @@ def _evaluation_call(ctx: FileContext, site: cst.Call) -> bool:
     return False
 
 
-def _kept_at(ctx: FileContext, site: cst.Call, returned: cst.BaseExpression,
-             items: list[cst.BaseElement] | None,
-             carries: Callable[[cst.BaseExpression], bool]) -> list[cst.BaseExpression] | None:
-    """What keeps the returned sampler at one call site of its builder: the name
-    the call is assigned to, or the names a returned tuple is unpacked into at the
-    positions that carry it. None when the result goes anywhere else."""
+def _kept_at(ctx: FileContext, site: cst.Call,
+             layout: tuple[tuple[int, ...], int | None] | None) -> list[cst.BaseExpression] | None:
+    """What keeps what a builder returns at one call site: the name the call is
+    assigned to, or, for a returned tuple (`layout`: the positions that carry the
+    sampler, and the tuple's length when known), the names it is unpacked into
+    there. None when the result goes anywhere else."""
     target = _assigned_to(ctx, site)
     if target is None:
         return None
-    if items is None:
+    if layout is None:
         return [target] if type(target) in (cst.Name, cst.Attribute) else None
-    if type(target) not in (cst.Tuple, cst.List) or len(target.elements) != len(items):
+    positions, length = layout
+    if type(target) not in (cst.Tuple, cst.List) or length not in (None, len(target.elements)):
         return [target] if type(target) is cst.Name else None  # the tuple kept whole
-    kept = [element.value for element, item in zip(target.elements, items)
-            if carries(item.value)]
+    elements = target.elements
+    kept = [elements[i].value for i in positions if i < len(elements)]
     if any(type(value) not in (cst.Name, cst.Attribute) for value in kept):
         return None
     return kept
@@ -603,13 +594,7 @@ def _assigned_to(ctx: FileContext, value: cst.CSTNode) -> cst.BaseExpression | N
 
 
 def _shuffles(ctx: FileContext, call: cst.Call) -> bool:
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    value: cst.BaseExpression | None = None
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "shuffle":
-            value = arg.value
-    if value is None and len(positional) > _SHUFFLE_POSITION:
-        value = positional[_SHUFFLE_POSITION].value
+    value = sampler_shuffle(call)
     # the default shuffles, and so may a value read from a config or a flag
     return value is None or not (_may_be_false(value) or _defaults_to_false(ctx, value))
 

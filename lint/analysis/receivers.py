@@ -96,6 +96,22 @@ def constructor_kind(qualified: str | None) -> str | None:
     return None
 
 
+_SAMPLER_SHUFFLE_POSITION = 3  # DistributedSampler(dataset, num_replicas, rank, shuffle, ...)
+
+
+def sampler_shuffle(sampler: cst.Call) -> cst.BaseExpression | None:
+    """The value a `DistributedSampler(...)` call passes for `shuffle`, keyword or
+    positional; None when it is left to its default (which shuffles)."""
+    value: cst.BaseExpression | None = None
+    for arg in sampler.args:
+        if arg.keyword is not None and arg.keyword.value == "shuffle":
+            value = arg.value
+    positional = [a for a in sampler.args if a.keyword is None and not a.star]
+    if value is None and len(positional) > _SAMPLER_SHUFFLE_POSITION:
+        value = positional[_SAMPLER_SHUFFLE_POSITION].value
+    return value
+
+
 @dataclass(frozen=True)
 class Binding:
     """A variable: a name in the scope that binds it, or `self.attr` of a class."""

@@ -19,7 +19,7 @@ from trainlint.analysis.accumulators import detaches
 from trainlint.analysis.dataflow import backpropagated_names, target_names
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, scheduler_step, train_mode_call
 from trainlint.analysis.precision import global_value, half_conversion, value_of_name
-from trainlint.analysis.receivers import DATALOADER, SAMPLER
+from trainlint.analysis.receivers import DATALOADER, SAMPLER, sampler_shuffle
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.training import is_clip_call, method_call
 from trainlint.analysis.walk import iter_nodes, only
@@ -372,13 +372,10 @@ class _Summarizer:
 
 def _always_shuffles(sampler: cst.Call) -> bool:
     """`DistributedSampler(ds)` or `(..., shuffle=True)`: not up to a caller or a config."""
-    positional = [a for a in sampler.args if a.keyword is None and not a.star]
-    if len(positional) > 3 or any(a.star for a in sampler.args):  # (dataset, num_replicas, rank, shuffle)
+    if any(a.star for a in sampler.args):
         return False
-    for arg in sampler.args:
-        if arg.keyword is not None and arg.keyword.value == "shuffle":
-            return type(arg.value) is cst.Name and arg.value.value == "True"
-    return True
+    value = sampler_shuffle(sampler)
+    return value is None or (type(value) is cst.Name and value.value == "True")
 
 
 def argument_slots(call: cst.Call) -> Iterator[tuple[str, cst.Arg]]:
