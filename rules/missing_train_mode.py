@@ -309,14 +309,17 @@ class MissingTrainMode(Rule):
         self._exempt: set[cst.CSTNode] = set()
         self._candidates: set[cst.CSTNode] = set()
         self._restoring = _train_mode_methods(self.ctx)
-        # calls of other modules' functions that put a model they are given in eval
-        # mode (`evaluate(model, loader)` of engine.py), with that model
+        # calls of other modules' functions that set modes or back-propagate, and
+        # those that put a model they are given in eval mode (`evaluate(model,
+        # loader)` of engine.py), with that model
+        self._external = _mode_setting_calls(self.ctx)
         self._evaluated: dict[cst.CSTNode, cst.BaseExpression] = {}
         restoring = self._restoring
+        external = self._external
 
         def is_event(node: cst.CSTNode) -> bool:
             return (_is_event(node) or (bool(restoring) and method_call(node, *restoring) is not None)
-                    or self._external(node) is not None)
+                    or node in external)
 
         flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration, events=is_event)
         for body in code_bodies(self.ctx):
@@ -329,13 +332,13 @@ class MissingTrainMode(Rule):
         stepped = _trained_models(self.ctx, forward=False) if self._evaluated else set()
         for node in candidates:
             model = self._model_of(node)
-            if model is not None and model in (stepped if node in self._evaluated else trained):
-                if node in self._evaluated:
-                    name = self.ctx.code(node.func)  # type: ignore[attr-defined]
-                    self.report(node, f"`{name}()` switches `{model}` to `.eval()` and training resumes without "
-                                      "`.train()`: dropout and BatchNorm stay in eval mode")
-                else:
+            if node not in self._evaluated:
+                if model in trained:
                     self.report(node)
+            elif model in stepped:
+                name = self.ctx.code(node.func)  # type: ignore[attr-defined]
+                self.report(node, f"`{name}()` switches `{model}` to `.eval()` and training resumes without "
+                                  "`.train()`: dropout and BatchNorm stay in eval mode")
 
     def _model_of(self, eval_node: cst.CSTNode) -> str | None:
         mode = train_mode_call(eval_node)
@@ -343,15 +346,6 @@ class MissingTrainMode(Rule):
             return self.ctx.code(mode[0])
         model = self._evaluated.get(eval_node)
         return self.ctx.code(model) if model is not None else None
-
-    def _external(self, node: cst.CSTNode) -> Summary | None:
-        """What a call of another module's function does to modes, if anything."""
-        if type(node) is not cst.Call or not self.ctx.external:
-            return None
-        summary = self.ctx.summaries.of_external_call(node)
-        if summary is None or not any(e in (TRAIN, EVAL, BACKWARD) for e in summary.events):
-            return None
-        return summary
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if self._restoring and method_call(node, *self._restoring) is not None:
@@ -364,7 +358,7 @@ class MissingTrainMode(Rule):
         if is_backward(node):
             self._back_propagates(facts)
             return facts
-        summary = self._external(node)
+        summary = self._external.get(node)
         if summary is not None:
             return self._through(facts, node, summary)  # type: ignore[arg-type]
         return facts
@@ -396,6 +390,19 @@ class MissingTrainMode(Rule):
             elif event == BACKWARD:
                 self._back_propagates(facts)
         return frozenset() if TRAIN in summary.events else facts
+
+
+def _mode_setting_calls(ctx: FileContext) -> dict[cst.CSTNode, Summary]:
+    """Calls of other modules' functions that set train/eval mode or back-propagate,
+    with what they do."""
+    if not ctx.external:
+        return {}
+    found: dict[cst.CSTNode, Summary] = {}
+    for call in ctx.nodes_of(cst.Call):
+        summary = ctx.summaries.of_external_call(call)
+        if summary is not None and any(e in (TRAIN, EVAL, BACKWARD) for e in summary.events):
+            found[call] = summary
+    return found
 
 
 def _is_event(node: cst.CSTNode) -> bool:
