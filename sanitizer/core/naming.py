@@ -102,7 +102,7 @@ def _variable_names() -> dict[int, str]:
     locals (`self.student` in a trainer's method: `student`)."""
     main = sys.modules.get("__main__")
     names = {id(value): name for name, value in vars(main).items()
-             if isinstance(value, nn.Module)} if main else {}
+             if issubclass(type(value), nn.Module)} if main else {}
     frame = sys._getframe(1)
     while frame is not None:
         if locations.is_user_file(frame.f_code.co_filename):

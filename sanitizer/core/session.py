@@ -593,18 +593,17 @@ class Sanitizer:
     def _measure(self, probe: StepProbe, params: list[torch.Tensor], skipped: bool,
                  found_inf: Any, partial: bool) -> StepRecord:
         if probe.stepped_params:  # read while the optimizers stepped inside backward
-            with_grad, grads = probe.stepped_params, []
+            with_grad, grads, squares = probe.stepped_params, [], probe.stepped_squares
         else:
             with_grad = [p for p in params if p.grad is not None and not p.grad.is_sparse]
             grads = [p.grad for p in with_grad]
+            squares = squared_norms(grads) if grads else []
         self.fp16 = self.fp16 or any(grad.dtype == torch.float16 for grad in grads[:1])
         gather = Gather()
         gather.add("loss", probe.losses)
         gather.add("trail", probe.trail_values)
-        if probe.stepped_params:
-            gather.add("grads", probe.stepped_squares)
-        elif grads:
-            gather.add("grads", squared_norms(grads))
+        if squares:
+            gather.add("grads", squares)
         if isinstance(found_inf, torch.Tensor):
             gather.add("found_inf", [found_inf])
         checked = self._queue_initial_param_norms(gather, params)
