@@ -6,6 +6,7 @@ and read together in `read()`: one host-device synchronization per step.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,6 +101,25 @@ def squared_norms(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
     if all(t.is_cpu and t.dtype is torch.float32 for t in tensors):
         return [torch.dot(flat, flat) for flat in (t.reshape(-1) for t in tensors)]
     return list(torch._foreach_pow(norms(tensors), 2))
+
+
+def norms_from_squares(tensors: list[torch.Tensor], squares: list[float]) -> list[float]:
+    """L2 norms from the squared norms read back for `tensors` (in order).
+
+    A float32 square overflows to Inf once a norm passes about 1.8e19, though every
+    value is finite (a weight of 1e30 is still a number). Only such tensors are
+    measured again, accumulating in float64, so an Inf norm means an Inf value.
+    `tensors` may be empty when they are gone (gradients freed inside backward):
+    the squares are then taken as they are.
+    """
+    result = [math.sqrt(value) for value in squares]
+    again = [i for i, value in enumerate(squares) if value == math.inf and i < len(tensors)]
+    if again:
+        exact = [torch.linalg.vector_norm(tensor, dtype=torch.float64)
+                 for tensor in local_values([tensors[i] for i in again])]
+        for i, value in zip(again, _read_floats(exact)):
+            result[i] = value
+    return result
 
 
 @dataclass

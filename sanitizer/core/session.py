@@ -35,7 +35,7 @@ from sanitizer.core.events import Event
 from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
 from sanitizer.core.naming import ModelIndex
-from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, squared_norms
+from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, norms_from_squares, squared_norms
 from sanitizer.core.script_lint import ScriptLint, entry_file
 from sanitizer.core.sink import Sink
 from sanitizer.core.tracing import ForwardTracer
@@ -618,10 +618,10 @@ class Sanitizer:
             gather.add("eval", [torch.stack([loss.float() for kind, loss in probe.eval_losses
                                              if kind == eval_kind]).mean()])
         values = gather.read()
-        param_norms = [math.sqrt(value) for value in values.get("params", [])]
+        param_norms = norms_from_squares(checked, values.get("params", []))
         if not checked and (partial or _any_nonfinite(values, ("loss", "trail", "grads"))):
             checked, param_norms = self._read_param_norms()
-        grad_norms = [math.sqrt(value) for value in values.get("grads", [])]
+        grad_norms = norms_from_squares(grads, values.get("grads", []))
         scale = _first(values.get("scale"))
         if found_inf is not None and scale:  # fused path: gradients are still scaled
             grad_norms = [norm / scale for norm in grad_norms]
@@ -665,7 +665,7 @@ class Sanitizer:
             return [], []
         gather = Gather()
         gather.add("params", squared_norms(checked))
-        return checked, [math.sqrt(value) for value in gather.read()["params"]]
+        return checked, norms_from_squares(checked, gather.read()["params"])
 
     def _queue_underflow_census(self, gather: Gather, params: list[torch.Tensor], scaler: Any,
                                 still_scaled: bool) -> int:

@@ -4,8 +4,8 @@ a model left in eval mode, blow-ups and climbs of the loss, summed validation
 losses, module names with a second model, a loss module and a transform, and a
 GAN whose two optimizers take turns, policy-gradient training, optimizers
 stepped inside the backward pass, activation checkpointing, a student
-distilled from a teacher in eval mode, and an encoder and a decoder with an
-optimizer each."""
+distilled from a teacher in eval mode, an encoder and a decoder with an
+optimizer each, and gradient accumulation."""
 from __future__ import annotations
 
 import pytest
@@ -20,7 +20,8 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("steady_climb.py",), ("summed_validation.py",), ("summed_validation.py", "--criterion", "module"),
     ("gan_ring.py",), ("gan_turns.py",), ("policy_gradient.py",), ("policy_gradient.py", "--critic"),
     ("optimizer_in_backward.py",), ("checkpointed.py",), ("checkpointed.py", "--reentrant"),
-    ("distillation.py",), ("distillation.py", "--student-first"), ("encoder_decoder.py",)]
+    ("distillation.py",), ("distillation.py", "--student-first"), ("encoder_decoder.py",),
+    ("grad_accumulation.py",), ("grad_accumulation.py", "--dtype", "bfloat16")]
 PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               ("eval_mode_left_on.py", "--bug"), ("warmup_blowup.py", "--peak-lr", "3"),
@@ -28,7 +29,8 @@ PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") f
               ("gan_ring.py", "--fault"), ("gan_turns.py", "--corrupt"), ("optimizer_in_backward.py", "--fault", "40"),
               ("checkpointed.py", "--fault", "30"), ("checkpointed.py", "--reentrant", "--fault", "30"),
               ("distillation.py", "--bug"), ("distillation.py", "--student-first", "--bug"),
-              ("encoder_decoder.py", "--fault", "60")]
+              ("encoder_decoder.py", "--fault", "60"),
+              *[("grad_accumulation.py", "--dtype", dtype, "--fault", "25") for dtype in ("float32", "bfloat16")]]
 
 
 def _where(run: Run) -> dict[str, tuple[int, str | None]]:
@@ -193,3 +195,23 @@ def test_optimizers_stepping_on_one_backward_pass_end_one_step(script_runs: Scri
     assert run.report["steps"] == 150
     assert {event["step"] for event in run.events()} == {60}, run.events()
     assert run.first("nonfinite_activation")["culprit"] == "decoder"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_gradient_accumulation_counts_optimizer_steps_and_names_the_blown_up_layer(script_runs: ScriptRuns,
+                                                                                     dtype: str) -> None:
+    """Four backward passes per step: steps are the optimizer's. A weight set to 1e30
+    before iteration 25's third micro-batch is finite (its float32 squared norm is not):
+    the root is the NaN its layer causes downstream, at step 25, not a parameter "Inf"."""
+    healthy = script_runs.get("grad_accumulation.py", *(("--dtype", dtype) if dtype != "float32" else ()))
+    assert healthy.report["steps"] == 40
+    run = script_runs.get("grad_accumulation.py", "--dtype", dtype, "--fault", "25")
+    assert run.returncode == 0, run.stderr
+    assert run.report["steps"] == 40
+    activation = run.first("nonfinite_activation")
+    assert (activation["step"], activation["module"], activation["culprit"]) == (25, "ln", "blocks.1.mlp.0"), activation
+    grad = run.first("nonfinite_grad")
+    assert (grad["step"], grad["param"]) == (25, "blocks.1.mlp.0.weight"), grad
+    assert all(event["step"] >= 25 for event in run.events()), run.events()
+    problems = run.report["summary"]["problems"]
+    assert len(problems) == 1 and problems[0]["headline"].startswith("nonfinite_activation at step 25"), problems

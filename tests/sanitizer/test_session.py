@@ -3,6 +3,7 @@ own failures contained, report written."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -253,3 +254,29 @@ def test_two_optimizers_on_one_backward_pass_make_one_step_also_when_the_scaler_
                 scaler.step(optimizer)
             scaler.update()
     assert (session.steps, session.skipped_steps) == (6, 1)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_a_huge_finite_weight_or_gradient_is_a_number_not_an_inf(tmp_path: Path, dtype: torch.dtype) -> None:
+    # the squared norms of a 1e30 weight and of 1e25 gradients overflow float32, yet no
+    # value is infinite; the input never reaches that weight (its feature is 0)
+    for weight in (1e30, math.inf):
+        torch.manual_seed(0)
+        model = nn.Linear(3, 2).to(dtype)
+        with torch.no_grad():
+            model.weight[0, 0] = weight
+        opt = torch.optim.SGD(model.parameters(), lr=0.0)
+        x = torch.tensor([[0.0, 1.0, 2.0], [0.0, -1.0, 1.0]], dtype=dtype)
+        report = tmp_path / f"{weight}.json"
+        with Sanitizer(report=report, stream=open(tmp_path / "err.txt", "w")) as session:
+            for _ in range(3):
+                opt.zero_grad()
+                (model(x).sum() * 1e25).backward()
+                opt.step()
+        if weight == math.inf:  # a real Inf is still one (0 * Inf makes the output NaN)
+            event = next(event for event in session.events if event.kind == "nonfinite_param")
+            assert event.param == "weight" and event.value == math.inf and event.step == 1
+            continue
+        assert session.events == []
+        grad_norms = json.loads(report.read_text())["series"]["grad_norm"]
+        assert len(grad_norms) == 3 and all(1e25 < norm < 1e26 for norm in grad_norms), grad_norms
