@@ -253,7 +253,10 @@ class Sanitizer:
         places = ([f"rank {self.rank}"] if self.world_size > 1 else []) + ([f"child {self.child}"] if self.child else [])
         tag = f"[{', '.join(places)}]" if places else ""
         try:
-            print(f"sanitizer{tag}: {line}", file=self.stream, flush=True)
+            # one write per line, newline included: ranks and children share stderr, and an
+            # unbuffered stream (torchrun, `python -u`) passes each write on as it comes
+            self.stream.write(f"sanitizer{tag}: {line}\n")
+            self.stream.flush()
         except (OSError, ValueError):  # a closed or broken stderr must not break the run
             pass
 

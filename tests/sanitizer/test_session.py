@@ -2,6 +2,7 @@
 own failures contained, report written."""
 from __future__ import annotations
 
+import io
 import json
 import math
 from pathlib import Path
@@ -280,3 +281,24 @@ def test_a_huge_finite_weight_or_gradient_is_a_number_not_an_inf(tmp_path: Path,
         assert session.events == []
         grad_norms = json.loads(report.read_text())["series"]["grad_norm"]
         assert len(grad_norms) == 3 and all(1e25 < norm < 1e26 for norm in grad_norms), grad_norms
+
+
+def test_each_line_of_the_sanitizer_is_one_write(tmp_path: Path) -> None:
+    """Ranks and children share stderr: a line written in two parts (text, then its
+    newline) on an unbuffered stream interleaves with another process's line."""
+    class Writes(io.StringIO):
+        def __init__(self) -> None:
+            super().__init__()
+            self.calls: list[str] = []
+
+        def write(self, text: str) -> int:
+            self.calls.append(text)
+            return super().write(text)
+
+    stream = Writes()
+    with Sanitizer(report=tmp_path / "run.json", stream=stream):
+        _train(3)
+        torch.nn.Linear(2, 2)(torch.full((1, 2), math.nan)).sum().backward()  # an alert
+    assert len(stream.calls) >= 2, stream.calls
+    assert all(call.endswith("\n") and call.count("\n") == 1 and call.startswith("sanitizer")
+               for call in stream.calls), stream.calls
