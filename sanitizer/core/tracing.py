@@ -152,12 +152,17 @@ class ForwardTracer:
 
 
 def _first_tensor(output: Any) -> torch.Tensor | None:
+    """The tensor that stands for a module's output: the output itself, or the first
+    tensor of a tuple, list or dict (a Hugging Face `ModelOutput` is one) that is not a
+    0-d value (`(loss, logits)`, `{"loss": ..., "logits": ...}`: the logits, since the
+    loss is seen where it is computed), else the first tensor."""
     if isinstance(output, torch.Tensor):
         return output
+    if isinstance(output, dict):
+        output = list(output.values())
     if isinstance(output, (tuple, list)):
-        for item in output:
-            if isinstance(item, torch.Tensor):
-                return item
+        tensors = [item for item in output if isinstance(item, torch.Tensor)]
+        return next((tensor for tensor in tensors if tensor.dim()), tensors[0] if tensors else None)
     return None
 
 

@@ -155,10 +155,12 @@ class NonfiniteDetector(Detector):
 
 
 def _first_reached(candidates: list[Tensor], record: StepRecord, sink: Sink, culprit: int | None) -> int:
-    """Index of the culprit module's own parameter if it has one, else of the one backward reached first."""
+    """Index of the culprit module's own parameter if it has one (not its children's: a
+    block whose own code jumped says nothing of which child), else of the one backward
+    reached first."""
     module = sink.module_of_slot(culprit) if culprit is not None else None
     if module is not None:
-        owned = {id(p) for p in module.parameters()}
+        owned = {id(p) for p in module.parameters(recurse=False)}
         for index, param in enumerate(candidates):
             if id(param) in owned:
                 return index

@@ -124,3 +124,42 @@ def test_checkpointed_blocks_are_traced_once_in_forward_order(reentrant: bool) -
         names = [session.slot_name(slot) for slot in session.probe.trail_slots]
     assert "blocks.1.1" in expected
     assert names == expected
+
+
+class ReturnsLossFirst(nn.Module):
+    """Returns its own logits with the loss, as `(loss, logits)` or as a dict (a Hugging
+    Face `ModelOutput` is a dict): the loss comes first, the logits are its own."""
+
+    def __init__(self, shape: str) -> None:
+        super().__init__()
+        self.body = nn.Linear(4, 4)
+        self.head = nn.Linear(4, 3)
+        self.temperature = 1.0
+        self.shape = shape
+
+    def forward(self, x: torch.Tensor, labels: torch.Tensor):
+        logits = self.head(self.body(x)) / self.temperature
+        loss = F.cross_entropy(logits, labels)
+        return {"loss": loss, "logits": logits} if self.shape == "dict" else (loss, logits)
+
+
+@pytest.mark.parametrize("shape", ["dict", "tuple"])
+def test_a_model_returning_its_loss_first_is_traced_by_its_logits(shape: str) -> None:
+    torch.manual_seed(0)
+    model = ReturnsLossFirst(shape)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
+        for step in range(1, 6):
+            model.temperature = 0.0 if step == 4 else 1.0  # the model's own division blows up
+            out = model(torch.randn(8, 4), torch.randint(0, 3, (8,)))
+            opt.zero_grad()
+            (out["loss"] if shape == "dict" else out[0]).backward()
+            opt.step()
+    first = {}
+    for event in session.events:
+        first.setdefault(event.kind, event)
+    activation = first["nonfinite_activation"]
+    assert (activation.step, activation.module, activation.extra["culprit"]) == (4, "ReturnsLossFirst", "ReturnsLossFirst")
+    assert first["nonfinite_loss"].module == "ReturnsLossFirst"
+    # the model owns no parameter directly: the gradient named is the one backward reached first
+    assert first["nonfinite_grad"].param in ("head.weight", "head.bias")
