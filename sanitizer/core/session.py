@@ -110,6 +110,7 @@ class Sanitizer:
         self._index_step = 0
         self._optimizers: weakref.WeakSet[torch.optim.Optimizer] = weakref.WeakSet()
         self._last_params: list[torch.Tensor] = []
+        self._updated_at: dict[int, int] = {}  # id(optimizer) -> the step of its latest update
         self._scaler: weakref.ref[Any] | None = None
         self._scaled: tuple[weakref.ref[torch.Tensor], torch.Tensor, str | None] | None = None
         self._train_loss: tuple[weakref.ref[torch.Tensor], str | None] | None = None  # the latest, and its kind
@@ -490,6 +491,7 @@ class Sanitizer:
 
     def after_step(self, optimizer: torch.optim.Optimizer) -> None:
         if not in_backward():
+            self._updated_at[id(optimizer)] = self.step
             self._advance()
 
     def _step_in_backward(self, optimizer: torch.optim.Optimizer) -> None:
@@ -572,6 +574,10 @@ class Sanitizer:
         finally:
             _set_grad_enabled(enabled)
         record.optimizer_id = id(optimizer) if optimizer is not None else None
+        if record.optimizer_id in self._updated_at and not probe.stepped_params:
+            # its parameters were read before this step's update: as the last update of
+            # this optimizer left them (another optimizer may have stepped since: a GAN's)
+            record.param_step = self._updated_at[record.optimizer_id]
         return record
 
     def _dispatch(self, record: StepRecord) -> None:

@@ -302,3 +302,27 @@ def test_each_line_of_the_sanitizer_is_one_write(tmp_path: Path) -> None:
     assert len(stream.calls) >= 2, stream.calls
     assert all(call.endswith("\n") and call.count("\n") == 1 and call.startswith("sanitizer")
                for call in stream.calls), stream.calls
+
+
+def test_a_parameter_is_dated_by_its_own_optimizers_last_update(tmp_path: Path) -> None:
+    """A GAN's optimizers take turns. The discriminator's update at step 9 (its learning
+    rate NaN) breaks its weights; they are read at its next step, 11, after the
+    generator's update at step 10: the event names step 9, the update that did it."""
+    torch.manual_seed(0)
+    generator = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    discriminator = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))
+    opt_g = torch.optim.SGD(generator.parameters(), lr=0.01)
+    opt_d = torch.optim.SGD(discriminator.parameters(), lr=0.01)
+    with Sanitizer(report=None, stream=open(tmp_path / "err.txt", "w")) as session:
+        for iteration in range(1, 9):
+            if iteration == 5:
+                opt_d.param_groups[0]["lr"] = math.nan
+            fake = generator(torch.randn(16, 4))
+            opt_d.zero_grad()
+            (discriminator(fake.detach()).mean() - discriminator(torch.randn(16, 2)).mean()).backward()
+            opt_d.step()  # steps 1, 3, 5, ...
+            opt_g.zero_grad()
+            (-discriminator(fake).mean()).backward()
+            opt_g.step()  # steps 2, 4, 6, ...
+    broken = [event for event in session.events if event.kind == "nonfinite_param"]
+    assert broken and broken[0].step == 9 and broken[0].param.startswith("discriminator."), broken
