@@ -4,13 +4,12 @@ from typing import Iterator
 
 import libcst as cst
 
-from trainlint.analysis.accumulators import consumed_names, detaches, escapes, returned_names
+from trainlint.analysis.accumulators import consumed_names, detaches, escapes, needs_tensor, returned_names
 from trainlint.analysis.dataflow import (
     backpropagated_names,
     backward_targets,
     is_loss_call,
     keyword,
-    names_in,
 )
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.literals import string_value
@@ -53,8 +52,11 @@ class LossAccumulatedWithGraph(Rule):
     running sum the loss becomes `loss.item()` (when the loss is known to be
     a scalar), in an append `loss.detach()`. The total must stay within its
     function and be read only as a number: printed, formatted, logged, used
-    in arithmetic or passed to torch / numpy / math functions whose results
-    are followed the same way. A total that is returned, yielded, stored in
+    in arithmetic or passed to numpy / math functions whose results are
+    followed the same way. `.item()` is not offered when the total, or anything
+    computed from it, is then read as a tensor: a method or attribute
+    (`avg.item()` after `avg = total / n`) or a torch function, which takes only
+    tensors (`torch.exp(total / n)`). A total that is returned, yielded, stored in
     an attribute or a container, handed to any other function, or kept on
     `self` gets the finding without a fix: whoever receives it may
     back-propagate it or call tensor methods on it.
@@ -115,6 +117,19 @@ class LossAccumulatedWithGraph(Rule):
         "        loss.backward()\n"
         "        opt.step()\n"
         "    return losses\n",
+        # read as a tensor after the loop: flagged, but no fix (a float has no
+        # `.item()`, and torch.exp takes only tensors)
+        "import torch\n"
+        "def train(model, loader, opt, criterion):\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = criterion(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        total += loss  # expect: TL202\n"
+        "    avg = total / len(loader)\n"
+        "    print(avg.item(), torch.exp(total / len(loader)))\n",
         Example(
             "from torch import nn\n"
             "criterion = nn.CrossEntropyLoss()\n"
@@ -591,13 +606,8 @@ class LossAccumulatedWithGraph(Rule):
         return backpropagated_names(self.ctx, body).get(name, False)
 
     def _used_as_tensor(self, at: cst.CSTNode, accumulator: str) -> bool:
-        """Anything read from the total as an attribute (`total.item()`,
-        `total.cpu()`) would break once it is a float."""
-        scope: cst.CSTNode = self.ctx.enclosing_function(at) or self.ctx.module
-        if accumulator.startswith("self."):
-            scope = self.ctx.module
-        prefix = accumulator + "."
-        return any(name.startswith(prefix) for name in names_in(scope))
+        """Anything the total must be a tensor for would break once it is a float."""
+        return needs_tensor(self.ctx, self.ctx.enclosing_function(at) or self.ctx.module, accumulator)
 
 
 def _packed(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:

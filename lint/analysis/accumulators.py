@@ -99,6 +99,27 @@ def escapes(ctx: FileContext, body: cst.CSTNode, name: str, skip: set[cst.CSTNod
     return False
 
 
+def needs_tensor(ctx: FileContext, body: cst.CSTNode, name: str) -> bool:
+    """Whether code in `body` would break if the total `name` were a Python number:
+    an attribute read on it or on anything computed from it (`total.item()`,
+    `avg.item()` after `avg = total / n`, `(total / n).item()`), or a torch function
+    given it (`torch.exp(total / n)`: torch's functions take tensors, except the
+    constructors that make one from a number)."""
+    tracked = _derived(ctx, body, name)
+    for node in ctx.subtree(body):
+        if type(node) is cst.Attribute and names_in(node.value) & tracked:
+            return True
+        if type(node) is cst.Call and any(names_in(arg.value) & tracked for arg in node.args):
+            qualified = ctx.qualified_name(node.func)
+            if qualified is not None and qualified.startswith("torch.") and qualified not in _FROM_NUMBERS:
+                return True
+    return False
+
+
+# torch functions that accept a Python number where a tensor was
+_FROM_NUMBERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_tensor"})
+
+
 def _target_nodes(ctx: FileContext, body: cst.CSTNode) -> set[cst.CSTNode]:
     """Unpacking targets (`total, losses = 0, []`): tuples that bind, not hold."""
     out: set[cst.CSTNode] = set()

@@ -170,6 +170,33 @@ def accumulations_used_later(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
+# uses after the loop that need a tensor, not a number: `.item()` would break them
+TENSOR_NEEDING_USES = (
+    "print({total}.item())",
+    "avg = {total} / len(loader)\nprint(avg.item())",
+    "print(({total} / 3).cpu())",
+    "print(torch.exp({total} / len(loader)))",
+    "ok = torch.isfinite({total})",
+)
+# uses that a number serves as well as a tensor: the fix stays
+NUMBER_USES = (
+    "print(math.exp({total} / len(loader)))",
+    "print(np.exp({total} / 3), f\"{{{total}:.3f}}\")",
+    "mean = {total} / 3\nprint(mean * 2, round(mean, 3))",
+    "print(torch.tensor({total}))",
+)
+
+
+@st.composite
+def sums_read_later(draw: st.DrawFn, uses: tuple[str, ...]) -> str:
+    """A running sum of losses (not a list: appends are fixed with `.detach()`, which
+    keeps a tensor), read after the loop by one of `uses`."""
+    body = draw(accumulations().filter(lambda source: ".append(" not in source))
+    total = next(line.split(" ")[0] for line in body.splitlines() if line.startswith("t_"))
+    use = draw(st.sampled_from(uses)).format(total=total)
+    return "import math\nimport numpy as np\nimport torch\n" + body + use + "\n"
+
+
 @st.composite
 def loader_calls(draw: st.DrawFn) -> str:
     conflict = draw(st.sampled_from([("sampler=sampler", "shuffle=True"), ("batch_sampler=bs", "shuffle=True")]))
@@ -252,3 +279,19 @@ def test_tl202_no_fix_when_a_later_use_may_need_the_graph(source: str) -> None:
     assert {(f.line, f.code) for f in findings} == expected_marks(source)
     assert not any(f.fixable for f in findings)
     assert fixed_source(TL202, source) == source
+
+
+
+@SETTINGS
+@given(sums_read_later(TENSOR_NEEDING_USES))
+def test_tl202_no_item_fix_when_the_total_is_read_as_a_tensor(source: str) -> None:
+    findings = findings_of(TL202, source)
+    assert {(f.line, f.code) for f in findings} == expected_marks(source)
+    assert not any(f.fixable for f in findings)
+    assert fixed_source(TL202, source) == source
+
+
+@SETTINGS
+@given(sums_read_later(NUMBER_USES))
+def test_tl202_item_fix_when_the_total_is_read_as_a_number(source: str) -> None:
+    check_fix(TL202, source)
