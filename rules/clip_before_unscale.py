@@ -32,7 +32,13 @@ class ClipBeforeUnscale(Rule):
     ## Fix safety
     Safe: inserts `scaler.unscale_(optimizer)` just before the clip, where
     `optimizer` is the one later passed to `scaler.step` in the same function.
-    When that optimizer cannot be told (several, or none), there is no fix.
+    A second `unscale_` before `update()` raises, so the fix is offered only
+    when every run of the clip is followed, in the same iteration and with no
+    `continue`, `break`, `return` or `raise` in between, by `scaler.step(optimizer)`
+    and then `scaler.update()`, and when the code calls `unscale_` nowhere
+    else. When that optimizer cannot be told (several, or none), when the step
+    is conditional (gradient accumulation) or an `unscale_` already follows the
+    clip, there is no fix.
 
     ## Limitations
     A helper of the project (in this file or a module it imports) that clips
@@ -182,6 +188,7 @@ class ClipBeforeUnscale(Rule):
 
     def finish(self) -> None:
         self._step_targets: dict[Binding, set[str]] = {}
+        self._unscaled: set[Binding] = set()  # scalers the code unscales somewhere
         self._clips: dict[cst.Call, set[Binding]] = {}
         for body in code_bodies(self.ctx):
             Flow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
@@ -219,6 +226,8 @@ class ClipBeforeUnscale(Rule):
             binding = receivers.binding(target)
             if method_call(node, "step") is not None and type(node) is cst.Call and node.args:
                 self._step_targets.setdefault(binding, set()).add(self.ctx.code(node.args[0].value))  # type: ignore[arg-type]
+            if method_call(node, "unscale_") is not None and binding is not None:
+                self._unscaled.add(binding)
             return facts - {binding}
         if facts and (is_clip_call(self.ctx, node) or self._helper_clips(node)):
             self._clips.setdefault(node, set()).update(facts)  # type: ignore[arg-type]
@@ -230,9 +239,49 @@ class ClipBeforeUnscale(Rule):
             return None
         (scaler,) = scalers
         optimizers = self._step_targets.get(scaler, set())
-        if len(optimizers) != 1:
+        if len(optimizers) != 1 or scaler in self._unscaled:
+            return None  # an `unscale_` already there (after the clip) would then run twice and raise
+        (optimizer,) = optimizers
+        if not self._always_stepped_after(statement, scaler, optimizer):
             return None
-        unscale = cst.parse_statement(f"{scaler.name}.unscale_({next(iter(optimizers))})\n")
+        unscale = cst.parse_statement(f"{scaler.name}.unscale_({optimizer})\n")
         unscale = unscale.with_changes(leading_lines=statement.leading_lines)
         moved = statement.with_changes(leading_lines=())
         return Fix({statement: cst.FlattenSentinel([unscale, moved])})
+
+    def _always_stepped_after(self, statement: cst.SimpleStatementLine, scaler: Binding, optimizer: str) -> bool:
+        """Whether every run of `statement` is followed, in the same iteration, by
+        `S.step(optimizer)` and then `S.update()`, with no jump in between. A second
+        `unscale_` before `update()` raises: an `unscale_` inserted where the step is
+        skipped (under gradient accumulation, after a `continue`) would break the run."""
+        child: cst.CSTNode = statement
+        for ancestor in self.ctx.ancestors(statement):
+            if type(ancestor) in (cst.IndentedBlock, cst.Module):
+                body = list(ancestor.body)  # type: ignore[attr-defined]
+                start = next(i for i, node in enumerate(body) if node is child)
+                stepped = False
+                for end in range(start + 1, len(body)):
+                    if self._calls(body[end], scaler, "step", optimizer):
+                        stepped = True
+                    elif stepped and self._calls(body[end], scaler, "update", None):
+                        return not any(type(node) in _JUMPS for part in body[start:end + 1]
+                                       for node in self.ctx.subtree(part))
+            elif type(ancestor) in (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                return False  # the step must follow within the same iteration or call
+            child = ancestor
+        return False
+
+    def _calls(self, statement: cst.CSTNode, scaler: Binding, method: str, optimizer: str | None) -> bool:
+        """`statement` is a line that calls `S.method(optimizer)` on the scaler."""
+        if type(statement) is not cst.SimpleStatementLine:
+            return False
+        for node in self.ctx.subtree(statement):
+            target = method_call(node, method)
+            if target is None or self.ctx.receivers.binding(target) != scaler:
+                continue
+            if optimizer is None or (node.args and self.ctx.code(node.args[0].value) == optimizer):  # type: ignore[attr-defined]
+                return True
+        return False
+
+
+_JUMPS = (cst.Continue, cst.Break, cst.Return, cst.Raise)

@@ -27,7 +27,9 @@ class ScalerStepWithoutUpdate(Rule):
     `scaler.step(optimizer)` statement, under the same condition (the step of
     an accumulation loop stays on its N-th micro-step). When the file calls
     `scaler.update()` somewhere else (after the loop, per epoch), adding
-    another would make that one fail, so such findings carry no fix.
+    another would make that one fail, so such findings carry no fix. Nor do
+    loops that step the scaler more than once (several optimizers, a loop over
+    them): `update()` belongs once after all of their steps.
 
     ## Limitations
     Only scalers the linter can tell are `GradScaler`s are checked (built from
@@ -205,8 +207,24 @@ class ScalerStepWithoutUpdate(Rule):
             loop = self._training_loop(step)
             if loop is None or self._updates_in(loop.body, binding, updating_helpers):
                 continue
-            fix = None if binding in updated else self._fix(step, scaler)
+            others = [other for other, _, same in steps if same == binding and other is not step
+                      and any(ancestor is loop for ancestor in self.ctx.ancestors(other))]
+            if any(self.ctx.order_index(other) > self.ctx.order_index(step) for other in others):
+                continue  # one missing update, one finding: at the loop's last step
+            # one update per iteration, after every step: with several steps (a GAN's, a
+            # loop over optimizers) an update after each would run the steps after the
+            # first on a scale already changed, so no fix
+            fix = None if binding in updated or others or not self._steps_once(step, loop) else self._fix(step, scaler)
             self.report(step, fix=fix)
+
+    def _steps_once(self, step: cst.Call, loop: cst.For | cst.While) -> bool:
+        """The step runs once per iteration of `loop`: no loop between them."""
+        for ancestor in self.ctx.ancestors(step):
+            if ancestor is loop:
+                return True
+            if type(ancestor) in (cst.For, cst.While):
+                return False
+        return False
 
     def _training_loop(self, step: cst.Call) -> cst.For | cst.While | None:
         """The innermost loop around `step` in its function, skipping a loop

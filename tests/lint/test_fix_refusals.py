@@ -1,0 +1,92 @@
+"""Findings whose obvious fix would change what the program does: the finding
+stays, the fix is not offered. Each case was offered a "safe" fix that made the
+program raise; beside them, near cases where the fix stays."""
+
+from __future__ import annotations
+
+import pytest
+
+from trainlint.registry import by_code
+from trainlint.rule import expected_marks
+from trainlint.testing import findings_of, fixed_source
+
+_LOOP = (
+    "import torch\n"
+    "def train(model, loader, opt, scaler, accum, opt2):\n"
+    "    for i, (x, y) in enumerate(loader):\n"
+    "        with torch.autocast('cuda'):\n"
+    "            loss = model(x, y)\n"
+    "        scaler.scale(loss).backward()\n"
+)
+
+REFUSED = [
+    # an unscale_ already follows the clip: a second one before update() raises
+    ("TL101", _LOOP + "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+                      "        scaler.unscale_(opt)\n"
+                      "        scaler.step(opt)\n"
+                      "        scaler.update()\n"),
+    # gradient accumulation: an unscale_ on every micro-step, update() on every N-th
+    ("TL101", _LOOP + "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+                      "        if (i + 1) % accum == 0:\n"
+                      "            scaler.step(opt)\n"
+                      "            scaler.update()\n"
+                      "            opt.zero_grad()\n"),
+    # a skipped step: the next iteration's unscale_ would come before any update()
+    ("TL101", _LOOP + "        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+                      "        if not torch.isfinite(norm):\n"
+                      "            opt.zero_grad()\n"
+                      "            continue\n"
+                      "        scaler.step(opt)\n"
+                      "        scaler.update()\n"),
+    # two optimizers: update() belongs once after both steps
+    ("TL104", _LOOP + "        scaler.step(opt)\n"
+                      "        scaler.step(opt2)  # expect: TL104\n"
+                      "        opt.zero_grad()\n"),
+    # a loop over the optimizers: an update() inside it would run once per optimizer
+    ("TL104", _LOOP + "        for o in (opt, opt2):\n"
+                      "            scaler.step(o)  # expect: TL104\n"
+                      "            o.zero_grad()\n"),
+    # the total is read as a tensor afterwards: a float has no .item(), torch.exp takes tensors
+    ("TL202", "import torch\n"
+              "def train(model, loader, opt, criterion):\n"
+              "    total = 0.0\n"
+              "    for x, y in loader:\n"
+              "        loss = criterion(model(x), y)\n"
+              "        opt.zero_grad()\n"
+              "        loss.backward()\n"
+              "        opt.step()\n"
+              "        total += loss  # expect: TL202\n"
+              "    print((total / len(loader)).item(), torch.exp(total))\n"),
+]
+
+KEPT = [
+    # the clip under a condition, the step and update after it, unconditionally
+    ("TL101", _LOOP + "        if accum:\n"
+                      "            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+                      "        scaler.step(opt)\n"
+                      "        scaler.update()\n",
+     "            scaler.unscale_(opt)\n"),
+    # one step, under the accumulation condition: update() goes right after it
+    ("TL104", _LOOP + "        if (i + 1) % accum == 0:\n"
+                      "            scaler.step(opt)  # expect: TL104\n"
+                      "            opt.zero_grad()\n",
+     "            scaler.update()\n"),
+]
+
+
+@pytest.mark.parametrize(("code", "source"), REFUSED)
+def test_no_fix_where_it_would_change_the_program(code: str, source: str) -> None:
+    rule = by_code()[code]
+    findings = findings_of(rule, source)
+    assert {(f.line, f.code) for f in findings} == expected_marks(source)
+    assert not any(f.fixable for f in findings)
+    assert fixed_source(rule, source, unsafe=True) == source
+
+
+@pytest.mark.parametrize(("code", "source", "inserted"), KEPT)
+def test_the_fix_stays_where_it_is_safe(code: str, source: str, inserted: str) -> None:
+    rule = by_code()[code]
+    findings = findings_of(rule, source)
+    assert {(f.line, f.code) for f in findings} == expected_marks(source)
+    fixed = fixed_source(rule, source)
+    assert fixed.replace(inserted, "", 1) == source and inserted in fixed
