@@ -42,6 +42,10 @@ class SamplerWithShuffle(Rule):
     fix_safety = "safe"
     triggers = ("sampler",)
     bad = (
+        # by position (dataset, batch_size, shuffle, sampler): flagged, no fix (dropping
+        # the `True` would move the sampler into the shuffle slot)
+        "from torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, 32, True, sampler)  # expect: TL304\n",
         Example(
             "from torch.utils.data import DataLoader, DistributedSampler\n"
             "sampler = DistributedSampler(dataset)\n"
@@ -96,6 +100,9 @@ class SamplerWithShuffle(Rule):
         "                          shuffle=True)\n",
     )
     good = (
+        # by position (dataset, batch_size, shuffle, sampler): shuffle off
+        "from torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, 32, False, sampler)\n",
         # the usual idiom: shuffle only when there is no sampler
         "from torch.utils.data import DataLoader\n"
         "loader = DataLoader(ds, batch_size=32, sampler=sampler, shuffle=(sampler is None))\n",
@@ -119,19 +126,41 @@ class SamplerWithShuffle(Rule):
             self._check(call)
 
     def _check(self, call: cst.Call) -> None:
-        shuffle = keyword(call, "shuffle")
+        shuffle = _argument(call, "shuffle")
         shuffles = shuffle is not None and is_constant(shuffle.value, "True")
-        batch_sampler = _given(keyword(call, "batch_sampler"))
+        # a keyword is dropped; a positional `True` cannot be (the sampler would move up)
+        fix = _drop(call, shuffle) if shuffles and shuffle.keyword is not None else None  # type: ignore[union-attr]
+        batch_sampler = _given(_argument(call, "batch_sampler"))
         if batch_sampler:
-            batch_size = keyword(call, "batch_size")
+            batch_size = _argument(call, "batch_size")
             sized = batch_size is not None and not _is_one(batch_size.value)
             if sized:
                 self.report(call, "`batch_size=` with a `batch_sampler=`: the DataLoader raises ValueError; the batch sampler decides the batch size")
             elif shuffles:
-                self.report(call, "`shuffle=True` with a `batch_sampler=`: the DataLoader raises ValueError", fix=_drop(call, shuffle))
+                self.report(call, "`shuffle=True` with a `batch_sampler=`: the DataLoader raises ValueError", fix=fix)
             return
-        if shuffles and _given(keyword(call, "sampler")):
-            self.report(call, fix=_drop(call, shuffle))
+        if shuffles and _given(_argument(call, "sampler")):
+            self.report(call, fix=fix)
+
+
+# DataLoader(dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, ...)
+_POSITIONS = {"batch_size": 1, "shuffle": 2, "sampler": 3, "batch_sampler": 4}
+
+
+def _argument(call: cst.Call, name: str) -> cst.Arg | None:
+    """The argument for DataLoader's parameter `name`, by keyword or by position."""
+    arg = keyword(call, name)
+    if arg is not None:
+        return arg
+    positional: list[cst.Arg] = []
+    for arg in call.args:
+        if arg.keyword is not None:
+            break
+        if arg.star:  # `*args`: positions unknown from here
+            return None
+        positional.append(arg)
+    index = _POSITIONS[name]
+    return positional[index] if index < len(positional) else None
 
 
 def _given(arg: cst.Arg | None) -> bool:

@@ -46,6 +46,9 @@ REFUSED = [
     ("TL104", _LOOP + "        for o in (opt, opt2):\n"
                       "            scaler.step(o)  # expect: TL104\n"
                       "            o.zero_grad()\n"),
+    # shuffle by position: dropping the `True` would move the sampler into its slot
+    ("TL304", "from torch.utils.data import DataLoader\n"
+              "loader = DataLoader(ds, 32, True, sampler)  # expect: TL304\n"),
     # the total is read as a tensor afterwards: a float has no .item(), torch.exp takes tensors
     ("TL202", "import torch\n"
               "def train(model, loader, opt, criterion):\n"
