@@ -1,15 +1,12 @@
-import re
-
 import libcst as cst
 
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, run_each_iteration
-from trainlint.analysis.training import is_clip_call, method_call
-from trainlint.context import FileContext
+from trainlint.analysis.training import is_clip_call, measures_only, method_call
 from trainlint.rule import Rule
+from trainlint.summaries import BACKWARD, CLIP, STEP, ZERO_GRAD, Summary
 
 _STEPPED = "stepped"
-_INFINITY = re.compile(r"""^(float\(\s*['"][+]?inf(inity)?['"]\s*\)|([A-Za-z_]\w*\.)*inf)$""", re.IGNORECASE)
 
 
 class ClipAfterStep(Rule):
@@ -47,7 +44,11 @@ class ClipAfterStep(Rule):
     ## Limitations
     A clip with an infinite threshold (`max_norm=float("inf")`) only measures
     the norm and is not flagged. Steps through an optimizer that cannot be
-    resolved are not followed.
+    resolved are not followed. Functions of the file are followed into their
+    bodies; a function of another module of the project is read by what it
+    does, in order (`clip_gradients(model)` of `utils.py` called after
+    `opt.step()` is reported at the call; a helper that back-propagates,
+    clips and steps by itself leaves the caller stepped).
     """
 
     code = "TL403"
@@ -157,7 +158,8 @@ class ClipAfterStep(Rule):
     )
 
     def finish(self) -> None:
-        run_each_iteration(self.ctx, self._transfer, events=self._is_event)
+        # a call of another module's function may clip, step or back-propagate
+        run_each_iteration(self.ctx, self._transfer, events=None if self.ctx.external else self._is_event)
 
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to."""
@@ -172,17 +174,29 @@ class ClipAfterStep(Rule):
             return frozenset()
         if optimizer_step(self.ctx, node) is not None:
             return frozenset({_STEPPED})
-        if _STEPPED in facts and is_clip_call(self.ctx, node) and not _measures_only(self.ctx, node):
+        if _STEPPED in facts and is_clip_call(self.ctx, node) and not measures_only(self.ctx, node):
             self.report(node)
+        summary = self.ctx.summaries.of_external_call(node) if type(node) is cst.Call else None
+        if summary is not None:
+            return self._through(facts, node, summary)  # type: ignore[arg-type]
         return facts
 
+    def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:
+        """A function of another module, by the effects it has, in the order they are
+        first reached: its clip follows the caller's step (`clip_gradients(model)` after
+        `opt.step()`), reported at the call. A clip after its own step is that module's
+        finding, not this call's."""
+        stepped_before = stepped = _STEPPED in facts
+        for effect in summary.effects:
+            if effect in (BACKWARD, ZERO_GRAD):
+                stepped_before = stepped = False
+            elif effect == STEP:
+                stepped = True
+            elif effect == CLIP and stepped_before:
+                self.report(call, _THROUGH_HELPER.format(self.ctx.code(call.func)))
+                stepped_before = False
+        return frozenset({_STEPPED}) if stepped else frozenset()
 
-def _measures_only(ctx: FileContext, call: cst.Call) -> bool:
-    """A clip with an infinite threshold: used to compute the norm."""
-    threshold = None
-    for index, arg in enumerate(call.args):
-        if arg.keyword is not None and arg.keyword.value in ("max_norm", "clip_value"):
-            threshold = arg.value
-        elif arg.keyword is None and index == 1:
-            threshold = arg.value
-    return threshold is not None and bool(_INFINITY.match(ctx.code(threshold).replace(" ", "")))
+
+_THROUGH_HELPER = "`{}()` clips gradients after the optimizer step: the clip changes nothing; clip before `step()`"
+

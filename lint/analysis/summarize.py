@@ -21,7 +21,7 @@ from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, 
 from trainlint.analysis.precision import global_value, half_conversion, value_of_name
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, sampler_shuffle
 from trainlint.analysis.scopes import dotted_name
-from trainlint.analysis.training import is_clip_call, method_call
+from trainlint.analysis.training import is_clip_call, measures_only, method_call
 from trainlint.analysis.walk import iter_nodes, only
 from trainlint.context import FileContext
 from trainlint.project import FileFacts
@@ -434,7 +434,7 @@ def effect_of(ctx: FileContext, call: cst.Call) -> str | None:
         return SCHEDULER_STEP
     if is_backward(call) or ctx.call_name(call) == "torch.autograd.backward":
         return BACKWARD
-    if is_clip_call(ctx, call) or method_call(call, *_CLIP_METHODS) is not None:
+    if (is_clip_call(ctx, call) or method_call(call, *_CLIP_METHODS) is not None) and not measures_only(ctx, call):
         return CLIP
     if method_call(call, "unscale_") is not None:
         return UNSCALE

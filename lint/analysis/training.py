@@ -3,6 +3,7 @@ gradients, call a method on what receiver, and where code bodies are."""
 
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 import libcst as cst
@@ -46,6 +47,20 @@ def unchain_module(expr: cst.BaseExpression) -> cst.BaseExpression:
 
 def is_clip_call(ctx: FileContext, node: cst.CSTNode) -> bool:
     return type(node) is cst.Call and ctx.call_name(node) in CLIP_FUNCTIONS
+
+
+def measures_only(ctx: FileContext, call: cst.Call) -> bool:
+    """A clip with an infinite threshold: used to compute the norm, it clips nothing."""
+    threshold = None
+    for index, arg in enumerate(call.args):
+        if arg.keyword is not None and arg.keyword.value in ("max_norm", "clip_value"):
+            threshold = arg.value
+        elif arg.keyword is None and index == 1:
+            threshold = arg.value
+    return threshold is not None and bool(_INFINITY.match(ctx.code(threshold).replace(" ", "")))
+
+
+_INFINITY = re.compile(r"""^(float\(\s*['"][+]?inf(inity)?['"]\s*\)|([A-Za-z_]\w*\.)*inf)$""", re.IGNORECASE)
 
 
 def scaled_backward_scaler(node: cst.CSTNode) -> cst.BaseExpression | None:
