@@ -39,18 +39,26 @@ class NonfiniteDetector(Detector):
         self.nonfinite_steps = 0
         self.overflow_skipped_steps = 0
         self._history: deque[dict[int, float]] = deque(maxlen=TRAIL_STEPS)
+        # trail entries (slot, its n-th value in the step: a module hands several of
+        # its own values to children) Inf on every step that reached them, on steps
+        # whose loss and gradients stayed finite: part of the model (scores masked with
+        # -inf handed to an `nn.Softmax` child), never the first non-finite module
+        # nor a culprit
+        self._inf_by_design: set[tuple[int, int]] = set()
+        self._seen_finite: set[tuple[int, int]] = set()
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         trail = record.trail
-        first_bad = next((i for i, (_, mag) in enumerate(trail) if not math.isfinite(mag)), None)
         bad_loss = next((i for i, loss in enumerate(record.losses) if not math.isfinite(loss)), None)
         bad_grads = [i for i, norm in enumerate(record.grad_norms) if not math.isfinite(norm)]
         bad_params = [i for i, norm in enumerate(record.param_norms) if not math.isfinite(norm)]
+        designed = self._designed_infs(trail, clean=bad_loss is None and not bad_grads and not bad_params)
+        first_bad = next((i for i, (_, mag) in enumerate(trail) if not math.isfinite(mag) and i not in designed), None)
         if first_bad is None and bad_loss is None and not bad_grads and not bad_params:
             self._remember(trail)
             return
         self.nonfinite_steps += 1
-        culprit = self._culprit(trail, first_bad if first_bad is not None else len(trail) - 1)
+        culprit = self._culprit(trail, first_bad if first_bad is not None else len(trail) - 1, designed)
         grads_expected = record.skipped and bad_grads  # GradScaler skips overflowing steps by design
         if grads_expected:
             self.overflow_skipped_steps += 1
@@ -67,6 +75,24 @@ class NonfiniteDetector(Detector):
             self._report_params(record, sink, bad_params)
         self._remember(trail)
 
+    def _designed_infs(self, trail: list[tuple[int, float]], clean: bool) -> set[int]:
+        """Learn from this step which trail entries are Inf by design; the indices of
+        this step's entries that are."""
+        occurrences: dict[int, int] = {}
+        designed: set[int] = set()
+        for index, (slot, mag) in enumerate(trail):
+            key = (slot, occurrences.get(slot, 0))
+            occurrences[slot] = key[1] + 1
+            if math.isfinite(mag):
+                self._seen_finite.add(key)
+                self._inf_by_design.discard(key)
+                continue
+            if clean and math.isinf(mag) and key not in self._seen_finite:
+                self._inf_by_design.add(key)
+            if key in self._inf_by_design:
+                designed.add(index)
+        return designed
+
     def _remember(self, trail: list[tuple[int, float]]) -> None:
         """Keep the step's finite magnitudes: the history a later jump is measured against."""
         self._history.append({slot: mag for slot, mag in trail if math.isfinite(mag)})
@@ -77,10 +103,11 @@ class NonfiniteDetector(Detector):
         self.first_step[kind] = step
         return True
 
-    def _culprit(self, trail: list[tuple[int, float]], last: int) -> int | None:
-        """Slot of the earliest module whose output overflowed or jumped, up to `last`."""
-        for slot, mag in trail[:last + 1]:
-            if slot == INPUT_SLOT:
+    def _culprit(self, trail: list[tuple[int, float]], last: int, designed: set[int]) -> int | None:
+        """Slot of the earliest module whose output overflowed or jumped, up to `last`
+        (entries Inf by design aside)."""
+        for index, (slot, mag) in enumerate(trail[:last + 1]):
+            if slot == INPUT_SLOT or index in designed:
                 continue
             if not math.isfinite(mag):
                 return slot

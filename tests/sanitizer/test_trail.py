@@ -3,6 +3,7 @@ nothing an activation function merely passed along."""
 from __future__ import annotations
 
 import io
+import math
 import itertools
 
 import pytest
@@ -163,3 +164,56 @@ def test_a_model_returning_its_loss_first_is_traced_by_its_logits(shape: str) ->
     assert first["nonfinite_loss"].module == "ReturnsLossFirst"
     # the model owns no parameter directly: the gradient named is the one backward reached first
     assert first["nonfinite_grad"].param in ("head.weight", "head.bias")
+
+
+class MaskedAttention(nn.Module):
+    """Hands scores masked with -inf to an `nn.Softmax` child: an Inf by design."""
+
+    def __init__(self, width: int = 8, length: int = 6) -> None:
+        super().__init__()
+        self.qkv = nn.Linear(width, 3 * width)
+        self.softmax = nn.Softmax(dim=-1)
+        self.proj = nn.Linear(width, width)
+        self.register_buffer("causal", torch.tril(torch.ones(length, length)).bool())
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        scores = (q @ k.transpose(-2, -1)).masked_fill(~self.causal, float("-inf"))
+        return self.proj(self.softmax(scores) @ v)
+
+
+class MaskedLM(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(10, 8)
+        self.attn = MaskedAttention()
+        self.mlp = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 8))
+        self.head = nn.Linear(8, 10)
+        self.gain = 1.0
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        x = self.embed(idx)
+        x = x + self.attn(x)
+        return self.head(x + self.mlp(x) * self.gain)
+
+
+def test_an_inf_by_design_is_neither_the_first_nonfinite_module_nor_the_culprit() -> None:
+    """The attention's masked scores are Inf on every healthy step: when a NaN is
+    born later (the model's own `* gain`), it is named, not the attention."""
+    torch.manual_seed(0)
+    model = MaskedLM()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
+        for step in range(1, 9):
+            model.gain = math.nan if step == 6 else 1.0
+            idx = torch.randint(0, 10, (3, 6))
+            loss = F.cross_entropy(model(idx).reshape(-1, 10), idx.reshape(-1))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    first = {}
+    for event in session.events:
+        first.setdefault(event.kind, event)
+    activation = first["nonfinite_activation"]
+    assert (activation.step, activation.module, activation.extra["culprit"]) == (6, "MaskedLM", "MaskedLM"), activation
+    assert first["nonfinite_loss"].module == "MaskedLM"
