@@ -6,6 +6,7 @@ gradient norms sit at different levels, and one's step is no outlier of the othe
 """
 from __future__ import annotations
 
+from collections import deque
 from typing import TYPE_CHECKING
 
 from sanitizer.core.probe import StepRecord
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
 WINDOW = 50
 MIN_HISTORY = 20  # no verdict before this many steps
 REPEAT_GAP = 10  # steps between two reported spikes
+NOISY_CANDIDATES = 2  # outliers within NOISE_HORIZON steps that make the next ones the series' noise
+NOISE_HORIZON = 500
 
 
 class _SpikeDetector(Detector):
@@ -30,6 +33,12 @@ class _SpikeDetector(Detector):
     # a spike must also be large against the level of the first steps, so that blips of
     # a loss that converged near zero (1e-4 -> 1e-3) are not spikes
     min_share_of_start = 0.1
+    # ...and unlike anything in its window (twice its largest value); and rare: with one
+    # sample per step (online learning, per-name RNN tutorials) a hard sample's loss is
+    # 20 times the median every few dozen steps, which is the run's noise, not a spike.
+    # After NOISY_CANDIDATES such values within NOISE_HORIZON steps, the next ones of
+    # their size are not spikes (one far larger still is).
+    min_ratio_to_window_max = 2.0
 
     window_type = RollingWindow
 
@@ -38,6 +47,8 @@ class _SpikeDetector(Detector):
         self.last_spike_step: int | None = None
         self._windows: dict[int | None, RollingWindow] = {}  # per optimizer (None: steps without one)
         self._start_levels: dict[int | None, float] = {}
+        self._candidates: dict[int | None, deque[tuple[int, float]]] = {}  # (step, value) of the latest outliers
+        self._noise_levels: dict[int | None, float] = {}  # the largest outlier of a noisy series
 
     def value_of(self, record: StepRecord) -> float | None:
         raise NotImplementedError
@@ -59,9 +70,31 @@ class _SpikeDetector(Detector):
                 return
             centre, sigma = window.baseline()
             if (upward_outlier(value, centre, sigma, self.min_sigmas, self.min_ratio)
-                    and value - centre > self.min_share_of_start * abs(start_level)):
+                    and value - centre > self.min_share_of_start * abs(start_level)
+                    and not self._noisy(key, record.step, value)
+                    and value > self._window_factor(window, centre) * max(window.values)):
                 self._report(record, sink, value, centre, sigma, len(window))
         window.add(value)
+
+    def _window_factor(self, window: RollingWindow, centre: float) -> float:
+        """How far above the window's largest value a spike must be: twice, or
+        `min_ratio` times when the window already holds an outlier-sized value."""
+        heavy = max(window.values) >= self.min_ratio * centre
+        return self.min_ratio if heavy else self.min_ratio_to_window_max
+
+    def _noisy(self, key: int | None, step: int, value: float) -> bool:
+        """Count this outlier; whether the series is one whose outliers are its noise
+        (heavy-tailed per-sample losses): NOISY_CANDIDATES of them came within
+        NOISE_HORIZON steps once, and this one is not `min_ratio` times the largest."""
+        earlier = self._candidates.setdefault(key, deque(maxlen=NOISY_CANDIDATES))
+        if len(earlier) == NOISY_CANDIDATES and step - earlier[0][0] <= NOISE_HORIZON:
+            self._noise_levels.setdefault(key, max(seen for _, seen in earlier))
+        level = self._noise_levels.get(key)
+        noisy = level is not None and value <= self.min_ratio * level
+        earlier.append((step, value))
+        if level is not None:
+            self._noise_levels[key] = max(level, value)
+        return noisy
 
     def _report(self, record: StepRecord, sink: Sink, value: float, centre: float, sigma: float,
                 history: int) -> None:

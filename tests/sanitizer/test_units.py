@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import math
+import random
 import re
 import os
 import types
@@ -328,3 +329,19 @@ def test_installed_packages_and_the_standard_library_are_not_user_code(monkeypat
     runner._own_code_is_user_code("other")  # a lone module: that file, not its whole folder
     assert locations.is_user_file(str(site / "other.py"))
     assert not locations.is_user_file(str(site / "mytrain2.py"))
+
+
+def test_heavy_tailed_per_sample_losses_are_noise_but_a_far_larger_value_is_a_spike() -> None:
+    """One sample per step: most losses are small, a hard sample's is 10 to 40 times the
+    median every few dozen steps. Those are the run's noise once it has shown a few (the
+    first, after a calm window, cannot be told from a spike); a loss 100 times larger
+    than any of them still is a spike."""
+    rng = random.Random(0)
+    losses = [rng.uniform(0.05, 0.3) if rng.random() > 0.06 else rng.uniform(2.0, 9.0) for _ in range(1500)]
+    detector, sink = LossSpikeDetector(), _Collector()
+    for step, loss in enumerate(losses, start=1):
+        detector.on_step(_record(step, loss), sink)
+    assert len(sink.events) <= 1 and all(step <= 100 for _, step in sink.events), sink.events
+    before = list(sink.events)
+    detector.on_step(_record(1501, 900.0), sink)
+    assert sink.events == [*before, ("loss_spike", 1501)]
