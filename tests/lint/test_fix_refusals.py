@@ -49,17 +49,18 @@ REFUSED = [
     # shuffle by position: dropping the `True` would move the sampler into its slot
     ("TL304", "from torch.utils.data import DataLoader\n"
               "loader = DataLoader(ds, 32, True, sampler)  # expect: TL304\n"),
-    # the total is read as a tensor afterwards: a float has no .item(), torch.exp takes tensors
+    # the mean is read as a tensor afterwards: a float has no .cpu(), torch.log takes tensors
     ("TL202", "import torch\n"
-              "def train(model, loader, opt, criterion):\n"
-              "    total = 0.0\n"
-              "    for x, y in loader:\n"
-              "        loss = criterion(model(x), y)\n"
-              "        opt.zero_grad()\n"
-              "        loss.backward()\n"
-              "        opt.step()\n"
-              "        total += loss  # expect: TL202\n"
-              "    print((total / len(loader)).item(), torch.exp(total))\n"),
+              "import torch.nn.functional as F\n"
+              "running = 0\n"
+              "for step, (x, y) in enumerate(loader):\n"
+              "    loss = F.cross_entropy(model(x), y)\n"
+              "    loss.backward()\n"
+              "    opt.step()\n"
+              "    opt.zero_grad()\n"
+              "    running = running + loss  # expect: TL202\n"
+              "mean = running / (step + 1)\n"
+              "print(mean.cpu(), torch.log(mean))\n"),
 ]
 
 KEPT = [
