@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.dataflow import dataloader_calls, is_constant, keyword
+from trainlint.analysis.precision import argument
 from trainlint.rule import Example, Fix, Rule
 
 
@@ -126,48 +127,29 @@ class SamplerWithShuffle(Rule):
             self._check(call)
 
     def _check(self, call: cst.Call) -> None:
-        shuffle = _argument(call, "shuffle")
-        shuffles = shuffle is not None and is_constant(shuffle.value, "True")
+        shuffle = argument(call, "shuffle", _PARAMETERS)
+        shuffles = shuffle is not None and is_constant(shuffle, "True")
         # a keyword is dropped; a positional `True` cannot be (the sampler would move up)
-        fix = _drop(call, shuffle) if shuffles and shuffle.keyword is not None else None  # type: ignore[union-attr]
-        batch_sampler = _given(_argument(call, "batch_sampler"))
-        if batch_sampler:
-            batch_size = _argument(call, "batch_size")
-            sized = batch_size is not None and not _is_one(batch_size.value)
-            if sized:
+        fix = _drop(call, keyword(call, "shuffle")) if shuffles else None
+        if _given(argument(call, "batch_sampler", _PARAMETERS)):
+            batch_size = argument(call, "batch_size", _PARAMETERS)
+            if batch_size is not None and not _is_one(batch_size):
                 self.report(call, "`batch_size=` with a `batch_sampler=`: the DataLoader raises ValueError; the batch sampler decides the batch size")
             elif shuffles:
                 self.report(call, "`shuffle=True` with a `batch_sampler=`: the DataLoader raises ValueError", fix=fix)
             return
-        if shuffles and _given(_argument(call, "sampler")):
+        if shuffles and _given(argument(call, "sampler", _PARAMETERS)):
             self.report(call, fix=fix)
 
 
-# DataLoader(dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, ...)
-_POSITIONS = {"batch_size": 1, "shuffle": 2, "sampler": 3, "batch_sampler": 4}
+# DataLoader's first parameters, in order: arguments may be given by position
+_PARAMETERS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler")
 
 
-def _argument(call: cst.Call, name: str) -> cst.Arg | None:
-    """The argument for DataLoader's parameter `name`, by keyword or by position."""
-    arg = keyword(call, name)
-    if arg is not None:
-        return arg
-    positional: list[cst.Arg] = []
-    for arg in call.args:
-        if arg.keyword is not None:
-            break
-        if arg.star:  # `*args`: positions unknown from here
-            return None
-        positional.append(arg)
-    index = _POSITIONS[name]
-    return positional[index] if index < len(positional) else None
-
-
-def _given(arg: cst.Arg | None) -> bool:
+def _given(value: cst.BaseExpression | None) -> bool:
     """An argument that certainly is not None."""
-    if arg is None or is_constant(arg.value, "None"):
+    if value is None or is_constant(value, "None"):
         return False
-    value = arg.value
     while type(value) is cst.IfExp:
         if is_constant(value.body, "None") or is_constant(value.orelse, "None"):
             return False
