@@ -2,7 +2,7 @@ import libcst as cst
 
 from trainlint.analysis.precision import scaler_switched_off
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
-from trainlint.analysis.training import method_call, statement_of
+from trainlint.analysis.training import loops_within, method_call, statement_of
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Example, Fix, Rule
 
@@ -214,17 +214,9 @@ class ScalerStepWithoutUpdate(Rule):
             # one update per iteration, after every step: with several steps (a GAN's, a
             # loop over optimizers) an update after each would run the steps after the
             # first on a scale already changed, so no fix
-            fix = None if binding in updated or others or not self._steps_once(step, loop) else self._fix(step, scaler)
+            once = not loops_within(self.ctx, step, loop)  # no loop over optimizers in between
+            fix = self._fix(step, scaler) if once and not others and binding not in updated else None
             self.report(step, fix=fix)
-
-    def _steps_once(self, step: cst.Call, loop: cst.For | cst.While) -> bool:
-        """The step runs once per iteration of `loop`: no loop between them."""
-        for ancestor in self.ctx.ancestors(step):
-            if ancestor is loop:
-                return True
-            if type(ancestor) in (cst.For, cst.While):
-                return False
-        return False
 
     def _training_loop(self, step: cst.Call) -> cst.For | cst.While | None:
         """The innermost loop around `step` in its function, skipping a loop
