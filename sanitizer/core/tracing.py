@@ -158,12 +158,14 @@ def _first_tensor(output: Any) -> torch.Tensor | None:
     loss is seen where it is computed), else the first tensor."""
     if isinstance(output, torch.Tensor):
         return output
-    if isinstance(output, dict):
-        output = list(output.values())
-    if isinstance(output, (tuple, list)):
-        tensors = [item for item in output if isinstance(item, torch.Tensor)]
-        return next((tensor for tensor in tensors if tensor.dim()), tensors[0] if tensors else None)
-    return None
+    items = output.values() if isinstance(output, dict) else output if isinstance(output, (tuple, list)) else ()
+    first = None
+    for item in items:
+        if isinstance(item, torch.Tensor):
+            if item.dim():
+                return item
+            first = first if first is not None else item
+    return first
 
 
 def _activation_of(tensor: torch.Tensor, traced_node: Any) -> bool:

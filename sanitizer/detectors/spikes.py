@@ -70,17 +70,14 @@ class _SpikeDetector(Detector):
                 return
             centre, sigma = window.baseline()
             if (upward_outlier(value, centre, sigma, self.min_sigmas, self.min_ratio)
-                    and value - centre > self.min_share_of_start * abs(start_level)
-                    and not self._noisy(key, record.step, value)
-                    and value > self._window_factor(window, centre) * max(window.values)):
-                self._report(record, sink, value, centre, sigma, len(window))
+                    and value - centre > self.min_share_of_start * abs(start_level)):
+                noisy = self._noisy(key, record.step, value)  # every outlier counts, reported or not
+                largest = max(window.values)
+                # twice the window's largest value, or `min_ratio` times when it is an outlier itself
+                factor = self.min_ratio if largest >= self.min_ratio * centre else self.min_ratio_to_window_max
+                if not noisy and value > factor * largest:
+                    self._report(record, sink, value, centre, sigma, len(window))
         window.add(value)
-
-    def _window_factor(self, window: RollingWindow, centre: float) -> float:
-        """How far above the window's largest value a spike must be: twice, or
-        `min_ratio` times when the window already holds an outlier-sized value."""
-        heavy = max(window.values) >= self.min_ratio * centre
-        return self.min_ratio if heavy else self.min_ratio_to_window_max
 
     def _noisy(self, key: int | None, step: int, value: float) -> bool:
         """Count this outlier; whether the series is one whose outliers are its noise
