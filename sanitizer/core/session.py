@@ -570,14 +570,13 @@ class Sanitizer:
         enabled = torch.is_grad_enabled()
         _set_grad_enabled(False)
         try:
-            record = self._measure(probe, params, skipped, found_inf, partial)
+            # its parameters are read before this step's update: as the last update of this
+            # optimizer left them (another optimizer may have stepped since: a GAN's)
+            last_update = self._updated_at.get(id(optimizer)) if optimizer is not None else None
+            record = self._measure(probe, params, skipped, found_inf, partial, last_update)
         finally:
             _set_grad_enabled(enabled)
         record.optimizer_id = id(optimizer) if optimizer is not None else None
-        if record.optimizer_id in self._updated_at and not probe.stepped_params:
-            # its parameters were read before this step's update: as the last update of
-            # this optimizer left them (another optimizer may have stepped since: a GAN's)
-            record.param_step = self._updated_at[record.optimizer_id]
         return record
 
     def _dispatch(self, record: StepRecord) -> None:
@@ -600,7 +599,7 @@ class Sanitizer:
             self.series.add_evaluation(record.step, record.eval_loss)
 
     def _measure(self, probe: StepProbe, params: list[torch.Tensor], skipped: bool,
-                 found_inf: Any, partial: bool) -> StepRecord:
+                 found_inf: Any, partial: bool, last_update: int | None = None) -> StepRecord:
         if probe.stepped_params:  # read while the optimizers stepped inside backward
             with_grad, grads, squares = probe.stepped_params, [], probe.stepped_squares
         else:
@@ -650,7 +649,7 @@ class Sanitizer:
             params=with_grad, grad_norms=grad_norms,
             grad_norm=sum(n * n for n in grad_norms) ** 0.5 if grad_norms else None,
             checked_params=checked, param_norms=param_norms,
-            param_step=self.step if probe.stepped_params else self.steps or self.step,  # updated already?
+            param_step=self.step if probe.stepped_params else last_update or self.steps or self.step,  # updated already?
             scale=scale, underflow=_share(values.get("underflow"), 0, underflow_total),
             tiny_share=_share(values.get("underflow"), 1, underflow_total), eval_loss=_first(values.get("eval")),
             eval_kind=eval_kind, loss_kinds=probe.loss_kinds, model_in_eval_mode=probe.model_in_eval_mode,
