@@ -139,6 +139,9 @@ class StepProbe:
     # their gradients are gone when the pass ends, so each is read as its optimizer steps
     stepped_params: list[torch.Tensor] = field(default_factory=list)
     stepped_squares: list[torch.Tensor] = field(default_factory=list)
+    # leading size of each batch a model's outermost training forward was given (several
+    # with micro-batches): a step on a short batch (an epoch's last) is judged apart
+    batch_sizes: list[int] = field(default_factory=list)
 
     def add_trail(self, slot: int, tensor: torch.Tensor) -> None:
         if len(self.trail_slots) < MAX_TRAIL:
@@ -189,6 +192,7 @@ class StepRecord:
     optimizer_id: int | None = None  # which optimizer stepped (several: GANs, multi-model runs)
     joins_previous: bool = False  # another optimizer's part of the step just ended (same backward pass)
     tiny_share: float | None = None  # share below the fp16 normal range (zeros included), when sampled
+    batch_items: int | None = None  # items the step's training forwards were given, when known
 
     @property
     def loss(self) -> float | None:

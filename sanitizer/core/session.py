@@ -655,7 +655,8 @@ class Sanitizer:
             eval_kind=eval_kind, loss_kinds=probe.loss_kinds, model_in_eval_mode=probe.model_in_eval_mode,
             data_wait=data_wait, step_time=step_time,
             memory_bytes=None if partial else self._memory.sample(self.step, self.device),
-            graph_roots=probe.graph_roots, training_params=[p for p in params if p.requires_grad])
+            graph_roots=probe.graph_roots, training_params=[p for p in params if p.requires_grad],
+            batch_items=sum(probe.batch_sizes) or None)
 
     def _queue_initial_param_norms(self, gather: Gather, params: list[torch.Tensor]) -> list[torch.Tensor]:
         """Before the first update the parameters are checked in the step's single read."""

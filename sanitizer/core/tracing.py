@@ -69,10 +69,12 @@ class ForwardTracer:
         self._outer_grad = torch.is_grad_enabled()
         if not self._outer_grad:  # nothing trained: a teacher or an EMA copy, a validation pass
             return
+        probe = self._session.probe
         if not isinstance(module, nn.modules.loss._Loss):  # a loss module's mode says nothing
             self.training_mode = module.training
             self._model = weakref.ref(module)
-        probe = self._session.probe
+            if args and isinstance(args[0], torch.Tensor) and args[0].dim():
+                probe.batch_sizes.append(args[0].shape[0])
         if probe.model_site is None:
             probe.model_site = locations.user_site()
             self._session.fp16 = self._session.fp16 or _autocast_fp16()

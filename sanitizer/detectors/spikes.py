@@ -3,6 +3,8 @@
 Each optimizer's steps are judged against that optimizer's own history: when
 several take turns (a GAN's generator and discriminator), their losses and
 gradient norms sit at different levels, and one's step is no outlier of the other's.
+A step on a short batch (the last, partial batch of an epoch) is not compared with
+full ones: its loss and gradient average fewer samples and vary far more.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector, optimizer_words
-from sanitizer.detectors.stats import RollingWindow, upward_outlier
+from sanitizer.detectors.stats import RollingWindow, median, upward_outlier
 from sanitizer.report.formatting import format_number
 
 if TYPE_CHECKING:
@@ -22,6 +24,7 @@ MIN_HISTORY = 20  # no verdict before this many steps
 REPEAT_GAP = 10  # steps between two reported spikes
 NOISY_CANDIDATES = 2  # outliers within NOISE_HORIZON steps that make the next ones the series' noise
 NOISE_HORIZON = 500
+SHORT_BATCH = 0.5  # a step given fewer than this share of the usual items is not judged
 
 
 class _SpikeDetector(Detector):
@@ -49,6 +52,8 @@ class _SpikeDetector(Detector):
         self._start_levels: dict[int | None, float] = {}
         self._candidates: dict[int | None, deque[tuple[int, float]]] = {}  # (step, value) of the latest outliers
         self._noise_levels: dict[int | None, float] = {}  # the largest outlier of a noisy series
+        self._batch_sizes: dict[int | None, deque[int]] = {}  # items given to the latest steps
+        self._largest_batch: dict[int | None, int] = {}
 
     def value_of(self, record: StepRecord) -> float | None:
         raise NotImplementedError
@@ -58,6 +63,8 @@ class _SpikeDetector(Detector):
         if value is None or record.skipped or record.partial:
             return
         key = record.optimizer_id
+        if self._short_batch(key, record.batch_items):
+            return  # neither judged nor kept: its noise is not the window's
         window = self._windows.get(key)
         if window is None:
             window = self._windows[key] = self.window_type(WINDOW)
@@ -78,6 +85,21 @@ class _SpikeDetector(Detector):
                 if not noisy and value > factor * largest:
                     self._report(record, sink, value, centre, sigma, len(window))
         window.add(value)
+
+    def _short_batch(self, key: int | None, items: int | None) -> bool:
+        """Whether the step was given fewer than SHORT_BATCH times the usual number of
+        items (the median of the latest steps'): an epoch's last, partial batch."""
+        if items is None:
+            return False
+        sizes = self._batch_sizes.get(key)
+        if sizes is None:
+            sizes = self._batch_sizes[key] = deque(maxlen=WINDOW)
+        largest = self._largest_batch.get(key, 0)
+        short = items < SHORT_BATCH * largest and items < SHORT_BATCH * median(list(sizes))
+        sizes.append(items)
+        if items > largest:
+            self._largest_batch[key] = items
+        return short
 
     def _noisy(self, key: int | None, step: int, value: float) -> bool:
         """Count this outlier; whether the series is one whose outliers are its noise

@@ -5,7 +5,8 @@ losses, module names with a second model, a loss module and a transform, and a
 GAN whose two optimizers take turns, policy-gradient training, optimizers
 stepped inside the backward pass, activation checkpointing, a student
 distilled from a teacher in eval mode, an encoder and a decoder with an
-optimizer each, and gradient accumulation."""
+optimizer each, gradient accumulation, and k-fold cross-validation (a fresh
+model per fold, epochs ending on a short batch)."""
 from __future__ import annotations
 
 import pytest
@@ -21,7 +22,7 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("gan_ring.py",), ("gan_turns.py",), ("policy_gradient.py",), ("policy_gradient.py", "--critic"),
     ("optimizer_in_backward.py",), ("checkpointed.py",), ("checkpointed.py", "--reentrant"),
     ("distillation.py",), ("distillation.py", "--student-first"), ("encoder_decoder.py",),
-    ("grad_accumulation.py",), ("grad_accumulation.py", "--dtype", "bfloat16")]
+    ("grad_accumulation.py",), ("grad_accumulation.py", "--dtype", "bfloat16"), ("cross_validation.py",)]
 PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               ("eval_mode_left_on.py", "--bug"), ("warmup_blowup.py", "--peak-lr", "3"),
@@ -30,7 +31,8 @@ PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") f
               ("checkpointed.py", "--fault", "30"), ("checkpointed.py", "--reentrant", "--fault", "30"),
               ("distillation.py", "--bug"), ("distillation.py", "--student-first", "--bug"),
               ("encoder_decoder.py", "--fault", "60"),
-              *[("grad_accumulation.py", "--dtype", dtype, "--fault", "25") for dtype in ("float32", "bfloat16")]]
+              *[("grad_accumulation.py", "--dtype", dtype, "--fault", "25") for dtype in ("float32", "bfloat16")],
+              ("cross_validation.py", "--corrupt-step", "300")]
 
 
 def _where(run: Run) -> dict[str, tuple[int, str | None]]:
@@ -215,3 +217,11 @@ def test_gradient_accumulation_counts_optimizer_steps_and_names_the_blown_up_lay
     assert all(event["step"] >= 25 for event in run.events()), run.events()
     problems = run.report["summary"]["problems"]
     assert len(problems) == 1 and problems[0]["headline"].startswith("nonfinite_activation at step 25"), problems
+
+
+def test_a_corrupt_batch_is_a_spike_but_an_epochs_short_last_batch_is_not(script_runs: ScriptRuns) -> None:
+    """Step 300 is a full batch of the second fold; steps 52, 104, ... end epochs on 3 samples."""
+    run = script_runs.get("cross_validation.py", "--corrupt-step", "300")
+    assert run.returncode == 0, run.stderr
+    assert [(event["kind"], event["step"]) for event in run.events()] == [("loss_spike", 300), ("grad_spike", 300)]
+    assert run.report["steps"] == 4 * 4 * 52

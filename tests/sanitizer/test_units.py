@@ -331,6 +331,29 @@ def test_installed_packages_and_the_standard_library_are_not_user_code(monkeypat
     assert not locations.is_user_file(str(site / "mytrain2.py"))
 
 
+@pytest.mark.parametrize("detector_type", [LossSpikeDetector, GradSpikeDetector])
+def test_an_epochs_short_last_batch_is_not_judged_against_full_ones(detector_type: type) -> None:
+    """Epochs of 29 steps, the last on 4 items where the others have 32 (the default
+    `drop_last=False`): its value averages fewer samples and is 12 times the median,
+    which on a full batch is a spike (the first; the window then holds it). Batches
+    of unknown size are judged as before."""
+    def run(short_items: int | None, full_items: int | None) -> list[tuple[str, int]]:
+        detector, sink = detector_type(), _Collector()
+        for step in range(1, 88):
+            last_of_epoch = step % 29 == 0
+            value = (12.0 if last_of_epoch else 1.0) * (1 + 0.05 * math.sin(step))
+            record = _record(step, value)
+            record.grad_norm = value
+            record.batch_items = short_items if last_of_epoch else full_items
+            detector.on_step(record, sink)
+        return sink.events
+    assert run(short_items=4, full_items=32) == []
+    kind = detector_type.kind
+    assert run(short_items=32, full_items=32) == [(kind, 29)]
+    assert run(short_items=20, full_items=32) == [(kind, 29)]  # not short enough
+    assert run(short_items=None, full_items=None) == [(kind, 29)]
+
+
 def test_heavy_tailed_per_sample_losses_are_noise_but_a_far_larger_value_is_a_spike() -> None:
     """One sample per step: most losses are small, a hard sample's is 10 to 40 times the
     median every few dozen steps. Those are the run's noise once it has shown a few (the
