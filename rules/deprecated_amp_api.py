@@ -7,6 +7,8 @@ import libcst as cst
 
 from trainlint.analysis import names
 from trainlint.analysis.guards import in_fallback
+from trainlint.analysis.literals import string_value
+from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.scopes import Scope, dotted_name
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Replacement, Rule
@@ -39,6 +41,10 @@ DEPRECATED: dict[str, _Replacement] = {
     "torch.cuda.amp.custom_bwd": _Replacement("cuda", "custom_bwd", True),
 }
 _TYPE_CHECKS = ("isinstance", "issubclass")
+# what a call of the new API may be spelled as, per replacement
+_NEW_NAMES = {"autocast": ("torch.amp.autocast", "torch.autocast", "torch.amp.autocast_mode.autocast"),
+              "GradScaler": ("torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler"),
+              "custom_fwd": ("torch.amp.custom_fwd",), "custom_bwd": ("torch.amp.custom_bwd",)}
 
 
 class DeprecatedAmpApi(Rule):
@@ -71,9 +77,11 @@ class DeprecatedAmpApi(Rule):
 
     ## Limitations
     A fallback used only when the new API is missing (in an
-    `except AttributeError:` / `except ImportError:` handler, or on one side
-    of a torch version check) is not flagged, nor is a name imported on both
-    sides of such a fallback. `isinstance` checks are not uses. A variable
+    `except AttributeError:` / `except ImportError:` handler, on one side
+    of a torch version check, or in a branch whose other side calls the
+    replacement for the same device, however its condition is named:
+    `torch.amp.GradScaler("cuda") if NEW_AMP else torch.cuda.amp.GradScaler()`)
+    is not flagged, nor is a name imported on both sides of such a fallback. `isinstance` checks are not uses. A variable
     assigned the deprecated API (`ac = torch.cuda.amp.autocast`) is reported
     once, where the API is used; calls through that variable are not
     reported again and get no fix.
@@ -149,6 +157,13 @@ class DeprecatedAmpApi(Rule):
         ),
         "import torch\n"
         "scaler_cls = torch.cpu.amp.GradScaler  # expect: TL102\n",
+        # the other side of the branch is for another device: not a fallback
+        Example(
+            "import torch\n"
+            "ctx = torch.amp.autocast('cpu') if on_cpu else torch.cuda.amp.autocast()  # expect: TL102\n",
+            fixed="import torch\n"
+            "ctx = torch.amp.autocast('cpu') if on_cpu else torch.amp.autocast(\"cuda\")  # expect: TL102\n",
+        ),
     )
     good = (
         "import torch\n"
@@ -185,6 +200,16 @@ class DeprecatedAmpApi(Rule):
         "from torch import autocast\n"
         "with autocast(device_type='cuda'):\n"
         "    pass\n",
+        # a version flag of any name: the other side calls the replacement for the same device
+        "import torch\n"
+        "from utils import NEW_AMP\n"
+        "scaler = torch.amp.GradScaler('cuda', enabled=amp) if NEW_AMP else torch.cuda.amp.GradScaler(enabled=amp)\n"
+        "def amp_context(enabled):\n"
+        "    if NEW_AMP:\n"
+        "        return torch.amp.autocast(device_type='cuda', enabled=enabled)\n"
+        "    elif enabled:\n"
+        "        return torch.cuda.amp.autocast(enabled=enabled)\n"
+        "    return None\n",
     )
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -203,6 +228,8 @@ class DeprecatedAmpApi(Rule):
         if qualified not in DEPRECATED or in_fallback(self.ctx, node):
             return
         replacement = DEPRECATED[qualified]
+        if self._beside_replacement(node, replacement):
+            return
         new_name = f"torch.amp.{replacement.new}"
         if type(parent) is cst.Call and parent.func is node:
             if self._is_type_check_argument(parent):
@@ -214,6 +241,34 @@ class DeprecatedAmpApi(Rule):
             self.report(parent, f"`@{qualified}` is deprecated; use `@{_usage(replacement)}`", fix)
         elif not self._is_type_check_argument(node):
             self.report(node, f"`{qualified}` is deprecated; use `{new_name}`")
+
+    def _beside_replacement(self, node: cst.CSTNode, rep: _Replacement) -> bool:
+        """`new if FLAG else old`, `if FLAG: new ... else: old`: the other side of a
+        branch calls the replacement for the same device, so the deprecated call is
+        the fallback for a torch without it, however the condition is spelled."""
+        child = node
+        for ancestor in self.ctx.ancestors(node):
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
+                return False
+            if type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test:
+                other = ancestor.orelse if child is ancestor.body else ancestor.body
+                if other is not None and self._calls_replacement(other, rep):
+                    return True
+            child = ancestor
+        return False
+
+    def _calls_replacement(self, tree: cst.CSTNode, rep: _Replacement) -> bool:
+        keyword = "device_type" if rep.decorator or rep.new == "autocast" else "device"
+        for call in iter_nodes(tree):
+            if type(call) is not cst.Call or self.ctx.qualified_name(call.func) not in _NEW_NAMES[rep.new]:
+                continue
+            device = next((arg.value for arg in call.args if arg.keyword is not None
+                           and arg.keyword.value == keyword), None)
+            if device is None and call.args and call.args[0].keyword is None and not rep.decorator:
+                device = call.args[0].value
+            if string_value(device) == rep.device:
+                return True
+        return False
 
     def _is_type_check_argument(self, node: cst.CSTNode) -> bool:
         for ancestor in self.ctx.ancestors(node):
