@@ -77,7 +77,7 @@ class EvalWithoutNoGrad(Rule):
     name = "eval-without-no-grad"
     severity = "warning"
     message = "evaluation forward pass outside `torch.no_grad()`: it records an autograd graph for nothing; wrap the loop in `torch.no_grad()` or `torch.inference_mode()`"
-    triggers = (".eval(",)
+    triggers = ("eval", "train")  # the names any switch to eval mode is spelled with
     bad = (
         # eval mode set at module level, the forward passes in a function it then calls
         "import torch\n"
@@ -89,6 +89,18 @@ class EvalWithoutNoGrad(Rule):
         "        outputs.append(model(x).argmax(-1))  # expect: TL406\n"
         "    return outputs\n"
         "evaluate(test_loader)\n",
+        # eval mode spelled `train(False)`
+        "import torch\n"
+        "for epoch in range(3):\n"
+        "    net.train(True)\n"
+        "    for x, y in train_batches:\n"
+        "        opt.zero_grad()\n"
+        "        crit(net(x), y).backward()\n"
+        "        opt.step()\n"
+        "    net.train(False)\n"
+        "    total = 0.0\n"
+        "    for x, y in val_batches:\n"
+        "        total += crit(net(x), y).item()  # expect: TL406\n",
         # reached from a Hydra entry point
         "import hydra\n"
         "def validate(model, loader):\n"

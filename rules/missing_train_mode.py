@@ -81,7 +81,7 @@ class MissingTrainMode(Rule):
     name = "missing-train-mode"
     severity = "error"
     message = "the model is switched to `.eval()` for validation and training resumes without `.train()`: dropout and BatchNorm stay in eval mode"
-    triggers = (".eval(", ".train(False")
+    triggers = ("eval", "train")  # the names any switch to eval mode is spelled with
     bad = (
         "import torch\n"
         "model.train()\n"
@@ -93,6 +93,16 @@ class MissingTrainMode(Rule):
         "    model.eval()  # expect: TL405\n"
         "    with torch.no_grad():\n"
         "        val = sum(criterion(model(x), y).item() for x, y in val_loader)\n",
+        # eval mode spelled `train(mode=False)`
+        "import torch\n"
+        "for epoch in range(3):\n"
+        "    for x, y in train_batches:\n"
+        "        opt.zero_grad()\n"
+        "        crit(net(x), y).backward()\n"
+        "        opt.step()\n"
+        "    net.train(mode=False)  # expect: TL405\n"
+        "    with torch.no_grad():\n"
+        "        total = sum(crit(net(x), y).item() for x, y in val_batches)\n",
         # the loop split across functions of the file
         "import torch\n"
         "def train_one_epoch(model, loader, optimizer):\n"
