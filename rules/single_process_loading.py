@@ -3,7 +3,9 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.dataflow import dataloader_calls, has_star_args, is_constant, keyword
+from trainlint.analysis.iteration import trains
 from trainlint.rule import Rule
+from trainlint.summaries import BACKWARD, STEP
 
 _NUM_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers)
 _EVAL_WORDS = ("val", "test", "eval", "dev")
@@ -13,9 +15,10 @@ class SingleProcessLoading(Rule):
     """
     ## What it does
     Flags a training `DataLoader(...)` built without `num_workers`. A loader
-    counts as a training loader when it shuffles (`shuffle=True`) or when its
-    variable or dataset is named for training (`train_loader`,
-    `DataLoader(train_set, ...)`).
+    counts as a training loader when its variable or dataset is named for
+    training (`train_loader`, `DataLoader(train_set, ...)`), or when it
+    shuffles (`shuffle=True`) in a file that trains (a backward pass or an
+    optimizer step, also through a function it calls).
 
     ## Why is this bad?
     With the default `num_workers=0`, every batch is read, decoded and
@@ -54,7 +57,10 @@ class SingleProcessLoading(Rule):
         "from torch.utils.data import DataLoader\n"
         "train_loader = DataLoader(train_set, batch_size=64, shuffle=True)  # expect: TL504\n",
         "import torch\n"
-        "loader = torch.utils.data.DataLoader(dataset, batch_size=32, shuffle=True, pin_memory=True)  # expect: TL504\n",
+        "loader = torch.utils.data.DataLoader(dataset, batch_size=32, shuffle=True, pin_memory=True)  # expect: TL504\n"
+        "for x, y in loader:\n"
+        "    loss_fn(model(x), y).backward()\n"
+        "    opt.step()\n",
         "from torch.utils.data import DataLoader as DL\n"
         "def build(cfg):\n"
         "    return DL(cfg.train_dataset, batch_size=cfg.bs)  # expect: TL504\n",
@@ -80,6 +86,11 @@ class SingleProcessLoading(Rule):
         "train_loader = DataLoader(train_set, shuffle=True, num_workers=0)\n",
         "from mylib import DataLoader\n"
         "train_loader = DataLoader(train_set, shuffle=True)\n",
+        # shuffled, but the file only runs forward passes
+        "import torch\n"
+        "loader = torch.utils.data.DataLoader(dataset, batch_size=30, shuffle=True)\n"
+        "for batch in loader:\n"
+        "    print(model(batch).shape)\n",
     )
 
     def finish(self) -> None:
@@ -97,10 +108,21 @@ class SingleProcessLoading(Rule):
             names.append(self.ctx.code(call.args[0].value).lower())
         if any(word in name for name in names for word in _EVAL_WORDS):
             return False
-        shuffle = keyword(call, "shuffle")
-        if shuffle is not None and is_constant(shuffle.value, "True"):
+        if any("train" in name for name in names):
             return True
-        return any("train" in name for name in names)
+        shuffle = keyword(call, "shuffle")
+        return shuffle is not None and is_constant(shuffle.value, "True") and self._file_trains()
+
+    def _file_trains(self) -> bool:
+        """A shuffled loader in a file that only runs forward passes (a demo, inference)
+        feeds no training."""
+        for call in self.ctx.nodes_of(cst.Call):
+            if trains(self.ctx, call):
+                return True
+            summary = self.ctx.summaries.of_call(call)
+            if summary is not None and (summary.does(STEP) or summary.does(BACKWARD)):
+                return True
+        return False
 
     def _target_text(self, call: cst.Call) -> str:
         """The variable the loader is assigned to, if any."""
