@@ -50,8 +50,10 @@ class SchedulerBeforeOptimizer(Rule):
 
     ## Limitations
     A scheduler class of the project (which may be meant to be stepped first),
-    `ReduceLROnPlateau` (driven by a metric, not a step count) and `step(...)`
-    given a metric or an epoch are not checked. The scheduler is followed
+    `ReduceLROnPlateau` (driven by a metric, not a step count), `step(...)`
+    given a metric or an epoch, and a scheduler whose `last_epoch` the file
+    sets by hand (resuming so that stepping first lands on the schedule's
+    start) are not checked. The scheduler is followed
     through a class's `__init__` (`Trainer(model, optimizer, scheduler)` then
     `self.scheduler.step()`), and the optimizer step through the functions of
     the file and of the project's other modules (an epoch-level
@@ -246,6 +248,18 @@ class SchedulerBeforeOptimizer(Rule):
         "    model_b(batch).loss.backward()\n"
         "    opt_b.step()\n"
         "    sched_b.step()\n",
+        # the counter is set by hand so that stepping first lands on the schedule's start
+        "import torch\n"
+        "class Trainer:\n"
+        "    def fit(self):\n"
+        "        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lr_lambda=self.lf)\n"
+        "        self.scheduler.last_epoch = self.start_epoch - 1\n"
+        "        for epoch in range(self.start_epoch, self.epochs):\n"
+        "            self.scheduler.step()\n"
+        "            for batch in self.loader:\n"
+        "                self.model(batch).backward()\n"
+        "                self.optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -265,9 +279,25 @@ class SchedulerBeforeOptimizer(Rule):
             return others
         scheduler = scheduler_step(self.ctx, node)
         # `step(metric)` / `step(epoch)` set the value explicitly: nothing is skipped
-        if scheduler is not None and not node.args and not self._metric_driven(scheduler):  # type: ignore[attr-defined]
+        if (scheduler is not None and not node.args and not self._metric_driven(scheduler)  # type: ignore[attr-defined]
+                and not self._counter_set(scheduler)):
             return facts | {node}
         return facts
+
+    def _counter_set(self, scheduler: cst.BaseExpression) -> bool:
+        """`scheduler.last_epoch = start - 1` somewhere in the file: where the schedule
+        stands is the author's to set, so stepping first need not skip a value."""
+        receivers = self.ctx.receivers
+        binding = receivers.binding(scheduler)
+        if binding is None:
+            return False
+        for assign in self.ctx.nodes_of(cst.Assign):
+            for target in assign.targets:
+                place = target.target
+                if (type(place) is cst.Attribute and place.attr.value == "last_epoch"
+                        and receivers.binding(place.value) == binding):
+                    return True
+        return False
 
     def _another_optimizer(self, scheduler_call: cst.CSTNode, stepped: cst.BaseExpression) -> bool:
         """The scheduler `scheduler_call` steps was built from an optimizer
