@@ -20,6 +20,9 @@ Two rules, neither waiting for a long history:
 
 A loss at or below zero has no scale to judge by, and when several optimizers
 take turns (a GAN), each loss is meant to rise against the other: not judged.
+An optimizer that replaces the one before it (k-fold cross-validation, a
+fine-tuning phase after pre-training) starts the judgement again from its own
+first losses.
 """
 from __future__ import annotations
 
@@ -57,24 +60,26 @@ class DivergenceDetector(Detector):
     judges_loss_level = True
 
     def __init__(self) -> None:
+        self.reported_step: int | None = None
+        self._optimizers: set[int] = set()
+        self._latest: int | None = None  # the optimizer seen first most recently
+        self._turns = False  # an earlier optimizer stepped again after a later one came
+        self._start()
+
+    def _start(self) -> None:
+        """Judge from the next loss on, as at the start of the run."""
         self.early: list[float] = []
         self.block_medians: list[float] = []
         self.block_size = BLOCK
-        self.reported_step: int | None = None
         self._block: list[float] = []
         self._recent: deque[float] = deque(maxlen=RECENT)
         self._steps = 0
-        self._optimizers: set[int] = set()
         self._pending: _BlowUp | None = None  # a warm-up blow-up, until the losses after it judge it
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         loss = record.loss
         if (record.partial or record.skipped or loss is None or not math.isfinite(loss)
-                or self.reported_step is not None):
-            return
-        if record.optimizer_id is not None:
-            self._optimizers.add(record.optimizer_id)
-        if len(self._optimizers) > 1:
+                or self.reported_step is not None or self._taking_turns(record.optimizer_id, sink)):
             return
         self._steps += 1
         self._recent.append(loss)
@@ -97,6 +102,24 @@ class DivergenceDetector(Detector):
             self.early.append(loss)
         if self._block_closed(loss) and level is not None and self._climbing(level):
             self._report_climb(record, sink, level)
+
+    def _taking_turns(self, optimizer: int | None, sink: Sink) -> bool:
+        """Whether optimizers take turns (then nothing is judged any more). A new one
+        replaces the one before: its run is judged from its own first losses (a blow-up
+        still pending when the old one stopped is reported)."""
+        if optimizer is None or optimizer == self._latest or self._turns:
+            return self._turns
+        if optimizer in self._optimizers:
+            self._turns = True
+            return True
+        self._optimizers.add(optimizer)
+        if self._latest is not None:
+            if self._pending is not None:
+                self._report_blow_up(sink, self._pending)
+                return True
+            self._start()
+        self._latest = optimizer
+        return False
 
     def _blown_up(self, loss: float, level: float) -> bool:
         value = loss if self._steps <= QUICK else median(list(self._recent))

@@ -32,7 +32,7 @@ PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") f
               ("distillation.py", "--bug"), ("distillation.py", "--student-first", "--bug"),
               ("encoder_decoder.py", "--fault", "60"),
               *[("grad_accumulation.py", "--dtype", dtype, "--fault", "25") for dtype in ("float32", "bfloat16")],
-              ("cross_validation.py", "--corrupt-step", "300")]
+              ("cross_validation.py", "--corrupt-step", "300"), ("cross_validation.py", "--lr-of-fold", "2", "30")]
 
 
 def _where(run: Run) -> dict[str, tuple[int, str | None]]:
@@ -225,3 +225,11 @@ def test_a_corrupt_batch_is_a_spike_but_an_epochs_short_last_batch_is_not(script
     assert run.returncode == 0, run.stderr
     assert [(event["kind"], event["step"]) for event in run.events()] == [("loss_spike", 300), ("grad_spike", 300)]
     assert run.report["steps"] == 4 * 4 * 52
+
+
+def test_a_fold_that_blows_up_is_divergence_at_its_step(script_runs: ScriptRuns) -> None:
+    """Each fold has its optimizer; the third (steps 417-624) trains at lr=30 and blows
+    up at its second step: judged from its own first losses, not left unjudged."""
+    run = script_runs.get("cross_validation.py", "--lr-of-fold", "2", "30")
+    assert run.returncode == 0, run.stderr
+    assert [(event["kind"], event["step"]) for event in run.events()][:1] == [("divergence", 418)], run.events()

@@ -114,7 +114,7 @@ class _Sink:
         return type(module).__name__
 
 
-def _divergence_steps(losses: list[float], optimizers: int = 1) -> list[int]:
+def _divergence_steps(losses: list[float], optimizers: int = 1, ids: list[int] | None = None) -> list[int]:
     from sanitizer.core.probe import StepRecord
     from sanitizer.detectors.divergence import DivergenceDetector
     detector, sink = DivergenceDetector(), _Sink()
@@ -123,7 +123,7 @@ def _divergence_steps(losses: list[float], optimizers: int = 1) -> list[int]:
                             model_site=None, params=[], grad_norms=[], grad_norm=None, checked_params=[],
                             param_norms=[], param_step=None, scale=None, underflow=None, eval_loss=None,
                             data_wait=0.0, step_time=None, memory_bytes=None, graph_roots=[],
-                            optimizer_id=step % optimizers)
+                            optimizer_id=ids[step - 1] if ids is not None else step % optimizers)
         detector.on_step(record, sink)  # type: ignore[arg-type]
     detector.on_end(sink)  # type: ignore[arg-type]
     return [step for _, step, _ in sink.events]
@@ -172,3 +172,17 @@ def test_healthy_noisy_runs_do_not_diverge(seed: int) -> None:
 def test_losses_without_a_scale_or_taking_turns_are_not_judged() -> None:
     assert _divergence_steps([-1.0, -0.5, 3.0, 40.0] + [50.0] * 50) == []
     assert _divergence_steps([0.7, 5.0, 0.7, 9.0] * 20, optimizers=2) == []
+
+
+def test_an_optimizer_that_replaces_the_last_is_judged_from_its_own_first_losses() -> None:
+    """Folds of a cross-validation, each with a fresh model and optimizer: a fold that
+    blows up is divergence at its step; a fresh fold starting far above where the last
+    one ended is not. Optimizers taking turns stay unjudged."""
+    fold = [2.3 * 0.97 ** i for i in range(100)]
+    blown = [2.3, 2.2, 150.0] + [180.0] * 20
+    assert _divergence_steps(fold + fold + blown, ids=[1] * 100 + [2] * 100 + [3] * 23) == [203]
+    assert _divergence_steps(fold * 3, ids=[1] * 100 + [2] * 100 + [3] * 100) == []
+    # the fold ended two steps after its blow-up: reported when the next optimizer starts
+    assert _divergence_steps([2.3, 150.0, 160.0] + fold, ids=[1] * 3 + [2] * 100) == [2]
+    # a GAN's optimizers: the second fold's blow-up comes after they took turns
+    assert _divergence_steps([0.7, 0.9] * 20 + blown, ids=[1, 2] * 20 + [3] * 23) == []
