@@ -83,15 +83,20 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
     if tasks:
         project.plan(tasks)
         project.speculate(tasks)
+    # fixes are applied once both passes are done, from each file's last analysis: the
+    # first may have been made without what the project's other files do
+    fixes: dict[str, tuple[Task, _Analysed]] = {}
     with _Workers(options) as workers:
         for task, outcome in workers.analyse(tasks):
-            known[task.path] = _finish(task, outcome, None, options, result)
+            known[task.path] = _finish(task, outcome, None, result, fixes)
         analysed = {task.path for task in tasks}
         stale = list(project.stale([t.path for t in tasks], lambda paths: _facts_again(paths, known, workers)))
         relint = [replace(known[path].task, view=view, inputs=digest) for path, view, digest in stale]
         for task, outcome in workers.analyse(relint):
-            known[task.path] = _finish(task, outcome, known[task.path], options, result)
+            known[task.path] = _finish(task, outcome, known[task.path], result, fixes)
             analysed.add(task.path)
+    for path, (task, outcome) in fixes.items():
+        _apply_fixes(known[path], task, outcome, options, result)
     if index is not None and store is not None:
         _save(index, store, known, project)
     for path, entry in sorted(known.items()):
@@ -167,28 +172,35 @@ def _finish(
     task: Task,
     analysed: _Analysed,
     before: Known | None,
-    options: RunOptions,
     result: RunResult,
+    fixes: dict[str, tuple[Task, _Analysed]],
 ) -> Known:
-    """Apply the fixes of one analysis and remember its results; `before`:
-    what was known of the file when this analysis was not asked for its facts."""
+    """Remember the results of one analysis, and its fixes, which replace those of an
+    earlier analysis of the file; `before`: what was known of the file when this
+    analysis was not asked for its facts."""
     outcome = analysed.outcome
     facts = outcome.facts or (before.facts if before is not None else None)
     spent = result.timings.setdefault(task.path, {}) if outcome.timings else {}
     for label, seconds in outcome.timings.items():
         spent[label] = spent.get(label, 0.0) + seconds
-    written = _apply(task, analysed, options, result) if outcome.fixed_source is not None else None
+    if outcome.fixed_source is not None:
+        fixes[task.path] = (task, analysed)
+    else:
+        fixes.pop(task.path, None)
     digest = before.facts_digest if before is not None and outcome.facts is None else facts_digest(facts)
     known = Known(task, outcome.findings, digest, task.inputs, facts, outcome.crashes)
-    # findings describe the bytes they were computed from: the file as read
-    # when nothing was fixed, the file as written after `--fix`; after
-    # `--diff`, a crash, or a change while it was read, no bytes on disk
     known.cacheable = analysed.digest == task.digest and not outcome.crashes
-    if outcome.fixed_source is not None:
-        known.cacheable = known.cacheable and written is not None
-        if written is not None:
-            known.task = replace(task, digest=written, stat=_stat_or_none(task.path))
     return known
+
+
+def _apply_fixes(known: Known, task: Task, analysed: _Analysed, options: RunOptions, result: RunResult) -> None:
+    """Write (or show) the fixes of a file's last analysis. Its findings describe the
+    bytes they were computed from: the file as written after `--fix`; after `--diff`
+    or a change while it was read, no bytes on disk (so they are not cached)."""
+    written = _apply(task, analysed, options, result)
+    known.cacheable = known.cacheable and written is not None
+    if written is not None:
+        known.task = replace(task, digest=written, stat=_stat_or_none(task.path))
 
 
 def _stat_or_none(path: str) -> Stat | None:

@@ -45,3 +45,50 @@ def test_a_finding_with_an_unsafe_fix_needs_analysis_only_with_unsafe_fixes(tmp_
     assert _counts(invoke("a.py", "--fix", "--unsafe-fixes", "-v", cwd=tmp_path)[2]) == (1, 0)
     assert "empty_cache" not in (tmp_path / "a.py").read_text()
     assert _counts(invoke("a.py", "-v", cwd=tmp_path)[2]) == (0, 1)
+
+
+# A file analysed twice in one run: first without what the module it imports does,
+# then again once the project knows (see `trainlint.project_pass`).
+_HELPERS = """import torch
+
+
+def freeze(head):
+    head.eval()
+
+
+def features(model, data):
+    return collect(model, data)
+
+
+@torch.no_grad()
+def collect(model, loader):
+    for batch in loader:
+        pass
+"""
+_PROBE = """import torch
+from pkg.helpers import features
+
+
+def linear_probe(model, data):
+    rows = features(model, data)
+    loader = torch.utils.data.DataLoader(rows)
+
+
+with torch.cuda.amp.autocast():
+    pass
+"""
+
+
+def test_a_file_analysed_twice_is_diffed_and_fixed_once(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text("VERSION = '1'\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "helpers.py").write_text(_HELPERS)
+    (tmp_path / "pkg" / "probe.py").write_text(_PROBE)
+    code, out, _ = invoke(".", "--diff", "--no-cache", cwd=tmp_path)
+    assert code == 1 and out.count("+++ b/pkg/probe.py") == 1, out
+    assert out.count('+with torch.amp.autocast("cuda"):') == 1, out
+    code, out, err = invoke(".", "--fix", cwd=tmp_path)
+    assert code == 0 and "Fixed 1 finding(s) in 1 file(s)" in out + err, (out, err)
+    assert (tmp_path / "pkg" / "probe.py").read_text() == _PROBE.replace(
+        "torch.cuda.amp.autocast()", 'torch.amp.autocast("cuda")')
+    assert invoke(".", "--diff", cwd=tmp_path)[:2] == (0, "")
