@@ -43,8 +43,10 @@ class BenchmarkWithDeterministic(Rule):
 
     ## Limitations
     Only the literal `True` counts (`cudnn.benchmark = args.benchmark` is not
-    judged), and two assignments in opposite branches of one `if` / `else`
-    never both run, so they are not flagged.
+    judged). Two assignments that never hold together are not flagged: in
+    opposite branches of one `if` / `else`; one in a branch that returns or
+    raises before the other runs; or one set again (`benchmark = False`) before
+    the other, by a statement that always runs first in the same function.
     """
 
     code = "TL501"
@@ -75,6 +77,20 @@ class BenchmarkWithDeterministic(Rule):
         "    def apply(self):\n"
         "        th.backends.cudnn.benchmark = True\n"
         "        th.backends.cudnn.deterministic = True  # expect: TL501\n",
+        # switched off only on one path: on the other both are on
+        "import torch\n"
+        "torch.backends.cudnn.benchmark = True\n"
+        "if args.strict:\n"
+        "    torch.backends.cudnn.benchmark = False\n"
+        "torch.backends.cudnn.deterministic = True  # expect: TL501\n",
+        # the branch that returns holds both
+        "import torch\n"
+        "def main(args):\n"
+        "    if args.eval_only:\n"
+        "        torch.backends.cudnn.benchmark = True\n"
+        "        torch.backends.cudnn.deterministic = True  # expect: TL501\n"
+        "        return evaluate()\n"
+        "    train()\n",
     )
     good = (
         # the chapter's set_seed: deterministic on, benchmark off
@@ -95,6 +111,31 @@ class BenchmarkWithDeterministic(Rule):
         "import torch\n"
         "torch.backends.cudnn.benchmark = True\n"
         "torch.backends.cudnn.deterministic = False\n",
+        # benchmark is switched off before deterministic is switched on
+        "import torch\n"
+        "def main(args):\n"
+        "    if args.deterministic:\n"
+        "        torch.backends.cudnn.benchmark = False\n"
+        "    else:\n"
+        "        torch.backends.cudnn.benchmark = True\n"
+        "    if args.test_only:\n"
+        "        torch.backends.cudnn.benchmark = False\n"
+        "        torch.backends.cudnn.deterministic = True\n"
+        "        evaluate()\n"
+        "        return\n"
+        "    train()\n",
+        "import torch\n"
+        "torch.backends.cudnn.benchmark = True\n"
+        "torch.backends.cudnn.benchmark = False\n"
+        "torch.backends.cudnn.deterministic = True\n",
+        # the deterministic branch returns before benchmark is switched on
+        "import torch\n"
+        "def main(args):\n"
+        "    if args.eval_only:\n"
+        "        torch.backends.cudnn.deterministic = True\n"
+        "        return evaluate()\n"
+        "    torch.backends.cudnn.benchmark = True\n"
+        "    train()\n",
         # a local object that only shares the attribute names
         "class cudnn:\n"
         "    pass\n"
@@ -104,19 +145,19 @@ class BenchmarkWithDeterministic(Rule):
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
-        self._assignments: list[tuple[str, cst.Assign]] = []
+        self._assignments: list[cst.Assign] = []
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if not is_constant(node.value, "True"):
-            return
         for target in node.targets:
             if type(target.target) is cst.Attribute and target.target.attr.value in ("benchmark", "deterministic"):
-                self._assignments.append((target.target.attr.value, node))
+                self._assignments.append(node)
 
     def finish(self) -> None:
-        flags = [(self.ctx.qualified_name(n.targets[0].target), n) for _, n in self._assignments]
-        benchmarks = [n for name, n in flags if name == BENCHMARK]
-        deterministics = [n for name, n in flags if name == DETERMINISTIC]
+        flags = [(self.ctx.qualified_name(n.targets[0].target), n) for n in self._assignments]
+        on = [(name, n) for name, n in flags if name in (BENCHMARK, DETERMINISTIC) and is_constant(n.value, "True")]
+        self._resets = {n: name for name, n in flags if name in (BENCHMARK, DETERMINISTIC) and (name, n) not in on}
+        benchmarks = [n for name, n in on if name == BENCHMARK]
+        deterministics = [n for name, n in on if name == DETERMINISTIC]
         # pre-order position: which assignment is written later
         order = {node: self.ctx.order_index(node) for node in self.ctx.nodes_of(cst.Assign)}
         completing = [
@@ -124,11 +165,48 @@ class BenchmarkWithDeterministic(Rule):
             for later in benchmarks + deterministics
             if any(
                 order[other] < order[later] and not self._exclusive(other, later)
+                and not self._exits_between(other, later) and not self._reset_between(other, later, order)
                 for other in (deterministics if later in benchmarks else benchmarks)
             )
         ]
         if completing:  # one finding per file: the last assignment that completes a pair
             self.report(max(completing, key=order.__getitem__))
+
+    def _reset_between(self, other: cst.Assign, later: cst.Assign, order: dict[cst.CSTNode, int]) -> bool:
+        """The flag `other` set is set again (to anything but True) after it, by a
+        statement that runs whenever `later` does: one before it in its block or in a
+        block around it, in its function (`benchmark = False` just before
+        `deterministic = True`)."""
+        flag = self._flag(other)
+        statement: cst.CSTNode = later
+        for ancestor in self.ctx.ancestors(later):
+            if type(ancestor) in (cst.IndentedBlock, cst.Module):
+                for sibling in ancestor.body:
+                    if sibling is statement:
+                        break
+                    if any(self._resets.get(assign) == flag and order[assign] > order[other]
+                           for assign in _assignments_in(sibling)):
+                        return True
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                return False
+            statement = ancestor
+        return False
+
+    def _exits_between(self, other: cst.Assign, later: cst.Assign) -> bool:
+        """`other` sits in a block of `later`'s function that ends in `return` / `raise`
+        and does not hold `later`: once `other` ran, `later` does not."""
+        function = self.ctx.enclosing_function(other)
+        if function is None or self.ctx.enclosing_function(later) is not function:
+            return False
+        for ancestor in self.ctx.ancestors(other):
+            if ancestor is function:
+                return False
+            if type(ancestor) is cst.IndentedBlock and _ends_in_exit(ancestor) and not _within(later, ancestor, self.ctx):
+                return True
+        return False
+
+    def _flag(self, node: cst.Assign) -> str | None:
+        return self.ctx.qualified_name(node.targets[0].target)
 
     def _exclusive(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         """`a` and `b` sit in different branches of one `if` statement."""
@@ -144,3 +222,19 @@ class BenchmarkWithDeterministic(Rule):
                 out[ancestor] = 0 if child is ancestor.body else 1
             child = ancestor
         return out
+
+
+def _assignments_in(statement: cst.CSTNode) -> list[cst.Assign]:
+    """The assignments a simple statement line makes (compound statements: none)."""
+    if type(statement) is not cst.SimpleStatementLine:
+        return []
+    return [small for small in statement.body if type(small) is cst.Assign]
+
+
+def _ends_in_exit(block: cst.IndentedBlock) -> bool:
+    last = block.body[-1] if block.body else None
+    return type(last) is cst.SimpleStatementLine and isinstance(last.body[-1], cst.Return | cst.Raise)
+
+
+def _within(node: cst.CSTNode, block: cst.CSTNode, ctx: FileContext) -> bool:
+    return any(ancestor is block for ancestor in ctx.ancestors(node))
