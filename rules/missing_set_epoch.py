@@ -17,6 +17,13 @@ _EVALUATION = re.compile(r"val|test|eval|dev_|_dev|infer|predict", re.IGNORECASE
 _MAX_BUILDERS = 4  # returns followed to their call sites before giving up (silently)
 # libraries that wrap a loader only to iterate it (progress bars and the like)
 _LIBRARIES_THAT_ONLY_ITERATE = frozenset({"torch", "tqdm", "itertools", "rich", "builtins"})
+# values made from a loader that are not the loader: a number, a text, a truth value
+_MADE_FROM_IT = (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation, cst.Comparison,
+                 cst.UnaryOperation)
+_MEASURES = frozenset({"len", "str", "repr", "int", "float", "bool", "format", "isinstance", "type", "id",
+                       "hash", "builtins.len", "builtins.str", "builtins.repr", "builtins.int", "builtins.float",
+                       "builtins.bool", "builtins.format", "builtins.isinstance", "builtins.type", "builtins.id",
+                       "builtins.hash"})
 
 
 class MissingSetEpoch(Rule):
@@ -57,7 +64,9 @@ class MissingSetEpoch(Rule):
     conditional such as `DataLoader(...) if ds is not None else None`) that
     no code of the file calls, or whose result a call of the file passes on;
     or handed, alone or inside their DataLoader, to a function or class
-    imported from another module, such as a project's `Trainer`. A builder
+    imported from another module, such as a project's `Trainer` (a number or
+    a text made from the loader, `len(loader)` or an f-string, is not the
+    loader, nor is another function's variable of the same name). A builder
     that the file calls is followed to each call site: `train_loader, valset
     = prepare_dataloaders(hparams)` keeps the sampler in `train_loader`, and
     the checks start again from there. A function of
@@ -76,6 +85,23 @@ class MissingSetEpoch(Rule):
     message = "shuffling `DistributedSampler` without `set_epoch(epoch)`: every epoch sees the same order"
     triggers = ("DistributedSampler",)
     bad = (
+        # only numbers and texts made from the loader leave the file; `loader` of
+        # `report_size` is another variable
+        "import math, warnings\n"
+        "import torch\n"
+        "def report_size(loader):\n"
+        "    warnings.warn(f'{len(loader.dataset)} samples')\n"
+        "def main(dataset, model, opt, epochs):\n"
+        "    sampler = torch.utils.data.distributed.DistributedSampler(dataset)  # expect: TL302\n"
+        "    loader = torch.utils.data.DataLoader(dataset, batch_size=16, sampler=sampler)\n"
+        "    warmup = math.ceil(len(loader) / 4)\n"
+        "    if len(loader) == 0:\n"
+        "        warnings.warn(f'empty loader over {len(loader.dataset)} samples')\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
         # a builder of the file makes the sampler; the loader is re-iterated forever
         "from torch.utils import data\n"
         "def data_sampler(dataset, shuffle, distributed):\n"
@@ -393,9 +419,12 @@ class MissingSetEpoch(Rule):
     def _handed_to_imported_code(self, texts: set[str]) -> bool:
         """The sampler, or the loader holding it (`texts`: what carries it), passed
         to a function or class imported from a module other than torch: that code
-        may well call `set_epoch` itself, and we cannot see it."""
+        may well call `set_epoch` itself, and we cannot see it. A number or a text
+        made from it (`len(loader)`, an f-string) is not the loader, nor is a
+        variable of another function that only shares its name."""
+        carriers = self._carrier_bindings(texts)
         for node in self.ctx.nodes_of(cst.Call):
-            if not any(self._mentions(a.value, texts) for a in node.args):
+            if not any(self._passes_itself(a.value, texts, carriers) for a in node.args):
                 continue
             callee = self.ctx.call_name(node)
             if callee is None or callee.split(".")[0] in _LIBRARIES_THAT_ONLY_ITERATE:
@@ -403,6 +432,38 @@ class MissingSetEpoch(Rule):
             if not self._seen_not_to_set_epoch(node, texts):
                 return True
         return False
+
+    def _carrier_bindings(self, texts: set[str]) -> set[Binding]:
+        """The variables that carry the sampler: those assigned where a carrier is
+        (the names in `texts`, in the scopes that assign them)."""
+        receivers = self.ctx.receivers
+        found: set[Binding] = set()
+        for node in self.ctx.nodes_of(cst.Assign):
+            for target in node.targets:
+                for name in iter_nodes(target.target):
+                    if type(name) in (cst.Name, cst.Attribute) and self.ctx.code(name) in texts:
+                        binding = receivers.binding(name)
+                        if binding is not None:
+                            found.add(binding)
+        return found
+
+    def _passes_itself(self, value: cst.BaseExpression, texts: set[str], carriers: set[Binding]) -> bool:
+        """`value`, an argument, may hand over the carrier itself: it names it (as the
+        same variable), or builds on it, other than through a number, a text or a
+        truth value made from it."""
+        if type(value) in _MADE_FROM_IT:
+            return False
+        if type(value) is cst.Call and self.ctx.call_name(value) in _MEASURES:
+            return False
+        if type(value) is cst.Name and value.value in texts:
+            binding = self.ctx.receivers.binding(value)
+            return binding is None or not carriers or binding in carriers
+        if type(value) is cst.Attribute and self._mentions(value, texts):
+            return True
+        return any(self._passes_itself(child, texts, carriers)
+                   for child in value.children if isinstance(child, cst.BaseExpression)) or any(
+            self._passes_itself(arg.value, texts, carriers)
+            for arg in (value.args if type(value) is cst.Call else ()))
 
     def _seen_not_to_set_epoch(self, call: cst.Call, texts: set[str]) -> bool:
         """A function of another module of the project whose summary shows it
