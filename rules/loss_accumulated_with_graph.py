@@ -80,7 +80,9 @@ class LossAccumulatedWithGraph(Rule):
     `torch.no_grad()` / `torch.inference_mode()` (a `with` block, a decorator,
     or every call site of the function), where no graph is recorded. A value
     is judged on every path: if some path turns `loss` into a float first, the
-    line is left alone.
+    line is left alone. A total set again on every iteration of the loop keeps
+    nothing across iterations; one reset only under a condition (`if step %
+    100 == 0: total = 0`) keeps the graphs of every iteration until then.
     """
 
     code = "TL202"
@@ -226,8 +228,46 @@ class LossAccumulatedWithGraph(Rule):
         "        opt.step()\n"
         "        total += loss  # expect: TL202\n"
         "    return total\n",
+        # reset only when it is logged: up to 100 iterations' graphs stay alive
+        Example(
+            "import torch.nn.functional as F\n"
+            "def fit(net, batches, optim):\n"
+            "    window = 0\n"
+            "    for step, (x, y) in enumerate(batches, 1):\n"
+            "        loss = F.cross_entropy(net(x), y)\n"
+            "        optim.zero_grad()\n"
+            "        loss.backward()\n"
+            "        optim.step()\n"
+            "        window += loss  # expect: TL202\n"
+            "        if step % 100 == 0:\n"
+            "            print(f'loss {window / 100:.4f}')\n"
+            "            window = 0\n",
+            fixed="import torch.nn.functional as F\n"
+            "def fit(net, batches, optim):\n"
+            "    window = 0\n"
+            "    for step, (x, y) in enumerate(batches, 1):\n"
+            "        loss = F.cross_entropy(net(x), y)\n"
+            "        optim.zero_grad()\n"
+            "        loss.backward()\n"
+            "        optim.step()\n"
+            "        window += loss.item()  # expect: TL202\n"
+            "        if step % 100 == 0:\n"
+            "            print(f'loss {window / 100:.4f}')\n"
+            "            window = 0\n",
+        ),
     )
     good = (
+        # gradient accumulation: the sum is what is back-propagated, every 4 batches
+        "import torch.nn.functional as F\n"
+        "def fit(net, batches, optim, accum=4):\n"
+        "    total = 0\n"
+        "    for i, (x, y) in enumerate(batches):\n"
+        "        total = total + F.cross_entropy(net(x), y) / accum\n"
+        "        if (i + 1) % accum == 0:\n"
+        "            total.backward()\n"
+        "            optim.step()\n"
+        "            optim.zero_grad()\n"
+        "            total = 0\n",
         # the chapter's template: the number, not the tensor
         "import torch\n"
         "def train_one_epoch(model, loader, criterion, optimizer):\n"
@@ -551,9 +591,21 @@ class LossAccumulatedWithGraph(Rule):
         for inner in iter_nodes(loop.body):
             if type(inner) in (cst.Assign, cst.AnnAssign) and inner is not node:
                 targets = [t.target for t in inner.targets] if type(inner) is cst.Assign else [inner.target]
-                if any(dotted_name(t) == accumulator for t in targets) and not _adds_to_itself(inner):
+                if (any(dotted_name(t) == accumulator for t in targets) and not _adds_to_itself(inner)
+                        and self._every_iteration(inner, loop)):
                     return False
         return True
+
+    def _every_iteration(self, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
+        """`node` runs on every iteration of `loop`: no branch or inner loop around
+        it (a reset under `if step % 100 == 0:` lets the graphs of 100 iterations live)."""
+        for ancestor in self.ctx.ancestors(node):
+            if ancestor is loop:
+                return True
+            if type(ancestor) in (cst.If, cst.IfExp, cst.For, cst.While, cst.Try, cst.Match,
+                                  cst.FunctionDef, cst.Lambda, cst.ClassDef):
+                return False
+        return False
 
     def _statement_node(self, node: cst.CSTNode) -> cst.CSTNode:
         parent = self.ctx.parent(node)
