@@ -35,6 +35,7 @@ class BackwardInNoGrad(Rule):
 
     ## Example
     ```python
+    import torch
     with torch.no_grad():
         loss = criterion(model(x), y)
         loss.backward()

@@ -28,6 +28,7 @@ class BenchmarkWithDeterministic(Rule):
 
     ## Example
     ```python
+    import torch
     torch.backends.cudnn.deterministic = True
     torch.backends.cudnn.benchmark = True
     ```

@@ -21,6 +21,7 @@ class DataParallel(Rule):
 
     ## Example
     ```python
+    from torch import nn
     model = nn.DataParallel(model, device_ids=[0, 1, 2, 3])
     ```
 

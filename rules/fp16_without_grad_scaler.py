@@ -31,6 +31,7 @@ class Fp16WithoutGradScaler(Rule):
 
     ## Example
     ```python
+    import torch
     with torch.autocast("cuda"):          # float16 by default on CUDA
         loss = criterion(model(x), y)
     loss.backward()

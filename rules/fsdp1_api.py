@@ -28,6 +28,8 @@ class Fsdp1Api(Rule):
 
     ## Example
     ```python
+    import torch
+    from torch.distributed.fsdp import ShardingStrategy
     model = torch.distributed.fsdp.FullyShardedDataParallel(model, sharding_strategy=ShardingStrategy.FULL_SHARD)
     ```
 

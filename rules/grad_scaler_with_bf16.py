@@ -37,6 +37,7 @@ class GradScalerWithBf16(Rule):
 
     ## Example
     ```python
+    import torch
     scaler = torch.amp.GradScaler("cuda")
     with torch.autocast("cuda", dtype=torch.bfloat16):
         loss = criterion(model(x), y)

@@ -36,8 +36,13 @@ class HalfPrecisionTraining(Rule):
 
     ## Example
     ```python
+    import torch
     model = Net().cuda().half()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x, y in loader:
+        optimizer.zero_grad()
+        criterion(model(x.cuda().half()), y.cuda()).backward()
+        optimizer.step()
     ```
 
     ## Use instead

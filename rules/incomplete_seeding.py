@@ -28,8 +28,11 @@ class IncompleteSeeding(Rule):
 
     ## Example
     ```python
+    import random
+    import torch
     def set_seed(seed):
         torch.manual_seed(seed)
+    order = random.sample(range(len(dataset)), len(dataset))
     ```
 
     ## Use instead

@@ -31,11 +31,16 @@ class MissingTrainMode(Rule):
 
     ## Example
     ```python
+    import torch
     model.train()
     for epoch in range(epochs):
-        train_one_epoch(model, train_loader, optimizer)
+        for x, y in train_loader:
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
         model.eval()
-        validate(model, val_loader)
+        with torch.no_grad():
+            validate(model, val_loader)
     ```
 
     ## Use instead

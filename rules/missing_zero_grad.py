@@ -27,6 +27,8 @@ class MissingZeroGrad(Rule):
 
     ## Example
     ```python
+    import torch
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     for x, y in loader:
         loss = criterion(model(x), y)
         loss.backward()

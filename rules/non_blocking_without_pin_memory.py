@@ -32,6 +32,7 @@ class NonBlockingWithoutPinMemory(Rule):
 
     ## Example
     ```python
+    from torch.utils.data import DataLoader
     loader = DataLoader(dataset, batch_size=64, num_workers=4)
     for x, y in loader:
         x = x.to(device, non_blocking=True)

@@ -30,6 +30,8 @@ class OptimizerBeforeShard(Rule):
 
     ## Example
     ```python
+    import torch
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
     model = FSDP(model)
     ```

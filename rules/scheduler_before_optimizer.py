@@ -30,9 +30,13 @@ class SchedulerBeforeOptimizer(Rule):
 
     ## Example
     ```python
+    import torch
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1000)
     for x, y in loader:
         scheduler.step()
-        loss.backward()
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
         optimizer.step()
     ```
 

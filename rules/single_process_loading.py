@@ -28,6 +28,7 @@ class SingleProcessLoading(Rule):
 
     ## Example
     ```python
+    from torch.utils.data import DataLoader
     train_loader = DataLoader(train_set, batch_size=64, shuffle=True)
     ```
 

@@ -25,9 +25,16 @@ class StepBypassesScaler(Rule):
 
     ## Example
     ```python
-    scaler.scale(loss).backward()
-    optimizer.step()
-    scaler.update()
+    import torch
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cuda")
+    for x, y in loader:
+        optimizer.zero_grad()
+        with torch.autocast("cuda"):
+            loss = criterion(model(x), y)
+        scaler.scale(loss).backward()
+        optimizer.step()
+        scaler.update()
     ```
 
     ## Use instead

@@ -25,12 +25,18 @@ class UnscaleEveryMicroStep(Rule):
 
     ## Example
     ```python
-    scaler.scale(loss / accum).backward()
-    scaler.unscale_(optimizer)
-    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-    if (i + 1) % accum == 0:
-        scaler.step(optimizer)
-        scaler.update()
+    import torch
+    scaler = torch.amp.GradScaler("cuda")
+    for i, (x, y) in enumerate(loader):
+        with torch.autocast("cuda"):
+            loss = criterion(model(x), y)
+        scaler.scale(loss / accum).backward()
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        if (i + 1) % accum == 0:
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
     ```
 
     ## Use instead

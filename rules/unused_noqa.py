@@ -34,7 +34,8 @@ class UnusedNoqa(Rule):
 
     ## Example
     ```python
-    model = DistributedDataParallel(model)  # noqa: TL301
+    import torch
+    model = torch.nn.parallel.DistributedDataParallel(model)  # noqa: TL301
     ```
 
     ## Use instead

@@ -32,9 +32,13 @@ class ZeroGradBeforeStep(Rule):
 
     ## Example
     ```python
-    loss.backward()
-    optimizer.zero_grad()
-    optimizer.step()
+    import torch
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.zero_grad()
+        optimizer.step()
     ```
 
     ## Use instead
