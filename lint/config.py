@@ -108,12 +108,18 @@ def _codes(table: dict[str, object], key: str, path: Path, where: str = "") -> l
     label = f"{where}.{key}" if where else key
     for value in values:
         check_code(value, f"{path}: '{label}'")
-    return [v.upper() for v in values]
+    return [_selector(v) for v in values]
+
+
+def _selector(value: str) -> str:
+    """A selector as matched against codes: `ALL` (as other linters spell it) is `TL`."""
+    upper = value.strip().upper()
+    return "TL" if upper == "ALL" else upper
 
 
 def check_code(value: str, context: str) -> None:
-    """A selector must be a rule code or a prefix of at least one."""
-    upper = value.strip().upper()
+    """A selector must be a rule code or a prefix of at least one, or `ALL`."""
+    upper = _selector(value)
     if not upper or not any(code.startswith(upper) for code in manifest().codes()):
         raise ConfigError(f"{context}: unknown rule code or prefix {value!r}")
 
@@ -121,7 +127,7 @@ def check_code(value: str, context: str) -> None:
 def parse_code_list(text: str | None, option: str) -> list[str] | None:
     if text is None:
         return None
-    codes = [c.strip().upper() for c in text.split(",") if c.strip()]
+    codes = [_selector(c) for c in text.split(",") if c.strip()]
     for code in codes:
         check_code(code, f"option {option}")
     return codes

@@ -24,6 +24,15 @@ def test_repeated_select_adds_up(project: Path) -> None:
     assert _codes(out) == {"TL301"}
 
 
+def test_select_all_is_every_rule_as_in_ruff(project: Path) -> None:
+    everything = invoke("src", "--select", "TL", "--format", "json", "--no-cache", cwd=project)
+    assert everything[0] == 1 and _codes(everything[1]) == {"TL101", "TL301"}
+    assert invoke("src", "--select", "ALL", "--format", "json", "--no-cache", cwd=project) == everything
+    (project / "pyproject.toml").write_text('[tool.trainlint]\nselect = ["all"]\n')
+    assert invoke("src", "--format", "json", "--no-cache", cwd=project) == everything
+    assert invoke("src", "--select", "ALX", "--no-cache", cwd=project)[0] == 2
+
+
 def test_repeated_ignore_and_extend_ignore_add_up(project: Path) -> None:
     (project / "pyproject.toml").write_text('[tool.trainlint]\nignore = ["TL201"]\n')
     code, out, _ = invoke("src", "--ignore", "TL101", "--ignore", "TL301", "--no-cache", cwd=project)
