@@ -54,9 +54,9 @@ class MissingZeroGrad(Rule):
     factory whose name says so such as a project's `build_optimizer` /
     `create_optimizer`, by `hydra.utils.instantiate(cfg.optimizer, ...)`,
     passed in from such a call in this file, also through a class's
-    `__init__`, stepped by a GradScaler, or cleared with `zero_grad()`
-    elsewhere in the file). An optimizer passed in from another module is
-    not known. A call into code outside the file
+    `__init__`, stepped by a GradScaler, cleared with `zero_grad()`
+    elsewhere in the file, or a parameter annotated `torch.optim.Optimizer`).
+    An optimizer passed in from another module, unannotated, is not known. A call into code outside the file
     whose name mentions gradients or zeroing (`self.clear_grads()`) is
     assumed to clear them. `opt.step(closure)` is not checked: the closure
     clears.
@@ -68,6 +68,14 @@ class MissingZeroGrad(Rule):
     message = "this loop back-propagates and steps but never clears gradients: they accumulate across iterations; call `optimizer.zero_grad()`"
     triggers = ("backward",)
     bad = (
+        # an optimizer known from its parameter's annotation
+        "from typing import Optional\n"
+        "import torch\n"
+        "from torch.optim import Optimizer\n"
+        "def run_epoch(net, batches, opt: Optional[Optimizer] = None):\n"
+        "    for inputs, labels in batches:\n"
+        "        torch.nn.functional.cross_entropy(net(inputs), labels).backward()\n"
+        "        opt.step()  # expect: TL401\n",
         # optimizers built by a factory: Hydra's instantiate, a project's builder
         "import hydra\n"
         "from project.optim import build_optimizer\n"

@@ -96,6 +96,11 @@ def constructor_kind(qualified: str | None) -> str | None:
     return None
 
 
+# base classes a parameter may be annotated with (never constructed themselves)
+_BASE_CLASSES = {"torch.optim.Optimizer": OPTIMIZER, "torch.optim.optimizer.Optimizer": OPTIMIZER,
+                 "torch.optim.lr_scheduler.LRScheduler": SCHEDULER,
+                 "torch.optim.lr_scheduler._LRScheduler": SCHEDULER}
+
 _SAMPLER_SHUFFLE_POSITION = 3  # DistributedSampler(dataset, num_replicas, rank, shuffle, ...)
 
 
@@ -239,7 +244,7 @@ class Receivers:
             for param in _parameters(func.params):
                 kind = None
                 if param.annotation is not None:
-                    kind = constructor_kind(self.ctx.qualified_name(param.annotation.annotation))
+                    kind = self._annotated_kind(param.annotation.annotation)
                 if kind is None and param.default is not None:
                     kind = self._value_kind(param.default)
                 if kind is not None:
@@ -247,6 +252,17 @@ class Receivers:
         for func in (f for defs in self.ctx.scopes.functions.values() for f in defs):
             for call in self.ctx.call_sites(func):
                 self._bind_arguments(call, func)
+
+    def _annotated_kind(self, annotation: cst.BaseExpression) -> str | None:
+        """The kind a parameter is annotated with: a class we track, the base classes
+        (`torch.optim.Optimizer`, `LRScheduler`), also as `Optional[...]` / `... | None`."""
+        if type(annotation) is cst.BinaryOperation and type(annotation.operator) is cst.BitOr:
+            return self._annotated_kind(annotation.left) or self._annotated_kind(annotation.right)
+        if type(annotation) is cst.Subscript and self.ctx.qualified_name(annotation.value) == "typing.Optional":
+            element = annotation.slice[0].slice if annotation.slice else None
+            return self._annotated_kind(element.value) if type(element) is cst.Index else None
+        qualified = self.ctx.qualified_name(annotation)
+        return _BASE_CLASSES.get(qualified or "") or constructor_kind(qualified)
 
     def _bind_arguments(self, call: cst.Call, func: cst.FunctionDef) -> None:
         scope = self.ctx.scopes.scope_for(func)
