@@ -257,6 +257,18 @@ class LossAccumulatedWithGraph(Rule):
         ),
     )
     good = (
+        # one loss built in a branch of the step, not a total
+        "import torch.nn.functional as F\n"
+        "for x, y in loader:\n"
+        "    out = model(x)\n"
+        "    if two_views:\n"
+        "        a, b = out.chunk(2)\n"
+        "        loss = 0.5 * F.cross_entropy(a, y)\n"
+        "        loss = loss + 0.5 * F.cross_entropy(b, y)\n"
+        "    else:\n"
+        "        loss = F.cross_entropy(out, y)\n"
+        "    loss_value = loss.item()\n"
+        "    loss_scaler(loss, optimizer, parameters=model.parameters())\n",
         # gradient accumulation: the sum is what is back-propagated, every 4 batches
         "import torch.nn.functional as F\n"
         "def fit(net, batches, optim, accum=4):\n"
@@ -592,9 +604,27 @@ class LossAccumulatedWithGraph(Rule):
             if type(inner) in (cst.Assign, cst.AnnAssign) and inner is not node:
                 targets = [t.target for t in inner.targets] if type(inner) is cst.Assign else [inner.target]
                 if (any(dotted_name(t) == accumulator for t in targets) and not _adds_to_itself(inner)
-                        and self._every_iteration(inner, loop)):
+                        and (self._every_iteration(inner, loop) or self._runs_before(inner, node, loop))):
                     return False
         return True
+
+    def _runs_before(self, reset: cst.CSTNode, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
+        """`reset` always runs before `node` in the same iteration: a statement before it
+        in its block or in a block around it inside the loop (`loss = a` then `loss =
+        loss + b` in one branch builds one loss, nothing carried over)."""
+        line = self.ctx.parent(reset)
+        statement: cst.CSTNode = node
+        for ancestor in self.ctx.ancestors(node):
+            if ancestor is loop:
+                return False
+            if type(ancestor) is cst.IndentedBlock:
+                for sibling in ancestor.body:
+                    if sibling is statement:
+                        break
+                    if sibling is line:
+                        return True
+            statement = ancestor
+        return False
 
     def _every_iteration(self, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
         """`node` runs on every iteration of `loop`: no branch or inner loop around
