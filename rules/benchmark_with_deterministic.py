@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.dataflow import is_constant
+from trainlint.analysis.training import statements_before
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 
@@ -179,19 +180,8 @@ class BenchmarkWithDeterministic(Rule):
         block around it, in its function (`benchmark = False` just before
         `deterministic = True`)."""
         flag = self._flag(other)
-        statement: cst.CSTNode = later
-        for ancestor in self.ctx.ancestors(later):
-            if type(ancestor) in (cst.IndentedBlock, cst.Module):
-                for sibling in ancestor.body:
-                    if sibling is statement:
-                        break
-                    if any(self._resets.get(assign) == flag and order[assign] > order[other]
-                           for assign in _assignments_in(sibling)):
-                        return True
-            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-                return False
-            statement = ancestor
-        return False
+        return any(self._resets.get(assign) == flag and order[assign] > order[other]
+                   for statement in statements_before(self.ctx, later) for assign in _assignments_in(statement))
 
     def _exits_between(self, other: cst.Assign, later: cst.Assign) -> bool:
         """`other` sits in a block of `later`'s function that ends in `return` / `raise`

@@ -16,7 +16,7 @@ from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import grad_mode_at
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.summarize import argument_slots
-from trainlint.analysis.training import code_bodies, method_call
+from trainlint.analysis.training import code_bodies, method_call, statements_before
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Example, Fix, Rule
 from trainlint.summaries import BACKWARD, Summary
@@ -609,22 +609,10 @@ class LossAccumulatedWithGraph(Rule):
         return True
 
     def _runs_before(self, reset: cst.CSTNode, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
-        """`reset` always runs before `node` in the same iteration: a statement before it
-        in its block or in a block around it inside the loop (`loss = a` then `loss =
-        loss + b` in one branch builds one loss, nothing carried over)."""
+        """`reset` always runs before `node` in the same iteration (`loss = a` then
+        `loss = loss + b` in one branch builds one loss, nothing carried over)."""
         line = self.ctx.parent(reset)
-        statement: cst.CSTNode = node
-        for ancestor in self.ctx.ancestors(node):
-            if ancestor is loop:
-                return False
-            if type(ancestor) is cst.IndentedBlock:
-                for sibling in ancestor.body:
-                    if sibling is statement:
-                        break
-                    if sibling is line:
-                        return True
-            statement = ancestor
-        return False
+        return any(statement is line for statement in statements_before(self.ctx, node, loop))
 
     def _every_iteration(self, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
         """`node` runs on every iteration of `loop`: no branch or inner loop around

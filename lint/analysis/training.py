@@ -106,6 +106,24 @@ def loops_within(ctx: FileContext, node: cst.CSTNode, root: cst.CSTNode | None) 
     return {a for a in ancestors_within(ctx, node, root) if type(a) in (cst.For, cst.While)}
 
 
+def statements_before(ctx: FileContext, node: cst.CSTNode, stop: cst.CSTNode | None = None) -> Iterator[cst.CSTNode]:
+    """The statements that always run before `node` once the code around it runs: the
+    earlier statements of its block and of each block around it, innermost first, up
+    to `stop` (a loop: within one iteration) or the enclosing function."""
+    statement: cst.CSTNode = node
+    for ancestor in ctx.ancestors(node):
+        if ancestor is stop:
+            return
+        if type(ancestor) in (cst.IndentedBlock, cst.Module):
+            for sibling in ancestor.body:
+                if sibling is statement:
+                    break
+                yield sibling
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            return
+        statement = ancestor
+
+
 def loop_guards(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.For | cst.While, list[cst.BaseExpression]] | None:
     """The innermost loop of the same function that runs `node` on each
     iteration, with the `if` conditions between them; None when `node` is not
