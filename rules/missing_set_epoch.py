@@ -8,7 +8,7 @@ from trainlint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import method_call
-from trainlint.analysis.walk import iter_nodes
+from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 
@@ -273,6 +273,14 @@ class MissingSetEpoch(Rule):
         "sampler = DistributedSampler(train_ds)\n"
         "loader = DataLoader(train_ds, sampler=sampler)\n"
         "Trainer(model, train_loader=loader).fit(epochs=10)\n",
+        # handed over inside a container, or as one side of a conditional
+        "import torch\n"
+        "from trainers import fit\n"
+        "def main(dataset, model, epochs):\n"
+        "    sampler = torch.utils.data.distributed.DistributedSampler(dataset)\n"
+        "    loader = torch.utils.data.DataLoader(dataset, batch_size=16, sampler=sampler)\n"
+        "    print(f'{len(loader)} batches')\n"
+        "    fit(model, {'train': [loader if epochs else None]}, epochs)\n",
         "from torch.utils.data import DistributedSampler\n"
         "def run_epoch(loader, epoch, sampler=None):\n"
         "    if sampler:\n"
@@ -447,23 +455,27 @@ class MissingSetEpoch(Rule):
                             found.add(binding)
         return found
 
-    def _passes_itself(self, value: cst.BaseExpression, texts: set[str], carriers: set[Binding]) -> bool:
+    def _passes_itself(self, value: cst.CSTNode, texts: set[str], carriers: set[Binding]) -> bool:
         """`value`, an argument, may hand over the carrier itself: it names it (as the
         same variable), or builds on it, other than through a number, a text or a
         truth value made from it."""
-        if type(value) in _MADE_FROM_IT:
+        kind = type(value)
+        if kind in _MADE_FROM_IT:
             return False
-        if type(value) is cst.Call and self.ctx.call_name(value) in _MEASURES:
-            return False
-        if type(value) is cst.Name and value.value in texts:
+        if kind is cst.Name:
+            if value.value not in texts:
+                return False
             binding = self.ctx.receivers.binding(value)
             return binding is None or not carriers or binding in carriers
-        if type(value) is cst.Attribute and self._mentions(value, texts):
-            return True
-        return any(self._passes_itself(child, texts, carriers)
-                   for child in value.children if isinstance(child, cst.BaseExpression)) or any(
-            self._passes_itself(arg.value, texts, carriers)
-            for arg in (value.args if type(value) is cst.Call else ()))
+        if kind is cst.Attribute:  # `self.loader` as written, or what `loader.sampler` reads
+            return self.ctx.code(value) in texts or self._passes_itself(value.value, texts, carriers)
+        if kind is cst.Call:
+            if self.ctx.call_name(value) in _MEASURES:
+                return False
+            return self._passes_itself(value.func, texts, carriers) or any(
+                self._passes_itself(arg.value, texts, carriers) for arg in value.args)
+        # containers and the rest (`[loader]`, `{"train": loader}`, `a if c else b`)
+        return any(self._passes_itself(child, texts, carriers) for child in children(value))
 
     def _seen_not_to_set_epoch(self, call: cst.Call, texts: set[str]) -> bool:
         """A function of another module of the project whose summary shows it
