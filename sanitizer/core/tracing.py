@@ -70,24 +70,25 @@ class ForwardTracer:
         if not self._outer_grad:  # nothing trained: a teacher or an EMA copy, a validation pass
             return
         probe = self._session.probe
-        if not isinstance(module, nn.modules.loss._Loss):  # a loss module's mode says nothing
+        loss_module = isinstance(module, nn.modules.loss._Loss)
+        batch = args[0] if args and _traceable(args[0]) else None
+        if not loss_module:  # a loss module's mode says nothing
             self.training_mode = module.training
             self._model = weakref.ref(module)
-            if args and isinstance(args[0], torch.Tensor) and args[0].dim():
-                probe.batch_sizes.append(args[0].shape[0])
+            if batch is not None and batch.dim():
+                probe.batch_sizes.append(batch.shape[0])
         if probe.model_site is None:
             probe.model_site = locations.user_site()
             self._session.fp16 = self._session.fp16 or _autocast_fp16()
         # a batch has no autograd history; an input that has one (a GAN's discriminator
         # fed the generator's output) was computed by a model, and is traced as such
-        if (self._trace and args and isinstance(args[0], torch.Tensor)
-                and args[0].is_floating_point() and args[0].numel() and args[0].grad_fn is None
-                and not isinstance(module, nn.modules.loss._Loss)):
-            probe.add_trail(INPUT_SLOT, args[0])
+        if (self._trace and batch is not None and batch.is_floating_point() and batch.numel()
+                and batch.grad_fn is None and not loss_module):
+            probe.add_trail(INPUT_SLOT, batch)
 
     def _trace_own_computation(self, tensor: Any) -> None:
         """`tensor`, given to a child, was computed by the parent itself unless a module returned it."""
-        if not isinstance(tensor, torch.Tensor) or tensor.grad_fn is None:
+        if not _traceable(tensor) or tensor.grad_fn is None:
             return
         last = self._last_output
         if last is not None and last() is tensor:
@@ -109,7 +110,7 @@ class ForwardTracer:
         if not grad and not (self._calls and self._outer_grad):
             return
         tensor = _first_tensor(output)
-        if tensor is None:
+        if tensor is None or tensor.is_nested:
             return
         if grad:
             for detector in self._listeners:
@@ -168,6 +169,12 @@ def _first_tensor(output: Any) -> torch.Tensor | None:
                 return item
             first = first if first is not None else item
     return first
+
+
+def _traceable(value: Any) -> bool:
+    """A tensor whose size and values can be read: not a nested tensor (they have
+    neither a shape nor a plain reduction over their elements)."""
+    return isinstance(value, torch.Tensor) and not value.is_nested
 
 
 def _activation_of(tensor: torch.Tensor, traced_node: Any) -> bool:

@@ -93,6 +93,34 @@ def test_a_failing_detector_never_reaches_the_script(tmp_path: Path) -> None:
     assert session.error_count == 0
 
 
+class _Ragged(nn.Module):
+    """Takes a nested tensor (sequences of several lengths), as some sequence models do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(4, 1)
+
+    def forward(self, sequences: torch.Tensor) -> torch.Tensor:
+        return torch.stack([self.proj(part).mean() for part in sequences.unbind()])
+
+
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
+def test_a_nested_tensor_batch_is_trained_on_without_errors(tmp_path: Path) -> None:
+    """A nested tensor has no shape and no plain reduction: it is neither measured
+    nor counted as a batch, and the run reports nothing."""
+    model = _Ragged()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with Sanitizer(report=None, stream=open(tmp_path / "err.txt", "w")) as session:
+        for _ in range(5):
+            batch = torch.nested.nested_tensor([torch.randn(3, 4), torch.randn(5, 4)])
+            loss = model(batch).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    assert session.steps == 5
+    assert [e.kind for e in session.events] == []
+
+
 def test_unknown_check_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown kind"):
         Sanitizer(report=None, checks=["nan_everywhere"])
