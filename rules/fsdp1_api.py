@@ -14,7 +14,8 @@ class Fsdp1Api(Rule):
     """
     ## What it does
     Flags constructing `FullyShardedDataParallel(...)` (FSDP1, under any
-    import or alias), and imports or attribute uses of the private
+    import or alias, also bound for later calls with `functools.partial`),
+    and imports or attribute uses of the private
     `torch.distributed._composable.fsdp` path.
 
     ## Why is this bad?
@@ -70,6 +71,10 @@ class Fsdp1Api(Rule):
         "dist._composable.fsdp.fully_shard(model)  # expect: TL305\n",
         "import torch.distributed.fsdp as fsdp\n"
         "model = fsdp.FullyShardedDataParallel(model)  # expect: TL305\n",
+        "from functools import partial\n"
+        "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n"
+        "wrapper = partial(FSDP, sharding_strategy=strategy, use_orig_params=True)  # expect: TL305\n"
+        "model = wrapper(model)\n",
     )
     good = (
         "from torch.distributed.fsdp import fully_shard\n"
@@ -88,6 +93,9 @@ class Fsdp1Api(Rule):
         "model = FullyShardedDataParallel(model)\n",
         "# model = FSDP(model)  uses torch.distributed._composable.fsdp\n"
         "print('FullyShardedDataParallel(model)')\n",
+        "import functools\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "shard = functools.partial(fully_shard, reshard_after_forward=True)\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -111,8 +119,11 @@ class Fsdp1Api(Rule):
             self._attributes.append(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.call_name(node) == FSDP1:
+        name = self.ctx.call_name(node)
+        if name == FSDP1:
             self.report(node)
+        elif name == "functools.partial" and node.args and self.ctx.qualified_name(node.args[0].value) == FSDP1:
+            self.report(node)  # the constructor, its arguments bound for later calls
 
     def finish(self) -> None:
         for attribute in self._attributes:
