@@ -26,6 +26,11 @@ class ModelIndex:
         self._module_names: dict[int, str] = {}
         self._param_names: dict[int, str] = {}
         self._param_owner: dict[int, nn.Module] = {}
+        # optimizers alive before the run (a notebook's earlier cell): they count only once they step
+        self._stale = {id(obj) for obj in gc.get_objects() if issubclass(type(obj), torch.optim.Optimizer)}
+
+    def names_all(self, params: Iterable[torch.Tensor]) -> bool:
+        return all(id(p) in self._param_names for p in params)
 
     def refresh(self, anchor_params: Iterable[torch.Tensor], anchor_modules: Iterable[nn.Module]) -> None:
         live = gc.get_objects()
@@ -34,6 +39,10 @@ class ModelIndex:
         self.optimizers = [obj for obj in live if issubclass(type(obj), torch.optim.Optimizer)]
         del live
         params = {id(p) for p in anchor_params}
+        # the parameters of every optimizer built during the run too: a GAN's second model
+        # is a model from the first step on, so names keep one form for the whole run
+        params.update(id(p) for opt in self.optimizers if id(opt) not in self._stale
+                      for p in _optimizer_params(opt))
         params.update(id(p) for module in anchor_modules for p in module.parameters(recurse=False))
         inner = {id(child) for module in modules for child in module._modules.values() if child is not None}
         roots = [module for module in modules if id(module) not in inner and _touches(module, params)]
@@ -73,7 +82,14 @@ class ModelIndex:
         return named
 
     def optimizer_params(self) -> set[int]:
-        return {id(p) for opt in self.optimizers for group in opt.param_groups for p in group["params"]}
+        return {id(p) for opt in self.optimizers for p in _optimizer_params(opt)}
+
+
+def _optimizer_params(optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
+    try:
+        return [p for group in optimizer.param_groups for p in group["params"]]
+    except Exception:  # an optimizer not fully built, or one that hides its groups
+        return []
 
 
 def _touches(module: nn.Module, params: set[int]) -> bool:

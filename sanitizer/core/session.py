@@ -560,6 +560,9 @@ class Sanitizer:
         probe, self.probe = self.probe, StepProbe()
         self.tracer.step_closed()
         if optimizer is not None:
+            if optimizer not in self._optimizers and self._index_step and not self.index.names_all(
+                    _params_of(optimizer)):
+                self._index_step = 0  # a model first trained now: names (and prefixes) are set again
             self._optimizers.add(optimizer)
             self._last_params = _params_of(optimizer)
         params = self._last_params if (optimizer is not None or probe.graph_roots) else []

@@ -32,7 +32,8 @@ PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") f
               ("distillation.py", "--bug"), ("distillation.py", "--student-first", "--bug"),
               ("encoder_decoder.py", "--fault", "60"),
               *[("grad_accumulation.py", "--dtype", dtype, "--fault", "25") for dtype in ("float32", "bfloat16")],
-              ("cross_validation.py", "--corrupt-step", "300"), ("cross_validation.py", "--lr-of-fold", "2", "30")]
+              ("cross_validation.py", "--corrupt-step", "300"), ("cross_validation.py", "--lr-of-fold", "2", "30"),
+              ("wgan_gp.py",), ("wgan_gp.py", "--fault", "100")]
 
 
 def _where(run: Run) -> dict[str, tuple[int, str | None]]:
@@ -233,3 +234,29 @@ def test_a_fold_that_blows_up_is_divergence_at_its_step(script_runs: ScriptRuns)
     run = script_runs.get("cross_validation.py", "--lr-of-fold", "2", "30")
     assert run.returncode == 0, run.stderr
     assert [(event["kind"], event["step"]) for event in run.events()][:1] == [("divergence", 418)], run.events()
+
+
+def test_a_gan_with_gradient_penalty_names_each_model_and_finds_the_nan_of_the_double_backward(
+        script_runs: ScriptRuns) -> None:
+    """Two models trained from the first step, named by their variables from it on. The
+    critic's last bias cancels out of its loss: its only finding in a healthy run. A NaN
+    born in the penalty's backward (sqrt at 0) is the root at step 601, the critic's
+    parameter NaN after that update and what the generator then produces are its symptoms."""
+    healthy = script_runs.get("wgan_gp.py")
+    assert healthy.returncode == 0, healthy.stderr
+    assert [(event["kind"], event["param"]) for event in healthy.events()] == [
+        ("unused_parameter", "critic.4.bias")], healthy.events()
+    assert "WGAN critic" in healthy.report["summary"]["problems"][0]["advice"]
+    run = script_runs.get("wgan_gp.py", "--fault", "100")
+    assert run.returncode == 0, run.stderr
+    assert run.report["steps"] == 6 * 120
+    grad = run.first("nonfinite_grad")
+    assert (grad["step"], grad["param"]) == (601, "critic.4.weight"), grad
+    assert grad["where"] == f"wgan_gp.py:{line_of('wgan_gp.py', 'critic_loss.backward()')}"
+    assert not any(event["kind"].startswith("nonfinite") and event["step"] < 601 for event in run.events())
+    assert all((event["module"] or "critic").startswith("critic") for event in run.events()), run.events()
+    problems = run.report["summary"]["problems"]
+    assert [(problem["kind"], problem["step"]) for problem in problems] == [
+        ("loss_spike", 601), ("nonfinite_grad", 601), ("unused_parameter", None)], problems
+    assert {symptom.split(" at ")[0] for symptom in problems[1]["symptoms"]} == {
+        "nonfinite_param", "nonfinite_activation", "nonfinite_loss", "nonfinite_input"}, problems[1]
