@@ -32,24 +32,26 @@ class RuleCrash:
         return f"{who} crashed{doing} on {path}: {self.error}; this is a bug in trainlint, please report it"
 
 
-def apply_guarded(module: cst.Module, fixable: Sequence[Diagnostic]) -> tuple[str, list[RuleCrash]]:
+def apply_guarded(module: cst.Module, fixable: Sequence[Diagnostic],
+                  unsafe: bool = False) -> tuple[str, list[RuleCrash]]:
     """The module's code with the fixes of `fixable` applied; when applying
     them raises, the code unchanged and a crash for each rule whose fixes
     raise alone (for every rule involved when only their mix does)."""
     try:
-        return apply_fixes(module, [d.fix for d in fixable if d.fix is not None]), []
+        return apply_fixes(module, [d.fix for d in fixable if d.fix is not None], unsafe), []
     except Exception as exc:  # noqa: BLE001 - reported as a crash of the rule
         mixed = exc
     by_code: dict[str, list[Diagnostic]] = {}
     for diagnostic in fixable:
         by_code.setdefault(diagnostic.rule.code, []).append(diagnostic)
-    crashes = [crash for code, own in by_code.items() if (crash := _crash_alone(module, code, own)) is not None]
+    crashes = [crash for code, own in by_code.items()
+               if (crash := _crash_alone(module, code, own, unsafe)) is not None]
     return module.code, crashes or [RuleCrash.of(code, "fix", mixed) for code in by_code]
 
 
-def _crash_alone(module: cst.Module, code: str, fixable: list[Diagnostic]) -> RuleCrash | None:
+def _crash_alone(module: cst.Module, code: str, fixable: list[Diagnostic], unsafe: bool) -> RuleCrash | None:
     try:
-        apply_fixes(module, [d.fix for d in fixable if d.fix is not None])
+        apply_fixes(module, [d.fix for d in fixable if d.fix is not None], unsafe)
     except Exception as exc:  # noqa: BLE001 - reported as a crash of the rule
         return RuleCrash.of(code, "fix", exc)
     return None

@@ -174,7 +174,7 @@ def _lint_text(
             crashes.extend(found)
             return findings, source, applied
         with deep_recursion(), timer.measure("fixes"):
-            new_source, failed = apply_guarded(module, fixable)
+            new_source, failed = apply_guarded(module, fixable, unsafe=fix == "unsafe")
         if failed:  # a fix that raises leaves the file as it was
             del facts[1:]
             crashes.extend([*first[1], *failed])

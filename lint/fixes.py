@@ -24,9 +24,10 @@ class _Replace(cst.CSTTransformer):
         return self.edits.get(original_node, updated_node)
 
 
-def apply_fixes(module: cst.Module, fixes: Sequence[Fix]) -> str:
+def apply_fixes(module: cst.Module, fixes: Sequence[Fix], unsafe: bool = False) -> str:
     """The module's code with every fix applied. A node edited by two fixes
-    keeps the first; the engine re-lints and fixes again until stable."""
+    keeps the first; the engine re-lints and fixes again until stable.
+    `unsafe`: the run allows unsafe fixes (see `drop_unused_imports`)."""
     edits: dict[cst.CSTNode, Replacement] = {}
     imports: list[str] = []
     droppable: set[str] = set()
@@ -38,15 +39,17 @@ def apply_fixes(module: cst.Module, fixes: Sequence[Fix]) -> str:
         droppable.update(fix.unused_imports)
     fixed = module.visit(_Replace(edits))
     if droppable:
-        fixed = drop_unused_imports(fixed, droppable)
+        fixed = drop_unused_imports(fixed, droppable, outside_functions=unsafe)
     if imports:
         fixed = add_imports(fixed, imports)
     return fixed.code
 
 
-def drop_unused_imports(module: cst.Module, qualified: set[str]) -> cst.Module:
-    """Remove the import of each name in `qualified` that nothing reads."""
-    return module.visit(_DropImports(qualified, _names_read(module)))
+def drop_unused_imports(module: cst.Module, qualified: set[str], outside_functions: bool = False) -> cst.Module:
+    """Remove the import of each name in `qualified` that nothing reads: inside a
+    function, and (`outside_functions`, an unsafe fix) at module or class level too,
+    where the name is also an attribute another module may import from this one."""
+    return module.visit(_DropImports(qualified, _names_read(module), outside_functions))
 
 
 def _names_read(module: cst.Module) -> set[str]:
@@ -67,10 +70,12 @@ _EMPTY = cst.Module(body=[])
 
 
 class _DropImports(cst.CSTTransformer):
-    def __init__(self, qualified: set[str], used: set[str]) -> None:
+    def __init__(self, qualified: set[str], used: set[str], outside_functions: bool) -> None:
         super().__init__()
         self.qualified = qualified
         self.used = used
+        self.outside_functions = outside_functions
+        self.functions = 0  # depth of function definitions around the current node
         # import lines removed whole, with the comments the next statement keeps
         self.orphans: dict[cst.CSTNode, list[cst.EmptyLine]] = {}
 
@@ -114,10 +119,17 @@ class _DropImports(cst.CSTTransformer):
         out.extend(survivors)
         return out, pending
 
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions += 1
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        self.functions -= 1
+        return updated_node
+
     def leave_ImportFrom(
         self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
     ) -> cst.ImportFrom | cst.RemovalSentinel:
-        if type(updated_node.names) is cst.ImportStar:
+        if type(updated_node.names) is cst.ImportStar or not (self.functions or self.outside_functions):
             return updated_node
         module = import_from_module(updated_node)
         keep = [a for a in updated_node.names if not self._unused(f"{module}.{dotted_name(a.name)}", a)]
@@ -126,6 +138,8 @@ class _DropImports(cst.CSTTransformer):
     def leave_Import(
         self, original_node: cst.Import, updated_node: cst.Import
     ) -> cst.Import | cst.RemovalSentinel:
+        if not (self.functions or self.outside_functions):
+            return updated_node
         keep = [a for a in updated_node.names if not (a.asname and self._unused(dotted_name(a.name) or "", a))]
         return self._rebuild(updated_node, keep)
 

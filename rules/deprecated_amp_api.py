@@ -66,8 +66,11 @@ class DeprecatedAmpApi(Rule):
     `torch.amp.GradScaler("cuda", ...)` or
     `torch.amp.custom_fwd(device_type="cuda", ...)` with every argument kept
     (positional autocast arguments become keywords, since the new signature
-    orders them differently); `import torch` is added if needed, and the old
-    import is removed once nothing uses it. Formatting survives: comments
+    orders them differently); `import torch` is added if needed. The old
+    import is removed once nothing uses it when it sits in a function; at
+    module level it stays (another module may import the name from this one:
+    `from train import autocast`), and goes only with `--unsafe-fixes`.
+    Formatting survives: comments
     inside the call and on a removed import line are kept, as are a
     trailing comma and one-argument-per-line layout. A function-local
     `from torch.cuda.amp import autocast` gets a function-local
@@ -81,7 +84,8 @@ class DeprecatedAmpApi(Rule):
     of a torch version check, or in a branch whose other side calls the
     replacement for the same device, however its condition is named:
     `torch.amp.GradScaler("cuda") if NEW_AMP else torch.cuda.amp.GradScaler()`)
-    is not flagged, nor is a name imported on both sides of such a fallback. `isinstance` checks are not uses. A variable
+    is not flagged, nor is a name imported on both sides of such a fallback. `isinstance` checks
+    and type annotations are not uses. A variable
     assigned the deprecated API (`ac = torch.cuda.amp.autocast`) is reported
     once, where the API is used; calls through that variable are not
     reported again and get no fix.
@@ -108,6 +112,7 @@ class DeprecatedAmpApi(Rule):
             "with autocast(True, torch_dtype):  # expect: TL102\n"
             "    out = model(x)\n",
             fixed="import torch\n"
+            "from torch.cuda.amp import autocast, GradScaler\n"
             "scaler = torch.amp.GradScaler(\"cuda\", init_scale=1024)  # expect: TL102\n"
             "with torch.amp.autocast(\"cuda\", enabled=True, dtype=torch_dtype):  # expect: TL102\n"
             "    out = model(x)\n",
@@ -117,7 +122,8 @@ class DeprecatedAmpApi(Rule):
             "import torch as th\n"
             "with amp.autocast(dtype=th.bfloat16):  # expect: TL102\n"
             "    out = model(x)\n",
-            fixed="import torch as th\n"
+            fixed="import torch.cuda.amp as amp\n"
+            "import torch as th\n"
             "with th.amp.autocast(\"cuda\", dtype=th.bfloat16):  # expect: TL102\n"
             "    out = model(x)\n",
         ),
@@ -134,6 +140,7 @@ class DeprecatedAmpApi(Rule):
             "    def backward(ctx, g):\n"
             "        return g\n",
             fixed="import torch\n"
+            "from torch.cuda import amp\n"
             "class Fn(torch.autograd.Function):\n"
             "    @staticmethod\n"
             "    @torch.amp.custom_fwd(device_type=\"cuda\")  # expect: TL102\n"
@@ -146,12 +153,12 @@ class DeprecatedAmpApi(Rule):
             "        return g\n",
         ),
         Example(
-            "from torch.cuda.amp import autocast as ac\n"
             "def run(model, x):\n"
+            "    from torch.cuda.amp import autocast as ac\n"
             "    with ac(enabled=True):  # expect: TL102\n"
             "        return model(x)\n",
-            fixed="import torch\n"
-            "def run(model, x):\n"
+            fixed="def run(model, x):\n"
+            "    import torch\n"
             "    with torch.amp.autocast(\"cuda\", enabled=True):  # expect: TL102\n"
             "        return model(x)\n",
         ),
@@ -192,6 +199,12 @@ class DeprecatedAmpApi(Rule):
         "    pass\n"
         "with autocast():\n"
         "    pass\n",
+        # annotations name the type; nothing is built
+        "from typing import Optional\n"
+        "import torch\n"
+        "def train(model, scaler: Optional[torch.cuda.amp.GradScaler] = None) -> torch.cuda.amp.GradScaler:\n"
+        "    best: torch.cuda.amp.GradScaler = scaler\n"
+        "    return best\n",
         "import torch\n"
         "if isinstance(scaler, torch.cuda.amp.GradScaler):\n"
         "    pass\n"
@@ -225,7 +238,7 @@ class DeprecatedAmpApi(Rule):
         if not _is_reference(node, parent) or _through_alias_variable(self.ctx, node):
             return
         qualified = self.ctx.qualified_name(node)
-        if qualified not in DEPRECATED or in_fallback(self.ctx, node):
+        if qualified not in DEPRECATED or in_fallback(self.ctx, node) or self._in_annotation(node):
             return
         replacement = DEPRECATED[qualified]
         if self._beside_replacement(node, replacement):
@@ -268,6 +281,15 @@ class DeprecatedAmpApi(Rule):
                 device = call.args[0].value
             if string_value(device) == rep.device:
                 return True
+        return False
+
+    def _in_annotation(self, node: cst.CSTNode) -> bool:
+        """`scaler: Optional[torch.cuda.amp.GradScaler]`: a type, never called."""
+        for ancestor in self.ctx.ancestors(node):
+            if type(ancestor) is cst.Annotation:
+                return True
+            if isinstance(ancestor, cst.BaseStatement | cst.BaseSmallStatement | cst.Param):
+                return False
         return False
 
     def _is_type_check_argument(self, node: cst.CSTNode) -> bool:

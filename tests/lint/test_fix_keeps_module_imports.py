@@ -1,0 +1,70 @@
+"""A safe fix never removes a module-level import: the name is also an attribute
+of the module, and another module may import it from there (`from a import
+autocast`). Only a function's own import goes once unused; `--unsafe-fixes`
+removes module-level ones too."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from cli_runner import invoke
+
+PROVIDER = (
+    "import torch\n"
+    "from torch.cuda.amp import autocast\n"
+    "\n"
+    "def forward(model, x):\n"
+    "    with autocast():\n"
+    "        return model(x)\n"
+)
+USER = (
+    "from provider import autocast\n"
+    "\n"
+    "def evaluate(model, x):\n"
+    "    with autocast(enabled=False):\n"
+    "        return model(x)\n"
+)
+LOCAL = (
+    "def forward(model, x):\n"
+    "    from torch.cuda.amp import autocast\n"
+    "    with autocast():\n"
+    "        return model(x)\n"
+)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "provider.py").write_text(PROVIDER)
+    (tmp_path / "user.py").write_text(USER)
+    (tmp_path / "local.py").write_text(LOCAL)
+    return tmp_path
+
+
+def _names_of(path: Path) -> set[str]:
+    """The names the module's top-level imports bind."""
+    return {alias.asname or alias.name for statement in ast.parse(path.read_text()).body
+            if isinstance(statement, (ast.Import, ast.ImportFrom)) for alias in statement.names}
+
+
+def test_safe_fix_rewrites_the_call_and_keeps_the_module_level_import(project: Path) -> None:
+    code, _, err = invoke(".", "--select", "TL102", "--fix", cwd=project)
+    assert code == 0, err
+    provider = (project / "provider.py").read_text()
+    assert 'with torch.amp.autocast("cuda"):' in provider
+    assert "autocast" in _names_of(project / "provider.py"), "user.py imports it from provider"
+    assert (project / "user.py").read_text() == USER
+    assert (project / "local.py").read_text() == (
+        "def forward(model, x):\n"
+        "    import torch\n"
+        '    with torch.amp.autocast("cuda"):\n'
+        "        return model(x)\n"
+    )
+
+
+def test_unsafe_fixes_also_remove_the_module_level_import(project: Path) -> None:
+    code, _, err = invoke(".", "--select", "TL102", "--fix", "--unsafe-fixes", cwd=project)
+    assert code == 0, err
+    assert "autocast" not in _names_of(project / "provider.py")
