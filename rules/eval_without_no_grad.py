@@ -58,7 +58,7 @@ class EvalWithoutNoGrad(Rule):
 
     ## Limitations
     The model must be called by the same expression that `.eval()` was called
-    on, in the same function or in a function of the file that it then calls
+    on (or through its wrapper's `.module`), in the same function or in a function of the file that it then calls
     (`model.eval()` at module level, then `evaluate(loader)`). Functions of
     other modules are not followed. A function with an unresolvable
     decorator (the entry points of command-line frameworks, `@hydra.main`,
@@ -143,6 +143,15 @@ class EvalWithoutNoGrad(Rule):
         "        while i < len(self.val_set):\n"
         "            preds = self.model(self.val_set[i])  # expect: TL406\n"
         "            i += 1\n",
+        # the wrapped model of a DistributedDataParallel, called through `.module`
+        "import torch\n"
+        "def validate(ddp_model, loader):\n"
+        "    ddp_model.eval()\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        total += ddp_model.module(x).sum().item()  # expect: TL406\n"
+        "    ddp_model.train()\n"
+        "    return total\n",
         # no_grad only around the metric, not the forward
         "import torch\n"
         "def test(net, loader):\n"
@@ -271,7 +280,7 @@ class EvalWithoutNoGrad(Rule):
         calls of something that is switched by them somewhere in the file."""
         if train_mode_call(node) is not None:
             return True
-        return type(node) is cst.Call and _last_name(node.func) in self._switched
+        return type(node) is cst.Call and any(_last_name(f) in self._switched for f in _models_called(node.func))
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         mode = train_mode_call(node)
@@ -279,8 +288,8 @@ class EvalWithoutNoGrad(Rule):
             receiver = self.ctx.code(mode[0])
             return facts | {receiver} if mode[1] is False else facts - {receiver}
         if type(node) is cst.Call and facts:
-            called = self.ctx.code(node.func)
-            if called in facts and _model_key(self.ctx, node.func) not in self._frozen and self._in_evaluation_loop(node):
+            model = next((f for f in _models_called(node.func) if self.ctx.code(f) in facts), None)
+            if model is not None and _model_key(self.ctx, model) not in self._frozen and self._in_evaluation_loop(node):
                 self.report(node)
         return facts
 
@@ -306,6 +315,15 @@ class EvalWithoutNoGrad(Rule):
             if type(node) is cst.Call and self.ctx.call_name(node) in _GRAPH_USERS:
                 return True
         return False
+
+
+def _models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
+    """What a call of `func` runs: the model itself, and for `model.module` also
+    `model`, whose DistributedDataParallel (or DataParallel, FSDP) wrapper holds it
+    and put it in eval mode along with itself."""
+    if type(func) is cst.Attribute and func.attr.value == "module":
+        return func, func.value
+    return (func,)
 
 
 def _last_name(expr: cst.BaseExpression) -> str | None:
