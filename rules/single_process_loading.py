@@ -2,13 +2,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import dataloader_calls, has_star_args, is_constant, keyword
+from trainlint.analysis.dataflow import Values, dataloader_calls, has_star_args, is_constant, keyword
+from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.iteration import trains
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, STEP
 
 _NUM_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers)
 _EVAL_WORDS = ("val", "test", "eval", "dev")
+_IN_MEMORY = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
 
 
 class SingleProcessLoading(Rule):
@@ -18,7 +20,9 @@ class SingleProcessLoading(Rule):
     counts as a training loader when its variable or dataset is named for
     training (`train_loader`, `DataLoader(train_set, ...)`), or when it
     shuffles (`shuffle=True`) in a file that trains (a backward pass or an
-    optimizer step, also through a function it calls).
+    optimizer step, also through a function it calls). A loader over a
+    `TensorDataset` (its batches are slices of tensors already in memory,
+    possibly on the GPU) is not flagged.
 
     ## Why is this bad?
     With the default `num_workers=0`, every batch is read, decoded and
@@ -87,6 +91,19 @@ class SingleProcessLoading(Rule):
         "train_loader = DataLoader(train_set, shuffle=True, num_workers=0)\n",
         "from mylib import DataLoader\n"
         "train_loader = DataLoader(train_set, shuffle=True)\n",
+        # tensors already in memory (here on the GPU): nothing for workers to load
+        "import torch\n"
+        "from torch.utils.data import DataLoader, TensorDataset\n"
+        "def random_dataset(n, dim, device):\n"
+        "    return TensorDataset(torch.randn(n, dim, device=device), torch.randint(0, 2, (n,), device=device))\n"
+        "def train(model, opt, device):\n"
+        "    train_loader = DataLoader(random_dataset(1024, 16, device), batch_size=8, shuffle=True)\n"
+        "    data = TensorDataset(torch.randn(64, 16))\n"
+        "    train_batches = DataLoader(data, batch_size=8)\n"
+        "    for (x, y), (z,) in zip(train_loader, train_batches):\n"
+        "        opt.zero_grad()\n"
+        "        model(x, z).backward()\n"
+        "        opt.step()\n",
         # shuffled, but the file only runs forward passes
         "import torch\n"
         "loader = torch.utils.data.DataLoader(dataset, batch_size=30, shuffle=True)\n"
@@ -100,7 +117,7 @@ class SingleProcessLoading(Rule):
                 continue
             if sum(1 for arg in call.args if arg.keyword is None) > _NUM_WORKERS_POSITION:
                 continue
-            if self._is_training(call):
+            if self._is_training(call) and not self._in_memory(call):
                 self.report(call)
 
     def _is_training(self, call: cst.Call) -> bool:
@@ -113,6 +130,33 @@ class SingleProcessLoading(Rule):
             return True
         shuffle = keyword(call, "shuffle")
         return shuffle is not None and is_constant(shuffle.value, "True") and self._file_trains()
+
+    def _in_memory(self, call: cst.Call) -> bool:
+        """The dataset is a `TensorDataset` (built here, held by a variable, or returned
+        by a function of this file): batches are slices of tensors already in memory,
+        possibly on the GPU, with nothing for workers to load."""
+        dataset = keyword(call, "dataset")
+        if dataset is None:
+            dataset = call.args[0] if call.args and call.args[0].keyword is None else None
+        if dataset is None:
+            return False
+        values = Values.of_file(self.ctx).of(dataset.value)
+        return bool(values) and all(self._builds_tensor_dataset(value) for value in values)  # type: ignore[union-attr]
+
+    def _builds_tensor_dataset(self, value: cst.BaseExpression) -> bool:
+        if type(value) is not cst.Call:
+            return False
+        if self.ctx.call_name(value) in _IN_MEMORY:
+            return True
+        function = self.ctx.local_callee(value)
+        if function is None:
+            return False
+        returned = [node.value for node in iter_nodes(function.body) if type(node) is cst.Return]
+        values = Values.of_file(self.ctx)
+        return bool(returned) and all(
+            v is not None and (found := values.of(v)) is not None and found
+            and all(type(x) is cst.Call and self.ctx.call_name(x) in _IN_MEMORY for x in found)
+            for v in returned)
 
     def _file_trains(self) -> bool:
         """A shuffled loader in a file that only runs forward passes (a demo, inference)
