@@ -218,8 +218,9 @@ def _analyse(
         and rule.code not in suppression.codes
         and rule.may_fire(text)
     ]
-    wanted = project.summarize or (project.summarize_if_parsed and bool(active))
-    summarize = wanted and facts is not None and summarizable(path, source)
+    # a member (see `ProjectPass.plan`) exports its facts; a file parsed anyway does when its text has any
+    parsed_anyway = project.summarize_if_parsed and bool(active) and summarizable(path, source)
+    summarize = facts is not None and (project.summarize or parsed_anyway)
     checks_syntax = any(rule.code == UNPARSABLE for rule in rules) and UNPARSABLE not in suppression.codes
     if not active and not summarize:
         if checks_syntax:

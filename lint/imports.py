@@ -89,6 +89,7 @@ class ImportGraph:
         self.files = {os.path.abspath(path) for path in files}
         self.members = {os.path.abspath(path) for path in members}
         self._with_members = _folders_holding(self.members)  # folders with a member at any depth below them
+        self._with_files: set[str] | None = None  # the same for any file, when first asked
         # every folder holding a file of the project, and each module's path
         # without `.py`: a module path whose first part is none of these
         # under a base can reach nothing there (`import torch` in a project
@@ -120,6 +121,14 @@ class ImportGraph:
                         found.files.add(folder + ".py")
                     found.folders.add(folder)
         return found
+
+    def imports_project(self, reach: Reach) -> bool:
+        """Whether a file with this reach may import any file of the project."""
+        if reach.files:
+            return True
+        if self._with_files is None:
+            self._with_files = _folders_holding(self.files)
+        return bool(reach.folders & self._with_files)
 
     def imports_members(self, reach: Reach) -> bool:
         """Whether a file with this reach may call into a member: only then

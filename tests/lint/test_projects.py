@@ -51,3 +51,23 @@ def test_each_file_alone_misses_what_lies_in_the_others() -> None:
     selection = select_rules(None, [], [])
     alone = run([str(project / "engine.py")], selection, Config(root=project), RunOptions(jobs=1))
     assert {(f.line, f.code) for f in alone.findings} == {(14, "TL101")}
+
+
+def test_a_file_that_only_calls_other_modules_follows_their_changes_through_the_cache(tmp_path: Path) -> None:
+    """main.py has no training nor mode switch of its own: it still gets what
+    train_loop() and evaluate() do, and a cached run sees evaluate() change."""
+    import shutil
+
+    project = tmp_path / "orchestrator"
+    shutil.copytree(PROJECTS / "orchestrator_layout", project)
+    selection = select_rules(None, [], [])
+
+    def cached() -> set[tuple[str, int, str]]:
+        result = run(_files(project), selection, Config(root=project), RunOptions(jobs=1, cache_dir=tmp_path / "cache"))
+        return {(Path(f.path).name, f.line, f.code) for f in result.findings}
+
+    assert cached() == {("main.py", 12, "TL405")}
+    evaluate = project / "evaluate.py"
+    evaluate.write_text(evaluate.read_text().replace("    return correct\n", "    model.train()\n    return correct\n", 1))
+    assert cached() == set()
+    assert cached() == set()

@@ -1,0 +1,11 @@
+import torch
+
+from evaluate import evaluate_and_restore
+from train import train_loop
+
+
+def main(model, loss_func, train_loader, val_loader, epochs):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    for epoch in range(epochs):
+        train_loop(model, loss_func, optimizer, train_loader)
+        print(epoch, evaluate_and_restore(model, val_loader))
