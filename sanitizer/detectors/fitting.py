@@ -34,6 +34,7 @@ MIN_STEPS = 20
 MIN_STEPS_UNDERFIT = 50
 LOW = 0.5  # fell by at least half: train loss is "low"
 HIGH = 0.1  # fell by less than this: train loss is "high" (not going down)
+FLAT = 0.01  # fell by less than this: it does not go down at all (else it falls, slowly)
 GAP = 1.0  # validation above train by this share of train...
 GAP_OF_START = 0.2  # ...and by this share of the starting loss: the gap is "large"
 STILL_IMPROVING = 0.95  # last validation below this share of the best earlier one
@@ -98,8 +99,8 @@ class FittingDetector(Detector):
         elif train_high and gap_large:
             self._conclude(sink, "train_val_mismatch", f"{figures}: both high and far apart", numbers)
         elif train_high and vals and len(train) >= MIN_STEPS_UNDERFIT:
-            self._conclude(sink, "underfitting", f"{figures}: train loss does not go down "
-                           "and validation is as high", numbers)
+            trend = "does not go down" if fell < FLAT else f"fell only {fell:.0%} over the run"
+            self._conclude(sink, "underfitting", f"{figures}: train loss {trend} and validation is as high", numbers)
 
     def _conclude(self, sink: Sink, kind: str, message: str, numbers: dict[str, float | None]) -> None:
         self.verdict = kind

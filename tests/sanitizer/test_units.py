@@ -368,3 +368,22 @@ def test_heavy_tailed_per_sample_losses_are_noise_but_a_far_larger_value_is_a_sp
     before = list(sink.events)
     detector.on_step(_record(1501, 900.0), sink)
     assert sink.events == [*before, ("loss_spike", 1501)]
+
+
+@pytest.mark.parametrize(("fall", "words"), [(0.0, "train loss does not go down"),
+                                             (0.06, "train loss fell only 5% over the run")])
+def test_underfitting_says_whether_the_loss_is_flat_or_falls_slowly(fall: float, words: str) -> None:
+    """A bigram model at a small learning rate falls steadily, 6% in 600 steps: it is
+    still underfit (high and validation as high), but its loss does go down (5% from the
+    median of its first tenth of steps to that of its last)."""
+    from sanitizer.detectors.fitting import FittingDetector
+    detector, sink = FittingDetector(), _Collector()
+    for step in range(1, 601):
+        record = _record(step, 3.3 * (1 - fall * (step - 1) / 599) + 0.01 * math.sin(step))
+        record.loss_kinds = ["cross_entropy"]
+        if step % 100 == 0:
+            record.eval_loss, record.eval_kind = 3.3 * (1 - fall * step / 600), "cross_entropy"
+        detector.on_step(record, sink)
+    detector.on_end(sink)
+    assert [kind for kind, _ in sink.events] == ["underfitting"]
+    assert words in sink.messages[0], sink.messages
