@@ -10,6 +10,13 @@ Two rules, neither waiting for a long history:
   network killed by the blow-up sits at chance; one that recovers trains on
   below where it started). Later the median of the last 10 losses must be that
   high, so that a single outlier batch stays a `loss_spike`.
+- plateau: the median of the last 50 losses is at least 5 times the early
+  level (a learning rate so high that the loss jumps at step 3 and stays there
+  for hundreds of steps, below the 10 times of a blow-up, before it recovers
+  part of the way): reported at the first loss that high since the loss was
+  last under twice the early level. A loss
+  twice the least early loss or more (the jump itself) never joins the early
+  level.
 - climb: the medians of consecutive blocks of 8 losses rose 4 times in a row,
   the last is at least twice the loss at its lowest (the least median of 3
   neighbouring blocks), higher than that by a tenth of the early level (a loss
@@ -43,6 +50,10 @@ EARLY = 5  # losses that set the early level
 BLOWUP = 10.0  # times the early level
 QUICK = 20  # steps during which one loss is enough for a blow-up
 RECENT = 10  # losses whose median must blow up after that
+PLATEAU = 5.0  # times the early level...
+PLATEAU_STEPS = 50  # ...for the median of this many losses
+PLATEAU_EVERY = 10  # judged every this many steps
+EARLY_SPREAD = 2.0  # a loss this many times the least early loss is no early loss (it jumped)
 RECOVERY = 10  # losses after a warm-up blow-up that may show training came back...
 RECOVERED = 0.8  # ...by falling below this share of the early level
 BLOCK = 8  # losses per block at the start
@@ -73,6 +84,10 @@ class DivergenceDetector(Detector):
         self.block_size = BLOCK
         self._block: list[float] = []
         self._recent: deque[float] = deque(maxlen=RECENT)
+        self._window: deque[float] = deque(maxlen=PLATEAU_STEPS)
+        # the first loss of the current excursion PLATEAU times above the early level (step,
+        # loss, where), until a loss comes back under EARLY_SPREAD times that level
+        self._first_high: tuple[int, float, str | None] | None = None
         self._steps = 0
         self._pending: _BlowUp | None = None  # a warm-up blow-up, until the losses after it judge it
 
@@ -98,10 +113,26 @@ class DivergenceDetector(Detector):
             else:
                 self._pending = blow_up
             return
-        if len(self.early) < EARLY:
+        if len(self.early) < EARLY and (not self.early or loss < EARLY_SPREAD * min(self.early)):
             self.early.append(loss)
+        self._window.append(loss)
+        if level is not None and loss >= PLATEAU * level:
+            self._first_high = self._first_high or (record.step, loss, _loss_site(record))
+        elif level is None or loss < EARLY_SPREAD * level:
+            self._first_high = None
+        if level is not None and self._steps % PLATEAU_EVERY == 0 and self._on_plateau(level):
+            self._report_blow_up(sink, self._pending)  # type: ignore[arg-type]
+            return
         if self._block_closed(loss) and level is not None and self._climbing(level):
             self._report_climb(record, sink, level)
+
+    def _on_plateau(self, level: float) -> bool:
+        window = self._window
+        if self._first_high is None or len(window) < PLATEAU_STEPS or median(list(window)) < PLATEAU * level:
+            return False
+        step, loss, where = self._first_high
+        self._pending = _BlowUp(step, self._steps, loss, level, where, sustained=False, plateau=True)
+        return True
 
     def _taking_turns(self, optimizer: int | None, sink: Sink) -> bool:
         """Whether optimizers take turns (then nothing is judged any more). A new one
@@ -161,7 +192,9 @@ class DivergenceDetector(Detector):
         self._pending = None
         self.reported_step = blow_up.step
         later = self._steps - blow_up.steps
-        after = (f" and its last {RECENT} losses stay that high" if blow_up.sustained else
+        after = (f" and the median of its last {PLATEAU_STEPS} losses is above {format_number(PLATEAU)} times "
+                 "that level" if blow_up.plateau else
+                 f" and its last {RECENT} losses stay that high" if blow_up.sustained else
                  " and the run ended there" if later == 0 else
                  f" and the loss did not come back in the {later} step{'s' * (later > 1)} after it")
         loss, level = blow_up.loss, blow_up.level
@@ -189,6 +222,7 @@ class _BlowUp:
     level: float
     where: str | None
     sustained: bool  # past the warm-up: the median of the last losses is that high already
+    plateau: bool = False  # found by the plateau rule (then `step` is the first loss that high)
 
 
 def _loss_site(record: StepRecord) -> str | None:

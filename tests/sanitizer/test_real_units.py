@@ -141,6 +141,18 @@ def test_blow_up_in_warm_up_is_judged_at_its_step() -> None:
     assert _divergence_steps([1.6, 1.5, 124.0]) == [3]
 
 
+def test_a_loss_that_jumps_and_stays_several_times_up_is_a_divergence_at_its_jump() -> None:
+    """makemore's transformer at lr=0.5: 3.5, 5.0, then 35 at step 3 (7 times the early
+    level 5.0, under the 10 of a blow-up) and around 27 for 160 steps before it falls back
+    to 2.7: reported at step 3 once 50 losses show it. Halved and later recovering, or
+    rising 2 times at the start and then training down, it is not."""
+    jumped = [3.5, 5.0, 35.0] + _noisy([27.0] * 160, seed=3) + [2.7] * 200
+    assert _divergence_steps(jumped) == [3]
+    assert _divergence_steps([3.5, 5.0] + _noisy([12.0] * 160, seed=3) + [2.7] * 200) == []
+    rising_start = [1.0, 2.4, 2.3] + [2.2 * 0.99 ** i for i in range(300)]
+    assert _divergence_steps(_noisy(rising_start, seed=4, noise=0.1)) == []
+
+
 def test_a_warm_up_blow_up_that_training_comes_back_from_is_no_divergence() -> None:
     """The siamese-network example at Adadelta's lr=1.0: 0.84, then 8.5 for three steps,
     then training goes on well below where it started."""
