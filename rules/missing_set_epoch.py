@@ -73,7 +73,10 @@ class MissingSetEpoch(Rule):
     the project's other modules whose code shows it never calls `set_epoch`
     on what it is given (a `train_one_epoch(model, loader, ...)` of
     `engine.py`, a `sample_data(loader)` generator) is no such excuse; a
-    class of the project is, since any of its methods may call it. Any
+    class of the project is, since any of its methods may call it, but a
+    builder that returns the loader wrapped in an iterable class of its own
+    file that never calls `set_epoch` (a prefetcher) returns the loader as
+    far as its callers go: the epoch is still theirs to set. Any
     `set_epoch(...)` call in the file whose receiver could be the sampler
     counts as calling it, including a call on a function parameter that a
     call in the file passes this sampler to.

@@ -338,10 +338,14 @@ class _Summarizer:
         """`return model.half()`, or `model.half()` then `return model`."""
         return half_conversion(self.ctx, expr) is not None or dotted_name(expr) in self.converted
 
-    def _distributed_loader(self, expr: cst.BaseExpression) -> bool:
+    def _distributed_loader(self, expr: cst.BaseExpression, _inside: frozenset[cst.Call] = frozenset()) -> bool:
         """A DataLoader on a `DistributedSampler` that shuffles whoever calls the
-        function (`shuffle` left to its default, or `True`)."""
+        function (`shuffle` left to its default, or `True`), or an iterable class of
+        this file wrapping one that never calls `set_epoch` (a prefetcher: iterating
+        it iterates the loader, and the epoch is still the caller's to set)."""
         for call in self._built(expr):
+            if call not in _inside and self._epochless_wrapper(call, _inside | {call}):
+                return True
             if self.ctx.receivers.kind(call) != DATALOADER:
                 continue
             for arg in call.args:
@@ -351,6 +355,17 @@ class _Summarizer:
                                         for s in samplers):
                         return True
         return False
+
+    def _epochless_wrapper(self, call: cst.Call, inside: frozenset[cst.Call]) -> bool:
+        init = self.ctx.local_callee(call)
+        if init is None or init.name.value != "__init__":
+            return False
+        owner = self.ctx.parent(self.ctx.parent(init))
+        if type(owner) is not cst.ClassDef or "set_epoch" in self.ctx.code(owner):
+            return False
+        methods = {statement.name.value for statement in owner.body.body if type(statement) is cst.FunctionDef}
+        return "__iter__" in methods and any(
+            self._distributed_loader(arg.value, inside) for arg in call.args if not arg.star)
 
     def _distributed_loader_items(self, tuples: list[cst.Tuple]) -> tuple[int, ...]:
         """Positions of the returned tuples that hold such a loader, when every
