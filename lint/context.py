@@ -27,10 +27,17 @@ class FileContext(SemanticModel):
         external: Mapping[str, Summary] | None = None,
         timer: Timer | None = None,
     ) -> None:
-        super().__init__(path, source, module, timer)
         # closed summaries of the project's other modules, by the qualified
         # names this file calls them (`.engine.train_one_epoch`)
         self.external: Mapping[str, Summary] = external or {}
+        # names the project's modules re-export, as what they are (set before the
+        # model is built: building it may ask for qualified names)
+        self._aliases = {name: s.alias_of for name, s in self.external.items() if s.alias_of}
+        super().__init__(path, source, module, timer)
+
+    def qualified_name(self, expr: cst.BaseExpression) -> str | None:
+        found = super().qualified_name(expr)
+        return self._aliases.get(found, found) if self._aliases and found is not None else found
 
     @property
     def receivers(self) -> Receivers:

@@ -127,7 +127,29 @@ class Project:
                 summary = self.summary(*target) if target is not None else None
                 if summary is not None and _says_something(summary):
                     found[name] = summary
+                elif target is None:
+                    imported = self.reexported(path, name)
+                    if imported is not None:
+                        found[name] = Summary(alias_of=imported)
         return found, frozenset(reads)
+
+    def reexported(self, path: str, qualified: str, _depth: int = 0) -> str | None:
+        """The torch name that `qualified`, called from `path`, is when a module of the
+        project only imports it (`from torch.cuda.amp import autocast` in utils.py,
+        called as `utils.autocast`); None for anything else."""
+        for module_file, attribute in self._candidates(path, qualified):
+            facts = self._read(module_file)
+            head, _, rest = attribute.partition(".")
+            if head in facts.summaries or _depth >= _MAX_REEXPORTS:
+                return None
+            imported = facts.imports.get(head)
+            if imported is None:
+                continue
+            full = imported + (f".{rest}" if rest else "")
+            if self._candidates(module_file, full):  # another module of the project
+                return self.reexported(module_file, full, _depth + 1)
+            return full if full.split(".")[0] == "torch" else None
+        return None
 
     # -- names to functions -------------------------------------------------
     def resolve(self, path: str, qualified: str, _depth: int = 0) -> tuple[str, str] | None:

@@ -36,6 +36,8 @@ _MAX_DEPTH = 8  # deeper call chains than this are not followed
 _SUMMARY_TOKENS = (
     "step(", "backward", "empty_cache", "set_epoch", "half", "float16", ".eval(", ".train(",
     "clip_grad", "unscale_", "DataLoader", "+=", ".append(",
+    # deprecated AMP names a module may import for others to import from it
+    "cuda.amp", "cpu.amp", "cuda import amp", "cpu import amp",
 )
 # the words of rule triggers that a call of a function with these facts stands for
 _TRIGGERS = {
@@ -77,6 +79,10 @@ class Summary:
     accumulates: frozenset[str] = frozenset()  # params it stores where they outlive the call
     half: frozenset[str] = frozenset()  # params it converts to float16 in place
     eval_mode: frozenset[str] = frozenset()  # params it puts in eval mode
+    # not a function of the project: the name a module of the project imports and
+    # re-exports (`from torch.cuda.amp import autocast` in utils.py, called as
+    # `utils.autocast`), so that the caller resolves it to what it is
+    alias_of: str | None = None
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -110,6 +116,7 @@ class Summary:
             "flags": [f for f in _FLAGS if getattr(self, f)],
             **{name: sorted(getattr(self, name)) for name in _SETS},
             "distributed_loader_items": list(self.distributed_loader_items),
+            **({"alias_of": self.alias_of} if self.alias_of else {}),
         }
 
     @classmethod
@@ -128,6 +135,7 @@ class Summary:
             **{name: name in flags for name in _FLAGS},
             **{name: frozenset(data.get(name, ())) for name in _SETS},  # type: ignore[arg-type]
             distributed_loader_items=tuple(data.get("distributed_loader_items", ())),  # type: ignore[arg-type]
+            alias_of=data.get("alias_of"),  # type: ignore[arg-type]
         )
 
 

@@ -54,7 +54,11 @@ class DeprecatedAmpApi(Rule):
     `torch.cuda.amp.autocast`, `torch.cuda.amp.GradScaler`,
     `torch.cpu.amp.autocast`, `torch.cpu.amp.GradScaler`,
     `torch.cuda.amp.custom_fwd` and `custom_bwd`, however they were imported
-    (`from torch.cuda.amp import autocast as ac`, `from torch.cuda import amp`).
+    (`from torch.cuda.amp import autocast as ac`, `from torch.cuda import amp`),
+    also through a module of the project that imports them for the others
+    (`from amp_utils import autocast`, where amp_utils.py imports it from
+    `torch.cuda.amp`; a name it imports on both sides of a fallback, or
+    defines itself, is not followed).
 
     ## Why is this bad?
     They emit a `FutureWarning` on every call (once per autocast region, in

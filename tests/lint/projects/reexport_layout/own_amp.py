@@ -1,0 +1,5 @@
+import torch
+
+
+def autocast(enabled=True):
+    return torch.amp.autocast("cuda", enabled=enabled)
