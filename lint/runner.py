@@ -398,14 +398,15 @@ def _apply(task: Task, analysed: _Analysed, options: RunOptions, result: RunResu
 
 
 def unified_diff(path: str, original: str, fixed: str) -> str:
-    return "".join(
-        difflib.unified_diff(
-            original.splitlines(keepends=True),
-            fixed.splitlines(keepends=True),
-            fromfile=f"a/{path}",
-            tofile=f"b/{path}",
-        )
+    """The diff as `git diff` and `patch` read it: a last line without a newline
+    is followed by `\\ No newline at end of file` (not run into the next line)."""
+    lines = difflib.unified_diff(
+        original.splitlines(keepends=True),
+        fixed.splitlines(keepends=True),
+        fromfile=f"a/{path}",
+        tofile=f"b/{path}",
     )
+    return "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines)
 
 
 def _unreadable(path: str, exc: OSError, codes: tuple[str, ...]) -> list[Finding]:

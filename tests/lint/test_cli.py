@@ -169,6 +169,20 @@ def test_diff_does_not_write(project: Path) -> None:
     assert (project / "src" / "clip.py").read_text() == CLIP_BUG
 
 
+def test_a_diff_of_a_file_without_a_last_newline_applies_with_patch(tmp_path: Path) -> None:
+    """The last line of a file without a final newline is marked as `git diff`
+    marks it, so the diff is one `patch` applies (not a line run into the next)."""
+    import shutil
+
+    (tmp_path / "t.py").write_text("import torch\nwith torch.cuda.amp.autocast():\n    y = 1")
+    code, out, _ = invoke("t.py", "--diff", "--select", "TL102", cwd=tmp_path)
+    assert code == 1 and out.endswith("     y = 1\n\\ No newline at end of file\n"), out
+    if shutil.which("patch") is None:
+        pytest.skip("patch is not installed")
+    subprocess.run(["patch", "-s", "t.py"], input=out, text=True, cwd=tmp_path, check=True)
+    assert (tmp_path / "t.py").read_text() == 'import torch\nwith torch.amp.autocast("cuda"):\n    y = 1'
+
+
 def test_unsafe_fixes_need_the_flag(tmp_path: Path) -> None:
     source = UNSAFE_ONLY
     (tmp_path / "a.py").write_text(source)
