@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import dataloader_calls, is_constant, keyword
+from trainlint.analysis.dataflow import Values, dataloader_calls, is_constant, keyword
 from trainlint.analysis.precision import argument
+from trainlint.analysis.scopes import dotted_name
+from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
 
 
@@ -22,9 +24,9 @@ class SamplerWithShuffle(Rule):
     typically on the multi-GPU run only, after the single-GPU test passed.
 
     ## Fix safety
-    Safe: removes `shuffle=True`. The sampler (or batch sampler) already
-    decides the order, and the call raised before, so no working behavior
-    changes. A comment on the removed argument's line is kept, on a line of
+    Safe: removes `shuffle=True`, when the sampler (or batch sampler) is built
+    in the file and cannot be `None`. It already decides the order, and the call
+    raised before, so no working behavior changes. A comment on the removed argument's line is kept, on a line of
     its own (or at the end of the line above when the argument shared it);
     a comment inside the argument leaves the finding without a fix. With `batch_sampler=` and `batch_size=` there is no fix: whether
     the batch size belongs in the batch sampler is the author's decision.
@@ -32,8 +34,11 @@ class SamplerWithShuffle(Rule):
     ## Limitations
     Only literal values are judged: `shuffle=args.shuffle` or
     `shuffle=(sampler is None)` (the correct idiom) are not flagged, nor is a
-    sampler that may be `None` (`sampler=s if ddp else None`), nor arguments
-    passed positionally or through `**kwargs`.
+    sampler that may be `None` (`sampler=s if ddp else None`, or a variable set
+    to `None` on one side of an `if`), nor arguments passed positionally or
+    through `**kwargs`. A sampler whose values are unknown (a parameter, what a
+    function returns) is flagged without a fix: only a sampler built in the
+    file surely makes the call raise.
     """
 
     code = "TL304"
@@ -75,10 +80,12 @@ class SamplerWithShuffle(Rule):
         ),
         # the comment on the removed line stays, at the end of the line above
         Example(
-            "from torch.utils.data import DataLoader\n"
+            "from torch.utils.data import DataLoader, RandomSampler\n"
+            "s = RandomSampler(ds, replacement=True)\n"
             "loader = DataLoader(ds, shuffle=True,  # keep order random  # expect: TL304\n"
             "                    sampler=s)\n",
-            fixed="from torch.utils.data import DataLoader\n"
+            fixed="from torch.utils.data import DataLoader, RandomSampler\n"
+            "s = RandomSampler(ds, replacement=True)\n"
             "loader = DataLoader(ds,  # keep order random  # expect: TL304\n"
             "                    sampler=s)\n",
         ),
@@ -111,6 +118,14 @@ class SamplerWithShuffle(Rule):
         "loader = DataLoader(ds, batch_size=32, sampler=None, shuffle=True)\n",
         "from torch.utils.data import DataLoader\n"
         "loader = DataLoader(ds, sampler=sampler if distributed else None, shuffle=True)\n",
+        # the same across an `if`: only the distributed path has a sampler
+        "import torch\n"
+        "from torch.utils.data import DataLoader\n"
+        "if use_horovod:\n"
+        "    data_sampler = torch.utils.data.distributed.DistributedSampler(ds)\n"
+        "else:\n"
+        "    data_sampler = None\n"
+        "dl = DataLoader(ds, 32, shuffle=True, sampler=data_sampler)\n",
         "from torch.utils.data import DataLoader\n"
         "loader = DataLoader(ds, batch_sampler=sampler, batch_size=1, shuffle=False)\n",
         # a sampler's own shuffle argument
@@ -130,31 +145,64 @@ class SamplerWithShuffle(Rule):
         shuffle = argument(call, "shuffle", _PARAMETERS)
         shuffles = shuffle is not None and is_constant(shuffle, "True")
         # a keyword is dropped; a positional `True` cannot be (the sampler would move up)
-        fix = _drop(call, keyword(call, "shuffle")) if shuffles else None
-        if _given(argument(call, "batch_sampler", _PARAMETERS)):
+        drop = _drop(call, keyword(call, "shuffle")) if shuffles else None
+        batch_sampler = self._none(argument(call, "batch_sampler", _PARAMETERS))
+        if batch_sampler is not True:
             batch_size = argument(call, "batch_size", _PARAMETERS)
             if batch_size is not None and not _is_one(batch_size):
                 self.report(call, "`batch_size=` with a `batch_sampler=`: the DataLoader raises ValueError; the batch sampler decides the batch size")
             elif shuffles:
-                self.report(call, "`shuffle=True` with a `batch_sampler=`: the DataLoader raises ValueError", fix=fix)
+                self.report(call, "`shuffle=True` with a `batch_sampler=`: the DataLoader raises ValueError",
+                            fix=drop if batch_sampler is False else None)
             return
-        if shuffles and _given(argument(call, "sampler", _PARAMETERS)):
-            self.report(call, fix=fix)
+        sampler = self._none(argument(call, "sampler", _PARAMETERS))
+        if shuffles and sampler is not True:
+            self.report(call, fix=drop if sampler is False else None)
+
+    def _none(self, value: cst.BaseExpression | None, _depth: int = 0) -> bool | None:
+        """Whether the argument may be None: True when it is, or some value its
+        variable is assigned is (`s = DistributedSampler(ds) if ddp else None`, or
+        the same across an `if`); False when none can be (a sampler built here);
+        None when that is unknown (a parameter, what a function returns). Only an
+        argument that cannot be None makes the call raise whatever the run, so only
+        then is dropping `shuffle=True` safe."""
+        if value is None or is_constant(value, "None"):
+            return True
+        if type(value) is cst.IfExp:
+            sides = (self._none(value.body, _depth), self._none(value.orelse, _depth))
+            return True if True in sides else None if None in sides else False
+        if type(value) is cst.Call:
+            return False if _constructs(self.ctx, value) else None
+        if type(value) not in (cst.Name, cst.Attribute) or _depth > 4:
+            return None
+        values = Values.of_file(self.ctx)
+        binding = self.ctx.receivers.binding(value)
+        sources = values.assigned.get(binding) if binding is not None and binding not in values.unknown else None
+        if not sources or type(binding.owner) is cst.FunctionDef and _is_parameter(binding.owner, binding.name):
+            return None
+        found = [self._none(source, _depth + 1) for source in sources]
+        return True if True in found else None if None in found else False
+
+
+def _is_parameter(function: cst.FunctionDef, name: str) -> bool:
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return any(p.name.value == name for p in every)
+
+
+def _constructs(ctx: FileContext, call: cst.Call) -> bool:
+    """A call that builds an object (never None): a class of torch, or a name
+    spelled as a class (`BucketSampler(ds)`)."""
+    qualified = ctx.call_name(call) or ""
+    if qualified.startswith("torch."):
+        return qualified.rsplit(".", 1)[-1][:1].isupper()
+    name = qualified.rsplit(".", 1)[-1] or (dotted_name(call.func) or "").rsplit(".", 1)[-1]
+    return name[:1].isupper()
 
 
 # DataLoader's first parameters, in order: arguments may be given by position
 _PARAMETERS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler")
-
-
-def _given(value: cst.BaseExpression | None) -> bool:
-    """An argument that certainly is not None."""
-    if value is None or is_constant(value, "None"):
-        return False
-    while type(value) is cst.IfExp:
-        if is_constant(value.body, "None") or is_constant(value.orelse, "None"):
-            return False
-        value = value.orelse
-    return True
 
 
 def _is_one(expr: cst.BaseExpression) -> bool:

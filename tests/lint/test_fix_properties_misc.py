@@ -219,7 +219,9 @@ def loader_calls(draw: st.DrawFn) -> str:
             head, _, tail = listed.partition("shuffle=True")
             tail = tail.removeprefix(",").lstrip()
             call = f"loader = DataLoader({head}shuffle=True,  # note  # expect: TL304\n    {tail})\n"
-    return "from torch.utils.data import DataLoader\n" + call + "for batch in loader:\n    step(batch)\n"
+    samplers = "sampler = DistributedSampler(dataset)\nbs = BatchSampler(RandomSampler(dataset), 32, False)\n"
+    return ("from torch.utils.data import BatchSampler, DataLoader, DistributedSampler, RandomSampler\n" + samplers
+            + call + "for batch in loader:\n    step(batch)\n")
 
 
 # -- the properties ---------------------------------------------------------------------
@@ -295,3 +297,18 @@ def test_tl202_no_item_fix_when_the_total_is_read_as_a_tensor(source: str) -> No
 @given(sums_read_later(NUMBER_USES))
 def test_tl202_item_fix_when_the_total_is_read_as_a_number(source: str) -> None:
     check_fix(TL202, source)
+
+
+def test_tl304_fixes_only_a_sampler_that_cannot_be_none() -> None:
+    """A sampler the caller passes may be None on some path (the single-process
+    one), where `shuffle=True` is what shuffles: flagged, never fixed. One set to
+    None across an `if` is not flagged; one built here is fixed."""
+    passed = ("import torch.utils.data as tud\n"
+              "def make_loader(ds, sampler):\n"
+              "    return tud.DataLoader(ds, 64, sampler=sampler, shuffle=True)\n")
+    assert [(f.line, f.fixable) for f in findings_of(TL304, passed)] == [(3, False)]
+    built = passed.replace("def make_loader(ds, sampler):\n", "def make_loader(ds):\n"
+                           "    sampler = tud.DistributedSampler(ds) if True else tud.RandomSampler(ds)\n")
+    assert [(f.line, f.fixable) for f in findings_of(TL304, built)] == [(4, True)]
+    maybe = built.replace("if True else tud.RandomSampler(ds)", "\n    if not ddp:\n        sampler = None")
+    assert findings_of(TL304, maybe) == []
