@@ -92,6 +92,17 @@ class LossAccumulatedWithGraph(Rule):
     fix_safety = "safe"
     triggers = ("backward", "loss", "Loss", "cross_entropy", "kl_div")
     bad = (
+        # Hugging Face Accelerate: `accelerator.backward(loss)` back-propagates `loss`
+        "from accelerate import Accelerator\n"
+        "accelerator = Accelerator()\n"
+        "for epoch in range(epochs):\n"
+        "    total_loss = 0\n"
+        "    for batch in loader:\n"
+        "        loss = model(**batch).loss\n"
+        "        total_loss += loss  # expect: TL202\n"
+        "        accelerator.backward(loss)\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n",
         Example(
             "import torch\n"
             "total_loss = 0.0\n"
@@ -257,6 +268,17 @@ class LossAccumulatedWithGraph(Rule):
         ),
     )
     good = (
+        # Hugging Face Accelerate: the loss back-propagated by the accelerator, summed detached
+        "from accelerate import Accelerator\n"
+        "accelerator = Accelerator()\n"
+        "for epoch in range(epochs):\n"
+        "    total_loss = 0\n"
+        "    for batch in loader:\n"
+        "        loss = model(**batch).loss\n"
+        "        total_loss += loss.detach().float()\n"
+        "        accelerator.backward(loss)\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n",
         # one loss built in a branch of the step, not a total
         "import torch.nn.functional as F\n"
         "for x, y in loader:\n"

@@ -261,7 +261,21 @@ def backward_targets(call: cst.CSTNode) -> list[cst.BaseExpression]:
         return []
     if scaled_backward_scaler(call) is not None and type(receiver) is cst.Call and receiver.args:
         return [receiver.args[0].value]
+    if _backward_owner(receiver) and call.args and call.args[0].keyword is None:  # type: ignore[attr-defined]
+        return [call.args[0].value]  # type: ignore[attr-defined]
     return [receiver]
+
+
+# what a training framework's object that back-propagates the loss it is given is
+# called (`accelerator.backward(loss)`, DeepSpeed's `model_engine.backward(loss)`,
+# Lightning Fabric's `fabric.backward(loss)`): a tensor's `backward(gradient)` is
+# never named so
+_BACKWARD_OWNERS = ("accelerator", "engine", "fabric")
+
+
+def _backward_owner(receiver: cst.BaseExpression) -> bool:
+    name = (dotted_name(receiver) or "").rsplit(".", 1)[-1].lower()
+    return any(owner in name for owner in _BACKWARD_OWNERS)
 
 
 def backpropagated_names(ctx: FileContext, body: cst.CSTNode) -> dict[str, bool]:
