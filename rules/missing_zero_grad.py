@@ -3,10 +3,12 @@ import libcst as cst
 from trainlint.analysis.loops import (
     clears_grads,
     is_backward,
+    is_optimizer,
     may_clear_grads,
     optimizer_step,
     reachable_nodes,
 )
+from trainlint.analysis.training import method_call
 from trainlint.rule import Rule
 
 
@@ -17,7 +19,10 @@ class MissingZeroGrad(Rule):
     optimizer on every iteration but never clears gradients: no
     `optimizer.zero_grad()`, `model.zero_grad()`, `p.grad = None` or
     `p.grad.zero_()` anywhere one iteration runs, the file's own helper
-    functions it calls included.
+    functions it calls included. With several optimizers, each one's step
+    needs its own `zero_grad()` (or a clear of every gradient, such as a
+    model's `zero_grad()`): a loop that clears only the discriminator's
+    optimizer still flags the generator's step.
 
     ## Why is this bad?
     `backward()` adds into `.grad`; it does not overwrite it. Without
@@ -68,6 +73,17 @@ class MissingZeroGrad(Rule):
     message = "this loop back-propagates and steps but never clears gradients: they accumulate across iterations; call `optimizer.zero_grad()`"
     triggers = ("backward",)
     bad = (
+        # a GAN step: only the discriminator's optimizer is cleared
+        "import torch\n"
+        "opt_g = torch.optim.Adam(generator.parameters())\n"
+        "opt_d = torch.optim.Adam(discriminator.parameters())\n"
+        "for real in loader:\n"
+        "    fake = generator(noise())\n"
+        "    discriminator(fake).mean().backward()\n"
+        "    opt_g.step()  # expect: TL401\n"
+        "    opt_d.zero_grad()\n"
+        "    (discriminator(fake.detach()).mean() - discriminator(real).mean()).backward()\n"
+        "    opt_d.step()\n",
         # an optimizer known from its parameter's annotation
         "from typing import Optional\n"
         "import torch\n"
@@ -139,6 +155,25 @@ class MissingZeroGrad(Rule):
         "                step += 1\n",
     )
     good = (
+        # each optimizer cleared, or every gradient through the models
+        "import torch\n"
+        "opt_g = torch.optim.Adam(generator.parameters())\n"
+        "opt_d = torch.optim.Adam(discriminator.parameters())\n"
+        "for real in loader:\n"
+        "    opt_g.zero_grad()\n"
+        "    fake = generator(noise())\n"
+        "    discriminator(fake).mean().backward()\n"
+        "    opt_g.step()\n"
+        "    opt_d.zero_grad()\n"
+        "    (discriminator(fake.detach()).mean() - discriminator(real).mean()).backward()\n"
+        "    opt_d.step()\n"
+        "for real in loader:\n"
+        "    generator.zero_grad()\n"
+        "    discriminator(generator(noise())).mean().backward()\n"
+        "    opt_g.step()\n"
+        "    opt_d.zero_grad()\n"
+        "    discriminator(real).mean().backward()\n"
+        "    opt_d.step()\n",
         # factories whose product is cleared; a config entry that is not an optimizer
         "import hydra\n"
         "from project.optim import build_optimizer, get_optimizer_groups\n"
@@ -210,15 +245,30 @@ class MissingZeroGrad(Rule):
 
     def finish(self) -> None:
         for loop in self.ctx.loops():
-            steps: list[cst.CSTNode] = []
+            steps: list[tuple[cst.CSTNode, str]] = []
+            cleared: set[str] = set()  # optimizers whose own zero_grad() the loop calls
             backward = False
             for node in reachable_nodes(self.ctx, loop.body):
                 if clears_grads(self.ctx, node) or may_clear_grads(self.ctx, node):
-                    break
+                    receiver = method_call(node, "zero_grad")
+                    if receiver is None or not is_optimizer(self.ctx, receiver):
+                        break  # a model's, a parameter's or a helper's: it may clear them all
+                    cleared.add(self.ctx.code(receiver))
+                    continue
                 backward = backward or is_backward(node)
-                if optimizer_step(self.ctx, node) is not None:
-                    steps.append(node)
+                optimizer = optimizer_step(self.ctx, node)
+                if optimizer is not None:
+                    steps.append((node, self.ctx.code(optimizer)))
             else:
-                if backward:
-                    for step in steps:
-                        self.report(step)
+                stepped = {optimizer for _, optimizer in steps}
+                # an optimizer cleared under another name than any stepped one may be any of them
+                if backward and cleared <= stepped:
+                    for step, optimizer in steps:
+                        if optimizer in cleared:
+                            continue
+                        if cleared:
+                            self.report(step, f"this loop clears the gradients of `{'`, `'.join(sorted(cleared))}` "
+                                              f"only: those `{optimizer}` steps accumulate across iterations; call "
+                                              f"`{optimizer}.zero_grad()`")
+                        else:
+                            self.report(step)
