@@ -27,6 +27,22 @@ _THROUGH_HELPER = (
 )
 
 
+_NO_GRAD = "~"  # prefix of a name bound without a graph, in the flow's facts
+
+
+def _root_name(expr: cst.BaseExpression) -> str | None:
+    """`outputs` of `outputs.loss`, `outputs["loss"]`, `outputs[0].mean()`."""
+    while True:
+        if type(expr) is cst.Name:
+            return expr.value
+        if type(expr) in (cst.Attribute, cst.Subscript):
+            expr = expr.value  # type: ignore[attr-defined]
+        elif type(expr) is cst.Call and type(expr.func) is cst.Attribute:
+            expr = expr.func.value
+        else:
+            return None
+
+
 class LossAccumulatedWithGraph(Rule):
     """
     ## What it does
@@ -78,7 +94,9 @@ class LossAccumulatedWithGraph(Rule):
     back-propagates nothing (a loss function: its caller does), also inside a
     returned dict (`losses["mask"] = loss_mask / n`), and any sum under
     `torch.no_grad()` / `torch.inference_mode()` (a `with` block, a decorator,
-    or every call site of the function), where no graph is recorded. A value
+    or every call site of the function), where no graph is recorded, nor a
+    value assigned there or read from one that was (`loss = outputs.loss` after
+    `with torch.no_grad(): outputs = model(x)`). A value
     is judged on every path: if some path turns `loss` into a float first, the
     line is left alone. A total set again on every iteration of the loop keeps
     nothing across iterations; one reset only under a condition (`if step %
@@ -279,6 +297,27 @@ class LossAccumulatedWithGraph(Rule):
         "        accelerator.backward(loss)\n"
         "        optimizer.step()\n"
         "        optimizer.zero_grad()\n",
+        # the evaluation's `loss` read from outputs made under no_grad, in the function
+        # whose training loop back-propagates a `loss`
+        "import torch\n"
+        "def train(model, optimizer, accelerator, train_loader, eval_loader):\n"
+        "    for batch in train_loader:\n"
+        "        outputs = model(**batch)\n"
+        "        loss = outputs.loss\n"
+        "        accelerator.backward(loss)\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "    losses = []\n"
+        "    for batch in eval_loader:\n"
+        "        with torch.no_grad():\n"
+        "            outputs = model(**batch)\n"
+        "        loss = outputs.loss\n"
+        "        losses.append(loss)\n"
+        "    for batch in eval_loader:\n"
+        "        with torch.no_grad():\n"
+        "            loss = model(**batch).loss\n"
+        "        losses.append(loss)\n"
+        "    return torch.stack(losses).mean()\n",
         # one loss built in a branch of the step, not a total
         "import torch.nn.functional as F\n"
         "for x, y in loader:\n"
@@ -543,11 +582,18 @@ class LossAccumulatedWithGraph(Rule):
         return facts
 
     def _assign(self, facts: Facts, node: cst.Assign) -> Facts:
+        # bound under `no_grad` (`~name`), or read from what was (`loss = outputs.loss`
+        # after `with torch.no_grad(): outputs = model(x)`): no graph, whatever the
+        # name is back-propagated as elsewhere in the function
+        no_graph = grad_mode_at(self.ctx, node) == "off" or _NO_GRAD + (_root_name(node.value) or "") in facts
         for target in node.targets:
             names = _bound_names(target.target)
             for name in names:
                 single = type(target.target) is cst.Name
-                if single and detaches(node.value):
+                facts = facts - {_NO_GRAD + name}
+                if no_graph:
+                    facts = (facts - {name}) | {_NO_GRAD + name}
+                elif single and detaches(node.value):
                     facts = facts - {name}
                 elif (single and self._carries(node.value, facts)) or name in self._backpropagated:
                     facts = facts | {name}
