@@ -159,36 +159,20 @@ class SamplerWithShuffle(Rule):
         if shuffles and sampler is not True:
             self.report(call, fix=drop if sampler is False else None)
 
-    def _none(self, value: cst.BaseExpression | None, _depth: int = 0) -> bool | None:
+    def _none(self, value: cst.BaseExpression | None) -> bool | None:
         """Whether the argument may be None: True when it is, or some value its
         variable is assigned is (`s = DistributedSampler(ds) if ddp else None`, or
         the same across an `if`); False when none can be (a sampler built here);
         None when that is unknown (a parameter, what a function returns). Only an
         argument that cannot be None makes the call raise whatever the run, so only
         then is dropping `shuffle=True` safe."""
-        if value is None or is_constant(value, "None"):
+        if value is None:
             return True
-        if type(value) is cst.IfExp:
-            sides = (self._none(value.body, _depth), self._none(value.orelse, _depth))
-            return True if True in sides else None if None in sides else False
-        if type(value) is cst.Call:
-            return False if _constructs(self.ctx, value) else None
-        if type(value) not in (cst.Name, cst.Attribute) or _depth > 4:
-            return None
-        values = Values.of_file(self.ctx)
-        binding = self.ctx.receivers.binding(value)
-        sources = values.assigned.get(binding) if binding is not None and binding not in values.unknown else None
-        if not sources or type(binding.owner) is cst.FunctionDef and _is_parameter(binding.owner, binding.name):
-            return None
-        found = [self._none(source, _depth + 1) for source in sources]
-        return True if True in found else None if None in found else False
-
-
-def _is_parameter(function: cst.FunctionDef, name: str) -> bool:
-    params = function.params
-    every = [*params.posonly_params, *params.params, *params.kwonly_params]
-    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-    return any(p.name.value == name for p in every)
+        values, complete = Values.of_file(self.ctx).leaves(value)
+        if any(is_constant(v, "None") for v in values):
+            return True
+        built = complete and all(type(v) is cst.Call and _constructs(self.ctx, v) for v in values)
+        return False if built else None
 
 
 def _constructs(ctx: FileContext, call: cst.Call) -> bool:

@@ -70,30 +70,43 @@ class Values:
         """The one `Values` of a file, shared by every rule that asks."""
         return ctx.shared(cls)
 
-    def of(self, expr: cst.BaseExpression, _depth: int = 0) -> list[cst.BaseExpression] | None:
+    def of(self, expr: cst.BaseExpression) -> list[cst.BaseExpression] | None:
         """Every expression `expr` may have been built from, or None when some
         binding of it cannot be followed. A value that is not a variable (a
         call, a literal) is its own answer."""
+        found, complete = self.leaves(expr)
+        return found if complete else None
+
+    def leaves(self, expr: cst.BaseExpression, _depth: int = 0) -> tuple[list[cst.BaseExpression], bool]:
+        """The expressions `expr` may have been built from that can be followed,
+        and whether every binding on the way could be: `s = X() if ddp else None`
+        then `s = t` with `t` a parameter of unknown callers gives `[X(), None]`,
+        incomplete (enough to know `s` may be None, not what else it is). `None`,
+        `True` and `False` are values, not variables."""
         if type(expr) is cst.IfExp:
-            body, orelse = self.of(expr.body, _depth), self.of(expr.orelse, _depth)
-            return None if body is None or orelse is None else body + orelse
-        if type(expr) not in (cst.Name, cst.Attribute) or _depth > _MAX_DEPTH:
-            return [expr] if _depth <= _MAX_DEPTH else None
+            body, body_complete = self.leaves(expr.body, _depth)
+            orelse, orelse_complete = self.leaves(expr.orelse, _depth)
+            return body + orelse, body_complete and orelse_complete
+        if _depth > _MAX_DEPTH:
+            return [], False
+        if type(expr) not in (cst.Name, cst.Attribute) or is_constant(expr, "None") or is_constant(
+                expr, "True") or is_constant(expr, "False"):
+            return [expr], True
         binding = self.ctx.receivers.binding(expr)
         if binding is None or binding in self.unknown:
-            return None
+            return [], False
         sources: list[cst.BaseExpression] = list(self.assigned.get(binding, ()))
         arguments = self._parameter_arguments(binding)
         if arguments is None and not sources:
-            return None
+            return [], False
+        complete = True
         sources.extend(arguments or ())
         out: list[cst.BaseExpression] = []
         for source in sources:
-            values = self.of(source, _depth + 1)
-            if values is None:
-                return None
+            values, source_complete = self.leaves(source, _depth + 1)
             out.extend(values)
-        return out
+            complete = complete and source_complete
+        return out, complete
 
     def calls_of(self, expr: cst.BaseExpression, qualified: set[str] | frozenset[str]) -> list[cst.Call] | None:
         """The calls `expr` was built from when every one of them calls one of
