@@ -3,8 +3,9 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.dataflow import Values, dataloader_calls, has_star_args, is_constant, keyword
-from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.iteration import trains
+from trainlint.analysis.precision import argument
+from trainlint.analysis.walk import only
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, STEP
 
@@ -135,28 +136,23 @@ class SingleProcessLoading(Rule):
         """The dataset is a `TensorDataset` (built here, held by a variable, or returned
         by a function of this file): batches are slices of tensors already in memory,
         possibly on the GPU, with nothing for workers to load."""
-        dataset = keyword(call, "dataset")
-        if dataset is None:
-            dataset = call.args[0] if call.args and call.args[0].keyword is None else None
-        if dataset is None:
-            return False
-        values = Values.of_file(self.ctx).of(dataset.value)
-        return bool(values) and all(self._builds_tensor_dataset(value) for value in values)  # type: ignore[union-attr]
+        dataset = argument(call, "dataset", ("dataset",))
+        return dataset is not None and self._tensor_dataset(dataset)
 
-    def _builds_tensor_dataset(self, value: cst.BaseExpression) -> bool:
-        if type(value) is not cst.Call:
+    def _tensor_dataset(self, expr: cst.BaseExpression, returned: bool = False) -> bool:
+        values = Values.of_file(self.ctx).of(expr)
+        if not values:
             return False
-        if self.ctx.call_name(value) in _IN_MEMORY:
-            return True
-        function = self.ctx.local_callee(value)
-        if function is None:
-            return False
-        returned = [node.value for node in iter_nodes(function.body) if type(node) is cst.Return]
-        values = Values.of_file(self.ctx)
-        return bool(returned) and all(
-            v is not None and (found := values.of(v)) is not None and found
-            and all(type(x) is cst.Call and self.ctx.call_name(x) in _IN_MEMORY for x in found)
-            for v in returned)
+        for value in values:
+            if type(value) is not cst.Call:
+                return False
+            if self.ctx.call_name(value) in _IN_MEMORY:
+                continue
+            function = None if returned else self.ctx.local_callee(value)  # one function deep
+            results = [r.value for r in only(self.ctx.own_nodes(function.body), cst.Return)] if function else []
+            if not results or not all(r is not None and self._tensor_dataset(r, True) for r in results):
+                return False
+        return True
 
     def _file_trains(self) -> bool:
         """A shuffled loader in a file that only runs forward passes (a demo, inference)
