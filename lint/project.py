@@ -123,44 +123,39 @@ class Project:
             found: dict[str, Summary] = {}
             facts = self._read(path) if path in self.facts else None
             for name in sorted(facts.calls) if facts is not None else ():
-                target = self.resolve(path, name)
-                summary = self.summary(*target) if target is not None else None
-                if summary is not None and _says_something(summary):
-                    found[name] = summary
-                elif target is None:
-                    imported = self.reexported(path, name)
-                    if imported is not None:
-                        found[name] = Summary(alias_of=imported)
+                target = self._follow(path, name)
+                if isinstance(target, str):
+                    if target.split(".")[0] == "torch":
+                        found[name] = Summary(alias_of=target)
+                elif target is not None:
+                    summary = self.summary(*target)
+                    if summary is not None and _says_something(summary):
+                        found[name] = summary
         return found, frozenset(reads)
 
-    def reexported(self, path: str, qualified: str, _depth: int = 0) -> str | None:
-        """The torch name that `qualified`, called from `path`, is when a module of the
-        project only imports it (`from torch.cuda.amp import autocast` in utils.py,
-        called as `utils.autocast`); None for anything else."""
-        for module_file, attribute in self._candidates(path, qualified):
-            facts = self._read(module_file)
-            head, _, rest = attribute.partition(".")
-            if head in facts.summaries or _depth >= _MAX_REEXPORTS:
-                return None
-            imported = facts.imports.get(head)
-            if imported is None:
-                continue
-            full = imported + (f".{rest}" if rest else "")
-            if self._candidates(module_file, full):  # another module of the project
-                return self.reexported(module_file, full, _depth + 1)
-            return full if full.split(".")[0] == "torch" else None
-        return None
-
     # -- names to functions -------------------------------------------------
-    def resolve(self, path: str, qualified: str, _depth: int = 0) -> tuple[str, str] | None:
+    def resolve(self, path: str, qualified: str) -> tuple[str, str] | None:
         """(file, function key) that `qualified`, called from `path`, names."""
-        for module_file, attribute in self._candidates(path, qualified):
-            found = self._in_module(module_file, attribute, _depth)
-            if found is not None:
-                return found
-        return None
+        found = self._follow(path, qualified)
+        return found if isinstance(found, tuple) else None
 
-    def _in_module(self, path: str, attribute: str, depth: int) -> tuple[str, str] | None:
+    def _follow(self, path: str, qualified: str, depth: int = 0) -> tuple[str, str] | str | None:
+        """Where `qualified`, called from `path`, leads: (file, function key) of a
+        function of the project, or, when a module of the project only imports it
+        (`from torch.cuda.amp import autocast` in amp_utils.py, called as
+        `amp_utils.autocast`), the name outside the project it imports; else None."""
+        candidates = self._candidates(path, qualified)
+        if not candidates:
+            return qualified if depth else None
+        outside = None  # a function of a later candidate module still comes first
+        for module_file, attribute in candidates:
+            found = self._in_module(module_file, attribute, depth)
+            if isinstance(found, tuple):
+                return found
+            outside = outside or found
+        return outside
+
+    def _in_module(self, path: str, attribute: str, depth: int) -> tuple[str, str] | str | None:
         facts = self._read(path)
         if attribute in facts.summaries:
             return path, attribute
@@ -169,10 +164,10 @@ class Project:
         head, _, rest = attribute.partition(".")
         reexported = facts.imports.get(head)
         if reexported is not None:
-            return self.resolve(path, reexported + (f".{rest}" if rest else ""), depth + 1)
+            return self._follow(path, reexported + (f".{rest}" if rest else ""), depth + 1)
         for module in facts.star_imports:  # `from .engine import *` in a package's `__init__.py`
-            found = self.resolve(path, f"{module}.{attribute}", depth + 1)
-            if found is not None:
+            found = self._follow(path, f"{module}.{attribute}", depth + 1)
+            if isinstance(found, tuple):  # a star import says nothing of names outside the project
                 return found
         return None
 
