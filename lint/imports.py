@@ -122,6 +122,12 @@ class ImportGraph:
                     found.folders.add(folder)
         return found
 
+    def add_members(self, paths: Iterable[str]) -> None:
+        """More members, of the files already known (what `reach` answers stays the same)."""
+        added = {os.path.abspath(path) for path in paths} - self.members
+        self.members |= added
+        self._with_members |= _folders_holding(added)
+
     def imports_project(self, reach: Reach) -> bool:
         """Whether a file with this reach may import any file of the project."""
         if reach.files:

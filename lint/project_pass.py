@@ -176,26 +176,20 @@ class ProjectPass:
             task.member = text is not None and summarizable(task.path, text)
         members = [*self._cached_members(), *(task.path for task in tasks if task.member)]
         graph = self._graph = ImportGraph(str(self.root), self.files, members)
-        reaches = {task.path: graph.reach(task.path, texts[task.path] or "") for task in tasks if task.member}
+        reaches = {task.path: graph.reach(task.path, text) for task in tasks if (text := texts[task.path]) is not None}
         # a file that imports modules of the project is a member too, whatever its own
         # text (a `main.py` that only calls `train_one_epoch()` and `evaluate()` of
         # engine.py): what those calls do are its inputs, and its functions pass it on.
         # Decided from its own text and the project's files, not from what they hold.
-        joined = []
-        for task in tasks:
-            text = texts[task.path]
-            if not task.member and text is not None:
-                reach = graph.reach(task.path, text)
-                if graph.imports_project(reach):
-                    task.member = True
-                    reaches[task.path] = reach
-                    joined.append(task.path)
-        if joined:
-            members.extend(joined)
-            graph = self._graph = ImportGraph(str(self.root), self.files, members)
+        joined = [task for task in tasks if not task.member and task.path in reaches
+                  and graph.imports_project(reaches[task.path])]
+        for task in joined:
+            task.member = True
+        graph.add_members(task.path for task in joined)
         imported = Reach()
-        for reach in reaches.values():
-            imported.update(reach)
+        for task in tasks:
+            if task.member:
+                imported.update(reaches[task.path])
         for task in tasks:
             if not task.member:
                 task.view = replace(task.view, summarize=False)
