@@ -83,8 +83,7 @@ class DivergenceDetector(Detector):
         self.block_medians: list[float] = []
         self.block_size = BLOCK
         self._block: list[float] = []
-        self._recent: deque[float] = deque(maxlen=RECENT)
-        self._window: deque[float] = deque(maxlen=PLATEAU_STEPS)
+        self._window: deque[float] = deque(maxlen=PLATEAU_STEPS)  # the latest losses
         # the first loss of the current excursion PLATEAU times above the early level (step,
         # loss, where), until a loss comes back under EARLY_SPREAD times that level
         self._first_high: tuple[int, float, str | None] | None = None
@@ -97,7 +96,7 @@ class DivergenceDetector(Detector):
                 or self.reported_step is not None or self._taking_turns(record.optimizer_id, sink)):
             return
         self._steps += 1
-        self._recent.append(loss)
+        self._window.append(loss)
         pending = self._pending
         if pending is not None:
             if loss < RECOVERED * pending.level:
@@ -115,24 +114,22 @@ class DivergenceDetector(Detector):
             return
         if len(self.early) < EARLY and (not self.early or loss < EARLY_SPREAD * min(self.early)):
             self.early.append(loss)
-        self._window.append(loss)
         if level is not None and loss >= PLATEAU * level:
             self._first_high = self._first_high or (record.step, loss, _loss_site(record))
         elif level is None or loss < EARLY_SPREAD * level:
             self._first_high = None
-        if level is not None and self._steps % PLATEAU_EVERY == 0 and self._on_plateau(level):
-            self._report_blow_up(sink, self._pending)  # type: ignore[arg-type]
-            return
-        if self._block_closed(loss) and level is not None and self._climbing(level):
+        plateau = self._plateau(level) if level is not None and self._steps % PLATEAU_EVERY == 0 else None
+        if plateau is not None:
+            self._report_blow_up(sink, plateau)
+        elif self._block_closed(loss) and level is not None and self._climbing(level):
             self._report_climb(record, sink, level)
 
-    def _on_plateau(self, level: float) -> bool:
+    def _plateau(self, level: float) -> _BlowUp | None:
         window = self._window
         if self._first_high is None or len(window) < PLATEAU_STEPS or median(list(window)) < PLATEAU * level:
-            return False
+            return None
         step, loss, where = self._first_high
-        self._pending = _BlowUp(step, self._steps, loss, level, where, sustained=False, plateau=True)
-        return True
+        return _BlowUp(step, self._steps, loss, level, where, sustained=False, plateau=True)
 
     def _taking_turns(self, optimizer: int | None, sink: Sink) -> bool:
         """Whether optimizers take turns (then nothing is judged any more). A new one
@@ -153,7 +150,7 @@ class DivergenceDetector(Detector):
         return False
 
     def _blown_up(self, loss: float, level: float) -> bool:
-        value = loss if self._steps <= QUICK else median(list(self._recent))
+        value = loss if self._steps <= QUICK else median(list(self._window)[-RECENT:])
         return value >= BLOWUP * level
 
     def _block_closed(self, loss: float) -> bool:
