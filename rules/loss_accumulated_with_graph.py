@@ -16,7 +16,7 @@ from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import grad_mode_at
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.summarize import argument_slots
-from trainlint.analysis.training import code_bodies, method_call, statements_before
+from trainlint.analysis.training import code_bodies, loop_guards, method_call, statements_before
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Example, Fix, Rule
 from trainlint.summaries import BACKWARD, Summary
@@ -683,15 +683,10 @@ class LossAccumulatedWithGraph(Rule):
         return any(statement is line for statement in statements_before(self.ctx, node, loop))
 
     def _every_iteration(self, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
-        """`node` runs on every iteration of `loop`: no branch or inner loop around
-        it (a reset under `if step % 100 == 0:` lets the graphs of 100 iterations live)."""
-        for ancestor in self.ctx.ancestors(node):
-            if ancestor is loop:
-                return True
-            if type(ancestor) in (cst.If, cst.IfExp, cst.For, cst.While, cst.Try, cst.Match,
-                                  cst.FunctionDef, cst.Lambda, cst.ClassDef):
-                return False
-        return False
+        """`node` runs on every iteration of `loop`: no condition or inner loop between
+        them (a reset under `if step % 100 == 0:` lets the graphs of 100 iterations live)."""
+        guards = loop_guards(self.ctx, node)
+        return guards is not None and guards[0] is loop and not guards[1]
 
     def _statement_node(self, node: cst.CSTNode) -> cst.CSTNode:
         parent = self.ctx.parent(node)
