@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.dataflow import is_constant
+from trainlint.analysis.guards import ends_in_exit
 from trainlint.analysis.training import statements_before
 from trainlint.context import FileContext
 from trainlint.rule import Rule
@@ -192,7 +193,7 @@ class BenchmarkWithDeterministic(Rule):
         for ancestor in self.ctx.ancestors(other):
             if ancestor is function:
                 return False
-            if type(ancestor) is cst.IndentedBlock and _ends_in_exit(ancestor) and not _within(later, ancestor, self.ctx):
+            if type(ancestor) is cst.IndentedBlock and ends_in_exit(ancestor) and not _within(later, ancestor, self.ctx):
                 return True
         return False
 
@@ -220,11 +221,6 @@ def _assignments_in(statement: cst.CSTNode) -> list[cst.Assign]:
     if type(statement) is not cst.SimpleStatementLine:
         return []
     return [small for small in statement.body if type(small) is cst.Assign]
-
-
-def _ends_in_exit(block: cst.IndentedBlock) -> bool:
-    last = block.body[-1] if block.body else None
-    return type(last) is cst.SimpleStatementLine and isinstance(last.body[-1], cst.Return | cst.Raise)
 
 
 def _within(node: cst.CSTNode, block: cst.CSTNode, ctx: FileContext) -> bool:

@@ -37,12 +37,16 @@ def _after_guarded_exit(block: cst.IndentedBlock | cst.Module, statement: cst.CS
     for sibling in block.body:
         if sibling is statement:
             return False
-        if type(sibling) is cst.If and sibling.orelse is None and is_version_check(sibling.test):
-            body = sibling.body.body
-            last = body[-1] if body else None
-            if type(last) is cst.SimpleStatementLine and isinstance(last.body[-1], cst.Return | cst.Raise):
-                return True
+        if (type(sibling) is cst.If and sibling.orelse is None and is_version_check(sibling.test)
+                and type(sibling.body) is cst.IndentedBlock and ends_in_exit(sibling.body)):
+            return True
     return False
+
+
+def ends_in_exit(block: cst.IndentedBlock) -> bool:
+    """The block's last statement returns or raises: what follows it never runs after it."""
+    last = block.body[-1] if block.body else None
+    return type(last) is cst.SimpleStatementLine and isinstance(last.body[-1], cst.Return | cst.Raise)
 
 
 def _catches_fallback(handler: cst.ExceptHandler) -> bool:
