@@ -42,7 +42,7 @@ class ModelIndex:
         # the parameters of every optimizer built during the run too: a GAN's second model
         # is a model from the first step on, so names keep one form for the whole run
         params.update(id(p) for opt in self.optimizers if id(opt) not in self._stale
-                      for p in _optimizer_params(opt))
+                      for p in params_of(opt))
         params.update(id(p) for module in anchor_modules for p in module.parameters(recurse=False))
         inner = {id(child) for module in modules for child in module._modules.values() if child is not None}
         roots = [module for module in modules if id(module) not in inner and _touches(module, params)]
@@ -82,10 +82,11 @@ class ModelIndex:
         return named
 
     def optimizer_params(self) -> set[int]:
-        return {id(p) for opt in self.optimizers for p in _optimizer_params(opt)}
+        return {id(p) for opt in self.optimizers for p in params_of(opt)}
 
 
-def _optimizer_params(optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
+def params_of(optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
+    """The parameters an optimizer updates, in its groups' order."""
     try:
         return [p for group in optimizer.param_groups for p in group["params"]]
     except Exception:  # an optimizer not fully built, or one that hides its groups

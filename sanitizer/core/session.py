@@ -34,7 +34,7 @@ from sanitizer.core.ending import ending_of
 from sanitizer.core.events import Event
 from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
-from sanitizer.core.naming import ModelIndex
+from sanitizer.core.naming import ModelIndex, params_of
 from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, norms_from_squares, squared_norms
 from sanitizer.core.script_lint import ScriptLint, entry_file
 from sanitizer.core.sink import Sink
@@ -309,7 +309,7 @@ class Sanitizer:
         return True
 
     def _all_optimizer_params(self) -> list[torch.Tensor]:
-        return [p for opt in list(self._optimizers) for group in opt.param_groups for p in group["params"]]
+        return [p for opt in list(self._optimizers) for p in params_of(opt)]
 
     # ------------------------------------------------------- loss and backward
     def on_backward(self, tensors: Any) -> None:
@@ -499,7 +499,7 @@ class Sanitizer:
         backward pass, one per parameter): its gradients are read now, before the
         update clears them; the step ends with the backward pass."""
         self._optimizers.add(optimizer)
-        params = [p for p in _params_of(optimizer) if p.grad is not None and not p.grad.is_sparse]
+        params = [p for p in params_of(optimizer) if p.grad is not None and not p.grad.is_sparse]
         if params:
             with torch.no_grad():
                 self.probe.stepped_squares.extend(squared_norms([p.grad for p in params]))
@@ -509,7 +509,7 @@ class Sanitizer:
         """The optimizers a backward pass stepped, as one (the same from step to step
         while they step the same parameters)."""
         stand_in = self._in_backward_optimizer
-        if stand_in is None or {id(p) for p in _params_of(stand_in)} != {id(p) for p in params}:
+        if stand_in is None or {id(p) for p in params_of(stand_in)} != {id(p) for p in params}:
             stand_in = self._in_backward_optimizer = ManualUpdate(params)
         return stand_in
 
@@ -560,11 +560,10 @@ class Sanitizer:
         probe, self.probe = self.probe, StepProbe()
         self.tracer.step_closed()
         if optimizer is not None:
-            if optimizer not in self._optimizers and self._index_step and not self.index.names_all(
-                    _params_of(optimizer)):
+            self._last_params = params_of(optimizer)
+            if optimizer not in self._optimizers and self._index_step and not self.index.names_all(self._last_params):
                 self._index_step = 0  # a model first trained now: names (and prefixes) are set again
             self._optimizers.add(optimizer)
-            self._last_params = _params_of(optimizer)
         params = self._last_params if (optimizer is not None or probe.graph_roots) else []
         if self.device is None and params:
             self.device = str(params[0].device)
@@ -742,10 +741,6 @@ def _validate_kinds(kinds: Iterable[str], option: str) -> set[str]:
 def _overriding(detectors: list[Detector], callback: str) -> list[Detector]:
     base = getattr(Detector, callback)
     return [d for d in detectors if getattr(type(d), callback) is not base]
-
-
-def _params_of(optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
-    return [p for group in optimizer.param_groups for p in group["params"]]
 
 
 def _floating(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
