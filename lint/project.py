@@ -56,6 +56,9 @@ class FileFacts:
     calls: frozenset[str] = frozenset()  # qualified names of other modules it calls
     imports: dict[str, str] = field(default_factory=dict)  # module-level name -> qualified
     star_imports: tuple[str, ...] = ()  # modules of module-level `from m import *`
+    # class name -> the bases its methods may come from: classes of the same file (a
+    # bare name) or imported ones (a qualified name, as the file's imports spell it)
+    bases: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -63,6 +66,7 @@ class FileFacts:
             "calls": sorted(self.calls),
             "imports": self.imports,
             "star_imports": list(self.star_imports),
+            **({"bases": {name: list(bases) for name, bases in self.bases.items()}} if self.bases else {}),
         }
 
     @classmethod
@@ -73,6 +77,7 @@ class FileFacts:
             frozenset(data.get("calls", ())),  # type: ignore[arg-type]
             dict(data.get("imports", {})),  # type: ignore[call-overload]
             tuple(data.get("star_imports", ())),  # type: ignore[arg-type]
+            {name: tuple(bases) for name, bases in data.get("bases", {}).items()},  # type: ignore[union-attr]
         )
 
 
@@ -165,9 +170,26 @@ class Project:
         reexported = facts.imports.get(head)
         if reexported is not None:
             return self._follow(path, reexported + (f".{rest}" if rest else ""), depth + 1)
+        inherited = self._inherited(path, facts, attribute, depth)
+        if inherited is not None:
+            return inherited
         for module in facts.star_imports:  # `from .engine import *` in a package's `__init__.py`
             found = self._follow(path, f"{module}.{attribute}", depth + 1)
             if isinstance(found, tuple):  # a star import says nothing of names outside the project
+                return found
+        return None
+
+    def _inherited(self, path: str, facts: FileFacts, attribute: str, depth: int) -> tuple[str, str] | None:
+        """`Trainer.fit` of a class of `path` that inherits `fit`: the method of the
+        first base (depth first) that has it, in this file or in the module a base
+        is imported from."""
+        cls, _, method = attribute.rpartition(".")
+        for base in facts.bases.get(cls, ()):
+            if "." in base:
+                found = self._follow(path, f"{base}.{method}", depth + 1)
+            else:
+                found = self._in_module(path, f"{base}.{method}", depth + 1)
+            if isinstance(found, tuple):
                 return found
         return None
 

@@ -58,7 +58,10 @@ class EmptyCacheInLoop(Rule):
     imports: a wrapper (`def empty_cache(): torch.cuda.empty_cache()`), an
     EMA's `update()` that empties the cache, the accelerator's module looked
     up by name (`getattr(torch, device).empty_cache()`); the call of the
-    helper in the loop is reported. Out of reach: a helper held in a variable
+    helper in the loop is reported, and so is a method a class inherits
+    (`self.free_memory()` of a base class, in this file or imported, and
+    `super().method()`), looked up in the order Python does for single
+    inheritance (bases depth first, left to right). Out of reach: a helper held in a variable
     (a callback, a hook a library trainer runs), a method of an object whose
     class cannot be told (a parameter, an attribute set in another module),
     and code of installed libraries.
@@ -128,6 +131,20 @@ class EmptyCacheInLoop(Rule):
         "        optimizer.step()\n"
         "        ema.update(model)  # expect: TL201\n"
         "        empty_cache()  # expect: TL201\n",
+        # a method inherited from a base class (another class has one of that name)
+        "import torch\n"
+        "class BaseTrainer:\n"
+        "    def free_memory(self):\n"
+        "        torch.cuda.empty_cache()\n"
+        "class Recorder:\n"
+        "    def free_memory(self):\n"
+        "        self.frames.clear()\n"
+        "class Trainer(BaseTrainer):\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.model(x).sum().backward()\n"
+        "            self.optimizer.step()\n"
+        "            self.free_memory()  # expect: TL201\n",
         # the accelerator's module looked up by name
         "import torch\n"
         "device_module = getattr(torch, 'cuda')\n"
@@ -217,6 +234,28 @@ class EmptyCacheInLoop(Rule):
         "    n += 1\n"
         "    if n > 1000:\n"
         "        torch.cuda.empty_cache()\n",
+        # the method a subclass inherits first, or overrides, does not empty the cache
+        "import torch\n"
+        "class BaseTrainer:\n"
+        "    def free_memory(self):\n"
+        "        torch.cuda.empty_cache()\n"
+        "class Recorder:\n"
+        "    def free_memory(self):\n"
+        "        self.frames.clear()\n"
+        "class RecordingTrainer(Recorder, BaseTrainer):\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.model(x).sum().backward()\n"
+        "            self.optimizer.step()\n"
+        "            self.free_memory()\n"
+        "class LightTrainer(BaseTrainer):\n"
+        "    def free_memory(self):\n"
+        "        self.cache = None\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.model(x).sum().backward()\n"
+        "            self.optimizer.step()\n"
+        "            self.free_memory()\n",
     )
 
     def finish(self) -> None:

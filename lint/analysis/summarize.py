@@ -4,9 +4,10 @@ from its semantic model, and the question rules ask: what does this call do?
 A function is keyed by its dotted place in the module (`train`,
 `Trainer.fit`, `main.step` for a nested one). A call is recorded with what it
 calls, as a key of this file when it can be resolved here (`f(...)`,
-`self.m(...)`, `obj.m(...)` on an instance of a class of this file) and as a
-qualified name otherwise (`.engine.train_one_epoch`, `utils.ModelEMA.update`):
-the project resolves those against its other files.
+`self.m(...)`, `obj.m(...)` on an instance of a class of this file, `m` looked
+up in the class's bases when it inherits it) and as a qualified name otherwise
+(`.engine.train_one_epoch`, `utils.ModelEMA.update`, `base.Trainer.fit`): the
+project resolves those against its other files, base classes included.
 """
 
 from __future__ import annotations
@@ -82,9 +83,11 @@ class CallTargets:
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
         self.keys = {func: function_key(ctx, func) for func in functions(ctx)}
+        self._key_set = frozenset(self.keys.values())
         self.classes = {
             node.name.value: node for node in ctx.scopes.by_node if type(node) is cst.ClassDef
         }
+        self._bases: dict[str, tuple[str, ...]] = {}
         self._instances = self._instances_of_classes()
         self._targets: dict[cst.Call, str | None] = {}
 
@@ -98,19 +101,80 @@ class CallTargets:
 
     def _target(self, call: cst.Call) -> str | None:
         func = call.func
+        owner = self._class_of(func.value) if type(func) is cst.Attribute else None
+        if owner is not None:
+            # the class's lineage first: the file's only function of that name may
+            # be another class's method (see `local_callee`)
+            method = self.method_of(owner, func.attr.value)  # type: ignore[attr-defined]
+            if method is not None:
+                return method
         local = self.ctx.local_callee(call)
         if local is not None:
             return self.keys.get(local)
         if type(func) is cst.Name and func.value in self.classes and self.ctx.qualified_name(func) is None:
             return f"{func.value}.__init__"
+        if owner is not None:
+            return f"{owner}.{func.attr.value}"  # type: ignore[attr-defined]
         if type(func) is cst.Attribute:
-            owner = self._class_of(func.value)
-            if owner is not None:
-                return f"{owner}.{func.attr.value}"
+            around = self._super_of(func.value)
+            if around is not None:
+                return self.method_of(around, func.attr.value, inherited=True)
         qualified = self.ctx.qualified_name(func)
         if qualified is not None and not qualified.startswith(("torch.", "builtins.")):
             return qualified
         return None
+
+    def method_of(self, cls: str, method: str, inherited: bool = False) -> str | None:
+        """What `method` called on an instance of `cls` runs: the method of the first
+        class of its lineage (the class, then its bases, depth first) that defines it
+        here, or, reached first, an imported base's (`base.Trainer.evaluate`, which the
+        project looks up in that module and that class's own bases); None when no
+        class of the lineage has it. `inherited`: the class's own method left out
+        (`super().method()`)."""
+        for owner in self._lineage(cls):
+            if inherited and owner == cls:
+                continue
+            key = f"{owner}.{method}"
+            if owner not in self.classes or key in self._key_set:
+                return key
+        return None
+
+    def _lineage(self, cls: str) -> Iterator[str]:
+        seen: set[str] = set()
+        pending = [cls]
+        while pending:
+            current = pending.pop()
+            if current not in seen:
+                seen.add(current)
+                yield current
+                pending.extend(reversed(self.bases(current)))
+
+    def bases(self, cls: str) -> tuple[str, ...]:
+        """The bases of class `cls` of this file that may define methods it inherits:
+        classes of this file (by name) and imported ones (by qualified name); torch's
+        and the builtins' are left out (nothing of them is summarized)."""
+        found = self._bases.get(cls)
+        if found is None:
+            node = self.classes.get(cls)
+            found = self._bases[cls] = tuple(
+                name for arg in (node.bases if node is not None else ()) if arg.keyword is None and not arg.star
+                if (name := self._base_name(arg.value)) is not None)
+        return found
+
+    def _base_name(self, expr: cst.BaseExpression) -> str | None:
+        if type(expr) is cst.Name and expr.value in self.classes and self.ctx.qualified_name(expr) is None:
+            return expr.value
+        qualified = self.ctx.qualified_name(expr)
+        if qualified is None or qualified.startswith(("torch.", "builtins.")):
+            return None
+        return qualified
+
+    def _super_of(self, expr: cst.BaseExpression) -> str | None:
+        """The class of this file whose method calls `super().method()` on `expr`."""
+        if type(expr) is not cst.Call or type(expr.func) is not cst.Name or expr.func.value != "super":
+            return None
+        cls = self._class_around(expr)
+        return cls.name.value if cls is not None and self.classes.get(cls.name.value) is cls else None
 
     def _class_of(self, expr: cst.BaseExpression) -> str | None:
         """The class `expr` is an instance of: `self` in a method, or a
@@ -525,13 +589,19 @@ class FileSummaries:
         return self.closed[self.targets.keys[func]]
 
     def called_names(self) -> set[str]:
-        """The qualified names of other modules this file's code calls."""
-        return {
+        """The qualified names of other modules this file's code calls: in its
+        functions, and at module level (a script's training loop)."""
+        called = {
             event.callee
             for summary in self.open.values()
             for event in summary.events
-            if isinstance(event, Call) and event.callee not in self.open
+            if isinstance(event, Call)
         }
+        for call in self.targets.ctx.calls_in_order(self.targets.ctx.module):
+            target = self.targets.target(call)
+            if target is not None:
+                called.add(target)
+        return called - self.open.keys()
 
 
 def file_facts(ctx: FileContext) -> FileFacts:
@@ -543,4 +613,6 @@ def file_facts(ctx: FileContext) -> FileFacts:
         if len(targets) == 1
     }
     stars = tuple(ctx.scopes.module_scope.star_imports)
-    return FileFacts(dict(summaries.open), frozenset(summaries.called_names()), imports, stars)
+    targets = summaries.targets
+    bases = {name: found for name in targets.classes if (found := targets.bases(name))}
+    return FileFacts(dict(summaries.open), frozenset(summaries.called_names()), imports, stars, bases)

@@ -71,3 +71,23 @@ def test_a_file_that_only_calls_other_modules_follows_their_changes_through_the_
     evaluate.write_text(evaluate.read_text().replace("    return correct\n", "    model.train()\n    return correct\n", 1))
     assert cached() == set()
     assert cached() == set()
+
+
+def test_inherited_methods_follow_their_base_class_through_the_cache(tmp_path: Path) -> None:
+    """`self.free_memory()` of trainer.py runs core.py's method, two classes up:
+    a cached run sees that method change, and the findings that rested on it go."""
+    import shutil
+
+    project = tmp_path / "inheritance"
+    shutil.copytree(PROJECTS / "inheritance_layout", project)
+    selection = select_rules(None, [], [])
+
+    def cached() -> set[tuple[str, int, str]]:
+        result = run(_files(project), selection, Config(root=project), RunOptions(jobs=1, cache_dir=tmp_path / "cache"))
+        return {(Path(f.path).name, f.line, f.code) for f in result.findings}
+
+    before = cached()
+    assert before == cached() == _marks(project)
+    core = project / "core.py"
+    core.write_text(core.read_text().replace("        torch.cuda.empty_cache()\n", "        self.freed = True\n", 1))
+    assert cached() == {finding for finding in before if finding[2] != "TL201"} | {("script.py", 13, "TL201")}
