@@ -105,6 +105,19 @@ class MissingSetEpoch(Rule):
         "            opt.zero_grad()\n"
         "            model(x).sum().backward()\n"
         "            opt.step()\n",
+        # the number of batches handed to a library's schedule is not the loader
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "from transformers import get_cosine_schedule_with_warmup\n"
+        "def main(dataset, model, opt, epochs):\n"
+        "    sampler = DistributedSampler(dataset, shuffle=True)  # expect: TL302\n"
+        "    loader = DataLoader(dataset, batch_size=16, sampler=sampler)\n"
+        "    schedule = get_cosine_schedule_with_warmup(opt, 100, len(loader))\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n"
+        "            schedule.step()\n",
         # a builder of the file makes the sampler; the loader is re-iterated forever
         "from torch.utils import data\n"
         "def data_sampler(dataset, shuffle, distributed):\n"
@@ -473,7 +486,7 @@ class MissingSetEpoch(Rule):
         if kind is cst.Attribute:  # `self.loader` as written, or what `loader.sampler` reads
             return self.ctx.code(value) in texts or self._passes_itself(value.value, texts, carriers)
         if kind is cst.Call:
-            if self.ctx.call_name(value) in _MEASURES:
+            if _measures(self.ctx, value):  # type: ignore[arg-type]
                 return False
             return self._passes_itself(value.func, texts, carriers) or any(
                 self._passes_itself(arg.value, texts, carriers) for arg in value.args)
@@ -576,6 +589,15 @@ class MissingSetEpoch(Rule):
             if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER) or _same_name(binding, own):
                 return True
         return False
+
+
+def _measures(ctx: FileContext, call: cst.Call) -> bool:
+    """`len(loader)`, `str(loader)`...: a number or a text made from the value, by a
+    builtin (its plain name, when nothing of the file rebinds it, or `builtins.len`)."""
+    name = ctx.call_name(call)
+    if name is None and type(call.func) is cst.Name and ctx.local_function(call.func) is None:
+        name = call.func.value
+    return name in _MEASURES
 
 
 def _evaluation_call(ctx: FileContext, site: cst.Call) -> bool:
