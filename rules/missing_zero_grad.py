@@ -62,8 +62,10 @@ class MissingZeroGrad(Rule):
     `__init__`, stepped by a GradScaler, cleared with `zero_grad()`
     elsewhere in the file, or a parameter annotated `torch.optim.Optimizer`).
     An optimizer passed in from another module, unannotated, is not known. A call into code outside the file
-    whose name mentions gradients or zeroing (`self.clear_grads()`) is
-    assumed to clear them. `opt.step(closure)` is not checked: the closure
+    whose name says it zeroes or clears gradients (`self.clear_grads()`,
+    `reset_gradients(model)`, `zero_all(opt)`) is assumed to clear them; one
+    that only mentions them (`average_gradients(model)`, `clip_gradients`)
+    is not. `opt.step(closure)` is not checked: the closure
     clears.
     """
 
@@ -84,6 +86,15 @@ class MissingZeroGrad(Rule):
         "    opt_d.zero_grad()\n"
         "    (discriminator(fake.detach()).mean() - discriminator(real).mean()).backward()\n"
         "    opt_d.step()\n",
+        # gradients averaged or clipped by another module's helper are still there
+        "import torch\n"
+        "from dist_utils import average_gradients, clip_gradients\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    criterion(model(x), y).backward()\n"
+        "    average_gradients(model)\n"
+        "    clip_gradients(model, 1.0)\n"
+        "    optimizer.step()  # expect: TL401\n",
         # an optimizer known from its parameter's annotation
         "from typing import Optional\n"
         "import torch\n"
@@ -206,6 +217,14 @@ class MissingZeroGrad(Rule):
         "for x, y in loader:\n"
         "    for p in model.parameters():\n"
         "        p.grad = None\n"
+        "    criterion(model(x), y).backward()\n"
+        "    optimizer.step()\n",
+        # a helper of another module whose name says it clears
+        "import torch\n"
+        "from train_utils import reset_gradients\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    reset_gradients(model)\n"
         "    criterion(model(x), y).backward()\n"
         "    optimizer.step()\n",
         # the clear happens in a helper of the same file

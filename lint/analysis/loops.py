@@ -121,6 +121,14 @@ _NOT_CLEARING = frozenset(
 )
 
 
+# words of a name that, with "grad", say a call may clear gradients (`clear_grads`,
+# `reset_gradients`, `set_grads_to_none`, `cancel_gradients_last_layer`); gradients
+# clipped, averaged, synchronized or logged (`clip_gradients`, `average_gradients`)
+# are still there
+_CLEARING_WORDS = ("zero", "clear", "reset", "none", "free", "cancel", "drop", "flush", "wipe", "empty",
+                   "del", "remove", "discard")
+
+
 def may_clear_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
     """A call this file cannot see into whose name says it may clear gradients
     (`self.clear_grads()`, `reset_gradients(model)`, `zero_all(opt)`)."""
@@ -131,7 +139,9 @@ def may_clear_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
         return False
     last = dotted.rsplit(".", 1)[-1]
     lowered = last.lower()
-    return last not in _NOT_CLEARING and ("grad" in lowered or "zero" in lowered)
+    if last in _NOT_CLEARING:
+        return False
+    return "zero" in lowered or ("grad" in lowered and any(word in lowered for word in _CLEARING_WORDS))
 
 
 def sets_gradients(node: cst.CSTNode) -> bool:
