@@ -61,7 +61,8 @@ class EmptyCacheInLoop(Rule):
     helper in the loop is reported, and so is a method a class inherits
     (`self.free_memory()` of a base class, in this file or imported, and
     `super().method()`), looked up in the order Python does for single
-    inheritance (bases depth first, left to right). Out of reach: a helper held in a variable
+    inheritance (bases depth first, left to right), and the `forward` that
+    calling a model runs (`model(x)` of a class of the project). Out of reach: a helper held in a variable
     (a callback, a hook a library trainer runs), a method of an object whose
     class cannot be told (a parameter, an attribute set in another module),
     and code of installed libraries.
@@ -145,6 +146,19 @@ class EmptyCacheInLoop(Rule):
         "            self.model(x).sum().backward()\n"
         "            self.optimizer.step()\n"
         "            self.free_memory()  # expect: TL201\n",
+        # calling a model runs its forward
+        "import torch\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        torch.cuda.empty_cache()\n"
+        "        return self.body(x)\n"
+        "class Trainer:\n"
+        "    def __init__(self):\n"
+        "        self.model = Net()\n"
+        "    def fit(self, loader, optimizer):\n"
+        "        for x in loader:\n"
+        "            self.model(x).sum().backward()  # expect: TL201\n"
+        "            optimizer.step()\n",
         # the accelerator's module looked up by name
         "import torch\n"
         "device_module = getattr(torch, 'cuda')\n"

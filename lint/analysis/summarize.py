@@ -113,6 +113,9 @@ class CallTargets:
             return self.keys.get(local)
         if type(func) is cst.Name and func.value in self.classes and self.ctx.qualified_name(func) is None:
             return f"{func.value}.__init__"
+        instance_of = self._class_of(func)  # `model(x)`, `self.model(x)`
+        if instance_of is not None:
+            return self._call_of_instance(instance_of)
         if owner is not None:
             return f"{owner}.{func.attr.value}"  # type: ignore[attr-defined]
         if type(func) is cst.Attribute:
@@ -137,6 +140,18 @@ class CallTargets:
             key = f"{owner}.{method}"
             if owner not in self.classes or key in self._key_set:
                 return key
+        return None
+
+    def _call_of_instance(self, cls: str) -> str | None:
+        """What calling an instance of `cls` runs (`model(x)`): its `__call__`, or the
+        `forward` an `nn.Module`'s call runs; a class imported from another module is
+        taken for a module (`net.Net.forward`, which the project looks up)."""
+        for owner in self._lineage(cls):
+            if owner not in self.classes:
+                return f"{owner}.forward"
+            for method in ("__call__", "forward"):
+                if f"{owner}.{method}" in self._key_set:
+                    return f"{owner}.{method}"
         return None
 
     def _lineage(self, cls: str) -> Iterator[str]:

@@ -90,4 +90,7 @@ def test_inherited_methods_follow_their_base_class_through_the_cache(tmp_path: P
     assert before == cached() == _marks(project)
     core = project / "core.py"
     core.write_text(core.read_text().replace("        torch.cuda.empty_cache()\n", "        self.freed = True\n", 1))
-    assert cached() == {finding for finding in before if finding[2] != "TL201"} | {("script.py", 13, "TL201")}
+    lines = {path.name: path.read_text().splitlines() for path in project.glob("*.py")}
+    resting_on_core = {f for f in before if f[2] == "TL201" and "free_memory()" in lines[f[0]][f[1] - 1]}
+    assert len(resting_on_core) == 2
+    assert cached() == before - resting_on_core
