@@ -47,7 +47,8 @@ class LossAccumulatedWithGraph(Rule):
     """
     ## What it does
     Flags a loss tensor that is added to a running total (`total += loss`,
-    `total = total + loss`, `total += loss * n`) or appended to a list
+    `total = total + loss`, `total += loss * n`, a running average
+    `avg = 0.98 * avg + 0.02 * loss`) or appended to a list
     (`losses.append(loss)`) that outlives the loop iteration, without
     `.item()`, `.detach()` or `float()`. A value counts as a loss tensor when
     it is back-propagated in the same function (`loss.backward()`,
@@ -185,6 +186,27 @@ class LossAccumulatedWithGraph(Rule):
             "    print(f\"loss {running / len(loader.dataset):.3f}\", len(history))\n"
             "    log.info(\"last %s\", history[-1])\n",
         ),
+        # a running average keeps the graph of every step in its old value
+        Example(
+            "import torch\n"
+            "def train(model, loader, opt):\n"
+            "    smooth = 0.0\n"
+            "    for x, y in loader:\n"
+            "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+            "        smooth = 0.98 * smooth + 0.02 * loss  # expect: TL202\n"
+            "    print(f'smoothed loss {smooth:.4f}')\n",
+            fixed="import torch\n"
+            "def train(model, loader, opt):\n"
+            "    smooth = 0.0\n"
+            "    for x, y in loader:\n"
+            "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+            "        smooth = 0.98 * smooth + 0.02 * loss.item()  # expect: TL202\n"
+            "    print(f'smoothed loss {smooth:.4f}')\n",
+        ),
         # a step function that returns the back-propagated loss, summed by its caller
         "def train_step(model, batch, opt):\n"
         "    opt.zero_grad()\n"
@@ -286,6 +308,17 @@ class LossAccumulatedWithGraph(Rule):
         ),
     )
     good = (
+        # a running average of numbers; a product that is not the average kept
+        "import torch\n"
+        "def train(model, loader, opt, decay):\n"
+        "    smooth = 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        smooth = decay * smooth + (1 - decay) * loss.item()\n"
+        "        scale = 0.5 * loss + 0.5 * loss\n"
+        "    return smooth\n",
         # Hugging Face Accelerate: the loss back-propagated by the accelerator, summed detached
         "from accelerate import Accelerator\n"
         "accelerator = Accelerator()\n"
@@ -542,13 +575,7 @@ class LossAccumulatedWithGraph(Rule):
         if kind is cst.AugAssign:
             return type(node.operator) in (cst.AddAssign, cst.SubtractAssign)  # type: ignore[attr-defined]
         if kind is cst.Assign:
-            value = node.value  # type: ignore[attr-defined]
-            return (
-                len(node.targets) == 1  # type: ignore[attr-defined]
-                and type(value) is cst.BinaryOperation
-                and type(value.operator) is cst.Add
-                and self.ctx.code(value.left) == self.ctx.code(node.targets[0].target)  # type: ignore[attr-defined]
-            )
+            return _added_to_itself(node) is not None  # type: ignore[arg-type]
         return method_call(node, "append") is not None or self._accumulating(node) is not None
 
     # -- flow ------------------------------------------------------------------
@@ -569,15 +596,9 @@ class LossAccumulatedWithGraph(Rule):
             if type(node.operator) in (cst.AddAssign, cst.SubtractAssign):
                 self._check(node, node.target, node.value, facts)
         elif type(node) is cst.Assign:
-            if len(node.targets) == 1:
-                target = node.targets[0].target
-                value = node.value
-                if (
-                    type(value) is cst.BinaryOperation
-                    and type(value.operator) is cst.Add
-                    and self.ctx.code(value.left) == self.ctx.code(target)
-                ):
-                    self._check(node, target, value.right, facts)
+            added = _added_to_itself(node)
+            if added is not None:
+                self._check(node, node.targets[0].target, added, facts)
             facts = self._assign(facts, node)
         return facts
 
@@ -772,13 +793,31 @@ def _graph_names(expr: cst.BaseExpression, facts: Facts) -> frozenset[cst.Name]:
 
 def _adds_to_itself(node: cst.CSTNode) -> bool:
     """`total = total + x`: an accumulation, not a reset."""
-    if type(node) is not cst.Assign or len(node.targets) != 1:
-        return False
+    return type(node) is cst.Assign and _added_to_itself(node) is not None
+
+
+def _added_to_itself(node: cst.Assign) -> cst.BaseExpression | None:
+    """What `node` adds to the variable it assigns: `x` of `total = total + x`,
+    `x + total`, and of a running average, `avg = 0.98 * avg + 0.02 * x` (the
+    old value scaled, then added to: each step's graph is still in it)."""
+    if len(node.targets) != 1:
+        return None
+    name = dotted_name(node.targets[0].target)
     value = node.value
-    return (
-        type(value) is cst.BinaryOperation
-        and type(value.operator) is cst.Add
-        and dotted_name(value.left) == dotted_name(node.targets[0].target)
-        and dotted_name(value.left) is not None
-    )
+    if name is None or type(value) is not cst.BinaryOperation or type(value.operator) is not cst.Add:
+        return None
+    if _is_kept(value.left, name):
+        return value.right
+    if _is_kept(value.right, name):
+        return value.left
+    return None
+
+
+def _is_kept(term: cst.BaseExpression, name: str) -> bool:
+    """`term` is the variable `name`, or it scaled (`0.98 * avg`, `avg * decay`, `avg / 2`)."""
+    if dotted_name(term) == name:
+        return True
+    return (type(term) is cst.BinaryOperation and type(term.operator) in (cst.Multiply, cst.Divide)
+            and (dotted_name(term.left) == name or
+                 (type(term.operator) is cst.Multiply and dotted_name(term.right) == name)))
 
