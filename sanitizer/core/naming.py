@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from itertools import islice
 from types import ModuleType
 from typing import Iterable
 
@@ -118,8 +119,11 @@ def _variable_names() -> dict[int, str]:
     the user's frames now running, innermost first, and the attributes of those
     locals (`self.student` in a trainer's method: `student`)."""
     main = sys.modules.get("__main__")
-    names = {id(value): name for name, value in vars(main).items()
-             if issubclass(type(value), nn.Module)} if main else {}
+    names: dict[int, str] = {}
+    if main:
+        for name, value in list(vars(main).items()):
+            for label, module in _modules_in(name, value):
+                names.setdefault(id(module), label)
     frame = sys._getframe(1)
     while frame is not None:
         if locations.is_user_file(frame.f_code.co_filename):
@@ -127,6 +131,12 @@ def _variable_names() -> dict[int, str]:
                 if issubclass(type(value), nn.Module):
                     if name not in ("self", "cls"):
                         names.setdefault(id(value), name)
+                    # layers a module keeps in a plain list are not its submodules
+                    for attribute, member in _module_attributes(value):
+                        names.setdefault(id(member), attribute)
+                elif type(value) in _CONTAINERS:
+                    for label, module in _modules_in(name, value):
+                        names.setdefault(id(module), label)
                 elif not issubclass(type(value), (type, ModuleType)):  # not classes, nor imported modules
                     for attribute, member in _module_attributes(value):
                         names.setdefault(id(member), attribute)
@@ -134,16 +144,38 @@ def _variable_names() -> dict[int, str]:
     return names
 
 
+_CONTAINERS = (list, tuple, dict)
+_MAX_ITEMS = 256  # items of a plain container looked at for models
+
+
+def _modules_in(name: str, value: object) -> list[tuple[str, nn.Module]]:
+    """`value` when it is a module, or the modules a plain list, tuple or dict
+    holds, named as the script reaches them (`layers.0` for `layers[0]`, and
+    `models.student` for `models["student"]`): models kept outside any module
+    (one optimizer per layer) have no name in a parent's `named_modules()`."""
+    if issubclass(type(value), nn.Module):
+        return [(name, value)]  # type: ignore[list-item]
+    if type(value) is dict:
+        items = [(key, item) for key, item in islice(value.items(), _MAX_ITEMS)  # type: ignore[attr-defined]
+                 if type(key) is str]
+    elif type(value) in (list, tuple):
+        items = [(str(index), item) for index, item in enumerate(islice(value, _MAX_ITEMS))]  # type: ignore[call-overload]
+    else:
+        return []
+    return [(f"{name}.{key}", item) for key, item in items if issubclass(type(item), nn.Module)]
+
+
 def _module_attributes(value: object) -> list[tuple[str, nn.Module]]:
-    """The modules an object (a trainer, an argument namespace) keeps as attributes."""
+    """The modules an object (a trainer, an argument namespace) keeps as attributes,
+    or in plain lists, tuples and dicts it keeps as attributes."""
     try:
         attributes = vars(value)
     except Exception:  # no __dict__, or one that cannot be read
         return []
     if not isinstance(attributes, dict):
         return []
-    return [(name, member) for name, member in list(attributes.items())
-            if not name.startswith("_") and issubclass(type(member), nn.Module)]
+    return [found for name, member in list(attributes.items()) if not name.startswith("_")
+            for found in _modules_in(name, member)]
 
 
 def _join(prefix: str, name: str) -> str:

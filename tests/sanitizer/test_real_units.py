@@ -198,3 +198,24 @@ def test_an_optimizer_that_replaces_the_last_is_judged_from_its_own_first_losses
     assert _divergence_steps([2.3, 150.0, 160.0] + fold, ids=[1] * 3 + [2] * 100) == [2]
     # a GAN's optimizers: the second fold's blow-up comes after they took turns
     assert _divergence_steps([0.7, 0.9] * 20 + blown, ids=[1, 2] * 20 + [3] * 23) == []
+
+
+class _LayerStack(torch.nn.Module):
+    """Layers kept in a plain list, each trained by its own optimizer (forward-forward
+    training): none of them is a submodule of the stack."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = [torch.nn.Linear(4, 4), torch.nn.Linear(4, 2)]
+        self.heads = {"main": torch.nn.Linear(2, 1)}
+
+
+def test_models_kept_in_plain_containers_are_named_as_the_script_reaches_them() -> None:
+    from sanitizer.core.naming import ModelIndex
+    stack = _LayerStack()
+    optimizers = [torch.optim.SGD(layer.parameters(), lr=0.1) for layer in [*stack.layers, stack.heads["main"]]]
+    index = ModelIndex()
+    layer = stack.layers[1]  # a loop variable of the script names a layer less well than its place
+    index.refresh([p for opt in optimizers for p in opt.param_groups[0]["params"]], [])
+    assert {name for name, _ in index.roots} == {"layers.0", "layers.1", "heads.main"}, (index.roots, layer)
+    assert index.param_name(stack.layers[1].bias) == "layers.1.bias"
