@@ -85,8 +85,9 @@ class DeprecatedAmpApi(Rule):
     ## Limitations
     A fallback used only when the new API is missing (in an
     `except AttributeError:` / `except ImportError:` handler, on one side
-    of a torch version check, or in a branch whose other side calls the
-    replacement for the same device, however its condition is named:
+    of a torch version check, `TORCH_1_13` and the like included, or in a
+    branch whose other side calls the replacement for the same device, or for
+    a device chosen at run time, however its condition is named:
     `torch.amp.GradScaler("cuda") if NEW_AMP else torch.cuda.amp.GradScaler()`)
     is not flagged, nor is a name imported on both sides of such a fallback. `isinstance` checks
     and type annotations are not uses. A variable
@@ -217,7 +218,19 @@ class DeprecatedAmpApi(Rule):
         "from torch import autocast\n"
         "with autocast(device_type='cuda'):\n"
         "    pass\n",
-        # a version flag of any name: the other side calls the replacement for the same device
+        # a version flag of any name: the other side calls the replacement for the same
+        # device, or for a device chosen at run time
+        "import torch\n"
+        "from packaging import version\n"
+        "TORCH_2_4 = version.parse(torch.__version__) >= version.parse('2.4')\n"
+        "HAS_AMP_SCALER = hasattr(torch.amp, 'GradScaler')\n"
+        "def make_scaler(device_type):\n"
+        "    return torch.amp.GradScaler(device_type) if HAS_AMP_SCALER else torch.cuda.amp.GradScaler()\n"
+        "def make_autocast():\n"
+        "    if TORCH_2_4:\n"
+        "        return torch.amp.autocast('cpu')\n"
+        "    else:\n"
+        "        return torch.cuda.amp.autocast()\n",
         "import torch\n"
         "from utils import NEW_AMP\n"
         "scaler = torch.amp.GradScaler('cuda', enabled=amp) if NEW_AMP else torch.cuda.amp.GradScaler(enabled=amp)\n"
@@ -283,7 +296,11 @@ class DeprecatedAmpApi(Rule):
                            and arg.keyword.value == keyword), None)
             if device is None and call.args and call.args[0].keyword is None and not rep.decorator:
                 device = call.args[0].value
-            if string_value(device) == rep.device:
+            if device is None and rep.new == "GradScaler":
+                return True  # `torch.amp.GradScaler()` is CUDA's
+            # the same device, or one chosen at run time (`GradScaler(device_type)`); another
+            # device's replacement does not make this call a fallback
+            if device is not None and string_value(device) in (rep.device, None):
                 return True
         return False
 

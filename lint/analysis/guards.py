@@ -12,7 +12,8 @@ from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 
 _FALLBACK_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
-_VERSION_WORDS = re.compile(r"version|hasattr|getattr|is_torch_|torch_(?:ge|gt|lt|le|older|newer|less|greater)|_torch\d|torch\d", re.IGNORECASE)
+# `TORCH_1_13`, `torch2`, `IS_TORCH_2_4` are version flags too
+_VERSION_WORDS = re.compile(r"version|hasattr|getattr|is_torch_|torch_(?:ge|gt|lt|le|older|newer|less|greater)|torch_?\d", re.IGNORECASE)
 
 
 def in_fallback(ctx: FileContext, node: cst.CSTNode) -> bool:
