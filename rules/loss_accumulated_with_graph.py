@@ -6,9 +6,11 @@ import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches, escapes, needs_tensor, returned_names
 from trainlint.analysis.dataflow import (
+    Values,
     backpropagated_names,
     backward_targets,
     is_loss_call,
+    is_loss_function,
     keyword,
 )
 from trainlint.analysis.flow import Facts, Flow
@@ -67,7 +69,8 @@ class LossAccumulatedWithGraph(Rule):
     ## Fix safety
     Safe, and offered only when no later use could need the tensor: in a
     running sum the loss becomes `loss.item()` (when the loss is known to be
-    a scalar), in an append `loss.detach()`. The total must stay within its
+    a scalar: not from a loss module built with `reduction="none"`, nor one
+    built with options that cannot be read), in an append `loss.detach()`. The total must stay within its
     function and be read only as a number: printed, formatted, logged, used
     in arithmetic or passed to numpy / math functions whose results are
     followed the same way. `.item()` is not offered when the total, or anything
@@ -750,10 +753,27 @@ class LossAccumulatedWithGraph(Rule):
             for n in iter_nodes(body)
             if type(n) is cst.Assign and any(dotted_name(t.target) == name for t in n.targets)
         ]
-        reductions = [keyword(c, "reduction") for c in calls if type(c) is cst.Call and is_loss_call(self.ctx, c)]
-        return bool(reductions) and len(reductions) == len(calls) and all(
-            r is None or string_value(r.value) in ("mean", "sum") for r in reductions
-        )
+        losses = [c for c in calls if type(c) is cst.Call and is_loss_call(self.ctx, c)]
+        return bool(losses) and len(losses) == len(calls) and all(self._reduces(c) for c in losses)
+
+    def _reduces(self, call: cst.Call) -> bool:
+        """A loss call that returns one number: neither it nor the loss module it calls
+        (`nn.CrossEntropyLoss(reduction="none")`, built elsewhere in the file) asks for
+        per-element losses, nor passes options we cannot read."""
+        sources: list[cst.BaseExpression] = [call]
+        if type(call.func) is cst.Call:
+            sources.append(call.func)  # nn.MSELoss(...)(a, b)
+        elif not is_loss_function(self.ctx.call_name(call)):
+            sources.extend(Values.of_file(self.ctx).of(call.func) or [cst.Name("unknown")])
+        for source in sources:
+            if type(source) is not cst.Call or any(arg.star for arg in source.args):
+                return False
+            if keyword(source, "reduce") is not None or keyword(source, "size_average") is not None:
+                return False
+            reduction = keyword(source, "reduction")
+            if reduction is not None and string_value(reduction.value) not in ("mean", "sum"):
+                return False
+        return True
 
     def _backpropagated_scalar(self, name: str, at: cst.CSTNode) -> bool:
         body = self.ctx.enclosing_function(at) or self.ctx.module

@@ -61,6 +61,26 @@ REFUSED = [
               "    running = running + loss  # expect: TL202\n"
               "mean = running / (step + 1)\n"
               "print(mean.cpu(), torch.log(mean))\n"),
+    # per-sample losses from a loss module built to keep them: `.item()` of 8 values raises
+    ("TL202", "from torch import nn\n"
+              "criterion = nn.CrossEntropyLoss(reduction='none')\n"
+              "total = 0\n"
+              "for x, y in loader:\n"
+              "    loss = criterion(model(x), y)\n"
+              "    total += loss  # expect: TL202\n"
+              "    loss.mean().backward()\n"
+              "    opt.step()\n"
+              "print(total)\n"),
+    # options the rule cannot read: the module's reduction may be anything
+    ("TL202", "from torch import nn\n"
+              "criterion = nn.MSELoss(**loss_options)\n"
+              "total = 0\n"
+              "for x, y in loader:\n"
+              "    loss = criterion(model(x), y)\n"
+              "    total += loss  # expect: TL202\n"
+              "    loss.mean().backward()\n"
+              "    opt.step()\n"
+              "print(total)\n"),
 ]
 
 KEPT = [
@@ -75,6 +95,17 @@ KEPT = [
                       "            scaler.step(opt)  # expect: TL104\n"
                       "            opt.zero_grad()\n",
      "            scaler.update()\n"),
+    # a loss module that sums: one number, `.item()` keeps the total the same
+    ("TL202", "from torch import nn\n"
+              "criterion = nn.CrossEntropyLoss(reduction='sum')\n"
+              "total = 0\n"
+              "for x, y in loader:\n"
+              "    loss = criterion(model(x), y)\n"
+              "    total += loss  # expect: TL202\n"
+              "    (loss / len(x)).backward()\n"
+              "    opt.step()\n"
+              "print(total)\n",
+     ".item()"),
 ]
 
 
