@@ -6,6 +6,7 @@ from trainlint.analysis.loops import CallFlow, is_backward, train_mode_call
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
+from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, EVAL, TRAIN, Summary
@@ -63,7 +64,10 @@ class MissingTrainMode(Rule):
     (`discriminator.train_custom()` putting its trainable head back in train
     mode). An `.eval()` followed by a backward
     pass in the same iteration (BatchNorm frozen on purpose, a frozen teacher)
-    is not flagged, and a later `.eval()` of the same model replaces an
+    is not flagged, nor is one of layers picked from a model's `modules()` or
+    `children()` (`for m in model.modules(): if isinstance(m, nn.BatchNorm2d):
+    m.eval()`: some layers frozen while the rest trains), and a later `.eval()`
+    of the same model replaces an
     earlier one (a linear probe whose training step puts the backbone in eval
     mode on purpose). Only models the file trains count: put in train mode
     somewhere, their parameters read (for an optimizer), handed to an
@@ -182,6 +186,25 @@ class MissingTrainMode(Rule):
         "    validate(model)\n",
     )
     good = (
+        # BatchNorm layers frozen on purpose from some epoch on: not a validation switch
+        "import torch\n"
+        "from torch import nn\n"
+        "def build_optimizer(heads):\n"
+        "    return torch.optim.SGD([p for m in heads for p in m.parameters()], lr=0.1)\n"
+        "def freeze_bn(model):\n"
+        "    model.train()\n"
+        "    for m in model.modules():\n"
+        "        if isinstance(m, nn.BatchNorm2d):\n"
+        "            m.eval()\n"
+        "def fit(model, loader, epochs):\n"
+        "    optimizer = build_optimizer([model])\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        if epoch == 5:\n"
+        "            freeze_bn(model)\n",
         # each epoch sets the mode for how the backbone is trained; any other value cannot get there
         "import torch\n"
         "def fit(model, loader, val_loader, optimizer, weights, epochs):\n"
@@ -368,6 +391,8 @@ class MissingTrainMode(Rule):
         mode = train_mode_call(node)
         if mode is not None:
             if mode[1] is False:
+                if _one_of_its_layers(self.ctx, node, mode[0]):
+                    return facts  # BatchNorm layers frozen on purpose, not a validation switch
                 return self._evaluates(facts, node, self.ctx.code(mode[0]))
             return frozenset()
         if is_backward(node):
@@ -405,6 +430,24 @@ class MissingTrainMode(Rule):
             elif event == BACKWARD:
                 self._back_propagates(facts)
         return frozenset() if TRAIN in summary.events else facts
+
+
+_LAYER_WALKS = ("modules", "named_modules", "children", "named_children")
+
+
+def _one_of_its_layers(ctx: FileContext, node: cst.CSTNode, receiver: cst.BaseExpression) -> bool:
+    """`m.eval()` where `m` is a loop variable over a model's layers
+    (`for m in model.modules(): if isinstance(m, nn.BatchNorm2d): m.eval()`): some
+    layers put in eval mode while the rest trains, never the switch to validation."""
+    if type(receiver) is not cst.Name:
+        return False
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            return False
+        if type(ancestor) is cst.For and receiver.value in {
+                n.value for n in iter_nodes(ancestor.target) if type(n) is cst.Name}:
+            return type(ancestor.iter) is cst.Call and method_call(ancestor.iter, *_LAYER_WALKS) is not None
+    return False
 
 
 def _mode_setting_calls(ctx: FileContext) -> dict[cst.CSTNode, Summary]:
