@@ -3,6 +3,7 @@ import libcst as cst
 from trainlint.rule import Rule
 
 DATA_PARALLEL = "torch.nn.DataParallel"
+_KEY_ATTRIBUTES = frozenset({"state_dict", "load_state_dict", "module"})  # reading these runs nothing
 
 
 class DataParallel(Rule):
@@ -38,7 +39,9 @@ class DataParallel(Rule):
     ## Limitations
     `isinstance(m, nn.DataParallel)` checks and unwrapping code
     (`model.module`) are not flagged: they support DataParallel, they do not
-    use it.
+    use it. Nor is a wrapper only read for its state dict or `.module`
+    (`nn.DataParallel(model).state_dict()` for `module.`-prefixed keys): nothing
+    runs through it.
     """
 
     code = "TL301"
@@ -55,6 +58,12 @@ class DataParallel(Rule):
         "import torch\nDP = torch.nn.DataParallel\nm = DP(m)  # expect: TL301\n",
     )
     good = (
+        # wrapped only for its `module.`-prefixed state dict keys (a checkpoint test)
+        "from torch import nn\n"
+        "def test_loads_data_parallel_keys(strip_prefix):\n"
+        "    wrapped = nn.DataParallel(nn.Linear(2, 2))\n"
+        "    nn.Linear(2, 2).load_state_dict(strip_prefix(wrapped.state_dict()))\n"
+        "    keys = list(nn.DataParallel(nn.Linear(2, 2)).state_dict())\n",
         "from torch.nn.parallel import DistributedDataParallel as DDP\nmodel = DDP(model, device_ids=[rank])\n",
         "import torch.nn as nn\nif isinstance(model, nn.DataParallel):\n    model = model.module\n",
         "class DataParallel:\n    pass\n\nm = DataParallel()\n",
@@ -64,8 +73,25 @@ class DataParallel(Rule):
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.call_name(node) == DATA_PARALLEL:
+        if self.ctx.call_name(node) == DATA_PARALLEL and not self._only_for_its_keys(node):
             self.report(node)
+
+    def _only_for_its_keys(self, call: cst.Call) -> bool:
+        """The wrapper is only read for its state dict or its `.module`
+        (`nn.DataParallel(model).state_dict()` to get `module.`-prefixed keys in a
+        checkpoint test or a conversion script): nothing runs through it."""
+        parent = self.ctx.parent(call)
+        if type(parent) is cst.Attribute:
+            return parent.attr.value in _KEY_ATTRIBUTES
+        if type(parent) is not cst.Assign or len(parent.targets) != 1 or type(parent.targets[0].target) is not cst.Name:
+            return False
+        name = parent.targets[0].target.value
+        body = self.ctx.enclosing_function(call)
+        uses = [n for n in self.ctx.own_nodes(body.body if body is not None else self.ctx.module)
+                if type(n) is cst.Name and n.value == name and n is not parent.targets[0].target]
+        return bool(uses) and all(
+            type(owner := self.ctx.parent(n)) is cst.Attribute and owner.value is n
+            and owner.attr.value in _KEY_ATTRIBUTES for n in uses)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         for base in node.bases:
