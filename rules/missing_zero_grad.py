@@ -54,8 +54,9 @@ class MissingZeroGrad(Rule):
     under gradient accumulation) is the author's choice.
 
     ## Limitations
-    Clearing only counts when the loop reaches it. The optimizer must be
-    known to be one (built from `torch.optim` or a known factory, by a
+    Clearing only counts when the loop reaches it, on a path that does not
+    fail (a `zero_grad()` in an `except` handler only recovers from an
+    error). The optimizer must be known to be one (built from `torch.optim` or a known factory, by a
     factory whose name says so such as a project's `build_optimizer` /
     `create_optimizer`, by `hydra.utils.instantiate(cfg.optimizer, ...)`,
     passed in from such a call in this file, also through a class's
@@ -94,6 +95,16 @@ class MissingZeroGrad(Rule):
         "    criterion(model(x), y).backward()\n"
         "    average_gradients(model)\n"
         "    clip_gradients(model, 1.0)\n"
+        "    optimizer.step()  # expect: TL401\n",
+        # cleared only when the iteration failed: the steps that succeed accumulate
+        "import torch\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x in loader:\n"
+        "    try:\n"
+        "        model(x).sum().backward()\n"
+        "    except torch.cuda.OutOfMemoryError:\n"
+        "        optimizer.zero_grad()\n"
+        "        continue\n"
         "    optimizer.step()  # expect: TL401\n",
         # an optimizer known from its parameter's annotation
         "from typing import Optional\n"
@@ -262,13 +273,23 @@ class MissingZeroGrad(Rule):
         "    engine.step()\n",
     )
 
+    def _on_error(self, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
+        """`node` runs only when the iteration failed: in an `except` handler
+        inside the loop (out-of-memory recovery), not on the path that steps."""
+        for ancestor in self.ctx.ancestors(node):
+            if ancestor is loop:
+                return False
+            if type(ancestor) in (cst.ExceptHandler, cst.ExceptStarHandler):
+                return True
+        return False
+
     def finish(self) -> None:
         for loop in self.ctx.loops():
             steps: list[tuple[cst.CSTNode, str]] = []
             cleared: set[str] = set()  # optimizers whose own zero_grad() the loop calls
             backward = False
             for node in reachable_nodes(self.ctx, loop.body):
-                if clears_grads(self.ctx, node) or may_clear_grads(self.ctx, node):
+                if (clears_grads(self.ctx, node) or may_clear_grads(self.ctx, node)) and not self._on_error(node, loop):
                     receiver = method_call(node, "zero_grad")
                     if receiver is None or not is_optimizer(self.ctx, receiver):
                         break  # a model's, a parameter's or a helper's: it may clear them all
