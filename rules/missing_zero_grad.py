@@ -56,13 +56,15 @@ class MissingZeroGrad(Rule):
     ## Limitations
     Clearing only counts when the loop reaches it, on a path that does not
     fail (a `zero_grad()` in an `except` handler only recovers from an
-    error). The optimizer must be known to be one (built from `torch.optim` or a known factory, by a
-    factory whose name says so such as a project's `build_optimizer` /
-    `create_optimizer`, by `hydra.utils.instantiate(cfg.optimizer, ...)`,
+    error). The optimizer must be known to be one (built from `torch.optim`
+    or a known factory, by a factory whose name says so such as a project's
+    `build_optimizer` / `create_optimizer` or a model's
+    `configure_optimizers`, by `hydra.utils.instantiate(cfg.optimizer, ...)`,
     passed in from such a call in this file, also through a class's
     `__init__`, stepped by a GradScaler, cleared with `zero_grad()`
     elsewhere in the file, or a parameter annotated `torch.optim.Optimizer`).
-    An optimizer passed in from another module, unannotated, is not known. A call into code outside the file
+    An optimizer passed in from another module, unannotated, is not known.
+    A call into code outside the file
     whose name says it zeroes or clears gradients (`self.clear_grads()`,
     `reset_gradients(model)`, `zero_all(opt)`) is assumed to clear them; one
     that only mentions them (`average_gradients(model)`, `clip_gradients`)
@@ -96,6 +98,13 @@ class MissingZeroGrad(Rule):
         "    average_gradients(model)\n"
         "    clip_gradients(model, 1.0)\n"
         "    optimizer.step()  # expect: TL401\n",
+        # the optimizer a model's `configure_optimizers()` builds (minGPT, Lightning's name)
+        "def run(model, loader, config):\n"
+        "    optimizer = model.configure_optimizers(config)\n"
+        "    for x, y in loader:\n"
+        "        logits, loss = model(x, y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()  # expect: TL401\n",
         # cleared only when the iteration failed: the steps that succeed accumulate
         "import torch\n"
         "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"

@@ -50,7 +50,9 @@ _OPTIMIZER_FACTORIES = frozenset(
 _OPTIMIZER_PACKAGES = ("torch.optim.", "apex.optimizers.", "bitsandbytes.optim.", "timm.optim.")
 _SCHEDULER_FACTORIES = ("transformers.get_", "transformers.optimization.get_")
 _INSTANTIATE = frozenset({"hydra.utils.instantiate"})
-_FACTORY = re.compile(r"^_?(?:build|create|make|get|init|setup|configure|load)_(optimizer|optim|lr_scheduler|scheduler)$")
+# `configure_optimizers` too: what minGPT's model and a LightningModule name the method
+# (a value whose `.step()` is then called is the optimizer, whatever else it may return)
+_FACTORY = re.compile(r"^_?(?:build|create|make|get|init|setup|configure|load)_(optimizers?|optim|lr_scheduler|scheduler)$")
 
 
 def factory_kind(func: cst.BaseExpression) -> str | None:
