@@ -20,11 +20,18 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 def report(request: CheckRequest, result: RunResult, linted: bool, to_stderr: bool = False) -> None:
-    """The report (to stdout, stderr or the output file), then the messages
-    about fixes: beside a text report on the terminal, else on stderr."""
+    """The report (to stdout, stderr or the output file) and the messages about
+    fixes (beside a text report on the terminal, else on stderr): after `--fix`,
+    what was fixed comes first, then what remains ("Fixed 1 finding(s)", then
+    "All checks passed"); a `--diff` ends with what it would fix."""
+    if not request.quiet and not request.diff:
+        _fix_messages(request, result, to_stderr)
     emit(_report_text(request, result, linted), request.output_file, to_stderr)
-    if request.quiet:
-        return
+    if not request.quiet and request.diff:
+        _fix_messages(request, result, to_stderr)
+
+
+def _fix_messages(request: CheckRequest, result: RunResult, to_stderr: bool) -> None:
     to_stdout = request.output_file is None and request.output_format == "text" and not to_stderr
     if request.show_fixes and result.fixed:
         click.echo(_fix_listing(result.fixed, "Would fix" if request.diff else "Fixed"), nl=False, err=not to_stdout)

@@ -160,6 +160,7 @@ def test_fix_writes_atomically_and_relints_clean(project: Path) -> None:
     fixed = (project / "src" / "clip.py").read_text()
     assert "scaler.unscale_(opt)\n    torch.nn.utils.clip_grad_norm_" in fixed
     assert code == 0 and "Fixed 1 finding" in out
+    assert out.index("Fixed 1 finding") < out.index("All checks passed."), out  # what was fixed, then what remains
     assert not list((project / "src").glob(".*.tmp"))
 
 
