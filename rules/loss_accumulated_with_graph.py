@@ -210,6 +210,17 @@ class LossAccumulatedWithGraph(Rule):
             "        smooth = 0.98 * smooth + 0.02 * loss.item()  # expect: TL202\n"
             "    print(f'smoothed loss {smooth:.4f}')\n",
         ),
+        # the loss kept in an attribute
+        "class Trainer:\n"
+        "    def fit(self, loader):\n"
+        "        total = 0\n"
+        "        for x in loader:\n"
+        "            self.loss = self.model(x).sum()\n"
+        "            total += self.loss  # expect: TL202\n"
+        "            self.optimizer.zero_grad()\n"
+        "            self.loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "        return total / len(loader)\n",
         # a step function that returns the back-propagated loss, summed by its caller
         "def train_step(model, batch, opt):\n"
         "    opt.zero_grad()\n"
@@ -311,6 +322,16 @@ class LossAccumulatedWithGraph(Rule):
         ),
     )
     good = (
+        # the number of a loss kept in an attribute
+        "class Trainer:\n"
+        "    def fit(self, loader):\n"
+        "        total = 0\n"
+        "        for x in loader:\n"
+        "            self.loss = self.model(x).sum()\n"
+        "            total += self.loss.item()\n"
+        "            self.loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "        return total / len(loader)\n",
         # a running average of numbers; a product that is not the average kept
         "import torch\n"
         "def train(model, loader, opt, decay):\n"
@@ -591,8 +612,8 @@ class LossAccumulatedWithGraph(Rule):
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if type(node) is cst.Call:
             for target in backward_targets(node):
-                if type(target) is cst.Name:
-                    facts = facts | {target.value}
+                if type(target) in (cst.Name, cst.Attribute) and (name := dotted_name(target)) is not None:
+                    facts = facts | {name}  # `loss`, or a loss kept in an attribute (`self.loss`)
             self._check_append(facts, node)
             self._check_helper(facts, node)
         elif type(node) is cst.AugAssign:
@@ -613,7 +634,7 @@ class LossAccumulatedWithGraph(Rule):
         for target in node.targets:
             names = _bound_names(target.target)
             for name in names:
-                single = type(target.target) is cst.Name
+                single = type(target.target) in (cst.Name, cst.Attribute)
                 facts = facts - {_NO_GRAD + name}
                 if no_graph:
                     facts = (facts - {name}) | {_NO_GRAD + name}
@@ -630,6 +651,8 @@ class LossAccumulatedWithGraph(Rule):
         arithmetic on one of them."""
         if type(expr) is cst.Name:
             return expr.value in facts
+        if type(expr) is cst.Attribute and dotted_name(expr) in facts:
+            return True
         if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
             return self._carries(expr.left, facts) or self._carries(expr.right, facts)
         if type(expr) is cst.UnaryOperation:
@@ -797,6 +820,9 @@ def _packed(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
 def _bound_names(target: cst.BaseExpression) -> list[str]:
     if type(target) is cst.Name:
         return [target.value]
+    if type(target) is cst.Attribute:
+        name = dotted_name(target)  # `self.loss`
+        return [name] if name is not None else []
     if type(target) in (cst.Tuple, cst.List):
         return [n for element in target.elements for n in _bound_names(element.value)]
     return []
