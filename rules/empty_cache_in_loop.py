@@ -52,7 +52,8 @@ class EmptyCacheInLoop(Rule):
     outer loop whose training happens only in a loop nested in it (once per
     epoch, once per run of a sweep); a step loop that steps the optimizer
     itself around a micro-batch loop is flagged. A helper that runs a loop
-    of its own is a phase, not a step, and is not flagged.
+    of its own is a phase, not a step, and is not flagged, unless that loop
+    only back-propagates micro-batches (the step is left to what follows it).
 
     Helpers are followed, in this file and in the modules of the project it
     imports: a wrapper (`def empty_cache(): torch.cuda.empty_cache()`), an
@@ -146,6 +147,20 @@ class EmptyCacheInLoop(Rule):
         "            self.model(x).sum().backward()\n"
         "            self.optimizer.step()\n"
         "            self.free_memory()  # expect: TL201\n",
+        # a step helper whose own loop only back-propagates micro-batches is one step
+        "import torch\n"
+        "class TrainLoop:\n"
+        "    def run_loop(self):\n"
+        "        while True:\n"
+        "            self.run_step(next(self.data))  # expect: TL201\n"
+        "    def run_step(self, batch):\n"
+        "        self.forward_backward(batch)\n"
+        "        self.opt.step()\n"
+        "        torch.cuda.empty_cache()\n"
+        "    def forward_backward(self, batch):\n"
+        "        self.opt.zero_grad()\n"
+        "        for micro in batch.chunk(4):\n"
+        "            self.model(micro).mean().backward()\n",
         # calling a model runs its forward
         "import torch\n"
         "class Net(torch.nn.Module):\n"

@@ -127,6 +127,12 @@ class CallTargets:
             return qualified
         return None
 
+    def may_run_code(self, target: str) -> bool:
+        """Whether a target names code: a function of this file, or a name of
+        another module; not `Trainer.model`, an attribute of a class of this file
+        that no method is named after (a model called through `self.model(x)`)."""
+        return target in self._key_set or target.split(".", 1)[0] not in self.classes
+
     def method_of(self, cls: str, method: str, inherited: bool = False) -> str | None:
         """What `method` called on an instance of `cls` runs: the method of the first
         class of its lineage (the class, then its bases, depth first) that defines it
@@ -262,7 +268,8 @@ class _Summarizer:
         self.converted: set[str] = set()  # dotted names converted to float16 here
 
     def summary(self) -> Summary:
-        events: list[Event] = [LOOP] if only(self.nodes, cst.For, cst.While) else []
+        loops = only(self.nodes, cst.For, cst.While)
+        events: list[Event] = [LOOP] if any(not self._micro_batch_loop(loop) for loop in loops) else []
         sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set()}
         for call in self.ctx.calls_in_order(self.func.body):
             events.extend(self._events(call, sets))
@@ -288,6 +295,27 @@ class _Summarizer:
             distributed_loader_items=self._distributed_loader_items(tuples),
             **{name: frozenset(values) for name, values in sets.items()},
         )
+
+    def _micro_batch_loop(self, loop: cst.CSTNode) -> bool:
+        """A loop that back-propagates micro-batches and leaves the optimizer step to
+        what follows it: a call of the function is one training step, not a phase
+        (`forward_backward(batch)`, stepped by its caller). Its body back-propagates,
+        never steps, and calls nothing of the project but models' forwards."""
+        backward = False
+        for node in iter_nodes(loop.body):  # type: ignore[attr-defined]
+            if type(node) is not cst.Call:
+                continue
+            effect = effect_of(self.ctx, node)
+            if effect == BACKWARD:
+                backward = True
+            elif effect is not None:
+                return False
+            else:
+                target = self.targets.target(node)
+                if (target is not None and self.targets.may_run_code(target)
+                        and not target.endswith((".forward", ".__call__"))):
+                    return False
+        return backward
 
     def _returns_backpropagated(self, returned: list[cst.BaseExpression]) -> bool:
         backpropagated = backpropagated_names(self.ctx, self.func.body)
