@@ -6,6 +6,7 @@ marked `# expect:` in its files, in serial and parallel runs. Look-alikes
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -53,19 +54,26 @@ def test_each_file_alone_misses_what_lies_in_the_others() -> None:
     assert {(f.line, f.code) for f in alone.findings} == {(14, "TL101")}
 
 
-def test_a_file_that_only_calls_other_modules_follows_their_changes_through_the_cache(tmp_path: Path) -> None:
-    """main.py has no training nor mode switch of its own: it still gets what
-    train_loop() and evaluate() do, and a cached run sees evaluate() change."""
+def _copy_with_cached_runs(tmp_path: Path, name: str) -> tuple[Path, Callable[[], set[tuple[str, int, str]]]]:
+    """A copy of project `name` to edit, and a run of every default rule over it
+    through one result cache: (file name, line, code) of each finding."""
     import shutil
 
-    project = tmp_path / "orchestrator"
-    shutil.copytree(PROJECTS / "orchestrator_layout", project)
+    project = tmp_path / name
+    shutil.copytree(PROJECTS / name, project)
     selection = select_rules(None, [], [])
 
     def cached() -> set[tuple[str, int, str]]:
         result = run(_files(project), selection, Config(root=project), RunOptions(jobs=1, cache_dir=tmp_path / "cache"))
         return {(Path(f.path).name, f.line, f.code) for f in result.findings}
 
+    return project, cached
+
+
+def test_a_file_that_only_calls_other_modules_follows_their_changes_through_the_cache(tmp_path: Path) -> None:
+    """main.py has no training nor mode switch of its own: it still gets what
+    train_loop() and evaluate() do, and a cached run sees evaluate() change."""
+    project, cached = _copy_with_cached_runs(tmp_path, "orchestrator_layout")
     assert cached() == {("main.py", 12, "TL405")}
     evaluate = project / "evaluate.py"
     evaluate.write_text(evaluate.read_text().replace("    return correct\n", "    model.train()\n    return correct\n", 1))
@@ -76,16 +84,7 @@ def test_a_file_that_only_calls_other_modules_follows_their_changes_through_the_
 def test_inherited_methods_follow_their_base_class_through_the_cache(tmp_path: Path) -> None:
     """`self.free_memory()` of trainer.py runs core.py's method, two classes up:
     a cached run sees that method change, and the findings that rested on it go."""
-    import shutil
-
-    project = tmp_path / "inheritance"
-    shutil.copytree(PROJECTS / "inheritance_layout", project)
-    selection = select_rules(None, [], [])
-
-    def cached() -> set[tuple[str, int, str]]:
-        result = run(_files(project), selection, Config(root=project), RunOptions(jobs=1, cache_dir=tmp_path / "cache"))
-        return {(Path(f.path).name, f.line, f.code) for f in result.findings}
-
+    project, cached = _copy_with_cached_runs(tmp_path, "inheritance_layout")
     before = cached()
     assert before == cached() == _marks(project)
     core = project / "core.py"
