@@ -1,5 +1,6 @@
 import libcst as cst
 
+from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Rule
 
 DATA_PARALLEL = "torch.nn.DataParallel"
@@ -60,6 +61,12 @@ class DataParallel(Rule):
     good = (
         # wrapped only for its `module.`-prefixed state dict keys (a checkpoint test)
         "from torch import nn\n"
+        "def test_complex_model_loaded(build, align):\n"
+        "    for wrap in (False, True):\n"
+        "        model, state_dict = build()\n"
+        "        if wrap:\n"
+        "            model = nn.DataParallel(model)\n"
+        "        model.load_state_dict(align(model.state_dict(), state_dict))\n"
         "def test_loads_data_parallel_keys(strip_prefix):\n"
         "    wrapped = nn.DataParallel(nn.Linear(2, 2))\n"
         "    nn.Linear(2, 2).load_state_dict(strip_prefix(wrapped.state_dict()))\n"
@@ -87,11 +94,20 @@ class DataParallel(Rule):
             return False
         name = parent.targets[0].target.value
         body = self.ctx.enclosing_function(call)
+        inside = set(iter_nodes(call))  # `model = nn.DataParallel(model)` reads the model it wraps
         uses = [n for n in self.ctx.own_nodes(body.body if body is not None else self.ctx.module)
-                if type(n) is cst.Name and n.value == name and n is not parent.targets[0].target]
+                if type(n) is cst.Name and n.value == name and n not in inside and not self._assigned(n)]
         return bool(uses) and all(
             type(owner := self.ctx.parent(n)) is cst.Attribute and owner.value is n
             and owner.attr.value in _KEY_ATTRIBUTES for n in uses)
+
+    def _assigned(self, name: cst.Name) -> bool:
+        """`name` is bound here (`model, sd = build()`), not read."""
+        node: cst.CSTNode = name
+        parent = self.ctx.parent(node)
+        while type(parent) in (cst.Tuple, cst.List, cst.Element, cst.StarredElement):
+            node, parent = parent, self.ctx.parent(parent)
+        return type(parent) is cst.AssignTarget or (type(parent) is cst.For and parent.target is node)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         for base in node.bases:
