@@ -644,7 +644,8 @@ class FileSummaries:
             target = self.targets.target(call)
             if target is not None:
                 called.add(target)
-        return called - self.open.keys()
+        # `Trainer.model` (a model called through an attribute) names nothing to look up
+        return {name for name in called - self.open.keys() if self.targets.may_run_code(name)}
 
 
 def file_facts(ctx: FileContext) -> FileFacts:
