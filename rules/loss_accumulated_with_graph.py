@@ -787,7 +787,10 @@ class LossAccumulatedWithGraph(Rule):
         if type(call.func) is cst.Call:
             sources.append(call.func)  # nn.MSELoss(...)(a, b)
         elif not is_loss_function(self.ctx.call_name(call)):
-            sources.extend(Values.of_file(self.ctx).of(call.func) or [cst.Name("unknown")])
+            built = Values.of_file(self.ctx).of(call.func)  # the loss module's constructions
+            if not built:
+                return False
+            sources.extend(built)
         for source in sources:
             if type(source) is not cst.Call or any(arg.star for arg in source.args):
                 return False

@@ -1,12 +1,12 @@
 import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names
+from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import CallFlow, is_backward, train_mode_call
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
-from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, EVAL, TRAIN, Summary
@@ -444,8 +444,7 @@ def _one_of_its_layers(ctx: FileContext, node: cst.CSTNode, receiver: cst.BaseEx
     for ancestor in ctx.ancestors(node):
         if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             return False
-        if type(ancestor) is cst.For and receiver.value in {
-                n.value for n in iter_nodes(ancestor.target) if type(n) is cst.Name}:
+        if type(ancestor) is cst.For and receiver.value in target_names(ancestor.target):
             return type(ancestor.iter) is cst.Call and method_call(ancestor.iter, *_LAYER_WALKS) is not None
     return False
 
