@@ -128,20 +128,21 @@ def _variable_names() -> dict[int, str]:
     while frame is not None:
         if locations.is_user_file(frame.f_code.co_filename):
             for name, value in list(frame.f_locals.items()):
-                if issubclass(type(value), nn.Module):
-                    if name not in ("self", "cls"):
-                        names.setdefault(id(value), name)
-                    # layers a module keeps in a plain list are not its submodules
-                    for attribute, member in _module_attributes(value):
-                        names.setdefault(id(member), attribute)
-                elif type(value) in _CONTAINERS:
-                    for label, module in _modules_in(name, value):
-                        names.setdefault(id(module), label)
-                elif not issubclass(type(value), (type, ModuleType)):  # not classes, nor imported modules
-                    for attribute, member in _module_attributes(value):
-                        names.setdefault(id(member), attribute)
+                for label, module in _reached_from(name, value):
+                    names.setdefault(id(module), label)
         frame = frame.f_back
     return names
+
+
+def _reached_from(name: str, value: object) -> list[tuple[str, nn.Module]]:
+    """The models a local variable reaches, with their names: what it holds
+    (`self` and `cls` name nothing), then what an object or a module keeps as
+    attributes (layers a module keeps in a plain list are not its submodules).
+    Classes and imported modules reach nothing."""
+    if issubclass(type(value), (type, ModuleType)):
+        return []
+    found = [] if name in ("self", "cls") else _modules_in(name, value)
+    return found if type(value) in _CONTAINERS else found + _module_attributes(value)
 
 
 _CONTAINERS = (list, tuple, dict)
