@@ -43,5 +43,7 @@ def flush_census(grads: list[torch.Tensor], scale: Any = 1.0) -> list[torch.Tens
 def _counts(grad: torch.Tensor, normal: Any) -> torch.Tensor:
     """size, zeros, values below the fp16 normal range (zeros included)."""
     magnitude = grad.detach().abs()
-    return torch.stack([torch.tensor(grad.numel(), device=grad.device), (magnitude == 0).sum(),
-                        (magnitude < normal).sum()])
+    # the size is filled in on the device: a tensor made from a Python number would be
+    # copied from the host, which waits for the GPU once per gradient
+    size = torch.full((), grad.numel(), dtype=torch.int64, device=grad.device)
+    return torch.stack([size, (magnitude == 0).sum(), (magnitude < normal).sum()])
