@@ -641,10 +641,7 @@ class Sanitizer:
         if not partial:
             self._last_close = now
         data_wait, self._data_wait = self._data_wait, 0.0
-        slots = probe.trail_slots
-        trail_values = values["trail"]
-        trail = [(slot, max(abs(trail_values[2 * i]), abs(trail_values[2 * i + 1])))
-                 for i, slot in enumerate(slots)]
+        trail = probe.trail(values["trail"])
         return StepRecord(
             step=self.step, skipped=skipped, partial=partial, losses=values["loss"],
             loss_sites=probe.loss_sites, trail=trail, model_site=probe.model_site,

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from sanitizer import Sanitizer
-from sanitizer.core.probe import dense_view
+from sanitizer.core.probe import Gather, StepProbe, dense_view
 
 
 class Activated(nn.Module):
@@ -217,3 +217,33 @@ def test_an_inf_by_design_is_neither_the_first_nonfinite_module_nor_the_culprit(
     activation = first["nonfinite_activation"]
     assert (activation.step, activation.module, activation.extra["culprit"]) == (6, "MaskedLM", "MaskedLM"), activation
     assert first["nonfinite_loss"].module == "MaskedLM"
+
+
+MAGNITUDE_CASES = [([1.0, -7.5, 3.0], 7.5), ([2.0, math.nan, -9.0], math.nan), ([math.nan, 4.0], math.nan),
+                   ([-math.inf, 1.0], math.inf), ([0.0], 0.0)]
+
+
+def _magnitudes(device: str) -> list[tuple[int, float]]:
+    probe = StepProbe()
+    for slot, (values, _) in enumerate(MAGNITUDE_CASES):
+        for dtype in (torch.float32, torch.float64, torch.bfloat16, torch.float16):
+            probe.add_trail(slot, torch.tensor(values, dtype=dtype, device=device))
+    gather = Gather()
+    gather.add("trail", probe.trail_values)
+    return probe.trail(gather.read()["trail"])
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="needs a CUDA device"))])
+def test_each_traced_output_is_its_largest_magnitude_nan_first(device: str) -> None:
+    expected = [(slot, magnitude) for slot, (_, magnitude) in enumerate(MAGNITUDE_CASES) for _ in range(4)]
+    found = _magnitudes(device)
+    assert [slot for slot, _ in found] == [slot for slot, _ in expected]
+    for (_, value), (_, magnitude) in zip(found, expected):
+        assert (math.isnan(value) and math.isnan(magnitude)) or value == magnitude
+
+
+def test_a_nan_at_either_end_of_a_slot_wins_over_a_larger_number() -> None:
+    probe = StepProbe(trail_slots=[3, 4, 5], trail_widths=[2, 1, 2])
+    found = probe.trail([1.0, math.nan, -2.0, math.nan, 5.0])
+    assert found[1] == (4, 2.0) and math.isnan(found[0][1]) and math.isnan(found[2][1])
