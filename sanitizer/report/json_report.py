@@ -106,7 +106,7 @@ def build(session: Sanitizer, duration: float) -> dict[str, Any]:
 def _events(session: Sanitizer) -> list[dict[str, Any]]:
     events = [dict(event.to_json(), rank=session.rank or 0) for event in session.events]
     if session.lint_findings:
-        relate(events, session.lint_findings)
+        relate(events, session.lint_findings, frozenset(session.enabled_kinds))
     return events
 
 

@@ -3,6 +3,11 @@
 Each event kind lists the rules whose bug produces it at run time; an event
 gets `related`: the findings of those rules in the linted files, nearest to the
 event's own `where` first.
+
+Memory growth is tied to a loss accumulated with its graph (TL202) only when
+the run did not watch for kept graphs itself: where `tensor_leak` was checked
+and saw none, the memory went somewhere else, and the finding (on a line the
+run may never reach) would point the user the wrong way.
 """
 from __future__ import annotations
 
@@ -14,18 +19,26 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     "grad_spike": ("TL101", "TL108", "TL105"),
     "grad_underflow": ("TL103",),  # fp16 without a GradScaler
     "tensor_leak": ("TL202",),  # a loss accumulated with its graph
-    "memory_growth": ("TL202",),
+    "memory_growth": ("TL202",),  # unless the run checked for kept graphs (RULED_OUT_BY)
     "train_in_eval_mode": ("TL405",),  # no model.train() in the training loop
     "missing_set_epoch": ("TL302",),
     "scheduler_before_optimizer": ("TL404",),  # the LR schedule starts one step late
 }
+# event kind -> the runtime check that rules its lint cause out when it was on and stayed quiet
+RULED_OUT_BY: dict[str, str] = {"memory_growth": "tensor_leak"}
 RELATED_FIELDS = ("path", "line", "column", "code", "name", "message")
 
 
-def relate(events: list[dict[str, Any]], findings: list[dict[str, Any]]) -> None:
-    """Add `related` to each event some finding explains (in place)."""
+def relate(events: list[dict[str, Any]], findings: list[dict[str, Any]], checks: frozenset[str] = frozenset()) -> None:
+    """Add `related` to each event some finding explains (in place). `checks`: the
+    event kinds the run checked for."""
+    seen = {str(event.get("kind")) for event in events}
     for event in events:
-        codes = EXPLAINED_BY.get(str(event.get("kind")), ())
+        kind = str(event.get("kind"))
+        check = RULED_OUT_BY.get(kind)
+        if check is not None and check in checks and check not in seen:
+            continue
+        codes = EXPLAINED_BY.get(kind, ())
         matching = [finding for finding in findings if finding.get("code") in codes]
         if matching:
             matching.sort(key=lambda finding: _distance(finding, event.get("where")))

@@ -72,3 +72,16 @@ def test_only_the_rules_behind_a_kind_relate_nearest_line_first() -> None:
     assert [f["code"] for f in events[1]["related"]] == ["TL103"]
     assert "related" not in events[2]  # a loss spike has no rule behind it
     assert [f["path"] for f in events[3]["related"]] == ["other.py"]
+
+
+def test_memory_growth_is_not_blamed_on_a_kept_graph_the_run_did_not_see() -> None:
+    findings = [_finding("TL202", 12)]
+    unwatched = [{"kind": "memory_growth", "where": None}]
+    relate(unwatched, findings)  # the run did not check for kept graphs: the finding may explain it
+    assert [f["code"] for f in unwatched[0]["related"]] == ["TL202"]
+    quiet = [{"kind": "memory_growth", "where": None}]
+    relate(quiet, findings, frozenset({"tensor_leak", "memory_growth"}))  # checked, and no graph was kept
+    assert "related" not in quiet[0]
+    leaking = [{"kind": "tensor_leak", "where": "train.py:12"}, {"kind": "memory_growth", "where": None}]
+    relate(leaking, findings, frozenset({"tensor_leak", "memory_growth"}))
+    assert [f["code"] for f in leaking[1]["related"]] == ["TL202"]
