@@ -4,8 +4,8 @@ A crashed run says so first. Then each *problem* is a root event: the first
 event of its kind that no earlier problem explains. Events a root explains are
 folded under it as symptoms (a NaN explains the spikes and the fitting
 verdicts after it, fp16 underflow explains all-zero gradients, a collapsing
-loss scale explains what its skipped steps look like, a leak explains memory
-growth). Problems come in the order they started; end-of-run verdicts last,
+loss scale explains what its skipped steps look like and is itself explained by
+a forward that had already gone non-finite, a leak explains memory growth). Problems come in the order they started; end-of-run verdicts last,
 the sanitizer's own errors at the very end.
 
 The report, the end-of-run summary, `show` and the HTML page all read this.
@@ -191,6 +191,15 @@ def _collapse_symptoms(cause: _Group, symptom: _Group) -> bool:
     return cause.kind == "scale_collapse" and symptom.kind in affected and _later(symptom, cause, COLLAPSE_LEAD)
 
 
+def _forward_nan_collapse(cause: _Group, symptom: _Group) -> bool:
+    """A forward that is already non-finite (a NaN batch, an overflowing op, broken
+    weights) makes the scaler skip the step at any scale: its collapse follows."""
+    forward = ("nonfinite_input", "nonfinite_activation", "nonfinite_loss", "nonfinite_param")
+    if cause.kind not in forward or symptom.kind != "scale_collapse":
+        return False
+    return cause.step is not None and symptom.step is not None and 0 <= symptom.step - cause.step <= COLLAPSE_LEAD
+
+
 def _underflow_symptoms(cause: _Group, symptom: _Group) -> bool:
     """Gradients fp16 flushed to zero look unused or vanishing; they are neither."""
     if cause.kind != "grad_underflow":
@@ -216,7 +225,7 @@ def _spike_pair(cause: _Group, symptom: _Group) -> bool:
 
 
 _RULES: tuple[Callable[[_Group, _Group], bool], ...] = (
-    _nan_chain, _nan_symptoms, _collapse_symptoms, _underflow_symptoms, _leak_symptoms,
+    _nan_chain, _nan_symptoms, _collapse_symptoms, _forward_nan_collapse, _underflow_symptoms, _leak_symptoms,
     _divergence_symptoms, _spike_pair,
 )
 

@@ -49,6 +49,15 @@ def test_scale_collapse_explains_what_its_skipped_steps_look_like():
                               ("scale_collapse", ["grad_underflow", "vanishing_grad"])]
 
 
+def test_a_forward_gone_non_finite_explains_the_scale_collapse_that_follows():
+    overflow = [_event("nonfinite_activation", 1), _event("nonfinite_loss", 1), _event("scale_collapse", 12)]
+    assert _shape(overflow) == [("nonfinite_activation", ["nonfinite_loss", "scale_collapse"])]
+    long_after = [_event("nonfinite_loss", 1), _event("scale_collapse", 500)]  # skips of another cause
+    assert _shape(long_after) == [("nonfinite_loss", []), ("scale_collapse", [])]
+    gradient_only = [_event("nonfinite_grad", 3), _event("scale_collapse", 12)]  # the scaler's own overflows
+    assert _shape(gradient_only) == [("scale_collapse", ["nonfinite_grad"])]
+
+
 def test_a_crash_comes_first_and_unrelated_problems_stay_apart():
     ending = {"how": "exception", "detail": "ValueError: boom", "where": "train.py:9"}
     events = [_event("dataloader_bound", None), _event("missing_set_epoch", 2)]
