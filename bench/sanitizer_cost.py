@@ -2,6 +2,7 @@
 
     python bench/sanitizer_cost.py                 # MLP, 400 steps, one torch thread
     python bench/sanitizer_cost.py --model transformer
+    python bench/sanitizer_cost.py --device cuda --precision bf16   # the transformer, 32 x 256 tokens
 
 The ratio that `sanitizer_overhead.py` prints moves by several percent between
 runs of the same code on a shared machine; the sanitizer's own share of a step
@@ -81,11 +82,21 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (0: torch's default)")
+    parser.add_argument("--device", default="cpu",
+                        help="cuda: the transformer on the GPU, timed with a synchronize after each step; "
+                             "the hooks' figures are then the CPU time they take to launch their work")
+    parser.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default="fp32",
+                        help="autocast dtype on the GPU (fp16 with a GradScaler)")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    work = workloads.mlp("cpu") if args.model == "mlp" else workloads.transformer("cpu")
+    device = args.device
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(args.precision)
+    if device.startswith("cuda"):
+        work = workloads.transformer(device, dtype, f"transformer-{args.precision}", batch=32, seq=256)
+    else:
+        work = workloads.mlp("cpu") if args.model == "mlp" else workloads.transformer("cpu", dtype)
     optimizer = torch.optim.AdamW(work.model.parameters(), lr=1e-4)
     spent: dict[str, float] = defaultdict(float)
     for owner, name, label in ENTRY_POINTS:
@@ -97,14 +108,15 @@ def main() -> None:
         for index in range(args.warmup + args.steps):
             spent.clear()
             start = time.perf_counter()
-            workloads.train_step(work, optimizer, "cpu")
+            workloads.train_step(work, optimizer, device)
+            workloads.synchronize(device)
             elapsed = time.perf_counter() - start
             if index >= args.warmup:
                 step_times.append(elapsed)
                 for label in ORDER:
                     per_step[label].append(spent[label])
     step = statistics.median(step_times) * 1e6
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} torch threads, {args.model}, "
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} torch threads, {work.name} on {device}, "
           f"{args.steps} steps after {args.warmup}: medians per step (wall clock)")
     total = 0.0
     for label in ORDER:

@@ -68,8 +68,8 @@ class TinyTransformer(nn.Module):
 
 
 def transformer(device: str, dtype: torch.dtype | None = None, name: str = "transformer",
-                batch: int = 16, seq: int = 64) -> Workload:
-    model = TinyTransformer().to(device)
+                batch: int = 16, seq: int = 64, width: int = 128, layers: int = 2) -> Workload:
+    model = TinyTransformer(width=width, layers=layers).to(device)
     scaler = torch.amp.GradScaler(device) if dtype == torch.float16 else None
 
     def make() -> tuple[torch.Tensor, torch.Tensor]:
@@ -174,6 +174,9 @@ def main() -> None:
     parser.add_argument("--empty-hooks", action="store_true",
                         help="diagnosis: also time the loop with global module and optimizer hooks "
                              "that do nothing (torch's hooked call paths, none of the sanitizer's work)")
+    parser.add_argument("--gpu-bound", action="store_true",
+                        help="with --device cuda: also a transformer large enough that the GPU, not "
+                             "the launching CPU, sets the step time (width 1024, 8 layers, 16 x 512 tokens)")
     parser.add_argument("--without-trail", action="store_true",
                         help="diagnosis only: the sanitizer with its forward tracer doing nothing (no "
                              "magnitude trail, no culprit module), to see what the trail costs")
@@ -189,6 +192,9 @@ def main() -> None:
     if args.device.startswith("cuda"):
         works = [transformer(args.device, torch.bfloat16, "transformer-bf16", batch=32, seq=256),
                  transformer(args.device, torch.float16, "transformer-fp16-scaler", batch=32, seq=256)]
+        if args.gpu_bound:
+            works.append(transformer(args.device, torch.bfloat16, "large-transformer-bf16", batch=16, seq=512,
+                                     width=1024, layers=8))
     else:
         works = [mlp(args.device), transformer(args.device)]
     print(f"torch {torch.__version__}, python {platform.python_version()}, {platform.machine()}, "
