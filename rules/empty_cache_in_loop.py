@@ -53,7 +53,9 @@ class EmptyCacheInLoop(Rule):
     epoch, once per run of a sweep); a step loop that steps the optimizer
     itself around a micro-batch loop is flagged. A helper that runs a loop
     of its own is a phase, not a step, and is not flagged, unless that loop
-    only back-propagates micro-batches (the step is left to what follows it).
+    only back-propagates micro-batches (the step is left to what follows it)
+    or only prints, logs or counts (a progress bar drawn character by
+    character).
 
     Helpers are followed, in this file and in the modules of the project it
     imports: a wrapper (`def empty_cache(): torch.cuda.empty_cache()`), an
@@ -133,6 +135,18 @@ class EmptyCacheInLoop(Rule):
         "        optimizer.step()\n"
         "        ema.update(model)  # expect: TL201\n"
         "        empty_cache()  # expect: TL201\n",
+        # a per-step progress bar whose own loops only draw it
+        "import sys\n"
+        "import torch\n"
+        "def progress_bar(current, total):\n"
+        "    torch.cuda.empty_cache()\n"
+        "    for _ in range(int(30 * current / total)):\n"
+        "        sys.stdout.write('=')\n"
+        "    print(f' {current}/{total}')\n"
+        "for i, x in enumerate(loader):\n"
+        "    model(x).sum().backward()\n"
+        "    optimizer.step()\n"
+        "    progress_bar(i, len(loader))  # expect: TL201\n",
         # a method inherited from a base class (another class has one of that name)
         "import torch\n"
         "class BaseTrainer:\n"
@@ -240,6 +254,16 @@ class EmptyCacheInLoop(Rule):
         "    for epoch in range(epochs):\n"
         "        for x, y in loader:\n"
         "            train_step(model, x, y)\n",
+        # a helper whose loop prints what a model computes is an evaluation, a phase
+        "import torch\n"
+        "def show_samples(model, batches):\n"
+        "    for x in batches:\n"
+        "        print(model(x).argmax())\n"
+        "    torch.cuda.empty_cache()\n"
+        "for x in loader:\n"
+        "    model(x).sum().backward()\n"
+        "    optimizer.step()\n"
+        "    show_samples(model, samples)\n",
         # helpers that empty the cache only now and then, or once per phase
         "import torch\n"
         "class Cleaner:\n"

@@ -269,7 +269,8 @@ class _Summarizer:
 
     def summary(self) -> Summary:
         loops = only(self.nodes, cst.For, cst.While)
-        events: list[Event] = [LOOP] if any(not self._micro_batch_loop(loop) for loop in loops) else []
+        phases = [loop for loop in loops if not self._micro_batch_loop(loop) and not self._bookkeeping_loop(loop)]
+        events: list[Event] = [LOOP] if phases else []
         sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set()}
         for call in self.ctx.calls_in_order(self.func.body):
             events.extend(self._events(call, sets))
@@ -316,6 +317,24 @@ class _Summarizer:
                         and not target.endswith((".forward", ".__call__"))):
                     return False
         return backward
+
+    def _bookkeeping_loop(self, loop: cst.CSTNode) -> bool:
+        """A loop that only prints, logs or counts (a progress bar drawn one character
+        at a time): every call in it, and there is one, is of the standard library's
+        output, clock or arithmetic, it yields nothing, and a `for` counts (`range(n)`)
+        rather than walk what it was given (`for batch in loader`). It makes no phase
+        of a helper called once per step."""
+        if type(loop) is cst.For and not _counts(self.ctx, loop.iter):  # type: ignore[attr-defined]
+            return False
+        nodes = list(iter_nodes(loop))
+        calls = [node for node in nodes if type(node) is cst.Call]
+        return (bool(calls) and not any(type(node) in (cst.Yield, cst.Await) for node in nodes)
+                and all(self._bookkeeping_call(call) for call in calls))  # type: ignore[arg-type]
+
+    def _bookkeeping_call(self, call: cst.Call) -> bool:
+        if type(call.func) is cst.Name and call.func.value in _BUILTINS:
+            return self.ctx.qualified_name(call.func) is None and self.ctx.local_callee(call) is None
+        return (self.ctx.qualified_name(call.func) or "").startswith(_BOOKKEEPING)
 
     def _returns_backpropagated(self, returned: list[cst.BaseExpression]) -> bool:
         backpropagated = backpropagated_names(self.ctx, self.func.body)
@@ -544,6 +563,19 @@ def _returned_items(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
 
 
 # -- effects of one call ------------------------------------------------------------
+def _counts(ctx: FileContext, iterable: cst.BaseExpression) -> bool:
+    """`range(...)`: a loop over numbers, not over something it was given."""
+    return (type(iterable) is cst.Call and type(iterable.func) is cst.Name and iterable.func.value == "range"
+            and ctx.qualified_name(iterable.func) is None and ctx.local_callee(iterable) is None)
+
+
+# modules whose calls only print, log, time or compute numbers: a loop of nothing else
+# (see `_bookkeeping_loop`)
+_BOOKKEEPING = ("builtins.", "sys.stdout.", "sys.stderr.", "time.", "math.", "logging.", "string.")
+_BUILTINS = frozenset({"print", "range", "len", "int", "float", "str", "round", "min", "max", "abs", "format",
+                       "enumerate", "zip", "sum"})
+
+
 def effect_of(ctx: FileContext, call: cst.Call) -> str | None:
     """The training effect a call has by itself (calls of functions aside)."""
     func = call.func
