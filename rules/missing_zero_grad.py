@@ -98,6 +98,16 @@ class MissingZeroGrad(Rule):
         "    average_gradients(model)\n"
         "    clip_gradients(model, 1.0)\n"
         "    optimizer.step()  # expect: TL401\n",
+        # fp16 master weights: the copy into the master's gradient clears none of the
+        # model's, which backward keeps adding to
+        "import torch\n"
+        "master = torch.nn.Parameter(flatten([p.detach().float() for p in params]))\n"
+        "optimizer = torch.optim.Adam([master])\n"
+        "for x in loader:\n"
+        "    model(x).sum().backward()\n"
+        "    master.grad = flatten([p.grad.float() for p in params])\n"
+        "    optimizer.step()  # expect: TL401\n"
+        "    copy_back(master, params)\n",
         # the optimizer a model's `configure_optimizers()` builds (minGPT, Lightning's name)
         "def run(model, loader, config):\n"
         "    optimizer = model.configure_optimizers(config)\n"

@@ -22,6 +22,7 @@ from trainlint.analysis.flowgraph import EventFilter, FlowGraph
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Binding
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
+from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 
 GradMode = Literal["off", "on", "unknown"]
@@ -99,7 +100,9 @@ def scheduler_step(ctx: FileContext, node: cst.CSTNode) -> cst.BaseExpression | 
 
 
 def clears_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
-    """`x.zero_grad(...)`, `p.grad = None`, `p.grad.zero_()`, `del p.grad`."""
+    """`x.zero_grad(...)`, `p.grad = None`, `p.grad.zero_()`, `del p.grad`. A gradient
+    set from other gradients (`master.grad = flatten([p.grad for p in params])`)
+    leaves those where they were: no clear."""
     if method_call(node, "zero_grad") is not None:
         return True
     receiver = method_call(node, "zero_", "detach_", "fill_")
@@ -108,7 +111,9 @@ def clears_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
             receiver = receiver.value
         return type(receiver) is cst.Attribute and receiver.attr.value == "grad"
     if type(node) is cst.Assign:
-        return any(_is_grad_attribute(t.target) for t in node.targets)  # type: ignore[attr-defined]
+        return (any(_is_grad_attribute(t.target) for t in node.targets)  # type: ignore[attr-defined]
+                and not any(type(n) is cst.Attribute and n.attr.value == "grad"  # type: ignore[attr-defined]
+                            for n in iter_nodes(node.value)))  # type: ignore[attr-defined]
     if type(node) is cst.Del:
         return _is_grad_attribute(node.target)  # type: ignore[attr-defined]
     return False
