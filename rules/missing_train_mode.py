@@ -83,7 +83,10 @@ class MissingTrainMode(Rule):
     `.eval()` at its call, reported there, and one that calls `.train()`
     (`train_one_epoch()` starting with `model.train()`) as a `.train()`;
     the model must be one this file steps (put in train mode, or its
-    parameters given to an optimizer), not only one it runs forward.
+    parameters given to an optimizer), not only one it runs forward. So does
+    a method inherited from another module's class that puts an attribute of
+    `self` in eval mode (`self.evaluate()` running `self.model.eval()`),
+    called on `self`.
     """
 
     code = "TL405"
@@ -351,7 +354,7 @@ class MissingTrainMode(Rule):
         # those that put a model they are given in eval mode (`evaluate(model,
         # loader)` of engine.py), with that model
         self._external = _mode_setting_calls(self.ctx)
-        self._evaluated: dict[cst.CSTNode, cst.BaseExpression] = {}
+        self._evaluated: dict[cst.CSTNode, str] = {}  # the call, and the model it evaluates (as written)
         restoring = self._restoring
         external = self._external
 
@@ -382,8 +385,7 @@ class MissingTrainMode(Rule):
         mode = train_mode_call(eval_node)
         if mode is not None:
             return self.ctx.code(mode[0])
-        model = self._evaluated.get(eval_node)
-        return self.ctx.code(model) if model is not None else None
+        return self._evaluated.get(eval_node)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if self._restoring and method_call(node, *self._restoring) is not None:
@@ -420,16 +422,27 @@ class MissingTrainMode(Rule):
         given is one made here, and its backward passes are this file's. A summary
         keeps each effect once, where it is first reached, so a function that calls
         `.train()` anywhere may end in train mode: it restores, as in this file."""
-        evaluated = [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) in summary.eval_mode]
+        evaluated = [self.ctx.code(arg.value) for slot, arg in argument_slots(call)
+                     if summary.slot(slot) in summary.eval_mode]
+        evaluated += _own_models(call, summary)
         for event in summary.events:
             if event == TRAIN:
                 facts = frozenset()
             elif event == EVAL and len(evaluated) == 1:
                 self._evaluated[call] = evaluated[0]
-                facts = self._evaluates(facts, call, self.ctx.code(evaluated[0]))
+                facts = self._evaluates(facts, call, evaluated[0])
             elif event == BACKWARD:
                 self._back_propagates(facts)
         return frozenset() if TRAIN in summary.events else facts
+
+
+def _own_models(call: cst.Call, summary: Summary) -> list[str]:
+    """`self.model` for `self.evaluate()` whose method (inherited from another module)
+    puts its own `self.model` in eval mode: the same object's attribute here."""
+    func = call.func
+    if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != "self":
+        return []
+    return sorted(name for name in summary.eval_mode if name.startswith("self."))
 
 
 _LAYER_WALKS = ("modules", "named_modules", "children", "named_children")

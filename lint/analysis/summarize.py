@@ -350,6 +350,9 @@ class _Summarizer:
             yield EVAL if mode[1] is False else TRAIN
             if mode[1] is False and self._param(mode[0]) is not None:
                 sets["eval_mode"].add(self._param(mode[0]))  # type: ignore[arg-type]
+            elif mode[1] is False and self._own_attribute(mode[0]) is not None:
+                # `self.model.eval()` of a method: a caller's `self.evaluate()` does it to its own
+                sets["eval_mode"].add(self._own_attribute(mode[0]))  # type: ignore[arg-type]
         converted = half_conversion(self.ctx, call)
         if converted is not None:
             self.converted.add(dotted_name(converted) or "")
@@ -403,6 +406,13 @@ class _Summarizer:
                 return expr.value
             return self.derived.get(expr.value)
         return None
+
+    def _own_attribute(self, expr: cst.BaseExpression) -> str | None:
+        """`self.model` (as written) for an attribute of the instance a method runs on."""
+        dotted = dotted_name(expr)
+        if dotted is None or not dotted.startswith("self.") or not _method_of(self.ctx, self.func):
+            return None
+        return dotted
 
     def _param_path(self, expr: cst.BaseExpression) -> str | None:
         """`p` for `p`, `p.sampler`, `p.batch_sampler.sampler` (set_epoch receivers)."""
