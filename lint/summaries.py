@@ -35,7 +35,7 @@ _MAX_DEPTH = 8  # deeper call chains than this are not followed
 # none of these are not parsed just to be summarized
 _SUMMARY_TOKENS = (
     "step(", "backward", "empty_cache", "set_epoch", "half", "float16", ".eval(", ".train(",
-    "clip_grad", "unscale_", "DataLoader", "+=", ".append(",
+    "clip_grad", "unscale_", "DataLoader", "+=", ".append(", "zero_grad", ".grad",
     # deprecated AMP names a module may import for others to import from it
     "cuda.amp", "cpu.amp", "cuda import amp", "cpu import amp",
 )

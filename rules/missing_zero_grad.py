@@ -10,6 +10,7 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.training import method_call
 from trainlint.rule import Rule
+from trainlint.summaries import ZERO_GRAD
 
 
 class MissingZeroGrad(Rule):
@@ -19,7 +20,8 @@ class MissingZeroGrad(Rule):
     optimizer on every iteration but never clears gradients: no
     `optimizer.zero_grad()`, `model.zero_grad()`, `p.grad = None` or
     `p.grad.zero_()` anywhere one iteration runs, the file's own helper
-    functions it calls included. With several optimizers, each one's step
+    functions it calls included, and those of the project's other modules
+    (`end_step(scaler, optimizer)` of helpers.py). With several optimizers, each one's step
     needs its own `zero_grad()` (or a clear of every gradient, such as a
     model's `zero_grad()`): a loop that clears only the discriminator's
     optimizer still flags the generator's step.
@@ -292,6 +294,14 @@ class MissingZeroGrad(Rule):
         "    engine.step()\n",
     )
 
+    def _helper_clears(self, node: cst.CSTNode) -> bool:
+        """A function of another module of the project that clears gradients
+        (`end_step(scaler, optimizer)` of helpers.py calling `optimizer.zero_grad()`)."""
+        if type(node) is not cst.Call or not self.ctx.external:
+            return False
+        summary = self.ctx.summaries.of_external_call(node)
+        return summary is not None and summary.does(ZERO_GRAD)
+
     def _on_error(self, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
         """`node` runs only when the iteration failed: in an `except` handler
         inside the loop (out-of-memory recovery), not on the path that steps."""
@@ -308,7 +318,8 @@ class MissingZeroGrad(Rule):
             cleared: set[str] = set()  # optimizers whose own zero_grad() the loop calls
             backward = False
             for node in reachable_nodes(self.ctx, loop.body):
-                if (clears_grads(self.ctx, node) or may_clear_grads(self.ctx, node)) and not self._on_error(node, loop):
+                if (clears_grads(self.ctx, node) or may_clear_grads(self.ctx, node)
+                        or self._helper_clears(node)) and not self._on_error(node, loop):
                     receiver = method_call(node, "zero_grad")
                     if receiver is None or not is_optimizer(self.ctx, receiver):
                         break  # a model's, a parameter's or a helper's: it may clear them all

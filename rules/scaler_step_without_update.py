@@ -3,7 +3,9 @@ import libcst as cst
 from trainlint.analysis.precision import scaler_switched_off
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.training import loops_within, method_call, statement_of
+from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.walk import iter_nodes
+from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
 
 
@@ -35,7 +37,11 @@ class ScalerStepWithoutUpdate(Rule):
     Only scalers the linter can tell are `GradScaler`s are checked (built from
     `torch.amp.GradScaler` or its aliases, or used as `s.scale(loss).backward()`);
     a step reached through a helper function called in the loop is not
-    followed. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
+    followed. An update is assumed wherever it may happen: in a function or
+    method of this file that calls `update()` on a scaler (`hook.after_step()`
+    running `self.scaler.update()`), or in code this file cannot see that is
+    handed the scaler or the object holding it (`end_step(scaler, opt)` of
+    another module, `callbacks.on_step(self)`). A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
     is not the training loop: the enclosing loop is checked instead.
     """
 
@@ -119,6 +125,22 @@ class ScalerStepWithoutUpdate(Rule):
         "        scaler.step(optimizer)  # expect: TL104\n"
         "        optimizer.zero_grad()\n"
         "    scaler.update()\n",
+        # the scale read for logging is not the scaler handed over
+        Example(
+            "import torch\n"
+            "scaler = torch.amp.GradScaler('cuda')\n"
+            "for batch in loader:\n"
+            "    scaler.scale(model(batch)).backward()\n"
+            "    scaler.step(optimizer)  # expect: TL104\n"
+            "    log_scale(scaler.get_scale())\n",
+            fixed="import torch\n"
+            "scaler = torch.amp.GradScaler('cuda')\n"
+            "for batch in loader:\n"
+            "    scaler.scale(model(batch)).backward()\n"
+            "    scaler.step(optimizer)  # expect: TL104\n"
+            "    scaler.update()\n"
+            "    log_scale(scaler.get_scale())\n",
+        ),
         # a parameter known to be a scaler from how it is used
         "def train_one_epoch(model, loader, optimizer, scaler):\n"
         "    for x, y in loader:\n"
@@ -154,6 +176,27 @@ class ScalerStepWithoutUpdate(Rule):
         "            self.scaler.scale(self.model(batch)).backward()\n"
         "            self.scaler.step(self.optimizer)\n"
         "            self._after_step()\n",
+        # a hook object given the scaler updates it in a method of this file
+        "import torch\n"
+        "class Hook:\n"
+        "    def __init__(self, scaler):\n"
+        "        self.scaler = scaler\n"
+        "    def after_step(self):\n"
+        "        self.scaler.update()\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "hook = Hook(scaler)\n"
+        "for batch in loader:\n"
+        "    scaler.scale(model(batch)).backward()\n"
+        "    scaler.step(optimizer)\n"
+        "    hook.after_step()\n",
+        # the scaler handed to code this file cannot see, which may update it
+        "import torch\n"
+        "from helpers import end_step\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for batch in loader:\n"
+        "    scaler.scale(model(batch)).backward()\n"
+        "    scaler.step(optimizer)\n"
+        "    end_step(scaler, optimizer)\n",
         # a project's own scaler class is not torch's GradScaler
         "from mylib import LossScaler\n"
         "scaler = LossScaler()\n"
@@ -205,7 +248,7 @@ class ScalerStepWithoutUpdate(Rule):
             if scaler_switched_off(self.ctx, binding):
                 continue
             loop = self._training_loop(step)
-            if loop is None or self._updates_in(loop.body, binding, updating_helpers):
+            if loop is None or self._updates_in(loop.body, binding, updating_helpers, self.ctx.code(scaler)):
                 continue
             others = [other for other, _, same in steps if same == binding and other is not step
                       and any(ancestor is loop for ancestor in self.ctx.ancestors(other))]
@@ -231,25 +274,37 @@ class ScalerStepWithoutUpdate(Rule):
                 return ancestor
         return None
 
-    def _updates_in(self, body: cst.CSTNode, binding: Binding, helpers: set[str]) -> bool:
+    def _updates_in(self, body: cst.CSTNode, binding: Binding, helpers: set[str], scaler_code: str) -> bool:
+        """Whether the loop's body may update the scaler: itself, through a function of
+        this file that updates one, or through code it cannot see that is handed the
+        scaler or the object holding it (`end_step(scaler, opt)` of another module)."""
         receivers = self.ctx.receivers
         for node in iter_nodes(body):
+            if type(node) is not cst.Call:
+                continue
             scaler = method_call(node, "update")
             if scaler is not None and receivers.binding(scaler) == binding:
                 return True
             callee = self.ctx.local_callee(node)
-            if callee is not None and callee.name.value in helpers:
+            if callee is not None:
+                if callee.name.value in helpers:
+                    return True
+            elif type(node.func) is cst.Attribute and node.func.attr.value in helpers:
+                return True  # `hook.after_step()`: a method of this file's that updates one
+            elif _hands_over(self.ctx, node, scaler_code):
                 return True
         return False
 
     def _functions_updating_a_scaler(self) -> set[str]:
+        """Functions of this file that call `update()` on a GradScaler, or on an
+        attribute named for one (`self.scaler.update()` of a hook given the scaler)."""
         receivers = self.ctx.receivers
         names = set()
         for name, defs in self.ctx.scopes.functions.items():
             for func in defs:
                 for node in iter_nodes(func.body):
                     scaler = method_call(node, "update")
-                    if scaler is not None and receivers.is_kind(scaler, GRAD_SCALER):
+                    if scaler is not None and (receivers.is_kind(scaler, GRAD_SCALER) or _named_scaler(scaler)):
                         names.add(name)
         return names
 
@@ -260,3 +315,16 @@ class ScalerStepWithoutUpdate(Rule):
         update = cst.parse_statement(f"{self.ctx.code(scaler)}.update()\n")
         return Fix({statement: cst.FlattenSentinel([statement, update])})
 
+
+def _named_scaler(receiver: cst.BaseExpression) -> bool:
+    last = (dotted_name(receiver) or "").rsplit(".", 1)[-1].lower()
+    return "scaler" in last
+
+
+def _hands_over(ctx: FileContext, call: cst.Call, scaler: str) -> bool:
+    """`call` is given the scaler, or the object it is an attribute of (`self` for
+    `self.scaler`), and is not one of the scaler's own methods."""
+    if method_call(call, "step", "scale", "unscale_", "update", "get_scale", "is_enabled") is not None:
+        return False
+    owners = {scaler, *(scaler.rsplit(".", depth)[0] for depth in range(1, scaler.count(".") + 1))}
+    return any(ctx.code(arg.value) in owners for arg in call.args)
