@@ -35,8 +35,10 @@ class ClipBeforeUnscale(Rule):
     A second `unscale_` before `update()` raises, so the fix is offered only
     when every run of the clip is followed, in the same iteration and with no
     `continue`, `break`, `return` or `raise` in between, by `scaler.step(optimizer)`
-    and then `scaler.update()`, and when the code calls `unscale_` nowhere
-    else. When that optimizer cannot be told (several, or none), when the step
+    and then `scaler.update()`, and when nothing else may unscale: no other
+    `unscale_` call in the file (a helper's, on its own parameter), no function
+    of the project that unscales, no code the file cannot see that is handed
+    the scaler. When that optimizer cannot be told (several, or none), when the step
     is conditional (gradient accumulation) or an `unscale_` already follows the
     clip, there is no fix.
 
@@ -242,12 +244,29 @@ class ClipBeforeUnscale(Rule):
         if len(optimizers) != 1 or scaler in self._unscaled:
             return None  # an `unscale_` already there (after the clip) would then run twice and raise
         (optimizer,) = optimizers
-        if not self._always_stepped_after(statement, scaler, optimizer):
+        if not self._always_stepped_after(statement, scaler, optimizer) or self._unscales_elsewhere(scaler):
             return None
         unscale = cst.parse_statement(f"{scaler.name}.unscale_({optimizer})\n")
         unscale = unscale.with_changes(leading_lines=statement.leading_lines)
         moved = statement.with_changes(leading_lines=())
         return Fix({statement: cst.FlattenSentinel([unscale, moved])})
+
+    def _unscales_elsewhere(self, scaler: Binding) -> bool:
+        """Whether an `unscale_` may run that this rule did not see on the scaler: on
+        another name (a helper's parameter, `log_grads(scaler, opt)`), in a function
+        of the project, or in code this file cannot see that is handed the scaler.
+        The inserted `unscale_` would then be the second one and raise."""
+        for call in self.ctx.nodes_of(cst.Call):
+            if method_call(call, "unscale_") is not None:
+                return True
+            summary = self.ctx.summaries.of_call(call)  # type: ignore[arg-type]
+            if summary is not None:
+                if summary.does(UNSCALE):
+                    return True
+            elif any(self.ctx.code(arg.value) == scaler.name for arg in call.args):  # type: ignore[attr-defined]
+                if method_call(call, "step", "scale", "update") is None:
+                    return True
+        return False
 
     def _always_stepped_after(self, statement: cst.SimpleStatementLine, scaler: Binding, optimizer: str) -> bool:
         """Whether every run of `statement` is followed, in the same iteration, by

@@ -38,6 +38,18 @@ REFUSED = [
                       "            continue\n"
                       "        scaler.step(opt)\n"
                       "        scaler.update()\n"),
+    # a helper of the file unscales again later in the iteration: the inserted one comes first
+    ("TL101", "def log_grads(scaler, opt):\n"
+              "    scaler.unscale_(opt)\n"
+              + _LOOP + "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+                        "        log_grads(scaler, opt)\n"
+                        "        scaler.step(opt)\n"
+                        "        scaler.update()\n"),
+    # the scaler handed to code the file cannot see, which may unscale it
+    ("TL101", _LOOP + "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+                      "        hooks.after_clip(scaler, opt)\n"
+                      "        scaler.step(opt)\n"
+                      "        scaler.update()\n"),
     # two optimizers: update() belongs once after both steps
     ("TL104", _LOOP + "        scaler.step(opt)\n"
                       "        scaler.step(opt2)  # expect: TL104\n"
@@ -90,6 +102,12 @@ KEPT = [
                       "        scaler.step(opt)\n"
                       "        scaler.update()\n",
      "            scaler.unscale_(opt)\n"),
+    # a helper given only what the scaler reads, not the scaler: nothing else unscales
+    ("TL101", _LOOP + "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+                      "        hooks.log_scale(scaler.get_scale())\n"
+                      "        scaler.step(opt)\n"
+                      "        scaler.update()\n",
+     "        scaler.unscale_(opt)\n"),
     # one step, under the accumulation condition: update() goes right after it
     ("TL104", _LOOP + "        if (i + 1) % accum == 0:\n"
                       "            scaler.step(opt)  # expect: TL104\n"
