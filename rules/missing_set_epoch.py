@@ -69,7 +69,9 @@ class MissingSetEpoch(Rule):
     loader, nor is another function's variable of the same name). A builder
     that the file calls is followed to each call site: `train_loader, valset
     = prepare_dataloaders(hparams)` keeps the sampler in `train_loader`, and
-    the checks start again from there. A function of
+    the checks start again from there, with what the builder returned beside
+    the loader (`loader, sampler = build(ds)`: the sampler itself, handed on
+    to a `train_model(model, sampler, loader)` that sets its epoch). A function of
     the project's other modules whose code shows it never calls `set_epoch`
     on what it is given (a `train_one_epoch(model, loader, ...)` of
     `engine.py`, a `sample_data(loader)` generator) is no such excuse; a
@@ -352,8 +354,13 @@ class MissingSetEpoch(Rule):
         for call, items in self.built_loaders:
             if _evaluation_call(self.ctx, call):
                 continue
-            for target in _kept_at(self.ctx, call, None if items is None else (items, None)) or ():
-                if _EVALUATION.search(self.ctx.code(target)) or self._excused([target], receivers, followed=set()):
+            kept = _kept_at(self.ctx, call, None if items is None else (items, None)) or []
+            # what else the builder returned with it (`loader, sampler = build(ds)`) may be its sampler
+            siblings = [value for value in _unpacked(self.ctx, call)
+                        if not any(value is k for k in kept) and not _EVALUATION.search(self.ctx.code(value))]
+            for target in kept:
+                if (_EVALUATION.search(self.ctx.code(target))
+                        or self._excused([target, *siblings], receivers, followed=set())):
                     continue
                 name = self.ctx.code(call.func)
                 self.report(call, f"`{name}()` returns a loader on a shuffling `DistributedSampler`, and nothing "
@@ -635,6 +642,14 @@ def _kept_at(ctx: FileContext, site: cst.Call,
     if any(type(value) not in (cst.Name, cst.Attribute) for value in kept):
         return None
     return kept
+
+
+def _unpacked(ctx: FileContext, site: cst.Call) -> list[cst.BaseExpression]:
+    """The names a call's returned tuple is unpacked into (`loader, sampler = f()`)."""
+    target = _assigned_to(ctx, site)
+    if type(target) not in (cst.Tuple, cst.List):
+        return []
+    return [e.value for e in target.elements if type(e.value) in (cst.Name, cst.Attribute)]  # type: ignore[union-attr]
 
 
 def _is_parameter(binding: Binding) -> bool:
