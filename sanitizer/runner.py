@@ -2,7 +2,8 @@
 
 sys.argv and sys.path[0] are set the way the interpreter sets them, the script's
 exit status is kept (SystemExit codes, 1 for an uncaught exception, death by
-SIGINT on Ctrl-C), and the report is written before the process leaves.
+SIGINT on Ctrl-C, by SIGTERM when terminated), and the report is written before
+the process leaves.
 """
 from __future__ import annotations
 
@@ -49,9 +50,12 @@ def run(options: Options) -> int:
     _prepare_sys(options)
     session.argv = list(sys.argv)
     session.start()
+    _watch_sigterm(session)
     try:
         _run_target(options, outcome)
     finally:
+        if _ours(signal.getsignal(signal.SIGTERM)):
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
         status = _final_status(session, outcome)
         session.record_ending(outcome.exception)
         _close(session, status)
@@ -174,6 +178,38 @@ def _print_exception(outcome: Outcome) -> None:
 def _print_halt(session: Sanitizer, outcome: Outcome) -> None:
     if outcome.halt is not None:
         session.alert(f"halted ({outcome.halt.event.kind} is in --halt-on): {outcome.halt.event.one_line()}")
+
+
+def _watch_sigterm(session: Sanitizer) -> None:
+    """A SIGTERM (a timeout, a job scheduler, torchrun stopping the other ranks)
+    kills plain python at once, without a traceback or `finally` blocks. The
+    script still dies so, by the same signal, but after the report is written.
+    Left alone when SIGTERM is ignored or already handled; a handler the script
+    installs later replaces this one; a forked child (a DataLoader worker) that
+    inherits it dies as it would have."""
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+    owner = os.getpid()
+
+    def on_sigterm(signum: int, frame: types.FrameType | None) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM kills at once
+        if os.getpid() == owner:
+            session.record_termination(frame)
+            _close(session, 128 + signal.SIGTERM)
+            try:
+                session.print_summary()
+            except Exception:  # the report is what matters; dying is next
+                pass
+            sys.stdout.flush()  # no atexit handlers: plain python runs none when terminated
+            sys.stderr.flush()
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    on_sigterm.sanitizer_handler = True  # type: ignore[attr-defined]
+    signal.signal(signal.SIGTERM, on_sigterm)
+
+
+def _ours(handler: object) -> bool:
+    return getattr(handler, "sanitizer_handler", False)
 
 
 def _die_by_sigint() -> None:

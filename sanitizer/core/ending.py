@@ -1,14 +1,15 @@
 """How a watched run ended, for the report's `ending` and the diagnosis that opens with it."""
 from __future__ import annotations
 
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any
 
 from sanitizer.core import locations
 
 
 def ending_of(exc: BaseException | None, halt_line: str | None = None) -> dict[str, Any]:
-    """`{"how": returned|exit|exception|interrupted|halted, "detail": ..., "where": ...}`.
+    """`{"how": returned|exit|exception|interrupted|halted, "detail": ..., "where": ...}`
+    (`terminated`, for SIGTERM, comes from `terminated_at`).
 
     `halt_line` describes the event a `--halt-on` stopped at (the halt itself is
     raised into the script as an exception)."""
@@ -24,6 +25,16 @@ def ending_of(exc: BaseException | None, halt_line: str | None = None) -> dict[s
     how = "interrupted" if isinstance(exc, KeyboardInterrupt) else "exception"
     detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     return {"how": how, "detail": detail, "where": _user_site(exc.__traceback__)}
+
+
+def terminated_at(frame: FrameType | None) -> dict[str, Any]:
+    """The ending of a run killed by SIGTERM, at the innermost user line running."""
+    site = None
+    while frame is not None and site is None:
+        if locations.is_user_file(frame.f_code.co_filename):
+            site = locations.format_site(frame.f_code.co_filename, frame.f_lineno)
+        frame = frame.f_back
+    return {"how": "terminated", "detail": None, "where": site}
 
 
 def _user_site(tb: TracebackType | None) -> str | None:

@@ -30,7 +30,7 @@ from sanitizer.core.backward_steps import (
 )
 from sanitizer.core.catalogue import KINDS
 from sanitizer.core.children import Children
-from sanitizer.core.ending import ending_of
+from sanitizer.core.ending import ending_of, terminated_at
 from sanitizer.core.events import Event
 from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
@@ -194,6 +194,10 @@ class Sanitizer:
         """Remember how the script ended: returned, or the exception that ended it."""
         halt = exc.event.one_line() if isinstance(exc, SanitizerHalt) else None
         self.ending = ending_of(exc, halt)
+
+    def record_termination(self, frame: Any) -> None:
+        """The run was killed by SIGTERM while `frame` ran."""
+        self.ending = terminated_at(frame)
 
     def report(self) -> dict[str, Any]:
         return json_report.build(self, time.perf_counter() - self._started)

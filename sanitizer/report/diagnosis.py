@@ -117,6 +117,7 @@ def _ending(report: dict[str, Any]) -> Problem | None:
         detail = _one_line(ending.get("detail"))
         where = f" ({ending['where']})" if ending.get("where") else ""
         how = {"exception": "the script crashed", "interrupted": "the run was interrupted",
+               "terminated": "the run was terminated (SIGTERM)",
                "halted": "the sanitizer halted the run (--halt-on)",
                "exit": "the script exited with an error status"}.get(str(ending["how"]), "the run ended early")
         return Problem(f"{how}: {detail}{where}" if detail else f"{how}{where}", "error")

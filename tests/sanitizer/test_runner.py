@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from sanitizer_harness import PRELAUNCH, ScriptRuns, run_sanitizer
+from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of, run_sanitizer
 
 sanitizer_main = importlib.import_module("sanitizer.__main__")
 
 PRELAUNCH += [("exit_raise.py",), ("exit_status.py", "4"), ("interrupted.py",), ("no_torch.py",),
+              ("terminated.py",), ("plain", "terminated.py"),
               ("never_steps.py",), ("where_am_i.py", "--lr", "3"), ("plain", "where_am_i.py", "--lr", "3"),
               ("workers.py", "spawn"), ("plain", "workers.py", "spawn"), ("workers.py", "fork"),
               ("deterministic.py",), ("plain", "deterministic.py"), ("plain", "exit_raise.py")]
@@ -50,6 +51,18 @@ def test_ctrl_c_writes_the_report_and_dies_by_sigint(script_runs: ScriptRuns) ->
     assert run.returncode == -signal.SIGINT
     assert run.report["exit_code"] == 128 + signal.SIGINT and run.report["steps"] == 2
     assert "KeyboardInterrupt" in run.stderr and "atexit ran" in run.stdout
+
+
+def test_sigterm_writes_the_report_and_dies_by_sigterm(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("terminated.py")
+    plain = script_runs.plain("terminated.py")
+    assert run.returncode == plain.returncode == -signal.SIGTERM
+    assert run.stdout == plain.stdout == "stepped\n"  # neither the `finally` nor atexit runs, as in plain python
+    assert run.report["exit_code"] == 128 + signal.SIGTERM and run.report["steps"] == 3
+    assert run.report["ending"] == {"how": "terminated", "detail": None,
+                                    "where": f"terminated.py:{line_of('terminated.py', 'os.kill')}"}
+    assert run.report["summary"]["problems"][0]["headline"].startswith("the run was terminated (SIGTERM)")
+    assert "the run was terminated" in run.stderr
 
 
 def test_script_without_torch(script_runs: ScriptRuns) -> None:
