@@ -110,7 +110,7 @@ class ForwardTracer:
         if not grad and not (self._calls and self._outer_grad):
             return
         tensor = _first_tensor(output)
-        if tensor is None or tensor.is_nested:
+        if tensor is None or not _traceable(tensor):
             return
         if grad:
             for detector in self._listeners:
@@ -172,9 +172,10 @@ def _first_tensor(output: Any) -> torch.Tensor | None:
 
 
 def _traceable(value: Any) -> bool:
-    """A tensor whose size and values can be read: not a nested tensor (they have
-    neither a shape nor a plain reduction over their elements)."""
-    return isinstance(value, torch.Tensor) and not value.is_nested
+    """A tensor whose size and values can be read: a dense one, not a nested tensor
+    (neither a shape nor a plain reduction over its elements) nor a sparse one
+    (no reduction of the trail runs on its layout: a graph's node features)."""
+    return isinstance(value, torch.Tensor) and not value.is_nested and value.layout is torch.strided
 
 
 def _activation_of(tensor: torch.Tensor, traced_node: Any) -> bool:

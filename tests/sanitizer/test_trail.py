@@ -247,3 +247,37 @@ def test_a_nan_at_either_end_of_a_slot_wins_over_a_larger_number() -> None:
     probe = StepProbe(trail_slots=[3, 4, 5], trail_widths=[2, 1, 2])
     found = probe.trail([1.0, math.nan, -2.0, math.nan, 5.0])
     assert found[1] == (4, 2.0) and math.isnan(found[0][1]) and math.isnan(found[2][1])
+
+
+class SparseGraph(nn.Module):
+    """A graph layer fed sparse node features, returning sparse values from one child."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = nn.Linear(8, 3)
+        self.sparsify = Sparsify()
+
+    def forward(self, x: torch.Tensor, adj: torch.Tensor) -> torch.Tensor:
+        h = torch.sparse.mm(x, self.lin.weight.t()) + self.lin.bias
+        return torch.sparse.mm(adj, self.sparsify(h).to_dense())
+
+
+class Sparsify(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x.to_sparse()
+
+
+def test_sparse_inputs_and_outputs_are_left_off_the_trail() -> None:
+    torch.manual_seed(0)
+    adj = torch.sparse_coo_tensor(torch.randint(0, 20, (2, 60)), torch.ones(60), (20, 20),
+                                  check_invariants=True).coalesce()
+    x, y = (torch.rand(20, 8) < 0.3).float().to_sparse(), torch.randint(0, 3, (20,))
+    model = SparseGraph()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
+        for _ in range(3):
+            loss = F.cross_entropy(model(x, adj), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    assert session.steps == 3 and session.events == []
