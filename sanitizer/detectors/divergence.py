@@ -5,10 +5,12 @@ Two rules, neither waiting for a long history:
 - blow-up: the loss reaches 10 times its early level (the highest of the first
   5 losses that were not themselves a blow-up). In the first 20 steps one loss
   is enough, so a warm-up blow-up at step 2 is reported as step 2 (the spike
-  check needs 20 steps of history) once the 10 losses after it show that
-  training did not come back: none fell below 0.8 times the early level (a
-  network killed by the blow-up sits at chance; one that recovers trains on
-  below where it started). Later the median of the last 10 losses must be that
+  check needs 20 steps of history) once the 10 losses after it (or those
+  before the run ended) show that training did not come back: none fell below
+  0.8 times the early level (a network killed by the blow-up sits at chance;
+  one that recovers trains on below where it started), unless the blow-up was
+  one outlier batch: the next loss is back at the early level and the median
+  of those after it is no higher than the early losses'. Later the median of the last 10 losses must be that
   high, so that a single outlier batch stays a `loss_spike`.
 - plateau: the median of the last 50 losses is at least 5 times the early
   level (a learning rate so high that the loss jumps at step 3 and stays there
@@ -35,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sanitizer.core.probe import StepRecord
@@ -99,10 +101,11 @@ class DivergenceDetector(Detector):
         self._window.append(loss)
         pending = self._pending
         if pending is not None:
+            pending.after.append(loss)
             if loss < RECOVERED * pending.level:
                 self._pending = None  # training came back: a transient, not a divergence
             elif self._steps - pending.steps >= RECOVERY:
-                self._report_blow_up(sink, pending)
+                self._judge_pending(sink, pending)
             return
         level = max(self.early) if self.early and min(self.early) > 0 else None
         if level is not None and self._blown_up(loss, level):
@@ -182,8 +185,18 @@ class DivergenceDetector(Detector):
         return min(median(blocks[i:i + LOW_SPAN]) for i in range(max(len(blocks) - LOW_SPAN, 0) + 1))
 
     def on_end(self, sink: Sink) -> None:
-        if self._pending is not None:  # the run ended before the losses after the blow-up could clear it
-            self._report_blow_up(sink, self._pending)
+        if self._pending is not None:  # the run ended before RECOVERY losses came after the blow-up
+            self._judge_pending(sink, self._pending)
+
+    def _judge_pending(self, sink: Sink, pending: _BlowUp) -> None:
+        """A warm-up blow-up, once the losses after it are in: one outlier batch, after
+        which the loss is straight back at its early level (at once, and their median
+        no higher than the early losses'), stays a spike; anything else diverged."""
+        after = pending.after
+        if after and after[0] <= pending.level and median(after) <= median(self.early):
+            self._pending = None
+            return
+        self._report_blow_up(sink, pending)
 
     def _report_blow_up(self, sink: Sink, blow_up: _BlowUp) -> None:
         self._pending = None
@@ -220,6 +233,7 @@ class _BlowUp:
     where: str | None
     sustained: bool  # past the warm-up: the median of the last losses is that high already
     plateau: bool = False  # found by the plateau rule (then `step` is the first loss that high)
+    after: list[float] = field(default_factory=list)  # the losses since a warm-up blow-up
 
 
 def _loss_site(record: StepRecord) -> str | None:

@@ -161,6 +161,15 @@ def test_a_warm_up_blow_up_that_training_comes_back_from_is_no_divergence() -> N
     assert _divergence_steps([0.841, 8.475, 8.666] + [0.8] * 50) == [2]  # back to where it started is not back
 
 
+def test_one_outlier_batch_in_the_warm_up_is_no_divergence() -> None:
+    """The loss is back at once and trains on, slowly: one bad batch, however short the run."""
+    back = [3.66 - 0.004 * i for i in range(38)]
+    assert _divergence_steps([3.68, 123.5] + back) == []
+    assert _divergence_steps([3.68, 123.5] + back[:4]) == []  # the run ends before 10 losses came after it
+    assert _divergence_steps([3.68, 123.5, 40.0] + back) == [2]  # two steps up: not one outlier
+    assert _divergence_steps([3.68, 123.5] + [5.0] * 20) == [2]  # back below the blow-up, above the early level
+
+
 def test_sustained_blow_up_late_but_not_a_single_outlier() -> None:
     falling = [2.3 * 0.98 ** i for i in range(100)]
     assert _divergence_steps(falling + [40.0] + falling[-1:] * 50) == []
