@@ -110,6 +110,13 @@ class MissingZeroGrad(Rule):
         "    master.grad = flatten([p.grad.float() for p in params])\n"
         "    optimizer.step()  # expect: TL401\n"
         "    copy_back(master, params)\n",
+        # optimizers stepped in a loop over a list of them (modded-nanogpt's style)
+        "import torch\n"
+        "optimizers = [torch.optim.AdamW(head.parameters()), torch.optim.SGD(body.parameters(), lr=0.1)]\n"
+        "for x in loader:\n"
+        "    model(x).sum().backward()\n"
+        "    for opt in optimizers:\n"
+        "        opt.step()  # expect: TL401\n",
         # the optimizer a model's `configure_optimizers()` builds (minGPT, Lightning's name)
         "def run(model, loader, config):\n"
         "    optimizer = model.configure_optimizers(config)\n"
@@ -198,6 +205,14 @@ class MissingZeroGrad(Rule):
         "                step += 1\n",
     )
     good = (
+        # each optimizer of the list stepped and cleared
+        "import torch\n"
+        "optimizers = [torch.optim.AdamW(head.parameters()), torch.optim.SGD(body.parameters(), lr=0.1)]\n"
+        "for x in loader:\n"
+        "    model(x).sum().backward()\n"
+        "    for opt in optimizers:\n"
+        "        opt.step()\n"
+        "        opt.zero_grad(set_to_none=True)\n",
         # each optimizer cleared, or every gradient through the models
         "import torch\n"
         "opt_g = torch.optim.Adam(generator.parameters())\n"

@@ -146,6 +146,7 @@ class Receivers:
         for _ in range(2):
             self._collect_parameters()
             self._collect_assignments()  # `self.x = param` once the parameter is known
+        self._collect_loop_variables()
 
     # -- queries -----------------------------------------------------------
     def binding(self, expr: cst.BaseExpression) -> Binding | None:
@@ -234,6 +235,29 @@ class Receivers:
                     self._mark(inner.value, GRAD_SCALER)
             elif method in ("unscale_", "step") and node.args and self.kind(receiver) == GRAD_SCALER:
                 self._mark(node.args[0].value, OPTIMIZER)
+
+    def _collect_loop_variables(self) -> None:
+        """`for opt in optimizers:` over a list or tuple of optimizers (written there,
+        or assigned to the name it iterates): the loop variable holds an optimizer."""
+        for loop in self.ctx.nodes_of(cst.For):
+            if type(loop.target) is not cst.Name:  # type: ignore[attr-defined]
+                continue
+            kind = self._element_kind(loop.iter)  # type: ignore[attr-defined]
+            if kind == OPTIMIZER:
+                self._mark(loop.target, kind)  # type: ignore[attr-defined]
+
+    def _element_kind(self, iterable: cst.BaseExpression) -> str | None:
+        """The one kind of every element of a list or tuple, written out or assigned once."""
+        if type(iterable) in (cst.Name, cst.Attribute):
+            binding = self.binding(iterable)
+            values = self.assigned(binding) if binding is not None else []
+            if len(values) != 1:
+                return None
+            iterable = values[0]
+        if type(iterable) not in (cst.List, cst.Tuple) or not iterable.elements:  # type: ignore[attr-defined]
+            return None
+        kinds = {self._value_kind(element.value) for element in iterable.elements}  # type: ignore[attr-defined]
+        return kinds.pop() if len(kinds) == 1 else None
 
     def _mark(self, expr: cst.BaseExpression, kind: str) -> None:
         binding = self.binding(expr)
