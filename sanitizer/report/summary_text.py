@@ -40,7 +40,31 @@ def summary_lines(report: dict) -> list[str]:
     else:
         lines.append(f"{plural(len(problems), 'problem')}, root cause first ({_tally(report)}):")
         lines += [f"  {line}" for line in diagnosis_lines(problems, [])]
+    lines += _unseen_lint(report)
     return lines + [f"note: {note}" for note in notes(report)]
+
+
+def _unseen_lint(report: dict, shown: int = 3) -> list[str]:
+    """The lint findings (errors and warnings) of the run's files that no runtime event
+    points at: bugs the run did not show, on lines it may not have reached or whose
+    symptom stayed under its thresholds (a loss kept for a few steps per epoch)."""
+    lint = field(report, "lint")
+    if not isinstance(lint, list):
+        return []
+    related = {(item.get("path"), item.get("line"), item.get("code")) for event in events_of(report)
+               for item in (event.get("related") or []) if isinstance(item, dict)}
+    unseen = [finding for finding in lint if isinstance(finding, dict)
+              and finding.get("severity") in ("error", "warning")
+              and (finding.get("path"), finding.get("line"), finding.get("code")) not in related]
+    if not unseen:
+        return []
+    lines = [f"lint, not seen at run time ({plural(len(unseen), 'finding')}):"]
+    for finding in unseen[:shown]:
+        name = str(finding.get("name") or "").replace("-", " ")
+        lines.append(f"  {finding.get('path', '?')}:{finding.get('line', '?')} {name} ({finding.get('code')})")
+    if len(unseen) > shown:
+        lines.append(f"  ... and {len(unseen) - shown} more in the report's `lint`")
+    return lines
 
 
 def _tally(report: dict) -> str:

@@ -63,3 +63,17 @@ def test_merged_reports_name_the_rank_of_each_problem():
 def test_notes_come_after_the_problems():
     report = {"steps": 0, "events": [], "summary": {"notes": ["the script never stepped an optimizer"]}}
     assert format_summary(report).splitlines()[-1] == "note: the script never stepped an optimizer"
+
+
+def test_lint_findings_no_event_points_at_are_listed_after_the_verdict():
+    def finding(code: str, line: int, severity: str = "error") -> dict:
+        return {"path": "train.py", "line": line, "code": code, "name": f"{code.lower()}-name", "severity": severity}
+
+    lint = [finding("TL101", 31), finding("TL202", 21), finding("TL504", 9, severity="info")]
+    event = {"kind": "scale_collapse", "severity": "error", "step": 12, "message": "scale fell",
+             "related": [{"path": "train.py", "line": 31, "code": "TL101", "name": "clip-before-unscale"}]}
+    report = {"script": "train.py", "exit_code": 0, "steps": 40, "events": [event], "lint": lint}
+    lines = format_summary(report).splitlines()
+    assert lines[-2:] == ["lint, not seen at run time (1 finding):", "  train.py:21 tl202 name (TL202)"]
+    clean = {"script": "train.py", "exit_code": 0, "steps": 40, "events": [], "lint": lint[2:]}
+    assert format_summary(clean).splitlines()[-1] == "no problems found in 40 steps"  # info findings stay in the report
