@@ -80,6 +80,6 @@ class TensorLeakDetector(Detector):
         sink.emit("tensor_leak", record.step,
                   f"{held}`{holder.label}` (in {holder.frame_name}) keeps the autograd graphs of past steps "
                   f"alive: {len(nodes)} graph nodes, growing by {per_step:.0f} per step, {amount}",
-                  where=where, value=size,
+                  where=where, value=len(nodes),
                   extra={"holder": holder.label, "nodes": len(nodes), "nodes_per_step": per_step,
                             "bytes": size})

@@ -59,5 +59,16 @@ class TrainInEvalModeDetector(Detector):
         types = ", ".join(f"{count} {kind}" for kind, count in Counter(type(m).__name__ for m in frozen).items())
         sink.emit("train_in_eval_mode", record.step,
                   f"the optimizer steps a model in eval mode: its {types} behave as at inference "
-                  "(no dropout, frozen batch-norm statistics); call model.train() before training",
+                  f"({_what_changes(frozen)}); call model.train() before training",
                   module=names[0], where=record.model_site, extra={"modules": names[:MAX_LISTED]})
+
+
+def _what_changes(modules: list[nn.Module]) -> str:
+    """What eval mode changes in these modules: dropout off, running statistics used
+    and no longer updated (batch norm, instance norm that tracks them), or both."""
+    effects = []
+    if any(isinstance(m, nn.modules.dropout._DropoutNd) for m in modules):
+        effects.append("no dropout")
+    if any(isinstance(m, nn.modules.batchnorm._NormBase) for m in modules):
+        effects.append("frozen normalization statistics")
+    return ", ".join(effects) or "their inference behaviour"

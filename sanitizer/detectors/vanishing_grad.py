@@ -64,9 +64,11 @@ class VanishingGradDetector(Detector):
         if track.collapsed_in_a_row >= STEPS_IN_A_ROW and not self.reported:
             self.reported = True
             whose = f" of {optimizer_words(record, sink)}" if len(self._tracks) > 1 else ""
+            # a reference as small (the first steps collapsed too) compares with nothing
+            early = f" (early steps: {reference:.3g})" if reference > max(norm, TINY_NORM) else " since its first steps"
             sink.emit("vanishing_grad", record.step,
-                      f"global gradient norm{whose} is {norm:.3g} (early steps: {reference:.3g}) "
+                      f"global gradient norm{whose} is {norm:.3g}{early} "
                       f"for {track.collapsed_in_a_row} steps in a row while the loss stays at {loss:.4g}"
                       if loss is not None else
-                      f"global gradient norm{whose} is {norm:.3g} (early steps: {reference:.3g})",
+                      f"global gradient norm{whose} is {norm:.3g}{early}",
                       value=norm, extra={"baseline": reference})

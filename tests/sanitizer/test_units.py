@@ -218,6 +218,26 @@ def test_a_generators_gradient_vanishing_between_discriminator_steps_is_caught()
                                        "for 5 steps in a row"), sink.messages
 
 
+def test_a_gradient_zero_from_the_first_step_is_not_compared_with_itself() -> None:
+    detector, sink = VanishingGradDetector(), _Collector()
+    for step in range(1, 31):
+        record = _record(step, 0.7)
+        record.grad_norm = 0.0
+        detector.on_step(record, sink)
+    assert sink.events and "early steps" not in sink.messages[0]
+    assert sink.messages[0].startswith("global gradient norm is 0 since its first steps for ")
+
+
+def test_eval_mode_names_only_what_it_changes() -> None:
+    from torch import nn
+
+    from sanitizer.detectors.train_in_eval_mode import _what_changes
+
+    assert _what_changes([nn.Dropout(0.1)]) == "no dropout"
+    assert _what_changes([nn.BatchNorm1d(4), nn.Dropout(0.1)]) == "no dropout, frozen normalization statistics"
+    assert _what_changes([nn.InstanceNorm2d(4, track_running_stats=True)]) == "frozen normalization statistics"
+
+
 def test_a_leak_says_whether_tensors_or_only_graph_nodes_pile_up() -> None:
     import torch
 
