@@ -53,9 +53,9 @@ class EmptyCacheInLoop(Rule):
     epoch, once per run of a sweep); a step loop that steps the optimizer
     itself around a micro-batch loop is flagged. A helper that runs a loop
     of its own is a phase, not a step, and is not flagged, unless that loop
-    only back-propagates micro-batches (the step is left to what follows it)
-    or only prints, logs or counts (a progress bar drawn character by
-    character).
+    only back-propagates micro-batches (the step is left to what follows it),
+    only prints, logs or counts (a progress bar drawn character by
+    character), or walks the model's weights (an EMA's update).
 
     Helpers are followed, in this file and in the modules of the project it
     imports: a wrapper (`def empty_cache(): torch.cuda.empty_cache()`), an
@@ -147,6 +147,21 @@ class EmptyCacheInLoop(Rule):
         "    model(x).sum().backward()\n"
         "    optimizer.step()\n"
         "    progress_bar(i, len(loader))  # expect: TL201\n",
+        # per-step helpers whose loops walk the weights (an EMA) or print statistics
+        "import torch\n"
+        "def ema_update(ema, model):\n"
+        "    for e, p in zip(ema.parameters(), model.parameters()):\n"
+        "        e.data.mul_(0.999).add_(p.data, alpha=0.001)\n"
+        "    torch.cuda.empty_cache()\n"
+        "def log_stats(stats):\n"
+        "    for name, value in stats.items():\n"
+        "        print(name, value)\n"
+        "    torch.cuda.empty_cache()\n"
+        "for x in loader:\n"
+        "    model(x).sum().backward()\n"
+        "    optimizer.step()\n"
+        "    ema_update(ema, model)  # expect: TL201\n"
+        "    log_stats({'loss': 0.0})  # expect: TL201\n",
         # a method inherited from a base class (another class has one of that name)
         "import torch\n"
         "class BaseTrainer:\n"

@@ -319,17 +319,22 @@ class _Summarizer:
         return backward
 
     def _bookkeeping_loop(self, loop: cst.CSTNode) -> bool:
-        """A loop that only prints, logs or counts (a progress bar drawn one character
-        at a time): every call in it, and there is one, is of the standard library's
-        output, clock or arithmetic, it yields nothing, and a `for` counts (`range(n)`)
-        rather than walk what it was given (`for batch in loader`). It makes no phase
-        of a helper called once per step."""
-        if type(loop) is cst.For and not _counts(self.ctx, loop.iter):  # type: ignore[attr-defined]
-            return False
-        nodes = list(iter_nodes(loop))
-        calls = [node for node in nodes if type(node) is cst.Call]
-        return (bool(calls) and not any(type(node) in (cst.Yield, cst.Await) for node in nodes)
-                and all(self._bookkeeping_call(call) for call in calls))  # type: ignore[arg-type]
+        """A loop that no one would call a phase: one over the model's own weights (an
+        EMA's update, a hand-written clip), or one that only prints, logs or counts (a
+        progress bar drawn one character at a time, `for k, v in stats.items(): print(k, v)`):
+        every call of its body, and there is one, is of the standard library's output,
+        clock or arithmetic, and it yields nothing. It makes no phase of a helper called
+        once per step."""
+        iterable = loop.iter if type(loop) is cst.For else None  # type: ignore[attr-defined]
+        if iterable is not None and _walks_weights(iterable):
+            return True
+        body = list(iter_nodes(loop.body))  # type: ignore[attr-defined]
+        calls = [node for node in body if type(node) is cst.Call]
+        heads = [node for node in iter_nodes(iterable) if type(node) is cst.Call] if iterable is not None else []
+        return (bool(calls) and not any(type(node) in (cst.Yield, cst.Await) for node in body)
+                and all(self._bookkeeping_call(call) for call in calls)  # type: ignore[arg-type]
+                and all(self._bookkeeping_call(call) or method_call(call, *_DICT_VIEWS) is not None
+                        for call in heads))  # type: ignore[arg-type]
 
     def _bookkeeping_call(self, call: cst.Call) -> bool:
         if type(call.func) is cst.Name and call.func.value in _BUILTINS:
@@ -573,15 +578,21 @@ def _returned_items(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
 
 
 # -- effects of one call ------------------------------------------------------------
-def _counts(ctx: FileContext, iterable: cst.BaseExpression) -> bool:
-    """`range(...)`: a loop over numbers, not over something it was given."""
-    return (type(iterable) is cst.Call and type(iterable.func) is cst.Name and iterable.func.value == "range"
-            and ctx.qualified_name(iterable.func) is None and ctx.local_callee(iterable) is None)
+def _walks_weights(iterable: cst.BaseExpression) -> bool:
+    """`model.parameters()`, `zip(ema.state_dict().values(), ...)`, `opt.param_groups`."""
+    for node in iter_nodes(iterable):
+        if type(node) is cst.Call and method_call(node, *_WEIGHT_WALKS) is not None:
+            return True
+        if type(node) is cst.Attribute and node.attr.value == "param_groups":
+            return True
+    return False
 
 
 # modules whose calls only print, log, time or compute numbers: a loop of nothing else
 # (see `_bookkeeping_loop`)
 _BOOKKEEPING = ("builtins.", "sys.stdout.", "sys.stderr.", "time.", "math.", "logging.", "string.")
+_DICT_VIEWS = ("items", "keys", "values")
+_WEIGHT_WALKS = ("parameters", "named_parameters", "buffers", "named_buffers", "state_dict")
 _BUILTINS = frozenset({"print", "range", "len", "int", "float", "str", "round", "min", "max", "abs", "format",
                        "enumerate", "zip", "sum"})
 
