@@ -141,6 +141,27 @@ class LossAccumulatedWithGraph(Rule):
             "    optimizer.step()\n"
             "    total_loss += loss.item()  # expect: TL202\n",
         ),
+        # gradient accumulation back-propagates a share of the loss: the loss is still kept
+        Example(
+            "import torch\n"
+            "total_loss = 0.0\n"
+            "for step, (x, y) in enumerate(loader):\n"
+            "    loss = criterion(model(x), y)\n"
+            "    (loss / accum_steps).backward()\n"
+            "    total_loss += loss  # expect: TL202\n"
+            "    if (step + 1) % accum_steps == 0:\n"
+            "        optimizer.step()\n"
+            "        optimizer.zero_grad()\n",
+            fixed="import torch\n"
+            "total_loss = 0.0\n"
+            "for step, (x, y) in enumerate(loader):\n"
+            "    loss = criterion(model(x), y)\n"
+            "    (loss / accum_steps).backward()\n"
+            "    total_loss += loss.item()  # expect: TL202\n"
+            "    if (step + 1) % accum_steps == 0:\n"
+            "        optimizer.step()\n"
+            "        optimizer.zero_grad()\n",
+        ),
         # returned to the caller: flagged, but no fix (the caller may need tensors)
         "import torch.nn.functional as F\n"
         "def train(model, loader, opt):\n"
@@ -322,6 +343,16 @@ class LossAccumulatedWithGraph(Rule):
         ),
     )
     good = (
+        # a mask the loss is weighted by is no loss: summing it keeps no graph
+        "import torch\n"
+        "kept = 0\n"
+        "for x, y, mask in loader:\n"
+        "    loss = criterion(model(x), y)\n"
+        "    (loss * mask).sum().backward()\n"
+        "    (loss_total * mask).backward()\n"
+        "    kept += mask\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n",
         # the number of a loss kept in an attribute
         "class Trainer:\n"
         "    def fit(self, loader):\n"

@@ -301,11 +301,34 @@ def backpropagated_names(ctx: FileContext, body: cst.CSTNode) -> dict[str, bool]
         if not targets and ctx.call_name(call) == "torch.autograd.backward" and call.args:
             targets = [call.args[0].value]
         for target in targets:
-            name = dotted_name(target)
-            if name is not None:
-                no_args = not call.args or scaled_backward_scaler(call) is not None
-                found[name] = found.get(name, False) or (no_args and method_call(call, "backward") is not None)
+            for operand in _loss_operands(target):
+                name = dotted_name(operand)
+                if name is not None:
+                    no_args = not call.args or scaled_backward_scaler(call) is not None
+                    found[name] = found.get(name, False) or (no_args and method_call(call, "backward") is not None)
     return found
+
+
+def _loss_operands(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What a backward pass on `target` back-propagates by name: the target itself, or
+    the losses of an arithmetic of them (`(loss / accum_steps).backward()`: the loss,
+    not the divisor; `(loss_a + 0.5 * loss_b).backward()`: both losses)."""
+    if type(target) is cst.UnaryOperation:
+        return _loss_operands(target.expression)
+    if type(target) is not cst.BinaryOperation:
+        return [target]
+    if type(target.operator) in (cst.Divide, cst.FloorDivide):
+        return _loss_operands(target.left)
+    if type(target.operator) in (cst.Add, cst.Subtract):
+        return [*_loss_operands(target.left), *_loss_operands(target.right)]
+    if type(target.operator) is cst.Multiply:  # a weight or a mask is no loss
+        if type(target.right) in (cst.Integer, cst.Float):
+            return _loss_operands(target.left)
+        if type(target.left) in (cst.Integer, cst.Float):
+            return _loss_operands(target.right)
+        both = [*_loss_operands(target.left), *_loss_operands(target.right)]
+        return [operand for operand in both if "loss" in (dotted_name(operand) or "").lower()]
+    return []
 
 
 def names_in(expr: cst.CSTNode, model: SemanticModel | None = None) -> set[str]:
