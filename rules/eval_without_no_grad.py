@@ -64,7 +64,9 @@ class EvalWithoutNoGrad(Rule):
     decorator (the entry points of command-line frameworks, `@hydra.main`,
     click, typer, fire, leave grad mode alone and do not count), a
     function or loop that also back-propagates or steps (BatchNorm frozen
-    during training), and comprehensions are left alone. A model whose
+    during training; loops of the function that do not hold the forward,
+    a training loop beside the evaluation loop, do not count), and
+    comprehensions are left alone. A model whose
     parameters are all frozen records no graph and is never flagged:
     `model.requires_grad_(False)` (also chained with `.eval()` / `.to()`, or
     on the constructed model), or a loop over `model.parameters()` /
@@ -89,6 +91,18 @@ class EvalWithoutNoGrad(Rule):
         "        outputs.append(model(x).argmax(-1))  # expect: TL406\n"
         "    return outputs\n"
         "evaluate(test_loader)\n",
+        # a function that trains, then validates in a loop of its own each epoch
+        "import torch\n"
+        "def main(model, optimizer, train_batches, val_batches):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        for x in train_batches:\n"
+        "            model(x).mean().backward()\n"
+        "            optimizer.step()\n"
+        "            optimizer.zero_grad()\n"
+        "        model.eval()\n"
+        "        for x in val_batches:\n"
+        "            out = model(x)  # expect: TL406\n",
         # eval mode spelled `train(False)`
         "import torch\n"
         "for epoch in range(3):\n"
@@ -164,6 +178,15 @@ class EvalWithoutNoGrad(Rule):
         "    return correct\n",
     )
     good = (
+        # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
+        "import torch\n"
+        "def train_step(model, chunks, optimizer):\n"
+        "    model.eval()\n"
+        "    outs = []\n"
+        "    for chunk in chunks:\n"
+        "        outs.append(model(chunk))\n"
+        "    torch.stack(outs).mean().backward()\n"
+        "    optimizer.step()\n",
         # the called function runs under no_grad; an unknown decorator may set it
         "import torch\n"
         "from project.utils import in_eval_context\n"
@@ -304,17 +327,35 @@ class EvalWithoutNoGrad(Rule):
         if loop is None or self._needs_graph(loop.body):
             return False
         function = self.ctx.enclosing_function(call)
-        if function is not None and self._needs_graph(function.body):
+        if function is not None and self._function_needs_graph(function, call):
             return False
         return grad_mode_at(self.ctx, call) is None
 
-    def _needs_graph(self, root: cst.CSTNode) -> bool:
-        for node in reachable_nodes(self.ctx, root):
-            if is_backward(node) or clears_grads(self.ctx, node) or method_call(node, "step") is not None:
-                return True
-            if type(node) is cst.Call and self.ctx.call_name(node) in _GRAPH_USERS:
+    def _function_needs_graph(self, function: cst.FunctionDef, call: cst.Call) -> bool:
+        """Whether the function back-propagates or steps other than in loops of its own
+        that do not hold the call: a backward after the loop of forwards may use their
+        graphs; a training loop beside the evaluation loop (both in an epoch loop) does not."""
+        around = {id(ancestor) for ancestor in self.ctx.ancestors(call)}
+        apart = {id(node) for loop in self.ctx.subtree(function.body)
+                 if type(loop) in (cst.For, cst.While) and id(loop) not in around
+                 for node in self.ctx.subtree(loop)}
+        for node in self.ctx.subtree(function.body):
+            if id(node) in apart:
+                continue
+            callee = self.ctx.local_callee(node)
+            if self._uses_graph(node) or (callee is not None and self._needs_graph(callee.body)):
                 return True
         return False
+
+    def _needs_graph(self, root: cst.CSTNode) -> bool:
+        """Whether running `root` back-propagates, steps or clears gradients, in it or
+        in the functions of the file it calls."""
+        return any(self._uses_graph(node) for node in reachable_nodes(self.ctx, root))
+
+    def _uses_graph(self, node: cst.CSTNode) -> bool:
+        if is_backward(node) or clears_grads(self.ctx, node) or method_call(node, "step") is not None:
+            return True
+        return type(node) is cst.Call and self.ctx.call_name(node) in _GRAPH_USERS
 
 
 def _models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
