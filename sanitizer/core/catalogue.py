@@ -62,7 +62,8 @@ _KINDS = (
          "log at 0, pow), clip gradients, lower the learning rate"),
     Kind("nonfinite_param", "error", "optimization",
          "a parameter became NaN/Inf after an update: an exploding or non-finite "
-         "update (learning rate too high, Adam eps=0, a division by zero)"),
+         "update (learning rate too high, Adam eps=0, a division by zero), or code "
+         "that writes the weights between steps (a renormalisation, pruning, a loaded checkpoint)"),
     Kind("grad_spike", "warning", "optimization",
          "the global gradient norm jumped far above its recent median: clip "
          "gradients (clip_grad_norm_), lower the learning rate, inspect the batch"),

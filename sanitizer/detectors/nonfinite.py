@@ -46,6 +46,7 @@ class NonfiniteDetector(Detector):
         # nor a culprit
         self._inf_by_design: set[tuple[int, int]] = set()
         self._seen_finite: set[tuple[int, int]] = set()
+        self._finite_grads_at: int | None = None  # the latest step whose gradients were all finite
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         trail = record.trail
@@ -54,6 +55,8 @@ class NonfiniteDetector(Detector):
         bad_params = [i for i, norm in enumerate(record.param_norms) if not math.isfinite(norm)]
         designed = self._designed_infs(trail, clean=bad_loss is None and not bad_grads and not bad_params)
         first_bad = next((i for i, (_, mag) in enumerate(trail) if not math.isfinite(mag) and i not in designed), None)
+        previous_finite, self._finite_grads_at = self._finite_grads_at, (
+            record.step if record.grad_norms and not bad_grads else None)
         if first_bad is None and bad_loss is None and not bad_grads and not bad_params:
             self._remember(trail)
             return
@@ -72,7 +75,7 @@ class NonfiniteDetector(Detector):
         if bad_grads and not grads_expected:
             self._report_grads(record, sink, bad_grads, culprit)
         if bad_params:
-            self._report_params(record, sink, bad_params)
+            self._report_params(record, sink, bad_params, previous_finite)
         self._remember(trail)
 
     def _designed_infs(self, trail: list[tuple[int, float]], clean: bool) -> set[int]:
@@ -167,7 +170,7 @@ class NonfiniteDetector(Detector):
                   where=_first_site(record), value=value,
                   extra={"params": [sink.param_name(p) for p in candidates[:20]]})
 
-    def _report_params(self, record: StepRecord, sink: Sink, bad: list[int]) -> None:
+    def _report_params(self, record: StepRecord, sink: Sink, bad: list[int], finite_grads_at: int | None) -> None:
         step = record.param_step if record.param_step is not None else record.step
         if not self._first("nonfinite_param", step):
             return
@@ -175,6 +178,11 @@ class NonfiniteDetector(Detector):
         name = sink.param_name(param)
         value = record.param_norms[bad[0]]
         when = "before the first update" if step == record.step and sink.completed_steps == 0 else "after the update"
+        if when == "after the update" and finite_grads_at == step and step != record.step:
+            # finite gradients: the update itself (a learning rate, Adam's eps) or code
+            # outside the optimizer that wrote the weights before this step's forward
+            when = (f"after step {step}, whose gradients were finite: the optimizer's update made it so, "
+                    f"or code outside the optimizer changed it before step {record.step}'s forward")
         sink.emit("nonfinite_param", step, f"parameter {name} is {_word(value)} {when}",
                   module=sink.param_module_name(param), param=name,
                   where=locations.user_site(), value=value,

@@ -4,7 +4,7 @@ from __future__ import annotations
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",),
-              ("nonfinite_param.py",)]
+              ("nonfinite_param.py",), ("param_written.py",)]
 
 
 def test_overflowing_linear_is_named_as_the_culprit(script_runs: ScriptRuns) -> None:
@@ -40,6 +40,15 @@ def test_corrupt_batch_is_reported_as_input(script_runs: ScriptRuns) -> None:
     assert event["where"] == f"nonfinite_input.py:{line_of('nonfinite_input.py', 'loss = nn.functional')}"
     loss = run.first("nonfinite_loss")
     assert loss["step"] == 5 and loss["module"] is None and "input batch" in loss["message"]
+
+
+def test_weights_written_between_steps_are_not_blamed_on_the_update_alone(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("param_written.py")
+    event = run.first("nonfinite_param")
+    assert event["step"] == 3 and event["param"] == "0.weight"
+    assert "whose gradients were finite" in event["message"]
+    assert "code outside the optimizer changed it before step 4's forward" in event["message"]
+    assert run.report["summary"]["problems"][0]["kind"] == "nonfinite_param"
 
 
 def test_parameter_broken_by_the_update(script_runs: ScriptRuns) -> None:
