@@ -51,8 +51,9 @@ class ClipAfterStep(Rule):
     resolved are not followed. Functions of the file are followed into their
     bodies; a function of another module of the project is read by what it
     does, in order (`clip_gradients(model)` of `utils.py` called after
-    `opt.step()` is reported at the call; a helper that back-propagates,
-    clips and steps by itself leaves the caller stepped).
+    `opt.step()` is reported at the call, and so is a helper called in the
+    loop that steps and then clips; a helper that back-propagates, clips and
+    steps by itself leaves the caller stepped).
     """
 
     code = "TL403"
@@ -188,8 +189,8 @@ class ClipAfterStep(Rule):
     def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:
         """A function of another module, by the effects it has, in the order they are
         first reached: its clip follows the caller's step (`clip_gradients(model)` after
-        `opt.step()`), reported at the call. A clip after its own step is that module's
-        finding, not this call's."""
+        `opt.step()`) or its own (`optimizer_step(opt, model)` that steps, then clips),
+        reported at the call."""
         stepped_before = stepped = _STEPPED in facts
         for effect in summary.effects:
             if effect in (BACKWARD, ZERO_GRAD):
@@ -199,8 +200,12 @@ class ClipAfterStep(Rule):
             elif effect == CLIP and stepped_before:
                 self.report(call, _THROUGH_HELPER.format(self.ctx.code(call.func)))
                 stepped_before = False
+            elif effect == CLIP and stepped:  # its own step, then its clip, with nothing between
+                self.report(call, _OWN_STEP.format(self.ctx.code(call.func)))
+                stepped = False
         return frozenset({_STEPPED}) if stepped else frozenset()
 
 
 _THROUGH_HELPER = "`{}()` clips gradients after the optimizer step: the clip changes nothing; clip before `step()`"
+_OWN_STEP = "`{}()` steps the optimizer, then clips the gradients: the clip changes nothing; clip before `step()`"
 

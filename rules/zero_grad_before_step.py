@@ -13,6 +13,7 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.training import ancestors_within, loops_within, method_call, unchain_module
 from trainlint.rule import Rule
+from trainlint.summaries import BACKWARD, STEP, ZERO_GRAD, Summary
 
 _BACKWARD = "backward"
 
@@ -23,7 +24,9 @@ class ZeroGradBeforeStep(Rule):
     Flags a gradient clear (`optimizer.zero_grad()`, `model.zero_grad()`,
     `p.grad = None`) reached after `backward()` and before the optimizer
     step that should use those gradients, in the same iteration, along some
-    path through the code (the file's own helper functions included).
+    path through the code (the file's own helper functions included, and a
+    function of another module of the project that clears and then steps,
+    reported at its call).
 
     ## Why is this bad?
     The step then applies zero (or missing) gradients: with `set_to_none`
@@ -203,7 +206,8 @@ class ZeroGradBeforeStep(Rule):
     )
 
     def finish(self) -> None:
-        run_each_iteration(self.ctx, self._transfer, events=self._is_event)
+        # a call of another module's function may clear gradients or step
+        run_each_iteration(self.ctx, self._transfer, events=None if self.ctx.external else self._is_event)
 
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to."""
@@ -220,6 +224,9 @@ class ZeroGradBeforeStep(Rule):
                     self.report(fact[0])
             return frozenset()
         backwards = [fact[1] for fact in facts if fact[0] == _BACKWARD]
+        summary = self.ctx.summaries.of_external_call(node) if backwards and type(node) is cst.Call else None
+        if summary is not None:
+            return self._through(facts, node, summary)  # type: ignore[arg-type]
         if (
             any(self._same_iteration(b, node) for b in backwards)
             and clears_grads(self.ctx, node)
@@ -227,6 +234,24 @@ class ZeroGradBeforeStep(Rule):
         ):
             return facts | {(node, self._cleared_optimizer(node))}
         return facts
+
+    def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:
+        """A function of another module called after `backward()`, by its effects in
+        the order first reached: a clear before its own step (`finish_step(opt)`:
+        `opt.zero_grad(); opt.step()`) is reported at the call; a clear alone waits
+        for the caller's step, as one written here does."""
+        effects = summary.effects
+        if ZERO_GRAD not in effects:
+            return frozenset() if STEP in effects or BACKWARD in effects else facts
+        clear = effects.index(ZERO_GRAD)
+        if BACKWARD in effects and effects.index(BACKWARD) < clear:
+            return frozenset() if STEP in effects else facts  # its own pass, its own business
+        if STEP in effects:
+            step = effects.index(STEP)
+            if clear < step and not (BACKWARD in effects and clear < effects.index(BACKWARD) < step):
+                self.report(call, _THROUGH_HELPER.format(self.ctx.code(call.func)))
+            return frozenset()
+        return facts | {(call, None)}
 
     def _same_iteration(self, backward: cst.CSTNode, clear: cst.CSTNode) -> bool:
         """A clear inside loops pairs with a backward inside one of them (the
@@ -329,3 +354,7 @@ def _parameters_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
     """`model` of `model.parameters()`."""
     receiver = method_call(expr, "parameters")
     return receiver if receiver is not None and not expr.args else None  # type: ignore[attr-defined]
+
+
+_THROUGH_HELPER = ("`{}()` clears the gradients and then steps the optimizer: the step applies zero "
+                   "gradients; clear them before `backward()`")

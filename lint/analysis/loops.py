@@ -24,6 +24,7 @@ from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
+from trainlint.summaries import STEP
 
 GradMode = Literal["off", "on", "unknown"]
 
@@ -376,7 +377,8 @@ def run_each_iteration(
     """Run `transfer` over every body of the file with "same iteration"
     semantics: facts end at the start of each loop iteration, and where a
     training loop ends. `events`: the nodes `transfer` reacts to (see `Flow`)."""
-    if not any(method_call(call, "step") is not None for call in ctx.nodes_of(cst.Call)):
+    if not any(method_call(call, "step") is not None for call in ctx.nodes_of(cst.Call)) and not any(
+            summary.does(STEP) for summary in ctx.external.values()):
         return  # these rules are all about the optimizer step: nothing to order
     flow = CallFlow(ctx, transfer, loop_back=_clear, per_iteration=True, events=events)
     for body in code_bodies(ctx):

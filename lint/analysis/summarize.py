@@ -625,7 +625,7 @@ def _named_optimizer_step(call: cst.Call) -> bool:
     if receiver is None or call.args:
         return False
     last = (dotted_name(receiver) or "").rsplit(".", 1)[-1].lower()
-    return any(word in last for word in _OPTIMIZER_WORDS)
+    return any(word in last for word in _OPTIMIZER_WORDS) or "opt" in last.split("_")
 
 
 def empties_cache(ctx: FileContext, call: cst.Call) -> bool:
