@@ -162,6 +162,18 @@ class EmptyCacheInLoop(Rule):
         "    optimizer.step()\n"
         "    ema_update(ema, model)  # expect: TL201\n"
         "    log_stats({'loss': 0.0})  # expect: TL201\n",
+        # a method of a class defined inside the function that trains
+        "import torch\n"
+        "def main(model, optimizer, batches):\n"
+        "    class Trainer:\n"
+        "        def train_step(self, batch):\n"
+        "            model(batch).mean().backward()\n"
+        "            optimizer.step()\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.cuda.empty_cache()\n"
+        "    trainer = Trainer()\n"
+        "    for batch in batches:\n"
+        "        trainer.train_step(batch)  # expect: TL201\n",
         # a method inherited from a base class (another class has one of that name)
         "import torch\n"
         "class BaseTrainer:\n"

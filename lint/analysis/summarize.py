@@ -45,8 +45,14 @@ _SET_EPOCH_PATHS = ("", ".sampler", ".batch_sampler", ".batch_sampler.sampler")
 
 # -- keys --------------------------------------------------------------------
 def function_key(ctx: FileContext, func: cst.FunctionDef) -> str:
-    names = [func.name.value]
-    for ancestor in ctx.ancestors(func):
+    return _path_of(ctx, func)
+
+
+def _path_of(ctx: FileContext, node: cst.FunctionDef | cst.ClassDef) -> str:
+    """`Trainer.fit`, or `main.Trainer` for a class defined inside `main()`: the names
+    of the functions and classes around it, outermost first."""
+    names = [node.name.value]
+    for ancestor in ctx.ancestors(node):
         if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
             names.append(ancestor.name.value)
     return ".".join(reversed(names))
@@ -87,6 +93,8 @@ class CallTargets:
         self.classes = {
             node.name.value: node for node in ctx.scopes.by_node if type(node) is cst.ClassDef
         }
+        # the key prefix of each class's methods: `main.Trainer` for a class defined in `main()`
+        self._paths = {name: _path_of(ctx, node) for name, node in self.classes.items()}
         self._bases: dict[str, tuple[str, ...]] = {}
         self._instances = self._instances_of_classes()
         self._targets: dict[cst.Call, str | None] = {}
@@ -112,7 +120,7 @@ class CallTargets:
         if local is not None:
             return self.keys.get(local)
         if type(func) is cst.Name and func.value in self.classes and self.ctx.qualified_name(func) is None:
-            return f"{func.value}.__init__"
+            return f"{self._paths[func.value]}.__init__"
         instance_of = self._class_of(func)  # `model(x)`, `self.model(x)`
         if instance_of is not None:
             return self._call_of_instance(instance_of)
@@ -143,7 +151,7 @@ class CallTargets:
         for owner in self._lineage(cls):
             if inherited and owner == cls:
                 continue
-            key = f"{owner}.{method}"
+            key = f"{self._paths.get(owner, owner)}.{method}"
             if owner not in self.classes or key in self._key_set:
                 return key
         return None
@@ -156,8 +164,9 @@ class CallTargets:
             if owner not in self.classes:
                 return f"{owner}.forward"
             for method in ("__call__", "forward"):
-                if f"{owner}.{method}" in self._key_set:
-                    return f"{owner}.{method}"
+                key = f"{self._paths[owner]}.{method}"
+                if key in self._key_set:
+                    return key
         return None
 
     def _lineage(self, cls: str) -> Iterator[str]:
