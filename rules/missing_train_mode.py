@@ -7,6 +7,7 @@ from trainlint.analysis.loops import CallFlow, is_backward, train_mode_call
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
+from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, EVAL, TRAIN, Summary
@@ -64,7 +65,9 @@ class MissingTrainMode(Rule):
     (`discriminator.train_custom()` putting its trainable head back in train
     mode). An `.eval()` followed by a backward
     pass in the same iteration (BatchNorm frozen on purpose, a frozen teacher)
-    is not flagged, nor is one of layers picked from a model's `modules()` or
+    is not flagged, unless it runs every N steps (under an `if` that tests a
+    remainder, `step % eval_interval == 0`, there or at the call of its
+    function: validation), nor is one of layers picked from a model's `modules()` or
     `children()` (`for m in model.modules(): if isinstance(m, nn.BatchNorm2d):
     m.eval()`: some layers frozen while the rest trains), and a later `.eval()`
     of the same model replaces an
@@ -95,6 +98,18 @@ class MissingTrainMode(Rule):
     message = "the model is switched to `.eval()` for validation and training resumes without `.train()`: dropout and BatchNorm stay in eval mode"
     triggers = ("eval", "train")  # the names any switch to eval mode is spelled with
     bad = (
+        # validation every N steps inside the step loop (nanoGPT's `estimate_loss()`)
+        "import torch\n"
+        "@torch.no_grad()\n"
+        "def estimate_loss():\n"
+        "    model.eval()  # expect: TL405\n"
+        "    return model(val_batch).mean().item()\n"
+        "for step in range(max_steps):\n"
+        "    if step % eval_interval == 0:\n"
+        "        print(estimate_loss())\n"
+        "    model(next(batches)).mean().backward()\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n",
         "import torch\n"
         "model.train()\n"
         "for epoch in range(10):\n"
@@ -189,6 +204,20 @@ class MissingTrainMode(Rule):
         "    validate(model)\n",
     )
     good = (
+        # the periodic validation puts the model back in train mode
+        "import torch\n"
+        "@torch.no_grad()\n"
+        "def estimate_loss():\n"
+        "    model.eval()\n"
+        "    loss = model(val_batch).mean().item()\n"
+        "    model.train()\n"
+        "    return loss\n"
+        "for step in range(max_steps):\n"
+        "    if step % eval_interval == 0:\n"
+        "        print(estimate_loss())\n"
+        "    model(next(batches)).mean().backward()\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n",
         # BatchNorm layers frozen on purpose from some epoch on: not a validation switch
         "import torch\n"
         "from torch import nn\n"
@@ -414,8 +443,25 @@ class MissingTrainMode(Rule):
         for _, eval_call, crossed in facts:
             # an eval() still in force at a backward of the same iteration
             # is deliberate (frozen BatchNorm, a teacher); one carried over
-            # from an earlier iteration was for validation
-            (self._candidates if crossed else self._exempt).add(eval_call)
+            # from an earlier iteration was for validation, and so is one made
+            # every N steps (`if step % eval_interval == 0: estimate_loss()`)
+            validation = crossed or self._every_n_steps(eval_call)
+            (self._candidates if validation else self._exempt).add(eval_call)
+
+    def _every_n_steps(self, node: cst.CSTNode, depth: int = 0) -> bool:
+        """`node` runs under an `if` of the loop around it that tests a remainder
+        (`step % N == 0`), in this function or at a call site of it."""
+        for ancestor in self.ctx.ancestors(node):
+            if type(ancestor) is cst.If and any(
+                    type(part) is cst.BinaryOperation and type(part.operator) is cst.Modulo
+                    for part in iter_nodes(ancestor.test)):
+                return True
+            if type(ancestor) in (cst.For, cst.While, cst.Lambda, cst.ClassDef):
+                return False
+            if type(ancestor) is cst.FunctionDef:
+                return depth < 3 and any(self._every_n_steps(site, depth + 1)
+                                         for site in self.ctx.call_sites(ancestor))
+        return False
 
     def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:
         """The modes another module's function leaves: an `.eval()` of a model it is
