@@ -3,7 +3,7 @@ import libcst as cst
 from trainlint.analysis.accumulators import consumed_names
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
-from trainlint.analysis.loops import CallFlow, is_backward, train_mode_call
+from trainlint.analysis.loops import CallFlow, is_backward, reachable_nodes, train_mode_call
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
@@ -204,6 +204,22 @@ class MissingTrainMode(Rule):
         "    validate(model)\n",
     )
     good = (
+        # the periodic validation runs the training helper (its backward skipped under
+        # no_grad) and restores train mode in the same block
+        "import torch\n"
+        "def forward_backward(batch):\n"
+        "    loss = model(batch).mean()\n"
+        "    if loss.requires_grad:\n"
+        "        loss.backward()\n"
+        "for step in range(max_steps):\n"
+        "    forward_backward(next(batches))\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n"
+        "    if not step % eval_interval:\n"
+        "        with torch.no_grad():\n"
+        "            model.eval()\n"
+        "            forward_backward(next(val_batches))\n"
+        "            model.train()\n",
         # the periodic validation puts the model back in train mode
         "import torch\n"
         "@torch.no_grad()\n"
@@ -450,12 +466,15 @@ class MissingTrainMode(Rule):
 
     def _every_n_steps(self, node: cst.CSTNode, depth: int = 0) -> bool:
         """`node` runs under an `if` of the loop around it that tests a remainder
-        (`step % N == 0`), in this function or at a call site of it."""
+        (`step % N == 0`), in this function or at a call site of it, and that `if`
+        does not put a model back in train mode itself (its validation restores
+        the mode; a backward inside it is part of the validation)."""
         for ancestor in self.ctx.ancestors(node):
             if type(ancestor) is cst.If and any(
                     type(part) is cst.BinaryOperation and type(part.operator) is cst.Modulo
                     for part in iter_nodes(ancestor.test)):
-                return True
+                return not any(mode[1] is not False for mode in map(train_mode_call, reachable_nodes(
+                    self.ctx, ancestor.body)) if mode is not None)
             if type(ancestor) in (cst.For, cst.While, cst.Lambda, cst.ClassDef):
                 return False
             if type(ancestor) is cst.FunctionDef:
