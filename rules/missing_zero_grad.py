@@ -110,6 +110,15 @@ class MissingZeroGrad(Rule):
         "    master.grad = flatten([p.grad.float() for p in params])\n"
         "    optimizer.step()  # expect: TL401\n"
         "    copy_back(master, params)\n",
+        # an optimizer class of the file (a subclass of torch.optim.Optimizer)
+        "import torch\n"
+        "class Lion(torch.optim.Optimizer):\n"
+        "    def step(self):\n"
+        "        self.update_weights()\n"
+        "lion = Lion(model.parameters(), {'lr': 1e-4})\n"
+        "for x in loader:\n"
+        "    model(x).sum().backward()\n"
+        "    lion.step()  # expect: TL401\n",
         # optimizers stepped in a loop over a list of them (modded-nanogpt's style)
         "import torch\n"
         "optimizers = [torch.optim.AdamW(head.parameters()), torch.optim.SGD(body.parameters(), lr=0.1)]\n"

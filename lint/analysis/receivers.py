@@ -134,6 +134,12 @@ class Receivers:
         # constructor call (DataLoader / DistributedSampler / ...) bound to each variable
         self.constructions: dict[Binding, list[cst.Call]] = {}
         self._returns: dict[str, str] = {}
+        # classes of the file that subclass an optimizer or a scheduler (`class Muon(torch.optim.Optimizer)`)
+        self._class_kinds = {
+            node.name.value: kind for node in ctx.nodes_of(cst.ClassDef)
+            if (kind := next((k for base in node.bases  # type: ignore[attr-defined]
+                              if (k := _BASE_CLASSES.get(ctx.qualified_name(base.value) or ""))), None))
+        }
         # the assignments to variables, read once: the passes below only
         # learn more kinds of values
         self._assigned = [
@@ -179,7 +185,7 @@ class Receivers:
         qualified = self.ctx.qualified_name(call.func)
         kind = constructor_kind(qualified)
         if kind is None and type(call.func) is cst.Name:
-            kind = self._returns.get(call.func.value)
+            kind = self._returns.get(call.func.value) or self._class_kinds.get(call.func.value)
         if kind is None and qualified in _INSTANTIATE and call.args:
             kind = _configured_kind(call.args[0].value)
         return kind or factory_kind(call.func)
