@@ -1,6 +1,7 @@
 import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
+from trainlint.analysis.precision import hands_over_scaler
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.training import code_bodies, is_clip_call, method_call, scaled_backward_scaler, statement_of
 from trainlint.rule import Example, Fix, Rule
@@ -260,12 +261,10 @@ class ClipBeforeUnscale(Rule):
             if method_call(call, "unscale_") is not None:
                 return True
             summary = self.ctx.summaries.of_call(call)  # type: ignore[arg-type]
-            if summary is not None:
-                if summary.does(UNSCALE):
-                    return True
-            elif any(self.ctx.code(arg.value) == scaler.name for arg in call.args):  # type: ignore[attr-defined]
-                if method_call(call, "step", "scale", "update") is None:
-                    return True
+            if summary is not None and summary.does(UNSCALE):
+                return True
+            if summary is None and hands_over_scaler(self.ctx, call, scaler.name):  # type: ignore[arg-type]
+                return True
         return False
 
     def _always_stepped_after(self, statement: cst.SimpleStatementLine, scaler: Binding, optimizer: str) -> bool:

@@ -1,11 +1,10 @@
 import libcst as cst
 
-from trainlint.analysis.precision import scaler_switched_off
+from trainlint.analysis.precision import hands_over_scaler, scaler_switched_off
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.training import loops_within, method_call, statement_of
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.walk import iter_nodes
-from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
 
 
@@ -291,7 +290,7 @@ class ScalerStepWithoutUpdate(Rule):
                     return True
             elif type(node.func) is cst.Attribute and node.func.attr.value in helpers:
                 return True  # `hook.after_step()`: a method of this file's that updates one
-            elif _hands_over(self.ctx, node, scaler_code):
+            elif hands_over_scaler(self.ctx, node, scaler_code):
                 return True
         return False
 
@@ -319,12 +318,3 @@ class ScalerStepWithoutUpdate(Rule):
 def _named_scaler(receiver: cst.BaseExpression) -> bool:
     last = (dotted_name(receiver) or "").rsplit(".", 1)[-1].lower()
     return "scaler" in last
-
-
-def _hands_over(ctx: FileContext, call: cst.Call, scaler: str) -> bool:
-    """`call` is given the scaler, or the object it is an attribute of (`self` for
-    `self.scaler`), and is not one of the scaler's own methods."""
-    if method_call(call, "step", "scale", "unscale_", "update", "get_scale", "is_enabled") is not None:
-        return False
-    owners = {scaler, *(scaler.rsplit(".", depth)[0] for depth in range(1, scaler.count(".") + 1))}
-    return any(ctx.code(arg.value) in owners for arg in call.args)

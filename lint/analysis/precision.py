@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Iterator, Literal
 import libcst as cst
 
 from trainlint.analysis.literals import string_value
+from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import only
 
 if TYPE_CHECKING:
@@ -285,3 +286,16 @@ def scaler_switched_off(ctx: FileContext, binding: Binding) -> bool:
     `enabled=False`: such a scaler passes losses and steps through unchanged."""
     built = ctx.receivers.constructions.get(binding, [])
     return bool(built) and all(grad_scaler_enabled(call) is False for call in built)
+
+
+_SCALER_METHODS = ("step", "scale", "unscale_", "update", "get_scale", "is_enabled")
+
+
+def hands_over_scaler(ctx: FileContext, call: cst.Call, scaler: str) -> bool:
+    """`call` is given the GradScaler written `scaler`, or the object it is an attribute
+    of (`self` for `self.scaler`), and is none of the scaler's own methods: code the
+    caller cannot see that may update or unscale it (`end_step(scaler, opt)`)."""
+    if method_call(call, *_SCALER_METHODS) is not None:
+        return False
+    owners = {scaler, *(scaler.rsplit(".", depth)[0] for depth in range(1, scaler.count(".") + 1))}
+    return any(ctx.code(arg.value) in owners for arg in call.args)
