@@ -3,11 +3,11 @@ import libcst as cst
 from trainlint.analysis.accumulators import consumed_names
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
+from trainlint.analysis.guards import tests_a_remainder
 from trainlint.analysis.loops import CallFlow, is_backward, reachable_nodes, train_mode_call
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
-from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, EVAL, TRAIN, Summary
@@ -470,9 +470,7 @@ class MissingTrainMode(Rule):
         does not put a model back in train mode itself (its validation restores
         the mode; a backward inside it is part of the validation)."""
         for ancestor in self.ctx.ancestors(node):
-            if type(ancestor) is cst.If and any(
-                    type(part) is cst.BinaryOperation and type(part.operator) is cst.Modulo
-                    for part in iter_nodes(ancestor.test)):
+            if type(ancestor) is cst.If and tests_a_remainder(ancestor.test):
                 return not any(mode[1] is not False for mode in map(train_mode_call, reachable_nodes(
                     self.ctx, ancestor.body)) if mode is not None)
             if type(ancestor) in (cst.For, cst.While, cst.Lambda, cst.ClassDef):

@@ -1,5 +1,6 @@
 """Code that only runs as a fallback: in an `except ImportError:` /
-`except AttributeError:` handler, or on one side of a torch-version check."""
+`except AttributeError:` handler, or on one side of a torch-version check; and
+conditions that run code only now and then (`step % 100 == 0`)."""
 
 from __future__ import annotations
 
@@ -69,3 +70,8 @@ def is_version_check(test: cst.BaseExpression) -> bool:
         if type(node) is cst.Name and _VERSION_WORDS.search(node.value):
             return True
     return False
+
+
+def tests_a_remainder(test: cst.BaseExpression) -> bool:
+    """A condition on a remainder (`step % eval_interval == 0`): true every N steps."""
+    return any(type(node) is cst.BinaryOperation and type(node.operator) is cst.Modulo for node in iter_nodes(test))

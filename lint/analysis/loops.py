@@ -113,8 +113,7 @@ def clears_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
         return type(receiver) is cst.Attribute and receiver.attr.value == "grad"
     if type(node) is cst.Assign:
         return (any(_is_grad_attribute(t.target) for t in node.targets)  # type: ignore[attr-defined]
-                and not any(type(n) is cst.Attribute and n.attr.value == "grad"  # type: ignore[attr-defined]
-                            for n in iter_nodes(node.value)))  # type: ignore[attr-defined]
+                and not any(_is_grad_attribute(n) for n in iter_nodes(node.value)))  # type: ignore[attr-defined, arg-type]
     if type(node) is cst.Del:
         return _is_grad_attribute(node.target)  # type: ignore[attr-defined]
     return False

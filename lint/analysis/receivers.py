@@ -135,11 +135,12 @@ class Receivers:
         self.constructions: dict[Binding, list[cst.Call]] = {}
         self._returns: dict[str, str] = {}
         # classes of the file that subclass an optimizer or a scheduler (`class Muon(torch.optim.Optimizer)`)
-        self._class_kinds = {
-            node.name.value: kind for node in ctx.nodes_of(cst.ClassDef)
-            if (kind := next((k for base in node.bases  # type: ignore[attr-defined]
-                              if (k := _BASE_CLASSES.get(ctx.qualified_name(base.value) or ""))), None))
-        }
+        self._class_kinds: dict[str, str] = {}
+        for node in ctx.nodes_of(cst.ClassDef):
+            for base in node.bases:  # type: ignore[attr-defined]
+                kind = _BASE_CLASSES.get(ctx.qualified_name(base.value) or "")
+                if kind is not None:
+                    self._class_kinds.setdefault(node.name.value, kind)  # type: ignore[attr-defined]
         # the assignments to variables, read once: the passes below only
         # learn more kinds of values
         self._assigned = [

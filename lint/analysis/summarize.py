@@ -18,6 +18,7 @@ import libcst as cst
 
 from trainlint.analysis.accumulators import detaches
 from trainlint.analysis.dataflow import backpropagated_names, target_names
+from trainlint.analysis.guards import tests_a_remainder
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, scheduler_step, train_mode_call
 from trainlint.analysis.precision import global_value, half_conversion, value_of_name
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, sampler_shuffle
@@ -362,11 +363,10 @@ class _Summarizer:
         if mode is not None:
             # `train(flag)` restores a mode saved before (`model.train(was_training)`)
             yield EVAL if mode[1] is False else TRAIN
-            if mode[1] is False and self._param(mode[0]) is not None:
-                sets["eval_mode"].add(self._param(mode[0]))  # type: ignore[arg-type]
-            elif mode[1] is False and self._own_attribute(mode[0]) is not None:
-                # `self.model.eval()` of a method: a caller's `self.evaluate()` does it to its own
-                sets["eval_mode"].add(self._own_attribute(mode[0]))  # type: ignore[arg-type]
+            # a parameter, or `self.model` of a method: a caller's `self.evaluate()` does it to its own
+            evaluated = self._param(mode[0]) or self._own_attribute(mode[0]) if mode[1] is False else None
+            if evaluated is not None:
+                sets["eval_mode"].add(evaluated)
         converted = half_conversion(self.ctx, call)
         if converted is not None:
             self.converted.add(dotted_name(converted) or "")
@@ -404,13 +404,11 @@ class _Summarizer:
         return False
 
     def _counts(self, test: cst.BaseExpression) -> bool:
+        if tests_a_remainder(test):
+            return True
         counters = _incremented(self.ctx)
-        for node in iter_nodes(test):
-            if type(node) is cst.BinaryOperation and type(node.operator) is cst.Modulo:
-                return True
-            if type(node) in (cst.Name, cst.Attribute) and dotted_name(node) in counters:
-                return True
-        return False
+        return any(type(node) in (cst.Name, cst.Attribute) and dotted_name(node) in counters
+                   for node in iter_nodes(test))
 
     # -- parameters -------------------------------------------------------------
     def _param(self, expr: cst.BaseExpression) -> str | None:
