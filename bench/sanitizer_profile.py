@@ -13,6 +13,7 @@ the next kernels. Runs on CPU too (no launches, no synchronizations to count).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import math
 import os
@@ -37,10 +38,8 @@ COPY = ("cudaMemcpyAsync", "cudaMemcpy")
 
 def profiled(work: workloads.Workload, device: str, steps: int, sanitized: bool) -> tuple[Counter[str], str]:
     optimizer = torch.optim.AdamW(work.model.parameters(), lr=1e-4)
-    session = Sanitizer(report=None, stream=io.StringIO(), lint=False) if sanitized else None
-    if session is not None:
-        session.__enter__()
-    try:
+    session = Sanitizer(report=None, stream=io.StringIO(), lint=False) if sanitized else contextlib.nullcontext()
+    with session:
         for _ in range(5):
             workloads.train_step(work, optimizer, device)
         workloads.synchronize(device)
@@ -49,9 +48,6 @@ def profiled(work: workloads.Workload, device: str, steps: int, sanitized: bool)
             for _ in range(steps):
                 workloads.train_step(work, optimizer, device)
                 workloads.synchronize(device)
-    finally:
-        if session is not None:
-            session.__exit__(None, None, None)
     counts: Counter[str] = Counter()
     for event in prof.key_averages():
         for label, names in (("launches", LAUNCH), ("synchronizations", SYNC), ("copies", COPY)):

@@ -29,12 +29,7 @@ def ending_of(exc: BaseException | None, halt_line: str | None = None) -> dict[s
 
 def terminated_at(frame: FrameType | None) -> dict[str, Any]:
     """The ending of a run killed by SIGTERM, at the innermost user line running."""
-    site = None
-    while frame is not None and site is None:
-        if locations.is_user_file(frame.f_code.co_filename):
-            site = locations.format_site(frame.f_code.co_filename, frame.f_lineno)
-        frame = frame.f_back
-    return {"how": "terminated", "detail": None, "where": site}
+    return {"how": "terminated", "detail": None, "where": locations.user_site(frame) if frame is not None else None}
 
 
 def _user_site(tb: TracebackType | None) -> str | None:

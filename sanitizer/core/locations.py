@@ -109,9 +109,10 @@ def user_frames(limit: int = 12) -> list[FrameType]:
     return frames
 
 
-def user_site() -> str | None:
-    """`file:line` of the innermost user frame, or None."""
-    frame: FrameType | None = sys._getframe(1)
+def user_site(frame: FrameType | None = None) -> str | None:
+    """`file:line` of the innermost user frame (of the caller's stack, or from
+    `frame` outwards), or None."""
+    frame = frame if frame is not None else sys._getframe(1)
     while frame is not None:
         if is_user_file(frame.f_code.co_filename):
             return format_site(frame.f_code.co_filename, frame.f_lineno)

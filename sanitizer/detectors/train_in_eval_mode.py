@@ -24,15 +24,24 @@ if TYPE_CHECKING:
 MAX_LISTED = 20
 
 
+NO_DROPOUT = "no dropout"
+FROZEN_STATISTICS = "frozen normalization statistics"
+
+
+def eval_mode_effect(module: nn.Module) -> str | None:
+    """What eval mode changes in a module's forward, or None when nothing does."""
+    if isinstance(module, nn.modules.dropout._DropoutNd):
+        return NO_DROPOUT if module.p > 0 else None
+    if isinstance(module, nn.modules.batchnorm._NormBase):  # batch and instance norms
+        return FROZEN_STATISTICS if module.track_running_stats else None
+    if isinstance(module, nn.MultiheadAttention):
+        return NO_DROPOUT if module.dropout > 0 else None
+    return None
+
+
 def changes_in_eval_mode(module: nn.Module) -> bool:
     """True for modules whose forward differs between train and eval mode."""
-    if isinstance(module, nn.modules.dropout._DropoutNd):
-        return module.p > 0
-    if isinstance(module, nn.modules.batchnorm._NormBase):  # batch and instance norms
-        return module.track_running_stats
-    if isinstance(module, nn.MultiheadAttention):
-        return module.dropout > 0
-    return False
+    return eval_mode_effect(module) is not None
 
 
 class TrainInEvalModeDetector(Detector):
@@ -66,9 +75,5 @@ class TrainInEvalModeDetector(Detector):
 def _what_changes(modules: list[nn.Module]) -> str:
     """What eval mode changes in these modules: dropout off, running statistics used
     and no longer updated (batch norm, instance norm that tracks them), or both."""
-    effects = []
-    if any(isinstance(m, nn.modules.dropout._DropoutNd) for m in modules):
-        effects.append("no dropout")
-    if any(isinstance(m, nn.modules.batchnorm._NormBase) for m in modules):
-        effects.append("frozen normalization statistics")
-    return ", ".join(effects) or "their inference behaviour"
+    effects = {eval_mode_effect(module) for module in modules}
+    return ", ".join(effect for effect in (NO_DROPOUT, FROZEN_STATISTICS) if effect in effects)
