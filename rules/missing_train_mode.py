@@ -400,6 +400,7 @@ class MissingTrainMode(Rule):
         # loader)` of engine.py), with that model
         self._external = _mode_setting_calls(self.ctx)
         self._evaluated: dict[cst.CSTNode, str] = {}  # the call, and the model it evaluates (as written)
+        self._periodic: dict[cst.CSTNode, bool] = {}  # each eval's `_every_n_steps`, asked at every backward
         restoring = self._restoring
         external = self._external
 
@@ -461,7 +462,9 @@ class MissingTrainMode(Rule):
             # is deliberate (frozen BatchNorm, a teacher); one carried over
             # from an earlier iteration was for validation, and so is one made
             # every N steps (`if step % eval_interval == 0: estimate_loss()`)
-            validation = crossed or self._every_n_steps(eval_call)
+            if not crossed and eval_call not in self._periodic:
+                self._periodic[eval_call] = self._every_n_steps(eval_call)
+            validation = crossed or self._periodic[eval_call]
             (self._candidates if validation else self._exempt).add(eval_call)
 
     def _every_n_steps(self, node: cst.CSTNode, depth: int = 0) -> bool:
