@@ -241,14 +241,21 @@ def _timed_next(session: Sanitizer) -> Callable[..., Any]:
     def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(original)
         def next_batch(iterator: Any) -> Any:
-            # the first batch of an iterator includes worker start-up: not a steady-state wait
-            if not session.active or getattr(iterator, "_num_yielded", 0) == 0:
+            if not session.active:
                 return original(iterator)
+            # the first batch of an iterator includes worker start-up: not a steady-state wait
+            timed = getattr(iterator, "_num_yielded", 0) != 0
             start = time.perf_counter()
             try:
-                return original(iterator)
+                batch = original(iterator)
+            except StopIteration:
+                session.sources.loader_ended()
+                raise
             finally:
-                session.on_data_wait(time.perf_counter() - start)
+                if timed:
+                    session.on_data_wait(time.perf_counter() - start)
+            session.sources.loader_returned(iterator)
+            return batch
         return next_batch
     return wrap
 

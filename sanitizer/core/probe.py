@@ -12,6 +12,7 @@ from typing import Any
 
 import torch
 
+from sanitizer.core.sources import Origin
 from sanitizer.distributed.ranks import local_values
 
 INPUT_SLOT = -1  # trail slot of the batch fed to the outermost module
@@ -133,7 +134,8 @@ class StepProbe:
     trail_values: list[torch.Tensor] = field(default_factory=list)
     graph_roots: list[Any] = field(default_factory=list)
     model_site: str | None = None
-    eval_losses: list[tuple[str, torch.Tensor]] = field(default_factory=list)  # (kind, per-element mean)
+    # (kind, per-element mean, where the data of its forward came from)
+    eval_losses: list[tuple[str, torch.Tensor, Origin]] = field(default_factory=list)
     loss_kinds: list[str | None] = field(default_factory=list)  # of `losses`, None when unknown
     model_in_eval_mode: Any = None  # the model whose eval-mode forward a training loss came from
     # optimizers stepped inside the backward pass (one per parameter, from gradient hooks):

@@ -38,6 +38,7 @@ from sanitizer.core.naming import ModelIndex, params_of
 from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, norms_from_squares, squared_norms
 from sanitizer.core.script_lint import ScriptLint, entry_file
 from sanitizer.core.sink import Sink
+from sanitizer.core.sources import DataSources, kept_for_validation
 from sanitizer.core.tracing import ForwardTracer
 from sanitizer.core.underflow import flush_census
 from sanitizer.detectors import Detector, build_detectors
@@ -132,6 +133,7 @@ class Sanitizer:
         self._memory = MemoryMeter()
         trace = bool(self.enabled_kinds & {"nonfinite_activation", "nonfinite_input",
                                            "nonfinite_loss", "nonfinite_grad"})
+        self.sources = DataSources()
         self.tracer = ForwardTracer(self, trace, _overriding(self.detectors, "on_forward"))
         self._backward_listeners = _overriding(self.detectors, "on_backward")
         self._scheduler_listeners = _overriding(self.detectors, "on_scheduler_step")
@@ -449,7 +451,8 @@ class Sanitizer:
             self._loss_site = locations.user_site()
             self._train_loss = (weakref.ref(value), kind)
         elif kind is not None:
-            self.probe.eval_losses.append((kind, loss_calls.per_element_mean(name, args, kwargs, value.detach())))
+            self.probe.eval_losses.append((kind, loss_calls.per_element_mean(name, args, kwargs, value.detach()),
+                                           self.sources.latest))
 
     def _train_kind(self, loss: torch.Tensor) -> str | None:
         """The kind of `loss` if it is what a functional loss returned (not a sum of losses, not scaled)."""
@@ -563,6 +566,7 @@ class Sanitizer:
         """Take the step's probe and measure it (the one read of the step)."""
         probe, self.probe = self.probe, StepProbe()
         self.tracer.step_closed()
+        self.sources.step_closed()
         if optimizer is not None:
             self._last_params = params_of(optimizer)
             if optimizer not in self._optimizers and self._index_step and not self.index.names_all(self._last_params):
@@ -627,10 +631,12 @@ class Sanitizer:
         underflow_total = 0
         if grads and self.fp16 and "grad_underflow" in self.enabled_kinds and self.step % UNDERFLOW_EVERY == 1:
             underflow_total = self._queue_underflow_census(gather, with_grad, scaler, found_inf is not None)
-        eval_kind = _most_common([kind for kind, _ in probe.eval_losses])
+        validation = [(kind, loss) for (kind, loss, _), kept in
+                      zip(probe.eval_losses, kept_for_validation([origin for *_, origin in probe.eval_losses]))
+                      if kept]
+        eval_kind = _most_common([kind for kind, _ in validation])
         if eval_kind is not None:
-            gather.add("eval", [torch.stack([loss.float() for kind, loss in probe.eval_losses
-                                             if kind == eval_kind]).mean()])
+            gather.add("eval", [torch.stack([loss.float() for kind, loss in validation if kind == eval_kind]).mean()])
         values = gather.read()
         param_norms = norms_from_squares(checked, values.get("params", []))
         if not checked and (partial or _any_nonfinite(values, ("loss", "trail", "grads"))):

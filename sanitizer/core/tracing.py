@@ -67,12 +67,17 @@ class ForwardTracer:
             return
         self.saw_forward = True
         self._outer_grad = torch.is_grad_enabled()
-        if not self._outer_grad:  # nothing trained: a teacher or an EMA copy, a validation pass
-            return
-        probe = self._session.probe
         loss_module = isinstance(module, nn.modules.loss._Loss)
         batch = args[0] if args and _traceable(args[0]) else None
         if not loss_module:  # a loss module's mode says nothing
+            if self._outer_grad and module.training:
+                self._session.sources.training_forward(batch)
+            else:
+                self._session.sources.evaluation_forward(batch)
+        if not self._outer_grad:  # nothing trained: a teacher or an EMA copy, a validation pass
+            return
+        probe = self._session.probe
+        if not loss_module:
             self.training_mode = module.training
             self._model = weakref.ref(module)
             if batch is not None and batch.dim():

@@ -33,7 +33,9 @@ PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") f
               ("encoder_decoder.py", "--fault", "60"),
               *[("grad_accumulation.py", "--dtype", dtype, "--fault", "25") for dtype in ("float32", "bfloat16")],
               ("cross_validation.py", "--corrupt-step", "300"), ("cross_validation.py", "--lr-of-fold", "2", "30"),
-              ("wgan_gp.py",), ("wgan_gp.py", "--fault", "100")]
+              ("wgan_gp.py",), ("wgan_gp.py", "--fault", "100"),
+              *[("train_set_evaluation.py", "--data", data) for data in ("loader", "slices", "split", "full-batch")],
+              ("train_set_evaluation.py", "--data", "full-batch", "--val-only")]
 
 
 def _where(run: Run) -> dict[str, tuple[int, str | None]]:
@@ -109,6 +111,24 @@ def test_summed_validation_losses_are_compared_per_sample(script_runs: ScriptRun
     event = run.first("overfitting")
     printed = float(run.stdout.splitlines()[-1].split("average loss ")[1].split(",")[0])
     assert event["val_end"] == pytest.approx(printed, abs=1e-4), event  # the per-sample mean, not the sum
+
+
+@pytest.mark.parametrize("data", ["loader", "slices", "split"])
+def test_an_evaluation_on_the_training_data_is_not_validation(script_runs: ScriptRuns, data: str) -> None:
+    run = script_runs.get("train_set_evaluation.py", "--data", data)
+    assert run.returncode == 0, run.stderr
+    event = run.first("overfitting")
+    printed = float(run.stdout.split("val ")[-1])
+    assert event["val_end"] == pytest.approx(printed, abs=1e-4), event  # not blended with the train-set loss
+
+
+def test_full_batch_evaluations_under_several_masks_are_not_guessed(script_runs: ScriptRuns) -> None:
+    both = script_runs.get("train_set_evaluation.py", "--data", "full-batch")
+    assert both.returncode == 0, both.stderr
+    assert both.events() == [] and both.report["detectors"]["fitting"]["val_losses"] == []
+    alone = script_runs.get("train_set_evaluation.py", "--data", "full-batch", "--val-only")
+    event = alone.first("overfitting")  # one evaluation of the whole input between steps: validation
+    assert event["val_end"] == pytest.approx(float(alone.stdout.split("val ")[-1]), abs=1e-4), event
 
 
 def test_names_follow_each_models_named_modules(script_runs: ScriptRuns) -> None:

@@ -141,6 +141,78 @@ def test_eval_losses_are_seen_in_eval_mode(tmp_path: Path) -> None:
     assert fitting.train_losses and len(fitting.train_losses) == 1
 
 
+def _validation_after(tmp_path: Path, evaluations: list[str]) -> list[float]:
+    """The validation losses the session keeps when a loader-trained step is followed by
+    evaluations of `evaluations`: "train" (the training dataset through a new loader),
+    "val" (a validation dataset through a loader), "tensor" (validation tensors, no loader)."""
+    torch.manual_seed(0)
+    model = nn.Linear(3, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    train = TensorDataset(torch.randn(8, 3), torch.randint(0, 2, (8,)))
+    val = TensorDataset(torch.randn(8, 3), torch.randint(0, 2, (8,)))
+    expected = []
+    with Sanitizer(report=None, stream=open(tmp_path / "err.txt", "w")) as session:
+        for x, y in DataLoader(train, batch_size=8):
+            F.cross_entropy(model(x), y).backward()
+            opt.step()
+        model.eval()
+        with torch.no_grad():
+            for which in evaluations:
+                if which == "tensor":
+                    loss = F.cross_entropy(model(val.tensors[0]), val.tensors[1]).item()
+                else:
+                    for x, y in DataLoader(train if which == "train" else val, batch_size=4):
+                        loss = F.cross_entropy(model(x), y).item()
+                        break  # one batch (makemore's `max_batches`): the loader does not end
+                if which != "train":
+                    expected.append(loss)
+        opt.step()  # closes the step the evaluations belong to
+    fitting = next(d for d in session.detectors if d.name == "fitting")
+    assert [value for _, value in fitting.val_losses] == ([pytest.approx(sum(expected) / len(expected))]
+                                                           if expected else [])
+    return expected
+
+
+@pytest.mark.parametrize("evaluations", [["train", "val"], ["val", "train"], ["train"], ["tensor"],
+                                         ["train", "tensor"], ["val", "tensor"]])
+def test_evaluations_of_the_training_dataset_are_not_validation(tmp_path: Path, evaluations: list[str]) -> None:
+    _validation_after(tmp_path, evaluations)
+
+
+def test_data_sources_tell_slices_of_one_tensor_apart() -> None:
+    from sanitizer.core.sources import OTHER, SAME, TRAIN, DataSources
+    data = torch.randn(100, 4)
+    sources = DataSources()
+    for start in range(0, 60, 20):
+        sources.training_forward(data[start:start + 20])
+
+    def origin(batch: torch.Tensor) -> str:
+        sources.evaluation_forward(batch)
+        return sources.latest.what
+
+    assert origin(data) == TRAIN  # every row, the trained ones among them
+    assert origin(data[:60]) == TRAIN and origin(data[50:70]) == TRAIN
+    assert origin(data[60:]) == OTHER and origin(data[80:90]) == OTHER  # the rows never trained on
+    assert origin(data[:, 0]) == TRAIN  # a column reaches trained rows
+    assert origin(torch.randn(20, 4)) == OTHER
+    full = torch.randn(10, 4)
+    sources.training_forward(full)
+    sources.training_forward(full)
+    assert origin(full) == SAME and origin(full[:5]) == TRAIN
+
+
+def test_data_sources_forget_dead_tensors() -> None:
+    from sanitizer.core.sources import MAX_BASES, OTHER, DataSources
+    sources = DataSources()
+    kept = torch.randn(4, 2)
+    sources.training_forward(kept)
+    for _ in range(3 * MAX_BASES):
+        sources.training_forward(torch.randn(4, 2))  # fresh batches, dropped when the table is full
+    assert len(sources._extents) <= MAX_BASES
+    sources.evaluation_forward(kept)
+    assert sources.latest.what != OTHER  # a live tensor is still known
+
+
 def test_halt_on_an_end_of_run_kind_does_not_break_closing(tmp_path: Path) -> None:
     class Unused(nn.Module):
         def __init__(self) -> None:
