@@ -110,6 +110,16 @@ class MissingZeroGrad(Rule):
         "    master.grad = flatten([p.grad.float() for p in params])\n"
         "    optimizer.step()  # expect: TL401\n"
         "    copy_back(master, params)\n",
+        # tensors of zeros made in the step (an RNN's first hidden state, a target
+        # distribution filled in place) clear no gradient
+        "import torch\n"
+        "optimizer = torch.optim.Adam(model.parameters())\n"
+        "for x, y in loader:\n"
+        "    h0 = torch.zeros(1, x.size(0), 128)\n"
+        "    target = torch.zeros_like(y).float()\n"
+        "    loss = criterion(model(x, h0), target + y.new_zeros(y.shape) + x.nonzero().numel())\n"
+        "    loss.backward()\n"
+        "    optimizer.step()  # expect: TL401\n",
         # an optimizer class of the file (a subclass of torch.optim.Optimizer)
         "import torch\n"
         "class Lion(torch.optim.Optimizer):\n"

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Iterator, Literal
 
 import libcst as cst
@@ -136,8 +137,12 @@ _CLEARING_WORDS = ("zero", "clear", "reset", "none", "free", "cancel", "drop", "
 
 def may_clear_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
     """A call this file cannot see into whose name says it may clear gradients
-    (`self.clear_grads()`, `reset_gradients(model)`, `zero_all(opt)`)."""
+    (`self.clear_grads()`, `reset_gradients(model)`, `zero_all(opt)`). A function
+    of another module of the project is seen through its summary instead, and
+    tensors of zeros (`torch.zeros`, `h.new_zeros`) or `nonzero()` are no clear."""
     if type(node) is not cst.Call or ctx.local_callee(node) is not None:
+        return False
+    if ctx.summaries.of_external_call(node) is not None:
         return False
     dotted = dotted_name(node.func)  # type: ignore[attr-defined]
     if dotted is None:
@@ -146,7 +151,8 @@ def may_clear_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
     lowered = last.lower()
     if last in _NOT_CLEARING:
         return False
-    return "zero" in lowered or ("grad" in lowered and any(word in lowered for word in _CLEARING_WORDS))
+    words = re.split(r"_+", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", last).lower())
+    return "zero" in words or ("grad" in lowered and any(word in lowered for word in _CLEARING_WORDS))
 
 
 def sets_gradients(node: cst.CSTNode) -> bool:

@@ -8,3 +8,8 @@ def end_step(scaler, optimizer):
 
 def log_step(step, scale):
     print(f"step {step}: loss scale {scale}")
+
+
+def zero_meters(meters):
+    for meter in meters.values():
+        meter.reset()
