@@ -98,6 +98,18 @@ class MissingTrainMode(Rule):
     message = "the model is switched to `.eval()` for validation and training resumes without `.train()`: dropout and BatchNorm stay in eval mode"
     triggers = ("eval", "train")  # the names any switch to eval mode is spelled with
     bad = (
+        # only the BatchNorm layers are put back in train mode: dropout stays off
+        "import torch\n"
+        "for epoch in range(epochs):\n"
+        "    for module in model.modules():\n"
+        "        if isinstance(module, torch.nn.BatchNorm2d):\n"
+        "            module.train()\n"
+        "    for x, y in loader:\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "    model.eval()  # expect: TL405\n"
+        "    validate(model)\n",
         # validation every N steps inside the step loop (nanoGPT's `estimate_loss()`)
         "import torch\n"
         "@torch.no_grad()\n"
@@ -204,6 +216,27 @@ class MissingTrainMode(Rule):
         "    validate(model)\n",
     )
     good = (
+        # train mode put back module by module (the walk meets the model itself), or
+        # applied to every module
+        "import torch\n"
+        "for epoch in range(epochs):\n"
+        "    for module in model.modules():\n"
+        "        module.train()\n"
+        "    for x, y in loader:\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "    model.eval()\n"
+        "    validate(model)\n",
+        "import torch\n"
+        "for epoch in range(epochs):\n"
+        "    model.apply(lambda m: m.train())\n"
+        "    for x, y in loader:\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "    model.eval()\n"
+        "    validate(model)\n",
         # the periodic validation runs the training helper (its backward skipped under
         # no_grad) and restores train mode in the same block
         "import torch\n"
@@ -543,7 +576,7 @@ def _mode_setting_calls(ctx: FileContext) -> dict[cst.CSTNode, Summary]:
 
 def _is_event(node: cst.CSTNode) -> bool:
     """Every node `MissingTrainMode._transfer` can react to."""
-    return method_call(node, "train", "eval", "backward") is not None
+    return method_call(node, "train", "eval", "backward", "apply") is not None  # `model.apply(lambda m: m.train())`
 
 
 def _train_mode_methods(ctx: FileContext) -> tuple[str, ...]:

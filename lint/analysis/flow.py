@@ -174,7 +174,12 @@ class Flow:
             if back <= head:
                 break
             head = set(_limit(frozenset(head | back)))
-        exits = set() if loop.infinite else set(entry) | ends
+        if loop.infinite:
+            exits = set()
+        elif loop.runs_once:  # every way out went through the body (the last round's `continue`s too)
+            exits = ends | continues
+        else:
+            exits = set(entry) | ends
         if loop.orelse is not None and exits:
             exits = set(self._block(loop.orelse, frozenset(exits)))
         out = _limit(frozenset(exits | breaks))

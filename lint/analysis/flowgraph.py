@@ -55,6 +55,7 @@ class Loop(NamedTuple):
     body: Block
     orelse: Block | None
     infinite: bool  # `while True:` leaves only by `break`
+    runs_once: bool  # the body runs at least once (`for m in model.modules():` meets the model itself)
 
 
 class Try(NamedTuple):
@@ -259,7 +260,7 @@ class Program:
         if type(stmt) in (cst.For, cst.While):
             head = self._calls(stmt.iter if type(stmt) is cst.For else stmt.test)
             orelse = self._block(_statements(stmt.orelse.body)) if stmt.orelse is not None else None
-            return [Loop(stmt, head, self._block(_statements(stmt.body)), orelse, _endless(stmt))]
+            return [Loop(stmt, head, self._block(_statements(stmt.body)), orelse, _endless(stmt), _runs_once(stmt))]
         if type(stmt) is cst.With:
             items = tuple(call for item in stmt.items for call in self._calls(item.item))
             return [Step(items), *self._block(_statements(stmt.body))]
@@ -303,6 +304,14 @@ def _statements(body: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
 def _endless(loop: cst.For | cst.While) -> bool:
     """`while True:` leaves only by `break`."""
     return type(loop) is cst.While and _always_true(loop.test)
+
+
+def _runs_once(loop: cst.For | cst.While) -> bool:
+    """`for m in model.modules():` (or `named_modules()`): the walk starts at the model itself."""
+    if type(loop) is not cst.For or type(loop.iter) is not cst.Call:
+        return False
+    func = loop.iter.func
+    return type(func) is cst.Attribute and func.attr.value in ("modules", "named_modules")
 
 
 def _always_true(test: cst.BaseExpression) -> bool:

@@ -178,7 +178,11 @@ def _is_grad_attribute(target: cst.BaseExpression) -> bool:
 
 def train_mode_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] | None:
     """(`model`, on) for `model.train()` / `.train(True)` (True), `model.eval()`
-    / `.train(False)` (False), `.train(flag)` (None: unknown)."""
+    / `.train(False)` (False), `.train(flag)` (None: unknown), and the same
+    applied to every module (`model.apply(lambda m: m.train())`)."""
+    applied = _applied_mode(node)
+    if applied is not None:
+        return applied
     receiver = method_call(node, "train", "eval")
     if receiver is None or type(node) is not cst.Call:
         return None
@@ -197,6 +201,22 @@ def train_mode_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None]
     if type(value) is cst.Name and value.value in ("True", "False"):
         return receiver, value.value == "True"
     return receiver, None
+
+
+def _applied_mode(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] | None:
+    """`model.apply(lambda m: m.train())`: the mode that call sets on every module of `model`."""
+    receiver = method_call(node, "apply")
+    if receiver is None or type(node) is not cst.Call or len(node.args) != 1:
+        return None
+    function = node.args[0].value
+    if (type(function) is not cst.Lambda or len(function.params.params) != 1
+            or type(function.body) is not cst.Call):
+        return None
+    mode = train_mode_call(function.body)
+    if mode is None or type(mode[0]) is not cst.Name or mode[0].value != function.params.params[0].name.value:
+        return None
+    receiver = unchain_module(receiver)
+    return (receiver, mode[1]) if type(receiver) in (cst.Name, cst.Attribute) else None
 
 
 # -- grad mode ----------------------------------------------------------------
