@@ -42,7 +42,7 @@ _SUMMARY_TOKENS = (
 # the words of rule triggers that a call of a function with these facts stands for
 _TRIGGERS = {
     EMPTY_CACHE: "empty_cache", SCHEDULER_STEP: "schedule", BACKWARD: "backward", CLIP: "clip_grad",
-    UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward",
+    UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward", "backpropagates": "backward",
     "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DistributedSampler",
 }
 
@@ -79,6 +79,7 @@ class Summary:
     accumulates: frozenset[str] = frozenset()  # params it stores where they outlive the call
     half: frozenset[str] = frozenset()  # params it converts to float16 in place
     eval_mode: frozenset[str] = frozenset()  # params it puts in eval mode
+    backpropagates: frozenset[str] = frozenset()  # params whose values flow into a backward pass
     # not a function of the project: the name a module of the project imports and
     # re-exports (`from torch.cuda.amp import autocast` in utils.py, called as
     # `utils.autocast`), so that the caller resolves it to what it is
@@ -140,7 +141,7 @@ class Summary:
 
 
 _FLAGS = ("returns_graph", "returns_half", "returns_distributed_loader")
-_SETS = ("set_epoch", "accumulates", "half", "eval_mode")
+_SETS = ("set_epoch", "accumulates", "half", "eval_mode", "backpropagates")
 
 
 def close(

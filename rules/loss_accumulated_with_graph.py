@@ -12,6 +12,7 @@ from trainlint.analysis.dataflow import (
     is_loss_call,
     is_loss_function,
     keyword,
+    names_in,
 )
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.literals import string_value
@@ -114,6 +115,18 @@ class LossAccumulatedWithGraph(Rule):
     fix_safety = "safe"
     triggers = ("backward", "loss", "Loss", "cross_entropy", "kl_div")
     bad = (
+        # the helper back-propagates the loss it is given, not the list kept beside it
+        "import torch\n"
+        "def optimize(optimizer, loss):\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "criterion = torch.nn.CrossEntropyLoss()\n"
+        "history = []\n"
+        "for x, y in loader:\n"
+        "    loss = criterion(model(x), y)\n"
+        "    history.append(loss)  # expect: TL202\n"
+        "    optimize(optimizer, loss)\n",
         # Hugging Face Accelerate: `accelerator.backward(loss)` back-propagates `loss`
         "from accelerate import Accelerator\n"
         "accelerator = Accelerator()\n"
@@ -343,6 +356,20 @@ class LossAccumulatedWithGraph(Rule):
         ),
     )
     good = (
+        # the list is a loss being built: a helper of the file back-propagates it
+        "import torch\n"
+        "def optimize(optimizer, losses):\n"
+        "    optimizer.zero_grad()\n"
+        "    torch.stack(losses).mean().backward()\n"
+        "    optimizer.step()\n"
+        "def train(model, loader, optimizer, k):\n"
+        "    criterion = torch.nn.CrossEntropyLoss()\n"
+        "    losses = []\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        losses.append(criterion(model(x), y))\n"
+        "        if (i + 1) % k == 0:\n"
+        "            optimize(optimizer, losses)\n"
+        "            losses = []\n",
         # a mask the loss is weighted by is no loss: summing it keeps no graph
         "import torch\n"
         "kept = 0\n"
@@ -561,12 +588,13 @@ class LossAccumulatedWithGraph(Rule):
         summaries = self.ctx.summaries
         # asked of every call: no need when no function of the project stores what it is given
         self._helpers_store = any(s.accumulates for s in (*summaries.closed.values(), *summaries.external.values()))
+        self._helpers_backward = any(s.backpropagates for s in (*summaries.closed.values(), *summaries.external.values()))
         bodies = self._bodies_with_accumulation()
         for body in code_bodies(self.ctx):
             if body not in bodies:
                 continue
             self._backpropagated = backpropagated_names(self.ctx, body)
-            self._consumed = consumed_names(self.ctx, body)
+            self._consumed = consumed_names(self.ctx, body, self._handed_to_backward(body))
             Flow(self.ctx, self._transfer, events=self._is_event).run(body)
         for node, paths in self._paths.items():
             if not all(carries for carries, _ in paths):
@@ -580,6 +608,23 @@ class LossAccumulatedWithGraph(Rule):
                 self.report(self._statement_node(node), _THROUGH_HELPER.format(self.ctx.code(node.func)))  # type: ignore[attr-defined]
             else:
                 self.report(self._statement_node(node), fix=self._fix(node, accumulator, operands))
+
+    def _handed_to_backward(self, body: cst.CSTNode) -> set[str]:
+        """Names `body` passes to a function of the project that back-propagates
+        them (`optimize(opt, losses)`): a list of losses being built, not a log."""
+        names: set[str] = set()
+        if not self._helpers_backward:
+            return names
+        for call in iter_nodes(body):
+            if type(call) is not cst.Call:
+                continue
+            summary = self.ctx.summaries.of_call(call)
+            if summary is None or not summary.backpropagates:
+                continue
+            for slot, arg in argument_slots(call):
+                if summary.slot(slot) in summary.backpropagates:
+                    names |= names_in(arg.value)
+        return names
 
     def _back_propagates(self, function: cst.FunctionDef) -> bool:
         """`function` runs a backward pass, itself or through a call."""

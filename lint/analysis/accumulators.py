@@ -8,6 +8,8 @@ Names are dotted names (`total`, `self.losses`) read within one body.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import libcst as cst
 
 from trainlint.analysis.dataflow import backward_targets, names_in, target_names
@@ -29,12 +31,12 @@ _DETACHING_BUILTINS = frozenset({"float", "int", "round"})
 _TRANSPARENT_MODULES = ("torch.", "numpy.", "math.", "statistics.")
 
 
-def consumed_names(ctx: FileContext, body: cst.CSTNode) -> set[str]:
+def consumed_names(ctx: FileContext, body: cst.CSTNode, handed: Iterable[str] = ()) -> set[str]:
     """Names whose values flow into a backward pass in `body`: the receiver
-    of `.backward()`, the arguments of `torch.autograd.backward(...)`, then
-    back through assignments (`loss = sum(losses)`) and loops
-    (`for l in losses: l.backward()`)."""
-    consumed: set[str] = set()
+    of `.backward()`, the arguments of `torch.autograd.backward(...)`, the
+    names `handed` to a function that back-propagates them, then back through
+    assignments (`loss = sum(losses)`) and loops (`for l in losses: l.backward()`)."""
+    consumed: set[str] = set(handed)
     for node in only(ctx.subtree(body), cst.Call):
         targets = backward_targets(node)
         if not targets and ctx.call_name(node) == AUTOGRAD_BACKWARD and node.args:  # type: ignore[attr-defined]

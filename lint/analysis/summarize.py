@@ -16,7 +16,7 @@ from typing import Iterator, Mapping
 
 import libcst as cst
 
-from trainlint.analysis.accumulators import detaches
+from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, target_names
 from trainlint.analysis.guards import tests_a_remainder
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, scheduler_step, train_mode_call
@@ -284,6 +284,8 @@ class _Summarizer:
         sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set()}
         for call in self.ctx.calls_in_order(self.func.body):
             events.extend(self._events(call, sets))
+        # `def optimize(opt, losses): torch.stack(losses).mean().backward()`
+        sets["backpropagates"] = consumed_names(self.ctx, self.func.body) & set(self.params) if BACKWARD in events else set()
         returned: list[cst.BaseExpression] = []
         whole: list[cst.BaseExpression] = []  # values returned alone, not in a tuple
         tuples: list[cst.Tuple] = []
