@@ -3,7 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.literals import string_value
-from trainlint.analysis.iteration import steps_each_iteration
+from trainlint.analysis.guards import tests_a_remainder
+from trainlint.analysis.iteration import steps_each_iteration, trains_each_run
 from trainlint.analysis.summarize import empties_cache
 from trainlint.analysis.training import loop_guards
 from trainlint.context import FileContext
@@ -43,15 +44,21 @@ class EmptyCacheInLoop(Rule):
 
     ## Limitations
     A call under any condition other than a device check
-    (`if torch.cuda.is_available():`) is left alone: a period
-    (`if step % 100 == 0:`), an opt-in flag (`if args.clear_cache:`), a
-    one-shot guard (`if step == 0:`) or a memory threshold means the author
-    chose when it runs. Calls in an exception handler (out-of-memory
-    recovery), after the loop, or in a loop that does not train (generation,
-    evaluation, a loop over loggers) are not flagged. Nor is a call in an
-    outer loop whose training happens only in a loop nested in it (once per
-    epoch, once per run of a sweep); a step loop that steps the optimizer
-    itself around a micro-batch loop is flagged. A helper that runs a loop
+    (`if torch.cuda.is_available():`) or the condition the training step
+    itself runs under (the block of `if global_step > learning_starts:` that
+    back-propagates and steps) is left alone: a period
+    (`if step % 100 == 0:`, even one around the optimizer step, which under
+    gradient accumulation steps once per N micro-batches), an opt-in flag
+    (`if args.clear_cache:`), a one-shot guard (`if step == 0:`) or a memory
+    threshold means the author chose when it runs. Calls in an exception
+    handler (out-of-memory recovery), after the loop, or in a loop that does
+    not train (generation, evaluation, a loop over loggers) are not flagged.
+    Nor is a call in an outer loop whose training happens only in a loop
+    nested in it (once per epoch, once per run of a sweep); a step loop that
+    steps the optimizer itself around a micro-batch loop is flagged, and so
+    is one whose step is a loop over its parts, each back-propagated and
+    stepped with an optimizer of the loop variable (`for opt in optimizers:`,
+    a GAN's `for phase in phases: ... phase.opt.step()`). A helper that runs a loop
     of its own is a phase, not a step, and is not flagged, unless that loop
     only back-propagates micro-batches (the step is left to what follows it),
     only prints, logs or counts (a progress bar drawn character by
@@ -78,6 +85,25 @@ class EmptyCacheInLoop(Rule):
     fix_safety = "unsafe"
     triggers = ("empty_cache",)
     bad = (
+        # the step runs after a warm-up threshold (off-policy RL): the call runs with
+        # every step under the same condition
+        "import torch\n"
+        "for global_step in range(total_steps):\n"
+        "    buffer.add(env.step(policy(obs)))\n"
+        "    if global_step > learning_starts:\n"
+        "        loss = criterion(q(batch.obs), batch.target)\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        torch.cuda.empty_cache()  # expect: TL201\n",
+        # a GAN's step is a loop over its phases, each stepping its own optimizer
+        "import torch\n"
+        "for real in loader:\n"
+        "    for module, opt in [(generator, opt_g), (discriminator, opt_d)]:\n"
+        "        opt.zero_grad()\n"
+        "        module(real).sum().backward()\n"
+        "        opt.step()\n"
+        "    torch.cuda.empty_cache()  # expect: TL201\n",
         Example(
             "import torch\n"
             "for x, y in loader:\n"
@@ -225,6 +251,32 @@ class EmptyCacheInLoop(Rule):
         "        device_module.empty_cache()  # expect: TL201\n",
     )
     good = (
+        # gradient accumulation: the period around the step is the author's choice
+        "import torch\n"
+        "for i, (x, y) in enumerate(loader):\n"
+        "    criterion(model(x), y).backward()\n"
+        "    if (i + 1) % accumulation_steps == 0:\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.cuda.empty_cache()\n",
+        # a condition beside the step's, not the one it runs under
+        "import torch\n"
+        "for global_step in range(total_steps):\n"
+        "    if global_step > learning_starts:\n"
+        "        criterion(q(batch.obs), batch.target).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "    if global_step > learning_starts and args.free_memory:\n"
+        "        torch.cuda.empty_cache()\n",
+        # a loop over phases whose batches are a loop of their own: an epoch loop
+        "import torch\n"
+        "for epoch in range(epochs):\n"
+        "    for phase in ['train', 'val']:\n"
+        "        for x, y in loaders[phase]:\n"
+        "            criterion(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "            optimizer.zero_grad()\n"
+        "    torch.cuda.empty_cache()\n",
         # an opt-in flag, a one-shot guard: the author chose when it runs
         "import torch\n"
         "class Trainer:\n"
@@ -353,10 +405,8 @@ class EmptyCacheInLoop(Rule):
         guards = loop_guards(self.ctx, node)
         if guards is None:
             return
-        loop, tests = guards
-        # any condition the author wrote (a period, an opt-in flag, a
-        # one-shot `if step == 0`, a memory threshold) chooses when it runs
-        if not all(_is_device_check(self.ctx, test) for test in tests):
+        loop, _ = guards
+        if not self._runs_with_each_step(node, loop):
             return
         if not steps_each_iteration(self.ctx, loop):
             return
@@ -364,6 +414,27 @@ class EmptyCacheInLoop(Rule):
             self.report(node, fix=self._removal(node))
         else:
             self.report(node, _THROUGH_HELPER.format(self.ctx.code(node.func)))
+
+    def _runs_with_each_step(self, node: cst.Call, loop: cst.For | cst.While) -> bool:
+        """Every condition between `node` and `loop` holds on each iteration of a
+        GPU run (a device check), or is the condition the training step itself runs
+        under: `node` is in the body of an `if` that back-propagates or steps (a
+        warm-up threshold, `if global_step > learning_starts:`). Any other condition
+        the author wrote (a period, an opt-in flag, a one-shot `if step == 0`, a
+        memory threshold, and a period around the step too: under gradient
+        accumulation it steps once per N micro-batches) chooses when it runs."""
+        child: cst.CSTNode = node
+        for ancestor in self.ctx.ancestors(node):
+            if ancestor is loop:
+                return True
+            if type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test:  # type: ignore[attr-defined]
+                test = ancestor.test  # type: ignore[attr-defined]
+                if not _is_device_check(self.ctx, test) and not (
+                        type(ancestor) is cst.If and child is ancestor.body and not tests_a_remainder(test)
+                        and trains_each_run(self.ctx, ancestor.body)):
+                    return False
+            child = ancestor
+        return True
 
     def _removal(self, call: cst.Call) -> Fix | None:
         statement = self.ctx.parent(self.ctx.parent(call) or call)

@@ -7,7 +7,9 @@ from typing import Iterator
 
 import libcst as cst
 
+from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.loops import is_backward, optimizer_step
+from trainlint.analysis.training import method_call
 from trainlint.context import FileContext
 from trainlint.summaries import BACKWARD, LOOP, STEP
 
@@ -43,13 +45,36 @@ def steps_each_iteration(ctx: FileContext, loop: cst.For | cst.While) -> bool:
     nested loop, back-propagates or steps an optimizer, directly or through
     a called function (of this file or the project) that does so without a
     loop of its own. A step loop with a micro-batch loop inside steps each
-    iteration; an epoch loop whose batches are an inner loop (or a
-    `train_one_epoch` call), or a loop over loggers, does not."""
-    for node in own_nodes(loop.body):
+    iteration, and so does one whose step is a loop over its parts (a GAN's
+    `for module, opt in phases:`); an epoch loop whose batches are an inner
+    loop (or a `train_one_epoch` call), or a loop over loggers, does not."""
+    return trains_each_run(ctx, loop.body)
+
+
+def trains_each_run(ctx: FileContext, body: cst.CSTNode) -> bool:
+    """Whether each run of `body` trains itself (see `steps_each_iteration`)."""
+    for node in own_nodes(body):
         if trains(ctx, node):
+            return True
+        if type(node) is cst.For and node is not body and _steps_its_items(ctx, node):
             return True
         if type(node) is cst.Call:
             summary = ctx.summaries.of_call(node)
             if summary is not None and not summary.does(LOOP) and (summary.does(STEP) or summary.does(BACKWARD)):
                 return True
     return False
+
+
+def _steps_its_items(ctx: FileContext, loop: cst.For) -> bool:
+    """A loop over the parts of one training step, each back-propagated and
+    stepped in turn: the optimizer it steps is (an attribute of) its own loop
+    variable (`for opt in optimizers:`, `for phase in phases: phase.opt.step()`)."""
+    items = set(target_names(loop.target))
+    stepped = backward = False
+    for node in own_nodes(loop.body):
+        backward = backward or is_backward(node)
+        receiver = method_call(node, "step")
+        while type(receiver) is cst.Attribute:
+            receiver = receiver.value
+        stepped = stepped or (type(receiver) is cst.Name and receiver.value in items)
+    return stepped and backward
