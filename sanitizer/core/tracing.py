@@ -61,6 +61,8 @@ class ForwardTracer:
         if in_backward():  # activation checkpointing recomputes forwards already seen
             return
         self._calls.append(module)
+        if not module.training and torch.is_grad_enabled():
+            self._session.probe.eval_called.add(module)
         if len(self._calls) != 1:
             if self._trace and args and torch.is_grad_enabled():
                 self._trace_own_computation(args[0])

@@ -4,7 +4,9 @@ The usual cause: the validation pass calls `model.eval()` and the training loop
 never calls `model.train()` again, so every later epoch trains without dropout
 and with batch-norm statistics frozen. The model judged is the one whose
 forward the step's last backward came from (an adversarial attack run in eval
-mode before a train-mode step does not count). A model without any module that
+mode before a train-mode step does not count), and of its modules those its
+forward called (a layer the forward skips changes nothing; inside a compiled
+region calls are not seen, and every module counts). A model without any module that
 behaves differently in eval mode is not concerned, and a model in train mode
 whose batch norms were frozen on purpose (a fine-tuning habit) is not reported.
 """
@@ -60,6 +62,10 @@ class TrainInEvalModeDetector(Detector):
             self.steps_in_eval_mode += 1
             return
         frozen = [module for module in model.modules() if not module.training and changes_in_eval_mode(module)]
+        called = record.eval_called
+        if called and any(module in called for module in model.modules() if module is not model):
+            # the hooks saw its layers run (not a compiled region): a layer its forward skips changes nothing
+            frozen = [module for module in frozen if module in called]
         if not frozen:
             return
         self.first_step = record.step

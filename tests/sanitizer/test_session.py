@@ -213,6 +213,36 @@ def test_data_sources_forget_dead_tensors() -> None:
     assert sources.latest.what != OTHER  # a live tensor is still known
 
 
+class _Switchable(nn.Module):
+    """A net whose dropout and batch norm run only when asked (MorvanZhou's `do_bn`)."""
+
+    def __init__(self, use_norm: bool, use_dropout: bool) -> None:
+        super().__init__()
+        self.use_norm, self.use_dropout = use_norm, use_dropout
+        self.norm, self.fc, self.drop, self.out = nn.BatchNorm1d(4), nn.Linear(4, 8), nn.Dropout(0.5), nn.Linear(8, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.relu(self.fc(self.norm(x) if self.use_norm else x))
+        return self.out(self.drop(h) if self.use_dropout else h)
+
+
+@pytest.mark.parametrize(("use_norm", "use_dropout", "named"), [
+    (False, False, None), (True, False, ["norm"]), (False, True, ["drop"]), (True, True, ["norm", "drop"])])
+def test_train_in_eval_mode_names_the_layers_the_forward_runs(tmp_path: Path, use_norm: bool, use_dropout: bool,
+                                                               named: list[str] | None) -> None:
+    torch.manual_seed(0)
+    model = _Switchable(use_norm, use_dropout)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    model.eval()  # left on: the net trains as at inference, where its forward runs those layers
+    with Sanitizer(report=None, stream=open(tmp_path / "err.txt", "w")) as session:
+        for _ in range(3):
+            F.mse_loss(model(torch.randn(16, 4)), torch.randn(16, 1)).backward()
+            opt.step()
+            opt.zero_grad()
+    events = [e for e in session.events if e.kind == "train_in_eval_mode"]
+    assert [e.extra["modules"] for e in events] == ([named] if named else [])
+
+
 def test_halt_on_an_end_of_run_kind_does_not_break_closing(tmp_path: Path) -> None:
     class Unused(nn.Module):
         def __init__(self) -> None:
