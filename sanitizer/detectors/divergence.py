@@ -27,6 +27,11 @@ Two rules, neither waiting for a long history:
   merged two by two as the run grows: memory stays bounded and a slow climb
   over a long run is seen at its own pace.
 
+A warm-up blow-up reported because the loss had not come back 10 losses later
+is watched on: when the run ends with the median of its last 10 losses below 0.8
+times the early level, the event says so (the step the loss first fell back
+under it, and where it ended): a blow-up the run recovered from, slowly.
+
 A loss at or below zero has no scale to judge by, and when several optimizers
 take turns (a GAN), each loss is meant to rise against the other: not judged.
 An optimizer that replaces the one before it (k-fold cross-validation, a
@@ -40,6 +45,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from sanitizer.core.events import Event
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
 from sanitizer.detectors.stats import MAD_TO_SIGMA, median
@@ -74,6 +80,9 @@ class DivergenceDetector(Detector):
 
     def __init__(self) -> None:
         self.reported_step: int | None = None
+        # a reported warm-up blow-up, watched for a late recovery: (event, its finding, early level)
+        self._watched: tuple[Event, str, float] | None = None
+        self._recovered_step: int | None = None
         self._optimizers: set[int] = set()
         self._latest: int | None = None  # the optimizer seen first most recently
         self._turns = False  # an earlier optimizer stepped again after a later one came
@@ -94,8 +103,17 @@ class DivergenceDetector(Detector):
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         loss = record.loss
-        if (record.partial or record.skipped or loss is None or not math.isfinite(loss)
-                or self.reported_step is not None or self._taking_turns(record.optimizer_id, sink)):
+        if record.partial or record.skipped or loss is None:
+            return
+        if not math.isfinite(loss):
+            if self._pending is not None:  # the blow-up went on to Inf or NaN: no coming back
+                self._pending.nonfinite_at = record.step
+                self._report_blow_up(sink, self._pending)
+            return
+        if self.reported_step is not None:
+            self._watch(record.step, loss)
+            return
+        if self._taking_turns(record.optimizer_id, sink):
             return
         self._steps += 1
         self._window.append(loss)
@@ -184,9 +202,25 @@ class DivergenceDetector(Detector):
         blocks = self.block_medians
         return min(median(blocks[i:i + LOW_SPAN]) for i in range(max(len(blocks) - LOW_SPAN, 0) + 1))
 
+    def _watch(self, step: int, loss: float) -> None:
+        if self._watched is None:
+            return
+        self._window.append(loss)
+        if self._recovered_step is None and loss < RECOVERED * self._watched[2]:
+            self._recovered_step = step
+
     def on_end(self, sink: Sink) -> None:
         if self._pending is not None:  # the run ended before RECOVERY losses came after the blow-up
             self._judge_pending(sink, self._pending)
+        watched = self._watched
+        if watched is None or self._recovered_step is None:
+            return
+        event, finding, level = watched
+        end = median(list(self._window)[-RECENT:])
+        if end < RECOVERED * level:
+            event.message = (f"{finding}; it fell back under that level only at step {self._recovered_step} and "
+                             f"ended at {format_number(end)}: a blow-up the run recovered from, slowly")
+            event.extra["recovered_step"] = self._recovered_step
 
     def _judge_pending(self, sink: Sink, pending: _BlowUp) -> None:
         """A warm-up blow-up, once the losses after it are in: one outlier batch, after
@@ -205,13 +239,17 @@ class DivergenceDetector(Detector):
         after = (f" and the median of its last {PLATEAU_STEPS} losses is above {format_number(PLATEAU)} times "
                  "that level" if blow_up.plateau else
                  f" and its last {RECENT} losses stay that high" if blow_up.sustained else
+                 f" and the loss was non-finite at step {blow_up.nonfinite_at}" if blow_up.nonfinite_at else
                  " and the run ended there" if later == 0 else
                  f" and the loss did not come back in the {later} step{'s' * (later > 1)} after it")
         loss, level = blow_up.loss, blow_up.level
-        sink.emit("divergence", blow_up.step,
-                  f"loss {format_number(loss)} is {format_number(loss / level)} times its early level "
-                  f"{format_number(level)}{after}: training diverged",
-                  where=blow_up.where, value=loss, extra={"baseline": level, "rule": "blow-up"})
+        finding = (f"loss {format_number(loss)} is {format_number(loss / level)} times its early level "
+                   f"{format_number(level)}{after}")
+        event = sink.emit("divergence", blow_up.step, f"{finding}: training diverged",
+                          where=blow_up.where, value=loss, extra={"baseline": level, "rule": "blow-up"})
+        if event is not None and not blow_up.sustained and not blow_up.plateau:
+            self._watched = (event, finding, level)
+            self._window.clear()
 
     def _report_climb(self, record: StepRecord, sink: Sink, level: float) -> None:
         self.reported_step = record.step
@@ -234,6 +272,7 @@ class _BlowUp:
     sustained: bool  # past the warm-up: the median of the last losses is that high already
     plateau: bool = False  # found by the plateau rule (then `step` is the first loss that high)
     after: list[float] = field(default_factory=list)  # the losses since a warm-up blow-up
+    nonfinite_at: int | None = None  # the step a loss after a warm-up blow-up was Inf or NaN
 
 
 def _loss_site(record: StepRecord) -> str | None:

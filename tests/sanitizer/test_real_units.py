@@ -3,6 +3,7 @@ compared for validation, the divergence rules and which modules are models."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 import torch
@@ -159,6 +160,55 @@ def test_a_warm_up_blow_up_that_training_comes_back_from_is_no_divergence() -> N
     losses = [0.841, 8.475, 8.666, 5.106, 1.18, 0.757, 0.744, 0.701, 0.542, 0.359, 0.373, 0.282]
     assert _divergence_steps(losses + [0.2] * 50) == []
     assert _divergence_steps([0.841, 8.475, 8.666] + [0.8] * 50) == [2]  # back to where it started is not back
+
+
+def _divergence_events(losses: list[float]) -> list[Any]:
+    """The divergence events of a run with these losses, as the session keeps them."""
+    from sanitizer.core.events import Event
+    from sanitizer.core.probe import StepRecord
+    from sanitizer.detectors.divergence import DivergenceDetector
+    emitted: list[Event] = []
+
+    class Sink(_Sink):
+        def emit(self, kind: str, step: int, message: str, **fields: object) -> Event:  # type: ignore[override]
+            emitted.append(Event(kind, step, message, **fields))  # type: ignore[arg-type]
+            return emitted[-1]
+
+    detector, sink = DivergenceDetector(), Sink()
+    for step, loss in enumerate(losses, start=1):
+        detector.on_step(StepRecord(step=step, skipped=False, partial=False, losses=[loss], loss_sites=[None],
+                                    trail=[], model_site=None, params=[], grad_norms=[], grad_norm=None,
+                                    checked_params=[], param_norms=[], param_step=None, scale=None,
+                                    underflow=None, eval_loss=None, data_wait=0.0, step_time=None,
+                                    memory_bytes=None, graph_roots=[]), sink)  # type: ignore[arg-type]
+    detector.on_end(sink)  # type: ignore[arg-type]
+    return emitted
+
+
+def test_a_warm_up_blow_up_that_turns_non_finite_says_so() -> None:
+    """jcjohnson's two-layer net at a 1000 times larger learning rate: the loss blows up at
+    step 2 and is Inf, then NaN, from step 3 on. The run goes on: it did not end there."""
+    (event,) = _divergence_events([2.94e7, 1.08e16, math.inf] + [math.nan] * 40)
+    assert event.step == 2 and "the loss was non-finite at step 3" in event.message, event.message
+    (event,) = _divergence_events([2.94e7, 1.08e16])
+    assert "the run ended there" in event.message
+
+
+def test_a_warm_up_blow_up_the_run_recovers_from_later_says_so() -> None:
+    """graykode's BERT at Adam's lr=1e-3: 28.7, then 306 at step 2, above its early level
+    for 35 steps, then training on down to 6.4. The divergence stands (the loss did not
+    come back within 10 steps), and says that the run recovered, and when."""
+    events = _divergence_events
+    falling = [120.0 * 0.95 ** i for i in range(120)]
+    recovered = events([28.7, 306.0] + falling)
+    assert [event.step for event in recovered] == [2]
+    back_at = next(i for i, loss in enumerate(falling) if loss < 0.8 * 28.7) + 3
+    assert recovered[0].extra["recovered_step"] == back_at
+    assert f"fell back under that level only at step {back_at}" in recovered[0].message
+    for stuck in ([28.7, 306.0] + [30.0] * 60,  # back to where it started is not back
+                  [28.7, 306.0] + falling[:40] + [20.0] * 3 + [40.0] * 20):  # under it for a moment only
+        (event,) = events(stuck)
+        assert "recovered_step" not in event.extra and event.message.endswith("training diverged")
 
 
 def test_one_outlier_batch_in_the_warm_up_is_no_divergence() -> None:
