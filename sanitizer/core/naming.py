@@ -86,6 +86,16 @@ class ModelIndex:
         return {id(p) for opt in self.optimizers for p in params_of(opt)}
 
 
+def script_variable(tensor: torch.Tensor) -> str | None:
+    """The name the script's top level gives `tensor` (`w1` of a network written with
+    bare tensors), None when none does."""
+    main = sys.modules.get("__main__")
+    for name, value in list(vars(main).items()) if main is not None else ():
+        if value is tensor and not name.startswith("_"):
+            return name
+    return None
+
+
 def params_of(optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
     """The parameters an optimizer updates, in its groups' order."""
     try:

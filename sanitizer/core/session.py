@@ -34,7 +34,7 @@ from sanitizer.core.ending import ending_of, terminated_at
 from sanitizer.core.events import Event
 from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
-from sanitizer.core.naming import ModelIndex, params_of
+from sanitizer.core.naming import ModelIndex, params_of, script_variable
 from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, norms_from_squares, squared_norms
 from sanitizer.core.script_lint import ScriptLint, entry_file
 from sanitizer.core.sink import Sink
@@ -300,7 +300,7 @@ class Sanitizer:
         name = self.index.param_name(param)
         if name is None and self._refresh_index():
             name = self.index.param_name(param)
-        return name
+        return name if name is not None else script_variable(param)
 
     def param_module_name(self, param: torch.Tensor) -> str | None:
         owner = self.index.param_owner(param)

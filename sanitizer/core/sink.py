@@ -67,6 +67,11 @@ class Sink:
         """As in `model.named_parameters()`."""
         return self._session.param_name(param)
 
+    def param_label(self, param: torch.Tensor) -> str:
+        """Its name, or for a tensor no model holds and no top-level variable of the
+        script names, `<unnamed (shape)>`: what a message shows."""
+        return self.param_name(param) or f"<unnamed {tuple(param.shape)}>"
+
     def param_module_name(self, param: torch.Tensor) -> str | None:
         return self._session.param_module_name(param)
 

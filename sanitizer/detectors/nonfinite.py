@@ -161,21 +161,19 @@ class NonfiniteDetector(Detector):
         candidates = [record.params[i] for i in bad]
         chosen = _first_reached(candidates, record, sink, culprit)
         param = candidates[chosen]
-        name = sink.param_name(param)
         value = record.grad_norms[bad[chosen]]
         sink.emit("nonfinite_grad", record.step,
-                  f"gradient of {name} is {_word(value)} ({len(bad)} of {len(record.params)} "
+                  f"gradient of {sink.param_label(param)} is {_word(value)} ({len(bad)} of {len(record.params)} "
                   f"parameters have non-finite gradients)",
-                  module=sink.param_module_name(param), param=name,
+                  module=sink.param_module_name(param), param=sink.param_name(param),
                   where=_first_site(record), value=value,
-                  extra={"params": [sink.param_name(p) for p in candidates[:20]]})
+                  extra={"params": [sink.param_label(p) for p in candidates[:20]]})
 
     def _report_params(self, record: StepRecord, sink: Sink, bad: list[int], finite_grads_at: int | None) -> None:
         step = record.param_step if record.param_step is not None else record.step
         if not self._first("nonfinite_param", step):
             return
         param = record.checked_params[bad[0]]
-        name = sink.param_name(param)
         value = record.param_norms[bad[0]]
         when = "before the first update" if step == record.step and sink.completed_steps == 0 else "after the update"
         if when == "after the update" and finite_grads_at == step and step != record.step:
@@ -183,10 +181,10 @@ class NonfiniteDetector(Detector):
             # outside the optimizer that wrote the weights before this step's forward
             when = (f"after step {step}, whose gradients were finite: the optimizer's update made it so, "
                     f"or code outside the optimizer changed it before step {record.step}'s forward")
-        sink.emit("nonfinite_param", step, f"parameter {name} is {_word(value)} {when}",
-                  module=sink.param_module_name(param), param=name,
+        sink.emit("nonfinite_param", step, f"parameter {sink.param_label(param)} is {_word(value)} {when}",
+                  module=sink.param_module_name(param), param=sink.param_name(param),
                   where=locations.user_site(), value=value,
-                  extra={"params": [sink.param_name(record.checked_params[i]) for i in bad[:20]]})
+                  extra={"params": [sink.param_label(record.checked_params[i]) for i in bad[:20]]})
 
 
 def _first_reached(candidates: list[Tensor], record: StepRecord, sink: Sink, culprit: int | None) -> int:

@@ -48,7 +48,7 @@ class UnusedParameterDetector(Detector):
         if self.steps_seen < MIN_STEPS:
             return
         unused = [p for key, p in self._trainable.items() if key not in self._nonzero]
-        names = [sink.param_name(p) or f"<unnamed {tuple(p.shape)}>" for p in unused]
+        names = [sink.param_label(p) for p in unused]
         self.unused = names
         owners = [sink.param_module_name(p) for p in unused]
         never = {id(p) for p in unused if id(p) not in self._had_grad}

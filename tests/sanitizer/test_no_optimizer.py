@@ -13,7 +13,8 @@ from sanitizer.core.probe import StepRecord
 from sanitizer.detectors import Detector
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
-PRELAUNCH += [("manual_sgd.py",), ("manual_sgd.py", "--nan-batch", "30"), ("plain", "manual_sgd.py")]
+PRELAUNCH += [("manual_sgd.py",), ("manual_sgd.py", "--nan-batch", "30"), ("plain", "manual_sgd.py"),
+              ("bare_tensor_net.py", "--lr", "1e-3")]
 
 
 def test_manual_sgd_language_model_counts_backward_passes(script_runs: ScriptRuns) -> None:
@@ -33,6 +34,30 @@ def test_nan_in_a_manual_loop_has_its_step_and_module(script_runs: ScriptRuns) -
     assert (loss["step"], loss["module"]) == (30, "head")
     assert loss["where"].endswith(f"manual_sgd.py:{line_of('manual_sgd.py', 'loss = F.cross_entropy')}")
     assert run.first("nonfinite_grad")["step"] == 30
+
+
+def test_bare_tensors_are_named_by_their_variables(script_runs: ScriptRuns) -> None:
+    """The weights of a network written with bare tensors are named as the script names
+    them, and the blow-up that made them non-finite says the loss went non-finite (the
+    run went on)."""
+    run = script_runs.get("bare_tensor_net.py", "--lr", "1e-3")
+    assert run.returncode == 0, run.stderr
+    for kind in ("nonfinite_grad", "nonfinite_param"):
+        event = run.first(kind)
+        assert event["param"] in ("w1", "w2") and set(event["params"]) == {"w1", "w2"}, event
+        assert "None" not in event["message"], event
+    divergence = run.first("divergence")
+    assert divergence["step"] == 2 and "the loss was non-finite at step 4" in divergence["message"], divergence
+
+
+def test_a_tensor_no_name_reaches_is_labelled_by_its_shape() -> None:
+    from sanitizer.core.sink import Sink
+
+    class Session:
+        def param_name(self, param: torch.Tensor) -> None:
+            return None
+
+    assert Sink(Session()).param_label(torch.zeros(10, 3)) == "<unnamed (10, 3)>"  # type: ignore[arg-type]
 
 
 def _manual_loop(session: Sanitizer, batches: int, accumulate: int = 1) -> None:
