@@ -7,3 +7,23 @@ def by_module(names: list[str], owners: list[str | None]) -> dict[str, list[str]
     for name, owner in zip(names, owners):
         groups.setdefault(owner if owner is not None else name.rpartition(".")[0], []).append(name)
     return groups
+
+
+def folded(groups: dict[str, list[str]], every: list[str]) -> dict[str, list[str]]:
+    """`groups` (module -> its listed parameters) folded into the highest module all of
+    whose parameters among `every` are listed: a detached encoder is one group, not
+    one per layer. A module whose other parameters are not all listed stays apart."""
+    listed = {name for names in groups.values() for name in names}
+    complete: dict[str, bool] = {}  # module -> every parameter under it is listed
+    for name in every:
+        parts = name.split(".")[:-1]
+        for end in range(1, len(parts) + 1):
+            prefix = ".".join(parts[:end])
+            complete[prefix] = complete.get(prefix, True) and name in listed
+    result: dict[str, list[str]] = {}
+    for module, names in groups.items():
+        parts = module.split(".") if module else []
+        top = next((".".join(parts[:end]) for end in range(1, len(parts)) if complete.get(".".join(parts[:end]))),
+                   module)
+        result.setdefault(top, []).extend(names)
+    return result

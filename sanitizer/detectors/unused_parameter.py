@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.detectors.grouping import by_module
+from sanitizer.detectors.grouping import by_module, folded
 from sanitizer.distributed.ranks import local_values
 
 if TYPE_CHECKING:
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 MIN_STEPS = 2
 MAX_EVENTS = 20
+LISTED = 6  # parameter names a message lists before it counts them
 
 
 class UnusedParameterDetector(Detector):
@@ -50,17 +51,21 @@ class UnusedParameterDetector(Detector):
         unused = [p for key, p in self._trainable.items() if key not in self._nonzero]
         names = [sink.param_label(p) for p in unused]
         self.unused = names
+        by_name = dict(zip(names, unused))
         owners = [sink.param_module_name(p) for p in unused]
         never = {id(p) for p in unused if id(p) not in self._had_grad}
-        for module, params in list(by_module(names, owners).items())[:MAX_EVENTS]:
-            first = unused[names.index(params[0])]
-            owner = sink.param_owner(first)
+        every = [sink.param_label(p) for p in self._trainable.values()]
+        for module, params in list(folded(by_module(names, owners), every).items())[:MAX_EVENTS]:
+            first = by_name[params[0]]
             why = ("never received a gradient" if id(first) in never
                    else "only ever received all-zero gradients")
-            if owner is not None and id(owner) not in self._called:
-                why += f"; {module} is never called in forward"
+            layers = {id(owner) for owner in map(sink.param_owner, map(by_name.get, params)) if owner is not None}
+            if layers and not layers & self._called:
+                why += f"; {module} is never called in forward" if len(layers) == 1 else \
+                    f"; none of the layers of {module} is called in forward"
             # "zero": gradients arrived but were all zero, as fp16 underflow leaves them
             gradients = "none" if id(first) in never else "zero"
-            sink.emit("unused_parameter", None,
-                      f"{', '.join(params)} {why} in {self.steps_seen} steps",
+            shown = ", ".join(params) if len(params) <= LISTED else \
+                f"all {len(params)} parameters of {module} ({', '.join(params[:LISTED - 1])}, ...)"
+            sink.emit("unused_parameter", None, f"{shown} {why} in {self.steps_seen} steps",
                       module=module, param=params[0], extra={"params": params, "gradients": gradients})

@@ -243,6 +243,40 @@ def test_train_in_eval_mode_names_the_layers_the_forward_runs(tmp_path: Path, us
     assert [e.extra["modules"] for e in events] == ([named] if named else [])
 
 
+class _DetachedEncoder(nn.Module):
+    """An encoder whose output is detached before the head (`encoder(x).detach()`): none
+    of its layers learns. With `reuse`, its last layer also runs on the head's path."""
+
+    def __init__(self, reuse: bool) -> None:
+        super().__init__()
+        self.reuse = reuse
+        self.encoder = nn.Sequential(*[nn.Linear(4, 4) for _ in range(4)])
+        self.head = nn.Linear(4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.encoder(x).detach()
+        return self.head(self.encoder[3](h) if self.reuse else h)
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_unused_parameters_of_a_whole_module_are_one_event(tmp_path: Path, reuse: bool) -> None:
+    torch.manual_seed(0)
+    model = _DetachedEncoder(reuse)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    with Sanitizer(report=None, stream=open(tmp_path / "err.txt", "w")) as session:
+        for _ in range(3):
+            F.mse_loss(model(torch.randn(8, 4)), torch.randn(8, 1)).backward()
+            opt.step()
+            opt.zero_grad()
+    events = [(e.module, e.extra["params"], e.message) for e in session.events if e.kind == "unused_parameter"]
+    if not reuse:
+        (module, params, message), = events
+        assert module == "encoder" and len(params) == 8, events
+        assert message.startswith("all 8 parameters of encoder (encoder.0.weight, "), message
+    else:  # encoder.3 learns: each layer that does not is its own event
+        assert [module for module, _, _ in events] == ["encoder.0", "encoder.1", "encoder.2"], events
+
+
 def test_halt_on_an_end_of_run_kind_does_not_break_closing(tmp_path: Path) -> None:
     class Unused(nn.Module):
         def __init__(self) -> None:
