@@ -62,6 +62,16 @@ class ClipAfterStep(Rule):
     message = "gradients are clipped after the optimizer step: the clip changes nothing; clip before `step()`"
     triggers = ("clip_grad",)
     bad = (
+        # the clip after a loop that steps each optimizer of the step
+        "import torch\n"
+        "optimizers = [torch.optim.AdamW(head.parameters()), torch.optim.SGD(body.parameters(), lr=0.1)]\n"
+        "for x in loader:\n"
+        "    model(x).sum().backward()\n"
+        "    for opt in optimizers:\n"
+        "        opt.step()\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL403\n"
+        "    for opt in optimizers:\n"
+        "        opt.zero_grad()\n",
         "import torch\n"
         "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "for x, y in loader:\n"
@@ -105,6 +115,16 @@ class ClipAfterStep(Rule):
         "        opt.zero_grad()\n",
     )
     good = (
+        # each optimizer's gradients clipped before it steps
+        "import torch\n"
+        "optimizers = [torch.optim.AdamW(head.parameters()), torch.optim.SGD(body.parameters(), lr=0.1)]\n"
+        "for x in loader:\n"
+        "    model(x).sum().backward()\n"
+        "    for opt in optimizers:\n"
+        "        torch.nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g['params']], 1.0)\n"
+        "        opt.step()\n"
+        "        opt.zero_grad()\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n",
         # the fp32 branch's clip follows the AMP branch's step in the text only
         "import torch\n"
         "def train_one_epoch(model, loader, criterion, optimizer, scaler=None):\n"

@@ -7,9 +7,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import target_names
-from trainlint.analysis.loops import is_backward, optimizer_step
-from trainlint.analysis.training import method_call
+from trainlint.analysis.loops import is_backward, optimizer_step, steps_loop_variable
 from trainlint.context import FileContext
 from trainlint.summaries import BACKWARD, LOOP, STEP
 
@@ -66,15 +64,6 @@ def trains_each_run(ctx: FileContext, body: cst.CSTNode) -> bool:
 
 
 def _steps_its_items(ctx: FileContext, loop: cst.For) -> bool:
-    """A loop over the parts of one training step, each back-propagated and
-    stepped in turn: the optimizer it steps is (an attribute of) its own loop
-    variable (`for opt in optimizers:`, `for phase in phases: phase.opt.step()`)."""
-    items = set(target_names(loop.target))
-    stepped = backward = False
-    for node in own_nodes(loop.body):
-        backward = backward or is_backward(node)
-        receiver = method_call(node, "step")
-        while type(receiver) is cst.Attribute:
-            receiver = receiver.value
-        stepped = stepped or (type(receiver) is cst.Name and receiver.value in items)
-    return stepped and backward
+    """A loop over the parts of one training step, each back-propagated and stepped
+    in turn (`for module, opt in phases:`, see `steps_loop_variable`)."""
+    return steps_loop_variable(loop) and any(is_backward(node) for node in own_nodes(loop.body))

@@ -18,6 +18,7 @@ from typing import Callable, Iterator, Literal
 
 import libcst as cst
 
+from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts, Flow, Paths
 from trainlint.analysis.flowgraph import EventFilter, FlowGraph
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Binding
@@ -391,6 +392,22 @@ def stepping_loops(ctx: FileContext) -> set[cst.CSTNode]:
     return found
 
 
+def steps_loop_variable(loop: cst.CSTNode) -> bool:
+    """A loop over the parts of one training step, each stepped in turn: the optimizer
+    it steps is (an attribute of) its own loop variable (`for opt in optimizers:
+    opt.step()`, a GAN's `for phase in phases: ... phase.opt.step()`)."""
+    if type(loop) is not cst.For:
+        return False
+    items = target_names(loop.target)
+    for node in iter_nodes(loop.body):
+        receiver = method_call(node, "step")
+        while type(receiver) is cst.Attribute:
+            receiver = receiver.value
+        if type(receiver) is cst.Name and receiver.value in items:
+            return True
+    return False
+
+
 def _clear(facts: Facts) -> Facts:
     return frozenset()
 
@@ -449,7 +466,9 @@ class CallFlow:
         return Flow(self.ctx, self._step, self.loop_back, loop_exit, program=self.program)
 
     def _end_of_training_loop(self, loop: cst.For | cst.While, facts: Facts) -> Facts:
-        steps = loop in self.ctx.shared(stepping_loops)
+        # a loop over the optimizers of one step ends inside the iteration: what follows
+        # it (a clip, the clears) belongs to the same step
+        steps = loop in self.ctx.shared(stepping_loops) and not steps_loop_variable(loop)
         return self.loop_back(facts) if steps and self.loop_back else facts
 
     def _step(self, facts: Facts, node: cst.CSTNode) -> Facts:
