@@ -90,6 +90,16 @@ class MissingSetEpoch(Rule):
     message = "shuffling `DistributedSampler` without `set_epoch(epoch)`: every epoch sees the same order"
     triggers = ("DistributedSampler",)
     bad = (
+        # the sampler goes into the loader through keyword arguments, and the file trains
+        "import torch\n"
+        "def main(dataset, model, opt, epochs):\n"
+        "    arguments = {'batch_size': 32}\n"
+        "    arguments['sampler'] = torch.utils.data.DistributedSampler(dataset, shuffle=True)  # expect: TL302\n"
+        "    loader = torch.utils.data.DataLoader(dataset, **arguments)\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
         # only numbers and texts made from the loader leave the file; `loader` of
         # `report_size` is another variable
         "import math, warnings\n"
@@ -213,6 +223,14 @@ class MissingSetEpoch(Rule):
         "    train(train_sampler)\n",
     )
     good = (
+        # the sampler leaves the file in the keyword arguments a builder returns
+        "import torch\n"
+        "def loader_arguments(dataset, arguments):\n"
+        "    arguments['sampler'] = torch.utils.data.DistributedSampler(dataset, shuffle=True)\n"
+        "    return arguments\n"
+        "def build_loader(dataset):\n"
+        "    arguments = loader_arguments(dataset, {'batch_size': 32})\n"
+        "    return torch.utils.data.DataLoader(dataset, **arguments), arguments['sampler']\n",
         "from torch.utils.data import DataLoader, DistributedSampler\n"
         "sampler = DistributedSampler(train_set)\n"
         "loader = DataLoader(train_set, batch_size=32, sampler=sampler)\n"
@@ -516,18 +534,24 @@ class MissingSetEpoch(Rule):
 
     def _carriers(self, holders: list[cst.BaseExpression]) -> set[str]:
         """What carries the sampler: its holders, the loaders built on it, and the
-        containers either is put in (`samplers.append(sampler)`, `[s1, s2]`)."""
+        containers either is put in (`samplers.append(sampler)`, `[s1, s2]`,
+        `kwargs["sampler"] = sampler`)."""
         texts = {self.ctx.code(h) for h in holders} | self._loaders_given(holders)
+        texts |= {self.ctx.code(h.value) for h in holders
+                  if type(h) is cst.Subscript and type(h.value) in (cst.Name, cst.Attribute)}
         for node in self.ctx.nodes_of(cst.Call):
             receiver = method_call(node, "append", "extend", "insert", "add")
             if (type(receiver) in (cst.Name, cst.Attribute)
                     and any(self._mentions(a.value, texts) for a in node.args)):
                 texts.add(self.ctx.code(receiver))
         for node in self.ctx.nodes_of(cst.Assign):
-            if (type(node.value) in (cst.List, cst.Tuple, cst.Set, cst.Dict) and len(node.targets) == 1
-                    and type(node.targets[0].target) in (cst.Name, cst.Attribute)
-                    and self._mentions(node.value, texts)):
-                texts.add(self.ctx.code(node.targets[0].target))
+            if len(node.targets) != 1 or not self._mentions(node.value, texts):
+                continue
+            target = node.targets[0].target
+            if type(node.value) in (cst.List, cst.Tuple, cst.Set, cst.Dict) and type(target) in (cst.Name, cst.Attribute):
+                texts.add(self.ctx.code(target))
+            elif type(target) is cst.Subscript and type(target.value) in (cst.Name, cst.Attribute):
+                texts.add(self.ctx.code(target.value))
         return texts
 
     def _loaders_given(self, holders: list[cst.BaseExpression]) -> set[str]:

@@ -4,7 +4,7 @@ from trainlint.analysis.accumulators import consumed_names
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.guards import tests_a_remainder
-from trainlint.analysis.loops import CallFlow, is_backward, reachable_nodes, train_mode_call
+from trainlint.analysis.loops import CallFlow, is_backward, mode_switch, reachable_nodes
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
@@ -98,6 +98,21 @@ class MissingTrainMode(Rule):
     message = "the model is switched to `.eval()` for validation and training resumes without `.train()`: dropout and BatchNorm stay in eval mode"
     triggers = ("eval", "train")  # the names any switch to eval mode is spelled with
     bad = (
+        # a trainer's own `eval()` puts the model in eval mode: reported once, where it does
+        "import torch\n"
+        "class Trainer:\n"
+        "    def eval(self):\n"
+        "        self.model.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            return sum(self.model(x).mean().item() for x in self.val_loader)\n"
+        "    def fit(self):\n"
+        "        self.model.train()\n"
+        "        for step, batch in enumerate(self.loader):\n"
+        "            self.model(batch).mean().backward()\n"
+        "            self.optimizer.step()\n"
+        "            self.optimizer.zero_grad()\n"
+        "            if step % self.eval_interval == 0:\n"
+        "                print(self.eval())\n",
         # only the BatchNorm layers are put back in train mode: dropout stays off
         "import torch\n"
         "for epoch in range(epochs):\n"
@@ -216,6 +231,20 @@ class MissingTrainMode(Rule):
         "    validate(model)\n",
     )
     good = (
+        # a trainer's own method named `eval` that leaves the model's mode alone
+        "import torch\n"
+        "class Trainer:\n"
+        "    @torch.no_grad()\n"
+        "    def eval(self):\n"
+        "        return sum(self.model(x).mean().item() for x in self.val_loader)\n"
+        "    def fit(self):\n"
+        "        self.model.train()\n"
+        "        for step, batch in enumerate(self.loader):\n"
+        "            self.model(batch).mean().backward()\n"
+        "            self.optimizer.step()\n"
+        "            self.optimizer.zero_grad()\n"
+        "            if step % self.eval_interval == 0:\n"
+        "                print(self.eval())\n",
         # train mode put back module by module (the walk meets the model itself), or
         # applied to every module
         "import torch\n"
@@ -461,7 +490,7 @@ class MissingTrainMode(Rule):
                                   "`.train()`: dropout and BatchNorm stay in eval mode")
 
     def _model_of(self, eval_node: cst.CSTNode) -> str | None:
-        mode = train_mode_call(eval_node)
+        mode = mode_switch(self.ctx, eval_node)
         if mode is not None:
             return self.ctx.code(mode[0])
         return self._evaluated.get(eval_node)
@@ -469,7 +498,7 @@ class MissingTrainMode(Rule):
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if self._restoring and method_call(node, *self._restoring) is not None:
             return frozenset()  # the method puts (part of) the model back in train mode
-        mode = train_mode_call(node)
+        mode = mode_switch(self.ctx, node)
         if mode is not None:
             if mode[1] is False:
                 if _one_of_its_layers(self.ctx, node, mode[0]):
@@ -507,7 +536,7 @@ class MissingTrainMode(Rule):
         the mode; a backward inside it is part of the validation)."""
         for ancestor in self.ctx.ancestors(node):
             if type(ancestor) is cst.If and tests_a_remainder(ancestor.test):
-                return not any(mode[1] is not False for mode in map(train_mode_call, reachable_nodes(
+                return not any(mode[1] is not False for mode in (mode_switch(self.ctx, n) for n in reachable_nodes(
                     self.ctx, ancestor.body)) if mode is not None)
             if type(ancestor) in (cst.For, cst.While, cst.Lambda, cst.ClassDef):
                 return False
@@ -584,7 +613,7 @@ def _train_mode_methods(ctx: FileContext) -> tuple[str, ...]:
     body calls `.train()` / `.train(True)` (not `train` or `eval` themselves)."""
     restoring: set[str] = set()
     for call in ctx.nodes_of(cst.Call):
-        mode = train_mode_call(call)
+        mode = mode_switch(ctx, call)
         if mode is None or mode[1] is False:
             continue
         method = ctx.enclosing_function(call)
@@ -608,7 +637,7 @@ def _trained_models(ctx: FileContext, forward: bool = True) -> set[str]:
     for body in code_bodies(ctx) if forward else ():
         trained |= consumed_names(ctx, body)
     for call in ctx.nodes_of(cst.Call):
-        mode = train_mode_call(call)
+        mode = mode_switch(ctx, call)
         if mode is not None and mode[1] is not False:
             trained.add(ctx.code(mode[0]))
         owner = method_call(call, "parameters", "named_parameters")

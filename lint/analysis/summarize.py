@@ -19,7 +19,7 @@ import libcst as cst
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, target_names
 from trainlint.analysis.guards import tests_a_remainder
-from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, scheduler_step, train_mode_call
+from trainlint.analysis.loops import clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step
 from trainlint.analysis.precision import global_value, half_conversion, value_of_name
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, sampler_shuffle
 from trainlint.analysis.scopes import dotted_name
@@ -361,7 +361,7 @@ class _Summarizer:
         effect = effect_of(self.ctx, call)
         if effect is not None and not (effect == EMPTY_CACHE and self._occasional(call)):
             yield effect
-        mode = train_mode_call(call)
+        mode = mode_switch(self.ctx, call)
         if mode is not None:
             # `train(flag)` restores a mode saved before (`model.train(was_training)`)
             yield EVAL if mode[1] is False else TRAIN
