@@ -204,6 +204,22 @@ def train_mode_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None]
     return receiver, None
 
 
+def mode_switch(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] | None:
+    """`train_mode_call`, but not a call of the class's own method that is named
+    `train` or `eval` (`self.eval()` of a trainer whose `eval()` computes metrics):
+    the file has its code, and what that code does is followed through the call. An
+    override that calls `super().train(mode)` is still a switch of the mode."""
+    mode = train_mode_call(node)
+    if mode is None or type(mode[0]) is not cst.Name or mode[0].value != "self":
+        return mode
+    callee = ctx.local_callee(node)
+    if callee is None or any(type(inner) is cst.Call and type(inner.func) is cst.Attribute
+                             and type(inner.func.value) is cst.Call and dotted_name(inner.func.value.func) == "super"
+                             for inner in iter_nodes(callee.body)):
+        return mode
+    return None
+
+
 def _applied_mode(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] | None:
     """`model.apply(lambda m: m.train())`: the mode that call sets on every module of `model`."""
     receiver = method_call(node, "apply")
