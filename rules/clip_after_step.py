@@ -62,6 +62,15 @@ class ClipAfterStep(Rule):
     message = "gradients are clipped after the optimizer step: the clip changes nothing; clip before `step()`"
     triggers = ("clip_grad",)
     bad = (
+        # an optimizer held by an attribute of an attribute, stepped and cleared in the file
+        "import torch\n"
+        "class DQN:\n"
+        "    def train(self, batches):\n"
+        "        for obs, target in batches:\n"
+        "            self.policy.optimizer.zero_grad()\n"
+        "            ((self.q_net(obs) - target) ** 2).mean().backward()\n"
+        "            self.policy.optimizer.step()\n"
+        "            torch.nn.utils.clip_grad_norm_(self.policy.parameters(), 10.0)  # expect: TL403\n",
         # the clip after a loop that steps each optimizer of the step
         "import torch\n"
         "optimizers = [torch.optim.AdamW(head.parameters()), torch.optim.SGD(body.parameters(), lr=0.1)]\n"

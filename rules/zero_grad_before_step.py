@@ -73,6 +73,16 @@ class ZeroGradBeforeStep(Rule):
     message = "gradients are cleared between `backward()` and the optimizer step: the step applies zeros"
     triggers = ("backward",)
     bad = (
+        # an optimizer held by an attribute of an attribute (stable-baselines3's
+        # `self.policy.optimizer`), stepped and cleared in the file
+        "import torch\n"
+        "class PPO:\n"
+        "    def train(self, batches):\n"
+        "        for obs, ret in batches:\n"
+        "            loss = ((self.policy(obs) - ret) ** 2).mean()\n"
+        "            loss.backward()\n"
+        "            self.policy.optimizer.zero_grad()  # expect: TL402\n"
+        "            self.policy.optimizer.step()\n",
         "import torch\n"
         "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "for x, y in loader:\n"

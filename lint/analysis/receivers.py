@@ -157,14 +157,19 @@ class Receivers:
 
     # -- queries -----------------------------------------------------------
     def binding(self, expr: cst.BaseExpression) -> Binding | None:
-        """The variable `expr` reads, if it is a plain name or `self.attr`."""
+        """The variable `expr` reads, if it is a plain name, `self.attr` or an attribute
+        of one (`self.policy.optimizer`, the same object in every method of the class)."""
         if type(expr) is cst.Name:
             scope = self._defining_scope(expr.value, self.ctx.scope_of(expr))
             return Binding(scope.node, expr.value) if scope is not None else None
-        if type(expr) is cst.Attribute and type(expr.value) is cst.Name:
-            cls = self._class_of_self(expr.value)
+        path: list[str] = []
+        while type(expr) is cst.Attribute:
+            path.append(expr.attr.value)
+            expr = expr.value
+        if path and type(expr) is cst.Name:
+            cls = self._class_of_self(expr)
             if cls is not None:
-                return Binding(cls, f"self.{expr.attr.value}")
+                return Binding(cls, ".".join(["self", *reversed(path)]))
         return None
 
     def assigned(self, binding: Binding) -> list[cst.BaseExpression]:
