@@ -8,9 +8,16 @@ from trainlint.analysis.loops import (
     optimizer_step,
     reachable_nodes,
 )
+from trainlint.analysis.dataflow import constructor_argument
 from trainlint.analysis.training import method_call
 from trainlint.rule import Rule
 from trainlint.summaries import ZERO_GRAD
+
+
+def _same_or_inside(owner: str, model: str) -> bool:
+    """`model.zero_grad()` clears `owner`'s parameters: the same model, or one inside
+    it (`model` for `model.generator`), or (unsure) one holding it."""
+    return owner == model or owner.startswith(model + ".") or model.startswith(owner + ".")
 
 
 class MissingZeroGrad(Rule):
@@ -24,7 +31,11 @@ class MissingZeroGrad(Rule):
     (`end_step(scaler, optimizer)` of helpers.py). With several optimizers, each one's step
     needs its own `zero_grad()` (or a clear of every gradient, such as a
     model's `zero_grad()`): a loop that clears only the discriminator's
-    optimizer still flags the generator's step.
+    optimizer still flags the generator's step. A model's `zero_grad()`
+    clears the optimizers built on that model's parameters:
+    `netD.zero_grad()` does not clear `Adam(netG.parameters())`; an optimizer
+    built on anything else (a list of parameter groups) may hold that
+    model's parameters, and counts as cleared.
 
     ## Why is this bad?
     `backward()` adds into `.grad`; it does not overwrite it. Without
@@ -80,6 +91,18 @@ class MissingZeroGrad(Rule):
     message = "this loop back-propagates and steps but never clears gradients: they accumulate across iterations; call `optimizer.zero_grad()`"
     triggers = ("backward",)
     bad = (
+        # a DCGAN step that clears the discriminator only: `netD.zero_grad()` leaves
+        # the generator's gradients, which `optimizerG` steps, to pile up
+        "import torch\n"
+        "optimizerD = torch.optim.Adam(netD.parameters(), lr=2e-4)\n"
+        "optimizerG = torch.optim.Adam(netG.parameters(), lr=2e-4)\n"
+        "for real, _ in loader:\n"
+        "    netD.zero_grad()\n"
+        "    fake = netG(torch.randn(real.size(0), 100, 1, 1))\n"
+        "    (criterion(netD(real), ones) + criterion(netD(fake.detach()), zeros)).backward()\n"
+        "    optimizerD.step()\n"
+        "    criterion(netD(fake), ones).backward()\n"
+        "    optimizerG.step()  # expect: TL401\n",
         # a GAN step: only the discriminator's optimizer is cleared
         "import torch\n"
         "opt_g = torch.optim.Adam(generator.parameters())\n"
@@ -224,6 +247,25 @@ class MissingZeroGrad(Rule):
         "                step += 1\n",
     )
     good = (
+        # each model's own zero_grad() (the DCGAN example), or a model that holds the
+        # parameters of an optimizer built on a list of groups
+        "import torch\n"
+        "optimizerD = torch.optim.Adam(netD.parameters(), lr=2e-4)\n"
+        "optimizerG = torch.optim.Adam(netG.parameters(), lr=2e-4)\n"
+        "for real, _ in loader:\n"
+        "    netD.zero_grad()\n"
+        "    fake = netG(torch.randn(real.size(0), 100, 1, 1))\n"
+        "    (criterion(netD(real), ones) + criterion(netD(fake.detach()), zeros)).backward()\n"
+        "    optimizerD.step()\n"
+        "    netG.zero_grad()\n"
+        "    criterion(netD(fake), ones).backward()\n"
+        "    optimizerG.step()\n",
+        "import torch\n"
+        "optimizer = torch.optim.AdamW([{'params': decay}, {'params': no_decay, 'weight_decay': 0.0}])\n"
+        "for x, y in loader:\n"
+        "    model.zero_grad()\n"
+        "    criterion(model(x), y).backward()\n"
+        "    optimizer.step()\n",
         # each optimizer of the list stepped and cleared
         "import torch\n"
         "optimizers = [torch.optim.AdamW(head.parameters()), torch.optim.SGD(body.parameters(), lr=0.1)]\n"
@@ -336,6 +378,14 @@ class MissingZeroGrad(Rule):
         summary = self.ctx.summaries.of_external_call(node)
         return summary is not None and summary.does(ZERO_GRAD)
 
+    def _parameters_owner(self, optimizer: cst.BaseExpression) -> str | None:
+        """The model an optimizer of the file was built on (`netG` of
+        `Adam(netG.parameters())`); None when that is not one model's parameters."""
+        binding = self.ctx.receivers.binding(optimizer)
+        params = constructor_argument(self.ctx.receivers, binding, "params") if binding is not None else None
+        owner = method_call(params, "parameters") if params is not None else None
+        return self.ctx.code(owner) if type(owner) in (cst.Name, cst.Attribute) else None
+
     def _on_error(self, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
         """`node` runs only when the iteration failed: in an `except` handler
         inside the loop (out-of-memory recovery), not on the path that steps."""
@@ -350,28 +400,39 @@ class MissingZeroGrad(Rule):
         for loop in self.ctx.loops():
             steps: list[tuple[cst.CSTNode, str]] = []
             cleared: set[str] = set()  # optimizers whose own zero_grad() the loop calls
+            models: set[str] = set()  # models whose zero_grad() the loop calls
+            owners: dict[str, str | None] = {}  # optimizer -> the model whose parameters it was built on
             backward = False
             for node in reachable_nodes(self.ctx, loop.body):
                 if (clears_grads(self.ctx, node) or may_clear_grads(self.ctx, node)
                         or self._helper_clears(node)) and not self._on_error(node, loop):
                     receiver = method_call(node, "zero_grad")
-                    if receiver is None or not is_optimizer(self.ctx, receiver):
-                        break  # a model's, a parameter's or a helper's: it may clear them all
-                    cleared.add(self.ctx.code(receiver))
+                    if receiver is not None and is_optimizer(self.ctx, receiver):
+                        cleared.add(self.ctx.code(receiver))
+                    elif receiver is not None and type(receiver) in (cst.Name, cst.Attribute):
+                        models.add(self.ctx.code(receiver))  # `netD.zero_grad()`: that model's gradients
+                    else:
+                        break  # a parameter's or a helper's: it may clear them all
                     continue
                 backward = backward or is_backward(node)
                 optimizer = optimizer_step(self.ctx, node)
                 if optimizer is not None:
                     steps.append((node, self.ctx.code(optimizer)))
+                    owners[self.ctx.code(optimizer)] = self._parameters_owner(optimizer)
             else:
+                # an optimizer built on a model whose zero_grad() the loop calls is cleared;
+                # one whose model is unknown may be (a model may hold every parameter)
+                named = sorted(cleared | models)  # what the loop clears, as written
+                cleared |= {optimizer for optimizer, owner in owners.items()
+                            if models and (owner is None or any(_same_or_inside(owner, model) for model in models))}
                 stepped = {optimizer for _, optimizer in steps}
                 # an optimizer cleared under another name than any stepped one may be any of them
                 if backward and cleared <= stepped:
                     for step, optimizer in steps:
                         if optimizer in cleared:
                             continue
-                        if cleared:
-                            self.report(step, f"this loop clears the gradients of `{'`, `'.join(sorted(cleared))}` "
+                        if named:
+                            self.report(step, f"this loop clears the gradients of `{'`, `'.join(named)}` "
                                               f"only: those `{optimizer}` steps accumulate across iterations; call "
                                               f"`{optimizer}.zero_grad()`")
                         else:
