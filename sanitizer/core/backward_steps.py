@@ -79,13 +79,13 @@ def trained_leaves(roots: Iterable[Any]) -> list[torch.Tensor]:
 
 
 def absorb(earlier: StepProbe, later: StepProbe) -> StepProbe:
-    """One step's probe again: lists joined in order, sets joined, single values from `later` when it has them."""
+    """One step's probe again: lists and dicts joined in order, single values from `later` when it has them."""
     for item in dataclasses.fields(StepProbe):
         mine, theirs = getattr(earlier, item.name), getattr(later, item.name)
         if isinstance(mine, list):
             mine.extend(theirs)
-        elif isinstance(mine, set):
-            mine |= theirs
+        elif isinstance(mine, dict):
+            mine.update(theirs)
         elif theirs is not None:
             setattr(earlier, item.name, theirs)
     return earlier

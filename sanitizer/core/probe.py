@@ -138,8 +138,8 @@ class StepProbe:
     eval_losses: list[tuple[str, torch.Tensor, Origin]] = field(default_factory=list)
     loss_kinds: list[str | None] = field(default_factory=list)  # of `losses`, None when unknown
     model_in_eval_mode: Any = None  # the model whose eval-mode forward a training loss came from
-    # modules called in eval mode with gradients on: which of a model left in eval mode ran
-    eval_called: set[Any] = field(default_factory=set)
+    # modules called in eval mode with gradients on, each with the outermost module it ran in
+    eval_called: dict[Any, Any] = field(default_factory=dict)
     # optimizers stepped inside the backward pass (one per parameter, from gradient hooks):
     # their gradients are gone when the pass ends, so each is read as its optimizer steps
     stepped_params: list[torch.Tensor] = field(default_factory=list)
@@ -216,7 +216,9 @@ class StepRecord:
     eval_kind: str | None = None  # the kind of loss `eval_loss` is (see core/loss_calls.py)
     loss_kinds: list[str | None] = field(default_factory=list)
     model_in_eval_mode: Any = None  # an nn.Module, when the step trained a model in eval mode
-    eval_called: Any = None  # the modules the step's forwards called in eval mode (None: not known)
+    # the modules the step's forwards called in eval mode, each with the outermost module
+    # it ran in (None: not known)
+    eval_called: Any = None
     optimizer_id: int | None = None  # which optimizer stepped (several: GANs, multi-model runs)
     joins_previous: bool = False  # another optimizer's part of the step just ended (same backward pass)
     tiny_share: float | None = None  # share below the fp16 normal range (zeros included), when sampled

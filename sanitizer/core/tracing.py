@@ -62,7 +62,7 @@ class ForwardTracer:
             return
         self._calls.append(module)
         if not module.training and torch.is_grad_enabled():
-            self._session.probe.eval_called.add(module)
+            self._session.probe.eval_called[module] = self._calls[0]
         if len(self._calls) != 1:
             if self._trace and args and torch.is_grad_enabled():
                 self._trace_own_computation(args[0])

@@ -4,7 +4,9 @@ The usual cause: the validation pass calls `model.eval()` and the training loop
 never calls `model.train()` again, so every later epoch trains without dropout
 and with batch-norm statistics frozen. The model judged is the one whose
 forward the step's last backward came from (an adversarial attack run in eval
-mode before a train-mode step does not count), and of its modules those its
+mode before a train-mode step does not count), or a model in eval mode that ran
+with gradients on during the step and whose parameters the optimizer steps (a
+GAN's generator, whose loss comes through the discriminator), and of its modules those its
 forward called (a layer the forward skips changes nothing; inside a compiled
 region calls are not seen, and every module counts). A model without any module that
 behaves differently in eval mode is not concerned, and a model in train mode
@@ -53,10 +55,15 @@ class TrainInEvalModeDetector(Detector):
     def __init__(self) -> None:
         self.first_step: int | None = None
         self.steps_in_eval_mode = 0
+        self._not_stepped: set[tuple[int, int | None]] = set()  # (model, optimizer) pairs seen apart
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
+        if record.partial:
+            return
         model = record.model_in_eval_mode
-        if model is None or record.partial:
+        if model is None and self.first_step is None:
+            model = self._stepped_in_eval_mode(record)
+        if model is None:
             return
         if self.first_step is not None:
             self.steps_in_eval_mode += 1
@@ -76,6 +83,25 @@ class TrainInEvalModeDetector(Detector):
                   f"the optimizer steps a model in eval mode: its {types} behave as at inference "
                   f"({_what_changes(frozen)}); call model.train() before training",
                   module=names[0], where=record.model_site, extra={"modules": names[:MAX_LISTED]})
+
+
+    def _stepped_in_eval_mode(self, record: StepRecord) -> nn.Module | None:
+        """A model in eval mode that ran with gradients on during the step and whose
+        parameters the optimizer steps, though the backward came through another
+        model (a GAN's generator, judged through the discriminator's loss)."""
+        called = record.eval_called
+        if not called:
+            return None
+        stepped: set[int] | None = None
+        for root in dict.fromkeys(called.values()):
+            key = (id(root), record.optimizer_id)
+            if root.training or key in self._not_stepped:
+                continue
+            stepped = stepped if stepped is not None else {id(param) for param in record.training_params}
+            if any(id(param) in stepped for param in root.parameters()):
+                return root
+            self._not_stepped.add(key)  # a teacher in eval mode, run with gradients on: asked once
+        return None
 
 
 def _what_changes(modules: list[nn.Module]) -> str:

@@ -277,6 +277,31 @@ def test_unused_parameters_of_a_whole_module_are_one_event(tmp_path: Path, reuse
         assert [module for module, _, _ in events] == ["encoder.0", "encoder.1", "encoder.2"], events
 
 
+@pytest.mark.parametrize("bug", [False, True])
+def test_a_generator_left_in_eval_mode_is_seen_through_the_discriminator(tmp_path: Path, bug: bool) -> None:
+    """PyTorch-GAN's loop: the generator's loss comes back through the discriminator (the
+    last model called), yet `optimizer_G` steps the generator, left in eval mode."""
+    torch.manual_seed(0)
+    generator = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 4))
+    discriminator = nn.Sequential(nn.Linear(4, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1))
+    teacher = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.1)).eval()  # run with gradients on, never trained
+    optimizer_g = torch.optim.Adam(generator.parameters(), lr=2e-4)
+    optimizer_d = torch.optim.Adam(discriminator.parameters(), lr=2e-4)
+    if bug:
+        generator.eval()
+    with Sanitizer(report=None, stream=open(tmp_path / "err.txt", "w")) as session:
+        for _ in range(3):
+            real, z = torch.randn(16, 4), torch.randn(16, 8)
+            optimizer_d.zero_grad()
+            (discriminator(generator(z).detach()).mean() - discriminator(teacher(real)).mean()).backward()
+            optimizer_d.step()
+            optimizer_g.zero_grad()
+            (-discriminator(generator(z)).mean()).backward()
+            optimizer_g.step()
+    events = [(e.step, e.extra["modules"]) for e in session.events if e.kind == "train_in_eval_mode"]
+    assert events == ([(2, ["generator.1"])] if bug else [])
+
+
 def test_halt_on_an_end_of_run_kind_does_not_break_closing(tmp_path: Path) -> None:
     class Unused(nn.Module):
         def __init__(self) -> None:
