@@ -141,11 +141,14 @@ def _groups(events: list[dict[str, Any]]) -> list[_Group]:
 
 
 def _roots(groups: list[_Group]) -> list[_Group]:
-    """Fold each group under the earliest root that explains it; a new root also takes
-    in the roots just before it that it explains (the spike that became a NaN)."""
+    """Fold each group under the earliest root that explains it, itself or through a
+    symptom folded under it (a NaN collapses the loss scale, the collapsed scale then
+    flushes gradients); a new root also takes in the roots just before it that it
+    explains (the spike that became a NaN)."""
     roots: list[_Group] = []
     for group in groups:
-        cause = next((root for root in roots if explains(root, group)), None)
+        cause = next((root for root in roots
+                      if explains(root, group) or any(explains(symptom, group) for symptom in root.symptoms)), None)
         if cause is not None:
             cause.symptoms.append(group)
             continue

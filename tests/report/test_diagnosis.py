@@ -58,6 +58,16 @@ def test_a_forward_gone_non_finite_explains_the_scale_collapse_that_follows():
     assert _shape(gradient_only) == [("scale_collapse", ["nonfinite_grad"])]
 
 
+def test_what_a_folded_symptom_explains_is_folded_under_its_root_too():
+    """A NaN burst under fp16 collapses the loss scale; once it stops, the tiny scale
+    flushes gradients: the underflow is the NaN's doing, through the collapse."""
+    events = [_event("nonfinite_activation", 30), _event("nonfinite_loss", 30), _event("scale_collapse", 41),
+              _event("grad_underflow", 71)]
+    assert _shape(events) == [("nonfinite_activation", ["nonfinite_loss", "scale_collapse", "grad_underflow"])]
+    alone = [_event("nonfinite_activation", 30), _event("grad_underflow", 71)]  # no collapse between them
+    assert _shape(alone) == [("nonfinite_activation", []), ("grad_underflow", [])]
+
+
 def test_a_crash_comes_first_and_unrelated_problems_stay_apart():
     ending = {"how": "exception", "detail": "ValueError: boom", "where": "train.py:9"}
     events = [_event("dataloader_bound", None), _event("missing_set_epoch", 2)]
