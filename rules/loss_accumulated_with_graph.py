@@ -115,18 +115,6 @@ class LossAccumulatedWithGraph(Rule):
     fix_safety = "safe"
     triggers = ("backward", "loss", "Loss", "cross_entropy", "kl_div")
     bad = (
-        # the helper back-propagates the loss it is given, not the list kept beside it
-        "import torch\n"
-        "def optimize(optimizer, loss):\n"
-        "    optimizer.zero_grad()\n"
-        "    loss.backward()\n"
-        "    optimizer.step()\n"
-        "criterion = torch.nn.CrossEntropyLoss()\n"
-        "history = []\n"
-        "for x, y in loader:\n"
-        "    loss = criterion(model(x), y)\n"
-        "    history.append(loss)  # expect: TL202\n"
-        "    optimize(optimizer, loss)\n",
         # Hugging Face Accelerate: `accelerator.backward(loss)` back-propagates `loss`
         "from accelerate import Accelerator\n"
         "accelerator = Accelerator()\n"
@@ -354,6 +342,18 @@ class LossAccumulatedWithGraph(Rule):
             "            print(f'loss {window / 100:.4f}')\n"
             "            window = 0\n",
         ),
+        # the helper back-propagates the loss it is given, not the list kept beside it
+        "import torch\n"
+        "def optimize(optimizer, loss):\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "criterion = torch.nn.CrossEntropyLoss()\n"
+        "history = []\n"
+        "for x, y in loader:\n"
+        "    loss = criterion(model(x), y)\n"
+        "    history.append(loss)  # expect: TL202\n"
+        "    optimize(optimizer, loss)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it

@@ -90,16 +90,6 @@ class MissingSetEpoch(Rule):
     message = "shuffling `DistributedSampler` without `set_epoch(epoch)`: every epoch sees the same order"
     triggers = ("DistributedSampler",)
     bad = (
-        # the sampler goes into the loader through keyword arguments, and the file trains
-        "import torch\n"
-        "def main(dataset, model, opt, epochs):\n"
-        "    arguments = {'batch_size': 32}\n"
-        "    arguments['sampler'] = torch.utils.data.DistributedSampler(dataset, shuffle=True)  # expect: TL302\n"
-        "    loader = torch.utils.data.DataLoader(dataset, **arguments)\n"
-        "    for epoch in range(epochs):\n"
-        "        for x, y in loader:\n"
-        "            model(x).sum().backward()\n"
-        "            opt.step()\n",
         # only numbers and texts made from the loader leave the file; `loader` of
         # `report_size` is another variable
         "import math, warnings\n"
@@ -221,6 +211,16 @@ class MissingSetEpoch(Rule):
         "for epoch in range(epochs):\n"
         "    val_sampler.set_epoch(epoch)\n"
         "    train(train_sampler)\n",
+        # the sampler goes into the loader through keyword arguments, and the file trains
+        "import torch\n"
+        "def main(dataset, model, opt, epochs):\n"
+        "    arguments = {'batch_size': 32}\n"
+        "    arguments['sampler'] = torch.utils.data.DistributedSampler(dataset, shuffle=True)  # expect: TL302\n"
+        "    loader = torch.utils.data.DataLoader(dataset, **arguments)\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
