@@ -3,7 +3,6 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.literals import string_value
-from trainlint.analysis.guards import tests_a_remainder
 from trainlint.analysis.iteration import steps_each_iteration, trains_each_run
 from trainlint.analysis.summarize import empties_cache
 from trainlint.analysis.training import loop_guards
@@ -45,10 +44,10 @@ class EmptyCacheInLoop(Rule):
     ## Limitations
     A call under any condition other than a device check
     (`if torch.cuda.is_available():`) or the condition the training step
-    itself runs under (the block of `if global_step > learning_starts:` that
-    back-propagates and steps) is left alone: a period
-    (`if step % 100 == 0:`, even one around the optimizer step, which under
-    gradient accumulation steps once per N micro-batches), an opt-in flag
+    itself runs under (the block of `if global_step > learning_starts:` or of
+    `if step % accumulation_steps == 0:` that back-propagates or steps: the
+    call runs with every optimizer step) is left alone: a period around the
+    call alone (`if step % 100 == 0:`), an opt-in flag
     (`if args.clear_cache:`), a one-shot guard (`if step == 0:`) or a memory
     threshold means the author chose when it runs. Calls in an exception
     handler (out-of-memory recovery), after the loop, or in a loop that does
@@ -85,25 +84,6 @@ class EmptyCacheInLoop(Rule):
     fix_safety = "unsafe"
     triggers = ("empty_cache",)
     bad = (
-        # the step runs after a warm-up threshold (off-policy RL): the call runs with
-        # every step under the same condition
-        "import torch\n"
-        "for global_step in range(total_steps):\n"
-        "    buffer.add(env.step(policy(obs)))\n"
-        "    if global_step > learning_starts:\n"
-        "        loss = criterion(q(batch.obs), batch.target)\n"
-        "        optimizer.zero_grad()\n"
-        "        loss.backward()\n"
-        "        optimizer.step()\n"
-        "        torch.cuda.empty_cache()  # expect: TL201\n",
-        # a GAN's step is a loop over its phases, each stepping its own optimizer
-        "import torch\n"
-        "for real in loader:\n"
-        "    for module, opt in [(generator, opt_g), (discriminator, opt_d)]:\n"
-        "        opt.zero_grad()\n"
-        "        module(real).sum().backward()\n"
-        "        opt.step()\n"
-        "    torch.cuda.empty_cache()  # expect: TL201\n",
         Example(
             "import torch\n"
             "for x, y in loader:\n"
@@ -249,15 +229,45 @@ class EmptyCacheInLoop(Rule):
         "        model(x).sum().backward()\n"
         "        optimizer.step()\n"
         "        device_module.empty_cache()  # expect: TL201\n",
-    )
-    good = (
-        # gradient accumulation: the period around the step is the author's choice
+        # gradient accumulation, or a training frequency: the call runs with every
+        # optimizer step, under the condition the step runs under
         "import torch\n"
+        "optimizer = torch.optim.AdamW(model.parameters())\n"
         "for i, (x, y) in enumerate(loader):\n"
         "    criterion(model(x), y).backward()\n"
         "    if (i + 1) % accumulation_steps == 0:\n"
         "        optimizer.step()\n"
         "        optimizer.zero_grad()\n"
+        "        torch.cuda.empty_cache()  # expect: TL201\n",
+        # the step runs after a warm-up threshold (off-policy RL): the call runs with
+        # every step under the same condition
+        "import torch\n"
+        "for global_step in range(total_steps):\n"
+        "    buffer.add(env.step(policy(obs)))\n"
+        "    if global_step > learning_starts:\n"
+        "        loss = criterion(q(batch.obs), batch.target)\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        torch.cuda.empty_cache()  # expect: TL201\n",
+        # a GAN's step is a loop over its phases, each stepping its own optimizer
+        "import torch\n"
+        "for real in loader:\n"
+        "    for module, opt in [(generator, opt_g), (discriminator, opt_d)]:\n"
+        "        opt.zero_grad()\n"
+        "        module(real).sum().backward()\n"
+        "        opt.step()\n"
+        "    torch.cuda.empty_cache()  # expect: TL201\n",
+    )
+    good = (
+        # a period around the call alone: the author chose when it runs
+        "import torch\n"
+        "optimizer = torch.optim.AdamW(model.parameters())\n"
+        "for i, (x, y) in enumerate(loader):\n"
+        "    criterion(model(x), y).backward()\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n"
+        "    if (i + 1) % 1000 == 0:\n"
         "        torch.cuda.empty_cache()\n",
         # a condition beside the step's, not the one it runs under
         "import torch\n"
@@ -419,10 +429,11 @@ class EmptyCacheInLoop(Rule):
         """Every condition between `node` and `loop` holds on each iteration of a
         GPU run (a device check), or is the condition the training step itself runs
         under: `node` is in the body of an `if` that back-propagates or steps (a
-        warm-up threshold, `if global_step > learning_starts:`). Any other condition
-        the author wrote (a period, an opt-in flag, a one-shot `if step == 0`, a
-        memory threshold, and a period around the step too: under gradient
-        accumulation it steps once per N micro-batches) chooses when it runs."""
+        warm-up threshold, `if global_step > learning_starts:`, a training frequency
+        `if global_step % train_frequency == 0:`, the step of gradient accumulation):
+        it runs with every optimizer step. Any other condition the author wrote (a
+        period or a flag around the call alone, a one-shot `if step == 0`, a memory
+        threshold) chooses when it runs."""
         child: cst.CSTNode = node
         for ancestor in self.ctx.ancestors(node):
             if ancestor is loop:
@@ -430,8 +441,7 @@ class EmptyCacheInLoop(Rule):
             if type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test:  # type: ignore[attr-defined]
                 test = ancestor.test  # type: ignore[attr-defined]
                 if not _is_device_check(self.ctx, test) and not (
-                        type(ancestor) is cst.If and child is ancestor.body and not tests_a_remainder(test)
-                        and trains_each_run(self.ctx, ancestor.body)):
+                        type(ancestor) is cst.If and child is ancestor.body and trains_each_run(self.ctx, ancestor.body)):
                     return False
             child = ancestor
         return True
