@@ -65,7 +65,9 @@ class HalfPrecisionTraining(Rule):
     is followed, and its call is reported; a conversion in a method of a
     class of another module is not seen. Inference-only files, tensors (`x.half()`), frozen parts whose
     parameters no optimizer receives, and conversions after the last
-    `backward()` (export after training) are not flagged. A dtype held in a
+    `backward()` (export after training) are not flagged; a call of a
+    function of the file that back-propagates counts as a `backward()` where
+    it is called, wherever that function is defined. A dtype held in a
     variable that cannot be resolved is not flagged.
     """
 
@@ -112,6 +114,18 @@ class HalfPrecisionTraining(Rule):
         "opt = torch.optim.SGD([{'params': net.parameters(), 'lr': 0.1}])\n"
         "net(x).sum().backward()\n"
         "opt.step()\n",
+        # the training function is defined above main(), which converts, then trains
+        "import torch\n"
+        "def train(model, loader, optimizer):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "def main(loader):\n"
+        "    model = Net()\n"
+        "    model.half()  # expect: TL107\n"
+        "    optimizer = torch.optim.AdamW(model.parameters())\n"
+        "    train(model, loader, optimizer)\n",
     )
     good = (
         # inference only: float16 weights are fine
@@ -172,11 +186,26 @@ class HalfPrecisionTraining(Rule):
         "opt = torch.optim.Adam(model.parameters())\n"
         "model(x).sum().backward()\n"
         "opt.step()\n",
+        # converted for export once the training function has run
+        "import torch\n"
+        "def train(model, loader, optimizer):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "def main(loader):\n"
+        "    model = Net()\n"
+        "    optimizer = torch.optim.AdamW(model.parameters())\n"
+        "    train(model, loader, optimizer)\n"
+        "    model.half()\n"
+        "    torch.save(model.state_dict(), 'model_fp16.pt')\n",
     )
 
     def finish(self) -> None:
         calls = self.ctx.nodes_of(cst.Call)  # in source order; only calls convert or run backward
-        backwards = [i for i, n in enumerate(calls) if method_call(n, "backward") is not None or self._does(n, BACKWARD)]
+        # a call of the file's own training function (defined above `main()`) back-propagates where it is called
+        backwards = [i for i, n in enumerate(calls)
+                     if method_call(n, "backward") is not None or self._does(n, BACKWARD) or self._trains_here(n)]
         if not backwards or not self._steps_an_optimizer():
             return
         trained = self._trained_models()
@@ -212,6 +241,13 @@ class HalfPrecisionTraining(Rule):
             if (target is not None and receivers.kind(target) in (OPTIMIZER, GRAD_SCALER)) or self._does(node, STEP):
                 return True
         return False
+
+    def _trains_here(self, node: cst.CSTNode) -> bool:
+        """`node` calls a function of this file that back-propagates."""
+        if type(node) is not cst.Call or self.ctx.local_callee(node) is None:
+            return False
+        summary = self.ctx.summaries.of_call(node)
+        return summary is not None and summary.does(BACKWARD)
 
     def _does(self, node: cst.CSTNode, effect: str) -> bool:
         """`node` calls a function of another module that has `effect`."""
