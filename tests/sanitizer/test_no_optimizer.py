@@ -50,6 +50,23 @@ def test_bare_tensors_are_named_by_their_variables(script_runs: ScriptRuns) -> N
     assert divergence["step"] == 2 and "the loss was non-finite at step 4" in divergence["message"], divergence
 
 
+def test_the_stand_in_optimizer_costs_no_torch_dynamo_import() -> None:
+    """A loop without torch.optim is not made to import torch._dynamo (1.5 s) by the
+    sanitizer's stand-in optimizer, which still holds the parameters as one."""
+    import subprocess
+    import sys
+    code = ("import sys, torch\n"
+            "from sanitizer.core.manual import ManualUpdate\n"
+            "from sanitizer.core.naming import params_of\n"
+            "p = torch.zeros(2, requires_grad=True)\n"
+            "stand_in = ManualUpdate([p])\n"
+            "assert params_of(stand_in) == [p] and isinstance(stand_in, torch.optim.Optimizer)\n"
+            "print('torch._dynamo' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
 def test_a_tensor_no_name_reaches_is_labelled_by_its_shape() -> None:
     from sanitizer.core.sink import Sink
 
