@@ -8,7 +8,7 @@ from trainlint.analysis.loops import (
     grad_mode_at,
     is_backward,
     reachable_nodes,
-    train_mode_call,
+    mode_switch,
 )
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.training import MODULE_CHAIN, code_bodies, method_call, unchain_module
@@ -293,7 +293,7 @@ class EvalWithoutNoGrad(Rule):
 
     def finish(self) -> None:
         self._frozen = _frozen_models(self.ctx)
-        self._switched = {_last_name(mode[0]) for mode in map(train_mode_call, self.ctx.nodes_of(cst.Call)) if mode}
+        self._switched = {_last_name(mode[0]) for mode in (mode_switch(self.ctx, call) for call in self.ctx.nodes_of(cst.Call)) if mode}
         for body in code_bodies(self.ctx):
             self._body = body
             CallFlow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
@@ -301,12 +301,12 @@ class EvalWithoutNoGrad(Rule):
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to: `.train()` / `.eval()`, and
         calls of something that is switched by them somewhere in the file."""
-        if train_mode_call(node) is not None:
+        if mode_switch(self.ctx, node) is not None:
             return True
         return type(node) is cst.Call and any(_last_name(f) in self._switched for f in _models_called(node.func))
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
-        mode = train_mode_call(node)
+        mode = mode_switch(self.ctx, node)
         if mode is not None:
             receiver = self.ctx.code(mode[0])
             return facts | {receiver} if mode[1] is False else facts - {receiver}

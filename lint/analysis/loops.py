@@ -213,11 +213,13 @@ def mode_switch(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.BaseExpression
     if mode is None or type(mode[0]) is not cst.Name or mode[0].value != "self":
         return mode
     callee = ctx.local_callee(node)
-    if callee is None or any(type(inner) is cst.Call and type(inner.func) is cst.Attribute
-                             and type(inner.func.value) is cst.Call and dotted_name(inner.func.value.func) == "super"
-                             for inner in iter_nodes(callee.body)):
-        return mode
-    return None
+    return mode if callee is None or _calls_super(callee) else None
+
+
+def _calls_super(function: cst.FunctionDef) -> bool:
+    """`function` calls a method of its base class (`super().train(mode)`)."""
+    return any(type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Call
+               and dotted_name(node.func.value.func) == "super" for node in iter_nodes(function.body))
 
 
 def _applied_mode(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] | None:
