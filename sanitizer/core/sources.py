@@ -73,13 +73,12 @@ class DataSources:
     def training_forward(self, batch: torch.Tensor | None) -> None:
         dataset = self._dataset()
         if dataset is not None:
-            known = self._datasets.get(id(dataset))
-            if known is None or known() is not dataset:
+            if not self._trained_on(dataset):
                 self._datasets[id(dataset)] = _ref(dataset)
             return
         if batch is None or batch.numel() == 0:
             return
-        base = batch._base if batch._base is not None else batch
+        base = _base(batch)
         low, high = _span(batch)
         extent = self._extents.get(id(base))
         if extent is not None and extent.ref() is base:
@@ -99,11 +98,10 @@ class DataSources:
     def _origin(self, batch: torch.Tensor | None) -> str:
         dataset = self._dataset()
         if dataset is not None:
-            known = self._datasets.get(id(dataset))
-            return TRAIN if known is not None and known() is dataset else OTHER
+            return TRAIN if self._trained_on(dataset) else OTHER
         if batch is None or batch.numel() == 0:
             return OTHER
-        base = batch._base if batch._base is not None else batch
+        base = _base(batch)
         extent = self._extents.get(id(base))
         if extent is None or extent.ref() is not base:
             return OTHER
@@ -111,6 +109,10 @@ class DataSources:
         if high <= extent.low or low >= extent.high:
             return OTHER
         return SAME if extent.same and (low, high) == (extent.low, extent.high) else TRAIN
+
+    def _trained_on(self, dataset: Any) -> bool:
+        known = self._datasets.get(id(dataset))
+        return known is not None and known() is dataset
 
     def _dataset(self) -> Any:
         """The dataset of the batch being worked on: the latest a loader returned, if its iterator lives."""
@@ -129,6 +131,11 @@ def kept_for_validation(origins: list[Origin]) -> list[bool]:
     forward gave them (several are evaluations under different masks)."""
     same_forwards = {origin.forward for origin in origins if origin.what == SAME}
     return [origin.what == OTHER or (origin.what == SAME and len(same_forwards) == 1) for origin in origins]
+
+
+def _base(tensor: torch.Tensor) -> torch.Tensor:
+    """The tensor that owns `tensor`'s storage (itself, unless it is a view)."""
+    return tensor._base if tensor._base is not None else tensor
 
 
 def _span(tensor: torch.Tensor) -> tuple[int, int]:
