@@ -12,6 +12,7 @@ from trainlint.analysis.dataflow import (
     is_loss_call,
     is_loss_function,
     keyword,
+    loss_components,
     names_in,
 )
 from trainlint.analysis.flow import Facts, Flow
@@ -297,14 +298,24 @@ class LossAccumulatedWithGraph(Rule):
         "                loss.backward()\n"
         "                self.epoch_loss += loss  # expect: TL202\n",
         # the total is reset per epoch, but outlives each batch iteration
-        "import torch\n"
-        "for epoch in range(10):\n"
-        "    epoch_loss = 0\n"
-        "    while True:\n"
-        "        loss = torch.nn.functional.mse_loss(net(x), y)\n"
-        "        epoch_loss += loss  # expect: TL202\n"
-        "        if done():\n"
-        "            break\n",
+        Example(
+            "import torch\n"
+            "for epoch in range(10):\n"
+            "    epoch_loss = 0\n"
+            "    while True:\n"
+            "        loss = torch.nn.functional.mse_loss(net(x), y)\n"
+            "        epoch_loss += loss  # expect: TL202\n"
+            "        if done():\n"
+            "            break\n",
+            fixed="import torch\n"
+            "for epoch in range(10):\n"
+            "    epoch_loss = 0\n"
+            "    while True:\n"
+            "        loss = torch.nn.functional.mse_loss(net(x), y)\n"
+            "        epoch_loss += loss.item()  # expect: TL202\n"
+            "        if done():\n"
+            "            break\n",
+        ),
         # back-propagated through an Accelerator, then summed with its graph
         "import torch.nn.functional as F\n"
         "def train(accelerator, model, loader, opt):\n"
@@ -343,17 +354,45 @@ class LossAccumulatedWithGraph(Rule):
             "            window = 0\n",
         ),
         # the helper back-propagates the loss it is given, not the list kept beside it
-        "import torch\n"
-        "def optimize(optimizer, loss):\n"
-        "    optimizer.zero_grad()\n"
-        "    loss.backward()\n"
-        "    optimizer.step()\n"
-        "criterion = torch.nn.CrossEntropyLoss()\n"
-        "history = []\n"
-        "for x, y in loader:\n"
-        "    loss = criterion(model(x), y)\n"
-        "    history.append(loss)  # expect: TL202\n"
-        "    optimize(optimizer, loss)\n",
+        Example(
+            "import torch\n"
+            "def optimize(optimizer, loss):\n"
+            "    optimizer.zero_grad()\n"
+            "    loss.backward()\n"
+            "    optimizer.step()\n"
+            "criterion = torch.nn.CrossEntropyLoss()\n"
+            "history = []\n"
+            "for x, y in loader:\n"
+            "    loss = criterion(model(x), y)\n"
+            "    history.append(loss)  # expect: TL202\n"
+            "    optimize(optimizer, loss)\n",
+            fixed="import torch\n"
+            "def optimize(optimizer, loss):\n"
+            "    optimizer.zero_grad()\n"
+            "    loss.backward()\n"
+            "    optimizer.step()\n"
+            "criterion = torch.nn.CrossEntropyLoss()\n"
+            "history = []\n"
+            "for x, y in loader:\n"
+            "    loss = criterion(model(x), y)\n"
+            "    history.append(loss.detach())  # expect: TL202\n"
+            "    optimize(optimizer, loss)\n",
+        ),
+        # a term of the loss that is back-propagated: its graph is the loss's. No fix:
+        # a term of a sum may be a plain number, which has no `.detach()`
+        "def update(policy, batches, optimizer, value_coef):\n"
+        "    policy_losses, value_total = [], 0.0\n"
+        "    for obs, actions, advantages, returns in batches:\n"
+        "        log_probs, values = policy(obs, actions)\n"
+        "        policy_loss = -(advantages * log_probs).mean()\n"
+        "        value_loss = ((returns - values) ** 2).mean()\n"
+        "        loss = policy_loss + value_coef * value_loss\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        policy_losses.append(policy_loss)  # expect: TL202\n"
+        "        value_total += value_loss  # expect: TL202\n"
+        "    print(sum(policy_losses) / len(policy_losses), value_total)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -579,6 +618,20 @@ class LossAccumulatedWithGraph(Rule):
         "    total = 0\n"
         "    for batch in loader:\n"
         "        total += train_step(model, batch, opt)\n",
+        # terms of the loss read as numbers, or computed without a graph
+        "import torch\n"
+        "def train(model, teacher, loader, opt):\n"
+        "    task_total, distill_total = 0.0, 0.0\n"
+        "    for x, y in loader:\n"
+        "        with torch.no_grad():\n"
+        "            distill_loss = teacher(x).mean()\n"
+        "        task_loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        loss = task_loss + 0.1 * distill_loss\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        task_total += task_loss.item()\n"
+        "        distill_total += distill_loss\n",
     )
 
     def finish(self) -> None:
@@ -594,6 +647,7 @@ class LossAccumulatedWithGraph(Rule):
             if body not in bodies:
                 continue
             self._backpropagated = backpropagated_names(self.ctx, body)
+            self._components = loss_components(self.ctx, body, self._backpropagated)
             self._consumed = consumed_names(self.ctx, body, self._handed_to_backward(body))
             Flow(self.ctx, self._transfer, events=self._is_event).run(body)
         for node, paths in self._paths.items():
@@ -716,7 +770,8 @@ class LossAccumulatedWithGraph(Rule):
                     facts = (facts - {name}) | {_NO_GRAD + name}
                 elif single and detaches(node.value):
                     facts = facts - {name}
-                elif (single and self._carries(node.value, facts)) or name in self._backpropagated:
+                elif ((single and self._carries(node.value, facts)) or name in self._backpropagated
+                      or name in self._components):
                     facts = facts | {name}
                 else:
                     facts = facts - {name}
@@ -820,6 +875,8 @@ class LossAccumulatedWithGraph(Rule):
         if not operands or not self._only_read_as_number(node, accumulator):
             return None
         if type(node) is cst.Call:
+            if not all(self._known_tensor(n.value, node) for n in operands):
+                return None
             method = "detach"
         elif all(self._is_scalar(n.value, node) for n in operands) and not self._used_as_tensor(node, accumulator):
             method = "item"
@@ -841,11 +898,22 @@ class LossAccumulatedWithGraph(Rule):
         accumulating = {n for n in self._accumulators if self._accumulators[n] == accumulator}
         return not escapes(self.ctx, body, accumulator, accumulating)
 
+    def _known_tensor(self, name: str, at: cst.CSTNode) -> bool:
+        """`name` holds a tensor: it is back-propagated itself, or every assignment
+        of it is a loss call. A term of a loss (`loss = ce + penalty`) may be a
+        Python number, which has no `.detach()`."""
+        if name not in self._components or name in self._backpropagated:
+            return True
+        return self._assigned_only_loss_calls(name, at, reducing=False)
+
     def _is_scalar(self, name: str, at: cst.CSTNode) -> bool:
         """Back-propagated by a plain `.backward()`, or computed by loss calls
         that reduce to one number."""
-        if self._backpropagated_scalar(name, at):
-            return True
+        return self._backpropagated_scalar(name, at) or self._assigned_only_loss_calls(name, at, reducing=True)
+
+    def _assigned_only_loss_calls(self, name: str, at: cst.CSTNode, reducing: bool) -> bool:
+        """Every assignment of `name` in the function is a loss call (`reducing`:
+        one that returns one number)."""
         body = self.ctx.enclosing_function(at) or self.ctx.module
         calls = [
             n.value
@@ -853,7 +921,8 @@ class LossAccumulatedWithGraph(Rule):
             if type(n) is cst.Assign and any(dotted_name(t.target) == name for t in n.targets)
         ]
         losses = [c for c in calls if type(c) is cst.Call and is_loss_call(self.ctx, c)]
-        return bool(losses) and len(losses) == len(calls) and all(self._reduces(c) for c in losses)
+        return (bool(losses) and len(losses) == len(calls)
+                and (not reducing or all(self._reduces(c) for c in losses)))
 
     def _reduces(self, call: cst.Call) -> bool:
         """A loss call that returns one number: neither it nor the loss module it calls

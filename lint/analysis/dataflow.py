@@ -14,14 +14,14 @@ an import) the answer is None: rules stay silent on what they cannot resolve.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 import libcst as cst
 
 from trainlint.analysis.receivers import Binding, Receivers
 from trainlint.analysis.scopes import _parameters, dotted_name
 from trainlint.analysis.training import method_call, scaled_backward_scaler
-from trainlint.analysis.walk import iter_nodes
+from trainlint.analysis.walk import iter_nodes, own_nodes
 
 if TYPE_CHECKING:
     from trainlint.context import FileContext
@@ -306,6 +306,29 @@ def backpropagated_names(ctx: FileContext, body: cst.CSTNode) -> dict[str, bool]
                 if name is not None:
                     no_args = not call.args or scaled_backward_scaler(call) is not None
                     found[name] = found.get(name, False) or (no_args and method_call(call, "backward") is not None)
+    return found
+
+
+def loss_components(ctx: FileContext, body: cst.CSTNode, losses: Iterable[str]) -> set[str]:
+    """Names whose graph is part of a back-propagated loss's: the terms of the
+    arithmetic a loss of `losses` is assigned from in `body` (`loss = policy_loss
+    + 0.5 * value_loss`: both), and the terms of theirs."""
+    assigned: dict[str, list[cst.BaseExpression]] = {}
+    for node in own_nodes(body):
+        if type(node) is cst.Assign and type(node.value) in (cst.BinaryOperation, cst.UnaryOperation):
+            for target in node.targets:
+                name = dotted_name(target.target)
+                if name is not None:
+                    assigned.setdefault(name, []).append(node.value)
+    found: set[str] = set()
+    pending = [name for name in losses if name in assigned]
+    while pending:
+        for value in assigned.get(pending.pop(), ()):
+            for operand in _loss_operands(value):
+                name = dotted_name(operand)
+                if name is not None and name not in found and name not in losses:
+                    found.add(name)
+                    pending.append(name)
     return found
 
 
