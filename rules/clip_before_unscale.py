@@ -107,22 +107,44 @@ class ClipBeforeUnscale(Rule):
             "        scaler.step(opt)\n"
             "        scaler.update()\n",
         ),
-        "import torch.nn as nn\n"
-        "class Trainer:\n"
-        "    def step(self, loss):\n"
-        "        self.scaler.scale(loss).backward()\n"
-        "        if self.max_norm:\n"
-        "            nn.utils.clip_grad_value_(self.model.parameters(), 0.5)  # expect: TL101\n"
-        "        self.scaler.step(self.optimizer)\n"
-        "        self.scaler.update()\n",
-        "from torch.nn import utils\n"
-        "def step(scaler, loss, model, opt, accumulate):\n"
-        "    scaler.scale(loss).backward()\n"
-        "    if accumulate:\n"
-        "        return\n"
-        "    utils.clip_grad_norm(model.parameters(), 1.0)  # expect: TL101\n"
-        "    scaler.step(opt)\n"
-        "    scaler.update()\n",
+        Example(
+            "import torch.nn as nn\n"
+            "class Trainer:\n"
+            "    def step(self, loss):\n"
+            "        self.scaler.scale(loss).backward()\n"
+            "        if self.max_norm:\n"
+            "            nn.utils.clip_grad_value_(self.model.parameters(), 0.5)  # expect: TL101\n"
+            "        self.scaler.step(self.optimizer)\n"
+            "        self.scaler.update()\n",
+            fixed="import torch.nn as nn\n"
+            "class Trainer:\n"
+            "    def step(self, loss):\n"
+            "        self.scaler.scale(loss).backward()\n"
+            "        if self.max_norm:\n"
+            "            self.scaler.unscale_(self.optimizer)\n"
+            "            nn.utils.clip_grad_value_(self.model.parameters(), 0.5)  # expect: TL101\n"
+            "        self.scaler.step(self.optimizer)\n"
+            "        self.scaler.update()\n",
+        ),
+        Example(
+            "from torch.nn import utils\n"
+            "def step(scaler, loss, model, opt, accumulate):\n"
+            "    scaler.scale(loss).backward()\n"
+            "    if accumulate:\n"
+            "        return\n"
+            "    utils.clip_grad_norm(model.parameters(), 1.0)  # expect: TL101\n"
+            "    scaler.step(opt)\n"
+            "    scaler.update()\n",
+            fixed="from torch.nn import utils\n"
+            "def step(scaler, loss, model, opt, accumulate):\n"
+            "    scaler.scale(loss).backward()\n"
+            "    if accumulate:\n"
+            "        return\n"
+            "    scaler.unscale_(opt)\n"
+            "    utils.clip_grad_norm(model.parameters(), 1.0)  # expect: TL101\n"
+            "    scaler.step(opt)\n"
+            "    scaler.update()\n",
+        ),
     )
     good = (
         # the helper unscales before it clips

@@ -97,34 +97,66 @@ class EmptyCacheInLoop(Rule):
             "    loss.backward()\n"
             "    optimizer.step()\n",
         ),
-        "import torch\n"
-        "from torch.cuda import empty_cache\n"
-        "def train(model, loader, opt):\n"
-        "    for epoch in range(10):\n"
-        "        for batch in loader:\n"
-        "            model(batch).mean().backward()\n"
-        "            if torch.cuda.is_available():\n"
-        "                empty_cache()  # expect: TL201\n",
-        "import torch as th\n"
-        "def train_step(model, opt):\n"
-        "    model(next(data)).mean().backward()\n"
-        "    opt.step()\n"
-        "step = 0\n"
-        "while step < 1000:\n"
-        "    try:\n"
-        "        train_step(model, opt)\n"
-        "    finally:\n"
-        "        th.cuda.empty_cache()  # expect: TL201\n"
-        "    step += 1\n",
+        Example(
+            "import torch\n"
+            "from torch.cuda import empty_cache\n"
+            "def train(model, loader, opt):\n"
+            "    for epoch in range(10):\n"
+            "        for batch in loader:\n"
+            "            model(batch).mean().backward()\n"
+            "            if torch.cuda.is_available():\n"
+            "                empty_cache()  # expect: TL201\n",
+            fixed="import torch\n"
+            "from torch.cuda import empty_cache\n"
+            "def train(model, loader, opt):\n"
+            "    for epoch in range(10):\n"
+            "        for batch in loader:\n"
+            "            model(batch).mean().backward()\n"
+            "            if torch.cuda.is_available():\n"
+            "                pass  # expect: TL201\n",
+        ),
+        Example(
+            "import torch as th\n"
+            "def train_step(model, opt):\n"
+            "    model(next(data)).mean().backward()\n"
+            "    opt.step()\n"
+            "step = 0\n"
+            "while step < 1000:\n"
+            "    try:\n"
+            "        train_step(model, opt)\n"
+            "    finally:\n"
+            "        th.cuda.empty_cache()  # expect: TL201\n"
+            "    step += 1\n",
+            fixed="import torch as th\n"
+            "def train_step(model, opt):\n"
+            "    model(next(data)).mean().backward()\n"
+            "    opt.step()\n"
+            "step = 0\n"
+            "while step < 1000:\n"
+            "    try:\n"
+            "        train_step(model, opt)\n"
+            "    finally:\n"
+            "        pass  # expect: TL201\n"
+            "    step += 1\n",
+        ),
         # a step loop with a micro-batch loop inside still steps every iteration
-        "import torch\n"
-        "optimizer = torch.optim.AdamW(model.parameters())\n"
-        "for batch in loader:\n"
-        "    for micro in batch.chunk(4):\n"
-        "        model(micro).mean().backward()\n"
-        "    optimizer.step()\n"
-        "    optimizer.zero_grad()\n"
-        "    torch.cuda.empty_cache()  # expect: TL201\n",
+        Example(
+            "import torch\n"
+            "optimizer = torch.optim.AdamW(model.parameters())\n"
+            "for batch in loader:\n"
+            "    for micro in batch.chunk(4):\n"
+            "        model(micro).mean().backward()\n"
+            "    optimizer.step()\n"
+            "    optimizer.zero_grad()\n"
+            "    torch.cuda.empty_cache()  # expect: TL201\n",
+            fixed="import torch\n"
+            "optimizer = torch.optim.AdamW(model.parameters())\n"
+            "for batch in loader:\n"
+            "    for micro in batch.chunk(4):\n"
+            "        model(micro).mean().backward()\n"
+            "    optimizer.step()\n"
+            "    optimizer.zero_grad()\n",
+        ),
         # a wrapper of the project, and an EMA helper that empties the cache
         "import torch\n"
         "def empty_cache():\n"
@@ -222,42 +254,77 @@ class EmptyCacheInLoop(Rule):
         "            self.model(x).sum().backward()  # expect: TL201\n"
         "            optimizer.step()\n",
         # the accelerator's module looked up by name
-        "import torch\n"
-        "device_module = getattr(torch, 'cuda')\n"
-        "def train(model, loader, optimizer):\n"
-        "    for x in loader:\n"
-        "        model(x).sum().backward()\n"
-        "        optimizer.step()\n"
-        "        device_module.empty_cache()  # expect: TL201\n",
+        Example(
+            "import torch\n"
+            "device_module = getattr(torch, 'cuda')\n"
+            "def train(model, loader, optimizer):\n"
+            "    for x in loader:\n"
+            "        model(x).sum().backward()\n"
+            "        optimizer.step()\n"
+            "        device_module.empty_cache()  # expect: TL201\n",
+            fixed="import torch\n"
+            "device_module = getattr(torch, 'cuda')\n"
+            "def train(model, loader, optimizer):\n"
+            "    for x in loader:\n"
+            "        model(x).sum().backward()\n"
+            "        optimizer.step()\n",
+        ),
         # gradient accumulation, or a training frequency: the call runs with every
         # optimizer step, under the condition the step runs under
-        "import torch\n"
-        "optimizer = torch.optim.AdamW(model.parameters())\n"
-        "for i, (x, y) in enumerate(loader):\n"
-        "    criterion(model(x), y).backward()\n"
-        "    if (i + 1) % accumulation_steps == 0:\n"
-        "        optimizer.step()\n"
-        "        optimizer.zero_grad()\n"
-        "        torch.cuda.empty_cache()  # expect: TL201\n",
+        Example(
+            "import torch\n"
+            "optimizer = torch.optim.AdamW(model.parameters())\n"
+            "for i, (x, y) in enumerate(loader):\n"
+            "    criterion(model(x), y).backward()\n"
+            "    if (i + 1) % accumulation_steps == 0:\n"
+            "        optimizer.step()\n"
+            "        optimizer.zero_grad()\n"
+            "        torch.cuda.empty_cache()  # expect: TL201\n",
+            fixed="import torch\n"
+            "optimizer = torch.optim.AdamW(model.parameters())\n"
+            "for i, (x, y) in enumerate(loader):\n"
+            "    criterion(model(x), y).backward()\n"
+            "    if (i + 1) % accumulation_steps == 0:\n"
+            "        optimizer.step()\n"
+            "        optimizer.zero_grad()\n",
+        ),
         # the step runs after a warm-up threshold (off-policy RL): the call runs with
         # every step under the same condition
-        "import torch\n"
-        "for global_step in range(total_steps):\n"
-        "    buffer.add(env.step(policy(obs)))\n"
-        "    if global_step > learning_starts:\n"
-        "        loss = criterion(q(batch.obs), batch.target)\n"
-        "        optimizer.zero_grad()\n"
-        "        loss.backward()\n"
-        "        optimizer.step()\n"
-        "        torch.cuda.empty_cache()  # expect: TL201\n",
+        Example(
+            "import torch\n"
+            "for global_step in range(total_steps):\n"
+            "    buffer.add(env.step(policy(obs)))\n"
+            "    if global_step > learning_starts:\n"
+            "        loss = criterion(q(batch.obs), batch.target)\n"
+            "        optimizer.zero_grad()\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "        torch.cuda.empty_cache()  # expect: TL201\n",
+            fixed="import torch\n"
+            "for global_step in range(total_steps):\n"
+            "    buffer.add(env.step(policy(obs)))\n"
+            "    if global_step > learning_starts:\n"
+            "        loss = criterion(q(batch.obs), batch.target)\n"
+            "        optimizer.zero_grad()\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n",
+        ),
         # a GAN's step is a loop over its phases, each stepping its own optimizer
-        "import torch\n"
-        "for real in loader:\n"
-        "    for module, opt in [(generator, opt_g), (discriminator, opt_d)]:\n"
-        "        opt.zero_grad()\n"
-        "        module(real).sum().backward()\n"
-        "        opt.step()\n"
-        "    torch.cuda.empty_cache()  # expect: TL201\n",
+        Example(
+            "import torch\n"
+            "for real in loader:\n"
+            "    for module, opt in [(generator, opt_g), (discriminator, opt_d)]:\n"
+            "        opt.zero_grad()\n"
+            "        module(real).sum().backward()\n"
+            "        opt.step()\n"
+            "    torch.cuda.empty_cache()  # expect: TL201\n",
+            fixed="import torch\n"
+            "for real in loader:\n"
+            "    for module, opt in [(generator, opt_g), (discriminator, opt_d)]:\n"
+            "        opt.zero_grad()\n"
+            "        module(real).sum().backward()\n"
+            "        opt.step()\n",
+        ),
     )
     good = (
         # a period around the call alone: the author chose when it runs

@@ -141,10 +141,17 @@ class ScalerStepWithoutUpdate(Rule):
             "    log_scale(scaler.get_scale())\n",
         ),
         # a parameter known to be a scaler from how it is used
-        "def train_one_epoch(model, loader, optimizer, scaler):\n"
-        "    for x, y in loader:\n"
-        "        scaler.scale(model(x, y)).backward()\n"
-        "        scaler.step(optimizer); optimizer.zero_grad()  # expect: TL104\n",
+        Example(
+            "def train_one_epoch(model, loader, optimizer, scaler):\n"
+            "    for x, y in loader:\n"
+            "        scaler.scale(model(x, y)).backward()\n"
+            "        scaler.step(optimizer); optimizer.zero_grad()  # expect: TL104\n",
+            fixed="def train_one_epoch(model, loader, optimizer, scaler):\n"
+            "    for x, y in loader:\n"
+            "        scaler.scale(model(x, y)).backward()\n"
+            "        scaler.step(optimizer); optimizer.zero_grad()  # expect: TL104\n"
+            "        scaler.update()\n",
+        ),
     )
     good = (
         "import torch\n"

@@ -1,6 +1,8 @@
 """Every rule's examples are its unit tests: each bad example yields exactly
 the findings marked `# expect:`, each good example none, and a fixable bad
-example with an expected fix turns into exactly that text."""
+example with an expected fix turns into exactly that text, and a bad example
+of a fixable rule written without one is left as it is (the rule offers no fix
+there: that is part of what the example shows)."""
 
 from __future__ import annotations
 
@@ -47,3 +49,18 @@ def test_fix_example(rule: type[Rule], example: Example) -> None:
     assert fixed == example.fixed
     assert found_marks(rule, fixed) == set(), "the fixed code must lint clean"
     assert fixed_source(rule, fixed, unsafe=True) == fixed, "fixing twice must change nothing"
+
+
+def _no_fix_cases() -> list[object]:
+    return [
+        pytest.param(rule, example, id=f"{rule.code}-nofix-{index}")
+        for rule in all_rules()
+        if rule.fix_safety is not None
+        for index, example in enumerate(rule.bad_examples(), start=1)
+        if example.fixed is None
+    ]
+
+
+@pytest.mark.parametrize(("rule", "example"), _no_fix_cases())
+def test_no_fix_example(rule: type[Rule], example: Example) -> None:
+    assert fixed_source(rule, example.code, unsafe=True) == example.code
