@@ -10,7 +10,7 @@ from typing import Sequence
 
 import libcst as cst
 
-from trainlint.analysis.scopes import ScopeTable, dotted_name, import_from_module
+from trainlint.analysis.scopes import ScopeTable, dotted_name, import_from_module, member_of
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Fix, Replacement
 
@@ -132,7 +132,7 @@ class _DropImports(cst.CSTTransformer):
         if type(updated_node.names) is cst.ImportStar or not (self.functions or self.outside_functions):
             return updated_node
         module = import_from_module(updated_node)
-        keep = [a for a in updated_node.names if not self._unused(f"{module}.{dotted_name(a.name)}", a)]
+        keep = [a for a in updated_node.names if not self._unused(member_of(module, dotted_name(a.name) or ""), a)]
         return self._rebuild(updated_node, keep)
 
     def leave_Import(

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
+from trainlint.analysis.scopes import member_of
 from trainlint.summaries import Call, Summary, close, may_summarize
 
 _MAX_REEXPORTS = 4  # `__init__.py` chains followed
@@ -174,7 +175,7 @@ class Project:
         if inherited is not None:
             return inherited
         for module in facts.star_imports:  # `from .engine import *` in a package's `__init__.py`
-            found = self._follow(path, f"{module}.{attribute}", depth + 1)
+            found = self._follow(path, member_of(module, attribute), depth + 1)
             if isinstance(found, tuple):  # a star import says nothing of names outside the project
                 return found
         return None

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from trainlint.analysis.scopes import Scope, dotted_name
+from trainlint.analysis.scopes import Scope, dotted_name, member_of
 
 # Where PyTorch exposes one object under several module paths, the public
 # spelling a user is told about. Keys are exact names or prefixes ending in ".".
@@ -84,7 +84,7 @@ def lookup(name: str, scope: Scope, _seen: frozenset[int] = frozenset()) -> set[
         if found is not None:
             return found
         if current.parent is None and len(current.star_imports) == 1:
-            return {f"{current.star_imports[0]}.{name}"}
+            return {member_of(current.star_imports[0], name)}
         current = current.parent
     return set()
 

@@ -59,6 +59,13 @@ def import_from_module(node: cst.ImportFrom) -> str:
     return dots + (module or "")
 
 
+def member_of(module: str, name: str) -> str:
+    """The dotted name of `name` in `module`, as `from module import name` binds
+    it: `pkg.utils` from `pkg`, and `.utils` from `.` (`from . import utils`: a
+    sibling, not `..utils`, which is a module of the parent package)."""
+    return module + name if module.endswith(".") else f"{module}.{name}"
+
+
 class ScopeTable:
     """Scopes of one module, keyed by the node that opens them."""
 
@@ -129,7 +136,7 @@ class ScopeTable:
             for alias in small.names:
                 name = dotted_name(alias.name) or ""
                 local = alias.asname.name.value if alias.asname else name  # type: ignore[union-attr]
-                scope.imports.setdefault(local, set()).add(f"{module}.{name}")
+                scope.imports.setdefault(local, set()).add(member_of(module, name))
         elif type(small) is cst.Assign:
             for target in small.targets:
                 self._bind_target(scope, target.target, small.value)

@@ -280,3 +280,24 @@ def test_names_no_import_can_bind_are_not_resolved(source: str, name: str, impor
     node = next(n for n in model.nodes_of(cst.Name) if n.value == name)  # type: ignore[attr-defined]
     assert model.may_be_imported(node) is imported
     assert model.qualified_name(node) == names.resolve(node, model.scope_of(node))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from . import utils\nutils.f()\n", {".utils.f"}),  # a sibling module
+        ("from .import utils\nutils.f()\n", {".utils.f"}),
+        ("from .. import utils\nutils.f()\n", {"..utils.f"}),  # the parent package's
+        ("from .utils import f\nf()\n", {".utils.f"}),
+        ("from ..pkg import utils as u\nu.f()\n", {"..pkg.utils.f"}),
+        ("from . import *\nf()\n", {".f"}),
+        ("from pkg import utils\nutils.f()\n", {"pkg.utils.f"}),
+    ],
+)
+def test_relative_imports_name_the_module_they_bind(source: str, expected: set[str]) -> None:
+    """`from . import utils` binds this package's `utils`: `.utils`, one dot, as
+    `from .utils import f` does; two dots would be the parent package's."""
+    module = cst.parse_module(source)
+    model = SemanticModel("input.py", source, module)
+    call = next(n for n in model.nodes_of(cst.Call))
+    assert names.resolve_all(call.func, model.scope_of(call)) == expected  # type: ignore[attr-defined]
