@@ -91,14 +91,19 @@ def summarizable(path: str, source: str) -> bool:
 
 def project_root(paths: Iterable[str], config_dir: Path | None) -> Path:
     """The config's folder when one was found, else the common folder of
-    the paths given."""
+    the paths given, or the folder above it while that is a package (a
+    package's own modules import it by its name: `from mypkg.utils import f`
+    inside `mypkg/` resolves from `mypkg`'s parent)."""
     if config_dir is not None:
         return config_dir.resolve()
     absolute = [os.path.abspath(p) for p in paths]
     if not absolute:
         return Path.cwd()
     common = os.path.commonpath(absolute)
-    return Path(common if os.path.isdir(common) else os.path.dirname(common))
+    folder = Path(common if os.path.isdir(common) else os.path.dirname(common))
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        folder = folder.parent
+    return folder
 
 
 class Project:

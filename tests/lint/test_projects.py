@@ -93,3 +93,28 @@ def test_inherited_methods_follow_their_base_class_through_the_cache(tmp_path: P
     resting_on_core = {f for f in before if f[2] == "TL201" and "free_memory()" in lines[f[0]][f[1] - 1]}
     assert len(resting_on_core) == 2
     assert cached() == before - resting_on_core
+
+
+def test_a_package_linted_alone_resolves_imports_of_itself(tmp_path: Path) -> None:
+    """No configuration file and every file inside one package (`proj/mypkg/`):
+    `from mypkg.utils import free_memory` resolves from the package's parent,
+    whether the path given is the package or the folder above it."""
+    package = tmp_path / "proj" / "mypkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "utils.py").write_text("import torch\n\n\ndef free_memory():\n    torch.cuda.empty_cache()\n")
+    (package / "train.py").write_text(
+        "import torch\n"
+        "from mypkg.utils import free_memory\n\n\n"
+        "def train(model, loader):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n"
+        "        free_memory()\n"
+    )
+    selection = select_rules(None, [], [])
+    for given in (package, package.parent):
+        result = run(_files(given), selection, Config(root=given), RunOptions(jobs=1))
+        assert {(Path(f.path).name, f.line, f.code) for f in result.findings} == {("train.py", 11, "TL201")}
