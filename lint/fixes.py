@@ -10,7 +10,8 @@ from typing import Sequence
 
 import libcst as cst
 
-from trainlint.analysis.scopes import ScopeTable, dotted_name, import_from_module, member_of
+from trainlint.analysis.scopes import ScopeTable, dotted_name, import_from_module
+from trainlint.project import member_of
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Fix, Replacement
 

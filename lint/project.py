@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
-from trainlint.analysis.scopes import member_of
 from trainlint.summaries import Call, Summary, close, may_summarize
 
 _MAX_REEXPORTS = 4  # `__init__.py` chains followed
@@ -334,6 +333,13 @@ class Project:
             yield self._reads
         finally:
             self._reads = saved
+
+
+def member_of(module: str, name: str) -> str:
+    """The dotted name of `name` in `module`, as `from module import name` binds
+    it: `pkg.utils` from `pkg`, and `.utils` from `.` (`from . import utils`: a
+    sibling, not `..utils`, which is a module of the parent package)."""
+    return module + name if module.endswith(".") else f"{module}.{name}"
 
 
 def module_bases(here: str, dotted: str, root: str) -> tuple[list[str], list[str]]:

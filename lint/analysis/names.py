@@ -13,7 +13,8 @@ from functools import lru_cache
 
 import libcst as cst
 
-from trainlint.analysis.scopes import Scope, dotted_name, member_of
+from trainlint.analysis.scopes import Scope, dotted_name
+from trainlint.project import member_of
 
 # Where PyTorch exposes one object under several module paths, the public
 # spelling a user is told about. Keys are exact names or prefixes ending in ".".

@@ -13,6 +13,8 @@ from typing import Iterator
 
 import libcst as cst
 
+from trainlint.project import member_of
+
 ScopeNode = cst.Module | cst.FunctionDef | cst.ClassDef
 
 
@@ -57,13 +59,6 @@ def import_from_module(node: cst.ImportFrom) -> str:
     dots = "." * len(node.relative)
     module = dotted_name(node.module) if node.module is not None else ""
     return dots + (module or "")
-
-
-def member_of(module: str, name: str) -> str:
-    """The dotted name of `name` in `module`, as `from module import name` binds
-    it: `pkg.utils` from `pkg`, and `.utils` from `.` (`from . import utils`: a
-    sibling, not `..utils`, which is a module of the parent package)."""
-    return module + name if module.endswith(".") else f"{module}.{name}"
 
 
 class ScopeTable:
