@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.literals import string_value
+from trainlint.analysis.guards import is_device_check
 from trainlint.analysis.iteration import steps_each_iteration, trains_each_run
 from trainlint.analysis.summarize import empties_cache
 from trainlint.analysis.training import loop_guards
@@ -10,7 +10,6 @@ from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
 from trainlint.summaries import EMPTY_CACHE, LOOP
 
-CUDA_AVAILABLE = "torch.cuda.is_available"
 
 _THROUGH_HELPER = (
     "`{}()` runs `torch.cuda.empty_cache()` on every iteration: it defeats the caching allocator and slows training"
@@ -64,7 +63,10 @@ class EmptyCacheInLoop(Rule):
     character), or walks the model's weights (an EMA's update).
 
     Helpers are followed, in this file and in the modules of the project it
-    imports: a wrapper (`def empty_cache(): torch.cuda.empty_cache()`), an
+    imports, and judged as the loop is: a helper that empties the cache only
+    under a condition of its own (a memory threshold, a flag, a period) is
+    left alone, one under a device check or with its own optimizer step is
+    not. Followed: a wrapper (`def empty_cache(): torch.cuda.empty_cache()`), an
     EMA's `update()` that empties the cache, the accelerator's module looked
     up by name (`getattr(torch, device).empty_cache()`); the call of the
     helper in the loop is reported, and so is a method a class inherits
@@ -325,6 +327,17 @@ class EmptyCacheInLoop(Rule):
             "        module(real).sum().backward()\n"
             "        opt.step()\n",
         ),
+        # a step helper that empties the cache with each optimizer step of gradient accumulation
+        "import torch\n"
+        "def train_step(model, batch, opt, step, accum):\n"
+        "    (model(batch).sum() / accum).backward()\n"
+        "    if (step + 1) % accum == 0:\n"
+        "        opt.step()\n"
+        "        opt.zero_grad()\n"
+        "        torch.cuda.empty_cache()\n"
+        "def train(model, loader, opt):\n"
+        "    for step, batch in enumerate(loader):\n"
+        "        train_step(model, batch, opt, step, 8)  # expect: TL201\n",
     )
     good = (
         # a period around the call alone: the author chose when it runs
@@ -465,6 +478,22 @@ class EmptyCacheInLoop(Rule):
         "            self.model(x).sum().backward()\n"
         "            self.optimizer.step()\n"
         "            self.free_memory()\n",
+        # helpers that choose when they empty it, as a condition in the loop would
+        "import torch\n"
+        "def free_if_needed(threshold=0.9):\n"
+        "    total = torch.cuda.get_device_properties(0).total_memory\n"
+        "    if torch.cuda.memory_reserved() > threshold * total:\n"
+        "        torch.cuda.empty_cache()\n"
+        "def cleanup(args):\n"
+        "    if args.clear_cache and torch.cuda.is_available():\n"
+        "        torch.cuda.empty_cache()\n"
+        "def train(model, loader, opt, args):\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n"
+        "        free_if_needed()\n"
+        "        cleanup(args)\n",
     )
 
     def finish(self) -> None:
@@ -507,7 +536,7 @@ class EmptyCacheInLoop(Rule):
                 return True
             if type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test:  # type: ignore[attr-defined]
                 test = ancestor.test  # type: ignore[attr-defined]
-                if not _is_device_check(self.ctx, test) and not (
+                if not is_device_check(self.ctx, test) and not (
                         type(ancestor) is cst.If and child is ancestor.body and trains_each_run(self.ctx, ancestor.body)):
                     return False
             child = ancestor
@@ -523,19 +552,3 @@ class EmptyCacheInLoop(Rule):
         if type(block) is cst.IndentedBlock and len(block.body) == 1:
             return Fix({statement: statement.with_changes(body=[cst.Pass()])}, safety="unsafe")
         return Fix({statement: cst.RemoveFromParent()}, safety="unsafe")
-
-
-def _is_device_check(ctx: FileContext, test: cst.BaseExpression) -> bool:
-    """`torch.cuda.is_available()`, `device.type == "cuda"`, `x.is_cuda` and
-    their `and` / `or` / `not`: true on every iteration of a GPU run."""
-    if type(test) is cst.BooleanOperation:
-        return _is_device_check(ctx, test.left) and _is_device_check(ctx, test.right)
-    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-        return _is_device_check(ctx, test.expression)
-    if type(test) is cst.Call:
-        return ctx.call_name(test) == CUDA_AVAILABLE
-    if type(test) is cst.Attribute:
-        return test.attr.value == "is_cuda"
-    if type(test) is cst.Comparison:
-        return any(string_value(c.comparator) == "cuda" for c in test.comparisons) or string_value(test.left) == "cuda"
-    return False

@@ -1,6 +1,7 @@
 """Code that only runs as a fallback: in an `except ImportError:` /
 `except AttributeError:` handler, or on one side of a torch-version check; and
-conditions that run code only now and then (`step % 100 == 0`)."""
+conditions that run code only now and then (`step % 100 == 0`), and those
+that hold on every iteration of a GPU run (`torch.cuda.is_available()`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 
 import libcst as cst
 
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -75,3 +77,19 @@ def is_version_check(test: cst.BaseExpression) -> bool:
 def tests_a_remainder(test: cst.BaseExpression) -> bool:
     """A condition on a remainder (`step % eval_interval == 0`): true every N steps."""
     return any(type(node) is cst.BinaryOperation and type(node.operator) is cst.Modulo for node in iter_nodes(test))
+
+
+def is_device_check(ctx: FileContext, test: cst.BaseExpression) -> bool:
+    """`torch.cuda.is_available()`, `device.type == "cuda"`, `x.is_cuda` and
+    their `and` / `or` / `not`: true on every iteration of a GPU run."""
+    if type(test) is cst.BooleanOperation:
+        return is_device_check(ctx, test.left) and is_device_check(ctx, test.right)
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return is_device_check(ctx, test.expression)
+    if type(test) is cst.Call:
+        return ctx.call_name(test) == "torch.cuda.is_available"
+    if type(test) is cst.Attribute:
+        return test.attr.value == "is_cuda"
+    if type(test) is cst.Comparison:
+        return any(string_value(c.comparator) == "cuda" for c in test.comparisons) or string_value(test.left) == "cuda"
+    return False

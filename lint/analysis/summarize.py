@@ -18,13 +18,13 @@ import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, target_names
-from trainlint.analysis.guards import tests_a_remainder
+from trainlint.analysis.guards import is_device_check
 from trainlint.analysis.loops import clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step
 from trainlint.analysis.precision import global_value, half_conversion, value_of_name
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, sampler_shuffle
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.training import is_clip_call, measures_only, method_call
-from trainlint.analysis.walk import iter_nodes, only
+from trainlint.analysis.walk import iter_nodes, only, own_nodes
 from trainlint.context import FileContext
 from trainlint.project import FileFacts
 from trainlint.summaries import (
@@ -391,26 +391,24 @@ class _Summarizer:
         return tuple((slot, param) for slot, param in passed if param is not None)
 
     def _occasional(self, call: cst.Call) -> bool:
-        """Whether `call` runs only on some calls of the function: in an
-        exception handler, or under a condition that counts (`%`, or a name
-        the function or its class increments: `self.step += 1`)."""
+        """Whether `call` may run on only some calls of the function: in an
+        exception handler, or under a condition the author wrote (a period, a
+        flag, a memory threshold), as the rule judges one written in the loop.
+        A device check holds on every call of a GPU run, and so does the
+        condition the function's own training step runs under (the block that
+        back-propagates or steps)."""
         child: cst.CSTNode = call
         for ancestor in self.ctx.ancestors(call):
             if ancestor is self.func:
                 return False
             if type(ancestor) in (cst.ExceptHandler, cst.ExceptStarHandler):
                 return True
-            if type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test and self._counts(ancestor.test):
+            if (type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test
+                    and not is_device_check(self.ctx, ancestor.test)
+                    and not (type(ancestor) is cst.If and child is ancestor.body and _trains(self.ctx, ancestor.body))):
                 return True
             child = ancestor
         return False
-
-    def _counts(self, test: cst.BaseExpression) -> bool:
-        if tests_a_remainder(test):
-            return True
-        counters = _incremented(self.ctx)
-        return any(type(node) in (cst.Name, cst.Attribute) and dotted_name(node) in counters
-                   for node in iter_nodes(test))
 
     # -- parameters -------------------------------------------------------------
     def _param(self, expr: cst.BaseExpression) -> str | None:
@@ -557,13 +555,13 @@ def argument_slots(call: cst.Call) -> Iterator[tuple[str, cst.Arg]]:
             index += 1
 
 
-def _incremented(ctx: FileContext) -> set[str]:
-    """Names and attributes the file increments (`step += 1`, `self.n += 1`)."""
-    return {
-        name
-        for node in ctx.nodes_of(cst.AugAssign)
-        if (name := dotted_name(node.target)) is not None  # type: ignore[attr-defined]
-    }
+def _trains(ctx: FileContext, body: cst.CSTNode) -> bool:
+    """`body` back-propagates or steps an optimizer itself (functions it calls aside)."""
+    return any(
+        type(node) is cst.Call and (is_backward(node) or optimizer_step(ctx, node) is not None  # type: ignore[arg-type]
+                                    or _named_optimizer_step(node))  # type: ignore[arg-type]
+        for node in own_nodes(body)
+    )
 
 
 def _operands(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
