@@ -106,13 +106,17 @@ def project_root(paths: Iterable[str], config_dir: Path | None) -> Path:
 
 
 class Project:
-    def __init__(self, root: Path, facts: Mapping[str, FileFacts]) -> None:
+    def __init__(self, root: Path, facts: Mapping[str, FileFacts], others: Iterable[str] = ()) -> None:
         """`facts` by path as given to the linter (a mapping that may load
         them only when asked); paths outside `root` take part too (their
-        folder is their package)."""
+        folder is their package). `others`: the other files linted, which
+        are no members: nothing in them can do anything a summary tells
+        (see `summarizable`), but a module path that names one of them names
+        that module, not one further away."""
         self.root = os.path.abspath(root)
         self.facts = facts
         self._by_file = {os.path.abspath(p): p for p in facts}
+        self._inert = {os.path.abspath(p) for p in others} - self._by_file.keys()
         self._candidates_of: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self._closed: dict[str, tuple[Mapping[str, Summary], frozenset[str]]] = {}
         # what each name a file's functions call of another module resolves to, and the facts read to know
@@ -159,6 +163,8 @@ class Project:
             return qualified if depth else None
         outside = None  # a function of a later candidate module still comes first
         for module_file, attribute in candidates:
+            if module_file in self._inert:  # that module: what it holds is not known here
+                return outside
             found = self._in_module(module_file, attribute, depth)
             if isinstance(found, tuple):
                 return found
@@ -220,6 +226,8 @@ class Project:
                 known = self._by_file.get(candidate)
                 if known is not None:
                     yield known, ".".join(parts[cut:])
+                elif candidate in self._inert:
+                    yield candidate, ".".join(parts[cut:])
 
     # -- closing across files -------------------------------------------------
     def summary(self, path: str, key: str) -> Summary | None:

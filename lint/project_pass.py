@@ -95,9 +95,11 @@ def facts_digest(facts: FileFacts | None) -> str:
     return content_hash(json.dumps(facts.to_json(), sort_keys=True, separators=(",", ":")).encode())
 
 
-def members_id(paths: Iterable[str]) -> str:
-    """Identifies which files of the run are members of the project."""
-    return content_hash("\0".join(sorted(os.path.abspath(p) for p in paths)).encode())
+def members_id(paths: Iterable[str], others: Iterable[str] = ()) -> str:
+    """Identifies which files of the run are members of the project, and
+    which other files it has (a module path may name one of them)."""
+    members = "\0".join(sorted(os.path.abspath(p) for p in paths))
+    return content_hash((members + "\1" + "\0".join(sorted(os.path.abspath(p) for p in others))).encode())
 
 
 class StoredFacts(Mapping[str, FileFacts]):
@@ -224,7 +226,7 @@ class ProjectPass:
             task.path: (task.previous.digest, task.previous.facts)
             for task in tasks if task.previous is not None and task.previous.member
         }
-        project = Project(self.root, StoredFacts(members, {}, self.store))
+        project = Project(self.root, StoredFacts(members, {}, self.store), self.files)
         for task in guessed:
             try:
                 inputs = project.inputs(task.path)
@@ -255,7 +257,8 @@ class ProjectPass:
     def members(self) -> str:
         """Identifies the members of this run (see `members_id`)."""
         if self._members is None:
-            self._members = members_id(path for path, known in self.known.items() if known.member)
+            self._members = members_id([path for path, known in self.known.items() if known.member],
+                                       [path for path, known in self.known.items() if not known.member])
         return self._members
 
     def _facts_changed(self, path: str) -> bool:
@@ -282,7 +285,7 @@ class ProjectPass:
     ) -> Iterator[tuple[str, ProjectView, str]]:
         """Answer `questions` (their inputs), computing the facts they read
         that are not at hand, a batch per round."""
-        project = Project(self.root, facts)
+        project = Project(self.root, facts, self.files)
         pending = sorted(path for path in questions if self._may_have_inputs(path, facts))
         answers: dict[str, tuple[dict[str, Summary], frozenset[str]]] = {}
         while pending:

@@ -118,3 +118,19 @@ def test_a_package_linted_alone_resolves_imports_of_itself(tmp_path: Path) -> No
     for given in (package, package.parent):
         result = run(_files(given), selection, Config(root=given), RunOptions(jobs=1))
         assert {(Path(f.path).name, f.line, f.code) for f in result.findings} == {("train.py", 11, "TL201")}
+
+
+def test_a_module_that_does_nothing_shadows_a_farther_one_through_the_cache(tmp_path: Path) -> None:
+    """scripts/train.py imports `utils`: the top-level utils.py until a
+    scripts/utils.py exists, which holds nothing a summary tells (it is not
+    even a member of the project). A cached run sees the new file: the
+    finding that rested on the farther module goes, and comes back with
+    the file removed."""
+    project, cached = _copy_with_cached_runs(tmp_path, "sibling_import_layout")
+    near = project / "scripts" / "utils.py"
+    near.unlink()
+    assert ("train.py", 14, "TL201") in cached()
+    near.write_text("import gc\n\n\ndef free_memory():\n    gc.collect()\n")
+    assert ("train.py", 14, "TL201") not in cached()
+    near.unlink()
+    assert ("train.py", 14, "TL201") in cached()

@@ -1,0 +1,5 @@
+import gc
+
+
+def free_memory():
+    gc.collect()
