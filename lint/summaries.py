@@ -26,6 +26,7 @@ UNSCALE = "unscale"
 EMPTY_CACHE = "empty_cache"
 SCHEDULER_STEP = "scheduler_step"
 ZERO_GRAD = "zero_grad"
+MAY_ZERO_GRAD = "may_zero_grad"  # a call whose name says it may clear gradients, into code out of reach
 EVAL = "eval"  # some model is put in eval mode
 TRAIN = "train"
 LOOP = "loop"  # runs a loop: a call of it is a whole phase, not one step
@@ -44,6 +45,7 @@ _TRIGGERS = {
     EMPTY_CACHE: "empty_cache", SCHEDULER_STEP: "schedule", BACKWARD: "backward", CLIP: "clip_grad",
     UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward", "backpropagates": "backward",
     "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DistributedSampler",
+    "steps": "backward",
 }
 
 
@@ -80,6 +82,9 @@ class Summary:
     half: frozenset[str] = frozenset()  # params it converts to float16 in place
     eval_mode: frozenset[str] = frozenset()  # params it puts in eval mode
     backpropagates: frozenset[str] = frozenset()  # params whose values flow into a backward pass
+    # params it steps as optimizers (`optimizer.step()`, `scaler.step(optimizer)`), and
+    # attributes of the instance a method runs on (`self.optimizer`)
+    steps: frozenset[str] = frozenset()
     # not a function of the project: the name a module of the project imports and
     # re-exports (`from torch.cuda.amp import autocast` in utils.py, called as
     # `utils.autocast`), so that the caller resolves it to what it is
@@ -141,7 +146,7 @@ class Summary:
 
 
 _FLAGS = ("returns_graph", "returns_half", "returns_distributed_loader")
-_SETS = ("set_epoch", "accumulates", "half", "eval_mode", "backpropagates")
+_SETS = ("set_epoch", "accumulates", "half", "eval_mode", "backpropagates", "steps")
 
 
 def close(

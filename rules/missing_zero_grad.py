@@ -9,9 +9,17 @@ from trainlint.analysis.loops import (
     reachable_nodes,
 )
 from trainlint.analysis.dataflow import constructor_argument
+from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import method_call
+from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Rule
-from trainlint.summaries import ZERO_GRAD
+from trainlint.summaries import BACKWARD, LOOP, MAY_ZERO_GRAD, STEP, ZERO_GRAD, Summary
+
+_THROUGH_HELPER = ("`{}()` back-propagates and steps `{}`, and this loop never clears gradients: they accumulate "
+                   "across iterations; call `{}.zero_grad()`")
+_IN_HELPER_LOOP = ("`{}()` back-propagates and steps `{}` in a loop of its own and never clears gradients: they "
+                   "accumulate across iterations; call `{}.zero_grad()` in that loop")
 
 
 def _same_or_inside(owner: str, model: str) -> bool:
@@ -76,7 +84,14 @@ class MissingZeroGrad(Rule):
     passed in from such a call in this file, also through a class's
     `__init__`, stepped by a GradScaler, cleared with `zero_grad()`
     elsewhere in the file, or a parameter annotated `torch.optim.Optimizer`).
-    An optimizer passed in from another module, unannotated, is not known.
+    An optimizer passed in from another module, unannotated, is not known
+    there; the loop that hands an optimizer it knows to a function of
+    another module of the project that steps it (`train_step(model,
+    optimizer, batch)`, torchvision's `train_one_epoch(model, criterion,
+    optimizer, ...)`, a `training_step` inherited from a base class of
+    another module) is judged at that call instead: flagged when neither
+    the loop nor that function clears gradients, nor calls something out of
+    reach whose name says it may.
     A call into code outside the file
     whose name says it zeroes or clears gradients (`self.clear_grads()`,
     `reset_gradients(model)`, `zero_all(opt)`) is assumed to clear them; one
@@ -376,7 +391,38 @@ class MissingZeroGrad(Rule):
         if type(node) is not cst.Call or not self.ctx.external:
             return False
         summary = self.ctx.summaries.of_external_call(node)
-        return summary is not None and summary.does(ZERO_GRAD)
+        return summary is not None and (summary.does(ZERO_GRAD) or summary.does(MAY_ZERO_GRAD))
+
+    def _external_step(self, node: cst.CSTNode) -> Summary | None:
+        """The summary of a function of another module of the project that `node`
+        calls, when it steps an optimizer (`train_step(model, optimizer, batch)`
+        of utils.py, a `training_step` inherited from a base class of another
+        module); the file's own functions are walked into instead."""
+        if type(node) is not cst.Call or not self.ctx.external:
+            return None
+        summary = self.ctx.summaries.of_external_call(node)
+        return summary if summary is not None and summary.does(STEP) else None
+
+    def _stepped_through(self, call: cst.Call, summary: Summary) -> list[cst.BaseExpression]:
+        """The optimizers of this file that `call` hands to a function that steps
+        them: an argument, or (`self.training_step(batch)`) the instance's own."""
+        found = [arg.value for slot, arg in argument_slots(call)
+                 if summary.slot(slot) in summary.steps and is_optimizer(self.ctx, arg.value)]
+        receiver = call.func.value if type(call.func) is cst.Attribute else None
+        if type(receiver) is cst.Name and receiver.value == "self":
+            for attribute in sorted(summary.steps):
+                node = self._own_attribute(call, attribute) if attribute.startswith("self.") else None
+                if node is not None and is_optimizer(self.ctx, node):
+                    found.append(node)
+        return found
+
+    def _own_attribute(self, at: cst.CSTNode, attribute: str) -> cst.BaseExpression | None:
+        """An occurrence of `self.<attribute>` in the class whose method holds `at`."""
+        cls = next((a for a in self.ctx.ancestors(at) if type(a) is cst.ClassDef), None)
+        if cls is None:
+            return None
+        return next((node for node in iter_nodes(cls)
+                     if type(node) is cst.Attribute and dotted_name(node) == attribute), None)
 
     def _parameters_owner(self, optimizer: cst.BaseExpression) -> str | None:
         """The model an optimizer of the file was built on (`netG` of
@@ -398,7 +444,7 @@ class MissingZeroGrad(Rule):
 
     def finish(self) -> None:
         for loop in self.ctx.loops():
-            steps: list[tuple[cst.CSTNode, str]] = []
+            steps: list[tuple[cst.CSTNode, str, str | None]] = []  # (where, optimizer, message if through a helper)
             cleared: set[str] = set()  # optimizers whose own zero_grad() the loop calls
             models: set[str] = set()  # models whose zero_grad() the loop calls
             owners: dict[str, str | None] = {}  # optimizer -> the model whose parameters it was built on
@@ -417,21 +463,31 @@ class MissingZeroGrad(Rule):
                 backward = backward or is_backward(node)
                 optimizer = optimizer_step(self.ctx, node)
                 if optimizer is not None:
-                    steps.append((node, self.ctx.code(optimizer)))
+                    steps.append((node, self.ctx.code(optimizer), None))
                     owners[self.ctx.code(optimizer)] = self._parameters_owner(optimizer)
+                helper = self._external_step(node)
+                if helper is not None:
+                    backward = backward or helper.does(BACKWARD)
+                    message = _IN_HELPER_LOOP if helper.does(LOOP) else _THROUGH_HELPER
+                    for optimizer in self._stepped_through(node, helper):  # type: ignore[arg-type]
+                        code = self.ctx.code(optimizer)
+                        steps.append((node, code, message.format(self.ctx.code(node.func), code, code)))  # type: ignore[attr-defined]
+                        owners[self.ctx.code(optimizer)] = self._parameters_owner(optimizer)
             else:
                 # an optimizer built on a model whose zero_grad() the loop calls is cleared;
                 # one whose model is unknown may be (a model may hold every parameter)
                 named = sorted(cleared | models)  # what the loop clears, as written
                 cleared |= {optimizer for optimizer, owner in owners.items()
                             if models and (owner is None or any(_same_or_inside(owner, model) for model in models))}
-                stepped = {optimizer for _, optimizer in steps}
+                stepped = {optimizer for _, optimizer, _ in steps}
                 # an optimizer cleared under another name than any stepped one may be any of them
                 if backward and cleared <= stepped:
-                    for step, optimizer in steps:
+                    for step, optimizer, helper in steps:
                         if optimizer in cleared:
                             continue
-                        if named:
+                        if helper is not None and not named:
+                            self.report(step, helper)
+                        elif named:
                             self.report(step, f"this loop clears the gradients of `{'`, `'.join(named)}` "
                                               f"only: those `{optimizer}` steps accumulate across iterations; call "
                                               f"`{optimizer}.zero_grad()`")

@@ -145,7 +145,13 @@ def may_clear_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
         return False
     if ctx.summaries.of_external_call(node) is not None:
         return False
-    dotted = dotted_name(node.func)  # type: ignore[attr-defined]
+    return clearing_name(node)  # type: ignore[arg-type]
+
+
+def clearing_name(call: cst.Call) -> bool:
+    """Whether the name of what `call` calls says it may clear gradients (see
+    `may_clear_grads`), whatever it is."""
+    dotted = dotted_name(call.func)
     if dotted is None:
         return False
     last = dotted.rsplit(".", 1)[-1]

@@ -19,7 +19,9 @@ import libcst as cst
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, target_names
 from trainlint.analysis.guards import is_device_check
-from trainlint.analysis.loops import clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step
+from trainlint.analysis.loops import (
+    clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
+)
 from trainlint.analysis.precision import global_value, half_conversion, value_of_name
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, sampler_shuffle
 from trainlint.analysis.scopes import dotted_name
@@ -28,7 +30,7 @@ from trainlint.analysis.walk import iter_nodes, only, own_nodes
 from trainlint.context import FileContext
 from trainlint.project import FileFacts
 from trainlint.summaries import (
-    BACKWARD, CLIP, EMPTY_CACHE, EVAL, LOOP, SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD,
+    BACKWARD, CLIP, EMPTY_CACHE, EVAL, LOOP, MAY_ZERO_GRAD, SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD,
     Call, Event, Summary, close,
 )
 
@@ -281,7 +283,8 @@ class _Summarizer:
         loops = only(self.nodes, cst.For, cst.While)
         phases = [loop for loop in loops if not self._micro_batch_loop(loop) and not self._bookkeeping_loop(loop)]
         events: list[Event] = [LOOP] if phases else []
-        sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set()}
+        sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set(),
+                                     "steps": set()}
         for call in self.ctx.calls_in_order(self.func.body):
             events.extend(self._events(call, sets))
         # `def optimize(opt, losses): torch.stack(losses).mean().backward()`
@@ -361,6 +364,10 @@ class _Summarizer:
         effect = effect_of(self.ctx, call)
         if effect is not None and not (effect == EMPTY_CACHE and self._occasional(call)):
             yield effect
+        elif effect is None and self.targets.target(call) is None and clearing_name(call):
+            yield MAY_ZERO_GRAD  # out of reach (a function of the project is followed instead)
+        if effect == STEP:
+            self._stepped(call, sets["steps"])
         mode = mode_switch(self.ctx, call)
         if mode is not None:
             # `train(flag)` restores a mode saved before (`model.train(was_training)`)
@@ -389,6 +396,27 @@ class _Summarizer:
     def _arguments(self, call: cst.Call) -> tuple[tuple[str, str], ...]:
         passed = ((slot, self._param(arg.value)) for slot, arg in argument_slots(call))
         return tuple((slot, param) for slot, param in passed if param is not None)
+
+    def _stepped(self, call: cst.Call, steps: set[str]) -> None:
+        """Add the parameter (or `self.` attribute) `call` steps as an optimizer: the
+        caller, which may know it is one, judges the loop that calls this function.
+        Not when this function's own loop steps an optimizer it knows: the rule
+        judges that loop where it is."""
+        known = optimizer_step(self.ctx, call)
+        if known is not None and self._in_own_loop(call):
+            return
+        stepped = known if known is not None else method_call(call, "step")
+        owner = self._param(stepped) or self._own_attribute(stepped) if stepped is not None else None
+        if owner is not None:
+            steps.add(owner)
+
+    def _in_own_loop(self, node: cst.CSTNode) -> bool:
+        for ancestor in self.ctx.ancestors(node):
+            if ancestor is self.func:
+                return False
+            if type(ancestor) in (cst.For, cst.While):
+                return True
+        return False
 
     def _occasional(self, call: cst.Call) -> bool:
         """Whether `call` may run on only some calls of the function: in an
