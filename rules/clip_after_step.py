@@ -4,7 +4,7 @@ from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, run_each_iteration
 from trainlint.analysis.training import is_clip_call, measures_only, method_call
 from trainlint.rule import Rule
-from trainlint.summaries import BACKWARD, CLIP, STEP, ZERO_GRAD, Summary
+from trainlint.summaries import BACKWARD, CLIP, LOOP, STEP, ZERO_GRAD, Summary
 
 _STEPPED = "stepped"
 
@@ -230,7 +230,8 @@ class ClipAfterStep(Rule):
                 self.report(call, _THROUGH_HELPER.format(self.ctx.code(call.func)))
                 stepped_before = False
             elif effect == CLIP and stepped:  # its own step, then its clip, with nothing between
-                self.report(call, _OWN_STEP.format(self.ctx.code(call.func)))
+                if not _judged_where_it_is(summary):
+                    self.report(call, _OWN_STEP.format(self.ctx.code(call.func)))
                 stepped = False
         return frozenset({_STEPPED}) if stepped else frozenset()
 
@@ -238,3 +239,9 @@ class ClipAfterStep(Rule):
 _THROUGH_HELPER = "`{}()` clips gradients after the optimizer step: the clip changes nothing; clip before `step()`"
 _OWN_STEP = "`{}()` steps the optimizer, then clips the gradients: the clip changes nothing; clip before `step()`"
 
+
+def _judged_where_it_is(summary: Summary) -> bool:
+    """A function whose steps all run in a loop of its own on optimizers its module
+    knows (`Trainer.fit` whose `fit_epoch` loop steps `self.optim`): its own file
+    reports a clip after them, and its callers would only repeat that."""
+    return summary.does(LOOP) and not summary.steps

@@ -3,6 +3,7 @@ the loops that never clear gradients are flagged at the call."""
 import torch
 
 from engine import StepMixin, train_one_epoch, train_one_epoch_clears, train_step, train_step_resets
+from trainer import Trainer
 
 
 def main(model, criterion, loader, tools, epochs):
@@ -50,3 +51,9 @@ class ClearingRunner(StepMixin):
         for batch in self.loader:
             self.optimizer.zero_grad()
             self.training_step(batch)
+
+
+def sweep(model, loader):
+    for max_epochs in (1, 2, 4):
+        trainer = Trainer(max_epochs)
+        trainer.fit(model, loader)
