@@ -40,7 +40,10 @@ class ScalerStepWithoutUpdate(Rule):
     method of this file that calls `update()` on a scaler (`hook.after_step()`
     running `self.scaler.update()`), or in code this file cannot see that is
     handed the scaler or the object holding it (`end_step(scaler, opt)` of
-    another module, `callbacks.on_step(self)`). A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
+    another module, `callbacks.on_step(self)`). A scaler handed out anywhere
+    in the file (`hook = StepHook(scaler)`), whose `update` is stored
+    (`end_of_step = scaler.update`) or read in a lambda or a nested function
+    (an optimizer's step hook) may be updated out of sight: not flagged. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
     is not the training loop: the enclosing loop is checked instead.
     """
 
@@ -231,6 +234,30 @@ class ScalerStepWithoutUpdate(Rule):
         "for x, y in loader:\n"
         "    scaler.scale(criterion(model(x), y)).backward()\n"
         "    scaler.step(optimizer)\n",
+        # the update is out of this loop's sight: a hook object of another module
+        # given the scaler, a stored `scaler.update`, an optimizer's step hook
+        "import torch\n"
+        "from hooks import StepHook\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "hook = StepHook(scaler)\n"
+        "for x, y in loader:\n"
+        "    scaler.scale(criterion(model(x), y)).backward()\n"
+        "    scaler.step(optimizer)\n"
+        "    hook.after_step()\n",
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "end_of_step = scaler.update\n"
+        "for x, y in loader:\n"
+        "    scaler.scale(criterion(model(x), y)).backward()\n"
+        "    scaler.step(optimizer)\n"
+        "    end_of_step()\n",
+        "import torch\n"
+        "def train(model, loader, optimizer):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    for x, y in loader:\n"
+        "        scaler.scale(criterion(model(x), y)).backward()\n"
+        "        scaler.step(optimizer)\n",
     )
 
     def finish(self) -> None:
@@ -251,7 +278,7 @@ class ScalerStepWithoutUpdate(Rule):
                     steps.append((node, scaler, binding))  # type: ignore[arg-type]
         updating_helpers = self._functions_updating_a_scaler()
         for step, scaler, binding in steps:
-            if scaler_switched_off(self.ctx, binding):
+            if scaler_switched_off(self.ctx, binding) or self._handed_out(scaler, binding):
                 continue
             loop = self._training_loop(step)
             if loop is None or self._updates_in(loop.body, binding, updating_helpers, self.ctx.code(scaler)):
@@ -266,6 +293,42 @@ class ScalerStepWithoutUpdate(Rule):
             once = not loops_within(self.ctx, step, loop)  # no loop over optimizers in between
             fix = self._fix(step, scaler) if once and not others and binding not in updated else None
             self.report(step, fix=fix)
+
+    def _handed_out(self, scaler: cst.BaseExpression, binding: Binding) -> bool:
+        """The scaler, or its `update` method, reaches code that may call it where
+        this loop cannot see: given to a call or a constructor anywhere in the file
+        (`hook = StepHook(scaler)`, then `hook.after_step()` in the loop), stored
+        (`end_of_step = scaler.update`, a list of callbacks), or read in a lambda
+        or a function defined inside (an optimizer's step hook). Only its own
+        methods called on it (`scaler.step(opt)`, `scaler.get_scale()`) say what
+        it does."""
+        written = self.ctx.code(scaler)
+        receivers = self.ctx.receivers
+        for node in self.ctx.nodes_of(type(scaler)):
+            if self.ctx.code(node) != written or receivers.binding(node) != binding:  # type: ignore[arg-type]
+                continue
+            parent = self.ctx.parent(node)
+            if type(parent) in (cst.AssignTarget, cst.AnnAssign, cst.AugAssign):
+                continue  # where it is bound
+            if type(parent) is cst.Attribute and parent.value is node:
+                called = self.ctx.parent(parent)
+                if type(called) is cst.Call and called.func is parent and not self._inside_nested(node, scaler):
+                    continue  # `scaler.step(opt)`
+            if type(parent) is cst.Attribute and parent.attr is node:
+                continue  # the name part of `self.scaler`: judged as the whole
+            return True
+        return False
+
+    def _inside_nested(self, node: cst.CSTNode, reference: cst.CSTNode) -> bool:
+        """`node` is read in a lambda or a function defined inside the function
+        that holds `reference` (a hook that runs at another time)."""
+        outer = self.ctx.enclosing_function(reference)
+        for ancestor in self.ctx.ancestors(node):
+            if ancestor is outer:
+                return False
+            if type(ancestor) in (cst.Lambda, cst.FunctionDef):
+                return True
+        return False
 
     def _training_loop(self, step: cst.Call) -> cst.For | cst.While | None:
         """The innermost loop around `step` in its function, skipping a loop
