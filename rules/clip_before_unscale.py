@@ -41,7 +41,11 @@ class ClipBeforeUnscale(Rule):
     of the project that unscales, no code the file cannot see that is handed
     the scaler. When that optimizer cannot be told (several, or none), when the step
     is conditional (gradient accumulation) or an `unscale_` already follows the
-    clip, there is no fix.
+    clip, there is no fix. Nor is there one when the clip runs inside a `try`
+    (an exception caught before `update()` would leave the scaler unscaled for
+    the next iteration), when the clip shares its line with other statements,
+    or when the optimizer is written as anything but a name or an attribute
+    (`scaler.step(next_optimizer())` would be called twice).
 
     ## Limitations
     A helper of the project (in this file or a module it imports) that clips
@@ -145,6 +149,33 @@ class ClipBeforeUnscale(Rule):
             "    scaler.step(opt)\n"
             "    scaler.update()\n",
         ),
+        # no fix: a batch skipped by the `except` would leave the scaler unscaled, and
+        # the next `unscale_` would raise; an optimizer written as a call would be
+        # called twice; the backward shares the clip's line
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x, y in loader:\n"
+        "    try:\n"
+        "        scaler.scale(criterion(model(x), y)).backward()\n"
+        "        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "        check_finite(norm)\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "    except FloatingPointError:\n"
+        "        opt.zero_grad()\n",
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x, y in loader:\n"
+        "    scaler.scale(criterion(model(x), y)).backward()\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "    scaler.step(next_optimizer())\n"
+        "    scaler.update()\n",
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x, y in loader:\n"
+        "    scaler.scale(criterion(model(x), y)).backward(); torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "    scaler.step(opt)\n"
+        "    scaler.update()\n",
     )
     good = (
         # the helper unscales before it clips
@@ -267,12 +298,25 @@ class ClipBeforeUnscale(Rule):
         if len(optimizers) != 1 or scaler in self._unscaled:
             return None  # an `unscale_` already there (after the clip) would then run twice and raise
         (optimizer,) = optimizers
+        if not _plain_reference(optimizer) or len(statement.body) != 1 or self._in_try(statement):
+            return None
         if not self._always_stepped_after(statement, scaler, optimizer) or self._unscales_elsewhere(scaler):
             return None
         unscale = cst.parse_statement(f"{scaler.name}.unscale_({optimizer})\n")
         unscale = unscale.with_changes(leading_lines=statement.leading_lines)
         moved = statement.with_changes(leading_lines=())
         return Fix({statement: cst.FlattenSentinel([unscale, moved])})
+
+    def _in_try(self, statement: cst.CSTNode) -> bool:
+        """`statement` runs in a `try` of its function: an exception caught between
+        the inserted `unscale_` and `update()` (a batch skipped) would leave the
+        scaler unscaled, and the next iteration's `unscale_` would raise."""
+        for ancestor in self.ctx.ancestors(statement):
+            if type(ancestor) in (cst.Try, cst.TryStar):
+                return True
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                return False
+        return False
 
     def _unscales_elsewhere(self, scaler: Binding) -> bool:
         """Whether an `unscale_` may run that this rule did not see on the scaler: on
@@ -325,3 +369,9 @@ class ClipBeforeUnscale(Rule):
 
 
 _JUMPS = (cst.Continue, cst.Break, cst.Return, cst.Raise)
+
+
+def _plain_reference(code: str) -> bool:
+    """`opt`, `self.optimizer`: read again by the inserted `unscale_` with no side
+    effect (not `next(optimizers)`, `opts[i()]`)."""
+    return all(part.isidentifier() for part in code.split("."))
