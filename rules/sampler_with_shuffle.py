@@ -25,8 +25,11 @@ class SamplerWithShuffle(Rule):
 
     ## Fix safety
     Safe: removes `shuffle=True`, when the sampler (or batch sampler) is built
-    in the file and cannot be `None`. It already decides the order, and the call
-    raised before, so no working behavior changes. A comment on the removed argument's line is kept, on a line of
+    in the file and cannot be `None` (a torch class, or a name spelled as a
+    class that no function of this file defines). It already decides the order,
+    and the call raised before, so no working behavior changes. A call inside a
+    `try` gets no fix: the error may be caught and the run go on with a
+    loader built another way. A comment on the removed argument's line is kept, on a line of
     its own (or at the end of the line above when the argument shared it);
     a comment inside the argument leaves the finding without a fix. With `batch_sampler=` and `batch_size=` there is no fix: whether
     the batch size belongs in the batch sampler is the author's decision.
@@ -106,6 +109,22 @@ class SamplerWithShuffle(Rule):
         "def make_loader(ds, sampler):\n"
         "    return tud.DataLoader(ds, 64, sampler=sampler,  # expect: TL304\n"
         "                          shuffle=True)\n",
+        # no fix: a function named like a class may return None (then the loader does
+        # not raise and shuffles); a ValueError caught around the call may lead to a
+        # loader that does shuffle
+        "import torch\n"
+        "from torch.utils.data import DataLoader\n"
+        "def DistSampler(dataset):\n"
+        "    if torch.distributed.is_initialized():\n"
+        "        return torch.utils.data.DistributedSampler(dataset)\n"
+        "    return None\n"
+        "loader = DataLoader(ds, batch_size=8, sampler=DistSampler(ds), shuffle=True)  # expect: TL304\n",
+        "from torch.utils.data import DataLoader, SequentialSampler\n"
+        "sampler = SequentialSampler(ds)\n"
+        "try:\n"
+        "    loader = DataLoader(ds, batch_size=8, sampler=sampler, shuffle=True)  # expect: TL304\n"
+        "except ValueError:\n"
+        "    loader = DataLoader(ds, batch_size=8, shuffle=True)\n",
     )
     good = (
         # by position (dataset, batch_size, shuffle, sampler): shuffle off
@@ -153,11 +172,22 @@ class SamplerWithShuffle(Rule):
                 self.report(call, "`batch_size=` with a `batch_sampler=`: the DataLoader raises ValueError; the batch sampler decides the batch size")
             elif shuffles:
                 self.report(call, "`shuffle=True` with a `batch_sampler=`: the DataLoader raises ValueError",
-                            fix=drop if batch_sampler is False else None)
+                            fix=drop if batch_sampler is False and not self._error_handled(call) else None)
             return
         sampler = self._none(argument(call, "sampler", _PARAMETERS))
         if shuffles and sampler is not True:
-            self.report(call, fix=drop if sampler is False else None)
+            self.report(call, fix=drop if sampler is False and not self._error_handled(call) else None)
+
+    def _error_handled(self, call: cst.Call) -> bool:
+        """The call runs in a `try`: the ValueError it raises may be caught and the
+        run go on another way (a loader built without the sampler), which dropping
+        `shuffle=True` would change."""
+        for ancestor in self.ctx.ancestors(call):
+            if type(ancestor) in (cst.Try, cst.TryStar):
+                return True
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                return False
+        return False
 
     def _none(self, value: cst.BaseExpression | None) -> bool | None:
         """Whether the argument may be None: True when it is, or some value its
@@ -182,7 +212,9 @@ def _constructs(ctx: FileContext, call: cst.Call) -> bool:
     if qualified.startswith("torch."):
         return qualified.rsplit(".", 1)[-1][:1].isupper()
     name = qualified.rsplit(".", 1)[-1] or (dotted_name(call.func) or "").rsplit(".", 1)[-1]
-    return name[:1].isupper()
+    # a function of this file named like a class (`def DistSampler(ds): ... return None`)
+    # says by its `def` that it is no class
+    return name[:1].isupper() and name not in ctx.scopes.functions
 
 
 # DataLoader's first parameters, in order: arguments may be given by position
