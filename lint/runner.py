@@ -387,14 +387,25 @@ def _apply(task: Task, analysed: _Analysed, options: RunOptions, result: RunResu
         result.fixed[task.path] = outcome.fixed_codes
         return None
     encoding = encoding_to_write(data, outcome.encoding)
+    fixed = _with_final_line_end(data.decode(outcome.encoding, errors="replace"), outcome.fixed_source)
     try:
-        write_atomic(task.path, outcome.fixed_source, encoding=encoding)
+        # through a symbolic link, the file it points to is fixed, and the link kept
+        write_atomic(os.path.realpath(task.path), fixed, encoding=encoding)
     except OSError as exc:
         result.errors.append(f"{task.path}: cannot write fixes: {exc.strerror or exc}")
         return None
     result.fixed_files += 1
     result.fixed[task.path] = outcome.fixed_codes
-    return content_hash(outcome.fixed_source.encode(encoding))
+    return content_hash(fixed.encode(encoding))
+
+
+def _with_final_line_end(original: str, fixed: str) -> str:
+    """`fixed`, ending with a line end when `original` did: LibCST renders a file of
+    old-Mac line ends (a lone CR) without its last one."""
+    for end in ("\r\n", "\r", "\n"):
+        if original.endswith(end):
+            return fixed if fixed.endswith(("\r", "\n")) else fixed + end
+    return fixed
 
 
 def unified_diff(path: str, original: str, fixed: str) -> str:

@@ -92,3 +92,28 @@ def test_a_file_analysed_twice_is_diffed_and_fixed_once(tmp_path: Path) -> None:
     assert (tmp_path / "pkg" / "probe.py").read_text() == _PROBE.replace(
         "torch.cuda.amp.autocast()", 'torch.amp.autocast("cuda")')
     assert invoke(".", "--diff", cwd=tmp_path)[:2] == (0, "")
+
+
+def test_a_fix_through_a_symbolic_link_fixes_the_file_it_points_to(tmp_path: Path) -> None:
+    """The link stays a link, whether it is named or found in a folder; the file
+    it points to gets the fix."""
+    for named in ("link.py", "."):
+        root = tmp_path / named.strip(".") / "run" if named == "." else tmp_path / "named"
+        (root / "real").mkdir(parents=True)
+        target = root / "real" / "target.py"
+        target.write_text("import torch\ns = torch.cuda.amp.GradScaler(enabled=False)\n")
+        (root / "link.py").symlink_to(Path("real") / "target.py")
+        code, _, err = invoke(named, "--fix", "--no-cache", cwd=root)
+        assert code == 0, err
+        assert (root / "link.py").is_symlink()
+        assert 'torch.amp.GradScaler("cuda", enabled=False)' in target.read_text()
+
+
+def test_a_fix_keeps_the_last_line_end_of_old_mac_files(tmp_path: Path) -> None:
+    """A file whose lines end in a lone CR keeps the CR after its last line."""
+    path = tmp_path / "cr.py"
+    path.write_bytes(b"import torch\rs = torch.cuda.amp.GradScaler()\r")
+    code, _, err = invoke("cr.py", "--fix", "--no-cache", cwd=tmp_path)
+    assert code == 0, err
+    fixed = path.read_bytes()
+    assert fixed.endswith(b")\r") and b"\n" not in fixed and b"torch.amp.GradScaler(" in fixed
