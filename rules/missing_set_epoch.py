@@ -333,6 +333,14 @@ class MissingSetEpoch(Rule):
         "    pass\n"
         "sampler = DistributedSampler(ds)\n"
         "# sampler.set_epoch(epoch) is missing in this comment only\n",
+        # a library's builder: the sampler goes in the keyword arguments of the loader
+        # it returns, and its caller owns the epochs
+        "from torch.utils.data import DataLoader\n"
+        "from torch.utils.data.distributed import DistributedSampler\n"
+        "def auto_dataloader(dataset, **kwargs):\n"
+        "    kwargs['sampler'] = DistributedSampler(dataset)\n"
+        "    loader = DataLoader(dataset, **kwargs)\n"
+        "    return loader\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -550,6 +558,9 @@ class MissingSetEpoch(Rule):
             target = node.targets[0].target
             if type(node.value) in (cst.List, cst.Tuple, cst.Set, cst.Dict) and type(target) in (cst.Name, cst.Attribute):
                 texts.add(self.ctx.code(target))
+            elif type(node.value) is cst.Call and type(target) in (cst.Name, cst.Attribute) and any(
+                    arg.star == "**" and self.ctx.code(arg.value) in texts for arg in node.value.args):
+                texts.add(self.ctx.code(target))  # `loader = DataLoader(ds, **kwargs)`, the sampler in kwargs
             elif type(target) is cst.Subscript and type(target.value) in (cst.Name, cst.Attribute):
                 texts.add(self.ctx.code(target.value))
         return texts
