@@ -155,6 +155,37 @@ class ScalerStepWithoutUpdate(Rule):
             "        scaler.step(optimizer); optimizer.zero_grad()  # expect: TL104\n"
             "        scaler.update()\n",
         ),
+        # reading the scale in a function, or handing the scaler to a call in another
+        # loop, updates nothing in this one
+        Example(
+            "import torch\n"
+            "from helpers import end_step\n"
+            "scaler = torch.amp.GradScaler('cuda')\n"
+            "def log_scale():\n"
+            "    print(scaler.get_scale())\n"
+            "for x, y in warmup:\n"
+            "    scaler.scale(criterion(model(x), y)).backward()\n"
+            "    scaler.step(optimizer)\n"
+            "    end_step(scaler, optimizer)\n"
+            "for x, y in loader:\n"
+            "    scaler.scale(criterion(model(x), y)).backward()\n"
+            "    scaler.step(optimizer)  # expect: TL104\n"
+            "    log_scale()\n",
+            fixed="import torch\n"
+            "from helpers import end_step\n"
+            "scaler = torch.amp.GradScaler('cuda')\n"
+            "def log_scale():\n"
+            "    print(scaler.get_scale())\n"
+            "for x, y in warmup:\n"
+            "    scaler.scale(criterion(model(x), y)).backward()\n"
+            "    scaler.step(optimizer)\n"
+            "    end_step(scaler, optimizer)\n"
+            "for x, y in loader:\n"
+            "    scaler.scale(criterion(model(x), y)).backward()\n"
+            "    scaler.step(optimizer)  # expect: TL104\n"
+            "    scaler.update()\n"
+            "    log_scale()\n",
+        ),
     )
     good = (
         "import torch\n"
@@ -296,8 +327,8 @@ class ScalerStepWithoutUpdate(Rule):
 
     def _handed_out(self, scaler: cst.BaseExpression, binding: Binding) -> bool:
         """The scaler, or its `update` method, reaches code that may call it where
-        this loop cannot see: given to a call or a constructor anywhere in the file
-        (`hook = StepHook(scaler)`, then `hook.after_step()` in the loop), stored
+        this loop cannot see: given to a call whose result is kept, anywhere in the
+        file (`hook = StepHook(scaler)`, then `hook.after_step()` in the loop), stored
         (`end_of_step = scaler.update`, a list of callbacks), or read in a lambda
         or a function defined inside (an optimizer's step hook). Only its own
         methods called on it (`scaler.step(opt)`, `scaler.get_scale()`) say what
@@ -310,25 +341,37 @@ class ScalerStepWithoutUpdate(Rule):
             parent = self.ctx.parent(node)
             if type(parent) in (cst.AssignTarget, cst.AnnAssign, cst.AugAssign):
                 continue  # where it is bound
+            nested = self._inside_nested(node, scaler)  # a hook, run at another time
             if type(parent) is cst.Attribute and parent.value is node:
                 called = self.ctx.parent(parent)
-                if type(called) is cst.Call and called.func is parent and not self._inside_nested(node, scaler):
+                if type(called) is cst.Call and called.func is parent:
+                    if nested and parent.attr.value == "update":
+                        return True
                     continue  # `scaler.step(opt)`
             if type(parent) is cst.Attribute and parent.attr is node:
                 continue  # the name part of `self.scaler`: judged as the whole
+            if type(parent) is cst.Arg and not nested and not self._kept_by_result(parent):
+                continue  # `end_step(scaler, opt)`: does its work then (in this loop, see `_updates_in`)
             return True
         return False
+
+    def _kept_by_result(self, arg: cst.Arg) -> bool:
+        """The call given `arg` returns something kept (`hook = StepHook(scaler)`),
+        which may hold the scaler and update it whenever it is used."""
+        call = self.ctx.parent(arg)
+        return type(call) is cst.Call and type(self.ctx.parent(call)) in (cst.Assign, cst.AnnAssign)
 
     def _inside_nested(self, node: cst.CSTNode, reference: cst.CSTNode) -> bool:
         """`node` is read in a lambda or a function defined inside the function
         that holds `reference` (a hook that runs at another time)."""
         outer = self.ctx.enclosing_function(reference)
+        nested = False
         for ancestor in self.ctx.ancestors(node):
             if ancestor is outer:
-                return False
-            if type(ancestor) in (cst.Lambda, cst.FunctionDef):
-                return True
-        return False
+                return nested
+            if type(ancestor) is cst.Lambda or (type(ancestor) is cst.FunctionDef and outer is not None):
+                nested = True
+        return nested and outer is None  # at module level, any function or lambda runs at another time
 
     def _training_loop(self, step: cst.Call) -> cst.For | cst.While | None:
         """The innermost loop around `step` in its function, skipping a loop
