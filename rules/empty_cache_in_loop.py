@@ -338,6 +338,20 @@ class EmptyCacheInLoop(Rule):
         "def train(model, loader, opt):\n"
         "    for step, batch in enumerate(loader):\n"
         "        train_step(model, batch, opt, step, 8)  # expect: TL201\n",
+        # a trainer module moved to the GPU is still of its class: `.cuda()` returns it
+        "import torch\n"
+        "class Trainer(torch.nn.Module):\n"
+        "    def train_step(self, batch):\n"
+        "        self.model(batch).sum().backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.optimizer.zero_grad()\n"
+        "    def free(self):\n"
+        "        torch.cuda.empty_cache()\n"
+        "def main(model, loader):\n"
+        "    trainer = Trainer(model).cuda()\n"
+        "    for batch in loader:\n"
+        "        trainer.train_step(batch)\n"
+        "        trainer.free()  # expect: TL201\n",
     )
     good = (
         # a period around the call alone: the author chose when it runs

@@ -226,7 +226,7 @@ class CallTargets:
     def _instances_of_classes(self) -> dict[tuple[cst.CSTNode, str], str]:
         found: dict[tuple[cst.CSTNode, str], str] = {}
         for node in self.ctx.nodes_of(cst.Assign):
-            value = node.value  # type: ignore[attr-defined]
+            value = _unchained(node.value)  # type: ignore[attr-defined]
             if type(value) is not cst.Call or len(node.targets) != 1:  # type: ignore[attr-defined]
                 continue
             cls = self._class_named(value.func)
@@ -263,6 +263,19 @@ class CallTargets:
         if qualified is not None and last[:1].isupper() and not qualified.startswith("torch."):
             return qualified
         return None
+
+
+# `nn.Module` methods that return the module itself: `Trainer(model).cuda()` is a Trainer
+_RETURN_SELF = frozenset({"cuda", "cpu", "to", "float", "double", "half", "bfloat16", "train", "eval",
+                          "requires_grad_", "share_memory", "to_empty", "xpu", "mps"})
+
+
+def _unchained(value: cst.BaseExpression) -> cst.BaseExpression:
+    """The construction behind calls of methods that return the object itself."""
+    while (type(value) is cst.Call and type(value.func) is cst.Attribute
+           and value.func.attr.value in _RETURN_SELF and type(value.func.value) is cst.Call):
+        value = value.func.value
+    return value
 
 
 # -- one function ----------------------------------------------------------------
