@@ -89,7 +89,10 @@ class MissingZeroGrad(Rule):
     another module of the project that steps it (`train_step(model,
     optimizer, batch)`, torchvision's `train_one_epoch(model, criterion,
     optimizer, ...)`, a `training_step` inherited from a base class of
-    another module) is judged at that call instead: flagged when neither
+    another module) is judged at that call instead, and so is a loop calling
+    the step method of a trainer object whose class built its optimizer
+    (`trainer = Trainer(model).cuda()`, then `trainer.train_step(x, y)`,
+    the class in this file or another): flagged when neither
     the loop nor that function clears gradients, nor calls something out of
     reach whose name says it may.
     A call into code outside the file
@@ -260,6 +263,19 @@ class MissingZeroGrad(Rule):
         "            for batch in loader:\n"
         "                self.training_step(batch)\n"
         "                step += 1\n",
+        # a trainer object's step method, called from a loop outside its class
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)\n"
+        "    def training_step(self, batch):\n"
+        "        self.model(batch).backward()\n"
+        "        self.opt.step()\n"
+        "def fit(model, loader):\n"
+        "    trainer = Trainer(model)\n"
+        "    for batch in loader:\n"
+        "        trainer.training_step(batch)  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -383,14 +399,34 @@ class MissingZeroGrad(Rule):
         "for batch in loader:\n"
         "    engine.backward(engine(batch))\n"
         "    engine.step()\n",
+        # the same trainer, its gradients cleared by the loop or by a method of its own
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)\n"
+        "    def training_step(self, batch):\n"
+        "        self.model(batch).backward()\n"
+        "        self.opt.step()\n"
+        "    def reset(self):\n"
+        "        self.opt.zero_grad(set_to_none=True)\n"
+        "def fit(model, loader):\n"
+        "    trainer = Trainer(model)\n"
+        "    for batch in loader:\n"
+        "        trainer.reset()\n"
+        "        trainer.training_step(batch)\n"
+        "    for batch in loader:\n"
+        "        trainer.opt.zero_grad()\n"
+        "        trainer.training_step(batch)\n"
+        "    for batch in loader:\n"
+        "        model.zero_grad()\n"
+        "        trainer.training_step(batch)\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
         """A function of another module of the project that clears gradients
         (`end_step(scaler, optimizer)` of helpers.py calling `optimizer.zero_grad()`)."""
-        if type(node) is not cst.Call or not self.ctx.external:
-            return False
-        summary = self.ctx.summaries.of_external_call(node)
+        summary = self._followed_summary(node)
         return summary is not None and (summary.does(ZERO_GRAD) or summary.does(MAY_ZERO_GRAD))
 
     def _external_step(self, node: cst.CSTNode) -> Summary | None:
@@ -398,22 +434,38 @@ class MissingZeroGrad(Rule):
         calls, when it steps an optimizer (`train_step(model, optimizer, batch)`
         of utils.py, a `training_step` inherited from a base class of another
         module); the file's own functions are walked into instead."""
-        if type(node) is not cst.Call or not self.ctx.external:
-            return None
-        summary = self.ctx.summaries.of_external_call(node)
+        summary = self._followed_summary(node)
         return summary if summary is not None and summary.does(STEP) else None
 
-    def _stepped_through(self, call: cst.Call, summary: Summary) -> list[cst.BaseExpression]:
+    def _followed_summary(self, node: cst.CSTNode) -> Summary | None:
+        """What a call does that the walk of the loop does not enter: a function of
+        another module, or a method of an object of a class of this file
+        (`trainer.training_step(batch)`)."""
+        if type(node) is not cst.Call:
+            return None
+        summary = self.ctx.summaries.of_external_call(node) if self.ctx.external else None
+        if summary is None and self.ctx.local_callee(node) is None:
+            summary = self.ctx.summaries.of_call(node)
+        return summary
+
+    def _stepped_through(self, call: cst.Call, summary: Summary) -> list[cst.BaseExpression | str]:
         """The optimizers of this file that `call` hands to a function that steps
         them: an argument, or (`self.training_step(batch)`) the instance's own."""
-        found = [arg.value for slot, arg in argument_slots(call)
-                 if summary.slot(slot) in summary.steps and is_optimizer(self.ctx, arg.value)]
+        found: list[cst.BaseExpression | str] = []
+        for slot, arg in argument_slots(call):
+            param = summary.slot(slot)
+            if param in summary.steps and (param in summary.known_steps or is_optimizer(self.ctx, arg.value)):
+                found.append(arg.value)
         receiver = call.func.value if type(call.func) is cst.Attribute else None
+        own = sorted(a for a in summary.steps if a.startswith("self."))
         if type(receiver) is cst.Name and receiver.value == "self":
-            for attribute in sorted(summary.steps):
-                node = self._own_attribute(call, attribute) if attribute.startswith("self.") else None
-                if node is not None and is_optimizer(self.ctx, node):
-                    found.append(node)
+            for attribute in own:
+                node = self._own_attribute(call, attribute)
+                if attribute in summary.known_steps or (node is not None and is_optimizer(self.ctx, node)):
+                    found.append(node if node is not None else attribute)
+        elif type(receiver) in (cst.Name, cst.Attribute):
+            # `trainer.training_step(batch)`: its class built `self.optimizer` as one
+            found.extend(self.ctx.code(receiver) + a[len("self"):] for a in own if a in summary.known_steps)
         return found
 
     def _own_attribute(self, at: cst.CSTNode, attribute: str) -> cst.BaseExpression | None:
@@ -470,9 +522,9 @@ class MissingZeroGrad(Rule):
                     backward = backward or helper.does(BACKWARD)
                     message = _IN_HELPER_LOOP if helper.does(LOOP) else _THROUGH_HELPER
                     for optimizer in self._stepped_through(node, helper):  # type: ignore[arg-type]
-                        code = self.ctx.code(optimizer)
+                        code = optimizer if isinstance(optimizer, str) else self.ctx.code(optimizer)
                         steps.append((node, code, message.format(self.ctx.code(node.func), code, code)))  # type: ignore[attr-defined]
-                        owners[self.ctx.code(optimizer)] = self._parameters_owner(optimizer)
+                        owners[code] = None if isinstance(optimizer, str) else self._parameters_owner(optimizer)
             else:
                 # an optimizer built on a model whose zero_grad() the loop calls is cleared;
                 # one whose model is unknown may be (a model may hold every parameter)

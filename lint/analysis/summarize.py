@@ -297,7 +297,7 @@ class _Summarizer:
         phases = [loop for loop in loops if not self._micro_batch_loop(loop) and not self._bookkeeping_loop(loop)]
         events: list[Event] = [LOOP] if phases else []
         sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set(),
-                                     "steps": set()}
+                                     "steps": set(), "known_steps": set()}
         for call in self.ctx.calls_in_order(self.func.body):
             events.extend(self._events(call, sets))
         # `def optimize(opt, losses): torch.stack(losses).mean().backward()`
@@ -380,7 +380,7 @@ class _Summarizer:
         elif effect is None and self.targets.target(call) is None and clearing_name(call):
             yield MAY_ZERO_GRAD  # out of reach (a function of the project is followed instead)
         if effect == STEP:
-            self._stepped(call, sets["steps"])
+            self._stepped(call, sets["steps"], sets["known_steps"])
         mode = mode_switch(self.ctx, call)
         if mode is not None:
             # `train(flag)` restores a mode saved before (`model.train(was_training)`)
@@ -410,7 +410,7 @@ class _Summarizer:
         passed = ((slot, self._param(arg.value)) for slot, arg in argument_slots(call))
         return tuple((slot, param) for slot, param in passed if param is not None)
 
-    def _stepped(self, call: cst.Call, steps: set[str]) -> None:
+    def _stepped(self, call: cst.Call, steps: set[str], known_steps: set[str]) -> None:
         """Add the parameter (or `self.` attribute) `call` steps as an optimizer: the
         caller, which may know it is one, judges the loop that calls this function.
         Not when this function's own loop steps an optimizer it knows: the rule
@@ -422,6 +422,8 @@ class _Summarizer:
         owner = self._param(stepped) or self._own_attribute(stepped) if stepped is not None else None
         if owner is not None:
             steps.add(owner)
+            if known is not None:
+                known_steps.add(owner)
 
     def _in_own_loop(self, node: cst.CSTNode) -> bool:
         for ancestor in self.ctx.ancestors(node):

@@ -57,3 +57,12 @@ def sweep(model, loader):
     for max_epochs in (1, 2, 4):
         trainer = Trainer(max_epochs)
         trainer.fit(model, loader)
+
+
+def detect(model, loader, epochs):
+    from engine import Detector
+
+    trainer = Detector(model).cuda()
+    for epoch in range(epochs):
+        for x, y in loader:
+            trainer.train_step(x, y)  # expect: TL401
