@@ -26,6 +26,8 @@ from trainlint.config import (
     with_overrides,
 )
 from trainlint.discovery import Discovery, discover
+from trainlint.imports import imported_files
+from trainlint.project import project_root
 from trainlint.runner import RunOptions, RunResult, run, unified_diff
 from trainlint.stdin import UNNAMED, fixed_bytes, lint_stdin
 
@@ -78,6 +80,25 @@ class Settings:
     selection: Selection
 
 
+def _imported_context(files: list[str], targets: list[str], config: Config) -> list[str]:
+    """The project's other files that `files` may import, when the paths given
+    are not the whole project (the files a pre-commit hook passes, a subfolder):
+    what their functions do is followed as in a run over the whole project, and
+    only `files` are reported."""
+    if not files:
+        return []
+    root = project_root(files, config.source.parent if config.source else None)
+    if any(os.path.isdir(target) and Path(target).resolve() == root.resolve() for target in targets):
+        return []  # the whole project is linted already
+    linted = {os.path.abspath(path) for path in files}
+    others = [path for path in discover([str(root)], config).files if os.path.abspath(path) not in linted]
+    if not others:
+        return []
+    here = os.getcwd()
+    shown = [os.path.relpath(path) if os.path.abspath(path).startswith(here + os.sep) else path for path in others]
+    return imported_files(files, shown, str(root))
+
+
 def execute(request: CheckRequest) -> int:
     """Run the check; the exit status."""
     misuse = _misuse(request)
@@ -98,7 +119,8 @@ def execute(request: CheckRequest) -> int:
         warn(_nothing_to_lint(found, targets, settings.config))
     cache_dir = None if request.no_cache else settings.config.root / CACHE_DIR
     options = RunOptions(request.fix_mode, request.diff, request.jobs, cache_dir, request.timings)
-    result = run(found.files, settings.selection, settings.config, options)
+    context = _imported_context(found.files, targets, settings.config)
+    result = run(found.files, settings.selection, settings.config, options, context)
     for problem in result.errors:
         error(problem)
     if request.verbose:

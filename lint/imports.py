@@ -140,3 +140,28 @@ class ImportGraph:
         """Whether a file with this reach may call into a member: only then
         can the project give it the summaries of what it calls."""
         return bool(reach.files & self.members) or bool(reach.folders & self._with_members)
+
+
+def imported_files(requested: Iterable[str], candidates: Iterable[str], root: str) -> list[str]:
+    """The files of `candidates` that the `requested` files may import, directly
+    or through one another (read from their text, as `ImportGraph.reach` does)."""
+    candidates = list(candidates)
+    graph = ImportGraph(root, candidates, ())
+    by_path = {os.path.abspath(path): path for path in candidates}
+    pending = list(requested)
+    seen = {os.path.abspath(path) for path in pending}
+    found: list[str] = []
+    while pending:
+        path = pending.pop()
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        reach = graph.reach(path, text)
+        for absolute, original in by_path.items():
+            if absolute not in seen and reach.covers(absolute):
+                seen.add(absolute)
+                found.append(original)
+                pending.append(original)
+    return sorted(found)

@@ -43,6 +43,7 @@ class RunOptions:
     jobs: int = 0  # 0: one per CPU
     cache_dir: Path | None = None  # None: no cache
     timings: bool = False  # measure where each analysed file's time goes
+    only: frozenset[str] | None = None  # the files to report and fix (the others are context)
 
 
 @dataclass
@@ -67,10 +68,18 @@ class _Analysed:
     digest: str  # of the bytes the worker read and linted
 
 
-def run(files: Sequence[str], selection: Selection, config: Config, options: RunOptions) -> RunResult:
+def run(files: Sequence[str], selection: Selection, config: Config, options: RunOptions,
+        context: Sequence[str] = ()) -> RunResult:
     """Lint `files` in two passes: every file that is not cached, then the
     files whose calls into other modules of the project now mean something
-    else than when their findings were computed (see `trainlint.project_pass`)."""
+    else than when their findings were computed (see `trainlint.project_pass`).
+    `context`: other files of the project that `files` may import, analysed
+    for what their functions do (and cached), but neither reported nor fixed."""
+    if context:
+        wanted = set(files)
+        result = run([*files, *(path for path in context if path not in wanted)], selection, config,
+                     replace(options, only=frozenset(wanted)))
+        return result
     result = RunResult()
     index = ResultCache(options.cache_dir) if options.cache_dir is not None else None
     store = ProjectStore(index.project_dir) if index is not None else None
@@ -96,14 +105,19 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
             known[task.path] = _finish(task, outcome, known[task.path], result, fixes)
             analysed.add(task.path)
     for path, (task, outcome) in fixes.items():
-        _apply_fixes(known[path], task, outcome, options, result)
+        if options.only is None or path in options.only:
+            _apply_fixes(known[path], task, outcome, options, result)
     if index is not None and store is not None:
         _save(index, store, known, project)
+    only = options.only
     for path, entry in sorted(known.items()):
-        result.findings.extend(entry.findings)
-        result.errors.extend(crash.describe(path) for crash in entry.crashes)
-    result.analysed = len(analysed)
-    result.from_cache = len(cached_paths - analysed)
+        if only is None or path in only:
+            result.findings.extend(entry.findings)
+            result.errors.extend(crash.describe(path) for crash in entry.crashes)
+    if only is not None:  # a context file that cannot be read is no finding of this run
+        result.findings = [finding for finding in result.findings if finding.path in only]
+    result.analysed = len(analysed if only is None else analysed & only)
+    result.from_cache = len((cached_paths - analysed) if only is None else (cached_paths - analysed) & only)
     result.findings.sort()
     return result
 

@@ -134,3 +134,27 @@ def test_a_module_that_does_nothing_shadows_a_farther_one_through_the_cache(tmp_
     assert ("train.py", 14, "TL201") not in cached()
     near.unlink()
     assert ("train.py", 14, "TL201") in cached()
+
+
+def test_a_file_linted_alone_follows_the_modules_it_imports(tmp_path: Path) -> None:
+    """What a pre-commit hook runs: only the changed file is named. Its imports
+    are read as in a run over the whole project, so it gets the same findings;
+    the modules it imports are neither reported nor fixed."""
+    from cli_runner import invoke
+
+    project = tmp_path / "proj"
+    shutil_copy = __import__("shutil").copytree
+    shutil_copy(PROJECTS / "step_elsewhere_layout", project)
+    (project / "pyproject.toml").write_text("[tool.trainlint]\n")
+    helper = project / "amp_helpers.py"
+    helper.write_text("import torch\n\n\ndef make_scaler():\n    return torch.cuda.amp.GradScaler()\n")
+    engine = project / "engine.py"
+    engine.write_text("import amp_helpers\n" + engine.read_text())
+    whole = {line for line in invoke(".", "--no-cache", cwd=project)[1].splitlines() if line.startswith("train.py:")}
+    assert len(whole) == 4
+    for cache in ("--no-cache", None):
+        args = ["train.py"] + ([cache] if cache else [])
+        code, out, _ = invoke(*args, cwd=project)
+        assert code == 1 and set(out.splitlines()[:-1]) == whole
+    code, out, _ = invoke("train.py", "--fix", cwd=project)
+    assert "torch.cuda.amp.GradScaler()" in helper.read_text(), "a module read for context is not fixed"
