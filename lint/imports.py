@@ -14,12 +14,13 @@ file below its folder, since `pkg.sub.f()` can name any of them.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from trainlint.project import module_bases
+from trainlint.project import member_of, module_bases
 
 _GAP = r"[\s\\]"  # spaces, newlines and line continuations
 # each starts with its keyword, which the regex engine finds fast; what
@@ -143,25 +144,72 @@ class ImportGraph:
 
 
 def imported_files(requested: Iterable[str], candidates: Iterable[str], root: str) -> list[str]:
-    """The files of `candidates` that the `requested` files may import, directly
-    or through one another (read from their text, as `ImportGraph.reach` does)."""
-    candidates = list(candidates)
-    graph = ImportGraph(root, candidates, ())
+    """The files of `candidates` that the `requested` files import: the module
+    each import statement names (and the submodule `from pkg import name` may
+    name), looked up as the project looks up calls; through a package's
+    `__init__.py`, the module each imported name is re-exported from. The
+    modules those modules import are not followed further: a file linted
+    alone costs the few files it imports, not the whole project."""
     by_path = {os.path.abspath(path): path for path in candidates}
-    pending = list(requested)
-    seen = {os.path.abspath(path) for path in pending}
+    requested_paths = {os.path.abspath(path) for path in requested}
+    seen: set[str] = set()
     found: list[str] = []
+    pending: list[tuple[str, frozenset[str] | None]] = [(path, None) for path in requested]
     while pending:
-        path = pending.pop()
-        try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
-        except OSError:
-            continue
-        reach = graph.reach(path, text)
-        for absolute, original in by_path.items():
-            if absolute not in seen and reach.covers(absolute):
+        path, wanted = pending.pop()
+        for absolute, names in _imported_paths(path, root, wanted):
+            original = by_path.get(absolute)
+            if original is None or absolute in requested_paths:
+                continue
+            if absolute not in seen:
                 seen.add(absolute)
                 found.append(original)
-                pending.append(original)
+            if os.path.basename(absolute) == "__init__.py" and names:
+                pending.append((original, names))  # where the package takes these names from
     return sorted(found)
+
+
+def _imported_paths(path: str, root: str, wanted: frozenset[str] | None
+                    ) -> Iterable[tuple[str, frozenset[str] | None]]:
+    """The module files the import statements of `path` may name, each with the
+    names imported from it. With `wanted` (a package's `__init__.py`), only the
+    imports that bind those names, and star imports; imports under
+    `if TYPE_CHECKING:` never run."""
+    try:
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):
+        return
+    here = os.path.dirname(os.path.abspath(path))
+    for node in _run_time_nodes(tree):
+        modules: list[tuple[str, frozenset[str] | None]] = []
+        if isinstance(node, ast.Import) and wanted is None:
+            modules = [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            aliases = [a for a in node.names if wanted is None or a.name == "*" or (a.asname or a.name) in wanted]
+            if not aliases:
+                continue
+            names = frozenset(a.name for a in aliases)
+            modules = [(base, None if "*" in names else names)]
+            modules += [(member_of(base, a.name), None) for a in aliases if a.name != "*"]
+        for module, names in modules:
+            bases, parts = module_bases(here, module, root)
+            if not parts:
+                continue
+            for folder in bases:
+                target = os.path.join(folder, *parts)
+                yield target + ".py", names
+                yield os.path.join(target, "__init__.py"), names
+
+
+def _run_time_nodes(tree: ast.AST) -> Iterable[ast.AST]:
+    """Every node of `tree` but the bodies of `if TYPE_CHECKING:`."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
+            stack.extend(node.orelse)
+            continue
+        stack.extend(ast.iter_child_nodes(node))

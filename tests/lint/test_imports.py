@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from trainlint.imports import ImportGraph, imported_modules
+from trainlint.imports import ImportGraph, imported_files, imported_modules
 
 
 @pytest.mark.parametrize(
@@ -71,3 +71,25 @@ def test_a_file_imports_members_only_through_what_it_reaches(tree: Path) -> None
     graph = _graph(tree, ["pkg/sub/deep.py"])
     assert graph.imports_members(graph.reach(str(tree / "train.py"), "import pkg\n"))
     assert not graph.imports_members(graph.reach(str(tree / "train.py"), "import utils\nimport torch\n"))
+
+
+def test_a_file_alone_reads_what_it_imports_and_what_a_package_reexports_it_from(tmp_path: Path) -> None:
+    """The context of a file linted alone: the modules its imports name, and in a
+    package's `__init__.py` only the imports of the names taken from it; not
+    what `if TYPE_CHECKING:` imports, nor what the imported modules import."""
+    files = {
+        "train.py": "from pkg import helper_a\nimport engine\nfrom typing import TYPE_CHECKING\n"
+                    "if TYPE_CHECKING:\n    import typed_only\n",
+        "pkg/__init__.py": "from .a import helper_a\nfrom .b import helper_b\n",
+        "pkg/a.py": "import deep\n",
+        "pkg/b.py": "",
+        "engine.py": "import deep\n",
+        "deep.py": "",
+        "typed_only.py": "",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    candidates = [str(tmp_path / name) for name in files]
+    found = imported_files([str(tmp_path / "train.py")], candidates, str(tmp_path))
+    assert sorted(os.path.relpath(p, tmp_path) for p in found) == ["engine.py", "pkg/__init__.py", "pkg/a.py"]
