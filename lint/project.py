@@ -127,7 +127,9 @@ class Project:
     # -- what a file needs --------------------------------------------------
     def inputs(self, path: str) -> dict[str, Summary]:
         """Closed summaries of the other modules' functions that `path`
-        calls, by the names it calls them, when they do anything."""
+        calls, by the names it calls them: one that does nothing a summary
+        tells is known to do nothing (`start_epoch(loader, epoch)` that only
+        logs is no excuse for a missing `set_epoch`)."""
         return self.inputs_and_reads(path)[0]
 
     def inputs_and_reads(self, path: str) -> tuple[dict[str, Summary], frozenset[str]]:
@@ -143,7 +145,7 @@ class Project:
                         found[name] = Summary(alias_of=target)
                 elif target is not None:
                     summary = self.summary(*target)
-                    if summary is not None and _says_something(summary):
+                    if summary is not None:
                         found[name] = summary
         return found, frozenset(reads)
 
@@ -368,11 +370,6 @@ def module_bases(here: str, dotted: str, root: str) -> tuple[list[str], list[str
             here = os.path.dirname(here)
             bases.append(here)
     return bases, dotted.split(".")
-
-
-def _says_something(summary: Summary) -> bool:
-    data = summary.to_json()
-    return any(data[name] for name in data if name != "params")
 
 
 def inputs_digest(inputs: Mapping[str, Summary]) -> str:
