@@ -4,7 +4,15 @@ from typing import Iterator
 
 import libcst as cst
 
-from trainlint.analysis.accumulators import consumed_names, detaches, escapes, needs_tensor, returned_names
+from trainlint.analysis.accumulators import (
+    consumed_names,
+    detaches,
+    escapes,
+    may_hold_number,
+    needs_tensor,
+    own_variable,
+    returned_names,
+)
 from trainlint.analysis.dataflow import (
     Values,
     backpropagated_names,
@@ -72,16 +80,38 @@ class LossAccumulatedWithGraph(Rule):
     Safe, and offered only when no later use could need the tensor: in a
     running sum the loss becomes `loss.item()` (when the loss is known to be
     a scalar: not from a loss module built with `reduction="none"`, nor one
-    built with options that cannot be read), in an append `loss.detach()`. The total must stay within its
-    function and be read only as a number: printed, formatted, logged, used
-    in arithmetic or passed to numpy / math functions whose results are
-    followed the same way. `.item()` is not offered when the total, or anything
-    computed from it, is then read as a tensor: a method or attribute
-    (`avg.item()` after `avg = total / n`) or a torch function, which takes only
-    tensors (`torch.exp(total / n)`). A total that is returned, yielded, stored in
-    an attribute or a container, handed to any other function, or kept on
-    `self` gets the finding without a fix: whoever receives it may
-    back-propagate it or call tensor methods on it.
+    built with options that cannot be read), in an append `loss.detach()`.
+    The fix does change what is logged, on purpose: the total becomes a
+    Python float, so `print(total)` shows `3.6898616552352905` where it
+    showed `tensor(3.6899, grad_fn=<AddBackward0>)`, the low-order digits of
+    a float32 total change (it is summed in float64), and a bfloat16 or
+    float16 total becomes the exact sum of its losses instead of one that
+    stalls once the losses are small beside it.
+
+    The total must be a variable of the code that accumulates it: a local of
+    the function, bound there, or a variable of the module accumulated by
+    the module's own loop and named by no function or class of the module.
+    No fix is offered for a total declared `global` or `nonlocal`, a
+    parameter (a list the caller passed in), a module's variable appended
+    in a function, or an attribute (`self.losses`): other code reads them.
+    Within its code the total must be read only as a number: printed,
+    formatted, logged, used in arithmetic or passed to numpy / math
+    functions whose results are followed the same way. `.item()` is not
+    offered when the total, or anything computed from it, is then used as a
+    tensor: a method or attribute (`avg.item()` after `avg = total / n`), an
+    item (`total[0]`), its length, iterating or unpacking it, `@`, or a torch
+    function, which takes only tensors (`torch.exp(total / n)`); `.detach()`
+    is not offered when the losses' graphs are read (`l.grad_fn`,
+    `l.requires_grad`). A total that is returned, yielded, stored in an
+    attribute or a container, or handed to any other function (among them
+    `torch.autograd`'s) gets the finding without a fix: whoever receives it
+    may back-propagate it or call tensor methods on it. Nor is a fix offered
+    when the loss may be a plain number where it is added: when any
+    assignment of it in the function gives or may give a number or any other
+    value that is no tensor (`0.0`, `x if c else 0.0`, `a or 0.0`,
+    `float(...)`, `sum(...)`, `.item()`, `loss += 1.0`), or the code asks what
+    it is (`torch.is_tensor(loss)`, `isinstance(loss, ...)`): `.item()` of a
+    float raises.
 
     ## Limitations
     Besides the direct forms above, helpers of the project are followed (in
@@ -94,8 +124,9 @@ class LossAccumulatedWithGraph(Rule):
     libraries, objects whose class cannot be told, and an accumulation outside
     any loop (a `training_step` method appending to `self.outputs`) is not
     flagged. A loss being built is never flagged: a total that is
-    back-propagated later (`total.backward()`,
-    `torch.stack(losses).mean().backward()`, `for l in losses: l.backward()`),
+    back-propagated or differentiated later (`total.backward()`,
+    `torch.stack(losses).mean().backward()`, `for l in losses: l.backward()`,
+    `torch.autograd.grad(torch.stack(losses).sum(), w)`),
     a sum in a module's `forward`, a sum returned by a function that
     back-propagates nothing (a loss function: its caller does), also inside a
     returned dict (`losses["mask"] = loss_mask / n`), and any sum under
@@ -393,6 +424,82 @@ class LossAccumulatedWithGraph(Rule):
         "        policy_losses.append(policy_loss)  # expect: TL202\n"
         "        value_total += value_loss  # expect: TL202\n"
         "    print(sum(policy_losses) / len(policy_losses), value_total)\n",
+        # a total declared `global`: code outside the function reads it, here as a
+        # tensor. No fix: only a variable of the function's own can be checked
+        "import torch\n"
+        "total = 0\n"
+        "def train(model, loader, opt):\n"
+        "    global total\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        total += loss  # expect: TL202\n"
+        "train(model, loader, opt)\n"
+        "print((total / len(loader)).item())\n",
+        # a total declared `nonlocal`: the enclosing function returns it. No fix
+        "import torch\n"
+        "def fit(model, loader, opt):\n"
+        "    total = 0\n"
+        "    def epoch():\n"
+        "        nonlocal total\n"
+        "        for x, y in loader:\n"
+        "            loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "            total += loss  # expect: TL202\n"
+        "    epoch()\n"
+        "    return total\n",
+        # a module's list appended in a function, back-propagated by the module. No fix:
+        # the list is not the function's own
+        "import torch\n"
+        "LOSSES = []\n"
+        "def run_epoch(model, loader, opt):\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward(retain_graph=True)\n"
+        "        opt.step()\n"
+        "        LOSSES.append(loss)  # expect: TL202\n"
+        "run_epoch(model, loader, opt)\n"
+        "torch.stack(LOSSES).mean().backward()\n",
+        # a list the caller passed in: the caller back-propagates it. No fix
+        "import torch\n"
+        "def run_epoch(model, loader, opt, history):\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward(retain_graph=True)\n"
+        "        opt.step()\n"
+        "        history.append(loss)  # expect: TL202\n"
+        "history = []\n"
+        "run_epoch(model, loader, opt, history)\n"
+        "torch.stack(history).mean().backward()\n",
+        # the loss is a plain number on some path (an empty batch): a float has no
+        # `.item()`. No fix
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "total = 0.0\n"
+        "for x, y in loader:\n"
+        "    loss = F.mse_loss(model(x), y) if len(x) else 0.0\n"
+        "    if torch.is_tensor(loss):\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    total += loss  # expect: TL202\n"
+        "print(f'total {total:.4f}')\n",
+        # the total is indexed after the loop: a float cannot be. No fix
+        "import torch\n"
+        "total = 0\n"
+        "for x, y in loader:\n"
+        "    loss = ((model(x) - y) ** 2).mean(0)\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    total += loss  # expect: TL202\n"
+        "print('mean', total[0] / len(loader))\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -632,6 +739,17 @@ class LossAccumulatedWithGraph(Rule):
         "        opt.step()\n"
         "        task_total += task_loss.item()\n"
         "        distill_total += distill_loss\n",
+        # losses kept to be differentiated once more, by `torch.autograd`: a loss being
+        # built, as for `.backward()`
+        "import torch\n"
+        "losses, total = [], 0\n"
+        "for x, y in loader:\n"
+        "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "    loss.backward(retain_graph=True)\n"
+        "    losses.append(loss)\n"
+        "    total += loss\n"
+        "grads = torch.autograd.grad(torch.stack(losses).sum(), model.weight)\n"
+        "torch.autograd.backward(tensors=total)\n",
     )
 
     def finish(self) -> None:
@@ -648,7 +766,7 @@ class LossAccumulatedWithGraph(Rule):
                 continue
             self._backpropagated = backpropagated_names(self.ctx, body)
             self._components = loss_components(self.ctx, body, self._backpropagated)
-            self._consumed = consumed_names(self.ctx, body, self._handed_to_backward(body))
+            self._consumed = consumed_names(self.ctx, body, self._handed_to_backward(body), differentiated=True)
             Flow(self.ctx, self._transfer, events=self._is_event).run(body)
         for node, paths in self._paths.items():
             if not all(carries for carries, _ in paths):
@@ -874,6 +992,10 @@ class LossAccumulatedWithGraph(Rule):
     def _fix(self, node: cst.CSTNode, accumulator: str, operands: frozenset[cst.Name]) -> Fix | None:
         if not operands or not self._only_read_as_number(node, accumulator):
             return None
+        function = self.ctx.enclosing_function(node)
+        body = function.body if function is not None else self.ctx.module
+        if any(may_hold_number(self.ctx, body, n.value) for n in operands):
+            return None  # `.item()` / `.detach()` of a float raises
         if type(node) is cst.Call:
             if not all(self._known_tensor(n.value, node) for n in operands):
                 return None
@@ -891,8 +1013,10 @@ class LossAccumulatedWithGraph(Rule):
         """The fix is safe only when no later use could need the graph or the
         tensor: an attribute (`self.losses`) outlives the function, and a
         value returned, stored or handed to other code may be
-        back-propagated or asked for `.grad_fn` there."""
-        if "." in accumulator:
+        back-propagated or asked for `.grad_fn` there; so may a variable of
+        another scope (`global`, `nonlocal`, a parameter, a module's list
+        appended in a function) or a module's variable read in a function."""
+        if "." in accumulator or not own_variable(self.ctx, node, accumulator):
             return False
         body = self.ctx.enclosing_function(node) or self.ctx.module
         accumulating = {n for n in self._accumulators if self._accumulators[n] == accumulator}

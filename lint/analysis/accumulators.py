@@ -13,12 +13,14 @@ from typing import Iterable
 import libcst as cst
 
 from trainlint.analysis.dataflow import backward_targets, names_in, target_names
-from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.scopes import _parameters, dotted_name
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import only
 from trainlint.context import FileContext
 
 AUTOGRAD_BACKWARD = "torch.autograd.backward"
+# calls that differentiate the values they are given, keywords included
+_DIFFERENTIATING = frozenset({AUTOGRAD_BACKWARD, "torch.autograd.grad"})
 # calls that only read numbers: their result is not the tensor itself
 _READING_BUILTINS = frozenset({"print", "len", "float", "int", "round", "str", "repr", "format", "bool"})
 _LOGGING_METHODS = frozenset(
@@ -29,17 +31,27 @@ _DETACHING_METHODS = frozenset({"item", "detach", "tolist", "numpy", "data"})
 _DETACHING_BUILTINS = frozenset({"float", "int", "round"})
 # libraries whose functions return new values: the result is followed, not the call
 _TRANSPARENT_MODULES = ("torch.", "numpy.", "math.", "statistics.")
+# ...except those that differentiate what they are given: they need its graph
+_GRAPH_MODULES = ("torch.autograd.", "torch.func.", "functorch.")
+# what only a tensor with its graph answers as before: `.detach()` changes them
+_GRAPH_ATTRIBUTES = frozenset({"grad_fn", "requires_grad", "is_leaf", "grad", "register_hook", "retain_grad"})
 
 
-def consumed_names(ctx: FileContext, body: cst.CSTNode, handed: Iterable[str] = ()) -> set[str]:
+def consumed_names(
+    ctx: FileContext, body: cst.CSTNode, handed: Iterable[str] = (), differentiated: bool = False
+) -> set[str]:
     """Names whose values flow into a backward pass in `body`: the receiver
     of `.backward()`, the arguments of `torch.autograd.backward(...)`, the
     names `handed` to a function that back-propagates them, then back through
-    assignments (`loss = sum(losses)`) and loops (`for l in losses: l.backward()`)."""
+    assignments (`loss = sum(losses)`) and loops (`for l in losses: l.backward()`).
+    With `differentiated`, every value handed to `torch.autograd.grad(...)` or
+    `torch.autograd.backward(...)` counts, keywords included."""
     consumed: set[str] = set(handed)
     for node in only(ctx.subtree(body), cst.Call):
         targets = backward_targets(node)
-        if not targets and ctx.call_name(node) == AUTOGRAD_BACKWARD and node.args:  # type: ignore[attr-defined]
+        if differentiated and node.args and ctx.call_name(node) in _DIFFERENTIATING:  # type: ignore[attr-defined]
+            targets = [arg.value for arg in node.args]  # type: ignore[attr-defined]
+        elif not targets and ctx.call_name(node) == AUTOGRAD_BACKWARD and node.args:  # type: ignore[attr-defined]
             targets = [node.args[0].value]  # type: ignore[attr-defined]
         for target in targets:
             consumed |= names_in(target)
@@ -79,9 +91,10 @@ def _bound(target: cst.BaseExpression) -> set[str]:
 def escapes(ctx: FileContext, body: cst.CSTNode, name: str, skip: set[cst.CSTNode]) -> bool:
     """Whether the value of `name`, or anything computed from it, leaves the
     plain reading of numbers in `body`: it is returned or yielded, stored in
-    an attribute, item or container, or passed to a call that may need the
-    tensor (anything but printing, formatting, logging and library math).
-    Nodes in `skip` (the accumulating statements) are not uses."""
+    an attribute, item or container, passed to a call that may need the
+    tensor (anything but printing, formatting, logging and library math, and
+    not `torch.autograd`'s functions), or asked for its graph (`.grad_fn`,
+    `.requires_grad`). Nodes in `skip` (the accumulating statements) are not uses."""
     tracked = _derived(ctx, body, name)
     targets = _target_nodes(ctx, body)
     for node in ctx.subtree(body):
@@ -98,21 +111,36 @@ def escapes(ctx: FileContext, body: cst.CSTNode, name: str, skip: set[cst.CSTNod
                 return True
         if type(node) in (cst.List, cst.Tuple, cst.Dict, cst.Set) and _holds(node, tracked):
             return True
+        if type(node) is cst.Attribute and node.attr.value in _GRAPH_ATTRIBUTES and names_in(node.value) & tracked:
+            return True
     return False
 
 
 def needs_tensor(ctx: FileContext, body: cst.CSTNode, name: str) -> bool:
     """Whether code in `body` would break if the total `name` were a Python number:
     an attribute read on it or on anything computed from it (`total.item()`,
-    `avg.item()` after `avg = total / n`, `(total / n).item()`), or a torch function
-    given it (`torch.exp(total / n)`: torch's functions take tensors, except the
-    constructors that make one from a number)."""
+    `avg.item()` after `avg = total / n`, `(total / n).item()`), an item of it
+    (`total[0]`: a one-element total is a tensor of shape (1,)), its length,
+    iterating or unpacking it (`for v in total`, `print(*total)`), `@`, or a torch
+    function given it (`torch.exp(total / n)`: torch's functions take tensors,
+    except the constructors that make one from a number)."""
     tracked = _derived(ctx, body, name)
     for node in ctx.subtree(body):
-        if type(node) is cst.Attribute and names_in(node.value) & tracked:
+        kind = type(node)
+        if kind in (cst.Attribute, cst.Subscript) and names_in(node.value) & tracked:  # type: ignore[attr-defined]
             return True
-        if type(node) is cst.Call and any(names_in(arg.value) & tracked for arg in node.args):
-            qualified = ctx.qualified_name(node.func)
+        if kind in (cst.For, cst.CompFor) and names_in(node.iter) & tracked:  # type: ignore[attr-defined]
+            return True
+        if (kind is cst.BinaryOperation and type(node.operator) is cst.MatrixMultiply  # type: ignore[attr-defined]
+                and names_in(node) & tracked):
+            return True
+        if kind is cst.Call and any(names_in(arg.value) & tracked for arg in node.args):  # type: ignore[attr-defined]
+            if any(arg.star and names_in(arg.value) & tracked for arg in node.args):  # type: ignore[attr-defined]
+                return True
+            func = node.func  # type: ignore[attr-defined]
+            if type(func) is cst.Name and func.value == "len" and ctx.qualified_name(func) is None:
+                return True
+            qualified = ctx.qualified_name(func)
             if qualified is not None and qualified.startswith("torch.") and qualified not in _FROM_NUMBERS:
                 return True
     return False
@@ -132,8 +160,12 @@ def _target_nodes(ctx: FileContext, body: cst.CSTNode) -> set[cst.CSTNode]:
 
 
 def _derived(ctx: FileContext, body: cst.CSTNode, name: str) -> set[str]:
-    """`name` and every name assigned from an expression reading it."""
-    return _closure({name}, [(read, bound) for bound, read in _sources(ctx, body)])
+    """`name` and every name assigned from an expression reading it, or bound
+    by a loop or comprehension over one (`l` of `[l.grad_fn for l in losses]`)."""
+    edges = [(read, bound) for bound, read in _sources(ctx, body)]
+    edges += [(names_in(node.iter, ctx), target_names(node.target))  # type: ignore[attr-defined]
+              for node in only(ctx.subtree(body), cst.CompFor)]
+    return _closure({name}, edges)
 
 
 def returned_names(ctx: FileContext, function: cst.FunctionDef) -> set[str]:
@@ -168,7 +200,8 @@ def _reads_only(ctx: FileContext, call: cst.Call) -> bool:
     if type(func) is cst.Attribute and func.attr.value in _LOGGING_METHODS:
         return True
     qualified = ctx.qualified_name(func)
-    return qualified is not None and qualified.startswith(_TRANSPARENT_MODULES)
+    return (qualified is not None and qualified.startswith(_TRANSPARENT_MODULES)
+            and not qualified.startswith(_GRAPH_MODULES))
 
 
 def _holds(container: cst.List | cst.Tuple | cst.Dict | cst.Set, tracked: set[str]) -> bool:
@@ -187,3 +220,130 @@ def detaches(expr: cst.BaseExpression) -> bool:
             return True
         expr = expr.func if type(expr) is cst.Call else expr.value
     return False
+
+
+def own_variable(ctx: FileContext, at: cst.CSTNode, name: str) -> bool:
+    """Whether `name`, accumulated at `at`, is a variable whose every use the
+    checks of its body see: a local of the enclosing function (bound there, not
+    declared `global` / `nonlocal`, not a parameter: those are shared with the
+    code outside), or a variable of the module accumulated in the module's own
+    code that no function or class of the module reads."""
+    scope = ctx.scope_of(at)
+    if scope.is_class or name in scope.declared_outer or (name not in scope.locals and name not in scope.aliases):
+        return False
+    if scope.is_function:
+        return name not in {param.name.value for param in _parameters(scope.node.params)}  # type: ignore[union-attr]
+    return not _read_in_inner_scope(ctx, name)
+
+
+def _read_in_inner_scope(ctx: FileContext, name: str) -> bool:
+    """A function or class of the module reads the module's variable `name`."""
+    module_scope = ctx.scopes.module_scope
+    for node in ctx.nodes_of(cst.Name):
+        if node.value != name:  # type: ignore[attr-defined]
+            continue
+        scope = ctx.scope_of(node)
+        if scope is module_scope:
+            continue
+        parent = ctx.parent(node)
+        if getattr(parent, "attr", None) is node or getattr(parent, "keyword", None) is node:
+            continue  # `x.total`, `f(total=...)`: not the variable
+        if name in scope.declared_outer or (name not in scope.locals and name not in scope.aliases):
+            return True
+    return False
+
+
+# what gives a plain number (or some other value that is no tensor), never a tensor
+_NUMBER_BUILTINS = frozenset({"float", "int", "round", "sum", "len", "abs", "max", "min", "pow", "bool", "complex"})
+_NUMBER_METHODS = frozenset({"item", "tolist", "numpy"})
+_NUMBER_MODULES = ("math.", "numpy.", "statistics.")
+_NOT_TENSORS = (
+    cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
+    cst.List, cst.Tuple, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+    cst.Lambda, cst.BooleanOperation, cst.Comparison,
+)
+# calls by which code asks what a value is: it may be no tensor
+_TYPE_TESTS = frozenset({"isinstance", "hasattr", "type", "callable"})
+
+
+def may_hold_number(ctx: FileContext, body: cst.CSTNode, name: str) -> bool:
+    """Whether `name` may hold a plain number (or anything else that is no
+    tensor) in the code body `body`: some binding of it gives or may give one (a
+    literal, `x if c else 0.0`, `a or 0.0`, `float(...)`, `sum(...)`, `.item()`,
+    `name += 1.0`, a name that may hold one), the code asks what it holds
+    (`torch.is_tensor(name)`, `isinstance(name, ...)`), or some function or
+    class of the file declares it `global` / `nonlocal` and may rebind it."""
+    if any(name in scope.declared_outer for scope in ctx.scopes.scopes()):
+        return True
+    return _may_hold_number(ctx, body, name, set())
+
+
+def _may_hold_number(ctx: FileContext, body: cst.CSTNode, name: str, seen: set[str]) -> bool:
+    if name in seen:
+        return False
+    seen.add(name)
+    for node in ctx.own_nodes(body):
+        kind = type(node)
+        if kind is cst.Call and _tests_type(ctx, node, name):  # type: ignore[arg-type]
+            return True
+        if kind is cst.Assign:
+            values = [v for t in node.targets for v in _bound_values(t.target, node.value, name)]  # type: ignore[attr-defined]
+        elif kind in (cst.AnnAssign, cst.AugAssign, cst.NamedExpr) and node.value is not None:  # type: ignore[attr-defined]
+            values = _bound_values(node.target, node.value, name)  # type: ignore[attr-defined]
+        else:
+            continue
+        if any(_number_valued(ctx, body, value, seen) for value in values):
+            return True
+    return False
+
+
+def _bound_values(target: cst.BaseExpression, value: cst.BaseExpression, name: str) -> list[cst.BaseExpression]:
+    """What an assignment to `target` gives `name`, where it can be told: the
+    whole value, or its element in `a, b = 0.0, loss` (other unpacking: nothing known)."""
+    if dotted_name(target) == name:
+        return [value]
+    if type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List):
+        pairs = zip(target.elements, value.elements)  # type: ignore[attr-defined]
+        if len(target.elements) == len(value.elements):  # type: ignore[attr-defined]
+            return [v for t, e in pairs for v in _bound_values(t.value, e.value, name)]
+    return []
+
+
+def _number_valued(ctx: FileContext, body: cst.CSTNode, expr: cst.BaseExpression, seen: set[str]) -> bool:
+    """`expr` gives, or may give, a value that is no tensor. A call or attribute
+    the file cannot see into is judged by the rule's other evidence (the name is
+    back-propagated, or a loss call)."""
+    def number(part: cst.BaseExpression) -> bool:
+        return _number_valued(ctx, body, part, seen)
+
+    kind = type(expr)
+    if kind in _NOT_TENSORS:
+        return True
+    if kind is cst.Name:
+        value = expr.value  # type: ignore[attr-defined]
+        return value in ("None", "True", "False") or _may_hold_number(ctx, body, value, seen)
+    if kind is cst.UnaryOperation:
+        return number(expr.expression)  # type: ignore[attr-defined]
+    if kind is cst.IfExp:
+        return number(expr.body) or number(expr.orelse)  # type: ignore[attr-defined]
+    if kind is cst.BinaryOperation:  # a tensor and a number make a tensor
+        return number(expr.left) and number(expr.right)  # type: ignore[attr-defined]
+    if kind is cst.Call:
+        func = expr.func  # type: ignore[attr-defined]
+        if type(func) is cst.Name and func.value in _NUMBER_BUILTINS and ctx.qualified_name(func) is None:
+            return True
+        if type(func) is cst.Attribute and func.attr.value in _NUMBER_METHODS:
+            return True
+        qualified = ctx.qualified_name(func)
+        return qualified is not None and qualified.startswith(_NUMBER_MODULES)
+    return False
+
+
+def _tests_type(ctx: FileContext, call: cst.Call, name: str) -> bool:
+    """`torch.is_tensor(name)`, `isinstance(name, torch.Tensor)`, `hasattr(name, "item")`."""
+    if not call.args or dotted_name(call.args[0].value) != name:
+        return False
+    func = call.func
+    if type(func) is cst.Name and func.value in _TYPE_TESTS and ctx.qualified_name(func) is None:
+        return True
+    return ctx.qualified_name(func) in ("torch.is_tensor", "torch.is_floating_point")

@@ -93,6 +93,68 @@ REFUSED = [
               "    loss.mean().backward()\n"
               "    opt.step()\n"
               "print(total)\n"),
+    # a plain number on one path: `sum([0.0])` is a float, which has no `.item()`
+    ("TL202", "import torch\n"
+              "total = 0.0\n"
+              "for x, y in loader:\n"
+              "    if len(x) == 0:\n"
+              "        loss = sum([0.0])\n"
+              "    else:\n"
+              "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+              "        loss.backward()\n"
+              "    total += loss  # expect: TL202\n"
+              "print(total)\n"),
+    # `or` may give the number
+    ("TL202", "import torch\n"
+              "total = 0\n"
+              "for x, y in loader:\n"
+              "    loss = model(x).get('loss') or 0.0\n"
+              "    loss.backward()\n"
+              "    total += loss  # expect: TL202\n"
+              "print(total)\n"),
+    # the code itself asks whether the loss is a tensor
+    ("TL202", "import torch\n"
+              "total = 0\n"
+              "for x, y in loader:\n"
+              "    loss = compute_loss(model, x, y)\n"
+              "    if torch.is_tensor(loss):\n"
+              "        loss.backward()\n"
+              "    total += loss  # expect: TL202\n"
+              "print(total)\n"),
+    # a one-element total iterated, or measured, as a tensor: a float cannot be
+    ("TL202", "import torch\n"
+              "total = 0\n"
+              "for x, y in loader:\n"
+              "    loss = ((model(x) - y) ** 2).mean(0)\n"
+              "    loss.backward()\n"
+              "    total += loss  # expect: TL202\n"
+              "for value in total:\n"
+              "    print(value)\n"),
+    ("TL202", "import torch\n"
+              "total = 0\n"
+              "for x, y in loader:\n"
+              "    loss = ((model(x) - y) ** 2).mean(0)\n"
+              "    loss.backward()\n"
+              "    total += loss  # expect: TL202\n"
+              "print(len(total))\n"),
+    # a module's total read by a function of the module: not checked there
+    ("TL202", "import torch\n"
+              "total = 0\n"
+              "def report():\n"
+              "    print('total', total)\n"
+              "for x, y in loader:\n"
+              "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+              "    loss.backward()\n"
+              "    total += loss  # expect: TL202\n"
+              "report()\n"),
+    # the losses' graphs read after the loop: `.detach()` would change them
+    ("TL202", "import torch\n"
+              "losses = []\n"
+              "for x, y in loader:\n"
+              "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+              "    loss.backward()\n"
+              "    losses.append(loss)  # expect: TL202\n"
+              "print([l.grad_fn for l in losses])\n"),
 ]
 
 KEPT = [
@@ -124,6 +186,29 @@ KEPT = [
               "    opt.step()\n"
               "print(total)\n",
      ".item()"),
+    # a loss on every path, whichever loss call gives it; a function of the module
+    # that never names the total
+    ("TL202", "import torch.nn.functional as F\n"
+              "def log(value):\n"
+              "    print(value)\n"
+              "total = 0\n"
+              "for x, y in loader:\n"
+              "    loss = F.mse_loss(model(x), y) if smooth else F.l1_loss(model(x), y)\n"
+              "    loss.backward()\n"
+              "    total += loss  # expect: TL202\n"
+              "print(f'{total / len(loader):.3f}')\n",
+     ".item()"),
+    # a list of the function's own, bound there
+    ("TL202", "import torch.nn.functional as F\n"
+              "def train(model, loader, opt):\n"
+              "    losses = []\n"
+              "    for x, y in loader:\n"
+              "        loss = F.cross_entropy(model(x), y)\n"
+              "        loss.backward()\n"
+              "        opt.step()\n"
+              "        losses.append(loss)  # expect: TL202\n"
+              "    print(len(losses))\n",
+     ".detach()"),
 ]
 
 
