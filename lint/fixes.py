@@ -16,6 +16,14 @@ from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Fix, Replacement
 
 
+class RequiredImport(str):
+    """An entry of `Fix.imports` added even where the module already binds the
+    name at top level: the fix knows that binding may not have run when the
+    fixed code does (it is conditional, or comes after it)."""
+
+    __slots__ = ()
+
+
 class _Replace(cst.CSTTransformer):
     def __init__(self, edits: dict[cst.CSTNode, Replacement]) -> None:
         super().__init__()
@@ -30,19 +38,21 @@ def apply_fixes(module: cst.Module, fixes: Sequence[Fix], unsafe: bool = False) 
     keeps the first; the engine re-lints and fixes again until stable.
     `unsafe`: the run allows unsafe fixes (see `drop_unused_imports`)."""
     edits: dict[cst.CSTNode, Replacement] = {}
-    imports: list[str] = []
+    imports: dict[str, str] = {}  # one entry per module, required if any fix requires it
     droppable: set[str] = set()
     for fix in fixes:
         if any(node in edits for node in fix.edits):
             continue
         edits.update(fix.edits)
-        imports.extend(i for i in fix.imports if i not in imports)
+        for name in fix.imports:
+            if name not in imports or isinstance(name, RequiredImport):
+                imports[name] = name
         droppable.update(fix.unused_imports)
     fixed = module.visit(_Replace(edits))
     if droppable:
         fixed = drop_unused_imports(fixed, droppable, outside_functions=unsafe)
     if imports:
-        fixed = add_imports(fixed, imports)
+        fixed = add_imports(fixed, list(imports.values()))
     return fixed.code
 
 
@@ -160,10 +170,12 @@ class _DropImports(cst.CSTTransformer):
 
 
 def add_imports(module: cst.Module, modules: Sequence[str]) -> cst.Module:
-    """`import X` for each X the module does not already bind at top level,
-    after the docstring and `from __future__` imports."""
+    """`import X` for each X the module does not already bind at top level (or
+    for each `RequiredImport`), after the docstring and every line that starts
+    with a `from __future__` import."""
     scope = ScopeTable(module).module_scope
-    missing = [m for m in modules if scope.imports.get(m.split(".")[0]) != {m.split(".")[0]}]
+    missing = [m for m in modules
+               if isinstance(m, RequiredImport) or scope.imports.get(m.split(".")[0]) != {m.split(".")[0]}]
     if not missing:
         return module
     new = [cst.parse_statement(f"import {name}\n") for name in missing]
@@ -175,7 +187,10 @@ def add_imports(module: cst.Module, modules: Sequence[str]) -> cst.Module:
 
 
 def _is_header(stmt: cst.CSTNode, index: int) -> bool:
-    if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
+    """The docstring's line or a `from __future__` import's: whatever shares
+    the line with it (`from __future__ import annotations; import os`) is
+    header too, since an import goes in before or after whole lines."""
+    if type(stmt) is not cst.SimpleStatementLine or not stmt.body:
         return False
     small = stmt.body[0]
     if index == 0 and type(small) is cst.Expr and type(small.value) in (cst.SimpleString, cst.ConcatenatedString):

@@ -11,6 +11,7 @@ from trainlint.analysis.literals import string_value
 from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.scopes import Scope, dotted_name
 from trainlint.context import FileContext
+from trainlint.fixes import RequiredImport
 from trainlint.rule import Example, Fix, Replacement, Rule
 
 
@@ -20,6 +21,9 @@ class _Replacement:
     new: str  # attribute of torch.amp
     decorator: bool  # takes device_type= instead of a leading device argument
     positional: tuple[str, ...] = ()  # old positional parameters to turn into keywords
+    # the dtype the old autocast always passed (an attribute of torch); the new one
+    # defaults to the enclosing region's, or the global setting
+    dtype: str | None = None
 
 
 @dataclass(frozen=True)
@@ -33,14 +37,16 @@ class _Spelling:
 
 _AUTOCAST_ARGS = ("enabled", "dtype", "cache_enabled")
 DEPRECATED: dict[str, _Replacement] = {
-    "torch.cuda.amp.autocast": _Replacement("cuda", "autocast", False, _AUTOCAST_ARGS),
-    "torch.cpu.amp.autocast": _Replacement("cpu", "autocast", False, _AUTOCAST_ARGS),
+    "torch.cuda.amp.autocast": _Replacement("cuda", "autocast", False, _AUTOCAST_ARGS, "float16"),
+    "torch.cpu.amp.autocast": _Replacement("cpu", "autocast", False, _AUTOCAST_ARGS, "bfloat16"),
     "torch.cuda.amp.GradScaler": _Replacement("cuda", "GradScaler", False),
     "torch.cpu.amp.GradScaler": _Replacement("cpu", "GradScaler", False),
     "torch.cuda.amp.custom_fwd": _Replacement("cuda", "custom_fwd", True),
     "torch.cuda.amp.custom_bwd": _Replacement("cuda", "custom_bwd", True),
 }
 _TYPE_CHECKS = ("isinstance", "issubclass")
+# replacements that are classes: the new object is no instance of the deprecated one
+_CLASSES = ("autocast", "GradScaler")
 # what a call of the new API may be spelled as, per replacement
 _NEW_NAMES = {"autocast": ("torch.amp.autocast", "torch.autocast", "torch.amp.autocast_mode.autocast"),
               "GradScaler": ("torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler"),
@@ -70,17 +76,47 @@ class DeprecatedAmpApi(Rule):
     `torch.amp.GradScaler("cuda", ...)` or
     `torch.amp.custom_fwd(device_type="cuda", ...)` with every argument kept
     (positional autocast arguments become keywords, since the new signature
-    orders them differently); `import torch` is added if needed. The old
+    orders them differently). An autocast call that gives no dtype gets the
+    one the old API always used, `dtype=torch.float16` (CPU:
+    `torch.bfloat16`): the new one would take the dtype of an enclosing
+    autocast region or of `torch.set_autocast_dtype`. The old
     import is removed once nothing uses it when it sits in a function; at
     module level it stays (another module may import the name from this one:
     `from train import autocast`), and goes only with `--unsafe-fixes`.
     Formatting survives: comments
     inside the call and on a removed import line are kept, as are a
-    trailing comma and one-argument-per-line layout. A function-local
-    `from torch.cuda.amp import autocast` gets a function-local
-    `import torch` (never one at the top of the module, which would defeat a
-    lazy import). Where `torch` names something else (a parameter, a local
-    variable, a module-level `torch = None` fallback) no fix is offered.
+    trailing comma and one-argument-per-line layout.
+
+    The fix spells torch through a name an unconditional `import torch` (or
+    `import torch as th`) binds before the statement that holds the call, in
+    the scope the name is read from. Otherwise it adds `import torch`: on the
+    line before a function-local `from torch.cuda.amp import autocast` that
+    the call reads (never at the top of the module, which would defeat a lazy
+    import), else at the top of the module, after its docstring and
+    `from __future__` imports, also where the module imports torch only under
+    an `if` (`if TYPE_CHECKING:`), in a `try`, or after the call.
+
+    No fix is offered where:
+    - the name `torch` is bound anywhere in the file by anything but
+      `import torch` / `import torch.x` / `import torch as torch`: a
+      parameter (lambdas included), an assignment, a `for`, `with` or
+      `except` target, a comprehension variable, a walrus, `del torch`,
+      `global torch` / `nonlocal torch`, a function or class named `torch`,
+      `import numpy as torch`, `from backend import torch`, or a star import
+      of a module outside torch (`from backend import *`);
+    - a function imports torch after the call (the name is local to all of
+      the function) and the old API is not imported on a line of that
+      function before the call, or an inner scope imports it;
+    - `import torch` would have to go at the top of a module that loads
+      without torch now: the old API's name is not imported by a line of the
+      module's own block (only in an `if`, a `try` or a function);
+    - the file refers to the deprecated class other than by calling it
+      (`isinstance(s, torch.cuda.amp.GradScaler)`, `type(s) is ...`, a base
+      class, an annotation, a variable holding the class, an attribute of
+      it): the new object is no instance of the deprecated class;
+    - the call unpacks arguments (`*args`, `**kwargs`), names a device
+      already, or passes autocast more than its three positional arguments;
+    - the API is a bare decorator that builds an object (`@autocast`).
 
     ## Limitations
     A fallback used only when the new API is missing (in an
@@ -90,7 +126,8 @@ class DeprecatedAmpApi(Rule):
     a device chosen at run time, however its condition is named:
     `torch.amp.GradScaler("cuda") if NEW_AMP else torch.cuda.amp.GradScaler()`)
     is not flagged, nor is a name imported on both sides of such a fallback. `isinstance` checks
-    and type annotations are not uses. A variable
+    and type annotations are not uses (they do keep calls of the class from
+    being fixed, see above). A variable
     assigned the deprecated API (`ac = torch.cuda.amp.autocast`) is reported
     once, where the API is used; calls through that variable are not
     reported again and get no fix.
@@ -108,7 +145,7 @@ class DeprecatedAmpApi(Rule):
             "with torch.cuda.amp.autocast():  # expect: TL102\n"
             "    out = model(x)\n",
             fixed="import torch\n"
-            "with torch.amp.autocast(\"cuda\"):  # expect: TL102\n"
+            "with torch.amp.autocast(\"cuda\", dtype=torch.float16):  # expect: TL102\n"
             "    out = model(x)\n",
         ),
         Example(
@@ -164,7 +201,7 @@ class DeprecatedAmpApi(Rule):
             "        return model(x)\n",
             fixed="def run(model, x):\n"
             "    import torch\n"
-            "    with torch.amp.autocast(\"cuda\", enabled=True):  # expect: TL102\n"
+            "    with torch.amp.autocast(\"cuda\", dtype=torch.float16, enabled=True):  # expect: TL102\n"
             "        return model(x)\n",
         ),
         "import torch\n"
@@ -174,7 +211,36 @@ class DeprecatedAmpApi(Rule):
             "import torch\n"
             "ctx = torch.amp.autocast('cpu') if on_cpu else torch.cuda.amp.autocast()  # expect: TL102\n",
             fixed="import torch\n"
-            "ctx = torch.amp.autocast('cpu') if on_cpu else torch.amp.autocast(\"cuda\")  # expect: TL102\n",
+            "ctx = torch.amp.autocast('cpu') if on_cpu else torch.amp.autocast(\"cuda\", dtype=torch.float16)  # expect: TL102\n",
+        ),
+        # the old autocast always ran in float16 (CPU: bfloat16); the new one takes the
+        # dtype of the region around it, so the fix writes the old dtype out
+        Example(
+            "import torch as th\n"
+            "with th.cpu.amp.autocast(enabled=True):  # expect: TL102\n"
+            "    out = model(x)\n",
+            fixed="import torch as th\n"
+            "with th.amp.autocast(\"cpu\", dtype=th.bfloat16, enabled=True):  # expect: TL102\n"
+            "    out = model(x)\n",
+        ),
+        # the new scaler is no instance of the deprecated class: no fix
+        "import torch\n"
+        "scaler = torch.cuda.amp.GradScaler()  # expect: TL102\n"
+        "if isinstance(scaler, torch.cuda.amp.GradScaler):\n"
+        "    pass\n",
+        # torch imported for the type checker only: an `import torch` that runs is added
+        Example(
+            "from typing import TYPE_CHECKING\n"
+            "from torch.cuda.amp import GradScaler\n"
+            "if TYPE_CHECKING:\n"
+            "    import torch\n"
+            "scaler = GradScaler()  # expect: TL102\n",
+            fixed="import torch\n"
+            "from typing import TYPE_CHECKING\n"
+            "from torch.cuda.amp import GradScaler\n"
+            "if TYPE_CHECKING:\n"
+            "    import torch\n"
+            "scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n",
         ),
     )
     good = (
@@ -242,6 +308,11 @@ class DeprecatedAmpApi(Rule):
         "    return None\n",
     )
 
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self._only_torch: dict[str, bool] = {}  # name -> bound by nothing but imports of torch
+        self._classes_beyond_calls: set[str] | None = None
+
     def visit_Name(self, node: cst.Name) -> None:
         self._check(node)
 
@@ -264,7 +335,7 @@ class DeprecatedAmpApi(Rule):
         if type(parent) is cst.Call and parent.func is node:
             if self._is_type_check_argument(parent):
                 return
-            fix = self._fix_call(parent, node, replacement)
+            fix = self._fix_call(parent, node, replacement, qualified)
             self.report(parent, f"`{qualified}(...)` is deprecated; use `{_usage(replacement)}`", fix)
         elif type(parent) is cst.Decorator:
             fix = self._fix_decorator(parent, node, replacement)
@@ -323,27 +394,99 @@ class DeprecatedAmpApi(Rule):
 
     # -- fixes ---------------------------------------------------------------
     def _torch_spelling(self, at: cst.CSTNode, reference: cst.BaseExpression) -> _Spelling | None:
-        """How to spell the torch module at `at`, and the import it needs:
-        a name already bound to torch; else `torch`, imported where the old
-        import was (a function-local import stays local, so lazy imports stay
-        lazy) or at the top of the module. None when `torch` is bound to
-        something else there (a parameter, `torch = None`)."""
-        local = self.ctx.local_name_for("torch", at)
-        if local is not None:
-            return _Spelling(local)
-        if _is_bound("torch", self.ctx.scope_of(at)):
+        """How to spell the torch module at `at`, and the import it needs: a
+        name certainly bound to torch when `at` runs; else `torch`, imported on
+        the line of the function-local import `reference` reads (lazy imports
+        stay lazy) or at the top of the module. None when `torch` is bound to
+        anything else anywhere in the file, or when no import can make it torch
+        at `at`."""
+        alias = self.ctx.local_name_for("torch", at)
+        if alias is not None and alias != "torch" and self._torch_before(alias, at):
+            return _Spelling(alias)
+        if not self._only_torch_binds("torch"):
             return None
-        line = self._local_import_line(reference)
-        if line is not None:
+        if self._torch_before("torch", at):
+            return _Spelling("torch")
+        binding = _binding_scope("torch", self.ctx.scope_of(at))
+        line = self._local_import_line(reference, at)
+        if line is not None and (binding is None or _encloses(binding, self.ctx.scope_of(line))):
             import_torch = cst.SimpleStatementLine(
                 body=[cst.Import([cst.ImportAlias(cst.Name("torch"))])], leading_lines=line.leading_lines
             )
             new = cst.FlattenSentinel([import_torch, line.with_changes(leading_lines=())])
             return _Spelling("torch", edits={line: new})
-        return _Spelling("torch", imports=("torch",))
+        # an `import torch` at the top: unless a local `torch` would hide it, or the
+        # module loads without torch now (only the old API's function needs it)
+        if binding not in (None, self.ctx.scopes.module_scope) or not self._module_imports(reference):
+            return None
+        return _Spelling("torch", imports=(RequiredImport("torch"),))
 
-    def _local_import_line(self, reference: cst.BaseExpression) -> cst.SimpleStatementLine | None:
-        """The statement of a function-local import that `reference` reads."""
+    def _only_torch_binds(self, name: str) -> bool:
+        """Whether nothing in the file binds `name` but `import torch` (`torch.x`,
+        `torch as name`): no parameter, assignment, loop, walrus, `del`, `global`,
+        nor a star import of a module outside torch (it may export any name)."""
+        if name not in self._only_torch:
+            ctx = self.ctx
+            self._only_torch[name] = not (
+                any(m.split(".")[0] != "torch" for scope in ctx.scopes.scopes() for m in scope.star_imports)
+                or any(node.value == name and _binds(ctx, node) for node in ctx.nodes_of(cst.Name))  # type: ignore[attr-defined]
+                or any(_binds_other_than_torch(alias, ctx.parent(alias), name) for alias in ctx.nodes_of(cst.ImportAlias))  # type: ignore[arg-type]
+            )
+        return self._only_torch[name]
+
+    def _torch_before(self, name: str, at: cst.CSTNode) -> bool:
+        """Whether `name` is torch whenever `at` runs: only imports of torch bind
+        it, and one of them sits, unconditionally, in the block of the scope the
+        name is read from, before the statement that holds `at`."""
+        scope = _binding_scope(name, self.ctx.scope_of(at))
+        if scope is None or not self._only_torch_binds(name):
+            return False
+        if scope.is_class and any(type(a) in _OWN_SCOPES for a in self._ancestors_in(at, scope)):
+            return False  # a lambda or comprehension in a class body does not see the class's names
+        return self._imported_before(name, scope, at) is not None
+
+    def _imported_before(self, name: str, scope: Scope, at: cst.CSTNode) -> cst.SimpleStatementLine | None:
+        """The first line of `scope`'s own block (not nested in an `if` or `try`)
+        that imports `name`, when it comes before the statement holding `at`."""
+        block = scope.node if type(scope.node) is cst.Module else scope.node.body  # type: ignore[union-attr]
+        if type(block) not in (cst.Module, cst.IndentedBlock):
+            return None
+        holder = next((n for n in (at, *self.ctx.ancestors(at)) if self.ctx.parent(n) is block), None)
+        if holder is None:
+            return None
+        for statement in block.body:  # type: ignore[union-attr]
+            if statement is holder:
+                return None
+            if type(statement) is cst.SimpleStatementLine and any(name in _imported_names(s) for s in statement.body):
+                return statement
+        return None
+
+    def _ancestors_in(self, node: cst.CSTNode, scope: Scope) -> list[cst.CSTNode]:
+        out = []
+        for ancestor in self.ctx.ancestors(node):
+            if ancestor is scope.node:
+                break
+            out.append(ancestor)
+        return out
+
+    def _module_imports(self, reference: cst.BaseExpression) -> bool:
+        """Whether the module cannot load without the old API: the name
+        `reference` starts with is imported by a line of the module's own block
+        (not in an `if` or `try`), so an `import torch` at its top adds no need."""
+        head = reference
+        while type(head) is cst.Attribute:
+            head = head.value
+        if type(head) is not cst.Name:
+            return False
+        module = self.ctx.scopes.module_scope
+        if _binding_scope(head.value, self.ctx.scope_of(head)) is not module:
+            return False
+        return any(type(line) is cst.SimpleStatementLine and any(head.value in _imported_names(s) for s in line.body)
+                   for line in module.node.body)
+
+    def _local_import_line(self, reference: cst.BaseExpression, at: cst.CSTNode) -> cst.SimpleStatementLine | None:
+        """The line of the function-local import that `reference` reads, when it
+        sits in the function's own block before the statement holding `at`."""
         head = reference
         while type(head) is cst.Attribute:
             head = head.value
@@ -352,19 +495,21 @@ class DeprecatedAmpApi(Rule):
         scope = _binding_scope(head.value, self.ctx.scope_of(head))
         if scope is None or not scope.is_function or head.value not in scope.imports:
             return None
-        for line in self.ctx.nodes_of(cst.SimpleStatementLine):
-            if self.ctx.scope_of(line) is scope and any(head.value in _imported_names(small) for small in line.body):  # type: ignore[attr-defined]
-                return line  # type: ignore[return-value]
-        return None
+        return self._imported_before(head.value, scope, at)
 
-    def _fix_call(self, call: cst.Call, func: cst.BaseExpression, rep: _Replacement) -> Fix | None:
-        spelling = self._torch_spelling(call, func)
-        if spelling is None or any(arg.star for arg in call.args):
+    def _fix_call(self, call: cst.Call, func: cst.BaseExpression, rep: _Replacement, qualified: str) -> Fix | None:
+        if any(arg.star for arg in call.args):
             return None
         if any(arg.keyword is not None and arg.keyword.value in ("device", "device_type") for arg in call.args):
             return None
+        if rep.new in _CLASSES and qualified in self._classes_used_beyond_calls():
+            return None
+        spelling = self._torch_spelling(call, func)
+        if spelling is None:
+            return None
         device = cst.SimpleString(f'"{rep.device}"')
         args = list(call.args)
+        front: list[cst.Arg] = []  # arguments added before the call's own
         if rep.decorator:
             positional = [a for a in args if a.keyword is None]
             keywords = [a for a in args if a.keyword is not None]
@@ -377,16 +522,21 @@ class DeprecatedAmpApi(Rule):
                     _as_keyword(a, rep.positional[i]) if a.keyword is None else a
                     for i, a in enumerate(args)
                 ]
-            args = [cst.Arg(device), *args]
+            front = [cst.Arg(device)]
+            if rep.dtype is not None and not any(a.keyword is not None and a.keyword.value == "dtype" for a in args):
+                front.append(_keyword("dtype", cst.parse_expression(f"{spelling.name}.{rep.dtype}")))
+            args = [*front, *args]
         args = _with_commas(args, call.args)
         new_func = cst.parse_expression(f"{spelling.name}.amp.{rep.new}")
         return Fix(
-            {call: _device_first(call.with_changes(func=new_func, args=args), call, rep), **spelling.edits},
+            {call: _front_on_own_lines(call.with_changes(func=new_func, args=args), call, len(front)), **spelling.edits},
             imports=spelling.imports,
             unused_imports=self._imports_behind(func),
         )
 
     def _fix_decorator(self, decorator: cst.Decorator, func: cst.BaseExpression, rep: _Replacement) -> Fix | None:
+        if not rep.decorator:
+            return None  # `@autocast` / `@GradScaler` builds an object from the function: not a rewrite
         spelling = self._torch_spelling(decorator, func)
         if spelling is None:
             return None
@@ -396,6 +546,28 @@ class DeprecatedAmpApi(Rule):
             imports=spelling.imports,
             unused_imports=self._imports_behind(func),
         )
+
+    def _classes_used_beyond_calls(self) -> set[str]:
+        """The deprecated classes the file refers to other than by calling them
+        (`isinstance`, `type(x) is`, a base class, an annotation, a variable or
+        an attribute of the class): an object of the new class is no instance of
+        them, so a call of theirs is not rewritten."""
+        if self._classes_beyond_calls is None:
+            ctx = self.ctx
+            found: set[str] = set()
+            for node in ctx.nodes_of(cst.Name, cst.Attribute):
+                if not ctx.may_be_imported(node):  # type: ignore[arg-type]
+                    continue
+                parent = ctx.parent(node)
+                if type(parent) is cst.Attribute:
+                    used = parent.value is node  # `cls.attr`; else the tail of a longer name
+                else:
+                    used = _is_reference(node, parent) and not (type(parent) is cst.Call and parent.func is node)  # type: ignore[arg-type, union-attr]
+                qualified = ctx.qualified_name(node) if used else None  # type: ignore[arg-type]
+                if qualified in DEPRECATED and DEPRECATED[qualified].new in _CLASSES:
+                    found.add(qualified)  # type: ignore[arg-type]
+            self._classes_beyond_calls = found
+        return self._classes_beyond_calls
 
     def _imports_behind(self, func: cst.BaseExpression) -> tuple[str, ...]:
         """The imports the rewritten reference went through, as written."""
@@ -412,16 +584,23 @@ def _usage(rep: _Replacement) -> str:
     return f'torch.amp.{rep.new}("{rep.device}", ...)'
 
 
-def _device_first(new: cst.Call, old: cst.Call, rep: _Replacement) -> cst.Call:
+def _front_on_own_lines(new: cst.Call, old: cst.Call, added: int) -> cst.Call:
     """When the original call broke the line before its first argument
-    (`f(\n    a,\n    b,\n)`), the device added in front gets a line of its own."""
-    if rep.decorator or not old.args or type(old.whitespace_before_args) is not cst.ParenthesizedWhitespace:
+    (`f(\n    a,\n    b,\n)`), each of the `added` arguments put in front gets
+    a line of its own. A comment after `(` stays there, and comment lines
+    above the first argument stay above it (moved, not copied)."""
+    before = old.whitespace_before_args
+    if not added or not old.args or type(before) is not cst.ParenthesizedWhitespace:
         return new
-    first = new.args[0]
-    if type(first.comma) is not cst.Comma:
-        return new
-    broken = first.with_changes(comma=first.comma.with_changes(whitespace_after=old.whitespace_before_args))
-    return new.with_changes(args=[broken, *new.args[1:]])
+    plain = before.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=())
+    args = list(new.args)
+    for i in range(added):
+        comma = args[i].comma
+        if type(comma) is not cst.Comma:
+            return new
+        after = plain if i < added - 1 else before.with_changes(first_line=cst.TrailingWhitespace())
+        args[i] = args[i].with_changes(comma=comma.with_changes(whitespace_after=after))
+    return new.with_changes(args=args, whitespace_before_args=before.with_changes(empty_lines=()))
 
 
 def _as_keyword(arg: cst.Arg, name: str) -> cst.Arg:
@@ -490,8 +669,54 @@ def _binding_scope(name: str, scope: Scope | None) -> Scope | None:
     return None
 
 
-def _is_bound(name: str, scope: Scope) -> bool:
-    return _binding_scope(name, scope) is not None
+def _encloses(outer: Scope, scope: Scope | None) -> bool:
+    """Whether `outer` is `scope` or one of the scopes around it."""
+    while scope is not None:
+        if scope is outer:
+            return True
+        scope = scope.parent
+    return False
+
+
+# expressions with a scope of their own, which a class body's names do not reach
+_OWN_SCOPES = frozenset({cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+_TARGET_PARTS = frozenset({cst.Tuple, cst.List, cst.Element, cst.StarredElement})
+_TARGETS = frozenset({cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.For, cst.CompFor, cst.Del})
+
+
+def _binds(ctx: FileContext, name: cst.Name) -> bool:
+    """Whether `name` is bound (or deleted, or declared global) there by
+    anything but an import: a target, a parameter, a definition's name,
+    `with`/`except ... as`, a match capture."""
+    child: cst.CSTNode = name
+    parent = ctx.parent(name)
+    while type(parent) in _TARGET_PARTS:  # `a, *name = ...`, `for (a, name) in ...`
+        child, parent = parent, ctx.parent(parent)
+    kind = type(parent)
+    if kind in _TARGETS:
+        return parent.target is child  # type: ignore[union-attr]
+    if kind in _NAMED_DEFINITIONS or kind in (cst.MatchAs, cst.MatchStar):
+        return parent.name is child  # type: ignore[union-attr]
+    if kind is cst.MatchMapping:
+        return parent.rest is child  # type: ignore[union-attr]
+    if kind is cst.AsName:
+        return type(ctx.parent(parent)) is not cst.ImportAlias  # imports are judged apart
+    return kind is cst.NameItem  # `global name`, `nonlocal name`
+
+
+def _binds_other_than_torch(alias: cst.ImportAlias, statement: cst.CSTNode | None, name: str) -> bool:
+    """Whether this alias of an import binds `name` to anything but torch
+    (`import numpy as torch`, `from backend import torch`, `import torch.cuda as torch`)."""
+    module = dotted_name(alias.name) or ""
+    if alias.asname is not None:
+        local = alias.asname.name.value if type(alias.asname.name) is cst.Name else None
+    else:
+        local = module.split(".")[0] if type(statement) is cst.Import else module
+    if local != name:
+        return False
+    if type(statement) is not cst.Import:
+        return True
+    return module != "torch" and (alias.asname is not None or not module.startswith("torch."))
 
 
 def _imported_names(small: cst.BaseSmallStatement) -> set[str]:
