@@ -276,6 +276,19 @@ class MissingZeroGrad(Rule):
         "    trainer = Trainer(model)\n"
         "    for batch in loader:\n"
         "        trainer.training_step(batch)  # expect: TL401\n",
+        # optimizers kept in a dict, one per network (stargan-v2's solver)
+        "import torch\n"
+        "class Solver:\n"
+        "    def __init__(self, nets):\n"
+        "        self.nets = nets\n"
+        "        self.optims = {}\n"
+        "        for net in nets:\n"
+        "            self.optims[net] = torch.optim.Adam(nets[net].parameters(), lr=1e-4)\n"
+        "    def train(self, loader):\n"
+        "        optims = self.optims\n"
+        "        for x in loader:\n"
+        "            self.nets['generator'](x).mean().backward()\n"
+        "            optims['generator'].step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the

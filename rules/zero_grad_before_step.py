@@ -143,6 +143,13 @@ class ZeroGradBeforeStep(Rule):
         "    for p in student.parameters():\n"
         "        p.grad = None  # expect: TL402\n"
         "    opt.step()\n",
+        # an optimizer read from a dict of them
+        "import torch\n"
+        "optims = {'g': torch.optim.Adam(gen.parameters()), 'd': torch.optim.Adam(disc.parameters())}\n"
+        "for x in loader:\n"
+        "    gen(x).sum().backward()\n"
+        "    optims['g'].zero_grad()  # expect: TL402\n"
+        "    optims['g'].step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop

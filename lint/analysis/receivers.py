@@ -131,6 +131,7 @@ class Receivers:
     def __init__(self, ctx: SemanticModel) -> None:
         self.ctx = ctx
         self.kinds: dict[Binding, str] = {}
+        self.item_kinds: dict[Binding, str] = {}  # see `_collect_item_kinds`
         # constructor call (DataLoader / DistributedSampler / ...) bound to each variable
         self.constructions: dict[Binding, list[cst.Call]] = {}
         self._returns: dict[str, str] = {}
@@ -154,6 +155,9 @@ class Receivers:
             self._collect_parameters()
             self._collect_assignments()  # `self.x = param` once the parameter is known
         self._collect_loop_variables()
+        # containers whose every item holds one kind (`optims = {"g": Adam(...)}`,
+        # `self.optims[net] = Adam(...)`): what an item read from them holds
+        self.item_kinds = self._collect_item_kinds()
 
     # -- queries -----------------------------------------------------------
     def binding(self, expr: cst.BaseExpression) -> Binding | None:
@@ -181,7 +185,12 @@ class Receivers:
         if type(expr) is cst.Call:
             return self._call_kind(expr)
         binding = self.binding(expr)
-        return self.kinds.get(binding) if binding is not None else None
+        found = self.kinds.get(binding) if binding is not None else None
+        if found is None and type(expr) in (cst.Subscript, cst.Attribute) and self.item_kinds:
+            # an item of a container of them: `optims["g"]`, `optims.generator` (a Munch)
+            container = self.binding(expr.value)  # type: ignore[attr-defined]
+            found = self.item_kinds.get(container) if container is not None else None
+        return found
 
     def is_kind(self, expr: cst.BaseExpression, kind: str) -> bool:
         return self.kind(expr) == kind
@@ -247,6 +256,34 @@ class Receivers:
                     self._mark(inner.value, GRAD_SCALER)
             elif method in ("unscale_", "step") and node.args and self.kind(receiver) == GRAD_SCALER:
                 self._mark(node.args[0].value, OPTIMIZER)
+
+    def _collect_item_kinds(self) -> dict[Binding, str]:
+        """Containers of one kind of object: a dict, list or tuple written out with
+        items all of that kind, or an empty one filled by `container[key] = ...`
+        with values all of that kind; an alias of one (`optims = self.optims`) too."""
+        items: dict[Binding, set[str | None]] = {}
+        for target, value in self._assignments():
+            if type(target) is cst.Subscript:
+                binding = self.binding(target.value)
+                if binding is not None:
+                    items.setdefault(binding, set()).add(self._value_kind(value))
+        found: dict[Binding, str] = {}
+        for binding, value in self._assigned:
+            kinds = items.get(binding, set())
+            if type(value) is cst.Dict:
+                kinds = kinds | {self._value_kind(e.value) for e in value.elements if type(e) is cst.DictElement}
+                kinds |= {None for e in value.elements if type(e) is not cst.DictElement}  # `**other`
+            elif type(value) in (cst.List, cst.Tuple):
+                kinds = kinds | {self._value_kind(e.value) for e in value.elements}  # type: ignore[attr-defined]
+            elif not (type(value) is cst.Call and not value.args and self.ctx.call_name(value) is None):
+                continue  # neither written out nor empty (`dict()`, `Munch()`, `{}`)
+            if len(kinds) == 1 and None not in kinds:
+                found.setdefault(binding, kinds.pop())  # type: ignore[arg-type]
+        for binding, value in self._assigned:  # `optims = self.optims`
+            source = self.binding(value) if type(value) in (cst.Name, cst.Attribute) else None
+            if source in found and binding not in found:
+                found[binding] = found[source]  # type: ignore[index]
+        return found
 
     def _collect_loop_variables(self) -> None:
         """`for opt in optimizers:` over a list or tuple of optimizers (written there,
