@@ -41,14 +41,46 @@ class HeldStep:
     data_wait: float
     last_close: float | None
     grads: list[tuple[weakref.ref[torch.Tensor], int | None, int]]
+    # the first values of each trained tensor: an update by hand changes them, whether
+    # through `.data` (which does not count as a change of the tensor) or not
+    values: list[tuple[weakref.ref[torch.Tensor], torch.Tensor]] = dataclasses.field(default_factory=list)
 
     def gradients_moved_on(self) -> bool:
-        """True when a gradient was cleared, replaced or changed in place since."""
+        """True when a gradient was cleared, replaced or changed in place since, or
+        the tensors were updated (a loop that never clears its gradients: the next
+        backward pass adds to them, but after an update it is a step of its own)."""
         for ref, grad_id, version in self.grads:
             param = ref()
             grad = param.grad if param is not None else None
             if grad is None or id(grad) != grad_id or grad._version != version:
                 return True
+        return any(_changed(ref(), before) for ref, before in self.values)
+
+
+_SAMPLED = 64  # values per tensor compared to tell an update
+
+
+def value_samples(params: Iterable[torch.Tensor]) -> list[tuple[weakref.ref[torch.Tensor], torch.Tensor]]:
+    """A copy of the first values of each tensor (read once per run: only the first
+    backward pass of a loop is held)."""
+    samples = []
+    with torch.no_grad():
+        for param in params:
+            try:
+                samples.append((weakref.ref(param), param.detach().reshape(-1)[:_SAMPLED].clone()))
+            except (RuntimeError, NotImplementedError):  # tensor subclasses, freed storage
+                continue
+    return samples
+
+
+def _changed(param: torch.Tensor | None, before: torch.Tensor) -> bool:
+    if param is None:
+        return False
+    try:
+        with torch.no_grad():
+            now = param.detach().reshape(-1)[:_SAMPLED]
+            return now.shape != before.shape or not torch.equal(now, before)
+    except (RuntimeError, NotImplementedError):
         return False
 
 

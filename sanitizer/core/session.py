@@ -24,6 +24,7 @@ from sanitizer.core.backward_steps import (
     StepSource,
     absorb,
     gradient_state,
+    value_samples,
     in_backward,
     storage_freed,
     trained_leaves,
@@ -363,7 +364,8 @@ class Sanitizer:
         probe, data_wait, last_close = self.probe, self._data_wait, self._last_close
         self._last_params = self._leaves
         record = self._record_step(None, skipped=False)
-        self._held = HeldStep(record, probe, data_wait, last_close, gradient_state(record.params))
+        self._held = HeldStep(record, probe, data_wait, last_close, gradient_state(record.params),
+                              value_samples(record.params))
 
     def _settle_held(self, ended_by_backward: bool) -> None:
         """Make the held backward pass a step, or give its probe back to the current step."""

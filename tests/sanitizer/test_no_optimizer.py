@@ -134,3 +134,22 @@ def test_every_step_of_a_manual_loop_is_one_optimizers() -> None:
         session.detectors.append(Optimizers())
         _manual_loop(session, 12)
     assert len(seen) == 12 and len(set(seen)) == 1 and None not in seen, seen
+
+
+def test_a_manual_loop_that_never_clears_its_gradients_still_counts_its_updates() -> None:
+    """Without zero_grad the next backward pass adds to the same gradients, but the
+    update in between (through `.data`, which torch does not count as a change of
+    the tensor) makes each pass a step: a NaN batch is placed at its own step."""
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    with Sanitizer(report=None, stream=io.StringIO()) as session:
+        for batch in range(1, 41):
+            x = torch.randn(16, 4)
+            if batch == 30:
+                x[0, 0] = float("nan")
+            nn.functional.smooth_l1_loss(model(x), x.sum(1, keepdim=True)).backward()
+            for param in model.parameters():
+                param.data.add_(-0.01 * param.grad)
+    assert session.steps == 40 and len(session.series.columns["loss"]) == 40
+    nonfinite = [event for event in session.events if event.kind == "nonfinite_input"]
+    assert nonfinite and nonfinite[0].step == 30, nonfinite
