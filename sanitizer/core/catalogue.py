@@ -38,7 +38,9 @@ _KINDS = (
     Kind("param_not_in_optimizer", "error", "model",
          "these trainable parameters belong to the model but to no optimizer, so "
          "they never change: build the optimizer after the model is complete, or "
-         "set requires_grad=False on frozen parts"),
+         "set requires_grad=False on frozen parts; never assign a new nn.Parameter "
+         "during training (a tensor updated by hand, as an EMA codebook, is a buffer: "
+         "register_buffer, then change it in place under torch.no_grad())"),
     Kind("overfitting", "warning", "model",
          "train loss is low while validation loss is high and not improving: add "
          "regularisation (weight decay, dropout, augmentation), more data, or stop early"),

@@ -1,7 +1,7 @@
 """Trainable model parameters that no optimizer updates (checked once, at the first step)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sanitizer.core import locations
 from sanitizer.core.probe import StepRecord
@@ -27,12 +27,33 @@ class ParamNotInOptimizerDetector(Detector):
             return
         self.checked = True
         in_optimizers = sink.optimizer_params()
-        missing = [(name, p) for name, p in sink.named_parameters()
-                   if p.requires_grad and id(p) not in in_optimizers]
+        named = sink.named_parameters()
+        missing = [(name, p) for name, p in named if p.requires_grad and id(p) not in in_optimizers]
         self.missing = [name for name, _ in missing]
         owners = [sink.param_module_name(p) for _, p in missing]
+        replaced = _replaced(missing, named, record)
         site = locations.user_site()
         for module, params in list(by_module(self.missing, owners).items())[:MAX_EVENTS]:
-            sink.emit("param_not_in_optimizer", record.step,
-                      f"{', '.join(params)} require grad but no optimizer holds them: they are never updated",
-                      module=module, param=params[0], where=site, extra={"params": params})
+            if replaced:
+                message = (f"{', '.join(params)}: new nn.Parameter objects assigned during training, held by "
+                           "no optimizer; the optimizer still holds the ones they replaced, which the model no "
+                           "longer uses")
+            else:
+                message = f"{', '.join(params)} require grad but no optimizer holds them: they are never updated"
+            sink.emit("param_not_in_optimizer", record.step, message, module=module, param=params[0], where=site,
+                      extra={"params": params, **({"replaced": True} if replaced else {})})
+
+
+def _replaced(missing: list[tuple[str, Any]], named: list[tuple[str, Any]], record: StepRecord) -> bool:
+    """The model's parameters outside the optimizer stand in for ones the optimizer
+    holds and the model no longer has, of the same shapes: the module assigned new
+    `nn.Parameter`s in its forward (an EMA codebook rebuilt each step)."""
+    if not missing:
+        return False
+    in_model = {id(p) for _, p in named}
+    left = [tuple(p.shape) for p in record.training_params if id(p) not in in_model]
+    for _, param in missing:
+        if tuple(param.shape) not in left:
+            return False
+        left.remove(tuple(param.shape))
+    return True

@@ -55,10 +55,17 @@ class UnusedParameterDetector(Detector):
         owners = [sink.param_module_name(p) for p in unused]
         never = {id(p) for p in unused if id(p) not in self._had_grad}
         every = [sink.param_label(p) for p in self._trainable.values()]
+        in_model = {id(p) for _, p in sink.named_parameters()}
         for module, params in list(folded(by_module(names, owners), every).items())[:MAX_EVENTS]:
             first = by_name[params[0]]
             why = ("never received a gradient" if id(first) in never
                    else "only ever received all-zero gradients")
+            # an optimizer's parameter the model replaced by a new one (a module assigning
+            # a new nn.Parameter in its forward): nothing could use it after that
+            replaced = bool(in_model) and all(id(by_name[name]) not in in_model for name in params)
+            steps = f"in {self.steps_seen} steps"
+            if replaced:
+                steps += ": they are no longer parameters of the model, which assigned new ones in their place"
             layers = {id(owner) for owner in map(sink.param_owner, map(by_name.get, params)) if owner is not None}
             if layers and not layers & self._called:
                 why += f"; {module} is never called in forward" if len(layers) == 1 else \
@@ -67,5 +74,6 @@ class UnusedParameterDetector(Detector):
             gradients = "none" if id(first) in never else "zero"
             shown = ", ".join(params) if len(params) <= LISTED else \
                 f"all {len(params)} parameters of {module} ({', '.join(params[:LISTED - 1])}, ...)"
-            sink.emit("unused_parameter", None, f"{shown} {why} in {self.steps_seen} steps",
-                      module=module, param=params[0], extra={"params": params, "gradients": gradients})
+            sink.emit("unused_parameter", None, f"{shown} {why} {steps}",
+                      module=module, param=params[0],
+                      extra={"params": params, "gradients": gradients, **({"replaced": True} if replaced else {})})

@@ -213,6 +213,13 @@ def _underflow_symptoms(cause: _Group, symptom: _Group) -> bool:
     return symptom.kind == "vanishing_grad"
 
 
+def _replaced_parameters(cause: _Group, symptom: _Group) -> bool:
+    """Parameters a module replaced in its forward: the old ones, still in the
+    optimizer, get no gradient any more."""
+    return (cause.kind == "param_not_in_optimizer" and symptom.kind == "unused_parameter"
+            and bool(cause.first.get("replaced")) and bool(symptom.first.get("replaced")))
+
+
 def _leak_symptoms(cause: _Group, symptom: _Group) -> bool:
     return cause.kind == "tensor_leak" and symptom.kind == "memory_growth"
 
@@ -230,7 +237,7 @@ def _spike_pair(cause: _Group, symptom: _Group) -> bool:
 
 _RULES: tuple[Callable[[_Group, _Group], bool], ...] = (
     _nan_chain, _nan_symptoms, _collapse_symptoms, _forward_nan_collapse, _underflow_symptoms, _leak_symptoms,
-    _divergence_symptoms, _spike_pair,
+    _divergence_symptoms, _spike_pair, _replaced_parameters,
 )
 
 

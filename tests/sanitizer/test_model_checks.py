@@ -5,7 +5,7 @@ from __future__ import annotations
 from sanitizer_harness import PRELAUNCH, ScriptRuns
 
 PRELAUNCH += [("unused_parameter.py",), ("param_not_in_optimizer.py",), ("fitting.py", "overfit"),
-              ("fitting.py", "underfit")]
+              ("fitting.py", "underfit"), ("replaced_parameters.py",)]
 
 
 def test_branch_never_called_is_unused(script_runs: ScriptRuns) -> None:
@@ -22,6 +22,28 @@ def test_head_added_after_the_optimizer(script_runs: ScriptRuns) -> None:
     event = run.first("param_not_in_optimizer")
     assert event["step"] == 1 and event["module"] == "head" and event["param"] == "head.weight"
     assert event["params"] == ["head.weight", "head.bias"]
+
+
+def test_parameters_replaced_in_forward_are_one_problem(script_runs: ScriptRuns) -> None:
+    """A module that assigns new nn.Parameters in its forward (an EMA codebook): the
+    event says they were replaced, not that they never change, and the old ones'
+    missing gradients are folded under it."""
+    from sanitizer.report.diagnosis import diagnose
+
+    run = script_runs.get("replaced_parameters.py")
+    assert run.returncode == 0, run.stderr
+    events = run.events("param_not_in_optimizer")
+    assert {e["module"] for e in events} == {"1", "1.codebook"} and all(e["replaced"] for e in events), events
+    assert all("never updated" not in e["message"] and e["step"] == 1 for e in events)
+    assert run.first("unused_parameter")["replaced"]
+    problems = diagnose(run.report)
+    assert [p.kind for p in problems] == ["param_not_in_optimizer"], problems
+    assert any("unused_parameter" in line for line in problems[0].symptoms)
+
+
+def test_a_parameter_outside_the_optimizer_is_no_replacement(script_runs: ScriptRuns) -> None:
+    event = script_runs.get("param_not_in_optimizer.py").first("param_not_in_optimizer")
+    assert "replaced" not in event and "never updated" in event["message"]
 
 
 def test_memorising_random_labels_is_overfitting(script_runs: ScriptRuns) -> None:
