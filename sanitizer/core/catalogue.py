@@ -25,8 +25,9 @@ _KINDS = (
          "the loop waits on the DataLoader: raise num_workers, set pin_memory=True "
          "and persistent_workers=True, or move heavy preprocessing offline"),
     Kind("train_val_mismatch", "warning", "data",
-         "train and validation losses are both high and far apart: check the data "
-         "split, the labels and the loss implementation"),
+         "train and validation losses are far apart in a way no fitting explains: check "
+         "the data split, the labels, the loss implementation, that both splits are "
+         "preprocessed alike, and the eval-mode layers (BatchNorm statistics)"),
     Kind("nonfinite_activation", "error", "model",
          "a module's output went non-finite: look at the culprit module (its output "
          "jumped first), its weights, and numerically unstable ops (exp, log, sqrt, "

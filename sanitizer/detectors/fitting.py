@@ -6,6 +6,7 @@
 | high       | high     | small | underfitting                |
 | low        | low      | small | healthy                     |
 | high       | high     | large | data or code bug (mismatch) |
+| fell       | worse than untrained, always | large | data or code bug (mismatch) |
 
 Train losses are those `.backward()` saw; validation losses are what functional
 losses returned while the model was in eval mode or gradients were off. Only
@@ -38,6 +39,7 @@ FLAT = 0.01  # fell by less than this: it does not go down at all (else it falls
 GAP = 1.0  # validation above train by this share of train...
 GAP_OF_START = 0.2  # ...and by this share of the starting loss: the gap is "large"
 STILL_IMPROVING = 0.95  # last validation below this share of the best earlier one
+NEVER_NEAR = 2.0  # every validation loss above this many times the starting train loss: no fit, a mismatch
 SAME_KIND = 0.95  # share of the steps whose training loss must be of one kind
 REPORTED_VALS = 200  # validation losses written into the report (the latest)
 
@@ -93,7 +95,14 @@ class FittingDetector(Detector):
         stalled = len(vals) < 2 or vals[-1] >= STILL_IMPROVING * min(vals[:-1])
         numbers = {"train_start": start, "train_end": end, "val_end": vals[-1] if vals else None}
         figures = f"train loss {start:.4g} -> {end:.4g}" + (f", validation loss {vals[-1]:.4g}" if vals else "")
-        if train_low and gap_large and stalled:
+        # validation never came near training: even its best is far worse than the untrained
+        # model's loss, while training learned; no amount of fitting explains that
+        never_near = bool(vals) and start > 0 and min(vals) > NEVER_NEAR * start and gap_large and not train_high
+        if never_near:
+            self._conclude(sink, "train_val_mismatch",
+                           f"{figures}: even the best validation loss ({min(vals):.4g}) is {min(vals) / start:.3g} "
+                           f"times the untrained model's loss: evaluation differs from training", numbers)
+        elif train_low and gap_large and stalled:
             self._conclude(sink, "overfitting", f"{figures}: train is low, validation high and not improving",
                            numbers)
         elif train_high and gap_large:

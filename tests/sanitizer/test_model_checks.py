@@ -5,7 +5,7 @@ from __future__ import annotations
 from sanitizer_harness import PRELAUNCH, ScriptRuns
 
 PRELAUNCH += [("unused_parameter.py",), ("param_not_in_optimizer.py",), ("fitting.py", "overfit"),
-              ("fitting.py", "underfit"), ("replaced_parameters.py",)]
+              ("fitting.py", "underfit"), ("replaced_parameters.py",), ("fitting.py", "mismatch")]
 
 
 def test_branch_never_called_is_unused(script_runs: ScriptRuns) -> None:
@@ -44,6 +44,16 @@ def test_parameters_replaced_in_forward_are_one_problem(script_runs: ScriptRuns)
 def test_a_parameter_outside_the_optimizer_is_no_replacement(script_runs: ScriptRuns) -> None:
     event = script_runs.get("param_not_in_optimizer.py").first("param_not_in_optimizer")
     assert "replaced" not in event and "never updated" in event["message"]
+
+
+def test_validation_never_near_training_is_a_mismatch(script_runs: ScriptRuns) -> None:
+    """Validation inputs prepared unlike the training ones: validation is far worse
+    than an untrained model at every evaluation while training learns. That is a
+    mismatch, whatever the last evaluation did, not overfitting."""
+    run = script_runs.get("fitting.py", "mismatch")
+    assert [e["kind"] for e in run.events() if e["kind"] in ("overfitting", "train_val_mismatch")] == \
+        ["train_val_mismatch"], run.events()
+    assert "evaluation differs from training" in run.first("train_val_mismatch")["message"]
 
 
 def test_memorising_random_labels_is_overfitting(script_runs: ScriptRuns) -> None:

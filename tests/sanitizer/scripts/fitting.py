@@ -1,6 +1,8 @@
 """`overfit`: a big MLP memorises 24 samples with random labels; validation on fresh random
 labels gets worse. `underfit`: a tiny learning rate leaves the loss where it started.
-`healthy`: a learnable task where train and validation both fall."""
+`healthy`: a learnable task where train and validation both fall. `mismatch`: the
+same task, its validation inputs not normalised as the training ones are: validation
+is far worse than an untrained model from the first evaluation."""
 import sys
 
 import torch
@@ -17,9 +19,11 @@ def batch(n, learnable):
     return x, y
 
 
-learnable = mode == "healthy"
+learnable = mode in ("healthy", "mismatch")
 train_x, train_y = batch(24 if mode == "overfit" else 512, learnable)
 val_x, val_y = batch(128, learnable)
+if mode == "mismatch":
+    val_x = val_x * 10 + 40
 width = 256 if mode == "overfit" else 32
 model = nn.Sequential(nn.Linear(12, width), nn.ReLU(), nn.Linear(width, 3))
 opt = torch.optim.Adam(model.parameters(), lr=1e-6 if mode == "underfit" else 3e-3)
