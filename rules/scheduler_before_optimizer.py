@@ -1,5 +1,7 @@
 import libcst as cst
 
+from trainlint.analysis.summarize import argument_slots
+
 from trainlint.analysis.dataflow import constructor_argument
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import optimizer_step, run_each_iteration, scheduler_step
@@ -264,29 +266,71 @@ class SchedulerBeforeOptimizer(Rule):
         "            for batch in self.loader:\n"
         "                self.model(batch).backward()\n"
         "                self.optimizer.step()\n",
+        # the optimizer stepped first (a preview of the schedule), then the training loop
+        "import torch\n"
+        "opt = torch.optim.SGD(net.parameters(), lr=0.5)\n"
+        "sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10)\n"
+        "opt.step()\n"
+        "sched.step()\n"
+        "for x in loader:\n"
+        "    opt.zero_grad()\n"
+        "    net(x).sum().backward()\n"
+        "    opt.step()\n",
     )
 
     def finish(self) -> None:
+        self._markers: dict[str, cst.CSTNode] = {}
         # a call of another module's function may step the optimizer too
         run_each_iteration(self.ctx, self._transfer, events=None if self.ctx.external else _is_event)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         stepped = optimizer_step(self.ctx, node)
         if stepped is not None or self._steps_elsewhere(node):
+            markers = frozenset(self._markers.values())
+            pending = facts - markers
             others = frozenset(
                 call
-                for call in facts
+                for call in pending
                 if (stepped is not None and self._another_optimizer(call, stepped)) or self._earlier_call(call, node)
             )
-            for scheduler_call in facts - others:
+            for scheduler_call in pending - others:
                 self.report(scheduler_call)
-            return others
+            return others | (facts & markers) | self._stepped_markers(node, stepped)
         scheduler = scheduler_step(self.ctx, node)
-        # `step(metric)` / `step(epoch)` set the value explicitly: nothing is skipped
+        # `step(metric)` / `step(epoch)` set the value explicitly: nothing is skipped; nor is
+        # anything when its optimizer stepped first on the way here (`opt.step(); sched.step()`
+        # before a loop that steps the optimizer again)
         if (scheduler is not None and not node.args and not self._metric_driven(scheduler)  # type: ignore[attr-defined]
-                and not self._counter_set(scheduler)):
+                and not self._counter_set(scheduler) and not self._stepped_before(scheduler, facts)):
             return facts | {node}
         return facts
+
+    def _marker(self, optimizer: str) -> cst.CSTNode:
+        """The fact that `optimizer` (as written; "" for one stepped out of sight)
+        stepped earlier on the way."""
+        if optimizer not in self._markers:
+            self._markers[optimizer] = cst.Name("stepped")
+        return self._markers[optimizer]
+
+    def _stepped_markers(self, node: cst.CSTNode, stepped: cst.BaseExpression | None) -> frozenset[cst.CSTNode]:
+        """What stepped: the optimizer, or what a function of another module is given
+        and steps (`train_batch(net, x, y, loss, trainer)`); "" for one it cannot tell."""
+        if stepped is not None:
+            return frozenset({self._marker(self.ctx.code(stepped))})
+        summary = self.ctx.summaries.of_external_call(node)  # type: ignore[arg-type]
+        given = [self.ctx.code(arg.value) for slot, arg in argument_slots(node)  # type: ignore[arg-type]
+                 if summary is not None and summary.slot(slot) in summary.steps]
+        return frozenset(self._marker(name) for name in given or [""])
+
+    def _stepped_before(self, scheduler: cst.BaseExpression, facts: Facts) -> bool:
+        """The scheduler's optimizer (any, when it or what stepped cannot be told)
+        stepped earlier on the way."""
+        binding = self.ctx.receivers.binding(scheduler)
+        built_from = constructor_argument(self.ctx.receivers, binding, "optimizer") if binding is not None else None
+        if built_from is None:
+            return bool(facts & frozenset(self._markers.values()))
+        own = {self._markers.get(self.ctx.code(built_from)), self._markers.get("")}
+        return bool(own & facts)
 
     def _counter_set(self, scheduler: cst.BaseExpression) -> bool:
         """`scheduler.last_epoch = start - 1` somewhere in the file: where the schedule
