@@ -45,7 +45,7 @@ _TRIGGERS = {
     EMPTY_CACHE: "empty_cache", SCHEDULER_STEP: "schedule", BACKWARD: "backward", CLIP: "clip_grad",
     UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward", "backpropagates": "backward",
     "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DistributedSampler",
-    "steps": "backward", "known_steps": "backward",
+    "steps": "backward", "known_steps": "backward", "scales_backward": "backward",
 }
 
 
@@ -86,6 +86,7 @@ class Summary:
     # attributes of the instance a method runs on (`self.optimizer`)
     steps: frozenset[str] = frozenset()
     known_steps: frozenset[str] = frozenset()  # those of `steps` its own module knows are optimizers
+    scales_backward: frozenset[str] = frozenset()  # params it runs `param.scale(loss).backward()` on
     # not a function of the project: the name a module of the project imports and
     # re-exports (`from torch.cuda.amp import autocast` in utils.py, called as
     # `utils.autocast`), so that the caller resolves it to what it is
@@ -147,7 +148,8 @@ class Summary:
 
 
 _FLAGS = ("returns_graph", "returns_half", "returns_distributed_loader")
-_SETS = ("set_epoch", "accumulates", "half", "eval_mode", "backpropagates", "steps", "known_steps")
+_SETS = ("set_epoch", "accumulates", "half", "eval_mode", "backpropagates", "steps", "known_steps",
+         "scales_backward")
 
 
 def close(

@@ -4,8 +4,9 @@ from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.precision import hands_over_scaler
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.training import code_bodies, is_clip_call, method_call, scaled_backward_scaler, statement_of
+from trainlint.analysis.summarize import argument_slots
 from trainlint.rule import Example, Fix, Rule
-from trainlint.summaries import CLIP, UNSCALE
+from trainlint.summaries import CLIP, STEP, UNSCALE
 
 
 _IN_HELPER = (
@@ -176,6 +177,30 @@ class ClipBeforeUnscale(Rule):
         "    scaler.scale(criterion(model(x), y)).backward(); torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
         "    scaler.step(opt)\n"
         "    scaler.update()\n",
+        # the scaled backward pass in a helper of the project
+        Example(
+            "import torch\n"
+            "def backward(scaler, loss):\n"
+            "    scaler.scale(loss).backward()\n"
+            "def train(model, loader, opt, criterion):\n"
+            "    scaler = torch.amp.GradScaler('cuda')\n"
+            "    for x, y in loader:\n"
+            "        backward(scaler, criterion(model(x), y))\n"
+            "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+            "        scaler.step(opt)\n"
+            "        scaler.update()\n",
+            fixed="import torch\n"
+            "def backward(scaler, loss):\n"
+            "    scaler.scale(loss).backward()\n"
+            "def train(model, loader, opt, criterion):\n"
+            "    scaler = torch.amp.GradScaler('cuda')\n"
+            "    for x, y in loader:\n"
+            "        backward(scaler, criterion(model(x), y))\n"
+            "        scaler.unscale_(opt)\n"
+            "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+            "        scaler.step(opt)\n"
+            "        scaler.update()\n",
+        ),
     )
     good = (
         # the helper unscales before it clips
@@ -260,7 +285,19 @@ class ClipBeforeUnscale(Rule):
             method_call(node, "backward", "unscale_", "step", "update") is not None
             or is_clip_call(self.ctx, node)
             or self._helper_clips(node)
+            or bool(self._scaled_by_helper(node))
         )
+
+    def _scaled_by_helper(self, node: cst.CSTNode) -> list[cst.BaseExpression]:
+        """The GradScalers a call of a function of the project scales a backward
+        pass with and leaves so (`backward(scaler, loss)` running
+        `scaler.scale(loss).backward()`, no unscale nor step after it)."""
+        summary = self.ctx.summaries.of_call(node) if type(node) is cst.Call else None
+        if summary is None or not summary.scales_backward or summary.does(UNSCALE) or summary.does(STEP):
+            return []
+        return [arg.value for slot, arg in argument_slots(node)  # type: ignore[arg-type]
+                if summary.slot(slot) in summary.scales_backward
+                and self.ctx.receivers.is_kind(arg.value, GRAD_SCALER)]
 
     def _helper_clips(self, node: cst.CSTNode) -> bool:
         """A call of a function of the project that clips gradients before
@@ -277,6 +314,9 @@ class ClipBeforeUnscale(Rule):
         if scaler is not None and receivers.is_kind(scaler, GRAD_SCALER):
             binding = receivers.binding(scaler)
             return facts | {binding} if binding is not None else facts
+        scaled = [b for s in self._scaled_by_helper(node) if (b := receivers.binding(s)) is not None]
+        if scaled:
+            return facts | set(scaled)
         target = method_call(node, "unscale_", "step", "update")
         if target is not None and receivers.is_kind(target, GRAD_SCALER):
             binding = receivers.binding(target)

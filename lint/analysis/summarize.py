@@ -25,7 +25,7 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.precision import global_value, half_conversion, value_of_name
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, sampler_shuffle
 from trainlint.analysis.scopes import dotted_name
-from trainlint.analysis.training import is_clip_call, measures_only, method_call
+from trainlint.analysis.training import is_clip_call, measures_only, method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes, only, own_nodes
 from trainlint.context import FileContext
 from trainlint.project import FileFacts
@@ -297,7 +297,7 @@ class _Summarizer:
         phases = [loop for loop in loops if not self._micro_batch_loop(loop) and not self._bookkeeping_loop(loop)]
         events: list[Event] = [LOOP] if phases else []
         sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set(),
-                                     "steps": set(), "known_steps": set()}
+                                     "steps": set(), "known_steps": set(), "scales_backward": set()}
         for call in self.ctx.calls_in_order(self.func.body):
             events.extend(self._events(call, sets))
         # `def optimize(opt, losses): torch.stack(losses).mean().backward()`
@@ -381,6 +381,11 @@ class _Summarizer:
             yield MAY_ZERO_GRAD  # out of reach (a function of the project is followed instead)
         if effect == STEP:
             self._stepped(call, sets["steps"], sets["known_steps"])
+        elif effect == BACKWARD:
+            scaler = scaled_backward_scaler(call)
+            owner = self._param(scaler) if scaler is not None else None
+            if owner is not None:
+                sets["scales_backward"].add(owner)  # `backward(scaler, loss)` of a helper
         mode = mode_switch(self.ctx, call)
         if mode is not None:
             # `train(flag)` restores a mode saved before (`model.train(was_training)`)
