@@ -160,6 +160,24 @@ class SchedulerBeforeOptimizer(Rule):
         "    sched.step()  # expect: TL404\n"
         "    criterion(model(x), y).backward()\n"
         "    inner.step()\n",
+        # schedulers that come out of a tuple: a builder's, or written out
+        "import torch\n"
+        "from torch.optim import lr_scheduler\n"
+        "def define_schedulers(g_opt, d_opt):\n"
+        "    g_sched = lr_scheduler.MultiStepLR(g_opt, [10, 20], 0.5)\n"
+        "    d_sched = lr_scheduler.MultiStepLR(d_opt, [10, 20], 0.5)\n"
+        "    return g_sched, d_sched\n"
+        "def main(model, loader, epochs):\n"
+        "    opt = torch.optim.Adam(model.parameters())\n"
+        "    sched, _ = define_schedulers(opt, opt)\n"
+        "    warm, cool = lr_scheduler.StepLR(opt, 5), lr_scheduler.StepLR(opt, 50)\n"
+        "    for epoch in range(epochs):\n"
+        "        sched.step()  # expect: TL404\n"
+        "        warm.step()  # expect: TL404\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
     )
     good = (
         # per-epoch scheduler step after the batch loop (the chapter's template)

@@ -135,6 +135,7 @@ class Receivers:
         # constructor call (DataLoader / DistributedSampler / ...) bound to each variable
         self.constructions: dict[Binding, list[cst.Call]] = {}
         self._returns: dict[str, str] = {}
+        self._tuple_returns: dict[str, list[str | None]] = {}  # kinds of a returned tuple's items
         # classes of the file that subclass an optimizer or a scheduler (`class Muon(torch.optim.Optimizer)`)
         self._class_kinds: dict[str, str] = {}
         for node in ctx.nodes_of(cst.ClassDef):
@@ -146,6 +147,12 @@ class Receivers:
         # learn more kinds of values
         self._assigned = [
             (binding, value) for target, value in self._assignments() if (binding := self.binding(target)) is not None
+        ]
+        # `g_sched, d_sched = build_schedulers(...)`: (variable, call, position)
+        self._unpacked = [
+            (binding, value, index) for target, value in self._unpacked_calls()
+            for index, element in enumerate(target.elements)  # type: ignore[attr-defined]
+            if (binding := self.binding(element.value)) is not None
         ]
         self._collect_assignments()
         self._collect_returns()
@@ -218,10 +225,23 @@ class Receivers:
                 if type(small) is cst.Assign:
                     for target in small.targets:
                         yield target.target, small.value
+                        yield from _paired(target.target, small.value)
                 elif type(small) is cst.AnnAssign and small.value is not None:
                     yield small.target, small.value
 
+    def _unpacked_calls(self) -> Iterator[tuple[cst.Tuple | cst.List, cst.Call]]:
+        for stmt in _all_simple_statements(self.ctx.module):
+            for small in stmt.body:
+                if type(small) is cst.Assign and type(small.value) is cst.Call:
+                    for target in small.targets:
+                        if type(target.target) in (cst.Tuple, cst.List):
+                            yield target.target, small.value  # type: ignore[misc]
+
     def _collect_assignments(self) -> None:
+        for binding, call, index in self._unpacked:
+            kinds = self._tuple_returns.get(call.func.value) if type(call.func) is cst.Name else None
+            if kinds is not None and index < len(kinds) and kinds[index] is not None:
+                self.kinds.setdefault(binding, kinds[index])  # type: ignore[arg-type]
         for binding, value in self._assigned:
             kind = self._value_kind(value)
             if kind is None:
@@ -237,8 +257,11 @@ class Receivers:
         for name, defs in self.ctx.scopes.functions.items():
             for func in defs:
                 for node in only(self.ctx.subtree(func.body), cst.Return):
-                    if node.value is not None:  # type: ignore[attr-defined]
-                        kind = self._value_kind(node.value)
+                    value = node.value  # type: ignore[attr-defined]
+                    if type(value) in (cst.Tuple, cst.List):
+                        self._tuple_returns.setdefault(name, [self._value_kind(e.value) for e in value.elements])
+                    elif value is not None:
+                        kind = self._value_kind(value)
                         if kind is not None:
                             self._returns.setdefault(name, kind)
 
@@ -389,6 +412,17 @@ class Receivers:
                 return None
             parent = self.ctx.parent(parent)
         return parent
+
+
+def _paired(target: cst.BaseExpression, value: cst.BaseExpression) -> Iterator[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """`a, b = StepLR(...), StepLR(...)`: each name with the item it takes."""
+    if type(target) not in (cst.Tuple, cst.List) or type(value) not in (cst.Tuple, cst.List):
+        return
+    targets, values = target.elements, value.elements  # type: ignore[attr-defined]
+    if len(targets) != len(values) or any(type(e) is cst.StarredElement for e in (*targets, *values)):
+        return
+    for left, right in zip(targets, values):
+        yield left.value, right.value
 
 
 def _all_simple_statements(module: cst.Module) -> Iterator[cst.SimpleStatementLine]:
