@@ -197,6 +197,8 @@ class Sanitizer:
         """Remember how the script ended: returned, or the exception that ended it."""
         halt = exc.event.one_line() if isinstance(exc, SanitizerHalt) else None
         self.ending = ending_of(exc, halt)
+        if self.ending["how"] == "exception":
+            self.ending["step"] = self.step  # the step it happened in
 
     def record_termination(self, frame: Any) -> None:
         """The run was killed by SIGTERM while `frame` ran."""

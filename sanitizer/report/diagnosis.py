@@ -74,12 +74,13 @@ class _Group:
 def diagnose(report: dict[str, Any]) -> list[Problem]:
     """Every problem of the run, root causes first; empty for a clean, finished run."""
     multi_rank = len(rank_reports(report)) > 1
-    problems = [problem for problem in [_ending(report)] if problem is not None]
     groups = _groups(events_of(report))
     counts = event_counts(report)  # the true counts: a report keeps only the first events of a kind
     for group in groups:
         group.count = max(group.count, counts.get(group.kind, 0))
-    return problems + [_problem(root, multi_rank) for root in _roots(groups)]
+    roots = _roots(groups)
+    problems = [problem for problem in [_ending(report, roots)] if problem is not None]
+    return problems + [_problem(root, multi_rank) for root in roots]
 
 
 def diagnosis_lines(problems: list[Problem], notes: list[str]) -> list[str]:
@@ -110,8 +111,10 @@ def event_line(event: dict[str, Any], show_rank: bool = False) -> str:
 
 
 # ------------------------------------------------------------------- the ending
-def _ending(report: dict[str, Any]) -> Problem | None:
-    """A run that did not end normally: an exception, an interrupt, a halt, an exit status."""
+def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
+    """A run that did not end normally: an exception, an interrupt, a halt, an exit status.
+    A crash in the step where values first went non-finite says so (torch rejecting a
+    NaN: `Categorical`, `binary_cross_entropy`): that problem is its cause."""
     ending = report.get("ending")
     if isinstance(ending, dict) and ending.get("how") not in (None, "returned"):
         detail = _one_line(ending.get("detail"))
@@ -120,6 +123,12 @@ def _ending(report: dict[str, Any]) -> Problem | None:
                "terminated": "the run was terminated (SIGTERM)",
                "halted": "the sanitizer halted the run (--halt-on)",
                "exit": "the script exited with an error status"}.get(str(ending["how"]), "the run ended early")
+        step = as_float(ending.get("step"))
+        if ending.get("how") == "exception" and step is not None:
+            cause = next((number for number, root in enumerate(roots, start=2)
+                          if root.kind in NONFINITE and root.step == step), None)
+            if cause is not None:
+                how += f" in step {step:g}, where values had gone non-finite (problem {cause})"
         return Problem(f"{how}: {detail}{where}" if detail else f"{how}{where}", "error")
     statuses = {rank.get("exit_code") for rank in rank_reports(report)} - {0, None}
     if statuses and not isinstance(ending, dict):  # a report from before `ending` was recorded

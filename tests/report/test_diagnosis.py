@@ -77,6 +77,21 @@ def test_a_crash_comes_first_and_unrelated_problems_stay_apart():
     assert problems[0].severity == "error"
 
 
+def test_a_crash_in_the_step_that_went_non_finite_names_that_problem_as_its_cause():
+    """torch rejecting a NaN (`Categorical`, `binary_cross_entropy`) ends the run in the
+    step where values went non-finite: the crash still comes first, and says which
+    problem caused it; a crash in another step says nothing of the kind."""
+    ending = {"how": "exception", "detail": "RuntimeError: all elements of input should be between 0 and 1",
+              "where": "train.py:12", "step": 6}
+    events = [_event("missing_set_epoch", 2), _event("nonfinite_input", 6)]
+    problems = diagnose({"events": events, "exit_code": 1, "ending": ending})
+    assert problems[0].headline.startswith("the script crashed in step 6, where values had gone non-finite "
+                                           "(problem 3): RuntimeError")
+    assert problems[2].headline.startswith("nonfinite_input at step 6")
+    elsewhere = diagnose({"events": events, "exit_code": 1, "ending": {**ending, "step": 9}})
+    assert elsewhere[0].headline.startswith("the script crashed: RuntimeError")
+
+
 def test_the_sanitizers_own_errors_come_last():
     events = [_event("sanitizer_error", 1), _event("grad_spike", 5)]
     assert [kind for kind, _ in _shape(events)] == ["grad_spike", "sanitizer_error"]

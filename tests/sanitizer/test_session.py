@@ -515,3 +515,26 @@ def test_a_parameter_is_dated_by_its_own_optimizers_last_update(tmp_path: Path) 
             opt_g.step()  # steps 2, 4, 6, ...
     broken = [event for event in session.events if event.kind == "nonfinite_param"]
     assert broken and broken[0].step == 9 and broken[0].param.startswith("discriminator."), broken
+
+
+def test_a_crash_records_the_step_it_happened_in() -> None:
+    import io
+
+    import pytest
+    import torch
+    from torch import nn
+
+    from sanitizer import Sanitizer
+
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(RuntimeError):
+        with Sanitizer(report=None, stream=io.StringIO()) as session:
+            for _ in range(5):
+                optimizer.zero_grad()
+                model(torch.randn(2, 3)).sum().backward()
+                optimizer.step()
+            model(torch.randn(2, 3))
+            raise RuntimeError("rejected a NaN")
+    assert session.ending is not None and session.ending["how"] == "exception"
+    assert session.ending["step"] == 6  # five steps done, the sixth under way
