@@ -9,7 +9,7 @@ from trainlint.analysis.loops import (
     reachable_nodes,
 )
 from trainlint.analysis.dataflow import constructor_argument
-from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.scopes import _parameters, dotted_name
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import iter_nodes
@@ -289,6 +289,20 @@ class MissingZeroGrad(Rule):
         "        for x in loader:\n"
         "            self.nets['generator'](x).mean().backward()\n"
         "            optims['generator'].step()  # expect: TL401\n",
+        # optimizers a training function is given: the caller built each on one model
+        "import torch\n"
+        "def train(g_model, d_model, g_opt, d_opt, loader):\n"
+        "    for x in loader:\n"
+        "        d_model(g_model(x)).mean().backward()\n"
+        "        g_opt.step()  # expect: TL401\n"
+        "        d_model.zero_grad(set_to_none=True)\n"
+        "        (d_model(x).mean() - d_model(g_model(x).detach()).mean()).backward()\n"
+        "        d_opt.step()\n"
+        "def main(loader):\n"
+        "    g_model, d_model = torch.nn.Linear(2, 2), torch.nn.Linear(2, 1)\n"
+        "    g_opt = torch.optim.Adam(g_model.parameters())\n"
+        "    d_opt = torch.optim.Adam(d_model.parameters())\n"
+        "    train(g_model, d_model, g_opt, d_opt, loader)\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -434,6 +448,27 @@ class MissingZeroGrad(Rule):
         "    for batch in loader:\n"
         "        model.zero_grad()\n"
         "        trainer.training_step(batch)\n",
+        # the same, each model cleared; and an optimizer built on a list of groups,
+        # which may hold the cleared model's parameters
+        "import torch\n"
+        "def train(g_model, d_model, g_opt, d_opt, loader):\n"
+        "    for x in loader:\n"
+        "        g_model.zero_grad()\n"
+        "        d_model(g_model(x)).mean().backward()\n"
+        "        g_opt.step()\n"
+        "        d_model.zero_grad(set_to_none=True)\n"
+        "        (d_model(x).mean() - d_model(g_model(x).detach()).mean()).backward()\n"
+        "        d_opt.step()\n"
+        "def fit(model, opt, loader):\n"
+        "    for x in loader:\n"
+        "        model.zero_grad()\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n"
+        "def main(loader, groups):\n"
+        "    g_model, d_model = torch.nn.Linear(2, 2), torch.nn.Linear(2, 1)\n"
+        "    train(g_model, d_model, torch.optim.Adam(g_model.parameters()),\n"
+        "          torch.optim.Adam(d_model.parameters()), loader)\n"
+        "    fit(g_model, torch.optim.SGD(groups, lr=0.1), loader)\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -489,13 +524,36 @@ class MissingZeroGrad(Rule):
         return next((node for node in iter_nodes(cls)
                      if type(node) is cst.Attribute and dotted_name(node) == attribute), None)
 
-    def _parameters_owner(self, optimizer: cst.BaseExpression) -> str | None:
+    def _parameters_owner(self, optimizer: cst.BaseExpression, depth: int = 0) -> str | None:
         """The model an optimizer of the file was built on (`netG` of
-        `Adam(netG.parameters())`); None when that is not one model's parameters."""
+        `Adam(netG.parameters())`); None when that is not one model's parameters.
+        For an optimizer a function is given, the parameter its callers give that
+        model as (`train(g_model, d_model, g_opt, d_opt)` called with `g_opt` built on
+        `g_model`: the function's own `g_model`)."""
         binding = self.ctx.receivers.binding(optimizer)
         params = constructor_argument(self.ctx.receivers, binding, "params") if binding is not None else None
+        if params is None and depth == 0 and type(optimizer) is cst.Name:
+            return self._owner_from_callers(optimizer)
         owner = method_call(params, "parameters") if params is not None else None
         return self.ctx.code(owner) if type(owner) in (cst.Name, cst.Attribute) else None
+
+    def _owner_from_callers(self, optimizer: cst.Name) -> str | None:
+        function = self.ctx.enclosing_function(optimizer)
+        if function is None or any(type(a) is cst.ClassDef for a in self.ctx.ancestors(function)):
+            return None  # a method: its first parameter is bound by the call
+        names = [param.name.value for param in _parameters(function.params)]
+        if optimizer.value not in names:
+            return None
+        found: set[str] = set()
+        for site in self.ctx.call_sites(function):
+            given = dict(_given(site, names))
+            passed = given.get(optimizer.value)
+            owner = self._parameters_owner(passed, depth=1) if passed is not None else None
+            model = next((name for name, value in given.items() if owner and self.ctx.code(value) == owner), None)
+            if model is None:
+                return None
+            found.add(model)
+        return found.pop() if len(found) == 1 else None
 
     def _on_error(self, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
         """`node` runs only when the iteration failed: in an `except` handler
@@ -558,3 +616,15 @@ class MissingZeroGrad(Rule):
                                               f"`{optimizer}.zero_grad()`")
                         else:
                             self.report(step)
+
+
+def _given(call: cst.Call, names: list[str]) -> list[tuple[str, cst.BaseExpression]]:
+    """The function's parameters (`names`, in order) with what `call` passes them."""
+    given = []
+    for slot, arg in argument_slots(call):
+        if arg.star:
+            return []
+        name = names[int(slot[1:])] if slot.startswith("#") and int(slot[1:]) < len(names) else slot
+        if name in names:
+            given.append((name, arg.value))
+    return given
