@@ -16,6 +16,8 @@ from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, LOOP, MAY_ZERO_GRAD, STEP, ZERO_GRAD, Summary
 
+# training engines that call a function of the user's once per iteration
+_ENGINES = frozenset({"ignite.engine.Engine", "ignite.engine.engine.Engine"})
 _THROUGH_HELPER = ("`{}()` back-propagates and steps `{}`, and this loop never clears gradients: they accumulate "
                    "across iterations; call `{}.zero_grad()`")
 _IN_HELPER_LOOP = ("`{}()` back-propagates and steps `{}` in a loop of its own and never clears gradients: they "
@@ -94,7 +96,9 @@ class MissingZeroGrad(Rule):
     (`trainer = Trainer(model).cuda()`, then `trainer.train_step(x, y)`,
     the class in this file or another): flagged when neither
     the loop nor that function clears gradients, nor calls something out of
-    reach whose name says it may.
+    reach whose name says it may. The process function given to ignite's
+    `Engine(update_fn)` is judged as a loop's body: the engine runs it on
+    every iteration.
     A call into code outside the file
     whose name says it zeroes or clears gradients (`self.clear_grads()`,
     `reset_gradients(model)`, `zero_all(opt)`) is assumed to clear them; one
@@ -303,6 +307,15 @@ class MissingZeroGrad(Rule):
         "    g_opt = torch.optim.Adam(g_model.parameters())\n"
         "    d_opt = torch.optim.Adam(d_model.parameters())\n"
         "    train(g_model, d_model, g_opt, d_opt, loader)\n",
+        # the step function of an ignite Engine: the engine runs it every iteration
+        "import torch\n"
+        "from ignite.engine import Engine\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "def update_fn(engine, batch):\n"
+        "    x, y = batch\n"
+        "    criterion(model(x), y).backward()\n"
+        "    optimizer.step()  # expect: TL401\n"
+        "trainer = Engine(update_fn)\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -469,6 +482,16 @@ class MissingZeroGrad(Rule):
         "    train(g_model, d_model, torch.optim.Adam(g_model.parameters()),\n"
         "          torch.optim.Adam(d_model.parameters()), loader)\n"
         "    fit(g_model, torch.optim.SGD(groups, lr=0.1), loader)\n",
+        # the same step function clearing first; a handler that only logs
+        "import torch\n"
+        "from ignite.engine import Engine, Events\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "def update_fn(engine, batch):\n"
+        "    optimizer.zero_grad()\n"
+        "    x, y = batch\n"
+        "    criterion(model(x), y).backward()\n"
+        "    optimizer.step()\n"
+        "trainer = Engine(process_function=update_fn)\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -555,7 +578,22 @@ class MissingZeroGrad(Rule):
             found.add(model)
         return found.pop() if len(found) == 1 else None
 
-    def _on_error(self, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
+    def _engine_steps(self) -> list[cst.FunctionDef]:
+        """Functions of this file that a training engine runs once per iteration:
+        the process function of ignite's `Engine(update_fn)`. Each run of one is
+        an iteration of the engine's loop."""
+        found = []
+        for call in self.ctx.nodes_of(cst.Call):
+            if self.ctx.call_name(call) not in _ENGINES or not call.args:  # type: ignore[arg-type]
+                continue
+            arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == "process_function"),  # type: ignore[attr-defined]
+                       call.args[0] if call.args[0].keyword is None else None)  # type: ignore[attr-defined]
+            function = self.ctx.local_function(arg.value) if arg is not None and type(arg.value) is cst.Name else None
+            if function is not None and function not in found:
+                found.append(function)
+        return found
+
+    def _on_error(self, node: cst.CSTNode, loop: cst.CSTNode) -> bool:
         """`node` runs only when the iteration failed: in an `except` handler
         inside the loop (out-of-memory recovery), not on the path that steps."""
         for ancestor in self.ctx.ancestors(node):
@@ -566,7 +604,7 @@ class MissingZeroGrad(Rule):
         return False
 
     def finish(self) -> None:
-        for loop in self.ctx.loops():
+        for loop in [*self.ctx.loops(), *self._engine_steps()]:
             steps: list[tuple[cst.CSTNode, str, str | None]] = []  # (where, optimizer, message if through a helper)
             cleared: set[str] = set()  # optimizers whose own zero_grad() the loop calls
             models: set[str] = set()  # models whose zero_grad() the loop calls
@@ -614,6 +652,10 @@ class MissingZeroGrad(Rule):
                             self.report(step, f"this loop clears the gradients of `{'`, `'.join(named)}` "
                                               f"only: those `{optimizer}` steps accumulate across iterations; call "
                                               f"`{optimizer}.zero_grad()`")
+                        elif type(loop) is cst.FunctionDef:
+                            self.report(step, f"`{loop.name.value}()`, which ignite's `Engine` runs on every iteration, "
+                                              "back-propagates and steps but never clears gradients: they "
+                                              f"accumulate across iterations; call `{optimizer}.zero_grad()`")
                         else:
                             self.report(step)
 
