@@ -294,12 +294,30 @@ class SchedulerBeforeOptimizer(Rule):
         "    opt.zero_grad()\n"
         "    net(x).sum().backward()\n"
         "    opt.step()\n",
+        # its optimizer stepped earlier in the iteration; the scheduler steps in a loop of
+        # its own (once per process) before another optimizer's step
+        "import torch\n"
+        "def setup(model, ddp_model):\n"
+        "    opt = torch.optim.AdamW(model.parameters())\n"
+        "    ddp_opt = torch.optim.AdamW(ddp_model.parameters())\n"
+        "    return opt, torch.optim.lr_scheduler.LambdaLR(opt, lambda e: 0.9 ** e), ddp_opt\n"
+        "def compare(model, ddp_model, loader, processes):\n"
+        "    opt, sched, ddp_opt = setup(model, ddp_model)\n"
+        "    for batch in loader:\n"
+        "        model(batch).sum().backward()\n"
+        "        opt.step()\n"
+        "        for _ in range(processes):\n"
+        "            sched.step()\n"
+        "        ddp_model(batch).sum().backward()\n"
+        "        ddp_opt.step()\n",
     )
 
     def finish(self) -> None:
         self._markers: dict[str, cst.CSTNode] = {}
         # a call of another module's function may step the optimizer too
-        run_each_iteration(self.ctx, self._transfer, events=None if self.ctx.external else _is_event)
+        # that an optimizer stepped stays true from one iteration to the next
+        run_each_iteration(self.ctx, self._transfer, events=None if self.ctx.external else _is_event,
+                           kept=lambda facts: facts & frozenset(self._markers.values()))
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         stepped = optimizer_step(self.ctx, node)

@@ -438,15 +438,17 @@ def _clear(facts: Facts) -> Facts:
 
 # -- flow through calls ------------------------------------------------------------
 def run_each_iteration(
-    ctx: FileContext, transfer: Callable[[Facts, cst.CSTNode], Facts], events: EventFilter | None = None
+    ctx: FileContext, transfer: Callable[[Facts, cst.CSTNode], Facts], events: EventFilter | None = None,
+    kept: Callable[[Facts], Facts] = _clear,
 ) -> None:
     """Run `transfer` over every body of the file with "same iteration"
     semantics: facts end at the start of each loop iteration, and where a
-    training loop ends. `events`: the nodes `transfer` reacts to (see `Flow`)."""
+    training loop ends, but for what `kept` keeps of them (what stays true once
+    it happened). `events`: the nodes `transfer` reacts to (see `Flow`)."""
     if not any(method_call(call, "step") is not None for call in ctx.nodes_of(cst.Call)) and not any(
             summary.does(STEP) for summary in ctx.external.values()):
         return  # these rules are all about the optimizer step: nothing to order
-    flow = CallFlow(ctx, transfer, loop_back=_clear, per_iteration=True, events=events)
+    flow = CallFlow(ctx, transfer, loop_back=kept, per_iteration=True, events=events)
     for body in code_bodies(ctx):
         flow.run_if_events(body)
 
