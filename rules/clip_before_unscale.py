@@ -1,6 +1,7 @@
 import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
+from trainlint.analysis.guards import in_try
 from trainlint.analysis.precision import hands_over_scaler
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.training import code_bodies, is_clip_call, method_call, scaled_backward_scaler, statement_of
@@ -338,7 +339,9 @@ class ClipBeforeUnscale(Rule):
         if len(optimizers) != 1 or scaler in self._unscaled:
             return None  # an `unscale_` already there (after the clip) would then run twice and raise
         (optimizer,) = optimizers
-        if not _plain_reference(optimizer) or len(statement.body) != 1 or self._in_try(statement):
+        # in a `try`, an exception caught between the inserted `unscale_` and `update()` (a
+        # skipped batch) would leave the scaler unscaled: the next `unscale_` would raise
+        if not _plain_reference(optimizer) or len(statement.body) != 1 or in_try(self.ctx, statement):
             return None
         if not self._always_stepped_after(statement, scaler, optimizer) or self._unscales_elsewhere(scaler):
             return None
@@ -346,17 +349,6 @@ class ClipBeforeUnscale(Rule):
         unscale = unscale.with_changes(leading_lines=statement.leading_lines)
         moved = statement.with_changes(leading_lines=())
         return Fix({statement: cst.FlattenSentinel([unscale, moved])})
-
-    def _in_try(self, statement: cst.CSTNode) -> bool:
-        """`statement` runs in a `try` of its function: an exception caught between
-        the inserted `unscale_` and `update()` (a batch skipped) would leave the
-        scaler unscaled, and the next iteration's `unscale_` would raise."""
-        for ancestor in self.ctx.ancestors(statement):
-            if type(ancestor) in (cst.Try, cst.TryStar):
-                return True
-            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-                return False
-        return False
 
     def _unscales_elsewhere(self, scaler: Binding) -> bool:
         """Whether an `unscale_` may run that this rule did not see on the scaler: on

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.dataflow import Values, dataloader_calls, is_constant, keyword
+from trainlint.analysis.guards import in_try
 from trainlint.analysis.precision import argument
 from trainlint.analysis.scopes import dotted_name
 from trainlint.context import FileContext
@@ -172,22 +173,11 @@ class SamplerWithShuffle(Rule):
                 self.report(call, "`batch_size=` with a `batch_sampler=`: the DataLoader raises ValueError; the batch sampler decides the batch size")
             elif shuffles:
                 self.report(call, "`shuffle=True` with a `batch_sampler=`: the DataLoader raises ValueError",
-                            fix=drop if batch_sampler is False and not self._error_handled(call) else None)
+                            fix=drop if batch_sampler is False and not in_try(self.ctx, call) else None)
             return
         sampler = self._none(argument(call, "sampler", _PARAMETERS))
         if shuffles and sampler is not True:
-            self.report(call, fix=drop if sampler is False and not self._error_handled(call) else None)
-
-    def _error_handled(self, call: cst.Call) -> bool:
-        """The call runs in a `try`: the ValueError it raises may be caught and the
-        run go on another way (a loader built without the sampler), which dropping
-        `shuffle=True` would change."""
-        for ancestor in self.ctx.ancestors(call):
-            if type(ancestor) in (cst.Try, cst.TryStar):
-                return True
-            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-                return False
-        return False
+            self.report(call, fix=drop if sampler is False and not in_try(self.ctx, call) else None)
 
     def _none(self, value: cst.BaseExpression | None) -> bool | None:
         """Whether the argument may be None: True when it is, or some value its

@@ -93,3 +93,14 @@ def is_device_check(ctx: FileContext, test: cst.BaseExpression) -> bool:
     if type(test) is cst.Comparison:
         return any(string_value(c.comparator) == "cuda" for c in test.comparisons) or string_value(test.left) == "cuda"
     return False
+
+
+def in_try(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """`node` runs in a `try` of its own function (or of the module's code): an
+    exception raised there may be caught and the run go on."""
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) in (cst.Try, cst.TryStar):
+            return True
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            return False
+    return False
