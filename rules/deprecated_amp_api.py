@@ -9,7 +9,8 @@ from trainlint.analysis import names
 from trainlint.analysis.guards import in_fallback
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.walk import iter_nodes
-from trainlint.analysis.scopes import Scope, dotted_name
+from trainlint.analysis.scopes import Scope, dotted_name, head_name
+from trainlint.analysis.training import ancestors_within
 from trainlint.context import FileContext
 from trainlint.fixes import RequiredImport
 from trainlint.rule import Example, Fix, Replacement, Rule
@@ -441,7 +442,7 @@ class DeprecatedAmpApi(Rule):
         scope = _binding_scope(name, self.ctx.scope_of(at))
         if scope is None or not self._only_torch_binds(name):
             return False
-        if scope.is_class and any(type(a) in _OWN_SCOPES for a in self._ancestors_in(at, scope)):
+        if scope.is_class and any(type(a) in _OWN_SCOPES for a in ancestors_within(self.ctx, at, scope.node)):
             return False  # a lambda or comprehension in a class body does not see the class's names
         return self._imported_before(name, scope, at) is not None
 
@@ -461,22 +462,12 @@ class DeprecatedAmpApi(Rule):
                 return statement
         return None
 
-    def _ancestors_in(self, node: cst.CSTNode, scope: Scope) -> list[cst.CSTNode]:
-        out = []
-        for ancestor in self.ctx.ancestors(node):
-            if ancestor is scope.node:
-                break
-            out.append(ancestor)
-        return out
-
     def _module_imports(self, reference: cst.BaseExpression) -> bool:
         """Whether the module cannot load without the old API: the name
         `reference` starts with is imported by a line of the module's own block
         (not in an `if` or `try`), so an `import torch` at its top adds no need."""
-        head = reference
-        while type(head) is cst.Attribute:
-            head = head.value
-        if type(head) is not cst.Name:
+        head = head_name(reference)
+        if head is None:
             return False
         module = self.ctx.scopes.module_scope
         if _binding_scope(head.value, self.ctx.scope_of(head)) is not module:
@@ -487,10 +478,8 @@ class DeprecatedAmpApi(Rule):
     def _local_import_line(self, reference: cst.BaseExpression, at: cst.CSTNode) -> cst.SimpleStatementLine | None:
         """The line of the function-local import that `reference` reads, when it
         sits in the function's own block before the statement holding `at`."""
-        head = reference
-        while type(head) is cst.Attribute:
-            head = head.value
-        if type(head) is not cst.Name:
+        head = head_name(reference)
+        if head is None:
             return None
         scope = _binding_scope(head.value, self.ctx.scope_of(head))
         if scope is None or not scope.is_function or head.value not in scope.imports:
@@ -735,10 +724,8 @@ def _imported_names(small: cst.BaseSmallStatement) -> set[str]:
 def _through_alias_variable(ctx: FileContext, node: cst.Name | cst.Attribute) -> bool:
     """`ac()` after `ac = torch.cuda.amp.autocast`: the deprecated API was
     used (and reported) where the variable was assigned, not again here."""
-    head: cst.BaseExpression = node
-    while type(head) is cst.Attribute:
-        head = head.value
-    if type(head) is not cst.Name:
+    head = head_name(node)
+    if head is None:
         return False
     scope = _binding_scope(head.value, ctx.scope_of(head))
     return scope is not None and head.value in scope.aliases and head.value not in scope.imports

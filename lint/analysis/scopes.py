@@ -55,6 +55,13 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
+def head_name(expr: cst.BaseExpression) -> cst.Name | None:
+    """The name an attribute chain starts from (`torch` of `torch.cuda.amp`)."""
+    while type(expr) is cst.Attribute:
+        expr = expr.value  # type: ignore[attr-defined]
+    return expr if type(expr) is cst.Name else None  # type: ignore[return-value]
+
+
 def import_from_module(node: cst.ImportFrom) -> str:
     dots = "." * len(node.relative)
     module = dotted_name(node.module) if node.module is not None else ""

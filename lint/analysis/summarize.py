@@ -25,7 +25,7 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.precision import global_value, half_conversion, value_of_name
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, sampler_shuffle
 from trainlint.analysis.scopes import dotted_name
-from trainlint.analysis.training import is_clip_call, measures_only, method_call, scaled_backward_scaler
+from trainlint.analysis.training import is_clip_call, loops_within, measures_only, method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes, only, own_nodes
 from trainlint.context import FileContext
 from trainlint.project import FileFacts
@@ -421,7 +421,7 @@ class _Summarizer:
         Not when this function's own loop steps an optimizer it knows: the rule
         judges that loop where it is."""
         known = optimizer_step(self.ctx, call)
-        if known is not None and self._in_own_loop(call):
+        if known is not None and loops_within(self.ctx, call, self.func):
             return
         stepped = known if known is not None else method_call(call, "step")
         owner = self._param(stepped) or self._own_attribute(stepped) if stepped is not None else None
@@ -429,14 +429,6 @@ class _Summarizer:
             steps.add(owner)
             if known is not None:
                 known_steps.add(owner)
-
-    def _in_own_loop(self, node: cst.CSTNode) -> bool:
-        for ancestor in self.ctx.ancestors(node):
-            if ancestor is self.func:
-                return False
-            if type(ancestor) in (cst.For, cst.While):
-                return True
-        return False
 
     def _occasional(self, call: cst.Call) -> bool:
         """Whether `call` may run on only some calls of the function: in an
