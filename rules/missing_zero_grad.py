@@ -9,7 +9,7 @@ from trainlint.analysis.loops import (
     reachable_nodes,
 )
 from trainlint.analysis.dataflow import constructor_argument
-from trainlint.analysis.scopes import _parameters, dotted_name
+from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import iter_nodes
@@ -564,12 +564,12 @@ class MissingZeroGrad(Rule):
         function = self.ctx.enclosing_function(optimizer)
         if function is None or any(type(a) is cst.ClassDef for a in self.ctx.ancestors(function)):
             return None  # a method: its first parameter is bound by the call
-        names = [param.name.value for param in _parameters(function.params)]
-        if optimizer.value not in names:
+        if optimizer.value not in {param.name.value for param in _parameters(function.params)}:
             return None
         found: set[str] = set()
         for site in self.ctx.call_sites(function):
-            given = dict(_given(site, names))
+            pairs, complete = bound_arguments(site, function)
+            given = dict(pairs) if complete else {}
             passed = given.get(optimizer.value)
             owner = self._parameters_owner(passed, depth=1) if passed is not None else None
             model = next((name for name, value in given.items() if owner and self.ctx.code(value) == owner), None)
@@ -658,15 +658,3 @@ class MissingZeroGrad(Rule):
                                               f"accumulate across iterations; call `{optimizer}.zero_grad()`")
                         else:
                             self.report(step)
-
-
-def _given(call: cst.Call, names: list[str]) -> list[tuple[str, cst.BaseExpression]]:
-    """The function's parameters (`names`, in order) with what `call` passes them."""
-    given = []
-    for slot, arg in argument_slots(call):
-        if arg.star:
-            return []
-        name = names[int(slot[1:])] if slot.startswith("#") and int(slot[1:]) < len(names) else slot
-        if name in names:
-            given.append((name, arg.value))
-    return given

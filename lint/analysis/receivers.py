@@ -18,7 +18,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from trainlint.analysis.scopes import Scope, _parameters, _statements, child_blocks, dotted_name
+from trainlint.analysis.scopes import Scope, _parameters, _statements, bound_arguments, child_blocks, dotted_name
 from trainlint.analysis.walk import only
 from trainlint.semantic import SemanticModel
 
@@ -364,22 +364,8 @@ class Receivers:
 
     def _bind_arguments(self, call: cst.Call, func: cst.FunctionDef) -> None:
         scope = self.ctx.scopes.scope_for(func)
-        positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
-        bound = type(call.func) is cst.Attribute or func.name.value == "__init__"
-        if positional and positional[0] in ("self", "cls") and bound:
-            positional = positional[1:]
-        index = 0
-        for arg in call.args:
-            if arg.star:
-                return
-            if arg.keyword is not None:
-                name = arg.keyword.value
-            elif index < len(positional):
-                name = positional[index]
-                index += 1
-            else:
-                continue
-            kind = self._value_kind(arg.value)
+        for name, value in bound_arguments(call, func)[0]:
+            kind = self._value_kind(value)
             if kind is not None:
                 self.kinds.setdefault(Binding(scope.node, name), kind)
 

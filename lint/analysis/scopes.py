@@ -62,6 +62,30 @@ def head_name(expr: cst.BaseExpression) -> cst.Name | None:
     return expr if type(expr) is cst.Name else None  # type: ignore[return-value]
 
 
+def bound_arguments(call: cst.Call, func: cst.FunctionDef) -> tuple[list[tuple[str, cst.BaseExpression]], bool]:
+    """The parameter of `func` each argument of `call` goes to, by position or
+    keyword (`self` / `cls` bound by a call through an attribute, or of
+    `__init__`), up to the first `*args` / `**kwargs`; and whether there was none."""
+    positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
+    bound = type(call.func) is cst.Attribute or func.name.value == "__init__"
+    if positional and positional[0] in ("self", "cls") and bound:
+        positional = positional[1:]
+    pairs: list[tuple[str, cst.BaseExpression]] = []
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            return pairs, False
+        if arg.keyword is not None:
+            name = arg.keyword.value
+        elif index < len(positional):
+            name = positional[index]
+            index += 1
+        else:
+            continue
+        pairs.append((name, arg.value))
+    return pairs, True
+
+
 def import_from_module(node: cst.ImportFrom) -> str:
     dots = "." * len(node.relative)
     module = dotted_name(node.module) if node.module is not None else ""
