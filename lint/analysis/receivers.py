@@ -145,12 +145,14 @@ class Receivers:
                     self._class_kinds.setdefault(node.name.value, kind)  # type: ignore[attr-defined]
         # the assignments to variables, read once: the passes below only
         # learn more kinds of values
+        self._pairs = list(self._assignments())  # (target, value) of every assignment, read once
         self._assigned = [
-            (binding, value) for target, value in self._assignments() if (binding := self.binding(target)) is not None
+            (binding, value) for target, value in self._pairs if (binding := self.binding(target)) is not None
         ]
         # `g_sched, d_sched = build_schedulers(...)`: (variable, call, position)
         self._unpacked = [
-            (binding, value, index) for target, value in self._unpacked_calls()
+            (binding, value, index) for target, value in self._pairs
+            if type(target) in (cst.Tuple, cst.List) and type(value) is cst.Call
             for index, element in enumerate(target.elements)  # type: ignore[attr-defined]
             if (binding := self.binding(element.value)) is not None
         ]
@@ -229,14 +231,6 @@ class Receivers:
                 elif type(small) is cst.AnnAssign and small.value is not None:
                     yield small.target, small.value
 
-    def _unpacked_calls(self) -> Iterator[tuple[cst.Tuple | cst.List, cst.Call]]:
-        for stmt in _all_simple_statements(self.ctx.module):
-            for small in stmt.body:
-                if type(small) is cst.Assign and type(small.value) is cst.Call:
-                    for target in small.targets:
-                        if type(target.target) in (cst.Tuple, cst.List):
-                            yield target.target, small.value  # type: ignore[misc]
-
     def _collect_assignments(self) -> None:
         for binding, call, index in self._unpacked:
             kinds = self._tuple_returns.get(call.func.value) if type(call.func) is cst.Name else None
@@ -285,7 +279,7 @@ class Receivers:
         items all of that kind, or an empty one filled by `container[key] = ...`
         with values all of that kind; an alias of one (`optims = self.optims`) too."""
         items: dict[Binding, set[str | None]] = {}
-        for target, value in self._assignments():
+        for target, value in self._pairs:
             if type(target) is cst.Subscript:
                 binding = self.binding(target.value)
                 if binding is not None:
