@@ -152,12 +152,22 @@ def imported_files(requested: Iterable[str], candidates: Iterable[str], root: st
     alone costs the few files it imports, not the whole project."""
     by_path = {os.path.abspath(path): path for path in candidates}
     requested_paths = {os.path.abspath(path) for path in requested}
+    # the text screen first: a file that cannot import any candidate is not parsed
+    screen = ImportGraph(root, by_path, ())
     seen: set[str] = set()
     found: list[str] = []
     pending: list[tuple[str, frozenset[str] | None]] = [(path, None) for path in requested]
     while pending:
         path, wanted = pending.pop()
-        for absolute, names in _imported_paths(path, root, wanted):
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        reach = screen.reach(path, data.decode("utf-8", errors="replace"))
+        if not any(reach.covers(absolute) for absolute in by_path):
+            continue
+        for absolute, names in _imported_paths(path, data, root, wanted):
             original = by_path.get(absolute)
             if original is None or absolute in requested_paths:
                 continue
@@ -169,16 +179,15 @@ def imported_files(requested: Iterable[str], candidates: Iterable[str], root: st
     return sorted(found)
 
 
-def _imported_paths(path: str, root: str, wanted: frozenset[str] | None
+def _imported_paths(path: str, data: bytes, root: str, wanted: frozenset[str] | None
                     ) -> Iterable[tuple[str, frozenset[str] | None]]:
-    """The module files the import statements of `path` may name, each with the
+    """The module files the import statements of `path` (its bytes: `data`) may name, each with the
     names imported from it. With `wanted` (a package's `__init__.py`), only the
     imports that bind those names, and star imports; imports under
     `if TYPE_CHECKING:` never run."""
     try:
-        with open(path, "rb") as handle:
-            tree = ast.parse(handle.read())
-    except (OSError, SyntaxError, ValueError):
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
         return
     here = os.path.dirname(os.path.abspath(path))
     for node in _run_time_nodes(tree):
