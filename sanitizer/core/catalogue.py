@@ -51,6 +51,9 @@ _KINDS = (
     Kind("train_in_eval_mode", "warning", "model",
          "the optimizer steps a model in eval mode (dropout off, batch-norm statistics "
          "frozen): call model.train() at the start of every training epoch, after validation"),
+    Kind("missing_zero_grad", "error", "optimization",
+         "clear the gradients once per optimizer step (optimizer.zero_grad(), before the backward "
+         "pass or after the step): otherwise each backward pass adds to every earlier gradient (lint rule TL401)"),
     Kind("divergence", "warning", "loss",
          "the loss blew up or keeps climbing: lower the learning rate (check the warm-up "
          "peak and the schedule), clip gradients, check the data order"),

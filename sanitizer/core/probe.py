@@ -147,6 +147,9 @@ class StepProbe:
     # leading size of each batch a model's outermost training forward was given (several
     # with micro-batches): a step on a short batch (an epoch's last) is judged apart
     batch_sizes: list[int] = field(default_factory=list)
+    # the stepping optimizer's gradients as each backward pass since its previous step
+    # found them (see core/clearing.py), and a parameter of it
+    kept: tuple[list[torch.Tensor], Any] | None = None
 
     def add_trail(self, slot: int, tensor: torch.Tensor) -> None:
         if len(self.trail_slots) < MAX_TRAIL:
@@ -223,6 +226,10 @@ class StepRecord:
     joins_previous: bool = False  # another optimizer's part of the step just ended (same backward pass)
     tiny_share: float | None = None  # share below the fp16 normal range (zeros included), when sampled
     batch_items: int | None = None  # items the step's training forwards were given, when known
+    # a parameter whose gradient the optimizer applied again: no backward pass since its
+    # previous step started from cleared gradients; and the line that stepped
+    kept_gradient: torch.Tensor | None = None
+    step_site: str | None = None
 
     @property
     def loss(self) -> float | None:

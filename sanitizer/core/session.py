@@ -31,6 +31,7 @@ from sanitizer.core.backward_steps import (
 )
 from sanitizer.core.catalogue import KINDS
 from sanitizer.core.children import Children
+from sanitizer.core.clearing import GradientClearing, kept_gradients
 from sanitizer.core.ending import ending_of, terminated_at
 from sanitizer.core.events import Event
 from sanitizer.core.manual import ManualUpdate
@@ -132,6 +133,7 @@ class Sanitizer:
         self._data_wait = 0.0
         self._last_close: float | None = None
         self._memory = MemoryMeter()
+        self._clearing = GradientClearing() if "missing_zero_grad" in self.enabled_kinds else None
         trace = bool(self.enabled_kinds & {"nonfinite_activation", "nonfinite_input",
                                            "nonfinite_loss", "nonfinite_grad"})
         self.sources = DataSources()
@@ -323,6 +325,8 @@ class Sanitizer:
     # ------------------------------------------------------- loss and backward
     def on_backward(self, tensors: Any) -> None:
         self._backward_seen = self._backward_since_close = True
+        if self._clearing is not None and not in_backward():
+            self._clearing.before_backward()
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors or ())
         if self.step_source is not StepSource.OPTIMIZER:
             self._settle_held(ended_by_backward=True)
@@ -498,11 +502,15 @@ class Sanitizer:
             self._step_in_backward(optimizer)
             return
         found_inf = getattr(optimizer, "found_inf", None)  # GradScaler with a fused optimizer
+        if self._clearing is not None:
+            self.probe.kept = self._clearing.at_step(optimizer)
         self._close_step(optimizer, skipped=False, found_inf=found_inf)
 
     def after_step(self, optimizer: torch.optim.Optimizer) -> None:
         if not in_backward():
             self._updated_at[id(optimizer)] = self.step
+            if self._clearing is not None:
+                self._clearing.after_step(optimizer)
             self._advance()
 
     def _step_in_backward(self, optimizer: torch.optim.Optimizer) -> None:
@@ -628,6 +636,8 @@ class Sanitizer:
             gather.add("grads", squares)
         if isinstance(found_inf, torch.Tensor):
             gather.add("found_inf", [found_inf])
+        if probe.kept is not None:
+            gather.add("kept", probe.kept[0])
         checked = self._queue_initial_param_norms(gather, params)
         scaler = self._scaler() if self._scaler is not None else None
         if scaler is not None and getattr(scaler, "_scale", None) is not None:
@@ -656,6 +666,7 @@ class Sanitizer:
             self._last_close = now
         data_wait, self._data_wait = self._data_wait, 0.0
         trail = probe.trail(values["trail"])
+        kept = probe.kept[1]() if probe.kept is not None and kept_gradients(values.get("kept", [])) else None
         return StepRecord(
             step=self.step, skipped=skipped, partial=partial, losses=values["loss"],
             loss_sites=probe.loss_sites, trail=trail, model_site=probe.model_site,
@@ -670,7 +681,8 @@ class Sanitizer:
             data_wait=data_wait, step_time=step_time,
             memory_bytes=None if partial else self._memory.sample(self.step, self.device),
             graph_roots=probe.graph_roots, training_params=[p for p in params if p.requires_grad],
-            batch_items=sum(probe.batch_sizes) or None)
+            batch_items=sum(probe.batch_sizes) or None,
+            kept_gradient=kept, step_site=locations.user_site() if kept is not None else None)
 
     def _queue_initial_param_norms(self, gather: Gather, params: list[torch.Tensor]) -> list[torch.Tensor]:
         """Before the first update the parameters are checked in the step's single read."""

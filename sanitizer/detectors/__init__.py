@@ -8,6 +8,7 @@ from sanitizer.detectors.fitting import FittingDetector
 from sanitizer.detectors.grad_underflow import GradUnderflowDetector
 from sanitizer.detectors.memory_growth import MemoryGrowthDetector
 from sanitizer.detectors.missing_set_epoch import MissingSetEpochDetector
+from sanitizer.detectors.missing_zero_grad import MissingZeroGradDetector
 from sanitizer.detectors.nonfinite import NonfiniteDetector
 from sanitizer.detectors.param_not_in_optimizer import ParamNotInOptimizerDetector
 from sanitizer.detectors.rank_divergence import RankDivergenceDetector
@@ -24,7 +25,7 @@ DETECTORS: tuple[type[Detector], ...] = (
     ScaleCollapseDetector, VanishingGradDetector, TensorLeakDetector, MemoryGrowthDetector,
     UnusedParameterDetector, ParamNotInOptimizerDetector, DataloaderBoundDetector, FittingDetector,
     RankDivergenceDetector, MissingSetEpochDetector, SchedulerOrderDetector, DivergenceDetector,
-    TrainInEvalModeDetector,
+    TrainInEvalModeDetector, MissingZeroGradDetector,
 )
 
 

@@ -5,7 +5,8 @@ event of its kind that no earlier problem explains. Events a root explains are
 folded under it as symptoms (a NaN explains the spikes and the fitting
 verdicts after it, fp16 underflow explains all-zero gradients, a collapsing
 loss scale explains what its skipped steps look like and is itself explained by
-a forward that had already gone non-finite, a leak explains memory growth). Problems come in the order they started; end-of-run verdicts last,
+a forward that had already gone non-finite, a leak explains memory growth,
+gradients never cleared explain the blow-up they grow into). Problems come in the order they started; end-of-run verdicts last,
 the sanitizer's own errors at the very end.
 
 The report, the end-of-run summary, `show` and the HTML page all read this.
@@ -239,6 +240,13 @@ def _divergence_symptoms(cause: _Group, symptom: _Group) -> bool:
     return cause.kind == "divergence" and symptom.kind in followers and _later(symptom, cause, NAN_LEAD)
 
 
+def _kept_gradient_symptoms(cause: _Group, symptom: _Group) -> bool:
+    """Gradients never cleared grow with every step: the spikes, the climb and the
+    NaN they end in, and a loss that cannot settle."""
+    followers = AFTER_NAN | set(NONFINITE)
+    return cause.kind == "missing_zero_grad" and symptom.kind in followers and _later(symptom, cause)
+
+
 def _spike_pair(cause: _Group, symptom: _Group) -> bool:
     """A loss spike and the gradient spike it produces in the same step."""
     return (cause.kind, symptom.kind) == ("loss_spike", "grad_spike") and cause.step == symptom.step
@@ -246,7 +254,7 @@ def _spike_pair(cause: _Group, symptom: _Group) -> bool:
 
 _RULES: tuple[Callable[[_Group, _Group], bool], ...] = (
     _nan_chain, _nan_symptoms, _collapse_symptoms, _forward_nan_collapse, _underflow_symptoms, _leak_symptoms,
-    _divergence_symptoms, _spike_pair, _replaced_parameters,
+    _divergence_symptoms, _spike_pair, _replaced_parameters, _kept_gradient_symptoms,
 )
 
 

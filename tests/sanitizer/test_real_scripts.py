@@ -22,7 +22,9 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("gan_ring.py",), ("gan_turns.py",), ("policy_gradient.py",), ("policy_gradient.py", "--critic"),
     ("optimizer_in_backward.py",), ("checkpointed.py",), ("checkpointed.py", "--reentrant"),
     ("distillation.py",), ("distillation.py", "--student-first"), ("encoder_decoder.py",),
-    ("grad_accumulation.py",), ("grad_accumulation.py", "--dtype", "bfloat16"), ("cross_validation.py",)]
+    ("grad_accumulation.py",), ("grad_accumulation.py", "--dtype", "bfloat16"), ("cross_validation.py",)] + [
+    ("gradient_clearing.py", "--clear", how)
+    for how in ("zero_grad", "in_place", "data", "model", "none_by_hand", "after_step", "accumulate")]
 PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               ("eval_mode_left_on.py", "--bug"), ("warmup_blowup.py", "--peak-lr", "3"),
@@ -35,7 +37,9 @@ PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") f
               ("cross_validation.py", "--corrupt-step", "300"), ("cross_validation.py", "--lr-of-fold", "2", "30"),
               ("wgan_gp.py",), ("wgan_gp.py", "--fault", "100"),
               *[("train_set_evaluation.py", "--data", data) for data in ("loader", "slices", "split", "full-batch")],
-              ("train_set_evaluation.py", "--data", "full-batch", "--val-only")]
+              ("train_set_evaluation.py", "--data", "full-batch", "--val-only"),
+              *[("gradient_clearing.py", "--clear", how) for how in ("never", "head_only", "accumulate_wrong")],
+              ("gradient_clearing.py", "--clear", "never", "--lr", "0.5")]
 
 
 def _where(run: Run) -> dict[str, tuple[int, str | None]]:
@@ -280,3 +284,32 @@ def test_a_gan_with_gradient_penalty_names_each_model_and_finds_the_nan_of_the_d
         ("loss_spike", 601), ("nonfinite_grad", 601), ("unused_parameter", None)], problems
     assert {symptom.split(" at ")[0] for symptom in problems[1]["symptoms"]} == {
         "nonfinite_param", "nonfinite_activation", "nonfinite_loss", "nonfinite_input"}, problems[1]
+
+
+@pytest.mark.parametrize("how, owners", [("never", ["encoder", "head"]), ("head_only", ["encoder"]),
+                                         ("accumulate_wrong", ["encoder", "head"])])
+def test_gradients_not_cleared_since_the_last_step_are_reported_per_optimizer(script_runs: ScriptRuns, how: str,
+                                                                              owners: list[str]) -> None:
+    """An optimizer whose gradients nothing cleared since its previous step: at its
+    second step, once per optimizer, at the line that steps. Clearing in every way
+    real loops clear (the healthy runs above) is not reported, nor is accumulation
+    over micro-batches within a step."""
+    run = script_runs.get("gradient_clearing.py", "--clear", how)
+    assert run.returncode == 0, run.stderr
+    events = run.events("missing_zero_grad")
+    assert [(e["step"], e["module"]) for e in events] == [(2, owner) for owner in owners], events
+    step_line = line_of("gradient_clearing.py", "optimizer.step()  # on each micro-batch" if how == "accumulate_wrong"
+                        else "optimizer.step()  # once per iteration")
+    assert {e["where"] for e in events} == {f"gradient_clearing.py:{step_line}"}
+    assert events[0]["param"].startswith(owners[0] + ".")
+
+
+def test_gradients_never_cleared_explain_the_blow_up(script_runs: ScriptRuns) -> None:
+    """The loss that climbs and the NaN it ends in are symptoms of the gradients
+    that pile up, folded under it: one problem."""
+    run = script_runs.get("gradient_clearing.py", "--clear", "never", "--lr", "0.5")
+    problems = run.report["summary"]["problems"]
+    assert problems[0]["kind"] == "missing_zero_grad", problems
+    assert all(p["kind"] == "missing_zero_grad" for p in problems), problems
+    assert problems[0]["symptoms"], problems
+

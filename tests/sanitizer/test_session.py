@@ -538,3 +538,38 @@ def test_a_crash_records_the_step_it_happened_in() -> None:
             raise RuntimeError("rejected a NaN")
     assert session.ending is not None and session.ending["how"] == "exception"
     assert session.ending["step"] == 6  # five steps done, the sixth under way
+
+
+def _gan_turns(clear_discriminator: str, iterations: int = 12) -> list[tuple[str, int | None]]:
+    """A GAN whose generator's backward passes run through the discriminator, adding to
+    its gradients after its step; the discriminator clears them (or not) before its own."""
+    torch.manual_seed(0)
+    gen, disc = nn.Linear(4, 4), nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+    g_opt, d_opt = torch.optim.SGD(gen.parameters(), lr=1e-2), torch.optim.SGD(disc.parameters(), lr=1e-2)
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
+        for _ in range(iterations):
+            real, noise = torch.randn(16, 4), torch.randn(16, 4)
+            if clear_discriminator == "in_place":
+                d_opt.zero_grad(set_to_none=False)
+            elif clear_discriminator == "set_to_none":
+                d_opt.zero_grad()
+            (F.softplus(disc(gen(noise).detach())) + F.softplus(-disc(real))).mean().backward()
+            d_opt.step()
+            g_opt.zero_grad()
+            F.softplus(-disc(gen(noise))).mean().backward()  # adds to the discriminator's gradients
+            g_opt.step()
+    return [(event.kind, event.step) for event in session.events if event.kind == "missing_zero_grad"]
+
+
+@pytest.mark.parametrize("clear", ["in_place", "set_to_none"])
+def test_gradients_cleared_after_another_models_backward_are_cleared(clear: str) -> None:
+    """The generator's backward adds to the discriminator's kept gradients before the
+    discriminator clears them: that backward pass starts from kept gradients, the next
+    one from cleared ones, and the discriminator's step is on fresh gradients."""
+    assert _gan_turns(clear) == []
+
+
+def test_a_discriminator_never_cleared_is_reported_at_its_second_step() -> None:
+    """Steps 1 and 2 are the first turns of each model: the discriminator's second
+    step is step 3; the generator, cleared each turn, is not reported."""
+    assert _gan_turns("never") == [("missing_zero_grad", 3)]

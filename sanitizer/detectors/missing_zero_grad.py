@@ -1,0 +1,44 @@
+"""An optimizer stepping on gradients kept from its previous step: nothing cleared
+them in between, so every backward pass adds to all the gradients before it and
+each update applies them again (the run-time twin of lint rule TL401).
+
+The session follows the gradients each optimizer stepped with
+(`sanitizer.core.clearing`); a step is marked when no backward pass since the
+optimizer's previous step started from cleared gradients. Gradient accumulation
+over several backward passes within one step is not concerned: only gradients an
+optimizer already applied are followed.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sanitizer.detectors.base import Detector
+
+if TYPE_CHECKING:
+    from sanitizer.core.probe import StepRecord
+    from sanitizer.core.sink import Sink
+
+
+class MissingZeroGradDetector(Detector):
+    name = "missing_zero_grad"
+    kinds = ("missing_zero_grad",)
+
+    def __init__(self) -> None:
+        self.steps_on_kept_gradients = 0
+        self._reported: set[int | None] = set()  # optimizers reported
+
+    def on_step(self, record: StepRecord, sink: Sink) -> None:
+        param = record.kept_gradient
+        if param is None:
+            return
+        self.steps_on_kept_gradients += 1
+        if record.optimizer_id in self._reported:
+            return
+        self._reported.add(record.optimizer_id)
+        module = sink.common_module_name(record.params)
+        sink.emit("missing_zero_grad", record.step,
+                  f"{f'the optimizer of {module}' if module else 'the optimizer'} stepped on gradients nobody cleared since its previous step: every backward "
+                  f"pass adds to the gradients of all earlier ones and each update applies them again; "
+                  f"call optimizer.zero_grad() once per step",
+                  module=module, param=sink.param_name(param),
+                  where=record.step_site)
