@@ -31,6 +31,7 @@ from typing import Iterable, Iterator, Mapping
 from trainlint.summaries import Call, Summary, close, may_summarize
 
 _MAX_REEXPORTS = 4  # `__init__.py` chains followed
+CALL = ".__call__"
 _MAX_ROUNDS = 50  # rounds closing one cycle of files (each adds effects; few are ever needed)
 
 
@@ -190,6 +191,8 @@ class Project:
             found = self._follow(path, member_of(module, attribute), depth + 1)
             if isinstance(found, tuple):  # a star import says nothing of names outside the project
                 return found
+        if attribute.endswith(CALL):  # an instance called without a `__call__`: a module's `forward`
+            return self._in_module(path, attribute.removesuffix(CALL) + ".forward", depth)
         return None
 
     def _inherited(self, path: str, facts: FileFacts, attribute: str, depth: int) -> tuple[str, str] | None:

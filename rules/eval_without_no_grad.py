@@ -15,6 +15,7 @@ from trainlint.analysis.training import MODULE_CHAIN, code_bodies, method_call, 
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
+from trainlint.summaries import BACKWARD, STEP, ZERO_GRAD
 
 # calls that show a loop or a function needs the autograd graph
 _GRAPH_USERS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
@@ -355,7 +356,13 @@ class EvalWithoutNoGrad(Rule):
     def _uses_graph(self, node: cst.CSTNode) -> bool:
         if is_backward(node) or clears_grads(self.ctx, node) or method_call(node, "step") is not None:
             return True
-        return type(node) is cst.Call and self.ctx.call_name(node) in _GRAPH_USERS
+        if type(node) is not cst.Call:
+            return False
+        if self.ctx.call_name(node) in _GRAPH_USERS:
+            return True
+        # a helper object's method, or another module's function (`stepper.apply(loss, opt)`)
+        summary = self.ctx.summaries.of_unwalked_call(node)
+        return summary is not None and any(summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD))
 
 
 def _models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:

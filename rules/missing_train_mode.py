@@ -591,13 +591,12 @@ def _one_of_its_layers(ctx: FileContext, node: cst.CSTNode, receiver: cst.BaseEx
 
 
 def _mode_setting_calls(ctx: FileContext) -> dict[cst.CSTNode, Summary]:
-    """Calls of other modules' functions that set train/eval mode or back-propagate,
-    with what they do."""
-    if not ctx.external:
-        return {}
+    """Calls that set train/eval mode or back-propagate where the flow does not walk
+    into them, with what they do: functions of other modules, and methods of objects
+    of this file's classes (`stepper.apply(loss, optimizer)`, `loss_scaler(loss, optimizer)`)."""
     found: dict[cst.CSTNode, Summary] = {}
     for call in ctx.nodes_of(cst.Call):
-        summary = ctx.summaries.of_external_call(call)
+        summary = ctx.summaries.of_unwalked_call(call)
         if summary is not None and any(e in (TRAIN, EVAL, BACKWARD) for e in summary.events):
             found[call] = summary
     return found

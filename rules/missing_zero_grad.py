@@ -13,6 +13,7 @@ from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import iter_nodes
+from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, LOOP, MAY_ZERO_GRAD, STEP, ZERO_GRAD, Summary
 
@@ -22,6 +23,20 @@ _THROUGH_HELPER = ("`{}()` back-propagates and steps `{}`, and this loop never c
                    "across iterations; call `{}.zero_grad()`")
 _IN_HELPER_LOOP = ("`{}()` back-propagates and steps `{}` in a loop of its own and never clears gradients: they "
                    "accumulate across iterations; call `{}.zero_grad()` in that loop")
+
+
+def _branch_sides(ctx: FileContext, node: cst.CSTNode, loop: cst.CSTNode) -> dict[cst.If, bool]:
+    """Each `if` of `loop` around `node`, with whether `node` is in its `else` part
+    (`elif`s included); empty when `node` is not in the loop itself (in a helper)."""
+    sides: dict[cst.If, bool] = {}
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if ancestor is loop:
+            return sides
+        if type(ancestor) is cst.If:
+            sides[ancestor] = child is ancestor.orelse
+        child = ancestor
+    return {}
 
 
 def _same_or_inside(owner: str, model: str) -> bool:
@@ -45,7 +60,10 @@ class MissingZeroGrad(Rule):
     clears the optimizers built on that model's parameters:
     `netD.zero_grad()` does not clear `Adam(netG.parameters())`; an optimizer
     built on anything else (a list of parameter groups) may hold that
-    model's parameters, and counts as cleared.
+    model's parameters, and counts as cleared. A clear in one branch of an
+    `if` that steps there too does not count for a step in the other branch
+    (`if use_amp: ...; scaler.step(opt); opt.zero_grad()` `else:
+    loss.backward(); opt.step()`): that path never clears.
 
     ## Why is this bad?
     `backward()` adds into `.grad`; it does not overwrite it. Without
@@ -316,6 +334,22 @@ class MissingZeroGrad(Rule):
         "    criterion(model(x), y).backward()\n"
         "    optimizer.step()  # expect: TL401\n"
         "trainer = Engine(update_fn)\n",
+        # the clear sits in the other branch: the fp32 path steps without one (a
+        # ConvNeXt-style engine with its `zero_grad()` dropped from the `else`)
+        "import torch\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x, y in loader:\n"
+        "    if use_amp:\n"
+        "        with torch.autocast('cuda'):\n"
+        "            loss = criterion(model(x), y)\n"
+        "        scaler.scale(loss).backward()\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n"
+        "        optimizer.zero_grad()\n"
+        "    else:\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -492,6 +526,42 @@ class MissingZeroGrad(Rule):
         "    criterion(model(x), y).backward()\n"
         "    optimizer.step()\n"
         "trainer = Engine(process_function=update_fn)\n",
+        # a branch that clears and accumulates, and one that steps: two micro-batches
+        # per step, each branch taking turns
+        "import torch\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for i, (x, y) in enumerate(loader):\n"
+        "    if i % 2 == 0:\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "    else:\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a GAN that alternates its updates: each branch clears what it steps
+        "import torch\n"
+        "g_opt = torch.optim.Adam(g.parameters())\n"
+        "d_opt = torch.optim.Adam(d.parameters())\n"
+        "for i, x in enumerate(loader):\n"
+        "    if i % 5 == 0:\n"
+        "        g_opt.zero_grad()\n"
+        "        (-d(g(z)).mean()).backward()\n"
+        "        g_opt.step()\n"
+        "    else:\n"
+        "        d_opt.zero_grad()\n"
+        "        (d(g(z).detach()).mean() - d(x).mean()).backward()\n"
+        "        d_opt.step()\n",
+        # both paths clear, one of them after the `if`
+        "import torch\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    if use_amp:\n"
+        "        scaler.scale(criterion(model(x), y)).backward()\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n"
+        "    else:\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "    optimizer.zero_grad()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -512,12 +582,7 @@ class MissingZeroGrad(Rule):
         """What a call does that the walk of the loop does not enter: a function of
         another module, or a method of an object of a class of this file
         (`trainer.training_step(batch)`)."""
-        if type(node) is not cst.Call:
-            return None
-        summary = self.ctx.summaries.of_external_call(node) if self.ctx.external else None
-        if summary is None and self.ctx.local_callee(node) is None:
-            summary = self.ctx.summaries.of_call(node)
-        return summary
+        return self.ctx.summaries.of_unwalked_call(node)
 
     def _stepped_through(self, call: cst.Call, summary: Summary) -> list[cst.BaseExpression | str]:
         """The optimizers of this file that `call` hands to a function that steps
@@ -606,8 +671,8 @@ class MissingZeroGrad(Rule):
     def finish(self) -> None:
         for loop in [*self.ctx.loops(), *self._engine_steps()]:
             steps: list[tuple[cst.CSTNode, str, str | None]] = []  # (where, optimizer, message if through a helper)
-            cleared: set[str] = set()  # optimizers whose own zero_grad() the loop calls
-            models: set[str] = set()  # models whose zero_grad() the loop calls
+            # (where, what: an optimizer's or a model's name; None for a clear that may clear them all)
+            clears: list[tuple[cst.CSTNode, str | None, bool]] = []  # ..., and whether a model's
             owners: dict[str, str | None] = {}  # optimizer -> the model whose parameters it was built on
             backward = False
             for node in reachable_nodes(self.ctx, loop.body):
@@ -615,11 +680,11 @@ class MissingZeroGrad(Rule):
                         or self._helper_clears(node)) and not self._on_error(node, loop):
                     receiver = method_call(node, "zero_grad")
                     if receiver is not None and is_optimizer(self.ctx, receiver):
-                        cleared.add(self.ctx.code(receiver))
+                        clears.append((node, self.ctx.code(receiver), False))
                     elif receiver is not None and type(receiver) in (cst.Name, cst.Attribute):
-                        models.add(self.ctx.code(receiver))  # `netD.zero_grad()`: that model's gradients
+                        clears.append((node, self.ctx.code(receiver), True))  # `netD.zero_grad()`: that model's
                     else:
-                        break  # a parameter's or a helper's: it may clear them all
+                        clears.append((node, None, False))  # a parameter's or a helper's: it may clear them all
                     continue
                 backward = backward or is_backward(node)
                 optimizer = optimizer_step(self.ctx, node)
@@ -634,27 +699,50 @@ class MissingZeroGrad(Rule):
                         code = optimizer if isinstance(optimizer, str) else self.ctx.code(optimizer)
                         steps.append((node, code, message.format(self.ctx.code(node.func), code, code)))  # type: ignore[attr-defined]
                         owners[code] = None if isinstance(optimizer, str) else self._parameters_owner(optimizer)
+            if backward:
+                self._judge(loop, steps, clears, owners)
+
+    def _judge(self, loop: cst.CSTNode, steps: list[tuple[cst.CSTNode, str, str | None]],
+               clears: list[tuple[cst.CSTNode, str | None, bool]], owners: dict[str, str | None]) -> None:
+        stepped = {optimizer for _, optimizer, _ in steps}
+        for step, optimizer, helper in steps:
+            reaching = [(name, model) for node, name, model in clears
+                        if not self._other_branch(node, step, loop, [s for s, _, _ in steps])]
+            if any(name is None for name, _ in reaching):
+                continue
+            cleared = {name for name, model in reaching if not model}  # optimizers whose own zero_grad() runs
+            models = {name for name, model in reaching if model}  # models whose zero_grad() runs
+            named = sorted(cleared | models)  # what the loop clears, as written
+            # an optimizer built on a model whose zero_grad() the loop calls is cleared;
+            # one whose model is unknown may be (a model may hold every parameter)
+            cleared |= {name for name, owner in owners.items()
+                        if models and (owner is None or any(_same_or_inside(owner, model) for model in models))}
+            # an optimizer cleared under another name than any stepped one may be any of them
+            if optimizer in cleared or not cleared <= stepped:  # type: ignore[operator]
+                continue
+            if helper is not None and not named:
+                self.report(step, helper)
+            elif named:
+                self.report(step, f"this loop clears the gradients of `{'`, `'.join(named)}` "  # type: ignore[arg-type]
+                                  f"only: those `{optimizer}` steps accumulate across iterations; call "
+                                  f"`{optimizer}.zero_grad()`")
+            elif type(loop) is cst.FunctionDef:
+                self.report(step, f"`{loop.name.value}()`, which ignite's `Engine` runs on every iteration, "
+                                  "back-propagates and steps but never clears gradients: they "
+                                  f"accumulate across iterations; call `{optimizer}.zero_grad()`")
             else:
-                # an optimizer built on a model whose zero_grad() the loop calls is cleared;
-                # one whose model is unknown may be (a model may hold every parameter)
-                named = sorted(cleared | models)  # what the loop clears, as written
-                cleared |= {optimizer for optimizer, owner in owners.items()
-                            if models and (owner is None or any(_same_or_inside(owner, model) for model in models))}
-                stepped = {optimizer for _, optimizer, _ in steps}
-                # an optimizer cleared under another name than any stepped one may be any of them
-                if backward and cleared <= stepped:
-                    for step, optimizer, helper in steps:
-                        if optimizer in cleared:
-                            continue
-                        if helper is not None and not named:
-                            self.report(step, helper)
-                        elif named:
-                            self.report(step, f"this loop clears the gradients of `{'`, `'.join(named)}` "
-                                              f"only: those `{optimizer}` steps accumulate across iterations; call "
-                                              f"`{optimizer}.zero_grad()`")
-                        elif type(loop) is cst.FunctionDef:
-                            self.report(step, f"`{loop.name.value}()`, which ignite's `Engine` runs on every iteration, "
-                                              "back-propagates and steps but never clears gradients: they "
-                                              f"accumulate across iterations; call `{optimizer}.zero_grad()`")
-                        else:
-                            self.report(step)
+                self.report(step)
+
+    def _other_branch(self, clear: cst.CSTNode, step: cst.CSTNode, loop: cst.CSTNode,
+                      steps: list[cst.CSTNode]) -> bool:
+        """The clear and the step sit in the two branches of one `if` of the loop, and the
+        clear's branch steps too (`if use_amp: ...; scaler.step(opt); opt.zero_grad()
+        else: loss.backward(); opt.step()`): each branch is an iteration of its own, and
+        the one without a clear never clears. A branch that only clears and back-propagates
+        (accumulation that the other branch ends with a step) still clears for it."""
+        clear_sides, step_sides = _branch_sides(self.ctx, clear, loop), _branch_sides(self.ctx, step, loop)
+        for branch, side in clear_sides.items():
+            if step_sides.get(branch, side) != side and any(
+                    _branch_sides(self.ctx, other, loop).get(branch) == side for other in steps):
+                return True
+        return False

@@ -24,7 +24,7 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.precision import global_value, half_conversion, value_of_name
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, sampler_shuffle
-from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.scopes import bound_arguments, dotted_name
 from trainlint.analysis.training import is_clip_call, loops_within, measures_only, method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes, only, own_nodes
 from trainlint.context import FileContext
@@ -101,6 +101,7 @@ class CallTargets:
         self._bases: dict[str, tuple[str, ...]] = {}
         self._instances = self._instances_of_classes()
         self._targets: dict[cst.Call, str | None] = {}
+        self._given: dict[tuple[cst.FunctionDef, str], str | None] = {}  # see `_class_from_callers`
 
     def target(self, call: cst.Call) -> str | None:
         """What `call` runs; asked by several rules of each call, so kept."""
@@ -161,11 +162,11 @@ class CallTargets:
 
     def _call_of_instance(self, cls: str) -> str | None:
         """What calling an instance of `cls` runs (`model(x)`): its `__call__`, or the
-        `forward` an `nn.Module`'s call runs; a class imported from another module is
-        taken for a module (`net.Net.forward`, which the project looks up)."""
+        `forward` an `nn.Module`'s call runs; for a class imported from another module,
+        `utils.LossScaler.__call__`, which the project looks up, then its `forward`."""
         for owner in self._lineage(cls):
             if owner not in self.classes:
-                return f"{owner}.forward"
+                return f"{owner}.__call__"
             for method in ("__call__", "forward"):
                 key = f"{self._paths[owner]}.{method}"
                 if key in self._key_set:
@@ -221,7 +222,29 @@ class CallTargets:
             found = self._instances.get(key)
             if found is not None:
                 return found
-        return None
+        return self._class_from_callers(expr) if type(expr) is cst.Name else None
+
+    def _class_from_callers(self, name: cst.Name) -> str | None:
+        """The class of a parameter that every call of its function in this file
+        hands an instance of (`train_one_epoch(model, loader, optimizer, stepper)`
+        after `stepper = Stepper()`); None when one call hands something else, or
+        the function is not called here."""
+        func = self.ctx.enclosing_function(name)
+        if func is None or name.value not in parameter_names(self.ctx, func):
+            return None
+        key = (func, name.value)
+        if key in self._given:
+            return self._given[key]
+        self._given[key] = None  # a function that hands its parameter on to itself
+        found = None
+        for call in self.ctx.call_sites(func):
+            arg = dict(bound_arguments(call, func)[0]).get(name.value)
+            cls = self._class_of(arg) if arg is not None else None
+            if cls is None or found not in (None, cls):
+                return None
+            found = cls
+        self._given[key] = found
+        return found
 
     def _instances_of_classes(self) -> dict[tuple[cst.CSTNode, str], str]:
         found: dict[tuple[cst.CSTNode, str], str] = {}
@@ -727,6 +750,17 @@ class FileSummaries:
             return None
         target = self.targets.target(call)
         return self.external.get(target) if target is not None else None
+
+    def of_unwalked_call(self, call: cst.CSTNode) -> Summary | None:
+        """What a call does that a walk of the file's own functions does not enter
+        (see `local_callee`): a function of another module, or a method of an object
+        of a class of this file (`trainer.training_step(batch)`, `stepper(loss, opt)`)."""
+        if type(call) is not cst.Call:
+            return None
+        summary = self.of_external_call(call)
+        if summary is None and self.targets.ctx.local_callee(call) is None:
+            summary = self.of_call(call)
+        return summary
 
     def of_function(self, func: cst.FunctionDef) -> Summary:
         return self.closed[self.targets.keys[func]]
