@@ -34,6 +34,10 @@ from trainlint.rule import Example, Fix, Rule
 from trainlint.summaries import BACKWARD, Summary
 
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+# tensor methods that return a tensor of the same graph (`loss.float()` on a float32
+# loss is the loss itself): what they return carries it
+_GRAPH_KEEPING_METHODS = frozenset({"float", "double", "half", "bfloat16", "cpu", "cuda", "to", "mean", "sum",
+                                    "clone", "squeeze", "view", "reshape", "flatten", "contiguous"})
 _THROUGH_HELPER = (
     "`{}()` keeps the loss tensor it is given across iterations, with its autograd graph: pass `loss.item()`"
 )
@@ -500,6 +504,18 @@ class LossAccumulatedWithGraph(Rule):
         "    opt.step()\n"
         "    total += loss  # expect: TL202\n"
         "print('mean', total[0] / len(loader))\n",
+        # a tensor method keeps the graph: `loss.float()` of a float32 loss is the loss itself,
+        # and `.cpu()` / `.mean()` are differentiable (no fix: `.item()` of what they return
+        # would be the one to write)
+        "import torch\n"
+        "total_loss, history = 0.0, []\n"
+        "for x, y in loader:\n"
+        "    loss = criterion(model(x), y)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "    total_loss += loss.float()  # expect: TL202\n"
+        "    history.append(loss.cpu())  # expect: TL202\n"
+        "print(total_loss, history)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -750,6 +766,16 @@ class LossAccumulatedWithGraph(Rule):
         "    total += loss\n"
         "grads = torch.autograd.grad(torch.stack(losses).sum(), model.weight)\n"
         "torch.autograd.backward(tensors=total)\n",
+        # the same methods after the graph is dropped
+        "import torch\n"
+        "total_loss, history = 0.0, []\n"
+        "for x, y in loader:\n"
+        "    loss = criterion(model(x), y)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "    total_loss += loss.detach().float()\n"
+        "    history.append(loss.float().item())\n"
+        "print(total_loss, history)\n",
     )
 
     def finish(self) -> None:
@@ -906,6 +932,9 @@ class LossAccumulatedWithGraph(Rule):
             return self._carries(expr.left, facts) or self._carries(expr.right, facts)
         if type(expr) is cst.UnaryOperation:
             return self._carries(expr.expression, facts)
+        if (type(expr) is cst.Call and type(expr.func) is cst.Attribute
+                and expr.func.attr.value in _GRAPH_KEEPING_METHODS):
+            return self._carries(expr.func.value, facts)  # `loss.float()`: the same graph
         return is_loss_call(self.ctx, expr) or self._returns_graph(expr)
 
     def _returns_graph(self, expr: cst.BaseExpression) -> bool:
