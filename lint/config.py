@@ -45,8 +45,9 @@ def find_config(start: Path) -> Path | None:
                 data = tomllib.loads(candidate.read_text(encoding="utf-8"))
             except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError):
                 return candidate  # report the error when it is loaded
-            if "trainlint" in data.get("tool", {}):
-                return candidate
+            tool = data.get("tool")
+            if isinstance(tool, dict) and "trainlint" in tool:
+                return candidate  # a value that is not a table is reported when it is loaded
     return None
 
 
@@ -61,12 +62,16 @@ def load_config(path: Path | None, explicit: bool = False, fallback_root: Path |
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except (UnicodeDecodeError, OSError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
-    table = data.get("tool", {}).get("trainlint")
+    tool = data.get("tool")
+    table = tool.get("trainlint") if isinstance(tool, dict) else None
     if table is None:
         if explicit and path.name != "pyproject.toml":
             table = data  # a dedicated trainlint.toml holds the keys at top level
         else:
             table = {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: 'tool.trainlint' must be a table ([tool.trainlint]), "
+                          f"not {type(table).__name__} {table!r}")
     return _from_table(table, path)
 
 

@@ -97,6 +97,19 @@ def test_unknown_config_key_names_the_key(project: Path) -> None:
     assert code == 2 and "'selct'" in err
 
 
+@pytest.mark.parametrize("toml", ['[tool]\ntrainlint = 3\n', '[tool]\ntrainlint = ["TL1"]\n'])
+def test_a_trainlint_value_that_is_no_table_is_a_configuration_error(project: Path, toml: str) -> None:
+    (project / "pyproject.toml").write_text(toml)
+    code, _, err = invoke("src", cwd=project)
+    assert code == 2 and "'tool.trainlint' must be a table" in err, err
+
+
+def test_a_tool_value_that_is_no_table_is_not_trainlints_configuration(project: Path) -> None:
+    (project / "pyproject.toml").write_text("tool = 3\n")
+    code, out, err = invoke("src", "--no-cache", "--format", "json", cwd=project)
+    assert code == 1 and not err and {d["code"] for d in json.loads(out)} == {"TL101", "TL301"}
+
+
 def test_toml_error_is_reported(project: Path) -> None:
     (project / "pyproject.toml").write_text('[tool.trainlint\nselect = [\n')
     code, _, err = invoke("src", cwd=project)
