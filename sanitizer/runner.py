@@ -49,6 +49,8 @@ def run(options: Options) -> int:
     outcome = Outcome()
     _prepare_sys(options)
     session.argv = list(sys.argv)
+    if options.module is not None:  # what the module will see: runpy puts its file first
+        session.argv[0] = _module_file(options.module) or session.argv[0]
     session.start()
     _watch_sigterm(session)
     try:
@@ -77,6 +79,17 @@ def _prepare_sys(options: Options) -> None:
         sys.argv = [script, *options.args]
         sys.path[0] = os.path.dirname(os.path.realpath(script))
         locations.add_user_root(sys.path[0])
+
+
+def _module_file(module: str) -> str | None:
+    """The file `python -m module` runs (a package's `__main__.py`), as runpy finds it."""
+    try:
+        spec = importlib.util.find_spec(module)
+        if spec is not None and spec.submodule_search_locations is not None:
+            spec = importlib.util.find_spec(f"{module}.__main__")
+    except (ImportError, ValueError):
+        return None
+    return spec.origin if spec is not None and spec.has_location else None
 
 
 def _own_code_is_user_code(module: str) -> None:

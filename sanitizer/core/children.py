@@ -92,7 +92,7 @@ class WatchedTarget:
         session = Sanitizer(report=None, checks=self.settings.checks, halt_on=self.settings.halt_on,
                             script=self.settings.script, argv=self.settings.argv, lint=False)  # the parent lints
         session.child = self.number
-        session.report_path = self.settings.report
+        session.report_path = session.report_file = self.settings.report
         session.start()
         try:
             result = self.target(*args, **kwargs)
@@ -132,7 +132,7 @@ def install(session: Sanitizer, stack: ExitStack, patch: Callable[..., None]) ->
 
 def _watch(process: Any, session: Sanitizer) -> StartedChild:
     number = ".".join(str(part) for part in process._identity) or "0"
-    report = child_report_path(session.report_path, number)
+    report = child_report_path(session.report_file, number)
     settings = ChildSettings(report=report, checks=sorted(session.enabled_kinds), halt_on=sorted(session.halt_on),
                              script=session.script, argv=list(session.argv))
     if process._target is None:  # a subclass's own run(): the instance's run wraps it

@@ -76,12 +76,19 @@ class Sanitizer:
                  argv: list[str] | None = None, stream: TextIO | None = None, lint: bool = True) -> None:
         self.enabled_kinds = _validate_kinds(checks, "checks") if checks is not None else set(KINDS)
         self.halt_on = _validate_kinds(halt_on, "halt-on")
+        unchecked = sorted(self.halt_on - self.enabled_kinds - {"sanitizer_error"})  # that one is always on
+        if unchecked:
+            raise ValueError(f"--halt-on {', '.join(unchecked)}: not among the checks that run (--checks); "
+                             f"add {'it' if len(unchecked) == 1 else 'them'} to --checks")
         self.strict = strict
         self.script = script
         self.argv = list(argv) if argv is not None else list(sys.argv)
         self.stream = stream if stream is not None else sys.stderr
         self.rank, self.world_size = _distributed_env()
         self.report_path = report_path_for(report, self.rank) if report is not None else None
+        # where it is written: a relative path is taken from where the run started, not
+        # from wherever the script has changed directory to by its end (Hydra's outputs/)
+        self.report_file = os.path.abspath(self.report_path) if self.report_path is not None else None
         self.detectors: list[Detector] = build_detectors(self.enabled_kinds)
         self.events: list[Event] = []
         self.counts: Counter[str] = Counter()
@@ -185,8 +192,8 @@ class Sanitizer:
         self._finish_lint()
         self._add_usage_notes()
         data = self.report()
-        if self.report_path is not None:
-            self._guard("writing the report", json_report.write_atomic, self.report_path, data)
+        if self.report_file is not None:
+            self._guard("writing the report", json_report.write_atomic, self.report_file, data)
         return data
 
     def abandon(self) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of, run_sanitizer
+from sanitizer_harness import PRELAUNCH, SCRIPTS, ScriptRuns, line_of, run_sanitizer
 
 sanitizer_main = importlib.import_module("sanitizer.__main__")
 
@@ -129,6 +129,29 @@ def test_halt_on_stops_at_the_first_event(tmp_path: Path) -> None:
     assert "halted" in run.stderr and "nonfinite_loss" in run.stderr
     assert run.report["steps"] == 7 and run.report["exit_code"] == 3
     assert "finished" not in run.stdout
+
+
+def test_halt_on_a_kind_that_is_not_checked_is_a_usage_error(tmp_path: Path) -> None:
+    run = run_sanitizer(["nonfinite_culprit.py"], tmp_path / "r.json",
+                        ["--checks", "loss_spike", "--halt-on", "nonfinite_loss"])
+    assert run.returncode == 2 and "--halt-on nonfinite_loss: not among the checks" in run.stderr, run.stderr
+
+
+def test_a_relative_report_path_is_kept_when_the_script_changes_directory(tmp_path: Path) -> None:
+    """Hydra-style: the script moves into an output folder of its own; the report is
+    still written where the run started, as printed."""
+    (tmp_path / "train.py").write_text("import os\nos.makedirs('outputs', exist_ok=True)\nos.chdir('outputs')\n")
+    run = run_sanitizer(["train.py"], Path("r.json"), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "r.json").is_file() and not (tmp_path / "outputs" / "r.json").exists()
+    assert "report: r.json" in run.stderr
+
+
+def test_module_mode_records_the_argv_the_module_sees(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    run = run_sanitizer(["-m", "trainpkg.train", "--epochs", "1"], report)
+    assert run.returncode == 0, run.stderr
+    assert run.report["argv"] == [str(SCRIPTS / "trainpkg" / "train.py"), "--epochs", "1"]
 
 
 def test_strict_fails_a_faulty_run(tmp_path: Path) -> None:
