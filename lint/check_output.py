@@ -23,7 +23,7 @@ def report(request: CheckRequest, result: RunResult, linted: bool, to_stderr: bo
     """The report (to stdout, stderr or the output file) and the messages about
     fixes (beside a text report on the terminal, else on stderr): after `--fix`,
     what was fixed comes first, then what remains ("Fixed 1 finding(s)", then
-    "All checks passed"); a `--diff` ends with what it would fix."""
+    "Found 0 findings (0 fixable)."); a `--diff` ends with what it would fix."""
     if not request.quiet and not request.diff:
         _fix_messages(request, result, to_stderr)
     emit(_report_text(request, result, linted), request.output_file, to_stderr)

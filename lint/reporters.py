@@ -22,16 +22,14 @@ def finding_lines(findings: Sequence[Finding]) -> str:
 
 
 def summary(findings: Sequence[Finding]) -> str:
-    if not findings:
-        return "All checks passed.\n"
-    safe = sum(f.fix == "safe" for f in findings)
-    unsafe = sum(f.fix == "unsafe" for f in findings)
-    noun = "finding" if len(findings) == 1 else "findings"
-    hints = [f"{safe} fixable with `--fix`"] if safe else []
-    if unsafe:
-        hints.append(f"{unsafe} with `--fix --unsafe-fixes`")
-    hint = f" ({', '.join(hints)})" if hints else ""
-    return f"Found {len(findings)} {noun}{hint}.\n"
+    """The last line, always in one shape for scripts to read, `Found N findings (M
+    fixable).`, where M counts the `[*]` lines; before it, when some of those need
+    `--unsafe-fixes`, a line that says how many."""
+    fixable = sum(f.fixable for f in findings)
+    unsafe = sum(f.fixable and f.fix == "unsafe" for f in findings)
+    hint = (f"{unsafe} of the fixable findings {'needs' if unsafe == 1 else 'need'} `--fix --unsafe-fixes`.\n"
+            if unsafe else "")
+    return f"{hint}Found {len(findings)} findings ({fixable} fixable).\n"
 
 
 def text(findings: Sequence[Finding]) -> str:
@@ -43,11 +41,13 @@ def as_json(findings: Sequence[Finding]) -> str:
 
 
 def github(findings: Sequence[Finding]) -> str:
-    """GitHub Actions workflow commands; `::notice` for info-level findings."""
+    """GitHub Actions workflow commands, `title=CODE::message`: `::error` for errors,
+    `::warning` for warnings and info (what the interface promises: a problem matcher
+    may know only those two)."""
     out = []
     for f in findings:
-        level = {"error": "error", "warning": "warning"}.get(f.severity, "notice")
-        message = _escape_data(f"{f.name}: {f.message}")
+        level = "error" if f.severity == "error" else "warning"
+        message = _escape_data(f.message)
         out.append(
             f"::{level} file={_escape_property(f.path)},line={f.line},col={f.column},"
             f"endLine={f.end_line},endColumn={f.end_column},title={f.code}::{message}"

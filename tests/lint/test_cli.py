@@ -20,12 +20,22 @@ def test_text_output_and_exit_one(project: Path) -> None:
     lines = out.splitlines()
     assert lines[0] == "src/clip.py:6:5: TL101 [*] " + lines[0].split(" [*] ", 1)[1]
     assert lines[1].startswith("src/train.py:2:9: TL301 ")
-    assert lines[-1] == "Found 2 findings (1 fixable with `--fix`)."
+    assert lines[-1] == "Found 2 findings (1 fixable)."  # the contract's shape, for scripts to read
+
+
+def test_fixes_that_need_unsafe_fixes_are_counted_before_the_summary(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("import torch\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                                   "for x in loader:\n    opt.zero_grad()\n    model(x).sum().backward()\n"
+                                   "    opt.step()\n    torch.cuda.empty_cache()\n")
+    code, out, _ = invoke("a.py", "--no-cache", cwd=tmp_path)
+    assert code == 1
+    assert out.splitlines()[-2:] == ["1 of the fixable findings needs `--fix --unsafe-fixes`.",
+                                     "Found 1 findings (1 fixable)."], out
 
 
 def test_clean_tree_exits_zero(project: Path) -> None:
     code, out, _ = invoke("src/clean.py", "--no-cache", cwd=project)
-    assert code == 0 and "All checks passed." in out
+    assert code == 0 and out.splitlines()[-1] == "Found 0 findings (0 fixable)."
 
 
 def test_exit_zero(project: Path) -> None:
@@ -173,7 +183,7 @@ def test_fix_writes_atomically_and_relints_clean(project: Path) -> None:
     fixed = (project / "src" / "clip.py").read_text()
     assert "scaler.unscale_(opt)\n    torch.nn.utils.clip_grad_norm_" in fixed
     assert code == 0 and "Fixed 1 finding" in out
-    assert out.index("Fixed 1 finding") < out.index("All checks passed."), out  # what was fixed, then what remains
+    assert out.index("Fixed 1 finding") < out.index("Found 0 findings (0 fixable)."), out  # what was fixed, then what remains
     assert not list((project / "src").glob(".*.tmp"))
 
 

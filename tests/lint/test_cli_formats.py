@@ -82,12 +82,13 @@ def test_sarif_rules_link_to_their_docs(awkward: Path) -> None:
     assert all(d["helpUri"].endswith(f"/docs/rules/{d['id']}.md") for d in descriptors)
 
 
-def test_github_uses_notice_for_info(awkward: Path) -> None:
+def test_github_uses_warning_for_info_and_the_bare_message(awkward: Path) -> None:
+    """The interface's shape: `::warning` for warnings and info alike, `title=CODE::message`."""
     _, out, _ = invoke(".", "--format", "github", "--no-cache", cwd=awkward)
-    levels = {line.split(" ", 1)[0]: line for line in out.splitlines()}
-    assert "title=TL502::" in levels["::notice"]
-    assert "title=TL301::" in levels["::warning"]
-    assert "file=my src/träin #1.py," in levels["::warning"]
+    lines = {line.split("title=", 1)[1].split("::", 1)[0]: line for line in out.splitlines()}
+    assert lines["TL502"].startswith("::warning ") and lines["TL301"].startswith("::warning ")
+    assert "file=my src/träin #1.py," in lines["TL301"]
+    assert lines["TL301"].split("::", 2)[2].startswith("`nn.DataParallel` is single-process"), lines["TL301"]
 
 
 def test_gitlab_code_quality(awkward: Path) -> None:
