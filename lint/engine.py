@@ -132,12 +132,13 @@ def lint_text(
     return outcome
 
 
-def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Finding) -> str | None:
+def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Finding,
+            project: ProjectView = ProjectView()) -> str | None:
     """`source` with the fix of `finding` alone applied (an editor's quick
     fix), or None when the text no longer has that finding or it has no fix."""
     crashes: list[RuleCrash] = []
     try:
-        module, diagnostics = _analyse(path, source, rules, crashes=crashes)
+        module, diagnostics = _analyse(path, source, rules, project, crashes=crashes)
     except _Unparsable:
         return None
     for diagnostic, found in _positioned(path, module, diagnostics, source, rules, crashes):

@@ -18,7 +18,7 @@ import ast
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from trainlint.project import member_of, module_bases
 
@@ -143,13 +143,15 @@ class ImportGraph:
         return bool(reach.files & self.members) or bool(reach.folders & self._with_members)
 
 
-def imported_files(requested: Iterable[str], candidates: Iterable[str], root: str) -> list[str]:
+def imported_files(requested: Iterable[str], candidates: Iterable[str], root: str,
+                   texts: Mapping[str, bytes] | None = None) -> list[str]:
     """The files of `candidates` that the `requested` files import: the module
     each import statement names (and the submodule `from pkg import name` may
     name), looked up as the project looks up calls; through a package's
     `__init__.py`, the module each imported name is re-exported from. The
     modules those modules import are not followed further: a file linted
-    alone costs the few files it imports, not the whole project."""
+    alone costs the few files it imports, not the whole project. `texts`: the
+    bytes of requested files that differ from the disk (an editor's buffer)."""
     by_path = {os.path.abspath(path): path for path in candidates}
     requested_paths = {os.path.abspath(path) for path in requested}
     # the text screen first: a file that cannot import any candidate is not parsed
@@ -159,9 +161,11 @@ def imported_files(requested: Iterable[str], candidates: Iterable[str], root: st
     pending: list[tuple[str, frozenset[str] | None]] = [(path, None) for path in requested]
     while pending:
         path, wanted = pending.pop()
+        data = (texts or {}).get(path)
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
+            if data is None:
+                with open(path, "rb") as handle:
+                    data = handle.read()
         except OSError:
             continue
         reach = screen.reach(path, data.decode("utf-8", errors="replace"))

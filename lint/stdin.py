@@ -1,7 +1,8 @@
 """Source read from standard input, as editors and format-on-save tools pipe
 it: `trainlint - --stdin-filename src/train.py`. The file name decides the
 configuration, the per-file ignores and the exclusion, as if the text were
-that file on disk; nothing is read from or written to the disk."""
+that file on disk, and the project modules it imports are read for what their
+functions do (see `trainlint.buffer`); nothing is written to the disk."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trainlint.config import Config, Selection, codes_for_file, matches_glob
+from trainlint.buffer import buffer_view
+from trainlint.project import ProjectView
 from trainlint.runner import analyse_bytes
-from trainlint.source import encoding_to_write
+from trainlint.source import SourceError, decode, encoding_to_write
 
 if TYPE_CHECKING:
     from trainlint.engine import FileOutcome
@@ -23,7 +26,11 @@ def lint_stdin(data: bytes, path: str, selection: Selection, config: Config, fix
     excludes `path` (an editor then shows nothing and keeps the text)."""
     if path != UNNAMED and matches_glob(Path(path), config.root, [*config.exclude, *config.extend_exclude]):
         return None
-    return analyse_bytes(path, data, codes_for_file(Path(path), selection, config), fix)
+    try:
+        view = buffer_view(path, decode(data)[0], config)
+    except SourceError:
+        view = ProjectView()  # the text is reported as unreadable below
+    return analyse_bytes(path, data, codes_for_file(Path(path), selection, config), fix, view)
 
 
 def fixed_bytes(data: bytes, outcome: FileOutcome | None) -> bytes:

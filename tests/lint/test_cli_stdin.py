@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from cli_runner import CLIP_BUG, DP_BUG, invoke, invoke_raw
 
 
@@ -76,3 +78,33 @@ def test_dash_with_other_paths_is_a_usage_error(tmp_path: Path) -> None:
     assert code == 2 and "standard input" in err
     code, _, err = invoke("a.py", "--stdin-filename", "b.py", cwd=tmp_path, stdin=DP_BUG)
     assert code == 2 and "--stdin-filename" in err
+
+
+PROJECTS = Path(__file__).parent / "projects"
+CROSS_FILE = ["clip_helpers", "step_helpers_layout", "scaler_object_layout", "inheritance_layout", "reexport_layout"]
+
+
+@pytest.mark.parametrize("name", CROSS_FILE)
+def test_stdin_gets_the_findings_of_the_file_linted_alone(name: str) -> None:
+    """What the modules a file imports do counts for its text piped in, as for the
+    file named on the command line: an editor's format-on-save sees the same findings."""
+    project = PROJECTS / name
+    for path in sorted(project.rglob("*.py")):
+        relative = path.relative_to(project).as_posix()
+        _, alone, _ = invoke(relative, "--no-cache", "--format", "json", cwd=project)
+        _, piped, _ = invoke("-", "--stdin-filename", relative, "--format", "json", cwd=project,
+                             stdin=path.read_text(encoding="utf-8"))
+        assert json.loads(piped) == json.loads(alone), relative
+
+
+def test_stdin_text_is_linted_as_piped_with_the_modules_it_imports(tmp_path: Path) -> None:
+    """The piped text, not the file on disk, decides which helpers are called."""
+    (tmp_path / "helpers.py").write_text("import torch\n\ndef clip(model):\n"
+                                         "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n")
+    (tmp_path / "train.py").write_text("x = 1\n")
+    text = ("import torch\nfrom helpers import clip\n\ndef train(model, loader, opt):\n"
+            "    scaler = torch.amp.GradScaler('cuda')\n    for x in loader:\n        opt.zero_grad()\n"
+            "        scaler.scale(model(x).sum()).backward()\n        clip(model)\n"
+            "        scaler.step(opt)\n        scaler.update()\n")
+    _, out, _ = invoke("-", "--stdin-filename", "train.py", "--format", "json", cwd=tmp_path, stdin=text)
+    assert [(d["line"], d["code"]) for d in json.loads(out)] == [(9, "TL101")]

@@ -209,6 +209,27 @@ def test_open_publishes_diagnostics_honouring_noqa_exclude_and_per_file_ignores(
     run(scenario())
 
 
+def test_what_imported_modules_do_counts_as_in_trainlint_check(tmp_path: Path) -> None:
+    """`helpers.clip(model)` clips: the buffer that calls it before `unscale_` gets the
+    TL101 that `trainlint check train.py` reports, and loses it when the helper on
+    disk stops clipping."""
+    helper = "import torch\n\ndef clip(model):\n    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+    (tmp_path / "helpers.py").write_text(helper)
+    text = ("import torch\nfrom helpers import clip\n\ndef train(model, loader, opt):\n"
+            "    scaler = torch.amp.GradScaler('cuda')\n    for x in loader:\n        opt.zero_grad()\n"
+            "        scaler.scale(model(x).sum()).backward()\n        clip(model)\n"
+            "        scaler.step(opt)\n        scaler.update()\n")
+
+    async def scenario() -> None:
+        async with editor(tmp_path) as session:
+            assert _codes(await session.open(tmp_path / "train.py", text)) == [(9, "TL101")]
+            (tmp_path / "helpers.py").write_text("def clip(model):\n    print(model)\n")
+            uri = (tmp_path / "train.py").as_uri()
+            assert _codes(await session.change(uri, text + "\n")) == []
+
+    run(scenario())
+
+
 def test_quick_fix_is_applied_and_the_finding_goes_away(project: Path) -> None:
     async def scenario() -> None:
         async with editor(project) as session:

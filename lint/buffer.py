@@ -1,0 +1,76 @@
+"""Text that is not the file on disk, or not yet: an editor's buffer, standard
+input. It is linted as `trainlint check PATH` lints that one file: the modules
+of the project it imports are read from disk for what their functions do (a
+clip in `helpers.clip(...)`, a `zero_grad()` in a trainer's base class), and
+only the text itself is reported.
+
+An editor asks again at every change: the files of the project and the facts
+of each module read are kept while the module's file stays the same.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from trainlint.config import Config
+from trainlint.discovery import discover
+from trainlint.imports import imported_files
+from trainlint.project import FileFacts, Project, ProjectView, project_root, summarizable
+from trainlint.engine import lint_text
+from trainlint.runner import analyse_bytes
+
+FILES_KEPT_S = 5.0  # how long a listing of the project's files is taken as current
+
+_listings: dict[tuple[object, ...], tuple[float, list[str]]] = {}  # (root, its configuration) -> (when, files)
+_facts: dict[str, tuple[tuple[int, int], FileFacts | None]] = {}  # path -> ((mtime, size), facts)
+
+
+def buffer_view(path: str, text: str, config: Config) -> ProjectView:
+    """What the project's modules that `text`, as the file `path`, imports tell
+    about its calls (what `ProjectView` a run over that one file would give it)."""
+    if path == "-" or not summarizable(path, text):
+        return ProjectView()
+    root = project_root([path], config.source.parent if config.source else None)
+    others = [other for other in _project_files(root, config) if os.path.abspath(other) != os.path.abspath(path)]
+    context = imported_files([path], others, str(root), texts={path: text.encode("utf-8")}) if others else []
+    facts: dict[str, FileFacts] = {}
+    for other in context:
+        found = _facts_of(other)
+        if found is not None:
+            facts[other] = found
+    if not facts:
+        return ProjectView()
+    own = lint_text(path, text, [], None, ProjectView(summarize=True)).facts
+    if own is None:
+        return ProjectView()
+    facts[path] = own
+    return ProjectView(external=Project(root, facts, others).inputs(path))
+
+
+def _project_files(root: Path, config: Config) -> list[str]:
+    key = (str(root), str(config.source), tuple(config.exclude), tuple(config.extend_exclude),
+           config.respect_gitignore)
+    kept = _listings.get(key)
+    now = time.monotonic()
+    if kept is None or now - kept[0] > FILES_KEPT_S:
+        _listings.clear()  # one project at a time is enough
+        kept = _listings[key] = (now, discover([str(root)], config).files)
+    return kept[1]
+
+
+def _facts_of(path: str) -> FileFacts | None:
+    """What a module of the project does, as its file now says."""
+    try:
+        stat = os.stat(path)
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        kept = _facts.get(path)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        data = Path(path).read_bytes()
+    except OSError:
+        return None
+    facts = analyse_bytes(path, data, (), None, ProjectView(summarize=True)).facts
+    _facts[path] = (stamp, facts)
+    return facts
