@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
 # Functional losses: the value they return in eval mode is a validation loss
 # (compared with the training loss only when both are the same kind of loss).
+# dropout written as a function, with the `training` it defaults to
+FUNCTIONAL_DROPOUTS = {"dropout": True, "dropout1d": True, "dropout2d": True, "dropout3d": True,
+                       "alpha_dropout": False, "feature_alpha_dropout": False}
 LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss",
                   "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
                   "kl_div", "poisson_nll_loss", "gaussian_nll_loss")
@@ -54,6 +57,13 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
             _patch(stack, F, name, _result_observer(session, f"F.{name}",
                                                      functools.partial(session.on_loss_value, name)))
     _install_distribution_patches(session, stack)
+    _patch(stack, torch.nn.Module, "load_state_dict", _result_observer(
+        session, "Module.load_state_dict", lambda args, kwargs, result: session.on_load_state_dict(
+            args[0], args[1] if len(args) > 1 else kwargs.get("state_dict"))))
+    for name, training in FUNCTIONAL_DROPOUTS.items():
+        if hasattr(F, name):
+            _patch(stack, F, name, _result_observer(session, f"F.{name}", functools.partial(
+                _functional_dropout, session, training)))
     ranks.install(session, stack)
     children.install(session, stack, _patch)
 
@@ -210,6 +220,15 @@ def _result_observer(session: Sanitizer, where: str,
             return result
         return call
     return wrap
+
+
+def _functional_dropout(session: Sanitizer, default_training: bool, args: tuple[Any, ...],
+                        kwargs: dict[str, Any], result: Any) -> None:
+    """`F.dropout(x, p, training=self.training)` in a module's forward: off in eval mode."""
+    p = args[1] if len(args) > 1 else kwargs.get("p", 0.5)
+    training = args[2] if len(args) > 2 else kwargs.get("training", default_training)
+    if not training and isinstance(p, (int, float)) and p > 0:
+        session.tracer.functional_dropout_off()
 
 
 def _install_distribution_patches(session: Sanitizer, stack: ExitStack) -> None:

@@ -100,6 +100,7 @@ class Sanitizer:
         self.fp16 = False
         self._reinforcement_learning: str | None = None  # why the run is, once known (see the property)
         self._sampled = False  # a torch.distributions sample() was drawn
+        self._target_network = False  # the trained model was copied into another one while training
         self._log_prob_of_constant = False  # a log_prob() autograd differentiates, of a value it does not
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
@@ -450,12 +451,26 @@ class Sanitizer:
             if self.policy_gradient:
                 self._reinforcement_learning = ("the loss is a policy-gradient objective (log-probabilities of "
                                                 "sampled actions that autograd differentiates): its level")
+            elif self._target_network:
+                self._reinforcement_learning = ("the script copies the trained model into another one while it "
+                                                "trains (a target network, as DQN's), so the loss is a temporal-"
+                                                "difference error: its level")
             elif loaded is not None:
                 self._reinforcement_learning = (f"the script trains with an RL environment ({loaded} is "
                                                 "loaded): the loss's level")
             if self._reinforcement_learning is not None:
                 self.notes.append(f"{self._reinforcement_learning} and its gradient's size {RL_NOT_JUDGED}")
         return self._reinforcement_learning is not None
+
+    def on_load_state_dict(self, module: Any, state_dict: Any) -> None:
+        """`target.load_state_dict(q.state_dict())` after training began: a model the
+        optimizer steps copied into another (a DQN's target network, synced now and then)."""
+        if self._target_network or not self.steps or not isinstance(state_dict, dict):
+            return
+        trained = {p.data_ptr() for p in self._all_optimizer_params() if p.numel()}
+        own = {p.data_ptr() for p in module.parameters()} if isinstance(module, nn.Module) else set()
+        self._target_network = any(isinstance(value, torch.Tensor) and value.numel()
+                                   and value.data_ptr() in trained - own for value in state_dict.values())
 
     def on_loss_value(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> None:
         """A functional loss returned `value`: note where and what (training) or keep it (evaluating)."""

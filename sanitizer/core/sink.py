@@ -83,6 +83,11 @@ class Sink:
             return None
         return ".".join(os.path.commonprefix(names)) or None  # the longest list of parts all share
 
+    def uses_functional_dropout(self, module: nn.Module) -> bool:
+        """Whether `module`'s own code applies dropout as a function, off in eval mode
+        (`F.dropout(x, p, training=self.training)`)."""
+        return module in self._session.tracer.functional_dropout
+
     def param_owner(self, param: torch.Tensor) -> nn.Module | None:
         return self._session.index.param_owner(param)
 

@@ -56,6 +56,14 @@ class ForwardTracer:
         self._last_node: Any = None
         self._slots: dict[tuple[int, bool], int] = {}
         self._slot_refs: list[weakref.ref[nn.Module]] = []
+        # modules whose own code applies dropout as a function (`F.dropout(x, p,
+        # training=self.training)`), seen off in eval mode: eval mode changes them too
+        self.functional_dropout: weakref.WeakSet[nn.Module] = weakref.WeakSet()
+
+    def functional_dropout_off(self) -> None:
+        """A dropout function ran with `training=False` in the running module's forward."""
+        if self._calls and torch.is_grad_enabled() and not in_backward() and not self._calls[-1].training:
+            self.functional_dropout.add(self._calls[-1])
 
     def before_forward(self, module: nn.Module, args: tuple[Any, ...]) -> None:
         if in_backward():  # activation checkpointing recomputes forwards already seen

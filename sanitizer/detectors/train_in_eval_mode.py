@@ -68,7 +68,8 @@ class TrainInEvalModeDetector(Detector):
         if self.first_step is not None:
             self.steps_in_eval_mode += 1
             return
-        frozen = [module for module in model.modules() if not module.training and changes_in_eval_mode(module)]
+        frozen = [module for module in model.modules() if not module.training
+                  and (changes_in_eval_mode(module) or sink.uses_functional_dropout(module))]
         called = record.eval_called
         if called and any(module in called for module in model.modules() if module is not model):
             # the hooks saw its layers run (not a compiled region): a layer its forward skips changes nothing
@@ -78,10 +79,16 @@ class TrainInEvalModeDetector(Detector):
         self.first_step = record.step
         self.steps_in_eval_mode = 1
         names = [sink.module_name(module) or type(module).__name__ for module in frozen]
-        types = ", ".join(f"{count} {kind}" for kind, count in Counter(type(m).__name__ for m in frozen).items())
+        functional = [module for module in frozen if not changes_in_eval_mode(module)]
+        types = ", ".join(f"{count} {kind}" for kind, count in Counter(
+            type(m).__name__ + (" (F.dropout with training=self.training)" if m in functional else "")
+            for m in frozen).items())
+        effects = _what_changes([m for m in frozen if m not in functional]) or NO_DROPOUT
+        if functional and NO_DROPOUT not in effects:
+            effects = f"{NO_DROPOUT}, {effects}"
         sink.emit("train_in_eval_mode", record.step,
                   f"the optimizer steps a model in eval mode: its {types} behave as at inference "
-                  f"({_what_changes(frozen)}); call model.train() before training",
+                  f"({effects}); call model.train() before training",
                   module=names[0], where=record.model_site, extra={"modules": names[:MAX_LISTED]})
 
 

@@ -17,17 +17,20 @@ DTYPES = ["float64", "float32", "bfloat16", "float16"]
 ENDINGS = ["dropout", "act", "tanh"]
 HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("gated_lm.py", "--ending", ending) for ending in ENDINGS] + [
-    ("eval_mode_left_on.py",), ("eval_mode_left_on.py", "--frozen-bn"), ("warmup_blowup.py",),
+    ("eval_mode_left_on.py",), ("eval_mode_left_on.py", "--frozen-bn"), ("eval_mode_left_on.py", "--functional"),
+    ("warmup_blowup.py",),
     ("steady_climb.py",), ("summed_validation.py",), ("summed_validation.py", "--criterion", "module"),
     ("gan_ring.py",), ("gan_turns.py",), ("policy_gradient.py",), ("policy_gradient.py", "--critic"),
     ("optimizer_in_backward.py",), ("checkpointed.py",), ("checkpointed.py", "--reentrant"),
     ("distillation.py",), ("distillation.py", "--student-first"), ("encoder_decoder.py",),
     ("grad_accumulation.py",), ("grad_accumulation.py", "--dtype", "bfloat16"), ("cross_validation.py",)] + [
     ("gradient_clearing.py", "--clear", how)
-    for how in ("zero_grad", "in_place", "data", "model", "none_by_hand", "after_step", "accumulate")]
+    for how in ("zero_grad", "in_place", "data", "model", "none_by_hand", "after_step", "accumulate")] + [
+    ("dqn_own_env.py",)]
 PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
-              ("eval_mode_left_on.py", "--bug"), ("warmup_blowup.py", "--peak-lr", "3"),
+              ("eval_mode_left_on.py", "--bug"), ("eval_mode_left_on.py", "--bug", "--functional"),
+              ("warmup_blowup.py", "--peak-lr", "3"),
               ("steady_climb.py", "--endless-warmup"), ("summed_validation.py", "--overfit"),
               ("gan_ring.py", "--fault"), ("gan_turns.py", "--corrupt"), ("optimizer_in_backward.py", "--fault", "40"),
               ("checkpointed.py", "--fault", "30"), ("checkpointed.py", "--reentrant", "--fault", "30"),
@@ -90,6 +93,16 @@ def test_training_left_in_eval_mode(script_runs: ScriptRuns) -> None:
     assert events[0]["severity"] == "warning"
     assert set(events[0]["modules"]) == {"features.1", "features.5", "dropout"}
     assert "model.train()" in events[0]["message"]
+
+
+def test_training_left_in_eval_mode_with_functional_dropout(script_runs: ScriptRuns) -> None:
+    """No dropout layer: the model's own `F.dropout(h, p, training=self.training)` is
+    off in eval mode, and that is reported like a layer's."""
+    run = script_runs.get("eval_mode_left_on.py", "--bug", "--functional")
+    assert run.returncode == 0, run.stderr
+    events = run.events("train_in_eval_mode")
+    assert [(e["step"], e["modules"]) for e in events] == [(9, ["FunctionalStripeNet"])], events
+    assert "F.dropout" in events[0]["message"] and "no dropout" in events[0]["message"]
 
 
 def test_blow_up_during_warm_up_is_divergence_at_its_step(script_runs: ScriptRuns) -> None:
@@ -312,4 +325,12 @@ def test_gradients_never_cleared_explain_the_blow_up(script_runs: ScriptRuns) ->
     assert problems[0]["kind"] == "missing_zero_grad", problems
     assert all(p["kind"] == "missing_zero_grad" for p in problems), problems
     assert problems[0]["symptoms"], problems
+
+
+def test_a_target_network_makes_the_loss_a_td_error_not_judged_by_level(script_runs: ScriptRuns) -> None:
+    """No RL library imported: the Q-network copied into a target network while it
+    trains says the loss is a TD error, whose jumps at each sync are healthy."""
+    run = script_runs.get("dqn_own_env.py")
+    notes = run.report["summary"]["notes"]
+    assert any("target network" in note and "not judged" in note for note in notes), notes
 

@@ -3,10 +3,13 @@ validation pass after each. `--bug`: `model.train()` is called once before the
 loop, so after the first validation (`model.eval()`) every later epoch trains
 in eval mode. Expected: train_in_eval_mode at the first step of epoch 2 (step 9).
 `--frozen-bn`: the model trains in train mode with its batch norms frozen on
-purpose (a fine-tuning habit): nothing to report."""
+purpose (a fine-tuning habit): nothing to report. `--functional`: a model
+without dropout or batch-norm layers, whose own code applies dropout as a
+function, `F.dropout(h, p, training=self.training)` (graph networks' habit)."""
 import argparse
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
@@ -36,6 +39,18 @@ class StripeNet(nn.Module):
         return self.classifier(self.dropout(self.features(x).flatten(1)))
 
 
+class FunctionalStripeNet(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                                      nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1))
+        self.classifier = nn.Linear(16, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = F.dropout(self.features(x).flatten(1), 0.3, training=self.training)
+        return self.classifier(h)
+
+
 def evaluate(model: nn.Module, loader: DataLoader, criterion: nn.Module) -> float:
     model.eval()
     total, batches = 0.0, 0
@@ -50,13 +65,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--bug", action="store_true")
     parser.add_argument("--frozen-bn", action="store_true")
+    parser.add_argument("--functional", action="store_true")
     parser.add_argument("--epochs", type=int, default=3)
     args = parser.parse_args()
     torch.manual_seed(0)
     generator = torch.Generator().manual_seed(1)
     train_loader = DataLoader(stripes(32 * STEPS_PER_EPOCH, generator), batch_size=32, shuffle=True)
     val_loader = DataLoader(stripes(128, generator), batch_size=64)
-    model = StripeNet()
+    model = FunctionalStripeNet() if args.functional else StripeNet()
     criterion = nn.CrossEntropyLoss()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     model.train()
