@@ -62,8 +62,7 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
             args[0], args[1] if len(args) > 1 else kwargs.get("state_dict"))))
     for name, training in FUNCTIONAL_DROPOUTS.items():
         if hasattr(F, name):
-            _patch(stack, F, name, _result_observer(session, f"F.{name}", functools.partial(
-                _functional_dropout, session, training)))
+            _patch(stack, F, name, _dropout_observer(session, f"F.{name}", training))
     ranks.install(session, stack)
     children.install(session, stack, _patch)
 
@@ -222,13 +221,19 @@ def _result_observer(session: Sanitizer, where: str,
     return wrap
 
 
-def _functional_dropout(session: Sanitizer, default_training: bool, args: tuple[Any, ...],
-                        kwargs: dict[str, Any], result: Any) -> None:
-    """`F.dropout(x, p, training=self.training)` in a module's forward: off in eval mode."""
-    p = args[1] if len(args) > 1 else kwargs.get("p", 0.5)
-    training = args[2] if len(args) > 2 else kwargs.get("training", default_training)
-    if not training and isinstance(p, (int, float)) and p > 0:
-        session.tracer.functional_dropout_off()
+def _dropout_observer(session: Sanitizer, where: str, default_training: bool) -> Callable[..., Any]:
+    """`F.dropout(x, p, training=self.training)` in a module's forward: off in eval
+    mode. Every dropout layer calls it, so the usual call (training) costs a test."""
+    dropout_off = _guarded(session, where, session.tracer.functional_dropout_off)
+
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def call(input: Any, p: float = 0.5, training: bool = default_training, inplace: bool = False) -> Any:
+            if not training and session.active and not is_compiling() and isinstance(p, (int, float)) and p > 0:
+                dropout_off()
+            return original(input, p, training, inplace)
+        return call
+    return wrap
 
 
 def _install_distribution_patches(session: Sanitizer, stack: ExitStack) -> None:
