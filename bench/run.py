@@ -5,12 +5,14 @@
     python bench/run.py sanitizer-cost [...]
     python bench/run.py realcode [...]
     python bench/run.py analysis FOLDER [...]
+    python bench/run.py scaling [...]
 
 `lint` runs bench/lint_bench.py; `sanitizer` runs bench/sanitizer_overhead.py;
 `sanitizer-cost` runs bench/sanitizer_cost.py (the sanitizer's own time per step, by hook);
 `realcode` runs bench/realcode.py (precision and recall on labelled public
 training code); `analysis` runs bench/analysis_only.py (the linter's own
-code over pre-parsed trees); each with the remaining arguments.
+code over pre-parsed trees); `scaling` runs bench/scaling.py (lint time against
+file size); each with the remaining arguments.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import sys
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-USAGE = "usage: python bench/run.py {lint,sanitizer,sanitizer-cost,realcode,analysis} [options]   (add --help after the name for its options)"
+USAGE = "usage: python bench/run.py {lint,sanitizer,sanitizer-cost,realcode,analysis,scaling} [options]   (add --help after the name for its options)"
 
 
 def main(argv: list[str]) -> int:
@@ -39,6 +41,11 @@ def main(argv: list[str]) -> int:
         import realcode
 
         return realcode.main(rest)
+    if name == "scaling":
+        sys.path.insert(0, str(BENCH))
+        import scaling
+
+        return scaling.main(rest)
     if name == "analysis":
         sys.path.insert(0, str(BENCH))
         import analysis_only

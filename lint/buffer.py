@@ -18,7 +18,6 @@ from trainlint.config import Config
 from trainlint.discovery import discover
 from trainlint.imports import imported_files
 from trainlint.project import FileFacts, Project, ProjectView, project_root, summarizable
-from trainlint.engine import lint_text
 from trainlint.runner import analyse_bytes
 
 FILES_KEPT_S = 5.0  # how long a listing of the project's files is taken as current
@@ -42,6 +41,8 @@ def buffer_view(path: str, text: str, config: Config) -> ProjectView:
             facts[other] = found
     if not facts:
         return ProjectView()
+    from trainlint.engine import lint_text  # parses: not loaded by a run that reads only the cache
+
     own = lint_text(path, text, [], None, ProjectView(summarize=True)).facts
     if own is None:
         return ProjectView()

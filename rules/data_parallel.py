@@ -95,11 +95,23 @@ class DataParallel(Rule):
         name = parent.targets[0].target.value
         body = self.ctx.enclosing_function(call)
         inside = set(iter_nodes(call))  # `model = nn.DataParallel(model)` reads the model it wraps
-        uses = [n for n in self.ctx.own_nodes(body.body if body is not None else self.ctx.module)
-                if type(n) is cst.Name and n.value == name and n not in inside and not self._assigned(n)]
+        uses = [n for n in self._names_in(body.body if body is not None else self.ctx.module).get(name, ())
+                if n not in inside and not self._assigned(n)]
         return bool(uses) and all(
             type(owner := self.ctx.parent(n)) is cst.Attribute and owner.value is n
             and owner.attr.value in _KEY_ATTRIBUTES for n in uses)
+
+    def _names_in(self, body: cst.CSTNode) -> dict[str, list[cst.Name]]:
+        """The names of a function's (or the module's) own code, by name: read once
+        per body, however many wrappers it builds."""
+        cache: dict[int, dict[str, list[cst.Name]]] = self.__dict__.setdefault("_names", {})
+        found = cache.get(id(body))
+        if found is None:
+            found = cache[id(body)] = {}
+            for node in self.ctx.own_nodes(body):
+                if type(node) is cst.Name:
+                    found.setdefault(node.value, []).append(node)
+        return found
 
     def _assigned(self, name: cst.Name) -> bool:
         """`name` is bound here (`model, sd = build()`), not read."""

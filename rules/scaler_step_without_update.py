@@ -335,8 +335,8 @@ class ScalerStepWithoutUpdate(Rule):
         it does."""
         written = self.ctx.code(scaler)
         receivers = self.ctx.receivers
-        for node in self.ctx.nodes_of(type(scaler)):
-            if self.ctx.code(node) != written or receivers.binding(node) != binding:  # type: ignore[arg-type]
+        for node in self._written_as(written):
+            if receivers.binding(node) != binding:  # type: ignore[arg-type]
                 continue
             parent = self.ctx.parent(node)
             if type(parent) in (cst.AssignTarget, cst.AnnAssign, cst.AugAssign):
@@ -354,6 +354,18 @@ class ScalerStepWithoutUpdate(Rule):
                 continue  # `end_step(scaler, opt)`: does its work then (in this loop, see `_updates_in`)
             return True
         return False
+
+    def _written_as(self, written: str) -> list[cst.CSTNode]:
+        """The names and attribute chains of the file written `written` (`scaler`,
+        `self.scaler`), indexed once: every finding asks of its own scaler."""
+        index = getattr(self, "_dotted", None)
+        if index is None:
+            index = self._dotted = {}
+            for node in self.ctx.nodes_of(cst.Name, cst.Attribute):
+                name = dotted_name(node)  # type: ignore[arg-type]
+                if name is not None:
+                    index.setdefault(name, []).append(node)
+        return index.get(written, [])
 
     def _kept_by_result(self, arg: cst.Arg) -> bool:
         """The call given `arg` returns something kept (`hook = StepHook(scaler)`),

@@ -295,7 +295,16 @@ def hands_over_scaler(ctx: FileContext, call: cst.Call, scaler: str) -> bool:
     """`call` is given the GradScaler written `scaler`, or the object it is an attribute
     of (`self` for `self.scaler`), and is none of the scaler's own methods: code the
     caller cannot see that may update or unscale it (`end_step(scaler, opt)`)."""
+    return not scaler_owners(scaler).isdisjoint(handed_arguments(ctx, call))
+
+
+def scaler_owners(scaler: str) -> frozenset[str]:
+    """`self.scaler` and what holds it, `self`: handing either over hands the scaler."""
+    return frozenset({scaler, *(scaler.rsplit(".", depth)[0] for depth in range(1, scaler.count(".") + 1))})
+
+
+def handed_arguments(ctx: FileContext, call: cst.Call) -> list[str]:
+    """The arguments of `call`, as written, unless it is a GradScaler's own method."""
     if method_call(call, *_SCALER_METHODS) is not None:
-        return False
-    owners = {scaler, *(scaler.rsplit(".", depth)[0] for depth in range(1, scaler.count(".") + 1))}
-    return any(ctx.code(arg.value) in owners for arg in call.args)
+        return []
+    return [ctx.code(arg.value) for arg in call.args]

@@ -1,0 +1,81 @@
+"""Lint time against file size: one file made of N copies of a training loop
+(examples/train_fp16.py's `main`, renamed; every copy has its own scaler,
+clip and findings), and one of N `nn.DataParallel(...)` lines. A rule that
+scans the whole file for each finding makes the time grow with the square of
+the size; the bare LibCST parse of the same file is the floor.
+
+    python bench/scaling.py [--sizes 25,50,100,200] [--other PATH ...]
+
+`--other PATH`: also time the linter of another checkout (its repository root),
+side by side in the same run (for a before/after figure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def loops_file(copies: int) -> str:
+    source = (REPO / "examples" / "train_fp16.py").read_text()
+    head, main = source.split("def main() -> None:", 1)
+    main = main.split('if __name__ == "__main__":', 1)[0]
+    return head + "".join(f"def main_{i}() -> None:{main}" for i in range(copies))
+
+
+def wrappers_file(copies: int) -> str:
+    return "import torch.nn as nn\n" + "".join(f"m{i} = nn.DataParallel(net)\n" for i in range(copies * 100))
+
+
+def _timed(command: list[str], env: dict[str, str]) -> tuple[float, int]:
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    return time.perf_counter() - started, len(re.findall(r":\d+:\d+: TL\d{3}", done.stdout))
+
+
+def _linter(checkout: Path | None) -> tuple[list[str], dict[str, str]]:
+    env = dict(os.environ)
+    if checkout is not None:  # that checkout's `lint/` as the `trainlint` package
+        package = Path(tempfile.mkdtemp()) / "trainlint"
+        package.symlink_to(checkout / "lint")
+        if not (checkout / "lint" / "rules").exists():
+            raise SystemExit(f"{checkout}: link its rules/ as lint/rules first (as an installed copy has them)")
+        env["PYTHONPATH"] = str(package.parent)
+    return [sys.executable, "-m", "trainlint", "--no-cache", "--jobs", "1", "--select", "ALL", "-q"], env
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="25,50,100,200")
+    parser.add_argument("--other", action="append", default=[], type=Path)
+    args = parser.parse_args(argv)
+    linters = [("this checkout", *_linter(None))] + [(f"other {i}", *_linter(p)) for i, p in enumerate(args.other, 1)]
+    for i, other in enumerate(args.other, 1):
+        print(f"other {i}: {other}")
+    print(f"{'file':<12}{'size':>6}{'lines':>8}{'parse s':>9}" + "".join(f"{name:>30}" for name, *_ in linters))
+    with tempfile.TemporaryDirectory() as folder:
+        for kind, build in (("loops", loops_file), ("wrappers", wrappers_file)):
+            for size in (int(s) for s in args.sizes.split(",")):
+                path = Path(folder) / f"{kind}_{size}.py"
+                path.write_text(build(size))
+                lines = path.read_text().count("\n")
+                parse, _ = _timed([sys.executable, "-c", f"import libcst; libcst.parse_module(open({str(path)!r}).read())"],
+                                  dict(os.environ))
+                cells = []
+                for _, command, env in linters:
+                    seconds, found = _timed([*command, str(path)], env)
+                    cells.append(f"{seconds:>8.2f} s {found:>6} findings")
+                print(f"{kind:<12}{size:>6}{lines:>8}{parse:>9.2f}" + "".join(f"{c:>30}" for c in cells), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
