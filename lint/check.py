@@ -20,6 +20,7 @@ from trainlint.config import (
     Selection,
     find_config,
     load_config,
+    matches_glob,
     parse_code_list,
     parse_per_file_ignores,
     select_rules,
@@ -117,10 +118,17 @@ def execute(request: CheckRequest) -> int:
         error(problem)
     if not found.files and not found.errors and not request.quiet:
         warn(_nothing_to_lint(found, targets, settings.config))
-    cache_dir = None if request.no_cache else settings.config.root / CACHE_DIR
-    options = RunOptions(request.fix_mode, request.diff, request.jobs, cache_dir, request.timings)
-    context = _imported_context(found.files, targets, settings.config)
-    result = run(found.files, settings.selection, settings.config, options, context)
+    try:
+        groups = _by_nearest_config(request, settings, found.files, targets)
+    except ConfigError as exc:
+        return fail(str(exc))
+    result = RunResult()
+    for group, files in groups:
+        cache_dir = None if request.no_cache else group.config.root / CACHE_DIR
+        options = RunOptions(request.fix_mode, request.diff, request.jobs, cache_dir, request.timings)
+        context = _imported_context(files, targets, group.config)
+        _merge(result, run(files, group.selection, group.config, options, context))
+    result.findings.sort()
     for problem in result.errors:
         error(problem)
     if request.verbose:
@@ -149,7 +157,9 @@ def _misuse(request: CheckRequest) -> str | None:
     return None
 
 
-def _settings(request: CheckRequest) -> Settings:
+def _settings(request: CheckRequest, config: Config | None = None) -> Settings:
+    """The configuration (found from the paths given, unless it is `config`) with the
+    command line's settings applied, and the rules it selects."""
     targets = [request.stdin_filename or "."] if request.reads_stdin else list(request.paths) or ["."]
     overrides = Overrides(
         exclude=_list(request.exclude) if request.exclude else None,
@@ -160,7 +170,7 @@ def _settings(request: CheckRequest) -> Settings:
         extend_per_file_ignores=parse_per_file_ignores(request.extend_per_file_ignores, "--extend-per-file-ignores"),
         respect_gitignore=request.respect_gitignore,
     )
-    config = with_overrides(_config(targets, request.config_path), overrides)
+    config = with_overrides(config or _config(targets, request.config_path), overrides)
     select = _codes(request.select, "--select")
     selection = select_rules(
         select if request.select else config.select,
@@ -217,6 +227,46 @@ def _list(values: tuple[str, ...]) -> list[str]:
 
 def _codes(values: tuple[str, ...], option: str) -> list[str]:
     return (parse_code_list(",".join(values), option) or []) if values else []
+
+
+def _by_nearest_config(request: CheckRequest, settings: Settings, files: list[str],
+                       targets: list[str]) -> list[tuple[Settings, list[str]]]:
+    """The files grouped by the configuration nearest to each (a subproject's own
+    `pyproject.toml`), so that a file gets the same findings whatever else is linted
+    with it; `--config` applies to every file. A file found in a folder (not named)
+    that its own configuration excludes is left out."""
+    if request.config_path is not None or not files:
+        return [(settings, files)]
+    nearest: dict[str, Path | None] = {}
+    groups: dict[Path | None, list[str]] = {}
+    for path in files:
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in nearest:
+            nearest[folder] = find_config(Path(folder))
+        groups.setdefault(nearest[folder], []).append(path)
+    if list(groups) == [settings.config.source]:
+        return [(settings, files)]
+    named = {os.path.abspath(target) for target in targets if os.path.isfile(target)}
+    found = []
+    for source, members in groups.items():
+        group = settings if source == settings.config.source else _settings(request, load_config(source))
+        excluded = [*group.config.exclude, *group.config.extend_exclude]
+        kept = [path for path in members if os.path.abspath(path) in named
+                or not matches_glob(Path(path), group.config.root, excluded)]
+        if kept:
+            found.append((group, kept))
+    return found
+
+
+def _merge(into: RunResult, part: RunResult) -> None:
+    into.findings.extend(part.findings)
+    into.diffs.extend(part.diffs)
+    into.fixed.update(part.fixed)
+    into.fixed_files += part.fixed_files
+    into.errors.extend(part.errors)
+    into.analysed += part.analysed
+    into.from_cache += part.from_cache
+    into.timings.update(part.timings)
 
 
 def _config(targets: list[str], config_path: str | None) -> Config:

@@ -120,6 +120,24 @@ def test_a_tool_value_that_is_no_table_is_not_trainlints_configuration(project: 
     assert code == 1 and not err and {d["code"] for d in json.loads(out)} == {"TL101", "TL301"}
 
 
+def test_each_file_gets_its_nearest_configuration_whatever_else_is_linted(tmp_path: Path) -> None:
+    """A subproject's own pyproject.toml applies to its files in a run over the whole
+    tree and in a pre-commit batch with other files, as when the file is linted alone."""
+    for name in ("sub1", "sub2"):
+        (tmp_path / name / "gen").mkdir(parents=True)
+        (tmp_path / name / "a.py").write_text("import torch.nn as nn\nm = nn.DataParallel(net)\n")
+        (tmp_path / name / "gen" / "b.py").write_text("import torch.nn as nn\nm = nn.DataParallel(net)\n")
+    (tmp_path / "sub1" / "pyproject.toml").write_text('[tool.trainlint]\nignore = ["TL301"]\nexclude = ["gen/*"]\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.trainlint]\nextend-select = ["TL305"]\n')
+    expected = {("sub2/a.py", "TL301"), ("sub2/gen/b.py", "TL301")}
+    for paths in ([str(Path("sub1") / "a.py")], ["sub1/a.py", "sub2/a.py", "sub2/gen/b.py"], ["."]):
+        code, out, _ = invoke(*paths, "--no-cache", "--format", "json", cwd=tmp_path)
+        found = {(Path(d["path"]).as_posix(), d["code"]) for d in json.loads(out)}
+        assert found == {f for f in expected if f[0] in paths or paths == ["."]}, (paths, found)
+    code, out, _ = invoke("sub1/gen/b.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    assert json.loads(out) == []  # named, so linted; its configuration still ignores TL301
+
+
 def test_toml_error_is_reported(project: Path) -> None:
     (project / "pyproject.toml").write_text('[tool.trainlint\nselect = [\n')
     code, _, err = invoke("src", cwd=project)
