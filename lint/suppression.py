@@ -81,6 +81,7 @@ class NoqaUsage:
         self.lines = lines
         self.ran = ran
         self.used: set[tuple[int, str]] = set()  # (line, code) of codes that suppressed something
+        self._comments: dict[int, str] | None = None  # line -> its comment, read when first needed
 
     def suppresses(self, line: int, end_line: int, code: str) -> bool:
         """Whether a `# noqa` on the finding's first or last line covers
@@ -95,4 +96,22 @@ class NoqaUsage:
     def _covers(self, number: int, code: str) -> bool:
         if not 1 <= number <= len(self.lines) or "#" not in self.lines[number - 1]:
             return False
-        return any(not d.codes or code in d.codes for d in noqa_directives(self.lines[number - 1]))
+        if not noqa_directives(self.lines[number - 1]):
+            return False
+        # `# noqa` inside a string (`label = "see # noqa"`) is no comment
+        comment = self._comment_of(number)
+        return any(not d.codes or code in d.codes for d in noqa_directives(comment))
+
+    def _comment_of(self, number: int) -> str:
+        """The comment of line `number`, or the whole line when the file does not tokenize."""
+        if self._comments is None:
+            self._comments = {}
+            try:
+                source = "\n".join(line.rstrip("\r\n") for line in self.lines) + "\n"
+                for token in tokenize.generate_tokens(io.StringIO(source).readline):
+                    if token.type == tokenize.COMMENT:
+                        self._comments[token.start[0]] = token.string
+            except (tokenize.TokenError, SyntaxError, IndentationError):
+                self._comments = None
+                return self.lines[number - 1]
+        return self._comments.get(number, "")

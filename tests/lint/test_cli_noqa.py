@@ -85,3 +85,14 @@ def test_add_noqa_says_where_no_comment_fits(tmp_path: Path) -> None:
     code, _, err = invoke("a.py", "--add-noqa", "--no-cache", cwd=tmp_path)
     assert code == 0 and "a.py:2: no `# noqa` added for TL301" in err and "Added 0" in err
     assert (tmp_path / "a.py").read_text() == source
+
+
+def test_noqa_inside_a_string_suppresses_nothing(tmp_path: Path) -> None:
+    (tmp_path / "s.py").write_text(
+        "import torch.nn as nn\n"
+        'label = "see # noqa"; a = nn.DataParallel(m)\n'
+        "b = nn.DataParallel(m, note='# noqa: TL301')\n"
+        'c = nn.DataParallel(m)  # "quoted" but a comment: noqa: TL301 does not count, this one does # noqa: TL301\n'
+    )
+    code, out, _ = invoke("s.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    assert [(d["line"], d["code"]) for d in json.loads(out)] == [(2, "TL301"), (3, "TL301")], out
