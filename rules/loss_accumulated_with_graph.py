@@ -776,6 +776,16 @@ class LossAccumulatedWithGraph(Rule):
         "    total_loss += loss.detach().float()\n"
         "    history.append(loss.float().item())\n"
         "print(total_loss, history)\n",
+        # the loss read into a number in a tuple assignment (SlowFast's
+        # `loss, grad_norm = (loss.item(), grad_norm.item())`)
+        "import torch\n"
+        "total = 0.0\n"
+        "for x, y in loader:\n"
+        "    loss = criterion(model(x), y)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "    loss, n = loss.item(), x.size(0)\n"
+        "    total += loss * n\n",
     )
 
     def finish(self) -> None:
@@ -906,19 +916,19 @@ class LossAccumulatedWithGraph(Rule):
         # name is back-propagated as elsewhere in the function
         no_graph = grad_mode_at(self.ctx, node) == "off" or _NO_GRAD + (_root_name(node.value) or "") in facts
         for target in node.targets:
-            names = _bound_names(target.target)
-            for name in names:
-                single = type(target.target) in (cst.Name, cst.Attribute)
-                facts = facts - {_NO_GRAD + name}
-                if no_graph:
-                    facts = (facts - {name}) | {_NO_GRAD + name}
-                elif single and detaches(node.value):
-                    facts = facts - {name}
-                elif ((single and self._carries(node.value, facts)) or name in self._backpropagated
-                      or name in self._components):
-                    facts = facts | {name}
-                else:
-                    facts = facts - {name}
+            for bound, value in _pairs(target.target, node.value):
+                for name in _bound_names(bound):
+                    single = value is not None
+                    facts = facts - {_NO_GRAD + name}
+                    if no_graph:
+                        facts = (facts - {name}) | {_NO_GRAD + name}
+                    elif single and detaches(value):  # type: ignore[arg-type]
+                        facts = facts - {name}
+                    elif ((single and self._carries(value, facts)) or name in self._backpropagated  # type: ignore[arg-type]
+                          or name in self._components):
+                        facts = facts | {name}
+                    else:
+                        facts = facts - {name}
         return facts
 
     def _carries(self, expr: cst.BaseExpression, facts: Facts) -> bool:
@@ -1127,6 +1137,21 @@ def _bound_names(target: cst.BaseExpression) -> list[str]:
     if type(target) in (cst.Tuple, cst.List):
         return [n for element in target.elements for n in _bound_names(element.value)]
     return []
+
+
+def _pairs(target: cst.BaseExpression, value: cst.BaseExpression
+           ) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
+    """What each part of an assignment's target is given: `loss, n = (loss.item(), 3)`
+    pairs `loss` with `loss.item()`; a name, an attribute, or a tuple unpacked from
+    anything else, is given the value whole (None: not one value of its own)."""
+    if type(target) in (cst.Name, cst.Attribute):
+        return [(target, value)]
+    if (type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List)
+            and len(target.elements) == len(value.elements)  # type: ignore[attr-defined]
+            and not any(type(e) is cst.StarredElement for e in (*target.elements, *value.elements))):  # type: ignore[attr-defined]
+        return [pair for t, v in zip(target.elements, value.elements)  # type: ignore[attr-defined]
+                for pair in _pairs(t.value, v.value)]
+    return [(target, None)]
 
 
 def _graph_names(expr: cst.BaseExpression, facts: Facts) -> frozenset[cst.Name]:
