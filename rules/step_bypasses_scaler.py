@@ -2,7 +2,8 @@ import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.precision import scaler_switched_off
-from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
+from trainlint.analysis.loops import is_optimizer
+from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.training import code_bodies, method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Rule
@@ -49,9 +50,11 @@ class StepBypassesScaler(Rule):
     the author can split.
 
     ## Limitations
-    Only optimizers built from a known optimizer class (or stepped through a
-    scaler elsewhere in the file) and scalers known to be `GradScaler`s are
-    followed, within one function. A step after `scaler.unscale_(optimizer)`
+    Only optimizers known to be ones (built from a known optimizer class,
+    stepped through a scaler elsewhere in the file, or both stepped and
+    cleared with `zero_grad()` in it, as a trainer's `self.optimizer` or an
+    optimizer parameter) and scalers known to be `GradScaler`s are followed,
+    within one function. A step after `scaler.unscale_(optimizer)`
     is not flagged: the gradients are then at their true size, and code that
     does this usually checks them for inf/NaN itself. A plain step in an
     `if`/`else` whose other branch calls `scaler.step` is taken to be the
@@ -102,6 +105,18 @@ class StepBypassesScaler(Rule):
         "    scaler.update()\n"
         "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "fp16_step(torch.amp.GradScaler('cuda'), loss, model, opt)\n",
+        # an optimizer the function is given, known by being cleared and stepped (a
+        # trainer's `self.optimizer` built elsewhere is known the same way)
+        "import torch\n"
+        "def train(model, optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x, y in loader:\n"
+        "        with torch.autocast('cuda'):\n"
+        "            loss = criterion(model(x), y)\n"
+        "        optimizer.zero_grad()\n"
+        "        scaler.scale(loss).backward()\n"
+        "        optimizer.step()  # expect: TL105\n"
+        "        scaler.update()\n",
     )
     good = (
         "import torch\n"
@@ -200,7 +215,7 @@ class StepBypassesScaler(Rule):
             return facts
         if receivers.is_kind(target, GRAD_SCALER):
             return facts - {receivers.binding(target)}
-        if facts and method_call(node, "step") is not None and receivers.is_kind(target, OPTIMIZER):
+        if facts and method_call(node, "step") is not None and is_optimizer(self.ctx, target):
             self._bypassing.setdefault(node, set()).update(facts)  # type: ignore[arg-type]
         return facts
 
