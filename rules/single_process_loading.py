@@ -6,12 +6,14 @@ from trainlint.analysis.dataflow import Values, dataloader_calls, has_star_args,
 from trainlint.analysis.iteration import trains
 from trainlint.analysis.precision import argument
 from trainlint.analysis.walk import only
+from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, STEP
 
 _NUM_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers)
 _EVAL_WORDS = ("val", "test", "eval", "dev")
 _IN_MEMORY = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+_SEQUENCES = frozenset({"range", "list", "tuple"})  # builtins: the items are already at hand
 
 
 class SingleProcessLoading(Rule):
@@ -23,7 +25,7 @@ class SingleProcessLoading(Rule):
     shuffles (`shuffle=True`) in a file that trains (a backward pass or an
     optimizer step, also through a function it calls). A loader over a
     `TensorDataset` (its batches are slices of tensors already in memory,
-    possibly on the GPU) is not flagged.
+    possibly on the GPU), a `range(n)` or a Python list is not flagged.
 
     ## Why is this bad?
     With the default `num_workers=0`, every batch is read, decoded and
@@ -110,6 +112,16 @@ class SingleProcessLoading(Rule):
         "loader = torch.utils.data.DataLoader(dataset, batch_size=30, shuffle=True)\n"
         "for batch in loader:\n"
         "    print(model(batch).shape)\n",
+        # a loader over a range, checking how batches are split, in a file that also trains
+        "import torch\n"
+        "from torch.utils.data import DataLoader\n"
+        "def check_sharding(prepare):\n"
+        "    loader = prepare(DataLoader(range(64), batch_size=8, shuffle=True))\n"
+        "    assert sorted(i for batch in loader for i in batch.tolist()) == list(range(64))\n"
+        "def train(model, dataset, optimizer):\n"
+        "    for x, y in DataLoader(dataset, batch_size=8, num_workers=4):\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -144,9 +156,11 @@ class SingleProcessLoading(Rule):
         if not values:
             return False
         for value in values:
+            if type(value) in (cst.List, cst.Tuple, cst.ListComp):
+                continue  # a Python list of items: nothing to load
             if type(value) is not cst.Call:
                 return False
-            if self.ctx.call_name(value) in _IN_MEMORY:
+            if self.ctx.call_name(value) in _IN_MEMORY or _builtin_sequence(self.ctx, value):
                 continue
             function = None if returned else self.ctx.local_callee(value)  # one function deep
             results = [r.value for r in only(self.ctx.own_nodes(function.body), cst.Return)] if function else []
@@ -173,3 +187,11 @@ class SingleProcessLoading(Rule):
         if type(parent) is cst.AnnAssign:
             return self.ctx.code(parent.target)
         return ""
+
+
+def _builtin_sequence(ctx: FileContext, call: cst.Call) -> bool:
+    """`range(n)`, `list(...)`, `tuple(...)`, not a name imported or defined in the file."""
+    func = call.func
+    return (type(func) is cst.Name and func.value in _SEQUENCES and ctx.qualified_name(func) is None
+            and ctx.local_callee(call) is None)
+
