@@ -47,7 +47,7 @@ class ModelIndex:
         params.update(id(p) for module in anchor_modules for p in module.parameters(recurse=False))
         inner = {id(child) for module in modules for child in module._modules.values() if child is not None}
         roots = [module for module in modules if id(module) not in inner and _touches(module, params)]
-        self.roots = _prefixed(roots)
+        self.roots = _prefixed([unwrap_compiled(root) for root in roots])
         self._rebuild()
 
     def _rebuild(self) -> None:
@@ -84,6 +84,15 @@ class ModelIndex:
 
     def optimizer_params(self) -> set[int]:
         return {id(p) for opt in self.optimizers for p in params_of(opt)}
+
+
+def unwrap_compiled(module: nn.Module) -> nn.Module:
+    """The model a `torch.compile` wrapper (`OptimizedModule`) holds: names are the
+    model's own (`l1.weight`, not `_orig_mod.l1.weight`), as the user wrote them."""
+    while (type(module).__name__ == "OptimizedModule" and type(module).__module__.startswith("torch._dynamo")
+           and isinstance(getattr(module, "_orig_mod", None), nn.Module)):
+        module = module._orig_mod
+    return module
 
 
 def script_variable(tensor: torch.Tensor) -> str | None:

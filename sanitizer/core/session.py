@@ -36,7 +36,7 @@ from sanitizer.core.ending import ending_of, terminated_at
 from sanitizer.core.events import Event
 from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
-from sanitizer.core.naming import ModelIndex, params_of, script_variable
+from sanitizer.core.naming import ModelIndex, params_of, script_variable, unwrap_compiled
 from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, norms_from_squares, squared_norms
 from sanitizer.core.script_lint import ScriptLint, entry_file
 from sanitizer.core.sink import Sink
@@ -301,6 +301,7 @@ class Sanitizer:
     def module_name(self, module: nn.Module | None) -> str | None:
         if module is None:
             return None
+        module = unwrap_compiled(module)
         name = self.index.module_name(module)
         if name is None and self._refresh_index():
             name = self.index.module_name(module)

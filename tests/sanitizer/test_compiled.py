@@ -21,6 +21,10 @@ def _compiler_lines(stdout: str) -> dict[str, str]:
     return lines
 
 
+MLP_PARAMETERS = [(f"body.{i}.{kind}", None) for i in (0, 2, 3) for kind in ("weight", "bias")] + [
+    ("head.weight", None), ("head.bias", None)]
+
+
 def test_compiled_run_is_unchanged(script_runs: ScriptRuns) -> None:
     run = script_runs.get("compiled.py")
     plain = script_runs.plain("compiled.py")
@@ -39,6 +43,10 @@ def test_nan_through_a_compiled_model(script_runs: ScriptRuns) -> None:
     loss = run.first("nonfinite_loss")
     assert loss["step"] == 3 and loss["where"].endswith(f"compiled.py:{line_of('compiled.py', 'loss = F.cross_entropy')}")
     assert not run.events("sanitizer_error")
+    # names are the model's own, not those of torch.compile's wrapper (`_orig_mod.`, `OptimizedModule`)
+    grad = run.first("nonfinite_grad")
+    assert grad["param"] in dict(MLP_PARAMETERS) and not grad["module"].startswith("_orig_mod"), grad
+    assert all("_orig_mod" not in str(e) and "OptimizedModule" not in str(e) for e in run.events())
 
 
 def test_the_warning_filter_leaves_with_the_session() -> None:
