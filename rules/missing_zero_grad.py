@@ -562,6 +562,24 @@ class MissingZeroGrad(Rule):
         "        criterion(model(x), y).backward()\n"
         "        optimizer.step()\n"
         "    optimizer.zero_grad()\n",
+        # a wrapper of an optimizer (a Noam schedule) handed to the training function:
+        # its zero_grad() clears the optimizer its step() steps
+        "import torch\n"
+        "class NoamOpt:\n"
+        "    def __init__(self, optimizer):\n"
+        "        self.optimizer = optimizer\n"
+        "    def step(self):\n"
+        "        self.optimizer.step()\n"
+        "    def zero_grad(self):\n"
+        "        self.optimizer.zero_grad()\n"
+        "def train(model, optimizer, loader):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "def main(model, loader):\n"
+        "    optimizer = NoamOpt(torch.optim.Adam(model.parameters()))\n"
+        "    train(model, optimizer, loader)\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -711,6 +729,9 @@ class MissingZeroGrad(Rule):
             if any(name is None for name, _ in reaching):
                 continue
             cleared = {name for name, model in reaching if not model}  # optimizers whose own zero_grad() runs
+            # a wrapper's zero_grad() clears what it wraps (`opt.zero_grad()` of a NoamOpt whose
+            # `step()` steps `opt.optimizer`)
+            cleared |= {name for name in stepped if any(name.startswith(c + ".") for c in cleared)}  # type: ignore[operator]
             models = {name for name, model in reaching if model}  # models whose zero_grad() runs
             named = sorted(cleared | models)  # what the loop clears, as written
             # an optimizer built on a model whose zero_grad() the loop calls is cleared;
