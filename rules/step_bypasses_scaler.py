@@ -3,7 +3,7 @@ import libcst as cst
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.precision import scaler_switched_off
 from trainlint.analysis.loops import is_optimizer
-from trainlint.analysis.receivers import GRAD_SCALER, Binding
+from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
 from trainlint.analysis.training import code_bodies, method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Rule
@@ -192,6 +192,26 @@ class StepBypassesScaler(Rule):
         "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "scaler.scale(loss).backward()\n"
         "opt.step()\n",
+        # a wrapper whose step() goes through the scaler, handed in (its class in the file)
+        "import torch\n"
+        "class AmpOptimizer:\n"
+        "    def __init__(self, optimizer, scaler):\n"
+        "        self.optimizer, self.scaler = optimizer, scaler\n"
+        "    def step(self):\n"
+        "        self.scaler.step(self.optimizer)\n"
+        "        self.scaler.update()\n"
+        "    def zero_grad(self):\n"
+        "        self.optimizer.zero_grad()\n"
+        "def train(model, loader, optim, scaler):\n"
+        "    for x, y in loader:\n"
+        "        optim.zero_grad()\n"
+        "        with torch.autocast('cuda'):\n"
+        "            loss = criterion(model(x), y)\n"
+        "        scaler.scale(loss).backward()\n"
+        "        optim.step()\n"
+        "def main(model, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    train(model, loader, AmpOptimizer(torch.optim.SGD(model.parameters(), lr=0.1), scaler), scaler)\n",
     )
 
     def finish(self) -> None:
@@ -215,9 +235,28 @@ class StepBypassesScaler(Rule):
             return facts
         if receivers.is_kind(target, GRAD_SCALER):
             return facts - {receivers.binding(target)}
-        if facts and method_call(node, "step") is not None and is_optimizer(self.ctx, target):
+        if facts and method_call(node, "step") is not None and self._plain_optimizer(node, target):
             self._bypassing.setdefault(node, set()).update(facts)  # type: ignore[arg-type]
         return facts
+
+    def _plain_optimizer(self, step: cst.Call, target: cst.BaseExpression) -> bool:
+        """`target` is a torch optimizer: built from one, or known by being stepped and
+        cleared, when its `step()` is no code of the project (a wrapper whose `step()`
+        is `scaler.step(self.optimizer)`), and, for one known only by its use, when the
+        file defines no class with a `step()` it could be an instance of."""
+        if self.ctx.receivers.is_kind(target, OPTIMIZER):
+            return True
+        if not is_optimizer(self.ctx, target) or self.ctx.summaries.of_unwalked_call(step) is not None:
+            return False
+        return self.ctx.local_callee(step) is None and not self._step_methods()
+
+    def _step_methods(self) -> bool:
+        found = getattr(self, "_has_step_methods", None)
+        if found is None:
+            found = self._has_step_methods = any(
+                node.name.value == "step" and type(self.ctx.parent(self.ctx.parent(node))) is cst.ClassDef
+                for node in self.ctx.nodes_of(cst.FunctionDef))
+        return found
 
     def _other_branch_steps_through(self, step: cst.Call, scalers: set[Binding]) -> bool:
         """A plain step in one branch of an `if` whose other branch calls
