@@ -350,6 +350,24 @@ class MissingZeroGrad(Rule):
         "    else:\n"
         "        criterion(model(x), y).backward()\n"
         "        optimizer.step()  # expect: TL401\n",
+        # a wrapper whose zero_grad() only resets its own counter clears nothing
+        "import torch\n"
+        "class Accumulator:\n"
+        "    def __init__(self, optimizer):\n"
+        "        self.optimizer, self.count = optimizer, 0\n"
+        "    def step(self):\n"
+        "        self.optimizer.step()\n"
+        "        self.count += 1\n"
+        "    def zero_grad(self):\n"
+        "        self.count = 0\n"
+        "def train(model, optimizer, loader):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()  # expect: TL401\n"
+        "def main(model, loader):\n"
+        "    optimizer = Accumulator(torch.optim.Adam(model.parameters()))\n"
+        "    train(model, optimizer, loader)\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -689,21 +707,28 @@ class MissingZeroGrad(Rule):
     def finish(self) -> None:
         for loop in [*self.ctx.loops(), *self._engine_steps()]:
             steps: list[tuple[cst.CSTNode, str, str | None]] = []  # (where, optimizer, message if through a helper)
-            # (where, what: an optimizer's or a model's name; None for a clear that may clear them all)
-            clears: list[tuple[cst.CSTNode, str | None, bool]] = []  # ..., and whether a model's
+            # (where, what: an optimizer's or a model's name; None for a clear that may clear them all,
+            # whether a model's, whether a wrapper's: `zero_grad()` of a class of the project)
+            clears: list[tuple[cst.CSTNode, str | None, bool, bool]] = []
             owners: dict[str, str | None] = {}  # optimizer -> the model whose parameters it was built on
             backward = False
             for node in reachable_nodes(self.ctx, loop.body):
                 if (clears_grads(self.ctx, node) or may_clear_grads(self.ctx, node)
                         or self._helper_clears(node)) and not self._on_error(node, loop):
                     receiver = method_call(node, "zero_grad")
-                    if receiver is not None and is_optimizer(self.ctx, receiver):
-                        clears.append((node, self.ctx.code(receiver), False))
+                    # a wrapper's `zero_grad()`, of a class of the project: it clears only if its code does
+                    own = self.ctx.summaries.of_call(node) if receiver is not None else None  # type: ignore[arg-type]
+                    if own is not None and not (own.does(ZERO_GRAD) or own.does(MAY_ZERO_GRAD)):
+                        pass  # `def zero_grad(self): self.count = 0`: no clear
+                    elif receiver is not None and is_optimizer(self.ctx, receiver):
+                        clears.append((node, self.ctx.code(receiver), False, own is not None))
+                        continue
                     elif receiver is not None and type(receiver) in (cst.Name, cst.Attribute):
-                        clears.append((node, self.ctx.code(receiver), True))  # `netD.zero_grad()`: that model's
+                        clears.append((node, self.ctx.code(receiver), True, own is not None))  # `netD.zero_grad()`
+                        continue
                     else:
-                        clears.append((node, None, False))  # a parameter's or a helper's: it may clear them all
-                    continue
+                        clears.append((node, None, False, False))  # a parameter's or a helper's: it may clear them all
+                        continue
                 backward = backward or is_backward(node)
                 optimizer = optimizer_step(self.ctx, node)
                 if optimizer is not None:
@@ -721,18 +746,21 @@ class MissingZeroGrad(Rule):
                 self._judge(loop, steps, clears, owners)
 
     def _judge(self, loop: cst.CSTNode, steps: list[tuple[cst.CSTNode, str, str | None]],
-               clears: list[tuple[cst.CSTNode, str | None, bool]], owners: dict[str, str | None]) -> None:
+               clears: list[tuple[cst.CSTNode, str | None, bool, bool]], owners: dict[str, str | None]) -> None:
         stepped = {optimizer for _, optimizer, _ in steps}
         for step, optimizer, helper in steps:
-            reaching = [(name, model) for node, name, model in clears
+            reaching = [(name, model, wrapper) for node, name, model, wrapper in clears
                         if not self._other_branch(node, step, loop, [s for s, _, _ in steps])]
-            if any(name is None for name, _ in reaching):
+            if any(name is None for name, _, _ in reaching):
                 continue
-            cleared = {name for name, model in reaching if not model}  # optimizers whose own zero_grad() runs
-            # a wrapper's zero_grad() clears what it wraps (`opt.zero_grad()` of a NoamOpt whose
-            # `step()` steps `opt.optimizer`)
-            cleared |= {name for name in stepped if any(name.startswith(c + ".") for c in cleared)}  # type: ignore[operator]
-            models = {name for name, model in reaching if model}  # models whose zero_grad() runs
+            cleared = {name for name, model, _ in reaching if not model}  # optimizers whose own zero_grad() runs
+            # a wrapper's zero_grad() that clears clears what it wraps, when its `step()` steps
+            # one optimizer (`opt.zero_grad()` of a NoamOpt whose `step()` steps `opt.optimizer`)
+            for name, _, wrapper in reaching:
+                inner = [other for other in stepped if other.startswith(f"{name}.")]
+                if wrapper and len(inner) == 1:
+                    cleared.add(inner[0])
+            models = {name for name, model, _ in reaching if model}  # models whose zero_grad() runs
             named = sorted(cleared | models)  # what the loop clears, as written
             # an optimizer built on a model whose zero_grad() the loop calls is cleared;
             # one whose model is unknown may be (a model may hold every parameter)
