@@ -36,8 +36,9 @@ from trainlint.summaries import BACKWARD, Summary
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 # tensor methods that return a tensor of the same graph (`loss.float()` on a float32
 # loss is the loss itself): what they return carries it
-_GRAPH_KEEPING_METHODS = frozenset({"float", "double", "half", "bfloat16", "cpu", "cuda", "to", "mean", "sum",
-                                    "clone", "squeeze", "view", "reshape", "flatten", "contiguous"})
+_GRAPH_KEEPING_METHODS = frozenset({"float", "double", "half", "bfloat16", "cpu", "cuda", "to", "type", "type_as",
+                                    "mean", "sum", "clone", "squeeze", "unsqueeze", "view", "reshape", "flatten",
+                                    "contiguous"})
 _THROUGH_HELPER = (
     "`{}()` keeps the loss tensor it is given across iterations, with its autograd graph: pass `loss.item()`"
 )
@@ -786,6 +787,16 @@ class LossAccumulatedWithGraph(Rule):
         "    optimizer.step()\n"
         "    loss, n = loss.item(), x.size(0)\n"
         "    total += loss * n\n",
+        # a swap reads both values before binding either: `b` gets the old `a`, a number
+        "import torch\n"
+        "a, b, total = 0.0, 0.0, 0.0\n"
+        "for x, y in loader:\n"
+        "    loss = criterion(model(x), y)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "    a, b = 0.0, loss\n"
+        "    a, b = b, a\n"
+        "    total += b\n",
     )
 
     def finish(self) -> None:
@@ -915,6 +926,7 @@ class LossAccumulatedWithGraph(Rule):
         # after `with torch.no_grad(): outputs = model(x)`): no graph, whatever the
         # name is back-propagated as elsewhere in the function
         no_graph = grad_mode_at(self.ctx, node) == "off" or _NO_GRAD + (_root_name(node.value) or "") in facts
+        before = facts  # every value is read before any name is bound (`a, b = b, a`)
         for target in node.targets:
             for bound, value in _pairs(target.target, node.value):
                 for name in _bound_names(bound):
@@ -924,7 +936,7 @@ class LossAccumulatedWithGraph(Rule):
                         facts = (facts - {name}) | {_NO_GRAD + name}
                     elif single and detaches(value):  # type: ignore[arg-type]
                         facts = facts - {name}
-                    elif ((single and self._carries(value, facts)) or name in self._backpropagated  # type: ignore[arg-type]
+                    elif ((single and self._carries(value, before)) or name in self._backpropagated  # type: ignore[arg-type]
                           or name in self._components):
                         facts = facts | {name}
                     else:
