@@ -17,7 +17,7 @@ from pathlib import Path
 from trainlint.config import Config
 from trainlint.discovery import discover
 from trainlint.imports import imported_files
-from trainlint.project import FileFacts, Project, ProjectView, project_root, summarizable
+from trainlint.project import FileFacts, Project, ProjectView, project_root
 from trainlint.runner import analyse_bytes
 
 FILES_KEPT_S = 5.0  # how long a listing of the project's files is taken as current
@@ -29,7 +29,7 @@ _facts: dict[str, tuple[tuple[int, int], FileFacts | None]] = {}  # path -> ((mt
 def buffer_view(path: str, text: str, config: Config) -> ProjectView:
     """What the project's modules that `text`, as the file `path`, imports tell
     about its calls (what `ProjectView` a run over that one file would give it)."""
-    if path == "-" or not summarizable(path, text):
+    if path == "-":
         return ProjectView()
     root = project_root([path], config.source.parent if config.source else None)
     others = [other for other in _project_files(root, config) if os.path.abspath(other) != os.path.abspath(path)]

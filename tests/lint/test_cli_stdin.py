@@ -108,3 +108,17 @@ def test_stdin_text_is_linted_as_piped_with_the_modules_it_imports(tmp_path: Pat
             "        scaler.step(opt)\n        scaler.update()\n")
     _, out, _ = invoke("-", "--stdin-filename", "train.py", "--format", "json", cwd=tmp_path, stdin=text)
     assert [(d["line"], d["code"]) for d in json.loads(out)] == [(9, "TL101")]
+
+
+def test_stdin_follows_objects_of_imported_classes_in_a_file_that_never_says_backward(tmp_path: Path) -> None:
+    """The text itself has no backward or step: all of it is in the helper's class."""
+    (tmp_path / "helpers.py").write_text(
+        "class Stepper:\n    def __call__(self, loss, optimizer):\n        loss.backward()\n        optimizer.step()\n")
+    text = ("import torch\nfrom helpers import Stepper\n\ndef main(model, loader):\n"
+            "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n    st = Stepper()\n"
+            "    for x in loader:\n        st(model(x).sum(), optimizer)\n")
+    (tmp_path / "train.py").write_text(text)
+    _, alone, _ = invoke("train.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    _, piped, _ = invoke("-", "--stdin-filename", "train.py", "--format", "json", cwd=tmp_path, stdin=text)
+    assert [(d["line"], d["code"]) for d in json.loads(alone)] == [(8, "TL401")]
+    assert json.loads(piped) == json.loads(alone)
