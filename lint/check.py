@@ -20,7 +20,6 @@ from trainlint.config import (
     Selection,
     find_config,
     load_config,
-    matches_glob,
     parse_code_list,
     parse_per_file_ignores,
     select_rules,
@@ -113,15 +112,16 @@ def execute(request: CheckRequest) -> int:
         return _check_stdin(request, settings)
     started = time.perf_counter()
     targets = list(request.paths) or ["."]
-    found = discover(targets, settings.config)
+    nearest = _Nearest(request, settings)
+    try:
+        found = discover(targets, settings.config, nearest.config_of)
+    except ConfigError as exc:
+        return fail(str(exc))
     for problem in found.errors:
         error(problem)
     if not found.files and not found.errors and not request.quiet:
         warn(_nothing_to_lint(found, targets, settings.config))
-    try:
-        groups = _by_nearest_config(request, settings, found.files, targets)
-    except ConfigError as exc:
-        return fail(str(exc))
+    groups = nearest.groups(found.files)
     result = RunResult()
     for group, files in groups:
         cache_dir = None if request.no_cache else group.config.root / CACHE_DIR
@@ -229,33 +229,37 @@ def _codes(values: tuple[str, ...], option: str) -> list[str]:
     return (parse_code_list(",".join(values), option) or []) if values else []
 
 
-def _by_nearest_config(request: CheckRequest, settings: Settings, files: list[str],
-                       targets: list[str]) -> list[tuple[Settings, list[str]]]:
-    """The files grouped by the configuration nearest to each (a subproject's own
-    `pyproject.toml`), so that a file gets the same findings whatever else is linted
-    with it; `--config` applies to every file. A file found in a folder (not named)
-    that its own configuration excludes is left out."""
-    if request.config_path is not None or not files:
-        return [(settings, files)]
-    nearest: dict[str, Path | None] = {}
-    groups: dict[Path | None, list[str]] = {}
-    for path in files:
-        folder = os.path.dirname(os.path.abspath(path))
-        if folder not in nearest:
-            nearest[folder] = find_config(Path(folder))
-        groups.setdefault(nearest[folder], []).append(path)
-    if list(groups) == [settings.config.source]:
-        return [(settings, files)]
-    named = {os.path.abspath(target) for target in targets if os.path.isfile(target)}
-    found = []
-    for source, members in groups.items():
-        group = settings if source == settings.config.source else _settings(request, load_config(source))
-        excluded = [*group.config.exclude, *group.config.extend_exclude]
-        kept = [path for path in members if os.path.abspath(path) in named
-                or not matches_glob(Path(path), group.config.root, excluded)]
-        if kept:
-            found.append((group, kept))
-    return found
+class _Nearest:
+    """The settings of each file: those of the configuration nearest to it (a
+    subproject's own `pyproject.toml`), so that a file gets the same findings whatever
+    else is linted with it; `--config` applies to every file."""
+
+    def __init__(self, request: CheckRequest, settings: Settings) -> None:
+        self.request = request
+        self.settings = settings
+        self._by_source: dict[Path | None, Settings] = {settings.config.source: settings}
+        self._by_folder: dict[str, Settings] = {}
+
+    def of_folder(self, folder: str) -> Settings:
+        found = self._by_folder.get(folder)
+        if found is None:
+            source = None if self.request.config_path is not None else find_config(Path(folder))
+            found = self._by_source.get(source) if self.request.config_path is None else self.settings
+            if found is None:
+                found = self._by_source[source] = _settings(self.request, load_config(source))
+            self._by_folder[folder] = found
+        return found
+
+    def config_of(self, folder: str) -> Config:
+        return self.of_folder(folder).config
+
+    def groups(self, files: list[str]) -> list[tuple[Settings, list[str]]]:
+        """The files by the settings they are linted with, in order of first appearance."""
+        grouped: dict[int, tuple[Settings, list[str]]] = {}
+        for path in files:
+            settings = self.of_folder(os.path.dirname(os.path.abspath(path)))
+            grouped.setdefault(id(settings), (settings, []))[1].append(path)
+        return list(grouped.values()) or [(self.settings, [])]
 
 
 def _merge(into: RunResult, part: RunResult) -> None:

@@ -7,7 +7,7 @@ import fnmatch
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from trainlint.config import Config, matches_glob
 from trainlint.gitignore import GitIgnore
@@ -26,31 +26,36 @@ class Discovery:
     excluded: list[str] = field(default_factory=list)  # paths given but excluded by the configuration
 
 
-def discover(paths: Sequence[str], config: Config) -> Discovery:
+def discover(paths: Sequence[str], config: Config, config_of: Callable[[str], Config] | None = None) -> Discovery:
+    """The Python files under `paths`. `config_of(folder)`: the configuration whose
+    `exclude` applies in that folder (the nearest one, for subprojects with their own);
+    `config` everywhere when not given."""
     result = Discovery()
     seen: set[str] = set()
-    configured = [*config.exclude, *config.extend_exclude]
     for given in paths:
         path = Path(given)
         if not path.exists() and not path.is_symlink():
             result.errors.append(f"{given}: no such file or directory")
         elif path.is_file() or (path.is_symlink() and not path.is_dir()):
             # an explicit file is linted unless the configuration excludes it
-            if matches_glob(path, config.root, configured):
+            own = config_of(os.path.dirname(os.path.abspath(given))) if config_of is not None else config
+            if matches_glob(path, own.root, [*own.exclude, *own.extend_exclude]):
                 result.excluded.append(given)
             else:
                 _add(result, seen, given)
         elif path.is_dir():
-            _walk(given, config, configured, result, seen)
+            _walk(given, config, result, seen, config_of or (lambda folder: config))
         else:
             result.errors.append(f"{given}: not a regular file or directory")
     return result
 
 
-def _walk(top: str, config: Config, configured: list[str], result: Discovery, seen: set[str]) -> None:
-    ignores = {top: GitIgnore.for_directory(top)} if config.respect_gitignore else {}
+def _walk(top: str, top_config: Config, result: Discovery, seen: set[str], config_of: Callable[[str], Config]) -> None:
+    ignores = {top: GitIgnore.for_directory(top)} if top_config.respect_gitignore else {}
     for directory, dirnames, filenames in _directories(top, result):
         gitignore = ignores.pop(directory, None)
+        config = config_of(os.path.abspath(directory))
+        configured = [*config.exclude, *config.extend_exclude]
         kept = []
         for name in sorted(dirnames):
             full = os.path.join(directory, name)

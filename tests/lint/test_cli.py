@@ -135,7 +135,24 @@ def test_each_file_gets_its_nearest_configuration_whatever_else_is_linted(tmp_pa
         found = {(Path(d["path"]).as_posix(), d["code"]) for d in json.loads(out)}
         assert found == {f for f in expected if f[0] in paths or paths == ["."]}, (paths, found)
     code, out, _ = invoke("sub1/gen/b.py", "--no-cache", "--format", "json", cwd=tmp_path)
-    assert json.loads(out) == []  # named, so linted; its configuration still ignores TL301
+    assert json.loads(out) == []  # excluded by its own configuration
+
+
+def test_exclusion_is_the_nearest_configurations_in_every_run(tmp_path: Path) -> None:
+    """The root excludes `sub/deep/*`, the subproject does not (and excludes `gen/*`):
+    the subproject's files are found or left out by its own configuration, whether
+    named with others, or found walking the root."""
+    (tmp_path / "pyproject.toml").write_text('[tool.trainlint]\nexclude = ["sub/deep/*"]\n')
+    (tmp_path / "sub" / "deep").mkdir(parents=True)
+    (tmp_path / "sub" / "gen").mkdir()
+    (tmp_path / "sub" / "pyproject.toml").write_text('[tool.trainlint]\nexclude = ["gen/*"]\n')
+    bug = "import torch.nn as nn\nm = nn.DataParallel(net)\n"
+    for name in ("b.py", "sub/deep/b.py", "sub/gen/b.py"):
+        (tmp_path / name).write_text(bug)
+    for paths in (["."], ["b.py", "sub/deep/b.py", "sub/gen/b.py"], ["sub/deep/b.py"], ["sub/gen/b.py", "b.py"]):
+        _, out, _ = invoke(*paths, "--no-cache", "--format", "json", cwd=tmp_path)
+        found = {Path(d["path"]).as_posix() for d in json.loads(out)}
+        assert found == {p for p in ("b.py", "sub/deep/b.py") if paths == ["."] or p in paths}, (paths, found)
 
 
 def test_toml_error_is_reported(project: Path) -> None:
