@@ -307,8 +307,8 @@ def test_a_path_that_vanishes_after_discovery(tmp_path: Path, monkeypatch: pytes
     (tmp_path / "ok.py").write_text(BUG)
     real = trainlint.check.discover
 
-    def discover_then_delete(paths, config):  # type: ignore[no-untyped-def]
-        found = real(paths, config)
+    def discover_then_delete(paths, config, *nearest):  # type: ignore[no-untyped-def]
+        found = real(paths, config, *nearest)
         (tmp_path / "gone.py").unlink()
         return found
 
