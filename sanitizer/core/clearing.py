@@ -1,15 +1,18 @@
 """Whether an optimizer's gradients were cleared between two of its steps (the
 run-time twin of lint rule TL401).
 
-After each step a few gradients of the optimizer are remembered: the last ones
-it holds (an output layer's, seldom zero by chance; embeddings' sparse rows
-never). Each backward pass before its next step looks at them as it starts. A
-gradient set to None or replaced (`zero_grad()`, `p.grad = None`) was cleared.
-One still there may have been zeroed in place (`zero_grad(set_to_none=False)`,
+After each step two gradients of the optimizer are remembered: one near each
+end of its parameters, biases and norms first (seldom zero by chance, unlike an
+embedding's rows). Each backward pass before its next step looks at them as it
+starts. A gradient set to None or replaced (`zero_grad()`, `p.grad = None`) was
+cleared. One still there may have been zeroed in place (`zero_grad(set_to_none=False)`,
 or `p.grad.data.zero_()`, which no version counter sees), so the largest
 magnitude of each is queued, a 0-d tensor on its device, and read with the next
-step's single read: a zero means cleared. When no backward pass before the
-step started from cleared gradients, the step applied every earlier gradient again.
+step's single read: a zero means cleared. A pass counts only when it added to
+those gradients (their version moved): another model's backward pass (a critic's,
+an inner loop's on a copy) does not. When no pass that did started from cleared
+gradients, and they were not replaced before the step, the step applied every
+earlier gradient again.
 
 Nothing is judged where it cannot be known: before an optimizer's first step,
 between two steps without a backward pass (a closure optimizer runs its own), or
@@ -32,9 +35,12 @@ MAX_PASSES = 16  # backward passes between two steps worth a look; beyond, nothi
 class _Watch:
     grads: list[tuple[weakref.ref[torch.Tensor], int]]  # (parameter, id of the gradient the step used)
     cleared: bool = False
-    passes: int = 0  # backward passes that started from kept gradients, as far as ids tell
-    largest: list[torch.Tensor] = field(default_factory=list)  # their magnitudes, per pass: 0 when cleared
+    passes: int = 0  # backward passes that added to the kept gradients
+    largest: list[torch.Tensor] = field(default_factory=list)  # their magnitudes as each pass began: 0 when cleared
     given_up: bool = False
+    # the backward pass running: the kept gradients' versions as it began, and their magnitudes
+    pending: list[tuple[torch.Tensor, int]] = field(default_factory=list)
+    pending_largest: list[torch.Tensor] = field(default_factory=list)
 
 
 class GradientClearing:
@@ -44,52 +50,71 @@ class GradientClearing:
         self._watches: weakref.WeakKeyDictionary[Any, _Watch] = weakref.WeakKeyDictionary()
 
     def after_step(self, optimizer: Any) -> None:
-        """`optimizer` stepped: remember the gradients it used."""
-        grads = []
-        for group in reversed(getattr(optimizer, "param_groups", ())):
-            for param in reversed(group.get("params", ())):
-                grad = getattr(param, "grad", None)
-                if type(grad) is torch.Tensor and not grad.is_sparse and grad.numel():
-                    grads.append((weakref.ref(param), id(grad)))
-                    if len(grads) == SAMPLED:
-                        break
-            if len(grads) == SAMPLED:
-                break
-        if grads:
-            self._watches[optimizer] = _Watch(grads)
+        """`optimizer` stepped: remember gradients it used, one near each end of its
+        parameters, biases and norms first (an embedding's rows are zero for the
+        tokens a batch lacks, its padding row always)."""
+        params = [p for group in getattr(optimizer, "param_groups", ()) for p in group.get("params", ())]
+        with_grad = [p for p in params if _dense_grad(p)]
+        flat = [p for p in with_grad if p.dim() == 1] or with_grad
+        chosen = list(dict.fromkeys([flat[-1], flat[0]]))[:SAMPLED] if flat else []
+        if chosen:
+            self._watches[optimizer] = _Watch([(weakref.ref(p), id(p.grad)) for p in chosen])
         else:
             self._watches.pop(optimizer, None)
 
     def before_backward(self) -> None:
         """A backward pass starts: has each optimizer's last gradient been cleared since?"""
         for watch in list(self._watches.values()):
-            if watch.cleared or watch.given_up:
-                continue
-            kept = []
-            for ref, grad_id in watch.grads:
-                param = ref()
-                grad = param.grad if param is not None else None
-                if grad is None or id(grad) != grad_id:
-                    watch.cleared = True
-                    break
-                kept.append(grad)
-            if watch.cleared:
+            watch.pending, watch.pending_largest = [], []
+            kept = self._kept(watch)
+            if kept is None:
                 continue
             if watch.passes == MAX_PASSES:
                 watch.given_up = True
                 continue
-            watch.passes += 1
+            watch.pending = [(grad, grad._version) for grad in kept]
             with torch.no_grad():
-                watch.largest.extend(grad.detach().reshape(-1)[:VALUES].abs().amax() for grad in kept)
+                watch.pending_largest = [grad.detach().reshape(-1)[:VALUES].abs().amax() for grad in kept]
+
+    def after_backward(self) -> None:
+        """The pass counts for an optimizer only if it added to its kept gradients: a
+        backward pass of another model (a critic's, an inner loop's on a copy) does not."""
+        for watch in list(self._watches.values()):
+            if watch.pending and any(grad._version != version for grad, version in watch.pending):
+                watch.passes += 1
+                watch.largest.extend(watch.pending_largest)
+            watch.pending, watch.pending_largest = [], []
 
     def at_step(self, optimizer: Any) -> tuple[list[torch.Tensor], weakref.ref[torch.Tensor]] | None:
         """`optimizer` is about to step again. When no backward pass since its last step
-        was seen to start from cleared gradients: the values that tell (the step is on
-        kept gradients when all are read as non-zero) and a parameter to name."""
+        that added to its gradients was seen to start from cleared ones, and they were not
+        replaced since (`p.grad = g`): the values that tell (the step is on kept gradients
+        when all are read as non-zero) and a parameter to name."""
         watch = self._watches.pop(optimizer, None)
-        if watch is None or watch.cleared or watch.given_up or not watch.passes:
+        if watch is None or watch.given_up or not watch.passes or self._kept(watch) is None:
             return None
         return watch.largest, watch.grads[0][0]
+
+    @staticmethod
+    def _kept(watch: _Watch) -> list[torch.Tensor] | None:
+        """The gradients the last step used, when every one is still there; None (and
+        the watch cleared) once one was set to None or replaced."""
+        if watch.cleared:
+            return None
+        kept = []
+        for ref, grad_id in watch.grads:
+            param = ref()
+            grad = param.grad if param is not None else None
+            if grad is None or id(grad) != grad_id:
+                watch.cleared = True
+                return None
+            kept.append(grad)
+        return kept
+
+
+def _dense_grad(param: Any) -> bool:
+    grad = getattr(param, "grad", None)
+    return type(grad) is torch.Tensor and not grad.is_sparse and grad.numel() > 0
 
 
 def kept_gradients(values: list[float]) -> bool:

@@ -364,6 +364,8 @@ class Sanitizer:
     def after_backward(self, tensors: Any) -> None:
         """A backward pass ended: a step in a loop without an optimizer (see backward_steps),
         or one whose optimizers stepped inside it."""
+        if self._clearing is not None and not in_backward():
+            self._clearing.after_backward()
         if self.probe.stepped_params:
             self._close_step(self._optimizer_in_backward(self.probe.stepped_params), skipped=False)
             self._advance()

@@ -25,16 +25,18 @@ class MissingZeroGradDetector(Detector):
 
     def __init__(self) -> None:
         self.steps_on_kept_gradients = 0
-        self._reported: set[int | None] = set()  # optimizers reported
+        self._reported: set[int | None] = set()  # optimizers and parameters reported (by id)
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         param = record.kept_gradient
         if param is None:
             return
         self.steps_on_kept_gradients += 1
-        if record.optimizer_id in self._reported:
+        # once per optimizer, and once per parameter: a wrapper that is an optimizer
+        # itself (Lookahead) steps the same parameters through its inner one
+        if record.optimizer_id in self._reported or id(param) in self._reported:
             return
-        self._reported.add(record.optimizer_id)
+        self._reported.update((record.optimizer_id, id(param)))
         module = sink.common_module_name(record.params)
         sink.emit("missing_zero_grad", record.step,
                   f"{f'the optimizer of {module}' if module else 'the optimizer'} stepped on gradients nobody cleared since its previous step: every backward "

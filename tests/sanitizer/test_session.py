@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -573,3 +574,74 @@ def test_a_discriminator_never_cleared_is_reported_at_its_second_step() -> None:
     """Steps 1 and 2 are the first turns of each model: the discriminator's second
     step is step 3; the generator, cleared each turn, is not reported."""
     assert _gan_turns("never") == [("missing_zero_grad", 3)]
+
+
+def _clearing_events(train: Any, steps: int = 6) -> list[tuple[str, int | None, str | None]]:
+    torch.manual_seed(0)
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
+        train(steps)
+    return [(e.kind, e.step, e.param) for e in session.events if e.kind == "missing_zero_grad"]
+
+
+def test_an_outer_optimizer_on_pseudo_gradients_is_not_reported() -> None:
+    """Reptile: inner backward passes train a copy (they add nothing to the outer model's
+    gradients); the outer optimizer is cleared and given `p.grad = p - q` each round."""
+    import copy
+
+    def train(rounds: int) -> None:
+        meta = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+        meta_opt = torch.optim.SGD(meta.parameters(), lr=0.5)
+        for _ in range(rounds):
+            fast = copy.deepcopy(meta)
+            inner = torch.optim.SGD(fast.parameters(), lr=0.1)
+            for _ in range(3):
+                inner.zero_grad()
+                F.mse_loss(fast(torch.randn(8, 4)), torch.randn(8, 1)).backward()
+                inner.step()
+            meta_opt.zero_grad()
+            for p, q in zip(meta.parameters(), fast.parameters()):
+                p.grad = p.detach() - q.detach()
+            meta_opt.step()
+
+    assert _clearing_events(train) == []
+
+
+def test_gradients_assigned_from_autograd_grad_beside_another_models_backward() -> None:
+    """Actor-critic: the critic's backward passes do not reach the actor, whose
+    gradients come from `torch.autograd.grad` and replace the old ones."""
+    def train(steps: int) -> None:
+        actor, critic = nn.Linear(4, 2), nn.Linear(4, 1)
+        actor_opt, critic_opt = torch.optim.SGD(actor.parameters(), lr=0.1), torch.optim.SGD(critic.parameters(), lr=0.1)
+        for _ in range(steps):
+            state = torch.randn(16, 4)
+            critic_opt.zero_grad()
+            F.mse_loss(critic(state), torch.randn(16, 1)).backward()
+            critic_opt.step()
+            actor_loss = -(actor(state).log_softmax(-1)[:, 0] * critic(state).detach().squeeze(1)).mean()
+            for p, g in zip(actor.parameters(), torch.autograd.grad(actor_loss, list(actor.parameters()))):
+                p.grad = g
+            actor_opt.step()
+
+    assert _clearing_events(train) == []
+
+
+def test_a_padding_embedding_registered_last_does_not_hide_gradients_never_cleared() -> None:
+    """The embedding's padding row is zero in every gradient: the gradients followed
+    are biases, whose values are not."""
+    class Tagger(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.out = nn.Linear(8, 3)
+            self.embed = nn.Embedding(10, 8, padding_idx=0)
+
+        def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+            return self.out(self.embed(tokens).mean(1))
+
+    def train(steps: int) -> None:
+        model = Tagger()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+        for _ in range(steps):
+            F.cross_entropy(model(torch.randint(0, 10, (4, 5))), torch.randint(0, 3, (4,))).backward()
+            optimizer.step()
+
+    assert _clearing_events(train) == [("missing_zero_grad", 2, "out.bias")]
