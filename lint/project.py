@@ -206,8 +206,21 @@ class Project:
             else:
                 found = self._in_module(path, f"{base}.{method}", depth + 1)
             if isinstance(found, tuple):
-                return found
+                return None if self._calls_an_override(found, facts, cls) else found
         return None
+
+    def _calls_an_override(self, found: tuple[str, str], facts: FileFacts, cls: str) -> bool:
+        """The inherited method calls a method of its own class (`self.run()`) that
+        `cls` overrides: its summary, read in the base, would describe the base's
+        `run` (a template method). What it does is then left unknown."""
+        base_path, key = found
+        owner = key.rpartition(".")[0]
+        summary = self._read(base_path).summaries.get(key)
+        for event in summary.events if summary is not None else ():
+            if isinstance(event, Call) and event.callee.rpartition(".")[0] == owner:
+                if f"{cls}.{event.callee.rpartition('.')[2]}" in facts.summaries:
+                    return True
+        return False
 
     def _candidates(self, path: str, qualified: str) -> list[tuple[str, str]]:
         here = os.path.dirname(os.path.abspath(path))
