@@ -157,7 +157,7 @@ class CallTargets:
                 continue
             key = f"{self._paths.get(owner, owner)}.{method}"
             if owner not in self.classes or key in self._key_set:
-                return key
+                return None if not inherited and self._calls_an_override(cls, owner, key) else key
         return None
 
     def _call_of_instance(self, cls: str) -> str | None:
@@ -170,8 +170,25 @@ class CallTargets:
             for method in ("__call__", "forward"):
                 key = f"{self._paths[owner]}.{method}"
                 if key in self._key_set:
-                    return key
+                    return None if self._calls_an_override(cls, owner, key) else key
         return None
+
+    def _calls_an_override(self, cls: str, owner: str, key: str) -> bool:
+        """`key`, a method `cls` inherits from `owner`, calls `self.<m>()` that a class
+        between them overrides (a template method): the summary of `key`, read in
+        `owner`, would describe `owner`'s `m`. What it does is then left unknown."""
+        if owner == cls or owner not in self.classes:
+            return False
+        function = next((func for func, found in self.keys.items() if found == key), None)
+        called = {node.func.attr.value for node in iter_nodes(function) if type(node) is cst.Call  # type: ignore[attr-defined]
+                  and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name
+                  and node.func.value.value == "self"} if function is not None else set()
+        for between in self._lineage(cls):
+            if between == owner:
+                return False
+            if between in self.classes and any(f"{self._paths[between]}.{name}" in self._key_set for name in called):
+                return True
+        return False
 
     def _lineage(self, cls: str) -> Iterator[str]:
         seen: set[str] = set()
