@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import torch
 
@@ -53,10 +53,10 @@ class GradientClearing:
         """`optimizer` stepped: remember gradients it used, one near each end of its
         parameters, biases and norms first (an embedding's rows are zero for the
         tokens a batch lacks, its padding row always)."""
-        params = [p for group in getattr(optimizer, "param_groups", ()) for p in group.get("params", ())]
-        with_grad = [p for p in params if _dense_grad(p)]
-        flat = [p for p in with_grad if p.dim() == 1] or with_grad
-        chosen = list(dict.fromkeys([flat[-1], flat[0]]))[:SAMPLED] if flat else []
+        groups = [group.get("params", ()) for group in getattr(optimizer, "param_groups", ())]
+        last = _near_end(p for params in reversed(groups) for p in reversed(params))
+        first = _near_end(p for params in groups for p in params)
+        chosen = list(dict.fromkeys(p for p in (last, first) if p is not None))  # read per step: a few looks
         if chosen:
             self._watches[optimizer] = _Watch([(weakref.ref(p), id(p.grad)) for p in chosen])
         else:
@@ -110,6 +110,21 @@ class GradientClearing:
                 return None
             kept.append(grad)
         return kept
+
+
+def _near_end(params: Iterator[Any], looks: int = 8) -> Any:
+    """The first parameter with a dense gradient that is 1-D (a bias, a norm) among the
+    first `looks` with one, else the first with one; None when none has."""
+    fallback = None
+    for param in params:
+        if _dense_grad(param):
+            if param.dim() == 1:
+                return param
+            fallback = fallback if fallback is not None else param
+            looks -= 1
+            if not looks:
+                break
+    return fallback
 
 
 def _dense_grad(param: Any) -> bool:
