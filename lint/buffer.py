@@ -43,7 +43,8 @@ def buffer_view(path: str, text: str, config: Config) -> ProjectView:
         return ProjectView()
     from trainlint.engine import lint_text  # parses: not loaded by a run that reads only the cache
 
-    own = lint_text(path, text, [], None, ProjectView(summarize=True)).facts
+    # the tree is kept for the lint that follows with the view: one parse of the text
+    own = lint_text(path, text, [], None, ProjectView(summarize=True, keep_tree=True)).facts
     if own is None:
         return ProjectView()
     facts[path] = own
