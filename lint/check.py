@@ -241,13 +241,14 @@ class _Nearest:
         self._by_folder: dict[str, Settings] = {}
 
     def of_folder(self, folder: str) -> Settings:
+        if self.request.config_path is not None:
+            return self.settings
         found = self._by_folder.get(folder)
         if found is None:
-            source = None if self.request.config_path is not None else find_config(Path(folder))
-            found = self._by_source.get(source) if self.request.config_path is None else self.settings
-            if found is None:
-                found = self._by_source[source] = _settings(self.request, load_config(source))
-            self._by_folder[folder] = found
+            source = find_config(Path(folder))
+            if source not in self._by_source:
+                self._by_source[source] = _settings(self.request, load_config(source))
+            found = self._by_folder[folder] = self._by_source[source]
         return found
 
     def config_of(self, folder: str) -> Config:
