@@ -6,6 +6,7 @@ from trainlint.analysis.precision import handed_arguments, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.training import code_bodies, is_clip_call, method_call, scaled_backward_scaler, statement_of
 from trainlint.analysis.summarize import argument_slots
+from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
 from trainlint.summaries import CLIP, STEP, UNSCALE
 
@@ -355,25 +356,8 @@ class ClipBeforeUnscale(Rule):
         another name (a helper's parameter, `log_grads(scaler, opt)`), in a function
         of the project, or in code this file cannot see that is handed the scaler.
         The inserted `unscale_` would then be the second one and raise."""
-        unscales, handed = self._unscales_and_handed()
+        unscales, handed = self.ctx.shared(_unscales_and_handed)
         return unscales or any(owner in handed for owner in scaler_owners(scaler.name))
-
-    def _unscales_and_handed(self) -> tuple[bool, frozenset[str]]:
-        """Whether the file calls `unscale_` (itself, or through a function of the
-        project), and the arguments, as written, of the calls of code it cannot see;
-        read once, asked of every scaler."""
-        found = getattr(self, "_unscaling", None)
-        if found is None:
-            unscales, handed = False, set()
-            for call in self.ctx.nodes_of(cst.Call):
-                summary = self.ctx.summaries.of_call(call)  # type: ignore[arg-type]
-                if method_call(call, "unscale_") is not None or (summary is not None and summary.does(UNSCALE)):
-                    unscales = True
-                    break
-                if summary is None:
-                    handed.update(handed_arguments(self.ctx, call))  # type: ignore[arg-type]
-            found = self._unscaling = (unscales, frozenset(handed))
-        return found
 
     def _always_stepped_after(self, statement: cst.SimpleStatementLine, scaler: Binding, optimizer: str) -> bool:
         """Whether every run of `statement` is followed, in the same iteration, by
@@ -417,3 +401,18 @@ def _plain_reference(code: str) -> bool:
     """`opt`, `self.optimizer`: read again by the inserted `unscale_` with no side
     effect (not `next(optimizers)`, `opts[i()]`)."""
     return all(part.isidentifier() for part in code.split("."))
+
+
+def _unscales_and_handed(ctx: FileContext) -> tuple[bool, frozenset[str]]:
+    """Whether the file calls `unscale_` (itself, or through a function of the
+    project), and the arguments, as written, of the calls of code it cannot see;
+    read once, asked of every scaler."""
+    handed: set[str] = set()
+    for call in ctx.nodes_of(cst.Call):
+        summary = ctx.summaries.of_call(call)  # type: ignore[arg-type]
+        if method_call(call, "unscale_") is not None or (summary is not None and summary.does(UNSCALE)):
+            return True, frozenset()
+        if summary is None:
+            handed.update(handed_arguments(ctx, call))  # type: ignore[arg-type]
+    return False, frozenset(handed)
+

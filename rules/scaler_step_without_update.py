@@ -5,6 +5,7 @@ from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.training import loops_within, method_call, statement_of
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.walk import iter_nodes
+from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
 
 
@@ -335,7 +336,7 @@ class ScalerStepWithoutUpdate(Rule):
         it does."""
         written = self.ctx.code(scaler)
         receivers = self.ctx.receivers
-        for node in self._written_as(written):
+        for node in self.ctx.shared(_by_dotted_name).get(written, ()):
             if receivers.binding(node) != binding:  # type: ignore[arg-type]
                 continue
             parent = self.ctx.parent(node)
@@ -354,18 +355,6 @@ class ScalerStepWithoutUpdate(Rule):
                 continue  # `end_step(scaler, opt)`: does its work then (in this loop, see `_updates_in`)
             return True
         return False
-
-    def _written_as(self, written: str) -> list[cst.CSTNode]:
-        """The names and attribute chains of the file written `written` (`scaler`,
-        `self.scaler`), indexed once: every finding asks of its own scaler."""
-        index = getattr(self, "_dotted", None)
-        if index is None:
-            index = self._dotted = {}
-            for node in self.ctx.nodes_of(cst.Name, cst.Attribute):
-                name = dotted_name(node)  # type: ignore[arg-type]
-                if name is not None:
-                    index.setdefault(name, []).append(node)
-        return index.get(written, [])
 
     def _kept_by_result(self, arg: cst.Arg) -> bool:
         """The call given `arg` returns something kept (`hook = StepHook(scaler)`),
@@ -443,3 +432,15 @@ class ScalerStepWithoutUpdate(Rule):
 def _named_scaler(receiver: cst.BaseExpression) -> bool:
     last = (dotted_name(receiver) or "").rsplit(".", 1)[-1].lower()
     return "scaler" in last
+
+
+def _by_dotted_name(ctx: FileContext) -> dict[str, list[cst.CSTNode]]:
+    """The names and attribute chains of the file by how they are written (`scaler`,
+    `self.scaler`), indexed once: every finding asks of its own scaler."""
+    index: dict[str, list[cst.CSTNode]] = {}
+    for node in ctx.nodes_of(cst.Name, cst.Attribute):
+        name = dotted_name(node)  # type: ignore[arg-type]
+        if name is not None:
+            index.setdefault(name, []).append(node)
+    return index
+

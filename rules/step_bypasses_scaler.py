@@ -6,6 +6,7 @@ from trainlint.analysis.loops import is_optimizer
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
 from trainlint.analysis.training import code_bodies, method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes
+from trainlint.context import FileContext
 from trainlint.rule import Rule
 
 
@@ -248,15 +249,7 @@ class StepBypassesScaler(Rule):
             return True
         if not is_optimizer(self.ctx, target) or self.ctx.summaries.of_unwalked_call(step) is not None:
             return False
-        return self.ctx.local_callee(step) is None and not self._step_methods()
-
-    def _step_methods(self) -> bool:
-        found = getattr(self, "_has_step_methods", None)
-        if found is None:
-            found = self._has_step_methods = any(
-                node.name.value == "step" and type(self.ctx.parent(self.ctx.parent(node))) is cst.ClassDef
-                for node in self.ctx.nodes_of(cst.FunctionDef))
-        return found
+        return self.ctx.local_callee(step) is None and not self.ctx.shared(_defines_step_methods)
 
     def _other_branch_steps_through(self, step: cst.Call, scalers: set[Binding]) -> bool:
         """A plain step in one branch of an `if` whose other branch calls
@@ -277,3 +270,10 @@ class StepBypassesScaler(Rule):
 def _is_event(node: cst.CSTNode) -> bool:
     """Every node `StepBypassesScaler._transfer` can react to."""
     return method_call(node, "backward", "step", "unscale_") is not None
+
+
+def _defines_step_methods(ctx: FileContext) -> bool:
+    """A class of the file has a `step()` method (an optimizer wrapper's)."""
+    return any(node.name.value == "step" and type(ctx.parent(ctx.parent(node))) is cst.ClassDef  # type: ignore[attr-defined]
+               for node in ctx.nodes_of(cst.FunctionDef))
+
