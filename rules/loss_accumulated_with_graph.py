@@ -26,7 +26,7 @@ from trainlint.analysis.dataflow import (
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import grad_mode_at
-from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.scopes import assigned_parts, dotted_name
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import code_bodies, loop_guards, method_call, statements_before
 from trainlint.analysis.walk import iter_nodes
@@ -928,7 +928,7 @@ class LossAccumulatedWithGraph(Rule):
         no_graph = grad_mode_at(self.ctx, node) == "off" or _NO_GRAD + (_root_name(node.value) or "") in facts
         before = facts  # every value is read before any name is bound (`a, b = b, a`)
         for target in node.targets:
-            for bound, value in _pairs(target.target, node.value):
+            for bound, value in assigned_parts(target.target, node.value):
                 for name in _bound_names(bound):
                     single = value is not None
                     facts = facts - {_NO_GRAD + name}
@@ -1149,21 +1149,6 @@ def _bound_names(target: cst.BaseExpression) -> list[str]:
     if type(target) in (cst.Tuple, cst.List):
         return [n for element in target.elements for n in _bound_names(element.value)]
     return []
-
-
-def _pairs(target: cst.BaseExpression, value: cst.BaseExpression
-           ) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
-    """What each part of an assignment's target is given: `loss, n = (loss.item(), 3)`
-    pairs `loss` with `loss.item()`; a name, an attribute, or a tuple unpacked from
-    anything else, is given the value whole (None: not one value of its own)."""
-    if type(target) in (cst.Name, cst.Attribute):
-        return [(target, value)]
-    if (type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List)
-            and len(target.elements) == len(value.elements)  # type: ignore[attr-defined]
-            and not any(type(e) is cst.StarredElement for e in (*target.elements, *value.elements))):  # type: ignore[attr-defined]
-        return [pair for t, v in zip(target.elements, value.elements)  # type: ignore[attr-defined]
-                for pair in _pairs(t.value, v.value)]
-    return [(target, None)]
 
 
 def _graph_names(expr: cst.BaseExpression, facts: Facts) -> frozenset[cst.Name]:

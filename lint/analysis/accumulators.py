@@ -13,7 +13,7 @@ from typing import Iterable
 import libcst as cst
 
 from trainlint.analysis.dataflow import backward_targets, names_in, target_names
-from trainlint.analysis.scopes import _parameters, dotted_name
+from trainlint.analysis.scopes import _parameters, assigned_parts, dotted_name
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import only
 from trainlint.context import FileContext
@@ -300,13 +300,7 @@ def _may_hold_number(ctx: FileContext, body: cst.CSTNode, name: str, seen: set[s
 def _bound_values(target: cst.BaseExpression, value: cst.BaseExpression, name: str) -> list[cst.BaseExpression]:
     """What an assignment to `target` gives `name`, where it can be told: the
     whole value, or its element in `a, b = 0.0, loss` (other unpacking: nothing known)."""
-    if dotted_name(target) == name:
-        return [value]
-    if type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List):
-        pairs = zip(target.elements, value.elements)  # type: ignore[attr-defined]
-        if len(target.elements) == len(value.elements):  # type: ignore[attr-defined]
-            return [v for t, e in pairs for v in _bound_values(t.value, e.value, name)]
-    return []
+    return [part for bound, part in assigned_parts(target, value) if part is not None and dotted_name(bound) == name]
 
 
 def _number_valued(ctx: FileContext, body: cst.CSTNode, expr: cst.BaseExpression, seen: set[str]) -> bool:

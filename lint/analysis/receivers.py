@@ -18,7 +18,9 @@ from typing import Iterator
 
 import libcst as cst
 
-from trainlint.analysis.scopes import Scope, _parameters, _statements, bound_arguments, child_blocks, dotted_name
+from trainlint.analysis.scopes import (
+    Scope, _parameters, _statements, assigned_parts, bound_arguments, child_blocks, dotted_name,
+)
 from trainlint.analysis.walk import only
 from trainlint.semantic import SemanticModel
 
@@ -396,13 +398,8 @@ class Receivers:
 
 def _paired(target: cst.BaseExpression, value: cst.BaseExpression) -> Iterator[tuple[cst.BaseExpression, cst.BaseExpression]]:
     """`a, b = StepLR(...), StepLR(...)`: each name with the item it takes."""
-    if type(target) not in (cst.Tuple, cst.List) or type(value) not in (cst.Tuple, cst.List):
-        return
-    targets, values = target.elements, value.elements  # type: ignore[attr-defined]
-    if len(targets) != len(values) or any(type(e) is cst.StarredElement for e in (*targets, *values)):
-        return
-    for left, right in zip(targets, values):
-        yield left.value, right.value
+    if type(target) in (cst.Tuple, cst.List):
+        yield from ((part, given) for part, given in assigned_parts(target, value) if given is not None)
 
 
 def _all_simple_statements(module: cst.Module) -> Iterator[cst.SimpleStatementLine]:

@@ -86,6 +86,22 @@ def bound_arguments(call: cst.Call, func: cst.FunctionDef) -> tuple[list[tuple[s
     return pairs, True
 
 
+def assigned_parts(target: cst.BaseExpression, value: cst.BaseExpression
+                   ) -> list[tuple[cst.BaseExpression, cst.BaseExpression | None]]:
+    """What each part of an assignment's target is given: `loss, n = (loss.item(), 3)`
+    pairs `loss` with `loss.item()`, nested tuples alike; a name or an attribute is
+    given the value whole; a part unpacked from anything else (a call's result, a
+    starred element) is given None: not one value of its own."""
+    if type(target) in (cst.Name, cst.Attribute):
+        return [(target, value)]
+    if (type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List)
+            and len(target.elements) == len(value.elements)  # type: ignore[attr-defined]
+            and not any(type(e) is cst.StarredElement for e in (*target.elements, *value.elements))):  # type: ignore[attr-defined]
+        return [pair for t, v in zip(target.elements, value.elements)  # type: ignore[attr-defined]
+                for pair in assigned_parts(t.value, v.value)]
+    return [(target, None)]
+
+
 def import_from_module(node: cst.ImportFrom) -> str:
     dots = "." * len(node.relative)
     module = dotted_name(node.module) if node.module is not None else ""
