@@ -24,6 +24,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 from trainlint.analysis.summarize import file_facts
 from trainlint.context import FileContext
 from trainlint.crashes import Handler, HandlerGuard, RuleCrash, apply_guarded
+from trainlint.fixes import disjoint
 from trainlint.positions import node_ranges
 from trainlint.project import FileFacts, ProjectView, summarizable
 from trainlint.rule import Diagnostic, Finding, Rule
@@ -170,7 +171,9 @@ def _lint_text(
         kept = _positioned(path, module, diagnostics, source, rules, found, timer)
         findings = [finding for _, finding in kept]
         first = first or (findings, found)
-        fixable = [d for d, _ in kept if d.fix is not None and _allowed(d, fix)]
+        allowed = [d for d, _ in kept if d.fix is not None and _allowed(d, fix)]
+        taken = {id(chosen) for chosen in disjoint([d.fix for d in allowed if d.fix is not None])}
+        fixable = [d for d in allowed if id(d.fix) in taken]  # counted once applied
         if module is None or not fixable:
             crashes.extend(found)
             return findings, source, applied

@@ -33,16 +33,26 @@ class _Replace(cst.CSTTransformer):
         return self.edits.get(original_node, updated_node)
 
 
+def disjoint(fixes: Sequence[Fix]) -> list[Fix]:
+    """The fixes applied together: each in turn, less those that edit a node an
+    earlier one edits (the engine re-lints and fixes again until stable)."""
+    edited: set[cst.CSTNode] = set()
+    kept = []
+    for fix in fixes:
+        if not edited.isdisjoint(fix.edits):
+            continue
+        edited.update(fix.edits)
+        kept.append(fix)
+    return kept
+
+
 def apply_fixes(module: cst.Module, fixes: Sequence[Fix], unsafe: bool = False) -> str:
-    """The module's code with every fix applied. A node edited by two fixes
-    keeps the first; the engine re-lints and fixes again until stable.
+    """The module's code with the `disjoint` fixes applied.
     `unsafe`: the run allows unsafe fixes (see `drop_unused_imports`)."""
     edits: dict[cst.CSTNode, Replacement] = {}
     imports: dict[str, str] = {}  # one entry per module, required if any fix requires it
     droppable: set[str] = set()
-    for fix in fixes:
-        if any(node in edits for node in fix.edits):
-            continue
+    for fix in disjoint(fixes):
         edits.update(fix.edits)
         for name in fix.imports:
             if name not in imports or isinstance(name, RequiredImport):

@@ -35,6 +35,17 @@ def test_unused_noqa_is_reported_and_fixed(tmp_path: Path) -> None:
     )
 
 
+def test_two_fixes_of_one_comment_count_as_two(tmp_path: Path) -> None:
+    """Fixes that edit the same comment are applied one per round: each is
+    counted when it is applied, not again in every round it was offered."""
+    (tmp_path / "a.py").write_text("x = 1  # noqa: TL201  # noqa: TL202\ny = 2\n")
+    _, _, err = invoke("a.py", "--diff", "--no-cache", cwd=tmp_path)
+    assert "Would fix 2 finding(s)." in err
+    code, out, _ = invoke("a.py", "--fix", "--show-fixes", "--no-cache", cwd=tmp_path)
+    assert code == 0 and "Fixed 2 finding(s):" in out and "2 × TL001" in out
+    assert (tmp_path / "a.py").read_text() == "x = 1\ny = 2\n"
+
+
 def test_only_codes_of_rules_that_ran_are_judged(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1  # noqa: TL301\n")
     assert invoke("a.py", "--select", "TL1,TL001", "--no-cache", cwd=tmp_path)[0] == 0
