@@ -30,7 +30,36 @@ class _Replace(cst.CSTTransformer):
         self.edits = edits
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Replacement:  # type: ignore[override]
+        if type(original_node) in (cst.IndentedBlock, cst.Module) and original_node not in self.edits:
+            return self._keep_comments(original_node, updated_node)  # type: ignore[arg-type]
         return self.edits.get(original_node, updated_node)
+
+    def _keep_comments(self, original: cst.IndentedBlock | cst.Module,
+                       updated: cst.IndentedBlock | cst.Module) -> cst.IndentedBlock | cst.Module:
+        """A removed statement's own-line comments above it stay: they go to the
+        next statement that stays, or to the block's footer (`# why we free
+        memory here` may describe more than the line a fix removes)."""
+        removed = [isinstance(self.edits.get(statement), cst.RemovalSentinel) for statement in original.body]
+        if not any(removed) or len(updated.body) != removed.count(False):
+            return updated
+        body, pending = [], []
+        kept = iter(updated.body)
+        for statement, gone in zip(original.body, removed):
+            if gone:
+                lines = list(statement.leading_lines)  # type: ignore[attr-defined]
+                if any(line.comment is not None for line in lines):
+                    pending.extend(lines)
+                continue
+            node = next(kept)
+            if pending and hasattr(node, "leading_lines"):
+                node = node.with_changes(leading_lines=[*pending, *node.leading_lines])
+                pending = []
+            body.append(node)
+        if not pending:
+            return updated.with_changes(body=body)
+        if not body and type(updated) is cst.IndentedBlock:
+            return updated  # `pass` stands in for a block's only statement; nothing is lost there
+        return updated.with_changes(body=body, footer=[*pending, *updated.footer])
 
 
 def disjoint(fixes: Sequence[Fix]) -> list[Fix]:

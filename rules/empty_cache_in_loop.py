@@ -38,7 +38,7 @@ class EmptyCacheInLoop(Rule):
     ## Fix safety
     Unsafe: removes the call. That never changes results, but a program that
     shares the GPU with other processes may rely on giving memory back; only
-    applied with `--unsafe-fixes`.
+    applied with `--unsafe-fixes`. Comment lines above the call stay.
 
     ## Limitations
     A call under any condition other than a device check
@@ -352,6 +352,24 @@ class EmptyCacheInLoop(Rule):
         "    for batch in loader:\n"
         "        trainer.train_step(batch)\n"
         "        trainer.free()  # expect: TL201\n",
+        Example(
+            "import torch\n"
+            "for x, y in loader:\n"
+            "    model(x).sum().backward()\n"
+            "    optimizer.step()\n"
+            "    # free what the step left behind\n"
+            "    torch.cuda.empty_cache()  # expect: TL201\n"
+            "    log(step)\n"
+            "    # and once more before the next batch\n"
+            "    torch.cuda.empty_cache()  # expect: TL201\n",
+            fixed="import torch\n"
+            "for x, y in loader:\n"
+            "    model(x).sum().backward()\n"
+            "    optimizer.step()\n"
+            "    # free what the step left behind\n"
+            "    log(step)\n"
+            "    # and once more before the next batch\n",
+        ),
     )
     good = (
         # a period around the call alone: the author chose when it runs
