@@ -214,11 +214,24 @@ class SemanticModel:
         defs = self.scopes.functions.get(name)
         if defs is None and type(func) is cst.Name:
             defs = self._constructors.get(name)  # calling a class runs its __init__
-        if defs is None or len(defs) != 1:
+        if not defs:
+            return None
+        if len(defs) > 1 and not self._redefined_method(defs):
             return None
         if type(func) is cst.Name and self.qualified_name(func) is not None:
             return None  # an import shadows it
-        return defs[0]
+        return defs[-1]
+
+    def _redefined_method(self, defs: list[cst.FunctionDef]) -> bool:
+        """A method defined more than once in one class body, each time
+        unconditionally (a stub, then the real one): the class keeps the last.
+        A property's setter is another function, not a redefinition."""
+        body = self.parent(defs[0])
+        if type(body) is not cst.IndentedBlock or type(self.parent(body)) is not cst.ClassDef:
+            return False
+        if any(self.parent(other) is not body for other in defs[1:]):
+            return False
+        return not any(type(d.decorator) is cst.Attribute for d in defs[-1].decorators)
 
     def call_sites(self, func: cst.FunctionDef) -> list[cst.Call]:
         """Every call of the file that runs `func` (see `local_callee`)."""

@@ -229,6 +229,25 @@ class MissingTrainMode(Rule):
         "        optimizer.step()\n"
         "    model.eval()  # expect: TL405\n"
         "    validate(model)\n",
+        # a method defined twice, a stub then the real one: the class keeps the last
+        "import torch\n"
+        "class Trainer:\n"
+        "    def fit(self, model, train_loader, val_loader):\n"
+        "        self.model = model\n"
+        "        self.optim = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        for self.epoch in range(self.max_epochs):\n"
+        "            self.fit_epoch(train_loader, val_loader)\n"
+        "    def fit_epoch(self, train_loader, val_loader):\n"
+        "        raise NotImplementedError\n"
+        "    def fit_epoch(self, train_loader, val_loader):\n"
+        "        for x, y in train_loader:\n"
+        "            self.optim.zero_grad()\n"
+        "            torch.nn.functional.mse_loss(self.model(x), y).backward()\n"
+        "            self.optim.step()\n"
+        "        self.model.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in val_loader:\n"
+        "                self.model(x)\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
