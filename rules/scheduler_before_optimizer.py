@@ -5,7 +5,7 @@ from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.dataflow import constructor_argument
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import optimizer_step, run_each_iteration, scheduler_step
-from trainlint.analysis.receivers import OPTIMIZER, Binding
+from trainlint.analysis.receivers import OPTIMIZER, SCHEDULER, Binding
 from trainlint.analysis.training import loops_within, method_call
 from trainlint.rule import Rule
 from trainlint.summaries import STEP
@@ -70,7 +70,9 @@ class SchedulerBeforeOptimizer(Rule):
     discriminator, two models); an alias or a wrapper of its optimizer counts
     as its optimizer. A function that steps the optimizer and then the
     scheduler, called twice, is in order: the first call's scheduler step is
-    not taken as preceding the second call's optimizer step. A scheduler step
+    not taken as preceding the second call's optimizer step, nor is a
+    scheduler step before a scheduler is built anew (`train()`, which builds
+    its own, run twice). A scheduler step
     at the end of one iteration is not connected to the optimizer step of the
     next.
     """
@@ -314,12 +316,19 @@ class SchedulerBeforeOptimizer(Rule):
 
     def finish(self) -> None:
         self._markers: dict[str, cst.CSTNode] = {}
+        receivers = self.ctx.receivers
+        # where each scheduler is built: a scheduler built anew starts its schedule anew
+        self._built = {call: binding for binding, calls in receivers.constructions.items()
+                       for call in calls if receivers.kinds.get(binding) == SCHEDULER}
         # a call of another module's function may step the optimizer too
         # that an optimizer stepped stays true from one iteration to the next
-        run_each_iteration(self.ctx, self._transfer, events=None if self.ctx.external else _is_event,
+        run_each_iteration(self.ctx, self._transfer,
+                           events=None if self.ctx.external else lambda node: _is_event(node) or node in self._built,
                            kept=lambda facts: facts & frozenset(self._markers.values()))
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        if node in self._built:  # `train()` called twice: the first call's last step skips nothing of the new one
+            return frozenset(fact for fact in facts if not self._steps_scheduler(fact, self._built[node]))
         stepped = optimizer_step(self.ctx, node)
         if stepped is not None or self._steps_elsewhere(node):
             markers = frozenset(self._markers.values())
@@ -340,6 +349,10 @@ class SchedulerBeforeOptimizer(Rule):
                 and not self._counter_set(scheduler) and not self._stepped_before(scheduler, facts)):
             return facts | {node}
         return facts
+
+    def _steps_scheduler(self, call: cst.CSTNode, binding: Binding) -> bool:
+        scheduler = scheduler_step(self.ctx, call)
+        return scheduler is not None and self.ctx.receivers.binding(scheduler) == binding
 
     def _marker(self, optimizer: str) -> cst.CSTNode:
         """The fact that `optimizer` (as written; "" for one stepped out of sight)
