@@ -87,6 +87,9 @@ class Summary:
     steps: frozenset[str] = frozenset()
     known_steps: frozenset[str] = frozenset()  # those of `steps` its own module knows are optimizers
     scales_backward: frozenset[str] = frozenset()  # params it runs `param.scale(loss).backward()` on
+    # a constructor's parameters it keeps on the instance, as (attribute, parameter):
+    # `self.model = model` in `Evaluator.__init__` is ("self.model", "model")
+    stores: tuple[tuple[str, str], ...] = ()
     # not a function of the project: the name a module of the project imports and
     # re-exports (`from torch.cuda.amp import autocast` in utils.py, called as
     # `utils.autocast`), so that the caller resolves it to what it is
@@ -103,6 +106,10 @@ class Summary:
 
     def does(self, effect: str) -> bool:
         return effect in self.events
+
+    def stored(self, attribute: str) -> str | None:
+        """The constructor's parameter kept as `attribute` (`self.model`)."""
+        return next((param for kept, param in self.stores if kept == attribute), None)
 
     def slot(self, name: str) -> str | None:
         """The parameter a slot (`#0` or a keyword) of a call binds; a keyword
@@ -125,6 +132,7 @@ class Summary:
             **{name: sorted(getattr(self, name)) for name in _SETS},
             "distributed_loader_items": list(self.distributed_loader_items),
             **({"alias_of": self.alias_of} if self.alias_of else {}),
+            **({"stores": [list(pair) for pair in self.stores]} if self.stores else {}),
         }
 
     @classmethod
@@ -144,6 +152,7 @@ class Summary:
             **{name: frozenset(data.get(name, ())) for name in _SETS},  # type: ignore[arg-type]
             distributed_loader_items=tuple(data.get("distributed_loader_items", ())),  # type: ignore[arg-type]
             alias_of=data.get("alias_of"),  # type: ignore[arg-type]
+            stores=tuple((attribute, param) for attribute, param in data.get("stores", ())),  # type: ignore[union-attr]
         )
 
 

@@ -89,7 +89,9 @@ class MissingTrainMode(Rule):
     parameters given to an optimizer), not only one it runs forward. So does
     a method inherited from another module's class that puts an attribute of
     `self` in eval mode (`self.evaluate()` running `self.model.eval()`),
-    called on `self`.
+    called on `self`, and a method of an object built from the model
+    (`evaluator = Evaluator(model, val_loader)`) that puts the `self.model`
+    its constructor keeps in eval mode (`evaluator.run()`).
     """
 
     code = "TL405"
@@ -248,6 +250,27 @@ class MissingTrainMode(Rule):
         "        with torch.no_grad():\n"
         "            for x, y in val_loader:\n"
         "                self.model(x)\n",
+        # an evaluator object built from the model puts it in eval mode
+        "import torch\n"
+        "class Evaluator:\n"
+        "    def __init__(self, model, loader):\n"
+        "        self.model = model\n"
+        "        self.loader = loader\n"
+        "    @torch.no_grad()\n"
+        "    def run(self):\n"
+        "        self.model.eval()\n"
+        "        for x in self.loader:\n"
+        "            self.model(x)\n"
+        "def fit(model, loader, val_loader, epochs):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    evaluator = Evaluator(model, val_loader)\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            optimizer.step()\n"
+        "        evaluator.run()  # expect: TL405\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -470,6 +493,24 @@ class MissingTrainMode(Rule):
         "                if phase == 'train':\n"
         "                    loss.backward()\n"
         "                    optimizer.step()\n",
+        # the evaluator's model is one it builds itself, not the trained one
+        "import torch\n"
+        "class Probe:\n"
+        "    def __init__(self, model, make):\n"
+        "        self.trained = model\n"
+        "        self.model = make()\n"
+        "    def run(self):\n"
+        "        self.model.eval()\n"
+        "def fit(model, loader, make, epochs):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    probe = Probe(model, make)\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            optimizer.step()\n"
+        "        probe.run()\n",
     )
 
     def finish(self) -> None:
@@ -571,7 +612,7 @@ class MissingTrainMode(Rule):
         `.train()` anywhere may end in train mode: it restores, as in this file."""
         evaluated = [self.ctx.code(arg.value) for slot, arg in argument_slots(call)
                      if summary.slot(slot) in summary.eval_mode]
-        evaluated += _own_models(call, summary)
+        evaluated += _own_models(call, summary) or _held_models(self.ctx, call, summary)
         for event in summary.events:
             if event == TRAIN:
                 facts = frozenset()
@@ -590,6 +631,21 @@ def _own_models(call: cst.Call, summary: Summary) -> list[str]:
     if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != "self":
         return []
     return sorted(name for name in summary.eval_mode if name.startswith("self."))
+
+
+def _held_models(ctx: FileContext, call: cst.Call, summary: Summary) -> list[str]:
+    """The model an object holds when its method puts `self.model` in eval mode
+    (`evaluator.run()`): the argument its one construction handed to the
+    parameter its constructor keeps as `self.model` (`Evaluator(model, val_loader)`)."""
+    func = call.func
+    if type(func) is not cst.Attribute:
+        return []
+    built = ctx.summaries.targets.construction(func.value)
+    constructor = ctx.summaries.of_constructor(built) if built is not None else None
+    if built is None or constructor is None:
+        return []
+    held = {constructor.stored(name) for name in summary.eval_mode if name.startswith("self.")} - {None}
+    return sorted(ctx.code(arg.value) for slot, arg in argument_slots(built) if constructor.slot(slot) in held)
 
 
 _LAYER_WALKS = ("modules", "named_modules", "children", "named_children")

@@ -24,7 +24,7 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.precision import global_value, half_conversion, value_of_name
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, sampler_shuffle
-from trainlint.analysis.scopes import bound_arguments, dotted_name
+from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_name
 from trainlint.analysis.training import is_clip_call, loops_within, measures_only, method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes, only, own_nodes
 from trainlint.context import FileContext
@@ -265,6 +265,7 @@ class CallTargets:
 
     def _instances_of_classes(self) -> dict[tuple[cst.CSTNode, str], str]:
         found: dict[tuple[cst.CSTNode, str], str] = {}
+        self._built: dict[tuple[cst.CSTNode, str], list[cst.Call]] = {}
         for node in self.ctx.nodes_of(cst.Assign):
             value = _unchained(node.value)  # type: ignore[attr-defined]
             if type(value) is not cst.Call or len(node.targets) != 1:  # type: ignore[attr-defined]
@@ -273,7 +274,22 @@ class CallTargets:
             keys = self._keys(node.targets[0].target) if cls is not None else []  # type: ignore[attr-defined]
             if keys:
                 found.setdefault(keys[0], cls)  # type: ignore[arg-type]
+                self._built.setdefault(keys[0], []).append(value)
         return found
+
+    def constructions(self) -> Iterator[cst.Call]:
+        """Each call of a class whose instance a variable of the file keeps."""
+        for built in self._built.values():
+            yield from built
+
+    def construction(self, expr: cst.BaseExpression) -> cst.Call | None:
+        """The call that built the instance `expr` names (`Evaluator(model, loader)`
+        for `evaluator` or `self.evaluator`), when one call of a class builds it."""
+        for key in self._keys(expr):
+            built = self._built.get(key) if self._instances else None
+            if built is not None:
+                return built[0] if len(built) == 1 else None
+        return None
 
     def _keys(self, expr: cst.BaseExpression) -> list[tuple[cst.CSTNode, str]]:
         """Where a variable may be bound: `name` in the scope it is read in
@@ -362,8 +378,25 @@ class _Summarizer:
             returns_distributed_loader="DistributedSampler" in self.ctx.source
             and any(self._distributed_loader(r) for r in whole),
             distributed_loader_items=self._distributed_loader_items(tuples),
+            stores=self._stores(),
             **{name: frozenset(values) for name, values in sets.items()},
         )
+
+    def _stores(self) -> tuple[tuple[str, str], ...]:
+        """`self.model = model` in a constructor: which parameter each attribute of
+        the new instance holds, when the constructor binds it once and only there."""
+        if self.func.name.value != "__init__" or not _method_of(self.ctx, self.func):
+            return ()
+        found: dict[str, str | None] = {}
+        for node in only(self.nodes, cst.Assign):
+            for target in node.targets:  # type: ignore[attr-defined]
+                for place, value in assigned_parts(target.target, node.value):  # type: ignore[attr-defined]
+                    attribute = dotted_name(place) if type(place) is cst.Attribute else None
+                    if attribute is None or not attribute.startswith("self.") or attribute.count(".") != 1:
+                        continue
+                    param = value.value if type(value) is cst.Name and value.value in self.params else None
+                    found[attribute] = param if attribute not in found else None
+        return tuple(sorted((attribute, param) for attribute, param in found.items() if param is not None))
 
     def _micro_batch_loop(self, loop: cst.CSTNode) -> bool:
         """A loop that back-propagates micro-batches and leaves the optimizer step to
@@ -779,6 +812,14 @@ class FileSummaries:
             summary = self.of_call(call)
         return summary
 
+    def of_constructor(self, call: cst.Call) -> Summary | None:
+        """What the constructor a class call runs does: the `__init__` of a class of
+        this file, or of one imported from another module of the project."""
+        target = self.targets.target(call)
+        if target is None or target.endswith(".__init__"):
+            return self.of_call(call)
+        return self.external.get(f"{target}.__init__")
+
     def of_function(self, func: cst.FunctionDef) -> Summary:
         return self.closed[self.targets.keys[func]]
 
@@ -795,6 +836,9 @@ class FileSummaries:
             target = self.targets.target(call)
             if target is not None:
                 called.add(target)
+        # the constructors of other modules' classes whose instances this file keeps
+        built = {self.targets.target(call) for call in self.targets.constructions()} - {None}
+        called.update(f"{target}.__init__" for target in built if not target.endswith(".__init__"))  # type: ignore[union-attr]
         # `Trainer.model` (a model called through an attribute) names nothing to look up
         return {name for name in called - self.open.keys() if self.targets.may_run_code(name)}
 
