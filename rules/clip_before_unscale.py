@@ -203,6 +203,27 @@ class ClipBeforeUnscale(Rule):
             "        scaler.step(opt)\n"
             "        scaler.update()\n",
         ),
+        Example(  # two parameter groups clipped apart: one `unscale_` before both
+            "import torch\n"
+            "scaler = torch.amp.GradScaler('cuda')\n"
+            "for x, y in loader:\n"
+            "    optimizer.zero_grad()\n"
+            "    scaler.scale(criterion(model(x), y)).backward()\n"
+            "    torch.nn.utils.clip_grad_norm_(model.backbone.parameters(), 1.0)  # expect: TL101\n"
+            "    torch.nn.utils.clip_grad_norm_(model.head.parameters(), 5.0)  # expect: TL101\n"
+            "    scaler.step(optimizer)\n"
+            "    scaler.update()\n",
+            fixed="import torch\n"
+            "scaler = torch.amp.GradScaler('cuda')\n"
+            "for x, y in loader:\n"
+            "    optimizer.zero_grad()\n"
+            "    scaler.scale(criterion(model(x), y)).backward()\n"
+            "    scaler.unscale_(optimizer)\n"
+            "    torch.nn.utils.clip_grad_norm_(model.backbone.parameters(), 1.0)  # expect: TL101\n"
+            "    torch.nn.utils.clip_grad_norm_(model.head.parameters(), 5.0)  # expect: TL101\n"
+            "    scaler.step(optimizer)\n"
+            "    scaler.update()\n",
+        ),
     )
     good = (
         # the helper unscales before it clips
@@ -275,9 +296,15 @@ class ClipBeforeUnscale(Rule):
         self._clips: dict[cst.Call, set[Binding]] = {}
         for body in code_bodies(self.ctx):
             Flow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
-        for clip, scalers in self._clips.items():
+        fixed: set[tuple[cst.FunctionDef | None, Binding]] = set()
+        for clip, scalers in sorted(self._clips.items(), key=lambda item: self.ctx.order_index(item[0])):
             if is_clip_call(self.ctx, clip):
-                self.report(clip, fix=self._fix(clip, scalers))
+                # one `unscale_` per step: a later clip of the same scaler (two parameter
+                # groups clipped apart) is fixed by the first one's, or not at all
+                places = {(self.ctx.enclosing_function(clip), scaler) for scaler in scalers}
+                first = not places & fixed
+                fixed |= places
+                self.report(clip, fix=self._fix(clip, scalers) if first else None)
             else:
                 self.report(clip, _IN_HELPER.format(self.ctx.code(clip.func)))
 
