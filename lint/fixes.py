@@ -217,12 +217,42 @@ def add_imports(module: cst.Module, modules: Sequence[str]) -> cst.Module:
                if isinstance(m, RequiredImport) or scope.imports.get(m.split(".")[0]) != {m.split(".")[0]}]
     if not missing:
         return module
-    new = [cst.parse_statement(f"import {name}\n") for name in missing]
     body = list(module.body)
-    index = 0
-    while index < len(body) and _is_header(body[index], index):
-        index += 1
-    return module.with_changes(body=[*body[:index], *new, *body[index:]])
+    header = 0
+    while header < len(body) and _is_header(body[header], header):
+        header += 1
+    placed: dict[int, list[cst.BaseStatement]] = {}
+    for name in missing:
+        # with the module's first import of that package, so that what runs before it
+        # (`os.environ["OMP_NUM_THREADS"] = "1"`, a `sys.path` entry) still does
+        index = max(header, _first_import_of(body, name.split(".")[0]))
+        placed.setdefault(index, []).append(cst.parse_statement(f"import {name}\n"))
+    new_body: list[cst.BaseStatement] = []
+    for index, statement in enumerate([*body, None]):
+        lines = list(statement.leading_lines) if statement is not None and index in placed and index > header else []
+        for added in placed.get(index, []):
+            new_body.append(added.with_changes(leading_lines=lines) if lines else added)
+            lines = []
+        if statement is not None:
+            moved = index in placed and index > header and statement.leading_lines
+            new_body.append(statement.with_changes(leading_lines=()) if moved else statement)  # type: ignore[union-attr]
+    return module.with_changes(body=new_body)
+
+
+def _first_import_of(body: Sequence[cst.BaseStatement], package: str) -> int:
+    """The index of the first line of the module's own block that imports
+    `package` or one of its modules; 0 when none does."""
+    for index, statement in enumerate(body):
+        if type(statement) is not cst.SimpleStatementLine:
+            continue
+        for small in statement.body:
+            if type(small) is cst.Import and any(
+                    (dotted_name(alias.name) or "").split(".")[0] == package for alias in small.names):
+                return index
+            if (type(small) is cst.ImportFrom and not small.relative and small.module is not None
+                    and (dotted_name(small.module) or "").split(".")[0] == package):
+                return index
+    return 0
 
 
 def _is_header(stmt: cst.CSTNode, index: int) -> bool:

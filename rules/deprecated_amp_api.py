@@ -25,6 +25,9 @@ class _Replacement:
     # the dtype the old autocast always passed (an attribute of torch); the new one
     # defaults to the enclosing region's, or the global setting
     dtype: str | None = None
+    # the old autocast always passed `cache_enabled=True`; the new one defaults to the
+    # global setting, which `torch.jit.trace` and `set_autocast_cache_enabled` turn off
+    cache_enabled: bool = False
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,8 @@ class _Spelling:
 
 _AUTOCAST_ARGS = ("enabled", "dtype", "cache_enabled")
 DEPRECATED: dict[str, _Replacement] = {
-    "torch.cuda.amp.autocast": _Replacement("cuda", "autocast", False, _AUTOCAST_ARGS, "float16"),
-    "torch.cpu.amp.autocast": _Replacement("cpu", "autocast", False, _AUTOCAST_ARGS, "bfloat16"),
+    "torch.cuda.amp.autocast": _Replacement("cuda", "autocast", False, _AUTOCAST_ARGS, "float16", True),
+    "torch.cpu.amp.autocast": _Replacement("cpu", "autocast", False, _AUTOCAST_ARGS, "bfloat16", True),
     "torch.cuda.amp.GradScaler": _Replacement("cuda", "GradScaler", False),
     "torch.cpu.amp.GradScaler": _Replacement("cpu", "GradScaler", False),
     "torch.cuda.amp.custom_fwd": _Replacement("cuda", "custom_fwd", True),
@@ -80,7 +83,9 @@ class DeprecatedAmpApi(Rule):
     orders them differently). An autocast call that gives no dtype gets the
     one the old API always used, `dtype=torch.float16` (CPU:
     `torch.bfloat16`): the new one would take the dtype of an enclosing
-    autocast region or of `torch.set_autocast_dtype`. The old
+    autocast region or of `torch.set_autocast_dtype`; likewise
+    `cache_enabled=True`, which the new one would take from the global
+    setting (off while `make_fx` or the ONNX exporter traces). The old
     import is removed once nothing uses it when it sits in a function; at
     module level it stays (another module may import the name from this one:
     `from train import autocast`), and goes only with `--unsafe-fixes`.
@@ -146,7 +151,7 @@ class DeprecatedAmpApi(Rule):
             "with torch.cuda.amp.autocast():  # expect: TL102\n"
             "    out = model(x)\n",
             fixed="import torch\n"
-            "with torch.amp.autocast(\"cuda\", dtype=torch.float16):  # expect: TL102\n"
+            "with torch.amp.autocast(\"cuda\", dtype=torch.float16, cache_enabled=True):  # expect: TL102\n"
             "    out = model(x)\n",
         ),
         Example(
@@ -157,7 +162,7 @@ class DeprecatedAmpApi(Rule):
             fixed="import torch\n"
             "from torch.cuda.amp import autocast, GradScaler\n"
             "scaler = torch.amp.GradScaler(\"cuda\", init_scale=1024)  # expect: TL102\n"
-            "with torch.amp.autocast(\"cuda\", enabled=True, dtype=torch_dtype):  # expect: TL102\n"
+            "with torch.amp.autocast(\"cuda\", cache_enabled=True, enabled=True, dtype=torch_dtype):  # expect: TL102\n"
             "    out = model(x)\n",
         ),
         Example(
@@ -167,7 +172,7 @@ class DeprecatedAmpApi(Rule):
             "    out = model(x)\n",
             fixed="import torch.cuda.amp as amp\n"
             "import torch as th\n"
-            "with th.amp.autocast(\"cuda\", dtype=th.bfloat16):  # expect: TL102\n"
+            "with th.amp.autocast(\"cuda\", cache_enabled=True, dtype=th.bfloat16):  # expect: TL102\n"
             "    out = model(x)\n",
         ),
         Example(
@@ -202,7 +207,7 @@ class DeprecatedAmpApi(Rule):
             "        return model(x)\n",
             fixed="def run(model, x):\n"
             "    import torch\n"
-            "    with torch.amp.autocast(\"cuda\", dtype=torch.float16, enabled=True):  # expect: TL102\n"
+            "    with torch.amp.autocast(\"cuda\", dtype=torch.float16, cache_enabled=True, enabled=True):  # expect: TL102\n"
             "        return model(x)\n",
         ),
         "import torch\n"
@@ -212,7 +217,7 @@ class DeprecatedAmpApi(Rule):
             "import torch\n"
             "ctx = torch.amp.autocast('cpu') if on_cpu else torch.cuda.amp.autocast()  # expect: TL102\n",
             fixed="import torch\n"
-            "ctx = torch.amp.autocast('cpu') if on_cpu else torch.amp.autocast(\"cuda\", dtype=torch.float16)  # expect: TL102\n",
+            "ctx = torch.amp.autocast('cpu') if on_cpu else torch.amp.autocast(\"cuda\", dtype=torch.float16, cache_enabled=True)  # expect: TL102\n",
         ),
         # the old autocast always ran in float16 (CPU: bfloat16); the new one takes the
         # dtype of the region around it, so the fix writes the old dtype out
@@ -221,7 +226,7 @@ class DeprecatedAmpApi(Rule):
             "with th.cpu.amp.autocast(enabled=True):  # expect: TL102\n"
             "    out = model(x)\n",
             fixed="import torch as th\n"
-            "with th.amp.autocast(\"cpu\", dtype=th.bfloat16, enabled=True):  # expect: TL102\n"
+            "with th.amp.autocast(\"cpu\", dtype=th.bfloat16, cache_enabled=True, enabled=True):  # expect: TL102\n"
             "    out = model(x)\n",
         ),
         # the new scaler is no instance of the deprecated class: no fix
@@ -236,11 +241,28 @@ class DeprecatedAmpApi(Rule):
             "if TYPE_CHECKING:\n"
             "    import torch\n"
             "scaler = GradScaler()  # expect: TL102\n",
-            fixed="import torch\n"
-            "from typing import TYPE_CHECKING\n"
+            fixed="from typing import TYPE_CHECKING\n"
+            "import torch\n"
             "from torch.cuda.amp import GradScaler\n"
             "if TYPE_CHECKING:\n"
             "    import torch\n"
+            "scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n",
+        ),
+        # the `import torch` a fix needs goes with the first import of torch: what
+        # the module does before it (the environment torch reads at import) still does
+        Example(
+            "import os\n"
+            "os.environ[\"OMP_NUM_THREADS\"] = \"1\"\n"
+            "\n"
+            "# mixed precision\n"
+            "from torch.cuda.amp import GradScaler\n"
+            "scaler = GradScaler()  # expect: TL102\n",
+            fixed="import os\n"
+            "os.environ[\"OMP_NUM_THREADS\"] = \"1\"\n"
+            "\n"
+            "# mixed precision\n"
+            "import torch\n"
+            "from torch.cuda.amp import GradScaler\n"
             "scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n",
         ),
     )
@@ -410,7 +432,9 @@ class DeprecatedAmpApi(Rule):
             return _Spelling("torch")
         binding = _binding_scope("torch", self.ctx.scope_of(at))
         line = self._local_import_line(reference, at)
-        if line is not None and (binding is None or _encloses(binding, self.ctx.scope_of(line))):
+        here = self.ctx.scope_of(line) if line is not None else None
+        if (line is not None and here is not None and (binding is None or _encloses(binding, here))
+                and (binding is here or not self._reads_name(here.node, "torch"))):
             import_torch = cst.SimpleStatementLine(
                 body=[cst.Import([cst.ImportAlias(cst.Name("torch"))])], leading_lines=line.leading_lines
             )
@@ -421,6 +445,13 @@ class DeprecatedAmpApi(Rule):
         if binding not in (None, self.ctx.scopes.module_scope) or not self._module_imports(reference):
             return None
         return _Spelling("torch", imports=(RequiredImport("torch"),))
+
+    def _reads_name(self, function: cst.CSTNode, name: str) -> bool:
+        """Whether `name` appears in `function`: an `import` of it added there makes
+        it local to the whole function, and a read before that line would raise."""
+        return any(type(node) is cst.Name and node.value == name  # type: ignore[attr-defined]
+                   and not any(type(a) in (cst.Import, cst.ImportFrom) for a in ancestors_within(self.ctx, node, function))
+                   for node in self.ctx.subtree(function))
 
     def _only_torch_binds(self, name: str) -> bool:
         """Whether nothing in the file binds `name` but `import torch` (`torch.x`,
@@ -496,7 +527,10 @@ class DeprecatedAmpApi(Rule):
         spelling = self._torch_spelling(call, func)
         if spelling is None:
             return None
-        device = cst.SimpleString(f'"{rep.device}"')
+        quote = self._free_quote(call)
+        if quote is None:
+            return None
+        device = cst.SimpleString(f"{quote}{rep.device}{quote}")
         args = list(call.args)
         front: list[cst.Arg] = []  # arguments added before the call's own
         if rep.decorator:
@@ -505,8 +539,11 @@ class DeprecatedAmpApi(Rule):
             args = [*positional, _keyword("device_type", device), *keywords]
         else:
             if rep.positional:
-                if len([a for a in args if a.keyword is None]) > len(rep.positional):
+                given = [a for a in args if a.keyword is None]
+                if len(given) > len(rep.positional):
                     return None
+                if any(a.keyword is not None and a.keyword.value in rep.positional[:len(given)] for a in args):
+                    return None  # `autocast(True, enabled=False)` raises; as keywords it would not even compile
                 args = [
                     _as_keyword(a, rep.positional[i]) if a.keyword is None else a
                     for i, a in enumerate(args)
@@ -514,6 +551,8 @@ class DeprecatedAmpApi(Rule):
             front = [cst.Arg(device)]
             if rep.dtype is not None and not any(a.keyword is not None and a.keyword.value == "dtype" for a in args):
                 front.append(_keyword("dtype", cst.parse_expression(f"{spelling.name}.{rep.dtype}")))
+            if rep.cache_enabled and not any(a.keyword is not None and a.keyword.value == "cache_enabled" for a in args):
+                front.append(_keyword("cache_enabled", cst.Name("True")))
             args = [*front, *args]
         args = _with_commas(args, call.args)
         new_func = cst.parse_expression(f"{spelling.name}.amp.{rep.new}")
@@ -522,6 +561,14 @@ class DeprecatedAmpApi(Rule):
             imports=spelling.imports,
             unused_imports=self._imports_behind(func),
         )
+
+    def _free_quote(self, node: cst.CSTNode) -> str | None:
+        """The quote a string written at `node` can use: inside an f-string, one
+        that does not end it (before Python 3.12, none of its own quotes may appear
+        in its replacement fields)."""
+        used = {ancestor.quote[0] for ancestor in self.ctx.ancestors(node)  # type: ignore[attr-defined]
+                if type(ancestor) is cst.FormattedString}
+        return next((quote for quote in ('"', "'") if quote not in used), None)
 
     def _fix_decorator(self, decorator: cst.Decorator, func: cst.BaseExpression, rep: _Replacement) -> Fix | None:
         if not rep.decorator:
@@ -622,7 +669,7 @@ def _with_commas(args: list[cst.Arg], original: Sequence[cst.Arg]) -> list[cst.A
 
 
 _IMPORT_PARTS = frozenset({cst.Import, cst.ImportFrom, cst.ImportAlias, cst.AsName})
-_TARGET_HOLDERS = frozenset({cst.AssignTarget, cst.AugAssign, cst.AnnAssign})
+_TARGET_HOLDERS = frozenset({cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del})
 _NAMED_DEFINITIONS = frozenset({cst.FunctionDef, cst.ClassDef, cst.Param})
 
 

@@ -239,7 +239,7 @@ def test_a_diff_of_a_file_without_a_last_newline_applies_with_patch(tmp_path: Pa
     if shutil.which("patch") is None:
         pytest.skip("patch is not installed")
     subprocess.run(["patch", "-s", "t.py"], input=out, text=True, cwd=tmp_path, check=True)
-    assert (tmp_path / "t.py").read_text() == 'import torch\nwith torch.amp.autocast("cuda", dtype=torch.float16):\n    y = 1'
+    assert (tmp_path / "t.py").read_text() == 'import torch\nwith torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n    y = 1'
 
 
 def test_unsafe_fixes_need_the_flag(tmp_path: Path) -> None:

@@ -86,11 +86,11 @@ def test_a_file_analysed_twice_is_diffed_and_fixed_once(tmp_path: Path) -> None:
     (tmp_path / "pkg" / "probe.py").write_text(_PROBE)
     code, out, _ = invoke(".", "--diff", "--no-cache", cwd=tmp_path)
     assert code == 1 and out.count("+++ b/pkg/probe.py") == 1, out
-    assert out.count('+with torch.amp.autocast("cuda", dtype=torch.float16):') == 1, out
+    assert out.count('+with torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True):') == 1, out
     code, out, err = invoke(".", "--fix", cwd=tmp_path)
     assert code == 0 and "Fixed 1 finding(s) in 1 file(s)" in out + err, (out, err)
     assert (tmp_path / "pkg" / "probe.py").read_text() == _PROBE.replace(
-        "torch.cuda.amp.autocast()", 'torch.amp.autocast("cuda", dtype=torch.float16)')
+        "torch.cuda.amp.autocast()", 'torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True)')
     assert invoke(".", "--diff", cwd=tmp_path)[:2] == (0, "")
 
 

@@ -53,16 +53,16 @@ def test_safe_fix_rewrites_the_call_and_keeps_the_module_level_import(project: P
     code, _, err = invoke(".", "--select", "TL102", "--fix", cwd=project)
     assert code == 0, err
     provider = (project / "provider.py").read_text()
-    assert 'with torch.amp.autocast("cuda", dtype=torch.float16):' in provider
+    assert 'with torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True):' in provider
     assert "autocast" in _names_of(project / "provider.py"), "user.py imports it from provider"
     # the other module's own use, through the re-export, is rewritten too; its import
     # of the name from provider.py still resolves
     assert (project / "user.py").read_text() == "import torch\n" + USER.replace(
-        "autocast(enabled=False)", 'torch.amp.autocast("cuda", dtype=torch.float16, enabled=False)')
+        "autocast(enabled=False)", 'torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True, enabled=False)')
     assert (project / "local.py").read_text() == (
         "def forward(model, x):\n"
         "    import torch\n"
-        '    with torch.amp.autocast("cuda", dtype=torch.float16):\n'
+        '    with torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n'
         "        return model(x)\n"
     )
 

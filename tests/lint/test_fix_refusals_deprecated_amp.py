@@ -20,6 +20,23 @@ TL102 = by_code()["TL102"]
 _CALL = "scaler = GradScaler(enabled=False)  # expect: TL102\n"
 
 REFUSED = [
+    # the enabled flag given twice: a call that raises when it runs; as keywords the
+    # whole file would stop compiling
+    "import torch\n"
+    "def debug_region():\n"
+    "    with torch.cuda.amp.autocast(True, enabled=False):  # expect: TL102\n"
+    "        pass\n",
+    # an `import torch` added in the function would make `torch` local to all of it:
+    # the read before it would raise (the module's own import is conditional)
+    "try:\n"
+    "    import torch\n"
+    "except ImportError:\n"
+    "    pass\n"
+    "def f():\n"
+    "    y = torch.ones(2)\n"
+    "    from torch.cuda.amp import autocast\n"
+    "    with autocast(enabled=False):  # expect: TL102\n"
+    "        return y * 2\n",
     # the new object is no instance of the deprecated class the file tests for
     "import torch\n"
     "scaler = torch.cpu.amp.GradScaler(enabled=False)  # expect: TL102\n"
@@ -136,7 +153,7 @@ FIXED = [
      "    return torch.ones(1) * x\n",
      "def run():\n"
      "    import torch\n"
-     '    with torch.amp.autocast("cpu", dtype=torch.bfloat16):  # expect: TL102\n'
+     '    with torch.amp.autocast("cpu", dtype=torch.bfloat16, cache_enabled=True):  # expect: TL102\n'
      "        x = 1\n"
      "    import torch\n"
      "    return torch.ones(1) * x\n"),
@@ -147,8 +164,8 @@ FIXED = [
      "    import torch\n"
      "def make_scaler() -> 'torch.amp.GradScaler':\n"
      "    return GradScaler(enabled=False)  # expect: TL102\n",
-     "import torch\n"
      "from typing import TYPE_CHECKING\n"
+     "import torch\n"
      "from torch.cpu.amp import GradScaler\n"
      "if TYPE_CHECKING:\n"
      "    import torch\n"
@@ -181,7 +198,7 @@ FIXED = [
      "def forward(x):\n"
      "    return x\n",
      "import torch\n"
-     '@torch.amp.autocast("cuda", dtype=torch.float16)  # expect: TL102\n'
+     '@torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True)  # expect: TL102\n'
      "def forward(x):\n"
      "    return x\n"),
     # a comment after `(` or above the first argument stays once, where it was
@@ -202,10 +219,27 @@ FIXED = [
      "with torch.amp.autocast(  # expect: TL102\n"
      '    "cpu",\n'
      "    dtype=torch.bfloat16,\n"
+     "    cache_enabled=True,\n"
      "    # bf16 on CPU\n"
      "    enabled=False,\n"
      "):\n"
      "    pass\n"),
+    # `del` of the old name is no use of the class beyond calls
+    ("import torch\n"
+     "from torch.cuda.amp import autocast\n"
+     "with autocast():  # expect: TL102\n"
+     "    pass\n"
+     "del autocast\n",
+     "import torch\n"
+     "from torch.cuda.amp import autocast\n"
+     'with torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True):  # expect: TL102\n'
+     "    pass\n"
+     "del autocast\n"),
+    # inside a double-quoted f-string (before Python 3.12) the device is single-quoted
+    ("import torch\n"
+     'print(f"scaler: {torch.cuda.amp.GradScaler(enabled=False).is_enabled()}")  # expect: TL102\n',
+     "import torch\n"
+     "print(f\"scaler: {torch.amp.GradScaler('cuda', enabled=False).is_enabled()}\")  # expect: TL102\n"),
 ]
 
 
