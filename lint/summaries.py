@@ -60,6 +60,9 @@ class Call:
     callee: str
     args: tuple[tuple[str, str], ...] = ()
     returned: bool = False  # the caller returns what the callee returns
+    # under a condition of the caller's own (a period, a flag): an `empty_cache` it
+    # reaches is not one of every call (see `_Summarizer._occasional`)
+    occasional: bool = False
 
 
 Event = str | Call
@@ -127,7 +130,8 @@ class Summary:
     def to_json(self) -> dict[str, object]:
         return {
             "params": list(self.params),
-            "events": [e if isinstance(e, str) else [e.callee, [list(a) for a in e.args], e.returned] for e in self.events],
+            "events": [e if isinstance(e, str) else [e.callee, [list(a) for a in e.args], e.returned, *([True] if e.occasional else [])]
+                       for e in self.events],
             "flags": [f for f in _FLAGS if getattr(self, f)],
             **{name: sorted(getattr(self, name)) for name in _SETS},
             "distributed_loader_items": list(self.distributed_loader_items),
@@ -142,8 +146,8 @@ class Summary:
             if isinstance(raw, str):
                 events.append(raw)
             else:
-                callee, args, returned = raw  # type: ignore[misc]
-                events.append(Call(callee, tuple((a, b) for a, b in args), bool(returned)))
+                callee, args, returned, *occasional = raw  # type: ignore[misc]
+                events.append(Call(callee, tuple((a, b) for a, b in args), bool(returned), bool(occasional)))
         flags = set(data.get("flags", ()))  # type: ignore[arg-type]
         return cls(
             params=tuple(data.get("params", ())),  # type: ignore[arg-type]
@@ -210,7 +214,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None]) -> Summary:
         if callee is None:
             continue
         for effect in callee.events:
-            if isinstance(effect, str):
+            if isinstance(effect, str) and not (event.occasional and effect == EMPTY_CACHE):
                 events.setdefault(effect, None)
         for slot, caller_param in event.args:
             param = callee.slot(slot)

@@ -526,6 +526,19 @@ class EmptyCacheInLoop(Rule):
         "        opt.step()\n"
         "        free_if_needed()\n"
         "        cleanup(args)\n",
+        # the period is the helper's, around a call of another helper that frees
+        "import torch\n"
+        "def free_memory():\n"
+        "    torch.cuda.empty_cache()\n"
+        "def maybe_free_memory(step, every=100):\n"
+        "    if step % every == 0:\n"
+        "        free_memory()\n"
+        "def train(model, loader, optimizer):\n"
+        "    for step, x in enumerate(loader):\n"
+        "        optimizer.zero_grad()\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n"
+        "        maybe_free_memory(step)\n",
     )
 
     def finish(self) -> None:

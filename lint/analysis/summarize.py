@@ -482,7 +482,7 @@ class _Summarizer:
             self._accumulation(receiver, call.args[0].value, sets["accumulates"])
         target = self.targets.target(call)
         if target is not None:
-            yield Call(target, self._arguments(call), returned=self._is_returned(call))
+            yield Call(target, self._arguments(call), returned=self._is_returned(call), occasional=self._occasional(call))
 
     def _arguments(self, call: cst.Call) -> tuple[tuple[str, str], ...]:
         passed = ((slot, self._param(arg.value)) for slot, arg in argument_slots(call))
