@@ -143,24 +143,29 @@ class ImportGraph:
         return bool(reach.files & self.members) or bool(reach.folders & self._with_members)
 
 
+_IMPORT_DEPTH = 4  # imports followed from a file linted alone: its own, and three more
+
+
 def imported_files(requested: Iterable[str], candidates: Iterable[str], root: str,
                    texts: Mapping[str, bytes] | None = None) -> list[str]:
     """The files of `candidates` that the `requested` files import: the module
     each import statement names (and the submodule `from pkg import name` may
     name), looked up as the project looks up calls; through a package's
-    `__init__.py`, the module each imported name is re-exported from. The
-    modules those modules import are not followed further: a file linted
-    alone costs the few files it imports, not the whole project. `texts`: the
-    bytes of requested files that differ from the disk (an editor's buffer)."""
+    `__init__.py`, the module each imported name is re-exported from; and the
+    modules those modules import, up to `_IMPORT_DEPTH` imports away: what a
+    helper's helper does (`engine.train_step()` calling `utils.prepare()`) is
+    what the whole project's run sees too. `texts`: the bytes of requested
+    files that differ from the disk (an editor's buffer)."""
     by_path = {os.path.abspath(path): path for path in candidates}
     requested_paths = {os.path.abspath(path) for path in requested}
     # the text screen first: a file that cannot import any candidate is not parsed
     screen = ImportGraph(root, by_path, ())
     seen: set[str] = set()
+    expanded: set[tuple[str, frozenset[str]]] = set()
     found: list[str] = []
-    pending: list[tuple[str, frozenset[str] | None]] = [(path, None) for path in requested]
+    pending: list[tuple[str, frozenset[str] | None, int]] = [(path, None, 0) for path in requested]
     while pending:
-        path, wanted = pending.pop()
+        path, wanted, depth = pending.pop()
         data = (texts or {}).get(path)
         try:
             if data is None:
@@ -175,11 +180,15 @@ def imported_files(requested: Iterable[str], candidates: Iterable[str], root: st
             original = by_path.get(absolute)
             if original is None or absolute in requested_paths:
                 continue
+            package = os.path.basename(absolute) == "__init__.py"
+            if package and names and (absolute, names) not in expanded:
+                expanded.add((absolute, names))
+                pending.append((original, names, depth))  # where the package takes these names from
             if absolute not in seen:
                 seen.add(absolute)
                 found.append(original)
-            if os.path.basename(absolute) == "__init__.py" and names:
-                pending.append((original, names))  # where the package takes these names from
+                if depth + 1 < _IMPORT_DEPTH and not (package and names):
+                    pending.append((original, None, depth + 1))  # a package imported whole: all it imports
     return sorted(found)
 
 

@@ -136,6 +136,28 @@ def test_a_module_that_does_nothing_shadows_a_farther_one_through_the_cache(tmp_
     assert ("train.py", 14, "TL201") in cached()
 
 
+@pytest.mark.parametrize("project", sorted(p for p in PROJECTS.iterdir() if p.is_dir()), ids=lambda p: p.name)
+def test_each_file_linted_alone_gets_the_findings_of_the_whole_run(project: Path, tmp_path: Path) -> None:
+    """What a pre-commit hook runs, one changed file at a time: each file of every
+    project, named alone in a repository, gets exactly the findings the run over
+    the whole project gives it, however far away the helpers it relies on are (a
+    helper's helper, a package's re-export of a module imported whole)."""
+    import json
+    import shutil
+
+    from cli_runner import invoke
+
+    copy = tmp_path / project.name
+    shutil.copytree(project, copy)
+    if not (copy / "pyproject.toml").exists():
+        (copy / "pyproject.toml").write_text("[tool.trainlint]\n")  # the repository's root
+    for path in _files(copy):
+        name = Path(path).relative_to(copy).as_posix()
+        _, out, _ = invoke(name, "--no-cache", "--format", "json", cwd=copy)
+        found = {(d["line"], d["code"]) for d in json.loads(out)}
+        assert found == expected_marks(Path(path).read_text(encoding="utf-8")), name
+
+
 def test_a_file_linted_alone_follows_the_modules_it_imports(tmp_path: Path) -> None:
     """What a pre-commit hook runs: only the changed file is named. Its imports
     are read as in a run over the whole project, so it gets the same findings;

@@ -1,0 +1,2 @@
+def prepare(optimizer):
+    optimizer.zero_grad(set_to_none=True)
