@@ -28,7 +28,7 @@ from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import grad_mode_at
 from trainlint.analysis.scopes import assigned_parts, dotted_name
 from trainlint.analysis.summarize import argument_slots
-from trainlint.analysis.training import code_bodies, loop_guards, method_call, statements_before
+from trainlint.analysis.training import code_bodies, loop_guards, method_call, statement_of, statements_before
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Example, Fix, Rule
 from trainlint.summaries import BACKWARD, Summary
@@ -517,6 +517,42 @@ class LossAccumulatedWithGraph(Rule):
         "    total_loss += loss.float()  # expect: TL202\n"
         "    history.append(loss.cpu())  # expect: TL202\n"
         "print(total_loss, history)\n",
+        # no `.item()` fix: the helper returns the number 0.0 for an empty batch, and the
+        # backward under `if` says nothing of the value added outside it
+        "import torch\n"
+        "def compute(model, x):\n"
+        "    if x.numel() == 0:\n"
+        "        return 0.0\n"
+        "    return model(x).pow(2).mean()\n"
+        "total = 0.0\n"
+        "for x in batches:\n"
+        "    loss = compute(model, x)\n"
+        "    if loss != 0:\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    total += loss  # expect: TL202\n",
+        # no `.item()` fix: after its backward the name holds one value per rank
+        "import torch\n"
+        "total = 0.0\n"
+        "for x in batches:\n"
+        "    opt.zero_grad()\n"
+        "    loss = model(x).pow(2).mean()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    loss = gather(loss)\n"
+        "    total += loss  # expect: TL202\n",
+        # no `.item()` fix: the reduction is given by position, per element
+        "import torch\n"
+        "from torch import nn\n"
+        "crit = nn.MSELoss(None, None, 'none')\n"
+        "total = 0.0\n"
+        "for x, y in batches:\n"
+        "    opt.zero_grad()\n"
+        "    loss = crit(model(x), y)\n"
+        "    loss.mean().backward()\n"
+        "    opt.step()\n"
+        "    total += loss  # expect: TL202\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1114,6 +1150,10 @@ class LossAccumulatedWithGraph(Rule):
         for source in sources:
             if type(source) is not cst.Call or any(arg.star for arg in source.args):
                 return False
+            # options given by position (`nn.MSELoss(None, None, "none")`, `F.l1_loss(a, b,
+            # None, None, "none")`) may ask for per-element losses
+            if sum(arg.keyword is None for arg in source.args) > (2 if source is call else 0):
+                return False
             if keyword(source, "reduce") is not None or keyword(source, "size_average") is not None:
                 return False
             reduction = keyword(source, "reduction")
@@ -1122,8 +1162,48 @@ class LossAccumulatedWithGraph(Rule):
         return True
 
     def _backpropagated_scalar(self, name: str, at: cst.CSTNode) -> bool:
+        """`name.backward()` (no gradient given: one number) ran on the value `at`
+        reads: on every way to `at`, with no new value bound to `name` since. A
+        backward under a condition the total is added outside of (`if loss != 0:`)
+        says nothing of a value that may be a Python number there."""
         body = self.ctx.enclosing_function(at) or self.ctx.module
-        return backpropagated_names(self.ctx, body).get(name, False)
+        if not backpropagated_names(self.ctx, body).get(name, False):
+            return False
+        return any(self._precedes_in_its_block(call, at) and not self._rebound_between(name, call, at)
+                   for call in self.ctx.nodes_of(cst.Call)
+                   if self._plain_backward_of(call, name) and self.ctx.enclosing_function(call) is self.ctx.enclosing_function(at))
+
+    @staticmethod
+    def _plain_backward_of(call: cst.CSTNode, name: str) -> bool:
+        """`name.backward()` or `(name / accum_steps).backward()`, no gradient given:
+        it runs only on one number, and arithmetic that gives one number broadcasts
+        each of its terms to one."""
+        receiver = method_call(call, "backward")
+        return (receiver is not None and name in _arithmetic_terms(receiver)
+                and not any(arg.keyword is None or arg.keyword.value in ("gradient", "inputs")
+                            for arg in call.args))  # type: ignore[attr-defined]
+
+    def _precedes_in_its_block(self, call: cst.CSTNode, at: cst.CSTNode) -> bool:
+        """The statement of `call` sits in a block that also holds `at`, before it."""
+        statement = statement_of(self.ctx, call)
+        block = self.ctx.parent(statement) if statement is not None else None
+        if block is None:
+            return False
+        for node in (at, *self.ctx.ancestors(at)):
+            if self.ctx.parent(node) is block:
+                return self.ctx.order_index(statement) < self.ctx.order_index(node)  # type: ignore[arg-type]
+        return False
+
+    def _rebound_between(self, name: str, start: cst.CSTNode, end: cst.CSTNode) -> bool:
+        first, last = self.ctx.order_index(start), self.ctx.order_index(end)
+        for node in self.ctx.nodes_of(cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For):
+            if not first < self.ctx.order_index(node) < last:
+                continue
+            targets = ([t.target for t in node.targets] if type(node) is cst.Assign  # type: ignore[attr-defined]
+                       else [node.target])  # type: ignore[attr-defined]
+            if any(name in _bound_names(target) for target in targets):
+                return True
+        return False
 
     def _used_as_tensor(self, at: cst.CSTNode, accumulator: str) -> bool:
         """Anything the total must be a tensor for would break once it is a float."""
@@ -1138,6 +1218,18 @@ def _packed(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield from (e.value for e in value.elements)
     else:
         yield value
+
+
+def _arithmetic_terms(expr: cst.BaseExpression) -> set[str]:
+    """The names `expr` combines by arithmetic alone (`loss / n + aux`), not those
+    inside a call or a subscript."""
+    if type(expr) is cst.Name:
+        return {expr.value}
+    if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
+        return _arithmetic_terms(expr.left) | _arithmetic_terms(expr.right)
+    if type(expr) is cst.UnaryOperation:
+        return _arithmetic_terms(expr.expression)
+    return set()
 
 
 def _bound_names(target: cst.BaseExpression) -> list[str]:

@@ -222,13 +222,20 @@ def is_loss_function(qualified: str | None) -> bool:
     return "loss" in last or last in _FUNCTIONAL_LOSSES
 
 
+# `torch.nn` classes named like losses that return something else: a named tuple
+# of the output and the loss
+_NOT_A_LOSS_TENSOR = frozenset({"AdaptiveLogSoftmaxWithLoss"})
+
+
 def is_loss_module(qualified: str | None) -> bool:
     """`torch.nn.CrossEntropyLoss`, `nn.MSELoss`, ... (a class to instantiate)."""
+    last = qualified.rsplit(".", 1)[-1] if qualified is not None else ""
     return (
         qualified is not None
         and qualified.startswith("torch.nn.")
-        and qualified.rsplit(".", 1)[-1].endswith("Loss")
-        and not qualified.rsplit(".", 1)[-1].startswith("_")
+        and last.endswith("Loss")
+        and not last.startswith("_")
+        and last not in _NOT_A_LOSS_TENSOR
     )
 
 

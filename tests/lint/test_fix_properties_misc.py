@@ -312,3 +312,20 @@ def test_tl304_fixes_only_a_sampler_that_cannot_be_none() -> None:
     assert [(f.line, f.fixable) for f in findings_of(TL304, built)] == [(4, True)]
     maybe = built.replace("if True else tud.RandomSampler(ds)", "\n    if not ddp:\n        sampler = None")
     assert findings_of(TL304, maybe) == []
+
+
+def test_tl202_offers_nothing_for_the_named_tuple_of_adaptive_softmax() -> None:
+    """`nn.AdaptiveLogSoftmaxWithLoss` returns a named tuple (output, loss), not a
+    loss tensor: it has no `.detach()` to add."""
+    source = ("import torch\n"
+              "from torch import nn\n"
+              "asm = nn.AdaptiveLogSoftmaxWithLoss(8, 10, cutoffs=[4])\n"
+              "history = []\n"
+              "for x, y in batches:\n"
+              "    opt.zero_grad()\n"
+              "    result = asm(x, y)\n"
+              "    result.loss.backward()\n"
+              "    opt.step()\n"
+              "    history.append(result)\n")
+    assert not any(f.fixable for f in findings_of(TL202, source))
+    assert fixed_source(TL202, source) == source
