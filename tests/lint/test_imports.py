@@ -75,8 +75,8 @@ def test_a_file_imports_members_only_through_what_it_reaches(tree: Path) -> None
 
 def test_a_file_alone_reads_what_it_imports_and_what_a_package_reexports_it_from(tmp_path: Path) -> None:
     """The context of a file linted alone: the modules its imports name, and in a
-    package's `__init__.py` only the imports of the names taken from it; not
-    what `if TYPE_CHECKING:` imports, nor what the imported modules import."""
+    package's `__init__.py` only the imports of the names taken from it, then
+    what those modules import in turn; not what `if TYPE_CHECKING:` imports."""
     files = {
         "train.py": "from pkg import helper_a\nimport engine\nfrom typing import TYPE_CHECKING\n"
                     "if TYPE_CHECKING:\n    import typed_only\n",
@@ -92,4 +92,14 @@ def test_a_file_alone_reads_what_it_imports_and_what_a_package_reexports_it_from
         (tmp_path / name).write_text(text)
     candidates = [str(tmp_path / name) for name in files]
     found = imported_files([str(tmp_path / "train.py")], candidates, str(tmp_path))
-    assert sorted(os.path.relpath(p, tmp_path) for p in found) == ["engine.py", "pkg/__init__.py", "pkg/a.py"]
+    assert sorted(os.path.relpath(p, tmp_path) for p in found) == ["deep.py", "engine.py", "pkg/__init__.py", "pkg/a.py"]
+
+
+def test_a_file_alone_reads_imports_four_deep(tmp_path: Path) -> None:
+    """A chain of imports is followed four modules away from the file, no further."""
+    for index in range(6):
+        (tmp_path / f"m{index}.py").write_text(f"import m{index + 1}\n" if index < 5 else "")
+    (tmp_path / "train.py").write_text("import m0\n")
+    candidates = [str(tmp_path / f"m{index}.py") for index in range(6)]
+    found = imported_files([str(tmp_path / "train.py")], candidates, str(tmp_path))
+    assert sorted(os.path.relpath(p, tmp_path) for p in found) == ["m0.py", "m1.py", "m2.py", "m3.py"]
