@@ -26,8 +26,9 @@ class SamplerWithShuffle(Rule):
 
     ## Fix safety
     Safe: removes `shuffle=True`, when the sampler (or batch sampler) is built
-    in the file and cannot be `None` (a torch class, or a name spelled as a
-    class that no function of this file defines). It already decides the order,
+    in the file and cannot be `None` (a torch class, or a class this file
+    defines; a name imported from elsewhere may be a function that returns
+    `None` on a single-process run). It already decides the order,
     and the call raised before, so no working behavior changes. A call inside a
     `try` gets no fix: the error may be caught and the run go on with a
     loader built another way. A comment on the removed argument's line is kept, on a line of
@@ -99,10 +100,19 @@ class SamplerWithShuffle(Rule):
         "    True))\n",
         Example(
             "from torch.utils import data\n"
+            "class BucketSampler(data.Sampler):\n"
+            "    pass\n"
             "loader = data.DataLoader(ds, batch_sampler=BucketSampler(ds), shuffle=True)  # expect: TL304\n",
             fixed="from torch.utils import data\n"
+            "class BucketSampler(data.Sampler):\n"
+            "    pass\n"
             "loader = data.DataLoader(ds, batch_sampler=BucketSampler(ds))  # expect: TL304\n",
         ),
+        # no fix: a name imported from another module and spelled as a class may be a
+        # function that returns None on a single-process run, where shuffle=True shuffles
+        "from torch.utils.data import DataLoader\n"
+        "from samplers import DistSampler\n"
+        "loader = DataLoader(ds, batch_size=8, sampler=DistSampler(ds), shuffle=True)  # expect: TL304\n",
         # batch size belongs to the batch sampler: reported, no fix
         "from torch.utils.data import DataLoader as DL\n"
         "loader = DL(ds, batch_size=16, batch_sampler=sampler)  # expect: TL304\n",
@@ -196,15 +206,18 @@ class SamplerWithShuffle(Rule):
 
 
 def _constructs(ctx: FileContext, call: cst.Call) -> bool:
-    """A call that builds an object (never None): a class of torch, or a name
-    spelled as a class (`BucketSampler(ds)`)."""
+    """A call that builds an object (never None): a class of torch, or a class
+    this file defines (`BucketSampler(ds)`). A name imported from elsewhere and
+    spelled as a class may still be a function that returns None when the run is
+    not distributed (`def DistSampler(ds): ... return None` in a module of the
+    project)."""
     qualified = ctx.call_name(call) or ""
     if qualified.startswith("torch."):
         return qualified.rsplit(".", 1)[-1][:1].isupper()
-    name = qualified.rsplit(".", 1)[-1] or (dotted_name(call.func) or "").rsplit(".", 1)[-1]
-    # a function of this file named like a class (`def DistSampler(ds): ... return None`)
-    # says by its `def` that it is no class
-    return name[:1].isupper() and name not in ctx.scopes.functions
+    if qualified or type(call.func) is not cst.Name:
+        return False
+    name = call.func.value
+    return name in ctx.summaries.targets.classes and name not in ctx.scopes.functions
 
 
 # DataLoader's first parameters, in order: arguments may be given by position
