@@ -735,6 +735,9 @@ class MissingZeroGrad(Rule):
                     steps.append((node, self.ctx.code(optimizer), None))
                     owners[self.ctx.code(optimizer)] = self._parameters_owner(optimizer)
                 helper = self._external_step(node)
+                if helper is None and not backward:
+                    followed = self._followed_summary(node)  # `backward(loss)` of steps.py
+                    backward = followed is not None and followed.does(BACKWARD)
                 if helper is not None:
                     backward = backward or helper.does(BACKWARD)
                     message = _IN_HELPER_LOOP if helper.does(LOOP) else _THROUGH_HELPER

@@ -3,7 +3,7 @@ free memory through utils.py and the tools package. Linted alone, as a
 pre-commit hook names it, this file gets what the whole project's run gives it."""
 import torch
 
-from engine import train_step, train_step_freeing, train_step_tools
+from engine import backward, train_step, train_step_freeing, train_step_tools
 from utils import maybe_release
 
 
@@ -31,3 +31,18 @@ def fit_releasing_now_and_then(model, loader):
     for step, x in enumerate(loader):
         train_step(model, optimizer, x)
         maybe_release(step)
+
+
+def fit_backward_helper(model, loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x in loader:
+        backward(model(x).sum())
+        optimizer.step()  # expect: TL401
+
+
+def fit_backward_helper_clearing(model, loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x in loader:
+        optimizer.zero_grad()
+        backward(model(x).sum())
+        optimizer.step()
