@@ -324,9 +324,11 @@ class ClipBeforeUnscale(Rule):
         summary = self.ctx.summaries.of_call(node) if type(node) is cst.Call else None
         if summary is None or not summary.scales_backward or summary.does(UNSCALE) or summary.does(STEP):
             return []
+        # what the helper scales a backward pass with is a GradScaler, unless this file
+        # knows it is something else
         return [arg.value for slot, arg in argument_slots(node)  # type: ignore[arg-type]
                 if summary.slot(slot) in summary.scales_backward
-                and self.ctx.receivers.is_kind(arg.value, GRAD_SCALER)]
+                and self.ctx.receivers.kind(arg.value) in (None, GRAD_SCALER)]
 
     def _helper_clips(self, node: cst.CSTNode) -> bool:
         """A call of a function of the project that clips gradients before
@@ -347,7 +349,7 @@ class ClipBeforeUnscale(Rule):
         if scaled:
             return facts | set(scaled)
         target = method_call(node, "unscale_", "step", "update")
-        if target is not None and receivers.is_kind(target, GRAD_SCALER):
+        if target is not None and (receivers.is_kind(target, GRAD_SCALER) or receivers.binding(target) in facts):
             binding = receivers.binding(target)
             if method_call(node, "step") is not None and type(node) is cst.Call and node.args:
                 self._step_targets.setdefault(binding, set()).add(self.ctx.code(node.args[0].value))  # type: ignore[arg-type]
