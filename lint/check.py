@@ -80,15 +80,16 @@ class Settings:
     selection: Selection
 
 
-def _imported_context(files: list[str], targets: list[str], config: Config) -> list[str]:
+def _imported_context(files: list[str], targets: list[str], config: Config, alone: bool = True) -> list[str]:
     """The project's other files that `files` may import, when the paths given
-    are not the whole project (the files a pre-commit hook passes, a subfolder):
-    what their functions do is followed as in a run over the whole project, and
-    only `files` are reported."""
+    are not the whole project (the files a pre-commit hook passes, a subfolder,
+    or a group of files linted under a configuration of its own beside others
+    under theirs): what their functions do is followed as in a run over the
+    whole project, and only `files` are reported."""
     if not files:
         return []
     root = project_root(files, config.source.parent if config.source else None)
-    if any(os.path.isdir(target) and Path(target).resolve() == root.resolve() for target in targets):
+    if alone and any(os.path.isdir(target) and Path(target).resolve() == root.resolve() for target in targets):
         return []  # the whole project is linted already
     linted = {os.path.abspath(path) for path in files}
     others = [path for path in discover([str(root)], config).files if os.path.abspath(path) not in linted]
@@ -126,7 +127,7 @@ def execute(request: CheckRequest) -> int:
     for group, files in groups:
         cache_dir = None if request.no_cache else group.config.root / CACHE_DIR
         options = RunOptions(request.fix_mode, request.diff, request.jobs, cache_dir, request.timings)
-        context = _imported_context(files, targets, group.config)
+        context = _imported_context(files, targets, group.config, alone=len(groups) == 1)
         _merge(result, run(files, group.selection, group.config, options, context))
     result.findings.sort()
     for problem in result.errors:

@@ -138,6 +138,24 @@ def test_each_file_gets_its_nearest_configuration_whatever_else_is_linted(tmp_pa
     assert json.loads(out) == []  # excluded by its own configuration
 
 
+def test_calls_into_a_subproject_are_followed_in_every_run(tmp_path: Path) -> None:
+    """A subproject linted under its own configuration is still code the root's
+    files call: a loop that calls its helper once per step is flagged in a run over
+    the whole tree as when the file is linted alone."""
+    (tmp_path / "pyproject.toml").write_text("[tool.trainlint]\n")
+    (tmp_path / "libs").mkdir()
+    (tmp_path / "libs" / "pyproject.toml").write_text('[tool.trainlint]\nignore = ["TL301"]\n')
+    (tmp_path / "libs" / "__init__.py").write_text("")
+    (tmp_path / "libs" / "mem.py").write_text("import torch\n\n\ndef release():\n    torch.cuda.empty_cache()\n")
+    (tmp_path / "train.py").write_text(
+        "from libs.mem import release\n\n\ndef fit(model, loader, optimizer):\n    for x in loader:\n"
+        "        optimizer.zero_grad()\n        model(x).sum().backward()\n        optimizer.step()\n"
+        "        release()\n")
+    for paths in (["."], ["train.py"], ["train.py", "libs/mem.py"]):
+        _, out, _ = invoke(*paths, "--no-cache", "--format", "json", cwd=tmp_path)
+        assert {(d["path"], d["line"], d["code"]) for d in json.loads(out)} == {("train.py", 9, "TL201")}, paths
+
+
 def test_exclusion_is_the_nearest_configurations_in_every_run(tmp_path: Path) -> None:
     """The root excludes `sub/deep/*`, the subproject does not (and excludes `gen/*`):
     the subproject's files are found or left out by its own configuration, whether
