@@ -102,6 +102,8 @@ class CallTargets:
         self._instances = self._instances_of_classes()
         self._targets: dict[cst.Call, str | None] = {}
         self._given: dict[tuple[cst.FunctionDef, str], str | None] = {}  # see `_class_from_callers`
+        # each imported base's method a lookup tried: the project resolves them all
+        self.imported_methods: set[str] = set()
 
     def target(self, call: cst.Call) -> str | None:
         """What `call` runs; asked by several rules of each call, so kept."""
@@ -152,13 +154,24 @@ class CallTargets:
         project looks up in that module and that class's own bases); None when no
         class of the lineage has it. `inherited`: the class's own method left out
         (`super().method()`)."""
+        unresolved = None  # the first imported base's: it may have the method, unseen
         for owner in self._lineage(cls):
             if inherited and owner == cls:
                 continue
             key = f"{self._paths.get(owner, owner)}.{method}"
-            if owner not in self.classes or key in self._key_set:
+            if owner not in self.classes:
+                # a mixin without the method hands the lookup on to the next base
+                # (`class Trainer(LoggingMixin, MemoryMixin)` and `self.tidy()`)
+                self.imported_methods.add(key)
+                if key in self.ctx.external:
+                    return key
+                unresolved = unresolved or key
+                continue
+            if key in self._key_set:
+                if unresolved is not None:
+                    return unresolved
                 return None if not inherited and self._calls_an_override(cls, owner, key) else key
-        return None
+        return unresolved
 
     def _call_of_instance(self, cls: str) -> str | None:
         """What calling an instance of `cls` runs (`model(x)`): its `__call__`, or the
@@ -838,6 +851,7 @@ class FileSummaries:
                 called.add(target)
         # the constructors of other modules' classes whose instances this file keeps
         built = {self.targets.target(call) for call in self.targets.constructions()} - {None}
+        called |= self.targets.imported_methods
         called.update(f"{target}.__init__" for target in built if not target.endswith(".__init__"))  # type: ignore[union-attr]
         # `Trainer.model` (a model called through an attribute) names nothing to look up
         return {name for name in called - self.open.keys() if self.targets.may_run_code(name)}
