@@ -21,6 +21,8 @@ from trainlint.summaries import BACKWARD, LOOP, MAY_ZERO_GRAD, STEP, ZERO_GRAD, 
 _ENGINES = frozenset({"ignite.engine.Engine", "ignite.engine.engine.Engine"})
 _THROUGH_HELPER = ("`{}()` back-propagates and steps `{}`, and this loop never clears gradients: they accumulate "
                    "across iterations; call `{}.zero_grad()`")
+_STEPS_THROUGH_HELPER = ("`{}()` steps `{}` after this loop's backward pass, and the loop never clears gradients: "
+                         "they accumulate across iterations; call `{}.zero_grad()`")
 _IN_HELPER_LOOP = ("`{}()` back-propagates and steps `{}` in a loop of its own and never clears gradients: they "
                    "accumulate across iterations; call `{}.zero_grad()` in that loop")
 
@@ -740,7 +742,8 @@ class MissingZeroGrad(Rule):
                     backward = followed is not None and followed.does(BACKWARD)
                 if helper is not None:
                     backward = backward or helper.does(BACKWARD)
-                    message = _IN_HELPER_LOOP if helper.does(LOOP) else _THROUGH_HELPER
+                    message = (_IN_HELPER_LOOP if helper.does(LOOP)
+                               else _THROUGH_HELPER if helper.does(BACKWARD) else _STEPS_THROUGH_HELPER)
                     for optimizer in self._stepped_through(node, helper):  # type: ignore[arg-type]
                         code = optimizer if isinstance(optimizer, str) else self.ctx.code(optimizer)
                         steps.append((node, code, message.format(self.ctx.code(node.func), code, code)))  # type: ignore[attr-defined]

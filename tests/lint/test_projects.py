@@ -158,6 +158,15 @@ def test_each_file_linted_alone_gets_the_findings_of_the_whole_run(project: Path
         assert found == expected_marks(Path(path).read_text(encoding="utf-8")), name
 
 
+def test_a_step_through_a_helper_is_told_as_it_is() -> None:
+    """The message says what the helper does: `step_only()` steps, the loop
+    back-propagates; `train_step()`-like helpers do both."""
+    project = PROJECTS / "deep_helpers_layout"
+    result = run(_files(project), select_rules(None, [], []), Config(root=project), RunOptions(jobs=1))
+    message = next(f.message for f in result.findings if f.code == "TL401" and "step_only" in f.message)
+    assert message.startswith("`step_only()` steps `optimizer` after this loop's backward pass")
+
+
 def test_a_file_linted_alone_follows_the_modules_it_imports(tmp_path: Path) -> None:
     """What a pre-commit hook runs: only the changed file is named. Its imports
     are read as in a run over the whole project, so it gets the same findings;

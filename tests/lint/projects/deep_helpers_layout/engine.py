@@ -23,3 +23,7 @@ def train_step_tools(model, optimizer, x):
 
 def backward(loss):
     loss.backward()
+
+
+def step_only(optimizer):
+    optimizer.step()

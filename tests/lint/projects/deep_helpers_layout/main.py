@@ -3,7 +3,7 @@ free memory through utils.py and the tools package. Linted alone, as a
 pre-commit hook names it, this file gets what the whole project's run gives it."""
 import torch
 
-from engine import backward, train_step, train_step_freeing, train_step_tools
+from engine import backward, step_only, train_step, train_step_freeing, train_step_tools
 from utils import maybe_release
 
 
@@ -46,3 +46,10 @@ def fit_backward_helper_clearing(model, loader):
         optimizer.zero_grad()
         backward(model(x).sum())
         optimizer.step()
+
+
+def fit_stepping_through_helper(model, loader):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x in loader:
+        model(x).sum().backward()
+        step_only(optimizer)  # expect: TL401
