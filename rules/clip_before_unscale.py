@@ -4,6 +4,7 @@ from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.precision import handed_arguments, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
+from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.training import code_bodies, is_clip_call, method_call, scaled_backward_scaler, statement_of
 from trainlint.analysis.summarize import argument_slots
 from trainlint.context import FileContext
@@ -42,7 +43,8 @@ class ClipBeforeUnscale(Rule):
     and then `scaler.update()`, and when nothing else may unscale: no other
     `unscale_` call in the file (a helper's, on its own parameter), no function
     of the project that unscales, no code the file cannot see that is handed
-    the scaler. When that optimizer cannot be told (several, or none), when the step
+    the scaler (or the object holding it: `self.log_grad_norm()` inherited
+    from a base of another library). When that optimizer cannot be told (several, or none), when the step
     is conditional (gradient accumulation) or an `unscale_` already follows the
     clip, there is no fix. Nor is there one when the clip runs inside a `try`
     (an exception caught before `update()` would leave the scaler unscaled for
@@ -224,6 +226,22 @@ class ClipBeforeUnscale(Rule):
             "    scaler.step(optimizer)\n"
             "    scaler.update()\n",
         ),
+        # no fix: a method inherited from a base the file cannot see has the scaler
+        # through `self`, and may unscale already; a second `unscale_` would raise
+        "import torch\n"
+        "from trainerbase import TrainerBase\n"
+        "class Trainer(TrainerBase):\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def train_step(self, x):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        self.scaler.scale(self.model(x).mean()).backward()\n"
+        "        self.log_grad_norm()\n"
+        "        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n"
+        "        self.scaler.step(self.optimizer)\n"
+        "        self.scaler.update()\n",
     )
     good = (
         # the helper unscales before it clips
@@ -437,11 +455,18 @@ def _unscales_and_handed(ctx: FileContext) -> tuple[bool, frozenset[str]]:
     project), and the arguments, as written, of the calls of code it cannot see;
     read once, asked of every scaler."""
     handed: set[str] = set()
+    stored = {dotted_name(target.target) for assign in ctx.nodes_of(cst.Assign)
+              for target in assign.targets} - {None}  # type: ignore[attr-defined]
     for call in ctx.nodes_of(cst.Call):
         summary = ctx.summaries.of_call(call)  # type: ignore[arg-type]
         if method_call(call, "unscale_") is not None or (summary is not None and summary.does(UNSCALE)):
             return True, frozenset()
         if summary is None:
             handed.update(handed_arguments(ctx, call))  # type: ignore[arg-type]
+            # `self.log_grad_norm()`, inherited from a base the file cannot see, has all of `self`
+            func = call.func  # type: ignore[attr-defined]
+            if (type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self"
+                    and f"self.{func.attr.value}" not in stored):
+                handed.add("self")
     return False, frozenset(handed)
 
