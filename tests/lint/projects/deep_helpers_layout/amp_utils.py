@@ -7,3 +7,10 @@ def make_scaler():
 
 def backward_scaled(scaler, loss):
     scaler.scale(loss).backward()
+
+
+def backward_maybe_scaled(loss, scaler=None):
+    if scaler is not None:
+        scaler.scale(loss).backward()
+    else:
+        loss.backward()
