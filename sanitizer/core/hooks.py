@@ -76,6 +76,20 @@ def _guarded(session: Sanitizer, where: str, callback: Callable[..., None]) -> C
     return call
 
 
+try:
+    from torch._C._functorch import maybe_current_level as _functorch_level
+except ImportError:  # a torch without functorch's transforms
+    def _functorch_level() -> int | None:
+        return None
+
+
+def _out_of_reach() -> bool:
+    """Code running while `torch.compile` traces it (fake tensors), or inside a
+    `torch.func` transform (`vmap(grad(...))` for per-sample gradients): its tensors
+    are the transform's stand-ins, which cannot be read once it returns."""
+    return is_compiling() or _functorch_level() is not None
+
+
 def _install_module_hooks(session: Sanitizer, stack: ExitStack) -> None:
     before = _guarded(session, "forward pre-hook", session.tracer.before_forward)
     after = _guarded(session, "forward hook", session.tracer.after_forward)
@@ -84,11 +98,11 @@ def _install_module_hooks(session: Sanitizer, stack: ExitStack) -> None:
     # into the graph: they return at once there, so the graph holds nothing of the
     # sanitizer's (no fake tensors reach it, no guard on its state forces a recompile).
     def before_forward(module: Any, args: Any) -> None:
-        if not is_compiling():
+        if not _out_of_reach():
             before(module, args)
 
     def after_forward(module: Any, args: Any, output: Any) -> None:
-        if not is_compiling():
+        if not _out_of_reach():
             after(module, args, output)  # returns None: the output is never replaced
 
     stack.enter_context(module_globals.register_module_forward_pre_hook(before_forward))
@@ -193,7 +207,7 @@ def _observing_call(session: Sanitizer, where: str, observe: Callable[[Any], Non
     def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(original)
         def call(*args: Any, **kwargs: Any) -> Any:
-            if not session.active or is_compiling():
+            if not session.active or _out_of_reach():
                 return original(*args, **kwargs)
             first = args[0] if args else kwargs.get("tensors")
             before_call(first)
@@ -214,7 +228,7 @@ def _result_observer(session: Sanitizer, where: str,
         @functools.wraps(original)
         def call(*args: Any, **kwargs: Any) -> Any:
             result = original(*args, **kwargs)
-            if session.active and not is_compiling():
+            if session.active and not _out_of_reach():
                 guarded(args, kwargs, result)
             return result
         return call
@@ -229,7 +243,7 @@ def _dropout_observer(session: Sanitizer, where: str, default_training: bool) ->
     def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(original)
         def call(input: Any, p: float = 0.5, training: bool = default_training, inplace: bool = False) -> Any:
-            if not training and session.active and not is_compiling() and isinstance(p, (int, float)) and p > 0:
+            if not training and session.active and not _out_of_reach() and isinstance(p, (int, float)) and p > 0:
                 dropout_off()
             return original(input, p, training, inplace)
         return call

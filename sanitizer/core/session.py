@@ -650,8 +650,8 @@ class Sanitizer:
         if probe.stepped_params:  # read while the optimizers stepped inside backward
             with_grad, grads, squares = probe.stepped_params, [], probe.stepped_squares
         else:
-            with_grad = [p for p in params if p.grad is not None and not p.grad.is_sparse]
-            grads = [p.grad for p in with_grad]
+            with_grad = [p for p in params if p.grad is not None]
+            grads = [_stored_values(p.grad) for p in with_grad]
             squares = squared_norms(grads) if grads else []
         self.fp16 = self.fp16 or any(grad.dtype == torch.float16 for grad in grads[:1])
         gather = Gather()
@@ -731,7 +731,8 @@ class Sanitizer:
                                 still_scaled: bool) -> int:
         """Queue the fp16 flush census of the gradients (embeddings excluded: their unused
         rows are zero by design); returns how many values it covers."""
-        dense = [p.grad for p in params if not isinstance(self.index.param_owner(p), (nn.Embedding, nn.EmbeddingBag))]
+        dense = [p.grad for p in params
+                 if not p.grad.is_sparse and not isinstance(self.index.param_owner(p), (nn.Embedding, nn.EmbeddingBag))]
         total = sum(grad.numel() for grad in dense)
         if total:
             unscaled = scaler is not None and not still_scaled and getattr(scaler, "_scale", None) is not None
@@ -748,6 +749,12 @@ class Sanitizer:
             self.notes.append("the script never stepped an optimizer: only forward/backward checks ran")
         elif self.step_source is StepSource.BACKWARD:
             self.notes.append("the script never stepped an optimizer: each backward pass was counted as a step")
+
+
+def _stored_values(grad: torch.Tensor) -> torch.Tensor:
+    """The values a gradient holds: a sparse one's (`nn.Embedding(sparse=True)`), summed
+    per row as the optimizer applies them, so its norm is the gradient's."""
+    return grad.coalesce()._values() if grad.is_sparse else grad
 
 
 def status_of(exc: BaseException | None) -> int:

@@ -55,8 +55,12 @@ class NonfiniteDetector(Detector):
         bad_params = [i for i, norm in enumerate(record.param_norms) if not math.isfinite(norm)]
         designed = self._designed_infs(trail, clean=bad_loss is None and not bad_grads and not bad_params)
         first_bad = next((i for i, (_, mag) in enumerate(trail) if not math.isfinite(mag) and i not in designed), None)
-        previous_finite, self._finite_grads_at = self._finite_grads_at, (
-            record.step if record.grad_norms and not bad_grads else None)
+        previous_finite = self._finite_grads_at
+        # a second optimizer stepping on the same backward pass: the step's gradients are
+        # all finite only if the first optimizer's were too
+        all_finite = bool(record.grad_norms) and not bad_grads and (
+            not record.joins_previous or previous_finite == record.step)
+        self._finite_grads_at = record.step if all_finite else None
         if first_bad is None and bad_loss is None and not bad_grads and not bad_params:
             self._remember(trail)
             return
@@ -184,7 +188,8 @@ class NonfiniteDetector(Detector):
         sink.emit("nonfinite_param", step, f"parameter {sink.param_label(param)} is {_word(value)} {when}",
                   module=sink.param_module_name(param), param=sink.param_name(param),
                   where=locations.user_site(), value=value,
-                  extra={"params": [sink.param_label(record.checked_params[i]) for i in bad[:20]]})
+                  extra={"params": [sink.param_label(record.checked_params[i]) for i in bad[:20]],
+                         **({"initial": True} if when == "before the first update" else {})})
 
 
 def _first_reached(candidates: list[Tensor], record: StepRecord, sink: Sink, culprit: int | None) -> int:

@@ -36,7 +36,8 @@ class UnusedParameterDetector(Detector):
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial:
             return
-        self.steps_seen += 1
+        if not record.joins_previous:  # a second optimizer stepped on the same backward pass
+            self.steps_seen += 1
         for param in record.training_params:
             if id(param) not in self._trainable and local_values([param])[0].numel():  # an FSDP shard may be empty here
                 self._trainable[id(param)] = param
@@ -63,9 +64,9 @@ class UnusedParameterDetector(Detector):
             # an optimizer's parameter the model replaced by a new one (a module assigning
             # a new nn.Parameter in its forward): nothing could use it after that
             replaced = bool(in_model) and all(id(by_name[name]) not in in_model for name in params)
-            steps = f"in {self.steps_seen} steps"
+            why += f" in {self.steps_seen} steps"
             if replaced:
-                steps += ": they are no longer parameters of the model, which assigned new ones in their place"
+                why += ": they are no longer parameters of the model, which assigned new ones in their place"
             layers = {id(owner) for owner in map(sink.param_owner, map(by_name.get, params)) if owner is not None}
             if layers and not layers & self._called:
                 why += f"; {module} is never called in forward" if len(layers) == 1 else \
@@ -74,6 +75,6 @@ class UnusedParameterDetector(Detector):
             gradients = "none" if id(first) in never else "zero"
             shown = ", ".join(params) if len(params) <= LISTED else \
                 f"all {len(params)} parameters of {module} ({', '.join(params[:LISTED - 1])}, ...)"
-            sink.emit("unused_parameter", None, f"{shown} {why} {steps}",
+            sink.emit("unused_parameter", None, f"{shown} {why}",
                       module=module, param=params[0],
                       extra={"params": params, "gradients": gradients, **({"replaced": True} if replaced else {})})

@@ -26,7 +26,7 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("grad_accumulation.py",), ("grad_accumulation.py", "--dtype", "bfloat16"), ("cross_validation.py",)] + [
     ("gradient_clearing.py", "--clear", how)
     for how in ("zero_grad", "in_place", "data", "model", "none_by_hand", "after_step", "accumulate")] + [
-    ("dqn_own_env.py",)]
+    ("dqn_own_env.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",)]
 PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               ("eval_mode_left_on.py", "--bug"), ("eval_mode_left_on.py", "--bug", "--functional"),
@@ -42,7 +42,9 @@ PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") f
               *[("train_set_evaluation.py", "--data", data) for data in ("loader", "slices", "split", "full-batch")],
               ("train_set_evaluation.py", "--data", "full-batch", "--val-only"),
               *[("gradient_clearing.py", "--clear", how) for how in ("never", "head_only", "accumulate_wrong")],
-              ("gradient_clearing.py", "--clear", "never", "--lr", "0.5")]
+              ("gradient_clearing.py", "--clear", "never", "--lr", "0.5"), ("sparse_embeddings.py", "--fault", "12"),
+              ("sparse_embeddings.py", "--spare"), ("per_sample_grads.py", "--fault", "12"),
+              ("plain", "per_sample_grads.py"), ("plain", "sparse_embeddings.py")]
 
 
 def _where(run: Run) -> dict[str, tuple[int, str | None]]:
@@ -83,6 +85,41 @@ def test_culprit_returning_a_childs_output_is_named(script_runs: ScriptRuns, end
     assert loss["step"] == 9 and loss["module"] == "blocks.1.gate", loss
     grad = run.first("nonfinite_grad")
     assert grad["step"] == 9 and grad["param"].startswith("blocks.1.gate."), grad
+
+
+def test_sparse_gradients_are_read(script_runs: ScriptRuns) -> None:
+    """Embeddings with sparse gradients (`SparseAdam`) are used, not unused (the
+    healthy run reports nothing), and a NaN in their gradient is caught at its step,
+    before either optimizer applies it; the NaN weights it leaves are explained by it."""
+    run = script_runs.get("sparse_embeddings.py", "--fault", "12")
+    assert run.returncode == 0, run.stderr
+    grad = run.first("nonfinite_grad")
+    assert (grad["step"], grad["param"], grad["module"]) == (12, "users.weight", "users"), grad
+    param = run.first("nonfinite_param")
+    assert param["step"] == 12 and "whose gradients were finite" not in param["message"], param
+    assert run.events("unused_parameter") == []
+
+
+def test_forward_passes_inside_torch_func_transforms_are_left_alone(script_runs: ScriptRuns) -> None:
+    """`vmap(grad(loss))` runs the model on the transforms' stand-in tensors: the
+    sanitizer reads nothing of them (the healthy run reports nothing, no internal
+    error), still checks the gradients the script writes, and changes no number."""
+    run = script_runs.get("per_sample_grads.py", "--fault", "12")
+    assert run.returncode == 0, run.stderr
+    assert run.events("sanitizer_error") == []
+    grad = run.first("nonfinite_grad")
+    assert (grad["step"], grad["param"]) == (12, "0.weight"), grad
+    for script in ("per_sample_grads.py", "sparse_embeddings.py"):
+        assert script_runs.get(script).stdout == script_runs.plain(script).stdout
+
+
+def test_two_optimizers_on_one_backward_count_one_step(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("sparse_embeddings.py", "--spare")
+    assert run.returncode == 0, run.stderr
+    events = run.events("unused_parameter")
+    assert len(events) == 1, events
+    assert events[0]["message"] == ("spare.weight, spare.bias never received a gradient in 30 steps; "
+                                    "spare is never called in forward"), events
 
 
 def test_training_left_in_eval_mode(script_runs: ScriptRuns) -> None:
