@@ -37,7 +37,7 @@ _KINDS = (
          "skips them or they are detached, or the loss does not depend on them (a bias that a "
          "difference or a normalization cancels, as a WGAN critic's last one); remove them or fix the forward"),
     Kind("param_not_in_optimizer", "error", "model",
-         "these trainable parameters belong to the model but to no optimizer, so "
+         "these parameters of the model receive gradients but belong to no optimizer, so "
          "they never change: build the optimizer after the model is complete, or "
          "set requires_grad=False on frozen parts; never assign a new nn.Parameter "
          "during training (a tensor updated by hand, as an EMA codebook, is a buffer: "

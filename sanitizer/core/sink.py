@@ -101,5 +101,6 @@ class Sink:
         return self._session.index.named_parameters()
 
     def optimizer_params(self) -> set[int]:
-        """ids of the parameters some optimizer of the run updates."""
-        return self._session.index.optimizer_params()
+        """ids of the parameters some optimizer of the run updates: one alive when the
+        model was indexed, or one that stepped since (built later, for a second stage)."""
+        return self._session.index.optimizer_params() | {id(p) for p in self._session._all_optimizer_params()}

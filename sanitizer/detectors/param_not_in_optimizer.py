@@ -1,4 +1,7 @@
-"""Trainable model parameters that no optimizer updates (checked once, at the first step)."""
+"""Model parameters that receive gradients no optimizer applies: checked at the first
+step, and again at steps 2, 4, 8, ... (a backbone unfrozen later, its optimizer left
+as it was). A parameter that requires grad but gets none (an EMA target encoder
+updated under `no_grad`) is not one."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -19,27 +22,35 @@ class ParamNotInOptimizerDetector(Detector):
     kinds = ("param_not_in_optimizer",)
 
     def __init__(self) -> None:
-        self.checked = False
+        self.checks = 0
         self.missing: list[str] = []
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
-        if self.checked or record.partial or not record.training_params:
+        if record.partial or not record.training_params or record.joins_previous:
             return
-        self.checked = True
+        self.checks += 1
+        if self.checks & (self.checks - 1):  # steps 1, 2, 4, 8, ...
+            return
         in_optimizers = sink.optimizer_params()
         named = sink.named_parameters()
-        missing = [(name, p) for name, p in named if p.requires_grad and id(p) not in in_optimizers]
-        self.missing = [name for name, _ in missing]
+        outside = [(name, p) for name, p in named
+                   if p.requires_grad and id(p) not in in_optimizers and name not in self.missing]
+        replaced = self.checks == 1 and _replaced(outside, named, record)
+        missing = outside if replaced else [(name, p) for name, p in outside if p.grad is not None]
+        if not missing:
+            return
+        self.missing += [name for name, _ in missing]
         owners = [sink.param_module_name(p) for _, p in missing]
-        replaced = _replaced(missing, named, record)
         site = locations.user_site()
-        for module, params in list(by_module(self.missing, owners).items())[:MAX_EVENTS]:
+        names = [name for name, _ in missing]
+        for module, params in list(by_module(names, owners).items())[:MAX_EVENTS]:
             if replaced:
                 message = (f"{', '.join(params)}: new nn.Parameter objects assigned during training, held by "
                            "no optimizer; the optimizer still holds the ones they replaced, which the model no "
                            "longer uses")
             else:
-                message = f"{', '.join(params)} require grad but no optimizer holds them: they are never updated"
+                message = (f"{', '.join(params)} receive gradients but no optimizer holds them: "
+                           "they are never updated")
             sink.emit("param_not_in_optimizer", record.step, message, module=module, param=params[0], where=site,
                       extra={"params": params, **({"replaced": True} if replaced else {})})
 

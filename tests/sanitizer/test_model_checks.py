@@ -5,7 +5,9 @@ from __future__ import annotations
 from sanitizer_harness import PRELAUNCH, ScriptRuns
 
 PRELAUNCH += [("unused_parameter.py",), ("param_not_in_optimizer.py",), ("fitting.py", "overfit"),
-              ("fitting.py", "underfit"), ("replaced_parameters.py",), ("fitting.py", "mismatch")]
+              ("fitting.py", "underfit"), ("replaced_parameters.py",), ("fitting.py", "mismatch"),
+              ("two_stage.py",), ("two_stage.py", "--unfreeze-at", "10", "--rebuild"),
+              ("two_stage.py", "--unfreeze-at", "10")]
 
 
 def test_branch_never_called_is_unused(script_runs: ScriptRuns) -> None:
@@ -39,6 +41,24 @@ def test_parameters_replaced_in_forward_are_one_problem(script_runs: ScriptRuns)
     problems = diagnose(run.report)
     assert [p.kind for p in problems] == ["param_not_in_optimizer"], problems
     assert any("unused_parameter" in line for line in problems[0].symptoms)
+
+
+def test_a_momentum_encoder_and_a_second_stage_optimizer_are_no_problem(script_runs: ScriptRuns) -> None:
+    """A target encoder updated by EMA requires grad and no optimizer holds it, by
+    design: it gets no gradients. An optimizer built for the second stage holds the
+    unfrozen backbone."""
+    for args in ((), ("--unfreeze-at", "10", "--rebuild")):
+        run = script_runs.get("two_stage.py", *args)
+        assert run.returncode == 0 and run.events() == [], (args, run.events())
+
+
+def test_a_backbone_unfrozen_later_outside_the_optimizer(script_runs: ScriptRuns) -> None:
+    """Unfrozen at step 10 with the head's optimizer kept: its gradients are never
+    applied, found at the next check (steps 1, 2, 4, 8, 16, ...)."""
+    run = script_runs.get("two_stage.py", "--unfreeze-at", "10")
+    events = run.events("param_not_in_optimizer")
+    assert [(e["step"], e["module"]) for e in events] == [(16, "backbone.0"), (16, "backbone.2")], events
+    assert all("receive gradients" in e["message"] for e in events)
 
 
 def test_a_parameter_outside_the_optimizer_is_no_replacement(script_runs: ScriptRuns) -> None:
