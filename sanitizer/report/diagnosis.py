@@ -192,6 +192,12 @@ def _nan_chain(cause: _Group, symptom: _Group) -> bool:
     loss, gradient, parameter, in time and then in that order."""
     if cause.kind not in NONFINITE or symptom.kind not in NONFINITE or cause.step is None or symptom.step is None:
         return False
+    # weights non-finite before any update (an initialisation) come first: they explain
+    # the step's forward, never follow from it
+    if symptom.kind == "nonfinite_param" and symptom.first.get("initial"):
+        return False
+    if cause.kind == "nonfinite_param" and cause.first.get("initial"):
+        return symptom.step >= cause.step
     return (symptom.step, NONFINITE.index(symptom.kind)) > (cause.step, NONFINITE.index(cause.kind))
 
 
@@ -308,7 +314,10 @@ def _time_order(event: dict[str, Any]) -> tuple[Any, ...]:
     step = as_float(event.get("step"))
     known = step is not None and math.isfinite(step)
     rank = event.get("rank") if isinstance(event.get("rank"), int) else 0
-    return (not known, step if known else 0.0, KIND_ORDER.get(str(event.get("kind")), len(KIND_ORDER)), rank)
+    # weights broken before the first update were so before the step's forward ran
+    order = -1 if event.get("kind") == "nonfinite_param" and event.get("initial") else \
+        KIND_ORDER.get(str(event.get("kind")), len(KIND_ORDER))
+    return (not known, step if known else 0.0, order, rank)
 
 
 def _one_line(value: object) -> str:

@@ -42,6 +42,16 @@ def test_the_first_non_finite_value_is_the_root_whatever_its_kind():
     assert _shape(events) == [("nonfinite_grad", ["nonfinite_param", "nonfinite_loss"])]
 
 
+def test_weights_broken_before_the_first_update_explain_the_forward_they_break():
+    """An Inf bias from its initialisation is found with the step's own values; it was
+    there before the forward ran, so it is the root, not one more symptom."""
+    events = [_event("nonfinite_activation", 1), _event("nonfinite_loss", 1), _event("nonfinite_grad", 1),
+              _event("nonfinite_param", 1, initial=True)]
+    assert _shape(events) == [("nonfinite_param", ["nonfinite_activation", "nonfinite_loss", "nonfinite_grad"])]
+    after_update = [*events[:3], _event("nonfinite_param", 1)]
+    assert _shape(after_update) == [("nonfinite_activation", ["nonfinite_loss", "nonfinite_grad", "nonfinite_param"])]
+
+
 def test_scale_collapse_explains_what_its_skipped_steps_look_like():
     events = [_event("grad_underflow", 40), _event("scale_collapse", 60), _event("vanishing_grad", 70),
               _event("tensor_leak", 3), _event("memory_growth", 90)]
