@@ -318,7 +318,8 @@ class Sanitizer:
 
     def param_module_name(self, param: torch.Tensor) -> str | None:
         owner = self.index.param_owner(param)
-        return self.index.module_name(owner) if owner is not None else None
+        name = self.index.module_name(owner) if owner is not None else None
+        return type(owner).__name__ if name == "" else name  # the model itself, named by its class
 
     def _refresh_index(self) -> bool:
         """Rescan live models, at most once per step."""

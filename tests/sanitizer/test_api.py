@@ -207,3 +207,30 @@ def test_mark_step_outside_the_block_is_refused() -> None:
     session = _quiet(report=None)
     with pytest.raises(RuntimeError, match="inside the `with` block"):
         session.mark_step()
+
+
+def test_a_parameter_of_the_model_itself_is_named_by_the_models_class() -> None:
+    """A table the root model owns (`self.pos = nn.Parameter(...)`): its events name
+    the module as the model's activation events do, by its class, not `""`."""
+
+    class Tiny(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.pos = nn.Parameter(torch.zeros(4))
+            self.fc = nn.Linear(4, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.fc(x + self.pos)
+
+    torch.manual_seed(0)
+    model = Tiny()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with _quiet(report=None) as session:
+        for step in range(1, 4):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            if step == 2:
+                model.pos.grad[0] = float("nan")
+            opt.step()
+    grads = [(e.step, e.module, e.param) for e in session.events if e.kind == "nonfinite_grad"]
+    assert grads == [(2, "Tiny", "pos")], grads
