@@ -221,8 +221,8 @@ def _imported_paths(path: str, data: bytes, root: str, wanted: frozenset[str] | 
                 continue
             for folder in bases:
                 target = os.path.join(folder, *parts)
+                yield os.path.join(target, "__init__.py"), names  # a package before a module of its name
                 yield target + ".py", names
-                yield os.path.join(target, "__init__.py"), names
 
 
 def _run_time_nodes(tree: ast.AST) -> Iterable[ast.AST]:

@@ -240,12 +240,15 @@ class Project:
         longest module first."""
         for cut in range(len(parts) - 1, 0, -1):
             folder = os.path.join(base, *parts[:cut])
-            for candidate in (folder + ".py", os.path.join(folder, "__init__.py")):
+            # a package beside a module of its name is what Python imports: the module is unreachable
+            for candidate in (os.path.join(folder, "__init__.py"), folder + ".py"):
                 known = self._by_file.get(candidate)
                 if known is not None:
                     yield known, ".".join(parts[cut:])
-                elif candidate in self._inert:
+                    break
+                if candidate in self._inert:
                     yield candidate, ".".join(parts[cut:])
+                    break
 
     # -- closing across files -------------------------------------------------
     def summary(self, path: str, key: str) -> Summary | None:

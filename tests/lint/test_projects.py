@@ -189,3 +189,20 @@ def test_a_file_linted_alone_follows_the_modules_it_imports(tmp_path: Path) -> N
         assert code == 1 and set(out.splitlines()[:-1]) == whole
     code, out, _ = invoke("train.py", "--fix", cwd=project)
     assert "torch.cuda.amp.GradScaler()" in helper.read_text(), "a module read for context is not fixed"
+
+
+def test_a_package_beside_a_module_of_its_name_is_the_one_imported(tmp_path: Path) -> None:
+    """`proj/utils/__init__.py` and `proj/utils.py`: Python imports the package, so
+    `from .utils import release` runs the package's function, never the module's."""
+    (tmp_path / "proj" / "utils").mkdir(parents=True)
+    (tmp_path / "proj" / "__init__.py").write_text("")
+    emptying = "import torch\n\n\ndef release():\n    torch.cuda.empty_cache()\n"
+    quiet = "def release():\n    pass\n"
+    (tmp_path / "proj" / "engine.py").write_text(
+        "from .utils import release\n\n\ndef fit(model, loader, optimizer):\n    for x in loader:\n"
+        "        optimizer.zero_grad()\n        model(x).sum().backward()\n        optimizer.step()\n"
+        "        release()\n")
+    for package, module, expected in ((quiet, emptying, set()), (emptying, quiet, {("proj/engine.py", 9, "TL201")})):
+        (tmp_path / "proj" / "utils" / "__init__.py").write_text(package)
+        (tmp_path / "proj" / "utils.py").write_text(module)
+        assert _lint(tmp_path) == expected
