@@ -88,7 +88,7 @@ def _imported_context(files: list[str], targets: list[str], config: Config, alon
     whole project, and only `files` are reported."""
     if not files:
         return []
-    root = project_root(files, config.source.parent if config.source else None)
+    root = project_root([*files, *targets] if alone else files, config.source.parent if config.source else None)
     if alone and any(os.path.isdir(target) and Path(target).resolve() == root.resolve() for target in targets):
         return []  # the whole project is linted already
     linted = {os.path.abspath(path) for path in files}
@@ -126,7 +126,8 @@ def execute(request: CheckRequest) -> int:
     result = RunResult()
     for group, files in groups:
         cache_dir = None if request.no_cache else group.config.root / CACHE_DIR
-        options = RunOptions(request.fix_mode, request.diff, request.jobs, cache_dir, request.timings)
+        named = tuple(targets) if len(groups) == 1 else ()  # several groups: each has a configuration of its own
+        options = RunOptions(request.fix_mode, request.diff, request.jobs, cache_dir, request.timings, named=named)
         context = _imported_context(files, targets, group.config, alone=len(groups) == 1)
         _merge(result, run(files, group.selection, group.config, options, context))
     result.findings.sort()

@@ -44,6 +44,7 @@ class RunOptions:
     cache_dir: Path | None = None  # None: no cache
     timings: bool = False  # measure where each analysed file's time goes
     only: frozenset[str] | None = None  # the files to report and fix (the others are context)
+    named: tuple[str, ...] = ()  # the paths the command line named: the project is at least their folder
 
 
 @dataclass
@@ -86,7 +87,7 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
     known: dict[str, Known] = {}
     tasks = list(_look_up(files, selection, config, options, index, known, result))
     cached_paths = set(known)
-    root = project_root(files, config.source.parent if config.source else None)
+    root = project_root([*files, *options.named], config.source.parent if config.source else None)
     last_members, stamp = (index.members, index.project) if index is not None else ("", "")
     project = ProjectPass(root, list(files), known, store, last_members, stamp)
     if tasks:

@@ -206,3 +206,21 @@ def test_a_package_beside_a_module_of_its_name_is_the_one_imported(tmp_path: Pat
         (tmp_path / "proj" / "utils" / "__init__.py").write_text(package)
         (tmp_path / "proj" / "utils.py").write_text(module)
         assert _lint(tmp_path) == expected
+
+
+def test_a_namespace_package_resolves_from_the_folder_named(tmp_path: Path) -> None:
+    """`proj/` without `__init__.py`, run as `python -m proj.engine` from the folder
+    `trainlint .` names: `from proj.utils import release` is that folder's module,
+    though every file found lies in `proj/`."""
+    import json
+
+    from cli_runner import invoke
+
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "utils.py").write_text("import torch\n\n\ndef release():\n    torch.cuda.empty_cache()\n")
+    (tmp_path / "proj" / "engine.py").write_text(
+        "from proj.utils import release\n\n\ndef fit(model, loader, optimizer):\n    for x in loader:\n"
+        "        optimizer.zero_grad()\n        model(x).sum().backward()\n        optimizer.step()\n"
+        "        release()\n")
+    _, out, _ = invoke(".", "--no-cache", "--format", "json", cwd=tmp_path)
+    assert [(d["path"], d["line"], d["code"]) for d in json.loads(out)] == [("proj/engine.py", 9, "TL201")]
