@@ -221,6 +221,19 @@ class MissingSetEpoch(Rule):
         "        for x, y in loader:\n"
         "            model(x).sum().backward()\n"
         "            opt.step()\n",
+        # another function hands a variable of its own, also named `loader`, to imported code
+        "import wandb\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def sweep(ds):\n"
+        "    loader = DataLoader(ds, num_workers=4)\n"
+        "    wandb.log_dataset(loader)\n"
+        "def main(model, optimizer, ds):\n"
+        "    loader = DataLoader(ds, sampler=DistributedSampler(ds), num_workers=4)  # expect: TL302\n"
+        "    for epoch in range(10):\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            optimizer.step()\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -399,7 +412,7 @@ class MissingSetEpoch(Rule):
         if self._set_epoch_reaches(receivers, holders):
             return True
         texts = self._carriers(holders)
-        if self._handed_to_imported_code(texts):
+        if self._handed_to_imported_code(texts, holders):
             return True
         returned = self._returned_at_call_sites(texts, followed)
         if returned is None:
@@ -473,13 +486,13 @@ class MissingSetEpoch(Rule):
             return None  # returned only to evaluation code
         return found
 
-    def _handed_to_imported_code(self, texts: set[str]) -> bool:
+    def _handed_to_imported_code(self, texts: set[str], holders: list[cst.BaseExpression]) -> bool:
         """The sampler, or the loader holding it (`texts`: what carries it), passed
         to a function or class imported from a module other than torch: that code
         may well call `set_epoch` itself, and we cannot see it. A number or a text
         made from it (`len(loader)`, an f-string) is not the loader, nor is a
         variable of another function that only shares its name."""
-        carriers = self._carrier_bindings(texts)
+        carriers = self._carrier_bindings(texts, holders)
         for node in self.ctx.nodes_of(cst.Call):
             if not any(self._passes_itself(a.value, texts, carriers) for a in node.args):
                 continue
@@ -490,12 +503,15 @@ class MissingSetEpoch(Rule):
                 return True
         return False
 
-    def _carrier_bindings(self, texts: set[str]) -> set[Binding]:
-        """The variables that carry the sampler: those assigned where a carrier is
-        (the names in `texts`, in the scopes that assign them)."""
+    def _carrier_bindings(self, texts: set[str], holders: list[cst.BaseExpression]) -> set[Binding]:
+        """The variables that carry the sampler: the holders, and those (named in
+        `texts`) assigned a value made from a carrier; not a variable of another
+        function that only shares a holder's name (`loader` of a `sweep()`)."""
         receivers = self.ctx.receivers
-        found: set[Binding] = set()
+        found = {binding for holder in holders if (binding := receivers.binding(holder)) is not None}
         for node in self.ctx.nodes_of(cst.Assign):
+            if not self._mentions(node.value, texts):  # type: ignore[attr-defined]
+                continue
             for target in node.targets:
                 for name in iter_nodes(target.target):
                     if type(name) in (cst.Name, cst.Attribute) and self.ctx.code(name) in texts:
