@@ -137,7 +137,10 @@ def _without(
     """`holder` with the codes `drop` taken out of `directive`; the directive
     goes when no code is left, the comment when nothing else was in it."""
     keep = [c for c in directive.codes if c not in drop]
-    parts = (text[: directive.start].rstrip(), f"# noqa: {', '.join(keep)}" if keep else "", text[directive.end :].lstrip())
+    before, after = text[: directive.start].rstrip(), text[directive.end :].lstrip()
+    if before and after and not keep and not after.startswith("#"):
+        after = f"# {after}"  # the reason stays a comment of its own: `# type: ignore  # -- legacy`
+    parts = (before, f"# noqa: {', '.join(keep)}" if keep else "", after)
     rest = "  ".join(part for part in parts if part)
     if rest and not rest.startswith("#"):
         rest = f"# {rest}"

@@ -46,6 +46,15 @@ def test_two_fixes_of_one_comment_count_as_two(tmp_path: Path) -> None:
     assert (tmp_path / "a.py").read_text() == "x = 1\ny = 2\n"
 
 
+def test_the_reason_after_a_removed_noqa_stays_a_comment_beside_another(tmp_path: Path) -> None:
+    """`# type: ignore  # noqa: TL202 -- legacy`: with the directive gone, its reason
+    must not run into the type checker's comment (`# type: ignore  -- legacy` is no
+    `type: ignore` mypy accepts)."""
+    (tmp_path / "a.py").write_text("y = 2  # type: ignore  # noqa: TL202 -- legacy\nx = 1  # noqa: TL202 -- legacy\n")
+    assert invoke("a.py", "--fix", "--no-cache", cwd=tmp_path)[0] == 0
+    assert (tmp_path / "a.py").read_text() == "y = 2  # type: ignore  # -- legacy\nx = 1  # -- legacy\n"
+
+
 def test_only_codes_of_rules_that_ran_are_judged(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1  # noqa: TL301\n")
     assert invoke("a.py", "--select", "TL1,TL001", "--no-cache", cwd=tmp_path)[0] == 0
