@@ -2,7 +2,7 @@ import libcst as cst
 
 from trainlint.analysis.precision import hands_over_scaler, scaler_switched_off
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
-from trainlint.analysis.training import loops_within, method_call, statement_of
+from trainlint.analysis.training import ancestors_within, loops_within, method_call, statement_of
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -187,6 +187,12 @@ class ScalerStepWithoutUpdate(Rule):
             "    scaler.update()\n"
             "    log_scale()\n",
         ),
+        # no fix: the step may not run, and an update after no step raises
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for i, (x, y) in enumerate(loader):\n"
+        "    scaler.scale(criterion(model(x), y)).backward()\n"
+        "    _ = scaler.step(optimizer) if (i + 1) % accum == 0 else None  # expect: TL104\n",
     )
     good = (
         "import torch\n"
@@ -424,6 +430,11 @@ class ScalerStepWithoutUpdate(Rule):
     def _fix(self, step: cst.Call, scaler: cst.BaseExpression) -> Fix | None:
         statement = statement_of(self.ctx, step)
         if statement is None:
+            return None
+        # a step that may not run (`scaler.step(opt) if ready else None`, `ready and
+        # scaler.step(opt)`): an update after it would run without one, and raise
+        if any(type(node) in (cst.IfExp, cst.BooleanOperation, cst.Lambda, cst.GeneratorExp, cst.ListComp)
+               for node in ancestors_within(self.ctx, step, statement)):
             return None
         update = cst.parse_statement(f"{self.ctx.code(scaler)}.update()\n")
         return Fix({statement: cst.FlattenSentinel([statement, update])})
