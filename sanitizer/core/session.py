@@ -131,6 +131,8 @@ class Sanitizer:
         # one step, not one each
         self._backward_seen = False
         self._backward_since_close = False
+        self._backwards_since_step = 0  # backward passes since an optimizer last stepped
+        self._most_backwards_per_step = 0  # gradient accumulation, LBFGS's closure: several per step
         self.step_source = StepSource.UNDECIDED
         self._held: HeldStep | None = None
         self._leaves: list[torch.Tensor] = []  # what backward passes train, while no optimizer is seen
@@ -335,6 +337,7 @@ class Sanitizer:
     # ------------------------------------------------------- loss and backward
     def on_backward(self, tensors: Any) -> None:
         self._backward_seen = self._backward_since_close = True
+        self._backwards_since_step += 1
         if self._clearing is not None and not in_backward():
             self._clearing.before_backward()
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors or ())
@@ -534,6 +537,7 @@ class Sanitizer:
 
     def after_step(self, optimizer: torch.optim.Optimizer) -> None:
         if not in_backward():
+            self._stepped_after_backwards()
             self._updated_at[id(optimizer)] = self.step
             if self._clearing is not None:
                 self._clearing.after_step(optimizer)
@@ -544,11 +548,16 @@ class Sanitizer:
         backward pass, one per parameter): its gradients are read now, before the
         update clears them; the step ends with the backward pass."""
         self._optimizers.add(optimizer)
+        self._stepped_after_backwards()
         params = [p for p in params_of(optimizer) if p.grad is not None and not p.grad.is_sparse]
         if params:
             with torch.no_grad():
                 self.probe.stepped_squares.extend(squared_norms([p.grad for p in params]))
             self.probe.stepped_params.extend(params)
+
+    def _stepped_after_backwards(self) -> None:
+        self._most_backwards_per_step = max(self._most_backwards_per_step, self._backwards_since_step)
+        self._backwards_since_step = 0
 
     def _optimizer_in_backward(self, params: list[torch.Tensor]) -> ManualUpdate:
         """The optimizers a backward pass stepped, as one (the same from step to step
@@ -750,6 +759,15 @@ class Sanitizer:
             self.notes.append("the script never stepped an optimizer: only forward/backward checks ran")
         elif self.step_source is StepSource.BACKWARD:
             self.notes.append("the script never stepped an optimizer: each backward pass was counted as a step")
+        elif self.steps and self._backwards_since_step >= max(STALL_BACKWARDS, self.steps,
+                                                               2 * self._most_backwards_per_step):
+            self.notes.append(
+                f"training stalled: the last {self._backwards_since_step} backward passes stepped no optimizer "
+                f"(the last step was step {self.steps}); a handler that skips a batch and leaves its "
+                "gradients uncleared makes every later batch fail the same way")
+
+
+STALL_BACKWARDS = 20  # backward passes after the last step, at least, before a run counts as stalled
 
 
 def _stored_values(grad: torch.Tensor) -> torch.Tensor:

@@ -234,3 +234,34 @@ def test_a_parameter_of_the_model_itself_is_named_by_the_models_class() -> None:
             opt.step()
     grads = [(e.step, e.module, e.param) for e in session.events if e.kind == "nonfinite_grad"]
     assert grads == [(2, "Tiny", "pos")], grads
+
+
+def test_a_run_that_stops_stepping_says_so() -> None:
+    """A handler that skips a bad batch without clearing its gradients: every later
+    backward adds to the Inf ones and is skipped too. The note says that the last
+    backward passes stepped nothing; a run that steps to its end gets no such note."""
+
+    def run(forget_to_clear: bool) -> list[str]:
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 1))
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        with _quiet(report=None) as session:
+            for batch in range(60):
+                x = torch.randn(16, 6)
+                y = x.sum(1)
+                if batch == 10:
+                    y[0] = float("inf")
+                F.mse_loss(model(x).squeeze(1), y).backward()
+                try:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0, error_if_nonfinite=True)
+                except RuntimeError:
+                    if not forget_to_clear:
+                        opt.zero_grad()
+                    continue
+                opt.step()
+                opt.zero_grad()
+        return session.notes
+
+    stalled = [note for note in run(True) if note.startswith("training stalled")]
+    assert stalled and "the last 50 backward passes stepped no optimizer (the last step was step 10)" in stalled[0], stalled
+    assert not any(note.startswith("training stalled") for note in run(False))
