@@ -31,6 +31,10 @@ from trainlint.semantic import SemanticModel
 Facts = frozenset
 Transfer = Callable[[Facts, cst.CSTNode], Facts]
 _MAX_PATHS = 64
+# distinct fact sets past which a body is not analysed further: independent `if`s each
+# doubling them (a sampling loop of twenty optional steps) would take time and memory
+# exponential in their number
+_MAX_FACT_SETS = 512
 _MAX_LOOP_ROUNDS = 4
 
 
@@ -78,8 +82,12 @@ class Flow:
 
     def run(self, body: cst.BaseSuite | cst.Module, facts: Facts = frozenset()) -> Paths:
         """Facts of every path that reaches the end of `body` (a function's
-        body, or a module's top-level statements)."""
-        return self._block(self.program.body(body), frozenset({Path(facts)}))
+        body, or a module's top-level statements); none when the paths grow
+        past `_MAX_FACT_SETS` (what the transfer saw until then stands)."""
+        try:
+            return self._block(self.program.body(body), frozenset({Path(facts)}))
+        except _TooManyPaths:
+            return frozenset()
 
     def run_if_events(self, body: cst.BaseSuite | cst.Module) -> None:
         """`run(body)` for a rule that reads only what its transfer saw: a
@@ -268,7 +276,14 @@ def _merge_decided(paths: set[Path], key: str) -> set[Path]:
     return out
 
 
+class _TooManyPaths(Exception):
+    """The paths of a body grew past what an analysis can follow."""
+
+
 def _limit(paths: frozenset[Path] | set[Path]) -> Paths:
     if len(paths) <= _MAX_PATHS:
         return frozenset(paths)
-    return frozenset({Path(p.facts) for p in paths})
+    merged = frozenset({Path(p.facts) for p in paths})
+    if len(merged) > _MAX_FACT_SETS:
+        raise _TooManyPaths
+    return merged
