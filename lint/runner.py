@@ -244,6 +244,8 @@ class _Workers:
         self.jobs = options.jobs or os.cpu_count() or 1
         self._pools: list[ProcessPoolExecutor] = []
         self._home: dict[str, int] = {}  # path: the process that analysed it
+        self._context: object = None  # how the processes start, and their share of the kept trees
+        self._budget = 0
 
     def __enter__(self) -> _Workers:
         return self
@@ -274,21 +276,43 @@ class _Workers:
         if self._pools:
             return
         import multiprocessing  # a run that analyses a file or two starts no pool: it needs none of this
-        from concurrent.futures import ProcessPoolExecutor
 
         from trainlint.registry import rules_for
 
         rules_for({code for task in tasks for code in task.codes})  # imported once, before the workers are forked
-        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+        self._context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
         count = min(self.jobs, len(tasks))
-        budget = _TREE_BUDGET // count  # the memory for kept trees is shared out, however many processes
-        self._pools = [
-            ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_worker_setup, initargs=(budget,))
-            for _ in range(count)
-        ]
+        self._budget = _TREE_BUDGET // count  # the memory for kept trees is shared out, however many processes
+        self._pools = [self._new_pool() for _ in range(count)]
+
+    def _alone(self, task: Task) -> _Analysed:
+        """`task` analysed in a process of its own; an error outcome if it dies there too."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        pool = self._new_pool()
+        try:
+            return pool.submit(_analyse, *self._arguments(task)).result()
+        except BrokenProcessPool as exc:
+            return _worker_died(task, exc)
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _renew(self, worker: int, dead: ProcessPoolExecutor) -> None:
+        """A new process in place of one that died (once per death)."""
+        if self._pools[worker] is not dead:
+            return
+        dead.shutdown(wait=False, cancel_futures=True)
+        self._pools[worker] = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        from concurrent.futures import ProcessPoolExecutor
+
+        return ProcessPoolExecutor(max_workers=1, mp_context=self._context, initializer=_worker_setup,
+                                   initargs=(self._budget,))
 
     def _dispatch(self, tasks: list[Task]) -> Iterator[tuple[Task, _Analysed]]:
         from concurrent.futures import FIRST_COMPLETED, Future, wait
+        from concurrent.futures.process import BrokenProcessPool
 
         # biggest files first, so that one huge file does not finish last alone
         order = sorted(range(len(tasks)), key=lambda i: -_size(tasks[i].path))
@@ -297,7 +321,7 @@ class _Workers:
         for i in order:
             home = self._home.get(tasks[i].path)
             (own[home] if home is not None and home < len(own) else shared).append(i)
-        running: dict[Future[_Analysed], tuple[int, int]] = {}
+        running: dict[Future[_Analysed], tuple[int, int, ProcessPoolExecutor]] = {}
         busy = [0] * len(self._pools)
         done: dict[int, _Analysed] = {}
         next_out = 0
@@ -308,17 +332,32 @@ class _Workers:
                     if i is None:
                         break
                     task = tasks[i]
-                    running[pool.submit(_analyse, *self._arguments(task))] = (i, worker)
+                    running[pool.submit(_analyse, *self._arguments(task))] = (i, worker, pool)
                     busy[worker] += 1
                     self._home[task.path] = worker
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
-                i, worker = running.pop(future)
+                i, worker, pool = running.pop(future)
                 busy[worker] -= 1
-                done[i] = future.result()
+                try:
+                    done[i] = future.result()
+                except BrokenProcessPool:
+                    # the process died (killed for memory, a crash in C) under one of the files
+                    # it held: each is analysed again alone, and the one it dies on is reported
+                    self._renew(worker, pool)
+                    done[i] = self._alone(tasks[i])
             while next_out in done:
                 yield tasks[next_out], done.pop(next_out)
                 next_out += 1
+
+
+def _worker_died(task: Task, exc: BaseException) -> _Analysed:
+    from trainlint import engine
+    from trainlint.crashes import RuleCrash
+
+    crash = RuleCrash(None, "lint", f"the process analysing it died ({exc or type(exc).__name__}; "
+                                    "out of memory?)")
+    return _Analysed(engine.FileOutcome(crashes=[crash]), "")
 
 
 def _worker_setup(tree_budget: int) -> None:

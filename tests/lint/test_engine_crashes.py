@@ -147,3 +147,23 @@ def test_the_noqa_of_a_crashed_rule_is_not_called_unused(project: Path, monkeypa
     assert code == 2
     assert len(unused) == 1 and "TL301" in unused[0], "TL301 is unused there; TL202 crashed, so its noqa is not judged"
     assert "TL202" not in unused[0]
+
+
+def test_a_worker_that_dies_costs_its_file_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process that dies under a file (killed for memory) is replaced: the other
+    files it held are analysed again alone, and the file it dies on there is reported as
+    an error; the run goes on and reports everything else."""
+    from dying_worker import analyse_or_die
+
+    from trainlint import runner
+    from trainlint.config import Config, select_rules
+
+    monkeypatch.setattr(runner, "_analyse", analyse_or_die)  # the processes are started after this
+    bug = "import torch.nn as nn\nm = nn.DataParallel(net)\n"
+    paths = []
+    for name in ("a.py", "b.py", "boom.py", "c.py", "d.py", "e.py"):
+        (tmp_path / name).write_text(bug)
+        paths.append(str(tmp_path / name))
+    result = runner.run(paths, select_rules(None, [], []), Config(root=tmp_path), runner.RunOptions(jobs=2))
+    assert sorted(Path(f.path).name for f in result.findings) == ["a.py", "b.py", "c.py", "d.py", "e.py"]
+    assert len(result.errors) == 1 and "boom.py" in result.errors[0] and "the process analysing it died" in result.errors[0]
