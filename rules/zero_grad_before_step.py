@@ -1,6 +1,6 @@
 import libcst as cst
 
-from trainlint.analysis.dataflow import constructor_argument
+from trainlint.analysis.dataflow import constructor_argument, target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
     clears_grads,
@@ -12,6 +12,7 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.training import ancestors_within, loops_within, method_call, unchain_module
+from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, STEP, ZERO_GRAD, Summary
 
@@ -64,7 +65,9 @@ class ZeroGradBeforeStep(Rule):
     optimizer was built from another model's parameters, one of the two a deep
     copy (`p_bf16.grad = None` after copying a bf16 copy's gradients to the
     fp32 master weights that the optimizer steps). Putting a gradient in place
-    (`p.grad = g`, neither `None` nor zeros) is not a clear.
+    (`p.grad = g`, neither `None` nor zeros) is not a clear, nor is a clear of
+    the parameters a test of each picks in a loop over them (`if "prototypes"
+    in name: p.grad = None`, a part frozen while the rest trains).
     """
 
     code = "TL402"
@@ -150,6 +153,15 @@ class ZeroGradBeforeStep(Rule):
         "    gen(x).sum().backward()\n"
         "    optims['g'].zero_grad()  # expect: TL402\n"
         "    optims['g'].step()\n",
+        # a test of each gradient picks no part: every one is cleared
+        "import torch\n"
+        "opt = torch.optim.Adam(model.parameters())\n"
+        "for x, y in loader:\n"
+        "    criterion(model(x), y).backward()\n"
+        "    for p in model.parameters():\n"
+        "        if p.grad is not None:\n"
+        "            p.grad.zero_()  # expect: TL402\n"
+        "    opt.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -220,6 +232,18 @@ class ZeroGradBeforeStep(Rule):
         "    criterion(model(x), y).backward()\n"
         "    # opt.zero_grad()  -- not here, it would wipe the gradients\n"
         "    opt.step()\n",
+        # a part frozen for the first iterations (SwAV's prototypes): the step applies the rest
+        "import torch\n"
+        "def train(model, loader, freeze_prototypes_niters):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for it, (x, y) in enumerate(loader):\n"
+        "        optimizer.zero_grad()\n"
+        "        model(x, y).backward()\n"
+        "        if it < freeze_prototypes_niters:\n"
+        "            for name, p in model.named_parameters():\n"
+        "                if 'prototypes' in name:\n"
+        "                    p.grad = None\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -248,9 +272,29 @@ class ZeroGradBeforeStep(Rule):
             any(self._same_iteration(b, node) for b in backwards)
             and clears_grads(self.ctx, node)
             and not sets_gradients(node)
+            and not self._some_parameters(node)
         ):
             return facts | {(node, self._cleared_optimizer(node))}
         return facts
+
+    def _some_parameters(self, node: cst.CSTNode) -> bool:
+        """A clear of the parameters a condition picks in the loop over them
+        (`if "prototypes" in name: p.grad = None`): freezing a part for a while,
+        while the step applies the rest."""
+        if method_call(node, "zero_grad") is not None:
+            return False
+        for ancestor in self.ctx.ancestors(node):
+            if type(ancestor) is cst.If:
+                loop = next((outer for outer in self.ctx.ancestors(ancestor) if type(outer) is cst.For), None)
+                if loop is None or not _over_parameters(loop):
+                    return False
+                read = {n.value for n in iter_nodes(ancestor.test) if type(n) is cst.Name}
+                # a test of the gradient itself (`if p.grad is not None:`) picks no part
+                return bool(read & target_names(loop.target)) and not any(
+                    type(n) is cst.Attribute and n.attr.value == "grad" for n in iter_nodes(ancestor.test))
+            if type(ancestor) in (cst.For, cst.While, cst.FunctionDef):
+                return False
+        return False
 
     def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:
         """A function of another module called after `backward()`, by its effects in
@@ -375,3 +419,10 @@ def _parameters_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
 
 _THROUGH_HELPER = ("`{}()` clears the gradients and then steps the optimizer: the step applies zero "
                    "gradients; clear them before `backward()`")
+
+
+def _over_parameters(loop: cst.For) -> bool:
+    """`for p in model.parameters():`, `for name, p in model.named_parameters():`."""
+    iterable = loop.iter
+    return (type(iterable) is cst.Call and type(iterable.func) is cst.Attribute
+            and iterable.func.attr.value in ("parameters", "named_parameters"))
