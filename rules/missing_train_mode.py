@@ -5,8 +5,8 @@ from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.guards import tests_a_remainder
 from trainlint.analysis.loops import CallFlow, is_backward, mode_switch, reachable_nodes
-from trainlint.analysis.scopes import dotted_name
-from trainlint.analysis.summarize import argument_slots
+from trainlint.analysis.scopes import bound_arguments, dotted_name
+from trainlint.analysis.summarize import argument_slots, parameter_names
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
 from trainlint.context import FileContext
 from trainlint.rule import Rule
@@ -511,6 +511,24 @@ class MissingTrainMode(Rule):
         "            model(x).sum().backward()\n"
         "            optimizer.step()\n"
         "        probe.run()\n",
+        # validation of a fresh copy loaded with the trained weights (pytorch-YOLOv4)
+        "import torch\n"
+        "def train(model, loader, val_loader, epochs):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            criterion(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        eval_model = Net()\n"
+        "        eval_model.load_state_dict(model.state_dict())\n"
+        "        evaluate(eval_model, val_loader)\n"
+        "@torch.no_grad()\n"
+        "def evaluate(model, data_loader):\n"
+        "    model.eval()\n"
+        "    for x, y in data_loader:\n"
+        "        model(x)\n",
     )
 
     def finish(self) -> None:
@@ -542,12 +560,27 @@ class MissingTrainMode(Rule):
         for node in candidates:
             model = self._model_of(node)
             if node not in self._evaluated:
-                if model in trained:
+                if model in trained and self._given_a_trained_model(node, trained):
                     self.report(node)
             elif model in stepped:
                 name = self.ctx.code(node.func)  # type: ignore[attr-defined]
                 self.report(node, f"`{name}()` switches `{model}` to `.eval()` and training resumes without "
                                   "`.train()`: dropout and BatchNorm stay in eval mode")
+
+    def _given_a_trained_model(self, eval_node: cst.CSTNode, trained: set[str]) -> bool:
+        """`model.eval()` of a parameter of a function of this file: some call of it
+        hands it a model the file trains (not only `evaluate(eval_model, ...)`, a fresh
+        copy loaded with the trained weights). Any other receiver: yes."""
+        mode = mode_switch(self.ctx, eval_node)
+        receiver = mode[0] if mode is not None else None
+        func = self.ctx.enclosing_function(eval_node)
+        if type(receiver) is not cst.Name or func is None:
+            return True
+        sites = self.ctx.call_sites(func)
+        if not sites or receiver.value not in parameter_names(self.ctx, func):
+            return True
+        given = [dict(bound_arguments(site, func)[0]).get(receiver.value) for site in sites]
+        return any(arg is None or self.ctx.code(arg) in trained for arg in given)
 
     def _model_of(self, eval_node: cst.CSTNode) -> str | None:
         mode = mode_switch(self.ctx, eval_node)
