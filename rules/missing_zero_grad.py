@@ -370,6 +370,16 @@ class MissingZeroGrad(Rule):
         "def main(model, loader):\n"
         "    optimizer = Accumulator(torch.optim.Adam(model.parameters()))\n"
         "    train(model, optimizer, loader)\n",
+        # an optimizer from another module's factory named for it (SupContrast's util.set_optimizer)
+        "from util import set_optimizer\n"
+        "def train(loader, model, criterion, optimizer):\n"
+        "    for x, y in loader:\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()  # expect: TL401\n"
+        "def main(opt, model, loader, criterion):\n"
+        "    optimizer = set_optimizer(opt, model)\n"
+        "    for epoch in range(opt.epochs):\n"
+        "        train(loader, model, criterion, optimizer)\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the

@@ -54,7 +54,7 @@ _SCHEDULER_FACTORIES = ("transformers.get_", "transformers.optimization.get_")
 _INSTANTIATE = frozenset({"hydra.utils.instantiate"})
 # `configure_optimizers` too: what minGPT's model and a LightningModule name the method
 # (a value whose `.step()` is then called is the optimizer, whatever else it may return)
-_FACTORY = re.compile(r"^_?(?:build|create|make|get|init|setup|configure|load)_(optimizers?|optim|lr_scheduler|scheduler)$")
+_FACTORY = re.compile(r"^_?(?:build|create|make|get|init|set|setup|configure|load)_(optimizers?|optim|lr_scheduler|scheduler)$")
 
 
 def factory_kind(func: cst.BaseExpression) -> str | None:
