@@ -553,6 +553,16 @@ class LossAccumulatedWithGraph(Rule):
         "    loss.mean().backward()\n"
         "    opt.step()\n"
         "    total += loss  # expect: TL202\n",
+        # per-device losses reduced for the backward pass (DataParallel): the loss is
+        # back-propagated, and need not be one number: no `.item()` fix
+        "import torch\n"
+        "total = 0.0\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    loss = model(x, y)\n"
+        "    loss.mean().backward()\n"
+        "    optimizer.step()\n"
+        "    total += loss  # expect: TL202\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it

@@ -308,11 +308,18 @@ def backpropagated_names(ctx: FileContext, body: cst.CSTNode) -> dict[str, bool]
         if not targets and ctx.call_name(call) == "torch.autograd.backward" and call.args:
             targets = [call.args[0].value]
         for target in targets:
+            # `loss.mean().backward()` (per-device losses of DataParallel): the loss is
+            # back-propagated, and it need not be one number
+            reduced = False
+            while (type(target) is cst.Call and not target.args and type(target.func) is cst.Attribute
+                   and target.func.attr.value in ("mean", "sum")):
+                target, reduced = target.func.value, True
             for operand in _loss_operands(target):
                 name = dotted_name(operand)
                 if name is not None:
                     no_args = not call.args or scaled_backward_scaler(call) is not None
-                    found[name] = found.get(name, False) or (no_args and method_call(call, "backward") is not None)
+                    scalar = no_args and not reduced and method_call(call, "backward") is not None
+                    found[name] = found.get(name, False) or scalar
     return found
 
 
