@@ -370,6 +370,25 @@ class EmptyCacheInLoop(Rule):
             "    log(step)\n"
             "    # and once more before the next batch\n",
         ),
+        Example(  # a step method that also updates a meter, whose own loop keeps its sums (YOLOX)
+            "import torch\n"
+            "class Meter:\n"
+            "    def update(self, **values):\n"
+            "        for k, v in values.items():\n"
+            "            self.sums[k] = self.sums.get(k, 0.0) + v\n"
+            "class Trainer:\n"
+            "    def train_one_iter(self, x):\n"
+            "        self.optimizer.zero_grad()\n"
+            "        loss = self.model(x).sum()\n"
+            "        loss.backward()\n"
+            "        self.optimizer.step()\n"
+            "        self.meter.update(loss=loss.item())\n"
+            "        torch.cuda.empty_cache()\n"
+            "    def train(self):\n"
+            "        self.meter = Meter()\n"
+            "        for x in self.loader:\n"
+            "            self.train_one_iter(x)  # expect: TL201\n",
+        ),
     )
     good = (
         # a period around the call alone: the author chose when it runs

@@ -339,6 +339,10 @@ _RETURN_SELF = frozenset({"cuda", "cpu", "to", "float", "double", "half", "bfloa
                           "requires_grad_", "share_memory", "to_empty", "xpu", "mps"})
 
 
+# methods of dicts, lists and sets: what a meter's loop calls to keep its sums
+_CONTAINER_METHODS = ("get", "setdefault", "append", "extend", "items", "values", "keys", "pop", "add")
+
+
 def _unchained(value: cst.BaseExpression) -> cst.BaseExpression:
     """The construction behind calls of methods that return the object itself."""
     while (type(value) is cst.Call and type(value.func) is cst.Attribute
@@ -435,9 +439,10 @@ class _Summarizer:
     def _bookkeeping_loop(self, loop: cst.CSTNode) -> bool:
         """A loop that no one would call a phase: one over the model's own weights (an
         EMA's update, a hand-written clip), or one that only prints, logs or counts (a
-        progress bar drawn one character at a time, `for k, v in stats.items(): print(k, v)`):
-        every call of its body, and there is one, is of the standard library's output,
-        clock or arithmetic, and it yields nothing. It makes no phase of a helper called
+        progress bar drawn one character at a time, `for k, v in stats.items(): print(k, v)`,
+        a meter's `for k, v in kwargs.items(): self.sums[k] = self.sums.get(k, 0) + v`):
+        every call of its body is of the standard library's output, clock or arithmetic,
+        or a container's own method, and it yields nothing. It makes no phase of a helper called
         once per step."""
         iterable = loop.iter if type(loop) is cst.For else None  # type: ignore[attr-defined]
         if iterable is not None and _walks_weights(iterable):
@@ -445,8 +450,9 @@ class _Summarizer:
         body = list(iter_nodes(loop.body))  # type: ignore[attr-defined]
         calls = [node for node in body if type(node) is cst.Call]
         heads = [node for node in iter_nodes(iterable) if type(node) is cst.Call] if iterable is not None else []
-        return (bool(calls) and not any(type(node) in (cst.Yield, cst.Await) for node in body)
-                and all(self._bookkeeping_call(call) for call in calls)  # type: ignore[arg-type]
+        return (not any(type(node) in (cst.Yield, cst.Await) for node in body)
+                and all(self._bookkeeping_call(call) or method_call(call, *_CONTAINER_METHODS) is not None
+                        for call in calls)  # type: ignore[arg-type]
                 and all(self._bookkeeping_call(call) or method_call(call, *_DICT_VIEWS) is not None
                         for call in heads))  # type: ignore[arg-type]
 
