@@ -63,7 +63,8 @@ class UnusedParameterDetector(Detector):
                    else "only ever received all-zero gradients")
             # an optimizer's parameter the model replaced by a new one (a module assigning
             # a new nn.Parameter in its forward): nothing could use it after that
-            replaced = bool(in_model) and all(id(by_name[name]) not in in_model for name in params)
+            replaced = (bool(in_model) and all(id(by_name[name]) not in in_model for name in params)
+                        and _stood_in_for(sink, [by_name[name] for name in params]))
             why += f" in {self.steps_seen} steps"
             if replaced:
                 why += ": they are no longer parameters of the model, which assigned new ones in their place"
@@ -78,3 +79,16 @@ class UnusedParameterDetector(Detector):
             sink.emit("unused_parameter", None, f"{shown} {why}",
                       module=module, param=params[0],
                       extra={"params": params, "gradients": gradients, **({"replaced": True} if replaced else {})})
+
+
+def _stood_in_for(sink: Sink, old: list[Tensor]) -> bool:
+    """The model holds, outside every optimizer, a parameter of each one's shape: it
+    assigned new ones in their place. A parameter only an optimizer ever held (an
+    extra tensor given to it) has none."""
+    held = sink.optimizer_params()
+    shapes = [tuple(p.shape) for _, p in sink.named_parameters() if id(p) not in held]
+    for param in old:
+        if tuple(param.shape) not in shapes:
+            return False
+        shapes.remove(tuple(param.shape))
+    return True

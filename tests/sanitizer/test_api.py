@@ -265,3 +265,20 @@ def test_a_run_that_stops_stepping_says_so() -> None:
     stalled = [note for note in run(True) if note.startswith("training stalled")]
     assert stalled and "the last 50 backward passes stepped no optimizer (the last step was step 10)" in stalled[0], stalled
     assert not any(note.startswith("training stalled") for note in run(False))
+
+
+def test_a_tensor_only_the_optimizer_holds_is_unused_not_replaced() -> None:
+    """An extra tensor handed to the optimizer, never part of the model: it gets no
+    gradient, and no new parameter of the model stands in for it."""
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    extra = nn.Parameter(torch.zeros(3))
+    opt = torch.optim.SGD([*model.parameters(), extra], lr=0.1)
+    with _quiet(report=None) as session:
+        for _ in range(4):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            opt.step()
+    unused = [e for e in session.events if e.kind == "unused_parameter"]
+    assert len(unused) == 1 and "no longer parameters" not in unused[0].message, unused
+    assert unused[0].message.endswith("never received a gradient in 4 steps"), unused[0].message
