@@ -1,6 +1,7 @@
 import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
+from trainlint.analysis.flowgraph import FlowGraph
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.precision import handed_arguments, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
@@ -450,31 +451,17 @@ def _known_none(ctx: FileContext, node: cst.CSTNode, name: str) -> bool:
     """`node` runs only where `name` is None: in the `else` of `if scaler is not None:`
     (or of `if scaler:`), in the body of `if scaler is None:` (or `if not scaler:`).
     A backward a helper scales only when it is given a scaler was not scaled there."""
+    graph = ctx.shared(FlowGraph)
     child = node
     for ancestor in ctx.ancestors(node):
         if type(ancestor) is cst.If and child is not ancestor.test:
-            present = _tests_present(ctx, ancestor.test, name)
-            if present is not None and present == (child is not ancestor.body):
+            condition = graph.condition(ancestor.test)  # what the flow decides the branch by
+            if condition.key == name and condition.polarity == (child is not ancestor.body):
                 return True
         if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
             return False
         child = ancestor
     return False
-
-
-def _tests_present(ctx: FileContext, test: cst.BaseExpression, name: str) -> bool | None:
-    """True when `test` holds exactly when `name` is there (`x is not None`, `x`),
-    False when exactly when it is None (`x is None`, `not x`); else None."""
-    polarity = True
-    while type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-        test, polarity = test.expression, not polarity
-    if type(test) is cst.Comparison and len(test.comparisons) == 1:
-        target = test.comparisons[0]
-        if (type(target.comparator) is cst.Name and target.comparator.value == "None"
-                and ctx.code(test.left) == name and type(target.operator) in (cst.Is, cst.IsNot)):
-            return polarity if type(target.operator) is cst.IsNot else not polarity
-        return None
-    return polarity if ctx.code(test) == name else None
 
 
 def _plain_reference(code: str) -> bool:
