@@ -286,7 +286,7 @@ class ZeroGradBeforeStep(Rule):
         for ancestor in self.ctx.ancestors(node):
             if type(ancestor) is cst.If:
                 loop = next((outer for outer in self.ctx.ancestors(ancestor) if type(outer) is cst.For), None)
-                if loop is None or not _over_parameters(loop):
+                if loop is None or method_call(loop.iter, "parameters", "named_parameters") is None:
                     return False
                 read = {n.value for n in iter_nodes(ancestor.test) if type(n) is cst.Name}
                 # a test of the gradient itself (`if p.grad is not None:`) picks no part
@@ -420,9 +420,3 @@ def _parameters_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
 _THROUGH_HELPER = ("`{}()` clears the gradients and then steps the optimizer: the step applies zero "
                    "gradients; clear them before `backward()`")
 
-
-def _over_parameters(loop: cst.For) -> bool:
-    """`for p in model.parameters():`, `for name, p in model.named_parameters():`."""
-    iterable = loop.iter
-    return (type(iterable) is cst.Call and type(iterable.func) is cst.Attribute
-            and iterable.func.attr.value in ("parameters", "named_parameters"))
