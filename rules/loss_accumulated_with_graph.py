@@ -1179,9 +1179,9 @@ class LossAccumulatedWithGraph(Rule):
         body = self.ctx.enclosing_function(at) or self.ctx.module
         if not backpropagated_names(self.ctx, body).get(name, False):
             return False
-        return any(self._precedes_in_its_block(call, at) and not self._rebound_between(name, call, at)
-                   for call in self.ctx.nodes_of(cst.Call)
-                   if self._plain_backward_of(call, name) and self.ctx.enclosing_function(call) is self.ctx.enclosing_function(at))
+        before = set(statements_before(self.ctx, at))  # the statements that always run before it
+        return any(statement_of(self.ctx, call) in before and not self._rebound_between(name, call, at)
+                   for call in self.ctx.nodes_of(cst.Call) if self._plain_backward_of(call, name))
 
     @staticmethod
     def _plain_backward_of(call: cst.CSTNode, name: str) -> bool:
@@ -1189,20 +1189,9 @@ class LossAccumulatedWithGraph(Rule):
         it runs only on one number, and arithmetic that gives one number broadcasts
         each of its terms to one."""
         receiver = method_call(call, "backward")
-        return (receiver is not None and name in _arithmetic_terms(receiver)
+        return (receiver is not None and name in {n.value for n in _arithmetic_names(receiver)}
                 and not any(arg.keyword is None or arg.keyword.value in ("gradient", "inputs")
                             for arg in call.args))  # type: ignore[attr-defined]
-
-    def _precedes_in_its_block(self, call: cst.CSTNode, at: cst.CSTNode) -> bool:
-        """The statement of `call` sits in a block that also holds `at`, before it."""
-        statement = statement_of(self.ctx, call)
-        block = self.ctx.parent(statement) if statement is not None else None
-        if block is None:
-            return False
-        for node in (at, *self.ctx.ancestors(at)):
-            if self.ctx.parent(node) is block:
-                return self.ctx.order_index(statement) < self.ctx.order_index(node)  # type: ignore[arg-type]
-        return False
 
     def _rebound_between(self, name: str, start: cst.CSTNode, end: cst.CSTNode) -> bool:
         first, last = self.ctx.order_index(start), self.ctx.order_index(end)
@@ -1230,16 +1219,16 @@ def _packed(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield value
 
 
-def _arithmetic_terms(expr: cst.BaseExpression) -> set[str]:
-    """The names `expr` combines by arithmetic alone (`loss / n + aux`), not those
-    inside a call or a subscript."""
+def _arithmetic_names(expr: cst.BaseExpression) -> list[cst.Name]:
+    """The names `expr` combines by arithmetic alone (`loss / n + aux`, `-loss`), not
+    those inside a call or a subscript."""
     if type(expr) is cst.Name:
-        return {expr.value}
+        return [expr]
     if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
-        return _arithmetic_terms(expr.left) | _arithmetic_terms(expr.right)
+        return [*_arithmetic_names(expr.left), *_arithmetic_names(expr.right)]
     if type(expr) is cst.UnaryOperation:
-        return _arithmetic_terms(expr.expression)
-    return set()
+        return _arithmetic_names(expr.expression)
+    return []
 
 
 def _bound_names(target: cst.BaseExpression) -> list[str]:
@@ -1255,11 +1244,7 @@ def _bound_names(target: cst.BaseExpression) -> list[str]:
 
 def _graph_names(expr: cst.BaseExpression, facts: Facts) -> frozenset[cst.Name]:
     """The tracked names that are direct operands of the added value."""
-    if type(expr) is cst.Name:
-        return frozenset({expr}) if expr.value in facts else frozenset()
-    if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
-        return _graph_names(expr.left, facts) | _graph_names(expr.right, facts)
-    return frozenset()
+    return frozenset(name for name in _arithmetic_names(expr) if name.value in facts)
 
 
 def _adds_to_itself(node: cst.CSTNode) -> bool:
