@@ -331,6 +331,11 @@ class Sanitizer:
         self.index.refresh(self._all_optimizer_params(), self.tracer.traced_modules())
         return True
 
+    def optimizer_param_ids(self) -> set[int]:
+        """ids of the parameters of the optimizers alive when the model was indexed,
+        and of those that stepped since (built later, for a second stage)."""
+        return self.index.optimizer_params() | {id(p) for p in self._all_optimizer_params()}
+
     def _all_optimizer_params(self) -> list[torch.Tensor]:
         return [p for opt in list(self._optimizers) for p in params_of(opt)]
 

@@ -103,4 +103,4 @@ class Sink:
     def optimizer_params(self) -> set[int]:
         """ids of the parameters some optimizer of the run updates: one alive when the
         model was indexed, or one that stepped since (built later, for a second stage)."""
-        return self._session.index.optimizer_params() | {id(p) for p in self._session._all_optimizer_params()}
+        return self._session.optimizer_param_ids()

@@ -1,5 +1,8 @@
-"""Grouping parameter names under their owning module for one event per module."""
+"""Grouping parameter names under their owning module for one event per module, and
+matching parameters a module replaced with the ones that replaced them."""
 from __future__ import annotations
+
+from typing import Any, Iterable
 
 
 def by_module(names: list[str], owners: list[str | None]) -> dict[str, list[str]]:
@@ -27,3 +30,14 @@ def folded(groups: dict[str, list[str]], every: list[str]) -> dict[str, list[str
                    module)
         result.setdefault(top, []).extend(names)
     return result
+
+
+def shapes_match(these: Iterable[Any], those: Iterable[Any]) -> bool:
+    """Each tensor of `these` has one of `those` of its shape (each used once): the
+    new `nn.Parameter`s a module assigned in its forward, and the ones they replaced."""
+    left = [tuple(t.shape) for t in those]
+    for tensor in these:
+        if tuple(tensor.shape) not in left:
+            return False
+        left.remove(tuple(tensor.shape))
+    return True

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from sanitizer.core import locations
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.detectors.grouping import by_module
+from sanitizer.detectors.grouping import by_module, shapes_match
 
 if TYPE_CHECKING:
     from sanitizer.core.sink import Sink
@@ -62,9 +62,4 @@ def _replaced(missing: list[tuple[str, Any]], named: list[tuple[str, Any]], reco
     if not missing:
         return False
     in_model = {id(p) for _, p in named}
-    left = [tuple(p.shape) for p in record.training_params if id(p) not in in_model]
-    for _, param in missing:
-        if tuple(param.shape) not in left:
-            return False
-        left.remove(tuple(param.shape))
-    return True
+    return shapes_match((param for _, param in missing), (p for p in record.training_params if id(p) not in in_model))

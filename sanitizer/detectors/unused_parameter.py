@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.detectors.grouping import by_module, folded
+from sanitizer.detectors.grouping import by_module, folded, shapes_match
 from sanitizer.distributed.ranks import local_values
 
 if TYPE_CHECKING:
@@ -57,6 +57,9 @@ class UnusedParameterDetector(Detector):
         never = {id(p) for p in unused if id(p) not in self._had_grad}
         every = [sink.param_label(p) for p in self._trainable.values()]
         in_model = {id(p) for _, p in sink.named_parameters()}
+        held = sink.optimizer_params()
+        # the model's parameters no optimizer holds: what a module assigned in place of old ones
+        outside = [p for _, p in sink.named_parameters() if id(p) not in held]
         for module, params in list(folded(by_module(names, owners), every).items())[:MAX_EVENTS]:
             first = by_name[params[0]]
             why = ("never received a gradient" if id(first) in never
@@ -64,7 +67,7 @@ class UnusedParameterDetector(Detector):
             # an optimizer's parameter the model replaced by a new one (a module assigning
             # a new nn.Parameter in its forward): nothing could use it after that
             replaced = (bool(in_model) and all(id(by_name[name]) not in in_model for name in params)
-                        and _stood_in_for(sink, [by_name[name] for name in params]))
+                        and shapes_match(map(by_name.get, params), outside))
             why += f" in {self.steps_seen} steps"
             if replaced:
                 why += ": they are no longer parameters of the model, which assigned new ones in their place"
@@ -80,15 +83,3 @@ class UnusedParameterDetector(Detector):
                       module=module, param=params[0],
                       extra={"params": params, "gradients": gradients, **({"replaced": True} if replaced else {})})
 
-
-def _stood_in_for(sink: Sink, old: list[Tensor]) -> bool:
-    """The model holds, outside every optimizer, a parameter of each one's shape: it
-    assigned new ones in their place. A parameter only an optimizer ever held (an
-    extra tensor given to it) has none."""
-    held = sink.optimizer_params()
-    shapes = [tuple(p.shape) for _, p in sink.named_parameters() if id(p) not in held]
-    for param in old:
-        if tuple(param.shape) not in shapes:
-            return False
-        shapes.remove(tuple(param.shape))
-    return True
