@@ -7,6 +7,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import click
 
@@ -80,16 +81,16 @@ class Settings:
     selection: Selection
 
 
-def _imported_context(files: list[str], targets: list[str], config: Config, alone: bool = True) -> list[str]:
-    """The project's other files that `files` may import, when the paths given
-    are not the whole project (the files a pre-commit hook passes, a subfolder,
-    or a group of files linted under a configuration of its own beside others
-    under theirs): what their functions do is followed as in a run over the
+def _imported_context(files: list[str], named: Sequence[str], config: Config) -> list[str]:
+    """The project's other files that `files` may import, when the paths `named`
+    are not the whole project (the files a pre-commit hook passes, a subfolder;
+    none are named for a group of files linted under a configuration of its own
+    beside others under theirs): what their functions do is followed as in a run over the
     whole project, and only `files` are reported."""
     if not files:
         return []
-    root = project_root([*files, *targets] if alone else files, config.source.parent if config.source else None)
-    if alone and any(os.path.isdir(target) and Path(target).resolve() == root.resolve() for target in targets):
+    root = project_root([*files, *named], config.source.parent if config.source else None)
+    if any(os.path.isdir(target) and Path(target).resolve() == root.resolve() for target in named):
         return []  # the whole project is linted already
     linted = {os.path.abspath(path) for path in files}
     others = [path for path in discover([str(root)], config).files if os.path.abspath(path) not in linted]
@@ -126,9 +127,10 @@ def execute(request: CheckRequest) -> int:
     result = RunResult()
     for group, files in groups:
         cache_dir = None if request.no_cache else group.config.root / CACHE_DIR
-        named = tuple(targets) if len(groups) == 1 else ()  # several groups: each has a configuration of its own
+        # the paths named stand for the project when one configuration covers them all
+        named = tuple(targets) if len(groups) == 1 else ()
         options = RunOptions(request.fix_mode, request.diff, request.jobs, cache_dir, request.timings, named=named)
-        context = _imported_context(files, targets, group.config, alone=len(groups) == 1)
+        context = _imported_context(files, named, group.config)
         _merge(result, run(files, group.selection, group.config, options, context))
     result.findings.sort()
     for problem in result.errors:
