@@ -228,15 +228,13 @@ def add_imports(module: cst.Module, modules: Sequence[str]) -> cst.Module:
         index = max(header, _first_import_of(body, name.split(".")[0]))
         placed.setdefault(index, []).append(cst.parse_statement(f"import {name}\n"))
     new_body: list[cst.BaseStatement] = []
-    for index, statement in enumerate([*body, None]):
-        lines = list(statement.leading_lines) if statement is not None and index in placed and index > header else []
-        for added in placed.get(index, []):
-            new_body.append(added.with_changes(leading_lines=lines) if lines else added)
-            lines = []
-        if statement is not None:
-            moved = index in placed and index > header and statement.leading_lines
-            new_body.append(statement.with_changes(leading_lines=()) if moved else statement)  # type: ignore[union-attr]
-    return module.with_changes(body=new_body)
+    for index, statement in enumerate(body):
+        added = placed.get(index, [])
+        if added and index > header:  # in a statement's place: the lines above it go above the imports
+            added = [added[0].with_changes(leading_lines=statement.leading_lines), *added[1:]]
+            statement = statement.with_changes(leading_lines=())
+        new_body += [*added, statement]
+    return module.with_changes(body=[*new_body, *placed.get(len(body), [])])
 
 
 def _first_import_of(body: Sequence[cst.BaseStatement], package: str) -> int:

@@ -293,7 +293,7 @@ class _Workers:
         try:
             return pool.submit(_analyse, *self._arguments(task)).result()
         except BrokenProcessPool as exc:
-            return _worker_died(task, exc)
+            return _worker_died(exc)
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
 
@@ -351,7 +351,7 @@ class _Workers:
                 next_out += 1
 
 
-def _worker_died(task: Task, exc: BaseException) -> _Analysed:
+def _worker_died(exc: BaseException) -> _Analysed:
     from trainlint import engine
     from trainlint.crashes import RuleCrash
 
