@@ -93,13 +93,16 @@ class CallTargets:
         self.ctx = ctx
         self.keys = {func: function_key(ctx, func) for func in functions(ctx)}
         self._key_set = frozenset(self.keys.values())
+        self._functions = {key: func for func, key in self.keys.items()}  # a method defined twice: the last
         self.classes = {
             node.name.value: node for node in ctx.scopes.by_node if type(node) is cst.ClassDef
         }
         # the key prefix of each class's methods: `main.Trainer` for a class defined in `main()`
         self._paths = {name: _path_of(ctx, node) for name, node in self.classes.items()}
         self._bases: dict[str, tuple[str, ...]] = {}
-        self._instances = self._instances_of_classes()
+        # the class calls each variable is assigned, and so the class of its instance
+        self._built = self._constructions_by_variable()
+        self._instances = {key: self._class_named(calls[0].func) for key, calls in self._built.items()}
         self._targets: dict[cst.Call, str | None] = {}
         self._given: dict[tuple[cst.FunctionDef, str], str | None] = {}  # see `_class_from_callers`
         # each imported base's method a lookup tried: the project resolves them all
@@ -192,7 +195,7 @@ class CallTargets:
         `owner`, would describe `owner`'s `m`. What it does is then left unknown."""
         if owner == cls or owner not in self.classes:
             return False
-        function = next((func for func, found in self.keys.items() if found == key), None)
+        function = self._functions.get(key)
         called = {node.func.attr.value for node in iter_nodes(function) if type(node) is cst.Call  # type: ignore[attr-defined]
                   and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name
                   and node.func.value.value == "self"} if function is not None else set()
@@ -276,9 +279,8 @@ class CallTargets:
         self._given[key] = found
         return found
 
-    def _instances_of_classes(self) -> dict[tuple[cst.CSTNode, str], str]:
-        found: dict[tuple[cst.CSTNode, str], str] = {}
-        self._built: dict[tuple[cst.CSTNode, str], list[cst.Call]] = {}
+    def _constructions_by_variable(self) -> dict[tuple[cst.CSTNode, str], list[cst.Call]]:
+        found: dict[tuple[cst.CSTNode, str], list[cst.Call]] = {}
         for node in self.ctx.nodes_of(cst.Assign):
             value = _unchained(node.value)  # type: ignore[attr-defined]
             if type(value) is not cst.Call or len(node.targets) != 1:  # type: ignore[attr-defined]
@@ -286,8 +288,7 @@ class CallTargets:
             cls = self._class_named(value.func)
             keys = self._keys(node.targets[0].target) if cls is not None else []  # type: ignore[attr-defined]
             if keys:
-                found.setdefault(keys[0], cls)  # type: ignore[arg-type]
-                self._built.setdefault(keys[0], []).append(value)
+                found.setdefault(keys[0], []).append(value)
         return found
 
     def constructions(self) -> Iterator[cst.Call]:
@@ -299,7 +300,7 @@ class CallTargets:
         """The call that built the instance `expr` names (`Evaluator(model, loader)`
         for `evaluator` or `self.evaluator`), when one call of a class builds it."""
         for key in self._keys(expr):
-            built = self._built.get(key) if self._instances else None
+            built = self._built.get(key)
             if built is not None:
                 return built[0] if len(built) == 1 else None
         return None
