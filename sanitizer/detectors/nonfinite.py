@@ -227,4 +227,5 @@ def _forward_site(sink: Sink, slot: int) -> str | None:
 
 
 def _word(value: float) -> str:
-    return "NaN" if math.isnan(value) else "Inf"
+    """NaN, Inf or -Inf: a loss (a log-likelihood) may fall to minus infinity; a norm is never negative."""
+    return "NaN" if math.isnan(value) else "-Inf" if value < 0 else "Inf"

@@ -282,3 +282,22 @@ def test_a_tensor_only_the_optimizer_holds_is_unused_not_replaced() -> None:
     unused = [e for e in session.events if e.kind == "unused_parameter"]
     assert len(unused) == 1 and "no longer parameters" not in unused[0].message, unused
     assert unused[0].message.endswith("never received a gradient in 4 steps"), unused[0].message
+
+
+def test_a_loss_falling_to_minus_infinity_is_called_minus_inf() -> None:
+    """A log-likelihood maximised past a zero probability: the loss is -inf, and the
+    report says so (as its value does), not Inf."""
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with _quiet(report=None) as session:
+        for step in range(1, 4):
+            opt.zero_grad()
+            probability = torch.sigmoid(model(torch.randn(8, 4))).mean()
+            if step == 2:
+                probability = probability * 0
+            (-torch.log(1 - probability) + torch.log(probability)).backward()
+            opt.step()
+    losses = [e for e in session.events if e.kind == "nonfinite_loss"]
+    assert [(e.step, e.value) for e in losses] == [(2, float("-inf"))], losses
+    assert "loss is -Inf" in losses[0].message, losses[0].message
