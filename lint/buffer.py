@@ -16,9 +16,10 @@ from pathlib import Path
 
 from trainlint.config import Config
 from trainlint.discovery import discover
-from trainlint.imports import imported_files
-from trainlint.project import FileFacts, Project, ProjectView, project_root
+from trainlint.imports import ImportGraph, imported_files
+from trainlint.project import FileFacts, Project, ProjectView, project_root, summarizable
 from trainlint.runner import analyse_bytes
+from trainlint.source import SourceError, decode
 
 FILES_KEPT_S = 5.0  # how long a listing of the project's files is taken as current
 
@@ -35,8 +36,9 @@ def buffer_view(path: str, text: str, config: Config) -> ProjectView:
     others = [other for other in _project_files(root, config) if os.path.abspath(other) != os.path.abspath(path)]
     context = imported_files([path], others, str(root), texts={path: text.encode("utf-8")}) if others else []
     facts: dict[str, FileFacts] = {}
+    graph = ImportGraph(str(root), [*others, path], ())
     for other in context:
-        found = _facts_of(other)
+        found = _facts_of(other, graph)
         if found is not None:
             facts[other] = found
     if not facts:
@@ -62,8 +64,10 @@ def _project_files(root: Path, config: Config) -> list[str]:
     return kept[1]
 
 
-def _facts_of(path: str) -> FileFacts | None:
-    """What a module of the project does, as its file now says."""
+def _facts_of(path: str, graph: ImportGraph) -> FileFacts | None:
+    """What a module of the project does, as its file now says; None for a file
+    that is no member of the project (`graph`: its files), which a run over the
+    project does not read either (see `ProjectPass.plan`)."""
     try:
         stat = os.stat(path)
         stamp = (stat.st_mtime_ns, stat.st_size)
@@ -73,6 +77,12 @@ def _facts_of(path: str) -> FileFacts | None:
         data = Path(path).read_bytes()
     except OSError:
         return None
+    try:
+        text = decode(data)[0]
+    except SourceError:
+        return None
+    if not summarizable(path, text) and not graph.imports_project(graph.reach(path, text)):
+        return None  # not kept: whether it imports the project depends on the project's files
     facts = analyse_bytes(path, data, (), None, ProjectView(summarize=True)).facts
     _facts[path] = (stamp, facts)
     return facts

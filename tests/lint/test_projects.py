@@ -138,9 +138,9 @@ def test_a_module_that_does_nothing_shadows_a_farther_one_through_the_cache(tmp_
 
 @pytest.mark.parametrize("project", sorted(p for p in PROJECTS.iterdir() if p.is_dir()), ids=lambda p: p.name)
 def test_each_file_linted_alone_gets_the_findings_of_the_whole_run(project: Path, tmp_path: Path) -> None:
-    """What a pre-commit hook runs, one changed file at a time: each file of every
-    project, named alone in a repository, gets exactly the findings the run over
-    the whole project gives it, however far away the helpers it relies on are (a
+    """What a pre-commit hook runs, one changed file at a time, and an editor, from
+    standard input: each file of every project, named alone in a repository or
+    read from stdin, gets exactly the findings the run over the whole project gives it, however far away the helpers it relies on are (a
     helper's helper, a package's re-export of a module imported whole)."""
     import json
     import shutil
@@ -153,9 +153,13 @@ def test_each_file_linted_alone_gets_the_findings_of_the_whole_run(project: Path
         (copy / "pyproject.toml").write_text("[tool.trainlint]\n")  # the repository's root
     for path in _files(copy):
         name = Path(path).relative_to(copy).as_posix()
+        expected = expected_marks(Path(path).read_text(encoding="utf-8"))
         _, out, _ = invoke(name, "--no-cache", "--format", "json", cwd=copy)
-        found = {(d["line"], d["code"]) for d in json.loads(out)}
-        assert found == expected_marks(Path(path).read_text(encoding="utf-8")), name
+        assert {(d["line"], d["code"]) for d in json.loads(out)} == expected, name
+        # an editor's format-on-save: the same text through standard input
+        _, out, _ = invoke("-", "--stdin-filename", name, "--format", "json", cwd=copy,
+                           stdin=Path(path).read_bytes())
+        assert {(d["line"], d["code"]) for d in json.loads(out)} == expected, f"{name} from stdin"
 
 
 def test_a_step_through_a_helper_is_told_as_it_is() -> None:
