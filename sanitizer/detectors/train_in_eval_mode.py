@@ -11,9 +11,14 @@ forward called (a layer the forward skips changes nothing; inside a compiled
 region calls are not seen, and every module counts). A model without any module that
 behaves differently in eval mode is not concerned, and a model in train mode
 whose batch norms were frozen on purpose (a fine-tuning habit) is not reported.
+Modules seen in eval mode inside a model that trained in train mode (a frozen
+backbone's batch norms) are in eval mode on purpose: when the whole model is
+later left in eval mode, they are not counted, and a model none of whose other
+modules changes is not reported.
 """
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -56,12 +61,15 @@ class TrainInEvalModeDetector(Detector):
         self.first_step: int | None = None
         self.steps_in_eval_mode = 0
         self._not_stepped: set[tuple[int, int | None]] = set()  # (model, optimizer) pairs seen apart
+        # modules run in eval mode inside a model that trained in train mode: frozen on purpose
+        self._frozen_on_purpose: weakref.WeakSet[nn.Module] = weakref.WeakSet()
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial:
             return
         model = record.model_in_eval_mode
         if model is None and self.first_step is None:
+            self._learn_frozen_on_purpose(record)
             model = self._stepped_in_eval_mode(record)
         if model is None:
             return
@@ -69,6 +77,7 @@ class TrainInEvalModeDetector(Detector):
             self.steps_in_eval_mode += 1
             return
         frozen = [module for module in model.modules() if not module.training
+                  and module not in self._frozen_on_purpose
                   and (changes_in_eval_mode(module) or sink.uses_functional_dropout(module))]
         called = record.eval_called
         if called and any(module in called for module in model.modules() if module is not model):
@@ -87,10 +96,16 @@ class TrainInEvalModeDetector(Detector):
         if functional and NO_DROPOUT not in effects:
             effects = f"{NO_DROPOUT}, {effects}"
         sink.emit("train_in_eval_mode", record.step,
-                  f"the optimizer steps a model in eval mode: its {types} behave as at inference "
+                  f"the optimizer steps a model in eval mode: its {types} {'behaves' if len(frozen) == 1 else 'behave'} as at inference "
                   f"({effects}); call model.train() before training",
                   module=names[0], where=record.model_site, extra={"modules": names[:MAX_LISTED]})
 
+
+    def _learn_frozen_on_purpose(self, record: StepRecord) -> None:
+        """Remember the modules this step ran in eval mode inside a model in train mode."""
+        for module, root in (record.eval_called or {}).items():
+            if root is not None and root.training:
+                self._frozen_on_purpose.add(module)
 
     def _stepped_in_eval_mode(self, record: StepRecord) -> nn.Module | None:
         """A model in eval mode that ran with gradients on during the step and whose

@@ -30,7 +30,7 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
 PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               ("eval_mode_left_on.py", "--bug"), ("eval_mode_left_on.py", "--bug", "--functional"),
-              ("warmup_blowup.py", "--peak-lr", "3"),
+              ("eval_mode_left_on.py", "--bug", "--frozen-bn"), ("warmup_blowup.py", "--peak-lr", "3"),
               ("steady_climb.py", "--endless-warmup"), ("summed_validation.py", "--overfit"),
               ("gan_ring.py", "--fault"), ("gan_turns.py", "--corrupt"), ("optimizer_in_backward.py", "--fault", "40"),
               ("checkpointed.py", "--fault", "30"), ("checkpointed.py", "--reentrant", "--fault", "30"),
@@ -130,6 +130,17 @@ def test_training_left_in_eval_mode(script_runs: ScriptRuns) -> None:
     assert events[0]["severity"] == "warning"
     assert set(events[0]["modules"]) == {"features.1", "features.5", "dropout"}
     assert "model.train()" in events[0]["message"]
+
+
+def test_training_left_in_eval_mode_names_no_norm_frozen_on_purpose(script_runs: ScriptRuns) -> None:
+    """Batch norms the script freezes on purpose each epoch ran in eval mode while
+    the model trained in train mode: when the whole model is left in eval mode,
+    only the dropout is reported."""
+    run = script_runs.get("eval_mode_left_on.py", "--bug", "--frozen-bn")
+    assert run.returncode == 0, run.stderr
+    events = run.events("train_in_eval_mode")
+    assert [(e["step"], e["module"], e["modules"]) for e in events] == [(9, "dropout", ["dropout"])], events
+    assert "its 1 Dropout behaves as at inference (no dropout)" in events[0]["message"], events[0]["message"]
 
 
 def test_training_left_in_eval_mode_with_functional_dropout(script_runs: ScriptRuns) -> None:

@@ -3,7 +3,8 @@ validation pass after each. `--bug`: `model.train()` is called once before the
 loop, so after the first validation (`model.eval()`) every later epoch trains
 in eval mode. Expected: train_in_eval_mode at the first step of epoch 2 (step 9).
 `--frozen-bn`: the model trains in train mode with its batch norms frozen on
-purpose (a fine-tuning habit): nothing to report. `--functional`: a model
+purpose (a fine-tuning habit): nothing to report; with `--bug`, only the
+dropout's eval mode is a mistake. `--functional`: a model
 without dropout or batch-norm layers, whose own code applies dropout as a
 function, `F.dropout(h, p, training=self.training)` (graph networks' habit)."""
 import argparse
