@@ -95,6 +95,17 @@ class NonBlockingWithoutPinMemory(Rule):
         "        for batch in self.loader:\n"
         "            x, y = batch\n"
         "            x = x.to(self.device, non_blocking=True)  # expect: TL502\n",
+        # the nested loop's own loader is the one not pinned
+        "from torch.utils.data import DataLoader\n"
+        "def main(train_set, val_set, model, opt, device):\n"
+        "    train_loader = DataLoader(train_set, batch_size=8, pin_memory=True)\n"
+        "    val_loader = DataLoader(val_set, batch_size=1)\n"
+        "    for step, batch in enumerate(train_loader):\n"
+        "        model(batch.to(device, non_blocking=True)).mean().backward()\n"
+        "        opt.step()\n"
+        "        if step % 100 == 0:\n"
+        "            for batch in val_loader:\n"
+        "                model(batch.to(device, non_blocking=True))  # expect: TL502\n",
     )
     good = (
         # after `prepare()` the loader is the accelerator's; in a loop, the name may come back rebound
@@ -141,6 +152,17 @@ class NonBlockingWithoutPinMemory(Rule):
         "loader = DataLoader(ds, **loader_kwargs)\n"
         "for x in loader:\n"
         "    x = x.to('cuda', non_blocking=True)\n",
+        # a validation pass inside the training loop binds `batch` again, from a pinned loader
+        "from torch.utils.data import DataLoader\n"
+        "def main(train_set, val_set, model, opt, device):\n"
+        "    train_loader = DataLoader(train_set, batch_size=8, num_workers=2)\n"
+        "    val_loader = DataLoader(val_set, batch_size=1, pin_memory=True)\n"
+        "    for step, batch in enumerate(train_loader):\n"
+        "        model(batch.to(device)).mean().backward()\n"
+        "        opt.step()\n"
+        "        if step % 100 == 0:\n"
+        "            for batch in val_loader:\n"
+        "                model(batch.to(device, non_blocking=True))\n",
     )
 
     def finish(self) -> None:
@@ -156,8 +178,19 @@ class NonBlockingWithoutPinMemory(Rule):
             batches = _batch_names(node)
             for inner in iter_nodes(node.body):
                 receiver = method_call(inner, "to", "cuda")
-                if receiver is not None and _reads(receiver, batches) and _non_blocking(inner):  # type: ignore[arg-type]
+                if (receiver is not None and _reads(receiver, batches) and _non_blocking(inner)  # type: ignore[arg-type]
+                        and not self._rebound_within(inner, node, receiver)):
                     self.report(inner)
+
+    def _rebound_within(self, call: cst.CSTNode, loop: cst.For, receiver: cst.BaseExpression) -> bool:
+        """A loop nested in `loop` around `call` binds the batch name again (a
+        validation pass `for batch in val_loader:` inside the training loop): the
+        copy reads that loop's batch, which that loop is judged for."""
+        while type(receiver) is cst.Subscript:
+            receiver = receiver.value
+        name = receiver.value  # type: ignore[attr-defined]
+        return any(type(a) is cst.For and name in target_names(a.target)  # type: ignore[attr-defined]
+                   for a in ancestors_within(self.ctx, call, loop.body))
 
 
     def _loaders_before(self, loop: cst.For, name: cst.Name) -> list[cst.Call] | None:
