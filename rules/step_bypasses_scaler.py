@@ -59,7 +59,7 @@ class StepBypassesScaler(Rule):
     is not flagged: the gradients are then at their true size, and code that
     does this usually checks them for inf/NaN itself. A plain step in an
     `if`/`else` whose other branch calls `scaler.step` is taken to be the
-    float32 path.
+    float32 path, unless its own branch scales the backward.
     """
 
     code = "TL105"
@@ -118,6 +118,21 @@ class StepBypassesScaler(Rule):
         "        scaler.scale(loss).backward()\n"
         "        optimizer.step()  # expect: TL105\n"
         "        scaler.update()\n",
+        # the plain branch scales its own backward: it is no float32 path
+        "import torch\n"
+        "def train(model, loader, optimizer, accum):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x in loader:\n"
+        "        with torch.autocast('cuda'):\n"
+        "            loss = model(x).sum()\n"
+        "        if accum:\n"
+        "            scaler.scale(loss).backward()\n"
+        "            scaler.step(optimizer)\n"
+        "        else:\n"
+        "            scaler.scale(loss).backward()\n"
+        "            optimizer.step()  # expect: TL105\n"
+        "        scaler.update()\n"
+        "        optimizer.zero_grad()\n",
     )
     good = (
         "import torch\n"
@@ -253,18 +268,30 @@ class StepBypassesScaler(Rule):
 
     def _other_branch_steps_through(self, step: cst.Call, scalers: set[Binding]) -> bool:
         """A plain step in one branch of an `if` whose other branch calls
-        `scaler.step`: the two are alternatives (AMP and float32 paths)."""
+        `scaler.step`: the two are alternatives (AMP and float32 paths). Not
+        when the step's own branch scales the backward itself: that branch is
+        no float32 path (an accumulation branch beside a plain one)."""
         receivers = self.ctx.receivers
+        child: cst.CSTNode = step
         for ancestor in self.ctx.ancestors(step):
             if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
                 return False
+            arm, child = child, ancestor
             if type(ancestor) is not cst.If:
                 continue
+            if any(self._scales_with(node, scalers) for node in iter_nodes(arm)):
+                return False
             for node in iter_nodes(ancestor):
                 target = method_call(node, "step")
                 if target is not None and receivers.binding(target) in scalers:
                     return True
         return False
+
+
+    def _scales_with(self, node: cst.CSTNode, scalers: set[Binding]) -> bool:
+        """`node` is `scaler.scale(loss).backward()` of one of `scalers`."""
+        scaler = scaled_backward_scaler(node)
+        return scaler is not None and self.ctx.receivers.binding(scaler) in scalers
 
 
 def _is_event(node: cst.CSTNode) -> bool:
