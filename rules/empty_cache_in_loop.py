@@ -389,6 +389,28 @@ class EmptyCacheInLoop(Rule):
             "        for x in self.loader:\n"
             "            self.train_one_iter(x)  # expect: TL201\n",
         ),
+        # the `else:` path is the training step of runs without fp16
+        Example(
+            "import torch\n"
+            "def train(model, opt, loader, use_fp16):\n"
+            "    for batch in loader:\n"
+            "        opt.zero_grad()\n"
+            "        model(batch).mean().backward()\n"
+            "        if use_fp16:\n"
+            "            opt.step()\n"
+            "        else:\n"
+            "            torch.cuda.empty_cache()  # expect: TL201\n"
+            "            opt.step()\n",
+            fixed="import torch\n"
+            "def train(model, opt, loader, use_fp16):\n"
+            "    for batch in loader:\n"
+            "        opt.zero_grad()\n"
+            "        model(batch).mean().backward()\n"
+            "        if use_fp16:\n"
+            "            opt.step()\n"
+            "        else:\n"
+            "            opt.step()\n",
+        ),
     )
     good = (
         # a period around the call alone: the author chose when it runs
@@ -588,8 +610,8 @@ class EmptyCacheInLoop(Rule):
     def _runs_with_each_step(self, node: cst.Call, loop: cst.For | cst.While) -> bool:
         """Every condition between `node` and `loop` holds on each iteration of a
         GPU run (a device check), or is the condition the training step itself runs
-        under: `node` is in the body of an `if` that back-propagates or steps (a
-        warm-up threshold, `if global_step > learning_starts:`, a training frequency
+        under: `node` is in the body (or the `else:`) of an `if` that back-propagates
+        or steps there (a warm-up threshold, `if global_step > learning_starts:`, a training frequency
         `if global_step % train_frequency == 0:`, the step of gradient accumulation):
         it runs with every optimizer step. Any other condition the author wrote (a
         period or a flag around the call alone, a one-shot `if step == 0`, a memory
@@ -600,8 +622,9 @@ class EmptyCacheInLoop(Rule):
                 return True
             if type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test:  # type: ignore[attr-defined]
                 test = ancestor.test  # type: ignore[attr-defined]
-                if not is_device_check(self.ctx, test) and not (
-                        type(ancestor) is cst.If and child is ancestor.body and trains_each_run(self.ctx, ancestor.body)):
+                arm = (child if type(ancestor) is cst.If and child is ancestor.body
+                       else child.body if type(child) is cst.Else else None)  # type: ignore[attr-defined]
+                if not is_device_check(self.ctx, test) and not (arm is not None and trains_each_run(self.ctx, arm)):
                     return False
             child = ancestor
         return True
