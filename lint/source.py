@@ -43,9 +43,10 @@ def decode(data: bytes) -> tuple[str, str]:
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
+        # reported at line 1, as a file that cannot be read at all; the message says where the byte is
         line = data[: exc.start].count(b"\n") + 1
         raise SourceError(
-            f"cannot decode as {encoding}: byte 0x{data[exc.start]:02x} at offset {exc.start} is invalid", line
+            f"cannot decode as {encoding}: byte 0x{data[exc.start]:02x} on line {line} (offset {exc.start}) is invalid"
         ) from None
     except LookupError:
         raise SourceError(f"unknown encoding {encoding!r}") from None

@@ -212,15 +212,18 @@ def test_unparsable_and_undecodable_files_are_reported_and_the_rest_linted(tmp_p
     (tmp_path / "utf16.py").write_bytes("x = 1\n".encode("utf-16"))
     (tmp_path / "ok.py").write_text(DP_BUG)
     (tmp_path / "declared.py").write_bytes(b"# -*- coding: latin-1 -*-\nname = '\xe9t\xe9'\n" + DP_BUG.encode())
+    (tmp_path / "late.py").write_bytes(b"x = 1\n\ndef f():\n    return '\xff'\n")  # a decoding error is at line 1
     code, out, _ = invoke(".", "--no-cache", "--format", "json", cwd=tmp_path)
     found = {(d["path"], d["code"], d["line"]) for d in json.loads(out)}
     assert found == {
         ("py2.py", "TL000", 1),
         ("latin.py", "TL000", 1),
+        ("late.py", "TL000", 1),
         ("utf16.py", "TL000", 1),
         ("ok.py", "TL301", 2),
         ("declared.py", "TL301", 4),
     }
+    assert "byte 0xff on line 4 (offset 28) is invalid" in next(d["message"] for d in json.loads(out) if d["path"] == "late.py")
     assert code == 1
 
 
