@@ -411,6 +411,22 @@ class EmptyCacheInLoop(Rule):
             "        else:\n"
             "            opt.step()\n",
         ),
+        # an EMA update over a dict of the model's weights, called every step
+        "import torch\n"
+        "@torch.no_grad()\n"
+        "def update_ema(ema, model, decay=0.9999):\n"
+        "    ema_params = dict(ema.named_parameters())\n"
+        "    model_params = dict(model.named_parameters())\n"
+        "    torch.cuda.empty_cache()\n"
+        "    for name, param in model_params.items():\n"
+        "        ema_params[name].mul_(decay).add_(param.data, alpha=1 - decay)\n"
+        "def main(model, ema, loader):\n"
+        "    opt = torch.optim.AdamW(model.parameters())\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(x).mean().backward()\n"
+        "        opt.step()\n"
+        "        update_ema(ema, model)  # expect: TL201\n",
     )
     good = (
         # a period around the call alone: the author chose when it runs

@@ -446,7 +446,7 @@ class _Summarizer:
         or a container's own method, and it yields nothing. It makes no phase of a helper called
         once per step."""
         iterable = loop.iter if type(loop) is cst.For else None  # type: ignore[attr-defined]
-        if iterable is not None and _walks_weights(iterable):
+        if iterable is not None and self._walks_weights(iterable):
             return True
         body = list(iter_nodes(loop.body))  # type: ignore[attr-defined]
         calls = [node for node in body if type(node) is cst.Call]
@@ -456,6 +456,18 @@ class _Summarizer:
                         for call in calls)  # type: ignore[arg-type]
                 and all(self._bookkeeping_call(call) or method_call(call, *_DICT_VIEWS) is not None
                         for call in heads))  # type: ignore[arg-type]
+
+    def _walks_weights(self, iterable: cst.BaseExpression) -> bool:
+        """`_walks_weights`, also through a name that holds the walk
+        (`model_params = dict(model.named_parameters())`, then `model_params.items()`)."""
+        if _walks_weights(iterable):
+            return True
+        for node in iter_nodes(iterable):
+            if type(node) is cst.Name:
+                value = value_of_name(self.ctx, node)
+                if value is not None and _walks_weights(value):
+                    return True
+        return False
 
     def _bookkeeping_call(self, call: cst.Call) -> bool:
         if type(call.func) is cst.Name and call.func.value in _BUILTINS:
