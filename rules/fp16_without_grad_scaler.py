@@ -2,6 +2,7 @@ import libcst as cst
 
 from trainlint.analysis.precision import FLOAT16, with_precision
 from trainlint.analysis.receivers import GRAD_SCALER, constructor_kind
+from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.training import code_bodies, method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes, only
 from trainlint.rule import Rule
@@ -54,7 +55,9 @@ class Fp16WithoutGradScaler(Rule):
 
     ## Limitations
     Only values computed under a `with` autocast block of the same function
-    (or assigned from such values there) are followed; autocast applied as a
+    (or assigned from such values there, a trainer's `self.output` included;
+    a value assigned without autocast in the `else:` of an `if use_amp:` does
+    not undo one assigned under it in the `if`) are followed; autocast applied as a
     decorator on `forward`, or a loss returned from a helper, is not. A dtype
     chosen at run time among values that include float16 counts as float16:
     a command-line flag whose `choices` include it (`getattr(torch,
@@ -139,6 +142,29 @@ class Fp16WithoutGradScaler(Rule):
         "        logits = model(x)\n"
         "    (criterion(logits, y) * 0.5).backward()  # expect: TL103\n"
         "    optimizer.step()\n",
+        # autocast made optional by a branch: the `if` path is float16
+        "import torch\n"
+        "def train(model, loader, use_amp):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x in loader:\n"
+        "        if use_amp:\n"
+        "            with torch.autocast('cuda'):\n"
+        "                loss = model(x).sum()\n"
+        "        else:\n"
+        "            loss = model(x).sum()\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        opt.step()\n",
+        # a trainer keeps the output on `self`
+        "import torch\n"
+        "class SRModel:\n"
+        "    def optimize_parameters(self):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        with torch.autocast('cuda'):\n"
+        "            self.output = self.net(self.lq)\n"
+        "        loss = (self.output - self.gt).abs().mean()\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        self.optimizer.step()\n",
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -225,6 +251,18 @@ class Fp16WithoutGradScaler(Rule):
         "with torch.autocast(device.type):\n"
         "    loss = model(x)\n"
         "loss.backward()\n",
+        # the float16 value of a debugging branch is replaced on every path before the backward
+        "import torch\n"
+        "def train(model, loader, opt, debug):\n"
+        "    for x in loader:\n"
+        "        if debug:\n"
+        "            with torch.autocast('cuda'):\n"
+        "                loss = model(x).sum()\n"
+        "            print(loss.item())\n"
+        "        loss = model(x).sum()\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n",
     )
 
     def finish(self) -> None:
@@ -256,13 +294,18 @@ class Fp16WithoutGradScaler(Rule):
             return
         inside = {id(n) for block in fp16_blocks for n in iter_nodes(block.body)}
         tainted = self._tainted_names(body, inside)
-        last_binding: dict[str, bool] = {}  # name -> whether its latest assignment so far is float16
+        last_binding: dict[str, bool] = {}  # name -> whether its latest assignment so far may be float16
+        last_half: dict[str, cst.CSTNode] = {}  # name -> its latest float16 assignment
         for node in self.ctx.own_nodes(body):
             if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign) and node.value is not None:
                 targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
                 names = set().union(*(_target_names(t) for t in targets))
                 half = id(node) in inside or bool(_names_in(node.value) & tainted)
-                last_binding.update((name, half) for name in names)
+                for name in names:
+                    if half:
+                        last_binding[name], last_half[name] = True, node
+                    elif name not in last_half or self._replaces(node, last_half[name], body):
+                        last_binding[name] = False
             receiver = method_call(node, "backward")
             if receiver is None or scaled_backward_scaler(node) is not None:
                 continue
@@ -271,6 +314,21 @@ class Fp16WithoutGradScaler(Rule):
             roots = {r for r in _roots(receiver) if last_binding.get(r, True)}
             if roots & tainted or (id(node) in inside and _COMPUTED in roots):
                 self.report(node)
+
+    def _replaces(self, assignment: cst.CSTNode, half: cst.CSTNode, body: cst.CSTNode) -> bool:
+        """A float32 `assignment` after the float16 one, `half`, replaces it on every
+        path: each branch it sits in holds `half` too. In the `else:` of an `if
+        use_amp:` whose body assigned under autocast, it does not."""
+        above = set(map(id, self.ctx.ancestors(half)))
+        child = assignment
+        for ancestor in self.ctx.ancestors(assignment):
+            if ancestor is body:
+                break
+            arm = child if type(ancestor) is cst.If else ancestor
+            if type(ancestor) in _BRANCHES and id(arm) not in above and arm is not half:
+                return False
+            child = ancestor
+        return True
 
     def _tainted_names(self, body: cst.CSTNode, inside: set[int]) -> set[str]:
         """Names holding values computed under float16 autocast: assigned
@@ -292,6 +350,9 @@ class Fp16WithoutGradScaler(Rule):
         return tainted
 
 
+# what runs on some paths only: the arm of an `if` (its body or `else:`), a handler,
+# a case, a loop's body
+_BRANCHES = (cst.If, cst.ExceptHandler, cst.MatchCase, cst.For, cst.While)
 _COMPUTED = "<computed>"  # a root that is a fresh call: `model(x).sum().backward()`
 
 
@@ -300,6 +361,8 @@ def _roots(expr: cst.BaseExpression) -> set[str]:
     `(loss / accum)`, `outputs` in `outputs.loss.mean()`)."""
     if type(expr) is cst.Name:
         return {expr.value}
+    if type(expr) is cst.Attribute and dotted_name(expr) is not None:
+        return {dotted_name(expr)} | _roots(expr.value)  # type: ignore[arg-type]  # `self.output`
     if type(expr) in (cst.Attribute, cst.Subscript):
         return _roots(expr.value)
     if type(expr) is cst.Call:
@@ -315,12 +378,16 @@ def _roots(expr: cst.BaseExpression) -> set[str]:
 
 
 def _names_in(expr: cst.CSTNode) -> set[str]:
-    return {n.value for n in iter_nodes(expr) if type(n) is cst.Name}
+    """The variables `expr` reads, and the attributes it reads by a dotted name (`self.output`)."""
+    return {n.value if type(n) is cst.Name else dotted_name(n) for n in iter_nodes(expr)  # type: ignore[misc]
+            if type(n) is cst.Name or (type(n) is cst.Attribute and dotted_name(n) is not None)}
 
 
 def _target_names(target: cst.BaseExpression) -> set[str]:
     if type(target) is cst.Name:
         return {target.value}
+    if type(target) is cst.Attribute and dotted_name(target) is not None:
+        return {dotted_name(target)}  # type: ignore[set-item]  # a trainer's `self.output`
     if type(target) in (cst.Tuple, cst.List):
         return set().union(*(_target_names(e.value) for e in target.elements)) if target.elements else set()
     if type(target) is cst.StarredElement:
