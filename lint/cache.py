@@ -133,16 +133,30 @@ class ResultCache:
 
 
 def _entry(raw: Sequence[object], codes: Sequence[str]) -> Entry:
+    """An index entry; TypeError when it is not one (a damaged or foreign index,
+    which is then not used)."""
     digest, stat, number, findings, inputs, facts, member = raw
+    if not isinstance(findings, list) or not all(_finding_shaped(item) for item in findings):
+        raise TypeError("not a cached finding")
     return Entry(
         str(digest),
         tuple(stat) if stat else None,  # type: ignore[arg-type]
         str(codes[number]),  # type: ignore[index]
-        list(findings),  # type: ignore[call-overload]
+        findings,
         str(inputs),
         str(facts),
         bool(member),
     )
+
+
+_FINDING_FIELDS = {"line": int, "column": int, "end_line": int, "end_column": int, "code": str, "name": str,
+                   "severity": str, "message": str, "fixable": bool, "fix": (str, type(None))}
+
+
+def _finding_shaped(item: object) -> bool:
+    """A finding as `without_path` writes it: each field, of its type, and no other."""
+    return (isinstance(item, dict) and item.keys() == _FINDING_FIELDS.keys()
+            and all(isinstance(item[key], kind) for key, kind in _FINDING_FIELDS.items()))  # type: ignore[arg-type]
 
 
 def without_path(finding: Finding) -> dict[str, object]:

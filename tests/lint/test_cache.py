@@ -125,6 +125,23 @@ def test_a_corrupt_cache_file_is_ignored(project: Path, damage: str) -> None:
     assert again.findings == first.findings
 
 
+@pytest.mark.parametrize("findings", [[{"line": 2}], "x", [None], [{"line": "2"}], [{"extra": 1}]])
+def test_an_index_with_a_malformed_finding_is_not_used(project: Path, findings: object) -> None:
+    """Valid JSON whose cached findings are not findings (a foreign or older
+    writer): the index is not used, the files are linted again, nothing raises."""
+    import json
+
+    first = _lint(project)
+    for index in (project / CACHE_DIR).glob("index-*.json"):
+        loaded = json.loads(index.read_text(encoding="utf-8"))
+        for raw in loaded["files"].values():
+            raw[3] = findings
+        index.write_text(json.dumps(loaded), encoding="utf-8")
+    again = _lint(project)
+    assert again.analysed == len(SOURCES)
+    assert again.findings == first.findings
+
+
 def _poison(root: Path) -> None:
     """Put a finding in the cache that no rule would produce, for clean.py."""
     cache = ResultCache(root / CACHE_DIR)
