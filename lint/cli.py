@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,18 @@ class _DefaultToCheck(click.Group):
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
             args = ["check", *args]
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """An internal failure exits 2, as a usage or configuration error does,
+        never 1, which says that findings remain; the traceback is kept."""
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception:
+            traceback.print_exc()
+            click.echo("trainlint: internal error (traceback above); please report it", err=True)
+            ctx.exit(2)
 
 
 @click.group(cls=_DefaultToCheck, context_settings={"help_option_names": ["-h", "--help"]})

@@ -227,6 +227,17 @@ def test_unparsable_and_undecodable_files_are_reported_and_the_rest_linted(tmp_p
     assert code == 1
 
 
+def test_an_internal_failure_exits_2_with_its_traceback(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not 1, which says that findings remain: a CI job must not read a crash as findings."""
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("something inside broke")
+
+    monkeypatch.setattr("trainlint.cli.execute", broken)
+    code, out, err = invoke("src", "--no-cache", cwd=project)
+    assert code == 2, (out, err)
+    assert "RuntimeError: something inside broke" in err and "internal error" in err
+
+
 def test_missing_path_is_an_error_but_the_rest_is_linted(project: Path) -> None:
     code, out, err = invoke("src", "nope.py", "--no-cache", cwd=project)
     assert code == 2
