@@ -361,7 +361,7 @@ class _Summarizer:
         self.signature = parameter_names(ctx, func)
         self.params = tuple(name.lstrip("*") for name in self.signature)
         # the own nodes a summary reads, picked in one pass
-        self.nodes = only(ctx.own_nodes(func.body), cst.For, cst.While, cst.AugAssign, cst.Return, cst.Assign)
+        self.nodes = only(ctx.own_nodes(func.body), cst.For, cst.While, cst.AugAssign, cst.Return, cst.Assign, cst.Del)
         self.derived = self._derived_from_params()
         self.detached = self._detached_params()
         self.converted: set[str] = set()  # dotted names converted to float16 here
@@ -372,8 +372,13 @@ class _Summarizer:
         events: list[Event] = [LOOP] if phases else []
         sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set(),
                                      "steps": set(), "known_steps": set(), "scales_backward": set()}
+        # gradients cleared by statements (`p.grad = None`, `del p.grad`), in their place among the calls
+        clears = [node for node in only(self.nodes, cst.Assign, cst.Del) if clears_grads(self.ctx, node)]
         for call in self.ctx.calls_in_order(self.func.body):
+            while clears and self.ctx.order_index(clears[0]) < self.ctx.order_index(call):
+                events.append(self._clear(clears.pop(0)))
             events.extend(self._events(call, sets))
+        events.extend(self._clear(node) for node in clears)
         # `def optimize(opt, losses): torch.stack(losses).mean().backward()`
         sets["backpropagates"] = consumed_names(self.ctx, self.func.body) & set(self.params) if BACKWARD in events else set()
         returned: list[cst.BaseExpression] = []
@@ -399,6 +404,19 @@ class _Summarizer:
             stores=self._stores(),
             **{name: frozenset(values) for name, values in sets.items()},
         )
+
+    def _clear(self, node: cst.CSTNode) -> Event:
+        """A statement that clears gradients: of every one it reaches, unless a
+        condition picks which (`if "prototypes" in name: p.grad = None`, a part
+        frozen for a while), though not a test of the gradient itself
+        (`if p.grad is not None:`)."""
+        for ancestor in self.ctx.ancestors(node):
+            if ancestor is self.func:
+                break
+            if type(ancestor) is cst.If and not any(
+                    type(n) is cst.Attribute and n.attr.value == "grad" for n in iter_nodes(ancestor.test)):
+                return MAY_ZERO_GRAD
+        return ZERO_GRAD
 
     def _stores(self) -> tuple[tuple[str, str], ...]:
         """`self.model = model` in a constructor: which parameter each attribute of

@@ -1,0 +1,19 @@
+"""Gradients cleared by hand, by statements rather than calls."""
+
+
+def clear(model):
+    for p in model.parameters():
+        p.grad = None
+
+
+def drop(model):
+    for p in model.parameters():
+        if p.grad is not None:
+            del p.grad
+
+
+def freeze_prototypes(model):
+    """A part frozen for a while: the step applies the rest."""
+    for name, p in model.named_parameters():
+        if "prototypes" in name:
+            p.grad = None
