@@ -7,7 +7,10 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-_LINE_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+# a code (`TL101`, another tool's `E501`) or a rule's name (`clip-before-unscale`)
+_TOKEN = r"(?:[A-Z]+[0-9]+|[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\b"
+_LINE_NOQA = re.compile(rf"#\s*noqa(?P<colon>\s*:\s*(?P<codes>{_TOKEN}(?:[\s,]+{_TOKEN})*)?)?", re.IGNORECASE)
+_TOKENS = re.compile(_TOKEN, re.IGNORECASE)
 _FILE_NOQA = re.compile(
     r"^[ \t]*#[ \t]*trainlint:[ \t]*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]+(?:[ \t,]+[A-Z]+[0-9]+)*))?[ \t]*$",
     re.MULTILINE | re.IGNORECASE,
@@ -58,18 +61,35 @@ def _comment_only_lines(source: str) -> set[int] | None:
 @dataclass(frozen=True)
 class NoqaDirective:
     """One `# noqa` in a comment: its span in the comment text and its codes
-    (empty for a bare `# noqa`, which covers every rule)."""
+    (empty for a bare `# noqa`, which covers every rule). A rule's name counts
+    as its code; a name of no rule is kept as written, and covers nothing.
+    `malformed`: a `# noqa:` followed by no code at all (`# noqa: (legacy)`),
+    which covers nothing either: never every rule, as a bare `# noqa` does."""
 
     start: int
     end: int
     codes: tuple[str, ...]
+    malformed: bool = False
+
+    def covers(self, code: str) -> bool:
+        return code in self.codes if self.codes or self.malformed else True
 
 
 def noqa_directives(comment: str) -> list[NoqaDirective]:
-    return [
-        NoqaDirective(m.start(), m.end(), tuple(c.upper() for c in _CODE.findall(m.group("codes") or "")))
-        for m in _LINE_NOQA.finditer(comment)
-    ]
+    found = []
+    for m in _LINE_NOQA.finditer(comment):
+        codes = tuple(_code_of(token) for token in _TOKENS.findall(m.group("codes") or ""))
+        found.append(NoqaDirective(m.start(), m.end(), codes, malformed=m.group("colon") is not None and not codes))
+    return found
+
+
+def _code_of(token: str) -> str:
+    """`TL101` for `tl101` or `clip-before-unscale`; another token as written."""
+    if _CODE.fullmatch(token):
+        return token.upper()
+    from trainlint.manifest import manifest  # only for a name: a cached run of codes needs none
+
+    return next((rule.code for rule in manifest().rules if rule.name == token.lower()), token)
 
 
 class NoqaUsage:
@@ -100,7 +120,7 @@ class NoqaUsage:
             return False
         # `# noqa` inside a string (`label = "see # noqa"`) is no comment
         comment = self._comment_of(number)
-        return any(not d.codes or code in d.codes for d in noqa_directives(comment))
+        return any(d.covers(code) for d in noqa_directives(comment))
 
     def _comment_of(self, number: int) -> str:
         """The comment of line `number`, or the whole line when the file does not tokenize."""

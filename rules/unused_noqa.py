@@ -11,7 +11,8 @@ from trainlint.rule import Diagnostic, Example, Fix, Replacement, Rule
 from trainlint.suppression import NoqaDirective, NoqaUsage, noqa_directives
 
 _OWN_CODE = re.compile(r"TL\d+")  # TL99 is a typo of ours, not another tool's code
-_NOQA_WITH_OWN_CODE = re.compile(r"#\s*noqa:[^\n]*TL\d", re.IGNORECASE)
+_NOQA_WITH_OWN_CODE = re.compile(r"#\s*noqa\s*:[^\n]*TL\d", re.IGNORECASE)
+_NOQA_WITH_COLON = re.compile(r"#\s*noqa\s*:[^\n]*", re.IGNORECASE)
 
 
 class UnusedNoqa(Rule):
@@ -19,7 +20,10 @@ class UnusedNoqa(Rule):
     ## What it does
     Reports a trainlint code in a line `# noqa: TL...` comment that
     suppresses nothing: the rule ran on the file and found nothing on that
-    line, or no rule has that code. Codes of other tools (`E501`, `F401`) and
+    line, or no rule has that code or name (a rule's name, `# noqa:
+    clip-before-unscale`, stands for its code). A `# noqa:` followed by no
+    code at all suppresses nothing, and is reported too: only a bare `# noqa`
+    suppresses every rule. Codes of other tools (`E501`, `F401`) and
     a bare `# noqa` are left alone, and so are codes of rules that did not run
     (not selected, or switched off for the file by `per-file-ignores` or
     `# trainlint: noqa: CODE`).
@@ -80,6 +84,13 @@ class UnusedNoqa(Rule):
             "def train(model):  # no GradScaler here # noqa: TL103  # expect: TL001\n    return model\n",
             "def train(model):  # no GradScaler here  # expect: TL001\n    return model\n",
         ),
+        # `# noqa:` with no code suppresses nothing (not every rule, as a bare `# noqa`)
+        "x = 1  # NOQA: tl  # expect: TL001\n",
+        # a name of no rule
+        Example(
+            "x = compute()  # noqa: clip-before-unscal  # expect: TL001\n",
+            "x = compute()  # expect: TL001\n",
+        ),
     )
     good = (
         "import torch.nn as nn\nm = nn.DataParallel(m)  # noqa: TL301\n",
@@ -87,13 +98,17 @@ class UnusedNoqa(Rule):
         "import torch.nn as nn\nm = nn.DataParallel(\n    m,\n)  # noqa: TL301\n",
         "# trainlint: noqa: TL301\nimport torch.nn as nn\nx = 1  # noqa: TL301\n",
         'text = "x = 1  # noqa: TL301"\n',
-        "x = 1  # NOQA: tl\n",
+        # a rule's name stands for its code; a space before the colon is allowed
+        "import torch.nn as nn\nm = nn.DataParallel(m)  # noqa: data-parallel\nn = nn.DataParallel(m)  # noqa : TL301\n",
     )
 
     @classmethod
     def may_fire(cls, source: str) -> bool:
         # files with only other tools' `# noqa: E501` need no parse for this rule
-        return _NOQA_WITH_OWN_CODE.search(source) is not None
+        if _NOQA_WITH_OWN_CODE.search(source) is not None:
+            return True
+        return any(d.malformed or any("-" in c for c in d.codes)
+                   for m in _NOQA_WITH_COLON.finditer(source) for d in noqa_directives(m.group()))
 
     @classmethod
     def audit_noqa(cls, positions: Mapping[cst.CSTNode, CodeRange], usage: NoqaUsage) -> list[Diagnostic]:
@@ -113,13 +128,21 @@ class UnusedNoqa(Rule):
         assert comment is not None
         found = []
         for directive in noqa_directives(comment.value):
+            if directive.malformed:
+                found.append(Diagnostic(cls, comment, _MALFORMED))
+                continue
             own = [c for c in directive.codes if _OWN_CODE.fullmatch(c)]
-            unknown = [c for c in own if c not in known]
+            # a name of no rule (`clip-before-unsale`): a code of another tool has no hyphen
+            unknown = [c for c in own if c not in known] + [c for c in directive.codes if "-" in c]
             unused = [c for c in own if c in usage.ran and (line, c) not in usage.used]
             if unknown or unused:
                 fix = Fix({holder: _without(holder, comment.value, directive, {*unknown, *unused})})
                 found.append(Diagnostic(cls, comment, _message(unused, unknown), fix))
         return found
+
+
+_MALFORMED = ("`# noqa:` names no code: it suppresses nothing (a bare `# noqa` suppresses every rule); "
+              "write `# noqa: TL101` or the rule's name")
 
 
 def _message(unused: list[str], unknown: list[str]) -> str:

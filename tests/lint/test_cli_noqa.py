@@ -116,3 +116,18 @@ def test_noqa_inside_a_string_suppresses_nothing(tmp_path: Path) -> None:
     )
     code, out, _ = invoke("s.py", "--no-cache", "--format", "json", cwd=tmp_path)
     assert [(d["line"], d["code"]) for d in json.loads(out)] == [(2, "TL301"), (3, "TL301")], out
+
+
+def test_a_noqa_without_codes_after_its_colon_suppresses_nothing(tmp_path: Path) -> None:
+    """`# noqa: legacy` is no bare `# noqa`: it hides no rule, and TL001 says so; a
+    rule's name stands for its code, and a space before the colon is allowed."""
+    (tmp_path / "m.py").write_text(
+        "import torch.nn as nn\n"
+        "a = nn.DataParallel(m)  # noqa: legacy\n"
+        "b = nn.DataParallel(m)  # noqa: data-parallel\n"
+        "c = nn.DataParallel(m)  # noqa : TL301\n"
+        "d = nn.DataParallel(m)  # noqa: TL-301\n"
+    )
+    _, out, _ = invoke("m.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    assert sorted((d["line"], d["code"]) for d in json.loads(out)) == [
+        (2, "TL001"), (2, "TL301"), (5, "TL001"), (5, "TL301")]
