@@ -29,9 +29,13 @@ class SamplerWithShuffle(Rule):
     in the file and cannot be `None` (a torch class, or a class this file
     defines; a name imported from elsewhere may be a function that returns
     `None` on a single-process run). It already decides the order,
-    and the call raised before, so no working behavior changes. A call inside a
-    `try` gets no fix: the error may be caught and the run go on with a
-    loader built another way. A comment on the removed argument's line is kept, on a line of
+    and the call raised before, so no working behavior changes. A call whose
+    error may be caught gets no fix: inside a `try`, or a `with` other than
+    torch's and `open` (`contextlib.suppress`, `pytest.raises`), in its own
+    function or one that calls it; the run may go on with a loader built
+    another way. Nor does a sampler held in a variable of a file that runs
+    code text (`exec(open("configurator.py").read())`), which may bind it to
+    `None`. A comment on the removed argument's line is kept, on a line of
     its own (or at the end of the line above when the argument shared it);
     a comment inside the argument leaves the finding without a fix. With `batch_sampler=` and `batch_size=` there is no fix: whether
     the batch size belongs in the batch sampler is the author's decision.
@@ -136,6 +140,24 @@ class SamplerWithShuffle(Rule):
         "    loader = DataLoader(ds, batch_size=8, sampler=sampler, shuffle=True)  # expect: TL304\n"
         "except ValueError:\n"
         "    loader = DataLoader(ds, batch_size=8, shuffle=True)\n",
+        # the error may be caught: by a caller's `try`, a `with` that swallows it
+        "from torch.utils.data import DataLoader, SequentialSampler\n"
+        "def make(ds):\n"
+        "    return DataLoader(ds, sampler=SequentialSampler(ds), shuffle=True)  # expect: TL304\n"
+        "try:\n"
+        "    loader = make(ds)\n"
+        "except ValueError:\n"
+        "    loader = DataLoader(ds, shuffle=True)\n",
+        "import contextlib\n"
+        "from torch.utils.data import DataLoader, SequentialSampler\n"
+        "loader = None\n"
+        "with contextlib.suppress(ValueError):\n"
+        "    loader = DataLoader(ds, sampler=SequentialSampler(ds), shuffle=True)  # expect: TL304\n",
+        # a configurator run as code text may set the sampler to None
+        "from torch.utils.data import DataLoader, SequentialSampler\n"
+        "sampler = SequentialSampler(ds)\n"
+        "exec(open('configurator.py').read())\n"
+        "loader = DataLoader(ds, batch_size=6, sampler=sampler, shuffle=True)  # expect: TL304\n",
     )
     good = (
         # by position (dataset, batch_size, shuffle, sampler): shuffle off
@@ -198,11 +220,20 @@ class SamplerWithShuffle(Rule):
         then is dropping `shuffle=True` safe."""
         if value is None:
             return True
+        if type(value) is not cst.Call and self.ctx.shared(_runs_code_text):
+            return None  # `exec(open("configurator.py").read())` may bind any name again
         values, complete = Values.of_file(self.ctx).leaves(value)
         if any(is_constant(v, "None") for v in values):
             return True
         built = complete and all(type(v) is cst.Call and _constructs(self.ctx, v) for v in values)
         return False if built else None
+
+
+def _runs_code_text(ctx: FileContext) -> bool:
+    """The file runs code given as text (`exec(...)`, nanoGPT's configurator):
+    what its variables hold is not known from the file alone."""
+    return any(type(call.func) is cst.Name and call.func.value == "exec" and ctx.qualified_name(call.func) in (None, "builtins.exec")
+               for call in ctx.nodes_of(cst.Call))  # type: ignore[attr-defined]
 
 
 def _constructs(ctx: FileContext, call: cst.Call) -> bool:

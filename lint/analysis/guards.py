@@ -95,12 +95,30 @@ def is_device_check(ctx: FileContext, test: cst.BaseExpression) -> bool:
     return False
 
 
-def in_try(ctx: FileContext, node: cst.CSTNode) -> bool:
-    """`node` runs in a `try` of its own function (or of the module's code): an
-    exception raised there may be caught and the run go on."""
+def in_try(ctx: FileContext, node: cst.CSTNode, depth: int = 0) -> bool:
+    """An exception raised at `node` may be caught and the run go on: it runs in a
+    `try`, or in a `with` whose context manager may swallow it (`contextlib.suppress`,
+    `pytest.raises`, `self.assertRaises`: any but torch's own and `open`), in its own
+    function, or in a function of the file called so, a few calls up."""
     for ancestor in ctx.ancestors(node):
         if type(ancestor) in (cst.Try, cst.TryStar):
             return True
-        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+        if type(ancestor) is cst.With and not all(_keeps_exceptions(ctx, item.item) for item in ancestor.items):
+            return True
+        if type(ancestor) is cst.FunctionDef:
+            return depth < _CALLERS_FOLLOWED and any(
+                in_try(ctx, site, depth + 1) for site in ctx.call_sites(ancestor))
+        if type(ancestor) in (cst.ClassDef, cst.Lambda):
             return False
     return False
+
+
+_CALLERS_FOLLOWED = 3
+
+
+def _keeps_exceptions(ctx: FileContext, manager: cst.BaseExpression) -> bool:
+    """A context manager known to let exceptions through: torch's (`no_grad()`,
+    `autocast(...)`), `open(...)`."""
+    called = manager.func if type(manager) is cst.Call else manager
+    name = ctx.qualified_name(called) or ""
+    return name.startswith("torch.") or name in ("open", "builtins.open")
