@@ -47,9 +47,12 @@ class ClipBeforeUnscale(Rule):
     the scaler (or the object holding it: `self.log_grad_norm()` inherited
     from a base of another library). When that optimizer cannot be told (several, or none), when the step
     is conditional (gradient accumulation) or an `unscale_` already follows the
-    clip, there is no fix. Nor is there one when the clip runs inside a `try`
-    (an exception caught before `update()` would leave the scaler unscaled for
-    the next iteration), when the clip shares its line with other statements,
+    clip, there is no fix. Nor is there one when an exception of the clip may
+    be caught (inside a `try` or a `with` that may swallow it, in its function
+    or a caller of it: the scaler would be left unscaled for the next
+    iteration), when the clip raises on Inf (`error_if_nonfinite=True`: a step
+    the scaler would skip raises instead), when the optimizer is assigned
+    between the clip and the step, when the clip shares its line with other statements,
     or when the optimizer is written as anything but a name or an attribute
     (`scaler.step(next_optimizer())` would be called twice).
 
@@ -243,6 +246,38 @@ class ClipBeforeUnscale(Rule):
         "        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n"
         "        self.scaler.step(self.optimizer)\n"
         "        self.scaler.update()\n",
+        # the optimizer is built again after the clip: `unscale_(opt)` would unscale another
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x in loader:\n"
+        "    scaler.scale(model(x).sum()).backward()\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "    opt = make_optimizer(model)\n"
+        "    scaler.step(opt)\n"
+        "    scaler.update()\n",
+        # a clip that raises on Inf: the step the scaler would skip raises once unscaled
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x in loader:\n"
+        "    opt.zero_grad()\n"
+        "    scaler.scale(model(x).sum()).backward()\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, error_if_nonfinite=True)  # expect: TL101\n"
+        "    scaler.step(opt)\n"
+        "    scaler.update()\n",
+        # a caller catches the errors of the step: an `unscale_` left without `update()` would raise next time
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "def train_step(x):\n"
+        "    opt.zero_grad()\n"
+        "    scaler.scale(model(x).sum()).backward()\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "    scaler.step(opt)\n"
+        "    scaler.update()\n"
+        "for x in loader:\n"
+        "    try:\n"
+        "        train_step(x)\n"
+        "    except RuntimeError:\n"
+        "        continue\n",
     )
     good = (
         # the helper unscales before it clips
@@ -394,6 +429,8 @@ class ClipBeforeUnscale(Rule):
         # skipped batch) would leave the scaler unscaled: the next `unscale_` would raise
         if not _plain_reference(optimizer) or len(statement.body) != 1 or in_try(self.ctx, statement):
             return None
+        if _raises_on_nonfinite(clip):
+            return None  # the unscaled Inf of a skipped step would raise in the clip, and the next `unscale_` too
         if not self._always_stepped_after(statement, scaler, optimizer) or self._unscales_elsewhere(scaler):
             return None
         unscale = cst.parse_statement(f"{scaler.name}.unscale_({optimizer})\n")
@@ -422,6 +459,8 @@ class ClipBeforeUnscale(Rule):
                 stepped = False
                 for end in range(start + 1, len(body)):
                     if self._calls(body[end], scaler, "step", optimizer):
+                        if any(_binds(self.ctx, part, optimizer) for part in body[start + 1:end]):
+                            return False  # `opt = make_optimizer(model)` after the clip: another object
                         stepped = True
                     elif stepped and self._calls(body[end], scaler, "update", None):
                         return not any(type(node) in _JUMPS for part in body[start:end + 1]
@@ -490,3 +529,23 @@ def _unscales_and_handed(ctx: FileContext) -> tuple[bool, frozenset[str]]:
                 handed.add("self")
     return False, frozenset(handed)
 
+
+def _binds(ctx: FileContext, statement: cst.CSTNode, name: str) -> bool:
+    """`statement` assigns `name` (`opt` or `self.opt`), or a name it starts with."""
+    for node in ctx.subtree(statement):
+        targets = ([t.target for t in node.targets] if type(node) is cst.Assign  # type: ignore[attr-defined]
+                   else [node.target] if type(node) in (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr) else [])
+        for target in targets:
+            for part in ctx.subtree(target):
+                bound = dotted_name(part) if type(part) in (cst.Name, cst.Attribute) else None
+                if bound is not None and (name == bound or name.startswith(bound + ".")):
+                    return True
+    return False
+
+
+def _raises_on_nonfinite(clip: cst.Call) -> bool:
+    """`clip_grad_norm_(..., error_if_nonfinite=True)`, or a value other than False."""
+    for arg in clip.args:
+        if arg.keyword is not None and arg.keyword.value == "error_if_nonfinite":
+            return not (type(arg.value) is cst.Name and arg.value.value == "False")
+    return False
