@@ -296,6 +296,30 @@ class ScalerStepWithoutUpdate(Rule):
         "    for x, y in loader:\n"
         "        scaler.scale(criterion(model(x), y)).backward()\n"
         "        scaler.step(optimizer)\n",
+        # a scaler of the file's own class, whose `step()` updates
+        "import torch\n"
+        "class AutoScaler(torch.amp.GradScaler):\n"
+        "    def step(self, optimizer, *args, **kwargs):\n"
+        "        out = super().step(optimizer, *args, **kwargs)\n"
+        "        self.update()\n"
+        "        return out\n"
+        "scaler = AutoScaler('cuda')\n"
+        "for x in loader:\n"
+        "    opt.zero_grad()\n"
+        "    scaler.scale(model(x).sum()).backward()\n"
+        "    scaler.step(opt)\n",
+        # the same scaler under two names
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self):\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def fit(self, batches):\n"
+        "        scaler = self.scaler\n"
+        "        for x in batches:\n"
+        "            self.opt.zero_grad()\n"
+        "            scaler.scale(self.model(x).sum()).backward()\n"
+        "            scaler.step(self.opt)\n"
+        "            self.scaler.update()\n",
     )
 
     def finish(self) -> None:
@@ -316,7 +340,7 @@ class ScalerStepWithoutUpdate(Rule):
                     steps.append((node, scaler, binding))  # type: ignore[arg-type]
         updating_helpers = self._functions_updating_a_scaler()
         for step, scaler, binding in steps:
-            if scaler_switched_off(self.ctx, binding) or self._handed_out(scaler, binding):
+            if scaler_switched_off(self.ctx, binding) or self._handed_out(scaler, binding) or self._overridden(binding):
                 continue
             loop = self._training_loop(step)
             if loop is None or self._updates_in(loop.body, binding, updating_helpers, self.ctx.code(scaler)):
@@ -394,15 +418,17 @@ class ScalerStepWithoutUpdate(Rule):
         return None
 
     def _updates_in(self, body: cst.CSTNode, binding: Binding, helpers: set[str], scaler_code: str) -> bool:
-        """Whether the loop's body may update the scaler: itself, through a function of
-        this file that updates one, or through code it cannot see that is handed the
-        scaler or the object holding it (`end_step(scaler, opt)` of another module)."""
+        """Whether the loop's body may update the scaler: itself, or under another name
+        that holds it (`scaler = self.scaler`, then `self.scaler.update()`), through a
+        function of this file that updates one, or through code it cannot see that is
+        handed the scaler or the object holding it (`end_step(scaler, opt)` of another module)."""
         receivers = self.ctx.receivers
+        same = self._aliases(binding)
         for node in iter_nodes(body):
             if type(node) is not cst.Call:
                 continue
             scaler = method_call(node, "update")
-            if scaler is not None and receivers.binding(scaler) == binding:
+            if scaler is not None and receivers.binding(scaler) in same:
                 return True
             callee = self.ctx.local_callee(node)
             if callee is not None:
@@ -412,6 +438,34 @@ class ScalerStepWithoutUpdate(Rule):
                 return True  # `hook.after_step()`: a method of this file's that updates one
             elif hands_over_scaler(self.ctx, node, scaler_code):
                 return True
+        return False
+
+    def _aliases(self, binding: Binding) -> set[Binding]:
+        """`binding` and the names assigned it, or that it was assigned, as a plain
+        reference (`scaler = self.scaler`): the same object."""
+        receivers = self.ctx.receivers
+        same = {binding}
+        for node in self.ctx.nodes_of(cst.Assign):
+            value = node.value  # type: ignore[attr-defined]
+            if type(value) not in (cst.Name, cst.Attribute):
+                continue
+            source = receivers.binding(value)
+            for target in node.targets:  # type: ignore[attr-defined]
+                bound = receivers.binding(target.target) if type(target.target) in (cst.Name, cst.Attribute) else None
+                if bound is not None and source is not None and (bound == binding or source == binding):
+                    same |= {bound, source}
+        return same
+
+    def _overridden(self, binding: Binding) -> bool:
+        """The scaler is built from a class of this file that defines its own `step` or
+        `update` (a scaler whose `step()` updates): what its methods do is its own."""
+        for value in self.ctx.receivers.assigned(binding):
+            if type(value) is cst.Call and type(value.func) is cst.Name:
+                for cls in self.ctx.nodes_of(cst.ClassDef):
+                    if cls.name.value == value.func.value and any(  # type: ignore[attr-defined]
+                            type(item) is cst.FunctionDef and item.name.value in ("step", "update")
+                            for item in cls.body.body):  # type: ignore[attr-defined]
+                        return True
         return False
 
     def _functions_updating_a_scaler(self) -> set[str]:
