@@ -136,7 +136,7 @@ class UnusedNoqa(Rule):
             unknown = [c for c in own if c not in known] + [c for c in directive.codes if "-" in c]
             unused = [c for c in own if c in usage.ran and (line, c) not in usage.used]
             if unknown or unused:
-                fix = Fix({holder: _without(holder, comment.value, directive, {*unknown, *unused})})
+                fix = Fix({holder: _without(holder, comment.value, directive, {*unknown, *unused}, line)})
                 found.append(Diagnostic(cls, comment, _message(unused, unknown), fix))
         return found
 
@@ -155,10 +155,13 @@ def _message(unused: list[str], unknown: list[str]) -> str:
 
 
 def _without(
-    holder: cst.TrailingWhitespace | cst.EmptyLine, text: str, directive: NoqaDirective, drop: set[str]
+    holder: cst.TrailingWhitespace | cst.EmptyLine, text: str, directive: NoqaDirective, drop: set[str], line: int
 ) -> Replacement:
     """`holder` with the codes `drop` taken out of `directive`; the directive
-    goes when no code is left, the comment when nothing else was in it."""
+    goes when no code is left, the comment when nothing else was in it. A
+    comment line among the first two of the file leaves a blank line: the
+    lines below keep their places (a coding declaration on line 3 does not
+    move up to where Python reads it)."""
     keep = [c for c in directive.codes if c not in drop]
     before, after = text[: directive.start].rstrip(), text[directive.end :].lstrip()
     if before and after and not keep and not after.startswith("#"):
@@ -170,5 +173,5 @@ def _without(
     if rest:
         return holder.with_changes(comment=cst.Comment(rest))
     if type(holder) is cst.EmptyLine:
-        return cst.RemoveFromParent()
+        return holder.with_changes(comment=None, whitespace=cst.SimpleWhitespace("")) if line <= 2 else cst.RemoveFromParent()
     return holder.with_changes(whitespace=cst.SimpleWhitespace(""), comment=None)

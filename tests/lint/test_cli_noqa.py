@@ -131,3 +131,13 @@ def test_a_noqa_without_codes_after_its_colon_suppresses_nothing(tmp_path: Path)
     _, out, _ = invoke("m.py", "--no-cache", "--format", "json", cwd=tmp_path)
     assert sorted((d["line"], d["code"]) for d in json.loads(out)) == [
         (2, "TL001"), (2, "TL301"), (5, "TL001"), (5, "TL301")]
+
+
+def test_removing_a_noqa_line_near_the_top_keeps_the_lines_below_in_place(tmp_path: Path) -> None:
+    """A coding declaration on line 3 is not read by Python: removing line 2 would
+    move it to line 2, where it is, and the file would decode otherwise."""
+    source = b"#!/usr/bin/env python\n# noqa: TL999\n# -*- coding: latin-1 -*-\ns = 'caf\xc3\xa9'\n"
+    (tmp_path / "m.py").write_bytes(source)
+    invoke("m.py", "--no-cache", "--fix", cwd=tmp_path)
+    fixed = (tmp_path / "m.py").read_bytes()
+    assert fixed == source.replace(b"# noqa: TL999\n", b"\n"), fixed
