@@ -28,6 +28,7 @@ from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import grad_mode_at
 from trainlint.analysis.scopes import assigned_parts, dotted_name
 from trainlint.analysis.summarize import argument_slots
+from trainlint.context import FileContext
 from trainlint.analysis.training import code_bodies, loop_guards, method_call, statement_of, statements_before
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Example, Fix, Rule
@@ -110,7 +111,11 @@ class LossAccumulatedWithGraph(Rule):
     `l.requires_grad`). A total that is returned, yielded, stored in an
     attribute or a container, or handed to any other function (among them
     `torch.autograd`'s) gets the finding without a fix: whoever receives it
-    may back-propagate it or call tensor methods on it. Nor is a fix offered
+    may back-propagate it or call tensor methods on it. So does a total that
+    another name also holds (`losses = all_losses = []`), one formatted by a
+    `str.format` template that reads its attributes (`{0.dtype}`), and a loss
+    from a loss module that is reconfigured after it is built (its
+    `reduction` assigned, or the module handed to a function). Nor is a fix offered
     when the loss may be a plain number where it is added: when any
     assignment of it in the function gives or may give a number or any other
     value that is no tensor (`0.0`, `x if c else 0.0`, `a or 0.0`,
@@ -563,6 +568,36 @@ class LossAccumulatedWithGraph(Rule):
         "    loss.mean().backward()\n"
         "    optimizer.step()\n"
         "    total += loss  # expect: TL202\n",
+        # the loss module is reconfigured after it is built: its losses may be per element
+        "import torch.nn as nn\n"
+        "def per_sample(criterion):\n"
+        "    criterion.reduction = 'none'\n"
+        "criterion = nn.MSELoss()\n"
+        "per_sample(criterion)\n"
+        "total = 0.0\n"
+        "for x, y in loader:\n"
+        "    loss = criterion(model(x), y)\n"
+        "    loss.mean().backward()\n"
+        "    total += loss  # expect: TL202\n",
+        # another name holds the list, and back-propagates through it
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "losses = all_losses = []\n"
+        "for x, y in loader:\n"
+        "    loss = F.cross_entropy(model(x), y)\n"
+        "    loss.backward(retain_graph=True)\n"
+        "    losses.append(loss)  # expect: TL202\n"
+        "torch.stack(all_losses).mean().backward()\n",
+        # a format field reads an attribute of the total
+        "import torch.nn.functional as F\n"
+        "total = 0.0\n"
+        "for x, y in loader:\n"
+        "    loss = F.cross_entropy(model(x), y)\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    total += loss  # expect: TL202\n"
+        "print('epoch loss {0:.4f} ({0.dtype})'.format(total))\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1116,6 +1151,8 @@ class LossAccumulatedWithGraph(Rule):
         if "." in accumulator or not own_variable(self.ctx, node, accumulator):
             return False
         body = self.ctx.enclosing_function(node) or self.ctx.module
+        if _aliased(self.ctx, body, accumulator):
+            return False  # `losses = all_losses = []`: the other name may be back-propagated
         accumulating = {n for n in self._accumulators if self._accumulators[n] == accumulator}
         return not escapes(self.ctx, body, accumulator, accumulating)
 
@@ -1154,7 +1191,7 @@ class LossAccumulatedWithGraph(Rule):
             sources.append(call.func)  # nn.MSELoss(...)(a, b)
         elif not is_loss_function(self.ctx.call_name(call)):
             built = Values.of_file(self.ctx).of(call.func)  # the loss module's constructions
-            if not built:
+            if not built or self._reconfigurable(call.func):
                 return False
             sources.extend(built)
         for source in sources:
@@ -1170,6 +1207,21 @@ class LossAccumulatedWithGraph(Rule):
             if reduction is not None and string_value(reduction.value) not in ("mean", "sum"):
                 return False
         return True
+
+    def _reconfigurable(self, module: cst.BaseExpression) -> bool:
+        """The loss module may be changed after it was built: its `reduction` (or
+        any attribute) assigned, or the module handed to a function (`per_sample(criterion)`
+        setting `criterion.reduction = "none"`)."""
+        written = self.ctx.code(module)
+        for node in self.ctx.nodes_of(cst.Assign, cst.Arg):
+            if type(node) is cst.Arg:
+                if self.ctx.code(node.value) == written:  # type: ignore[attr-defined]
+                    return True
+                continue
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target.target) is cst.Attribute and self.ctx.code(target.target.value) == written:
+                    return True
+        return False
 
     def _backpropagated_scalar(self, name: str, at: cst.CSTNode) -> bool:
         """`name.backward()` (no gradient given: one number) ran on the value `at`
@@ -1207,6 +1259,20 @@ class LossAccumulatedWithGraph(Rule):
     def _used_as_tensor(self, at: cst.CSTNode, accumulator: str) -> bool:
         """Anything the total must be a tensor for would break once it is a float."""
         return needs_tensor(self.ctx, self.ctx.enclosing_function(at) or self.ctx.module, accumulator)
+
+
+def _aliased(ctx: FileContext, body: cst.CSTNode, name: str) -> bool:
+    """Another name holds the same object as `name`: bound with it in one
+    assignment (`losses = all_losses = []`), or assigned from it (`kept = losses`)."""
+    for node in ctx.subtree(body):
+        if type(node) is not cst.Assign:
+            continue
+        names = [bound for target in node.targets for bound in _bound_names(target.target)]  # type: ignore[attr-defined]
+        if name in names and len(node.targets) > 1:  # type: ignore[attr-defined]
+            return True
+        if type(node.value) is cst.Name and node.value.value == name and names:  # type: ignore[attr-defined]
+            return True
+    return False
 
 
 def _packed(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:

@@ -8,11 +8,13 @@ Names are dotted names (`total`, `self.losses`) read within one body.
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 import libcst as cst
 
 from trainlint.analysis.dataflow import backward_targets, names_in, target_names
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.scopes import _parameters, assigned_parts, dotted_name
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import only
@@ -143,7 +145,16 @@ def needs_tensor(ctx: FileContext, body: cst.CSTNode, name: str) -> bool:
             qualified = ctx.qualified_name(func)
             if qualified is not None and qualified.startswith("torch.") and qualified not in _FROM_NUMBERS:
                 return True
+            if type(func) is cst.Attribute and func.attr.value == "format" and _reads_fields(func.value):
+                return True  # `"{0.dtype}".format(total)`
     return False
+
+
+def _reads_fields(template: cst.BaseExpression) -> bool:
+    """A `str.format` template that may read an attribute or an item of what it is
+    given (`{0.dtype}`, `{t[0]}`), or one that is not a literal."""
+    text = string_value(template)
+    return text is None or re.search(r"\{[^{}:!]*[.\[]", text) is not None
 
 
 # torch functions that accept a Python number where a tensor was
