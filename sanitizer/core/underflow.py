@@ -13,7 +13,8 @@ Their surroundings can. A tensor whose nonzero values mostly lie below the
 fp16 normal range lives where fp16 flushes, and its zeros are counted as
 flushed; a tensor whose values are mostly normal is far from the flush point,
 and its zeros are structure. A tensor that is entirely zero counts as flushed
-when other tensors of the step live below the normal range. An fp32 run of a
+when other tensors of the step live below the normal range, or when every
+gradient of the step is zero (all flushed: none is left to live there). An fp32 run of a
 healthy model may have the tiny values, not the zeros: its share of flushed
 values stays near zero however many values are tiny.
 
@@ -36,7 +37,10 @@ def flush_census(grads: list[torch.Tensor], scale: Any = 1.0) -> list[torch.Tens
     size, zeros, below = counts.unbind(dim=1)
     subnormal = below - zeros
     in_band = 2 * subnormal > size - zeros
-    all_flushed = (zeros == size) & in_band.any()
+    empty = zeros == size
+    # every gradient of the step zero (the loss was not: a backward ran on it): fp16
+    # flushed them all, and no other tensor is left in the band to say so
+    all_flushed = empty & (in_band.any() | empty.all())
     return [torch.where(in_band | all_flushed, zeros, 0).sum(), below.sum()]
 
 
