@@ -610,6 +610,19 @@ class MissingZeroGrad(Rule):
         "def main(model, loader):\n"
         "    optimizer = NoamOpt(torch.optim.Adam(model.parameters()))\n"
         "    train(model, optimizer, loader)\n",
+        # SWA: `SWALR` is a learning-rate scheduler, `AveragedModel` a model
+        "import torch\n"
+        "from torch.optim.swa_utils import AveragedModel, SWALR\n"
+        "swa_model = AveragedModel(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.05)\n"
+        "swa_sched = SWALR(opt, swa_lr=0.02)\n"
+        "for epoch in range(4):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        opt.step()\n"
+        "    swa_model.update_parameters(model)\n"
+        "    swa_sched.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:

@@ -91,6 +91,8 @@ def constructor_kind(qualified: str | None) -> str | None:
         return DATALOADER
     if qualified.startswith("torch.optim.lr_scheduler."):
         return SCHEDULER if last[:1].isupper() and not last.startswith("_") else None
+    if qualified.startswith("torch.optim.swa_utils."):  # SWALR schedules; AveragedModel is a model
+        return SCHEDULER if last == "SWALR" else None
     if qualified.startswith(_SCHEDULER_FACTORIES) and "schedule" in last:
         return SCHEDULER
     if qualified in _OPTIMIZER_FACTORIES:
