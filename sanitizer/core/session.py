@@ -527,6 +527,7 @@ class Sanitizer:
         self._scaler = weakref.ref(scaler)
         if not self._close_step(optimizer, skipped=True):
             self.skipped_steps += 1
+        self._stepped_after_backwards()  # a step the scaler skipped is a step: training did not stall
         self._advance()
 
     def before_step(self, optimizer: torch.optim.Optimizer) -> None:

@@ -301,3 +301,24 @@ def test_a_loss_falling_to_minus_infinity_is_called_minus_inf() -> None:
     losses = [e for e in session.events if e.kind == "nonfinite_loss"]
     assert [(e.step, e.value) for e in losses] == [(2, float("-inf"))], losses
     assert "loss is -Inf" in losses[0].message, losses[0].message
+
+
+def test_steps_a_grad_scaler_skips_are_no_stall() -> None:
+    """fp16 that overflows on every step: the scaler skips all of them, and the
+    report says so (scale collapse); the run called `scaler.step()` after every
+    backward, so it did not stall."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    scaler = torch.amp.GradScaler("cpu")
+    with _quiet(report=None) as session:
+        for _ in range(30):
+            x = torch.randn(16, 8)
+            with torch.autocast("cpu", dtype=torch.float16):
+                loss = F.mse_loss((model(x) * 1e5).float().squeeze(1), x.sum(1))
+            opt.zero_grad()
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+    assert session.skipped_steps == 30
+    assert not any(note.startswith("training stalled") for note in session.notes), session.notes
