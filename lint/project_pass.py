@@ -166,6 +166,26 @@ class ProjectPass:
         self._members: str | None = None
 
     # -- before the first analysis ---------------------------------------------
+    def rejoined(self, tasks: list[Task]) -> list[Task]:
+        """Cached files that were no members, taken out of `known` to be analysed
+        again, when they may now import a file of the project: files came or went
+        since the last run (created, brought back by a branch switch, no longer
+        excluded), and a module that imported nothing of the project may now
+        import one (`from b import deep` once b.py exists), which makes it a
+        member (see `plan`). Its text is read only then."""
+        members = [path for path, known in self.known.items() if known.member]
+        members += [task.path for task in tasks if task.previous is not None and task.previous.member]
+        others = [path for path in self.files if path not in set(members)]
+        if members_id(members, others) == self.last_members:
+            return []
+        graph = ImportGraph(str(self.root), self.files, ())
+        found = []
+        for path in [path for path, known in self.known.items() if not known.member]:
+            text = _text(path)
+            if text is not None and graph.imports_project(graph.reach(path, text)):
+                found.append(self.known.pop(path).task)
+        return found
+
     def plan(self, tasks: list[Task]) -> None:
         """Whether each task's file is a member, and when its first analysis
         should export its facts: always when it may call into other

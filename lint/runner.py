@@ -86,10 +86,12 @@ def run(files: Sequence[str], selection: Selection, config: Config, options: Run
     store = ProjectStore(index.project_dir) if index is not None else None
     known: dict[str, Known] = {}
     tasks = list(_look_up(files, selection, config, options, index, known, result))
-    cached_paths = set(known)
     root = project_root([*files, *options.named], config.source.parent if config.source else None)
     last_members, stamp = (index.members, index.project) if index is not None else ("", "")
     project = ProjectPass(root, list(files), known, store, last_members, stamp)
+    if known:
+        tasks.extend(project.rejoined(tasks))
+    cached_paths = set(known)
     if tasks:
         project.plan(tasks)
         project.speculate(tasks)

@@ -95,6 +95,35 @@ def test_inherited_methods_follow_their_base_class_through_the_cache(tmp_path: P
     assert cached() == before - resting_on_core
 
 
+@pytest.mark.parametrize("how", ["created", "excluded"])
+def test_a_module_two_imports_away_that_appears_later_is_followed_through_the_cache(tmp_path: Path, how: str) -> None:
+    """train.py calls a.tidy(), which calls b.deep(), which empties the CUDA cache.
+    a.py, with nothing to summarize, is a member only once b.py is a file of the
+    run: when b.py appears after a cached run (created, brought back by a branch
+    switch, no longer excluded), the cached run finds what a run without the cache
+    finds."""
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom a import tidy\n"
+        "for x in loader:\n    opt.zero_grad()\n    model(x).sum().backward()\n    opt.step()\n    tidy()\n")
+    (tmp_path / "a.py").write_text("from b import deep\n\n\ndef tidy():\n    deep()\n")
+    deep = "import torch\n\n\ndef deep():\n    torch.cuda.empty_cache()\n"
+    selection = select_rules(None, [], [])
+
+    def cached(exclude: list[str]) -> set[tuple[str, int, str]]:
+        files = [str(p) for p in sorted(tmp_path.glob("*.py")) if p.name not in exclude]
+        result = run(files, selection, Config(root=tmp_path), RunOptions(jobs=1, cache_dir=tmp_path / ".cache"))
+        return {(Path(f.path).name, f.line, f.code) for f in result.findings}
+
+    if how == "created":
+        assert cached([]) == set()
+        (tmp_path / "b.py").write_text(deep)
+    else:
+        (tmp_path / "b.py").write_text(deep)
+        assert cached(["b.py"]) == set()
+    assert cached([]) == {("train.py", 7, "TL201")}
+    assert cached([]) == {("train.py", 7, "TL201")}
+
+
 def test_a_package_linted_alone_resolves_imports_of_itself(tmp_path: Path) -> None:
     """No configuration file and every file inside one package (`proj/mypkg/`):
     `from mypkg.utils import free_memory` resolves from the package's parent,
