@@ -90,13 +90,17 @@ def summarizable(path: str, source: str) -> bool:
 
 
 def project_root(paths: Iterable[str], config_dir: Path | None) -> Path:
-    """The config's folder when one was found, else the common folder of
-    the paths given, or the folder above it while that is a package (a
-    package's own modules import it by its name: `from mypkg.utils import f`
-    inside `mypkg/` resolves from `mypkg`'s parent)."""
-    if config_dir is not None:
-        return config_dir.resolve()
+    """The config's folder when one was found and holds the paths given, else
+    the common folder of the paths, or the folder above it while that is a
+    package (a package's own modules import it by its name: `from mypkg.utils
+    import f` inside `mypkg/` resolves from `mypkg`'s parent). A configuration
+    kept elsewhere (`--config configs/lint.toml`) says nothing of where the
+    project's modules are."""
     absolute = [os.path.abspath(p) for p in paths]
+    if config_dir is not None:
+        folder = config_dir.resolve()
+        if all(Path(p).resolve().is_relative_to(folder) for p in absolute):
+            return folder
     if not absolute:
         return Path.cwd()
     common = os.path.commonpath(absolute)

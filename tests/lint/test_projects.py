@@ -124,6 +124,24 @@ def test_a_module_two_imports_away_that_appears_later_is_followed_through_the_ca
     assert cached([]) == {("train.py", 7, "TL201")}
 
 
+def test_a_configuration_kept_elsewhere_does_not_move_the_project(tmp_path: Path) -> None:
+    """pre-commit with `args: [--config, configs/lint.toml]`: a file named alone gets
+    the findings the run over its folder gives it; the configuration's folder holds
+    none of the project's modules."""
+    from cli_runner import invoke
+
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "lint.toml").write_text("[tool.trainlint]\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "utils.py").write_text("import torch\n\n\ndef tidy():\n    torch.cuda.empty_cache()\n")
+    (tmp_path / "src" / "train.py").write_text(
+        "from utils import tidy\n"
+        "for x in loader:\n    opt.zero_grad()\n    model(x).sum().backward()\n    opt.step()\n    tidy()\n")
+    for named in ("src", "src/train.py"):
+        _, out, _ = invoke("--config", "configs/lint.toml", named, "--no-cache", "-q", cwd=tmp_path)
+        assert "src/train.py:6:5: TL201" in out, (named, out)
+
+
 def test_a_package_linted_alone_resolves_imports_of_itself(tmp_path: Path) -> None:
     """No configuration file and every file inside one package (`proj/mypkg/`):
     `from mypkg.utils import free_memory` resolves from the package's parent,
