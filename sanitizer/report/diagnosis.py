@@ -127,7 +127,7 @@ def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
         step = as_float(ending.get("step"))
         if ending.get("how") == "exception" and step is not None:
             cause = next((number for number, root in enumerate(roots, start=2)
-                          if root.kind in NONFINITE and root.step == step), None)
+                          if root.kind in NONFINITE and step in _steps_of(root)), None)
             if cause is not None:
                 how += f" in step {step:g}, where values had gone non-finite (problem {cause})"
         return Problem(f"{how}: {detail}{where}" if detail else f"{how}{where}", "error")
@@ -136,6 +136,13 @@ def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
         codes = ", ".join(str(code) for code in sorted(statuses, key=str))
         return Problem(f"the script ended with exit code {codes}", "error")
     return None
+
+
+def _steps_of(root: _Group) -> set[int]:
+    """The steps a root's events and those of its non-finite symptoms happened at: a
+    NaN update at step 20 makes the weights NaN, and torch rejects step 21's output."""
+    steps = {root.step} | {symptom.step for symptom in root.symptoms if symptom.kind in NONFINITE}
+    return {step for step in steps if step is not None}
 
 
 # ------------------------------------------------------------- causes, symptoms

@@ -102,6 +102,19 @@ def test_a_crash_in_the_step_that_went_non_finite_names_that_problem_as_its_caus
     assert elsewhere[0].headline.startswith("the script crashed: RuntimeError")
 
 
+def test_a_crash_a_step_after_a_nan_update_names_that_problem_as_its_cause():
+    """A NaN loss at step 20 makes the weights NaN; torch rejects the NaN output of
+    step 21 (a `Categorical` of NaN logits). That output is a symptom of the step-20
+    NaN, and so is the crash: it names that problem."""
+    ending = {"how": "exception", "detail": "ValueError: Expected parameter logits", "where": "train.py:10",
+              "step": 21}
+    events = [_event("nonfinite_loss", 20), _event("nonfinite_grad", 20), _event("nonfinite_activation", 21)]
+    problems = diagnose({"events": events, "exit_code": 1, "ending": ending})
+    assert problems[0].headline.startswith("the script crashed in step 21, where values had gone non-finite "
+                                           "(problem 2): ValueError"), problems[0].headline
+    assert problems[1].kind == "nonfinite_loss" and len(problems) == 2
+
+
 def test_the_sanitizers_own_errors_come_last():
     events = [_event("sanitizer_error", 1), _event("grad_spike", 5)]
     assert [kind for kind, _ in _shape(events)] == ["grad_spike", "sanitizer_error"]
