@@ -41,9 +41,10 @@ class ModelIndex:
         del live
         params = {id(p) for p in anchor_params}
         # the parameters of every optimizer built during the run too: a GAN's second model
-        # is a model from the first step on, so names keep one form for the whole run
+        # is a model from the first step on, so names keep one form for the whole run; not
+        # frozen ones (an optimizer over a teacher frozen with `requires_grad_(False)`)
         params.update(id(p) for opt in self.optimizers if id(opt) not in self._stale
-                      for p in params_of(opt))
+                      for p in params_of(opt) if p.requires_grad)
         params.update(id(p) for module in anchor_modules for p in module.parameters(recurse=False))
         inner = {id(child) for module in modules for child in module._modules.values() if child is not None}
         roots = [module for module in modules if id(module) not in inner and _touches(module, params)]

@@ -322,3 +322,27 @@ def test_steps_a_grad_scaler_skips_are_no_stall() -> None:
             scaler.update()
     assert session.skipped_steps == 30
     assert not any(note.startswith("training stalled") for note in session.notes), session.notes
+
+
+def test_an_optimizer_over_a_frozen_teacher_makes_no_second_model() -> None:
+    """An optimizer built over a teacher frozen with `requires_grad_(False)`, never
+    stepped: the teacher is no model of the run, and names stay those of the
+    student's `named_modules()` (`0.weight`, not `student.0.weight`)."""
+    torch.manual_seed(0)
+    teacher = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)).requires_grad_(False).eval()
+    student = nn.Sequential(nn.Linear(4, 2))
+    with _quiet(report=None) as session:
+        teacher_opt = torch.optim.SGD(teacher.parameters(), lr=0.1)  # built by a shared helper, never stepped
+        opt = torch.optim.SGD(student.parameters(), lr=0.1)
+        for step in range(1, 4):
+            x = torch.randn(8, 4)
+            with torch.no_grad():
+                target = teacher(x)
+            opt.zero_grad()
+            F.mse_loss(student(x), target).backward()
+            if step == 2:
+                student[0].weight.grad[0, 0] = float("nan")
+            opt.step()
+    del teacher_opt
+    grads = [(e.step, e.module, e.param) for e in session.events if e.kind == "nonfinite_grad"]
+    assert grads == [(2, "0", "0.weight")], grads
