@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import Values, dataloader_calls, is_constant, keyword
+from trainlint.analysis.dataflow import Values, dataloader_calls, is_constant, keyword, target_names
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.precision import argument
 from trainlint.analysis.scopes import dotted_name
@@ -158,6 +158,21 @@ class SamplerWithShuffle(Rule):
         "sampler = SequentialSampler(ds)\n"
         "exec(open('configurator.py').read())\n"
         "loader = DataLoader(ds, batch_size=6, sampler=sampler, shuffle=True)  # expect: TL304\n",
+        # a class of the file that is also bound otherwise may be a function returning None
+        "from torch.utils.data import DataLoader, SequentialSampler\n"
+        "try:\n"
+        "    from dist_utils import DistSampler\n"
+        "except ImportError:\n"
+        "    class DistSampler(SequentialSampler):\n"
+        "        pass\n"
+        "loader = DataLoader(ds, batch_size=6, sampler=DistSampler(ds), shuffle=True)  # expect: TL304\n",
+        "import torch.distributed as dist\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class ShardSampler(DistributedSampler):\n"
+        "    pass\n"
+        "if not dist.is_initialized():\n"
+        "    ShardSampler = lambda ds: None\n"
+        "loader = DataLoader(ds, sampler=ShardSampler(ds), shuffle=True)  # expect: TL304\n",
     )
     good = (
         # by position (dataset, batch_size, shuffle, sampler): shuffle off
@@ -248,7 +263,15 @@ def _constructs(ctx: FileContext, call: cst.Call) -> bool:
     if qualified or type(call.func) is not cst.Name:
         return False
     name = call.func.value
-    return name in ctx.summaries.targets.classes and name not in ctx.scopes.functions
+    if name not in ctx.summaries.targets.classes or name in ctx.scopes.functions:
+        return False
+    # bound by nothing but its class: not also imported (a fallback class under
+    # `except ImportError:` of a project function of that name), nor assigned
+    # (`ShardSampler = lambda ds: None` on a single-process run)
+    if name in ctx.scopes.module_scope.imports:
+        return False
+    return not any(name in target_names(target.target) for node in ctx.nodes_of(cst.Assign)
+                   for target in node.targets)  # type: ignore[attr-defined]
 
 
 # DataLoader's first parameters, in order: arguments may be given by position
