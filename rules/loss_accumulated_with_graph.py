@@ -598,6 +598,25 @@ class LossAccumulatedWithGraph(Rule):
         "    opt.step()\n"
         "    total += loss  # expect: TL202\n"
         "print('epoch loss {0:.4f} ({0.dtype})'.format(total))\n",
+        # the loss module built again with per-element losses; a list held under another name too
+        "import torch.nn as nn\n"
+        "criterion = nn.MSELoss()\n"
+        "criterion.__init__(reduction='none')\n"
+        "total = 0.0\n"
+        "for x, y in loader:\n"
+        "    loss = criterion(model(x), y)\n"
+        "    loss.mean().backward()\n"
+        "    total += loss  # expect: TL202\n",
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "losses = []\n"
+        "if (all_losses := losses) is not None:\n"
+        "    pass\n"
+        "for x, y in loader:\n"
+        "    loss = F.cross_entropy(model(x), y)\n"
+        "    loss.backward(retain_graph=True)\n"
+        "    losses.append(loss)  # expect: TL202\n"
+        "torch.stack(all_losses).mean().backward()\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1213,9 +1232,13 @@ class LossAccumulatedWithGraph(Rule):
         any attribute) assigned, or the module handed to a function (`per_sample(criterion)`
         setting `criterion.reduction = "none"`)."""
         written = self.ctx.code(module)
-        for node in self.ctx.nodes_of(cst.Assign, cst.Arg):
+        for node in self.ctx.nodes_of(cst.Assign, cst.Arg, cst.Attribute):
             if type(node) is cst.Arg:
                 if self.ctx.code(node.value) == written:  # type: ignore[attr-defined]
+                    return True
+                continue
+            if type(node) is cst.Attribute:  # `criterion.__init__(reduction="none")`, `criterion.__dict__`
+                if node.attr.value in _RECONFIGURING and self.ctx.code(node.value) == written:  # type: ignore[attr-defined]
                     return True
                 continue
             for target in node.targets:  # type: ignore[attr-defined]
@@ -1261,10 +1284,16 @@ class LossAccumulatedWithGraph(Rule):
         return needs_tensor(self.ctx, self.ctx.enclosing_function(at) or self.ctx.module, accumulator)
 
 
+_RECONFIGURING = frozenset({"__init__", "__dict__", "__setattr__", "reduction", "reduce"})
+
+
 def _aliased(ctx: FileContext, body: cst.CSTNode, name: str) -> bool:
     """Another name holds the same object as `name`: bound with it in one
-    assignment (`losses = all_losses = []`), or assigned from it (`kept = losses`)."""
+    assignment (`losses = all_losses = []`), or assigned from it (`kept = losses`,
+    `(kept := losses)`)."""
     for node in ctx.subtree(body):
+        if type(node) is cst.NamedExpr and type(node.value) is cst.Name and node.value.value == name:
+            return True
         if type(node) is not cst.Assign:
             continue
         names = [bound for target in node.targets for bound in _bound_names(target.target)]  # type: ignore[attr-defined]

@@ -320,6 +320,21 @@ class ScalerStepWithoutUpdate(Rule):
         "            scaler.scale(self.model(x).sum()).backward()\n"
         "            scaler.step(self.opt)\n"
         "            self.scaler.update()\n",
+        # the method that updates is called from a list of callbacks
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self):\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "        self.on_step_end = [self.update_scale]\n"
+        "    def update_scale(self):\n"
+        "        self.scaler.update()\n"
+        "    def fit(self, batches):\n"
+        "        for x in batches:\n"
+        "            self.opt.zero_grad()\n"
+        "            self.scaler.scale(self.model(x).sum()).backward()\n"
+        "            self.scaler.step(self.opt)\n"
+        "            for callback in self.on_step_end:\n"
+        "                callback()\n",
     )
 
     def finish(self) -> None:
@@ -339,6 +354,8 @@ class ScalerStepWithoutUpdate(Rule):
                 elif node.args:  # type: ignore[attr-defined]
                     steps.append((node, scaler, binding))  # type: ignore[arg-type]
         updating_helpers = self._functions_updating_a_scaler()
+        if self._referenced_without_a_call(updating_helpers):
+            return  # `self.on_step_end = [self.update_scale]`: called where this rule cannot see
         for step, scaler, binding in steps:
             if scaler_switched_off(self.ctx, binding) or self._handed_out(scaler, binding) or self._overridden(binding):
                 continue
@@ -438,6 +455,20 @@ class ScalerStepWithoutUpdate(Rule):
                 return True  # `hook.after_step()`: a method of this file's that updates one
             elif hands_over_scaler(self.ctx, node, scaler_code):
                 return True
+        return False
+
+    def _referenced_without_a_call(self, names: set[str]) -> bool:
+        """A function of this file that updates a scaler is handed on (stored in a
+        list of callbacks, registered as a hook) rather than called."""
+        for node in self.ctx.nodes_of(cst.Name):
+            if node.value not in names:  # type: ignore[attr-defined]
+                continue
+            parent = self.ctx.parent(node)
+            if type(parent) is cst.Attribute and parent.attr is node:
+                node, parent = parent, self.ctx.parent(parent)
+            if type(parent) in (cst.FunctionDef, cst.ClassDef) or (type(parent) is cst.Call and parent.func is node):
+                continue
+            return True
         return False
 
     def _aliases(self, binding: Binding) -> set[Binding]:
