@@ -12,6 +12,8 @@ from trainlint.suppression import NoqaDirective, NoqaUsage, noqa_directives
 
 _OWN_CODE = re.compile(r"TL\d+")  # TL99 is a typo of ours, not another tool's code
 _NOQA_WITH_OWN_CODE = re.compile(r"#\s*noqa\s*:[^\n]*TL\d", re.IGNORECASE)
+# the start of another tool's comment directive (mypy, black, pylint, isort, pyright, coverage)
+_PRAGMA = re.compile(r"(type|fmt|pylint|isort|pyright|mypy|pragma|noqa)\s*:", re.IGNORECASE)
 _NOQA_WITH_COLON = re.compile(r"#\s*noqa\s*:[^\n]*", re.IGNORECASE)
 
 
@@ -91,6 +93,13 @@ class UnusedNoqa(Rule):
             "x = compute()  # noqa: clip-before-unscal  # expect: TL001\n",
             "x = compute()  # expect: TL001\n",
         ),
+        # what follows the directive would become mypy's `# type: ignore`: no fix
+        "x = compute()  # noqa: TL301 type: ignore  # expect: TL001\n",
+        # the separator after the code goes with it
+        Example(
+            "y = compute()  # noqa: TL301, legacy  # expect: TL001\n",
+            "y = compute()  # legacy  # expect: TL001\n",
+        ),
     )
     good = (
         "import torch.nn as nn\nm = nn.DataParallel(m)  # noqa: TL301\n",
@@ -136,7 +145,8 @@ class UnusedNoqa(Rule):
             unknown = [c for c in own if c not in known] + [c for c in directive.codes if "-" in c]
             unused = [c for c in own if c in usage.ran and (line, c) not in usage.used]
             if unknown or unused:
-                fix = Fix({holder: _without(holder, comment.value, directive, {*unknown, *unused}, line)})
+                kept = _without(holder, comment.value, directive, {*unknown, *unused}, line)
+                fix = Fix({holder: kept}) if kept is not None else None
                 found.append(Diagnostic(cls, comment, _message(unused, unknown), fix))
         return found
 
@@ -156,14 +166,20 @@ def _message(unused: list[str], unknown: list[str]) -> str:
 
 def _without(
     holder: cst.TrailingWhitespace | cst.EmptyLine, text: str, directive: NoqaDirective, drop: set[str], line: int
-) -> Replacement:
+) -> Replacement | None:
     """`holder` with the codes `drop` taken out of `directive`; the directive
     goes when no code is left, the comment when nothing else was in it. A
     comment line among the first two of the file leaves a blank line: the
     lines below keep their places (a coding declaration on line 3 does not
-    move up to where Python reads it)."""
+    move up to where Python reads it). None when the text after the directive
+    would become another tool's directive (`# noqa: TL301 type: ignore` read by
+    mypy as `# type: ignore` once the `noqa` goes)."""
     keep = [c for c in directive.codes if c not in drop]
     before, after = text[: directive.start].rstrip(), text[directive.end :].lstrip()
+    if not keep and not after.startswith("#"):
+        after = after.lstrip(",; ")  # `# noqa: TL301, legacy`: the separator goes with the code
+        if _PRAGMA.match(after):
+            return None
     if before and after and not keep and not after.startswith("#"):
         after = f"# {after}"  # the reason stays a comment of its own: `# type: ignore  # -- legacy`
     parts = (before, f"# noqa: {', '.join(keep)}" if keep else "", after)
