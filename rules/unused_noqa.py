@@ -52,7 +52,9 @@ class UnusedNoqa(Rule):
     ## Fix safety
     Safe: the fix removes only the unused codes; the `# noqa` itself goes when
     none of its codes is left, and the comment goes when nothing else was in
-    it. Other text of the comment and other tools' codes are kept.
+    it. Other text of the comment and other tools' codes are kept. No fix
+    when the text after the directive would become another tool's directive
+    (`# noqa: TL301 type: ignore` would leave mypy's `# type: ignore`).
     """
 
     code = "TL001"
