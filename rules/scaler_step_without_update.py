@@ -193,6 +193,14 @@ class ScalerStepWithoutUpdate(Rule):
         "for i, (x, y) in enumerate(loader):\n"
         "    scaler.scale(criterion(model(x), y)).backward()\n"
         "    _ = scaler.step(optimizer) if (i + 1) % accum == 0 else None  # expect: TL104\n",
+        # the step's value is returned: an update after it would never run
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "def first_step(loader):\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        return scaler.step(opt)  # expect: TL104\n",
     )
     good = (
         "import torch\n"
@@ -514,8 +522,8 @@ class ScalerStepWithoutUpdate(Rule):
 
     def _fix(self, step: cst.Call, scaler: cst.BaseExpression) -> Fix | None:
         statement = statement_of(self.ctx, step)
-        if statement is None:
-            return None
+        if statement is None or any(type(part) is cst.Return for part in statement.body):  # type: ignore[attr-defined]
+            return None  # `return scaler.step(opt)`: a line after it never runs
         # a step that may not run (`scaler.step(opt) if ready else None`, `ready and
         # scaler.step(opt)`): an update after it would run without one, and raise
         if any(type(node) in (cst.IfExp, cst.BooleanOperation, cst.Lambda, cst.GeneratorExp, cst.ListComp)
