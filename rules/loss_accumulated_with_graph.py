@@ -92,7 +92,12 @@ class LossAccumulatedWithGraph(Rule):
     showed `tensor(3.6899, grad_fn=<AddBackward0>)`, the low-order digits of
     a float32 total change (it is summed in float64), and a bfloat16 or
     float16 total becomes the exact sum of its losses instead of one that
-    stalls once the losses are small beside it.
+    stalls once the losses are small beside it. A float also raises where a
+    tensor gives inf: a total divided by a count that stayed 0 raises
+    `ZeroDivisionError`, and `.item()` raises on a dry run on the `meta`
+    device; an appended `loss.detach()` is a new tensor (`losses[-1] is
+    loss` turns false). Code of another module that reads a module-level
+    total of a script is not seen.
 
     The total must be a variable of the code that accumulates it: a local of
     the function, bound there, or a variable of the module accumulated by
