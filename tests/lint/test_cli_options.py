@@ -33,6 +33,16 @@ def test_select_all_is_every_rule_as_in_ruff(project: Path) -> None:
     assert invoke("src", "--select", "ALX", "--no-cache", cwd=project)[0] == 2
 
 
+def test_a_selection_of_no_rule_is_an_error(project: Path) -> None:
+    """`--select "$CODES"` with the variable unset, or `select = []`: no rule would
+    run, not even TL000, and a file that does not parse would pass."""
+    code, _, err = invoke("src", "--select", "", "--no-cache", cwd=project)
+    assert code == 2 and "--select names no rule" in err
+    (project / "pyproject.toml").write_text("[tool.trainlint]\nselect = []\n")
+    code, _, err = invoke("src", "--no-cache", cwd=project)
+    assert code == 2 and "'select' names no rule" in err
+
+
 def test_repeated_ignore_and_extend_ignore_add_up(project: Path) -> None:
     (project / "pyproject.toml").write_text('[tool.trainlint]\nignore = ["TL201"]\n')
     code, out, _ = invoke("src", "--ignore", "TL101", "--ignore", "TL301", "--no-cache", cwd=project)
