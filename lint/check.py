@@ -158,6 +158,9 @@ def _misuse(request: CheckRequest) -> str | None:
         return "--stdin-filename names standard input: give `-` as the only path"
     if request.add_noqa and (request.fix or request.diff or request.reads_stdin):
         return "--add-noqa edits files on disk: it cannot be combined with --fix, --diff or standard input"
+    if request.statistics and request.output_format not in ("text", "json"):
+        return (f"--statistics prints a table (or a JSON array with --format json), not a {request.output_format} "
+                "report: a tool reading that report could not")
     return None
 
 

@@ -154,3 +154,11 @@ def test_show_fixes_lists_what_was_fixed(project: Path) -> None:
     assert code == 1 and "Would fix 2 " + listing in out
     code, out, _ = invoke("src", "--fix", "--show-fixes", "--no-cache", cwd=project)
     assert code == 1 and "Fixed 2 " + listing in out and "TL301" in out
+
+
+def test_statistics_in_a_report_format_is_refused(project: Path) -> None:
+    """A SARIF upload with --statistics added would get a plain table: refused."""
+    for name in ("sarif", "gitlab", "junit", "github"):
+        code, out, err = invoke("src", "--statistics", "--format", name, "--no-cache", cwd=project)
+        assert code == 2 and "--statistics" in err and out == "", (name, out, err)
+    assert invoke("src", "--statistics", "--format", "json", "--no-cache", cwd=project)[0] == 1
