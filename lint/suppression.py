@@ -46,6 +46,15 @@ def file_suppression(source: str) -> FileSuppression:
     return result
 
 
+def file_directive_codes(comment: str) -> list[str] | None:
+    """The codes of a `# trainlint: noqa: CODES` comment, as written; None when
+    the comment is no such directive."""
+    match = _FILE_NOQA.fullmatch(comment.strip())
+    if match is None:
+        return None
+    return _CODE.findall(match.group("codes") or "")
+
+
 def _comment_only_lines(source: str) -> set[int] | None:
     """Lines holding nothing but a comment; None when the file does not tokenize."""
     lines: set[int] = set()

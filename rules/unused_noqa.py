@@ -8,12 +8,13 @@ from libcst.metadata import CodeRange
 
 from trainlint.manifest import manifest
 from trainlint.rule import Diagnostic, Example, Fix, Replacement, Rule
-from trainlint.suppression import NoqaDirective, NoqaUsage, noqa_directives
+from trainlint.suppression import NoqaDirective, NoqaUsage, file_directive_codes, noqa_directives
 
 _OWN_CODE = re.compile(r"TL\d+")  # TL99 is a typo of ours, not another tool's code
 _NOQA_WITH_OWN_CODE = re.compile(r"#\s*noqa\s*:[^\n]*TL\d", re.IGNORECASE)
 # the start of another tool's comment directive (mypy, black, pylint, isort, pyright, coverage)
 _PRAGMA = re.compile(r"(type|fmt|pylint|isort|pyright|mypy|pragma|noqa)\s*:", re.IGNORECASE)
+_FILE_NOQA_WITH_CODE = re.compile(r"trainlint:\s*noqa\s*:[^\n]*TL\d", re.IGNORECASE)
 _NOQA_WITH_COLON = re.compile(r"#\s*noqa\s*:[^\n]*", re.IGNORECASE)
 
 
@@ -25,7 +26,8 @@ class UnusedNoqa(Rule):
     line, or no rule has that code or name (a rule's name, `# noqa:
     clip-before-unscale`, stands for its code). A `# noqa:` followed by no
     code at all suppresses nothing, and is reported too: only a bare `# noqa`
-    suppresses every rule. Codes of other tools (`E501`, `F401`) and
+    suppresses every rule. A file's `# trainlint: noqa: CODE` naming no rule
+    is reported as well (without a fix). Codes of other tools (`E501`, `F401`) and
     a bare `# noqa` are left alone, and so are codes of rules that did not run
     (not selected, or switched off for the file by `per-file-ignores` or
     `# trainlint: noqa: CODE`).
@@ -116,7 +118,7 @@ class UnusedNoqa(Rule):
     @classmethod
     def may_fire(cls, source: str) -> bool:
         # files with only other tools' `# noqa: E501` need no parse for this rule
-        if _NOQA_WITH_OWN_CODE.search(source) is not None:
+        if _NOQA_WITH_OWN_CODE.search(source) is not None or _FILE_NOQA_WITH_CODE.search(source) is not None:
             return True
         return any(d.malformed or any("-" in c for c in d.codes)
                    for m in _NOQA_WITH_COLON.finditer(source) for d in noqa_directives(m.group()))
@@ -138,6 +140,10 @@ class UnusedNoqa(Rule):
         comment = holder.comment
         assert comment is not None
         found = []
+        whole_file = file_directive_codes(comment.value) if type(holder) is cst.EmptyLine else None
+        unknown = [c.upper() for c in whole_file or () if _OWN_CODE.fullmatch(c.upper()) and c.upper() not in known]
+        if unknown:  # `# trainlint: noqa: TL031`, a typo of TL301: the file is not skipped for it
+            found.append(Diagnostic(cls, comment, f"`# trainlint: noqa` names no rule: {', '.join(unknown)}"))
         for directive in noqa_directives(comment.value):
             if directive.malformed:
                 found.append(Diagnostic(cls, comment, _MALFORMED))

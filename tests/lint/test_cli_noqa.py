@@ -141,3 +141,12 @@ def test_removing_a_noqa_line_near_the_top_keeps_the_lines_below_in_place(tmp_pa
     invoke("m.py", "--no-cache", "--fix", cwd=tmp_path)
     fixed = (tmp_path / "m.py").read_bytes()
     assert fixed == source.replace(b"# noqa: TL999\n", b"\n"), fixed
+
+
+def test_a_file_directive_naming_no_rule_is_reported(tmp_path: Path) -> None:
+    """`# trainlint: noqa: TL031`, a typo of TL301: the file is not skipped for TL301,
+    and TL001 says why, as it does for a line `# noqa`."""
+    (tmp_path / "m.py").write_text("# trainlint: noqa: TL031\nimport torch.nn as nn\nm = nn.DataParallel(m)\n")
+    _, out, _ = invoke("m.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    found = {(d["line"], d["code"], d["message"]) for d in json.loads(out)}
+    assert (1, "TL001", "`# trainlint: noqa` names no rule: TL031") in found and {c for _, c, _ in found} == {"TL001", "TL301"}
