@@ -6,6 +6,7 @@ is then marked on the statement's last line, or left as it is."""
 
 from __future__ import annotations
 
+import bisect
 import io
 import re
 import tokenize
@@ -61,8 +62,12 @@ def _baseline_file(path: str, findings: list[Finding], result: Baseline) -> None
         result.errors.append(f"{path}: cannot add noqa comments: {exc}")
         return
     codes: dict[int, list[str]] = defaultdict(list)
+    ends = sorted(open_ends)
     for finding in findings:
         line = next((n for n in (finding.line, finding.end_line) if n in open_ends), None)
+        if line is None:  # the statement's last line, where a `# noqa` covers it (see `NoqaUsage`)
+            later = bisect.bisect_left(ends, finding.line)
+            line = ends[later] if later < len(ends) else None
         if line is None:
             result.left.append(finding)
         elif finding.code not in codes[line]:

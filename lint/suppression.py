@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import io
 import re
 import tokenize
@@ -111,16 +112,33 @@ class NoqaUsage:
         self.ran = ran
         self.used: set[tuple[int, str]] = set()  # (line, code) of codes that suppressed something
         self._comments: dict[int, str] | None = None  # line -> its comment, read when first needed
+        self._ends: list[int] = []  # lines that can end with a comment (not inside a string, no backslash)
 
     def suppresses(self, line: int, end_line: int, code: str) -> bool:
         """Whether a `# noqa` on the finding's first or last line covers
-        `code`; every covering directive counts as used."""
+        `code`; every covering directive counts as used. A line that cannot
+        take a comment (it ends inside a string, or with a backslash) is
+        covered by the `# noqa` of the line its statement goes on to end."""
         covered = False
-        for number in sorted({line, end_line}):
+        numbers = {line, end_line}
+        if self._may_cover_elsewhere(numbers):
+            numbers |= {self._comment_line(number) for number in (line, end_line)}
+        for number in sorted(numbers):
             if self._covers(number, code):
                 self.used.add((number, code))
                 covered = True
         return covered
+
+    def _may_cover_elsewhere(self, numbers: set[int]) -> bool:
+        """A finding's own lines hold no `# noqa`, and some other line does."""
+        return not any(1 <= n <= len(self.lines) and "noqa" in self.lines[n - 1].lower() for n in numbers) and any(
+            "noqa" in line.lower() for line in self.lines)
+
+    def _comment_line(self, number: int) -> int:
+        """`number`, or the first line after it that can end with a comment."""
+        self._comment_of(number)  # tokenizes the file once
+        index = bisect.bisect_left(self._ends, number)
+        return self._ends[index] if index < len(self._ends) else number
 
     def _covers(self, number: int, code: str) -> bool:
         if not 1 <= number <= len(self.lines) or "#" not in self.lines[number - 1]:
@@ -140,7 +158,10 @@ class NoqaUsage:
                 for token in tokenize.generate_tokens(io.StringIO(source).readline):
                     if token.type == tokenize.COMMENT:
                         self._comments[token.start[0]] = token.string
+                    elif token.type in (tokenize.NEWLINE, tokenize.NL):
+                        self._ends.append(token.start[0])
             except (tokenize.TokenError, SyntaxError, IndentationError):
                 self._comments = None
+                self._ends = []
                 return self.lines[number - 1]
         return self._comments.get(number, "")

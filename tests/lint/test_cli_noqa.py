@@ -99,12 +99,18 @@ def test_add_noqa_refuses_to_combine_with_fix(tmp_path: Path) -> None:
     assert (tmp_path / "a.py").read_text() == DP_BUG
 
 
-def test_add_noqa_says_where_no_comment_fits(tmp_path: Path) -> None:
-    source = "import torch.nn as nn\nm = nn.DataParallel(m) if ok else \\\n    None\n"
+def test_add_noqa_marks_a_line_that_takes_no_comment_where_its_statement_ends(tmp_path: Path) -> None:
+    """A line that ends with a backslash or inside a string cannot take a comment: the
+    `# noqa` goes on the line its statement ends on, covers the finding there, and the
+    next run is clean."""
+    source = ('import torch.nn as nn\nm = nn.DataParallel(m) if ok else \\\n    None\n'
+              'n = nn.DataParallel(m) if len("""\nabc\n""") else 0\n')
     (tmp_path / "a.py").write_text(source)
     code, _, err = invoke("a.py", "--add-noqa", "--no-cache", cwd=tmp_path)
-    assert code == 0 and "a.py:2: no `# noqa` added for TL301" in err and "Added 0" in err
-    assert (tmp_path / "a.py").read_text() == source
+    assert code == 0 and "Added 2" in err, err
+    assert (tmp_path / "a.py").read_text() == source.replace("    None\n", "    None  # noqa: TL301\n").replace(
+        '""") else 0\n', '""") else 0  # noqa: TL301\n')
+    assert invoke("a.py", "--no-cache", cwd=tmp_path)[0] == 0
 
 
 def test_noqa_inside_a_string_suppresses_nothing(tmp_path: Path) -> None:
