@@ -9,6 +9,7 @@ ones say so in their title and are never marked preferred."""
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 from lsprotocol import types
@@ -23,6 +24,7 @@ from trainlint.lsp.protocol import TextPositions, diagnostic, overlaps, replacem
 
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.trainlint"
 QUICK_FIX = types.CodeActionKind.QuickFix.value
+LINTED_KEPT_S = 2.0  # how long the findings of a text are taken as current
 
 
 class TrainlintServer(LanguageServer):
@@ -30,15 +32,17 @@ class TrainlintServer(LanguageServer):
         # full sync: every change re-lints the whole text anyway
         super().__init__("trainlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full)
         self.unsafe_fixes = False
-        self.linted: dict[str, tuple[str, list[Finding]]] = {}  # uri: (text, its findings)
+        self.linted: dict[str, tuple[str, float, list[Finding]]] = {}  # uri: (text, when, its findings)
         self.reported_errors: set[str] = set()
 
     def findings(self, document: TextDocument) -> list[Finding]:
-        """The findings of the document's current text, linted once per text."""
+        """The findings of the document's current text. A text linted a moment
+        ago (the publish before a code action) is not linted again; later, it
+        is: the configuration or a helper module on disk may have changed."""
         text = document.source
         cached = self.linted.get(document.uri)
-        if cached is not None and cached[0] == text:
-            return cached[1]
+        if cached is not None and cached[0] == text and time.monotonic() - cached[1] < LINTED_KEPT_S:
+            return cached[2]
         try:
             outcome = lint_document(Path(document.path), text)
         except ConfigError as exc:
@@ -48,7 +52,7 @@ class TrainlintServer(LanguageServer):
             findings = outcome.findings
             for crash in outcome.crashes:
                 self.report_error(crash.describe(document.path))
-        self.linted[document.uri] = (text, findings)
+        self.linted[document.uri] = (text, time.monotonic(), findings)
         return findings
 
     def report_error(self, message: str) -> None:
@@ -94,6 +98,15 @@ def did_save(ls: TrainlintServer, params: types.DidSaveTextDocumentParams) -> No
     # the text is unchanged, but the configuration next to it may not be
     ls.linted.pop(params.text_document.uri, None)
     ls.publish(params.text_document.uri)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: TrainlintServer, params: types.DidChangeWatchedFilesParams) -> None:
+    """A file changed on disk (a configuration, a helper module, a branch switch):
+    every open document is linted again."""
+    ls.linted.clear()
+    for uri in list(ls.workspace.text_documents):
+        ls.publish(uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)

@@ -316,6 +316,21 @@ def test_saving_relints_with_the_configuration_as_it_is_now(project: Path) -> No
     run(scenario())
 
 
+def test_a_file_changed_on_disk_relints_the_open_documents(project: Path) -> None:
+    """The editor says the configuration changed on disk (workspace/didChangeWatchedFiles):
+    every open document is linted again with it, before any save of its own."""
+    async def scenario() -> None:
+        async with editor(project) as session:
+            uri = (project / "train.py").as_uri()
+            assert _codes(await session.open(project / "train.py", TRAIN)) == [(3, "TL102"), (11, "TL201")]
+            (project / "pyproject.toml").write_text(PYPROJECT + 'ignore = ["TL201"]\n')
+            session.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+                types.FileEvent(uri=(project / "pyproject.toml").as_uri(), type=types.FileChangeType.Changed)]))
+            assert _codes(await session.diagnostics(uri)) == [(3, "TL102")]
+
+    run(scenario())
+
+
 def test_a_broken_configuration_is_shown_once_and_nothing_is_reported(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.trainlint]\nselekt = ['TL1']\n")
 
