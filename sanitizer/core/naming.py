@@ -33,6 +33,13 @@ class ModelIndex:
     def names_all(self, params: Iterable[torch.Tensor]) -> bool:
         return all(id(p) in self._param_names for p in params)
 
+    def forget(self) -> None:
+        """Let go of the modules the index holds, before the anchors of a new scan are
+        taken: it must not keep one alive into it (a head the script replaced would
+        stay a model of its own, and prefix every name)."""
+        self.roots = []
+        self._param_owner.clear()
+
     def refresh(self, anchor_params: Iterable[torch.Tensor], anchor_modules: Iterable[nn.Module]) -> None:
         live = gc.get_objects()
         # type() rather than isinstance(): some objects compute __class__ with side effects

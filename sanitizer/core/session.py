@@ -328,6 +328,7 @@ class Sanitizer:
         if self._index_step == self.step:
             return False
         self._index_step = self.step
+        self.index.forget()
         self.index.refresh(self._all_optimizer_params(), self.tracer.traced_modules())
         return True
 
@@ -622,8 +623,10 @@ class Sanitizer:
         self.sources.step_closed()
         if optimizer is not None:
             self._last_params = params_of(optimizer)
-            if optimizer not in self._optimizers and self._index_step and not self.index.names_all(self._last_params):
-                self._index_step = 0  # a model first trained now: names (and prefixes) are set again
+            if optimizer not in self._optimizers and self._index_step:
+                # a model first trained now, or a new stage whose modules (a head built for it)
+                # the index has not seen: names (and prefixes) are set again
+                self._index_step = 0
             self._optimizers.add(optimizer)
         params = self._last_params if (optimizer is not None or probe.graph_roots) else []
         if self.device is None and params:

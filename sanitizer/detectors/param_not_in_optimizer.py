@@ -1,6 +1,7 @@
 """Model parameters that receive gradients no optimizer applies: checked at the first
 step, and again at steps 2, 4, 8, ... (a backbone unfrozen later, its optimizer left
-as it was). A parameter that requires grad but gets none (an EMA target encoder
+as it was), counted again from the first step of each optimizer that steps for the
+first time (a second stage with a head built after its optimizer). A parameter that requires grad but gets none (an EMA target encoder
 updated under `no_grad`) is not one."""
 from __future__ import annotations
 
@@ -24,10 +25,14 @@ class ParamNotInOptimizerDetector(Detector):
     def __init__(self) -> None:
         self.checks = 0
         self.missing: list[str] = []
+        self._optimizers: set[int | None] = set()
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial or not record.training_params or record.joins_previous:
             return
+        if record.optimizer_id not in self._optimizers:
+            self._optimizers.add(record.optimizer_id)
+            self.checks = 0  # a new optimizer, a new stage: checked at its steps 1, 2, 4, ...
         self.checks += 1
         if self.checks & (self.checks - 1):  # steps 1, 2, 4, 8, ...
             return

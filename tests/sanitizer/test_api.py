@@ -346,3 +346,43 @@ def test_an_optimizer_over_a_frozen_teacher_makes_no_second_model() -> None:
     del teacher_opt
     grads = [(e.step, e.module, e.param) for e in session.events if e.kind == "nonfinite_grad"]
     assert grads == [(2, "0", "0.weight")], grads
+
+
+@pytest.mark.parametrize("new_head", ["replaces_fc", "separate_module"])
+def test_a_head_left_out_of_a_second_stages_optimizer_is_reported_at_that_stage(new_head: str) -> None:
+    """Pretrain 40 steps, then fine-tune with a head built after the stage-2
+    optimizer: the head gets gradients and is never updated. The check restarts
+    with the new optimizer (step 41, not at 64 or never), the head is found even
+    as a module of its own, and names stay those of `named_modules()`."""
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.body = nn.Sequential(nn.Linear(6, 16), nn.ReLU())
+            self.fc = nn.Linear(16, 3)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.fc(self.body(x))
+
+    torch.manual_seed(0)
+    model = Net()
+    with _quiet(report=None) as session:
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(40):
+            opt.zero_grad()
+            F.cross_entropy(model(torch.randn(8, 6)), torch.randint(0, 3, (8,))).backward()
+            opt.step()
+        stage2 = torch.optim.SGD(model.parameters(), lr=0.05)
+        head = nn.Linear(16, 2)
+        if new_head == "replaces_fc":
+            model.fc = head
+        for _ in range(20):
+            stage2.zero_grad()
+            head.zero_grad()
+            x = torch.randn(8, 6)
+            logits = model(x) if new_head == "replaces_fc" else head(model.body(x))
+            F.cross_entropy(logits, torch.randint(0, 2, (8,))).backward()
+            stage2.step()
+    found = [(e.step, e.module, e.param) for e in session.events if e.kind == "param_not_in_optimizer"]
+    expected = (41, "fc", "fc.weight") if new_head == "replaces_fc" else (41, "head", "head.weight")
+    assert found == [expected], found
