@@ -83,6 +83,10 @@ class Sink:
             return None
         return ".".join(os.path.commonprefix(names)) or None  # the longest list of parts all share
 
+    def was_called(self, module: nn.Module) -> bool:
+        """Whether `module`'s forward ran at all during the run, gradients or not."""
+        return id(module) in self._session.tracer.called
+
     def uses_functional_dropout(self, module: nn.Module) -> bool:
         """Whether `module`'s own code applies dropout as a function, off in eval mode
         (`F.dropout(x, p, training=self.training)`)."""

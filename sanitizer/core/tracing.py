@@ -59,6 +59,9 @@ class ForwardTracer:
         # modules whose own code applies dropout as a function (`F.dropout(x, p,
         # training=self.training)`), seen off in eval mode: eval mode changes them too
         self.functional_dropout: weakref.WeakSet[nn.Module] = weakref.WeakSet()
+        # ids of the modules whose forward ran at all: with or without gradients (a
+        # stem run by a reentrant checkpoint on the raw batch, a validation pass)
+        self.called: set[int] = set()
 
     def functional_dropout_off(self) -> None:
         """A dropout function ran with `training=False` in the running module's forward."""
@@ -66,6 +69,7 @@ class ForwardTracer:
             self.functional_dropout.add(self._calls[-1])
 
     def before_forward(self, module: nn.Module, args: tuple[Any, ...]) -> None:
+        self.called.add(id(module))
         if in_backward():  # activation checkpointing recomputes forwards already seen
             return
         self._calls.append(module)

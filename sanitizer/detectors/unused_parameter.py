@@ -71,8 +71,9 @@ class UnusedParameterDetector(Detector):
             why += f" in {self.steps_seen} steps"
             if replaced:
                 why += ": they are no longer parameters of the model, which assigned new ones in their place"
-            layers = {id(owner) for owner in map(sink.param_owner, map(by_name.get, params)) if owner is not None}
-            if layers and not layers & self._called:
+            owners_of = [owner for owner in map(sink.param_owner, map(by_name.get, params)) if owner is not None]
+            layers = {id(owner) for owner in owners_of}
+            if layers and not layers & self._called and not any(map(sink.was_called, owners_of)):
                 why += f"; {module} is never called in forward" if len(layers) == 1 else \
                     f"; none of the layers of {module} is called in forward"
             # "zero": gradients arrived but were all zero, as fp16 underflow leaves them

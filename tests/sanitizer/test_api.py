@@ -386,3 +386,32 @@ def test_a_head_left_out_of_a_second_stages_optimizer_is_reported_at_that_stage(
     found = [(e.step, e.module, e.param) for e in session.events if e.kind == "param_not_in_optimizer"]
     expected = (41, "fc", "fc.weight") if new_head == "replaces_fc" else (41, "head", "head.weight")
     assert found == [expected], found
+
+
+@pytest.mark.filterwarnings("ignore:None of the inputs have requires_grad")
+def test_a_layer_run_without_gradients_is_unused_but_not_never_called() -> None:
+    """A stem run by a reentrant checkpoint on the raw batch (no input needs a
+    gradient): its weights get none, and are reported; the stem runs every step,
+    and the message does not say it is never called."""
+    from torch.utils.checkpoint import checkpoint
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.stem = nn.Sequential(nn.Linear(6, 16), nn.ReLU())
+            self.fc = nn.Linear(16, 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.fc(checkpoint(self.stem, x, use_reentrant=True))
+
+    torch.manual_seed(0)
+    model = Net()
+    with _quiet(report=None) as session:
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(4):
+            opt.zero_grad()
+            model(torch.randn(8, 6)).pow(2).mean().backward()
+            opt.step()
+    unused = [e for e in session.events if e.kind == "unused_parameter"]
+    assert [(e.module, e.param) for e in unused] == [("stem", "stem.0.weight")], unused
+    assert "never called" not in unused[0].message, unused[0].message
