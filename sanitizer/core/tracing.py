@@ -76,7 +76,9 @@ class ForwardTracer:
         if not module.training and torch.is_grad_enabled():
             self._session.probe.eval_called[module] = self._calls[0]
         if len(self._calls) != 1:
-            if self._trace and args and torch.is_grad_enabled():
+            # a forward without gradients inside a training forward (reentrant activation
+            # checkpointing runs its blocks so) is traced too, as in `after_forward`
+            if self._trace and args and (torch.is_grad_enabled() or self._outer_grad):
                 self._trace_own_computation(args[0])
             return
         self.saw_forward = True
@@ -106,14 +108,18 @@ class ForwardTracer:
             probe.add_trail(INPUT_SLOT, batch)
 
     def _trace_own_computation(self, tensor: Any) -> None:
-        """`tensor`, given to a child, was computed by the parent itself unless a module returned it."""
-        if not _traceable(tensor) or tensor.grad_fn is None:
+        """`tensor`, given to a child, was computed by the parent itself unless a module
+        returned it. Without gradients (a reentrant checkpoint's first pass) no autograd
+        node tells a batch or an activation of a traced output apart: every tensor a
+        child is given that no module returned is traced."""
+        grad = torch.is_grad_enabled()
+        if not _traceable(tensor) or (grad and tensor.grad_fn is None):
             return
         last = self._last_output
         if last is not None and last() is tensor:
             return
         if tensor.is_floating_point() and tensor.numel():
-            follows_traced = _activation_of(tensor, self._last_node)
+            follows_traced = grad and _activation_of(tensor, self._last_node)
             self._remember(tensor)  # traced once, however many children read it
             if not follows_traced:
                 self._session.probe.add_trail(self._slot(self._calls[-2], own=True), tensor)

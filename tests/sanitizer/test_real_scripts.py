@@ -34,6 +34,7 @@ PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") f
               ("steady_climb.py", "--endless-warmup"), ("summed_validation.py", "--overfit"),
               ("gan_ring.py", "--fault"), ("gan_turns.py", "--corrupt"), ("optimizer_in_backward.py", "--fault", "40"),
               ("checkpointed.py", "--fault", "30"), ("checkpointed.py", "--reentrant", "--fault", "30"),
+              ("checkpointed.py", "--inner-fault", "30"), ("checkpointed.py", "--reentrant", "--inner-fault", "30"),
               ("distillation.py", "--bug"), ("distillation.py", "--student-first", "--bug"),
               ("encoder_decoder.py", "--fault", "60"),
               *[("grad_accumulation.py", "--dtype", dtype, "--fault", "25") for dtype in ("float32", "bfloat16")],
@@ -260,6 +261,16 @@ def test_culprit_inside_a_checkpointed_block_is_named(script_runs: ScriptRuns, v
     assert activation["where"] == f"checkpointed.py:{line_of('checkpointed.py', 'def forward(self, x):')}"  # Block's
     problems = run.report["summary"]["problems"]
     assert len(problems) == 1 and problems[0]["headline"].startswith("nonfinite_activation at step 30"), problems
+
+
+@pytest.mark.parametrize("variant", [(), ("--reentrant",)], ids=["non-reentrant", "reentrant"])
+def test_a_value_a_checkpointed_block_hands_its_child_is_its_own(script_runs: ScriptRuns, variant: tuple[str, ...]) -> None:
+    """The block's own code makes the Inf it hands to its `down` layer: the block is the
+    culprit, not `down`, also when the reentrant variant runs it without gradients."""
+    run = script_runs.get("checkpointed.py", *variant, "--inner-fault", "30")
+    assert run.returncode == 0, run.stderr
+    activation = run.first("nonfinite_activation")
+    assert (activation["step"], activation["module"], activation["culprit"]) == (30, "blocks.2", "blocks.2"), activation
 
 
 @pytest.mark.parametrize("order", [(), ("--student-first",)], ids=["teacher-first", "student-first"])

@@ -8,6 +8,8 @@ recomputed in the backward pass.
     --steps N       iterations (default 80)
     --fault K       from iteration K (1-based) the third block's output
                     temperature is 0: its own code divides by zero
+    --inner-fault K the same, on the hidden values the block hands to its
+                    `down` layer: the block's own code, not `down`, made them Inf
 """
 import argparse
 
@@ -24,9 +26,10 @@ class Block(nn.Module):
         self.up = nn.Linear(width, 4 * width)
         self.down = nn.Linear(4 * width, width)
         self.temperature = 1.0
+        self.inner_temperature = 1.0
 
     def forward(self, x):
-        h = self.down(F.gelu(self.up(self.norm(x))))
+        h = self.down(F.gelu(self.up(self.norm(x))) / self.inner_temperature)
         return x + h / self.temperature
 
 
@@ -50,6 +53,7 @@ def main() -> None:
     parser.add_argument("--reentrant", action="store_true")
     parser.add_argument("--steps", type=int, default=80)
     parser.add_argument("--fault", type=int, default=None)
+    parser.add_argument("--inner-fault", type=int, default=None)
     args = parser.parse_args()
     torch.manual_seed(0)
     model = Model(reentrant=args.reentrant)
@@ -58,6 +62,8 @@ def main() -> None:
     for step in range(1, args.steps + 1):
         if step == args.fault:
             model.blocks[2].temperature = 0.0
+        if step == args.inner_fault:
+            model.blocks[2].inner_temperature = 0.0
         x = torch.randn(48, 12, requires_grad=args.reentrant)  # reentrant needs an input that requires grad
         y = torch.tanh(x.detach() @ target).unsqueeze(-1)
         loss = F.mse_loss(model(x), y)
