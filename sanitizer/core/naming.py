@@ -113,6 +113,11 @@ def script_variable(tensor: torch.Tensor) -> str | None:
     return None
 
 
+def model_variable(module: nn.Module) -> str | None:
+    """What the script calls a model it does not train (a teacher): see `_variable_names`."""
+    return _variable_names().get(id(module))
+
+
 def params_of(optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
     """The parameters an optimizer updates, in its groups' order."""
     try:

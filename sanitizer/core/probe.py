@@ -140,6 +140,8 @@ class StepProbe:
     model_in_eval_mode: Any = None  # the model whose eval-mode forward a training loss came from
     # modules called in eval mode with gradients on, each with the outermost module it ran in
     eval_called: dict[Any, Any] = field(default_factory=dict)
+    # weak references to the models called outermost without gradients (a teacher, an EMA copy)
+    nograd_models: list[Any] = field(default_factory=list)
     # optimizers stepped inside the backward pass (one per parameter, from gradient hooks):
     # their gradients are gone when the pass ends, so each is read as its optimizer steps
     stepped_params: list[torch.Tensor] = field(default_factory=list)
@@ -222,6 +224,7 @@ class StepRecord:
     # the modules the step's forwards called in eval mode, each with the outermost module
     # it ran in (None: not known)
     eval_called: Any = None
+    nograd_models: Any = None  # weak references to the models run without gradients in the step
     optimizer_id: int | None = None  # which optimizer stepped (several: GANs, multi-model runs)
     joins_previous: bool = False  # another optimizer's part of the step just ended (same backward pass)
     tiny_share: float | None = None  # share below the fp16 normal range (zeros included), when sampled

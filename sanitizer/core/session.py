@@ -721,7 +721,7 @@ class Sanitizer:
             scale=scale, underflow=_share(values.get("underflow"), 0, underflow_total),
             tiny_share=_share(values.get("underflow"), 1, underflow_total), eval_loss=_first(values.get("eval")),
             eval_kind=eval_kind, loss_kinds=probe.loss_kinds, model_in_eval_mode=probe.model_in_eval_mode,
-            eval_called=probe.eval_called,
+            eval_called=probe.eval_called, nograd_models=probe.nograd_models,
             data_wait=data_wait, step_time=step_time,
             memory_bytes=None if partial else self._memory.sample(self.step, self.device),
             graph_roots=probe.graph_roots, training_params=[p for p in params if p.requires_grad],

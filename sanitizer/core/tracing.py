@@ -40,6 +40,9 @@ UNTRACED_NODES = frozenset({"ReluBackward0", "GeluBackward0", "SiluBackward0", "
                             "EluBackward0", "HardswishBackward0", "MishBackward0"})
 
 
+MAX_NOGRAD_MODELS = 4  # models run without gradients remembered per step
+
+
 class ForwardTracer:
     def __init__(self, session: Sanitizer, trace: bool, listeners: list[Detector]) -> None:
         self.saw_forward = False
@@ -91,6 +94,9 @@ class ForwardTracer:
             else:
                 self._session.sources.evaluation_forward(batch)
         if not self._outer_grad:  # nothing trained: a teacher or an EMA copy, a validation pass
+            models = self._session.probe.nograd_models
+            if not loss_module and len(models) < MAX_NOGRAD_MODELS and not any(ref() is module for ref in models):
+                models.append(weakref.ref(module))  # where a non-finite loss may come from
             return
         probe = self._session.probe
         if not loss_module:

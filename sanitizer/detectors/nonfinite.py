@@ -12,7 +12,10 @@ import math
 from collections import deque
 from typing import TYPE_CHECKING
 
+import torch
+
 from sanitizer.core import locations
+from sanitizer.core.naming import model_variable
 from sanitizer.core.probe import INPUT_SLOT, StepRecord
 from sanitizer.detectors import graphs
 from sanitizer.detectors.base import Detector
@@ -155,8 +158,15 @@ class NonfiniteDetector(Detector):
         culprit_name = sink.slot_name(culprit) if culprit is not None else first_module
         origin = (" because the input batch is non-finite" if first_slot == INPUT_SLOT
                   else f"; traced back to {culprit_name}" if culprit_name else "")
+        param = None
+        if first_slot is None and culprit is None:  # no module of the trained model made it
+            found = _untrained_nonfinite(record)
+            if found is not None:
+                culprit_name, param = found
+                origin = (f"; {culprit_name} (run without gradients: a teacher, a frozen or EMA copy) has "
+                          f"non-finite weights: {param}")
         sink.emit("nonfinite_loss", record.step, f"loss is {_word(value)}{origin}",
-                  module=culprit_name, where=record.loss_sites[index], value=value,
+                  module=culprit_name, param=param, where=record.loss_sites[index], value=value,
                   extra={"culprit": culprit_name, "first_nonfinite_module": first_module})
 
     def _report_grads(self, record: StepRecord, sink: Sink, bad: list[int], culprit: int | None) -> None:
@@ -224,6 +234,23 @@ def _forward_site(sink: Sink, slot: int) -> str | None:
     if filename is None or not locations.is_user_file(filename):
         return None
     return locations.format_site(filename, line)
+
+
+def _untrained_nonfinite(record: StepRecord) -> tuple[str, str] | None:
+    """A model the step ran without gradients whose weights (or buffers: running
+    statistics) are not finite, as a bad checkpoint leaves a teacher: (what the
+    script calls it, the first such tensor's name). Read only once the loss went
+    non-finite with no module of the trained model to blame."""
+    for ref in record.nograd_models or ():
+        model = ref()
+        if model is None:
+            continue
+        tensors = [*model.named_parameters(), *model.named_buffers()]
+        for name, tensor in tensors:
+            if tensor.is_floating_point() and tensor.numel() and not bool(torch.isfinite(tensor).all()):
+                label = model_variable(model) or type(model).__name__
+                return label, f"{label}.{name}"
+    return None
 
 
 def _word(value: float) -> str:

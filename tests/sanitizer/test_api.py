@@ -415,3 +415,25 @@ def test_a_layer_run_without_gradients_is_unused_but_not_never_called() -> None:
     unused = [e for e in session.events if e.kind == "unused_parameter"]
     assert [(e.module, e.param) for e in unused] == [("stem", "stem.0.weight")], unused
     assert "never called" not in unused[0].message, unused[0].message
+
+
+def test_a_nan_from_a_teacher_run_without_gradients_names_the_teacher() -> None:
+    """A frozen teacher loaded from a bad checkpoint (one NaN weight), run under
+    `no_grad`: the distillation loss is NaN at step 1 and no module of the student
+    made it. The root names the teacher's weight, not a student layer it broke."""
+    torch.manual_seed(0)
+    teacher = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3)).requires_grad_(False).eval()
+    with torch.no_grad():
+        teacher[2].weight[1, 4] = float("nan")
+    student = nn.Sequential(nn.Linear(6, 3))
+    with _quiet(report=None) as session:
+        opt = torch.optim.SGD(student.parameters(), lr=0.1)
+        for _ in range(3):
+            x = torch.randn(8, 6)
+            with torch.no_grad():
+                soft = F.softmax(teacher(x), dim=1)
+            opt.zero_grad()
+            F.kl_div(F.log_softmax(student(x), dim=1), soft, reduction="batchmean").backward()
+            opt.step()
+    loss = next(e for e in session.events if e.kind == "nonfinite_loss")
+    assert (loss.step, loss.module, loss.param) == (1, "teacher", "teacher.2.weight"), loss
