@@ -215,7 +215,9 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None]) -> Summary:
             continue
         for effect in callee.events:
             if isinstance(effect, str) and not (event.occasional and effect == EMPTY_CACHE):
-                events.setdefault(effect, None)
+                # a clear on some calls only (`if overflow: zero_grads(params); return`)
+                # may clear, and is no clear of every step
+                events.setdefault(MAY_ZERO_GRAD if event.occasional and effect == ZERO_GRAD else effect, None)
         for slot, caller_param in event.args:
             param = callee.slot(slot)
             for name in _SETS:

@@ -15,7 +15,7 @@ from trainlint.analysis.training import MODULE_CHAIN, code_bodies, method_call, 
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
-from trainlint.summaries import BACKWARD, STEP, ZERO_GRAD
+from trainlint.summaries import BACKWARD, MAY_ZERO_GRAD, STEP, ZERO_GRAD
 
 # calls that show a loop or a function needs the autograd graph
 _GRAPH_USERS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
@@ -362,7 +362,7 @@ class EvalWithoutNoGrad(Rule):
             return True
         # a helper object's method, or another module's function (`stepper.apply(loss, opt)`)
         summary = self.ctx.summaries.of_unwalked_call(node)
-        return summary is not None and any(summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD))
+        return summary is not None and any(summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD, MAY_ZERO_GRAD))
 
 
 def _models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:

@@ -498,7 +498,9 @@ class _Summarizer:
 
     def _events(self, call: cst.Call, sets: dict[str, set[str]]) -> Iterator[Event]:
         effect = effect_of(self.ctx, call)
-        if effect is not None and not (effect == EMPTY_CACHE and self._occasional(call)):
+        if effect == ZERO_GRAD and self._occasional(call):
+            yield MAY_ZERO_GRAD  # a clear on some calls only: an overflow branch that returns
+        elif effect is not None and not (effect == EMPTY_CACHE and self._occasional(call)):
             yield effect
         elif effect is None and self.targets.target(call) is None and clearing_name(call):
             yield MAY_ZERO_GRAD  # out of reach (a function of the project is followed instead)

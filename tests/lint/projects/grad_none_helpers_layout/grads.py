@@ -17,3 +17,23 @@ def freeze_prototypes(model):
     for name, p in model.named_parameters():
         if "prototypes" in name:
             p.grad = None
+
+
+class MixedPrecisionTrainer:
+    """Clears only on an overflow, and returns there without stepping."""
+
+    def __init__(self, params):
+        self.params = params
+
+    def optimize(self, opt, overflow):
+        if overflow:
+            clear_params(self.params)
+            return False
+        opt.step()
+        clear_params(self.params)
+        return True
+
+
+def clear_params(params):
+    for p in params:
+        p.grad = None

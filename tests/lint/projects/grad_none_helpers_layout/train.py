@@ -39,3 +39,13 @@ def train_swav(model, loader, freeze_iters):
         if step < freeze_iters:
             freeze_prototypes(model)
         opt.step()
+
+
+def train_mixed(model, loader, overflowed):
+    from grads import MixedPrecisionTrainer
+
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    trainer = MixedPrecisionTrainer(list(model.parameters()))
+    for x in loader:
+        model(x).sum().backward()
+        trainer.optimize(opt, overflowed())
