@@ -271,6 +271,25 @@ class MissingTrainMode(Rule):
         "            model(x).sum().backward()\n"
         "            optimizer.step()\n"
         "        evaluator.run()  # expect: TL405\n",
+        # the validation also runs once before the epochs (checking resumed weights)
+        "import torch\n"
+        "def main(model, train_loader, val_loader, resume):\n"
+        "    optimizer = torch.optim.AdamW(model.parameters())\n"
+        "    if resume:\n"
+        "        validate(val_loader, model)\n"
+        "    for epoch in range(10):\n"
+        "        train_one_epoch(model, train_loader, optimizer)\n"
+        "        validate(val_loader, model)\n"
+        "def train_one_epoch(model, loader, optimizer):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        model(x).mean().backward()\n"
+        "        optimizer.step()\n"
+        "@torch.no_grad()\n"
+        "def validate(loader, model):\n"
+        "    model.eval()  # expect: TL405\n"
+        "    for x, y in loader:\n"
+        "        model(x)\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -551,7 +570,10 @@ class MissingTrainMode(Rule):
         flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration, events=is_event)
         for body in code_bodies(self.ctx):
             flow.run_if_events(body)
-        candidates = self._candidates - self._exempt
+        # an eval made after a backward of the same loop's iteration is a validation
+        # switch: one also reaching a backward unchanged from before the loop (`if resume:
+        # validate()` before the epochs) is still a candidate
+        candidates = self._candidates - {node for node in self._exempt if not self._after_backward_in_a_loop(node)}
         trained = _trained_models(self.ctx) if candidates else set()
         # a model another module evaluates must be trained here as such: run in a
         # back-propagated forward is not enough (a frozen feature extractor whose
@@ -566,6 +588,35 @@ class MissingTrainMode(Rule):
                 name = self.ctx.code(node.func)  # type: ignore[attr-defined]
                 self.report(node, f"`{name}()` switches `{model}` to `.eval()` and training resumes without "
                                   "`.train()`: dropout and BatchNorm stay in eval mode")
+
+    def _after_backward_in_a_loop(self, node: cst.CSTNode, depth: int = 0) -> bool:
+        """`node` runs in a loop's iteration after a statement of that iteration that
+        back-propagates (`train_one_epoch(...)` then `validate(...)` in the epoch loop),
+        in its function or, through a call site, in a caller's (a few calls up)."""
+        for ancestor in self.ctx.ancestors(node):
+            if type(ancestor) in (cst.For, cst.While) and type(ancestor.body) is cst.IndentedBlock:
+                at = self.ctx.order_index(node)
+                for statement in ancestor.body.body:
+                    if self.ctx.order_index(statement) <= at <= self.ctx.subtree_end(statement):
+                        break
+                    if self._back_propagates_in(statement):
+                        return True
+            elif type(ancestor) is cst.FunctionDef:
+                return depth < 3 and any(self._after_backward_in_a_loop(site, depth + 1)
+                                         for site in self.ctx.call_sites(ancestor))
+            elif type(ancestor) in (cst.ClassDef, cst.Lambda):
+                return False
+        return False
+
+    def _back_propagates_in(self, statement: cst.CSTNode) -> bool:
+        for node in self.ctx.subtree(statement):
+            if is_backward(node):
+                return True
+            if type(node) is cst.Call:
+                summary = self.ctx.summaries.of_call(node)  # type: ignore[arg-type]
+                if summary is not None and summary.does(BACKWARD):
+                    return True
+        return False
 
     def _given_a_trained_model(self, eval_node: cst.CSTNode, trained: set[str]) -> bool:
         """`model.eval()` of a parameter of a function of this file: some call of it
