@@ -808,8 +808,9 @@ class MissingZeroGrad(Rule):
                 self.report(step, f"`{loop.name.value}()`, which ignite's `Engine` runs on every iteration, "
                                   "back-propagates and steps but never clears gradients: they "
                                   f"accumulate across iterations; call `{optimizer}.zero_grad()`")
-            elif not any(ancestor is loop for ancestor in self.ctx.ancestors(step)):
-                # the step of a method the loop's iterations call (`self.run_step(batch)`)
+            elif not any(type(ancestor) in (cst.For, cst.While) for ancestor in self.ctx.ancestors(step)):
+                # the step of a method the loop's iterations call (`self.run_step(batch)`), in
+                # no loop of its own (whose iterations the plain message speaks of)
                 where = self.ctx.enclosing_function(loop)
                 self.report(step, f"this step runs on each iteration of the loop in "
                                   f"`{where.name.value if where is not None else '<module>'}()`, which "

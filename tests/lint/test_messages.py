@@ -48,3 +48,23 @@ def test_a_step_in_the_loop_names_its_optimizer() -> None:
     assert _messages(source, "TL401") == [(5, (
         "this loop back-propagates and steps but never clears gradients: they accumulate across "
         "iterations; call `opt_g.zero_grad()`"))]
+
+
+def test_a_step_in_a_loop_of_its_own_is_told_of_that_loop() -> None:
+    """`train()` (defined first) loops over epochs and calls `train_epoch()`, whose own
+    batch loop steps: the finding speaks of the batch loop, where the clear belongs,
+    not of the epoch loop in `train()`."""
+    source = (
+        "import torch\n"
+        "def train(model, loader, epochs):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for epoch in range(epochs):\n"
+        "        train_epoch(model, loader, optimizer)\n"
+        "def train_epoch(model, loader, optimizer):\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n"
+    )
+    assert _messages(source, "TL401") == [(9, (
+        "this loop back-propagates and steps but never clears gradients: they accumulate across "
+        "iterations; call `optimizer.zero_grad()`"))]
