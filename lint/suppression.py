@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 # a code (`TL101`, another tool's `E501`) or a rule's name (`clip-before-unscale`)
 _TOKEN = r"(?:[A-Z]+[0-9]+|[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\b"
-_LINE_NOQA = re.compile(rf"#\s*noqa(?P<colon>\s*:\s*(?P<codes>{_TOKEN}(?:[\s,]+{_TOKEN})*)?)?", re.IGNORECASE)
+_LINE_NOQA = re.compile(rf"#\s*noqa(?:\s*:\s*(?P<codes>{_TOKEN}(?:[\s,]+{_TOKEN})*))?", re.IGNORECASE)
 _TOKENS = re.compile(_TOKEN, re.IGNORECASE)
 _FILE_NOQA = re.compile(
     r"^[ \t]*#[ \t]*trainlint:[ \t]*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]+(?:[ \t,]+[A-Z]+[0-9]+)*))?[ \t]*$",
@@ -71,26 +71,25 @@ def _comment_only_lines(source: str) -> set[int] | None:
 @dataclass(frozen=True)
 class NoqaDirective:
     """One `# noqa` in a comment: its span in the comment text and its codes
-    (empty for a bare `# noqa`, which covers every rule). A rule's name counts
-    as its code; a name of no rule is kept as written, and covers nothing.
-    `malformed`: a `# noqa:` followed by no code at all (`# noqa: (legacy)`),
-    which covers nothing either: never every rule, as a bare `# noqa` does."""
+    (empty for a bare `# noqa`, which covers every rule, and for one whose colon
+    is followed by words rather than codes, `# noqa: legacy code`, read as flake8
+    reads it). A rule's name counts as its code; a name of no rule, or a
+    mistyped code (`TL-101`), is kept as written and covers nothing: never
+    every rule."""
 
     start: int
     end: int
     codes: tuple[str, ...]
-    malformed: bool = False
 
     def covers(self, code: str) -> bool:
-        return code in self.codes if self.codes or self.malformed else True
+        return code in self.codes if self.codes else True
 
 
 def noqa_directives(comment: str) -> list[NoqaDirective]:
-    found = []
-    for m in _LINE_NOQA.finditer(comment):
-        codes = tuple(_code_of(token) for token in _TOKENS.findall(m.group("codes") or ""))
-        found.append(NoqaDirective(m.start(), m.end(), codes, malformed=m.group("colon") is not None and not codes))
-    return found
+    return [
+        NoqaDirective(m.start(), m.end(), tuple(_code_of(token) for token in _TOKENS.findall(m.group("codes") or "")))
+        for m in _LINE_NOQA.finditer(comment)
+    ]
 
 
 def _code_of(token: str) -> str:

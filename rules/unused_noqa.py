@@ -24,10 +24,11 @@ class UnusedNoqa(Rule):
     Reports a trainlint code in a line `# noqa: TL...` comment that
     suppresses nothing: the rule ran on the file and found nothing on that
     line, or no rule has that code or name (a rule's name, `# noqa:
-    clip-before-unscale`, stands for its code). A `# noqa:` followed by no
-    code at all suppresses nothing, and is reported too: only a bare `# noqa`
-    suppresses every rule. A file's `# trainlint: noqa: CODE` naming no rule
-    is reported as well (without a fix). Codes of other tools (`E501`, `F401`) and
+    clip-before-unscale`, stands for its code; a mistyped one, `TL-101`,
+    suppresses nothing, where it would once have suppressed every rule). A
+    `# noqa:` followed by words, not codes (`# noqa: legacy code`), is a bare
+    `# noqa`, as flake8 reads it. A file's `# trainlint: noqa: CODE` naming no
+    rule is reported as well (without a fix). Codes of other tools (`E501`, `F401`) and
     a bare `# noqa` are left alone, and so are codes of rules that did not run
     (not selected, or switched off for the file by `per-file-ignores` or
     `# trainlint: noqa: CODE`).
@@ -90,8 +91,6 @@ class UnusedNoqa(Rule):
             "def train(model):  # no GradScaler here # noqa: TL103  # expect: TL001\n    return model\n",
             "def train(model):  # no GradScaler here  # expect: TL001\n    return model\n",
         ),
-        # `# noqa:` with no code suppresses nothing (not every rule, as a bare `# noqa`)
-        "x = 1  # NOQA: tl  # expect: TL001\n",
         # a name of no rule
         Example(
             "x = compute()  # noqa: clip-before-unscal  # expect: TL001\n",
@@ -113,6 +112,8 @@ class UnusedNoqa(Rule):
         'text = "x = 1  # noqa: TL301"\n',
         # a rule's name stands for its code; a space before the colon is allowed
         "import torch.nn as nn\nm = nn.DataParallel(m)  # noqa: data-parallel\nn = nn.DataParallel(m)  # noqa : TL301\n",
+        # words after the colon: a bare `# noqa`, as flake8 reads it
+        "import torch.nn as nn\nm = nn.DataParallel(m)  # noqa: this wraps the legacy checkpoint\nx = 1  # NOQA: tl\n",
     )
 
     @classmethod
@@ -120,7 +121,7 @@ class UnusedNoqa(Rule):
         # files with only other tools' `# noqa: E501` need no parse for this rule
         if _NOQA_WITH_OWN_CODE.search(source) is not None or _FILE_NOQA_WITH_CODE.search(source) is not None:
             return True
-        return any(d.malformed or any("-" in c for c in d.codes)
+        return any(any("-" in c for c in d.codes)
                    for m in _NOQA_WITH_COLON.finditer(source) for d in noqa_directives(m.group()))
 
     @classmethod
@@ -145,9 +146,6 @@ class UnusedNoqa(Rule):
         if unknown:  # `# trainlint: noqa: TL031`, a typo of TL301: the file is not skipped for it
             found.append(Diagnostic(cls, comment, f"`# trainlint: noqa` names no rule: {', '.join(unknown)}"))
         for directive in noqa_directives(comment.value):
-            if directive.malformed:
-                found.append(Diagnostic(cls, comment, _MALFORMED))
-                continue
             own = [c for c in directive.codes if _OWN_CODE.fullmatch(c)]
             # a name of no rule (`clip-before-unsale`): a code of another tool has no hyphen
             unknown = [c for c in own if c not in known] + [c for c in directive.codes if "-" in c]
@@ -157,10 +155,6 @@ class UnusedNoqa(Rule):
                 fix = Fix({holder: kept}) if kept is not None else None
                 found.append(Diagnostic(cls, comment, _message(unused, unknown), fix))
         return found
-
-
-_MALFORMED = ("`# noqa:` names no code: it suppresses nothing (a bare `# noqa` suppresses every rule); "
-              "write `# noqa: TL101` or the rule's name")
 
 
 def _message(unused: list[str], unknown: list[str]) -> str:
