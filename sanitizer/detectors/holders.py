@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import inspect
 from dataclasses import dataclass
 from types import FrameType, FunctionType, ModuleType
 from typing import Any
@@ -24,6 +25,7 @@ class Holder:
     first_line: int
     grad_fns: list[Any]
     tensors: list[torch.Tensor]
+    owner: type | None = None  # the class of the object whose attribute holds them (`losses.sum`)
 
     @property
     def key(self) -> str:
@@ -40,8 +42,9 @@ def find_holders(frames: list[FrameType]) -> list[Holder]:
                 key = f"{code.co_filename}:{code.co_name}:{label}"
                 if tensors and key not in seen:
                     seen.add(key)
+                    owner = type(value) if label != name else None
                     holders.append(Holder(label, code.co_name, code.co_filename, code.co_firstlineno,
-                                          [t.grad_fn for t in tensors], tensors))
+                                          [t.grad_fn for t in tensors], tensors, owner))
     return holders
 
 
@@ -68,23 +71,49 @@ def _is_plain_object(value: Any) -> bool:
             and not callable(value))
 
 
-def accumulation_line(holder: Holder) -> int | None:
-    """The line that grows the holder (`x += ...`, `x = x + ...`, `x.append(...)`), else its assignment."""
-    scope = _scope(holder.filename, holder.first_line, holder.frame_name)
+def accumulation_site(holder: Holder) -> tuple[str, int] | None:
+    """(file, line) that grows the holder: in the frame that holds it, or, for an
+    attribute of an object (an AverageMeter's `losses.sum`), in its class's code
+    (`self.sum += val * n` in `update()`)."""
+    line = _growing_line(_scope(holder.filename, holder.first_line, holder.frame_name), holder.label)
+    if line is not None:
+        return holder.filename, line
+    if holder.owner is not None:
+        try:
+            filename = inspect.getsourcefile(holder.owner)
+        except TypeError:
+            return None
+        tree = _parse(filename) if filename else None
+        attribute = holder.label.rsplit(".", 1)[-1]
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.ClassDef) and node.name == holder.owner.__name__:
+                found = _growing_line(node, f"self.{attribute}")
+                if found is not None:
+                    return filename, found  # type: ignore[return-value]
+    return None
+
+
+def _growing_line(scope: ast.AST | None, label: str) -> int | None:
+    """The line of `scope` that grows `label` (`x += ...`, `x = x + ...`, `x.append(...)`),
+    else its assignment."""
     if scope is None:
         return None
+    holder_label = label
     grows: list[int] = []
     assigns: list[int] = []
     for node in ast.walk(scope):
         if isinstance(node, (ast.AugAssign, ast.Assign)) and _detached(node.value):
             continue
-        if isinstance(node, ast.AugAssign) and ast.unparse(node.target) == holder.label:
+        if isinstance(node, ast.AugAssign) and ast.unparse(node.target) == holder_label:
             grows.append(node.lineno)
-        elif isinstance(node, ast.Assign) and any(ast.unparse(t) == holder.label for t in node.targets):
-            uses_itself = any(ast.unparse(sub) == holder.label for sub in ast.walk(node.value))
-            (grows if uses_itself else assigns).append(node.lineno)
+        elif isinstance(node, ast.Assign) and any(ast.unparse(t) == holder_label for t in node.targets):
+            uses_itself = any(ast.unparse(sub) == holder_label for sub in ast.walk(node.value))
+            if uses_itself:
+                grows.append(node.lineno)
+            elif not isinstance(node.value, ast.Constant):  # `self.avg = 0` of a reset feeds nothing
+                assigns.append(node.lineno)
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr in ("append", "extend", "insert") and ast.unparse(node.func.value) == holder.label):
+              and node.func.attr in ("append", "extend", "insert") and ast.unparse(node.func.value) == holder_label):
             grows.append(node.lineno)
     lines = grows or assigns
     return min(lines) if lines else None

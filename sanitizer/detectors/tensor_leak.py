@@ -17,7 +17,7 @@ from sanitizer.core import locations
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors import graphs
 from sanitizer.detectors.base import Detector
-from sanitizer.detectors.holders import Holder, accumulation_line, find_holders
+from sanitizer.detectors.holders import Holder, accumulation_site, find_holders
 
 if TYPE_CHECKING:
     from sanitizer.core.sink import Sink
@@ -74,8 +74,8 @@ class TensorLeakDetector(Detector):
         size, saved = graphs.retained_bytes(holder.tensors, nodes)
         amount = (f"holding {size} bytes of tensors" if saved else
                   "the nodes themselves piling up (backward freed the tensors they saved)")
-        line = accumulation_line(holder)
-        where = locations.format_site(holder.filename, line) if line else None
+        site = accumulation_site(holder)
+        where = locations.format_site(*site) if site else None
         held = f"{len(holder.tensors)} tensors in " if len(holder.tensors) > 1 else ""
         sink.emit("tensor_leak", record.step,
                   f"{held}`{holder.label}` (in {holder.frame_name}) keeps the autograd graphs of past steps "

@@ -437,3 +437,33 @@ def test_a_nan_from_a_teacher_run_without_gradients_names_the_teacher() -> None:
             opt.step()
     loss = next(e for e in session.events if e.kind == "nonfinite_loss")
     assert (loss.step, loss.module, loss.param) == (1, "teacher", "teacher.2.weight"), loss
+
+
+class _Meter:
+    """An AverageMeter as training scripts write them."""
+
+    def __init__(self) -> None:
+        self.sum, self.count = 0, 0
+
+    def update(self, value: Any, n: int = 1) -> None:
+        self.sum += value * n  # the line that feeds a leak
+        self.count += n
+
+
+def test_a_leak_through_a_meter_points_at_the_line_of_its_class_that_feeds_it() -> None:
+    """`losses.update(loss)` keeps every step's graph in the meter's `sum`: the event's
+    `where` is the line of the meter's class that grows it, not nothing."""
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    with _quiet(report=None) as session:
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        losses = _Meter()
+        for _ in range(40):
+            opt.zero_grad()
+            loss = model(torch.randn(8, 4)).pow(2).mean()
+            loss.backward()
+            opt.step()
+            losses.update(loss)
+    leaks = [e for e in session.events if e.kind == "tensor_leak"]
+    line = next(n for n, text in enumerate(Path(__file__).read_text().splitlines(), 1) if "the line that feeds a leak" in text)
+    assert [e.where.rsplit(":", 1)[-1] for e in leaks] == [str(line)], [(e.message, e.where) for e in leaks]
