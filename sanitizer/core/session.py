@@ -120,6 +120,7 @@ class Sanitizer:
         self._alerted: set[str] = set()
         self._index_step = 0
         self._optimizers: weakref.WeakSet[torch.optim.Optimizer] = weakref.WeakSet()
+        self._new_optimizers = 0  # optimizers that ended a step, counted as each first does
         self._last_params: list[torch.Tensor] = []
         self._updated_at: dict[int, int] = {}  # id(optimizer) -> the step of its latest update
         self._scaler: weakref.ref[Any] | None = None
@@ -623,9 +624,13 @@ class Sanitizer:
         self.sources.step_closed()
         if optimizer is not None:
             self._last_params = params_of(optimizer)
-            if optimizer not in self._optimizers and self._index_step:
+            new = optimizer not in self._optimizers
+            self._new_optimizers += new
+            if new and self._index_step and (
+                    self._new_optimizers <= NEW_STAGES_INDEXED or not self.index.names_all(self._last_params)):
                 # a model first trained now, or a new stage whose modules (a head built for it)
-                # the index has not seen: names (and prefixes) are set again
+                # the index has not seen: names (and prefixes) are set again (a script that
+                # builds an optimizer every step is not rescanned every step for that)
                 self._index_step = 0
             self._optimizers.add(optimizer)
         params = self._last_params if (optimizer is not None or probe.graph_roots) else []
@@ -776,6 +781,7 @@ class Sanitizer:
                 "gradients uncleared makes every later batch fail the same way")
 
 
+NEW_STAGES_INDEXED = 8  # optimizers, at most, whose first step rescans the models though every name is known
 STALL_BACKWARDS = 20  # backward passes after the last step, at least, before a run counts as stalled
 
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from sanitizer.core.sink import Sink
 
 MAX_EVENTS = 20
+STAGES = 16  # new optimizers that restart the checks (not one built every step)
 
 
 class ParamNotInOptimizerDetector(Detector):
@@ -30,7 +31,7 @@ class ParamNotInOptimizerDetector(Detector):
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial or not record.training_params or record.joins_previous:
             return
-        if record.optimizer_id not in self._optimizers:
+        if record.optimizer_id not in self._optimizers and len(self._optimizers) < STAGES:
             self._optimizers.add(record.optimizer_id)
             self.checks = 0  # a new optimizer, a new stage: checked at its steps 1, 2, 4, ...
         self.checks += 1

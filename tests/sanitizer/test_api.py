@@ -467,3 +467,23 @@ def test_a_leak_through_a_meter_points_at_the_line_of_its_class_that_feeds_it() 
     leaks = [e for e in session.events if e.kind == "tensor_leak"]
     line = next(n for n, text in enumerate(Path(__file__).read_text().splitlines(), 1) if "the line that feeds a leak" in text)
     assert [e.where.rsplit(":", 1)[-1] for e in leaks] == [str(line)], [(e.message, e.where) for e in leaks]
+
+
+def test_an_optimizer_built_every_step_does_not_rescan_the_models_every_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new optimizer's first step rescans the live models (a new stage may bring a
+    new head), but only for the first few: a script that builds one per step (an
+    inner optimization of a latent) is not scanned on every step."""
+    from sanitizer.core.naming import ModelIndex
+
+    scans = []
+    refresh = ModelIndex.refresh
+    monkeypatch.setattr(ModelIndex, "refresh", lambda self, *a: (scans.append(1), refresh(self, *a))[1])
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    with _quiet(report=None):
+        for _ in range(40):
+            opt = torch.optim.SGD(model.parameters(), lr=0.01)
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            opt.step()
+    assert len(scans) <= 10, len(scans)
