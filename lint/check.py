@@ -179,13 +179,14 @@ def _settings(request: CheckRequest, config: Config | None = None) -> Settings:
     )
     config = with_overrides(config or _config(targets, request.config_path), overrides)
     select = _codes(request.select, "--select")
-    if request.select and not select:  # `--select "$CODES"` with the variable unset
-        raise ConfigError("option --select names no rule (give codes or prefixes, or ALL): no rule would run")
     selection = select_rules(
         select if request.select else config.select,
         [*config.extend_select, *_codes(request.extend_select, "--extend-select")],
         [*config.ignore, *_codes(request.ignore, "--ignore"), *_codes(request.extend_ignore, "--extend-ignore")],
     )
+    if not selection.codes:  # `--select "$CODES"` with the variable unset, `select = []`
+        raise ConfigError("the selection names no rule (select, extend-select and ignore leave none): "
+                          "no rule would run, not even TL000 for files that do not parse")
     return Settings(config, selection)
 
 

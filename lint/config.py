@@ -85,8 +85,6 @@ def _from_table(table: dict[str, object], path: Path) -> Config:
     config = Config(root=path.parent.resolve(), source=path)
     if "select" in table:
         config.select = _codes(table, "select", path)
-        if not config.select:
-            raise ConfigError(f"{path}: 'select' names no rule: no rule would run (leave it out for the default rules)")
     config.ignore = _codes(table, "ignore", path)
     config.extend_select = _codes(table, "extend-select", path)
     config.exclude = _strings(table, "exclude", path)

@@ -175,7 +175,8 @@ class ProjectPass:
         member (see `plan`). Its text is read only then."""
         members = [path for path, known in self.known.items() if known.member]
         members += [task.path for task in tasks if task.previous is not None and task.previous.member]
-        others = [path for path in self.files if path not in set(members)]
+        known_members = set(members)
+        others = [path for path in self.files if path not in known_members]
         if members_id(members, others) == self.last_members:
             return []
         graph = ImportGraph(str(self.root), self.files, ())

@@ -112,6 +112,7 @@ class NoqaUsage:
         self.used: set[tuple[int, str]] = set()  # (line, code) of codes that suppressed something
         self._comments: dict[int, str] | None = None  # line -> its comment, read when first needed
         self._ends: list[int] = []  # lines that can end with a comment (not inside a string, no backslash)
+        self._any_noqa: bool | None = None  # whether any line of the file holds `noqa`, read when first needed
 
     def suppresses(self, line: int, end_line: int, code: str) -> bool:
         """Whether a `# noqa` on the finding's first or last line covers
@@ -130,8 +131,10 @@ class NoqaUsage:
 
     def _may_cover_elsewhere(self, numbers: set[int]) -> bool:
         """A finding's own lines hold no `# noqa`, and some other line does."""
-        return not any(1 <= n <= len(self.lines) and "noqa" in self.lines[n - 1].lower() for n in numbers) and any(
-            "noqa" in line.lower() for line in self.lines)
+        if self._any_noqa is None:
+            self._any_noqa = any("noqa" in line.lower() for line in self.lines)
+        return self._any_noqa and not any(1 <= n <= len(self.lines) and "noqa" in self.lines[n - 1].lower()
+                                          for n in numbers)
 
     def _comment_line(self, number: int) -> int:
         """`number`, or the first line after it that can end with a comment."""

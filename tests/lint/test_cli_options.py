@@ -37,10 +37,13 @@ def test_a_selection_of_no_rule_is_an_error(project: Path) -> None:
     """`--select "$CODES"` with the variable unset, or `select = []`: no rule would
     run, not even TL000, and a file that does not parse would pass."""
     code, _, err = invoke("src", "--select", "", "--no-cache", cwd=project)
-    assert code == 2 and "--select names no rule" in err
+    assert code == 2 and "the selection names no rule" in err
+    assert invoke("src", "--select", "", "--extend-select", "TL301", "--no-cache", cwd=project)[0] == 1
     (project / "pyproject.toml").write_text("[tool.trainlint]\nselect = []\n")
     code, _, err = invoke("src", "--no-cache", cwd=project)
-    assert code == 2 and "'select' names no rule" in err
+    assert code == 2 and "the selection names no rule" in err
+    (project / "pyproject.toml").write_text('[tool.trainlint]\nselect = []\nextend-select = ["TL301"]\n')
+    assert invoke("src", "--no-cache", cwd=project)[0] == 1
 
 
 def test_repeated_ignore_and_extend_ignore_add_up(project: Path) -> None:
