@@ -8,15 +8,14 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-# a code (`TL101`, another tool's `E501`) or a rule's name (`clip-before-unscale`)
-_TOKEN = r"(?:[A-Z]+[0-9]+|[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)\b"
-_LINE_NOQA = re.compile(rf"#\s*noqa(?:\s*:\s*(?P<codes>{_TOKEN}(?:[\s,]+{_TOKEN})*))?", re.IGNORECASE)
-_TOKENS = re.compile(_TOKEN, re.IGNORECASE)
+_LINE_NOQA = re.compile(r"#\s*noqa(?P<colon>\s*:)?", re.IGNORECASE)
+_WORD = re.compile(r"[\s,]*([A-Za-z][A-Za-z0-9_-]*)")
+# a code as linters write them: letters, then a digit (`TL101`, `E501`; mistyped `TL3O1`, `TL-301`)
+_CODE_LIKE = re.compile(r"[A-Za-z]+-?[0-9][A-Za-z0-9]*")
 _FILE_NOQA = re.compile(
-    r"^[ \t]*#[ \t]*trainlint:[ \t]*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]+(?:[ \t,]+[A-Z]+[0-9]+)*))?[ \t]*$",
+    r"^[ \t]*#[ \t]*trainlint:[ \t]*noqa(?::[ \t]*(?P<codes>[A-Za-z][\w-]*(?:[ \t,]+[A-Za-z][\w-]*)*))?[ \t]*$",
     re.MULTILINE | re.IGNORECASE,
 )
-_CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
 
 
 @dataclass
@@ -41,19 +40,30 @@ def file_suppression(source: str) -> FileSuppression:
             continue  # the text is inside a string, not a comment
         codes = match.group("codes")
         if codes:
-            result.codes.update(c.upper() for c in _CODE.findall(codes))
+            result.codes.update(code for code in map(_token_code, codes.replace(",", " ").split()) if code)
         else:
             result.whole_file = True
     return result
 
 
 def file_directive_codes(comment: str) -> list[str] | None:
-    """The codes of a `# trainlint: noqa: CODES` comment, as written; None when
+    """What a `# trainlint: noqa: CODES` comment names, each as its code (a rule's
+    name as the rule's code), or as written when it names no rule; None when
     the comment is no such directive."""
     match = _FILE_NOQA.fullmatch(comment.strip())
     if match is None:
         return None
-    return _CODE.findall(match.group("codes") or "")
+    return [_token_code(token) or token for token in (match.group("codes") or "").replace(",", " ").split()]
+
+
+def _token_code(token: str) -> str | None:
+    """`TL101` for `tl101` or `clip-before-unscale`; a code-like token upper-cased (a
+    mistyped `TL3O1`, another tool's `E501`); None for a word (prose)."""
+    if _CODE_LIKE.fullmatch(token):
+        return token.upper()
+    from trainlint.manifest import manifest  # only for a word: a run of codes needs none
+
+    return next((rule.code for rule in manifest().rules if rule.name == token.lower()), None)
 
 
 def _comment_only_lines(source: str) -> set[int] | None:
@@ -71,11 +81,11 @@ def _comment_only_lines(source: str) -> set[int] | None:
 @dataclass(frozen=True)
 class NoqaDirective:
     """One `# noqa` in a comment: its span in the comment text and its codes
-    (empty for a bare `# noqa`, which covers every rule, and for one whose colon
-    is followed by words rather than codes, `# noqa: legacy code`, read as flake8
-    reads it). A rule's name counts as its code; a name of no rule, or a
-    mistyped code (`TL-101`), is kept as written and covers nothing: never
-    every rule."""
+    (empty for a bare `# noqa`, which covers every rule). After the colon, codes
+    and rules' names (each standing for its code) are read up to the first word
+    that is neither: `# noqa: TL301 legacy` covers TL301; words alone (`# noqa:
+    legacy code`) make a bare `# noqa`, as flake8 reads it. A mistyped code
+    (`TL3O1`) is kept as written, and covers no rule."""
 
     start: int
     end: int
@@ -86,19 +96,19 @@ class NoqaDirective:
 
 
 def noqa_directives(comment: str) -> list[NoqaDirective]:
-    return [
-        NoqaDirective(m.start(), m.end(), tuple(_code_of(token) for token in _TOKENS.findall(m.group("codes") or "")))
-        for m in _LINE_NOQA.finditer(comment)
-    ]
-
-
-def _code_of(token: str) -> str:
-    """`TL101` for `tl101` or `clip-before-unscale`; another token as written."""
-    if _CODE.fullmatch(token):
-        return token.upper()
-    from trainlint.manifest import manifest  # only for a name: a cached run of codes needs none
-
-    return next((rule.code for rule in manifest().rules if rule.name == token.lower()), token)
+    found = []
+    for match in _LINE_NOQA.finditer(comment):
+        end, codes = match.end(), []
+        if match.group("colon"):
+            position = end
+            while (word := _WORD.match(comment, position)) is not None:
+                code = _token_code(word.group(1))
+                if code is None:
+                    break
+                codes.append(code)
+                position = end = word.end()
+        found.append(NoqaDirective(match.start(), end, tuple(codes)))
+    return found
 
 
 class NoqaUsage:

@@ -10,11 +10,11 @@ from trainlint.manifest import manifest
 from trainlint.rule import Diagnostic, Example, Fix, Replacement, Rule
 from trainlint.suppression import NoqaDirective, NoqaUsage, file_directive_codes, noqa_directives
 
-_OWN_CODE = re.compile(r"TL\d+")  # TL99 is a typo of ours, not another tool's code
-_NOQA_WITH_OWN_CODE = re.compile(r"#\s*noqa\s*:[^\n]*TL\d", re.IGNORECASE)
+_OWN_CODE = re.compile(r"TL-?\d")  # TL99, TL3O1 or TL-301 is a typo of ours, not another tool's code
+_NOQA_WITH_OWN_CODE = re.compile(r"#\s*noqa\s*:[^\n]*TL-?\d", re.IGNORECASE)
 # the start of another tool's comment directive (mypy, black, pylint, isort, pyright, coverage)
 _PRAGMA = re.compile(r"(type|fmt|pylint|isort|pyright|mypy|pragma|noqa)\s*:", re.IGNORECASE)
-_FILE_NOQA_WITH_CODE = re.compile(r"trainlint:\s*noqa\s*:[^\n]*TL\d", re.IGNORECASE)
+_FILE_NOQA_WITH_CODE = re.compile(r"trainlint:\s*noqa\s*:[^\n]*TL-?\d", re.IGNORECASE)
 _NOQA_WITH_COLON = re.compile(r"#\s*noqa\s*:[^\n]*", re.IGNORECASE)
 
 
@@ -23,12 +23,12 @@ class UnusedNoqa(Rule):
     ## What it does
     Reports a trainlint code in a line `# noqa: TL...` comment that
     suppresses nothing: the rule ran on the file and found nothing on that
-    line, or no rule has that code or name (a rule's name, `# noqa:
-    clip-before-unscale`, stands for its code; a mistyped one, `TL-101`,
-    suppresses nothing, where it would once have suppressed every rule). A
-    `# noqa:` followed by words, not codes (`# noqa: legacy code`), is a bare
-    `# noqa`, as flake8 reads it. A file's `# trainlint: noqa: CODE` naming no
-    rule is reported as well (without a fix). Codes of other tools (`E501`, `F401`) and
+    line, or no rule has that code (a rule's name, `# noqa:
+    clip-before-unscale`, stands for its code; a mistyped code, `TL3O1`,
+    suppresses nothing). A `# noqa:` followed by words, not codes (`# noqa:
+    legacy code`), is a bare `# noqa`, as flake8 reads it. A file's `#
+    trainlint: noqa: CODE` naming no rule (a code or a word) is reported as
+    well, without a fix. Codes of other tools (`E501`, `F401`) and
     a bare `# noqa` are left alone, and so are codes of rules that did not run
     (not selected, or switched off for the file by `per-file-ignores` or
     `# trainlint: noqa: CODE`).
@@ -91,9 +91,9 @@ class UnusedNoqa(Rule):
             "def train(model):  # no GradScaler here # noqa: TL103  # expect: TL001\n    return model\n",
             "def train(model):  # no GradScaler here  # expect: TL001\n    return model\n",
         ),
-        # a name of no rule
+        # a mistyped code (a letter O): no rule has it
         Example(
-            "x = compute()  # noqa: clip-before-unscal  # expect: TL001\n",
+            "x = compute()  # noqa: TL3O1  # expect: TL001\n",
             "x = compute()  # expect: TL001\n",
         ),
         # what follows the directive would become mypy's `# type: ignore`: no fix
@@ -113,7 +113,8 @@ class UnusedNoqa(Rule):
         # a rule's name stands for its code; a space before the colon is allowed
         "import torch.nn as nn\nm = nn.DataParallel(m)  # noqa: data-parallel\nn = nn.DataParallel(m)  # noqa : TL301\n",
         # words after the colon: a bare `# noqa`, as flake8 reads it
-        "import torch.nn as nn\nm = nn.DataParallel(m)  # noqa: this wraps the legacy checkpoint\nx = 1  # NOQA: tl\n",
+        "import torch.nn as nn\nm = nn.DataParallel(m)  # noqa: this wraps the legacy checkpoint\nx = 1  # NOQA: tl\n"
+        "n = nn.DataParallel(m)  # noqa: pre-existing issue\n",
     )
 
     @classmethod
@@ -121,8 +122,9 @@ class UnusedNoqa(Rule):
         # files with only other tools' `# noqa: E501` need no parse for this rule
         if _NOQA_WITH_OWN_CODE.search(source) is not None or _FILE_NOQA_WITH_CODE.search(source) is not None:
             return True
-        return any(any("-" in c for c in d.codes)
-                   for m in _NOQA_WITH_COLON.finditer(source) for d in noqa_directives(m.group()))
+        # a rule's name (`# noqa: data-parallel`) stands for one of our codes
+        return any(_OWN_CODE.match(c) for m in _NOQA_WITH_COLON.finditer(source) for d in noqa_directives(m.group())
+                   for c in d.codes)
 
     @classmethod
     def audit_noqa(cls, positions: Mapping[cst.CSTNode, CodeRange], usage: NoqaUsage) -> list[Diagnostic]:
@@ -142,13 +144,12 @@ class UnusedNoqa(Rule):
         assert comment is not None
         found = []
         whole_file = file_directive_codes(comment.value) if type(holder) is cst.EmptyLine else None
-        unknown = [c.upper() for c in whole_file or () if _OWN_CODE.fullmatch(c.upper()) and c.upper() not in known]
+        unknown = [c for c in whole_file or () if c not in known]
         if unknown:  # `# trainlint: noqa: TL031`, a typo of TL301: the file is not skipped for it
             found.append(Diagnostic(cls, comment, f"`# trainlint: noqa` names no rule: {', '.join(unknown)}"))
         for directive in noqa_directives(comment.value):
-            own = [c for c in directive.codes if _OWN_CODE.fullmatch(c)]
-            # a name of no rule (`clip-before-unsale`): a code of another tool has no hyphen
-            unknown = [c for c in own if c not in known] + [c for c in directive.codes if "-" in c]
+            own = [c for c in directive.codes if _OWN_CODE.match(c)]  # `TL3O1` mistyped is ours too
+            unknown = [c for c in own if c not in known]
             unused = [c for c in own if c in usage.ran and (line, c) not in usage.used]
             if unknown or unused:
                 kept = _without(holder, comment.value, directive, {*unknown, *unused}, line)

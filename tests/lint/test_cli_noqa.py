@@ -134,9 +134,12 @@ def test_a_mistyped_code_suppresses_nothing_and_words_make_a_bare_noqa(tmp_path:
         "b = nn.DataParallel(m)  # noqa: data-parallel\n"
         "c = nn.DataParallel(m)  # noqa : TL301\n"
         "d = nn.DataParallel(m)  # noqa: TL-301\n"
+        "e = nn.DataParallel(m)  # noqa: TL3O1\n"
+        "f = nn.DataParallel(m)  # noqa: pre-existing issue\n"
     )
     _, out, _ = invoke("m.py", "--no-cache", "--format", "json", cwd=tmp_path)
-    assert sorted((d["line"], d["code"]) for d in json.loads(out)) == [(5, "TL001"), (5, "TL301")]
+    assert sorted((d["line"], d["code"]) for d in json.loads(out)) == [
+        (5, "TL001"), (5, "TL301"), (6, "TL001"), (6, "TL301")]
 
 
 def test_removing_a_noqa_line_near_the_top_keeps_the_lines_below_in_place(tmp_path: Path) -> None:
@@ -147,6 +150,11 @@ def test_removing_a_noqa_line_near_the_top_keeps_the_lines_below_in_place(tmp_pa
     invoke("m.py", "--no-cache", "--fix", cwd=tmp_path)
     fixed = (tmp_path / "m.py").read_bytes()
     assert fixed == source.replace(b"# noqa: TL999\n", b"\n"), fixed
+
+
+def test_a_file_directive_takes_rule_names(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("# trainlint: noqa: data-parallel\nimport torch.nn as nn\nm = nn.DataParallel(m)\n")
+    assert invoke("m.py", "--no-cache", cwd=tmp_path)[0] == 0
 
 
 def test_a_file_directive_naming_no_rule_is_reported(tmp_path: Path) -> None:
