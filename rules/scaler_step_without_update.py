@@ -201,6 +201,16 @@ class ScalerStepWithoutUpdate(Rule):
         "        opt.zero_grad()\n"
         "        scaler.scale(model(x).sum()).backward()\n"
         "        return scaler.step(opt)  # expect: TL104\n",
+        # a parameter named like the helper that updates hands nothing on
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "def update_scale():\n"
+        "    scaler.update()\n"
+        "def train(loader, update_scale=False):\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        scaler.step(opt)  # expect: TL104\n",
     )
     good = (
         "import torch\n"
@@ -474,9 +484,11 @@ class ScalerStepWithoutUpdate(Rule):
             parent = self.ctx.parent(node)
             if type(parent) is cst.Attribute and parent.attr is node:
                 node, parent = parent, self.ctx.parent(parent)
-            if type(parent) in (cst.FunctionDef, cst.ClassDef) or (type(parent) is cst.Call and parent.func is node):
-                continue
-            return True
+            # handed on as a value: in a list or dict of callbacks, as an argument, assigned, returned
+            if (type(parent) in (cst.Element, cst.DictElement, cst.Return)
+                    or (type(parent) is cst.Arg and parent.value is node)
+                    or (type(parent) in (cst.Assign, cst.AnnAssign) and parent.value is node)):
+                return True
         return False
 
     def _aliases(self, binding: Binding) -> set[Binding]:
