@@ -12,7 +12,7 @@ from trainlint.analysis.dataflow import (
     target_names,
 )
 from trainlint.analysis.training import ancestors_within, method_call
-from trainlint.analysis.walk import iter_nodes
+from trainlint.analysis.walk import children
 from trainlint.rule import Rule
 
 
@@ -163,6 +163,17 @@ class NonBlockingWithoutPinMemory(Rule):
         "        if step % 100 == 0:\n"
         "            for batch in val_loader:\n"
         "                model(batch.to(device, non_blocking=True))\n",
+        # the validation batch unpacked inside the nested loop
+        "from torch.utils.data import DataLoader\n"
+        "def main(train_set, val_set, model, opt, device):\n"
+        "    train_loader = DataLoader(train_set, batch_size=8)\n"
+        "    val_loader = DataLoader(val_set, batch_size=1, pin_memory=True)\n"
+        "    for step, batch in enumerate(train_loader):\n"
+        "        model(batch.to(device)).mean().backward()\n"
+        "        if step % 100 == 0:\n"
+        "            for batch in val_loader:\n"
+        "                x, y = batch\n"
+        "                model(x.to(device, non_blocking=True))\n",
     )
 
     def finish(self) -> None:
@@ -176,21 +187,10 @@ class NonBlockingWithoutPinMemory(Rule):
             if loaders is None or not all(_unpinned(call) for call in loaders):
                 continue
             batches = _batch_names(node)
-            for inner in iter_nodes(node.body):
+            for inner in _own_batch_nodes(node):
                 receiver = method_call(inner, "to", "cuda")
-                if (receiver is not None and _reads(receiver, batches) and _non_blocking(inner)  # type: ignore[arg-type]
-                        and not self._rebound_within(inner, node, receiver)):
+                if receiver is not None and _reads(receiver, batches) and _non_blocking(inner):  # type: ignore[arg-type]
                     self.report(inner)
-
-    def _rebound_within(self, call: cst.CSTNode, loop: cst.For, receiver: cst.BaseExpression) -> bool:
-        """A loop nested in `loop` around `call` binds the batch name again (a
-        validation pass `for batch in val_loader:` inside the training loop): the
-        copy reads that loop's batch, which that loop is judged for."""
-        while type(receiver) is cst.Subscript:
-            receiver = receiver.value
-        name = receiver.value  # type: ignore[attr-defined]
-        return any(type(a) is cst.For and name in target_names(a.target)  # type: ignore[attr-defined]
-                   for a in ancestors_within(self.ctx, call, loop.body))
 
 
     def _loaders_before(self, loop: cst.For, name: cst.Name) -> list[cst.Call] | None:
@@ -249,11 +249,28 @@ def _reads(expr: cst.BaseExpression, names: set[str]) -> bool:
     return type(expr) is cst.Name and expr.value in names
 
 
+def _own_batch_nodes(loop: cst.For) -> list[cst.CSTNode]:
+    """The nodes of the loop's body, but those of a loop nested in it that binds
+    the batch name again (a validation pass `for batch in val_loader:` inside the
+    training loop): what they copy is that loop's batch, judged by that loop."""
+    names = target_names(loop.target)
+    found: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = [loop.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.For and target_names(node.target) & names:
+            continue
+        found.append(node)
+        stack.extend(reversed(children(node)))
+    return found
+
+
 def _batch_names(loop: cst.For) -> set[str]:
     """Names bound by the loop target, and by unpacking or indexing them in
-    the loop body (`x, y = batch`, `images = batch[0]`)."""
+    the loop body (`x, y = batch`, `images = batch[0]`), outside a loop nested
+    in it that binds the batch name again."""
     names = target_names(loop.target)
-    for node in iter_nodes(loop.body):
+    for node in _own_batch_nodes(loop):
         if type(node) is cst.Assign and _reads(node.value, names):
             for target in node.targets:
                 names |= target_names(target.target)
