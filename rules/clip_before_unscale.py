@@ -48,9 +48,9 @@ class ClipBeforeUnscale(Rule):
     from a base of another library). When that optimizer cannot be told (several, or none), when the step
     is conditional (gradient accumulation) or an `unscale_` already follows the
     clip, there is no fix. Nor is there one when an exception of the clip may
-    be caught (inside a `try` or a `with` that may swallow it, in its function
-    or a caller of it: the scaler would be left unscaled for the next
-    iteration), when the clip raises on Inf (`error_if_nonfinite=True`: a step
+    be caught (inside a `try`, or a `with` that swallows errors such as
+    `contextlib.suppress` or `pytest.raises`, in its function or a caller of
+    it: the scaler would be left unscaled for the next iteration), when the clip raises on Inf (`error_if_nonfinite=True`: a step
     the scaler would skip raises instead), when the optimizer is assigned
     between the clip and the step, when the clip shares its line with other statements,
     or when the optimizer is written as anything but a name or an attribute
@@ -278,6 +278,32 @@ class ClipBeforeUnscale(Rule):
         "        train_step(x)\n"
         "    except RuntimeError:\n"
         "        continue\n",
+        # a progress bar's `with` lets errors through: the clip is fixed there
+        Example(
+            "import torch\n"
+            "from tqdm import tqdm\n"
+            "scaler = torch.amp.GradScaler('cuda')\n"
+            "with tqdm(total=len(loader)) as bar:\n"
+            "    for x in loader:\n"
+            "        opt.zero_grad()\n"
+            "        scaler.scale(model(x).sum()).backward()\n"
+            "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+            "        scaler.step(opt)\n"
+            "        scaler.update()\n"
+            "        bar.update()\n",
+            fixed="import torch\n"
+            "from tqdm import tqdm\n"
+            "scaler = torch.amp.GradScaler('cuda')\n"
+            "with tqdm(total=len(loader)) as bar:\n"
+            "    for x in loader:\n"
+            "        opt.zero_grad()\n"
+            "        scaler.scale(model(x).sum()).backward()\n"
+            "        scaler.unscale_(opt)\n"
+            "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+            "        scaler.step(opt)\n"
+            "        scaler.update()\n"
+            "        bar.update()\n",
+        ),
     )
     good = (
         # the helper unscales before it clips

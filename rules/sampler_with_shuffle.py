@@ -30,9 +30,9 @@ class SamplerWithShuffle(Rule):
     defines; a name imported from elsewhere may be a function that returns
     `None` on a single-process run). It already decides the order,
     and the call raised before, so no working behavior changes. A call whose
-    error may be caught gets no fix: inside a `try`, or a `with` other than
-    torch's and `open` (`contextlib.suppress`, `pytest.raises`), in its own
-    function or one that calls it; the run may go on with a loader built
+    error may be caught gets no fix: inside a `try`, or a `with` that swallows
+    errors (`contextlib.suppress`, `pytest.raises`, `self.assertRaises`), in its
+    own function or one that calls it; the run may go on with a loader built
     another way. Nor does a sampler held in a variable of a file that runs
     code text (`exec(open("configurator.py").read())`), which may bind it to
     `None`. A comment on the removed argument's line is kept, on a line of

@@ -97,13 +97,13 @@ def is_device_check(ctx: FileContext, test: cst.BaseExpression) -> bool:
 
 def in_try(ctx: FileContext, node: cst.CSTNode, depth: int = 0) -> bool:
     """An exception raised at `node` may be caught and the run go on: it runs in a
-    `try`, or in a `with` whose context manager may swallow it (`contextlib.suppress`,
-    `pytest.raises`, `self.assertRaises`: any but torch's own and `open`), in its own
-    function, or in a function of the file called so, a few calls up."""
+    `try`, or in a `with` whose context manager swallows errors (`contextlib.suppress`,
+    `pytest.raises`, `self.assertRaises`), in its own function, or in a function of
+    the file called so, a few calls up."""
     for ancestor in ctx.ancestors(node):
         if type(ancestor) in (cst.Try, cst.TryStar):
             return True
-        if type(ancestor) is cst.With and not all(_keeps_exceptions(ctx, item.item) for item in ancestor.items):
+        if type(ancestor) is cst.With and any(_swallows(ctx, item.item) for item in ancestor.items):
             return True
         if type(ancestor) is cst.FunctionDef:
             return depth < _CALLERS_FOLLOWED and any(
@@ -116,9 +116,15 @@ def in_try(ctx: FileContext, node: cst.CSTNode, depth: int = 0) -> bool:
 _CALLERS_FOLLOWED = 3
 
 
-def _keeps_exceptions(ctx: FileContext, manager: cst.BaseExpression) -> bool:
-    """A context manager known to let exceptions through: torch's (`no_grad()`,
-    `autocast(...)`), `open(...)`."""
+# context managers whose purpose is to catch an exception raised in their block
+_SWALLOWING = frozenset({"suppress", "raises", "assertRaises", "assertRaisesRegex", "assertWarns",
+                         "assertWarnsRegex", "warns", "deprecated_call"})
+
+
+def _swallows(ctx: FileContext, manager: cst.BaseExpression) -> bool:
+    """`contextlib.suppress(...)`, `pytest.raises(...)`, `self.assertRaises(...)`,
+    however imported: a `with` that may end its block's exception there. Other
+    managers (`no_grad()`, `tqdm(...)`, `accelerator.accumulate(model)`) let it through."""
     called = manager.func if type(manager) is cst.Call else manager
-    name = ctx.qualified_name(called) or ""
-    return name.startswith("torch.") or name in ("open", "builtins.open")
+    name = ctx.qualified_name(called) or dotted_name(called) or ""
+    return name.rsplit(".", 1)[-1] in _SWALLOWING
