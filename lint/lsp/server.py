@@ -24,7 +24,8 @@ from trainlint.lsp.protocol import TextPositions, diagnostic, overlaps, replacem
 
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.trainlint"
 QUICK_FIX = types.CodeActionKind.QuickFix.value
-LINTED_KEPT_S = 2.0  # how long the findings of a text are taken as current
+LINTED_KEPT_S = 2.0  # how long the findings of a text are taken as current when published again
+WATCHED = ("**/*.py", "**/pyproject.toml", "**/trainlint.toml", "**/.gitignore")  # what a lint reads from disk
 
 
 class TrainlintServer(LanguageServer):
@@ -35,13 +36,14 @@ class TrainlintServer(LanguageServer):
         self.linted: dict[str, tuple[str, float, list[Finding]]] = {}  # uri: (text, when, its findings)
         self.reported_errors: set[str] = set()
 
-    def findings(self, document: TextDocument) -> list[Finding]:
-        """The findings of the document's current text. A text linted a moment
-        ago (the publish before a code action) is not linted again; later, it
-        is: the configuration or a helper module on disk may have changed."""
+    def findings(self, document: TextDocument, fresh: bool = False) -> list[Finding]:
+        """The findings of the document's current text, linted once per text: the
+        code actions offer what the diagnostics show. `fresh` (a publish): a text
+        linted more than a moment ago is linted again, since the configuration or
+        a helper module on disk may have changed."""
         text = document.source
         cached = self.linted.get(document.uri)
-        if cached is not None and cached[0] == text and time.monotonic() - cached[1] < LINTED_KEPT_S:
+        if cached is not None and cached[0] == text and (not fresh or time.monotonic() - cached[1] < LINTED_KEPT_S):
             return cached[2]
         try:
             outcome = lint_document(Path(document.path), text)
@@ -69,7 +71,7 @@ class TrainlintServer(LanguageServer):
             types.PublishDiagnosticsParams(
                 uri=uri,
                 version=document.version,
-                diagnostics=[diagnostic(f, positions) for f in self.findings(document)],
+                diagnostics=[diagnostic(f, positions) for f in self.findings(document, fresh=True)],
             )
         )
 
@@ -81,6 +83,20 @@ server = TrainlintServer()
 def initialize(ls: TrainlintServer, params: types.InitializeParams) -> None:
     options = params.initialization_options
     ls.unsafe_fixes = isinstance(options, dict) and options.get("unsafeFixes") is True
+
+
+@server.feature(types.INITIALIZED)
+def initialized(ls: TrainlintServer, params: types.InitializedParams) -> None:
+    """Ask the editor to report changes on disk of what the lint reads (a
+    configuration, the project's modules), when it can watch files for a server."""
+    workspace = ls.client_capabilities.workspace
+    watching = workspace.did_change_watched_files if workspace is not None else None
+    if watching is None or not watching.dynamic_registration:
+        return
+    watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in WATCHED]
+    ls.client_register_capability(types.RegistrationParams(registrations=[types.Registration(
+        id="trainlint-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))]))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
