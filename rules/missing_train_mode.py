@@ -8,6 +8,7 @@ from trainlint.analysis.loops import CallFlow, is_backward, mode_switch, reachab
 from trainlint.analysis.scopes import bound_arguments, dotted_name
 from trainlint.analysis.summarize import argument_slots, parameter_names
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
+from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, EVAL, TRAIN, Summary
@@ -548,6 +549,23 @@ class MissingTrainMode(Rule):
         "    model.eval()\n"
         "    for x, y in data_loader:\n"
         "        model(x)\n",
+        # an EMA copy updated by hand and put in eval mode to validate: never trained
+        "import torch\n"
+        "def main(model, ema, loader, val_loader, epochs):\n"
+        "    opt = torch.optim.AdamW(model.parameters())\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            opt.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            opt.step()\n"
+        "            with torch.no_grad():\n"
+        "                for pe, pm in zip(ema.parameters(), model.parameters()):\n"
+        "                    pe.mul_(0.999).add_(pm, alpha=0.001)\n"
+        "        ema.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in val_loader:\n"
+        "                ema(x)\n",
     )
 
     def finish(self) -> None:
@@ -799,9 +817,21 @@ def _trained_models(ctx: FileContext, forward: bool = True) -> set[str]:
         if mode is not None and mode[1] is not False:
             trained.add(ctx.code(mode[0]))
         owner = method_call(call, "parameters", "named_parameters")
-        if owner is not None:
+        if owner is not None and not _walked_by_hand(ctx, call):
             trained.add(ctx.code(unchain_module(owner)))
         name = dotted_name(call.func) or ""  # type: ignore[attr-defined]
         if "optim" in name.rsplit(".", 1)[-1].lower():
             trained.update(ctx.code(arg.value) for arg in call.args)  # type: ignore[attr-defined]
     return trained
+
+
+def _walked_by_hand(ctx: FileContext, call: cst.CSTNode) -> bool:
+    """`ema.parameters()` iterated by the code itself (`for pe, pm in zip(ema.parameters(),
+    model.parameters()): pe.mul_(d).add_(pm, ...)`, an EMA or momentum teacher's update):
+    the weights are read, not handed to an optimizer that trains them."""
+    for ancestor in ctx.ancestors(call):
+        if type(ancestor) is cst.For:
+            return any(node is call for node in iter_nodes(ancestor.iter))
+        if type(ancestor) in (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef):
+            return False
+    return False
