@@ -368,6 +368,23 @@ class ClipBeforeUnscale(Rule):
         "scaler.step(opt)\n"
         "scaler.update()\n"
         "# torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n",
+        # a method of the trainer unscales before the clip
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.optimizer = torch.optim.AdamW(model.parameters())\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def prepare_grads(self):\n"
+        "        self.scaler.unscale_(self.optimizer)\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            self.scaler.scale(self.model(x).mean()).backward()\n"
+        "            self.prepare_grads()\n"
+        "            torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n"
+        "            self.scaler.step(self.optimizer)\n"
+        "            self.scaler.update()\n",
     )
 
     def finish(self) -> None:
@@ -394,8 +411,15 @@ class ClipBeforeUnscale(Rule):
             method_call(node, "backward", "unscale_", "step", "update") is not None
             or is_clip_call(self.ctx, node)
             or self._helper_clips(node)
+            or self._helper_unscales(node)
             or bool(self._scaled_by_helper(node))
         )
+
+    def _helper_unscales(self, node: cst.CSTNode) -> bool:
+        """A call of a function of the project that unscales gradients and does not
+        clip before it (`unscale_all(scaler, opt)`, a trainer's `prepare_grads()`)."""
+        summary = self.ctx.summaries.of_call(node) if type(node) is cst.Call else None
+        return summary is not None and summary.does(UNSCALE) and not self._helper_clips(node)
 
     def _scaled_by_helper(self, node: cst.CSTNode) -> list[cst.BaseExpression]:
         """The GradScalers a call of a function of the project scales a backward
@@ -436,6 +460,8 @@ class ClipBeforeUnscale(Rule):
             if method_call(node, "unscale_") is not None and binding is not None:
                 self._unscaled.add(binding)
             return facts - {binding}
+        if facts and self._helper_unscales(node):
+            return frozenset()  # `self.prepare_grads()` that unscales (and may clip after): whichever scaler
         if facts and (is_clip_call(self.ctx, node) or self._helper_clips(node)):
             scaled = {binding for binding in facts if not _known_none(self.ctx, node, binding.name)}  # type: ignore[attr-defined]
             if scaled:
