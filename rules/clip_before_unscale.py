@@ -401,9 +401,20 @@ class ClipBeforeUnscale(Rule):
                 places = {(self.ctx.enclosing_function(clip), scaler) for scaler in scalers}
                 first = not places & fixed
                 fixed |= places
-                self.report(clip, fix=self._fix(clip, scalers) if first else None)
+                self.report(clip, self._message(scalers), fix=self._fix(clip, scalers) if first else None)
             else:
                 self.report(clip, _IN_HELPER.format(self.ctx.code(clip.func)))
+
+    def _message(self, scalers: set[Binding]) -> str:
+        """The message, naming the scaler and the optimizer as the code does
+        (`fp16_scaler.unscale_(opt)`) when each is one."""
+        if len(scalers) != 1:
+            return self.message
+        (scaler,) = scalers
+        optimizers = self._step_targets.get(scaler, set())
+        optimizer = next(iter(optimizers)) if len(optimizers) == 1 else "optimizer"
+        return (f"gradients are clipped while still multiplied by the loss scale: call "
+                f"`{scaler.name}.unscale_({optimizer})` before clipping")
 
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to."""

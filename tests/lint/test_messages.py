@@ -68,3 +68,19 @@ def test_a_step_in_a_loop_of_its_own_is_told_of_that_loop() -> None:
     assert _messages(source, "TL401") == [(9, (
         "this loop back-propagates and steps but never clears gradients: they accumulate across "
         "iterations; call `optimizer.zero_grad()`"))]
+
+
+def test_the_clip_message_names_the_scaler_and_optimizer_as_written() -> None:
+    source = (
+        "import torch\n"
+        "fp16_scaler = torch.amp.GradScaler('cuda')\n"
+        "for x in loader:\n"
+        "    opt.zero_grad()\n"
+        "    fp16_scaler.scale(model(x).sum()).backward()\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    fp16_scaler.step(opt)\n"
+        "    fp16_scaler.update()\n"
+    )
+    assert _messages(source, "TL101") == [(6, (
+        "gradients are clipped while still multiplied by the loss scale: call `fp16_scaler.unscale_(opt)` "
+        "before clipping"))]
