@@ -12,6 +12,8 @@ search then names the innermost module whose own code made the jump.
 """
 from __future__ import annotations
 
+import os
+import sys
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +54,8 @@ class ForwardTracer:
         self._trace = trace
         self._listeners = listeners
         self._calls: list[nn.Module] = []  # the modules whose forward is running, outermost first
+        self._checkpointed: list[bool] = []  # of each: whether a reentrant checkpoint runs it without gradients
+        self._inputs: list[Any] = []  # of each: the first argument it was given
         self._outer_grad = False  # whether the outermost of them started with gradients enabled
         self._last_output: weakref.ref[torch.Tensor] | None = None
         # its autograd node: an activation applied to it points at this node, after the
@@ -75,13 +79,20 @@ class ForwardTracer:
         self.called.add(id(module))
         if in_backward():  # activation checkpointing recomputes forwards already seen
             return
+        grad = torch.is_grad_enabled()
         self._calls.append(module)
-        if not module.training and torch.is_grad_enabled():
+        # inside a block a reentrant checkpoint runs without gradients: set where the
+        # block is entered (a look at the callers), inherited by its children
+        parent_checkpointed = self._checkpointed[-1] if self._checkpointed else False
+        self._checkpointed.append(False if grad else parent_checkpointed or (
+            bool(self._outer_grad) and len(self._calls) > 1 and _called_by_checkpoint()))
+        self._inputs.append(args[0] if args else None)
+        if not module.training and grad:
             self._session.probe.eval_called[module] = self._calls[0]
         if len(self._calls) != 1:
-            # a forward without gradients inside a training forward (reentrant activation
-            # checkpointing runs its blocks so) is traced too, as in `after_forward`
-            if self._trace and args and (torch.is_grad_enabled() or self._outer_grad):
+            # the block's own code, run by a reentrant checkpoint without gradients, is traced
+            # as with them: what it computes and hands a child (not the block's own input)
+            if self._trace and args and (grad or parent_checkpointed) and args[0] is not self._inputs[-2]:
                 self._trace_own_computation(args[0])
             return
         self.saw_forward = True
@@ -116,8 +127,8 @@ class ForwardTracer:
     def _trace_own_computation(self, tensor: Any) -> None:
         """`tensor`, given to a child, was computed by the parent itself unless a module
         returned it. Without gradients (a reentrant checkpoint's first pass) no autograd
-        node tells a batch or an activation of a traced output apart: every tensor a
-        child is given that no module returned is traced."""
+        node tells an activation of a traced output apart: every tensor a child is given
+        that no module returned (nor the parent was given) is traced."""
         grad = torch.is_grad_enabled()
         if not _traceable(tensor) or (grad and tensor.grad_fn is None):
             return
@@ -135,6 +146,8 @@ class ForwardTracer:
             return
         if self._calls:
             self._calls.pop()
+            self._checkpointed.pop()
+            self._inputs.pop()
         grad = torch.is_grad_enabled()
         # a forward without gradients inside a training forward (reentrant activation
         # checkpointing runs its blocks so, and recomputes them in backward) is traced
@@ -183,6 +196,24 @@ class ForwardTracer:
             self._slot_refs.append(weakref.ref(module))
             self._slots[key] = slot
         return slot
+
+
+def _called_by_checkpoint() -> bool:
+    """Whether the module being entered is called by `torch.utils.checkpoint` (its
+    reentrant variant runs the block without gradients): asked once per block
+    entered so, not per module."""
+    frame = sys._getframe(2)
+    for _ in range(_CHECKPOINT_FRAMES):
+        if frame is None:
+            return False
+        if frame.f_code.co_filename.endswith(_CHECKPOINT_FILE):
+            return True
+        frame = frame.f_back
+    return False
+
+
+_CHECKPOINT_FILE = os.path.join("torch", "utils", "checkpoint.py")
+_CHECKPOINT_FRAMES = 12  # hook machinery and Module.__call__ lie between the block and the checkpoint
 
 
 def _first_tensor(output: Any) -> torch.Tensor | None:
