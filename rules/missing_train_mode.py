@@ -566,6 +566,23 @@ class MissingTrainMode(Rule):
         "        with torch.no_grad():\n"
         "            for x, y in val_loader:\n"
         "                ema(x)\n",
+        # a periodic validation through the training helper, put back in train mode at once
+        "import torch\n"
+        "def main(model, opt, data, val_data, steps):\n"
+        "    def forward_backward(loader):\n"
+        "        for sub_batch in next(loader):\n"
+        "            loss = model(sub_batch).mean()\n"
+        "            if loss.requires_grad:\n"
+        "                loss.backward()\n"
+        "    for step in range(steps):\n"
+        "        opt.zero_grad()\n"
+        "        forward_backward(data)\n"
+        "        opt.step()\n"
+        "        if not step % 100:\n"
+        "            with torch.no_grad():\n"
+        "                model.eval()\n"
+        "                forward_backward(val_data)\n"
+        "                model.train()\n",
     )
 
     def finish(self) -> None:
@@ -618,12 +635,27 @@ class MissingTrainMode(Rule):
                     if self.ctx.order_index(statement) <= at <= self.ctx.subtree_end(statement):
                         break
                     if self._back_propagates_in(statement):
-                        return True
+                        # unless the iteration puts the model back in train mode after it
+                        return not self._restores_after(node, ancestor.body)
             elif type(ancestor) is cst.FunctionDef:
                 return depth < 3 and any(self._after_backward_in_a_loop(site, depth + 1)
                                          for site in self.ctx.call_sites(ancestor))
             elif type(ancestor) in (cst.ClassDef, cst.Lambda):
                 return False
+        return False
+
+    def _restores_after(self, node: cst.CSTNode, body: cst.CSTNode) -> bool:
+        """A `.train()` of `body` runs after `node` (`model.eval(); validate(); model.train()`)."""
+        at = self.ctx.order_index(node)
+        for later in self.ctx.subtree(body):
+            if self.ctx.order_index(later) <= at or type(later) is not cst.Call:
+                continue
+            mode = mode_switch(self.ctx, later)
+            if mode is not None and mode[1] is not False:
+                return True
+            summary = self.ctx.summaries.of_call(later)  # type: ignore[arg-type]
+            if summary is not None and summary.does(TRAIN):
+                return True
         return False
 
     def _back_propagates_in(self, statement: cst.CSTNode) -> bool:
