@@ -290,6 +290,14 @@ class EvalWithoutNoGrad(Rule):
         "        score = model(x).gather(1, y[:, None]).sum()\n"
         "        maps.append(torch.autograd.grad(score, x)[0])\n"
         "    return maps\n",
+        # gradients switched off by a statement, not a `with`
+        "import torch\n"
+        "def evaluate(model, loader):\n"
+        "    model.eval()\n"
+        "    torch.set_grad_enabled(False)\n"
+        "    for x in loader:\n"
+        "        model(x)\n"
+        "    torch.set_grad_enabled(True)\n",
     )
 
     def finish(self) -> None:

@@ -290,17 +290,40 @@ def decorator_grad_mode(ctx: FileContext, decorator: cst.Decorator) -> GradMode 
 
 def lexical_grad_mode(ctx: FileContext, node: cst.CSTNode) -> GradMode | None:
     """Grad mode set around `node` inside its own function: the innermost
-    grad-mode `with`, else the function's decorators."""
+    grad-mode `with`, or `torch.set_grad_enabled(False)` written as a statement
+    before it in an enclosing block (an inference script's first line), else the
+    function's decorators."""
+    child = node
     for ancestor in ctx.ancestors(node):
         if type(ancestor) is cst.With:
             for item in reversed(ancestor.items):
                 mode = context_grad_mode(ctx, item.item)
                 if mode is not None:
                     return mode
+        elif type(ancestor) in (cst.IndentedBlock, cst.Module):
+            mode = _set_before(ctx, ancestor, child)
+            if mode is not None:
+                return mode
         elif type(ancestor) is cst.Lambda:
             return None
         elif type(ancestor) is cst.FunctionDef:
             return _decorators_mode(ctx, ancestor)
+        child = ancestor
+    return None
+
+
+def _set_before(ctx: FileContext, block: cst.IndentedBlock | cst.Module, child: cst.CSTNode) -> GradMode | None:
+    """The mode the last `torch.set_grad_enabled(...)` statement of `block` before
+    `child` sets."""
+    mode = None
+    for statement in block.body:
+        if statement is child:
+            return mode
+        if type(statement) is cst.SimpleStatementLine:
+            for part in statement.body:
+                call = part.value if type(part) is cst.Expr else None
+                if type(call) is cst.Call and ctx.call_name(call) == SET_GRAD_ENABLED and len(call.args) == 1:
+                    mode = _constant_mode(call.args[0].value, "on", "off")
     return None
 
 
