@@ -234,6 +234,18 @@ class MissingSetEpoch(Rule):
         "            optimizer.zero_grad()\n"
         "            model(x).sum().backward()\n"
         "            optimizer.step()\n",
+        # the dataset's own epoch (an iterable dataset) is not the sampler's
+        "import torch\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def main(dataset, model, optimizer, epochs):\n"
+        "    sampler = DistributedSampler(dataset, shuffle=True)  # expect: TL302\n"
+        "    data_loader = DataLoader(dataset, sampler=sampler, batch_size=32)\n"
+        "    for epoch in range(epochs):\n"
+        "        data_loader.dataset.set_epoch(epoch)\n"
+        "        for x, y in data_loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            optimizer.step()\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -639,6 +651,8 @@ class MissingSetEpoch(Rule):
         tracked = self.ctx.receivers
         own = {tracked.binding(h) for h in holders} - {None}
         for receiver in receivers:
+            if type(receiver) is cst.Attribute and receiver.attr.value == "dataset":
+                continue  # `data_loader.dataset.set_epoch(epoch)`: an iterable dataset's own epoch
             binding = tracked.binding(receiver)
             if binding is None or binding in own:
                 return True
