@@ -9,6 +9,7 @@ GAN's generator runs before its optimizer first steps). Parameter-free modules
 from __future__ import annotations
 
 import gc
+import weakref
 import sys
 from itertools import islice
 from types import ModuleType
@@ -22,11 +23,14 @@ from sanitizer.core import locations
 
 class ModelIndex:
     def __init__(self) -> None:
-        self.roots: list[tuple[str, nn.Module]] = []
-        self.optimizers: list[torch.optim.Optimizer] = []
+        # held weakly, as the optimizers: a model the script drops goes
+        self._roots: list[tuple[str, weakref.ref[nn.Module]]] = []
+        # the optimizers alive at the last scan, held weakly: one the script drops (a fold's,
+        # a sweep trial's) must go, with its parameters and state
+        self._optimizers: weakref.WeakSet[torch.optim.Optimizer] = weakref.WeakSet()
         self._module_names: dict[int, str] = {}
         self._param_names: dict[int, str] = {}
-        self._param_owner: dict[int, nn.Module] = {}
+        self._param_owner: dict[int, weakref.ref[nn.Module]] = {}
         # optimizers alive before the run (a notebook's earlier cell): they count only once they step
         self._stale = {id(obj) for obj in gc.get_objects() if issubclass(type(obj), torch.optim.Optimizer)}
 
@@ -37,26 +41,32 @@ class ModelIndex:
         """Let go of the modules the index holds, before the anchors of a new scan are
         taken: it must not keep one alive into it (a head the script replaced would
         stay a model of its own, and prefix every name)."""
-        self.roots = []
+        self._roots = []
         self._param_owner.clear()
 
     def refresh(self, anchor_params: Iterable[torch.Tensor], anchor_modules: Iterable[nn.Module]) -> None:
         live = gc.get_objects()
         # type() rather than isinstance(): some objects compute __class__ with side effects
         modules = [obj for obj in live if issubclass(type(obj), nn.Module)]
-        self.optimizers = [obj for obj in live if issubclass(type(obj), torch.optim.Optimizer)]
+        optimizers = [obj for obj in live if issubclass(type(obj), torch.optim.Optimizer)]
+        self._optimizers = weakref.WeakSet(optimizers)
         del live
         params = {id(p) for p in anchor_params}
         # the parameters of every optimizer built during the run too: a GAN's second model
         # is a model from the first step on, so names keep one form for the whole run; not
         # frozen ones (an optimizer over a teacher frozen with `requires_grad_(False)`)
-        params.update(id(p) for opt in self.optimizers if id(opt) not in self._stale
+        params.update(id(p) for opt in optimizers if id(opt) not in self._stale
                       for p in params_of(opt) if p.requires_grad)
         params.update(id(p) for module in anchor_modules for p in module.parameters(recurse=False))
         inner = {id(child) for module in modules for child in module._modules.values() if child is not None}
         roots = [module for module in modules if id(module) not in inner and _touches(module, params)]
-        self.roots = _prefixed([unwrap_compiled(root) for root in roots])
+        self._roots = [(prefix, weakref.ref(root)) for prefix, root in _prefixed([unwrap_compiled(r) for r in roots])]
         self._rebuild()
+
+    @property
+    def roots(self) -> list[tuple[str, nn.Module]]:
+        """The models found by the last scan that are still alive, with their prefixes."""
+        return [(prefix, root) for prefix, ref in self._roots if (root := ref()) is not None]
 
     def _rebuild(self) -> None:
         self._module_names.clear()
@@ -69,7 +79,7 @@ class ModelIndex:
                     key = id(param)
                     if key not in self._param_names:
                         self._param_names[key] = _join(prefix, _join(name, pname))
-                        self._param_owner[key] = module
+                        self._param_owner[key] = weakref.ref(module)
 
     def module_name(self, module: nn.Module) -> str | None:
         return self._module_names.get(id(module))
@@ -78,7 +88,8 @@ class ModelIndex:
         return self._param_names.get(id(param))
 
     def param_owner(self, param: torch.Tensor) -> nn.Module | None:
-        return self._param_owner.get(id(param))
+        owner = self._param_owner.get(id(param))
+        return owner() if owner is not None else None
 
     def named_parameters(self) -> list[tuple[str, torch.Tensor]]:
         seen: set[int] = set()
@@ -91,7 +102,7 @@ class ModelIndex:
         return named
 
     def optimizer_params(self) -> set[int]:
-        return {id(p) for opt in self.optimizers for p in params_of(opt)}
+        return {id(p) for opt in list(self._optimizers) for p in params_of(opt)}
 
 
 def unwrap_compiled(module: nn.Module) -> nn.Module:

@@ -1,6 +1,7 @@
 """Trainable parameters an optimizer holds that never receive a (non-zero) gradient."""
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from sanitizer.core.probe import StepRecord
@@ -25,7 +26,8 @@ class UnusedParameterDetector(Detector):
     def __init__(self) -> None:
         self.steps_seen = 0
         self.unused: list[str] = []
-        self._trainable: dict[int, Tensor] = {}
+        # held weakly: the parameters of a model the script drops (a finished fold's) go with it
+        self._trainable: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
         self._had_grad: set[int] = set()
         self._nonzero: set[int] = set()
         self._called: set[int] = set()
@@ -49,13 +51,13 @@ class UnusedParameterDetector(Detector):
     def on_end(self, sink: Sink) -> None:
         if self.steps_seen < MIN_STEPS:
             return
-        unused = [p for key, p in self._trainable.items() if key not in self._nonzero]
+        unused = [p for key, p in list(self._trainable.items()) if key not in self._nonzero]
         names = [sink.param_label(p) for p in unused]
         self.unused = names
         by_name = dict(zip(names, unused))
         owners = [sink.param_module_name(p) for p in unused]
         never = {id(p) for p in unused if id(p) not in self._had_grad}
-        every = [sink.param_label(p) for p in self._trainable.values()]
+        every = [sink.param_label(p) for p in list(self._trainable.values())]
         in_model = {id(p) for _, p in sink.named_parameters()}
         held = sink.optimizer_params()
         # the model's parameters no optimizer holds: what a module assigned in place of old ones
