@@ -68,6 +68,8 @@ class TrainInEvalModeDetector(Detector):
         if record.partial:
             return
         model = record.model_in_eval_mode
+        if model is not None and not self._steps_it(model, record):
+            model = None  # the loss came through it, but the optimizer that steps holds none of it
         if model is None and self.first_step is None:
             self._learn_frozen_on_purpose(record)
             model = self._stepped_in_eval_mode(record)
@@ -100,6 +102,14 @@ class TrainInEvalModeDetector(Detector):
                   f"({effects}); call model.train() before training",
                   module=names[0], where=record.model_site, extra={"modules": names[:MAX_LISTED]})
 
+
+    @staticmethod
+    def _steps_it(model: nn.Module, record: StepRecord) -> bool:
+        """The step's optimizer holds some parameter of `model` (not known: yes)."""
+        if not record.training_params:
+            return True
+        stepped = {id(param) for param in record.training_params}
+        return any(id(param) in stepped for param in model.parameters())
 
     def _learn_frozen_on_purpose(self, record: StepRecord) -> None:
         """Remember the modules this step ran in eval mode inside a model in train mode."""

@@ -511,3 +511,23 @@ def test_models_and_optimizers_the_script_drops_are_freed() -> None:
             del model, opt
             gc.collect()
             assert all(ref() is None for fold in held[:-1] for ref in fold), held
+
+
+def test_a_model_in_eval_mode_that_the_stepping_optimizer_does_not_hold_is_not_reported() -> None:
+    """Alternating training: the encoder's optimizer steps while the loss goes through
+    a predictor kept in eval mode on purpose; then the predictor trains in train mode.
+    Nothing is in eval mode that the stepping optimizer trains."""
+    torch.manual_seed(0)
+    enc = nn.Linear(6, 8)
+    pred = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Dropout(0.2), nn.Linear(8, 1))
+    with _quiet(report=None) as session:
+        opt_e = torch.optim.SGD(enc.parameters(), lr=0.01)
+        opt_p = torch.optim.SGD(pred.parameters(), lr=0.01)
+        for phase in range(4):
+            pred.train(phase % 2 == 1)
+            opt = opt_p if phase % 2 else opt_e
+            for _ in range(5):
+                opt.zero_grad()
+                pred(enc(torch.randn(4, 6))).pow(2).mean().backward()
+                opt.step()
+    assert [e.kind for e in session.events if e.kind == "train_in_eval_mode"] == []
