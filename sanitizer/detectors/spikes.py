@@ -121,10 +121,12 @@ class _SpikeDetector(Detector):
         if self.last_spike_step is not None and record.step - self.last_spike_step < REPEAT_GAP:
             return
         self.last_spike_step = record.step
-        ratio = f"{format_number(value / centre)} times " if centre > 0 else ""
+        # a ratio to a median at or below zero (a WGAN critic's loss) means nothing: the distance then
+        how = (f"{format_number(value / centre)} times its median" if centre > 0
+               else f"{format_number(value - centre)} above its median")
         whose = f" of {optimizer_words(record, sink)}" if len(self._windows) > 1 else ""
         sink.emit(self.kind, record.step,
-                  f"{self.what} {value:.4g} is {ratio}its median {centre:.4g} over the last {history} steps{whose}",
+                  f"{self.what} {value:.4g} is {how} {centre:.4g} over the last {history} steps{whose}",
                   where=next((site for site in record.loss_sites if site), None), value=value,
                   extra={"baseline": centre, "sigma": sigma})
 

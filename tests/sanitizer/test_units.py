@@ -148,6 +148,17 @@ def test_loss_spike_needs_a_jump_that_matters(losses: list[float], spike_step: i
     assert sink.events == ([("loss_spike", spike_step)] if spike_step else [])
 
 
+def test_a_spike_over_a_negative_median_says_how_far_above_it_is() -> None:
+    """A WGAN critic's loss hovers below zero: a ratio to its median means nothing,
+    the distance does."""
+    detector, sink = LossSpikeDetector(), _Collector()
+    losses = [-0.5 + 0.01 * (i % 5) for i in range(30)] + [9.0]
+    for step, loss in enumerate(losses, start=1):
+        detector.on_step(_record(step, loss), sink)
+    assert sink.events == [("loss_spike", 31)], sink.events
+    assert sink.messages[0].startswith("loss 9 is 9.48 above its median -0.48"), sink.messages
+
+
 _LOSSES = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False) | st.sampled_from([float("nan"), float("inf")])
 
 
