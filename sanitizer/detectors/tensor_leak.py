@@ -39,6 +39,7 @@ class TensorLeakDetector(Detector):
         # loss nodes of the previous step, so that a node at or below it is from a past step
         self._past: int | None = None
         self._latest: int | None = None
+        self._reported_nodes: set[int] = set()  # ids of the graph nodes of the leaks reported
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.graph_roots and not record.partial:
@@ -57,7 +58,13 @@ class TensorLeakDetector(Detector):
             current[holder.key] = sizes
             if (len(sizes) == GROWING_SAMPLES and all(a < b for a, b in zip(sizes, list(sizes)[1:]))
                     and self._reaches_past_steps(nodes)):
+                if any(id(node) in self._reported_nodes for node in nodes):
+                    # the same graphs under another name (the list in `main` and in `train_epoch`,
+                    # a meter's `avg` made from its `sum`): one leak, reported once
+                    self.leaking.append(holder.key)
+                    continue
                 self._report(record, sink, holder, nodes, sizes)
+                self._reported_nodes.update(id(node) for node in nodes)
         self._sizes = current
         self.scan_seconds += time.perf_counter() - started
 

@@ -531,3 +531,25 @@ def test_a_model_in_eval_mode_that_the_stepping_optimizer_does_not_hold_is_not_r
                 pred(enc(torch.randn(4, 6))).pow(2).mean().backward()
                 opt.step()
     assert [e.kind for e in session.events if e.kind == "train_in_eval_mode"] == []
+
+
+def _train_epoch(model: nn.Module, opt: torch.optim.Optimizer, history: list[torch.Tensor]) -> None:
+    for _ in range(10):
+        opt.zero_grad()
+        loss = model(torch.randn(8, 4)).pow(2).mean()
+        loss.backward()
+        opt.step()
+        history.append(loss)
+
+
+def test_one_leak_known_by_two_names_is_reported_once() -> None:
+    """The list of losses is `history` in the caller and in `_train_epoch`: the same
+    graphs, one leak, one event."""
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    with _quiet(report=None) as session:
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        history: list[torch.Tensor] = []
+        for _ in range(4):
+            _train_epoch(model, opt, history)
+    assert len([e for e in session.events if e.kind == "tensor_leak"]) == 1, session.events
