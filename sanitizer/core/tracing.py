@@ -126,11 +126,12 @@ class ForwardTracer:
 
     def _trace_own_computation(self, tensor: Any) -> None:
         """`tensor`, given to a child, was computed by the parent itself unless a module
-        returned it. Without gradients (a reentrant checkpoint's first pass) no autograd
-        node tells an activation of a traced output apart: every tensor a child is given
-        that no module returned (nor the parent was given) is traced."""
+        returned it, or the parent was given it (see `before_forward`): also a value made
+        without autograd history from the parent's input (a timestep embedding's
+        `log(t)`). Without gradients (a reentrant checkpoint's first pass) no autograd
+        node tells an activation of a traced output apart: every such tensor is traced."""
         grad = torch.is_grad_enabled()
-        if not _traceable(tensor) or (grad and tensor.grad_fn is None):
+        if not _traceable(tensor):
             return
         last = self._last_output
         if last is not None and last() is tensor:

@@ -553,3 +553,39 @@ def test_one_leak_known_by_two_names_is_reported_once() -> None:
         for _ in range(4):
             _train_epoch(model, opt, history)
     assert len([e for e in session.events if e.kind == "tensor_leak"]) == 1, session.events
+
+
+def test_a_nan_a_module_makes_from_an_input_without_history_is_its_own() -> None:
+    """A timestep embedding takes `log(t)` of its input (no autograd history) and hands
+    it to its projection: at t == 0 the NaN is the embedding's, not the projection's."""
+
+    class Emb(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.proj = nn.Linear(4, 4)
+
+        def forward(self, t: torch.Tensor) -> torch.Tensor:
+            return self.proj(torch.log(t).unsqueeze(1).expand(-1, 4).sin())
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = Emb()
+            self.head = nn.Linear(4, 1)
+
+        def forward(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+            return self.head(x + self.emb(t))
+
+    torch.manual_seed(0)
+    model = Net()
+    with _quiet(report=None) as session:
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        for step in range(1, 5):
+            t = torch.rand(8) + 0.5
+            if step == 3:
+                t[0] = -1.0
+            opt.zero_grad()
+            model(torch.randn(8, 4), t).pow(2).mean().backward()
+            opt.step()
+    first = next(e for e in session.events if e.kind == "nonfinite_activation")
+    assert (first.step, first.module) == (3, "emb"), first
