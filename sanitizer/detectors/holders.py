@@ -49,6 +49,12 @@ def find_holders(frames: list[FrameType]) -> list[Holder]:
 
 
 def _labelled_tensors(name: str, value: Any) -> list[tuple[str, list[torch.Tensor]]]:
+    if isinstance(value, torch.nn.Module):
+        # a buffer or a tensor attribute of a model (a MoCo queue refilled without detach)
+        held = [*value.named_buffers(), *((attr, item) for attr, item in vars(value).items()
+                                            if isinstance(item, torch.Tensor))]
+        return [(f"{name}.{attr}", [item]) for attr, item in held[:MAX_ITEMS]
+                if isinstance(item, torch.Tensor) and item.grad_fn is not None]
     direct = _graph_tensors(value)
     if direct or not _is_plain_object(value):
         return [(name, direct)]

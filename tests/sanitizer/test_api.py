@@ -589,3 +589,33 @@ def test_a_nan_a_module_makes_from_an_input_without_history_is_its_own() -> None
             opt.step()
     first = next(e for e in session.events if e.kind == "nonfinite_activation")
     assert (first.step, first.module) == (3, "emb"), first
+
+
+def test_a_leak_held_by_a_model_buffer_is_found() -> None:
+    """A MoCo-style queue refilled without `detach()` keeps every step's graph in a
+    buffer of the model: found as a leak of `model.queue`, at the line that refills it."""
+
+    class Queued(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.enc = nn.Linear(4, 8)
+            self.register_buffer("queue", torch.randn(32, 8))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            q = self.enc(x)
+            logits = q @ self.queue.detach().t()
+            self.queue = torch.cat([q, self.queue[:-q.size(0)]])  # refilled with its graph
+            return logits
+
+    torch.manual_seed(0)
+    model = Queued()
+    with _quiet(report=None) as session:
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        for _ in range(40):
+            opt.zero_grad()
+            model(torch.randn(4, 4)).pow(2).mean().backward()
+            opt.step()
+    leaks = [e for e in session.events if e.kind == "tensor_leak"]
+    line = next(n for n, text in enumerate(Path(__file__).read_text().splitlines(), 1) if "refilled with its graph" in text)
+    assert [(e.extra.get("holder"), e.where.rsplit(":", 1)[-1]) for e in leaks] == [
+        ("model.queue", str(line))], [(e.message, e.where) for e in leaks]
