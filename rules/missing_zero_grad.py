@@ -19,6 +19,8 @@ from trainlint.summaries import BACKWARD, LOOP, MAY_ZERO_GRAD, STEP, ZERO_GRAD, 
 
 # training engines that call a function of the user's once per iteration
 _ENGINES = frozenset({"ignite.engine.Engine", "ignite.engine.engine.Engine"})
+_IN_LOOP = ("this loop back-propagates and steps but never clears gradients: they accumulate across iterations; "
+            "call `{}.zero_grad()`")
 _THROUGH_HELPER = ("`{}()` back-propagates and steps `{}`, and this loop never clears gradients: they accumulate "
                    "across iterations; call `{}.zero_grad()`")
 _STEPS_THROUGH_HELPER = ("`{}()` steps `{}` after this loop's backward pass, and the loop never clears gradients: "
@@ -816,10 +818,8 @@ class MissingZeroGrad(Rule):
                                   f"`{where.name.value if where is not None else '<module>'}()`, which "
                                   "back-propagates and never clears gradients: they accumulate across "
                                   f"iterations; call `{optimizer}.zero_grad()`")
-            elif optimizer != "optimizer":
-                self.report(step, self.message.replace("`optimizer.zero_grad()`", f"`{optimizer}.zero_grad()`"))
             else:
-                self.report(step)
+                self.report(step, _IN_LOOP.format(optimizer))
 
     def _other_branch(self, clear: cst.CSTNode, step: cst.CSTNode, loop: cst.CSTNode,
                       steps: list[cst.CSTNode]) -> bool:
