@@ -427,6 +427,22 @@ class EmptyCacheInLoop(Rule):
         "        model(x).mean().backward()\n"
         "        opt.step()\n"
         "        update_ema(ema, model)  # expect: TL201\n",
+        # a step method whose helper computes in a loop of its own (log-probabilities a chunk at a time)
+        "import torch\n"
+        "def chunked_logprobs(logits, chunk=4):\n"
+        "    out = []\n"
+        "    for start in range(0, logits.size(0), chunk):\n"
+        "        out.append(logits[start:start + chunk].log_softmax(-1))\n"
+        "    return torch.cat(out)\n"
+        "class Recipe:\n"
+        "    def step(self, batch):\n"
+        "        torch.cuda.empty_cache()\n"
+        "        chunked_logprobs(self.model(batch)).mean().backward()\n"
+        "    def train(self):\n"
+        "        for batch in self.loader:\n"
+        "            self.step(batch)  # expect: TL201\n"
+        "            self.optimizer.step()\n"
+        "            self.optimizer.zero_grad()\n",
     )
     good = (
         # a period around the call alone: the author chose when it runs

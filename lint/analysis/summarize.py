@@ -342,6 +342,16 @@ _RETURN_SELF = frozenset({"cuda", "cpu", "to", "float", "double", "half", "bfloa
 
 # methods of dicts, lists and sets: what a meter's loop calls to keep its sums
 _CONTAINER_METHODS = ("get", "setdefault", "append", "extend", "items", "values", "keys", "pop", "add")
+# a tensor's own methods that compute (see `_computing_loop`)
+_TENSOR_METHODS = frozenset({
+    "size", "dim", "view", "reshape", "permute", "transpose", "contiguous", "unsqueeze", "squeeze", "flatten",
+    "expand", "expand_as", "repeat", "narrow", "chunk", "split", "gather", "index_select", "masked_fill",
+    "float", "half", "double", "long", "int", "bool", "to", "type_as", "detach", "clone", "sum", "mean", "max",
+    "min", "exp", "log", "log_softmax", "softmax", "sigmoid", "tanh", "relu", "pow", "sqrt", "abs", "argmax",
+    "argmin", "topk", "sort", "cumsum", "matmul", "mul", "add", "sub", "div", "neg", "clamp", "norm",
+    "new_zeros", "new_ones", "new_full", "new_empty", "item", "tolist", "numpy",
+    "update",  # a meter's, a dict's: bookkeeping of the step
+})
 
 
 def _unchained(value: cst.BaseExpression) -> cst.BaseExpression:
@@ -368,7 +378,8 @@ class _Summarizer:
 
     def summary(self) -> Summary:
         loops = only(self.nodes, cst.For, cst.While)
-        phases = [loop for loop in loops if not self._micro_batch_loop(loop) and not self._bookkeeping_loop(loop)]
+        phases = [loop for loop in loops if not self._micro_batch_loop(loop) and not self._bookkeeping_loop(loop)
+                  and not self._computing_loop(loop)]
         events: list[Event] = [LOOP] if phases else []
         sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set(),
                                      "steps": set(), "known_steps": set(), "scales_backward": set()}
@@ -454,6 +465,37 @@ class _Summarizer:
                         and not target.endswith((".forward", ".__call__"))):
                     return False
         return backward
+
+    def _computing_loop(self, loop: cst.CSTNode) -> bool:
+        """A loop that only computes with tensors (log-probabilities a chunk at a
+        time): every call in it is a builtin, a function of torch or math, or a
+        tensor's or a container's own method, and it yields nothing. It makes no
+        phase of a helper called once per step (`chunked_logprobs(logits)` in a
+        step method). A call of anything else (a model, a function of the project,
+        a name not known) may train, and keeps the loop a phase."""
+        for node in iter_nodes(loop):
+            if type(node) in (cst.Yield, cst.Await):
+                return False
+            if type(node) is not cst.Call:
+                continue
+            if effect_of(self.ctx, node) is not None:  # type: ignore[arg-type]
+                return False
+            func = node.func  # type: ignore[attr-defined]
+            if type(func) is cst.Name:
+                if not self._bookkeeping_call(node):  # type: ignore[arg-type]
+                    name = self.ctx.qualified_name(func) or ""
+                    if not name.startswith(("torch.", "math.")) or name.startswith(("torch.autograd", "torch.nn.")):
+                        return False
+            elif type(func) is cst.Attribute:
+                name = self.ctx.qualified_name(func)
+                if name is not None:
+                    if not name.startswith(("torch.", "math.")) or name.startswith(("torch.autograd", "torch.nn.")):
+                        return False
+                elif func.attr.value not in _TENSOR_METHODS and func.attr.value not in _CONTAINER_METHODS:
+                    return False
+            else:
+                return False
+        return True
 
     def _bookkeeping_loop(self, loop: cst.CSTNode) -> bool:
         """A loop that no one would call a phase: one over the model's own weights (an
