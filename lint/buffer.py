@@ -10,9 +10,11 @@ of each module read are kept while the module's file stays the same.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from pathlib import Path
+from typing import Callable
 
 from trainlint.config import Config
 from trainlint.discovery import discover
@@ -36,7 +38,7 @@ def buffer_view(path: str, text: str, config: Config) -> ProjectView:
     others = [other for other in _project_files(root, config) if os.path.abspath(other) != os.path.abspath(path)]
     context = imported_files([path], others, str(root), texts={path: text.encode("utf-8")}) if others else []
     facts: dict[str, FileFacts] = {}
-    graph = ImportGraph(str(root), [*others, path], ())
+    graph = functools.cache(lambda: ImportGraph(str(root), [*others, path], ()))  # only for a file with no summary
     for other in context:
         found = _facts_of(other, graph)
         if found is not None:
@@ -64,7 +66,7 @@ def _project_files(root: Path, config: Config) -> list[str]:
     return kept[1]
 
 
-def _facts_of(path: str, graph: ImportGraph) -> FileFacts | None:
+def _facts_of(path: str, graph: Callable[[], ImportGraph]) -> FileFacts | None:
     """What a module of the project does, as its file now says; None for a file
     that is no member of the project (`graph`: its files), which a run over the
     project does not read either (see `ProjectPass.plan`)."""
@@ -81,7 +83,7 @@ def _facts_of(path: str, graph: ImportGraph) -> FileFacts | None:
         text = decode(data)[0]
     except SourceError:
         return None
-    if not summarizable(path, text) and not graph.imports_project(graph.reach(path, text)):
+    if not summarizable(path, text) and not graph().imports_project(graph().reach(path, text)):
         return None  # not kept: whether it imports the project depends on the project's files
     facts = analyse_bytes(path, data, (), None, ProjectView(summarize=True)).facts
     _facts[path] = (stamp, facts)
