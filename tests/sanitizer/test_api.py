@@ -71,6 +71,17 @@ def _train(steps: int, blow_up_at: int | None = None, closure: bool = False,
     return model
 
 
+def _run(model: nn.Module, shape: tuple[int, ...], steps: int, lr: float) -> Sanitizer:
+    """`steps` plain SGD steps of `model` on random batches of `shape`, in a quiet session."""
+    with _quiet(report=None) as session:
+        opt = torch.optim.SGD(model.parameters(), lr=lr)
+        for _ in range(steps):
+            opt.zero_grad()
+            model(torch.randn(*shape)).pow(2).mean().backward()
+            opt.step()
+    return session
+
+
 def _events(session: Sanitizer) -> list[tuple[Any, ...]]:
     return [(e.kind, e.step, e.module, e.param) for e in session.events]
 
@@ -406,12 +417,7 @@ def test_a_layer_run_without_gradients_is_unused_but_not_never_called() -> None:
 
     torch.manual_seed(0)
     model = Net()
-    with _quiet(report=None) as session:
-        opt = torch.optim.SGD(model.parameters(), lr=0.1)
-        for _ in range(4):
-            opt.zero_grad()
-            model(torch.randn(8, 6)).pow(2).mean().backward()
-            opt.step()
+    session = _run(model, (8, 6), steps=4, lr=0.1)
     unused = [e for e in session.events if e.kind == "unused_parameter"]
     assert [(e.module, e.param) for e in unused] == [("stem", "stem.0.weight")], unused
     assert "never called" not in unused[0].message, unused[0].message
@@ -609,12 +615,7 @@ def test_a_leak_held_by_a_model_buffer_is_found() -> None:
 
     torch.manual_seed(0)
     model = Queued()
-    with _quiet(report=None) as session:
-        opt = torch.optim.SGD(model.parameters(), lr=0.01)
-        for _ in range(40):
-            opt.zero_grad()
-            model(torch.randn(4, 4)).pow(2).mean().backward()
-            opt.step()
+    session = _run(model, (4, 4), steps=40, lr=0.01)
     leaks = [e for e in session.events if e.kind == "tensor_leak"]
     line = next(n for n, text in enumerate(Path(__file__).read_text().splitlines(), 1) if "refilled with its graph" in text)
     assert [(e.extra.get("holder"), e.where.rsplit(":", 1)[-1]) for e in leaks] == [
