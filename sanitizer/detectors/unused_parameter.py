@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
@@ -10,7 +10,7 @@ from sanitizer.detectors.grouping import by_module, folded, shapes_match
 from sanitizer.distributed.ranks import local_values
 
 if TYPE_CHECKING:
-    from torch import Tensor, nn
+    from torch import Tensor
 
     from sanitizer.core.sink import Sink
 
@@ -30,10 +30,6 @@ class UnusedParameterDetector(Detector):
         self._trainable: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
         self._had_grad: set[int] = set()
         self._nonzero: set[int] = set()
-        self._called: set[int] = set()
-
-    def on_forward(self, module: nn.Module, output: Any, sink: Sink) -> None:
-        self._called.add(id(module))
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial:
@@ -73,9 +69,9 @@ class UnusedParameterDetector(Detector):
             why += f" in {self.steps_seen} steps"
             if replaced:
                 why += ": they are no longer parameters of the model, which assigned new ones in their place"
-            owners_of = [owner for owner in map(sink.param_owner, map(by_name.get, params)) if owner is not None]
-            layers = {id(owner) for owner in owners_of}
-            if layers and not layers & self._called and not any(map(sink.was_called, owners_of)):
+            layers = list({id(owner): owner for owner in map(sink.param_owner, map(by_name.get, params))
+                           if owner is not None}.values())
+            if layers and not any(map(sink.was_called, layers)):
                 why += f"; {module} is never called in forward" if len(layers) == 1 else \
                     f"; none of the layers of {module} is called in forward"
             # "zero": gradients arrived but were all zero, as fp16 underflow leaves them
