@@ -417,17 +417,10 @@ class _Summarizer:
         )
 
     def _clear(self, node: cst.CSTNode) -> Event:
-        """A statement that clears gradients: of every one it reaches, unless a
-        condition picks which (`if "prototypes" in name: p.grad = None`, a part
-        frozen for a while), though not a test of the gradient itself
-        (`if p.grad is not None:`)."""
-        for ancestor in self.ctx.ancestors(node):
-            if ancestor is self.func:
-                break
-            if type(ancestor) is cst.If and not any(
-                    type(n) is cst.Attribute and n.attr.value == "grad" for n in iter_nodes(ancestor.test)):
-                return MAY_ZERO_GRAD
-        return ZERO_GRAD
+        """A statement that clears gradients: of every one it reaches, unless it runs
+        on some calls only (see `_occasional`: `if "prototypes" in name: p.grad = None`,
+        a part frozen for a while), as a call that clears."""
+        return MAY_ZERO_GRAD if self._occasional(node) else ZERO_GRAD
 
     def _stores(self) -> tuple[tuple[str, str], ...]:
         """`self.model = model` in a constructor: which parameter each attribute of
@@ -597,13 +590,14 @@ class _Summarizer:
             if known is not None:
                 known_steps.add(owner)
 
-    def _occasional(self, call: cst.Call) -> bool:
-        """Whether `call` may run on only some calls of the function: in an
-        exception handler, or under a condition the author wrote (a period, a
-        flag, a memory threshold), as the rule judges one written in the loop.
-        A device check holds on every call of a GPU run, and so does the
+    def _occasional(self, call: cst.CSTNode) -> bool:
+        """Whether `call` (or a statement) may run on only some calls of the
+        function: in an exception handler, or under a condition the author wrote
+        (a period, a flag, a memory threshold), as the rule judges one written in
+        the loop. A device check holds on every call of a GPU run, and so does the
         condition the function's own training step runs under (the block that
-        back-propagates or steps)."""
+        back-propagates or steps), and a test of the gradient itself (`if p.grad
+        is not None:` picks no part of the parameters)."""
         child: cst.CSTNode = call
         for ancestor in self.ctx.ancestors(call):
             if ancestor is self.func:
@@ -611,7 +605,7 @@ class _Summarizer:
             if type(ancestor) in (cst.ExceptHandler, cst.ExceptStarHandler):
                 return True
             if (type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test
-                    and not is_device_check(self.ctx, ancestor.test)
+                    and not is_device_check(self.ctx, ancestor.test) and not _tests_a_gradient(ancestor.test)
                     and not (type(ancestor) is cst.If and child is ancestor.body and _trains(self.ctx, ancestor.body))):
                 return True
             child = ancestor
@@ -769,6 +763,11 @@ def _trains(ctx: FileContext, body: cst.CSTNode) -> bool:
                                     or _named_optimizer_step(node))  # type: ignore[arg-type]
         for node in own_nodes(body)
     )
+
+
+def _tests_a_gradient(test: cst.BaseExpression) -> bool:
+    """`p.grad is not None`: a condition on the gradient, not on when the code runs."""
+    return any(type(node) is cst.Attribute and node.attr.value == "grad" for node in iter_nodes(test))
 
 
 def _operands(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
