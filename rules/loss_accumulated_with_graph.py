@@ -1175,10 +1175,17 @@ class LossAccumulatedWithGraph(Rule):
         if "." in accumulator or not own_variable(self.ctx, node, accumulator):
             return False
         body = self.ctx.enclosing_function(node) or self.ctx.module
-        if _aliased(self.ctx, body, accumulator):
+        if self._aliased(node, accumulator):
             return False  # `losses = all_losses = []`: the other name may be back-propagated
         accumulating = {n for n in self._accumulators if self._accumulators[n] == accumulator}
         return not escapes(self.ctx, body, accumulator, accumulating)
+
+    def _aliased(self, node: cst.CSTNode, accumulator: str) -> bool:
+        """Another variable holds the total's object (see `Receivers.aliases`)."""
+        receivers = self.ctx.receivers
+        name = next((n for n in self.ctx.subtree(node) if type(n) is cst.Name and n.value == accumulator), None)  # type: ignore[attr-defined]
+        binding = receivers.binding(name) if name is not None else None
+        return binding is not None and len(receivers.aliases(binding)) > 1
 
     def _known_tensor(self, name: str, at: cst.CSTNode) -> bool:
         """`name` holds a tensor: it is back-propagated itself, or every assignment
@@ -1290,23 +1297,6 @@ class LossAccumulatedWithGraph(Rule):
 
 
 _RECONFIGURING = frozenset({"__init__", "__dict__", "__setattr__", "reduction", "reduce"})
-
-
-def _aliased(ctx: FileContext, body: cst.CSTNode, name: str) -> bool:
-    """Another name holds the same object as `name`: bound with it in one
-    assignment (`losses = all_losses = []`), or assigned from it (`kept = losses`,
-    `(kept := losses)`)."""
-    for node in ctx.subtree(body):
-        if type(node) is cst.NamedExpr and type(node.value) is cst.Name and node.value.value == name:
-            return True
-        if type(node) is not cst.Assign:
-            continue
-        names = [bound for target in node.targets for bound in _bound_names(target.target)]  # type: ignore[attr-defined]
-        if name in names and len(node.targets) > 1:  # type: ignore[attr-defined]
-            return True
-        if type(node.value) is cst.Name and node.value.value == name and names:  # type: ignore[attr-defined]
-            return True
-    return False
 
 
 def _packed(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:

@@ -458,7 +458,7 @@ class ScalerStepWithoutUpdate(Rule):
         function of this file that updates one, or through code it cannot see that is
         handed the scaler or the object holding it (`end_step(scaler, opt)` of another module)."""
         receivers = self.ctx.receivers
-        same = self._aliases(binding)
+        same = receivers.aliases(binding)
         for node in iter_nodes(body):
             if type(node) is not cst.Call:
                 continue
@@ -490,22 +490,6 @@ class ScalerStepWithoutUpdate(Rule):
                     or (type(parent) in (cst.Assign, cst.AnnAssign) and parent.value is node)):
                 return True
         return False
-
-    def _aliases(self, binding: Binding) -> set[Binding]:
-        """`binding` and the names assigned it, or that it was assigned, as a plain
-        reference (`scaler = self.scaler`): the same object."""
-        receivers = self.ctx.receivers
-        same = {binding}
-        for node in self.ctx.nodes_of(cst.Assign):
-            value = node.value  # type: ignore[attr-defined]
-            if type(value) not in (cst.Name, cst.Attribute):
-                continue
-            source = receivers.binding(value)
-            for target in node.targets:  # type: ignore[attr-defined]
-                bound = receivers.binding(target.target) if type(target.target) in (cst.Name, cst.Attribute) else None
-                if bound is not None and source is not None and (bound == binding or source == binding):
-                    same |= {bound, source}
-        return same
 
     def _overridden(self, binding: Binding) -> bool:
         """The scaler is built from a class of this file that defines its own `step` or

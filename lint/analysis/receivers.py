@@ -193,6 +193,26 @@ class Receivers:
         """Every value assigned to `binding` in the file (its parameters' arguments aside)."""
         return [value for bound, value in self._assigned if bound == binding]
 
+    def aliases(self, binding: Binding) -> set[Binding]:
+        """`binding` and the variables that hold the same object: bound with it in one
+        assignment (`losses = all_losses = []`), assigned it as a plain reference
+        (`scaler = self.scaler`, `(kept := losses)`), or it assigned from one."""
+        same = {binding}
+        shared = [value for bound, value in self._assigned if bound == binding]
+        for bound, value in self._assigned:
+            if any(value is other for other in shared):
+                same.add(bound)  # `a = b = []`: one value node, two targets
+            if type(value) in (cst.Name, cst.Attribute):
+                source = self.binding(value)
+                if source is not None and binding in (bound, source):
+                    same |= {bound, source}
+        for node in self.ctx.nodes_of(cst.NamedExpr):
+            value = node.value  # type: ignore[attr-defined]
+            if type(value) is cst.Name and self.binding(value) == binding:
+                target = node.target  # type: ignore[attr-defined]
+                same.add(self.binding(target) or Binding(node, target.value))  # a walrus's own name
+        return same
+
     def kind(self, expr: cst.BaseExpression) -> str | None:
         """The kind of object `expr` holds (see the module constants), or None."""
         if type(expr) is cst.Call:
