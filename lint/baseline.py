@@ -6,8 +6,6 @@ is then marked on the statement's last line, or left as it is."""
 
 from __future__ import annotations
 
-import bisect
-import io
 import re
 import tokenize
 from collections import defaultdict
@@ -18,7 +16,7 @@ from typing import Sequence
 from trainlint.finding import Finding
 from trainlint.fixes import write_atomic
 from trainlint.source import SourceError, decode, encoding_to_write
-from trainlint.suppression import noqa_directives
+from trainlint.suppression import comment_line, comment_places, noqa_directives
 
 # a line with its ending, numbered as tokenize and LibCST number lines (a
 # form feed or U+2028 inside a line does not end it, as str.splitlines has it)
@@ -57,17 +55,16 @@ def _baseline_file(path: str, findings: list[Finding], result: Baseline) -> None
         return
     lines = _LINE.findall(text)
     try:
-        open_ends, comments = _line_ends(text)
+        ends, comments = comment_places(text)
     except (tokenize.TokenError, SyntaxError) as exc:
         result.errors.append(f"{path}: cannot add noqa comments: {exc}")
         return
     codes: dict[int, list[str]] = defaultdict(list)
-    ends = sorted(open_ends)
+    open_ends = set(ends)
     for finding in findings:
         line = next((n for n in (finding.line, finding.end_line) if n in open_ends), None)
         if line is None:  # the statement's last line, where a `# noqa` covers it (see `NoqaUsage`)
-            later = bisect.bisect_left(ends, finding.line)
-            line = ends[later] if later < len(ends) else None
+            line = comment_line(ends, finding.line)
         if line is None:
             result.left.append(finding)
         elif finding.code not in codes[line]:
@@ -83,19 +80,6 @@ def _baseline_file(path: str, findings: list[Finding], result: Baseline) -> None
         return
     result.added += sum(len(c) for c in codes.values())
     result.files += 1
-
-
-def _line_ends(text: str) -> tuple[set[int], dict[int, tuple[int, str]]]:
-    """Lines that end outside any string (a comment can be appended), and
-    the comment of each line (its column and text)."""
-    ends: set[int] = set()
-    comments: dict[int, tuple[int, str]] = {}
-    for token in tokenize.generate_tokens(io.StringIO(text).readline):
-        if token.type in (tokenize.NEWLINE, tokenize.NL):
-            ends.add(token.start[0])
-        elif token.type == tokenize.COMMENT:
-            comments[token.start[0]] = (token.start[1], token.string)
-    return ends, comments
 
 
 def _with_codes(line: str, comment: tuple[int, str] | None, codes: list[str]) -> str:

@@ -66,6 +66,27 @@ def _token_code(token: str) -> str | None:
     return next((rule.code for rule in manifest().rules if rule.name == token.lower()), None)
 
 
+def comment_places(source: str) -> tuple[list[int], dict[int, tuple[int, str]]]:
+    """The lines that can end with a comment (no string or backslash goes on past
+    them), in order, and the comment of each line (its column and text). Raises
+    `tokenize.TokenError` or `SyntaxError` for a file that does not tokenize."""
+    ends: list[int] = []
+    comments: dict[int, tuple[int, str]] = {}
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type in (tokenize.NEWLINE, tokenize.NL):
+            ends.append(token.start[0])
+        elif token.type == tokenize.COMMENT:
+            comments[token.start[0]] = (token.start[1], token.string)
+    return ends, comments
+
+
+def comment_line(ends: list[int], number: int) -> int | None:
+    """Where a comment for line `number` goes: that line, or the first after it
+    that can end with a comment (see `comment_places`); None past the last."""
+    index = bisect.bisect_left(ends, number)
+    return ends[index] if index < len(ends) else None
+
+
 def _comment_only_lines(source: str) -> set[int] | None:
     """Lines holding nothing but a comment; None when the file does not tokenize."""
     lines: set[int] = set()
@@ -149,8 +170,7 @@ class NoqaUsage:
     def _comment_line(self, number: int) -> int:
         """`number`, or the first line after it that can end with a comment."""
         self._comment_of(number)  # tokenizes the file once
-        index = bisect.bisect_left(self._ends, number)
-        return self._ends[index] if index < len(self._ends) else number
+        return comment_line(self._ends, number) or number
 
     def _covers(self, number: int, code: str) -> bool:
         if not 1 <= number <= len(self.lines) or "#" not in self.lines[number - 1]:
@@ -164,16 +184,9 @@ class NoqaUsage:
     def _comment_of(self, number: int) -> str:
         """The comment of line `number`, or the whole line when the file does not tokenize."""
         if self._comments is None:
-            self._comments = {}
             try:
-                source = "\n".join(line.rstrip("\r\n") for line in self.lines) + "\n"
-                for token in tokenize.generate_tokens(io.StringIO(source).readline):
-                    if token.type == tokenize.COMMENT:
-                        self._comments[token.start[0]] = token.string
-                    elif token.type in (tokenize.NEWLINE, tokenize.NL):
-                        self._ends.append(token.start[0])
+                self._ends, comments = comment_places("\n".join(line.rstrip("\r\n") for line in self.lines) + "\n")
             except (tokenize.TokenError, SyntaxError, IndentationError):
-                self._comments = None
-                self._ends = []
                 return self.lines[number - 1]
+            self._comments = {line: text for line, (_, text) in comments.items()}
         return self._comments.get(number, "")
