@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 import time
 import warnings
 from contextlib import ExitStack
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import torch
 import torch.nn.functional as F
-from torch.compiler import is_compiling
+from torch.compiler import is_compiling, is_dynamo_compiling
 from torch.nn.modules import module as module_globals
 from torch.optim import lr_scheduler
 from torch.optim import optimizer as optimizer_globals
@@ -45,6 +46,7 @@ COMPILE_HOOK_WARNING = "Using `torch.compile(module)` when there are global hook
 def install(session: Sanitizer, stack: ExitStack) -> None:
     _install_module_hooks(session, stack)
     _ignore_warning(stack, COMPILE_HOOK_WARNING)
+    _patch(stack, warnings, "warn", _warning_sites)
     _install_optimizer_hooks(session, stack)
     _patch(stack, torch.autograd, "backward",
            _observing_call(session, "backward", session.on_backward, session.after_backward))
@@ -120,6 +122,40 @@ def _remove_filter(entry: Any) -> None:
     if entry in warnings.filters:
         warnings.filters.remove(entry)
         getattr(warnings, "_filters_mutated", lambda: None)()  # let cached verdicts expire
+
+
+def _warning_sites(original: Callable[..., Any]) -> Callable[..., Any]:
+    """`warnings.warn` with its `stacklevel` counted past the sanitizer's frames: a
+    warning torch raises inside a patched call (a scheduler stepped first, a loss
+    broadcasting its target) names the script's line and is filtered and deduplicated
+    by the script's module, as in a plain run."""
+
+    @functools.wraps(original)
+    def warn(message: Any, category: Any = None, stacklevel: int = 1, source: Any = None, **kwargs: Any) -> Any:
+        if isinstance(message, Warning):
+            category = message.__class__
+        elif category is None:
+            category = UserWarning
+        skipped = kwargs.get("skip_file_prefixes", ())
+        if (is_dynamo_compiling() or not isinstance(stacklevel, int) or set(kwargs) - {"skip_file_prefixes"}
+                or not isinstance(skipped, tuple)
+                or not (isinstance(category, type) and issubclass(category, Warning))):
+            # traced by torch.compile, where the call is left to run eagerly (with the
+            # frames counted here), or arguments that `warnings.warn` rejects its own way
+            return original(message, category, stacklevel, source, **kwargs)
+        if skipped:
+            stacklevel = max(2, stacklevel)
+        frame = locations.warning_frame(sys._getframe(1), stacklevel, skipped)
+        if frame is None:
+            context: dict[str, Any] = sys.__dict__
+            filename, line = "sys", 1
+        else:
+            context = frame.f_globals
+            filename, line = frame.f_code.co_filename, frame.f_lineno
+        registry = context.setdefault("__warningregistry__", {})
+        return warnings.warn_explicit(message, category, filename, line, context.get("__name__", "<string>"),
+                                      registry, context, source)
+    return warn
 
 
 def _install_optimizer_hooks(session: Sanitizer, stack: ExitStack) -> None:

@@ -98,6 +98,38 @@ def without_own_frames(tb: TracebackType | None) -> TracebackType | None:
     return head
 
 
+def _is_import_machinery(frame: FrameType) -> bool:
+    filename = frame.f_code.co_filename
+    return "importlib" in filename and "_bootstrap" in filename
+
+
+def warning_frame(frame: FrameType, stacklevel: int, skipped: tuple[str, ...] = ()) -> FrameType | None:
+    """The frame a `warnings.warn(..., stacklevel=stacklevel)` called in `frame` (or in
+    the sanitizer frames below it) is attributed to, as plain Python attributes it, the
+    sanitizer's frames not counted: a torch warning raised through one of its wrappers
+    names the script's line, and is filtered and shown once by the script's module."""
+    found: FrameType | None = frame
+    while found is not None and _is_own(found):
+        found = found.f_back
+    if found is None or stacklevel <= 1:
+        return found
+    # as `warnings.warn` does: past the first frame, the import system's frames and
+    # the files the call asks to skip are not counted, unless the call comes from them
+    external = not _is_import_machinery(found)
+    for _ in range(stacklevel - 1):
+        found = found.f_back
+        while found is not None and (_is_own(found) or external and (
+                _is_import_machinery(found) or found.f_code.co_filename.startswith(skipped))):
+            found = found.f_back
+        if found is None:
+            return None
+    return found
+
+
+def _is_own(frame: FrameType) -> bool:
+    return frame.f_code.co_filename.startswith(_SANITIZER_ROOT + os.sep)
+
+
 def user_frames(limit: int = 12) -> list[FrameType]:
     """The innermost user frames on the current stack, innermost first."""
     frames: list[FrameType] = []

@@ -18,6 +18,8 @@ PLACES = {"dataset": "KeyError: 'sample 17 is missing from the index'",
           "closure": "FloatingPointError: closure refused the batch",
           "scaler": "RuntimeError: optimizer state is corrupt"}
 PRELAUNCH += [entry for place in PLACES for entry in (("user_errors.py", place), ("plain", "user_errors.py", place))]
+WARNINGS = ("default", "module", "error", "compiled")
+PRELAUNCH += [entry for way in WARNINGS for entry in (("user_warnings.py", way), ("plain", "user_warnings.py", way))]
 
 
 def _traceback(stderr: str, last_line: str) -> str:
@@ -34,6 +36,23 @@ def test_traceback_is_the_plain_one(script_runs: ScriptRuns, place: str) -> None
     assert traceback == _traceback(plain.stderr, PLACES[place])
     assert "sanitizer" not in traceback.replace("tests/sanitizer/scripts", "")
     assert run.report is not None and run.report["exit_code"] == 1 and run.report["steps"] == 2
+
+
+@pytest.mark.parametrize("way", WARNINGS)
+def test_warnings_read_as_the_plain_ones(script_runs: ScriptRuns, way: str) -> None:
+    """A warning torch raises inside a call the sanitizer wraps names the script's
+    line, is shown once per line, and obeys the script's filters on its module."""
+    run = script_runs.get("user_warnings.py", way)
+    plain = script_runs.plain("user_warnings.py", way)
+    assert (run.returncode, run.stdout) == (plain.returncode, plain.stdout)
+    own = [line for line in run.stderr.splitlines() if not line.startswith("sanitizer:")]
+    if way == "compiled":
+        # compiling resets the warnings' once-per-line memory a number of times that
+        # depends on torch's compile cache (cold or warm), in plain runs too
+        assert sorted(set(own)) == sorted(set(plain.stderr.splitlines()))
+    else:
+        assert own == plain.stderr.splitlines()
+    assert ("Warning" in plain.stderr) == (way != "module")
 
 
 def test_show_into_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
