@@ -291,6 +291,22 @@ class MissingTrainMode(Rule):
         "    model.eval()  # expect: TL405\n"
         "    for x, y in loader:\n"
         "        model(x)\n",
+        # the model evaluated is the trained one or its EMA copy, picked by a flag
+        "import torch\n"
+        "def train(model, ema, loader, test_loader, optimizer, use_ema):\n"
+        "    model.train()\n"
+        "    for epoch in range(100):\n"
+        "        for x, y in loader:\n"
+        "            criterion(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "            optimizer.zero_grad()\n"
+        "        test_model = ema.module if use_ema else model\n"
+        "        test(test_loader, test_model)\n"
+        "@torch.no_grad()\n"
+        "def test(loader, model):\n"
+        "    model.eval()  # expect: TL405\n"
+        "    for x, y in loader:\n"
+        "        model(x)\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -583,6 +599,22 @@ class MissingTrainMode(Rule):
         "                model.eval()\n"
         "                forward_backward(val_data)\n"
         "                model.train()\n",
+        # only the EMA copy is evaluated, under another name
+        "import torch\n"
+        "def train(model, ema, loader, test_loader, optimizer):\n"
+        "    model.train()\n"
+        "    for epoch in range(100):\n"
+        "        for x, y in loader:\n"
+        "            criterion(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "            optimizer.zero_grad()\n"
+        "        test_model = ema.module\n"
+        "        test(test_loader, test_model)\n"
+        "@torch.no_grad()\n"
+        "def test(loader, model):\n"
+        "    model.eval()\n"
+        "    for x, y in loader:\n"
+        "        model(x)\n",
     )
 
     def finish(self) -> None:
@@ -681,7 +713,21 @@ class MissingTrainMode(Rule):
         if not sites or receiver.value not in parameter_names(self.ctx, func):
             return True
         given = [dict(bound_arguments(site, func)[0]).get(receiver.value) for site in sites]
-        return any(arg is None or self.ctx.code(arg) in trained for arg in given)
+        return any(arg is None or self._may_hold(arg, trained) for arg in given)
+
+    def _may_hold(self, value: cst.BaseExpression, trained: set[str], depth: int = 0) -> bool:
+        """`value` may be a model the file trains: written as one, one arm of an `if`
+        expression, or a variable assigned one (`test_model = ema.module if use_ema
+        else model`)."""
+        if self.ctx.code(value) in trained:
+            return True
+        if type(value) is cst.IfExp:
+            return any(self._may_hold(arm, trained, depth) for arm in (value.body, value.orelse))
+        if type(value) is not cst.Name or depth > 2:
+            return False
+        binding = self.ctx.receivers.binding(value)
+        return binding is not None and any(self._may_hold(assigned, trained, depth + 1)
+                                           for assigned in self.ctx.receivers.assigned(binding))
 
     def _model_of(self, eval_node: cst.CSTNode) -> str | None:
         mode = mode_switch(self.ctx, eval_node)
