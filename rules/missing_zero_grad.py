@@ -382,6 +382,15 @@ class MissingZeroGrad(Rule):
         "    optimizer = set_optimizer(opt, model)\n"
         "    for epoch in range(opt.epochs):\n"
         "        train(loader, model, criterion, optimizer)\n",
+        # a fresh model per fold, trained for many steps without a clear
+        "import torch\n"
+        "def cross_validate(folds):\n"
+        "    for loader in folds:\n"
+        "        model = torch.nn.Linear(8, 1)\n"
+        "        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        for x, y in loader:\n"
+        "            torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "            optimizer.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -625,6 +634,14 @@ class MissingZeroGrad(Rule):
         "        opt.step()\n"
         "    swa_model.update_parameters(model)\n"
         "    swa_sched.step()\n",
+        # each iteration builds a fresh model and its optimizer: one step each, nothing to keep
+        "import torch\n"
+        "def sweep(data, target):\n"
+        "    for lr in (0.1, 0.01, 0.001):\n"
+        "        model = torch.nn.Linear(8, 1)\n"
+        "        optimizer = torch.optim.SGD(model.parameters(), lr=lr)\n"
+        "        torch.nn.functional.mse_loss(model(data), target).backward()\n"
+        "        optimizer.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -780,6 +797,8 @@ class MissingZeroGrad(Rule):
                clears: list[tuple[cst.CSTNode, str | None, bool, bool]], owners: dict[str, str | None]) -> None:
         stepped = {optimizer for _, optimizer, _ in steps}
         for step, optimizer, helper in steps:
+            if self._built_each_iteration(loop, optimizer, owners.get(optimizer)):
+                continue
             reaching = [(name, model, wrapper) for node, name, model, wrapper in clears
                         if not self._other_branch(node, step, loop, [s for s, _, _ in steps])]
             if any(name is None for name, _, _ in reaching):
@@ -820,6 +839,17 @@ class MissingZeroGrad(Rule):
                                   f"iterations; call `{optimizer}.zero_grad()`")
             else:
                 self.report(step, _IN_LOOP.format(optimizer))
+
+    def _built_each_iteration(self, loop: cst.CSTNode, optimizer: str, model: str | None) -> bool:
+        """Each iteration builds the model and its optimizer anew (a sweep over learning
+        rates, one test per configuration): its parameters have no gradient to keep."""
+        if model is None or type(loop) not in (cst.For, cst.While):
+            return False
+        built = {self.ctx.code(target.target) for line in loop.body.body  # type: ignore[attr-defined]
+                 if type(line) is cst.SimpleStatementLine
+                 for statement in line.body if type(statement) is cst.Assign
+                 for target in statement.targets}
+        return {optimizer, model} <= built
 
     def _other_branch(self, clear: cst.CSTNode, step: cst.CSTNode, loop: cst.CSTNode,
                       steps: list[cst.CSTNode]) -> bool:
