@@ -49,6 +49,7 @@ DEPRECATED: dict[str, _Replacement] = {
     "torch.cuda.amp.custom_bwd": _Replacement("cuda", "custom_bwd", True),
 }
 _TYPE_CHECKS = ("isinstance", "issubclass")
+_TYPE_ASSERTIONS = ("assertIsInstance", "assertNotIsInstance")  # unittest's, `self.assertIsInstance(s, cls)`
 # replacements that are classes: the new object is no instance of the deprecated one
 _CLASSES = ("autocast", "GradScaler")
 # what a call of the new API may be spelled as, per replacement
@@ -131,10 +132,10 @@ class DeprecatedAmpApi(Rule):
     branch whose other side calls the replacement for the same device, or for
     a device chosen at run time, however its condition is named:
     `torch.amp.GradScaler("cuda") if NEW_AMP else torch.cuda.amp.GradScaler()`)
-    is not flagged, nor is a name imported on both sides of such a fallback. `isinstance` checks
-    and type annotations are not uses (they do keep calls of the class from
-    being fixed, see above). A variable
-    assigned the deprecated API (`ac = torch.cuda.amp.autocast`) is reported
+    is not flagged, nor is a name imported on both sides of such a fallback.
+    `isinstance` checks (unittest's `assertIsInstance` too) and type
+    annotations are not uses (they do keep calls of the class from being
+    fixed, see above). A variable assigned the deprecated API (`ac = torch.cuda.amp.autocast`) is reported
     once, where the API is used; calls through that variable are not
     reported again and get no fix.
     """
@@ -329,6 +330,12 @@ class DeprecatedAmpApi(Rule):
         "    elif enabled:\n"
         "        return torch.cuda.amp.autocast(enabled=enabled)\n"
         "    return None\n",
+        # a test of the type a wrapper built, unittest's way
+        "import unittest\n"
+        "from torch.cuda.amp import GradScaler\n"
+        "class TestWrapper(unittest.TestCase):\n"
+        "    def test_scaler(self):\n"
+        "        self.assertIsInstance(build_wrapper().loss_scaler, GradScaler)\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -410,7 +417,9 @@ class DeprecatedAmpApi(Rule):
     def _is_type_check_argument(self, node: cst.CSTNode) -> bool:
         for ancestor in self.ctx.ancestors(node):
             if type(ancestor) is cst.Call:
-                return type(ancestor.func) is cst.Name and ancestor.func.value in _TYPE_CHECKS
+                func = ancestor.func
+                return ((type(func) is cst.Name and func.value in _TYPE_CHECKS)
+                        or (type(func) is cst.Attribute and func.attr.value in _TYPE_ASSERTIONS))
             if isinstance(ancestor, cst.BaseStatement | cst.BaseSmallStatement):
                 return False
         return False
