@@ -443,6 +443,32 @@ class EmptyCacheInLoop(Rule):
         "            self.step(batch)  # expect: TL201\n"
         "            self.optimizer.step()\n"
         "            self.optimizer.zero_grad()\n",
+        # a step helper that moves the batch with a helper of its own, and measures the
+        # gradient norm under no_grad, a loop each
+        "import torch\n"
+        "def convert(value, device):\n"
+        "    return value.to(device) if torch.is_tensor(value) else value\n"
+        "def moved(batch, device):\n"
+        "    out = {}\n"
+        "    for key, value in batch.items():\n"
+        "        out[key] = convert(value, device)\n"
+        "    return out\n"
+        "def grad_norm(params):\n"
+        "    total = 0.0\n"
+        "    for p in params:\n"
+        "        with torch.no_grad():\n"
+        "            total += p.grad.norm().item() ** 2\n"
+        "    return total ** 0.5\n"
+        "def train_step(model, optimizer, batch):\n"
+        "    batch = moved(batch, 'cuda')\n"
+        "    optimizer.zero_grad()\n"
+        "    model(batch['x']).mean().backward()\n"
+        "    norm = grad_norm(model.parameters())\n"
+        "    optimizer.step()\n"
+        "    torch.cuda.empty_cache()\n"
+        "    return norm\n"
+        "for batch in loader:\n"
+        "    train_step(model, optimizer, batch)  # expect: TL201\n",
     )
     good = (
         # a period around the call alone: the author chose when it runs

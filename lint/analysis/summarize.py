@@ -354,6 +354,18 @@ _TENSOR_METHODS = frozenset({
 })
 
 
+# contexts that set the grad mode, in a loop that computes (a norm under `torch.no_grad()`)
+_GRAD_MODES = frozenset({"torch.autograd.no_grad", "torch.autograd.enable_grad", "torch.autograd.inference_mode",
+                         "torch.autograd.set_grad_enabled"})
+
+
+def _computes(name: str | None) -> bool:
+    """A function of torch or math that computes: not one of autograd's (`backward`,
+    `grad`) but its grad modes, nor one of `torch.nn`'s (a module, a clip)."""
+    return bool(name) and (name in _GRAD_MODES or (  # type: ignore[return-value]
+        name.startswith(("torch.", "math.")) and not name.startswith(("torch.autograd", "torch.nn."))))  # type: ignore[union-attr]
+
+
 def _unchained(value: cst.BaseExpression) -> cst.BaseExpression:
     """The construction behind calls of methods that return the object itself."""
     while (type(value) is cst.Call and type(value.func) is cst.Attribute
@@ -461,12 +473,17 @@ class _Summarizer:
 
     def _computing_loop(self, loop: cst.CSTNode) -> bool:
         """A loop that only computes with tensors (log-probabilities a chunk at a
-        time): every call in it is a builtin, a function of torch or math, or a
-        tensor's or a container's own method, and it yields nothing. It makes no
-        phase of a helper called once per step (`chunked_logprobs(logits)` in a
-        step method). A call of anything else (a model, a function of the project,
-        a name not known) may train, and keeps the loop a phase."""
-        for node in iter_nodes(loop):
+        time, a gradient norm under `torch.no_grad()`): every call in it is a builtin, a
+        function of torch or math, a tensor's or a container's own method, or a
+        function of this file that only makes such calls (`convert(value, device)`
+        moving a batch), and it yields nothing. It makes no phase of a helper called
+        once per step (`chunked_logprobs(logits)` in a step method). A call of anything
+        else (a model, a function of another module, a name not known) may train, and
+        keeps the loop a phase."""
+        return self._computes_only(loop, 0)
+
+    def _computes_only(self, code: cst.CSTNode, depth: int) -> bool:
+        for node in iter_nodes(code):
             if type(node) in (cst.Yield, cst.Await):
                 return False
             if type(node) is not cst.Call:
@@ -475,14 +492,14 @@ class _Summarizer:
                 return False
             func = node.func  # type: ignore[attr-defined]
             if type(func) is cst.Name:
-                if not self._bookkeeping_call(node):  # type: ignore[arg-type]
-                    name = self.ctx.qualified_name(func) or ""
-                    if not name.startswith(("torch.", "math.")) or name.startswith(("torch.autograd", "torch.nn.")):
+                if not self._bookkeeping_call(node) and not _computes(self.ctx.qualified_name(func)):  # type: ignore[arg-type]
+                    local = self.ctx.local_function(func) if depth < 2 else None
+                    if local is None or local is self.func or not self._computes_only(local.body, depth + 1):
                         return False
             elif type(func) is cst.Attribute:
                 name = self.ctx.qualified_name(func)
                 if name is not None:
-                    if not name.startswith(("torch.", "math.")) or name.startswith(("torch.autograd", "torch.nn.")):
+                    if not _computes(name):
                         return False
                 elif func.attr.value not in _TENSOR_METHODS and func.attr.value not in _CONTAINER_METHODS:
                     return False
