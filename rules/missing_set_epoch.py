@@ -246,6 +246,17 @@ class MissingSetEpoch(Rule):
         "            optimizer.zero_grad()\n"
         "            model(x).sum().backward()\n"
         "            optimizer.step()\n",
+        # the sampler's class picked by the launch: distributed runs never reshuffle
+        "from torch.utils.data import DataLoader, RandomSampler\n"
+        "from torch.utils.data.distributed import DistributedSampler\n"
+        "def main(args, dataset, model, optimizer):\n"
+        "    train_sampler = RandomSampler if args.local_rank == -1 else DistributedSampler\n"
+        "    loader = DataLoader(dataset, sampler=train_sampler(dataset), batch_size=64)  # expect: TL302\n"
+        "    for epoch in range(args.epochs):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            optimizer.step()\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -366,6 +377,20 @@ class MissingSetEpoch(Rule):
         "    kwargs['sampler'] = DistributedSampler(dataset)\n"
         "    loader = DataLoader(dataset, **kwargs)\n"
         "    return loader\n",
+        # the same, reshuffled each epoch
+        "from torch.utils.data import DataLoader, RandomSampler\n"
+        "from torch.utils.data.distributed import DistributedSampler\n"
+        "def main(args, dataset, model, optimizer):\n"
+        "    sampler_class = RandomSampler if args.local_rank == -1 else DistributedSampler\n"
+        "    sampler = sampler_class(dataset)\n"
+        "    loader = DataLoader(dataset, sampler=sampler, batch_size=64)\n"
+        "    for epoch in range(args.epochs):\n"
+        "        if args.local_rank != -1:\n"
+        "            sampler.set_epoch(epoch)\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            optimizer.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -380,7 +405,7 @@ class MissingSetEpoch(Rule):
         receiver = method_call(node, "set_epoch")
         if receiver is not None:
             self.set_epoch_receivers.append(receiver)
-        elif self.ctx.call_name(node) == DISTRIBUTED_SAMPLER:
+        elif self._distributed_sampler(node):
             self.samplers.append(node)
         elif self.ctx.external:
             summary = self.ctx.summaries.of_external_call(node)
@@ -388,6 +413,13 @@ class MissingSetEpoch(Rule):
                 self.built_loaders.append((node, None))
             elif summary is not None and summary.distributed_loader_items:
                 self.built_loaders.append((node, summary.distributed_loader_items))
+
+    def _distributed_sampler(self, call: cst.Call) -> bool:
+        """`DistributedSampler(...)`, also through a variable that holds it on some runs
+        (`sampler_class = RandomSampler if args.local_rank == -1 else DistributedSampler`)."""
+        name = self.ctx.call_name(call)
+        return name == DISTRIBUTED_SAMPLER or (name is None and self.ctx.may_be_imported(call.func)
+                                               and DISTRIBUTED_SAMPLER in self.ctx.qualified_names(call.func))
 
     def finish(self) -> None:
         receivers = self.set_epoch_receivers

@@ -202,6 +202,11 @@ class ScopeTable:
         if type(target) is cst.Name:
             if value is not None and dotted_name(value) is not None:
                 scope.aliases.setdefault(target.value, []).append(value)
+            elif (type(value) is cst.IfExp and dotted_name(value.body) is not None
+                  and dotted_name(value.orelse) is not None):
+                # `sampler_class = RandomSampler if single else DistributedSampler`: either
+                # (`resolve` names neither, `resolve_all` both)
+                scope.aliases.setdefault(target.value, []).extend((value.body, value.orelse))
             else:
                 self._bind_local(scope, target.value)
         elif type(target) in (cst.Tuple, cst.List):
