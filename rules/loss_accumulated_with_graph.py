@@ -622,6 +622,19 @@ class LossAccumulatedWithGraph(Rule):
         "    loss.backward(retain_graph=True)\n"
         "    losses.append(loss)  # expect: TL202\n"
         "torch.stack(all_losses).mean().backward()\n",
+        # back-propagated by a helper of the file (no fix: whether the loss is one number
+        # is the helper's business)
+        "def backward(loss, scaler):\n"
+        "    scaler.scale(loss).backward()\n"
+        "def train(model, loader, optimizer, scaler):\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = criterion(model(x), y)\n"
+        "        backward(loss, scaler)\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n"
+        "        total += loss  # expect: TL202\n"
+        "    print(total / len(loader))\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -950,6 +963,16 @@ class LossAccumulatedWithGraph(Rule):
                     names |= names_in(arg.value)
         return names
 
+    def _given_to_backward(self, call: cst.Call) -> list[cst.BaseExpression]:
+        """The arguments `call` hands a function of the project that back-propagates
+        them (`self.mp_trainer.backward(loss)`, `backward(scaler, loss)` of utils.py)."""
+        if not self._helpers_backward:
+            return []
+        summary = self.ctx.summaries.of_call(call)
+        if summary is None or not summary.backpropagates:
+            return []
+        return [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) in summary.backpropagates]
+
     def _back_propagates(self, function: cst.FunctionDef) -> bool:
         """`function` runs a backward pass, itself or through a call."""
         if backpropagated_names(self.ctx, function.body):
@@ -1007,11 +1030,11 @@ class LossAccumulatedWithGraph(Rule):
         """Every node `_transfer` can react to."""
         if type(node) in (cst.Assign, cst.AugAssign) or method_call(node, "backward", "append") is not None:
             return True
-        return self._accumulating(node) is not None
+        return self._accumulating(node) is not None or (type(node) is cst.Call and bool(self._given_to_backward(node)))  # type: ignore[arg-type]
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if type(node) is cst.Call:
-            for target in backward_targets(node):
+            for target in [*backward_targets(node), *self._given_to_backward(node)]:  # type: ignore[arg-type]
                 if type(target) in (cst.Name, cst.Attribute) and (name := dotted_name(target)) is not None:
                     facts = facts | {name}  # `loss`, or a loss kept in an attribute (`self.loss`)
             self._check_append(facts, node)
