@@ -21,6 +21,10 @@ _KINDS = (
     Kind("nonfinite_input", "error", "data",
          "the batch fed to the model already holds NaN/Inf: check preprocessing, "
          "normalisation (std of 0?) and corrupt samples"),
+    Kind("nonfinite_validation", "error", "data",
+         "the validation loss is NaN/Inf while training stays finite: look for NaN/Inf or "
+         "empty batches in the validation data (a sample with missing values, a mean over "
+         "zero items), and for ops that overflow only there (fp16 autocast in evaluation)"),
     Kind("dataloader_bound", "warning", "configuration",
          "the loop waits on the DataLoader: raise num_workers, set pin_memory=True "
          "and persistent_workers=True, or move heavy preprocessing offline"),

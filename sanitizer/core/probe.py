@@ -136,6 +136,7 @@ class StepProbe:
     model_site: str | None = None
     # (kind, per-element mean, where the data of its forward came from)
     eval_losses: list[tuple[str, torch.Tensor, Origin]] = field(default_factory=list)
+    eval_site: str | None = None  # where the first of them was computed
     loss_kinds: list[str | None] = field(default_factory=list)  # of `losses`, None when unknown
     model_in_eval_mode: Any = None  # the model whose eval-mode forward a training loss came from
     # modules called in eval mode with gradients on, each with the outermost module it ran in
@@ -233,6 +234,7 @@ class StepRecord:
     # previous step started from cleared gradients; and the line that stepped
     kept_gradient: torch.Tensor | None = None
     step_site: str | None = None
+    eval_site: str | None = None  # where the step's first validation loss was computed
 
     @property
     def loss(self) -> float | None:

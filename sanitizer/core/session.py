@@ -495,6 +495,8 @@ class Sanitizer:
             self._loss_site = locations.user_site()
             self._train_loss = (weakref.ref(value), kind)
         elif kind is not None:
+            if self.probe.eval_site is None:
+                self.probe.eval_site = locations.user_site()
             self.probe.eval_losses.append((kind, loss_calls.per_element_mean(name, args, kwargs, value.detach()),
                                            self.sources.latest))
 
@@ -725,7 +727,7 @@ class Sanitizer:
             param_step=self.step if probe.stepped_params else last_update or self.steps or self.step,  # updated already?
             scale=scale, underflow=_share(values.get("underflow"), 0, underflow_total),
             tiny_share=_share(values.get("underflow"), 1, underflow_total), eval_loss=_first(values.get("eval")),
-            eval_kind=eval_kind, loss_kinds=probe.loss_kinds, model_in_eval_mode=probe.model_in_eval_mode,
+            eval_kind=eval_kind, eval_site=probe.eval_site, loss_kinds=probe.loss_kinds, model_in_eval_mode=probe.model_in_eval_mode,
             eval_called=probe.eval_called, nograd_models=probe.nograd_models,
             data_wait=data_wait, step_time=step_time,
             memory_bytes=None if partial else self._memory.sample(self.step, self.device),

@@ -35,7 +35,7 @@ NEAR_OVERFLOW = 1e15  # without history (first step), this magnitude alone marks
 class NonfiniteDetector(Detector):
     name = "nonfinite"
     kinds = ("nonfinite_input", "nonfinite_activation", "nonfinite_loss",
-             "nonfinite_grad", "nonfinite_param")
+             "nonfinite_grad", "nonfinite_param", "nonfinite_validation")
 
     def __init__(self) -> None:
         self.first_step: dict[str, int] = {}
@@ -66,6 +66,7 @@ class NonfiniteDetector(Detector):
         self._finite_grads_at = record.step if all_finite else None
         if first_bad is None and bad_loss is None and not bad_grads and not bad_params:
             self._remember(trail)
+            self._check_validation(record, sink)
             return
         self.nonfinite_steps += 1
         culprit = self._culprit(trail, first_bad if first_bad is not None else len(trail) - 1, designed)
@@ -84,6 +85,21 @@ class NonfiniteDetector(Detector):
         if bad_params:
             self._report_params(record, sink, bad_params, previous_finite)
         self._remember(trail)
+
+    def _check_validation(self, record: StepRecord, sink: Sink) -> None:
+        """A validation loss that is NaN/Inf while training has stayed finite: bad
+        validation data, or an op that overflows only there. After a non-finite
+        training step it is that step's consequence, not a problem of its own."""
+        value = record.eval_loss
+        if value is None or math.isfinite(value) or set(self.first_step) - {"nonfinite_validation"}:
+            return
+        if not self._first("nonfinite_validation", record.step):
+            return
+        after = f"after step {record.step - 1}" if record.step > 1 else "before the first step"
+        sink.emit("nonfinite_validation", record.step,
+                  f"validation loss is {_word(value)} {after}, while training stays finite: a validation "
+                  "batch holds NaN/Inf, or an op overflows on it",
+                  where=record.eval_site, value=value)
 
     def _designed_infs(self, trail: list[tuple[int, float]], clean: bool) -> set[int]:
         """Learn from this step which trail entries are Inf by design; the indices of

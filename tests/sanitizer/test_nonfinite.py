@@ -4,7 +4,8 @@ from __future__ import annotations
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",),
-              ("nonfinite_param.py",), ("param_written.py",)]
+              ("nonfinite_param.py",), ("param_written.py",), ("validation_nan.py", "data"),
+              ("validation_nan.py", "train"), ("validation_nan.py", "healthy")]
 
 
 def test_overflowing_linear_is_named_as_the_culprit(script_runs: ScriptRuns) -> None:
@@ -56,3 +57,21 @@ def test_parameter_broken_by_the_update(script_runs: ScriptRuns) -> None:
     event = run.first("nonfinite_param")
     assert event["step"] == 1 and event["param"] == "embed.weight" and event["module"] == "embed"
     assert run.first("nonfinite_activation")["step"] == 2
+
+
+def test_nan_only_in_validation_is_reported_once(script_runs: ScriptRuns) -> None:
+    """A validation loss that is NaN while training stays finite (a corrupt validation
+    sample) is a problem of its own, reported at the first validation."""
+    run = script_runs.get("validation_nan.py", "data")
+    assert run.returncode == 0, run.stderr
+    assert [e["kind"] for e in run.report["events"]] == ["nonfinite_validation"]
+    event = run.first("nonfinite_validation")
+    assert event["step"] == 9 and event["value"] == "nan" and "after step 8" in event["message"]
+    assert event["where"] == f"validation_nan.py:{line_of('validation_nan.py', 'total += F.cross_entropy')}"
+
+
+def test_validation_after_a_nan_in_training_is_no_problem_of_its_own(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("validation_nan.py", "train")
+    assert run.first("nonfinite_loss")["step"] == 14
+    assert not run.events("nonfinite_validation")
+    assert not script_runs.get("validation_nan.py", "healthy").report["events"]

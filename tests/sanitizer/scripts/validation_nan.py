@@ -1,0 +1,46 @@
+"""A classifier validated after each epoch of 8 steps:
+
+    data      one validation sample holds a NaN (a missing value): every validation
+              loss is NaN while training stays finite
+    train     the learning rate blows the weights up at step 13: training goes NaN
+              first, and the validation after it only follows
+    healthy   nothing wrong
+"""
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+WHERE = sys.argv[1]
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+train = [(torch.randn(16, 6), torch.randint(0, 3, (16,))) for _ in range(8)]
+val = [(torch.randn(16, 6), torch.randint(0, 3, (16,))) for _ in range(3)]
+if WHERE == "data":
+    val[1][0][5, 2] = float("nan")
+
+
+def validate():
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for x, y in val:
+            total += F.cross_entropy(model(x), y).item()
+    model.train()
+    return total / len(val)
+
+
+step = 0
+for epoch in range(3):
+    for x, y in train:
+        step += 1
+        if WHERE == "train" and step == 13:
+            for group in optimizer.param_groups:
+                group["lr"] = 1e38
+        loss = F.cross_entropy(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    print(f"epoch {epoch} validation {validate():.4f}")
