@@ -42,6 +42,8 @@ class TensorLeakDetector(Detector):
         self._reported_nodes: set[int] = set()  # ids of the graph nodes of the leaks reported
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
+        if record.joins_previous:  # a second optimizer of the same step: scanned once, with the first
+            return
         if record.graph_roots and not record.partial:
             self._past, self._latest = self._latest, max(root._sequence_nr() for root in record.graph_roots)
         if record.partial or record.step % SAMPLE_EVERY:

@@ -1,13 +1,18 @@
 """Leaked autograd graphs, memory growth and a data-bound loop."""
 from __future__ import annotations
 
+import pytest
+
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
-PRELAUNCH += [("tensor_leak.py",), ("memory_growth.py",), ("dataloader_bound.py",)]
+PRELAUNCH += [("tensor_leak.py",), ("tensor_leak.py", "two-optimizers"), ("memory_growth.py",),
+              ("dataloader_bound.py",)]
 
 
-def test_accumulated_loss_leaks_graphs(script_runs: ScriptRuns) -> None:
-    run = script_runs.get("tensor_leak.py")
+@pytest.mark.parametrize("optimizers", [(), ("two-optimizers",)])
+def test_accumulated_loss_leaks_graphs(script_runs: ScriptRuns, optimizers: tuple[str, ...]) -> None:
+    """Also when two optimizers step after each backward pass (each step seen twice)."""
+    run = script_runs.get("tensor_leak.py", *optimizers)
     event = run.first("tensor_leak")
     assert event["step"] == 15 and event["holder"] == "total_loss"
     assert event["where"] == f"tensor_leak.py:{line_of('tensor_leak.py', 'total_loss += loss', exact=True)}"

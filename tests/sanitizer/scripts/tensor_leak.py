@@ -1,22 +1,27 @@
 """`total_loss += loss` keeps every step's autograd graph alive.
-Healthy twin: `total_loss += loss.item()`. Expected: tensor_leak on total_loss, at the `+=` line."""
+Healthy twin: `total_loss += loss.item()`. Expected: tensor_leak on total_loss, at the `+=` line.
+`two-optimizers`: the body and the head have an optimizer each, both stepped after
+one backward pass (the same leak, the same step)."""
 import sys
 
 import torch
 from torch import nn
 
 healthy = "healthy" in sys.argv[1:]
+two_optimizers = "two-optimizers" in sys.argv[1:]
 torch.manual_seed(0)
 
 
-def train(model, opt, steps):
+def train(model, optimizers, steps):
     total_loss = 0.0
     for step in range(steps):
         x, y = torch.randn(8, 4), torch.randn(8, 1)
         loss = nn.functional.mse_loss(model(x), y)
-        opt.zero_grad()
+        for opt in optimizers:
+            opt.zero_grad()
         loss.backward()
-        opt.step()
+        for opt in optimizers:
+            opt.step()
         if healthy:
             total_loss += loss.item()
         else:
@@ -25,4 +30,8 @@ def train(model, opt, steps):
 
 
 model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
-print(round(train(model, torch.optim.SGD(model.parameters(), lr=0.01), 30), 3) >= 0)
+if two_optimizers:
+    optimizers = [torch.optim.SGD(model[0].parameters(), lr=0.01), torch.optim.SGD(model[2].parameters(), lr=0.01)]
+else:
+    optimizers = [torch.optim.SGD(model.parameters(), lr=0.01)]
+print(round(train(model, optimizers, 30), 3) >= 0)
