@@ -1,9 +1,12 @@
-"""Spikes, loss scaling, fp16 underflow and vanishing gradients."""
+"""Spikes, loss scaling, fp16 underflow, vanishing gradients, and what a step is."""
 from __future__ import annotations
+
+import pytest
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns
 
-PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("vanishing_grad.py",)]
+PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("vanishing_grad.py",),
+              ("wrapped_optimizer.py",), ("wrapped_optimizer.py", "retry")]
 
 
 def test_corrupt_batch_spikes_loss_and_gradient(script_runs: ScriptRuns) -> None:
@@ -37,3 +40,13 @@ def test_saturated_output_vanishes_gradients(script_runs: ScriptRuns) -> None:
     run = script_runs.get("vanishing_grad.py")
     event = run.first("vanishing_grad")
     assert 24 <= event["step"] <= 26 and event["value"] < 1e-3 * event["baseline"]
+
+
+@pytest.mark.parametrize("args", [(), ("retry",)])
+def test_an_optimizer_stepped_by_a_wrapper_is_one_step(script_runs: ScriptRuns, args: tuple[str, ...]) -> None:
+    """Lookahead's step() runs its inner optimizer's: one step, numbered as the loop's,
+    also when a step raises and the loop retries it."""
+    run = script_runs.get("wrapped_optimizer.py", *args)
+    assert run.returncode == 0, run.stderr
+    assert run.report["steps"] == 8 and run.report["series"]["step"] == list(range(1, 9))
+    assert run.first("nonfinite_input")["step"] == 3
