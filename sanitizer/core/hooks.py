@@ -99,9 +99,13 @@ def _install_module_hooks(session: Sanitizer, stack: ExitStack) -> None:
     # Under torch.compile the hooks of modules inside the compiled region are traced
     # into the graph: they return at once there, so the graph holds nothing of the
     # sanitizer's (no fake tensors reach it, no guard on its state forces a recompile).
+    called = session.tracer.called
+
     def before_forward(module: Any, args: Any) -> None:
         if not _out_of_reach():
             before(module, args)
+        elif not is_compiling():
+            called.add(id(module))  # run by a `torch.func` transform: not traced, but called
 
     def after_forward(module: Any, args: Any, output: Any) -> None:
         if not _out_of_reach():

@@ -45,7 +45,7 @@ PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") f
               *[("gradient_clearing.py", "--clear", how) for how in ("never", "head_only", "accumulate_wrong")],
               ("gradient_clearing.py", "--clear", "never", "--lr", "0.5"), ("sparse_embeddings.py", "--fault", "12"),
               ("sparse_embeddings.py", "--spare"), ("per_sample_grads.py", "--fault", "12"),
-              ("plain", "per_sample_grads.py"), ("plain", "sparse_embeddings.py")]
+              ("plain", "per_sample_grads.py"), ("plain", "sparse_embeddings.py"), ("vmapped_tasks.py",)]
 
 
 def _where(run: Run) -> dict[str, tuple[int, str | None]]:
@@ -112,6 +112,14 @@ def test_forward_passes_inside_torch_func_transforms_are_left_alone(script_runs:
     assert (grad["step"], grad["param"]) == (12, "0.weight"), grad
     for script in ("per_sample_grads.py", "sparse_embeddings.py"):
         assert script_runs.get(script).stdout == script_runs.plain(script).stdout
+
+
+def test_a_module_called_inside_a_torch_func_transform_is_called(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("vmapped_tasks.py")
+    assert run.returncode == 0, run.stderr
+    events = run.events("unused_parameter")
+    assert [(e["module"], e["params"]) for e in events] == [("aux", ["aux.weight", "aux.bias"])], events
+    assert "all-zero gradients" in events[0]["message"] and "never called" not in events[0]["message"]
 
 
 def test_two_optimizers_on_one_backward_count_one_step(script_runs: ScriptRuns) -> None:
