@@ -59,7 +59,8 @@ class ModelIndex:
                       for p in params_of(opt) if p.requires_grad)
         params.update(id(p) for module in anchor_modules for p in module.parameters(recurse=False))
         inner = {id(child) for module in modules for child in module._modules.values() if child is not None}
-        roots = [module for module in modules if id(module) not in inner and _touches(module, params)]
+        roots = _outermost([module for module in modules if id(module) not in inner and _touches(module, params)],
+                           params)
         self._roots = [(prefix, weakref.ref(root)) for prefix, root in _prefixed([unwrap_compiled(r) for r in roots])]
         self._rebuild()
 
@@ -135,6 +136,18 @@ def params_of(optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
         return [p for group in optimizer.param_groups for p in group["params"]]
     except Exception:  # an optimizer not fully built, or one that hides its groups
         return []
+
+
+def _outermost(roots: list[nn.Module], params: set[int]) -> list[nn.Module]:
+    """`roots` less those whose parameters of the run another root holds too: the
+    Python module behind a `torch.jit.script` copy that a model holds, which torch
+    keeps alive and which shares the copy's parameters, is no model of its own."""
+    if len(roots) < 2:
+        return roots
+    held = [{id(p) for p in root.parameters()} & params for root in roots]
+    return [root for index, root in enumerate(roots)
+            if not any(other != index and held[index] <= held[other]
+                       and (held[index] != held[other] or other < index) for other in range(len(roots)))]
 
 
 def _touches(module: nn.Module, params: set[int]) -> bool:

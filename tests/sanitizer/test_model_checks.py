@@ -7,7 +7,7 @@ from sanitizer_harness import PRELAUNCH, ScriptRuns
 PRELAUNCH += [("unused_parameter.py",), ("param_not_in_optimizer.py",), ("fitting.py", "overfit"),
               ("fitting.py", "underfit"), ("replaced_parameters.py",), ("fitting.py", "mismatch"),
               ("two_stage.py",), ("two_stage.py", "--unfreeze-at", "10", "--rebuild"),
-              ("two_stage.py", "--unfreeze-at", "10")]
+              ("two_stage.py", "--unfreeze-at", "10"), ("scripted_submodule.py",)]
 
 
 def test_branch_never_called_is_unused(script_runs: ScriptRuns) -> None:
@@ -17,6 +17,13 @@ def test_branch_never_called_is_unused(script_runs: ScriptRuns) -> None:
     assert event["params"] == ["aux.weight", "aux.bias"]
     assert "never called in forward" in event["message"]
     assert len(run.events("unused_parameter")) == 1
+
+
+def test_a_scripted_submodule_leaves_the_names_as_the_model_has_them(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("scripted_submodule.py")
+    assert run.returncode == 0, run.stderr
+    event = run.first("unused_parameter")
+    assert (event["module"], event["params"]) == ("spare", ["spare.weight", "spare.bias"]), event
 
 
 def test_head_added_after_the_optimizer(script_runs: ScriptRuns) -> None:
