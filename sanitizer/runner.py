@@ -19,6 +19,7 @@ import tokenize
 import types
 import zipfile
 from types import TracebackType
+from typing import Any, Callable
 
 from sanitizer.cli import Options
 from sanitizer.core import locations
@@ -53,9 +54,12 @@ def run(options: Options) -> int:
         session.argv[0] = _module_file(options.module) or session.argv[0]
     session.start()
     _watch_sigterm(session)
+    exit_now = os._exit
+    os._exit = _reporting_exit(session, exit_now)
     try:
         _run_target(options, outcome)
     finally:
+        os._exit = exit_now
         if _ours(signal.getsignal(signal.SIGTERM)):
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
         status = _final_status(session, outcome)
@@ -219,6 +223,27 @@ def _watch_sigterm(session: Sanitizer) -> None:
 
     on_sigterm.sanitizer_handler = True  # type: ignore[attr-defined]
     signal.signal(signal.SIGTERM, on_sigterm)
+
+
+def _reporting_exit(session: Sanitizer, exit_now: Callable[[int], Any]) -> Callable[[int], Any]:
+    """`os._exit` (a script that ends so to skip hanging workers' joins) ends the process
+    without `finally` blocks or atexit handlers: the report is written first. Buffers
+    the script wrote to stay as unflushed as in a plain run; a forked child (a
+    DataLoader worker, a multiprocessing.Process) exits untouched."""
+    owner = os.getpid()
+
+    def _exit(code: int) -> Any:
+        if os.getpid() == owner:
+            frame = sys._getframe(1)
+            session.record_os_exit(code, frame)
+            _close(session, code if isinstance(code, int) else 1)
+            try:
+                session.print_summary()
+            except Exception:  # the report is what matters; exiting is next
+                pass
+            sys.stderr.flush()
+        return exit_now(code)
+    return _exit
 
 
 def _ours(handler: object) -> bool:

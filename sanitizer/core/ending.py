@@ -27,6 +27,14 @@ def ending_of(exc: BaseException | None, halt_line: str | None = None) -> dict[s
     return {"how": how, "detail": detail, "where": _user_site(exc.__traceback__)}
 
 
+def exited_at(code: int, frame: FrameType | None) -> dict[str, Any]:
+    """The ending of a run that called `os._exit(code)` while `frame` ran."""
+    if code == 0:
+        return {"how": "returned", "detail": None, "where": None}
+    return {"how": "exit", "detail": f"os._exit({code!r})",
+            "where": locations.user_site(frame) if frame is not None else None}
+
+
 def terminated_at(frame: FrameType | None) -> dict[str, Any]:
     """The ending of a run killed by SIGTERM, at the innermost user line running."""
     return {"how": "terminated", "detail": None, "where": locations.user_site(frame) if frame is not None else None}

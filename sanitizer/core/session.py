@@ -32,7 +32,7 @@ from sanitizer.core.backward_steps import (
 from sanitizer.core.catalogue import KINDS
 from sanitizer.core.children import Children
 from sanitizer.core.clearing import GradientClearing, kept_gradients
-from sanitizer.core.ending import ending_of, terminated_at
+from sanitizer.core.ending import ending_of, exited_at, terminated_at
 from sanitizer.core.events import Event
 from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
@@ -213,6 +213,10 @@ class Sanitizer:
         self.ending = ending_of(exc, halt)
         if self.ending["how"] == "exception":
             self.ending["step"] = self.step  # the step it happened in
+
+    def record_os_exit(self, code: int, frame: Any) -> None:
+        """The script called `os._exit(code)` while `frame` ran."""
+        self.ending = exited_at(code, frame)
 
     def record_termination(self, frame: Any) -> None:
         """The run was killed by SIGTERM while `frame` ran."""

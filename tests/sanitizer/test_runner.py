@@ -18,7 +18,8 @@ PRELAUNCH += [("exit_raise.py",), ("exit_status.py", "4"), ("interrupted.py",), 
               ("terminated.py",), ("plain", "terminated.py"),
               ("never_steps.py",), ("where_am_i.py", "--lr", "3"), ("plain", "where_am_i.py", "--lr", "3"),
               ("workers.py", "spawn"), ("plain", "workers.py", "spawn"), ("workers.py", "fork"),
-              ("deterministic.py",), ("plain", "deterministic.py"), ("plain", "exit_raise.py")]
+              ("deterministic.py",), ("plain", "deterministic.py"), ("plain", "exit_raise.py"),
+              ("os_exit.py", "0"), ("os_exit.py", "5"), ("plain", "os_exit.py", "5")]
 
 
 def test_exception_keeps_status_and_traceback(script_runs: ScriptRuns) -> None:
@@ -44,6 +45,21 @@ def test_a_crashed_run_says_so_first(script_runs: ScriptRuns) -> None:
 def test_sys_exit_status_is_kept(script_runs: ScriptRuns) -> None:
     run = script_runs.get("exit_status.py", "4")
     assert run.returncode == 4 and run.report["exit_code"] == 4 and run.report["steps"] == 1
+
+
+@pytest.mark.parametrize("status", ["0", "5"])
+def test_os_exit_writes_the_report_first(script_runs: ScriptRuns, status: str) -> None:
+    """`os._exit` ends the process at once: the report is written before it, and the
+    workers (forked children, which end with `os._exit` too) write none."""
+    run = script_runs.get("os_exit.py", status)
+    assert run.returncode == int(status) and run.report["exit_code"] == int(status), run.stderr
+    assert run.report["steps"] == 4
+    expected = ({"how": "returned", "detail": None, "where": None} if status == "0" else
+                {"how": "exit", "detail": "os._exit(5)", "where": f"os_exit.py:{line_of('os_exit.py', 'os._exit(int')}"})
+    assert run.report["ending"] == expected
+    if status == "5":
+        assert run.stdout == script_runs.plain("os_exit.py", "5").stdout == "loss 1.108612\n"
+        assert "  1. the script exited with an error status" in run.stderr, run.stderr
 
 
 def test_ctrl_c_writes_the_report_and_dies_by_sigint(script_runs: ScriptRuns) -> None:
