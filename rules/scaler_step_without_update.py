@@ -1,7 +1,8 @@
 import libcst as cst
 
 from trainlint.analysis.precision import hands_over_scaler, scaler_switched_off
-from trainlint.analysis.receivers import GRAD_SCALER, Binding
+from trainlint.analysis.guards import in_try
+from trainlint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
 from trainlint.analysis.training import ancestors_within, loops_within, method_call, statement_of
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.walk import iter_nodes
@@ -28,10 +29,15 @@ class ScalerStepWithoutUpdate(Rule):
     Safe: inserts `scaler.update()` on the line right after the
     `scaler.step(optimizer)` statement, under the same condition (the step of
     an accumulation loop stays on its N-th micro-step). When the file calls
-    `scaler.update()` somewhere else (after the loop, per epoch), adding
-    another would make that one fail, so such findings carry no fix. Nor do
-    loops that step the scaler more than once (several optimizers, a loop over
-    them): `update()` belongs once after all of their steps.
+    `update()` on a scaler somewhere else (after the loop, per epoch, under
+    another name), adding another would make that one fail, so such findings
+    carry no fix. Nor does a scaler this file does not build from torch's
+    `GradScaler` itself (a parameter, whose caller in any module may update it;
+    a class of the project, whose `step()` may update), a step in a `try` or
+    a `with` that swallows errors (the error of a second step may be relied
+    on) or in an `assert`, or a loop that steps the scaler more than once
+    (several optimizers, a loop over them): `update()` belongs once after all
+    of their steps.
 
     ## Limitations
     Only scalers the linter can tell are `GradScaler`s are checked (built from
@@ -144,18 +150,12 @@ class ScalerStepWithoutUpdate(Rule):
             "    scaler.update()\n"
             "    log_scale(scaler.get_scale())\n",
         ),
-        # a parameter known to be a scaler from how it is used
-        Example(
-            "def train_one_epoch(model, loader, optimizer, scaler):\n"
-            "    for x, y in loader:\n"
-            "        scaler.scale(model(x, y)).backward()\n"
-            "        scaler.step(optimizer); optimizer.zero_grad()  # expect: TL104\n",
-            fixed="def train_one_epoch(model, loader, optimizer, scaler):\n"
-            "    for x, y in loader:\n"
-            "        scaler.scale(model(x, y)).backward()\n"
-            "        scaler.step(optimizer); optimizer.zero_grad()  # expect: TL104\n"
-            "        scaler.update()\n",
-        ),
+        # a parameter known to be a scaler from how it is used (no fix: a caller, here
+        # or in another module, may update it once per epoch, and would then raise)
+        "def train_one_epoch(model, loader, optimizer, scaler):\n"
+        "    for x, y in loader:\n"
+        "        scaler.scale(model(x, y)).backward()\n"
+        "        scaler.step(optimizer); optimizer.zero_grad()  # expect: TL104\n",
         # reading the scale in a function, or handing the scaler to a call in another
         # loop, updates nothing in this one
         Example(
@@ -388,7 +388,8 @@ class ScalerStepWithoutUpdate(Rule):
             # loop over optimizers) an update after each would run the steps after the
             # first on a scale already changed, so no fix
             once = not loops_within(self.ctx, step, loop)  # no loop over optimizers in between
-            fix = self._fix(step, scaler) if once and not others and binding not in updated else None
+            fix = (self._fix(step, scaler) if once and not others and not updated and not updating_helpers
+                   and self._built_here(binding) else None)
             self.report(step, fix=fix)
 
     def _handed_out(self, scaler: cst.BaseExpression, binding: Binding) -> bool:
@@ -516,10 +517,21 @@ class ScalerStepWithoutUpdate(Rule):
                         names.add(name)
         return names
 
+    def _built_here(self, binding: Binding) -> bool:
+        """The scaler is built from torch's `GradScaler` in this file, and only so: not
+        a parameter (its caller, here or in another module, may update it once per
+        epoch), nor a class of the project (whose `step()` may update)."""
+        values = self.ctx.receivers.assigned(binding)
+        return bool(values) and all(
+            type(value) is cst.Call and constructor_kind(self.ctx.call_name(value)) == GRAD_SCALER
+            for value in values)
+
     def _fix(self, step: cst.Call, scaler: cst.BaseExpression) -> Fix | None:
         statement = statement_of(self.ctx, step)
-        if statement is None or any(type(part) is cst.Return for part in statement.body):  # type: ignore[attr-defined]
-            return None  # `return scaler.step(opt)`: a line after it never runs
+        if statement is None or any(type(part) in (cst.Return, cst.Assert) for part in statement.body):  # type: ignore[attr-defined]
+            return None  # `return scaler.step(opt)`: a line after it never runs; an `assert`'s may not run
+        if in_try(self.ctx, step):
+            return None  # the error the next step raises without an update may be caught and relied on
         # a step that may not run (`scaler.step(opt) if ready else None`, `ready and
         # scaler.step(opt)`): an update after it would run without one, and raise
         if any(type(node) in (cst.IfExp, cst.BooleanOperation, cst.Lambda, cst.GeneratorExp, cst.ListComp)

@@ -54,6 +54,41 @@ REFUSED = [
     ("TL104", _LOOP + "        scaler.step(opt)\n"
                       "        scaler.step(opt2)  # expect: TL104\n"
                       "        opt.zero_grad()\n"),
+    # a scaler the function is given: its caller may update it once per epoch
+    ("TL104", _LOOP + "        scaler.step(opt)  # expect: TL104\n"
+                      "        opt.zero_grad()\n"),
+    # the file updates a scaler elsewhere, under another name (once per epoch)
+    ("TL104", "import torch\n"
+              "def train_epoch(scaler, loader):\n"
+              "    for i, x in enumerate(loader):\n"
+              "        scaler.scale(model(x).sum()).backward()\n"
+              "        scaler.step(opt)  # expect: TL104\n"
+              "def main(loader):\n"
+              "    grad_scaler = torch.amp.GradScaler('cuda')\n"
+              "    for epoch in range(2):\n"
+              "        train_epoch(grad_scaler, loader)\n"
+              "        grad_scaler.update()\n"),
+    # built from a class of the project (whose step() may update)
+    ("TL104", "import torch\n"
+              "from amp_ext import AutoUpdatingScaler\n"
+              "scaler = AutoUpdatingScaler('cuda')\n"
+              "for x in loader:\n"
+              "    scaler.scale(model(x).sum()).backward()\n"
+              "    scaler.step(opt)  # expect: TL104\n"),
+    # a step in a `try` whose handler may rely on the error of a second step, or in an assert
+    ("TL104", "import torch\n"
+              "scaler = torch.amp.GradScaler('cuda')\n"
+              "for x in loader:\n"
+              "    scaler.scale(model(x).sum()).backward()\n"
+              "    try:\n"
+              "        scaler.step(opt)  # expect: TL104\n"
+              "    except RuntimeError:\n"
+              "        print('skipped')\n"),
+    ("TL104", "import torch\n"
+              "scaler = torch.amp.GradScaler('cuda')\n"
+              "for x in loader:\n"
+              "    scaler.scale(model(x).sum()).backward()\n"
+              "    assert scaler.step(opt) is None  # expect: TL104\n"),
     # a loop over the optimizers: an update() inside it would run once per optimizer
     ("TL104", _LOOP + "        for o in (opt, opt2):\n"
                       "            scaler.step(o)  # expect: TL104\n"
@@ -171,7 +206,8 @@ KEPT = [
                       "        scaler.update()\n",
      "        scaler.unscale_(opt)\n"),
     # one step, under the accumulation condition: update() goes right after it
-    ("TL104", _LOOP + "        if (i + 1) % accum == 0:\n"
+    ("TL104", _LOOP.replace("    for i,", "    scaler = torch.amp.GradScaler('cuda')\n    for i,")
+     + "        if (i + 1) % accum == 0:\n"
                       "            scaler.step(opt)  # expect: TL104\n"
                       "            opt.zero_grad()\n",
      "            scaler.update()\n"),
