@@ -3,6 +3,7 @@ import libcst as cst
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.flowgraph import FlowGraph
 from trainlint.analysis.guards import in_try
+from trainlint.analysis.loops import is_backward
 from trainlint.analysis.precision import handed_arguments, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.scopes import dotted_name
@@ -40,8 +41,10 @@ class ClipBeforeUnscale(Rule):
     `optimizer` is the one later passed to `scaler.step` in the same function.
     A second `unscale_` before `update()` raises, so the fix is offered only
     when every run of the clip is followed, in the same iteration and with no
-    `continue`, `break`, `return` or `raise` in between, by `scaler.step(optimizer)`
-    and then `scaler.update()`, and when nothing else may unscale: no other
+    `continue`, `break`, `return`, `raise`, `yield` or `await` in between, by
+    `scaler.step(optimizer)` and then `scaler.update()`, with no backward pass
+    between the clip and the step (its gradients would reach the step still
+    scaled: `step()` unscales only once), and when nothing else may unscale: no other
     `unscale_` call in the file (a helper's, on its own parameter), no function
     of the project that unscales, no code the file cannot see that is handed
     the scaler (or the object holding it: `self.log_grad_norm()` inherited
@@ -524,6 +527,8 @@ class ClipBeforeUnscale(Rule):
                     if self._calls(body[end], scaler, "step", optimizer):
                         if any(_binds(self.ctx, part, optimizer) for part in body[start + 1:end]):
                             return False  # `opt = make_optimizer(model)` after the clip: another object
+                        if any(is_backward(node) for part in body[start + 1:end] for node in self.ctx.subtree(part)):
+                            return False  # a later backward's gradients would reach the step still scaled
                         stepped = True
                     elif stepped and self._calls(body[end], scaler, "update", None):
                         return not any(type(node) in _JUMPS for part in body[start:end + 1]
@@ -546,7 +551,8 @@ class ClipBeforeUnscale(Rule):
         return False
 
 
-_JUMPS = (cst.Continue, cst.Break, cst.Return, cst.Raise)
+# a generator may be left at its `yield` (an `await`'s task cancelled) and never resumed
+_JUMPS = (cst.Continue, cst.Break, cst.Return, cst.Raise, cst.Yield, cst.Await)
 
 
 def _known_none(ctx: FileContext, node: cst.CSTNode, name: str) -> bool:

@@ -50,6 +50,16 @@ REFUSED = [
                       "        hooks.after_clip(scaler, opt)\n"
                       "        scaler.step(opt)\n"
                       "        scaler.update()\n"),
+    # a second scaled backward after the clip: the step would no longer unscale its gradients
+    ("TL101", _LOOP + "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+                      "        scaler.scale(aux_loss).backward()\n"
+                      "        scaler.step(opt)\n"
+                      "        scaler.update()\n"),
+    # a generator left at its `yield` between the clip and the step: unscaled, never updated
+    ("TL101", _LOOP + "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+                      "        yield loss.item()\n"
+                      "        scaler.step(opt)\n"
+                      "        scaler.update()\n"),
     # two optimizers: update() belongs once after both steps
     ("TL104", _LOOP + "        scaler.step(opt)\n"
                       "        scaler.step(opt2)  # expect: TL104\n"
