@@ -87,7 +87,9 @@ class DeprecatedAmpApi(Rule):
     autocast region or of `torch.set_autocast_dtype`; likewise
     `cache_enabled=True`, which the new one would take from the global
     setting (off while `make_fx` or the ONNX exporter traces). The old
-    import is removed once nothing uses it when it sits in a function; at
+    import of torch's module is removed once nothing uses it when it sits in
+    a function (an import of a module of the project that re-exports the API
+    stays: importing it may do more); at
     module level it stays (another module may import the name from this one:
     `from train import autocast`), and goes only with `--unsafe-fixes`.
     Formatting survives: comments
@@ -101,7 +103,10 @@ class DeprecatedAmpApi(Rule):
     the call reads (never at the top of the module, which would defeat a lazy
     import), else at the top of the module, after its docstring and
     `from __future__` imports, also where the module imports torch only under
-    an `if` (`if TYPE_CHECKING:`), in a `try`, or after the call.
+    an `if` (`if TYPE_CHECKING:`), in a `try`, or after the call. Where code
+    runs before the module's own line that imports the old API (an
+    `os.environ[...]` setting torch reads when it loads), `import torch` goes
+    on the line before that one: torch loads where it loaded before.
 
     No fix is offered where:
     - the name `torch` is bound anywhere in the file by anything but
@@ -453,7 +458,23 @@ class DeprecatedAmpApi(Rule):
         # module loads without torch now (only the old API's function needs it)
         if binding not in (None, self.ctx.scopes.module_scope) or not self._module_imports(reference):
             return None
+        line = self._first_module_import(reference)
+        if line is not None and not _only_imports_before(self.ctx.module, line):
+            # code runs before the line that loads torch now (`os.environ["OMP_NUM_THREADS"]
+            # = "1"`, read when torch loads): torch is imported where it was
+            import_torch = cst.SimpleStatementLine(
+                body=[cst.Import([cst.ImportAlias(cst.Name("torch"))])], leading_lines=line.leading_lines)
+            return _Spelling("torch", edits={line: cst.FlattenSentinel([import_torch, line.with_changes(leading_lines=())])})
         return _Spelling("torch", imports=(RequiredImport("torch"),))
+
+    def _first_module_import(self, reference: cst.BaseExpression) -> cst.SimpleStatementLine | None:
+        """The first line of the module's own block that imports the name `reference` starts with."""
+        head = head_name(reference)
+        if head is None:
+            return None
+        return next((line for line in self.ctx.scopes.module_scope.node.body
+                     if type(line) is cst.SimpleStatementLine
+                     and any(head.value in _imported_names(s) for s in line.body)), None)
 
     def _reads_name(self, function: cst.CSTNode, name: str) -> bool:
         """Whether `name` appears in `function`: an `import` of it added there makes
@@ -615,12 +636,28 @@ class DeprecatedAmpApi(Rule):
         return self._classes_beyond_calls
 
     def _imports_behind(self, func: cst.BaseExpression) -> tuple[str, ...]:
-        """The imports the rewritten reference went through, as written."""
+        """The imports the rewritten reference went through, as written: torch's own
+        (`from torch.cuda.amp import autocast`). An import of a module of the project
+        that re-exports the API stays: importing it may do more (set a default dtype,
+        read the environment)."""
         dotted = dotted_name(func)
         if dotted is None:
             return ()
         head = dotted.split(".")[0]
-        return tuple(t for t in names.lookup(head, self.ctx.scope_of(func)) if t != "torch")
+        return tuple(t for t in names.lookup(head, self.ctx.scope_of(func)) if t.startswith("torch."))
+
+
+def _only_imports_before(module: cst.Module, line: cst.CSTNode) -> bool:
+    """Whether the statements of `module` before `line` only import (or are its docstring)."""
+    for statement in module.body:
+        if statement is line:
+            return True
+        if type(statement) is not cst.SimpleStatementLine or not all(
+                type(part) in (cst.Import, cst.ImportFrom)
+                or (type(part) is cst.Expr and type(part.value) in (cst.SimpleString, cst.ConcatenatedString))
+                for part in statement.body):
+            return False
+    return True
 
 
 def _usage(rep: _Replacement) -> str:

@@ -71,3 +71,39 @@ def test_unsafe_fixes_also_remove_the_module_level_import(project: Path) -> None
     code, _, err = invoke(".", "--select", "TL102", "--fix", "--unsafe-fixes", cwd=project)
     assert code == 0, err
     assert "autocast" not in _names_of(project / "provider.py")
+
+
+def test_a_function_importing_the_reexport_keeps_the_import_of_the_project_module(project: Path) -> None:
+    """Importing a module of the project runs it (it may set a default dtype): only an
+    import of torch's own module goes once unused."""
+    (project / "lazy.py").write_text(
+        "def evaluate(model, x):\n"
+        "    from provider import autocast\n"
+        "    with autocast(enabled=False):\n"
+        "        return model(x)\n")
+    code, _, err = invoke("lazy.py", "--select", "TL102", "--fix", cwd=project)
+    assert code == 0, err
+    assert (project / "lazy.py").read_text() == (
+        "def evaluate(model, x):\n"
+        "    import torch\n"
+        "    from provider import autocast\n"
+        '    with torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True, enabled=False):\n'
+        "        return model(x)\n")
+
+
+def test_torch_is_imported_where_the_module_loaded_it_when_code_runs_before(project: Path) -> None:
+    """`OMP_NUM_THREADS` set before the line that first loads torch (through a module
+    of the project): `import torch` goes on that line, not above the setting."""
+    source = ('"""Evaluation."""\n'
+              "import os\n"
+              'os.environ["OMP_NUM_THREADS"] = "1"\n'
+              "from provider import autocast\n"
+              "\n"
+              "with autocast(enabled=False):\n"
+              "    pass\n")
+    (project / "script.py").write_text(source)
+    code, _, err = invoke("script.py", "--select", "TL102", "--fix", cwd=project)
+    assert code == 0, err
+    assert (project / "script.py").read_text() == source.replace(
+        "from provider", "import torch\nfrom provider").replace(
+        "autocast(enabled=False)", 'torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True, enabled=False)')
