@@ -117,7 +117,11 @@ class LossAccumulatedWithGraph(Rule):
     attribute or a container, or handed to any other function (among them
     `torch.autograd`'s) gets the finding without a fix: whoever receives it
     may back-propagate it or call tensor methods on it. So does a total that
-    another name also holds (`losses = all_losses = []`), one formatted by a
+    another name also holds or may hold (`losses = all_losses = []`, `before =
+    total or 0.0`, a default `lambda t=total: ...`: a tensor's `+=` changes
+    that object in place, a number's does not), a loss that is an object of a
+    class of the file (`loss = MultiTaskLoss(...)` with its own `backward()`:
+    it may have no `.item()`), one formatted by a
     `str.format` template that reads its attributes (`{0.dtype}`), and a loss
     from a loss module that is reconfigured after it is built (its
     `reduction` assigned, or the module handed to a function). Nor is a fix offered
@@ -1175,6 +1179,8 @@ class LossAccumulatedWithGraph(Rule):
         body = function.body if function is not None else self.ctx.module
         if any(may_hold_number(self.ctx, body, n.value) for n in operands):
             return None  # `.item()` / `.detach()` of a float raises
+        if any(self._built_by_own_class(body, n.value) for n in operands):
+            return None  # an object of the file's own class with a `backward()`: not a tensor
         if type(node) is cst.Call:
             if not all(self._known_tensor(n.value, node) for n in operands):
                 return None
@@ -1187,6 +1193,20 @@ class LossAccumulatedWithGraph(Rule):
             name: cst.Call(func=cst.Attribute(value=name, attr=cst.Name(method))) for name in operands
         }
         return Fix(edits)  # type: ignore[arg-type]
+
+    def _built_by_own_class(self, body: cst.CSTNode, name: str) -> bool:
+        """`name` is assigned, in `body`, an instance of a class of this file
+        (`loss = MultiTaskLoss(main=ce, reg=penalty)`, back-propagated by its own
+        `backward()`): it may have no `.item()` or `.detach()`."""
+        classes = {cls.name.value for cls in self.ctx.nodes_of(cst.ClassDef)}  # type: ignore[attr-defined]
+        if not classes:
+            return False
+        for node in self.ctx.subtree(body):
+            if type(node) is cst.Assign and type(node.value) is cst.Call and type(node.value.func) is cst.Name \
+                    and node.value.func.value in classes \
+                    and any(type(t.target) is cst.Name and t.target.value == name for t in node.targets):
+                return True
+        return False
 
     def _only_read_as_number(self, node: cst.CSTNode, accumulator: str) -> bool:
         """The fix is safe only when no later use could need the graph or the
@@ -1204,11 +1224,19 @@ class LossAccumulatedWithGraph(Rule):
         return not escapes(self.ctx, body, accumulator, accumulating)
 
     def _aliased(self, node: cst.CSTNode, accumulator: str) -> bool:
-        """Another variable holds the total's object (see `Receivers.aliases`)."""
+        """Another variable holds the total's object (see `Receivers.aliases`), or may
+        (`before = total or 0.0`, `snapshot = total if seen else None`, a default
+        `lambda t=total: ...`): a tensor's `+=` changes it in place, a number's does not."""
         receivers = self.ctx.receivers
         name = next((n for n in self.ctx.subtree(node) if type(n) is cst.Name and n.value == accumulator), None)  # type: ignore[attr-defined]
         binding = receivers.binding(name) if name is not None else None
-        return binding is not None and len(receivers.aliases(binding)) > 1
+        if binding is not None and len(receivers.aliases(binding)) > 1:
+            return True
+        for other in self.ctx.nodes_of(cst.Assign, cst.AnnAssign, cst.NamedExpr, cst.Param):
+            value = other.default if type(other) is cst.Param else other.value  # type: ignore[attr-defined]
+            if value is not None and accumulator in _arms(value):
+                return True
+        return False
 
     def _known_tensor(self, name: str, at: cst.CSTNode) -> bool:
         """`name` holds a tensor: it is back-propagated itself, or every assignment
@@ -1390,3 +1418,13 @@ def _is_kept(term: cst.BaseExpression, name: str) -> bool:
             and (dotted_name(term.left) == name or
                  (type(term.operator) is cst.Multiply and dotted_name(term.right) == name)))
 
+
+def _arms(value: cst.BaseExpression) -> set[str]:
+    """The names `value` may evaluate to as it is (`a or b`, `a if c else b`: `a` and `b`)."""
+    if type(value) is cst.Name:
+        return {value.value}
+    if type(value) is cst.BooleanOperation:
+        return _arms(value.left) | _arms(value.right)
+    if type(value) is cst.IfExp:
+        return _arms(value.body) | _arms(value.orelse)
+    return set()

@@ -60,6 +60,28 @@ REFUSED = [
                       "        yield loss.item()\n"
                       "        scaler.step(opt)\n"
                       "        scaler.update()\n"),
+    # a loss object of the file's own class, back-propagated by its own backward(): no detach()
+    ("TL202", "class MultiTaskLoss:\n"
+              "    def __init__(self, **terms):\n"
+              "        self.terms = terms\n"
+              "    def backward(self):\n"
+              "        sum(self.terms.values()).backward()\n"
+              "history = []\n"
+              "for x in loader:\n"
+              "    out = model(x)\n"
+              "    loss = MultiTaskLoss(main=out.sum(), reg=out.pow(2).sum())\n"
+              "    loss.backward()\n"
+              "    history.append(loss)  # expect: TL202\n"
+              "print(len(history))\n"),
+    # the total's object held under another name by an `or`: a tensor's `+=` changes both
+    ("TL202", "total = 0.0\n"
+              "for epoch in range(2):\n"
+              "    before = total or 0.0\n"
+              "    for x in loader:\n"
+              "        loss = model(x).sum()\n"
+              "        loss.backward()\n"
+              "        total += loss  # expect: TL202\n"
+              "    print(float(total - before))\n"),
     # two optimizers: update() belongs once after both steps
     ("TL104", _LOOP + "        scaler.step(opt)\n"
                       "        scaler.step(opt2)  # expect: TL104\n"
