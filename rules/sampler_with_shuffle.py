@@ -27,8 +27,9 @@ class SamplerWithShuffle(Rule):
     ## Fix safety
     Safe: removes `shuffle=True`, when the sampler (or batch sampler) is built
     in the file and cannot be `None` (a torch class, or a class this file
-    defines; a name imported from elsewhere may be a function that returns
-    `None` on a single-process run). It already decides the order,
+    defines with no `__new__`, class decorator or metaclass, on bases of
+    torch or of the file; a name imported from elsewhere may be a function
+    that returns `None` on a single-process run). It already decides the order,
     and the call raised before, so no working behavior changes. A call whose
     error may be caught gets no fix: inside a `try`, or a `with` that swallows
     errors (`contextlib.suppress`, `pytest.raises`, `self.assertRaises`), in its
@@ -270,8 +271,28 @@ def _constructs(ctx: FileContext, call: cst.Call) -> bool:
     # (`ShardSampler = lambda ds: None` on a single-process run)
     if name in ctx.scopes.module_scope.imports:
         return False
-    return not any(name in target_names(target.target) for node in ctx.nodes_of(cst.Assign)
-                   for target in node.targets)  # type: ignore[attr-defined]
+    return _plain_class(ctx, name) and not any(name in target_names(target.target) for node in ctx.nodes_of(cst.Assign)
+                                               for target in node.targets)  # type: ignore[attr-defined]
+
+
+def _plain_class(ctx: FileContext, name: str, depth: int = 0) -> bool:
+    """Calling the file's class `name` builds an instance of it: no class decorator
+    (which may put a factory in its place), no metaclass, no `__new__` (which may
+    return None), in it or in a base of the file; other bases are torch's or `object`."""
+    classes = [node for node in ctx.nodes_of(cst.ClassDef) if node.name.value == name]  # type: ignore[attr-defined]
+    if len(classes) != 1 or depth > 5:
+        return False
+    (cls,) = classes
+    if cls.decorators or cls.keywords or any(  # type: ignore[attr-defined]
+            type(item) is cst.FunctionDef and item.name.value == "__new__" for item in cls.body.body):  # type: ignore[attr-defined]
+        return False
+    for base in cls.bases:  # type: ignore[attr-defined]
+        qualified = ctx.qualified_name(base.value) or ""
+        if qualified.startswith("torch.") or (type(base.value) is cst.Name and base.value.value == "object"):
+            continue
+        if type(base.value) is not cst.Name or qualified or not _plain_class(ctx, base.value.value, depth + 1):
+            return False
+    return True
 
 
 # DataLoader's first parameters, in order: arguments may be given by position

@@ -82,6 +82,18 @@ REFUSED = [
               "        loss.backward()\n"
               "        total += loss  # expect: TL202\n"
               "    print(float(total - before))\n"),
+    # a sampler class of the file whose `__new__` may return None (the call did not raise)
+    ("TL304", "from torch.utils.data import DataLoader, Sampler\n"
+              "class ShardSampler(Sampler):\n"
+              "    def __new__(cls, data):\n"
+              "        return super().__new__(cls) if DISTRIBUTED else None\n"
+              "loader = DataLoader(ds, batch_size=3, sampler=ShardSampler(ds), shuffle=True)  # expect: TL304\n"),
+    # ... or that a class decorator replaces by a factory
+    ("TL304", "from torch.utils.data import DataLoader, Sampler\n"
+              "@only_when_distributed\n"
+              "class ShardSampler(Sampler):\n"
+              "    pass\n"
+              "loader = DataLoader(ds, batch_size=3, sampler=ShardSampler(ds), shuffle=True)  # expect: TL304\n"),
     # two optimizers: update() belongs once after both steps
     ("TL104", _LOOP + "        scaler.step(opt)\n"
                       "        scaler.step(opt2)  # expect: TL104\n"
