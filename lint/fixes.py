@@ -89,17 +89,39 @@ def apply_fixes(module: cst.Module, fixes: Sequence[Fix], unsafe: bool = False) 
         droppable.update(fix.unused_imports)
     fixed = module.visit(_Replace(edits))
     if droppable:
-        fixed = drop_unused_imports(fixed, droppable, outside_functions=unsafe)
+        fixed = drop_unused_imports(fixed, droppable, outside_functions=unsafe, edited=_edited_functions(module, edits))
     if imports:
         fixed = add_imports(fixed, list(imports.values()))
     return fixed.code
 
 
-def drop_unused_imports(module: cst.Module, qualified: set[str], outside_functions: bool = False) -> cst.Module:
+def drop_unused_imports(module: cst.Module, qualified: set[str], outside_functions: bool = False,
+                        edited: set[tuple[str, ...]] | None = None) -> cst.Module:
     """Remove the import of each name in `qualified` that nothing reads: inside a
     function, and (`outside_functions`, an unsafe fix) at module or class level too,
-    where the name is also an attribute another module may import from this one."""
-    return module.visit(_DropImports(qualified, _names_read(module), outside_functions))
+    where the name is also an attribute another module may import from this one.
+    Given `edited` (the paths of the functions a fix changed, see `_edited_functions`),
+    a function not among them keeps its imports, used or not."""
+    return module.visit(_DropImports(qualified, _names_read(module), outside_functions, edited))
+
+
+def _edited_functions(module: cst.Module, edits: dict[cst.CSTNode, Replacement]) -> set[tuple[str, ...]]:
+    """The functions holding a node of `edits`, each as the names of the classes and
+    functions it is defined in, and its own (`("Trainer", "fit")`)."""
+    found: set[tuple[str, ...]] = set()
+
+    def walk(node: cst.CSTNode, path: tuple[str, ...], function: tuple[str, ...] | None) -> None:
+        if node in edits and function is not None:
+            found.add(function)
+        if type(node) in (cst.FunctionDef, cst.ClassDef):
+            path = (*path, node.name.value)  # type: ignore[attr-defined]
+            if type(node) is cst.FunctionDef:
+                function = path
+        for child in node.children:
+            walk(child, path, function)
+
+    walk(module, (), None)
+    return found
 
 
 def _names_read(module: cst.Module) -> set[str]:
@@ -120,12 +142,16 @@ _EMPTY = cst.Module(body=[])
 
 
 class _DropImports(cst.CSTTransformer):
-    def __init__(self, qualified: set[str], used: set[str], outside_functions: bool) -> None:
+    def __init__(self, qualified: set[str], used: set[str], outside_functions: bool,
+                 edited: set[tuple[str, ...]] | None) -> None:
         super().__init__()
         self.qualified = qualified
         self.used = used
         self.outside_functions = outside_functions
+        self.edited = edited
         self.functions = 0  # depth of function definitions around the current node
+        self.path: list[str] = []  # the classes and functions around the current node
+        self.changed: list[bool] = []  # per enclosing function, innermost last: a fix changed it
         # import lines removed whole, with the comments the next statement keeps
         self.orphans: dict[cst.CSTNode, list[cst.EmptyLine]] = {}
 
@@ -169,11 +195,22 @@ class _DropImports(cst.CSTTransformer):
         out.extend(survivors)
         return out, pending
 
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.path.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
+        self.path.pop()
+        return updated_node
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions += 1
+        self.path.append(node.name.value)
+        self.changed.append(self.edited is None or tuple(self.path) in self.edited)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         self.functions -= 1
+        self.path.pop()
+        self.changed.pop()
         return updated_node
 
     def leave_ImportFrom(
@@ -194,6 +231,8 @@ class _DropImports(cst.CSTTransformer):
         return self._rebuild(updated_node, keep)
 
     def _unused(self, qualified: str, alias: cst.ImportAlias) -> bool:
+        if self.changed and not self.changed[-1]:
+            return False  # a function no fix changed: its imports are none of the fixes' business
         local = alias.asname.name.value if alias.asname else dotted_name(alias.name)  # type: ignore[union-attr]
         # a name with its own comment (one per line in parentheses) stays, comment and all
         return qualified in self.qualified and local not in self.used and "#" not in _EMPTY.code_for_node(alias)

@@ -107,3 +107,22 @@ def test_torch_is_imported_where_the_module_loaded_it_when_code_runs_before(proj
     assert (project / "script.py").read_text() == source.replace(
         "from provider", "import torch\nfrom provider").replace(
         "autocast(enabled=False)", 'torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True, enabled=False)')
+
+
+def test_a_function_no_fix_changed_keeps_its_import(project: Path) -> None:
+    """Only the function whose call was rewritten loses its unused import; another
+    function's import of the same name (read through `locals()`, or unused) stays."""
+    source = ("def a():\n"
+              "    from torch.cuda.amp import autocast\n"
+              "    with autocast(enabled=False):\n"
+              "        return 1\n"
+              "\n"
+              "def b():\n"
+              "    from torch.cuda.amp import autocast\n"
+              "    return 'autocast' in locals()\n")
+    (project / "two.py").write_text(source)
+    code, _, err = invoke("two.py", "--select", "TL102", "--fix", cwd=project)
+    assert code == 0, err
+    assert (project / "two.py").read_text() == source.replace(
+        "    from torch.cuda.amp import autocast\n    with autocast(enabled=False):",
+        '    import torch\n    with torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True, enabled=False):')
