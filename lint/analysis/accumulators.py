@@ -35,6 +35,9 @@ _DETACHING_BUILTINS = frozenset({"float", "int", "round"})
 _TRANSPARENT_MODULES = ("torch.", "numpy.", "math.", "statistics.")
 # ...except those that differentiate what they are given: they need its graph
 _GRAPH_MODULES = ("torch.autograd.", "torch.func.", "functorch.")
+# ...and those that keep what they are given as it is (a file, a queue, another process)
+_KEEPING = frozenset({"torch.save", "torch.jit.save", "numpy.save", "numpy.savez", "torch.distributed.send",
+                      "torch.distributed.broadcast_object_list", "torch.distributed.all_gather_object"})
 # what only a tensor with its graph answers as before: `.detach()` changes them
 _GRAPH_ATTRIBUTES = frozenset({"grad_fn", "requires_grad", "is_leaf", "grad", "register_hook", "retain_grad"})
 
@@ -212,7 +215,7 @@ def _reads_only(ctx: FileContext, call: cst.Call) -> bool:
         return True
     qualified = ctx.qualified_name(func)
     return (qualified is not None and qualified.startswith(_TRANSPARENT_MODULES)
-            and not qualified.startswith(_GRAPH_MODULES))
+            and not qualified.startswith(_GRAPH_MODULES) and qualified not in _KEEPING)
 
 
 def _holds(container: cst.List | cst.Tuple | cst.Dict | cst.Set, tracked: set[str]) -> bool:

@@ -94,6 +94,14 @@ REFUSED = [
               "class ShardSampler(Sampler):\n"
               "    pass\n"
               "loader = DataLoader(ds, batch_size=3, sampler=ShardSampler(ds), shuffle=True)  # expect: TL304\n"),
+    # the losses saved as they are: a detached copy would load without its requires_grad
+    ("TL202", "import torch\n"
+              "losses = []\n"
+              "for x in loader:\n"
+              "    loss = model(x).sum()\n"
+              "    loss.backward()\n"
+              "    losses.append(loss)  # expect: TL202\n"
+              "torch.save(losses, 'losses.pt')\n"),
     # two optimizers: update() belongs once after both steps
     ("TL104", _LOOP + "        scaler.step(opt)\n"
                       "        scaler.step(opt2)  # expect: TL104\n"
