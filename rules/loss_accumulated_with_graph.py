@@ -1292,8 +1292,8 @@ class LossAccumulatedWithGraph(Rule):
 
     def _reconfigurable(self, module: cst.BaseExpression) -> bool:
         """The loss module may be changed after it was built: its `reduction` (or
-        any attribute) assigned, or the module handed to a function (`per_sample(criterion)`
-        setting `criterion.reduction = "none"`)."""
+        any attribute) assigned, the module handed to a function (`per_sample(criterion)`
+        setting `criterion.reduction = "none"`) or bound to another name too."""
         written = self.ctx.code(module)
         for node in self.ctx.nodes_of(cst.Assign, cst.Arg, cst.Attribute):
             if type(node) is cst.Arg:
@@ -1304,6 +1304,8 @@ class LossAccumulatedWithGraph(Rule):
                 if node.attr.value in _RECONFIGURING and self.ctx.code(node.value) == written:  # type: ignore[attr-defined]
                     return True
                 continue
+            if self.ctx.code(node.value) == written or written in _arms(node.value):  # type: ignore[attr-defined]
+                return True  # `per_element = criterion`: changed under the other name
             for target in node.targets:  # type: ignore[attr-defined]
                 if type(target.target) is cst.Attribute and self.ctx.code(target.target.value) == written:
                     return True

@@ -102,6 +102,17 @@ REFUSED = [
               "    loss.backward()\n"
               "    losses.append(loss)  # expect: TL202\n"
               "torch.save(losses, 'losses.pt')\n"),
+    # the loss module reconfigured under another name: its losses are per element
+    ("TL202", "from torch import nn\n"
+              "criterion = nn.MSELoss()\n"
+              "per_element = criterion\n"
+              "per_element.reduction = 'none'\n"
+              "total = 0.0\n"
+              "for x, y in loader:\n"
+              "    loss = criterion(model(x), y)\n"
+              "    loss.mean().backward()\n"
+              "    total += loss  # expect: TL202\n"
+              "print(total)\n"),
     # two optimizers: update() belongs once after both steps
     ("TL104", _LOOP + "        scaler.step(opt)\n"
                       "        scaler.step(opt2)  # expect: TL104\n"
