@@ -77,6 +77,10 @@ _KINDS = (
     Kind("grad_spike", "warning", "optimization",
          "the global gradient norm jumped far above its recent median: clip "
          "gradients (clip_grad_norm_), lower the learning rate, inspect the batch"),
+    Kind("clip_before_unscale", "error", "optimization",
+         "call scaler.unscale_(optimizer) before clipping: clip_grad_norm_ compares its threshold with "
+         "gradients still multiplied by the loss scale, so every update is clipped far below the "
+         "threshold meant (lint rule TL101)"),
     Kind("scheduler_before_optimizer", "warning", "optimization",
          "call scheduler.step() after optimizer.step() in every iteration: stepping it first "
          "skips the schedule's first learning rate (often the warm-up start) (lint rule TL404)"),

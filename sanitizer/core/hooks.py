@@ -59,6 +59,11 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
             _patch(stack, F, name, _result_observer(session, f"F.{name}",
                                                      functools.partial(session.on_loss_value, name)))
     _install_distribution_patches(session, stack)
+    for name in ("clip_grad_norm_", "clip_grad_value_"):
+        observe = _observing_call(session, name, lambda parameters, clip=name: session.on_clip(clip))
+        for owner in (torch.nn.utils, torch.nn.utils.clip_grad):
+            if hasattr(owner, name):
+                _patch(stack, owner, name, observe)
     _patch(stack, torch.nn.Module, "load_state_dict", _result_observer(
         session, "Module.load_state_dict", lambda args, kwargs, result: session.on_load_state_dict(
             args[0], args[1] if len(args) > 1 else kwargs.get("state_dict"))))

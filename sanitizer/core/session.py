@@ -152,6 +152,8 @@ class Sanitizer:
         self.tracer = ForwardTracer(self, trace, _overriding(self.detectors, "on_forward"))
         self._backward_listeners = _overriding(self.detectors, "on_backward")
         self._scheduler_listeners = _overriding(self.detectors, "on_scheduler_step")
+        self._clip_listeners = _overriding(self.detectors, "on_clip")
+        self._scaled_since_step = False  # a GradScaler scaled a loss since its last step()
 
     # ----------------------------------------------------------------- lifecycle
     def __enter__(self) -> Sanitizer:
@@ -440,6 +442,7 @@ class Sanitizer:
             return
         self.fp16 = True
         self._scaler = weakref.ref(scaler)
+        self._scaled_since_step = True
         if isinstance(outputs, torch.Tensor) and isinstance(scaled, torch.Tensor):
             self._scaled = (weakref.ref(scaled), outputs.detach(), self._train_kind(outputs))
 
@@ -526,8 +529,18 @@ class Sanitizer:
         self._data_wait += seconds
 
     # -------------------------------------------------------------- steps
+    def on_clip(self, clip: str) -> None:
+        """`clip` (`clip_grad_norm_`) is about to run: on scaled gradients, if a scaler
+        scaled a loss since its last step and has unscaled nothing since its update."""
+        scaler = self._scaler() if self._scaler is not None and self._scaled_since_step else None
+        if scaler is None or not self._clip_listeners or not scaler.is_enabled():
+            return
+        for detector in self._clip_listeners:
+            detector.on_clip(clip, scaler, self.sink)
+
     def before_scaler_step(self) -> None:
         self._stepped = False
+        self._scaled_since_step = False
 
     def after_scaler_step(self, scaler: Any, optimizer: torch.optim.Optimizer) -> None:
         if self._stepped or not scaler.is_enabled():

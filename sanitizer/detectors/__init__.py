@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from sanitizer.detectors.base import Detector
+from sanitizer.detectors.clip_order import ClipOrderDetector
 from sanitizer.detectors.dataloader_bound import DataloaderBoundDetector
 from sanitizer.detectors.divergence import DivergenceDetector
 from sanitizer.detectors.fitting import FittingDetector
@@ -25,7 +26,7 @@ DETECTORS: tuple[type[Detector], ...] = (
     ScaleCollapseDetector, VanishingGradDetector, TensorLeakDetector, MemoryGrowthDetector,
     UnusedParameterDetector, ParamNotInOptimizerDetector, DataloaderBoundDetector, FittingDetector,
     RankDivergenceDetector, MissingSetEpochDetector, SchedulerOrderDetector, DivergenceDetector,
-    TrainInEvalModeDetector, MissingZeroGradDetector,
+    TrainInEvalModeDetector, MissingZeroGradDetector, ClipOrderDetector,
 )
 
 

@@ -28,6 +28,10 @@ class Detector:
     def on_scheduler_step(self, scheduler: Any, sink: Sink) -> None:
         """Before the first `step()` the script makes on an LR scheduler (only called if overridden)."""
 
+    def on_clip(self, clip: str, scaler: Any, sink: Sink) -> None:
+        """Before `clip` (`clip_grad_norm_`) runs while `scaler` has scaled a loss since its
+        last step (only called if overridden)."""
+
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         """Once per optimizer step, with the step's measurements read back to the host."""
 

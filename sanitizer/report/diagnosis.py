@@ -260,6 +260,13 @@ def _kept_gradient_symptoms(cause: _Group, symptom: _Group) -> bool:
     return cause.kind == "missing_zero_grad" and symptom.kind in followers and _later(symptom, cause)
 
 
+def _clip_symptoms(cause: _Group, symptom: _Group) -> bool:
+    """Updates clipped on scaled gradients are tiny: the gradient norm looks collapsed
+    and the loss stalls; a scale that overflows in the clip's norm keeps falling."""
+    followers = {"vanishing_grad", "underfitting", "grad_spike", "scale_collapse", "divergence"}
+    return cause.kind == "clip_before_unscale" and symptom.kind in followers and _later(symptom, cause)
+
+
 def _spike_pair(cause: _Group, symptom: _Group) -> bool:
     """A loss spike and the gradient spike it produces in the same step."""
     return (cause.kind, symptom.kind) == ("loss_spike", "grad_spike") and cause.step == symptom.step
@@ -267,7 +274,7 @@ def _spike_pair(cause: _Group, symptom: _Group) -> bool:
 
 _RULES: tuple[Callable[[_Group, _Group], bool], ...] = (
     _nan_chain, _nan_symptoms, _collapse_symptoms, _forward_nan_collapse, _underflow_symptoms, _leak_symptoms,
-    _divergence_symptoms, _spike_pair, _replaced_parameters, _kept_gradient_symptoms,
+    _divergence_symptoms, _spike_pair, _replaced_parameters, _kept_gradient_symptoms, _clip_symptoms,
 )
 
 

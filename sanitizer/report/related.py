@@ -23,6 +23,7 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     "train_in_eval_mode": ("TL405",),  # no model.train() in the training loop
     "missing_set_epoch": ("TL302",),
     "scheduler_before_optimizer": ("TL404",),  # the LR schedule starts one step late
+    "clip_before_unscale": ("TL101",),  # clipped while the loss scale multiplies the gradients
     "missing_zero_grad": ("TL401",),  # no zero_grad in the loop
 }
 # event kind -> the runtime check that rules its lint cause out when it was on and stayed quiet

@@ -59,6 +59,12 @@ def test_scale_collapse_explains_what_its_skipped_steps_look_like():
                               ("scale_collapse", ["grad_underflow", "vanishing_grad"])]
 
 
+def test_clipping_scaled_gradients_explains_the_stalled_updates_after_it():
+    events = [_event("clip_before_unscale", 1), _event("vanishing_grad", 40), _event("underfitting", None),
+              _event("tensor_leak", 3)]
+    assert _shape(events) == [("clip_before_unscale", ["vanishing_grad", "underfitting"]), ("tensor_leak", [])]
+
+
 def test_a_forward_gone_non_finite_explains_the_scale_collapse_that_follows():
     overflow = [_event("nonfinite_activation", 1), _event("nonfinite_loss", 1), _event("scale_collapse", 12)]
     assert _shape(overflow) == [("nonfinite_activation", ["nonfinite_loss", "scale_collapse"])]

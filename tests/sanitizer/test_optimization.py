@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from sanitizer_harness import PRELAUNCH, ScriptRuns
+from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("vanishing_grad.py",),
-              ("wrapped_optimizer.py",), ("wrapped_optimizer.py", "retry")]
+              ("wrapped_optimizer.py",), ("wrapped_optimizer.py", "retry"), ("clip_order.py", "healthy"),
+              ("clip_order.py", "bug"), ("clip_order.py", "late")]
 
 
 def test_corrupt_batch_spikes_loss_and_gradient(script_runs: ScriptRuns) -> None:
@@ -50,3 +51,13 @@ def test_an_optimizer_stepped_by_a_wrapper_is_one_step(script_runs: ScriptRuns, 
     assert run.returncode == 0, run.stderr
     assert run.report["steps"] == 8 and run.report["series"]["step"] == list(range(1, 9))
     assert run.first("nonfinite_input")["step"] == 3
+
+
+def test_clipping_scaled_gradients_is_reported_once(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("clip_order.py", "bug")
+    assert run.returncode == 0, run.stderr
+    events = run.events("clip_before_unscale")
+    assert len(events) == 1 and events[0]["step"] == 1 and events[0]["severity"] == "error"
+    assert events[0]["where"] == f"clip_order.py:{line_of('clip_order.py', 'torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)')}"
+    for where in ("healthy", "late"):
+        assert not script_runs.get("clip_order.py", where).events("clip_before_unscale"), where

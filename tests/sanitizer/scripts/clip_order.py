@@ -1,0 +1,32 @@
+"""fp16 autocast on CPU with a GradScaler and gradient clipping:
+
+    healthy   unscale_, then clip, then step (the documented order)
+    bug       clip while the loss scale still multiplies the gradients
+    late      clip after the step and update (another mistake, not this one)
+"""
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+WHERE = sys.argv[1]
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+scaler = torch.amp.GradScaler("cpu")
+for step in range(12):
+    x, y = torch.randn(16, 8), torch.randint(0, 4, (16,))
+    with torch.autocast("cpu", dtype=torch.float16):
+        loss = F.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    scaler.scale(loss).backward()
+    if WHERE == "healthy":
+        scaler.unscale_(optimizer)
+    if WHERE != "late":
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    scaler.step(optimizer)
+    scaler.update()
+    if WHERE == "late":
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    print(f"{step} {loss.item():.6f}")
