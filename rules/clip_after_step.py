@@ -7,6 +7,7 @@ from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, CLIP, LOOP, STEP, ZERO_GRAD, Summary
 
 _STEPPED = "stepped"
+_STEP = "step:"  # and which optimizer did, as written
 
 
 class ClipAfterStep(Rule):
@@ -48,7 +49,10 @@ class ClipAfterStep(Rule):
     ## Limitations
     A clip with an infinite threshold (`max_norm=float("inf")`) only measures
     the norm and is not flagged. Steps through an optimizer that cannot be
-    resolved are not followed. Functions of the file are followed into their
+    resolved are not followed. A clip that another optimizer's step follows in
+    the same iteration (not one of those that stepped before it) is not
+    flagged: it may be meant for that optimizer (an encoder and a decoder, each
+    clipped before its own step), even where it clips the other's parameters. Functions of the file are followed into their
     bodies; a function of another module of the project is read by what it
     does, in order (`clip_gradients(model)` of `utils.py` called after
     `opt.step()` is reported at the call, and so is a helper called in the
@@ -122,6 +126,16 @@ class ClipAfterStep(Rule):
         "        opt.step()\n"
         "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL403\n"
         "        opt.zero_grad()\n",
+        # both optimizers stepped: the clip comes after every update
+        "from torch import nn\n"
+        "def train(enc, dec, loader, opt_enc, opt_dec):\n"
+        "    for x in loader:\n"
+        "        opt_enc.zero_grad()\n"
+        "        opt_dec.zero_grad()\n"
+        "        (dec(enc(x)) - x).pow(2).mean().backward()\n"
+        "        opt_enc.step()\n"
+        "        opt_dec.step()\n"
+        "        nn.utils.clip_grad_norm_(dec.parameters(), 1.0)  # expect: TL403\n",
     )
     good = (
         # each optimizer's gradients clipped before it steps
@@ -189,6 +203,17 @@ class ClipAfterStep(Rule):
         "loss.backward()\n"
         "opt.step()\n"
         "clip_grad_norm_(model.parameters(), 1.0)\n",
+        # each network clipped right before its own optimizer steps
+        "from torch import nn\n"
+        "def train(enc, dec, loader, opt_enc, opt_dec):\n"
+        "    for x in loader:\n"
+        "        opt_enc.zero_grad()\n"
+        "        opt_dec.zero_grad()\n"
+        "        (dec(enc(x)) - x).pow(2).mean().backward()\n"
+        "        nn.utils.clip_grad_norm_(enc.parameters(), 1.0)\n"
+        "        opt_enc.step()\n"
+        "        nn.utils.clip_grad_norm_(dec.parameters(), 1.0)\n"
+        "        opt_dec.step()\n",
     )
 
     def finish(self) -> None:
@@ -206,14 +231,30 @@ class ClipAfterStep(Rule):
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if is_backward(node) or clears_grads(self.ctx, node):
             return frozenset()
-        if optimizer_step(self.ctx, node) is not None:
-            return frozenset({_STEPPED})
-        if _STEPPED in facts and is_clip_call(self.ctx, node) and not measures_only(self.ctx, node):
+        optimizer = optimizer_step(self.ctx, node)
+        if optimizer is not None:
+            return frozenset({_STEPPED, _STEP + self.ctx.code(optimizer), *(f for f in facts if f.startswith(_STEP))})
+        if (_STEPPED in facts and is_clip_call(self.ctx, node) and not measures_only(self.ctx, node)
+                and not self._stepped_later(node, {f[len(_STEP):] for f in facts if f.startswith(_STEP)})):
             self.report(node)
         summary = self.ctx.summaries.of_external_call(node) if type(node) is cst.Call else None
         if summary is not None:
             return self._through(facts, node, summary)  # type: ignore[arg-type]
         return facts
+
+    def _stepped_later(self, clip: cst.CSTNode, stepped: set[str]) -> bool:
+        """Another optimizer than those that stepped steps after the clip, in the same
+        iteration (`opt_enc.step()`, then the decoder's clip and `opt_dec.step()`): the
+        clip may be for it."""
+        container = next((a for a in self.ctx.ancestors(clip)
+                          if type(a) in (cst.For, cst.While, cst.FunctionDef, cst.Module)), self.ctx.module)
+        at = self.ctx.order_index(clip)
+        for node in self.ctx.subtree(container):
+            if type(node) is cst.Call and self.ctx.order_index(node) > at:
+                optimizer = optimizer_step(self.ctx, node)
+                if optimizer is not None and self.ctx.code(optimizer) not in stepped:
+                    return True
+        return False
 
     def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:
         """A function of another module, by the effects it has, in the order they are
