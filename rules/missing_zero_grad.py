@@ -11,7 +11,7 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.dataflow import constructor_argument
 from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name
 from trainlint.analysis.summarize import argument_slots
-from trainlint.analysis.training import method_call
+from trainlint.analysis.training import method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
@@ -47,6 +47,24 @@ def _same_or_inside(owner: str, model: str) -> bool:
     """`model.zero_grad()` clears `owner`'s parameters: the same model, or one inside
     it (`model` for `model.generator`), or (unsure) one holding it."""
     return owner == model or owner.startswith(model + ".") or model.startswith(owner + ".")
+
+
+_WRAPPERS = frozenset({"torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel", "torch.compile",
+                       "torch.distributed.fsdp.FullyShardedDataParallel"})
+
+
+def _module_sources(ctx: FileContext) -> dict[str, set[str]]:
+    """Each name (as written) assigned another's module itself, moved (`model.cuda()`)
+    or wrapped (`DDP(model)`): the names it is assigned from."""
+    found: dict[str, set[str]] = {}
+    for node in ctx.nodes_of(cst.Assign):
+        value = unchain_module(node.value)  # type: ignore[attr-defined]
+        if type(value) is cst.Call and ctx.call_name(value) in _WRAPPERS and value.args:
+            value = unchain_module(value.args[0].value)
+        if type(value) in (cst.Name, cst.Attribute):
+            for target in node.targets:  # type: ignore[attr-defined]
+                found.setdefault(ctx.code(target.target), set()).add(ctx.code(value))
+    return found
 
 
 class MissingZeroGrad(Rule):
@@ -391,6 +409,16 @@ class MissingZeroGrad(Rule):
         "        for x, y in loader:\n"
         "            torch.nn.functional.mse_loss(model(x), y).backward()\n"
         "            optimizer.step()  # expect: TL401\n",
+        # a deep copy's zero_grad() clears its own parameters, not the trained model's
+        "import copy\n"
+        "import torch\n"
+        "def main(model, loader):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    ema = copy.deepcopy(model)\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        opt.step()  # expect: TL401\n"
+        "        ema.zero_grad()\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -642,6 +670,23 @@ class MissingZeroGrad(Rule):
         "        optimizer = torch.optim.SGD(model.parameters(), lr=lr)\n"
         "        torch.nn.functional.mse_loss(model(data), target).backward()\n"
         "        optimizer.step()\n",
+        # the model cleared under another name: moved to the GPU, or wrapped by DDP
+        "import torch\n"
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "def main(model, loader, rank):\n"
+        "    ddp_model = DDP(model.cuda(rank), device_ids=[rank])\n"
+        "    opt = torch.optim.SGD(ddp_model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.mse_loss(ddp_model(x), y).backward()\n"
+        "        opt.step()\n"
+        "        model.zero_grad()\n"
+        "def single(model, loader):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    gpu_model = model.cuda()\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.mse_loss(gpu_model(x), y).backward()\n"
+        "        opt.step()\n"
+        "        gpu_model.zero_grad()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -815,7 +860,8 @@ class MissingZeroGrad(Rule):
             # an optimizer built on a model whose zero_grad() the loop calls is cleared;
             # one whose model is unknown may be (a model may hold every parameter)
             cleared |= {name for name, owner in owners.items()
-                        if models and (owner is None or any(_same_or_inside(owner, model) for model in models))}
+                        if models and (owner is None or any(_same_or_inside(owner, model) or self._one_module(owner, model)
+                                                            for model in models))}
             # an optimizer cleared under another name than any stepped one may be any of them
             if optimizer in cleared or not cleared <= stepped:  # type: ignore[operator]
                 continue
@@ -850,6 +896,13 @@ class MissingZeroGrad(Rule):
                  for statement in line.body if type(statement) is cst.Assign
                  for target in statement.targets}
         return {optimizer, model} <= built
+
+    def _one_module(self, first: str, second: str) -> bool:
+        """Two names of one module: one is assigned the other (`gpu_model = model.cuda()`,
+        `.to(device)`) or a wrapper of it, whose `zero_grad()` clears the same parameters
+        (`ddp_model = DDP(model)`, `torch.compile(model)`)."""
+        sources = self.ctx.shared(_module_sources)
+        return second in sources.get(first, ()) or first in sources.get(second, ())
 
     def _other_branch(self, clear: cst.CSTNode, step: cst.CSTNode, loop: cst.CSTNode,
                       steps: list[cst.CSTNode]) -> bool:
