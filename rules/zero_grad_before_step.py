@@ -244,6 +244,19 @@ class ZeroGradBeforeStep(Rule):
         "                if 'prototypes' in name:\n"
         "                    p.grad = None\n"
         "        optimizer.step()\n",
+        # only the gradients that overflowed are dropped; the step applies the rest
+        "import torch\n"
+        "def drop_nonfinite_grads(model):\n"
+        "    for param in model.parameters():\n"
+        "        if param.requires_grad and param.grad is not None:\n"
+        "            if not torch.isfinite(param.grad).all():\n"
+        "                param.grad = None\n"
+        "def train(model, loader, optimizer):\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        drop_nonfinite_grads(model)\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n",
     )
 
     def finish(self) -> None:
@@ -283,16 +296,19 @@ class ZeroGradBeforeStep(Rule):
         while the step applies the rest."""
         if method_call(node, "zero_grad") is not None:
             return False
+        tests = []
         for ancestor in self.ctx.ancestors(node):
             if type(ancestor) is cst.If:
-                loop = next((outer for outer in self.ctx.ancestors(ancestor) if type(outer) is cst.For), None)
-                if loop is None or method_call(loop.iter, "parameters", "named_parameters") is None:
+                tests.append(ancestor.test)
+            elif type(ancestor) is cst.For:
+                if not tests or method_call(ancestor.iter, "parameters", "named_parameters") is None:
                     return False
-                read = {n.value for n in iter_nodes(ancestor.test) if type(n) is cst.Name}
-                # a test of the gradient itself (`if p.grad is not None:`) picks no part
-                return bool(read & target_names(loop.target)) and not any(
-                    type(n) is cst.Attribute and n.attr.value == "grad" for n in iter_nodes(ancestor.test))
-            if type(ancestor) in (cst.For, cst.While, cst.FunctionDef):
+                names = target_names(ancestor.target)
+                # a test of whether there is a gradient (`if p.grad is not None:`) picks no part;
+                # one of its values does (`if not torch.isfinite(p.grad).all():`)
+                return any({n.value for n in iter_nodes(test) if type(n) is cst.Name} & names
+                           and not _only_presence(test) for test in tests)
+            elif type(ancestor) in (cst.While, cst.FunctionDef):
                 return False
         return False
 
@@ -420,3 +436,16 @@ def _parameters_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
 _THROUGH_HELPER = ("`{}()` clears the gradients and then steps the optimizer: the step applies zero "
                    "gradients; clear them before `backward()`")
 
+
+def _only_presence(test: cst.BaseExpression) -> bool:
+    """`p.grad is not None`, `p.requires_grad`, and those joined by `and`/`or`/`not`:
+    whether a parameter has a gradient at all, not what it holds."""
+    if type(test) is cst.BooleanOperation:
+        return _only_presence(test.left) and _only_presence(test.right)
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return _only_presence(test.expression)
+    if type(test) is cst.Comparison:
+        return (type(test.left) is cst.Attribute and test.left.attr.value == "grad"
+                and all(type(c.operator) in (cst.Is, cst.IsNot) and type(c.comparator) is cst.Name
+                        and c.comparator.value == "None" for c in test.comparisons))
+    return type(test) is cst.Attribute and test.attr.value == "requires_grad"
