@@ -211,6 +211,30 @@ class ScalerStepWithoutUpdate(Rule):
         "        opt.zero_grad()\n"
         "        scaler.scale(model(x).sum()).backward()\n"
         "        scaler.step(opt)  # expect: TL104\n",
+        # the scaler only tested for None (fp16 runs build one, others not)
+        Example(
+            "import torch\n"
+            "scaler = torch.amp.GradScaler('cuda') if use_fp16 else None\n"
+            "for x in loader:\n"
+            "    loss = model(x).mean()\n"
+            "    if scaler is not None:\n"
+            "        scaler.scale(loss).backward()\n"
+            "        scaler.step(optimizer)  # expect: TL104\n"
+            "    else:\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n",
+            fixed="import torch\n"
+            "scaler = torch.amp.GradScaler('cuda') if use_fp16 else None\n"
+            "for x in loader:\n"
+            "    loss = model(x).mean()\n"
+            "    if scaler is not None:\n"
+            "        scaler.scale(loss).backward()\n"
+            "        scaler.step(optimizer)  # expect: TL104\n"
+            "        scaler.update()\n"
+            "    else:\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n",
+        ),
     )
     good = (
         "import torch\n"
@@ -419,8 +443,22 @@ class ScalerStepWithoutUpdate(Rule):
                 continue  # the name part of `self.scaler`: judged as the whole
             if type(parent) is cst.Arg and not nested and not self._kept_by_result(parent):
                 continue  # `end_step(scaler, opt)`: does its work then (in this loop, see `_updates_in`)
+            if self._only_tested(node):
+                continue  # `if scaler is not None:`, `if self.scaler and "scaler" in state:`
             return True
         return False
+
+    def _only_tested(self, node: cst.CSTNode) -> bool:
+        """`node` is only tested: compared, negated, or the condition of an `if`, a
+        `while`, an `if` expression or an `assert` (alone or joined by `and`/`or`)."""
+        child, parent = node, self.ctx.parent(node)
+        while type(parent) is cst.BooleanOperation:
+            child, parent = parent, self.ctx.parent(parent)
+        if type(parent) in (cst.Comparison, cst.ComparisonTarget):
+            return True
+        if type(parent) is cst.UnaryOperation and type(parent.operator) is cst.Not:
+            return True
+        return type(parent) in (cst.If, cst.While, cst.IfExp, cst.Assert) and parent.test is child  # type: ignore[attr-defined]
 
     def _kept_by_result(self, arg: cst.Arg) -> bool:
         """The call given `arg` returns something kept (`hook = StepHook(scaler)`),
@@ -522,9 +560,14 @@ class ScalerStepWithoutUpdate(Rule):
         a parameter (its caller, here or in another module, may update it once per
         epoch), nor a class of the project (whose `step()` may update)."""
         values = self.ctx.receivers.assigned(binding)
-        return bool(values) and all(
-            type(value) is cst.Call and constructor_kind(self.ctx.call_name(value)) == GRAD_SCALER
-            for value in values)
+        return bool(values) and all(self._torch_scaler_or_none(value) for value in values)
+
+    def _torch_scaler_or_none(self, value: cst.BaseExpression) -> bool:
+        """`torch.amp.GradScaler(...)`, or that or None (`GradScaler() if fp16 else None`)."""
+        if type(value) is cst.IfExp:
+            return all((type(arm) is cst.Name and arm.value == "None") or self._torch_scaler_or_none(arm)
+                       for arm in (value.body, value.orelse))
+        return type(value) is cst.Call and constructor_kind(self.ctx.call_name(value)) == GRAD_SCALER
 
     def _fix(self, step: cst.Call, scaler: cst.BaseExpression) -> Fix | None:
         statement = statement_of(self.ctx, step)
