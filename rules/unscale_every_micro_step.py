@@ -1,5 +1,6 @@
 import libcst as cst
 
+from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.training import code_bodies, method_call
@@ -54,8 +55,10 @@ class UnscaleEveryMicroStep(Rule):
     condition is a change of structure the author should make.
 
     ## Limitations
-    The `update()` must be in the same loop as the `unscale_`; a loop with
-    no `update()` at all is TL104's finding. A path on which the optimizer
+    The `update()` must be in a loop around the `unscale_` (the same one, or
+    the step loop around a loop of micro-steps); a loop with no `update()` at
+    all is TL104's finding. An `unscale_` of a loop over the optimizers
+    (`for opt in optimizers: scaler.unscale_(opt)`) unscales each once. A path on which the optimizer
     steps without the scaler (`opt.step()`, a backend's
     `xm.optimizer_step(opt)` in another branch) is not a micro-step and
     does not count. Unscaling inside a helper
@@ -118,6 +121,19 @@ class UnscaleEveryMicroStep(Rule):
         "        scaler.step(opt_enc)\n"
         "        scaler.step(opt_dec)\n"
         "        scaler.update()\n",
+        # a loop of micro-steps inside the step loop (nanoGPT's layout), unscaling in each
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for step in range(max_steps):\n"
+        "    for micro_step in range(accum_steps):\n"
+        "        with torch.autocast('cuda', dtype=torch.float16):\n"
+        "            loss = model(next(batches)) / accum_steps\n"
+        "        scaler.scale(loss).backward()\n"
+        "        scaler.unscale_(optimizer)  # expect: TL108\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n"
+        "    optimizer.zero_grad(set_to_none=True)\n",
     )
     good = (
         # unscale and clip only on the micro-step that steps
@@ -209,6 +225,19 @@ class UnscaleEveryMicroStep(Rule):
         "    scaler.unscale_(opt)\n"
         "    if i % 4 == 0:\n"
         "        scaler.update()\n",
+        # each optimizer unscaled once per step, in a loop over them
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for step in range(max_steps):\n"
+        "    for micro_step in range(accum_steps):\n"
+        "        scaler.scale(model(next(batches)) / accum_steps).backward()\n"
+        "    for opt in optimizers:\n"
+        "        scaler.unscale_(opt)\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    for opt in optimizers:\n"
+        "        scaler.step(opt)\n"
+        "        opt.zero_grad()\n"
+        "    scaler.update()\n",
     )
 
     def finish(self) -> None:
@@ -241,18 +270,24 @@ class UnscaleEveryMicroStep(Rule):
         return facts | {unscaled}
 
     def _updated_in_same_loop(self, unscale: cst.Call) -> bool:
-        """The innermost loop around the unscale also calls `update()` on the
-        same scaler (conditionally, or the unscale would not repeat)."""
+        """A loop around the unscale also calls `update()` on the same scaler: the
+        innermost (conditionally, or the unscale would not repeat), or one around a
+        loop of micro-steps (`for micro in range(accum): ...; scaler.unscale_(opt)`,
+        then the step and update once per outer iteration). A loop over the
+        optimizers unscaled (`for opt in optimizers: scaler.unscale_(opt)`) unscales
+        each once."""
         receivers = self.ctx.receivers
         binding: Binding | None = receivers.binding(unscale.func.value)  # type: ignore[attr-defined]
+        unscaled = {n.value for n in iter_nodes(unscale.args[0].value) if type(n) is cst.Name} if unscale.args else set()
         for ancestor in self.ctx.ancestors(unscale):
             if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
                 return False
             if type(ancestor) in (cst.For, cst.While):
-                return any(
-                    (target := method_call(node, "update")) is not None and receivers.binding(target) == binding
-                    for node in iter_nodes(ancestor.body)
-                )
+                if type(ancestor) is cst.For and unscaled & target_names(ancestor.target):
+                    return False
+                if any((target := method_call(node, "update")) is not None and receivers.binding(target) == binding
+                       for node in iter_nodes(ancestor.body)):
+                    return True
         return False
 
 
