@@ -7,7 +7,9 @@ from trainlint.analysis.loops import is_backward
 from trainlint.analysis.precision import handed_arguments, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.scopes import dotted_name
-from trainlint.analysis.training import code_bodies, is_clip_call, method_call, scaled_backward_scaler, statement_of
+from trainlint.analysis.training import (
+    code_bodies, is_clip_call, method_call, own_attribute, scaled_backward_scaler, statement_of,
+)
 from trainlint.analysis.summarize import argument_slots
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
@@ -307,6 +309,40 @@ class ClipBeforeUnscale(Rule):
             "        scaler.update()\n"
             "        bar.update()\n",
         ),
+        # the trainer's own method scales the backward pass
+        Example(
+            "import torch\n"
+            "class Trainer:\n"
+            "    def __init__(self, model):\n"
+            "        self.model = model\n"
+            "        self.optimizer = torch.optim.AdamW(model.parameters())\n"
+            "        self.scaler = torch.amp.GradScaler('cuda')\n"
+            "    def backward(self, loss):\n"
+            "        self.scaler.scale(loss).backward()\n"
+            "    def train_epoch(self, loader):\n"
+            "        for x in loader:\n"
+            "            self.optimizer.zero_grad()\n"
+            "            self.backward(self.model(x).mean())\n"
+            "            torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n"
+            "            self.scaler.step(self.optimizer)\n"
+            "            self.scaler.update()\n",
+            fixed="import torch\n"
+            "class Trainer:\n"
+            "    def __init__(self, model):\n"
+            "        self.model = model\n"
+            "        self.optimizer = torch.optim.AdamW(model.parameters())\n"
+            "        self.scaler = torch.amp.GradScaler('cuda')\n"
+            "    def backward(self, loss):\n"
+            "        self.scaler.scale(loss).backward()\n"
+            "    def train_epoch(self, loader):\n"
+            "        for x in loader:\n"
+            "            self.optimizer.zero_grad()\n"
+            "            self.backward(self.model(x).mean())\n"
+            "            self.scaler.unscale_(self.optimizer)\n"
+            "            torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n"
+            "            self.scaler.step(self.optimizer)\n"
+            "            self.scaler.update()\n",
+        ),
     )
     good = (
         # the helper unscales before it clips
@@ -444,9 +480,18 @@ class ClipBeforeUnscale(Rule):
             return []
         # what the helper scales a backward pass with is a GradScaler, unless this file
         # knows it is something else
-        return [arg.value for slot, arg in argument_slots(node)  # type: ignore[arg-type]
-                if summary.slot(slot) in summary.scales_backward
-                and self.ctx.receivers.kind(arg.value) in (None, GRAD_SCALER)]
+        found = [arg.value for slot, arg in argument_slots(node)  # type: ignore[arg-type]
+                 if summary.slot(slot) in summary.scales_backward
+                 and self.ctx.receivers.kind(arg.value) in (None, GRAD_SCALER)]
+        func = node.func  # type: ignore[attr-defined]
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
+            # a method of the same instance: `self.backward(loss)` scaling with `self.scaler`
+            for attribute in sorted(a for a in summary.scales_backward if a.startswith("self.")):
+                own = own_attribute(self.ctx, node, attribute)
+                if own is not None and self.ctx.receivers.kind(own) in (None, GRAD_SCALER):
+                    found.append(own)
+        return found
+
 
     def _helper_clips(self, node: cst.CSTNode) -> bool:
         """A call of a function of the project that clips gradients before

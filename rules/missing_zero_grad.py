@@ -11,8 +11,7 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.dataflow import constructor_argument
 from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name
 from trainlint.analysis.summarize import argument_slots
-from trainlint.analysis.training import method_call, unchain_module
-from trainlint.analysis.walk import iter_nodes
+from trainlint.analysis.training import method_call, own_attribute, unchain_module
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, LOOP, MAY_ZERO_GRAD, STEP, ZERO_GRAD, Summary
@@ -721,21 +720,13 @@ class MissingZeroGrad(Rule):
         own = sorted(a for a in summary.steps if a.startswith("self."))
         if type(receiver) is cst.Name and receiver.value == "self":
             for attribute in own:
-                node = self._own_attribute(call, attribute)
+                node = own_attribute(self.ctx, call, attribute)
                 if attribute in summary.known_steps or (node is not None and is_optimizer(self.ctx, node)):
                     found.append(node if node is not None else attribute)
         elif type(receiver) in (cst.Name, cst.Attribute):
             # `trainer.training_step(batch)`: its class built `self.optimizer` as one
             found.extend(self.ctx.code(receiver) + a[len("self"):] for a in own if a in summary.known_steps)
         return found
-
-    def _own_attribute(self, at: cst.CSTNode, attribute: str) -> cst.BaseExpression | None:
-        """An occurrence of `self.<attribute>` in the class whose method holds `at`."""
-        cls = next((a for a in self.ctx.ancestors(at) if type(a) is cst.ClassDef), None)
-        if cls is None:
-            return None
-        return next((node for node in iter_nodes(cls)
-                     if type(node) is cst.Attribute and dotted_name(node) == attribute), None)
 
     def _parameters_owner(self, optimizer: cst.BaseExpression, depth: int = 0) -> str | None:
         """The model an optimizer of the file was built on (`netG` of

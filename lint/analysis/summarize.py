@@ -560,9 +560,10 @@ class _Summarizer:
             self._stepped(call, sets["steps"], sets["known_steps"])
         elif effect == BACKWARD:
             scaler = scaled_backward_scaler(call)
-            owner = self._param(scaler) if scaler is not None else None
+            owner = (self._param(scaler) or self._own_attribute(scaler)) if scaler is not None else None
             if owner is not None:
-                sets["scales_backward"].add(owner)  # `backward(scaler, loss)` of a helper
+                # `backward(scaler, loss)` of a helper, a trainer's `self.scaler.scale(loss).backward()`
+                sets["scales_backward"].add(owner)
         mode = mode_switch(self.ctx, call)
         if mode is not None:
             # `train(flag)` restores a mode saved before (`model.train(was_training)`)

@@ -8,6 +8,7 @@ from typing import Iterator
 
 import libcst as cst
 
+from trainlint.analysis.scopes import dotted_name
 from trainlint.context import FileContext
 
 CLIP_FUNCTIONS = frozenset(
@@ -144,3 +145,12 @@ def loop_guards(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.For | cst.Whil
         child = ancestor
     return None
 
+
+def own_attribute(ctx: FileContext, at: cst.CSTNode, attribute: str) -> cst.BaseExpression | None:
+    """An occurrence of `attribute` (`self.scaler`) in the class whose method holds `at`:
+    a node the receivers can say what it holds of."""
+    cls = next((a for a in ctx.ancestors(at) if type(a) is cst.ClassDef), None)
+    if cls is None:
+        return None
+    return next((node for node in ctx.subtree(cls)
+                 if type(node) is cst.Attribute and dotted_name(node) == attribute), None)  # type: ignore[return-value]
