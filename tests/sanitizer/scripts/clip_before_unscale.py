@@ -1,7 +1,8 @@
 """fp16 autocast on CPU with a GradScaler, gradients clipped while still scaled
 (before `scaler.unscale_`), and a layer whose squared activations overflow fp16,
 so the scaler skips every step. Expected: lint finds TL101 at the clip, and the
-scale_collapse event names that finding in `related`."""
+scale_collapse event, and the run's own clip_before_unscale, name that finding in
+`related`."""
 import torch
 from torch import nn
 
