@@ -18,7 +18,7 @@ from trainlint.summaries import CLIP, STEP, UNSCALE
 
 _IN_HELPER = (
     "`{}()` clips gradients that are still multiplied by the loss scale: "
-    "call `scaler.unscale_(optimizer)` before it"
+    "call `{}` before it"
 )
 
 
@@ -442,18 +442,22 @@ class ClipBeforeUnscale(Rule):
                 fixed |= places
                 self.report(clip, self._message(scalers), fix=self._fix(clip, scalers) if first else None)
             else:
-                self.report(clip, _IN_HELPER.format(self.ctx.code(clip.func)))
+                self.report(clip, _IN_HELPER.format(self.ctx.code(clip.func), self._unscale_call(scalers)))
 
     def _message(self, scalers: set[Binding]) -> str:
         """The message, naming the scaler and the optimizer as the code does
         (`fp16_scaler.unscale_(opt)`) when each is one."""
+        return ("gradients are clipped while still multiplied by the loss scale: call "
+                f"`{self._unscale_call(scalers)}` before clipping")
+
+    def _unscale_call(self, scalers: set[Binding]) -> str:
+        """`fp16_scaler.unscale_(opt)` as the code names them, when it names one each."""
         if len(scalers) != 1:
-            return self.message
+            return "scaler.unscale_(optimizer)"
         (scaler,) = scalers
         optimizers = self._step_targets.get(scaler, set())
         optimizer = next(iter(optimizers)) if len(optimizers) == 1 else "optimizer"
-        return (f"gradients are clipped while still multiplied by the loss scale: call "
-                f"`{scaler.name}.unscale_({optimizer})` before clipping")
+        return f"{scaler.name}.unscale_({optimizer})"
 
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to."""

@@ -84,3 +84,18 @@ def test_the_clip_message_names_the_scaler_and_optimizer_as_written() -> None:
     assert _messages(source, "TL101") == [(6, (
         "gradients are clipped while still multiplied by the loss scale: call `fp16_scaler.unscale_(opt)` "
         "before clipping"))]
+
+
+def test_a_clipping_helper_is_told_the_scaler_and_optimizer_as_written() -> None:
+    source = ("import torch\n"
+              "scaler = torch.amp.GradScaler('cuda')\n"
+              "def clip(m):\n"
+              "    torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)\n"
+              "for x in loader:\n"
+              "    opt.zero_grad()\n"
+              "    scaler.scale(model(x).mean()).backward()\n"
+              "    clip(model)\n"
+              "    scaler.step(opt)\n"
+              "    scaler.update()\n")
+    assert _messages(source, "TL101") == [(8, "`clip()` clips gradients that are still multiplied by the loss "
+                                              "scale: call `scaler.unscale_(opt)` before it")]
