@@ -165,6 +165,19 @@ class Fp16WithoutGradScaler(Rule):
         "        loss = (self.output - self.gt).abs().mean()\n"
         "        loss.backward()  # expect: TL103\n"
         "        self.optimizer.step()\n",
+        # the autocast context kept on the instance
+        "import torch\n"
+        "class Runner:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.ctx = torch.autocast(device_type='cuda', dtype=torch.float16)\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            with self.ctx:\n"
+        "                loss = self.model(x).mean()\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()  # expect: TL103\n"
+        "            self.opt.step()\n",
     )
     good = (
         # the name is assigned again in float32 before this backward

@@ -158,11 +158,18 @@ def autocast_precision(ctx: FileContext, call: cst.Call) -> Precision:
 
 def autocast_of_with_item(ctx: FileContext, item: cst.BaseExpression) -> cst.Call | None:
     """The autocast call a `with` item enters: the call itself, or a name
-    bound exactly once in its scope to an autocast call (`amp_ctx = torch.autocast(...)`)."""
+    bound exactly once in its scope to an autocast call (`amp_ctx = torch.autocast(...)`),
+    or an attribute of the instance assigned one once (`self.ctx = torch.autocast(...)`
+    in `__init__`)."""
     if is_autocast(ctx, item):
         return item  # type: ignore[return-value]
-    if type(item) is cst.Name:
-        value = single_assignment(ctx, item)
+    if type(item) in (cst.Name, cst.Attribute):
+        if type(item) is cst.Name:
+            value = single_assignment(ctx, item)
+        else:
+            binding = ctx.receivers.binding(item)
+            values = ctx.receivers.assigned(binding) if binding is not None else []
+            value = values[0] if len(values) == 1 else None
         if type(value) is cst.IfExp:
             # `autocast(...) if device_type == "cuda" else nullcontext()`: the
             # other branch does not autocast at all
