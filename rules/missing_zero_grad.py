@@ -8,10 +8,11 @@ from trainlint.analysis.loops import (
     optimizer_step,
     reachable_nodes,
 )
-from trainlint.analysis.dataflow import constructor_argument
+from trainlint.analysis.dataflow import constructor_argument, target_names
 from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import method_call, own_attribute, unchain_module
+from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, LOOP, MAY_ZERO_GRAD, STEP, ZERO_GRAD, Summary
@@ -686,6 +687,15 @@ class MissingZeroGrad(Rule):
         "        torch.nn.functional.mse_loss(gpu_model(x), y).backward()\n"
         "        opt.step()\n"
         "        gpu_model.zero_grad()\n",
+        # each configuration tested on a fresh model, its optimizer wrapped and prepared
+        "import torch\n"
+        "def test_configs(strategy, configs, data):\n"
+        "    for config in configs:\n"
+        "        model = ToyModel()\n"
+        "        optim = OptimWrapper(torch.optim.SGD(model.parameters(), lr=0.1))\n"
+        "        model, optim = strategy.prepare(model, optim, config)\n"
+        "        model(data).sum().backward()\n"
+        "        optim.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -880,13 +890,23 @@ class MissingZeroGrad(Rule):
     def _built_each_iteration(self, loop: cst.CSTNode, optimizer: str, model: str | None) -> bool:
         """Each iteration builds the model and its optimizer anew (a sweep over learning
         rates, one test per configuration): its parameters have no gradient to keep."""
-        if model is None or type(loop) not in (cst.For, cst.While):
+        if type(loop) not in (cst.For, cst.While):
             return False
-        built = {self.ctx.code(target.target) for line in loop.body.body  # type: ignore[attr-defined]
-                 if type(line) is cst.SimpleStatementLine
-                 for statement in line.body if type(statement) is cst.Assign
-                 for target in statement.targets}
-        return {optimizer, model} <= built
+        assigns = [statement for line in loop.body.body  # type: ignore[attr-defined]
+                   if type(line) is cst.SimpleStatementLine
+                   for statement in line.body if type(statement) is cst.Assign]
+        built = {name for statement in assigns for target in statement.targets
+                 for name in (target_names(target.target) | {self.ctx.code(target.target)})}
+        if optimizer not in built:
+            return False
+        if model is not None:
+            return model in built
+        # built on what the iteration builds: `OptimWrapper(SGD(model.parameters()))`
+        owners = [method_call(node, "parameters", "named_parameters") for statement in assigns
+                  if optimizer in {self.ctx.code(t.target) for t in statement.targets}
+                  for node in iter_nodes(statement.value)]
+        roots = [dotted_name(owner) for owner in owners if owner is not None]
+        return bool(roots) and all(root is not None and root.split(".")[0] in built for root in roots)
 
     def _one_module(self, first: str, second: str) -> bool:
         """Two names of one module: one is assigned the other (`gpu_model = model.cuda()`,
