@@ -424,6 +424,26 @@ class ClipBeforeUnscale(Rule):
         "            torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n"
         "            self.scaler.step(self.optimizer)\n"
         "            self.scaler.update()\n",
+        # the trainer's method scales only under AMP, and the loop unscales then
+        "import torch\n"
+        "class Trainer:\n"
+        "    def training_step(self, model, x):\n"
+        "        loss = model(x).mean()\n"
+        "        if self.use_amp:\n"
+        "            self.scaler.scale(loss).backward()\n"
+        "        else:\n"
+        "            loss.backward()\n"
+        "    def train(self, model, loader):\n"
+        "        for x in loader:\n"
+        "            self.training_step(model, x)\n"
+        "            if self.use_amp:\n"
+        "                self.scaler.unscale_(self.optimizer)\n"
+        "            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "            if self.use_amp:\n"
+        "                self.scaler.step(self.optimizer)\n"
+        "                self.scaler.update()\n"
+        "            else:\n"
+        "                self.optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -489,12 +509,23 @@ class ClipBeforeUnscale(Rule):
                  and self.ctx.receivers.kind(arg.value) in (None, GRAD_SCALER)]
         func = node.func  # type: ignore[attr-defined]
         if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
-            # a method of the same instance: `self.backward(loss)` scaling with `self.scaler`
+            # a method of the same instance: `self.backward(loss)` scaling with `self.scaler`;
+            # the method may scale only on some runs (`if self.use_amp:`): where the caller
+            # unscales that scaler on some path, it handles those runs itself
             for attribute in sorted(a for a in summary.scales_backward if a.startswith("self.")):
                 own = own_attribute(self.ctx, node, attribute)
-                if own is not None and self.ctx.receivers.kind(own) in (None, GRAD_SCALER):
+                if (own is not None and self.ctx.receivers.kind(own) in (None, GRAD_SCALER)
+                        and not self._unscales_in_function(node, own)):
                     found.append(own)
         return found
+
+    def _unscales_in_function(self, at: cst.CSTNode, scaler: cst.BaseExpression) -> bool:
+        """The function holding `at` calls `unscale_` on `scaler`, on any path."""
+        function = self.ctx.enclosing_function(at)
+        binding = self.ctx.receivers.binding(scaler)
+        return function is not None and binding is not None and any(
+            (target := method_call(node, "unscale_")) is not None and self.ctx.receivers.binding(target) == binding
+            for node in self.ctx.subtree(function))
 
 
     def _helper_clips(self, node: cst.CSTNode) -> bool:
