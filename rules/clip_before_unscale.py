@@ -13,7 +13,7 @@ from trainlint.analysis.training import (
 from trainlint.analysis.summarize import argument_slots
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
-from trainlint.summaries import CLIP, STEP, UNSCALE
+from trainlint.summaries import BACKWARD, CLIP, STEP, UNSCALE
 
 
 _IN_HELPER = (
@@ -607,7 +607,8 @@ class ClipBeforeUnscale(Rule):
                     if self._calls(body[end], scaler, "step", optimizer):
                         if any(_binds(self.ctx, part, optimizer) for part in body[start + 1:end]):
                             return False  # `opt = make_optimizer(model)` after the clip: another object
-                        if any(is_backward(node) for part in body[start + 1:end] for node in self.ctx.subtree(part)):
+                        if any(self._may_back_propagate(node) for part in body[start + 1:end]
+                               for node in self.ctx.subtree(part)):
                             return False  # a later backward's gradients would reach the step still scaled
                         stepped = True
                     elif stepped and self._calls(body[end], scaler, "update", None):
@@ -617,6 +618,17 @@ class ClipBeforeUnscale(Rule):
                 return False  # the step must follow within the same iteration or call
             child = ancestor
         return False
+
+    def _may_back_propagate(self, node: cst.CSTNode) -> bool:
+        """`node` runs a backward pass: itself, a `backward(...)` method of anything
+        (`accelerator.backward(loss)`, `self.backward(loss)`), or a function of the
+        project that does."""
+        if type(node) is not cst.Call:
+            return False
+        if is_backward(node) or method_call(node, "backward") is not None:
+            return True
+        summary = self.ctx.summaries.of_call(node)  # type: ignore[arg-type]
+        return summary is not None and summary.does(BACKWARD)
 
     def _calls(self, statement: cst.CSTNode, scaler: Binding, method: str, optimizer: str | None) -> bool:
         """`statement` is a line that calls `S.method(optimizer)` on the scaler."""

@@ -55,6 +55,17 @@ REFUSED = [
                       "        scaler.scale(aux_loss).backward()\n"
                       "        scaler.step(opt)\n"
                       "        scaler.update()\n"),
+    # ... or through a helper of the file, or a `backward` method of anything
+    ("TL101", "def aux_backward(model, x, scaler):\n"
+              "    scaler.scale(model(x).mean()).backward()\n"
+              + _LOOP + "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+                        "        aux_backward(model, x, scaler)\n"
+                        "        scaler.step(opt)\n"
+                        "        scaler.update()\n"),
+    ("TL101", _LOOP + "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+                      "        accelerator.backward(aux_loss)\n"
+                      "        scaler.step(opt)\n"
+                      "        scaler.update()\n"),
     # a generator left at its `yield` between the clip and the step: unscaled, never updated
     ("TL101", _LOOP + "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
                       "        yield loss.item()\n"
