@@ -232,17 +232,17 @@ def _reporting_exit(session: Sanitizer, exit_now: Callable[[int], Any]) -> Calla
     DataLoader worker, a multiprocessing.Process) exits untouched."""
     owner = os.getpid()
 
-    def _exit(code: int) -> Any:
-        if os.getpid() == owner:
-            frame = sys._getframe(1)
-            session.record_os_exit(code, frame)
-            _close(session, code if isinstance(code, int) else 1)
+    def _exit(*args: Any, **kwargs: Any) -> Any:
+        code = args[0] if len(args) == 1 and not kwargs else kwargs.get("status") if list(kwargs) == ["status"] and not args else None
+        if os.getpid() == owner and type(code) is int:  # anything else, `os._exit` refuses its own way
+            session.record_os_exit(code, sys._getframe(1))
+            _close(session, code)
             try:
                 session.print_summary()
             except Exception:  # the report is what matters; exiting is next
                 pass
             sys.stderr.flush()
-        return exit_now(code)
+        return exit_now(*args, **kwargs)
     return _exit
 
 

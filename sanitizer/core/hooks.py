@@ -133,6 +133,9 @@ def _remove_filter(entry: Any) -> None:
         getattr(warnings, "_filters_mutated", lambda: None)()  # let cached verdicts expire
 
 
+_WARN_PARAMETERS = ("message", "category", "stacklevel", "source")
+
+
 def _warning_sites(original: Callable[..., Any]) -> Callable[..., Any]:
     """`warnings.warn` with its `stacklevel` counted past the sanitizer's frames: a
     warning torch raises inside a patched call (a scheduler stepped first, a loss
@@ -140,18 +143,27 @@ def _warning_sites(original: Callable[..., Any]) -> Callable[..., Any]:
     by the script's module, as in a plain run."""
 
     @functools.wraps(original)
-    def warn(message: Any, category: Any = None, stacklevel: int = 1, source: Any = None, **kwargs: Any) -> Any:
+    def warn(*args: Any, **kwargs: Any) -> Any:
+        given = dict(zip(_WARN_PARAMETERS, args))
+        accepted = _WARN_PARAMETERS + (("skip_file_prefixes",) if sys.version_info >= (3, 12) else ())
+        if is_dynamo_compiling() or len(args) > len(_WARN_PARAMETERS) or any(
+                key in given or key not in accepted for key in kwargs):
+            # traced by torch.compile, where the call is left to run eagerly (with the
+            # frames counted here), or arguments that `warnings.warn` rejects its own way
+            return original(*args, **kwargs)
+        given.update(kwargs)
+        if "message" not in given:
+            return original(*args, **kwargs)
+        message, category = given["message"], given.get("category")
+        stacklevel, source = given.get("stacklevel", 1), given.get("source")
+        skipped = given.get("skip_file_prefixes", ())
         if isinstance(message, Warning):
             category = message.__class__
         elif category is None:
             category = UserWarning
-        skipped = kwargs.get("skip_file_prefixes", ())
-        if (is_dynamo_compiling() or not isinstance(stacklevel, int) or set(kwargs) - {"skip_file_prefixes"}
-                or not isinstance(skipped, tuple)
+        if (not isinstance(stacklevel, int) or not isinstance(skipped, tuple)
                 or not (isinstance(category, type) and issubclass(category, Warning))):
-            # traced by torch.compile, where the call is left to run eagerly (with the
-            # frames counted here), or arguments that `warnings.warn` rejects its own way
-            return original(message, category, stacklevel, source, **kwargs)
+            return original(*args, **kwargs)
         if skipped:
             stacklevel = max(2, stacklevel)
         frame = locations.warning_frame(sys._getframe(1), stacklevel, skipped)

@@ -117,6 +117,8 @@ def warning_frame(frame: FrameType, stacklevel: int, skipped: tuple[str, ...] = 
     # the files the call asks to skip are not counted, unless the call comes from them
     external = not _is_import_machinery(found)
     for _ in range(stacklevel - 1):
+        if found.f_code.co_name == "<module>" and found.f_globals.get("__name__") == "__main__":
+            return None  # the script's top level: nothing called it in a plain run
         found = found.f_back
         while found is not None and (_is_own(found) or external and (
                 _is_import_machinery(found) or found.f_code.co_filename.startswith(skipped))):

@@ -19,7 +19,7 @@ PRELAUNCH += [("exit_raise.py",), ("exit_status.py", "4"), ("interrupted.py",), 
               ("never_steps.py",), ("where_am_i.py", "--lr", "3"), ("plain", "where_am_i.py", "--lr", "3"),
               ("workers.py", "spawn"), ("plain", "workers.py", "spawn"), ("workers.py", "fork"),
               ("deterministic.py",), ("plain", "deterministic.py"), ("plain", "exit_raise.py"),
-              ("os_exit.py", "0"), ("os_exit.py", "5"), ("plain", "os_exit.py", "5")]
+              ("os_exit.py", "0"), ("os_exit.py", "5"), ("plain", "os_exit.py", "5"), ("os_exit.py", "0", "keyword")]
 
 
 def test_exception_keeps_status_and_traceback(script_runs: ScriptRuns) -> None:
@@ -47,11 +47,11 @@ def test_sys_exit_status_is_kept(script_runs: ScriptRuns) -> None:
     assert run.returncode == 4 and run.report["exit_code"] == 4 and run.report["steps"] == 1
 
 
-@pytest.mark.parametrize("status", ["0", "5"])
-def test_os_exit_writes_the_report_first(script_runs: ScriptRuns, status: str) -> None:
+@pytest.mark.parametrize(("status", "form"), [("0", ()), ("5", ()), ("0", ("keyword",))])
+def test_os_exit_writes_the_report_first(script_runs: ScriptRuns, status: str, form: tuple[str, ...]) -> None:
     """`os._exit` ends the process at once: the report is written before it, and the
     workers (forked children, which end with `os._exit` too) write none."""
-    run = script_runs.get("os_exit.py", status)
+    run = script_runs.get("os_exit.py", status, *form)
     assert run.returncode == int(status) and run.report["exit_code"] == int(status), run.stderr
     assert run.report["steps"] == 4
     expected = ({"how": "returned", "detail": None, "where": None} if status == "0" else

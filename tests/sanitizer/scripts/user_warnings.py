@@ -60,3 +60,4 @@ for step in range(6):
     loss.backward()
     optimizer.step()
     print(f"step {step} loss {loss.item():.8f}")
+warnings.warn("the run is over", stacklevel=2)  # at the top level: nothing called it
