@@ -52,7 +52,7 @@ def test_warnings_read_as_the_plain_ones(script_runs: ScriptRuns, way: str) -> N
         assert sorted(set(own)) == sorted(set(plain.stderr.splitlines()))
     else:
         assert own == plain.stderr.splitlines()
-    assert ("Warning" in plain.stderr) == (way != "module")
+    assert ("lr_scheduler.step()" in plain.stderr) == (way != "module")
 
 
 def test_show_into_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
