@@ -50,8 +50,8 @@ class ClipAfterStep(Rule):
     A clip with an infinite threshold (`max_norm=float("inf")`) only measures
     the norm and is not flagged. Steps through an optimizer that cannot be
     resolved are not followed. A clip that another optimizer's step follows in
-    the same iteration (not one of those that stepped before it) is not
-    flagged: it may be meant for that optimizer (an encoder and a decoder, each
+    the same iteration, with no backward pass or clear in between (not one
+    of those that stepped before it), is not flagged: it may be meant for that optimizer (an encoder and a decoder, each
     clipped before its own step), even where it clips the other's parameters. Functions of the file are followed into their
     bodies; a function of another module of the project is read by what it
     does, in order (`clip_gradients(model)` of `utils.py` called after
@@ -136,6 +136,17 @@ class ClipAfterStep(Rule):
         "        opt_enc.step()\n"
         "        opt_dec.step()\n"
         "        nn.utils.clip_grad_norm_(dec.parameters(), 1.0)  # expect: TL403\n",
+        # a GAN: the discriminator clipped after its step, before the generator's own pass
+        "from torch.nn.utils import clip_grad_norm_\n"
+        "def train(D, G, loader, opt_d, opt_g):\n"
+        "    for x in loader:\n"
+        "        opt_d.zero_grad()\n"
+        "        D(x).mean().backward()\n"
+        "        opt_d.step()\n"
+        "        clip_grad_norm_(D.parameters(), 1.0)  # expect: TL403\n"
+        "        opt_g.zero_grad()\n"
+        "        D(G(x)).mean().backward()\n"
+        "        opt_g.step()\n",
     )
     good = (
         # each optimizer's gradients clipped before it steps
@@ -244,16 +255,19 @@ class ClipAfterStep(Rule):
 
     def _stepped_later(self, clip: cst.CSTNode, stepped: set[str]) -> bool:
         """Another optimizer than those that stepped steps after the clip, in the same
-        iteration (`opt_enc.step()`, then the decoder's clip and `opt_dec.step()`): the
-        clip may be for it."""
+        iteration and with no backward pass or clear in between (`opt_enc.step()`, then
+        the decoder's clip and `opt_dec.step()`): the clip may be for it."""
         container = next((a for a in self.ctx.ancestors(clip)
                           if type(a) in (cst.For, cst.While, cst.FunctionDef, cst.Module)), self.ctx.module)
         at = self.ctx.order_index(clip)
-        for node in self.ctx.subtree(container):
-            if type(node) is cst.Call and self.ctx.order_index(node) > at:
-                optimizer = optimizer_step(self.ctx, node)
-                if optimizer is not None and self.ctx.code(optimizer) not in stepped:
-                    return True
+        later = sorted((node for node in self.ctx.subtree(container)
+                        if type(node) is cst.Call and self.ctx.order_index(node) > at), key=self.ctx.order_index)
+        for node in later:
+            if is_backward(node) or clears_grads(self.ctx, node):
+                return False  # new gradients: whatever steps next does not see the clipped ones
+            optimizer = optimizer_step(self.ctx, node)
+            if optimizer is not None and self.ctx.code(optimizer) not in stepped:
+                return True
         return False
 
     def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:
