@@ -2,6 +2,7 @@ import libcst as cst
 
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts, Flow
+from trainlint.analysis.loops import is_backward
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.training import code_bodies, method_call
 from trainlint.analysis.walk import iter_nodes
@@ -238,6 +239,17 @@ class UnscaleEveryMicroStep(Rule):
         "        scaler.step(opt)\n"
         "        opt.zero_grad()\n"
         "    scaler.update()\n",
+        # the optimizers unscaled by index: a loop with no backward pass is no micro-step
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "for x in loader:\n"
+        "    scaler.scale(model(x).mean()).backward()\n"
+        "    for i in range(len(optimizers)):\n"
+        "        opt = optimizers[i]\n"
+        "        scaler.unscale_(opt)\n"
+        "        scaler.step(opt)\n"
+        "        opt.zero_grad()\n"
+        "    scaler.update()\n",
     )
 
     def finish(self) -> None:
@@ -288,6 +300,8 @@ class UnscaleEveryMicroStep(Rule):
                 if any((target := method_call(node, "update")) is not None and receivers.binding(target) == binding
                        for node in iter_nodes(ancestor.body)):
                     return True
+                if not any(is_backward(node) for node in iter_nodes(ancestor.body)):
+                    return False  # no micro-steps: a loop over optimizers by index, parameter groups
         return False
 
 
