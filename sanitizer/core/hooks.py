@@ -60,7 +60,8 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
                                                      functools.partial(session.on_loss_value, name)))
     _install_distribution_patches(session, stack)
     for name in ("clip_grad_norm_", "clip_grad_value_"):
-        observe = _observing_call(session, name, lambda parameters, clip=name: session.on_clip(clip))
+        observe = _result_observer(session, name, lambda args, kwargs, result, clip=name: session.on_clip(
+            clip, args[1] if len(args) > 1 else kwargs.get("max_norm", kwargs.get("clip_value"))))
         for owner in (torch.nn.utils, torch.nn.utils.clip_grad):
             if hasattr(owner, name):
                 _patch(stack, owner, name, observe)

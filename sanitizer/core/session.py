@@ -529,11 +529,14 @@ class Sanitizer:
         self._data_wait += seconds
 
     # -------------------------------------------------------------- steps
-    def on_clip(self, clip: str) -> None:
-        """`clip` (`clip_grad_norm_`) is about to run: on scaled gradients, if a scaler
-        scaled a loss since its last step and has unscaled nothing since its update."""
+    def on_clip(self, clip: str, threshold: Any) -> None:
+        """`clip` (`clip_grad_norm_`) ran: on scaled gradients, if a scaler scaled a loss
+        since its last step and has unscaled nothing since its update. An infinite
+        threshold only measures the norm."""
         scaler = self._scaler() if self._scaler is not None and self._scaled_since_step else None
         if scaler is None or not self._clip_listeners or not scaler.is_enabled():
+            return
+        if isinstance(threshold, (int, float)) and math.isinf(threshold):
             return
         for detector in self._clip_listeners:
             detector.on_clip(clip, scaler, self.sink)

@@ -3,6 +3,7 @@
     healthy   unscale_, then clip, then step (the documented order)
     bug       clip while the loss scale still multiplies the gradients
     late      clip after the step and update (another mistake, not this one)
+    measure   the norm measured with an infinite threshold before unscale_ (clips nothing)
 """
 import sys
 
@@ -21,7 +22,9 @@ for step in range(12):
         loss = F.cross_entropy(model(x), y)
     optimizer.zero_grad()
     scaler.scale(loss).backward()
-    if WHERE == "healthy":
+    if WHERE == "measure":
+        torch.nn.utils.clip_grad_norm_(model.parameters(), float("inf"))
+    if WHERE in ("healthy", "measure"):
         scaler.unscale_(optimizer)
     if WHERE != "late":
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
