@@ -133,6 +133,7 @@ class Sanitizer:
         self._backward_seen = False
         self._backward_since_close = False
         self._stepping: weakref.ref[Any] | None = None  # the optimizer whose step() runs now
+        self._nested_steps = 0  # step() calls running inside it (a wrapper's inner optimizer's)
         self._backwards_since_step = 0  # backward passes since an optimizer last stepped
         self._most_backwards_per_step = 0  # gradient accumulation, LBFGS's closure: several per step
         self.step_source = StepSource.UNDECIDED
@@ -557,14 +558,18 @@ class Sanitizer:
 
     def before_step(self, optimizer: torch.optim.Optimizer) -> None:
         outer = self._stepping() if self._stepping is not None else None
-        if outer is not None and outer is not optimizer and _inside_step_of(outer):
-            return  # the optimizer a wrapper steps (Lookahead, ZeroRedundancyOptimizer): one step
+        if outer is not None and _step_frames(outer) > (outer is optimizer):
+            # the optimizer a wrapper steps (Lookahead, ZeroRedundancyOptimizer), or a class's
+            # `step()` calling its base class's, hooked too: one step
+            self._nested_steps += 1
+            return
         self._stepping = weakref.ref(optimizer)
         self._stepped = True
+        self._nested_steps = 0
         if outer is not None and not in_backward():  # the step before raised, and the script went on
-            if not self._backward_since_close:
+            if outer is optimizer and not self._backward_since_close:
                 return  # retried at once: the same step
-            self._advance()  # a new backward pass since: that step counts, as any other
+            self._advance()  # it counts, as any other step
         self._optimizer_seen()
         if in_backward():
             self._step_in_backward(optimizer)
@@ -575,9 +580,12 @@ class Sanitizer:
         self._close_step(optimizer, skipped=False, found_inf=found_inf)
 
     def after_step(self, optimizer: torch.optim.Optimizer) -> None:
+        if self._nested_steps:
+            self._nested_steps -= 1
+            return  # the inner step of a wrapper (or a base class): the outer one ends the step
         if self._stepping is not None:
             if self._stepping() is not optimizer:
-                return  # the inner optimizer of a wrapper: its step is the wrapper's
+                return
             self._stepping = None
         if not in_backward():
             self._stepped_after_backwards()
@@ -888,12 +896,12 @@ def _first(values: list[float] | None) -> float | None:
     return values[0] if values else None
 
 
-def _inside_step_of(optimizer: Any, depth: int = 64) -> bool:
-    """Whether `optimizer.step()` is on the stack: torch's step wrapper, which runs the
-    step hooks, holds the optimizer as `self`."""
-    frame = sys._getframe(1)
+def _step_frames(optimizer: Any, depth: int = 64) -> int:
+    """How many `step()` calls of `optimizer` are on the stack: torch's step wrapper,
+    which runs the step hooks, holds the optimizer as `self`."""
+    frame, found = sys._getframe(1), 0
     while frame is not None and depth:
         if frame.f_code.co_name == "wrapper" and frame.f_locals.get("self") is optimizer:
-            return True
+            found += 1
         frame, depth = frame.f_back, depth - 1
-    return False
+    return found

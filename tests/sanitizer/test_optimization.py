@@ -6,7 +6,7 @@ import pytest
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("vanishing_grad.py",),
-              ("wrapped_optimizer.py",), ("wrapped_optimizer.py", "retry"), ("clip_order.py", "healthy"),
+              ("wrapped_optimizer.py",), ("wrapped_optimizer.py", "retry"), ("wrapped_optimizer.py", "subclass"), ("clip_order.py", "healthy"),
               ("clip_order.py", "bug"), ("clip_order.py", "late"), ("clip_order.py", "measure")]
 
 
@@ -43,7 +43,7 @@ def test_saturated_output_vanishes_gradients(script_runs: ScriptRuns) -> None:
     assert 24 <= event["step"] <= 26 and event["value"] < 1e-3 * event["baseline"]
 
 
-@pytest.mark.parametrize("args", [(), ("retry",)])
+@pytest.mark.parametrize("args", [(), ("retry",), ("subclass",)])
 def test_an_optimizer_stepped_by_a_wrapper_is_one_step(script_runs: ScriptRuns, args: tuple[str, ...]) -> None:
     """Lookahead's step() runs its inner optimizer's: one step, numbered as the loop's,
     also when a step raises and the loop retries it."""

@@ -4,6 +4,8 @@ enters at the third step.
 
     retry    the inner optimizer raises on the second step once (a transient
              failure the loop catches and retries): the count goes on unchanged
+    subclass no wrapper: an optimizer class whose step() calls its base class's,
+             both hooked by torch (an SGD was built before)
 """
 import sys
 
@@ -39,9 +41,18 @@ class Flaky(torch.optim.AdamW):
         return super().step(closure)
 
 
+class Logged(torch.optim.SGD):
+    def step(self, closure=None):
+        return super().step(closure)
+
+
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
-optimizer = Lookahead(Flaky(model.parameters(), lr=1e-3))
+if sys.argv[1:] == ["subclass"]:
+    torch.optim.SGD(nn.Linear(2, 2).parameters(), lr=0.1)  # torch hooks SGD.step itself now
+    optimizer = Logged(model.parameters(), lr=1e-3)
+else:
+    optimizer = Lookahead(Flaky(model.parameters(), lr=1e-3))
 for step in range(1, 9):
     x = torch.randn(32, 8)
     if step == 3:
