@@ -307,6 +307,23 @@ class MissingTrainMode(Rule):
         "    model.eval()  # expect: TL405\n"
         "    for x, y in loader:\n"
         "        model(x)\n",
+        # the same, without the model put back in train mode: the next epoch trains in eval mode
+        "import torch\n"
+        "class Solver:\n"
+        "    def train(self):\n"
+        "        self.model.train()\n"
+        "        for epoch in range(10):\n"
+        "            self._run_one_epoch(epoch)\n"
+        "            self.model.eval()  # expect: TL405\n"
+        "            with torch.no_grad():\n"
+        "                self._run_one_epoch(epoch, train=False)\n"
+        "    def _run_one_epoch(self, epoch, train=True):\n"
+        "        for x in self.loader:\n"
+        "            loss = self.model(x).mean()\n"
+        "            if train:\n"
+        "                loss.backward()\n"
+        "                self.optimizer.step()\n"
+        "                self.optimizer.zero_grad()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -615,6 +632,23 @@ class MissingTrainMode(Rule):
         "    model.eval()\n"
         "    for x, y in loader:\n"
         "        model(x)\n",
+        # one epoch function for training and validation, switched by a flag
+        "import torch\n"
+        "class Solver:\n"
+        "    def train(self):\n"
+        "        for epoch in range(10):\n"
+        "            self.model.train()\n"
+        "            self._run_one_epoch(epoch)\n"
+        "            self.model.eval()\n"
+        "            with torch.no_grad():\n"
+        "                self._run_one_epoch(epoch, train=False)\n"
+        "    def _run_one_epoch(self, epoch, train=True):\n"
+        "        for x in self.loader:\n"
+        "            loss = self.model(x).mean()\n"
+        "            if train:\n"
+        "                loss.backward()\n"
+        "                self.optimizer.step()\n"
+        "                self.optimizer.zero_grad()\n",
     )
 
     def finish(self) -> None:
@@ -634,9 +668,11 @@ class MissingTrainMode(Rule):
             return (_is_event(node) or (bool(restoring) and method_call(node, *restoring) is not None)
                     or node in external)
 
-        flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration, events=is_event)
+        flow = self._flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration, events=is_event,
+                                     by_call_site=True)
         for body in code_bodies(self.ctx):
             flow.run_if_events(body)
+        del self._flow  # it holds this rule's transfer: no cycle outlives the walk
         # an eval made after a backward of the same loop's iteration is a validation
         # switch: one also reaching a backward unchanged from before the loop (`if resume:
         # validate()` before the epochs) is still a candidate
@@ -746,7 +782,7 @@ class MissingTrainMode(Rule):
                 return self._evaluates(facts, node, self.ctx.code(mode[0]))
             return frozenset()
         if is_backward(node):
-            self._back_propagates(facts)
+            self._back_propagates(facts, node)
             return facts
         summary = self._external.get(node)
         if summary is not None:
@@ -758,7 +794,11 @@ class MissingTrainMode(Rule):
         kept = {f for f in facts if self._model_of(f[1]) != model}
         return frozenset(kept | {(_EVAL, node, False)})
 
-    def _back_propagates(self, facts: Facts) -> None:
+    def _back_propagates(self, facts: Facts, backward: cst.CSTNode | None) -> None:
+        """`backward`: the backward call of this file reached (None: one another module's
+        function runs)."""
+        if facts and backward is not None and self._switched_off(backward):
+            return
         for _, eval_call, crossed in facts:
             # an eval() still in force at a backward of the same iteration
             # is deliberate (frozen BatchNorm, a teacher); one carried over
@@ -768,6 +808,24 @@ class MissingTrainMode(Rule):
                 self._periodic[eval_call] = self._every_n_steps(eval_call)
             validation = crossed or self._periodic[eval_call]
             (self._candidates if validation else self._exempt).add(eval_call)
+
+    def _switched_off(self, backward: cst.CSTNode) -> bool:
+        """The backward sits under `if train:` of the function the walk entered through
+        a call that passes a false `train` (one epoch function for training and
+        validation: `run_epoch(loader, train=False)`): it does not run from there."""
+        sites = self._flow.call_sites
+        function = self.ctx.enclosing_function(backward)
+        if not sites or function is None or self.ctx.local_callee(sites[-1]) is not function:
+            return False
+        params = parameter_names(self.ctx, function)
+        flags = [ancestor.test.value for ancestor in self.ctx.ancestors(backward)  # type: ignore[attr-defined]
+                 if type(ancestor) is cst.If and type(ancestor.test) is cst.Name and ancestor.test.value in params
+                 and self.ctx.enclosing_function(ancestor) is function]
+        if not flags:
+            return False
+        given = dict(bound_arguments(sites[-1], function)[0])  # type: ignore[arg-type]
+        defaults = {p.name.value: p.default for p in (*function.params.params, *function.params.kwonly_params)}
+        return any(_false_constant(given.get(flag) or defaults.get(flag)) for flag in flags)
 
     def _every_n_steps(self, node: cst.CSTNode, depth: int = 0) -> bool:
         """`node` runs under an `if` of the loop around it that tests a remainder
@@ -800,7 +858,7 @@ class MissingTrainMode(Rule):
                 self._evaluated[call] = evaluated[0]
                 facts = self._evaluates(facts, call, evaluated[0])
             elif event == BACKWARD:
-                self._back_propagates(facts)
+                self._back_propagates(facts, None)
         return frozenset() if TRAIN in summary.events else facts
 
 
@@ -876,6 +934,11 @@ def _train_mode_methods(ctx: FileContext) -> tuple[str, ...]:
                 and type(ctx.parent(ctx.parent(method))) is cst.ClassDef):
             restoring.add(method.name.value)
     return tuple(sorted(restoring))
+
+
+def _false_constant(value: cst.BaseExpression | None) -> bool:
+    return (type(value) is cst.Name and value.value in ("False", "None")) or (
+        type(value) is cst.Integer and value.value == "0")
 
 
 def _cross_iteration(facts: Facts) -> Facts:

@@ -488,6 +488,7 @@ class CallFlow:
         loop_back: Callable[[Facts], Facts] | None = None,
         per_iteration: bool = False,
         events: EventFilter | None = None,
+        by_call_site: bool = False,
     ) -> None:
         self.ctx = ctx
         self.transfer = transfer
@@ -498,7 +499,13 @@ class CallFlow:
         self._per_iteration = per_iteration and loop_back is not None
         self.program = ctx.shared(FlowGraph).program(events, loop_back is not None, through_calls=True)
         self._active: list[cst.FunctionDef] = []
-        self._cache: dict[tuple[cst.FunctionDef, Facts], Facts] = {}
+        # the calls the walk went through to reach the node being transferred, outermost
+        # first: a transfer may read the arguments a callee was entered with
+        self.call_sites: list[cst.CSTNode] = []
+        # `by_call_site`: each call site walks its callee (a transfer that reads the
+        # call sites sees each), instead of reusing another site's walk with the same facts
+        self._by_call_site = by_call_site
+        self._cache: dict[tuple[cst.FunctionDef, Facts, cst.CSTNode | None], Facts] = {}
 
     def run(self, body: cst.BaseSuite | cst.Module, facts: Facts = frozenset()) -> Paths:
         return self._flow().run(body, facts)
@@ -525,13 +532,15 @@ class CallFlow:
         callee = self.ctx.local_callee(node)
         if callee is None or callee in self._active or len(self._active) >= _MAX_INLINE_DEPTH:
             return facts
-        key = (callee, facts)
+        key = (callee, facts, node if self._by_call_site else None)
         if key not in self._cache:
             self._active.append(callee)
+            self.call_sites.append(node)
             try:
                 flow = self._flow()
                 ends = flow.run(callee.body, facts) | flow.returned
                 self._cache[key] = frozenset().union(*(p.facts for p in ends)) if ends else facts
             finally:
                 self._active.pop()
+                self.call_sites.pop()
         return self._cache[key]
