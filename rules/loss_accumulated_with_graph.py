@@ -26,7 +26,7 @@ from trainlint.analysis.dataflow import (
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import grad_mode_at
-from trainlint.analysis.scopes import assigned_parts, dotted_name
+from trainlint.analysis.scopes import alternatives, assigned_parts, dotted_name
 from trainlint.analysis.summarize import argument_slots
 from trainlint.context import FileContext
 from trainlint.analysis.training import code_bodies, loop_guards, method_call, statement_of, statements_before
@@ -1423,10 +1423,4 @@ def _is_kept(term: cst.BaseExpression, name: str) -> bool:
 
 def _arms(value: cst.BaseExpression) -> set[str]:
     """The names `value` may evaluate to as it is (`a or b`, `a if c else b`: `a` and `b`)."""
-    if type(value) is cst.Name:
-        return {value.value}
-    if type(value) is cst.BooleanOperation:
-        return _arms(value.left) | _arms(value.right)
-    if type(value) is cst.IfExp:
-        return _arms(value.body) | _arms(value.orelse)
-    return set()
+    return {arm.value for arm in alternatives(value) if type(arm) is cst.Name}

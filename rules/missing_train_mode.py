@@ -5,7 +5,7 @@ from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.guards import tests_a_remainder
 from trainlint.analysis.loops import CallFlow, is_backward, mode_switch, reachable_nodes
-from trainlint.analysis.scopes import bound_arguments, dotted_name
+from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name
 from trainlint.analysis.summarize import argument_slots, parameter_names
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
@@ -757,8 +757,9 @@ class MissingTrainMode(Rule):
         else model`)."""
         if self.ctx.code(value) in trained:
             return True
-        if type(value) is cst.IfExp:
-            return any(self._may_hold(arm, trained, depth) for arm in (value.body, value.orelse))
+        arms = alternatives(value)
+        if len(arms) > 1:
+            return any(self._may_hold(arm, trained, depth) for arm in arms)
         if type(value) is not cst.Name or depth > 2:
             return False
         binding = self.ctx.receivers.binding(value)

@@ -4,7 +4,7 @@ from trainlint.analysis.precision import hands_over_scaler, scaler_switched_off
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
 from trainlint.analysis.training import ancestors_within, loops_within, method_call, statement_of
-from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.scopes import alternatives, dotted_name
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
@@ -564,10 +564,10 @@ class ScalerStepWithoutUpdate(Rule):
 
     def _torch_scaler_or_none(self, value: cst.BaseExpression) -> bool:
         """`torch.amp.GradScaler(...)`, or that or None (`GradScaler() if fp16 else None`)."""
-        if type(value) is cst.IfExp:
-            return all((type(arm) is cst.Name and arm.value == "None") or self._torch_scaler_or_none(arm)
-                       for arm in (value.body, value.orelse))
-        return type(value) is cst.Call and constructor_kind(self.ctx.call_name(value)) == GRAD_SCALER
+        arms = alternatives(value)
+        scalers = [arm for arm in arms
+                   if type(arm) is cst.Call and constructor_kind(self.ctx.call_name(arm)) == GRAD_SCALER]
+        return bool(scalers) and all(arm in scalers or (type(arm) is cst.Name and arm.value == "None") for arm in arms)
 
     def _fix(self, step: cst.Call, scaler: cst.BaseExpression) -> Fix | None:
         statement = statement_of(self.ctx, step)

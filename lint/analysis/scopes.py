@@ -202,11 +202,11 @@ class ScopeTable:
         if type(target) is cst.Name:
             if value is not None and dotted_name(value) is not None:
                 scope.aliases.setdefault(target.value, []).append(value)
-            elif (type(value) is cst.IfExp and dotted_name(value.body) is not None
-                  and dotted_name(value.orelse) is not None):
+            elif (value is not None and len(arms := alternatives(value)) > 1
+                  and all(dotted_name(arm) is not None for arm in arms)):
                 # `sampler_class = RandomSampler if single else DistributedSampler`: either
                 # (`resolve` names neither, `resolve_all` both)
-                scope.aliases.setdefault(target.value, []).extend((value.body, value.orelse))
+                scope.aliases.setdefault(target.value, []).extend(arms)
             else:
                 self._bind_local(scope, target.value)
         elif type(target) in (cst.Tuple, cst.List):
@@ -266,3 +266,20 @@ def _child_blocks(stmt: cst.CSTNode) -> Iterator[cst.BaseSuite]:
 
 
 child_blocks = _child_blocks
+
+
+def alternatives(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The expressions `value` may evaluate to as it is: itself, or each arm of an `if`
+    expression or of `or` / `and` (`a or b`, `a if c else b`: `a` and `b`), in order;
+    without recursion (a chain of thousands of `and`s is one value)."""
+    found: list[cst.BaseExpression] = []
+    pending = [value]
+    while pending:
+        node = pending.pop()
+        if type(node) is cst.IfExp:
+            pending += (node.orelse, node.body)
+        elif type(node) is cst.BooleanOperation:
+            pending += (node.right, node.left)
+        else:
+            found.append(node)
+    return found
