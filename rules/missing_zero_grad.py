@@ -11,7 +11,7 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.dataflow import constructor_argument, target_names
 from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name
 from trainlint.analysis.summarize import argument_slots
-from trainlint.analysis.training import method_call, own_attribute, unchain_module
+from trainlint.analysis.training import method_call, module_behind, own_attribute
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
@@ -49,18 +49,12 @@ def _same_or_inside(owner: str, model: str) -> bool:
     return owner == model or owner.startswith(model + ".") or model.startswith(owner + ".")
 
 
-_WRAPPERS = frozenset({"torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel", "torch.compile",
-                       "torch.distributed.fsdp.FullyShardedDataParallel"})
-
-
 def _module_sources(ctx: FileContext) -> dict[str, set[str]]:
     """Each name (as written) assigned another's module itself, moved (`model.cuda()`)
     or wrapped (`DDP(model)`): the names it is assigned from."""
     found: dict[str, set[str]] = {}
     for node in ctx.nodes_of(cst.Assign):
-        value = unchain_module(node.value)  # type: ignore[attr-defined]
-        if type(value) is cst.Call and ctx.call_name(value) in _WRAPPERS and value.args:
-            value = unchain_module(value.args[0].value)
+        value = module_behind(ctx, node.value)  # type: ignore[attr-defined]
         if type(value) in (cst.Name, cst.Attribute):
             for target in node.targets:  # type: ignore[attr-defined]
                 found.setdefault(ctx.code(target.target), set()).add(ctx.code(value))

@@ -11,7 +11,7 @@ from trainlint.analysis.loops import (
     sets_gradients,
 )
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.training import ancestors_within, loops_within, method_call, unchain_module
+from trainlint.analysis.training import ancestors_within, loops_within, method_call, module_behind, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, STEP, ZERO_GRAD, Summary
@@ -369,9 +369,10 @@ class ZeroGradBeforeStep(Rule):
         )
 
     def _set_from(self, binding: Binding, other: Binding) -> bool:
-        """`binding` is assigned `other` itself, or `other.to(device)` and the like."""
+        """`binding` is assigned `other` itself, `other.to(device)` and the like, or a
+        wrapper of it (`DDP(other)`)."""
         receivers = self.ctx.receivers
-        return any(receivers.binding(unchain_module(value)) == other for value in receivers.assigned(binding))
+        return any(receivers.binding(module_behind(self.ctx, value)) == other for value in receivers.assigned(binding))
 
     def _model_of_parameter(self, clear: cst.CSTNode) -> Binding | None:
         """The model whose gradients `clear` empties: `model.zero_grad()`, or

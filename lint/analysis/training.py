@@ -46,6 +46,20 @@ def unchain_module(expr: cst.BaseExpression) -> cst.BaseExpression:
         expr = inner
 
 
+# wrappers whose `zero_grad()`, `parameters()` and `train()` are the wrapped module's
+MODULE_WRAPPERS = frozenset({"torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel", "torch.compile",
+                             "torch.distributed.fsdp.FullyShardedDataParallel"})
+
+
+def module_behind(ctx: FileContext, value: cst.BaseExpression) -> cst.BaseExpression:
+    """The module `value` is, moved or wrapped: `model` of `model.cuda()`,
+    `DDP(model.to(rank))`, `torch.compile(model)`."""
+    value = unchain_module(value)
+    if type(value) is cst.Call and ctx.call_name(value) in MODULE_WRAPPERS and value.args:
+        value = unchain_module(value.args[0].value)
+    return value
+
+
 def is_clip_call(ctx: FileContext, node: cst.CSTNode) -> bool:
     return type(node) is cst.Call and ctx.call_name(node) in CLIP_FUNCTIONS
 
