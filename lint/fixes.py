@@ -109,18 +109,16 @@ def _edited_functions(module: cst.Module, edits: dict[cst.CSTNode, Replacement])
     """The functions holding a node of `edits`, each as the names of the classes and
     functions it is defined in, and its own (`("Trainer", "fit")`)."""
     found: set[tuple[str, ...]] = set()
-
-    def walk(node: cst.CSTNode, path: tuple[str, ...], function: tuple[str, ...] | None) -> None:
+    pending: list[tuple[cst.CSTNode, tuple[str, ...], tuple[str, ...] | None]] = [(module, (), None)]
+    while pending:  # without recursion: a deep expression is no deeper a walk
+        node, path, function = pending.pop()
         if node in edits and function is not None:
             found.add(function)
         if type(node) in (cst.FunctionDef, cst.ClassDef):
             path = (*path, node.name.value)  # type: ignore[attr-defined]
             if type(node) is cst.FunctionDef:
                 function = path
-        for child in node.children:
-            walk(child, path, function)
-
-    walk(module, (), None)
+        pending.extend((child, path, function) for child in node.children)
     return found
 
 
