@@ -10,6 +10,7 @@ import functools
 import re
 import sys
 import time
+import types
 import warnings
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, Callable
@@ -60,8 +61,7 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
                                                      functools.partial(session.on_loss_value, name)))
     _install_distribution_patches(session, stack)
     for name in ("clip_grad_norm_", "clip_grad_value_"):
-        observe = _result_observer(session, name, lambda args, kwargs, result, clip=name: session.on_clip(
-            clip, args[1] if len(args) > 1 else kwargs.get("max_norm", kwargs.get("clip_value"))))
+        observe = _clip_observer(session, name)
         for owner in (torch.nn.utils, torch.nn.utils.clip_grad):
             if hasattr(owner, name):
                 _patch(stack, owner, name, observe)
@@ -246,7 +246,7 @@ def _install_scaler_patches(session: Sanitizer, stack: ExitStack) -> None:
     def wrap_step(original: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(original)
         def step(self: Any, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
-            before_step()
+            before_step(self, optimizer)
             result = original(self, optimizer, *args, **kwargs)
             after_step(self, optimizer)
             return result
@@ -288,6 +288,41 @@ def _result_observer(session: Sanitizer, where: str,
             result = original(*args, **kwargs)
             if session.active and not _out_of_reach():
                 guarded(args, kwargs, result)
+            return result
+        return call
+    return wrap
+
+
+def _clip_observer(session: Sanitizer, clip: str) -> Callable[..., Any]:
+    """`clip_grad_norm_(parameters, max_norm)`: while a GradScaler has scaled a loss since
+    its last step, the session is told which parameters were clipped. A generator of
+    parameters is read into a list first and handed on as a generator over that list (the
+    clip warns about an empty generator), any other iterator as the list it would make."""
+    on_clip = _guarded(session, clip, session.on_clip)
+
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if not session.active or not session.watching_clips() or _out_of_reach():
+                return original(*args, **kwargs)
+            given = args[0] if args else kwargs.get("parameters")
+            if isinstance(given, torch.Tensor):
+                clipped = [given]
+            elif isinstance(given, (list, tuple)):
+                clipped = list(given)
+            elif isinstance(given, types.GeneratorType):
+                clipped = list(given)
+                given = (parameter for parameter in clipped)
+            else:
+                try:
+                    clipped = list(given)
+                except TypeError:  # the clip raises its own error for it
+                    return original(*args, **kwargs)
+                given = clipped
+            args, kwargs = ((given, *args[1:]), kwargs) if args else (args, {**kwargs, "parameters": given})
+            result = original(*args, **kwargs)
+            threshold = args[1] if len(args) > 1 else kwargs.get("max_norm", kwargs.get("clip_value"))
+            on_clip(clip, clipped, threshold)
             return result
         return call
     return wrap

@@ -530,21 +530,27 @@ class Sanitizer:
         self._data_wait += seconds
 
     # -------------------------------------------------------------- steps
-    def on_clip(self, clip: str, threshold: Any) -> None:
-        """`clip` (`clip_grad_norm_`) ran: on scaled gradients, if a scaler scaled a loss
-        since its last step and has unscaled nothing since its update. An infinite
-        threshold only measures the norm."""
-        scaler = self._scaler() if self._scaler is not None and self._scaled_since_step else None
-        if scaler is None or not self._clip_listeners or not scaler.is_enabled():
+    def watching_clips(self) -> bool:
+        """Whether a clip now matters to a detector: a GradScaler scaled a loss since its last step."""
+        return bool(self._clip_listeners) and self._scaled_since_step and self._scaler is not None
+
+    def on_clip(self, clip: str, parameters: list[Any], threshold: Any) -> None:
+        """`clip` (`clip_grad_norm_`) ran on `parameters` while a scaler has scaled a loss
+        since its last step. An infinite threshold only measures the norm."""
+        scaler = self._scaler() if self._scaler is not None else None
+        if scaler is None or not scaler.is_enabled():
             return
         if isinstance(threshold, (int, float)) and math.isinf(threshold):
             return
         for detector in self._clip_listeners:
-            detector.on_clip(clip, scaler, self.sink)
+            detector.on_clip(clip, parameters, scaler, self.sink)
 
-    def before_scaler_step(self) -> None:
+    def before_scaler_step(self, scaler: Any, optimizer: Any) -> None:
         self._stepped = False
         self._scaled_since_step = False
+        if scaler.is_enabled():
+            for detector in self._clip_listeners:
+                detector.on_scaler_step(scaler, optimizer, self.sink)
 
     def after_scaler_step(self, scaler: Any, optimizer: torch.optim.Optimizer) -> None:
         if self._stepped or not scaler.is_enabled():

@@ -28,9 +28,12 @@ class Detector:
     def on_scheduler_step(self, scheduler: Any, sink: Sink) -> None:
         """Before the first `step()` the script makes on an LR scheduler (only called if overridden)."""
 
-    def on_clip(self, clip: str, scaler: Any, sink: Sink) -> None:
-        """Before `clip` (`clip_grad_norm_`) runs while `scaler` has scaled a loss since its
-        last step (only called if overridden)."""
+    def on_clip(self, clip: str, parameters: list[Any], scaler: Any, sink: Sink) -> None:
+        """After `clip` (`clip_grad_norm_`) ran on `parameters` while `scaler` has scaled a
+        loss since its last step (only called if overridden, with `on_scaler_step`)."""
+
+    def on_scaler_step(self, scaler: Any, optimizer: Any, sink: Sink) -> None:
+        """Before `scaler.step(optimizer)` of an enabled scaler, for detectors overriding `on_clip`."""
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         """Once per optimizer step, with the step's measurements read back to the host."""

@@ -7,7 +7,8 @@ from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("vanishing_grad.py",),
               ("wrapped_optimizer.py",), ("wrapped_optimizer.py", "retry"), ("wrapped_optimizer.py", "subclass"), ("clip_order.py", "healthy"),
-              ("clip_order.py", "bug"), ("clip_order.py", "late"), ("clip_order.py", "measure")]
+              ("clip_order.py", "bug"), ("clip_order.py", "late"), ("clip_order.py", "measure"),
+              ("clip_order.py", "second"), ("clip_order.py", "listed")]
 
 
 def test_corrupt_batch_spikes_loss_and_gradient(script_runs: ScriptRuns) -> None:
@@ -59,5 +60,8 @@ def test_clipping_scaled_gradients_is_reported_once(script_runs: ScriptRuns) -> 
     events = run.events("clip_before_unscale")
     assert len(events) == 1 and events[0]["step"] == 1 and events[0]["severity"] == "error"
     assert events[0]["where"] == f"clip_order.py:{line_of('clip_order.py', 'torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)')}"
-    for where in ("healthy", "late", "measure"):
+    for where in ("healthy", "late", "measure", "second"):
         assert not script_runs.get("clip_order.py", where).events("clip_before_unscale"), where
+    listed = script_runs.get("clip_order.py", "listed").events("clip_before_unscale")
+    assert [event["where"] for event in listed] == [
+        f"clip_order.py:{line_of('clip_order.py', 'torch.nn.utils.clip_grad_norm_(parameters=[')}"]
