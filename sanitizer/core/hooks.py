@@ -111,7 +111,7 @@ def _install_module_hooks(session: Sanitizer, stack: ExitStack) -> None:
         if not _out_of_reach():
             before(module, args)
         elif not is_compiling():
-            called.add(id(module))  # run by a `torch.func` transform: not traced, but called
+            called.add(module)  # run by a `torch.func` transform: not traced, but called
 
     def after_forward(module: Any, args: Any, output: Any) -> None:
         if not _out_of_reach():

@@ -85,7 +85,7 @@ class Sink:
 
     def was_called(self, module: nn.Module) -> bool:
         """Whether `module`'s forward ran at all during the run, gradients or not."""
-        return id(module) in self._session.tracer.called
+        return module in self._session.tracer.called
 
     def uses_functional_dropout(self, module: nn.Module) -> bool:
         """Whether `module`'s own code applies dropout as a function, off in eval mode

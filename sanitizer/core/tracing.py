@@ -12,6 +12,7 @@ search then names the innermost module whose own code made the jump.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import weakref
@@ -66,9 +67,9 @@ class ForwardTracer:
         # modules whose own code applies dropout as a function (`F.dropout(x, p,
         # training=self.training)`), seen off in eval mode: eval mode changes them too
         self.functional_dropout: weakref.WeakSet[nn.Module] = weakref.WeakSet()
-        # ids of the modules whose forward ran at all: with or without gradients (a
-        # stem run by a reentrant checkpoint on the raw batch, a validation pass)
-        self.called: set[int] = set()
+        # the modules whose forward ran at all: with or without gradients (a stem run
+        # by a reentrant checkpoint on the raw batch, a validation pass)
+        self.called = CalledModules()
 
     def functional_dropout_off(self) -> None:
         """A dropout function ran with `training=False` in the running module's forward."""
@@ -76,7 +77,7 @@ class ForwardTracer:
             self.functional_dropout.add(self._calls[-1])
 
     def before_forward(self, module: nn.Module, args: tuple[Any, ...]) -> None:
-        self.called.add(id(module))
+        self.called.add(module)
         if in_backward():  # activation checkpointing recomputes forwards already seen
             return
         grad = torch.is_grad_enabled()
@@ -197,6 +198,31 @@ class ForwardTracer:
             self._slot_refs.append(weakref.ref(module))
             self._slots[key] = slot
         return slot
+
+
+class CalledModules:
+    """Modules by identity, each forgotten when it is freed: a loss module or a layer
+    built anew every step neither grows the set nor lends its id to a later module."""
+
+    def __init__(self) -> None:
+        self._refs: dict[int, weakref.ref[nn.Module]] = {}
+
+    def add(self, module: nn.Module) -> None:
+        key = id(module)
+        if key not in self._refs:
+            self._refs[key] = weakref.ref(module, functools.partial(_forget, self._refs, key))
+
+    def __contains__(self, module: object) -> bool:
+        ref = self._refs.get(id(module))
+        return ref is not None and ref() is module
+
+    def __len__(self) -> int:
+        return len(self._refs)
+
+
+def _forget(refs: dict[int, weakref.ref[nn.Module]], key: int, ref: weakref.ref[nn.Module]) -> None:
+    if refs.get(key) is ref:
+        del refs[key]
 
 
 def _called_by_checkpoint() -> bool:

@@ -101,6 +101,23 @@ def test_nothing_kept_grows_with_steps() -> None:
     assert sizes[0] == sizes[1] == (0, 0, 0)
 
 
+def test_modules_built_every_step_are_forgotten_when_freed() -> None:
+    """A loss module made anew each step is seen called, then freed: the sanitizer keeps
+    nothing of it, and a later module given its address is not taken for it."""
+    torch.manual_seed(0)
+    model = nn.Linear(4, 3)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with Sanitizer(report=None, stream=io.StringIO()) as session:
+        for _ in range(40):
+            loss = nn.CrossEntropyLoss()(model(torch.randn(8, 4)), torch.randint(0, 3, (8,)))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        unseen = nn.Linear(4, 3)
+        assert session.sink.was_called(model) and not session.sink.was_called(unseen)
+        assert len(session.tracer.called) == 1
+
+
 def test_an_optimizer_loop_is_not_counted_twice() -> None:
     torch.manual_seed(0)
     model = nn.Linear(4, 1)
