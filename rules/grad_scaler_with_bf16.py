@@ -59,7 +59,9 @@ class GradScalerWithBf16(Rule):
     ## Limitations
     A scaler built only when a flag named for bfloat16 is set
     (`GradScaler() if use_bfloat16 else None`, `if args.bf16:`) is flagged
-    wherever it is then used. Otherwise the scaler must be built in this file
+    wherever it is then used, unless the file autocasts to float16 (or to a
+    dtype the linter cannot tell) somewhere: the flag's name may not say what
+    it switches on. Otherwise the scaler must be built in this file
     (not passed in from elsewhere) and used as `scaler.scale(...)` in the
     same function as the bfloat16 `with` block, or in the same class for
     `self.scaler`. A scaler built with
@@ -196,14 +198,25 @@ class GradScalerWithBf16(Rule):
         "    feats = torch.tensor(scaler.fit_transform(raw))\n"
         "    loss = model(feats)\n"
         "scaler.scale(loss)\n",
+        # the flag is named for bfloat16, but what it switches on is float16 autocast
+        "import torch\n"
+        "def build(use_bfloat16):\n"
+        "    return torch.amp.GradScaler('cuda') if use_bfloat16 else None\n"
+        "def train(model, loader, opt, scaler, use_bfloat16):\n"
+        "    for x, y in loader:\n"
+        "        with torch.amp.autocast('cuda', dtype=torch.float16, enabled=use_bfloat16):\n"
+        "            loss = model(x, y)\n"
+        "        scaler.scale(loss).backward()\n",
     )
 
     def finish(self) -> None:
+        precisions = {autocast_precision(self.ctx, call) for call in autocast_calls(self.ctx)}
+        if precisions & {FLOAT16, UNKNOWN}:
+            return  # the scaler may serve that autocast, whatever its flag is called
         for call in self.ctx.nodes_of(cst.Call):
             if constructor_kind(self.ctx.call_name(call)) == GRAD_SCALER and self._built_for_bf16(call):  # type: ignore[arg-type]
                 self.report(call)
-        precisions = {autocast_precision(self.ctx, call) for call in autocast_calls(self.ctx)}
-        if BFLOAT16 not in precisions or precisions & {FLOAT16, UNKNOWN}:
+        if BFLOAT16 not in precisions:
             return
         for binding in self._scalers_used_under_bf16():
             for construction in self.ctx.receivers.constructions.get(binding, []):
