@@ -58,7 +58,8 @@ class HalfPrecisionTraining(Rule):
 
     ## Limitations
     Only models whose `.parameters()` (or `named_parameters()`) go to an
-    optimizer built in the same file (directly, through one variable, or as
+    optimizer built in the same file (directly, through one variable, through
+    a function of the file given the model that reads its parameters, or as
     the model a builder function of the file returns) are considered. A
     function of another module of the project that converts the model
     (`model = build_model(cfg)` returning a float16 model, `to_half(model)`)
@@ -126,6 +127,17 @@ class HalfPrecisionTraining(Rule):
         "    model.half()  # expect: TL107\n"
         "    optimizer = torch.optim.AdamW(model.parameters())\n"
         "    train(model, loader, optimizer)\n",
+        # the optimizer gets the parameters through a helper of the file
+        "import torch\n"
+        "def trainable(module):\n"
+        "    return [p for p in module.parameters() if p.requires_grad]\n"
+        "def main(loader):\n"
+        "    model = torch.nn.Linear(8, 2).half()  # expect: TL107\n"
+        "    opt = torch.optim.Adam(trainable(model), lr=1e-3)\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        opt.step()\n"
+        "        opt.zero_grad()\n",
     )
     good = (
         # inference only: float16 weights are fine
@@ -199,6 +211,17 @@ class HalfPrecisionTraining(Rule):
         "    train(model, loader, optimizer)\n"
         "    model.half()\n"
         "    torch.save(model.state_dict(), 'model_fp16.pt')\n",
+        # the helper reads the parameters of another module than the converted one
+        "import torch\n"
+        "def trainable(module, frozen):\n"
+        "    return [p for p in module.parameters() if p.requires_grad]\n"
+        "def main(loader, head):\n"
+        "    backbone = torch.nn.Linear(8, 8).half()\n"
+        "    opt = torch.optim.Adam(trainable(head, backbone), lr=1e-3)\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.cross_entropy(head(backbone(x).float()), y).backward()\n"
+        "        opt.step()\n"
+        "        opt.zero_grad()\n",
     )
 
     def finish(self) -> None:
@@ -275,7 +298,30 @@ class HalfPrecisionTraining(Rule):
                         binding = receivers.binding(owner) if owner is not None else None
                         if binding is not None:
                             models.add(binding)
+                        elif type(inner) is cst.Call:
+                            models |= self._parameters_read_by_helper(inner)
         return models
+
+    def _parameters_read_by_helper(self, call: cst.Call) -> set[Binding]:
+        """The models a function of the file is given to read their parameters
+        (`Adam(get_trainable_params(model))`, `def get_trainable_params(m): return
+        [p for p in m.parameters() if p.requires_grad]`)."""
+        func = self.ctx.local_callee(call)
+        summary = self.ctx.summaries.of_call(call) if func is not None else None
+        if func is None or summary is None:
+            return set()
+        read = set()
+        for node in iter_nodes(func.body):
+            owner = method_call(node, "parameters", "named_parameters")
+            if type(owner) is cst.Name:
+                read.add(owner.value)
+        found = set()
+        for slot, arg in argument_slots(call):
+            if summary.slot(slot) in read:
+                binding = self.ctx.receivers.binding(arg.value)
+                if binding is not None:
+                    found.add(binding)
+        return found
 
     def _returned_to(self, trained: set[Binding]) -> set[Binding]:
         """Variables a builder function returns (`return net`) when a call
