@@ -19,6 +19,9 @@ from trainlint.summaries import BACKWARD, MAY_ZERO_GRAD, STEP, ZERO_GRAD
 
 # calls that show a loop or a function needs the autograd graph
 _GRAPH_USERS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+# packages of environments, whose objects' `step(action)` advances a simulation, not an optimizer
+_ENVIRONMENT_PACKAGES = ("gym", "gymnasium", "envpool", "pettingzoo", "dm_env", "dm_control", "procgen",
+                         "ale_py", "supersuit", "stable_baselines3.common.vec_env")
 
 
 class EvalWithoutNoGrad(Rule):
@@ -66,8 +69,9 @@ class EvalWithoutNoGrad(Rule):
     click, typer, fire, leave grad mode alone and do not count), a
     function or loop that also back-propagates or steps (BatchNorm frozen
     during training; loops of the function that do not hold the forward,
-    a training loop beside the evaluation loop, do not count), and
-    comprehensions are left alone. A model whose
+    a training loop beside the evaluation loop, do not count; the `step()`
+    of an environment built by gym, gymnasium or another environment package
+    is a rollout's, not a training step), and comprehensions are left alone. A model whose
     parameters are all frozen records no graph and is never flagged:
     `model.requires_grad_(False)` (also chained with `.eval()` / `.to()`, or
     on the constructed model), or a loop over `model.parameters()` /
@@ -177,6 +181,16 @@ class EvalWithoutNoGrad(Rule):
         "        with torch.no_grad():\n"
         "            correct += (logits.argmax(1) == y).sum().item()\n"
         "    return correct\n",
+        # a rollout loop: the environment's step() is no optimizer's
+        "import gymnasium as gym\n"
+        "import torch\n"
+        "def evaluate(model, episodes):\n"
+        "    envs = gym.vector.SyncVectorEnv([lambda: gym.make('CartPole-v1')])\n"
+        "    model.eval()\n"
+        "    obs, _ = envs.reset()\n"
+        "    for _ in range(episodes):\n"
+        "        q = model(torch.Tensor(obs))  # expect: TL406\n"
+        "        obs, reward, _, _, _ = envs.step(q.argmax(1).numpy())\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -298,6 +312,15 @@ class EvalWithoutNoGrad(Rule):
         "    for x in loader:\n"
         "        model(x)\n"
         "    torch.set_grad_enabled(True)\n",
+        # an object of another kind stepped in the loop may be an optimizer's wrapper
+        "import gymnasium as gym\n"
+        "import torch\n"
+        "def run(model, stepper, obs):\n"
+        "    envs = gym.make('CartPole-v1') if stepper is None else stepper\n"
+        "    model.eval()\n"
+        "    for _ in range(10):\n"
+        "        loss = model(obs).sum()\n"
+        "        envs.step(loss)\n",
     )
 
     def finish(self) -> None:
@@ -362,7 +385,8 @@ class EvalWithoutNoGrad(Rule):
         return any(self._uses_graph(node) for node in reachable_nodes(self.ctx, root))
 
     def _uses_graph(self, node: cst.CSTNode) -> bool:
-        if is_backward(node) or clears_grads(self.ctx, node) or method_call(node, "step") is not None:
+        stepped = method_call(node, "step")
+        if is_backward(node) or clears_grads(self.ctx, node) or (stepped is not None and not self._environment(stepped)):
             return True
         if type(node) is not cst.Call:
             return False
@@ -371,6 +395,17 @@ class EvalWithoutNoGrad(Rule):
         # a helper object's method, or another module's function (`stepper.apply(loss, opt)`)
         summary = self.ctx.summaries.of_unwalked_call(node)
         return summary is not None and any(summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD, MAY_ZERO_GRAD))
+
+
+    def _environment(self, receiver: cst.BaseExpression) -> bool:
+        """`envs` built only by an environment package (`gym.vector.SyncVectorEnv(...)`,
+        `gym.make(...)`): its `step(actions)` is a rollout's, not a training step."""
+        binding = self.ctx.receivers.binding(receiver)
+        values = self.ctx.receivers.assigned(binding) if binding is not None else []
+        return bool(values) and all(
+            type(value) is cst.Call and (self.ctx.qualified_name(value.func) or "").startswith(
+                tuple(f"{package}." for package in _ENVIRONMENT_PACKAGES))
+            for value in values)
 
 
 def _models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
