@@ -162,6 +162,18 @@ class ZeroGradBeforeStep(Rule):
         "        if p.grad is not None:\n"
         "            p.grad.zero_()  # expect: TL402\n"
         "    opt.step()\n",
+        # a trainer's own zero_grad() method called between backward and step: one finding, at the call
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    def zero_grad(self):\n"
+        "        self.optimizer.zero_grad()\n"
+        "    def train_step(self, x, y):\n"
+        "        loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+        "        loss.backward()\n"
+        "        self.zero_grad()  # expect: TL402\n"
+        "        self.optimizer.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -273,9 +285,14 @@ class ZeroGradBeforeStep(Rule):
         optimizer = optimizer_step(self.ctx, node)
         if optimizer is not None:
             stepped = self.ctx.code(optimizer)
-            for fact in facts:
-                if fact[0] != _BACKWARD and fact[1] in (None, stepped) and not self._other_model(fact[0], optimizer):
-                    self.report(fact[0])
+            clears = [fact[0] for fact in facts
+                      if fact[0] != _BACKWARD and fact[1] in (None, stepped) and not self._other_model(fact[0], optimizer)]
+            # a clear inside a method of the file that is itself a clear where it is called
+            # (`self.zero_grad()` running `self.optimizer.zero_grad()`): one problem, at the call
+            callees = {self.ctx.local_callee(clear) for clear in clears} - {None}
+            for clear in clears:
+                if not any(ancestor in callees for ancestor in self.ctx.ancestors(clear)):
+                    self.report(clear)
             return frozenset()
         backwards = [fact[1] for fact in facts if fact[0] == _BACKWARD]
         summary = self.ctx.summaries.of_external_call(node) if backwards and type(node) is cst.Call else None
