@@ -92,7 +92,8 @@ class MissingTrainMode(Rule):
     `self` in eval mode (`self.evaluate()` running `self.model.eval()`),
     called on `self`, and a method of an object built from the model
     (`evaluator = Evaluator(model, val_loader)`) that puts the `self.model`
-    its constructor keeps in eval mode (`evaluator.run()`).
+    its constructor keeps in eval mode (`evaluator.run()`, or
+    `Evaluator(model).run()` built in place).
     """
 
     code = "TL405"
@@ -324,6 +325,24 @@ class MissingTrainMode(Rule):
         "                loss.backward()\n"
         "                self.optimizer.step()\n"
         "                self.optimizer.zero_grad()\n",
+        # the evaluator built in place, once per epoch
+        "import torch\n"
+        "class Evaluator:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "    def run(self, loader):\n"
+        "        self.model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x in loader:\n"
+        "                self.model(x)\n"
+        "def fit(model, loader, val_loader, epochs):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            optimizer.step()\n"
+        "        Evaluator(model).run(val_loader)  # expect: TL405\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone

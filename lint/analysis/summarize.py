@@ -249,6 +249,8 @@ class CallTargets:
         if type(expr) is cst.Name and expr.value == "self":
             cls = self._class_around(expr)
             return cls.name.value if cls is not None else None
+        if type(expr) is cst.Call:  # built in place: `Evaluator(model).run()`
+            return self._class_named(_unchained(expr).func)  # type: ignore[attr-defined]
         if not self._instances:
             return None
         for key in self._keys(expr):
@@ -298,7 +300,11 @@ class CallTargets:
 
     def construction(self, expr: cst.BaseExpression) -> cst.Call | None:
         """The call that built the instance `expr` names (`Evaluator(model, loader)`
-        for `evaluator` or `self.evaluator`), when one call of a class builds it."""
+        for `evaluator` or `self.evaluator`, or itself, built in place), when one call
+        of a class builds it."""
+        if type(expr) is cst.Call:
+            built = _unchained(expr)
+            return built if type(built) is cst.Call and self._class_named(built.func) is not None else None
         for key in self._keys(expr):
             built = self._built.get(key)
             if built is not None:
