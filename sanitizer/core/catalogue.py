@@ -19,7 +19,8 @@ class Kind:
 
 _KINDS = (
     Kind("nonfinite_input", "error", "data",
-         "the batch fed to the model already holds NaN/Inf: check preprocessing, "
+         "the batch fed to the model (or the target given to the loss) already holds NaN/Inf: "
+         "check preprocessing, "
          "normalisation (std of 0?) and corrupt samples"),
     Kind("nonfinite_validation", "error", "data",
          "the validation loss is NaN/Inf while training stays finite: look for NaN/Inf or "

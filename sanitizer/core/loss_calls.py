@@ -11,6 +11,8 @@ no kind, and a loss without a kind is never compared.
 from __future__ import annotations
 
 import math
+import weakref
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -19,6 +21,24 @@ CLASS_INDEXED = ("cross_entropy", "nll_loss")
 # positional arguments before the options (input, target[, var])
 TENSOR_ARGUMENTS = {"gaussian_nll_loss": 3}
 SCALE_OPTIONS = ("label_smoothing", "log_target", "full", "delta", "beta", "log_input")
+
+
+@dataclass(frozen=True)
+class LossCall:
+    """A training loss a functional loss returned: which function, its kind, and its target
+    (held weakly: where a non-finite loss came from when the model's outputs were finite)."""
+
+    function: str
+    kind: str | None
+    target: weakref.ref[torch.Tensor] | None
+
+
+def target_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> weakref.ref[torch.Tensor] | None:
+    """The target of a loss called as `loss(input, target, ...)`, if it holds real numbers."""
+    target = args[1] if len(args) > 1 else kwargs.get("target")
+    if isinstance(target, torch.Tensor) and target.is_floating_point():
+        return weakref.ref(target)
+    return None
 
 
 def kind_of(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:

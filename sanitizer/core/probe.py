@@ -12,6 +12,7 @@ from typing import Any
 
 import torch
 
+from sanitizer.core.loss_calls import LossCall
 from sanitizer.core.sources import Origin
 from sanitizer.distributed.ranks import local_values
 
@@ -138,6 +139,7 @@ class StepProbe:
     eval_losses: list[tuple[str, torch.Tensor, Origin]] = field(default_factory=list)
     eval_site: str | None = None  # where the first of them was computed
     loss_kinds: list[str | None] = field(default_factory=list)  # of `losses`, None when unknown
+    loss_calls: list[LossCall | None] = field(default_factory=list)  # of `losses`: the call that made each
     model_in_eval_mode: Any = None  # the model whose eval-mode forward a training loss came from
     # modules called in eval mode with gradients on, each with the outermost module it ran in
     eval_called: dict[Any, Any] = field(default_factory=dict)
@@ -221,6 +223,7 @@ class StepRecord:
     training_params: list[torch.Tensor] = field(default_factory=list)
     eval_kind: str | None = None  # the kind of loss `eval_loss` is (see core/loss_calls.py)
     loss_kinds: list[str | None] = field(default_factory=list)
+    loss_calls: list[LossCall | None] = field(default_factory=list)
     model_in_eval_mode: Any = None  # an nn.Module, when the step trained a model in eval mode
     # the modules the step's forwards called in eval mode, each with the outermost module
     # it ran in (None: not known)

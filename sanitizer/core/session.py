@@ -33,6 +33,7 @@ from sanitizer.core.catalogue import KINDS
 from sanitizer.core.children import Children
 from sanitizer.core.clearing import GradientClearing, kept_gradients
 from sanitizer.core.ending import ending_of, exited_at, terminated_at
+from sanitizer.core.loss_calls import LossCall
 from sanitizer.core.events import Event
 from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
@@ -124,8 +125,8 @@ class Sanitizer:
         self._last_params: list[torch.Tensor] = []
         self._updated_at: dict[int, int] = {}  # id(optimizer) -> the step of its latest update
         self._scaler: weakref.ref[Any] | None = None
-        self._scaled: tuple[weakref.ref[torch.Tensor], torch.Tensor, str | None] | None = None
-        self._train_loss: tuple[weakref.ref[torch.Tensor], str | None] | None = None  # the latest, and its kind
+        self._scaled: tuple[weakref.ref[torch.Tensor], torch.Tensor, LossCall | None] | None = None
+        self._train_loss: tuple[weakref.ref[torch.Tensor], LossCall] | None = None  # the latest, and its call
         self._stepped = False
         # backward passes seen in the run, and since the last step closed: optimizers that
         # step one after the other on one backward pass (an encoder's and a decoder's) end
@@ -367,13 +368,14 @@ class Sanitizer:
             probe.graph_roots.append(root.grad_fn)
             if root.dim() != 0 or not root.is_floating_point():
                 continue
-            loss, kind = root, self._train_kind(root)
+            loss, call = root, self._train_call(root)
             scaled = self._scaled
             if scaled is not None and scaled[0]() is root:
-                loss, kind = scaled[1], scaled[2]
+                loss, call = scaled[1], scaled[2]
                 self._scaled = None
             probe.losses.append(loss.detach())
-            probe.loss_kinds.append(kind)
+            probe.loss_kinds.append(call.kind if call is not None else None)
+            probe.loss_calls.append(call)
             probe.model_in_eval_mode = self.tracer.model_in_eval_mode()  # the last backward before the step decides
             probe.loss_sites.append(self._loss_site or locations.user_site())
             self._loss_site = None
@@ -445,7 +447,7 @@ class Sanitizer:
         self._scaler = weakref.ref(scaler)
         self._scaled_since_step = True
         if isinstance(outputs, torch.Tensor) and isinstance(scaled, torch.Tensor):
-            self._scaled = (weakref.ref(scaled), outputs.detach(), self._train_kind(outputs))
+            self._scaled = (weakref.ref(scaled), outputs.detach(), self._train_call(outputs))
 
     @property
     def policy_gradient(self) -> bool:
@@ -502,15 +504,15 @@ class Sanitizer:
         kind = loss_calls.kind_of(name, args, kwargs)
         if torch.is_grad_enabled() and self.tracer.training_mode is not False:
             self._loss_site = locations.user_site()
-            self._train_loss = (weakref.ref(value), kind)
+            self._train_loss = (weakref.ref(value), LossCall(name, kind, loss_calls.target_of(args, kwargs)))
         elif kind is not None:
             if self.probe.eval_site is None:
                 self.probe.eval_site = locations.user_site()
             self.probe.eval_losses.append((kind, loss_calls.per_element_mean(name, args, kwargs, value.detach()),
                                            self.sources.latest))
 
-    def _train_kind(self, loss: torch.Tensor) -> str | None:
-        """The kind of `loss` if it is what a functional loss returned (not a sum of losses, not scaled)."""
+    def _train_call(self, loss: torch.Tensor) -> LossCall | None:
+        """The functional loss call that returned `loss` (None for a sum of losses, a scaled loss)."""
         noted = self._train_loss
         return noted[1] if noted is not None and noted[0]() is loss else None
 
@@ -774,7 +776,7 @@ class Sanitizer:
             param_step=self.step if probe.stepped_params else last_update or self.steps or self.step,  # updated already?
             scale=scale, underflow=_share(values.get("underflow"), 0, underflow_total),
             tiny_share=_share(values.get("underflow"), 1, underflow_total), eval_loss=_first(values.get("eval")),
-            eval_kind=eval_kind, eval_site=probe.eval_site, loss_kinds=probe.loss_kinds, model_in_eval_mode=probe.model_in_eval_mode,
+            eval_kind=eval_kind, eval_site=probe.eval_site, loss_kinds=probe.loss_kinds, loss_calls=probe.loss_calls, model_in_eval_mode=probe.model_in_eval_mode,
             eval_called=probe.eval_called, nograd_models=probe.nograd_models,
             data_wait=data_wait, step_time=step_time,
             memory_bytes=None if partial else self._memory.sample(self.step, self.device),

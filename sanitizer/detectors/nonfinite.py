@@ -13,6 +13,7 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 import torch
+from torch import nn
 
 from sanitizer.core import locations
 from sanitizer.core.naming import model_variable
@@ -69,7 +70,12 @@ class NonfiniteDetector(Detector):
             self._check_validation(record, sink)
             return
         self.nonfinite_steps += 1
-        culprit = self._culprit(trail, first_bad if first_bad is not None else len(trail) - 1, designed)
+        last = first_bad if first_bad is not None else len(trail) - 1
+        if first_bad is not None and isinstance(sink.module_of_slot(trail[first_bad][0]), nn.modules.loss._Loss):
+            # a loss module (`nn.MSELoss()`) made it from the model's finite outputs: the
+            # loss or its target, not the model
+            first_bad, last = None, first_bad - 1
+        culprit = self._culprit(trail, last, designed)
         grads_expected = record.skipped and bad_grads  # GradScaler skips overflowing steps by design
         if grads_expected:
             self.overflow_skipped_steps += 1
@@ -177,10 +183,19 @@ class NonfiniteDetector(Detector):
         param = None
         if first_slot is None and culprit is None:  # no module of the trained model made it
             found = _untrained_nonfinite(record)
+            target = _nonfinite_target(record, index) if found is None else None
             if found is not None:
                 culprit_name, param = found
                 origin = (f"; {culprit_name} (run without gradients: a teacher, a frozen or EMA copy) has "
                           f"non-finite weights: {param}")
+            elif target is not None:
+                function, word, bad, total = target
+                origin = f"; the target passed to {function} holds {word}"
+                if self._first("nonfinite_input", record.step):
+                    sink.emit("nonfinite_input", record.step,
+                              f"the target passed to {function} contains {word} values ({bad} of {total}) "
+                              "while the model's outputs are finite", where=record.loss_sites[index],
+                              value=float("nan") if word == "NaN" else float("inf"), extra={"operand": "target"})
         sink.emit("nonfinite_loss", record.step, f"loss is {_word(value)}{origin}",
                   module=culprit_name, param=param, where=record.loss_sites[index], value=value,
                   extra={"culprit": culprit_name, "first_nonfinite_module": first_module})
@@ -267,6 +282,22 @@ def _untrained_nonfinite(record: StepRecord) -> tuple[str, str] | None:
                 label = model_variable(model) or type(model).__name__
                 return label, f"{label}.{name}"
     return None
+
+
+def _nonfinite_target(record: StepRecord, index: int) -> tuple[str, str, int, int] | None:
+    """The functional loss whose target holds NaN/Inf, when the step's `index`-th loss came
+    from one: (`F.mse_loss`, NaN or Inf, how many values, of how many). Read only once
+    that loss went non-finite with no module to blame."""
+    call = record.loss_calls[index] if index < len(record.loss_calls) else None
+    target = call.target() if call is not None and call.target is not None else None
+    if target is None:
+        return None
+    finite = torch.isfinite(target)
+    bad = int(finite.numel() - finite.sum())
+    if not bad:
+        return None
+    word = "NaN" if bool(torch.isnan(target).any()) else "Inf"
+    return f"F.{call.function}", word, bad, target.numel()
 
 
 def _word(value: float) -> str:

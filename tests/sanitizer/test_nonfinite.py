@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
-PRELAUNCH += [("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",),
+PRELAUNCH += [("nonfinite_target.py",), ("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",),
               ("nonfinite_param.py",), ("param_written.py",), ("validation_nan.py", "data"),
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy")]
 
@@ -75,3 +75,15 @@ def test_validation_after_a_nan_in_training_is_no_problem_of_its_own(script_runs
     assert run.first("nonfinite_loss")["step"] == 14
     assert not run.events("nonfinite_validation")
     assert not script_runs.get("validation_nan.py", "healthy").report["events"]
+
+
+def test_a_nan_target_is_reported_as_the_data_not_the_model(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("nonfinite_target.py")
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_input")
+    assert event["step"] == 6 and event["operand"] == "target"
+    assert "target passed to F.mse_loss contains NaN values (1 of 8)" in event["message"]
+    assert event["where"] == f"nonfinite_target.py:{line_of('nonfinite_target.py', 'loss = criterion(')}"
+    loss = run.first("nonfinite_loss")
+    assert loss["step"] == 6 and loss["module"] is None and "the target passed to F.mse_loss" in loss["message"]
+    assert run.report["summary"]["problems"][0]["kind"] == "nonfinite_input"
