@@ -1,6 +1,7 @@
 """Command line of `python -m sanitizer`: options, then the script (or -m module) and its args."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 USAGE = """usage: python -m sanitizer [--report PATH] [--checks LIST] [--halt-on KINDS] [--strict]
@@ -80,7 +81,27 @@ def parse(argv: list[str]) -> Options:
 
 
 def _set(options: Options, attribute: str, value: str) -> None:
+    """`--report` names one file (the last given); `--checks` and `--halt-on` add up
+    when repeated, as comma-separated lists do."""
     if attribute == "report":
+        _check_report_path(value)
         options.report = value
     else:
-        setattr(options, attribute, [item.strip() for item in value.split(",") if item.strip()])
+        items = [item.strip() for item in value.split(",") if item.strip()]
+        setattr(options, attribute, [*(getattr(options, attribute) or []), *items])
+
+
+def _check_report_path(path: str) -> None:
+    """A report that could not be written is found before the run, not after it:
+    a folder named as the report, or a parent that is a file or not writable."""
+    if not path:
+        raise UsageError("--report needs a file name")
+    if os.path.isdir(path):
+        raise UsageError(f"--report {path} is a folder: name a file (such as {os.path.join(path, 'report.json')})")
+    parent = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(parent) and os.path.dirname(parent) != parent:
+        parent = os.path.dirname(parent)  # the folders missing are created when the report is written
+    if not os.path.isdir(parent):
+        raise UsageError(f"--report {path}: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"--report {path}: cannot write in {parent}")

@@ -202,8 +202,15 @@ class Sanitizer:
         self._add_usage_notes()
         data = self.report()
         if self.report_file is not None:
-            self._guard("writing the report", json_report.write_atomic, self.report_file, data)
+            self._guard("writing the report", self._write_report, data)
         return data
+
+    def _write_report(self, data: dict[str, Any]) -> None:
+        try:
+            json_report.write_atomic(self.report_file, data)
+        except OSError as exc:  # a disk that filled up, a folder removed during the run
+            self.alert(f"error: could not write the report to {self.report_path}: {exc.strerror or exc}")
+            self.report_path = None  # the summary does not point at it
 
     def abandon(self) -> None:
         """In a forked child: take out this copy of the parent's session, writing nothing."""

@@ -58,6 +58,7 @@ def _unseen_lint(report: dict, shown: int = 3) -> list[str]:
               and (finding.get("path"), finding.get("line"), finding.get("code")) not in related]
     if not unseen:
         return []
+    unseen.sort(key=lambda finding: finding.get("severity") != "error")  # errors first, each kind in file order
     lines = [f"lint, not seen at run time ({plural(len(unseen), 'finding')}):"]
     for finding in unseen[:shown]:
         name = str(finding.get("name") or "").replace("-", " ")

@@ -75,5 +75,9 @@ def test_lint_findings_no_event_points_at_are_listed_after_the_verdict():
     report = {"script": "train.py", "exit_code": 0, "steps": 40, "events": [event], "lint": lint}
     lines = format_summary(report).splitlines()
     assert lines[-2:] == ["lint, not seen at run time (1 finding):", "  train.py:21 tl202 name (TL202)"]
+    warned = [finding("TL301", 3, severity="warning"), finding("TL102", 5, severity="warning"), *lint]
+    assert format_summary({**report, "lint": warned}).splitlines()[-4:] == [  # errors first
+        "lint, not seen at run time (3 findings):", "  train.py:21 tl202 name (TL202)",
+        "  train.py:3 tl301 name (TL301)", "  train.py:5 tl102 name (TL102)"]
     clean = {"script": "train.py", "exit_code": 0, "steps": 40, "events": [], "lint": lint[2:]}
     assert format_summary(clean).splitlines()[-1] == "no problems found in 40 steps"  # info findings stay in the report

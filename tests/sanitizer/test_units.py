@@ -39,6 +39,22 @@ def test_module_mode_and_lists() -> None:
     assert options.checks == ["nonfinite_loss", "loss_spike"] and options.halt_on == ["nonfinite_loss"]
 
 
+def test_repeated_list_options_add_up() -> None:
+    options = cli.parse(["--checks", "nonfinite_loss", "--checks=loss_spike,grad_spike",
+                         "--halt-on", "nonfinite_loss", "--halt-on", "nonfinite_grad", "train.py"])
+    assert options.checks == ["nonfinite_loss", "loss_spike", "grad_spike"]
+    assert options.halt_on == ["nonfinite_loss", "nonfinite_grad"]
+
+
+def test_a_report_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "a_file").write_text("")
+    for bad, words in ((str(tmp_path), "is a folder"), (str(tmp_path / "a_file" / "r.json"), "is not a folder"),
+                       ("", "needs a file name")):
+        with pytest.raises(cli.UsageError, match=words):
+            cli.parse(["--report", bad, "train.py"])
+    assert cli.parse(["--report", str(tmp_path / "new" / "deeper" / "r.json"), "train.py"]).script == "train.py"
+
+
 @pytest.mark.parametrize("argv", [[], ["--report"], ["--bogus", "x.py"], ["-m"]])
 def test_bad_command_lines_are_usage_errors(argv: list[str]) -> None:
     with pytest.raises(cli.UsageError):
