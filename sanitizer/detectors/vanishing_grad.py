@@ -20,6 +20,11 @@ EARLY_STEPS = 10  # the reference: median norm and loss of the first steps
 COLLAPSE = 1e-3  # norm below this share of the reference...
 TINY_NORM = 1e-8  # ...or below this absolute value
 STALLED = 0.1  # while the loss has not fallen 10-fold (a converged model loses gradient and loss together)
+# A loss below this share of its early level, reached while the gradient shrank step by step
+# (never divided by SUDDEN in one step), is a model that learned and sits at its optimum
+# (full-batch least squares on noisy targets): its gradient is ~0, and nothing stalled.
+LEARNED = 0.5
+SUDDEN = 10.0
 STEPS_IN_A_ROW = 5
 
 
@@ -30,12 +35,22 @@ class _Track:
         self.early_norms: list[float] = []
         self.early_losses: list[float] = []
         self.collapsed_in_a_row = 0
+        self.previous_norm: float | None = None
+        self.sudden = False  # the current run of collapsed steps began with a sudden drop
 
     def stalled(self, loss: float | None) -> bool:
         if loss is None or not self.early_losses:
             return True
         early = median(self.early_losses)
-        return abs(loss) > 1e-6 and abs(loss) > STALLED * abs(early)
+        if abs(loss) <= 1e-6 or abs(loss) <= STALLED * abs(early):
+            return False
+        return self.sudden or abs(loss) > LEARNED * abs(early)
+
+    def follow(self, norm: float, collapsed: bool) -> None:
+        """Whether the gradient fell into its collapse at once (a saturated layer) or step by step."""
+        if collapsed and not self.collapsed_in_a_row:
+            self.sudden = self.previous_norm is not None and norm * SUDDEN < self.previous_norm
+        self.previous_norm = norm
 
 
 class VanishingGradDetector(Detector):
@@ -60,6 +75,7 @@ class VanishingGradDetector(Detector):
                 track.early_losses.append(loss)
         reference = median(track.early_norms)
         collapsed = norm == 0.0 or norm < TINY_NORM or norm < COLLAPSE * reference
+        track.follow(norm, collapsed)
         track.collapsed_in_a_row = track.collapsed_in_a_row + 1 if collapsed and track.stalled(loss) else 0
         if track.collapsed_in_a_row >= STEPS_IN_A_ROW and not self.reported:
             self.reported = True

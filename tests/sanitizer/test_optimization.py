@@ -6,6 +6,7 @@ import pytest
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("vanishing_grad.py",),
+              ("vanishing_grad.py", "converged"),
               ("wrapped_optimizer.py",), ("wrapped_optimizer.py", "retry"), ("wrapped_optimizer.py", "subclass"), ("clip_order.py", "healthy"),
               ("clip_order.py", "bug"), ("clip_order.py", "late"), ("clip_order.py", "measure"),
               ("clip_order.py", "second"), ("clip_order.py", "listed")]
@@ -42,6 +43,12 @@ def test_saturated_output_vanishes_gradients(script_runs: ScriptRuns) -> None:
     run = script_runs.get("vanishing_grad.py")
     event = run.first("vanishing_grad")
     assert 24 <= event["step"] <= 26 and event["value"] < 1e-3 * event["baseline"]
+
+
+def test_a_model_trained_to_its_optimum_has_no_vanishing_gradient(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("vanishing_grad.py", "converged")
+    assert run.returncode == 0 and run.report["steps"] == 300, run.stderr
+    assert run.events() == []
 
 
 @pytest.mark.parametrize("args", [(), ("retry",), ("subclass",)])

@@ -1,5 +1,9 @@
 """A sigmoid output layer whose weights are blown up at step 20: it saturates, every
-gradient becomes ~0 while the loss stays high. Expected: vanishing_grad after step 20."""
+gradient becomes ~0 while the loss stays high. Expected: vanishing_grad after step 20.
+
+`converged`: full-batch least squares on noisy targets, run to its optimum: the
+gradient goes to ~0 because the model learned all it can (the loss fell about
+ninefold, to the noise's variance). Expected: nothing."""
 import sys
 
 import torch
@@ -7,6 +11,18 @@ from torch import nn
 
 healthy = "healthy" in sys.argv[1:]
 torch.manual_seed(0)
+if "converged" in sys.argv[1:]:
+    features = torch.randn(200, 5)
+    targets = features @ torch.tensor([1.0, -2.0, 0.5, 0.0, 3.0]) + 1.5 * torch.randn(200)
+    model = nn.Linear(5, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(300):
+        loss = nn.functional.mse_loss(model(features).squeeze(1), targets)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    print(f"{loss.item():.6f}")
+    sys.exit(0)
 model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Linear(32, 1), nn.Sigmoid())
 opt = torch.optim.SGD(model.parameters(), lr=0.5)
 for step in range(1, 41):
