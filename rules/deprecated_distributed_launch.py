@@ -107,6 +107,11 @@ class DeprecatedDistributedLaunch(Rule):
         "    return [sys.executable, '-m', 'torch.distributed.launch', '--use_env', script]\n",
         "import torch.distributed.launcher as launcher\n"
         "cmd = 'python -m torch.distributed.launcher_helper'\n",
+        # the same fallback written with f-strings
+        "def command(script, nproc, legacy):\n"
+        "    if legacy:\n"
+        "        return f'python -m torch.distributed.launch --nproc_per_node={nproc} {script}'\n"
+        "    return f'torchrun --nproc_per_node={nproc} {script}'\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -164,8 +169,12 @@ class DeprecatedDistributedLaunch(Rule):
         for node in iter_nodes(function):
             if type(node) is cst.SimpleString:
                 value = string_value(node)
-                if value is not None and _TORCHRUN.search(value):
-                    return True
+            elif type(node) is cst.FormattedString:  # the text between the `{...}` parts
+                value = " ".join(part.value for part in node.parts if type(part) is cst.FormattedStringText)
+            else:
+                continue
+            if value is not None and _TORCHRUN.search(value):
+                return True
         return False
 
     def _is_docstring(self, string: cst.BaseString) -> bool:
