@@ -343,6 +343,24 @@ class MissingTrainMode(Rule):
         "            model(x).sum().backward()\n"
         "            optimizer.step()\n"
         "        Evaluator(model).run(val_loader)  # expect: TL405\n",
+        # the evaluation names the model anew: the DDP wrapper's module, or the model itself
+        "import torch\n"
+        "from torch import nn\n"
+        "def evaluate(model, val_loader):\n"
+        "    net = model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model\n"
+        "    net.eval()  # expect: TL405\n"
+        "    with torch.no_grad():\n"
+        "        for x, y in val_loader:\n"
+        "            net(x)\n"
+        "def main(model, loader, val_loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    model.train()\n"
+        "    for epoch in range(10):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            nn.functional.mse_loss(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        evaluate(model, val_loader)\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -668,6 +686,24 @@ class MissingTrainMode(Rule):
         "                loss.backward()\n"
         "                self.optimizer.step()\n"
         "                self.optimizer.zero_grad()\n",
+        # the evaluation's local name holds a fresh copy, not the trained model
+        "import copy\n"
+        "import torch\n"
+        "def evaluate(model, val_loader):\n"
+        "    net = copy.deepcopy(model)\n"
+        "    net.eval()\n"
+        "    with torch.no_grad():\n"
+        "        for x in val_loader:\n"
+        "            net(x)\n"
+        "def main(model, loader, val_loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    model.train()\n"
+        "    for epoch in range(10):\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            optimizer.step()\n"
+        "        evaluate(model, val_loader)\n",
     )
 
     def finish(self) -> None:
@@ -704,7 +740,7 @@ class MissingTrainMode(Rule):
         for node in candidates:
             model = self._model_of(node)
             if node not in self._evaluated:
-                if model in trained and self._given_a_trained_model(node, trained):
+                if self._trained_receiver(node, trained):
                     self.report(node)
             elif model in stepped:
                 name = self.ctx.code(node.func)  # type: ignore[attr-defined]
@@ -755,12 +791,27 @@ class MissingTrainMode(Rule):
                     return True
         return False
 
-    def _given_a_trained_model(self, eval_node: cst.CSTNode, trained: set[str]) -> bool:
+    def _trained_receiver(self, eval_node: cst.CSTNode, trained: set[str]) -> bool:
+        """`model.eval()` of a model the file trains, also under a local name the
+        function gives it (`net = model.module if distributed else model`, `net = model`)."""
+        mode = mode_switch(self.ctx, eval_node)
+        receiver = mode[0] if mode is not None else None
+        if receiver is None:
+            return False
+        if self.ctx.code(receiver) in trained:
+            return self._given_a_trained_model(eval_node, receiver, trained)
+        binding = self.ctx.receivers.binding(receiver) if type(receiver) is cst.Name else None
+        values = self.ctx.receivers.assigned(binding) if binding is not None else []
+        if len(values) != 1 or self.ctx.enclosing_function(values[0]) is not self.ctx.enclosing_function(eval_node):
+            return False
+        return any(self.ctx.code(arm) in trained and self._given_a_trained_model(eval_node, arm, trained)
+                   for arm in alternatives(values[0]))
+
+    def _given_a_trained_model(self, eval_node: cst.CSTNode, receiver: cst.BaseExpression,
+                               trained: set[str]) -> bool:
         """`model.eval()` of a parameter of a function of this file: some call of it
         hands it a model the file trains (not only `evaluate(eval_model, ...)`, a fresh
         copy loaded with the trained weights). Any other receiver: yes."""
-        mode = mode_switch(self.ctx, eval_node)
-        receiver = mode[0] if mode is not None else None
         func = self.ctx.enclosing_function(eval_node)
         if type(receiver) is not cst.Name or func is None:
             return True
