@@ -469,6 +469,27 @@ class EmptyCacheInLoop(Rule):
         "    return norm\n"
         "for batch in loader:\n"
         "    train_step(model, optimizer, batch)  # expect: TL201\n",
+        Example(  # the meter detaches the tensors it is given before keeping them
+            "import torch\n"
+            "class Meter:\n"
+            "    def update(self, **values):\n"
+            "        for k, v in values.items():\n"
+            "            if isinstance(v, torch.Tensor):\n"
+            "                v = v.detach()\n"
+            "            self.history.setdefault(k, []).append(v)\n"
+            "class Trainer:\n"
+            "    def train_one_iter(self, x):\n"
+            "        self.optimizer.zero_grad()\n"
+            "        loss = self.model(x).sum()\n"
+            "        loss.backward()\n"
+            "        self.optimizer.step()\n"
+            "        self.meter.update(loss=loss)\n"
+            "        torch.cuda.empty_cache()\n"
+            "    def train(self):\n"
+            "        self.meter = Meter()\n"
+            "        for x in self.loader:\n"
+            "            self.train_one_iter(x)  # expect: TL201\n",
+        ),
     )
     good = (
         # a period around the call alone: the author chose when it runs

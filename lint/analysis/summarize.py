@@ -528,7 +528,7 @@ class _Summarizer:
         calls = [node for node in body if type(node) is cst.Call]
         heads = [node for node in iter_nodes(iterable) if type(node) is cst.Call] if iterable is not None else []
         return (not any(type(node) in (cst.Yield, cst.Await) for node in body)
-                and all(self._bookkeeping_call(call) or method_call(call, *_CONTAINER_METHODS) is not None
+                and all(self._bookkeeping_call(call) or method_call(call, *_CONTAINER_METHODS, *_LOGGED_READS) is not None
                         for call in calls)  # type: ignore[arg-type]
                 and all(self._bookkeeping_call(call) or method_call(call, *_DICT_VIEWS) is not None
                         for call in heads))  # type: ignore[arg-type]
@@ -829,9 +829,11 @@ def _walks_weights(iterable: cst.BaseExpression) -> bool:
 # (see `_bookkeeping_loop`)
 _BOOKKEEPING = ("builtins.", "sys.stdout.", "sys.stderr.", "time.", "math.", "logging.", "string.")
 _DICT_VIEWS = ("items", "keys", "values")
+# a tensor's methods that read its value for a log (`if isinstance(v, torch.Tensor): v = v.detach()`)
+_LOGGED_READS = ("detach", "item", "cpu", "tolist", "numpy")
 _WEIGHT_WALKS = ("parameters", "named_parameters", "buffers", "named_buffers", "state_dict")
 _BUILTINS = frozenset({"print", "range", "len", "int", "float", "str", "round", "min", "max", "abs", "format",
-                       "enumerate", "zip", "sum"})
+                       "enumerate", "zip", "sum", "isinstance"})
 
 
 def effect_of(ctx: FileContext, call: cst.Call) -> str | None:
