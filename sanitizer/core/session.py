@@ -55,6 +55,7 @@ RL_ENVIRONMENTS = ("gymnasium", "gym", "dm_env", "envpool", "pettingzoo")
 RL_NOT_JUDGED = ("follow the returns, not the fit, so loss and gradient spikes, divergence, vanishing "
                  "gradients and over- or underfitting were not judged")
 UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
+PROBE_PASSES = 2  # backward passes counted as steps, at most, before a first optimizer step renumbers them
 _set_grad_enabled = torch._C._set_grad_enabled  # torch.no_grad() without its Python layers
 
 class SanitizerHalt(BaseException):
@@ -434,6 +435,8 @@ class Sanitizer:
         """Steps come from the optimizer (or mark_step): a held backward pass was none."""
         if self.step_source is StepSource.OPTIMIZER:
             return
+        if self.step_source is StepSource.BACKWARD:
+            self._renumber_probe_passes()
         self.step_source = StepSource.OPTIMIZER
         self._leaves = []
         held, self._held = self._held, None
@@ -441,6 +444,20 @@ class Sanitizer:
             self._give_back(held)
             self._last_params = []
             self._index_step = 0  # it was built before the optimizer's parameters were known
+
+    def _renumber_probe_passes(self) -> None:
+        """The first optimizer step comes right after the two backward passes that made
+        the run count backward passes as steps: they were passes of that step (a pass
+        that only measures the gradient, then `zero_grad()`; SAM's first pass), and the
+        step is step 1. A loop that stepped by hand for longer keeps its numbers."""
+        if self.steps > PROBE_PASSES:
+            return
+        self._optimizers.discard(self._stand_in)
+        for event in self.events:
+            if event.step is not None:
+                event.step = 1
+        self.series = json_report.Series()
+        self.step, self.steps = 1, 0
 
     def _give_back(self, held: HeldStep) -> None:
         self.probe = absorb(held.probe, self.probe)

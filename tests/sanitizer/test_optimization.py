@@ -6,7 +6,7 @@ import pytest
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("vanishing_grad.py",),
-              ("vanishing_grad.py", "converged"),
+              ("vanishing_grad.py", "converged"), ("probe_pass.py", "probe"), ("probe_pass.py", "sam"),
               ("wrapped_optimizer.py",), ("wrapped_optimizer.py", "retry"), ("wrapped_optimizer.py", "subclass"), ("clip_order.py", "healthy"),
               ("clip_order.py", "bug"), ("clip_order.py", "late"), ("clip_order.py", "measure"),
               ("clip_order.py", "second"), ("clip_order.py", "listed")]
@@ -72,3 +72,13 @@ def test_clipping_scaled_gradients_is_reported_once(script_runs: ScriptRuns) -> 
     listed = script_runs.get("clip_order.py", "listed").events("clip_before_unscale")
     assert [event["where"] for event in listed] == [
         f"clip_order.py:{line_of('clip_order.py', 'torch.nn.utils.clip_grad_norm_(parameters=[')}"]
+
+
+@pytest.mark.parametrize("mode", ["probe", "sam"])
+def test_a_pass_before_the_first_optimizer_step_is_part_of_it(script_runs: ScriptRuns, mode: str) -> None:
+    """Two cleared backward passes before the first `step()` looked like a loop stepping by
+    hand; the optimizer step that follows makes them passes of step 1."""
+    run = script_runs.get("probe_pass.py", mode)
+    assert run.returncode == 0, run.stderr
+    assert run.report["steps"] == 20 and run.report["series"]["step"] == list(range(1, 21))
+    assert run.first("nonfinite_input")["step"] == 10
