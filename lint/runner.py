@@ -212,12 +212,16 @@ def _finish(
 
 def _apply_fixes(known: Known, task: Task, analysed: _Analysed, options: RunOptions, result: RunResult) -> None:
     """Write (or show) the fixes of a file's last analysis. Its findings describe the
-    bytes they were computed from: the file as written after `--fix`; after `--diff`
-    or a change while it was read, no bytes on disk (so they are not cached)."""
+    bytes they were computed from: the file as written after `--fix`; after `--diff`,
+    no bytes on disk (so they are not cached). A fixed text that was not written
+    (the file changed while it was linted, or cannot be written) leaves the file
+    as it was read: the findings reported are that text's."""
     written = _apply(task, analysed, options, result)
     known.cacheable = known.cacheable and written is not None
     if written is not None:
         known.task = replace(task, digest=written, stat=_stat_or_none(task.path))
+    elif not options.diff:
+        known.findings = analysed.outcome.findings_as_read
 
 
 def _stat_or_none(path: str) -> Stat | None:
