@@ -254,6 +254,21 @@ def test_fix_writes_atomically_and_relints_clean(project: Path) -> None:
     assert not list((project / "src").glob(".*.tmp"))
 
 
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root can give a file to another user")
+def test_fix_and_add_noqa_keep_the_owner_group_and_mode_of_the_file(tmp_path: Path) -> None:
+    """The fixed file replaces the old one (atomically): it is given the old one's
+    owner and group, as its mode, so root fixing a user's file leaves it theirs."""
+    for option, source in (("--fix", CLIP_BUG), ("--add-noqa", DP_BUG)):
+        path = tmp_path / "a.py"
+        path.write_text(source)
+        os.chown(path, 65534, 65534)
+        path.chmod(0o640)
+        code, _, err = invoke("a.py", option, "--no-cache", cwd=tmp_path)
+        assert code in (0, 1) and path.read_text() != source, (option, err)
+        stat = path.stat()
+        assert (stat.st_uid, stat.st_gid, stat.st_mode & 0o7777) == (65534, 65534, 0o640), option
+
+
 def test_diff_does_not_write(project: Path) -> None:
     code, out, _ = invoke("src/clip.py", "--diff", cwd=project)
     assert "+    scaler.unscale_(opt)" in out
