@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -194,7 +195,8 @@ def matches_glob(path: Path, root: Path, patterns: Sequence[str]) -> bool:
     """gitignore-like matching: a pattern matches the path relative to `root`,
     any trailing part of it, or its name."""
     try:
-        relative = path.resolve().relative_to(root).as_posix()
+        # os.path.realpath, not Path.resolve: a symbolic link loop is a path like any other
+        relative = Path(os.path.realpath(path)).relative_to(root).as_posix()
     except ValueError:
         relative = path.as_posix()
     parts = relative.split("/")

@@ -238,6 +238,28 @@ def test_an_internal_failure_exits_2_with_its_traceback(project: Path, monkeypat
     assert "RuntimeError: something inside broke" in err and "internal error" in err
 
 
+def test_a_walk_stays_in_the_tree_as_git_and_ruff_walk_it(tmp_path: Path) -> None:
+    """A link to a folder is not followed (it may lead out of the project), a
+    link that points nowhere is skipped, and a file reached through a linked
+    file too is reported once, under its own path; named explicitly, a linked
+    folder is linted and a dangling link is a file that cannot be read."""
+    (tmp_path / "proj" / "a").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "proj" / "a" / "x.py").write_text(DP_BUG)
+    (tmp_path / "outside" / "o.py").write_text(DP_BUG)
+    (tmp_path / "proj" / "a" / "data").symlink_to(Path("..", "..", "outside"))
+    (tmp_path / "proj" / "xlink.py").symlink_to(Path("a", "x.py"))
+    (tmp_path / "proj" / "dangling.py").symlink_to("missing.py")
+    proj = tmp_path / "proj"
+    for named in (".", "a"):
+        code, out, err = invoke(named, "--no-cache", "--format", "json", cwd=proj)
+        assert (code, err) == (1, ""), named
+        assert [(f["path"], f["code"]) for f in json.loads(out)] == [("a/x.py", "TL301")], named
+    code, out, _ = invoke("a/data", "dangling.py", "--no-cache", "--format", "json", cwd=proj)
+    assert code == 1 and [(f["path"], f["code"]) for f in json.loads(out)] == [
+        ("a/data/o.py", "TL301"), ("dangling.py", "TL000")]
+
+
 def test_missing_path_is_an_error_but_the_rest_is_linted(project: Path) -> None:
     code, out, err = invoke("src", "nope.py", "--no-cache", cwd=project)
     assert code == 2
