@@ -27,6 +27,7 @@ from trainlint.config import (
     with_overrides,
 )
 from trainlint.discovery import Discovery, discover
+from trainlint.finding import NOQA_FIXES
 from trainlint.imports import imported_files
 from trainlint.project import project_root
 from trainlint.runner import RunOptions, RunResult, run, unified_diff
@@ -72,6 +73,8 @@ class CheckRequest:
 
     @property
     def fix_mode(self) -> str | None:
+        if self.add_noqa:
+            return NOQA_FIXES  # unused codes go before codes are added: the baseline lints clean
         return ("unsafe" if self.unsafe_fixes else "safe") if (self.fix or self.diff) else None
 
 
@@ -226,7 +229,8 @@ def _baseline(request: CheckRequest, result: RunResult, failed: bool) -> int:
     for finding in baseline.left:
         warn(f"{finding.path}:{finding.line}: no `# noqa` added for {finding.code}: the line ends inside a string")
     if not request.quiet:
-        click.echo(f"Added {baseline.added} noqa code(s) to {baseline.files} file(s).", err=True)
+        cleaned = f"; removed unused codes from {result.fixes_applied} `# noqa` comment(s)" if result.fixes_applied else ""
+        click.echo(f"Added {baseline.added} noqa code(s) to {baseline.files} file(s){cleaned}.", err=True)
     return EXIT_ERROR if failed or baseline.errors else EXIT_CLEAN
 
 

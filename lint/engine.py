@@ -24,6 +24,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 from trainlint.analysis.summarize import file_facts
 from trainlint.context import FileContext
 from trainlint.crashes import Handler, HandlerGuard, RuleCrash, apply_guarded
+from trainlint.finding import NOQA_FIXES
 from trainlint.fixes import disjoint
 from trainlint.positions import node_ranges
 from trainlint.project import FileFacts, ProjectView, summarizable
@@ -103,7 +104,8 @@ def lint_bytes(
     project: ProjectView = ProjectView(),
     timer: Timer | None = None,
 ) -> FileOutcome:
-    """Lint the bytes of one file. `fix` is None, "safe" or "unsafe"; a
+    """Lint the bytes of one file. `fix` is None, "safe", "unsafe" or "noqa"
+    (only the fixes of the rules about `# noqa` comments, for `--add-noqa`); a
     `timer` measures where the time goes (see `trainlint.timing`)."""
     try:
         source, encoding = decode(data)
@@ -202,6 +204,8 @@ def _lint_text(
 def _allowed(diagnostic: Diagnostic, fix: str | None) -> bool:
     if fix is None or diagnostic.fix is None:
         return False
+    if fix == NOQA_FIXES:
+        return diagnostic.rule.audits_noqa
     return diagnostic.fix.safety == "safe" or fix == "unsafe"
 
 

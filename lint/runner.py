@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 from trainlint.cache import Entry, ResultCache, Stat, content_hash, file_stat, without_path
 from trainlint.config import Config, Selection, codes_for_file
-from trainlint.finding import Finding
+from trainlint.finding import NOQA_FIXES, UNUSED_NOQA, Finding
 from trainlint.project import FileFacts, ProjectView, project_root
 from trainlint.project_pass import Known, ProjectPass, Task, facts_digest
 from trainlint.project_store import ProjectStore
@@ -38,7 +38,7 @@ _TREE_BUDGET = 16_000_000
 
 @dataclass
 class RunOptions:
-    fix: str | None = None  # None, "safe" or "unsafe"
+    fix: str | None = None  # None, "safe", "unsafe" or NOQA_FIXES
     diff: bool = False  # show fixes as a diff instead of writing them
     jobs: int = 0  # 0: one per CPU
     cache_dir: Path | None = None  # None: no cache
@@ -232,7 +232,9 @@ def _stat_or_none(path: str) -> Stat | None:
 
 
 def _needs_fixing(findings: Sequence[Finding], fix: str | None) -> bool:
-    """Whether `--fix` / `--diff` would change the file these findings describe."""
+    """Whether `--fix` / `--diff` (or `--add-noqa`) would change the file these findings describe."""
+    if fix == NOQA_FIXES:
+        return any(f.code == UNUSED_NOQA and f.fixable for f in findings)
     return fix is not None and any(f.fix == "safe" or (f.fix == "unsafe" and fix == "unsafe") for f in findings)
 
 

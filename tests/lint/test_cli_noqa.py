@@ -92,6 +92,30 @@ def test_add_noqa_baselines_a_codebase(tmp_path: Path) -> None:
     assert code == 0 and "Added 0 noqa code(s)" in err
 
 
+def test_add_noqa_drops_unused_codes_so_that_the_baseline_lints_clean(tmp_path: Path) -> None:
+    """A `# noqa` code that suppresses nothing would be reported (TL001) right
+    after the baseline: `--add-noqa` removes it, as `--fix` does, on the lines it
+    adds codes to and elsewhere; other tools' codes stay."""
+    (tmp_path / "a.py").write_text(
+        "import torch.nn as nn\n"
+        "m = nn.DataParallel(nn.Linear(1, 1))  # noqa: TL101\n"
+        "x = 1  # noqa: TL301, E501\n"
+        "y = 2  # noqa: TL301\n"
+    )
+    code, out, err = invoke(".", "--add-noqa", "--no-cache", cwd=tmp_path)
+    assert code == 0 and out == "", err
+    assert "Added 1 noqa code(s) to 1 file(s); removed unused codes from 3 `# noqa` comment(s)." in err
+    assert (tmp_path / "a.py").read_text() == (
+        "import torch.nn as nn\n"
+        "m = nn.DataParallel(nn.Linear(1, 1))  # noqa: TL301\n"
+        "x = 1  # noqa: E501\n"
+        "y = 2\n"
+    )
+    assert invoke(".", "--no-cache", cwd=tmp_path)[:2] == (0, "Found 0 findings (0 fixable).\n")
+    code, _, err = invoke(".", "--add-noqa", cwd=tmp_path)
+    assert code == 0 and "Added 0 noqa code(s) to 0 file(s)." in err
+
+
 def test_add_noqa_refuses_to_combine_with_fix(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text(DP_BUG)
     code, _, err = invoke("a.py", "--add-noqa", "--fix", cwd=tmp_path)
