@@ -116,6 +116,17 @@ def test_add_noqa_drops_unused_codes_so_that_the_baseline_lints_clean(tmp_path: 
     assert code == 0 and "Added 0 noqa code(s) to 0 file(s)." in err
 
 
+def test_add_noqa_reads_old_mac_line_ends(tmp_path: Path) -> None:
+    """Lines that end in a lone CR are lines to `--add-noqa` too, as to the linter."""
+    (tmp_path / "cr.py").write_bytes(b"import torch.nn as nn\rm = nn.DataParallel(m)  # noqa: TL301\r"
+                                     b"k = nn.DataParallel(m)\r")
+    code, _, err = invoke("cr.py", "--add-noqa", "--no-cache", cwd=tmp_path)
+    assert code == 0 and "Added 1 noqa code(s) to 1 file(s)." in err and "warning" not in err, err
+    assert (tmp_path / "cr.py").read_bytes() == (b"import torch.nn as nn\rm = nn.DataParallel(m)  # noqa: TL301\r"
+                                                 b"k = nn.DataParallel(m)  # noqa: TL301\r")
+    assert invoke("cr.py", "--no-cache", cwd=tmp_path)[0] == 0
+
+
 def test_add_noqa_refuses_to_combine_with_fix(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text(DP_BUG)
     code, _, err = invoke("a.py", "--add-noqa", "--fix", cwd=tmp_path)
