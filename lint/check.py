@@ -113,6 +113,9 @@ def execute(request: CheckRequest) -> int:
         settings = _settings(request)
     except ConfigError as exc:
         return fail(str(exc))
+    if not request.quiet:
+        for message in settings.config.warnings:
+            warn(message)
     if request.reads_stdin:
         return _check_stdin(request, settings)
     started = time.perf_counter()

@@ -34,6 +34,7 @@ class Config:
     extend_exclude: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     respect_gitignore: bool = True  # skip what .gitignore files ignore when walking folders
+    warnings: list[str] = field(default_factory=list)  # what the user should know of the file, short of an error
 
 
 def find_config(start: Path) -> Path | None:
@@ -65,22 +66,25 @@ def load_config(path: Path | None, explicit: bool = False, fallback_root: Path |
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     tool = data.get("tool")
     table = tool.get("trainlint") if isinstance(tool, dict) else None
+    # a pyproject.toml, or a file shaped like one ([tool.ruff], shared with other tools)
+    pyproject = path.name == "pyproject.toml" or isinstance(tool, dict)
     if table is None:
-        if explicit and path.name != "pyproject.toml":
-            table = data  # a dedicated trainlint.toml holds the keys at top level
-        else:
-            table = {}
+        table = data if explicit and not pyproject else {}  # a dedicated trainlint.toml: the keys at top level
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: 'tool.trainlint' must be a table ([tool.trainlint]), "
                           f"not {type(table).__name__} {table!r}")
-    return _from_table(table, path)
+    config = _from_table(table, path, "[tool.trainlint]" if pyproject or not explicit else "the file")
+    if explicit and pyproject and not (isinstance(tool, dict) and "trainlint" in tool):
+        config.warnings.append(f"{path} has no [tool.trainlint] table: the default settings apply")
+    return config
 
 
-def _from_table(table: dict[str, object], path: Path) -> Config:
+def _from_table(table: dict[str, object], path: Path, section: str) -> Config:
+    """The settings of `table`, the `section` of the file `path` (named in errors)."""
     unknown = sorted(set(table) - set(KNOWN_KEYS))
     if unknown:
         raise ConfigError(
-            f"{path}: unknown key {', '.join(repr(k) for k in unknown)} in [tool.trainlint] "
+            f"{path}: unknown key {', '.join(repr(k) for k in unknown)} in {section} "
             f"(known keys: {', '.join(KNOWN_KEYS)})"
         )
     config = Config(root=path.parent.resolve(), source=path)

@@ -120,6 +120,22 @@ def test_a_tool_value_that_is_no_table_is_not_trainlints_configuration(project: 
     assert code == 1 and not err and {d["code"] for d in json.loads(out)} == {"TL101", "TL301"}
 
 
+def test_a_config_file_of_other_tools_tables_gives_the_defaults_and_says_so(project: Path) -> None:
+    """`--config` naming a file shaped like pyproject.toml ([tool.ruff] shared with
+    ruff) without a [tool.trainlint] table: the defaults apply, with a warning; a
+    dedicated file holds trainlint's keys at its top level."""
+    (project / "other.toml").write_text("[tool.ruff]\nline-length = 100\n")
+    code, out, err = invoke("src", "--no-cache", "--config", "other.toml", cwd=project)
+    assert code == 1 and "TL301" in out
+    assert err == "trainlint: warning: other.toml has no [tool.trainlint] table: the default settings apply\n"
+    (project / "trainlint.toml").write_text('select = ["TL3"]\n')
+    code, out, err = invoke("src", "--no-cache", "--config", "trainlint.toml", cwd=project)
+    assert code == 1 and "TL301" in out and "TL101" not in out and err == ""
+    (project / "trainlint.toml").write_text('selct = ["TL3"]\n')
+    code, _, err = invoke("src", "--no-cache", "--config", "trainlint.toml", cwd=project)
+    assert code == 2 and "unknown key 'selct' in the file" in err, err
+
+
 def test_each_file_gets_its_nearest_configuration_whatever_else_is_linted(tmp_path: Path) -> None:
     """A subproject's own pyproject.toml applies to its files in a run over the whole
     tree and in a pre-commit batch with other files, as when the file is linted alone."""
