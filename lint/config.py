@@ -106,18 +106,21 @@ def _from_table(table: dict[str, object], path: Path, section: str) -> Config:
     return config
 
 
-def _strings(table: dict[str, object], key: str, path: Path) -> list[str]:
+def _strings(table: dict[str, object], key: str, path: Path, label: str = "") -> list[str]:
+    """The list of strings `table[key]`; `label` names it in errors (the key's own name by default)."""
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{path}: '{key}' must be a list of strings")
+        raise ConfigError(f"{path}: {label or repr(key)} must be a list of strings, not {value!r}")
     return list(value)
 
 
 def _codes(table: dict[str, object], key: str, path: Path, where: str = "") -> list[str]:
-    values = _strings(table, key, path)
-    label = f"{where}.{key}" if where else key
+    """The codes `table[key]`; `where`: the table `table` is (a glob's entry of
+    `per-file-ignores` is named as such, not as a key of its own)."""
+    label = f"{where!r} entry {key!r}" if where else repr(key)
+    values = _strings(table, key, path, label)
     for value in values:
-        check_code(value, f"{path}: '{label}'")
+        check_code(value, f"{path}: {label}")
     return [_selector(v) for v in values]
 
 

@@ -107,6 +107,15 @@ def test_unknown_config_key_names_the_key(project: Path) -> None:
     assert code == 2 and "'selct'" in err
 
 
+def test_a_per_file_ignores_entry_that_is_no_list_is_named_as_such(project: Path) -> None:
+    (project / "pyproject.toml").write_text('[tool.trainlint]\nper-file-ignores = {"t.py" = "TL101"}\n')
+    code, _, err = invoke("src", cwd=project)
+    assert code == 2 and "'per-file-ignores' entry 't.py' must be a list of strings, not 'TL101'" in err, err
+    (project / "pyproject.toml").write_text('[tool.trainlint]\nper-file-ignores = {"t.py" = ["TL999"]}\n')
+    code, _, err = invoke("src", cwd=project)
+    assert code == 2 and "'per-file-ignores' entry 't.py': unknown rule code or prefix 'TL999'" in err, err
+
+
 @pytest.mark.parametrize("toml", ['[tool]\ntrainlint = 3\n', '[tool]\ntrainlint = ["TL1"]\n'])
 def test_a_trainlint_value_that_is_no_table_is_a_configuration_error(project: Path, toml: str) -> None:
     (project / "pyproject.toml").write_text(toml)
