@@ -14,8 +14,11 @@ from trainlint.manifest import manifest
 if TYPE_CHECKING:
     from trainlint.rule import Rule
 
+# `extend-ignore` and `extend-per-file-ignores` add to `ignore` and `per-file-ignores`,
+# as the options of the same names do (ruff's configurations use them too)
 KNOWN_KEYS = (
-    "select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "respect-gitignore",
+    "select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "per-file-ignores",
+    "extend-per-file-ignores", "respect-gitignore",
 )
 
 
@@ -90,7 +93,7 @@ def _from_table(table: dict[str, object], path: Path, section: str) -> Config:
     config = Config(root=path.parent.resolve(), source=path)
     if "select" in table:
         config.select = _codes(table, "select", path)
-    config.ignore = _codes(table, "ignore", path)
+    config.ignore = [*_codes(table, "ignore", path), *_codes(table, "extend-ignore", path)]
     config.extend_select = _codes(table, "extend-select", path)
     config.exclude = _strings(table, "exclude", path)
     config.extend_exclude = _strings(table, "extend-exclude", path)
@@ -98,12 +101,16 @@ def _from_table(table: dict[str, object], path: Path, section: str) -> Config:
     if not isinstance(respect, bool):
         raise ConfigError(f"{path}: 'respect-gitignore' must be true or false")
     config.respect_gitignore = respect
-    ignores = table.get("per-file-ignores", {})
-    if not isinstance(ignores, dict):
-        raise ConfigError(f"{path}: 'per-file-ignores' must be a table of glob = [codes]")
-    for glob, codes in ignores.items():
-        config.per_file_ignores[glob] = _codes({glob: codes}, glob, path, where="per-file-ignores")
+    config.per_file_ignores = _merged(_file_ignores(table, "per-file-ignores", path),
+                                      _file_ignores(table, "extend-per-file-ignores", path))
     return config
+
+
+def _file_ignores(table: dict[str, object], key: str, path: Path) -> dict[str, list[str]]:
+    ignores = table.get(key, {})
+    if not isinstance(ignores, dict):
+        raise ConfigError(f"{path}: '{key}' must be a table of glob = [codes]")
+    return {glob: _codes({glob: codes}, glob, path, where=key) for glob, codes in ignores.items()}
 
 
 def _strings(table: dict[str, object], key: str, path: Path, label: str = "") -> list[str]:

@@ -117,6 +117,16 @@ def test_per_file_ignores_on_the_command_line(project: Path) -> None:
     assert code == 2 and "TL999" in err
 
 
+def test_extend_ignore_and_extend_per_file_ignores_are_configuration_keys_as_options(project: Path) -> None:
+    (project / "pyproject.toml").write_text(
+        '[tool.trainlint]\nignore = ["TL2"]\nextend-ignore = ["TL101"]\n'
+        'per-file-ignores = {"nothing/*" = ["TL1"]}\nextend-per-file-ignores = {"src/train.py" = ["TL301"]}\n')
+    code, out, err = invoke("src", "--format", "json", "--no-cache", cwd=project)
+    assert (code, out.strip(), err) == (0, "[]", "")
+    _, out, _ = invoke("src", "--format", "json", "--no-cache", "--per-file-ignores", "x.py:TL1", cwd=project)
+    assert _codes(out) == {"TL301"}, "--per-file-ignores replaces both tables"
+
+
 def test_every_named_path_excluded_is_said_clearly(project: Path) -> None:
     (project / "pyproject.toml").write_text('[tool.trainlint]\nexclude = ["src/*"]\n')
     code, out, err = invoke("src/train.py", "src/clip.py", cwd=project)
