@@ -306,6 +306,9 @@ def _nothing_to_lint(found: Discovery, targets: list[str], config: Config) -> st
     if found.excluded and len(found.excluded) == len(targets):
         named = ", ".join(found.excluded)
         return f"every path given is excluded by the `exclude` / `extend-exclude` settings{source} ({named}); nothing was linted"
+    if found.excluded_in_walk:
+        return (f"every Python file under {', '.join(targets)} is excluded by the `exclude` / `extend-exclude` "
+                f"settings{source}; nothing was linted")
     return f"no Python files found under {', '.join(targets)}"
 
 

@@ -24,6 +24,8 @@ class Discovery:
     files: list[str] = field(default_factory=list)  # as the user will see them
     errors: list[str] = field(default_factory=list)  # paths that could not be walked
     excluded: list[str] = field(default_factory=list)  # paths given but excluded by the configuration
+    # files and folders met in a walk that the configured `exclude` globs skipped
+    excluded_in_walk: list[str] = field(default_factory=list)
 
 
 def discover(paths: Sequence[str], config: Config, config_of: Callable[[str], Config] | None = None) -> Discovery:
@@ -63,7 +65,10 @@ def _walk(top: str, top_config: Config, result: Discovery, seen: dict[str, tuple
         kept = []
         for name in sorted(dirnames):
             full = os.path.join(directory, name)
-            if os.path.islink(full) or _excluded(Path(full), DEFAULT_EXCLUDES, config, configured):
+            if os.path.islink(full) or _excluded(Path(full), DEFAULT_EXCLUDES, config, []):
+                continue
+            if _excluded(Path(full), (), config, configured):
+                result.excluded_in_walk.append(full)
                 continue
             if gitignore is not None and gitignore.ignored(full, is_dir=True):
                 continue
@@ -74,7 +79,10 @@ def _walk(top: str, top_config: Config, result: Discovery, seen: dict[str, tuple
         real_directory = os.path.realpath(directory)
         for name in sorted(filenames):
             full = os.path.join(directory, name)
-            if not name.endswith(".py") or _excluded(Path(full), (), config, configured):
+            if not name.endswith(".py"):
+                continue
+            if _excluded(Path(full), (), config, configured):
+                result.excluded_in_walk.append(full)
                 continue
             if gitignore is not None and gitignore.ignored(full, is_dir=False):
                 continue

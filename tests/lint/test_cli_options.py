@@ -136,6 +136,9 @@ def test_every_named_path_excluded_is_said_clearly(project: Path) -> None:
     (project / "empty").mkdir()
     code, _, err = invoke("empty", cwd=project)
     assert code == 0 and "no Python files found under empty" in err
+    code, out, err = invoke("src", cwd=project)  # a folder whose every file is excluded
+    assert code == 0 and out == ""
+    assert "every Python file under src is excluded by the `exclude` / `extend-exclude` settings" in err, err
 
 
 def test_diff_exits_one_only_when_it_would_change_something(project: Path) -> None:
