@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import posixpath
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -207,7 +208,8 @@ def _match(code: str, selectors: Sequence[str]) -> bool:
 
 def matches_glob(path: Path, root: Path, patterns: Sequence[str]) -> bool:
     """gitignore-like matching: a pattern matches the path relative to `root`,
-    any trailing part of it, or its name."""
+    any trailing part of it, or its name. A pattern is read as a normalized
+    path (`./t.py` is `t.py`, as the shell completes it)."""
     try:
         # os.path.realpath, not Path.resolve: a symbolic link loop is a path like any other
         relative = Path(os.path.realpath(path)).relative_to(root).as_posix()
@@ -215,7 +217,7 @@ def matches_glob(path: Path, root: Path, patterns: Sequence[str]) -> bool:
         relative = path.as_posix()
     parts = relative.split("/")
     for pattern in patterns:
-        pattern = pattern.rstrip("/")
+        pattern = posixpath.normpath(pattern) if pattern else pattern
         if fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(path.name, pattern):
             return True
         if "/" not in pattern and any(fnmatch.fnmatchcase(part, pattern) for part in parts):

@@ -127,6 +127,19 @@ def test_extend_ignore_and_extend_per_file_ignores_are_configuration_keys_as_opt
     assert _codes(out) == {"TL301"}, "--per-file-ignores replaces both tables"
 
 
+def test_a_glob_starting_with_dot_slash_matches_as_the_path_without_it(project: Path) -> None:
+    """`./src/train.py`, as the shell completes a path, names `src/train.py`, on the
+    command line and in the configuration alike."""
+    args = ("src", "--format", "json", "--no-cache")
+    _, out, _ = invoke(*args, "--per-file-ignores", "./src/train.py:TL301", cwd=project)
+    assert _codes(out) == {"TL101"}
+    _, out, _ = invoke(*args, "--extend-exclude", "./src/clip.py", cwd=project)
+    assert _codes(out) == {"TL301"}
+    (project / "pyproject.toml").write_text('[tool.trainlint]\nper-file-ignores = {"./src/*" = ["TL1", "TL3"]}\n')
+    _, out, _ = invoke(*args, cwd=project)
+    assert out.strip() == "[]"
+
+
 def test_every_named_path_excluded_is_said_clearly(project: Path) -> None:
     (project / "pyproject.toml").write_text('[tool.trainlint]\nexclude = ["src/*"]\n')
     code, out, err = invoke("src/train.py", "src/clip.py", cwd=project)
