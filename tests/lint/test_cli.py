@@ -9,9 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_runner import CLIP_BUG, DP_BUG, UNSAFE_ONLY, invoke
-
-ROOT = Path(__file__).resolve().parents[2]
+from cli_runner import CLIP_BUG, DP_BUG, UNSAFE_ONLY, child_env, invoke
 
 
 def test_text_output_and_exit_one(project: Path) -> None:
@@ -366,14 +364,14 @@ def test_linting_never_imports_torch(project: Path) -> None:
         "assert 'torch' not in sys.modules, 'torch was imported'\n"
         "print('no torch')\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child_env()
     done = subprocess.run([sys.executable, "-c", script], cwd=project, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "no torch" in done.stdout
 
 
 def test_python_dash_m_lint(project: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child_env()
     done = subprocess.run(
         [sys.executable, "-m", "trainlint", "src/train.py", "--no-cache"], cwd=project, env=env, capture_output=True, text=True
     )

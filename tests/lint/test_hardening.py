@@ -16,6 +16,7 @@ from typing import Sequence
 import hypothesmith
 import libcst as cst
 import pytest
+from cli_runner import child_env
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -348,7 +349,7 @@ def test_interrupted_fix_never_leaves_a_partial_file(tmp_path: Path) -> None:
     expected = None
     for i in range(60):
         (tmp_path / f"m{i:02d}.py").write_text(source)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child_env()
     proc = subprocess.Popen(
         [sys.executable, "-m", "trainlint", ".", "--fix", "--jobs", "1", "--no-cache", "--select", "TL102"],
         cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

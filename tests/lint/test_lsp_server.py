@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 from pygls.workspace.position_codec import PositionCodec
+from cli_runner import child_env
 
 from trainlint.lsp.protocol import TextPositions, replacement
 
-ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 20  # seconds; generous for a loaded machine
 
 PYPROJECT = """\
@@ -147,7 +147,7 @@ def apply_edits(text: str, edits: list[Any]) -> str:
 async def editor(workspace: Path, options: dict[str, object] | None = None) -> AsyncIterator[Editor]:
     client = LanguageClient("test-editor", "1")
     session = Editor(client)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child_env()
     await client.start_io(sys.executable, "-m", "trainlint", "server", cwd=str(workspace), env=env)
     try:
         result = await asyncio.wait_for(
