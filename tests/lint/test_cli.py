@@ -246,8 +246,25 @@ def test_unparsable_and_undecodable_files_are_reported_and_the_rest_linted(tmp_p
         ("ok.py", "TL301", 2),
         ("declared.py", "TL301", 4),
     }
-    assert "byte 0xff on line 4 (offset 28) is invalid" in next(d["message"] for d in json.loads(out) if d["path"] == "late.py")
+    assert "non-UTF-8 byte 0xff on line 4, column 13, and no encoding declared" in next(
+        d["message"] for d in json.loads(out) if d["path"] == "late.py")
     assert code == 1
+
+
+def test_an_undecodable_byte_is_described_as_python_describes_it(tmp_path: Path) -> None:
+    """A non-UTF-8 byte on line 1 without a declaration is that, not an invalid
+    declaration; a declaration on a line that is itself not UTF-8 counts, as
+    for Python; a byte the declared encoding cannot decode is named with it."""
+    (tmp_path / "first.py").write_bytes(b'"""Caf\xe9"""\nx = 1\n')
+    (tmp_path / "declared.py").write_bytes(b"# -*- coding: latin-1 -*- caf\xe9\nimport torch.nn as nn\nm = nn.DataParallel(m)\n")
+    (tmp_path / "ascii.py").write_bytes(b"# coding: ascii\nx = '\xe9'\n")
+    _, out, _ = invoke(".", "--no-cache", "--format", "json", cwd=tmp_path)
+    found = {d["path"]: (d["code"], d["message"].removeprefix("file cannot be parsed: ")) for d in json.loads(out)}
+    assert found == {
+        "first.py": ("TL000", "non-UTF-8 byte 0xe9 on line 1, column 7, and no encoding declared (see PEP 263)"),
+        "declared.py": ("TL301", found["declared.py"][1]),
+        "ascii.py": ("TL000", "cannot decode as ascii: byte 0xe9 on line 2, column 6 is invalid"),
+    }
 
 
 def test_an_internal_failure_exits_2_with_its_traceback(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
