@@ -199,3 +199,12 @@ def test_a_file_directive_naming_no_rule_is_reported(tmp_path: Path) -> None:
     _, out, _ = invoke("m.py", "--no-cache", "--format", "json", cwd=tmp_path)
     found = {(d["line"], d["code"], d["message"]) for d in json.loads(out)}
     assert (1, "TL001", "`# trainlint: noqa` names no rule: TL031") in found and {c for _, c, _ in found} == {"TL001", "TL301"}
+
+
+def test_a_file_directive_is_read_in_any_case_as_a_line_noqa_is(tmp_path: Path) -> None:
+    """`# TRAINLINT: NOQA` skips the file as `# NOQA` covers a line (flake8 reads
+    its file-level comment in any case too)."""
+    (tmp_path / "a.py").write_text("# TRAINLINT: NOQA\nimport torch.nn as nn\nm = nn.DataParallel(m)\n")
+    (tmp_path / "b.py").write_text("# Trainlint: NoQA: TL301\nimport torch.nn as nn\nm = nn.DataParallel(m)\n")
+    code, out, _ = invoke(".", "--no-cache", cwd=tmp_path)
+    assert (code, out) == (0, "Found 0 findings (0 fixable).\n")
