@@ -47,11 +47,20 @@ for x, y in loader:
 """
 
 
+class Client(LanguageClient):
+    """pygls' client, noting the exit status of the server it started."""
+
+    exit_status: int | None = None
+
+    async def server_exit(self, server: asyncio.subprocess.Process) -> None:
+        self.exit_status = server.returncode
+
+
 class Editor:
     """What an editor keeps of a session: open texts and the latest
     diagnostics and messages the server sent."""
 
-    def __init__(self, client: LanguageClient) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
         self.texts: dict[str, tuple[int, str]] = {}
         self.published: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
@@ -144,8 +153,10 @@ def apply_edits(text: str, edits: list[Any]) -> str:
 
 
 @asynccontextmanager
-async def editor(workspace: Path, options: dict[str, object] | None = None) -> AsyncIterator[Editor]:
-    client = LanguageClient("test-editor", "1")
+async def editor(workspace: Path, options: dict[str, object] | None = None,
+                 shutdown: bool = True) -> AsyncIterator[Editor]:
+    """A session with a server in `workspace`, ended by `shutdown` then `exit` (or `exit` alone)."""
+    client = Client("test-editor", "1")
     session = Editor(client)
     env = child_env()
     await client.start_io(sys.executable, "-m", "trainlint", "server", cwd=str(workspace), env=env)
@@ -163,7 +174,8 @@ async def editor(workspace: Path, options: dict[str, object] | None = None) -> A
         assert result.server_info is not None and result.server_info.name == "trainlint"
         client.initialized(types.InitializedParams())
         yield session
-        await asyncio.wait_for(client.shutdown_async(None), TIMEOUT)
+        if shutdown:
+            await asyncio.wait_for(client.shutdown_async(None), TIMEOUT)
     finally:
         client.exit(None)  # the server exits on this, after a shutdown or not
         await asyncio.wait_for(client.stop(), TIMEOUT)
@@ -186,6 +198,24 @@ def _codes(diagnostics: list[types.Diagnostic]) -> list[tuple[int, str | int | N
 def _only(diagnostics: list[types.Diagnostic], code: str) -> types.Diagnostic:
     (found,) = [d for d in diagnostics if d.code == code]
     return found
+
+
+@pytest.mark.parametrize("shutdown", [True, False])
+def test_a_document_never_opened_has_no_actions_and_exit_says_whether_shutdown_came_first(
+        project: Path, shutdown: bool) -> None:
+    """A code action asked for a document the editor never opened (or closed) is an
+    empty answer, not an internal error; the server exits 0 after a shutdown
+    request and 1 on `exit` alone, as the LSP specification says."""
+    async def scenario() -> Editor:
+        async with editor(project, shutdown=shutdown) as session:
+            start = types.Position(line=0, character=0)
+            for only in (None, ["source.fixAll.trainlint"]):
+                actions = await session.actions((project / "nope.py").as_uri(), types.Range(start=start, end=start), only)
+                assert actions == []
+        return session
+
+    session = asyncio.run(asyncio.wait_for(scenario(), 4 * TIMEOUT))
+    assert session.client.exit_status == (0 if shutdown else 1)
 
 
 def test_open_publishes_diagnostics_honouring_noqa_exclude_and_per_file_ignores(project: Path) -> None:
