@@ -72,6 +72,17 @@ class CheckRequest:
         return self.paths == (UNNAMED,) or (not self.paths and self.stdin_filename is not None)
 
     @property
+    def report_to_stderr(self) -> bool:
+        """Standard input with --fix: the fixed code takes stdout, the report stderr."""
+        return self.reads_stdin and self.fix and not self.diff
+
+    @property
+    def stderr_for_programs(self) -> bool:
+        """The report on stderr is for a program to read (`--format json`): no
+        message goes there beside it."""
+        return self.report_to_stderr and self.output_file is None and self.output_format != "text"
+
+    @property
     def fix_mode(self) -> str | None:
         if self.add_noqa:
             return NOQA_FIXES  # unused codes go before codes are added: the baseline lints clean
@@ -113,7 +124,7 @@ def execute(request: CheckRequest) -> int:
         settings = _settings(request)
     except ConfigError as exc:
         return fail(str(exc))
-    if not request.quiet:
+    if not (request.quiet or request.stderr_for_programs):
         for message in settings.config.warnings:
             warn(message)
     if request.reads_stdin:
@@ -210,13 +221,13 @@ def _check_stdin(request: CheckRequest, settings: Settings) -> int:
             original = data.decode(outcome.encoding, errors="replace")
             result.diffs.append(unified_diff(path, original, outcome.fixed_source))
         result.errors = [crash.describe(path) for crash in outcome.crashes]
-    if request.fix and not request.diff:
+    if request.report_to_stderr:
         click.get_binary_stream("stdout").write(fixed_bytes(data, outcome))
         result.fixed_files = len(result.fixed)
     for problem in result.errors:
         error(problem)
     try:
-        report(request, result, linted=outcome is not None, to_stderr=request.fix and not request.diff)
+        report(request, result, linted=outcome is not None, to_stderr=request.report_to_stderr)
     except OSError as exc:
         return fail(f"cannot write {request.output_file}: {exc.strerror or exc}")
     return EXIT_ERROR if result.errors else _status(request, result)
