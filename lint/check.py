@@ -125,7 +125,7 @@ def execute(request: CheckRequest) -> int:
     except ConfigError as exc:
         return fail(str(exc))
     if not (request.quiet or request.stderr_for_programs):
-        for message in settings.config.warnings:
+        for message in [*_ineffective(request), *settings.config.warnings]:
             warn(message)
     if request.reads_stdin:
         return _check_stdin(request, settings)
@@ -179,6 +179,15 @@ def _misuse(request: CheckRequest) -> str | None:
         return (f"--statistics prints a table (or a JSON array with --format json), not a {request.output_format} "
                 "report: a tool reading that report could not")
     return None
+
+
+def _ineffective(request: CheckRequest) -> list[str]:
+    """Options that change nothing in this run: a user who typed them expects
+    them to (`--unsafe-fixes` without `--fix` fixes nothing)."""
+    if request.fix or request.diff:
+        return []
+    given = [option for option, on in (("--unsafe-fixes", request.unsafe_fixes), ("--show-fixes", request.show_fixes)) if on]
+    return [f"{option} has no effect without --fix or --diff" for option in given]
 
 
 def _settings(request: CheckRequest, config: Config | None = None) -> Settings:

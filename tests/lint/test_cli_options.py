@@ -185,6 +185,16 @@ def test_show_fixes_lists_what_was_fixed(project: Path) -> None:
     assert code == 1 and "Fixed 2 " + listing in out and "TL301" in out
 
 
+def test_fix_options_without_fix_or_diff_are_said_to_do_nothing(project: Path) -> None:
+    plain = invoke("src", "--no-cache", cwd=project)
+    code, out, err = invoke("src", "--no-cache", "--unsafe-fixes", "--show-fixes", cwd=project)
+    assert (code, out) == plain[:2], "a warning, the run is the same"
+    assert err == ("trainlint: warning: --unsafe-fixes has no effect without --fix or --diff\n"
+                   "trainlint: warning: --show-fixes has no effect without --fix or --diff\n")
+    _, _, err = invoke("src/train.py", "--no-cache", "--unsafe-fixes", "--diff", cwd=project)
+    assert "no effect" not in err
+
+
 def test_statistics_in_a_report_format_is_refused(project: Path) -> None:
     """A SARIF upload with --statistics added would get a plain table: refused."""
     for name in ("sarif", "gitlab", "junit", "github"):
