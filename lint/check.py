@@ -27,6 +27,7 @@ from trainlint.config import (
     with_overrides,
 )
 from trainlint.discovery import Discovery, discover
+from trainlint.finding import NOQA_FIXES
 from trainlint.imports import imported_files
 from trainlint.project import project_root
 from trainlint.runner import RunOptions, RunResult, run, unified_diff
@@ -71,7 +72,20 @@ class CheckRequest:
         return self.paths == (UNNAMED,) or (not self.paths and self.stdin_filename is not None)
 
     @property
+    def report_to_stderr(self) -> bool:
+        """Standard input with --fix: the fixed code takes stdout, the report stderr."""
+        return self.reads_stdin and self.fix and not self.diff
+
+    @property
+    def stderr_for_programs(self) -> bool:
+        """The report on stderr is for a program to read (`--format json`): no
+        message goes there beside it."""
+        return self.report_to_stderr and self.output_file is None and self.output_format != "text"
+
+    @property
     def fix_mode(self) -> str | None:
+        if self.add_noqa:
+            return NOQA_FIXES  # unused codes go before codes are added: the baseline lints clean
         return ("unsafe" if self.unsafe_fixes else "safe") if (self.fix or self.diff) else None
 
 
@@ -110,6 +124,9 @@ def execute(request: CheckRequest) -> int:
         settings = _settings(request)
     except ConfigError as exc:
         return fail(str(exc))
+    if not (request.quiet or request.stderr_for_programs):
+        for message in [*_ineffective(request), *settings.config.warnings]:
+            warn(message)
     if request.reads_stdin:
         return _check_stdin(request, settings)
     started = time.perf_counter()
@@ -164,6 +181,15 @@ def _misuse(request: CheckRequest) -> str | None:
     return None
 
 
+def _ineffective(request: CheckRequest) -> list[str]:
+    """Options that change nothing in this run: a user who typed them expects
+    them to (`--unsafe-fixes` without `--fix` fixes nothing)."""
+    if request.fix or request.diff:
+        return []
+    given = [option for option, on in (("--unsafe-fixes", request.unsafe_fixes), ("--show-fixes", request.show_fixes)) if on]
+    return [f"{option} has no effect without --fix or --diff" for option in given]
+
+
 def _settings(request: CheckRequest, config: Config | None = None) -> Settings:
     """The configuration (found from the paths given, unless it is `config`) with the
     command line's settings applied, and the rules it selects."""
@@ -204,13 +230,13 @@ def _check_stdin(request: CheckRequest, settings: Settings) -> int:
             original = data.decode(outcome.encoding, errors="replace")
             result.diffs.append(unified_diff(path, original, outcome.fixed_source))
         result.errors = [crash.describe(path) for crash in outcome.crashes]
-    if request.fix and not request.diff:
+    if request.report_to_stderr:
         click.get_binary_stream("stdout").write(fixed_bytes(data, outcome))
         result.fixed_files = len(result.fixed)
     for problem in result.errors:
         error(problem)
     try:
-        report(request, result, linted=outcome is not None, to_stderr=request.fix and not request.diff)
+        report(request, result, linted=outcome is not None, to_stderr=request.report_to_stderr)
     except OSError as exc:
         return fail(f"cannot write {request.output_file}: {exc.strerror or exc}")
     return EXIT_ERROR if result.errors else _status(request, result)
@@ -226,7 +252,8 @@ def _baseline(request: CheckRequest, result: RunResult, failed: bool) -> int:
     for finding in baseline.left:
         warn(f"{finding.path}:{finding.line}: no `# noqa` added for {finding.code}: the line ends inside a string")
     if not request.quiet:
-        click.echo(f"Added {baseline.added} noqa code(s) to {baseline.files} file(s).", err=True)
+        cleaned = f"; removed unused codes from {result.fixes_applied} `# noqa` comment(s)" if result.fixes_applied else ""
+        click.echo(f"Added {baseline.added} noqa code(s) to {baseline.files} file(s){cleaned}.", err=True)
     return EXIT_ERROR if failed or baseline.errors else EXIT_CLEAN
 
 
@@ -299,6 +326,9 @@ def _nothing_to_lint(found: Discovery, targets: list[str], config: Config) -> st
     if found.excluded and len(found.excluded) == len(targets):
         named = ", ".join(found.excluded)
         return f"every path given is excluded by the `exclude` / `extend-exclude` settings{source} ({named}); nothing was linted"
+    if found.excluded_in_walk:
+        return (f"every Python file under {', '.join(targets)} is excluded by the `exclude` / `extend-exclude` "
+                f"settings{source}; nothing was linted")
     return f"no Python files found under {', '.join(targets)}"
 
 

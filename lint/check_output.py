@@ -23,8 +23,10 @@ def report(request: CheckRequest, result: RunResult, linted: bool, to_stderr: bo
     """The report (to stdout, stderr or the output file) and the messages about
     fixes (beside a text report on the terminal, else on stderr): after `--fix`,
     what was fixed comes first, then what remains ("Fixed 1 finding(s)", then
-    "Found 0 findings (0 fixable)."); a `--diff` ends with what it would fix."""
-    if not request.quiet and not request.diff:
+    "Found 0 findings (0 fixable)."); a `--diff` ends with what it would fix.
+    A report on stderr for programs (standard input, `--fix --format json`)
+    is all that goes there."""
+    if not request.quiet and not request.diff and not request.stderr_for_programs:
         _fix_messages(request, result, to_stderr)
     emit(_report_text(request, result, linted), request.output_file, to_stderr)
     if not request.quiet and request.diff:

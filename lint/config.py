@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import fnmatch
+import os
+import posixpath
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -13,8 +15,11 @@ from trainlint.manifest import manifest
 if TYPE_CHECKING:
     from trainlint.rule import Rule
 
+# `extend-ignore` and `extend-per-file-ignores` add to `ignore` and `per-file-ignores`,
+# as the options of the same names do (ruff's configurations use them too)
 KNOWN_KEYS = (
-    "select", "ignore", "extend-select", "exclude", "extend-exclude", "per-file-ignores", "respect-gitignore",
+    "select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "per-file-ignores",
+    "extend-per-file-ignores", "respect-gitignore",
 )
 
 
@@ -33,6 +38,7 @@ class Config:
     extend_exclude: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     respect_gitignore: bool = True  # skip what .gitignore files ignore when walking folders
+    warnings: list[str] = field(default_factory=list)  # what the user should know of the file, short of an error
 
 
 def find_config(start: Path) -> Path | None:
@@ -64,28 +70,31 @@ def load_config(path: Path | None, explicit: bool = False, fallback_root: Path |
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     tool = data.get("tool")
     table = tool.get("trainlint") if isinstance(tool, dict) else None
+    # a pyproject.toml, or a file shaped like one ([tool.ruff], shared with other tools)
+    pyproject = path.name == "pyproject.toml" or isinstance(tool, dict)
     if table is None:
-        if explicit and path.name != "pyproject.toml":
-            table = data  # a dedicated trainlint.toml holds the keys at top level
-        else:
-            table = {}
+        table = data if explicit and not pyproject else {}  # a dedicated trainlint.toml: the keys at top level
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: 'tool.trainlint' must be a table ([tool.trainlint]), "
                           f"not {type(table).__name__} {table!r}")
-    return _from_table(table, path)
+    config = _from_table(table, path, "[tool.trainlint]" if pyproject or not explicit else "the file")
+    if explicit and pyproject and not (isinstance(tool, dict) and "trainlint" in tool):
+        config.warnings.append(f"{path} has no [tool.trainlint] table: the default settings apply")
+    return config
 
 
-def _from_table(table: dict[str, object], path: Path) -> Config:
+def _from_table(table: dict[str, object], path: Path, section: str) -> Config:
+    """The settings of `table`, the `section` of the file `path` (named in errors)."""
     unknown = sorted(set(table) - set(KNOWN_KEYS))
     if unknown:
         raise ConfigError(
-            f"{path}: unknown key {', '.join(repr(k) for k in unknown)} in [tool.trainlint] "
+            f"{path}: unknown key {', '.join(repr(k) for k in unknown)} in {section} "
             f"(known keys: {', '.join(KNOWN_KEYS)})"
         )
     config = Config(root=path.parent.resolve(), source=path)
     if "select" in table:
         config.select = _codes(table, "select", path)
-    config.ignore = _codes(table, "ignore", path)
+    config.ignore = [*_codes(table, "ignore", path), *_codes(table, "extend-ignore", path)]
     config.extend_select = _codes(table, "extend-select", path)
     config.exclude = _strings(table, "exclude", path)
     config.extend_exclude = _strings(table, "extend-exclude", path)
@@ -93,26 +102,33 @@ def _from_table(table: dict[str, object], path: Path) -> Config:
     if not isinstance(respect, bool):
         raise ConfigError(f"{path}: 'respect-gitignore' must be true or false")
     config.respect_gitignore = respect
-    ignores = table.get("per-file-ignores", {})
-    if not isinstance(ignores, dict):
-        raise ConfigError(f"{path}: 'per-file-ignores' must be a table of glob = [codes]")
-    for glob, codes in ignores.items():
-        config.per_file_ignores[glob] = _codes({glob: codes}, glob, path, where="per-file-ignores")
+    config.per_file_ignores = _merged(_file_ignores(table, "per-file-ignores", path),
+                                      _file_ignores(table, "extend-per-file-ignores", path))
     return config
 
 
-def _strings(table: dict[str, object], key: str, path: Path) -> list[str]:
+def _file_ignores(table: dict[str, object], key: str, path: Path) -> dict[str, list[str]]:
+    ignores = table.get(key, {})
+    if not isinstance(ignores, dict):
+        raise ConfigError(f"{path}: '{key}' must be a table of glob = [codes]")
+    return {glob: _codes({glob: codes}, glob, path, where=key) for glob, codes in ignores.items()}
+
+
+def _strings(table: dict[str, object], key: str, path: Path, label: str = "") -> list[str]:
+    """The list of strings `table[key]`; `label` names it in errors (the key's own name by default)."""
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{path}: '{key}' must be a list of strings")
+        raise ConfigError(f"{path}: {label or repr(key)} must be a list of strings, not {value!r}")
     return list(value)
 
 
 def _codes(table: dict[str, object], key: str, path: Path, where: str = "") -> list[str]:
-    values = _strings(table, key, path)
-    label = f"{where}.{key}" if where else key
+    """The codes `table[key]`; `where`: the table `table` is (a glob's entry of
+    `per-file-ignores` is named as such, not as a key of its own)."""
+    label = f"{where!r} entry {key!r}" if where else repr(key)
+    values = _strings(table, key, path, label)
     for value in values:
-        check_code(value, f"{path}: '{label}'")
+        check_code(value, f"{path}: {label}")
     return [_selector(v) for v in values]
 
 
@@ -192,14 +208,16 @@ def _match(code: str, selectors: Sequence[str]) -> bool:
 
 def matches_glob(path: Path, root: Path, patterns: Sequence[str]) -> bool:
     """gitignore-like matching: a pattern matches the path relative to `root`,
-    any trailing part of it, or its name."""
+    any trailing part of it, or its name. A pattern is read as a normalized
+    path (`./t.py` is `t.py`, as the shell completes it)."""
     try:
-        relative = path.resolve().relative_to(root).as_posix()
+        # os.path.realpath, not Path.resolve: a symbolic link loop is a path like any other
+        relative = Path(os.path.realpath(path)).relative_to(root).as_posix()
     except ValueError:
         relative = path.as_posix()
     parts = relative.split("/")
     for pattern in patterns:
-        pattern = pattern.rstrip("/")
+        pattern = posixpath.normpath(pattern) if pattern else pattern
         if fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(path.name, pattern):
             return True
         if "/" not in pattern and any(fnmatch.fnmatchcase(part, pattern) for part in parts):

@@ -24,14 +24,19 @@ class Discovery:
     files: list[str] = field(default_factory=list)  # as the user will see them
     errors: list[str] = field(default_factory=list)  # paths that could not be walked
     excluded: list[str] = field(default_factory=list)  # paths given but excluded by the configuration
+    # files and folders met in a walk that the configured `exclude` globs skipped
+    excluded_in_walk: list[str] = field(default_factory=list)
 
 
 def discover(paths: Sequence[str], config: Config, config_of: Callable[[str], Config] | None = None) -> Discovery:
     """The Python files under `paths`. `config_of(folder)`: the configuration whose
     `exclude` applies in that folder (the nearest one, for subprojects with their own);
-    `config` everywhere when not given."""
+    `config` everywhere when not given. As git and ruff walk a tree, a symbolic
+    link to a folder is not followed (a data/ link to a mount, a checkout's link
+    to another project) and a link that points nowhere is skipped; a folder or
+    file named as a path is linted whether it is a link or not."""
     result = Discovery()
-    seen: set[str] = set()
+    seen: dict[str, tuple[int, bool]] = {}
     for given in paths:
         path = Path(given)
         if not path.exists() and not path.is_symlink():
@@ -50,7 +55,8 @@ def discover(paths: Sequence[str], config: Config, config_of: Callable[[str], Co
     return result
 
 
-def _walk(top: str, top_config: Config, result: Discovery, seen: set[str], config_of: Callable[[str], Config]) -> None:
+def _walk(top: str, top_config: Config, result: Discovery, seen: dict[str, tuple[int, bool]],
+          config_of: Callable[[str], Config]) -> None:
     ignores = {top: GitIgnore.for_directory(top)} if top_config.respect_gitignore else {}
     for directory, dirnames, filenames in _directories(top, result):
         gitignore = ignores.pop(directory, None)
@@ -59,7 +65,10 @@ def _walk(top: str, top_config: Config, result: Discovery, seen: set[str], confi
         kept = []
         for name in sorted(dirnames):
             full = os.path.join(directory, name)
-            if _excluded(Path(full), DEFAULT_EXCLUDES, config, configured):
+            if os.path.islink(full) or _excluded(Path(full), DEFAULT_EXCLUDES, config, []):
+                continue
+            if _excluded(Path(full), (), config, configured):
+                result.excluded_in_walk.append(full)
                 continue
             if gitignore is not None and gitignore.ignored(full, is_dir=True):
                 continue
@@ -70,34 +79,28 @@ def _walk(top: str, top_config: Config, result: Discovery, seen: set[str], confi
         real_directory = os.path.realpath(directory)
         for name in sorted(filenames):
             full = os.path.join(directory, name)
-            if not name.endswith(".py") or _excluded(Path(full), (), config, configured):
+            if not name.endswith(".py"):
                 continue
-            if gitignore is None or not gitignore.ignored(full, is_dir=False):
+            if _excluded(Path(full), (), config, configured):
+                result.excluded_in_walk.append(full)
+                continue
+            if gitignore is not None and gitignore.ignored(full, is_dir=False):
+                continue
+            if not os.path.islink(full):
                 # the real path of a file that is no link is its real folder's, one lstat instead of one per folder
-                real = os.path.realpath(full) if os.path.islink(full) else os.path.join(real_directory, name)
-                _add(result, seen, os.path.normpath(full), real)
+                _add(result, seen, os.path.normpath(full), os.path.join(real_directory, name))
+            elif os.path.exists(full):  # a link that points nowhere is no file of the tree
+                _add(result, seen, os.path.normpath(full), os.path.realpath(full), link=True)
 
 
 def _directories(top: str, result: Discovery) -> Iterator[tuple[str, list[str], list[str]]]:
-    """`os.walk` from `top`, following symbolic links but not their loops;
+    """`os.walk` from `top`, which does not follow symbolic links to folders;
     pruning the yielded folder names prunes the walk."""
 
     def on_error(error: OSError) -> None:
         result.errors.append(f"{error.filename}: {error.strerror or error}")
 
-    visited: set[tuple[int, int]] = set()
-    for directory, dirnames, filenames in os.walk(top, onerror=on_error, followlinks=True):
-        try:
-            stat = os.stat(directory)
-        except OSError as exc:
-            result.errors.append(f"{directory}: {exc.strerror}")
-            dirnames[:] = []
-            continue
-        if (stat.st_dev, stat.st_ino) in visited:  # a symlink loop
-            dirnames[:] = []
-            continue
-        visited.add((stat.st_dev, stat.st_ino))
-        yield directory, dirnames, filenames
+    yield from os.walk(top, onerror=on_error)
 
 
 def _excluded(path: Path, defaults: Sequence[str], config: Config, configured: list[str]) -> bool:
@@ -106,8 +109,17 @@ def _excluded(path: Path, defaults: Sequence[str], config: Config, configured: l
     return bool(configured) and matches_glob(path, config.root, configured)
 
 
-def _add(result: Discovery, seen: set[str], path: str, real: str | None = None) -> None:
+def _add(result: Discovery, seen: dict[str, tuple[int, bool]], path: str, real: str | None = None,
+         link: bool = False) -> None:
+    """Add `path` unless its file is listed already. A file reached both through a
+    symbolic link and as itself is listed once, under its own path (where its
+    findings belong); `link`: `path` is a symbolic link."""
     key = real or os.path.realpath(path)
-    if key not in seen:
-        seen.add(key)
+    link = link or (real is None and os.path.islink(path))
+    listed = seen.get(key)
+    if listed is None:
+        seen[key] = (len(result.files), link)
         result.files.append(path)
+    elif listed[1] and not link:
+        result.files[listed[0]] = path
+        seen[key] = (listed[0], False)

@@ -104,7 +104,8 @@ def update_readme(path: str) -> bool:
 
 def rule_pages(rules: Sequence[type[Rule]]) -> dict[str, str]:
     """docs/rules/: one page per rule (what `explain` prints), and an index;
-    the targets of the SARIF `helpUri` links."""
+    the targets of the SARIF `helpUri` links once the project has an address
+    (see `trainlint.urls`)."""
     pages = {f"{rule.code}.md": explain_text(rule) + "\n" for rule in rules}
     rows = [f"| [{r.code}]({r.code}.md) | {r.name} | {r.severity} | {r.message} |" for r in rules]
     header = "# trainlint rules\n\nGenerated from `rules/` by `python -m trainlint.docs`.\n\n"

@@ -24,6 +24,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 from trainlint.analysis.summarize import file_facts
 from trainlint.context import FileContext
 from trainlint.crashes import Handler, HandlerGuard, RuleCrash, apply_guarded
+from trainlint.finding import NOQA_FIXES
 from trainlint.fixes import disjoint
 from trainlint.positions import node_ranges
 from trainlint.project import FileFacts, ProjectView, summarizable
@@ -48,6 +49,9 @@ class FileOutcome:
     findings: list[Finding] = field(default_factory=list)
     fixed_source: str | None = None  # set when fixes changed the text
     fixed_codes: list[str] = field(default_factory=list)  # the rule of each fix applied
+    # the findings of the text as read, when fixes changed it: those that stand
+    # when the fixed text is not written (the file changed meanwhile, or is read-only)
+    findings_as_read: list[Finding] = field(default_factory=list)
     encoding: str = "utf-8"
     facts: FileFacts | None = None  # when asked to summarize and the file was parsed
     timings: dict[str, float] = field(default_factory=dict)  # with a Timer: seconds per stage, analysis, rule
@@ -100,7 +104,8 @@ def lint_bytes(
     project: ProjectView = ProjectView(),
     timer: Timer | None = None,
 ) -> FileOutcome:
-    """Lint the bytes of one file. `fix` is None, "safe" or "unsafe"; a
+    """Lint the bytes of one file. `fix` is None, "safe", "unsafe" or "noqa"
+    (only the fixes of the rules about `# noqa` comments, for `--add-noqa`); a
     `timer` measures where the time goes (see `trainlint.timing`)."""
     try:
         source, encoding = decode(data)
@@ -125,10 +130,12 @@ def lint_text(
     timer = timer or NoTimer()
     try:
         with collector_paused():
-            findings, fixed, fixed_codes = _lint_text(path, source, rules, fix, project, facts, crashes, timer)
+            findings, fixed, fixed_codes, as_read = _lint_text(path, source, rules, fix, project, facts, crashes, timer)
     except _Unparsable as exc:
         return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column), timings=timer.seconds)
-    outcome = FileOutcome(findings, fixed if fixed != source else None, fixed_codes, facts=facts[-1] if facts else None)
+    changed = fixed != source
+    outcome = FileOutcome(findings, fixed if changed else None, fixed_codes, as_read if changed else [],
+                          facts=facts[-1] if facts else None)
     outcome.timings, outcome.crashes = timer.seconds, crashes
     return outcome
 
@@ -159,10 +166,11 @@ def _lint_text(
     facts: list[FileFacts],
     crashes: list[RuleCrash],
     timer: Timer,
-) -> tuple[list[Finding], str, list[str]]:
-    """Findings, the fixed text and the rule of each fix; the facts of each
-    round's text are appended to `facts` (the last describe the result), the
-    rules that raised on the reported text to `crashes`."""
+) -> tuple[list[Finding], str, list[str], list[Finding]]:
+    """Findings, the fixed text, the rule of each fix and the findings of
+    `source` itself; the facts of each round's text are appended to `facts`
+    (the last describe the result), the rules that raised on the reported
+    text to `crashes`."""
     original, applied = source, []
     first: tuple[list[Finding], list[RuleCrash]] | None = None
     for _ in range(_MAX_FIX_ROUNDS):
@@ -176,25 +184,28 @@ def _lint_text(
         fixable = [d for d in allowed if id(d.fix) in taken]  # counted once applied
         if module is None or not fixable:
             crashes.extend(found)
-            return findings, source, applied
+            return findings, source, applied, first[0]
         with deep_recursion(), timer.measure("fixes"):
             new_source, failed = apply_guarded(module, fixable, unsafe=fix == "unsafe")
         if failed:  # a fix that raises leaves the file as it was
             del facts[1:]
             crashes.extend([*first[1], *failed])
-            return first[0], original, []
+            return first[0], original, [], first[0]
         if new_source == source:
             crashes.extend(found)
-            return findings, source, applied
+            return findings, source, applied, first[0]
         applied.extend(d.rule.code for d in fixable)
         source = new_source
     module, diagnostics = _analyse(path, source, rules, project, facts, timer, crashes)
-    return [f for _, f in _positioned(path, module, diagnostics, source, rules, crashes, timer)], source, applied
+    findings = [f for _, f in _positioned(path, module, diagnostics, source, rules, crashes, timer)]
+    return findings, source, applied, first[0] if first is not None else findings
 
 
 def _allowed(diagnostic: Diagnostic, fix: str | None) -> bool:
     if fix is None or diagnostic.fix is None:
         return False
+    if fix == NOQA_FIXES:
+        return diagnostic.rule.audits_noqa
     return diagnostic.fix.safety == "safe" or fix == "unsafe"
 
 

@@ -9,6 +9,11 @@ from typing import Literal
 Severity = Literal["error", "warning", "info"]
 FixSafety = Literal["safe", "unsafe"]
 
+# the fix mode of `--add-noqa` (beside "safe" and "unsafe"): only the fixes that
+# drop unused `# noqa` codes (TL001's), so that the baseline it writes lints clean
+NOQA_FIXES = "noqa"
+UNUSED_NOQA = "TL001"
+
 
 @dataclass(frozen=True, order=True)
 class Finding:

@@ -304,17 +304,20 @@ def _is_header(stmt: cst.CSTNode, index: int) -> bool:
 
 def write_atomic(path: str | Path, text: str, encoding: str = "utf-8") -> None:
     """Replace `path` with `text` so that a reader (or a crash) sees either the
-    old file or the new one, never a part of it. Permissions are kept."""
+    old file or the new one, never a part of it. Permissions are kept, and the
+    owner and group where the process may set them (root fixing another
+    user's file). The file is replaced: a hard link to it keeps the old text."""
     target = Path(path)
-    mode = target.stat().st_mode & 0o7777 if target.exists() else None
+    old = target.stat() if target.exists() else None
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding=encoding, newline="") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        if old is not None:
+            _keep_owner(tmp, old)
+            os.chmod(tmp, old.st_mode & 0o7777)  # after chown, which clears the set-id bits
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -322,3 +325,16 @@ def write_atomic(path: str | Path, text: str, encoding: str = "utf-8") -> None:
         except OSError:
             pass
         raise
+
+
+def _keep_owner(path: str, old: os.stat_result) -> None:
+    """Give `path` the owner and group of `old`, or its group alone (a user may
+    give a file any group they belong to), or neither, as the process may."""
+    if not hasattr(os, "chown"):  # Windows
+        return
+    for uid, gid in ((old.st_uid, old.st_gid), (-1, old.st_gid)):
+        try:
+            os.chown(path, uid, gid)
+            return
+        except PermissionError:
+            continue

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 from trainlint.cache import Entry, ResultCache, Stat, content_hash, file_stat, without_path
 from trainlint.config import Config, Selection, codes_for_file
-from trainlint.finding import Finding
+from trainlint.finding import NOQA_FIXES, UNUSED_NOQA, Finding
 from trainlint.project import FileFacts, ProjectView, project_root
 from trainlint.project_pass import Known, ProjectPass, Task, facts_digest
 from trainlint.project_store import ProjectStore
@@ -38,7 +38,7 @@ _TREE_BUDGET = 16_000_000
 
 @dataclass
 class RunOptions:
-    fix: str | None = None  # None, "safe" or "unsafe"
+    fix: str | None = None  # None, "safe", "unsafe" or NOQA_FIXES
     diff: bool = False  # show fixes as a diff instead of writing them
     jobs: int = 0  # 0: one per CPU
     cache_dir: Path | None = None  # None: no cache
@@ -212,12 +212,16 @@ def _finish(
 
 def _apply_fixes(known: Known, task: Task, analysed: _Analysed, options: RunOptions, result: RunResult) -> None:
     """Write (or show) the fixes of a file's last analysis. Its findings describe the
-    bytes they were computed from: the file as written after `--fix`; after `--diff`
-    or a change while it was read, no bytes on disk (so they are not cached)."""
+    bytes they were computed from: the file as written after `--fix`; after `--diff`,
+    no bytes on disk (so they are not cached). A fixed text that was not written
+    (the file changed while it was linted, or cannot be written) leaves the file
+    as it was read: the findings reported are that text's."""
     written = _apply(task, analysed, options, result)
     known.cacheable = known.cacheable and written is not None
     if written is not None:
         known.task = replace(task, digest=written, stat=_stat_or_none(task.path))
+    elif not options.diff:
+        known.findings = analysed.outcome.findings_as_read
 
 
 def _stat_or_none(path: str) -> Stat | None:
@@ -228,7 +232,9 @@ def _stat_or_none(path: str) -> Stat | None:
 
 
 def _needs_fixing(findings: Sequence[Finding], fix: str | None) -> bool:
-    """Whether `--fix` / `--diff` would change the file these findings describe."""
+    """Whether `--fix` / `--diff` (or `--add-noqa`) would change the file these findings describe."""
+    if fix == NOQA_FIXES:
+        return any(f.code == UNUSED_NOQA and f.fixable for f in findings)
     return fix is not None and any(f.fix == "safe" or (f.fix == "unsafe" and fix == "unsafe") for f in findings)
 
 

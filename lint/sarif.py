@@ -14,8 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Sequence
 from urllib.parse import quote
 
-from trainlint import __version__
-from trainlint.urls import HOMEPAGE, rule_docs_url
+from trainlint import __version__, urls
 from trainlint.finding import Finding
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -28,16 +27,15 @@ def sarif(findings: Sequence[Finding]) -> str:
 
     rules = all_rules()
     index = {rule.code: i for i, rule in enumerate(rules)}
+    driver = {
+        "name": "trainlint",
+        "version": __version__,
+        "semanticVersion": __version__,
+        **_link("informationUri", urls.HOMEPAGE),
+        "rules": [_descriptor(rule) for rule in rules],
+    }
     run = {
-        "tool": {
-            "driver": {
-                "name": "trainlint",
-                "version": __version__,
-                "semanticVersion": __version__,
-                "informationUri": HOMEPAGE,
-                "rules": [_descriptor(rule) for rule in rules],
-            }
-        },
+        "tool": {"driver": driver},
         "originalUriBaseIds": {SOURCE_ROOT: {"uri": Path.cwd().as_uri() + "/"}},
         "columnKind": "unicodeCodePoints",
         "results": [_result(f, index[f.code]) for f in findings],
@@ -54,11 +52,17 @@ def _descriptor(rule: type) -> dict[str, object]:
         "name": rule.name,
         "shortDescription": {"text": rule.message},
         "fullDescription": {"text": summary or rule.message},
-        "helpUri": rule_docs_url(rule.code),
+        **_link("helpUri", urls.rule_docs_url(rule.code)),
         "help": {"text": docs, "markdown": docs},
         "defaultConfiguration": {"level": _LEVEL[rule.severity], "enabled": rule.enabled_by_default()},
         "properties": {"fixable": rule.fixable(), "preview": rule.preview},
     }
+
+
+def _link(key: str, url: str | None) -> dict[str, str]:
+    """`{key: url}`, or nothing: the links are optional, and a project without an
+    address gives none (a placeholder would be a link that leads nowhere)."""
+    return {key: url} if url is not None else {}
 
 
 def _result(finding: Finding, rule_index: int) -> dict[str, object]:

@@ -11,6 +11,9 @@ import tokenize
 # Python, LibCST and LSP end a line at \r\n, \r or \n only; str.splitlines
 # also breaks at \f, \v, \x1c-\x1e, \x85, \u2028 and \u2029
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_BYTE_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+# PEP 263's encoding declaration, in a comment
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 
 def source_lines(source: str) -> list[str]:
@@ -39,20 +42,45 @@ def decode(data: bytes) -> tuple[str, str]:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise SourceError(f"invalid encoding declaration: {exc.msg}", exc.lineno or 1) from None
+        # tokenize reads a declaration only on a line that is valid UTF-8; Python reads
+        # it on any line, and says a non-UTF-8 byte is undeclared (as below) if there is none
+        if not exc.msg.startswith("invalid or missing encoding declaration"):
+            raise SourceError(f"invalid encoding declaration: {exc.msg}", exc.lineno or 1) from None
+        encoding = _declared_encoding(data) or "utf-8"
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         # reported at line 1, as a file that cannot be read at all; the message says where the byte is
-        line = data[: exc.start].count(b"\n") + 1
-        raise SourceError(
-            f"cannot decode as {encoding}: byte 0x{data[exc.start]:02x} on line {line} (offset {exc.start}) is invalid"
-        ) from None
+        raise SourceError(_undecodable(data, exc.start, encoding)) from None
     except LookupError:
         raise SourceError(f"unknown encoding {encoding!r}") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     return text, encoding
+
+
+def _declared_encoding(data: bytes) -> str | None:
+    """The encoding a PEP 263 comment declares, on line 1 or on line 2 below a
+    comment or blank line; a UTF-8 byte order mark declares UTF-8."""
+    if data.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    for line in _BYTE_LINE_BREAK.split(data, 2)[:2]:
+        match = _CODING.match(line)
+        if match is not None:
+            return match.group(1).decode("ascii")
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            return None
+    return None
+
+
+def _undecodable(data: bytes, start: int, encoding: str) -> str:
+    """What Python says of the byte at `start`, with its line and column."""
+    lines = _BYTE_LINE_BREAK.split(data[:start])
+    line, column = len(lines), len(lines[-1].decode(encoding, errors="replace")) + 1
+    where = f"byte 0x{data[start]:02x} on line {line}, column {column}"
+    if _declared_encoding(data) is None:
+        return f"non-UTF-8 {where}, and no encoding declared (see PEP 263)"
+    return f"cannot decode as {encoding}: {where} is invalid"
 
 
 def encoding_to_write(data: bytes, encoding: str) -> str:

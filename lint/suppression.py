@@ -8,6 +8,8 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
+from trainlint.source import LINE_BREAK
+
 _LINE_NOQA = re.compile(r"#\s*noqa(?P<colon>\s*:)?", re.IGNORECASE)
 _WORD = re.compile(r"[\s,]*([A-Za-z][A-Za-z0-9_-]*)")
 # a code as linters write them: letters, then a digit (`TL101`, `E501`; mistyped `TL3O1`, `TL-301`)
@@ -16,6 +18,9 @@ _FILE_NOQA = re.compile(
     r"^[ \t]*#[ \t]*trainlint:[ \t]*noqa(?::[ \t]*(?P<codes>[A-Za-z][\w-]*(?:[ \t,]+[A-Za-z][\w-]*)*))?[ \t]*$",
     re.MULTILINE | re.IGNORECASE,
 )
+
+
+_MENTION = re.compile("trainlint", re.IGNORECASE)
 
 
 @dataclass
@@ -28,7 +33,7 @@ class FileSuppression:
 
 def file_suppression(source: str) -> FileSuppression:
     result = FileSuppression()
-    if "trainlint" not in source:
+    if _MENTION.search(source) is None:  # a quick no for most files; `# TRAINLINT: NOQA` counts too
         return result
     matches = list(_FILE_NOQA.finditer(source))
     if not matches:
@@ -69,10 +74,12 @@ def _token_code(token: str) -> str | None:
 def comment_places(source: str) -> tuple[list[int], dict[int, tuple[int, str]]]:
     """The lines that can end with a comment (no string or backslash goes on past
     them), in order, and the comment of each line (its column and text). Raises
-    `tokenize.TokenError` or `SyntaxError` for a file that does not tokenize."""
+    `tokenize.TokenError` or `SyntaxError` for a file that does not tokenize.
+    Lines are numbered as LibCST numbers them: tokenize alone would read a file
+    of old-Mac line ends (a lone CR) as one line."""
     ends: list[int] = []
     comments: dict[int, tuple[int, str]] = {}
-    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+    for token in tokenize.generate_tokens(io.StringIO(LINE_BREAK.sub("\n", source)).readline):
         if token.type in (tokenize.NEWLINE, tokenize.NL):
             ends.append(token.start[0])
         elif token.type == tokenize.COMMENT:

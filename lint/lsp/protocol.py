@@ -9,9 +9,9 @@ from typing import Sequence
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
+from trainlint import urls
 from trainlint.finding import Finding
 from trainlint.source import source_lines
-from trainlint.urls import rule_docs_url
 
 SOURCE = "trainlint"
 _SEVERITY = {
@@ -49,9 +49,15 @@ def diagnostic(finding: Finding, positions: TextPositions) -> types.Diagnostic:
         message=finding.message,
         severity=_SEVERITY[finding.severity],
         code=finding.code,
-        code_description=types.CodeDescription(href=rule_docs_url(finding.code)),
+        code_description=_docs_link(finding.code),
         source=SOURCE,
     )
+
+
+def _docs_link(code: str) -> types.CodeDescription | None:
+    """The rule's page on the web, when the project has an address."""
+    url = urls.rule_docs_url(code)
+    return types.CodeDescription(href=url) if url is not None else None
 
 
 def overlaps(a: types.Range, b: types.Range) -> bool:

@@ -35,6 +35,7 @@ class TrainlintServer(LanguageServer):
         self.unsafe_fixes = False
         self.linted: dict[str, tuple[str, float, list[Finding]]] = {}  # uri: (text, when, its findings)
         self.reported_errors: set[str] = set()
+        self.shut_down = False  # the client asked to shut down before `exit`
 
     def findings(self, document: TextDocument, fresh: bool = False) -> list[Finding]:
         """The findings of the document's current text, linted once per text: the
@@ -99,6 +100,11 @@ def initialized(ls: TrainlintServer, params: types.InitializedParams) -> None:
         register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))]))
 
 
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: TrainlintServer, params: None) -> None:
+    ls.shut_down = True
+
+
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: TrainlintServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.publish(params.text_document.uri)
@@ -136,6 +142,8 @@ def did_close(ls: TrainlintServer, params: types.DidCloseTextDocumentParams) -> 
     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]),
 )
 def code_action(ls: TrainlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    if params.text_document.uri not in ls.workspace.text_documents:
+        return []  # never opened (or closed since): no findings shown, no fixes
     document = ls.workspace.get_text_document(params.text_document.uri)
     wanted = [getattr(kind, "value", kind) for kind in params.context.only or [QUICK_FIX, FIX_ALL]]
     actions: list[types.CodeAction] = []
@@ -199,8 +207,12 @@ def _fix_all(ls: TrainlintServer, document: TextDocument) -> list[types.CodeActi
 
 
 def serve() -> None:
-    """Speak LSP on stdin/stdout until the client exits."""
+    """Speak LSP on stdin/stdout until the client exits; the exit status is 0
+    after a `shutdown` request and 1 without one (an `exit` alone, a client that
+    went away), as the specification asks: pygls ends without one."""
     protocol_out = sys.stdout.buffer
     # a stray print anywhere would corrupt the protocol stream: send it to stderr
     sys.stdout = sys.stderr
     server.start_io(sys.stdin.buffer, protocol_out)
+    if not server.shut_down:
+        sys.exit(1)

@@ -37,6 +37,14 @@ UNSAFE_ONLY = (
 )
 
 
+def child_env() -> dict[str, str]:
+    """The environment of a `python` subprocess: this checkout first on its path,
+    ahead of the path the tests run with (where `trainlint` may be a link to this
+    checkout's `lint/`), so that it runs the code the tests import."""
+    paths = [str(REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+
+
 def invoke(*args: str, cwd: Path, stdin: bytes | str | None = None) -> tuple[int, str, str]:
     """Exit status, stdout and stderr of `trainlint ARGS` run in `cwd`."""
     result = invoke_raw(*args, cwd=cwd, stdin=stdin)
@@ -68,7 +76,7 @@ print("LOADED", loaded, file=sys.stderr)
 def modules_loaded(root: Path, *options: str) -> list[str]:
     """LibCST, the engine and the rule modules a `trainlint check [options] .`
     run in `root` imported, in a fresh process."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = child_env()
     argv = [sys.executable, "-c", _PROBE, *options]
     done = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, check=True)
     line = next(line for line in done.stderr.splitlines() if line.startswith("LOADED "))

@@ -9,9 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_runner import CLIP_BUG, DP_BUG, UNSAFE_ONLY, invoke
-
-ROOT = Path(__file__).resolve().parents[2]
+from cli_runner import CLIP_BUG, DP_BUG, UNSAFE_ONLY, child_env, invoke
 
 
 def test_text_output_and_exit_one(project: Path) -> None:
@@ -107,6 +105,15 @@ def test_unknown_config_key_names_the_key(project: Path) -> None:
     assert code == 2 and "'selct'" in err
 
 
+def test_a_per_file_ignores_entry_that_is_no_list_is_named_as_such(project: Path) -> None:
+    (project / "pyproject.toml").write_text('[tool.trainlint]\nper-file-ignores = {"t.py" = "TL101"}\n')
+    code, _, err = invoke("src", cwd=project)
+    assert code == 2 and "'per-file-ignores' entry 't.py' must be a list of strings, not 'TL101'" in err, err
+    (project / "pyproject.toml").write_text('[tool.trainlint]\nper-file-ignores = {"t.py" = ["TL999"]}\n')
+    code, _, err = invoke("src", cwd=project)
+    assert code == 2 and "'per-file-ignores' entry 't.py': unknown rule code or prefix 'TL999'" in err, err
+
+
 @pytest.mark.parametrize("toml", ['[tool]\ntrainlint = 3\n', '[tool]\ntrainlint = ["TL1"]\n'])
 def test_a_trainlint_value_that_is_no_table_is_a_configuration_error(project: Path, toml: str) -> None:
     (project / "pyproject.toml").write_text(toml)
@@ -118,6 +125,22 @@ def test_a_tool_value_that_is_no_table_is_not_trainlints_configuration(project: 
     (project / "pyproject.toml").write_text("tool = 3\n")
     code, out, err = invoke("src", "--no-cache", "--format", "json", cwd=project)
     assert code == 1 and not err and {d["code"] for d in json.loads(out)} == {"TL101", "TL301"}
+
+
+def test_a_config_file_of_other_tools_tables_gives_the_defaults_and_says_so(project: Path) -> None:
+    """`--config` naming a file shaped like pyproject.toml ([tool.ruff] shared with
+    ruff) without a [tool.trainlint] table: the defaults apply, with a warning; a
+    dedicated file holds trainlint's keys at its top level."""
+    (project / "other.toml").write_text("[tool.ruff]\nline-length = 100\n")
+    code, out, err = invoke("src", "--no-cache", "--config", "other.toml", cwd=project)
+    assert code == 1 and "TL301" in out
+    assert err == "trainlint: warning: other.toml has no [tool.trainlint] table: the default settings apply\n"
+    (project / "trainlint.toml").write_text('select = ["TL3"]\n')
+    code, out, err = invoke("src", "--no-cache", "--config", "trainlint.toml", cwd=project)
+    assert code == 1 and "TL301" in out and "TL101" not in out and err == ""
+    (project / "trainlint.toml").write_text('selct = ["TL3"]\n')
+    code, _, err = invoke("src", "--no-cache", "--config", "trainlint.toml", cwd=project)
+    assert code == 2 and "unknown key 'selct' in the file" in err, err
 
 
 def test_each_file_gets_its_nearest_configuration_whatever_else_is_linted(tmp_path: Path) -> None:
@@ -223,8 +246,25 @@ def test_unparsable_and_undecodable_files_are_reported_and_the_rest_linted(tmp_p
         ("ok.py", "TL301", 2),
         ("declared.py", "TL301", 4),
     }
-    assert "byte 0xff on line 4 (offset 28) is invalid" in next(d["message"] for d in json.loads(out) if d["path"] == "late.py")
+    assert "non-UTF-8 byte 0xff on line 4, column 13, and no encoding declared" in next(
+        d["message"] for d in json.loads(out) if d["path"] == "late.py")
     assert code == 1
+
+
+def test_an_undecodable_byte_is_described_as_python_describes_it(tmp_path: Path) -> None:
+    """A non-UTF-8 byte on line 1 without a declaration is that, not an invalid
+    declaration; a declaration on a line that is itself not UTF-8 counts, as
+    for Python; a byte the declared encoding cannot decode is named with it."""
+    (tmp_path / "first.py").write_bytes(b'"""Caf\xe9"""\nx = 1\n')
+    (tmp_path / "declared.py").write_bytes(b"# -*- coding: latin-1 -*- caf\xe9\nimport torch.nn as nn\nm = nn.DataParallel(m)\n")
+    (tmp_path / "ascii.py").write_bytes(b"# coding: ascii\nx = '\xe9'\n")
+    _, out, _ = invoke(".", "--no-cache", "--format", "json", cwd=tmp_path)
+    found = {d["path"]: (d["code"], d["message"].removeprefix("file cannot be parsed: ")) for d in json.loads(out)}
+    assert found == {
+        "first.py": ("TL000", "non-UTF-8 byte 0xe9 on line 1, column 7, and no encoding declared (see PEP 263)"),
+        "declared.py": ("TL301", found["declared.py"][1]),
+        "ascii.py": ("TL000", "cannot decode as ascii: byte 0xe9 on line 2, column 6 is invalid"),
+    }
 
 
 def test_an_internal_failure_exits_2_with_its_traceback(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -236,6 +276,28 @@ def test_an_internal_failure_exits_2_with_its_traceback(project: Path, monkeypat
     code, out, err = invoke("src", "--no-cache", cwd=project)
     assert code == 2, (out, err)
     assert "RuntimeError: something inside broke" in err and "internal error" in err
+
+
+def test_a_walk_stays_in_the_tree_as_git_and_ruff_walk_it(tmp_path: Path) -> None:
+    """A link to a folder is not followed (it may lead out of the project), a
+    link that points nowhere is skipped, and a file reached through a linked
+    file too is reported once, under its own path; named explicitly, a linked
+    folder is linted and a dangling link is a file that cannot be read."""
+    (tmp_path / "proj" / "a").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "proj" / "a" / "x.py").write_text(DP_BUG)
+    (tmp_path / "outside" / "o.py").write_text(DP_BUG)
+    (tmp_path / "proj" / "a" / "data").symlink_to(Path("..", "..", "outside"))
+    (tmp_path / "proj" / "xlink.py").symlink_to(Path("a", "x.py"))
+    (tmp_path / "proj" / "dangling.py").symlink_to("missing.py")
+    proj = tmp_path / "proj"
+    for named in (".", "a"):
+        code, out, err = invoke(named, "--no-cache", "--format", "json", cwd=proj)
+        assert (code, err) == (1, ""), named
+        assert [(f["path"], f["code"]) for f in json.loads(out)] == [("a/x.py", "TL301")], named
+    code, out, _ = invoke("a/data", "dangling.py", "--no-cache", "--format", "json", cwd=proj)
+    assert code == 1 and [(f["path"], f["code"]) for f in json.loads(out)] == [
+        ("a/data/o.py", "TL301"), ("dangling.py", "TL000")]
 
 
 def test_missing_path_is_an_error_but_the_rest_is_linted(project: Path) -> None:
@@ -252,6 +314,21 @@ def test_fix_writes_atomically_and_relints_clean(project: Path) -> None:
     assert code == 0 and "Fixed 1 finding" in out
     assert out.index("Fixed 1 finding") < out.index("Found 0 findings (0 fixable)."), out  # what was fixed, then what remains
     assert not list((project / "src").glob(".*.tmp"))
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root can give a file to another user")
+def test_fix_and_add_noqa_keep_the_owner_group_and_mode_of_the_file(tmp_path: Path) -> None:
+    """The fixed file replaces the old one (atomically): it is given the old one's
+    owner and group, as its mode, so root fixing a user's file leaves it theirs."""
+    for option, source in (("--fix", CLIP_BUG), ("--add-noqa", DP_BUG)):
+        path = tmp_path / "a.py"
+        path.write_text(source)
+        os.chown(path, 65534, 65534)
+        path.chmod(0o640)
+        code, _, err = invoke("a.py", option, "--no-cache", cwd=tmp_path)
+        assert code in (0, 1) and path.read_text() != source, (option, err)
+        stat = path.stat()
+        assert (stat.st_uid, stat.st_gid, stat.st_mode & 0o7777) == (65534, 65534, 0o640), option
 
 
 def test_diff_does_not_write(project: Path) -> None:
@@ -304,14 +381,14 @@ def test_linting_never_imports_torch(project: Path) -> None:
         "assert 'torch' not in sys.modules, 'torch was imported'\n"
         "print('no torch')\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child_env()
     done = subprocess.run([sys.executable, "-c", script], cwd=project, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "no torch" in done.stdout
 
 
 def test_python_dash_m_lint(project: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child_env()
     done = subprocess.run(
         [sys.executable, "-m", "trainlint", "src/train.py", "--no-cache"], cwd=project, env=env, capture_output=True, text=True
     )

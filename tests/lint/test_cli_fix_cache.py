@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from cli_runner import CLIP_BUG, UNSAFE_ONLY, invoke
 
 
@@ -117,3 +118,26 @@ def test_a_fix_keeps_the_last_line_end_of_old_mac_files(tmp_path: Path) -> None:
     assert code == 0, err
     fixed = path.read_bytes()
     assert fixed.endswith(b")\r") and b"\n" not in fixed and b"torch.amp.GradScaler(" in fixed
+
+
+def test_a_file_changed_while_it_is_linted_is_not_fixed_and_its_findings_are_those_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editor saving the file between trainlint's read and its write: the fixed
+    text is not written, and what is reported is the file as it was read (fixable
+    findings marked as usual), not the fixed text that was never written."""
+    from trainlint import runner
+
+    (tmp_path / "clip.py").write_text(CLIP_BUG)
+    expected = invoke("clip.py", "--no-cache", cwd=tmp_path)[1]
+    apply = runner._apply
+
+    def edited_meanwhile(task, analysed, options, result):  # type: ignore[no-untyped-def]
+        with open(task.path, "a", encoding="utf-8") as handle:
+            handle.write("EDITED = 1\n")
+        return apply(task, analysed, options, result)
+
+    monkeypatch.setattr(runner, "_apply", edited_meanwhile)
+    code, out, err = invoke("clip.py", "--fix", "--no-cache", "--jobs", "1", cwd=tmp_path)
+    assert code == 2 and "clip.py: changed while it was being linted; not fixed" in err
+    assert out == expected and "TL101 [*]" in out
+    assert (tmp_path / "clip.py").read_text() == CLIP_BUG + "EDITED = 1\n"

@@ -4,6 +4,7 @@ schema with its formats (URIs, dates) checked, GitHub, GitLab, JUnit."""
 from __future__ import annotations
 
 import json
+import tomllib
 from importlib.resources import files
 from pathlib import Path
 from xml.etree import ElementTree
@@ -12,8 +13,10 @@ import jsonschema
 import pytest
 from cli_runner import DP_BUG, invoke
 
+from trainlint import urls
 from trainlint.registry import all_rules
-from trainlint.urls import rule_docs_url
+
+ROOT = Path(__file__).resolve().parents[2]
 
 INFO_BUG = (
     "import torch\n"
@@ -74,12 +77,31 @@ def test_the_schema_check_has_teeth() -> None:
     assert any("artifactLocation/uri" in error for error in errors), "an unencoded path must be rejected"
 
 
-def test_sarif_rules_link_to_their_docs(awkward: Path) -> None:
+def test_sarif_rules_carry_their_docs_and_no_made_up_links(awkward: Path) -> None:
+    """The project publishes no web address: the SARIF log links nowhere (no
+    placeholder that leads to a 404) and each rule carries its documentation."""
     _, out, _ = invoke("info.py", "--format", "sarif", "--no-cache", cwd=awkward)
-    descriptors = json.loads(out)["runs"][0]["tool"]["driver"]["rules"]
+    driver = json.loads(out)["runs"][0]["tool"]["driver"]
+    descriptors = driver["rules"]
     assert [d["id"] for d in descriptors] == [r.code for r in all_rules()]
-    assert all(d["helpUri"] == rule_docs_url(d["id"]) for d in descriptors)
-    assert all(d["helpUri"].endswith(f"/docs/rules/{d['id']}.md") for d in descriptors)
+    assert "informationUri" not in driver and not any("helpUri" in d for d in descriptors)
+    assert all(d["help"]["text"].startswith("## What it does") for d in descriptors)
+
+
+def test_the_links_are_those_pyproject_gives(awkward: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`urls.HOMEPAGE` is one of [project.urls], or None without them; once set,
+    every rule links to its page, and the log is still valid SARIF."""
+    published = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"].get("urls", {})
+    assert urls.HOMEPAGE in published.values() if published else urls.HOMEPAGE is None
+    assert "your-org" not in (ROOT / "README.md").read_text(encoding="utf-8")
+    monkeypatch.setattr(urls, "HOMEPAGE", "https://example.org/trainlint")
+    _, out, _ = invoke("info.py", "--format", "sarif", "--no-cache", cwd=awkward)
+    log = json.loads(out)
+    driver = log["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == "https://example.org/trainlint"
+    assert all(d["helpUri"] == f"https://example.org/trainlint/blob/main/docs/rules/{d['id']}.md"
+               for d in driver["rules"])
+    assert _schema_errors(log) == []
 
 
 def test_github_uses_warning_for_info_and_the_bare_message(awkward: Path) -> None:

@@ -92,6 +92,41 @@ def test_add_noqa_baselines_a_codebase(tmp_path: Path) -> None:
     assert code == 0 and "Added 0 noqa code(s)" in err
 
 
+def test_add_noqa_drops_unused_codes_so_that_the_baseline_lints_clean(tmp_path: Path) -> None:
+    """A `# noqa` code that suppresses nothing would be reported (TL001) right
+    after the baseline: `--add-noqa` removes it, as `--fix` does, on the lines it
+    adds codes to and elsewhere; other tools' codes stay."""
+    (tmp_path / "a.py").write_text(
+        "import torch.nn as nn\n"
+        "m = nn.DataParallel(nn.Linear(1, 1))  # noqa: TL101\n"
+        "x = 1  # noqa: TL301, E501\n"
+        "y = 2  # noqa: TL301\n"
+    )
+    code, out, err = invoke(".", "--add-noqa", "--no-cache", cwd=tmp_path)
+    assert code == 0 and out == "", err
+    assert "Added 1 noqa code(s) to 1 file(s); removed unused codes from 3 `# noqa` comment(s)." in err
+    assert (tmp_path / "a.py").read_text() == (
+        "import torch.nn as nn\n"
+        "m = nn.DataParallel(nn.Linear(1, 1))  # noqa: TL301\n"
+        "x = 1  # noqa: E501\n"
+        "y = 2\n"
+    )
+    assert invoke(".", "--no-cache", cwd=tmp_path)[:2] == (0, "Found 0 findings (0 fixable).\n")
+    code, _, err = invoke(".", "--add-noqa", cwd=tmp_path)
+    assert code == 0 and "Added 0 noqa code(s) to 0 file(s)." in err
+
+
+def test_add_noqa_reads_old_mac_line_ends(tmp_path: Path) -> None:
+    """Lines that end in a lone CR are lines to `--add-noqa` too, as to the linter."""
+    (tmp_path / "cr.py").write_bytes(b"import torch.nn as nn\rm = nn.DataParallel(m)  # noqa: TL301\r"
+                                     b"k = nn.DataParallel(m)\r")
+    code, _, err = invoke("cr.py", "--add-noqa", "--no-cache", cwd=tmp_path)
+    assert code == 0 and "Added 1 noqa code(s) to 1 file(s)." in err and "warning" not in err, err
+    assert (tmp_path / "cr.py").read_bytes() == (b"import torch.nn as nn\rm = nn.DataParallel(m)  # noqa: TL301\r"
+                                                 b"k = nn.DataParallel(m)  # noqa: TL301\r")
+    assert invoke("cr.py", "--no-cache", cwd=tmp_path)[0] == 0
+
+
 def test_add_noqa_refuses_to_combine_with_fix(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text(DP_BUG)
     code, _, err = invoke("a.py", "--add-noqa", "--fix", cwd=tmp_path)
@@ -164,3 +199,12 @@ def test_a_file_directive_naming_no_rule_is_reported(tmp_path: Path) -> None:
     _, out, _ = invoke("m.py", "--no-cache", "--format", "json", cwd=tmp_path)
     found = {(d["line"], d["code"], d["message"]) for d in json.loads(out)}
     assert (1, "TL001", "`# trainlint: noqa` names no rule: TL031") in found and {c for _, c, _ in found} == {"TL001", "TL301"}
+
+
+def test_a_file_directive_is_read_in_any_case_as_a_line_noqa_is(tmp_path: Path) -> None:
+    """`# TRAINLINT: NOQA` skips the file as `# NOQA` covers a line (flake8 reads
+    its file-level comment in any case too)."""
+    (tmp_path / "a.py").write_text("# TRAINLINT: NOQA\nimport torch.nn as nn\nm = nn.DataParallel(m)\n")
+    (tmp_path / "b.py").write_text("# Trainlint: NoQA: TL301\nimport torch.nn as nn\nm = nn.DataParallel(m)\n")
+    code, out, _ = invoke(".", "--no-cache", cwd=tmp_path)
+    assert (code, out) == (0, "Found 0 findings (0 fixable).\n")

@@ -117,6 +117,29 @@ def test_per_file_ignores_on_the_command_line(project: Path) -> None:
     assert code == 2 and "TL999" in err
 
 
+def test_extend_ignore_and_extend_per_file_ignores_are_configuration_keys_as_options(project: Path) -> None:
+    (project / "pyproject.toml").write_text(
+        '[tool.trainlint]\nignore = ["TL2"]\nextend-ignore = ["TL101"]\n'
+        'per-file-ignores = {"nothing/*" = ["TL1"]}\nextend-per-file-ignores = {"src/train.py" = ["TL301"]}\n')
+    code, out, err = invoke("src", "--format", "json", "--no-cache", cwd=project)
+    assert (code, out.strip(), err) == (0, "[]", "")
+    _, out, _ = invoke("src", "--format", "json", "--no-cache", "--per-file-ignores", "x.py:TL1", cwd=project)
+    assert _codes(out) == {"TL301"}, "--per-file-ignores replaces both tables"
+
+
+def test_a_glob_starting_with_dot_slash_matches_as_the_path_without_it(project: Path) -> None:
+    """`./src/train.py`, as the shell completes a path, names `src/train.py`, on the
+    command line and in the configuration alike."""
+    args = ("src", "--format", "json", "--no-cache")
+    _, out, _ = invoke(*args, "--per-file-ignores", "./src/train.py:TL301", cwd=project)
+    assert _codes(out) == {"TL101"}
+    _, out, _ = invoke(*args, "--extend-exclude", "./src/clip.py", cwd=project)
+    assert _codes(out) == {"TL301"}
+    (project / "pyproject.toml").write_text('[tool.trainlint]\nper-file-ignores = {"./src/*" = ["TL1", "TL3"]}\n')
+    _, out, _ = invoke(*args, cwd=project)
+    assert out.strip() == "[]"
+
+
 def test_every_named_path_excluded_is_said_clearly(project: Path) -> None:
     (project / "pyproject.toml").write_text('[tool.trainlint]\nexclude = ["src/*"]\n')
     code, out, err = invoke("src/train.py", "src/clip.py", cwd=project)
@@ -126,6 +149,9 @@ def test_every_named_path_excluded_is_said_clearly(project: Path) -> None:
     (project / "empty").mkdir()
     code, _, err = invoke("empty", cwd=project)
     assert code == 0 and "no Python files found under empty" in err
+    code, out, err = invoke("src", cwd=project)  # a folder whose every file is excluded
+    assert code == 0 and out == ""
+    assert "every Python file under src is excluded by the `exclude` / `extend-exclude` settings" in err, err
 
 
 def test_diff_exits_one_only_when_it_would_change_something(project: Path) -> None:
@@ -157,6 +183,16 @@ def test_show_fixes_lists_what_was_fixed(project: Path) -> None:
     assert code == 1 and "Would fix 2 " + listing in out
     code, out, _ = invoke("src", "--fix", "--show-fixes", "--no-cache", cwd=project)
     assert code == 1 and "Fixed 2 " + listing in out and "TL301" in out
+
+
+def test_fix_options_without_fix_or_diff_are_said_to_do_nothing(project: Path) -> None:
+    plain = invoke("src", "--no-cache", cwd=project)
+    code, out, err = invoke("src", "--no-cache", "--unsafe-fixes", "--show-fixes", cwd=project)
+    assert (code, out) == plain[:2], "a warning, the run is the same"
+    assert err == ("trainlint: warning: --unsafe-fixes has no effect without --fix or --diff\n"
+                   "trainlint: warning: --show-fixes has no effect without --fix or --diff\n")
+    _, _, err = invoke("src/train.py", "--no-cache", "--unsafe-fixes", "--diff", cwd=project)
+    assert "no effect" not in err
 
 
 def test_statistics_in_a_report_format_is_refused(project: Path) -> None:

@@ -57,6 +57,19 @@ def test_fix_writes_the_code_to_stdout_and_the_report_to_stderr(tmp_path: Path) 
     assert code == 1 and "TL301" not in out, "fixing again changes nothing"
 
 
+@pytest.mark.parametrize("output_format", ["json", "sarif", "gitlab"])
+def test_fix_with_a_format_for_programs_leaves_stderr_to_the_report(tmp_path: Path, output_format: str) -> None:
+    """The report a program reads from stderr is all that is there: no
+    "Fixed 1 finding(s)" before it, no warning about the configuration."""
+    (tmp_path / "other.toml").write_text("[tool.ruff]\nline-length = 100\n")
+    code, out, err = invoke("-", "--stdin-filename", "a.py", "--fix", "--format", output_format,
+                            "--config", "other.toml", cwd=tmp_path, stdin=DP_BUG + CLIP_BUG)
+    assert code == 1 and "scaler.unscale_(opt)" in out
+    json.loads(err)
+    code, _, err = invoke("-", "--stdin-filename", "a.py", "--fix", cwd=tmp_path, stdin=DP_BUG + CLIP_BUG)
+    assert code == 1 and "Fixed 1 finding(s)" in err, "the text report keeps its messages"
+
+
 def test_fix_keeps_the_input_encoding(tmp_path: Path) -> None:
     source = b"\xef\xbb\xbf# -*- coding: utf-8 -*-\nname = '\xc3\xa9t\xc3\xa9'\n" + CLIP_BUG.encode()
     fixed = invoke_raw("-", "--fix", "-q", cwd=tmp_path, stdin=source).stdout_bytes

@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 from pygls.workspace.position_codec import PositionCodec
+from cli_runner import child_env
 
 from trainlint.lsp.protocol import TextPositions, replacement
 
-ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 20  # seconds; generous for a loaded machine
 
 PYPROJECT = """\
@@ -47,11 +47,20 @@ for x, y in loader:
 """
 
 
+class Client(LanguageClient):
+    """pygls' client, noting the exit status of the server it started."""
+
+    exit_status: int | None = None
+
+    async def server_exit(self, server: asyncio.subprocess.Process) -> None:
+        self.exit_status = server.returncode
+
+
 class Editor:
     """What an editor keeps of a session: open texts and the latest
     diagnostics and messages the server sent."""
 
-    def __init__(self, client: LanguageClient) -> None:
+    def __init__(self, client: Client) -> None:
         self.client = client
         self.texts: dict[str, tuple[int, str]] = {}
         self.published: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
@@ -144,10 +153,12 @@ def apply_edits(text: str, edits: list[Any]) -> str:
 
 
 @asynccontextmanager
-async def editor(workspace: Path, options: dict[str, object] | None = None) -> AsyncIterator[Editor]:
-    client = LanguageClient("test-editor", "1")
+async def editor(workspace: Path, options: dict[str, object] | None = None,
+                 shutdown: bool = True) -> AsyncIterator[Editor]:
+    """A session with a server in `workspace`, ended by `shutdown` then `exit` (or `exit` alone)."""
+    client = Client("test-editor", "1")
     session = Editor(client)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child_env()
     await client.start_io(sys.executable, "-m", "trainlint", "server", cwd=str(workspace), env=env)
     try:
         result = await asyncio.wait_for(
@@ -163,7 +174,8 @@ async def editor(workspace: Path, options: dict[str, object] | None = None) -> A
         assert result.server_info is not None and result.server_info.name == "trainlint"
         client.initialized(types.InitializedParams())
         yield session
-        await asyncio.wait_for(client.shutdown_async(None), TIMEOUT)
+        if shutdown:
+            await asyncio.wait_for(client.shutdown_async(None), TIMEOUT)
     finally:
         client.exit(None)  # the server exits on this, after a shutdown or not
         await asyncio.wait_for(client.stop(), TIMEOUT)
@@ -188,6 +200,24 @@ def _only(diagnostics: list[types.Diagnostic], code: str) -> types.Diagnostic:
     return found
 
 
+@pytest.mark.parametrize("shutdown", [True, False])
+def test_a_document_never_opened_has_no_actions_and_exit_says_whether_shutdown_came_first(
+        project: Path, shutdown: bool) -> None:
+    """A code action asked for a document the editor never opened (or closed) is an
+    empty answer, not an internal error; the server exits 0 after a shutdown
+    request and 1 on `exit` alone, as the LSP specification says."""
+    async def scenario() -> Editor:
+        async with editor(project, shutdown=shutdown) as session:
+            start = types.Position(line=0, character=0)
+            for only in (None, ["source.fixAll.trainlint"]):
+                actions = await session.actions((project / "nope.py").as_uri(), types.Range(start=start, end=start), only)
+                assert actions == []
+        return session
+
+    session = asyncio.run(asyncio.wait_for(scenario(), 4 * TIMEOUT))
+    assert session.client.exit_status == (0 if shutdown else 1)
+
+
 def test_open_publishes_diagnostics_honouring_noqa_exclude_and_per_file_ignores(project: Path) -> None:
     async def scenario() -> None:
         async with editor(project) as session:
@@ -196,8 +226,7 @@ def test_open_publishes_diagnostics_honouring_noqa_exclude_and_per_file_ignores(
             assert _codes(diagnostics) == [(3, "TL102"), (11, "TL201")]
             deprecated = _only(diagnostics, "TL102")
             assert deprecated.source == "trainlint"
-            assert deprecated.code_description is not None
-            assert deprecated.code_description.href.endswith("/docs/rules/TL102.md")
+            assert deprecated.code_description is None, "no link while the project publishes no address"
             assert deprecated.severity == types.DiagnosticSeverity.Warning
             assert (deprecated.range.start.character, deprecated.range.end.character) == (9, 36)
             # the configuration's per-file-ignores turns TL102 off for legacy_*.py

@@ -1,11 +1,13 @@
 """The wheel installs the linter as `trainlint` (from lint/) and
 `trainlint.rules` (from rules/), and the sanitizer as `sanitizer`: no
-top-level `lint` or `rules` package that another distribution could also
-install (django-rules installs `rules`)."""
+top-level `rules` package that another distribution could also install
+(django-rules installs `rules`), and a top-level `lint` (from alias/lint) that
+holds nothing but `python -m lint`, the command the interface contract names."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-FOLDERS = {"lint": "trainlint", "rules": "trainlint.rules", "sanitizer": "sanitizer"}
+FOLDERS = {"lint": "trainlint", "rules": "trainlint.rules", "sanitizer": "sanitizer", "alias/lint": "lint"}
 
 
 def _pyproject() -> dict:
@@ -59,8 +61,12 @@ def _can_build_wheels() -> bool:
     return any(importlib.util.find_spec(name) is not None for name in ("setuptools.command.bdist_wheel", "wheel"))
 
 
-@pytest.mark.skipif(not _can_build_wheels(), reason="needs setuptools>=70.1 (the [test] extra) or wheel")
-def test_the_wheel_has_no_top_level_lint_or_rules(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built from a copy of this checkout's packaged files."""
+    if not _can_build_wheels():
+        pytest.skip("needs setuptools>=70.1 (the [test] extra) or wheel")
+    tmp_path = tmp_path_factory.mktemp("wheel")
     source = tmp_path / "src"
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
@@ -72,12 +78,38 @@ def test_the_wheel_has_no_top_level_lint_or_rules(tmp_path: Path) -> None:
          "--wheel-dir", str(tmp_path / "dist"), str(source)],
         check=True, capture_output=True, timeout=300,
     )
-    (wheel,) = (tmp_path / "dist").glob("trainlint-*.whl")
+    (built,) = (tmp_path / "dist").glob("trainlint-*.whl")
+    return built
+
+
+def test_the_wheel_has_no_top_level_rules_and_a_lint_that_only_starts_the_command(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     top = {name.split("/")[0] for name in names if not name.split("/")[0].endswith((".dist-info", ".data"))}
-    assert top == {"trainlint", "sanitizer"}
+    assert top == {"trainlint", "sanitizer", "lint"}
+    assert sorted(name for name in names if name.startswith("lint/")) == ["lint/__init__.py", "lint/__main__.py"]
     rule = next(p.name for p in (ROOT / "rules").glob("*.py") if p.name != "__init__.py")
     assert {"trainlint/__main__.py", "trainlint/rules/__init__.py", f"trainlint/rules/{rule}",
             "sanitizer/__main__.py"} <= set(names)
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     assert "trainlint = trainlint.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+
+
+def test_python_dash_m_lint_runs_an_installed_trainlint(wheel: Path, tmp_path: Path) -> None:
+    """Installed (not in a checkout), `python -m lint` is `trainlint`, as the contract says."""
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--target", str(target), str(wheel)],
+                   check=True, capture_output=True, timeout=300)
+    (tmp_path / "t.py").write_text("import torch.nn as nn\nm = nn.DataParallel(m)\n")
+    env = {**os.environ, "PYTHONPATH": str(target)}  # ahead of any other trainlint installed
+    for module in ("lint", "trainlint"):
+        done = subprocess.run([sys.executable, "-m", module, "t.py", "--no-cache"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 1 and "t.py:2:5: TL301 " in done.stdout, (module, done.stderr)
+    probe = "import lint, trainlint; print(lint.__file__, trainlint.__file__)"
+    where = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert where.stdout.split() == [str(target / "lint" / "__init__.py"), str(target / "trainlint" / "__init__.py")]
+
+
+def test_python_dash_m_lint_in_a_checkout_runs_the_lint_folder() -> None:
+    done = subprocess.run([sys.executable, "-m", "lint", "--version"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("trainlint, version"), done.stderr

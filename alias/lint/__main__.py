@@ -1,0 +1,3 @@
+from trainlint.cli import main
+
+main(prog_name="trainlint")
