@@ -76,7 +76,9 @@ class NonfiniteDetector(Detector):
             # loss or its target, not the model
             first_bad, last = None, first_bad - 1
         culprit = self._culprit(trail, last, designed)
-        grads_expected = record.skipped and bad_grads  # GradScaler skips overflowing steps by design
+        # GradScaler skips overflowing steps by design; a step cut short before its scaler
+        # stepped (the script crashed) would have been skipped too
+        grads_expected = (record.skipped or (record.partial and record.scale is not None)) and bad_grads
         if grads_expected:
             self.overflow_skipped_steps += 1
         if first_bad is not None:

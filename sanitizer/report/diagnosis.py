@@ -22,6 +22,15 @@ from sanitizer.report.access import as_float, event_counts, events_of, rank_repo
 from sanitizer.report.formatting import format_number
 
 NONFINITE = ("nonfinite_input", "nonfinite_activation", "nonfinite_loss", "nonfinite_grad", "nonfinite_param")
+# GradScaler's own errors for a loop that misuses it, with what the loop left out and
+# the lint rule that finds it before the run
+SCALER_MISUSE = (
+    ("unscale_() is being called after step()", "the GradScaler was stepped again without `scaler.update()`", "TL104"),
+    ("step() has already been called since the last update()",
+     "the GradScaler was stepped again without `scaler.update()`", "TL104"),
+    ("unscale_() has already been called on this optimizer since the last update()",
+     "`scaler.unscale_()` ran twice before `scaler.update()` (every micro-step?)", "TL108"),
+)
 AFTER_NAN = frozenset({"loss_spike", "grad_spike", "vanishing_grad", "overfitting", "underfitting",
                        "train_val_mismatch", "divergence"})
 NAN_LEAD = 3  # a spike this many steps before a NaN is the blow-up that produced it
@@ -125,7 +134,10 @@ def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
                "halted": "the sanitizer halted the run (--halt-on)",
                "exit": "the script exited with an error status"}.get(str(ending["how"]), "the run ended early")
         step = as_float(ending.get("step"))
-        if ending.get("how") == "exception" and step is not None:
+        misuse = _scaler_misuse(report, detail) if ending.get("how") == "exception" else None
+        if misuse is not None:
+            how += f": {misuse}"
+        elif ending.get("how") == "exception" and step is not None:
             cause = next((number for number, root in enumerate(roots, start=2)
                           if root.kind in NONFINITE and step in _steps_of(root)), None)
             if cause is not None:
@@ -136,6 +148,29 @@ def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
         codes = ", ".join(str(code) for code in sorted(statuses, key=str))
         return Problem(f"the script ended with exit code {codes}", "error")
     return None
+
+
+def _scaler_misuse(report: dict[str, Any], detail: str) -> str | None:
+    """What a GradScaler error that ended the run says the loop left out, with the lint
+    finding at fault when the script's lint has one (`... (train.py:18, TL104)`)."""
+    for message, words, code in SCALER_MISUSE:
+        if message in detail:
+            found = crash_lint(report)
+            place = f"{found.get('path', '?')}:{found.get('line', '?')}, " if found is not None else ""
+            return f"{words} ({place}{code})"
+    return None
+
+
+def crash_lint(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The lint finding a GradScaler error that ended the run points at (TL104 for a
+    missing `update()`), if the script's lint has one."""
+    ending = report.get("ending")
+    detail = str(ending.get("detail") or "") if isinstance(ending, dict) and ending.get("how") == "exception" else ""
+    code = next((code for message, _, code in SCALER_MISUSE if message in detail), None)
+    lint = report.get("lint")
+    if code is None or not isinstance(lint, list):
+        return None
+    return next((finding for finding in lint if isinstance(finding, dict) and finding.get("code") == code), None)
 
 
 def _steps_of(root: _Group) -> set[int]:

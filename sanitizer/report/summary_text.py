@@ -16,7 +16,7 @@ from sanitizer.report.access import (
     rank_reports,
     severity_of,
 )
-from sanitizer.report.diagnosis import diagnose, diagnosis_lines
+from sanitizer.report.diagnosis import crash_lint, diagnose, diagnosis_lines
 from sanitizer.report.formatting import format_duration, plural
 
 
@@ -53,6 +53,9 @@ def _unseen_lint(report: dict, shown: int = 3) -> list[str]:
         return []
     related = {(item.get("path"), item.get("line"), item.get("code")) for event in events_of(report)
                for item in (event.get("related") or []) if isinstance(item, dict)}
+    crashed_on = crash_lint(report)  # the missing scaler.update() a GradScaler error ended the run on
+    if crashed_on is not None:
+        related.add((crashed_on.get("path"), crashed_on.get("line"), crashed_on.get("code")))
     unseen = [finding for finding in lint if isinstance(finding, dict)
               and finding.get("severity") in ("error", "warning")
               and (finding.get("path"), finding.get("line"), finding.get("code")) not in related]

@@ -162,3 +162,14 @@ def test_text_and_html_list_one_problem_per_item_root_cause_first(name: str):
     assert not symptoms & {headline.split(":")[0] for headline in headlines}  # a symptom is no item
     if report.get("ending", {}).get("how") == "exception":
         assert problems[0].headline.startswith("the script crashed")
+
+
+def test_a_double_unscale_crash_names_the_micro_step_rule():
+    lint = [{"path": "train.py", "line": 9, "code": "TL108", "name": "unscale-every-micro-step", "severity": "error"}]
+    report = {"script": "train.py", "exit_code": 1, "steps": 3, "events": [], "lint": lint,
+              "ending": {"how": "exception", "where": "train.py:9", "detail": "RuntimeError: unscale_() has "
+                         "already been called on this optimizer since the last update()."}}
+    text = format_summary(report)
+    assert ("1. the script crashed: `scaler.unscale_()` ran twice before `scaler.update()` (every micro-step?) "
+            "(train.py:9, TL108): RuntimeError") in text
+    assert "not seen at run time" not in text

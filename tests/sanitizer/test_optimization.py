@@ -7,6 +7,7 @@ from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("vanishing_grad.py",),
               ("vanishing_grad.py", "converged"), ("probe_pass.py", "probe"), ("probe_pass.py", "sam"),
+              ("scaler_no_update.py",),
               ("wrapped_optimizer.py",), ("wrapped_optimizer.py", "retry"), ("wrapped_optimizer.py", "subclass"), ("clip_order.py", "healthy"),
               ("clip_order.py", "bug"), ("clip_order.py", "late"), ("clip_order.py", "measure"),
               ("clip_order.py", "second"), ("clip_order.py", "listed")]
@@ -82,3 +83,13 @@ def test_a_pass_before_the_first_optimizer_step_is_part_of_it(script_runs: Scrip
     assert run.returncode == 0, run.stderr
     assert run.report["steps"] == 20 and run.report["series"]["step"] == list(range(1, 21))
     assert run.first("nonfinite_input")["step"] == 10
+
+
+def test_a_scaler_never_updated_is_why_the_run_crashed(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("scaler_no_update.py")
+    assert run.returncode == 1
+    assert run.events("nonfinite_grad") == []  # the overflow a scaler skips, cut short by the crash
+    line = line_of("scaler_no_update.py", "scaler.step(optimizer)")
+    assert (f"the script crashed: the GradScaler was stepped again without `scaler.update()` "
+            f"(scaler_no_update.py:{line}, TL104)") in run.stderr
+    assert "not seen at run time" not in run.stderr
