@@ -846,6 +846,11 @@ class Sanitizer:
                               "step: nothing to check (does it use torch?)")
         elif not self.steps and not self.children.started:
             self.notes.append("the script never stepped an optimizer: only forward/backward checks ran")
+        elif self.step_source is StepSource.BACKWARD and self.steps <= 1 and self._backwards_since_step >= STALL_BACKWARDS:
+            self.notes.append(
+                f"training never stepped: {self._backwards_since_step} backward passes added up into the same "
+                "gradients, no optimizer stepped and nothing cleared them; a handler that skips a batch and "
+                "leaves its gradients uncleared makes every later batch fail the same way")
         elif self.step_source is StepSource.BACKWARD:
             self.notes.append("the script never stepped an optimizer: each backward pass was counted as a step")
         elif self.steps and self._backwards_since_step >= max(STALL_BACKWARDS, self.steps,

@@ -252,7 +252,7 @@ def test_a_run_that_stops_stepping_says_so() -> None:
     backward adds to the Inf ones and is skipped too. The note says that the last
     backward passes stepped nothing; a run that steps to its end gets no such note."""
 
-    def run(forget_to_clear: bool) -> list[str]:
+    def run(forget_to_clear: bool, first_bad: int = 10) -> list[str]:
         torch.manual_seed(0)
         model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 1))
         opt = torch.optim.SGD(model.parameters(), lr=0.01)
@@ -260,7 +260,7 @@ def test_a_run_that_stops_stepping_says_so() -> None:
             for batch in range(60):
                 x = torch.randn(16, 6)
                 y = x.sum(1)
-                if batch == 10:
+                if batch == first_bad:
                     y[0] = float("inf")
                 F.mse_loss(model(x).squeeze(1), y).backward()
                 try:
@@ -276,6 +276,9 @@ def test_a_run_that_stops_stepping_says_so() -> None:
     stalled = [note for note in run(True) if note.startswith("training stalled")]
     assert stalled and "the last 50 backward passes stepped no optimizer (the last step was step 10)" in stalled[0], stalled
     assert not any(note.startswith("training stalled") for note in run(False))
+    # the very first batch is bad: no optimizer ever steps, the passes add up into one gradient
+    never = run(True, first_bad=0)
+    assert any(note.startswith("training never stepped: 60 backward passes added up") for note in never), never
 
 
 def test_a_tensor_only_the_optimizer_holds_is_unused_not_replaced() -> None:
