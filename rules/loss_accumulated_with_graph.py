@@ -639,6 +639,17 @@ class LossAccumulatedWithGraph(Rule):
         "        scaler.update()\n"
         "        total += loss  # expect: TL202\n"
         "    print(total / len(loader))\n",
+        # a history of lists keyed by name, as Keras keeps it
+        "import torch\n"
+        "def fit(model, loader, optimizer):\n"
+        "    history = {'train_loss': []}\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        history['train_loss'].append(loss)  # expect: TL202\n"
+        "    return history\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -919,6 +930,18 @@ class LossAccumulatedWithGraph(Rule):
         "    a, b = 0.0, loss\n"
         "    a, b = b, a\n"
         "    total += b\n",
+        # the history is made anew every iteration, or holds numbers
+        "import torch\n"
+        "def fit(model, loader, optimizer, history, logger):\n"
+        "    for x, y in loader:\n"
+        "        step = {'loss': []}\n"
+        "        loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        step['loss'].append(loss)\n"
+        "        history['loss'].append(loss.item())\n"
+        "        logger.log(step)\n",
     )
 
     def finish(self) -> None:
@@ -1001,7 +1024,7 @@ class LossAccumulatedWithGraph(Rule):
             return True
         if self._back_propagates(function):
             return False
-        return accumulator in returned_names(self.ctx, function)
+        return _base(accumulator) in returned_names(self.ctx, function)
 
     def _bodies_with_accumulation(self) -> set[cst.CSTNode]:
         """Bodies holding, inside a loop, something that could accumulate
@@ -1109,8 +1132,8 @@ class LossAccumulatedWithGraph(Rule):
             self._check(call, call.func.value, call.args[0].value, facts)
 
     def _check(self, node: cst.CSTNode, accumulator: cst.BaseExpression, added: cst.BaseExpression, facts: Facts) -> None:
-        name = dotted_name(accumulator)
-        if name is None or name in self._consumed:
+        name = _accumulator_name(accumulator)
+        if name is None or name in self._consumed or _base(name) in self._consumed:
             return
         self._accumulators[node] = name
         carries = self._carries(added, facts)
@@ -1150,7 +1173,8 @@ class LossAccumulatedWithGraph(Rule):
         for inner in iter_nodes(loop.body):
             if type(inner) in (cst.Assign, cst.AnnAssign) and inner is not node:
                 targets = [t.target for t in inner.targets] if type(inner) is cst.Assign else [inner.target]
-                if (any(dotted_name(t) == accumulator for t in targets) and not _adds_to_itself(inner)
+                if (any(_accumulator_name(t) == accumulator or dotted_name(t) == _base(accumulator) for t in targets)
+                        and not _adds_to_itself(inner)
                         and (self._every_iteration(inner, loop) or self._runs_before(inner, node, loop))):
                     return False
         return True
@@ -1215,7 +1239,7 @@ class LossAccumulatedWithGraph(Rule):
         back-propagated or asked for `.grad_fn` there; so may a variable of
         another scope (`global`, `nonlocal`, a parameter, a module's list
         appended in a function) or a module's variable read in a function."""
-        if "." in accumulator or not own_variable(self.ctx, node, accumulator):
+        if "." in accumulator or "[" in accumulator or not own_variable(self.ctx, node, accumulator):
             return False
         body = self.ctx.enclosing_function(node) or self.ctx.module
         if self._aliased(node, accumulator):
@@ -1424,3 +1448,21 @@ def _is_kept(term: cst.BaseExpression, name: str) -> bool:
 def _arms(value: cst.BaseExpression) -> set[str]:
     """The names `value` may evaluate to as it is (`a or b`, `a if c else b`: `a` and `b`)."""
     return {arm.value for arm in alternatives(value) if type(arm) is cst.Name}
+
+
+def _accumulator_name(expr: cst.BaseExpression) -> str | None:
+    """`losses` or `self.losses`, or an item of one at a constant key
+    (`history["train_loss"]`, a Keras-style history of lists)."""
+    if type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
+        key = expr.slice[0].slice.value
+        base = dotted_name(expr.value)
+        if base is not None and type(key) in (cst.SimpleString, cst.Integer):
+            return f"{base}[{key.value}]"
+        return None
+    return dotted_name(expr)
+
+
+def _base(accumulator: str) -> str:
+    """The variable holding the accumulator: `history` of `history["train_loss"]`."""
+    return accumulator.split("[", 1)[0]
+
