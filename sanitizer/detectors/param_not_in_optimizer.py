@@ -2,7 +2,10 @@
 step, and again at steps 2, 4, 8, ... (a backbone unfrozen later, its optimizer left
 as it was), counted again from the first step of each optimizer that steps for the
 first time (a second stage with a head built after its optimizer). A parameter that requires grad but gets none (an EMA target encoder
-updated under `no_grad`) is not one."""
+updated under `no_grad`) is not one. An optimizer that stopped stepping (stage 1's,
+still alive while stage 2's steps only the head) holds its parameters for nothing:
+one that has not stepped for STALE_STEPS steps, and four times its longest gap
+between two of its steps, counts as none."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -17,6 +20,7 @@ if TYPE_CHECKING:
 
 MAX_EVENTS = 20
 STAGES = 16  # new optimizers that restart the checks (not one built every step)
+STALE_STEPS = 16
 
 
 class ParamNotInOptimizerDetector(Detector):
@@ -27,6 +31,10 @@ class ParamNotInOptimizerDetector(Detector):
         self.checks = 0
         self.missing: list[str] = []
         self._optimizers: set[int | None] = set()
+        # of each optimizer (by id): its last step, its longest gap between two steps, its parameters
+        self._last_step: dict[int | None, int] = {}
+        self._gap: dict[int | None, int] = {}
+        self._held: dict[int | None, set[int]] = {}
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial or not record.training_params or record.joins_previous:
@@ -34,10 +42,13 @@ class ParamNotInOptimizerDetector(Detector):
         if record.optimizer_id not in self._optimizers and len(self._optimizers) < STAGES:
             self._optimizers.add(record.optimizer_id)
             self.checks = 0  # a new optimizer, a new stage: checked at its steps 1, 2, 4, ...
+        self._follow(record)
         self.checks += 1
         if self.checks & (self.checks - 1):  # steps 1, 2, 4, 8, ...
             return
-        in_optimizers = sink.optimizer_params()
+        self._held[record.optimizer_id] = {id(p) for p in record.training_params}
+        stale = self._held_only_by_stale(record.step)
+        in_optimizers = sink.optimizer_params() - stale
         named = sink.named_parameters()
         outside = [(name, p) for name, p in named
                    if p.requires_grad and id(p) not in in_optimizers and name not in self.missing]
@@ -54,11 +65,33 @@ class ParamNotInOptimizerDetector(Detector):
                 message = (f"{', '.join(params)}: new nn.Parameter objects assigned during training, held by "
                            "no optimizer; the optimizer still holds the ones they replaced, which the model no "
                            "longer uses")
+            elif all(id(dict(missing)[name]) in stale for name in params):
+                message = (f"{', '.join(params)} receive gradients but only an optimizer that stopped stepping "
+                           "holds them (an earlier stage's?): they are no longer updated")
             else:
                 message = (f"{', '.join(params)} receive gradients but no optimizer holds them: "
                            "they are never updated")
             sink.emit("param_not_in_optimizer", record.step, message, module=module, param=params[0], where=site,
                       extra={"params": params, **({"replaced": True} if replaced else {})})
+
+
+    def _follow(self, record: StepRecord) -> None:
+        optimizer = record.optimizer_id
+        last = self._last_step.get(optimizer)
+        if last is not None:
+            self._gap[optimizer] = max(self._gap.get(optimizer, 1), record.step - last)
+        elif len(self._held) < STAGES:
+            self._held[optimizer] = {id(p) for p in record.training_params}
+        self._last_step[optimizer] = record.step
+
+    def _held_only_by_stale(self, step: int) -> set[int]:
+        """Parameters that only optimizers which stopped stepping hold."""
+        stale = {optimizer for optimizer, last in self._last_step.items()
+                 if step - last >= max(STALE_STEPS, 4 * self._gap.get(optimizer, 1))}
+        if not stale:
+            return set()
+        active = set().union(*(held for optimizer, held in self._held.items() if optimizer not in stale))
+        return set().union(*(held for optimizer, held in self._held.items() if optimizer in stale)) - active
 
 
 def _replaced(missing: list[tuple[str, Any]], named: list[tuple[str, Any]], record: StepRecord) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns
 
-PRELAUNCH += [("unused_parameter.py",), ("param_not_in_optimizer.py",), ("fitting.py", "overfit"),
+PRELAUNCH += [("unused_parameter.py",), ("param_not_in_optimizer.py",), ("param_not_in_optimizer.py", "stale"), ("fitting.py", "overfit"),
               ("fitting.py", "underfit"), ("replaced_parameters.py",), ("fitting.py", "mismatch"),
               ("two_stage.py",), ("two_stage.py", "--unfreeze-at", "10", "--rebuild"),
               ("two_stage.py", "--unfreeze-at", "10"), ("scripted_submodule.py",)]
@@ -31,6 +31,14 @@ def test_head_added_after_the_optimizer(script_runs: ScriptRuns) -> None:
     event = run.first("param_not_in_optimizer")
     assert event["step"] == 1 and event["module"] == "head" and event["param"] == "head.weight"
     assert event["params"] == ["head.weight", "head.bias"]
+
+
+def test_parameters_only_a_stopped_optimizer_holds(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("param_not_in_optimizer.py", "stale")
+    assert run.returncode == 0, run.stderr
+    events = run.events("param_not_in_optimizer")
+    assert [(e["module"], e["params"]) for e in events] == [("0", ["0.weight", "0.bias"])], events
+    assert "only an optimizer that stopped stepping holds them" in events[0]["message"]
 
 
 def test_parameters_replaced_in_forward_are_one_problem(script_runs: ScriptRuns) -> None:
