@@ -55,10 +55,26 @@ def _labelled_tensors(name: str, value: Any) -> list[tuple[str, list[torch.Tenso
                                             if isinstance(item, torch.Tensor))]
         return [(f"{name}.{attr}", [item]) for attr, item in held[:MAX_ITEMS]
                 if isinstance(item, torch.Tensor) and item.grad_fn is not None]
+    if isinstance(value, dict):
+        return _dict_items(name, value)
     direct = _graph_tensors(value)
     if direct or not _is_plain_object(value):
         return [(name, direct)]
-    return [(f"{name}.{attr}", _graph_tensors(item)) for attr, item in list(vars(value).items())[:MAX_ITEMS]]
+    found: list[tuple[str, list[torch.Tensor]]] = []
+    for attr, item in list(vars(value).items())[:MAX_ITEMS]:
+        found += _dict_items(f"{name}.{attr}", item) if isinstance(item, dict) else [(f"{name}.{attr}", _graph_tensors(item))]
+    return found
+
+
+def _dict_items(label: str, value: dict[Any, Any]) -> list[tuple[str, list[torch.Tensor]]]:
+    """A dict's own tensors under its name, and each list it holds under its key
+    (`history['train_loss']`, a Keras-style history of lists), written as `ast.unparse`
+    writes it, so that the line growing it can be found."""
+    found = [(label, _graph_tensors(value))]
+    for key, item in list(value.items())[:MAX_ITEMS]:
+        if isinstance(item, (list, tuple)) and isinstance(key, (str, int)):
+            found.append((f"{label}[{key!r}]", _graph_tensors(item)))
+    return found
 
 
 def _graph_tensors(value: Any) -> list[torch.Tensor]:

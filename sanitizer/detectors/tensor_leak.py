@@ -85,9 +85,9 @@ class TensorLeakDetector(Detector):
                   "the nodes themselves piling up (backward freed the tensors they saved)")
         site = accumulation_site(holder)
         where = locations.format_site(*site) if site else None
-        held = f"{len(holder.tensors)} tensors in " if len(holder.tensors) > 1 else ""
+        held, keep = (f"{len(holder.tensors)} tensors in ", "keep") if len(holder.tensors) > 1 else ("", "keeps")
         sink.emit("tensor_leak", record.step,
-                  f"{held}`{holder.label}` (in {holder.frame_name}) keeps the autograd graphs of past steps "
+                  f"{held}`{holder.label}` (in {holder.frame_name}) {keep} the autograd graphs of past steps "
                   f"alive: {len(nodes)} graph nodes, growing by {per_step:.0f} per step, {amount}",
                   where=where, value=len(nodes),
                   extra={"holder": holder.label, "nodes": len(nodes), "nodes_per_step": per_step,

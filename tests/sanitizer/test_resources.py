@@ -5,7 +5,7 @@ import pytest
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
-PRELAUNCH += [("tensor_leak.py",), ("tensor_leak.py", "two-optimizers"), ("memory_growth.py",),
+PRELAUNCH += [("tensor_leak.py",), ("tensor_leak.py", "two-optimizers"), ("tensor_leak.py", "history"), ("memory_growth.py",),
               ("dataloader_bound.py",)]
 
 
@@ -18,6 +18,15 @@ def test_accumulated_loss_leaks_graphs(script_runs: ScriptRuns, optimizers: tupl
     assert event["where"] == f"tensor_leak.py:{line_of('tensor_leak.py', 'total_loss += loss', exact=True)}"
     assert event["nodes"] > 30 and event["nodes_per_step"] > 0 and event["bytes"] > 0
     assert run.stdout == "True\n"
+
+
+def test_a_history_of_lists_in_a_dict_leaks_under_its_key(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("tensor_leak.py", "history")
+    event = run.first("tensor_leak")
+    assert event["step"] == 15 and event["holder"] == "history['loss']", event
+    appended = line_of("tensor_leak.py", 'history["loss"].append(loss)')
+    assert event["where"] == f"tensor_leak.py:{appended}"
+    assert "tensors in `history['loss']` (in train) keep the autograd graphs" in event["message"]
 
 
 def test_history_of_tensors_grows_memory(script_runs: ScriptRuns) -> None:

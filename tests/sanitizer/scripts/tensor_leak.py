@@ -1,7 +1,9 @@
 """`total_loss += loss` keeps every step's autograd graph alive.
 Healthy twin: `total_loss += loss.item()`. Expected: tensor_leak on total_loss, at the `+=` line.
 `two-optimizers`: the body and the head have an optimizer each, both stepped after
-one backward pass (the same leak, the same step)."""
+one backward pass (the same leak, the same step).
+`history`: the losses kept in a dict of lists, as Keras keeps its history
+(`history['loss'].append(loss)`). Expected: tensor_leak on history['loss']."""
 import sys
 
 import torch
@@ -9,11 +11,13 @@ from torch import nn
 
 healthy = "healthy" in sys.argv[1:]
 two_optimizers = "two-optimizers" in sys.argv[1:]
+keras_history = "history" in sys.argv[1:]
 torch.manual_seed(0)
 
 
 def train(model, optimizers, steps):
     total_loss = 0.0
+    history = {"loss": [], "step": []}
     for step in range(steps):
         x, y = torch.randn(8, 4), torch.randn(8, 1)
         loss = nn.functional.mse_loss(model(x), y)
@@ -22,7 +26,11 @@ def train(model, optimizers, steps):
         loss.backward()
         for opt in optimizers:
             opt.step()
-        if healthy:
+        if keras_history:
+            history["loss"].append(loss)
+            history["step"].append(step)
+            total_loss += loss.item()
+        elif healthy:
             total_loss += loss.item()
         else:
             total_loss += loss
