@@ -169,6 +169,13 @@ class ForwardTracer:
                 or not tensor.is_floating_point() or tensor.numel() == 0):
             return
         self._session.probe.add_trail(self._slot(module), tensor)
+        if self._calls and grad and isinstance(output, (tuple, list)):
+            # a layer inside the model that also returns an auxiliary loss of its own
+            # (a router's z-loss, a load-balancing term): where a non-finite loss may start
+            for item in output:
+                if (isinstance(item, torch.Tensor) and item is not tensor and item.dim() == 0
+                        and item.is_floating_point() and item.grad_fn is not None):
+                    self._session.probe.add_trail(self._slot(module), item)
 
     def model_in_eval_mode(self) -> nn.Module | None:
         """The model of the latest outermost call, if that call ran in eval mode."""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
-PRELAUNCH += [("nonfinite_target.py",), ("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",),
+PRELAUNCH += [("nonfinite_target.py",), ("aux_loss_inf.py",), ("aux_loss_inf.py", "healthy"), ("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",),
               ("nonfinite_param.py",), ("param_written.py",), ("validation_nan.py", "data"),
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy")]
 
@@ -87,3 +87,13 @@ def test_a_nan_target_is_reported_as_the_data_not_the_model(script_runs: ScriptR
     loss = run.first("nonfinite_loss")
     assert loss["step"] == 6 and loss["module"] is None and "the target passed to F.mse_loss" in loss["message"]
     assert run.report["summary"]["problems"][0]["kind"] == "nonfinite_input"
+
+
+def test_an_auxiliary_loss_a_layer_returns_is_traced(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("aux_loss_inf.py")
+    assert run.returncode == 0, run.stderr
+    loss = run.first("nonfinite_loss")
+    assert loss["step"] == 11 and loss["module"] == "moe", loss
+    assert run.first("nonfinite_activation")["module"] == "moe"
+    healthy = script_runs.get("aux_loss_inf.py", "healthy")
+    assert healthy.returncode == 0 and healthy.events() == [], healthy.events()
