@@ -26,6 +26,7 @@ class Holder:
     grad_fns: list[Any]
     tensors: list[torch.Tensor]
     owner: type | None = None  # the class of the object whose attribute holds them (`losses.sum`)
+    parameters: bool = False  # a model's own parameters, given a history in place
 
     @property
     def key(self) -> str:
@@ -43,9 +44,14 @@ def find_holders(frames: list[FrameType]) -> list[Holder]:
                 if tensors and key not in seen:
                     seen.add(key)
                     owner = type(value) if label != name else None
+                    parameters = label == name and isinstance(value, torch.nn.Module)
                     holders.append(Holder(label, code.co_name, code.co_filename, code.co_firstlineno,
-                                          [t.grad_fn for t in tensors], tensors, owner))
-    return holders
+                                          [t.grad_fn for t in tensors], tensors, owner, parameters))
+    # a loop variable over those parameters (`for averaged, trained in zip(ema.parameters(), ...)`)
+    # is the model's leak seen through one of its parameters: the model is the holder
+    owned = {id(t) for holder in holders if holder.parameters for t in holder.tensors}
+    return sorted((holder for holder in holders if holder.parameters or not all(id(t) in owned for t in holder.tensors)),
+                  key=lambda holder: not holder.parameters)
 
 
 def _labelled_tensors(name: str, value: Any) -> list[tuple[str, list[torch.Tensor]]]:
@@ -53,8 +59,11 @@ def _labelled_tensors(name: str, value: Any) -> list[tuple[str, list[torch.Tenso
         # a buffer or a tensor attribute of a model (a MoCo queue refilled without detach)
         held = [*value.named_buffers(), *((attr, item) for attr, item in vars(value).items()
                                             if isinstance(item, torch.Tensor))]
-        return [(f"{name}.{attr}", [item]) for attr, item in held[:MAX_ITEMS]
-                if isinstance(item, torch.Tensor) and item.grad_fn is not None]
+        found = [(f"{name}.{attr}", [item]) for attr, item in held[:MAX_ITEMS]
+                 if isinstance(item, torch.Tensor) and item.grad_fn is not None]
+        # parameters given a history in place (an EMA copy updated outside `no_grad()`)
+        updated = [param for _, param in list(value.named_parameters())[:MAX_ITEMS] if param.grad_fn is not None]
+        return [(name, updated), *found] if updated else found
     if isinstance(value, dict):
         return _dict_items(name, value)
     direct = _graph_tensors(value)

@@ -5,7 +5,7 @@ import pytest
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
-PRELAUNCH += [("tensor_leak.py",), ("tensor_leak.py", "two-optimizers"), ("tensor_leak.py", "history"), ("memory_growth.py",),
+PRELAUNCH += [("tensor_leak.py",), ("tensor_leak.py", "two-optimizers"), ("tensor_leak.py", "history"), ("tensor_leak.py", "ema"), ("memory_growth.py",),
               ("dataloader_bound.py",)]
 
 
@@ -18,6 +18,13 @@ def test_accumulated_loss_leaks_graphs(script_runs: ScriptRuns, optimizers: tupl
     assert event["where"] == f"tensor_leak.py:{line_of('tensor_leak.py', 'total_loss += loss', exact=True)}"
     assert event["nodes"] > 30 and event["nodes_per_step"] > 0 and event["bytes"] > 0
     assert run.stdout == "True\n"
+
+
+def test_an_ema_copy_updated_with_gradients_on_leaks_as_itself(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("tensor_leak.py", "ema")
+    event = run.first("tensor_leak")
+    assert event["holder"] == "ema" and "4 tensors in `ema`" in event["message"], event
+    assert len(run.events("tensor_leak")) == 1
 
 
 def test_a_history_of_lists_in_a_dict_leaks_under_its_key(script_runs: ScriptRuns) -> None:

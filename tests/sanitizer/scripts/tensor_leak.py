@@ -3,7 +3,10 @@ Healthy twin: `total_loss += loss.item()`. Expected: tensor_leak on total_loss, 
 `two-optimizers`: the body and the head have an optimizer each, both stepped after
 one backward pass (the same leak, the same step).
 `history`: the losses kept in a dict of lists, as Keras keeps its history
-(`history['loss'].append(loss)`). Expected: tensor_leak on history['loss']."""
+(`history['loss'].append(loss)`). Expected: tensor_leak on history['loss'].
+`ema`: an EMA copy of the model updated in place outside `torch.no_grad()`: its
+parameters pick up the model's graph every step. Expected: tensor_leak on `ema`."""
+import copy
 import sys
 
 import torch
@@ -12,6 +15,7 @@ from torch import nn
 healthy = "healthy" in sys.argv[1:]
 two_optimizers = "two-optimizers" in sys.argv[1:]
 keras_history = "history" in sys.argv[1:]
+ema_update = "ema" in sys.argv[1:]
 torch.manual_seed(0)
 
 
@@ -26,7 +30,11 @@ def train(model, optimizers, steps):
         loss.backward()
         for opt in optimizers:
             opt.step()
-        if keras_history:
+        if ema_update:
+            for averaged, trained in zip(ema.parameters(), model.parameters()):
+                averaged.mul_(0.99).add_(0.01 * trained)
+            total_loss += loss.item()
+        elif keras_history:
             history["loss"].append(loss)
             history["step"].append(step)
             total_loss += loss.item()
@@ -42,4 +50,5 @@ if two_optimizers:
     optimizers = [torch.optim.SGD(model[0].parameters(), lr=0.01), torch.optim.SGD(model[2].parameters(), lr=0.01)]
 else:
     optimizers = [torch.optim.SGD(model.parameters(), lr=0.01)]
+ema = copy.deepcopy(model).requires_grad_(False)
 print(round(train(model, optimizers, 30), 3) >= 0)
