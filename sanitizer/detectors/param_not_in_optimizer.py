@@ -35,6 +35,9 @@ class ParamNotInOptimizerDetector(Detector):
         self._last_step: dict[int | None, int] = {}
         self._gap: dict[int | None, int] = {}
         self._held: dict[int | None, set[int]] = {}
+        # the gradient each parameter of a stopped optimizer had when first seen so: one
+        # left from its last step (a teacher trained first, then only run) is no new one
+        self._seen_grads: dict[int, tuple[int, int]] = {}
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial or not record.training_params or record.joins_previous:
@@ -53,7 +56,8 @@ class ParamNotInOptimizerDetector(Detector):
         outside = [(name, p) for name, p in named
                    if p.requires_grad and id(p) not in in_optimizers and name not in self.missing]
         replaced = self.checks == 1 and _replaced(outside, named, record)
-        missing = outside if replaced else [(name, p) for name, p in outside if p.grad is not None]
+        missing = outside if replaced else [(name, p) for name, p in outside
+                                            if p.grad is not None and (id(p) not in stale or self._new_gradient(p))]
         if not missing:
             return
         self.missing += [name for name, _ in missing]
@@ -83,6 +87,12 @@ class ParamNotInOptimizerDetector(Detector):
         elif len(self._held) < STAGES:
             self._held[optimizer] = {id(p) for p in record.training_params}
         self._last_step[optimizer] = record.step
+
+    def _new_gradient(self, param: Any) -> bool:
+        """Whether the gradient changed since the parameter's optimizer was first seen stopped."""
+        now = (id(param.grad), param.grad._version)
+        before = self._seen_grads.setdefault(id(param), now)
+        return before != now
 
     def _held_only_by_stale(self, step: int) -> set[int]:
         """Parameters that only optimizers which stopped stepping hold."""
