@@ -490,6 +490,21 @@ class EmptyCacheInLoop(Rule):
             "        for x in self.loader:\n"
             "            self.train_one_iter(x)  # expect: TL201\n",
         ),
+        # a helper that empties whichever accelerator's cache the run has
+        "import torch\n"
+        "def empty_cache():\n"
+        "    if torch.backends.mps.is_available():\n"
+        "        torch.mps.empty_cache()\n"
+        "    elif torch.xpu.is_available():\n"
+        "        torch.xpu.empty_cache()\n"
+        "    else:\n"
+        "        torch.cuda.empty_cache()\n"
+        "def train(model, loader, optimizer):\n"
+        "    for x, y in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        empty_cache()  # expect: TL201\n",
     )
     good = (
         # a period around the call alone: the author chose when it runs

@@ -79,19 +79,27 @@ def tests_a_remainder(test: cst.BaseExpression) -> bool:
     return any(type(node) is cst.BinaryOperation and type(node.operator) is cst.Modulo for node in iter_nodes(test))
 
 
+# which accelerator a run has: the same answer on every iteration of one run
+_DEVICE_QUERIES = frozenset({"torch.cuda.is_available", "torch.backends.mps.is_available", "torch.mps.is_available",
+                             "torch.xpu.is_available", "torch.npu.is_available"})
+_DEVICE_TYPES = frozenset({"cuda", "mps", "xpu", "npu"})
+
+
 def is_device_check(ctx: FileContext, test: cst.BaseExpression) -> bool:
-    """`torch.cuda.is_available()`, `device.type == "cuda"`, `x.is_cuda` and
-    their `and` / `or` / `not`: true on every iteration of a GPU run."""
+    """`torch.cuda.is_available()` (or mps's, xpu's), `device.type == "cuda"`,
+    `x.is_cuda` and their `and` / `or` / `not`: the same on every iteration of a
+    run (a helper that empties whichever accelerator's cache, as trl's does)."""
     if type(test) is cst.BooleanOperation:
         return is_device_check(ctx, test.left) and is_device_check(ctx, test.right)
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         return is_device_check(ctx, test.expression)
     if type(test) is cst.Call:
-        return ctx.call_name(test) == "torch.cuda.is_available"
+        return ctx.call_name(test) in _DEVICE_QUERIES
     if type(test) is cst.Attribute:
-        return test.attr.value == "is_cuda"
+        return test.attr.value in ("is_cuda", "is_mps", "is_xpu")
     if type(test) is cst.Comparison:
-        return any(string_value(c.comparator) == "cuda" for c in test.comparisons) or string_value(test.left) == "cuda"
+        return (any(string_value(c.comparator) in _DEVICE_TYPES for c in test.comparisons)
+                or string_value(test.left) in _DEVICE_TYPES)
     return False
 
 
