@@ -33,8 +33,8 @@ from sanitizer.core.catalogue import KINDS
 from sanitizer.core.children import Children
 from sanitizer.core.clearing import GradientClearing, kept_gradients
 from sanitizer.core.ending import ending_of, exited_at, terminated_at
-from sanitizer.core.loss_calls import LossCall
 from sanitizer.core.events import Event
+from sanitizer.core.loss_calls import LossCall
 from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
 from sanitizer.core.naming import ModelIndex, params_of, script_variable, unwrap_compiled
