@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -23,10 +22,10 @@ TENSOR_ARGUMENTS = {"gaussian_nll_loss": 3}
 SCALE_OPTIONS = ("label_smoothing", "log_target", "full", "delta", "beta", "log_input")
 
 
-@dataclass(frozen=True)
-class LossCall:
+class LossCall(NamedTuple):
     """A training loss a functional loss returned: which function, its kind, and its target
-    (held weakly: where a non-finite loss came from when the model's outputs were finite)."""
+    (held weakly: where a non-finite loss came from when the model's outputs were finite).
+    A tuple: one is made per loss call."""
 
     function: str
     kind: str | None
