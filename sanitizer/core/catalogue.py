@@ -64,7 +64,8 @@ _KINDS = (
          "peak and the schedule), clip gradients, check the data order"),
     Kind("nonfinite_loss", "error", "loss",
          "the loss is NaN/Inf: follow the culprit module; lower the learning rate, "
-         "use bf16 instead of fp16, clip gradients, use numerically stable losses"),
+         "clip gradients, use numerically stable losses (and bf16 rather than fp16 "
+         "when training under fp16 autocast)"),
     Kind("loss_spike", "warning", "loss",
          "the loss jumped far above its recent median: look for outlier batches, "
          "lower the learning rate or add warmup, clip gradients"),

@@ -35,6 +35,7 @@ AFTER_NAN = frozenset({"loss_spike", "grad_spike", "vanishing_grad", "overfittin
                        "train_val_mismatch", "divergence"})
 NAN_LEAD = 3  # a spike this many steps before a NaN is the blow-up that produced it
 COLLAPSE_LEAD = 50  # a scale collapse is judged over its scaler's recent window
+DIVERGENCE_LEAD = 10  # a divergence is judged on its last 10 losses: a spike among them began it
 EVIDENCE_FIELDS = ("value", "culprit", "first_nonfinite_module", "baseline", "params")
 CORE_FIELDS = frozenset({"kind", "severity", "step", "message", "module", "param", "where", "rank", "related"})
 
@@ -283,9 +284,12 @@ def _leak_symptoms(cause: _Group, symptom: _Group) -> bool:
 
 
 def _divergence_symptoms(cause: _Group, symptom: _Group) -> bool:
-    """A loss that blew up explains its spikes, the NaN it ends in and a stuck loss."""
+    """A loss that blew up explains its spikes (also the one its window of recent losses
+    began with: a batch of inputs a thousand times larger), the NaN it ends in and a
+    stuck loss."""
     followers = AFTER_NAN | set(NONFINITE)
-    return cause.kind == "divergence" and symptom.kind in followers and _later(symptom, cause, NAN_LEAD)
+    lead = DIVERGENCE_LEAD if symptom.kind in ("loss_spike", "grad_spike") else NAN_LEAD
+    return cause.kind == "divergence" and symptom.kind in followers and _later(symptom, cause, lead)
 
 
 def _kept_gradient_symptoms(cause: _Group, symptom: _Group) -> bool:

@@ -173,3 +173,16 @@ def test_a_double_unscale_crash_names_the_micro_step_rule():
     assert ("1. the script crashed: `scaler.unscale_()` ran twice before `scaler.update()` (every micro-step?) "
             "(train.py:9, TL108): RuntimeError") in text
     assert "not seen at run time" not in text
+
+
+def test_a_divergence_explains_the_spike_its_recent_losses_began_with():
+    def event(kind: str, step: int) -> dict:
+        return {"kind": kind, "severity": "warning", "step": step, "message": f"{kind} message"}
+
+    report = {"script": "train.py", "exit_code": 0, "steps": 90,
+              "events": [event("loss_spike", 28), event("grad_spike", 28), event("divergence", 33)]}
+    problems = diagnose(report)
+    assert [p.kind for p in problems] == ["divergence"], problems
+    assert len(problems[0].symptoms) == 2
+    early = {**report, "events": [event("loss_spike", 12), event("divergence", 33)]}
+    assert [p.kind for p in diagnose(early)] == ["loss_spike", "divergence"]  # long before its window
