@@ -5,6 +5,7 @@ from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.guards import tests_a_remainder
 from trainlint.analysis.loops import CallFlow, is_backward, mode_switch, reachable_nodes
+from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
 from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name
 from trainlint.analysis.summarize import argument_slots, parameter_names
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
@@ -87,7 +88,9 @@ class MissingTrainMode(Rule):
     `.eval()` at its call, reported there, and one that calls `.train()`
     (`train_one_epoch()` starting with `model.train()`) as a `.train()`;
     the model must be one this file steps (put in train mode, or its
-    parameters given to an optimizer), not only one it runs forward. So does
+    parameters given to an optimizer, also through a call that builds its
+    parameter groups: `AdamW(param_groups_lrd(model, wd))`), not only one it
+    runs forward. So does
     a method inherited from another module's class that puts an attribute of
     `self` in eval mode (`self.evaluate()` running `self.model.eval()`),
     called on `self`, and a method of an object built from the model
@@ -1034,7 +1037,26 @@ def _trained_models(ctx: FileContext, forward: bool = True) -> set[str]:
         name = dotted_name(call.func) or ""  # type: ignore[attr-defined]
         if "optim" in name.rsplit(".", 1)[-1].lower():
             trained.update(ctx.code(arg.value) for arg in call.args)  # type: ignore[attr-defined]
+        if constructor_kind(ctx.call_name(call)) == OPTIMIZER:  # type: ignore[arg-type]
+            trained |= _grouped_models(ctx, call)  # type: ignore[arg-type]
     return trained
+
+
+def _grouped_models(ctx: FileContext, optimizer: cst.Call) -> set[str]:
+    """Models handed to the call that builds an optimizer's parameter groups
+    (`AdamW(param_groups_lrd(model, wd))`, or through one variable: MAE's and BEiT's
+    layer-wise decay builder, in another module)."""
+    found: set[str] = set()
+    for arg in optimizer.args:
+        value = arg.value
+        if type(value) is cst.Name:
+            binding = ctx.receivers.binding(value)
+            assigned = ctx.receivers.assigned(binding) if binding is not None else []
+            value = assigned[0] if len(assigned) == 1 else value
+        if type(value) is cst.Call:
+            found.update(ctx.code(inner.value) for inner in value.args
+                         if dotted_name(inner.value) is not None)
+    return found
 
 
 def _walked_by_hand(ctx: FileContext, call: cst.CSTNode) -> bool:
