@@ -135,9 +135,11 @@ def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
                "halted": "the sanitizer halted the run (--halt-on)",
                "exit": "the script exited with an error status"}.get(str(ending["how"]), "the run ended early")
         step = as_float(ending.get("step"))
-        misuse = _scaler_misuse(report, detail) if ending.get("how") == "exception" else None
+        misuse = _scaler_misuse(report)
         if misuse is not None:
-            how += f": {misuse}"
+            found = crash_lint(report)
+            place = f"{found.get('path', '?')}:{found.get('line', '?')}, " if found is not None else ""
+            how += f": {misuse[0]} ({place}{misuse[1]})"
         elif ending.get("how") == "exception" and step is not None:
             cause = next((number for number, root in enumerate(roots, start=2)
                           if root.kind in NONFINITE and step in _steps_of(root)), None)
@@ -151,27 +153,22 @@ def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
     return None
 
 
-def _scaler_misuse(report: dict[str, Any], detail: str) -> str | None:
-    """What a GradScaler error that ended the run says the loop left out, with the lint
-    finding at fault when the script's lint has one (`... (train.py:18, TL104)`)."""
-    for message, words, code in SCALER_MISUSE:
-        if message in detail:
-            found = crash_lint(report)
-            place = f"{found.get('path', '?')}:{found.get('line', '?')}, " if found is not None else ""
-            return f"{words} ({place}{code})"
-    return None
+def _scaler_misuse(report: dict[str, Any]) -> tuple[str, str] | None:
+    """A GradScaler error that ended the run: what the loop left out, and the rule
+    that finds it before the run (`scaler.update()`, TL104)."""
+    ending = report.get("ending")
+    detail = str(ending.get("detail") or "") if isinstance(ending, dict) and ending.get("how") == "exception" else ""
+    return next(((words, code) for message, words, code in SCALER_MISUSE if message in detail), None)
 
 
 def crash_lint(report: dict[str, Any]) -> dict[str, Any] | None:
     """The lint finding a GradScaler error that ended the run points at (TL104 for a
     missing `update()`), if the script's lint has one."""
-    ending = report.get("ending")
-    detail = str(ending.get("detail") or "") if isinstance(ending, dict) and ending.get("how") == "exception" else ""
-    code = next((code for message, _, code in SCALER_MISUSE if message in detail), None)
+    misuse = _scaler_misuse(report)
     lint = report.get("lint")
-    if code is None or not isinstance(lint, list):
+    if misuse is None or not isinstance(lint, list):
         return None
-    return next((finding for finding in lint if isinstance(finding, dict) and finding.get("code") == code), None)
+    return next((finding for finding in lint if isinstance(finding, dict) and finding.get("code") == misuse[1]), None)
 
 
 def _steps_of(root: _Group) -> set[int]:
