@@ -2,7 +2,8 @@
 
 Locations follow the standard's rules for URIs: a relative path becomes a
 percent-encoded relative reference resolved against `%SRCROOT%` (the
-directory trainlint ran in), an absolute path becomes a `file://` URI.
+directory trainlint ran in), an absolute path or one outside that directory
+becomes a `file://` URI.
 Columns count Unicode code points, as Python's string indices do.
 """
 
@@ -88,10 +89,13 @@ def _result(finding: Finding, rule_index: int) -> dict[str, object]:
 
 
 def artifact_location(path: str) -> dict[str, str]:
-    """A relative path stays relative (to `%SRCROOT%`); an absolute one is a
-    `file://` URI. Both are percent-encoded."""
+    """A path under the directory trainlint ran in stays relative (to
+    `%SRCROOT%`); an absolute one, or one that leaves that directory
+    (`../lib/x.py`), is a `file://` URI: code-scanning tools take a relative
+    URI for a file of the repository. Both are percent-encoded."""
     native = Path(path)
-    if native.is_absolute():
-        return {"uri": native.as_uri()}
-    posix = PurePosixPath(*Path(os.path.normpath(path)).parts).as_posix()
+    normal = os.path.normpath(path)
+    if native.is_absolute() or normal == os.pardir or normal.startswith(os.pardir + os.sep):
+        return {"uri": Path(os.path.abspath(path)).as_uri()}
+    posix = PurePosixPath(*Path(normal).parts).as_posix()
     return {"uri": quote(posix, safe="/"), "uriBaseId": SOURCE_ROOT}

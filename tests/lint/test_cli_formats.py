@@ -66,6 +66,19 @@ def test_sarif_passes_the_schema_with_formats_checked(awkward: Path) -> None:
         assert not relative or location["uriBaseId"] in run["originalUriBaseIds"]
 
 
+def test_sarif_paths_outside_the_directory_it_ran_in_are_absolute(awkward: Path) -> None:
+    """`trainlint ../lib` from a sub-directory: no relative URI climbs out of
+    `%SRCROOT%`, where a code-scanning upload could not place the file."""
+    (awkward / "sub").mkdir()
+    code, out, _ = invoke("../info.py", "../my src", "--format", "sarif", "--no-cache", cwd=awkward / "sub")
+    log = json.loads(out)
+    assert code == 1 and _schema_errors(log) == []
+    locations = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in log["runs"][0]["results"]]
+    assert {location["uri"] for location in locations} == {
+        (awkward / "info.py").as_uri(), (awkward / "my src" / "träin #1.py").as_uri()}
+    assert not any("uriBaseId" in location for location in locations)
+
+
 def test_the_schema_check_has_teeth() -> None:
     location = {"physicalLocation": {"artifactLocation": {"uri": "my src/a #1.py"}}}
     log = {"version": "2.1.0", "runs": [{
