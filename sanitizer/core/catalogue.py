@@ -111,6 +111,12 @@ _KINDS = (
          "Please report it with the message"),
 )
 
+# `nonfinite_param` of weights broken before any update: no step made them so
+INITIAL_PARAM_ADVICE = (
+    "the weights were NaN/Inf before any update: look at what set them (a custom "
+    "initialisation that divides by zero or takes the log of 0, a loaded checkpoint or "
+    "pretrained weights that are already broken, code that writes the weights before training)")
+
 KINDS: dict[str, Kind] = {kind.name: kind for kind in _KINDS}
 KIND_ORDER: dict[str, int] = {kind.name: index for index, kind in enumerate(_KINDS)}  # cause before effect
 

@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from sanitizer.core.catalogue import KIND_ORDER, KINDS
+from sanitizer.core.catalogue import INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, Kind
 from sanitizer.report.access import as_float, event_counts, events_of, rank_reports, severity_of
 from sanitizer.report.formatting import format_number
 
@@ -324,7 +324,14 @@ def _problem(root: _Group, multi_rank: bool) -> Problem:
     return Problem(event_line(root.first, multi_rank) + more, severity_of(root.first), root.kind, root.step,
                    evidence, [_symptom_line(symptom, multi_rank) for symptom in
                               sorted(root.symptoms, key=lambda group: _time_order(group.first))],
-                   kind.advice if kind else None)
+                   _advice(root.first, kind))
+
+
+def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
+    """The kind's advice, or its variant for the event's circumstance."""
+    if kind is not None and kind.name == "nonfinite_param" and event.get("initial"):
+        return INITIAL_PARAM_ADVICE
+    return kind.advice if kind else None
 
 
 def _symptom_line(group: _Group, multi_rank: bool) -> str:

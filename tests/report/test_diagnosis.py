@@ -50,6 +50,11 @@ def test_weights_broken_before_the_first_update_explain_the_forward_they_break()
     assert _shape(events) == [("nonfinite_param", ["nonfinite_activation", "nonfinite_loss", "nonfinite_grad"])]
     after_update = [*events[:3], _event("nonfinite_param", 1)]
     assert _shape(after_update) == [("nonfinite_activation", ["nonfinite_loss", "nonfinite_grad", "nonfinite_param"])]
+    # no update broke them: the advice looks at what set them
+    initial, = diagnose({"events": events})
+    assert "before any update" in initial.advice and "after an update" not in initial.advice
+    updated, = diagnose({"events": [_event("nonfinite_param", 3)]})
+    assert "after an update" in updated.advice
 
 
 def test_scale_collapse_explains_what_its_skipped_steps_look_like():
