@@ -413,6 +413,13 @@ class MissingZeroGrad(Rule):
         "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
         "        opt.step()  # expect: TL401\n"
         "        ema.zero_grad()\n",
+        # a loss named in capitals, as GAN code names them (`D_loss`), is a loss
+        "import torch\n"
+        "opt_d = torch.optim.Adam(critic.parameters(), lr=1e-4)\n"
+        "for real, z in loader:\n"
+        "    D_loss = critic(gen(z).detach()).mean() - critic(real).mean()\n"
+        "    D_loss.backward()\n"
+        "    opt_d.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the

@@ -174,6 +174,14 @@ class ZeroGradBeforeStep(Rule):
         "        loss.backward()\n"
         "        self.zero_grad()  # expect: TL402\n"
         "        self.optimizer.step()\n",
+        # a loss named in capitals (`G_loss`) is a loss, not an autograd Function's hook
+        "import torch\n"
+        "opt_g = torch.optim.Adam(gen.parameters(), lr=1e-4)\n"
+        "for z in loader:\n"
+        "    G_loss = -critic(gen(z)).mean()\n"
+        "    G_loss.backward()\n"
+        "    opt_g.zero_grad()  # expect: TL402\n"
+        "    opt_g.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop

@@ -47,9 +47,11 @@ def is_backward(node: cst.CSTNode) -> bool:
     receiver = method_call(node, "backward")
     if receiver is None or type(node) is not cst.Call:
         return False
-    # `MyFunction.backward(ctx, grad)` calls an autograd.Function's hook directly
+    # `MyFunction.backward(ctx, grad)` calls an autograd.Function's hook directly: a
+    # class, and a context and the gradients; `D_loss.backward()` is a GAN's loss
     head = dotted_name(receiver)
-    return not (head is not None and head.rsplit(".", 1)[-1][:1].isupper())
+    hook = head is not None and head.rsplit(".", 1)[-1][:1].isupper()
+    return not (hook and sum(arg.keyword is None and not arg.star for arg in node.args) >= 2)
 
 
 def is_optimizer(ctx: FileContext, expr: cst.BaseExpression) -> bool:
