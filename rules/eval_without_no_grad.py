@@ -7,6 +7,7 @@ from trainlint.analysis.loops import (
     clears_grads,
     grad_mode_at,
     is_backward,
+    is_optimizer,
     reachable_nodes,
     mode_switch,
 )
@@ -29,7 +30,9 @@ class EvalWithoutNoGrad(Rule):
     ## What it does
     Flags forward calls of a model in an evaluation loop: after
     `model.eval()`, inside a `for` / `while` loop that neither
-    back-propagates nor steps, and with no `torch.no_grad()` /
+    back-propagates, steps, nor clears an optimizer's gradients (the
+    evaluated model's own `zero_grad()`, a habit of evaluation code, does not
+    count), and with no `torch.no_grad()` /
     `torch.inference_mode()` around them: not as a `with` block, not as a
     decorator of the function (bare, called, aliased, or a wrapper of the
     same file), and not at the call sites of the function.
@@ -191,6 +194,14 @@ class EvalWithoutNoGrad(Rule):
         "    for _ in range(episodes):\n"
         "        q = model(torch.Tensor(obs))  # expect: TL406\n"
         "        obs, reward, _, _, _ = envs.step(q.argmax(1).numpy())\n",
+        # the evaluated model's own `zero_grad()` (SimCLR's linear evaluation) clears nothing a step needs
+        "def test(model, loader, criterion):\n"
+        "    model.eval()\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        model.zero_grad()\n"
+        "        total += criterion(model(x), y).item()  # expect: TL406\n"
+        "    return total\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -321,6 +332,13 @@ class EvalWithoutNoGrad(Rule):
         "    for _ in range(10):\n"
         "        loss = model(obs).sum()\n"
         "        envs.step(loss)\n",
+        # an optimizer cleared in the loop: another module's call may back-propagate
+        "from adapt import apply_update\n"
+        "def adapt(model, optimizer, loader):\n"
+        "    model.eval()\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        apply_update(model(x), optimizer)\n",
     )
 
     def finish(self) -> None:
@@ -386,7 +404,7 @@ class EvalWithoutNoGrad(Rule):
 
     def _uses_graph(self, node: cst.CSTNode) -> bool:
         stepped = method_call(node, "step")
-        if is_backward(node) or clears_grads(self.ctx, node) or (stepped is not None and not self._environment(stepped)):
+        if is_backward(node) or self._clears(node) or (stepped is not None and not self._environment(stepped)):
             return True
         if type(node) is not cst.Call:
             return False
@@ -396,6 +414,15 @@ class EvalWithoutNoGrad(Rule):
         summary = self.ctx.summaries.of_unwalked_call(node)
         return summary is not None and any(summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD, MAY_ZERO_GRAD))
 
+
+    def _clears(self, node: cst.CSTNode) -> bool:
+        """Clearing gradients, except a model's own `zero_grad()` where that model is put
+        in eval mode in the file: a habit of evaluation code, which neither steps nor
+        back-propagates (an optimizer's `zero_grad()` still marks a training loop)."""
+        if not clears_grads(self.ctx, node):
+            return False
+        cleared = method_call(node, "zero_grad")
+        return cleared is None or _last_name(cleared) not in self._switched or is_optimizer(self.ctx, cleared)
 
     def _environment(self, receiver: cst.BaseExpression) -> bool:
         """`envs` built only by an environment package (`gym.vector.SyncVectorEnv(...)`,
