@@ -56,7 +56,8 @@ class EmptyCacheInLoop(Rule):
     steps the optimizer itself around a micro-batch loop is flagged, and so
     is one whose step is a loop over its parts, each back-propagated and
     stepped with an optimizer of the loop variable (`for opt in optimizers:`,
-    a GAN's `for phase in phases: ... phase.opt.step()`). A helper that runs a loop
+    a GAN's `for phase in phases: ... phase.opt.step()`, also when each part
+    back-propagates its micro-batches in a loop of its own before its step). A helper that runs a loop
     of its own is a phase, not a step, and is not flagged, unless that loop
     only back-propagates micro-batches (the step is left to what follows it),
     only prints, logs or counts (a progress bar drawn character by
@@ -505,6 +506,26 @@ class EmptyCacheInLoop(Rule):
         "        optimizer.step()\n"
         "        optimizer.zero_grad()\n"
         "        empty_cache()  # expect: TL201\n",
+        # each part of the step back-propagates its micro-batches, then steps (StyleGAN2-ADA's phases)
+        Example(
+            "import torch\n"
+            "def train(phases, loader):\n"
+            "    for real in loader:\n"
+            "        for module, opt in phases:\n"
+            "            opt.zero_grad()\n"
+            "            for chunk in real.split(4):\n"
+            "                module(chunk).sum().backward()\n"
+            "            opt.step()\n"
+            "        torch.cuda.empty_cache()  # expect: TL201\n",
+            fixed="import torch\n"
+            "def train(phases, loader):\n"
+            "    for real in loader:\n"
+            "        for module, opt in phases:\n"
+            "            opt.zero_grad()\n"
+            "            for chunk in real.split(4):\n"
+            "                module(chunk).sum().backward()\n"
+            "            opt.step()\n",
+        ),
     )
     good = (
         # a period around the call alone: the author chose when it runs
@@ -674,6 +695,16 @@ class EmptyCacheInLoop(Rule):
         "        model(x).sum().backward()\n"
         "        optimizer.step()\n"
         "        maybe_free_memory(step)\n",
+        # each model trained for a whole epoch in turn: the cache is emptied once per model per epoch
+        "import torch\n"
+        "def train(models, loader, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        for model, opt in models:\n"
+        "            for x in loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n"
+        "            torch.cuda.empty_cache()\n",
     )
 
     def finish(self) -> None:

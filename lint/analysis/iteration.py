@@ -46,7 +46,7 @@ def steps_each_iteration(ctx: FileContext, loop: cst.For | cst.While) -> bool:
     iteration, and so does one whose step is a loop over its parts (a GAN's
     `for module, opt in phases:`); an epoch loop whose batches are an inner
     loop (or a `train_one_epoch` call), or a loop over loggers, does not."""
-    return trains_each_run(ctx, loop.body)
+    return trains_each_run(ctx, loop.body) or (type(loop) is cst.For and _steps_its_items(ctx, loop))
 
 
 def trains_each_run(ctx: FileContext, body: cst.CSTNode) -> bool:
@@ -65,5 +65,10 @@ def trains_each_run(ctx: FileContext, body: cst.CSTNode) -> bool:
 
 def _steps_its_items(ctx: FileContext, loop: cst.For) -> bool:
     """A loop over the parts of one training step, each back-propagated and stepped
-    in turn (`for module, opt in phases:`, see `steps_loop_variable`)."""
-    return steps_loop_variable(loop) and any(is_backward(node) for node in own_nodes(loop.body))
+    in turn (`for module, opt in phases:`, see `steps_loop_variable`). A part may
+    back-propagate its micro-batches in a loop of its own, then step once (StyleGAN2-ADA's
+    phases); a part that steps only inside a nested loop trains for a whole phase."""
+    own = list(own_nodes(loop.body))
+    if any(is_backward(node) for node in own):
+        return steps_loop_variable(loop)
+    return steps_loop_variable(loop, own) and any(is_backward(node) for node in ctx.subtree(loop.body))

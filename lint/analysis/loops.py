@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterator, Literal
+from typing import Callable, Iterable, Iterator, Literal
 
 import libcst as cst
 
@@ -441,14 +441,15 @@ def stepping_loops(ctx: FileContext) -> set[cst.CSTNode]:
     return found
 
 
-def steps_loop_variable(loop: cst.CSTNode) -> bool:
+def steps_loop_variable(loop: cst.CSTNode, within: Iterable[cst.CSTNode] | None = None) -> bool:
     """A loop over the parts of one training step, each stepped in turn: the optimizer
     it steps is (an attribute of) its own loop variable (`for opt in optimizers:
-    opt.step()`, a GAN's `for phase in phases: ... phase.opt.step()`)."""
+    opt.step()`, a GAN's `for phase in phases: ... phase.opt.step()`). `within`: the
+    nodes of the body to look at (all of them by default)."""
     if type(loop) is not cst.For:
         return False
     items = target_names(loop.target)
-    for node in iter_nodes(loop.body):
+    for node in iter_nodes(loop.body) if within is None else within:
         receiver = method_call(node, "step")
         while type(receiver) is cst.Attribute:
             receiver = receiver.value
