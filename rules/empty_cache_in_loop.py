@@ -42,7 +42,7 @@ class EmptyCacheInLoop(Rule):
 
     ## Limitations
     A call under any condition other than a device check
-    (`if torch.cuda.is_available():`) or the condition the training step
+    (`if torch.cuda.is_available():`, accelerate's `is_xpu_available()`) or the condition the training step
     itself runs under (the block of `if global_step > learning_starts:` or of
     `if step % accumulation_steps == 0:` that back-propagates or steps: the
     call runs with every optimizer step) is left alone: a period around the
@@ -728,7 +728,11 @@ class EmptyCacheInLoop(Rule):
         if not steps_each_iteration(self.ctx, loop):
             return
         if direct:
-            self.report(node, fix=self._removal(node))
+            # another accelerator's cache (`torch.xpu.empty_cache()`) is named as called
+            called = self.ctx.call_name(node)
+            other = called is not None and called != "torch.cuda.empty_cache"
+            self.report(node, self.message.replace("torch.cuda.empty_cache", called) if other else None,
+                        fix=self._removal(node))
         else:
             self.report(node, _THROUGH_HELPER.format(self.ctx.code(node.func)))
 

@@ -83,6 +83,9 @@ def tests_a_remainder(test: cst.BaseExpression) -> bool:
 _DEVICE_QUERIES = frozenset({"torch.cuda.is_available", "torch.backends.mps.is_available", "torch.mps.is_available",
                              "torch.xpu.is_available", "torch.npu.is_available"})
 _DEVICE_TYPES = frozenset({"cuda", "mps", "xpu", "npu"})
+# the same queries as accelerate and transformers export them (`is_xpu_available()`,
+# `is_torch_npu_available()`): llama-recipes' helper that empties whichever cache
+_LIBRARY_DEVICE_QUERY = re.compile(r"^(accelerate|transformers)\..*\.is_(torch_)?(cuda|mps|xpu|npu|mlu|musa|hpu)_available$")
 
 
 def is_device_check(ctx: FileContext, test: cst.BaseExpression) -> bool:
@@ -94,7 +97,8 @@ def is_device_check(ctx: FileContext, test: cst.BaseExpression) -> bool:
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         return is_device_check(ctx, test.expression)
     if type(test) is cst.Call:
-        return ctx.call_name(test) in _DEVICE_QUERIES
+        name = ctx.call_name(test)
+        return name in _DEVICE_QUERIES or bool(name and _LIBRARY_DEVICE_QUERY.match(name))
     if type(test) is cst.Attribute:
         return test.attr.value in ("is_cuda", "is_mps", "is_xpu")
     if type(test) is cst.Comparison:

@@ -99,3 +99,22 @@ def test_a_clipping_helper_is_told_the_scaler_and_optimizer_as_written() -> None
               "    scaler.update()\n")
     assert _messages(source, "TL101") == [(8, "`clip()` clips gradients that are still multiplied by the loss "
                                               "scale: call `scaler.unscale_(opt)` before it")]
+
+
+def test_another_accelerators_cache_is_named_as_called() -> None:
+    """llama-recipes' shape: accelerate's `is_xpu_available()` picks the cache; each
+    call is flagged, and the XPU one is not called CUDA's."""
+    source = (
+        "import torch\n"
+        "from accelerate.utils import is_xpu_available\n"
+        "for x in loader:\n"
+        "    model(x).mean().backward()\n"
+        "    opt.step()\n"
+        "    if is_xpu_available():\n"
+        "        torch.xpu.empty_cache()\n"
+        "    else:\n"
+        "        torch.cuda.empty_cache()\n"
+    )
+    assert _messages(source, "TL201") == [
+        (7, "`torch.xpu.empty_cache()` runs on every iteration: it defeats the caching allocator and slows training"),
+        (9, "`torch.cuda.empty_cache()` runs on every iteration: it defeats the caching allocator and slows training")]
