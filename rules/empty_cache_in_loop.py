@@ -59,8 +59,9 @@ class EmptyCacheInLoop(Rule):
     a GAN's `for phase in phases: ... phase.opt.step()`, also when each part
     back-propagates its micro-batches in a loop of its own before its step). A helper that runs a loop
     of its own is a phase, not a step, and is not flagged, unless that loop
-    only back-propagates micro-batches (the step is left to what follows it),
-    only prints, logs or counts (a progress bar drawn character by
+    only back-propagates micro-batches (the step is left to what follows it;
+    logging them through a function of the file that only computes is fine),
+    runs only now and then without training (a sample every 100 steps), only prints, logs or counts (a progress bar drawn character by
     character), or walks the model's weights (an EMA's update).
 
     Helpers are followed, in this file and in the modules of the project it
@@ -525,6 +526,60 @@ class EmptyCacheInLoop(Rule):
             "            for chunk in real.split(4):\n"
             "                module(chunk).sum().backward()\n"
             "            opt.step()\n",
+        ),
+        # a step method that logs its micro-batches through a helper of the file and samples every 100 steps (DALLE2's VQGAN trainer)
+        Example(
+            "import torch\n"
+            "def accum_log(log, new):\n"
+            "    for key, value in new.items():\n"
+            "        log[key] = log.get(key, 0.0) + value\n"
+            "    return log\n"
+            "class Trainer:\n"
+            "    def __init__(self, vae, ema, dl):\n"
+            "        self.vae, self.ema, self.dl, self.steps = vae, ema, dl, 0\n"
+            "        self.optim = torch.optim.Adam(vae.parameters(), lr=1e-4)\n"
+            "    def train_step(self):\n"
+            "        logs = {}\n"
+            "        for _ in range(4):\n"
+            "            loss = self.vae(next(self.dl))\n"
+            "            loss.backward()\n"
+            "            accum_log(logs, {\"loss\": loss.item()})\n"
+            "        self.optim.step()\n"
+            "        self.optim.zero_grad()\n"
+            "        if self.steps % 100 == 0:\n"
+            "            for model in (self.ema, self.vae):\n"
+            "                with torch.no_grad():\n"
+            "                    model(next(self.dl))\n"
+            "        self.steps += 1\n"
+            "    def train(self, n):\n"
+            "        for _ in range(n):\n"
+            "            self.train_step()\n"
+            "            torch.cuda.empty_cache()  # expect: TL201\n",
+            fixed="import torch\n"
+            "def accum_log(log, new):\n"
+            "    for key, value in new.items():\n"
+            "        log[key] = log.get(key, 0.0) + value\n"
+            "    return log\n"
+            "class Trainer:\n"
+            "    def __init__(self, vae, ema, dl):\n"
+            "        self.vae, self.ema, self.dl, self.steps = vae, ema, dl, 0\n"
+            "        self.optim = torch.optim.Adam(vae.parameters(), lr=1e-4)\n"
+            "    def train_step(self):\n"
+            "        logs = {}\n"
+            "        for _ in range(4):\n"
+            "            loss = self.vae(next(self.dl))\n"
+            "            loss.backward()\n"
+            "            accum_log(logs, {\"loss\": loss.item()})\n"
+            "        self.optim.step()\n"
+            "        self.optim.zero_grad()\n"
+            "        if self.steps % 100 == 0:\n"
+            "            for model in (self.ema, self.vae):\n"
+            "                with torch.no_grad():\n"
+            "                    model(next(self.dl))\n"
+            "        self.steps += 1\n"
+            "    def train(self, n):\n"
+            "        for _ in range(n):\n"
+            "            self.train_step()\n",
         ),
     )
     good = (

@@ -18,7 +18,7 @@ import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, target_names
-from trainlint.analysis.guards import is_device_check
+from trainlint.analysis.guards import is_device_check, tests_a_remainder
 from trainlint.analysis.loops import (
     clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
 )
@@ -460,7 +460,10 @@ class _Summarizer:
         """A loop that back-propagates micro-batches and leaves the optimizer step to
         what follows it: a call of the function is one training step, not a phase
         (`forward_backward(batch)`, stepped by its caller). Its body back-propagates,
-        never steps, and calls nothing of the project but models' forwards."""
+        never steps, and calls nothing of the project but models' forwards and
+        functions of the file that only compute or log (`accum_log(logs, {...})`).
+        Also a loop that runs only now and then and does not train (a sample from the
+        models every 100 steps): the call is still one step."""
         backward = False
         for node in iter_nodes(loop.body):  # type: ignore[attr-defined]
             if type(node) is not cst.Call:
@@ -473,9 +476,23 @@ class _Summarizer:
             else:
                 target = self.targets.target(node)
                 if (target is not None and self.targets.may_run_code(target)
-                        and not target.endswith((".forward", ".__call__"))):
+                        and not target.endswith((".forward", ".__call__")) and not self._only_computes(node)):
                     return False
-        return backward
+        return backward or self._periodic(loop)
+
+    def _only_computes(self, call: cst.Call) -> bool:
+        """A call of a function of this file that only computes or logs (see `_computes_only`)."""
+        local = self.ctx.local_function(call.func) if type(call.func) is cst.Name else None
+        return local is not None and local is not self.func and self._computes_only(local.body, 1)
+
+    def _periodic(self, loop: cst.CSTNode) -> bool:
+        """`loop` runs under a period of the function's own (`if step % 100 == 0:`)."""
+        for ancestor in self.ctx.ancestors(loop):
+            if ancestor is self.func:
+                return False
+            if type(ancestor) is cst.If and tests_a_remainder(ancestor.test):
+                return True
+        return False
 
     def _computing_loop(self, loop: cst.CSTNode) -> bool:
         """A loop that only computes with tensors (log-probabilities a chunk at a
