@@ -364,6 +364,25 @@ class MissingTrainMode(Rule):
         "            nn.functional.mse_loss(model(x), y).backward()\n"
         "            optimizer.step()\n"
         "        evaluate(model, val_loader)\n",
+        # the trained model among models written out in a loop (DALLE2's VQGAN trainer samples every 100 steps)
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, vae, ema, dl):\n"
+        "        self.vae, self.ema, self.dl, self.steps = vae, ema, dl, 0\n"
+        "        self.optim = torch.optim.Adam(vae.parameters(), lr=1e-4)\n"
+        "    def train_step(self):\n"
+        "        self.vae(next(self.dl)).backward()\n"
+        "        self.optim.step()\n"
+        "        self.optim.zero_grad()\n"
+        "        if self.steps % 100 == 0:\n"
+        "            for model in (self.ema, self.vae):\n"
+        "                model.eval()  # expect: TL405\n"
+        "                with torch.no_grad():\n"
+        "                    model(next(self.dl))\n"
+        "        self.steps += 1\n"
+        "    def fit(self, n):\n"
+        "        for _ in range(n):\n"
+        "            self.train_step()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -707,6 +726,29 @@ class MissingTrainMode(Rule):
         "            model(x).sum().backward()\n"
         "            optimizer.step()\n"
         "        evaluate(model, val_loader)\n",
+        # a loop over models none of which the file trains, and one whose models go back to train mode
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, vae, ema, dl):\n"
+        "        self.vae, self.ema, self.dl, self.steps = vae, ema, dl, 0\n"
+        "        self.optim = torch.optim.Adam(vae.parameters(), lr=1e-4)\n"
+        "    def train_step(self):\n"
+        "        self.vae(next(self.dl)).backward()\n"
+        "        self.optim.step()\n"
+        "        self.optim.zero_grad()\n"
+        "        if self.steps % 100 == 0:\n"
+        "            for model in (self.ema, self.teacher):\n"
+        "                model.eval()\n"
+        "                with torch.no_grad():\n"
+        "                    model(next(self.dl))\n"
+        "            for model in (self.ema, self.vae):\n"
+        "                model.eval()\n"
+        "                model(next(self.dl))\n"
+        "                model.train()\n"
+        "        self.steps += 1\n"
+        "    def fit(self, n):\n"
+        "        for _ in range(n):\n"
+        "            self.train_step()\n",
     )
 
     def finish(self) -> None:
@@ -803,12 +845,33 @@ class MissingTrainMode(Rule):
             return False
         if self.ctx.code(receiver) in trained:
             return self._given_a_trained_model(eval_node, receiver, trained)
+        items = self._loop_items(eval_node, receiver)
+        if items:
+            return any(self.ctx.code(item) in trained and self._given_a_trained_model(eval_node, item, trained)
+                       for item in items)
         binding = self.ctx.receivers.binding(receiver) if type(receiver) is cst.Name else None
         values = self.ctx.receivers.assigned(binding) if binding is not None else []
         if len(values) != 1 or self.ctx.enclosing_function(values[0]) is not self.ctx.enclosing_function(eval_node):
             return False
         return any(self.ctx.code(arm) in trained and self._given_a_trained_model(eval_node, arm, trained)
                    for arm in alternatives(values[0]))
+
+    def _loop_items(self, eval_node: cst.CSTNode, receiver: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """The models a loop variable takes, when `receiver` is one over models written
+        out (`for model in (self.ema, self.vae): model.eval()`, DALLE2's trainer)."""
+        if type(receiver) is not cst.Name:
+            return []
+        for ancestor in self.ctx.ancestors(eval_node):
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                return []
+            if (type(ancestor) is cst.For and type(ancestor.target) is cst.Name
+                    and ancestor.target.value == receiver.value):
+                iterable = ancestor.iter
+                if type(iterable) in (cst.Tuple, cst.List):
+                    return [element.value for element in iterable.elements  # type: ignore[attr-defined]
+                            if type(element) is cst.Element]
+                return []
+        return []
 
     def _given_a_trained_model(self, eval_node: cst.CSTNode, receiver: cst.BaseExpression,
                                trained: set[str]) -> bool:
