@@ -55,7 +55,9 @@ class SchedulerBeforeOptimizer(Rule):
     the author should confirm.
 
     ## Limitations
-    A scheduler class of the project (which may be meant to be stepped first),
+    A scheduler class of the project that is not a subclass of torch's
+    (which may be meant to be stepped first; a subclass of `LRScheduler` /
+    `_LRScheduler` skips its first value as torch's own do, and is checked),
     `ReduceLROnPlateau` (driven by a metric, not a step count), `step(...)`
     given a metric or an epoch, and a scheduler whose `last_epoch` the file
     sets by hand (resuming so that stepping first lands on the schedule's
@@ -180,6 +182,19 @@ class SchedulerBeforeOptimizer(Rule):
         "            opt.zero_grad()\n"
         "            model(x).sum().backward()\n"
         "            opt.step()\n",
+        # a subclass of torch's scheduler class skips its first value as torch's own do
+        "import torch\n"
+        "from torch.optim.lr_scheduler import _LRScheduler\n"
+        "class FindLR(_LRScheduler):\n"
+        "    def get_lr(self):\n"
+        "        return [base * 1.1 ** self.last_epoch for base in self.base_lrs]\n"
+        "optimizer = torch.optim.SGD(net.parameters(), lr=1e-7)\n"
+        "finder = FindLR(optimizer)\n"
+        "for x, y in loader:\n"
+        "    finder.step()  # expect: TL404\n"
+        "    optimizer.zero_grad()\n"
+        "    criterion(net(x), y).backward()\n"
+        "    optimizer.step()\n",
     )
     good = (
         # per-epoch scheduler step after the batch loop (the chapter's template)
