@@ -4,7 +4,7 @@ from trainlint.analysis.accumulators import consumed_names
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.guards import tests_a_remainder
-from trainlint.analysis.loops import CallFlow, is_backward, mode_switch, reachable_nodes
+from trainlint.analysis.loops import CallFlow, grad_mode_at, is_backward, mode_switch, reachable_nodes
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
 from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name
 from trainlint.analysis.summarize import argument_slots, parameter_names
@@ -749,6 +749,29 @@ class MissingTrainMode(Rule):
         "    def fit(self, n):\n"
         "        for _ in range(n):\n"
         "            self.train_step()\n",
+        # a loss helper asked only for the losses, under no_grad, in validation: no backward runs from there (`.train()` each iteration)
+        "import torch\n"
+        "class LossCompute:\n"
+        "    def __init__(self, criterion, opt):\n"
+        "        self.criterion, self.opt = criterion, opt\n"
+        "    def __call__(self, logits, y, only_return_losses=False):\n"
+        "        losses = self.criterion(logits, y)\n"
+        "        if only_return_losses:\n"
+        "            return losses\n"
+        "        losses.mean().backward()\n"
+        "        self.opt.step()\n"
+        "        self.opt.zero_grad()\n"
+        "compute_loss = LossCompute(criterion, torch.optim.Adam(model.parameters()))\n"
+        "def evaluate():\n"
+        "    with torch.no_grad():\n"
+        "        model.eval()\n"
+        "        for x, y in val_loader:\n"
+        "            compute_loss(model(x), y, only_return_losses=True)\n"
+        "for epoch in range(3):\n"
+        "    for x, y in train_loader:\n"
+        "        model.train()\n"
+        "        compute_loss(model(x), y)\n"
+        "    evaluate()\n",
     )
 
     def finish(self) -> None:
@@ -934,7 +957,7 @@ class MissingTrainMode(Rule):
     def _back_propagates(self, facts: Facts, backward: cst.CSTNode | None) -> None:
         """`backward`: the backward call of this file reached (None: one another module's
         function runs)."""
-        if facts and backward is not None and self._switched_off(backward):
+        if facts and backward is not None and (self._switched_off(backward) or self._entered_without_grad()):
             return
         for _, eval_call, crossed in facts:
             # an eval() still in force at a backward of the same iteration
@@ -945,6 +968,13 @@ class MissingTrainMode(Rule):
                 self._periodic[eval_call] = self._every_n_steps(eval_call)
             validation = crossed or self._periodic[eval_call]
             (self._candidates if validation else self._exempt).add(eval_call)
+
+    def _entered_without_grad(self) -> bool:
+        """The walk entered the backward's function through a call made under
+        `torch.no_grad()`: nothing computed there has a graph, so the backward does not
+        run from there (a loss helper that back-propagates unless asked only for the
+        losses, called from validation)."""
+        return any(grad_mode_at(self.ctx, site) == "off" for site in self._flow.call_sites)
 
     def _switched_off(self, backward: cst.CSTNode) -> bool:
         """The backward sits under `if train:` of the function the walk entered through
@@ -994,7 +1024,8 @@ class MissingTrainMode(Rule):
             elif event == EVAL and len(evaluated) == 1:
                 self._evaluated[call] = evaluated[0]
                 facts = self._evaluates(facts, call, evaluated[0])
-            elif event == BACKWARD:
+            elif event == BACKWARD and grad_mode_at(self.ctx, call) != "off":
+                # under `torch.no_grad()` the call computes no graph to back-propagate
                 self._back_propagates(facts, None)
         return frozenset() if TRAIN in summary.events else facts
 
