@@ -59,7 +59,8 @@ class ZeroGradBeforeStep(Rule):
     Only one iteration is followed: a `backward()` at the end of one iteration
     and a clear at the start of the next are not connected, nor is a
     `backward()` run once before the training loop (a warm-up pass whose
-    gradients are inspected or saved) with a clear inside the loop. A clear
+    gradients are inspected or saved, a CUDA graph's capture; also in a helper
+    of the file called only there) with a clear inside the loop. A clear
     through one optimizer before the step of another (two-player training) is
     not flagged; a clear through a model or its parameters is, unless the
     optimizer was built from another model's parameters, one of the two a deep
@@ -182,6 +183,16 @@ class ZeroGradBeforeStep(Rule):
         "    G_loss.backward()\n"
         "    opt_g.zero_grad()  # expect: TL402\n"
         "    opt_g.step()\n",
+        # a helper of the file back-propagates in the same iteration
+        "import torch\n"
+        "def forward_backward(model, batch):\n"
+        "    model(batch).mean().backward()\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for batch in loader:\n"
+        "        forward_backward(model, batch)\n"
+        "        optimizer.zero_grad()  # expect: TL402\n"
+        "        optimizer.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -277,6 +288,20 @@ class ZeroGradBeforeStep(Rule):
         "        drop_nonfinite_grads(model)\n"
         "        optimizer.step()\n"
         "        optimizer.zero_grad()\n",
+        # a helper's backward run once before the loop (a CUDA graph's capture), its replay in the loop after the clear
+        "import torch\n"
+        "def run_step():\n"
+        "    loss = model(static_input).square().mean()\n"
+        "    loss.backward()\n"
+        "    return loss\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "graph = torch.cuda.CUDAGraph()\n"
+        "with torch.cuda.graph(graph):\n"
+        "    static_loss = run_step()\n"
+        "for step in range(8):\n"
+        "    optimizer.zero_grad(set_to_none=False)\n"
+        "    graph.replay()\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -355,15 +380,20 @@ class ZeroGradBeforeStep(Rule):
             return frozenset()
         return facts | {(call, None)}
 
-    def _same_iteration(self, backward: cst.CSTNode, clear: cst.CSTNode) -> bool:
+    def _same_iteration(self, backward: cst.CSTNode, clear: cst.CSTNode, depth: int = 0) -> bool:
         """A clear inside loops pairs with a backward inside one of them (the
         same iteration), not with one run once before them all (a warm-up
-        pass, gradients dumped for a reference file) that reaches only the
-        first iteration. Across functions the flow's own iteration
-        boundaries decide."""
+        pass, gradients dumped for a reference file, a CUDA graph's capture)
+        that reaches only the first iteration; also a backward in a helper of
+        the file that only the clear's function calls, judged at those calls.
+        Across other functions the flow's own iteration boundaries decide."""
         function = self.ctx.enclosing_function(clear)
-        if self.ctx.enclosing_function(backward) is not function:
-            return True
+        helper = self.ctx.enclosing_function(backward)
+        if helper is not function:
+            sites = self.ctx.call_sites(helper) if helper is not None and depth < 3 else []
+            if not sites or any(self.ctx.enclosing_function(site) is not function for site in sites):
+                return True
+            return any(self._same_iteration(site, clear, depth + 1) for site in sites)
         loops = loops_within(self.ctx, clear, function)
         return not loops or bool(loops & loops_within(self.ctx, backward, function))
 
