@@ -11,6 +11,7 @@ from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
+from trainlint.summaries import BACKWARD, STEP
 
 DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
 _EVALUATION = re.compile(r"val|test|eval|dev_|_dev|infer|predict", re.IGNORECASE)
@@ -49,7 +50,9 @@ class MissingSetEpoch(Rule):
     shuffles (`shuffle` left to its default, or `True`), alone or in a tuple
     of loaders it builds itself (`return train_loader, val_loader`), is
     flagged where the file calls it, when nothing calls `set_epoch` on the
-    loader it returns.
+    loader it returns and the file trains (back-propagates or steps, itself or
+    through the functions it calls: a module that only measures accuracy
+    iterates its loaders for evaluation).
 
     ## Limitations
     Samplers built with `shuffle=False` (or a `shuffle=` decided by an
@@ -434,8 +437,9 @@ class MissingSetEpoch(Rule):
             if self._excused(holders, receivers, followed=set()):
                 continue
             self.report(call)
+        trains = bool(self.built_loaders) and _trains(self.ctx)
         for call, items in self.built_loaders:
-            if _evaluation_call(self.ctx, call):
+            if _evaluation_call(self.ctx, call) or not trains:
                 continue
             kept = _kept_at(self.ctx, call, None if items is None else (items, None)) or []
             # what else the builder returned with it (`loader, sampler = build(ds)`) may be its sampler
@@ -702,6 +706,20 @@ def _measures(ctx: FileContext, call: cst.Call) -> bool:
     if name is None and type(call.func) is cst.Name and ctx.local_function(call.func) is None:
         name = call.func.value
     return name in _MEASURES
+
+
+def _trains(ctx: FileContext) -> bool:
+    """The file back-propagates or steps something (`.backward(...)`, `.step()`), itself
+    or through a function it calls: a file that never does (the accuracy of each
+    validation set, in Megatron's `eval_utils.py`) iterates another module's
+    loaders for evaluation."""
+    for call in ctx.nodes_of(cst.Call):
+        if method_call(call, "backward", "step") is not None:
+            return True
+        summary = ctx.summaries.of_call(call)  # type: ignore[arg-type]
+        if summary is not None and (summary.does(BACKWARD) or summary.does(STEP)):
+            return True
+    return False
 
 
 def _evaluation_call(ctx: FileContext, site: cst.Call) -> bool:
