@@ -6,7 +6,7 @@ import libcst as cst
 
 from trainlint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
-from trainlint.analysis.summarize import argument_slots
+from trainlint.analysis.summarize import argument_slots, batched
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext
@@ -47,7 +47,8 @@ class MissingSetEpoch(Rule):
 
     The same holds across the files of a project: a builder of another
     module that returns a DataLoader on a `DistributedSampler` that always
-    shuffles (`shuffle` left to its default, or `True`), alone or in a tuple
+    shuffles (`shuffle` left to its default, or `True`; given as `sampler=`,
+    or as `batch_sampler=` wrapped in a `BatchSampler`), alone or in a tuple
     of loaders it builds itself (`return train_loader, val_loader`), is
     flagged where the file calls it, when nothing calls `set_epoch` on the
     loader it returns and the file trains (back-propagates or steps, itself or
@@ -631,13 +632,17 @@ class MissingSetEpoch(Rule):
 
     def _loaders_given(self, holders: list[cst.BaseExpression]) -> set[str]:
         """Variables and attributes (`self.loader`) assigned a call that takes the
-        sampler as `sampler=`."""
+        sampler as `sampler=`, or as `batch_sampler=` alone or wrapped in a batch
+        sampler (`batch_sampler=BatchSampler(sampler, 32, drop_last=True)`)."""
         texts = {self.ctx.code(h) for h in holders}
         loaders: set[str] = set()
         for node in self.ctx.nodes_of(cst.Call):
             for arg in node.args:
+                value = arg.value
+                if arg.keyword is not None and arg.keyword.value == "batch_sampler":
+                    value = batched(value)
                 if (arg.keyword is not None and arg.keyword.value in ("sampler", "batch_sampler")
-                        and type(arg.value) in (cst.Name, cst.Attribute) and self.ctx.code(arg.value) in texts):
+                        and type(value) in (cst.Name, cst.Attribute) and self.ctx.code(value) in texts):
                     target = _assigned_to(self.ctx, node)
                     if type(target) in (cst.Name, cst.Attribute):
                         loaders.add(self.ctx.code(target))

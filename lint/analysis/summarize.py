@@ -739,8 +739,8 @@ class _Summarizer:
             if self.ctx.receivers.kind(call) != DATALOADER:
                 continue
             for arg in call.args:
-                if arg.keyword is not None and arg.keyword.value == "sampler":
-                    samplers = self._built(arg.value)
+                if arg.keyword is not None and arg.keyword.value in ("sampler", "batch_sampler"):
+                    samplers = self._built(batched(arg.value) if arg.keyword.value == "batch_sampler" else arg.value)
                     if samplers and all(self.ctx.receivers.kind(s) == SAMPLER and _always_shuffles(s)
                                         for s in samplers):
                         return True
@@ -773,6 +773,16 @@ class _Summarizer:
         receivers = self.ctx.receivers
         binding = receivers.binding(expr)
         return list(receivers.constructions.get(binding, [])) if binding is not None else []
+
+
+def batched(value: cst.BaseExpression) -> cst.BaseExpression:
+    """The sampler a batch sampler wraps (`BatchSampler(sampler, 32, drop_last=True)`,
+    also as `sampler=`), or `value` itself."""
+    if type(value) is not cst.Call:
+        return value
+    wrapped = [a.value for a in value.args[:1] if a.keyword is None and not a.star]
+    wrapped += [a.value for a in value.args if a.keyword is not None and a.keyword.value == "sampler"]
+    return wrapped[0] if wrapped else value
 
 
 def _always_shuffles(sampler: cst.Call) -> bool:
