@@ -650,6 +650,18 @@ class LossAccumulatedWithGraph(Rule):
         "        optimizer.step()\n"
         "        history['train_loss'].append(loss)  # expect: TL202\n"
         "    return history\n",
+        # the name of the back-propagated loss bound again after the loop, to the epoch's mean: no backward reads that
+        "import torch\n"
+        "def train_epoch(model, optimizer, criterion, loader):\n"
+        "    epoch_losses = []\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = criterion(model(x), y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        epoch_losses.append(loss)  # expect: TL202\n"
+        "    loss = sum(epoch_losses) / len(epoch_losses)\n"
+        "    return loss.item()\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -942,6 +954,16 @@ class LossAccumulatedWithGraph(Rule):
         "        step['loss'].append(loss)\n"
         "        history['loss'].append(loss.item())\n"
         "        logger.log(step)\n",
+        # the list summed into the loss that is back-propagated after it
+        "import torch\n"
+        "def train_step(model, optimizer, criterion, chunks):\n"
+        "    losses = []\n"
+        "    for x, y in chunks:\n"
+        "        losses.append(criterion(model(x), y))\n"
+        "    loss = sum(losses) / len(losses)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "    return loss.item()\n",
     )
 
     def finish(self) -> None:

@@ -51,37 +51,77 @@ def consumed_names(
     assignments (`loss = sum(losses)`) and loops (`for l in losses: l.backward()`).
     With `differentiated`, every value handed to `torch.autograd.grad(...)` or
     `torch.autograd.backward(...)` counts, keywords included."""
-    consumed: set[str] = set(handed)
+    # each name with the nodes that consume it (None: somewhere out of sight)
+    uses: dict[str, set[cst.CSTNode | None]] = {name: {None} for name in handed}
     for node in only(ctx.subtree(body), cst.Call):
         targets = backward_targets(node)
         if differentiated and node.args and ctx.call_name(node) in _DIFFERENTIATING:  # type: ignore[attr-defined]
             targets = [arg.value for arg in node.args]  # type: ignore[attr-defined]
         elif not targets and ctx.call_name(node) == AUTOGRAD_BACKWARD and node.args:  # type: ignore[attr-defined]
             targets = [node.args[0].value]  # type: ignore[attr-defined]
+        found: set[str] = set()
         for target in targets:
-            consumed |= names_in(target)
+            found |= names_in(target)
         if targets and method_call(node, "backward") is not None:
             # `accelerator.backward(loss)`, `fabric.backward(loss)`, a DeepSpeed
             # engine's: the loss is the argument (of a tensor's own
             # `.backward(gradient)`, the gradient: counted too, which only spares)
             for arg in node.args:  # type: ignore[attr-defined]
                 if arg.keyword is None and not arg.star:
-                    consumed |= names_in(arg.value)
-    return _closure(consumed, [(bound, read) for bound, read in _sources(ctx, body)])
+                    found |= names_in(arg.value)
+        for name in found:
+            uses.setdefault(name, set()).add(node)
+    return _consumed_closure(ctx, body, uses)
+
+
+def _consumed_closure(ctx: FileContext, body: cst.CSTNode, uses: dict[str, set[cst.CSTNode | None]]) -> set[str]:
+    """`uses` grown back through the assignments and `for` loops of `body`: what
+    an assignment reads is consumed when what it binds is consumed later, or in
+    a loop around both (`losses` of `loss = sum(losses); loss.backward()`), not
+    by a backward that only ran before it (`loss.backward()` in the loop, then
+    `loss = sum(epoch_losses) / n` for the log after it)."""
+    sources = [(bound, read, node) for node in only(ctx.subtree(body), cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For)
+               for bound, read in _sources_of(ctx, node)]
+    loops: dict[cst.CSTNode | None, set[cst.CSTNode]] = {}
+
+    def around(node: cst.CSTNode | None) -> set[cst.CSTNode]:
+        if node not in loops:
+            loops[node] = set() if node is None else {
+                a for a in ctx.ancestors(node) if type(a) in (cst.For, cst.While)}
+        return loops[node]
+
+    def reaches(assignment: cst.CSTNode, use: cst.CSTNode | None) -> bool:
+        return (use is None or ctx.order_index(use) > ctx.order_index(assignment)
+                or bool(around(assignment) & around(use)))
+
+    changed = True
+    while changed:
+        changed = False
+        for bound, read, node in sources:
+            if not any(reaches(node, use) for name in bound for use in uses.get(name, ())):
+                continue
+            for name in read:
+                if node not in uses.setdefault(name, set()):
+                    uses[name].add(node)
+                    changed = True
+    return set(uses)
 
 
 def _sources(ctx: FileContext, body: cst.CSTNode) -> list[tuple[set[str], set[str]]]:
     """(names bound, names read) for every assignment and `for` of `body`."""
-    out: list[tuple[set[str], set[str]]] = []
-    for node in only(ctx.subtree(body), cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For):
-        if type(node) is cst.Assign:
-            bound = set().union(*(_bound(t.target) for t in node.targets))
-            out.append((bound, names_in(node.value, ctx)))
-        elif type(node) in (cst.AugAssign, cst.AnnAssign) and node.value is not None:
-            out.append((_bound(node.target), names_in(node.value, ctx)))
-        elif type(node) is cst.For:
-            out.append((target_names(node.target), names_in(node.iter, ctx)))
-    return out
+    return [edge for node in only(ctx.subtree(body), cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For)
+            for edge in _sources_of(ctx, node)]
+
+
+def _sources_of(ctx: FileContext, node: cst.CSTNode) -> list[tuple[set[str], set[str]]]:
+    """(names bound, names read) of one assignment or `for`."""
+    if type(node) is cst.Assign:
+        return [(set().union(*(_bound(t.target) for t in node.targets)), names_in(node.value, ctx))]
+    if type(node) in (cst.AugAssign, cst.AnnAssign) and node.value is not None:  # type: ignore[attr-defined]
+        return [(_bound(node.target), names_in(node.value, ctx))]  # type: ignore[attr-defined]
+    if type(node) is cst.For:
+        return [(target_names(node.target), names_in(node.iter, ctx))]
+    return []
 
 
 def _bound(target: cst.BaseExpression) -> set[str]:
