@@ -202,6 +202,13 @@ class EvalWithoutNoGrad(Rule):
         "        model.zero_grad()\n"
         "        total += criterion(model(x), y).item()  # expect: TL406\n"
         "    return total\n",
+        # the forward written out
+        "def validate(model, loader):\n"
+        "    model.eval()\n"
+        "    total = 0.0\n"
+        "    for x in loader:\n"
+        "        total += model.forward(x).sum().item()  # expect: TL406\n"
+        "    return total\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -436,9 +443,11 @@ class EvalWithoutNoGrad(Rule):
 
 
 def _models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
-    """What a call of `func` runs: the model itself, and for `model.module` also
+    """What a call of `func` runs: the model itself (also `model.forward` written out), and for `model.module` also
     `model`, whose DistributedDataParallel (or DataParallel, FSDP) wrapper holds it
     and put it in eval mode along with itself."""
+    if type(func) is cst.Attribute and func.attr.value == "forward":
+        return (func.value, *_models_called(func.value)[1:])  # `model.forward(x)` written out
     if type(func) is cst.Attribute and func.attr.value == "module":
         return func, func.value
     return (func,)
