@@ -9,6 +9,9 @@ _RANDOM_SEEDS = frozenset({"random.seed"})
 _NUMPY_SEEDS = frozenset({"numpy.random.seed", "numpy.random.default_rng", "numpy.random.RandomState"})
 # numpy.random names that do not draw from the global generator
 _NUMPY_NOT_GLOBAL = frozenset({"seed", "default_rng", "RandomState", "Generator", "SeedSequence", "get_state", "set_state", "PCG64", "MT19937"})
+# calls that put torch's generator back as it was (a function seeding only for its own draw)
+_RNG_RESTORES = frozenset({"torch.set_rng_state", "torch.random.set_rng_state", "torch.cuda.set_rng_state",
+                           "torch.cuda.set_rng_state_all", "torch.random.fork_rng"})
 _RANDOM_NOT_GLOBAL = frozenset({"seed", "Random", "SystemRandom", "getstate", "setstate"})
 
 
@@ -50,7 +53,9 @@ class IncompleteSeeding(Rule):
     A preview rule (off unless selected). `torch.manual_seed` already seeds
     every CUDA device, so a missing `torch.cuda.manual_seed_all` is not a
     finding. A function that calls any other seeding helper
-    (`seed_everything`, `transformers.set_seed`) is assumed to seed the rest;
+    (`seed_everything`, `transformers.set_seed`) is assumed to seed the rest,
+    and one that puts torch's generator back (`torch.set_rng_state`, a
+    reproducible draw of its own) seeds no run;
     randomness used only inside other modules (augmentation libraries,
     DataLoader workers) is not seen.
     """
@@ -124,6 +129,18 @@ class IncompleteSeeding(Rule):
         "def set_seed(seed):\n"
         "    torch.manual_seed(seed)\n"
         "perm = torch.randperm(10)\n",
+        # seeds for a draw of its own and puts the generator back
+        "import random\n"
+        "import torch\n"
+        "def gumbel_sample(logits, seed):\n"
+        "    state = torch.get_rng_state()\n"
+        "    torch.manual_seed(seed)\n"
+        "    try:\n"
+        "        return torch.nn.functional.gumbel_softmax(logits, hard=True)\n"
+        "    finally:\n"
+        "        torch.set_rng_state(state)\n"
+        "def pick():\n"
+        "    return random.random() > 0.5\n",
     )
 
     def finish(self) -> None:
@@ -151,6 +168,8 @@ class IncompleteSeeding(Rule):
                 seeded.add("numpy")
             elif "seed" in self.ctx.code(call.func).lower():
                 return  # an unknown seeding helper may seed everything
+            elif name in _RNG_RESTORES:
+                return  # seeds for a draw of its own, then puts the generator back: no run's seeding
         missing = [m for m, used in (("random", uses_random), ("numpy", uses_numpy)) if used and m not in seeded]
         if torch_seed is not None and missing:
             names = " or ".join(f"`{m}`" for m in missing)
