@@ -5,13 +5,13 @@ import re
 import libcst as cst
 
 from trainlint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
+from trainlint.analysis.iteration import file_trains
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
 from trainlint.analysis.summarize import argument_slots, batched
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
-from trainlint.summaries import BACKWARD, STEP
 
 DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
 _EVALUATION = re.compile(r"val|test|eval|dev_|_dev|infer|predict", re.IGNORECASE)
@@ -438,7 +438,7 @@ class MissingSetEpoch(Rule):
             if self._excused(holders, receivers, followed=set()):
                 continue
             self.report(call)
-        trains = bool(self.built_loaders) and _trains(self.ctx)
+        trains = bool(self.built_loaders) and file_trains(self.ctx)
         for call, items in self.built_loaders:
             if _evaluation_call(self.ctx, call) or not trains:
                 continue
@@ -711,20 +711,6 @@ def _measures(ctx: FileContext, call: cst.Call) -> bool:
     if name is None and type(call.func) is cst.Name and ctx.local_function(call.func) is None:
         name = call.func.value
     return name in _MEASURES
-
-
-def _trains(ctx: FileContext) -> bool:
-    """The file back-propagates or steps something (`.backward(...)`, `.step()`), itself
-    or through a function it calls: a file that never does (the accuracy of each
-    validation set, in Megatron's `eval_utils.py`) iterates another module's
-    loaders for evaluation."""
-    for call in ctx.nodes_of(cst.Call):
-        if method_call(call, "backward", "step") is not None:
-            return True
-        summary = ctx.summaries.of_call(call)  # type: ignore[arg-type]
-        if summary is not None and (summary.does(BACKWARD) or summary.does(STEP)):
-            return True
-    return False
 
 
 def _evaluation_call(ctx: FileContext, site: cst.Call) -> bool:

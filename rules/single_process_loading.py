@@ -3,12 +3,11 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.dataflow import Values, dataloader_calls, has_star_args, is_constant, keyword
-from trainlint.analysis.iteration import trains
+from trainlint.analysis.iteration import file_trains
 from trainlint.analysis.precision import argument
 from trainlint.analysis.walk import only
 from trainlint.context import FileContext
 from trainlint.rule import Rule
-from trainlint.summaries import BACKWARD, STEP
 
 _NUM_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers)
 _EVAL_WORDS = ("val", "test", "eval", "dev")
@@ -51,8 +50,9 @@ class SingleProcessLoading(Rule):
     ## Limitations
     A preview rule (off unless selected): in-memory datasets load fast enough
     without workers. Loaders named for validation or testing, loaders whose
-    arguments come through `**kwargs`, and an explicit `num_workers=0` (a
-    deliberate choice) are not flagged.
+    arguments come through `**kwargs`, an explicit `num_workers=0` (a
+    deliberate choice), and a loader iterated where it is built in a file that
+    trains nothing (one pass for normalisation statistics) are not flagged.
     """
 
     code = "TL504"
@@ -122,6 +122,12 @@ class SingleProcessLoading(Rule):
         "    for x, y in DataLoader(dataset, batch_size=8, num_workers=4):\n"
         "        model(x).sum().backward()\n"
         "        optimizer.step()\n",
+        # one pass over the training images for their statistics, in a file that trains nothing
+        "import torch\n"
+        "from torch.utils.data import DataLoader\n"
+        "def mean_std(train_set):\n"
+        "    data = torch.cat([images for images, _ in DataLoader(train_set, batch_size=256)])\n"
+        "    return data.mean(dim=[0, 2, 3]), data.std(dim=[0, 2, 3])\n",
     )
 
     def finish(self) -> None:
@@ -130,8 +136,18 @@ class SingleProcessLoading(Rule):
                 continue
             if sum(1 for arg in call.args if arg.keyword is None) > _NUM_WORKERS_POSITION:
                 continue
-            if self._is_training(call) and not self._in_memory(call):
+            if self._is_training(call) and not self._in_memory(call) and not self._one_pass(call):
                 self.report(call)
+
+    def _one_pass(self, call: cst.Call) -> bool:
+        """A loader iterated where it is built, kept by nothing, in a file that trains
+        nothing (one pass over the training images for their mean and std)."""
+        parent = self.ctx.parent(call)
+        iterated = (type(parent) in (cst.CompFor, cst.For) and parent.iter is call) or (  # type: ignore[attr-defined]
+            type(parent) is cst.Arg and type(self.ctx.parent(parent)) is cst.Call
+            and type(self.ctx.parent(parent).func) is cst.Name  # type: ignore[union-attr]
+            and self.ctx.parent(parent).func.value in ("enumerate", "iter", "next", "list"))  # type: ignore[union-attr]
+        return iterated and not file_trains(self.ctx)
 
     def _is_training(self, call: cst.Call) -> bool:
         names = [self._target_text(call).lower()]
@@ -142,7 +158,7 @@ class SingleProcessLoading(Rule):
         if any("train" in name for name in names):
             return True
         shuffle = keyword(call, "shuffle")
-        return shuffle is not None and is_constant(shuffle.value, "True") and self._file_trains()
+        return shuffle is not None and is_constant(shuffle.value, "True") and file_trains(self.ctx)
 
     def _in_memory(self, call: cst.Call) -> bool:
         """The dataset is a `TensorDataset` (built here, held by a variable, or returned
@@ -167,17 +183,6 @@ class SingleProcessLoading(Rule):
             if not results or not all(r is not None and self._tensor_dataset(r, True) for r in results):
                 return False
         return True
-
-    def _file_trains(self) -> bool:
-        """A shuffled loader in a file that only runs forward passes (a demo, inference)
-        feeds no training."""
-        for call in self.ctx.nodes_of(cst.Call):
-            if trains(self.ctx, call):
-                return True
-            summary = self.ctx.summaries.of_call(call)
-            if summary is not None and (summary.does(STEP) or summary.does(BACKWARD)):
-                return True
-        return False
 
     def _target_text(self, call: cst.Call) -> str:
         """The variable the loader is assigned to, if any."""

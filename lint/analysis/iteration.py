@@ -72,3 +72,20 @@ def _steps_its_items(ctx: FileContext, loop: cst.For) -> bool:
     if any(is_backward(node) for node in own):
         return steps_loop_variable(loop)
     return steps_loop_variable(loop, own) and any(is_backward(node) for node in ctx.subtree(loop.body))
+
+
+def file_trains(ctx: FileContext) -> bool:
+    """The file back-propagates or steps an optimizer somewhere, itself or through a
+    function it calls: a file that never does (inference, a demo, the accuracy of
+    validation sets, one pass for normalisation statistics) feeds no training."""
+    return ctx.shared(_file_trains)
+
+
+def _file_trains(ctx: FileContext) -> bool:
+    for call in ctx.nodes_of(cst.Call):
+        if trains(ctx, call):
+            return True
+        summary = ctx.summaries.of_call(call)  # type: ignore[arg-type]
+        if summary is not None and (summary.does(STEP) or summary.does(BACKWARD)):
+            return True
+    return False
