@@ -4,19 +4,25 @@ Two rules, neither waiting for a long history:
 
 - blow-up: the loss reaches 10 times its early level (the highest of the first
   5 losses that were not themselves a blow-up). In the first 20 steps one loss
-  is enough, so a warm-up blow-up at step 2 is reported as step 2 (the spike
+  is enough, when it is also 5 times the median of all the losses before it (a
+  noisy loss whose first batches were lucky keeps a low early level), so a warm-up blow-up at step 2 is reported as step 2 (the spike
   check needs 20 steps of history) once the 10 losses after it (or those
   before the run ended) show that training did not come back: none fell below
   0.8 times the early level (a network killed by the blow-up sits at chance;
   one that recovers trains on below where it started), unless the blow-up was
   one outlier batch: the next loss is back at the early level and the median
-  of those after it is no higher than the early losses'. Later the median of the last 10 losses must be that
+  of those after it is no higher than the early losses', or the loss is that
+  noisy: once the blow-up's own steps are over, the losses after it come back
+  within twice the early level and go half as high as the blow-up again (a
+  regression on noisy targets in batches of 4). Later the median of the last 10 losses must be that
   high, so that a single outlier batch stays a `loss_spike`.
 - plateau: the median of the last 50 losses is at least 5 times the early
   level (a learning rate so high that the loss jumps at step 3 and stays there
   for hundreds of steps, below the 10 times of a blow-up, before it recovers
   part of the way): reported at the first loss that high since the loss was
-  last under twice the early level. A loss
+  last under twice the early level, unless the last 10 losses come back to the
+  early level or their median is under 0.8 times that of the highest 10 of
+  the window (training down again). A loss
   twice the least early loss or more (the jump itself) never joins the early
   level.
 - climb: the medians of consecutive blocks of 8 losses rose 4 times in a row,
@@ -42,6 +48,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from itertools import dropwhile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -56,11 +63,13 @@ if TYPE_CHECKING:
 
 EARLY = 5  # losses that set the early level
 BLOWUP = 10.0  # times the early level
-QUICK = 20  # steps during which one loss is enough for a blow-up
+QUICK = 20  # steps during which one loss is enough for a blow-up...
+ABOVE_TYPICAL = 5.0  # ...when it is this many times the median of all the losses before it
 RECENT = 10  # losses whose median must blow up after that
 PLATEAU = 5.0  # times the early level...
 PLATEAU_STEPS = 50  # ...for the median of this many losses
 PLATEAU_EVERY = 10  # judged every this many steps
+FALLING = 0.8  # a plateau whose last losses' median is under this share of its highest is training down
 EARLY_SPREAD = 2.0  # a loss this many times the least early loss is no early loss (it jumped)
 RECOVERY = 10  # losses after a warm-up blow-up that may show training came back...
 RECOVERED = 0.8  # ...by falling below this share of the early level
@@ -99,6 +108,7 @@ class DivergenceDetector(Detector):
         # loss, where), until a loss comes back under EARLY_SPREAD times that level
         self._first_high: tuple[int, float, str | None] | None = None
         self._steps = 0
+        self._seen: list[float] = []  # the first QUICK losses, all of them
         self._pending: _BlowUp | None = None  # a warm-up blow-up, until the losses after it judge it
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
@@ -126,7 +136,11 @@ class DivergenceDetector(Detector):
                 self._judge_pending(sink, pending)
             return
         level = max(self.early) if self.early and min(self.early) > 0 else None
-        if level is not None and self._blown_up(loss, level):
+        seen = self._seen
+        if len(seen) < QUICK:
+            seen.append(loss)
+        if level is not None and self._blown_up(loss, level) and (
+                self._steps > QUICK or loss >= ABOVE_TYPICAL * median(seen[:-1])):
             blow_up = _BlowUp(record.step, self._steps, loss, level, _loss_site(record), self._steps > QUICK)
             if blow_up.sustained:
                 self._report_blow_up(sink, blow_up)
@@ -148,6 +162,13 @@ class DivergenceDetector(Detector):
     def _plateau(self, level: float) -> _BlowUp | None:
         window = self._window
         if self._first_high is None or len(window) < PLATEAU_STEPS or median(list(window)) < PLATEAU * level:
+            return None
+        losses = list(window)
+        recent = losses[-RECENT:]
+        chunks = [median(losses[i:i + RECENT]) for i in range(0, len(losses), RECENT)]
+        if min(recent) <= level or median(recent) < FALLING * max(chunks):
+            # back at the early level now and then (noise), or training down from the jump
+            # (a contrastive loss whose queue starts random rises, then falls): no plateau
             return None
         step, loss, where = self._first_high
         return _BlowUp(step, self._steps, loss, level, where, sustained=False, plateau=True)
@@ -228,6 +249,13 @@ class DivergenceDetector(Detector):
         no higher than the early losses'), stays a spike; anything else diverged."""
         after = pending.after
         if after and after[0] <= pending.level and median(after) <= median(self.early):
+            self._pending = None
+            return
+        rest = list(dropwhile(lambda loss: loss >= BLOWUP * pending.level, after))
+        if rest and min(rest) <= EARLY_SPREAD * pending.level and max(rest) >= pending.loss / 2:
+            # once the blow-up's own steps are over, the losses come back to the early spread
+            # and go half as high as the blow-up again: the spread of a noisy loss (a
+            # regression on noisy targets, tiny batches), no jump
             self._pending = None
             return
         self._report_blow_up(sink, pending)

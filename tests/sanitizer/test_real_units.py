@@ -220,6 +220,48 @@ def test_one_outlier_batch_in_the_warm_up_is_no_divergence() -> None:
     assert _divergence_steps([3.68, 123.5] + [5.0] * 20) == [2]  # back below the blow-up, above the early level
 
 
+def _noisy_regression_losses(seed: int, steps: int = 100) -> list[float]:
+    """A linear model on targets with unit noise, in batches of 4: each loss is a
+    mean of four squared noise draws, anywhere from 0.2 to 4."""
+    generator = torch.Generator().manual_seed(seed)
+    model = torch.nn.Linear(4, 1)
+    with torch.no_grad():
+        model.weight.copy_(torch.randn(1, 4, generator=generator) * 0.5)
+        model.bias.zero_()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    inputs = torch.randn(800, 4, generator=generator)
+    targets = 0.1 * inputs[:, :1] + torch.randn(800, 1, generator=generator)
+    losses = []
+    for step in range(steps):
+        batch = slice(step * 4 % 800, step * 4 % 800 + 4)
+        loss = torch.nn.functional.mse_loss(model(inputs[batch]), targets[batch])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def test_a_noisy_loss_whose_first_batches_were_lucky_does_not_diverge() -> None:
+    """Two first losses near 0.2, then the usual 0.2 to 4 of unit noise: the early level
+    is low, but the losses come back to it and go as high again; no blow-up."""
+    lucky = [0.206, 0.219, 1.887, 2.495, 2.823, 1.099, 0.679, 0.84, 3.792, 0.21, 1.013, 0.206, 1.757,
+             0.289, 0.912, 2.985, 2.39, 0.301, 0.677, 1.278, 0.428, 1.906, 1.086, 0.848, 1.242]
+    assert _divergence_steps(lucky + _noisy([1.0] * 200, seed=7, noise=0.8)) == []
+    assert [seed for seed in range(30) if _divergence_steps(_noisy_regression_losses(seed))] == []
+    # the same start, then a real blow-up that stays up: from the first loss 10 times up
+    assert _divergence_steps(lucky[:4] + [40.0] * 30) == [4]
+
+
+def test_a_loss_that_rises_from_a_low_start_then_trains_down_is_no_plateau() -> None:
+    """A contrastive loss whose negative queue starts random: 0.16, rising to 1.4 in five
+    steps as real keys fill it, then training down. A loss that stays up is a plateau."""
+    rise = [0.159, 0.606, 0.706, 1.041, 1.028, 1.403]
+    down = _noisy([1.25 * 0.988 ** i for i in range(150)], seed=5, noise=0.1)
+    assert _divergence_steps(rise + down) == []
+    assert _divergence_steps(rise + _noisy([1.25] * 150, seed=5, noise=0.1)) == [4]
+
+
 def test_sustained_blow_up_late_but_not_a_single_outlier() -> None:
     falling = [2.3 * 0.98 ** i for i in range(100)]
     assert _divergence_steps(falling + [40.0] + falling[-1:] * 50) == []
