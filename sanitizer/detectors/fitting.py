@@ -40,6 +40,7 @@ GAP = 1.0  # validation above train by this share of train...
 GAP_OF_START = 0.2  # ...and by this share of the starting loss: the gap is "large"
 STILL_IMPROVING = 0.95  # last validation below this share of the best earlier one
 NEVER_NEAR = 2.0  # every validation loss above this many times the starting train loss: no fit, a mismatch
+UNTRAINED = 3  # first training losses: the untrained model's
 SAME_KIND = 0.95  # share of the steps whose training loss must be of one kind
 REPORTED_VALS = 200  # validation losses written into the report (the latest)
 
@@ -97,11 +98,16 @@ class FittingDetector(Detector):
         figures = f"train loss {start:.4g} -> {end:.4g}" + (f", validation loss {vals[-1]:.4g}" if vals else "")
         # validation never came near training: even its best is far worse than the untrained
         # model's loss, while training learned; no amount of fitting explains that
-        never_near = bool(vals) and start > 0 and min(vals) > NEVER_NEAR * start and gap_large and not train_high
+        # the untrained model's loss: the first few, not the first tenth of the run (a small
+        # training set is fitted within it, and its median is far below where training began)
+        initial = median(train[:UNTRAINED])
+        never_near = (bool(vals) and initial > 0 and min(vals) > NEVER_NEAR * initial and gap_large
+                      and not train_high)
         if never_near:
             self._conclude(sink, "train_val_mismatch",
-                           f"{figures}: even the best validation loss ({min(vals):.4g}) is {min(vals) / start:.3g} "
-                           f"times the untrained model's loss: evaluation differs from training", numbers)
+                           f"{figures}: even the best validation loss ({min(vals):.4g}) is "
+                           f"{min(vals) / initial:.3g} times the untrained model's loss ({initial:.4g}): "
+                           "evaluation differs from training", numbers)
         elif train_low and gap_large and stalled:
             self._conclude(sink, "overfitting", f"{figures}: train is low, validation high and not improving",
                            numbers)
