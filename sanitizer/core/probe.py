@@ -135,6 +135,9 @@ class StepProbe:
     trail_values: list[torch.Tensor] = field(default_factory=list)
     graph_roots: list[Any] = field(default_factory=list)
     model_site: str | None = None
+    # of each INPUT_SLOT entry of the trail, in order: where the model was called and a weak
+    # reference to it (a GAN's discriminator fed the real batch after the generator ran)
+    input_sources: list[tuple[str | None, Any]] = field(default_factory=list)
     # (kind, per-element mean, where the data of its forward came from)
     eval_losses: list[tuple[str, torch.Tensor, Origin]] = field(default_factory=list)
     eval_site: str | None = None  # where the first of them was computed
@@ -156,12 +159,15 @@ class StepProbe:
     # found them (see core/clearing.py), and a parameter of it
     kept: tuple[list[torch.Tensor], Any] | None = None
 
-    def add_trail(self, slot: int, tensor: torch.Tensor) -> None:
-        if len(self.trail_slots) < MAX_TRAIL:
-            ends = magnitude_ends(dense_view(tensor.detach()))
-            self.trail_slots.append(slot)
-            self.trail_widths.append(len(ends))
-            self.trail_values.extend(ends)
+    def add_trail(self, slot: int, tensor: torch.Tensor) -> bool:
+        """Put `tensor`'s magnitude on the trail; False once the trail is full."""
+        if len(self.trail_slots) >= MAX_TRAIL:
+            return False
+        ends = magnitude_ends(dense_view(tensor.detach()))
+        self.trail_slots.append(slot)
+        self.trail_widths.append(len(ends))
+        self.trail_values.extend(ends)
+        return True
 
     def trail(self, values: list[float]) -> list[tuple[int, float]]:
         """(slot, largest absolute value) per traced output, from `trail_values` read back."""
@@ -238,6 +244,9 @@ class StepRecord:
     kept_gradient: torch.Tensor | None = None
     step_site: str | None = None
     eval_site: str | None = None  # where the step's first validation loss was computed
+    # of each batch on the trail (INPUT_SLOT entries, in order): where the model was called
+    # with it and a weak reference to that model (see StepProbe.input_sources)
+    input_sources: list[tuple[str | None, Any]] = field(default_factory=list)
 
     @property
     def loss(self) -> float | None:

@@ -58,6 +58,7 @@ class ForwardTracer:
         self._checkpointed: list[bool] = []  # of each: whether a reentrant checkpoint runs it without gradients
         self._inputs: list[Any] = []  # of each: the first argument it was given
         self._outer_grad = False  # whether the outermost of them started with gradients enabled
+        self._transform = False  # whether the outermost of them is a parameter-free module (a data transform)
         self._last_output: weakref.ref[torch.Tensor] | None = None
         # its autograd node: an activation applied to it points at this node, after the
         # tensor itself may be gone (`F.relu(self.fc(x))` drops the linear's output)
@@ -93,11 +94,22 @@ class ForwardTracer:
         if len(self._calls) != 1:
             # the block's own code, run by a reentrant checkpoint without gradients, is traced
             # as with them: what it computes and hands a child (not the block's own input)
-            if self._trace and args and (grad or parent_checkpointed) and args[0] is not self._inputs[-2]:
+            if self._trace and not self._transform and args and (grad or parent_checkpointed) \
+                    and args[0] is not self._inputs[-2]:
                 self._trace_own_computation(args[0])
             return
         self.saw_forward = True
         self._outer_grad = torch.is_grad_enabled()
+        # a module without parameters called on its own on data without autograd history
+        # is no model: a data transform (torchvision's and kornia's are modules) run by the
+        # Dataset before the model sees the batch; it takes no part in the step's trail,
+        # mode or location (one applied to a model's output, a head, is traced)
+        first = args[0] if args else None
+        self._transform = (next(module.parameters(), None) is None
+                           and not isinstance(module, nn.modules.loss._Loss)
+                           and not (isinstance(first, torch.Tensor) and first.requires_grad))
+        if self._transform:
+            return
         loss_module = isinstance(module, nn.modules.loss._Loss)
         batch = args[0] if args and _traceable(args[0]) else None
         if not loss_module:  # a loss module's mode says nothing
@@ -116,14 +128,18 @@ class ForwardTracer:
             self._model = weakref.ref(module)
             if batch is not None and batch.dim():
                 probe.batch_sizes.append(batch.shape[0])
-        if probe.model_site is None:
+        first = probe.model_site is None
+        if first:
             probe.model_site = locations.user_site()
             self._session.fp16 = self._session.fp16 or _autocast_fp16()
         # a batch has no autograd history; an input that has one (a GAN's discriminator
         # fed the generator's output) was computed by a model, and is traced as such
         if (self._trace and batch is not None and batch.is_floating_point() and batch.numel()
                 and batch.grad_fn is None and not loss_module):
-            probe.add_trail(INPUT_SLOT, batch)
+            if probe.add_trail(INPUT_SLOT, batch):
+                # where this model got this batch: the step's first call costs nothing more
+                site = probe.model_site if first else locations.user_site()
+                probe.input_sources.append((site, weakref.ref(module)))
 
     def _trace_own_computation(self, tensor: Any) -> None:
         """`tensor`, given to a child, was computed by the parent itself unless a module
@@ -153,7 +169,7 @@ class ForwardTracer:
         grad = torch.is_grad_enabled()
         # a forward without gradients inside a training forward (reentrant activation
         # checkpointing runs its blocks so, and recomputes them in backward) is traced
-        if not grad and not (self._calls and self._outer_grad):
+        if (not grad and not (self._calls and self._outer_grad)) or self._transform:
             return
         tensor = _first_tensor(output)
         if tensor is None or not _traceable(tensor):

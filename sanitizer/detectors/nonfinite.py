@@ -157,9 +157,10 @@ class NonfiniteDetector(Detector):
         slot, mag = record.trail[first_bad]
         if slot == INPUT_SLOT:
             if self._first("nonfinite_input", record.step):
+                where, model = _input_source(record, first_bad, sink)
                 sink.emit("nonfinite_input", record.step,
-                          f"the batch passed to the model contains {_word(mag)} values",
-                          where=record.model_site, value=mag)
+                          f"the batch passed to {model or 'the model'} contains {_word(mag)} values",
+                          module=model, where=where or record.model_site, value=mag)
             return
         if not self._first("nonfinite_activation", record.step):
             return
@@ -305,3 +306,16 @@ def _nonfinite_target(record: StepRecord, index: int) -> tuple[str, str, int, in
 def _word(value: float) -> str:
     """NaN, Inf or -Inf: a loss (a log-likelihood) may fall to minus infinity; a norm is never negative."""
     return "NaN" if math.isnan(value) else "-Inf" if value < 0 else "Inf"
+
+
+def _input_source(record: StepRecord, index: int, sink: Sink) -> tuple[str | None, str | None]:
+    """Where the batch at trail entry `index` was given to a model, and that model's name
+    when the step ran more than one (a GAN's discriminator fed the real batch)."""
+    nth = sum(1 for slot, _ in record.trail[:index] if slot == INPUT_SLOT)
+    if nth >= len(record.input_sources):
+        return None, None
+    site, ref = record.input_sources[nth]
+    module = ref() if ref is not None else None
+    models = {id(r()) for _, r in record.input_sources if r is not None and r() is not None}
+    name = sink.module_name(module) if module is not None and len(models) > 1 else None
+    return site, name or None

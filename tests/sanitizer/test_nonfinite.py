@@ -97,3 +97,24 @@ def test_an_auxiliary_loss_a_layer_returns_is_traced(script_runs: ScriptRuns) ->
     assert run.first("nonfinite_activation")["module"] == "moe"
     healthy = script_runs.get("aux_loss_inf.py", "healthy")
     assert healthy.returncode == 0 and healthy.events() == [], healthy.events()
+
+
+PRELAUNCH += [("input_sources.py", "gan"), ("input_sources.py", "views"), ("input_sources.py", "transform")]
+
+
+def test_a_corrupt_batch_names_the_model_and_the_call_that_got_it(script_runs: ScriptRuns) -> None:
+    """The discriminator's real batch, not the generator's call before it; the second
+    view's call, not the first view's."""
+    gan = script_runs.get("input_sources.py", "gan").first("nonfinite_input")
+    assert gan["step"] == 11 and gan["module"] == "D" and "passed to D" in gan["message"], gan
+    assert gan["where"] == f"input_sources.py:{line_of('input_sources.py', 'loss_d = bce(D(real)')}"
+    views = script_runs.get("input_sources.py", "views").first("nonfinite_input")
+    assert views["step"] == 6 and "passed to the model" in views["message"] and not views.get("module"), views
+    assert views["where"] == f"input_sources.py:{line_of('input_sources.py', 'second = net(view)')}"
+
+
+def test_a_data_transform_module_is_not_taken_for_the_model(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("input_sources.py", "transform")
+    event = run.first("train_in_eval_mode")
+    assert event["where"] == f"input_sources.py:{line_of('input_sources.py', 'out = model(x)')}", event
+    assert run.stdout == "done\n"
