@@ -141,6 +141,8 @@ class StepProbe:
     # (kind, per-element mean, where the data of its forward came from)
     eval_losses: list[tuple[str, torch.Tensor, Origin]] = field(default_factory=list)
     eval_site: str | None = None  # where the first of them was computed
+    # the largest magnitude of each per-sample loss vector an evaluation computed
+    eval_magnitudes: list[torch.Tensor] = field(default_factory=list)
     loss_kinds: list[str | None] = field(default_factory=list)  # of `losses`, None when unknown
     loss_calls: list[LossCall | None] = field(default_factory=list)  # of `losses`: the call that made each
     model_in_eval_mode: Any = None  # the model whose eval-mode forward a training loss came from
@@ -228,6 +230,9 @@ class StepRecord:
     graph_roots: list[Any]
     training_params: list[torch.Tensor] = field(default_factory=list)
     eval_kind: str | None = None  # the kind of loss `eval_loss` is (see core/loss_calls.py)
+    # without a comparable validation loss: the largest magnitude of the per-sample losses
+    # an evaluation computed (NaN when one was), for the non-finite check only
+    eval_magnitude: float | None = None
     loss_kinds: list[str | None] = field(default_factory=list)
     loss_calls: list[LossCall | None] = field(default_factory=list)
     model_in_eval_mode: Any = None  # an nn.Module, when the step trained a model in eval mode

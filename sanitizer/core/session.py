@@ -56,6 +56,7 @@ RL_NOT_JUDGED = ("follow the returns, not the fit, so loss and gradient spikes, 
                  "gradients and over- or underfitting were not judged")
 UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
 PROBE_PASSES = 2  # backward passes counted as steps, at most, before a first optimizer step renumbers them
+MAX_EVAL_MAGNITUDES = 256  # per-sample loss vectors of one step's evaluation kept for the NaN check
 _set_grad_enabled = torch._C._set_grad_enabled  # torch.no_grad() without its Python layers
 
 class SanitizerHalt(BaseException):
@@ -523,10 +524,19 @@ class Sanitizer:
 
     def on_loss_value(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> None:
         """A functional loss returned `value`: note where and what (training) or keep it (evaluating)."""
-        if not isinstance(value, torch.Tensor) or value.dim() != 0 or not value.is_floating_point():
+        if not isinstance(value, torch.Tensor) or not value.is_floating_point():
+            return
+        training = torch.is_grad_enabled() and self.tracer.training_mode is not False
+        if value.dim() != 0:
+            # per-sample losses of an evaluation (`reduction="none"`, SAM's smoothed
+            # cross-entropy): no level to compare, but a NaN among them is a NaN validation
+            if not training and value.numel() and len(self.probe.eval_magnitudes) < MAX_EVAL_MAGNITUDES:
+                if self.probe.eval_site is None:
+                    self.probe.eval_site = locations.user_site()
+                self.probe.eval_magnitudes.append(value.detach().abs().amax())
             return
         kind = loss_calls.kind_of(name, args, kwargs)
-        if torch.is_grad_enabled() and self.tracer.training_mode is not False:
+        if training:
             self._loss_site = locations.user_site()
             self._train_loss = (weakref.ref(value), LossCall(name, kind, loss_calls.target_of(args, kwargs)))
         elif kind is not None:
@@ -775,6 +785,8 @@ class Sanitizer:
         eval_kind = _most_common([kind for kind, _ in validation])
         if eval_kind is not None:
             gather.add("eval", [torch.stack([loss.float() for kind, loss in validation if kind == eval_kind]).mean()])
+        elif probe.eval_magnitudes:
+            gather.add("eval_magnitude", [torch.stack([m.float() for m in probe.eval_magnitudes]).amax()])
         values = gather.read()
         param_norms = norms_from_squares(checked, values.get("params", []))
         if not checked and (partial or _any_nonfinite(values, ("loss", "trail", "grads"))):
@@ -801,6 +813,7 @@ class Sanitizer:
             param_step=self.step if probe.stepped_params else last_update or self.steps or self.step,  # updated already?
             scale=scale, underflow=_share(values.get("underflow"), 0, underflow_total),
             tiny_share=_share(values.get("underflow"), 1, underflow_total), eval_loss=_first(values.get("eval")),
+            eval_magnitude=_first(values.get("eval_magnitude")),
             eval_kind=eval_kind, eval_site=probe.eval_site, loss_kinds=probe.loss_kinds, loss_calls=probe.loss_calls, model_in_eval_mode=probe.model_in_eval_mode,
             eval_called=probe.eval_called, nograd_models=probe.nograd_models,
             data_wait=data_wait, step_time=step_time,

@@ -98,7 +98,7 @@ class NonfiniteDetector(Detector):
         """A validation loss that is NaN/Inf while training has stayed finite: bad
         validation data, or an op that overflows only there. After a non-finite
         training step it is that step's consequence, not a problem of its own."""
-        value = record.eval_loss
+        value = record.eval_loss if record.eval_loss is not None else record.eval_magnitude
         if value is None or math.isfinite(value) or set(self.first_step) - {"nonfinite_validation"}:
             return
         if not self._first("nonfinite_validation", record.step):

@@ -5,7 +5,8 @@ from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("nonfinite_target.py",), ("aux_loss_inf.py",), ("aux_loss_inf.py", "healthy"), ("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",),
               ("nonfinite_param.py",), ("param_written.py",), ("validation_nan.py", "data"),
-              ("validation_nan.py", "train"), ("validation_nan.py", "healthy")]
+              ("validation_nan.py", "train"), ("validation_nan.py", "healthy"),
+              ("validation_nan.py", "per_sample")]
 
 
 def test_overflowing_linear_is_named_as_the_culprit(script_runs: ScriptRuns) -> None:
@@ -67,7 +68,17 @@ def test_nan_only_in_validation_is_reported_once(script_runs: ScriptRuns) -> Non
     assert [e["kind"] for e in run.report["events"]] == ["nonfinite_validation"]
     event = run.first("nonfinite_validation")
     assert event["step"] == 9 and event["value"] == "nan" and "after step 8" in event["message"]
-    assert event["where"] == f"validation_nan.py:{line_of('validation_nan.py', 'total += F.cross_entropy')}"
+    assert event["where"] == f"validation_nan.py:{line_of('validation_nan.py', 'total += F.cross_entropy(model(x), y).item()')}"
+
+
+def test_a_nan_among_per_sample_validation_losses_is_reported(script_runs: ScriptRuns) -> None:
+    """`reduction="none"` (SAM's smoothed cross-entropy): no validation level to compare
+    with training, but a NaN among the per-sample losses is still a NaN validation."""
+    run = script_runs.get("validation_nan.py", "per_sample")
+    assert [e["kind"] for e in run.report["events"]] == ["nonfinite_validation"], run.report["events"]
+    event = run.first("nonfinite_validation")
+    assert event["step"] == 9 and "after step 8" in event["message"]
+    assert event["where"] == f"validation_nan.py:{line_of('validation_nan.py', 'total += F.cross_entropy(model(x), y, reduction')}"
 
 
 def test_validation_after_a_nan_in_training_is_no_problem_of_its_own(script_runs: ScriptRuns) -> None:

@@ -4,6 +4,8 @@
               loss is NaN while training stays finite
     train     the learning rate blows the weights up at step 13: training goes NaN
               first, and the validation after it only follows
+    per_sample  as `data`, with the validation loss per sample (`reduction="none"`,
+              then its mean): no level to compare, still a NaN validation
     healthy   nothing wrong
 """
 import sys
@@ -18,7 +20,7 @@ model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 train = [(torch.randn(16, 6), torch.randint(0, 3, (16,))) for _ in range(8)]
 val = [(torch.randn(16, 6), torch.randint(0, 3, (16,))) for _ in range(3)]
-if WHERE == "data":
+if WHERE in ("data", "per_sample"):
     val[1][0][5, 2] = float("nan")
 
 
@@ -27,7 +29,10 @@ def validate():
     total = 0.0
     with torch.no_grad():
         for x, y in val:
-            total += F.cross_entropy(model(x), y).item()
+            if WHERE == "per_sample":
+                total += F.cross_entropy(model(x), y, reduction="none").mean().item()
+            else:
+                total += F.cross_entropy(model(x), y).item()
     model.train()
     return total / len(val)
 
