@@ -4,10 +4,13 @@ Each event kind lists the rules whose bug produces it at run time; an event
 gets `related`: the findings of those rules in the linted files, nearest to the
 event's own `where` first.
 
-Memory growth is tied to a loss accumulated with its graph (TL202) only when
-the run did not watch for kept graphs itself: where `tensor_leak` was checked
-and saw none, the memory went somewhere else, and the finding (on a line the
-run may never reach) would point the user the wrong way.
+A finding whose bug the run checks for directly is ruled out where that check
+was on and saw nothing: memory growth is tied to a loss accumulated with its
+graph (TL202) only when `tensor_leak` was not checked, or found one (else the
+memory went somewhere else); a collapsing loss scale or a gradient spike to a
+clip before `unscale_` (TL101) only when `clip_before_unscale` was not checked,
+or found one (a branch of the script that clips first may never run). Such a
+finding, on a line the run may never reach, would point the user the wrong way.
 """
 from __future__ import annotations
 
@@ -19,15 +22,15 @@ EXPLAINED_BY: dict[str, tuple[str, ...]] = {
     "grad_spike": ("TL101", "TL108", "TL105"),
     "grad_underflow": ("TL103",),  # fp16 without a GradScaler
     "tensor_leak": ("TL202",),  # a loss accumulated with its graph
-    "memory_growth": ("TL202",),  # unless the run checked for kept graphs (RULED_OUT_BY)
+    "memory_growth": ("TL202",),
     "train_in_eval_mode": ("TL405",),  # no model.train() in the training loop
     "missing_set_epoch": ("TL302",),
     "scheduler_before_optimizer": ("TL404",),  # the LR schedule starts one step late
     "clip_before_unscale": ("TL101",),  # clipped while the loss scale multiplies the gradients
     "missing_zero_grad": ("TL401",),  # no zero_grad in the loop
 }
-# event kind -> the runtime check that rules its lint cause out when it was on and stayed quiet
-RULED_OUT_BY: dict[str, str] = {"memory_growth": "tensor_leak"}
+# rule -> the runtime check that sees its bug itself: on and quiet, it rules the finding out
+RULED_OUT_BY: dict[str, str] = {"TL202": "tensor_leak", "TL101": "clip_before_unscale"}
 RELATED_FIELDS = ("path", "line", "column", "code", "name", "message")
 
 
@@ -35,12 +38,9 @@ def relate(events: list[dict[str, Any]], findings: list[dict[str, Any]], checks:
     """Add `related` to each event some finding explains (in place). `checks`: the
     event kinds the run checked for."""
     seen = {str(event.get("kind")) for event in events}
+    ruled_out = {code for code, check in RULED_OUT_BY.items() if check in checks and check not in seen}
     for event in events:
-        kind = str(event.get("kind"))
-        check = RULED_OUT_BY.get(kind)
-        if check is not None and check in checks and check not in seen:
-            continue
-        codes = EXPLAINED_BY.get(kind, ())
+        codes = set(EXPLAINED_BY.get(str(event.get("kind")), ())) - ruled_out
         matching = [finding for finding in findings if finding.get("code") in codes]
         if matching:
             matching.sort(key=lambda finding: _distance(finding, event.get("where")))

@@ -88,3 +88,20 @@ def test_memory_growth_is_not_blamed_on_a_kept_graph_the_run_did_not_see() -> No
     leaking = [{"kind": "tensor_leak", "where": "train.py:12"}, {"kind": "memory_growth", "where": None}]
     relate(leaking, findings, frozenset({"tensor_leak", "memory_growth"}))
     assert [f["code"] for f in leaking[1]["related"]] == ["TL202"]
+
+
+def test_a_collapse_is_not_blamed_on_a_clip_the_run_saw_done_right() -> None:
+    """A branch that clips before `unscale_` only under `--legacy-clip`: the run clipped
+    after unscaling, and its scale collapsed from an fp16 overflow. TL101 explains it only
+    where the run did not watch its clips, or saw one before the unscale."""
+    findings = [_finding("TL101", 21), _finding("TL108", 30)]
+    checks = frozenset({"clip_before_unscale", "scale_collapse"})
+    quiet = [{"kind": "scale_collapse", "where": "train.py:22"}]
+    relate(quiet, findings, checks)
+    assert [f["code"] for f in quiet[0]["related"]] == ["TL108"]  # micro-step unscaling is not watched so
+    seen = [{"kind": "clip_before_unscale", "where": "train.py:21"}, {"kind": "scale_collapse", "where": "train.py:22"}]
+    relate(seen, findings, checks)
+    assert [f["code"] for f in seen[1]["related"]] == ["TL101", "TL108"]
+    unwatched = [{"kind": "scale_collapse", "where": "train.py:22"}]
+    relate(unwatched, findings, frozenset({"scale_collapse"}))
+    assert [f["code"] for f in unwatched[0]["related"]] == ["TL101", "TL108"]
