@@ -38,6 +38,10 @@ class Outcome:
         self.interrupted = False
         self.halt: SanitizerHalt | None = None
         self.exception: BaseException | None = None  # whatever ended the script, SystemExit included
+        # the `__main__` the sanitizer ran under, put back once the report is written: till
+        # then the script's globals stay alive, as they do at the interpreter's exit (the
+        # end-of-run checks still see its models and its variable names)
+        self.previous_main: types.ModuleType | None = None
 
 
 def run(options: Options) -> int:
@@ -65,6 +69,8 @@ def run(options: Options) -> int:
         status = _final_status(session, outcome)
         session.record_ending(outcome.exception)
         _close(session, status)
+        if outcome.previous_main is not None:
+            sys.modules["__main__"] = outcome.previous_main
     _print_exception(outcome)
     _print_halt(session, outcome)
     session.print_summary()
@@ -113,6 +119,7 @@ def _run_target(options: Options, outcome: Outcome) -> None:
         if options.module is not None:
             runpy.run_module(options.module, run_name="__main__", alter_sys=True)
         elif os.path.isfile(options.script or "") and not zipfile.is_zipfile(options.script or ""):
+            outcome.previous_main = sys.modules["__main__"]
             _run_source_file(options.script or "")
         else:  # a directory or zip archive with a __main__.py
             runpy.run_path(options.script or "", run_name="__main__")
@@ -134,7 +141,8 @@ def _run_target(options: Options, outcome: Outcome) -> None:
 
 
 def _run_source_file(script: str) -> None:
-    """Like the interpreter: a fresh `__main__` with an absolute `__file__`, argv untouched."""
+    """Like the interpreter: a fresh `__main__` with an absolute `__file__`, argv untouched;
+    it stays `__main__` after the script ends (see `Outcome.previous_main`)."""
     path = os.path.abspath(script)
     main = types.ModuleType("__main__")
     main.__file__ = path
@@ -142,12 +150,8 @@ def _run_source_file(script: str) -> None:
     main.__builtins__ = builtins
     with tokenize.open(path) as source:
         code = compile(source.read(), path, "exec", dont_inherit=True)
-    previous = sys.modules["__main__"]
     sys.modules["__main__"] = main
-    try:
-        exec(code, main.__dict__)
-    finally:
-        sys.modules["__main__"] = previous
+    exec(code, main.__dict__)
 
 
 def _exit_status(exit_: SystemExit) -> int:

@@ -117,6 +117,13 @@ INITIAL_PARAM_ADVICE = (
     "initialisation that divides by zero or takes the log of 0, a loaded checkpoint or "
     "pretrained weights that are already broken, code that writes the weights before training)")
 
+# `unused_parameter` of layers every forward runs whose gradients are all zero
+VANISHED_PARAM_ADVICE = (
+    "the forward runs these layers but no gradient reaches them: saturated activations between "
+    "them and the loss (a sigmoid or tanh driven to its flat ends by large inputs or biases), dead "
+    "ReLUs, or an initialisation that scales the signal away; or the loss cancels them (a bias "
+    "that a difference or a normalization removes, as a WGAN critic's last one)")
+
 KINDS: dict[str, Kind] = {kind.name: kind for kind in _KINDS}
 KIND_ORDER: dict[str, int] = {kind.name: index for index, kind in enumerate(_KINDS)}  # cause before effect
 

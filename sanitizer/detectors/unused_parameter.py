@@ -71,14 +71,20 @@ class UnusedParameterDetector(Detector):
                 why += ": they are no longer parameters of the model, which assigned new ones in their place"
             layers = list({id(owner): owner for owner in map(sink.param_owner, map(by_name.get, params))
                            if owner is not None}.values())
+            called = bool(layers) and all(map(sink.was_called, layers))
             if layers and not any(map(sink.was_called, layers)):
                 why += f"; {module} is never called in forward" if len(layers) == 1 else \
                     f"; none of the layers of {module} is called in forward"
             # "zero": gradients arrived but were all zero, as fp16 underflow leaves them
             gradients = "none" if id(first) in never else "zero"
+            if gradients == "zero" and called and not replaced:
+                # run in every forward, yet zero: the gradient dies on its way back to them
+                why += (", though the forward runs them: the gradient vanishes before it reaches them, "
+                        "or the loss does not depend on what they compute")
             shown = ", ".join(params) if len(params) <= LISTED else \
                 f"all {len(params)} parameters of {module} ({', '.join(params[:LISTED - 1])}, ...)"
             sink.emit("unused_parameter", None, f"{shown} {why}",
                       module=module, param=params[0],
-                      extra={"params": params, "gradients": gradients, **({"replaced": True} if replaced else {})})
+                      extra={"params": params, "gradients": gradients, **({"replaced": True} if replaced else {}),
+                             **({"called": True} if called else {})})
 

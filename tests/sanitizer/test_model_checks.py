@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns
 
-PRELAUNCH += [("unused_parameter.py",), ("param_not_in_optimizer.py",), ("param_not_in_optimizer.py", "stale"), ("fitting.py", "overfit"),
+PRELAUNCH += [("unused_parameter.py",), ("unused_parameter.py", "saturated"), ("param_not_in_optimizer.py",), ("param_not_in_optimizer.py", "stale"), ("fitting.py", "overfit"),
               ("fitting.py", "underfit"), ("replaced_parameters.py",), ("fitting.py", "mismatch"),
               ("two_stage.py",), ("two_stage.py", "--unfreeze-at", "10", "--rebuild"),
               ("two_stage.py", "--unfreeze-at", "10"), ("scripted_submodule.py",)]
@@ -102,3 +102,16 @@ def test_frozen_loss_is_underfitting(script_runs: ScriptRuns) -> None:
     run = script_runs.get("fitting.py", "underfit")
     assert run.first("underfitting")["severity"] == "warning"
     assert run.events("overfitting") == []
+
+
+def test_layers_the_forward_runs_whose_gradient_vanishes_are_not_called_unused(script_runs: ScriptRuns) -> None:
+    """Saturated sigmoids: the first layers run in every forward, but their gradients are
+    exactly zero. Said so, with advice about the way back, not "remove them"."""
+    run = script_runs.get("unused_parameter.py", "saturated")
+    first = run.events("unused_parameter")[0]
+    assert first["param"] == "0.weight" and first["gradients"] == "zero" and first["called"] is True, first
+    assert "though the forward runs them" in first["message"]
+    problem = run.report["summary"]["problems"][0]
+    assert problem["kind"] == "unused_parameter" and "saturated activations" in problem["advice"], problem
+    plain = script_runs.get("unused_parameter.py").first("unused_parameter")
+    assert "called" not in plain and "though the forward" not in plain["message"]
