@@ -302,6 +302,23 @@ class ZeroGradBeforeStep(Rule):
         "    optimizer.zero_grad(set_to_none=False)\n"
         "    graph.replay()\n"
         "    optimizer.step()\n",
+        # an autograd Function's hook called by hand, the gradients passed as `*grads` or by keyword
+        "import torch\n"
+        "class LinearFn(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, grad_out):\n"
+        "        x, w = ctx.saved_tensors\n"
+        "        return grad_out @ w, grad_out.t() @ x\n"
+        "def train(w, loader, ctx):\n"
+        "    opt = torch.optim.SGD([w], lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        with torch.no_grad():\n"
+        "            grads = (2 * (x @ w.t() - y),)\n"
+        "            _, grad_w = LinearFn.backward(ctx, *grads)\n"
+        "            _, grad_w = LinearFn.backward(ctx, grad_out=grads[0])\n"
+        "        opt.zero_grad()\n"
+        "        w.grad = grad_w\n"
+        "        opt.step()\n",
     )
 
     def finish(self) -> None:

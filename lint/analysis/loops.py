@@ -48,10 +48,18 @@ def is_backward(node: cst.CSTNode) -> bool:
     if receiver is None or type(node) is not cst.Call:
         return False
     # `MyFunction.backward(ctx, grad)` calls an autograd.Function's hook directly: a
-    # class, and a context and the gradients; `D_loss.backward()` is a GAN's loss
+    # class, given a context and the gradients (also `*grads`, or `grad_out=g`), which a
+    # tensor's `backward(gradient, retain_graph, create_graph, inputs)` never takes;
+    # `D_loss.backward()` is a GAN's loss
     head = dotted_name(receiver)
-    hook = head is not None and head.rsplit(".", 1)[-1][:1].isupper()
-    return not (hook and sum(arg.keyword is None and not arg.star for arg in node.args) >= 2)
+    if head is None or not head.rsplit(".", 1)[-1][:1].isupper():
+        return True
+    positional = sum(arg.keyword is None and not arg.star for arg in node.args)
+    return not (positional >= 2 or any(arg.star for arg in node.args) or any(
+        arg.keyword is not None and arg.keyword.value not in _TENSOR_BACKWARD_KEYWORDS for arg in node.args))
+
+
+_TENSOR_BACKWARD_KEYWORDS = frozenset({"gradient", "retain_graph", "create_graph", "inputs"})
 
 
 def is_optimizer(ctx: FileContext, expr: cst.BaseExpression) -> bool:
