@@ -209,6 +209,14 @@ class EvalWithoutNoGrad(Rule):
         "    for x in loader:\n"
         "        total += model.forward(x).sum().item()  # expect: TL406\n"
         "    return total\n",
+        # a DDP-wrapped model's own `zero_grad()` in evaluation
+        "def evaluate(model, loader):\n"
+        "    model.eval()\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        model.module.zero_grad()\n"
+        "        total += (model(x).argmax(1) == y).sum().item()  # expect: TL406\n"
+        "    return total\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -346,6 +354,14 @@ class EvalWithoutNoGrad(Rule):
         "    for x in loader:\n"
         "        optimizer.zero_grad()\n"
         "        apply_update(model(x), optimizer)\n",
+        # the model's own clear, then code out of sight handed the optimizer: it may step (BatchNorm frozen by `eval()`)
+        "from engine import backward_and_step\n"
+        "def finetune(model, loader, optimizer):\n"
+        "    model.eval()\n"
+        "    for images, targets in loader:\n"
+        "        model.zero_grad()\n"
+        "        loss = sum(model(images, targets).values())\n"
+        "        backward_and_step(loss, optimizer)\n",
     )
 
     def finish(self) -> None:
@@ -419,7 +435,10 @@ class EvalWithoutNoGrad(Rule):
             return True
         # a helper object's method, or another module's function (`stepper.apply(loss, opt)`)
         summary = self.ctx.summaries.of_unwalked_call(node)
-        return summary is not None and any(summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD, MAY_ZERO_GRAD))
+        if summary is not None:
+            return any(summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD, MAY_ZERO_GRAD))
+        # code out of sight handed an optimizer may step it (`backward_and_step(loss, optimizer)`)
+        return self.ctx.local_callee(node) is None and any(_names_an_optimizer(self.ctx, arg.value) for arg in node.args)
 
 
     def _clears(self, node: cst.CSTNode) -> bool:
@@ -429,6 +448,8 @@ class EvalWithoutNoGrad(Rule):
         if not clears_grads(self.ctx, node):
             return False
         cleared = method_call(node, "zero_grad")
+        if type(cleared) is cst.Attribute and cleared.attr.value == "module":
+            cleared = cleared.value  # `model.module.zero_grad()` of a DDP-wrapped model
         return cleared is None or _last_name(cleared) not in self._switched or is_optimizer(self.ctx, cleared)
 
     def _environment(self, receiver: cst.BaseExpression) -> bool:
@@ -451,6 +472,14 @@ def _models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
     if type(func) is cst.Attribute and func.attr.value == "module":
         return func, func.value
     return (func,)
+
+
+def _names_an_optimizer(ctx: FileContext, value: cst.BaseExpression) -> bool:
+    """`value` holds an optimizer, or is named for one (`optimizer`, `opt_g`)."""
+    if is_optimizer(ctx, value):
+        return True
+    last = (_last_name(value) or "").lower()
+    return "optim" in last or "opt" in last.split("_")
 
 
 def _last_name(expr: cst.BaseExpression) -> str | None:
