@@ -581,6 +581,36 @@ class EmptyCacheInLoop(Rule):
             "        for _ in range(n):\n"
             "            self.train_step()\n",
         ),
+        # the phases' micro-batches back-propagated by a helper, each phase stepped through the GradScaler
+        Example(
+            "import torch\n"
+            "def accumulate(module, chunk, scaler):\n"
+            "    with torch.autocast(\"cuda\"):\n"
+            "        loss = module(chunk).mean()\n"
+            "    scaler.scale(loss).backward()\n"
+            "def training_loop(phases, loader, scaler):\n"
+            "    for real in loader:\n"
+            "        for module, opt in phases:\n"
+            "            opt.zero_grad(set_to_none=True)\n"
+            "            for chunk in real.split(4):\n"
+            "                accumulate(module, chunk, scaler)\n"
+            "            scaler.step(opt)\n"
+            "            scaler.update()\n"
+            "        torch.cuda.empty_cache()  # expect: TL201\n",
+            fixed="import torch\n"
+            "def accumulate(module, chunk, scaler):\n"
+            "    with torch.autocast(\"cuda\"):\n"
+            "        loss = module(chunk).mean()\n"
+            "    scaler.scale(loss).backward()\n"
+            "def training_loop(phases, loader, scaler):\n"
+            "    for real in loader:\n"
+            "        for module, opt in phases:\n"
+            "            opt.zero_grad(set_to_none=True)\n"
+            "            for chunk in real.split(4):\n"
+            "                accumulate(module, chunk, scaler)\n"
+            "            scaler.step(opt)\n"
+            "            scaler.update()\n",
+        ),
     )
     good = (
         # a period around the call alone: the author chose when it runs
@@ -760,6 +790,16 @@ class EmptyCacheInLoop(Rule):
         "                model(x).sum().backward()\n"
         "                opt.step()\n"
         "            torch.cuda.empty_cache()\n",
+        # full-batch descent: each model's inner loop is a whole pass over the loader, the cache emptied once per epoch
+        "import torch\n"
+        "def full_batch_descent(models, loader, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        for model, opt in models:\n"
+        "            opt.zero_grad()\n"
+        "            for x, y in loader:\n"
+        "                torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "            opt.step()\n"
+        "        torch.cuda.empty_cache()\n",
     )
 
     def finish(self) -> None:

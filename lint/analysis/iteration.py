@@ -7,7 +7,10 @@ from typing import Iterator
 
 import libcst as cst
 
+from trainlint.analysis.dataflow import iterated_loader
 from trainlint.analysis.loops import is_backward, optimizer_step, steps_loop_variable
+from trainlint.analysis.receivers import DATALOADER
+from trainlint.analysis.scopes import dotted_name
 from trainlint.context import FileContext
 from trainlint.summaries import BACKWARD, LOOP, STEP
 
@@ -71,7 +74,32 @@ def _steps_its_items(ctx: FileContext, loop: cst.For) -> bool:
     own = list(own_nodes(loop.body))
     if any(is_backward(node) for node in own):
         return steps_loop_variable(loop)
-    return steps_loop_variable(loop, own) and any(is_backward(node) for node in ctx.subtree(loop.body))
+    if not steps_loop_variable(loop, own):
+        return False
+    # the micro-batches of this step's batch, back-propagated in place or by a helper;
+    # not a loop over a whole loader (full-batch descent: each part is a whole pass)
+    return any(type(inner) in (cst.For, cst.While) and not _over_a_loader(ctx, inner)
+               and any(_back_propagates(ctx, node) for node in ctx.subtree(inner.body))
+               for inner in own if inner is not loop.body)
+
+
+def _back_propagates(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """`node` back-propagates, itself or through a function it calls that does not step."""
+    if is_backward(node):
+        return True
+    summary = ctx.summaries.of_call(node) if type(node) is cst.Call else None
+    return summary is not None and summary.does(BACKWARD) and not summary.does(STEP)
+
+
+def _over_a_loader(ctx: FileContext, loop: cst.CSTNode) -> bool:
+    """`loop` iterates a DataLoader or something named for one or for a data set."""
+    if type(loop) is not cst.For:
+        return False
+    iterable = iterated_loader(ctx, loop.iter)
+    if ctx.receivers.is_kind(iterable, DATALOADER):
+        return True
+    name = (dotted_name(iterable) or "").rsplit(".", 1)[-1].lower()
+    return any(word in name for word in ("loader", "dataset"))
 
 
 def file_trains(ctx: FileContext) -> bool:

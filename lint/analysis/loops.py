@@ -459,6 +459,13 @@ def steps_loop_variable(loop: cst.CSTNode, within: Iterable[cst.CSTNode] | None 
     items = target_names(loop.target)
     for node in iter_nodes(loop.body) if within is None else within:
         receiver = method_call(node, "step")
+        # `scaler.step(opt)`: a GradScaler steps the loop's optimizer
+        if receiver is not None and type(node) is cst.Call and node.args and node.args[0].keyword is None:
+            stepped = node.args[0].value
+            while type(stepped) is cst.Attribute:
+                stepped = stepped.value
+            if type(stepped) is cst.Name and stepped.value in items:
+                return True
         while type(receiver) is cst.Attribute:
             receiver = receiver.value
         if type(receiver) is cst.Name and receiver.value in items:
