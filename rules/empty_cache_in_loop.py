@@ -611,6 +611,48 @@ class EmptyCacheInLoop(Rule):
             "            scaler.step(opt)\n"
             "            scaler.update()\n",
         ),
+        # the micro-batches logged through a method of the trainer's own class
+        Example(
+            "import torch\n"
+            "class Trainer:\n"
+            "    def __init__(self, vae, dl):\n"
+            "        self.vae, self.dl = vae, dl\n"
+            "        self.optim = torch.optim.Adam(vae.parameters(), lr=1e-4)\n"
+            "    def accum_log(self, log, new):\n"
+            "        for key, value in new.items():\n"
+            "            log[key] = log.get(key, 0.0) + value\n"
+            "    def train_step(self):\n"
+            "        logs = {}\n"
+            "        for _ in range(4):\n"
+            "            loss = self.vae(next(self.dl))\n"
+            "            loss.backward()\n"
+            "            self.accum_log(logs, {\"loss\": loss.item()})\n"
+            "        self.optim.step()\n"
+            "        self.optim.zero_grad()\n"
+            "    def train(self, n):\n"
+            "        for _ in range(n):\n"
+            "            self.train_step()\n"
+            "            torch.cuda.empty_cache()  # expect: TL201\n",
+            fixed="import torch\n"
+            "class Trainer:\n"
+            "    def __init__(self, vae, dl):\n"
+            "        self.vae, self.dl = vae, dl\n"
+            "        self.optim = torch.optim.Adam(vae.parameters(), lr=1e-4)\n"
+            "    def accum_log(self, log, new):\n"
+            "        for key, value in new.items():\n"
+            "            log[key] = log.get(key, 0.0) + value\n"
+            "    def train_step(self):\n"
+            "        logs = {}\n"
+            "        for _ in range(4):\n"
+            "            loss = self.vae(next(self.dl))\n"
+            "            loss.backward()\n"
+            "            self.accum_log(logs, {\"loss\": loss.item()})\n"
+            "        self.optim.step()\n"
+            "        self.optim.zero_grad()\n"
+            "    def train(self, n):\n"
+            "        for _ in range(n):\n"
+            "            self.train_step()\n",
+        ),
     )
     good = (
         # a period around the call alone: the author chose when it runs

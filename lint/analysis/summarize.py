@@ -481,8 +481,9 @@ class _Summarizer:
         return backward or self._periodic(loop)
 
     def _only_computes(self, call: cst.Call) -> bool:
-        """A call of a function of this file that only computes or logs (see `_computes_only`)."""
-        local = self.ctx.local_function(call.func) if type(call.func) is cst.Name else None
+        """A call of a function of this file, or a method of its class (`self.accum_log(...)`),
+        that only computes or logs (see `_computes_only`)."""
+        local = self.ctx.local_function(call.func) if type(call.func) is cst.Name else self.ctx.local_callee(call)
         return local is not None and local is not self.func and self._computes_only(local.body, 1)
 
     def _periodic(self, loop: cst.CSTNode) -> bool:

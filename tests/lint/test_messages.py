@@ -115,6 +115,10 @@ def test_another_accelerators_cache_is_named_as_called() -> None:
         "    else:\n"
         "        torch.cuda.empty_cache()\n"
     )
-    assert _messages(source, "TL201") == [
+    expected = [
         (7, "`torch.xpu.empty_cache()` runs on every iteration: it defeats the caching allocator and slows training"),
         (9, "`torch.cuda.empty_cache()` runs on every iteration: it defeats the caching allocator and slows training")]
+    assert _messages(source, "TL201") == expected
+    # transformers' query imported from the package itself
+    top_level = source.replace("from accelerate.utils import is_xpu_available", "from transformers import is_torch_xpu_available")
+    assert _messages(top_level.replace("if is_xpu_available()", "if is_torch_xpu_available()"), "TL201") == expected
