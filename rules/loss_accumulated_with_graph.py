@@ -662,6 +662,19 @@ class LossAccumulatedWithGraph(Rule):
         "        epoch_losses.append(loss)  # expect: TL202\n"
         "    loss = sum(epoch_losses) / len(epoch_losses)\n"
         "    return loss.item()\n",
+        # the same inside an epoch loop: the loop binds `loss` again before its next backward
+        "import torch\n"
+        "def train(model, optimizer, criterion, loader, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        epoch_losses = []\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss = criterion(model(x), y)\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "            epoch_losses.append(loss)  # expect: TL202\n"
+        "        loss = sum(epoch_losses) / len(epoch_losses)\n"
+        "        print(f\"epoch {epoch}: {loss.item():.4f}\")\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -964,6 +977,19 @@ class LossAccumulatedWithGraph(Rule):
         "    loss.backward()\n"
         "    optimizer.step()\n"
         "    return loss.item()\n",
+        # the backward in a function defined before the sum and called after it
+        "import torch\n"
+        "def train_step(model, optimizer, chunks):\n"
+        "    def apply():\n"
+        "        optimizer.zero_grad()\n"
+        "        total.backward()\n"
+        "        optimizer.step()\n"
+        "    losses = []\n"
+        "    for x, y in chunks:\n"
+        "        losses.append(torch.nn.functional.mse_loss(model(x), y))\n"
+        "    total = torch.stack(losses).mean()\n"
+        "    apply()\n"
+        "    return total.item()\n",
     )
 
     def finish(self) -> None:

@@ -69,9 +69,21 @@ def consumed_names(
             for arg in node.args:  # type: ignore[attr-defined]
                 if arg.keyword is None and not arg.star:
                     found |= names_in(arg.value)
+        # a backward in a nested function runs whenever it is called: anywhere
+        nested = any(type(a) in (cst.FunctionDef, cst.Lambda) for a in _ancestors_within(ctx, node, body))
         for name in found:
-            uses.setdefault(name, set()).add(node)
+            uses.setdefault(name, set()).add(None if nested else node)
     return _consumed_closure(ctx, body, uses)
+
+
+def _ancestors_within(ctx: FileContext, node: cst.CSTNode, root: cst.CSTNode) -> list[cst.CSTNode]:
+    """The ancestors of `node` below `root`."""
+    found = []
+    for ancestor in ctx.ancestors(node):
+        if ancestor is root:
+            break
+        found.append(ancestor)
+    return found
 
 
 def _consumed_closure(ctx: FileContext, body: cst.CSTNode, uses: dict[str, set[cst.CSTNode | None]]) -> set[str]:
@@ -90,15 +102,29 @@ def _consumed_closure(ctx: FileContext, body: cst.CSTNode, uses: dict[str, set[c
                 a for a in ctx.ancestors(node) if type(a) in (cst.For, cst.While)}
         return loops[node]
 
-    def reaches(assignment: cst.CSTNode, use: cst.CSTNode | None) -> bool:
-        return (use is None or ctx.order_index(use) > ctx.order_index(assignment)
-                or bool(around(assignment) & around(use)))
+    binders: dict[str, list[cst.CSTNode]] = {}
+    for bound, _, node in sources:
+        for name in bound:
+            binders.setdefault(name, []).append(node)
+
+    def reaches(name: str, assignment: cst.CSTNode, use: cst.CSTNode | None) -> bool:
+        """The value `assignment` gives `name` may be the one `use` consumes: later in the
+        text, or earlier in a loop around both unless the loop binds `name` again before
+        the use (`loss = criterion(...)` then `loss.backward()` in the next epoch)."""
+        if use is None or ctx.order_index(use) > ctx.order_index(assignment):
+            return True
+        common = around(assignment) & around(use)
+        if not common:
+            return False
+        start = max(ctx.order_index(loop) for loop in common)  # the innermost loop around both
+        return not any(start < ctx.order_index(other) < ctx.order_index(use)
+                       for other in binders.get(name, ()) if other is not assignment)
 
     changed = True
     while changed:
         changed = False
         for bound, read, node in sources:
-            if not any(reaches(node, use) for name in bound for use in uses.get(name, ())):
+            if not any(reaches(name, node, use) for name in bound for use in uses.get(name, ())):
                 continue
             for name in read:
                 if node not in uses.setdefault(name, set()):
