@@ -4,7 +4,7 @@ from trainlint.analysis.accumulators import consumed_names
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.guards import tests_a_remainder
-from trainlint.analysis.loops import CallFlow, grad_mode_at, is_backward, mode_switch, reachable_nodes
+from trainlint.analysis.loops import CallFlow, grad_mode_at, is_backward, lexical_grad_mode, mode_switch, reachable_nodes
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
 from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name
 from trainlint.analysis.summarize import argument_slots, parameter_names
@@ -379,6 +379,40 @@ class MissingTrainMode(Rule):
         "                model.eval()  # expect: TL405\n"
         "                with torch.no_grad():\n"
         "                    model(next(self.dl))\n"
+        "        self.steps += 1\n"
+        "    def fit(self, n):\n"
+        "        for _ in range(n):\n"
+        "            self.train_step()\n",
+        # gradients off for the run, turned back on by the step around its backward
+        "import torch\n"
+        "def train_step(model, batch, opt):\n"
+        "    with torch.enable_grad():\n"
+        "        model(batch).mean().backward()\n"
+        "    opt.step()\n"
+        "    opt.zero_grad()\n"
+        "@torch.no_grad()\n"
+        "def run(model, loader, val_loader, opt, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        for batch in loader:\n"
+        "            train_step(model, batch, opt)\n"
+        "        model.eval()  # expect: TL405\n"
+        "        for x in val_loader:\n"
+        "            model(x)\n",
+        # models written out with their names
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, vae, ema, dl):\n"
+        "        self.vae, self.ema, self.dl, self.steps = vae, ema, dl, 0\n"
+        "        self.optim = torch.optim.Adam(vae.parameters(), lr=1e-4)\n"
+        "    def train_step(self):\n"
+        "        self.vae(next(self.dl)).backward()\n"
+        "        self.optim.step()\n"
+        "        self.optim.zero_grad()\n"
+        "        if self.steps % 100 == 0:\n"
+        "            for name, model in ((\"ema\", self.ema), (\"vae\", self.vae)):\n"
+        "                model.eval()  # expect: TL405\n"
+        "                with torch.no_grad():\n"
+        "                    print(name, model(next(self.dl)).mean().item())\n"
         "        self.steps += 1\n"
         "    def fit(self, n):\n"
         "        for _ in range(n):\n"
@@ -887,13 +921,8 @@ class MissingTrainMode(Rule):
         for ancestor in self.ctx.ancestors(eval_node):
             if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
                 return []
-            if (type(ancestor) is cst.For and type(ancestor.target) is cst.Name
-                    and ancestor.target.value == receiver.value):
-                iterable = ancestor.iter
-                if type(iterable) in (cst.Tuple, cst.List):
-                    return [element.value for element in iterable.elements  # type: ignore[attr-defined]
-                            if type(element) is cst.Element]
-                return []
+            if type(ancestor) is cst.For and receiver.value in target_names(ancestor.target):
+                return _written_out(ancestor.target, ancestor.iter, receiver.value)
         return []
 
     def _given_a_trained_model(self, eval_node: cst.CSTNode, receiver: cst.BaseExpression,
@@ -957,7 +986,7 @@ class MissingTrainMode(Rule):
     def _back_propagates(self, facts: Facts, backward: cst.CSTNode | None) -> None:
         """`backward`: the backward call of this file reached (None: one another module's
         function runs)."""
-        if facts and backward is not None and (self._switched_off(backward) or self._entered_without_grad()):
+        if facts and backward is not None and (self._switched_off(backward) or self._backward_entered_without_grad(backward)):
             return
         for _, eval_call, crossed in facts:
             # an eval() still in force at a backward of the same iteration
@@ -975,6 +1004,11 @@ class MissingTrainMode(Rule):
         run from there (a loss helper that back-propagates unless asked only for the
         losses, called from validation)."""
         return any(grad_mode_at(self.ctx, site) == "off" for site in self._flow.call_sites)
+
+    def _backward_entered_without_grad(self, backward: cst.CSTNode) -> bool:
+        """See `_entered_without_grad`, unless the backward's own code turns gradients
+        back on (`with torch.enable_grad():` around it)."""
+        return lexical_grad_mode(self.ctx, backward) != "on" and self._entered_without_grad()
 
     def _switched_off(self, backward: cst.CSTNode) -> bool:
         """The backward sits under `if train:` of the function the walk entered through
@@ -1028,6 +1062,33 @@ class MissingTrainMode(Rule):
                 # under `torch.no_grad()` the call computes no graph to back-propagate
                 self._back_propagates(facts, None)
         return frozenset() if TRAIN in summary.events else facts
+
+
+def _written_out(target: cst.BaseExpression, iterable: cst.BaseExpression, name: str) -> list[cst.BaseExpression]:
+    """What the loop variable `name` takes from an iterable written out: `for m in (a, b)`,
+    `for label, m in (("ema", a), ("vae", b))`, `for i, m in enumerate((a, b))`."""
+    if type(target) is cst.Name:
+        if type(iterable) not in (cst.Tuple, cst.List):
+            return []
+        return [element.value for element in iterable.elements if type(element) is cst.Element]  # type: ignore[attr-defined]
+    if type(target) not in (cst.Tuple, cst.List):
+        return []
+    slots = [element.value for element in target.elements]  # type: ignore[attr-defined]
+    position = next((i for i, slot in enumerate(slots) if type(slot) is cst.Name and slot.value == name), None)
+    if position is None:
+        return []
+    if (type(iterable) is cst.Call and type(iterable.func) is cst.Name and iterable.func.value == "enumerate"
+            and len(slots) == 2 and position == 1 and iterable.args):
+        return _written_out(slots[1], iterable.args[0].value, name)
+    if type(iterable) not in (cst.Tuple, cst.List):
+        return []
+    rows = [element.value for element in iterable.elements if type(element) is cst.Element]  # type: ignore[attr-defined]
+    items = []
+    for row in rows:
+        if type(row) not in (cst.Tuple, cst.List) or len(row.elements) != len(slots):  # type: ignore[attr-defined]
+            return []
+        items.append(row.elements[position].value)  # type: ignore[attr-defined]
+    return items
 
 
 def _own_models(call: cst.Call, summary: Summary) -> list[str]:
