@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from trainlint.analysis.training import ancestors_within
 from trainlint.rule import Rule
 
 _TORCH_SEEDS = frozenset({"torch.manual_seed", "torch.random.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all"})
@@ -11,7 +12,9 @@ _NUMPY_SEEDS = frozenset({"numpy.random.seed", "numpy.random.default_rng", "nump
 _NUMPY_NOT_GLOBAL = frozenset({"seed", "default_rng", "RandomState", "Generator", "SeedSequence", "get_state", "set_state", "PCG64", "MT19937"})
 # calls that put torch's generator back as it was (a function seeding only for its own draw)
 _RNG_RESTORES = frozenset({"torch.set_rng_state", "torch.random.set_rng_state", "torch.cuda.set_rng_state",
-                           "torch.cuda.set_rng_state_all", "torch.random.fork_rng"})
+                           "torch.cuda.set_rng_state_all", "torch.cuda.random.set_rng_state",
+                           "torch.cuda.random.set_rng_state_all"})
+_RNG_FORKS = frozenset({"torch.random.fork_rng", "torch.cuda.random.fork_rng"})
 _RANDOM_NOT_GLOBAL = frozenset({"seed", "Random", "SystemRandom", "getstate", "setstate"})
 
 
@@ -54,8 +57,9 @@ class IncompleteSeeding(Rule):
     every CUDA device, so a missing `torch.cuda.manual_seed_all` is not a
     finding. A function that calls any other seeding helper
     (`seed_everything`, `transformers.set_seed`) is assumed to seed the rest,
-    and one that puts torch's generator back (`torch.set_rng_state`, a
-    reproducible draw of its own) seeds no run;
+    and a seed inside `with torch.random.fork_rng():` or followed by an
+    unconditional `torch.set_rng_state(saved)` (a reproducible draw of the
+    function's own) seeds no run;
     randomness used only inside other modules (augmentation libraries,
     DataLoader workers) is not seen.
     """
@@ -93,6 +97,15 @@ class IncompleteSeeding(Rule):
         "        th.cuda.manual_seed_all(value)  # expect: TL503\n"
         "        th.manual_seed(value)\n"
         "crop = randint(0, 32)\n",
+        # a checkpoint's generator state restored on resume only: the seed is the run's
+        "import random\n"
+        "import torch\n"
+        "def setup(seed, ckpt=None):\n"
+        "    torch.manual_seed(seed)  # expect: TL503\n"
+        "    if ckpt is not None:\n"
+        "        torch.set_rng_state(ckpt[\"torch_rng\"])\n"
+        "def augment(x):\n"
+        "    return x.flip(-1) if random.random() < 0.5 else x\n",
     )
     good = (
         # the chapter's set_seed
@@ -141,6 +154,15 @@ class IncompleteSeeding(Rule):
         "        torch.set_rng_state(state)\n"
         "def pick():\n"
         "    return random.random() > 0.5\n",
+        # a seed inside `fork_rng()`: the generator is put back when the block ends
+        "import random\n"
+        "import torch\n"
+        "def fixed_noise(model):\n"
+        "    with torch.random.fork_rng():\n"
+        "        torch.manual_seed(0)\n"
+        "        return model(torch.randn(16, 128))\n"
+        "def augment(x):\n"
+        "    return x.flip(-1) if random.random() < 0.5 else x\n",
     )
 
     def finish(self) -> None:
@@ -161,16 +183,32 @@ class IncompleteSeeding(Rule):
         for call in self.ctx.calls_in_order(func.body):
             name = self.ctx.call_name(call)
             if name in _TORCH_SEEDS:
-                torch_seed = torch_seed or call
+                if not self._own_draw(call, func):
+                    torch_seed = torch_seed or call
             elif name in _RANDOM_SEEDS:
                 seeded.add("random")
             elif name in _NUMPY_SEEDS:
                 seeded.add("numpy")
             elif "seed" in self.ctx.code(call.func).lower():
                 return  # an unknown seeding helper may seed everything
-            elif name in _RNG_RESTORES:
-                return  # seeds for a draw of its own, then puts the generator back: no run's seeding
         missing = [m for m, used in (("random", uses_random), ("numpy", uses_numpy)) if used and m not in seeded]
         if torch_seed is not None and missing:
             names = " or ".join(f"`{m}`" for m in missing)
             self.report(torch_seed, f"this seeding function seeds torch but not {names}, which this file uses")
+
+    def _own_draw(self, seed: cst.Call, func: cst.FunctionDef) -> bool:
+        """A seed for a draw of the function's own, not the run's: inside `with
+        torch.random.fork_rng():`, or followed by a restore of the generator's state
+        that always runs (`torch.set_rng_state(saved)`; one under an `if`, a resumed
+        checkpoint's state, restores nothing the seed set)."""
+        for ancestor in self.ctx.ancestors(seed):
+            if ancestor is func:
+                break
+            if type(ancestor) is cst.With and any(
+                    type(item.item) is cst.Call and self.ctx.call_name(item.item) in _RNG_FORKS for item in ancestor.items):
+                return True
+        after = self.ctx.order_index(seed)
+        return any(self.ctx.call_name(call) in _RNG_RESTORES and self.ctx.order_index(call) > after
+                   and not any(type(a) in (cst.If, cst.For, cst.While) for a in ancestors_within(self.ctx, call, func))
+                   for call in self.ctx.calls_in_order(func.body))
+

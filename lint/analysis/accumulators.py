@@ -16,7 +16,7 @@ import libcst as cst
 from trainlint.analysis.dataflow import backward_targets, names_in, target_names
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.scopes import _parameters, assigned_parts, dotted_name
-from trainlint.analysis.training import method_call
+from trainlint.analysis.training import ancestors_within, method_call
 from trainlint.analysis.walk import only
 from trainlint.context import FileContext
 
@@ -70,20 +70,10 @@ def consumed_names(
                 if arg.keyword is None and not arg.star:
                     found |= names_in(arg.value)
         # a backward in a nested function runs whenever it is called: anywhere
-        nested = any(type(a) in (cst.FunctionDef, cst.Lambda) for a in _ancestors_within(ctx, node, body))
+        nested = any(type(a) in (cst.FunctionDef, cst.Lambda) for a in ancestors_within(ctx, node, body))
         for name in found:
             uses.setdefault(name, set()).add(None if nested else node)
     return _consumed_closure(ctx, body, uses)
-
-
-def _ancestors_within(ctx: FileContext, node: cst.CSTNode, root: cst.CSTNode) -> list[cst.CSTNode]:
-    """The ancestors of `node` below `root`."""
-    found = []
-    for ancestor in ctx.ancestors(node):
-        if ancestor is root:
-            break
-        found.append(ancestor)
-    return found
 
 
 def _consumed_closure(ctx: FileContext, body: cst.CSTNode, uses: dict[str, set[cst.CSTNode | None]]) -> set[str]:
