@@ -8,6 +8,7 @@ from trainlint.analysis.loops import (
     grad_mode_at,
     is_backward,
     is_optimizer,
+    names_an_optimizer,
     reachable_nodes,
     mode_switch,
 )
@@ -438,7 +439,7 @@ class EvalWithoutNoGrad(Rule):
         if summary is not None:
             return any(summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD, MAY_ZERO_GRAD))
         # code out of sight handed an optimizer may step it (`backward_and_step(loss, optimizer)`)
-        return self.ctx.local_callee(node) is None and any(_names_an_optimizer(self.ctx, arg.value) for arg in node.args)
+        return self.ctx.local_callee(node) is None and any(names_an_optimizer(self.ctx, arg.value) for arg in node.args)
 
 
     def _clears(self, node: cst.CSTNode) -> bool:
@@ -472,14 +473,6 @@ def _models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
     if type(func) is cst.Attribute and func.attr.value == "module":
         return func, func.value
     return (func,)
-
-
-def _names_an_optimizer(ctx: FileContext, value: cst.BaseExpression) -> bool:
-    """`value` holds an optimizer, or is named for one (`optimizer`, `opt_g`)."""
-    if is_optimizer(ctx, value):
-        return True
-    last = (_last_name(value) or "").lower()
-    return "optim" in last or "opt" in last.split("_")
 
 
 def _last_name(expr: cst.BaseExpression) -> str | None:

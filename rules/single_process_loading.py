@@ -78,6 +78,13 @@ class SingleProcessLoading(Rule):
         "        self.train_dl = data.DataLoader(  # expect: TL504\n"
         "            self.ds, sampler=self.sampler, batch_size=16,\n"
         "        )\n",
+        # iterated where it is built, in a file that hands its optimizer to a step of another package
+        "from torch.utils.data import DataLoader\n"
+        "from engine import train_step\n"
+        "def main(model, optimizer, train_set, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in DataLoader(train_set, batch_size=64, shuffle=True):  # expect: TL504\n"
+        "            train_step(model, optimizer, x, y)\n",
     )
     good = (
         "from torch.utils.data import DataLoader\n"

@@ -8,7 +8,7 @@ from typing import Iterator
 import libcst as cst
 
 from trainlint.analysis.dataflow import iterated_loader
-from trainlint.analysis.loops import is_backward, optimizer_step, steps_loop_variable
+from trainlint.analysis.loops import is_backward, names_an_optimizer, optimizer_step, steps_loop_variable
 from trainlint.analysis.receivers import DATALOADER
 from trainlint.analysis.scopes import dotted_name
 from trainlint.context import FileContext
@@ -111,9 +111,18 @@ def file_trains(ctx: FileContext) -> bool:
 
 def _file_trains(ctx: FileContext) -> bool:
     for call in ctx.nodes_of(cst.Call):
-        if trains(ctx, call):
+        if trains(ctx, call) or ctx.call_name(call) in _DIFFERENTIATES:
             return True
         summary = ctx.summaries.of_call(call)  # type: ignore[arg-type]
         if summary is not None and (summary.does(STEP) or summary.does(BACKWARD)):
             return True
+        # code out of sight handed an optimizer (`train_step(model, optimizer, x, y)`) may step it
+        if summary is None and ctx.local_callee(call) is None and any(
+                names_an_optimizer(ctx, arg.value) for arg in call.args):  # type: ignore[attr-defined]
+            return True
     return False
+
+
+# gradients without `.backward()`: functional training (`torch.func.grad`, an update by hand)
+_DIFFERENTIATES = frozenset({"torch.autograd.grad", "torch.func.grad", "torch.func.grad_and_value",
+                             "torch.func.vjp", "functorch.grad", "functorch.grad_and_value"})

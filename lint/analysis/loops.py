@@ -74,6 +74,16 @@ def is_optimizer(ctx: FileContext, expr: cst.BaseExpression) -> bool:
     return binding is not None and binding in ctx.shared(_stepped_and_cleared)
 
 
+def names_an_optimizer(ctx: FileContext, expr: cst.BaseExpression) -> bool:
+    """`expr` holds an optimizer (see `is_optimizer`), or is named for one (`optimizer`,
+    `opt_g`, `self.optim`): what code out of sight is handed to step."""
+    if is_optimizer(ctx, expr):
+        return True
+    name = dotted_name(expr)
+    last = name.rsplit(".", 1)[-1].lower() if name else ""
+    return "optim" in last or "opt" in last.split("_")
+
+
 def _stepped_and_cleared(ctx: FileContext) -> set[Binding]:
     """Variables both stepped and cleared with `zero_grad()` in this file."""
     stepped: set[Binding] = set()
