@@ -261,6 +261,16 @@ class MissingSetEpoch(Rule):
         "            optimizer.zero_grad()\n"
         "            model(x).sum().backward()\n"
         "            optimizer.step()\n",
+        # a sampler written inside the loader's batch sampler
+        "import torch\n"
+        "from torch.utils.data import BatchSampler, DataLoader, DistributedSampler\n"
+        "def main(model, dataset, epochs, opt):\n"
+        "    loader = DataLoader(dataset, batch_sampler=BatchSampler(DistributedSampler(dataset), 32, drop_last=True))  # expect: TL302\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            opt.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            opt.step()\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -395,6 +405,17 @@ class MissingSetEpoch(Rule):
         "            optimizer.zero_grad()\n"
         "            model(x).sum().backward()\n"
         "            optimizer.step()\n",
+        # its epoch set through the loader's batch sampler
+        "import torch\n"
+        "from torch.utils.data import BatchSampler, DataLoader, DistributedSampler\n"
+        "def main(model, dataset, epochs, opt):\n"
+        "    loader = DataLoader(dataset, batch_sampler=BatchSampler(DistributedSampler(dataset), 32, drop_last=True))\n"
+        "    for epoch in range(epochs):\n"
+        "        loader.batch_sampler.sampler.set_epoch(epoch)\n"
+        "        for x, y in loader:\n"
+        "            opt.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            opt.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -478,6 +499,10 @@ class MissingSetEpoch(Rule):
             return self._caller_holders(parent)
         if type(parent) is cst.Arg:
             loader_call = self.ctx.parent(parent)
+            wrapped_in = self.ctx.parent(loader_call) if type(loader_call) is cst.Call else None
+            if (type(wrapped_in) is cst.Arg and wrapped_in.keyword is not None
+                    and wrapped_in.keyword.value == "batch_sampler" and batched(loader_call) is call):
+                return self._holders(loader_call)  # `batch_sampler=BatchSampler(DistributedSampler(ds), 32)`
             if not (type(loader_call) is cst.Call and parent.keyword is not None
                     and parent.keyword.value in ("sampler", "batch_sampler")):
                 return None
