@@ -1,11 +1,15 @@
 """One run from several rank reports: the merge `show` and `merge` both use.
 
 The merged report is `{"schema": 1, "tool": "sanitizer", "merged": true,
-"ranks": [...], "events": [...], "verdict": {...}}`: one report per rank (the
-last given wins), in rank order; every event carries its rank, and events are
-in step order, causes before effects within a step (catalogue order). The
-verdict says which rank saw what first and which ranks left no report or
-stopped early.
+"ranks": [...], "events": [...], "verdict": {...}}`: one report per rank, in
+rank order; every event carries its rank, and events are in step order, causes
+before effects within a step (catalogue order). The verdict says which rank saw
+what first and which ranks left no report or stopped early.
+
+Reports are ranks of one run or nothing: reports of different scripts or world
+sizes are refused (`NotOneRun`). Two different reports of one rank of the same
+script (two launches, or reports written before ranks were known) cannot both be
+kept: the last given is, and the verdict says which files were left out.
 """
 from __future__ import annotations
 
@@ -13,24 +17,44 @@ import sys
 from typing import Any
 
 from sanitizer.core.catalogue import KIND_ORDER
-from sanitizer.report.access import events_of, rank_number, rank_reports, read_report, severity_of
+from sanitizer.report.access import ReportError, events_of, rank_number, rank_reports, read_report, severity_of
 
+
+class NotOneRun(ReportError):
+    """Reports that cannot be ranks of one run (different scripts or world sizes)."""
 
 
 def load_reports(paths: list[str]) -> dict[str, Any]:
     """One report from the given files; several files are merged as ranks of one run."""
     reports = [read_report(path) for path in paths]
-    return reports[0] if len(reports) == 1 else merge_reports(reports)
+    return reports[0] if len(reports) == 1 else merge_reports(reports, paths)
 
 
-def merge_reports(reports: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per-rank reports (or merged ones) as one merged report with a verdict."""
-    ranks = _unique_ranks([rank for report in reports for rank in rank_reports(report)])
+def merge_reports(reports: list[dict[str, Any]], sources: list[str] | None = None) -> dict[str, Any]:
+    """Per-rank reports (or merged ones) as one merged report with a verdict; `sources`
+    names where each report came from, for the lines about reports left out. Raises
+    `NotOneRun` for reports of different runs."""
+    names = sources if sources is not None else [f"report {number}" for number in range(1, len(reports) + 1)]
+    given = [(name, rank) for report, name in zip(reports, names) for rank in rank_reports(report)]
+    _check_one_run(given)
+    ranks, left_out = _unique_ranks(given)
     events = [dict(event, rank=event.get("rank") if event.get("rank") is not None else rank_of(rank))
               for rank in ranks for event in events_of(rank)]
     events.sort(key=_event_order)
     return {"schema": 1, "tool": "sanitizer", "merged": True, "ranks": ranks, "events": events,
-            "verdict": verdict(ranks, events)}
+            "verdict": verdict(ranks, events, left_out)}
+
+
+def left_out_warnings(merged: dict[str, Any]) -> list[str]:
+    """One line per rank given more than once: which report was kept, which were not."""
+    found = merged.get("verdict", {}).get("left_out") if isinstance(merged.get("verdict"), dict) else None
+    return [_left_out_line(entry) for entry in found or [] if isinstance(entry, dict)]
+
+
+def _left_out_line(entry: dict[str, Any]) -> str:
+    dropped = ", ".join(map(str, entry.get("dropped", [])))
+    return (f"rank {entry.get('rank')} was given more than once: kept {entry.get('kept')}, "
+            f"left out {dropped} (two launches of the script, or reports that do not know their rank?)")
 
 
 def rank_of(report: dict[str, Any]) -> int:
@@ -39,7 +63,8 @@ def rank_of(report: dict[str, Any]) -> int:
     return number if number is not None else 0
 
 
-def verdict(ranks: list[dict[str, Any]], events: list[dict[str, Any]]) -> dict[str, Any]:
+def verdict(ranks: list[dict[str, Any]], events: list[dict[str, Any]],
+            left_out: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     first: dict[str, dict[str, Any]] = {}
     for event in events:
         kind = event.get("kind")
@@ -55,8 +80,9 @@ def verdict(ranks: list[dict[str, Any]], events: list[dict[str, Any]]) -> dict[s
     errors = sum(1 for event in events if severity_of(event) == "error")
     missing, stopped = _absent_and_stopped(ranks)
     lines = _verdict_lines(ranks, events, first, missing, stopped)
+    lines += [_left_out_line(entry) for entry in left_out or []]
     return {"first": first, "errors": errors, "missing_ranks": missing, "stopped_ranks": stopped,
-            "lines": lines}
+            "left_out": list(left_out or []), "lines": lines}
 
 
 def _verdict_lines(ranks: list[dict[str, Any]], events: list[dict[str, Any]], first: dict[str, dict[str, Any]],
@@ -103,10 +129,35 @@ def _world_size(ranks: list[dict[str, Any]], at_least: int) -> int:
     return max([_int(rank.get("world_size")) or 1 for rank in ranks] + [at_least])
 
 
-def _unique_ranks(ranks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One report per rank (the last given wins), in rank order."""
-    by_rank = {rank_of(rank): rank for rank in ranks}
-    return [by_rank[rank] for rank in sorted(by_rank)]
+def _check_one_run(given: list[tuple[str, dict[str, Any]]]) -> None:
+    """Refuse reports that disagree on the script or the world size: ranks of one run
+    share both, and a merge of two runs would name the wrong rank for everything."""
+    for field_name in ("script", "world_size"):
+        seen: dict[Any, str] = {}
+        for name, rank in given:
+            value = rank.get(field_name)
+            if value is not None and value not in seen:
+                seen[value] = name
+        if len(seen) > 1:
+            (first, first_name), (second, second_name) = list(seen.items())[:2]
+            raise NotOneRun(f"{first_name} and {second_name} are not ranks of one run: {field_name} "
+                            f"{first!r} vs {second!r}; merge the reports of one run")
+
+
+def _unique_ranks(given: list[tuple[str, dict[str, Any]]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """One report per rank, in rank order, and what was left out: of different reports
+    of one rank the last given wins (the same report given twice, as in a merged file
+    and its rank file, is one report)."""
+    by_rank: dict[int, tuple[str, dict[str, Any]]] = {}
+    dropped: dict[int, list[str]] = {}
+    for name, rank in given:
+        number = rank_of(rank)
+        earlier = by_rank.get(number)
+        if earlier is not None and earlier[1] != rank:
+            dropped.setdefault(number, []).append(earlier[0])
+        by_rank[number] = (name, rank)
+    left_out = [{"rank": number, "kept": by_rank[number][0], "dropped": names} for number, names in sorted(dropped.items())]
+    return [by_rank[number][1] for number in sorted(by_rank)], left_out
 
 
 def _event_order(event: dict[str, Any]) -> tuple[Any, ...]:
