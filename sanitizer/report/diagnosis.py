@@ -134,6 +134,8 @@ def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
                "terminated": "the run was terminated (SIGTERM)",
                "halted": "the sanitizer halted the run (--halt-on)",
                "exit": "the script exited with an error status"}.get(str(ending["how"]), "the run ended early")
+        if ending.get("rank") is not None:  # a merged report's first failure (see report.merged)
+            how += f" on rank {ending['rank']}"
         step = as_float(ending.get("step"))
         misuse = _scaler_misuse(report)
         if misuse is not None:

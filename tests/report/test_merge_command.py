@@ -49,3 +49,39 @@ def test_the_same_report_given_twice_is_one_report(tmp_path, capsys):
     merge.main([paths[0], *paths, "--out", str(tmp_path / "m.json")])
     assert "warning" not in capsys.readouterr().err
     assert json.loads((tmp_path / "m.json").read_text())["verdict"]["left_out"] == []
+
+
+PEER_CLOSED = ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer "
+               "[127.0.0.1]:10650. This is typically caused by a remote worker crashing.")
+
+
+def _crashed_rank(rank: int, detail: str, where: str) -> dict:
+    report = make_report(steps=4, rank=rank, world_size=2)
+    report.update(events=[], summary={"counts": {}}, exit_code=1,
+                  ending={"how": "exception", "detail": detail, "where": where, "step": 5})
+    return report
+
+
+def test_the_rank_that_crashed_first_is_the_verdict_not_the_peer_it_took_down(tmp_path, capsys):
+    paths = _ranks(tmp_path, ("run.rank0.json", _crashed_rank(0, PEER_CLOSED, "train.py:16")),
+                   ("run.rank1.json", _crashed_rank(1, "RuntimeError: boom on rank 1", "train.py:11")))
+    out = tmp_path / "run.merged.json"
+    assert merge.main([*paths, "--out", str(out)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "verdict: rank 1 crashed in step 5: RuntimeError: boom on rank 1 (train.py:11)"
+    assert lines[2].startswith("rank 0 ended early: exit 1 after 4 steps: failed in step 5 when rank 1 stopped")
+    assert not any("no problems found" in line or "others reached" in line for line in lines)
+    merged = json.loads(out.read_text())
+    assert merged["verdict"]["failure"]["rank"] == 1 and merged["ending"]["detail"] == "RuntimeError: boom on rank 1"
+    assert show.main([str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert "  1. the script crashed on rank 1: RuntimeError: boom on rank 1 (train.py:11)" in shown
+
+
+def test_ranks_that_all_returned_have_no_failure(tmp_path, capsys):
+    reports = [make_report(steps=4, rank=rank, world_size=2) for rank in (0, 1)]
+    for report in reports:
+        report.update(events=[], summary={"counts": {}}, exit_code=0, ending={"how": "returned"})
+    paths = _ranks(tmp_path, ("run.rank0.json", reports[0]), ("run.rank1.json", reports[1]))
+    assert merge.main([*paths, "--out", str(tmp_path / "m.json")]) == 0
+    assert "verdict: no problems found on any rank" in capsys.readouterr().out

@@ -81,6 +81,10 @@ def test_one_rank_crashes(dist_runs: DistRuns, tmp_path: Path) -> None:
     done, merged = merge(run.report_paths(), tmp_path / "merged.json")
     stopped = {entry["rank"] for entry in merged["verdict"]["stopped_ranks"]}
     assert 1 in stopped and f"rank 1 ended early: exit 1 after 2 steps" in done.stdout
+    # the verdict is rank 1's own exception, not the all-reduce it broke on rank 0
+    assert "verdict: rank 1 crashed in step 3: RuntimeError: rank 1 crashed at step 3" in done.stdout
+    assert done.returncode == 1 and "no problems found" not in done.stdout
+    assert merged["ending"]["rank"] == 1
 
 
 def test_one_rank_killed(dist_runs: DistRuns, tmp_path: Path) -> None:
