@@ -32,7 +32,7 @@ from sanitizer.core.backward_steps import (
 from sanitizer.core.catalogue import KINDS
 from sanitizer.core.children import Children
 from sanitizer.core.clearing import GradientClearing, kept_gradients
-from sanitizer.core.ending import ending_of, exited_at, terminated_at
+from sanitizer.core.ending import ending_of, exited_at, lost_peer, terminated_at
 from sanitizer.core.events import Event
 from sanitizer.core.loss_calls import LossCall
 from sanitizer.core.manual import ManualUpdate
@@ -226,6 +226,9 @@ class Sanitizer:
         """Remember how the script ended: returned, or the exception that ended it."""
         halt = exc.event.one_line() if isinstance(exc, SanitizerHalt) else None
         self.ending = ending_of(exc, halt)
+        self._take_group_place()
+        if self.world_size > 1 and lost_peer(self.ending):  # another rank's ending, not a cause here
+            self.ending["peer_lost"] = True
         if self.ending["how"] == "exception":
             self.ending["step"] = self.step  # the step it happened in
 

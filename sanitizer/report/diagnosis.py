@@ -142,6 +142,9 @@ def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
             found = crash_lint(report)
             place = f"{found.get('path', '?')}:{found.get('line', '?')}, " if found is not None else ""
             how += f": {misuse[0]} ({place}{misuse[1]})"
+        elif ending.get("peer_lost"):  # a collective that lost its peer (core.ending.lost_peer)
+            how += (" because another rank stopped (its collective lost the peer; that rank's report says why, "
+                    "or `python -m sanitizer merge` the ranks' reports)")
         elif ending.get("how") == "exception" and step is not None:
             cause = next((number for number, root in enumerate(roots, start=2)
                           if root.kind in NONFINITE and step in _steps_of(root)), None)
