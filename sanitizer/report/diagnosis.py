@@ -33,6 +33,8 @@ SCALER_MISUSE = (
 )
 AFTER_NAN = frozenset({"loss_spike", "grad_spike", "vanishing_grad", "overfitting", "underfitting",
                        "train_val_mismatch", "divergence"})
+ALLREDUCE_GRAD_ADVICE = ("the NaN was born on another rank and DDP's all-reduce spread it here: `python -m "
+                         "sanitizer merge` the ranks' reports to see which rank and what went non-finite there")
 NAN_LEAD = 3  # a spike this many steps before a NaN is the blow-up that produced it
 COLLAPSE_LEAD = 50  # a scale collapse is judged over its scaler's recent window
 DIVERGENCE_LEAD = 10  # a divergence is judged on its last 10 losses: a spike among them began it
@@ -336,6 +338,8 @@ def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
     """The kind's advice, or its variant for the event's circumstance."""
     if kind is not None and kind.name == "nonfinite_param" and event.get("initial"):
         return INITIAL_PARAM_ADVICE
+    if kind is not None and kind.name == "nonfinite_grad" and event.get("through_allreduce"):
+        return ALLREDUCE_GRAD_ADVICE
     return kind.advice if kind else None
 
 
