@@ -49,3 +49,20 @@ def _user_site(tb: TracebackType | None) -> str | None:
             site = locations.format_site(filename, tb.tb_lineno)
         tb = tb.tb_next
     return site
+
+
+# what a collective says when the rank at the other end is gone (gloo, NCCL)
+PEER_GONE = ("connection closed by peer", "connection reset by peer", "broken pipe",
+             "remote process exited", "ncclremoteerror", "communicator was aborted")
+
+
+def lost_peer(ending: dict[str, Any] | None) -> bool:
+    """Whether an exception ending is a collective failing because another rank stopped
+    (gloo's "Connection closed by peer"): under DDP, the consequence of that rank's own
+    ending, never a cause of its own."""
+    if not isinstance(ending, dict) or ending.get("how") != "exception":
+        return False
+    if ending.get("peer_lost"):
+        return True
+    detail = str(ending.get("detail") or "").lower()
+    return any(words in detail for words in PEER_GONE)

@@ -32,7 +32,7 @@ from sanitizer.core.backward_steps import (
 from sanitizer.core.catalogue import KINDS
 from sanitizer.core.children import Children
 from sanitizer.core.clearing import GradientClearing, kept_gradients
-from sanitizer.core.ending import ending_of, exited_at, terminated_at
+from sanitizer.core.ending import ending_of, exited_at, lost_peer, terminated_at
 from sanitizer.core.events import Event
 from sanitizer.core.loss_calls import LossCall
 from sanitizer.core.manual import ManualUpdate
@@ -45,6 +45,7 @@ from sanitizer.core.sources import DataSources, kept_for_validation
 from sanitizer.core.tracing import ForwardTracer
 from sanitizer.core.underflow import flush_census
 from sanitizer.detectors import Detector, build_detectors
+from sanitizer.distributed.ranks import group_place
 from sanitizer.report import json_report
 from sanitizer.report.summary_text import summary_lines
 
@@ -88,6 +89,7 @@ class Sanitizer:
         self.argv = list(argv) if argv is not None else list(sys.argv)
         self.stream = stream if stream is not None else sys.stderr
         self.rank, self.world_size = _distributed_env()
+        self._placed_by_group = False  # rank and world size taken from the script's process group
         self.report_path = report_path_for(report, self.rank) if report is not None else None
         # where it is written: a relative path is taken from where the run started, not
         # from wherever the script has changed directory to by its end (Hydra's outputs/)
@@ -192,6 +194,7 @@ class Sanitizer:
         if self._closed:
             return self.report()
         self._closed = True  # from here on nothing halts: the run is over
+        self._take_group_place()
         try:
             self._guard("flushing the last step", self._flush)
         finally:
@@ -224,6 +227,9 @@ class Sanitizer:
         """Remember how the script ended: returned, or the exception that ended it."""
         halt = exc.event.one_line() if isinstance(exc, SanitizerHalt) else None
         self.ending = ending_of(exc, halt)
+        self._take_group_place()
+        if self.world_size > 1 and lost_peer(self.ending):  # another rank's ending, not a cause here
+            self.ending["peer_lost"] = True
         if self.ending["how"] == "exception":
             self.ending["step"] = self.step  # the step it happened in
 
@@ -278,6 +284,7 @@ class Sanitizer:
         """Record an event (if its check is on), alert once per kind, halt if asked."""
         if kind not in self.enabled_kinds and kind != "sanitizer_error":
             return None
+        self._take_group_place()
         extra = fields.pop("extra", {})
         event = Event(kind, step, message, extra=extra, **fields)
         self.counts[kind] += 1
@@ -300,6 +307,27 @@ class Sanitizer:
             self.stream.flush()
         except (OSError, ValueError):  # a closed or broken stderr must not break the run
             pass
+
+    def _take_group_place(self) -> None:
+        """Take rank and world size from the script's process group once it exists.
+
+        torchrun's `RANK`/`WORLD_SIZE` are read at the start; a script that starts its
+        own workers (`mp.spawn`) passes them to `init_process_group` instead, and only
+        the group knows them, until the script destroys it: so they are taken at the
+        first step or event after it appears. A run whose rank the environment did not
+        name then writes `.rank<r>` reports like torchrun's ranks (a watched child keeps
+        its `.child<n>` name): one file per rank, never one overwritten by all."""
+        if self._placed_by_group:
+            return
+        place = group_place()
+        if place is None:
+            return
+        self._placed_by_group = True
+        unnamed = self.rank is None
+        self.rank, self.world_size = place
+        if unnamed and self.child is None and self.world_size > 1 and self.report_path is not None:
+            self.report_path = report_path_for(self.report_path, self.rank)
+            self.report_file = report_path_for(self.report_file, self.rank)
 
     def internal_error(self, where: str, exc: BaseException) -> None:
         message = f"internal error in {where}: {type(exc).__name__}: {exc}"
@@ -691,6 +719,7 @@ class Sanitizer:
                     found_inf: Any = None, partial: bool = False) -> bool:
         """Measure and judge the step; True when it is the step an optimizer just ended
         (a second optimizer stepping on the same backward pass)."""
+        self._take_group_place()
         joins = (optimizer is not None and not partial and self.steps > 0
                  and self._backward_seen and not self._backward_since_close)
         if joins:  # back to the step just ended: the next `_advance` ends it again

@@ -89,7 +89,8 @@ class NonfiniteDetector(Detector):
         if bad_loss is not None:
             self._report_loss(record, sink, bad_loss, culprit, first_bad)
         if bad_grads and not grads_expected:
-            self._report_grads(record, sink, bad_grads, culprit)
+            from_peer = first_bad is None and bad_loss is None and bool(record.losses) and _replicated(sink)
+            self._report_grads(record, sink, bad_grads, culprit, from_peer)
         if bad_params:
             self._report_params(record, sink, bad_params, previous_finite)
         self._remember(trail)
@@ -203,7 +204,10 @@ class NonfiniteDetector(Detector):
                   module=culprit_name, param=param, where=record.loss_sites[index], value=value,
                   extra={"culprit": culprit_name, "first_nonfinite_module": first_module})
 
-    def _report_grads(self, record: StepRecord, sink: Sink, bad: list[int], culprit: int | None) -> None:
+    def _report_grads(self, record: StepRecord, sink: Sink, bad: list[int], culprit: int | None,
+                      from_peer: bool = False) -> None:
+        """`from_peer`: this rank's forward and loss were finite under DDP, so the NaN
+        came in through the gradient all-reduce from another rank."""
         if not self._first("nonfinite_grad", record.step):
             return
         candidates = [record.params[i] for i in bad]
@@ -212,10 +216,13 @@ class NonfiniteDetector(Detector):
         value = record.grad_norms[bad[chosen]]
         sink.emit("nonfinite_grad", record.step,
                   f"gradient of {sink.param_label(param)} is {_word(value)} ({len(bad)} of {len(record.params)} "
-                  f"parameters have non-finite gradients)",
+                  f"parameters have non-finite gradients)" + (
+                      "; this rank's loss was finite: another rank's non-finite gradients reached it through "
+                      "DDP's all-reduce" if from_peer else ""),
                   module=sink.param_module_name(param), param=sink.param_name(param),
                   where=_first_site(record), value=value,
-                  extra={"params": [sink.param_label(p) for p in candidates[:20]]})
+                  extra={"params": [sink.param_label(p) for p in candidates[:20]],
+                         **({"through_allreduce": True} if from_peer else {})})
 
     def _report_params(self, record: StepRecord, sink: Sink, bad: list[int], finite_grads_at: int | None) -> None:
         step = record.param_step if record.param_step is not None else record.step
@@ -319,3 +326,14 @@ def _input_source(record: StepRecord, index: int, sink: Sink) -> tuple[str | Non
     models = {id(r()) for _, r in record.input_sources if r is not None and r() is not None}
     name = sink.module_name(module) if module is not None and len(models) > 1 else None
     return site, name or None
+
+
+def _replicated(sink: Sink) -> bool:
+    """The model is a DDP replica in a group of several ranks (asked once a gradient
+    is non-finite): its gradients are the all-reduced sum of every rank's."""
+    from sanitizer.distributed import ranks
+    if not ranks.in_group(ranks.rank_info()).distributed:
+        return False
+    from torch.nn.parallel import DistributedDataParallel
+    return any(isinstance(module, DistributedDataParallel)
+               for _, root in sink.model_roots() for module in root.modules())

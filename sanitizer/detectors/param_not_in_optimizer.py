@@ -70,11 +70,12 @@ class ParamNotInOptimizerDetector(Detector):
                            "no optimizer; the optimizer still holds the ones they replaced, which the model no "
                            "longer uses")
             elif all(id(dict(missing)[name]) in stale for name in params):
-                message = (f"{', '.join(params)} receive gradients but only an optimizer that stopped stepping "
-                           "holds them (an earlier stage's?): they are no longer updated")
+                message = (f"{', '.join(params)} {_verbs(params, 'receives', 'receive')} gradients but only an "
+                           f"optimizer that stopped stepping holds {_verbs(params, 'it', 'them')} (an earlier "
+                           f"stage's?): {_verbs(params, 'it is', 'they are')} no longer updated")
             else:
-                message = (f"{', '.join(params)} receive gradients but no optimizer holds them: "
-                           "they are never updated")
+                message = (f"{', '.join(params)} {_verbs(params, 'receives', 'receive')} gradients but no optimizer "
+                           f"holds {_verbs(params, 'it', 'them')}: {_verbs(params, 'it is', 'they are')} never updated")
             sink.emit("param_not_in_optimizer", record.step, message, module=module, param=params[0], where=site,
                       extra={"params": params, **({"replaced": True} if replaced else {})})
 
@@ -112,3 +113,8 @@ def _replaced(missing: list[tuple[str, Any]], named: list[tuple[str, Any]], reco
         return False
     in_model = {id(p) for _, p in named}
     return shapes_match((param for _, param in missing), (p for p in record.training_params if id(p) not in in_model))
+
+
+def _verbs(params: list[str], one: str, several: str) -> str:
+    """The words that agree with how many parameters a message names."""
+    return one if len(params) == 1 else several

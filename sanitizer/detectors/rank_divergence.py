@@ -46,6 +46,7 @@ class RankDivergenceDetector(Detector):
         self.divergent_step: int | None = None
         self.status = "inactive"
         self._info = ranks.rank_info()
+        self._disabled = False  # turned off for good (a store gone, tensors that are not replicas)
         self._exchange: ReplicaExchange | None = None
         self._named: list[tuple[str, Any]] = []
         self._roots: list[int] = []
@@ -56,7 +57,7 @@ class RankDivergenceDetector(Detector):
 
     # ------------------------------------------------------------------ callbacks
     def on_step(self, record: StepRecord, sink: Sink) -> None:
-        if record.partial or self.status in ("done", "off") or not self._ready(sink):
+        if record.partial or self.status == "done" or self._disabled or not self._ready(sink):
             return
         step = record.step
         packed = replicas.fingerprint([tensor for _, tensor in self._named])
@@ -94,11 +95,15 @@ class RankDivergenceDetector(Detector):
 
     # ------------------------------------------------------------------- setup
     def _ready(self, sink: Sink) -> bool:
-        """True once there is a store and DDP replicas to fingerprint."""
-        if not self._info.distributed:
-            self.status = "off"
-            return False
+        """True once there is a store and DDP replicas to fingerprint. Until the exchange
+        is set up, the process group is asked at each step: a script that starts its own
+        workers (`mp.spawn`) is distributed only once it has initialised its group."""
         if self._exchange is None:
+            self._info = ranks.in_group(self._info)
+            if not self._info.distributed:
+                self.status = "off"
+                return False
+            self.status = "inactive"
             store = ranks.side_store(self._info)
             if store is None:
                 return False  # the script has not initialised its process group yet
@@ -226,6 +231,7 @@ class RankDivergenceDetector(Detector):
 
     def _disable(self, sink: Sink, reason: str) -> None:
         self.status = "off"
+        self._disabled = True
         self._pending = None
         sink.note(f"rank_divergence: {reason}")
 

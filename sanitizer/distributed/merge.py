@@ -2,11 +2,14 @@
 
 The per-rank reports are merged by `sanitizer.report.merged` (the same merge
 `show` does with several files) and written as one report; the verdict printed
-on stdout says which rank saw what first: the first event of the run, then each
+on stdout says which rank failed first (its own exception, not the collective that
+failed on the others because it stopped), the first event of the run, then each
 kind's first rank and step, and the ranks that left no report or stopped early.
 
-Exit status: 0 when no error-level event was found, 1 when some were, 2 when a
-report cannot be read.
+Exit status: 0 when no rank failed and no error-level event was found, 1 when a
+rank crashed, halted or exited with an error status, or error events were found, 2 when a
+report cannot be read or the reports are not ranks of one run. A rank given twice
+(different reports) keeps the last report given, with a warning naming the others.
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from typing import Any
 
 from sanitizer.report import access
 from sanitizer.report.json_report import write_atomic
-from sanitizer.report.merged import merge_reports
+from sanitizer.report.merged import left_out_warnings, merge_reports
 
 
 class MergeError(Exception):
@@ -38,10 +41,12 @@ def main(argv: list[str]) -> int:
         return int(exit_request.code or 0)
     try:
         reports = [read_report(path) for path in options.reports]
+        merged = merge_reports(reports, options.reports)
     except (MergeError, access.ReportError) as error:
         print(f"sanitizer merge: {error}", file=sys.stderr)
         return 2
-    merged = merge_reports(reports)
+    for line in left_out_warnings(merged):
+        print(f"sanitizer merge: warning: {line}", file=sys.stderr)
     out = options.out or default_output(options.reports[0])
     try:
         write_atomic(out, merged)
@@ -50,7 +55,7 @@ def main(argv: list[str]) -> int:
         return 2
     print("\n".join(merged["verdict"]["lines"]))
     print(f"merged report: {out}")
-    return 1 if merged["verdict"]["errors"] else 0
+    return 1 if merged["verdict"]["errors"] or merged["verdict"]["failure"] else 0
 
 
 def read_report(path: str) -> dict[str, Any]:

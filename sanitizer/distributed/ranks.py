@@ -8,6 +8,7 @@ can delay nothing but the bounded wait at the end of the run.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import sys
@@ -25,7 +26,7 @@ KEY_PREFIX = "trainlint-sanitizer"
 
 @dataclass(frozen=True)
 class RankInfo:
-    """This process's place in a torchrun job (rank 0 of 1 outside one)."""
+    """This process's place in a distributed job (rank 0 of 1 outside one)."""
 
     rank: int
     world_size: int
@@ -38,10 +39,34 @@ class RankInfo:
 
 
 def rank_info(environ: dict[str, str] | None = None) -> RankInfo:
+    """This process's place as torchrun's variables give it (see `in_group` for the
+    place the script's process group gives, once it exists)."""
     env = os.environ if environ is None else environ
     return RankInfo(rank=_int(env.get("RANK"), 0), world_size=max(_int(env.get("WORLD_SIZE"), 1), 1),
                     local_rank=_int(env.get("LOCAL_RANK"), 0),
                     restart=_int(env.get("TORCHELASTIC_RESTART_COUNT"), 0))
+
+
+def in_group(info: RankInfo) -> RankInfo:
+    """`info` with the rank and world size of the script's default process group once
+    it exists. A script that starts its own workers (`mp.spawn`) passes them to
+    `init_process_group(rank=, world_size=)` and sets no `RANK`: only the group knows."""
+    place = group_place()
+    if place is None:
+        return info
+    return dataclasses.replace(info, rank=place[0], world_size=place[1])
+
+
+def group_place() -> tuple[int, int] | None:
+    """(rank, world size) in the script's default process group; None before it exists.
+    Asks torch only once `torch.distributed` is imported: a plain run pays a lookup."""
+    dist = sys.modules.get("torch.distributed")
+    if dist is None or not dist.is_available() or not dist.is_initialized():
+        return None
+    try:
+        return dist.get_rank(), dist.get_world_size()
+    except (RuntimeError, ValueError):  # a group being torn down
+        return None
 
 
 def _int(value: str | None, default: int) -> int:

@@ -33,6 +33,8 @@ SCALER_MISUSE = (
 )
 AFTER_NAN = frozenset({"loss_spike", "grad_spike", "vanishing_grad", "overfitting", "underfitting",
                        "train_val_mismatch", "divergence"})
+ALLREDUCE_GRAD_ADVICE = ("the NaN was born on another rank and DDP's all-reduce spread it here: `python -m "
+                         "sanitizer merge` the ranks' reports to see which rank and what went non-finite there")
 NAN_LEAD = 3  # a spike this many steps before a NaN is the blow-up that produced it
 COLLAPSE_LEAD = 50  # a scale collapse is judged over its scaler's recent window
 DIVERGENCE_LEAD = 10  # a divergence is judged on its last 10 losses: a spike among them began it
@@ -134,12 +136,17 @@ def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
                "terminated": "the run was terminated (SIGTERM)",
                "halted": "the sanitizer halted the run (--halt-on)",
                "exit": "the script exited with an error status"}.get(str(ending["how"]), "the run ended early")
+        if ending.get("rank") is not None:  # a merged report's first failure (see report.merged)
+            how += f" on rank {ending['rank']}"
         step = as_float(ending.get("step"))
         misuse = _scaler_misuse(report)
         if misuse is not None:
             found = crash_lint(report)
             place = f"{found.get('path', '?')}:{found.get('line', '?')}, " if found is not None else ""
             how += f": {misuse[0]} ({place}{misuse[1]})"
+        elif ending.get("peer_lost"):  # a collective that lost its peer (core.ending.lost_peer)
+            how += (" because another rank stopped (its collective lost the peer; that rank's report says why, "
+                    "or `python -m sanitizer merge` the ranks' reports)")
         elif ending.get("how") == "exception" and step is not None:
             cause = next((number for number, root in enumerate(roots, start=2)
                           if root.kind in NONFINITE and step in _steps_of(root)), None)
@@ -333,6 +340,8 @@ def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
         return INITIAL_PARAM_ADVICE
     if kind is not None and kind.name == "unused_parameter" and event.get("called") and event.get("gradients") == "zero":
         return VANISHED_PARAM_ADVICE
+    if kind is not None and kind.name == "nonfinite_grad" and event.get("through_allreduce"):
+        return ALLREDUCE_GRAD_ADVICE
     return kind.advice if kind else None
 
 

@@ -8,7 +8,7 @@ import sys
 from sanitizer.report.access import ReportError
 from sanitizer.report.atomic_file import write_atomically
 from sanitizer.report.html_report import render_html
-from sanitizer.report.merged import load_reports
+from sanitizer.report.merged import left_out_warnings, load_reports
 from sanitizer.report.png_report import matplotlib_available, render_png
 from sanitizer.report.summary_text import format_summary
 
@@ -32,6 +32,8 @@ def main(argv: list[str]) -> int:
     except ReportError as error:
         print(f"sanitizer show: {error}", file=sys.stderr)
         return 2
+    for line in left_out_warnings(report):
+        print(f"sanitizer show: warning: {line}", file=sys.stderr)
     if not options.html and not options.png:
         print(format_summary(report))
         return 0

@@ -461,3 +461,19 @@ def test_a_small_training_set_fitted_fast_is_overfitting_not_a_mismatch() -> Non
     # validation far above the untrained model's loss at every evaluation is a mismatch
     (verdict,) = _fitting_verdicts(train, {step: 2.5 + value for step, value in vals.items()})
     assert verdict[0] == "train_val_mismatch" and "untrained model's loss (0.9721)" in verdict[1], verdict
+
+
+def test_one_parameter_outside_the_optimizer_is_named_in_the_singular() -> None:
+    import torch
+    from torch import nn
+
+    from sanitizer.core.session import Sanitizer
+    model = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 1, bias=False))
+    optimizer = torch.optim.SGD(model[0].parameters(), lr=0.1)
+    with Sanitizer(report=None, checks=["param_not_in_optimizer"], lint=False) as session:
+        for _ in range(2):
+            model(torch.randn(4, 3)).sum().backward()
+            optimizer.step()
+            optimizer.zero_grad()
+    [event] = [e for e in session.events if e.kind == "param_not_in_optimizer"]
+    assert "receives gradients but no optimizer holds it: it is never updated" in event.message, event.message

@@ -195,3 +195,16 @@ def test_merge_reports_ranks_that_stopped_early() -> None:
 def test_merge_default_output_name() -> None:
     assert merge.default_output("out/run.rank0.json") == "out/run.merged.json"
     assert merge.default_output("sanitizer-report.rank1.json") == "sanitizer-report.merged.json"
+
+
+def test_a_collective_that_lost_its_peer_is_marked_as_such(monkeypatch: Any) -> None:
+    closed = RuntimeError("[gloo/transport/tcp/pair.cc:553] Connection closed by peer [127.0.0.1]:1234")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("RANK", "0")
+    session = Sanitizer(report=None)
+    session.record_ending(closed)
+    assert session.ending["peer_lost"] is True
+    monkeypatch.setenv("WORLD_SIZE", "1")  # one process: a closed socket is its own problem
+    session = Sanitizer(report=None)
+    session.record_ending(closed)
+    assert "peer_lost" not in session.ending

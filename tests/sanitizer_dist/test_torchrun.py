@@ -34,6 +34,12 @@ def test_nan_on_rank1_only(dist_runs: DistRuns, tmp_path: Path) -> None:
     # rank 0 computed finite outputs at step 5; it only received NaN gradients through all-reduce
     assert all(e["step"] > 5 for e in run.events(0, "nonfinite_activation"))
     assert run.first(0, "nonfinite_grad")["step"] == 5
+    # ... and says so, with advice to look at the other rank rather than at its own ops
+    assert run.first(0, "nonfinite_grad").get("through_allreduce") is True
+    assert "another rank's non-finite gradients reached it" in run.first(0, "nonfinite_grad")["message"]
+    assert "through_allreduce" not in run.first(1, "nonfinite_grad")
+    advice = [p["advice"] for p in run.reports[0]["summary"]["problems"] if p["kind"] == "nonfinite_grad"]
+    assert advice and "born on another rank" in advice[0], run.reports[0]["summary"]["problems"]
     assert all(e["rank"] == rank for rank in (0, 1) for e in run.events(rank))
     assert not run.events(0, "rank_divergence") and not run.events(1, "rank_divergence")  # NaN everywhere alike
     done, merged = merge(run.report_paths(), tmp_path / "merged.json")
@@ -81,6 +87,10 @@ def test_one_rank_crashes(dist_runs: DistRuns, tmp_path: Path) -> None:
     done, merged = merge(run.report_paths(), tmp_path / "merged.json")
     stopped = {entry["rank"] for entry in merged["verdict"]["stopped_ranks"]}
     assert 1 in stopped and f"rank 1 ended early: exit 1 after 2 steps" in done.stdout
+    # the verdict is rank 1's own exception, not the all-reduce it broke on rank 0
+    assert "verdict: rank 1 crashed in step 3: RuntimeError: rank 1 crashed at step 3" in done.stdout
+    assert done.returncode == 1 and "no problems found" not in done.stdout
+    assert merged["ending"]["rank"] == 1
 
 
 def test_one_rank_killed(dist_runs: DistRuns, tmp_path: Path) -> None:
