@@ -73,6 +73,16 @@ class _Group:
     first: dict[str, Any]
     count: int = 1
     symptoms: list[_Group] = field(default_factory=list)
+    # the other ranks that saw the first event itself (same step, module and parameter):
+    # the same finding, not more of them
+    also_on: list[int] = field(default_factory=list)
+
+    def more(self) -> str:
+        """` (also on rank 1)`, ` (+3 more)`: what the first event stands for besides itself."""
+        ranks = sorted(set(self.also_on))
+        others = self.count - 1 - len(self.also_on)
+        also = f" (also on rank{'s' * (len(ranks) > 1)} {', '.join(map(str, ranks))})" if ranks else ""
+        return also + (f" (+{others} more)" if others > 0 else "")
 
     @property
     def kind(self) -> str:
@@ -191,7 +201,12 @@ def _groups(events: list[dict[str, Any]]) -> list[_Group]:
     for event in sorted(events, key=_time_order):
         kind = str(event.get("kind", "unknown"))
         if kind in groups:
-            groups[kind].count += 1
+            group = groups[kind]
+            group.count += 1
+            rank = event.get("rank")
+            if isinstance(rank, int) and rank != group.first.get("rank") and all(
+                    event.get(key) == group.first.get(key) for key in ("step", "module", "param")):
+                group.also_on.append(rank)
         else:
             groups[kind] = _Group(event)
     return sorted(groups.values(), key=lambda group: _time_order(group.first))
@@ -324,7 +339,7 @@ _RULES: tuple[Callable[[_Group, _Group], bool], ...] = (
 # ------------------------------------------------------------------ wording
 def _problem(root: _Group, multi_rank: bool) -> Problem:
     kind = KINDS.get(root.kind)
-    more = f" (+{root.count - 1} more)" if root.count > 1 else ""
+    more = root.more()
     evidence = _evidence(root.first)
     if _related(root.first):
         evidence.insert(0, _one_line(root.first.get("message")))
@@ -346,7 +361,7 @@ def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
 
 
 def _symptom_line(group: _Group, multi_rank: bool) -> str:
-    more = f" (+{group.count - 1} more)" if group.count > 1 else ""
+    more = group.more()
     return event_line(group.first, multi_rank) + more
 
 
