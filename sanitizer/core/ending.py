@@ -1,6 +1,7 @@
 """How a watched run ended, for the report's `ending` and the diagnosis that opens with it."""
 from __future__ import annotations
 
+import re
 from types import FrameType, TracebackType
 from typing import Any
 
@@ -24,7 +25,33 @@ def ending_of(exc: BaseException | None, halt_line: str | None = None) -> dict[s
         return {"how": "exit", "detail": f"sys.exit({code!r})", "where": _user_site(exc.__traceback__)}
     how = "interrupted" if isinstance(exc, KeyboardInterrupt) else "exception"
     detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    wrapped = _worker_error(str(exc))
+    if wrapped is not None:  # raised again from a DataLoader worker: its own error, and its line
+        origin, error, site = wrapped
+        return {"how": how, "detail": f"{error} ({origin})", "where": site or _user_site(exc.__traceback__)}
     return {"how": how, "detail": detail, "where": _user_site(exc.__traceback__)}
+
+
+_FRAME_LINE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)')
+
+
+def _worker_error(message: str) -> tuple[str, str, str | None] | None:
+    """A worker's exception as torch raises it again in the main process ("Caught KeyError
+    in DataLoader worker process 1.", then "Original Traceback (most recent call last):" and
+    the worker's traceback): where it was caught, the worker's own error line, and its
+    innermost user frame (the Dataset's `__getitem__`), instead of the whole traceback
+    flattened into one line."""
+    lines = message.strip().splitlines()
+    if len(lines) < 3 or not lines[1].startswith("Original Traceback"):
+        return None
+    site = None
+    for line in lines[2:]:
+        frame = _FRAME_LINE.match(line)
+        if frame is not None and locations.is_user_file(frame["file"]):
+            site = locations.format_site(frame["file"], int(frame["line"]))
+    origin = lines[0].rstrip(".")
+    origin = origin.split(" in ", 1)[1] if origin.startswith("Caught ") and " in " in origin else origin
+    return f"in {origin}", lines[-1].strip(), site
 
 
 def exited_at(code: int, frame: FrameType | None) -> dict[str, Any]:

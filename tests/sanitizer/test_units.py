@@ -477,3 +477,25 @@ def test_one_parameter_outside_the_optimizer_is_named_in_the_singular() -> None:
             optimizer.zero_grad()
     [event] = [e for e in session.events if e.kind == "param_not_in_optimizer"]
     assert "receives gradients but no optimizer holds it: it is never updated" in event.message, event.message
+
+
+def test_a_dataloader_workers_error_is_its_own_line_and_the_datasets_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch raises a worker's exception again with the worker's whole traceback in its
+    message: the ending keeps the worker's own error and the Dataset's line, not the
+    traceback flattened into one line."""
+    from sanitizer.core import ending, locations
+    monkeypatch.setattr(locations, "is_user_file", lambda path: path.startswith("/proj/"))
+    monkeypatch.setattr(locations, "format_site", lambda path, line: f"{path.rsplit('/', 1)[-1]}:{line}")
+    message = ("Caught ValueError in DataLoader worker process 1.\n"
+               "Original Traceback (most recent call last):\n"
+               '  File "/usr/lib/python3.11/site-packages/torch/utils/data/_utils/worker.py", line 374, in _worker_loop\n'
+               "    data = fetcher.fetch(index)\n"
+               "            ^^^^^^^^^^^^^^^^^^^^\n"
+               '  File "/proj/data.py", line 10, in __getitem__\n'
+               "    raise ValueError(f'sample {i} is corrupt')\n"
+               "ValueError: sample 40 is corrupt\n")
+    ended = ending.ending_of(ValueError(message))
+    assert ended["detail"] == "ValueError: sample 40 is corrupt (in DataLoader worker process 1)", ended
+    assert ended["where"] == "data.py:10"
+    plain = ending.ending_of(ValueError("bad value"))
+    assert plain["detail"] == "ValueError: bad value"
