@@ -137,6 +137,8 @@ def _growing_line(scope: ast.AST | None, label: str) -> int | None:
             continue
         if isinstance(node, ast.AugAssign) and ast.unparse(node.target) == holder_label:
             grows.append(node.lineno)
+        elif isinstance(node, ast.Assign) and any(_written_into(t, holder_label) for t in node.targets):
+            grows.append(node.lineno)  # `self.queue[ptr:ptr + n] = k`: written into, in place
         elif isinstance(node, ast.Assign) and any(ast.unparse(t) == holder_label for t in node.targets):
             uses_itself = any(ast.unparse(sub) == holder_label for sub in ast.walk(node.value))
             if uses_itself:
@@ -144,10 +146,25 @@ def _growing_line(scope: ast.AST | None, label: str) -> int | None:
             elif not isinstance(node.value, ast.Constant):  # `self.avg = 0` of a reset feeds nothing
                 assigns.append(node.lineno)
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr in ("append", "extend", "insert") and ast.unparse(node.func.value) == holder_label):
+              and node.func.attr in ("append", "extend", "insert") and _same_holder(node.func.value, holder_label)):
             grows.append(node.lineno)
     lines = grows or assigns
     return min(lines) if lines else None
+
+
+def _same_holder(expr: ast.expr, label: str) -> bool:
+    """`expr` is the holder: as written, or as `d.setdefault(key, [])` is `d[key]`."""
+    if ast.unparse(expr) == label:
+        return True
+    if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "setdefault"
+            and expr.args):
+        return f"{ast.unparse(expr.func.value)}[{ast.unparse(expr.args[0])}]" == label
+    return False
+
+
+def _written_into(target: ast.expr, label: str) -> bool:
+    """`target` is an item or a slice of the holder (`self.queue[i:j]`)."""
+    return isinstance(target, ast.Subscript) and ast.unparse(target.value) == label
 
 
 def _detached(value: ast.expr) -> bool:

@@ -5,7 +5,7 @@ import pytest
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
-PRELAUNCH += [("tensor_leak.py",), ("tensor_leak.py", "two-optimizers"), ("tensor_leak.py", "history"), ("tensor_leak.py", "ema"), ("memory_growth.py",),
+PRELAUNCH += [("leak_sites.py", "queue"), ("leak_sites.py", "hook"), ("tensor_leak.py",), ("tensor_leak.py", "two-optimizers"), ("tensor_leak.py", "history"), ("tensor_leak.py", "ema"), ("memory_growth.py",),
               ("dataloader_bound.py",)]
 
 
@@ -49,3 +49,12 @@ def test_slow_dataset_makes_the_loop_data_bound(script_runs: ScriptRuns) -> None
     run = script_runs.get("dataloader_bound.py")
     event = run.first("dataloader_bound")
     assert event["value"] > 0.5 and event["severity"] == "warning"
+
+
+def test_a_leak_fed_by_a_method_or_a_hook_is_found_where_it_is_fed(script_runs: ScriptRuns) -> None:
+    """A queue buffer written in place in the model's own method; a dict of lists a hook
+    grows through `setdefault`: `where` is that line, not nothing."""
+    queue = script_runs.get("leak_sites.py", "queue").first("tensor_leak")
+    assert queue["holder"].endswith("queue") and queue["where"] == f"leak_sites.py:{line_of('leak_sites.py', 'self.queue[self.ptr')}"
+    hook = script_runs.get("leak_sites.py", "hook").first("tensor_leak")
+    assert hook["holder"] == "acts['history']" and hook["where"] == f"leak_sites.py:{line_of('leak_sites.py', 'acts.setdefault')}"
