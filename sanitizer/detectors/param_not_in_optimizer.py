@@ -66,9 +66,9 @@ class ParamNotInOptimizerDetector(Detector):
         names = [name for name, _ in missing]
         for module, params in list(by_module(names, owners).items())[:MAX_EVENTS]:
             if replaced:
-                message = (f"{', '.join(params)}: new nn.Parameter objects assigned during training, held by "
-                           "no optimizer; the optimizer still holds the ones they replaced, which the model no "
-                           "longer uses")
+                message = (f"{', '.join(params)}: new nn.Parameter objects assigned after the optimizer was "
+                           "built, held by no optimizer; the optimizer still holds the ones they replaced, which "
+                           "the model no longer uses")
             elif all(id(dict(missing)[name]) in stale for name in params):
                 message = (f"{', '.join(params)} {_verbs(params, 'receives', 'receive')} gradients but only an "
                            f"optimizer that stopped stepping holds {_verbs(params, 'it', 'them')} (an earlier "
