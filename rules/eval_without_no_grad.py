@@ -218,6 +218,29 @@ class EvalWithoutNoGrad(Rule):
         "        model.module.zero_grad()\n"
         "        total += (model(x).argmax(1) == y).sum().item()  # expect: TL406\n"
         "    return total\n",
+        # the function hands its optimizer to `accelerator.prepare()`: the evaluation loop beside the training loop is still one
+        "from torch.optim import AdamW\n"
+        "def main(accelerator, model, train_loader, eval_loader, metric, epochs):\n"
+        "    optimizer = AdamW(model.parameters(), lr=1e-4)\n"
+        "    model, optimizer, train_loader = accelerator.prepare(model, optimizer, train_loader)\n"
+        "    for epoch in range(epochs):\n"
+        "        model.train()\n"
+        "        for batch in train_loader:\n"
+        "            accelerator.backward(model(**batch).loss)\n"
+        "            optimizer.step()\n"
+        "            optimizer.zero_grad()\n"
+        "        model.eval()\n"
+        "        for batch in eval_loader:\n"
+        "            outputs = model(**batch)  # expect: TL406\n"
+        "            metric.add_batch(predictions=outputs.logits.argmax(-1), references=batch[\"labels\"])\n",
+        # argparse's `opt` handed on is no optimizer
+        "def evaluate(model, loader, opt, log):\n"
+        "    model.eval()\n"
+        "    scores = []\n"
+        "    for x, y in loader:\n"
+        "        scores.append(model(x).argmax(1) == y)  # expect: TL406\n"
+        "        log(opt, len(scores))\n"
+        "    return scores\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -417,7 +440,7 @@ class EvalWithoutNoGrad(Rule):
             if id(node) in apart:
                 continue
             callee = self.ctx.local_callee(node)
-            if self._uses_graph(node) or (callee is not None and self._needs_graph(callee.body)):
+            if self._uses_graph(node, handing=False) or (callee is not None and self._needs_graph(callee.body)):
                 return True
         return False
 
@@ -426,7 +449,10 @@ class EvalWithoutNoGrad(Rule):
         in the functions of the file it calls."""
         return any(self._uses_graph(node) for node in reachable_nodes(self.ctx, root))
 
-    def _uses_graph(self, node: cst.CSTNode) -> bool:
+    def _uses_graph(self, node: cst.CSTNode, handing: bool = True) -> bool:
+        """`handing`: an optimizer handed to code out of sight counts (in the loop; the
+        function around it builds and hands its optimizer to `accelerator.prepare()`,
+        a scheduler, the training loop beside)."""
         stepped = method_call(node, "step")
         if is_backward(node) or self._clears(node) or (stepped is not None and not self._environment(stepped)):
             return True
@@ -439,7 +465,8 @@ class EvalWithoutNoGrad(Rule):
         if summary is not None:
             return any(summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD, MAY_ZERO_GRAD))
         # code out of sight handed an optimizer may step it (`backward_and_step(loss, optimizer)`)
-        return self.ctx.local_callee(node) is None and any(names_an_optimizer(self.ctx, arg.value) for arg in node.args)
+        return handing and self.ctx.local_callee(node) is None and any(
+            names_an_optimizer(self.ctx, arg.value) for arg in node.args)
 
 
     def _clears(self, node: cst.CSTNode) -> bool:

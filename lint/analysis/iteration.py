@@ -124,5 +124,6 @@ def _file_trains(ctx: FileContext) -> bool:
 
 
 # gradients without `.backward()`: functional training (`torch.func.grad`, an update by hand)
-_DIFFERENTIATES = frozenset({"torch.autograd.grad", "torch.func.grad", "torch.func.grad_and_value",
-                             "torch.func.vjp", "functorch.grad", "functorch.grad_and_value"})
+# (`torch.autograd.grad` alone is as often an input's gradient: a saliency map)
+_DIFFERENTIATES = frozenset({"torch.func.grad", "torch.func.grad_and_value", "functorch.grad",
+                             "functorch.grad_and_value"})

@@ -79,9 +79,16 @@ def names_an_optimizer(ctx: FileContext, expr: cst.BaseExpression) -> bool:
     `opt_g`, `self.optim`): what code out of sight is handed to step."""
     if is_optimizer(ctx, expr):
         return True
+    if type(expr) is cst.Subscript:  # `optimizers["backbone"]`
+        expr = expr.value
     name = dotted_name(expr)
-    last = name.rsplit(".", 1)[-1].lower() if name else ""
-    return "optim" in last or "opt" in last.split("_")
+    return bool(name) and bool(_OPTIMIZER_NAME.match(name.rsplit(".", 1)[-1]))
+
+
+# `optimizer`, `optimizers`, `optim`, `opt_g`, `optD`, `d_opt`, `gen_optimizer`; not argparse's
+# `opt` / `opts`, nor `optimal_threshold`, `optimized`, `adopt`
+_OPTIMIZER_NAME = re.compile(r"^(optim(izer|iser)?s?|opt_\w+|opt[A-Z]\w*|\w+_(opt|optim|optimizer|optimiser)s?"
+                             r"|[A-Za-z]\w*(Opt|Optim|Optimizer))$")
 
 
 def _stepped_and_cleared(ctx: FileContext) -> set[Binding]:
