@@ -842,6 +842,16 @@ class EmptyCacheInLoop(Rule):
         "                torch.nn.functional.mse_loss(model(x), y).backward()\n"
         "            opt.step()\n"
         "        torch.cuda.empty_cache()\n",
+        # a scheduler stepped with the epoch: the epoch loop is no loop over the parts of one step
+        "import torch\n"
+        "def train(model, opt, scheduler, batches, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in batches:\n"
+        "            opt.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            opt.step()\n"
+        "        scheduler.step(epoch)\n"
+        "        torch.cuda.empty_cache()\n",
     )
 
     def finish(self) -> None:

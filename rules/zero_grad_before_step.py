@@ -193,6 +193,14 @@ class ZeroGradBeforeStep(Rule):
         "        forward_backward(model, batch)\n"
         "        optimizer.zero_grad()  # expect: TL402\n"
         "        optimizer.step()\n",
+        # a capitalized loss given a gradient and retain_graph positionally
+        "import torch\n"
+        "opt_d = torch.optim.Adam(critic.parameters(), lr=1e-4)\n"
+        "for real, z in loader:\n"
+        "    D_out = critic(real).mean() - critic(gen(z).detach()).mean()\n"
+        "    D_out.backward(torch.ones_like(D_out), True)\n"
+        "    opt_d.zero_grad()  # expect: TL402\n"
+        "    opt_d.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop

@@ -52,14 +52,17 @@ def is_backward(node: cst.CSTNode) -> bool:
     # tensor's `backward(gradient, retain_graph, create_graph, inputs)` never takes;
     # `D_loss.backward()` is a GAN's loss
     head = dotted_name(receiver)
-    if head is None or not head.rsplit(".", 1)[-1][:1].isupper():
+    if head is None or not head.rsplit(".", 1)[-1].lstrip("_")[:1].isupper():
         return True
-    positional = sum(arg.keyword is None and not arg.star for arg in node.args)
-    return not (positional >= 2 or any(arg.star for arg in node.args) or any(
+    positional = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+    # `D_out.backward(g, True)`: a tensor's gradient and retain_graph
+    tensor_like = len(positional) == 2 and type(positional[1]) is cst.Name and positional[1].value in ("True", "False")
+    return not ((len(positional) >= 2 and not tensor_like) or any(arg.star == "*" for arg in node.args) or any(
         arg.keyword is not None and arg.keyword.value not in _TENSOR_BACKWARD_KEYWORDS for arg in node.args))
 
 
-_TENSOR_BACKWARD_KEYWORDS = frozenset({"gradient", "retain_graph", "create_graph", "inputs"})
+# a tensor's `backward()` keywords (`retain_variables`: before PyTorch 0.4)
+_TENSOR_BACKWARD_KEYWORDS = frozenset({"gradient", "retain_graph", "create_graph", "inputs", "retain_variables"})
 
 
 def is_optimizer(ctx: FileContext, expr: cst.BaseExpression) -> bool:
@@ -476,8 +479,9 @@ def steps_loop_variable(loop: cst.CSTNode, within: Iterable[cst.CSTNode] | None 
     items = target_names(loop.target)
     for node in iter_nodes(loop.body) if within is None else within:
         receiver = method_call(node, "step")
-        # `scaler.step(opt)`: a GradScaler steps the loop's optimizer
-        if receiver is not None and type(node) is cst.Call and node.args and node.args[0].keyword is None:
+        # `scaler.step(opt)`: a GradScaler steps the loop's optimizer (not `scheduler.step(epoch)`)
+        if (receiver is not None and type(node) is cst.Call and node.args and node.args[0].keyword is None
+                and "scaler" in (dotted_name(receiver) or "").rsplit(".", 1)[-1].lower()):
             stepped = node.args[0].value
             while type(stepped) is cst.Attribute:
                 stepped = stepped.value
