@@ -11,9 +11,8 @@ _NUMPY_SEEDS = frozenset({"numpy.random.seed", "numpy.random.default_rng", "nump
 # numpy.random names that do not draw from the global generator
 _NUMPY_NOT_GLOBAL = frozenset({"seed", "default_rng", "RandomState", "Generator", "SeedSequence", "get_state", "set_state", "PCG64", "MT19937"})
 # calls that put torch's generator back as it was (a function seeding only for its own draw)
-_RNG_RESTORES = frozenset({"torch.set_rng_state", "torch.random.set_rng_state", "torch.cuda.set_rng_state",
-                           "torch.cuda.set_rng_state_all", "torch.cuda.random.set_rng_state",
-                           "torch.cuda.random.set_rng_state_all"})
+# (CPU's: `torch.manual_seed` seeds it, and a CUDA generator put back leaves it seeded)
+_RNG_RESTORES = frozenset({"torch.set_rng_state", "torch.random.set_rng_state"})
 _RNG_FORKS = frozenset({"torch.random.fork_rng", "torch.cuda.random.fork_rng"})
 _RANDOM_NOT_GLOBAL = frozenset({"seed", "Random", "SystemRandom", "getstate", "setstate"})
 
@@ -163,6 +162,20 @@ class IncompleteSeeding(Rule):
         "        return model(torch.randn(16, 128))\n"
         "def augment(x):\n"
         "    return x.flip(-1) if random.random() < 0.5 else x\n",
+        # seed and restore under the same condition
+        "import random\n"
+        "import torch\n"
+        "def sample_grid(netG, fixed=True):\n"
+        "    if fixed:\n"
+        "        state = torch.get_rng_state()\n"
+        "        torch.manual_seed(0)\n"
+        "        z = torch.randn(64, 128)\n"
+        "        torch.set_rng_state(state)\n"
+        "    else:\n"
+        "        z = torch.randn(64, 128)\n"
+        "    return netG(z)\n"
+        "def augment(x):\n"
+        "    return x.flip(-1) if random.random() < 0.5 else x\n",
     )
 
     def finish(self) -> None:
@@ -208,7 +221,10 @@ class IncompleteSeeding(Rule):
                     type(item.item) is cst.Call and self.ctx.call_name(item.item) in _RNG_FORKS for item in ancestor.items):
                 return True
         after = self.ctx.order_index(seed)
+        around_seed = set(ancestors_within(self.ctx, seed, func))
+        # the restore runs whenever the seed did: no condition or loop of its own
         return any(self.ctx.call_name(call) in _RNG_RESTORES and self.ctx.order_index(call) > after
-                   and not any(type(a) in (cst.If, cst.For, cst.While) for a in ancestors_within(self.ctx, call, func))
+                   and not any(type(a) in (cst.If, cst.For, cst.While) and a not in around_seed
+                               for a in ancestors_within(self.ctx, call, func))
                    for call in self.ctx.calls_in_order(func.body))
 
