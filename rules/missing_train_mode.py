@@ -4,7 +4,15 @@ from trainlint.analysis.accumulators import consumed_names
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.guards import tests_a_remainder
-from trainlint.analysis.loops import CallFlow, grad_mode_at, is_backward, lexical_grad_mode, mode_switch, reachable_nodes
+from trainlint.analysis.loops import (
+    CallFlow,
+    grad_mode_at,
+    is_backward,
+    lexical_grad_mode,
+    mode_switch,
+    optimizer_step,
+    reachable_nodes,
+)
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
 from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name
 from trainlint.analysis.summarize import argument_slots, parameter_names
@@ -806,6 +814,29 @@ class MissingTrainMode(Rule):
         "        model.train()\n"
         "        compute_loss(model(x), y)\n"
         "    evaluate()\n",
+        # a PGD attack's backward, gradients turned back on inside a no_grad evaluation: it steps nothing
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "def pgd(model, x, y, steps=10):\n"
+        "    delta = torch.zeros_like(x, requires_grad=True)\n"
+        "    for _ in range(steps):\n"
+        "        with torch.enable_grad():\n"
+        "            F.cross_entropy(model(x + delta), y).backward()\n"
+        "        delta.data = (delta + 0.01 * delta.grad.sign()).clamp(-0.03, 0.03)\n"
+        "        delta.grad.zero_()\n"
+        "    return delta.detach()\n"
+        "@torch.no_grad()\n"
+        "def robust_eval(model, loader):\n"
+        "    model.eval()\n"
+        "    return sum((model(x + pgd(model, x, y)).argmax(1) == y).sum().item() for x, y in loader)\n"
+        "def train(model, train_loader, val_loader, opt, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        model.train()\n"
+        "        for x, y in train_loader:\n"
+        "            opt.zero_grad()\n"
+        "            F.cross_entropy(model(x), y).backward()\n"
+        "            opt.step()\n"
+        "        print(robust_eval(model, val_loader))\n",
     )
 
     def finish(self) -> None:
@@ -1007,8 +1038,14 @@ class MissingTrainMode(Rule):
 
     def _backward_entered_without_grad(self, backward: cst.CSTNode) -> bool:
         """See `_entered_without_grad`, unless the backward's own code turns gradients
-        back on (`with torch.enable_grad():` around it)."""
-        return lexical_grad_mode(self.ctx, backward) != "on" and self._entered_without_grad()
+        back on (`with torch.enable_grad():` around it) in a function that steps an
+        optimizer: a training step under a `no_grad` caller; an attack's backward (PGD in a
+        robust evaluation) steps nothing and trains nothing."""
+        if not self._entered_without_grad():
+            return False
+        function = self.ctx.enclosing_function(backward)
+        return not (lexical_grad_mode(self.ctx, backward) == "on" and function is not None and any(
+            optimizer_step(self.ctx, node) is not None for node in self.ctx.subtree(function.body)))
 
     def _switched_off(self, backward: cst.CSTNode) -> bool:
         """The backward sits under `if train:` of the function the walk entered through
