@@ -675,6 +675,21 @@ class LossAccumulatedWithGraph(Rule):
         "            epoch_losses.append(loss)  # expect: TL202\n"
         "        loss = sum(epoch_losses) / len(epoch_losses)\n"
         "        print(f\"epoch {epoch}: {loss.item():.4f}\")\n",
+        # a nested step function back-propagates its own `loss`, not the epoch's mean bound to the same name outside
+        "import torch\n"
+        "def train(model, optimizer, criterion, loader, epochs):\n"
+        "    def step(x, y):\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = criterion(model(x), y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        return loss\n"
+        "    for epoch in range(epochs):\n"
+        "        history = []\n"
+        "        for x, y in loader:\n"
+        "            history.append(step(x, y))  # expect: TL202\n"
+        "        loss = torch.stack(history).mean()\n"
+        "        print(epoch, loss.item())\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it

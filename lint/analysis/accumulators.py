@@ -69,11 +69,22 @@ def consumed_names(
             for arg in node.args:  # type: ignore[attr-defined]
                 if arg.keyword is None and not arg.star:
                     found |= names_in(arg.value)
-        # a backward in a nested function runs whenever it is called: anywhere
-        nested = any(type(a) in (cst.FunctionDef, cst.Lambda) for a in ancestors_within(ctx, node, body))
-        for name in found:
+        # a backward in a nested function runs whenever it is called: anywhere; of the
+        # function's own local (`loss = criterion(...)` in a nested `step()`), never the outer name
+        nested = [a for a in ancestors_within(ctx, node, body) if type(a) in (cst.FunctionDef, cst.Lambda)]
+        local = set().union(*(_bound_in(ctx, function) for function in nested)) if nested else set()
+        for name in found - local:
             uses.setdefault(name, set()).add(None if nested else node)
     return _consumed_closure(ctx, body, uses)
+
+
+def _bound_in(ctx: FileContext, function: cst.CSTNode) -> set[str]:
+    """Names a nested function assigns or takes as parameters: its own locals."""
+    if type(function) is not cst.FunctionDef:
+        return set()
+    params = {param.name.value for param in (*function.params.params, *function.params.kwonly_params,
+                                             *function.params.posonly_params)}
+    return params.union(*(bound for bound, _ in _sources(ctx, function.body)))
 
 
 def _consumed_closure(ctx: FileContext, body: cst.CSTNode, uses: dict[str, set[cst.CSTNode | None]]) -> set[str]:
