@@ -852,6 +852,16 @@ class EmptyCacheInLoop(Rule):
         "            opt.step()\n"
         "        scheduler.step(epoch)\n"
         "        torch.cuda.empty_cache()\n",
+        # full-batch descent over a loader named `train_dl`
+        "import torch\n"
+        "def full_batch_descent(models, train_dl, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        for model, opt in models:\n"
+        "            opt.zero_grad()\n"
+        "            for x, y in train_dl:\n"
+        "                torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "            opt.step()\n"
+        "        torch.cuda.empty_cache()\n",
     )
 
     def finish(self) -> None:

@@ -96,10 +96,19 @@ def _over_a_loader(ctx: FileContext, loop: cst.CSTNode) -> bool:
     if type(loop) is not cst.For:
         return False
     iterable = iterated_loader(ctx, loop.iter)
-    if ctx.receivers.is_kind(iterable, DATALOADER):
+    if type(iterable) is cst.Call and not ctx.receivers.is_kind(iterable, DATALOADER):
+        if type(iterable.func) is cst.Name and iterable.func.value == "zip":  # `zip(loader_a, loader_b)`
+            return any(_names_a_loader(ctx, arg.value) for arg in iterable.args)
+        iterable = iterable.func  # `loader_fn()`
+    return _names_a_loader(ctx, iterable)
+
+
+def _names_a_loader(ctx: FileContext, expr: cst.BaseExpression) -> bool:
+    """A DataLoader, or a name made for one or for a data set (`train_loader`, `train_dl`)."""
+    if ctx.receivers.is_kind(expr, DATALOADER):
         return True
-    name = (dotted_name(iterable) or "").rsplit(".", 1)[-1].lower()
-    return any(word in name for word in ("loader", "dataset"))
+    name = (dotted_name(expr) or "").rsplit(".", 1)[-1].lower()
+    return any(word in name for word in ("loader", "dataset")) or name == "dl" or name.endswith("_dl")
 
 
 def file_trains(ctx: FileContext) -> bool:
