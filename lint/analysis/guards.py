@@ -85,7 +85,7 @@ _DEVICE_QUERIES = frozenset({"torch.cuda.is_available", "torch.backends.mps.is_a
 _DEVICE_TYPES = frozenset({"cuda", "mps", "xpu", "npu"})
 # the same queries as accelerate and transformers export them (`is_xpu_available()`,
 # `is_torch_npu_available()`): llama-recipes' helper that empties whichever cache
-_LIBRARY_DEVICE_QUERY = re.compile(r"^(accelerate|transformers)\.(.*\.)?is_(torch_)?(cuda|mps|xpu|npu|mlu|musa|hpu)_available$")
+_LIBRARY_DEVICE_QUERY = re.compile(r"^(accelerate|transformers)\.(.*\.)?is_(torch_)?(cuda|mps|xpu|npu|mlu|musa|hpu|xla)_available$")
 
 
 def is_device_check(ctx: FileContext, test: cst.BaseExpression) -> bool:
