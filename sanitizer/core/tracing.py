@@ -104,10 +104,8 @@ class ForwardTracer:
         # is no model: a data transform (torchvision's and kornia's are modules) run by the
         # Dataset before the model sees the batch; it takes no part in the step's trail,
         # mode or location (one applied to a model's output, a head, is traced)
-        first = args[0] if args else None
-        self._transform = (next(module.parameters(), None) is None
-                           and not isinstance(module, nn.modules.loss._Loss)
-                           and not (isinstance(first, torch.Tensor) and first.requires_grad))
+        self._transform = (bool(args) and next(module.parameters(), None) is None
+                           and not isinstance(module, nn.modules.loss._Loss) and not _any_requires_grad(args))
         if self._transform:
             return
         loss_module = isinstance(module, nn.modules.loss._Loss)
@@ -281,6 +279,16 @@ def _first_tensor(output: Any) -> torch.Tensor | None:
                 return item
             first = first if first is not None else item
     return first
+
+
+def _any_requires_grad(args: tuple[Any, ...]) -> bool:
+    """A tensor among `args`, or among the items of a list, tuple or dict among them,
+    requires grad: what a model computed (a head given features), not raw data."""
+    for value in args:
+        items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else (value,)
+        if any(isinstance(item, torch.Tensor) and item.requires_grad for item in items):
+            return True
+    return False
 
 
 def _traceable(value: Any) -> bool:

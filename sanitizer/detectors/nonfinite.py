@@ -324,8 +324,10 @@ def _input_source(record: StepRecord, index: int, sink: Sink) -> tuple[str | Non
     site, ref = record.input_sources[nth]
     module = ref() if ref is not None else None
     models = {id(r()) for _, r in record.input_sources if r is not None and r() is not None}
-    name = sink.module_name(module) if module is not None and len(models) > 1 else None
-    return site, name or None
+    # a parameter-free module given the batch (a normalisation before the model, its
+    # input made to require grad for an attack) is no model to name
+    named = module is not None and len(models) > 1 and next(module.parameters(), None) is not None
+    return site, (sink.module_name(module) if named else None) or None
 
 
 def _replicated(sink: Sink) -> bool:

@@ -110,7 +110,8 @@ def test_an_auxiliary_loss_a_layer_returns_is_traced(script_runs: ScriptRuns) ->
     assert healthy.returncode == 0 and healthy.events() == [], healthy.events()
 
 
-PRELAUNCH += [("input_sources.py", "gan"), ("input_sources.py", "views"), ("input_sources.py", "transform")]
+PRELAUNCH += [("input_sources.py", "gan"), ("input_sources.py", "views"), ("input_sources.py", "transform"),
+              ("input_sources.py", "head")]
 
 
 def test_a_corrupt_batch_names_the_model_and_the_call_that_got_it(script_runs: ScriptRuns) -> None:
@@ -129,3 +130,9 @@ def test_a_data_transform_module_is_not_taken_for_the_model(script_runs: ScriptR
     event = run.first("train_in_eval_mode")
     assert event["where"] == f"input_sources.py:{line_of('input_sources.py', 'out = model(x)')}", event
     assert run.stdout == "done\n"
+
+
+def test_a_parameter_free_head_on_the_models_output_is_traced(script_runs: ScriptRuns) -> None:
+    """Called by keyword on what the model computed: no data transform, its NaN is its own."""
+    event = script_runs.get("input_sources.py", "head").first("nonfinite_activation")
+    assert event["step"] == 6 and event["module"] == "LogHead", event

@@ -2,7 +2,9 @@
 noise, then the discriminator on a real batch holding a NaN (iteration 6). `views`: one
 model, two views per step, the second holding a NaN (step 6). `transform`: a data
 transform written as a module runs in the Dataset before the model, which is left in eval
-mode (every step trains it so)."""
+mode (every step trains it so). `head`: a parameter-free head applied to the model's
+output, given it by keyword, takes the log of a negative value at step 6: the NaN is
+born there."""
 import sys
 
 import torch
@@ -39,6 +41,21 @@ elif mode == "views":
         first = net(x)
         second = net(view)  # the NaN view
         loss = nn.functional.mse_loss(first, second)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+elif mode == "head":
+    class LogHead(nn.Module):
+        def forward(self, z):
+            return torch.log(z)
+
+    model, head = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1)), LogHead()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    for step in range(8):
+        z = model(torch.randn(16, 8)).abs() + 1e-3
+        if step == 5:
+            z = z - 10.0
+        loss = nn.functional.mse_loss(head(z=z), torch.zeros(16, 1))
         opt.zero_grad()
         loss.backward()
         opt.step()
