@@ -273,8 +273,9 @@ class DivergenceDetector(Detector):
         loss, level = blow_up.loss, blow_up.level
         finding = (f"loss {format_number(loss)} is {format_number(loss / level)} times its early level "
                    f"{format_number(level)}{after}")
+        rule = "plateau" if blow_up.plateau else "blow-up"
         event = sink.emit("divergence", blow_up.step, f"{finding}: training diverged",
-                          where=blow_up.where, value=loss, extra={"baseline": level, "rule": "blow-up"})
+                          where=blow_up.where, value=loss, extra={"baseline": level, "rule": rule})
         if event is not None and not blow_up.sustained and not blow_up.plateau:
             self._watched = (event, finding, level)
             self._window.clear()

@@ -154,6 +154,13 @@ def test_a_loss_that_jumps_and_stays_several_times_up_is_a_divergence_at_its_jum
     assert _divergence_steps(_noisy(rising_start, seed=4, noise=0.1)) == []
 
 
+def test_a_plateau_says_it_is_one() -> None:
+    (event,) = _divergence_events([3.5, 5.0, 35.0] + _noisy([27.0] * 160, seed=3))
+    assert event.extra["rule"] == "plateau" and event.step == 3
+    (event,) = _divergence_events([1.6, 124.0, 330.0] + [1.7] * 30)
+    assert event.extra["rule"] == "blow-up"
+
+
 def test_a_warm_up_blow_up_that_training_comes_back_from_is_no_divergence() -> None:
     """The siamese-network example at Adadelta's lr=1.0: 0.84, then 8.5 for three steps,
     then training goes on well below where it started."""
