@@ -30,6 +30,8 @@ class UnusedParameterDetector(Detector):
         self._trainable: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
         self._had_grad: set[int] = set()
         self._nonzero: set[int] = set()
+        # of parameters without a non-zero gradient when last looked at: (module name, called)
+        self._owners: dict[int, tuple[str | None, bool]] = {}
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial:
@@ -43,6 +45,18 @@ class UnusedParameterDetector(Detector):
             self._had_grad.add(id(param))
             if norm != 0.0:
                 self._nonzero.add(id(param))
+        if self.steps_seen & (self.steps_seen - 1) == 0:  # steps 1, 2, 4, 8, ...: bounded work
+            self._note_owners(sink)
+
+    def _note_owners(self, sink: Sink) -> None:
+        """While the model is alive, note the module and called-ness of each parameter that
+        has no non-zero gradient yet: a model local to `main()` is gone when the run ends."""
+        for key, param in list(self._trainable.items()):
+            if key in self._nonzero:
+                continue
+            owner = sink.param_owner(param)
+            if owner is not None:
+                self._owners[key] = (sink.param_module_name(param), sink.was_called(owner))
 
     def on_end(self, sink: Sink) -> None:
         if self.steps_seen < MIN_STEPS:
@@ -51,7 +65,7 @@ class UnusedParameterDetector(Detector):
         names = [sink.param_label(p) for p in unused]
         self.unused = names
         by_name = dict(zip(names, unused))
-        owners = [sink.param_module_name(p) for p in unused]
+        owners = [sink.param_module_name(p) or self._owners.get(id(p), (None, False))[0] for p in unused]
         never = {id(p) for p in unused if id(p) not in self._had_grad}
         every = [sink.param_label(p) for p in list(self._trainable.values())]
         in_model = {id(p) for _, p in sink.named_parameters()}
@@ -71,9 +85,12 @@ class UnusedParameterDetector(Detector):
                 why += ": they are no longer parameters of the model, which assigned new ones in their place"
             layers = list({id(owner): owner for owner in map(sink.param_owner, map(by_name.get, params))
                            if owner is not None}.values())
-            called = bool(layers) and all(map(sink.was_called, layers))
-            if layers and not any(map(sink.was_called, layers)):
-                why += f"; {module} is never called in forward" if len(layers) == 1 else \
+            noted = [self._owners[id(by_name[name])] for name in params if id(by_name[name]) in self._owners]
+            calls = [sink.was_called(layer) for layer in layers] if layers else [was for _, was in noted]
+            one_layer = len(layers) == 1 if layers else len({owner for owner, _ in noted}) == 1
+            called = bool(calls) and all(calls)
+            if calls and not any(calls):
+                why += f"; {module} is never called in forward" if one_layer else \
                     f"; none of the layers of {module} is called in forward"
             # "zero": gradients arrived but were all zero, as fp16 underflow leaves them
             gradients = "none" if id(first) in never else "zero"

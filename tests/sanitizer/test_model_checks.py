@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns
 
-PRELAUNCH += [("unused_parameter.py",), ("unused_parameter.py", "saturated"), ("param_not_in_optimizer.py",), ("param_not_in_optimizer.py", "stale"), ("fitting.py", "overfit"),
+PRELAUNCH += [("unused_parameter.py",), ("unused_parameter.py", "saturated"), ("unused_in_main.py",), ("param_not_in_optimizer.py",), ("param_not_in_optimizer.py", "stale"), ("fitting.py", "overfit"),
               ("fitting.py", "underfit"), ("replaced_parameters.py",), ("fitting.py", "mismatch"),
               ("two_stage.py",), ("two_stage.py", "--unfreeze-at", "10", "--rebuild"),
               ("two_stage.py", "--unfreeze-at", "10"), ("scripted_submodule.py",)]
@@ -115,3 +115,10 @@ def test_layers_the_forward_runs_whose_gradient_vanishes_are_not_called_unused(s
     assert problem["kind"] == "unused_parameter" and "saturated activations" in problem["advice"], problem
     plain = script_runs.get("unused_parameter.py").first("unused_parameter")
     assert "called" not in plain and "though the forward" not in plain["message"]
+
+
+def test_unused_parameters_of_a_model_gone_at_the_end_are_still_told_apart(script_runs: ScriptRuns) -> None:
+    events = {e["module"]: e for e in script_runs.get("unused_in_main.py").events("unused_parameter")}
+    assert set(events) == {"gate", "aux"}, events
+    assert events["gate"]["called"] is True and "though the forward runs them" in events["gate"]["message"]
+    assert "aux is never called in forward" in events["aux"]["message"]
