@@ -17,6 +17,7 @@ kept: the last given is, and the verdict says which files were left out.
 """
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -196,18 +197,41 @@ def _world_size(ranks: list[dict[str, Any]], at_least: int) -> int:
 
 
 def _check_one_run(given: list[tuple[str, dict[str, Any]]]) -> None:
-    """Refuse reports that disagree on the script or the world size: ranks of one run
-    share both, and a merge of two runs would name the wrong rank for everything."""
-    for field_name in ("script", "world_size"):
+    """Refuse reports that disagree on the script, its arguments or the world size:
+    ranks of one run share them (but for the `--local_rank=N` the old launcher gives
+    each), and a merge of two runs would name the wrong rank for everything."""
+    for field_name in ("script", "world_size", "argv"):
         seen: dict[Any, str] = {}
         for name, rank in given:
             value = rank.get(field_name)
+            if field_name == "argv":
+                value = _shared_arguments(value)
             if value is not None and value not in seen:
                 seen[value] = name
         if len(seen) > 1:
             (first, first_name), (second, second_name) = list(seen.items())[:2]
             raise NotOneRun(f"{first_name} and {second_name} are not ranks of one run: {field_name} "
                             f"{first!r} vs {second!r}; merge the reports of one run")
+
+
+_LOCAL_RANK = re.compile(r"^--local[_-]rank(=\d+)?$")
+
+
+def _shared_arguments(argv: Any) -> tuple[str, ...] | None:
+    """The arguments every rank of one launch gets: `--local_rank=N` (and `--local_rank N`) left out."""
+    if not isinstance(argv, list):
+        return None
+    shared: list[str] = []
+    skip = False
+    for argument in map(str, argv):
+        if skip:
+            skip = False
+            continue
+        if _LOCAL_RANK.match(argument):
+            skip = "=" not in argument
+            continue
+        shared.append(argument)
+    return tuple(shared)
 
 
 def _unique_ranks(given: list[tuple[str, dict[str, Any]]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -25,6 +25,21 @@ def test_reports_of_different_scripts_are_refused(tmp_path, capsys):
     assert show.main(paths) == 2
 
 
+def test_reports_of_two_launches_with_other_arguments_are_refused(tmp_path, capsys):
+    """Two launches of one script (`--lr 3e-4`, then `--lr 1e-3`) are two runs; the
+    `--local_rank=N` the old launcher gives each rank is no difference."""
+    first = make_report(steps=40, world_size=2)
+    second = dict(make_report(steps=40, rank=1, world_size=2), argv=["train.py", "--lr", "1e-3"])
+    paths = _ranks(tmp_path, ("a.rank0.json", first), ("b.rank1.json", second))
+    assert merge.main([*paths, "--out", str(tmp_path / "m.json")]) == 2
+    assert "are not ranks of one run: argv" in capsys.readouterr().err
+    local = [dict(make_report(steps=40, rank=rank, world_size=2),
+                  argv=["train.py", f"--local_rank={rank}", "--lr", "3e-4"]) for rank in (0, 1)]
+    paths = _ranks(tmp_path, ("run.rank0.json", local[0]), ("run.rank1.json", local[1]))
+    assert merge.main([*paths, "--out", str(tmp_path / "m.json")]) in (0, 1)
+    assert (tmp_path / "m.json").exists()
+
+
 def test_a_rank_given_twice_is_kept_once_with_a_warning(tmp_path, capsys):
     first, second = make_report(steps=40, world_size=2), make_report(steps=40, world_size=2, seed=7)
     paths = _ranks(tmp_path, ("first.rank0.json", first), ("second.rank0.json", second),
