@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 # Elementwise modules that cannot turn a finite input into a non-finite output:
 # tracing them would only cost time.
+MAX_KNOWN_MODULES = 4096  # outermost modules whose parameter-freedom is remembered
 UNTRACED = (nn.ReLU, nn.ReLU6, nn.LeakyReLU, nn.GELU, nn.SiLU, nn.Tanh, nn.Sigmoid,
             nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d, nn.AlphaDropout,
             nn.Identity, nn.Flatten, nn.Unflatten)
@@ -59,6 +60,7 @@ class ForwardTracer:
         self._inputs: list[Any] = []  # of each: the first argument it was given
         self._outer_grad = False  # whether the outermost of them started with gradients enabled
         self._transform = False  # whether the outermost of them is a parameter-free module (a data transform)
+        self._parameter_free_ids: dict[int, tuple[weakref.ref[nn.Module], bool]] = {}
         self._last_output: weakref.ref[torch.Tensor] | None = None
         # its autograd node: an activation applied to it points at this node, after the
         # tensor itself may be gone (`F.relu(self.fc(x))` drops the linear's output)
@@ -71,6 +73,19 @@ class ForwardTracer:
         # the modules whose forward ran at all: with or without gradients (a stem run
         # by a reentrant checkpoint on the raw batch, a validation pass)
         self.called = CalledModules()
+
+    def _parameter_free(self, module: nn.Module) -> bool:
+        """`module` holds no parameter and is no loss; asked once per module (a model
+        built whole before training: one dict lookup per forward after the first)."""
+        key = id(module)
+        known = self._parameter_free_ids.get(key)
+        if known is None or known[0]() is not module:
+            free = next(module.parameters(), None) is None and not isinstance(module, nn.modules.loss._Loss)
+            known = (weakref.ref(module), free)
+            if len(self._parameter_free_ids) >= MAX_KNOWN_MODULES:
+                self._parameter_free_ids.clear()  # modules built per step: start again
+            self._parameter_free_ids[key] = known
+        return known[1]
 
     def functional_dropout_off(self) -> None:
         """A dropout function ran with `training=False` in the running module's forward."""
@@ -104,8 +119,7 @@ class ForwardTracer:
         # is no model: a data transform (torchvision's and kornia's are modules) run by the
         # Dataset before the model sees the batch; it takes no part in the step's trail,
         # mode or location (one applied to a model's output, a head, is traced)
-        self._transform = (bool(args) and next(module.parameters(), None) is None
-                           and not isinstance(module, nn.modules.loss._Loss) and not _any_requires_grad(args))
+        self._transform = bool(args) and self._parameter_free(module) and not _any_requires_grad(args)
         if self._transform:
             return
         loss_module = isinstance(module, nn.modules.loss._Loss)
