@@ -5,6 +5,7 @@ import re
 import libcst as cst
 
 from trainlint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
+from trainlint.analysis.dataflow import iterated_loader
 from trainlint.analysis.iteration import file_trains
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
 from trainlint.analysis.summarize import argument_slots, batched
@@ -271,6 +272,15 @@ class MissingSetEpoch(Rule):
         "            opt.zero_grad()\n"
         "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
         "            opt.step()\n",
+        # a loader built anew as the loop's iterable each epoch: its sampler starts at epoch 0 every time
+        "import torch\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def main(model, dataset, epochs, opt):\n"
+        "    for epoch in range(epochs):\n"
+        "        for step, (x, y) in enumerate(DataLoader(dataset, sampler=DistributedSampler(dataset), batch_size=32)):  # expect: TL302\n"
+        "            opt.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            opt.step()\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -416,6 +426,12 @@ class MissingSetEpoch(Rule):
         "            opt.zero_grad()\n"
         "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
         "            opt.step()\n",
+        # one built where it is iterated, on a sampler that does not shuffle
+        "import torch\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def evaluate(model, dataset):\n"
+        "    for x, y in DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False), batch_size=32):\n"
+        "        model(x)\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -507,9 +523,22 @@ class MissingSetEpoch(Rule):
                     and parent.keyword.value in ("sampler", "batch_sampler")):
                 return None
             target = _assigned_to(self.ctx, loader_call)
+            if target is None and self._iterated_where_built(loader_call):
+                return [loader_call]  # `for x in DataLoader(ds, sampler=DistributedSampler(ds)):`
             return [target] if target is not None else None
         target = _assigned_to(self.ctx, call)
         return [target] if target is not None else None
+
+    def _iterated_where_built(self, loader: cst.Call) -> bool:
+        """`loader` is what a `for` iterates (also through `enumerate`, `tqdm`): built
+        anew on each run of the loop around it, kept by nothing that could set its
+        sampler's epoch."""
+        node: cst.CSTNode = loader
+        parent = self.ctx.parent(node)
+        while type(parent) is cst.Arg and type(self.ctx.parent(parent)) is cst.Call:
+            node = self.ctx.parent(parent)  # type: ignore[assignment]
+            parent = self.ctx.parent(node)
+        return type(parent) is cst.For and parent.iter is node and iterated_loader(self.ctx, node) is loader
 
     def _caller_holders(self, returned: cst.Return) -> list[cst.BaseExpression] | None:
         """A builder of this file that returns the sampler it makes
