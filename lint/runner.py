@@ -340,7 +340,15 @@ class _Workers:
                     if i is None:
                         break
                     task = tasks[i]
-                    running[pool.submit(_analyse, *self._arguments(task))] = (i, worker, pool)
+                    try:
+                        future = pool.submit(_analyse, *self._arguments(task))
+                    except BrokenProcessPool:
+                        # it died under a file it held before this one was handed over: the
+                        # futures it held say so below; this file goes to its replacement
+                        self._renew(worker, pool)
+                        pool = self._pools[worker]
+                        future = pool.submit(_analyse, *self._arguments(task))
+                    running[future] = (i, worker, pool)
                     busy[worker] += 1
                     self._home[task.path] = worker
             finished, _ = wait(running, return_when=FIRST_COMPLETED)

@@ -167,3 +167,36 @@ def test_a_worker_that_dies_costs_its_file_only(tmp_path: Path, monkeypatch: pyt
     result = runner.run(paths, select_rules(None, [], []), Config(root=tmp_path), runner.RunOptions(jobs=2))
     assert sorted(Path(f.path).name for f in result.findings) == ["a.py", "b.py", "c.py", "d.py", "e.py"]
     assert len(result.errors) == 1 and "boom.py" in result.errors[0] and "the process analysing it died" in result.errors[0]
+
+
+def test_a_process_found_dead_when_a_file_is_handed_to_it_is_replaced(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process died under an earlier file before the run noticed: handing it the next
+    file raises at once. That file goes to its replacement; nothing is lost."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from trainlint import runner
+    from trainlint.config import Config, select_rules
+
+    class DeadPool:
+        def submit(self, *args: object, **kwargs: object) -> None:
+            raise BrokenProcessPool("a child process terminated abruptly")
+
+        def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+            pass
+
+    real_new_pool = runner._Workers._new_pool
+    made: list[object] = []
+
+    def new_pool(self: object) -> object:
+        made.append(None)
+        return DeadPool() if len(made) == 1 else real_new_pool(self)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner._Workers, "_new_pool", new_pool)
+    paths = []
+    for name in ("a.py", "b.py", "c.py", "d.py"):
+        (tmp_path / name).write_text("import torch.nn as nn\nm = nn.DataParallel(net)\n")
+        paths.append(str(tmp_path / name))
+    result = runner.run(paths, select_rules(None, [], []), Config(root=tmp_path), runner.RunOptions(jobs=2))
+    assert sorted(Path(f.path).name for f in result.findings) == ["a.py", "b.py", "c.py", "d.py"]
+    assert result.errors == []
