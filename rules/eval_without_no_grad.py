@@ -8,7 +8,7 @@ from trainlint.analysis.loops import (
     grad_mode_at,
     is_backward,
     is_optimizer,
-    names_an_optimizer,
+    hands_an_optimizer,
     reachable_nodes,
     mode_switch,
 )
@@ -465,8 +465,7 @@ class EvalWithoutNoGrad(Rule):
         if summary is not None:
             return any(summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD, MAY_ZERO_GRAD))
         # code out of sight handed an optimizer may step it (`backward_and_step(loss, optimizer)`)
-        return handing and self.ctx.local_callee(node) is None and any(
-            names_an_optimizer(self.ctx, arg.value) for arg in node.args)
+        return handing and hands_an_optimizer(self.ctx, node)
 
 
     def _clears(self, node: cst.CSTNode) -> bool:

@@ -214,14 +214,11 @@ class IncompleteSeeding(Rule):
         torch.random.fork_rng():`, or followed by a restore of the generator's state
         that always runs (`torch.set_rng_state(saved)`; one under an `if`, a resumed
         checkpoint's state, restores nothing the seed set)."""
-        for ancestor in self.ctx.ancestors(seed):
-            if ancestor is func:
-                break
-            if type(ancestor) is cst.With and any(
-                    type(item.item) is cst.Call and self.ctx.call_name(item.item) in _RNG_FORKS for item in ancestor.items):
-                return True
+        around_seed = ancestors_within(self.ctx, seed, func)
+        if any(type(ancestor) is cst.With and any(type(item.item) is cst.Call and self.ctx.call_name(item.item) in _RNG_FORKS
+                                                 for item in ancestor.items) for ancestor in around_seed):
+            return True
         after = self.ctx.order_index(seed)
-        around_seed = set(ancestors_within(self.ctx, seed, func))
         # the restore runs whenever the seed did: no condition or loop of its own
         return any(self.ctx.call_name(call) in _RNG_RESTORES and self.ctx.order_index(call) > after
                    and not any(type(a) in (cst.If, cst.For, cst.While) and a not in around_seed

@@ -5,7 +5,7 @@ import re
 import libcst as cst
 
 from trainlint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
-from trainlint.analysis.dataflow import iterated_loader
+from trainlint.analysis.dataflow import iterated_where_built
 from trainlint.analysis.iteration import file_trains
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
 from trainlint.analysis.summarize import argument_slots, batched
@@ -523,22 +523,11 @@ class MissingSetEpoch(Rule):
                     and parent.keyword.value in ("sampler", "batch_sampler")):
                 return None
             target = _assigned_to(self.ctx, loader_call)
-            if target is None and self._iterated_where_built(loader_call):
+            if target is None and iterated_where_built(self.ctx, loader_call):
                 return [loader_call]  # `for x in DataLoader(ds, sampler=DistributedSampler(ds)):`
             return [target] if target is not None else None
         target = _assigned_to(self.ctx, call)
         return [target] if target is not None else None
-
-    def _iterated_where_built(self, loader: cst.Call) -> bool:
-        """`loader` is what a `for` iterates (also through `enumerate`, `tqdm`): built
-        anew on each run of the loop around it, kept by nothing that could set its
-        sampler's epoch."""
-        node: cst.CSTNode = loader
-        parent = self.ctx.parent(node)
-        while type(parent) is cst.Arg and type(self.ctx.parent(parent)) is cst.Call:
-            node = self.ctx.parent(parent)  # type: ignore[assignment]
-            parent = self.ctx.parent(node)
-        return type(parent) is cst.For and parent.iter is node and iterated_loader(self.ctx, node) is loader
 
     def _caller_holders(self, returned: cst.Return) -> list[cst.BaseExpression] | None:
         """A builder of this file that returns the sampler it makes

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import Values, dataloader_calls, has_star_args, is_constant, keyword
+from trainlint.analysis.dataflow import Values, dataloader_calls, has_star_args, is_constant, iterated_where_built, keyword
 from trainlint.analysis.iteration import file_trains
 from trainlint.analysis.precision import argument
 from trainlint.analysis.walk import only
@@ -150,11 +150,10 @@ class SingleProcessLoading(Rule):
         """A loader iterated where it is built, kept by nothing, in a file that trains
         nothing (one pass over the training images for their mean and std)."""
         parent = self.ctx.parent(call)
-        iterated = (type(parent) in (cst.CompFor, cst.For) and parent.iter is call) or (  # type: ignore[attr-defined]
-            type(parent) is cst.Arg and type(self.ctx.parent(parent)) is cst.Call
-            and type(self.ctx.parent(parent).func) is cst.Name  # type: ignore[union-attr]
-            and self.ctx.parent(parent).func.value in ("enumerate", "iter", "next", "list"))  # type: ignore[union-attr]
-        return iterated and not file_trains(self.ctx)
+        drained = (type(parent) is cst.Arg and type(self.ctx.parent(parent)) is cst.Call
+                   and type(self.ctx.parent(parent).func) is cst.Name  # type: ignore[union-attr]
+                   and self.ctx.parent(parent).func.value in ("next", "list"))  # type: ignore[union-attr]
+        return (drained or iterated_where_built(self.ctx, call)) and not file_trains(self.ctx)
 
     def _is_training(self, call: cst.Call) -> bool:
         names = [self._target_text(call).lower()]

@@ -16,7 +16,7 @@ import libcst as cst
 from trainlint.analysis.dataflow import backward_targets, names_in, target_names
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.scopes import _parameters, assigned_parts, dotted_name
-from trainlint.analysis.training import ancestors_within, method_call
+from trainlint.analysis.training import ancestors_within, loops_within, method_call
 from trainlint.analysis.walk import only
 from trainlint.context import FileContext
 
@@ -95,12 +95,11 @@ def _consumed_closure(ctx: FileContext, body: cst.CSTNode, uses: dict[str, set[c
     `loss = sum(epoch_losses) / n` for the log after it)."""
     sources = [(bound, read, node) for node in only(ctx.subtree(body), cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For)
                for bound, read in _sources_of(ctx, node)]
-    loops: dict[cst.CSTNode | None, set[cst.CSTNode]] = {}
+    loops: dict[cst.CSTNode, set[cst.CSTNode]] = {}
 
-    def around(node: cst.CSTNode | None) -> set[cst.CSTNode]:
+    def around(node: cst.CSTNode) -> set[cst.CSTNode]:
         if node not in loops:
-            loops[node] = set() if node is None else {
-                a for a in ctx.ancestors(node) if type(a) in (cst.For, cst.While)}
+            loops[node] = loops_within(ctx, node, None)
         return loops[node]
 
     binders: dict[str, list[cst.CSTNode]] = {}

@@ -401,6 +401,18 @@ def iterated_loader(ctx: FileContext, iterable: cst.BaseExpression) -> cst.BaseE
     return iterable
 
 
+def iterated_where_built(ctx: FileContext, call: cst.Call) -> bool:
+    """`call` (a DataLoader built in place) is what a `for` or a comprehension iterates,
+    itself or through `enumerate`, `tqdm` (see `iterated_loader`): nothing keeps it."""
+    node: cst.CSTNode = call
+    parent = ctx.parent(node)
+    while (type(parent) is cst.Arg and type(ctx.parent(parent)) is cst.Call
+           and iterated_loader(ctx, ctx.parent(parent)) is call):  # type: ignore[arg-type]
+        node = ctx.parent(parent)  # type: ignore[assignment]
+        parent = ctx.parent(node)
+    return type(parent) in (cst.For, cst.CompFor) and parent.iter is node  # type: ignore[attr-defined]
+
+
 def target_names(target: cst.BaseExpression) -> set[str]:
     """Names bound by a `for` target or an unpacking (`i, (x, y)`)."""
     if type(target) is cst.Name:

@@ -8,7 +8,7 @@ from typing import Iterator
 import libcst as cst
 
 from trainlint.analysis.dataflow import iterated_loader
-from trainlint.analysis.loops import is_backward, names_an_optimizer, optimizer_step, steps_loop_variable
+from trainlint.analysis.loops import hands_an_optimizer, is_backward, optimizer_step, steps_loop_variable
 from trainlint.analysis.receivers import DATALOADER
 from trainlint.analysis.scopes import dotted_name
 from trainlint.context import FileContext
@@ -126,8 +126,7 @@ def _file_trains(ctx: FileContext) -> bool:
         if summary is not None and (summary.does(STEP) or summary.does(BACKWARD)):
             return True
         # code out of sight handed an optimizer (`train_step(model, optimizer, x, y)`) may step it
-        if summary is None and ctx.local_callee(call) is None and any(
-                names_an_optimizer(ctx, arg.value) for arg in call.args):  # type: ignore[attr-defined]
+        if summary is None and hands_an_optimizer(ctx, call):  # type: ignore[arg-type]
             return True
     return False
 

@@ -22,7 +22,7 @@ from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts, Flow, Paths
 from trainlint.analysis.flowgraph import EventFilter, FlowGraph
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Binding
-from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.scopes import dotted_name, head_name
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -86,6 +86,12 @@ def names_an_optimizer(ctx: FileContext, expr: cst.BaseExpression) -> bool:
         expr = expr.value
     name = dotted_name(expr)
     return bool(name) and bool(_OPTIMIZER_NAME.match(name.rsplit(".", 1)[-1]))
+
+
+def hands_an_optimizer(ctx: FileContext, call: cst.Call) -> bool:
+    """`call` hands code out of sight (no function of this file) an optimizer, which
+    it may step (`train_step(model, optimizer, x, y)`, `backward_and_step(loss, opt_g)`)."""
+    return ctx.local_callee(call) is None and any(names_an_optimizer(ctx, arg.value) for arg in call.args)
 
 
 # `optimizer`, `optimizers`, `optim`, `opt_g`, `optD`, `d_opt`, `gen_optimizer`; not argparse's
@@ -480,16 +486,13 @@ def steps_loop_variable(loop: cst.CSTNode, within: Iterable[cst.CSTNode] | None 
     for node in iter_nodes(loop.body) if within is None else within:
         receiver = method_call(node, "step")
         # `scaler.step(opt)`: a GradScaler steps the loop's optimizer (not `scheduler.step(epoch)`)
-        if (receiver is not None and type(node) is cst.Call and node.args and node.args[0].keyword is None
+        if receiver is None:
+            continue
+        if (type(node) is cst.Call and node.args and node.args[0].keyword is None
                 and "scaler" in (dotted_name(receiver) or "").rsplit(".", 1)[-1].lower()):
-            stepped = node.args[0].value
-            while type(stepped) is cst.Attribute:
-                stepped = stepped.value
-            if type(stepped) is cst.Name and stepped.value in items:
-                return True
-        while type(receiver) is cst.Attribute:
-            receiver = receiver.value
-        if type(receiver) is cst.Name and receiver.value in items:
+            receiver = node.args[0].value
+        head = head_name(receiver)
+        if head is not None and head.value in items:
             return True
     return False
 
