@@ -30,8 +30,10 @@ class UnusedParameterDetector(Detector):
         self._trainable: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
         self._had_grad: set[int] = set()
         self._nonzero: set[int] = set()
-        # of parameters without a non-zero gradient when last looked at: (module name, called)
-        self._owners: dict[int, tuple[str | None, bool]] = {}
+        # of parameters without a non-zero gradient when last looked at: (module name, called);
+        # by id, with a weak reference that tells a new parameter given a dead one's id apart
+        # (tensors compare elementwise: no weak-keyed dict)
+        self._owners: dict[int, tuple[weakref.ref[Tensor], str | None, bool]] = {}
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial:
@@ -56,7 +58,12 @@ class UnusedParameterDetector(Detector):
                 continue
             owner = sink.param_owner(param)
             if owner is not None:
-                self._owners[key] = (sink.param_module_name(param), sink.was_called(owner))
+                self._owners[key] = (weakref.ref(param), sink.param_module_name(param), sink.was_called(owner))
+
+    def _noted(self, param: Tensor) -> tuple[str | None, bool]:
+        """What `_note_owners` found of `param`: (module name, called), or (None, False)."""
+        entry = self._owners.get(id(param))
+        return (entry[1], entry[2]) if entry is not None and entry[0]() is param else (None, False)
 
     def on_end(self, sink: Sink) -> None:
         if self.steps_seen < MIN_STEPS:
@@ -65,7 +72,7 @@ class UnusedParameterDetector(Detector):
         names = [sink.param_label(p) for p in unused]
         self.unused = names
         by_name = dict(zip(names, unused))
-        owners = [sink.param_module_name(p) or self._owners.get(id(p), (None, False))[0] for p in unused]
+        owners = [sink.param_module_name(p) or self._noted(p)[0] for p in unused]
         never = {id(p) for p in unused if id(p) not in self._had_grad}
         every = [sink.param_label(p) for p in list(self._trainable.values())]
         in_model = {id(p) for _, p in sink.named_parameters()}
@@ -85,7 +92,7 @@ class UnusedParameterDetector(Detector):
                 why += ": they are no longer parameters of the model, which assigned new ones in their place"
             layers = list({id(owner): owner for owner in map(sink.param_owner, map(by_name.get, params))
                            if owner is not None}.values())
-            noted = [self._owners[id(by_name[name])] for name in params if id(by_name[name]) in self._owners]
+            noted = [self._noted(by_name[name]) for name in params if self._noted(by_name[name])[0] is not None]
             calls = [sink.was_called(layer) for layer in layers] if layers else [was for _, was in noted]
             one_layer = len(layers) == 1 if layers else len({owner for owner, _ in noted}) == 1
             called = bool(calls) and all(calls)
