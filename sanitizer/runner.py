@@ -206,11 +206,17 @@ def _watch_sigterm(session: Sanitizer) -> None:
     kills plain python at once, without a traceback or `finally` blocks. The
     script still dies so, by the same signal, but after the report is written.
     Left alone when SIGTERM is ignored or already handled; a handler the script
-    installs later replaces this one; a forked child (a DataLoader worker) that
-    inherits it dies as it would have."""
+    installs later replaces this one. A forked child (a Pool's or a DataLoader's
+    worker) starts with the default again: a Python-level handler runs only
+    between bytecodes, so a SIGTERM landing just before the worker blocks on a
+    lock (as `Pool.terminate()` sends it) would be lost, and the join would hang."""
     if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
         return
     owner = os.getpid()
+    global _FORK_RESET
+    if not _FORK_RESET:  # hooks at fork cannot be removed: registered once, checked at each fork
+        os.register_at_fork(after_in_child=_default_sigterm_in_child)
+        _FORK_RESET = True
 
     def on_sigterm(signum: int, frame: types.FrameType | None) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM kills at once
@@ -227,6 +233,17 @@ def _watch_sigterm(session: Sanitizer) -> None:
 
     on_sigterm.sanitizer_handler = True  # type: ignore[attr-defined]
     signal.signal(signal.SIGTERM, on_sigterm)
+
+
+_FORK_RESET = False
+
+
+def _default_sigterm_in_child() -> None:
+    try:
+        if _ours(signal.getsignal(signal.SIGTERM)):
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    except ValueError:  # not the main thread: cannot happen after a fork, but never fail one
+        pass
 
 
 def _reporting_exit(session: Sanitizer, exit_now: Callable[[int], Any]) -> Callable[[int], Any]:

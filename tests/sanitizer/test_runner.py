@@ -81,6 +81,34 @@ def test_sigterm_writes_the_report_and_dies_by_sigterm(script_runs: ScriptRuns) 
     assert "the run was terminated" in run.stderr
 
 
+def test_a_forked_child_gets_sigterm_as_under_plain_python(tmp_path: Path) -> None:
+    """The parent's report-writing SIGTERM handler is not inherited by forked children
+    (a Pool's or DataLoader's workers): a Python-level handler runs only between
+    bytecodes, so a SIGTERM that lands just before a worker blocks on a lock (as
+    `Pool.terminate()` sends it) was lost and the parent's join hung."""
+    (tmp_path / "forks.py").write_text(
+        "import multiprocessing, os, signal\n"
+        "def disposition():\n"
+        "    return 'default' if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL else 'handled'\n"
+        "def report(queue):\n"
+        "    queue.put(disposition())\n"
+        "if __name__ == '__main__':\n"
+        "    read, write = os.pipe()\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        os.write(write, disposition().encode())\n"
+        "        os._exit(0)\n"
+        "    os.waitpid(pid, 0)\n"
+        "    queue = multiprocessing.get_context('fork').Queue()\n"
+        "    child = multiprocessing.get_context('fork').Process(target=report, args=(queue,))\n"
+        "    child.start()\n"
+        "    print(os.read(read, 16).decode(), queue.get(), disposition())\n"
+        "    child.join()\n")
+    run = run_sanitizer(["forks.py"], tmp_path / "r.json", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "default default handled\n"
+
+
 def test_script_without_torch(script_runs: ScriptRuns) -> None:
     run = script_runs.get("no_torch.py")
     assert run.returncode == 0 and run.stdout == "45\n"
