@@ -690,6 +690,17 @@ class LossAccumulatedWithGraph(Rule):
         "            history.append(step(x, y))  # expect: TL202\n"
         "        loss = torch.stack(history).mean()\n"
         "        print(epoch, loss.item())\n",
+        # a loss bound by the backward's own walrus
+        "import torch.nn.functional as F\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        (loss := F.mse_loss(model(x), y)).backward()\n"
+        "        opt.step()\n"
+        "        total += loss  # expect: TL202\n"
+        "    return total / len(loader)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1125,6 +1136,8 @@ class LossAccumulatedWithGraph(Rule):
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if type(node) is cst.Call:
             for target in [*backward_targets(node), *self._given_to_backward(node)]:  # type: ignore[arg-type]
+                if type(target) is cst.NamedExpr:  # `(loss := criterion(out, y)).backward()`
+                    target = target.target
                 if type(target) in (cst.Name, cst.Attribute) and (name := dotted_name(target)) is not None:
                     facts = facts | {name}  # `loss`, or a loss kept in an attribute (`self.loss`)
             self._check_append(facts, node)

@@ -352,6 +352,8 @@ def _loss_operands(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     not the divisor; `(loss_a + 0.5 * loss_b).backward()`: both losses)."""
     if type(target) is cst.UnaryOperation:
         return _loss_operands(target.expression)
+    if type(target) is cst.NamedExpr:  # `(loss := criterion(out, y)).backward()`
+        return _loss_operands(target.target)
     if type(target) is not cst.BinaryOperation:
         return [target]
     if type(target.operator) in (cst.Divide, cst.FloorDivide):
