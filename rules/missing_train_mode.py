@@ -425,6 +425,16 @@ class MissingTrainMode(Rule):
         "    def fit(self, n):\n"
         "        for _ in range(n):\n"
         "            self.train_step()\n",
+        # models written out through zip()
+        "import torch\n"
+        "for epoch in range(epochs):\n"
+        "    for x, y in loader:\n"
+        "        criterion(disc(gen(x)), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "    for label, net in zip((\"gen\", \"disc\"), (gen, disc)):\n"
+        "        net.eval()  # expect: TL405\n"
+        "    validate(gen, disc)\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -837,6 +847,29 @@ class MissingTrainMode(Rule):
         "            F.cross_entropy(model(x), y).backward()\n"
         "            opt.step()\n"
         "        print(robust_eval(model, val_loader))\n",
+        # train mode put back by a loop over models written out: it runs at least once
+        "import torch\n"
+        "for epoch in range(epochs):\n"
+        "    for net in {\"gen\": gen, \"disc\": disc}.values():\n"
+        "        net.train()\n"
+        "    for x, y in loader:\n"
+        "        criterion(disc(gen(x)), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "    for label, net in {\"gen\": gen, \"disc\": disc}.items():\n"
+        "        net.eval()\n"
+        "    validate(gen, disc)\n",
+        "import torch\n"
+        "for epoch in range(epochs):\n"
+        "    for net in (gen, disc):\n"
+        "        net.train()\n"
+        "    for x, y in loader:\n"
+        "        criterion(disc(gen(x)), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "    for net in (gen, disc):\n"
+        "        net.eval()\n"
+        "    validate(gen, disc)\n",
     )
 
     def finish(self) -> None:
@@ -1103,7 +1136,19 @@ class MissingTrainMode(Rule):
 
 def _written_out(target: cst.BaseExpression, iterable: cst.BaseExpression, name: str) -> list[cst.BaseExpression]:
     """What the loop variable `name` takes from an iterable written out: `for m in (a, b)`,
-    `for label, m in (("ema", a), ("vae", b))`, `for i, m in enumerate((a, b))`."""
+    `for label, m in (("ema", a), ("vae", b))`, `for i, m in enumerate((a, b))`,
+    `for label, m in zip(labels, (a, b))`, `for m in {"ema": a, "vae": b}.values()`,
+    `for label, m in {"ema": a, "vae": b}.items()`."""
+    if type(iterable) is cst.Call and type(iterable.func) is cst.Attribute and not iterable.args \
+            and type(iterable.func.value) is cst.Dict:
+        entries = [element for element in iterable.func.value.elements if type(element) is cst.DictElement]
+        method = iterable.func.attr.value
+        if method == "values" and type(target) is cst.Name and target.value == name:
+            return [entry.value for entry in entries]
+        if method == "items" and type(target) in (cst.Tuple, cst.List) and len(target.elements) == 2 \
+                and type(target.elements[1].value) is cst.Name and target.elements[1].value.value == name:
+            return [entry.value for entry in entries]
+        return []
     if type(target) is cst.Name:
         if type(iterable) not in (cst.Tuple, cst.List):
             return []
@@ -1117,6 +1162,9 @@ def _written_out(target: cst.BaseExpression, iterable: cst.BaseExpression, name:
     if (type(iterable) is cst.Call and type(iterable.func) is cst.Name and iterable.func.value == "enumerate"
             and len(slots) == 2 and position == 1 and iterable.args):
         return _written_out(slots[1], iterable.args[0].value, name)
+    if (type(iterable) is cst.Call and type(iterable.func) is cst.Name and iterable.func.value == "zip"
+            and len(iterable.args) == len(slots) and all(arg.keyword is None and not arg.star for arg in iterable.args)):
+        return _written_out(slots[position], iterable.args[position].value, name)
     if type(iterable) not in (cst.Tuple, cst.List):
         return []
     rows = [element.value for element in iterable.elements if type(element) is cst.Element]  # type: ignore[attr-defined]

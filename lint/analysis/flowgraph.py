@@ -307,11 +307,52 @@ def _endless(loop: cst.For | cst.While) -> bool:
 
 
 def _runs_once(loop: cst.For | cst.While) -> bool:
-    """`for m in model.modules():` (or `named_modules()`): the walk starts at the model itself."""
-    if type(loop) is not cst.For or type(loop.iter) is not cst.Call:
+    """The body runs at least once: `for m in model.modules():` (or `named_modules()`:
+    the walk starts at the model itself), or an iterable written out non-empty (`for m in
+    (ema, vae)`, through `enumerate`, `zip`, a dict's `.items()`, `range(3)`)."""
+    if type(loop) is not cst.For:
         return False
-    func = loop.iter.func
-    return type(func) is cst.Attribute and func.attr.value in ("modules", "named_modules")
+    iterable = loop.iter
+    if type(iterable) is cst.Call and type(iterable.func) is cst.Attribute \
+            and iterable.func.attr.value in ("modules", "named_modules"):
+        return True
+    return _non_empty(iterable)
+
+
+def _non_empty(iterable: cst.BaseExpression) -> bool:
+    """`iterable` is written out with at least one item."""
+    if type(iterable) in (cst.Tuple, cst.List, cst.Set):
+        return any(type(element) is cst.Element for element in iterable.elements)  # type: ignore[attr-defined]
+    if type(iterable) is cst.Dict:
+        return any(type(element) is cst.DictElement for element in iterable.elements)
+    if type(iterable) is not cst.Call:
+        return False
+    args = iterable.args
+    plain = bool(args) and all(arg.keyword is None and not arg.star for arg in args)
+    func = iterable.func
+    if type(func) is cst.Attribute:  # `{"ema": ema}.items()`
+        return not args and func.attr.value in ("items", "values", "keys") and _non_empty(func.value)
+    if type(func) is not cst.Name or not plain:
+        return False
+    if func.value in ("enumerate", "reversed"):
+        return _non_empty(args[0].value)
+    if func.value == "zip":
+        return all(_non_empty(arg.value) for arg in args)
+    if func.value == "range" and len(args) <= 2:
+        bounds = [_integer(arg.value) for arg in args]
+        if None in bounds:
+            return False
+        start, stop = (0, bounds[0]) if len(bounds) == 1 else bounds
+        return start < stop  # type: ignore[operator]
+    return False
+
+
+def _integer(expr: cst.BaseExpression) -> int | None:
+    if type(expr) is cst.Integer:
+        return int(expr.evaluated_value)
+    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus and type(expr.expression) is cst.Integer:
+        return -int(expr.expression.evaluated_value)
+    return None
 
 
 def _always_true(test: cst.BaseExpression) -> bool:
