@@ -84,6 +84,10 @@ def lookup(name: str, scope: Scope, _seen: frozenset[int] = frozenset()) -> set[
         found = _lookup_here(name, current, _seen)
         if found is not None:
             return found
+        if current.parent is None and name == "torch" and current.star_imports:
+            # `from utils import *` where utils.py did `import torch`: a module's `torch`
+            # is the package (the name is that of a module no project shadows)
+            return {"torch"}
         if current.parent is None and len(current.star_imports) == 1:
             return {member_of(current.star_imports[0], name)}
         current = current.parent
