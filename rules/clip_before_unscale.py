@@ -343,6 +343,20 @@ class ClipBeforeUnscale(Rule):
             "            self.scaler.step(self.optimizer)\n"
             "            self.scaler.update()\n",
         ),
+        # a helper clipping through torch's function under a name of its own
+        "import torch\n"
+        "from torch.nn.utils import clip_grad_norm_ as clip\n"
+        "\n"
+        "def clip_gradients(model, max_norm):\n"
+        "    return clip(model.parameters(), max_norm)\n"
+        "\n"
+        "scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    scaler.scale(criterion(model(x), y)).backward()\n"
+        "    clip_gradients(model, 1.0)  # expect: TL101\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n",
     )
     good = (
         # the helper unscales before it clips
@@ -444,6 +458,20 @@ class ClipBeforeUnscale(Rule):
         "                self.scaler.update()\n"
         "            else:\n"
         "                self.optimizer.step()\n",
+        # the same shape with a project function of that name
+        "import torch\n"
+        "from utils import clip_and_log as clip\n"
+        "\n"
+        "def clip_gradients(model, max_norm):\n"
+        "    return clip(model.parameters(), max_norm)\n"
+        "\n"
+        "scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    scaler.scale(criterion(model(x), y)).backward()\n"
+        "    clip_gradients(model, 1.0)\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n",
     )
 
     def finish(self) -> None:

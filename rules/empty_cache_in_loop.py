@@ -653,6 +653,19 @@ class EmptyCacheInLoop(Rule):
             "        for _ in range(n):\n"
             "            self.train_step()\n",
         ),
+        # a helper emptying the cache through a variable holding torch's function
+        "import torch\n"
+        "\n"
+        "free = torch.cuda.empty_cache\n"
+        "\n"
+        "def cleanup():\n"
+        "    free()\n"
+        "\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    criterion(model(x), y).backward()\n"
+        "    optimizer.step()\n"
+        "    cleanup()  # expect: TL201\n",
     )
     good = (
         # a period around the call alone: the author chose when it runs

@@ -869,7 +869,13 @@ def effect_of(ctx: FileContext, call: cst.Call) -> str | None:
     func = call.func
     called = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
     if called not in _EFFECT_NAMES:
-        return None
+        if type(func) is not cst.Name:
+            return None
+        # torch's function under a name of the file's own (`from torch.nn.utils import
+        # clip_grad_norm_ as clip`, `free = torch.cuda.empty_cache`)
+        name = ctx.call_name(call)
+        if name is None or not name.startswith("torch.") or name.rsplit(".", 1)[-1] not in _EFFECT_NAMES:
+            return None
     if optimizer_step(ctx, call) is not None or _named_optimizer_step(call):
         return STEP
     if scheduler_step(ctx, call) is not None and not call.args:
