@@ -65,7 +65,11 @@ class ClipBeforeUnscale(Rule):
     A helper of the project (in this file or a module it imports) that clips
     before it unscales, called between `backward` and `step`, is followed;
     its call is reported, without a fix. A helper held in a variable, and
-    code of installed libraries, are not followed.
+    code of installed libraries, are not followed. A clip in one branch of an
+    `if` whose other branch unscales the same scaler (`if args.fp16:
+    scaler.unscale_(opt); clip(...)` / `else: clip(...)`) is taken for the
+    unscaled path: a helper called before may scale its backward only under
+    the same flag, which this rule does not follow into the helper.
     """
 
     code = "TL101"
@@ -472,6 +476,29 @@ class ClipBeforeUnscale(Rule):
         "    clip_gradients(model, 1.0)\n"
         "    scaler.step(optimizer)\n"
         "    scaler.update()\n",
+        # a helper scales only under a flag: the caller's branch that does not unscale is the unscaled path
+        "import torch\n"
+        "\n"
+        "def backward_step(loss, scaler, args):\n"
+        "    if args.fp16:\n"
+        "        scaler.scale(loss).backward()\n"
+        "    else:\n"
+        "        loss.backward()\n"
+        "\n"
+        "scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    backward_step(criterion(model(x), y), scaler, args)\n"
+        "    if args.fp16:\n"
+        "        scaler.unscale_(optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    else:\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    if args.fp16:\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n"
+        "    else:\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -585,10 +612,30 @@ class ClipBeforeUnscale(Rule):
         if facts and self._helper_unscales(node):
             return frozenset()  # `self.prepare_grads()` that unscales (and may clip after): whichever scaler
         if facts and (is_clip_call(self.ctx, node) or self._helper_clips(node)):
-            scaled = {binding for binding in facts if not _known_none(self.ctx, node, binding.name)}  # type: ignore[attr-defined]
+            scaled = {binding for binding in facts if not _known_none(self.ctx, node, binding.name)  # type: ignore[attr-defined]
+                      and not self._other_branch_unscales(node, binding)}
             if scaled:
                 self._clips.setdefault(node, set()).update(scaled)  # type: ignore[arg-type]
         return facts
+
+    def _other_branch_unscales(self, clip: cst.CSTNode, scaler: Binding) -> bool:
+        """`clip` sits in one branch of an `if` whose other branch unscales `scaler`
+        (`if args.fp16: scaler.unscale_(opt); clip(...)  else: clip(...)`): the code
+        tells its scaled path from the other, whatever a helper called before decides
+        by the same flag (`backward_step(loss, scaler, args)` scaling only `if args.fp16`)."""
+        child = clip
+        for ancestor in self.ctx.ancestors(clip):
+            if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+                return False
+            if type(ancestor) is cst.If and child is not ancestor.test:
+                other = ancestor.orelse if child is ancestor.body else ancestor.body
+                if other is not None and any(
+                        (target := method_call(node, "unscale_")) is not None
+                        and self.ctx.receivers.binding(target) == scaler
+                        for node in self.ctx.subtree(other)):
+                    return True
+            child = ancestor
+        return False
 
     def _fix(self, clip: cst.Call, scalers: set[Binding]) -> Fix | None:
         statement = statement_of(self.ctx, clip)
