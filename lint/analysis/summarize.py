@@ -400,7 +400,8 @@ class _Summarizer:
                   and not self._computing_loop(loop)]
         events: list[Event] = [LOOP] if phases else []
         sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set(),
-                                     "steps": set(), "known_steps": set(), "scales_backward": set()}
+                                     "steps": set(), "known_steps": set(), "scales_backward": set(),
+                                     "plain_steps": set()}
         # gradients cleared by statements (`p.grad = None`, `del p.grad`), in their place among the calls
         clears = [node for node in only(self.nodes, cst.Assign, cst.Del) if clears_grads(self.ctx, node)]
         for call in self.ctx.calls_in_order(self.func.body):
@@ -582,6 +583,10 @@ class _Summarizer:
             yield MAY_ZERO_GRAD  # out of reach (a function of the project is followed instead)
         if effect == STEP:
             self._stepped(call, sets["steps"], sets["known_steps"])
+        elif effect in (None, SCHEDULER_STEP) and not call.args and method_call(call, "step") is not None:
+            stepped = self._param(method_call(call, "step"))  # type: ignore[arg-type]
+            if stepped is not None:
+                sets["plain_steps"].add(stepped)
         elif effect == BACKWARD:
             scaler = scaled_backward_scaler(call)
             owner = (self._param(scaler) or self._own_attribute(scaler)) if scaler is not None else None

@@ -64,3 +64,7 @@ def train_batch(model, optimizer, x, y):
     optimizer.zero_grad()
     F.mse_loss(model(x), y).backward()
     optimizer.step()
+
+
+def step_schedule(scheduler):
+    scheduler.step()
