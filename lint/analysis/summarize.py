@@ -411,6 +411,7 @@ class _Summarizer:
         events.extend(self._clear(node) for node in clears)
         # `def optimize(opt, losses): torch.stack(losses).mean().backward()`
         sets["backpropagates"] = consumed_names(self.ctx, self.func.body) & set(self.params) if BACKWARD in events else set()
+        sets["uncleared_loop_steps"] = self._uncleared_loop_steps(loops) if BACKWARD in events else set()
         returned: list[cst.BaseExpression] = []
         whole: list[cst.BaseExpression] = []  # values returned alone, not in a tuple
         tuples: list[cst.Tuple] = []
@@ -434,6 +435,26 @@ class _Summarizer:
             stores=self._stores(),
             **{name: frozenset(values) for name, values in sets.items()},
         )
+
+    def _uncleared_loop_steps(self, loops: list[cst.CSTNode]) -> set[str]:
+        """Parameters `.step()`ped (not known here as optimizers: those the rule judges
+        in this file) in a loop of this function that back-propagates and clears no
+        gradients: nothing in it clears, may clear by its name, or calls code of the
+        project, which might."""
+        found: set[str] = set()
+        for loop in loops:
+            nodes = self.ctx.subtree(loop.body)  # type: ignore[attr-defined]
+            calls = [node for node in nodes if type(node) is cst.Call]
+            if not any(is_backward(call) for call in calls) or any(
+                    clears_grads(self.ctx, node) for node in nodes) or any(
+                    clearing_name(call) or self.targets.target(call) is not None for call in calls):
+                continue
+            for call in calls:
+                receiver = method_call(call, "step")
+                param = self._param(receiver) if receiver is not None and not call.args else None
+                if param is not None and optimizer_step(self.ctx, call) is None:
+                    found.add(param)
+        return found
 
     def _clear(self, node: cst.CSTNode) -> Event:
         """A statement that clears gradients: of every one it reaches, unless it runs
