@@ -45,7 +45,8 @@ _TRIGGERS = {
     EMPTY_CACHE: "empty_cache", SCHEDULER_STEP: "schedule", BACKWARD: "backward", CLIP: "clip_grad",
     UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward", "backpropagates": "backward",
     "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DistributedSampler",
-    "steps": "backward", "known_steps": "backward", "scales_backward": "backward",
+    "steps": "backward", "known_steps": "backward", "scales_backward": "backward", "plain_steps": "schedule",
+    "uncleared_loop_steps": "backward",
 }
 
 
@@ -90,6 +91,13 @@ class Summary:
     steps: frozenset[str] = frozenset()
     known_steps: frozenset[str] = frozenset()  # those of `steps` its own module knows are optimizers
     scales_backward: frozenset[str] = frozenset()  # params it runs `param.scale(loss).backward()` on
+    # params it calls a bare `.step()` on that it cannot tell are optimizers: a scheduler,
+    # when the caller hands it one (`def step_schedule(scheduler): scheduler.step()`)
+    plain_steps: frozenset[str] = frozenset()
+    # params it steps as optimizers in a loop of its own that back-propagates and never
+    # clears gradients (a `finetune(model, loader, optimizer)` holding the whole loop),
+    # when its module cannot tell they are optimizers: the caller can
+    uncleared_loop_steps: frozenset[str] = frozenset()
     # a constructor's parameters it keeps on the instance, as (attribute, parameter):
     # `self.model = model` in `Evaluator.__init__` is ("self.model", "model")
     stores: tuple[tuple[str, str], ...] = ()
@@ -162,7 +170,7 @@ class Summary:
 
 _FLAGS = ("returns_graph", "returns_half", "returns_distributed_loader")
 _SETS = ("set_epoch", "accumulates", "half", "eval_mode", "backpropagates", "steps", "known_steps",
-         "scales_backward")
+         "scales_backward", "plain_steps", "uncleared_loop_steps")
 
 
 def close(

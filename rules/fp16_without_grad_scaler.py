@@ -57,7 +57,10 @@ class Fp16WithoutGradScaler(Rule):
     Only values computed under a `with` autocast block of the same function
     (or assigned from such values there, a trainer's `self.output` included;
     a value assigned without autocast in the `else:` of an `if use_amp:` does
-    not undo one assigned under it in the `if`) are followed; autocast applied as a
+    not undo one assigned under it in the `if`) are followed, the block
+    entered directly or through a variable of the function holding the
+    autocast (`ctx = torch.autocast("cuda")`, also `ctx = nullcontext()` then
+    `if use_amp: ctx = torch.autocast("cuda")`); autocast applied as a
     decorator on `forward`, or a loss returned from a helper, is not. A dtype
     chosen at run time among values that include float16 counts as float16:
     a command-line flag whose `choices` include it (`getattr(torch,
@@ -178,6 +181,19 @@ class Fp16WithoutGradScaler(Rule):
         "            self.opt.zero_grad()\n"
         "            loss.backward()  # expect: TL103\n"
         "            self.opt.step()\n",
+        # the context is nothing, or autocast when a flag asks for it (vissl's tests)
+        "import contextlib\n"
+        "import torch\n"
+        "def train(model, loader, optimizer, use_amp):\n"
+        "    for x, y in loader:\n"
+        "        context = contextlib.nullcontext()\n"
+        "        if use_amp:\n"
+        "            context = torch.autocast('cuda')\n"
+        "        with context:\n"
+        "            loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        optimizer.step()\n",
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -276,6 +292,38 @@ class Fp16WithoutGradScaler(Rule):
         "        opt.zero_grad()\n"
         "        loss.backward()\n"
         "        opt.step()\n",
+        # the context is nothing, or an autocast that needs no scaler: bfloat16, or on the CPU
+        "import contextlib\n"
+        "import torch\n"
+        "def train(model, loader, optimizer, use_amp):\n"
+        "    for x, y in loader:\n"
+        "        context = contextlib.nullcontext()\n"
+        "        if use_amp:\n"
+        "            context = torch.autocast('cuda', dtype=torch.bfloat16)\n"
+        "        with context:\n"
+        "            loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "def train_cpu(model, loader, optimizer, use_amp):\n"
+        "    for x, y in loader:\n"
+        "        context = contextlib.nullcontext()\n"
+        "        if use_amp:\n"
+        "            context = torch.autocast('cpu')\n"
+        "        with context:\n"
+        "            loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n",
+        # the context is a float16 autocast or a bfloat16 one: either may run, the flag decides
+        "import torch\n"
+        "def train(model, loader, optimizer, use_bf16):\n"
+        "    for x, y in loader:\n"
+        "        context = torch.autocast('cuda', dtype=torch.bfloat16)\n"
+        "        if not use_bf16:\n"
+        "            context = torch.autocast('cuda', dtype=amp_dtype)\n"
+        "        with context:\n"
+        "            loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:

@@ -104,7 +104,10 @@ class MissingTrainMode(Rule):
     called on `self`, and a method of an object built from the model
     (`evaluator = Evaluator(model, val_loader)`) that puts the `self.model`
     its constructor keeps in eval mode (`evaluator.run()`, or
-    `Evaluator(model).run()` built in place).
+    `Evaluator(model).run()` built in place). An `.eval()` whose function
+    saved the mode before it (`was_training = model.training`) and puts it
+    back after it (`if was_training: model.train()`, also in a `finally:`, or
+    `model.train(was_training)`) leaves the model in the mode it came in.
     """
 
     code = "TL405"
@@ -435,6 +438,42 @@ class MissingTrainMode(Rule):
         "    for label, net in zip((\"gen\", \"disc\"), (gen, disc)):\n"
         "        net.eval()  # expect: TL405\n"
         "    validate(gen, disc)\n",
+        # the mode saved on entry is put back only under a second condition: not on every path
+        "import torch\n"
+        "def validate(model, loader, epoch):\n"
+        "    was_training = model.training\n"
+        "    model.eval()  # expect: TL405\n"
+        "    with torch.no_grad():\n"
+        "        total = sum(model(x).sum().item() for x in loader)\n"
+        "    if was_training and epoch > 10:\n"
+        "        model.train()\n"
+        "    return total\n"
+        "def main(model, loader, val_loader, optimizer, epochs):\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        validate(model, val_loader, epoch)\n",
+        # the mode saved is another model's: the trained one is never put back
+        "import torch\n"
+        "def validate(model, ema, loader):\n"
+        "    was_training = ema.training\n"
+        "    model.eval()  # expect: TL405\n"
+        "    with torch.no_grad():\n"
+        "        total = sum(model(x).sum().item() for x in loader)\n"
+        "    if was_training:\n"
+        "        ema.train()\n"
+        "    return total\n"
+        "def main(model, ema, loader, val_loader, optimizer, epochs):\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        validate(model, ema, val_loader)\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -870,6 +909,45 @@ class MissingTrainMode(Rule):
         "    for net in (gen, disc):\n"
         "        net.eval()\n"
         "    validate(gen, disc)\n",
+        # the mode the model had on entry is saved and put back (FastPitch's validate)
+        "import torch\n"
+        "def validate(model, loader):\n"
+        "    was_training = model.training\n"
+        "    model.eval()\n"
+        "    with torch.no_grad():\n"
+        "        total = sum(model(x).sum().item() for x in loader)\n"
+        "    if was_training:\n"
+        "        model.train()\n"
+        "    return total\n"
+        "def main(model, loader, val_loader, optimizer, epochs):\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        validate(model, val_loader)\n",
+        # the same in a context manager that restores the mode in `finally:` (Tacotron2's `evaluating`)
+        "from contextlib import contextmanager\n"
+        "import torch\n"
+        "@contextmanager\n"
+        "def evaluating(model):\n"
+        "    was_training = model.training\n"
+        "    try:\n"
+        "        model.eval()\n"
+        "        yield model\n"
+        "    finally:\n"
+        "        if was_training:\n"
+        "            model.train()\n"
+        "def main(model, loader, val_loader, optimizer, epochs):\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        with evaluating(model), torch.no_grad():\n"
+        "            print(sum(model(x).sum().item() for x in val_loader))\n",
     )
 
     def finish(self) -> None:
@@ -1032,6 +1110,8 @@ class MissingTrainMode(Rule):
             if mode[1] is False:
                 if _one_of_its_layers(self.ctx, node, mode[0]):
                     return facts  # BatchNorm layers frozen on purpose, not a validation switch
+                if _mode_saved_and_restored(self.ctx, node, mode[0]):
+                    return facts  # on the paths where the model was training, it is put back
                 return self._evaluates(facts, node, self.ctx.code(mode[0]))
             return frozenset()
         if is_backward(node):
@@ -1215,6 +1295,29 @@ def _one_of_its_layers(ctx: FileContext, node: cst.CSTNode, receiver: cst.BaseEx
         if type(ancestor) is cst.For and receiver.value in target_names(ancestor.target):
             return type(ancestor.iter) is cst.Call and method_call(ancestor.iter, *_LAYER_WALKS) is not None
     return False
+
+
+def _mode_saved_and_restored(ctx: FileContext, node: cst.CSTNode, receiver: cst.BaseExpression) -> bool:
+    """`model.eval()` after its function saved the mode (`was_training = model.training`)
+    and before it puts it back with `if was_training: model.train()` (also in a
+    `finally:`): where the saved mode was eval, the call changed nothing; where it was
+    train, the model goes back to it. The eval leaves the mode the model came in with."""
+    function = ctx.enclosing_function(node)
+    if function is None:
+        return False
+    model, at = ctx.code(receiver), ctx.order_index(node)
+    saved = {target.target.value for assign in ctx.subtree(function.body)
+             if type(assign) is cst.Assign and ctx.order_index(assign) < at
+             and ctx.enclosing_function(assign) is function
+             and type(assign.value) is cst.Attribute and assign.value.attr.value == "training"
+             and ctx.code(assign.value.value) == model
+             for target in assign.targets if type(target.target) is cst.Name}
+    return bool(saved) and any(
+        type(branch) is cst.If and ctx.order_index(branch) > at and type(branch.test) is cst.Name
+        and branch.test.value in saved and ctx.enclosing_function(branch) is function
+        and any(mode is not None and mode[1] is not False and ctx.code(mode[0]) == model
+                for mode in (mode_switch(ctx, inner) for inner in ctx.subtree(branch.body)))
+        for branch in ctx.subtree(function.body))
 
 
 def _mode_setting_calls(ctx: FileContext) -> dict[cst.CSTNode, Summary]:

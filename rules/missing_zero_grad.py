@@ -130,7 +130,11 @@ class MissingZeroGrad(Rule):
     (`trainer = Trainer(model).cuda()`, then `trainer.train_step(x, y)`,
     the class in this file or another): flagged when neither
     the loop nor that function clears gradients, nor calls something out of
-    reach whose name says it may. The process function given to ignite's
+    reach whose name says it may. So is a call, in a loop or not, that hands
+    an optimizer it knows to a function of another module holding a loop of
+    its own that steps it, back-propagates and clears nothing (`finetune(model,
+    loader, opt)` clearing only once before its loop); a loop there that calls
+    code of the project is not judged. The process function given to ignite's
     `Engine(update_fn)` is judged as a loop's body: the engine runs it on
     every iteration.
     A call into code outside the file
@@ -839,6 +843,21 @@ class MissingZeroGrad(Rule):
                         owners[code] = None if isinstance(optimizer, str) else self._parameters_owner(optimizer)
             if backward:
                 self._judge(loop, steps, clears, owners)
+        self._judge_helper_loops()
+
+    def _judge_helper_loops(self) -> None:
+        """A call handing an optimizer of this file to a function of another module
+        that steps it in a loop of its own, a loop that back-propagates and never
+        clears gradients (`finetune(model, loader, opt)` holding the whole loop,
+        called once): its module cannot tell that it steps an optimizer, this one can."""
+        for call in self.ctx.nodes_of(cst.Call):
+            summary = self.ctx.summaries.of_external_call(call)  # type: ignore[arg-type]
+            if summary is None or not summary.uncleared_loop_steps:
+                continue
+            for slot, arg in argument_slots(call):  # type: ignore[arg-type]
+                if summary.slot(slot) in summary.uncleared_loop_steps and is_optimizer(self.ctx, arg.value):
+                    code = self.ctx.code(arg.value)
+                    self.report(call, _IN_HELPER_LOOP.format(self.ctx.code(call.func), code, code))  # type: ignore[attr-defined]
 
     def _judge(self, loop: cst.CSTNode, steps: list[tuple[cst.CSTNode, str, str | None]],
                clears: list[tuple[cst.CSTNode, str | None, bool, bool]], owners: dict[str, str | None]) -> None:

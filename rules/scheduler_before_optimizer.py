@@ -65,7 +65,10 @@ class SchedulerBeforeOptimizer(Rule):
     through a class's `__init__` (`Trainer(model, optimizer, scheduler)` then
     `self.scheduler.step()`), and the optimizer step through the functions of
     the file and of the project's other modules (an epoch-level
-    `scheduler.step()` before `train_one_epoch(...)` of `engine.py`). A
+    `scheduler.step()` before `train_one_epoch(...)` of `engine.py`), as is
+    the scheduler step of another module's function that steps the scheduler
+    it is given and no optimizer (`utils.step_schedule(scheduler)`), reported
+    at its call. A
     scheduler built in another module and passed in is not known. A scheduler
     built from one optimizer is not taken as stepped before another optimizer
     that has a constructor of its own in the file (a GAN's generator and
@@ -354,19 +357,36 @@ class SchedulerBeforeOptimizer(Rule):
                 if (stepped is not None and self._another_optimizer(call, stepped)) or self._earlier_call(call, node)
             )
             for scheduler_call in pending - others:
-                self.report(scheduler_call)
+                if scheduler_step(self.ctx, scheduler_call) is not None:
+                    self.report(scheduler_call)
+                else:  # a function of another module steps it
+                    self.report(scheduler_call, _THROUGH_HELPER.format(self.ctx.code(scheduler_call.func)))  # type: ignore[attr-defined]
             return others | (facts & markers) | self._stepped_markers(node, stepped)
-        scheduler = scheduler_step(self.ctx, node)
-        # `step(metric)` / `step(epoch)` set the value explicitly: nothing is skipped; nor is
-        # anything when its optimizer stepped first on the way here (`opt.step(); sched.step()`
-        # before a loop that steps the optimizer again)
-        if (scheduler is not None and not node.args and not self._metric_driven(scheduler)  # type: ignore[attr-defined]
+        scheduler = self._scheduler_of(node)
+        # nothing is skipped when its optimizer stepped first on the way here (`opt.step();
+        # sched.step()` before a loop that steps the optimizer again)
+        if (scheduler is not None and not self._metric_driven(scheduler)
                 and not self._counter_set(scheduler) and not self._stepped_before(scheduler, facts)):
             return facts | {node}
         return facts
 
+    def _scheduler_of(self, node: cst.CSTNode) -> cst.BaseExpression | None:
+        """The scheduler `node` steps to its next value: `scheduler.step()` (not
+        `step(metric)` / `step(epoch)`, which set the value explicitly), or a call of
+        another module's function that steps the scheduler it is given and no
+        optimizer (`utils.step_schedule(scheduler)`)."""
+        scheduler = scheduler_step(self.ctx, node)
+        if scheduler is not None:
+            return None if node.args else scheduler  # type: ignore[attr-defined]
+        summary = self.ctx.summaries.of_external_call(node) if type(node) is cst.Call else None
+        if summary is None or not summary.plain_steps or summary.does(STEP):
+            return None
+        given = [arg.value for slot, arg in argument_slots(node)  # type: ignore[arg-type]
+                 if summary.slot(slot) in summary.plain_steps and self.ctx.receivers.is_kind(arg.value, SCHEDULER)]
+        return given[0] if len(given) == 1 else None
+
     def _steps_scheduler(self, call: cst.CSTNode, binding: Binding) -> bool:
-        scheduler = scheduler_step(self.ctx, call)
+        scheduler = self._scheduler_of(call)
         return scheduler is not None and self.ctx.receivers.binding(scheduler) == binding
 
     def _marker(self, optimizer: str) -> cst.CSTNode:
@@ -421,7 +441,7 @@ class SchedulerBeforeOptimizer(Rule):
         stepped_binding = receivers.binding(stepped)
         if stepped_binding is None or not self._built_optimizer(stepped_binding):
             return False
-        scheduler = scheduler_step(self.ctx, scheduler_call)
+        scheduler = self._scheduler_of(scheduler_call)
         binding = receivers.binding(scheduler) if scheduler is not None else None
         built_from = constructor_argument(receivers, binding, "optimizer") if binding is not None else None
         owner = receivers.binding(built_from) if built_from is not None else None
@@ -456,6 +476,10 @@ class SchedulerBeforeOptimizer(Rule):
         binding = receivers.binding(scheduler)
         built = receivers.constructions.get(binding, []) if binding is not None else []
         return any((self.ctx.call_name(call) or "").endswith(_METRIC_DRIVEN) for call in built)
+
+
+_THROUGH_HELPER = ("`{}()` steps the scheduler before `optimizer.step()`: the first value of the schedule is "
+                   "skipped; step the scheduler after the optimizer")
 
 
 def _is_event(node: cst.CSTNode) -> bool:

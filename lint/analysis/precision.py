@@ -165,18 +165,19 @@ def autocast_of_with_item(ctx: FileContext, item: cst.BaseExpression) -> cst.Cal
         return item  # type: ignore[return-value]
     if type(item) in (cst.Name, cst.Attribute):
         if type(item) is cst.Name:
-            value = single_assignment(ctx, item)
+            values = assignments(ctx, item) or []
         else:
             binding = ctx.receivers.binding(item)
             values = ctx.receivers.assigned(binding) if binding is not None else []
-            value = values[0] if len(values) == 1 else None
-        if type(value) is cst.IfExp:
-            # `autocast(...) if device_type == "cuda" else nullcontext()`: the
-            # other branch does not autocast at all
-            autocasts = [v for v in (value.body, value.orelse) if is_autocast(ctx, v)]
-            value = autocasts[0] if len(autocasts) == 1 else None
-        if value is not None and is_autocast(ctx, value):
-            return value  # type: ignore[return-value]
+            values = values if len(values) == 1 else []
+        if len(values) == 1 and type(values[0]) is cst.IfExp:
+            values = [values[0].body, values[0].orelse]
+        # `autocast(...) if device_type == "cuda" else nullcontext()`, or `ctx =
+        # nullcontext()` then `if use_amp: ctx = autocast(...)`: the other value
+        # does not autocast at all
+        autocasts = [value for value in values if is_autocast(ctx, value)]
+        if len(autocasts) == 1:
+            return autocasts[0]  # type: ignore[return-value]
     return None
 
 
@@ -184,6 +185,14 @@ def single_assignment(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | 
     """The value of the only `name = value` statement in the scope `name` is
     read in, when the name is bound nowhere else there (not a parameter, not a
     loop target)."""
+    values = assignments(ctx, name)
+    return values[0] if values is not None and len(values) == 1 else None
+
+
+def assignments(ctx: FileContext, name: cst.Name) -> list[cst.BaseExpression] | None:
+    """The values of every `name = value` statement in the scope `name` is read
+    in; None when the name is bound there in any other way (a parameter, a loop
+    target, an augmented assignment, an unpacking)."""
     scope = ctx.scope_of(name)
     if type(scope.node) is cst.FunctionDef:
         params = scope.node.params
@@ -206,7 +215,7 @@ def single_assignment(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | 
             target = node.target if type(node) is not cst.WithItem else (node.asname.name if node.asname else None)
             if target is not None and _binds(target, name.value):
                 return None
-    return values[0] if len(values) == 1 else None
+    return values
 
 
 def global_value(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:

@@ -400,7 +400,8 @@ class _Summarizer:
                   and not self._computing_loop(loop)]
         events: list[Event] = [LOOP] if phases else []
         sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set(),
-                                     "steps": set(), "known_steps": set(), "scales_backward": set()}
+                                     "steps": set(), "known_steps": set(), "scales_backward": set(),
+                                     "plain_steps": set()}
         # gradients cleared by statements (`p.grad = None`, `del p.grad`), in their place among the calls
         clears = [node for node in only(self.nodes, cst.Assign, cst.Del) if clears_grads(self.ctx, node)]
         for call in self.ctx.calls_in_order(self.func.body):
@@ -410,6 +411,7 @@ class _Summarizer:
         events.extend(self._clear(node) for node in clears)
         # `def optimize(opt, losses): torch.stack(losses).mean().backward()`
         sets["backpropagates"] = consumed_names(self.ctx, self.func.body) & set(self.params) if BACKWARD in events else set()
+        sets["uncleared_loop_steps"] = self._uncleared_loop_steps(loops) if BACKWARD in events else set()
         returned: list[cst.BaseExpression] = []
         whole: list[cst.BaseExpression] = []  # values returned alone, not in a tuple
         tuples: list[cst.Tuple] = []
@@ -433,6 +435,26 @@ class _Summarizer:
             stores=self._stores(),
             **{name: frozenset(values) for name, values in sets.items()},
         )
+
+    def _uncleared_loop_steps(self, loops: list[cst.CSTNode]) -> set[str]:
+        """Parameters `.step()`ped (not known here as optimizers: those the rule judges
+        in this file) in a loop of this function that back-propagates and clears no
+        gradients: nothing in it clears, may clear by its name, or calls code of the
+        project, which might."""
+        found: set[str] = set()
+        for loop in loops:
+            nodes = self.ctx.subtree(loop.body)  # type: ignore[attr-defined]
+            calls = [node for node in nodes if type(node) is cst.Call]
+            if not any(is_backward(call) for call in calls) or any(
+                    clears_grads(self.ctx, node) for node in nodes) or any(
+                    clearing_name(call) or self.targets.target(call) is not None for call in calls):
+                continue
+            for call in calls:
+                receiver = method_call(call, "step")
+                param = self._param(receiver) if receiver is not None and not call.args else None
+                if param is not None and optimizer_step(self.ctx, call) is None:
+                    found.add(param)
+        return found
 
     def _clear(self, node: cst.CSTNode) -> Event:
         """A statement that clears gradients: of every one it reaches, unless it runs
@@ -582,6 +604,10 @@ class _Summarizer:
             yield MAY_ZERO_GRAD  # out of reach (a function of the project is followed instead)
         if effect == STEP:
             self._stepped(call, sets["steps"], sets["known_steps"])
+        elif effect in (None, SCHEDULER_STEP) and not call.args and method_call(call, "step") is not None:
+            stepped = self._param(method_call(call, "step"))  # type: ignore[arg-type]
+            if stepped is not None:
+                sets["plain_steps"].add(stepped)
         elif effect == BACKWARD:
             scaler = scaled_backward_scaler(call)
             owner = (self._param(scaler) or self._own_attribute(scaler)) if scaler is not None else None
@@ -773,7 +799,33 @@ class _Summarizer:
             return [expr]
         receivers = self.ctx.receivers
         binding = receivers.binding(expr)
-        return list(receivers.constructions.get(binding, [])) if binding is not None else []
+        return _reaching(self.ctx, expr, receivers.constructions.get(binding, [])) if binding is not None else []
+
+
+def _reaching(ctx: FileContext, use: cst.BaseExpression, calls: list[cst.Call]) -> list[cst.Call]:
+    """The calls assigned to a variable that may be its value at `use`, when all
+    are in `use`'s function: from the last one assigned in a statement that always
+    runs before `use` (in a block around it) on, and, in a loop around `use`, those
+    after it too (`sampler` of a train loader, then taken again for the eval one)."""
+    function = ctx.enclosing_function(use)
+    if len(calls) < 2 or any(ctx.enclosing_function(call) is not function for call in calls):
+        return list(calls)
+    around = set(ctx.ancestors(use))
+    at = ctx.order_index(use)
+
+    def statement(call: cst.Call) -> cst.CSTNode | None:
+        return next((a for a in ctx.ancestors(call) if isinstance(a, cst.BaseStatement)), None)
+
+    always = [call for call in calls if ctx.order_index(call) < at and type(statement(call)) is cst.SimpleStatementLine
+              and ctx.parent(statement(call)) in around]  # type: ignore[arg-type]
+    if not always:
+        return list(calls)
+    start = max(ctx.order_index(call) for call in always)
+    loops = [a for a in around if type(a) in (cst.For, cst.While)
+             and (function is None or function in ctx.ancestors(a))]
+    return [call for call in calls if start <= ctx.order_index(call) < at or (
+        ctx.order_index(call) > at and any(ctx.order_index(loop) < ctx.order_index(call) <= ctx.subtree_end(loop)
+                                           for loop in loops))]
 
 
 def batched(value: cst.BaseExpression) -> cst.BaseExpression:

@@ -1,5 +1,13 @@
 """Trains on a builder's loader and never gives its sampler an epoch."""
-from data import build_eval_loader, build_loader, build_train_loader, build_train_val
+from data import (
+    build_eval_loader,
+    build_loader,
+    build_maybe_ordered,
+    build_reassigned,
+    build_reusing_name,
+    build_train_loader,
+    build_train_val,
+)
 
 
 def main(model, optimizer, train_set, val_set, epochs):
@@ -20,3 +28,15 @@ def main_pair(model, optimizer, train_set, val_set, epochs):
             model(batch).backward()
             optimizer.step()
             optimizer.zero_grad()
+
+
+def main_reused_name(model, optimizer, train_set, val_set, epochs):
+    train_loader, valid_loader = build_reusing_name(train_set, val_set)  # expect: TL302
+    ordered = build_reassigned(train_set)
+    maybe_ordered = build_maybe_ordered(train_set, epochs > 1)
+    for epoch in range(epochs):
+        for loader in (train_loader, ordered, maybe_ordered):
+            for batch in loader:
+                model(batch).backward()
+                optimizer.step()
+                optimizer.zero_grad()

@@ -64,3 +64,29 @@ def train_batch(model, optimizer, x, y):
     optimizer.zero_grad()
     F.mse_loss(model(x), y).backward()
     optimizer.step()
+
+
+def finetune(model, loader, optimizer):
+    model.zero_grad()  # once, before the loop
+    for x, y in loader:
+        F.mse_loss(model(x), y).backward()
+        optimizer.step()
+
+
+def finetune_clears(model, loader, optimizer):
+    for x, y in loader:
+        optimizer.zero_grad()
+        F.mse_loss(model(x), y).backward()
+        optimizer.step()
+
+
+def finetune_accumulating(model, loader, optimizer, accum):
+    for i, (x, y) in enumerate(loader):
+        F.mse_loss(model(x), y).backward()
+        if (i + 1) % accum == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+
+
+def step_schedule(scheduler):
+    scheduler.step()

@@ -2,7 +2,16 @@
 the loops that never clear gradients are flagged at the call."""
 import torch
 
-from engine import StepMixin, train_one_epoch, train_one_epoch_clears, train_step, train_step_resets
+from engine import (
+    StepMixin,
+    finetune,
+    finetune_accumulating,
+    finetune_clears,
+    train_one_epoch,
+    train_one_epoch_clears,
+    train_step,
+    train_step_resets,
+)
 from trainer import Trainer
 
 
@@ -28,6 +37,15 @@ def probe(model, loader, stepper):
     # `stepper` may be anything: nothing here says it is an optimizer
     for x, y in loader:
         train_step(model, stepper, x, y)
+    finetune(model, loader, stepper)
+
+
+def tune(model, loader):
+    # each function holds the whole loop, called once
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    finetune(model, loader, optimizer)  # expect: TL401
+    finetune_clears(model, loader, optimizer)
+    finetune_accumulating(model, loader, optimizer, 4)
 
 
 class Runner(StepMixin):
