@@ -1,6 +1,6 @@
 import libcst as cst
 
-from trainlint.analysis.dataflow import is_constant
+from trainlint.analysis.dataflow import is_constant, target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
     CallFlow,
@@ -75,7 +75,11 @@ class EvalWithoutNoGrad(Rule):
     during training; loops of the function that do not hold the forward,
     a training loop beside the evaluation loop, do not count; the `step()`
     of an environment built by gym, gymnasium or another environment package
-    is a rollout's, not a training step), and comprehensions are left alone. A model whose
+    is a rollout's, not a training step), and comprehensions are left alone.
+    Inside a training loop, only an `if` that switches the model to `.eval()`,
+    calls it and puts it back in train mode, back-propagating nothing and
+    binding nothing the loop reads after it, is an evaluation (a look at the
+    model every N steps), and flagged. A model whose
     parameters are all frozen records no graph and is never flagged:
     `model.requires_grad_(False)` (also chained with `.eval()` / `.to()`, or
     on the constructed model), or a loop over `model.parameters()` /
@@ -241,6 +245,18 @@ class EvalWithoutNoGrad(Rule):
         "        scores.append(model(x).argmax(1) == y)  # expect: TL406\n"
         "        log(opt, len(scores))\n"
         "    return scores\n",
+        # a look at the model every 10 steps inside the training loop, train mode put back after it
+        "import torch\n"
+        "for t in range(steps):\n"
+        "    loss = criterion(net(x), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "    if t % 10 == 0:\n"
+        "        net.eval()\n"
+        "        test_pred = net(test_x)  # expect: TL406\n"
+        "        print(float(criterion(test_pred, test_y)))\n"
+        "        net.train()\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -386,6 +402,39 @@ class EvalWithoutNoGrad(Rule):
         "        model.zero_grad()\n"
         "        loss = sum(model(images, targets).values())\n"
         "        backward_and_step(loss, optimizer)\n",
+        # a forward in eval mode whose output the training step reads after the if
+        "import torch\n"
+        "for t in range(steps):\n"
+        "    if t % 10 == 0:\n"
+        "        net.eval()\n"
+        "        anchor = net(x_ref)\n"
+        "        net.train()\n"
+        "    loss = criterion(net(x), y) + (net(x_ref) - anchor).pow(2).mean()\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        "import torch\n"
+        "for t in range(steps):\n"
+        "    loss = criterion(net(x), y)\n"
+        "    if t % 10 == 0:\n"
+        "        net.eval()\n"
+        "        loss = loss + criterion(net(x_clean), y)\n"
+        "        net.train()\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        "import torch\n"
+        "for t in range(steps):\n"
+        "    loss = criterion(net(x), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "    if t % 10 == 0:\n"
+        "        net.eval()\n"
+        "        with torch.no_grad():\n"
+        "            test_pred = net(test_x)\n"
+        "        print(float(criterion(test_pred, test_y)))\n"
+        "        net.train()\n",
     )
 
     def finish(self) -> None:
@@ -421,12 +470,38 @@ class EvalWithoutNoGrad(Rule):
                 break
             if type(ancestor) in (cst.FunctionDef, cst.Lambda):
                 return False
-        if loop is None or self._needs_graph(loop.body):
+        if loop is None:
             return False
+        if self._needs_graph(loop.body):
+            return self._evaluation_block(call, loop)
         function = self.ctx.enclosing_function(call)
         if function is not None and self._function_needs_graph(function, call):
             return False
         return grad_mode_at(self.ctx, call) is None
+
+    def _evaluation_block(self, call: cst.Call, loop: cst.For | cst.While) -> bool:
+        """A look at the model now and then inside the training loop (`if t % 10 == 0:
+        net.eval(); pred = net(test_x); print(...); net.train()`): the call sits in an
+        `if` of the loop that puts the model back in train mode after it, runs no
+        backward or step, and binds nothing the loop reads after the `if`."""
+        block = next((a for a in self.ctx.ancestors(call) if type(a) is cst.If), None)
+        if block is None or not any(a is loop for a in self.ctx.ancestors(block)) or self._needs_graph(block):
+            return False
+        model = next((f for f in _models_called(call.func)), None)
+        at = self.ctx.order_index(call)
+        restored = any(
+            self.ctx.order_index(node) > at and (mode := mode_switch(self.ctx, node)) is not None
+            and mode[1] is not False and model is not None and self.ctx.code(mode[0]) == self.ctx.code(model)
+            for node in self.ctx.subtree(block))
+        if not restored or grad_mode_at(self.ctx, call) is not None:
+            return False
+        bound = {name for node in self.ctx.subtree(block)
+                 if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign)
+                 for target in (node.targets if type(node) is cst.Assign else [node])  # type: ignore[attr-defined]
+                 for name in target_names(target.target)}
+        end = self.ctx.subtree_end(block)
+        return not any(type(node) is cst.Name and node.value in bound and self.ctx.order_index(node) > end
+                       for node in self.ctx.subtree(loop.body))
 
     def _function_needs_graph(self, function: cst.FunctionDef, call: cst.Call) -> bool:
         """Whether the function back-propagates or steps other than in loops of its own
