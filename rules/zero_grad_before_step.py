@@ -68,11 +68,10 @@ class ZeroGradBeforeStep(Rule):
     fp32 master weights that the optimizer steps). Putting a gradient in place
     (`p.grad = g`, neither `None` nor zeros) is not a clear, nor is a clear of
     the parameters a test of each picks in a loop over them (`if "prototypes"
-    in name: p.grad = None`, a part frozen while the rest trains). A clear in
-    the `except` handler of a `try:` around the backward (an out-of-memory
-    backward's partial gradients dropped) that returns a value its callers read
-    is not followed into them: the caller may skip the step on it, as fairseq's
-    trainer does.
+    in name: p.grad = None`, a part frozen while the rest trains). Nor is a
+    clear in the `except` handler of a `try:` around the backward (fairseq's
+    out-of-memory handler): the backward failed, and the gradients dropped are
+    its partial ones, whether the step then runs or is skipped.
     """
 
     code = "TL402"
@@ -205,32 +204,6 @@ class ZeroGradBeforeStep(Rule):
         "    D_out.backward(torch.ones_like(D_out), True)\n"
         "    opt_d.zero_grad()  # expect: TL402\n"
         "    opt_d.step()\n",
-        # the out-of-memory handler drops the partial gradients, then the step still runs
-        "import torch\n"
-        "def train_step(model, optimizer, x, y):\n"
-        "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
-        "    try:\n"
-        "        loss.backward()\n"
-        "    except RuntimeError as e:\n"
-        "        if 'out of memory' not in str(e):\n"
-        "            raise\n"
-        "        optimizer.zero_grad()  # expect: TL402\n"
-        "    optimizer.step()\n"
-        "    optimizer.zero_grad()\n",
-        # the handler's flag is dropped: the caller steps after an out-of-memory backward too
-        "import torch\n"
-        "class Trainer:\n"
-        "    def _backward(self, loss):\n"
-        "        try:\n"
-        "            loss.backward()\n"
-        "        except RuntimeError:\n"
-        "            self.optimizer.zero_grad()  # expect: TL402\n"
-        "            return 1\n"
-        "        return 0\n"
-        "    def train_step(self, x, y):\n"
-        "        self._backward(torch.nn.functional.mse_loss(self.model(x), y))\n"
-        "        self.optimizer.step()\n"
-        "        self.optimizer.zero_grad()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -380,6 +353,33 @@ class ZeroGradBeforeStep(Rule):
         "            return\n"
         "        self.optimizer.step()\n"
         "        self.optimizer.zero_grad()\n",
+        # the out-of-memory handler drops the partial gradients and the step still runs: no
+        # gradient of this iteration is lost, the backward failed
+        "import torch\n"
+        "def train_step(model, optimizer, x, y):\n"
+        "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "    try:\n"
+        "        loss.backward()\n"
+        "    except RuntimeError as e:\n"
+        "        if 'out of memory' not in str(e):\n"
+        "            raise\n"
+        "        optimizer.zero_grad()\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n",
+        # the same, with the handler's flag dropped by the caller
+        "import torch\n"
+        "class Trainer:\n"
+        "    def _backward(self, loss):\n"
+        "        try:\n"
+        "            loss.backward()\n"
+        "        except RuntimeError:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            return 1\n"
+        "        return 0\n"
+        "    def train_step(self, x, y):\n"
+        "        self._backward(torch.nn.functional.mse_loss(self.model(x), y))\n"
+        "        self.optimizer.step()\n"
+        "        self.optimizer.zero_grad()\n",
     )
 
     def finish(self) -> None:
@@ -414,32 +414,23 @@ class ZeroGradBeforeStep(Rule):
             and clears_grads(self.ctx, node)
             and not sets_gradients(node)
             and not self._some_parameters(node)
-            and not self._failed_backward_reported(node, backwards)
+            and not self._failed_backward(node, backwards)
         ):
             return facts | {(node, self._cleared_optimizer(node))}
         return facts
 
-    def _failed_backward_reported(self, clear: cst.CSTNode, backwards: list[cst.CSTNode]) -> bool:
-        """`clear` in an `except` handler of a `try:` around the backward, a handler
-        that ends by returning a value its function's callers all read (fairseq's
-        out-of-memory handler drops the partial gradients and returns a flag on which
-        the caller skips the step): what the caller does with it is not followed. A
-        handler that goes on to the step, or whose result is dropped, is still a clear."""
+    def _failed_backward(self, clear: cst.CSTNode, backwards: list[cst.CSTNode]) -> bool:
+        """`clear` in an `except` handler of a `try:` around the backward (fairseq's
+        out-of-memory handler): the backward failed, and what it left are partial
+        gradients; no gradient of this iteration is lost, whether the step then runs
+        or the caller skips it."""
         handler = next((a for a in self.ctx.ancestors(clear)
                         if type(a) in (cst.ExceptHandler, cst.ExceptStarHandler, cst.FunctionDef, cst.Lambda)), None)
         if type(handler) not in (cst.ExceptHandler, cst.ExceptStarHandler):
             return False
         attempt = self.ctx.parent(handler)
         start, end = self.ctx.order_index(attempt.body), self.ctx.subtree_end(attempt.body)  # type: ignore[attr-defined]
-        if not any(start <= self.ctx.order_index(b) <= end for b in backwards):
-            return False
-        last = handler.body.body[-1] if type(handler.body) is cst.IndentedBlock else None  # type: ignore[attr-defined]
-        returned = last.body[-1] if type(last) is cst.SimpleStatementLine else None
-        if type(returned) is not cst.Return or returned.value is None:
-            return False
-        function = self.ctx.enclosing_function(handler)
-        sites = self.ctx.call_sites(function) if function is not None else []
-        return all(type(self.ctx.parent(site)) is not cst.Expr for site in sites)
+        return any(start <= self.ctx.order_index(b) <= end for b in backwards)
 
     def _some_parameters(self, node: cst.CSTNode) -> bool:
         """A clear of the parameters a condition picks in the loop over them
