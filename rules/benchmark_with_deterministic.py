@@ -10,6 +10,7 @@ from trainlint.rule import Rule
 
 BENCHMARK = "torch.backends.cudnn.benchmark"
 DETERMINISTIC = "torch.backends.cudnn.deterministic"
+ALGORITHMS = "torch.use_deterministic_algorithms"
 
 
 class BenchmarkWithDeterministic(Rule):
@@ -17,9 +18,10 @@ class BenchmarkWithDeterministic(Rule):
     ## What it does
     Flags a file that sets both `torch.backends.cudnn.benchmark = True` and
     `torch.backends.cudnn.deterministic = True` (under any alias, e.g.
-    `import torch.backends.cudnn as cudnn`). The finding points at the later
-    of the two assignments; a file gets one finding, at the last assignment
-    that completes such a pair.
+    `import torch.backends.cudnn as cudnn`), or `benchmark = True` and
+    `torch.use_deterministic_algorithms(True)`, which asks for deterministic
+    convolutions too. The finding points at the later of the two; a file gets
+    one finding, at the last one that completes such a pair.
 
     ## Why is this bad?
     `benchmark = True` lets cuDNN time several convolution algorithms and pick
@@ -94,6 +96,16 @@ class BenchmarkWithDeterministic(Rule):
         "        torch.backends.cudnn.deterministic = True  # expect: TL501\n"
         "        return evaluate()\n"
         "    train()\n",
+        # a seeding function that asks for deterministic algorithms
+        "import torch\n"
+        "\n"
+        "def set_seed(seed):\n"
+        "    torch.manual_seed(seed)\n"
+        "    torch.use_deterministic_algorithms(True)\n"
+        "\n"
+        "def main():\n"
+        "    set_seed(0)\n"
+        "    torch.backends.cudnn.benchmark = True  # expect: TL501\n",
     )
     good = (
         # the chapter's set_seed: deterministic on, benchmark off
@@ -144,25 +156,46 @@ class BenchmarkWithDeterministic(Rule):
         "    pass\n"
         "cudnn.benchmark = True\n"
         "cudnn.deterministic = True\n",
+        # deterministic algorithms switched off again before benchmark is switched on
+        "import torch\n"
+        "torch.use_deterministic_algorithms(True)\n"
+        "torch.use_deterministic_algorithms(False)\n"
+        "torch.backends.cudnn.benchmark = True\n",
+        "import torch\n"
+        "if args.deterministic:\n"
+        "    torch.use_deterministic_algorithms(True)\n"
+        "else:\n"
+        "    torch.backends.cudnn.benchmark = True\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self._assignments: list[cst.Assign] = []
+        self._algorithm_switches: list[cst.Call] = []
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             if type(target.target) is cst.Attribute and target.target.attr.value in ("benchmark", "deterministic"):
                 self._assignments.append(node)
 
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        last = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+        if last == "use_deterministic_algorithms" and self.ctx.call_name(node) == ALGORITHMS:
+            self._algorithm_switches.append(node)
+
     def finish(self) -> None:
         flags = [(self.ctx.qualified_name(n.targets[0].target), n) for n in self._assignments]
         on = [(name, n) for name, n in flags if name in (BENCHMARK, DETERMINISTIC) and is_constant(n.value, "True")]
         self._resets = {n: name for name, n in flags if name in (BENCHMARK, DETERMINISTIC) and (name, n) not in on}
+        # `torch.use_deterministic_algorithms(True)` asks for deterministic convolutions as well
+        switched = [(call, _mode(call)) for call in self._algorithm_switches]
+        self._resets.update({call: DETERMINISTIC for call, mode in switched if mode == "False"})
         benchmarks = [n for name, n in on if name == BENCHMARK]
-        deterministics = [n for name, n in on if name == DETERMINISTIC]
+        deterministics: list[cst.CSTNode] = [n for name, n in on if name == DETERMINISTIC]
+        deterministics += [call for call, mode in switched if mode == "True"]
         # pre-order position: which assignment is written later
-        order = {node: self.ctx.order_index(node) for node in self.ctx.nodes_of(cst.Assign)}
+        order = {node: self.ctx.order_index(node) for node in [*self.ctx.nodes_of(cst.Assign), *self._algorithm_switches]}
         completing = [
             later
             for later in benchmarks + deterministics
@@ -173,7 +206,14 @@ class BenchmarkWithDeterministic(Rule):
             )
         ]
         if completing:  # one finding per file: the last assignment that completes a pair
-            self.report(max(completing, key=order.__getitem__))
+            last = max(completing, key=order.__getitem__)
+            pairs = [other for other in (deterministics if last in benchmarks else benchmarks)
+                     if order[other] < order[last]]
+            if any(type(node) is cst.Call for node in [last, *pairs]):
+                self.report(last, "cuDNN `benchmark = True` contradicts `torch.use_deterministic_algorithms(True)` "
+                                  "set in the same file: the fastest algorithm cuDNN times may differ from run to run")
+            else:
+                self.report(last)
 
     def _reset_between(self, other: cst.Assign, later: cst.Assign, order: dict[cst.CSTNode, int]) -> bool:
         """The flag `other` set is set again (to anything but True) after it, by a
@@ -197,8 +237,10 @@ class BenchmarkWithDeterministic(Rule):
                 return True
         return False
 
-    def _flag(self, node: cst.Assign) -> str | None:
-        return self.ctx.qualified_name(node.targets[0].target)
+    def _flag(self, node: cst.CSTNode) -> str | None:
+        if type(node) is cst.Call:
+            return DETERMINISTIC
+        return self.ctx.qualified_name(node.targets[0].target)  # type: ignore[attr-defined]
 
     def _exclusive(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         """`a` and `b` sit in different branches of one `if` statement."""
@@ -216,11 +258,23 @@ class BenchmarkWithDeterministic(Rule):
         return out
 
 
-def _assignments_in(statement: cst.CSTNode) -> list[cst.Assign]:
-    """The assignments a simple statement line makes (compound statements: none)."""
+def _assignments_in(statement: cst.CSTNode) -> list[cst.CSTNode]:
+    """The assignments a simple statement line makes, and the calls it is
+    (`torch.use_deterministic_algorithms(False)`); compound statements: none."""
     if type(statement) is not cst.SimpleStatementLine:
         return []
-    return [small for small in statement.body if type(small) is cst.Assign]
+    return [small.value if type(small) is cst.Expr else small for small in statement.body
+            if type(small) is cst.Assign or (type(small) is cst.Expr and type(small.value) is cst.Call)]
+
+
+def _mode(call: cst.Call) -> str | None:
+    """`True` / `False` when the call's mode is written as that literal."""
+    for index, arg in enumerate(call.args):
+        if (arg.keyword is None and index == 0 and not arg.star) or (arg.keyword is not None and arg.keyword.value == "mode"):
+            for literal in ("True", "False"):
+                if is_constant(arg.value, literal):
+                    return literal
+    return None
 
 
 def _within(node: cst.CSTNode, block: cst.CSTNode, ctx: FileContext) -> bool:
