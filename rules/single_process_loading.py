@@ -2,7 +2,15 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import Values, dataloader_calls, has_star_args, is_constant, iterated_where_built, keyword
+from trainlint.analysis.dataflow import (
+    Values,
+    dataloader_calls,
+    has_star_args,
+    is_constant,
+    iterated_loader,
+    iterated_where_built,
+    keyword,
+)
 from trainlint.analysis.iteration import file_trains
 from trainlint.analysis.precision import argument
 from trainlint.analysis.walk import only
@@ -51,8 +59,10 @@ class SingleProcessLoading(Rule):
     A preview rule (off unless selected): in-memory datasets load fast enough
     without workers. Loaders named for validation or testing, loaders whose
     arguments come through `**kwargs`, an explicit `num_workers=0` (a
-    deliberate choice), and a loader iterated where it is built in a file that
-    trains nothing (one pass for normalisation statistics) are not flagged.
+    deliberate choice), and, in a file that trains nothing, a loader iterated
+    where it is built (one pass for normalisation statistics) or held by a
+    variable of a function or of an `if __name__ == "__main__":` block that
+    the code only iterates (a demo printing a few batches) are not flagged.
     """
 
     code = "TL504"
@@ -85,6 +95,13 @@ class SingleProcessLoading(Rule):
         "    for epoch in range(epochs):\n"
         "        for x, y in DataLoader(train_set, batch_size=64, shuffle=True):  # expect: TL504\n"
         "            train_step(model, optimizer, x, y)\n",
+        # a builder that looks at a batch and returns the loader
+        "from torch.utils.data import DataLoader\n"
+        "\n"
+        "def get_loaders(train_set):\n"
+        "    train_loader = DataLoader(train_set, batch_size=64)  # expect: TL504\n"
+        "    print(next(iter(train_loader))[0].shape)\n"
+        "    return train_loader\n",
     )
     good = (
         "from torch.utils.data import DataLoader\n"
@@ -135,6 +152,21 @@ class SingleProcessLoading(Rule):
         "def mean_std(train_set):\n"
         "    data = torch.cat([images for images, _ in DataLoader(train_set, batch_size=256)])\n"
         "    return data.mean(dim=[0, 2, 3]), data.std(dim=[0, 2, 3])\n",
+        # a demo under __main__ that prints a few batches, in a file that trains nothing
+        "from torch.utils.data import DataLoader\n"
+        "\n"
+        "if __name__ == \"__main__\":\n"
+        "    train_loader = DataLoader(train_set, batch_size=4)\n"
+        "    for images, labels in train_loader:\n"
+        "        print(images.shape, labels)\n"
+        "        break\n",
+        "from torch.utils.data import DataLoader\n"
+        "\n"
+        "def show(train_set):\n"
+        "    train_loader = DataLoader(train_set, batch_size=64)\n"
+        "    print(len(train_loader))\n"
+        "    images, labels = next(iter(train_loader))\n"
+        "    print(images.shape)\n",
     )
 
     def finish(self) -> None:
@@ -153,7 +185,40 @@ class SingleProcessLoading(Rule):
         drained = (type(parent) is cst.Arg and type(self.ctx.parent(parent)) is cst.Call
                    and type(self.ctx.parent(parent).func) is cst.Name  # type: ignore[union-attr]
                    and self.ctx.parent(parent).func.value in ("next", "list"))  # type: ignore[union-attr]
-        return (drained or iterated_where_built(self.ctx, call)) and not file_trains(self.ctx)
+        return (drained or iterated_where_built(self.ctx, call) or self._only_iterated(call)) \
+            and not file_trains(self.ctx)
+
+    def _only_iterated(self, call: cst.Call) -> bool:
+        """`call` is bound to a variable that its code only iterates (a demo under
+        `if __name__ == "__main__":` printing a few batches): not returned, stored or
+        handed to anything but `enumerate`, `tqdm`, `iter`, `next`, `len`."""
+        parent = self.ctx.parent(call)
+        if type(parent) is not cst.Assign or len(parent.targets) != 1 or type(parent.targets[0].target) is not cst.Name:
+            return False
+        name = parent.targets[0].target.value
+        function = self.ctx.enclosing_function(call)
+        scope = function.body if function is not None else self.ctx.module
+        reads = [node for node in self.ctx.subtree(scope) if type(node) is cst.Name and node.value == name
+                 and node is not parent.targets[0].target]
+        if function is None and not any(type(a) is cst.If and "__main__" in self.ctx.code(a.test)
+                                        for a in self.ctx.ancestors(call)):
+            return False  # a module's loader: other modules may import it
+        if not reads or (function is None and any(self.ctx.enclosing_function(node) is not None for node in reads)):
+            return False  # a module's loader that its functions read
+        for node in reads:
+            outer = self.ctx.parent(node)
+            while (type(outer) is cst.Arg and type(self.ctx.parent(outer)) is cst.Call
+                   and (iterated_loader(self.ctx, self.ctx.parent(outer)) is node  # type: ignore[arg-type]
+                        or self.ctx.code(self.ctx.parent(outer).func) in ("next", "len"))):  # type: ignore[union-attr]
+                node = self.ctx.parent(outer)  # type: ignore[assignment]
+                outer = self.ctx.parent(node)
+            iterated = type(outer) in (cst.For, cst.CompFor) and outer.iter is node  # type: ignore[attr-defined]
+            if not iterated and not self._read_by_next_or_len(node):
+                return False
+        return True
+
+    def _read_by_next_or_len(self, node: cst.CSTNode) -> bool:
+        return type(node) is cst.Call and self.ctx.code(node.func) in ("next", "len")  # type: ignore[attr-defined]
 
     def _is_training(self, call: cst.Call) -> bool:
         names = [self._target_text(call).lower()]
