@@ -1,3 +1,5 @@
+import functools
+
 import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
@@ -65,11 +67,12 @@ class ClipBeforeUnscale(Rule):
     A helper of the project (in this file or a module it imports) that clips
     before it unscales, called between `backward` and `step`, is followed;
     its call is reported, without a fix. A helper held in a variable, and
-    code of installed libraries, are not followed. A clip in one branch of an
-    `if` whose other branch unscales the same scaler (`if args.fp16:
+    code of installed libraries, are not followed. When only a helper scales
+    backward passes with the scaler, a clip in one branch of an `if` whose
+    other branch unscales it and then clips (`if args.fp16:
     scaler.unscale_(opt); clip(...)` / `else: clip(...)`) is taken for the
-    unscaled path: a helper called before may scale its backward only under
-    the same flag, which this rule does not follow into the helper.
+    unscaled path: the helper may scale only under the same flag, which this
+    rule does not follow into it.
     """
 
     code = "TL101"
@@ -361,6 +364,38 @@ class ClipBeforeUnscale(Rule):
         "    clip_gradients(model, 1.0)  # expect: TL101\n"
         "    scaler.step(optimizer)\n"
         "    scaler.update()\n",
+        # scaled right here: a branch that unscales beside one that does not is no excuse
+        "import torch\n"
+        "scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "for step, x in enumerate(loader):\n"
+        "    scaler.scale(model(x).sum()).backward()\n"
+        "    if step % 100 == 0:\n"
+        "        scaler.unscale_(optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    else:\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n"
+        "    optimizer.zero_grad()\n",
+        # the other branch unscales but clips nothing: not the scaled path's twin
+        "import torch\n"
+        "\n"
+        "def backward_step(loss, scaler, args):\n"
+        "    if args.fp16:\n"
+        "        scaler.scale(loss).backward()\n"
+        "    else:\n"
+        "        loss.backward()\n"
+        "\n"
+        "scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    backward_step(criterion(model(x), y), scaler, args)\n"
+        "    if args.fp16:\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "    else:\n"
+        "        scaler.unscale_(optimizer)\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n",
     )
     good = (
         # the helper unscales before it clips
@@ -620,22 +655,51 @@ class ClipBeforeUnscale(Rule):
 
     def _other_branch_unscales(self, clip: cst.CSTNode, scaler: Binding) -> bool:
         """`clip` sits in one branch of an `if` whose other branch unscales `scaler`
-        (`if args.fp16: scaler.unscale_(opt); clip(...)  else: clip(...)`): the code
-        tells its scaled path from the other, whatever a helper called before decides
-        by the same flag (`backward_step(loss, scaler, args)` scaling only `if args.fp16`)."""
+        and then clips (`if args.fp16: scaler.unscale_(opt); clip(...)  else: clip(...)`),
+        and only a helper scales backward passes with `scaler`: the code tells its
+        scaled path from the other, whatever the helper called before decides by the
+        same flag (`backward_step(loss, scaler, args)` scaling only `if args.fp16`)."""
+        helper_scaled, inline_scaled = self._scaled_where
+        if scaler not in helper_scaled or scaler in inline_scaled:
+            return False
         child = clip
         for ancestor in self.ctx.ancestors(clip):
             if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
                 return False
-            if type(ancestor) is cst.If and child is not ancestor.test:
+            if type(ancestor) is cst.If:
+                if child is ancestor.test:
+                    return False  # a clip in a condition (`elif clip(...) > 10:`)
                 other = ancestor.orelse if child is ancestor.body else ancestor.body
-                if other is not None and any(
-                        (target := method_call(node, "unscale_")) is not None
-                        and self.ctx.receivers.binding(target) == scaler
-                        for node in self.ctx.subtree(other)):
+                if other is not None and self._unscales_then_clips(other, scaler):
                     return True
             child = ancestor
         return False
+
+    def _unscales_then_clips(self, branch: cst.CSTNode, scaler: Binding) -> bool:
+        unscaled = False
+        for node in self.ctx.subtree(branch):
+            target = method_call(node, "unscale_")
+            if target is not None and self.ctx.receivers.binding(target) == scaler:
+                unscaled = True
+            elif unscaled and is_clip_call(self.ctx, node):
+                return True
+        return False
+
+    @functools.cached_property
+    def _scaled_where(self) -> tuple[set[Binding], set[Binding]]:
+        """The scalers helpers scale backward passes with, and those the file's own
+        `s.scale(loss).backward()` does."""
+        receivers = self.ctx.receivers
+        helper: set[Binding] = set()
+        inline: set[Binding] = set()
+        for call in self.ctx.nodes_of(cst.Call):
+            scaler = scaled_backward_scaler(call)
+            if scaler is not None:
+                binding = receivers.binding(scaler)
+                if binding is not None:
+                    inline.add(binding)
+            helper.update(b for s in self._scaled_by_helper(call) if (b := receivers.binding(s)) is not None)
+        return helper, inline
 
     def _fix(self, clip: cst.Call, scalers: set[Binding]) -> Fix | None:
         statement = statement_of(self.ctx, clip)
