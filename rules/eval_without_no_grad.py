@@ -435,6 +435,37 @@ class EvalWithoutNoGrad(Rule):
         "            test_pred = net(test_x)\n"
         "        print(float(criterion(test_pred, test_y)))\n"
         "        net.train()\n",
+        # the look's output kept on the trainer and added to the loss after the if
+        "import torch\n"
+        "class Trainer:\n"
+        "    def fit(self, loader):\n"
+        "        self.aux = None\n"
+        "        for step, (x, y) in enumerate(loader):\n"
+        "            if step % 10 == 0:\n"
+        "                self.model.eval()\n"
+        "                self.aux = self.model(self.anchor_x).pow(2).mean()\n"
+        "                self.model.train()\n"
+        "            loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+        "            if self.aux is not None:\n"
+        "                loss = loss + 0.1 * self.aux\n"
+        "                self.aux = None\n"
+        "            self.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n",
+        "import torch\n"
+        "aux = None\n"
+        "for step, (x, y) in enumerate(loader):\n"
+        "    if step % 10 == 0:\n"
+        "        model.eval()\n"
+        "        print((aux := model(anchor_x).pow(2).mean()).item())\n"
+        "        model.train()\n"
+        "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "    if aux is not None:\n"
+        "        loss = loss + 0.1 * aux\n"
+        "        aux = None\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -495,10 +526,16 @@ class EvalWithoutNoGrad(Rule):
             for node in self.ctx.subtree(block))
         if not restored or grad_mode_at(self.ctx, call) is not None:
             return False
-        bound = {name for node in self.ctx.subtree(block)
-                 if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign)
-                 for target in (node.targets if type(node) is cst.Assign else [node])  # type: ignore[attr-defined]
-                 for name in target_names(target.target)}
+        bound: set[str] = set()
+        for node in self.ctx.subtree(block):
+            if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr):
+                targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
+                for target in targets:
+                    if type(target) is not cst.Name and type(target) not in (cst.Tuple, cst.List):
+                        return False  # kept in an attribute or a container (`self.aux = model(x)`): read anywhere
+                    bound |= target_names(target)
+            elif type(node) is cst.Call and method_call(node, *_GROWING) is not None:
+                return False  # `history.append(model(x))`: kept past the `if`
         end = self.ctx.subtree_end(block)
         return not any(type(node) is cst.Name and node.value in bound and self.ctx.order_index(node) > end
                        for node in self.ctx.subtree(loop.body))
@@ -563,6 +600,10 @@ class EvalWithoutNoGrad(Rule):
             type(value) is cst.Call and (self.ctx.qualified_name(value.func) or "").startswith(
                 tuple(f"{package}." for package in _ENVIRONMENT_PACKAGES))
             for value in values)
+
+
+# methods that keep what they are given in the object they are called on
+_GROWING = ("append", "extend", "insert", "add", "update", "setdefault", "put", "appendleft")
 
 
 def _models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
