@@ -13,6 +13,8 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.training import ancestors_within, loops_within, method_call, module_behind, unchain_module
 from trainlint.analysis.walk import iter_nodes
+from trainlint.analysis.scopes import dotted_name
+from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, STEP, ZERO_GRAD, Summary
 
@@ -69,9 +71,11 @@ class ZeroGradBeforeStep(Rule):
     (`p.grad = g`, neither `None` nor zeros) is not a clear, nor is a clear of
     the parameters a test of each picks in a loop over them (`if "prototypes"
     in name: p.grad = None`, a part frozen while the rest trains). Nor is a
-    clear in the `except` handler of a `try:` around the backward (fairseq's
-    out-of-memory handler): the backward failed, and the gradients dropped are
-    its partial ones, whether the step then runs or is skipped.
+    clear in the `except` handler of a `try:` around the backward that catches
+    running out of memory (`RuntimeError`, `torch.cuda.OutOfMemoryError`,
+    `MemoryError`, or a handler that looks for "out of memory" in the error:
+    fairseq's): the backward failed, and the gradients dropped are its partial
+    ones, whether the step then runs or is skipped.
     """
 
     code = "TL402"
@@ -204,6 +208,17 @@ class ZeroGradBeforeStep(Rule):
         "    D_out.backward(torch.ones_like(D_out), True)\n"
         "    opt_d.zero_grad()  # expect: TL402\n"
         "    opt_d.step()\n",
+        # a handler for a logger's error, after a backward that completed
+        "import torch\n"
+        "for x, y in loader:\n"
+        "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "    try:\n"
+        "        loss.backward()\n"
+        "        log_to_wandb(loss.item())\n"
+        "    except ConnectionError:\n"
+        "        model.zero_grad()            # expect: TL402\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -420,14 +435,16 @@ class ZeroGradBeforeStep(Rule):
         return facts
 
     def _failed_backward(self, clear: cst.CSTNode, backwards: list[cst.CSTNode]) -> bool:
-        """`clear` in an `except` handler of a `try:` around the backward (fairseq's
-        out-of-memory handler): the backward failed, and what it left are partial
-        gradients; no gradient of this iteration is lost, whether the step then runs
-        or the caller skips it."""
+        """`clear` in an `except` handler of a `try:` around the backward that catches
+        running out of memory (fairseq's handler): the backward failed, and what it
+        left are partial gradients; no gradient of this iteration is lost, whether the
+        step then runs or the caller skips it."""
         handler = next((a for a in self.ctx.ancestors(clear)
                         if type(a) in (cst.ExceptHandler, cst.ExceptStarHandler, cst.FunctionDef, cst.Lambda)), None)
         if type(handler) not in (cst.ExceptHandler, cst.ExceptStarHandler):
             return False
+        if not _memory_handler(self.ctx, handler):
+            return False  # `except ConnectionError:` of a logger after a backward that completed
         attempt = self.ctx.parent(handler)
         start, end = self.ctx.order_index(attempt.body), self.ctx.subtree_end(attempt.body)  # type: ignore[attr-defined]
         return any(start <= self.ctx.order_index(b) <= end for b in backwards)
@@ -597,3 +614,18 @@ def _only_presence(test: cst.BaseExpression) -> bool:
                 and all(type(c.operator) in (cst.Is, cst.IsNot) and type(c.comparator) is cst.Name
                         and c.comparator.value == "None" for c in test.comparisons))
     return type(test) is cst.Attribute and test.attr.value == "requires_grad"
+
+
+# what a backward that ran out of memory raises
+_MEMORY_ERRORS = ("RuntimeError", "OutOfMemoryError", "MemoryError")
+
+
+def _memory_handler(ctx: FileContext, handler: cst.CSTNode) -> bool:
+    """An `except` that catches running out of memory: `RuntimeError` (what torch raised
+    before `torch.cuda.OutOfMemoryError`), the latter, `MemoryError`, or one whose body
+    asks whether the error says "out of memory"."""
+    caught = handler.type  # type: ignore[attr-defined]
+    names = [caught] if caught is None or type(caught) is not cst.Tuple else [e.value for e in caught.elements]
+    if any(name is not None and (dotted_name(name) or "").rsplit(".", 1)[-1] in _MEMORY_ERRORS for name in names):
+        return True
+    return "out of memory" in ctx.code(handler.body).lower()  # type: ignore[attr-defined]
