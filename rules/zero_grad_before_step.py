@@ -210,6 +210,7 @@ class ZeroGradBeforeStep(Rule):
         "    opt_d.step()\n",
         # a handler for a logger's error, after a backward that completed
         "import torch\n"
+        "optimizer = torch.optim.Adam(model.parameters())\n"
         "for x, y in loader:\n"
         "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
         "    try:\n"
