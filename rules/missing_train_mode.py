@@ -107,7 +107,9 @@ class MissingTrainMode(Rule):
     `Evaluator(model).run()` built in place). An `.eval()` whose function
     saved the mode before it (`was_training = model.training`) and puts it
     back after it (`if was_training: model.train()`, also in a `finally:`, or
-    `model.train(was_training)`) leaves the model in the mode it came in.
+    `model.train(was_training)`) leaves the model in the mode it came in, when
+    the restore always runs after it: in a block around it with no `return`,
+    `raise`, `break` or `continue` written between, or in a `finally:`.
     """
 
     code = "TL405"
@@ -474,6 +476,44 @@ class MissingTrainMode(Rule):
         "            torch.nn.functional.mse_loss(model(x), y).backward()\n"
         "            optimizer.step()\n"
         "        validate(model, ema, val_loader)\n",
+        # the mode saved, but a return before it is put back
+        "import torch\n"
+        "def validate(model, vx):\n"
+        "    was_training = model.training\n"
+        "    model.eval()  # expect: TL405\n"
+        "    with torch.no_grad():\n"
+        "        out = model(vx)\n"
+        "    if out.isnan().any():\n"
+        "        return None\n"
+        "    if was_training:\n"
+        "        model.train()\n"
+        "    return out\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for epoch in range(10):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "    validate(model, val_x)\n",
+        # put back only when the evaluation raises
+        "import torch\n"
+        "def validate(model, vx):\n"
+        "    was_training = model.training\n"
+        "    model.eval()  # expect: TL405\n"
+        "    try:\n"
+        "        with torch.no_grad():\n"
+        "            return model(vx)\n"
+        "    except RuntimeError:\n"
+        "        if was_training:\n"
+        "            model.train()\n"
+        "        raise\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for epoch in range(10):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "    validate(model, val_x)\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -1317,7 +1357,30 @@ def _mode_saved_and_restored(ctx: FileContext, node: cst.CSTNode, receiver: cst.
         and branch.test.value in saved and ctx.enclosing_function(branch) is function
         and any(mode is not None and mode[1] is not False and ctx.code(mode[0]) == model
                 for mode in (mode_switch(ctx, inner) for inner in ctx.subtree(branch.body)))
+        and _always_reached_after(ctx, node, branch, function)
         for branch in ctx.subtree(function.body))
+
+
+_JUMPS = (cst.Return, cst.Raise, cst.Break, cst.Continue)
+
+
+def _always_reached_after(ctx: FileContext, node: cst.CSTNode, restore: cst.CSTNode,
+                          function: cst.FunctionDef) -> bool:
+    """`restore` runs whenever `node` did: a statement of a block around `node` after
+    it, with no `return`, `raise`, `break` or `continue` written between them, or the
+    `finally:` of a `try` that holds `node` (or follows it so)."""
+    holder = ctx.parent(restore)
+    if type(holder) is cst.IndentedBlock and type(ctx.parent(holder)) is cst.Finally:
+        attempt = ctx.parent(ctx.parent(holder))
+        if any(a is attempt for a in ctx.ancestors(node)):
+            return True
+        holder, restore = ctx.parent(attempt), attempt  # a `try` after it: judged as a statement
+    if not any(a is holder for a in ctx.ancestors(node)):
+        return False  # under another condition (`if epoch > 10: if was_training: ...`), in an `except`
+    start, end = ctx.order_index(node), ctx.order_index(restore)
+    return not any(type(between) in _JUMPS and start < ctx.order_index(between) < end
+                   and ctx.enclosing_function(between) is function
+                   for between in ctx.subtree(function.body))
 
 
 def _mode_setting_calls(ctx: FileContext) -> dict[cst.CSTNode, Summary]:
