@@ -566,7 +566,7 @@ class Sanitizer:
         kind = loss_calls.kind_of(name, args, kwargs)
         if training:
             self._loss_site = locations.user_site()
-            self._train_loss = (weakref.ref(value), LossCall(name, kind, loss_calls.target_of(args, kwargs)))
+            self._train_loss = (weakref.ref(value), loss_calls.call_of(name, args, kwargs, kind))
         elif kind is not None:
             if self.probe.eval_site is None:
                 self.probe.eval_site = locations.user_site()

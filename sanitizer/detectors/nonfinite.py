@@ -16,6 +16,7 @@ import torch
 from torch import nn
 
 from sanitizer.core import locations
+from sanitizer.core.loss_line import loss_site
 from sanitizer.core.naming import model_variable
 from sanitizer.core.probe import INPUT_SLOT, StepRecord
 from sanitizer.detectors import graphs
@@ -185,6 +186,7 @@ class NonfiniteDetector(Detector):
         origin = (" because the input batch is non-finite" if first_slot == INPUT_SLOT
                   else f"; traced back to {culprit_name}" if culprit_name else "")
         param = None
+        computed: dict[str, str] = {}
         if first_slot is None and culprit is None:  # no module of the trained model made it
             found = _untrained_nonfinite(record)
             target = _nonfinite_target(record, index) if found is None else None
@@ -200,9 +202,18 @@ class NonfiniteDetector(Detector):
                               f"the target passed to {function} contains {word} values ({bad} of {total}) "
                               "while the model's outputs are finite", where=record.loss_sites[index],
                               value=float("nan") if word == "NaN" else float("inf"), extra={"operand": "target"})
+            elif any(slot != INPUT_SLOT for slot, _ in record.trail):
+                # every output the model's modules gave was finite: the ops between them and
+                # the loss value made it (a mean over zero items, log(0), 0 * inf)
+                origin = "; the model's outputs are finite: the loss computation itself made it"
+                ignored = _all_ignored(record, index)
+                if ignored is not None:
+                    origin += (f" (every target of F.{ignored[0]} equals ignore_index ({ignored[1]}): "
+                               "a mean over zero items)")
+                computed = {"origin": "loss_computation"}
         sink.emit("nonfinite_loss", record.step, f"loss is {_word(value)}{origin}",
-                  module=culprit_name, param=param, where=record.loss_sites[index], value=value,
-                  extra={"culprit": culprit_name, "first_nonfinite_module": first_module})
+                  module=culprit_name, param=param, where=loss_site(record.loss_sites[index]), value=value,
+                  extra={"culprit": culprit_name, "first_nonfinite_module": first_module, **computed})
 
     def _report_grads(self, record: StepRecord, sink: Sink, bad: list[int], culprit: int | None,
                       from_peer: bool = False) -> None:
@@ -300,7 +311,7 @@ def _nonfinite_target(record: StepRecord, index: int) -> tuple[str, str, int, in
     that loss went non-finite with no module to blame."""
     call = record.loss_calls[index] if index < len(record.loss_calls) else None
     target = call.target() if call is not None and call.target is not None else None
-    if target is None:
+    if target is None or not target.is_floating_point():
         return None
     finite = torch.isfinite(target)
     bad = int(finite.numel() - finite.sum())
@@ -308,6 +319,16 @@ def _nonfinite_target(record: StepRecord, index: int) -> tuple[str, str, int, in
         return None
     word = "NaN" if bool(torch.isnan(target).any()) else "Inf"
     return f"F.{call.function}", word, bad, target.numel()
+
+
+def _all_ignored(record: StepRecord, index: int) -> tuple[str, int] | None:
+    """(`cross_entropy`, its ignore_index) when the step's `index`-th loss came from a
+    class-indexed loss whose every label is ignored: a mean over zero items is NaN."""
+    call = record.loss_calls[index] if index < len(record.loss_calls) else None
+    labels = call.target() if call is not None and call.target is not None else None
+    if labels is None or call.ignore_index is None or labels.is_floating_point() or not labels.numel():
+        return None
+    return (call.function, call.ignore_index) if bool((labels == call.ignore_index).all()) else None
 
 
 def _word(value: float) -> str:

@@ -17,7 +17,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from sanitizer.core.catalogue import INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, VANISHED_PARAM_ADVICE, Kind
+from sanitizer.core.catalogue import (
+    INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, LOSS_COMPUTATION_ADVICE, VANISHED_PARAM_ADVICE, Kind,
+)
 from sanitizer.report.access import as_float, event_counts, events_of, rank_reports, severity_of
 from sanitizer.report.formatting import format_number
 
@@ -357,6 +359,8 @@ def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
         return VANISHED_PARAM_ADVICE
     if kind is not None and kind.name == "nonfinite_grad" and event.get("through_allreduce"):
         return ALLREDUCE_GRAD_ADVICE
+    if kind is not None and kind.name == "nonfinite_loss" and event.get("origin") == "loss_computation":
+        return LOSS_COMPUTATION_ADVICE
     return kind.advice if kind else None
 
 
