@@ -32,6 +32,7 @@ TRAIL_STEPS = 4  # steps of per-module magnitudes kept for the culprit search
 JUMP_FACTOR = 1e3  # a culprit's output grew at least this much over its recent median...
 JUMP_FLOOR = 1e4  # ...and reached at least this magnitude
 NEAR_OVERFLOW = 1e15  # without history (first step), this magnitude alone marks a culprit
+MAX_BIRTH_MODULES = 3  # modules named as where a NaN gradient was born (one of them)
 
 
 class NonfiniteDetector(Detector):
@@ -90,8 +91,10 @@ class NonfiniteDetector(Detector):
         if bad_loss is not None:
             self._report_loss(record, sink, bad_loss, culprit, first_bad)
         if bad_grads and not grads_expected:
-            from_peer = first_bad is None and bad_loss is None and bool(record.losses) and _replicated(sink)
-            self._report_grads(record, sink, bad_grads, culprit, from_peer)
+            finite_forward = first_bad is None and bad_loss is None
+            from_peer = finite_forward and bool(record.losses) and _replicated(sink)
+            self._report_grads(record, sink, bad_grads, culprit, from_peer,
+                               finite_forward and culprit is None and not from_peer)
         if bad_params:
             self._report_params(record, sink, bad_params, previous_finite)
         self._remember(trail)
@@ -216,24 +219,35 @@ class NonfiniteDetector(Detector):
                   extra={"culprit": culprit_name, "first_nonfinite_module": first_module, **computed})
 
     def _report_grads(self, record: StepRecord, sink: Sink, bad: list[int], culprit: int | None,
-                      from_peer: bool = False) -> None:
+                      from_peer: bool = False, born_in_backward: bool = False) -> None:
         """`from_peer`: this rank's forward and loss were finite under DDP, so the NaN
-        came in through the gradient all-reduce from another rank."""
+        came in through the gradient all-reduce from another rank. `born_in_backward`:
+        the forward was finite on this rank, so some backward made the NaN: looked for."""
         if not self._first("nonfinite_grad", record.step):
             return
         candidates = [record.params[i] for i in bad]
         chosen = _first_reached(candidates, record, sink, culprit)
         param = candidates[chosen]
         value = record.grad_norms[bad[chosen]]
+        module = sink.param_module_name(param)
+        birth = _backward_birth(record, sink, bad) if born_in_backward else None
+        born = ""
+        if birth is not None:
+            names, before, after = birth
+            module = names[0] if len(names) == 1 else module
+            born = (f"; the backward of {' or '.join(names)} turned finite gradients into non-finite ones "
+                    f"({', '.join(after)}, after it, got finite gradients; {', '.join(before)}, before it, "
+                    "only received them)")
         sink.emit("nonfinite_grad", record.step,
                   f"gradient of {sink.param_label(param)} is {_word(value)} ({len(bad)} of {len(record.params)} "
-                  f"parameters have non-finite gradients)" + (
+                  f"parameters have non-finite gradients)" + born + (
                       "; this rank's loss was finite: another rank's non-finite gradients reached it through "
                       "DDP's all-reduce" if from_peer else ""),
-                  module=sink.param_module_name(param), param=sink.param_name(param),
+                  module=module, param=sink.param_name(param),
                   where=_first_site(record), value=value,
                   extra={"params": [sink.param_label(p) for p in candidates[:20]],
-                         **({"through_allreduce": True} if from_peer else {})})
+                         **({"through_allreduce": True} if from_peer else {}),
+                         **({"born_in": " or ".join(birth[0])} if birth is not None else {})})
 
     def _report_params(self, record: StepRecord, sink: Sink, bad: list[int], finite_grads_at: int | None) -> None:
         step = record.param_step if record.param_step is not None else record.step
@@ -266,6 +280,52 @@ def _first_reached(candidates: list[Tensor], record: StepRecord, sink: Sink, cul
                 return index
     order = {key: rank for rank, key in enumerate(graphs.gradient_order(record.graph_roots))}
     return min(range(len(candidates)), key=lambda i: order.get(id(candidates[i]), len(order)))
+
+
+def _backward_birth(record: StepRecord, sink: Sink, bad: list[int]) -> tuple[list[str], list[str], list[str]] | None:
+    """After a finite forward, the modules whose backward made the NaN, when the forward
+    order says so cleanly: every module whose parameters got NaN gradients ran before every
+    module whose parameters got finite ones, and up to MAX_BIRTH_MODULES modules with no
+    parameters of either kind (nor one of those inside them) ran between the two groups: a
+    gradient that was finite where the later group got it reached the earlier one as NaN.
+    (their names, the modules before them, those after them); None otherwise."""
+    positions: dict[int, list[int]] = {}
+    modules: dict[int, nn.Module] = {}
+    for position, (slot, _) in enumerate(record.trail):
+        module = sink.module_of_slot(slot) if slot != INPUT_SLOT else None
+        if module is not None:
+            positions.setdefault(id(module), []).append(position)
+            modules[id(module)] = module
+    bad_ids = {id(record.params[i]) for i in bad}
+    owners: dict[bool, list[nn.Module]] = {True: [], False: []}
+    for param in record.params:
+        owner = sink.param_owner(param)
+        if owner is None or id(owner) not in positions:
+            return None  # a parameter used outside the traced modules: no order to go by
+        group = owners[id(param) in bad_ids]
+        if all(owner is not known for known in group):
+            group.append(owner)
+    if not owners[True] or not owners[False]:
+        return None
+    last_bad = max(positions[id(owner)][-1] for owner in owners[True])
+    first_finite = min(positions[id(owner)][0] for owner in owners[False])
+    if last_bad >= first_finite:
+        return None
+    holders = owners[True] + owners[False]
+    between = [module for key, module in modules.items()
+               if all(last_bad < position < first_finite for position in positions[key])
+               and not any(any(inner is owner for inner in module.modules()) for owner in holders)
+               and not isinstance(module, nn.modules.loss._Loss)]
+    # the innermost: a block holding the activation is not another suspect
+    between = [module for module in between
+               if not any(other is not module and any(inner is other for inner in module.modules())
+                          for other in between)]
+    if not 0 < len(between) <= MAX_BIRTH_MODULES:
+        return None
+
+    def names(found: list[nn.Module]) -> list[str]:
+        return [str(sink.module_name(module)) for module in found]
+    return names(between), names(owners[True]), names(owners[False])
 
 
 def _first_site(record: StepRecord) -> str | None:

@@ -8,7 +8,8 @@ from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 PRELAUNCH += [("nonfinite_target.py",), ("aux_loss_inf.py",), ("aux_loss_inf.py", "healthy"), ("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",),
               ("nonfinite_param.py",), ("param_written.py",), ("validation_nan.py", "data"),
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy"),
-              ("validation_nan.py", "per_sample"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked")]
+              ("validation_nan.py", "per_sample"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
+              ("backward_born_nan.py",), ("backward_born_nan.py", "healthy")]
 
 
 def test_overflowing_linear_is_named_as_the_culprit(script_runs: ScriptRuns) -> None:
@@ -55,6 +56,20 @@ def test_a_loss_made_non_finite_by_its_own_computation_says_so(script_runs: Scri
     assert problem["kind"] == "nonfinite_loss" and "mean over zero items" in problem["advice"]
     assert "lower the learning rate" not in problem["advice"]
     assert run.stdout == "finished\n"
+
+
+def test_nan_born_in_a_parameter_free_modules_backward_names_that_module(script_runs: ScriptRuns) -> None:
+    """A custom autograd.Function's backward makes Inf from finite gradients: the module
+    before it only receives the NaN; the one after it got finite gradients."""
+    run = script_runs.get("backward_born_nan.py")
+    grad = run.first("nonfinite_grad")
+    assert grad["step"] == 1 and grad["module"] == "act" and grad["born_in"] == "act", grad
+    assert grad["param"] in ("enc.weight", "enc.bias")
+    assert "the backward of act turned finite gradients into" in grad["message"], grad
+    assert "(head, after it, got finite gradients; enc, before it, only received them)" in grad["message"]
+    # the forward of step 1 was finite; the NaN update breaks the next one
+    assert all(e["step"] > 1 for e in run.events("nonfinite_loss") + run.events("nonfinite_activation"))
+    assert script_runs.get("backward_born_nan.py", "healthy").events() == []
 
 
 def test_corrupt_batch_is_reported_as_input(script_runs: ScriptRuns) -> None:
