@@ -5,7 +5,7 @@ import pytest
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
-PRELAUNCH += [("leak_sites.py", "queue"), ("leak_sites.py", "hook"), ("tensor_leak.py",), ("tensor_leak.py", "two-optimizers"), ("tensor_leak.py", "history"), ("tensor_leak.py", "ema"), ("memory_growth.py",),
+PRELAUNCH += [("leak_sites.py", "queue"), ("leak_sites.py", "hook"), ("leak_sites.py", "receiver"), ("tensor_leak.py",), ("tensor_leak.py", "two-optimizers"), ("tensor_leak.py", "history"), ("tensor_leak.py", "ema"), ("memory_growth.py",),
               ("dataloader_bound.py",), ("periodic_leak.py",), ("periodic_leak.py", "every=50"),
               ("periodic_leak.py", "bounded")]
 
@@ -77,3 +77,10 @@ def test_a_leak_fed_by_a_method_or_a_hook_is_found_where_it_is_fed(script_runs: 
     assert queue["holder"].endswith("queue") and queue["where"] == f"leak_sites.py:{line_of('leak_sites.py', 'self.queue[self.ptr')}"
     hook = script_runs.get("leak_sites.py", "hook").first("tensor_leak")
     assert hook["holder"] == "acts['history']" and hook["where"] == f"leak_sites.py:{line_of('leak_sites.py', 'acts.setdefault')}"
+
+
+def test_a_leak_fed_by_a_method_with_another_receiver_name_has_its_site(script_runs: ScriptRuns) -> None:
+    """`this.queue = torch.cat([q, this.queue])`: the receiver is the method's first parameter."""
+    event = script_runs.get("leak_sites.py", "receiver").first("tensor_leak")
+    assert event["holder"].endswith("queue"), event
+    assert event["where"] == f"leak_sites.py:{line_of('leak_sites.py', 'this.queue = torch.cat')}", event
