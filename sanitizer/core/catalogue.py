@@ -117,6 +117,14 @@ INITIAL_PARAM_ADVICE = (
     "initialisation that divides by zero or takes the log of 0, a loaded checkpoint or "
     "pretrained weights that are already broken, code that writes the weights before training)")
 
+# `nonfinite_loss` made by the loss computation from the model's finite outputs
+LOSS_COMPUTATION_ADVICE = (
+    "the model's outputs were finite: the code computing the loss made the NaN/Inf, and a smaller "
+    "learning rate will not fix it: look for a mean over zero items (a batch whose labels all equal "
+    "ignore_index, an empty mask: 0 / 0), log(0) or the log of a negative, 0 * inf, a division by zero; "
+    "use the stable forms (log_softmax / cross_entropy on logits, F.logsigmoid, "
+    "binary_cross_entropy_with_logits, clamp(min=eps)) and skip or guard empty batches")
+
 # `unused_parameter` of layers every forward runs whose gradients are all zero
 VANISHED_PARAM_ADVICE = (
     "the forward runs these layers but no gradient reaches them: saturated activations between "

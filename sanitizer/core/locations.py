@@ -190,3 +190,11 @@ def _display_path(filename: str, cwd: str) -> str:
     except ValueError:
         return filename
     return filename if relative.startswith("..") else relative
+
+
+def parse_site(site: str) -> tuple[str, int] | None:
+    """(absolute file name, line) of a `file:line` that `format_site` wrote, or None."""
+    filename, _, line = site.rpartition(":")
+    if not filename or not line.isdigit():
+        return None
+    return os.path.join(_base(), filename), int(line)

@@ -24,20 +24,28 @@ SCALE_OPTIONS = ("label_smoothing", "log_target", "full", "delta", "beta", "log_
 
 class LossCall(NamedTuple):
     """A training loss a functional loss returned: which function, its kind, and its target
-    (held weakly: where a non-finite loss came from when the model's outputs were finite).
+    (held weakly: where a non-finite loss came from when the model's outputs were finite:
+    NaN in the target, or class labels that all equal `ignore_index`).
     A tuple: one is made per loss call."""
 
     function: str
     kind: str | None
     target: weakref.ref[torch.Tensor] | None
+    ignore_index: int | None = None  # of a class-indexed loss given class labels
 
 
-def target_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> weakref.ref[torch.Tensor] | None:
-    """The target of a loss called as `loss(input, target, ...)`, if it holds real numbers."""
+def call_of(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], kind: str | None) -> LossCall:
+    """The LossCall of `name(*args, **kwargs)`: real-valued targets, and the class labels of
+    `cross_entropy` / `nll_loss` with the index they ignore."""
     target = args[1] if len(args) > 1 else kwargs.get("target")
-    if isinstance(target, torch.Tensor) and target.is_floating_point():
-        return weakref.ref(target)
-    return None
+    if not isinstance(target, torch.Tensor):
+        return LossCall(name, kind, None)
+    if target.is_floating_point():
+        return LossCall(name, kind, weakref.ref(target))
+    ignore_index = kwargs.get("ignore_index", -100)
+    if name in CLASS_INDEXED and isinstance(ignore_index, int) and len(args) <= 2:
+        return LossCall(name, kind, weakref.ref(target), ignore_index)
+    return LossCall(name, kind, None)
 
 
 def kind_of(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:

@@ -566,7 +566,7 @@ class Sanitizer:
         kind = loss_calls.kind_of(name, args, kwargs)
         if training:
             self._loss_site = locations.user_site()
-            self._train_loss = (weakref.ref(value), LossCall(name, kind, loss_calls.target_of(args, kwargs)))
+            self._train_loss = (weakref.ref(value), loss_calls.call_of(name, args, kwargs, kind))
         elif kind is not None:
             if self.probe.eval_site is None:
                 self.probe.eval_site = locations.user_site()
@@ -762,6 +762,7 @@ class Sanitizer:
         finally:
             _set_grad_enabled(enabled)
         record.optimizer_id = id(optimizer) if optimizer is not None else None
+        record.lr = _first_lr(optimizer)
         return record
 
     def _dispatch(self, record: StepRecord) -> None:
@@ -985,3 +986,11 @@ def _step_frames(optimizer: Any, depth: int = 64) -> int:
             found += 1
         frame, depth = frame.f_back, depth - 1
     return found
+
+
+def _first_lr(optimizer: Any) -> float | None:
+    """The learning rate of `optimizer`'s first parameter group, read as it stands (a plain
+    number only: a tensor lr on a GPU would wait for the device)."""
+    groups = getattr(optimizer, "param_groups", None)
+    lr = groups[0].get("lr") if isinstance(groups, list) and groups and isinstance(groups[0], dict) else None
+    return float(lr) if isinstance(lr, (int, float)) and not isinstance(lr, bool) else None

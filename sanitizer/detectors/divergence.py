@@ -33,6 +33,13 @@ Two rules, neither waiting for a long history:
   merged two by two as the run grows: memory stays bounded and a slow climb
   over a long run is seen at its own pace.
 
+Past the warm-up, losses 10 times the early level or more that run, unbroken,
+into an Inf or NaN loss are a blow-up too, reported at the first of them: a run
+that stops at its first non-finite loss (early stopping, a crash) never shows
+the 10 high losses the median needs. A blow-up's message names the learning
+rate's rise when the optimizer's rate (its first group's) grew 10 times or more
+over the steps just before it and through it (a schedule or a callback gone wrong).
+
 A warm-up blow-up reported because the loss had not come back 10 losses later
 is watched on: when the run ends with the median of its last 10 losses below 0.8
 times the early level, the event says so (the step the loss first fell back
@@ -80,6 +87,8 @@ MIN_RISE = 0.1  # ... and above it by this share of the early level
 MAX_BLOCKS = 64  # then blocks are merged two by two
 LOW_SPAN = 3  # neighbouring blocks whose median is the loss at its lowest
 SIGNIFICANT = 5.0  # the rise, in noise sigmas of a block median
+LR_STEPS = 5  # steps before a blow-up whose learning rate it is compared with...
+LR_RISE = 10.0  # ...and named when the rate grew this many times since
 
 
 class DivergenceDetector(Detector):
@@ -110,15 +119,23 @@ class DivergenceDetector(Detector):
         self._steps = 0
         self._seen: list[float] = []  # the first QUICK losses, all of them
         self._pending: _BlowUp | None = None  # a warm-up blow-up, until the losses after it judge it
+        # past the warm-up: the first of the latest losses, all BLOWUP times the early level,
+        # until one is not (reported if the run of them ends in a non-finite loss)
+        self._rising: _BlowUp | None = None
+        self._lrs: deque[float | None] = deque(maxlen=LR_STEPS)  # of the steps before this one
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         loss = record.loss
         if record.partial or record.skipped or loss is None:
             return
+        lrs_before, lr = list(self._lrs), record.lr
+        self._lrs.append(lr)
         if not math.isfinite(loss):
-            if self._pending is not None:  # the blow-up went on to Inf or NaN: no coming back
-                self._pending.nonfinite_at = record.step
-                self._report_blow_up(sink, self._pending)
+            blow_up = self._pending or (self._rising if self.reported_step is None else None)
+            if blow_up is not None:  # the blow-up went on to Inf or NaN: no coming back
+                blow_up.nonfinite_at = record.step
+                blow_up.lr_to = lr if lr is not None else blow_up.lr_to
+                self._report_blow_up(sink, blow_up)
             return
         if self.reported_step is not None:
             self._watch(record.step, loss)
@@ -139,9 +156,19 @@ class DivergenceDetector(Detector):
         seen = self._seen
         if len(seen) < QUICK:
             seen.append(loss)
+        lr_from = next((rate for rate in lrs_before if rate is not None), None)
+        if level is not None and self._steps > QUICK:
+            if loss < BLOWUP * level:
+                self._rising = None
+            elif self._rising is None:
+                self._rising = _BlowUp(record.step, self._steps, loss, level, _loss_site(record), False,
+                                       lr_from=lr_from, lr_to=lr)
+            else:
+                self._rising.lr_to = lr
         if level is not None and self._blown_up(loss, level) and (
                 self._steps > QUICK or loss >= ABOVE_TYPICAL * median(seen[:-1])):
-            blow_up = _BlowUp(record.step, self._steps, loss, level, _loss_site(record), self._steps > QUICK)
+            blow_up = _BlowUp(record.step, self._steps, loss, level, _loss_site(record), self._steps > QUICK,
+                              lr_from=lr_from, lr_to=lr)
             if blow_up.sustained:
                 self._report_blow_up(sink, blow_up)
             else:
@@ -261,7 +288,7 @@ class DivergenceDetector(Detector):
         self._report_blow_up(sink, pending)
 
     def _report_blow_up(self, sink: Sink, blow_up: _BlowUp) -> None:
-        self._pending = None
+        self._pending = self._rising = None
         self.reported_step = blow_up.step
         later = self._steps - blow_up.steps
         after = (f" and the median of its last {PLATEAU_STEPS} losses is above {format_number(PLATEAU)} times "
@@ -274,8 +301,13 @@ class DivergenceDetector(Detector):
         finding = (f"loss {format_number(loss)} is {format_number(loss / level)} times its early level "
                    f"{format_number(level)}{after}")
         rule = "plateau" if blow_up.plateau else "blow-up"
-        event = sink.emit("divergence", blow_up.step, f"{finding}: training diverged",
-                          where=blow_up.where, value=loss, extra={"baseline": level, "rule": rule})
+        lr_from, lr_to = blow_up.lr_from, blow_up.lr_to
+        rose = lr_from is not None and lr_to is not None and lr_from > 0 and lr_to >= LR_RISE * lr_from
+        cause = (f", while the learning rate rose from {format_number(lr_from)} to {format_number(lr_to)} "
+                 "(param_groups[0]['lr'])" if rose else "")
+        event = sink.emit("divergence", blow_up.step, f"{finding}{cause}: training diverged",
+                          where=blow_up.where, value=loss,
+                          extra={"baseline": level, "rule": rule, **({"lr": [lr_from, lr_to]} if rose else {})})
         if event is not None and not blow_up.sustained and not blow_up.plateau:
             self._watched = (event, finding, level)
             self._window.clear()
@@ -301,7 +333,9 @@ class _BlowUp:
     sustained: bool  # past the warm-up: the median of the last losses is that high already
     plateau: bool = False  # found by the plateau rule (then `step` is the first loss that high)
     after: list[float] = field(default_factory=list)  # the losses since a warm-up blow-up
-    nonfinite_at: int | None = None  # the step a loss after a warm-up blow-up was Inf or NaN
+    nonfinite_at: int | None = None  # the step a loss after a blow-up was Inf or NaN
+    lr_from: float | None = None  # the learning rate a few steps before it
+    lr_to: float | None = None  # and at its latest step
 
 
 def _loss_site(record: StepRecord) -> str | None:

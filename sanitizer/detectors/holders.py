@@ -118,9 +118,14 @@ def accumulation_site(holder: Holder) -> tuple[str, int] | None:
         attribute = holder.label.rsplit(".", 1)[-1]
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.ClassDef) and node.name == holder.owner.__name__:
-                found = _growing_line(node, f"self.{attribute}")
-                if found is not None:
-                    return filename, found  # type: ignore[return-value]
+                # each method by its own receiver's name (`self`, or `s`, `this`)
+                found = [_growth_lines(method, f"{method.args.args[0].arg}.{attribute}")
+                         for method in node.body
+                         if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args]
+                lines = [line for grows, _ in found for line in grows] or [
+                    line for _, assigns in found for line in assigns]
+                if lines:
+                    return filename, min(lines)  # type: ignore[return-value]
     return None
 
 
@@ -129,6 +134,13 @@ def _growing_line(scope: ast.AST | None, label: str) -> int | None:
     else its assignment."""
     if scope is None:
         return None
+    grows, assigns = _growth_lines(scope, label)
+    lines = grows or assigns
+    return min(lines) if lines else None
+
+
+def _growth_lines(scope: ast.AST, label: str) -> tuple[list[int], list[int]]:
+    """The lines of `scope` that grow `label`, and those that only assign it."""
     holder_label = label
     grows: list[int] = []
     assigns: list[int] = []
@@ -148,8 +160,7 @@ def _growing_line(scope: ast.AST | None, label: str) -> int | None:
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
               and node.func.attr in ("append", "extend", "insert") and _same_holder(node.func.value, holder_label)):
             grows.append(node.lineno)
-    lines = grows or assigns
-    return min(lines) if lines else None
+    return grows, assigns
 
 
 def _same_holder(expr: ast.expr, label: str) -> bool:

@@ -16,6 +16,7 @@ import torch
 from torch import nn
 
 from sanitizer.core import locations
+from sanitizer.core.loss_line import loss_site
 from sanitizer.core.naming import model_variable
 from sanitizer.core.probe import INPUT_SLOT, StepRecord
 from sanitizer.detectors import graphs
@@ -31,6 +32,7 @@ TRAIL_STEPS = 4  # steps of per-module magnitudes kept for the culprit search
 JUMP_FACTOR = 1e3  # a culprit's output grew at least this much over its recent median...
 JUMP_FLOOR = 1e4  # ...and reached at least this magnitude
 NEAR_OVERFLOW = 1e15  # without history (first step), this magnitude alone marks a culprit
+MAX_BIRTH_MODULES = 3  # modules named as where a NaN gradient was born (one of them)
 
 
 class NonfiniteDetector(Detector):
@@ -89,8 +91,10 @@ class NonfiniteDetector(Detector):
         if bad_loss is not None:
             self._report_loss(record, sink, bad_loss, culprit, first_bad)
         if bad_grads and not grads_expected:
-            from_peer = first_bad is None and bad_loss is None and bool(record.losses) and _replicated(sink)
-            self._report_grads(record, sink, bad_grads, culprit, from_peer)
+            finite_forward = first_bad is None and bad_loss is None
+            from_peer = finite_forward and bool(record.losses) and _replicated(sink)
+            self._report_grads(record, sink, bad_grads, culprit, from_peer,
+                               finite_forward and culprit is None and not from_peer)
         if bad_params:
             self._report_params(record, sink, bad_params, previous_finite)
         self._remember(trail)
@@ -185,6 +189,7 @@ class NonfiniteDetector(Detector):
         origin = (" because the input batch is non-finite" if first_slot == INPUT_SLOT
                   else f"; traced back to {culprit_name}" if culprit_name else "")
         param = None
+        computed: dict[str, str] = {}
         if first_slot is None and culprit is None:  # no module of the trained model made it
             found = _untrained_nonfinite(record)
             target = _nonfinite_target(record, index) if found is None else None
@@ -200,29 +205,49 @@ class NonfiniteDetector(Detector):
                               f"the target passed to {function} contains {word} values ({bad} of {total}) "
                               "while the model's outputs are finite", where=record.loss_sites[index],
                               value=float("nan") if word == "NaN" else float("inf"), extra={"operand": "target"})
+            elif any(slot != INPUT_SLOT for slot, _ in record.trail):
+                # every output the model's modules gave was finite: the ops between them and
+                # the loss value made it (a mean over zero items, log(0), 0 * inf)
+                origin = "; the model's outputs are finite: the loss computation itself made it"
+                ignored = _all_ignored(record, index)
+                if ignored is not None:
+                    origin += (f" (every target of F.{ignored[0]} equals ignore_index ({ignored[1]}): "
+                               "a mean over zero items)")
+                computed = {"origin": "loss_computation"}
         sink.emit("nonfinite_loss", record.step, f"loss is {_word(value)}{origin}",
-                  module=culprit_name, param=param, where=record.loss_sites[index], value=value,
-                  extra={"culprit": culprit_name, "first_nonfinite_module": first_module})
+                  module=culprit_name, param=param, where=loss_site(record.loss_sites[index]), value=value,
+                  extra={"culprit": culprit_name, "first_nonfinite_module": first_module, **computed})
 
     def _report_grads(self, record: StepRecord, sink: Sink, bad: list[int], culprit: int | None,
-                      from_peer: bool = False) -> None:
+                      from_peer: bool = False, born_in_backward: bool = False) -> None:
         """`from_peer`: this rank's forward and loss were finite under DDP, so the NaN
-        came in through the gradient all-reduce from another rank."""
+        came in through the gradient all-reduce from another rank. `born_in_backward`:
+        the forward was finite on this rank, so some backward made the NaN: looked for."""
         if not self._first("nonfinite_grad", record.step):
             return
         candidates = [record.params[i] for i in bad]
         chosen = _first_reached(candidates, record, sink, culprit)
         param = candidates[chosen]
         value = record.grad_norms[bad[chosen]]
+        module = sink.param_module_name(param)
+        birth = _backward_birth(record, sink, bad) if born_in_backward else None
+        born = ""
+        if birth is not None:
+            names, before, after = birth
+            module = names[0] if len(names) == 1 else module
+            born = (f"; the backward of {' or '.join(names)} turned finite gradients into non-finite ones "
+                    f"({', '.join(after)}, after it, got finite gradients; {', '.join(before)}, before it, "
+                    "only received them)")
         sink.emit("nonfinite_grad", record.step,
                   f"gradient of {sink.param_label(param)} is {_word(value)} ({len(bad)} of {len(record.params)} "
-                  f"parameters have non-finite gradients)" + (
+                  f"parameters have non-finite gradients)" + born + (
                       "; this rank's loss was finite: another rank's non-finite gradients reached it through "
                       "DDP's all-reduce" if from_peer else ""),
-                  module=sink.param_module_name(param), param=sink.param_name(param),
+                  module=module, param=sink.param_name(param),
                   where=_first_site(record), value=value,
                   extra={"params": [sink.param_label(p) for p in candidates[:20]],
-                         **({"through_allreduce": True} if from_peer else {})})
+                         **({"through_allreduce": True} if from_peer else {}),
+                         **({"born_in": " or ".join(birth[0])} if birth is not None else {})})
 
     def _report_params(self, record: StepRecord, sink: Sink, bad: list[int], finite_grads_at: int | None) -> None:
         step = record.param_step if record.param_step is not None else record.step
@@ -255,6 +280,52 @@ def _first_reached(candidates: list[Tensor], record: StepRecord, sink: Sink, cul
                 return index
     order = {key: rank for rank, key in enumerate(graphs.gradient_order(record.graph_roots))}
     return min(range(len(candidates)), key=lambda i: order.get(id(candidates[i]), len(order)))
+
+
+def _backward_birth(record: StepRecord, sink: Sink, bad: list[int]) -> tuple[list[str], list[str], list[str]] | None:
+    """After a finite forward, the modules whose backward made the NaN, when the forward
+    order says so cleanly: every module whose parameters got NaN gradients ran before every
+    module whose parameters got finite ones, and up to MAX_BIRTH_MODULES modules with no
+    parameters of either kind (nor one of those inside them) ran between the two groups: a
+    gradient that was finite where the later group got it reached the earlier one as NaN.
+    (their names, the modules before them, those after them); None otherwise."""
+    positions: dict[int, list[int]] = {}
+    modules: dict[int, nn.Module] = {}
+    for position, (slot, _) in enumerate(record.trail):
+        module = sink.module_of_slot(slot) if slot != INPUT_SLOT else None
+        if module is not None:
+            positions.setdefault(id(module), []).append(position)
+            modules[id(module)] = module
+    bad_ids = {id(record.params[i]) for i in bad}
+    owners: dict[bool, list[nn.Module]] = {True: [], False: []}
+    for param in record.params:
+        owner = sink.param_owner(param)
+        if owner is None or id(owner) not in positions:
+            return None  # a parameter used outside the traced modules: no order to go by
+        group = owners[id(param) in bad_ids]
+        if all(owner is not known for known in group):
+            group.append(owner)
+    if not owners[True] or not owners[False]:
+        return None
+    last_bad = max(positions[id(owner)][-1] for owner in owners[True])
+    first_finite = min(positions[id(owner)][0] for owner in owners[False])
+    if last_bad >= first_finite:
+        return None
+    holders = owners[True] + owners[False]
+    between = [module for key, module in modules.items()
+               if all(last_bad < position < first_finite for position in positions[key])
+               and not any(any(inner is owner for inner in module.modules()) for owner in holders)
+               and not isinstance(module, nn.modules.loss._Loss)]
+    # the innermost: a block holding the activation is not another suspect
+    between = [module for module in between
+               if not any(other is not module and any(inner is other for inner in module.modules())
+                          for other in between)]
+    if not 0 < len(between) <= MAX_BIRTH_MODULES:
+        return None
+
+    def names(found: list[nn.Module]) -> list[str]:
+        return [str(sink.module_name(module)) for module in found]
+    return names(between), names(owners[True]), names(owners[False])
 
 
 def _first_site(record: StepRecord) -> str | None:
@@ -300,7 +371,7 @@ def _nonfinite_target(record: StepRecord, index: int) -> tuple[str, str, int, in
     that loss went non-finite with no module to blame."""
     call = record.loss_calls[index] if index < len(record.loss_calls) else None
     target = call.target() if call is not None and call.target is not None else None
-    if target is None:
+    if target is None or not target.is_floating_point():
         return None
     finite = torch.isfinite(target)
     bad = int(finite.numel() - finite.sum())
@@ -308,6 +379,16 @@ def _nonfinite_target(record: StepRecord, index: int) -> tuple[str, str, int, in
         return None
     word = "NaN" if bool(torch.isnan(target).any()) else "Inf"
     return f"F.{call.function}", word, bad, target.numel()
+
+
+def _all_ignored(record: StepRecord, index: int) -> tuple[str, int] | None:
+    """(`cross_entropy`, its ignore_index) when the step's `index`-th loss came from a
+    class-indexed loss whose every label is ignored: a mean over zero items is NaN."""
+    call = record.loss_calls[index] if index < len(record.loss_calls) else None
+    labels = call.target() if call is not None and call.target is not None else None
+    if labels is None or call.ignore_index is None or labels.is_floating_point() or not labels.numel():
+        return None
+    return (call.function, call.ignore_index) if bool((labels == call.ignore_index).all()) else None
 
 
 def _word(value: float) -> str:

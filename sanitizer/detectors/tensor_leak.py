@@ -2,10 +2,13 @@
 
 Every few steps, the variables of the user's frames that hold tensors with a
 `grad_fn` are measured by the size of the graph they keep reachable. A holder
-whose graph grows sample after sample, and still reaches nodes that an earlier
-step created, retains every past step's graph. A graph made of this step's nodes
-alone is the step's own, however it grows (a policy-gradient loss summed over
-an episode that gets longer as the agent learns).
+whose graph grows sample after sample, or never shrinks and grows again and
+again at a slower pace (a validation loss kept every 10 or 50 steps), and still
+reaches nodes that an earlier step created, retains every past step's graph.
+One that is trimmed, cleared or filled once stops growing before it grows often
+enough to count. A graph made of this step's nodes alone is the step's own,
+however it grows (a policy-gradient loss summed over an episode that gets longer
+as the agent learns).
 """
 from __future__ import annotations
 
@@ -23,7 +26,9 @@ if TYPE_CHECKING:
     from sanitizer.core.sink import Sink
 
 SAMPLE_EVERY = 5
-GROWING_SAMPLES = 3
+GROWING_SAMPLES = 3  # consecutive samples each larger than the last: a graph kept at every step
+SLOW_RISES = 3  # rises, with no fall between them: a graph kept every few steps
+WINDOW = 48  # samples remembered per holder: three rises of a graph kept every 60 steps
 
 
 class TensorLeakDetector(Detector):
@@ -55,11 +60,10 @@ class TensorLeakDetector(Detector):
             if holder.key in self.leaking:
                 continue
             nodes = graphs.walk(holder.grad_fns)
-            sizes = self._sizes.get(holder.key, deque(maxlen=GROWING_SAMPLES))
+            sizes = self._sizes.get(holder.key, deque(maxlen=WINDOW))
             sizes.append(len(nodes))
             current[holder.key] = sizes
-            if (len(sizes) == GROWING_SAMPLES and all(a < b for a, b in zip(sizes, list(sizes)[1:]))
-                    and self._reaches_past_steps(nodes)):
+            if growth(sizes) is not None and self._reaches_past_steps(nodes):
                 if any(id(node) in self._reported_nodes for node in nodes):
                     # the same graphs under another name (the list in `main` and in `train_epoch`,
                     # a meter's `avg` made from its `sum`): one leak, reported once
@@ -78,7 +82,8 @@ class TensorLeakDetector(Detector):
 
     def _report(self, record: StepRecord, sink: Sink, holder: Holder, nodes: list, sizes: deque[int]) -> None:
         self.leaking.append(holder.key)
-        per_step = (sizes[-1] - sizes[0]) / ((GROWING_SAMPLES - 1) * SAMPLE_EVERY)
+        per_step = growth(sizes) or 0.0
+        rate = f"{per_step:.0f}" if per_step >= 10 else f"{per_step:.2g}"  # a graph kept every 50 steps: 0.16
         # after backward the nodes no longer save tensors: then the nodes themselves are what piles up
         size, saved = graphs.retained_bytes(holder.tensors, nodes)
         amount = (f"holding {size} bytes of tensors" if saved else
@@ -88,7 +93,27 @@ class TensorLeakDetector(Detector):
         held, keep = (f"{len(holder.tensors)} tensors in ", "keep") if len(holder.tensors) > 1 else ("", "keeps")
         sink.emit("tensor_leak", record.step,
                   f"{held}`{holder.label}` (in {holder.frame_name}) {keep} the autograd graphs of past steps "
-                  f"alive: {len(nodes)} graph nodes, growing by {per_step:.0f} per step, {amount}",
+                  f"alive: {len(nodes)} graph nodes, growing by {rate} per step, {amount}",
                   where=where, value=len(nodes),
                   extra={"holder": holder.label, "nodes": len(nodes), "nodes_per_step": per_step,
                             "bytes": size})
+
+
+def growth(sizes: deque[int]) -> float | None:
+    """Graph nodes gained per step when `sizes` (one per sample, the newest last) shows a
+    holder that keeps growing, else None. Either the last GROWING_SAMPLES samples each grew,
+    or, since the last time it shrank, it grew at SLOW_RISES samples (a graph kept every N
+    steps leaves equal sizes between its rises)."""
+    recent = list(sizes)[-GROWING_SAMPLES:]
+    if len(recent) == GROWING_SAMPLES and all(a < b for a, b in zip(recent, recent[1:])):
+        return (recent[-1] - recent[0]) / ((GROWING_SAMPLES - 1) * SAMPLE_EVERY)
+    rises: list[int] = []
+    for index in range(len(sizes) - 1, 0, -1):
+        if sizes[index] < sizes[index - 1]:
+            break
+        if sizes[index] > sizes[index - 1]:
+            rises.append(index)
+    if len(rises) < SLOW_RISES or rises[0] != len(sizes) - 1:
+        return None  # too few rises, or none at this sample: it may have stopped growing
+    first, last = rises[-1], rises[0]
+    return (sizes[last] - sizes[first]) / ((last - first) * SAMPLE_EVERY)

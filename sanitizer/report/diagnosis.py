@@ -6,8 +6,10 @@ folded under it as symptoms (a NaN explains the spikes and the fitting
 verdicts after it, fp16 underflow explains all-zero gradients, a collapsing
 loss scale explains what its skipped steps look like and is itself explained by
 a forward that had already gone non-finite, a leak explains memory growth,
-gradients never cleared explain the blow-up they grow into). Problems come in the order they started; end-of-run verdicts last,
-the sanitizer's own errors at the very end.
+gradients never cleared explain the blow-up they grow into). A symptom that came
+before its root (the spike in the steps before a NaN) is shown as having led up to
+it, never as explained by what followed. Problems come in the order they started;
+end-of-run verdicts last, the sanitizer's own errors at the very end.
 
 The report, the end-of-run summary, `show` and the HTML page all read this.
 """
@@ -17,7 +19,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from sanitizer.core.catalogue import INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, VANISHED_PARAM_ADVICE, Kind
+from sanitizer.core.catalogue import (
+    INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, LOSS_COMPUTATION_ADVICE, VANISHED_PARAM_ADVICE, Kind,
+)
 from sanitizer.report.access import as_float, event_counts, events_of, rank_reports, severity_of
 from sanitizer.report.formatting import format_number
 
@@ -53,17 +57,26 @@ class Problem:
     evidence: list[str] = field(default_factory=list)
     symptoms: list[str] = field(default_factory=list)
     advice: str | None = None
+    # the first of `symptoms` came before the root, in the steps that led up to it (the
+    # spike a NaN ended): the same incident, never said to be caused by what followed
+    precursors: int = 0
+
+    def labelled_symptoms(self) -> list[tuple[str, str]]:
+        """Each symptom with how it relates to the root: `led up to it` or `explains`."""
+        return [("led up to it" if index < self.precursors else "explains", line)
+                for index, line in enumerate(self.symptoms)]
 
     def lines(self) -> list[str]:
         """The headline, then its evidence, folded symptoms and advice, one per line."""
         body = [f"evidence: {'; '.join(self.evidence)}"] if self.evidence else []
-        body += [f"explains: {line}" for line in self.symptoms]
+        body += [f"{label}: {line}" for label, line in self.labelled_symptoms()]
         body += [f"try: {self.advice}"] if self.advice else []
         return [self.headline, *body]
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "step": self.step, "severity": self.severity, "headline": self.headline,
-                "evidence": self.evidence, "symptoms": self.symptoms, "advice": self.advice}
+                "evidence": self.evidence, "symptoms": self.symptoms, "advice": self.advice,
+                "precursors": self.symptoms[:self.precursors]}
 
 
 @dataclass
@@ -343,10 +356,11 @@ def _problem(root: _Group, multi_rank: bool) -> Problem:
     evidence = _evidence(root.first)
     if _related(root.first):
         evidence.insert(0, _one_line(root.first.get("message")))
+    symptoms = sorted(root.symptoms, key=lambda group: _time_order(group.first))
+    earlier = sum(1 for symptom in symptoms if _before(symptom, root))
     return Problem(event_line(root.first, multi_rank) + more, severity_of(root.first), root.kind, root.step,
-                   evidence, [_symptom_line(symptom, multi_rank) for symptom in
-                              sorted(root.symptoms, key=lambda group: _time_order(group.first))],
-                   _advice(root.first, kind))
+                   evidence, [_symptom_line(symptom, multi_rank) for symptom in symptoms],
+                   _advice(root.first, kind), earlier)
 
 
 def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
@@ -357,6 +371,8 @@ def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
         return VANISHED_PARAM_ADVICE
     if kind is not None and kind.name == "nonfinite_grad" and event.get("through_allreduce"):
         return ALLREDUCE_GRAD_ADVICE
+    if kind is not None and kind.name == "nonfinite_loss" and event.get("origin") == "loss_computation":
+        return LOSS_COMPUTATION_ADVICE
     return kind.advice if kind else None
 
 

@@ -103,7 +103,7 @@ def _diagnosis(report: dict, events: list[dict]) -> str:
 
 def _problem_item(problem: Problem) -> str:
     details = [("evidence", line) for line in problem.evidence]
-    details += [("explains", line) for line in problem.symptoms]
+    details += problem.labelled_symptoms()
     details += [("try", problem.advice)] if problem.advice else []
     rows = "".join(f'<li><span class="label">{label}:</span> {escape(text)}</li>' for label, text in details)
     return (f'<li class="{escape(problem.severity)}"><span class="problem">{escape(problem.headline)}</span>'

@@ -37,6 +37,18 @@ def test_a_nan_explains_the_spike_that_led_to_it_and_the_verdicts_after_it():
     assert problems[0].headline.endswith("(+1 more)")  # the loss spike after the NaN counts there
 
 
+def test_a_spike_before_the_nan_it_ended_in_led_up_to_it():
+    """Folded under the NaN, but never said to be explained by what came after it."""
+    events = [_event("loss_spike", 23), _event("nonfinite_loss", 25), _event("nonfinite_grad", 25)]
+    problem, = diagnose({"events": events})
+    assert problem.kind == "nonfinite_loss" and problem.precursors == 1
+    assert problem.lines()[1:3] == ["led up to it: loss_spike at step 23: loss_spike message",
+                                    "explains: nonfinite_grad at step 25: nonfinite_grad message"]
+    assert problem.to_json()["precursors"] == ["loss_spike at step 23: loss_spike message"]
+    assert "<span class=\"label\">led up to it:</span> loss_spike at step 23" in render_html(
+        {"script": "train.py", "events": events})
+
+
 def test_the_first_non_finite_value_is_the_root_whatever_its_kind():
     events = [_event("nonfinite_grad", 4), _event("nonfinite_param", 4), _event("nonfinite_loss", 6)]
     assert _shape(events) == [("nonfinite_grad", ["nonfinite_param", "nonfinite_loss"])]

@@ -1,12 +1,15 @@
 """NaN/Inf localization: the step, the first non-finite module, the culprit, the parameter."""
 from __future__ import annotations
 
+import pytest
+
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("nonfinite_target.py",), ("aux_loss_inf.py",), ("aux_loss_inf.py", "healthy"), ("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",),
               ("nonfinite_param.py",), ("param_written.py",), ("validation_nan.py", "data"),
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy"),
-              ("validation_nan.py", "per_sample")]
+              ("validation_nan.py", "per_sample"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
+              ("backward_born_nan.py",), ("backward_born_nan.py", "healthy")]
 
 
 def test_overflowing_linear_is_named_as_the_culprit(script_runs: ScriptRuns) -> None:
@@ -33,6 +36,40 @@ def test_nan_born_in_backward_is_pinned_on_the_gradient(script_runs: ScriptRuns)
     assert grad["module"] == "gate.proj" and grad["param"] in ("gate.proj.weight", "gate.proj.bias")
     assert run.first("nonfinite_activation")["step"] == 7  # only after the NaN update
     assert run.first("nonfinite_param")["step"] == 6
+
+
+@pytest.mark.parametrize("mode", ["ignored", "masked"])
+def test_a_loss_made_non_finite_by_its_own_computation_says_so(script_runs: ScriptRuns, mode: str) -> None:
+    """Model outputs and target finite: a mean over zero items (every label ignore_index, an
+    empty mask). The event says so and points at the loss line; the advice is the loss's."""
+    run = script_runs.get("loss_from_finite.py", *(["masked"] if mode == "masked" else []))
+    event = run.first("nonfinite_loss")
+    assert event["step"] == 4 and event["module"] is None and event["origin"] == "loss_computation", event
+    assert "the model's outputs are finite: the loss computation itself made it" in event["message"]
+    text = "return criterion(" if mode == "ignored" else "loss = compute_loss("
+    assert event["where"] == f"loss_from_finite.py:{line_of('loss_from_finite.py', text)}"
+    if mode == "ignored":
+        assert "every target of F.cross_entropy equals ignore_index (-100)" in event["message"], event
+    # the NaN update makes the next forward NaN: a consequence, folded under the loss
+    assert all(e["step"] > 4 for e in run.events("nonfinite_activation")) and run.events("nonfinite_input") == []
+    problem = run.report["summary"]["problems"][0]
+    assert problem["kind"] == "nonfinite_loss" and "mean over zero items" in problem["advice"]
+    assert "lower the learning rate" not in problem["advice"]
+    assert run.stdout == "finished\n"
+
+
+def test_nan_born_in_a_parameter_free_modules_backward_names_that_module(script_runs: ScriptRuns) -> None:
+    """A custom autograd.Function's backward makes Inf from finite gradients: the module
+    before it only receives the NaN; the one after it got finite gradients."""
+    run = script_runs.get("backward_born_nan.py")
+    grad = run.first("nonfinite_grad")
+    assert grad["step"] == 1 and grad["module"] == "act" and grad["born_in"] == "act", grad
+    assert grad["param"] in ("enc.weight", "enc.bias")
+    assert "the backward of act turned finite gradients into" in grad["message"], grad
+    assert "(head, after it, got finite gradients; enc, before it, only received them)" in grad["message"]
+    # the forward of step 1 was finite; the NaN update breaks the next one
+    assert all(e["step"] > 1 for e in run.events("nonfinite_loss") + run.events("nonfinite_activation"))
+    assert script_runs.get("backward_born_nan.py", "healthy").events() == []
 
 
 def test_corrupt_batch_is_reported_as_input(script_runs: ScriptRuns) -> None:

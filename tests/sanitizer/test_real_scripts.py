@@ -26,8 +26,8 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("grad_accumulation.py",), ("grad_accumulation.py", "--dtype", "bfloat16"), ("cross_validation.py",)] + [
     ("gradient_clearing.py", "--clear", how)
     for how in ("zero_grad", "in_place", "data", "model", "none_by_hand", "after_step", "accumulate")] + [
-    ("dqn_own_env.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",)]
-PRELAUNCH += [*HEALTHY, *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
+    ("dqn_own_env.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",), ("lr_runaway.py", "healthy")]
+PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               ("eval_mode_left_on.py", "--bug"), ("eval_mode_left_on.py", "--bug", "--functional"),
               ("eval_mode_left_on.py", "--bug", "--frozen-bn"), ("warmup_blowup.py", "--peak-lr", "3"),
@@ -169,6 +169,19 @@ def test_blow_up_during_warm_up_is_divergence_at_its_step(script_runs: ScriptRun
     assert event["step"] == 2 and event["baseline"] == pytest.approx(1.59, abs=0.01), event
     assert event["where"] == f"warmup_blowup.py:{line_of('warmup_blowup.py', 'loss = F.cross_entropy')}"
     assert len(run.events("divergence")) == 1
+
+
+def test_a_blow_up_that_ends_the_run_in_inf_is_divergence_at_its_first_step(script_runs: ScriptRuns) -> None:
+    """The learning rate x10 per step from step 20; the loop stops at the first Inf loss,
+    so the median of 10 high losses never comes. The blow-up is the root, the Inf its end."""
+    run = script_runs.get("lr_runaway.py")
+    assert run.returncode == 0 and run.stdout == "25\n", run.stderr
+    event = run.first("divergence")
+    assert event["step"] == 23 and "non-finite at step 25" in event["message"], event
+    assert "learning rate rose from 0.01 to 1000" in event["message"] and event["lr"] == pytest.approx([0.01, 1000.0])
+    problems = run.report["summary"]["problems"]
+    assert [p["kind"] for p in problems] == ["divergence"], problems
+    assert any(line.startswith("nonfinite_loss at step 25") for line in problems[0]["symptoms"])
 
 
 def test_steady_climb_is_divergence(script_runs: ScriptRuns) -> None:

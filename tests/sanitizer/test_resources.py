@@ -5,8 +5,9 @@ import pytest
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
-PRELAUNCH += [("leak_sites.py", "queue"), ("leak_sites.py", "hook"), ("tensor_leak.py",), ("tensor_leak.py", "two-optimizers"), ("tensor_leak.py", "history"), ("tensor_leak.py", "ema"), ("memory_growth.py",),
-              ("dataloader_bound.py",)]
+PRELAUNCH += [("leak_sites.py", "queue"), ("leak_sites.py", "hook"), ("leak_sites.py", "receiver"), ("tensor_leak.py",), ("tensor_leak.py", "two-optimizers"), ("tensor_leak.py", "history"), ("tensor_leak.py", "ema"), ("memory_growth.py",),
+              ("dataloader_bound.py",), ("periodic_leak.py",), ("periodic_leak.py", "every=50"),
+              ("periodic_leak.py", "bounded")]
 
 
 @pytest.mark.parametrize("optimizers", [(), ("two-optimizers",)])
@@ -36,6 +37,24 @@ def test_a_history_of_lists_in_a_dict_leaks_under_its_key(script_runs: ScriptRun
     assert "tensors in `history['loss']` (in train) keep the autograd graphs" in event["message"]
 
 
+@pytest.mark.parametrize("every", [10, 50])
+def test_a_graph_kept_every_few_steps_leaks(script_runs: ScriptRuns, every: int) -> None:
+    """Growth at every N-th step (validation without no_grad), not at every sample."""
+    run = script_runs.get("periodic_leak.py", *([f"every={every}"] if every != 10 else []))
+    event = run.first("tensor_leak")
+    assert event["holder"] == "val_losses", event
+    assert event["where"] == f"periodic_leak.py:{line_of('periodic_leak.py', 'val_losses.append(val)')}"
+    assert event["step"] <= 4 * every + 5 and event["nodes_per_step"] > 0
+    assert len(run.events("tensor_leak")) == 1
+
+
+def test_graphs_kept_but_bounded_are_no_leak(script_runs: ScriptRuns) -> None:
+    """A list trimmed to its last entries, a list cleared now and then, a cache filled once."""
+    run = script_runs.get("periodic_leak.py", "bounded")
+    assert run.events("tensor_leak") == [], run.events()
+    assert run.stdout == "0 3 1 3\n"
+
+
 def test_history_of_tensors_grows_memory(script_runs: ScriptRuns) -> None:
     run = script_runs.get("memory_growth.py")
     event = run.first("memory_growth")
@@ -58,3 +77,10 @@ def test_a_leak_fed_by_a_method_or_a_hook_is_found_where_it_is_fed(script_runs: 
     assert queue["holder"].endswith("queue") and queue["where"] == f"leak_sites.py:{line_of('leak_sites.py', 'self.queue[self.ptr')}"
     hook = script_runs.get("leak_sites.py", "hook").first("tensor_leak")
     assert hook["holder"] == "acts['history']" and hook["where"] == f"leak_sites.py:{line_of('leak_sites.py', 'acts.setdefault')}"
+
+
+def test_a_leak_fed_by_a_method_with_another_receiver_name_has_its_site(script_runs: ScriptRuns) -> None:
+    """`this.queue = torch.cat([q, this.queue])`: the receiver is the method's first parameter."""
+    event = script_runs.get("leak_sites.py", "receiver").first("tensor_leak")
+    assert event["holder"].endswith("queue"), event
+    assert event["where"] == f"leak_sites.py:{line_of('leak_sites.py', 'this.queue = torch.cat')}", event

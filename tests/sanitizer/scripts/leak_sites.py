@@ -1,7 +1,9 @@
 """Leaks fed away from the loop, found where they are fed.
 `queue`: a MoCo-style queue buffer written in place, with its graph, by a method.
 `hook`: a forward hook keeping each step's activation in a dict of lists made by
-`setdefault`."""
+`setdefault`.
+`receiver`: a queue attribute refilled with its graph by a module whose methods call
+their receiver `this`, not `self`."""
 import sys
 
 import torch
@@ -28,6 +30,19 @@ class Queued(nn.Module):
         return q.pow(2).mean() + negatives.mean()
 
 
+class ThisQueued(nn.Module):
+    def __init__(this):
+        super().__init__()
+        this.f = nn.Linear(8, 4)
+        this.queue = torch.zeros(64, 4)
+
+    def forward(this, x):
+        q = this.f(x)
+        negatives = q @ this.queue.detach().t()
+        this.queue = torch.cat([q, this.queue])[:64]  # refilled here, q not detached
+        return q.pow(2).mean() + negatives.mean()
+
+
 acts = {}
 
 
@@ -35,8 +50,8 @@ def keep(module, inputs, output):
     acts.setdefault("history", []).append(output)  # kept here
 
 
-if sys.argv[1] == "queue":
-    model = Queued()
+if sys.argv[1] in ("queue", "receiver"):
+    model = Queued() if sys.argv[1] == "queue" else ThisQueued()
     batch = lambda: torch.randn(8, 8)  # noqa: E731
     loss_of = lambda out: out  # noqa: E731
 else:

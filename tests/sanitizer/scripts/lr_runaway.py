@@ -1,0 +1,34 @@
+"""A callback meant to warm the learning rate up multiplies it by 10 after every step
+from step 20 on: the loss climbs for a few steps, goes Inf, and the loop stops at the
+first non-finite loss (as early stopping does). Expected: divergence at the first step
+of the blow-up, mentioning the learning rate's rise, and the diagnosis rooted there
+with the non-finite loss under it. `healthy`: the callback stops at 20."""
+import math
+import sys
+
+import torch
+from torch import nn
+
+healthy = "healthy" in sys.argv[1:]
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(6, 32), nn.ReLU(), nn.Linear(32, 1))
+opt = torch.optim.SGD(model.parameters(), lr=1e-2, momentum=0.9)
+weights = torch.randn(6, 1)
+
+
+def warm_up(optimizer, step):
+    if step >= 20 and not healthy:
+        for group in optimizer.param_groups:
+            group["lr"] *= 10  # meant: min(1, step / 20) * base_lr
+
+
+for step in range(1, 61):
+    x = torch.randn(32, 6)
+    loss = nn.functional.mse_loss(model(x), x @ weights)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    warm_up(opt, step)
+    if not math.isfinite(loss.item()):
+        break
+print(step)
