@@ -43,8 +43,9 @@ _KINDS = (
          "difference or a normalization cancels, as a WGAN critic's last one); remove them or fix the forward"),
     Kind("param_not_in_optimizer", "error", "model",
          "these parameters of the model receive gradients but belong to no optimizer, so "
-         "they never change: build the optimizer after the model is complete, or "
-         "set requires_grad=False on frozen parts; never assign a new nn.Parameter "
+         "no optimizer step changes them: build the optimizer after the model is complete, or "
+         "set requires_grad=False on frozen parts and on copies updated by hand (an EMA "
+         "teacher: its gradients are computed for nothing and pile up); never assign a new nn.Parameter "
          "during training (a tensor updated by hand, as an EMA codebook, is a buffer: "
          "register_buffer, then change it in place under torch.no_grad())"),
     Kind("overfitting", "warning", "model",

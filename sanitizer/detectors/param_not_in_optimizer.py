@@ -75,7 +75,9 @@ class ParamNotInOptimizerDetector(Detector):
                            f"stage's?): {_verbs(params, 'it is', 'they are')} no longer updated")
             else:
                 message = (f"{', '.join(params)} {_verbs(params, 'receives', 'receive')} gradients but no optimizer "
-                           f"holds {_verbs(params, 'it', 'them')}: {_verbs(params, 'it is', 'they are')} never updated")
+                           f"holds {_verbs(params, 'it', 'them')}: no optimizer step ever updates "
+                           f"{_verbs(params, 'it', 'them')} (a copy updated by hand, an EMA teacher, needs no "
+                           "gradients: requires_grad_(False))")
             sink.emit("param_not_in_optimizer", record.step, message, module=module, param=params[0], where=site,
                       extra={"params": params, **({"replaced": True} if replaced else {})})
 
