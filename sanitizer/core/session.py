@@ -359,6 +359,9 @@ class Sanitizer:
     def slot_name(self, slot: int) -> str | None:
         return "<input>" if slot == INPUT_SLOT else self.module_name(self.module_of_slot(slot))
 
+    def slot_is_own(self, slot: int) -> bool:
+        return self.tracer.slot_is_own(slot)
+
     def param_name(self, param: torch.Tensor) -> str | None:
         name = self.index.param_name(param)
         if name is None and self._refresh_index():

@@ -63,6 +63,11 @@ class Sink:
     def slot_name(self, slot: int) -> str | None:
         return self._session.slot_name(slot)
 
+    def slot_is_own(self, slot: int) -> bool:
+        """The slot holds a value a module's own code computed and handed one of its
+        children (`torch.log(x)` before `self.fc(...)`), not the module's output."""
+        return self._session.slot_is_own(slot)
+
     def param_name(self, param: torch.Tensor) -> str | None:
         """As in `model.named_parameters()`."""
         return self._session.param_name(param)

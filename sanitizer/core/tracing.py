@@ -67,6 +67,7 @@ class ForwardTracer:
         self._last_node: Any = None
         self._slots: dict[tuple[int, bool], int] = {}
         self._slot_refs: list[weakref.ref[nn.Module]] = []
+        self._own_slots: set[int] = set()
         # modules whose own code applies dropout as a function (`F.dropout(x, p,
         # training=self.training)`), seen off in eval mode: eval mode changes them too
         self.functional_dropout: weakref.WeakSet[nn.Module] = weakref.WeakSet()
@@ -232,7 +233,13 @@ class ForwardTracer:
             slot = len(self._slot_refs)
             self._slot_refs.append(weakref.ref(module))
             self._slots[key] = slot
+            if own:
+                self._own_slots.add(slot)
         return slot
+
+    def slot_is_own(self, slot: int) -> bool:
+        """The slot holds what a module's own code computed and handed a child, not its output."""
+        return slot in self._own_slots
 
 
 class CalledModules:

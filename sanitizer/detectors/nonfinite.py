@@ -172,8 +172,10 @@ class NonfiniteDetector(Detector):
         module = sink.slot_name(slot)
         culprit_name = sink.slot_name(culprit) if culprit is not None else module
         blame = "" if culprit_name == module else f"; it started in {culprit_name}, whose values jumped first"
+        what = (f"a value {module}'s own forward computed and handed a child module is {_word(mag)}"
+                if sink.slot_is_own(slot) else f"output of {module} is {_word(mag)}")
         sink.emit("nonfinite_activation", record.step,
-                  f"output of {module} is {_word(mag)}{blame}",
+                  f"{what}{blame}",
                   module=module, where=_forward_site(sink, culprit if culprit is not None else slot)
                   or record.model_site, value=mag,
                   extra={"culprit": culprit_name, "first_nonfinite_module": module})

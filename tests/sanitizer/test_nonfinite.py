@@ -5,7 +5,7 @@ import pytest
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
-PRELAUNCH += [("nonfinite_target.py",), ("aux_loss_inf.py",), ("aux_loss_inf.py", "healthy"), ("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",),
+PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.py",), ("aux_loss_inf.py", "healthy"), ("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",),
               ("nonfinite_param.py",), ("param_written.py",), ("validation_nan.py", "data"),
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy"),
               ("validation_nan.py", "per_sample"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
@@ -70,6 +70,15 @@ def test_nan_born_in_a_parameter_free_modules_backward_names_that_module(script_
     # the forward of step 1 was finite; the NaN update breaks the next one
     assert all(e["step"] > 1 for e in run.events("nonfinite_loss") + run.events("nonfinite_activation"))
     assert script_runs.get("backward_born_nan.py", "healthy").events() == []
+
+
+def test_a_value_the_model_computes_itself_is_not_called_its_output(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("own_feature_inf.py")
+    assert run.returncode == 0 and run.stdout.startswith("finite output True\n"), run.stderr
+    event = run.first("nonfinite_activation")
+    assert event["step"] == 1 and event["module"] == "FeatureNet"
+    assert event["message"].startswith("a value FeatureNet's own forward computed and handed a child module is Inf")
+    assert "output of" not in event["message"]
 
 
 def test_corrupt_batch_is_reported_as_input(script_runs: ScriptRuns) -> None:
