@@ -27,8 +27,10 @@ if TYPE_CHECKING:
 
 SAMPLE_EVERY = 5
 GROWING_SAMPLES = 3  # consecutive samples each larger than the last: a graph kept at every step
-SLOW_RISES = 3  # rises, with no fall between them: a graph kept every few steps
-WINDOW = 48  # samples remembered per holder: three rises of a graph kept every 60 steps
+# rises, with no fall between them: a graph kept every few steps (more than a holder
+# trimmed to its last few entries, or reset each epoch, ever rises before it falls)
+SLOW_RISES = 8
+WINDOW = 96  # samples remembered per holder: eight rises of a graph kept every 50 steps
 
 
 class TensorLeakDetector(Detector):

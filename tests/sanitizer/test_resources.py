@@ -44,7 +44,7 @@ def test_a_graph_kept_every_few_steps_leaks(script_runs: ScriptRuns, every: int)
     event = run.first("tensor_leak")
     assert event["holder"] == "val_losses", event
     assert event["where"] == f"periodic_leak.py:{line_of('periodic_leak.py', 'val_losses.append(val)')}"
-    assert event["step"] <= 4 * every + 5 and event["nodes_per_step"] > 0
+    assert event["step"] <= 10 * every + 5 and event["nodes_per_step"] > 0
     assert len(run.events("tensor_leak")) == 1
 
 
@@ -52,7 +52,7 @@ def test_graphs_kept_but_bounded_are_no_leak(script_runs: ScriptRuns) -> None:
     """A list trimmed to its last entries, a list cleared now and then, a cache filled once."""
     run = script_runs.get("periodic_leak.py", "bounded")
     assert run.events("tensor_leak") == [], run.events()
-    assert run.stdout == "0 3 1 3\n"
+    assert run.stdout == "0 3 5 1 1 3\n"
 
 
 def test_history_of_tensors_grows_memory(script_runs: ScriptRuns) -> None:

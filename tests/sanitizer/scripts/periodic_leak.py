@@ -2,8 +2,8 @@
 grows by one graph per N steps, never every sample. Expected: tensor_leak on `val_losses`
 at the append line.
 `bounded`: graphs kept with the same period but bounded: a list trimmed to its last three
-entries, a list cleared every 30 steps, a cache filled once before training. Expected: no
-tensor_leak."""
+entries, one trimmed to its last five, a list cleared every 30 steps, one cleared every
+60-step epoch, a cache filled once before training. Expected: no tensor_leak."""
 import sys
 
 import torch
@@ -19,9 +19,11 @@ opt = torch.optim.SGD(model.parameters(), lr=0.01)
 held_out = torch.randn(64, 8)
 val_losses = []
 recent = []
+last_five = []
 window = []
+epoch = []
 reference = [model(held_out).sum() for _ in range(3)]
-for step in range(1, 4 * every + 21):
+for step in range(1, 10 * every + 21):
     x, y = torch.randn(16, 8), torch.randn(16, 1)
     loss = nn.functional.mse_loss(model(x), y)
     opt.zero_grad()
@@ -33,9 +35,14 @@ for step in range(1, 4 * every + 21):
     if bounded:
         recent.append(val)
         recent = recent[-3:]
+        last_five.append(val)
+        del last_five[:-5]
         if step % 30 == 0:
             window.clear()
         window.append(val)
+        if step % 60 == 0:
+            epoch = []
+        epoch.append(val)
     else:
         val_losses.append(val)
-print(len(val_losses), len(recent), len(window), len(reference))
+print(len(val_losses), len(recent), len(last_five), len(window), len(epoch), len(reference))
