@@ -33,8 +33,9 @@ Two rules, neither waiting for a long history:
   merged two by two as the run grows: memory stays bounded and a slow climb
   over a long run is seen at its own pace.
 
-Past the warm-up, losses 10 times the early level or more that run, unbroken,
-into an Inf or NaN loss are a blow-up too, reported at the first of them: a run
+Past the warm-up, two or more losses 10 times the early level or more that run,
+unbroken, into an Inf or NaN loss are a blow-up too, reported at the first of them
+(one outlier batch just before a corrupt one is not): a run
 that stops at its first non-finite loss (early stopping, a crash) never shows
 the 10 high losses the median needs. A blow-up's message names the learning
 rate's rise when the optimizer's rate (its first group's) grew 10 times or more
@@ -87,6 +88,9 @@ MIN_RISE = 0.1  # ... and above it by this share of the early level
 MAX_BLOCKS = 64  # then blocks are merged two by two
 LOW_SPAN = 3  # neighbouring blocks whose median is the loss at its lowest
 SIGNIFICANT = 5.0  # the rise, in noise sigmas of a block median
+# high losses in a row before an Inf/NaN loss that make a blow-up of it: one outlier
+# batch before a corrupt one, or before a batch whose labels are all ignored, is none
+RUN_TO_NAN = 2
 LR_STEPS = 5  # steps before a blow-up whose learning rate it is compared with...
 LR_RISE = 10.0  # ...and named when the rate grew this many times since
 
@@ -131,7 +135,8 @@ class DivergenceDetector(Detector):
         lrs_before, lr = list(self._lrs), record.lr
         self._lrs.append(lr)
         if not math.isfinite(loss):
-            blow_up = self._pending or (self._rising if self.reported_step is None else None)
+            rising = self._rising if self._rising is not None and self._rising.high >= RUN_TO_NAN else None
+            blow_up = self._pending or (rising if self.reported_step is None else None)
             if blow_up is not None:  # the blow-up went on to Inf or NaN: no coming back
                 blow_up.nonfinite_at = record.step
                 blow_up.lr_to = lr if lr is not None else blow_up.lr_to
@@ -165,6 +170,7 @@ class DivergenceDetector(Detector):
                                        lr_from=lr_from, lr_to=lr)
             else:
                 self._rising.lr_to = lr
+                self._rising.high += 1
         if level is not None and self._blown_up(loss, level) and (
                 self._steps > QUICK or loss >= ABOVE_TYPICAL * median(seen[:-1])):
             blow_up = _BlowUp(record.step, self._steps, loss, level, _loss_site(record), self._steps > QUICK,
@@ -336,6 +342,7 @@ class _BlowUp:
     nonfinite_at: int | None = None  # the step a loss after a blow-up was Inf or NaN
     lr_from: float | None = None  # the learning rate a few steps before it
     lr_to: float | None = None  # and at its latest step
+    high: int = 1  # losses that high in a row, past the warm-up
 
 
 def _loss_site(record: StepRecord) -> str | None:

@@ -27,6 +27,7 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("gradient_clearing.py", "--clear", how)
     for how in ("zero_grad", "in_place", "data", "model", "none_by_hand", "after_step", "accumulate")] + [
     ("dqn_own_env.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",), ("lr_runaway.py", "healthy")]
+PRELAUNCH += [("lr_runaway.py", "outlier")]
 PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               ("eval_mode_left_on.py", "--bug"), ("eval_mode_left_on.py", "--bug", "--functional"),
@@ -182,6 +183,14 @@ def test_a_blow_up_that_ends_the_run_in_inf_is_divergence_at_its_first_step(scri
     problems = run.report["summary"]["problems"]
     assert [p["kind"] for p in problems] == ["divergence"], problems
     assert any(line.startswith("nonfinite_loss at step 25") for line in problems[0]["symptoms"])
+
+
+def test_one_outlier_before_a_corrupt_batch_is_no_blow_up(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("lr_runaway.py", "outlier")
+    assert run.returncode == 0 and run.stdout == "41\n", run.stderr
+    assert run.events("divergence") == [], run.events("divergence")
+    problems = run.report["summary"]["problems"]
+    assert problems[0]["kind"] == "nonfinite_input" and problems[0]["step"] == 41, problems
 
 
 def test_steady_climb_is_divergence(script_runs: ScriptRuns) -> None:

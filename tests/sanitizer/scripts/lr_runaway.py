@@ -2,14 +2,17 @@
 from step 20 on: the loss climbs for a few steps, goes Inf, and the loop stops at the
 first non-finite loss (as early stopping does). Expected: divergence at the first step
 of the blow-up, mentioning the learning rate's rise, and the diagnosis rooted there
-with the non-finite loss under it. `healthy`: the callback stops at 20."""
+with the non-finite loss under it. `healthy`: the callback stops at 20. `outlier`: the
+callback stops at 20 too, but one batch scaled 30 times at step 40 is followed by a
+corrupt one (a NaN feature) at 41: the corrupt batch is the root, no divergence."""
 import math
 import sys
 
 import torch
 from torch import nn
 
-healthy = "healthy" in sys.argv[1:]
+outlier = "outlier" in sys.argv[1:]
+healthy = "healthy" in sys.argv[1:] or outlier
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(6, 32), nn.ReLU(), nn.Linear(32, 1))
 opt = torch.optim.SGD(model.parameters(), lr=1e-2, momentum=0.9)
@@ -24,7 +27,12 @@ def warm_up(optimizer, step):
 
 for step in range(1, 61):
     x = torch.randn(32, 6)
-    loss = nn.functional.mse_loss(model(x), x @ weights)
+    target = x @ weights
+    if outlier and step == 40:
+        x, target = 30 * x, 30 * target
+    if outlier and step == 41:
+        x[0, 0] = float("nan")
+    loss = nn.functional.mse_loss(model(x), target)
     opt.zero_grad()
     loss.backward()
     opt.step()
