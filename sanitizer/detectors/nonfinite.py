@@ -235,11 +235,13 @@ class NonfiniteDetector(Detector):
         birth = _backward_birth(record, sink, bad) if born_in_backward else None
         born = ""
         if birth is not None:
+            # the forward order cannot tell a backward between the two groups that made
+            # the NaN from a last module of the first group whose own backward did
+            # (`x * sqrt(g)` at g = 0): both are named, neither is claimed
             names, before, after = birth
-            module = names[0] if len(names) == 1 else module
-            born = (f"; the backward of {' or '.join(names)} turned finite gradients into non-finite ones "
-                    f"({', '.join(after)}, after it, got finite gradients; {', '.join(before)}, before it, "
-                    "only received them)")
+            born = (f"; either the backward of {' or '.join(names)} (no parameters; run between "
+                    f"{', '.join(before)} and {', '.join(after)}, which got finite gradients) turned finite "
+                    f"gradients into non-finite ones, or the backward of {', '.join(before)} made them")
         sink.emit("nonfinite_grad", record.step,
                   f"gradient of {sink.param_label(param)} is {_word(value)} ({len(bad)} of {len(record.params)} "
                   f"parameters have non-finite gradients)" + born + (
@@ -249,7 +251,7 @@ class NonfiniteDetector(Detector):
                   where=_first_site(record), value=value,
                   extra={"params": [sink.param_label(p) for p in candidates[:20]],
                          **({"through_allreduce": True} if from_peer else {}),
-                         **({"born_in": " or ".join(birth[0])} if birth is not None else {})})
+                         **({"suspect": " or ".join(birth[0])} if birth is not None else {})})
 
     def _report_params(self, record: StepRecord, sink: Sink, bad: list[int], finite_grads_at: int | None) -> None:
         step = record.param_step if record.param_step is not None else record.step
