@@ -121,7 +121,8 @@ INITIAL_PARAM_ADVICE = (
 # `nonfinite_loss` made by the loss computation from the model's finite outputs
 LOSS_COMPUTATION_ADVICE = (
     "the model's outputs were finite: the code computing the loss made the NaN/Inf, and a smaller "
-    "learning rate will not fix it: look for a mean over zero items (a batch whose labels all equal "
+    "learning rate will not fix it: check the other tensors it reads (targets, per-sample weights, "
+    "masks from the data) for NaN/Inf, and look for a mean over zero items (a batch whose labels all equal "
     "ignore_index, an empty mask: 0 / 0), log(0) or the log of a negative, 0 * inf, a division by zero; "
     "use the stable forms (log_softmax / cross_entropy on logits, F.logsigmoid, "
     "binary_cross_entropy_with_logits, clamp(min=eps)) and skip or guard empty batches")

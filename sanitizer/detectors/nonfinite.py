@@ -210,7 +210,8 @@ class NonfiniteDetector(Detector):
             elif any(slot != INPUT_SLOT for slot, _ in record.trail):
                 # every output the model's modules gave was finite: the ops between them and
                 # the loss value made it (a mean over zero items, log(0), 0 * inf)
-                origin = "; the model's outputs are finite: the loss computation itself made it"
+                origin = ("; the model's outputs are finite: the loss computation made it, itself or from a "
+                          "tensor it used (a target, a weight)")
                 ignored = _all_ignored(record, index)
                 if ignored is not None:
                     origin += (f" (every target of F.{ignored[0]} equals ignore_index ({ignored[1]}): "
