@@ -61,8 +61,8 @@ class SingleProcessLoading(Rule):
     arguments come through `**kwargs`, an explicit `num_workers=0` (a
     deliberate choice), and, in a file that trains nothing, a loader iterated
     where it is built (one pass for normalisation statistics) or held by a
-    variable of a function or of an `if __name__ == "__main__":` block that
-    the code only iterates (a demo printing a few batches) are not flagged.
+    variable of an `if __name__ == "__main__":` block that the code only
+    iterates (a data module's demo showing a few batches) are not flagged.
     """
 
     code = "TL504"
@@ -102,6 +102,14 @@ class SingleProcessLoading(Rule):
         "    train_loader = DataLoader(train_set, batch_size=64)  # expect: TL504\n"
         "    print(next(iter(train_loader))[0].shape)\n"
         "    return train_loader\n",
+        # a function's loader in a file that trains nothing torch can see (a JAX step)
+        "from torch.utils.data import DataLoader\n"
+        "\n"
+        "def train(state, train_set):\n"
+        "    train_loader = DataLoader(train_set, batch_size=64)  # expect: TL504\n"
+        "    for batch in train_loader:\n"
+        "        state = jax_train_step(state, batch)\n"
+        "    return state\n",
     )
     good = (
         "from torch.utils.data import DataLoader\n"
@@ -160,13 +168,6 @@ class SingleProcessLoading(Rule):
         "    for images, labels in train_loader:\n"
         "        print(images.shape, labels)\n"
         "        break\n",
-        "from torch.utils.data import DataLoader\n"
-        "\n"
-        "def show(train_set):\n"
-        "    train_loader = DataLoader(train_set, batch_size=64)\n"
-        "    print(len(train_loader))\n"
-        "    images, labels = next(iter(train_loader))\n"
-        "    print(images.shape)\n",
     )
 
     def finish(self) -> None:
@@ -189,21 +190,21 @@ class SingleProcessLoading(Rule):
             and not file_trains(self.ctx)
 
     def _only_iterated(self, call: cst.Call) -> bool:
-        """`call` is bound to a variable that its code only iterates (a demo under
-        `if __name__ == "__main__":` printing a few batches): not returned, stored or
+        """`call` is bound, in an `if __name__ == "__main__":` block, to a variable that the
+        code only iterates (a data module's demo showing a few batches): not stored or
         handed to anything but `enumerate`, `tqdm`, `iter`, `next`, `len`."""
         parent = self.ctx.parent(call)
         if type(parent) is not cst.Assign or len(parent.targets) != 1 or type(parent.targets[0].target) is not cst.Name:
             return False
         name = parent.targets[0].target.value
-        function = self.ctx.enclosing_function(call)
-        scope = function.body if function is not None else self.ctx.module
-        reads = [node for node in self.ctx.subtree(scope) if type(node) is cst.Name and node.value == name
+        if self.ctx.enclosing_function(call) is not None or not any(
+                type(a) is cst.If and "__main__" in self.ctx.code(a.test) for a in self.ctx.ancestors(call)):
+            # a module's loader others may import; a function's may feed training this
+            # file cannot see (a JAX step, a framework's `train_step`)
+            return False
+        reads = [node for node in self.ctx.subtree(self.ctx.module) if type(node) is cst.Name and node.value == name
                  and node is not parent.targets[0].target]
-        if function is None and not any(type(a) is cst.If and "__main__" in self.ctx.code(a.test)
-                                        for a in self.ctx.ancestors(call)):
-            return False  # a module's loader: other modules may import it
-        if not reads or (function is None and any(self.ctx.enclosing_function(node) is not None for node in reads)):
+        if not reads or any(self.ctx.enclosing_function(node) is not None for node in reads):
             return False  # a module's loader that its functions read
         for node in reads:
             outer = self.ctx.parent(node)

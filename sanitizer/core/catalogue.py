@@ -127,6 +127,12 @@ LOSS_COMPUTATION_ADVICE = (
     "use the stable forms (log_softmax / cross_entropy on logits, F.logsigmoid, "
     "binary_cross_entropy_with_logits, clamp(min=eps)) and skip or guard empty batches")
 
+# `unused_parameter` of parameters whose gradients went all zero mid-run and stayed so
+DIED_PARAM_ADVICE = (
+    "these parameters learned, then their gradients went to exactly zero at that step and stayed "
+    "there: look at what changed then (pruning with too large an amount, a mask set to zero, a "
+    "learning-rate jump that killed ReLU units, a detach or a branch switched off)")
+
 # `unused_parameter` of layers every forward runs whose gradients are all zero
 VANISHED_PARAM_ADVICE = (
     "the forward runs these layers but no gradient reaches them: saturated activations between "

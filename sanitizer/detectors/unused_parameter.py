@@ -1,4 +1,7 @@
-"""Trainable parameters an optimizer holds that never receive a (non-zero) gradient."""
+"""Trainable parameters an optimizer holds that never receive a (non-zero) gradient, or
+that stopped receiving one: gradients all zero for the last DEAD_STEPS steps or more
+(and a quarter of the run) after non-zero ones, while the parameter still trains (a
+layer pruned away, a ReLU block that died mid-run)."""
 from __future__ import annotations
 
 import weakref
@@ -17,6 +20,7 @@ if TYPE_CHECKING:
 MIN_STEPS = 2
 MAX_EVENTS = 20
 LISTED = 6  # parameter names a message lists before it counts them
+DEAD_STEPS = 20  # all-zero gradients since at least this many steps (and a quarter of the run)
 
 
 class UnusedParameterDetector(Detector):
@@ -34,6 +38,10 @@ class UnusedParameterDetector(Detector):
         # by id, with a weak reference that tells a new parameter given a dead one's id apart
         # (tensors compare elementwise: no weak-keyed dict)
         self._owners: dict[int, tuple[weakref.ref[Tensor], str | None, bool]] = {}
+        # per parameter: the last step (counted here) its gradient was non-zero, and the
+        # first step it was all zero after that (None while non-zero)
+        self._zero_since: dict[int, int | None] = {}
+        self._step_numbers: dict[int, int] = {}  # counted step -> the record's step, for zero_since only
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial:
@@ -43,10 +51,16 @@ class UnusedParameterDetector(Detector):
         for param in record.training_params:
             if id(param) not in self._trainable and local_values([param])[0].numel():  # an FSDP shard may be empty here
                 self._trainable[id(param)] = param
+        zero_since = self._zero_since
         for param, norm in zip(record.params, record.grad_norms):
-            self._had_grad.add(id(param))
+            key = id(param)
+            self._had_grad.add(key)
             if norm != 0.0:
-                self._nonzero.add(id(param))
+                self._nonzero.add(key)
+                zero_since[key] = None
+            elif key in zero_since and zero_since[key] is None:
+                zero_since[key] = self.steps_seen
+                self._step_numbers.setdefault(self.steps_seen, record.step)
         if self.steps_seen & (self.steps_seen - 1) == 0:  # steps 1, 2, 4, 8, ...: bounded work
             self._note_owners(sink)
 
@@ -68,6 +82,7 @@ class UnusedParameterDetector(Detector):
     def on_end(self, sink: Sink) -> None:
         if self.steps_seen < MIN_STEPS:
             return
+        self._report_died(sink)
         unused = [p for key, p in list(self._trainable.items()) if key not in self._nonzero]
         names = [sink.param_label(p) for p in unused]
         self.unused = names
@@ -112,3 +127,27 @@ class UnusedParameterDetector(Detector):
                       extra={"params": params, "gradients": gradients, **({"replaced": True} if replaced else {}),
                              **({"called": True} if called else {})})
 
+    def _report_died(self, sink: Sink) -> None:
+        """Parameters that still train but whose gradients have been all zero since a step
+        long enough ago: the layer stopped learning mid-run."""
+        span = max(DEAD_STEPS, self.steps_seen // 4)
+        died: dict[int, list[Tensor]] = {}
+        for key, param in list(self._trainable.items()):
+            since = self._zero_since.get(key)
+            if since is not None and self.steps_seen - since + 1 >= span and param.requires_grad:
+                died.setdefault(since, []).append(param)
+        for since, params in sorted(died.items())[:MAX_EVENTS]:
+            names = [sink.param_label(p) for p in params]
+            owners = [sink.param_module_name(p) or self._noted(p)[0] for p in params]
+            every = [sink.param_label(p) for p in list(self._trainable.values())]
+            step = self._step_numbers.get(since)
+            for module, listed in list(folded(by_module(names, owners), every).items())[:MAX_EVENTS]:
+                shown = ", ".join(listed) if len(listed) <= LISTED else \
+                    f"all {len(listed)} parameters of {module} ({', '.join(listed[:LISTED - 1])}, ...)"
+                sink.emit("unused_parameter", step,
+                          f"{shown} received only all-zero gradients from step {step} on "
+                          f"({self.steps_seen - since + 1} of {self.steps_seen} steps), after non-zero ones: "
+                          "they stopped learning (a layer pruned or masked to zero, units that died, "
+                          "a branch the loss no longer reaches)",
+                          module=module, param=listed[0],
+                          extra={"params": listed, "gradients": "zero", "since": step})

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from sanitizer.core.catalogue import (
-    INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, LOSS_COMPUTATION_ADVICE, VANISHED_PARAM_ADVICE, Kind,
+    DIED_PARAM_ADVICE, INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, LOSS_COMPUTATION_ADVICE, VANISHED_PARAM_ADVICE, Kind,
 )
 from sanitizer.report.access import as_float, event_counts, events_of, rank_reports, severity_of
 from sanitizer.report.formatting import format_number
@@ -367,6 +367,8 @@ def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
     """The kind's advice, or its variant for the event's circumstance."""
     if kind is not None and kind.name == "nonfinite_param" and event.get("initial"):
         return INITIAL_PARAM_ADVICE
+    if kind is not None and kind.name == "unused_parameter" and event.get("since") is not None:
+        return DIED_PARAM_ADVICE
     if kind is not None and kind.name == "unused_parameter" and event.get("called") and event.get("gradients") == "zero":
         return VANISHED_PARAM_ADVICE
     if kind is not None and kind.name == "nonfinite_grad" and event.get("through_allreduce"):

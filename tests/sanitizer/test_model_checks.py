@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns
 
-PRELAUNCH += [("unused_parameter.py",), ("unused_parameter.py", "saturated"), ("unused_in_main.py",), ("param_not_in_optimizer.py",), ("param_not_in_optimizer.py", "stale"), ("fitting.py", "overfit"),
+PRELAUNCH += [("pruned_midrun.py", "--fault"), ("pruned_midrun.py",), ("unused_parameter.py",), ("unused_parameter.py", "saturated"), ("unused_in_main.py",), ("param_not_in_optimizer.py",), ("param_not_in_optimizer.py", "stale"), ("fitting.py", "overfit"),
               ("fitting.py", "underfit"), ("replaced_parameters.py",), ("fitting.py", "mismatch"),
               ("two_stage.py",), ("two_stage.py", "--unfreeze-at", "10", "--rebuild"),
               ("two_stage.py", "--unfreeze-at", "10"), ("scripted_submodule.py",)]
@@ -17,6 +17,17 @@ def test_branch_never_called_is_unused(script_runs: ScriptRuns) -> None:
     assert event["params"] == ["aux.weight", "aux.bias"]
     assert "never called in forward" in event["message"]
     assert len(run.events("unused_parameter")) == 1
+
+
+def test_layers_that_stop_learning_mid_run_are_reported_from_that_step(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("pruned_midrun.py", "--fault")
+    assert run.returncode == 0 and run.stdout == script_runs.plain("pruned_midrun.py", "--fault").stdout
+    events = run.events("unused_parameter")
+    assert {e["step"] for e in events} == {16} and all(e["since"] == 16 for e in events), events
+    assert {p for e in events for p in e["params"]} == {"0.weight", "0.bias", "2.weight_orig"}
+    assert "received only all-zero gradients from step 16 on (45 of 60 steps)" in events[0]["message"]
+    assert "what changed then" in run.report["summary"]["problems"][0]["advice"]
+    assert script_runs.get("pruned_midrun.py").events() == []
 
 
 def test_a_scripted_submodule_leaves_the_names_as_the_model_has_them(script_runs: ScriptRuns) -> None:
