@@ -1,6 +1,7 @@
 """Finding the user's code on the stack: `file:line` for events, frames for holders."""
 from __future__ import annotations
 
+import ast
 import functools
 import os
 import site
@@ -198,3 +199,13 @@ def parse_site(site: str) -> tuple[str, int] | None:
     if not filename or not line.isdigit():
         return None
     return os.path.join(_base(), filename), int(line)
+
+
+@functools.lru_cache(maxsize=32)
+def parsed_source(filename: str) -> ast.Module | None:
+    """The syntax tree of a user's file, read once (None when it cannot be read or parsed)."""
+    try:
+        with open(filename, encoding="utf-8") as source:
+            return ast.parse(source.read(), filename)
+    except (OSError, SyntaxError, ValueError):
+        return None

@@ -8,7 +8,6 @@ called on was last assigned before that line. Read only when an event needs it.
 from __future__ import annotations
 
 import ast
-import functools
 
 from sanitizer.core import locations
 
@@ -18,7 +17,7 @@ def loss_site(site: str | None) -> str | None:
     a few lines above, `scaler.scale(loss).backward()` and `(loss / n).backward()` alike);
     `site` itself when its line calls no backward or the assignment is not found."""
     found = locations.parse_site(site) if site else None
-    tree = _parse(found[0]) if found else None
+    tree = locations.parsed_source(found[0]) if found else None
     if found is None or tree is None:
         return site
     filename, line = found
@@ -98,12 +97,3 @@ def _assigns(stmt: ast.stmt, name: str) -> int | None:
     assigned = any(isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
                    and any(ast.unparse(target) == name for target in _targets(node)) for node in ast.walk(stmt))
     return 0 if assigned else None
-
-
-@functools.lru_cache(maxsize=8)
-def _parse(filename: str) -> ast.Module | None:
-    try:
-        with open(filename, encoding="utf-8") as source:
-            return ast.parse(source.read(), filename)
-    except (OSError, SyntaxError, ValueError):
-        return None

@@ -6,13 +6,14 @@ next keeps past steps' graphs alive. The line that feeds it is found in the sour
 from __future__ import annotations
 
 import ast
-import functools
 import inspect
 from dataclasses import dataclass
 from types import FrameType, FunctionType, ModuleType
 from typing import Any
 
 import torch
+
+from sanitizer.core import locations
 
 MAX_ITEMS = 10_000  # items of a list/dict holder inspected
 
@@ -114,7 +115,7 @@ def accumulation_site(holder: Holder) -> tuple[str, int] | None:
             filename = inspect.getsourcefile(holder.owner)
         except TypeError:
             return None
-        tree = _parse(filename) if filename else None
+        tree = locations.parsed_source(filename) if filename else None
         attribute = holder.label.rsplit(".", 1)[-1]
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.ClassDef) and node.name == holder.owner.__name__:
@@ -189,7 +190,7 @@ def _detached(value: ast.expr) -> bool:
 
 
 def _scope(filename: str, first_line: int, frame_name: str) -> ast.AST | None:
-    tree = _parse(filename)
+    tree = locations.parsed_source(filename)
     if tree is None or frame_name == "<module>":
         return tree
     for node in ast.walk(tree):
@@ -198,12 +199,3 @@ def _scope(filename: str, first_line: int, frame_name: str) -> ast.AST | None:
             if start == first_line:
                 return node
     return None
-
-
-@functools.lru_cache(maxsize=32)
-def _parse(filename: str) -> ast.Module | None:
-    try:
-        with open(filename, encoding="utf-8") as source:
-            return ast.parse(source.read(), filename)
-    except (OSError, SyntaxError, ValueError):
-        return None
