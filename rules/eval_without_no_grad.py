@@ -77,9 +77,10 @@ class EvalWithoutNoGrad(Rule):
     of an environment built by gym, gymnasium or another environment package
     is a rollout's, not a training step), and comprehensions are left alone.
     Inside a training loop, only an `if` that switches the model to `.eval()`,
-    calls it and puts it back in train mode, back-propagating nothing and
-    binding nothing the loop reads after it, is an evaluation (a look at the
-    model every N steps), and flagged. A model whose
+    calls it and puts it back in train mode (or a loop whose first statement
+    does, every iteration), back-propagating nothing and binding nothing the
+    loop reads after it, is an evaluation (a look at the model every N steps),
+    and flagged. A model whose
     parameters are all frozen records no graph and is never flagged:
     `model.requires_grad_(False)` (also chained with `.eval()` / `.to()`, or
     on the constructed model), or a loop over `model.parameters()` /
@@ -257,6 +258,16 @@ class EvalWithoutNoGrad(Rule):
         "        test_pred = net(test_x)  # expect: TL406\n"
         "        print(float(criterion(test_pred, test_y)))\n"
         "        net.train()\n",
+        # train mode put back at the top of every iteration
+        "import torch\n"
+        "for step, (x, y) in enumerate(loader):\n"
+        "    model.train()\n"
+        "    optimizer.zero_grad()\n"
+        "    torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "    optimizer.step()\n"
+        "    if step % 100 == 0:\n"
+        "        model.eval()\n"
+        "        print(model(val_x).mean())  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -513,17 +524,25 @@ class EvalWithoutNoGrad(Rule):
     def _evaluation_block(self, call: cst.Call, loop: cst.For | cst.While) -> bool:
         """A look at the model now and then inside the training loop (`if t % 10 == 0:
         net.eval(); pred = net(test_x); print(...); net.train()`): the call sits in an
-        `if` of the loop that puts the model back in train mode after it, runs no
-        backward or step, and binds nothing the loop reads after the `if`."""
+        `if` of the loop that puts the model back in train mode after it (or the loop's
+        first statement does, every iteration), runs no backward or step, and binds
+        nothing the loop reads after the `if`."""
         block = next((a for a in self.ctx.ancestors(call) if type(a) is cst.If), None)
         if block is None or not any(a is loop for a in self.ctx.ancestors(block)) or self._needs_graph(block):
             return False
         model = next((f for f in _models_called(call.func)), None)
         at = self.ctx.order_index(call)
-        restored = any(
-            self.ctx.order_index(node) > at and (mode := mode_switch(self.ctx, node)) is not None
-            and mode[1] is not False and model is not None and self.ctx.code(mode[0]) == self.ctx.code(model)
-            for node in self.ctx.subtree(block))
+        def puts_back(node: cst.CSTNode) -> bool:
+            mode = mode_switch(self.ctx, node)
+            return (mode is not None and mode[1] is not False and model is not None
+                    and self.ctx.code(mode[0]) == self.ctx.code(model))
+
+        restored = any(self.ctx.order_index(node) > at and puts_back(node) for node in self.ctx.subtree(block))
+        # or at the top of every iteration, before anything else (`for ...: model.train()`)
+        body = loop.body.body if type(loop.body) is cst.IndentedBlock else ()
+        first = body[0] if body else None
+        restored = restored or (type(first) is cst.SimpleStatementLine and len(first.body) == 1
+                                and type(first.body[0]) is cst.Expr and puts_back(first.body[0].value))
         if not restored or grad_mode_at(self.ctx, call) is not None:
             return False
         bound: set[str] = set()
