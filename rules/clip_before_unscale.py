@@ -10,7 +10,7 @@ from trainlint.analysis.precision import handed_arguments, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.training import (
-    code_bodies, is_clip_call, method_call, own_attribute, scaled_backward_scaler, statement_of,
+    code_bodies, is_clip_call, method_call, opposite_branches, own_attribute, scaled_backward_scaler, statement_of,
 )
 from trainlint.analysis.summarize import argument_slots
 from trainlint.context import FileContext
@@ -662,17 +662,11 @@ class ClipBeforeUnscale(Rule):
         helper_scaled, inline_scaled = self._scaled_where
         if scaler not in helper_scaled or scaler in inline_scaled:
             return False
-        child = clip
-        for ancestor in self.ctx.ancestors(clip):
-            if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
-                return False
-            if type(ancestor) is cst.If:
-                if child is ancestor.test:
-                    return False  # a clip in a condition (`elif clip(...) > 10:`)
-                other = ancestor.orelse if child is ancestor.body else ancestor.body
-                if other is not None and self._unscales_then_clips(other, scaler):
-                    return True
-            child = ancestor
+        for other, in_condition in opposite_branches(self.ctx, clip):
+            if in_condition:
+                return False  # a clip in a condition (`elif clip(...) > 10:`)
+            if other is not None and self._unscales_then_clips(other, scaler):
+                return True
         return False
 
     def _unscales_then_clips(self, branch: cst.CSTNode, scaler: Binding) -> bool:

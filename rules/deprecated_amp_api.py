@@ -10,7 +10,7 @@ from trainlint.analysis.guards import in_fallback
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.scopes import Scope, dotted_name, head_name
-from trainlint.analysis.training import ancestors_within
+from trainlint.analysis.training import ancestors_within, opposite_branches
 from trainlint.context import FileContext
 from trainlint.fixes import RequiredImport
 from trainlint.rule import Example, Fix, Replacement, Rule
@@ -382,16 +382,8 @@ class DeprecatedAmpApi(Rule):
         """`new if FLAG else old`, `if FLAG: new ... else: old`: the other side of a
         branch calls the replacement for the same device, so the deprecated call is
         the fallback for a torch without it, however the condition is spelled."""
-        child = node
-        for ancestor in self.ctx.ancestors(node):
-            if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
-                return False
-            if type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test:
-                other = ancestor.orelse if child is ancestor.body else ancestor.body
-                if other is not None and self._calls_replacement(other, rep):
-                    return True
-            child = ancestor
-        return False
+        return any(other is not None and self._calls_replacement(other, rep)
+                   for other, _ in opposite_branches(self.ctx, node))
 
     def _calls_replacement(self, tree: cst.CSTNode, rep: _Replacement) -> bool:
         keyword = "device_type" if rep.decorator or rep.new == "autocast" else "device"

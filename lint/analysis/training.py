@@ -121,6 +121,22 @@ def loops_within(ctx: FileContext, node: cst.CSTNode, root: cst.CSTNode | None) 
     return {a for a in ancestors_within(ctx, node, root) if type(a) in (cst.For, cst.While)}
 
 
+def opposite_branches(ctx: FileContext, node: cst.CSTNode) -> Iterator[tuple[cst.CSTNode | None, bool]]:
+    """For each `if` around `node` in its function, innermost first (statement or
+    expression): the branch `node` is not in (None for an `if` without `else`), and
+    whether `node` is part of the condition instead (then the branch is None)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
+            return
+        if type(ancestor) in (cst.If, cst.IfExp):
+            if child is ancestor.test:  # type: ignore[attr-defined]
+                yield None, True
+            else:
+                yield (ancestor.orelse if child is ancestor.body else ancestor.body), False  # type: ignore[attr-defined]
+        child = ancestor
+
+
 def statements_before(ctx: FileContext, node: cst.CSTNode, stop: cst.CSTNode | None = None) -> Iterator[cst.CSTNode]:
     """The statements that always run before `node` once the code around it runs: the
     earlier statements of its block and of each block around it, innermost first, up
