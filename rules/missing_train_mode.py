@@ -3,6 +3,7 @@ import libcst as cst
 from trainlint.analysis.accumulators import consumed_names
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
+from trainlint.analysis.flowgraph import EXIT_TYPES
 from trainlint.analysis.guards import tests_a_remainder
 from trainlint.analysis.loops import (
     CallFlow,
@@ -1361,9 +1362,6 @@ def _mode_saved_and_restored(ctx: FileContext, node: cst.CSTNode, receiver: cst.
         for branch in ctx.subtree(function.body))
 
 
-_JUMPS = (cst.Return, cst.Raise, cst.Break, cst.Continue)
-
-
 def _always_reached_after(ctx: FileContext, node: cst.CSTNode, restore: cst.CSTNode,
                           function: cst.FunctionDef) -> bool:
     """`restore` runs whenever `node` did: a statement of a block around `node` after
@@ -1378,9 +1376,8 @@ def _always_reached_after(ctx: FileContext, node: cst.CSTNode, restore: cst.CSTN
     if not any(a is holder for a in ctx.ancestors(node)):
         return False  # under another condition (`if epoch > 10: if was_training: ...`), in an `except`
     start, end = ctx.order_index(node), ctx.order_index(restore)
-    return not any(type(between) in _JUMPS and start < ctx.order_index(between) < end
-                   and ctx.enclosing_function(between) is function
-                   for between in ctx.subtree(function.body))
+    return not any(start < ctx.order_index(exit) < end and ctx.enclosing_function(exit) is function
+                   for exit in ctx.nodes_of(*EXIT_TYPES))
 
 
 def _mode_setting_calls(ctx: FileContext) -> dict[cst.CSTNode, Summary]:

@@ -26,7 +26,7 @@ from trainlint.semantic import SemanticModel
 Events = tuple[cst.CSTNode, ...]
 EventFilter = Callable[[cst.CSTNode], bool]
 _EVENT_TYPES = (cst.Call, cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Del)
-_EXIT_TYPES = (cst.Return, cst.Raise, cst.Break, cst.Continue)
+EXIT_TYPES = (cst.Return, cst.Raise, cst.Break, cst.Continue)  # statements that leave a block
 
 
 class Step(NamedTuple):
@@ -89,7 +89,7 @@ class FlowGraph:
     def __init__(self, model: SemanticModel) -> None:
         self.model = model
         self.candidates = [node for kind in _EVENT_TYPES for node in model.nodes_of(kind)]
-        self.exits = [node for kind in _EXIT_TYPES for node in model.nodes_of(kind)]
+        self.exits = [node for kind in EXIT_TYPES for node in model.nodes_of(kind)]
         self.exits += [node for node in model.nodes_of(cst.Assert) if always_fails(node)]
         self.loops = model.loops()
         self._conditions: dict[cst.BaseExpression, Condition] = {}
