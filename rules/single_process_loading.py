@@ -7,9 +7,9 @@ from trainlint.analysis.dataflow import (
     dataloader_calls,
     has_star_args,
     is_constant,
-    iterated_loader,
     iterated_where_built,
     keyword,
+    wrapped_use,
 )
 from trainlint.analysis.iteration import file_trains
 from trainlint.analysis.precision import argument
@@ -202,24 +202,18 @@ class SingleProcessLoading(Rule):
             # a module's loader others may import; a function's may feed training this
             # file cannot see (a JAX step, a framework's `train_step`)
             return False
-        reads = [node for node in self.ctx.subtree(self.ctx.module) if type(node) is cst.Name and node.value == name
+        reads = [node for node in self.ctx.nodes_of(cst.Name) if node.value == name  # type: ignore[attr-defined]
                  and node is not parent.targets[0].target]
         if not reads or any(self.ctx.enclosing_function(node) is not None for node in reads):
             return False  # a module's loader that its functions read
-        for node in reads:
-            outer = self.ctx.parent(node)
-            while (type(outer) is cst.Arg and type(self.ctx.parent(outer)) is cst.Call
-                   and (iterated_loader(self.ctx, self.ctx.parent(outer)) is node  # type: ignore[arg-type]
-                        or self.ctx.code(self.ctx.parent(outer).func) in ("next", "len"))):  # type: ignore[union-attr]
-                node = self.ctx.parent(outer)  # type: ignore[assignment]
-                outer = self.ctx.parent(node)
-            iterated = type(outer) in (cst.For, cst.CompFor) and outer.iter is node  # type: ignore[attr-defined]
-            if not iterated and not self._read_by_next_or_len(node):
-                return False
+        for read in reads:
+            if iterated_where_built(self.ctx, read):  # type: ignore[arg-type]
+                continue
+            _, holder = wrapped_use(self.ctx, read)  # type: ignore[arg-type]
+            taker = self.ctx.parent(holder) if type(holder) is cst.Arg else None
+            if type(taker) is not cst.Call or self.ctx.code(taker.func) not in ("next", "len"):
+                return False  # `next(iter(loader))`, `len(loader)` only
         return True
-
-    def _read_by_next_or_len(self, node: cst.CSTNode) -> bool:
-        return type(node) is cst.Call and self.ctx.code(node.func) in ("next", "len")  # type: ignore[attr-defined]
 
     def _is_training(self, call: cst.Call) -> bool:
         names = [self._target_text(call).lower()]

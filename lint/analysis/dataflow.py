@@ -403,16 +403,23 @@ def iterated_loader(ctx: FileContext, iterable: cst.BaseExpression) -> cst.BaseE
     return iterable
 
 
-def iterated_where_built(ctx: FileContext, call: cst.Call) -> bool:
-    """`call` (a DataLoader built in place) is what a `for` or a comprehension iterates,
-    itself or through `enumerate`, `tqdm` (see `iterated_loader`): nothing keeps it."""
-    node: cst.CSTNode = call
+def wrapped_use(ctx: FileContext, expr: cst.BaseExpression) -> tuple[cst.CSTNode, cst.CSTNode | None]:
+    """The outermost of the wrappers `expr` is handed to (`enumerate`, `tqdm`, `iter`:
+    see `iterated_loader`), or `expr` itself, and what holds that."""
+    node: cst.CSTNode = expr
     parent = ctx.parent(node)
     while (type(parent) is cst.Arg and type(ctx.parent(parent)) is cst.Call
-           and iterated_loader(ctx, ctx.parent(parent)) is call):  # type: ignore[arg-type]
+           and iterated_loader(ctx, ctx.parent(parent)) is expr):  # type: ignore[arg-type]
         node = ctx.parent(parent)  # type: ignore[assignment]
         parent = ctx.parent(node)
-    return type(parent) in (cst.For, cst.CompFor) and parent.iter is node  # type: ignore[attr-defined]
+    return node, parent
+
+
+def iterated_where_built(ctx: FileContext, call: cst.BaseExpression) -> bool:
+    """`call` (a DataLoader built in place, or a name holding one) is what a `for` or a
+    comprehension iterates, itself or through `enumerate`, `tqdm`: nothing keeps it."""
+    node, parent = wrapped_use(ctx, call)
+    return type(parent) in (cst.For, cst.CompFor) and parent.iter is node  # type: ignore[union-attr]
 
 
 def target_names(target: cst.BaseExpression) -> set[str]:
