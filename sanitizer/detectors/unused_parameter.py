@@ -38,10 +38,9 @@ class UnusedParameterDetector(Detector):
         # by id, with a weak reference that tells a new parameter given a dead one's id apart
         # (tensors compare elementwise: no weak-keyed dict)
         self._owners: dict[int, tuple[weakref.ref[Tensor], str | None, bool]] = {}
-        # per parameter: the last step (counted here) its gradient was non-zero, and the
-        # first step it was all zero after that (None while non-zero)
-        self._zero_since: dict[int, int | None] = {}
-        self._step_numbers: dict[int, int] = {}  # counted step -> the record's step, for zero_since only
+        # per parameter seen with a non-zero gradient: the first step it was all zero after
+        # that, as (counted here, the record's step); None while non-zero
+        self._zero_since: dict[int, tuple[int, int] | None] = {}
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial:
@@ -59,8 +58,7 @@ class UnusedParameterDetector(Detector):
                 self._nonzero.add(key)
                 zero_since[key] = None
             elif key in zero_since and zero_since[key] is None:
-                zero_since[key] = self.steps_seen
-                self._step_numbers.setdefault(self.steps_seen, record.step)
+                zero_since[key] = (self.steps_seen, record.step)
         if self.steps_seen & (self.steps_seen - 1) == 0:  # steps 1, 2, 4, 8, ...: bounded work
             self._note_owners(sink)
 
@@ -131,22 +129,21 @@ class UnusedParameterDetector(Detector):
         """Parameters that still train but whose gradients have been all zero since a step
         long enough ago: the layer stopped learning mid-run."""
         span = max(DEAD_STEPS, self.steps_seen // 4)
-        died: dict[int, list[Tensor]] = {}
+        died: dict[tuple[int, int], list[Tensor]] = {}
         for key, param in list(self._trainable.items()):
             since = self._zero_since.get(key)
-            if since is not None and self.steps_seen - since + 1 >= span and param.requires_grad:
+            if since is not None and self.steps_seen - since[0] + 1 >= span and param.requires_grad:
                 died.setdefault(since, []).append(param)
-        for since, params in sorted(died.items())[:MAX_EVENTS]:
+        every = [sink.param_label(p) for p in list(self._trainable.values())]
+        for (counted, step), params in sorted(died.items())[:MAX_EVENTS]:
             names = [sink.param_label(p) for p in params]
             owners = [sink.param_module_name(p) or self._noted(p)[0] for p in params]
-            every = [sink.param_label(p) for p in list(self._trainable.values())]
-            step = self._step_numbers.get(since)
             for module, listed in list(folded(by_module(names, owners), every).items())[:MAX_EVENTS]:
                 shown = ", ".join(listed) if len(listed) <= LISTED else \
                     f"all {len(listed)} parameters of {module} ({', '.join(listed[:LISTED - 1])}, ...)"
                 sink.emit("unused_parameter", step,
                           f"{shown} received only all-zero gradients from step {step} on "
-                          f"({self.steps_seen - since + 1} of {self.steps_seen} steps), after non-zero ones: "
+                          f"({self.steps_seen - counted + 1} of {self.steps_seen} steps), after non-zero ones: "
                           "they stopped learning (a layer pruned or masked to zero, units that died, "
                           "a branch the loss no longer reaches)",
                           module=module, param=listed[0],
