@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import ast
 import inspect
+from collections import deque
 from dataclasses import dataclass
+from itertools import islice
 from types import FrameType, FunctionType, ModuleType
 from typing import Any
 
@@ -16,6 +18,7 @@ import torch
 from sanitizer.core import locations
 
 MAX_ITEMS = 10_000  # items of a list/dict holder inspected
+MAX_PARTS = 8  # tensors of a tuple item inspected (`(loss, logits)`)
 
 
 @dataclass
@@ -82,20 +85,29 @@ def _dict_items(label: str, value: dict[Any, Any]) -> list[tuple[str, list[torch
     writes it, so that the line growing it can be found."""
     found = [(label, _graph_tensors(value))]
     for key, item in list(value.items())[:MAX_ITEMS]:
-        if isinstance(item, (list, tuple)) and isinstance(key, (str, int)):
+        if isinstance(item, (list, tuple, deque)) and isinstance(key, (str, int)):
             found.append((f"{label}[{key!r}]", _graph_tensors(item)))
     return found
 
 
 def _graph_tensors(value: Any) -> list[torch.Tensor]:
+    """The tensors with a history that `value` holds: itself, or the items of a list,
+    tuple, deque or dict, and of the tuples and lists among them (`history.append((loss,
+    logits))`), one level down."""
     if isinstance(value, torch.Tensor):
         return [value] if value.grad_fn is not None else []
     if isinstance(value, dict):
         value = list(value.values())
-    if isinstance(value, (list, tuple)):
-        return [item for item in value[:MAX_ITEMS]
-                if isinstance(item, torch.Tensor) and item.grad_fn is not None]
-    return []
+    if not isinstance(value, (list, tuple, deque)):
+        return []
+    found = []
+    for item in islice(value, MAX_ITEMS):
+        if isinstance(item, torch.Tensor):
+            if item.grad_fn is not None:
+                found.append(item)
+        elif type(item) in (tuple, list):
+            found += [part for part in item[:MAX_PARTS] if isinstance(part, torch.Tensor) and part.grad_fn is not None]
+    return found
 
 
 def _is_plain_object(value: Any) -> bool:

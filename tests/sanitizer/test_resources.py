@@ -5,7 +5,8 @@ import pytest
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
-PRELAUNCH += [("leak_sites.py", "queue"), ("leak_sites.py", "hook"), ("leak_sites.py", "receiver"), ("tensor_leak.py",), ("tensor_leak.py", "two-optimizers"), ("tensor_leak.py", "history"), ("tensor_leak.py", "ema"), ("memory_growth.py",),
+PRELAUNCH += [("leak_sites.py", "queue"), ("leak_sites.py", "hook"), ("leak_sites.py", "receiver"),
+              ("leak_sites.py", "deque"), ("leak_sites.py", "pairs"), ("tensor_leak.py",), ("tensor_leak.py", "two-optimizers"), ("tensor_leak.py", "history"), ("tensor_leak.py", "ema"), ("memory_growth.py",),
               ("dataloader_bound.py",), ("periodic_leak.py",), ("periodic_leak.py", "every=50"),
               ("periodic_leak.py", "bounded")]
 
@@ -84,3 +85,13 @@ def test_a_leak_fed_by_a_method_with_another_receiver_name_has_its_site(script_r
     event = script_runs.get("leak_sites.py", "receiver").first("tensor_leak")
     assert event["holder"].endswith("queue"), event
     assert event["where"] == f"leak_sites.py:{line_of('leak_sites.py', 'this.queue = torch.cat')}", event
+
+
+@pytest.mark.parametrize(("mode", "line"), [("deque", "recent.append(loss)"), ("pairs", "pairs.append((loss, out))")])
+def test_graphs_kept_in_a_deque_or_in_tuples_leak(script_runs: ScriptRuns, mode: str, line: str) -> None:
+    """Each step's loss in an unbounded `collections.deque`, or each step's `(loss, output)`
+    pair in a list: the same leak as a list of losses, found where it is fed."""
+    run = script_runs.get("leak_sites.py", mode)
+    event = run.first("tensor_leak")
+    assert event["holder"] == line.split(".")[0] and event["where"] == f"leak_sites.py:{line_of('leak_sites.py', line)}", event
+    assert len(run.events("tensor_leak")) == 1

@@ -3,8 +3,11 @@
 `hook`: a forward hook keeping each step's activation in a dict of lists made by
 `setdefault`.
 `receiver`: a queue attribute refilled with its graph by a module whose methods call
-their receiver `this`, not `self`."""
+their receiver `this`, not `self`.
+`deque`: each step's loss appended to an unbounded `collections.deque`.
+`pairs`: each step's `(loss, output)` pair appended to a list."""
 import sys
+from collections import deque
 
 import torch
 from torch import nn
@@ -56,12 +59,19 @@ if sys.argv[1] in ("queue", "receiver"):
     loss_of = lambda out: out  # noqa: E731
 else:
     model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 3))
-    model[0].register_forward_hook(keep)
+    if sys.argv[1] == "hook":
+        model[0].register_forward_hook(keep)
     batch = lambda: torch.randn(8, 10)  # noqa: E731
     loss_of = lambda out: out.pow(2).mean()  # noqa: E731
 opt = torch.optim.SGD(model.parameters(), lr=0.01)
+recent, pairs = deque(), []
 for step in range(40):
-    loss = loss_of(model(batch()))
+    out = model(batch())
+    loss = loss_of(out)
+    if sys.argv[1] == "deque":
+        recent.append(loss)  # kept in a deque
+    elif sys.argv[1] == "pairs":
+        pairs.append((loss, out))  # kept in pairs
     opt.zero_grad()
     loss.backward()
     opt.step()
