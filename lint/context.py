@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Mapping
 
 import libcst as cst
 
+from trainlint.analysis.names import canonical
 from trainlint.analysis.receivers import Receivers
 from trainlint.semantic import SemanticModel
 from trainlint.timing import Timer
@@ -32,12 +33,37 @@ class FileContext(SemanticModel):
         self.external: Mapping[str, Summary] = external or {}
         # names the project's modules re-export, as what they are (set before the
         # model is built: building it may ask for qualified names)
-        self._aliases = {name: s.alias_of for name, s in self.external.items() if s.alias_of}
+        self._aliases = {name: canonical(s.alias_of) for name, s in self.external.items() if s.alias_of}
         super().__init__(path, source, module, timer)
 
     def qualified_name(self, expr: cst.BaseExpression) -> str | None:
         found = super().qualified_name(expr)
-        return self._aliases.get(found, found) if self._aliases and found is not None else found
+        if not self._aliases:
+            return found
+        if found is not None:
+            return self._unaliased(found)
+        if not self.may_be_imported(expr) or not self.scopes.module_scope.star_imports:
+            return None
+        # several star imports (`from common import *`, `from models import *`): the
+        # one module of them that the project says binds the name
+        known = {self._unaliased(name) for name in self.qualified_names(expr)} - self.qualified_names(expr)
+        return next(iter(known)) if len(known) == 1 else None
+
+    def _unaliased(self, name: str) -> str:
+        """`name`, or what a module of the project that binds it imports: the
+        name itself (`amp_utils.autocast`), or the module or object it is an
+        attribute of (`common.nn.DataParallel` where common.py did `import
+        torch.nn as nn`)."""
+        exact = self._aliases.get(name)
+        if exact is not None:
+            return exact
+        head, dot, _ = name.rpartition(".")
+        while dot:
+            target = self._aliases.get(head)
+            if target is not None:
+                return canonical(target + name[len(head):])
+            head, dot, _ = head.rpartition(".")
+        return name
 
     @property
     def receivers(self) -> Receivers:

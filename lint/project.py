@@ -84,9 +84,16 @@ class FileFacts:
 
 def summarizable(path: str, source: str) -> bool:
     """Whether the file is a member of the project: its functions may have
-    something to summarize, or it is a package's `__init__.py` (summarized
-    for what it re-exports)."""
-    return may_summarize(source) or path.endswith("__init__.py")
+    something to summarize, or it is a package's `__init__.py` or a module of
+    torch imports and no functions (`common.py` that others star-import),
+    summarized for what it re-exports."""
+    return may_summarize(source) or path.endswith("__init__.py") or re_exports_torch(source)
+
+
+def re_exports_torch(source: str) -> bool:
+    """A module that imports torch and defines no function or class: what
+    others import from it can only be what it imports (or constants)."""
+    return "torch" in source and "def " not in source and "class " not in source
 
 
 def project_root(paths: Iterable[str], config_dir: Path | None) -> Path:

@@ -477,6 +477,26 @@ class EvalWithoutNoGrad(Rule):
         "    optimizer.zero_grad()\n"
         "    loss.backward()\n"
         "    optimizer.step()\n",
+        # a grad-mode context imported from a module of the project: what it does is unknown
+        "import torch\n"
+        "from helpers import inference_ctx\n"
+        "\n"
+        "\n"
+        "def evaluate(model, loader):\n"
+        "    model.eval()\n"
+        "    with inference_ctx():\n"
+        "        for x, y in loader:\n"
+        "            model(x)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, optimizer):\n"
+        "    for epoch in range(3):\n"
+        "        model.train()\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            optimizer.step()\n"
+        "        evaluate(model, loader)\n",
     )
 
     def finish(self) -> None:

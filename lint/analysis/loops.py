@@ -298,8 +298,8 @@ def context_grad_mode(ctx: FileContext, expr: cst.BaseExpression) -> GradMode | 
     local = ctx.local_function(func)
     if local is not None:
         return "off" if _mentions_no_grad(ctx, local) else None
-    if name is None and _looks_grad_related(func):
-        return "unknown"
+    if (name is None or not name.startswith("torch.")) and _looks_grad_related(func):
+        return "unknown"  # `with no_grad():` imported from a module of the project, or unresolved
     return None
 
 

@@ -88,8 +88,9 @@ def lookup(name: str, scope: Scope, _seen: frozenset[int] = frozenset()) -> set[
             # `from utils import *` where utils.py did `import torch`: a module's `torch`
             # is the package (the name is that of a module no project shadows)
             return {"torch"}
-        if current.parent is None and len(current.star_imports) == 1:
-            return {member_of(current.star_imports[0], name)}
+        if current.parent is None and current.star_imports:
+            # any of the modules may bind it (the project knows which: see `FileContext`)
+            return {member_of(module, name) for module in current.star_imports}
         current = current.parent
     return set()
 

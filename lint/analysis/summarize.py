@@ -12,6 +12,7 @@ project resolves those against its other files, base classes included.
 
 from __future__ import annotations
 
+import builtins
 from typing import Iterator, Mapping
 
 import libcst as cst
@@ -19,6 +20,7 @@ import libcst as cst
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, target_names
 from trainlint.analysis.guards import is_device_check, tests_a_remainder
+from trainlint.analysis.names import lookup
 from trainlint.analysis.loops import (
     clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
 )
@@ -28,7 +30,7 @@ from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_na
 from trainlint.analysis.training import is_clip_call, loops_within, measures_only, method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes, only, own_nodes
 from trainlint.context import FileContext
-from trainlint.project import FileFacts
+from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
     BACKWARD, CLIP, EMPTY_CACHE, EVAL, LOOP, MAY_ZERO_GRAD, SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD,
     Call, Event, Summary, close,
@@ -1060,4 +1062,31 @@ def file_facts(ctx: FileContext) -> FileFacts:
     stars = tuple(ctx.scopes.module_scope.star_imports)
     targets = summaries.targets
     bases = {name: found for name in targets.classes if (found := targets.bases(name))}
-    return FileFacts(dict(summaries.open), frozenset(summaries.called_names()), imports, stars, bases)
+    # the names the file reads through its star imports go with the names it calls:
+    # the project says what each is (`nn` of `from common import *`: `torch.nn`)
+    called = summaries.called_names() | star_bound_names(ctx)
+    return FileFacts(dict(summaries.open), frozenset(called), imports, stars, bases)
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def star_bound_names(ctx: FileContext) -> set[str]:
+    """`common.nn` for each name (`nn`) the file reads that only its module-level
+    star imports (`from common import *`) may bind, one per star-imported module."""
+    stars = ctx.scopes.module_scope.star_imports
+    if not stars:
+        return set()
+    found: set[str] = set()
+    seen: set[tuple[int, str]] = set()
+    for node in ctx.nodes_of(cst.Name):
+        parent = ctx.parent(node)
+        if node.value in _BUILTINS or (type(parent) is cst.Attribute and parent.attr is node):  # type: ignore[attr-defined]
+            continue
+        scope = ctx.scope_of(node)
+        if (id(scope), node.value) in seen:
+            continue
+        seen.add((id(scope), node.value))
+        candidates = {member_of(module, node.value) for module in stars}
+        found |= lookup(node.value, scope) & candidates
+    return found
