@@ -992,8 +992,11 @@ def _step_frames(optimizer: Any, depth: int = 64) -> int:
 
 
 def _first_lr(optimizer: Any) -> float | None:
-    """The learning rate of `optimizer`'s first parameter group, read as it stands (a plain
-    number only: a tensor lr on a GPU would wait for the device)."""
+    """The learning rate of `optimizer`'s first parameter group, read as it stands: a
+    number, or a one-element tensor on the CPU (`lr=torch.tensor(0.01)`, for a compiled
+    step); a tensor on a GPU would wait for the device and is not read."""
     groups = getattr(optimizer, "param_groups", None)
     lr = groups[0].get("lr") if isinstance(groups, list) and groups and isinstance(groups[0], dict) else None
+    if isinstance(lr, torch.Tensor):
+        return float(lr.detach()) if lr.device.type == "cpu" and lr.numel() == 1 else None
     return float(lr) if isinstance(lr, (int, float)) and not isinstance(lr, bool) else None

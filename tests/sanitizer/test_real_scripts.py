@@ -27,7 +27,7 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("gradient_clearing.py", "--clear", how)
     for how in ("zero_grad", "in_place", "data", "model", "none_by_hand", "after_step", "accumulate")] + [
     ("dqn_own_env.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",), ("lr_runaway.py", "healthy")]
-PRELAUNCH += [("lr_runaway.py", "outlier")]
+PRELAUNCH += [("lr_runaway.py", "outlier"), ("lr_runaway.py", "tensor-lr")]
 PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               ("eval_mode_left_on.py", "--bug"), ("eval_mode_left_on.py", "--bug", "--functional"),
@@ -183,6 +183,16 @@ def test_a_blow_up_that_ends_the_run_in_inf_is_divergence_at_its_first_step(scri
     problems = run.report["summary"]["problems"]
     assert [p["kind"] for p in problems] == ["divergence"], problems
     assert any(line.startswith("nonfinite_loss at step 25") for line in problems[0]["symptoms"])
+
+
+def test_a_learning_rate_held_in_a_tensor_is_named_in_the_blow_up(script_runs: ScriptRuns) -> None:
+    """`lr=torch.tensor(0.01)` (as a compiled optimizer step wants it): read on the CPU as the
+    plain number is."""
+    run = script_runs.get("lr_runaway.py", "tensor-lr")
+    assert run.returncode == 0 and run.stdout == "25\n", run.stderr
+    event = run.first("divergence")
+    assert event["step"] == 23 and "learning rate rose from 0.01 to 1e+03" in event["message"], event
+    assert event["lr"] == pytest.approx([0.01, 1000.0], rel=1e-5)
 
 
 def test_one_outlier_before_a_corrupt_batch_is_no_blow_up(script_runs: ScriptRuns) -> None:

@@ -4,7 +4,8 @@ first non-finite loss (as early stopping does). Expected: divergence at the firs
 of the blow-up, mentioning the learning rate's rise, and the diagnosis rooted there
 with the non-finite loss under it. `healthy`: the callback stops at 20. `outlier`: the
 callback stops at 20 too, but one batch scaled 30 times at step 40 is followed by a
-corrupt one (a NaN feature) at 41: the corrupt batch is the root, no divergence."""
+corrupt one (a NaN feature) at 41: the corrupt batch is the root, no divergence.
+`tensor-lr`: the same blow-up with the learning rate held in a tensor (`lr=torch.tensor(...)`)."""
 import math
 import sys
 
@@ -15,7 +16,8 @@ outlier = "outlier" in sys.argv[1:]
 healthy = "healthy" in sys.argv[1:] or outlier
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(6, 32), nn.ReLU(), nn.Linear(32, 1))
-opt = torch.optim.SGD(model.parameters(), lr=1e-2, momentum=0.9)
+lr = torch.tensor(1e-2) if "tensor-lr" in sys.argv[1:] else 1e-2
+opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
 weights = torch.randn(6, 1)
 
 
