@@ -1054,10 +1054,14 @@ class FileSummaries:
 def file_facts(ctx: FileContext) -> FileFacts:
     """What the project needs to know of this file (see `trainlint.project`)."""
     summaries = ctx.summaries
+    module = ctx.scopes.module_scope
+    # a name the module binds once, by an import: one it also assigns (`autocast =
+    # partial(torch.amp.autocast, ...)`, with the import as the old-torch fallback)
+    # is not what the import says
     imports = {
         local: next(iter(targets))
-        for local, targets in ctx.scopes.module_scope.imports.items()
-        if len(targets) == 1
+        for local, targets in module.imports.items()
+        if len(targets) == 1 and local not in module.locals and local not in module.aliases
     }
     stars = tuple(ctx.scopes.module_scope.star_imports)
     targets = summaries.targets
