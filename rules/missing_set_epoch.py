@@ -19,6 +19,8 @@ _EVALUATION = re.compile(r"val|test|eval|dev_|_dev|infer|predict", re.IGNORECASE
 _MAX_BUILDERS = 4  # returns followed to their call sites before giving up (silently)
 # libraries that wrap a loader only to iterate it (progress bars and the like)
 _LIBRARIES_THAT_ONLY_ITERATE = frozenset({"torch", "tqdm", "itertools", "rich", "builtins"})
+# methods that put what they are given in a container (followed as carriers, see `_carriers`)
+_STORES = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put"})
 # values made from a loader that are not the loader: a number, a text, a truth value
 _MADE_FROM_IT = (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation, cst.Comparison,
                  cst.UnaryOperation)
@@ -69,7 +71,11 @@ class MissingSetEpoch(Rule):
     conditional such as `DataLoader(...) if ds is not None else None`) that
     no code of the file calls, or whose result a call of the file passes on;
     or handed, alone or inside their DataLoader, to a function or class
-    imported from another module, such as a project's `Trainer` (a number or
+    imported from another module, such as a project's `Trainer`, or to a
+    method of an object whose class the file cannot see (`trainer.train(epoch,
+    loader)`); or kept in an attribute of the object that nothing in the file
+    reads, by a class that runs no loop (a mixin that sets `self.train_loader`
+    for a base class elsewhere to train on) (a number or
     a text made from the loader, `len(loader)` or an f-string, is not the
     loader, nor is another function's variable of the same name). A builder
     that the file calls is followed to each call site: `train_loader, valset
@@ -281,6 +287,19 @@ class MissingSetEpoch(Rule):
         "            opt.zero_grad()\n"
         "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
         "            opt.step()\n",
+        # kept in a dict through `setdefault`: a container method, not code that may set the epoch
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "\n"
+        "\n"
+        "def main(dataset, model, opt, epochs):\n"
+        "    sampler = DistributedSampler(dataset)  # expect: TL302\n"
+        "    loaders = {}\n"
+        "    loaders.setdefault(\"train\", DataLoader(dataset, sampler=sampler))\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loaders[\"train\"]:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -432,6 +451,26 @@ class MissingSetEpoch(Rule):
         "def evaluate(model, dataset):\n"
         "    for x, y in DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False), batch_size=32):\n"
         "        model(x)\n",
+        # the loader left on the object of a mixin that runs no loop: a base class elsewhere trains on it
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "\n"
+        "\n"
+        "class DistributedMixin:\n"
+        "    def setup_loaders(self, args):\n"
+        "        sampler = DistributedSampler(self.train_data, seed=args.seed)\n"
+        "        self.train_loader = DataLoader(self.train_data, batch_size=args.batch_size, sampler=sampler)\n",
+        # handed to a method of a trainer the file cannot see (a class from a registry of another module)
+        "import torch\n"
+        "from torch.utils.data import DistributedSampler\n"
+        "from trains import TRAINERS\n"
+        "\n"
+        "\n"
+        "def main(opt, model, train_set):\n"
+        "    trainer = TRAINERS[opt.task](model, torch.optim.Adam(model.parameters()))\n"
+        "    sampler = DistributedSampler(train_set)\n"
+        "    loader = torch.utils.data.DataLoader(train_set, batch_size=8, sampler=sampler)\n"
+        "    for epoch in range(opt.epochs):\n"
+        "        trainer.train(epoch, loader)\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -498,7 +537,7 @@ class MissingSetEpoch(Rule):
         if self._set_epoch_reaches(receivers, holders):
             return True
         texts = self._carriers(holders)
-        if self._handed_to_imported_code(texts, holders):
+        if self._handed_to_imported_code(texts, holders) or self._left_on_the_object(texts):
             return True
         returned = self._returned_at_call_sites(texts, followed)
         if returned is None:
@@ -589,9 +628,37 @@ class MissingSetEpoch(Rule):
             if not any(self._passes_itself(a.value, texts, carriers) for a in node.args):
                 continue
             callee = self.ctx.call_name(node)
-            if callee is None or callee.split(".")[0] in _LIBRARIES_THAT_ONLY_ITERATE:
+            if callee is None:
+                # a method of an object of code out of sight (`trainer.train(epoch, loader)`
+                # of a trainer class from another module or a registry): it may set the epoch
+                if (type(node.func) is cst.Attribute and self.ctx.local_callee(node) is None  # type: ignore[attr-defined]
+                        and node.func.attr.value not in _STORES  # type: ignore[attr-defined]
+                        and not self._seen_not_to_set_epoch(node, texts)):
+                    return True
+                continue
+            if callee.split(".")[0] in _LIBRARIES_THAT_ONLY_ITERATE:
                 continue
             if not self._seen_not_to_set_epoch(node, texts):
+                return True
+        return False
+
+    def _left_on_the_object(self, texts: set[str]) -> bool:
+        """A carrier is an attribute of the object (`self.train_loader = DataLoader(...)`)
+        that nothing in the file reads, set by a class that runs no loop: a mixin or a
+        builder whose object the rest of the project trains with (a base class of another
+        module iterates `self.train_loader` and sets its epoch)."""
+        read = {node.attr.value for node in self.ctx.nodes_of(cst.Attribute)  # type: ignore[attr-defined]
+                if type(self.ctx.parent(node)) is not cst.AssignTarget}
+        for node in self.ctx.nodes_of(cst.AssignTarget):
+            target = node.target  # type: ignore[attr-defined]
+            if (type(target) is not cst.Attribute or self.ctx.code(target) not in texts
+                    or target.attr.value in read or type(target.value) is not cst.Name):
+                continue
+            method = self.ctx.enclosing_function(node)
+            cls = self.ctx.parent(self.ctx.parent(method)) if method is not None else None
+            params = method.params.params if method is not None else ()
+            if (type(cls) is cst.ClassDef and params and params[0].name.value == target.value.value
+                    and not any(type(n) in (cst.For, cst.While) for n in self.ctx.subtree(cls.body))):
                 return True
         return False
 
