@@ -15,7 +15,7 @@ import sys
 import types
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterator, Mapping, Sequence
 
 import libcst as cst
@@ -247,6 +247,8 @@ def _analyse(
     with timer.measure("model"):
         ctx = FileContext(path, source, module, project.external, timer)  # complete before any rule runs
     diagnostics = _run_rules(ctx, active, timer, crashes if crashes is not None else [])
+    if "\t" in source and module.code != source:  # parsed with its indentation's tabs expanded: no fixes
+        diagnostics = [replace(d, fix=None) if d.fix is not None else d for d in diagnostics]
     if summarize and facts is not None:
         with timer.measure("file_facts"):
             facts.append(file_facts(ctx))
@@ -436,6 +438,19 @@ def _parse(source: str) -> cst.Module:
         if match:
             line, column = int(match.group(1)), int(match.group(2)) + 1
         python_error = _python_error(source)
+        if python_error is None and "\t" in source:
+            # valid Python that LibCST's tokenizer rejects: a line indented by a tab after
+            # spaces (`\t    y = 1` under a 4-space block), which CPython reads with tabs
+            # to the next multiple of 8. The same lines with their indentation's tabs
+            # expanded parse; findings keep their lines, and no fix is applied to such a
+            # tree (see `lint_source`: its text is not the file's)
+            expanded = _expand_indentation_tabs(source)
+            if expanded != source:
+                try:
+                    with _parser_output_trusted():
+                        return cst.parse_module(expanded)
+                except cst.ParserSyntaxError:
+                    pass
         if python_error is not None and python_error.lineno:
             # CPython points at the offending token, LibCST at where it gave up
             line, column = python_error.lineno, max(python_error.offset or 1, 1)
@@ -443,6 +458,18 @@ def _parse(source: str) -> cst.Module:
         raise _Unparsable(message, line, column) from None
     except RecursionError:
         raise _Unparsable("code is nested too deeply to parse", 1, 1) from None
+
+
+def _expand_indentation_tabs(source: str) -> str:
+    """`source` with the tabs of each line's leading whitespace expanded as CPython's
+    tokenizer counts them (to the next multiple of 8)."""
+    lines = source.splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        body = line.lstrip(" \t")
+        indent = line[:len(line) - len(body)]
+        if "\t" in indent:
+            lines[index] = indent.expandtabs(8) + body
+    return "".join(lines)
 
 
 @contextmanager

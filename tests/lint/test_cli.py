@@ -251,6 +251,22 @@ def test_unparsable_and_undecodable_files_are_reported_and_the_rest_linted(tmp_p
     assert code == 1
 
 
+def test_a_tab_after_spaces_that_python_accepts_is_linted_and_never_fixed(tmp_path: Path) -> None:
+    """`\\t    y = ...` under a 4-space block is valid Python (a tab counts to column 8) that
+    LibCST's tokenizer rejects: the file is linted on its tab-expanded lines, with its
+    findings on their own lines, and no fix rewrites it (its tree is not its text)."""
+    source = ("import torch\nimport torch.nn as nn\n\ndef f(model, x):\n    if x:\n"
+              "\t    scaler = torch.cuda.amp.GradScaler()\n    return nn.DataParallel(model)\n")
+    compile(source, "tabs.py", "exec")
+    (tmp_path / "tabs.py").write_text(source)
+    code, out, _ = invoke("tabs.py", "--no-cache", "--format", "json", cwd=tmp_path)
+    found = {(d["code"], d["line"]) for d in json.loads(out)}
+    assert found == {("TL102", 6), ("TL301", 7)} and code == 1
+    assert all(d["fix"] is None for d in json.loads(out))
+    invoke("tabs.py", "--no-cache", "--fix", "--unsafe-fixes", cwd=tmp_path)
+    assert (tmp_path / "tabs.py").read_text() == source
+
+
 def test_an_undecodable_byte_is_described_as_python_describes_it(tmp_path: Path) -> None:
     """A non-UTF-8 byte on line 1 without a declaration is that, not an invalid
     declaration; a declaration on a line that is itself not UTF-8 counts, as
