@@ -60,7 +60,10 @@ class Fp16WithoutGradScaler(Rule):
     not undo one assigned under it in the `if`) are followed, the block
     entered directly or through a variable of the function holding the
     autocast (`ctx = torch.autocast("cuda")`, also `ctx = nullcontext()` then
-    `if use_amp: ctx = torch.autocast("cuda")`); autocast applied as a
+    `if use_amp: ctx = torch.autocast("cuda")`, or one of several autocasts
+    a variable or a dict literal picked by a key holds, `with {"bf16": ...,
+    "fp16": ...}[precision]:`, where the float16 one counts; a dict bound
+    at module level is not read); autocast applied as a
     decorator on `forward`, or a loss returned from a helper, is not. A dtype
     chosen at run time among values that include float16 counts as float16:
     a command-line flag whose `choices` include it (`getattr(torch,
@@ -194,6 +197,52 @@ class Fp16WithoutGradScaler(Rule):
         "        optimizer.zero_grad()\n"
         "        loss.backward()  # expect: TL103\n"
         "        optimizer.step()\n",
+        # the autocast picked from a dict by a precision flag: one of them is float16
+        "import contextlib\n"
+        "import torch\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt, precision):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        with {\n"
+        "            \"bf16\": torch.autocast(\"cuda\", dtype=torch.bfloat16),\n"
+        "            \"fp16\": torch.autocast(\"cuda\", dtype=torch.float16),\n"
+        "            \"fp32\": contextlib.nullcontext(),\n"
+        "        }[precision]:\n"
+        "            loss = model(x, y)\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        opt.step()\n",
+        # bf16 or fp16 by a flag: the fp16 run has no scaler
+        "import torch\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt, use_bf16):\n"
+        "    if use_bf16:\n"
+        "        ctx = torch.autocast(\"cuda\", dtype=torch.bfloat16)\n"
+        "    else:\n"
+        "        ctx = torch.autocast(\"cuda\", dtype=torch.float16)\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        with ctx:\n"
+        "            loss = model(x, y)\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        opt.step()\n",
+        # a dict of autocasts bound once, indexed in the with
+        "import torch\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt, precision):\n"
+        "    contexts = {\n"
+        "        \"bf16\": torch.autocast(\"cuda\", dtype=torch.bfloat16),\n"
+        "        \"fp16\": torch.autocast(\"cuda\", dtype=torch.float16),\n"
+        "    }\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        with contexts[precision]:\n"
+        "            loss = model(x, y)\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        opt.step()\n",
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -324,6 +373,23 @@ class Fp16WithoutGradScaler(Rule):
         "            loss = torch.nn.functional.cross_entropy(model(x), y)\n"
         "        loss.backward()\n"
         "        optimizer.step()\n",
+        # a dict of contexts with no float16 autocast in it
+        "import contextlib\n"
+        "import torch\n"
+        "\n"
+        "CONTEXTS = {\n"
+        "    \"bf16\": torch.autocast(\"cuda\", dtype=torch.bfloat16),\n"
+        "    \"fp32\": contextlib.nullcontext(),\n"
+        "}\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt, precision):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        with CONTEXTS[precision]:\n"
+        "            loss = model(x, y)\n"
+        "        loss.backward()\n"
+        "        opt.step()\n",
     )
 
     def finish(self) -> None:

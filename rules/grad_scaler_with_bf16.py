@@ -207,6 +207,23 @@ class GradScalerWithBf16(Rule):
         "        with torch.amp.autocast('cuda', dtype=torch.float16, enabled=use_bfloat16):\n"
         "            loss = model(x, y)\n"
         "        scaler.scale(loss).backward()\n",
+        # bf16 or fp16 by a flag: the scaler serves the fp16 run
+        "import torch\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt, use_bf16):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\", enabled=not use_bf16)\n"
+        "    if use_bf16:\n"
+        "        ctx = torch.autocast(\"cuda\", dtype=torch.bfloat16)\n"
+        "    else:\n"
+        "        ctx = torch.autocast(\"cuda\", dtype=torch.float16)\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        with ctx:\n"
+        "            loss = model(x, y)\n"
+        "        scaler.scale(loss).backward()\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n",
     )
 
     def finish(self) -> None:

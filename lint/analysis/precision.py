@@ -160,9 +160,13 @@ def autocast_of_with_item(ctx: FileContext, item: cst.BaseExpression) -> cst.Cal
     """The autocast call a `with` item enters: the call itself, or a name
     bound exactly once in its scope to an autocast call (`amp_ctx = torch.autocast(...)`),
     or an attribute of the instance assigned one once (`self.ctx = torch.autocast(...)`
-    in `__init__`)."""
+    in `__init__`), or a value of a dict literal picked by a key (`with {"bf16":
+    torch.autocast(..., dtype=torch.bfloat16), "fp16": ...}[precision]:`). Of several
+    it may be (bf16 or fp16 by a flag), the float16 one: that run needs what float16
+    needs."""
     if is_autocast(ctx, item):
         return item  # type: ignore[return-value]
+    values: list[cst.BaseExpression] = []
     if type(item) in (cst.Name, cst.Attribute):
         if type(item) is cst.Name:
             values = assignments(ctx, item) or []
@@ -172,13 +176,22 @@ def autocast_of_with_item(ctx: FileContext, item: cst.BaseExpression) -> cst.Cal
             values = values if len(values) == 1 else []
         if len(values) == 1 and type(values[0]) is cst.IfExp:
             values = [values[0].body, values[0].orelse]
-        # `autocast(...) if device_type == "cuda" else nullcontext()`, or `ctx =
-        # nullcontext()` then `if use_amp: ctx = autocast(...)`: the other value
-        # does not autocast at all
-        autocasts = [value for value in values if is_autocast(ctx, value)]
-        if len(autocasts) == 1:
-            return autocasts[0]  # type: ignore[return-value]
-    return None
+    elif type(item) is cst.Subscript:
+        table = item.value
+        if type(table) is cst.Name:
+            table = single_assignment(ctx, table)  # type: ignore[assignment]
+        if type(table) is cst.Dict:
+            values = [element.value for element in table.elements if type(element) is cst.DictElement]
+    # `autocast(...) if device_type == "cuda" else nullcontext()`, or `ctx =
+    # nullcontext()` then `if use_amp: ctx = autocast(...)`: the other value
+    # does not autocast at all
+    autocasts = [value for value in values if is_autocast(ctx, value)]
+    if len(autocasts) <= 1:
+        return autocasts[0] if autocasts else None  # type: ignore[return-value]
+    precisions = [autocast_precision(ctx, call) for call in autocasts]  # type: ignore[arg-type]
+    if FLOAT16 in precisions:
+        return autocasts[precisions.index(FLOAT16)]  # type: ignore[return-value]
+    return autocasts[0] if len(set(precisions)) == 1 else None  # type: ignore[return-value]
 
 
 def single_assignment(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
