@@ -4,6 +4,7 @@ from trainlint.analysis.dataflow import constructor_argument, target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
     clears_grads,
+    hands_an_optimizer,
     is_backward,
     is_optimizer,
     optimizer_step,
@@ -29,7 +30,10 @@ class ZeroGradBeforeStep(Rule):
     step that should use those gradients, in the same iteration, along some
     path through the code (the file's own helper functions included, and a
     function of another module of the project that clears and then steps,
-    reported at its call).
+    reported at its call). Also `optimizer.zero_grad()` as a statement of a
+    loop of micro-steps (micro-batches, truncated-BPTT chunks) that
+    back-propagates and steps nothing, when that optimizer steps after the
+    loop: each pass drops what the passes before it back-propagated.
 
     ## Why is this bad?
     The step then applies zero (or missing) gradients: with `set_to_none`
@@ -220,6 +224,17 @@ class ZeroGradBeforeStep(Rule):
         "        model.zero_grad()            # expect: TL402\n"
         "    optimizer.step()\n"
         "    optimizer.zero_grad()\n",
+        # cleared on every micro-batch of a loop that steps after it: only the last chunk's gradients are applied
+        "import torch\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt, chunk):\n"
+        "    for batch in loader:\n"
+        "        for piece in batch.split(chunk):\n"
+        "            opt.zero_grad()  # expect: TL402\n"
+        "            loss = model(piece).pow(2).mean()\n"
+        "            loss.backward()\n"
+        "        opt.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -396,11 +411,69 @@ class ZeroGradBeforeStep(Rule):
         "        self._backward(torch.nn.functional.mse_loss(self.model(x), y))\n"
         "        self.optimizer.step()\n"
         "        self.optimizer.zero_grad()\n",
+        "import torch\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt, opt_d, critic, chunk):\n"
+        "    for batch in loader:\n"
+        "        # cleared on the first chunk only: the chunks accumulate\n"
+        "        for j, piece in enumerate(batch.split(chunk)):\n"
+        "            if j == 0:\n"
+        "                opt.zero_grad()\n"
+        "            model(piece).pow(2).mean().backward()\n"
+        "        opt.step()\n"
+        "        # each pass of the critic loop steps its own optimizer\n"
+        "        for _ in range(5):\n"
+        "            opt_d.zero_grad()\n"
+        "            critic(batch).mean().backward()\n"
+        "            opt_d.step()\n"
+        "        # a pass that may step through an object out of sight\n"
+        "        for piece in batch.split(chunk):\n"
+        "            opt.zero_grad()\n"
+        "            model(piece).sum().backward()\n"
+        "            trainer.update(piece)\n"
+        "        opt.step()\n",
     )
 
     def finish(self) -> None:
         # a call of another module's function may clear gradients or step
         run_each_iteration(self.ctx, self._transfer, events=None if self.ctx.external else self._is_event)
+        for loop in self.ctx.nodes_of(cst.For, cst.While):
+            clear = self._cleared_per_pass(loop)  # type: ignore[arg-type]
+            if clear is not None and not any(d.node is clear for d in self.diagnostics):
+                self.report(clear, _PER_PASS.format(self.ctx.code(clear.func)))
+
+    def _cleared_per_pass(self, loop: cst.For | cst.While) -> cst.Call | None:
+        """`opt.zero_grad()` as a statement of a loop that back-propagates and steps
+        nothing (micro-batches, truncated-BPTT chunks), followed in its block by that
+        optimizer's step: each pass clears what the passes before it back-propagated,
+        and the step applies the last pass's gradients alone."""
+        body = loop.body.body if type(loop.body) is cst.IndentedBlock else ()
+        clears = [small.value for line in body if type(line) is cst.SimpleStatementLine for small in line.body
+                  if type(small) is cst.Expr and method_call(small.value, "zero_grad") is not None]
+        if not clears or not any(is_backward(node) for node in self.ctx.subtree(loop.body)):
+            return None
+        for node in self.ctx.subtree(loop.body):
+            if type(node) is not cst.Call:
+                continue
+            summary = self.ctx.summaries.of_call(node)
+            if (method_call(node, "step") is not None or hands_an_optimizer(self.ctx, node)
+                    or (summary is not None and summary.does(STEP))
+                    or (summary is None and self.ctx.local_callee(node) is None and type(node.func) is cst.Attribute
+                        and method_call(node, "backward", "zero_grad", "item", "detach", "size", "to") is None
+                        and self.ctx.call_name(node) is None and _may_be_a_step(node))):
+                return None  # something in the loop may step: a loop of steps, not of micro-steps
+        block = self.ctx.parent(loop)
+        statements = list(block.body) if type(block) in (cst.IndentedBlock, cst.Module) else []  # type: ignore[attr-defined]
+        after = statements[statements.index(loop) + 1:] if loop in statements else []
+        cleared = {self.ctx.code(clear.func.value) for clear in clears}  # type: ignore[attr-defined]
+        for statement in after:
+            for node in self.ctx.subtree(statement):
+                stepped = optimizer_step(self.ctx, node)
+                if stepped is not None:
+                    return next(c for c in clears if self.ctx.code(c.func.value) == self.ctx.code(stepped)) \
+                        if self.ctx.code(stepped) in cleared else None  # type: ignore[attr-defined]
+        return None
 
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to."""
@@ -597,6 +670,17 @@ def _parameters_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
     """`model` of `model.parameters()`."""
     receiver = method_call(expr, "parameters")
     return receiver if receiver is not None and not expr.args else None  # type: ignore[attr-defined]
+
+
+_PER_PASS = ("`{}()` runs on every pass of a loop that only back-propagates, and the optimizer steps after it: "
+             "each pass drops the gradients of the passes before; clear once before the loop")
+
+
+def _may_be_a_step(call: cst.Call) -> bool:
+    """A method call whose name says it may step (`trainer.update(loss)`,
+    `self.optimize(loss)`, `engine.train_step(batch)`)."""
+    name = call.func.attr.value.lower()  # type: ignore[attr-defined]
+    return any(word in name for word in ("step", "update", "optim", "apply", "train"))
 
 
 _THROUGH_HELPER = ("`{}()` clears the gradients and then steps the optimizer: the step applies zero "
