@@ -74,7 +74,9 @@ class MissingTrainMode(Rule):
     chain (`model.to(device).train()`), and so does a call of a method,
     the file's only function of its name, that calls `.train()` itself
     (`discriminator.train_custom()` putting its trainable head back in train
-    mode). An `.eval()` followed by a backward
+    mode); `trainer.train(epoch)` of a `trainer = Trainer(...)` whose class,
+    in this file and with no base class, has a `train` method of its own is
+    that method, not a mode switch. An `.eval()` followed by a backward
     pass in the same iteration (BatchNorm frozen on purpose, a frozen teacher)
     is not flagged, unless it runs every N steps (under an `if` that tests a
     remainder, `step % eval_interval == 0`, there or at the call of its
@@ -515,6 +517,35 @@ class MissingTrainMode(Rule):
         "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
         "        optimizer.step()\n"
         "    validate(model, val_x)\n",
+        # a trainer object of the file whose own `train(epoch)` method (no module's) runs the epoch, and whose `evaluate()` leaves its model in eval mode
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, loader, test_loader):\n"
+        "        self.model = model\n"
+        "        self.loader = loader\n"
+        "        self.test_loader = test_loader\n"
+        "        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-4)\n"
+        "\n"
+        "    def train(self, epoch):\n"
+        "        for x, y in self.loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            torch.nn.functional.l1_loss(self.model(x), y).backward()\n"
+        "            self.optimizer.step()\n"
+        "\n"
+        "    def evaluate(self):\n"
+        "        self.model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in self.test_loader:\n"
+        "                self.model(x)\n"
+        "\n"
+        "\n"
+        "def main(model, loader, test_loader, epochs):\n"
+        "    trainer = Trainer(model, loader, test_loader)\n"
+        "    for epoch in range(epochs):\n"
+        "        trainer.train(epoch)\n"
+        "        trainer.evaluate()  # expect: TL405\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -989,6 +1020,67 @@ class MissingTrainMode(Rule):
         "            optimizer.step()\n"
         "        with evaluating(model), torch.no_grad():\n"
         "            print(sum(model(x).sum().item() for x in val_loader))\n",
+        # the trainer's `train(epoch)` puts its model back in train mode
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, loader, test_loader):\n"
+        "        self.model = model\n"
+        "        self.loader = loader\n"
+        "        self.test_loader = test_loader\n"
+        "        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=1e-4)\n"
+        "\n"
+        "    def train(self, epoch):\n"
+        "        self.model.train()\n"
+        "        for x, y in self.loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            torch.nn.functional.l1_loss(self.model(x), y).backward()\n"
+        "            self.optimizer.step()\n"
+        "\n"
+        "    def evaluate(self):\n"
+        "        self.model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in self.test_loader:\n"
+        "                self.model(x)\n"
+        "\n"
+        "\n"
+        "def main(model, loader, test_loader, epochs):\n"
+        "    trainer = Trainer(model, loader, test_loader)\n"
+        "    for epoch in range(epochs):\n"
+        "        trainer.train(epoch)\n"
+        "        trainer.evaluate()\n",
+        # the object evaluates a teacher it never steps
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Distiller:\n"
+        "    def __init__(self, student, teacher, loader):\n"
+        "        self.student = student\n"
+        "        self.teacher = teacher\n"
+        "        self.loader = loader\n"
+        "        self.optimizer = torch.optim.SGD(self.student.parameters(), lr=0.1)\n"
+        "\n"
+        "    def train_epoch(self):\n"
+        "        self.student.train()\n"
+        "        for x, y in self.loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            with torch.no_grad():\n"
+        "                target = self.teacher(x)\n"
+        "            torch.nn.functional.mse_loss(self.student(x), target).backward()\n"
+        "            self.optimizer.step()\n"
+        "\n"
+        "    def validate(self):\n"
+        "        self.teacher.eval()\n"
+        "        with torch.no_grad():\n"
+        "            return sum(self.teacher(x).sum() for x, _ in self.loader)\n"
+        "\n"
+        "\n"
+        "def main(student, teacher, loader, epochs):\n"
+        "    distiller = Distiller(student, teacher, loader)\n"
+        "    for epoch in range(epochs):\n"
+        "        distiller.train_epoch()\n"
+        "        distiller.validate()\n",
     )
 
     def finish(self) -> None:
@@ -1027,10 +1119,21 @@ class MissingTrainMode(Rule):
             if node not in self._evaluated:
                 if self._trained_receiver(node, trained):
                     self.report(node)
-            elif model in stepped:
+            elif model in stepped or self._steps_what_it_holds(node, stepped):
                 name = self.ctx.code(node.func)  # type: ignore[attr-defined]
                 self.report(node, f"`{name}()` switches `{model}` to `.eval()` and training resumes without "
                                   "`.train()`: dropout and BatchNorm stay in eval mode")
+
+    def _steps_what_it_holds(self, call: cst.CSTNode, stepped: set[str]) -> bool:
+        """`trainer.evaluate()` of a `trainer = Trainer(model, ...)` whose class, in this
+        file, puts `self.model` in eval mode and steps it in another method (the model
+        is trained here, by the object that holds it)."""
+        summary = self._external.get(call)
+        built = self.ctx.summaries.targets.construction(call.func.value) \
+            if summary is not None and type(call) is cst.Call and type(call.func) is cst.Attribute else None
+        if built is None or self.ctx.local_callee(built) is None:
+            return False  # an object of a class of another module: its own file judges it
+        return any(name.startswith("self.") and name in stepped for name in summary.eval_mode)  # type: ignore[union-attr]
 
     def _after_backward_in_a_loop(self, node: cst.CSTNode, depth: int = 0) -> bool:
         """`node` runs in a loop's iteration after a statement of that iteration that

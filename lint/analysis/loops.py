@@ -252,10 +252,29 @@ def mode_switch(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.BaseExpression
     the file has its code, and what that code does is followed through the call. An
     override that calls `super().train(mode)` is still a switch of the mode."""
     mode = train_mode_call(node)
-    if mode is None or type(mode[0]) is not cst.Name or mode[0].value != "self":
-        return mode
+    if mode is None:
+        return None
+    if type(mode[0]) is not cst.Name or mode[0].value != "self":
+        # `trainer.train(epoch)` of a `trainer = Trainer(...)` whose class, in this file,
+        # has a `train` method of its own and no base class (no module's `train`)
+        method = _own_method(ctx, mode[0], node.func.attr.value)  # type: ignore[attr-defined]
+        return None if method is not None and not _calls_super(method) else mode
     callee = ctx.local_callee(node)
     return mode if callee is None or _calls_super(callee) else None
+
+
+def _own_method(ctx: FileContext, receiver: cst.BaseExpression, name: str) -> cst.FunctionDef | None:
+    """The method `name` of the class of this file, with no base class, whose only
+    construction the variable `receiver` is assigned (`t = Trainer(...)`)."""
+    binding = ctx.receivers.binding(receiver) if type(receiver) is cst.Name else None
+    values = ctx.receivers.assigned(binding) if binding is not None else []
+    if len(values) != 1 or type(values[0]) is not cst.Call or type(values[0].func) is not cst.Name:
+        return None
+    classes = [node for node in ctx.nodes_of(cst.ClassDef) if node.name.value == values[0].func.value]  # type: ignore[attr-defined]
+    if len(classes) != 1 or classes[0].bases or ctx.qualified_name(values[0].func) is not None:  # type: ignore[attr-defined]
+        return None
+    body = classes[0].body.body if type(classes[0].body) is cst.IndentedBlock else ()  # type: ignore[attr-defined]
+    return next((s for s in body if type(s) is cst.FunctionDef and s.name.value == name), None)
 
 
 def _calls_super(function: cst.FunctionDef) -> bool:
