@@ -37,6 +37,7 @@ _MAX_DEPTH = 8  # deeper call chains than this are not followed
 _SUMMARY_TOKENS = (
     "step(", "backward", "empty_cache", "set_epoch", "half", "float16", ".eval(", ".train(",
     "clip_grad", "unscale_", "DataLoader", "+=", ".append(", "zero_grad", ".grad",
+    "no_grad", "inference_mode",  # a model's forward that runs without grad
     # deprecated AMP names a module may import for others to import from it
     "cuda.amp", "cpu.amp", "cuda import amp", "cpu import amp",
 )
@@ -105,6 +106,9 @@ class Summary:
     # re-exports (`from torch.cuda.amp import autocast` in utils.py, called as
     # `utils.autocast`), so that the caller resolves it to what it is
     alias_of: str | None = None
+    # when what it returns is computed with grad off (a `forward` whose inference branch
+    # runs under `torch.no_grad()`): see `trainlint.analysis.no_grad_results`
+    no_grad_when: tuple[tuple[str, str, bool], ...] = ()
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -145,6 +149,7 @@ class Summary:
             "distributed_loader_items": list(self.distributed_loader_items),
             **({"alias_of": self.alias_of} if self.alias_of else {}),
             **({"stores": [list(pair) for pair in self.stores]} if self.stores else {}),
+            **({"no_grad_when": [list(branch) for branch in self.no_grad_when]} if self.no_grad_when else {}),
         }
 
     @classmethod
@@ -165,6 +170,8 @@ class Summary:
             distributed_loader_items=tuple(data.get("distributed_loader_items", ())),  # type: ignore[arg-type]
             alias_of=data.get("alias_of"),  # type: ignore[arg-type]
             stores=tuple((attribute, param) for attribute, param in data.get("stores", ())),  # type: ignore[union-attr]
+            no_grad_when=tuple((param, constant, bool(default))
+                               for param, constant, default in data.get("no_grad_when", ())),  # type: ignore[union-attr]
         )
 
 

@@ -24,6 +24,7 @@ from trainlint.analysis.names import lookup
 from trainlint.analysis.loops import (
     clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
 )
+from trainlint.analysis.no_grad_results import no_grad_branches
 from trainlint.analysis.precision import global_value, half_conversion, value_of_name
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, sampler_shuffle
 from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_name
@@ -435,6 +436,7 @@ class _Summarizer:
             and any(self._distributed_loader(r) for r in whole),
             distributed_loader_items=self._distributed_loader_items(tuples),
             stores=self._stores(),
+            no_grad_when=no_grad_branches(self.ctx, self.func),
             **{name: frozenset(values) for name, values in sets.items()},
         )
 
