@@ -109,6 +109,10 @@ class Summary:
     # when what it returns is computed with grad off (a `forward` whose inference branch
     # runs under `torch.no_grad()`): see `trainlint.analysis.no_grad_results`
     no_grad_when: tuple[tuple[str, str, bool], ...] = ()
+    # it steps an optimizer its own module cannot tell is one (`opt.step()` of an `opt`
+    # handed in), itself or in a function of its module it calls: its module judges the
+    # order of its other steps (a clip after them is reported there), its callers this one's
+    unjudged_steps: bool = False
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -150,6 +154,7 @@ class Summary:
             **({"alias_of": self.alias_of} if self.alias_of else {}),
             **({"stores": [list(pair) for pair in self.stores]} if self.stores else {}),
             **({"no_grad_when": [list(branch) for branch in self.no_grad_when]} if self.no_grad_when else {}),
+            **({"unjudged_steps": True} if self.unjudged_steps else {}),
         }
 
     @classmethod
@@ -172,6 +177,7 @@ class Summary:
             stores=tuple((attribute, param) for attribute, param in data.get("stores", ())),  # type: ignore[union-attr]
             no_grad_when=tuple((param, constant, bool(default))
                                for param, constant, default in data.get("no_grad_when", ())),  # type: ignore[union-attr]
+            unjudged_steps=bool(data.get("unjudged_steps")),
         )
 
 
@@ -213,12 +219,14 @@ def _resolve(
         return replace(own, events=tuple(e for e in own.events if isinstance(e, str)))
     # a result cut short by recursion is kept too: a cycle is summarized once
     inner = (*active, key)
-    closed[key] = result = _inline(own, lambda callee: _resolve(callee, inner, summaries, external, closed))
+    closed[key] = result = _inline(own, lambda callee: _resolve(callee, inner, summaries, external, closed), summaries)
     return result
 
 
-def _inline(own: Summary, resolve: Callable[[str], Summary | None]) -> Summary:
+def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mapping[str, Summary]) -> Summary:
     events: dict[str, None] = {}
+    # a step its module cannot judge, in a function of the same file it calls: nor can it here
+    unjudged = own.unjudged_steps
     sets = {name: set(getattr(own, name)) for name in _SETS}
     flags = {name: getattr(own, name) for name in _FLAGS}
     for event in own.events:
@@ -228,6 +236,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None]) -> Summary:
         callee = resolve(event.callee)
         if callee is None:
             continue
+        unjudged = unjudged or (callee.unjudged_steps and event.callee in local)
         for effect in callee.events:
             if isinstance(effect, str) and not (event.occasional and effect == EMPTY_CACHE):
                 # a clear on some calls only (`if overflow: zero_grads(params); return`)
@@ -244,6 +253,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None]) -> Summary:
     return replace(
         own,
         events=tuple(events),
+        unjudged_steps=unjudged,
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )

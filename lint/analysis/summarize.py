@@ -396,6 +396,7 @@ class _Summarizer:
         self.derived = self._derived_from_params()
         self.detached = self._detached_params()
         self.converted: set[str] = set()  # dotted names converted to float16 here
+        self.unjudged_steps = False  # see `Summary.unjudged_steps`
 
     def summary(self) -> Summary:
         loops = only(self.nodes, cst.For, cst.While)
@@ -437,6 +438,7 @@ class _Summarizer:
             distributed_loader_items=self._distributed_loader_items(tuples),
             stores=self._stores(),
             no_grad_when=no_grad_branches(self.ctx, self.func),
+            unjudged_steps=self.unjudged_steps,
             **{name: frozenset(values) for name, values in sets.items()},
         )
 
@@ -653,6 +655,7 @@ class _Summarizer:
         Not when this function's own loop steps an optimizer it knows: the rule
         judges that loop where it is."""
         known = optimizer_step(self.ctx, call)
+        self.unjudged_steps = self.unjudged_steps or known is None
         if known is not None and loops_within(self.ctx, call, self.func):
             return
         stepped = known if known is not None else method_call(call, "step")
