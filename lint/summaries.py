@@ -37,6 +37,7 @@ _MAX_DEPTH = 8  # deeper call chains than this are not followed
 _SUMMARY_TOKENS = (
     "step(", "backward", "empty_cache", "set_epoch", "half", "float16", ".eval(", ".train(",
     "clip_grad", "unscale_", "DataLoader", "+=", ".append(", "zero_grad", ".grad",
+    "no_grad", "inference_mode",  # a model's forward that runs without grad
     # deprecated AMP names a module may import for others to import from it
     "cuda.amp", "cpu.amp", "cuda import amp", "cpu import amp",
 )
@@ -105,6 +106,13 @@ class Summary:
     # re-exports (`from torch.cuda.amp import autocast` in utils.py, called as
     # `utils.autocast`), so that the caller resolves it to what it is
     alias_of: str | None = None
+    # when what it returns is computed with grad off (a `forward` whose inference branch
+    # runs under `torch.no_grad()`): see `trainlint.analysis.no_grad_results`
+    no_grad_when: tuple[tuple[str, str, bool], ...] = ()
+    # it steps an optimizer its own module cannot tell is one (`opt.step()` of an `opt`
+    # handed in), itself or in a function of its module it calls: its module judges the
+    # order of its other steps (a clip after them is reported there), its callers this one's
+    unjudged_steps: bool = False
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -145,6 +153,8 @@ class Summary:
             "distributed_loader_items": list(self.distributed_loader_items),
             **({"alias_of": self.alias_of} if self.alias_of else {}),
             **({"stores": [list(pair) for pair in self.stores]} if self.stores else {}),
+            **({"no_grad_when": [list(branch) for branch in self.no_grad_when]} if self.no_grad_when else {}),
+            **({"unjudged_steps": True} if self.unjudged_steps else {}),
         }
 
     @classmethod
@@ -165,6 +175,9 @@ class Summary:
             distributed_loader_items=tuple(data.get("distributed_loader_items", ())),  # type: ignore[arg-type]
             alias_of=data.get("alias_of"),  # type: ignore[arg-type]
             stores=tuple((attribute, param) for attribute, param in data.get("stores", ())),  # type: ignore[union-attr]
+            no_grad_when=tuple((param, constant, bool(default))
+                               for param, constant, default in data.get("no_grad_when", ())),  # type: ignore[union-attr]
+            unjudged_steps=bool(data.get("unjudged_steps")),
         )
 
 
@@ -206,12 +219,14 @@ def _resolve(
         return replace(own, events=tuple(e for e in own.events if isinstance(e, str)))
     # a result cut short by recursion is kept too: a cycle is summarized once
     inner = (*active, key)
-    closed[key] = result = _inline(own, lambda callee: _resolve(callee, inner, summaries, external, closed))
+    closed[key] = result = _inline(own, lambda callee: _resolve(callee, inner, summaries, external, closed), summaries)
     return result
 
 
-def _inline(own: Summary, resolve: Callable[[str], Summary | None]) -> Summary:
+def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mapping[str, Summary]) -> Summary:
     events: dict[str, None] = {}
+    # a step its module cannot judge, in a function of the same file it calls: nor can it here
+    unjudged = own.unjudged_steps
     sets = {name: set(getattr(own, name)) for name in _SETS}
     flags = {name: getattr(own, name) for name in _FLAGS}
     for event in own.events:
@@ -221,6 +236,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None]) -> Summary:
         callee = resolve(event.callee)
         if callee is None:
             continue
+        unjudged = unjudged or (callee.unjudged_steps and event.callee in local)
         for effect in callee.events:
             if isinstance(effect, str) and not (event.occasional and effect == EMPTY_CACHE):
                 # a clear on some calls only (`if overflow: zero_grads(params); return`)
@@ -237,6 +253,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None]) -> Summary:
     return replace(
         own,
         events=tuple(events),
+        unjudged_steps=unjudged,
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )

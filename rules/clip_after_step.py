@@ -4,7 +4,7 @@ from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, run_each_iteration
 from trainlint.analysis.training import is_clip_call, measures_only, method_call
 from trainlint.rule import Rule
-from trainlint.summaries import BACKWARD, CLIP, LOOP, STEP, ZERO_GRAD, Summary
+from trainlint.summaries import BACKWARD, CLIP, STEP, ZERO_GRAD, Summary
 
 _STEPPED = "stepped"
 _STEP = "step:"  # and which optimizer did, as written
@@ -56,8 +56,10 @@ class ClipAfterStep(Rule):
     bodies; a function of another module of the project is read by what it
     does, in order (`clip_gradients(model)` of `utils.py` called after
     `opt.step()` is reported at the call, and so is a helper called in the
-    loop that steps and then clips; a helper that back-propagates, clips and
-    steps by itself leaves the caller stepped).
+    loop that steps and then clips, when its module cannot tell that what it
+    steps is an optimizer: where it can, the clip is reported there, once; a
+    helper that back-propagates, clips and steps by itself leaves the caller
+    stepped).
     """
 
     code = "TL403"
@@ -285,7 +287,8 @@ class ClipAfterStep(Rule):
                 self.report(call, _THROUGH_HELPER.format(self.ctx.code(call.func)))
                 stepped_before = False
             elif effect == CLIP and stepped:  # its own step, then its clip, with nothing between
-                if not _judged_where_it_is(summary):
+                # where its module can tell what it steps, the clip is reported there
+                if summary.unjudged_steps:
                     self.report(call, _OWN_STEP.format(self.ctx.code(call.func)))
                 stepped = False
         return frozenset({_STEPPED}) if stepped else frozenset()
@@ -293,10 +296,3 @@ class ClipAfterStep(Rule):
 
 _THROUGH_HELPER = "`{}()` clips gradients after the optimizer step: the clip changes nothing; clip before `step()`"
 _OWN_STEP = "`{}()` steps the optimizer, then clips the gradients: the clip changes nothing; clip before `step()`"
-
-
-def _judged_where_it_is(summary: Summary) -> bool:
-    """A function whose steps all run in a loop of its own on optimizers its module
-    knows (`Trainer.fit` whose `fit_epoch` loop steps `self.optim`): its own file
-    reports a clip after them, and its callers would only repeat that."""
-    return summary.does(LOOP) and not summary.steps

@@ -12,6 +12,7 @@ from trainlint.analysis.loops import (
     reachable_nodes,
     mode_switch,
 )
+from trainlint.analysis.no_grad_results import runs_without_grad
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.training import MODULE_CHAIN, code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
@@ -36,7 +37,10 @@ class EvalWithoutNoGrad(Rule):
     count), and with no `torch.no_grad()` /
     `torch.inference_mode()` around them: not as a `with` block, not as a
     decorator of the function (bare, called, aliased, or a wrapper of the
-    same file), and not at the call sites of the function.
+    same file), not at the call sites of the function, and not inside the
+    model's own `forward` for this call (SPADE's
+    `model(data, mode="inference")`, whose `forward` runs that branch under
+    `torch.no_grad()`).
 
     ## Why is this bad?
     `eval()` only changes how dropout and BatchNorm behave; it does not stop
@@ -86,7 +90,15 @@ class EvalWithoutNoGrad(Rule):
     on the constructed model), or a loop over `model.parameters()` /
     `model.named_parameters()` that sets `requires_grad = False` or calls
     `requires_grad_(False)` on each. Freezing is matched per variable: a
-    model frozen by a helper that receives it is not seen.
+    model frozen by a helper that receives it is not seen. A model whose
+    class is known (of the file, or imported from a module of the project) is
+    not flagged when its `forward` returns only values computed under
+    no_grad / inference_mode (a decorator, or every `return`), or when the
+    call takes a branch of it that does: a statement of its body
+    `if mode == "inference":` (or an `elif` of such), chosen by a constant
+    argument, by the parameter's default, or by an argument the file cannot
+    read (a variable, `**kwargs`); conditions on anything else
+    (`self.training`) and what runs before the branch are not looked at.
     """
 
     code = "TL406"
@@ -268,6 +280,33 @@ class EvalWithoutNoGrad(Rule):
         "    if step % 100 == 0:\n"
         "        model.eval()\n"
         "        print(model(val_x).mean())  # expect: TL406\n",
+        # the forward runs only its frozen backbone without grad: the head records a graph
+        "import torch\n"
+        "from torch import nn\n"
+        "class Probe(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        with torch.no_grad():\n"
+        "            feats = self.backbone(x)\n"
+        "        return self.head(feats)\n"
+        "def validate(loader):\n"
+        "    probe = Probe()\n"
+        "    probe.eval()\n"
+        "    for x, y in loader:\n"
+        "        print(probe(x).argmax(1))  # expect: TL406\n",
+        # the forward's inference branch runs under no_grad, the losses of validation do not
+        "import torch\n"
+        "from torch import nn\n"
+        "class Pix2PixModel(nn.Module):\n"
+        "    def forward(self, data, mode='generator'):\n"
+        "        if mode == 'inference':\n"
+        "            with torch.no_grad():\n"
+        "                return self.netG(data)\n"
+        "        return self.loss(self.netG(data), data)\n"
+        "model = Pix2PixModel()\n"
+        "model.eval()\n"
+        "for data in val_loader:\n"
+        "    print(model(data).item())  # expect: TL406\n"
+        "    print(model(data, mode='generator').item())  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -497,6 +536,57 @@ class EvalWithoutNoGrad(Rule):
         "            model(x).sum().backward()\n"
         "            optimizer.step()\n"
         "        evaluate(model, loader)\n",
+        # the model's own forward runs the inference branch under no_grad (SPADE)
+        "import torch\n"
+        "from torch import nn\n"
+        "class Pix2PixModel(nn.Module):\n"
+        "    def forward(self, data, mode):\n"
+        "        semantics = self.preprocess_input(data)\n"
+        "        if mode == 'generator':\n"
+        "            return self.compute_generator_loss(semantics)\n"
+        "        elif mode == 'inference':\n"
+        "            with torch.no_grad():\n"
+        "                fake_image, _ = self.generate_fake(semantics)\n"
+        "            return fake_image\n"
+        "        else:\n"
+        "            raise ValueError(mode)\n"
+        "model = Pix2PixModel()\n"
+        "model.eval()\n"
+        "for data_i in dataloader:\n"
+        "    generated = model(data_i, mode='inference')\n",
+        # a forward that always runs without grad: decorated, or every return under no_grad
+        "import torch\n"
+        "from torch import nn\n"
+        "class Teacher(nn.Module):\n"
+        "    @torch.no_grad()\n"
+        "    def forward(self, x):\n"
+        "        return self.net(x)\n"
+        "class Embedder(nn.Module):\n"
+        "    def forward(self, x, normalize=True):\n"
+        "        with torch.inference_mode():\n"
+        "            out = self.encoder(x)\n"
+        "            return out / out.norm() if normalize else out\n"
+        "def score(loader):\n"
+        "    teacher = Teacher()\n"
+        "    embedder = Embedder()\n"
+        "    teacher.eval()\n"
+        "    embedder.eval()\n"
+        "    for x in loader:\n"
+        "        print(teacher(x), embedder(x, normalize=False))\n",
+        # the branch is chosen by an argument the file cannot read: it may be the one under no_grad
+        "import torch\n"
+        "from torch import nn\n"
+        "class Net(nn.Module):\n"
+        "    def forward(self, x, mode='train'):\n"
+        "        if 'infer' == mode:\n"
+        "            with torch.no_grad():\n"
+        "                return self.body(x)\n"
+        "        return self.body(x)\n"
+        "def run(loader, mode, **options):\n"
+        "    net = Net()\n"
+        "    net.eval()\n"
+        "    for x in loader:\n"
+        "        print(net(x, mode), net(x, **options))\n",
     )
 
     def finish(self) -> None:
@@ -539,7 +629,13 @@ class EvalWithoutNoGrad(Rule):
         function = self.ctx.enclosing_function(call)
         if function is not None and self._function_needs_graph(function, call):
             return False
-        return grad_mode_at(self.ctx, call) is None
+        return grad_mode_at(self.ctx, call) is None and not self._forward_without_grad(call)
+
+    def _forward_without_grad(self, call: cst.Call) -> bool:
+        """The model's own `forward` runs what this call asks of it under no_grad
+        (`model(data, mode="inference")`), in a class of this file or of the project."""
+        summary = self.ctx.summaries.of_call(call)
+        return summary is not None and runs_without_grad(summary, call)
 
     def _evaluation_block(self, call: cst.Call, loop: cst.For | cst.While) -> bool:
         """A look at the model now and then inside the training loop (`if t % 10 == 0:
@@ -563,7 +659,7 @@ class EvalWithoutNoGrad(Rule):
         first = body[0] if body else None
         restored = restored or (type(first) is cst.SimpleStatementLine and len(first.body) == 1
                                 and type(first.body[0]) is cst.Expr and puts_back(first.body[0].value))
-        if not restored or grad_mode_at(self.ctx, call) is not None:
+        if not restored or grad_mode_at(self.ctx, call) is not None or self._forward_without_grad(call):
             return False
         bound: set[str] = set()
         for node in self.ctx.subtree(block):

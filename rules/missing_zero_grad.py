@@ -1,3 +1,5 @@
+import builtins
+
 import libcst as cst
 
 from trainlint.analysis.loops import (
@@ -9,10 +11,9 @@ from trainlint.analysis.loops import (
     reachable_nodes,
 )
 from trainlint.analysis.dataflow import constructor_argument, target_names
-from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name
+from trainlint.analysis.scopes import _parameters, bound_arguments, head_name
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import method_call, module_behind, own_attribute
-from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, LOOP, MAY_ZERO_GRAD, STEP, ZERO_GRAD, Summary
@@ -47,6 +48,49 @@ def _same_or_inside(owner: str, model: str) -> bool:
     """`model.zero_grad()` clears `owner`'s parameters: the same model, or one inside
     it (`model` for `model.generator`), or (unsure) one holding it."""
     return owner == model or owner.startswith(model + ".") or model.startswith(owner + ".")
+
+
+def _parameters_argument(ctx: FileContext, value: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """What an optimizer built by `value` is built on: the first argument (or `params=`)
+    of the innermost constructor (`model.parameters()` of `OptimWrapper(SGD(model.parameters()))`)."""
+    while type(value) is cst.Call:
+        arg = next((a for a in value.args if a.keyword is not None and a.keyword.value == "params"),
+                   value.args[0] if value.args and value.args[0].keyword is None and not value.args[0].star else None)
+        if arg is None:
+            return None
+        value = arg.value
+        if type(value) is not cst.Call or not _constructs(ctx, value):
+            return value
+    return value
+
+
+def _constructs(ctx: FileContext, call: cst.Call) -> bool:
+    """A call of a class or factory (`nn.Linear(4, 1)`, `build_model(cfg)`), not a
+    method of a variable (`params.values()`) nor a builtin that repackages its
+    argument (`list(model.parameters())`)."""
+    head = head_name(call.func)
+    if head is None or head.value in _BUILTIN_NAMES:
+        return False
+    return type(call.func) is cst.Name or ctx.qualified_name(head) is not None
+
+
+def _variables_read(ctx: FileContext, expr: cst.BaseExpression) -> set[str]:
+    """The variables `expr` reads: not the names of what it calls (`list`, `nn.Linear`),
+    nor attributes, keywords, or what its comprehensions bind."""
+    nodes = ctx.subtree(expr)
+    bound = {name for node in nodes if type(node) is cst.CompFor for name in target_names(node.target)}
+    found = set()
+    for node in nodes:
+        parent = ctx.parent(node) if type(node) is cst.Name else None
+        if (type(node) is not cst.Name or node.value in bound or (type(parent) is cst.Attribute and parent.attr is node)
+                or (type(parent) is cst.Arg and parent.keyword is node) or (type(parent) is cst.Call and parent.func is node)):
+            continue
+        if ctx.qualified_name(node) is None:  # type: ignore[arg-type]
+            found.add(node.value)  # type: ignore[attr-defined]
+    return found
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def _module_sources(ctx: FileContext) -> dict[str, set[str]]:
@@ -142,7 +186,12 @@ class MissingZeroGrad(Rule):
     `reset_gradients(model)`, `zero_all(opt)`) is assumed to clear them; one
     that only mentions them (`average_gradients(model)`, `clip_gradients`)
     is not. `opt.step(closure)` is not checked: the closure
-    clears.
+    clears. A loop whose iterations each build the optimizer (a statement of
+    the loop's body) on a model they also build, nothing else, is not
+    flagged: on `model.parameters()`, on a dict or list of its parameters
+    built there (`params.values()`), on its tensors listed
+    (`[model.weight, model.bias]`); any variable from outside the loop in
+    what the optimizer is built on (a model built once) keeps it flagged.
     """
 
     code = "TL401"
@@ -424,6 +473,20 @@ class MissingZeroGrad(Rule):
         "    D_loss = critic(gen(z).detach()).mean() - critic(real).mean()\n"
         "    D_loss.backward()\n"
         "    opt_d.step()  # expect: TL401\n",
+        # the optimizer rebuilt each iteration, on the parameters of a model built once
+        "import torch\n"
+        "from torch import nn\n"
+        "model = nn.Linear(4, 1)\n"
+        "for lr in (0.1, 0.01):\n"
+        "    params = {n: p for n, p in model.named_parameters() if p.requires_grad}\n"
+        "    opt = torch.optim.SGD(params.values(), lr=lr)\n"
+        "    model(torch.randn(3, 4)).sum().backward()\n"
+        "    opt.step()  # expect: TL401\n"
+        "for lr in (0.1, 0.01):\n"
+        "    head = nn.Linear(1, 1)\n"
+        "    opt = torch.optim.SGD([head.weight, model.weight], lr=lr)\n"
+        "    head(model(torch.randn(3, 4))).sum().backward()\n"
+        "    opt.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -701,6 +764,21 @@ class MissingZeroGrad(Rule):
         "        model, optim = strategy.prepare(model, optim, config)\n"
         "        model(data).sum().backward()\n"
         "        optim.step()\n",
+        # a fresh model per iteration, its optimizer built on its named parameters or on
+        # its tensors listed (OpenNMT's optimizer tests)
+        "import torch\n"
+        "from torch import nn\n"
+        "for width in (2, 4, 8):\n"
+        "    model = nn.Linear(width, 1)\n"
+        "    params = {n: p for n, p in model.named_parameters() if p.requires_grad}\n"
+        "    model(torch.randn(3, width)).sum().backward()\n"
+        "    opt = torch.optim.SGD(params.values(), lr=1.0)\n"
+        "    opt.step()\n"
+        "for lr in (0.1, 1.0):\n"
+        "    model = nn.Linear(4, 1)\n"
+        "    opt = torch.optim.Adam([model.weight, model.bias], lr=lr)\n"
+        "    model(torch.randn(3, 4)).sum().backward()\n"
+        "    opt.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -921,12 +999,28 @@ class MissingZeroGrad(Rule):
             return False
         if model is not None:
             return model in built
-        # built on what the iteration builds: `OptimWrapper(SGD(model.parameters()))`
-        owners = [method_call(node, "parameters", "named_parameters") for statement in assigns
-                  if optimizer in {self.ctx.code(t.target) for t in statement.targets}
-                  for node in iter_nodes(statement.value)]
-        roots = [dotted_name(owner) for owner in owners if owner is not None]
-        return bool(roots) and all(root is not None and root.split(".")[0] in built for root in roots)
+        # built on what the iteration builds: `OptimWrapper(SGD(model.parameters()))`,
+        # `SGD(params.values())` of `params = dict(model.named_parameters())`, `SGD([model.weight])`
+        values: dict[str, list[cst.BaseExpression]] = {}
+        for statement in assigns:
+            for target in statement.targets:
+                for name in target_names(target.target):
+                    values.setdefault(name, []).append(statement.value)
+        return all(self._built_anew(_parameters_argument(self.ctx, value), values, set())
+                   for value in values.get(optimizer, [None]))  # type: ignore[list-item]
+
+    def _built_anew(self, expr: cst.BaseExpression | None, values: dict[str, list[cst.BaseExpression]],
+                    seen: set[str]) -> bool:
+        """`expr` reads variables, and only ones the iteration assigns, each (in turn)
+        built by a call (`model = nn.Linear(width, 1)`) or from such variables only."""
+        names = _variables_read(self.ctx, expr) if expr is not None else set()
+        for name in names - seen:
+            seen.add(name)
+            if name not in values or not all(
+                    (type(value) is cst.Call and _constructs(self.ctx, value)) or self._built_anew(value, values, seen)
+                    for value in values[name]):
+                return False
+        return bool(names)
 
     def _one_module(self, first: str, second: str) -> bool:
         """Two names of one module: one is assigned the other (`gpu_model = model.cuda()`,

@@ -24,6 +24,7 @@ from trainlint.analysis.names import lookup
 from trainlint.analysis.loops import (
     clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
 )
+from trainlint.analysis.no_grad_results import no_grad_branches
 from trainlint.analysis.precision import global_value, half_conversion, value_of_name
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, sampler_shuffle
 from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_name
@@ -395,6 +396,7 @@ class _Summarizer:
         self.derived = self._derived_from_params()
         self.detached = self._detached_params()
         self.converted: set[str] = set()  # dotted names converted to float16 here
+        self.unjudged_steps = False  # see `Summary.unjudged_steps`
 
     def summary(self) -> Summary:
         loops = only(self.nodes, cst.For, cst.While)
@@ -435,6 +437,8 @@ class _Summarizer:
             and any(self._distributed_loader(r) for r in whole),
             distributed_loader_items=self._distributed_loader_items(tuples),
             stores=self._stores(),
+            no_grad_when=no_grad_branches(self.ctx, self.func),
+            unjudged_steps=self.unjudged_steps,
             **{name: frozenset(values) for name, values in sets.items()},
         )
 
@@ -651,6 +655,7 @@ class _Summarizer:
         Not when this function's own loop steps an optimizer it knows: the rule
         judges that loop where it is."""
         known = optimizer_step(self.ctx, call)
+        self.unjudged_steps = self.unjudged_steps or known is None
         if known is not None and loops_within(self.ctx, call, self.func):
             return
         stepped = known if known is not None else method_call(call, "step")
