@@ -64,8 +64,9 @@ def run(options: Options) -> int:
         _run_target(options, outcome)
     finally:
         os._exit = exit_now
-        if _ours(signal.getsignal(signal.SIGTERM)):
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.getsignal, signal.signal = _GETSIGNAL, _SETSIGNAL
+        if _ours(_GETSIGNAL(signal.SIGTERM)):
+            _SETSIGNAL(signal.SIGTERM, signal.SIG_DFL)
         status = _final_status(session, outcome)
         session.record_ending(outcome.exception)
         _close(session, status)
@@ -145,9 +146,12 @@ def _run_source_file(script: str) -> None:
     it stays `__main__` after the script ends (see `Outcome.previous_main`)."""
     path = os.path.abspath(script)
     main = types.ModuleType("__main__")
-    main.__file__ = path
     main.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
+    # the names plain python's `__main__` has, in its order (`globals()` of the script)
+    main.__annotations__ = {}
     main.__builtins__ = builtins
+    main.__file__ = path
+    main.__cached__ = None  # type: ignore[attr-defined]
     with tokenize.open(path) as source:
         code = compile(source.read(), path, "exec", dont_inherit=True)
     sys.modules["__main__"] = main
@@ -210,7 +214,7 @@ def _watch_sigterm(session: Sanitizer) -> None:
     worker) starts with the default again: a Python-level handler runs only
     between bytecodes, so a SIGTERM landing just before the worker blocks on a
     lock (as `Pool.terminate()` sends it) would be lost, and the join would hang."""
-    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+    if _GETSIGNAL(signal.SIGTERM) is not signal.SIG_DFL:
         return
     owner = os.getpid()
     global _FORK_RESET
@@ -219,7 +223,7 @@ def _watch_sigterm(session: Sanitizer) -> None:
         _FORK_RESET = True
 
     def on_sigterm(signum: int, frame: types.FrameType | None) -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM kills at once
+        _SETSIGNAL(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM kills at once
         if os.getpid() == owner:
             session.record_termination(frame)
             _close(session, 128 + signal.SIGTERM)
@@ -232,16 +236,37 @@ def _watch_sigterm(session: Sanitizer) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
     on_sigterm.sanitizer_handler = True  # type: ignore[attr-defined]
-    signal.signal(signal.SIGTERM, on_sigterm)
+    _SETSIGNAL(signal.SIGTERM, on_sigterm)
+    signal.getsignal, signal.signal = _getsignal, _signal
 
 
 _FORK_RESET = False
+# the signal module's own functions: the script is handed the two below while the
+# sanitizer's SIGTERM handler is in place
+_GETSIGNAL, _SETSIGNAL = signal.getsignal, signal.signal
+
+
+def _getsignal(signalnum: int) -> Any:
+    """`signal.getsignal` as the script sees it: the default where the sanitizer's own
+    SIGTERM handler stands, as in a plain run (a handler that chains to the previous one
+    when it is callable, as Lightning's does, then stops cleanly instead of dying)."""
+    found = _GETSIGNAL(signalnum)
+    return signal.SIG_DFL if _ours(found) else found
+
+
+def _signal(signalnum: int, handler: Any) -> Any:
+    """`signal.signal`, returning the default in place of the sanitizer's handler."""
+    previous = _SETSIGNAL(signalnum, handler)
+    return signal.SIG_DFL if _ours(previous) else previous
+
+
+_getsignal.__name__, _signal.__name__ = "getsignal", "signal"
 
 
 def _default_sigterm_in_child() -> None:
     try:
-        if _ours(signal.getsignal(signal.SIGTERM)):
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if _ours(_GETSIGNAL(signal.SIGTERM)):
+            _SETSIGNAL(signal.SIGTERM, signal.SIG_DFL)
     except ValueError:  # not the main thread: cannot happen after a fork, but never fail one
         pass
 

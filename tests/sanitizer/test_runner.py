@@ -19,7 +19,8 @@ PRELAUNCH += [("exit_raise.py",), ("exit_status.py", "4"), ("interrupted.py",), 
               ("never_steps.py",), ("where_am_i.py", "--lr", "3"), ("plain", "where_am_i.py", "--lr", "3"),
               ("workers.py", "spawn"), ("plain", "workers.py", "spawn"), ("workers.py", "fork"),
               ("deterministic.py",), ("plain", "deterministic.py"), ("plain", "exit_raise.py"),
-              ("os_exit.py", "0"), ("os_exit.py", "5"), ("plain", "os_exit.py", "5"), ("os_exit.py", "0", "keyword")]
+              ("os_exit.py", "0"), ("os_exit.py", "5"), ("plain", "os_exit.py", "5"), ("os_exit.py", "0", "keyword"),
+              ("preempted.py",), ("plain", "preempted.py")]
 
 
 def test_exception_keeps_status_and_traceback(script_runs: ScriptRuns) -> None:
@@ -81,15 +82,28 @@ def test_sigterm_writes_the_report_and_dies_by_sigterm(script_runs: ScriptRuns) 
     assert "the run was terminated" in run.stderr
 
 
+def test_a_preemption_handler_that_chains_to_the_previous_one_stops_as_under_plain_python(
+        script_runs: ScriptRuns) -> None:
+    """The script is told SIGTERM's handler is the default, as in a plain run, not the
+    sanitizer's: a handler that chains to a previous one when it is callable (Lightning's
+    way) does not call the sanitizer's and die, it checkpoints and stops."""
+    run = script_runs.get("preempted.py")
+    plain = script_runs.plain("preempted.py")
+    assert run.returncode == plain.returncode == 0, run.stderr
+    assert run.stdout == plain.stdout == "True True\ncheckpointing\nstopped at 5\ndone\n"
+
+
 def test_a_forked_child_gets_sigterm_as_under_plain_python(tmp_path: Path) -> None:
     """The parent's report-writing SIGTERM handler is not inherited by forked children
     (a Pool's or DataLoader's workers): a Python-level handler runs only between
     bytecodes, so a SIGTERM that lands just before a worker blocks on a lock (as
-    `Pool.terminate()` sends it) was lost and the parent's join hung."""
+    `Pool.terminate()` sends it) was lost and the parent's join hung. The disposition
+    is read from `_signal` itself: `signal.getsignal` tells the script the default in
+    the parent too (see the preemption test)."""
     (tmp_path / "forks.py").write_text(
-        "import multiprocessing, os, signal\n"
+        "import _signal, multiprocessing, os, signal\n"
         "def disposition():\n"
-        "    return 'default' if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL else 'handled'\n"
+        "    return 'default' if _signal.getsignal(signal.SIGTERM) == signal.SIG_DFL else 'handled'\n"
         "def report(queue):\n"
         "    queue.put(disposition())\n"
         "if __name__ == '__main__':\n"
