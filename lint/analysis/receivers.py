@@ -233,6 +233,20 @@ class Receivers:
     def is_kind(self, expr: cst.BaseExpression, kind: str) -> bool:
         return self.kind(expr) == kind
 
+    def ranged_over(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The container the loop variable `expr` takes its values from in the loop
+        around it: `optims` of `for opt in optims:`, `optims.values()`,
+        `optims.items()`, `enumerate(optims)` (a list written there too)."""
+        if type(expr) is not cst.Name:
+            return None
+        for ancestor in self.ctx.ancestors(expr):
+            if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+                return None
+            ranged = _ranged(ancestor) if type(ancestor) is cst.For else None
+            if ranged is not None and ranged[0].value == expr.value:
+                return ranged[1]
+        return None
+
     # -- collection --------------------------------------------------------
     def _call_kind(self, call: cst.Call) -> str | None:
         qualified = self.ctx.qualified_name(call.func)
@@ -364,37 +378,22 @@ class Receivers:
         container of them, `for name, opt in optims.items():` and
         `for i, opt in enumerate(optimizers):`: the loop variable holds an optimizer."""
         for loop in self.ctx.nodes_of(cst.For):
-            target = loop.target  # type: ignore[attr-defined]
-            iterable = loop.iter  # type: ignore[attr-defined]
-            if type(target) is cst.Tuple and len(target.elements) == 2 and type(iterable) is cst.Call:
-                kind = self._paired_kind(iterable)
-                target = target.elements[1].value
-            else:
-                kind = self._element_kind(iterable)
-            if kind == OPTIMIZER and type(target) is cst.Name:
+            ranged = _ranged(loop)  # type: ignore[arg-type]
+            if ranged is None:
+                continue
+            target, container, by_values = ranged
+            kind = self._item_kind(container) if by_values else self._element_kind(container)
+            if kind == OPTIMIZER:
                 self._mark(target, kind)
 
     def _element_kind(self, iterable: cst.BaseExpression) -> str | None:
         """The one kind of every element a loop over `iterable` yields."""
-        values = _no_argument_method(iterable, "values")
-        if values is not None:
-            return self._item_kind(values)
         if type(iterable) in (cst.List, cst.Tuple):
             held = self._held_items(iterable)
             kinds = held[0] if held is not None else set()
             return next(iter(kinds)) if len(kinds) == 1 else None  # type: ignore[return-value]
         container = self.binding(iterable) if type(iterable) in (cst.Name, cst.Attribute) else None
         return self.item_kinds.get(container) if container in self._sequences else None  # type: ignore[arg-type]
-
-    def _paired_kind(self, call: cst.Call) -> str | None:
-        """The one kind of every second element of the pairs `call` yields:
-        `container.items()`, `enumerate(elements)`."""
-        items = _no_argument_method(call, "items")
-        if items is not None:
-            return self._item_kind(items)
-        if type(call.func) is cst.Name and call.func.value == "enumerate" and len(call.args) == 1:
-            return self._element_kind(call.args[0].value)
-        return None
 
     def _item_kind(self, container: cst.BaseExpression) -> str | None:
         binding = self.binding(container)
@@ -475,6 +474,26 @@ def _no_argument_method(expr: cst.BaseExpression, method: str) -> cst.BaseExpres
     if type(expr) is cst.Call and not expr.args and type(expr.func) is cst.Attribute and expr.func.attr.value == method:
         return expr.func.value
     return None
+
+
+def _ranged(loop: cst.For) -> tuple[cst.Name, cst.BaseExpression, bool] | None:
+    """The loop variable of `loop`, the container it takes its values from, and
+    whether those are the container's values (`optims.values()`, `optims.items()`)
+    rather than what iterating it yields (`optimizers`, `enumerate(optimizers)`)."""
+    target, iterable = loop.target, loop.iter
+    if type(target) is cst.Tuple and len(target.elements) == 2 and type(iterable) is cst.Call:
+        target = target.elements[1].value
+        items = _no_argument_method(iterable, "items")
+        if items is not None:
+            return (target, items, True) if type(target) is cst.Name else None
+        func = iterable.func
+        if type(func) is cst.Name and func.value == "enumerate" and len(iterable.args) == 1:
+            return (target, iterable.args[0].value, False) if type(target) is cst.Name else None
+        return None
+    if type(target) is not cst.Name:
+        return None
+    values = _no_argument_method(iterable, "values")
+    return (target, values, True) if values is not None else (target, iterable, False)
 
 
 def _paired(target: cst.BaseExpression, value: cst.BaseExpression) -> Iterator[tuple[cst.BaseExpression, cst.BaseExpression]]:
