@@ -497,6 +497,16 @@ class EvalWithoutNoGrad(Rule):
         "            model(x).sum().backward()\n"
         "            optimizer.step()\n"
         "        evaluate(model, loader)\n",
+        # the no_grad context built once and entered through a variable
+        "import torch\n"
+        "def evaluate(model, loader):\n"
+        "    model.eval()\n"
+        "    ctx = torch.no_grad()\n"
+        "    outputs = []\n"
+        "    for x in loader:\n"
+        "        with ctx:\n"
+        "            outputs.append(model(x).argmax(-1))\n"
+        "    return outputs\n",
     )
 
     def finish(self) -> None:

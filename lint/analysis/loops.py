@@ -22,7 +22,7 @@ from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts, Flow, Paths
 from trainlint.analysis.flowgraph import EventFilter, FlowGraph
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Binding
-from trainlint.analysis.scopes import bound_arguments, dotted_name, head_name
+from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name, head_name
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -338,6 +338,10 @@ def _applied_mode(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] |
 # -- grad mode ----------------------------------------------------------------
 def context_grad_mode(ctx: FileContext, expr: cst.BaseExpression) -> GradMode | None:
     """What entering `with expr:` does to grad mode (None: nothing known)."""
+    if type(expr) in (cst.Name, cst.Attribute):
+        held = _held_context_mode(ctx, expr)
+        if held is not None:
+            return held
     func = expr.func if type(expr) is cst.Call else expr
     name = ctx.qualified_name(func)
     if name in NO_GRAD:
@@ -356,6 +360,32 @@ def context_grad_mode(ctx: FileContext, expr: cst.BaseExpression) -> GradMode | 
     if (name is None or not name.startswith("torch.")) and _looks_grad_related(func):
         return "unknown"  # `with no_grad():` imported from a module of the project, or unresolved
     return None
+
+
+def _held_context_mode(ctx: FileContext, variable: cst.BaseExpression) -> GradMode | None:
+    """What entering `with ctx:` does when `ctx` holds a context built in this file
+    (`ctx = torch.no_grad()`, `ctx = torch.inference_mode() if fast else
+    torch.no_grad()`): the mode all its values agree on; "unknown" where they do
+    not, or where it is a parameter that a caller may set to anything else."""
+    binding = ctx.receivers.binding(variable)
+    if binding is None:
+        return None
+    modes = {_built_context_mode(ctx, value) for value in ctx.receivers.assigned(binding)}
+    if modes <= {None}:
+        return None
+    owner = binding.owner
+    parameter = type(owner) is cst.FunctionDef and binding.name in {p.name.value for p in _parameters(owner.params)}
+    if len(modes) == 1 and not parameter:
+        return modes.pop()
+    return "unknown"
+
+
+def _built_context_mode(ctx: FileContext, value: cst.BaseExpression) -> GradMode | None:
+    """The grad mode of a context built by `value`: a call, or a choice between two."""
+    if type(value) is cst.IfExp:
+        modes = {_built_context_mode(ctx, value.body), _built_context_mode(ctx, value.orelse)}
+        return modes.pop() if len(modes) == 1 else "unknown"
+    return context_grad_mode(ctx, value) if type(value) is cst.Call else None
 
 
 def decorator_grad_mode(ctx: FileContext, decorator: cst.Decorator) -> GradMode | None:
