@@ -19,7 +19,9 @@ class BackwardInNoGrad(Rule):
     `with torch.no_grad():` / `with torch.inference_mode():` (or
     `torch.set_grad_enabled(False)`), or in a function decorated with them
     (`@torch.no_grad`, `@torch.no_grad()`, `@torch.inference_mode()`, under
-    any alias, or a wrapper of the same file built on them), unless
+    any alias, or a wrapper of the same file built on them; also a context
+    held in a variable, `ctx = torch.no_grad()` or a choice between two that
+    both disable gradients, then `with ctx:`), unless
     `torch.enable_grad()` re-enables gradients around it. The backward call
     must run there too, and the loss must be computed there: an expression
     evaluated at the call (`criterion(out, y).backward()`,
@@ -54,7 +56,9 @@ class BackwardInNoGrad(Rule):
     ## Limitations
     Only the `with` blocks and decorators of the function holding the call
     are considered, not those around its callers. A decorator that cannot be
-    resolved is assumed not to disable gradients. A loss computed outside the
+    resolved is assumed not to disable gradients. A context held in a
+    variable counts only when every value the file assigns it disables
+    gradients and it is no parameter (a caller may hand in another). A loss computed outside the
     block (or received as a parameter, or returned by a helper) is not
     flagged: `backward()` itself runs fine under `no_grad` when the graph was
     recorded with gradients on.
@@ -106,6 +110,21 @@ class BackwardInNoGrad(Rule):
         "import torch\n"
         "with torch.set_grad_enabled(False):\n"
         "    criterion(model(x), y).backward()  # expect: TL407\n",
+        # the no_grad context held in a variable, or chosen by a flag between two that disable gradients
+        "import torch\n"
+        "def adapt(encoder, decoder, crit, loader, optimizer, fast=False):\n"
+        "    ctx = torch.inference_mode() if fast else torch.no_grad()\n"
+        "    for batch in loader:\n"
+        "        with ctx:\n"
+        "            loss = crit(decoder(encoder(batch['x'])), batch['y'])\n"
+        "            loss.backward()  # expect: TL407\n"
+        "        optimizer.step()\n"
+        "def tune(model, loader, optimizer):\n"
+        "    frozen = torch.no_grad()\n"
+        "    for x in loader:\n"
+        "        with frozen:\n"
+        "            model(x).sum().backward()  # expect: TL407\n"
+        "        optimizer.step()\n",
     )
     good = (
         # the graph was recorded outside the block: backward() works under no_grad
@@ -167,6 +186,23 @@ class BackwardInNoGrad(Rule):
         "with no_grad():\n"
         "    loss.backward()\n"
         "# with torch.no_grad(): loss.backward()\n",
+        # a context chosen between no_grad and one that keeps gradients, or handed in by the caller
+        "import contextlib\n"
+        "import torch\n"
+        "def run(model, loader, optimizer, train):\n"
+        "    ctx = contextlib.nullcontext() if train else torch.no_grad()\n"
+        "    for x in loader:\n"
+        "        with ctx:\n"
+        "            loss = model(x).sum()\n"
+        "            if train:\n"
+        "                loss.backward()\n"
+        "                optimizer.step()\n"
+        "def step(model, x, optimizer, ctx=None):\n"
+        "    if ctx is None:\n"
+        "        ctx = torch.no_grad()\n"
+        "    with ctx:\n"
+        "        model(x).sum().backward()\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:

@@ -69,7 +69,9 @@ class HalfPrecisionTraining(Rule):
     `backward()` (export after training) are not flagged; a call of a
     function of the file that back-propagates counts as a `backward()` where
     it is called, wherever that function is defined. A dtype held in a
-    variable that cannot be resolved is not flagged.
+    variable that cannot be resolved is not flagged. The step may be through
+    an item of a container of optimizers (a loop over a tuple of them, also
+    one handed to a function of the file).
     """
 
     code = "TL107"
@@ -138,6 +140,18 @@ class HalfPrecisionTraining(Rule):
         "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
         "        opt.step()\n"
         "        opt.zero_grad()\n",
+        # the optimizers handed over in a tuple and stepped in a loop over it
+        "import torch\n"
+        "def train(module, loader, optimizers):\n"
+        "    for x in loader:\n"
+        "        module.zero_grad()\n"
+        "        module(x).mean().backward()\n"
+        "        for optimizer in optimizers:\n"
+        "            optimizer.step()\n"
+        "def main(module, loader):\n"
+        "    optimizers = (torch.optim.SGD(module.parameters(), lr=0.01),)\n"
+        "    module = module.half()  # expect: TL107\n"
+        "    train(module, loader, optimizers)\n",
     )
     good = (
         # inference only: float16 weights are fine

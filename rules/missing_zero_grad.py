@@ -163,7 +163,10 @@ class MissingZeroGrad(Rule):
     `configure_optimizers`, by `hydra.utils.instantiate(cfg.optimizer, ...)`,
     passed in from such a call in this file, also through a class's
     `__init__`, stepped by a GradScaler, cleared with `zero_grad()`
-    elsewhere in the file, or a parameter annotated `torch.optim.Optimizer`).
+    elsewhere in the file, or a parameter annotated `torch.optim.Optimizer`),
+    also as an item of a container of them (a dict, list, tuple or
+    `SimpleNamespace` written out with them, a dict or `Munch` filled with
+    them key by key, a loop over one).
     An optimizer passed in from another module, unannotated, is not known
     there; the loop that hands an optimizer it knows to a function of
     another module of the project that steps it (`train_step(model,
@@ -487,6 +490,19 @@ class MissingZeroGrad(Rule):
         "    opt = torch.optim.SGD([head.weight, model.weight], lr=lr)\n"
         "    head(model(torch.randn(3, 4))).sum().backward()\n"
         "    opt.step()  # expect: TL401\n",
+        # optimizers kept in a Munch, one per network, read by attribute (stargan-v2's solver)
+        "import torch\n"
+        "from munch import Munch\n"
+        "class Solver:\n"
+        "    def __init__(self, nets):\n"
+        "        self.nets = nets\n"
+        "        self.optims = Munch()\n"
+        "        for net in nets:\n"
+        "            self.optims[net] = torch.optim.Adam(nets[net].parameters(), lr=1e-4)\n"
+        "    def pretrain(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.nets.encoder(x).mean().backward()\n"
+        "            self.optims.encoder.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -779,6 +795,17 @@ class MissingZeroGrad(Rule):
         "    opt = torch.optim.Adam([model.weight, model.bias], lr=lr)\n"
         "    model(torch.randn(3, 4)).sum().backward()\n"
         "    opt.step()\n",
+        # an object built with an optimizer among other things is no container of optimizers:
+        # its trainer may clear the gradients itself
+        "import torch\n"
+        "from types import SimpleNamespace\n"
+        "from mylib import Trainer\n"
+        "def main(model, loader):\n"
+        "    state = SimpleNamespace(model=model, optimizer=torch.optim.Adam(model.parameters()))\n"
+        "    trainer = Trainer(optimizer=torch.optim.Adam(model.parameters()))\n"
+        "    for x in loader:\n"
+        "        state.model(x).sum().backward()\n"
+        "        trainer.optimizer.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:

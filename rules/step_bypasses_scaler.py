@@ -54,7 +54,9 @@ class StepBypassesScaler(Rule):
     Only optimizers known to be ones (built from a known optimizer class,
     stepped through a scaler elsewhere in the file, or both stepped and
     cleared with `zero_grad()` in it, as a trainer's `self.optimizer` or an
-    optimizer parameter) and scalers known to be `GradScaler`s are followed,
+    optimizer parameter, also as an item of a container of them such as
+    `optims.g` of `SimpleNamespace(g=Adam(...), ...)` or a loop over a
+    tuple of them) and scalers known to be `GradScaler`s are followed,
     within one function. A step after `scaler.unscale_(optimizer)`
     is not flagged: the gradients are then at their true size, and code that
     does this usually checks them for inf/NaN itself. A plain step in an
@@ -133,6 +135,24 @@ class StepBypassesScaler(Rule):
         "            optimizer.step()  # expect: TL105\n"
         "        scaler.update()\n"
         "        optimizer.zero_grad()\n",
+        # optimizers held by a namespace: one stepped through the scaler, the other not
+        "import torch\n"
+        "from types import SimpleNamespace\n"
+        "def train(G, D, loader):\n"
+        "    optims = SimpleNamespace(g=torch.optim.Adam(G.parameters()), d=torch.optim.Adam(D.parameters()))\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x, z in loader:\n"
+        "        with torch.autocast('cuda'):\n"
+        "            d_loss = D(x).mean() - D(G(z).detach()).mean()\n"
+        "        optims.d.zero_grad()\n"
+        "        scaler.scale(d_loss).backward()\n"
+        "        scaler.step(optims.d)\n"
+        "        with torch.autocast('cuda'):\n"
+        "            g_loss = -D(G(z)).mean()\n"
+        "        optims.g.zero_grad()\n"
+        "        scaler.scale(g_loss).backward()\n"
+        "        optims.g.step()  # expect: TL105\n"
+        "        scaler.update()\n",
     )
     good = (
         "import torch\n"

@@ -8,6 +8,7 @@ from trainlint.analysis.loops import (
     is_backward,
     is_optimizer,
     optimizer_step,
+    ranged_bindings,
     run_each_iteration,
     sets_gradients,
 )
@@ -68,7 +69,10 @@ class ZeroGradBeforeStep(Rule):
     gradients are inspected or saved, a CUDA graph's capture; also in a helper
     of the file called only there) with a clear inside the loop. A clear
     through one optimizer before the step of another (two-player training) is
-    not flagged; a clear through a model or its parameters is, unless the
+    not flagged, but a clear in a loop over optimizers (`for o in
+    self.optims.values(): o.zero_grad()`, a list of them handed to a helper
+    of the file) clears each one it holds, also one known only by being
+    stepped there and cleared so; a clear through a model or its parameters is, unless the
     optimizer was built from another model's parameters, one of the two a deep
     copy (`p_bf16.grad = None` after copying a bf16 copy's gradients to the
     fp32 master weights that the optimizer steps). Putting a gradient in place
@@ -235,6 +239,38 @@ class ZeroGradBeforeStep(Rule):
         "            loss = model(piece).pow(2).mean()\n"
         "            loss.backward()\n"
         "        opt.step()\n",
+        # the clear runs in a helper's loop over a dict of optimizers (stargan-v2's `_reset_grad`)
+        "import torch\n"
+        "class Solver:\n"
+        "    def __init__(self, nets, optims):\n"
+        "        self.nets, self.optims = nets, optims\n"
+        "    def _reset_grad(self):\n"
+        "        for optim in self.optims.values():\n"
+        "            optim.zero_grad()  # expect: TL402\n"
+        "    def train(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.nets['generator'](x).mean().backward()\n"
+        "            self._reset_grad()\n"
+        "            self.optims['generator'].step()\n",
+        # a helper of the file given a list of optimizers to clear
+        "import torch\n"
+        "def reset_grad(optims):\n"
+        "    for optim in optims:\n"
+        "        optim.zero_grad()  # expect: TL402\n"
+        "def train(model, loader, opt_g, opt_d):\n"
+        "    for x in loader:\n"
+        "        model(x).mean().backward()\n"
+        "        reset_grad([opt_g, opt_d])\n"
+        "        opt_g.step()\n",
+        # optimizers built into a dict, all cleared in a loop over its items
+        "import torch\n"
+        "def train(nets, loader):\n"
+        "    optims = {'g': torch.optim.Adam(nets['g'].parameters()), 'd': torch.optim.Adam(nets['d'].parameters())}\n"
+        "    for x in loader:\n"
+        "        nets['g'](x).mean().backward()\n"
+        "        for name, optim in optims.items():\n"
+        "            optim.zero_grad()  # expect: TL402\n"
+        "        optims['g'].step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -433,6 +469,18 @@ class ZeroGradBeforeStep(Rule):
         "            model(piece).sum().backward()\n"
         "            trainer.update(piece)\n"
         "        opt.step()\n",
+        # the generator's backward left gradients in the discriminators: those are cleared, not the generator's
+        "import torch\n"
+        "def train(G, D1, D2, loader):\n"
+        "    opt_g = torch.optim.Adam(G.parameters())\n"
+        "    d_opts = [torch.optim.Adam(D1.parameters()), torch.optim.Adam(D2.parameters())]\n"
+        "    for z in loader:\n"
+        "        opt_g.zero_grad()\n"
+        "        g_loss = -(D1(G(z)).mean() + D2(G(z)).mean())\n"
+        "        g_loss.backward()\n"
+        "        for opt in d_opts:\n"
+        "            opt.zero_grad()\n"
+        "        opt_g.step()\n",
     )
 
     def finish(self) -> None:
@@ -486,7 +534,8 @@ class ZeroGradBeforeStep(Rule):
         if optimizer is not None:
             stepped = self.ctx.code(optimizer)
             clears = [fact[0] for fact in facts
-                      if fact[0] != _BACKWARD and fact[1] in (None, stepped) and not self._other_model(fact[0], optimizer)]
+                      if fact[0] != _BACKWARD and (fact[1] in (None, stepped) or self._clears_one_of(fact[0], optimizer))
+                      and not self._other_model(fact[0], optimizer)]
             # a clear inside a method of the file that is itself a clear where it is called
             # (`self.zero_grad()` running `self.optimizer.zero_grad()`): one problem, at the call
             callees = {self.ctx.local_callee(clear) for clear in clears} - {None}
@@ -636,6 +685,17 @@ class ZeroGradBeforeStep(Rule):
             if source is not None:
                 return self.ctx.receivers.binding(source)
         return None
+
+    def _clears_one_of(self, clear: cst.CSTNode, optimizer: cst.BaseExpression) -> bool:
+        """`clear` runs in a loop over optimizers that holds `optimizer`
+        (`for o in self.optims.values(): o.zero_grad()` before `self.optims["g"].step()`)."""
+        receiver = method_call(clear, "zero_grad")
+        if receiver is None:
+            return False
+        variables, containers = ranged_bindings(self.ctx, receiver)
+        receivers = self.ctx.receivers
+        item_of = receivers.binding(optimizer.value) if type(optimizer) in (cst.Subscript, cst.Attribute) else None
+        return receivers.binding(optimizer) in variables or (item_of is not None and item_of in containers)
 
     def _cleared_optimizer(self, node: cst.CSTNode) -> str | None:
         """The optimizer a clear goes through (None: a model or parameters)."""

@@ -22,7 +22,7 @@ from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts, Flow, Paths
 from trainlint.analysis.flowgraph import EventFilter, FlowGraph
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Binding
-from trainlint.analysis.scopes import dotted_name, head_name
+from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name, head_name
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -67,14 +67,20 @@ _TENSOR_BACKWARD_KEYWORDS = frozenset({"gradient", "retain_graph", "create_graph
 
 def is_optimizer(ctx: FileContext, expr: cst.BaseExpression) -> bool:
     """`expr` holds an optimizer: built from one, passed one, stepped by a
-    GradScaler, or both stepped and cleared with `zero_grad()` in this file."""
+    GradScaler, or both stepped and cleared with `zero_grad()` in this file
+    (also as an item of a container: `optims["g"].step()` and
+    `for o in optims.values(): o.zero_grad()`)."""
     receivers = ctx.receivers
     if receivers.is_kind(expr, OPTIMIZER):
         return True
     if receivers.kind(expr) is not None:
         return False
+    variables, containers = ctx.shared(_stepped_and_cleared)
     binding = receivers.binding(expr)
-    return binding is not None and binding in ctx.shared(_stepped_and_cleared)
+    if binding is not None and binding in variables:
+        return True
+    container = receivers.binding(expr.value) if type(expr) is cst.Subscript else None
+    return container is not None and container in containers
 
 
 def names_an_optimizer(ctx: FileContext, expr: cst.BaseExpression) -> bool:
@@ -100,19 +106,68 @@ _OPTIMIZER_NAME = re.compile(r"^(optim(izer|iser)?s?|opt_\w+|opt[A-Z]\w*|\w+_(op
                              r"|[A-Za-z]\w*(Opt|Optim|Optimizer))$")
 
 
-def _stepped_and_cleared(ctx: FileContext) -> set[Binding]:
-    """Variables both stepped and cleared with `zero_grad()` in this file."""
+def _stepped_and_cleared(ctx: FileContext) -> tuple[set[Binding], set[Binding]]:
+    """Variables both stepped and cleared with `zero_grad()` in this file, and
+    containers an item of which is stepped (`optims["g"].step()`) and whose items
+    are cleared (`optims["g"].zero_grad()`). A loop variable cleared clears what
+    it ranges over (see `ranged_bindings`)."""
+    receivers = ctx.receivers
     stepped: set[Binding] = set()
     cleared: set[Binding] = set()
+    stepped_items: set[Binding] = set()
+    cleared_items: set[Binding] = set()
     for node in ctx.nodes_of(cst.Call):
         receiver = method_call(node, "step", "zero_grad")
         if receiver is None:
             continue
-        binding = ctx.receivers.binding(receiver)
+        assert type(node) is cst.Call and type(node.func) is cst.Attribute
+        step = node.func.attr.value == "step"
+        binding = receivers.binding(receiver)
         if binding is not None:
-            assert type(node) is cst.Call and type(node.func) is cst.Attribute
-            (stepped if node.func.attr.value == "step" else cleared).add(binding)
-    return stepped & cleared
+            (stepped if step else cleared).add(binding)
+        container = receivers.binding(receiver.value) if type(receiver) is cst.Subscript else None
+        if container is not None:
+            (stepped_items if step else cleared_items).add(container)
+        if not step:
+            variables, containers = ranged_bindings(ctx, receiver)
+            cleared |= variables
+            cleared_items |= containers
+    return stepped & cleared, stepped_items & cleared_items
+
+
+def ranged_bindings(ctx: FileContext, expr: cst.BaseExpression) -> tuple[set[Binding], set[Binding]]:
+    """What the loop variable `expr` takes its values from: the variables of a list
+    or tuple written there, held by the variable it iterates, or handed in by the
+    file's calls for the parameter it iterates (`reset_grad([opt_g, opt_d])`); and
+    the containers themselves (`self.optims` of `for o in self.optims.values():`)."""
+    receivers = ctx.receivers
+    variables: set[Binding] = set()
+    containers: set[Binding] = set()
+    container = receivers.ranged_over(expr)
+    for source in _values_of(ctx, container) if container is not None else []:
+        if type(source) in (cst.List, cst.Tuple):
+            elements = (receivers.binding(e.value) for e in source.elements)  # type: ignore[attr-defined]
+            variables |= {binding for binding in elements if binding is not None}
+        elif type(source) in (cst.Name, cst.Attribute):
+            binding = receivers.binding(source)
+            if binding is not None:
+                containers.add(binding)
+    return variables, containers
+
+
+def _values_of(ctx: FileContext, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """`expr`, what is assigned to the variable it reads, and, when it is a parameter
+    of its function, the arguments the file's calls of that function give it."""
+    found = [expr]
+    binding = ctx.receivers.binding(expr)
+    if binding is None:
+        return found
+    found += ctx.receivers.assigned(binding)
+    func = ctx.enclosing_function(expr)
+    if type(expr) is cst.Name and func is not None and binding.owner is func:
+        for call in ctx.call_sites(func):
+            found += [value for name, value in bound_arguments(call, func)[0] if name == expr.value]
+    return found
 
 
 def optimizer_step(ctx: FileContext, node: cst.CSTNode) -> cst.BaseExpression | None:
@@ -302,6 +357,10 @@ def _applied_mode(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] |
 # -- grad mode ----------------------------------------------------------------
 def context_grad_mode(ctx: FileContext, expr: cst.BaseExpression) -> GradMode | None:
     """What entering `with expr:` does to grad mode (None: nothing known)."""
+    if type(expr) in (cst.Name, cst.Attribute):
+        held = _held_context_mode(ctx, expr)
+        if held is not None:
+            return held
     func = expr.func if type(expr) is cst.Call else expr
     name = ctx.qualified_name(func)
     if name in NO_GRAD:
@@ -320,6 +379,32 @@ def context_grad_mode(ctx: FileContext, expr: cst.BaseExpression) -> GradMode | 
     if (name is None or not name.startswith("torch.")) and _looks_grad_related(func):
         return "unknown"  # `with no_grad():` imported from a module of the project, or unresolved
     return None
+
+
+def _held_context_mode(ctx: FileContext, variable: cst.BaseExpression) -> GradMode | None:
+    """What entering `with ctx:` does when `ctx` holds a context built in this file
+    (`ctx = torch.no_grad()`, `ctx = torch.inference_mode() if fast else
+    torch.no_grad()`): the mode all its values agree on; "unknown" where they do
+    not, or where it is a parameter that a caller may set to anything else."""
+    binding = ctx.receivers.binding(variable)
+    if binding is None:
+        return None
+    modes = {_built_context_mode(ctx, value) for value in ctx.receivers.assigned(binding)}
+    if modes <= {None}:
+        return None
+    owner = binding.owner
+    parameter = type(owner) is cst.FunctionDef and binding.name in {p.name.value for p in _parameters(owner.params)}
+    if len(modes) == 1 and not parameter:
+        return modes.pop()
+    return "unknown"
+
+
+def _built_context_mode(ctx: FileContext, value: cst.BaseExpression) -> GradMode | None:
+    """The grad mode of a context built by `value`: a call, or a choice between two."""
+    if type(value) is cst.IfExp:
+        modes = {_built_context_mode(ctx, value.body), _built_context_mode(ctx, value.orelse)}
+        return modes.pop() if len(modes) == 1 else "unknown"
+    return context_grad_mode(ctx, value) if type(value) is cst.Call else None
 
 
 def decorator_grad_mode(ctx: FileContext, decorator: cst.Decorator) -> GradMode | None:

@@ -52,6 +52,9 @@ _OPTIMIZER_FACTORIES = frozenset(
 _OPTIMIZER_PACKAGES = ("torch.optim.", "apex.optimizers.", "bitsandbytes.optim.", "timm.optim.")
 _SCHEDULER_FACTORIES = ("transformers.get_", "transformers.optimization.get_")
 _INSTANTIATE = frozenset({"hydra.utils.instantiate"})
+# classes whose keyword arguments are the items they hold (`dict` itself: see `_builds_namespace`)
+_NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace", "collections.OrderedDict",
+                         "munch.Munch", "easydict.EasyDict", "addict.Dict"})
 # `configure_optimizers` too: what minGPT's model and a LightningModule name the method
 # (a value whose `.step()` is then called is the optimizer, whatever else it may return)
 _FACTORY = re.compile(r"^_?(?:build|create|make|get|init|set|setup|configure|load)_(optimizers?|optim|lr_scheduler|scheduler)$")
@@ -135,7 +138,10 @@ class Receivers:
     def __init__(self, ctx: SemanticModel) -> None:
         self.ctx = ctx
         self.kinds: dict[Binding, str] = {}
-        self.item_kinds: dict[Binding, str] = {}  # see `_collect_item_kinds`
+        # containers whose every item holds one kind (`optims = {"g": Adam(...)}`,
+        # `self.optims[net] = Adam(...)`): what an item read from them holds
+        self.item_kinds: dict[Binding, str] = {}
+        self._sequences: set[Binding] = set()  # those of them that iterate over their items (a list, a tuple)
         # constructor call (DataLoader / DistributedSampler / ...) bound to each variable
         self.constructions: dict[Binding, list[cst.Call]] = {}
         self._returns: dict[str, str] = {}
@@ -165,12 +171,11 @@ class Receivers:
         self._collect_assignments()  # again: builders are now known
         self._collect_usage()
         for _ in range(2):
+            self._collect_item_kinds()
             self._collect_parameters()
             self._collect_assignments()  # `self.x = param` once the parameter is known
+        self._collect_item_kinds()
         self._collect_loop_variables()
-        # containers whose every item holds one kind (`optims = {"g": Adam(...)}`,
-        # `self.optims[net] = Adam(...)`): what an item read from them holds
-        self.item_kinds = self._collect_item_kinds()
 
     # -- queries -----------------------------------------------------------
     def binding(self, expr: cst.BaseExpression) -> Binding | None:
@@ -227,6 +232,20 @@ class Receivers:
 
     def is_kind(self, expr: cst.BaseExpression, kind: str) -> bool:
         return self.kind(expr) == kind
+
+    def ranged_over(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The container the loop variable `expr` takes its values from in the loop
+        around it: `optims` of `for opt in optims:`, `optims.values()`,
+        `optims.items()`, `enumerate(optims)` (a list written there too)."""
+        if type(expr) is not cst.Name:
+            return None
+        for ancestor in self.ctx.ancestors(expr):
+            if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+                return None
+            ranged = _ranged(ancestor) if type(ancestor) is cst.For else None
+            if ranged is not None and ranged[0].value == expr.value:
+                return ranged[1]
+        return None
 
     # -- collection --------------------------------------------------------
     def _call_kind(self, call: cst.Call) -> str | None:
@@ -298,56 +317,87 @@ class Receivers:
             elif method in ("unscale_", "step") and node.args and self.kind(receiver) == GRAD_SCALER:
                 self._mark(node.args[0].value, OPTIMIZER)
 
-    def _collect_item_kinds(self) -> dict[Binding, str]:
+    def _collect_item_kinds(self) -> None:
         """Containers of one kind of object: a dict, list or tuple written out with
-        items all of that kind, or an empty one filled by `container[key] = ...`
-        with values all of that kind; an alias of one (`optims = self.optims`) too."""
-        items: dict[Binding, set[str | None]] = {}
+        items all of that kind, a namespace built from keywords of that kind
+        (`SimpleNamespace(g=Adam(...))`), or an empty one filled by
+        `container[key] = ...` with values all of that kind; an alias of one
+        (`optims = self.optims`) too."""
+        filled: dict[Binding, set[str | None]] = {}
         for target, value in self._pairs:
             if type(target) is cst.Subscript:
                 binding = self.binding(target.value)
                 if binding is not None:
-                    items.setdefault(binding, set()).add(self._value_kind(value))
-        found: dict[Binding, str] = {}
+                    filled.setdefault(binding, set()).add(self._value_kind(value))
         for binding, value in self._assigned:
-            kinds = items.get(binding, set())
-            if type(value) is cst.Dict:
-                kinds = kinds | {self._value_kind(e.value) for e in value.elements if type(e) is cst.DictElement}
-                kinds |= {None for e in value.elements if type(e) is not cst.DictElement}  # `**other`
-            elif type(value) in (cst.List, cst.Tuple):
-                kinds = kinds | {self._value_kind(e.value) for e in value.elements}  # type: ignore[attr-defined]
-            elif not (type(value) is cst.Call and not value.args and self.ctx.call_name(value) is None):
-                continue  # neither written out nor empty (`dict()`, `Munch()`, `{}`)
-            if len(kinds) == 1 and None not in kinds:
-                found.setdefault(binding, kinds.pop())  # type: ignore[arg-type]
-        for binding, value in self._assigned:  # `optims = self.optims`
-            source = self.binding(value) if type(value) in (cst.Name, cst.Attribute) else None
-            if source in found and binding not in found:
-                found[binding] = found[source]  # type: ignore[index]
-        return found
+            self._learn_container(binding, value, filled.get(binding, set()))
+
+    def _learn_container(self, binding: Binding, value: cst.BaseExpression, filled: set[str | None]) -> None:
+        """`binding` holds items of one kind if `value` (with what is `filled` into it) does."""
+        held = self._held_items(value)
+        if held is None:
+            return
+        kinds, sequence = held
+        kinds = kinds | filled
+        if len(kinds) == 1 and None not in kinds:
+            self.item_kinds.setdefault(binding, next(iter(kinds)))  # type: ignore[arg-type]
+            if sequence:
+                self._sequences.add(binding)
+
+    def _held_items(self, value: cst.BaseExpression) -> tuple[set[str | None], bool] | None:
+        """The kinds of the items a container `value` holds, and whether iterating
+        it yields them (a list, a tuple) rather than keys; None: not a container
+        of known items. An empty one (`{}`, `dict()`, `Munch()`) holds none yet."""
+        if type(value) in (cst.Name, cst.Attribute):
+            source = self.binding(value)
+            if source is None or source not in self.item_kinds:
+                return None
+            return {self.item_kinds[source]}, source in self._sequences
+        if type(value) is cst.Dict:
+            return {self._value_kind(e.value) for e in value.elements}, False  # `**other`: no kind
+        if type(value) in (cst.List, cst.Tuple):
+            return {self._value_kind(e.value) for e in value.elements}, True  # type: ignore[attr-defined]
+        if type(value) is not cst.Call:
+            return None
+        if not value.args:
+            return (set(), False) if self._call_kind(value) is None else None
+        if self._builds_namespace(value) and all(arg.keyword is not None for arg in value.args):
+            return {self._value_kind(arg.value) for arg in value.args}, False
+        return None
+
+    def _builds_namespace(self, call: cst.Call) -> bool:
+        """`SimpleNamespace(...)`, `dict(...)`, `Munch(...)`: each keyword argument is an item."""
+        func = call.func
+        if type(func) is cst.Name and func.value == "dict":
+            return self.binding(func) is None and self.ctx.qualified_name(func) in (None, "builtins.dict")
+        return self.ctx.qualified_name(func) in _NAMESPACES
 
     def _collect_loop_variables(self) -> None:
         """`for opt in optimizers:` over a list or tuple of optimizers (written there,
-        or assigned to the name it iterates): the loop variable holds an optimizer."""
+        or held by the name it iterates), `for opt in optims.values():` over any
+        container of them, `for name, opt in optims.items():` and
+        `for i, opt in enumerate(optimizers):`: the loop variable holds an optimizer."""
         for loop in self.ctx.nodes_of(cst.For):
-            if type(loop.target) is not cst.Name:  # type: ignore[attr-defined]
+            ranged = _ranged(loop)  # type: ignore[arg-type]
+            if ranged is None:
                 continue
-            kind = self._element_kind(loop.iter)  # type: ignore[attr-defined]
+            target, container, by_values = ranged
+            kind = self._item_kind(container) if by_values else self._element_kind(container)
             if kind == OPTIMIZER:
-                self._mark(loop.target, kind)  # type: ignore[attr-defined]
+                self._mark(target, kind)
 
     def _element_kind(self, iterable: cst.BaseExpression) -> str | None:
-        """The one kind of every element of a list or tuple, written out or assigned once."""
-        if type(iterable) in (cst.Name, cst.Attribute):
-            binding = self.binding(iterable)
-            values = self.assigned(binding) if binding is not None else []
-            if len(values) != 1:
-                return None
-            iterable = values[0]
-        if type(iterable) not in (cst.List, cst.Tuple) or not iterable.elements:  # type: ignore[attr-defined]
-            return None
-        kinds = {self._value_kind(element.value) for element in iterable.elements}  # type: ignore[attr-defined]
-        return kinds.pop() if len(kinds) == 1 else None
+        """The one kind of every element a loop over `iterable` yields."""
+        if type(iterable) in (cst.List, cst.Tuple):
+            held = self._held_items(iterable)
+            kinds = held[0] if held is not None else set()
+            return next(iter(kinds)) if len(kinds) == 1 else None  # type: ignore[return-value]
+        container = self.binding(iterable) if type(iterable) in (cst.Name, cst.Attribute) else None
+        return self.item_kinds.get(container) if container in self._sequences else None  # type: ignore[arg-type]
+
+    def _item_kind(self, container: cst.BaseExpression) -> str | None:
+        binding = self.binding(container)
+        return self.item_kinds.get(binding) if binding is not None else None
 
     def _mark(self, expr: cst.BaseExpression, kind: str) -> None:
         binding = self.binding(expr)
@@ -386,6 +436,7 @@ class Receivers:
             kind = self._value_kind(value)
             if kind is not None:
                 self.kinds.setdefault(Binding(scope.node, name), kind)
+            self._learn_container(Binding(scope.node, name), value, set())  # `train(model, optimizers)`
 
     # -- scopes --------------------------------------------------------------
     def _defining_scope(self, name: str, scope: Scope) -> Scope | None:
@@ -416,6 +467,33 @@ class Receivers:
                 return None
             parent = self.ctx.parent(parent)
         return parent
+
+
+def _no_argument_method(expr: cst.BaseExpression, method: str) -> cst.BaseExpression | None:
+    """The receiver of `receiver.method()`."""
+    if type(expr) is cst.Call and not expr.args and type(expr.func) is cst.Attribute and expr.func.attr.value == method:
+        return expr.func.value
+    return None
+
+
+def _ranged(loop: cst.For) -> tuple[cst.Name, cst.BaseExpression, bool] | None:
+    """The loop variable of `loop`, the container it takes its values from, and
+    whether those are the container's values (`optims.values()`, `optims.items()`)
+    rather than what iterating it yields (`optimizers`, `enumerate(optimizers)`)."""
+    target, iterable = loop.target, loop.iter
+    if type(target) is cst.Tuple and len(target.elements) == 2 and type(iterable) is cst.Call:
+        target = target.elements[1].value
+        items = _no_argument_method(iterable, "items")
+        if items is not None:
+            return (target, items, True) if type(target) is cst.Name else None
+        func = iterable.func
+        if type(func) is cst.Name and func.value == "enumerate" and len(iterable.args) == 1:
+            return (target, iterable.args[0].value, False) if type(target) is cst.Name else None
+        return None
+    if type(target) is not cst.Name:
+        return None
+    values = _no_argument_method(iterable, "values")
+    return (target, values, True) if values is not None else (target, iterable, False)
 
 
 def _paired(target: cst.BaseExpression, value: cst.BaseExpression) -> Iterator[tuple[cst.BaseExpression, cst.BaseExpression]]:
