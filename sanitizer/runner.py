@@ -170,7 +170,7 @@ def _exit_status(exit_: SystemExit) -> int:
 
 
 def _final_status(session: Sanitizer, outcome: Outcome) -> int:
-    if outcome.status == 0 and session.strict and session.error_count:
+    if outcome.status == 0 and session.strict and (session.error_count or session.children.error_count()):
         return STRICT_STATUS
     return outcome.status
 

@@ -56,16 +56,36 @@ class Children:
         return [f"child process {child.number} was watched by its own session: {_outcome(child.report)}"
                 for child in self.started]
 
+    def error_count(self) -> int:
+        """The error events of the children's reports written so far (`--strict` fails
+        the run on them as on the parent's own)."""
+        return sum(len(_errors(data)) for child in self.started if (data := _read(child.report)) is not None)
 
-def _outcome(report: str | None) -> str:
+
+def _read(report: str | None) -> dict[str, Any] | None:
     if report is None:
-        return "no report (the parent writes none)"
+        return None
     try:
         with open(report, encoding="utf-8") as source:
             data = json.load(source)
     except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _errors(data: dict[str, Any]) -> list[dict[str, Any]]:
+    events = data.get("events", [])
+    return [event for event in events if isinstance(event, dict) and event.get("severity") == "error"] \
+        if isinstance(events, list) else []
+
+
+def _outcome(report: str | None) -> str:
+    if report is None:
+        return "no report (the parent writes none)"
+    data = _read(report)
+    if data is None:
         return f"no report at {report} yet (still running, or killed)"
-    errors = [event for event in data.get("events", []) if event.get("severity") == "error"]
+    errors = _errors(data)
     first = f", first: {errors[0]['kind']} at step {errors[0]['step']}" if errors else ""
     return (f"{data.get('steps')} steps, exit code {data.get('exit_code')}, "
             f"{len(errors)} error events{first}; report {report}")

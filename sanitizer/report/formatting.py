@@ -57,3 +57,13 @@ def format_bytes(value: float) -> str:
 
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def no_problems_line(steps: object, child_errors: int = 0) -> str:
+    """The verdict of a run with no problem of its own; its watched child processes
+    (`mp.spawn`) may have found some in their own reports."""
+    found = f"no problems found in {plural(steps, 'step')}" if isinstance(steps, int) else "no problems found"
+    if child_errors:
+        found += (f" of this process; its watched child processes found "
+                  f"{plural(child_errors, 'error event')}: see their reports (notes)")
+    return found

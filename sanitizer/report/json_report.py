@@ -11,6 +11,7 @@ from sanitizer import __version__
 from sanitizer.core.events import json_safe
 from sanitizer.report.atomic_file import write_atomically
 from sanitizer.report.diagnosis import diagnose, diagnosis_lines
+from sanitizer.report.formatting import no_problems_line
 from sanitizer.report.related import relate
 
 if TYPE_CHECKING:
@@ -92,13 +93,14 @@ def build(session: Sanitizer, duration: float) -> dict[str, Any]:
         "events": _events(session),
         "lint": session.lint_findings,
         "series": session.series.to_json(),
-        "summary": {"counts": counts, "errors": session.error_count, "notes": list(session.notes)},
+        "summary": {"counts": counts, "errors": session.error_count, "notes": list(session.notes),
+                    **({"child_errors": children} if (children := session.children.error_count()) else {})},
         "detectors": {d.name: json_safe(d.state()) for d in session.detectors},
     }
     problems = diagnose(report)
     report["summary"]["diagnosis"] = "\n".join(
         diagnosis_lines(problems, session.notes) if problems
-        else [f"no problems found in {session.steps} steps", *session.notes])
+        else [no_problems_line(session.steps, children), *session.notes])
     report["summary"]["problems"] = [problem.to_json() for problem in problems]
     return report
 

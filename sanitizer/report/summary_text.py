@@ -17,7 +17,7 @@ from sanitizer.report.access import (
     severity_of,
 )
 from sanitizer.report.diagnosis import crash_lint, diagnose, diagnosis_lines
-from sanitizer.report.formatting import format_duration, plural
+from sanitizer.report.formatting import format_duration, no_problems_line, plural
 
 
 def format_summary(report: dict) -> str:
@@ -34,9 +34,9 @@ def summary_lines(report: dict) -> list[str]:
     problems = diagnose(report)
     lines = [_run_line(report)]
     if not problems:
-        steps = field(report, "steps")
-        lines.append(f"no problems found in {plural(steps, 'step')}" if isinstance(steps, int)
-                     else "no problems found")
+        summary = field(report, "summary")
+        children = summary.get("child_errors") if isinstance(summary, dict) else None
+        lines.append(no_problems_line(field(report, "steps"), children if isinstance(children, int) else 0))
     else:
         lines.append(f"{plural(len(problems), 'problem')}, root cause first ({_tally(report)}):")
         lines += [f"  {line}" for line in diagnosis_lines(problems, [])]

@@ -48,6 +48,38 @@ def test_a_nan_in_one_child_is_reported_by_that_child(script_runs: ScriptRuns) -
                for note in run.report["summary"]["notes"])
 
 
+def test_strict_fails_a_run_whose_child_found_errors(tmp_path: Path) -> None:
+    """The parent only spawns (its own report is clean); a child's NaN batch fails
+    `--strict` all the same, and the parent's verdict says where the errors are."""
+    (tmp_path / "spawned.py").write_text(
+        "import sys\n"
+        "import torch\n"
+        "import torch.multiprocessing as mp\n"
+        "def train(rank, bad_step):\n"
+        "    torch.manual_seed(0)\n"
+        "    model = torch.nn.Linear(4, 1)\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for step in range(1, 11):\n"
+        "        x = torch.randn(8, 4)\n"
+        "        if step == bad_step:\n"
+        "            x[0, 0] = float('nan')\n"
+        "        opt.zero_grad()\n"
+        "        model(x).pow(2).mean().backward()\n"
+        "        opt.step()\n"
+        "if __name__ == '__main__':\n"
+        "    mp.spawn(train, args=(int(sys.argv[1]),), nprocs=1)\n")
+    run = run_sanitizer(["--strict", "spawned.py", "3"], tmp_path / "run.json", cwd=tmp_path)
+    assert run.returncode == 3, run.stderr
+    summary = run.report["summary"]
+    child = _child_reports(tmp_path / "run.json")["1"]
+    assert summary["errors"] == 0 and summary["child_errors"] == child["summary"]["errors"] > 0
+    assert summary["diagnosis"].startswith("no problems found in 0 steps of this process; its watched child "
+                                           "processes found "), summary["diagnosis"]
+    assert "error events: see their reports" in run.stderr
+    clean = run_sanitizer(["--strict", "spawned.py", "0"], tmp_path / "clean.json", cwd=tmp_path)
+    assert clean.returncode == 0 and "child_errors" not in clean.report["summary"], clean.stderr
+
+
 @pytest.mark.parametrize("launch", [("--launcher", "spawn"), ("--start-method", "fork"),
                                     ("--launcher", "subclass"),
                                     ("--launcher", "subclass", "--start-method", "fork")])
