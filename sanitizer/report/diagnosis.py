@@ -317,11 +317,16 @@ def _leak_symptoms(cause: _Group, symptom: _Group) -> bool:
 
 def _divergence_symptoms(cause: _Group, symptom: _Group) -> bool:
     """A loss that blew up explains its spikes (also the one its window of recent losses
-    began with: a batch of inputs a thousand times larger), the NaN it ends in and a
-    stuck loss."""
+    began with: a batch of inputs a thousand times larger), the NaN it ends in, a
+    stuck loss, and parameters that learned and then stopped getting gradients after
+    it (ReLUs killed by the huge updates)."""
+    if cause.kind != "divergence":
+        return False
+    if symptom.kind == "unused_parameter":
+        return symptom.first.get("since") is not None and _later(symptom, cause)
     followers = AFTER_NAN | set(NONFINITE)
     lead = DIVERGENCE_LEAD if symptom.kind in ("loss_spike", "grad_spike") else NAN_LEAD
-    return cause.kind == "divergence" and symptom.kind in followers and _later(symptom, cause, lead)
+    return symptom.kind in followers and _later(symptom, cause, lead)
 
 
 def _kept_gradient_symptoms(cause: _Group, symptom: _Group) -> bool:

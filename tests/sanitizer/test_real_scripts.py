@@ -170,6 +170,12 @@ def test_blow_up_during_warm_up_is_divergence_at_its_step(script_runs: ScriptRun
     assert event["step"] == 2 and event["baseline"] == pytest.approx(1.59, abs=0.01), event
     assert event["where"] == f"warmup_blowup.py:{line_of('warmup_blowup.py', 'loss = F.cross_entropy')}"
     assert len(run.events("divergence")) == 1
+    # the ReLUs the blow-up killed stop getting gradients later on: its symptom, not a second cause
+    dead = run.events("unused_parameter")
+    assert dead and all(e["since"] > 2 for e in dead), dead
+    problems = run.report["summary"]["problems"]
+    assert [p["kind"] for p in problems] == ["divergence"], problems
+    assert any(line.startswith("unused_parameter at step") for line in problems[0]["symptoms"]), problems
 
 
 def test_a_blow_up_that_ends_the_run_in_inf_is_divergence_at_its_first_step(script_runs: ScriptRuns) -> None:
