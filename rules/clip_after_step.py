@@ -47,7 +47,9 @@ class ClipAfterStep(Rule):
     which only the author can place.
 
     ## Limitations
-    A clip with an infinite threshold (`max_norm=float("inf")`) only measures
+    A clip bound by `functools.partial` (`clip = partial(clip_grad_value_,
+    clip_value=1.0)`) counts where it is called. A clip with an infinite
+    threshold (`max_norm=float("inf")`, also in the partial) only measures
     the norm and is not flagged. Steps through an optimizer that cannot be
     resolved are not followed. A clip that another optimizer's step follows in
     the same iteration, with no backward pass or clear in between (not one
@@ -149,6 +151,20 @@ class ClipAfterStep(Rule):
         "        opt_g.zero_grad()\n"
         "        D(G(x)).mean().backward()\n"
         "        opt_g.step()\n",
+        # a clip bound by `functools.partial`
+        "from functools import partial\n"
+        "\n"
+        "import torch\n"
+        "\n"
+        "clip = partial(torch.nn.utils.clip_grad_value_, clip_value=1.0)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        opt.step()\n"
+        "        clip(model.parameters())  # expect: TL403\n",
     )
     good = (
         # each optimizer's gradients clipped before it steps
@@ -227,6 +243,22 @@ class ClipAfterStep(Rule):
         "        opt_enc.step()\n"
         "        nn.utils.clip_grad_norm_(dec.parameters(), 1.0)\n"
         "        opt_dec.step()\n",
+        # a partial clip before the step; one with an infinite threshold only measures the norm
+        "from functools import partial\n"
+        "\n"
+        "import torch\n"
+        "\n"
+        "clip = partial(torch.nn.utils.clip_grad_value_, clip_value=1.0)\n"
+        "norm_of = partial(torch.nn.utils.clip_grad_norm_, max_norm=float(\"inf\"))\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt, log):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        clip(model.parameters())\n"
+        "        opt.step()\n"
+        "        log(norm_of(model.parameters()))\n",
     )
 
     def finish(self) -> None:

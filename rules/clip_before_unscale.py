@@ -396,6 +396,44 @@ class ClipBeforeUnscale(Rule):
         "        scaler.unscale_(optimizer)\n"
         "    scaler.step(optimizer)\n"
         "    scaler.update()\n",
+        # a clip bound by `functools.partial`
+        Example(
+            "from functools import partial\n"
+            "\n"
+            "import torch\n"
+            "\n"
+            "clip = partial(torch.nn.utils.clip_grad_norm_, max_norm=1.0)\n"
+            "\n"
+            "\n"
+            "def train(model, loader, opt):\n"
+            "    scaler = torch.amp.GradScaler(\"cuda\")\n"
+            "    for x, y in loader:\n"
+            "        opt.zero_grad()\n"
+            "        with torch.autocast(\"cuda\"):\n"
+            "            loss = torch.nn.functional.mse_loss(model(x), y)\n"
+            "        scaler.scale(loss).backward()\n"
+            "        clip(model.parameters())  # expect: TL101\n"
+            "        scaler.step(opt)\n"
+            "        scaler.update()\n",
+            fixed="from functools import partial\n"
+            "\n"
+            "import torch\n"
+            "\n"
+            "clip = partial(torch.nn.utils.clip_grad_norm_, max_norm=1.0)\n"
+            "\n"
+            "\n"
+            "def train(model, loader, opt):\n"
+            "    scaler = torch.amp.GradScaler(\"cuda\")\n"
+            "    for x, y in loader:\n"
+            "        opt.zero_grad()\n"
+            "        with torch.autocast(\"cuda\"):\n"
+            "            loss = torch.nn.functional.mse_loss(model(x), y)\n"
+            "        scaler.scale(loss).backward()\n"
+            "        scaler.unscale_(opt)\n"
+            "        clip(model.parameters())  # expect: TL101\n"
+            "        scaler.step(opt)\n"
+            "        scaler.update()\n",
+        ),
     )
     good = (
         # the helper unscales before it clips

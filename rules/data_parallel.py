@@ -1,5 +1,6 @@
 import libcst as cst
 
+from trainlint.analysis.partials import PARTIAL
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Rule
 
@@ -10,8 +11,9 @@ _KEY_ATTRIBUTES = frozenset({"state_dict", "load_state_dict", "module"})  # read
 class DataParallel(Rule):
     """
     ## What it does
-    Flags constructing `torch.nn.DataParallel` (under any import or alias) and
-    classes that subclass it.
+    Flags constructing `torch.nn.DataParallel` (under any import or alias),
+    binding it with `functools.partial` for later construction, and classes
+    that subclass it.
 
     ## Why is this bad?
     `DataParallel` runs one Python process that drives every GPU from threads:
@@ -57,6 +59,14 @@ class DataParallel(Rule):
         "from torch import nn\n\nclass Wrapped(nn.DataParallel):  # expect: TL301\n    pass\n",
         "from torch.nn.parallel.data_parallel import DataParallel\nm = DataParallel(m)  # expect: TL301\n",
         "import torch\nDP = torch.nn.DataParallel\nm = DP(m)  # expect: TL301\n",
+        # bound by `functools.partial` for later construction
+        "import functools\n"
+        "import torch\n"
+        "\n"
+        "\n"
+        "def wrap(model, gpus):\n"
+        "    parallelize = functools.partial(torch.nn.DataParallel, device_ids=gpus)  # expect: TL301\n"
+        "    return parallelize(model)\n",
     )
     good = (
         # wrapped only for its `module.`-prefixed state dict keys (a checkpoint test)
@@ -77,11 +87,24 @@ class DataParallel(Rule):
         "# model = nn.DataParallel(model)\nprint('nn.DataParallel(model) is slow')\n",
         "from mylib import DataParallel\nm = DataParallel(m)\n",
         "import torch\ndef f(nn):\n    return nn.DataParallel(m)\n",
+        # a partial of DistributedDataParallel
+        "import functools\n"
+        "from torch.nn.parallel import DistributedDataParallel\n"
+        "\n"
+        "\n"
+        "def wrap(model, rank):\n"
+        "    parallelize = functools.partial(DistributedDataParallel, device_ids=[rank])\n"
+        "    return parallelize(model)\n",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if self.ctx.call_name(node) == DATA_PARALLEL and not self._only_for_its_keys(node):
+        name = self.ctx.call_name(node)
+        if name == DATA_PARALLEL and not self._only_for_its_keys(node):
             self.report(node)
+        elif (name == PARTIAL and node.args and node.args[0].keyword is None
+              and self.ctx.qualified_name(node.args[0].value) == DATA_PARALLEL):
+            self.report(node, "`functools.partial` of `nn.DataParallel` wraps models in it: it is single-process "
+                              "and GIL-bound; use DistributedDataParallel with torchrun")
 
     def _only_for_its_keys(self, call: cst.Call) -> bool:
         """The wrapper is only read for its state dict or its `.module`

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import Values, dataloader_calls, is_constant, keyword, target_names
+from trainlint.analysis.dataflow import DATALOADER, Values, dataloader_calls, is_constant, keyword, target_names
 from trainlint.analysis.guards import in_try
+from trainlint.analysis.partials import keyword_argument, partial_target
 from trainlint.analysis.precision import argument
 from trainlint.analysis.scopes import dotted_name
 from trainlint.context import FileContext
@@ -42,7 +43,9 @@ class SamplerWithShuffle(Rule):
     the batch size belongs in the batch sampler is the author's decision.
 
     ## Limitations
-    Only literal values are judged: `shuffle=args.shuffle` or
+    A `DataLoader` bound by `functools.partial` (`make = partial(DataLoader,
+    shuffle=True)`, then `make(ds, sampler=s)`) is judged on the keywords of
+    the partial and the call together, with no fix. Only literal values are judged: `shuffle=args.shuffle` or
     `shuffle=(sampler is None)` (the correct idiom) are not flagged, nor is a
     sampler that may be `None` (`sampler=s if ddp else None`, or a variable set
     to `None` on one side of an `if`), nor arguments passed positionally or
@@ -174,6 +177,16 @@ class SamplerWithShuffle(Rule):
         "if not dist.is_initialized():\n"
         "    ShardSampler = lambda ds: None\n"
         "loader = DataLoader(ds, sampler=ShardSampler(ds), shuffle=True)  # expect: TL304\n",
+        # `shuffle=True` bound by a `functools.partial` of DataLoader, the sampler given at the call: no fix (the partial is shared)
+        "from functools import partial\n"
+        "\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "\n"
+        "make_loader = partial(DataLoader, batch_size=32, shuffle=True, num_workers=4)\n"
+        "\n"
+        "\n"
+        "def build(dataset):\n"
+        "    return make_loader(dataset, sampler=DistributedSampler(dataset))  # expect: TL304\n",
     )
     good = (
         # by position (dataset, batch_size, shuffle, sampler): shuffle off
@@ -203,11 +216,39 @@ class SamplerWithShuffle(Rule):
         # another library's loader
         "from mylib.data import DataLoader\n"
         "loader = DataLoader(ds, sampler=sampler, shuffle=True)\n",
+        # partials without a shuffle, called without a sampler, or with `shuffle=False` at the call
+        "from functools import partial\n"
+        "\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "\n"
+        "make_loader = partial(DataLoader, batch_size=32, num_workers=4)\n"
+        "shuffled = partial(DataLoader, batch_size=32, shuffle=True)\n"
+        "\n"
+        "\n"
+        "def build(dataset, val_dataset):\n"
+        "    train = make_loader(dataset, sampler=DistributedSampler(dataset))\n"
+        "    return train, shuffled(val_dataset), shuffled(dataset, shuffle=False, sampler=DistributedSampler(dataset))\n",
     )
 
     def finish(self) -> None:
         for call in dataloader_calls(self.ctx):
             self._check(call)
+        for call in self.ctx.nodes_of(cst.Call):
+            if self.ctx.call_name(call) is None and partial_target(self.ctx, call) == DATALOADER:  # type: ignore[arg-type]
+                self._check_through_partial(call)  # type: ignore[arg-type]
+
+    def _check_through_partial(self, call: cst.Call) -> None:
+        """`make = partial(DataLoader, shuffle=True)`, then `make(ds, sampler=s)`: the same
+        ValueError, with no fix (the `shuffle=True` is the partial's, shared by its other calls)."""
+        shuffle = keyword_argument(self.ctx, call, "shuffle")
+        if shuffle is None or not is_constant(shuffle, "True"):
+            return
+        for name in ("batch_sampler", "sampler"):
+            value = keyword_argument(self.ctx, call, name)
+            if value is not None and self._none(value) is not True:
+                self.report(call, f"`shuffle=True` (bound by the `functools.partial` of `DataLoader`) with a "
+                                  f"`{name}=`: the DataLoader raises ValueError")
+                return
 
     def _check(self, call: cst.Call) -> None:
         shuffle = argument(call, "shuffle", _PARAMETERS)

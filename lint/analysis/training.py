@@ -8,6 +8,7 @@ from typing import Iterator
 
 import libcst as cst
 
+from trainlint.analysis.partials import partial_of, partial_target
 from trainlint.analysis.scopes import dotted_name
 from trainlint.context import FileContext
 
@@ -61,16 +62,25 @@ def module_behind(ctx: FileContext, value: cst.BaseExpression) -> cst.BaseExpres
 
 
 def is_clip_call(ctx: FileContext, node: cst.CSTNode) -> bool:
-    return type(node) is cst.Call and ctx.call_name(node) in CLIP_FUNCTIONS
+    """A call of a gradient clip, also through a `functools.partial` of one
+    (`clip = partial(clip_grad_value_, clip_value=1.0)`, then `clip(params)`)."""
+    if type(node) is not cst.Call:
+        return False
+    name = ctx.call_name(node)
+    if name in CLIP_FUNCTIONS:
+        return True
+    return name is None and partial_target(ctx, node) in CLIP_FUNCTIONS
 
 
 def measures_only(ctx: FileContext, call: cst.Call) -> bool:
     """A clip with an infinite threshold: used to compute the norm, it clips nothing."""
-    threshold = None
-    for index, arg in enumerate(call.args):
+    made = partial_of(ctx, call) if ctx.call_name(call) is None else None
+    # through a partial, its own arguments come first (`partial(clip, params, inf)`)
+    args = [*made.args[1:], *call.args] if made is not None else list(call.args)
+    positional = [arg.value for arg in args if arg.keyword is None and not arg.star]
+    threshold = positional[1] if len(positional) > 1 else None
+    for arg in args:
         if arg.keyword is not None and arg.keyword.value in ("max_norm", "clip_value"):
-            threshold = arg.value
-        elif arg.keyword is None and index == 1:
             threshold = arg.value
     return threshold is not None and bool(_INFINITY.match(ctx.code(threshold).replace(" ", "")))
 

@@ -1,0 +1,53 @@
+"""Calls of a torch function through `functools.partial`.
+
+`clip = partial(torch.nn.utils.clip_grad_value_, clip_value=1.0)`, then
+`clip(model.parameters())`: the call runs the clip. A rule that asks only which
+function a call runs (a clip, for the order of clip and step) reads it through
+`partial_target`; one that reads the call's arguments reads those the partial
+binds too (`keyword_argument`). The partial is followed when the name the call
+calls is assigned it once in the file and nothing else.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trainlint.context import FileContext
+
+PARTIAL = "functools.partial"
+
+
+def partial_of(ctx: FileContext, call: cst.Call) -> cst.Call | None:
+    """The `functools.partial(f, ...)` call `call` calls: its function is a name (or
+    `self.name`) assigned that partial once, and nothing else."""
+    func = call.func
+    if type(func) not in (cst.Name, cst.Attribute):
+        return None
+    receivers = ctx.receivers
+    binding = receivers.binding(func)
+    values = receivers.assigned(binding) if binding is not None else []
+    if len(values) != 1 or type(values[0]) is not cst.Call:
+        return None
+    made = values[0]
+    if ctx.call_name(made) != PARTIAL or not made.args or made.args[0].keyword is not None or made.args[0].star:
+        return None
+    return made
+
+
+def partial_target(ctx: FileContext, call: cst.Call) -> str | None:
+    """The qualified name of the function `call` runs through a partial (see `partial_of`)."""
+    made = partial_of(ctx, call)
+    return ctx.qualified_name(made.args[0].value) if made is not None else None
+
+
+def keyword_argument(ctx: FileContext, call: cst.Call, name: str) -> cst.BaseExpression | None:
+    """The value the keyword `name` gets in a call through a partial: the call's own,
+    else the partial's."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    made = partial_of(ctx, call)
+    for arg in made.args[1:] if made is not None else ():
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    return None
