@@ -23,15 +23,33 @@ def partial_of(ctx: FileContext, call: cst.Call) -> cst.Call | None:
     func = call.func
     if type(func) not in (cst.Name, cst.Attribute):
         return None
+    partials = ctx.shared(_partials)
+    if not partials:
+        return None
+    binding = ctx.receivers.binding(func)
+    return partials.get(binding) if binding is not None else None  # type: ignore[arg-type]
+
+
+def _partials(ctx: FileContext) -> dict[object, cst.Call]:
+    """The variables of the file assigned a `functools.partial(f, ...)` once and
+    nothing else, with that call (one look at the file's partials, asked of every call)."""
+    made = [node for node in ctx.nodes_of(cst.Call) if ctx.call_name(node) == PARTIAL]  # type: ignore[arg-type]
+    if not made:
+        return {}
     receivers = ctx.receivers
-    binding = receivers.binding(func)
-    values = receivers.assigned(binding) if binding is not None else []
-    if len(values) != 1 or type(values[0]) is not cst.Call:
-        return None
-    made = values[0]
-    if ctx.call_name(made) != PARTIAL or not made.args or made.args[0].keyword is not None or made.args[0].star:
-        return None
-    return made
+    found: dict[object, cst.Call] = {}
+    for call in made:
+        target = ctx.parent(call)
+        if type(target) is not cst.Assign or len(target.targets) != 1:
+            continue
+        binding = receivers.binding(target.targets[0].target)
+        if binding is None or binding in found:
+            continue
+        values = receivers.assigned(binding)
+        if (len(values) == 1 and values[0] is call and call.args  # type: ignore[attr-defined]
+                and call.args[0].keyword is None and not call.args[0].star):  # type: ignore[attr-defined]
+            found[binding] = call  # type: ignore[assignment]
+    return found
 
 
 def partial_target(ctx: FileContext, call: cst.Call) -> str | None:
