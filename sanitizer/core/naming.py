@@ -162,7 +162,7 @@ def _prefixed(roots: list[nn.Module]) -> list[tuple[str, nn.Module]]:
     taken: set[str] = set()
     result = []
     for root in roots:
-        prefix = names.get(id(root)) or type(root).__name__
+        prefix = names.get(id(root)) or class_name(root)
         while prefix in taken:
             prefix += "_"
         taken.add(prefix)
@@ -237,3 +237,10 @@ def _module_attributes(value: object) -> list[tuple[str, nn.Module]]:
 
 def _join(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix and name else prefix or name
+
+
+def class_name(module: object) -> str:
+    """The name of a module's class; a `torch.jit.script`ed module's is the class it
+    was scripted from (`Net`, not `RecursiveScriptModule`)."""
+    original = getattr(module, "original_name", None) if type(module).__name__ == "RecursiveScriptModule" else None
+    return original if isinstance(original, str) and original else type(module).__name__

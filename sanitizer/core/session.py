@@ -37,7 +37,7 @@ from sanitizer.core.events import Event
 from sanitizer.core.loss_calls import LossCall
 from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
-from sanitizer.core.naming import ModelIndex, params_of, script_variable, unwrap_compiled
+from sanitizer.core.naming import ModelIndex, class_name, params_of, script_variable, unwrap_compiled
 from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, norms_from_squares, squared_norms
 from sanitizer.core.script_lint import ScriptLint, entry_file
 from sanitizer.core.sink import Sink
@@ -354,7 +354,7 @@ class Sanitizer:
         name = self.index.module_name(module)
         if name is None and self._refresh_index():
             name = self.index.module_name(module)
-        return name or type(module).__name__  # the model itself ("" in named_modules) by its class
+        return name or class_name(module)  # the model itself ("" in named_modules) by its class
 
     def slot_name(self, slot: int) -> str | None:
         return "<input>" if slot == INPUT_SLOT else self.module_name(self.module_of_slot(slot))

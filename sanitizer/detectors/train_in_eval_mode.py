@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from torch import nn
 
+from sanitizer.core.naming import class_name
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
 
@@ -89,7 +90,7 @@ class TrainInEvalModeDetector(Detector):
             return
         self.first_step = record.step
         self.steps_in_eval_mode = 1
-        names = [sink.module_name(module) or type(module).__name__ for module in frozen]
+        names = [sink.module_name(module) or class_name(module) for module in frozen]
         functional = [module for module in frozen if not changes_in_eval_mode(module)]
         types = ", ".join(f"{count} {kind}" for kind, count in Counter(
             type(m).__name__ + (" (F.dropout with training=self.training)" if m in functional else "")

@@ -7,7 +7,8 @@ from sanitizer_harness import PRELAUNCH, ScriptRuns
 PRELAUNCH += [("pruned_midrun.py", "--fault"), ("pruned_midrun.py",), ("unused_parameter.py",), ("unused_parameter.py", "saturated"), ("unused_in_main.py",), ("param_not_in_optimizer.py",), ("param_not_in_optimizer.py", "stale"), ("fitting.py", "overfit"),
               ("fitting.py", "underfit"), ("replaced_parameters.py",), ("fitting.py", "mismatch"),
               ("two_stage.py",), ("two_stage.py", "--unfreeze-at", "10", "--rebuild"),
-              ("two_stage.py", "--unfreeze-at", "10"), ("scripted_submodule.py",)]
+              ("two_stage.py", "--unfreeze-at", "10"), ("scripted_submodule.py",),
+              ("scripted_submodule.py", "whole")]
 
 
 def test_branch_never_called_is_unused(script_runs: ScriptRuns) -> None:
@@ -35,6 +36,15 @@ def test_a_scripted_submodule_leaves_the_names_as_the_model_has_them(script_runs
     assert run.returncode == 0, run.stderr
     event = run.first("unused_parameter")
     assert (event["module"], event["params"]) == ("spare", ["spare.weight", "spare.bias"]), event
+
+
+def test_a_scripted_model_is_named_by_the_class_it_was_scripted_from(script_runs: ScriptRuns) -> None:
+    """`torch.jit.script(Net())`: the model itself is `Net`, not torch's `RecursiveScriptModule`."""
+    run = script_runs.get("scripted_submodule.py", "whole")
+    activation = run.first("nonfinite_activation")
+    assert activation["module"] == "Net" and "output of Net" in activation["message"], activation
+    assert "RecursiveScriptModule" not in run.stderr
+    assert run.first("nonfinite_param")["param"] == "head.weight"
 
 
 def test_head_added_after_the_optimizer(script_runs: ScriptRuns) -> None:

@@ -1,6 +1,10 @@
 """A model whose encoder is compiled with `torch.jit.script` (torch keeps the Python
 module behind the copy alive, sharing its parameters), and a layer `spare` that
-forward never calls. Names are those of `model.named_modules()`: `spare`."""
+forward never calls. Names are those of `model.named_modules()`: `spare`.
+`whole`: the whole model is scripted too, and an Inf is written into `head.weight`
+before step 6: the model itself is named by the class it was scripted from, `Net`."""
+import sys
+
 import torch
 from torch import nn
 
@@ -26,9 +30,12 @@ class Net(nn.Module):
 
 
 torch.manual_seed(0)
-model = Net()
+model = torch.jit.script(Net()) if sys.argv[1:] == ["whole"] else Net()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
 for step in range(12):
+    if step == 5 and sys.argv[1:] == ["whole"]:
+        with torch.no_grad():
+            model.head.weight[0, 0] = float("inf")
     loss = model(torch.randn(16, 4)).pow(2).mean()
     optimizer.zero_grad()
     loss.backward()
