@@ -7,8 +7,9 @@ embedding's rows). Each backward pass before its next step looks at them as it
 starts. A gradient set to None or replaced (`zero_grad()`, `p.grad = None`) was
 cleared. One still there may have been zeroed in place (`zero_grad(set_to_none=False)`,
 or `p.grad.data.zero_()`, which no version counter sees), so the largest
-magnitude of each is queued, a 0-d tensor on its device, and read with the next
-step's single read: a zero means cleared. A pass counts only when it added to
+magnitude of them is queued, a 0-d tensor on their device, and read with the next
+step's single read: a zero means cleared (all of them zero: a clear zeroes every one,
+while one gradient may be zero alone, a bias a hinge loss leaves untouched). A pass counts only when it added to
 those gradients (their version moved): another model's backward pass (a critic's,
 an inner loop's on a copy) does not. When no pass that did started from cleared
 gradients, and they were not replaced before the step, the step applied every
@@ -74,7 +75,13 @@ class GradientClearing:
                 continue
             watch.pending = [(grad, grad._version) for grad in kept]
             with torch.no_grad():
-                watch.pending_largest = [grad.detach().reshape(-1)[:VALUES].abs().amax() for grad in kept]
+                heads = [grad.detach().reshape(-1)[:VALUES] for grad in kept]
+                if len({head.device for head in heads}) == 1 and len({head.dtype for head in heads}) == 1:
+                    # one value for the pass: zero only when every one of them is (a clear zeroes
+                    # them all; a bias the loss leaves untouched, a hinge's, is zero alone)
+                    watch.pending_largest = [torch.cat(heads).abs().amax()]
+                else:
+                    watch.pending_largest = [head.abs().amax() for head in heads]
 
     def after_backward(self) -> None:
         """The pass counts for an optimizer only if it added to its kept gradients: a

@@ -541,9 +541,11 @@ def test_a_crash_records_the_step_it_happened_in() -> None:
     assert session.ending["step"] == 6  # five steps done, the sixth under way
 
 
-def _gan_turns(clear_discriminator: str, iterations: int = 12) -> list[tuple[str, int | None]]:
+def _gan_turns(clear_discriminator: str, iterations: int = 12, hinge: bool = False) -> list[tuple[str, int | None]]:
     """A GAN whose generator's backward passes run through the discriminator, adding to
-    its gradients after its step; the discriminator clears them (or not) before its own."""
+    its gradients after its step; the discriminator clears them (or not) before its own.
+    `hinge`: the discriminator's hinge loss with every margin active, whose gradient on
+    the last bias is exactly zero (one real and one fake term per sample cancel)."""
     torch.manual_seed(0)
     gen, disc = nn.Linear(4, 4), nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
     g_opt, d_opt = torch.optim.SGD(gen.parameters(), lr=1e-2), torch.optim.SGD(disc.parameters(), lr=1e-2)
@@ -554,7 +556,10 @@ def _gan_turns(clear_discriminator: str, iterations: int = 12) -> list[tuple[str
                 d_opt.zero_grad(set_to_none=False)
             elif clear_discriminator == "set_to_none":
                 d_opt.zero_grad()
-            (F.softplus(disc(gen(noise).detach())) + F.softplus(-disc(real))).mean().backward()
+            if hinge:
+                (F.relu(10.0 + disc(gen(noise).detach())) + F.relu(10.0 - disc(real))).mean().backward()
+            else:
+                (F.softplus(disc(gen(noise).detach())) + F.softplus(-disc(real))).mean().backward()
             d_opt.step()
             g_opt.zero_grad()
             F.softplus(-disc(gen(noise))).mean().backward()  # adds to the discriminator's gradients
@@ -574,6 +579,14 @@ def test_a_discriminator_never_cleared_is_reported_at_its_second_step() -> None:
     """Steps 1 and 2 are the first turns of each model: the discriminator's second
     step is step 3; the generator, cleared each turn, is not reported."""
     assert _gan_turns("never") == [("missing_zero_grad", 3)]
+
+
+@pytest.mark.parametrize("clear", ["never", "in_place"])
+def test_a_gradient_zero_alone_is_no_clear(clear: str) -> None:
+    """Under the hinge loss the discriminator's own pass leaves its last bias's gradient
+    at exactly zero: that alone is no clear (the first layer's is kept), while a clear in
+    place zeroes both."""
+    assert _gan_turns(clear, hinge=True) == ([("missing_zero_grad", 3)] if clear == "never" else [])
 
 
 def _clearing_events(train: Any, steps: int = 6) -> list[tuple[str, int | None, str | None]]:
