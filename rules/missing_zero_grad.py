@@ -806,6 +806,20 @@ class MissingZeroGrad(Rule):
         "    for x in loader:\n"
         "        state.model(x).sum().backward()\n"
         "        trainer.optimizer.step()\n",
+        # a fresh model and optimizer per strategy, then wrapped by the strategy (keywords, a 3-tuple: mmengine's tests)
+        "import torch\n"
+        "from torch.optim import SGD\n"
+        "from mmengine.optim import LinearLR, OptimWrapper\n"
+        "\n"
+        "\n"
+        "def check_strategies(strategies, ToyModel, data):\n"
+        "    for strategy in strategies:\n"
+        "        model = ToyModel()\n"
+        "        optim = OptimWrapper(SGD(model.parameters(), lr=0.1, momentum=0.9))\n"
+        "        scheduler = LinearLR(optimizer=optim)\n"
+        "        model, optim, scheduler = strategy.prepare(model=model, optim_wrapper=optim, param_scheduler=scheduler)\n"
+        "        model(data)[\"loss\"].backward()\n"
+        "        optim.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -1030,8 +1044,11 @@ class MissingZeroGrad(Rule):
         # `SGD(params.values())` of `params = dict(model.named_parameters())`, `SGD([model.weight])`
         values: dict[str, list[cst.BaseExpression]] = {}
         for statement in assigns:
+            read = _variables_read(self.ctx, statement.value)
             for target in statement.targets:
                 for name in target_names(target.target):
+                    if name in read:
+                        continue  # `model, optim = strategy.prepare(model, optim)`: what was built, wrapped
                     values.setdefault(name, []).append(statement.value)
         return all(self._built_anew(_parameters_argument(self.ctx, value), values, set())
                    for value in values.get(optimizer, [None]))  # type: ignore[list-item]
