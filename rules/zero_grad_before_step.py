@@ -481,6 +481,36 @@ class ZeroGradBeforeStep(Rule):
         "        for opt in d_opts:\n"
         "            opt.zero_grad()\n"
         "        opt_g.step()\n",
+        "import torch\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt, steps):\n"
+        "    for x, y in loader:\n"
+        "        # an input-gradient attack: its passes' gradients are thrown away on purpose\n"
+        "        delta = torch.zeros_like(x, requires_grad=True)\n"
+        "        for _ in range(steps):\n"
+        "            opt.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x + delta), y).backward()\n"
+        "            delta = (delta + 0.01 * delta.grad.sign()).detach().requires_grad_(True)\n"
+        "        opt.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x + delta), y).backward()\n"
+        "        opt.step()\n"
+        "\n"
+        "\n"
+        "def private_step(model, loader, opt):\n"
+        "    params = list(model.parameters())\n"
+        "    for xb, yb in loader:\n"
+        "        summed = [torch.zeros_like(p) for p in params]\n"
+        "        # per-sample gradients, clipped and summed, written back before the step\n"
+        "        for x, y in zip(xb, yb):\n"
+        "            opt.zero_grad()\n"
+        "            torch.nn.functional.mse_loss(model(x[None]), y[None]).backward()\n"
+        "            torch.nn.utils.clip_grad_norm_(params, 1.0)\n"
+        "            for s, p in zip(summed, params):\n"
+        "                s += p.grad\n"
+        "        for s, p in zip(summed, params):\n"
+        "            p.grad = s / len(xb)\n"
+        "        opt.step()\n",
     )
 
     def finish(self) -> None:
@@ -501,6 +531,8 @@ class ZeroGradBeforeStep(Rule):
                   if type(small) is cst.Expr and method_call(small.value, "zero_grad") is not None]
         if not clears or not any(is_backward(node) for node in self.ctx.subtree(loop.body)):
             return None
+        if any(_reads_grad(node) for node in self.ctx.subtree(loop.body)):
+            return None  # each pass's gradients are used in it (per-sample clipping, a saliency map)
         for node in self.ctx.subtree(loop.body):
             if type(node) is not cst.Call:
                 continue
@@ -521,6 +553,8 @@ class ZeroGradBeforeStep(Rule):
                 if stepped is not None:
                     return next(c for c in clears if self.ctx.code(c.func.value) == self.ctx.code(stepped)) \
                         if self.ctx.code(stepped) in cleared else None  # type: ignore[attr-defined]
+                if is_backward(node) or clears_grads(self.ctx, node) or _reads_grad(node):
+                    return None  # the step's gradients are made (or cleared, or set) after the loop
         return None
 
     def _is_event(self, node: cst.CSTNode) -> bool:
@@ -734,6 +768,11 @@ def _parameters_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
 
 _PER_PASS = ("`{}()` runs on every pass of a loop that only back-propagates, and the optimizer steps after it: "
              "each pass drops the gradients of the passes before; clear once before the loop")
+
+
+def _reads_grad(node: cst.CSTNode) -> bool:
+    """`p.grad` (or `x.grad`), read or written."""
+    return type(node) is cst.Attribute and node.attr.value == "grad"  # type: ignore[attr-defined]
 
 
 def _may_be_a_step(call: cst.Call) -> bool:
