@@ -21,6 +21,7 @@ from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, STEP, ZERO_GRAD, Summary
 
 _BACKWARD = "backward"
+_RANGED = "<one of the optimizers a loop ranges over>"
 
 
 class ZeroGradBeforeStep(Rule):
@@ -511,6 +512,35 @@ class ZeroGradBeforeStep(Rule):
         "        for s, p in zip(summed, params):\n"
         "            p.grad = s / len(xb)\n"
         "        opt.step()\n",
+        "# different lists cleared at different calls; the discriminators cleared before the generator steps\n"
+        "import torch\n"
+        "\n"
+        "\n"
+        "def clear(optims):\n"
+        "    for o in optims:\n"
+        "        o.zero_grad()\n"
+        "\n"
+        "\n"
+        "def train(G, D, loader, opt_g, opt_d):\n"
+        "    for x in loader:\n"
+        "        clear([opt_g])\n"
+        "        (-D(G(x)).mean()).backward()\n"
+        "        clear([opt_d])\n"
+        "        opt_g.step()\n"
+        "        D(x).mean().backward()\n"
+        "        opt_d.step()\n"
+        "\n"
+        "\n"
+        "def train_two_critics(G, D1, D2, loader, opt_g, opt_d1, opt_d2):\n"
+        "    for x in loader:\n"
+        "        opt_g.zero_grad()\n"
+        "        (-(D1(G(x)).mean() + D2(G(x)).mean())).backward()\n"
+        "        for o in [opt_d1, opt_d2]:\n"
+        "            o.zero_grad()\n"
+        "        opt_g.step()\n"
+        "        (D1(x).mean() + D2(x).mean()).backward()\n"
+        "        opt_d1.step()\n"
+        "        opt_d2.step()\n",
     )
 
     def finish(self) -> None:
@@ -732,8 +762,12 @@ class ZeroGradBeforeStep(Rule):
         return receivers.binding(optimizer) in variables or (item_of is not None and item_of in containers)
 
     def _cleared_optimizer(self, node: cst.CSTNode) -> str | None:
-        """The optimizer a clear goes through (None: a model or parameters)."""
+        """The optimizer a clear goes through (None: a model or parameters); `_RANGED`
+        for a loop variable over optimizers the file shows (`for o in [opt_d1, opt_d2]:`):
+        which steps it clears for, `_clears_one_of` tells."""
         receiver = method_call(node, "zero_grad")
+        if receiver is not None and any(ranged_bindings(self.ctx, receiver)):
+            return _RANGED
         if receiver is not None and is_optimizer(self.ctx, receiver):
             return self.ctx.code(receiver)
         return None

@@ -157,7 +157,9 @@ def ranged_bindings(ctx: FileContext, expr: cst.BaseExpression) -> tuple[set[Bin
 
 def _values_of(ctx: FileContext, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
     """`expr`, what is assigned to the variable it reads, and, when it is a parameter
-    of its function, the arguments the file's calls of that function give it."""
+    of its function, the argument the file's calls of that function give it, when they
+    all give the same (`clear([opt_g])` here and `clear([opt_d])` there: what one call
+    clears is not what the other does, and neither is known)."""
     found = [expr]
     binding = ctx.receivers.binding(expr)
     if binding is None:
@@ -165,8 +167,10 @@ def _values_of(ctx: FileContext, expr: cst.BaseExpression) -> list[cst.BaseExpre
     found += ctx.receivers.assigned(binding)
     func = ctx.enclosing_function(expr)
     if type(expr) is cst.Name and func is not None and binding.owner is func:
-        for call in ctx.call_sites(func):
-            found += [value for name, value in bound_arguments(call, func)[0] if name == expr.value]
+        given = [value for call in ctx.call_sites(func)
+                 for name, value in bound_arguments(call, func)[0] if name == expr.value]
+        if len({ctx.code(value) for value in given}) == 1:
+            found += given[:1]
     return found
 
 
