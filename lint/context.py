@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Mapping
 import libcst as cst
 
 from trainlint.analysis.names import canonical
+from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.receivers import Receivers
+from trainlint.project import member_of
 from trainlint.semantic import SemanticModel
 from trainlint.timing import Timer
 
@@ -42,12 +44,17 @@ class FileContext(SemanticModel):
             return found
         if found is not None:
             return self._unaliased(found)
-        if not self.may_be_imported(expr) or not self.scopes.module_scope.star_imports:
+        stars = self.scopes.module_scope.star_imports
+        dotted = dotted_name(expr) if stars and self.may_be_imported(expr) else None
+        if dotted is None or not self.qualified_names(expr):
             return None
-        # several star imports (`from common import *`, `from models import *`): the
-        # one module of them that the project says binds the name
-        known = {self._unaliased(name) for name in self.qualified_names(expr)} - self.qualified_names(expr)
-        return next(iter(known)) if len(known) == 1 else None
+        # several star imports (`from common import *`, `from models import *`): the last
+        # binds the name if any does, so its module must be one the project says imports
+        # it (a later module of the project may define a `DataParallel` of its own)
+        head, _, rest = dotted.partition(".")
+        named = canonical(member_of(stars[-1], head) + (f".{rest}" if rest else ""))
+        found = self._unaliased(named)
+        return found if found != named else None
 
     def _unaliased(self, name: str) -> str:
         """`name`, or what a module of the project that binds it imports: the

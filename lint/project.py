@@ -198,9 +198,13 @@ class Project:
         inherited = self._inherited(path, facts, attribute, depth)
         if inherited is not None:
             return inherited
-        for module in facts.star_imports:  # `from .engine import *` in a package's `__init__.py`
-            found = self._follow(path, member_of(module, attribute), depth + 1)
-            if isinstance(found, tuple):  # a star import says nothing of names outside the project
+        # `from .engine import *` in a package's `__init__.py`, the last one first (it wins);
+        # what one brings from outside the project counts when a module of the project
+        # imports it by name (`import torch.nn as nn` in common.py), not as a guess
+        for module in reversed(facts.star_imports):
+            qualified = member_of(module, attribute)
+            found = self._follow(path, qualified, depth + 1)
+            if isinstance(found, tuple) or (found is not None and self._candidates(path, qualified)):
                 return found
         if attribute.endswith(CALL):  # an instance called without a `__call__`: a module's `forward`
             return self._in_module(path, attribute.removesuffix(CALL) + ".forward", depth)
