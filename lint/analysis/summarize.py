@@ -1062,11 +1062,14 @@ def file_facts(ctx: FileContext) -> FileFacts:
     module = ctx.scopes.module_scope
     # a name the module binds once, by an import: one it also assigns (`autocast =
     # partial(torch.amp.autocast, ...)`, with the import as the old-torch fallback)
-    # is not what the import says
+    # is not what the import says; `None` in its place (`except ImportError: autocast =
+    # None`) is no other value
+    assigned = module.locals | module.aliases.keys()
+    placeholders = _assigned_none_only(ctx) if assigned & module.imports.keys() else set()
     imports = {
         local: next(iter(targets))
         for local, targets in module.imports.items()
-        if len(targets) == 1 and local not in module.locals and local not in module.aliases
+        if len(targets) == 1 and (local not in assigned or local in placeholders)
     }
     stars = tuple(ctx.scopes.module_scope.star_imports)
     targets = summaries.targets
@@ -1078,6 +1081,23 @@ def file_facts(ctx: FileContext) -> FileFacts:
 
 
 _BUILTINS = frozenset(dir(builtins))
+
+
+def _assigned_none_only(ctx: FileContext) -> set[str]:
+    """Module-level names every assignment of which (in the module's own code, also
+    under `try` / `if`) is `None`."""
+    module = ctx.scopes.module_scope
+    values: dict[str, list[cst.BaseExpression | None]] = {}
+    for node in ctx.nodes_of(cst.Assign, cst.AnnAssign, cst.AugAssign):
+        if ctx.scope_of(node) is not module:
+            continue
+        targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
+        for target in targets:
+            single = type(target) is cst.Name and type(node) is not cst.AugAssign
+            for name in target_names(target):
+                values.setdefault(name, []).append(node.value if single else None)  # type: ignore[attr-defined]
+    return {name for name, assigned in values.items()
+            if all(type(value) is cst.Name and value.value == "None" for value in assigned)}
 
 
 def star_bound_names(ctx: FileContext) -> set[str]:
