@@ -5,7 +5,7 @@ import re
 import libcst as cst
 
 from trainlint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
-from trainlint.analysis.dataflow import iterated_where_built
+from trainlint.analysis.dataflow import iterated_loader, iterated_where_built
 from trainlint.analysis.iteration import file_trains
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
 from trainlint.analysis.summarize import argument_slots, batched
@@ -73,7 +73,7 @@ class MissingSetEpoch(Rule):
     or handed, alone or inside their DataLoader, to a function or class
     imported from another module, such as a project's `Trainer`, or to a
     method of an object whose class the file cannot see (`trainer.train(epoch,
-    loader)`); or kept in an attribute of the object that nothing in the file
+    loader)`, when no loop of the file iterates the loader itself); or kept in an attribute of the object that nothing in the file
     reads, by a class that runs no loop (a mixin that sets `self.train_loader`
     for a base class elsewhere to train on) (a number or
     a text made from the loader, `len(loader)` or an f-string, is not the
@@ -297,6 +297,22 @@ class MissingSetEpoch(Rule):
         "    loaders.setdefault(\"train\", DataLoader(dataset, sampler=sampler))\n"
         "    for epoch in range(epochs):\n"
         "        for x, y in loaders[\"train\"]:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
+        # the loader handed to a logger's method, the epochs run over it here
+        "import logging\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "\n"
+        "logger = logging.getLogger(__name__)\n"
+        "\n"
+        "\n"
+        "def main(model, ds, opt, epochs):\n"
+        "    sampler = DistributedSampler(ds)  # expect: TL302\n"
+        "    loader = DataLoader(ds, sampler=sampler, batch_size=8)\n"
+        "    logger.info(\"loader: %s\", loader)\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
         "            opt.zero_grad()\n"
         "            model(x).sum().backward()\n"
         "            opt.step()\n",
@@ -630,9 +646,11 @@ class MissingSetEpoch(Rule):
             callee = self.ctx.call_name(node)
             if callee is None:
                 # a method of an object of code out of sight (`trainer.train(epoch, loader)`
-                # of a trainer class from another module or a registry): it may set the epoch
+                # of a trainer class from another module or a registry): it may set the epoch,
+                # unless the file runs the epochs over the loader itself (a logger given it)
                 if (type(node.func) is cst.Attribute and self.ctx.local_callee(node) is None  # type: ignore[attr-defined]
                         and node.func.attr.value not in _STORES  # type: ignore[attr-defined]
+                        and not self._iterated_here(texts)
                         and not self._seen_not_to_set_epoch(node, texts)):
                     return True
                 continue
@@ -641,6 +659,12 @@ class MissingSetEpoch(Rule):
             if not self._seen_not_to_set_epoch(node, texts):
                 return True
         return False
+
+    def _iterated_here(self, texts: set[str]) -> bool:
+        """A loop of the file iterates the loader (`for x, y in loader:`, through
+        `enumerate` / `tqdm`): the file trains on it itself."""
+        return any(self.ctx.code(iterated_loader(self.ctx, loop.iter)) in texts  # type: ignore[attr-defined]
+                   for loop in self.ctx.nodes_of(cst.For))
 
     def _left_on_the_object(self, texts: set[str]) -> bool:
         """A carrier is an attribute of the object (`self.train_loader = DataLoader(...)`)
