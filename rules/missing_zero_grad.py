@@ -503,6 +503,19 @@ class MissingZeroGrad(Rule):
         "        for x in loader:\n"
         "            self.nets.encoder(x).mean().backward()\n"
         "            self.optims.encoder.step()  # expect: TL401\n",
+        # a model built each iteration around a backbone built once: the backbone's gradients accumulate
+        "import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "\n"
+        "def train(loader):\n"
+        "    backbone = nn.Linear(4, 4)\n"
+        "    for x in loader:\n"
+        "        model = nn.Sequential(backbone, nn.Linear(4, 1))\n"
+        "        params = dict(model.named_parameters())\n"
+        "        opt = torch.optim.SGD(params.values(), lr=0.1)\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1042,7 +1055,9 @@ class MissingZeroGrad(Rule):
             return model in built
         # built on what the iteration builds: `OptimWrapper(SGD(model.parameters()))`,
         # `SGD(params.values())` of `params = dict(model.named_parameters())`, `SGD([model.weight])`
-        values: dict[str, list[cst.BaseExpression]] = {}
+        # what the loop takes each iteration (`for width in (2, 4, 8)`) is that iteration's
+        values: dict[str, list[cst.BaseExpression]] = (
+            {name: [] for name in target_names(loop.target)} if type(loop) is cst.For else {})  # type: ignore[attr-defined]
         for statement in assigns:
             read = _variables_read(self.ctx, statement.value)
             for target in statement.targets:
@@ -1060,11 +1075,18 @@ class MissingZeroGrad(Rule):
         names = _variables_read(self.ctx, expr) if expr is not None else set()
         for name in names - seen:
             seen.add(name)
-            if name not in values or not all(
-                    (type(value) is cst.Call and _constructs(self.ctx, value)) or self._built_anew(value, values, seen)
-                    for value in values[name]):
+            if name not in values or not all(self._value_anew(value, values, seen) for value in values[name]):
                 return False
         return bool(names)
+
+    def _value_anew(self, value: cst.BaseExpression, values: dict[str, list[cst.BaseExpression]],
+                    seen: set[str]) -> bool:
+        """A value assigned in the iteration is new: a constructor call given no variable
+        of the loop's outside (`nn.Sequential(backbone, head)` of a `backbone` built once
+        keeps its gradients), or made from new variables only."""
+        if type(value) is cst.Call and _constructs(self.ctx, value):
+            return not _variables_read(self.ctx, value) or self._built_anew(value, values, seen)
+        return self._built_anew(value, values, seen)
 
     def _one_module(self, first: str, second: str) -> bool:
         """Two names of one module: one is assigned the other (`gpu_model = model.cuda()`,
