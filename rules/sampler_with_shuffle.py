@@ -243,11 +243,13 @@ class SamplerWithShuffle(Rule):
         shuffle = keyword_argument(self.ctx, call, "shuffle")
         if shuffle is None or not is_constant(shuffle, "True"):
             return
+        own = {arg.keyword.value for arg in call.args if arg.keyword is not None}
         for name in ("batch_sampler", "sampler"):
             value = keyword_argument(self.ctx, call, name)
             if value is not None and self._none(value) is not True:
-                self.report(call, f"`shuffle=True` (bound by the `functools.partial` of `DataLoader`) with a "
-                                  f"`{name}=`: the DataLoader raises ValueError")
+                bound = [f"`{k}`" for k in ("shuffle", name) if k not in own]  # what the partial holds
+                held = f" ({' and '.join(bound)} bound by the `functools.partial` of `DataLoader`)" if bound else ""
+                self.report(call, f"`shuffle=True` with a `{name}=`{held}: the DataLoader raises ValueError")
                 return
 
     def _check(self, call: cst.Call) -> None:
