@@ -62,7 +62,8 @@ class Fp16WithoutGradScaler(Rule):
     autocast (`ctx = torch.autocast("cuda")`, also `ctx = nullcontext()` then
     `if use_amp: ctx = torch.autocast("cuda")`, or one of several autocasts
     a variable or a dict literal picked by a key holds, `with {"bf16": ...,
-    "fp16": ...}[precision]:`, where the float16 one counts; a dict bound
+    "fp16": ...}[precision]:` or `.get(precision, nullcontext())`, where the
+    float16 one counts; a dict bound
     at module level is not read); autocast applied as a
     decorator on `forward`, or a loss returned from a helper, is not. A dtype
     chosen at run time among values that include float16 counts as float16:
@@ -240,6 +241,19 @@ class Fp16WithoutGradScaler(Rule):
         "    for x, y in loader:\n"
         "        opt.zero_grad()\n"
         "        with contexts[precision]:\n"
+        "            loss = model(x, y)\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        opt.step()\n",
+        # the autocast picked with `.get()` and a default
+        "import contextlib\n"
+        "import torch\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt, precision):\n"
+        "    ctxs = {\"amp\": torch.autocast(\"cuda\"), \"none\": contextlib.nullcontext()}\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        with ctxs.get(precision, contextlib.nullcontext()):\n"
         "            loss = model(x, y)\n"
         "        loss.backward()  # expect: TL103\n"
         "        opt.step()\n",

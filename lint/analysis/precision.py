@@ -176,12 +176,15 @@ def autocast_of_with_item(ctx: FileContext, item: cst.BaseExpression) -> cst.Cal
             values = values if len(values) == 1 else []
         if len(values) == 1 and type(values[0]) is cst.IfExp:
             values = [values[0].body, values[0].orelse]
-    elif type(item) is cst.Subscript:
-        table = item.value
+    elif type(item) is cst.Subscript or (type(item) is cst.Call and type(item.func) is cst.Attribute
+                                         and item.func.attr.value == "get" and item.args):
+        # `{...}[precision]`, or `contexts.get(precision, nullcontext())` with its default
+        table = item.value if type(item) is cst.Subscript else item.func.value  # type: ignore[attr-defined]
         if type(table) is cst.Name:
             table = single_assignment(ctx, table)  # type: ignore[assignment]
         if type(table) is cst.Dict:
             values = [element.value for element in table.elements if type(element) is cst.DictElement]
+            values += [arg.value for arg in item.args[1:2]] if type(item) is cst.Call else []  # type: ignore[attr-defined]
     # `autocast(...) if device_type == "cuda" else nullcontext()`, or `ctx =
     # nullcontext()` then `if use_amp: ctx = autocast(...)`: the other value
     # does not autocast at all
