@@ -187,6 +187,15 @@ class SamplerWithShuffle(Rule):
         "\n"
         "def build(dataset):\n"
         "    return make_loader(dataset, sampler=DistributedSampler(dataset))  # expect: TL304\n",
+        # `batch_size=` bound by the partial, a batch sampler given at the call
+        "import functools\n"
+        "from torch.utils.data import DataLoader, BatchSampler, RandomSampler\n"
+        "\n"
+        "make_loader = functools.partial(DataLoader, batch_size=32)\n"
+        "\n"
+        "\n"
+        "def build(ds):\n"
+        "    return make_loader(ds, batch_sampler=BatchSampler(RandomSampler(ds), 32, False))  # expect: TL304\n",
     )
     good = (
         # by position (dataset, batch_size, shuffle, sampler): shuffle off
@@ -240,10 +249,19 @@ class SamplerWithShuffle(Rule):
     def _check_through_partial(self, call: cst.Call) -> None:
         """`make = partial(DataLoader, shuffle=True)`, then `make(ds, sampler=s)`: the same
         ValueError, with no fix (the `shuffle=True` is the partial's, shared by its other calls)."""
+        own = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+        batch_sampler = keyword_argument(self.ctx, call, "batch_sampler")
+        batch_size = keyword_argument(self.ctx, call, "batch_size")
+        if (batch_sampler is not None and self._none(batch_sampler) is not True
+                and batch_size is not None and not _is_one(batch_size)):
+            bound = [f"`{k}`" for k in ("batch_size", "batch_sampler") if k not in own]
+            held = f" ({' and '.join(bound)} bound by the `functools.partial` of `DataLoader`)" if bound else ""
+            self.report(call, f"`batch_size=` with a `batch_sampler=`{held}: the DataLoader raises ValueError; "
+                              "the batch sampler decides the batch size")
+            return
         shuffle = keyword_argument(self.ctx, call, "shuffle")
         if shuffle is None or not is_constant(shuffle, "True"):
             return
-        own = {arg.keyword.value for arg in call.args if arg.keyword is not None}
         for name in ("batch_sampler", "sampler"):
             value = keyword_argument(self.ctx, call, name)
             if value is not None and self._none(value) is not True:
