@@ -38,7 +38,7 @@ from sanitizer.core.loss_calls import LossCall
 from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
 from sanitizer.core.naming import ModelIndex, params_of, script_variable, unwrap_compiled
-from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, norms_from_squares, squared_norms
+from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, inexact, norms_from_squares, squared_norms
 from sanitizer.core.script_lint import ScriptLint, entry_file
 from sanitizer.core.sink import Sink
 from sanitizer.core.sources import DataSources, kept_for_validation
@@ -961,7 +961,7 @@ def _overriding(detectors: list[Detector], callback: str) -> list[Detector]:
 
 
 def _floating(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
-    return [t for t in tensors if t.is_floating_point() and t.numel()]
+    return [t for t in tensors if inexact(t) and t.numel()]
 
 
 def _any_nonfinite(values: dict[str, list[float]], names: tuple[str, ...]) -> bool:
