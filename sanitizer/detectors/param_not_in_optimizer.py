@@ -130,12 +130,15 @@ class ParamNotInOptimizerDetector(Detector):
 
 def _replaced(missing: list[tuple[str, Any]], named: list[tuple[str, Any]], record: StepRecord) -> bool:
     """The model's parameters outside the optimizer stand in for ones the optimizer
-    holds and the model no longer has, of the same shapes: the module assigned new
-    `nn.Parameter`s in its forward (an EMA codebook rebuilt each step)."""
+    holds and the model no longer has, of the same shapes, which got no gradients:
+    the module assigned new `nn.Parameter`s in its forward (an EMA codebook rebuilt
+    each step). Tensors of the optimizer outside the model that get gradients are
+    used: copies trained in the model's place (`functional_call(model, params, x)`)."""
     if not missing:
         return False
     in_model = {id(p) for _, p in named}
-    return shapes_match((param for _, param in missing), (p for p in record.training_params if id(p) not in in_model))
+    unused = (p for p in record.training_params if id(p) not in in_model and p.grad is None)
+    return shapes_match((param for _, param in missing), unused)
 
 
 def _verbs(params: list[str], one: str, several: str) -> str:
