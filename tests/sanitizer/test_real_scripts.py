@@ -29,12 +29,12 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("gradient_clearing.py", "--clear", how)
     for how in ("zero_grad", "in_place", "data", "model", "none_by_hand", "after_step", "accumulate")] + [
     ("dqn_own_env.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",), ("lr_runaway.py", "healthy"),
-    ("functional_clones.py",)]
+    ("functional_clones.py",), ("mixup_likelihood.py",)]
 PRELAUNCH += [("lr_runaway.py", "outlier"), ("lr_runaway.py", "tensor-lr")]
 PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               *[("complex_filter.py", "--dtype", dtype, "--inf-imag", "12") for dtype in COMPLEX_DTYPES],
-              ("complex_filter.py", "--nan-input", "10"),
+              ("complex_filter.py", "--nan-input", "10"), ("mixup_likelihood.py", "--corrupt-step", "40"),
               ("eval_mode_left_on.py", "--bug"), ("eval_mode_left_on.py", "--bug", "--functional"),
               ("eval_mode_left_on.py", "--bug", "--frozen-bn"), ("warmup_blowup.py", "--peak-lr", "3"),
               ("steady_climb.py", "--endless-warmup"), ("summed_validation.py", "--overfit"),
@@ -295,6 +295,16 @@ def test_policy_gradient_training_is_not_judged_by_its_loss(script_runs: ScriptR
     assert first < 15 and last > 150, run.stdout
     assert run.events() == []
     assert any("policy-gradient objective" in note for note in run.report["summary"]["notes"])
+
+
+def test_a_mixup_weight_drawn_from_a_distribution_is_no_action(script_runs: ScriptRuns) -> None:
+    """`Beta(a, a).sample()` mixes the batches and the Gaussian log-likelihood is of the
+    targets: no log-probability of a sample, so no policy gradient; a corrupt batch's
+    spike is judged."""
+    run = script_runs.get("mixup_likelihood.py", "--corrupt-step", "40")
+    assert run.returncode == 0, run.stderr
+    assert not any("policy-gradient" in note for note in run.report["summary"]["notes"]), run.report["summary"]
+    assert run.first("loss_spike")["step"] == 40 and run.first("grad_spike")["step"] == 40
 
 
 def test_optimizers_stepped_inside_backward_make_one_step_per_pass(script_runs: ScriptRuns) -> None:
