@@ -112,9 +112,10 @@ def squared_norms(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
 
     On CPU a BLAS dot product of fp32 values is about twice as fast as
     `_foreach_norm`; elsewhere (and for 16-bit values, whose dot would overflow)
-    the fused `_foreach_norm` is used. NaN and Inf propagate either way.
+    the fused `_foreach_norm` is used (complex values too, see `norms`). NaN and Inf
+    propagate either way.
     """
-    tensors = [real_view(t) for t in local_values(tensors)]  # FSDP's DTensor gradients: this rank's shard
+    tensors = local_values(tensors)  # FSDP's DTensor gradients: this rank's shard, no collective
     if all(t.is_cpu and t.dtype is torch.float32 for t in tensors):
         return [torch.dot(flat, flat) for flat in (t.reshape(-1) for t in tensors)]
     return list(torch._foreach_pow(norms(tensors), 2))
