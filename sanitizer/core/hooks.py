@@ -344,9 +344,10 @@ def _dropout_observer(session: Sanitizer, where: str, default_training: bool) ->
 
 
 def _install_distribution_patches(session: Sanitizer, stack: ExitStack) -> None:
-    """`sample()` and `log_prob()` of torch's distributions: both in one run, the latter
-    differentiated, make the loss a policy-gradient objective (see `Sanitizer.on_log_prob`)."""
-    sample = _result_observer(session, "Distribution.sample", lambda args, kwargs, result: session.on_sample())
+    """`sample()` and `log_prob()` of torch's distributions: a log_prob() of a sample (an
+    action), and one differentiated, make the loss a policy-gradient objective (see
+    `Sanitizer.on_log_prob`)."""
+    sample = _result_observer(session, "Distribution.sample", lambda args, kwargs, result: session.on_sample(result))
     log_prob = _result_observer(session, "Distribution.log_prob", lambda args, kwargs, result: session.on_log_prob(
         args[1] if len(args) > 1 else kwargs.get("value"), result))
     for owner in _distribution_classes():

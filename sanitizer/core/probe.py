@@ -75,12 +75,27 @@ def _read_dtype(dtype: torch.dtype) -> torch.dtype:
     return torch.float64 if dtype == torch.float64 else torch.float32
 
 
+def inexact(tensor: torch.Tensor) -> bool:
+    """Whether `tensor` holds values that can be NaN or Inf: real floating-point or complex."""
+    return tensor.is_floating_point() or tensor.is_complex()
+
+
+def real_view(tensor: torch.Tensor) -> torch.Tensor:
+    """A complex tensor's real and imaginary parts as a real tensor (`view_as_real`, no
+    copy unless its conjugate bit is set); any other tensor as it is. Its L2 norm is the
+    complex tensor's, and it is NaN or Inf where either part is: norms of complex
+    tensors are real, and the reductions that cannot take complex values can take it."""
+    return torch.view_as_real(tensor.resolve_conj()) if tensor.is_complex() else tensor
+
+
 def norms(tensors: list[torch.Tensor], order: float = 2) -> list[torch.Tensor]:
-    """Per-tensor norms as 0-d tensors: float32, or float64 for float64 tensors.
+    """Per-tensor norms as 0-d tensors: float32, or float64 for float64 tensors
+    (complex ones as their real and imaginary parts, see `real_view`).
 
     `_foreach_norm` cannot narrow float64 to float32, and a float64 model's
     values may not fit float32 anyway: each dtype family gets its own call.
     """
+    tensors = [real_view(t) for t in tensors]
     result: list[torch.Tensor] = []
     placed: list[int] = []
     for dtype in (torch.float32, torch.float64):
@@ -97,7 +112,8 @@ def squared_norms(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
 
     On CPU a BLAS dot product of fp32 values is about twice as fast as
     `_foreach_norm`; elsewhere (and for 16-bit values, whose dot would overflow)
-    the fused `_foreach_norm` is used. NaN and Inf propagate either way.
+    the fused `_foreach_norm` is used (complex values too, see `norms`). NaN and Inf
+    propagate either way.
     """
     tensors = local_values(tensors)  # FSDP's DTensor gradients: this rank's shard, no collective
     if all(t.is_cpu and t.dtype is torch.float32 for t in tensors):
@@ -117,7 +133,7 @@ def norms_from_squares(tensors: list[torch.Tensor], squares: list[float]) -> lis
     result = [math.sqrt(value) for value in squares]
     again = [i for i, value in enumerate(squares) if value == math.inf and i < len(tensors)]
     if again:
-        exact = [torch.linalg.vector_norm(tensor, dtype=torch.float64)
+        exact = [torch.linalg.vector_norm(real_view(tensor), dtype=torch.float64)
                  for tensor in local_values([tensors[i] for i in again])]
         for i, value in zip(again, _read_floats(exact)):
             result[i] = value
@@ -188,7 +204,8 @@ def magnitude_ends(tensor: torch.Tensor) -> tuple[torch.Tensor, ...]:
     not vectorized (about 20 times slower on an activation of 512 KB). On a GPU,
     the inf-norm: one reduction with one output, whose launch takes the host 20 us
     against 28 for `aminmax` (H200, `bench/sanitizer_profile.py`), paid once per
-    traced module and step."""
+    traced module and step. A complex tensor's are those of its parts (`real_view`)."""
+    tensor = real_view(tensor)
     if tensor.is_cpu:
         return torch.aminmax(tensor)
     return (torch.linalg.vector_norm(tensor, math.inf),)

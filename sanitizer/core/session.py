@@ -11,7 +11,7 @@ import os
 import sys
 import time
 import weakref
-from collections import Counter
+from collections import Counter, deque
 from contextlib import ExitStack
 from typing import Any, Iterable, TextIO
 
@@ -38,7 +38,7 @@ from sanitizer.core.loss_calls import LossCall
 from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
 from sanitizer.core.naming import ModelIndex, class_name, params_of, script_variable, unwrap_compiled
-from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, norms_from_squares, squared_norms
+from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, inexact, norms_from_squares, squared_norms
 from sanitizer.core.script_lint import ScriptLint, entry_file
 from sanitizer.core.sink import Sink
 from sanitizer.core.sources import DataSources, kept_for_validation
@@ -56,6 +56,7 @@ RL_ENVIRONMENTS = ("gymnasium", "gym", "dm_env", "envpool", "pettingzoo")
 RL_NOT_JUDGED = ("follow the returns, not the fit, so loss and gradient spikes, divergence, vanishing "
                  "gradients and over- or underfitting were not judged")
 UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
+RECENT_SAMPLES = 16  # values of sample() kept (weakly) to tell whether a log_prob() is of one
 PROBE_PASSES = 2  # backward passes counted as steps, at most, before a first optimizer step renumbers them
 MAX_EVAL_MAGNITUDES = 256  # per-sample loss vectors of one step's evaluation kept for the NaN check
 _set_grad_enabled = torch._C._set_grad_enabled  # torch.no_grad() without its Python layers
@@ -104,7 +105,10 @@ class Sanitizer:
         self.device: str | None = None
         self.fp16 = False
         self._reinforcement_learning: str | None = None  # why the run is, once known (see the property)
-        self._sampled = False  # a torch.distributions sample() was drawn
+        # the latest values torch.distributions' sample() returned, until a log_prob() of one
+        # is seen: an action's, not a mixing weight's (mixup's Beta(a, a).sample())
+        self._samples: deque[weakref.ref[torch.Tensor]] = deque(maxlen=RECENT_SAMPLES)
+        self._log_prob_of_sample = False
         self._target_network = False  # the trained model was copied into another one while training
         self._log_prob_of_constant = False  # a log_prob() autograd differentiates, of a value it does not
         self.exit_code: int | None = None
@@ -509,14 +513,23 @@ class Sanitizer:
     def policy_gradient(self) -> bool:
         """The loss is a policy-gradient (score-function) objective: log-probabilities of
         actions the run sampled, weighted by returns. Its level says nothing about fit."""
-        return self._sampled and self._log_prob_of_constant
+        return self._log_prob_of_sample and self._log_prob_of_constant
 
-    def on_sample(self) -> None:
-        self._sampled = True
+    def on_sample(self, value: Any) -> None:
+        if not self._log_prob_of_sample and isinstance(value, torch.Tensor):
+            self._samples.append(weakref.ref(value))
 
     def on_log_prob(self, value: Any, log_prob: Any) -> None:
-        """A log-probability that autograd differentiates, of a value it does not: an action
-        (a flow's likelihood of data it transformed differentiates the value too)."""
+        """A log-probability of a value a `sample()` returned, or a view of one: an action's
+        (PPO takes it while collecting, without gradients, and differentiates the
+        log-probabilities of a buffer of the actions later). And a log-probability that
+        autograd differentiates, of a value it does not: an action's (a flow's likelihood
+        of data it transformed differentiates the value too)."""
+        if not self._log_prob_of_sample and isinstance(value, torch.Tensor):
+            sampled = [drawn for ref in self._samples if (drawn := ref()) is not None]
+            if any(value is drawn or value._base is drawn for drawn in sampled):
+                self._log_prob_of_sample = True
+                self._samples.clear()
         if self._log_prob_of_constant:
             return  # seen: nothing more to learn from the calls
         if (isinstance(log_prob, torch.Tensor) and log_prob.requires_grad and torch.is_grad_enabled()
@@ -961,7 +974,7 @@ def _overriding(detectors: list[Detector], callback: str) -> list[Detector]:
 
 
 def _floating(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
-    return [t for t in tensors if t.is_floating_point() and t.numel()]
+    return [t for t in tensors if inexact(t) and t.numel()]
 
 
 def _any_nonfinite(values: dict[str, list[float]], names: tuple[str, ...]) -> bool:

@@ -23,7 +23,7 @@ from torch import nn
 
 from sanitizer.core import locations
 from sanitizer.core.backward_steps import in_backward
-from sanitizer.core.probe import INPUT_SLOT
+from sanitizer.core.probe import INPUT_SLOT, inexact
 
 if TYPE_CHECKING:
     from sanitizer.core.session import Sanitizer
@@ -147,7 +147,7 @@ class ForwardTracer:
             self._session.fp16 = self._session.fp16 or _autocast_fp16()
         # a batch has no autograd history; an input that has one (a GAN's discriminator
         # fed the generator's output) was computed by a model, and is traced as such
-        if (self._trace and batch is not None and batch.is_floating_point() and batch.numel()
+        if (self._trace and batch is not None and inexact(batch) and batch.numel()
                 and batch.grad_fn is None and not loss_module):
             if probe.add_trail(INPUT_SLOT, batch):
                 # where this model got this batch: the step's first call costs nothing more
@@ -166,7 +166,7 @@ class ForwardTracer:
         last = self._last_output
         if last is not None and last() is tensor:
             return
-        if tensor.is_floating_point() and tensor.numel():
+        if inexact(tensor) and tensor.numel():
             follows_traced = grad and _activation_of(tensor, self._last_node)
             self._remember(tensor)  # traced once, however many children read it
             if not follows_traced:
@@ -195,7 +195,7 @@ class ForwardTracer:
             return
         self._remember(tensor)
         if (not self._trace or isinstance(module, UNTRACED)
-                or not tensor.is_floating_point() or tensor.numel() == 0):
+                or not inexact(tensor) or tensor.numel() == 0):
             return
         self._session.probe.add_trail(self._slot(module), tensor)
         if self._calls and grad and isinstance(output, (tuple, list)):

@@ -18,7 +18,7 @@ from torch import nn
 from sanitizer.core import locations
 from sanitizer.core.loss_line import loss_site
 from sanitizer.core.naming import model_variable
-from sanitizer.core.probe import INPUT_SLOT, StepRecord
+from sanitizer.core.probe import INPUT_SLOT, StepRecord, inexact
 from sanitizer.detectors import graphs
 from sanitizer.detectors.base import Detector
 from sanitizer.detectors.stats import median
@@ -364,7 +364,7 @@ def _untrained_nonfinite(record: StepRecord) -> tuple[str, str] | None:
             continue
         tensors = [*model.named_parameters(), *model.named_buffers()]
         for name, tensor in tensors:
-            if tensor.is_floating_point() and tensor.numel() and not bool(torch.isfinite(tensor).all()):
+            if inexact(tensor) and tensor.numel() and not bool(torch.isfinite(tensor).all()):
                 label = model_variable(model) or type(model).__name__
                 return label, f"{label}.{name}"
     return None
@@ -376,7 +376,7 @@ def _nonfinite_target(record: StepRecord, index: int) -> tuple[str, str, int, in
     that loss went non-finite with no module to blame."""
     call = record.loss_calls[index] if index < len(record.loss_calls) else None
     target = call.target() if call is not None and call.target is not None else None
-    if target is None or not target.is_floating_point():
+    if target is None or not inexact(target):
         return None
     finite = torch.isfinite(target)
     bad = int(finite.numel() - finite.sum())

@@ -1,7 +1,8 @@
 """Model parameters that receive gradients no optimizer applies: checked at the first
-step, and again at steps 2, 4, 8, ... (a backbone unfrozen later, its optimizer left
-as it was), counted again from the first step of each optimizer that steps for the
-first time (a second stage with a head built after its optimizer). A parameter that requires grad but gets none (an EMA target encoder
+step, and again at steps 2, 4, 8, ..., 64, then every 64 steps and once when the run
+ends (a backbone unfrozen later, its optimizer left as it was), counted again from the
+first step of each optimizer that steps for the first time (a second stage with a head
+built after its optimizer). A parameter that requires grad but gets none (an EMA target encoder
 updated under `no_grad`) is not one. An optimizer that stopped stepping (stage 1's,
 still alive while stage 2's steps only the head) holds its parameters for nothing:
 one that has not stepped for STALE_STEPS steps, and four times its longest gap
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 MAX_EVENTS = 20
 STAGES = 16  # new optimizers that restart the checks (not one built every step)
 STALE_STEPS = 16
+CHECK_EVERY = 64  # steps between two checks once the doubling reaches it
 
 
 class ParamNotInOptimizerDetector(Detector):
@@ -38,6 +40,7 @@ class ParamNotInOptimizerDetector(Detector):
         # the gradient each parameter of a stopped optimizer had when first seen so: one
         # left from its last step (a teacher trained first, then only run) is no new one
         self._seen_grads: dict[int, tuple[int, int]] = {}
+        self._checked_at: int | None = None  # the step of the latest check
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial or not record.training_params or record.joins_previous:
@@ -47,15 +50,29 @@ class ParamNotInOptimizerDetector(Detector):
             self.checks = 0  # a new optimizer, a new stage: checked at its steps 1, 2, 4, ...
         self._follow(record)
         self.checks += 1
-        if self.checks & (self.checks - 1):  # steps 1, 2, 4, 8, ...
+        if self.checks & (self.checks - 1) and self.checks % CHECK_EVERY:  # steps 1, 2, 4, ..., 64, 128, 192, ...
             return
         self._held[record.optimizer_id] = {id(p) for p in record.training_params}
-        stale = self._held_only_by_stale(record.step)
-        in_optimizers = sink.optimizer_params() - stale
+        self._check(record.step, sink, record if self.checks == 1 else None)
+
+    def on_end(self, sink: Sink) -> None:
+        """The steps since the last check: a backbone unfrozen after it."""
+        if self._checked_at is not None and self._checked_at < sink.completed_steps:
+            self._check(sink.completed_steps, sink)
+
+    def _check(self, step: int, sink: Sink, first: StepRecord | None = None) -> None:
+        """Report the parameters outside every optimizer that have gradients at `step`;
+        `first`: the first step of an optimizer, when parameters it holds may have been replaced."""
+        previous, self._checked_at = self._checked_at, step
+        stale = self._held_only_by_stale(step)
+        # the optimizers that stepped hold their parameters still if the script dropped
+        # them by now (an optimizer local to a function that returned, at the run's end)
+        held = sink.optimizer_params().union(*self._held.values())
+        in_optimizers = held - stale
         named = sink.named_parameters()
         outside = [(name, p) for name, p in named
                    if p.requires_grad and id(p) not in in_optimizers and name not in self.missing]
-        replaced = self.checks == 1 and _replaced(outside, named, record)
+        replaced = first is not None and _replaced(outside, named, first)
         missing = outside if replaced else [(name, p) for name, p in outside
                                             if p.grad is not None and (id(p) not in stale or self._new_gradient(p))]
         if not missing:
@@ -64,30 +81,34 @@ class ParamNotInOptimizerDetector(Detector):
         owners = [sink.param_module_name(p) for _, p in missing]
         site = locations.user_site()
         names = [name for name, _ in missing]
+        # found after the first check: the gradients began between the check before and this one
+        since = {"unseen_at": previous} if previous is not None and not replaced else {}
+        when = f" (seen at step {step}, not yet at step {previous})" if since else ""
         for module, params in list(by_module(names, owners).items())[:MAX_EVENTS]:
             if replaced:
                 message = (f"{', '.join(params)}: new nn.Parameter objects assigned after the optimizer was "
                            "built, held by no optimizer; the optimizer still holds the ones they replaced, which "
                            "the model no longer uses")
             elif all(id(dict(missing)[name]) in stale for name in params):
-                message = (f"{', '.join(params)} {_verbs(params, 'receives', 'receive')} gradients but only an "
-                           f"optimizer that stopped stepping holds {_verbs(params, 'it', 'them')} (an earlier "
+                message = (f"{', '.join(params)} {_verbs(params, 'receives', 'receive')} gradients{when} but only "
+                           f"an optimizer that stopped stepping holds {_verbs(params, 'it', 'them')} (an earlier "
                            f"stage's?): {_verbs(params, 'it is', 'they are')} no longer updated")
             else:
-                message = (f"{', '.join(params)} {_verbs(params, 'receives', 'receive')} gradients but no optimizer "
-                           f"holds {_verbs(params, 'it', 'them')}: no optimizer step ever updates "
+                message = (f"{', '.join(params)} {_verbs(params, 'receives', 'receive')} gradients{when} but no "
+                           f"optimizer holds {_verbs(params, 'it', 'them')}: no optimizer step ever updates "
                            f"{_verbs(params, 'it', 'them')} (a copy updated by hand, an EMA teacher, needs no "
                            "gradients: requires_grad_(False))")
-            sink.emit("param_not_in_optimizer", record.step, message, module=module, param=params[0], where=site,
-                      extra={"params": params, **({"replaced": True} if replaced else {})})
-
+            sink.emit("param_not_in_optimizer", step, message, module=module, param=params[0], where=site,
+                      extra={"params": params, **({"replaced": True} if replaced else {}), **since})
 
     def _follow(self, record: StepRecord) -> None:
         optimizer = record.optimizer_id
         last = self._last_step.get(optimizer)
         if last is not None:
             self._gap[optimizer] = max(self._gap.get(optimizer, 1), record.step - last)
-        elif len(self._held) < STAGES:
+        held = self._held.get(optimizer)
+        if (held is not None or len(self._held) < STAGES) and len(held or ()) != len(record.training_params):
+            # its first step, or parameters added to it (`add_param_group`) or frozen since
             self._held[optimizer] = {id(p) for p in record.training_params}
         self._last_step[optimizer] = record.step
 
@@ -109,12 +130,15 @@ class ParamNotInOptimizerDetector(Detector):
 
 def _replaced(missing: list[tuple[str, Any]], named: list[tuple[str, Any]], record: StepRecord) -> bool:
     """The model's parameters outside the optimizer stand in for ones the optimizer
-    holds and the model no longer has, of the same shapes: the module assigned new
-    `nn.Parameter`s in its forward (an EMA codebook rebuilt each step)."""
+    holds and the model no longer has, of the same shapes, which got no gradients:
+    the module assigned new `nn.Parameter`s in its forward (an EMA codebook rebuilt
+    each step). Tensors of the optimizer outside the model that get gradients are
+    used: copies trained in the model's place (`functional_call(model, params, x)`)."""
     if not missing:
         return False
     in_model = {id(p) for _, p in named}
-    return shapes_match((param for _, param in missing), (p for p in record.training_params if id(p) not in in_model))
+    unused = (p for p in record.training_params if id(p) not in in_model and p.grad is None)
+    return shapes_match((param for _, param in missing), unused)
 
 
 def _verbs(params: list[str], one: str, several: str) -> str:

@@ -21,7 +21,7 @@ from typing import Iterable
 import torch
 from torch import nn
 
-from sanitizer.core.probe import norms
+from sanitizer.core.probe import inexact, norms
 
 FINGERPRINT_FORMAT = "<2f"  # L1 norm, L2 norm
 FINGERPRINT_BYTES = struct.calcsize(FINGERPRINT_FORMAT)
@@ -49,7 +49,7 @@ def replicated_tensors(roots: Iterable[nn.Module]) -> list[tuple[str, torch.Tens
 
 
 def _comparable(tensor: torch.Tensor) -> bool:
-    if not tensor.is_floating_point() or tensor.numel() == 0 or tensor.is_sparse:
+    if not inexact(tensor) or tensor.numel() == 0 or tensor.is_sparse:
         return False
     from torch.distributed.tensor import DTensor
     return not isinstance(tensor, DTensor)

@@ -8,7 +8,9 @@ PRELAUNCH += [("pruned_midrun.py", "--fault"), ("pruned_midrun.py",), ("unused_p
               ("fitting.py", "underfit"), ("replaced_parameters.py",), ("fitting.py", "mismatch"),
               ("two_stage.py",), ("two_stage.py", "--unfreeze-at", "10", "--rebuild"),
               ("two_stage.py", "--unfreeze-at", "10"), ("scripted_submodule.py",),
-              ("scripted_submodule.py", "whole")]
+              ("scripted_submodule.py", "whole"),
+              ("two_stage.py", "--steps", "100", "--unfreeze-at", "71"),
+              ("two_stage.py", "--steps", "100", "--unfreeze-at", "71", "--add-group")]
 
 
 def test_branch_never_called_is_unused(script_runs: ScriptRuns) -> None:
@@ -95,6 +97,20 @@ def test_a_backbone_unfrozen_later_outside_the_optimizer(script_runs: ScriptRuns
     events = run.events("param_not_in_optimizer")
     assert [(e["step"], e["module"]) for e in events] == [(16, "backbone.0"), (16, "backbone.2")], events
     assert all("receive gradients" in e["message"] for e in events)
+
+
+def test_a_backbone_unfrozen_after_the_last_doubling_check_is_found_at_the_end(script_runs: ScriptRuns) -> None:
+    """Unfrozen at step 71 of 100: no check of steps 1, 2, 4, ..., 64, 128 sees it; the
+    check at the end does, and says the step before which it began. Given to the
+    optimizer with `add_param_group` instead, it is no problem, though that optimizer,
+    local to a function, is gone when the run ends."""
+    run = script_runs.get("two_stage.py", "--steps", "100", "--unfreeze-at", "71")
+    events = run.events("param_not_in_optimizer")
+    assert [(e["step"], e["module"], e["unseen_at"]) for e in events] == [(100, "backbone.0", 64),
+                                                                        (100, "backbone.2", 64)], events
+    assert "(seen at step 100, not yet at step 64)" in events[0]["message"]
+    run = script_runs.get("two_stage.py", "--steps", "100", "--unfreeze-at", "71", "--add-group")
+    assert run.returncode == 0 and run.events() == [], run.events()
 
 
 def test_a_parameter_outside_the_optimizer_is_no_replacement(script_runs: ScriptRuns) -> None:

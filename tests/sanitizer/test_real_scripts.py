@@ -14,8 +14,10 @@ import pytest
 from sanitizer_harness import PRELAUNCH, Run, ScriptRuns, line_of
 
 DTYPES = ["float64", "float32", "bfloat16", "float16"]
+COMPLEX_DTYPES = ["cfloat", "cdouble"]
 ENDINGS = ["dropout", "act", "tanh"]
 HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
+    ("complex_filter.py", "--dtype", dtype) for dtype in COMPLEX_DTYPES] + [
     ("gated_lm.py", "--ending", ending) for ending in ENDINGS] + [
     ("eval_mode_left_on.py",), ("eval_mode_left_on.py", "--frozen-bn"), ("eval_mode_left_on.py", "--functional"),
     ("warmup_blowup.py",),
@@ -26,10 +28,13 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("grad_accumulation.py",), ("grad_accumulation.py", "--dtype", "bfloat16"), ("cross_validation.py",)] + [
     ("gradient_clearing.py", "--clear", how)
     for how in ("zero_grad", "in_place", "data", "model", "none_by_hand", "after_step", "accumulate")] + [
-    ("dqn_own_env.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",), ("lr_runaway.py", "healthy")]
+    ("dqn_own_env.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",), ("lr_runaway.py", "healthy"),
+    ("functional_clones.py",), ("mixup_likelihood.py",)]
 PRELAUNCH += [("lr_runaway.py", "outlier"), ("lr_runaway.py", "tensor-lr")]
 PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
+              *[("complex_filter.py", "--dtype", dtype, "--inf-imag", "12") for dtype in COMPLEX_DTYPES],
+              ("complex_filter.py", "--nan-input", "10"), ("mixup_likelihood.py", "--corrupt-step", "40"),
               ("eval_mode_left_on.py", "--bug"), ("eval_mode_left_on.py", "--bug", "--functional"),
               ("eval_mode_left_on.py", "--bug", "--frozen-bn"), ("warmup_blowup.py", "--peak-lr", "3"),
               ("steady_climb.py", "--endless-warmup"), ("summed_validation.py", "--overfit"),
@@ -74,6 +79,26 @@ def test_every_training_dtype_is_checked_alike(script_runs: ScriptRuns, dtype: s
     assert where["nonfinite_activation"] == (12, "body.2")
     assert where["nonfinite_grad"][0] == 12
     assert where["nonfinite_loss"][0] == 13
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES)
+def test_complex_parameters_are_checked_in_both_parts(script_runs: ScriptRuns, dtype: str) -> None:
+    """A complex filter weight whose imaginary part alone turns Inf: found in the
+    parameter, then in the output of the module that multiplies by it."""
+    run = script_runs.get("complex_filter.py", "--dtype", dtype, "--inf-imag", "12")
+    assert run.returncode == 0, run.stderr
+    where = _where(run)
+    assert "sanitizer_error" not in where, run.events("sanitizer_error")
+    assert where["nonfinite_param"] == (11, "mix") and run.first("nonfinite_param")["param"] == "mix.weight"
+    assert where["nonfinite_activation"] == (12, "mix")
+
+
+def test_a_nan_batch_of_a_model_with_complex_parameters_is_found(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("complex_filter.py", "--nan-input", "10")
+    assert run.returncode == 0, run.stderr
+    where = _where(run)
+    assert "sanitizer_error" not in where, run.events("sanitizer_error")
+    assert where["nonfinite_input"][0] == 10 and where["nonfinite_loss"][0] == 10
 
 
 @pytest.mark.parametrize("ending", ENDINGS)
@@ -276,6 +301,16 @@ def test_policy_gradient_training_is_not_judged_by_its_loss(script_runs: ScriptR
     assert first < 15 and last > 150, run.stdout
     assert run.events() == []
     assert any("policy-gradient objective" in note for note in run.report["summary"]["notes"])
+
+
+def test_a_mixup_weight_drawn_from_a_distribution_is_no_action(script_runs: ScriptRuns) -> None:
+    """`Beta(a, a).sample()` mixes the batches and the Gaussian log-likelihood is of the
+    targets: no log-probability of a sample, so no policy gradient; a corrupt batch's
+    spike is judged."""
+    run = script_runs.get("mixup_likelihood.py", "--corrupt-step", "40")
+    assert run.returncode == 0, run.stderr
+    assert not any("policy-gradient" in note for note in run.report["summary"]["notes"]), run.report["summary"]
+    assert run.first("loss_spike")["step"] == 40 and run.first("grad_spike")["step"] == 40
 
 
 def test_optimizers_stepped_inside_backward_make_one_step_per_pass(script_runs: ScriptRuns) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import torch
 
-from sanitizer.core.probe import Gather, norms, squared_norms
+from sanitizer.core.probe import Gather, magnitude_ends, norms, norms_from_squares, squared_norms
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.bfloat16, torch.float16])
@@ -18,6 +18,25 @@ def test_squared_norms_in_every_training_dtype(dtype: torch.dtype) -> None:
     gather.add("grads", squared_norms(tensors))
     first, second = gather.read()["grads"]
     assert first == pytest.approx(36.0) and math.isnan(second)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_norms_of_complex_tensors_are_real_and_see_both_parts(dtype: torch.dtype) -> None:
+    """|3+4j| = 5 in each of four values: a squared norm of 100. A NaN or Inf in the
+    imaginary part alone is found; a conjugated view is measured as its values."""
+    five = torch.full((4,), 3 + 4j, dtype=dtype)
+    tensors = [five, five.conj(), torch.tensor([complex(1, float("nan"))], dtype=dtype),
+               torch.tensor([complex(1, float("inf"))], dtype=dtype)]
+    gather = Gather()
+    gather.add("grads", squared_norms(tensors))
+    square, conjugated, nan, inf = gather.read()["grads"]
+    assert square == pytest.approx(100.0) and conjugated == pytest.approx(100.0)
+    assert math.isnan(nan) and inf == math.inf
+    assert norms_from_squares([five], [math.inf]) == [pytest.approx(10.0)]  # measured again, exactly
+    assert [n.dtype.is_complex for n in norms(tensors, 1)] == [False] * 4
+    gather = Gather()
+    gather.add("ends", [end for tensor in tensors[2:] for end in magnitude_ends(tensor)])
+    assert any(math.isnan(value) for value in gather.read()["ends"])
 
 
 def test_float64_norms_keep_their_range() -> None:

@@ -329,9 +329,13 @@ def test_halt_on_an_end_of_run_kind_does_not_break_closing(tmp_path: Path) -> No
     ("categorical_nll", False),  # log_prob of the labels: a cross-entropy in other words
     ("sampled_without_grad", False),  # samples drawn for a look at the model, log_prob not trained
     ("flow_likelihood", False),  # a normalizing flow: log_prob of the data it transformed, samples to look at
+    # PPO: the actions' log-probabilities taken while collecting, without gradients; later
+    # those of the actions copied into a buffer, differentiated
+    ("ppo_buffer", True),
+    ("mixup_likelihood", False),  # a Gaussian likelihood of targets mixed by a Beta sample: no action
 ])
 def test_a_policy_gradient_loss_is_told_apart(tmp_path: Path, objective: str, policy_gradient: bool) -> None:
-    from torch.distributions import Categorical, Normal
+    from torch.distributions import Beta, Categorical, Normal
     torch.manual_seed(0)
     model = nn.Linear(3, 2)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
@@ -346,6 +350,19 @@ def test_a_policy_gradient_loss_is_told_apart(tmp_path: Path, objective: str, po
                 loss = -dist.log_prob(torch.randn(5)).mean() + dist.rsample().pow(2).mean()
             elif objective == "categorical_nll":
                 loss = -Categorical(logits=out).log_prob(torch.randint(0, 2, (5,))).mean()
+            elif objective == "ppo_buffer":
+                with torch.no_grad():
+                    rollout = Categorical(logits=model(torch.randn(5, 3)))
+                    actions = rollout.sample()
+                    old = rollout.log_prob(actions)
+                buffer = actions.clone()
+                ratio = (Categorical(logits=out).log_prob(buffer) - old).exp()
+                loss = -(ratio * torch.randn(5)).mean()
+            elif objective == "mixup_likelihood":
+                mixing = Beta(0.4, 0.4).sample()
+                target = torch.randn(5)
+                mixed = mixing * target + (1 - mixing) * target.flip(0)
+                loss = -Normal(out[:, 0], out[:, 1].exp()).log_prob(mixed).mean()
             elif objective == "flow_likelihood":
                 prior = Normal(torch.zeros(2), torch.ones(2))
                 loss = -prior.log_prob(out).sum(1).mean()  # `out`, the flow of the data, carries a gradient
