@@ -70,7 +70,9 @@ class EvalWithoutNoGrad(Rule):
 
     ## Limitations
     The model must be called by the same expression that `.eval()` was called
-    on (or through its wrapper's `.module`), in the same function or in a function of the file that it then calls
+    on (or through its wrapper's `.module`, or through a method of a module class
+    of the file that runs its layers with no decorator and no grad mode of its
+    own: `lm_model.log_prob(words)`), in the same function or in a function of the file that it then calls
     (`model.eval()` at module level, then `evaluate(loader)`). Functions of
     other modules are not followed. A function with an unresolvable
     decorator (the entry points of command-line frameworks, `@hydra.main`,
@@ -307,6 +309,30 @@ class EvalWithoutNoGrad(Rule):
         "for data in val_loader:\n"
         "    print(model(data).item())  # expect: TL406\n"
         "    print(model(data, mode='generator').item())  # expect: TL406\n",
+        # the evaluation forward through a method of the model's class (RAdam's `lm_model.log_prob(words)`)
+        "import math\n"
+        "\n"
+        "import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "\n"
+        "class LM(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.emb = nn.Embedding(100, 16)\n"
+        "        self.out = nn.Linear(16, 100)\n"
+        "\n"
+        "    def log_prob(self, w):\n"
+        "        return torch.log_softmax(self.out(self.emb(w)), -1)\n"
+        "\n"
+        "\n"
+        "def evaluate(loader, lm_model, criterion):\n"
+        "    lm_model.eval()\n"
+        "    total = 0.0\n"
+        "    for words, labels in loader:\n"
+        "        output = lm_model.log_prob(words)  # expect: TL406\n"
+        "        total += criterion(output, labels).item()\n"
+        "    return math.exp(total / len(loader))\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -597,6 +623,49 @@ class EvalWithoutNoGrad(Rule):
         "        with ctx:\n"
         "            outputs.append(model(x).argmax(-1))\n"
         "    return outputs\n",
+        # methods with their own no_grad (decorated or inside), and one that runs no layer
+        "import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "\n"
+        "class LM(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.emb = nn.Embedding(100, 16)\n"
+        "        self.out = nn.Linear(16, 100)\n"
+        "\n"
+        "    def forward(self, w):\n"
+        "        return self.out(self.emb(w))\n"
+        "\n"
+        "    @torch.no_grad()\n"
+        "    def predict(self, w):\n"
+        "        return self.out(self.emb(w)).argmax(-1)\n"
+        "\n"
+        "    def score(self, w):\n"
+        "        with torch.no_grad():\n"
+        "            return torch.log_softmax(self(w), -1)\n"
+        "\n"
+        "    def size(self):\n"
+        "        return sum(p.numel() for p in self.parameters())\n"
+        "\n"
+        "\n"
+        "def evaluate(loader, lm_model):\n"
+        "    lm_model.eval()\n"
+        "    hits, total = 0, 0\n"
+        "    for words, labels in loader:\n"
+        "        hits += (lm_model.predict(words) == labels).sum().item()\n"
+        "        total += lm_model.score(words).sum().item() + lm_model.size()\n"
+        "    return hits, total\n"
+        "\n"
+        "\n"
+        "def train(loader, lm_model, opt):\n"
+        "    for epoch in range(3):\n"
+        "        lm_model.train()\n"
+        "        for words, labels in loader:\n"
+        "            opt.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(lm_model(words), labels).backward()\n"
+        "            opt.step()\n"
+        "        evaluate(loader, lm_model)\n",
     )
 
     def finish(self) -> None:
@@ -606,12 +675,19 @@ class EvalWithoutNoGrad(Rule):
             self._body = body
             CallFlow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
 
+    def _models_called(self, func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
+        """`_models_called`, and the model whose forward-like method of a module class
+        of this file a call runs (`lm_model.log_prob(words)`, see `_forward_methods`)."""
+        if type(func) is cst.Attribute and func.attr.value in self.ctx.shared(_forward_methods):
+            return (func.value,)
+        return _models_called(func)
+
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to: `.train()` / `.eval()`, and
         calls of something that is switched by them somewhere in the file."""
         if mode_switch(self.ctx, node) is not None:
             return True
-        return type(node) is cst.Call and any(_last_name(f) in self._switched for f in _models_called(node.func))
+        return type(node) is cst.Call and any(_last_name(f) in self._switched for f in self._models_called(node.func))
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         mode = mode_switch(self.ctx, node)
@@ -619,7 +695,7 @@ class EvalWithoutNoGrad(Rule):
             receiver = self.ctx.code(mode[0])
             return facts | {receiver} if mode[1] is False else facts - {receiver}
         if type(node) is cst.Call and facts:
-            model = next((f for f in _models_called(node.func) if self.ctx.code(f) in facts), None)
+            model = next((f for f in self._models_called(node.func) if self.ctx.code(f) in facts), None)
             if model is not None and _model_key(self.ctx, model) not in self._frozen and self._in_evaluation_loop(node):
                 self.report(node)
         return facts
@@ -656,7 +732,7 @@ class EvalWithoutNoGrad(Rule):
         block = next((a for a in self.ctx.ancestors(call) if type(a) is cst.If), None)
         if block is None or not any(a is loop for a in self.ctx.ancestors(block)) or self._needs_graph(block):
             return False
-        model = next((f for f in _models_called(call.func)), None)
+        model = next((f for f in self._models_called(call.func)), None)
         at = self.ctx.order_index(call)
         def puts_back(node: cst.CSTNode) -> bool:
             mode = mode_switch(self.ctx, node)
@@ -760,6 +836,47 @@ def _models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
     if type(func) is cst.Attribute and func.attr.value == "module":
         return func, func.value
     return (func,)
+
+
+def _forward_methods(ctx: FileContext) -> frozenset[str]:
+    """Methods that run a module's layers like its `forward` does: defined once in the
+    file, in a class of it that subclasses `nn.Module`, calling `self.<layer>(...)` (or
+    `self(...)`), with no decorator and no grad mode of their own
+    (`def log_prob(self, w): return log_softmax(self.out(self.emb(w)), -1)`)."""
+    found = set()
+    for cls in ctx.nodes_of(cst.ClassDef):
+        if not any(ctx.qualified_name(base.value) == "torch.nn.Module" for base in cls.bases):  # type: ignore[attr-defined]
+            continue
+        # the layers: what the class's methods assign to attributes of `self`
+        layers = {"forward"} | {target.attr.value for node in ctx.subtree(cls.body) if type(node) is cst.AssignTarget
+                                and type(target := node.target) is cst.Attribute  # type: ignore[attr-defined]
+                                and type(target.value) is cst.Name and target.value.value == "self"}
+        for method in cls.body.body:  # type: ignore[attr-defined]
+            if (type(method) is not cst.FunctionDef or method.decorators or method.name.value.startswith("_")
+                    or method.name.value in _NOT_FORWARDS or len(ctx.scopes.functions.get(method.name.value, ())) != 1):
+                continue
+            nodes = ctx.subtree(method.body)
+            runs_layers = any(type(n) is cst.Call and _on_self(n.func, layers) for n in nodes)
+            grad_mode = any(type(n) in (cst.Name, cst.Attribute) and ctx.qualified_name(n) in _GRAD_MODES  # type: ignore[arg-type]
+                            for n in nodes)
+            if runs_layers and not grad_mode:
+                found.add(method.name.value)
+    return frozenset(found)
+
+
+def _on_self(func: cst.BaseExpression, layers: set[str]) -> bool:
+    """`self.layer` (an attribute the class assigns, or `forward`) or `self` itself, called."""
+    return (type(func) is cst.Name and func.value == "self") or (
+        type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self"
+        and func.attr.value in layers)
+
+
+# methods of a module that run no forward, or whose name says what they are
+_NOT_FORWARDS = frozenset({"forward", "train", "eval", "parameters", "named_parameters", "state_dict",
+                           "load_state_dict", "zero_grad", "to", "cuda", "cpu", "half", "float", "apply",
+                           "requires_grad_", "register_buffer", "init_weights", "reset_parameters"})
+_GRAD_MODES = frozenset({"torch.autograd.no_grad", "torch.autograd.inference_mode", "torch.autograd.set_grad_enabled",
+                         "torch.autograd.enable_grad"})
 
 
 def _last_name(expr: cst.BaseExpression) -> str | None:
