@@ -243,16 +243,16 @@ def _analyse(
                 _check_syntax(source)
         return None, []
     with timer.measure("parse"):
-        module = _parse(source)
+        module, exact = _parse_text(source)
     with timer.measure("model"):
         ctx = FileContext(path, source, module, project.external, timer)  # complete before any rule runs
     diagnostics = _run_rules(ctx, active, timer, crashes if crashes is not None else [])
-    if "\t" in source and module.code != source:  # parsed with its indentation's tabs expanded: no fixes
+    if not exact:  # parsed with its indentation's tabs expanded: no fixes
         diagnostics = [replace(d, fix=None) if d.fix is not None else d for d in diagnostics]
     if summarize and facts is not None:
         with timer.measure("file_facts"):
             facts.append(file_facts(ctx))
-        if project.keep_tree and facts[-1].calls:
+        if project.keep_tree and facts[-1].calls and exact:
             KEPT_TREES.keep(source, module)
     ctx.release()
     return module, diagnostics
@@ -425,13 +425,19 @@ KEPT_TREES = KeptTrees()
 
 
 def _parse(source: str) -> cst.Module:
+    return _parse_text(source)[0]
+
+
+def _parse_text(source: str) -> tuple[cst.Module, bool]:
+    """The tree of `source`, and whether its text is the source's (False for a tree
+    of the source with its indentation's tabs expanded, see below)."""
     kept = KEPT_TREES.take(source)
     if kept is not None:
-        return kept
+        return kept, True  # only exact trees are kept
     _refuse_deep_nesting(source)
     try:
         with _parser_output_trusted():
-            return cst.parse_module(source)
+            return cst.parse_module(source), True
     except cst.ParserSyntaxError as exc:
         line, column = exc.raw_line, exc.raw_column + 1
         match = _LIBCST_POSITION.search(exc.message)
@@ -448,7 +454,7 @@ def _parse(source: str) -> cst.Module:
             if expanded != source:
                 try:
                     with _parser_output_trusted():
-                        return cst.parse_module(expanded)
+                        return cst.parse_module(expanded), False
                 except cst.ParserSyntaxError:
                     pass
         if python_error is not None and python_error.lineno:
