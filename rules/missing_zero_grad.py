@@ -1,5 +1,3 @@
-import builtins
-
 import libcst as cst
 
 from trainlint.analysis.loops import (
@@ -12,7 +10,7 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.dataflow import constructor_argument, target_names
 from trainlint.analysis.scopes import _parameters, bound_arguments, head_name
-from trainlint.analysis.summarize import argument_slots
+from trainlint.analysis.summarize import BUILTIN_NAMES, argument_slots
 from trainlint.analysis.training import method_call, module_behind, own_attribute
 from trainlint.context import FileContext
 from trainlint.rule import Rule
@@ -69,7 +67,7 @@ def _constructs(ctx: FileContext, call: cst.Call) -> bool:
     method of a variable (`params.values()`) nor a builtin that repackages its
     argument (`list(model.parameters())`)."""
     head = head_name(call.func)
-    if head is None or head.value in _BUILTIN_NAMES:
+    if head is None or head.value in BUILTIN_NAMES:
         return False
     return type(call.func) is cst.Name or ctx.qualified_name(head) is not None
 
@@ -89,8 +87,6 @@ def _variables_read(ctx: FileContext, expr: cst.BaseExpression) -> set[str]:
             found.add(node.value)  # type: ignore[attr-defined]
     return found
 
-
-_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def _module_sources(ctx: FileContext) -> dict[str, set[str]]:

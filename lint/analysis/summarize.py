@@ -1080,7 +1080,8 @@ def file_facts(ctx: FileContext) -> FileFacts:
     return FileFacts(dict(summaries.open), frozenset(called), imports, stars, bases)
 
 
-_BUILTINS = frozenset(dir(builtins))
+# every name Python binds before a module's own (a star import cannot bring them)
+BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def _assigned_none_only(ctx: FileContext) -> set[str]:
@@ -1110,7 +1111,7 @@ def star_bound_names(ctx: FileContext) -> set[str]:
     seen: set[tuple[int, str]] = set()
     for node in ctx.nodes_of(cst.Name):
         parent = ctx.parent(node)
-        if node.value in _BUILTINS or (type(parent) is cst.Attribute and parent.attr is node):  # type: ignore[attr-defined]
+        if node.value in BUILTIN_NAMES or (type(parent) is cst.Attribute and parent.attr is node):  # type: ignore[attr-defined]
             continue
         scope = ctx.scope_of(node)
         if (id(scope), node.value) in seen:
