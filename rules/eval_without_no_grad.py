@@ -3,6 +3,9 @@ import libcst as cst
 from trainlint.analysis.dataflow import is_constant, target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
+    ENABLE_GRAD,
+    NO_GRAD,
+    SET_GRAD_ENABLED,
     CallFlow,
     clears_grads,
     grad_mode_at,
@@ -875,8 +878,7 @@ def _on_self(func: cst.BaseExpression, layers: set[str]) -> bool:
 _NOT_FORWARDS = frozenset({"forward", "train", "eval", "parameters", "named_parameters", "state_dict",
                            "load_state_dict", "zero_grad", "to", "cuda", "cpu", "half", "float", "apply",
                            "requires_grad_", "register_buffer", "init_weights", "reset_parameters"})
-_GRAD_MODES = frozenset({"torch.autograd.no_grad", "torch.autograd.inference_mode", "torch.autograd.set_grad_enabled",
-                         "torch.autograd.enable_grad"})
+_GRAD_MODES = NO_GRAD | {ENABLE_GRAD, SET_GRAD_ENABLED}
 
 
 def _last_name(expr: cst.BaseExpression) -> str | None:

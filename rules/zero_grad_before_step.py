@@ -5,6 +5,7 @@ from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
     clears_grads,
     hands_an_optimizer,
+    is_grad_attribute,
     is_backward,
     is_optimizer,
     optimizer_step,
@@ -561,7 +562,7 @@ class ZeroGradBeforeStep(Rule):
                   if type(small) is cst.Expr and method_call(small.value, "zero_grad") is not None]
         if not clears or not any(is_backward(node) for node in self.ctx.subtree(loop.body)):
             return None
-        if any(_reads_grad(node) for node in self.ctx.subtree(loop.body)):
+        if any(is_grad_attribute(node) for node in self.ctx.subtree(loop.body)):
             return None  # each pass's gradients are used in it (per-sample clipping, a saliency map)
         for node in self.ctx.subtree(loop.body):
             if type(node) is not cst.Call:
@@ -583,7 +584,7 @@ class ZeroGradBeforeStep(Rule):
                 if stepped is not None:
                     return next(c for c in clears if self.ctx.code(c.func.value) == self.ctx.code(stepped)) \
                         if self.ctx.code(stepped) in cleared else None  # type: ignore[attr-defined]
-                if is_backward(node) or clears_grads(self.ctx, node) or _reads_grad(node):
+                if is_backward(node) or clears_grads(self.ctx, node) or is_grad_attribute(node):
                     return None  # the step's gradients are made (or cleared, or set) after the loop
         return None
 
@@ -802,11 +803,6 @@ def _parameters_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
 
 _PER_PASS = ("`{}()` runs on every pass of a loop that only back-propagates, and the optimizer steps after it: "
              "each pass drops the gradients of the passes before; clear once before the loop")
-
-
-def _reads_grad(node: cst.CSTNode) -> bool:
-    """`p.grad` (or `x.grad`), read or written."""
-    return type(node) is cst.Attribute and node.attr.value == "grad"  # type: ignore[attr-defined]
 
 
 def _may_be_a_step(call: cst.Call) -> bool:

@@ -209,10 +209,10 @@ def clears_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
             receiver = receiver.value
         return type(receiver) is cst.Attribute and receiver.attr.value == "grad"
     if type(node) is cst.Assign:
-        return (any(_is_grad_attribute(t.target) for t in node.targets)  # type: ignore[attr-defined]
-                and not any(_is_grad_attribute(n) for n in iter_nodes(node.value)))  # type: ignore[attr-defined, arg-type]
+        return (any(is_grad_attribute(t.target) for t in node.targets)  # type: ignore[attr-defined]
+                and not any(is_grad_attribute(n) for n in iter_nodes(node.value)))  # type: ignore[attr-defined, arg-type]
     if type(node) is cst.Del:
-        return _is_grad_attribute(node.target)  # type: ignore[attr-defined]
+        return is_grad_attribute(node.target)  # type: ignore[attr-defined]
     return False
 
 
@@ -261,7 +261,7 @@ def sets_gradients(node: cst.CSTNode) -> bool:
     """`p.grad = g`: a gradient put in place (mixed-precision master
     weights, gradients computed by hand), not cleared: the value is neither
     `None` nor zeros. It still ends what earlier backward passes left."""
-    if type(node) is not cst.Assign or not all(_is_grad_attribute(t.target) for t in node.targets):
+    if type(node) is not cst.Assign or not all(is_grad_attribute(t.target) for t in node.targets):
         return False
     value = node.value
     if type(value) is cst.Name and value.value == "None":
@@ -272,9 +272,10 @@ def sets_gradients(node: cst.CSTNode) -> bool:
     return True
 
 
-def _is_grad_attribute(target: cst.BaseExpression) -> bool:
+def is_grad_attribute(target: cst.BaseExpression) -> bool:
+    """`p.grad` (also inside a tuple or list of targets)."""
     if type(target) in (cst.Tuple, cst.List):
-        return any(_is_grad_attribute(e.value) for e in target.elements)
+        return any(is_grad_attribute(e.value) for e in target.elements)
     return type(target) is cst.Attribute and target.attr.value == "grad"
 
 
