@@ -243,7 +243,8 @@ def _analyse(
                 _check_syntax(source)
         return None, []
     with timer.measure("parse"):
-        module, exact = _parse_text(source)
+        module = _parse(source)
+    exact = _TAB_EXPANDED.pop(id(module), None) is None
     with timer.measure("model"):
         ctx = FileContext(path, source, module, project.external, timer)  # complete before any rule runs
     diagnostics = _run_rules(ctx, active, timer, crashes if crashes is not None else [])
@@ -424,20 +425,19 @@ class KeptTrees:
 KEPT_TREES = KeptTrees()
 
 
+# trees parsed from a source with its indentation's tabs expanded (see `_parse`), by id,
+# until the lint that asked for them takes them out: their text is not the file's
+_TAB_EXPANDED: dict[int, cst.Module] = {}
+
+
 def _parse(source: str) -> cst.Module:
-    return _parse_text(source)[0]
-
-
-def _parse_text(source: str) -> tuple[cst.Module, bool]:
-    """The tree of `source`, and whether its text is the source's (False for a tree
-    of the source with its indentation's tabs expanded, see below)."""
     kept = KEPT_TREES.take(source)
     if kept is not None:
-        return kept, True  # only exact trees are kept
+        return kept  # only trees of the file's own text are kept
     _refuse_deep_nesting(source)
     try:
         with _parser_output_trusted():
-            return cst.parse_module(source), True
+            return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         line, column = exc.raw_line, exc.raw_column + 1
         match = _LIBCST_POSITION.search(exc.message)
@@ -454,7 +454,9 @@ def _parse_text(source: str) -> tuple[cst.Module, bool]:
             if expanded != source:
                 try:
                     with _parser_output_trusted():
-                        return cst.parse_module(expanded), False
+                        module = cst.parse_module(expanded)
+                    _TAB_EXPANDED[id(module)] = module
+                    return module
                 except cst.ParserSyntaxError:
                     pass
         if python_error is not None and python_error.lineno:
