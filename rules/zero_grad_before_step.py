@@ -36,7 +36,9 @@ class ZeroGradBeforeStep(Rule):
     reported at its call). Also `optimizer.zero_grad()` as a statement of a
     loop of micro-steps (micro-batches, truncated-BPTT chunks) that
     back-propagates and steps nothing, when that optimizer steps after the
-    loop: each pass drops what the passes before it back-propagated.
+    loop (or `model.zero_grad()`, when the optimizer was built from that
+    model's parameters): each pass drops what the passes before it
+    back-propagated.
 
     ## Why is this bad?
     The step then applies zero (or missing) gradients: with `set_to_none`
@@ -273,6 +275,17 @@ class ZeroGradBeforeStep(Rule):
         "        for name, optim in optims.items():\n"
         "            optim.zero_grad()  # expect: TL402\n"
         "        optims['g'].step()\n",
+        # the model's own clear on every micro-batch, its optimizer built from its parameters
+        "import torch\n"
+        "\n"
+        "\n"
+        "def train(model, loader, chunk):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for batch in loader:\n"
+        "        for piece in batch.split(chunk):\n"
+        "            model.zero_grad()  # expect: TL402\n"
+        "            model(piece).pow(2).mean().backward()\n"
+        "        opt.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -542,6 +555,18 @@ class ZeroGradBeforeStep(Rule):
         "        (D1(x).mean() + D2(x).mean()).backward()\n"
         "        opt_d1.step()\n"
         "        opt_d2.step()\n",
+        # a frozen encoder's gradients cleared per micro-batch; the head's optimizer steps what accumulated
+        "import torch\n"
+        "\n"
+        "\n"
+        "def train(encoder, head, loader, chunk):\n"
+        "    opt = torch.optim.SGD(head.parameters(), lr=0.1)\n"
+        "    for batch in loader:\n"
+        "        opt.zero_grad()\n"
+        "        for piece in batch.split(chunk):\n"
+        "            encoder.zero_grad()\n"
+        "            head(encoder(piece)).pow(2).mean().backward()\n"
+        "        opt.step()\n",
     )
 
     def finish(self) -> None:
@@ -582,8 +607,8 @@ class ZeroGradBeforeStep(Rule):
             for node in self.ctx.subtree(statement):
                 stepped = optimizer_step(self.ctx, node)
                 if stepped is not None:
-                    return next(c for c in clears if self.ctx.code(c.func.value) == self.ctx.code(stepped)) \
-                        if self.ctx.code(stepped) in cleared else None  # type: ignore[attr-defined]
+                    return next((c for c in clears if self.ctx.code(c.func.value) == self.ctx.code(stepped)  # type: ignore[attr-defined]
+                                 or self._model_stepped_by(c, stepped)), None)
                 if is_backward(node) or clears_grads(self.ctx, node) or is_grad_attribute(node):
                     return None  # the step's gradients are made (or cleared, or set) after the loop
         return None
@@ -713,6 +738,18 @@ class ZeroGradBeforeStep(Rule):
         return (self._deep_copy(owner) or self._deep_copy(cleared)) and not (
             self._set_from(owner, cleared) or self._set_from(cleared, owner)
         )
+
+    def _model_stepped_by(self, clear: cst.CSTNode, optimizer: cst.BaseExpression) -> bool:
+        """`clear` is `model.zero_grad()` of the model whose parameters `optimizer` was
+        built from (`opt = Adam(model.parameters())`): it clears what the optimizer steps."""
+        cleared = self._model_of_parameter(clear)
+        if cleared is None or method_call(clear, "zero_grad") is None:
+            return False
+        receivers = self.ctx.receivers
+        binding = receivers.binding(optimizer)
+        params = constructor_argument(receivers, binding, "params") if binding is not None else None
+        model = _parameters_of(params) if params is not None else None
+        return model is not None and receivers.binding(model) == cleared
 
     def _deep_copy(self, binding: Binding) -> bool:
         values = [unchain_module(value) for value in self.ctx.receivers.assigned(binding)]
