@@ -1,3 +1,5 @@
+from typing import Iterable
+
 import libcst as cst
 
 from trainlint.analysis.precision import FLOAT16, with_precision
@@ -16,8 +18,9 @@ _SCALING_WORDS = ("scaler", "scale_loss")
 class Fp16WithoutGradScaler(Rule):
     """
     ## What it does
-    Flags `.backward()` on a value computed under float16 autocast in a file
-    that never scales the loss: no `GradScaler` is built or used anywhere.
+    Flags `.backward()` on a value computed under float16 autocast in
+    training code that never scales the loss: no `GradScaler` is built or
+    used in its function (or in its class, for a method).
     CUDA autocast computes in float16 unless told otherwise, so
     `torch.autocast("cuda")`, `torch.amp.autocast("cuda")` and
     `torch.cuda.amp.autocast()` without `dtype=` all count.
@@ -71,8 +74,11 @@ class Fp16WithoutGradScaler(Rule):
     args.dtype)`), a conditional (`torch.float16 if ... else ...`) or a table
     indexed by a flag. A dtype or device type held in a variable that cannot
     be resolved otherwise (a parameter, a config object) is not flagged, nor
-    is any file that mentions a scaler object, since the scaling may happen
-    through it (a scaler built in another module and passed in counts).
+    is training code that mentions a scaler object, since the scaling may
+    happen through it (a scaler built in another module and passed in
+    counts): the class of a method, the function of a nested one, or
+    anywhere in the module's own top-level code (a scaler there may serve
+    every function).
     """
 
     code = "TL103"
@@ -257,6 +263,32 @@ class Fp16WithoutGradScaler(Rule):
         "            loss = model(x, y)\n"
         "        loss.backward()  # expect: TL103\n"
         "        opt.step()\n",
+        # a trainer class of the file scales its loss; another function's fp16 training does not
+        "import torch\n"
+        "\n"
+        "\n"
+        "class GANTrainer:\n"
+        "    def __init__(self, D):\n"
+        "        self.D = D\n"
+        "        self.opt_d = torch.optim.Adam(D.parameters())\n"
+        "        self.scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "\n"
+        "    def step_d(self, real):\n"
+        "        self.opt_d.zero_grad()\n"
+        "        with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "            loss = self.D(real).mean()\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "        self.scaler.step(self.opt_d)\n"
+        "        self.scaler.update()\n"
+        "\n"
+        "\n"
+        "def finetune(model, optimizer, loader):\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "            loss = model(x).mean()\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        optimizer.step()\n",
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -407,20 +439,31 @@ class Fp16WithoutGradScaler(Rule):
     )
 
     def finish(self) -> None:
-        if self._scales_the_loss():
-            return
-        for body in code_bodies(self.ctx):
-            self._check_body(body)
+        ctx = self.ctx
+        if self._scales_the_loss(ctx.own_nodes(ctx.module)):
+            return  # a scaler of the module's own code: any function may use it
+        for body in code_bodies(ctx):
+            # the training code the backward belongs to: the class of a method (a trainer
+            # whose `__init__` builds `self.scaler`), the function a nested one is in
+            unit = next((a for a in reversed(list(ctx.ancestors(body))) if type(a) in (cst.ClassDef, cst.FunctionDef)),
+                        body if type(body) is cst.Module else ctx.parent(body))
+            nodes = ctx.own_nodes(unit) if type(unit) is cst.Module else ctx.subtree(unit)
+            if not self._scales_the_loss(nodes):
+                self._check_body(body)
 
-    def _scales_the_loss(self) -> bool:
+    def _scales_the_loss(self, nodes: Iterable[cst.CSTNode]) -> bool:
+        """Something among `nodes` scales a loss: a scaler built or used, a name that
+        says so (a scaler passed in, a wrapper's `loss_scaler(...)`)."""
         receivers = self.ctx.receivers
-        if GRAD_SCALER in receivers.kinds.values():
-            return True
-        for node in self.ctx.nodes_of(cst.Name, cst.Call):
+        scalers = GRAD_SCALER in receivers.kinds.values()
+        for node in nodes:
             if type(node) is cst.Name and any(w in node.value.lower() for w in _SCALING_WORDS):
                 return True
+            if scalers and type(node) is cst.Attribute and receivers.is_kind(node.value, GRAD_SCALER):
+                return True  # `amp.step(opt)` of an `amp = GradScaler()` made elsewhere in the file
             if type(node) is cst.Call and (
                 constructor_kind(self.ctx.call_name(node)) == GRAD_SCALER or scaled_backward_scaler(node) is not None
+                or (method_call(node, "scale", "unscale_") is not None and len(node.args) == 1)
             ):
                 return True
         return False
