@@ -21,7 +21,7 @@ from trainlint.analysis.training import code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
-from trainlint.summaries import BACKWARD, EVAL, TRAIN, Summary
+from trainlint.summaries import BACKWARD, EVAL, STEP, TRAIN, Summary
 
 _EVAL = "eval"
 
@@ -92,7 +92,13 @@ class MissingTrainMode(Rule):
     returning `self.model(x).mean()`, a helper handed the model; not what it
     returns under `torch.no_grad()`); a constructor's parameter counts as the
     attribute of `self` it is kept in (`self.model = model` beside
-    `SGD(model.parameters())`); an EMA copy that only samples is left alone. A model put back in train mode
+    `SGD(model.parameters())`), and a model handed to the constructor of an
+    object of a class of the project counts when that constructor hands its
+    `.parameters()` (or those of the attribute it keeps it in) to an optimizer
+    it builds and the file calls a method of the object that steps
+    (`agent = PPO(actor_critic)`, then `agent.update(rollouts)`), not one the
+    object only keeps (a DQN's target network); an EMA copy that only samples
+    is left alone. A model put back in train mode
     only on some branches of an `if` (`if finetune: model.train() elif freeze:
     model.eval()`) is still flagged when no branch covers every case; an
     `else: assert False` ends the other cases, as a `raise` does (an `assert`
@@ -1497,15 +1503,48 @@ def _held_models(ctx: FileContext, call: cst.Call, summary: Summary) -> list[str
     """The model an object holds when its method puts `self.model` in eval mode
     (`evaluator.run()`): the argument its one construction handed to the
     parameter its constructor keeps as `self.model` (`Evaluator(model, val_loader)`)."""
+    built = _construction_of_receiver(ctx, call)
+    if built is None:
+        return []
+    constructor = built[1]
+    held = {constructor.stored(name) for name in summary.eval_mode if name.startswith("self.")} - {None}
+    return _given_to(ctx, *built, held)
+
+
+def _optimized_models(ctx: FileContext, call: cst.Call) -> list[str]:
+    """The models an object trains when its method `call` runs steps an optimizer
+    (`agent.update(rollouts)`): the arguments its constructions handed to the
+    parameters its constructor hands to the optimizer it builds, directly or as the
+    attributes it keeps them in (`PPO(actor_critic)` building
+    `Adam(actor_critic.parameters())`)."""
+    summary = ctx.summaries.of_unwalked_call(call)
+    if summary is None or not summary.does(STEP) or type(call.func) is not cst.Attribute:
+        return []
+    found: list[str] = []
+    # each construction of the class whose method runs (`agent = A2C(...)` on two branches)
+    for built in ctx.summaries.targets.constructions_of_its_class(call.func.value):
+        constructor = ctx.summaries.of_constructor(built)
+        if constructor is not None:
+            optimized = {constructor.stored(name) if name.startswith("self.") else name
+                         for name in constructor.optimizes}
+            found += _given_to(ctx, built, constructor, optimized - {None})  # type: ignore[arg-type]
+    return found
+
+
+def _construction_of_receiver(ctx: FileContext, call: cst.Call) -> tuple[cst.Call, Summary] | None:
+    """The one call that built the object a method is called on (`evaluator = Evaluator(...)`
+    for `evaluator.run()`), with what its constructor does."""
     func = call.func
     if type(func) is not cst.Attribute:
-        return []
+        return None
     built = ctx.summaries.targets.construction(func.value)
     constructor = ctx.summaries.of_constructor(built) if built is not None else None
-    if built is None or constructor is None:
-        return []
-    held = {constructor.stored(name) for name in summary.eval_mode if name.startswith("self.")} - {None}
-    return sorted(ctx.code(arg.value) for slot, arg in argument_slots(built) if constructor.slot(slot) in held)
+    return (built, constructor) if built is not None and constructor is not None else None
+
+
+def _given_to(ctx: FileContext, built: cst.Call, constructor: Summary, params: set[str]) -> list[str]:
+    """The arguments of the construction `built` bound to `params` of its constructor, as written."""
+    return sorted(ctx.code(arg.value) for slot, arg in argument_slots(built) if constructor.slot(slot) in params)
 
 
 _LAYER_WALKS = ("modules", "named_modules", "children", "named_children")
@@ -1631,6 +1670,7 @@ def _trained_models(ctx: FileContext, forward: bool = True) -> set[str]:
                 trained |= _with_kept_names(ctx, arg.value)
         if constructor_kind(ctx.call_name(call)) == OPTIMIZER:  # type: ignore[arg-type]
             trained |= _grouped_models(ctx, call)  # type: ignore[arg-type]
+        trained.update(_optimized_models(ctx, call))  # type: ignore[arg-type]
     return trained
 
 
