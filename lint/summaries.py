@@ -47,7 +47,7 @@ _TRIGGERS = {
     UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward", "backpropagates": "backward",
     "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DistributedSampler",
     "steps": "backward", "known_steps": "backward", "scales_backward": "backward", "plain_steps": "schedule",
-    "uncleared_loop_steps": "backward",
+    "uncleared_loop_steps": "backward", "optimizes": "",
 }
 
 
@@ -99,6 +99,9 @@ class Summary:
     # clears gradients (a `finetune(model, loader, optimizer)` holding the whole loop),
     # when its module cannot tell they are optimizers: the caller can
     uncleared_loop_steps: frozenset[str] = frozenset()
+    # params whose `.parameters()` it hands to an optimizer it builds (`Adam(model.parameters())`),
+    # and attributes of the instance a method runs on (`self.model.parameters()`): it trains them
+    optimizes: frozenset[str] = frozenset()
     # a constructor's parameters it keeps on the instance, as (attribute, parameter):
     # `self.model = model` in `Evaluator.__init__` is ("self.model", "model")
     stores: tuple[tuple[str, str], ...] = ()
@@ -183,7 +186,7 @@ class Summary:
 
 _FLAGS = ("returns_graph", "returns_half", "returns_distributed_loader")
 _SETS = ("set_epoch", "accumulates", "half", "eval_mode", "backpropagates", "steps", "known_steps",
-         "scales_backward", "plain_steps", "uncleared_loop_steps")
+         "scales_backward", "plain_steps", "uncleared_loop_steps", "optimizes")
 
 
 def close(

@@ -12,11 +12,13 @@ from trainlint.analysis.loops import (
     is_backward,
     is_optimizer,
     hands_an_optimizer,
+    lexical_grad_mode,
     reachable_nodes,
     mode_switch,
 )
 from trainlint.analysis.no_grad_results import runs_without_grad
 from trainlint.analysis.receivers import Binding
+from trainlint.analysis.scopes import bound_arguments
 from trainlint.analysis.training import MODULE_CHAIN, code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -76,8 +78,14 @@ class EvalWithoutNoGrad(Rule):
     on (or through its wrapper's `.module`, or through a method of a module class
     of the file that runs its layers with no decorator and no grad mode of its
     own: `lm_model.log_prob(words)`), in the same function or in a function of the file that it then calls
-    (`model.eval()` at module level, then `evaluate(loader)`). Functions of
-    other modules are not followed. A function with an unresolvable
+    (`model.eval()` at module level, then `evaluate(loader)`). A call in the
+    evaluation loop of a function of the file that runs the forward outside
+    loops of its own is reported at that call: a method called on `self`
+    running `self.model` (Informer's `self._process_one_batch(x)`), a
+    function handed the model or reading the same module-level one, followed
+    through such calls three deep; not when the function has a decorator,
+    enters a grad mode around the forward, switches the model's mode, or
+    back-propagates or steps. Functions of other modules are not followed. A function with an unresolvable
     decorator (the entry points of command-line frameworks, `@hydra.main`,
     click, typer, fire, leave grad mode alone and do not count), a
     function or loop that also back-propagates or steps (BatchNorm frozen
@@ -336,6 +344,45 @@ class EvalWithoutNoGrad(Rule):
         "        output = lm_model.log_prob(words)  # expect: TL406\n"
         "        total += criterion(output, labels).item()\n"
         "    return math.exp(total / len(loader))\n",
+        # the forward runs in a method of the class called from the evaluation loop (Informer's `vali`)
+        "import torch\n"
+        "class Exp:\n"
+        "    def _process_one_batch(self, batch_x, batch_y):\n"
+        "        return self.model(batch_x.to(self.device)), batch_y.to(self.device)\n"
+        "    def vali(self, loader, criterion):\n"
+        "        self.model.eval()\n"
+        "        losses = []\n"
+        "        for batch_x, batch_y in loader:\n"
+        "            pred, true = self._process_one_batch(batch_x, batch_y)  # expect: TL406\n"
+        "            losses.append(criterion(pred.detach(), true).item())\n"
+        "        self.model.train()\n"
+        "        return sum(losses)\n"
+        "    def train(self, loader, criterion):\n"
+        "        self.model.train()\n"
+        "        for batch_x, batch_y in loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            pred, true = self._process_one_batch(batch_x, batch_y)\n"
+        "            criterion(pred, true).backward()\n"
+        "            self.optimizer.step()\n",
+        # a module-level helper given the model, through another helper; an evaluation loop of
+        # its own is reported where it is, not at the call
+        "def logits(net, x):\n"
+        "    return net(x.cuda())\n"
+        "def predict(net, x):\n"
+        "    return logits(net, x).argmax(-1)\n"
+        "def score(model, loader):\n"
+        "    hits = 0\n"
+        "    for x, y in loader:\n"
+        "        hits += (model(x).argmax(-1) == y).sum().item()  # expect: TL406\n"
+        "    return hits\n"
+        "def evaluate(model, loader, test_sets):\n"
+        "    model.eval()\n"
+        "    preds = [predict(model, x) for x in loader]\n"
+        "    for x in loader:\n"
+        "        preds.append(predict(model, x))  # expect: TL406\n"
+        "    for test_set in test_sets:\n"
+        "        print(score(model, test_set))\n"
+        "    return preds\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -669,6 +716,39 @@ class EvalWithoutNoGrad(Rule):
         "            torch.nn.functional.cross_entropy(lm_model(words), labels).backward()\n"
         "            opt.step()\n"
         "        evaluate(loader, lm_model)\n",
+        # helpers of the evaluation loop with a grad mode of their own, a backward, a switch back
+        # to train mode, or handed another model or a frozen one
+        "import torch\n"
+        "def run(model, x):\n"
+        "    return model(x)\n"
+        "class Tester:\n"
+        "    def _infer(self, x):\n"
+        "        with torch.no_grad():\n"
+        "            return self.model(x)\n"
+        "    @torch.inference_mode()\n"
+        "    def _predict(self, x):\n"
+        "        return self.model(x).argmax(-1)\n"
+        "    def _adapt(self, x):\n"
+        "        self.model(x).mean().backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.optimizer.zero_grad()\n"
+        "    def _train_forward(self, x):\n"
+        "        self.model.train()\n"
+        "        return self.model(x)\n"
+        "    def test(self, loader, teacher, frozen):\n"
+        "        frozen.requires_grad_(False)\n"
+        "        self.model.eval()\n"
+        "        frozen.eval()\n"
+        "        for x in loader:\n"
+        "            print(self._infer(x), self._predict(x), run(teacher, x), run(frozen, x))\n"
+        "    def adapt(self, loader):\n"
+        "        self.model.eval()\n"
+        "        for x in loader:\n"
+        "            self._adapt(x)\n"
+        "    def probe(self, loader):\n"
+        "        self.model.eval()\n"
+        "        for x in loader:\n"
+        "            print(self._train_forward(x))\n",
     )
 
     def finish(self) -> None:
@@ -690,7 +770,11 @@ class EvalWithoutNoGrad(Rule):
         calls of something that is switched by them somewhere in the file."""
         if mode_switch(self.ctx, node) is not None:
             return True
-        return type(node) is cst.Call and any(_last_name(f) in self._switched for f in self._models_called(node.func))
+        return type(node) is cst.Call and (
+            any(_last_name(f) in self._switched for f in self._models_called(node.func))
+            # a function of the file handed such a model (`forward(model, x)`)
+            or (self.ctx.local_callee(node) is not None
+                and any(_last_name(arg.value) in self._switched for arg in node.args)))
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         mode = mode_switch(self.ctx, node)
@@ -699,9 +783,59 @@ class EvalWithoutNoGrad(Rule):
             return facts | {receiver} if mode[1] is False else facts - {receiver}
         if type(node) is cst.Call and facts:
             model = next((f for f in self._models_called(node.func) if self.ctx.code(f) in facts), None)
-            if model is not None and _model_key(self.ctx, model) not in self._frozen and self._in_evaluation_loop(node):
+            if model is not None:
+                if _model_key(self.ctx, model) not in self._frozen and self._in_evaluation_loop(node):
+                    self.report(node)
+            elif self._helper_runs_forward(node, facts) and self._in_evaluation_loop(node):
                 self.report(node)
         return facts
+
+    def _helper_runs_forward(self, call: cst.Call, models: Facts, depth: int = 0) -> bool:
+        """`call` runs a function of the file that runs the forward of a model in eval
+        mode, reported at the call: `self._process_one_batch(x)` running `self.model(x)`,
+        `forward(model, x)` running `model(x)`. Only forwards outside the helper's own
+        loops count (those are judged where they are), and only in a helper with no
+        decorator, no grad mode around the forward, no switch of the model's mode and
+        nothing that needs the graph (a backward, a step), followed through helpers
+        it calls likewise."""
+        helper = self.ctx.local_callee(call)
+        if helper is None or helper.decorators or depth > _MAX_HELPER_DEPTH:
+            return False
+        inside = self._models_inside(call, helper, models)
+        if not inside:
+            return False
+        nodes = self.ctx.own_nodes(helper.body)
+        if any((mode := mode_switch(self.ctx, node)) is not None and self.ctx.code(mode[0]) in inside
+               for node in nodes) or self._needs_graph(helper.body):
+            return False
+        for node in nodes:
+            if type(node) is not cst.Call or _in_loop_of(self.ctx, node, helper) or lexical_grad_mode(self.ctx, node):
+                continue
+            model = next((f for f in self._models_called(node.func) if self.ctx.code(f) in inside), None)
+            if model is None:
+                if self._helper_runs_forward(node, inside, depth + 1):
+                    return True
+            elif _model_key(self.ctx, model) not in self._frozen and not self._forward_without_grad(node):
+                return True
+        return False
+
+    def _models_inside(self, call: cst.Call, helper: cst.FunctionDef, models: Facts) -> Facts:
+        """The models of `models` (spelled as at `call`) as `helper` names them: the
+        parameters given one (not frozen), `self.<...>` for a method called on `self`,
+        and a module-level name that neither the caller nor the helper binds."""
+        inside = {name for name, value in bound_arguments(call, helper)[0]
+                  if self.ctx.code(value) in models and _model_key(self.ctx, value) not in self._frozen}
+        params = [p.name.value for p in (*helper.params.posonly_params, *helper.params.params)]
+        on_self = (type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
+                   and call.func.value.value == "self" and params[:1] == ["self"])
+        caller = self.ctx.enclosing_function(call)
+        bound = self.ctx.scopes.scope_for(helper).locals | (
+            self.ctx.scopes.scope_for(caller).locals if caller is not None else set())
+        for model in models:
+            head = model.split(".", 1)[0]
+            if (head == "self" and on_self) or (head != "self" and head.isidentifier() and head not in bound):
+                inside.add(model)
+        return frozenset(inside)
 
     def _in_evaluation_loop(self, call: cst.Call) -> bool:
         loop = None
@@ -824,6 +958,20 @@ class EvalWithoutNoGrad(Rule):
             type(value) is cst.Call and (self.ctx.qualified_name(value.func) or "").startswith(
                 tuple(f"{package}." for package in _ENVIRONMENT_PACKAGES))
             for value in values)
+
+
+# how deep calls of helpers from an evaluation loop are followed to a forward
+_MAX_HELPER_DEPTH = 3
+
+
+def _in_loop_of(ctx: FileContext, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+    """`node` runs in a loop or a comprehension of `function`'s body."""
+    for ancestor in ctx.ancestors(node):
+        if ancestor is function:
+            return False
+        if type(ancestor) in (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp):
+            return True
+    return False
 
 
 # methods that keep what they are given in the object they are called on

@@ -1,7 +1,7 @@
 import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names
-from trainlint.analysis.dataflow import target_names
+from trainlint.analysis.dataflow import names_in, target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.flowgraph import EXIT_TYPES
 from trainlint.analysis.guards import tests_a_remainder
@@ -21,7 +21,7 @@ from trainlint.analysis.training import code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
-from trainlint.summaries import BACKWARD, EVAL, TRAIN, Summary
+from trainlint.summaries import BACKWARD, EVAL, STEP, TRAIN, Summary
 
 _EVAL = "eval"
 
@@ -87,8 +87,18 @@ class MissingTrainMode(Rule):
     earlier one (a linear probe whose training step puts the backbone in eval
     mode on purpose). Only models the file trains count: put in train mode
     somewhere, their parameters read (for an optimizer), handed to an
-    optimizer factory, or run in a forward pass that is back-propagated; an
-    EMA copy that only samples is left alone. A model put back in train mode
+    optimizer factory, or run in a forward pass that is back-propagated, also
+    by a function of the file whose result is (`loss = self._forward(x)`
+    returning `self.model(x).mean()`, a helper handed the model; not what it
+    returns under `torch.no_grad()`); a constructor's parameter counts as the
+    attribute of `self` it is kept in (`self.model = model` beside
+    `SGD(model.parameters())`), and a model handed to the constructor of an
+    object of a class of the project counts when that constructor hands its
+    `.parameters()` (or those of the attribute it keeps it in) to an optimizer
+    it builds and the file calls a method of the object that steps
+    (`agent = PPO(actor_critic)`, then `agent.update(rollouts)`), not one the
+    object only keeps (a DQN's target network); an EMA copy that only samples
+    is left alone. A model put back in train mode
     only on some branches of an `if` (`if finetune: model.train() elif freeze:
     model.eval()`) is still flagged when no branch covers every case; an
     `else: assert False` ends the other cases, as a `raise` does (an `assert`
@@ -546,6 +556,58 @@ class MissingTrainMode(Rule):
         "    for epoch in range(epochs):\n"
         "        trainer.train(epoch)\n"
         "        trainer.evaluate()  # expect: TL405\n",
+        # a trainer handed its model and optimizer, its forward in a method of its own (kospeech)
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer, train_loader, valid_loader):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "        self.train_loader = train_loader\n"
+        "        self.valid_loader = valid_loader\n"
+        "\n"
+        "    def _forward(self, x):\n"
+        "        return self.model(x).mean()\n"
+        "\n"
+        "    def train(self, num_epochs):\n"
+        "        for epoch in range(num_epochs):\n"
+        "            for x in self.train_loader:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                loss = self._forward(x)\n"
+        "                loss.backward()\n"
+        "                self.optimizer.step()\n"
+        "            self._validate()\n"
+        "\n"
+        "    def _validate(self):\n"
+        "        self.model.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            for x in self.valid_loader:\n"
+        "                self._forward(x)\n",
+        # the optimizer built from the constructor's parameter, the attribute trained by a function of the file
+        "import torch\n"
+        "\n"
+        "\n"
+        "def train_one_epoch(net, loader, optimizer):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(net(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, loader, val_loader):\n"
+        "        self.model = model\n"
+        "        self.loader = loader\n"
+        "        self.val_loader = val_loader\n"
+        "        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "\n"
+        "    def fit(self, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            train_one_epoch(self.model, self.loader, self.optimizer)\n"
+        "            self.model.eval()  # expect: TL405\n"
+        "            with torch.no_grad():\n"
+        "                print(sum(self.model(x).sum() for x, _ in self.val_loader))\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -1081,6 +1143,34 @@ class MissingTrainMode(Rule):
         "    for epoch in range(epochs):\n"
         "        distiller.train_epoch()\n"
         "        distiller.validate()\n",
+        # the targets come from a helper that runs the teacher under no_grad: the teacher,
+        # evaluated and never put back in train mode, is not trained
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Distiller:\n"
+        "    def __init__(self, student, teacher, loader):\n"
+        "        self.student = student\n"
+        "        self.teacher = teacher\n"
+        "        self.loader = loader\n"
+        "        self.optimizer = torch.optim.SGD(self.student.parameters(), lr=0.1)\n"
+        "\n"
+        "    def _targets(self, x):\n"
+        "        with torch.no_grad():\n"
+        "            return self.teacher(x)\n"
+        "\n"
+        "    def _loss(self, x):\n"
+        "        return torch.nn.functional.mse_loss(self.student(x), self._targets(x))\n"
+        "\n"
+        "    def fit(self, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            for x, _ in self.loader:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                self._loss(x).backward()\n"
+        "                self.optimizer.step()\n"
+        "            self.teacher.eval()\n"
+        "            with torch.no_grad():\n"
+        "                print(sum(self.teacher(x).sum() for x, _ in self.loader))\n",
     )
 
     def finish(self) -> None:
@@ -1413,15 +1503,48 @@ def _held_models(ctx: FileContext, call: cst.Call, summary: Summary) -> list[str
     """The model an object holds when its method puts `self.model` in eval mode
     (`evaluator.run()`): the argument its one construction handed to the
     parameter its constructor keeps as `self.model` (`Evaluator(model, val_loader)`)."""
+    built = _construction_of_receiver(ctx, call)
+    if built is None:
+        return []
+    constructor = built[1]
+    held = {constructor.stored(name) for name in summary.eval_mode if name.startswith("self.")} - {None}
+    return _given_to(ctx, *built, held)
+
+
+def _optimized_models(ctx: FileContext, call: cst.Call) -> list[str]:
+    """The models an object trains when its method `call` runs steps an optimizer
+    (`agent.update(rollouts)`): the arguments its constructions handed to the
+    parameters its constructor hands to the optimizer it builds, directly or as the
+    attributes it keeps them in (`PPO(actor_critic)` building
+    `Adam(actor_critic.parameters())`)."""
+    summary = ctx.summaries.of_unwalked_call(call)
+    if summary is None or not summary.does(STEP) or type(call.func) is not cst.Attribute:
+        return []
+    found: list[str] = []
+    # each construction of the class whose method runs (`agent = A2C(...)` on two branches)
+    for built in ctx.summaries.targets.constructions_of_its_class(call.func.value):
+        constructor = ctx.summaries.of_constructor(built)
+        if constructor is not None:
+            optimized = {constructor.stored(name) if name.startswith("self.") else name
+                         for name in constructor.optimizes}
+            found += _given_to(ctx, built, constructor, optimized - {None})  # type: ignore[arg-type]
+    return found
+
+
+def _construction_of_receiver(ctx: FileContext, call: cst.Call) -> tuple[cst.Call, Summary] | None:
+    """The one call that built the object a method is called on (`evaluator = Evaluator(...)`
+    for `evaluator.run()`), with what its constructor does."""
     func = call.func
     if type(func) is not cst.Attribute:
-        return []
+        return None
     built = ctx.summaries.targets.construction(func.value)
     constructor = ctx.summaries.of_constructor(built) if built is not None else None
-    if built is None or constructor is None:
-        return []
-    held = {constructor.stored(name) for name in summary.eval_mode if name.startswith("self.")} - {None}
-    return sorted(ctx.code(arg.value) for slot, arg in argument_slots(built) if constructor.slot(slot) in held)
+    return (built, constructor) if built is not None and constructor is not None else None
+
+
+def _given_to(ctx: FileContext, built: cst.Call, constructor: Summary, params: set[str]) -> list[str]:
+    """The arguments of the construction `built` bound to `params` of its constructor, as written."""
+    return sorted(ctx.code(arg.value) for slot, arg in argument_slots(built) if constructor.slot(slot) in params)
 
 
 _LAYER_WALKS = ("modules", "named_modules", "children", "named_children")
@@ -1532,20 +1655,84 @@ def _trained_models(ctx: FileContext, forward: bool = True) -> set[str]:
     copy that only samples, or a frozen feature extractor, is none of these."""
     trained: set[str] = set()
     for body in code_bodies(ctx) if forward else ():
-        trained |= consumed_names(ctx, body)
+        consumed = consumed_names(ctx, body)
+        trained |= consumed | _run_by_helpers(ctx, body, consumed)
     for call in ctx.nodes_of(cst.Call):
         mode = mode_switch(ctx, call)
         if mode is not None and mode[1] is not False:
-            trained.add(ctx.code(mode[0]))
+            trained |= _with_kept_names(ctx, mode[0])
         owner = method_call(call, "parameters", "named_parameters")
         if owner is not None and not _walked_by_hand(ctx, call):
-            trained.add(ctx.code(unchain_module(owner)))
+            trained |= _with_kept_names(ctx, unchain_module(owner))
         name = dotted_name(call.func) or ""  # type: ignore[attr-defined]
         if "optim" in name.rsplit(".", 1)[-1].lower():
-            trained.update(ctx.code(arg.value) for arg in call.args)  # type: ignore[attr-defined]
+            for arg in call.args:  # type: ignore[attr-defined]
+                trained |= _with_kept_names(ctx, arg.value)
         if constructor_kind(ctx.call_name(call)) == OPTIMIZER:  # type: ignore[arg-type]
             trained |= _grouped_models(ctx, call)  # type: ignore[arg-type]
+        trained.update(_optimized_models(ctx, call))  # type: ignore[arg-type]
     return trained
+
+
+def _with_kept_names(ctx: FileContext, model: cst.BaseExpression) -> set[str]:
+    """`model` as written, and the attributes of `self` its function keeps it in
+    (`self.model = model` of a constructor whose optimizer is built from
+    `model.parameters()`)."""
+    found = {ctx.code(model)}
+    function = ctx.enclosing_function(model)
+    if type(model) is not cst.Name or function is None:
+        return found
+    for node in ctx.own_nodes(function.body):
+        if type(node) is cst.Assign and type(node.value) is cst.Name and node.value.value == model.value:
+            found.update(ctx.code(target.target) for target in node.targets
+                         if type(target.target) is cst.Attribute and type(target.target.value) is cst.Name
+                         and target.target.value.value == "self")
+    return found
+
+
+def _run_by_helpers(ctx: FileContext, body: cst.CSTNode, consumed: set[str], depth: int = 0) -> set[str]:
+    """What the functions of the file that `body` calls for a value it back-propagates
+    (`loss = self._forward(x)`, then `loss.backward()`) read to compute what they
+    return, as the caller names it: `self.model` of a method called on `self`, the
+    argument given to a parameter, a module-level name; through such calls a few deep.
+    A value returned under a grad mode (or by a decorated function) is not counted."""
+    found: set[str] = set()
+    for call in ctx.calls_in_order(body):
+        helper = ctx.local_callee(call)
+        if helper is None or depth > 2 or ctx.code(call.func) not in consumed:
+            continue
+        # what it returns with gradients on (not a teacher's targets under `torch.no_grad()`)
+        returned = set().union(*(names_in(node.value, ctx) for node in ctx.own_nodes(helper.body)
+                                 if type(node) is cst.Return and node.value is not None
+                                 and lexical_grad_mode(ctx, node) is None))
+        inside = consumed_names(ctx, helper.body, handed=returned)
+        inside |= _run_by_helpers(ctx, helper.body, inside, depth + 1)
+        found |= _as_called(ctx, call, helper, inside)
+    return found
+
+
+def _as_called(ctx: FileContext, call: cst.Call, helper: cst.FunctionDef, names: set[str]) -> set[str]:
+    """`names` of `helper`'s body as the code that makes `call` names them: a
+    parameter as the argument given to it (when that is a name), `self.<...>` when
+    the helper is a method called on `self`, a name the helper does not bind as is."""
+    given = dict(bound_arguments(call, helper)[0])
+    first = next(iter((*helper.params.posonly_params, *helper.params.params)), None)
+    on_self = (type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
+               and call.func.value.value == "self" and first is not None and first.name.value == "self")
+    local = ctx.scopes.scope_for(helper).locals
+    found: set[str] = set()
+    for name in names:
+        head, dot, rest = name.partition(".")
+        if head == "self":
+            if on_self:
+                found.add(name)
+        elif head in given:
+            outer = dotted_name(given[head])
+            if outer is not None:
+                found.add(outer + dot + rest)
+        elif head not in local:
+            found.add(name)
+    return found
 
 
 def _grouped_models(ctx: FileContext, optimizer: cst.Call) -> set[str]:

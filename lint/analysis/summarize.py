@@ -26,9 +26,11 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.no_grad_results import no_grad_branches
 from trainlint.analysis.precision import global_value, half_conversion, value_of_name
-from trainlint.analysis.receivers import DATALOADER, SAMPLER, sampler_shuffle
+from trainlint.analysis.receivers import DATALOADER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
 from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_name
-from trainlint.analysis.training import is_clip_call, loops_within, measures_only, method_call, scaled_backward_scaler
+from trainlint.analysis.training import (
+    is_clip_call, loops_within, measures_only, method_call, scaled_backward_scaler, unchain_module,
+)
 from trainlint.analysis.walk import iter_nodes, only, own_nodes
 from trainlint.context import FileContext
 from trainlint.project import FileFacts, member_of
@@ -314,6 +316,20 @@ class CallTargets:
                 return built[0] if len(built) == 1 else None
         return None
 
+    def constructions_of_its_class(self, expr: cst.BaseExpression) -> list[cst.Call]:
+        """Every call that builds the instance `expr` names as one of the class its
+        methods are looked up in (the class of its first construction): both
+        `agent = A2C(...)` of two branches, not the `agent = PPO(...)` of a third."""
+        if type(expr) is cst.Call:
+            built = self.construction(expr)
+            return [built] if built is not None else []
+        cls = self._class_of(expr)
+        for key in self._keys(expr) if cls is not None else ():
+            built = self._built.get(key)
+            if built is not None:
+                return [call for call in built if self._class_named(call.func) == cls]
+        return []
+
     def _keys(self, expr: cst.BaseExpression) -> list[tuple[cst.CSTNode, str]]:
         """Where a variable may be bound: `name` in the scope it is read in
         (then at module level, for a name that scope does not bind), or
@@ -416,6 +432,7 @@ class _Summarizer:
         # `def optimize(opt, losses): torch.stack(losses).mean().backward()`
         sets["backpropagates"] = consumed_names(self.ctx, self.func.body) & set(self.params) if BACKWARD in events else set()
         sets["uncleared_loop_steps"] = self._uncleared_loop_steps(loops) if BACKWARD in events else set()
+        sets["optimizes"] = self._optimized()
         returned: list[cst.BaseExpression] = []
         whole: list[cst.BaseExpression] = []  # values returned alone, not in a tuple
         tuples: list[cst.Tuple] = []
@@ -460,6 +477,23 @@ class _Summarizer:
                 param = self._param(receiver) if receiver is not None and not call.args else None
                 if param is not None and optimizer_step(self.ctx, call) is None:
                     found.add(param)
+        return found
+
+    def _optimized(self) -> set[str]:
+        """Parameters (or `self.` attributes) whose `.parameters()` / `.named_parameters()`
+        go into the arguments of an optimizer it builds (`Adam(actor_critic.parameters())`,
+        also in parameter groups)."""
+        found: set[str] = set()
+        for call in self.ctx.calls_in_order(self.func.body):
+            if constructor_kind(self.ctx.call_name(call)) != OPTIMIZER:
+                continue
+            for node in only(self.ctx.subtree(call), cst.Call):
+                owner = method_call(node, "parameters", "named_parameters")
+                if owner is not None:
+                    owner = unchain_module(owner)
+                    name = self._param(owner) or self._own_attribute(owner)
+                    if name is not None:
+                        found.add(name)
         return found
 
     def _clear(self, node: cst.CSTNode) -> Event:

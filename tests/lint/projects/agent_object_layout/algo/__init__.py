@@ -1,0 +1,3 @@
+from .a2c import A2C
+from .dqn import DQN
+from .ppo import PPO
