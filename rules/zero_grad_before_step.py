@@ -883,7 +883,8 @@ class ZeroGradBeforeStep(Rule):
     def _held_by(self, expr: cst.BaseExpression, variables: set[Binding], containers: set[Binding]) -> bool:
         """`expr` is one of `variables`, or an item of one of `containers` (`optims["g"]`)."""
         receivers = self.ctx.receivers
-        item_of = receivers.binding(expr.value) if type(expr) in (cst.Subscript, cst.Attribute) else None  # type: ignore[attr-defined]
+        container = expr.value if type(expr) in (cst.Subscript, cst.Attribute) else None  # type: ignore[attr-defined]
+        item_of = receivers.binding(container) if container is not None else None
         return receivers.binding(expr) in variables or (item_of is not None and item_of in containers)
 
     def _cleared_optimizer(self, node: cst.CSTNode) -> str | None:

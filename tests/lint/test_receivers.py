@@ -69,6 +69,7 @@ def test_an_attribute_the_class_assigns_is_its_own() -> None:
 
 
 def test_a_base_class_two_classes_of_the_file_are_named_after_is_not_followed() -> None:
-    source = SOURCE.replace("class Middle(Base):\n    pass\n", "class Middle(Base):\n    pass\n\n\nclass Middle:\n    pass\n")
+    second = "class Middle:\n    pass\n\n\n"
+    source = SOURCE.replace("class Trainer(Middle):", second + "class Trainer(Middle):")
     found = _receivers_of_step(source)
     assert found["Trainer:self.scheduler"] == ("Trainer", "self.scheduler", None)
