@@ -55,7 +55,9 @@ class ClipAfterStep(Rule):
     the same iteration, with no backward pass or clear in between (not one
     of those that stepped before it), is not flagged: it may be meant for that optimizer (an encoder and a decoder, each
     clipped before its own step), even where it clips the other's parameters. Functions of the file are followed into their
-    bodies; a function of another module of the project is read by what it
+    bodies; a function of another module of the project, and a method of an
+    object of a class of the file (`optim.step_and_update_lr()` of a wrapper
+    around the optimizer), is read by what it
     does, in order (`clip_gradients(model)` of `utils.py` called after
     `opt.step()` is reported at the call, and so is a helper called in the
     loop that steps and then clips, when its module cannot tell that what it
@@ -165,6 +167,38 @@ class ClipAfterStep(Rule):
         "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
         "        opt.step()\n"
         "        clip(model.parameters())  # expect: TL403\n",
+        # the step runs in a method of a wrapper class of the file, the clip after it
+        "import torch\n"
+        "class ScheduledOptim:\n"
+        "    def __init__(self, model, lr):\n"
+        "        self._optimizer = torch.optim.Adam(model.parameters(), lr=lr)\n"
+        "    def step_and_update_lr(self):\n"
+        "        self._optimizer.step()\n"
+        "    def zero_grad(self):\n"
+        "        self._optimizer.zero_grad()\n"
+        "def finetune(model, loader, loss_fn):\n"
+        "    optim = ScheduledOptim(model, 1e-3)\n"
+        "    for batch in loader:\n"
+        "        optim.zero_grad()\n"
+        "        loss_fn(model(batch)).backward()\n"
+        "        optim.step_and_update_lr()\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL403\n",
+        # a wrapper's method that steps and then clips, called after the caller's step: one finding, in it
+        "import torch\n"
+        "class Stepper:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self._optimizer = torch.optim.Adam(model.parameters())\n"
+        "    def step_and_clip(self):\n"
+        "        self._optimizer.step()\n"
+        "        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL403\n"
+        "def train(model, loader, opt):\n"
+        "    stepper = Stepper(model)\n"
+        "    for batch in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(batch).sum().backward()\n"
+        "        opt.step()\n"
+        "        stepper.step_and_clip()\n",
     )
     good = (
         # each optimizer's gradients clipped before it steps
@@ -259,6 +293,24 @@ class ClipAfterStep(Rule):
         "        clip(model.parameters())\n"
         "        opt.step()\n"
         "        log(norm_of(model.parameters()))\n",
+        # a wrapper class of the file clips, then clips and steps: in order
+        "import torch\n"
+        "class Stepper:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self._optimizer = torch.optim.Adam(model.parameters())\n"
+        "    def clip(self):\n"
+        "        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n"
+        "    def clip_and_step(self):\n"
+        "        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n"
+        "        self._optimizer.step()\n"
+        "def train(model, loader):\n"
+        "    stepper = Stepper(model)\n"
+        "    for batch in loader:\n"
+        "        model(batch).sum().backward()\n"
+        "        stepper.clip()\n"
+        "        stepper.clip_and_step()\n"
+        "        model.zero_grad()\n",
     )
 
     def finish(self) -> None:
@@ -267,10 +319,12 @@ class ClipAfterStep(Rule):
 
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to."""
+        summary = self.ctx.summaries.of_unwalked_call(node)
         return (
             method_call(node, "backward", "step") is not None
             or clears_grads(self.ctx, node)
             or is_clip_call(self.ctx, node)
+            or (summary is not None and any(summary.does(effect) for effect in (BACKWARD, ZERO_GRAD, STEP, CLIP)))
         )
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
@@ -282,7 +336,9 @@ class ClipAfterStep(Rule):
         if (_STEPPED in facts and is_clip_call(self.ctx, node) and not measures_only(self.ctx, node)
                 and not self._stepped_later(node, {f[len(_STEP):] for f in facts if f.startswith(_STEP)})):
             self.report(node)
-        summary = self.ctx.summaries.of_external_call(node) if type(node) is cst.Call else None
+        # another module's function, or a method of an object of a class of this file
+        # (`optim.step_and_update_lr()`), which the walk does not enter
+        summary = self.ctx.summaries.of_unwalked_call(node)
         if summary is not None:
             return self._through(facts, node, summary)  # type: ignore[arg-type]
         return facts
@@ -305,24 +361,26 @@ class ClipAfterStep(Rule):
         return False
 
     def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:
-        """A function of another module, by the effects it has, in the order they are
-        first reached: its clip follows the caller's step (`clip_gradients(model)` after
-        `opt.step()`) or its own (`optimizer_step(opt, model)` that steps, then clips),
-        reported at the call."""
+        """A function the walk does not enter, by the effects it has, in the order they
+        are first reached: its clip follows the caller's step (`clip_gradients(model)`
+        after `opt.step()`), reported at the call, or its own (`optimizer_step(opt, model)`
+        that steps, then clips), reported at the call only where the function's own
+        code cannot tell that what it steps is an optimizer (elsewhere it is reported
+        there, once)."""
         stepped_before = stepped = _STEPPED in facts
+        own_step = False
         for effect in summary.effects:
             if effect in (BACKWARD, ZERO_GRAD):
-                stepped_before = stepped = False
+                stepped_before = stepped = own_step = False
             elif effect == STEP:
-                stepped = True
+                stepped = own_step = True
+            elif effect == CLIP and own_step:  # its own step, then its clip, with nothing between
+                if summary.unjudged_steps:
+                    self.report(call, _OWN_STEP.format(self.ctx.code(call.func)))
+                stepped_before = stepped = own_step = False
             elif effect == CLIP and stepped_before:
                 self.report(call, _THROUGH_HELPER.format(self.ctx.code(call.func)))
                 stepped_before = False
-            elif effect == CLIP and stepped:  # its own step, then its clip, with nothing between
-                # where its module can tell what it steps, the clip is reported there
-                if summary.unjudged_steps:
-                    self.report(call, _OWN_STEP.format(self.ctx.code(call.func)))
-                stepped = False
         return frozenset({_STEPPED}) if stepped else frozenset()
 
 

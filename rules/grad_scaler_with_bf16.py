@@ -64,7 +64,7 @@ class GradScalerWithBf16(Rule):
     it switches on. Otherwise the scaler must be built in this file
     (not passed in from elsewhere) and used as `scaler.scale(...)` in the
     same function as the bfloat16 `with` block, or in the same class for
-    `self.scaler`. A scaler built with
+    `self.scaler` (built there or in a base class of the file). A scaler built with
     `enabled=` set from a value (`enabled=dtype == torch.float16`), or a file
     that also autocasts to float16 or to a dtype chosen at run time, is not
     flagged: the scaler may serve that path.
@@ -125,6 +125,18 @@ class GradScalerWithBf16(Rule):
         "with amp.autocast(True, torch.bfloat16):\n"
         "    loss = model(x)\n"
         "scaler.scale(loss).backward()\n",
+        # the scaler built by a base class of the file, used by the subclass's bfloat16 training
+        "import torch\n"
+        "class Base:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')  # expect: TL106\n"
+        "class Trainer(Base):\n"
+        "    def forward_loss(self, batch):\n"
+        "        with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+        "            return self.model(batch)\n"
+        "    def training_step(self, batch):\n"
+        "        self.scaler.scale(self.forward_loss(batch)).backward()\n",
     )
     good = (
         # built for float16, or for either precision, or when not in bfloat16
@@ -280,12 +292,14 @@ class GradScalerWithBf16(Rule):
         classes = {_class_of_method_body(self.ctx, body) for body in bf16_bodies} - {None}
         found: set[Binding] = set()
         for body in code_bodies(self.ctx):
+            if _class_of_method_body(self.ctx, body) not in classes:
+                continue  # (the scaler a method reads may be held by its base class)
             for node in self.ctx.own_nodes(body):
                 scaler = method_call(node, "scale")
                 if scaler is None or not receivers.is_kind(scaler, GRAD_SCALER):
                     continue
                 binding = receivers.binding(scaler)
-                if binding is not None and binding.name.startswith("self.") and binding.owner in classes:
+                if binding is not None and binding.name.startswith("self."):
                     found.add(binding)
         return found
 

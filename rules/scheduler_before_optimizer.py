@@ -63,7 +63,8 @@ class SchedulerBeforeOptimizer(Rule):
     sets by hand (resuming so that stepping first lands on the schedule's
     start) are not checked. The scheduler is followed
     through a class's `__init__` (`Trainer(model, optimizer, scheduler)` then
-    `self.scheduler.step()`), and the optimizer step through the functions of
+    `self.scheduler.step()`, also in a subclass of the file that does not set
+    `self.scheduler` itself), and the optimizer step through the functions of
     the file and of the project's other modules (an epoch-level
     `scheduler.step()` before `train_one_epoch(...)` of `engine.py`), as is
     the scheduler step of another module's function that steps the scheduler
@@ -198,6 +199,20 @@ class SchedulerBeforeOptimizer(Rule):
         "    optimizer.zero_grad()\n"
         "    criterion(net(x), y).backward()\n"
         "    optimizer.step()\n",
+        # the scheduler built in a base class of the file, stepped in the subclass
+        "import torch\n"
+        "class Base:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.optimizer = torch.optim.Adam(model.parameters())\n"
+        "        self.scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, 1000)\n"
+        "class Trainer(Base):\n"
+        "    def fit(self, batches):\n"
+        "        for x in batches:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            self.model(x).sum().backward()\n"
+        "            self.scheduler.step()  # expect: TL404\n"
+        "            self.optimizer.step()\n",
     )
     good = (
         # per-epoch scheduler step after the batch loop (the chapter's template)
@@ -330,6 +345,24 @@ class SchedulerBeforeOptimizer(Rule):
         "            sched.step()\n"
         "        ddp_model(batch).sum().backward()\n"
         "        ddp_opt.step()\n",
+        # the subclass puts its own scheduler in place of its base class's: what it is, the file does not show
+        "import torch\n"
+        "from schedules import WarmupThenDecay\n"
+        "class Base:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.optimizer = torch.optim.Adam(model.parameters())\n"
+        "        self.scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, 1000)\n"
+        "class Trainer(Base):\n"
+        "    def __init__(self, model):\n"
+        "        super().__init__(model)\n"
+        "        self.scheduler = WarmupThenDecay(self.optimizer)\n"
+        "    def fit(self, batches):\n"
+        "        for x in batches:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            self.model(x).sum().backward()\n"
+        "            self.scheduler.step()\n"
+        "            self.optimizer.step()\n",
     )
 
     def finish(self) -> None:

@@ -76,7 +76,11 @@ class ZeroGradBeforeStep(Rule):
     not flagged, but a clear in a loop over optimizers (`for o in
     self.optims.values(): o.zero_grad()`, a list of them handed to a helper
     of the file) clears each one it holds, also one known only by being
-    stepped there and cleared so; a clear through a model or its parameters is, unless the
+    stepped there and cleared so, and a step in such a loop (`for o in
+    self.optimizers: o.step()`) steps each one it holds; a loop over a list
+    the file does not show (a parameter given different lists by the calls
+    of its function, or by none) steps none that a clear elsewhere is matched
+    with. A clear through a model or its parameters is, unless the
     optimizer was built from another model's parameters, one of the two a deep
     copy (`p_bf16.grad = None` after copying a bf16 copy's gradients to the
     fp32 master weights that the optimizer steps). Putting a gradient in place
@@ -286,6 +290,40 @@ class ZeroGradBeforeStep(Rule):
         "            model.zero_grad()  # expect: TL402\n"
         "            model(piece).pow(2).mean().backward()\n"
         "        opt.step()\n",
+        # the optimizers cleared and stepped in loops over one list of them
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, actor, critic):\n"
+        "        self.actor, self.critic = actor, critic\n"
+        "        self.optimizers = [torch.optim.Adam(actor.parameters()), torch.optim.Adam(critic.parameters())]\n"
+        "    def update(self, batches):\n"
+        "        for x in batches:\n"
+        "            self.critic(self.actor(x)).mean().backward()\n"
+        "            for opt in self.optimizers:\n"
+        "                opt.zero_grad()  # expect: TL402\n"
+        "            for opt in self.optimizers:\n"
+        "                opt.step()\n",
+        # one optimizer cleared, then stepped with the others by a helper's loop over the list it is given
+        "import torch\n"
+        "def step_all(optims):\n"
+        "    for o in optims:\n"
+        "        o.step()\n"
+        "def train(gen, disc, loader):\n"
+        "    opt_g = torch.optim.Adam(gen.parameters())\n"
+        "    opt_d = torch.optim.Adam(disc.parameters())\n"
+        "    for x in loader:\n"
+        "        disc(gen(x)).mean().backward()\n"
+        "        opt_g.zero_grad()  # expect: TL402\n"
+        "        step_all([opt_g, opt_d])\n",
+        # an item of a dict cleared, then every item stepped
+        "import torch\n"
+        "def train(nets, loader):\n"
+        "    optims = {'g': torch.optim.Adam(nets['g'].parameters()), 'd': torch.optim.Adam(nets['d'].parameters())}\n"
+        "    for x in loader:\n"
+        "        nets['g'](x).mean().backward()\n"
+        "        optims['g'].zero_grad()  # expect: TL402\n"
+        "        for optim in optims.values():\n"
+        "            optim.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -567,6 +605,45 @@ class ZeroGradBeforeStep(Rule):
         "            encoder.zero_grad()\n"
         "            head(encoder(piece)).pow(2).mean().backward()\n"
         "        opt.step()\n",
+        # each optimizer of the list stepped, then cleared: the next pass steps the next one
+        "import torch\n"
+        "def train(gen, disc, loader):\n"
+        "    optims = [torch.optim.Adam(gen.parameters()), torch.optim.Adam(disc.parameters())]\n"
+        "    for x in loader:\n"
+        "        disc(gen(x)).mean().backward()\n"
+        "        for opt in optims:\n"
+        "            opt.step()\n"
+        "            opt.zero_grad()\n",
+        # the discriminator cleared, the generators' list stepped; a helper given different lists steps none known
+        "import torch\n"
+        "def step_each(optims):\n"
+        "    for o in optims:\n"
+        "        o.step()\n"
+        "def train(G, D, loader):\n"
+        "    opt_g = torch.optim.Adam(G.parameters())\n"
+        "    opt_d = torch.optim.Adam(D.parameters())\n"
+        "    g_opts = [opt_g]\n"
+        "    for x in loader:\n"
+        "        opt_g.zero_grad()\n"
+        "        (-D(G(x)).mean()).backward()\n"
+        "        opt_d.zero_grad()\n"
+        "        for o in g_opts:\n"
+        "            o.step()\n"
+        "        opt_g.zero_grad()\n"
+        "        (-D(G(x)).mean()).backward()\n"
+        "        opt_d.zero_grad()\n"
+        "        step_each([opt_g])\n"
+        "        D(x).mean().backward()\n"
+        "        step_each([opt_d])\n",
+        # a list handed in from out of sight: which optimizers it holds is unknown
+        "import torch\n"
+        "def train(model, loader, opts):\n"
+        "    opt1 = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        opt1.zero_grad()\n"
+        "        for o in opts:\n"
+        "            o.step()\n",
     )
 
     def finish(self) -> None:
@@ -789,15 +866,26 @@ class ZeroGradBeforeStep(Rule):
         return None
 
     def _clears_one_of(self, clear: cst.CSTNode, optimizer: cst.BaseExpression) -> bool:
-        """`clear` runs in a loop over optimizers that holds `optimizer`
-        (`for o in self.optims.values(): o.zero_grad()` before `self.optims["g"].step()`)."""
+        """`clear` and the step of `optimizer` go through one optimizer, one of them in a
+        loop over optimizers that holds the other (`for o in self.optims.values():
+        o.zero_grad()` before `self.optims["g"].step()`, `opt1.zero_grad()` before
+        `for o in [opt1, opt2]: o.step()`), or both in loops over one list of them."""
         receiver = method_call(clear, "zero_grad")
         if receiver is None:
             return False
-        variables, containers = ranged_bindings(self.ctx, receiver)
+        cleared, stepped = ranged_bindings(self.ctx, receiver), ranged_bindings(self.ctx, optimizer)
+        if any(cleared) and any(stepped):
+            return bool(cleared[0] & stepped[0] or cleared[1] & stepped[1])
+        if any(cleared):
+            return self._held_by(optimizer, *cleared)
+        return any(stepped) and self._held_by(receiver, *stepped)
+
+    def _held_by(self, expr: cst.BaseExpression, variables: set[Binding], containers: set[Binding]) -> bool:
+        """`expr` is one of `variables`, or an item of one of `containers` (`optims["g"]`)."""
         receivers = self.ctx.receivers
-        item_of = receivers.binding(optimizer.value) if type(optimizer) in (cst.Subscript, cst.Attribute) else None
-        return receivers.binding(optimizer) in variables or (item_of is not None and item_of in containers)
+        container = expr.value if type(expr) in (cst.Subscript, cst.Attribute) else None  # type: ignore[attr-defined]
+        item_of = receivers.binding(container) if container is not None else None
+        return receivers.binding(expr) in variables or (item_of is not None and item_of in containers)
 
     def _cleared_optimizer(self, node: cst.CSTNode) -> str | None:
         """The optimizer a clear goes through (None: a model or parameters); `_RANGED`

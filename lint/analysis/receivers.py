@@ -153,6 +153,14 @@ class Receivers:
                 kind = _BASE_CLASSES.get(ctx.qualified_name(base.value) or "")
                 if kind is not None:
                     self._class_kinds.setdefault(node.name.value, kind)  # type: ignore[attr-defined]
+        # what a method reads as `self.attr` and its class does not assign is its base's (see `binding`)
+        self._bases = _bases_in_file(ctx)
+        self._self_attributes: dict[cst.ClassDef, set[str]] = {}
+        for target in _assignment_targets(ctx):
+            root, attributes = _attribute_path(target)
+            cls = self._class_of_self(root) if root is not None and attributes else None
+            if cls is not None:
+                self._self_attributes.setdefault(cls, set()).add(".".join(attributes))
         # the assignments to variables, read once: the passes below only
         # learn more kinds of values
         self._pairs = list(self._assignments())  # (target, value) of every assignment, read once
@@ -180,19 +188,16 @@ class Receivers:
     # -- queries -----------------------------------------------------------
     def binding(self, expr: cst.BaseExpression) -> Binding | None:
         """The variable `expr` reads, if it is a plain name, `self.attr` or an attribute
-        of one (`self.policy.optimizer`, the same object in every method of the class)."""
+        of one (`self.policy.optimizer`, the same object in every method of the class,
+        and of its subclasses in the file that do not assign it)."""
         if type(expr) is cst.Name:
             scope = self._defining_scope(expr.value, self.ctx.scope_of(expr))
             return Binding(scope.node, expr.value) if scope is not None else None
-        path: list[str] = []
-        while type(expr) is cst.Attribute:
-            path.append(expr.attr.value)
-            expr = expr.value
-        if path and type(expr) is cst.Name:
-            cls = self._class_of_self(expr)
-            if cls is not None:
-                return Binding(cls, ".".join(["self", *reversed(path)]))
-        return None
+        root, attributes = _attribute_path(expr)
+        cls = self._class_of_self(root) if root is not None and attributes else None
+        if cls is None:
+            return None
+        return Binding(self._owner_of(cls, attributes), ".".join(["self", *attributes]))
 
     def assigned(self, binding: Binding) -> list[cst.BaseExpression]:
         """Every value assigned to `binding` in the file (its parameters' arguments aside)."""
@@ -454,6 +459,16 @@ class Receivers:
             current = current.parent
         return None
 
+    def _owner_of(self, cls: cst.ClassDef, attributes: list[str]) -> cst.ClassDef:
+        """The class whose `self.<attributes>` the methods of `cls` read: the first of
+        `cls` and its base classes in the file that assigns it or an attribute it
+        hangs from (`self.policy` of `self.policy.optimizer`); `cls` if none does."""
+        if not self._bases.get(cls):
+            return cls
+        held = {".".join(attributes[:end]) for end in range(1, len(attributes) + 1)}
+        return next((owner for owner in _lineage(cls, self._bases)
+                     if held & self._self_attributes.get(owner, set())), cls)
+
     def _class_of_self(self, name: cst.Name) -> cst.ClassDef | None:
         func = self.ctx.enclosing_function(name)
         if func is None:
@@ -467,6 +482,63 @@ class Receivers:
                 return None
             parent = self.ctx.parent(parent)
         return parent
+
+
+def _attribute_path(expr: cst.BaseExpression) -> tuple[cst.Name | None, list[str]]:
+    """`self.policy.optimizer` as its root name and the attributes read from it
+    (`self`, `["policy", "optimizer"]`); no root where it is not a name."""
+    attributes: list[str] = []
+    while type(expr) is cst.Attribute:
+        attributes.insert(0, expr.attr.value)
+        expr = expr.value
+    return (expr if type(expr) is cst.Name else None), attributes
+
+
+def _assignment_targets(ctx: SemanticModel) -> Iterator[cst.BaseExpression]:
+    """Every name or attribute the file binds by assignment (plain, annotated,
+    augmented, unpacked), as a loop variable or with `as`."""
+    targets: list[cst.BaseExpression] = []
+    for node in ctx.nodes_of(cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.WithItem):
+        if type(node) is cst.Assign:
+            targets += [target.target for target in node.targets]  # type: ignore[attr-defined]
+        elif type(node) is cst.WithItem:
+            targets += [node.asname.name] if node.asname is not None else []  # type: ignore[attr-defined]
+        else:
+            targets.append(node.target)  # type: ignore[attr-defined]
+    while targets:
+        target = targets.pop()
+        if type(target) in (cst.Tuple, cst.List):
+            targets += [element.value for element in target.elements]  # type: ignore[attr-defined]
+        elif type(target) is cst.StarredElement:
+            targets.append(target.value)
+        else:
+            yield target
+
+
+def _bases_in_file(ctx: SemanticModel) -> dict[cst.ClassDef, list[cst.ClassDef]]:
+    """The base classes of each class that the file defines, by a name that
+    only one class of the file has."""
+    named: dict[str, list[cst.ClassDef]] = {}
+    for node in ctx.nodes_of(cst.ClassDef):
+        named.setdefault(node.name.value, []).append(node)  # type: ignore[attr-defined, arg-type]
+    bases: dict[cst.ClassDef, list[cst.ClassDef]] = {}
+    for node in ctx.nodes_of(cst.ClassDef):
+        names = [base.value.value for base in node.bases if type(base.value) is cst.Name]  # type: ignore[attr-defined]
+        bases[node] = [named[name][0] for name in names if len(named.get(name, [])) == 1]  # type: ignore[index]
+    return bases
+
+
+def _lineage(cls: cst.ClassDef, bases: dict[cst.ClassDef, list[cst.ClassDef]]) -> Iterator[cst.ClassDef]:
+    """`cls`, then its base classes in the file, depth first, left to right."""
+    seen: set[int] = set()
+    stack = [cls]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        stack += reversed(bases.get(current, []))
 
 
 def _no_argument_method(expr: cst.BaseExpression, method: str) -> cst.BaseExpression | None:

@@ -1,0 +1,75 @@
+"""What `self.attr` a method reads: its own class's, or, when that class does not
+assign it, the one a base class of the file holds."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trainlint.analysis.receivers import SCHEDULER
+from trainlint.analysis.walk import iter_nodes
+from trainlint.context import FileContext
+
+SOURCE = '''\
+import torch
+
+
+class Base:
+    def __init__(self, model):
+        self.policy = model
+        self.scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, 10)
+
+
+class Middle(Base):
+    pass
+
+
+class Trainer(Middle):
+    def fit(self):
+        self.scheduler.step()
+        self.policy.optimizer.step()
+
+
+class Custom(Base):
+    def __init__(self, model):
+        super().__init__(model)
+        self.scheduler = Warmup()
+
+    def fit(self):
+        self.scheduler.step()
+'''
+
+
+def _receivers_of_step(source: str) -> dict[str, tuple[str, str | None, str | None]]:
+    """For each `<receiver>.step()` of each class: the class owning the receiver's
+    binding, the binding's name and its kind."""
+    module = cst.parse_module(source)
+    ctx = FileContext("input.py", source, module)
+    found = {}
+    for cls in ctx.nodes_of(cst.ClassDef):
+        for node in iter_nodes(cls):
+            if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "step":
+                receiver = node.func.value
+                binding = ctx.receivers.binding(receiver)
+                assert binding is not None
+                owner = binding.owner.name.value  # type: ignore[attr-defined]
+                found[f"{cls.name.value}:{ctx.code(receiver)}"] = (owner, binding.name, ctx.receivers.kind(receiver))
+    return found
+
+
+def test_an_attribute_the_class_does_not_assign_is_its_base_classes() -> None:
+    found = _receivers_of_step(SOURCE)
+    assert found["Trainer:self.scheduler"] == ("Base", "self.scheduler", SCHEDULER)
+    # an attribute of one the base class assigns hangs from it
+    assert found["Trainer:self.policy.optimizer"] == ("Base", "self.policy.optimizer", None)
+
+
+def test_an_attribute_the_class_assigns_is_its_own() -> None:
+    found = _receivers_of_step(SOURCE)
+    assert found["Custom:self.scheduler"] == ("Custom", "self.scheduler", None)
+
+
+def test_a_base_class_two_classes_of_the_file_are_named_after_is_not_followed() -> None:
+    second = "class Middle:\n    pass\n\n\n"
+    source = SOURCE.replace("class Trainer(Middle):", second + "class Trainer(Middle):")
+    found = _receivers_of_step(source)
+    assert found["Trainer:self.scheduler"] == ("Trainer", "self.scheduler", None)
