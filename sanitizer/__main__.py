@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import sys
 from typing import Callable
@@ -22,11 +23,10 @@ def main(argv: list[str]) -> int:
     if options.help:
         print(cli.USAGE)
         return 0
-    try:
-        from sanitizer import runner
-    except ImportError as error:
-        print(f"sanitizer: needs torch, which could not be imported: {error}", file=sys.stderr)
+    if importlib.util.find_spec("torch") is None:
+        print("sanitizer: needs torch, which is not installed", file=sys.stderr)
         return 2
+    from sanitizer import runner  # torch is imported when the script imports it
     try:
         return runner.run(options)
     except ValueError as error:  # bad --checks / --halt-on kinds

@@ -4,11 +4,17 @@ sys.argv and sys.path[0] are set the way the interpreter sets them, the script's
 exit status is kept (SystemExit codes, 1 for an uncaught exception, death by
 SIGINT on Ctrl-C, by SIGTERM when terminated), and the report is written before
 the process leaves.
+
+torch is not imported before the script imports it: the session starts when the
+script's (or a library's) `import torch` has run torch's `__init__`, so that what
+the script does first (`os.environ["OMP_NUM_THREADS"] = "1"`, and the other
+variables torch reads as it loads) takes effect as in a plain run.
 """
 from __future__ import annotations
 
 import atexit
 import builtins
+import importlib.abc
 import importlib.machinery
 import importlib.util
 import os
@@ -19,11 +25,15 @@ import tokenize
 import types
 import zipfile
 from types import TracebackType
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from sanitizer.cli import Options
 from sanitizer.core import locations
-from sanitizer.core.session import Sanitizer, SanitizerHalt
+from sanitizer.core.catalogue import chosen_kinds
+from sanitizer.core.events import SanitizerHalt
+
+if TYPE_CHECKING:
+    from sanitizer.core.session import Sanitizer
 
 HALT_STATUS = 3
 STRICT_STATUS = 3
@@ -45,28 +55,28 @@ class Outcome:
 
 
 def run(options: Options) -> int:
-    script_name = options.script if options.module is None else options.module
-    session = Sanitizer(report=options.report, checks=options.checks, halt_on=options.halt_on,
-                        strict=options.strict, script=script_name,
-                        argv=[script_name or "", *options.args], lint=options.lint)
+    chosen_kinds(options.checks, options.halt_on)  # a bad kind is told before the script runs
     if options.module is None and not os.path.exists(options.script or ""):
-        return _missing_script(session, options.script or "")
+        return _missing_script(_session(options, None), options.script or "")
     outcome = Outcome()
     _prepare_sys(options)
-    session.argv = list(sys.argv)
+    argv = list(sys.argv)
     if options.module is not None:  # what the module will see: runpy puts its file first
-        session.argv[0] = _module_file(options.module) or session.argv[0]
-    session.start()
-    _watch_sigterm(session)
+        argv[0] = _module_file(options.module) or argv[0]
+    watch = Watch(options, argv)
+    watch.start_when_torch_loads()
+    _watch_sigterm(watch)
     exit_now = os._exit
-    os._exit = _reporting_exit(session, exit_now)
+    os._exit = _reporting_exit(watch, exit_now)
     try:
         _run_target(options, outcome)
     finally:
+        watch.stop_waiting()
         os._exit = exit_now
         signal.getsignal, signal.signal = _GETSIGNAL, _SETSIGNAL
         if _ours(_GETSIGNAL(signal.SIGTERM)):
             _SETSIGNAL(signal.SIGTERM, signal.SIG_DFL)
+        session = watch.session()  # started now if the script never imported torch
         status = _final_status(session, outcome)
         session.record_ending(outcome.exception)
         _close(session, status)
@@ -78,6 +88,95 @@ def run(options: Options) -> int:
     if outcome.interrupted:
         _die_by_sigint()
     return status
+
+
+def _session(options: Options, argv: list[str] | None, launched_in: str | None = None) -> Sanitizer:
+    from sanitizer.core.session import Sanitizer  # imports torch
+
+    script_name = options.script if options.module is None else options.module
+    session = Sanitizer(report=options.report, checks=options.checks, halt_on=options.halt_on,
+                        strict=options.strict, script=script_name,
+                        argv=[script_name or "", *options.args], lint=options.lint, launched_in=launched_in)
+    if argv is not None:
+        session.argv = argv
+    return session
+
+
+class Watch:
+    """The run's session, made and started when torch has loaded (see the module's
+    docstring), or at once when torch is loaded already."""
+
+    def __init__(self, options: Options, argv: list[str]) -> None:
+        self.options = options
+        self.argv = argv
+        self.launched_in = os.getcwd()  # the script may change directory before it imports torch
+        self._session: Sanitizer | None = None
+        self._finder: _WhenTorchLoads | None = None
+
+    def start_when_torch_loads(self) -> None:
+        if "torch" in sys.modules:
+            self.session()
+            return
+        self._finder = _WhenTorchLoads(self._torch_loaded)
+        sys.meta_path.insert(0, self._finder)
+
+    def stop_waiting(self) -> None:
+        if self._finder is not None and self._finder in sys.meta_path:
+            sys.meta_path.remove(self._finder)
+        self._finder = None
+
+    def session(self) -> Sanitizer:
+        """The session, started now if it was not yet."""
+        if self._session is None:
+            self.stop_waiting()
+            self._session = _session(self.options, self.argv, self.launched_in)
+            self._session.start()
+        return self._session
+
+    def _torch_loaded(self) -> None:
+        try:
+            self.session()
+        except Exception as exc:  # the script's `import torch` must succeed as in a plain run
+            print(f"sanitizer: could not start watching the run: {type(exc).__name__}: {exc}", file=sys.stderr)
+
+
+class _WhenTorchLoads(importlib.abc.MetaPathFinder):
+    """Finds `torch` as the other finders do, and has its loader call `loaded()` once
+    torch's `__init__` has run: the loader torch sees is its own."""
+
+    def __init__(self, loaded: Callable[[], None]) -> None:
+        self.loaded = loaded
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != "torch":
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _Loading(spec.loader, self)
+                return spec
+        return None
+
+
+class _Loading(importlib.abc.Loader):
+    def __init__(self, loader: Any, finder: _WhenTorchLoads) -> None:
+        self.loader = loader
+        self.finder = finder
+
+    def create_module(self, spec: Any) -> Any:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__loader__ = self.loader
+        if module.__spec__ is not None:
+            module.__spec__.loader = self.loader
+        if self.finder in sys.meta_path:
+            sys.meta_path.remove(self.finder)
+        self.loader.exec_module(module)
+        self.finder.loaded()
 
 
 def _prepare_sys(options: Options) -> None:
@@ -205,7 +304,7 @@ def _print_halt(session: Sanitizer, outcome: Outcome) -> None:
         session.alert(f"halted ({outcome.halt.event.kind} is in --halt-on): {outcome.halt.event.one_line()}")
 
 
-def _watch_sigterm(session: Sanitizer) -> None:
+def _watch_sigterm(watch: Watch) -> None:
     """A SIGTERM (a timeout, a job scheduler, torchrun stopping the other ranks)
     kills plain python at once, without a traceback or `finally` blocks. The
     script still dies so, by the same signal, but after the report is written.
@@ -225,6 +324,7 @@ def _watch_sigterm(session: Sanitizer) -> None:
     def on_sigterm(signum: int, frame: types.FrameType | None) -> None:
         _SETSIGNAL(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM kills at once
         if os.getpid() == owner:
+            session = watch.session()
             session.record_termination(frame)
             _close(session, 128 + signal.SIGTERM)
             try:
@@ -271,7 +371,7 @@ def _default_sigterm_in_child() -> None:
         pass
 
 
-def _reporting_exit(session: Sanitizer, exit_now: Callable[[int], Any]) -> Callable[[int], Any]:
+def _reporting_exit(watch: Watch, exit_now: Callable[[int], Any]) -> Callable[[int], Any]:
     """`os._exit` (a script that ends so to skip hanging workers' joins) ends the process
     without `finally` blocks or atexit handlers: the report is written first. Buffers
     the script wrote to stay as unflushed as in a plain run; a forked child (a
@@ -281,6 +381,7 @@ def _reporting_exit(session: Sanitizer, exit_now: Callable[[int], Any]) -> Calla
     def _exit(*args: Any, **kwargs: Any) -> Any:
         code = args[0] if len(args) == 1 and not kwargs else kwargs.get("status") if list(kwargs) == ["status"] and not args else None
         if os.getpid() == owner and type(code) is int:  # anything else, `os._exit` refuses its own way
+            session = watch.session()
             session.record_os_exit(code, sys._getframe(1))
             _close(session, code)
             try:

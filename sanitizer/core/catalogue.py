@@ -7,6 +7,7 @@ within one step: merged reports and the diagnosis break ties with it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 
 @dataclass(frozen=True)
@@ -146,3 +147,26 @@ KIND_ORDER: dict[str, int] = {kind.name: index for index, kind in enumerate(_KIN
 
 def severity_of(kind: str) -> str:
     return KINDS[kind].severity if kind in KINDS else "warning"
+
+
+def chosen_kinds(checks: Iterable[str] | None, halt_on: Iterable[str]) -> tuple[set[str], set[str]]:
+    """The kinds `--checks` runs (all when None) and those `--halt-on` stops at;
+    ValueError naming what is wrong with either."""
+    enabled = _validate_kinds(checks, "checks") if checks is not None else set(KINDS)
+    halting = _validate_kinds(halt_on, "halt-on")
+    unchecked = sorted(halting - enabled - {"sanitizer_error"})  # that one is always on
+    if unchecked:
+        raise ValueError(f"--halt-on {', '.join(unchecked)}: not among the checks that run (--checks); "
+                         f"add {'it' if len(unchecked) == 1 else 'them'} to --checks")
+    return enabled, halting
+
+
+def _validate_kinds(kinds: Iterable[str], option: str) -> set[str]:
+    chosen = {kind.strip() for kind in kinds if kind.strip()}
+    if "all" in chosen:
+        return set(KINDS)
+    unknown = sorted(chosen - set(KINDS))
+    if unknown:
+        raise ValueError(f"unknown kind(s) for --{option}: {', '.join(unknown)} "
+                         f"(known: {', '.join(sorted(KINDS))})")
+    return chosen

@@ -52,3 +52,14 @@ def json_safe(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [json_safe(item) for item in value]
     return json_number(value)
+
+
+class SanitizerHalt(BaseException):
+    """Raised into the script at the first event of a `--halt-on` kind.
+
+    A BaseException, so that the script's own `except Exception` does not swallow it.
+    """
+
+    def __init__(self, event: Event) -> None:
+        super().__init__(f"halted on {event.one_line()}")
+        self.event = event

@@ -29,11 +29,11 @@ from sanitizer.core.backward_steps import (
     storage_freed,
     trained_leaves,
 )
-from sanitizer.core.catalogue import KINDS
+from sanitizer.core.catalogue import KINDS, chosen_kinds
 from sanitizer.core.children import Children
 from sanitizer.core.clearing import GradientClearing, kept_gradients
 from sanitizer.core.ending import ending_of, exited_at, lost_peer, terminated_at
-from sanitizer.core.events import Event
+from sanitizer.core.events import Event, SanitizerHalt
 from sanitizer.core.loss_calls import LossCall
 from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.memory import MemoryMeter
@@ -61,30 +61,18 @@ PROBE_PASSES = 2  # backward passes counted as steps, at most, before a first op
 MAX_EVAL_MAGNITUDES = 256  # per-sample loss vectors of one step's evaluation kept for the NaN check
 _set_grad_enabled = torch._C._set_grad_enabled  # torch.no_grad() without its Python layers
 
-class SanitizerHalt(BaseException):
-    """Raised into the script at the first event of a `--halt-on` kind.
-
-    A BaseException, so that the script's own `except Exception` does not swallow it.
-    """
-
-    def __init__(self, event: Event) -> None:
-        super().__init__(f"halted on {event.one_line()}")
-        self.event = event
-
-
 class Sanitizer:
     """Watches a training run in this process and writes a report when closed."""
 
     def __init__(self, report: str | os.PathLike[str] | None = "sanitizer-report.json",
                  checks: Iterable[str] | None = None, halt_on: Iterable[str] = (),
                  strict: bool = False, script: str | None = None,
-                 argv: list[str] | None = None, stream: TextIO | None = None, lint: bool = True) -> None:
-        self.enabled_kinds = _validate_kinds(checks, "checks") if checks is not None else set(KINDS)
-        self.halt_on = _validate_kinds(halt_on, "halt-on")
-        unchecked = sorted(self.halt_on - self.enabled_kinds - {"sanitizer_error"})  # that one is always on
-        if unchecked:
-            raise ValueError(f"--halt-on {', '.join(unchecked)}: not among the checks that run (--checks); "
-                             f"add {'it' if len(unchecked) == 1 else 'them'} to --checks")
+                 argv: list[str] | None = None, stream: TextIO | None = None, lint: bool = True,
+                 launched_in: str | None = None) -> None:
+        """`launched_in`: the directory the run started in, which relative paths are
+        taken from (the current one when None)."""
+        self.enabled_kinds, self.halt_on = chosen_kinds(checks, halt_on)
+        self.launch_directory = launched_in if launched_in is not None else os.getcwd()
         self.strict = strict
         self.script = script
         self.argv = list(argv) if argv is not None else list(sys.argv)
@@ -94,7 +82,8 @@ class Sanitizer:
         self.report_path = report_path_for(report, self.rank) if report is not None else None
         # where it is written: a relative path is taken from where the run started, not
         # from wherever the script has changed directory to by its end (Hydra's outputs/)
-        self.report_file = os.path.abspath(self.report_path) if self.report_path is not None else None
+        self.report_file = (os.path.join(self.launch_directory, self.report_path)
+                            if self.report_path is not None else None)
         self.detectors: list[Detector] = build_detectors(self.enabled_kinds)
         self.events: list[Event] = []
         self.counts: Counter[str] = Counter()
@@ -183,7 +172,7 @@ class Sanitizer:
             raise RuntimeError("this Sanitizer has already watched a run (a notebook cell run "
                                "twice?): create a new Sanitizer for each run")
         locations.skip_package(torch)
-        locations.set_launch_directory(os.getcwd())
+        locations.set_launch_directory(self.launch_directory)
         self._started = time.perf_counter()
         self._active = True
         self._stack.callback(self._deactivate)
@@ -955,17 +944,6 @@ def _distributed_env() -> tuple[int | None, int]:
         return (int(rank) if rank is not None else None), (int(world) if world is not None else 1)
     except ValueError:
         return None, 1
-
-
-def _validate_kinds(kinds: Iterable[str], option: str) -> set[str]:
-    chosen = {kind.strip() for kind in kinds if kind.strip()}
-    if "all" in chosen:
-        return set(KINDS)
-    unknown = sorted(chosen - set(KINDS))
-    if unknown:
-        raise ValueError(f"unknown kind(s) for --{option}: {', '.join(unknown)} "
-                         f"(known: {', '.join(sorted(KINDS))})")
-    return chosen
 
 
 def _overriding(detectors: list[Detector], callback: str) -> list[Detector]:

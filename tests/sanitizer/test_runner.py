@@ -20,7 +20,7 @@ PRELAUNCH += [("exit_raise.py",), ("exit_status.py", "4"), ("interrupted.py",), 
               ("workers.py", "spawn"), ("plain", "workers.py", "spawn"), ("workers.py", "fork"),
               ("deterministic.py",), ("plain", "deterministic.py"), ("plain", "exit_raise.py"),
               ("os_exit.py", "0"), ("os_exit.py", "5"), ("plain", "os_exit.py", "5"), ("os_exit.py", "0", "keyword"),
-              ("preempted.py",), ("plain", "preempted.py")]
+              ("preempted.py",), ("plain", "preempted.py"), ("threads_from_env.py",), ("plain", "threads_from_env.py")]
 
 
 def test_exception_keeps_status_and_traceback(script_runs: ScriptRuns) -> None:
@@ -129,6 +129,16 @@ def test_script_without_torch(script_runs: ScriptRuns) -> None:
     assert run.report["steps"] == 0 and run.report["events"] == []
     assert "does it use torch" in run.report["summary"]["notes"][0]
     assert "does it use torch" in run.stderr
+
+
+def test_what_the_script_sets_before_importing_torch_takes_effect(script_runs: ScriptRuns) -> None:
+    """torch reads OMP_NUM_THREADS as it loads: the sanitizer imports no torch before the
+    script does, and starts watching once the script's `import torch` has run."""
+    run = script_runs.get("threads_from_env.py")
+    plain = script_runs.plain("threads_from_env.py")
+    assert run.returncode == plain.returncode == 0, run.stderr
+    assert run.stdout == plain.stdout and run.stdout.startswith("threads ")
+    assert run.report["steps"] == 3
 
 
 def test_script_that_never_steps(script_runs: ScriptRuns) -> None:
