@@ -87,7 +87,8 @@ class MissingTrainMode(Rule):
     earlier one (a linear probe whose training step puts the backbone in eval
     mode on purpose). Only models the file trains count: put in train mode
     somewhere, their parameters read (for an optimizer), handed to an
-    optimizer factory, or run in a forward pass that is back-propagated, also
+    optimizer factory, or run in a forward pass that is back-propagated (not
+    one assigned under `torch.no_grad()`: a frozen teacher's targets), also
     by a function of the file whose result is (`loss = self._forward(x)`
     returning `self.model(x).mean()`, a helper handed the model; not what it
     returns under `torch.no_grad()`); a constructor's parameter counts as the
@@ -628,6 +629,26 @@ class MissingTrainMode(Rule):
         "            model(x).sum().backward()\n"
         "            optimizer.step()\n"
         "        evaluate(model, val_loader)\n",
+        # the teacher's targets computed without gradients; the student, back-propagated, is validated
+        "import torch\n"
+        "def perturb(model, x):\n"
+        "    x = x.clone().requires_grad_(True)\n"
+        "    model(x).sum().backward()\n"
+        "    return (x + 0.01 * x.grad.sign()).detach()\n"
+        "for step in range(100):\n"
+        "    x = next(batches)\n"
+        "    if step % 2 == 0:\n"
+        "        x = perturb(model, x)\n"
+        "    with torch.no_grad():\n"
+        "        target = teacher(x)\n"
+        "    out = model(x)\n"
+        "    (out - target).pow(2).mean().backward()\n"
+        "    opt.step()\n"
+        "    opt.zero_grad()\n"
+        "    if step % 10 == 0:\n"
+        "        model.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            print(model(val_x).mean().item())\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -1209,6 +1230,26 @@ class MissingTrainMode(Rule):
         "    optimizer.zero_grad()\n"
         "    model(x).pow(2).mean().backward()\n"
         "    optimizer.step()\n",
+        # a frozen teacher put in eval mode each step, run only under no_grad: not trained, even
+        # with a backward of an occasional helper before it in the iteration (layumi's SWA teacher)
+        "import torch\n"
+        "def perturb(model, x):\n"
+        "    x = x.clone().requires_grad_(True)\n"
+        "    model(x).sum().backward()\n"
+        "    return (x + 0.01 * x.grad.sign()).detach()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "model.train()\n"
+        "for step in range(100):\n"
+        "    x = next(batches)\n"
+        "    if step % 2 == 0:\n"
+        "        x = perturb(model, x)\n"
+        "    optimizer.zero_grad()\n"
+        "    out = model(x)\n"
+        "    teacher.eval()\n"
+        "    with torch.no_grad():\n"
+        "        target = teacher(x)\n"
+        "    (out - target).pow(2).mean().backward()\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -1695,7 +1736,7 @@ def _trained_models(ctx: FileContext, forward: bool = True) -> set[str]:
     copy that only samples, or a frozen feature extractor, is none of these."""
     trained: set[str] = set()
     for body in code_bodies(ctx) if forward else ():
-        consumed = consumed_names(ctx, body)
+        consumed = consumed_names(ctx, body, graph_only=True)
         trained |= consumed | _run_by_helpers(ctx, body, consumed)
     for call in ctx.nodes_of(cst.Call):
         mode = mode_switch(ctx, call)
@@ -1745,7 +1786,7 @@ def _run_by_helpers(ctx: FileContext, body: cst.CSTNode, consumed: set[str], dep
         returned = set().union(*(names_in(node.value, ctx) for node in ctx.own_nodes(helper.body)
                                  if type(node) is cst.Return and node.value is not None
                                  and lexical_grad_mode(ctx, node) is None))
-        inside = consumed_names(ctx, helper.body, handed=returned)
+        inside = consumed_names(ctx, helper.body, handed=returned, graph_only=True)
         inside |= _run_by_helpers(ctx, helper.body, inside, depth + 1)
         found |= _as_called(ctx, call, helper, inside)
     return found
