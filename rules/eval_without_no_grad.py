@@ -13,8 +13,9 @@ from trainlint.analysis.loops import (
     is_optimizer,
     hands_an_optimizer,
     lexical_grad_mode,
-    reachable_nodes,
     mode_switch,
+    reachable_nodes,
+    scheduler_step,
 )
 from trainlint.analysis.no_grad_results import runs_without_grad
 from trainlint.analysis.receivers import Binding
@@ -92,7 +93,9 @@ class EvalWithoutNoGrad(Rule):
     during training; loops of the function that do not hold the forward,
     a training loop beside the evaluation loop, do not count; the `step()`
     of an environment built by gym, gymnasium or another environment package
-    is a rollout's, not a training step), and comprehensions are left alone.
+    is a rollout's, and that of a scheduler the file builds a learning rate's,
+    not a training step; any other `step()` counts as one), and
+    comprehensions are left alone.
     Inside a training loop, only an `if` that switches the model to `.eval()`,
     calls it and puts it back in train mode (or a loop whose first statement
     does, every iteration), back-propagating nothing and binding nothing the
@@ -383,6 +386,21 @@ class EvalWithoutNoGrad(Rule):
         "    for test_set in test_sets:\n"
         "        print(score(model, test_set))\n"
         "    return preds\n",
+        # the epoch loop steps a learning-rate scheduler (dgcnn): no training step of the evaluation loop
+        "import torch\n"
+        "def train(model, train_loader, test_loader, epochs):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)\n"
+        "    for epoch in range(epochs):\n"
+        "        model.train()\n"
+        "        for x, y in train_loader:\n"
+        "            opt.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            opt.step()\n"
+        "        model.eval()\n"
+        "        for x, y in test_loader:\n"
+        "            logits = model(x)  # expect: TL406\n"
+        "        scheduler.step()\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -749,6 +767,17 @@ class EvalWithoutNoGrad(Rule):
         "        self.model.eval()\n"
         "        for x in loader:\n"
         "            print(self._train_forward(x))\n",
+        # a `.step()` of an object the file cannot tell from an optimizer, in the loop that holds the forward
+        "import torch\n"
+        "def train(model, train_loader, test_loader, stepper, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        model.train()\n"
+        "        for x, y in train_loader:\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        model.eval()\n"
+        "        for x, y in test_loader:\n"
+        "            logits = model(x)\n"
+        "        stepper.step()\n",
     )
 
     def finish(self) -> None:
@@ -923,8 +952,7 @@ class EvalWithoutNoGrad(Rule):
         """`handing`: an optimizer handed to code out of sight counts (in the loop; the
         function around it builds and hands its optimizer to `accelerator.prepare()`,
         a scheduler, the training loop beside)."""
-        stepped = method_call(node, "step")
-        if is_backward(node) or self._clears(node) or (stepped is not None and not self._environment(stepped)):
+        if is_backward(node) or self._clears(node) or self._training_step(node):
             return True
         if type(node) is not cst.Call:
             return False
@@ -948,6 +976,12 @@ class EvalWithoutNoGrad(Rule):
         if type(cleared) is cst.Attribute and cleared.attr.value == "module":
             cleared = cleared.value  # `model.module.zero_grad()` of a DDP-wrapped model
         return cleared is None or _last_name(cleared) not in self._switched or is_optimizer(self.ctx, cleared)
+
+    def _training_step(self, node: cst.CSTNode) -> bool:
+        """`x.step()` that may step an optimizer: not one of a scheduler the file
+        builds (`scheduler.step()` after the evaluation loop), nor an environment's."""
+        stepped = method_call(node, "step")
+        return stepped is not None and scheduler_step(self.ctx, node) is None and not self._environment(stepped)
 
     def _environment(self, receiver: cst.BaseExpression) -> bool:
         """`envs` built only by an environment package (`gym.vector.SyncVectorEnv(...)`,

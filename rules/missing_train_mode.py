@@ -17,7 +17,7 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
 from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name
 from trainlint.analysis.summarize import argument_slots, parameter_names
-from trainlint.analysis.training import code_bodies, method_call, unchain_module
+from trainlint.analysis.training import code_bodies, method_call, replaced_parameter, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
@@ -87,7 +87,8 @@ class MissingTrainMode(Rule):
     earlier one (a linear probe whose training step puts the backbone in eval
     mode on purpose). Only models the file trains count: put in train mode
     somewhere, their parameters read (for an optimizer), handed to an
-    optimizer factory, or run in a forward pass that is back-propagated, also
+    optimizer factory, or run in a forward pass that is back-propagated (not
+    one assigned under `torch.no_grad()`: a frozen teacher's targets), also
     by a function of the file whose result is (`loss = self._forward(x)`
     returning `self.model(x).mean()`, a helper handed the model; not what it
     returns under `torch.no_grad()`); a constructor's parameter counts as the
@@ -98,7 +99,10 @@ class MissingTrainMode(Rule):
     it builds and the file calls a method of the object that steps
     (`agent = PPO(actor_critic)`, then `agent.update(rollouts)`), not one the
     object only keeps (a DQN's target network); an EMA copy that only samples
-    is left alone. A model put back in train mode
+    is left alone, and so is a parameter the function rebinds, before its
+    `.eval()`, to another object than the model it was given (`model =
+    copy.deepcopy(model)`); moved, unwrapped or wrapped (`model.to(device)`,
+    `model.module`, `DDP(model)`), it is still that model. A model put back in train mode
     only on some branches of an `if` (`if finetune: model.train() elif freeze:
     model.eval()`) is still flagged when no branch covers every case; an
     `else: assert False` ends the other cases, as a `raise` does (an `assert`
@@ -608,6 +612,43 @@ class MissingTrainMode(Rule):
         "            self.model.eval()  # expect: TL405\n"
         "            with torch.no_grad():\n"
         "                print(sum(self.model(x).sum() for x, _ in self.val_loader))\n",
+        # the parameter rebound to the model the DDP wrapper holds, or to itself: still the caller's
+        "import torch\n"
+        "def evaluate(model, val_loader):\n"
+        "    model = model.module if hasattr(model, 'module') else model\n"
+        "    model.eval()  # expect: TL405\n"
+        "    with torch.no_grad():\n"
+        "        for x in val_loader:\n"
+        "            model(x)\n"
+        "def main(model, loader, val_loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    model.train()\n"
+        "    for epoch in range(10):\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            optimizer.step()\n"
+        "        evaluate(model, val_loader)\n",
+        # the teacher's targets computed without gradients; the student, back-propagated, is validated
+        "import torch\n"
+        "def perturb(model, x):\n"
+        "    x = x.clone().requires_grad_(True)\n"
+        "    model(x).sum().backward()\n"
+        "    return (x + 0.01 * x.grad.sign()).detach()\n"
+        "for step in range(100):\n"
+        "    x = next(batches)\n"
+        "    if step % 2 == 0:\n"
+        "        x = perturb(model, x)\n"
+        "    with torch.no_grad():\n"
+        "        target = teacher(x)\n"
+        "    out = model(x)\n"
+        "    (out - target).pow(2).mean().backward()\n"
+        "    opt.step()\n"
+        "    opt.zero_grad()\n"
+        "    if step % 10 == 0:\n"
+        "        model.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            print(model(val_x).mean().item())\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -1171,6 +1212,44 @@ class MissingTrainMode(Rule):
         "            self.teacher.eval()\n"
         "            with torch.no_grad():\n"
         "                print(sum(self.teacher(x).sum() for x, _ in self.loader))\n",
+        # the helper rebinds its parameter to a deep copy before `.eval()`: the caller's model keeps its mode
+        "import copy\n"
+        "import torch\n"
+        "def perturb(model, x):\n"
+        "    model = copy.deepcopy(model)\n"
+        "    model.eval()\n"
+        "    x = x.clone().requires_grad_(True)\n"
+        "    model(x).sum().backward()\n"
+        "    return (x + 0.01 * x.grad.sign()).detach()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "model.train()\n"
+        "for step in range(100):\n"
+        "    x = next(batches)\n"
+        "    if step % 2 == 0:\n"
+        "        x = perturb(model, x)\n"
+        "    optimizer.zero_grad()\n"
+        "    model(x).pow(2).mean().backward()\n"
+        "    optimizer.step()\n",
+        # a frozen teacher put in eval mode each step, run only under no_grad: not trained, even
+        # with a backward of an occasional helper before it in the iteration (layumi's SWA teacher)
+        "import torch\n"
+        "def perturb(model, x):\n"
+        "    x = x.clone().requires_grad_(True)\n"
+        "    model(x).sum().backward()\n"
+        "    return (x + 0.01 * x.grad.sign()).detach()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "model.train()\n"
+        "for step in range(100):\n"
+        "    x = next(batches)\n"
+        "    if step % 2 == 0:\n"
+        "        x = perturb(model, x)\n"
+        "    optimizer.zero_grad()\n"
+        "    out = model(x)\n"
+        "    teacher.eval()\n"
+        "    with torch.no_grad():\n"
+        "        target = teacher(x)\n"
+        "    (out - target).pow(2).mean().backward()\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -1346,6 +1425,8 @@ class MissingTrainMode(Rule):
                     return facts  # BatchNorm layers frozen on purpose, not a validation switch
                 if _mode_saved_and_restored(self.ctx, node, mode[0]):
                     return facts  # on the paths where the model was training, it is put back
+                if replaced_parameter(self.ctx, mode[0]):
+                    return facts  # a model of its own (`model = copy.deepcopy(model)`), not the caller's
                 return self._evaluates(facts, node, self.ctx.code(mode[0]))
             return frozenset()
         if is_backward(node):
@@ -1655,7 +1736,7 @@ def _trained_models(ctx: FileContext, forward: bool = True) -> set[str]:
     copy that only samples, or a frozen feature extractor, is none of these."""
     trained: set[str] = set()
     for body in code_bodies(ctx) if forward else ():
-        consumed = consumed_names(ctx, body)
+        consumed = consumed_names(ctx, body, graph_only=True)
         trained |= consumed | _run_by_helpers(ctx, body, consumed)
     for call in ctx.nodes_of(cst.Call):
         mode = mode_switch(ctx, call)
@@ -1705,7 +1786,7 @@ def _run_by_helpers(ctx: FileContext, body: cst.CSTNode, consumed: set[str], dep
         returned = set().union(*(names_in(node.value, ctx) for node in ctx.own_nodes(helper.body)
                                  if type(node) is cst.Return and node.value is not None
                                  and lexical_grad_mode(ctx, node) is None))
-        inside = consumed_names(ctx, helper.body, handed=returned)
+        inside = consumed_names(ctx, helper.body, handed=returned, graph_only=True)
         inside |= _run_by_helpers(ctx, helper.body, inside, depth + 1)
         found |= _as_called(ctx, call, helper, inside)
     return found

@@ -15,6 +15,7 @@ import libcst as cst
 
 from trainlint.analysis.dataflow import backward_targets, names_in, target_names
 from trainlint.analysis.literals import string_value
+from trainlint.analysis.loops import lexical_grad_mode
 from trainlint.analysis.scopes import _parameters, assigned_parts, dotted_name
 from trainlint.analysis.training import ancestors_within, loops_within, method_call
 from trainlint.analysis.walk import only
@@ -43,14 +44,17 @@ _GRAPH_ATTRIBUTES = frozenset({"grad_fn", "requires_grad", "is_leaf", "grad", "r
 
 
 def consumed_names(
-    ctx: FileContext, body: cst.CSTNode, handed: Iterable[str] = (), differentiated: bool = False
+    ctx: FileContext, body: cst.CSTNode, handed: Iterable[str] = (), differentiated: bool = False,
+    graph_only: bool = False,
 ) -> set[str]:
     """Names whose values flow into a backward pass in `body`: the receiver
     of `.backward()`, the arguments of `torch.autograd.backward(...)`, the
     names `handed` to a function that back-propagates them, then back through
     assignments (`loss = sum(losses)`) and loops (`for l in losses: l.backward()`).
     With `differentiated`, every value handed to `torch.autograd.grad(...)` or
-    `torch.autograd.backward(...)` counts, keywords included."""
+    `torch.autograd.backward(...)` counts, keywords included. With `graph_only`,
+    an assignment made under `torch.no_grad()` (`target = teacher(x)`) hands no
+    graph on: what it reads is not consumed through it."""
     # each name with the nodes that consume it (None: somewhere out of sight)
     uses: dict[str, set[cst.CSTNode | None]] = {name: {None} for name in handed}
     for node in only(ctx.subtree(body), cst.Call):
@@ -75,7 +79,7 @@ def consumed_names(
         local = set().union(*(_bound_in(ctx, function) for function in nested)) if nested else set()
         for name in found - local:
             uses.setdefault(name, set()).add(None if nested else node)
-    return _consumed_closure(ctx, body, uses)
+    return _consumed_closure(ctx, body, uses, graph_only)
 
 
 def _bound_in(ctx: FileContext, function: cst.CSTNode) -> set[str]:
@@ -87,13 +91,16 @@ def _bound_in(ctx: FileContext, function: cst.CSTNode) -> set[str]:
     return params.union(*(bound for bound, _ in _sources(ctx, function.body)))
 
 
-def _consumed_closure(ctx: FileContext, body: cst.CSTNode, uses: dict[str, set[cst.CSTNode | None]]) -> set[str]:
+def _consumed_closure(ctx: FileContext, body: cst.CSTNode, uses: dict[str, set[cst.CSTNode | None]],
+                      graph_only: bool = False) -> set[str]:
     """`uses` grown back through the assignments and `for` loops of `body`: what
     an assignment reads is consumed when what it binds is consumed later, or in
     a loop around both (`losses` of `loss = sum(losses); loss.backward()`), not
     by a backward that only ran before it (`loss.backward()` in the loop, then
-    `loss = sum(epoch_losses) / n` for the log after it)."""
+    `loss = sum(epoch_losses) / n` for the log after it). With `graph_only`, not
+    through an assignment made without gradients."""
     sources = [(bound, read, node) for node in only(ctx.subtree(body), cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For)
+               if not (graph_only and lexical_grad_mode(ctx, node) == "off")
                for bound, read in _sources_of(ctx, node)]
     loops: dict[cst.CSTNode, set[cst.CSTNode]] = {}
 

@@ -29,7 +29,8 @@ from trainlint.analysis.precision import global_value, half_conversion, value_of
 from trainlint.analysis.receivers import DATALOADER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
 from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_name
 from trainlint.analysis.training import (
-    is_clip_call, loops_within, measures_only, method_call, scaled_backward_scaler, unchain_module,
+    is_clip_call, loops_within, measures_only, method_call, replaced_parameter, scaled_backward_scaler,
+    unchain_module,
 )
 from trainlint.analysis.walk import iter_nodes, only, own_nodes
 from trainlint.context import FileContext
@@ -660,7 +661,7 @@ class _Summarizer:
             yield EVAL if mode[1] is False else TRAIN
             # a parameter, or `self.model` of a method: a caller's `self.evaluate()` does it to its own
             evaluated = self._param(mode[0]) or self._own_attribute(mode[0]) if mode[1] is False else None
-            if evaluated is not None:
+            if evaluated is not None and not replaced_parameter(self.ctx, mode[0]):  # not a deep copy of it
                 sets["eval_mode"].add(evaluated)
         converted = half_conversion(self.ctx, call)
         if converted is not None:

@@ -9,7 +9,7 @@ from typing import Iterator
 import libcst as cst
 
 from trainlint.analysis.partials import partial_of, partial_target
-from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.scopes import alternatives, dotted_name
 from trainlint.context import FileContext
 
 CLIP_FUNCTIONS = frozenset(
@@ -59,6 +59,39 @@ def module_behind(ctx: FileContext, value: cst.BaseExpression) -> cst.BaseExpres
     if type(value) is cst.Call and ctx.call_name(value) in MODULE_WRAPPERS and value.args:
         value = unchain_module(value.args[0].value)
     return value
+
+
+def replaced_parameter(ctx: FileContext, receiver: cst.BaseExpression) -> bool:
+    """`receiver` is a parameter of its function that the function assigns, before it
+    (or in a loop around both), another object than the module it was given
+    (`model = copy.deepcopy(model)`): it no longer names the caller's model. Moved,
+    unwrapped or wrapped (`model = model.to(device)`, `model.module`, `DDP(model)`,
+    each arm of an `if` expression), it still does."""
+    function = ctx.enclosing_function(receiver)
+    if type(receiver) is not cst.Name or function is None:
+        return False
+    params = function.params
+    if receiver.value not in {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}:
+        return False
+    at = ctx.order_index(receiver)
+    loops = [a for a in ancestors_within(ctx, receiver, function) if type(a) in (cst.For, cst.While)]
+    for node in ctx.own_nodes(function.body):
+        if type(node) is not cst.Assign or not any(
+                type(t.target) is cst.Name and t.target.value == receiver.value for t in node.targets):
+            continue
+        runs_before = ctx.subtree_end(node) < at or any(
+            ctx.order_index(loop) < ctx.order_index(node) <= ctx.subtree_end(loop) for loop in loops)
+        if runs_before and not all(_same_module(ctx, arm, receiver.value) for arm in alternatives(node.value)):
+            return True
+    return False
+
+
+def _same_module(ctx: FileContext, value: cst.BaseExpression, name: str) -> bool:
+    """`value` is the module the variable `name` holds, moved, wrapped or unwrapped."""
+    value = module_behind(ctx, value)
+    while type(value) is cst.Attribute and value.attr.value == "module":
+        value = module_behind(ctx, value.value)
+    return type(value) is cst.Name and value.value == name
 
 
 def is_clip_call(ctx: FileContext, node: cst.CSTNode) -> bool:
