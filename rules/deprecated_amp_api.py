@@ -6,7 +6,7 @@ from typing import Sequence
 import libcst as cst
 
 from trainlint.analysis import names
-from trainlint.analysis.guards import in_fallback
+from trainlint.analysis.guards import in_fallback, on_newer_side
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.scopes import Scope, dotted_name, head_name
@@ -128,16 +128,32 @@ class DeprecatedAmpApi(Rule):
       it): the new object is no instance of the deprecated class;
     - the call unpacks arguments (`*args`, `**kwargs`), names a device
       already, or passes autocast more than its three positional arguments;
-    - the API is a bare decorator that builds an object (`@autocast`).
+    - the API is a bare decorator that builds an object (`@autocast`);
+    - the call is on the newer side of a torch version check (`if
+      is_torch_greater_or_equal_than_1_10:`, the `else` of `if TORCH_VERSION <
+      (1, 10):`): the replacement may be newer than the version tested
+      (`torch.amp.GradScaler` came in 2.3), and that side runs on the
+      versions in between.
 
     ## Limitations
     A fallback used only when the new API is missing (in an
-    `except AttributeError:` / `except ImportError:` handler, on one side
-    of a torch version check, `TORCH_1_13` and the like included, or in a
+    `except AttributeError:` / `except ImportError:` handler, on the older
+    side of a torch version check, or on either side of one whose direction
+    is not clear: a flag named for a version only (`TORCH_1_13`), a test of
+    whether torch has an API (`hasattr(torch.amp, "GradScaler")`); or in a
     branch whose other side calls the replacement for the same device, or for
     a device chosen at run time, however its condition is named:
     `torch.amp.GradScaler("cuda") if NEW_AMP else torch.cuda.amp.GradScaler()`)
     is not flagged, nor is a name imported on both sides of such a fallback.
+    A version check reads torch's version (`torch.__version__`,
+    `TORCH_VERSION`, a `packaging.version` parse, a flag such as
+    `is_torch_greater_or_equal_than_1_10`) or asks torch for an API; its
+    newer side (a `>=` / `>` comparison, a flag named `greater`, `ge`,
+    `at_least`, `newer`, or the `else` of their opposites) runs on every
+    current torch and is flagged. A test of a device
+    (`is_torch_tpu_available()`), of an option (`getattr(args, "amp",
+    False)`) or of a model (`args.model_version == 2`, `hasattr(model,
+    ...)`) is no version check.
     `isinstance` checks (unittest's `assertIsInstance` too) and type
     annotations are not uses (they do keep calls of the class from being
     fixed, see above). A variable assigned the deprecated API (`ac = torch.cuda.amp.autocast`) is reported
@@ -271,6 +287,59 @@ class DeprecatedAmpApi(Rule):
             "from torch.cuda.amp import GradScaler\n"
             "scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n",
         ),
+        # tests of something else than torch: an option, a model's version, a model's attribute, a device
+        Example(
+            "import torch\n"
+            "def build(args, model):\n"
+            "    if getattr(args, 'amp', False):\n"
+            "        scaler = torch.cuda.amp.GradScaler()  # expect: TL102\n"
+            "    if args.model_version == 2:\n"
+            "        ctx = torch.cuda.amp.autocast()  # expect: TL102\n"
+            "    if hasattr(model, 'half_forward'):\n"
+            "        ctx = torch.cuda.amp.autocast(dtype=torch.bfloat16)  # expect: TL102\n"
+            "    return scaler, ctx\n",
+            fixed="import torch\n"
+            "def build(args, model):\n"
+            "    if getattr(args, 'amp', False):\n"
+            "        scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n"
+            "    if args.model_version == 2:\n"
+            "        ctx = torch.amp.autocast(\"cuda\", dtype=torch.float16, cache_enabled=True)  # expect: TL102\n"
+            "    if hasattr(model, 'half_forward'):\n"
+            "        ctx = torch.amp.autocast(\"cuda\", cache_enabled=True, dtype=torch.bfloat16)  # expect: TL102\n"
+            "    return scaler, ctx\n",
+        ),
+        Example(
+            "import torch\n"
+            "from transformers.utils import is_torch_tpu_available\n"
+            "def make_scaler():\n"
+            "    if is_torch_tpu_available():\n"
+            "        from torch_xla.amp import GradScaler\n"
+            "        return GradScaler()\n"
+            "    return torch.cuda.amp.GradScaler()  # expect: TL102\n",
+            fixed="import torch\n"
+            "from transformers.utils import is_torch_tpu_available\n"
+            "def make_scaler():\n"
+            "    if is_torch_tpu_available():\n"
+            "        from torch_xla.amp import GradScaler\n"
+            "        return GradScaler()\n"
+            "    return torch.amp.GradScaler(\"cuda\")  # expect: TL102\n",
+        ),
+        # the newer side of a version check runs on every current torch; the older side is
+        # the fallback. No fix: the replacement may be newer than the version tested
+        "import torch\n"
+        "from transformers.pytorch_utils import is_torch_greater_or_equal_than_1_10\n"
+        "def autocast_ctx(dtype):\n"
+        "    if is_torch_greater_or_equal_than_1_10:\n"
+        "        return torch.cuda.amp.autocast(dtype=dtype)  # expect: TL102\n"
+        "    return torch.cuda.amp.autocast()\n",
+        "import torch\n"
+        "from packaging import version\n"
+        "def make_scaler(enabled):\n"
+        "    if version.parse(torch.__version__) < version.parse('1.10'):\n"
+        "        return torch.cuda.amp.GradScaler()\n"
+        "    return torch.cuda.amp.GradScaler(enabled=enabled)  # expect: TL102\n"
+        "def autocast_ctx(dtype):\n"
+        "    return torch.cuda.amp.autocast() if TORCH_VERSION < (1, 10) else torch.cuda.amp.autocast(dtype=dtype)  # expect: TL102\n",
     )
     good = (
         "import torch\n"
@@ -341,6 +410,23 @@ class DeprecatedAmpApi(Rule):
         "class TestWrapper(unittest.TestCase):\n"
         "    def test_scaler(self):\n"
         "        self.assertIsInstance(build_wrapper().loss_scaler, GradScaler)\n",
+        # the older side of a version check, and either side of one whose direction is not
+        # clear (a flag named for a version only; whether torch has an API)
+        "import torch\n"
+        "from packaging import version\n"
+        "def make_scaler(enabled):\n"
+        "    if version.parse(torch.__version__) < version.parse('2.3'):\n"
+        "        return torch.cuda.amp.GradScaler(enabled=enabled)\n"
+        "    return None\n"
+        "def make_autocast():\n"
+        "    if TORCH_1_13:\n"
+        "        return torch.cuda.amp.autocast()\n"
+        "    return None\n"
+        "def old_scaler():\n"
+        "    if not hasattr(torch.amp, 'GradScaler'):\n"
+        "        return torch.cuda.amp.GradScaler()\n"
+        "    if hasattr(torch, 'amp'):\n"
+        "        return torch.cuda.amp.GradScaler()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -367,13 +453,16 @@ class DeprecatedAmpApi(Rule):
         if self._beside_replacement(node, replacement):
             return
         new_name = f"torch.amp.{replacement.new}"
+        # the newer side of a version check may run on a torch older than the replacement
+        # (`if is_torch_greater_or_equal_than_1_10:`, torch.amp.GradScaler came in 2.3)
+        fixable = not on_newer_side(self.ctx, node)
         if type(parent) is cst.Call and parent.func is node:
             if self._is_type_check_argument(parent):
                 return
-            fix = self._fix_call(parent, node, replacement, qualified)
+            fix = self._fix_call(parent, node, replacement, qualified) if fixable else None
             self.report(parent, f"`{qualified}(...)` is deprecated; use `{_usage(replacement)}`", fix)
         elif type(parent) is cst.Decorator:
-            fix = self._fix_decorator(parent, node, replacement)
+            fix = self._fix_decorator(parent, node, replacement) if fixable else None
             self.report(parent, f"`@{qualified}` is deprecated; use `@{_usage(replacement)}`", fix)
         elif not self._is_type_check_argument(node):
             self.report(node, f"`{qualified}` is deprecated; use `{new_name}`")

@@ -5,6 +5,7 @@ from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding, constr
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import iter_nodes
+from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, STEP
 
@@ -14,6 +15,8 @@ _ELSEWHERE = (
     "`{}()` converts the model to float16, and it is then trained: the weights lose small updates"
     " and BatchNorm statistics degrade; keep float32 weights and use `torch.autocast`"
 )
+# apex's optimizer wrappers that step float32 master copies of a float16 model's weights
+_MASTER_WEIGHT_OPTIMIZERS = frozenset({"apex.fp16_utils.FP16_Optimizer", "apex.fp16_utils.fp16_optimizer.FP16_Optimizer"})
 _RETURNS_MODULE = frozenset({"cuda", "cpu", "to", "half", "float", "double", "bfloat16", "train", "eval", "requires_grad_"})
 
 
@@ -71,7 +74,12 @@ class HalfPrecisionTraining(Rule):
     it is called, wherever that function is defined. A dtype held in a
     variable that cannot be resolved is not flagged. The step may be through
     an item of a container of optimizers (a loop over a tuple of them, also
-    one handed to a function of the file).
+    one handed to a function of the file). A model whose optimizer apex's
+    `FP16_Optimizer` wraps (it steps float32 master copies of the weights)
+    is not flagged when the wrapping runs on every run that converts the
+    model: unconditionally, or under the same tests (`if args.fp16:` around
+    both; a conversion under `if args.cuda and args.fp16:` too); a wrapping
+    under a test the conversion does not have is no excuse.
     """
 
     code = "TL107"
@@ -152,6 +160,24 @@ class HalfPrecisionTraining(Rule):
         "    optimizers = (torch.optim.SGD(module.parameters(), lr=0.01),)\n"
         "    module = module.half()  # expect: TL107\n"
         "    train(module, loader, optimizers)\n",
+        # apex's FP16_Optimizer keeps float32 master weights, but only where it wraps the
+        # optimizer: not on a run with --fp16 and without --cuda
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def main(args, model, loader):\n"
+        "    if args.fp16:\n"
+        "        model = model.half()  # expect: TL107\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    if args.cuda and args.fp16:\n"
+        "        optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "    for x in loader:\n"
+        "        model.zero_grad()\n"
+        "        loss = model(x).float().pow(2).mean()\n"
+        "        if args.fp16:\n"
+        "            optimizer.backward(loss)\n"
+        "        else:\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n",
     )
     good = (
         # inference only: float16 weights are fine
@@ -236,6 +262,48 @@ class HalfPrecisionTraining(Rule):
         "        torch.nn.functional.cross_entropy(head(backbone(x).float()), y).backward()\n"
         "        opt.step()\n"
         "        opt.zero_grad()\n",
+        # apex's FP16_Optimizer steps float32 master copies of the weights, on every run
+        # that converts the model
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def main(args, model, loader):\n"
+        "    if args.fp16:\n"
+        "        model = model.half()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    if args.fp16:\n"
+        "        optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "    for x in loader:\n"
+        "        model.zero_grad()\n"
+        "        loss = model(x).float().pow(2).mean()\n"
+        "        if args.fp16:\n"
+        "            optimizer.backward(loss)\n"
+        "        else:\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n",
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def main(args, model, loader):\n"
+        "    if args.cuda and args.fp16:\n"
+        "        model = model.half()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    if args.fp16:\n"
+        "        optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "    for x in loader:\n"
+        "        model.zero_grad()\n"
+        "        loss = model(x).float().pow(2).mean()\n"
+        "        if args.fp16:\n"
+        "            optimizer.backward(loss)\n"
+        "        else:\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n",
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "model = torch.nn.Linear(4, 2).cuda().half()\n"
+        "optimizer = FP16_Optimizer(torch.optim.SGD(model.parameters(), lr=0.1))\n"
+        "for x in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    optimizer.backward(model(x).float().mean())\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -249,7 +317,7 @@ class HalfPrecisionTraining(Rule):
         trained |= self._returned_to(trained)
         for node in calls[: max(backwards) + 1]:
             receiver = half_conversion(self.ctx, node)
-            if receiver is not None and self._converted_models(node, receiver) & trained:
+            if receiver is not None and (self._converted_models(node, receiver) & trained) - self._kept_in_float32(node):
                 self.report(node)
             elif self._converted_elsewhere(node) & trained:  # type: ignore[arg-type]
                 self.report(node, _ELSEWHERE.format(self.ctx.code(node.func)))  # type: ignore[attr-defined]
@@ -307,13 +375,39 @@ class HalfPrecisionTraining(Rule):
                     if value is not None:
                         sources.append(value)
                 for source in sources:
-                    for inner in iter_nodes(source):
-                        owner = method_call(inner, "parameters", "named_parameters")
-                        binding = receivers.binding(owner) if owner is not None else None
-                        if binding is not None:
-                            models.add(binding)
-                        elif type(inner) is cst.Call:
-                            models |= self._parameters_read_by_helper(inner)
+                    models |= self._parameter_owners(source)
+        return models
+
+    def _parameter_owners(self, source: cst.CSTNode) -> set[Binding]:
+        """The models whose parameters `source` reads (`model.parameters()`, also
+        through a function of the file given the model)."""
+        models: set[Binding] = set()
+        for inner in iter_nodes(source):
+            owner = method_call(inner, "parameters", "named_parameters")
+            binding = self.ctx.receivers.binding(owner) if owner is not None else None
+            if binding is not None:
+                models.add(binding)
+            elif type(inner) is cst.Call:
+                models |= self._parameters_read_by_helper(inner)
+        return models
+
+    def _kept_in_float32(self, conversion: cst.Call) -> set[Binding]:
+        """Models whose optimizer is wrapped in one that steps float32 master copies
+        of the float16 weights (`optimizer = FP16_Optimizer(optimizer)`), with no
+        condition or under the tests the conversion runs under (`if args.fp16:`)."""
+        tests = _tests_around(self.ctx, conversion)
+        receivers = self.ctx.receivers
+        models: set[Binding] = set()
+        for node in self.ctx.nodes_of(cst.Call):
+            if (self.ctx.call_name(node) not in _MASTER_WEIGHT_OPTIMIZERS or not node.args
+                    or not _tests_around(self.ctx, node) <= tests):  # type: ignore[arg-type]
+                continue
+            wrapped = node.args[0].value  # type: ignore[attr-defined]
+            binding = receivers.binding(wrapped)
+            sources = [wrapped, *(receivers.assigned(binding) if binding is not None else [])]
+            for source in sources:
+                if type(source) is cst.Call and constructor_kind(self.ctx.call_name(source)) == OPTIMIZER:
+                    models |= self._parameter_owners(source)
         return models
 
     def _parameters_read_by_helper(self, call: cst.Call) -> set[Binding]:
@@ -385,3 +479,26 @@ class HalfPrecisionTraining(Rule):
             if target is not None:
                 found.add(target)
         return found
+
+
+def _tests_around(ctx: FileContext, node: cst.CSTNode) -> set[str]:
+    """The code of the tests of the `if`s whose body holds `node`, in its function,
+    each operand of an `and` apart (`not (...)` for an `else`)."""
+    tests: set[str] = set()
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) is cst.If and child is ancestor.body:
+            tests |= {ctx.code(test) for test in _conjuncts(ancestor.test)}
+        elif type(ancestor) is cst.If:
+            tests.add(f"not ({ctx.code(ancestor.test)})")
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
+            break
+        child = ancestor
+    return tests
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """`a and b and c`: `[a, b, c]`."""
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+        return [*_conjuncts(test.left), *_conjuncts(test.right)]
+    return [test]

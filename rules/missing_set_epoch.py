@@ -7,6 +7,7 @@ import libcst as cst
 from trainlint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
 from trainlint.analysis.dataflow import iterated_loader, iterated_where_built
 from trainlint.analysis.iteration import file_trains
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
 from trainlint.analysis.summarize import argument_slots, batched
 from trainlint.analysis.training import method_call
@@ -63,8 +64,11 @@ class MissingSetEpoch(Rule):
     expression such as `split == "train"`, or a builder's parameter that
     defaults to `False`; a config value or a flag counts as shuffling),
     samplers for evaluation data (the variable or the dataset it samples
-    named with `val`, `test`, `eval`, or a builder called only from a
-    function so named or with `eval_set=True` / `split="val"`), and samplers
+    named with `val`, `test`, `eval`, a dict that keeps them only under such
+    keys, written out or run over by its comprehension (`{x:
+    DistributedSampler(ds[x]) for x in ["val", "test"]}`), or a builder
+    called only from a function so named or with `eval_set=True` /
+    `split="val"`), and samplers
     that leave the file are not flagged: returned from a builder function
     (alone, inside their DataLoader or in a list that collects them, also
     from the attribute that keeps them, also one built as one branch of a
@@ -92,7 +96,12 @@ class MissingSetEpoch(Rule):
     far as its callers go: the epoch is still theirs to set. Any
     `set_epoch(...)` call in the file whose receiver could be the sampler
     counts as calling it, including a call on a function parameter that a
-    call in the file passes this sampler to.
+    call in the file passes this sampler to. A sampler kept in a dict
+    (`samplers = {x: DistributedSampler(ds[x]) for x in ["train", "val"]}`)
+    is followed to the dict and to the loaders built from its items
+    (`sampler=samplers[x]`); a `set_epoch` on one of its items
+    (`samplers["train"]`, a loop over `samplers.values()`,
+    `loaders["train"].sampler`) counts for every sampler it keeps.
     """
 
     code = "TL302"
@@ -316,6 +325,28 @@ class MissingSetEpoch(Rule):
         "            opt.zero_grad()\n"
         "            model(x).sum().backward()\n"
         "            opt.step()\n",
+        # samplers kept in a dict, one per split, and the loaders built from its items
+        "import torch\n"
+        "from apex.fp16_utils import *\n"
+        "def main(datasets, model, opt, epochs):\n"
+        "    samplers = {x: torch.utils.data.DistributedSampler(datasets[x]) for x in ['train', 'val']}  # expect: TL302\n"
+        "    loaders = {x: torch.utils.data.DataLoader(datasets[x], sampler=samplers[x]) for x in ['train', 'val']}\n"
+        "    for epoch in range(epochs):\n"
+        "        for i, (x, y) in enumerate(loaders['train']):\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
+        # a dict written out: the sampler of the 'val' key is for evaluation
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def main(ds_a, ds_b, model, opt, epochs):\n"
+        "    samplers = {'train': DistributedSampler(ds_a),  # expect: TL302\n"
+        "                'val': DistributedSampler(ds_b)}\n"
+        "    loader = DataLoader(ds_a, sampler=samplers['train'])\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -487,6 +518,53 @@ class MissingSetEpoch(Rule):
         "    loader = torch.utils.data.DataLoader(train_set, batch_size=8, sampler=sampler)\n"
         "    for epoch in range(opt.epochs):\n"
         "        trainer.train(epoch, loader)\n",
+        # samplers kept in a dict, their epoch set through the dict, its values or the loaders
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def main(datasets, model, opt, epochs):\n"
+        "    samplers = {x: DistributedSampler(datasets[x]) for x in ['train', 'val']}\n"
+        "    loaders = {x: DataLoader(datasets[x], sampler=samplers[x]) for x in ['train', 'val']}\n"
+        "    for epoch in range(epochs):\n"
+        "        samplers['train'].set_epoch(epoch)\n"
+        "        for x, y in loaders['train']:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def main(datasets, model, opt, epochs):\n"
+        "    samplers = {x: DistributedSampler(datasets[x]) for x in ['train', 'val']}\n"
+        "    loaders = {x: DataLoader(datasets[x], sampler=samplers[x]) for x in ['train', 'val']}\n"
+        "    for epoch in range(epochs):\n"
+        "        for sampler in samplers.values():\n"
+        "            sampler.set_epoch(epoch)\n"
+        "        for x, y in loaders['train']:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def main(datasets, model, opt, epochs):\n"
+        "    samplers = {x: DistributedSampler(datasets[x]) for x in ['train', 'val']}\n"
+        "    loaders = {x: DataLoader(datasets[x], sampler=samplers[x]) for x in ['train', 'val']}\n"
+        "    for epoch in range(epochs):\n"
+        "        loaders['train'].sampler.set_epoch(epoch)\n"
+        "        for x, y in loaders['train']:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
+        # samplers kept in a dict only for evaluation splits
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def evaluate(datasets, model):\n"
+        "    samplers = {x: DistributedSampler(datasets[x]) for x in ['val', 'test']}\n"
+        "    loaders = {x: DataLoader(datasets[x], sampler=samplers[x]) for x in ['val', 'test']}\n"
+        "    for x, y in loaders['val']:\n"
+        "        model(x)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def main(ds_a, ds_b, model, opt, epochs):\n"
+        "    loaders = {'train': DataLoader(ds_a, shuffle=True), 'val': DataLoader(ds_b, sampler=DistributedSampler(ds_b))}\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loaders['train']:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -524,6 +602,8 @@ class MissingSetEpoch(Rule):
                 continue
             holders = self._holders(call)
             if holders is None or any(_EVALUATION.search(self.ctx.code(h)) for h in holders):
+                continue
+            if _kept_for_evaluation(self.ctx, call):
                 continue
             if _samples_evaluation_data(call):
                 continue
@@ -577,11 +657,11 @@ class MissingSetEpoch(Rule):
             if not (type(loader_call) is cst.Call and parent.keyword is not None
                     and parent.keyword.value in ("sampler", "batch_sampler")):
                 return None
-            target = _assigned_to(self.ctx, loader_call)
+            target = _assigned_to(self.ctx, loader_call) or _dict_holding(self.ctx, loader_call)
             if target is None and iterated_where_built(self.ctx, loader_call):
                 return [loader_call]  # `for x in DataLoader(ds, sampler=DistributedSampler(ds)):`
             return [target] if target is not None else None
-        target = _assigned_to(self.ctx, call)
+        target = _assigned_to(self.ctx, call) or _dict_holding(self.ctx, call)
         return [target] if target is not None else None
 
     def _caller_holders(self, returned: cst.Return) -> list[cst.BaseExpression] | None:
@@ -775,9 +855,11 @@ class MissingSetEpoch(Rule):
                 value = arg.value
                 if arg.keyword is not None and arg.keyword.value == "batch_sampler":
                     value = batched(value)
+                if type(value) is cst.Subscript:
+                    value = value.value  # `sampler=samplers[x]`, one of the samplers a dict keeps
                 if (arg.keyword is not None and arg.keyword.value in ("sampler", "batch_sampler")
                         and type(value) in (cst.Name, cst.Attribute) and self.ctx.code(value) in texts):
-                    target = _assigned_to(self.ctx, node)
+                    target = _assigned_to(self.ctx, node) or _dict_holding(self.ctx, node)
                     if type(target) in (cst.Name, cst.Attribute):
                         loaders.add(self.ctx.code(target))
         return loaders
@@ -944,6 +1026,44 @@ def _assigned_to(ctx: FileContext, value: cst.CSTNode) -> cst.BaseExpression | N
     if type(node) is cst.AnnAssign:
         return node.target
     return None
+
+
+def _dict_holding(ctx: FileContext, value: cst.CSTNode) -> cst.BaseExpression | None:
+    """The variable assigned a dict that keeps `value` as one of its values
+    (`samplers = {x: DistributedSampler(ds[x]) for x in ["train", "val"]}`, or a
+    literal `{"train": DistributedSampler(train_ds)}`)."""
+    parent = ctx.parent(value)
+    if type(parent) is cst.DictComp and parent.value is value:
+        return _assigned_to(ctx, parent)
+    if type(parent) is cst.DictElement and parent.value is value:
+        return _assigned_to(ctx, ctx.parent(parent))
+    return None
+
+
+def _dict_keys(ctx: FileContext, value: cst.CSTNode) -> list[str] | None:
+    """The keys a dict keeps `value` under, when written out: a literal's key, or
+    the strings its comprehension's key runs over (`for x in ["train", "val"]`)."""
+    parent = ctx.parent(value)
+    if type(parent) is cst.DictElement and parent.value is value:
+        key = string_value(parent.key)
+        return [key] if key is not None else None
+    if type(parent) is not cst.DictComp or parent.value is not value:
+        return None
+    loop = parent.for_in
+    if (loop.inner_for_in is not None or type(loop.target) is not cst.Name or type(parent.key) is not cst.Name
+            or parent.key.value != loop.target.value or type(loop.iter) not in (cst.List, cst.Tuple)):
+        return None
+    keys = [string_value(element.value) for element in loop.iter.elements]
+    return None if None in keys else keys  # type: ignore[return-value]
+
+
+def _kept_for_evaluation(ctx: FileContext, call: cst.Call) -> bool:
+    """The sampler (or the loader given it) is kept in a dict only under keys
+    that say evaluation (`{"val": DistributedSampler(val_ds)}`)."""
+    parent = ctx.parent(call)
+    kept = ctx.parent(parent) if type(parent) is cst.Arg else call
+    keys = _dict_keys(ctx, kept) if kept is not None else None
+    return bool(keys) and all(_EVALUATION.search(key) for key in keys)  # type: ignore[union-attr]
 
 
 def _shuffles(ctx: FileContext, call: cst.Call) -> bool:

@@ -15,36 +15,121 @@ from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 
 _FALLBACK_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
-# `TORCH_1_13`, `torch2`, `IS_TORCH_2_4` are version flags too
-_VERSION_WORDS = re.compile(r"version|hasattr|getattr|is_torch_|torch_(?:ge|gt|lt|le|older|newer|less|greater)|torch_?\d", re.IGNORECASE)
+# names of torch's version (`torch.__version__`, `TORCH_VERSION`, `TORCH_MAJOR`) and of flags
+# made from it (`TORCH_1_13`, `torch2`, `is_torch_greater_or_equal_than_1_10`, `_TORCH_GE_2_0`);
+# not `is_torch_tpu_available` nor a model's `version`
+_VERSION_NAMES = re.compile(
+    r"__version__|torch_?(?:version|ver(?![a-z])|major|minor)|torch_?\d"
+    r"|torch_(?:(?:ge|gt|lt|le)(?![a-z])|older|newer|less|greater|at_?least|below)", re.IGNORECASE)
+# the modules that parse versions (`version.parse(...)`, `LooseVersion(...)`)
+_VERSION_PARSERS = frozenset({"packaging", "distutils", "pkg_resources", "looseversion"})
+# what a flag's name says of the torch it holds on (`..._GREATER_OR_EQUAL_...`, `..._LT_2_0`)
+_NEWER_WORDS = re.compile(r"(?:^|_)(?:greater|ge|gt|newer|at_?least)(?:_|$|\d)", re.IGNORECASE)
+_OLDER_WORDS = re.compile(r"(?:^|_)(?:less|lt|le|older|below)(?:_|$|\d)", re.IGNORECASE)
 
 
 def in_fallback(ctx: FileContext, node: cst.CSTNode) -> bool:
-    """Whether `node` sits in a fallback reached only when a newer API is missing."""
+    """Whether `node` sits in a fallback reached only when a newer API is missing:
+    not the side of a version check that runs on the newer torch (see `on_newer_side`)."""
     child = node
     for ancestor in ctx.ancestors(node):
         if type(ancestor) is cst.ExceptHandler and child is ancestor.body and _catches_fallback(ancestor):
             return True
-        if type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test and is_version_check(ancestor.test):
+        if (type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test
+                and is_version_check(ctx, ancestor.test) and not _needs_newer(ancestor, child)):
             return True
-        if type(ancestor) in (cst.IndentedBlock, cst.Module) and _after_guarded_exit(ancestor, child):
-            return True
+        if type(ancestor) in (cst.IndentedBlock, cst.Module):
+            guard = _guarded_exit_before(ctx, ancestor, child)
+            if guard is not None and _says_newer(guard.test) is not False:
+                return True
         if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
             return False
         child = ancestor
     return False
 
 
-def _after_guarded_exit(block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode) -> bool:
-    """`if <version check>: return new_api()` followed by the old API: the
-    statements after the `if` are the fallback."""
+def on_newer_side(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """Whether `node` runs only on a torch at least as new as a version check
+    tests for: `if is_torch_greater_or_equal_than_1_10: <node>`, the `else` of
+    `if TORCH_VERSION < (2, 0):` or what follows it when it returns."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if (type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test
+                and is_version_check(ctx, ancestor.test) and _needs_newer(ancestor, child)):
+            return True
+        if type(ancestor) in (cst.IndentedBlock, cst.Module):
+            guard = _guarded_exit_before(ctx, ancestor, child)
+            if guard is not None and _says_newer(guard.test) is False:
+                return True
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
+            return False
+        child = ancestor
+    return False
+
+
+def _needs_newer(branch: cst.If | cst.IfExp, side: cst.CSTNode) -> bool:
+    """`side` of `branch` runs only on the newer torch: its body, when the test
+    holds only there; its `else`, when the test holds exactly on the older one."""
+    if side is branch.body:
+        return _holds_only_when_newer(branch.test)
+    return _says_newer(branch.test) is False
+
+
+def _holds_only_when_newer(test: cst.BaseExpression) -> bool:
+    """`torch.__version__ >= "1.10"`, also as one operand of an `and`."""
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+        return _holds_only_when_newer(test.left) or _holds_only_when_newer(test.right)
+    return _says_newer(test) is True
+
+
+def _says_newer(test: cst.BaseExpression) -> bool | None:
+    """True when `test` holds exactly on a newer torch (`version.parse(torch.__version__)
+    >= version.parse("1.10")`, `is_torch_greater_or_equal_than_1_10`), False when exactly
+    on an older one (`TORCH_VERSION < (2, 0)`, `not TORCH_GE_2`); None when unclear
+    (`TORCH_1_13`, `hasattr(torch, "amp")`: the test may be of an API newer than the
+    replacement, which the newer side may then lack)."""
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        says = _says_newer(test.expression)
+        return None if says is None else not says
+    if type(test) in (cst.Name, cst.Attribute):
+        name = test.value if type(test) is cst.Name else test.attr.value  # type: ignore[union-attr]
+        newer, older = bool(_NEWER_WORDS.search(name)), bool(_OLDER_WORDS.search(name))
+        return newer if newer != older and _VERSION_NAMES.search(name) else None
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return None
+    comparison = test.comparisons[0]
+    operator = type(comparison.operator)
+    if operator in (cst.GreaterThan, cst.GreaterThanEqual):
+        greater = True
+    elif operator in (cst.LessThan, cst.LessThanEqual):
+        greater = False
+    else:
+        return None
+    left, right = _reads_torch_version(test.left), _reads_torch_version(comparison.comparator)
+    if left == right:
+        return None
+    return greater if left else not greater
+
+
+def _reads_torch_version(expr: cst.BaseExpression) -> bool:
+    """`expr` reads the running torch's version (`torch.__version__`, `TORCH_VERSION`),
+    unlike the threshold it is compared with (`version.parse("1.10")`, `(2, 0)`)."""
+    return any(type(node) is cst.Name and _VERSION_NAMES.search(node.value) for node in iter_nodes(expr))
+
+
+def _guarded_exit_before(ctx: FileContext, block: cst.IndentedBlock | cst.Module,
+                         statement: cst.CSTNode) -> cst.If | None:
+    """The version check before `statement` in `block` whose body ends in a return or
+    a raise: `if <version check>: return new_api()`. The statements after it run
+    only when the check fails: the fallback, unless the check holds on the older
+    torch (`if TORCH_VERSION < (1, 10): return old_api()`)."""
     for sibling in block.body:
         if sibling is statement:
-            return False
-        if (type(sibling) is cst.If and sibling.orelse is None and is_version_check(sibling.test)
+            return None
+        if (type(sibling) is cst.If and sibling.orelse is None and is_version_check(ctx, sibling.test)
                 and type(sibling.body) is cst.IndentedBlock and ends_in_exit(sibling.body)):
-            return True
-    return False
+            return sibling
+    return None
 
 
 def ends_in_exit(block: cst.IndentedBlock) -> bool:
@@ -65,13 +150,30 @@ def _catches_fallback(handler: cst.ExceptHandler) -> bool:
     return False
 
 
-def is_version_check(test: cst.BaseExpression) -> bool:
-    """`torch.__version__ < ...`, `version.parse(...)`, `TORCH_VERSION >= ...`,
-    `hasattr(torch, "amp")` and the like."""
+def is_version_check(ctx: FileContext, test: cst.BaseExpression) -> bool:
+    """A test of torch's version (`torch.__version__ < ...`, `version.parse(...)`,
+    `TORCH_VERSION >= ...`, `is_torch_greater_or_equal_than_1_10`, `TORCH_1_13`) or
+    of whether torch has an API (`hasattr(torch, "amp")`, `getattr(torch.amp,
+    "GradScaler", None)`); not of a device (`is_torch_tpu_available()`), of a
+    model's version (`args.model_version == 2`) nor of another object's attribute
+    (`getattr(args, "amp", False)`, `hasattr(model, "half_forward")`)."""
     for node in iter_nodes(test):
-        if type(node) is cst.Name and _VERSION_WORDS.search(node.value):
+        if type(node) is cst.Name and _VERSION_NAMES.search(node.value):
+            return True
+        if type(node) is cst.Call and _asks_torch_for_an_api(ctx, node):
+            return True
+        if type(node) in (cst.Name, cst.Attribute) and (ctx.qualified_name(node) or "").split(".")[0] in _VERSION_PARSERS:
             return True
     return False
+
+
+def _asks_torch_for_an_api(ctx: FileContext, call: cst.Call) -> bool:
+    """`hasattr(torch.amp, "GradScaler")`, `getattr(torch, "autocast", None)`."""
+    func = call.func
+    if type(func) is not cst.Name or func.value not in ("hasattr", "getattr") or not call.args:
+        return False
+    owner = ctx.qualified_name(call.args[0].value)
+    return owner is not None and owner.split(".")[0] == "torch"
 
 
 def tests_a_remainder(test: cst.BaseExpression) -> bool:

@@ -9,12 +9,15 @@ nothing: a local `autocast` is not `torch.autocast`.
 
 from __future__ import annotations
 
+import builtins
 from functools import lru_cache
 
 import libcst as cst
 
 from trainlint.analysis.scopes import Scope, dotted_name
 from trainlint.project import member_of
+
+_BUILTINS = frozenset(dir(builtins))
 
 # Where PyTorch exposes one object under several module paths, the public
 # spelling a user is told about. Keys are exact names or prefixes ending in ".".
@@ -88,8 +91,9 @@ def lookup(name: str, scope: Scope, _seen: frozenset[int] = frozenset()) -> set[
             # `from utils import *` where utils.py did `import torch`: a module's `torch`
             # is the package (the name is that of a module no project shadows)
             return {"torch"}
-        if current.parent is None and current.star_imports:
-            # any of the modules may bind it (the project knows which: see `FileContext`)
+        if current.parent is None and current.star_imports and name not in _BUILTINS:
+            # any of the modules may bind it (the project knows which: see `FileContext`);
+            # a builtin is Python's (`enumerate` after `from apex.fp16_utils import *`)
             return {member_of(module, name) for module in current.star_imports}
         current = current.parent
     return set()

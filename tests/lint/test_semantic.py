@@ -292,6 +292,9 @@ def test_names_no_import_can_bind_are_not_resolved(source: str, name: str, impor
         ("from ..pkg import utils as u\nu.f()\n", {"..pkg.utils.f"}),
         ("from . import *\nf()\n", {".f"}),
         ("from pkg import utils\nutils.f()\n", {"pkg.utils.f"}),
+        ("from apex.fp16_utils import *\nenumerate(loader)\n", set()),  # a builtin is Python's
+        ("from apex.fp16_utils import *\nFP16_Optimizer(opt)\n", {"apex.fp16_utils.FP16_Optimizer"}),
+        ("from apex.fp16_utils import *\nfrom tools import enumerate\nenumerate(x)\n", {"tools.enumerate"}),
     ],
 )
 def test_relative_imports_name_the_module_they_bind(source: str, expected: set[str]) -> None:
