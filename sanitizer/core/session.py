@@ -31,6 +31,7 @@ from sanitizer.core.backward_steps import (
 )
 from sanitizer.core.catalogue import KINDS
 from sanitizer.core.children import Children
+from sanitizer.core.draws import Draws
 from sanitizer.core.clearing import GradientClearing, kept_gradients
 from sanitizer.core.ending import ending_of, exited_at, lost_peer, terminated_at
 from sanitizer.core.events import Event
@@ -110,6 +111,7 @@ class Sanitizer:
         # is seen: an action's, not a mixing weight's (mixup's Beta(a, a).sample())
         self._samples: deque[weakref.ref[torch.Tensor]] = deque(maxlen=RECENT_SAMPLES)
         self._log_prob_of_sample = False
+        self.draws = Draws()  # actions drawn with torch.multinomial (REINFORCE by hand)
         self._target_network = False  # the trained model was copied into another one while training
         self._log_prob_of_constant = False  # a log_prob() autograd differentiates, of a value it does not
         self.exit_code: int | None = None
@@ -425,6 +427,9 @@ class Sanitizer:
         if self._clearing is not None and not in_backward():
             self._clearing.before_backward()
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors or ())
+        if not self._log_prob_of_sample and self.draws.log_prob_of_draw(roots):
+            # REINFORCE by hand: a log-softmax taken at the indices torch.multinomial drew
+            self._log_prob_of_sample = self._log_prob_of_constant = True
         if self.step_source is not StepSource.OPTIMIZER:
             self._settle_held(ended_by_backward=True)
             if not self._leaves:
@@ -538,6 +543,10 @@ class Sanitizer:
         """The loss is a policy-gradient (score-function) objective: log-probabilities of
         actions the run sampled, weighted by returns. Its level says nothing about fit."""
         return self._log_prob_of_sample and self._log_prob_of_constant
+
+    def on_multinomial(self, probabilities: Any, result: Any) -> None:
+        if not self._log_prob_of_sample and torch.is_grad_enabled():
+            self.draws.drawn(probabilities, result)
 
     def on_sample(self, value: Any) -> None:
         if not self._log_prob_of_sample and isinstance(value, torch.Tensor):
