@@ -48,7 +48,8 @@ _KINDS = (
          "set requires_grad=False on frozen parts and on copies updated by hand (an EMA "
          "teacher: its gradients are computed for nothing and pile up); never assign a new nn.Parameter "
          "during training (a tensor updated by hand, as an EMA codebook, is a buffer: "
-         "register_buffer, then change it in place under torch.no_grad())"),
+         "register_buffer, then change it in place under torch.no_grad()); an optimizer over fp32 "
+         "master copies of an fp16 model needs them copied back after each step (param.copy_(master))"),
     Kind("overfitting", "warning", "model",
          "train loss is low while validation loss is high and not improving: add "
          "regularisation (weight decay, dropout, augmentation), more data, or stop early"),

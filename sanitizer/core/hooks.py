@@ -346,7 +346,8 @@ def _dropout_observer(session: Sanitizer, where: str, default_training: bool) ->
 def _install_distribution_patches(session: Sanitizer, stack: ExitStack) -> None:
     """`sample()` and `log_prob()` of torch's distributions: a log_prob() of a sample (an
     action), and one differentiated, make the loss a policy-gradient objective (see
-    `Sanitizer.on_log_prob`)."""
+    `Sanitizer.on_log_prob`); so does a log-softmax taken at what `torch.multinomial`
+    drew (see core/draws.py)."""
     sample = _result_observer(session, "Distribution.sample", lambda args, kwargs, result: session.on_sample(result))
     log_prob = _result_observer(session, "Distribution.log_prob", lambda args, kwargs, result: session.on_log_prob(
         args[1] if len(args) > 1 else kwargs.get("value"), result))
@@ -355,6 +356,11 @@ def _install_distribution_patches(session: Sanitizer, stack: ExitStack) -> None:
             _patch(stack, owner, "sample", sample)
         if "log_prob" in vars(owner):
             _patch(stack, owner, "log_prob", log_prob)
+    # actions drawn by hand (`torch.multinomial(probs, 1)`, `probs.multinomial(1)`): see core/draws.py
+    multinomial = _result_observer(session, "torch.multinomial", lambda args, kwargs, result: session.on_multinomial(
+        args[0] if args else kwargs.get("input"), result))
+    _patch(stack, torch, "multinomial", multinomial)
+    _patch(stack, torch.Tensor, "multinomial", multinomial)
 
 
 def _distribution_classes() -> list[type]:

@@ -31,11 +31,13 @@ from sanitizer.core.backward_steps import (
 )
 from sanitizer.core.catalogue import KINDS, chosen_kinds
 from sanitizer.core.children import Children
+from sanitizer.core.draws import Draws
 from sanitizer.core.clearing import GradientClearing, kept_gradients
 from sanitizer.core.ending import ending_of, exited_at, lost_peer, terminated_at
 from sanitizer.core.events import Event, SanitizerHalt
 from sanitizer.core.loss_calls import LossCall
 from sanitizer.core.manual import ManualUpdate
+from sanitizer.core.masters import MasterCopies
 from sanitizer.core.memory import MemoryMeter
 from sanitizer.core.naming import ModelIndex, class_name, params_of, script_variable, unwrap_compiled
 from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, inexact, norms_from_squares, squared_norms
@@ -98,6 +100,7 @@ class Sanitizer:
         # is seen: an action's, not a mixing weight's (mixup's Beta(a, a).sample())
         self._samples: deque[weakref.ref[torch.Tensor]] = deque(maxlen=RECENT_SAMPLES)
         self._log_prob_of_sample = False
+        self.draws = Draws()  # actions drawn with torch.multinomial (REINFORCE by hand)
         self._target_network = False  # the trained model was copied into another one while training
         self._log_prob_of_constant = False  # a log_prob() autograd differentiates, of a value it does not
         self.exit_code: int | None = None
@@ -108,6 +111,7 @@ class Sanitizer:
         self._lint = lint
         self._script_lint: ScriptLint | None = None
         self.index = ModelIndex()
+        self.masters = MasterCopies()  # an optimizer's copies of the model's parameters (fp32 master weights)
         self.series = json_report.Series()
         self.probe = StepProbe()
         self.sink = Sink(self)  # all that detectors see of the session
@@ -359,10 +363,32 @@ class Sanitizer:
         name = self.index.param_name(param)
         if name is None and self._refresh_index():
             name = self.index.param_name(param)
+        if name is None:  # an optimizer's master copy is named as the model's parameter it stands for
+            model_param = self._model_param_of_copy(param)
+            name = self.index.param_name(model_param) if model_param is not None else None
         return name if name is not None else script_variable(param)
+
+    def _model_param_of_copy(self, param: torch.Tensor) -> torch.Tensor | None:
+        model_param = self.masters.model_of(param)
+        if model_param is None and any(p is param for p in self._all_optimizer_params()):
+            self.find_master_copies()
+            model_param = self.masters.model_of(param)
+        return model_param
+
+    def find_master_copies(self) -> None:
+        """Pair the model's trainable parameters that no optimizer holds with the
+        optimizers' tensors outside the model (see core/masters.py)."""
+        named = self.index.named_parameters()
+        held = self.optimizer_param_ids()
+        lacking = [p for _, p in named if p.requires_grad and id(p) not in held]
+        if lacking:
+            self.masters.find(lacking, self._all_optimizer_params(), {id(p) for _, p in named})
 
     def param_module_name(self, param: torch.Tensor) -> str | None:
         owner = self.index.param_owner(param)
+        if owner is None:
+            model_param = self._model_param_of_copy(param)
+            owner = self.index.param_owner(model_param) if model_param is not None else None
         name = self.index.module_name(owner) if owner is not None else None
         return type(owner).__name__ if name == "" else name  # the model itself, named by its class
 
@@ -390,6 +416,9 @@ class Sanitizer:
         if self._clearing is not None and not in_backward():
             self._clearing.before_backward()
         roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors or ())
+        if not self._log_prob_of_sample and self.draws.log_prob_of_draw(roots):
+            # REINFORCE by hand: a log-softmax taken at the indices torch.multinomial drew
+            self._log_prob_of_sample = self._log_prob_of_constant = True
         if self.step_source is not StepSource.OPTIMIZER:
             self._settle_held(ended_by_backward=True)
             if not self._leaves:
@@ -503,6 +532,10 @@ class Sanitizer:
         """The loss is a policy-gradient (score-function) objective: log-probabilities of
         actions the run sampled, weighted by returns. Its level says nothing about fit."""
         return self._log_prob_of_sample and self._log_prob_of_constant
+
+    def on_multinomial(self, probabilities: Any, result: Any) -> None:
+        if not self._log_prob_of_sample and torch.is_grad_enabled():
+            self.draws.drawn(probabilities, result)
 
     def on_sample(self, value: Any) -> None:
         if not self._log_prob_of_sample and isinstance(value, torch.Tensor):

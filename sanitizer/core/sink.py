@@ -109,6 +109,22 @@ class Sink:
         """Every parameter of the run's models."""
         return self._session.index.named_parameters()
 
+    def master_copies(self, params: list[torch.Tensor]) -> dict[int, bool]:
+        """Of `params` (model parameters no optimizer holds), those an optimizer steps
+        a copy of (fp32 master weights, see core/masters.py), by id: whether each holds
+        its copy's values now (copied back after the last step)."""
+        from sanitizer.core.masters import same_values
+
+        masters = self._session.masters
+        if any(masters.master_of(p) is None for p in params):
+            self._session.find_master_copies()
+        found = {}
+        for param in params:
+            master = masters.master_of(param)
+            if master is not None:
+                found[id(param)] = same_values(param, master)
+        return found
+
     def optimizer_params(self) -> set[int]:
         """ids of the parameters some optimizer of the run updates: one alive when the
         model was indexed, or one that stepped since (built later, for a second stage)."""

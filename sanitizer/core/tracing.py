@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import threading
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -55,16 +56,10 @@ class ForwardTracer:
         self._session = session
         self._trace = trace
         self._listeners = listeners
-        self._calls: list[nn.Module] = []  # the modules whose forward is running, outermost first
-        self._checkpointed: list[bool] = []  # of each: whether a reentrant checkpoint runs it without gradients
-        self._inputs: list[Any] = []  # of each: the first argument it was given
-        self._outer_grad = False  # whether the outermost of them started with gradients enabled
-        self._transform = False  # whether the outermost of them is a parameter-free module (a data transform)
+        # the nesting of module calls, one per thread: a forward running in another
+        # thread (an evaluator's, a monitor's) is no caller of the training thread's
+        self._threads = _ThreadCalls()
         self._parameter_free_ids: dict[int, tuple[weakref.ref[nn.Module], bool]] = {}
-        self._last_output: weakref.ref[torch.Tensor] | None = None
-        # its autograd node: an activation applied to it points at this node, after the
-        # tensor itself may be gone (`F.relu(self.fc(x))` drops the linear's output)
-        self._last_node: Any = None
         self._slots: dict[tuple[int, bool], int] = {}
         self._slot_refs: list[weakref.ref[nn.Module]] = []
         self._own_slots: set[int] = set()
@@ -90,47 +85,49 @@ class ForwardTracer:
 
     def functional_dropout_off(self) -> None:
         """A dropout function ran with `training=False` in the running module's forward."""
-        if self._calls and torch.is_grad_enabled() and not in_backward() and not self._calls[-1].training:
-            self.functional_dropout.add(self._calls[-1])
+        calls = self._threads.calls
+        if calls and torch.is_grad_enabled() and not in_backward() and not calls[-1].training:
+            self.functional_dropout.add(calls[-1])
 
     def before_forward(self, module: nn.Module, args: tuple[Any, ...]) -> None:
         self.called.add(module)
         if in_backward():  # activation checkpointing recomputes forwards already seen
             return
         grad = torch.is_grad_enabled()
-        self._calls.append(module)
+        t = self._threads
+        t.calls.append(module)
         # inside a block a reentrant checkpoint runs without gradients: set where the
         # block is entered (a look at the callers), inherited by its children
-        parent_checkpointed = self._checkpointed[-1] if self._checkpointed else False
-        self._checkpointed.append(False if grad else parent_checkpointed or (
-            bool(self._outer_grad) and len(self._calls) > 1 and _called_by_checkpoint()))
-        self._inputs.append(args[0] if args else None)
+        parent_checkpointed = t.checkpointed[-1] if t.checkpointed else False
+        t.checkpointed.append(False if grad else parent_checkpointed or (
+            bool(t.outer_grad) and len(t.calls) > 1 and _called_by_checkpoint()))
+        t.inputs.append(args[0] if args else None)
         if not module.training and grad:
-            self._session.probe.eval_called[module] = self._calls[0]
-        if len(self._calls) != 1:
+            self._session.probe.eval_called[module] = t.calls[0]
+        if len(t.calls) != 1:
             # the block's own code, run by a reentrant checkpoint without gradients, is traced
             # as with them: what it computes and hands a child (not the block's own input)
-            if self._trace and not self._transform and args and (grad or parent_checkpointed) \
-                    and args[0] is not self._inputs[-2]:
+            if self._trace and not t.transform and args and (grad or parent_checkpointed) \
+                    and args[0] is not t.inputs[-2]:
                 self._trace_own_computation(args[0])
             return
         self.saw_forward = True
-        self._outer_grad = torch.is_grad_enabled()
+        t.outer_grad = torch.is_grad_enabled()
         # a module without parameters called on its own on data without autograd history
         # is no model: a data transform (torchvision's and kornia's are modules) run by the
         # Dataset before the model sees the batch; it takes no part in the step's trail,
         # mode or location (one applied to a model's output, a head, is traced)
-        self._transform = bool(args) and self._parameter_free(module) and not _any_requires_grad(args)
-        if self._transform:
+        t.transform = bool(args) and self._parameter_free(module) and not _any_requires_grad(args)
+        if t.transform:
             return
         loss_module = isinstance(module, nn.modules.loss._Loss)
         batch = args[0] if args and _traceable(args[0]) else None
         if not loss_module:  # a loss module's mode says nothing
-            if self._outer_grad and module.training:
+            if t.outer_grad and module.training:
                 self._session.sources.training_forward(batch)
             else:
                 self._session.sources.evaluation_forward(batch)
-        if not self._outer_grad:  # nothing trained: a teacher or an EMA copy, a validation pass
+        if not t.outer_grad:  # nothing trained: a teacher or an EMA copy, a validation pass
             models = self._session.probe.nograd_models
             if not loss_module and len(models) < MAX_NOGRAD_MODELS and not any(ref() is module for ref in models):
                 models.append(weakref.ref(module))  # where a non-finite loss may come from
@@ -163,26 +160,28 @@ class ForwardTracer:
         grad = torch.is_grad_enabled()
         if not _traceable(tensor):
             return
-        last = self._last_output
+        t = self._threads
+        last = t.last_output
         if last is not None and last() is tensor:
             return
         if inexact(tensor) and tensor.numel():
-            follows_traced = grad and _activation_of(tensor, self._last_node)
-            self._remember(tensor)  # traced once, however many children read it
+            follows_traced = grad and _activation_of(tensor, t.last_node)
+            self._remember(t, tensor)  # traced once, however many children read it
             if not follows_traced:
-                self._session.probe.add_trail(self._slot(self._calls[-2], own=True), tensor)
+                self._session.probe.add_trail(self._slot(t.calls[-2], own=True), tensor)
 
     def after_forward(self, module: nn.Module, args: tuple[Any, ...], output: Any) -> None:
         if in_backward():
             return
-        if self._calls:
-            self._calls.pop()
-            self._checkpointed.pop()
-            self._inputs.pop()
+        t = self._threads
+        if t.calls:
+            t.calls.pop()
+            t.checkpointed.pop()
+            t.inputs.pop()
         grad = torch.is_grad_enabled()
         # a forward without gradients inside a training forward (reentrant activation
         # checkpointing runs its blocks so, and recomputes them in backward) is traced
-        if (not grad and not (self._calls and self._outer_grad)) or self._transform:
+        if (not grad and not (t.calls and t.outer_grad)) or t.transform:
             return
         tensor = _first_tensor(output)
         if tensor is None or not _traceable(tensor):
@@ -190,15 +189,15 @@ class ForwardTracer:
         if grad:
             for detector in self._listeners:
                 detector.on_forward(module, output, self._session.sink)
-        last = self._last_output
+        last = t.last_output
         if last is not None and last() is tensor:  # a container passing a child's output through
             return
-        self._remember(tensor)
+        self._remember(t, tensor)
         if (not self._trace or isinstance(module, UNTRACED)
                 or not inexact(tensor) or tensor.numel() == 0):
             return
         self._session.probe.add_trail(self._slot(module), tensor)
-        if self._calls and grad and isinstance(output, (tuple, list)):
+        if t.calls and grad and isinstance(output, (tuple, list)):
             # a layer inside the model that also returns an auxiliary loss of its own
             # (a router's z-loss, a load-balancing term): where a non-finite loss may start
             for item in output:
@@ -210,14 +209,16 @@ class ForwardTracer:
         """The model of the latest outermost call, if that call ran in eval mode."""
         return self._model() if self._model is not None and self.training_mode is False else None
 
-    def _remember(self, tensor: torch.Tensor) -> None:
-        self._last_output = weakref.ref(tensor)
+    @staticmethod
+    def _remember(t: _ThreadCalls, tensor: torch.Tensor) -> None:
+        t.last_output = weakref.ref(tensor)
         # kept only while a model's forward runs: no graph outlives its forward because of it
-        self._last_node = tensor.grad_fn if self._calls else None
+        t.last_node = tensor.grad_fn if t.calls else None
 
     def step_closed(self) -> None:
-        self._last_output = None
-        self._last_node = None
+        t = self._threads  # the training thread's
+        t.last_output = None
+        t.last_node = None
 
     def module_of_slot(self, slot: int) -> nn.Module | None:
         return self._slot_refs[slot]() if 0 <= slot < len(self._slot_refs) else None
@@ -240,6 +241,21 @@ class ForwardTracer:
     def slot_is_own(self, slot: int) -> bool:
         """The slot holds what a module's own code computed and handed a child, not its output."""
         return slot in self._own_slots
+
+
+class _ThreadCalls(threading.local):
+    """The tracer's state of one thread: the modules whose forward runs in it."""
+
+    def __init__(self) -> None:
+        self.calls: list[nn.Module] = []  # the modules whose forward is running, outermost first
+        self.checkpointed: list[bool] = []  # of each: whether a reentrant checkpoint runs it without gradients
+        self.inputs: list[Any] = []  # of each: the first argument it was given
+        self.outer_grad = False  # whether the outermost of them started with gradients enabled
+        self.transform = False  # whether the outermost of them is a parameter-free module (a data transform)
+        self.last_output: weakref.ref[torch.Tensor] | None = None
+        # its autograd node: an activation applied to it points at this node, after the
+        # tensor itself may be gone (`F.relu(self.fc(x))` drops the linear's output)
+        self.last_node: Any = None
 
 
 class CalledModules:

@@ -173,6 +173,10 @@ class DivergenceDetector(Detector):
                 self._rising.high += 1
         if level is not None and self._blown_up(loss, level) and (
                 self._steps > QUICK or loss >= ABOVE_TYPICAL * median(seen[:-1])):
+            if self._steps > QUICK and self._rising is not None:
+                # the learning rate is compared with the one a few steps before the run of high
+                # losses began, not before this step: by now the window holds the raised rate only
+                lr_from = self._rising.lr_from
             blow_up = _BlowUp(record.step, self._steps, loss, level, _loss_site(record), self._steps > QUICK,
                               lr_from=lr_from, lr_to=lr)
             if blow_up.sustained:

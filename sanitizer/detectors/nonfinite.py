@@ -53,6 +53,7 @@ class NonfiniteDetector(Detector):
         self._inf_by_design: set[tuple[int, int]] = set()
         self._seen_finite: set[tuple[int, int]] = set()
         self._finite_grads_at: int | None = None  # the latest step whose gradients were all finite
+        self._masked_input_at: int | None = None  # the first step whose batch's NaN the model masked
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         trail = record.trail
@@ -67,7 +68,18 @@ class NonfiniteDetector(Detector):
         all_finite = bool(record.grad_norms) and not bad_grads and (
             not record.joins_previous or previous_finite == record.step)
         self._finite_grads_at = record.step if all_finite else None
-        if first_bad is None and bad_loss is None and not bad_grads and not bad_params:
+        harmless = bad_loss is None and not bad_grads and not bad_params
+        if first_bad is not None and harmless and _only_input_nonfinite(trail, designed):
+            # NaN in the batch that the model masks on purpose (NaN as "missing": an isnan
+            # mask and a learned fill): nothing it computed, nor the loss, nor a gradient, is
+            # non-finite. Noted once; the first step it reaches further is reported
+            if self._masked_input_at is None:
+                self._masked_input_at = record.step
+                sink.note(f"nonfinite: the batch of step {record.step} holds {_word(trail[first_bad][1])} values "
+                          "that the model masks (its outputs, the loss and the gradients stay finite): "
+                          "taken for missing values on purpose, not reported")
+            first_bad = None
+        if first_bad is None and harmless:
             self._remember(trail)
             self._check_validation(record, sink)
             return
@@ -331,6 +343,13 @@ def _backward_birth(record: StepRecord, sink: Sink, bad: list[int]) -> tuple[lis
     def names(found: list[nn.Module]) -> list[str]:
         return [str(sink.module_name(module)) for module in found]
     return names(between), names(owners[True]), names(owners[False])
+
+
+def _only_input_nonfinite(trail: list[tuple[int, float]], designed: set[int]) -> bool:
+    """Every non-finite entry of the trail is a batch given to a model: every value a
+    module computed from it is finite (entries Inf by design aside)."""
+    return all(slot == INPUT_SLOT or index in designed or math.isfinite(mag)
+               for index, (slot, mag) in enumerate(trail))
 
 
 def _first_site(record: StepRecord) -> str | None:

@@ -6,7 +6,9 @@ built after its optimizer). A parameter that requires grad but gets none (an EMA
 updated under `no_grad`) is not one. An optimizer that stopped stepping (stage 1's,
 still alive while stage 2's steps only the head) holds its parameters for nothing:
 one that has not stepped for STALE_STEPS steps, and four times its longest gap
-between two of its steps, counts as none."""
+between two of its steps, counts as none. An fp16 model whose optimizer steps fp32
+copies of its parameters (master weights, see core/masters.py) is trained as long
+as the model holds the copies' values at each check (copied back after each step)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -75,6 +77,10 @@ class ParamNotInOptimizerDetector(Detector):
         replaced = first is not None and _replaced(outside, named, first)
         missing = outside if replaced else [(name, p) for name, p in outside
                                             if p.grad is not None and (id(p) not in stale or self._new_gradient(p))]
+        # fp32 master weights (core/masters.py): the optimizer steps copies of these, and the
+        # model follows them while it holds their values; asked again at each check
+        copies = {} if replaced or not missing else sink.master_copies([p for _, p in missing])
+        missing = [(name, p) for name, p in missing if copies.get(id(p)) is not True]
         if not missing:
             return
         self.missing += [name for name, _ in missing]
@@ -85,10 +91,18 @@ class ParamNotInOptimizerDetector(Detector):
         since = {"unseen_at": previous} if previous is not None and not replaced else {}
         when = f" (seen at step {step}, not yet at step {previous})" if since else ""
         for module, params in list(by_module(names, owners).items())[:MAX_EVENTS]:
+            extra = {"params": params, **({"replaced": True} if replaced else {}), **since}
             if replaced:
                 message = (f"{', '.join(params)}: new nn.Parameter objects assigned after the optimizer was "
                            "built, held by no optimizer; the optimizer still holds the ones they replaced, which "
                            "the model no longer uses")
+            elif all(copies.get(id(dict(missing)[name])) is False for name in params):
+                message = (f"{', '.join(params)} {_verbs(params, 'receives', 'receive')} gradients and the "
+                           f"optimizer steps {_verbs(params, 'a copy', 'copies')} of {_verbs(params, 'it', 'them')} "
+                           f"(master weights), but {_verbs(params, 'it no longer holds its', 'they no longer hold their')} "
+                           f"values: {_verbs(params, 'the copy is', 'the copies are')} not copied back into "
+                           "the model after the step")
+                extra = {"params": params, "master_copies": True}
             elif all(id(dict(missing)[name]) in stale for name in params):
                 message = (f"{', '.join(params)} {_verbs(params, 'receives', 'receive')} gradients{when} but only "
                            f"an optimizer that stopped stepping holds {_verbs(params, 'it', 'them')} (an earlier "
@@ -99,7 +113,7 @@ class ParamNotInOptimizerDetector(Detector):
                            f"{_verbs(params, 'it', 'them')} (a copy updated by hand, an EMA teacher, needs no "
                            "gradients: requires_grad_(False))")
             sink.emit("param_not_in_optimizer", step, message, module=module, param=params[0], where=site,
-                      extra={"params": params, **({"replaced": True} if replaced else {}), **since})
+                      extra=extra)
 
     def _follow(self, record: StepRecord) -> None:
         optimizer = record.optimizer_id

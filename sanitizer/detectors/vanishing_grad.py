@@ -26,6 +26,13 @@ STALLED = 0.1  # while the loss has not fallen 10-fold (a converged model loses 
 LEARNED = 0.5
 SUDDEN = 10.0
 STEPS_IN_A_ROW = 5
+# A loss that fell below its first level by this share at least, and settled there smoothly
+# (the gradient shrank step by step, the loss did not rise lately, it sits at the
+# lowest level it reached, and its change per step went to ~0 with the gradient), converged
+# to a plateau: full-batch least squares whose noise floor is above half its early loss.
+SETTLED_DROP = 0.1
+SETTLED_CHANGE = 1e-4  # a change per step below this share of the early loss is ~0
+SMOOTH_STEPS = 20  # steps without a rise of the loss, after the early ones, that make its fall smooth
 
 
 class _Track:
@@ -37,6 +44,11 @@ class _Track:
         self.collapsed_in_a_row = 0
         self.previous_norm: float | None = None
         self.sudden = False  # the current run of collapsed steps began with a sudden drop
+        self.previous_loss: float | None = None
+        self.lowest_loss: float | None = None  # the lowest loss before this step
+        self.loss_change: float | None = None  # this step's loss less the previous step's
+        self.rose_at: int = 0  # the step count at which the loss last rose
+        self.steps = 0
 
     def stalled(self, loss: float | None) -> bool:
         if loss is None or not self.early_losses:
@@ -44,13 +56,37 @@ class _Track:
         early = median(self.early_losses)
         if abs(loss) <= 1e-6 or abs(loss) <= STALLED * abs(early):
             return False
-        return self.sudden or abs(loss) > LEARNED * abs(early)
+        if self.sudden:
+            return True
+        return abs(loss) > LEARNED * abs(early) and not self._settled(loss, early)
 
-    def follow(self, norm: float, collapsed: bool) -> None:
-        """Whether the gradient fell into its collapse at once (a saturated layer) or step by step."""
+    def _settled(self, loss: float, early: float) -> bool:
+        """The loss fell from its early level and settled smoothly at the lowest level it
+        reached, its change per step gone to ~0 with the gradient: converged, not stalled."""
+        scale, start = abs(early), self.early_losses[0]
+        # from the first loss: a loss that falls fast sits near its plateau within the early steps
+        return (loss <= start - SETTLED_DROP * abs(start) and self.loss_change is not None
+                and abs(self.loss_change) <= SETTLED_CHANGE * scale
+                and self.lowest_loss is not None and loss <= self.lowest_loss + SETTLED_CHANGE * scale
+                and (self.rose_at <= len(self.early_losses) or self.steps - self.rose_at >= SMOOTH_STEPS))
+
+    def follow(self, norm: float, loss: float | None, collapsed: bool) -> None:
+        """Whether the gradient fell into its collapse at once (a saturated layer) or step by
+        step; how the loss moved."""
+        self.steps += 1
         if collapsed and not self.collapsed_in_a_row:
             self.sudden = self.previous_norm is not None and norm * SUDDEN < self.previous_norm
         self.previous_norm = norm
+        if loss is None or not math.isfinite(loss):
+            self.loss_change = None
+            return
+        previous = self.previous_loss
+        self.loss_change = loss - previous if previous is not None else None
+        if previous is not None and loss > previous + SETTLED_CHANGE * abs(previous):
+            self.rose_at = self.steps  # a loss that rises has not settled smoothly
+        if previous is not None:
+            self.lowest_loss = previous if self.lowest_loss is None else min(self.lowest_loss, previous)
+        self.previous_loss = loss
 
 
 class VanishingGradDetector(Detector):
@@ -75,7 +111,7 @@ class VanishingGradDetector(Detector):
                 track.early_losses.append(loss)
         reference = median(track.early_norms)
         collapsed = norm == 0.0 or norm < TINY_NORM or norm < COLLAPSE * reference
-        track.follow(norm, collapsed)
+        track.follow(norm, loss, collapsed)
         track.collapsed_in_a_row = track.collapsed_in_a_row + 1 if collapsed and track.stalled(loss) else 0
         if track.collapsed_in_a_row >= STEPS_IN_A_ROW and not self.reported:
             self.reported = True

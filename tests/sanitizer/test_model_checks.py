@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns
 
-PRELAUNCH += [("pruned_midrun.py", "--fault"), ("pruned_midrun.py",), ("unused_parameter.py",), ("unused_parameter.py", "saturated"), ("unused_in_main.py",), ("param_not_in_optimizer.py",), ("param_not_in_optimizer.py", "stale"), ("fitting.py", "overfit"),
+PRELAUNCH += [("pruned_midrun.py", "--fault"), ("pruned_midrun.py",), ("unused_parameter.py",), ("unused_parameter.py", "saturated"), ("unused_in_main.py",), ("param_not_in_optimizer.py",), ("param_not_in_optimizer.py", "stale"), ("param_not_in_optimizer.py", "masters"), ("param_not_in_optimizer.py", "masters-not-copied"),
+              ("param_not_in_optimizer.py", "masters-overflow"),
+              ("fitting.py", "overfit"),
               ("fitting.py", "underfit"), ("replaced_parameters.py",), ("fitting.py", "mismatch"),
               ("two_stage.py",), ("two_stage.py", "--unfreeze-at", "10", "--rebuild"),
               ("two_stage.py", "--unfreeze-at", "10"), ("scripted_submodule.py",),
@@ -62,6 +64,27 @@ def test_parameters_only_a_stopped_optimizer_holds(script_runs: ScriptRuns) -> N
     events = run.events("param_not_in_optimizer")
     assert [(e["module"], e["params"]) for e in events] == [("0", ["0.weight", "0.bias"])], events
     assert "only an optimizer that stopped stepping holds them" in events[0]["message"]
+
+
+def test_fp32_master_weights_train_the_fp16_model(script_runs: ScriptRuns) -> None:
+    """The optimizer steps fp32 copies of the fp16 model's parameters, copied back after
+    each step: the model is trained; copies never copied back leave it as it was."""
+    run = script_runs.get("param_not_in_optimizer.py", "masters")
+    assert run.returncode == 0, run.stderr
+    assert run.events() == [], run.events()
+    stale = script_runs.get("param_not_in_optimizer.py", "masters-not-copied")
+    events = stale.events("param_not_in_optimizer")
+    assert [(e["step"], e["params"]) for e in events] == [(2, ["0.weight", "0.bias"]), (2, ["2.weight", "2.bias"])], events
+    assert "not copied back into the model" in events[0]["message"], events[0]
+
+
+def test_a_master_copy_is_named_after_the_models_parameter(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("param_not_in_optimizer.py", "masters-overflow")
+    grad = run.first("nonfinite_grad")
+    assert grad["step"] == 1 and grad["param"] in ("0.weight", "0.bias", "2.weight", "2.bias"), grad
+    assert grad["module"] in ("0", "2") and "unnamed" not in grad["message"], grad
+    assert run.first("nonfinite_param")["param"] in ("0.weight", "0.bias", "2.weight", "2.bias")
+    assert run.events("param_not_in_optimizer") == []
 
 
 def test_parameters_replaced_in_forward_are_one_problem(script_runs: ScriptRuns) -> None:

@@ -5,7 +5,7 @@ import pytest
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
-PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.py",), ("aux_loss_inf.py", "healthy"), ("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",),
+PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.py",), ("aux_loss_inf.py", "healthy"), ("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",), ("nonfinite_input.py", "background"), ("nonfinite_input.py", "masked"),
               ("nonfinite_param.py",), ("param_written.py",), ("validation_nan.py", "data"),
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy"),
               ("validation_nan.py", "per_sample"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
@@ -89,6 +89,26 @@ def test_corrupt_batch_is_reported_as_input(script_runs: ScriptRuns) -> None:
     assert event["where"] == f"nonfinite_input.py:{line_of('nonfinite_input.py', 'loss = nn.functional')}"
     loss = run.first("nonfinite_loss")
     assert loss["step"] == 5 and loss["module"] is None and "input batch" in loss["message"]
+
+
+def test_nan_the_model_masks_on_purpose_is_no_error(script_runs: ScriptRuns) -> None:
+    """NaN as "missing" (an isnan mask and a learned fill): nothing downstream of the batch
+    is non-finite, so nothing is reported; a note says the batch held NaN."""
+    run = script_runs.get("nonfinite_input.py", "masked")
+    assert run.returncode == 0, run.stderr
+    assert run.events() == [], run.events()
+    assert "holds NaN values that the model masks" in run.stderr, run.stderr
+
+
+def test_a_forward_running_in_another_thread_is_no_caller_of_the_training_forward(script_runs: ScriptRuns) -> None:
+    """Each thread has its own nesting of module calls: the monitor's forward, blocked in
+    another thread, takes no blame for the corrupt batch."""
+    run = script_runs.get("nonfinite_input.py", "background")
+    assert run.returncode == 0, run.stderr
+    assert run.first("nonfinite_input")["step"] == 5
+    assert not run.events("sanitizer_error"), run.events("sanitizer_error")
+    assert all("Monitor" not in str(event.get("module")) and "Monitor" not in event["message"]
+               for event in run.events()), run.events()
 
 
 def test_weights_written_between_steps_are_not_blamed_on_the_update_alone(script_runs: ScriptRuns) -> None:

@@ -35,6 +35,7 @@ PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype",
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               *[("complex_filter.py", "--dtype", dtype, "--inf-imag", "12") for dtype in COMPLEX_DTYPES],
               ("complex_filter.py", "--nan-input", "10"), ("mixup_likelihood.py", "--corrupt-step", "40"),
+              ("policy_gradient.py", "--multinomial"), ("drawn_feedback.py", "--corrupt-step", "40"),
               ("eval_mode_left_on.py", "--bug"), ("eval_mode_left_on.py", "--bug", "--functional"),
               ("eval_mode_left_on.py", "--bug", "--frozen-bn"), ("warmup_blowup.py", "--peak-lr", "3"),
               ("steady_climb.py", "--endless-warmup"), ("summed_validation.py", "--overfit"),
@@ -291,7 +292,8 @@ def test_a_gans_optimizers_are_each_judged_against_their_own_steps(script_runs: 
     assert event["where"] == f"gan_turns.py:{line_of('gan_turns.py', 'fake_loss = ')}"  # the discriminator's loss
 
 
-@pytest.mark.parametrize("variant", [(), ("--critic",)], ids=["reinforce", "actor-critic"])
+@pytest.mark.parametrize("variant", [(), ("--critic",), ("--multinomial",)],
+                         ids=["reinforce", "actor-critic", "multinomial"])
 def test_policy_gradient_training_is_not_judged_by_its_loss(script_runs: ScriptRuns, variant: tuple[str, ...]) -> None:
     """Episodes grow from about 11 steps to 200: the loss's graph grows with them (no leak: it is
     rebuilt each step), and the loss's level follows the returns (no divergence nor spike)."""
@@ -308,6 +310,15 @@ def test_a_mixup_weight_drawn_from_a_distribution_is_no_action(script_runs: Scri
     targets: no log-probability of a sample, so no policy gradient; a corrupt batch's
     spike is judged."""
     run = script_runs.get("mixup_likelihood.py", "--corrupt-step", "40")
+    assert run.returncode == 0, run.stderr
+    assert not any("policy-gradient" in note for note in run.report["summary"]["notes"]), run.report["summary"]
+    assert run.first("loss_spike")["step"] == 40 and run.first("grad_spike")["step"] == 40
+
+
+def test_draws_fed_back_with_a_likelihood_of_labels_are_no_policy_gradient(script_runs: ScriptRuns) -> None:
+    """torch.multinomial draws from the model's softmax with gradients on, but the
+    log-softmax is taken at the labels: the loss is judged (the corrupt batch's spikes)."""
+    run = script_runs.get("drawn_feedback.py", "--corrupt-step", "40")
     assert run.returncode == 0, run.stderr
     assert not any("policy-gradient" in note for note in run.report["summary"]["notes"]), run.report["summary"]
     assert run.first("loss_spike")["step"] == 40 and run.first("grad_spike")["step"] == 40

@@ -294,6 +294,25 @@ def test_sustained_blow_up_late_but_not_a_single_outlier() -> None:
     assert _divergence_steps(falling + [40.0] * 20) == [106]
 
 
+def test_a_late_blow_up_names_the_learning_rate_rise_before_its_first_high_loss() -> None:
+    """The rate rises 300-fold at step 151; the losses are that high from step 153 on, and
+    the median of the last ones crosses a few steps later: by then every rate of the
+    window before the reporting step is the raised one."""
+    from sanitizer.core.probe import StepRecord
+    from sanitizer.detectors.divergence import DivergenceDetector
+    detector, sink = DivergenceDetector(), _Sink()
+    losses = [2.4 * 0.97 ** i for i in range(150)] + [0.03, 4.8] + [4e4] * 20
+    for step, loss in enumerate(losses, start=1):
+        record = StepRecord(step=step, skipped=False, partial=False, losses=[loss], loss_sites=[None], trail=[],
+                            model_site=None, params=[], grad_norms=[], grad_norm=None, checked_params=[],
+                            param_norms=[], param_step=None, scale=None, underflow=None, eval_loss=None,
+                            data_wait=0.0, step_time=None, memory_bytes=None, graph_roots=[],
+                            lr=0.01 if step <= 150 else 3.0)
+        detector.on_step(record, sink)  # type: ignore[arg-type]
+    (event,) = sink.events
+    assert event[1] > 153 and event[2]["extra"]["lr"] == [0.01, 3.0], event
+
+
 def test_steady_climb_is_seen() -> None:
     climb = [0.5 * 1.02 ** i for i in range(200)]
     steps = _divergence_steps(_noisy([2.3 * 0.95 ** i for i in range(60)] + climb, seed=1))

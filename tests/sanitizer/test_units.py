@@ -245,6 +245,20 @@ def test_a_generators_gradient_vanishing_between_discriminator_steps_is_caught()
                                        "for 5 steps in a row"), sink.messages
 
 
+@pytest.mark.parametrize("plateau", [True, False])
+def test_a_gradient_that_shrinks_as_the_loss_settles_is_convergence(plateau: bool) -> None:
+    """The gradient halves each step. With the loss falling by a third, its change going to
+    0 with the gradient, and settling at its lowest level (full-batch least squares on a
+    high noise floor): converged. With the loss flat from the start: stalled."""
+    detector, sink = VanishingGradDetector(), _Collector()
+    for step in range(1, 61):
+        norm = 0.5 ** step
+        record = _record(step, 0.887 + 0.42 * 0.25 ** step if plateau else 1.3)
+        record.grad_norm = norm
+        detector.on_step(record, sink)
+    assert (sink.events == []) if plateau else (sink.events == [("vanishing_grad", 20)]), sink.events
+
+
 def test_a_gradient_zero_from_the_first_step_is_not_compared_with_itself() -> None:
     detector, sink = VanishingGradDetector(), _Collector()
     for step in range(1, 31):

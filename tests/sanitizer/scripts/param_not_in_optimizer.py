@@ -4,7 +4,15 @@ param_not_in_optimizer on head.weight at step 1.
 `stale`: stage 1 trains everything with one optimizer; stage 2 builds a second one
 for the head alone, the first still alive but never stepped again, so the
 backbone's gradients pile up unapplied. Expected: param_not_in_optimizer on
-backbone.0, saying only a stopped optimizer holds it."""
+backbone.0, saying only a stopped optimizer holds it.
+
+`masters`: an fp16 model whose optimizer steps fp32 copies of its parameters (master
+weights, a static loss scale: apex O2, fairseq, Megatron); the fp16 gradients are
+copied into the copies' `.grad`, the copies back into the model after each step.
+Expected: nothing. `masters-not-copied`: the copies are never copied back.
+Expected: param_not_in_optimizer at step 2 for each layer, saying so.
+`masters-overflow`: a loss scale so large that the fp16 gradients overflow. Expected:
+nonfinite_grad at step 1 naming the model's parameters, not the unnamed copies."""
 import sys
 
 import torch
@@ -22,6 +30,27 @@ if "stale" in sys.argv[1:]:
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+    sys.exit(0)
+if {"masters", "masters-not-copied", "masters-overflow"} & set(sys.argv[1:]):
+    model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)).half()
+    master = [p.detach().float().requires_grad_(True) for p in model.parameters()]
+    opt = torch.optim.SGD(master, lr=0.05, momentum=0.9)
+    scale = 2.0 ** 24 if "masters-overflow" in sys.argv[1:] else 128.0
+    features = torch.randn(256, 16)
+    labels = features[:, :4].argmax(1)
+    for step in range(5 if "masters-overflow" in sys.argv[1:] else 20):
+        batch = torch.randint(0, 256, (32,))
+        loss = nn.functional.cross_entropy(model(features[batch].half()).float(), labels[batch])
+        model.zero_grad()
+        (loss * scale).backward()
+        for copy, param in zip(master, model.parameters()):
+            copy.grad = param.grad.float() / scale
+        opt.step()
+        opt.zero_grad()
+        if "masters-not-copied" not in sys.argv[1:]:
+            with torch.no_grad():
+                for copy, param in zip(master, model.parameters()):
+                    param.copy_(copy)
     sys.exit(0)
 model = nn.Module()
 model.backbone = nn.Sequential(nn.Linear(6, 12), nn.ReLU())

@@ -5,6 +5,8 @@ on minus the log-probabilities weighted by the normalized returns, summed over
 the episode. Episodes get longer as the agent learns, so the loss's graph and
 its value grow with them; the loss changes sign. `--critic` adds a value head
 and its smooth-L1 loss (actor-critic), whose level grows with the returns.
+`--multinomial`: the action is drawn by hand, `probs.multinomial(1)`, and its
+log-probability taken as `probs.log().gather(1, action)` (no torch.distributions).
 None of this is a leak, a divergence or a spike."""
 import argparse
 
@@ -16,6 +18,7 @@ import torch.nn.functional as F
 parser = argparse.ArgumentParser()
 parser.add_argument("--episodes", type=int, default=200)
 parser.add_argument("--critic", action="store_true")
+parser.add_argument("--multinomial", action="store_true")
 args = parser.parse_args()
 torch.manual_seed(0)
 noise = torch.Generator().manual_seed(1)
@@ -62,9 +65,13 @@ eps = torch.finfo(torch.float32).eps
 
 def select_action(state: torch.Tensor) -> int:
     probs, value = policy(state.unsqueeze(0))
-    m = Categorical(probs)
-    action = m.sample()
-    policy.saved_log_probs.append(m.log_prob(action))
+    if args.multinomial:
+        action = probs.multinomial(1)
+        policy.saved_log_probs.append(probs.log().gather(1, action).squeeze(1))
+    else:
+        m = Categorical(probs)
+        action = m.sample()
+        policy.saved_log_probs.append(m.log_prob(action))
     if value is not None:
         policy.values.append(value.squeeze())
     return action.item()
