@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Mapping
 
 import libcst as cst
 
-from trainlint.analysis.names import canonical
+from trainlint.analysis.names import BUILTIN_NAMES, canonical
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.receivers import Receivers
 from trainlint.project import member_of
@@ -40,6 +40,10 @@ class FileContext(SemanticModel):
 
     def qualified_name(self, expr: cst.BaseExpression) -> str | None:
         found = super().qualified_name(expr)
+        if found is not None and type(expr) is cst.Name and expr.value in BUILTIN_NAMES and self._star_bound(found):
+            # `enumerate` after `from apex.fp16_utils import *` is Python's, unless the
+            # project says the module defines it (`def eval(model, loader)` of utils.py)
+            return found if found in self.external else None
         if not self._aliases:
             return found
         if found is not None:
@@ -55,6 +59,11 @@ class FileContext(SemanticModel):
         named = canonical(member_of(stars[-1], head) + (f".{rest}" if rest else ""))
         found = self._unaliased(named)
         return found if found != named else None
+
+    def _star_bound(self, qualified: str) -> bool:
+        """`qualified` names what one of the module's star imports binds."""
+        module, _, name = qualified.rpartition(".")
+        return any(member_of(star, name) == qualified for star in self.scopes.module_scope.star_imports)
 
     def _unaliased(self, name: str) -> str:
         """`name`, or what a module of the project that binds it imports: the

@@ -17,7 +17,10 @@ import libcst as cst
 from trainlint.analysis.scopes import Scope, dotted_name
 from trainlint.project import member_of
 
-_BUILTINS = frozenset(dir(builtins))
+# every name Python binds before a module's own: after a star import, Python's unless
+# the module imported defines it (`def eval(model, loader)` of a project's utils.py;
+# the project knows: see `FileContext.qualified_name`)
+BUILTIN_NAMES = frozenset(dir(builtins))
 
 # Where PyTorch exposes one object under several module paths, the public
 # spelling a user is told about. Keys are exact names or prefixes ending in ".".
@@ -91,9 +94,8 @@ def lookup(name: str, scope: Scope, _seen: frozenset[int] = frozenset()) -> set[
             # `from utils import *` where utils.py did `import torch`: a module's `torch`
             # is the package (the name is that of a module no project shadows)
             return {"torch"}
-        if current.parent is None and current.star_imports and name not in _BUILTINS:
-            # any of the modules may bind it (the project knows which: see `FileContext`);
-            # a builtin is Python's (`enumerate` after `from apex.fp16_utils import *`)
+        if current.parent is None and current.star_imports:
+            # any of the modules may bind it (the project knows which: see `FileContext`)
             return {member_of(module, name) for module in current.star_imports}
         current = current.parent
     return set()

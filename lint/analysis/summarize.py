@@ -20,7 +20,7 @@ import libcst as cst
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, target_names
 from trainlint.analysis.guards import is_device_check, tests_a_remainder
-from trainlint.analysis.names import lookup
+from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
     clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
 )
@@ -1115,8 +1115,6 @@ def file_facts(ctx: FileContext) -> FileFacts:
     return FileFacts(dict(summaries.open), frozenset(called), imports, stars, bases)
 
 
-# every name Python binds before a module's own (a star import cannot bring them)
-BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def _assigned_none_only(ctx: FileContext) -> set[str]:
@@ -1138,7 +1136,9 @@ def _assigned_none_only(ctx: FileContext) -> set[str]:
 
 def star_bound_names(ctx: FileContext) -> set[str]:
     """`common.nn` for each name (`nn`) the file reads that only its module-level
-    star imports (`from common import *`) may bind, one per star-imported module."""
+    star imports (`from common import *`) may bind, one per star-imported module; a
+    builtin only where it is called (`eval(model, loader)`: the project says whether
+    a module star-imported defines it, or it is Python's)."""
     stars = ctx.scopes.module_scope.star_imports
     if not stars:
         return set()
@@ -1146,7 +1146,9 @@ def star_bound_names(ctx: FileContext) -> set[str]:
     seen: set[tuple[int, str]] = set()
     for node in ctx.nodes_of(cst.Name):
         parent = ctx.parent(node)
-        if node.value in BUILTIN_NAMES or (type(parent) is cst.Attribute and parent.attr is node):  # type: ignore[attr-defined]
+        if type(parent) is cst.Attribute and parent.attr is node:  # type: ignore[attr-defined]
+            continue
+        if node.value in BUILTIN_NAMES and not (type(parent) is cst.Call and parent.func is node):  # type: ignore[attr-defined]
             continue
         scope = ctx.scope_of(node)
         if (id(scope), node.value) in seen:

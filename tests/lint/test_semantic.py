@@ -14,6 +14,8 @@ from trainlint.registry import all_rules
 from trainlint.rule import Rule
 from trainlint.analysis.walk import calls_in_order, iter_nodes, own_nodes
 from trainlint.semantic import SemanticModel
+from trainlint.context import FileContext
+from trainlint.summaries import Summary
 
 from lint_inputs import INPUTS, parsed
 
@@ -292,7 +294,7 @@ def test_names_no_import_can_bind_are_not_resolved(source: str, name: str, impor
         ("from ..pkg import utils as u\nu.f()\n", {"..pkg.utils.f"}),
         ("from . import *\nf()\n", {".f"}),
         ("from pkg import utils\nutils.f()\n", {"pkg.utils.f"}),
-        ("from apex.fp16_utils import *\nenumerate(loader)\n", set()),  # a builtin is Python's
+        ("from apex.fp16_utils import *\nenumerate(loader)\n", {"apex.fp16_utils.enumerate"}),  # or Python's: see below
         ("from apex.fp16_utils import *\nFP16_Optimizer(opt)\n", {"apex.fp16_utils.FP16_Optimizer"}),
         ("from apex.fp16_utils import *\nfrom tools import enumerate\nenumerate(x)\n", {"tools.enumerate"}),
     ],
@@ -304,3 +306,22 @@ def test_relative_imports_name_the_module_they_bind(source: str, expected: set[s
     model = SemanticModel("input.py", source, module)
     call = next(n for n in model.nodes_of(cst.Call))
     assert names.resolve_all(call.func, model.scope_of(call)) == expected  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("source", "external", "expected"),
+    [
+        ("from apex.fp16_utils import *\nenumerate(loader)\n", {}, None),  # Python's
+        ("from utils import *\neval(model, loader)\n", {"utils.eval": Summary(params=("model", "loader"))}, "utils.eval"),
+        ("from utils import *\neval(model, loader)\n", {}, None),
+        ("from utils import *\nfrom tools import enumerate\nenumerate(x)\n", {}, "tools.enumerate"),
+    ],
+)
+def test_a_builtin_after_a_star_import_is_pythons_unless_the_project_defines_it(
+        source: str, external: dict[str, Summary], expected: str | None) -> None:
+    """A star import binds a builtin's name only when the module defines it (a project's
+    `def eval(model, loader)`): the project's summaries say so; else it is Python's."""
+    module = cst.parse_module(source)
+    ctx = FileContext("input.py", source, module, external)
+    call = next(n for n in ctx.nodes_of(cst.Call))
+    assert ctx.qualified_name(call.func) == expected  # type: ignore[attr-defined]
