@@ -101,8 +101,9 @@ class MissingTrainMode(Rule):
     object only keeps (a DQN's target network); an EMA copy that only samples
     is left alone, and so is a parameter the function rebinds, before its
     `.eval()`, to another object than the model it was given (`model =
-    copy.deepcopy(model)`); moved, unwrapped or wrapped (`model.to(device)`,
-    `model.module`, `DDP(model)`), it is still that model. A model put back in train mode
+    copy.deepcopy(model)`); moved, unwrapped, wrapped or copied shallowly
+    (`model.to(device)`, `model.module`, `DDP(model)`, `copy.copy(model)`,
+    whose submodules are the model's own), it is still that model. A model put back in train mode
     only on some branches of an `if` (`if finetune: model.train() elif freeze:
     model.eval()`) is still flagged when no branch covers every case; an
     `else: assert False` ends the other cases, as a `raise` does (an `assert`
@@ -649,6 +650,29 @@ class MissingTrainMode(Rule):
         "        model.eval()  # expect: TL405\n"
         "        with torch.no_grad():\n"
         "            print(model(val_x).mean().item())\n",
+        # a shallow copy shares the model's submodules: its .eval() switches the model's dropout
+        "import copy\n"
+        "\n"
+        "import torch\n"
+        "\n"
+        "\n"
+        "def validate(model, loader):\n"
+        "    model = copy.copy(model)\n"
+        "    model.eval()  # expect: TL405\n"
+        "    with torch.no_grad():\n"
+        "        for x in loader:\n"
+        "            model(x)\n"
+        "\n"
+        "\n"
+        "def main(model, loader, val_loader, epochs):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n"
+        "        validate(model, val_loader)\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone

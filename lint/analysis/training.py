@@ -65,8 +65,8 @@ def replaced_parameter(ctx: FileContext, receiver: cst.BaseExpression) -> bool:
     """`receiver` is a parameter of its function that the function assigns, before it
     (or in a loop around both), another object than the module it was given
     (`model = copy.deepcopy(model)`): it no longer names the caller's model. Moved,
-    unwrapped or wrapped (`model = model.to(device)`, `model.module`, `DDP(model)`,
-    each arm of an `if` expression), it still does."""
+    unwrapped, wrapped or copied shallowly (`model = model.to(device)`, `model.module`,
+    `DDP(model)`, `copy.copy(model)`, each arm of an `if` expression), it still does."""
     function = ctx.enclosing_function(receiver)
     if type(receiver) is not cst.Name or function is None:
         return False
@@ -87,11 +87,17 @@ def replaced_parameter(ctx: FileContext, receiver: cst.BaseExpression) -> bool:
 
 
 def _same_module(ctx: FileContext, value: cst.BaseExpression, name: str) -> bool:
-    """`value` is the module the variable `name` holds, moved, wrapped or unwrapped."""
+    """`value` is the module the variable `name` holds, moved, wrapped or unwrapped, or
+    a shallow copy of it (`copy.copy(model)` shares its submodules: its `.eval()`
+    switches theirs)."""
     value = module_behind(ctx, value)
-    while type(value) is cst.Attribute and value.attr.value == "module":
-        value = module_behind(ctx, value.value)
-    return type(value) is cst.Name and value.value == name
+    while True:
+        if type(value) is cst.Attribute and value.attr.value == "module":
+            value = module_behind(ctx, value.value)
+        elif type(value) is cst.Call and ctx.call_name(value) == "copy.copy" and len(value.args) == 1:
+            value = module_behind(ctx, value.args[0].value)
+        else:
+            return type(value) is cst.Name and value.value == name
 
 
 def is_clip_call(ctx: FileContext, node: cst.CSTNode) -> bool:
