@@ -106,7 +106,9 @@ class EvalWithoutNoGrad(Rule):
     on the constructed model), or a loop over `model.parameters()` /
     `model.named_parameters()` that sets `requires_grad = False` or calls
     `requires_grad_(False)` on each. Freezing is matched per variable: a
-    model frozen by a helper that receives it is not seen. A model whose
+    model frozen by a helper that receives it is not seen, nor one whose class
+    freezes its own parameters in its constructor (a perceptual-loss network
+    built with `requires_grad=False`). A model whose
     class is known (of the file, or imported from a module of the project) is
     not flagged when its `forward` returns only values computed under
     no_grad / inference_mode (a decorator, or every `return`), or when the
