@@ -106,9 +106,12 @@ class EvalWithoutNoGrad(Rule):
     on the constructed model), or a loop over `model.parameters()` /
     `model.named_parameters()` that sets `requires_grad = False` or calls
     `requires_grad_(False)` on each. Freezing is matched per variable: a
-    model frozen by a helper that receives it is not seen, nor one whose class
-    freezes its own parameters in its constructor (a perceptual-loss network
-    built with `requires_grad=False`). A model whose
+    model frozen by a helper that receives it is not seen. A model built from a
+    class of the file whose constructor freezes its own parameters (also under a
+    condition: `if not requires_grad:`), or keeps only instances of such classes
+    and tensors (a perceptual distance holding a frozen VGG; an attribute built
+    as one of several classes by a flag counts when one of them is frozen), is
+    frozen too; one with a layer of its own (a trainable head) is not. A model whose
     class is known (of the file, or imported from a module of the project) is
     not flagged when its `forward` returns only values computed under
     no_grad / inference_mode (a decorator, or every `return`), or when the
@@ -403,6 +406,35 @@ class EvalWithoutNoGrad(Rule):
         "        for x, y in test_loader:\n"
         "            logits = model(x)  # expect: TL406\n"
         "        scheduler.step()\n",
+        # a frozen backbone beside a trainable head: the head's graph is recorded
+        "import torch\n"
+        "import torchvision\n"
+        "\n"
+        "\n"
+        "class FrozenBackbone(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.body = torchvision.models.resnet18()\n"
+        "        self.requires_grad_(False)\n"
+        "\n"
+        "\n"
+        "class Classifier(torch.nn.Module):\n"
+        "    def __init__(self, classes):\n"
+        "        super().__init__()\n"
+        "        self.backbone = FrozenBackbone()\n"
+        "        self.head = torch.nn.Linear(1000, classes)\n"
+        "\n"
+        "    def forward(self, x):\n"
+        "        return self.head(self.backbone.body(x))\n"
+        "\n"
+        "\n"
+        "def evaluate(loader):\n"
+        "    model = Classifier(10)\n"
+        "    model.eval()\n"
+        "    correct = 0\n"
+        "    for x, y in loader:\n"
+        "        correct += (model(x).argmax(-1) == y).sum().item()  # expect: TL406\n"
+        "    return correct\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -780,6 +812,50 @@ class EvalWithoutNoGrad(Rule):
         "        for x, y in test_loader:\n"
         "            logits = model(x)\n"
         "        stepper.step()\n",
+        # a perceptual network whose class freezes its parameters in its constructor, kept by a wrapper class: no graph is recorded
+        "import torch\n"
+        "import torchvision\n"
+        "\n"
+        "\n"
+        "class VGGFeatures(torch.nn.Module):\n"
+        "    def __init__(self, requires_grad=False):\n"
+        "        super().__init__()\n"
+        "        self.features = torchvision.models.vgg16().features[:16]\n"
+        "        if not requires_grad:\n"
+        "            for param in self.parameters():\n"
+        "                param.requires_grad = False\n"
+        "\n"
+        "    def forward(self, x):\n"
+        "        return self.features(x)\n"
+        "\n"
+        "\n"
+        "class PerceptualDistance(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.net = VGGFeatures(requires_grad=False)\n"
+        "        self.shift = torch.tensor([-0.03, -0.088, -0.188]).view(1, 3, 1, 1)\n"
+        "\n"
+        "    def forward(self, a, b):\n"
+        "        return (self.net(a - self.shift) - self.net(b - self.shift)).pow(2).mean()\n"
+        "\n"
+        "\n"
+        "def distance(a, b, net):\n"
+        "    return net(a, b)\n"
+        "\n"
+        "\n"
+        "def score(pairs):\n"
+        "    net = PerceptualDistance().to(\"cuda\")\n"
+        "    net.eval()\n"
+        "    return [distance(a, b, net).item() for a, b in pairs]\n"
+        "\n"
+        "\n"
+        "def score_all(folders):\n"
+        "    net = PerceptualDistance()\n"
+        "    net.eval()\n"
+        "    total = 0.0\n"
+        "    for a, b in folders:\n"
+        "        total += net(a, b).item()\n"
+        "    return total\n",
     )
 
     def finish(self) -> None:
@@ -1082,10 +1158,11 @@ def _frozen_models(ctx: FileContext) -> set[Binding | str]:
     known, so a model frozen in one function says nothing of a namesake in
     another."""
     frozen: set[Binding | str] = set()
+    classes = _frozen_classes(ctx)
     for node in ctx.nodes_of(cst.Call, cst.Assign, cst.For):
         if type(node) is cst.Call and _freezes(node) is not None:
             frozen.add(_model_key(ctx, unchain_module(_freezes(node))))  # type: ignore[arg-type]
-        elif type(node) is cst.Assign and _freezes(node.value) is not None:
+        elif type(node) is cst.Assign and (_freezes(node.value) is not None or _built_from(node.value, classes)):
             for target in node.targets:
                 frozen.add(_model_key(ctx, target.target))
         elif type(node) is cst.For:
@@ -1093,6 +1170,65 @@ def _frozen_models(ctx: FileContext) -> set[Binding | str]:
             if owner is not None and _freezes_each(node):
                 frozen.add(_model_key(ctx, unchain_module(owner)))
     return frozen
+
+
+def _frozen_classes(ctx: FileContext) -> set[str]:
+    """Classes of the file whose constructor freezes the parameters of what it builds:
+    `self.requires_grad_(False)` or a loop over `self.parameters()` setting
+    `requires_grad = False` (also under a condition, as a `requires_grad=False`
+    argument asks), or one that keeps only instances of such classes (a perceptual
+    loss holding a frozen VGG; an attribute built as one of several classes by a
+    flag counts when one of them is) and tensors, and builds no layer of its own."""
+    inits = {cls.name.value: init for cls in ctx.nodes_of(cst.ClassDef)  # type: ignore[attr-defined]
+             for init in cls.body.body  # type: ignore[attr-defined]
+             if type(init) is cst.FunctionDef and init.name.value == "__init__"}
+    frozen: set[str] = set()
+    for name, init in inits.items():
+        for node in ctx.subtree(init.body):
+            receiver = _freezes(node) if type(node) is cst.Call else None
+            owner = (method_call(node.iter, "parameters", "named_parameters")  # type: ignore[attr-defined]
+                     if type(node) is cst.For and _freezes_each(node) else None)
+            if any(type(x) is cst.Name and x.value == "self" for x in (receiver, owner)):
+                frozen.add(name)
+                break
+    changed = True
+    while changed:  # classes that keep only frozen ones
+        changed = False
+        for name, init in inits.items():
+            if name in frozen:
+                continue
+            # what each attribute of `self` may be built as (`self.net = vgg16(...)` or
+            # `alexnet(...)`, by a flag: frozen when one of them is, the flag unknown)
+            built: dict[str, list[cst.Call]] = {}
+            for node in ctx.subtree(init.body):
+                if type(node) is cst.Assign and type(node.value) is cst.Call:  # type: ignore[attr-defined]
+                    for t in node.targets:  # type: ignore[attr-defined]
+                        if type(t.target) is cst.Attribute and type(t.target.value) is cst.Name \
+                                and t.target.value.value == "self":
+                            moved = unchain_module(node.value)  # type: ignore[attr-defined]
+                            if type(moved) is cst.Attribute and ctx.code(moved) == ctx.code(t.target):
+                                continue  # `self.shift = self.shift.cuda()`: what it was
+                            built.setdefault(t.target.attr.value, []).append(node.value)  # type: ignore[attr-defined]
+            kinds = [any(_built_from(v, frozen) for v in values) or all(_makes_a_tensor(ctx, v) for v in values)
+                     for values in built.values()]
+            if kinds and all(kinds) and any(any(_built_from(v, frozen) for v in values) for values in built.values()):
+                frozen.add(name)
+                changed = True
+    return frozen
+
+
+def _built_from(value: cst.BaseExpression, classes: set[str]) -> bool:
+    """`value` builds an instance of one of `classes` (moved: `PNet().to("cuda")`)."""
+    value = unchain_module(value)
+    return type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in classes
+
+
+def _makes_a_tensor(ctx: FileContext, value: cst.Call) -> bool:
+    """A tensor, not a layer (`torch.Tensor([...]).view(1, 3, 1, 1)`, `torch.zeros(3)`)."""
+    while type(value) is cst.Call and type(value.func) is cst.Attribute and ctx.call_name(value) is None:
+        value = value.func.value  # type: ignore[assignment]
+    name = ctx.call_name(value) if type(value) is cst.Call else None
+    return name is not None and name.startswith("torch.") and not name.startswith("torch.nn.")
 
 
 def _freezes(node: cst.BaseExpression) -> cst.BaseExpression | None:
