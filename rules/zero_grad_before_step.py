@@ -75,7 +75,7 @@ class ZeroGradBeforeStep(Rule):
     through one optimizer before the step of another (two-player training) is
     not flagged, but a clear in a loop over optimizers (`for o in
     self.optims.values(): o.zero_grad()`, a list of them handed to a helper
-    of the file) clears each one it holds, also one known only by being
+    of the file or returned by one) clears each one it holds, also one known only by being
     stepped there and cleared so, and a step in such a loop (`for o in
     self.optimizers: o.step()`) steps each one it holds; a loop over a list
     the file does not show (a parameter given different lists by the calls
@@ -324,6 +324,17 @@ class ZeroGradBeforeStep(Rule):
         "        optims['g'].zero_grad()  # expect: TL402\n"
         "        for optim in optims.values():\n"
         "            optim.step()\n",
+        # an item of the list a helper of the file returns cleared, then every item stepped
+        "import torch\n"
+        "def make_optimizers(enc, dec):\n"
+        "    return [torch.optim.SGD(enc.parameters(), lr=0.1), torch.optim.SGD(dec.parameters(), lr=0.1)]\n"
+        "def train(enc, dec, loader):\n"
+        "    opts = make_optimizers(enc, dec)\n"
+        "    for x in loader:\n"
+        "        dec(enc(x)).sum().backward()\n"
+        "        opts[0].zero_grad()  # expect: TL402\n"
+        "        for o in opts:\n"
+        "            o.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -642,6 +653,18 @@ class ZeroGradBeforeStep(Rule):
         "    for x in loader:\n"
         "        model(x).sum().backward()\n"
         "        opt1.zero_grad()\n"
+        "        for o in opts:\n"
+        "            o.step()\n",
+        # the list a helper of the file returns, each cleared before the backward and stepped after
+        "import torch\n"
+        "def make_optimizers(enc, dec):\n"
+        "    return [torch.optim.SGD(enc.parameters(), lr=0.1), torch.optim.SGD(dec.parameters(), lr=0.1)]\n"
+        "def train(enc, dec, loader):\n"
+        "    opts = make_optimizers(enc, dec)\n"
+        "    for x in loader:\n"
+        "        opts[0].zero_grad()\n"
+        "        opts[1].zero_grad()\n"
+        "        dec(enc(x)).sum().backward()\n"
         "        for o in opts:\n"
         "            o.step()\n",
     )
