@@ -16,7 +16,10 @@ _ELSEWHERE = (
     " and BatchNorm statistics degrade; keep float32 weights and use `torch.autocast`"
 )
 # apex's optimizer wrappers that step float32 master copies of a float16 model's weights
-_MASTER_WEIGHT_OPTIMIZERS = frozenset({"apex.fp16_utils.FP16_Optimizer", "apex.fp16_utils.fp16_optimizer.FP16_Optimizer"})
+# apex's wrappers that step float32 master copies of the weights: the original one, and the
+# one of `apex.optimizers` made for its fused optimizers (`FP16_Optimizer(FusedAdam(...))`)
+_MASTER_WEIGHT_OPTIMIZERS = frozenset({"apex.fp16_utils.FP16_Optimizer", "apex.fp16_utils.fp16_optimizer.FP16_Optimizer",
+                                       "apex.optimizers.FP16_Optimizer", "apex.optimizers.fp16_optimizer.FP16_Optimizer"})
 _RETURNS_MODULE = frozenset({"cuda", "cpu", "to", "half", "float", "double", "bfloat16", "train", "eval", "requires_grad_"})
 
 
@@ -75,7 +78,9 @@ class HalfPrecisionTraining(Rule):
     variable that cannot be resolved is not flagged. The step may be through
     an item of a container of optimizers (a loop over a tuple of them, also
     one handed to a function of the file). A model whose optimizer apex's
-    `FP16_Optimizer` wraps (it steps float32 master copies of the weights)
+    `FP16_Optimizer` wraps (that of `apex.fp16_utils`, or of
+    `apex.optimizers` around a `FusedAdam`: it steps float32 master copies
+    of the weights)
     is not flagged when the wrapping runs on every run that converts the
     model: unconditionally, or under the same tests (`if args.fp16:` around
     both; a conversion under `if args.cuda and args.fp16:` too); a wrapping
@@ -304,6 +309,16 @@ class HalfPrecisionTraining(Rule):
         "    optimizer.zero_grad()\n"
         "    optimizer.backward(model(x).float().mean())\n"
         "    optimizer.step()\n",
+        # apex.optimizers' FP16_Optimizer around a fused optimizer also steps float32 master weights
+        "import torch\n"
+        "from apex.optimizers import FusedAdam, FP16_Optimizer\n"
+        "def main(model, loader):\n"
+        "    model = model.cuda().half()\n"
+        "    optimizer = FP16_Optimizer(FusedAdam(model.parameters()), dynamic_loss_scale=True)\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        optimizer.backward(model(x).float().sum())\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:

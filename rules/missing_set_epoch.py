@@ -101,7 +101,10 @@ class MissingSetEpoch(Rule):
     is followed to the dict and to the loaders built from its items
     (`sampler=samplers[x]`); a `set_epoch` on one of its items
     (`samplers["train"]`, a loop over `samplers.values()`,
-    `loaders["train"].sampler`) counts for every sampler it keeps.
+    `loaders["train"].sampler`) counts for every sampler it keeps, but
+    through a key written out (`samplers["source"]`) it counts only for
+    the sampler kept under that key, where the dict is assigned once and
+    nothing puts items in it by key or by `update()`.
     """
 
     code = "TL302"
@@ -347,6 +350,19 @@ class MissingSetEpoch(Rule):
         "            opt.zero_grad()\n"
         "            model(x).sum().backward()\n"
         "            opt.step()\n",
+        # samplers kept in a dict literal, the epoch set through one key only
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def main(src, tgt, model, opt, epochs):\n"
+        "    samplers = {'source': DistributedSampler(src),\n"
+        "                'target': DistributedSampler(tgt)}  # expect: TL302\n"
+        "    src_loader = DataLoader(src, sampler=samplers['source'])\n"
+        "    tgt_loader = DataLoader(tgt, sampler=samplers['target'])\n"
+        "    for epoch in range(epochs):\n"
+        "        samplers['source'].set_epoch(epoch)\n"
+        "        for xs, xt in zip(src_loader, tgt_loader):\n"
+        "            opt.zero_grad()\n"
+        "            (model(xs) + model(xt)).sum().backward()\n"
+        "            opt.step()\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -565,6 +581,44 @@ class MissingSetEpoch(Rule):
         "            opt.zero_grad()\n"
         "            model(x).sum().backward()\n"
         "            opt.step()\n",
+        # samplers kept in a dict literal, the epoch set through each key
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def main(src, tgt, model, opt, epochs):\n"
+        "    samplers = {'source': DistributedSampler(src), 'target': DistributedSampler(tgt)}\n"
+        "    src_loader = DataLoader(src, sampler=samplers['source'])\n"
+        "    tgt_loader = DataLoader(tgt, sampler=samplers['target'])\n"
+        "    for epoch in range(epochs):\n"
+        "        samplers['source'].set_epoch(epoch)\n"
+        "        samplers['target'].set_epoch(epoch)\n"
+        "        for xs, xt in zip(src_loader, tgt_loader):\n"
+        "            opt.zero_grad()\n"
+        "            (model(xs) + model(xt)).sum().backward()\n"
+        "            opt.step()\n",
+        # the dict's items swapped by key: the key the epoch is set through may hold either
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def main(src, tgt, model, opt, epochs, swap):\n"
+        "    samplers = {'source': DistributedSampler(src), 'target': DistributedSampler(tgt)}\n"
+        "    if swap:\n"
+        "        samplers['source'], samplers['target'] = samplers['target'], samplers['source']\n"
+        "    loader = DataLoader(src, sampler=samplers['source'])\n"
+        "    for epoch in range(epochs):\n"
+        "        samplers['source'].set_epoch(epoch)\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
+        # through a key the loop takes: any sampler the dict keeps
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def main(src, tgt, model, opt, epochs):\n"
+        "    samplers = {'source': DistributedSampler(src), 'target': DistributedSampler(tgt)}\n"
+        "    loaders = [DataLoader(src, sampler=samplers['source']), DataLoader(tgt, sampler=samplers['target'])]\n"
+        "    for epoch in range(epochs):\n"
+        "        for key in samplers:\n"
+        "            samplers[key].set_epoch(epoch)\n"
+        "        for xs, xt in zip(*loaders):\n"
+        "            opt.zero_grad()\n"
+        "            (model(xs) + model(xt)).sum().backward()\n"
+        "            opt.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -607,7 +661,7 @@ class MissingSetEpoch(Rule):
                 continue
             if _samples_evaluation_data(call):
                 continue
-            if self._excused(holders, receivers, followed=set()):
+            if self._excused(holders, self._may_reach(call, holders, receivers), followed=set()):
                 continue
             self.report(call)
         trains = bool(self.built_loaders) and file_trains(self.ctx)
@@ -625,6 +679,30 @@ class MissingSetEpoch(Rule):
                 name = self.ctx.code(call.func)
                 self.report(call, f"`{name}()` returns a loader on a shuffling `DistributedSampler`, and nothing "
                                   "calls `set_epoch(epoch)` on it: every epoch sees the same order")
+
+    def _may_reach(self, call: cst.Call, holders: list[cst.BaseExpression],
+                   receivers: list[cst.BaseExpression]) -> list[cst.BaseExpression]:
+        """The `set_epoch` receivers that may be this sampler: not an item of the dict
+        that keeps it read under another key written out (`samplers["source"]` for the
+        sampler kept under "target"), when the dict is assigned once and nothing
+        puts items in it by key or by method (`samplers["source"] = ...`, `.update()`)."""
+        keys = _dict_keys(self.ctx, call)
+        tracked = self.ctx.receivers
+        holder = tracked.binding(holders[0]) if keys is not None and len(holders) == 1 else None
+        if holder is None or len(tracked.assigned(holder)) != 1:
+            return receivers
+        same = tracked.aliases(holder)
+        for node in self.ctx.nodes_of(cst.AssignTarget, cst.AugAssign, cst.Call):
+            if type(node) is cst.Call:
+                changed = [method_call(node, "update", "setdefault", "__setitem__")]
+            else:  # `samplers["a"], samplers["b"] = ...` too
+                changed = [part.value for part in iter_nodes(node.target)  # type: ignore[attr-defined]
+                           if type(part) is cst.Subscript]
+            if any(tracked.binding(c) in same for c in changed if c is not None):
+                return receivers
+        return [receiver for receiver in receivers
+                if not (type(receiver) is cst.Subscript and tracked.binding(receiver.value) in same
+                        and _subscript_key(receiver) not in (None, *keys))]  # type: ignore[misc]
 
     def _excused(self, holders: list[cst.BaseExpression], receivers: list[cst.BaseExpression],
                  followed: set[cst.Return]) -> bool:
@@ -1055,6 +1133,13 @@ def _dict_keys(ctx: FileContext, value: cst.CSTNode) -> list[str] | None:
         return None
     keys = [string_value(element.value) for element in loop.iter.elements]
     return None if None in keys else keys  # type: ignore[return-value]
+
+
+def _subscript_key(item: cst.Subscript) -> str | None:
+    """The string key written out in `item` (`samplers["source"]`)."""
+    if len(item.slice) != 1 or type(item.slice[0].slice) is not cst.Index:
+        return None
+    return string_value(item.slice[0].slice.value)
 
 
 def _kept_for_evaluation(ctx: FileContext, call: cst.Call) -> bool:

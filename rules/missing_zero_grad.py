@@ -116,7 +116,10 @@ class MissingZeroGrad(Rule):
     clears the optimizers built on that model's parameters:
     `netD.zero_grad()` does not clear `Adam(netG.parameters())`; an optimizer
     built on anything else (a list of parameter groups) may hold that
-    model's parameters, and counts as cleared. A clear in one branch of an
+    model's parameters, and counts as cleared. A model a helper of the file
+    clears through its parameter is the one its calls give it
+    (`m.zero_grad()` of `micro_step(model, x)` clears `model`), any model
+    when they give different ones. A clear in one branch of an
     `if` that steps there too does not count for a step in the other branch
     (`if use_amp: ...; scaler.step(opt); opt.zero_grad()` `else:
     loss.backward(); opt.step()`): that path never clears.
@@ -512,6 +515,17 @@ class MissingZeroGrad(Rule):
         "        opt = torch.optim.SGD(params.values(), lr=0.1)\n"
         "        model(x).sum().backward()\n"
         "        opt.step()  # expect: TL401\n",
+        # a helper of the file clears the encoder it is given, the decoder's optimizer steps
+        "import torch\n"
+        "def micro_step(m, x):\n"
+        "    m.zero_grad()\n"
+        "    m(x).sum().backward()\n"
+        "def train(enc, dec, loader):\n"
+        "    opt = torch.optim.SGD(dec.parameters(), lr=0.1)\n"
+        "    for x in loader:\n"
+        "        micro_step(enc, x)\n"
+        "        dec(x).sum().backward()\n"
+        "        opt.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -829,6 +843,27 @@ class MissingZeroGrad(Rule):
         "        model, optim, scheduler = strategy.prepare(model=model, optim_wrapper=optim, param_scheduler=scheduler)\n"
         "        model(data)[\"loss\"].backward()\n"
         "        optim.step()\n",
+        # a helper of the file clears the model it is given: the one the optimizer was built on
+        "import torch\n"
+        "def micro_step(m, x):\n"
+        "    m.zero_grad()\n"
+        "    m(x).sum().backward()\n"
+        "def train(model, loader):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x in loader:\n"
+        "        micro_step(model, x)\n"
+        "        opt.step()\n",
+        # a helper of the file given different models clears: which one, the loop does not show
+        "import torch\n"
+        "def clear(m):\n"
+        "    m.zero_grad()\n"
+        "def train(enc, dec, loader):\n"
+        "    opt = torch.optim.SGD(dec.parameters(), lr=0.1)\n"
+        "    clear(enc)\n"
+        "    for x in loader:\n"
+        "        clear(dec)\n"
+        "        dec(enc(x)).sum().backward()\n"
+        "        opt.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -902,6 +937,29 @@ class MissingZeroGrad(Rule):
             found.add(model)
         return found.pop() if len(found) == 1 else None
 
+    def _as_called(self, model: cst.BaseExpression, loop: cst.CSTNode) -> str | None:
+        """`model` as the loop names it: through a helper of the file the loop calls,
+        a parameter of the helper is the argument its calls give it (`m.zero_grad()` of
+        `def micro_step(m, x)` called as `micro_step(model, x)`: `model`); None when
+        they give different ones, or none."""
+        code = self.ctx.code(model)
+        seen: set[cst.FunctionDef] = set()
+        while loop not in self.ctx.ancestors(model):
+            function, root = self.ctx.enclosing_function(model), head_name(model)
+            if function is None or root is None or root.value in ("self", "cls") or root.value not in {
+                    param.name.value for param in _parameters(function.params)}:
+                return code  # a global, or `self.model` of a method: the same name everywhere
+            if function in seen:
+                return None
+            seen.add(function)
+            given = [value for site in self.ctx.call_sites(function)
+                     for name, value in bound_arguments(site, function)[0] if name == root.value]
+            if not given or len({self.ctx.code(value) for value in given}) != 1:
+                return None
+            model = given[0]
+            code = self.ctx.code(model) + code[len(root.value):]
+        return code
+
     def _engine_steps(self) -> list[cst.FunctionDef]:
         """Functions of this file that a training engine runs once per iteration:
         the process function of ignite's `Engine(update_fn)`. Each run of one is
@@ -947,7 +1005,8 @@ class MissingZeroGrad(Rule):
                         clears.append((node, self.ctx.code(receiver), False, own is not None))
                         continue
                     elif receiver is not None and type(receiver) in (cst.Name, cst.Attribute):
-                        clears.append((node, self.ctx.code(receiver), True, own is not None))  # `netD.zero_grad()`
+                        # `netD.zero_grad()`; None: a helper's parameter, given different models
+                        clears.append((node, self._as_called(receiver, loop), True, own is not None))
                         continue
                     else:
                         clears.append((node, None, False, False))  # a parameter's or a helper's: it may clear them all

@@ -10,13 +10,14 @@ from trainlint.analysis.loops import (
     is_optimizer,
     optimizer_step,
     ranged_bindings,
+    reachable_nodes,
     run_each_iteration,
     sets_gradients,
 )
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.training import ancestors_within, loops_within, method_call, module_behind, unchain_module
 from trainlint.analysis.walk import iter_nodes
-from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name, head_name
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, STEP, ZERO_GRAD, Summary
@@ -37,8 +38,14 @@ class ZeroGradBeforeStep(Rule):
     loop of micro-steps (micro-batches, truncated-BPTT chunks) that
     back-propagates and steps nothing, when that optimizer steps after the
     loop (or `model.zero_grad()`, when the optimizer was built from that
-    model's parameters): each pass drops what the passes before it
-    back-propagated.
+    model's parameters, a part's of it such as `net.module` or
+    `model.encoder`, or its tensors given as parameter groups
+    `[{"params": model.weight}, ...]`; also as a statement of a helper of the
+    file the loop calls, through the helper's parameter, reported at the
+    call: `micro_step(model, x)` running `m.zero_grad()`): each pass drops
+    what the passes before it back-propagated. Parameter groups from
+    anything else (another model, a list of parameters) leave the clear of
+    one model unmatched.
 
     ## Why is this bad?
     The step then applies zero (or missing) gradients: with `set_to_none`
@@ -75,7 +82,7 @@ class ZeroGradBeforeStep(Rule):
     through one optimizer before the step of another (two-player training) is
     not flagged, but a clear in a loop over optimizers (`for o in
     self.optims.values(): o.zero_grad()`, a list of them handed to a helper
-    of the file) clears each one it holds, also one known only by being
+    of the file or returned by one) clears each one it holds, also one known only by being
     stepped there and cleared so, and a step in such a loop (`for o in
     self.optimizers: o.step()`) steps each one it holds; a loop over a list
     the file does not show (a parameter given different lists by the calls
@@ -324,6 +331,47 @@ class ZeroGradBeforeStep(Rule):
         "        optims['g'].zero_grad()  # expect: TL402\n"
         "        for optim in optims.values():\n"
         "            optim.step()\n",
+        # an item of the list a helper of the file returns cleared, then every item stepped
+        "import torch\n"
+        "def make_optimizers(enc, dec):\n"
+        "    return [torch.optim.SGD(enc.parameters(), lr=0.1), torch.optim.SGD(dec.parameters(), lr=0.1)]\n"
+        "def train(enc, dec, loader):\n"
+        "    opts = make_optimizers(enc, dec)\n"
+        "    for x in loader:\n"
+        "        dec(enc(x)).sum().backward()\n"
+        "        opts[0].zero_grad()  # expect: TL402\n"
+        "        for o in opts:\n"
+        "            o.step()\n",
+        # the wrapped model cleared on every micro-batch: the optimizer steps its parameters
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    net = torch.nn.DataParallel(model)\n"
+        "    opt = torch.optim.SGD(net.module.parameters(), lr=0.1)\n"
+        "    for batch in loader:\n"
+        "        for micro in batch.chunk(4):\n"
+        "            net.module.zero_grad()  # expect: TL402\n"
+        "            net(micro).sum().backward()\n"
+        "        opt.step()\n",
+        # a helper of the file clears the model it is given on every micro-batch
+        "import torch\n"
+        "def micro_step(m, x):\n"
+        "    m.zero_grad()\n"
+        "    m(x).sum().backward()\n"
+        "def train(model, loader):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for batch in loader:\n"
+        "        for micro in batch.chunk(4):\n"
+        "            micro_step(model, micro)  # expect: TL402\n"
+        "        opt.step()\n",
+        # the model cleared on every micro-batch, its tensors stepped as parameter groups
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    opt = torch.optim.SGD([{'params': model.weight}, {'params': model.bias, 'lr': 0.01}], lr=0.1)\n"
+        "    for batch in loader:\n"
+        "        for micro in batch.chunk(4):\n"
+        "            model.zero_grad()  # expect: TL402\n"
+        "            model(micro).sum().backward()\n"
+        "        opt.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -644,29 +692,79 @@ class ZeroGradBeforeStep(Rule):
         "        opt1.zero_grad()\n"
         "        for o in opts:\n"
         "            o.step()\n",
+        # the list a helper of the file returns, each cleared before the backward and stepped after
+        "import torch\n"
+        "def make_optimizers(enc, dec):\n"
+        "    return [torch.optim.SGD(enc.parameters(), lr=0.1), torch.optim.SGD(dec.parameters(), lr=0.1)]\n"
+        "def train(enc, dec, loader):\n"
+        "    opts = make_optimizers(enc, dec)\n"
+        "    for x in loader:\n"
+        "        opts[0].zero_grad()\n"
+        "        opts[1].zero_grad()\n"
+        "        dec(enc(x)).sum().backward()\n"
+        "        for o in opts:\n"
+        "            o.step()\n",
+        # a helper of the file clears the teacher it is given on every micro-batch: the student is stepped
+        "import torch\n"
+        "def probe(m, x):\n"
+        "    m.zero_grad()\n"
+        "    m(x).sum().backward()\n"
+        "def train(student, teacher, loader):\n"
+        "    opt = torch.optim.SGD(student.parameters(), lr=0.1)\n"
+        "    for batch in loader:\n"
+        "        opt.zero_grad()\n"
+        "        for micro in batch.chunk(4):\n"
+        "            probe(teacher, micro)\n"
+        "            student(micro).sum().backward()\n"
+        "        opt.step()\n",
+        # a model's tensors stepped as parameter groups; another model, not stepped, cleared per micro-batch
+        "import torch\n"
+        "def train(model, aux, loader):\n"
+        "    opt = torch.optim.SGD([{'params': model.weight}, {'params': model.bias, 'lr': 0.01}], lr=0.1)\n"
+        "    for batch in loader:\n"
+        "        opt.zero_grad()\n"
+        "        for micro in batch.chunk(4):\n"
+        "            aux.zero_grad()\n"
+        "            (model(micro) + aux(micro)).sum().backward()\n"
+        "        opt.step()\n",
     )
 
     def finish(self) -> None:
         # a call of another module's function may clear gradients or step
         run_each_iteration(self.ctx, self._transfer, events=None if self.ctx.external else self._is_event)
         for loop in self.ctx.nodes_of(cst.For, cst.While):
-            clear = self._cleared_per_pass(loop)  # type: ignore[arg-type]
-            if clear is not None and not any(d.node is clear for d in self.diagnostics):
+            found = self._cleared_per_pass(loop)  # type: ignore[arg-type]
+            if found is None or any(d.node is found[0] for d in self.diagnostics):
+                continue
+            clear, inner = found
+            if inner is None:
                 self.report(clear, _PER_PASS.format(self.ctx.code(clear.func)))
+            else:
+                self.report(clear, _PER_PASS_HELPER.format(self.ctx.code(clear.func), self.ctx.code(inner.func)))
 
-    def _cleared_per_pass(self, loop: cst.For | cst.While) -> cst.Call | None:
+    def _cleared_per_pass(self, loop: cst.For | cst.While) -> tuple[cst.Call, cst.Call | None] | None:
         """`opt.zero_grad()` as a statement of a loop that back-propagates and steps
         nothing (micro-batches, truncated-BPTT chunks), followed in its block by that
-        optimizer's step: each pass clears what the passes before it back-propagated,
-        and the step applies the last pass's gradients alone."""
+        optimizer's step (or the model's whose parameters it was built from): each pass
+        clears what the passes before it back-propagated, and the step applies the last
+        pass's gradients alone. Also a call of a helper of the file that clears so
+        (`micro_step(model, x)` running `m.zero_grad()`), with that clear."""
         body = loop.body.body if type(loop.body) is cst.IndentedBlock else ()
-        clears = [small.value for line in body if type(line) is cst.SimpleStatementLine for small in line.body
-                  if type(small) is cst.Expr and method_call(small.value, "zero_grad") is not None]
-        if not clears or not any(is_backward(node) for node in self.ctx.subtree(loop.body)):
+        # (the statement's call, what it clears, the clear inside a helper it calls)
+        clears: list[tuple[cst.Call, cst.BaseExpression, cst.Call | None]] = []
+        for line in body:
+            for small in line.body if type(line) is cst.SimpleStatementLine else ():
+                cleared = method_call(small.value, "zero_grad") if type(small) is cst.Expr else None
+                if cleared is not None:
+                    clears.append((small.value, cleared, None))  # type: ignore[arg-type]
+                elif type(small) is cst.Expr and type(small.value) is cst.Call:
+                    clears += self._helper_clears(small.value)
+        reached = list(reachable_nodes(self.ctx, loop.body))
+        if not clears or not any(is_backward(node) for node in reached):
             return None
-        if any(is_grad_attribute(node) for node in self.ctx.subtree(loop.body)):
+        if any(is_grad_attribute(node) for node in reached):
             return None  # each pass's gradients are used in it (per-sample clipping, a saliency map)
-        for node in self.ctx.subtree(loop.body):
+        for node in reached:
             if type(node) is not cst.Call:
                 continue
             summary = self.ctx.summaries.of_call(node)
@@ -679,16 +777,33 @@ class ZeroGradBeforeStep(Rule):
         block = self.ctx.parent(loop)
         statements = list(block.body) if type(block) in (cst.IndentedBlock, cst.Module) else []  # type: ignore[attr-defined]
         after = statements[statements.index(loop) + 1:] if loop in statements else []
-        cleared = {self.ctx.code(clear.func.value) for clear in clears}  # type: ignore[attr-defined]
         for statement in after:
             for node in self.ctx.subtree(statement):
                 stepped = optimizer_step(self.ctx, node)
                 if stepped is not None:
-                    return next((c for c in clears if self.ctx.code(c.func.value) == self.ctx.code(stepped)  # type: ignore[attr-defined]
-                                 or self._model_stepped_by(c, stepped)), None)
+                    return next(((call, inner) for call, cleared, inner in clears
+                                 if self.ctx.code(cleared) == self.ctx.code(stepped)
+                                 or self._model_stepped_by(cleared, stepped)), None)
                 if is_backward(node) or clears_grads(self.ctx, node) or is_grad_attribute(node):
                     return None  # the step's gradients are made (or cleared, or set) after the loop
         return None
+
+    def _helper_clears(self, call: cst.Call) -> list[tuple[cst.Call, cst.BaseExpression, cst.Call | None]]:
+        """`call` of a helper of the file whose body clears through a parameter
+        (`m.zero_grad()` of `def micro_step(m, x)`), with what the clear is of here:
+        the argument `call` gives that parameter (`micro_step(model, x)`: `model`)."""
+        helper = self.ctx.local_callee(call)
+        if helper is None or type(helper.body) is not cst.IndentedBlock:
+            return []
+        given = dict(bound_arguments(call, helper)[0])
+        params = {param.name.value for param in _parameters(helper.params)}
+        found: list[tuple[cst.Call, cst.BaseExpression, cst.Call | None]] = []
+        for line in helper.body.body:
+            for small in line.body if type(line) is cst.SimpleStatementLine else ():
+                cleared = method_call(small.value, "zero_grad") if type(small) is cst.Expr else None
+                if type(cleared) is cst.Name and cleared.value in params and cleared.value in given:
+                    found.append((call, given[cleared.value], small.value))  # type: ignore[arg-type]
+        return found
 
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to."""
@@ -816,17 +931,41 @@ class ZeroGradBeforeStep(Rule):
             self._set_from(owner, cleared) or self._set_from(cleared, owner)
         )
 
-    def _model_stepped_by(self, clear: cst.CSTNode, optimizer: cst.BaseExpression) -> bool:
-        """`clear` is `model.zero_grad()` of the model whose parameters `optimizer` was
-        built from (`opt = Adam(model.parameters())`): it clears what the optimizer steps."""
-        cleared = self._model_of_parameter(clear)
-        if cleared is None or method_call(clear, "zero_grad") is None:
-            return False
+    def _model_stepped_by(self, cleared: cst.BaseExpression, optimizer: cst.BaseExpression) -> bool:
+        """`cleared.zero_grad()` clears the parameters `optimizer` was built from: a
+        model's (`Adam(model.parameters())`, `Adam(net.module.parameters())`), a part's
+        of it (`model.encoder.parameters()`), its tensors in parameter groups
+        (`[{"params": model.weight}, {"params": model.bias, "lr": 0.01}]`); what the
+        optimizer steps."""
+        if is_optimizer(self.ctx, cleared):
+            return False  # an optimizer's clear is paired by name
         receivers = self.ctx.receivers
         binding = receivers.binding(optimizer)
         params = constructor_argument(receivers, binding, "params") if binding is not None else None
-        model = _parameters_of(params) if params is not None else None
-        return model is not None and receivers.binding(model) == cleared
+        sources = _parameter_sources(params) if params is not None else []
+        return bool(sources) and all(self._within(cleared, source) for source in sources)
+
+    def _within(self, model: cst.BaseExpression, part: cst.BaseExpression) -> bool:
+        """`part` is `model` or an attribute of it, or of one of its attributes."""
+        while True:
+            if self._same_variable(model, part):
+                return True
+            if type(part) is not cst.Attribute:
+                return False
+            part = part.value
+
+    def _same_variable(self, first: cst.BaseExpression, second: cst.BaseExpression) -> bool:
+        """`first` and `second` read one variable (`model`, `self.model`), or one attribute
+        path from one (`net.module`)."""
+        receivers = self.ctx.receivers
+        held = receivers.binding(first), receivers.binding(second)
+        if held != (None, None):
+            return held[0] == held[1]
+        roots = head_name(first), head_name(second)
+        if roots[0] is None or roots[1] is None or receivers.binding(roots[0]) is None:
+            return False
+        return receivers.binding(roots[0]) == receivers.binding(roots[1]) and (
+            self.ctx.code(first)[len(roots[0].value):] == self.ctx.code(second)[len(roots[1].value):])
 
     def _deep_copy(self, binding: Binding) -> bool:
         values = [unchain_module(value) for value in self.ctx.receivers.assigned(binding)]
@@ -920,6 +1059,27 @@ def _iterated_source(target: cst.BaseExpression, iterated: cst.BaseExpression, n
     return None
 
 
+def _parameter_sources(params: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What an optimizer's parameters come from: `model` of `model.parameters()`; of
+    parameter groups written out, each group's (`model` of `model.parameters()`,
+    `model.weight` itself); none where one group's is not written so."""
+    model = _parameters_of(params)
+    if model is not None or type(params) not in (cst.List, cst.Tuple):
+        return [model] if model is not None else []
+    sources = []
+    for element in params.elements:  # type: ignore[attr-defined]
+        group = element.value
+        given = [e.value for e in group.elements if type(e) is cst.DictElement  # type: ignore[attr-defined]
+                 and type(e.key) is cst.SimpleString and e.key.evaluated_value == "params"] if type(group) is cst.Dict else []
+        if len(given) != 1 or type(given[0]) not in (cst.Call, cst.Attribute):
+            return []
+        source = _parameters_of(given[0]) if type(given[0]) is cst.Call else given[0]
+        if source is None:
+            return []
+        sources.append(source)
+    return sources
+
+
 def _parameters_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
     """`model` of `model.parameters()`."""
     receiver = method_call(expr, "parameters")
@@ -928,6 +1088,8 @@ def _parameters_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:
 
 _PER_PASS = ("`{}()` runs on every pass of a loop that only back-propagates, and the optimizer steps after it: "
              "each pass drops the gradients of the passes before; clear once before the loop")
+_PER_PASS_HELPER = ("`{}()` runs `{}()` on every pass of a loop that only back-propagates, and the optimizer steps "
+                    "after it: each pass drops the gradients of the passes before; clear once before the loop")
 
 
 def _may_be_a_step(call: cst.Call) -> bool:

@@ -146,6 +146,8 @@ class Receivers:
         self.constructions: dict[Binding, list[cst.Call]] = {}
         self._returns: dict[str, str] = {}
         self._tuple_returns: dict[str, list[str | None]] = {}  # kinds of a returned tuple's items
+        # kinds of the items of the lists or tuples a function returns (None: a return of something else)
+        self._returned_items: dict[str, set[str | None]] = {}
         # classes of the file that subclass an optimizer or a scheduler (`class Muon(torch.optim.Optimizer)`)
         self._class_kinds: dict[str, str] = {}
         for node in ctx.nodes_of(cst.ClassDef):
@@ -300,9 +302,13 @@ class Receivers:
             for func in defs:
                 for node in only(self.ctx.subtree(func.body), cst.Return):
                     value = node.value  # type: ignore[attr-defined]
+                    items = self._returned_items.setdefault(name, set())
                     if type(value) in (cst.Tuple, cst.List):
                         self._tuple_returns.setdefault(name, [self._value_kind(e.value) for e in value.elements])
-                    elif value is not None:
+                        items |= {self._value_kind(e.value) for e in value.elements}
+                        continue
+                    items.add(None)
+                    if value is not None:
                         kind = self._value_kind(value)
                         if kind is not None:
                             self._returns.setdefault(name, kind)
@@ -352,7 +358,8 @@ class Receivers:
     def _held_items(self, value: cst.BaseExpression) -> tuple[set[str | None], bool] | None:
         """The kinds of the items a container `value` holds, and whether iterating
         it yields them (a list, a tuple) rather than keys; None: not a container
-        of known items. An empty one (`{}`, `dict()`, `Munch()`) holds none yet."""
+        of known items. An empty one (`{}`, `dict()`, `Munch()`) holds none yet; what a
+        function of the file returns, the items of the lists or tuples it returns."""
         if type(value) in (cst.Name, cst.Attribute):
             source = self.binding(value)
             if source is None or source not in self.item_kinds:
@@ -364,6 +371,9 @@ class Receivers:
             return {self._value_kind(e.value) for e in value.elements}, True  # type: ignore[attr-defined]
         if type(value) is not cst.Call:
             return None
+        returned = self._returned_items.get(value.func.value) if type(value.func) is cst.Name else None
+        if returned is not None and None not in returned:
+            return returned, True  # `opts = make_optimizers()`, a helper of the file returning `[SGD(...), ...]`
         if not value.args:
             return (set(), False) if self._call_kind(value) is None else None
         if self._builds_namespace(value) and all(arg.keyword is not None for arg in value.args):
