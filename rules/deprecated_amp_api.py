@@ -389,6 +389,19 @@ class DeprecatedAmpApi(Rule):
             "    raise RuntimeError('Python 3.8 or newer is needed')\n"
             "scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n",
         ),
+        # an attribute given torch's version makes no version name of its object
+        Example(
+            "import torch\n"
+            "cfg = load_config()\n"
+            "cfg.version = torch.__version__\n"
+            "if cfg.amp:\n"
+            "    scaler = torch.cuda.amp.GradScaler()  # expect: TL102\n",
+            fixed="import torch\n"
+            "cfg = load_config()\n"
+            "cfg.version = torch.__version__\n"
+            "if cfg.amp:\n"
+            "    scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n",
+        ),
     )
     good = (
         "import torch\n"

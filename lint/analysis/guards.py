@@ -161,7 +161,8 @@ class TorchVersionNames:
     `IS_HIGH_VERSION = PT_VERSION >= (2, 3)`), by the scope that binds them."""
 
     def __init__(self, ctx: FileContext) -> None:
-        # (scope's node id, name) -> the values assigned to it (None: a part of an unpacked value)
+        # (scope's node id, name) -> the values assigned to it (all of an unpacked value:
+        # `major, minor = map(int, ...)`)
         assigned: dict[tuple[int, str], list[cst.BaseExpression]] = {}
         for statement in ctx.nodes_of(cst.Assign, cst.AnnAssign):
             value = statement.value  # type: ignore[attr-defined]
@@ -172,9 +173,8 @@ class TorchVersionNames:
             scope = id(ctx.scope_of(statement).node)
             for target in targets:
                 for part, given in assigned_parts(target, value):
-                    for name in iter_nodes(part):
-                        if type(name) is cst.Name:
-                            assigned.setdefault((scope, name.value), []).append(given if given is not None else value)
+                    for name in _names_bound(part):
+                        assigned.setdefault((scope, name), []).append(given if given is not None else value)
         self._assigned = assigned
         self._versions: set[tuple[int, str]] = set()
         changed = True
@@ -186,12 +186,9 @@ class TorchVersionNames:
                     changed = True
 
     def _reads(self, ctx: FileContext, value: cst.BaseExpression) -> bool:
-        for node in iter_nodes(value):
-            if type(node) is cst.Name and (_VERSION_NAMES.search(node.value) or self._binding(ctx, node) in self._versions):
-                return True
-            if type(node) in (cst.Name, cst.Attribute) and ctx.qualified_name(node) == "torch.__version__":
-                return True
-        return False
+        """`value` reads torch's version (`torch.__version__` by its name `__version__`)."""
+        return any(type(node) is cst.Name and (_VERSION_NAMES.search(node.value) or self.reads_version(ctx, node))
+                   for node in iter_nodes(value))
 
     def reads_version(self, ctx: FileContext, name: cst.Name) -> bool:
         return ctx.qualified_name(name) == "torch.__version__" or self._binding(ctx, name) in self._versions
@@ -216,6 +213,16 @@ class TorchVersionNames:
             first = False
             scope = scope.parent
         return None
+
+
+def _names_bound(target: cst.BaseExpression) -> list[str]:
+    """The variables an assignment's target binds: `version`, `major, minor`; not
+    `self.version` nor `versions[0]`."""
+    if type(target) is cst.Name:
+        return [target.value]
+    if type(target) in (cst.Tuple, cst.List):
+        return [name for element in target.elements for name in _names_bound(element.value)]  # type: ignore[attr-defined]
+    return []
 
 
 def _guarded_exit_before(block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode,
