@@ -6,7 +6,7 @@ from typing import Sequence
 import libcst as cst
 
 from trainlint.analysis import names
-from trainlint.analysis.guards import in_fallback, on_newer_side
+from trainlint.analysis.guards import in_fallback, may_depend_on_version
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.scopes import Scope, dotted_name, head_name
@@ -129,11 +129,15 @@ class DeprecatedAmpApi(Rule):
     - the call unpacks arguments (`*args`, `**kwargs`), names a device
       already, or passes autocast more than its three positional arguments;
     - the API is a bare decorator that builds an object (`@autocast`);
-    - the call is on the newer side of a torch version check (`if
-      is_torch_greater_or_equal_than_1_10:`, the `else` of `if TORCH_VERSION <
-      (1, 10):`): the replacement may be newer than the version tested
-      (`torch.amp.GradScaler` came in 2.3), and that side runs on the
-      versions in between.
+    - the call, the function or class it is in, or the import of the name
+      it calls, is on a side of a test that may be of torch's version: the
+      newer side of a version check (`if is_torch_greater_or_equal_than_1_10:`,
+      the `else` of `if TORCH_VERSION < (1, 10):`, what follows `if
+      TORCH_VERSION < (1, 10): return`), where the replacement may be newer
+      than the version tested (`torch.amp.GradScaler` came in 2.3) and that
+      side runs on the versions in between; or either side of a test whose
+      names say `version` (`version_lt("2.3")`, `args.model_version`), which
+      may be of torch's. Python's version (`sys.version_info`) is not.
 
     ## Limitations
     A fallback used only when the new API is missing (in an
@@ -147,13 +151,19 @@ class DeprecatedAmpApi(Rule):
     is not flagged, nor is a name imported on both sides of such a fallback.
     A version check reads torch's version (`torch.__version__`,
     `TORCH_VERSION`, a `packaging.version` parse, a flag such as
-    `is_torch_greater_or_equal_than_1_10`) or asks torch for an API; its
-    newer side (a `>=` / `>` comparison, a flag named `greater`, `ge`,
-    `at_least`, `newer`, or the `else` of their opposites) runs on every
-    current torch and is flagged. A test of a device
-    (`is_torch_tpu_available()`), of an option (`getattr(args, "amp",
-    False)`) or of a model (`args.model_version == 2`, `hasattr(model,
-    ...)`) is no version check.
+    `is_torch_greater_or_equal_than_1_10`, a variable of the file bound to
+    any of these: `from torch import __version__ as pt_version`, `major,
+    minor = map(int, torch.__version__.split(".")[:2])`, `IS_HIGH_VERSION =
+    PT_VERSION >= (2, 3)`) or asks torch for an API; its newer side (a `>=` /
+    `>` comparison, a flag named `greater`, `ge`, `at_least`, `newer` or
+    assigned such a comparison, the `else` of their opposites, an `and` of
+    such a test with tests of something else) runs on every current torch and
+    is flagged. A range (`TORCH_VERSION >= (1, 6) and TORCH_VERSION < (2,
+    3)`) is a fallback. A test of a device (`is_torch_tpu_available()`), of
+    an option (`getattr(args, "amp", False)`) or of a model
+    (`args.model_version == 2`, `hasattr(model, ...)`) is no version check.
+    A flag set in a version check's branch (`HAS_AMP = True`) is not
+    followed: it is taken for an option.
     `isinstance` checks (unittest's `assertIsInstance` too) and type
     annotations are not uses (they do keep calls of the class from being
     fixed, see above). A variable assigned the deprecated API (`ac = torch.cuda.amp.autocast`) is reported
@@ -287,14 +297,12 @@ class DeprecatedAmpApi(Rule):
             "from torch.cuda.amp import GradScaler\n"
             "scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n",
         ),
-        # tests of something else than torch: an option, a model's version, a model's attribute, a device
+        # tests of something else than torch: an option, a model's attribute, a device
         Example(
             "import torch\n"
             "def build(args, model):\n"
             "    if getattr(args, 'amp', False):\n"
             "        scaler = torch.cuda.amp.GradScaler()  # expect: TL102\n"
-            "    if args.model_version == 2:\n"
-            "        ctx = torch.cuda.amp.autocast()  # expect: TL102\n"
             "    if hasattr(model, 'half_forward'):\n"
             "        ctx = torch.cuda.amp.autocast(dtype=torch.bfloat16)  # expect: TL102\n"
             "    return scaler, ctx\n",
@@ -302,8 +310,6 @@ class DeprecatedAmpApi(Rule):
             "def build(args, model):\n"
             "    if getattr(args, 'amp', False):\n"
             "        scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n"
-            "    if args.model_version == 2:\n"
-            "        ctx = torch.amp.autocast(\"cuda\", dtype=torch.float16, cache_enabled=True)  # expect: TL102\n"
             "    if hasattr(model, 'half_forward'):\n"
             "        ctx = torch.amp.autocast(\"cuda\", cache_enabled=True, dtype=torch.bfloat16)  # expect: TL102\n"
             "    return scaler, ctx\n",
@@ -340,6 +346,62 @@ class DeprecatedAmpApi(Rule):
         "    return torch.cuda.amp.GradScaler(enabled=enabled)  # expect: TL102\n"
         "def autocast_ctx(dtype):\n"
         "    return torch.cuda.amp.autocast() if TORCH_VERSION < (1, 10) else torch.cuda.amp.autocast(dtype=dtype)  # expect: TL102\n",
+        # a version check through a name that does not say torch: an import alias, a flag assigned a test
+        "import torch\n"
+        "from torch import __version__ as pt_version\n"
+        "IS_HIGH_VERSION = tuple(int(v) for v in torch.__version__.split('.')[:2]) >= (1, 10)\n"
+        "def make_scaler():\n"
+        "    if pt_version >= '1.6':\n"
+        "        return torch.cuda.amp.GradScaler()  # expect: TL102\n"
+        "def autocast_ctx(dtype):\n"
+        "    if IS_HIGH_VERSION and dtype is not None:\n"
+        "        return torch.cuda.amp.autocast(dtype=dtype)  # expect: TL102\n"
+        "    return torch.cuda.amp.autocast()\n",
+        # tests that may be of torch's version: of a model's version, by a helper of the project
+        "import torch\n"
+        "from utils import version_lt\n"
+        "def build(args):\n"
+        "    if args.model_version == 2:\n"
+        "        return torch.cuda.amp.autocast()  # expect: TL102\n"
+        "def make_scaler():\n"
+        "    if version_lt('2.3'):\n"
+        "        return torch.cuda.amp.GradScaler()  # expect: TL102\n"
+        "    return torch.amp.GradScaler('cuda')\n",
+        # a function defined, a name imported, on the newer side only
+        "import torch\n"
+        "from packaging import version\n"
+        "if version.parse(torch.__version__) >= version.parse('1.6'):\n"
+        "    from torch.cuda.amp import GradScaler\n"
+        "    def autocast_ctx():\n"
+        "        return torch.cuda.amp.autocast()  # expect: TL102\n"
+        "def make_scaler():\n"
+        "    return GradScaler()  # expect: TL102\n",
+        # a check of Python's version says nothing of torch's
+        Example(
+            "import sys\n"
+            "import torch\n"
+            "if sys.version_info < (3, 8):\n"
+            "    raise RuntimeError('Python 3.8 or newer is needed')\n"
+            "scaler = torch.cuda.amp.GradScaler()  # expect: TL102\n",
+            fixed="import sys\n"
+            "import torch\n"
+            "if sys.version_info < (3, 8):\n"
+            "    raise RuntimeError('Python 3.8 or newer is needed')\n"
+            "scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n",
+        ),
+        # an attribute given torch's version makes no version name of its object
+        Example(
+            "import torch\n"
+            "cfg = load_config()\n"
+            "cfg.version = torch.__version__\n"
+            "if cfg.amp:\n"
+            "    scaler = torch.cuda.amp.GradScaler()  # expect: TL102\n",
+            fixed="import torch\n"
+            "cfg = load_config()\n"
+            "cfg.version = torch.__version__\n"
+            "if cfg.amp:\n"
+            "    scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n",
+        ),
     )
     good = (
         "import torch\n"
@@ -427,6 +489,47 @@ class DeprecatedAmpApi(Rule):
         "        return torch.cuda.amp.GradScaler()\n"
         "    if hasattr(torch, 'amp'):\n"
         "        return torch.cuda.amp.GradScaler()\n",
+        # the range of versions before the replacement
+        "import torch\n"
+        "TORCH_VERSION = tuple(int(x) for x in torch.__version__.split('+')[0].split('.')[:2])\n"
+        "def make_scaler():\n"
+        "    if TORCH_VERSION >= (1, 6) and TORCH_VERSION < (2, 3):\n"
+        "        return torch.cuda.amp.GradScaler()\n"
+        "    if TORCH_VERSION >= (2, 3):\n"
+        "        return torch.amp.GradScaler('cuda')\n"
+        "    return None\n",
+        # the older side of version checks through names that do not say torch
+        "import torch\n"
+        "from torch import __version__ as pt_version\n"
+        "major, minor = (int(x) for x in torch.__version__.split('.')[:2])\n"
+        "IS_HIGH_VERSION = (major, minor) >= (2, 3)\n"
+        "version = torch.__version__\n"
+        "def make_scaler():\n"
+        "    if pt_version >= '2.3':\n"
+        "        return torch.amp.GradScaler('cuda')\n"
+        "    return torch.cuda.amp.GradScaler()\n"
+        "def old_scaler():\n"
+        "    if not IS_HIGH_VERSION:\n"
+        "        return torch.cuda.amp.GradScaler()\n"
+        "    if (major, minor) < (2, 3):\n"
+        "        return torch.cuda.amp.GradScaler()\n"
+        "    return None\n"
+        "def make_autocast():\n"
+        "    v = torch.__version__\n"
+        "    if v < '2.4':\n"
+        "        return torch.cuda.amp.autocast()\n"
+        "    return None\n"
+        "if version < '2.3':\n"
+        "    scaler = torch.cuda.amp.GradScaler()\n",
+        # a function defined on the older side only
+        "import torch\n"
+        "from packaging import version\n"
+        "if version.parse(torch.__version__) < version.parse('2.3'):\n"
+        "    def make_scaler():\n"
+        "        return torch.cuda.amp.GradScaler()\n"
+        "else:\n"
+        "    def make_scaler():\n"
+        "        return torch.amp.GradScaler('cuda')\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -453,9 +556,10 @@ class DeprecatedAmpApi(Rule):
         if self._beside_replacement(node, replacement):
             return
         new_name = f"torch.amp.{replacement.new}"
-        # the newer side of a version check may run on a torch older than the replacement
-        # (`if is_torch_greater_or_equal_than_1_10:`, torch.amp.GradScaler came in 2.3)
-        fixable = not on_newer_side(self.ctx, node)
+        # either side of a test that may be of torch's version may run on a torch older than
+        # the replacement (`if is_torch_greater_or_equal_than_1_10:`, torch.amp.GradScaler came in 2.3)
+        fixable = not may_depend_on_version(self.ctx, node) and not any(
+            may_depend_on_version(self.ctx, line) for line in self._import_lines(node))
         if type(parent) is cst.Call and parent.func is node:
             if self._is_type_check_argument(parent):
                 return
@@ -466,6 +570,17 @@ class DeprecatedAmpApi(Rule):
             self.report(parent, f"`@{qualified}` is deprecated; use `@{_usage(replacement)}`", fix)
         elif not self._is_type_check_argument(node):
             self.report(node, f"`{qualified}` is deprecated; use `{new_name}`")
+
+    def _import_lines(self, reference: cst.BaseExpression) -> list[cst.CSTNode]:
+        """The imports that bind the name `reference` starts with, in the scope it is read from."""
+        head = head_name(reference)
+        if head is None:
+            return []
+        scope = _binding_scope(head.value, self.ctx.scope_of(head))
+        if scope is None or head.value not in scope.imports:
+            return []
+        return [line for line in self.ctx.nodes_of(cst.Import, cst.ImportFrom)
+                if head.value in _imported_names(line) and self.ctx.scope_of(line) is scope]  # type: ignore[arg-type]
 
     def _beside_replacement(self, node: cst.CSTNode, rep: _Replacement) -> bool:
         """`new if FLAG else old`, `if FLAG: new ... else: old`: the other side of a

@@ -6,11 +6,12 @@ that hold on every iteration of a GPU run (`torch.cuda.is_available()`)."""
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 import libcst as cst
 
 from trainlint.analysis.literals import string_value
-from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.scopes import Scope, assigned_parts, dotted_name
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 
@@ -30,71 +31,94 @@ _OLDER_WORDS = re.compile(r"(?:^|_)(?:less|lt|le|older|below)(?:_|$|\d)", re.IGN
 
 def in_fallback(ctx: FileContext, node: cst.CSTNode) -> bool:
     """Whether `node` sits in a fallback reached only when a newer API is missing:
-    not the side of a version check that runs on the newer torch (see `on_newer_side`)."""
+    not the side of a version check that runs on the newer torch. A function or
+    class defined in a fallback is one too: it exists only there."""
     child = node
     for ancestor in ctx.ancestors(node):
         if type(ancestor) is cst.ExceptHandler and child is ancestor.body and _catches_fallback(ancestor):
             return True
         if (type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test
-                and is_version_check(ctx, ancestor.test) and not _needs_newer(ancestor, child)):
+                and is_version_check(ctx, ancestor.test) and not _needs_newer(ctx, ancestor, child)):
             return True
         if type(ancestor) in (cst.IndentedBlock, cst.Module):
-            guard = _guarded_exit_before(ctx, ancestor, child)
-            if guard is not None and _says_newer(guard.test) is not False:
+            guard = _guarded_exit_before(ancestor, child, lambda test: is_version_check(ctx, test))
+            if guard is not None and _says_newer(ctx, guard.test) is not False:
                 return True
-        if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
-            return False
         child = ancestor
     return False
 
 
-def on_newer_side(ctx: FileContext, node: cst.CSTNode) -> bool:
-    """Whether `node` runs only on a torch at least as new as a version check
-    tests for: `if is_torch_greater_or_equal_than_1_10: <node>`, the `else` of
-    `if TORCH_VERSION < (2, 0):` or what follows it when it returns."""
+def may_depend_on_version(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """Whether `node` runs, or is defined, only on one side of a test that may be
+    of torch's version: a version check, or a test whose names say `version`
+    (`version_lt("2.3")`, `sys.version_info`); also what follows `if <such a
+    test>: return`. That side may run on a torch older than an API newer than
+    the one it calls."""
     child = node
     for ancestor in ctx.ancestors(node):
-        if (type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test
-                and is_version_check(ctx, ancestor.test) and _needs_newer(ancestor, child)):
+        if type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test and _may_test_version(ctx, ancestor.test):
             return True
-        if type(ancestor) in (cst.IndentedBlock, cst.Module):
-            guard = _guarded_exit_before(ctx, ancestor, child)
-            if guard is not None and _says_newer(guard.test) is False:
-                return True
-        if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
-            return False
+        if type(ancestor) in (cst.IndentedBlock, cst.Module) and _guarded_exit_before(
+                ancestor, child, lambda test: _may_test_version(ctx, test)) is not None:
+            return True
         child = ancestor
     return False
 
 
-def _needs_newer(branch: cst.If | cst.IfExp, side: cst.CSTNode) -> bool:
+def _may_test_version(ctx: FileContext, test: cst.BaseExpression) -> bool:
+    """A version check, or a test whose names say `version` other than Python's
+    (`sys.version_info`): `version_lt("2.3")`, `IS_HIGH_VERSION`, `args.model_version`."""
+    return is_version_check(ctx, test) or any(
+        type(node) is cst.Name and "version" in node.value.lower() and not _of_python(ctx, node)
+        for node in iter_nodes(test))
+
+
+def _of_python(ctx: FileContext, name: cst.Name) -> bool:
+    """`sys.version_info`, `platform.python_version()`: Python's version, not torch's."""
+    parent = ctx.parent(name)
+    reference = parent if type(parent) is cst.Attribute and parent.attr is name else name
+    return (ctx.qualified_name(reference) or "").split(".")[0] in ("sys", "platform")
+
+
+def _needs_newer(ctx: FileContext, branch: cst.If | cst.IfExp, side: cst.CSTNode) -> bool:
     """`side` of `branch` runs only on the newer torch: its body, when the test
     holds only there; its `else`, when the test holds exactly on the older one."""
     if side is branch.body:
-        return _holds_only_when_newer(branch.test)
-    return _says_newer(branch.test) is False
+        return _holds_only_when_newer(ctx, branch.test)
+    return _says_newer(ctx, branch.test) is False
 
 
-def _holds_only_when_newer(test: cst.BaseExpression) -> bool:
-    """`torch.__version__ >= "1.10"`, also as one operand of an `and`."""
+def _holds_only_when_newer(ctx: FileContext, test: cst.BaseExpression) -> bool:
+    """`torch.__version__ >= "1.10"`, also `and` another test of something else; not
+    a range (`TORCH_VERSION >= (1, 6) and TORCH_VERSION < (2, 3)`): its body is
+    the fallback of the versions in it."""
+    operands = _and_operands(test)
+    return (any(_says_newer(ctx, operand) is True for operand in operands)
+            and all(_says_newer(ctx, operand) is True or not is_version_check(ctx, operand) for operand in operands))
+
+
+def _and_operands(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
-        return _holds_only_when_newer(test.left) or _holds_only_when_newer(test.right)
-    return _says_newer(test) is True
+        return [*_and_operands(test.left), *_and_operands(test.right)]
+    return [test]
 
 
-def _says_newer(test: cst.BaseExpression) -> bool | None:
+def _says_newer(ctx: FileContext, test: cst.BaseExpression, depth: int = 0) -> bool | None:
     """True when `test` holds exactly on a newer torch (`version.parse(torch.__version__)
-    >= version.parse("1.10")`, `is_torch_greater_or_equal_than_1_10`), False when exactly
-    on an older one (`TORCH_VERSION < (2, 0)`, `not TORCH_GE_2`); None when unclear
-    (`TORCH_1_13`, `hasattr(torch, "amp")`: the test may be of an API newer than the
-    replacement, which the newer side may then lack)."""
+    >= version.parse("1.10")`, `is_torch_greater_or_equal_than_1_10`, a flag assigned
+    such a test), False when exactly on an older one (`TORCH_VERSION < (2, 0)`,
+    `not TORCH_GE_2`); None when unclear (`TORCH_1_13`, `hasattr(torch, "amp")`: the
+    test may be of an API newer than the replacement, which the newer side may then lack)."""
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-        says = _says_newer(test.expression)
+        says = _says_newer(ctx, test.expression, depth)
         return None if says is None else not says
     if type(test) in (cst.Name, cst.Attribute):
         name = test.value if type(test) is cst.Name else test.attr.value  # type: ignore[union-attr]
         newer, older = bool(_NEWER_WORDS.search(name)), bool(_OLDER_WORDS.search(name))
-        return newer if newer != older and _VERSION_NAMES.search(name) else None
+        if newer != older and _VERSION_NAMES.search(name):
+            return newer
+        flag = ctx.shared(TorchVersionNames).flag_test(ctx, test) if type(test) is cst.Name else None
+        return _says_newer(ctx, flag, depth + 1) if flag is not None and depth < _FLAGS_FOLLOWED else None
     if type(test) is not cst.Comparison or len(test.comparisons) != 1:
         return None
     comparison = test.comparisons[0]
@@ -105,28 +129,112 @@ def _says_newer(test: cst.BaseExpression) -> bool | None:
         greater = False
     else:
         return None
-    left, right = _reads_torch_version(test.left), _reads_torch_version(comparison.comparator)
+    left, right = _reads_torch_version(ctx, test.left), _reads_torch_version(ctx, comparison.comparator)
     if left == right:
         return None
     return greater if left else not greater
 
 
-def _reads_torch_version(expr: cst.BaseExpression) -> bool:
-    """`expr` reads the running torch's version (`torch.__version__`, `TORCH_VERSION`),
-    unlike the threshold it is compared with (`version.parse("1.10")`, `(2, 0)`)."""
-    return any(type(node) is cst.Name and _VERSION_NAMES.search(node.value) for node in iter_nodes(expr))
+_FLAGS_FOLLOWED = 3
 
 
-def _guarded_exit_before(ctx: FileContext, block: cst.IndentedBlock | cst.Module,
-                         statement: cst.CSTNode) -> cst.If | None:
-    """The version check before `statement` in `block` whose body ends in a return or
+def _reads_torch_version(ctx: FileContext, expr: cst.BaseExpression) -> bool:
+    """`expr` reads the running torch's version (`torch.__version__`, `TORCH_VERSION`,
+    `(major, minor)` assigned from it), unlike the threshold it is compared with
+    (`version.parse("1.10")`, `(2, 0)`)."""
+    return any(_names_torch_version(ctx, node) for node in iter_nodes(expr))
+
+
+def _names_torch_version(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """`node` is a name of torch's version or of a flag made from it: by its
+    spelling (`TORCH_VERSION`, `is_torch_greater_or_equal_than_1_10`), or by what
+    binds it (`from torch import __version__ as pt_version`, `IS_HIGH_VERSION =
+    tuple(...torch.__version__...) >= (2, 3)`, `major, minor = ...`)."""
+    if type(node) is not cst.Name:
+        return False
+    return bool(_VERSION_NAMES.search(node.value)) or ctx.shared(TorchVersionNames).reads_version(ctx, node)
+
+
+class TorchVersionNames:
+    """The variables of a file bound to torch's version or to what is made from it
+    (`version = torch.__version__`, `major, minor = map(int, torch.__version__.split(".")[:2])`,
+    `IS_HIGH_VERSION = PT_VERSION >= (2, 3)`), by the scope that binds them."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        # (scope's node id, name) -> the values assigned to it (all of an unpacked value:
+        # `major, minor = map(int, ...)`)
+        assigned: dict[tuple[int, str], list[cst.BaseExpression]] = {}
+        for statement in ctx.nodes_of(cst.Assign, cst.AnnAssign):
+            value = statement.value  # type: ignore[attr-defined]
+            if value is None:
+                continue
+            targets = ([t.target for t in statement.targets] if type(statement) is cst.Assign  # type: ignore[attr-defined]
+                       else [statement.target])  # type: ignore[attr-defined]
+            scope = id(ctx.scope_of(statement).node)
+            for target in targets:
+                for part, given in assigned_parts(target, value):
+                    for name in _names_bound(part):
+                        assigned.setdefault((scope, name), []).append(given if given is not None else value)
+        self._assigned = assigned
+        self._versions: set[tuple[int, str]] = set()
+        changed = True
+        while changed:  # `PT_VERSION = ...torch.__version__...`, then `IS_HIGH = PT_VERSION >= (2, 3)`
+            changed = False
+            for key, values in assigned.items():
+                if key not in self._versions and any(self._reads(ctx, value) for value in values):
+                    self._versions.add(key)
+                    changed = True
+
+    def _reads(self, ctx: FileContext, value: cst.BaseExpression) -> bool:
+        """`value` reads torch's version (`torch.__version__` by its name `__version__`)."""
+        return any(type(node) is cst.Name and (_VERSION_NAMES.search(node.value) or self.reads_version(ctx, node))
+                   for node in iter_nodes(value))
+
+    def reads_version(self, ctx: FileContext, name: cst.Name) -> bool:
+        return ctx.qualified_name(name) == "torch.__version__" or self._binding(ctx, name) in self._versions
+
+    def flag_test(self, ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
+        """The test a version flag was assigned (`IS_HIGH_VERSION = ... >= (2, 3)`), when it
+        was assigned one value only."""
+        key = self._binding(ctx, name)
+        values = self._assigned.get(key) if key in self._versions else None  # type: ignore[arg-type]
+        return values[0] if values is not None and len(values) == 1 else None
+
+    @staticmethod
+    def _binding(ctx: FileContext, name: cst.Name) -> tuple[int, str] | None:
+        """The scope whose binding of `name` a read of it sees (class bodies are not
+        visible from the functions inside them)."""
+        scope: Scope | None = ctx.scope_of(name)
+        first = True
+        while scope is not None:
+            if not (scope.is_class and not first) and (
+                    name.value in scope.imports or name.value in scope.aliases or name.value in scope.locals):
+                return id(scope.node), name.value
+            first = False
+            scope = scope.parent
+        return None
+
+
+def _names_bound(target: cst.BaseExpression) -> list[str]:
+    """The variables an assignment's target binds: `version`, `major, minor`; not
+    `self.version` nor `versions[0]`."""
+    if type(target) is cst.Name:
+        return [target.value]
+    if type(target) in (cst.Tuple, cst.List):
+        return [name for element in target.elements for name in _names_bound(element.value)]  # type: ignore[attr-defined]
+    return []
+
+
+def _guarded_exit_before(block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode,
+                         is_check: Callable[[cst.BaseExpression], bool]) -> cst.If | None:
+    """The check (`is_check`) before `statement` in `block` whose body ends in a return or
     a raise: `if <version check>: return new_api()`. The statements after it run
     only when the check fails: the fallback, unless the check holds on the older
     torch (`if TORCH_VERSION < (1, 10): return old_api()`)."""
     for sibling in block.body:
         if sibling is statement:
             return None
-        if (type(sibling) is cst.If and sibling.orelse is None and is_version_check(ctx, sibling.test)
+        if (type(sibling) is cst.If and sibling.orelse is None and is_check(sibling.test)
                 and type(sibling.body) is cst.IndentedBlock and ends_in_exit(sibling.body)):
             return sibling
     return None
@@ -158,7 +266,7 @@ def is_version_check(ctx: FileContext, test: cst.BaseExpression) -> bool:
     model's version (`args.model_version == 2`) nor of another object's attribute
     (`getattr(args, "amp", False)`, `hasattr(model, "half_forward")`)."""
     for node in iter_nodes(test):
-        if type(node) is cst.Name and _VERSION_NAMES.search(node.value):
+        if _names_torch_version(ctx, node):
             return True
         if type(node) is cst.Call and _asks_torch_for_an_api(ctx, node):
             return True
