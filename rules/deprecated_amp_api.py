@@ -162,8 +162,10 @@ class DeprecatedAmpApi(Rule):
     3)`) is a fallback. A test of a device (`is_torch_tpu_available()`), of
     an option (`getattr(args, "amp", False)`) or of a model
     (`args.model_version == 2`, `hasattr(model, ...)`) is no version check.
-    A flag set in a version check's branch (`HAS_AMP = True`) is not
-    followed: it is taken for an option.
+    A flag set on a side of a version check (`if version.parse(...) >=
+    version.parse("1.6"): HAS_AMP = True else: HAS_AMP = False`) is a version
+    flag whose direction is not clear: either side of a test of it is a
+    fallback.
     `isinstance` checks (unittest's `assertIsInstance` too) and type
     annotations are not uses (they do keep calls of the class from being
     fixed, see above). A variable assigned the deprecated API (`ac = torch.cuda.amp.autocast`) is reported
@@ -530,6 +532,20 @@ class DeprecatedAmpApi(Rule):
         "else:\n"
         "    def make_scaler():\n"
         "        return torch.amp.GradScaler('cuda')\n",
+        # a flag set on each side of a version check: which side the call is on, the flag does not say (the replacement may be newer than 1.6)
+        "import torch\n"
+        "from packaging import version\n"
+        "\n"
+        "if version.parse(torch.__version__) >= version.parse(\"1.6\"):\n"
+        "    HAS_AMP = True\n"
+        "else:\n"
+        "    HAS_AMP = False\n"
+        "\n"
+        "\n"
+        "def make_scaler():\n"
+        "    if HAS_AMP:\n"
+        "        return torch.cuda.amp.GradScaler()\n"
+        "    return None\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:

@@ -164,6 +164,7 @@ class TorchVersionNames:
         # (scope's node id, name) -> the values assigned to it (all of an unpacked value:
         # `major, minor = map(int, ...)`)
         assigned: dict[tuple[int, str], list[cst.BaseExpression]] = {}
+        statements: dict[tuple[int, str], list[cst.CSTNode]] = {}
         for statement in ctx.nodes_of(cst.Assign, cst.AnnAssign):
             value = statement.value  # type: ignore[attr-defined]
             if value is None:
@@ -175,15 +176,35 @@ class TorchVersionNames:
                 for part, given in assigned_parts(target, value):
                     for name in _names_bound(part):
                         assigned.setdefault((scope, name), []).append(given if given is not None else value)
+                        statements.setdefault((scope, name), []).append(statement)
         self._assigned = assigned
         self._versions: set[tuple[int, str]] = set()
         changed = True
-        while changed:  # `PT_VERSION = ...torch.__version__...`, then `IS_HIGH = PT_VERSION >= (2, 3)`
+        # `PT_VERSION = ...torch.__version__...`, then `IS_HIGH = PT_VERSION >= (2, 3)`; and a
+        # flag set on a side of a version test (`if version.parse(...) >= ...: HAS_AMP = True
+        # else: HAS_AMP = False`), whose direction is then unclear: it has two values
+        while changed:
             changed = False
             for key, values in assigned.items():
-                if key not in self._versions and any(self._reads(ctx, value) for value in values):
+                if key not in self._versions and (any(self._reads(ctx, value) for value in values) or any(
+                        self._set_by_version(ctx, statement) for statement in statements[key])):
                     self._versions.add(key)
                     changed = True
+
+    def _set_by_version(self, ctx: FileContext, statement: cst.CSTNode) -> bool:
+        """`statement` runs on one side of a test of torch's version, in its scope."""
+        child = statement
+        for ancestor in ctx.ancestors(statement):
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                return False
+            if type(ancestor) is cst.If and child is not ancestor.test and (self._reads(ctx, ancestor.test) or any(
+                    (type(node) is cst.Call and _asks_torch_for_an_api(ctx, node)) or (
+                        type(node) in (cst.Name, cst.Attribute)
+                        and (ctx.qualified_name(node) or "").split(".")[0] in _VERSION_PARSERS)
+                    for node in iter_nodes(ancestor.test))):
+                return True
+            child = ancestor
+        return False
 
     def _reads(self, ctx: FileContext, value: cst.BaseExpression) -> bool:
         """`value` reads torch's version (`torch.__version__` by its name `__version__`)."""
