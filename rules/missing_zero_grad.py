@@ -1,3 +1,5 @@
+import re
+
 import libcst as cst
 
 from trainlint.analysis.loops import (
@@ -864,6 +866,22 @@ class MissingZeroGrad(Rule):
         "        clear(dec)\n"
         "        dec(enc(x)).sum().backward()\n"
         "        opt.step()\n",
+        # an epoch helper clears the model and steps the optimizer it is given, the one built on that model
+        "import torch\n"
+        "\n"
+        "\n"
+        "def train_epoch(model, loader, optimizer):\n"
+        "    for x in loader:\n"
+        "        loss = model(x).sum()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        model.zero_grad()\n"
+        "\n"
+        "\n"
+        "def train(qa_model, loader, epochs):\n"
+        "    qa_optimizer = torch.optim.AdamW(qa_model.parameters(), lr=1e-4)\n"
+        "    for epoch in range(epochs):\n"
+        "        train_epoch(qa_model, loader, qa_optimizer)\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -942,22 +960,25 @@ class MissingZeroGrad(Rule):
         a parameter of the helper is the argument its calls give it (`m.zero_grad()` of
         `def micro_step(m, x)` called as `micro_step(model, x)`: `model`); None when
         they give different ones, or none."""
-        code = self.ctx.code(model)
+        return self._named_as_called(self.ctx.code(model), model, loop)
+
+    def _named_as_called(self, code: str, at: cst.CSTNode, loop: cst.CSTNode) -> str | None:
+        """`code`, a name read at `at`, as the loop names it (see `_as_called`)."""
         seen: set[cst.FunctionDef] = set()
-        while loop not in self.ctx.ancestors(model):
-            function, root = self.ctx.enclosing_function(model), head_name(model)
-            if function is None or root is None or root.value in ("self", "cls") or root.value not in {
+        while loop not in self.ctx.ancestors(at):
+            function, root = self.ctx.enclosing_function(at), re.match(r"\w*", code).group()  # type: ignore[union-attr]
+            if function is None or root in ("self", "cls") or root not in {
                     param.name.value for param in _parameters(function.params)}:
                 return code  # a global, or `self.model` of a method: the same name everywhere
             if function in seen:
                 return None
             seen.add(function)
             given = [value for site in self.ctx.call_sites(function)
-                     for name, value in bound_arguments(site, function)[0] if name == root.value]
+                     for name, value in bound_arguments(site, function)[0] if name == root]
             if not given or len({self.ctx.code(value) for value in given}) != 1:
                 return None
-            model = given[0]
-            code = self.ctx.code(model) + code[len(root.value):]
+            at = given[0]
+            code = self.ctx.code(at) + code[len(root):]
         return code
 
     def _engine_steps(self) -> list[cst.FunctionDef]:
@@ -1015,7 +1036,10 @@ class MissingZeroGrad(Rule):
                 optimizer = optimizer_step(self.ctx, node)
                 if optimizer is not None:
                     steps.append((node, self.ctx.code(optimizer), None))
-                    owners[self.ctx.code(optimizer)] = self._parameters_owner(optimizer)
+                    # the model it was built on, named as the loop names the models it clears
+                    owner = self._parameters_owner(optimizer)
+                    owners[self.ctx.code(optimizer)] = (self._named_as_called(owner, optimizer, loop)
+                                                        if owner is not None else None)
                 helper = self._external_step(node)
                 if helper is None and not backward:
                     followed = self._followed_summary(node)  # `backward(loss)` of steps.py
