@@ -20,7 +20,7 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.no_grad_results import runs_without_grad
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import bound_arguments
-from trainlint.analysis.training import MODULE_CHAIN, code_bodies, method_call, unchain_module
+from trainlint.analysis.training import MODULE_CHAIN, ancestors_within, code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
@@ -1078,12 +1078,8 @@ _MAX_HELPER_DEPTH = 3
 
 def _in_loop_of(ctx: FileContext, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
     """`node` runs in a loop or a comprehension of `function`'s body."""
-    for ancestor in ctx.ancestors(node):
-        if ancestor is function:
-            return False
-        if type(ancestor) in (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp):
-            return True
-    return False
+    return any(type(a) in (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+               for a in ancestors_within(ctx, node, function))
 
 
 # methods that keep what they are given in the object they are called on

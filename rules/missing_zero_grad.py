@@ -4,6 +4,7 @@ import libcst as cst
 
 from trainlint.analysis.loops import (
     clears_grads,
+    given_argument,
     is_backward,
     is_optimizer,
     may_clear_grads,
@@ -973,11 +974,10 @@ class MissingZeroGrad(Rule):
             if function in seen:
                 return None
             seen.add(function)
-            given = [value for site in self.ctx.call_sites(function)
-                     for name, value in bound_arguments(site, function)[0] if name == root]
-            if not given or len({self.ctx.code(value) for value in given}) != 1:
+            given = given_argument(self.ctx, function, root)
+            if given is None:
                 return None
-            at = given[0]
+            at = given
             code = self.ctx.code(at) + code[len(root):]
         return code
 

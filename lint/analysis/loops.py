@@ -167,11 +167,16 @@ def _values_of(ctx: FileContext, expr: cst.BaseExpression) -> list[cst.BaseExpre
     found += ctx.receivers.assigned(binding)
     func = ctx.enclosing_function(expr)
     if type(expr) is cst.Name and func is not None and binding.owner is func:
-        given = [value for call in ctx.call_sites(func)
-                 for name, value in bound_arguments(call, func)[0] if name == expr.value]
-        if len({ctx.code(value) for value in given}) == 1:
-            found += given[:1]
+        given = given_argument(ctx, func, expr.value)
+        found += [given] if given is not None else []
     return found
+
+
+def given_argument(ctx: FileContext, func: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
+    """What the file's calls of `func` give its parameter `name`, when they all give
+    the same (as written); None when they give different ones, or none."""
+    given = [value for call in ctx.call_sites(func) for param, value in bound_arguments(call, func)[0] if param == name]
+    return given[0] if given and len({ctx.code(value) for value in given}) == 1 else None
 
 
 def optimizer_step(ctx: FileContext, node: cst.CSTNode) -> cst.BaseExpression | None:

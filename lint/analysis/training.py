@@ -9,7 +9,7 @@ from typing import Iterator
 import libcst as cst
 
 from trainlint.analysis.partials import partial_of, partial_target
-from trainlint.analysis.scopes import alternatives, dotted_name
+from trainlint.analysis.scopes import _parameters, alternatives, dotted_name
 from trainlint.context import FileContext
 
 CLIP_FUNCTIONS = frozenset(
@@ -70,8 +70,7 @@ def replaced_parameter(ctx: FileContext, receiver: cst.BaseExpression) -> bool:
     function = ctx.enclosing_function(receiver)
     if type(receiver) is not cst.Name or function is None:
         return False
-    params = function.params
-    if receiver.value not in {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}:
+    if receiver.value not in {param.name.value for param in _parameters(function.params)}:
         return False
     at = ctx.order_index(receiver)
     loops = [a for a in ancestors_within(ctx, receiver, function) if type(a) in (cst.For, cst.While)]
