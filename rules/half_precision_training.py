@@ -2,6 +2,7 @@ import libcst as cst
 
 from trainlint.analysis.precision import half_conversion, single_assignment
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding, constructor_kind
+from trainlint.analysis.scopes import and_operands
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import iter_nodes
@@ -503,17 +504,10 @@ def _tests_around(ctx: FileContext, node: cst.CSTNode) -> set[str]:
     child = node
     for ancestor in ctx.ancestors(node):
         if type(ancestor) is cst.If and child is ancestor.body:
-            tests |= {ctx.code(test) for test in _conjuncts(ancestor.test)}
+            tests |= {ctx.code(test) for test in and_operands(ancestor.test)}
         elif type(ancestor) is cst.If:
             tests.add(f"not ({ctx.code(ancestor.test)})")
         if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
             break
         child = ancestor
     return tests
-
-
-def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """`a and b and c`: `[a, b, c]`."""
-    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
-        return [*_conjuncts(test.left), *_conjuncts(test.right)]
-    return [test]

@@ -20,6 +20,7 @@ from typing import Callable, NamedTuple, Union
 
 import libcst as cst
 
+from trainlint.analysis.scopes import and_operands
 from trainlint.analysis.walk import calls_in_order, iter_nodes, only
 from trainlint.semantic import SemanticModel
 
@@ -119,8 +120,7 @@ class FlowGraph:
         operand of its `and` chain; empty for any other test."""
         found = self._conjuncts.get(test)
         if found is None:
-            parts: list[cst.BaseExpression] = []
-            _and_operands(test, parts)
+            parts = and_operands(test)
             found = frozenset() if len(parts) < 2 else frozenset(
                 (condition.key, condition.polarity) for condition in map(self.condition, parts))
             self._conjuncts[test] = found
@@ -362,14 +362,6 @@ def _always_true(test: cst.BaseExpression) -> bool:
 
 
 # -- conditions and loops -------------------------------------------------------------
-def _and_operands(test: cst.BaseExpression, into: list[cst.BaseExpression]) -> None:
-    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
-        _and_operands(test.left, into)
-        _and_operands(test.right, into)
-    else:
-        into.append(test)
-
-
 def _condition(model: SemanticModel, test: cst.BaseExpression) -> Condition:
     code = model.code
     nodes = model.subtree(test)

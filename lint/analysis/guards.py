@@ -11,7 +11,8 @@ from typing import Callable
 import libcst as cst
 
 from trainlint.analysis.literals import string_value
-from trainlint.analysis.scopes import Scope, assigned_parts, dotted_name
+from trainlint.analysis.dataflow import target_names
+from trainlint.analysis.scopes import Scope, and_operands, assigned_parts, dotted_name
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 
@@ -92,15 +93,9 @@ def _holds_only_when_newer(ctx: FileContext, test: cst.BaseExpression) -> bool:
     """`torch.__version__ >= "1.10"`, also `and` another test of something else; not
     a range (`TORCH_VERSION >= (1, 6) and TORCH_VERSION < (2, 3)`): its body is
     the fallback of the versions in it."""
-    operands = _and_operands(test)
+    operands = and_operands(test)
     return (any(_says_newer(ctx, operand) is True for operand in operands)
             and all(_says_newer(ctx, operand) is True or not is_version_check(ctx, operand) for operand in operands))
-
-
-def _and_operands(test: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
-        return [*_and_operands(test.left), *_and_operands(test.right)]
-    return [test]
 
 
 def _says_newer(ctx: FileContext, test: cst.BaseExpression, depth: int = 0) -> bool | None:
@@ -174,7 +169,7 @@ class TorchVersionNames:
             scope = id(ctx.scope_of(statement).node)
             for target in targets:
                 for part, given in assigned_parts(target, value):
-                    for name in _names_bound(part):
+                    for name in target_names(part):
                         assigned.setdefault((scope, name), []).append(given if given is not None else value)
                         statements.setdefault((scope, name), []).append(statement)
         self._assigned = assigned
@@ -234,16 +229,6 @@ class TorchVersionNames:
             first = False
             scope = scope.parent
         return None
-
-
-def _names_bound(target: cst.BaseExpression) -> list[str]:
-    """The variables an assignment's target binds: `version`, `major, minor`; not
-    `self.version` nor `versions[0]`."""
-    if type(target) is cst.Name:
-        return [target.value]
-    if type(target) in (cst.Tuple, cst.List):
-        return [name for element in target.elements for name in _names_bound(element.value)]  # type: ignore[attr-defined]
-    return []
 
 
 def _guarded_exit_before(block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode,

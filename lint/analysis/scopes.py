@@ -268,6 +268,20 @@ def _child_blocks(stmt: cst.CSTNode) -> Iterator[cst.BaseSuite]:
 child_blocks = _child_blocks
 
 
+def and_operands(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of an `and` chain, in order (`a and b and c`: `[a, b, c]`), or
+    `[test]`; without recursion (a chain of thousands of `and`s)."""
+    found: list[cst.BaseExpression] = []
+    pending = [test]
+    while pending:
+        node = pending.pop()
+        if type(node) is cst.BooleanOperation and type(node.operator) is cst.And:
+            pending += (node.right, node.left)
+        else:
+            found.append(node)
+    return found
+
+
 def alternatives(value: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The expressions `value` may evaluate to as it is: itself, or each arm of an `if`
     expression or of `or` / `and` (`a or b`, `a if c else b`: `a` and `b`), in order;
