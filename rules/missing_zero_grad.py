@@ -11,7 +11,7 @@ from trainlint.analysis.loops import (
     optimizer_step,
     reachable_nodes,
 )
-from trainlint.analysis.dataflow import constructor_argument, target_names
+from trainlint.analysis.dataflow import optimizer_params, target_names
 from trainlint.analysis.scopes import _parameters, bound_arguments, head_name
 from trainlint.analysis.summarize import BUILTIN_NAMES, argument_slots
 from trainlint.analysis.training import method_call, module_behind, own_attribute
@@ -931,8 +931,7 @@ class MissingZeroGrad(Rule):
         For an optimizer a function is given, the parameter its callers give that
         model as (`train(g_model, d_model, g_opt, d_opt)` called with `g_opt` built on
         `g_model`: the function's own `g_model`)."""
-        binding = self.ctx.receivers.binding(optimizer)
-        params = constructor_argument(self.ctx.receivers, binding, "params") if binding is not None else None
+        params = optimizer_params(self.ctx.receivers, optimizer)
         if params is None and depth == 0 and type(optimizer) is cst.Name:
             return self._owner_from_callers(optimizer)
         owner = method_call(params, "parameters") if params is not None else None

@@ -1,6 +1,6 @@
 import libcst as cst
 
-from trainlint.analysis.dataflow import constructor_argument, target_names
+from trainlint.analysis.dataflow import optimizer_params, target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
     clears_grads,
@@ -919,8 +919,7 @@ class ZeroGradBeforeStep(Rule):
         if cleared is None:
             return False
         receivers = self.ctx.receivers
-        binding = receivers.binding(optimizer)
-        params = constructor_argument(receivers, binding, "params") if binding is not None else None
+        params = optimizer_params(receivers, optimizer)
         model = _parameters_of(params) if params is not None else None
         owner = receivers.binding(model) if model is not None else None
         if owner is None or owner == cleared:
@@ -939,9 +938,7 @@ class ZeroGradBeforeStep(Rule):
         optimizer steps."""
         if is_optimizer(self.ctx, cleared):
             return False  # an optimizer's clear is paired by name
-        receivers = self.ctx.receivers
-        binding = receivers.binding(optimizer)
-        params = constructor_argument(receivers, binding, "params") if binding is not None else None
+        params = optimizer_params(self.ctx.receivers, optimizer)
         sources = _parameter_sources(params) if params is not None else []
         return bool(sources) and all(self._within(cleared, source) for source in sources)
 

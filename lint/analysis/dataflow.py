@@ -213,6 +213,13 @@ def constructor_argument(receivers: Receivers, binding: Binding, parameter: str)
     return None if value is UNSEEN else value
 
 
+def optimizer_params(receivers: Receivers, optimizer: cst.BaseExpression) -> cst.BaseExpression | None:
+    """What the optimizer `optimizer` reads was built on: the `params` its one
+    construction passes (`model.parameters()` of `Adam(model.parameters())`)."""
+    binding = receivers.binding(optimizer)
+    return constructor_argument(receivers, binding, "params") if binding is not None else None
+
+
 # -- losses ----------------------------------------------------------------------
 def is_loss_function(qualified: str | None) -> bool:
     """`torch.nn.functional.cross_entropy`, `F.mse_loss`, ... (called directly)."""
