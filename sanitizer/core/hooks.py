@@ -107,18 +107,68 @@ def _install_module_hooks(session: Sanitizer, stack: ExitStack) -> None:
     # sanitizer's (no fake tensors reach it, no guard on its state forces a recompile).
     called = session.tracer.called
 
+    # torch runs global forward hooks (the sanitizer's) before a module's own: an output
+    # that a hook of the script's replaces (`nan_to_num`, a rescaling adapter) is judged as
+    # the model uses it, by a hook of this call only, added last and gone once it has run
+    deferred = _LateJudgements(after)
+    defer = _guarded(session, "forward pre-hook", deferred.add)
+    global_hooks = module_globals._global_forward_hooks
+
     def before_forward(module: Any, args: Any) -> None:
         if not _out_of_reach():
             before(module, args)
+            if getattr(module, "_forward_hooks", None) or len(global_hooks) > 1:
+                defer(module)
         elif not is_compiling():
             called.add(module)  # run by a `torch.func` transform: not traced, but called
 
     def after_forward(module: Any, args: Any, output: Any) -> None:
-        if not _out_of_reach():
+        if not _out_of_reach() and not (getattr(module, "_forward_hooks", None) and id(module) in deferred):
             after(module, args, output)  # returns None: the output is never replaced
 
     stack.enter_context(module_globals.register_module_forward_pre_hook(before_forward))
     stack.enter_context(module_globals.register_module_forward_hook(after_forward, always_call=True))
+    stack.callback(deferred.clear)
+
+
+class _LateJudgements:
+    """Modules whose output this call is judged after the script's own forward hooks.
+
+    For the length of one call the module holds one more forward hook, the last of its
+    own: the hooks' order is a snapshot taken after the pre-hooks, so it sees the output
+    every other hook has returned, then takes itself out (also when the forward raised).
+    A module that calls itself inside its forward is judged by the global hook, as before.
+    """
+
+    def __init__(self, judge: Callable[..., None]) -> None:
+        self._judge = judge
+        self._handles: dict[int, Any] = {}
+        self._reentrant: set[int] = set()
+
+    def __contains__(self, key: int) -> bool:
+        return key in self._handles
+
+    def add(self, module: Any) -> None:
+        key = id(module)
+        if key in self._reentrant:
+            return
+        if key in self._handles:  # called inside its own forward: one hook cannot tell the calls apart
+            self._handles.pop(key).remove()
+            self._reentrant.add(key)
+            return
+
+        def late(hooked: Any, args: Any, output: Any) -> None:
+            handle = self._handles.pop(key, None)
+            if handle is not None:
+                handle.remove()
+                self._judge(hooked, args, output)
+
+        self._handles[key] = module.register_forward_hook(late, always_call=True)
+
+    def clear(self) -> None:
+        for handle in self._handles.values():
+            handle.remove()
+        self._handles.clear()
 
 
 def _ignore_warning(stack: ExitStack, message_start: str) -> None:

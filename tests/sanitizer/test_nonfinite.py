@@ -9,7 +9,8 @@ PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.
               ("nonfinite_param.py",), ("param_written.py",), ("validation_nan.py", "data"),
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy"),
               ("validation_nan.py", "per_sample"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
-              ("backward_born_nan.py",), ("backward_born_nan.py", "healthy")]
+              ("backward_born_nan.py",), ("backward_born_nan.py", "healthy"),
+              ("hooked_outputs.py",), ("hooked_outputs.py", "observed")]
 
 
 def test_overflowing_linear_is_named_as_the_culprit(script_runs: ScriptRuns) -> None:
@@ -203,3 +204,20 @@ def test_a_parameter_free_head_on_the_models_output_is_traced(script_runs: Scrip
     """Called by keyword on what the model computed: no data transform, its NaN is its own."""
     event = script_runs.get("input_sources.py", "head").first("nonfinite_activation")
     assert event["step"] == 6 and event["module"] == "LogHead", event
+
+
+@pytest.mark.parametrize("mode", ["guarded", "observed"])
+def test_an_output_replaced_by_the_scripts_own_hook_is_judged_as_the_model_uses_it(
+        script_runs: ScriptRuns, mode: str) -> None:
+    """torch runs the sanitizer's global hooks before a module's own: a hook that turns a
+    layer's NaN rows into zeros leaves nothing non-finite; one that only looks does not."""
+    run = script_runs.get("hooked_outputs.py", *(["observed"] if mode == "observed" else []))
+    assert run.returncode == 0, run.stderr
+    hooks = "hooks [0, 0, 0, 0, 1, 1, 0, 0]\n"  # only the script's own hooks, after every call
+    if mode == "guarded":
+        assert not [e for e in run.events() if e["kind"].startswith("nonfinite")], run.report["events"]
+        assert run.stdout == hooks
+    else:
+        activation = run.first("nonfinite_activation")
+        assert activation["step"] == 3 and activation["module"] == "0.2", activation
+        assert run.stdout == "non-finite at step 3\n" + hooks
