@@ -15,7 +15,8 @@ Two rules, neither waiting for a long history:
   noisy: once the blow-up's own steps are over, the losses after it come back
   within twice the early level and go half as high as the blow-up again (a
   regression on noisy targets in batches of 4). Later the median of the last 10 losses must be that
-  high, so that a single outlier batch stays a `loss_spike`.
+  high, so that a single outlier batch stays a `loss_spike`; the blow-up is then
+  dated at the first of the unbroken run of losses that high.
 - plateau: the median of the last 50 losses is at least 5 times the early
   level (a learning rate so high that the loss jumps at step 3 and stays there
   for hundreds of steps, below the 10 times of a blow-up, before it recovers
@@ -173,12 +174,15 @@ class DivergenceDetector(Detector):
                 self._rising.high += 1
         if level is not None and self._blown_up(loss, level) and (
                 self._steps > QUICK or loss >= ABOVE_TYPICAL * median(seen[:-1])):
-            if self._steps > QUICK and self._rising is not None:
-                # the learning rate is compared with the one a few steps before the run of high
-                # losses began, not before this step: by now the window holds the raised rate only
-                lr_from = self._rising.lr_from
             blow_up = _BlowUp(record.step, self._steps, loss, level, _loss_site(record), self._steps > QUICK,
                               lr_from=lr_from, lr_to=lr)
+            rising = self._rising
+            if blow_up.sustained and rising is not None:
+                # dated at the first of the unbroken run of high losses, whose learning rate is
+                # compared with the one a few steps before it (by now the window holds the
+                # raised rate only); the median crossed at this step
+                blow_up = _BlowUp(rising.step, rising.steps, rising.loss, level, rising.where, True,
+                                  lr_from=rising.lr_from, lr_to=lr, judged=record.step)
             if blow_up.sustained:
                 self._report_blow_up(sink, blow_up)
             else:
@@ -303,6 +307,8 @@ class DivergenceDetector(Detector):
         later = self._steps - blow_up.steps
         after = (f" and the median of its last {PLATEAU_STEPS} losses is above {format_number(PLATEAU)} times "
                  "that level" if blow_up.plateau else
+                 f" and the median of the last {RECENT} losses was that high by step {blow_up.judged}"
+                 if blow_up.judged is not None and blow_up.judged != blow_up.step else
                  f" and its last {RECENT} losses stay that high" if blow_up.sustained else
                  f" and the loss was non-finite at step {blow_up.nonfinite_at}" if blow_up.nonfinite_at else
                  " and the run ended there" if later == 0 else
@@ -347,6 +353,7 @@ class _BlowUp:
     lr_from: float | None = None  # the learning rate a few steps before it
     lr_to: float | None = None  # and at its latest step
     high: int = 1  # losses that high in a row, past the warm-up
+    judged: int | None = None  # the step the median of the latest losses crossed, when later
 
 
 def _loss_site(record: StepRecord) -> str | None:

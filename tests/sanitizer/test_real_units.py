@@ -128,7 +128,7 @@ class _Sink:
         self.events: list[tuple[str, int, dict[str, object]]] = []
 
     def emit(self, kind: str, step: int, message: str, **fields: object) -> None:
-        self.events.append((kind, step, fields))
+        self.events.append((kind, step, {**fields, "message": message}))
 
     def module_name(self, module: object) -> str:
         return type(module).__name__
@@ -291,13 +291,14 @@ def test_a_loss_that_rises_from_a_low_start_then_trains_down_is_no_plateau() -> 
 def test_sustained_blow_up_late_but_not_a_single_outlier() -> None:
     falling = [2.3 * 0.98 ** i for i in range(100)]
     assert _divergence_steps(falling + [40.0] + falling[-1:] * 50) == []
-    assert _divergence_steps(falling + [40.0] * 20) == [106]
+    assert _divergence_steps(falling + [40.0] * 20) == [101]  # the first of them (judged at 106)
+    assert _divergence_steps(falling + [40.0, 1.0] + [40.0] * 20) == [103]  # the unbroken run's first
 
 
 def test_a_late_blow_up_names_the_learning_rate_rise_before_its_first_high_loss() -> None:
     """The rate rises 300-fold at step 151; the losses are that high from step 153 on, and
     the median of the last ones crosses a few steps later: by then every rate of the
-    window before the reporting step is the raised one."""
+    window before the judging step is the raised one. Dated at the first high loss."""
     from sanitizer.core.probe import StepRecord
     from sanitizer.detectors.divergence import DivergenceDetector
     detector, sink = DivergenceDetector(), _Sink()
@@ -310,7 +311,8 @@ def test_a_late_blow_up_names_the_learning_rate_rise_before_its_first_high_loss(
                             lr=0.01 if step <= 150 else 3.0)
         detector.on_step(record, sink)  # type: ignore[arg-type]
     (event,) = sink.events
-    assert event[1] > 153 and event[2]["extra"]["lr"] == [0.01, 3.0], event
+    assert event[1] == 153 and event[2]["extra"]["lr"] == [0.01, 3.0], event
+    assert "the median of the last 10 losses was that high by step 157" in event[2]["message"], event
 
 
 def test_steady_climb_is_seen() -> None:
