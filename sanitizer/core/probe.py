@@ -173,9 +173,9 @@ class StepProbe:
     # leading size of each batch a model's outermost training forward was given (several
     # with micro-batches): a step on a short batch (an epoch's last) is judged apart
     batch_sizes: list[int] = field(default_factory=list)
-    # the stepping optimizer's gradients as each backward pass since its previous step
-    # found them (see core/clearing.py), and a parameter of it
-    kept: tuple[list[torch.Tensor], Any] | None = None
+    # gradients of the stepping optimizer as each backward pass since its previous step
+    # found them (see core/clearing.py), each with its parameter; and whether others were cleared
+    kept: tuple[list[tuple[list[torch.Tensor], Any]], bool] | None = None
 
     def add_trail(self, slot: int, tensor: torch.Tensor) -> bool:
         """Put `tensor`'s magnitude on the trail; False once the trail is full."""
@@ -265,6 +265,7 @@ class StepRecord:
     # a parameter whose gradient the optimizer applied again: no backward pass since its
     # previous step started from cleared gradients; and the line that stepped
     kept_gradient: torch.Tensor | None = None
+    kept_beside_cleared: bool = False  # while other gradients of it were cleared (a partial clear)
     step_site: str | None = None
     eval_site: str | None = None  # where the step's first validation loss was computed
     # of each batch on the trail (INPUT_SLOT entries, in order): where the model was called

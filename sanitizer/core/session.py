@@ -32,7 +32,7 @@ from sanitizer.core.backward_steps import (
 from sanitizer.core.catalogue import KINDS, chosen_kinds
 from sanitizer.core.children import Children
 from sanitizer.core.draws import Draws
-from sanitizer.core.clearing import GradientClearing, kept_gradients
+from sanitizer.core.clearing import GradientClearing, kept_gradient
 from sanitizer.core.ending import ending_of, exited_at, lost_peer, terminated_at
 from sanitizer.core.events import Event, SanitizerHalt
 from sanitizer.core.loss_calls import LossCall
@@ -839,7 +839,7 @@ class Sanitizer:
         if isinstance(found_inf, torch.Tensor):
             gather.add("found_inf", [found_inf])
         if probe.kept is not None:
-            gather.add("kept", probe.kept[0])
+            gather.add("kept", [value for queued, _ in probe.kept[0] for value in queued])
         checked = self._queue_initial_param_norms(gather, params)
         scaler = self._scaler() if self._scaler is not None else None
         if scaler is not None and getattr(scaler, "_scale", None) is not None:
@@ -870,7 +870,7 @@ class Sanitizer:
             self._last_close = now
         data_wait, self._data_wait = self._data_wait, 0.0
         trail = probe.trail(values["trail"])
-        kept = probe.kept[1]() if probe.kept is not None and kept_gradients(values.get("kept", [])) else None
+        kept, zeroed = kept_gradient(probe.kept[0], values.get("kept", [])) if probe.kept is not None else (None, False)
         return StepRecord(
             step=self.step, skipped=skipped, partial=partial, losses=values["loss"],
             loss_sites=probe.loss_sites, trail=trail, model_site=probe.model_site,
@@ -888,7 +888,8 @@ class Sanitizer:
             memory_bytes=None if partial else self._memory.sample(self.step, self.device),
             graph_roots=probe.graph_roots, training_params=[p for p in params if p.requires_grad],
             batch_items=sum(probe.batch_sizes) or None,
-            kept_gradient=kept, step_site=locations.user_site() if kept is not None else None)
+            kept_gradient=kept, kept_beside_cleared=kept is not None and (probe.kept[1] or zeroed),
+            step_site=locations.user_site() if kept is not None else None)
 
     def _queue_initial_param_norms(self, gather: Gather, params: list[torch.Tensor]) -> list[torch.Tensor]:
         """Before the first update the parameters are checked in the step's single read."""

@@ -38,9 +38,17 @@ class MissingZeroGradDetector(Detector):
             return
         self._reported.update((record.optimizer_id, id(param)))
         module = sink.common_module_name(record.params)
-        sink.emit("missing_zero_grad", record.step,
-                  f"{f'the optimizer of {module}' if module else 'the optimizer'} stepped on gradients nobody cleared since its previous step: every backward "
-                  f"pass adds to the gradients of all earlier ones and each update applies them again; "
-                  f"call optimizer.zero_grad() once per step",
-                  module=module, param=sink.param_name(param),
-                  where=record.step_site)
+        owner = f"the optimizer of {module}" if module else "the optimizer"
+        name = sink.param_name(param)
+        if record.kept_beside_cleared:
+            # the clear covers part of what the optimizer steps: `model.zero_grad()` beside a
+            # parameter kept outside the model (a CLIP temperature, a loss module's weights)
+            what = (f"{owner} stepped on {name}'s gradient, which nobody cleared since its previous step "
+                    "while other gradients of it were: the clear misses it, so every backward pass adds to its "
+                    "earlier gradients and each update applies them again; call optimizer.zero_grad() once per "
+                    "step (it clears every parameter the optimizer steps)")
+        else:
+            what = (f"{owner} stepped on gradients nobody cleared since its previous step: every backward "
+                    "pass adds to the gradients of all earlier ones and each update applies them again; "
+                    "call optimizer.zero_grad() once per step")
+        sink.emit("missing_zero_grad", record.step, what, module=module, param=name, where=record.step_site)

@@ -27,7 +27,8 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("distillation.py",), ("distillation.py", "--student-first"), ("encoder_decoder.py",),
     ("grad_accumulation.py",), ("grad_accumulation.py", "--dtype", "bfloat16"), ("cross_validation.py",)] + [
     ("gradient_clearing.py", "--clear", how)
-    for how in ("zero_grad", "in_place", "data", "model", "none_by_hand", "after_step", "accumulate")] + [
+    for how in ("zero_grad", "in_place", "data", "model", "none_by_hand", "after_step", "accumulate",
+                "optimizers_beside_temperature")] + [
     ("dqn_own_env.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",), ("lr_runaway.py", "healthy"),
     ("functional_clones.py",), ("mixup_likelihood.py",)]
 PRELAUNCH += [("lr_runaway.py", "outlier"), ("lr_runaway.py", "tensor-lr")]
@@ -49,7 +50,9 @@ PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype",
               ("wgan_gp.py",), ("wgan_gp.py", "--fault", "100"),
               *[("train_set_evaluation.py", "--data", data) for data in ("loader", "slices", "split", "full-batch")],
               ("train_set_evaluation.py", "--data", "full-batch", "--val-only"),
-              *[("gradient_clearing.py", "--clear", how) for how in ("never", "head_only", "accumulate_wrong")],
+              *[("gradient_clearing.py", "--clear", how) for how in ("never", "head_only", "accumulate_wrong",
+                                                                    "model_beside_temperature",
+                                                                    "model_in_place_beside_temperature")],
               ("gradient_clearing.py", "--clear", "never", "--lr", "0.5"), ("sparse_embeddings.py", "--fault", "12"),
               ("sparse_embeddings.py", "--spare"), ("per_sample_grads.py", "--fault", "12"),
               ("plain", "per_sample_grads.py"), ("plain", "sparse_embeddings.py"), ("vmapped_tasks.py",)]
@@ -466,6 +469,18 @@ def test_gradients_not_cleared_since_the_last_step_are_reported_per_optimizer(sc
                         else "optimizer.step()  # once per iteration")
     assert {e["where"] for e in events} == {f"gradient_clearing.py:{step_line}"}
     assert events[0]["param"].startswith(owners[0] + ".")
+
+
+@pytest.mark.parametrize("how", ["model_beside_temperature", "model_in_place_beside_temperature"])
+def test_a_parameter_outside_the_model_that_its_clear_misses_is_named(script_runs: ScriptRuns, how: str) -> None:
+    """`model.zero_grad()` clears every gradient but that of a temperature the head's
+    optimizer also steps: that one piles up, and the event names it (however the rest
+    were cleared); `optimizer.zero_grad()` clears it (a healthy run above)."""
+    run = script_runs.get("gradient_clearing.py", "--clear", how)
+    assert run.returncode == 0, run.stderr
+    events = run.events("missing_zero_grad")
+    assert [(e["step"], e["param"]) for e in events] == [(2, "temperature")], events
+    assert "the clear misses it" in events[0]["message"], events[0]
 
 
 def test_gradients_never_cleared_explain_the_blow_up(script_runs: ScriptRuns) -> None:
