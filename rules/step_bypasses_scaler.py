@@ -31,7 +31,9 @@ class StepBypassesScaler(Rule):
     ## What it does
     Flags a plain `optimizer.step()` reached after
     `scaler.scale(loss).backward()` in the same iteration, with no
-    `scaler.step(optimizer)` in between.
+    `scaler.step(optimizer)` in between; also one after
+    `scaler.unscale_(optimizer)` when nothing between them tests the
+    gradients for inf/NaN.
 
     ## Why is this bad?
     After `scaler.scale(loss).backward()` every gradient is multiplied by the
