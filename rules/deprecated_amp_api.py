@@ -6,7 +6,7 @@ from typing import Sequence
 import libcst as cst
 
 from trainlint.analysis import names
-from trainlint.analysis.guards import in_fallback, may_depend_on_version
+from trainlint.analysis.guards import catches_fallback, in_fallback, may_depend_on_version
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.scopes import Scope, dotted_name, head_name
@@ -149,6 +149,12 @@ class DeprecatedAmpApi(Rule):
     a device chosen at run time, however its condition is named:
     `torch.amp.GradScaler("cuda") if NEW_AMP else torch.cuda.amp.GradScaler()`)
     is not flagged, nor is a name imported on both sides of such a fallback.
+    A name imported from the old API in a `try` whose handlers only give it a
+    placeholder (`except ImportError: class GradScaler: ...`, `= None`: a
+    dummy for a torch without AMP) is the old API wherever torch has it: its
+    uses are flagged, with no fix (the placeholder's torch has no `torch.amp`
+    either). A handler that imports the name, or assigns it another module's
+    object, may be a fallback of the new API: then its uses are not flagged.
     A version check reads torch's version (`torch.__version__`,
     `TORCH_VERSION`, a `packaging.version` parse, a flag such as
     `is_torch_greater_or_equal_than_1_10`, a variable of the file bound to
@@ -404,6 +410,25 @@ class DeprecatedAmpApi(Rule):
             "if cfg.amp:\n"
             "    scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n",
         ),
+        # the deprecated API is what runs; the handler's dummy is for a torch without AMP,
+        # which the fix would break (it has no torch.amp either): no fix
+        "import torch\n"
+        "try:\n"
+        "    from torch.cuda.amp import GradScaler\n"
+        "except ImportError:\n"
+        "    class GradScaler:  # dummy for PyTorch < 1.6\n"
+        "        def __init__(self, enabled=False):\n"
+        "            pass\n"
+        "try:\n"
+        "    autocast = torch.cuda.amp.autocast  # expect: TL102\n"
+        "except AttributeError:\n"
+        "    autocast = None\n"
+        "def train(args):\n"
+        "    scaler = GradScaler(enabled=args.amp)  # expect: TL102\n"
+        "    with autocast(enabled=args.amp):\n"
+        "        pass\n"
+        "def build(GradScaler):  # a parameter of the name: neither the import nor its placeholder\n"
+        "    return GradScaler()\n",
     )
     good = (
         "import torch\n"
@@ -566,6 +591,9 @@ class DeprecatedAmpApi(Rule):
         if not _is_reference(node, parent) or _through_alias_variable(self.ctx, node):
             return
         qualified = self.ctx.qualified_name(node)
+        with_placeholder = qualified is None
+        if with_placeholder:
+            qualified = self._import_before_placeholders(node)
         if qualified not in DEPRECATED or in_fallback(self.ctx, node) or self._in_annotation(node):
             return
         replacement = DEPRECATED[qualified]
@@ -573,8 +601,9 @@ class DeprecatedAmpApi(Rule):
             return
         new_name = f"torch.amp.{replacement.new}"
         # either side of a test that may be of torch's version may run on a torch older than
-        # the replacement (`if is_torch_greater_or_equal_than_1_10:`, torch.amp.GradScaler came in 2.3)
-        fixable = not may_depend_on_version(self.ctx, node) and not any(
+        # the replacement (`if is_torch_greater_or_equal_than_1_10:`, torch.amp.GradScaler came in
+        # 2.3); so does a placeholder's side of a `try` (a torch without AMP)
+        fixable = not with_placeholder and not may_depend_on_version(self.ctx, node) and not any(
             may_depend_on_version(self.ctx, line) for line in self._import_lines(node))
         if type(parent) is cst.Call and parent.func is node:
             if self._is_type_check_argument(parent):
@@ -597,6 +626,35 @@ class DeprecatedAmpApi(Rule):
             return []
         return [line for line in self.ctx.nodes_of(cst.Import, cst.ImportFrom)
                 if head.value in _imported_names(line) and self.ctx.scope_of(line) is scope]  # type: ignore[arg-type]
+
+    def _import_before_placeholders(self, reference: cst.Name | cst.Attribute) -> str | None:
+        """What `reference` names when the name it starts with is imported in a `try`
+        and otherwise bound only by placeholders in that `try`'s fallback handlers:
+        `try: from torch.cuda.amp import GradScaler / except ImportError: class
+        GradScaler: ...` (a dummy for a torch without AMP). The import is what runs on
+        every torch that has it. None when a handler imports the name or gives it
+        another module's object (a fallback of an API, which may be the new one)."""
+        head = head_name(reference)
+        dotted = dotted_name(reference)
+        if head is None or dotted is None:
+            return None
+        scope = _binding_scope(head.value, self.ctx.scope_of(head))
+        if scope is None or len(scope.imports.get(head.value, ())) != 1 or (
+                head.value not in scope.locals and head.value not in scope.aliases):
+            return None
+        if any(names.resolve_all(value, scope) for value in scope.aliases.get(head.value, ())):
+            return None
+        tries = {id(statement) for line in self._import_lines(reference)
+                 if type(statement := self.ctx.parent(self.ctx.parent(self.ctx.parent(line)))) is cst.Try}
+        for binding in self.ctx.nodes_of(cst.Name):
+            if (binding.value != head.value or not _binds(self.ctx, binding) or self.ctx.scope_of(binding) is not scope  # type: ignore[attr-defined]
+                    or type(self.ctx.parent(binding)) is cst.Param):  # a parameter is its function's
+                continue
+            handler = next((a for a in self.ctx.ancestors(binding) if type(a) is cst.ExceptHandler), None)
+            if handler is None or id(self.ctx.parent(handler)) not in tries or not catches_fallback(handler):
+                return None
+        (target,) = scope.imports[head.value]
+        return names.canonical(target + dotted[len(head.value):])
 
     def _beside_replacement(self, node: cst.CSTNode, rep: _Replacement) -> bool:
         """`new if FLAG else old`, `if FLAG: new ... else: old`: the other side of a

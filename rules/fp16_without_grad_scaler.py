@@ -61,7 +61,9 @@ class Fp16WithoutGradScaler(Rule):
     (or assigned from such values there, a trainer's `self.output` included;
     a value assigned without autocast in the `else:` of an `if use_amp:` does
     not undo one assigned under it in the `if`) are followed, the block
-    entered directly or through a variable of the function holding the
+    entered directly (also as an arm of an `if` expression, `with
+    torch.autocast("cuda") if amp else nullcontext():`, where the other arm
+    counts as no autocast) or through a variable of the function holding the
     autocast (`ctx = torch.autocast("cuda")`, also `ctx = nullcontext()` then
     `if use_amp: ctx = torch.autocast("cuda")`, or one of several autocasts
     a variable or a dict literal picked by a key holds, `with {"bf16": ...,
@@ -289,6 +291,17 @@ class Fp16WithoutGradScaler(Rule):
         "            loss = model(x).mean()\n"
         "        loss.backward()  # expect: TL103\n"
         "        optimizer.step()\n",
+        # autocast or no context, chosen in the `with` item (nnU-Net's idiom); the float16
+        # run is the one that needs the scaler
+        "import contextlib\n"
+        "import torch\n"
+        "def train(network, loader, optimizer, device):\n"
+        "    for batch in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        with torch.autocast(\"cuda\") if device.type == \"cuda\" else contextlib.nullcontext():\n"
+        "            loss = network(batch).mean()\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        optimizer.step()\n",
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -436,6 +449,18 @@ class Fp16WithoutGradScaler(Rule):
         "            loss = model(x, y)\n"
         "        loss.backward()\n"
         "        opt.step()\n",
+        # bfloat16 autocast or no context, chosen in the `with` item; a dtype it cannot read
+        "import contextlib\n"
+        "import torch\n"
+        "def train(network, loader, optimizer, amp, dtype):\n"
+        "    for batch in loader:\n"
+        "        with (torch.autocast(\"cuda\", dtype=torch.bfloat16) if amp else contextlib.nullcontext()):\n"
+        "            loss = network(batch).mean()\n"
+        "        loss.backward()\n"
+        "        with torch.autocast(\"cuda\", dtype=dtype) if amp else contextlib.nullcontext():\n"
+        "            loss = network(batch).mean()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:

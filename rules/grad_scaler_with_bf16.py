@@ -63,7 +63,8 @@ class GradScalerWithBf16(Rule):
     dtype the linter cannot tell) somewhere: the flag's name may not say what
     it switches on. Otherwise the scaler must be built in this file
     (not passed in from elsewhere) and used as `scaler.scale(...)` in the
-    same function as the bfloat16 `with` block, or in the same class for
+    same function as the bfloat16 `with` block (`with torch.autocast(...)
+    if on_gpu else nullcontext():` is one), or in the same class for
     `self.scaler` (built there or in a base class of the file). A scaler built with
     `enabled=` set from a value (`enabled=dtype == torch.float16`), or a file
     that also autocasts to float16 or to a dtype chosen at run time, is not
@@ -137,6 +138,17 @@ class GradScalerWithBf16(Rule):
         "            return self.model(batch)\n"
         "    def training_step(self, batch):\n"
         "        self.scaler.scale(self.forward_loss(batch)).backward()\n",
+        # bfloat16 autocast or no context, chosen in the `with` item (nnU-Net's idiom)
+        "import torch\n"
+        "from contextlib import nullcontext as dummy_context\n"
+        "class Trainer:\n"
+        "    def __init__(self, network, device):\n"
+        "        self.network, self.device = network, device\n"
+        "        self.grad_scaler = torch.amp.GradScaler('cuda')  # expect: TL106\n"
+        "    def train_step(self, batch):\n"
+        "        with torch.autocast('cuda', dtype=torch.bfloat16) if self.device.type == 'cuda' else dummy_context():\n"
+        "            loss = self.network(batch).mean()\n"
+        "        self.grad_scaler.scale(loss).backward()\n",
     )
     good = (
         # built for float16, or for either precision, or when not in bfloat16
@@ -236,6 +248,14 @@ class GradScalerWithBf16(Rule):
         "        scaler.scale(loss).backward()\n"
         "        scaler.step(opt)\n"
         "        scaler.update()\n",
+        # the same choice in the `with` item
+        "import torch\n"
+        "def train(model, loader, opt, use_bf16):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    for x, y in loader:\n"
+        "        with torch.autocast(\"cuda\", dtype=torch.bfloat16) if use_bf16 else torch.autocast(\"cuda\"):\n"
+        "            loss = model(x, y)\n"
+        "        scaler.scale(loss).backward()\n",
     )
 
     def finish(self) -> None:

@@ -1,3 +1,6 @@
+import re
+from typing import NamedTuple
+
 import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
@@ -9,13 +12,28 @@ from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 
+# what code that tests unscaled gradients for inf/NaN calls or names: `torch.isfinite`,
+# `isnan`, `found_inf`, `skip_step`, `check_grads`
+_CHECK_WORDS = re.compile(r"finite|(?:^|_)(?:is|has_?)?(?:nan|inf)(?:_|$|s)|overflow|(?:^|_)skip|(?:^|_)check(?:_|s|$)",
+                          re.IGNORECASE)
+
+
+class _Unscaled(NamedTuple):
+    """The scaler's gradients were unscaled by `call` (`scaler.unscale_(opt)`): at
+    their true size, but not yet checked for inf/NaN."""
+
+    scaler: Binding
+    call: cst.Call
+
 
 class StepBypassesScaler(Rule):
     """
     ## What it does
     Flags a plain `optimizer.step()` reached after
     `scaler.scale(loss).backward()` in the same iteration, with no
-    `scaler.step(optimizer)` in between.
+    `scaler.step(optimizer)` in between; also one after
+    `scaler.unscale_(optimizer)` when nothing between them tests the
+    gradients for inf/NaN.
 
     ## Why is this bad?
     After `scaler.scale(loss).backward()` every gradient is multiplied by the
@@ -57,9 +75,13 @@ class StepBypassesScaler(Rule):
     optimizer parameter, also as an item of a container of them such as
     `optims.g` of `SimpleNamespace(g=Adam(...), ...)` or a loop over a
     tuple of them) and scalers known to be `GradScaler`s are followed,
-    within one function. A step after `scaler.unscale_(optimizer)`
-    is not flagged: the gradients are then at their true size, and code that
-    does this usually checks them for inf/NaN itself. A plain step in an
+    within one function. A step after `scaler.unscale_(optimizer)` applies
+    gradients of their true size; it is flagged (inf/NaN steps are still
+    applied) unless the code between them may test the gradients: the step
+    in an `if` the `unscale_` is not in (`if torch.isfinite(norm):`), an `if`
+    that leaves the iteration (`if found_inf: continue`), or a call or a
+    name that speaks of finiteness, skipping or checking (`torch.isfinite`,
+    `isnan`, `isinf`, `found_inf`, `skip_step`, `check_grads(model)`). A plain step in an
     `if`/`else` whose other branch calls `scaler.step` is taken to be the
     float32 path, unless its own branch scales the backward.
     """
@@ -68,6 +90,8 @@ class StepBypassesScaler(Rule):
     name = "step-bypasses-scaler"
     severity = "error"
     message = "`optimizer.step()` after `scaler.scale(loss).backward()` applies the scaled gradients and does not skip inf/NaN steps; call `scaler.step(optimizer)`"
+    unchecked_message = ("`optimizer.step()` after `scaler.unscale_(optimizer)` with no inf/NaN check applies the "
+                         "steps whose gradients overflowed, which `scaler.step(optimizer)` skips; call it instead")
     triggers = (".scale(",)
     bad = (
         "import torch\n"
@@ -153,6 +177,22 @@ class StepBypassesScaler(Rule):
         "        scaler.scale(g_loss).backward()\n"
         "        optims.g.step()  # expect: TL105\n"
         "        scaler.update()\n",
+        # unscaled and clipped, but nothing tests the gradients: inf/NaN steps are applied
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, network):\n"
+        "        self.network = network\n"
+        "        self.optimizer = torch.optim.SGD(network.parameters(), 0.01)\n"
+        "        self.grad_scaler = torch.amp.GradScaler('cuda')\n"
+        "    def train_step(self, batch):\n"
+        "        self.optimizer.zero_grad(set_to_none=True)\n"
+        "        with torch.autocast('cuda'):\n"
+        "            loss = self.network(batch).mean()\n"
+        "        self.grad_scaler.scale(loss).backward()\n"
+        "        self.grad_scaler.unscale_(self.optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(self.network.parameters(), 1.0)\n"
+        "        self.optimizer.step()  # expect: TL105\n"
+        "        self.grad_scaler.update()\n",
     )
     good = (
         "import torch\n"
@@ -211,6 +251,34 @@ class StepBypassesScaler(Rule):
         "if torch.isfinite(norm):\n"
         "    opt.step()\n"
         "scaler.update()\n",
+        "import torch\n"
+        "def train(model, loader, opt):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        scaler.unscale_(opt)\n"
+        "        finite = True\n"
+        "        for p in model.parameters():\n"
+        "            if p.grad is not None and not torch.isfinite(p.grad).all():\n"
+        "                finite = False\n"
+        "        if not finite:\n"
+        "            opt.zero_grad()\n"
+        "            continue\n"
+        "        opt.step()\n"
+        "        scaler.update()\n",
+        "import torch\n"
+        "def train(model, loader, opt):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        scaler.unscale_(opt)\n"
+        "        found_inf = sum(v.item() for v in scaler._found_inf_per_device(opt).values())\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "        if found_inf:\n"
+        "            print('skipping a step')\n"
+        "        else:\n"
+        "            opt.step()\n"
+        "        scaler.update()\n",
         # a GAN: only the generator's loss is scaled
         "import torch\n"
         "scaler = torch.amp.GradScaler('cuda')\n"
@@ -251,12 +319,17 @@ class StepBypassesScaler(Rule):
     )
 
     def finish(self) -> None:
-        self._bypassing: dict[cst.Call, set[Binding]] = {}
+        self._bypassing: dict[cst.Call, set[Binding | _Unscaled]] = {}
         for body in code_bodies(self.ctx):
             Flow(self.ctx, self._transfer, loop_back=lambda facts: frozenset(), events=_is_event).run_if_events(body)
-        for step, scalers in self._bypassing.items():
-            if not self._other_branch_steps_through(step, scalers):
+        for step, facts in self._bypassing.items():
+            scalers = {fact.scaler if type(fact) is _Unscaled else fact for fact in facts}
+            if self._other_branch_steps_through(step, scalers):  # type: ignore[arg-type]
+                continue
+            if any(type(fact) is not _Unscaled for fact in facts):
                 self.report(step)
+            elif not all(self._checked_between(fact.call, step) for fact in facts):  # type: ignore[union-attr]
+                self.report(step, self.unchecked_message)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         receivers = self.ctx.receivers
@@ -270,7 +343,12 @@ class StepBypassesScaler(Rule):
         if target is None:
             return facts
         if receivers.is_kind(target, GRAD_SCALER):
-            return facts - {receivers.binding(target)}
+            binding = receivers.binding(target)
+            kept = frozenset(fact for fact in facts if fact != binding and not (
+                type(fact) is _Unscaled and fact.scaler == binding))
+            if binding in facts and method_call(node, "unscale_") is not None:
+                return kept | {_Unscaled(binding, node)}  # type: ignore[arg-type]
+            return kept
         if facts and method_call(node, "step") is not None and self._plain_optimizer(node, target):
             self._bypassing.setdefault(node, set()).update(facts)  # type: ignore[arg-type]
         return facts
@@ -308,10 +386,36 @@ class StepBypassesScaler(Rule):
         return False
 
 
+    def _checked_between(self, unscale: cst.Call, step: cst.Call) -> bool:
+        """Code between `scaler.unscale_(opt)` and a plain `opt.step()` that may test
+        the gradients for inf/NaN: the step in an `if` the unscale_ is not in, an `if`
+        that leaves the iteration or the function, or a call or a name that speaks of
+        finiteness (see `_CHECK_WORDS`)."""
+        around_unscale = {id(ancestor) for ancestor in self.ctx.ancestors(unscale)}
+        for ancestor in self.ctx.ancestors(step):
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Module):
+                break
+            if type(ancestor) is cst.If and id(ancestor) not in around_unscale:
+                return True
+        nodes = self.ctx.nodes()
+        for node in nodes[self.ctx.subtree_end(unscale) + 1:self.ctx.order_index(step)]:
+            if type(node) is cst.Name and _CHECK_WORDS.search(node.value):
+                return True
+            if type(node) is cst.If and type(node.body) is cst.IndentedBlock and _leaves(node.body):
+                return True
+        return False
+
     def _scales_with(self, node: cst.CSTNode, scalers: set[Binding]) -> bool:
         """`node` is `scaler.scale(loss).backward()` of one of `scalers`."""
         scaler = scaled_backward_scaler(node)
         return scaler is not None and self.ctx.receivers.binding(scaler) in scalers
+
+
+def _leaves(block: cst.IndentedBlock) -> bool:
+    """The block ends in `continue`, `break`, `return` or `raise`."""
+    last = block.body[-1] if block.body else None
+    return type(last) is cst.SimpleStatementLine and type(last.body[-1]) in (
+        cst.Continue, cst.Break, cst.Return, cst.Raise)
 
 
 def _is_event(node: cst.CSTNode) -> bool:

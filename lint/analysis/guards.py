@@ -36,7 +36,7 @@ def in_fallback(ctx: FileContext, node: cst.CSTNode) -> bool:
     class defined in a fallback is one too: it exists only there."""
     child = node
     for ancestor in ctx.ancestors(node):
-        if type(ancestor) is cst.ExceptHandler and child is ancestor.body and _catches_fallback(ancestor):
+        if type(ancestor) is cst.ExceptHandler and child is ancestor.body and catches_fallback(ancestor):
             return True
         if (type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test
                 and is_version_check(ctx, ancestor.test) and not _needs_newer(ctx, ancestor, child)):
@@ -252,7 +252,7 @@ def ends_in_exit(block: cst.IndentedBlock) -> bool:
     return type(last) is cst.SimpleStatementLine and isinstance(last.body[-1], cst.Return | cst.Raise)
 
 
-def _catches_fallback(handler: cst.ExceptHandler) -> bool:
+def catches_fallback(handler: cst.ExceptHandler) -> bool:
     if handler.type is None:
         return True
     types = handler.type.elements if type(handler.type) is cst.Tuple else [handler.type]

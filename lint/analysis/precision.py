@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Iterator, Literal
 import libcst as cst
 
 from trainlint.analysis.literals import string_value
+from trainlint.analysis.scopes import alternatives
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import only
 
@@ -157,7 +158,8 @@ def autocast_precision(ctx: FileContext, call: cst.Call) -> Precision:
 
 
 def autocast_of_with_item(ctx: FileContext, item: cst.BaseExpression) -> cst.Call | None:
-    """The autocast call a `with` item enters: the call itself, or a name
+    """The autocast call a `with` item enters: the call itself, or one arm of an
+    `if` expression (`with autocast("cuda") if use_amp else nullcontext():`), or a name
     bound exactly once in its scope to an autocast call (`amp_ctx = torch.autocast(...)`),
     or an attribute of the instance assigned one once (`self.ctx = torch.autocast(...)`
     in `__init__`), or a value of a dict literal picked by a key (`with {"bf16":
@@ -167,7 +169,9 @@ def autocast_of_with_item(ctx: FileContext, item: cst.BaseExpression) -> cst.Cal
     if is_autocast(ctx, item):
         return item  # type: ignore[return-value]
     values: list[cst.BaseExpression] = []
-    if type(item) in (cst.Name, cst.Attribute):
+    if type(item) is cst.IfExp:  # `with autocast("cuda") if use_amp else nullcontext():`
+        values = alternatives(item)
+    elif type(item) in (cst.Name, cst.Attribute):
         if type(item) is cst.Name:
             values = assignments(ctx, item) or []
         else:
