@@ -225,6 +225,12 @@ class SemanticModel:
             return None  # an import shadows it
         return defs[-1]
 
+    def functions_named(self, name: cst.Name) -> list[cst.FunctionDef]:
+        """The functions of this file that `name`, where it is read, may be bound to
+        (see `_bound_at`): more than one where its scope defines it more than once."""
+        defs = self.scopes.functions.get(name.value)
+        return self._bound_at(name, defs) if defs else []
+
     def _bound_at(self, name: cst.Name, defs: list[cst.FunctionDef]) -> list[cst.FunctionDef]:
         """The functions among `defs` (or the `__init__` of classes) whose definition
         binds the binding `name` sees where it is read: a function nested in another
