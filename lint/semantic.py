@@ -19,7 +19,7 @@ from typing import Callable, Iterator, Sequence, TypeVar
 import libcst as cst
 
 from trainlint.analysis import names
-from trainlint.analysis.scopes import Scope, ScopeTable
+from trainlint.analysis.scopes import Scope, ScopeTable, binding_scope
 from trainlint.analysis.walk import calls_in_order, children, iter_nodes, own_nodes
 from trainlint.positions import code_of
 from trainlint.timing import NoTimer, Timer
@@ -209,11 +209,14 @@ class SemanticModel:
         return self._callees.get(node) if type(node) is cst.Call else None
 
     def local_function(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
-        """The function of this file that `f` / `self.f` / `cls.f` names."""
+        """The function of this file that `f` / `self.f` / `cls.f` names; for `f`, one
+        that the name, where it is read, is bound to (see `_bound_at`)."""
         name = _called_name(func) or ""
         defs = self.scopes.functions.get(name)
         if defs is None and type(func) is cst.Name:
             defs = self._constructors.get(name)  # calling a class runs its __init__
+        if defs and type(func) is cst.Name:
+            defs = self._bound_at(func, defs)  # type: ignore[arg-type]
         if not defs:
             return None
         if len(defs) > 1 and not self._redefined_method(defs):
@@ -221,6 +224,32 @@ class SemanticModel:
         if type(func) is cst.Name and self.qualified_name(func) is not None:
             return None  # an import shadows it
         return defs[-1]
+
+    def functions_named(self, name: cst.Name) -> list[cst.FunctionDef]:
+        """The functions of this file that `name`, where it is read, may be bound to
+        (see `_bound_at`): more than one where its scope defines it more than once."""
+        defs = self.scopes.functions.get(name.value)
+        return self._bound_at(name, defs) if defs else []
+
+    def _bound_at(self, name: cst.Name, defs: list[cst.FunctionDef]) -> list[cst.FunctionDef]:
+        """The functions among `defs` (or the `__init__` of classes) whose definition
+        binds the binding `name` sees where it is read: a function nested in another
+        is seen in that one (and in closures there), not in the rest of the file, and
+        not where the name is bound to something else (`cleanup = lambda: ...`); read
+        in the scope of the definition itself, only one above the read."""
+        here = self.scope_of(name)
+        seen = binding_scope(name.value, here)
+        read_at = self._index.get(id(name))
+        found = []
+        for func in defs:
+            definition = func if func.name.value == name.value else self.parent(self.parent(func))  # a class
+            assert definition is not None
+            if binding_scope(name.value, self.scope_of(definition)) is not seen:
+                continue
+            if seen is here and read_at is not None and self._index[id(definition)] > read_at:
+                continue
+            found.append(func)
+        return found
 
     def _redefined_method(self, defs: list[cst.FunctionDef]) -> bool:
         """A method defined more than once in one class body, each time

@@ -68,8 +68,9 @@ class EmptyCacheInLoop(Rule):
     imports, and judged as the loop is: a helper that empties the cache only
     under a condition of its own (a memory threshold, a flag, a period) is
     left alone, one under a device check or with its own optimizer step is
-    not. Followed: a wrapper (`def empty_cache(): torch.cuda.empty_cache()`), an
-    EMA's `update()` that empties the cache, the accelerator's module looked
+    not. Followed: a wrapper (`def empty_cache(): torch.cuda.empty_cache()`), one
+    nested in the function that calls it (not another function's of the same
+    name), an EMA's `update()` that empties the cache, the accelerator's module looked
     up by name (`getattr(torch, device).empty_cache()`); the call of the
     helper in the loop is reported, and so is a method a class inherits
     (`self.free_memory()` of a base class, in this file or imported, and
@@ -666,6 +667,28 @@ class EmptyCacheInLoop(Rule):
         "    criterion(model(x), y).backward()\n"
         "    optimizer.step()\n"
         "    cleanup()  # expect: TL201\n",
+        # a helper nested in the training function, called there and in a closure; another
+        # function nests a helper of the same name that does not empty the cache
+        "import gc\n"
+        "import torch\n"
+        "def fit(model, loader, opt):\n"
+        "    def cleanup():\n"
+        "        torch.cuda.empty_cache()\n"
+        "    def run_epoch():\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n"
+        "            cleanup()  # expect: TL201\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n"
+        "        cleanup()  # expect: TL201\n"
+        "def shutdown():\n"
+        "    def cleanup():\n"
+        "        gc.collect()\n"
+        "    cleanup()\n",
     )
     good = (
         # a period around the call alone: the author chose when it runs
@@ -875,6 +898,33 @@ class EmptyCacheInLoop(Rule):
         "                torch.nn.functional.mse_loss(model(x), y).backward()\n"
         "            opt.step()\n"
         "        torch.cuda.empty_cache()\n",
+        # the helper that empties the cache is nested in another function: the loop's
+        # `cleanup` is its own, a lambda that only collects garbage
+        "import gc\n"
+        "import torch\n"
+        "def fit(model, loader, opt):\n"
+        "    cleanup = lambda: gc.collect()\n"
+        "    for batch in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(batch).mean().backward()\n"
+        "        opt.step()\n"
+        "        cleanup()\n"
+        "def shutdown():\n"
+        "    def cleanup():\n"
+        "        torch.cuda.empty_cache()\n"
+        "    cleanup()\n",
+        # nor is a function's parameter the nested helper of another function
+        "import torch\n"
+        "def fit(model, loader, opt, cleanup):\n"
+        "    for batch in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(batch).mean().backward()\n"
+        "        opt.step()\n"
+        "        cleanup()\n"
+        "def shutdown():\n"
+        "    def cleanup():\n"
+        "        torch.cuda.empty_cache()\n"
+        "    cleanup()\n",
     )
 
     def finish(self) -> None:

@@ -320,6 +320,23 @@ class HalfPrecisionTraining(Rule):
         "        optimizer.zero_grad()\n"
         "        optimizer.backward(model(x).float().sum())\n"
         "        optimizer.step()\n",
+        # the trained model comes from the function's own lambda, not from another
+        # function's `build` that returns a converted copy
+        "import torch\n"
+        "def export(path):\n"
+        "    def build():\n"
+        "        net = torch.load(path)\n"
+        "        net.half()\n"
+        "        return net\n"
+        "    return build()\n"
+        "def train(loader, net0):\n"
+        "    build = lambda: net0\n"
+        "    model = build()\n"
+        "    opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n",
     )
 
     def finish(self) -> None:
@@ -449,9 +466,10 @@ class HalfPrecisionTraining(Rule):
 
     def _returned_to(self, trained: set[Binding]) -> set[Binding]:
         """Variables a builder function returns (`return net`) when a call
-        of it is assigned to a trained model (`model = build()`)."""
+        of it is assigned to a trained model (`model = build()`; the `build`
+        that name is bound to there, not another function's)."""
         receivers = self.ctx.receivers
-        builders = set()
+        builders: list[cst.FunctionDef] = []
         for node in self.ctx.nodes_of(cst.Assign):
             if (
                 len(node.targets) == 1
@@ -459,15 +477,14 @@ class HalfPrecisionTraining(Rule):
                 and type(node.value.func) is cst.Name
                 and receivers.binding(node.targets[0].target) in trained
             ):
-                builders.add(node.value.func.value)
+                builders += self.ctx.functions_named(node.value.func)
         returned: set[Binding] = set()
-        for name in builders:
-            for func in self.ctx.scopes.functions.get(name, []):
-                for node in iter_nodes(func.body):
-                    if type(node) is cst.Return and node.value is not None:
-                        binding = receivers.binding(node.value)
-                        if binding is not None:
-                            returned.add(binding)
+        for func in builders:
+            for node in iter_nodes(func.body):
+                if type(node) is cst.Return and node.value is not None:
+                    binding = receivers.binding(node.value)
+                    if binding is not None:
+                        returned.add(binding)
         return returned
 
     def _converted_models(self, call: cst.Call, receiver: cst.BaseExpression) -> set[Binding]:

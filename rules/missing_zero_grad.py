@@ -529,6 +529,22 @@ class MissingZeroGrad(Rule):
         "        micro_step(enc, x)\n"
         "        dec(x).sum().backward()\n"
         "        opt.step()  # expect: TL401\n",
+        # the loop's `report` is its own lambda, not the helper of the same name that
+        # another function nests and that clears
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "    report = lambda: print('step')\n"
+        "    for batch in loader:\n"
+        "        model(batch).mean().backward()\n"
+        "        report()\n"
+        "        opt.step()  # expect: TL401\n"
+        "def finetune(model, opt, batch):\n"
+        "    def report():\n"
+        "        opt.zero_grad()\n"
+        "    model(batch).mean().backward()\n"
+        "    opt.step()\n"
+        "    report()\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the

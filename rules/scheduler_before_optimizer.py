@@ -363,6 +363,21 @@ class SchedulerBeforeOptimizer(Rule):
         "            self.model(x).sum().backward()\n"
         "            self.scheduler.step()\n"
         "            self.optimizer.step()\n",
+        # `make()` is the function's own lambda, not another function's `make` that builds a scheduler
+        "import torch\n"
+        "def train(model, loader, tracker):\n"
+        "    opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "    make = lambda: tracker\n"
+        "    counter = make()\n"
+        "    for batch in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(batch).mean().backward()\n"
+        "        counter.step()\n"
+        "        opt.step()\n"
+        "def other(opt):\n"
+        "    def make():\n"
+        "        return torch.optim.lr_scheduler.StepLR(opt, 10)\n"
+        "    return make()\n",
     )
 
     def finish(self) -> None:

@@ -372,6 +372,22 @@ class ZeroGradBeforeStep(Rule):
         "            model.zero_grad()  # expect: TL402\n"
         "            model(micro).sum().backward()\n"
         "        opt.step()\n",
+        # a helper nested in the training function clears the gradients; another
+        # function nests a helper of the same name that only logs
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "    def log():\n"
+        "        model.zero_grad()  # expect: TL402\n"
+        "    for batch in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(batch).mean().backward()\n"
+        "        log()\n"
+        "        opt.step()\n"
+        "def other(model):\n"
+        "    def log():\n"
+        "        print('step')\n"
+        "    log()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -727,6 +743,21 @@ class ZeroGradBeforeStep(Rule):
         "            aux.zero_grad()\n"
         "            (model(micro) + aux(micro)).sum().backward()\n"
         "        opt.step()\n",
+        # the helper that clears the gradients is nested in another function: the
+        # loop's `log` is its own, a lambda that prints
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "    log = lambda: print('step')\n"
+        "    for batch in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(batch).mean().backward()\n"
+        "        log()\n"
+        "        opt.step()\n"
+        "def other(model):\n"
+        "    def log():\n"
+        "        model.zero_grad()\n"
+        "    log()\n",
     )
 
     def finish(self) -> None:

@@ -144,10 +144,11 @@ class Receivers:
         self._sequences: set[Binding] = set()  # those of them that iterate over their items (a list, a tuple)
         # constructor call (DataLoader / DistributedSampler / ...) bound to each variable
         self.constructions: dict[Binding, list[cst.Call]] = {}
-        self._returns: dict[str, str] = {}
-        self._tuple_returns: dict[str, list[str | None]] = {}  # kinds of a returned tuple's items
+        # by function of the file: the kind of what it returns
+        self._returns: dict[cst.FunctionDef, str] = {}
+        self._tuple_returns: dict[cst.FunctionDef, list[str | None]] = {}  # kinds of a returned tuple's items
         # kinds of the items of the lists or tuples a function returns (None: a return of something else)
-        self._returned_items: dict[str, set[str | None]] = {}
+        self._returned_items: dict[cst.FunctionDef, set[str | None]] = {}
         # classes of the file that subclass an optimizer or a scheduler (`class Muon(torch.optim.Optimizer)`)
         self._class_kinds: dict[str, str] = {}
         for node in ctx.nodes_of(cst.ClassDef):
@@ -259,7 +260,8 @@ class Receivers:
         qualified = self.ctx.qualified_name(call.func)
         kind = constructor_kind(qualified)
         if kind is None and type(call.func) is cst.Name:
-            kind = self._returns.get(call.func.value) or self._class_kinds.get(call.func.value)
+            kind = (next((self._returns[f] for f in self._called(call) if f in self._returns), None)
+                    or self._class_kinds.get(call.func.value))
         if kind is None and qualified in _INSTANTIATE and call.args:
             kind = _configured_kind(call.args[0].value)
         return kind or factory_kind(call.func)
@@ -283,7 +285,7 @@ class Receivers:
 
     def _collect_assignments(self) -> None:
         for binding, call, index in self._unpacked:
-            kinds = self._tuple_returns.get(call.func.value) if type(call.func) is cst.Name else None
+            kinds = next((self._tuple_returns[f] for f in self._called(call) if f in self._tuple_returns), None)
             if kinds is not None and index < len(kinds) and kinds[index] is not None:
                 self.kinds.setdefault(binding, kinds[index])  # type: ignore[arg-type]
         for binding, value in self._assigned:
@@ -298,20 +300,25 @@ class Receivers:
                     built.append(construction)
 
     def _collect_returns(self) -> None:
-        for name, defs in self.ctx.scopes.functions.items():
+        for defs in self.ctx.scopes.functions.values():
             for func in defs:
                 for node in only(self.ctx.subtree(func.body), cst.Return):
                     value = node.value  # type: ignore[attr-defined]
-                    items = self._returned_items.setdefault(name, set())
+                    items = self._returned_items.setdefault(func, set())
                     if type(value) in (cst.Tuple, cst.List):
-                        self._tuple_returns.setdefault(name, [self._value_kind(e.value) for e in value.elements])
+                        self._tuple_returns.setdefault(func, [self._value_kind(e.value) for e in value.elements])
                         items |= {self._value_kind(e.value) for e in value.elements}
                         continue
                     items.add(None)
                     if value is not None:
                         kind = self._value_kind(value)
                         if kind is not None:
-                            self._returns.setdefault(name, kind)
+                            self._returns.setdefault(func, kind)
+
+    def _called(self, call: cst.Call) -> list[cst.FunctionDef]:
+        """The functions of the file a call of a bare name may run (`build()`: the
+        `build` its name is bound to where it is called, not another function's)."""
+        return self.ctx.functions_named(call.func) if type(call.func) is cst.Name else []  # type: ignore[arg-type]
 
     def _collect_usage(self) -> None:
         """`x.scale(...).backward()` and `x.unscale_(opt)` mark a GradScaler;
@@ -371,7 +378,8 @@ class Receivers:
             return {self._value_kind(e.value) for e in value.elements}, True  # type: ignore[attr-defined]
         if type(value) is not cst.Call:
             return None
-        returned = self._returned_items.get(value.func.value) if type(value.func) is cst.Name else None
+        called = [self._returned_items[f] for f in self._called(value) if f in self._returned_items]
+        returned = set().union(*called) if called else None
         if returned is not None and None not in returned:
             return returned, True  # `opts = make_optimizers()`, a helper of the file returning `[SGD(...), ...]`
         if not value.args:

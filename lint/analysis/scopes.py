@@ -42,6 +42,20 @@ class Scope:
         return type(self.node) is cst.FunctionDef
 
 
+def binding_scope(name: str, scope: Scope) -> Scope | None:
+    """The scope whose binding of `name` a read in `scope` sees, as Python looks it
+    up: `scope`, then the functions around it and the module (a class body is seen
+    only from itself, not from its methods); None where no scope binds it (a
+    builtin, a name of a star import)."""
+    current: Scope | None = scope
+    while current is not None:
+        if (current is scope or not current.is_class) and name not in current.declared_outer and (
+                name in current.locals or name in current.imports or name in current.aliases):
+            return current
+        current = current.parent
+    return None
+
+
 def dotted_name(node: cst.BaseExpression) -> str | None:
     """`a.b.c` for a chain of Name/Attribute nodes, else None."""
     parts: list[str] = []

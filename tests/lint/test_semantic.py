@@ -95,6 +95,65 @@ def test_scopes_and_call_graph() -> None:
 
 
 
+SCOPED_CALLS = '''\
+def helper():
+    pass
+
+
+def fit(cleanup):
+    cleanup()
+    def helper():
+        pass
+    def run():
+        helper()
+    helper()
+    run()
+
+
+def shutdown():
+    cleanup = lambda: None
+    cleanup()
+    helper()
+    def cleanup():
+        pass
+    cleanup()
+
+
+class Trainer:
+    def helper(self):
+        pass
+
+    def fit(self):
+        helper()
+'''
+
+
+def test_a_name_calls_the_function_its_binding_is() -> None:
+    """A nested function is called where its name is bound to it (in its function,
+    after it, and in closures there), not where the name is a parameter, a lambda,
+    or another function's; a method is no bare name's."""
+    module = cst.parse_module(SCOPED_CALLS)
+    model = SemanticModel("m.py", SCOPED_CALLS, module)
+    calls = [n for n in model.nodes() if isinstance(n, cst.Call)]
+
+    def callee(call: cst.Call) -> str | None:
+        func = model.local_callee(call)
+        outer = model.enclosing_function(func) if func is not None else None
+        return None if func is None else f"{outer.name.value if outer else ''}.{func.name.value}"
+
+    lines = {(module.code_for_node(c), model.enclosing_function(c).name.value): [] for c in calls}
+    for call in calls:
+        lines[(module.code_for_node(call), model.enclosing_function(call).name.value)].append(callee(call))
+    assert lines == {
+        ("cleanup()", "fit"): [None],  # a parameter
+        ("helper()", "run"): ["fit.helper"],  # a closure reads fit's
+        ("helper()", "fit"): ["fit.helper", ".helper"],  # fit's own; Trainer.fit's is the module's
+        ("run()", "fit"): ["fit.run"],
+        ("cleanup()", "shutdown"): [None, "shutdown.cleanup"],  # the lambda, then the def above it
+        ("helper()", "shutdown"): [".helper"],
+    }
+
+
 @pytest.mark.parametrize("source", INPUTS)
 def test_recorded_views_equal_walks(source: str) -> None:
     """What the model records in its one walk is what walking again gives."""
