@@ -258,11 +258,22 @@ class Receivers:
     def _call_kind(self, call: cst.Call) -> str | None:
         qualified = self.ctx.qualified_name(call.func)
         kind = constructor_kind(qualified)
+        if kind is None:
+            kind = self._returns.get(self._builder(call))
         if kind is None and type(call.func) is cst.Name:
-            kind = self._returns.get(call.func.value) or self._class_kinds.get(call.func.value)
+            kind = self._class_kinds.get(call.func.value)
         if kind is None and qualified in _INSTANTIATE and call.args:
             kind = _configured_kind(call.args[0].value)
         return kind or factory_kind(call.func)
+
+    def _builder(self, call: cst.Call) -> str:
+        """The name of the function of the file whose returns `call` gets: `build(...)`,
+        or a method called on `self` (`self.configure_optimizers()`) that the file
+        defines once; "" for any other call."""
+        if type(call.func) is cst.Name:
+            return call.func.value
+        callee = self.ctx.local_callee(call)
+        return callee.name.value if callee is not None else ""
 
     def _value_kind(self, value: cst.BaseExpression) -> str | None:
         if type(value) is cst.IfExp:
@@ -283,7 +294,7 @@ class Receivers:
 
     def _collect_assignments(self) -> None:
         for binding, call, index in self._unpacked:
-            kinds = self._tuple_returns.get(call.func.value) if type(call.func) is cst.Name else None
+            kinds = self._tuple_returns.get(self._builder(call))
             if kinds is not None and index < len(kinds) and kinds[index] is not None:
                 self.kinds.setdefault(binding, kinds[index])  # type: ignore[arg-type]
         for binding, value in self._assigned:
@@ -371,7 +382,7 @@ class Receivers:
             return {self._value_kind(e.value) for e in value.elements}, True  # type: ignore[attr-defined]
         if type(value) is not cst.Call:
             return None
-        returned = self._returned_items.get(value.func.value) if type(value.func) is cst.Name else None
+        returned = self._returned_items.get(self._builder(value))
         if returned is not None and None not in returned:
             return returned, True  # `opts = make_optimizers()`, a helper of the file returning `[SGD(...), ...]`
         if not value.args:
