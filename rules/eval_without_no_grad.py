@@ -76,7 +76,7 @@ class EvalWithoutNoGrad(Rule):
 
     ## Limitations
     The model must be called by the same expression that `.eval()` was called
-    on (or through its wrapper's `.module`, or through a method of a module class
+    on (also an item of a container: `self.model["generator"]`; or through its wrapper's `.module`, or through a method of a module class
     of the file that runs its layers with no decorator and no grad mode of its
     own: `lm_model.log_prob(words)`), in the same function or in a function of the file that it then calls
     (`model.eval()` at module level, then `evaluate(loader)`). A call in the
@@ -461,6 +461,13 @@ class EvalWithoutNoGrad(Rule):
         "            self.network.eval()\n"
         "            for batch in val_batches:\n"
         "                self.network(batch['data'])  # expect: TL406\n",
+        # a model kept in a dict, put in eval mode and called by the same item
+        "def evaluate(models, loader):\n"
+        "    models['generator'].eval()\n"
+        "    total = 0.0\n"
+        "    for x in loader:\n"
+        "        total += models['generator'](x).mean().item()  # expect: TL406\n"
+        "    return total\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
