@@ -76,7 +76,7 @@ class EvalWithoutNoGrad(Rule):
 
     ## Limitations
     The model must be called by the same expression that `.eval()` was called
-    on (or through its wrapper's `.module`, or through a method of a module class
+    on (also an item of a container: `self.model["generator"]`; or through its wrapper's `.module`, or through a method of a module class
     of the file that runs its layers with no decorator and no grad mode of its
     own: `lm_model.log_prob(words)`), in the same function or in a function of the file that it then calls
     (`model.eval()` at module level, then `evaluate(loader)`). A call in the
@@ -93,8 +93,9 @@ class EvalWithoutNoGrad(Rule):
     during training; loops of the function that do not hold the forward,
     a training loop beside the evaluation loop, do not count; the `step()`
     of an environment built by gym, gymnasium or another environment package
-    is a rollout's, and that of a scheduler the file builds a learning rate's,
-    not a training step; any other `step()` counts as one), and
+    is a rollout's, and that of a scheduler the file builds a learning rate's
+    (also one a function or a method of the class returns, alone or in a
+    tuple), not a training step; any other `step()` counts as one), and
     comprehensions are left alone.
     Inside a training loop, only an `if` that switches the model to `.eval()`,
     calls it and puts it back in train mode (or a loop whose first statement
@@ -435,6 +436,38 @@ class EvalWithoutNoGrad(Rule):
         "    for x, y in loader:\n"
         "        correct += (model(x).argmax(-1) == y).sum().item()  # expect: TL406\n"
         "    return correct\n",
+        # nnU-Net's trainer: the epoch hook steps the scheduler a method of the class builds
+        # (returned with the optimizer), which is no training step
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, network, loss):\n"
+        "        self.network, self.loss = network, loss\n"
+        "        self.optimizer, self.lr_scheduler = self.configure_optimizers()\n"
+        "    def configure_optimizers(self):\n"
+        "        optimizer = torch.optim.SGD(self.network.parameters(), lr=0.01)\n"
+        "        return optimizer, torch.optim.lr_scheduler.StepLR(optimizer, step_size=10)\n"
+        "    def on_train_epoch_start(self, epoch):\n"
+        "        self.network.train()\n"
+        "        self.lr_scheduler.step(epoch)\n"
+        "    def train_step(self, batch):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        self.loss(self.network(batch['data']), batch['target']).backward()\n"
+        "        self.optimizer.step()\n"
+        "    def run_training(self, epochs, train_batches, val_batches):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.on_train_epoch_start(epoch)\n"
+        "            for batch in train_batches:\n"
+        "                self.train_step(batch)\n"
+        "            self.network.eval()\n"
+        "            for batch in val_batches:\n"
+        "                self.network(batch['data'])  # expect: TL406\n",
+        # a model kept in a dict, put in eval mode and called by the same item
+        "def evaluate(models, loader):\n"
+        "    models['generator'].eval()\n"
+        "    total = 0.0\n"
+        "    for x in loader:\n"
+        "        total += models['generator'](x).mean().item()  # expect: TL406\n"
+        "    return total\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)

@@ -67,7 +67,8 @@ class HalfPrecisionTraining(Rule):
     Only models whose `.parameters()` (or `named_parameters()`) go to an
     optimizer built in the same file (directly, through one variable, through
     a function of the file given the model that reads its parameters, or as
-    the model a builder function of the file returns) are considered. A
+    the model a builder function of the file, or a method of the class
+    (`self.model = self._build_model()`), returns) are considered. A
     function of another module of the project that converts the model
     (`model = build_model(cfg)` returning a float16 model, `to_half(model)`)
     is followed, and its call is reported; a conversion in a method of a
@@ -184,6 +185,23 @@ class HalfPrecisionTraining(Rule):
         "        else:\n"
         "            loss.backward()\n"
         "        optimizer.step()\n",
+        # the model built by a method of the trainer (Autoformer's `self._build_model()`)
+        "import torch\n"
+        "class Exp:\n"
+        "    def __init__(self, args):\n"
+        "        self.args = args\n"
+        "        self.model = self._build_model()\n"
+        "    def _build_model(self):\n"
+        "        model = torch.nn.Linear(8, 1)\n"
+        "        if self.args.fp16:\n"
+        "            model = model.half()  # expect: TL107\n"
+        "        return model\n"
+        "    def train(self, loader):\n"
+        "        opt = torch.optim.Adam(self.model.parameters())\n"
+        "        for x, y in loader:\n"
+        "            opt.zero_grad()\n"
+        "            torch.nn.functional.mse_loss(self.model(x), y).backward()\n"
+        "            opt.step()\n",
     )
     good = (
         # inference only: float16 weights are fine
@@ -337,6 +355,43 @@ class HalfPrecisionTraining(Rule):
         "        opt.zero_grad()\n"
         "        model(x).sum().backward()\n"
         "        opt.step()\n",
+        # a float16 teacher built by a method of the trainer; the student it trains is built by another
+        "import torch\n"
+        "class Distiller:\n"
+        "    def __init__(self):\n"
+        "        self.teacher = self._build_teacher()\n"
+        "        self.student = self._build_student()\n"
+        "    def _build_teacher(self):\n"
+        "        model = torch.nn.Linear(8, 1)\n"
+        "        return model.half().eval()\n"
+        "    def _build_student(self):\n"
+        "        model = torch.nn.Linear(8, 1)\n"
+        "        return model\n"
+        "    def train(self, loader):\n"
+        "        opt = torch.optim.Adam(self.student.parameters())\n"
+        "        for x in loader:\n"
+        "            with torch.no_grad():\n"
+        "                target = self.teacher(x.half()).float()\n"
+        "            torch.nn.functional.mse_loss(self.student(x), target).backward()\n"
+        "            opt.step()\n",
+        # two classes each build their model by a method of that name: which one a call runs is not followed
+        "import torch\n"
+        "class Exporter:\n"
+        "    def _build_model(self):\n"
+        "        model = torch.nn.Linear(8, 1)\n"
+        "        model = model.half()\n"
+        "        return model\n"
+        "class Exp:\n"
+        "    def __init__(self):\n"
+        "        self.model = self._build_model()\n"
+        "    def _build_model(self):\n"
+        "        model = torch.nn.Linear(8, 1)\n"
+        "        return model\n"
+        "    def train(self, loader):\n"
+        "        opt = torch.optim.Adam(self.model.parameters())\n"
+        "        for x, y in loader:\n"
+        "            torch.nn.functional.mse_loss(self.model(x), y).backward()\n"
+        "            opt.step()\n",
     )
 
     def finish(self) -> None:
@@ -474,10 +529,9 @@ class HalfPrecisionTraining(Rule):
             if (
                 len(node.targets) == 1
                 and type(node.value) is cst.Call
-                and type(node.value.func) is cst.Name
                 and receivers.binding(node.targets[0].target) in trained
             ):
-                builders += self.ctx.functions_named(node.value.func)
+                builders += self._builders(node.value)
         returned: set[Binding] = set()
         for func in builders:
             for node in iter_nodes(func.body):
@@ -486,6 +540,15 @@ class HalfPrecisionTraining(Rule):
                     if binding is not None:
                         returned.add(binding)
         return returned
+
+    def _builders(self, call: cst.Call) -> list[cst.FunctionDef]:
+        """The functions of the file a call of a builder may run: the `f` its name is
+        bound to for `f(...)` (see `functions_named`), the method `self._build_model()`
+        runs (see `local_callee`)."""
+        if type(call.func) is cst.Name:
+            return self.ctx.functions_named(call.func)
+        callee = self.ctx.local_callee(call)
+        return [callee] if callee is not None else []
 
     def _converted_models(self, call: cst.Call, receiver: cst.BaseExpression) -> set[Binding]:
         """The variables a conversion changes: `model` in `model.cuda().half()`,

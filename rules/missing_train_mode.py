@@ -9,6 +9,7 @@ from trainlint.analysis.loops import (
     CallFlow,
     grad_mode_at,
     is_backward,
+    item_container,
     lexical_grad_mode,
     mode_switch,
     optimizer_step,
@@ -128,6 +129,13 @@ class MissingTrainMode(Rule):
     `model.train(was_training)`) leaves the model in the mode it came in, when
     the restore always runs after it: in a block around it with no `return`,
     `raise`, `break` or `continue` written between, or in a `finally:`.
+    A model kept in a container (`self.model["generator"].eval()`, or each
+    one: `for key in self.model: self.model[key].eval()`) counts when the
+    container is trained as written (an item of it run in a back-propagated
+    forward makes the whole container trained: a frozen teacher kept beside
+    the trained models in one dict is not told apart); such a loop is put back
+    by a later loop over the same keys that calls `.train()` on each item, when
+    it always runs after it, as above.
     """
 
     code = "TL405"
@@ -673,6 +681,53 @@ class MissingTrainMode(Rule):
         "            model(x).sum().backward()\n"
         "            opt.step()\n"
         "        validate(model, val_loader)\n",
+        # the models kept in a dict (ParallelWaveGAN's trainer), each put in eval mode
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer, loader, dev_loader):\n"
+        "        self.model = model  # {\"generator\": G, \"discriminator\": D}\n"
+        "        self.optimizer = optimizer\n"
+        "        self.loader = loader\n"
+        "        self.dev_loader = dev_loader\n"
+        "    def _train_step(self, x, y):\n"
+        "        loss = torch.nn.functional.l1_loss(self.model[\"generator\"](x), y)\n"
+        "        self.optimizer[\"generator\"].zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.optimizer[\"generator\"].step()\n"
+        "    @torch.no_grad()\n"
+        "    def _eval_epoch(self):\n"
+        "        for key in self.model.keys():\n"
+        "            self.model[key].eval()  # expect: TL405\n"
+        "        for x, y in self.dev_loader:\n"
+        "            self.model[\"generator\"](x)\n"
+        "    def run(self):\n"
+        "        for epoch in range(10):\n"
+        "            for x, y in self.loader:\n"
+        "                self._train_step(x, y)\n"
+        "            self._eval_epoch()\n",
+        # one model of the dict put in eval mode
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer, loader, dev_loader):\n"
+        "        self.model = model  # {\"generator\": G, \"discriminator\": D}\n"
+        "        self.optimizer = optimizer\n"
+        "        self.loader = loader\n"
+        "        self.dev_loader = dev_loader\n"
+        "    def _train_step(self, x, y):\n"
+        "        loss = torch.nn.functional.l1_loss(self.model[\"generator\"](x), y)\n"
+        "        self.optimizer[\"generator\"].zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.optimizer[\"generator\"].step()\n"
+        "    @torch.no_grad()\n"
+        "    def _eval_epoch(self):\n"
+        "        self.model[\"generator\"].eval()  # expect: TL405\n"
+        "        for x, y in self.dev_loader:\n"
+        "            self.model[\"generator\"](x)\n"
+        "    def run(self):\n"
+        "        for epoch in range(10):\n"
+        "            for x, y in self.loader:\n"
+        "                self._train_step(x, y)\n"
+        "            self._eval_epoch()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -1274,6 +1329,85 @@ class MissingTrainMode(Rule):
         "        target = teacher(x)\n"
         "    (out - target).pow(2).mean().backward()\n"
         "    optimizer.step()\n",
+        # the models kept in a dict, each put back in train mode after the validation
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer, loader, dev_loader):\n"
+        "        self.model = model  # {\"generator\": G, \"discriminator\": D}\n"
+        "        self.optimizer = optimizer\n"
+        "        self.loader = loader\n"
+        "        self.dev_loader = dev_loader\n"
+        "    def _train_step(self, x, y):\n"
+        "        loss = torch.nn.functional.l1_loss(self.model[\"generator\"](x), y)\n"
+        "        self.optimizer[\"generator\"].zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.optimizer[\"generator\"].step()\n"
+        "    @torch.no_grad()\n"
+        "    def _eval_epoch(self):\n"
+        "        for key in self.model.keys():\n"
+        "            self.model[key].eval()\n"
+        "        for x, y in self.dev_loader:\n"
+        "            self.model[\"generator\"](x)\n"
+        "        for key in self.model.keys():\n"
+        "            self.model[key].train()\n"
+        "    def run(self):\n"
+        "        for epoch in range(10):\n"
+        "            for x, y in self.loader:\n"
+        "                self._train_step(x, y)\n"
+        "            self._eval_epoch()\n",
+        # the models kept in a dict, each put in train mode by the training step
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer, loader, dev_loader):\n"
+        "        self.model = model  # {\"generator\": G, \"discriminator\": D}\n"
+        "        self.optimizer = optimizer\n"
+        "        self.loader = loader\n"
+        "        self.dev_loader = dev_loader\n"
+        "    def _train_step(self, x, y):\n"
+        "        for key in self.model:\n"
+        "            self.model[key].train()\n"
+        "        loss = torch.nn.functional.l1_loss(self.model[\"generator\"](x), y)\n"
+        "        self.optimizer[\"generator\"].zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.optimizer[\"generator\"].step()\n"
+        "    @torch.no_grad()\n"
+        "    def _eval_epoch(self):\n"
+        "        for key in self.model:\n"
+        "            self.model[key].eval()\n"
+        "        for x, y in self.dev_loader:\n"
+        "            self.model[\"generator\"](x)\n"
+        "    def run(self):\n"
+        "        for epoch in range(10):\n"
+        "            for x, y in self.loader:\n"
+        "                self._train_step(x, y)\n"
+        "            self._eval_epoch()\n",
+        # a dict of frozen teachers put in eval mode; the student they teach is not in it
+        "import torch\n"
+        "class Distiller:\n"
+        "    def __init__(self, student, teachers, optimizer, loader, dev_loader):\n"
+        "        self.student = student\n"
+        "        self.teachers = teachers\n"
+        "        self.optimizer = optimizer\n"
+        "        self.loader = loader\n"
+        "        self.dev_loader = dev_loader\n"
+        "    def _train_step(self, x):\n"
+        "        with torch.no_grad():\n"
+        "            target = sum(self.teachers[key](x) for key in self.teachers)\n"
+        "        self.optimizer.zero_grad()\n"
+        "        torch.nn.functional.mse_loss(self.student(x), target).backward()\n"
+        "        self.optimizer.step()\n"
+        "    @torch.no_grad()\n"
+        "    def _eval_epoch(self):\n"
+        "        for key in self.teachers:\n"
+        "            self.teachers[key].eval()\n"
+        "        for x, y in self.dev_loader:\n"
+        "            self.teachers[\"resnet\"](x)\n"
+        "    def run(self):\n"
+        "        self.student.train()\n"
+        "        for epoch in range(10):\n"
+        "            for x, y in self.loader:\n"
+        "                self._train_step(x)\n"
+        "            self._eval_epoch()\n",
     )
 
     def finish(self) -> None:
@@ -1379,8 +1513,10 @@ class MissingTrainMode(Rule):
         receiver = mode[0] if mode is not None else None
         if receiver is None:
             return False
-        if self.ctx.code(receiver) in trained:
-            return self._given_a_trained_model(eval_node, receiver, trained)
+        # an item of a container of models (`self.model["generator"]`) is trained with it
+        model = receiver if self.ctx.code(receiver) in trained else item_container(receiver)
+        if self.ctx.code(model) in trained:
+            return self._given_a_trained_model(eval_node, model, trained)
         items = self._loop_items(eval_node, receiver)
         if items:
             return any(self.ctx.code(item) in trained and self._given_a_trained_model(eval_node, item, trained)
@@ -1447,7 +1583,7 @@ class MissingTrainMode(Rule):
             if mode[1] is False:
                 if _one_of_its_layers(self.ctx, node, mode[0]):
                     return facts  # BatchNorm layers frozen on purpose, not a validation switch
-                if _mode_saved_and_restored(self.ctx, node, mode[0]):
+                if _mode_saved_and_restored(self.ctx, node, mode[0]) or _each_item_put_back(self.ctx, node, mode[0]):
                     return facts  # on the paths where the model was training, it is put back
                 if replaced_parameter(self.ctx, mode[0]):
                     return facts  # a model of its own (`model = copy.deepcopy(model)`), not the caller's
@@ -1691,6 +1827,46 @@ def _mode_saved_and_restored(ctx: FileContext, node: cst.CSTNode, receiver: cst.
                 for mode in (mode_switch(ctx, inner) for inner in ctx.subtree(branch.body)))
         and _always_reached_after(ctx, node, branch, function)
         for branch in ctx.subtree(function.body))
+
+
+def _each_item_put_back(ctx: FileContext, node: cst.CSTNode, receiver: cst.BaseExpression) -> bool:
+    """`models[key].eval()` in a loop over the keys of `models`, and a later loop over
+    them putting each back in train mode (`for key in models: models[key].train()`),
+    always reached after it: where the container is empty, neither loop switches
+    anything (ParallelWaveGAN's trainer keeps its generator and discriminator in a dict)."""
+    function = ctx.enclosing_function(node)
+    switched = _item_by_loop_key(ctx, node, receiver)
+    if function is None or switched is None:
+        return False
+    at = ctx.order_index(node)
+    for restore in ctx.subtree(function.body):
+        if type(restore) is not cst.For or ctx.order_index(restore) <= at:
+            continue
+        modes = [(inner, mode) for inner in ctx.subtree(restore.body) if (mode := mode_switch(ctx, inner)) is not None]
+        if any(mode[1] is not False and _item_by_loop_key(ctx, inner, mode[0]) == (restore, switched[1])
+               for inner, mode in modes) and _always_reached_after(ctx, node, restore, function):
+            return True
+    return False
+
+
+def _item_by_loop_key(ctx: FileContext, node: cst.CSTNode,
+                      receiver: cst.BaseExpression) -> tuple[cst.For, str] | None:
+    """For `models[key]`, where `key` is the variable of the nearest loop around `node`
+    and that loop runs over the keys of `models` (`for key in models:`, `models.keys()`):
+    the loop, and the container as written."""
+    if type(receiver) is not cst.Subscript or len(receiver.slice) != 1:
+        return None
+    index = receiver.slice[0].slice
+    if type(index) is not cst.Index or type(index.value) is not cst.Name:
+        return None
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            return None
+        if type(ancestor) is cst.For and type(ancestor.target) is cst.Name and ancestor.target.value == index.value.value:
+            keys = method_call(ancestor.iter, "keys")
+            container = ctx.code(keys if keys is not None else ancestor.iter)
+            return (ancestor, container) if container == ctx.code(receiver.value) else None
+    return None
 
 
 def _always_reached_after(ctx: FileContext, node: cst.CSTNode, restore: cst.CSTNode,

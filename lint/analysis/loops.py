@@ -287,7 +287,8 @@ def is_grad_attribute(target: cst.BaseExpression) -> bool:
 def train_mode_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] | None:
     """(`model`, on) for `model.train()` / `.train(True)` (True), `model.eval()`
     / `.train(False)` (False), `.train(flag)` (None: unknown), and the same
-    applied to every module (`model.apply(lambda m: m.train())`)."""
+    applied to every module (`model.apply(lambda m: m.train())`). The model may
+    be an item of a container of them (`self.model["generator"].eval()`)."""
     applied = _applied_mode(node)
     if applied is not None:
         return applied
@@ -295,7 +296,7 @@ def train_mode_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None]
     if receiver is None or type(node) is not cst.Call:
         return None
     receiver = unchain_module(receiver)  # `model.to(device).train()` sets `model`
-    if type(receiver) not in (cst.Name, cst.Attribute):
+    if type(item_container(receiver)) not in (cst.Name, cst.Attribute):
         return None
     assert type(node.func) is cst.Attribute
     if node.func.attr.value == "eval":
@@ -309,6 +310,13 @@ def train_mode_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None]
     if type(value) is cst.Name and value.value in ("True", "False"):
         return receiver, value.value == "True"
     return receiver, None
+
+
+def item_container(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`models` of `models[key]` (and of `models[a][b]`); any other `expr` itself."""
+    while type(expr) is cst.Subscript:
+        expr = expr.value
+    return expr
 
 
 def mode_switch(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] | None:

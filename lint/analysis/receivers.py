@@ -259,9 +259,10 @@ class Receivers:
     def _call_kind(self, call: cst.Call) -> str | None:
         qualified = self.ctx.qualified_name(call.func)
         kind = constructor_kind(qualified)
+        if kind is None:
+            kind = next((self._returns[f] for f in self._called(call) if f in self._returns), None)
         if kind is None and type(call.func) is cst.Name:
-            kind = (next((self._returns[f] for f in self._called(call) if f in self._returns), None)
-                    or self._class_kinds.get(call.func.value))
+            kind = self._class_kinds.get(call.func.value)
         if kind is None and qualified in _INSTANTIATE and call.args:
             kind = _configured_kind(call.args[0].value)
         return kind or factory_kind(call.func)
@@ -316,9 +317,13 @@ class Receivers:
                             self._returns.setdefault(func, kind)
 
     def _called(self, call: cst.Call) -> list[cst.FunctionDef]:
-        """The functions of the file a call of a bare name may run (`build()`: the
-        `build` its name is bound to where it is called, not another function's)."""
-        return self.ctx.functions_named(call.func) if type(call.func) is cst.Name else []  # type: ignore[arg-type]
+        """The functions of the file whose returns a call gets: a bare name's (`build()`:
+        the `build` its name is bound to where it is called, not another function's), or
+        a method called on `self` that the file defines once (`self.configure_optimizers()`)."""
+        if type(call.func) is cst.Name:
+            return self.ctx.functions_named(call.func)
+        callee = self.ctx.local_callee(call)
+        return [callee] if callee is not None else []
 
     def _collect_usage(self) -> None:
         """`x.scale(...).backward()` and `x.unscale_(opt)` mark a GradScaler;

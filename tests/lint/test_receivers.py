@@ -73,3 +73,41 @@ def test_a_base_class_two_classes_of_the_file_are_named_after_is_not_followed() 
     source = SOURCE.replace("class Trainer(Middle):", second + "class Trainer(Middle):")
     found = _receivers_of_step(source)
     assert found["Trainer:self.scheduler"] == ("Trainer", "self.scheduler", None)
+
+
+BUILT_BY_A_METHOD = '''\
+import torch
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.optimizer, self.scheduler = self.configure()
+        self.warmup = self.make_warmup()
+
+    def configure(self):
+        optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+        return optimizer, torch.optim.lr_scheduler.StepLR(optimizer, 10)
+
+    def make_warmup(self):
+        return torch.optim.lr_scheduler.LinearLR(self.optimizer)
+
+    def fit(self):
+        self.optimizer.step()
+        self.scheduler.step()
+        self.warmup.step()
+'''
+
+
+def test_what_a_method_of_the_class_returns_is_followed() -> None:
+    found = _receivers_of_step(BUILT_BY_A_METHOD)
+    assert found["Trainer:self.optimizer"][2] == "optimizer"
+    assert found["Trainer:self.scheduler"][2] == SCHEDULER
+    assert found["Trainer:self.warmup"][2] == SCHEDULER
+
+
+def test_a_method_two_classes_of_the_file_define_is_not_followed() -> None:
+    other = "\n\nclass Other:\n    def configure(self):\n        return None, None\n\n    def make_warmup(self):\n        return None\n"
+    found = _receivers_of_step(BUILT_BY_A_METHOD + other)
+    assert found["Trainer:self.scheduler"][2] is None
+    assert found["Trainer:self.warmup"][2] is None
