@@ -167,8 +167,8 @@ class MissingZeroGrad(Rule):
     `__init__`, stepped by a GradScaler, cleared with `zero_grad()`
     elsewhere in the file, or a parameter annotated `torch.optim.Optimizer`),
     also as an item of a container of them (a dict, list, tuple or
-    `SimpleNamespace` written out with them, a dict or `Munch` filled with
-    them key by key, a loop over one). An item a variable key picks
+    `SimpleNamespace` written out with them or built by a comprehension of
+    them, a dict or `Munch` filled with them key by key, a loop over one). An item a variable key picks
     (`self.optimizer[name]` of a helper) is the one the helper's calls name
     when they all give one literal key (`self._scaler_step("generator")`);
     otherwise (calls giving different keys, a key the loop does not show) it
@@ -562,6 +562,17 @@ class MissingZeroGrad(Rule):
         "            for name in ('generator', 'discriminator'):\n"
         "                self.scaler.scale(self.model[name](x).mean()).backward()\n"
         "                self._update(name)\n",
+        # optimizers built by a list comprehension, stepped in a loop over them (OpenRLHF's warm-up)
+        "import torch\n"
+        "class Warmup:\n"
+        "    def __init__(self, actor, critic):\n"
+        "        self.models = [actor, critic]\n"
+        "        self.optimizers = [torch.optim.AdamW(m.parameters(), lr=1e-5) for m in self.models]\n"
+        "    def fit(self, loader):\n"
+        "        for batch in loader:\n"
+        "            sum(m(batch).mean() for m in self.models).backward()\n"
+        "            for opt in self.optimizers:\n"
+        "                opt.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -991,6 +1002,20 @@ class MissingZeroGrad(Rule):
         "            else:\n"
         "                self.model['discriminator'](x).mean().backward()\n"
         "                self.optimizer['discriminator'].step()\n",
+        # optimizers and their schedules built by comprehensions: each optimizer cleared,
+        # the schedules' steps no optimizer's
+        "import torch\n"
+        "def fit(models, loader):\n"
+        "    optimizers = [torch.optim.AdamW(m.parameters()) for m in models]\n"
+        "    schedulers = {i: torch.optim.lr_scheduler.StepLR(o, 10) for i, o in enumerate(optimizers)}\n"
+        "    for batch in loader:\n"
+        "        for opt in optimizers:\n"
+        "            opt.zero_grad()\n"
+        "        sum(m(batch).mean() for m in models).backward()\n"
+        "        for opt in optimizers:\n"
+        "            opt.step()\n"
+        "        for sched in schedulers.values():\n"
+        "            sched.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:

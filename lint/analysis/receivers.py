@@ -330,7 +330,7 @@ class Receivers:
 
     def _collect_item_kinds(self) -> None:
         """Containers of one kind of object: a dict, list or tuple written out with
-        items all of that kind, a namespace built from keywords of that kind
+        items all of that kind or built by a comprehension of one, a namespace built from keywords of that kind
         (`SimpleNamespace(g=Adam(...))`), or an empty one filled by
         `container[key] = ...` with values all of that kind; an alias of one
         (`optims = self.optims`) too."""
@@ -357,8 +357,8 @@ class Receivers:
 
     def _held_items(self, value: cst.BaseExpression) -> tuple[set[str | None], bool] | None:
         """The kinds of the items a container `value` holds, and whether iterating
-        it yields them (a list, a tuple) rather than keys; None: not a container
-        of known items. An empty one (`{}`, `dict()`, `Munch()`) holds none yet; what a
+        it yields them (a list, a tuple, a list comprehension) rather than keys; None:
+        not a container of known items. An empty one (`{}`, `dict()`, `Munch()`) holds none yet; what a
         function of the file returns, the items of the lists or tuples it returns."""
         if type(value) in (cst.Name, cst.Attribute):
             source = self.binding(value)
@@ -369,6 +369,10 @@ class Receivers:
             return {self._value_kind(e.value) for e in value.elements}, False  # `**other`: no kind
         if type(value) in (cst.List, cst.Tuple):
             return {self._value_kind(e.value) for e in value.elements}, True  # type: ignore[attr-defined]
+        if type(value) is cst.ListComp:  # `[AdamW(m.parameters()) for m in models]`
+            return {self._value_kind(value.elt)}, True
+        if type(value) is cst.DictComp:  # `{name: AdamW(m.parameters()) for name, m in nets.items()}`
+            return {self._value_kind(value.value)}, False
         if type(value) is not cst.Call:
             return None
         returned = self._returned_items.get(value.func.value) if type(value.func) is cst.Name else None
