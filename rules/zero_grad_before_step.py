@@ -92,8 +92,9 @@ class ZeroGradBeforeStep(Rule):
     within one step: a clear in it is matched with a backward before it, and
     a model `zip` takes beside the optimizers is cleared as a model. A clear
     through a model or its parameters is, unless the optimizer was built from
-    another model's parameters, one of the two a deep copy (`p_bf16.grad = None` after copying a bf16 copy's gradients to the
-    fp32 master weights that the optimizer steps). Putting a gradient in place
+    another model's parameters, one of the two a deep copy
+    (`p_bf16.grad = None` after copying a bf16 copy's gradients to the fp32
+    master weights that the optimizer steps). Putting a gradient in place
     (`p.grad = g`, neither `None` nor zeros) is not a clear, nor is a clear of
     the parameters a test of each picks in a loop over them (`if "prototypes"
     in name: p.grad = None`, a part frozen while the rest trains). Nor is a
