@@ -168,7 +168,8 @@ class MissingZeroGrad(Rule):
     elsewhere in the file, or a parameter annotated `torch.optim.Optimizer`),
     also as an item of a container of them (a dict, list, tuple or
     `SimpleNamespace` written out with them or built by a comprehension of
-    them, a dict or `Munch` filled with them key by key, a loop over one). An item a variable key picks
+    them, also returned by a function or method of the file, a dict or
+    `Munch` filled with them key by key, a loop over one). An item a variable key picks
     (`self.optimizer[name]` of a helper) is the one the helper's calls name
     when they all give one literal key (`self._scaler_step("generator")`);
     otherwise (calls giving different keys, a key the loop does not show) it
@@ -568,6 +569,20 @@ class MissingZeroGrad(Rule):
         "    def __init__(self, actor, critic):\n"
         "        self.models = [actor, critic]\n"
         "        self.optimizers = [torch.optim.AdamW(m.parameters(), lr=1e-5) for m in self.models]\n"
+        "    def fit(self, loader):\n"
+        "        for batch in loader:\n"
+        "            sum(m(batch).mean() for m in self.models).backward()\n"
+        "            for opt in self.optimizers:\n"
+        "                opt.step()  # expect: TL401\n",
+        # the same list returned by a method of the class
+        "import torch\n"
+        "class Warmup:\n"
+        "    def __init__(self, actor, critic, lr=1e-5):\n"
+        "        self.models = [actor, critic]\n"
+        "        self.optimizers = self.build_optimizers(self.models, lr)\n"
+        "    @classmethod\n"
+        "    def build_optimizers(cls, models, lr):\n"
+        "        return [torch.optim.AdamW(m.parameters(), lr=lr) for m in models]\n"
         "    def fit(self, loader):\n"
         "        for batch in loader:\n"
         "            sum(m(batch).mean() for m in self.models).backward()\n"
@@ -1016,6 +1031,26 @@ class MissingZeroGrad(Rule):
         "            opt.step()\n"
         "        for sched in schedulers.values():\n"
         "            sched.step()\n",
+        # the same, the lists returned by methods of the class
+        "import torch\n"
+        "class Warmup:\n"
+        "    def __init__(self, models):\n"
+        "        self.models = models\n"
+        "        self.optimizers = self.build_optimizers(models)\n"
+        "        self.schedulers = self.build_schedulers()\n"
+        "    def build_optimizers(self, models):\n"
+        "        return [torch.optim.AdamW(m.parameters()) for m in models]\n"
+        "    def build_schedulers(self):\n"
+        "        return [torch.optim.lr_scheduler.StepLR(o, 10) for o in self.optimizers]\n"
+        "    def fit(self, loader):\n"
+        "        for batch in loader:\n"
+        "            for opt in self.optimizers:\n"
+        "                opt.zero_grad()\n"
+        "            sum(m(batch).mean() for m in self.models).backward()\n"
+        "            for opt in self.optimizers:\n"
+        "                opt.step()\n"
+        "            for sched in self.schedulers:\n"
+        "                sched.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:

@@ -307,6 +307,9 @@ class Receivers:
                         self._tuple_returns.setdefault(name, [self._value_kind(e.value) for e in value.elements])
                         items |= {self._value_kind(e.value) for e in value.elements}
                         continue
+                    if type(value) is cst.ListComp:  # `return [AdamW(m.parameters()) for m in models]`
+                        items.add(self._value_kind(value.elt))
+                        continue
                     items.add(None)
                     if value is not None:
                         kind = self._value_kind(value)
@@ -375,7 +378,7 @@ class Receivers:
             return {self._value_kind(value.value)}, False
         if type(value) is not cst.Call:
             return None
-        returned = self._returned_items.get(value.func.value) if type(value.func) is cst.Name else None
+        returned = self._returned_list_items(value)
         if returned is not None and None not in returned:
             return returned, True  # `opts = make_optimizers()`, a helper of the file returning `[SGD(...), ...]`
         if not value.args:
@@ -383,6 +386,14 @@ class Receivers:
         if self._builds_namespace(value) and all(arg.keyword is not None for arg in value.args):
             return {self._value_kind(arg.value) for arg in value.args}, False
         return None
+
+    def _returned_list_items(self, call: cst.Call) -> set[str | None] | None:
+        """The kinds of the items of the lists that the function of the file `call` runs
+        returns (`make_optimizers()`, a method `self.build_optimizers(models)`)."""
+        if type(call.func) is cst.Name:
+            return self._returned_items.get(call.func.value)
+        function = self.ctx.local_function(call.func) if type(call.func) is cst.Attribute else None
+        return self._returned_items.get(function.name.value) if function is not None else None
 
     def _builds_namespace(self, call: cst.Call) -> bool:
         """`SimpleNamespace(...)`, `dict(...)`, `Munch(...)`: each keyword argument is an item."""
