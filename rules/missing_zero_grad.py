@@ -167,8 +167,13 @@ class MissingZeroGrad(Rule):
     `__init__`, stepped by a GradScaler, cleared with `zero_grad()`
     elsewhere in the file, or a parameter annotated `torch.optim.Optimizer`),
     also as an item of a container of them (a dict, list, tuple or
-    `SimpleNamespace` written out with them, a dict or `Munch` filled with
-    them key by key, a loop over one).
+    `SimpleNamespace` written out with them or built by a comprehension of
+    them, also returned by a function or method of the file, a dict or
+    `Munch` filled with them key by key, a loop over one). An item a variable key picks
+    (`self.optimizer[name]` of a helper) is the one the helper's calls name
+    when they all give one literal key (`self._scaler_step("generator")`);
+    otherwise (calls giving different keys, a key the loop does not show) it
+    may be any item, and a clear of any item of that container counts for it.
     An optimizer passed in from another module, unannotated, is not known
     there; the loop that hands an optimizer it knows to a function of
     another module of the project that steps it (`train_step(model,
@@ -545,6 +550,60 @@ class MissingZeroGrad(Rule):
         "    model(batch).mean().backward()\n"
         "    opt.step()\n"
         "    report()\n",
+        # a helper stepping the optimizer its key picks, given the generator's: only the
+        # discriminator's is cleared; given either, by a loop that clears neither
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def _scaler_step(self, name):\n"
+        "        self.scaler.step(self.optimizer[name])  # expect: TL401\n"
+        "        self.scaler.update()\n"
+        "    def run(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.scaler.scale(self.model['generator'](x).mean()).backward()\n"
+        "            self._scaler_step('generator')\n"
+        "            self.optimizer['discriminator'].zero_grad()\n"
+        "            self.scaler.scale(self.model['discriminator'](x).mean()).backward()\n"
+        "            self.optimizer['discriminator'].step()\n"
+        "class Updater:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def _update(self, name):\n"
+        "        self.scaler.step(self.optimizer[name])  # expect: TL401\n"
+        "        self.scaler.update()\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            for name in ('generator', 'discriminator'):\n"
+        "                self.scaler.scale(self.model[name](x).mean()).backward()\n"
+        "                self._update(name)\n",
+        # optimizers built by a list comprehension, stepped in a loop over them (OpenRLHF's warm-up)
+        "import torch\n"
+        "class Warmup:\n"
+        "    def __init__(self, actor, critic):\n"
+        "        self.models = [actor, critic]\n"
+        "        self.optimizers = [torch.optim.AdamW(m.parameters(), lr=1e-5) for m in self.models]\n"
+        "    def fit(self, loader):\n"
+        "        for batch in loader:\n"
+        "            sum(m(batch).mean() for m in self.models).backward()\n"
+        "            for opt in self.optimizers:\n"
+        "                opt.step()  # expect: TL401\n",
+        # the same list returned by a method of the class
+        "import torch\n"
+        "class Warmup:\n"
+        "    def __init__(self, actor, critic, lr=1e-5):\n"
+        "        self.models = [actor, critic]\n"
+        "        self.optimizers = self.build_optimizers(self.models, lr)\n"
+        "    @classmethod\n"
+        "    def build_optimizers(cls, models, lr):\n"
+        "        return [torch.optim.AdamW(m.parameters(), lr=lr) for m in models]\n"
+        "    def fit(self, loader):\n"
+        "        for batch in loader:\n"
+        "            sum(m(batch).mean() for m in self.models).backward()\n"
+        "            for opt in self.optimizers:\n"
+        "                opt.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -899,6 +958,115 @@ class MissingZeroGrad(Rule):
         "    qa_optimizer = torch.optim.AdamW(qa_model.parameters(), lr=1e-4)\n"
         "    for epoch in range(epochs):\n"
         "        train_epoch(qa_model, loader, qa_optimizer)\n",
+        # a helper stepping the optimizer its key picks (ParallelWaveGAN's trainer): given the
+        # generator's, which the loop clears; given either, each cleared before its own step
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer, use_amp):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "        self.scaler = torch.amp.GradScaler('cuda') if use_amp else None\n"
+        "    def _scaler_step(self, name):\n"
+        "        self.scaler.step(self.optimizer[name])\n"
+        "        self.scaler.update()\n"
+        "    def _train_step(self, x, y):\n"
+        "        loss = torch.nn.functional.l1_loss(self.model['generator'](x), y)\n"
+        "        self.optimizer['generator'].zero_grad()\n"
+        "        if self.scaler is not None:\n"
+        "            self.scaler.scale(loss).backward()\n"
+        "            self._scaler_step('generator')\n"
+        "        else:\n"
+        "            loss.backward()\n"
+        "            self.optimizer['generator'].step()\n"
+        "    def run(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            self._train_step(x, y)\n"
+        "class Updater:\n"
+        "    def __init__(self, model, optimizer, use_amp):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "        self.scaler = torch.amp.GradScaler('cuda') if use_amp else None\n"
+        "    def _update(self, name, loss):\n"
+        "        self.optimizer[name].zero_grad()\n"
+        "        if self.scaler is not None:\n"
+        "            self.scaler.scale(loss).backward()\n"
+        "            self.scaler.step(self.optimizer[name])\n"
+        "            self.scaler.update()\n"
+        "        else:\n"
+        "            loss.backward()\n"
+        "            self.optimizer[name].step()\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self._update('generator', self.model['generator'](x).mean())\n"
+        "            self.optimizer['discriminator'].zero_grad()\n"
+        "            self.model['discriminator'](x).mean().backward()\n"
+        "            self.optimizer['discriminator'].step()\n"
+        "class Solver:\n"
+        "    def __init__(self, model, optimizer, use_amp):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "        self.scaler = torch.amp.GradScaler('cuda') if use_amp else None\n"
+        "    def _optimize(self, name):\n"
+        "        self.scaler.step(self.optimizer[name])\n"
+        "        self.scaler.update()\n"
+        "    def train(self, loader):\n"
+        "        for x in loader:\n"
+        "            for name in ('generator', 'discriminator'):\n"
+        "                loss = self.model[name](x).mean()\n"
+        "                self.optimizer[name].zero_grad()\n"
+        "                if self.scaler is not None:\n"
+        "                    self.scaler.scale(loss).backward()\n"
+        "                    self._optimize(name)\n"
+        "                else:\n"
+        "                    loss.backward()\n"
+        "                    self.optimizer[name].step()\n"
+        "    def finetune(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.optimizer['generator'].zero_grad()\n"
+        "            if self.scaler is not None:\n"
+        "                self.scaler.scale(self.model['generator'](x).mean()).backward()\n"
+        "                self._optimize('generator')\n"
+        "            else:\n"
+        "                self.model['generator'](x).mean().backward()\n"
+        "                self.optimizer['generator'].step()\n"
+        "            self.optimizer['discriminator'].zero_grad()\n"
+        "            if self.scaler is not None:\n"
+        "                self.scaler.scale(self.model['discriminator'](x).mean()).backward()\n"
+        "                self._optimize('discriminator')\n"
+        "            else:\n"
+        "                self.model['discriminator'](x).mean().backward()\n"
+        "                self.optimizer['discriminator'].step()\n",
+        # optimizers and their schedules built by comprehensions: each optimizer cleared,
+        # the schedules' steps no optimizer's
+        "import torch\n"
+        "def fit(models, loader):\n"
+        "    optimizers = [torch.optim.AdamW(m.parameters()) for m in models]\n"
+        "    schedulers = {i: torch.optim.lr_scheduler.StepLR(o, 10) for i, o in enumerate(optimizers)}\n"
+        "    for batch in loader:\n"
+        "        for opt in optimizers:\n"
+        "            opt.zero_grad()\n"
+        "        sum(m(batch).mean() for m in models).backward()\n"
+        "        for opt in optimizers:\n"
+        "            opt.step()\n"
+        "        for sched in schedulers.values():\n"
+        "            sched.step()\n",
+        # the same, the lists returned by methods of the class
+        "import torch\n"
+        "class Warmup:\n"
+        "    def __init__(self, models):\n"
+        "        self.models = models\n"
+        "        self.optimizers = self.build_optimizers(models)\n"
+        "        self.schedulers = self.build_schedulers()\n"
+        "    def build_optimizers(self, models):\n"
+        "        return [torch.optim.AdamW(m.parameters()) for m in models]\n"
+        "    def build_schedulers(self):\n"
+        "        return [torch.optim.lr_scheduler.StepLR(o, 10) for o in self.optimizers]\n"
+        "    def fit(self, loader):\n"
+        "        for batch in loader:\n"
+        "            for opt in self.optimizers:\n"
+        "                opt.zero_grad()\n"
+        "            sum(m(batch).mean() for m in self.models).backward()\n"
+        "            for opt in self.optimizers:\n"
+        "                opt.step()\n"
+        "            for sched in self.schedulers:\n"
+        "                sched.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -971,6 +1139,22 @@ class MissingZeroGrad(Rule):
             found.add(model)
         return found.pop() if len(found) == 1 else None
 
+    def _item_as_called(self, optimizer: cst.BaseExpression, loop: cst.CSTNode) -> tuple[str, str | None]:
+        """The optimizer a step goes through, as the loop names it; for an item of a
+        container that a variable key picks (`self.optimizer[name]`), also that container:
+        which item it is, the loop does not show. A key that is a helper's parameter is the
+        one its calls give, a literal names the item (`self._scaler_step("generator")`
+        stepping `self.optimizer[name]` steps `self.optimizer["generator"]`)."""
+        code = self.ctx.code(optimizer)
+        index = optimizer.slice[0].slice if type(optimizer) is cst.Subscript and len(optimizer.slice) == 1 else None
+        if type(index) is not cst.Index or type(index.value) is not cst.Name:
+            return code, None
+        container = self.ctx.code(optimizer.value)  # type: ignore[attr-defined]
+        key = self._read_as_called(index.value.value, index.value, loop)
+        if key is not None and type(key[1]) in (cst.SimpleString, cst.Integer):
+            return f"{container}[{key[0]}]", None
+        return code, container
+
     def _as_called(self, model: cst.BaseExpression, loop: cst.CSTNode) -> str | None:
         """`model` as the loop names it: through a helper of the file the loop calls,
         a parameter of the helper is the argument its calls give it (`m.zero_grad()` of
@@ -980,12 +1164,18 @@ class MissingZeroGrad(Rule):
 
     def _named_as_called(self, code: str, at: cst.CSTNode, loop: cst.CSTNode) -> str | None:
         """`code`, a name read at `at`, as the loop names it (see `_as_called`)."""
+        found = self._read_as_called(code, at, loop)
+        return found[0] if found is not None else None
+
+    def _read_as_called(self, code: str, at: cst.CSTNode, loop: cst.CSTNode) -> tuple[str, cst.CSTNode] | None:
+        """`code`, a name read at `at`, as the loop names it, and where it is read so:
+        the argument a helper's calls give its parameter (see `_as_called`)."""
         seen: set[cst.FunctionDef] = set()
         while loop not in self.ctx.ancestors(at):
             function, root = self.ctx.enclosing_function(at), re.match(r"\w*", code).group()  # type: ignore[union-attr]
             if function is None or root in ("self", "cls") or root not in {
                     param.name.value for param in _parameters(function.params)}:
-                return code  # a global, or `self.model` of a method: the same name everywhere
+                return code, at  # a global, or `self.model` of a method: the same name everywhere
             if function in seen:
                 return None
             seen.add(function)
@@ -994,7 +1184,7 @@ class MissingZeroGrad(Rule):
                 return None
             at = given
             code = self.ctx.code(at) + code[len(root):]
-        return code
+        return code, at
 
     def _engine_steps(self) -> list[cst.FunctionDef]:
         """Functions of this file that a training engine runs once per iteration:
@@ -1028,6 +1218,7 @@ class MissingZeroGrad(Rule):
             # whether a model's, whether a wrapper's: `zero_grad()` of a class of the project)
             clears: list[tuple[cst.CSTNode, str | None, bool, bool]] = []
             owners: dict[str, str | None] = {}  # optimizer -> the model whose parameters it was built on
+            picked: dict[str, str] = {}  # an item a variable key picks (`self.optimizer[name]`) -> its container
             backward = False
             for node in reachable_nodes(self.ctx, loop.body):
                 if (clears_grads(self.ctx, node) or may_clear_grads(self.ctx, node)
@@ -1038,7 +1229,7 @@ class MissingZeroGrad(Rule):
                     if own is not None and not (own.does(ZERO_GRAD) or own.does(MAY_ZERO_GRAD)):
                         pass  # `def zero_grad(self): self.count = 0`: no clear
                     elif receiver is not None and is_optimizer(self.ctx, receiver):
-                        clears.append((node, self.ctx.code(receiver), False, own is not None))
+                        clears.append((node, self._item_as_called(receiver, loop)[0], False, own is not None))
                         continue
                     elif receiver is not None and type(receiver) in (cst.Name, cst.Attribute):
                         # `netD.zero_grad()`; None: a helper's parameter, given different models
@@ -1050,11 +1241,14 @@ class MissingZeroGrad(Rule):
                 backward = backward or is_backward(node)
                 optimizer = optimizer_step(self.ctx, node)
                 if optimizer is not None:
-                    steps.append((node, self.ctx.code(optimizer), None))
+                    named, container = self._item_as_called(optimizer, loop)
+                    steps.append((node, named, None))
+                    if container is not None:
+                        picked[named] = container
                     # the model it was built on, named as the loop names the models it clears
                     owner = self._parameters_owner(optimizer)
-                    owners[self.ctx.code(optimizer)] = (self._named_as_called(owner, optimizer, loop)
-                                                        if owner is not None else None)
+                    owners[named] = (self._named_as_called(owner, optimizer, loop)
+                                     if owner is not None else None)
                 helper = self._external_step(node)
                 if helper is None and not backward:
                     followed = self._followed_summary(node)  # `backward(loss)` of steps.py
@@ -1068,7 +1262,7 @@ class MissingZeroGrad(Rule):
                         steps.append((node, code, message.format(self.ctx.code(node.func), code, code)))  # type: ignore[attr-defined]
                         owners[code] = None if isinstance(optimizer, str) else self._parameters_owner(optimizer)
             if backward:
-                self._judge(loop, steps, clears, owners)
+                self._judge(loop, steps, clears, owners, picked)
         self._judge_helper_loops()
 
     def _judge_helper_loops(self) -> None:
@@ -1086,7 +1280,8 @@ class MissingZeroGrad(Rule):
                     self.report(call, _IN_HELPER_LOOP.format(self.ctx.code(call.func), code, code))  # type: ignore[attr-defined]
 
     def _judge(self, loop: cst.CSTNode, steps: list[tuple[cst.CSTNode, str, str | None]],
-               clears: list[tuple[cst.CSTNode, str | None, bool, bool]], owners: dict[str, str | None]) -> None:
+               clears: list[tuple[cst.CSTNode, str | None, bool, bool]], owners: dict[str, str | None],
+               picked: dict[str, str]) -> None:
         stepped = {optimizer for _, optimizer, _ in steps}
         for step, optimizer, helper in steps:
             if self._built_each_iteration(loop, optimizer, owners.get(optimizer)):
@@ -1111,6 +1306,10 @@ class MissingZeroGrad(Rule):
                                                             for model in models))}
             # an optimizer cleared under another name than any stepped one may be any of them
             if optimizer in cleared or not cleared <= stepped:  # type: ignore[operator]
+                continue
+            # an item a variable key picks may be any item of its container cleared
+            container = picked.get(optimizer)
+            if container is not None and any(name.startswith(f"{container}[") for name in cleared):  # type: ignore[union-attr]
                 continue
             if helper is not None and not named:
                 self.report(step, helper)

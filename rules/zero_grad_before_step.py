@@ -87,10 +87,14 @@ class ZeroGradBeforeStep(Rule):
     self.optimizers: o.step()`) steps each one it holds; a loop over a list
     the file does not show (a parameter given different lists by the calls
     of its function, or by none) steps none that a clear elsewhere is matched
-    with. A clear through a model or its parameters is, unless the
-    optimizer was built from another model's parameters, one of the two a deep
-    copy (`p_bf16.grad = None` after copying a bf16 copy's gradients to the
-    fp32 master weights that the optimizer steps). Putting a gradient in place
+    with. A loop over optimizers (`for opt in optimizers:`, a list built by a
+    comprehension too, `for model, opt in zip(models, optimizers):`) runs
+    within one step: a clear in it is matched with a backward before it, and
+    a model `zip` takes beside the optimizers is cleared as a model. A clear
+    through a model or its parameters is, unless the optimizer was built from
+    another model's parameters, one of the two a deep copy
+    (`p_bf16.grad = None` after copying a bf16 copy's gradients to the fp32
+    master weights that the optimizer steps). Putting a gradient in place
     (`p.grad = g`, neither `None` nor zeros) is not a clear, nor is a clear of
     the parameters a test of each picks in a loop over them (`if "prototypes"
     in name: p.grad = None`, a part frozen while the rest trains). Nor is a
@@ -388,6 +392,21 @@ class ZeroGradBeforeStep(Rule):
         "    def log():\n"
         "        print('step')\n"
         "    log()\n",
+        # a step's loop over optimizers that clears each before stepping it, or each model
+        # zipped with its optimizer (OpenRLHF's critic warm-up)
+        "import torch\n"
+        "def update_all(gen, disc, loss):\n"
+        "    optimizers = [torch.optim.SGD(gen.parameters(), 0.1), torch.optim.SGD(disc.parameters(), 0.1)]\n"
+        "    loss.backward()\n"
+        "    for opt in optimizers:\n"
+        "        opt.zero_grad()  # expect: TL402\n"
+        "        opt.step()\n"
+        "def update_zipped(models, loss):\n"
+        "    optimizers = [torch.optim.SGD(m.parameters(), 0.1) for m in models]\n"
+        "    loss.backward()\n"
+        "    for model, opt in zip(models, optimizers):\n"
+        "        model.zero_grad()  # expect: TL402\n"
+        "        opt.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -758,6 +777,29 @@ class ZeroGradBeforeStep(Rule):
         "    def log():\n"
         "        model.zero_grad()\n"
         "    log()\n",
+        # loops over optimizers within a step: each network zipped with its optimizer cleared
+        # before its own backward; the critics' optimizers cleared, then the generator's stepped;
+        # accumulated micro-steps, each optimizer stepped and then cleared
+        "import torch\n"
+        "def update(gen, critics, x, z):\n"
+        "    opt_g = torch.optim.Adam(gen.parameters())\n"
+        "    opt_cs = [torch.optim.Adam(c.parameters()) for c in critics]\n"
+        "    (-sum(c(gen(z)).mean() for c in critics)).backward()\n"
+        "    for opt in opt_cs:\n"
+        "        opt.zero_grad()\n"
+        "    opt_g.step()\n"
+        "    for critic, opt in zip(critics, opt_cs):\n"
+        "        critic.zero_grad()\n"
+        "        (critic(gen(z).detach()).mean() - critic(x).mean()).backward()\n"
+        "        opt.step()\n"
+        "def accumulate(model, loader, accum):\n"
+        "    optimizers = [torch.optim.SGD(model.encoder.parameters(), 0.1), torch.optim.Adam(model.head.parameters())]\n"
+        "    for i, x in enumerate(loader):\n"
+        "        model(x).sum().backward()\n"
+        "        if (i + 1) % accum == 0:\n"
+        "            for opt in optimizers:\n"
+        "                opt.step()\n"
+        "                opt.zero_grad()\n",
     )
 
     def finish(self) -> None:
@@ -939,8 +981,15 @@ class ZeroGradBeforeStep(Rule):
             if not sites or any(self.ctx.enclosing_function(site) is not function for site in sites):
                 return True
             return any(self._same_iteration(site, clear, depth + 1) for site in sites)
-        loops = loops_within(self.ctx, clear, function)
+        # a loop over optimizers runs within one step (`for opt in optimizers: opt.zero_grad()`)
+        loops = {loop for loop in loops_within(self.ctx, clear, function) if not self._over_optimizers(loop)}
         return not loops or bool(loops & loops_within(self.ctx, backward, function))
+
+    def _over_optimizers(self, loop: cst.CSTNode) -> bool:
+        """A loop a variable of which takes optimizers (`for opt in optimizers:`,
+        `for model, opt in zip(models, optimizers):`): its passes are parts of one step."""
+        return type(loop) is cst.For and any(
+            type(node) is cst.Name and is_optimizer(self.ctx, node) for node in iter_nodes(loop.target))
 
     def _other_model(self, clear: cst.CSTNode, optimizer: cst.BaseExpression) -> bool:
         """`clear` empties the gradients of parameters of one model and the
@@ -1059,11 +1108,27 @@ class ZeroGradBeforeStep(Rule):
         for a loop variable over optimizers the file shows (`for o in [opt_d1, opt_d2]:`):
         which steps it clears for, `_clears_one_of` tells."""
         receiver = method_call(node, "zero_grad")
-        if receiver is not None and any(ranged_bindings(self.ctx, receiver)):
+        if receiver is None:
+            return None
+        if any(ranged_bindings(self.ctx, receiver)) and not self._beside_optimizers(receiver):
             return _RANGED
-        if receiver is not None and is_optimizer(self.ctx, receiver):
+        if is_optimizer(self.ctx, receiver):
             return self.ctx.code(receiver)
         return None
+
+    def _beside_optimizers(self, expr: cst.BaseExpression) -> bool:
+        """`expr`, no optimizer, is a loop variable that a `zip` takes beside optimizers
+        (`model` of `for model, opt in zip(models, optimizers):`): a model, not one of them."""
+        if type(expr) is not cst.Name or is_optimizer(self.ctx, expr):
+            return False
+        for ancestor in self.ctx.ancestors(expr):
+            if type(ancestor) in (cst.FunctionDef, cst.Lambda):
+                return False
+            if type(ancestor) is cst.For and expr.value in target_names(ancestor.target):
+                iterated = ancestor.iter
+                return (type(iterated) is cst.Call and type(iterated.func) is cst.Name
+                        and iterated.func.value == "zip" and self._over_optimizers(ancestor))
+        return False
 
 
 def _iterated_source(target: cst.BaseExpression, iterated: cst.BaseExpression, name: str) -> cst.BaseExpression | None:

@@ -244,15 +244,15 @@ class Receivers:
     def ranged_over(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """The container the loop variable `expr` takes its values from in the loop
         around it: `optims` of `for opt in optims:`, `optims.values()`,
-        `optims.items()`, `enumerate(optims)` (a list written there too)."""
+        `optims.items()`, `enumerate(optims)`, `zip(models, optims)` (a list written there too)."""
         if type(expr) is not cst.Name:
             return None
         for ancestor in self.ctx.ancestors(expr):
             if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
                 return None
-            ranged = _ranged(ancestor) if type(ancestor) is cst.For else None
-            if ranged is not None and ranged[0].value == expr.value:
-                return ranged[1]
+            for name, container, _ in _ranged(ancestor) if type(ancestor) is cst.For else ():
+                if name.value == expr.value:
+                    return container
         return None
 
     # -- collection --------------------------------------------------------
@@ -310,6 +310,9 @@ class Receivers:
                         self._tuple_returns.setdefault(func, [self._value_kind(e.value) for e in value.elements])
                         items |= {self._value_kind(e.value) for e in value.elements}
                         continue
+                    if type(value) is cst.ListComp:  # `return [AdamW(m.parameters()) for m in models]`
+                        items.add(self._value_kind(value.elt))
+                        continue
                     items.add(None)
                     if value is not None:
                         kind = self._value_kind(value)
@@ -342,7 +345,7 @@ class Receivers:
 
     def _collect_item_kinds(self) -> None:
         """Containers of one kind of object: a dict, list or tuple written out with
-        items all of that kind, a namespace built from keywords of that kind
+        items all of that kind or built by a comprehension of one, a namespace built from keywords of that kind
         (`SimpleNamespace(g=Adam(...))`), or an empty one filled by
         `container[key] = ...` with values all of that kind; an alias of one
         (`optims = self.optims`) too."""
@@ -369,8 +372,8 @@ class Receivers:
 
     def _held_items(self, value: cst.BaseExpression) -> tuple[set[str | None], bool] | None:
         """The kinds of the items a container `value` holds, and whether iterating
-        it yields them (a list, a tuple) rather than keys; None: not a container
-        of known items. An empty one (`{}`, `dict()`, `Munch()`) holds none yet; what a
+        it yields them (a list, a tuple, a list comprehension) rather than keys; None:
+        not a container of known items. An empty one (`{}`, `dict()`, `Munch()`) holds none yet; what a
         function of the file returns, the items of the lists or tuples it returns."""
         if type(value) in (cst.Name, cst.Attribute):
             source = self.binding(value)
@@ -381,6 +384,10 @@ class Receivers:
             return {self._value_kind(e.value) for e in value.elements}, False  # `**other`: no kind
         if type(value) in (cst.List, cst.Tuple):
             return {self._value_kind(e.value) for e in value.elements}, True  # type: ignore[attr-defined]
+        if type(value) is cst.ListComp:  # `[AdamW(m.parameters()) for m in models]`
+            return {self._value_kind(value.elt)}, True
+        if type(value) is cst.DictComp:  # `{name: AdamW(m.parameters()) for name, m in nets.items()}`
+            return {self._value_kind(value.value)}, False
         if type(value) is not cst.Call:
             return None
         called = [self._returned_items[f] for f in self._called(value) if f in self._returned_items]
@@ -404,15 +411,13 @@ class Receivers:
         """`for opt in optimizers:` over a list or tuple of optimizers (written there,
         or held by the name it iterates), `for opt in optims.values():` over any
         container of them, `for name, opt in optims.items():` and
-        `for i, opt in enumerate(optimizers):`: the loop variable holds an optimizer."""
+        `for i, opt in enumerate(optimizers):`, `for model, opt in zip(models, optimizers):`:
+        the loop variable holds an optimizer."""
         for loop in self.ctx.nodes_of(cst.For):
-            ranged = _ranged(loop)  # type: ignore[arg-type]
-            if ranged is None:
-                continue
-            target, container, by_values = ranged
-            kind = self._item_kind(container) if by_values else self._element_kind(container)
-            if kind == OPTIMIZER:
-                self._mark(target, kind)
+            for target, container, by_values in _ranged(loop):  # type: ignore[arg-type]
+                kind = self._item_kind(container) if by_values else self._element_kind(container)
+                if kind == OPTIMIZER:
+                    self._mark(target, kind)
 
     def _element_kind(self, iterable: cst.BaseExpression) -> str | None:
         """The one kind of every element a loop over `iterable` yields."""
@@ -571,24 +576,35 @@ def _no_argument_method(expr: cst.BaseExpression, method: str) -> cst.BaseExpres
     return None
 
 
-def _ranged(loop: cst.For) -> tuple[cst.Name, cst.BaseExpression, bool] | None:
-    """The loop variable of `loop`, the container it takes its values from, and
-    whether those are the container's values (`optims.values()`, `optims.items()`)
-    rather than what iterating it yields (`optimizers`, `enumerate(optimizers)`)."""
+def _ranged(loop: cst.For) -> list[tuple[cst.Name, cst.BaseExpression, bool]]:
+    """The loop variables of `loop` that take the items of a container, each with that
+    container and whether those are the container's values (`optims.values()`,
+    `optims.items()`) rather than what iterating it yields (`optimizers`,
+    `enumerate(optimizers)`); each of `zip(models, optimizers)` with its own."""
     target, iterable = loop.target, loop.iter
+    func = iterable.func if type(iterable) is cst.Call else None
+    if type(target) in (cst.Tuple, cst.List) and type(func) is cst.Name and func.value == "zip":
+        names = [element.value for element in target.elements]  # type: ignore[attr-defined]
+        if len(names) != len(iterable.args) or any(arg.star or arg.keyword for arg in iterable.args):  # type: ignore[attr-defined]
+            return []
+        return [(name, *_taken_from(arg.value)) for name, arg in zip(names, iterable.args)  # type: ignore[attr-defined]
+                if type(name) is cst.Name]
     if type(target) is cst.Tuple and len(target.elements) == 2 and type(iterable) is cst.Call:
         target = target.elements[1].value
         items = _no_argument_method(iterable, "items")
         if items is not None:
-            return (target, items, True) if type(target) is cst.Name else None
-        func = iterable.func
+            return [(target, items, True)] if type(target) is cst.Name else []
         if type(func) is cst.Name and func.value == "enumerate" and len(iterable.args) == 1:
-            return (target, iterable.args[0].value, False) if type(target) is cst.Name else None
-        return None
-    if type(target) is not cst.Name:
-        return None
+            return [(target, iterable.args[0].value, False)] if type(target) is cst.Name else []
+        return []
+    return [(target, *_taken_from(iterable))] if type(target) is cst.Name else []
+
+
+def _taken_from(iterable: cst.BaseExpression) -> tuple[cst.BaseExpression, bool]:
+    """The container a loop over `iterable` takes its items from, and whether those are
+    its values (`optims.values()`) rather than what iterating it yields."""
     values = _no_argument_method(iterable, "values")
-    return (target, values, True) if values is not None else (target, iterable, False)
+    return (values, True) if values is not None else (iterable, False)
 
 
 def _paired(target: cst.BaseExpression, value: cst.BaseExpression) -> Iterator[tuple[cst.BaseExpression, cst.BaseExpression]]:
