@@ -116,12 +116,26 @@ def unwrap_compiled(module: nn.Module) -> nn.Module:
 
 
 def script_variable(tensor: torch.Tensor) -> str | None:
-    """The name the script's top level gives `tensor` (`w1` of a network written with
-    bare tensors), None when none does."""
+    """The name the script gives `tensor` (`w1` of a network written with bare
+    tensors, a CLIP temperature `logit_scale`): a global of `__main__`, then a local
+    of the user's frames now running, innermost first, or an attribute of one
+    (`self.logit_scale` in a trainer's method: `logit_scale`); None when none does."""
     main = sys.modules.get("__main__")
     for name, value in list(vars(main).items()) if main is not None else ():
         if value is tensor and not name.startswith("_"):
             return name
+    frame = sys._getframe(1)
+    while frame is not None:
+        if locations.is_user_file(frame.f_code.co_filename):
+            for name, value in list(frame.f_locals.items()):
+                if value is tensor:
+                    return name
+                attributes = getattr(value, "__dict__", None)
+                if type(attributes) is dict and not issubclass(type(value), (type, ModuleType)):
+                    for attribute, held in list(attributes.items()):
+                        if held is tensor and not attribute.startswith("_"):
+                            return attribute
+        frame = frame.f_back
     return None
 
 

@@ -43,7 +43,7 @@ class MissingZeroGradDetector(Detector):
         if record.kept_beside_cleared:
             # the clear covers part of what the optimizer steps: `model.zero_grad()` beside a
             # parameter kept outside the model (a CLIP temperature, a loss module's weights)
-            what = (f"{owner} stepped on {name}'s gradient, which nobody cleared since its previous step "
+            what = (f"{owner} stepped on {sink.param_label(param)}'s gradient, which nobody cleared since its previous step "
                     "while other gradients of it were: the clear misses it, so every backward pass adds to its "
                     "earlier gradients and each update applies them again; call optimizer.zero_grad() once per "
                     "step (it clears every parameter the optimizer steps)")
