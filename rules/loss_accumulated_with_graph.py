@@ -150,7 +150,8 @@ class LossAccumulatedWithGraph(Rule):
     back-propagates nothing (a loss function: its caller does), also inside a
     returned dict (`losses["mask"] = loss_mask / n`), and any sum under
     `torch.no_grad()` / `torch.inference_mode()` (a `with` block, a decorator,
-    or every call site of the function), where no graph is recorded, nor a
+    or every call site of the function in its file: one evaluation call under
+    `no_grad` does not excuse a training call without it), where no graph is recorded, nor a
     value assigned there or read from one that was (`loss = outputs.loss` after
     `with torch.no_grad(): outputs = model(x)`). A value
     is judged on every path: if some path turns `loss` into a float first, the
@@ -701,6 +702,24 @@ class LossAccumulatedWithGraph(Rule):
         "        opt.step()\n"
         "        total += loss  # expect: TL202\n"
         "    return total / len(loader)\n",
+        # one function trains (an optimizer given) and evaluates (under `no_grad`): the
+        # evaluation's call does not excuse the training's (fast-autoaugment's run_epoch)
+        "import torch\n"
+        "def run_epoch(model, loader, loss_fn, optimizer):\n"
+        "    total = 0.0\n"
+        "    for data, label in loader:\n"
+        "        loss = loss_fn(model(data), label)\n"
+        "        if optimizer:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        total += loss * len(data)  # expect: TL202\n"
+        "    return total\n"
+        "def main(model, trainloader, validloader, loss_fn, optimizer, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        run_epoch(model, trainloader, loss_fn, optimizer)\n"
+        "        with torch.no_grad():\n"
+        "            run_epoch(model, validloader, loss_fn, None)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1016,6 +1035,25 @@ class LossAccumulatedWithGraph(Rule):
         "    total = torch.stack(losses).mean()\n"
         "    apply()\n"
         "    return total.item()\n",
+        # an evaluation function called under `no_grad` / `inference_mode` at every call site
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "def evaluate(model, loader):\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        total += loss\n"
+        "    print(f\"validation loss {total / len(loader):.4f}\")\n"
+        "def fit(model, train_loader, val_loader, optimizer, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in train_loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            F.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        with torch.no_grad():\n"
+        "            evaluate(model, val_loader)\n"
+        "    with torch.inference_mode():\n"
+        "        evaluate(model, val_loader)\n",
     )
 
     def finish(self) -> None:

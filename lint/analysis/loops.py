@@ -479,7 +479,9 @@ def _set_before(ctx: FileContext, block: cst.IndentedBlock | cst.Module, child: 
 
 def function_grad_mode(ctx: FileContext, func: cst.FunctionDef, _depth: int = 0) -> GradMode | None:
     """Grad mode the body of `func` runs under: its decorators, else its call
-    sites in this file (all of them known; "off" when any enters no_grad)."""
+    sites in this file (all of them known): "off" when every one enters no_grad,
+    "unknown" when only some do (one function that trains, then evaluates under
+    `torch.no_grad()`: what its body records depends on the call)."""
     mode = _decorators_mode(ctx, func)
     if mode is not None or _depth > _MAX_INLINE_DEPTH:
         return mode
@@ -487,12 +489,14 @@ def function_grad_mode(ctx: FileContext, func: cst.FunctionDef, _depth: int = 0)
     for call in ctx.call_sites(func):
         mode = lexical_grad_mode(ctx, call)
         caller = ctx.enclosing_function(call)
+        if mode is None and caller is func:
+            continue  # a recursive call runs in the mode of the call that entered it
         if mode is None and caller is not None:
             mode = function_grad_mode(ctx, caller, _depth + 1)
         modes.append(mode)
-    if "off" in modes:
+    if modes and all(mode == "off" for mode in modes):
         return "off"
-    if "unknown" in modes:
+    if "off" in modes or "unknown" in modes:
         return "unknown"
     return None
 
