@@ -138,10 +138,12 @@ class LossAccumulatedWithGraph(Rule):
     loss it back-propagated (`total += train_step(batch)`), and a meter or
     logging function that stores what it is given where it outlives the call
     (`meter.update(loss)` on an object built from a class of the project,
-    `log_losses(history, {"loss": loss})`, also through `**kwargs`). Totals
-    kept in dicts by subscript (`meters["loss"] += loss`), meters of installed
-    libraries, objects whose class cannot be told, and an accumulation outside
-    any loop (a `training_step` method appending to `self.outputs`) is not
+    `log_losses(history, {"loss": loss})`, also through `**kwargs`). A total
+    kept in a dict under a constant key is flagged as a variable is
+    (`meters["loss"] += loss`, `logs["loss"] = logs.get("loss", 0.0) + loss`),
+    without a fix; one under a key that is not a constant (`meters[name] +=
+    loss`), meters of installed libraries, objects whose class cannot be told,
+    and an accumulation outside any loop (a `training_step` method appending to `self.outputs`) is not
     flagged. A loss being built is never flagged: a total that is
     back-propagated or differentiated later (`total.backward()`,
     `torch.stack(losses).mean().backward()`, `for l in losses: l.backward()`,
@@ -720,6 +722,19 @@ class LossAccumulatedWithGraph(Rule):
         "        run_epoch(model, trainloader, loss_fn, optimizer)\n"
         "        with torch.no_grad():\n"
         "            run_epoch(model, validloader, loss_fn, None)\n",
+        # a total kept in a dict under a constant key, added to as `+=` would
+        "import torch\n"
+        "def train(model, loader, optimizer):\n"
+        "    logs = {\"loss\": 0.0}\n"
+        "    totals = {}\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = model(x).pow(2).mean()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        logs[\"loss\"] = logs[\"loss\"] + loss  # expect: TL202\n"
+        "        totals['loss'] = totals.get(\"loss\", 0.0) + loss  # expect: TL202\n"
+        "    return logs, totals\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1054,6 +1069,22 @@ class LossAccumulatedWithGraph(Rule):
         "            evaluate(model, val_loader)\n"
         "    with torch.inference_mode():\n"
         "        evaluate(model, val_loader)\n",
+        # a dict made anew every iteration, another key's value read, numbers added
+        "import torch\n"
+        "def train(model, loader, optimizer):\n"
+        "    logs = {\"loss\": 0.0, \"detached\": 0.0}\n"
+        "    for x in loader:\n"
+        "        step = {}\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = model(x).pow(2).mean()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        step[\"loss\"] = step.get(\"loss\", 0.0) + loss\n"
+        "        logs[\"last\"] = logs[\"loss\"] + loss\n"
+        "        logs[\"loss\"] = logs.get(\"loss\", 0.0) + loss.item()\n"
+        "        logs[\"detached\"] = logs[\"detached\"] + loss.detach()\n"
+        "        print(step)\n"
+        "    return logs\n",
     )
 
     def finish(self) -> None:
@@ -1535,11 +1566,12 @@ def _adds_to_itself(node: cst.CSTNode) -> bool:
 
 def _added_to_itself(node: cst.Assign) -> cst.BaseExpression | None:
     """What `node` adds to the variable it assigns: `x` of `total = total + x`,
-    `x + total`, and of a running average, `avg = 0.98 * avg + 0.02 * x` (the
-    old value scaled, then added to: each step's graph is still in it)."""
+    `x + total`, `logs["loss"] = logs.get("loss", 0.0) + x`, and of a running
+    average, `avg = 0.98 * avg + 0.02 * x` (the old value scaled, then added to:
+    each step's graph is still in it)."""
     if len(node.targets) != 1:
         return None
-    name = dotted_name(node.targets[0].target)
+    name = _accumulator_name(node.targets[0].target)
     value = node.value
     if name is None or type(value) is not cst.BinaryOperation or type(value.operator) is not cst.Add:
         return None
@@ -1551,12 +1583,22 @@ def _added_to_itself(node: cst.Assign) -> cst.BaseExpression | None:
 
 
 def _is_kept(term: cst.BaseExpression, name: str) -> bool:
-    """`term` is the variable `name`, or it scaled (`0.98 * avg`, `avg * decay`, `avg / 2`)."""
-    if dotted_name(term) == name:
+    """`term` reads the accumulator `name`, or it scaled (`0.98 * avg`, `avg * decay`, `avg / 2`)."""
+    if _read_name(term) == name:
         return True
     return (type(term) is cst.BinaryOperation and type(term.operator) in (cst.Multiply, cst.Divide)
-            and (dotted_name(term.left) == name or
-                 (type(term.operator) is cst.Multiply and dotted_name(term.right) == name)))
+            and (_read_name(term.left) == name or
+                 (type(term.operator) is cst.Multiply and _read_name(term.right) == name)))
+
+
+def _read_name(term: cst.BaseExpression) -> str | None:
+    """The accumulator `term` reads: see `_accumulator_name`; `logs.get("loss", 0.0)`
+    reads `logs["loss"]`."""
+    if (type(term) is cst.Call and type(term.func) is cst.Attribute and term.func.attr.value == "get"
+            and 1 <= len(term.args) <= 2 and not any(arg.keyword or arg.star for arg in term.args)):
+        base, key = dotted_name(term.func.value), _key_text(term.args[0].value)
+        return f"{base}[{key}]" if base is not None and key is not None else None
+    return _accumulator_name(term)
 
 
 def _arms(value: cst.BaseExpression) -> set[str]:
@@ -1568,12 +1610,17 @@ def _accumulator_name(expr: cst.BaseExpression) -> str | None:
     """`losses` or `self.losses`, or an item of one at a constant key
     (`history["train_loss"]`, a Keras-style history of lists)."""
     if type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
-        key = expr.slice[0].slice.value
-        base = dotted_name(expr.value)
-        if base is not None and type(key) in (cst.SimpleString, cst.Integer):
-            return f"{base}[{key.value}]"
-        return None
+        base, key = dotted_name(expr.value), _key_text(expr.slice[0].slice.value)
+        return f"{base}[{key}]" if base is not None and key is not None else None
     return dotted_name(expr)
+
+
+def _key_text(key: cst.BaseExpression) -> str | None:
+    """A constant key, written one way whatever its quotes (`"loss"`, `'loss'`)."""
+    if type(key) is cst.Integer:
+        return key.value
+    value = string_value(key)
+    return repr(value) if value is not None else None
 
 
 def _base(accumulator: str) -> str:
