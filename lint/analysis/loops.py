@@ -572,6 +572,33 @@ def reachable_nodes(ctx: FileContext, root: cst.CSTNode) -> Iterator[cst.CSTNode
                 stack.append(callee.body)
 
 
+def calling_loops(ctx: FileContext, func: cst.FunctionDef,
+                  _depth: int = 0) -> list[tuple[cst.For | cst.While, cst.Call]]:
+    """The loops of the file whose iterations run `func`, each with the call of its
+    body that does: a call of `func` in a loop (`for batch in loader:
+    self._train_step(batch)`), or of a function that calls it outside any loop of
+    its own (transitively, a few calls deep)."""
+    found: list[tuple[cst.For | cst.While, cst.Call]] = []
+    for site in ctx.call_sites(func):
+        loop = innermost_loop(ctx, site)
+        caller = ctx.enclosing_function(site)
+        if loop is not None:
+            found.append((loop, site))
+        elif caller is not None and caller is not func and _depth < _MAX_INLINE_DEPTH:
+            found.extend(calling_loops(ctx, caller, _depth + 1))
+    return found
+
+
+def innermost_loop(ctx: FileContext, node: cst.CSTNode) -> cst.For | cst.While | None:
+    """The innermost loop around `node` in its own function (or module code)."""
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) in (cst.For, cst.While):
+            return ancestor  # type: ignore[return-value]
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            return None
+    return None
+
+
 def stepping_loops(ctx: FileContext) -> set[cst.CSTNode]:
     """Loops one iteration of which may step an optimizer, in its own body or
     in a function of the file it calls (transitively): what
