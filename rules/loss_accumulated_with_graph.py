@@ -774,6 +774,20 @@ class LossAccumulatedWithGraph(Rule):
         "    def run(self, epochs):\n"
         "        for _ in range(epochs):\n"
         "            self._train_epoch()\n",
+        # a term added to the back-propagated loss by `+=` (ParallelWaveGAN's generator loss)
+        "import torch.nn.functional as F\n"
+        "def train(model, disc, loader, optimizer, lambda_adv):\n"
+        "    adv_total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        fake = model(x)\n"
+        "        gen_loss = F.l1_loss(fake, y)\n"
+        "        adv_loss = -disc(fake).mean()\n"
+        "        gen_loss += lambda_adv * adv_loss\n"
+        "        adv_total += adv_loss  # expect: TL202\n"
+        "        optimizer.zero_grad()\n"
+        "        gen_loss.backward()\n"
+        "        optimizer.step()\n"
+        "    print(f\"adversarial loss {adv_total / len(loader):.4f}\")\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1164,6 +1178,21 @@ class LossAccumulatedWithGraph(Rule):
         "        self.once += loss\n"
         "        loss.backward()\n"
         "        self.optimizer.step()\n",
+        # the weight of a term added to the loss is no loss; the term read as a number
+        "import torch.nn.functional as F\n"
+        "def train(model, disc, loader, optimizer, lambda_adv):\n"
+        "    weights, adv_total = 0.0, 0.0\n"
+        "    for x, y in loader:\n"
+        "        fake = model(x)\n"
+        "        gen_loss = F.l1_loss(fake, y)\n"
+        "        adv_loss = -disc(fake).mean()\n"
+        "        gen_loss += lambda_adv * adv_loss\n"
+        "        weights += lambda_adv\n"
+        "        adv_total += adv_loss.item()\n"
+        "        optimizer.zero_grad()\n"
+        "        gen_loss.backward()\n"
+        "        optimizer.step()\n"
+        "    return weights, adv_total\n",
     )
 
     def finish(self) -> None:
