@@ -25,7 +25,7 @@ from trainlint.analysis.dataflow import (
 )
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.literals import string_value
-from trainlint.analysis.loops import grad_mode_at
+from trainlint.analysis.loops import calling_loops, grad_mode_at, innermost_loop, reachable_nodes
 from trainlint.analysis.scopes import alternatives, assigned_parts, dotted_name
 from trainlint.analysis.summarize import argument_slots
 from trainlint.context import FileContext
@@ -42,6 +42,10 @@ _GRAPH_KEEPING_METHODS = frozenset({"float", "double", "half", "bfloat16", "cpu"
                                     "contiguous"})
 _THROUGH_HELPER = (
     "`{}()` keeps the loss tensor it is given across iterations, with its autograd graph: pass `loss.item()`"
+)
+_ACROSS_CALLS = (
+    "a loss tensor is accumulated with its autograd graph across the iterations of the loop in `{}()` that "
+    "calls `{}()`: use `loss.item()` (or `loss.detach()`)"
 )
 
 
@@ -138,19 +142,27 @@ class LossAccumulatedWithGraph(Rule):
     loss it back-propagated (`total += train_step(batch)`), and a meter or
     logging function that stores what it is given where it outlives the call
     (`meter.update(loss)` on an object built from a class of the project,
-    `log_losses(history, {"loss": loss})`, also through `**kwargs`). Totals
-    kept in dicts by subscript (`meters["loss"] += loss`), meters of installed
-    libraries, objects whose class cannot be told, and an accumulation outside
-    any loop (a `training_step` method appending to `self.outputs`) is not
-    flagged. A loss being built is never flagged: a total that is
-    back-propagated or differentiated later (`total.backward()`,
+    `log_losses(history, {"loss": loss})`, also through `**kwargs`). A total
+    kept in a dict under a constant key is flagged as a variable is
+    (`meters["loss"] += loss`, `logs["loss"] = logs.get("loss", 0.0) + loss`),
+    without a fix; one under a key that is not a constant (`meters[name] +=
+    loss`), meters of installed libraries, objects whose class cannot be told,
+    and an accumulation outside any loop that no loop of the file calls (a
+    Lightning `training_step` appending to `self.outputs`) is not flagged.
+    An attribute of `self` accumulated in a method outside any loop of its own
+    is followed to the loops of the file that call the method, a few calls
+    deep (a trainer's `_train_step` called by the loop of `_train_epoch`):
+    reset in a method the iteration calls, it counts as reset when that
+    method resets it under no condition. A loss being built is never
+    flagged: a total that is back-propagated or differentiated later (`total.backward()`,
     `torch.stack(losses).mean().backward()`, `for l in losses: l.backward()`,
     `torch.autograd.grad(torch.stack(losses).sum(), w)`),
     a sum in a module's `forward`, a sum returned by a function that
     back-propagates nothing (a loss function: its caller does), also inside a
     returned dict (`losses["mask"] = loss_mask / n`), and any sum under
     `torch.no_grad()` / `torch.inference_mode()` (a `with` block, a decorator,
-    or every call site of the function), where no graph is recorded, nor a
+    or every call site of the function in its file: one evaluation call under
+    `no_grad` does not excuse a training call without it), where no graph is recorded, nor a
     value assigned there or read from one that was (`loss = outputs.loss` after
     `with torch.no_grad(): outputs = model(x)`). A value
     is judged on every path: if some path turns `loss` into a float first, the
@@ -701,6 +713,81 @@ class LossAccumulatedWithGraph(Rule):
         "        opt.step()\n"
         "        total += loss  # expect: TL202\n"
         "    return total / len(loader)\n",
+        # one function trains (an optimizer given) and evaluates (under `no_grad`): the
+        # evaluation's call does not excuse the training's (fast-autoaugment's run_epoch)
+        "import torch\n"
+        "def run_epoch(model, loader, loss_fn, optimizer):\n"
+        "    total = 0.0\n"
+        "    for data, label in loader:\n"
+        "        loss = loss_fn(model(data), label)\n"
+        "        if optimizer:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        total += loss * len(data)  # expect: TL202\n"
+        "    return total\n"
+        "def main(model, trainloader, validloader, loss_fn, optimizer, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        run_epoch(model, trainloader, loss_fn, optimizer)\n"
+        "        with torch.no_grad():\n"
+        "            run_epoch(model, validloader, loss_fn, None)\n",
+        # a total kept in a dict under a constant key, added to as `+=` would
+        "import torch\n"
+        "def train(model, loader, optimizer):\n"
+        "    logs = {\"loss\": 0.0}\n"
+        "    totals = {}\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = model(x).pow(2).mean()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        logs[\"loss\"] = logs[\"loss\"] + loss  # expect: TL202\n"
+        "        totals['loss'] = totals.get(\"loss\", 0.0) + loss  # expect: TL202\n"
+        "    return logs, totals\n",
+        # a trainer's per-step method, called from the loop of another (ParallelWaveGAN's
+        # Trainer): the attributes outlive each call, reset only every 100 steps
+        "from collections import defaultdict\n"
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer, loader):\n"
+        "        self.model, self.optimizer, self.loader = model, optimizer, loader\n"
+        "        self.steps = 0\n"
+        "        self.total_train_loss = defaultdict(float)\n"
+        "        self.total = 0.0\n"
+        "    def _train_step(self, x, y):\n"
+        "        loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+        "        self.total_train_loss[\"loss\"] += loss  # expect: TL202\n"
+        "        self.total += loss  # expect: TL202\n"
+        "        self.optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "    def _check_log_interval(self):\n"
+        "        if self.steps % 100 == 0:\n"
+        "            print(self.total_train_loss, self.total)\n"
+        "            self.total_train_loss = defaultdict(float)\n"
+        "            self.total = 0.0\n"
+        "    def _train_epoch(self):\n"
+        "        for x, y in self.loader:\n"
+        "            self._train_step(x, y)\n"
+        "            self.steps += 1\n"
+        "            self._check_log_interval()\n"
+        "    def run(self, epochs):\n"
+        "        for _ in range(epochs):\n"
+        "            self._train_epoch()\n",
+        # a term added to the back-propagated loss by `+=` (ParallelWaveGAN's generator loss)
+        "import torch.nn.functional as F\n"
+        "def train(model, disc, loader, optimizer, lambda_adv):\n"
+        "    adv_total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        fake = model(x)\n"
+        "        gen_loss = F.l1_loss(fake, y)\n"
+        "        adv_loss = -disc(fake).mean()\n"
+        "        gen_loss += lambda_adv * adv_loss\n"
+        "        adv_total += adv_loss  # expect: TL202\n"
+        "        optimizer.zero_grad()\n"
+        "        gen_loss.backward()\n"
+        "        optimizer.step()\n"
+        "    print(f\"adversarial loss {adv_total / len(loader):.4f}\")\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1016,6 +1103,96 @@ class LossAccumulatedWithGraph(Rule):
         "    total = torch.stack(losses).mean()\n"
         "    apply()\n"
         "    return total.item()\n",
+        # an evaluation function called under `no_grad` / `inference_mode` at every call site
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "def evaluate(model, loader):\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        total += loss\n"
+        "    print(f\"validation loss {total / len(loader):.4f}\")\n"
+        "def fit(model, train_loader, val_loader, optimizer, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in train_loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            F.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        with torch.no_grad():\n"
+        "            evaluate(model, val_loader)\n"
+        "    with torch.inference_mode():\n"
+        "        evaluate(model, val_loader)\n",
+        # a dict made anew every iteration, another key's value read, numbers added
+        "import torch\n"
+        "def train(model, loader, optimizer):\n"
+        "    logs = {\"loss\": 0.0, \"detached\": 0.0}\n"
+        "    for x in loader:\n"
+        "        step = {}\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = model(x).pow(2).mean()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        step[\"loss\"] = step.get(\"loss\", 0.0) + loss\n"
+        "        logs[\"last\"] = logs[\"loss\"] + loss\n"
+        "        logs[\"loss\"] = logs.get(\"loss\", 0.0) + loss.item()\n"
+        "        logs[\"detached\"] = logs[\"detached\"] + loss.detach()\n"
+        "        print(step)\n"
+        "    return logs\n",
+        # per-step methods whose attributes are reset on every call, or hold numbers, or
+        # are reset by a method every iteration calls; a loss built across calls and
+        # back-propagated by the loop's method; a method called outside any loop
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer, loader):\n"
+        "        self.model, self.optimizer, self.loader = model, optimizer, loader\n"
+        "        self.total = self.step_loss = self.numbers = self.logged = self.once = 0.0\n"
+        "        self.loss_sum = 0.0\n"
+        "    def _train_step(self, x, y):\n"
+        "        self.step_loss = 0.0\n"
+        "        loss = F.mse_loss(self.model(x), y)\n"
+        "        self.step_loss += loss\n"
+        "        self.numbers += loss.item()\n"
+        "        self.logged += loss\n"
+        "        self.optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "    def _log(self):\n"
+        "        print(self.logged)\n"
+        "        self.logged = 0.0\n"
+        "    def _accumulate(self, x, y):\n"
+        "        self.loss_sum += F.mse_loss(self.model(x), y)\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            self._train_step(x, y)\n"
+        "            self._log()\n"
+        "        self.loss_sum = 0.0\n"
+        "        for x, y in self.loader:\n"
+        "            self._accumulate(x, y)\n"
+        "        self.optimizer.zero_grad()\n"
+        "        self.loss_sum.backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.finetune_once(*next(iter(self.loader)))\n"
+        "    def finetune_once(self, x, y):\n"
+        "        loss = F.mse_loss(self.model(x), y)\n"
+        "        self.once += loss\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n",
+        # the weight of a term added to the loss is no loss; the term read as a number
+        "import torch.nn.functional as F\n"
+        "def train(model, disc, loader, optimizer, lambda_adv):\n"
+        "    weights, adv_total = 0.0, 0.0\n"
+        "    for x, y in loader:\n"
+        "        fake = model(x)\n"
+        "        gen_loss = F.l1_loss(fake, y)\n"
+        "        adv_loss = -disc(fake).mean()\n"
+        "        gen_loss += lambda_adv * adv_loss\n"
+        "        weights += lambda_adv\n"
+        "        adv_total += adv_loss.item()\n"
+        "        optimizer.zero_grad()\n"
+        "        gen_loss.backward()\n"
+        "        optimizer.step()\n"
+        "    return weights, adv_total\n",
     )
 
     def finish(self) -> None:
@@ -1044,6 +1221,11 @@ class LossAccumulatedWithGraph(Rule):
             operands = frozenset.intersection(*(names for _, names in paths))
             if node in self._helpers:
                 self.report(self._statement_node(node), _THROUGH_HELPER.format(self.ctx.code(node.func)))  # type: ignore[attr-defined]
+            elif innermost_loop(self.ctx, node) is None:  # in a method a loop of another calls
+                caller = self.ctx.enclosing_function(self._keeping_loops(node, accumulator)[0])
+                self.report(self._statement_node(node), _ACROSS_CALLS.format(
+                    caller.name.value if caller is not None else "<module>",
+                    self.ctx.enclosing_function(node).name.value))  # type: ignore[union-attr]
             else:
                 self.report(self._statement_node(node), fix=self._fix(node, accumulator, operands))
 
@@ -1096,25 +1278,41 @@ class LossAccumulatedWithGraph(Rule):
             return False
         if function.name.value == "forward":
             return True
+        if innermost_loop(self.ctx, node) is None and self._consumed_by_class(function, accumulator):
+            return True
         if self._back_propagates(function):
             return False
         return _base(accumulator) in returned_names(self.ctx, function)
 
+    def _consumed_by_class(self, function: cst.FunctionDef, accumulator: str) -> bool:
+        """An attribute summed in one method and back-propagated by another method of
+        the class (the one whose loop calls it): a loss being built across calls."""
+        cls = next((a for a in self.ctx.ancestors(function) if type(a) is cst.ClassDef), None)
+        methods = [m for m in cls.body.body if type(m) is cst.FunctionDef] if cls is not None else []  # type: ignore[union-attr]
+        return any({accumulator, _base(accumulator)} & consumed_names(
+            self.ctx, m.body, self._handed_to_backward(m.body), differentiated=True) for m in methods)
+
     def _bodies_with_accumulation(self) -> set[cst.CSTNode]:
-        """Bodies holding, inside a loop, something that could accumulate
-        (`+=`, `x = x + ...`, `.append(...)`): only they need the flow."""
+        """Bodies holding something that could accumulate (`+=`, `x = x + ...`,
+        `.append(...)`) inside a loop, or into an attribute of `self` in a method a
+        loop calls (a trainer's per-step method): only they need the flow."""
         bodies: set[cst.CSTNode] = set()
         for node in self.ctx.nodes_of(cst.AugAssign, cst.Assign, cst.Call):
             if not self._may_accumulate(node):
                 continue
-            for ancestor in self.ctx.ancestors(node):
-                if type(ancestor) in (cst.For, cst.While):
-                    function = self.ctx.enclosing_function(node)
-                    bodies.add(function.body if function is not None else self.ctx.module)
-                    break
-                if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-                    break
+            function = self.ctx.enclosing_function(node)
+            if innermost_loop(self.ctx, node) is not None or self._calling_loops(node, _accumulated_into(node)):
+                bodies.add(function.body if function is not None else self.ctx.module)
         return bodies
+
+    def _calling_loops(self, node: cst.CSTNode, accumulator: str | None) -> list[tuple[cst.For | cst.While, cst.Call]]:
+        """For an accumulation into an attribute of `self` outside any loop of its
+        method (`self.total += loss` in `_train_step`), the loops whose iterations
+        call the method, each with its call there: the attribute outlives each call."""
+        function = self.ctx.enclosing_function(node)
+        if function is None or accumulator is None or not accumulator.startswith("self."):
+            return []
+        return calling_loops(self.ctx, function)
 
     def _may_accumulate(self, node: cst.CSTNode) -> bool:
         """What `_transfer` checks as an accumulation: `s += x`, `s -= x`,
@@ -1237,23 +1435,34 @@ class LossAccumulatedWithGraph(Rule):
 
     # -- context ---------------------------------------------------------------
     def _outlives_iteration(self, node: cst.CSTNode, accumulator: str) -> bool:
-        loop = None
-        for ancestor in self.ctx.ancestors(node):
-            if type(ancestor) in (cst.For, cst.While):
-                loop = ancestor
-                break
-            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-                return False
-        if loop is None:
-            return False
-        for inner in iter_nodes(loop.body):
-            if type(inner) in (cst.Assign, cst.AnnAssign) and inner is not node:
-                targets = [t.target for t in inner.targets] if type(inner) is cst.Assign else [inner.target]
-                if (any(_accumulator_name(t) == accumulator or dotted_name(t) == _base(accumulator) for t in targets)
-                        and not _adds_to_itself(inner)
-                        and (self._every_iteration(inner, loop) or self._runs_before(inner, node, loop))):
-                    return False
-        return True
+        return bool(self._keeping_loops(node, accumulator))
+
+    def _keeping_loops(self, node: cst.CSTNode, accumulator: str) -> list[cst.For | cst.While]:
+        """The loops across whose iterations the accumulator keeps what `node` adds:
+        the loop around it, or the loops calling its method (see `_calling_loops`),
+        unless they set it anew each iteration."""
+        loop = innermost_loop(self.ctx, node)
+        if loop is not None:
+            return [] if self._reset_each_iteration(loop, node, accumulator) else [loop]
+        return [loop for loop, call in self._calling_loops(node, accumulator)
+                if not self._reset_each_iteration(loop, call, accumulator)]
+
+    def _reset_each_iteration(self, loop: cst.For | cst.While, at: cst.CSTNode, accumulator: str) -> bool:
+        """Each iteration of `loop` sets the accumulator anew, before `at` (the
+        accumulation, or the call that leads to it) or on every iteration. An attribute
+        of `self` may also be set by a method the iteration calls: anywhere in it but
+        under a condition (a reset under `if self.steps % 100 == 0:` keeps 100 graphs)."""
+        own = self.ctx.enclosing_function(loop)
+        inside = reachable_nodes(self.ctx, loop.body) if accumulator.startswith("self.") else iter_nodes(loop.body)
+        for inner in inside:
+            if type(inner) not in (cst.Assign, cst.AnnAssign) or inner is at or not _sets(inner, accumulator):
+                continue
+            if self.ctx.enclosing_function(inner) is own:
+                if self._every_iteration(inner, loop) or self._runs_before(inner, at, loop):
+                    return True
+            elif not any(a is loop for a in self.ctx.ancestors(inner)) and _unconditional(self.ctx, inner):
+                return True  # in a method the iteration calls
+        return False
 
     def _runs_before(self, reset: cst.CSTNode, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
         """`reset` always runs before `node` in the same iteration (`loss = a` then
@@ -1490,6 +1699,37 @@ def _graph_names(expr: cst.BaseExpression, facts: Facts) -> frozenset[cst.Name]:
     return frozenset(name for name in _arithmetic_names(expr) if name.value in facts)
 
 
+def _sets(node: cst.Assign | cst.AnnAssign, accumulator: str) -> bool:
+    """`node` sets the accumulator anew (`total = 0`, `self.meters = {}` for
+    `self.meters["loss"]`), not adds to it."""
+    targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
+    return (any(_accumulator_name(t) == accumulator or dotted_name(t) == _base(accumulator) for t in targets)
+            and not _adds_to_itself(node))
+
+
+def _unconditional(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """`node` runs whenever its function does: under no `if`, loop or exception handler of it."""
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            return True
+        if type(ancestor) in (cst.If, cst.IfExp, cst.For, cst.While, cst.ExceptHandler, cst.ExceptStarHandler,
+                              cst.Match):
+            return False
+    return True
+
+
+def _accumulated_into(node: cst.CSTNode) -> str | None:
+    """The accumulator of what `_may_accumulate` accepts: `total` of `total += x` and
+    `total = total + x`, `losses` of `losses.append(x)`, `meter.update` of a helper call."""
+    if type(node) is cst.AugAssign:
+        return _accumulator_name(node.target)
+    if type(node) is cst.Assign:
+        return _accumulator_name(node.targets[0].target)
+    if type(node) is cst.Call and type(node.func) is cst.Attribute:
+        return _accumulator_name(node.func.value) if node.func.attr.value == "append" else dotted_name(node.func)
+    return None
+
+
 def _adds_to_itself(node: cst.CSTNode) -> bool:
     """`total = total + x`: an accumulation, not a reset."""
     return type(node) is cst.Assign and _added_to_itself(node) is not None
@@ -1497,11 +1737,12 @@ def _adds_to_itself(node: cst.CSTNode) -> bool:
 
 def _added_to_itself(node: cst.Assign) -> cst.BaseExpression | None:
     """What `node` adds to the variable it assigns: `x` of `total = total + x`,
-    `x + total`, and of a running average, `avg = 0.98 * avg + 0.02 * x` (the
-    old value scaled, then added to: each step's graph is still in it)."""
+    `x + total`, `logs["loss"] = logs.get("loss", 0.0) + x`, and of a running
+    average, `avg = 0.98 * avg + 0.02 * x` (the old value scaled, then added to:
+    each step's graph is still in it)."""
     if len(node.targets) != 1:
         return None
-    name = dotted_name(node.targets[0].target)
+    name = _accumulator_name(node.targets[0].target)
     value = node.value
     if name is None or type(value) is not cst.BinaryOperation or type(value.operator) is not cst.Add:
         return None
@@ -1513,12 +1754,22 @@ def _added_to_itself(node: cst.Assign) -> cst.BaseExpression | None:
 
 
 def _is_kept(term: cst.BaseExpression, name: str) -> bool:
-    """`term` is the variable `name`, or it scaled (`0.98 * avg`, `avg * decay`, `avg / 2`)."""
-    if dotted_name(term) == name:
+    """`term` reads the accumulator `name`, or it scaled (`0.98 * avg`, `avg * decay`, `avg / 2`)."""
+    if _read_name(term) == name:
         return True
     return (type(term) is cst.BinaryOperation and type(term.operator) in (cst.Multiply, cst.Divide)
-            and (dotted_name(term.left) == name or
-                 (type(term.operator) is cst.Multiply and dotted_name(term.right) == name)))
+            and (_read_name(term.left) == name or
+                 (type(term.operator) is cst.Multiply and _read_name(term.right) == name)))
+
+
+def _read_name(term: cst.BaseExpression) -> str | None:
+    """The accumulator `term` reads: see `_accumulator_name`; `logs.get("loss", 0.0)`
+    reads `logs["loss"]`."""
+    if (type(term) is cst.Call and type(term.func) is cst.Attribute and term.func.attr.value == "get"
+            and 1 <= len(term.args) <= 2 and not any(arg.keyword or arg.star for arg in term.args)):
+        base, key = dotted_name(term.func.value), _key_text(term.args[0].value)
+        return f"{base}[{key}]" if base is not None and key is not None else None
+    return _accumulator_name(term)
 
 
 def _arms(value: cst.BaseExpression) -> set[str]:
@@ -1530,12 +1781,17 @@ def _accumulator_name(expr: cst.BaseExpression) -> str | None:
     """`losses` or `self.losses`, or an item of one at a constant key
     (`history["train_loss"]`, a Keras-style history of lists)."""
     if type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
-        key = expr.slice[0].slice.value
-        base = dotted_name(expr.value)
-        if base is not None and type(key) in (cst.SimpleString, cst.Integer):
-            return f"{base}[{key.value}]"
-        return None
+        base, key = dotted_name(expr.value), _key_text(expr.slice[0].slice.value)
+        return f"{base}[{key}]" if base is not None and key is not None else None
     return dotted_name(expr)
+
+
+def _key_text(key: cst.BaseExpression) -> str | None:
+    """A constant key, written one way whatever its quotes (`"loss"`, `'loss'`)."""
+    if type(key) is cst.Integer:
+        return key.value
+    value = string_value(key)
+    return repr(value) if value is not None else None
 
 
 def _base(accumulator: str) -> str:

@@ -333,7 +333,8 @@ def backpropagated_names(ctx: FileContext, body: cst.CSTNode) -> dict[str, bool]
 def loss_components(ctx: FileContext, body: cst.CSTNode, losses: Iterable[str]) -> set[str]:
     """Names whose graph is part of a back-propagated loss's: the terms of the
     arithmetic a loss of `losses` is assigned from in `body` (`loss = policy_loss
-    + 0.5 * value_loss`: both), and the terms of theirs."""
+    + 0.5 * value_loss`: both), or added to it (`loss += lambda_adv * adv_loss`),
+    and the terms of theirs."""
     assigned: dict[str, list[cst.BaseExpression]] = {}
     for node in own_nodes(body):
         if type(node) is cst.Assign and type(node.value) in (cst.BinaryOperation, cst.UnaryOperation):
@@ -341,6 +342,10 @@ def loss_components(ctx: FileContext, body: cst.CSTNode, losses: Iterable[str]) 
                 name = dotted_name(target.target)
                 if name is not None:
                     assigned.setdefault(name, []).append(node.value)
+        elif type(node) is cst.AugAssign and type(node.operator) in (cst.AddAssign, cst.SubtractAssign):
+            name = dotted_name(node.target)
+            if name is not None:
+                assigned.setdefault(name, []).append(node.value)
     found: set[str] = set()
     pending = [name for name in losses if name in assigned]
     while pending:

@@ -487,7 +487,9 @@ def _set_before(ctx: FileContext, block: cst.IndentedBlock | cst.Module, child: 
 
 def function_grad_mode(ctx: FileContext, func: cst.FunctionDef, _depth: int = 0) -> GradMode | None:
     """Grad mode the body of `func` runs under: its decorators, else its call
-    sites in this file (all of them known; "off" when any enters no_grad)."""
+    sites in this file (all of them known): "off" when every one enters no_grad,
+    "unknown" when only some do (one function that trains, then evaluates under
+    `torch.no_grad()`: what its body records depends on the call)."""
     mode = _decorators_mode(ctx, func)
     if mode is not None or _depth > _MAX_INLINE_DEPTH:
         return mode
@@ -495,12 +497,14 @@ def function_grad_mode(ctx: FileContext, func: cst.FunctionDef, _depth: int = 0)
     for call in ctx.call_sites(func):
         mode = lexical_grad_mode(ctx, call)
         caller = ctx.enclosing_function(call)
+        if mode is None and caller is func:
+            continue  # a recursive call runs in the mode of the call that entered it
         if mode is None and caller is not None:
             mode = function_grad_mode(ctx, caller, _depth + 1)
         modes.append(mode)
-    if "off" in modes:
+    if modes and all(mode == "off" for mode in modes):
         return "off"
-    if "unknown" in modes:
+    if "off" in modes or "unknown" in modes:
         return "unknown"
     return None
 
@@ -574,6 +578,33 @@ def reachable_nodes(ctx: FileContext, root: cst.CSTNode) -> Iterator[cst.CSTNode
             if callee is not None and callee not in seen:
                 seen.add(callee)
                 stack.append(callee.body)
+
+
+def calling_loops(ctx: FileContext, func: cst.FunctionDef,
+                  _depth: int = 0) -> list[tuple[cst.For | cst.While, cst.Call]]:
+    """The loops of the file whose iterations run `func`, each with the call of its
+    body that does: a call of `func` in a loop (`for batch in loader:
+    self._train_step(batch)`), or of a function that calls it outside any loop of
+    its own (transitively, a few calls deep)."""
+    found: list[tuple[cst.For | cst.While, cst.Call]] = []
+    for site in ctx.call_sites(func):
+        loop = innermost_loop(ctx, site)
+        caller = ctx.enclosing_function(site)
+        if loop is not None:
+            found.append((loop, site))
+        elif caller is not None and caller is not func and _depth < _MAX_INLINE_DEPTH:
+            found.extend(calling_loops(ctx, caller, _depth + 1))
+    return found
+
+
+def innermost_loop(ctx: FileContext, node: cst.CSTNode) -> cst.For | cst.While | None:
+    """The innermost loop around `node` in its own function (or module code)."""
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) in (cst.For, cst.While):
+            return ancestor  # type: ignore[return-value]
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            return None
+    return None
 
 
 def stepping_loops(ctx: FileContext) -> set[cst.CSTNode]:
