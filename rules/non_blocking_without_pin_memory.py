@@ -52,7 +52,9 @@ class NonBlockingWithoutPinMemory(Rule):
     and through a name bound again only after the loop (a pre-pass before
     `accelerator.prepare()`); a loader from another module, a `pin_memory=`
     given as a variable or through `**kwargs`, and batches copied inside
-    helpers or comprehensions are left alone.
+    helpers are left alone; a comprehension's copies are judged when it
+    ranges over a batch itself (`[t.to(device, non_blocking=True) for t in
+    batch]`).
     """
 
     code = "TL502"
@@ -106,6 +108,16 @@ class NonBlockingWithoutPinMemory(Rule):
         "        if step % 100 == 0:\n"
         "            for batch in val_loader:\n"
         "                model(batch.to(device, non_blocking=True))  # expect: TL502\n",
+        # RAFT's copies, made in a comprehension over the batch
+        "import torch\n"
+        "from torch.utils.data import DataLoader\n"
+        "def train(model, dataset, optimizer):\n"
+        "    loader = DataLoader(dataset, batch_size=8, shuffle=True, num_workers=4)\n"
+        "    for data_blob in loader:\n"
+        "        image1, image2, flow = [x.cuda(non_blocking=True) for x in data_blob]  # expect: TL502\n"
+        "        loss = (model(image1, image2) - flow).abs().mean()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n",
     )
     good = (
         # after `prepare()` the loader is the accelerator's; in a loop, the name may come back rebound
@@ -174,6 +186,16 @@ class NonBlockingWithoutPinMemory(Rule):
         "            for batch in val_loader:\n"
         "                x, y = batch\n"
         "                model(x.to(device, non_blocking=True))\n",
+        # a comprehension over the model's tensors, not the batch; one over a pinned batch
+        "from torch.utils.data import DataLoader\n"
+        "def train(model, dataset, device):\n"
+        "    loader = DataLoader(dataset, batch_size=8)\n"
+        "    pinned = DataLoader(dataset, batch_size=8, pin_memory=True)\n"
+        "    for batch in loader:\n"
+        "        buffers = [b.to(device, non_blocking=True) for b in model.buffers()]\n"
+        "        model(batch.to(device), buffers)\n"
+        "    for batch in pinned:\n"
+        "        x, y = [t.to(device, non_blocking=True) for t in batch]\n",
     )
 
     def finish(self) -> None:
@@ -189,9 +211,23 @@ class NonBlockingWithoutPinMemory(Rule):
             batches = _batch_names(node)
             for inner in _own_batch_nodes(node):
                 receiver = method_call(inner, "to", "cuda")
-                if receiver is not None and _reads(receiver, batches) and _non_blocking(inner):  # type: ignore[arg-type]
+                if receiver is not None and _non_blocking(inner) and (  # type: ignore[arg-type]
+                        _reads(receiver, batches) or self._comprehension_item(inner, receiver, batches, node)):
                     self.report(inner)
 
+    def _comprehension_item(self, call: cst.CSTNode, receiver: cst.BaseExpression, batches: set[str],
+                            loop: cst.For) -> bool:
+        """`receiver` is a part of a batch drawn by a comprehension around `call` (RAFT's
+        `image1, image2, flow, valid = [x.cuda() for x in data_blob]`)."""
+        for ancestor in ancestors_within(self.ctx, call, loop):
+            if type(ancestor) not in (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp):
+                continue
+            clause: cst.CompFor | None = ancestor.for_in  # type: ignore[attr-defined]
+            while clause is not None:
+                if _reads(receiver, target_names(clause.target)) and _reads(clause.iter, batches):
+                    return True
+                clause = clause.inner_for_in
+        return False
 
     def _loaders_before(self, loop: cst.For, name: cst.Name) -> list[cst.Call] | None:
         """What `name` holds when `loop` runs, when it is bound again only

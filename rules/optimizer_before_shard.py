@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
-from trainlint.analysis.receivers import OPTIMIZER
+from trainlint.analysis.receivers import OPTIMIZER, Binding
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.training import code_bodies, method_call
 from trainlint.analysis.walk import iter_nodes
@@ -48,9 +48,12 @@ class OptimizerBeforeShard(Rule):
 
     ## Limitations
     The model must be spelled the same in both places (`model`,
-    `self.model`); sharding submodules of a model whose optimizer already
-    exists (`fully_shard(layer)` in a loop), wrapping done in a helper
-    function, and optimizers built in another function are not followed.
+    `self.model`), or the optimizer be built from a plain alias of it
+    (`model_without_ddp = model`). Parameter groups are followed through the
+    variables they are built in, not into helper functions. Sharding
+    submodules of a model whose optimizer already exists (`fully_shard(layer)`
+    in a loop), wrapping done in a helper function, and optimizers built in
+    another function are not followed.
     """
 
     code = "TL306"
@@ -83,6 +86,27 @@ class OptimizerBeforeShard(Rule):
         "opt = bnb.optim.AdamW8bit(net.named_parameters())\n"
         "if world_size > 1:\n"
         "    fully_shard(net)  # expect: TL306\n",
+        # DETR's parameter groups, drawn from an alias of the model
+        "import torch\n"
+        "from torch.distributed.fsdp import FullyShardedDataParallel\n"
+        "def main(model, args):\n"
+        "    model_without_ddp = model\n"
+        "    param_dicts = [\n"
+        "        {'params': [p for n, p in model_without_ddp.named_parameters() if 'backbone' not in n]},\n"
+        "        {'params': [p for n, p in model_without_ddp.named_parameters() if 'backbone' in n],\n"
+        "         'lr': args.lr_backbone},\n"
+        "    ]\n"
+        "    optimizer = torch.optim.AdamW(param_dicts, lr=args.lr)\n"
+        "    model = FullyShardedDataParallel(model)  # expect: TL306\n"
+        "    return model, optimizer\n",
+        # the groups' tensors gathered into a variable of their own first
+        "import torch\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "decay = [p for n, p in model.named_parameters() if p.ndim >= 2]\n"
+        "no_decay = [p for n, p in model.named_parameters() if p.ndim < 2]\n"
+        "groups = [{'params': decay, 'weight_decay': 0.1}, {'params': no_decay, 'weight_decay': 0.0}]\n"
+        "optimizer = torch.optim.AdamW(groups, lr=3e-4)\n"
+        "fully_shard(model)  # expect: TL306\n",
     )
     good = (
         "import torch\n"
@@ -112,35 +136,76 @@ class OptimizerBeforeShard(Rule):
         "    return m\n"
         "opt = torch.optim.AdamW(model.parameters())\n"
         "fully_shard(model)\n",
+        # parameter groups drawn after wrapping
+        "import torch\n"
+        "from torch.distributed.fsdp import FullyShardedDataParallel\n"
+        "def main(model, args):\n"
+        "    model = FullyShardedDataParallel(model, use_orig_params=True)\n"
+        "    param_dicts = [{'params': [p for n, p in model.named_parameters() if 'backbone' not in n]}]\n"
+        "    optimizer = torch.optim.AdamW(param_dicts, lr=args.lr)\n"
+        "    return model, optimizer\n",
+        # parameter groups of the student; the teacher is sharded
+        "import torch\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "groups = [{'params': [p for p in student.parameters() if p.requires_grad]}]\n"
+        "opt = torch.optim.AdamW(groups)\n"
+        "fully_shard(teacher)\n",
+        # the alias was taken of a model replaced before the new one is wrapped
+        "import torch\n"
+        "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n"
+        "def main(model, cfg):\n"
+        "    probe_model = model\n"
+        "    model = build_model(cfg)\n"
+        "    probe = torch.optim.SGD(probe_model.parameters(), lr=0.1)\n"
+        "    model = FSDP(model)\n"
+        "    return model, probe\n",
     )
 
     def finish(self) -> None:
         optimizers = [call for call in self.ctx.nodes_of(cst.Call) if self.ctx.receivers.kind(call) == OPTIMIZER]
-        self._optimized = frozenset().union(*(_optimized_models(call) for call in optimizers))  # type: ignore[arg-type]
+        self._optimized = frozenset().union(*(self._optimized_models(call) for call in optimizers))  # type: ignore[arg-type]
+        # what those names may have been set from (`model_without_ddp = model`): rebinding it ends the alias
+        self._sources = frozenset(alias[1] for alias in map(self._alias, self.ctx.nodes_of(cst.Assign)) if alias)
         for body in code_bodies(self.ctx):
             Flow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
 
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to: optimizer and wrapping calls,
-        and assignments that rebind a model some optimizer was given."""
+        and assignments that rebind a model some optimizer was given, or what
+        such a model was set from."""
         if type(node) is cst.Call:
             return self.ctx.receivers.kind(node) == OPTIMIZER or self._wrapped_model(node) is not None
         if type(node) in (cst.Assign, cst.AnnAssign, cst.AugAssign):
-            return not _rebound(node).isdisjoint(self._optimized)
+            return not _rebound(node).isdisjoint(self._optimized | self._sources)
         return False
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        """Facts: the models an optimizer was built from (names), and the aliases in
+        force (`("model_without_ddp", "model")`): an optimizer built from an alias's
+        parameters holds the parameters of what it was set from."""
         if type(node) is cst.Call:
             if self.ctx.receivers.kind(node) == OPTIMIZER:
-                return facts | _optimized_models(node)
+                models = self._optimized_models(node)
+                return facts | models | {fact[1] for fact in facts if type(fact) is tuple and fact[0] in models}
             wrapped = self._wrapped_model(node)
             if wrapped is not None and wrapped in facts:
                 self.report(node)
             return facts
         if type(node) in (cst.Assign, cst.AnnAssign, cst.AugAssign):
             rebound = _rebound(node)
-            return frozenset(m for m in facts if m not in rebound)
+            kept = frozenset(fact for fact in facts if rebound.isdisjoint(fact if type(fact) is tuple else (fact,)))
+            alias = self._alias(node) if type(node) is cst.Assign else None
+            return kept | {alias} if alias is not None else kept
         return facts
+
+    def _alias(self, node: cst.Assign) -> tuple[str, str] | None:
+        """`(target, source)` of `model_without_ddp = model`, for a target some
+        optimizer was given."""
+        target = dotted_name(node.targets[0].target) if len(node.targets) == 1 else None
+        source = dotted_name(node.value)
+        if target is None or source is None or target not in self._optimized or target == source:
+            return None
+        return target, source
 
     def _wrapped_model(self, call: cst.Call) -> str | None:
         name = self.ctx.call_name(call)
@@ -153,22 +218,38 @@ class OptimizerBeforeShard(Rule):
                 return dotted_name(arg.value)
         return None
 
+    def _optimized_models(self, call: cst.Call) -> frozenset[str]:
+        """Models whose parameters an optimizer call receives: `M.parameters()`
+        anywhere in its arguments or in what a variable among them was set to
+        (parameter groups built beforehand: `groups = [{"params": [p for n, p in
+        M.named_parameters() if "backbone" not in n]}, ...]`), or `M` itself given
+        to an optimizer builder."""
+        models = {name for name in (dotted_name(arg.value) for arg in call.args) if name is not None}
+        return frozenset(models | self._read_parameters(call, set()))
+
+    def _read_parameters(self, expr: cst.CSTNode, seen: set[Binding]) -> set[str]:
+        """Models whose `.parameters()` / `.named_parameters()` `expr` reads, also
+        through the variables it reads (followed once each)."""
+        receivers = self.ctx.receivers
+        models: set[str] = set()
+        for node in iter_nodes(expr):
+            receiver = method_call(node, "parameters", "named_parameters")
+            if receiver is not None and dotted_name(receiver) is not None:
+                models.add(dotted_name(receiver))  # type: ignore[arg-type]
+            elif type(node) is cst.Name and node is not expr and not _read_from(self.ctx.parent(node), node):
+                binding = receivers.binding(node)
+                if binding is not None and binding not in seen:
+                    seen.add(binding)
+                    for value in receivers.assigned(binding):
+                        models |= self._read_parameters(value, seen)
+        return models
+
 
 def _rebound(node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> set[str | None]:
     targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
     return {dotted_name(t) for t in targets}
 
 
-def _optimized_models(call: cst.Call) -> frozenset[str]:
-    """Models whose parameters an optimizer call receives: `M.parameters()`
-    anywhere in its arguments, or `M` itself given to an optimizer builder."""
-    models: set[str] = set()
-    for arg in call.args:
-        name = dotted_name(arg.value)
-        if name is not None:
-            models.add(name)
-        for node in iter_nodes(arg.value):
-            receiver = method_call(node, "parameters", "named_parameters")
-            if receiver is not None and dotted_name(receiver) is not None:
-                models.add(dotted_name(receiver))  # type: ignore[arg-type]
-    return frozenset(models)
+def _read_from(parent: cst.CSTNode | None, name: cst.Name) -> bool:
+    """`name` is what an attribute is read from (`args` of `args.lr`): not a value given as is."""
+    return type(parent) is cst.Attribute and parent.value is name

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import DATALOADER, Values, dataloader_calls, is_constant, keyword, target_names
+from trainlint.analysis.dataflow import (
+    DATALOADER, Values, dataloader_calls, is_constant, keyword, splatted_keyword, target_names,
+)
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.partials import keyword_argument, partial_target
 from trainlint.analysis.precision import argument
@@ -49,7 +51,10 @@ class SamplerWithShuffle(Rule):
     `shuffle=(sampler is None)` (the correct idiom) are not flagged, nor is a
     sampler that may be `None` (`sampler=s if ddp else None`, or a variable set
     to `None` on one side of an `if`), nor arguments passed positionally or
-    through `**kwargs`. A sampler whose values are unknown (a parameter, what a
+    through `**kwargs`, unless the dict is written out at the call
+    (`**dict(shuffle=True)`, `**{"shuffle": True}`) or held by a variable set
+    once to such a dict and only ever splatted; a `shuffle=True` found there
+    is flagged without a fix. A sampler whose values are unknown (a parameter, what a
     function returns) is flagged without a fix: only a sampler built in the
     file surely makes the call raise.
     """
@@ -196,6 +201,15 @@ class SamplerWithShuffle(Rule):
         "\n"
         "def build(ds):\n"
         "    return make_loader(ds, batch_sampler=BatchSampler(RandomSampler(ds), 32, False))  # expect: TL304\n",
+        # `shuffle=True` in a dict of loader options, splatted: flagged, no fix (the dict may be shared)
+        "from torch.utils.data import DataLoader\n"
+        "from torch.utils.data.distributed import DistributedSampler\n"
+        "def build(dataset_val, batch_size):\n"
+        "    sampler_val = DistributedSampler(dataset_val, shuffle=False)\n"
+        "    kwargs = dict(drop_last=False, num_workers=2, pin_memory=True, shuffle=True)\n"
+        "    return DataLoader(dataset_val, batch_size, sampler=sampler_val, **kwargs)  # expect: TL304\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "loader = DataLoader(ds, sampler=DistributedSampler(ds), **{'shuffle': True, 'num_workers': 4})  # expect: TL304\n",
     )
     good = (
         # by position (dataset, batch_size, shuffle, sampler): shuffle off
@@ -237,6 +251,23 @@ class SamplerWithShuffle(Rule):
         "def build(dataset, val_dataset):\n"
         "    train = make_loader(dataset, sampler=DistributedSampler(dataset))\n"
         "    return train, shuffled(val_dataset), shuffled(dataset, shuffle=False, sampler=DistributedSampler(dataset))\n",
+        # loader options whose `shuffle` is changed before use, or that leave the order to the sampler
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def build(ds, distributed):\n"
+        "    kwargs = dict(num_workers=4, shuffle=True)\n"
+        "    if distributed:\n"
+        "        kwargs.pop('shuffle')\n"
+        "        return DataLoader(ds, sampler=DistributedSampler(ds), **kwargs)\n"
+        "    return DataLoader(ds, **kwargs)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def build(ds, distributed):\n"
+        "    if distributed:\n"
+        "        kwargs = dict(sampler=DistributedSampler(ds), shuffle=False)\n"
+        "    else:\n"
+        "        kwargs = dict(shuffle=True)\n"
+        "    return DataLoader(ds, batch_size=8, **kwargs)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "loader = DataLoader(ds, sampler=DistributedSampler(ds), **{'shuffle': False, 'num_workers': 4})\n",
     )
 
     def finish(self) -> None:
@@ -272,6 +303,8 @@ class SamplerWithShuffle(Rule):
 
     def _check(self, call: cst.Call) -> None:
         shuffle = argument(call, "shuffle", _PARAMETERS)
+        if shuffle is None:  # `**dict(shuffle=True, ...)`: no fix (the dict may be shared, or must stay a dict)
+            shuffle = splatted_keyword(self.ctx, call, "shuffle")
         shuffles = shuffle is not None and is_constant(shuffle, "True")
         # a keyword is dropped; a positional `True` cannot be (the sampler would move up)
         drop = _drop(call, keyword(call, "shuffle")) if shuffles else None

@@ -1,8 +1,8 @@
 import libcst as cst
 
 from trainlint.analysis.dataflow import target_names
-from trainlint.analysis.flow import Facts, Flow
-from trainlint.analysis.loops import is_backward
+from trainlint.analysis.flow import Facts
+from trainlint.analysis.loops import CallFlow, is_backward, reachable_nodes
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.training import code_bodies, method_call
 from trainlint.analysis.walk import iter_nodes
@@ -62,9 +62,10 @@ class UnscaleEveryMicroStep(Rule):
     (`for opt in optimizers: scaler.unscale_(opt)`) unscales each once. A path on which the optimizer
     steps without the scaler (`opt.step()`, a backend's
     `xm.optimizer_step(opt)` in another branch) is not a micro-step and
-    does not count. Unscaling inside a helper
-    function called from the loop is not followed, nor are scalers the
-    linter cannot tell are `GradScaler`s.
+    does not count. Calls of the file's own functions are followed (a
+    trainer's per-step method called from its loop over batches), but not
+    into other files; scalers the linter cannot tell are `GradScaler`s are
+    not checked.
     """
 
     code = "TL108"
@@ -135,6 +136,59 @@ class UnscaleEveryMicroStep(Rule):
         "    scaler.step(optimizer)\n"
         "    scaler.update()\n"
         "    optimizer.zero_grad(set_to_none=True)\n",
+        # a trainer's per-step method, called from the loop of another method
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "        self.opt = opt\n"
+        "        self.micro_step = 0\n"
+        "    def train_step(self, batch):\n"
+        "        self.micro_step += 1\n"
+        "        self.scaler.scale(self.model(batch) / self.accum).backward()\n"
+        "        self.scaler.unscale_(self.opt)  # expect: TL108\n"
+        "        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n"
+        "        if self.micro_step % self.accum == 0:\n"
+        "            self.scaler.step(self.opt)\n"
+        "            self.scaler.update()\n"
+        "    def fit(self, loader):\n"
+        "        for batch in loader:\n"
+        "            self.train_step(batch)\n",
+        # a helper that unscales and clips, called on every micro-step
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "def clip(optimizer):\n"
+        "    scaler.unscale_(optimizer)  # expect: TL108\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "for i, batch in enumerate(loader):\n"
+        "    scaler.scale(model(batch)).backward()\n"
+        "    clip(optimizer)\n"
+        "    if (i + 1) % accum == 0:\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n",
+        # Swin's layout: only the accumulating branch repeats its unscale; the other
+        # branch's, reached from the epoch loop around the call, steps every time
+        "import torch\n"
+        "def train_one_epoch(model, loader, optimizer, scaler, accum):\n"
+        "    for i, batch in enumerate(loader):\n"
+        "        loss = model(batch)\n"
+        "        if accum > 1:\n"
+        "            scaler.scale(loss / accum).backward()\n"
+        "            scaler.unscale_(optimizer)  # expect: TL108\n"
+        "            torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)\n"
+        "            if (i + 1) % accum == 0:\n"
+        "                scaler.step(optimizer)\n"
+        "                scaler.update()\n"
+        "        else:\n"
+        "            scaler.scale(loss).backward()\n"
+        "            scaler.unscale_(optimizer)\n"
+        "            torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)\n"
+        "            scaler.step(optimizer)\n"
+        "            scaler.update()\n"
+        "def main(model, loader, optimizer, accum):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for epoch in range(100):\n"
+        "        train_one_epoch(model, loader, optimizer, scaler, accum)\n",
     )
     good = (
         # unscale and clip only on the micro-step that steps
@@ -250,14 +304,87 @@ class UnscaleEveryMicroStep(Rule):
         "        scaler.step(opt)\n"
         "        opt.zero_grad()\n"
         "    scaler.update()\n",
+        # a trainer's per-step method that unscales under the step's condition
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "        self.opt = opt\n"
+        "        self.micro_step = 0\n"
+        "    def train_step(self, batch):\n"
+        "        self.micro_step += 1\n"
+        "        self.scaler.scale(self.model(batch) / self.accum).backward()\n"
+        "        if self.micro_step % self.accum == 0:\n"
+        "            self.scaler.unscale_(self.opt)\n"
+        "            torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n"
+        "            self.scaler.step(self.opt)\n"
+        "            self.scaler.update()\n"
+        "    def fit(self, loader):\n"
+        "        for batch in loader:\n"
+        "            self.train_step(batch)\n",
+        # a method called once per optimizer step: it unscales, steps and updates
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "        self.opt = opt\n"
+        "    def optimizer_step(self):\n"
+        "        self.scaler.unscale_(self.opt)\n"
+        "        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n"
+        "        self.scaler.step(self.opt)\n"
+        "        self.scaler.update()\n"
+        "    def fit(self, loader):\n"
+        "        for i, batch in enumerate(loader):\n"
+        "            self.scaler.scale(self.model(batch) / self.accum).backward()\n"
+        "            if (i + 1) % self.accum == 0:\n"
+        "                self.optimizer_step()\n",
+        # a helper that unscales, called twice outside any loop: each call steps and updates
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "def unscale_and_clip(optimizer):\n"
+        "    scaler.unscale_(optimizer)\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "def train_once(batch):\n"
+        "    scaler.scale(model(batch)).backward()\n"
+        "    unscale_and_clip(optimizer)\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n"
+        "    scaler.scale(model(batch)).backward()\n"
+        "    unscale_and_clip(optimizer)\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n",
+        # allennlp: the clipping helper unscales only if the rescaling helper has not
+        "import torch\n"
+        "from torch.cuda.amp.grad_scaler import OptState\n"
+        "class Trainer:\n"
+        "    def __init__(self):\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def rescale_gradients(self):\n"
+        "        self.scaler.unscale_(self.optimizer)\n"
+        "        return torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.max_norm)\n"
+        "    def clip_gradient(self):\n"
+        "        state = self.scaler._per_optimizer_states[id(self.optimizer)]\n"
+        "        if state['stage'] is not OptState.UNSCALED:\n"
+        "            self.scaler.unscale_(self.optimizer)\n"
+        "        torch.nn.utils.clip_grad_value_(self.model.parameters(), self.max_value)\n"
+        "    def train_epoch(self, loader):\n"
+        "        for batch in loader:\n"
+        "            self.scaler.scale(self.model(batch)).backward()\n"
+        "            self.rescale_gradients()\n"
+        "            self.clip_gradient()\n"
+        "            self.scaler.step(self.optimizer)\n"
+        "            self.scaler.update()\n",
     )
 
     def finish(self) -> None:
-        self._repeated: set[cst.Call] = set()
+        # each unscale that can repeat, with the calls the walk went through to reach it
+        self._repeated: dict[cst.Call, set[tuple[cst.CSTNode, ...]]] = {}
+        flow = self._flow = CallFlow(self.ctx, self._transfer, events=_is_event, by_call_site=True)
         for body in code_bodies(self.ctx):
-            Flow(self.ctx, self._transfer, events=_is_event).run_if_events(body)
-        for call in self._repeated:
-            if self._updated_in_same_loop(call):
+            flow.run_if_events(body)
+        del self._flow  # it holds this rule's transfer: no cycle outlives the walk
+        for call, call_chains in self._repeated.items():
+            if any(self._updated_in_same_loop(call, chain) for chain in call_chains):
                 self.report(call)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
@@ -276,34 +403,44 @@ class UnscaleEveryMicroStep(Rule):
             return frozenset(fact for fact in facts if fact[0] != binding)
         if not node.args:  # type: ignore[attr-defined]
             return facts
-        unscaled = (binding, self.ctx.code(node.args[0].value))  # type: ignore[attr-defined]
-        if unscaled in facts:
-            self._repeated.add(node)  # type: ignore[arg-type]
-        return facts | {unscaled}
+        optimizer = self.ctx.code(node.args[0].value)  # type: ignore[attr-defined]
+        call_chain = tuple(self._flow.call_sites)
+        # reached through calls, an earlier unscale counts only if it is this one: the
+        # conditions a callee's paths took are not carried from one call to the next,
+        # so the unscale of another branch (`if accum > 1: ... else: ...`) may look
+        # reached where it is not
+        if any(fact[:2] == (binding, optimizer) and (not call_chain or fact[2] is node) for fact in facts):
+            self._repeated.setdefault(node, set()).add(call_chain)  # type: ignore[arg-type]
+        return facts | {(binding, optimizer, node)}
 
-    def _updated_in_same_loop(self, unscale: cst.Call) -> bool:
+    def _updated_in_same_loop(self, unscale: cst.Call, call_chain: tuple[cst.CSTNode, ...]) -> bool:
         """A loop around the unscale also calls `update()` on the same scaler: the
         innermost (conditionally, or the unscale would not repeat), or one around a
         loop of micro-steps (`for micro in range(accum): ...; scaler.unscale_(opt)`,
-        then the step and update once per outer iteration). A loop over the
-        optimizers unscaled (`for opt in optimizers: scaler.unscale_(opt)`) unscales
-        each once."""
+        then the step and update once per outer iteration). Past the unscale's own
+        function the loops are those around the calls that reached it (`call_chain`,
+        outermost first: a trainer's per-step method called from its loop over
+        batches). A loop over the optimizers unscaled (`for opt in optimizers:
+        scaler.unscale_(opt)`) unscales each once."""
         receivers = self.ctx.receivers
         binding: Binding | None = receivers.binding(unscale.func.value)  # type: ignore[attr-defined]
         unscaled = {n.value for n in iter_nodes(unscale.args[0].value) if type(n) is cst.Name} if unscale.args else set()
-        for ancestor in self.ctx.ancestors(unscale):
-            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-                return False
-            if type(ancestor) in (cst.For, cst.While):
-                if type(ancestor) is cst.For and unscaled & target_names(ancestor.target):
+        for node in (unscale, *reversed(call_chain)):
+            for ancestor in self.ctx.ancestors(node):
+                if type(ancestor) is cst.FunctionDef:
+                    break  # on to the call that ran this function, if any
+                if type(ancestor) in (cst.ClassDef, cst.Lambda):
                     return False
-                if any((target := method_call(node, "update")) is not None and receivers.binding(target) == binding
-                       for node in iter_nodes(ancestor.body)):
-                    return True
-                if not any(is_backward(node) for node in iter_nodes(ancestor.body)):
-                    return False  # no micro-steps: a loop over optimizers by index, parameter groups
+                if type(ancestor) in (cst.For, cst.While):
+                    if type(ancestor) is cst.For and unscaled & target_names(ancestor.target):
+                        return False
+                    iteration = list(reachable_nodes(self.ctx, ancestor.body))
+                    if any((target := method_call(n, "update")) is not None and receivers.binding(target) == binding
+                           for n in iteration):
+                        return True
+                    if not any(is_backward(n) for n in iteration):
+                        return False  # no micro-steps: a loop over optimizers by index, parameter groups
         return False
-
 
 def _is_event(node: cst.CSTNode) -> bool:
     """Every node `UnscaleEveryMicroStep._transfer` can react to."""

@@ -50,6 +50,58 @@ def has_star_args(call: cst.Call) -> bool:
     return any(arg.star for arg in call.args)
 
 
+def splatted_keyword(ctx: FileContext, call: cst.Call, name: str) -> cst.BaseExpression | None:
+    """The value a `**` argument of `call` surely passes for keyword `name`: one
+    written out at the call (`**{"shuffle": True}`, `**dict(shuffle=True)`), or held
+    by a variable set to such a dict once and only ever splatted (`kwargs =
+    dict(shuffle=True)`, then `f(**kwargs)`: nothing can have changed it). A dict
+    literal that splats another dict may have the key replaced: not read."""
+    for arg in call.args:
+        if arg.star != "**":
+            continue
+        value = arg.value
+        if type(value) in (cst.Name, cst.Attribute):
+            values = Values.of_file(ctx).of(value)
+            value = values[0] if values and len(values) == 1 and _only_splatted(ctx, arg.value) else None
+        found = _dict_entry(ctx, value, name) if value is not None else None
+        if found is not None:
+            return found
+    return None
+
+
+def _dict_entry(ctx: FileContext, value: cst.BaseExpression, name: str) -> cst.BaseExpression | None:
+    """What the dict `value` builds holds under `name`, when it is written out."""
+    if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "dict":
+        if ctx.receivers.binding(value.func) is not None or (
+                ctx.qualified_name(value.func) not in (None, "builtins.dict")):
+            return None  # a `dict` of the file's own
+        arg = keyword(value, name)  # a repeated key raises: the keyword is what it holds
+        return arg.value if arg is not None else None
+    if type(value) is not cst.Dict or any(type(e) is cst.StarredDictElement for e in value.elements):
+        return None
+    entries = [e.value for e in value.elements  # type: ignore[union-attr]
+               if type(e.key) is cst.SimpleString and e.key.evaluated_value == name]  # type: ignore[union-attr]
+    return entries[-1] if entries else None
+
+
+def _only_splatted(ctx: FileContext, variable: cst.BaseExpression) -> bool:
+    """Every read of `variable` is a `**` argument: no `kwargs["shuffle"] = False`,
+    no `kwargs.update(...)`, no handing it to code that may change it."""
+    receivers = ctx.receivers
+    binding = receivers.binding(variable)
+    if binding is None:
+        return False
+    for node in ctx.nodes_of(type(variable)):
+        if node is variable or receivers.binding(node) != binding:  # type: ignore[arg-type]
+            continue
+        parent = ctx.parent(node)
+        splatted = type(parent) is cst.Arg and parent.star == "**"
+        assigned = type(parent) in (cst.AssignTarget, cst.AnnAssign) and parent.target is node  # type: ignore[union-attr]
+        if not (splatted or assigned):
+            return False
+    return True
+
+
 def is_constant(expr: cst.BaseExpression | None, value: str) -> bool:
     """`expr` is the literal `True`, `False` or `None` named by `value`."""
     return type(expr) is cst.Name and expr.value == value
