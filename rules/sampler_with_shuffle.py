@@ -50,11 +50,12 @@ class SamplerWithShuffle(Rule):
     the partial and the call together, with no fix. Only literal values are judged: `shuffle=args.shuffle` or
     `shuffle=(sampler is None)` (the correct idiom) are not flagged, nor is a
     sampler that may be `None` (`sampler=s if ddp else None`, or a variable set
-    to `None` on one side of an `if`), nor arguments passed positionally or
+    to `None` on one side of an `if`), nor arguments passed
     through `**kwargs`, unless the dict is written out at the call
     (`**dict(shuffle=True)`, `**{"shuffle": True}`) or held by a variable set
     once to such a dict and only ever splatted; a `shuffle=True` found there
-    is flagged without a fix. A sampler whose values are unknown (a parameter, what a
+    is flagged without a fix, as are `shuffle` and `sampler` given by position
+    (dropping the `True` would move the sampler into the shuffle slot). A sampler whose values are unknown (a parameter, what a
     function returns) is flagged without a fix: only a sampler built in the
     file surely makes the call raise.
     """
