@@ -810,6 +810,8 @@ class Sanitizer:
             _set_grad_enabled(enabled)
         record.optimizer_id = id(optimizer) if optimizer is not None else None
         record.lr = _first_lr(optimizer)
+        groups = getattr(optimizer, "param_groups", None)
+        record.param_groups = len(groups) if isinstance(groups, list) else None
         return record
 
     def _dispatch(self, record: StepRecord) -> None:

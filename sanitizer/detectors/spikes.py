@@ -4,7 +4,10 @@ Each optimizer's steps are judged against that optimizer's own history: when
 several take turns (a GAN's generator and discriminator), their losses and
 gradient norms sit at different levels, and one's step is no outlier of the other's.
 A step on a short batch (the last, partial batch of an epoch) is not compared with
-full ones: its loss and gradient average fewer samples and vary far more.
+full ones: its loss and gradient average fewer samples and vary far more. A
+parameter group added to an optimizer (`add_param_group`: a new head and its loss
+term, layers unfrozen) changes what its loss and gradient measure: its history
+starts again.
 """
 from __future__ import annotations
 
@@ -54,6 +57,7 @@ class _SpikeDetector(Detector):
         self._noise_levels: dict[int | None, float] = {}  # the largest outlier of a noisy series
         self._batch_sizes: dict[int | None, deque[int]] = {}  # items given to the latest steps
         self._largest_batch: dict[int | None, int] = {}
+        self._groups: dict[int | None, int] = {}  # parameter groups of each optimizer at its latest step
 
     def value_of(self, record: StepRecord) -> float | None:
         raise NotImplementedError
@@ -63,6 +67,7 @@ class _SpikeDetector(Detector):
         if value is None or record.skipped or record.partial:
             return
         key = record.optimizer_id
+        self._follow_groups(key, record.param_groups)
         if self._short_batch(key, record.batch_items):
             return  # neither judged nor kept: its noise is not the window's
         window = self._windows.get(key)
@@ -85,6 +90,16 @@ class _SpikeDetector(Detector):
                 if not noisy and value > factor * largest:
                     self._report(record, sink, value, centre, sigma, len(window))
         window.add(value)
+
+    def _follow_groups(self, key: int | None, groups: int | None) -> None:
+        """Forget the optimizer's history when a parameter group was added to it since its last step."""
+        if groups is None:
+            return
+        before = self._groups.get(key)
+        self._groups[key] = groups
+        if before is not None and groups > before:
+            for history in (self._windows, self._start_levels, self._candidates, self._noise_levels):
+                history.pop(key, None)
 
     def _short_batch(self, key: int | None, items: int | None) -> bool:
         """Whether the step was given fewer than SHORT_BATCH times the usual number of

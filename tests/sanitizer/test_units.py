@@ -227,6 +227,22 @@ def test_optimizers_taking_turns_are_judged_each_against_its_own_steps(detector_
     assert "over the last 30 steps of the same optimizer" in sink.messages[0]
 
 
+@pytest.mark.parametrize("detector_type", [LossSpikeDetector, GradSpikeDetector])
+def test_a_parameter_group_added_starts_the_history_again(detector_type: type) -> None:
+    """A second head and its loss term join at step 41 (`add_param_group`): loss and
+    gradient norm sit 20 times higher from then on, no spike. A corrupt batch at step 71,
+    past the new history's warm-up, still is one; without the new group, so is step 41."""
+    for groups_from, expected in ((41, [(detector_type.kind, 71)]), (None, [(detector_type.kind, 41)])):
+        detector, sink = detector_type(), _Collector()
+        for step in range(1, 81):
+            value = (1.0 if step <= 40 else 20.0) * (1 + 0.05 * math.sin(step)) * (30 if step == 71 else 1)
+            record = _record(step, value)
+            record.grad_norm = value
+            record.param_groups = 2 if groups_from is not None and step >= groups_from else 1
+            detector.on_step(record, sink)
+        assert sink.events[:1] == expected, sink.events
+
+
 def test_a_generators_gradient_vanishing_between_discriminator_steps_is_caught() -> None:
     """The discriminator wins from step 41: the generator's norm falls 2,500-fold while
     its loss stays. Its five collapsed steps are not in a row among all steps."""
