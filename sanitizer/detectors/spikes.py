@@ -5,6 +5,9 @@ several take turns (a GAN's generator and discriminator), their losses and
 gradient norms sit at different levels, and one's step is no outlier of the other's.
 A step on a short batch (the last, partial batch of an epoch) is not compared with
 full ones: its loss and gradient average fewer samples and vary far more. A
+spike stands far above the latest few values too: a series trending up (a gradient
+norm that grows steadily as a learned variance shrinks) is far above its 50-step
+median at every step, and its next value is no spike. A
 parameter group added to an optimizer (`add_param_group`: a new head and its loss
 term, layers unfrozen) changes what its loss and gradient measure: its history
 starts again.
@@ -27,6 +30,7 @@ MIN_HISTORY = 20  # no verdict before this many steps
 REPEAT_GAP = 10  # steps between two reported spikes
 NOISY_CANDIDATES = 2  # outliers within NOISE_HORIZON steps that make the next ones the series' noise
 NOISE_HORIZON = 500
+RECENT = 5  # the latest values whose median a spike must stand far above too
 SHORT_BATCH = 0.5  # a step given fewer than this share of the usual items is not judged
 
 
@@ -45,6 +49,8 @@ class _SpikeDetector(Detector):
     # After NOISY_CANDIDATES such values within NOISE_HORIZON steps, the next ones of
     # their size are not spikes (one far larger still is).
     min_ratio_to_window_max = 2.0
+    # ...and this many times the median of the latest RECENT values (a trend is no spike)
+    min_ratio_to_recent = 2.5
 
     window_type = RollingWindow
 
@@ -87,9 +93,15 @@ class _SpikeDetector(Detector):
                 largest = max(window.values)
                 # twice the window's largest value, or `min_ratio` times when it is an outlier itself
                 factor = self.min_ratio if largest >= self.min_ratio * centre else self.min_ratio_to_window_max
-                if not noisy and value > factor * largest:
+                if not noisy and value > factor * largest and self._above_recent(window, value):
                     self._report(record, sink, value, centre, sigma, len(window))
         window.add(value)
+
+    def _above_recent(self, window: RollingWindow, value: float) -> bool:
+        """Whether `value` stands far above the latest few values too (not the next
+        value of a series trending up)."""
+        recent = median(list(window.values)[-RECENT:])
+        return recent <= 0 or value > self.min_ratio_to_recent * recent
 
     def _follow_groups(self, key: int | None, groups: int | None) -> None:
         """Forget the optimizer's history when a parameter group was added to it since its last step."""
@@ -163,6 +175,7 @@ class GradSpikeDetector(_SpikeDetector):
     what = "gradient norm"
     min_ratio = 10.0
     min_share_of_start = 0.05
+    min_ratio_to_recent = 5.0
 
     def value_of(self, record: StepRecord) -> float | None:
         return record.grad_norm

@@ -243,6 +243,24 @@ def test_a_parameter_group_added_starts_the_history_again(detector_type: type) -
         assert sink.events[:1] == expected, sink.events
 
 
+# GaussianNLLLoss with a learned variance: the gradient norm grows as the variance shrinks
+_GROWING_NORMS = [2.1, 1.37, 1.24, 1.73, 1.6, 1.53, 1.56, 1.61, 1.96, 1.61, 2.2, 3.48, 3.35, 1.73, 4.69, 6.36,
+                  2.82, 6.13, 3.69, 4.44, 8.12, 8.1, 9.13, 6.55, 4.62, 1.95, 9.33, 14.41, 8.03, 3.52, 12.27,
+                  15.68, 18.66, 25.44]
+
+
+@pytest.mark.parametrize(("last", "spike"), [(60.22, False), (300.0, True)])
+def test_a_trend_is_no_spike_but_one_batch_far_above_its_neighbours_is(last: float, spike: bool) -> None:
+    """Step 35's 60 is 17 times the median of the 34 steps before it, but under 4 times
+    that of the last 5: the trend goes on. 300 stands far above those too."""
+    detector, sink = GradSpikeDetector(), _Collector()
+    for step, value in enumerate(_GROWING_NORMS + [last], start=1):
+        record = _record(step, -0.05 * step)
+        record.grad_norm = value
+        detector.on_step(record, sink)
+    assert sink.events == ([("grad_spike", 35)] if spike else []), sink.events
+
+
 def test_a_generators_gradient_vanishing_between_discriminator_steps_is_caught() -> None:
     """The discriminator wins from step 41: the generator's norm falls 2,500-fold while
     its loss stays. Its five collapsed steps are not in a row among all steps."""
