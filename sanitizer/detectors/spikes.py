@@ -10,7 +10,9 @@ norm that grows steadily as a learned variance shrinks) is far above its 50-step
 median at every step, and its next value is no spike. A
 parameter group added to an optimizer (`add_param_group`: a new head and its loss
 term, layers unfrozen) changes what its loss and gradient measure: its history
-starts again.
+starts again. A spike's message names the learning rate's rise when the optimizer's
+rate (its first group's) grew 10 times or more over the window (a learning-rate
+range test, a schedule gone wrong).
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ REPEAT_GAP = 10  # steps between two reported spikes
 NOISY_CANDIDATES = 2  # outliers within NOISE_HORIZON steps that make the next ones the series' noise
 NOISE_HORIZON = 500
 RECENT = 5  # the latest values whose median a spike must stand far above too
+LR_RISE = 10.0  # a learning rate that grew this many times over the window is named
 SHORT_BATCH = 0.5  # a step given fewer than this share of the usual items is not judged
 
 
@@ -64,6 +67,7 @@ class _SpikeDetector(Detector):
         self._batch_sizes: dict[int | None, deque[int]] = {}  # items given to the latest steps
         self._largest_batch: dict[int | None, int] = {}
         self._groups: dict[int | None, int] = {}  # parameter groups of each optimizer at its latest step
+        self._lrs: dict[int | None, deque[float | None]] = {}  # learning rates of the window's steps
 
     def value_of(self, record: StepRecord) -> float | None:
         raise NotImplementedError
@@ -79,6 +83,8 @@ class _SpikeDetector(Detector):
         window = self._windows.get(key)
         if window is None:
             window = self._windows[key] = self.window_type(WINDOW)
+            self._lrs[key] = deque(maxlen=WINDOW)
+        self._lrs[key].append(record.lr)
         if len(window) >= MIN_HISTORY:
             start_level = self._start_levels.get(key)
             if start_level is None:
@@ -110,7 +116,7 @@ class _SpikeDetector(Detector):
         before = self._groups.get(key)
         self._groups[key] = groups
         if before is not None and groups > before:
-            for history in (self._windows, self._start_levels, self._candidates, self._noise_levels):
+            for history in (self._windows, self._start_levels, self._candidates, self._noise_levels, self._lrs):
                 history.pop(key, None)
 
     def _short_batch(self, key: int | None, items: int | None) -> bool:
@@ -152,10 +158,15 @@ class _SpikeDetector(Detector):
         how = (f"{format_number(value / centre)} times its median" if centre > 0
                else f"{format_number(value - centre)} above its median")
         whose = f" of {optimizer_words(record, sink)}" if len(self._windows) > 1 else ""
+        rates = self._lrs.get(record.optimizer_id, ())
+        lr_from, lr_to = next((rate for rate in rates if rate is not None), None), record.lr
+        rose = lr_from is not None and lr_to is not None and lr_from > 0 and lr_to >= LR_RISE * lr_from
+        cause = (f", while the learning rate rose from {format_number(lr_from)} to {format_number(lr_to)} "
+                 "over those steps (param_groups[0]['lr'])" if rose else "")
         sink.emit(self.kind, record.step,
-                  f"{self.what} {value:.4g} is {how} {centre:.4g} over the last {history} steps{whose}",
+                  f"{self.what} {value:.4g} is {how} {centre:.4g} over the last {history} steps{whose}{cause}",
                   where=next((site for site in record.loss_sites if site), None), value=value,
-                  extra={"baseline": centre, "sigma": sigma})
+                  extra={"baseline": centre, "sigma": sigma, **({"lr": [lr_from, lr_to]} if rose else {})})
 
 
 class LossSpikeDetector(_SpikeDetector):

@@ -261,6 +261,26 @@ def test_a_trend_is_no_spike_but_one_batch_far_above_its_neighbours_is(last: flo
     assert sink.events == ([("grad_spike", 35)] if spike else []), sink.events
 
 
+@pytest.mark.parametrize("rising", [True, False])
+def test_a_spike_while_the_learning_rate_rose_says_so_and_points_at_the_rate(rising: bool) -> None:
+    """A learning-rate range test raises the rate 1.2-fold a step (from 1e-5); a batch 30
+    times the gradient norm's level at step 40 is a spike either way, named with the
+    rate's rise (0.0122 now, 1,200 times the window's first) only when it rose."""
+    from sanitizer.report.diagnosis import diagnose
+    detector, sink = GradSpikeDetector(), _Collector()
+    for step in range(1, 41):
+        record = _record(step, 1.0)
+        record.grad_norm = (30.0 if step == 40 else 1.0) * (1 + 0.05 * math.sin(step))
+        record.lr = 1e-5 * (1.2 ** (step - 1) if rising else 1.0)
+        detector.on_step(record, sink)
+    assert sink.events == [("grad_spike", 40)], sink.events
+    assert ("while the learning rate rose from 1e-5 to 0.0122 over those steps" in sink.messages[0]) is rising, sink.messages
+    event = {"kind": "grad_spike", "step": 40, "message": sink.messages[0], "severity": "warning",
+             **({"lr": [1e-5, 1e-5 * 1.2 ** 39]} if rising else {})}
+    (problem,) = diagnose({"events": [event]})
+    assert problem.advice.startswith("the learning rate rose 10-fold") is rising, problem.advice
+
+
 def test_a_generators_gradient_vanishing_between_discriminator_steps_is_caught() -> None:
     """The discriminator wins from step 41: the generator's norm falls 2,500-fold while
     its loss stays. Its five collapsed steps are not in a row among all steps."""
