@@ -10,7 +10,9 @@ run counts optimizer steps; the next backward pass makes it a step if the
 gradients were reset or changed in between (`zero_grad`, an update that sets
 them to None), and drops it otherwise; the end of the run makes it a step.
 Once one backward pass was a step, every backward pass is one, measured and
-judged at its end.
+judged at its end, until an optimizer steps: the passes before its first step
+were passes of that step when the trained tensors are still as the first pass
+found them (one pass per sample, cleared in between), and the run is renumbered.
 """
 from __future__ import annotations
 
@@ -54,7 +56,7 @@ class HeldStep:
             grad = param.grad if param is not None else None
             if grad is None or id(grad) != grad_id or grad._version != version:
                 return True
-        return any(_changed(ref(), before) for ref, before in self.values)
+        return any(changed(ref(), before) for ref, before in self.values)
 
 
 _SAMPLED = 64  # values per tensor compared to tell an update
@@ -73,7 +75,7 @@ def value_samples(params: Iterable[torch.Tensor]) -> list[tuple[weakref.ref[torc
     return samples
 
 
-def _changed(param: torch.Tensor | None, before: torch.Tensor) -> bool:
+def changed(param: torch.Tensor | None, before: torch.Tensor) -> bool:
     if param is None:
         return False
     try:

@@ -135,6 +135,13 @@ DIED_PARAM_ADVICE = (
     "there: look at what changed then (pruning with too large an amount, a mask set to zero, a "
     "learning-rate jump that killed ReLU units, a detach or a branch switched off)")
 
+# `loss_spike` / `grad_spike` while the learning rate rose 10-fold or more over the window
+RISING_LR_SPIKE_ADVICE = (
+    "the learning rate rose 10-fold or more over the steps before the spike: in a learning-rate "
+    "range test (lr_find) that is the rate growing too high, and a rate well below it is the one "
+    "to train at; otherwise check the schedule (its warm-up peak, a scheduler stepped per batch "
+    "where it is meant per epoch), clip gradients")
+
 # `unused_parameter` of layers every forward runs whose gradients are all zero
 VANISHED_PARAM_ADVICE = (
     "the forward runs these layers but no gradient reaches them: saturated activations between "

@@ -259,6 +259,7 @@ class StepRecord:
     nograd_models: Any = None  # weak references to the models run without gradients in the step
     optimizer_id: int | None = None  # which optimizer stepped (several: GANs, multi-model runs)
     lr: float | None = None  # its first parameter group's learning rate when it is a number
+    param_groups: int | None = None  # how many parameter groups it has (`add_param_group` adds one)
     joins_previous: bool = False  # another optimizer's part of the step just ended (same backward pass)
     tiny_share: float | None = None  # share below the fp16 normal range (zeros included), when sampled
     batch_items: int | None = None  # items the step's training forwards were given, when known

@@ -23,6 +23,7 @@ from sanitizer.core.backward_steps import (
     HeldStep,
     StepSource,
     absorb,
+    changed,
     gradient_state,
     value_samples,
     in_backward,
@@ -140,6 +141,9 @@ class Sanitizer:
         self._most_backwards_per_step = 0  # gradient accumulation, LBFGS's closure: several per step
         self.step_source = StepSource.UNDECIDED
         self._held: HeldStep | None = None
+        # the first values of what the first backward pass trained, kept while passes are steps:
+        # unchanged at a first optimizer step, no pass was an update by hand
+        self._first_values: list[tuple[weakref.ref[torch.Tensor], torch.Tensor]] = []
         self._leaves: list[torch.Tensor] = []  # what backward passes train, while no optimizer is seen
         self._stand_in: ManualUpdate | None = None  # the same, as an optimizer, once steps are backward passes
         self._in_backward_optimizer: ManualUpdate | None = None  # optimizers stepped inside backward, as one
@@ -476,6 +480,7 @@ class Sanitizer:
             self._give_back(held)
             return
         self.step_source = StepSource.BACKWARD
+        self._first_values = held.values
         # from here the trained tensors stand for what an optimizer would hold
         self._stand_in = ManualUpdate(self._leaves)
         self._optimizers.add(self._stand_in)
@@ -500,11 +505,15 @@ class Sanitizer:
             self._index_step = 0  # it was built before the optimizer's parameters were known
 
     def _renumber_probe_passes(self) -> None:
-        """The first optimizer step comes right after the two backward passes that made
-        the run count backward passes as steps: they were passes of that step (a pass
-        that only measures the gradient, then `zero_grad()`; SAM's first pass), and the
-        step is step 1. A loop that stepped by hand for longer keeps its numbers."""
-        if self.steps > PROBE_PASSES:
+        """The first optimizer step comes after backward passes that were counted as
+        steps: they were passes of that step, and the step is step 1, when they were at
+        most two (a pass that only measures the gradient, then `zero_grad()`; SAM's first
+        pass, whose move is undone), or when the trained tensors are still as the first
+        pass found them (one pass per sample, cleared in between: DP-SGD by hand). A loop
+        that updated by hand before it built an optimizer keeps its numbers."""
+        first_values, self._first_values = self._first_values, []
+        untouched = bool(first_values) and not any(changed(ref(), before) for ref, before in first_values)
+        if self.steps > PROBE_PASSES and not untouched:
             return
         self._optimizers.discard(self._stand_in)
         for event in self.events:
@@ -801,6 +810,8 @@ class Sanitizer:
             _set_grad_enabled(enabled)
         record.optimizer_id = id(optimizer) if optimizer is not None else None
         record.lr = _first_lr(optimizer)
+        groups = getattr(optimizer, "param_groups", None)
+        record.param_groups = len(groups) if isinstance(groups, list) else None
         return record
 
     def _dispatch(self, record: StepRecord) -> None:

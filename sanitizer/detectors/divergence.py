@@ -50,8 +50,11 @@ under it, and where it ended): a blow-up the run recovered from, slowly.
 A loss at or below zero has no scale to judge by, and when several optimizers
 take turns (a GAN), each loss is meant to rise against the other: not judged.
 An optimizer that replaces the one before it (k-fold cross-validation, a
-fine-tuning phase after pre-training) starts the judgement again from its own
-first losses.
+fine-tuning phase after pre-training), or a parameter group added to the
+optimizer (`add_param_group`: a new head whose loss term joins the total, layers
+unfrozen), starts the judgement again from its own first losses; it also ends the
+watch of a blow-up reported before it (the losses after it are not the diverged
+run's).
 """
 from __future__ import annotations
 
@@ -94,6 +97,7 @@ SIGNIFICANT = 5.0  # the rise, in noise sigmas of a block median
 RUN_TO_NAN = 2
 LR_STEPS = 5  # steps before a blow-up whose learning rate it is compared with...
 LR_RISE = 10.0  # ...and named when the rate grew this many times since
+TURNS, NEW = "turns", "new"  # optimizers take turns; a step starts a new objective
 
 
 class DivergenceDetector(Detector):
@@ -108,6 +112,7 @@ class DivergenceDetector(Detector):
         self._recovered_step: int | None = None
         self._optimizers: set[int] = set()
         self._latest: int | None = None  # the optimizer seen first most recently
+        self._groups: int | None = None  # how many parameter groups it had at its latest step
         self._turns = False  # an earlier optimizer stepped again after a later one came
         self._start()
 
@@ -143,10 +148,14 @@ class DivergenceDetector(Detector):
                 blow_up.lr_to = lr if lr is not None else blow_up.lr_to
                 self._report_blow_up(sink, blow_up)
             return
+        change = self._follow(record)
         if self.reported_step is not None:
-            self._watch(record.step, loss)
+            if change is None:
+                self._watch(record.step, loss)
+            else:
+                self._end_watch()
             return
-        if self._taking_turns(record.optimizer_id, sink):
+        if change == TURNS or (change == NEW and self._restart(sink)):
             return
         self._steps += 1
         self._window.append(loss)
@@ -214,22 +223,31 @@ class DivergenceDetector(Detector):
         step, loss, where = self._first_high
         return _BlowUp(step, self._steps, loss, level, where, sustained=False, plateau=True)
 
-    def _taking_turns(self, optimizer: int | None, sink: Sink) -> bool:
-        """Whether optimizers take turns (then nothing is judged any more). A new one
-        replaces the one before: its run is judged from its own first losses (a blow-up
-        still pending when the old one stopped is reported)."""
-        if optimizer is None or optimizer == self._latest or self._turns:
-            return self._turns
+    def _follow(self, record: StepRecord) -> str | None:
+        """TURNS when optimizers take turns (then nothing is judged any more); NEW when
+        the step starts a new objective: an optimizer that replaces the one before, or a
+        parameter group added to it since its last step; None otherwise."""
+        optimizer, groups = record.optimizer_id, record.param_groups
+        if optimizer is None or self._turns:
+            return TURNS if self._turns else None
+        if optimizer == self._latest:
+            grew = groups is not None and self._groups is not None and groups > self._groups
+            self._groups = groups
+            return NEW if grew else None
         if optimizer in self._optimizers:
             self._turns = True
-            return True
+            return TURNS
         self._optimizers.add(optimizer)
-        if self._latest is not None:
-            if self._pending is not None:
-                self._report_blow_up(sink, self._pending)
-                return True
-            self._start()
-        self._latest = optimizer
+        latest, self._latest, self._groups = self._latest, optimizer, groups
+        return NEW if latest is not None else None
+
+    def _restart(self, sink: Sink) -> bool:
+        """Judge the new objective from its own first losses; a blow-up still pending
+        when the old one stopped is reported instead (True)."""
+        if self._pending is not None:
+            self._report_blow_up(sink, self._pending)
+            return True
+        self._start()
         return False
 
     def _blown_up(self, loss: float, level: float) -> bool:
@@ -274,7 +292,12 @@ class DivergenceDetector(Detector):
     def on_end(self, sink: Sink) -> None:
         if self._pending is not None:  # the run ended before RECOVERY losses came after the blow-up
             self._judge_pending(sink, self._pending)
-        watched = self._watched
+        self._end_watch()
+
+    def _end_watch(self) -> None:
+        """The watch of a reported warm-up blow-up ends (with the run, or with the
+        optimizer or parameter groups that diverged): the event says when it recovered."""
+        watched, self._watched = self._watched, None
         if watched is None or self._recovered_step is None:
             return
         event, finding, level = watched

@@ -4,7 +4,15 @@ Each optimizer's steps are judged against that optimizer's own history: when
 several take turns (a GAN's generator and discriminator), their losses and
 gradient norms sit at different levels, and one's step is no outlier of the other's.
 A step on a short batch (the last, partial batch of an epoch) is not compared with
-full ones: its loss and gradient average fewer samples and vary far more.
+full ones: its loss and gradient average fewer samples and vary far more. A
+spike stands far above the latest few values too: a series trending up (a gradient
+norm that grows steadily as a learned variance shrinks) is far above its 50-step
+median at every step, and its next value is no spike. A
+parameter group added to an optimizer (`add_param_group`: a new head and its loss
+term, layers unfrozen) changes what its loss and gradient measure: its history
+starts again. A spike's message names the learning rate's rise when the optimizer's
+rate (its first group's) grew 10 times or more over the window (a learning-rate
+range test, a schedule gone wrong).
 """
 from __future__ import annotations
 
@@ -24,6 +32,8 @@ MIN_HISTORY = 20  # no verdict before this many steps
 REPEAT_GAP = 10  # steps between two reported spikes
 NOISY_CANDIDATES = 2  # outliers within NOISE_HORIZON steps that make the next ones the series' noise
 NOISE_HORIZON = 500
+RECENT = 5  # the latest values whose median a spike must stand far above too
+LR_RISE = 10.0  # a learning rate that grew this many times over the window is named
 SHORT_BATCH = 0.5  # a step given fewer than this share of the usual items is not judged
 
 
@@ -42,6 +52,8 @@ class _SpikeDetector(Detector):
     # After NOISY_CANDIDATES such values within NOISE_HORIZON steps, the next ones of
     # their size are not spikes (one far larger still is).
     min_ratio_to_window_max = 2.0
+    # ...and this many times the median of the latest RECENT values (a trend is no spike)
+    min_ratio_to_recent = 2.5
 
     window_type = RollingWindow
 
@@ -54,6 +66,8 @@ class _SpikeDetector(Detector):
         self._noise_levels: dict[int | None, float] = {}  # the largest outlier of a noisy series
         self._batch_sizes: dict[int | None, deque[int]] = {}  # items given to the latest steps
         self._largest_batch: dict[int | None, int] = {}
+        self._groups: dict[int | None, int] = {}  # parameter groups of each optimizer at its latest step
+        self._lrs: dict[int | None, deque[float | None]] = {}  # learning rates of the window's steps
 
     def value_of(self, record: StepRecord) -> float | None:
         raise NotImplementedError
@@ -63,11 +77,14 @@ class _SpikeDetector(Detector):
         if value is None or record.skipped or record.partial:
             return
         key = record.optimizer_id
+        self._follow_groups(key, record.param_groups)
         if self._short_batch(key, record.batch_items):
             return  # neither judged nor kept: its noise is not the window's
         window = self._windows.get(key)
         if window is None:
             window = self._windows[key] = self.window_type(WINDOW)
+            self._lrs[key] = deque(maxlen=WINDOW)
+        self._lrs[key].append(record.lr)
         if len(window) >= MIN_HISTORY:
             start_level = self._start_levels.get(key)
             if start_level is None:
@@ -82,9 +99,25 @@ class _SpikeDetector(Detector):
                 largest = max(window.values)
                 # twice the window's largest value, or `min_ratio` times when it is an outlier itself
                 factor = self.min_ratio if largest >= self.min_ratio * centre else self.min_ratio_to_window_max
-                if not noisy and value > factor * largest:
+                if not noisy and value > factor * largest and self._above_recent(window, value):
                     self._report(record, sink, value, centre, sigma, len(window))
         window.add(value)
+
+    def _above_recent(self, window: RollingWindow, value: float) -> bool:
+        """Whether `value` stands far above the latest few values too (not the next
+        value of a series trending up)."""
+        recent = median(list(window.values)[-RECENT:])
+        return recent <= 0 or value > self.min_ratio_to_recent * recent
+
+    def _follow_groups(self, key: int | None, groups: int | None) -> None:
+        """Forget the optimizer's history when a parameter group was added to it since its last step."""
+        if groups is None:
+            return
+        before = self._groups.get(key)
+        self._groups[key] = groups
+        if before is not None and groups > before:
+            for history in (self._windows, self._start_levels, self._candidates, self._noise_levels, self._lrs):
+                history.pop(key, None)
 
     def _short_batch(self, key: int | None, items: int | None) -> bool:
         """Whether the step was given fewer than SHORT_BATCH times the usual number of
@@ -125,10 +158,15 @@ class _SpikeDetector(Detector):
         how = (f"{format_number(value / centre)} times its median" if centre > 0
                else f"{format_number(value - centre)} above its median")
         whose = f" of {optimizer_words(record, sink)}" if len(self._windows) > 1 else ""
+        rates = self._lrs.get(record.optimizer_id, ())
+        lr_from, lr_to = next((rate for rate in rates if rate is not None), None), record.lr
+        rose = lr_from is not None and lr_to is not None and lr_from > 0 and lr_to >= LR_RISE * lr_from
+        cause = (f", while the learning rate rose from {format_number(lr_from)} to {format_number(lr_to)} "
+                 "over those steps (param_groups[0]['lr'])" if rose else "")
         sink.emit(self.kind, record.step,
-                  f"{self.what} {value:.4g} is {how} {centre:.4g} over the last {history} steps{whose}",
+                  f"{self.what} {value:.4g} is {how} {centre:.4g} over the last {history} steps{whose}{cause}",
                   where=next((site for site in record.loss_sites if site), None), value=value,
-                  extra={"baseline": centre, "sigma": sigma})
+                  extra={"baseline": centre, "sigma": sigma, **({"lr": [lr_from, lr_to]} if rose else {})})
 
 
 class LossSpikeDetector(_SpikeDetector):
@@ -148,6 +186,7 @@ class GradSpikeDetector(_SpikeDetector):
     what = "gradient norm"
     min_ratio = 10.0
     min_share_of_start = 0.05
+    min_ratio_to_recent = 5.0
 
     def value_of(self, record: StepRecord) -> float | None:
         return record.grad_norm

@@ -7,6 +7,7 @@ from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("vanishing_grad.py",),
               ("vanishing_grad.py", "converged"), ("vanishing_grad.py", "plateau"), ("probe_pass.py", "probe"), ("probe_pass.py", "sam"),
+              ("probe_pass.py", "microbatch"), ("probe_pass.py", "by_hand"),
               ("scaler_no_update.py",),
               ("wrapped_optimizer.py",), ("wrapped_optimizer.py", "retry"), ("wrapped_optimizer.py", "subclass"), ("clip_order.py", "healthy"),
               ("clip_order.py", "bug"), ("clip_order.py", "late"), ("clip_order.py", "measure"),
@@ -78,10 +79,11 @@ def test_clipping_scaled_gradients_is_reported_once(script_runs: ScriptRuns) -> 
         f"clip_order.py:{line_of('clip_order.py', 'torch.nn.utils.clip_grad_norm_(parameters=[')}"]
 
 
-@pytest.mark.parametrize("mode", ["probe", "sam"])
+@pytest.mark.parametrize("mode", ["probe", "sam", "microbatch", "by_hand"])
 def test_a_pass_before_the_first_optimizer_step_is_part_of_it(script_runs: ScriptRuns, mode: str) -> None:
-    """Two cleared backward passes before the first `step()` looked like a loop stepping by
-    hand; the optimizer step that follows makes them passes of step 1."""
+    """Cleared backward passes before the first `step()` looked like a loop stepping by
+    hand; the optimizer step that follows makes them passes of step 1 (two of them, or
+    any number that left the weights untouched), but steps made by hand stay steps."""
     run = script_runs.get("probe_pass.py", mode)
     assert run.returncode == 0, run.stderr
     assert run.report["steps"] == 20 and run.report["series"]["step"] == list(range(1, 21))

@@ -134,7 +134,8 @@ class _Sink:
         return type(module).__name__
 
 
-def _divergence_steps(losses: list[float], optimizers: int = 1, ids: list[int] | None = None) -> list[int]:
+def _divergence_steps(losses: list[float], optimizers: int = 1, ids: list[int] | None = None,
+                      groups: list[int] | None = None) -> list[int]:
     from sanitizer.core.probe import StepRecord
     from sanitizer.detectors.divergence import DivergenceDetector
     detector, sink = DivergenceDetector(), _Sink()
@@ -143,7 +144,8 @@ def _divergence_steps(losses: list[float], optimizers: int = 1, ids: list[int] |
                             model_site=None, params=[], grad_norms=[], grad_norm=None, checked_params=[],
                             param_norms=[], param_step=None, scale=None, underflow=None, eval_loss=None,
                             data_wait=0.0, step_time=None, memory_bytes=None, graph_roots=[],
-                            optimizer_id=ids[step - 1] if ids is not None else step % optimizers)
+                            optimizer_id=ids[step - 1] if ids is not None else step % optimizers,
+                            param_groups=groups[step - 1] if groups is not None else 1)
         detector.on_step(record, sink)  # type: ignore[arg-type]
     detector.on_end(sink)  # type: ignore[arg-type]
     return [step for _, step, _ in sink.events]
@@ -188,7 +190,7 @@ def test_a_warm_up_blow_up_that_training_comes_back_from_is_no_divergence() -> N
     assert _divergence_steps([0.841, 8.475, 8.666] + [0.8] * 50) == [2]  # back to where it started is not back
 
 
-def _divergence_events(losses: list[float]) -> list[Any]:
+def _divergence_events(losses: list[float], ids: list[int] | None = None) -> list[Any]:
     """The divergence events of a run with these losses, as the session keeps them."""
     from sanitizer.core.events import Event
     from sanitizer.core.probe import StepRecord
@@ -206,7 +208,8 @@ def _divergence_events(losses: list[float]) -> list[Any]:
                                     trail=[], model_site=None, params=[], grad_norms=[], grad_norm=None,
                                     checked_params=[], param_norms=[], param_step=None, scale=None,
                                     underflow=None, eval_loss=None, data_wait=0.0, step_time=None,
-                                    memory_bytes=None, graph_roots=[]), sink)  # type: ignore[arg-type]
+                                    memory_bytes=None, graph_roots=[],
+                                    optimizer_id=ids[step - 1] if ids is not None else 1), sink)  # type: ignore[arg-type]
     detector.on_end(sink)  # type: ignore[arg-type]
     return emitted
 
@@ -346,6 +349,30 @@ def test_an_optimizer_that_replaces_the_last_is_judged_from_its_own_first_losses
     assert _divergence_steps([2.3, 150.0, 160.0] + fold, ids=[1] * 3 + [2] * 100) == [2]
     # a GAN's optimizers: the second fold's blow-up comes after they took turns
     assert _divergence_steps([0.7, 0.9] * 20 + blown, ids=[1, 2] * 20 + [3] * 23) == []
+
+
+def test_a_parameter_group_added_starts_the_judgement_again() -> None:
+    """A second head added with `add_param_group` at step 41, its larger loss term joining
+    the total from then on: 22 times the early level, falling steadily (no divergence).
+    Layers unfrozen at step 41 with too high a rate, whose loss blows up from the next
+    step on, still diverge."""
+    first = [4.4 * 0.98 ** i for i in range(40)]
+    falling = [97.0 * 0.98 ** i for i in range(60)]
+    groups = [1] * 40 + [2] * 60
+    assert _divergence_steps(first + falling, groups=groups) == []
+    assert _divergence_steps(first + falling) == [41]  # the same losses without the new group
+    assert _divergence_steps(first + [2.0] + [150.0] * 59, groups=groups) == [42]
+
+
+def test_the_watch_of_a_blow_up_ends_with_its_optimizer() -> None:
+    """A sweep: the second configuration blows up at its second step and is NaN to its end;
+    the third, a fresh model and optimizer, trains well below the second's early level.
+    That is no recovery of the second's."""
+    fold = [13.5 * 0.97 ** i for i in range(40)]
+    blown = [13.5, 3.8e4] + [math.nan] * 38
+    (event,) = _divergence_events(fold + blown + fold, ids=[1] * 40 + [2] * 40 + [3] * 40)
+    assert event.step == 42 and "recovered_step" not in event.extra, event.message
+    assert event.message.endswith("the loss was non-finite at step 43: training diverged"), event.message
 
 
 class _LayerStack(torch.nn.Module):

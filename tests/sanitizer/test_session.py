@@ -409,6 +409,30 @@ def test_a_loss_on_rl_returns_is_not_judged_by_its_level(tmp_path: Path, monkeyp
                for note in report["summary"]["notes"]) is (environment is not None)
 
 
+def test_a_parameter_group_added_with_its_loss_term_is_a_new_objective(tmp_path: Path) -> None:
+    """Multi-task: a second head joins at step 17 with `add_param_group`, its larger loss
+    term added to the total, which then falls steadily: no divergence from the jump."""
+    torch.manual_seed(3)
+    x = torch.randn(512, 12)
+    first, second = x[:, :3].sum(1, keepdim=True), (x[:, 3:] ** 2).sum(1, keepdim=True)
+    body, head, extra = nn.Sequential(nn.Linear(12, 32), nn.ReLU()), nn.Linear(32, 1), nn.Linear(32, 1)
+    opt = torch.optim.Adam([*body.parameters(), *head.parameters()], lr=1e-2)
+    with Sanitizer(report=tmp_path / "run.json", stream=open(tmp_path / "err.txt", "w"), lint=False):
+        for step in range(48):
+            if step == 16:
+                opt.add_param_group({"params": extra.parameters(), "lr": 5e-3})
+            rows = slice(64 * (step % 8), 64 * (step % 8 + 1))
+            hidden = body(x[rows])
+            loss = F.mse_loss(head(hidden), first[rows])
+            if step >= 16:
+                loss = loss + F.mse_loss(extra(hidden), second[rows])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    report = json.loads((tmp_path / "run.json").read_text())
+    assert report["events"] == [], report["events"]
+
+
 class _GanTrainer:
     """Keeps its two models as attributes, as trainer classes do."""
 

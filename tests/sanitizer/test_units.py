@@ -227,6 +227,60 @@ def test_optimizers_taking_turns_are_judged_each_against_its_own_steps(detector_
     assert "over the last 30 steps of the same optimizer" in sink.messages[0]
 
 
+@pytest.mark.parametrize("detector_type", [LossSpikeDetector, GradSpikeDetector])
+def test_a_parameter_group_added_starts_the_history_again(detector_type: type) -> None:
+    """A second head and its loss term join at step 41 (`add_param_group`): loss and
+    gradient norm sit 20 times higher from then on, no spike. A corrupt batch at step 71,
+    past the new history's warm-up, still is one; without the new group, so is step 41."""
+    for groups_from, expected in ((41, [(detector_type.kind, 71)]), (None, [(detector_type.kind, 41)])):
+        detector, sink = detector_type(), _Collector()
+        for step in range(1, 81):
+            value = (1.0 if step <= 40 else 20.0) * (1 + 0.05 * math.sin(step)) * (30 if step == 71 else 1)
+            record = _record(step, value)
+            record.grad_norm = value
+            record.param_groups = 2 if groups_from is not None and step >= groups_from else 1
+            detector.on_step(record, sink)
+        assert sink.events[:1] == expected, sink.events
+
+
+# GaussianNLLLoss with a learned variance: the gradient norm grows as the variance shrinks
+_GROWING_NORMS = [2.1, 1.37, 1.24, 1.73, 1.6, 1.53, 1.56, 1.61, 1.96, 1.61, 2.2, 3.48, 3.35, 1.73, 4.69, 6.36,
+                  2.82, 6.13, 3.69, 4.44, 8.12, 8.1, 9.13, 6.55, 4.62, 1.95, 9.33, 14.41, 8.03, 3.52, 12.27,
+                  15.68, 18.66, 25.44]
+
+
+@pytest.mark.parametrize(("last", "spike"), [(60.22, False), (300.0, True)])
+def test_a_trend_is_no_spike_but_one_batch_far_above_its_neighbours_is(last: float, spike: bool) -> None:
+    """Step 35's 60 is 17 times the median of the 34 steps before it, but under 4 times
+    that of the last 5: the trend goes on. 300 stands far above those too."""
+    detector, sink = GradSpikeDetector(), _Collector()
+    for step, value in enumerate(_GROWING_NORMS + [last], start=1):
+        record = _record(step, -0.05 * step)
+        record.grad_norm = value
+        detector.on_step(record, sink)
+    assert sink.events == ([("grad_spike", 35)] if spike else []), sink.events
+
+
+@pytest.mark.parametrize("rising", [True, False])
+def test_a_spike_while_the_learning_rate_rose_says_so_and_points_at_the_rate(rising: bool) -> None:
+    """A learning-rate range test raises the rate 1.2-fold a step (from 1e-5); a batch 30
+    times the gradient norm's level at step 40 is a spike either way, named with the
+    rate's rise (0.0122 now, 1,200 times the window's first) only when it rose."""
+    from sanitizer.report.diagnosis import diagnose
+    detector, sink = GradSpikeDetector(), _Collector()
+    for step in range(1, 41):
+        record = _record(step, 1.0)
+        record.grad_norm = (30.0 if step == 40 else 1.0) * (1 + 0.05 * math.sin(step))
+        record.lr = 1e-5 * (1.2 ** (step - 1) if rising else 1.0)
+        detector.on_step(record, sink)
+    assert sink.events == [("grad_spike", 40)], sink.events
+    assert ("while the learning rate rose from 1e-5 to 0.0122 over those steps" in sink.messages[0]) is rising, sink.messages
+    event = {"kind": "grad_spike", "step": 40, "message": sink.messages[0], "severity": "warning",
+             **({"lr": [1e-5, 1e-5 * 1.2 ** 39]} if rising else {})}
+    (problem,) = diagnose({"events": [event]})
+    assert problem.advice.startswith("the learning rate rose 10-fold") is rising, problem.advice
+
+
 def test_a_generators_gradient_vanishing_between_discriminator_steps_is_caught() -> None:
     """The discriminator wins from step 41: the generator's norm falls 2,500-fold while
     its loss stays. Its five collapsed steps are not in a row among all steps."""

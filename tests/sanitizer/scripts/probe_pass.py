@@ -4,6 +4,10 @@ the second: 20 optimizer steps, the 10th on a batch holding an Inf.
     probe   the first pass only measures the gradient norm (then zero_grad)
     sam     sharpness-aware minimization: the first pass's gradient moves the
             weights uphill, the second pass's gradient is applied to the restored weights
+    microbatch  DP-SGD by hand: one pass per sample (8 of them), cleared in between, the
+            clipped gradients summed and written into `.grad` for one step
+    by_hand one pass per step; the first 5 steps update the weights by hand, an
+            optimizer steps from step 6
 Expected: 20 steps, nonfinite_input at step 10."""
 import sys
 
@@ -20,6 +24,30 @@ for i in range(1, 21):
     y = (x[:, 0] > 0).long()
     if i == 10:
         x[0, 0] = float("inf")
+    if MODE == "microbatch":
+        total = [torch.zeros_like(p) for p in model.parameters()]
+        for sample in range(8):
+            opt.zero_grad()
+            F.cross_entropy(model(x[sample:sample + 1]), y[sample:sample + 1]).backward()
+            norm = torch.cat([p.grad.flatten() for p in model.parameters()]).norm()
+            for kept, p in zip(total, model.parameters()):
+                kept.add_(p.grad * torch.clamp(1.0 / (norm + 1e-6), max=1.0))
+        for kept, p in zip(total, model.parameters()):
+            p.grad = kept / 8
+        opt.step()
+        continue
+    if MODE == "by_hand":
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        if i > 5:
+            opt.step()
+            opt.zero_grad()
+            continue
+        with torch.no_grad():
+            for p in model.parameters():
+                p.add_(p.grad, alpha=-0.1)
+                p.grad = None
+        continue
     F.cross_entropy(model(x), y).backward()
     if MODE == "probe":
         norm = torch.cat([p.grad.flatten() for p in model.parameters()]).norm()
