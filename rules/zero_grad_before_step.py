@@ -92,9 +92,12 @@ class ZeroGradBeforeStep(Rule):
     within one step: a clear in it is matched with a backward before it, and
     a model `zip` takes beside the optimizers is cleared as a model. A clear
     through a model or its parameters is, unless the optimizer was built from
-    another model's parameters, one of the two a deep copy
+    another model's parameters: one of the two a deep copy
     (`p_bf16.grad = None` after copying a bf16 copy's gradients to the fp32
-    master weights that the optimizer steps). Putting a gradient in place
+    master weights that the optimizer steps), or two models neither of which
+    is built from the other (a GAN's `D.zero_grad()` before the generator's
+    step; `gan = nn.Sequential(G, D)` holds `G`'s parameters, so its clear is
+    one of them). Putting a gradient in place
     (`p.grad = g`, neither `None` nor zeros) is not a clear, nor is a clear of
     the parameters a test of each picks in a loop over them (`if "prototypes"
     in name: p.grad = None`, a part frozen while the rest trains). Nor is a
@@ -407,6 +410,17 @@ class ZeroGradBeforeStep(Rule):
         "    for model, opt in zip(models, optimizers):\n"
         "        model.zero_grad()  # expect: TL402\n"
         "        opt.step()\n",
+        # a model built from the generator (a combined GAN) holds its parameters: its clear is one of them
+        "import torch\n"
+        "from torch import nn\n"
+        "def train(G, D, loader):\n"
+        "    gan = nn.Sequential(G, D)\n"
+        "    opt_g = torch.optim.Adam(G.parameters())\n"
+        "    for z in loader:\n"
+        "        opt_g.zero_grad()\n"
+        "        (-gan(z).mean()).backward()\n"
+        "        gan.zero_grad()  # expect: TL402\n"
+        "        opt_g.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -800,6 +814,18 @@ class ZeroGradBeforeStep(Rule):
         "            for opt in optimizers:\n"
         "                opt.step()\n"
         "                opt.zero_grad()\n",
+        # a GAN's discriminator cleared after the generator's backward, before its step: the generator's gradients stay
+        "import torch\n"
+        "def train(G, D, loader):\n"
+        "    opt_g = torch.optim.Adam(G.parameters())\n"
+        "    opt_d = torch.optim.Adam(D.parameters())\n"
+        "    for x, z in loader:\n"
+        "        opt_g.zero_grad()\n"
+        "        (-D(G(z)).mean()).backward()\n"
+        "        D.zero_grad()\n"
+        "        opt_g.step()\n"
+        "        (D(G(z).detach()).mean() - D(x).mean()).backward()\n"
+        "        opt_d.step()\n",
     )
 
     def finish(self) -> None:
@@ -1004,11 +1030,12 @@ class ZeroGradBeforeStep(Rule):
         owner = receivers.binding(model) if model is not None else None
         if owner is None or owner == cleared:
             return False
-        # two names of one model share its parameters: only a deep copy is
-        # known to hold others, and neither name may be set from the other
-        return (self._deep_copy(owner) or self._deep_copy(cleared)) and not (
-            self._set_from(owner, cleared) or self._set_from(cleared, owner)
-        )
+        # two names of one model share its parameters; a model built from the other
+        # (a wrapper, `nn.Sequential(G, D)`) holds its parameters too; a deep copy of
+        # it does not
+        if self._deep_copy(owner) or self._deep_copy(cleared):
+            return not (self._set_from(owner, cleared) or self._set_from(cleared, owner))
+        return not (self._built_from(owner, cleared) or self._built_from(cleared, owner))
 
     def _model_stepped_by(self, cleared: cst.BaseExpression, optimizer: cst.BaseExpression) -> bool:
         """`cleared.zero_grad()` clears the parameters `optimizer` was built from: a
@@ -1049,6 +1076,16 @@ class ZeroGradBeforeStep(Rule):
         return bool(values) and all(
             type(value) is cst.Call and self.ctx.call_name(value) == "copy.deepcopy" for value in values
         )
+
+    def _built_from(self, binding: Binding, other: Binding) -> bool:
+        """Some value `binding` is assigned reads `other` (`other` itself, `DDP(other)`,
+        `nn.Sequential(other, head)`, `other.module`): it may hold `other`'s parameters."""
+        receivers = self.ctx.receivers
+        values = receivers.assigned(binding)
+        if not values:
+            return False
+        return any(receivers.binding(node) == other for value in values for node in iter_nodes(value)
+                   if type(node) in (cst.Name, cst.Attribute))
 
     def _set_from(self, binding: Binding, other: Binding) -> bool:
         """`binding` is assigned `other` itself, `other.to(device)` and the like, or a
