@@ -59,6 +59,7 @@ RL_ENVIRONMENTS = ("gymnasium", "gym", "dm_env", "envpool", "pettingzoo")
 RL_NOT_JUDGED = ("follow the returns, not the fit, so loss and gradient spikes, divergence, vanishing "
                  "gradients and over- or underfitting were not judged")
 UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
+MAX_SYNCED_COPIES = 16  # models the trained weights were copied into, followed to tell a target network
 RECENT_SAMPLES = 16  # values of sample() kept (weakly) to tell whether a log_prob() is of one
 PROBE_PASSES = 2  # backward passes counted as steps, at most, before a first optimizer step renumbers them
 MAX_EVAL_MAGNITUDES = 256  # per-sample loss vectors of one step's evaluation kept for the NaN check
@@ -103,6 +104,9 @@ class Sanitizer:
         self._log_prob_of_sample = False
         self.draws = Draws()  # actions drawn with torch.multinomial (REINFORCE by hand)
         self._target_network = False  # the trained model was copied into another one while training
+        # models the trained weights were copied into while training: (the model, the last
+        # step a forward of it ran in); one run in two steps in a row is a target network
+        self._synced_copies: dict[int, tuple[weakref.ref[nn.Module], int | None]] = {}
         self._log_prob_of_constant = False  # a log_prob() autograd differentiates, of a value it does not
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
@@ -589,13 +593,29 @@ class Sanitizer:
 
     def on_load_state_dict(self, module: Any, state_dict: Any) -> None:
         """`target.load_state_dict(q.state_dict())` after training began: a model the
-        optimizer steps copied into another (a DQN's target network, synced now and then)."""
-        if self._target_network or not self.steps or not isinstance(state_dict, dict):
+        optimizer steps copied into another, a DQN's target network (synced now and then)
+        once it is run in two steps in a row (see `synced_copy_called`); a copy for
+        evaluation, run once an epoch, is not."""
+        if self._target_network or not self.steps or not isinstance(state_dict, dict) \
+                or not isinstance(module, nn.Module) or len(self._synced_copies) >= MAX_SYNCED_COPIES:
             return
         trained = {p.data_ptr() for p in self._all_optimizer_params() if p.numel()}
-        own = {p.data_ptr() for p in module.parameters()} if isinstance(module, nn.Module) else set()
-        self._target_network = any(isinstance(value, torch.Tensor) and value.numel()
-                                   and value.data_ptr() in trained - own for value in state_dict.values())
+        own = {p.data_ptr() for p in module.parameters()}
+        if any(isinstance(value, torch.Tensor) and value.numel()
+               and value.data_ptr() in trained - own for value in state_dict.values()):
+            self._synced_copies.setdefault(id(module), (weakref.ref(module), None))
+
+    def synced_copy_called(self, module: nn.Module) -> None:
+        """An outermost forward of a model the trained weights were copied into: run in
+        this step and the one before, it computes the training targets (a TD target)."""
+        ref, last = self._synced_copies[id(module)]
+        if ref() is not module:
+            del self._synced_copies[id(module)]
+        elif last is not None and self.step == last + 1:
+            self._target_network = True
+            self._synced_copies.clear()
+        elif last != self.step:
+            self._synced_copies[id(module)] = (ref, self.step)
 
     def on_loss_value(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> None:
         """A functional loss returned `value`: note where and what (training) or keep it (evaluating)."""

@@ -113,6 +113,9 @@ class ForwardTracer:
             return
         self.saw_forward = True
         t.outer_grad = torch.is_grad_enabled()
+        copies = self._session._synced_copies
+        if copies and id(module) in copies:
+            self._session.synced_copy_called(module)
         # a module without parameters called on its own on data without autograd history
         # is no model: a data transform (torchvision's and kornia's are modules) run by the
         # Dataset before the model sees the batch; it takes no part in the step's trail,

@@ -1,7 +1,10 @@
 """Trainable parameters an optimizer holds that never receive a (non-zero) gradient, or
 that stopped receiving one: gradients all zero for the last DEAD_STEPS steps or more
 (and a quarter of the run) after non-zero ones, while the parameter still trains (a
-layer pruned away, a ReLU block that died mid-run)."""
+layer pruned away, a ReLU block that died mid-run).
+
+A step whose losses are all exactly zero tells nothing: the model fits the batch (a
+hinge loss with every margin met), and every gradient is zero for that reason."""
 from __future__ import annotations
 
 import weakref
@@ -29,6 +32,7 @@ class UnusedParameterDetector(Detector):
 
     def __init__(self) -> None:
         self.steps_seen = 0
+        self.steps_informative = 0  # steps whose loss was not exactly zero
         self.unused: list[str] = []
         # held weakly: the parameters of a model the script drops (a finished fold's) go with it
         self._trainable: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
@@ -50,6 +54,15 @@ class UnusedParameterDetector(Detector):
         for param in record.training_params:
             if id(param) not in self._trainable and local_values([param])[0].numel():  # an FSDP shard may be empty here
                 self._trainable[id(param)] = param
+        # a perfect fit (every loss exactly zero): zero gradients say nothing of the parameters
+        if not (record.losses and all(loss == 0.0 for loss in record.losses)):
+            self._note_gradients(record)
+        if self.steps_seen & (self.steps_seen - 1) == 0:  # steps 1, 2, 4, 8, ...: bounded work
+            self._note_owners(sink)
+
+    def _note_gradients(self, record: StepRecord) -> None:
+        if not record.joins_previous:
+            self.steps_informative += 1
         zero_since = self._zero_since
         for param, norm in zip(record.params, record.grad_norms):
             key = id(param)
@@ -59,8 +72,6 @@ class UnusedParameterDetector(Detector):
                 zero_since[key] = None
             elif key in zero_since and zero_since[key] is None:
                 zero_since[key] = (self.steps_seen, record.step)
-        if self.steps_seen & (self.steps_seen - 1) == 0:  # steps 1, 2, 4, 8, ...: bounded work
-            self._note_owners(sink)
 
     def _note_owners(self, sink: Sink) -> None:
         """While the model is alive, note the module and called-ness of each parameter that
@@ -78,7 +89,7 @@ class UnusedParameterDetector(Detector):
         return (entry[1], entry[2]) if entry is not None and entry[0]() is param else (None, False)
 
     def on_end(self, sink: Sink) -> None:
-        if self.steps_seen < MIN_STEPS:
+        if self.steps_informative < MIN_STEPS:
             return
         self._report_died(sink)
         unused = [p for key, p in list(self._trainable.items()) if key not in self._nonzero]

@@ -623,3 +623,30 @@ def test_a_leak_held_by_a_model_buffer_is_found() -> None:
     line = next(n for n, text in enumerate(Path(__file__).read_text().splitlines(), 1) if "refilled with its graph" in text)
     assert [(e.extra.get("holder"), e.where.rsplit(":", 1)[-1]) for e in leaks] == [
         ("model.queue", str(line))], [(e.message, e.where) for e in leaks]
+
+
+@pytest.mark.parametrize("fits", [True, False])
+def test_a_loss_of_exactly_zero_is_a_fit_not_parameters_that_stopped_learning(fits: bool) -> None:
+    """A hinge loss on separable points meets every margin: from then on the loss is
+    exactly 0 and so is every gradient, which says nothing of the layers. A layer whose
+    gradients go all zero while the loss is not (here a head scaled to zero) did die."""
+    torch.manual_seed(10)
+    points = torch.randn(64, 5)
+    labels = torch.where(points[:, 0] + 0.5 * points[:, 1] > 0, 1.0, -1.0)
+    model = nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+    with _quiet(report=None) as session:
+        for step in range(300):
+            scores = model(points).squeeze(1)
+            if not fits and step >= 100:
+                scores = scores * 0.0  # the loss stays at 1, no gradient reaches the model
+            loss = torch.clamp(1 - labels * scores, min=0).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    assert (loss.item() == 0.0) is fits
+    died = [e for e in session.events if e.kind == "unused_parameter"]
+    if fits:
+        assert died == [], died
+    else:
+        assert died and all(e.step == 101 for e in died), died

@@ -29,9 +29,9 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("gradient_clearing.py", "--clear", how)
     for how in ("zero_grad", "in_place", "data", "model", "none_by_hand", "after_step", "accumulate",
                 "optimizers_beside_temperature")] + [
-    ("dqn_own_env.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",), ("lr_runaway.py", "healthy"),
+    ("dqn_own_env.py",), ("synced_eval_copy.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",), ("lr_runaway.py", "healthy"),
     ("functional_clones.py",), ("mixup_likelihood.py",)]
-PRELAUNCH += [("lr_runaway.py", "outlier"), ("lr_runaway.py", "tensor-lr")]
+PRELAUNCH += [("lr_runaway.py", "outlier"), ("lr_runaway.py", "tensor-lr"), ("synced_eval_copy.py", "--blow-up")]
 PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               *[("complex_filter.py", "--dtype", dtype, "--inf-imag", "12") for dtype in COMPLEX_DTYPES],
@@ -491,6 +491,20 @@ def test_gradients_never_cleared_explain_the_blow_up(script_runs: ScriptRuns) ->
     assert problems[0]["kind"] == "missing_zero_grad", problems
     assert all(p["kind"] == "missing_zero_grad" for p in problems), problems
     assert problems[0]["symptoms"], problems
+
+
+def test_a_copy_for_evaluation_is_no_target_network(script_runs: ScriptRuns) -> None:
+    """The trained weights copied into an evaluation model once an epoch, run only to
+    validate: the loss's level is judged, and the blow-up is the divergence that explains
+    the NaN after it."""
+    run = script_runs.get("synced_eval_copy.py", "--blow-up")
+    assert run.returncode == 0, run.stderr
+    notes = run.report["summary"]["notes"]
+    assert not any("target network" in note for note in notes), notes
+    problems = run.report["summary"]["problems"]
+    assert (problems[0]["kind"], problems[0]["step"]) == ("divergence", 62), problems
+    healthy = script_runs.get("synced_eval_copy.py")
+    assert healthy.events() == [] and healthy.stdout.count("\n") == 6, healthy.events()
 
 
 def test_a_target_network_makes_the_loss_a_td_error_not_judged_by_level(script_runs: ScriptRuns) -> None:
