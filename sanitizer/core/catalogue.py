@@ -121,6 +121,10 @@ INITIAL_PARAM_ADVICE = (
     "pretrained weights that are already broken, code that writes the weights before training)")
 
 # `nonfinite_loss` made by the loss computation from the model's finite outputs
+NONFINITE_WEIGHTS_VALIDATION_ADVICE = (
+    "the evaluated model's own weights (or buffers: batch-norm statistics) hold NaN/Inf: a checkpoint "
+    "saved after training went non-finite, or a conversion that overflowed (fp16 weights above 65504); "
+    "check the checkpoint's tensors with torch.isfinite and load one saved before the run diverged")
 LOSS_COMPUTATION_ADVICE = (
     "the model's outputs were finite: the code computing the loss made the NaN/Inf, and a smaller "
     "learning rate will not fix it: check the other tensors it reads (targets, per-sample weights, "

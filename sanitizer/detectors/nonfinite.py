@@ -120,9 +120,21 @@ class NonfiniteDetector(Detector):
             return
         if not self._first("nonfinite_validation", record.step):
             return
-        after = f"after step {record.step - 1}" if record.step > 1 else "before the first step"
+        trained = sink.completed_steps > 0 or bool(record.losses)
+        after = (f"after step {record.step - 1}" if record.step > 1 else
+                 "before the first step" if trained else "(no training step ran)")
+        beside = ", while training stays finite" if trained else ""
+        found = _untrained_nonfinite(record)  # a checkpoint loaded with a NaN in it
+        if found is not None:
+            model, param = found
+            sink.emit("nonfinite_validation", record.step,
+                      f"validation loss is {_word(value)} {after}{beside}: {model}, evaluated without gradients, "
+                      f"has non-finite weights: {param}",
+                      module=model, param=param, where=record.eval_site, value=value,
+                      extra={"origin": "weights"})
+            return
         sink.emit("nonfinite_validation", record.step,
-                  f"validation loss is {_word(value)} {after}, while training stays finite: a validation "
+                  f"validation loss is {_word(value)} {after}{beside}: a validation "
                   "batch holds NaN/Inf, or an op overflows on it",
                   where=record.eval_site, value=value)
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from sanitizer.core.catalogue import (
-    DIED_PARAM_ADVICE, INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, LOSS_COMPUTATION_ADVICE, RISING_LR_SPIKE_ADVICE,
+    DIED_PARAM_ADVICE, INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, LOSS_COMPUTATION_ADVICE,
+    NONFINITE_WEIGHTS_VALIDATION_ADVICE, RISING_LR_SPIKE_ADVICE,
     VANISHED_PARAM_ADVICE, Kind,
 )
 from sanitizer.report.access import as_float, event_counts, events_of, rank_reports, severity_of
@@ -381,6 +382,8 @@ def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
         return ALLREDUCE_GRAD_ADVICE
     if kind is not None and kind.name == "nonfinite_loss" and event.get("origin") == "loss_computation":
         return LOSS_COMPUTATION_ADVICE
+    if kind is not None and kind.name == "nonfinite_validation" and event.get("origin") == "weights":
+        return NONFINITE_WEIGHTS_VALIDATION_ADVICE
     if kind is not None and kind.name in ("loss_spike", "grad_spike") and event.get("lr"):
         return RISING_LR_SPIKE_ADVICE
     return kind.advice if kind else None

@@ -8,7 +8,7 @@ from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.py",), ("aux_loss_inf.py", "healthy"), ("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",), ("nonfinite_input.py", "background"), ("nonfinite_input.py", "masked"),
               ("nonfinite_param.py",), ("param_written.py",), ("validation_nan.py", "data"),
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy"),
-              ("validation_nan.py", "per_sample"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
+              ("validation_nan.py", "per_sample"), ("validation_nan.py", "checkpoint"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
               ("backward_born_nan.py",), ("backward_born_nan.py", "healthy"),
               ("hooked_outputs.py",), ("hooked_outputs.py", "observed")]
 
@@ -147,6 +147,18 @@ def test_a_nan_among_per_sample_validation_losses_is_reported(script_runs: Scrip
     event = run.first("nonfinite_validation")
     assert event["step"] == 9 and "after step 8" in event["message"]
     assert event["where"] == f"validation_nan.py:{line_of('validation_nan.py', 'total += F.cross_entropy(model(x), y, reduction')}"
+
+
+def test_a_nan_weight_of_an_evaluated_checkpoint_is_named(script_runs: ScriptRuns) -> None:
+    """An evaluation-only script whose checkpoint holds a NaN weight: the event names
+    the weight and says no training ran; the advice is the checkpoint's, not the data's."""
+    run = script_runs.get("validation_nan.py", "checkpoint")
+    assert run.returncode == 0 and run.stdout == "validation nan\n", run.stderr
+    event = run.first("nonfinite_validation")
+    assert (event["module"], event["param"]) == ("model", "model.2.weight"), event
+    assert "(no training step ran)" in event["message"] and "training stays finite" not in event["message"]
+    problem = run.report["summary"]["problems"][0]
+    assert "checkpoint" in problem["advice"] and "validation data" not in problem["advice"], problem
 
 
 def test_validation_after_a_nan_in_training_is_no_problem_of_its_own(script_runs: ScriptRuns) -> None:

@@ -7,6 +7,8 @@
     per_sample  as `data`, with the validation loss per sample (`reduction="none"`,
               then its mean): no level to compare, still a NaN validation
     healthy   nothing wrong
+    checkpoint  no training: the model is loaded from a checkpoint one of whose weights
+              is NaN and validated once (an evaluation-only script)
 """
 import sys
 
@@ -36,6 +38,13 @@ def validate():
     model.train()
     return total / len(val)
 
+
+if WHERE == "checkpoint":
+    saved = {name: tensor.clone() for name, tensor in model.state_dict().items()}
+    saved["2.weight"][1, 3] = float("nan")
+    model.load_state_dict(saved)
+    print(f"validation {validate():.4f}")
+    sys.exit(0)
 
 step = 0
 for epoch in range(3):
