@@ -91,11 +91,22 @@ except ImportError:  # a torch without functorch's transforms
         return None
 
 
+_jit_tracing = torch._C._is_tracing
+
+
 def _out_of_reach() -> bool:
     """Code running while `torch.compile` traces it (fake tensors), or inside a
     `torch.func` transform (`vmap(grad(...))` for per-sample gradients): its tensors
-    are the transform's stand-ins, which cannot be read once it returns."""
-    return is_compiling() or _functorch_level() is not None
+    are the transform's stand-ins, which cannot be read once it returns. Also code
+    that `torch.jit.trace` records: an op of the sanitizer's on a traced value would
+    change the graph (its values' names, and `check_trace`'s comparison of two traces)."""
+    return is_compiling() or _jit_tracing() or _functorch_level() is not None
+
+
+def _recorded() -> bool:
+    """Code whose tensor ops become a graph's (`torch.compile`'s, `torch.jit.trace`'s)
+    instead of running on data: the module it calls is not called by this."""
+    return is_compiling() or _jit_tracing()
 
 
 def _install_module_hooks(session: Sanitizer, stack: ExitStack) -> None:
@@ -104,7 +115,8 @@ def _install_module_hooks(session: Sanitizer, stack: ExitStack) -> None:
 
     # Under torch.compile the hooks of modules inside the compiled region are traced
     # into the graph: they return at once there, so the graph holds nothing of the
-    # sanitizer's (no fake tensors reach it, no guard on its state forces a recompile).
+    # sanitizer's (no fake tensors reach it, no guard on its state forces a recompile);
+    # so they do while torch.jit.trace records a module's forward.
     called = session.tracer.called
 
     # torch runs global forward hooks (the sanitizer's) before a module's own: an output
@@ -119,7 +131,7 @@ def _install_module_hooks(session: Sanitizer, stack: ExitStack) -> None:
             before(module, args)
             if getattr(module, "_forward_hooks", None) or len(global_hooks) > 1:
                 defer(module)
-        elif not is_compiling():
+        elif not _recorded():
             called.add(module)  # run by a `torch.func` transform: not traced, but called
 
     def after_forward(module: Any, args: Any, output: Any) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -18,6 +18,14 @@ from sanitizer.distributed.ranks import local_values
 
 INPUT_SLOT = -1  # trail slot of the batch fed to the outermost module
 MAX_TRAIL = 4096  # trail entries kept per step (grad-enabled forwards beyond are not traced)
+
+
+class InputSource(NamedTuple):
+    """Of a batch on the trail: where a model was given it, and which argument it was."""
+
+    site: str | None
+    model: Any  # a weak reference to the model
+    argument: tuple[Any, ...]  # see core/inputs.py (ArgumentPath)
 
 
 class Gather:
@@ -151,9 +159,13 @@ class StepProbe:
     trail_values: list[torch.Tensor] = field(default_factory=list)
     graph_roots: list[Any] = field(default_factory=list)
     model_site: str | None = None
-    # of each INPUT_SLOT entry of the trail, in order: where the model was called and a weak
+    # of each INPUT_SLOT entry of the trail, in order: where the model was called, a weak
     # reference to it (a GAN's discriminator fed the real batch after the generator ran)
-    input_sources: list[tuple[str | None, Any]] = field(default_factory=list)
+    # and which of its arguments it is (see core/inputs.py)
+    input_sources: list[InputSource] = field(default_factory=list)
+    # trail entries whose two values are a minimum and a maximum, not two magnitude ends
+    # (`add_trail(signed=True)`)
+    signed_entries: list[int] = field(default_factory=list)
     # (kind, per-element mean, where the data of its forward came from)
     eval_losses: list[tuple[str, torch.Tensor, Origin]] = field(default_factory=list)
     eval_site: str | None = None  # where the first of them was computed
@@ -177,11 +189,18 @@ class StepProbe:
     # found them (see core/clearing.py), each with its parameter; and whether others were cleared
     kept: tuple[list[tuple[list[torch.Tensor], Any]], bool] | None = None
 
-    def add_trail(self, slot: int, tensor: torch.Tensor) -> bool:
-        """Put `tensor`'s magnitude on the trail; False once the trail is full."""
+    def add_trail(self, slot: int, tensor: torch.Tensor, signed: bool = False) -> bool:
+        """Put `tensor`'s magnitude on the trail; False once the trail is full. `signed`:
+        its minimum and maximum on every device, which tell an additive mask (see
+        `additive_masks`) at no further cost."""
         if len(self.trail_slots) >= MAX_TRAIL:
             return False
-        ends = magnitude_ends(dense_view(tensor.detach()))
+        view = dense_view(tensor.detach())
+        if signed:
+            self.signed_entries.append(len(self.trail_slots))
+            ends = tuple(torch.aminmax(real_view(view)))
+        else:
+            ends = magnitude_ends(view)
         self.trail_slots.append(slot)
         self.trail_widths.append(len(ends))
         self.trail_values.extend(ends)
@@ -195,6 +214,19 @@ class StepProbe:
             start += width
             result.append((slot, math.nan if any(math.isnan(m) for m in magnitudes) else max(magnitudes)))
         return result
+
+    def additive_masks(self, values: list[float]) -> set[int]:
+        """The signed trail entries whose values are an additive attention mask: 0 where
+        a position is kept, down to -inf where it is masked out (a causal mask of
+        `nn.Transformer.generate_square_subsequent_mask`), `values` as for `trail`.
+        Their -inf is the model's design, not bad data."""
+        if not self.signed_entries:
+            return set()
+        starts = [0]
+        for width in self.trail_widths:
+            starts.append(starts[-1] + width)
+        return {index for index in self.signed_entries
+                if values[starts[index]:starts[index] + 2] == [-math.inf, 0.0]}
 
 
 def magnitude_ends(tensor: torch.Tensor) -> tuple[torch.Tensor, ...]:
@@ -270,8 +302,10 @@ class StepRecord:
     step_site: str | None = None
     eval_site: str | None = None  # where the step's first validation loss was computed
     # of each batch on the trail (INPUT_SLOT entries, in order): where the model was called
-    # with it and a weak reference to that model (see StepProbe.input_sources)
-    input_sources: list[tuple[str | None, Any]] = field(default_factory=list)
+    # with it, a weak reference to that model and the argument (see StepProbe.input_sources)
+    input_sources: list[InputSource] = field(default_factory=list)
+    # trail entries that are additive attention masks: -inf there is by design
+    masks: set[int] = field(default_factory=set)
 
     @property
     def loss(self) -> float | None:

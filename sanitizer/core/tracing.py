@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch import nn
 
-from sanitizer.core import locations
+from sanitizer.core import inputs, locations
 from sanitizer.core.backward_steps import in_backward
-from sanitizer.core.probe import INPUT_SLOT, inexact
+from sanitizer.core.probe import INPUT_SLOT, InputSource, inexact
 
 if TYPE_CHECKING:
     from sanitizer.core.session import Sanitizer
@@ -145,14 +145,24 @@ class ForwardTracer:
         if first:
             probe.model_site = locations.user_site()
             self._session.fp16 = self._session.fp16 or _autocast_fp16()
-        # a batch has no autograd history; an input that has one (a GAN's discriminator
-        # fed the generator's output) was computed by a model, and is traced as such
-        if (self._trace and batch is not None and inexact(batch) and batch.numel()
-                and batch.grad_fn is None and not loss_module):
-            if probe.add_trail(INPUT_SLOT, batch):
+        if self._trace and not loss_module:
+            self._trace_inputs(module, args, first)
+
+    def _trace_inputs(self, module: nn.Module, args: tuple[Any, ...], first: bool) -> None:
+        """The data an outermost call was given, wherever among its arguments (see
+        core/inputs.py). A batch has no autograd history; an input that has one (a GAN's
+        discriminator fed the generator's output) was computed by a model, and is traced
+        as such. The first positional argument is read as before (its magnitude), the
+        others signed: an additive mask among them is told apart."""
+        probe = self._session.probe
+        site: str | None = None
+        for path, tensor in inputs.data_arguments(args, inputs.call_kwargs(module)):
+            if not probe.add_trail(INPUT_SLOT, tensor, signed=path != inputs.BATCH):
+                return
+            if site is None:
                 # where this model got this batch: the step's first call costs nothing more
                 site = probe.model_site if first else locations.user_site()
-                probe.input_sources.append((site, weakref.ref(module)))
+            probe.input_sources.append(InputSource(site, weakref.ref(module), path))
 
     def _trace_own_computation(self, tensor: Any) -> None:
         """`tensor`, given to a child, was computed by the parent itself unless a module

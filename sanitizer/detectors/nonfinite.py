@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 import torch
 from torch import nn
 
-from sanitizer.core import locations
+from sanitizer.core import inputs, locations
 from sanitizer.core.loss_line import loss_site
-from sanitizer.core.naming import model_variable
+from sanitizer.core.naming import model_variable, unwrap_compiled
 from sanitizer.core.probe import INPUT_SLOT, StepRecord, inexact
 from sanitizer.detectors import graphs
 from sanitizer.detectors.base import Detector
@@ -54,6 +54,7 @@ class NonfiniteDetector(Detector):
         self._seen_finite: set[tuple[int, int]] = set()
         self._finite_grads_at: int | None = None  # the latest step whose gradients were all finite
         self._masked_input_at: int | None = None  # the first step whose batch's NaN the model masked
+        self._forward_nonfinite_at: int | None = None  # the latest step a module's output was non-finite
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         trail = record.trail
@@ -61,6 +62,12 @@ class NonfiniteDetector(Detector):
         bad_grads = [i for i, norm in enumerate(record.grad_norms) if not math.isfinite(norm)]
         bad_params = [i for i, norm in enumerate(record.param_norms) if not math.isfinite(norm)]
         designed = self._designed_infs(trail, clean=bad_loss is None and not bad_grads and not bad_params)
+        designed |= record.masks
+        if self._forward_nonfinite_at == record.step - 1:
+            designed |= _carried_states(record)
+        if any(slot != INPUT_SLOT and not math.isfinite(mag) and i not in designed
+               for i, (slot, mag) in enumerate(trail)):
+            self._forward_nonfinite_at = record.step
         first_bad = next((i for i, (_, mag) in enumerate(trail) if not math.isfinite(mag) and i not in designed), None)
         previous_finite = self._finite_grads_at
         # a second optimizer stepping on the same backward pass: the step's gradients are
@@ -186,10 +193,12 @@ class NonfiniteDetector(Detector):
         slot, mag = record.trail[first_bad]
         if slot == INPUT_SLOT:
             if self._first("nonfinite_input", record.step):
-                where, model = _input_source(record, first_bad, sink)
+                where, model, argument = _input_source(record, first_bad, sink)
+                named = f" (its argument {argument})" if argument is not None else ""
                 sink.emit("nonfinite_input", record.step,
-                          f"the batch passed to {model or 'the model'} contains {_word(mag)} values",
-                          module=model, where=where or record.model_site, value=mag)
+                          f"the batch passed to {model or 'the model'}{named} contains {_word(mag)} values",
+                          module=model, where=where or record.model_site, value=mag,
+                          extra={"argument": argument} if argument is not None else {})
             return
         if not self._first("nonfinite_activation", record.step):
             return
@@ -432,19 +441,37 @@ def _word(value: float) -> str:
     return "NaN" if math.isnan(value) else "-Inf" if value < 0 else "Inf"
 
 
-def _input_source(record: StepRecord, index: int, sink: Sink) -> tuple[str | None, str | None]:
-    """Where the batch at trail entry `index` was given to a model, and that model's name
-    when the step ran more than one (a GAN's discriminator fed the real batch)."""
+def _input_source(record: StepRecord, index: int, sink: Sink) -> tuple[str | None, str | None, str | None]:
+    """Where the batch at trail entry `index` was given to a model, that model's name
+    when the step ran more than one (a GAN's discriminator fed the real batch), and the
+    argument it was unless the model's first (`model(ids, weights)`: `weights`)."""
     nth = sum(1 for slot, _ in record.trail[:index] if slot == INPUT_SLOT)
     if nth >= len(record.input_sources):
-        return None, None
-    site, ref = record.input_sources[nth]
+        return None, None, None
+    site, ref, path = record.input_sources[nth]
     module = ref() if ref is not None else None
-    models = {id(r()) for _, r in record.input_sources if r is not None and r() is not None}
+    models = {id(r()) for _, r, _ in record.input_sources if r is not None and r() is not None}
     # a parameter-free module given the batch (a normalisation before the model, its
     # input made to require grad for an attack) is no model to name
     named = module is not None and len(models) > 1 and next(module.parameters(), None) is not None
-    return site, (sink.module_name(module) if named else None) or None
+    argument = None if path == inputs.BATCH else inputs.argument_name(
+        unwrap_compiled(module) if module is not None else None, path)
+    return site, (sink.module_name(module) if named else None) or None, argument
+
+
+def _carried_states(record: StepRecord) -> set[int]:
+    """The trail entries of arguments beside the batch that are non-finite, on a step
+    after one whose forward was: the model's own state carried over (an RNN's hidden
+    state, detached between BPTT windows), the earlier step's consequence, not data."""
+    carried, nth = set(), 0
+    for index, (slot, mag) in enumerate(record.trail):
+        if slot != INPUT_SLOT:
+            continue
+        if (not math.isfinite(mag) and nth < len(record.input_sources)
+                and record.input_sources[nth].argument != inputs.BATCH):
+            carried.add(index)
+        nth += 1
+    return carried
 
 
 def _replicated(sink: Sink) -> bool:

@@ -1,6 +1,7 @@
 """torch.compile under the sanitizer: the compiler does the same work as without it
 (graphs, recompiles, graph breaks), the numbers are the same, no sanitizer error,
-and a NaN is still found at its step."""
+and a NaN is still found at its step. The same for torch.jit.trace: the same graphs
+(check_trace passes), the same numbers."""
 from __future__ import annotations
 
 import io
@@ -9,7 +10,8 @@ import warnings
 from sanitizer import Sanitizer
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
-PRELAUNCH += [("compiled.py",), ("plain", "compiled.py"), ("compiled.py", "--nan-step", "3")]
+PRELAUNCH += [("compiled.py",), ("plain", "compiled.py"), ("compiled.py", "--nan-step", "3"),
+              ("jit_traced.py",), ("plain", "jit_traced.py"), ("jit_traced.py", "--nan-step", "3")]
 
 
 def _compiler_lines(stdout: str) -> dict[str, str]:
@@ -47,6 +49,24 @@ def test_nan_through_a_compiled_model(script_runs: ScriptRuns) -> None:
     grad = run.first("nonfinite_grad")
     assert grad["param"] in dict(MLP_PARAMETERS) and not grad["module"].startswith("_orig_mod"), grad
     assert all("_orig_mod" not in str(e) and "OptimizedModule" not in str(e) for e in run.events())
+
+
+def test_jit_traced_run_is_unchanged(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("jit_traced.py")
+    plain = script_runs.plain("jit_traced.py")
+    assert run.returncode == 0 == plain.returncode, run.stderr
+    assert run.stdout == plain.stdout  # the traced graphs, value names included, and the losses
+    assert [line for line in run.stderr.splitlines() if not line.startswith("sanitizer")] == \
+        plain.stderr.splitlines()
+    assert run.report is not None and run.report["steps"] == 6
+    assert run.events() == []
+
+
+def test_nan_through_a_jit_traced_model(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("jit_traced.py", "--nan-step", "3")
+    assert run.returncode == 0, run.stderr
+    assert run.first("nonfinite_input")["step"] == 3
+    assert not run.events("sanitizer_error")
 
 
 def test_the_warning_filter_leaves_with_the_session() -> None:

@@ -218,6 +218,51 @@ def test_a_parameter_free_head_on_the_models_output_is_traced(script_runs: Scrip
     assert event["step"] == 6 and event["module"] == "LogHead", event
 
 
+PRELAUNCH += [("batch_arguments.py", mode) for mode in ("weights", "keyword", "dict", "mask", "mask_overflow", "state")]
+
+
+@pytest.mark.parametrize(("mode", "argument", "call"), [
+    ("weights", "weights", "out, y = model(ids, weights)"), ("keyword", "x", "out, y = model(x=x)"),
+    ("dict", "batch['x']", "out, y = model({")])
+def test_a_corrupt_batch_among_the_models_other_arguments_is_the_input(
+        script_runs: ScriptRuns, mode: str, argument: str, call: str) -> None:
+    """Not the model's first argument (token ids, then per-sample weights), by keyword, or
+    inside a dict: the batch is blamed and its argument named, not the first module."""
+    run = script_runs.get("batch_arguments.py", mode)
+    assert run.returncode == 0 and run.stdout == "done\n", run.stderr
+    event = run.first("nonfinite_input")
+    assert event["step"] == 3 and event["argument"] == argument, event
+    assert f"(its argument {argument})" in event["message"]
+    assert event["where"] == f"batch_arguments.py:{line_of('batch_arguments.py', call)}", event
+    assert all(e["step"] > 3 for e in run.events("nonfinite_activation")), run.events()
+    assert run.report["summary"]["problems"][0]["kind"] == "nonfinite_input"
+
+
+@pytest.mark.parametrize("mode", ["mask", "mask_overflow"])
+def test_an_additive_mask_beside_the_batch_is_no_bad_data(script_runs: ScriptRuns, mode: str) -> None:
+    """A padding mask of 0 and -inf given beside the batch, padded on some steps only: no
+    event and no note in a healthy run; when the model's own scores overflow, the blame
+    is the model's, not the mask's."""
+    run = script_runs.get("batch_arguments.py", mode)
+    assert run.returncode == 0, run.stderr
+    assert "masks" not in run.stderr and run.events("nonfinite_input") == [], run.events()
+    if mode == "mask":
+        assert run.events() == [], run.events()
+    else:
+        assert run.first("nonfinite_activation")["step"] == 4
+        assert run.first("nonfinite_loss")["module"] == "q"
+
+
+def test_a_recurrent_state_carried_from_a_non_finite_step_is_no_bad_data(script_runs: ScriptRuns) -> None:
+    """model(x, h), h the model's own output of the step before: its NaN after the model's
+    overflow is that overflow's consequence, no corrupt batch."""
+    run = script_runs.get("batch_arguments.py", "state")
+    assert run.returncode == 0, run.stderr
+    assert run.events("nonfinite_input") == [], run.events()
+    assert run.first("nonfinite_activation")["step"] == 3
+    assert run.report["summary"]["problems"][0]["kind"] == "nonfinite_activation"
+
+
 @pytest.mark.parametrize("mode", ["guarded", "observed"])
 def test_an_output_replaced_by_the_scripts_own_hook_is_judged_as_the_model_uses_it(
         script_runs: ScriptRuns, mode: str) -> None:

@@ -1,0 +1,103 @@
+"""The data a model is given: the arguments of its outermost call that are put on the
+trail as its batch (see `ForwardTracer.before_forward`), and their names in a report.
+
+A model may take its batch anywhere among its arguments: after a LongTensor of token
+ids (`model(ids, features)`, an EmbeddingBag's per-sample weights), by keyword
+(`model(x=batch)`, `model(**batch)`), or inside a dict or list (`model(batch)`).
+Every floating tensor there without autograd history is data; a parameter, or a
+value a model computed, is not.
+"""
+from __future__ import annotations
+
+import inspect
+import sys
+from itertools import chain, islice
+from typing import Any, Iterator
+
+import torch
+from torch import nn
+
+from sanitizer.core.probe import inexact
+
+# tensors of one call put on the trail (a detection model's list of images holds many)
+MAX_INPUT_TENSORS = 16
+# where an argument sits in the call: (position or keyword,) or, inside a dict, list or
+# tuple argument, (position or keyword, key or index)
+ArgumentPath = tuple[Any, ...]
+BATCH: ArgumentPath = (0,)  # the first positional argument: what the model is usually given
+
+_CALL_CODE = nn.Module._call_impl.__code__
+_CALL_FRAMES = 6  # the session's hook functions lie between the hook and `Module._call_impl`
+
+
+def data_arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[ArgumentPath, torch.Tensor]]:
+    """The data among a call's arguments, each tensor once, in the order given."""
+    found: list[tuple[ArgumentPath, torch.Tensor]] = []
+    for path, value in _tensors(args, kwargs):
+        if (_is_data(value) and (path == BATCH or not isinstance(value, nn.Parameter))
+                and not any(value is seen for _, seen in found)):
+            found.append((path, value))
+            if len(found) == MAX_INPUT_TENSORS:
+                break
+    return found
+
+
+def _tensors(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[tuple[ArgumentPath, Any]]:
+    for key, value in chain(enumerate(args), kwargs.items()):
+        if isinstance(value, torch.Tensor):
+            yield (key,), value
+        elif isinstance(value, dict):
+            for inner, item in islice(value.items(), MAX_INPUT_TENSORS):
+                yield (key, inner), item
+        elif isinstance(value, (list, tuple)):
+            for inner, item in islice(enumerate(value), MAX_INPUT_TENSORS):
+                yield (key, inner), item
+
+
+def _is_data(value: Any) -> bool:
+    """A dense floating tensor holding values, made by no model (no autograd history). A
+    parameter is none either (a learned prompt handed to the model), unless it is the
+    batch itself (an image optimized by style transfer)."""
+    return (isinstance(value, torch.Tensor) and not value.is_nested
+            and value.layout is torch.strided and inexact(value) and value.grad_fn is None
+            and value.numel() > 0)
+
+
+def call_kwargs(module: nn.Module) -> dict[str, Any]:
+    """The keyword arguments `module` is being called with: a global forward pre-hook is
+    given the positional ones only; `Module._call_impl`, a few frames up, holds both.
+    Asked once per outermost call."""
+    frame = sys._getframe(1)
+    for _ in range(_CALL_FRAMES):
+        if frame is None:
+            break
+        if frame.f_code is _CALL_CODE:
+            local = frame.f_locals
+            kwargs = local.get("kwargs")
+            return kwargs if local.get("self") is module and isinstance(kwargs, dict) else {}
+        frame = frame.f_back
+    return {}
+
+
+def argument_name(module: nn.Module | None, path: ArgumentPath) -> str:
+    """`path` as the script's code would write it: the name of the parameter of the
+    model's `forward` (`weights`, `x['pixels']`), else its place (`args[1]`)."""
+    head, *rest = path
+    name = _positional_name(module, head) if isinstance(head, int) else str(head)
+    return name + "".join(f"[{key!r}]" for key in rest)
+
+
+def _positional_name(module: nn.Module | None, index: int) -> str:
+    try:
+        parameters = list(inspect.signature(module.forward).parameters.values()) if module is not None else []
+    except (TypeError, ValueError):  # a forward without a signature (a builtin, a scripted one)
+        parameters = []
+    remaining = index
+    for parameter in parameters:
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            return f"{parameter.name}[{remaining}]"
+        if parameter.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            if remaining == 0:
+                return parameter.name
+            remaining -= 1
+    return f"args[{index}]"
