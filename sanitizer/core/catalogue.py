@@ -121,6 +121,10 @@ INITIAL_PARAM_ADVICE = (
     "pretrained weights that are already broken, code that writes the weights before training)")
 
 # `nonfinite_loss` made by the loss computation from the model's finite outputs
+FP16_OVERFLOW_ADVICE = (
+    "a float16 value went non-finite, most often an overflow past 65504: keep the op that overflows in "
+    "float32 (a torch.autocast(..., enabled=False) block around it, or .float() on its input), train in "
+    "bfloat16 instead, and check the batch's scale (inputs far larger than usual) and weights that grew")
 NONFINITE_WEIGHTS_VALIDATION_ADVICE = (
     "the evaluated model's own weights (or buffers: batch-norm statistics) hold NaN/Inf: a checkpoint "
     "saved after training went non-finite, or a conversion that overflowed (fp16 weights above 65504); "

@@ -156,6 +156,7 @@ class StepProbe:
     loss_sites: list[str | None] = field(default_factory=list)
     trail_slots: list[int] = field(default_factory=list)
     trail_widths: list[int] = field(default_factory=list)  # how many of trail_values each slot has
+    trail_half: list[bool] = field(default_factory=list)  # whether each entry's tensor is float16
     trail_values: list[torch.Tensor] = field(default_factory=list)
     graph_roots: list[Any] = field(default_factory=list)
     model_site: str | None = None
@@ -203,6 +204,7 @@ class StepProbe:
             ends = magnitude_ends(view)
         self.trail_slots.append(slot)
         self.trail_widths.append(len(ends))
+        self.trail_half.append(tensor.dtype is torch.float16)
         self.trail_values.extend(ends)
         return True
 
@@ -306,6 +308,7 @@ class StepRecord:
     input_sources: list[InputSource] = field(default_factory=list)
     # trail entries that are additive attention masks: -inf there is by design
     masks: set[int] = field(default_factory=set)
+    trail_half: list[bool] = field(default_factory=list)  # per trail entry: a float16 tensor
 
     @property
     def loss(self) -> float | None:

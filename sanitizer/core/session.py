@@ -905,7 +905,7 @@ class Sanitizer:
         return StepRecord(
             step=self.step, skipped=skipped, partial=partial, losses=values["loss"],
             loss_sites=probe.loss_sites, trail=trail, model_site=probe.model_site,
-            input_sources=probe.input_sources, masks=probe.additive_masks(values["trail"]),
+            input_sources=probe.input_sources, masks=probe.additive_masks(values["trail"]), trail_half=probe.trail_half,
             params=with_grad, grad_norms=grad_norms,
             grad_norm=sum(n * n for n in grad_norms) ** 0.5 if grad_norms else None,
             checked_params=checked, param_norms=param_norms,

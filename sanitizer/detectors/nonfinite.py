@@ -205,13 +205,19 @@ class NonfiniteDetector(Detector):
         module = sink.slot_name(slot)
         culprit_name = sink.slot_name(culprit) if culprit is not None else module
         blame = "" if culprit_name == module else f"; it started in {culprit_name}, whose values jumped first"
-        what = (f"a value {module}'s own forward computed and handed a child module is {_word(mag)}"
+        what = (f"the code of {module}'s own forward (not one of its child modules) computed a value that is "
+                f"{_word(mag)} and handed it to a child module"
                 if sink.slot_is_own(slot) else f"output of {module} is {_word(mag)}")
+        half = first_bad < len(record.trail_half) and record.trail_half[first_bad]
+        if half:
+            blame += ("; it is float16 (autocast, or a .half() model), whose largest value is 65504: "
+                      "an overflow there gives Inf, and NaN after it")
         sink.emit("nonfinite_activation", record.step,
                   f"{what}{blame}",
                   module=module, where=_forward_site(sink, culprit if culprit is not None else slot)
                   or record.model_site, value=mag,
-                  extra={"culprit": culprit_name, "first_nonfinite_module": module})
+                  extra={"culprit": culprit_name, "first_nonfinite_module": module,
+                         **({"dtype": "float16"} if half else {})})
 
     def _report_loss(self, record: StepRecord, sink: Sink, index: int, culprit: int | None,
                      first_bad: int | None) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from sanitizer.core.catalogue import (
-    DIED_PARAM_ADVICE, INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, LOSS_COMPUTATION_ADVICE,
+    DIED_PARAM_ADVICE, FP16_OVERFLOW_ADVICE, INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, LOSS_COMPUTATION_ADVICE,
     NONFINITE_WEIGHTS_VALIDATION_ADVICE, RISING_LR_SPIKE_ADVICE,
     VANISHED_PARAM_ADVICE, Kind,
 )
@@ -382,6 +382,8 @@ def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
         return ALLREDUCE_GRAD_ADVICE
     if kind is not None and kind.name == "nonfinite_loss" and event.get("origin") == "loss_computation":
         return LOSS_COMPUTATION_ADVICE
+    if kind is not None and kind.name == "nonfinite_activation" and event.get("dtype") == "float16":
+        return FP16_OVERFLOW_ADVICE
     if kind is not None and kind.name == "nonfinite_validation" and event.get("origin") == "weights":
         return NONFINITE_WEIGHTS_VALIDATION_ADVICE
     if kind is not None and kind.name in ("loss_spike", "grad_spike") and event.get("lr"):

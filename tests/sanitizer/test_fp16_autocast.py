@@ -12,7 +12,8 @@ import torch.nn.functional as F
 from sanitizer.core.underflow import flush_census
 from sanitizer_harness import PRELAUNCH, SCRIPTS, ScriptRuns
 
-PRELAUNCH += [("amp_fp16_lm.py",), ("amp_fp16_lm.py", "--loss-scale", "1e-3")]
+PRELAUNCH += [("amp_fp16_lm.py",), ("amp_fp16_lm.py", "--loss-scale", "1e-3"), ("fp16_overflow.py",),
+              ("fp16_overflow.py", "--dtype", "bfloat16")]
 
 
 def _lm_module():
@@ -68,3 +69,20 @@ def test_a_tiny_loss_under_fp16_flushes(script_runs: ScriptRuns) -> None:
     event = run.first("grad_underflow")
     assert event["step"] == 6 and event["value"] > 0.5 and event["loss_scale"] is None
     assert "no loss scaling" in event["message"]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_an_activation_that_overflows_float16_says_so(script_runs: ScriptRuns, dtype: str) -> None:
+    """A batch 1e5 times too large: in float16 the first Linear's output overflows, and the
+    event names it as float16 with the overflow's advice; bfloat16's range holds it."""
+    run = script_runs.get("fp16_overflow.py", *(["--dtype", dtype] if dtype != "float16" else []))
+    assert run.returncode == 0, run.stderr
+    activations = run.events("nonfinite_activation")
+    if dtype == "bfloat16":
+        assert activations == [], activations
+        return
+    event = activations[0]
+    assert (event["step"], event["module"], event.get("dtype")) == (5, "enc.0", "float16"), event
+    assert "whose largest value is 65504" in event["message"], event
+    problem = run.report["summary"]["problems"][0]
+    assert problem["kind"] == "nonfinite_activation" and "float16" in problem["advice"], problem

@@ -79,7 +79,8 @@ def test_a_value_the_model_computes_itself_is_not_called_its_output(script_runs:
     assert run.returncode == 0 and run.stdout.startswith("finite output True\n"), run.stderr
     event = run.first("nonfinite_activation")
     assert event["step"] == 1 and event["module"] == "FeatureNet"
-    assert event["message"].startswith("a value FeatureNet's own forward computed and handed a child module is Inf")
+    assert event["message"].startswith("the code of FeatureNet's own forward (not one of its child modules) "
+                                       "computed a value that is Inf and handed it to a child module")
     assert "output of" not in event["message"]
 
 
