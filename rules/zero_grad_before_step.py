@@ -421,6 +421,18 @@ class ZeroGradBeforeStep(Rule):
         "        (-gan(z).mean()).backward()\n"
         "        gan.zero_grad()  # expect: TL402\n"
         "        opt_g.step()\n",
+        # a clear of the critic before the actor's step waits for the critic's own step, which then applies zeros
+        "import torch\n"
+        "def update(actor, critic, buffer):\n"
+        "    a_opt = torch.optim.Adam(actor.parameters())\n"
+        "    c_opt = torch.optim.Adam(critic.parameters())\n"
+        "    for s, r in buffer:\n"
+        "        a_opt.zero_grad()\n"
+        "        c_opt.zero_grad()\n"
+        "        (critic(s) - r + actor(s)).pow(2).mean().backward()\n"
+        "        critic.zero_grad()  # expect: TL402\n"
+        "        a_opt.step()\n"
+        "        c_opt.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -914,16 +926,19 @@ class ZeroGradBeforeStep(Rule):
         optimizer = optimizer_step(self.ctx, node)
         if optimizer is not None:
             stepped = self.ctx.code(optimizer)
-            clears = [fact[0] for fact in facts
-                      if fact[0] != _BACKWARD and (fact[1] in (None, stepped) or self._clears_one_of(fact[0], optimizer))
-                      and not self._other_model(fact[0], optimizer)]
+            candidates = [fact for fact in facts if fact[0] != _BACKWARD and (
+                fact[1] in (None, stepped) or self._clears_one_of(fact[0], optimizer))]
+            # a clear of another model's gradients waits for that model's own step
+            # (`critic.zero_grad()` before the actor's step, then the critic's)
+            waiting = frozenset(fact for fact in candidates if self._other_model(fact[0], optimizer))
+            clears = [fact[0] for fact in candidates if fact not in waiting]
             # a clear inside a method of the file that is itself a clear where it is called
             # (`self.zero_grad()` running `self.optimizer.zero_grad()`): one problem, at the call
             callees = {self.ctx.local_callee(clear) for clear in clears} - {None}
             for clear in clears:
                 if not any(ancestor in callees for ancestor in self.ctx.ancestors(clear)):
                     self.report(clear)
-            return frozenset()
+            return waiting
         backwards = [fact[1] for fact in facts if fact[0] == _BACKWARD]
         summary = self.ctx.summaries.of_external_call(node) if backwards and type(node) is cst.Call else None
         if summary is not None:
