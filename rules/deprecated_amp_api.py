@@ -429,6 +429,16 @@ class DeprecatedAmpApi(Rule):
         "        pass\n"
         "def build(GradScaler):  # a parameter of the name: neither the import nor its placeholder\n"
         "    return GradScaler()\n",
+        # a test of the import beside the real use: only the use (and a choice of it by or) is flagged
+        "try:\n"
+        "    from torch.cuda.amp import GradScaler\n"
+        "except ImportError:\n"
+        "    GradScaler = None\n"
+        "def make(enabled):\n"
+        "    if GradScaler is None or not enabled:\n"
+        "        return None\n"
+        "    return GradScaler()  # expect: TL102\n"
+        "scaler_class = GradScaler or object  # expect: TL102\n",
     )
     good = (
         "import torch\n"
@@ -571,6 +581,16 @@ class DeprecatedAmpApi(Rule):
         "    if HAS_AMP:\n"
         "        return torch.cuda.amp.GradScaler()\n"
         "    return None\n",
+        # a test of whether the old API's import succeeded uses nothing of it
+        "try:\n"
+        "    from torch.cuda.amp import autocast\n"
+        "except ImportError:\n"
+        "    autocast = None\n"
+        "HAS_AMP = autocast is not None\n"
+        "def forward(model, x, enabled):\n"
+        "    if not autocast or not enabled:\n"
+        "        return model(x)\n"
+        "    return model(x)\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -613,7 +633,7 @@ class DeprecatedAmpApi(Rule):
         elif type(parent) is cst.Decorator:
             fix = self._fix_decorator(parent, node, replacement) if fixable else None
             self.report(parent, f"`@{qualified}` is deprecated; use `@{_usage(replacement)}`", fix)
-        elif not self._is_type_check_argument(node):
+        elif not self._is_type_check_argument(node) and not self._presence_test(node):
             self.report(node, f"`{qualified}` is deprecated; use `{new_name}`")
 
     def _import_lines(self, reference: cst.BaseExpression) -> list[cst.CSTNode]:
@@ -688,6 +708,27 @@ class DeprecatedAmpApi(Rule):
             if isinstance(ancestor, cst.BaseStatement | cst.BaseSmallStatement | cst.Param):
                 return False
         return False
+
+    def _presence_test(self, node: cst.CSTNode) -> bool:
+        """`GradScaler is not None`, `if GradScaler:`, `not autocast`: a test of whether
+        the import succeeded uses nothing of the API."""
+        parent = self.ctx.parent(node)
+        if type(parent) is cst.Comparison:
+            return (parent.left is node and len(parent.comparisons) == 1
+                    and type(parent.comparisons[0].operator) in (cst.Is, cst.IsNot)
+                    and type(parent.comparisons[0].comparator) is cst.Name
+                    and parent.comparisons[0].comparator.value == "None")
+        return self._truth_tested(node)
+
+    def _truth_tested(self, node: cst.CSTNode) -> bool:
+        """Only `node`'s truth is used: the test of an `if`, a `while` or an `x if _ else y`,
+        under `not`, or an operand of `and` / `or` used so (`GradScaler or Dummy` picks one)."""
+        parent = self.ctx.parent(node)
+        if type(parent) is cst.UnaryOperation:
+            return type(parent.operator) is cst.Not
+        if type(parent) is cst.BooleanOperation:
+            return self._truth_tested(parent)
+        return type(parent) in (cst.If, cst.While, cst.IfExp) and getattr(parent, "test", None) is node
 
     def _is_type_check_argument(self, node: cst.CSTNode) -> bool:
         for ancestor in self.ctx.ancestors(node):
