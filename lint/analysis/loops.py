@@ -684,10 +684,13 @@ class CallFlow:
         per_iteration: bool = False,
         events: EventFilter | None = None,
         by_call_site: bool = False,
+        loop_exit: Callable[[cst.For | cst.While, Facts], Facts] | None = None,
     ) -> None:
         self.ctx = ctx
         self.transfer = transfer
         self.loop_back = loop_back
+        # maps the facts of the paths leaving a loop (see `Flow`)
+        self.loop_exit = loop_exit
         # facts of a training loop's iterations also end where the loop ends:
         # what follows (a later phase, another function of main()) is not
         # the same iteration
@@ -713,13 +716,15 @@ class CallFlow:
     def _flow(self) -> Flow:
         # the bound methods are made per Flow, not kept on self: kept, they
         # would tie this object, and the tree it reads, into a reference cycle
-        loop_exit = self._end_of_training_loop if self._per_iteration else None
+        loop_exit = self._leave_loop if self._per_iteration or self.loop_exit is not None else None
         return Flow(self.ctx, self._step, self.loop_back, loop_exit, program=self.program)
 
-    def _end_of_training_loop(self, loop: cst.For | cst.While, facts: Facts) -> Facts:
+    def _leave_loop(self, loop: cst.For | cst.While, facts: Facts) -> Facts:
+        if self.loop_exit is not None:
+            facts = self.loop_exit(loop, facts)
         # a loop over the optimizers of one step ends inside the iteration: what follows
         # it (a clip, the clears) belongs to the same step
-        steps = loop in self.ctx.shared(stepping_loops) and not steps_loop_variable(loop)
+        steps = self._per_iteration and loop in self.ctx.shared(stepping_loops) and not steps_loop_variable(loop)
         return self.loop_back(facts) if steps and self.loop_back else facts
 
     def _step(self, facts: Facts, node: cst.CSTNode) -> Facts:
