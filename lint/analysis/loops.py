@@ -566,15 +566,19 @@ def _assigned_no_grad(ctx: FileContext, func: cst.BaseExpression) -> bool:
 
 
 # -- functions of the file ------------------------------------------------------
-def reachable_nodes(ctx: FileContext, root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def reachable_nodes(ctx: FileContext, root: cst.CSTNode, methods: bool = False) -> Iterator[cst.CSTNode]:
     """Every node under `root`, and under the bodies of the file's functions
-    that it calls (transitively): what one run of `root` may execute."""
+    that it calls (transitively): what one run of `root` may execute.
+    `methods`: also of the methods it calls on instances of the file's classes
+    (`trainer.reset()`)."""
     seen: set[cst.FunctionDef] = set()
     stack = [root]
     while stack:
         for node in ctx.subtree(stack.pop()):
             yield node
             callee = ctx.local_callee(node)
+            if callee is None and methods and type(node) is cst.Call:
+                callee = ctx.summaries.targets.method_run(node)
             if callee is not None and callee not in seen:
                 seen.add(callee)
                 stack.append(callee.body)
@@ -584,10 +588,11 @@ def calling_loops(ctx: FileContext, func: cst.FunctionDef,
                   _depth: int = 0) -> list[tuple[cst.For | cst.While, cst.Call]]:
     """The loops of the file whose iterations run `func`, each with the call of its
     body that does: a call of `func` in a loop (`for batch in loader:
-    self._train_step(batch)`), or of a function that calls it outside any loop of
-    its own (transitively, a few calls deep)."""
+    self._train_step(batch)`, `trainer.train_step(batch)` of `trainer =
+    Trainer(...)`), or of a function that calls it outside any loop of its own
+    (transitively, a few calls deep)."""
     found: list[tuple[cst.For | cst.While, cst.Call]] = []
-    for site in ctx.call_sites(func):
+    for site in (*ctx.call_sites(func), *ctx.summaries.targets.method_calls(func)):
         loop = innermost_loop(ctx, site)
         caller = ctx.enclosing_function(site)
         if loop is not None:
