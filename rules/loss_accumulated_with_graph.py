@@ -151,9 +151,14 @@ class LossAccumulatedWithGraph(Rule):
     Lightning `training_step` appending to `self.outputs`) is not flagged.
     An attribute of `self` accumulated in a method outside any loop of its own
     is followed to the loops of the file that call the method, a few calls
-    deep (a trainer's `_train_step` called by the loop of `_train_epoch`):
-    reset in a method the iteration calls, it counts as reset when that
-    method resets it under no condition. A loss being built is never
+    deep (a trainer's `_train_step` called by the loop of `_train_epoch`, or
+    `trainer.train_step(x)` in a function's loop, of a `trainer =
+    Trainer(...)` of a class of the file; not always through a parameter it
+    is handed, `run(Trainer(...), loader)`):
+    reset in a method the iteration calls (also on the instance:
+    `trainer.reset()`, or its constructor), it counts as reset when that
+    method resets it under no condition, and so does a reset through the
+    instance in the loop (`trainer.total = 0.0`). A loss being built is never
     flagged: a total that is back-propagated or differentiated later (`total.backward()`,
     `torch.stack(losses).mean().backward()`, `for l in losses: l.backward()`,
     `torch.autograd.grad(torch.stack(losses).sum(), w)`),
@@ -788,6 +793,24 @@ class LossAccumulatedWithGraph(Rule):
         "        gen_loss.backward()\n"
         "        optimizer.step()\n"
         "    print(f\"adversarial loss {adv_total / len(loader):.4f}\")\n",
+        # a trainer's per-step method called on the trainer by a function's loop
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "        self.total = 0.0\n"
+        "    def train_step(self, x, y):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.total += loss  # expect: TL202\n"
+        "    def reset(self):\n"
+        "        self.total = 0.0\n"
+        "def main(model, optimizer, loader):\n"
+        "    trainer = Trainer(model, optimizer)\n"
+        "    for x, y in loader:\n"
+        "        trainer.train_step(x, y)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1193,6 +1216,65 @@ class LossAccumulatedWithGraph(Rule):
         "        gen_loss.backward()\n"
         "        optimizer.step()\n"
         "    return weights, adv_total\n",
+        # ... the total set anew through the trainer before each step
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "        self.total = 0.0\n"
+        "    def train_step(self, x, y):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.total += loss\n"
+        "    def reset(self):\n"
+        "        self.total = 0.0\n"
+        "def main(model, optimizer, loader):\n"
+        "    trainer = Trainer(model, optimizer)\n"
+        "    for x, y in loader:\n"
+        "        trainer.total = 0.0\n"
+        "        trainer.train_step(x, y)\n"
+        "        print(trainer.total.item())\n",
+        # ... or by a method of the trainer the iteration calls
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "        self.total = 0.0\n"
+        "    def train_step(self, x, y):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.total += loss\n"
+        "    def reset(self):\n"
+        "        self.total = 0.0\n"
+        "def main(model, optimizer, loader):\n"
+        "    trainer = Trainer(model, optimizer)\n"
+        "    for x, y in loader:\n"
+        "        trainer.train_step(x, y)\n"
+        "        print(trainer.total.item())\n"
+        "        trainer.reset()\n",
+        # ... or by the constructor of a trainer built for each batch
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "        self.total = 0.0\n"
+        "    def train_step(self, x, y):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.total += loss\n"
+        "    def reset(self):\n"
+        "        self.total = 0.0\n"
+        "def main(model, optimizer, loader):\n"
+        "    for x, y in loader:\n"
+        "        trainer = Trainer(model, optimizer)\n"
+        "        trainer.train_step(x, y)\n"
+        "        print(trainer.total.item())\n",
     )
 
     def finish(self) -> None:
@@ -1451,16 +1533,25 @@ class LossAccumulatedWithGraph(Rule):
         """Each iteration of `loop` sets the accumulator anew, before `at` (the
         accumulation, or the call that leads to it) or on every iteration. An attribute
         of `self` may also be set by a method the iteration calls: anywhere in it but
-        under a condition (a reset under `if self.steps % 100 == 0:` keeps 100 graphs)."""
+        under a condition (a reset under `if self.steps % 100 == 0:` keeps 100 graphs),
+        and, where `at` calls it on an instance (`trainer.train_step(x)`), set through
+        that instance by the loop (`trainer.total = 0.0`)."""
         own = self.ctx.enclosing_function(loop)
-        inside = reachable_nodes(self.ctx, loop.body) if accumulator.startswith("self.") else iter_nodes(loop.body)
+        on_self = accumulator.startswith("self.")
+        inside = reachable_nodes(self.ctx, loop.body, methods=True) if on_self else iter_nodes(loop.body)
+        instance = at.func.value if on_self and type(at) is cst.Call and type(at.func) is cst.Attribute \
+            and self.ctx.summaries.targets.method_run(at) is not None else None  # type: ignore[attr-defined]
+        as_written = self.ctx.code(instance) + accumulator[len("self"):] if instance is not None else accumulator
         for inner in inside:
-            if type(inner) not in (cst.Assign, cst.AnnAssign) or inner is at or not _sets(inner, accumulator):
+            if type(inner) not in (cst.Assign, cst.AnnAssign) or inner is at:
                 continue
             if self.ctx.enclosing_function(inner) is own:
+                if not _sets(inner, as_written):
+                    continue
                 if self._every_iteration(inner, loop) or self._runs_before(inner, at, loop):
                     return True
-            elif not any(a is loop for a in self.ctx.ancestors(inner)) and _unconditional(self.ctx, inner):
+            elif (not any(a is loop for a in self.ctx.ancestors(inner)) and _sets(inner, accumulator)
+                  and _unconditional(self.ctx, inner)):
                 return True  # in a method the iteration calls
         return False
 

@@ -133,9 +133,15 @@ class MissingTrainMode(Rule):
     one: `for key in self.model: self.model[key].eval()`) counts when the
     container is trained as written (an item of it run in a back-propagated
     forward makes the whole container trained: a frozen teacher kept beside
-    the trained models in one dict is not told apart); such a loop is put back
-    by a later loop over the same keys that calls `.train()` on each item, when
-    it always runs after it, as above.
+    the trained models in one dict is not told apart). A loop over the
+    container's keys, values or items that calls `.train()` on the item of
+    every iteration (`for key in models: models[key].train()`, `for m in
+    models.values(): m.train()`) puts back every item switched, by key or in
+    such a loop, wherever a `.train()` would: after the `.eval()`, at the top
+    of the next epoch, in a function called; the path that skips its body is
+    not taken (the container holds the item switched). A `.train()` under an
+    `if` of its body (`if key == "discriminator":`), or after a `break` there,
+    does not put back every item.
     """
 
     code = "TL405"
@@ -728,6 +734,23 @@ class MissingTrainMode(Rule):
         "            for x, y in self.loader:\n"
         "                self._train_step(x, y)\n"
         "            self._eval_epoch()\n",
+        # the loop over the dict's keys puts back only the discriminator: the generator stays in eval mode
+        "import torch\n"
+        "def main(generator, discriminator, loader, val_loader, epochs):\n"
+        "    models = {\"generator\": generator, \"discriminator\": discriminator}\n"
+        "    optimizer = torch.optim.Adam(generator.parameters())\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            models[\"generator\"](x).mean().backward()\n"
+        "            optimizer.step()\n"
+        "        models[\"generator\"].eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            for x in val_loader:\n"
+        "                models[\"generator\"](x)\n"
+        "        for key in models:\n"
+        "            if key == \"discriminator\":\n"
+        "                models[key].train()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -1408,6 +1431,64 @@ class MissingTrainMode(Rule):
         "            for x, y in self.loader:\n"
         "                self._train_step(x)\n"
         "            self._eval_epoch()\n",
+        # one model of a dict put in eval mode, every model of it put back by a loop over its keys
+        "import torch\n"
+        "def main(generator, discriminator, loader, val_loader, epochs):\n"
+        "    models = {\"generator\": generator, \"discriminator\": discriminator}\n"
+        "    optimizer = torch.optim.Adam(generator.parameters())\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            models[\"generator\"](x).mean().backward()\n"
+        "            optimizer.step()\n"
+        "        models[\"generator\"].eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x in val_loader:\n"
+        "                models[\"generator\"](x)\n"
+        "        for key in models:\n"
+        "            models[key].train()\n",
+        # the models of a dict put in eval mode by a method, and back in train mode at the top of each epoch
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, generator, discriminator):\n"
+        "        self.model = {\"generator\": generator, \"discriminator\": discriminator}\n"
+        "        self.optimizer = torch.optim.Adam(generator.parameters())\n"
+        "    def _eval(self, val_loader):\n"
+        "        for key in self.model:\n"
+        "            self.model[key].eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x in val_loader:\n"
+        "                self.model[\"generator\"](x)\n"
+        "    def run(self, loader, val_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            for key in self.model:\n"
+        "                self.model[key].train()\n"
+        "            for x in loader:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                self.model[\"generator\"](x).mean().backward()\n"
+        "                self.optimizer.step()\n"
+        "            self._eval(val_loader)\n",
+        # ... and back in train mode by a loop over its values after the method's call
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, generator, discriminator):\n"
+        "        self.model = {\"generator\": generator, \"discriminator\": discriminator}\n"
+        "        self.optimizer = torch.optim.Adam(generator.parameters())\n"
+        "    def _eval(self, val_loader):\n"
+        "        for key in self.model:\n"
+        "            self.model[key].eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x in val_loader:\n"
+        "                self.model[\"generator\"](x)\n"
+        "    def run(self, loader, val_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            for x in loader:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                self.model[\"generator\"](x).mean().backward()\n"
+        "                self.optimizer.step()\n"
+        "            self._eval(val_loader)\n"
+        "            for model in self.model.values():\n"
+        "                model.train()\n",
     )
 
     def finish(self) -> None:
@@ -1420,6 +1501,7 @@ class MissingTrainMode(Rule):
         self._external = _mode_setting_calls(self.ctx)
         self._evaluated: dict[cst.CSTNode, str] = {}  # the call, and the model it evaluates (as written)
         self._periodic: dict[cst.CSTNode, bool] = {}  # each eval's `_every_n_steps`, asked at every backward
+        self._restored_containers: dict[cst.CSTNode, str | None] = {}  # each loop's `_each_item_put_back`
         restoring = self._restoring
         external = self._external
 
@@ -1428,7 +1510,7 @@ class MissingTrainMode(Rule):
                     or node in external)
 
         flow = self._flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration, events=is_event,
-                                     by_call_site=True)
+                                     by_call_site=True, loop_exit=self._leave_loop)
         for body in code_bodies(self.ctx):
             flow.run_if_events(body)
         del self._flow  # it holds this rule's transfer: no cycle outlives the walk
@@ -1583,7 +1665,7 @@ class MissingTrainMode(Rule):
             if mode[1] is False:
                 if _one_of_its_layers(self.ctx, node, mode[0]):
                     return facts  # BatchNorm layers frozen on purpose, not a validation switch
-                if _mode_saved_and_restored(self.ctx, node, mode[0]) or _each_item_put_back(self.ctx, node, mode[0]):
+                if _mode_saved_and_restored(self.ctx, node, mode[0]):
                     return facts  # on the paths where the model was training, it is put back
                 if replaced_parameter(self.ctx, mode[0]):
                     return facts  # a model of its own (`model = copy.deepcopy(model)`), not the caller's
@@ -1596,6 +1678,20 @@ class MissingTrainMode(Rule):
         if summary is not None:
             return self._through(facts, node, summary)  # type: ignore[arg-type]
         return facts
+
+    def _leave_loop(self, loop: cst.For | cst.While, facts: Facts) -> Facts:
+        """A loop over the keys of a container that puts each item back in train mode
+        restores every item of it switched to eval mode, by key or in such a loop, also
+        on the path that skips its body: the container holds the switched item, so it
+        is not empty and the body runs."""
+        if not facts:
+            return facts
+        if loop not in self._restored_containers:
+            self._restored_containers[loop] = _each_item_put_back(self.ctx, loop)
+        container = self._restored_containers[loop]
+        if container is None:
+            return facts
+        return frozenset(fact for fact in facts if _container_switched(self.ctx, fact[1]) != container)
 
     def _evaluates(self, facts: Facts, node: cst.CSTNode, model: str) -> Facts:
         # the last eval() of a model decides its mode: an earlier one is moot
@@ -1829,44 +1925,81 @@ def _mode_saved_and_restored(ctx: FileContext, node: cst.CSTNode, receiver: cst.
         for branch in ctx.subtree(function.body))
 
 
-def _each_item_put_back(ctx: FileContext, node: cst.CSTNode, receiver: cst.BaseExpression) -> bool:
-    """`models[key].eval()` in a loop over the keys of `models`, and a later loop over
-    them putting each back in train mode (`for key in models: models[key].train()`),
-    always reached after it: where the container is empty, neither loop switches
-    anything (ParallelWaveGAN's trainer keeps its generator and discriminator in a dict)."""
-    function = ctx.enclosing_function(node)
-    switched = _item_by_loop_key(ctx, node, receiver)
-    if function is None or switched is None:
-        return False
-    at = ctx.order_index(node)
-    for restore in ctx.subtree(function.body):
-        if type(restore) is not cst.For or ctx.order_index(restore) <= at:
-            continue
-        modes = [(inner, mode) for inner in ctx.subtree(restore.body) if (mode := mode_switch(ctx, inner)) is not None]
-        if any(mode[1] is not False and _item_by_loop_key(ctx, inner, mode[0]) == (restore, switched[1])
-               for inner, mode in modes) and _always_reached_after(ctx, node, restore, function):
-            return True
-    return False
-
-
-def _item_by_loop_key(ctx: FileContext, node: cst.CSTNode,
-                      receiver: cst.BaseExpression) -> tuple[cst.For, str] | None:
-    """For `models[key]`, where `key` is the variable of the nearest loop around `node`
-    and that loop runs over the keys of `models` (`for key in models:`, `models.keys()`):
-    the loop, and the container as written."""
-    if type(receiver) is not cst.Subscript or len(receiver.slice) != 1:
+def _each_item_put_back(ctx: FileContext, loop: cst.For | cst.While) -> str | None:
+    """The container, as written, whose items `loop` runs over when every iteration
+    puts its item back in train mode (`for key in models: models[key].train()`, `for m
+    in models.values(): m.train()`; ParallelWaveGAN's trainer keeps its generator and
+    discriminator in a dict)."""
+    found = _items_of_container(loop) if type(loop) is cst.For else None
+    if found is None:
         return None
-    index = receiver.slice[0].slice
-    if type(index) is not cst.Index or type(index.value) is not cst.Name:
-        return None
-    for ancestor in ctx.ancestors(node):
-        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            return None
-        if type(ancestor) is cst.For and type(ancestor.target) is cst.Name and ancestor.target.value == index.value.value:
-            keys = method_call(ancestor.iter, "keys")
-            container = ctx.code(keys if keys is not None else ancestor.iter)
-            return (ancestor, container) if container == ctx.code(receiver.value) else None
+    container, items = found
+    for node in ctx.subtree(loop.body):
+        mode = mode_switch(ctx, node)
+        if (mode is not None and mode[1] is not False and _item_written(mode[0]) in items
+                and _every_iteration(ctx, node, loop)):
+            return container
     return None
+
+
+def _items_of_container(loop: cst.For) -> tuple[str, set[str]] | None:
+    """For a loop over a container's keys, values or items (`for key in models:`,
+    `models.keys()`, `for m in models.values()`, `for key, m in models.items()`): the
+    container and how the body writes the item of an iteration (`models[key]`, `m`)."""
+    target, iterable = loop.target, loop.iter
+    method = iterable.func.attr.value if type(iterable) is cst.Call and type(iterable.func) is cst.Attribute \
+        and not iterable.args else None
+    container = iterable.func.value if method in ("keys", "values", "items") else iterable  # type: ignore[union-attr]
+    written = dotted_name(container)
+    if written is None:
+        return None
+    if method == "keys" and type(target) is cst.Name:
+        return written, {f"{written}[{target.value}]"}
+    if method is None and type(target) is cst.Name:  # a dict's keys, or a list's models
+        return written, {f"{written}[{target.value}]", target.value}
+    if method == "values" and type(target) is cst.Name:
+        return written, {target.value}
+    names = [element.value for element in target.elements] if type(target) in (cst.Tuple, cst.List) else []  # type: ignore[union-attr]
+    if method == "items" and len(names) == 2 and all(type(name) is cst.Name for name in names):
+        return written, {f"{written}[{names[0].value}]", names[1].value}  # type: ignore[attr-defined]
+    return None
+
+
+def _item_written(receiver: cst.BaseExpression) -> str | None:
+    """`m`, or `models[key]`, spelled as `_items_of_container` spells them."""
+    if type(receiver) is not cst.Subscript:
+        return dotted_name(receiver)
+    index = receiver.slice[0].slice if len(receiver.slice) == 1 else None
+    container = dotted_name(receiver.value)
+    if type(index) is not cst.Index or type(index.value) is not cst.Name or container is None:
+        return None
+    return f"{container}[{index.value.value}]"
+
+
+def _every_iteration(ctx: FileContext, node: cst.CSTNode, loop: cst.For) -> bool:
+    """`node` runs in every iteration of `loop`: a statement of its body (or of a `with`
+    in it), with no `return`, `raise`, `break` or `continue` written before it there."""
+    for ancestor in ctx.ancestors(node):
+        if ancestor is loop:
+            break
+        if type(ancestor) not in _EVERY_TIME:
+            return False
+    at = ctx.order_index(node)
+    return not any(type(exit) in EXIT_TYPES and ctx.order_index(exit) < at for exit in ctx.subtree(loop.body))
+
+
+# what holds a call that runs whenever the block around it does
+_EVERY_TIME = (cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine, cst.Expr, cst.Assign,
+               cst.With, cst.Attribute, cst.Call, cst.Arg)
+
+
+def _container_switched(ctx: FileContext, eval_node: cst.CSTNode) -> str | None:
+    """The container, as written, of the item `eval_node` puts in eval mode
+    (`models` of `models["g"].eval()` or `models[key].eval()`)."""
+    mode = mode_switch(ctx, eval_node)
+    if mode is None or type(mode[0]) is not cst.Subscript:
+        return None
+    return dotted_name(item_container(mode[0]))
 
 
 def _always_reached_after(ctx: FileContext, node: cst.CSTNode, restore: cst.CSTNode,

@@ -566,15 +566,19 @@ def _assigned_no_grad(ctx: FileContext, func: cst.BaseExpression) -> bool:
 
 
 # -- functions of the file ------------------------------------------------------
-def reachable_nodes(ctx: FileContext, root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def reachable_nodes(ctx: FileContext, root: cst.CSTNode, methods: bool = False) -> Iterator[cst.CSTNode]:
     """Every node under `root`, and under the bodies of the file's functions
-    that it calls (transitively): what one run of `root` may execute."""
+    that it calls (transitively): what one run of `root` may execute.
+    `methods`: also of the methods it calls on instances of the file's classes
+    (`trainer.reset()`)."""
     seen: set[cst.FunctionDef] = set()
     stack = [root]
     while stack:
         for node in ctx.subtree(stack.pop()):
             yield node
             callee = ctx.local_callee(node)
+            if callee is None and methods and type(node) is cst.Call:
+                callee = ctx.summaries.targets.method_run(node)
             if callee is not None and callee not in seen:
                 seen.add(callee)
                 stack.append(callee.body)
@@ -584,10 +588,11 @@ def calling_loops(ctx: FileContext, func: cst.FunctionDef,
                   _depth: int = 0) -> list[tuple[cst.For | cst.While, cst.Call]]:
     """The loops of the file whose iterations run `func`, each with the call of its
     body that does: a call of `func` in a loop (`for batch in loader:
-    self._train_step(batch)`), or of a function that calls it outside any loop of
-    its own (transitively, a few calls deep)."""
+    self._train_step(batch)`, `trainer.train_step(batch)` of `trainer =
+    Trainer(...)`), or of a function that calls it outside any loop of its own
+    (transitively, a few calls deep)."""
     found: list[tuple[cst.For | cst.While, cst.Call]] = []
-    for site in ctx.call_sites(func):
+    for site in (*ctx.call_sites(func), *ctx.summaries.targets.method_calls(func)):
         loop = innermost_loop(ctx, site)
         caller = ctx.enclosing_function(site)
         if loop is not None:
@@ -684,10 +689,13 @@ class CallFlow:
         per_iteration: bool = False,
         events: EventFilter | None = None,
         by_call_site: bool = False,
+        loop_exit: Callable[[cst.For | cst.While, Facts], Facts] | None = None,
     ) -> None:
         self.ctx = ctx
         self.transfer = transfer
         self.loop_back = loop_back
+        # maps the facts of the paths leaving a loop (see `Flow`)
+        self.loop_exit = loop_exit
         # facts of a training loop's iterations also end where the loop ends:
         # what follows (a later phase, another function of main()) is not
         # the same iteration
@@ -713,13 +721,15 @@ class CallFlow:
     def _flow(self) -> Flow:
         # the bound methods are made per Flow, not kept on self: kept, they
         # would tie this object, and the tree it reads, into a reference cycle
-        loop_exit = self._end_of_training_loop if self._per_iteration else None
+        loop_exit = self._leave_loop if self._per_iteration or self.loop_exit is not None else None
         return Flow(self.ctx, self._step, self.loop_back, loop_exit, program=self.program)
 
-    def _end_of_training_loop(self, loop: cst.For | cst.While, facts: Facts) -> Facts:
+    def _leave_loop(self, loop: cst.For | cst.While, facts: Facts) -> Facts:
+        if self.loop_exit is not None:
+            facts = self.loop_exit(loop, facts)
         # a loop over the optimizers of one step ends inside the iteration: what follows
         # it (a clip, the clears) belongs to the same step
-        steps = loop in self.ctx.shared(stepping_loops) and not steps_loop_variable(loop)
+        steps = self._per_iteration and loop in self.ctx.shared(stepping_loops) and not steps_loop_variable(loop)
         return self.loop_back(facts) if steps and self.loop_back else facts
 
     def _step(self, facts: Facts, node: cst.CSTNode) -> Facts:

@@ -113,6 +113,7 @@ class CallTargets:
         self._given: dict[tuple[cst.FunctionDef, str], str | None] = {}  # see `_class_from_callers`
         # each imported base's method a lookup tried: the project resolves them all
         self.imported_methods: set[str] = set()
+        self._method_calls: dict[cst.FunctionDef, list[cst.Call]] | None = None  # see `method_calls`
 
     def target(self, call: cst.Call) -> str | None:
         """What `call` runs; asked by several rules of each call, so kept."""
@@ -149,6 +150,27 @@ class CallTargets:
         if qualified is not None and not qualified.startswith(("torch.", "builtins.")):
             return qualified
         return None
+
+    def method_calls(self, func: cst.FunctionDef) -> list[cst.Call]:
+        """The calls of the method `func` on an instance of its class that
+        `local_callee` leaves unresolved (`trainer.train_step(x)` of `trainer =
+        Trainer(...)`, a subclass's instance that inherits it)."""
+        if self._method_calls is None:
+            self._method_calls = {}
+            for call in self.ctx.nodes_of(cst.Call):
+                run = self.method_run(call)  # type: ignore[arg-type]
+                if run is not None:
+                    self._method_calls.setdefault(run, []).append(call)  # type: ignore[arg-type]
+        return self._method_calls.get(func, [])
+
+    def method_run(self, call: cst.Call) -> cst.FunctionDef | None:
+        """The method of a class of this file that `call` runs on an instance of it,
+        where `local_callee` does not tell (`trainer.train_step(x)`)."""
+        func = call.func
+        if type(func) is not cst.Attribute or self.ctx.local_callee(call) is not None:
+            return None
+        run = self._functions.get(self.target(call) or "")
+        return run if run is not None and run.name.value == func.attr.value else None
 
     def may_run_code(self, target: str) -> bool:
         """Whether a target names code: a function of this file, or a name of
