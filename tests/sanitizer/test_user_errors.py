@@ -83,6 +83,8 @@ def test_spike_ratio_is_readable(value: float, median: float, ratio: str) -> Non
     class Record:
         step = 40
         loss_sites = ["train.py:18"]
+        optimizer_id = None
+        lr = None
 
     detector = LossSpikeDetector()
     detector._report(Record(), Session(), value, median, 0.1, 20)  # type: ignore[arg-type]
