@@ -168,7 +168,9 @@ class MissingZeroGrad(Rule):
     elsewhere in the file, or a parameter annotated `torch.optim.Optimizer`),
     also as an item of a container of them (a dict, list, tuple or
     `SimpleNamespace` written out with them or built by a comprehension of
-    them, also returned by a function or method of the file, a dict or
+    them, also `list(...)` of a generator of them, returned by a function
+    or method of the file (written in the `return`, or in a variable it
+    returns), a dict or
     `Munch` filled with them key by key, a loop over one). An item a variable key picks
     (`self.optimizer[name]` of a helper) is the one the helper's calls name
     when they all give one literal key (`self._scaler_step("generator")`);
@@ -604,6 +606,36 @@ class MissingZeroGrad(Rule):
         "            sum(m(batch).mean() for m in self.models).backward()\n"
         "            for opt in self.optimizers:\n"
         "                opt.step()  # expect: TL401\n",
+        # a dict of optimizers returned by a function of the file
+        "import torch\n"
+        "def build(g, d):\n"
+        "    return {'g': torch.optim.Adam(g.parameters()), 'd': torch.optim.Adam(d.parameters())}\n"
+        "def fit(g, d, loader):\n"
+        "    opts = build(g, d)\n"
+        "    for x in loader:\n"
+        "        (g(x).mean() + d(x).mean()).backward()\n"
+        "        opts['g'].step()  # expect: TL401\n"
+        "        for opt in opts.values():\n"
+        "            opt.step()  # expect: TL401\n",
+        # a list built by a comprehension, returned through a variable
+        "import torch\n"
+        "def build(models):\n"
+        "    optimizers = [torch.optim.Adam(m.parameters()) for m in models]\n"
+        "    return optimizers\n"
+        "def fit(models, loader):\n"
+        "    optimizers = build(models)\n"
+        "    for x in loader:\n"
+        "        for model, opt in zip(models, optimizers):\n"
+        "            model(x).mean().backward()\n"
+        "            opt.step()  # expect: TL401\n",
+        # a list of a generator expression's optimizers
+        "import torch\n"
+        "def train(models, loader):\n"
+        "    optimizers = list(torch.optim.SGD(m.parameters(), lr=0.1) for m in models)\n"
+        "    for x in loader:\n"
+        "        for model, opt in zip(models, optimizers):\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1067,6 +1099,30 @@ class MissingZeroGrad(Rule):
         "                opt.step()\n"
         "            for sched in self.schedulers:\n"
         "                sched.step()\n",
+        # a dict of optimizers returned by a function of the file, each cleared
+        "import torch\n"
+        "def build(g, d):\n"
+        "    return {'g': torch.optim.Adam(g.parameters()), 'd': torch.optim.Adam(d.parameters())}\n"
+        "def fit(g, d, loader):\n"
+        "    opts = build(g, d)\n"
+        "    for x in loader:\n"
+        "        for opt in opts.values():\n"
+        "            opt.zero_grad()\n"
+        "        (g(x).mean() + d(x).mean()).backward()\n"
+        "        for opt in opts.values():\n"
+        "            opt.step()\n",
+        # the list of optimizers a function returns through a variable, each cleared
+        "import torch\n"
+        "def build(models):\n"
+        "    optimizers = [torch.optim.Adam(m.parameters()) for m in models]\n"
+        "    return optimizers\n"
+        "def fit(models, loader):\n"
+        "    optimizers = build(models)\n"
+        "    for x in loader:\n"
+        "        for model, opt in zip(models, optimizers):\n"
+        "            opt.zero_grad()\n"
+        "            model(x).mean().backward()\n"
+        "            opt.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:

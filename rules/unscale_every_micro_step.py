@@ -2,10 +2,12 @@ import libcst as cst
 
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
-from trainlint.analysis.loops import CallFlow, is_backward, reachable_nodes
+from trainlint.analysis.loops import CallFlow, is_backward, reachable_nodes, runs_on_every_call
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
+from trainlint.analysis.scopes import bound_arguments
 from trainlint.analysis.training import code_bodies, method_call
 from trainlint.analysis.walk import iter_nodes
+from trainlint.context import FileContext
 from trainlint.rule import Rule
 
 
@@ -64,8 +66,11 @@ class UnscaleEveryMicroStep(Rule):
     `xm.optimizer_step(opt)` in another branch) is not a micro-step and
     does not count. Calls of the file's own functions are followed (a
     trainer's per-step method called from its loop over batches), but not
-    into other files; scalers the linter cannot tell are `GradScaler`s are
-    not checked.
+    into other files; there an unscale repeats only when the called function
+    runs it on every call (one under `if sync:` or after an early `return` may
+    follow the caller's step condition, which the linter does not match), and
+    an optimizer parameter is the argument each call passes. Scalers the
+    linter cannot tell are `GradScaler`s are not checked.
     """
 
     code = "TL108"
@@ -189,6 +194,20 @@ class UnscaleEveryMicroStep(Rule):
         "    scaler = torch.amp.GradScaler('cuda')\n"
         "    for epoch in range(100):\n"
         "        train_one_epoch(model, loader, optimizer, scaler, accum)\n",
+        # one clipping helper for two optimizers, called on every micro-step
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "def clip(model, opt):\n"
+        "    scaler.unscale_(opt)  # expect: TL108\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "for i, x in enumerate(loader):\n"
+        "    scaler.scale(g(x).mean() + d(x).mean()).backward()\n"
+        "    clip(g, opt_g)\n"
+        "    clip(d, opt_d)\n"
+        "    if (i + 1) % accum == 0:\n"
+        "        scaler.step(opt_g)\n"
+        "        scaler.step(opt_d)\n"
+        "        scaler.update()\n",
     )
     good = (
         # unscale and clip only on the micro-step that steps
@@ -374,11 +393,60 @@ class UnscaleEveryMicroStep(Rule):
         "            self.clip_gradient()\n"
         "            self.scaler.step(self.optimizer)\n"
         "            self.scaler.update()\n",
+        # the helper unscales under a condition its caller passes: the caller's step
+        # condition here, but the conditions of one call are not carried to the next
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt, accum):\n"
+        "        self.model, self.opt, self.accum = model, opt, accum\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def _backward(self, loss, sync):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "        if sync:\n"
+        "            self.scaler.unscale_(self.opt)\n"
+        "            torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n"
+        "    def fit(self, loader):\n"
+        "        for i, x in enumerate(loader):\n"
+        "            sync = (i + 1) % self.accum == 0\n"
+        "            self._backward(self.model(x).mean(), sync)\n"
+        "            if sync:\n"
+        "                self.scaler.step(self.opt)\n"
+        "                self.scaler.update()\n"
+        "                self.opt.zero_grad()\n",
+        # the same, with the helper returning early on the micro-steps that accumulate
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "def backward(loss, optimizer, last_micro_step):\n"
+        "    scaler.scale(loss).backward()\n"
+        "    if not last_micro_step:\n"
+        "        return\n"
+        "    scaler.unscale_(optimizer)\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "for i, x in enumerate(loader):\n"
+        "    backward(model(x).mean(), optimizer, (i + 1) % accum == 0)\n"
+        "    if (i + 1) % accum == 0:\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n",
+        # one clipping helper for two optimizers: each unscaled once per update
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "def clip(model, opt):\n"
+        "    scaler.unscale_(opt)\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "def train(g, d, og, od, loader):\n"
+        "    for x in loader:\n"
+        "        scaler.scale(g(x).mean() + d(x).mean()).backward()\n"
+        "        clip(g, og)\n"
+        "        clip(d, od)\n"
+        "        scaler.step(og)\n"
+        "        scaler.step(od)\n"
+        "        scaler.update()\n",
     )
 
     def finish(self) -> None:
         # each unscale that can repeat, with the calls the walk went through to reach it
         self._repeated: dict[cst.Call, set[tuple[cst.CSTNode, ...]]] = {}
+        self._every_call: dict[cst.CSTNode, bool] = {}  # see `runs_on_every_call`
         flow = self._flow = CallFlow(self.ctx, self._transfer, events=_is_event, by_call_site=True)
         for body in code_bodies(self.ctx):
             flow.run_if_events(body)
@@ -388,10 +456,12 @@ class UnscaleEveryMicroStep(Rule):
                 self.report(call)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        call_chain = tuple(self._flow.call_sites)
         stepped = _stepped_elsewhere(node)
         if stepped is not None:
             # the optimizer steps without the scaler on this path: not a micro-step
-            return frozenset(fact for fact in facts if fact[1] != self.ctx.code(stepped))
+            stepped_text = self.ctx.code(_given_argument(self.ctx, stepped, call_chain))
+            return frozenset(fact for fact in facts if fact[1] != stepped_text)
         receivers = self.ctx.receivers
         scaler = method_call(node, "unscale_", "update")
         if scaler is None or not receivers.is_kind(scaler, GRAD_SCALER):
@@ -403,15 +473,25 @@ class UnscaleEveryMicroStep(Rule):
             return frozenset(fact for fact in facts if fact[0] != binding)
         if not node.args:  # type: ignore[attr-defined]
             return facts
-        optimizer = self.ctx.code(node.args[0].value)  # type: ignore[attr-defined]
-        call_chain = tuple(self._flow.call_sites)
-        # reached through calls, an earlier unscale counts only if it is this one: the
-        # conditions a callee's paths took are not carried from one call to the next,
-        # so the unscale of another branch (`if accum > 1: ... else: ...`) may look
-        # reached where it is not
-        if any(fact[:2] == (binding, optimizer) and (not call_chain or fact[2] is node) for fact in facts):
+        optimizer = self.ctx.code(_given_argument(self.ctx, node.args[0].value, call_chain))  # type: ignore[attr-defined]
+        # reached through calls, an earlier unscale counts only if it is this one, run on
+        # every call of the functions that reach it: the conditions a callee's paths took
+        # are not carried from one call to the next, so the unscale of another branch
+        # (`if accum > 1: ... else: ...`) or one under the caller's own step condition
+        # (`_backward(loss, sync)` unscaling `if sync:`) may look reached where it is not
+        if any(fact[:2] == (binding, optimizer) and (not call_chain or fact[2] is node) for fact in facts) and (
+                not call_chain or self._runs_on_every_call(node, call_chain)):  # type: ignore[arg-type]
             self._repeated.setdefault(node, set()).add(call_chain)  # type: ignore[arg-type]
         return facts | {(binding, optimizer, node)}
+
+    def _runs_on_every_call(self, unscale: cst.Call, call_chain: tuple[cst.CSTNode, ...]) -> bool:
+        """Nothing in the functions the walk entered can skip the unscale: each call
+        after the first of `call_chain`, and the unscale, runs on every call of its function."""
+        calls = (*call_chain[1:], unscale)
+        for call in calls:
+            if call not in self._every_call:
+                self._every_call[call] = runs_on_every_call(self.ctx, call)  # type: ignore[arg-type]
+        return all(self._every_call[call] for call in calls)
 
     def _updated_in_same_loop(self, unscale: cst.Call, call_chain: tuple[cst.CSTNode, ...]) -> bool:
         """A loop around the unscale also calls `update()` on the same scaler: the
@@ -445,6 +525,22 @@ class UnscaleEveryMicroStep(Rule):
 def _is_event(node: cst.CSTNode) -> bool:
     """Every node `UnscaleEveryMicroStep._transfer` can react to."""
     return method_call(node, "unscale_", "update") is not None or _stepped_elsewhere(node) is not None
+
+
+def _given_argument(ctx: FileContext, expr: cst.BaseExpression, call_chain: tuple[cst.CSTNode, ...]) -> cst.BaseExpression:
+    """What the calls the walk went through gave `expr`, where it names a parameter of
+    its function that the function never rebinds: `clip(g, opt_g)` and then
+    `clip(d, opt_d)` unscale two optimizers with one `scaler.unscale_(opt)`."""
+    for call in reversed(call_chain):
+        func = ctx.local_callee(call)
+        if type(expr) is not cst.Name or func is None or ctx.enclosing_function(expr) is not func:
+            break
+        binding = ctx.receivers.binding(expr)
+        given = dict(bound_arguments(call, func)[0]).get(expr.value)  # type: ignore[arg-type]
+        if given is None or binding is None or ctx.receivers.assigned(binding):
+            break
+        expr = given
+    return expr
 
 
 def _stepped_elsewhere(node: cst.CSTNode) -> cst.BaseExpression | None:

@@ -584,6 +584,23 @@ def reachable_nodes(ctx: FileContext, root: cst.CSTNode, methods: bool = False) 
                 stack.append(callee.body)
 
 
+def runs_on_every_call(ctx: FileContext, call: cst.Call) -> bool:
+    """Every run of the function around `call` that returns runs it: no branch,
+    loop, `try` handler or earlier `return` of the function can skip it (a path
+    that raises does not return)."""
+    func = ctx.enclosing_function(call)
+    if func is None:
+        return False
+    ran = frozenset({call})
+    flow = Flow(ctx, lambda facts, node: ran if node is call else facts, events=_is_call)
+    ends = flow.run(func.body) | flow.returned
+    return bool(ends) and all(path.facts for path in ends)
+
+
+def _is_call(node: cst.CSTNode) -> bool:
+    return type(node) is cst.Call
+
+
 def calling_loops(ctx: FileContext, func: cst.FunctionDef,
                   _depth: int = 0) -> list[tuple[cst.For | cst.While, cst.Call]]:
     """The loops of the file whose iterations run `func`, each with the call of its

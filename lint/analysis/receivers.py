@@ -147,8 +147,8 @@ class Receivers:
         # by function of the file: the kind of what it returns
         self._returns: dict[cst.FunctionDef, str] = {}
         self._tuple_returns: dict[cst.FunctionDef, list[str | None]] = {}  # kinds of a returned tuple's items
-        # kinds of the items of the lists or tuples a function returns (None: a return of something else)
-        self._returned_items: dict[cst.FunctionDef, set[str | None]] = {}
+        # the items of the containers every return of a function gives (see `_held_items`)
+        self._returned_items: dict[cst.FunctionDef, tuple[set[str | None], bool]] = {}
         # classes of the file that subclass an optimizer or a scheduler (`class Muon(torch.optim.Optimizer)`)
         self._class_kinds: dict[str, str] = {}
         for node in ctx.nodes_of(cst.ClassDef):
@@ -178,11 +178,16 @@ class Receivers:
             if (binding := self.binding(element.value)) is not None
         ]
         self._collect_assignments()
+        self._return_values = [  # what each `return` of each function of the file gives
+            (func, [node.value for node in only(ctx.subtree(func.body), cst.Return)])  # type: ignore[attr-defined]
+            for defs in ctx.scopes.functions.values() for func in defs
+        ]
         self._collect_returns()
         self._collect_assignments()  # again: builders are now known
         self._collect_usage()
         for _ in range(2):
             self._collect_item_kinds()
+            self._collect_returns()  # `opts = [...]; return opts` once `opts` is known
             self._collect_parameters()
             self._collect_assignments()  # `self.x = param` once the parameter is known
         self._collect_item_kinds()
@@ -301,23 +306,24 @@ class Receivers:
                     built.append(construction)
 
     def _collect_returns(self) -> None:
-        for defs in self.ctx.scopes.functions.values():
-            for func in defs:
-                for node in only(self.ctx.subtree(func.body), cst.Return):
-                    value = node.value  # type: ignore[attr-defined]
-                    items = self._returned_items.setdefault(func, set())
-                    if type(value) in (cst.Tuple, cst.List):
-                        self._tuple_returns.setdefault(func, [self._value_kind(e.value) for e in value.elements])
-                        items |= {self._value_kind(e.value) for e in value.elements}
-                        continue
-                    if type(value) is cst.ListComp:  # `return [AdamW(m.parameters()) for m in models]`
-                        items.add(self._value_kind(value.elt))
-                        continue
-                    items.add(None)
-                    if value is not None:
-                        kind = self._value_kind(value)
-                        if kind is not None:
-                            self._returns.setdefault(func, kind)
+        """What each function of the file returns: one kind of object, a tuple of them,
+        or containers of them (every return a list, tuple, dict or comprehension of
+        known items, written there or held by a variable: `return opts`)."""
+        for func, values in self._return_values:
+            containers: list[tuple[set[str | None], bool] | None] = []
+            for value in values:
+                if type(value) in (cst.Tuple, cst.List):
+                    self._tuple_returns.setdefault(func, [self._value_kind(e.value) for e in value.elements])
+                elif value is not None:
+                    kind = self._value_kind(value)
+                    if kind is not None:
+                        self._returns.setdefault(func, kind)
+                held = self._held_items(value) if value is not None else None
+                # what a call returns, holding no item yet, may hold anything (`make()`, `dict()`)
+                containers.append(None if held is None or (not held[0] and type(value) is cst.Call) else held)
+            if values and None not in containers:
+                kinds: set[str | None] = set().union(*(held[0] for held in containers))  # type: ignore[index]
+                self._returned_items[func] = (kinds, all(held[1] for held in containers))  # type: ignore[index]
 
     def _called(self, call: cst.Call) -> list[cst.FunctionDef]:
         """The functions of the file whose returns a call gets: a bare name's (`build()`:
@@ -386,19 +392,28 @@ class Receivers:
             return {self._value_kind(e.value) for e in value.elements}, True  # type: ignore[attr-defined]
         if type(value) is cst.ListComp:  # `[AdamW(m.parameters()) for m in models]`
             return {self._value_kind(value.elt)}, True
+        if self._builds_sequence(value):  # `list(AdamW(m.parameters()) for m in models)`
+            return {self._value_kind(value.args[0].value.elt)}, True  # type: ignore[attr-defined]
         if type(value) is cst.DictComp:  # `{name: AdamW(m.parameters()) for name, m in nets.items()}`
             return {self._value_kind(value.value)}, False
         if type(value) is not cst.Call:
             return None
-        called = [self._returned_items[f] for f in self._called(value) if f in self._returned_items]
-        returned = set().union(*called) if called else None
-        if returned is not None and None not in returned:
-            return returned, True  # `opts = make_optimizers()`, a helper of the file returning `[SGD(...), ...]`
+        returned = [self._returned_items.get(f) for f in self._called(value)]
+        if returned and None not in returned:  # `opts = make_optimizers()`, a helper of the file returning `[SGD(...), ...]`
+            return set().union(*(kinds for kinds, _ in returned)), all(sequence for _, sequence in returned)  # type: ignore[misc]
         if not value.args:
             return (set(), False) if self._call_kind(value) is None else None
         if self._builds_namespace(value) and all(arg.keyword is not None for arg in value.args):
             return {self._value_kind(arg.value) for arg in value.args}, False
         return None
+
+    def _builds_sequence(self, value: cst.BaseExpression) -> bool:
+        """`list(...)` or `tuple(...)` of one generator expression."""
+        if type(value) is not cst.Call or type(value.func) is not cst.Name or value.func.value not in ("list", "tuple"):
+            return False
+        if len(value.args) != 1 or value.args[0].keyword is not None or type(value.args[0].value) is not cst.GeneratorExp:
+            return False
+        return self.binding(value.func) is None and self.ctx.qualified_name(value.func) in (None, f"builtins.{value.func.value}")
 
     def _builds_namespace(self, call: cst.Call) -> bool:
         """`SimpleNamespace(...)`, `dict(...)`, `Munch(...)`: each keyword argument is an item."""

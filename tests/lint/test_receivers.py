@@ -111,3 +111,44 @@ def test_a_method_two_classes_of_the_file_define_is_not_followed() -> None:
     found = _receivers_of_step(BUILT_BY_A_METHOD + other)
     assert found["Trainer:self.scheduler"][2] is None
     assert found["Trainer:self.warmup"][2] is None
+
+
+RETURNED_CONTAINERS = '''\
+import torch
+
+
+def dict_of_optimizers(g, d):
+    return {"g": torch.optim.Adam(g.parameters()), "d": torch.optim.Adam(d.parameters())}
+
+
+def list_through_a_variable(models):
+    optimizers = [torch.optim.Adam(m.parameters()) for m in models]
+    return optimizers
+
+
+def sometimes_loaded(models, path):
+    if path:
+        return load(path)
+    return [torch.optim.Adam(m.parameters()) for m in models]
+
+
+def optimizer_and_scheduler(model):
+    optimizer = torch.optim.Adam(model.parameters())
+    return {"optimizer": optimizer, "scheduler": torch.optim.lr_scheduler.StepLR(optimizer, 10)}
+
+
+def fit(g, d, models, model, path):
+    by_name = dict_of_optimizers(g, d)
+    in_a_list = list_through_a_variable(models)
+    maybe = sometimes_loaded(models, path)
+    mixed = optimizer_and_scheduler(model)
+'''
+
+
+def test_the_containers_every_return_of_a_function_gives_are_followed() -> None:
+    module = cst.parse_module(RETURNED_CONTAINERS)
+    ctx = FileContext("input.py", RETURNED_CONTAINERS, module)
+    fit = next(f for f in ctx.nodes_of(cst.FunctionDef) if f.name.value == "fit")  # type: ignore[attr-defined]
+    item_kinds = {binding.name: kind for binding, kind in ctx.receivers.item_kinds.items() if binding.owner is fit}
+    # a call returning something else on one path, or a dict of an optimizer and a scheduler: no one kind
+    assert item_kinds == {"by_name": "optimizer", "in_a_list": "optimizer"}
