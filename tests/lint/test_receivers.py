@@ -111,3 +111,35 @@ def test_a_method_two_classes_of_the_file_define_is_not_followed() -> None:
     found = _receivers_of_step(BUILT_BY_A_METHOD + other)
     assert found["Trainer:self.scheduler"][2] is None
     assert found["Trainer:self.warmup"][2] is None
+
+
+IN_CLOSURES = '''\
+import torch
+
+
+class Trainer:
+    def fit(self, other):
+        self.scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, 10)
+
+        def run_epoch():
+            self.scheduler.step()
+
+        def own(self):
+            self.scheduler.step()
+
+        callbacks = [lambda: self.scheduler.step(), lambda self: self.scheduler.step()]
+'''
+
+
+def _kinds_of_step_receivers(source: str) -> list[str | None]:
+    """The kind of each `<receiver>.step()`'s receiver, in source order."""
+    module = cst.parse_module(source)
+    ctx = FileContext("input.py", source, module)
+    return [ctx.receivers.kind(node.func.value) for node in iter_nodes(module)
+            if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "step"]
+
+
+def test_a_closure_of_a_method_reads_the_methods_self() -> None:
+    # a nested def or a lambda that does not bind `self` reads the method's;
+    # one whose own parameter is named `self` does not
+    assert _kinds_of_step_receivers(IN_CLOSURES) == [SCHEDULER, None, SCHEDULER, None]
