@@ -110,6 +110,10 @@ _BASE_CLASSES = {"torch.optim.Optimizer": OPTIMIZER, "torch.optim.optimizer.Opti
                  "torch.optim.lr_scheduler.LRScheduler": SCHEDULER,
                  "torch.optim.lr_scheduler._LRScheduler": SCHEDULER}
 
+# what a loop variable over a container of them holds (a sampler or a DataLoader taken
+# from a list is not followed: the rules about them read how each one was built)
+_LOOPED_KINDS = frozenset({OPTIMIZER, SCHEDULER, GRAD_SCALER})
+
 _SAMPLER_SHUFFLE_POSITION = 3  # DistributedSampler(dataset, num_replicas, rank, shuffle, ...)
 
 
@@ -412,11 +416,12 @@ class Receivers:
         or held by the name it iterates), `for opt in optims.values():` over any
         container of them, `for name, opt in optims.items():` and
         `for i, opt in enumerate(optimizers):`, `for model, opt in zip(models, optimizers):`:
-        the loop variable holds an optimizer."""
+        the loop variable holds an optimizer; alike over schedulers
+        (`for scheduler in self.schedulers: scheduler.step()`) and GradScalers."""
         for loop in self.ctx.nodes_of(cst.For):
             for target, container, by_values in _ranged(loop):  # type: ignore[arg-type]
                 kind = self._item_kind(container) if by_values else self._element_kind(container)
-                if kind == OPTIMIZER:
+                if kind in _LOOPED_KINDS:
                     self._mark(target, kind)
 
     def _element_kind(self, iterable: cst.BaseExpression) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.receivers import SCHEDULER
+from trainlint.analysis.receivers import GRAD_SCALER, SCHEDULER
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 
@@ -143,3 +143,26 @@ def test_a_closure_of_a_method_reads_the_methods_self() -> None:
     # a nested def or a lambda that does not bind `self` reads the method's;
     # one whose own parameter is named `self` does not
     assert _kinds_of_step_receivers(IN_CLOSURES) == [SCHEDULER, None, SCHEDULER, None]
+
+
+LOOPED_OVER = '''\
+import torch
+
+optimizers = [torch.optim.SGD(net.parameters()) for net in nets]
+schedulers = [torch.optim.lr_scheduler.StepLR(opt, 10) for opt in optimizers]
+scalers = {"g": torch.amp.GradScaler("cuda"), "d": torch.amp.GradScaler("cuda")}
+loaders = [torch.utils.data.DataLoader(data) for data in datasets]
+for scheduler in schedulers:
+    scheduler.step()
+for optimizer, scheduler in zip(optimizers, schedulers):
+    scheduler.step()
+for scaler in scalers.values():
+    scaler.step(optimizer)
+for loader in loaders:
+    loader.step()
+'''
+
+
+def test_a_loop_variable_holds_the_kind_of_the_items_it_takes() -> None:
+    # a sampler or a DataLoader taken from a list is not followed
+    assert _kinds_of_step_receivers(LOOPED_OVER) == [SCHEDULER, SCHEDULER, GRAD_SCALER, None]
