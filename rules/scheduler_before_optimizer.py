@@ -65,8 +65,8 @@ class SchedulerBeforeOptimizer(Rule):
     through a class's `__init__` (`Trainer(model, optimizer, scheduler)` then
     `self.scheduler.step()`, also in a subclass of the file that does not set
     `self.scheduler` itself) and into a loop over a list or a dict of them
-    (`for scheduler in self.schedulers: scheduler.step()`, written out or
-    built by a comprehension), and the optimizer step through the functions of
+    (`for scheduler in self.schedulers: scheduler.step()`, written out,
+    built by a comprehension or filled by `append`), and the optimizer step through the functions of
     the file and of the project's other modules (an epoch-level
     `scheduler.step()` before `train_one_epoch(...)` of `engine.py`), as is
     the scheduler step of another module's function that steps the scheduler
@@ -227,6 +227,25 @@ class SchedulerBeforeOptimizer(Rule):
         "    def train(self, loader):\n"
         "        for data in loader:\n"
         "            self.update_learning_rate()\n"
+        "            for optimizer in self.optimizers:\n"
+        "                optimizer.zero_grad()\n"
+        "            self.loss(data).backward()\n"
+        "            for optimizer in self.optimizers:\n"
+        "                optimizer.step()\n",
+        # the lists filled one by one (`append`)
+        "import torch\n"
+        "class Model:\n"
+        "    def __init__(self, nets):\n"
+        "        self.optimizers = []\n"
+        "        self.schedulers = []\n"
+        "        for net in nets:\n"
+        "            self.optimizers.append(torch.optim.Adam(net.parameters()))\n"
+        "        for optimizer in self.optimizers:\n"
+        "            self.schedulers.append(torch.optim.lr_scheduler.StepLR(optimizer, 1000))\n"
+        "    def train(self, loader):\n"
+        "        for data in loader:\n"
+        "            for scheduler in self.schedulers:\n"
+        "                scheduler.step()  # expect: TL404\n"
         "            for optimizer in self.optimizers:\n"
         "                optimizer.zero_grad()\n"
         "            self.loss(data).backward()\n"
@@ -423,6 +442,19 @@ class SchedulerBeforeOptimizer(Rule):
         "        optimizer.step()\n"
         "    for scheduler in schedulers:\n"
         "        scheduler.step()\n",
+        # the list takes schedulers the function is given: a warm-up may be meant to step first
+        "import torch\n"
+        "def train(model, loader, warmups):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    schedulers = []\n"
+        "    schedulers.extend(warmups)\n"
+        "    schedulers.append(torch.optim.lr_scheduler.StepLR(optimizer, 30))\n"
+        "    for x, y in loader:\n"
+        "        for scheduler in schedulers:\n"
+        "            scheduler.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:

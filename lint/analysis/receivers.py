@@ -351,16 +351,35 @@ class Receivers:
         """Containers of one kind of object: a dict, list or tuple written out with
         items all of that kind or built by a comprehension of one, a namespace built from keywords of that kind
         (`SimpleNamespace(g=Adam(...))`), or an empty one filled by
-        `container[key] = ...` with values all of that kind; an alias of one
-        (`optims = self.optims`) too."""
+        `container[key] = ...` or `container.append(...)` with values all of that kind
+        (an `extend` of other items adds theirs); an alias of one (`optims = self.optims`) too."""
         filled: dict[Binding, set[str | None]] = {}
         for target, value in self._pairs:
             if type(target) is cst.Subscript:
                 binding = self.binding(target.value)
                 if binding is not None:
                     filled.setdefault(binding, set()).add(self._value_kind(value))
+        for node in self.ctx.nodes_of(cst.Call):
+            added = self._added_items(node)  # type: ignore[arg-type]
+            if added is not None:
+                filled.setdefault(added[0], set()).update(added[1])
         for binding, value in self._assigned:
             self._learn_container(binding, value, filled.get(binding, set()))
+
+    def _added_items(self, call: cst.Call) -> tuple[Binding, set[str | None]] | None:
+        """`items.append(x)`, `items.insert(i, x)`: the container and the kind of what it
+        is given; `items.extend(more)`: the kinds of the items of `more` (None: not known)."""
+        func = call.func
+        if type(func) is not cst.Attribute or func.attr.value not in ("append", "insert", "extend") or not call.args:
+            return None
+        container = self.binding(func.value)
+        if container is None:
+            return None
+        given = call.args[-1].value
+        if func.attr.value != "extend":
+            return container, {self._value_kind(given)}
+        held = self._held_items(given)
+        return container, held[0] if held is not None else {None}
 
     def _learn_container(self, binding: Binding, value: cst.BaseExpression, filled: set[str | None]) -> None:
         """`binding` holds items of one kind if `value` (with what is `filled` into it) does."""

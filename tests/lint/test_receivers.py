@@ -166,3 +166,23 @@ for loader in loaders:
 def test_a_loop_variable_holds_the_kind_of_the_items_it_takes() -> None:
     # a sampler or a DataLoader taken from a list is not followed
     assert _kinds_of_step_receivers(LOOPED_OVER) == [SCHEDULER, SCHEDULER, GRAD_SCALER, None]
+
+
+FILLED_ONE_BY_ONE = '''\
+import torch
+
+schedulers, others = [], []
+for opt in optimizers:
+    schedulers.append(torch.optim.lr_scheduler.StepLR(opt, 10))
+    others.append(torch.optim.lr_scheduler.StepLR(opt, 10))
+others.extend(given)
+for scheduler in schedulers:
+    scheduler.step()
+for other in others:
+    other.step()
+'''
+
+
+def test_a_list_filled_by_append_holds_what_it_is_given() -> None:
+    # an `extend` of items it cannot tell leaves the list's unknown
+    assert _kinds_of_step_receivers(FILLED_ONE_BY_ONE) == [SCHEDULER, None]
