@@ -434,6 +434,34 @@ class ClipBeforeUnscale(Rule):
             "        scaler.step(opt)\n"
             "        scaler.update()\n",
         ),
+        # a closure of a method reads the method's `self`: `self.scaler` is the GradScaler
+        Example(
+            "import torch\n"
+            "class Trainer:\n"
+            "    def fit(self, model, optimizer, loader):\n"
+            "        self.scaler = torch.amp.GradScaler('cuda')\n"
+            "        def run_epoch():\n"
+            "            for x, y in loader:\n"
+            "                optimizer.zero_grad()\n"
+            "                self.scaler.scale(model(x, y)).backward()\n"
+            "                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+            "                self.scaler.step(optimizer)\n"
+            "                self.scaler.update()\n"
+            "        run_epoch()\n",
+            fixed="import torch\n"
+            "class Trainer:\n"
+            "    def fit(self, model, optimizer, loader):\n"
+            "        self.scaler = torch.amp.GradScaler('cuda')\n"
+            "        def run_epoch():\n"
+            "            for x, y in loader:\n"
+            "                optimizer.zero_grad()\n"
+            "                self.scaler.scale(model(x, y)).backward()\n"
+            "                self.scaler.unscale_(optimizer)\n"
+            "                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+            "                self.scaler.step(optimizer)\n"
+            "                self.scaler.update()\n"
+            "        run_epoch()\n",
+        ),
     )
     good = (
         # the helper unscales before it clips
@@ -572,6 +600,20 @@ class ClipBeforeUnscale(Rule):
         "        scaler.update()\n"
         "    else:\n"
         "        optimizer.step()\n",
+        # the closure unscales through the method's `self.scaler` before it clips
+        "import torch\n"
+        "class Trainer:\n"
+        "    def fit(self, model, optimizer, loader):\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "        def run_epoch():\n"
+        "            for x, y in loader:\n"
+        "                optimizer.zero_grad()\n"
+        "                self.scaler.scale(model(x, y)).backward()\n"
+        "                self.scaler.unscale_(optimizer)\n"
+        "                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "                self.scaler.step(optimizer)\n"
+        "                self.scaler.update()\n"
+        "        run_epoch()\n",
     )
 
     def finish(self) -> None:

@@ -64,7 +64,9 @@ class SchedulerBeforeOptimizer(Rule):
     start) are not checked. The scheduler is followed
     through a class's `__init__` (`Trainer(model, optimizer, scheduler)` then
     `self.scheduler.step()`, also in a subclass of the file that does not set
-    `self.scheduler` itself), and the optimizer step through the functions of
+    `self.scheduler` itself) and into a loop over a list or a dict of them
+    (`for scheduler in self.schedulers: scheduler.step()`, written out,
+    built by a comprehension or filled by `append`), and the optimizer step through the functions of
     the file and of the project's other modules (an epoch-level
     `scheduler.step()` before `train_one_epoch(...)` of `engine.py`), as is
     the scheduler step of another module's function that steps the scheduler
@@ -213,6 +215,42 @@ class SchedulerBeforeOptimizer(Rule):
         "            self.model(x).sum().backward()\n"
         "            self.scheduler.step()  # expect: TL404\n"
         "            self.optimizer.step()\n",
+        # basicsr's idiom: a loop over the model's schedulers, run before the optimizers step
+        "import torch\n"
+        "class GANModel:\n"
+        "    def __init__(self, net_g, net_d):\n"
+        "        self.optimizers = [torch.optim.Adam(net_g.parameters()), torch.optim.Adam(net_d.parameters())]\n"
+        "        self.schedulers = [torch.optim.lr_scheduler.StepLR(opt, 1000) for opt in self.optimizers]\n"
+        "    def update_learning_rate(self):\n"
+        "        for scheduler in self.schedulers:\n"
+        "            scheduler.step()  # expect: TL404\n"
+        "    def train(self, loader):\n"
+        "        for data in loader:\n"
+        "            self.update_learning_rate()\n"
+        "            for optimizer in self.optimizers:\n"
+        "                optimizer.zero_grad()\n"
+        "            self.loss(data).backward()\n"
+        "            for optimizer in self.optimizers:\n"
+        "                optimizer.step()\n",
+        # the lists filled one by one (`append`)
+        "import torch\n"
+        "class Model:\n"
+        "    def __init__(self, nets):\n"
+        "        self.optimizers = []\n"
+        "        self.schedulers = []\n"
+        "        for net in nets:\n"
+        "            self.optimizers.append(torch.optim.Adam(net.parameters()))\n"
+        "        for optimizer in self.optimizers:\n"
+        "            self.schedulers.append(torch.optim.lr_scheduler.StepLR(optimizer, 1000))\n"
+        "    def train(self, loader):\n"
+        "        for data in loader:\n"
+        "            for scheduler in self.schedulers:\n"
+        "                scheduler.step()  # expect: TL404\n"
+        "            for optimizer in self.optimizers:\n"
+        "                optimizer.zero_grad()\n"
+        "            self.loss(data).backward()\n"
+        "            for optimizer in self.optimizers:\n"
+        "                optimizer.step()\n",
     )
     good = (
         # per-epoch scheduler step after the batch loop (the chapter's template)
@@ -378,6 +416,45 @@ class SchedulerBeforeOptimizer(Rule):
         "    def make():\n"
         "        return torch.optim.lr_scheduler.StepLR(opt, 10)\n"
         "    return make()\n",
+        # a scheduler per optimizer, each stepped after its own optimizer's epoch
+        "import torch\n"
+        "def train(models, loaders, epochs):\n"
+        "    optimizers = [torch.optim.SGD(m.parameters(), lr=0.1) for m in models]\n"
+        "    schedulers = [torch.optim.lr_scheduler.StepLR(o, 30) for o in optimizers]\n"
+        "    for epoch in range(epochs):\n"
+        "        for model, optimizer, scheduler in zip(models, optimizers, schedulers):\n"
+        "            for x, y in loaders[model]:\n"
+        "                optimizer.zero_grad()\n"
+        "                model(x, y).backward()\n"
+        "                optimizer.step()\n"
+        "            scheduler.step()\n"
+        "        for scheduler in schedulers:\n"
+        "            print(scheduler.get_last_lr())\n",
+        # a warm-up and a decay on one optimizer, both stepped after the epoch's steps
+        "import torch\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "schedulers = [torch.optim.lr_scheduler.LinearLR(optimizer, 0.1, total_iters=5),\n"
+        "              torch.optim.lr_scheduler.StepLR(optimizer, 30)]\n"
+        "for epoch in range(90):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "    for scheduler in schedulers:\n"
+        "        scheduler.step()\n",
+        # the list takes schedulers the function is given: a warm-up may be meant to step first
+        "import torch\n"
+        "def train(model, loader, warmups):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    schedulers = []\n"
+        "    schedulers.extend(warmups)\n"
+        "    schedulers.append(torch.optim.lr_scheduler.StepLR(optimizer, 30))\n"
+        "    for x, y in loader:\n"
+        "        for scheduler in schedulers:\n"
+        "            scheduler.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:

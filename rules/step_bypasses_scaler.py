@@ -193,6 +193,19 @@ class StepBypassesScaler(Rule):
         "        torch.nn.utils.clip_grad_norm_(self.network.parameters(), 1.0)\n"
         "        self.optimizer.step()  # expect: TL105\n"
         "        self.grad_scaler.update()\n",
+        # a closure of a method reads the method's `self`: `self.optimizer` and `self.scaler` are its
+        "import torch\n"
+        "class Trainer:\n"
+        "    def fit(self, model, optimizer, loader):\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "        self.optimizer = optimizer\n"
+        "        def run_epoch():\n"
+        "            for x, y in loader:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                self.scaler.scale(model(x, y)).backward()\n"
+        "                self.optimizer.step()  # expect: TL105\n"
+        "                self.scaler.update()\n"
+        "        run_epoch()\n",
     )
     good = (
         "import torch\n"
@@ -316,6 +329,19 @@ class StepBypassesScaler(Rule):
         "def main(model, loader):\n"
         "    scaler = torch.amp.GradScaler('cuda')\n"
         "    train(model, loader, AmpOptimizer(torch.optim.SGD(model.parameters(), lr=0.1), scaler), scaler)\n",
+        # the closure steps the method's `self.optimizer` through its `self.scaler`
+        "import torch\n"
+        "class Trainer:\n"
+        "    def fit(self, model, optimizer, loader):\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "        self.optimizer = optimizer\n"
+        "        def run_epoch():\n"
+        "            for x, y in loader:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                self.scaler.scale(model(x, y)).backward()\n"
+        "                self.scaler.step(self.optimizer)\n"
+        "                self.scaler.update()\n"
+        "        run_epoch()\n",
     )
 
     def finish(self) -> None:

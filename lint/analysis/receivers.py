@@ -19,7 +19,7 @@ from typing import Iterator
 import libcst as cst
 
 from trainlint.analysis.scopes import (
-    Scope, _parameters, _statements, assigned_parts, bound_arguments, child_blocks, dotted_name,
+    Scope, _parameters, _statements, assigned_parts, binding_scope, bound_arguments, child_blocks, dotted_name,
 )
 from trainlint.analysis.walk import only
 from trainlint.semantic import SemanticModel
@@ -109,6 +109,10 @@ def constructor_kind(qualified: str | None) -> str | None:
 _BASE_CLASSES = {"torch.optim.Optimizer": OPTIMIZER, "torch.optim.optimizer.Optimizer": OPTIMIZER,
                  "torch.optim.lr_scheduler.LRScheduler": SCHEDULER,
                  "torch.optim.lr_scheduler._LRScheduler": SCHEDULER}
+
+# what a loop variable over a container of them holds (a sampler or a DataLoader taken
+# from a list is not followed: the rules about them read how each one was built)
+_LOOPED_KINDS = frozenset({OPTIMIZER, SCHEDULER, GRAD_SCALER})
 
 _SAMPLER_SHUFFLE_POSITION = 3  # DistributedSampler(dataset, num_replicas, rank, shuffle, ...)
 
@@ -353,16 +357,35 @@ class Receivers:
         """Containers of one kind of object: a dict, list or tuple written out with
         items all of that kind or built by a comprehension of one, a namespace built from keywords of that kind
         (`SimpleNamespace(g=Adam(...))`), or an empty one filled by
-        `container[key] = ...` with values all of that kind; an alias of one
-        (`optims = self.optims`) too."""
+        `container[key] = ...` or `container.append(...)` with values all of that kind
+        (an `extend` of other items adds theirs); an alias of one (`optims = self.optims`) too."""
         filled: dict[Binding, set[str | None]] = {}
         for target, value in self._pairs:
             if type(target) is cst.Subscript:
                 binding = self.binding(target.value)
                 if binding is not None:
                     filled.setdefault(binding, set()).add(self._value_kind(value))
+        for node in self.ctx.nodes_of(cst.Call):
+            added = self._added_items(node)  # type: ignore[arg-type]
+            if added is not None:
+                filled.setdefault(added[0], set()).update(added[1])
         for binding, value in self._assigned:
             self._learn_container(binding, value, filled.get(binding, set()))
+
+    def _added_items(self, call: cst.Call) -> tuple[Binding, set[str | None]] | None:
+        """`items.append(x)`, `items.insert(i, x)`: the container and the kind of what it
+        is given; `items.extend(more)`: the kinds of the items of `more` (None: not known)."""
+        func = call.func
+        if type(func) is not cst.Attribute or func.attr.value not in ("append", "insert", "extend") or not call.args:
+            return None
+        container = self.binding(func.value)
+        if container is None:
+            return None
+        given = call.args[-1].value
+        if func.attr.value != "extend":
+            return container, {self._value_kind(given)}
+        held = self._held_items(given)
+        return container, held[0] if held is not None else {None}
 
     def _learn_container(self, binding: Binding, value: cst.BaseExpression, filled: set[str | None]) -> None:
         """`binding` holds items of one kind if `value` (with what is `filled` into it) does."""
@@ -427,11 +450,12 @@ class Receivers:
         or held by the name it iterates), `for opt in optims.values():` over any
         container of them, `for name, opt in optims.items():` and
         `for i, opt in enumerate(optimizers):`, `for model, opt in zip(models, optimizers):`:
-        the loop variable holds an optimizer."""
+        the loop variable holds an optimizer; alike over schedulers
+        (`for scheduler in self.schedulers: scheduler.step()`) and GradScalers."""
         for loop in self.ctx.nodes_of(cst.For):
             for target, container, by_values in _ranged(loop):  # type: ignore[arg-type]
                 kind = self._item_kind(container) if by_values else self._element_kind(container)
-                if kind == OPTIMIZER:
+                if kind in _LOOPED_KINDS:
                     self._mark(target, kind)
 
     def _element_kind(self, iterable: cst.BaseExpression) -> str | None:
@@ -513,10 +537,16 @@ class Receivers:
                      if held & self._self_attributes.get(owner, set())), cls)
 
     def _class_of_self(self, name: cst.Name) -> cst.ClassDef | None:
-        func = self.ctx.enclosing_function(name)
+        """The class whose instance `name` is: the first parameter of a method, read in
+        the method or in a closure of it that does not bind the name itself (a nested
+        `def run_epoch():` or a lambda reading the method's `self`)."""
+        if self._bound_by_lambda(name):
+            return None  # `lambda self: ...`: not the method's
+        scope = binding_scope(name.value, self.ctx.scope_of(name))
+        func = scope.node if scope is not None and scope.is_function else None
         if func is None:
             return None
-        params = [*func.params.posonly_params, *func.params.params]
+        params = [*func.params.posonly_params, *func.params.params]  # type: ignore[union-attr]
         if not params or params[0].name.value != name.value:
             return None
         parent = self.ctx.parent(func)
@@ -525,6 +555,16 @@ class Receivers:
                 return None
             parent = self.ctx.parent(parent)
         return parent
+
+    def _bound_by_lambda(self, name: cst.Name) -> bool:
+        """Whether a lambda around `name` (in its function) has a parameter of that name."""
+        for ancestor in self.ctx.ancestors(name):
+            if type(ancestor) is cst.FunctionDef:
+                return False
+            if type(ancestor) is cst.Lambda and any(
+                    param.name.value == name.value for param in _parameters(ancestor.params)):
+                return True
+        return False
 
 
 def _attribute_path(expr: cst.BaseExpression) -> tuple[cst.Name | None, list[str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.receivers import SCHEDULER
+from trainlint.analysis.receivers import GRAD_SCALER, SCHEDULER
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 
@@ -152,3 +152,78 @@ def test_the_containers_every_return_of_a_function_gives_are_followed() -> None:
     item_kinds = {binding.name: kind for binding, kind in ctx.receivers.item_kinds.items() if binding.owner is fit}
     # a call returning something else on one path, or a dict of an optimizer and a scheduler: no one kind
     assert item_kinds == {"by_name": "optimizer", "in_a_list": "optimizer"}
+
+
+IN_CLOSURES = '''\
+import torch
+
+
+class Trainer:
+    def fit(self, other):
+        self.scheduler = torch.optim.lr_scheduler.StepLR(self.optimizer, 10)
+
+        def run_epoch():
+            self.scheduler.step()
+
+        def own(self):
+            self.scheduler.step()
+
+        callbacks = [lambda: self.scheduler.step(), lambda self: self.scheduler.step()]
+'''
+
+
+def _kinds_of_step_receivers(source: str) -> list[str | None]:
+    """The kind of each `<receiver>.step()`'s receiver, in source order."""
+    module = cst.parse_module(source)
+    ctx = FileContext("input.py", source, module)
+    return [ctx.receivers.kind(node.func.value) for node in iter_nodes(module)
+            if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "step"]
+
+
+def test_a_closure_of_a_method_reads_the_methods_self() -> None:
+    # a nested def or a lambda that does not bind `self` reads the method's;
+    # one whose own parameter is named `self` does not
+    assert _kinds_of_step_receivers(IN_CLOSURES) == [SCHEDULER, None, SCHEDULER, None]
+
+
+LOOPED_OVER = '''\
+import torch
+
+optimizers = [torch.optim.SGD(net.parameters()) for net in nets]
+schedulers = [torch.optim.lr_scheduler.StepLR(opt, 10) for opt in optimizers]
+scalers = {"g": torch.amp.GradScaler("cuda"), "d": torch.amp.GradScaler("cuda")}
+loaders = [torch.utils.data.DataLoader(data) for data in datasets]
+for scheduler in schedulers:
+    scheduler.step()
+for optimizer, scheduler in zip(optimizers, schedulers):
+    scheduler.step()
+for scaler in scalers.values():
+    scaler.step(optimizer)
+for loader in loaders:
+    loader.step()
+'''
+
+
+def test_a_loop_variable_holds_the_kind_of_the_items_it_takes() -> None:
+    # a sampler or a DataLoader taken from a list is not followed
+    assert _kinds_of_step_receivers(LOOPED_OVER) == [SCHEDULER, SCHEDULER, GRAD_SCALER, None]
+
+
+FILLED_ONE_BY_ONE = '''\
+import torch
+
+schedulers, others = [], []
+for opt in optimizers:
+    schedulers.append(torch.optim.lr_scheduler.StepLR(opt, 10))
+    others.append(torch.optim.lr_scheduler.StepLR(opt, 10))
+others.extend(given)
+for scheduler in schedulers:
+    scheduler.step()
+for other in others:
+    other.step()
+'''
+
+
+def test_a_list_filled_by_append_holds_what_it_is_given() -> None:
+    # an `extend` of items it cannot tell leaves the list's unknown
+    assert _kinds_of_step_receivers(FILLED_ONE_BY_ONE) == [SCHEDULER, None]
