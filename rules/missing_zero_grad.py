@@ -636,6 +636,18 @@ class MissingZeroGrad(Rule):
         "        for model, opt in zip(models, optimizers):\n"
         "            model(x).sum().backward()\n"
         "            opt.step()  # expect: TL401\n",
+        # the same dict's optimizer never cleared
+        "import torch\n"
+        "def build(model):\n"
+        "    optimizer = torch.optim.Adam(model.parameters())\n"
+        "    return {\"optimizer\": optimizer, \"scheduler\": torch.optim.lr_scheduler.StepLR(optimizer, 10)}\n"
+        "def fit(model, loader, epochs):\n"
+        "    parts = build(model)\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            model(x).mean().backward()\n"
+        "            parts[\"optimizer\"].step()  # expect: TL401\n"
+        "        parts[\"scheduler\"].step()\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1123,6 +1135,19 @@ class MissingZeroGrad(Rule):
         "            opt.zero_grad()\n"
         "            model(x).mean().backward()\n"
         "            opt.step()\n",
+        # a dict of an optimizer and its scheduler: the item a key picks is what the dict holds there, and a scheduler is not cleared
+        "import torch\n"
+        "def build(model):\n"
+        "    optimizer = torch.optim.Adam(model.parameters())\n"
+        "    return {'optimizer': optimizer, 'scheduler': torch.optim.lr_scheduler.StepLR(optimizer, 10)}\n"
+        "def fit(model, loader, epochs):\n"
+        "    parts = build(model)\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            parts['optimizer'].zero_grad()\n"
+        "            model(x).mean().backward()\n"
+        "            parts['optimizer'].step()\n"
+        "        parts['scheduler'].step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:

@@ -145,6 +145,8 @@ class Receivers:
         # containers whose every item holds one kind (`optims = {"g": Adam(...)}`,
         # `self.optims[net] = Adam(...)`): what an item read from them holds
         self.item_kinds: dict[Binding, str] = {}
+        # a dict written out with string keys, item by item: {"optimizer": ..., "scheduler": ...}
+        self.keyed_kinds: dict[Binding, dict[str, str | None]] = {}
         self._sequences: set[Binding] = set()  # those of them that iterate over their items (a list, a tuple)
         # constructor call (DataLoader / DistributedSampler / ...) bound to each variable
         self.constructions: dict[Binding, list[cst.Call]] = {}
@@ -241,10 +243,14 @@ class Receivers:
             return self._call_kind(expr)
         binding = self.binding(expr)
         found = self.kinds.get(binding) if binding is not None else None
-        if found is None and type(expr) in (cst.Subscript, cst.Attribute) and self.item_kinds:
-            # an item of a container of them: `optims["g"]`, `optims.generator` (a Munch)
+        if found is None and type(expr) in (cst.Subscript, cst.Attribute) and (self.item_kinds or self.keyed_kinds):
+            # an item of a container of them: `optims["g"]`, `optims.generator` (a Munch);
+            # the item a string key picks from a dict written out: `parts["scheduler"]`
             container = self.binding(expr.value)  # type: ignore[attr-defined]
             found = self.item_kinds.get(container) if container is not None else None
+            key = _literal_key(expr)
+            if found is None and key is not None and container in self.keyed_kinds:
+                found = self.keyed_kinds[container].get(key)  # type: ignore[index]
         return found
 
     def is_kind(self, expr: cst.BaseExpression, kind: str) -> bool:
@@ -388,7 +394,11 @@ class Receivers:
         return container, held[0] if held is not None else {None}
 
     def _learn_container(self, binding: Binding, value: cst.BaseExpression, filled: set[str | None]) -> None:
-        """`binding` holds items of one kind if `value` (with what is `filled` into it) does."""
+        """`binding` holds items of one kind if `value` (with what is `filled` into it) does;
+        the kind of each key's item if it is a dict written out (or returned so)."""
+        keyed = self._keyed_items(value)
+        if keyed is not None:
+            self.keyed_kinds.setdefault(binding, keyed)
         held = self._held_items(value)
         if held is None:
             return
@@ -429,6 +439,29 @@ class Receivers:
         if self._builds_namespace(value) and all(arg.keyword is not None for arg in value.args):
             return {self._value_kind(arg.value) for arg in value.args}, False
         return None
+
+    def _keyed_items(self, value: cst.BaseExpression) -> dict[str, str | None] | None:
+        """The kind of the item under each key of a dict written out with string keys
+        (`{"optimizer": opt, "scheduler": StepLR(opt, 10)}`, `dict(optimizer=opt, ...)`),
+        or the one every return of a function of the file gives so; None otherwise."""
+        if type(value) is cst.Dict:
+            keyed: dict[str, str | None] = {}
+            for element in value.elements:
+                key = getattr(element, "key", None)
+                if type(element) is not cst.DictElement or type(key) is not cst.SimpleString:
+                    return None
+                keyed[key.evaluated_value] = self._value_kind(element.value)  # type: ignore[assignment]
+            return keyed
+        if type(value) is not cst.Call:
+            return None
+        if self._builds_namespace(value) and value.args and all(arg.keyword is not None for arg in value.args):
+            return {arg.keyword.value: self._value_kind(arg.value) for arg in value.args}  # type: ignore[union-attr]
+        returned = [[self._keyed_items(v) if v is not None else None for v in values]
+                    for func, values in self._return_values if func in self._called(value)]
+        found = [keyed for values in returned for keyed in values]
+        if not found or None in found or any(keyed != found[0] for keyed in found):
+            return None
+        return found[0]
 
     def _builds_sequence(self, value: cst.BaseExpression) -> bool:
         """`list(...)` or `tuple(...)` of one generator expression."""
@@ -679,3 +712,12 @@ def _all_simple_statements(module: cst.Module) -> Iterator[cst.SimpleStatementLi
         else:
             for block in child_blocks(stmt):
                 stack.extend(_statements(block))
+
+
+def _literal_key(expr: cst.BaseExpression) -> str | None:
+    """The string key a subscript is written with (`parts["scheduler"]`), or None."""
+    if type(expr) is not cst.Subscript or len(expr.slice) != 1:
+        return None
+    index = expr.slice[0].slice
+    value = index.value if type(index) is cst.Index else None
+    return value.evaluated_value if type(value) is cst.SimpleString else None  # type: ignore[return-value]
