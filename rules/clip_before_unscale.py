@@ -614,6 +614,21 @@ class ClipBeforeUnscale(Rule):
         "                self.scaler.step(optimizer)\n"
         "                self.scaler.update()\n"
         "        run_epoch()\n",
+        # each optimizer of a list written out in the function unscaled in a loop over it: the loop runs, so the clip after it sees unscaled gradients
+        "import torch\n"
+        "def train(encoder, proj, loader):\n"
+        "    optimizers = [torch.optim.Adam(encoder.parameters()), torch.optim.Adam(proj.parameters())]\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    for x in loader:\n"
+        "        scaler.scale(proj(encoder(x)).mean()).backward()\n"
+        "        for opt in optimizers:\n"
+        "            scaler.unscale_(opt)\n"
+        "        torch.nn.utils.clip_grad_norm_([*encoder.parameters(), *proj.parameters()], 1.0)\n"
+        "        for opt in optimizers:\n"
+        "            scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "        for opt in optimizers:\n"
+        "            opt.zero_grad()\n",
     )
 
     def finish(self) -> None:

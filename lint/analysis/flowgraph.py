@@ -260,7 +260,8 @@ class Program:
         if type(stmt) in (cst.For, cst.While):
             head = self._calls(stmt.iter if type(stmt) is cst.For else stmt.test)
             orelse = self._block(_statements(stmt.orelse.body)) if stmt.orelse is not None else None
-            return [Loop(stmt, head, self._block(_statements(stmt.body)), orelse, _endless(stmt), _runs_once(stmt))]
+            return [Loop(stmt, head, self._block(_statements(stmt.body)), orelse, _endless(stmt),
+                         _runs_once(stmt, self.graph.model))]
         if type(stmt) is cst.With:
             items = tuple(call for item in stmt.items for call in self._calls(item.item))
             return [Step(items), *self._block(_statements(stmt.body))]
@@ -306,17 +307,68 @@ def _endless(loop: cst.For | cst.While) -> bool:
     return type(loop) is cst.While and _always_true(loop.test)
 
 
-def _runs_once(loop: cst.For | cst.While) -> bool:
+def _runs_once(loop: cst.For | cst.While, model: SemanticModel) -> bool:
     """The body runs at least once: `for m in model.modules():` (or `named_modules()`:
     the walk starts at the model itself), or an iterable written out non-empty (`for m in
-    (ema, vae)`, through `enumerate`, `zip`, a dict's `.items()`, `range(3)`)."""
+    (ema, vae)`, through `enumerate`, `zip`, a dict's `.items()`, `range(3)`), also held
+    by a local name given only that (`optimizers = [opt_g, opt_d]`, then `for opt in
+    optimizers:`)."""
     if type(loop) is not cst.For:
         return False
     iterable = loop.iter
     if type(iterable) is cst.Call and type(iterable.func) is cst.Attribute \
             and iterable.func.attr.value in ("modules", "named_modules"):
         return True
+    if type(iterable) is cst.Name:
+        held = _only_value(model, iterable)
+        return held is not None and _non_empty(held)
     return _non_empty(iterable)
+
+
+_EMPTYING = ("pop", "clear", "remove")
+
+
+def _only_value(model: SemanticModel, name: cst.Name) -> cst.BaseExpression | None:
+    """The one value a local variable of a function is given, when a plain assignment in
+    that function is the only thing that binds it (no parameter, loop or `with` target,
+    `global`, augmented or tuple assignment, import, and no nested function or class
+    that names it) and nothing empties it (`.pop()`, `.clear()`, `.remove()`, `del`)."""
+    function = model.enclosing_function(name)
+    if function is None or name.value in {p.name.value for p in _all_params(function.params)}:
+        return None
+
+    def names_it(tree: cst.CSTNode | None) -> bool:
+        return tree is not None and any(type(n) is cst.Name and n.value == name.value for n in model.subtree(tree))
+
+    values: list[cst.BaseExpression] = []
+    for node in model.subtree(function.body):
+        kind = type(node)
+        if kind is cst.Assign:
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target.target) is cst.Name and target.target.value == name.value:
+                    values.append(node.value)  # type: ignore[attr-defined]
+                elif type(target.target) is not cst.Subscript and names_it(target.target):
+                    return None
+        elif kind in (cst.AugAssign, cst.AnnAssign, cst.NamedExpr):
+            if type(node.target) is cst.Name and node.target.value == name.value:  # type: ignore[attr-defined]
+                return None
+        elif kind in (cst.For, cst.CompFor):
+            if names_it(node.target):  # type: ignore[attr-defined]
+                return None
+        elif kind in (cst.Del, cst.Global, cst.Nonlocal, cst.AsName, cst.ImportAlias,
+                      cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            if names_it(node):
+                return None
+        elif kind is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in _EMPTYING \
+                and type(node.func.value) is cst.Name and node.func.value.value == name.value:  # type: ignore[attr-defined]
+            return None
+    return values[0] if len(values) == 1 else None
+
+
+def _all_params(params: cst.Parameters) -> list[cst.Param]:
+    star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+    kwargs = [params.star_kwarg] if params.star_kwarg is not None else []
+    return [*params.posonly_params, *params.params, *star, *params.kwonly_params, *kwargs]
 
 
 def _non_empty(iterable: cst.BaseExpression) -> bool:
