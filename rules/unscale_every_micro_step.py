@@ -61,7 +61,9 @@ class UnscaleEveryMicroStep(Rule):
     The `update()` must be in a loop around the `unscale_` (the same one, or
     the step loop around a loop of micro-steps); a loop with no `update()` at
     all is TL104's finding. An `unscale_` of a loop over the optimizers
-    (`for opt in optimizers: scaler.unscale_(opt)`) unscales each once. A path on which the optimizer
+    (`for opt in optimizers: scaler.unscale_(opt)`) unscales each once per
+    pass; the loop around that repeats it when the `update()` there is written
+    under a condition (gradient accumulation). A path on which the optimizer
     steps without the scaler (`opt.step()`, a backend's
     `xm.optimizer_step(opt)` in another branch) is not a micro-step and
     does not count. Calls of the file's own functions are followed (a
@@ -208,6 +210,23 @@ class UnscaleEveryMicroStep(Rule):
         "        scaler.step(opt_g)\n"
         "        scaler.step(opt_d)\n"
         "        scaler.update()\n",
+        # a loop over the optimizers unscales each on every micro-step, while the update runs every N-th
+        "import torch\n"
+        "def train(encoder, proj, loader, criterion, accum):\n"
+        "    optimizers = [torch.optim.Adam(encoder.parameters()), torch.optim.Adam(proj.parameters())]\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            loss = criterion(proj(encoder(x)), y)\n"
+        "        scaler.scale(loss / accum).backward()\n"
+        "        for opt in optimizers:\n"
+        "            scaler.unscale_(opt)  # expect: TL108\n"
+        "        if (i + 1) % accum == 0:\n"
+        "            for opt in optimizers:\n"
+        "                scaler.step(opt)\n"
+        "            scaler.update()\n"
+        "            for opt in optimizers:\n"
+        "                opt.zero_grad()\n",
     )
     good = (
         # unscale and clip only on the micro-step that steps
@@ -441,6 +460,23 @@ class UnscaleEveryMicroStep(Rule):
         "        scaler.step(og)\n"
         "        scaler.step(od)\n"
         "        scaler.update()\n",
+        # the same loop over the optimizers once per step, the update after it on every iteration
+        "import torch\n"
+        "def train(encoder, proj, loader, criterion):\n"
+        "    optimizers = [torch.optim.Adam(encoder.parameters()), torch.optim.Adam(proj.parameters())]\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    for x, y in loader:\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            loss = criterion(proj(encoder(x)), y)\n"
+        "        scaler.scale(loss).backward()\n"
+        "        for opt in optimizers:\n"
+        "            scaler.unscale_(opt)\n"
+        "        torch.nn.utils.clip_grad_norm_(encoder.parameters(), 1.0)\n"
+        "        for opt in optimizers:\n"
+        "            scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "        for opt in optimizers:\n"
+        "            opt.zero_grad()\n",
     )
 
     def finish(self) -> None:
@@ -501,10 +537,11 @@ class UnscaleEveryMicroStep(Rule):
         function the loops are those around the calls that reached it (`call_chain`,
         outermost first: a trainer's per-step method called from its loop over
         batches). A loop over the optimizers unscaled (`for opt in optimizers:
-        scaler.unscale_(opt)`) unscales each once."""
+        scaler.unscale_(opt)`) unscales each once per pass of it."""
         receivers = self.ctx.receivers
         binding: Binding | None = receivers.binding(unscale.func.value)  # type: ignore[attr-defined]
         unscaled = {n.value for n in iter_nodes(unscale.args[0].value) if type(n) is cst.Name} if unscale.args else set()
+        over_optimizers = False
         for node in (unscale, *reversed(call_chain)):
             for ancestor in self.ctx.ancestors(node):
                 if type(ancestor) is cst.FunctionDef:
@@ -513,14 +550,32 @@ class UnscaleEveryMicroStep(Rule):
                     return False
                 if type(ancestor) in (cst.For, cst.While):
                     if type(ancestor) is cst.For and unscaled & target_names(ancestor.target):
-                        return False
+                        over_optimizers = True  # each unscaled once per pass: the loop around it decides
+                        continue
                     iteration = list(reachable_nodes(self.ctx, ancestor.body))
-                    if any((target := method_call(n, "update")) is not None and receivers.binding(target) == binding
-                           for n in iteration):
-                        return True
+                    updates = [n for n in iteration if (target := method_call(n, "update")) is not None
+                               and receivers.binding(target) == binding]
+                    if updates:
+                        # after a loop over the optimizers, each is unscaled again only on an
+                        # iteration of this loop that may end without the update (written in
+                        # this function under a condition); one out of sight may run always
+                        return not over_optimizers or not any(
+                            self._every_iteration_or_unknown(update, ancestor) for update in updates)
                     if not any(is_backward(n) for n in iteration):
                         return False  # no micro-steps: a loop over optimizers by index, parameter groups
         return False
+
+    def _every_iteration_or_unknown(self, update: cst.CSTNode, loop: cst.For | cst.While) -> bool:
+        """`update` runs on every iteration of `loop` (nothing between them can skip it),
+        or in another function, where the linter does not tell."""
+        if self.ctx.enclosing_function(update) is not self.ctx.enclosing_function(loop):
+            return True
+        for ancestor in self.ctx.ancestors(update):
+            if ancestor is loop:
+                return True
+            if type(ancestor) in (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.IfExp):
+                return False
+        return True
 
 def _is_event(node: cst.CSTNode) -> bool:
     """Every node `UnscaleEveryMicroStep._transfer` can react to."""
