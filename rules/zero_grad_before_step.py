@@ -118,7 +118,9 @@ class ZeroGradBeforeStep(Rule):
     ones, whether the step then runs or is skipped. A clear between two
     backwards is not flagged when something reads gradients between them
     (`p.grad.clone()`, `torch.autograd.grad`: gradient surgery such as
-    PCGrad; an input's gradient for an adversarial example), nor when another
+    PCGrad; an input's gradient for an adversarial example) or may (a method
+    of the optimizer, SAM's `first_step()`; code out of sight handed an
+    optimizer), nor when another
     optimizer steps after the first backward and before a third (the first was
     that one's: a generator's loss that also filled the discriminator); a step
     between the first backward and the clear ends that backward's part.
@@ -916,6 +918,16 @@ class ZeroGradBeforeStep(Rule):
         "        opt_d.zero_grad()\n"
         "        (D(G(z).detach()).mean() - D(x).mean()).backward()\n"
         "        opt_d.step()\n",
+        # SAM: the optimizer's own first step climbs along the first backward's gradients
+        "import torch\n"
+        "def train(model, loader, optimizer):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.first_step()\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1377,9 +1389,14 @@ def _reads_gradients(ctx: FileContext, node: cst.CSTNode) -> bool:
     """`node` reads gradients: `torch.autograd.grad(...)`, or a `.grad` in a call's
     arguments or receiver (`p.grad.clone()`, `grads.append(p.grad)`) or in an assigned
     value (`g = p.grad`, `total += p.grad`); not a clear, nor an in-place change of the
-    gradient (`p.grad.mul_(s)`, `p.grad.requires_grad_(False)`)."""
+    gradient (`p.grad.mul_(s)`, `p.grad.requires_grad_(False)`). Or it may: a method of
+    an optimizer other than its clear and step (SAM's `optimizer.first_step()`), code
+    out of sight handed an optimizer."""
     if type(node) is cst.Call:
-        if ctx.call_name(node) == "torch.autograd.grad":
+        if ctx.call_name(node) == "torch.autograd.grad" or hands_an_optimizer(ctx, node):
+            return True
+        if method_call(node, "zero_grad", "step") is None and type(node.func) is cst.Attribute and is_optimizer(
+                ctx, node.func.value):
             return True
         if clears_grads(ctx, node):
             return False
