@@ -1043,7 +1043,7 @@ class ZeroGradBeforeStep(Rule):
             return waiting | self._dropped_at_step(facts, optimizer)
         backwards = [fact[1] for fact in facts if fact[0] == _BACKWARD]
         if backwards and _reads_gradients(self.ctx, node):
-            return facts | {(_READ, None)}
+            facts = facts | {(_READ, None)}  # and what else the node does (a helper handed the optimizer)
         summary = self.ctx.summaries.of_external_call(node) if backwards and type(node) is cst.Call else None
         if summary is not None:
             return self._through(facts, node, summary)  # type: ignore[arg-type]
