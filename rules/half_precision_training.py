@@ -64,8 +64,9 @@ class HalfPrecisionTraining(Rule):
     No fix: switching to autocast changes the training step, not one call.
 
     ## Limitations
-    Only models whose `.parameters()` (or `named_parameters()`) go to an
-    optimizer built in the same file (directly, through one variable, through
+    Only models whose `.parameters()` (or `named_parameters()`, or a method
+    of the model named so, `model.bias_parameters()`) go to an optimizer
+    built in the same file (directly, through one variable, through
     a function of the file given the model that reads its parameters, or as
     the model a builder function of the file, or a method of the class
     (`self.model = self._build_model()`), returns) are considered. A
@@ -202,6 +203,17 @@ class HalfPrecisionTraining(Rule):
         "            opt.zero_grad()\n"
         "            torch.nn.functional.mse_loss(self.model(x), y).backward()\n"
         "            opt.step()\n",
+        # parameter groups from the model's own methods (FlowNet's `bias_parameters()`)
+        "import torch\n"
+        "def main(model, loader):\n"
+        "    model.half()  # expect: TL107\n"
+        "    param_groups = [{'params': model.bias_parameters(), 'weight_decay': 0.0},\n"
+        "                    {'params': model.weight_parameters(), 'weight_decay': 4e-4}]\n"
+        "    optimizer = torch.optim.Adam(param_groups, 1e-4)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
     good = (
         # inference only: float16 weights are fine
@@ -392,6 +404,19 @@ class HalfPrecisionTraining(Rule):
         "        for x, y in loader:\n"
         "            torch.nn.functional.mse_loss(self.model(x), y).backward()\n"
         "            opt.step()\n",
+        # a float16 teacher; the student's own methods give the optimizer its parameter groups
+        "import torch\n"
+        "def distill(teacher, student, loader):\n"
+        "    teacher.half().eval()\n"
+        "    groups = [{'params': student.bias_parameters(), 'weight_decay': 0.0},\n"
+        "              {'params': student.weight_parameters()}]\n"
+        "    optimizer = torch.optim.Adam(groups, 1e-4)\n"
+        "    for x in loader:\n"
+        "        with torch.no_grad():\n"
+        "            target = teacher(x.half()).float()\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.mse_loss(student(x), target).backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -467,11 +492,12 @@ class HalfPrecisionTraining(Rule):
         return models
 
     def _parameter_owners(self, source: cst.CSTNode) -> set[Binding]:
-        """The models whose parameters `source` reads (`model.parameters()`, also
-        through a function of the file given the model)."""
+        """The models whose parameters `source` reads (`model.parameters()`, a method of
+        the model named so (`model.bias_parameters()`), also through a function of the
+        file given the model)."""
         models: set[Binding] = set()
         for inner in iter_nodes(source):
-            owner = method_call(inner, "parameters", "named_parameters")
+            owner = _parameters_method(inner)
             binding = self.ctx.receivers.binding(owner) if owner is not None else None
             if binding is not None:
                 models.add(binding)
@@ -575,6 +601,14 @@ class HalfPrecisionTraining(Rule):
             if target is not None:
                 found.add(target)
         return found
+
+
+def _parameters_method(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The receiver of `model.parameters()`, `model.named_parameters()` or a method of
+    the model named so (`model.bias_parameters()`: FlowNet's parameter groups)."""
+    if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value.endswith("parameters"):
+        return node.func.value
+    return None
 
 
 def _tests_around(ctx: FileContext, node: cst.CSTNode) -> set[str]:

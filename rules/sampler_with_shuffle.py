@@ -53,7 +53,9 @@ class SamplerWithShuffle(Rule):
     to `None` on one side of an `if`), nor arguments passed
     through `**kwargs`, unless the dict is written out at the call
     (`**dict(shuffle=True)`, `**{"shuffle": True}`) or held by a variable set
-    once to such a dict and only ever splatted; a `shuffle=True` found there
+    once to such a dict and only ever splatted or given other keys
+    (`kwargs["pin_memory"] = True`; the sampler, batch sampler and batch size
+    are read there as the shuffle is); a `shuffle=True` found there
     is flagged without a fix, as are `shuffle` and `sampler` given by position
     (dropping the `True` would move the sampler into the shuffle slot). A sampler whose values are unknown (a parameter, what a
     function returns) is flagged without a fix: only a sampler built in the
@@ -211,6 +213,16 @@ class SamplerWithShuffle(Rule):
         "    return DataLoader(dataset_val, batch_size, sampler=sampler_val, **kwargs)  # expect: TL304\n",
         "from torch.utils.data import DataLoader, DistributedSampler\n"
         "loader = DataLoader(ds, sampler=DistributedSampler(ds), **{'shuffle': True, 'num_workers': 4})  # expect: TL304\n",
+        # the sampler in the splatted dict too (basicsr's `create_dataloader`), or a batch sampler beside a batch size
+        "import torch\n"
+        "from torch.utils.data.distributed import DistributedSampler\n"
+        "def create_dataloader(dataset, batch_size):\n"
+        "    sampler = DistributedSampler(dataset)\n"
+        "    dataloader_args = dict(dataset=dataset, batch_size=batch_size, shuffle=True, sampler=sampler)\n"
+        "    dataloader_args['pin_memory'] = True\n"
+        "    return torch.utils.data.DataLoader(**dataloader_args)  # expect: TL304\n"
+        "def create_bucketed(dataset, batch_sampler):\n"
+        "    return torch.utils.data.DataLoader(dataset, **dict(batch_sampler=batch_sampler, batch_size=4))  # expect: TL304\n",
     )
     good = (
         # by position (dataset, batch_size, shuffle, sampler): shuffle off
@@ -269,6 +281,16 @@ class SamplerWithShuffle(Rule):
         "    return DataLoader(ds, batch_size=8, **kwargs)\n",
         "from torch.utils.data import DataLoader, DistributedSampler\n"
         "loader = DataLoader(ds, sampler=DistributedSampler(ds), **{'shuffle': False, 'num_workers': 4})\n",
+        # shuffle only where there is no sampler: the dict's `shuffle` changed before it is splatted
+        "import torch\n"
+        "def create_dataloader(dataset, batch_size, sampler):\n"
+        "    dataloader_args = dict(dataset=dataset, batch_size=batch_size, shuffle=True, sampler=sampler)\n"
+        "    dataloader_args['pin_memory'] = True\n"
+        "    if sampler is not None:\n"
+        "        dataloader_args['shuffle'] = False\n"
+        "    return torch.utils.data.DataLoader(**dataloader_args)\n"
+        "def create_plain(dataset):\n"
+        "    return torch.utils.data.DataLoader(**dict(dataset=dataset, shuffle=True, sampler=None))\n",
     )
 
     def finish(self) -> None:
@@ -303,24 +325,29 @@ class SamplerWithShuffle(Rule):
                 return
 
     def _check(self, call: cst.Call) -> None:
-        shuffle = argument(call, "shuffle", _PARAMETERS)
-        if shuffle is None:  # `**dict(shuffle=True, ...)`: no fix (the dict may be shared, or must stay a dict)
-            shuffle = splatted_keyword(self.ctx, call, "shuffle")
+        shuffle = self._argument(call, "shuffle")
         shuffles = shuffle is not None and is_constant(shuffle, "True")
-        # a keyword is dropped; a positional `True` cannot be (the sampler would move up)
+        # a keyword is dropped; a positional `True` cannot be (the sampler would move up), nor
+        # one of a splatted dict (`**dict(shuffle=True, ...)`: it may be shared, or must stay a dict)
         drop = _drop(call, keyword(call, "shuffle")) if shuffles else None
-        batch_sampler = self._none(argument(call, "batch_sampler", _PARAMETERS))
+        batch_sampler = self._none(self._argument(call, "batch_sampler"))
         if batch_sampler is not True:
-            batch_size = argument(call, "batch_size", _PARAMETERS)
+            batch_size = self._argument(call, "batch_size")
             if batch_size is not None and not _is_one(batch_size):
                 self.report(call, "`batch_size=` with a `batch_sampler=`: the DataLoader raises ValueError; the batch sampler decides the batch size")
             elif shuffles:
                 self.report(call, "`shuffle=True` with a `batch_sampler=`: the DataLoader raises ValueError",
                             fix=drop if batch_sampler is False and not in_try(self.ctx, call) else None)
             return
-        sampler = self._none(argument(call, "sampler", _PARAMETERS))
+        sampler = self._none(self._argument(call, "sampler"))
         if shuffles and sampler is not True:
             self.report(call, fix=drop if sampler is False and not in_try(self.ctx, call) else None)
+
+    def _argument(self, call: cst.Call, name: str) -> cst.BaseExpression | None:
+        """What `call` passes for the DataLoader's parameter `name`: an argument written
+        at the call, or the entry of a dict it surely splats (see `splatted_keyword`)."""
+        given = argument(call, name, _PARAMETERS)
+        return given if given is not None else splatted_keyword(self.ctx, call, name)
 
     def _none(self, value: cst.BaseExpression | None) -> bool | None:
         """Whether the argument may be None: True when it is, or some value its

@@ -23,6 +23,13 @@ from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, STEP, ZERO_GRAD, Summary
 
 _BACKWARD = "backward"
+# the gradients of the last backward were read (saved, compared, projected) since it ran
+_READ = "read"
+# (a clear, its optimizer) reached between two backwards: the first one's gradients are gone
+_DROPPED = "dropped"
+# (a dropped clear, the optimizer) whose step then applied the later backward's gradients alone
+_SUSPECT = "suspect"
+_MARKS = (_BACKWARD, _READ, _DROPPED, _SUSPECT)
 _RANGED = "<one of the optimizers a loop ranges over>"
 
 
@@ -45,7 +52,10 @@ class ZeroGradBeforeStep(Rule):
     call: `micro_step(model, x)` running `m.zero_grad()`): each pass drops
     what the passes before it back-propagated. Parameter groups from
     anything else (another model, a list of parameters) leave the clear of
-    one model unmatched.
+    one model unmatched. Also a clear between two `backward()` calls before
+    the step of what it cleared (a discriminator's real and fake passes with
+    `opt_d.zero_grad()` between them): the step applies the later pass's
+    gradients alone.
 
     ## Why is this bad?
     The step then applies zero (or missing) gradients: with `set_to_none`
@@ -105,7 +115,15 @@ class ZeroGradBeforeStep(Rule):
     running out of memory (`RuntimeError`, `torch.cuda.OutOfMemoryError`,
     `MemoryError`, or a handler that looks for "out of memory" in the error:
     fairseq's): the backward failed, and the gradients dropped are its partial
-    ones, whether the step then runs or is skipped.
+    ones, whether the step then runs or is skipped. A clear between two
+    backwards is not flagged when something reads gradients between them
+    (`p.grad.clone()`, `torch.autograd.grad`: gradient surgery such as
+    PCGrad; an input's gradient for an adversarial example) or may (a method
+    of the optimizer, SAM's `first_step()`; code out of sight handed an
+    optimizer), nor when another
+    optimizer steps after the first backward and before a third (the first was
+    that one's: a generator's loss that also filled the discriminator); a step
+    between the first backward and the clear ends that backward's part.
     """
 
     code = "TL402"
@@ -433,6 +451,25 @@ class ZeroGradBeforeStep(Rule):
         "        critic.zero_grad()  # expect: TL402\n"
         "        a_opt.step()\n"
         "        c_opt.step()\n",
+        # a discriminator's step after two backwards, cleared between them: the real
+        # images' gradients are dropped (through its optimizer, or the model itself)
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "def train(net_d, opt_d, loader):\n"
+        "    for real, fake in loader:\n"
+        "        F.softplus(-net_d(real)).mean().backward()\n"
+        "        l_d_fake = F.softplus(net_d(fake)).mean()\n"
+        "        opt_d.zero_grad()  # expect: TL402\n"
+        "        l_d_fake.backward()\n"
+        "        opt_d.step()\n"
+        "def train_model_clear(net_d, loader):\n"
+        "    opt_d = torch.optim.Adam(net_d.parameters())\n"
+        "    for real, fake in loader:\n"
+        "        opt_d.zero_grad()\n"
+        "        F.softplus(-net_d(real)).mean().backward()\n"
+        "        net_d.zero_grad()  # expect: TL402\n"
+        "        F.softplus(net_d(fake)).mean().backward()\n"
+        "        opt_d.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -472,12 +509,13 @@ class ZeroGradBeforeStep(Rule):
         "    opt_g.zero_grad()\n"
         "    g_loss(disc, gen, real).backward()\n"
         "    opt_g.step()\n",
-        # a second backward after the clear: the step uses its gradients
+        # a second backward after the clear, the first one's gradients read before it: the step uses the second's
         "import torch\n"
         "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "for x, y in loader:\n"
         "    warm = criterion(model(x), y)\n"
         "    warm.backward()\n"
+        "    log(sum(p.grad.norm() for p in model.parameters()))\n"
         "    opt.zero_grad()\n"
         "    criterion(model(x), y).backward()\n"
         "    opt.step()\n",
@@ -838,11 +876,75 @@ class ZeroGradBeforeStep(Rule):
         "        opt_g.step()\n"
         "        (D(G(z).detach()).mean() - D(x).mean()).backward()\n"
         "        opt_d.step()\n",
+        # gradient surgery (PCGrad): each task's gradients saved before the clear, then combined
+        "import torch\n"
+        "def train(model, loader, opt):\n"
+        "    params = list(model.parameters())\n"
+        "    for x, y1, y2 in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model.loss1(x, y1).backward()\n"
+        "        first = [p.grad.clone() for p in params]\n"
+        "        opt.zero_grad()\n"
+        "        model.loss2(x, y2).backward()\n"
+        "        for p, g in zip(params, first):\n"
+        "            p.grad = project(p.grad, g)\n"
+        "        opt.step()\n",
+        # an input's gradient taken from a first backward (an adversarial example), then cleared
+        "import torch\n"
+        "def train(model, loader, opt, eps):\n"
+        "    for x, y in loader:\n"
+        "        x.requires_grad_(True)\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        x_adv = (x + eps * x.grad.sign()).detach()\n"
+        "        opt.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x_adv), y).backward()\n"
+        "        opt.step()\n",
+        # the generator's backward also filled the discriminator: that is cleared before its own
+        # pass, and the generator steps after it (or stepped before the clear)
+        "import torch\n"
+        "def train(G, D, loader, opt_g, opt_d):\n"
+        "    for x, z in loader:\n"
+        "        opt_g.zero_grad()\n"
+        "        (-D(G(z)).mean()).backward()\n"
+        "        opt_d.zero_grad()\n"
+        "        (D(G(z).detach()).mean() - D(x).mean()).backward()\n"
+        "        opt_d.step()\n"
+        "        opt_g.step()\n"
+        "def train_in_turn(G, D, loader, opt_g, opt_d):\n"
+        "    for x, z in loader:\n"
+        "        opt_g.zero_grad()\n"
+        "        (-D(G(z)).mean()).backward()\n"
+        "        opt_g.step()\n"
+        "        opt_d.zero_grad()\n"
+        "        (D(G(z).detach()).mean() - D(x).mean()).backward()\n"
+        "        opt_d.step()\n",
+        # SAM: the optimizer's own first step climbs along the first backward's gradients
+        "import torch\n"
+        "def train(model, loader, optimizer):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.first_step()\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        # clears between two backwards followed by their optimizer's step; and those of them
+        # after whose first backward another optimizer steps (its gradients may be that one's)
+        self._suspected: set[cst.CSTNode] = set()
+        self._excused: set[cst.CSTNode] = set()
 
     def finish(self) -> None:
         # a call of another module's function may clear gradients or step
         run_each_iteration(self.ctx, self._transfer, events=None if self.ctx.external else self._is_event)
+        dropped = sorted(self._suspected - self._excused, key=self.ctx.order_index)
+        callees = {self.ctx.local_callee(clear) for clear in dropped} - {None}
+        for clear in dropped:
+            if not any(ancestor in callees for ancestor in self.ctx.ancestors(clear)):
+                self.report(clear, _BETWEEN_BACKWARDS)
         for loop in self.ctx.nodes_of(cst.For, cst.While):
             found = self._cleared_per_pass(loop)  # type: ignore[arg-type]
             if found is None or any(d.node is found[0] for d in self.diagnostics):
@@ -918,16 +1020,16 @@ class ZeroGradBeforeStep(Rule):
 
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to."""
-        return method_call(node, "backward", "step") is not None or clears_grads(self.ctx, node)
+        return (method_call(node, "backward", "step") is not None or clears_grads(self.ctx, node)
+                or _reads_gradients(self.ctx, node))
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if is_backward(node):
-            return frozenset({(_BACKWARD, node)})
+            return frozenset({(_BACKWARD, node)}) | self._dropped_by_backward(facts)
         optimizer = optimizer_step(self.ctx, node)
         if optimizer is not None:
             stepped = self.ctx.code(optimizer)
-            candidates = [fact for fact in facts if fact[0] != _BACKWARD and (
-                fact[1] in (None, stepped) or self._clears_one_of(fact[0], optimizer))]
+            candidates = [fact for fact in facts if fact[0] not in _MARKS and self._clears_for(fact, optimizer)]
             # a clear of another model's gradients waits for that model's own step
             # (`critic.zero_grad()` before the actor's step, then the critic's)
             waiting = frozenset(fact for fact in candidates if self._other_model(fact[0], optimizer))
@@ -938,8 +1040,10 @@ class ZeroGradBeforeStep(Rule):
             for clear in clears:
                 if not any(ancestor in callees for ancestor in self.ctx.ancestors(clear)):
                     self.report(clear)
-            return waiting
+            return waiting | self._dropped_at_step(facts, optimizer)
         backwards = [fact[1] for fact in facts if fact[0] == _BACKWARD]
+        if backwards and _reads_gradients(self.ctx, node):
+            facts = facts | {(_READ, None)}  # and what else the node does (a helper handed the optimizer)
         summary = self.ctx.summaries.of_external_call(node) if backwards and type(node) is cst.Call else None
         if summary is not None:
             return self._through(facts, node, summary)  # type: ignore[arg-type]
@@ -952,6 +1056,39 @@ class ZeroGradBeforeStep(Rule):
         ):
             return facts | {(node, self._cleared_optimizer(node))}
         return facts
+
+    def _clears_for(self, clear: tuple, optimizer: cst.BaseExpression) -> bool:
+        """The clear of the fact `clear` (the clear, its optimizer's code) may empty what
+        the step of `optimizer` applies: a model's or parameters' clear, or one through
+        that optimizer."""
+        return clear[1] in (None, self.ctx.code(optimizer)) or self._clears_one_of(clear[0], optimizer)
+
+    def _dropped_by_backward(self, facts: Facts) -> Facts:
+        """The clears a new backward leaves dropping its predecessor's gradients: those
+        reached after that backward with no step between and nothing reading its
+        gradients (PCGrad's `p.grad.clone()`, `torch.autograd.grad`: gradient surgery
+        that clears on purpose); and those dropped before it."""
+        dropped = {fact for fact in facts if fact[0] == _DROPPED}
+        if any(fact[0] == _BACKWARD for fact in facts) and (_READ, None) not in facts:
+            dropped |= {(_DROPPED, fact) for fact in facts if fact[0] not in _MARKS}
+        return frozenset(dropped)
+
+    def _dropped_at_step(self, facts: Facts, optimizer: cst.BaseExpression) -> Facts:
+        """At the step of `optimizer`: a dropped clear for it is suspected (the step
+        applies the later backward's gradients alone); one for another optimizer, or
+        suspected at another's step, is excused: a step of another optimizer after the
+        first backward may be what that backward was for (a GAN's generator stepped
+        after the discriminator cleared what the generator's loss left in it)."""
+        suspects = set()
+        for mark, held in facts:
+            if mark == _DROPPED and self._clears_for(held, optimizer) and not self._other_model(held[0], optimizer):
+                self._suspected.add(held[0])
+                suspects.add((_SUSPECT, (held[0], self.ctx.code(optimizer))))
+            elif mark == _DROPPED or (mark == _SUSPECT and held[1] != self.ctx.code(optimizer)):
+                self._excused.add(held[0])
+            elif mark == _SUSPECT:
+                suspects.add((mark, held))
+        return frozenset(suspects)
 
     def _failed_backward(self, clear: cst.CSTNode, backwards: list[cst.CSTNode]) -> bool:
         """`clear` in an `except` handler of a `try:` around the backward that catches
@@ -1242,6 +1379,35 @@ def _may_be_a_step(call: cst.Call) -> bool:
     `self.optimize(loss)`, `engine.train_step(batch)`)."""
     name = call.func.attr.value.lower()  # type: ignore[attr-defined]
     return any(word in name for word in ("step", "update", "optim", "apply", "train"))
+
+
+_BETWEEN_BACKWARDS = ("gradients are cleared between two `backward()` calls before the optimizer step: the step "
+                      "applies only the later one's; clear before the first `backward()`")
+
+
+def _reads_gradients(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """`node` reads gradients: `torch.autograd.grad(...)`, or a `.grad` in a call's
+    arguments or receiver (`p.grad.clone()`, `grads.append(p.grad)`) or in an assigned
+    value (`g = p.grad`, `total += p.grad`); not a clear, nor an in-place change of the
+    gradient (`p.grad.mul_(s)`, `p.grad.requires_grad_(False)`). Or it may: a method of
+    an optimizer other than its clear and step (SAM's `optimizer.first_step()`), code
+    out of sight handed an optimizer."""
+    if type(node) is cst.Call:
+        if ctx.call_name(node) == "torch.autograd.grad" or hands_an_optimizer(ctx, node):
+            return True
+        if method_call(node, "zero_grad", "step") is None and type(node.func) is cst.Attribute and is_optimizer(
+                ctx, node.func.value):
+            return True
+        if clears_grads(ctx, node):
+            return False
+        read = [arg.value for arg in node.args]
+        if type(node.func) is cst.Attribute and not node.func.attr.value.endswith("_"):
+            read.append(node.func.value)
+    elif type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign):
+        read = [node.value] if node.value is not None else []  # type: ignore[attr-defined]
+    else:
+        return False
+    return any(is_grad_attribute(n) for value in read for n in iter_nodes(value))  # type: ignore[arg-type]
 
 
 _THROUGH_HELPER = ("`{}()` clears the gradients and then steps the optimizer: the step applies zero "

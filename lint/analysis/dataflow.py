@@ -62,7 +62,7 @@ def splatted_keyword(ctx: FileContext, call: cst.Call, name: str) -> cst.BaseExp
         value = arg.value
         if type(value) in (cst.Name, cst.Attribute):
             values = Values.of_file(ctx).of(value)
-            value = values[0] if values and len(values) == 1 and _only_splatted(ctx, arg.value) else None
+            value = values[0] if values and len(values) == 1 and _only_splatted(ctx, arg.value, name) else None
         found = _dict_entry(ctx, value, name) if value is not None else None
         if found is not None:
             return found
@@ -84,9 +84,10 @@ def _dict_entry(ctx: FileContext, value: cst.BaseExpression, name: str) -> cst.B
     return entries[-1] if entries else None
 
 
-def _only_splatted(ctx: FileContext, variable: cst.BaseExpression) -> bool:
-    """Every read of `variable` is a `**` argument: no `kwargs["shuffle"] = False`,
-    no `kwargs.update(...)`, no handing it to code that may change it."""
+def _only_splatted(ctx: FileContext, variable: cst.BaseExpression, name: str) -> bool:
+    """Every read of `variable` is a `**` argument, or a write of another key than
+    `name` (`kwargs["pin_memory"] = True`): no `kwargs["shuffle"] = False`, no
+    `kwargs.update(...)`, no handing it to code that may change it."""
     receivers = ctx.receivers
     binding = receivers.binding(variable)
     if binding is None:
@@ -97,9 +98,20 @@ def _only_splatted(ctx: FileContext, variable: cst.BaseExpression) -> bool:
         parent = ctx.parent(node)
         splatted = type(parent) is cst.Arg and parent.star == "**"
         assigned = type(parent) in (cst.AssignTarget, cst.AnnAssign) and parent.target is node  # type: ignore[union-attr]
-        if not (splatted or assigned):
+        if not (splatted or assigned or _sets_another_key(ctx, node, name)):
             return False
     return True
+
+
+def _sets_another_key(ctx: FileContext, node: cst.CSTNode, name: str) -> bool:
+    """`node` is the dict of `node["key"] = value`, a key written out and not `name`."""
+    item = ctx.parent(node)
+    if type(item) is not cst.Subscript or item.value is not node or len(item.slice) != 1:
+        return False
+    key = item.slice[0].slice
+    target = ctx.parent(item)
+    return (type(key) is cst.Index and type(key.value) is cst.SimpleString and key.value.evaluated_value != name
+            and type(target) is cst.AssignTarget and target.target is item)
 
 
 def is_constant(expr: cst.BaseExpression | None, value: str) -> bool:
