@@ -149,24 +149,28 @@ class _LateJudgements:
     For the length of one call the module holds one more forward hook, the last of its
     own: the hooks' order is a snapshot taken after the pre-hooks, so it sees the output
     every other hook has returned, then takes itself out (also when the forward raised).
-    A module that calls itself inside its forward is judged by the global hook, as before.
+    A module that calls itself inside its forward, and a TorchScript module (which takes
+    no new hooks), are judged by the global hook, as before.
     """
 
     def __init__(self, judge: Callable[..., None]) -> None:
         self._judge = judge
         self._handles: dict[int, Any] = {}
-        self._reentrant: set[int] = set()
+        self._at_once: set[int] = set()
 
     def __contains__(self, key: int) -> bool:
         return key in self._handles
 
     def add(self, module: Any) -> None:
         key = id(module)
-        if key in self._reentrant:
+        if key in self._at_once:
+            return
+        if isinstance(module, torch.jit.ScriptModule):  # takes no hooks once scripted: judged as before
+            self._at_once.add(key)
             return
         if key in self._handles:  # called inside its own forward: one hook cannot tell the calls apart
             self._handles.pop(key).remove()
-            self._reentrant.add(key)
+            self._at_once.add(key)
             return
 
         def late(hooked: Any, args: Any, output: Any) -> None:

@@ -13,6 +13,7 @@ import time
 import weakref
 from collections import Counter, deque
 from contextlib import ExitStack
+from itertools import islice
 from typing import Any, Iterable, TextIO
 
 import torch
@@ -60,6 +61,7 @@ RL_NOT_JUDGED = ("follow the returns, not the fit, so loss and gradient spikes, 
                  "gradients and over- or underfitting were not judged")
 UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
 MAX_SYNCED_COPIES = 16  # models the trained weights were copied into, followed to tell a target network
+MAX_SYNCED_MODULES = 4096  # modules of each followed
 RECENT_SAMPLES = 16  # values of sample() kept (weakly) to tell whether a log_prob() is of one
 PROBE_PASSES = 2  # backward passes counted as steps, at most, before a first optimizer step renumbers them
 MAX_EVAL_MAGNITUDES = 256  # per-sample loss vectors of one step's evaluation kept for the NaN check
@@ -105,8 +107,11 @@ class Sanitizer:
         self.draws = Draws()  # actions drawn with torch.multinomial (REINFORCE by hand)
         self._target_network = False  # the trained model was copied into another one while training
         # models the trained weights were copied into while training: (the model, the last
-        # step a forward of it ran in); one run in two steps in a row is a target network
+        # step a forward of it ran in); one run in two steps in a row is a target network.
+        # Keyed by each of its modules: it may run as a child of another module (an agent
+        # computing its TD loss), compiled, or through `copy.forward(x)` (its layers run)
         self._synced_copies: dict[int, tuple[weakref.ref[nn.Module], int | None]] = {}
+        self._synced_modules: dict[int, int] = {}  # id of each module of a copy: the copy's id
         self._log_prob_of_constant = False  # a log_prob() autograd differentiates, of a value it does not
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
@@ -603,19 +608,30 @@ class Sanitizer:
         own = {p.data_ptr() for p in module.parameters()}
         if any(isinstance(value, torch.Tensor) and value.numel()
                and value.data_ptr() in trained - own for value in state_dict.values()):
-            self._synced_copies.setdefault(id(module), (weakref.ref(module), None))
+            if id(module) not in self._synced_copies:
+                self._synced_copies[id(module)] = (weakref.ref(module), None)
+                for inner in islice(module.modules(), MAX_SYNCED_MODULES):
+                    self._synced_modules.setdefault(id(inner), id(module))
 
     def synced_copy_called(self, module: nn.Module) -> None:
-        """An outermost forward of a model the trained weights were copied into: run in
+        """A forward of a module of a model the trained weights were copied into: run in
         this step and the one before, it computes the training targets (a TD target)."""
-        ref, last = self._synced_copies[id(module)]
-        if ref() is not module:
-            del self._synced_copies[id(module)]
+        key = self._synced_modules.get(id(module))
+        entry = self._synced_copies.get(key) if key is not None else None
+        if entry is None:
+            return
+        ref, last = entry
+        copy = ref()
+        if copy is None or not any(inner is module for inner in islice(copy.modules(), MAX_SYNCED_MODULES)):
+            # the copy is gone, and an id of its modules may now be another's
+            del self._synced_copies[key]
+            self._synced_modules = {inner: outer for inner, outer in self._synced_modules.items() if outer != key}
         elif last is not None and self.step == last + 1:
             self._target_network = True
             self._synced_copies.clear()
+            self._synced_modules.clear()
         elif last != self.step:
-            self._synced_copies[id(module)] = (ref, self.step)
+            self._synced_copies[key] = (ref, self.step)
 
     def on_loss_value(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> None:
         """A functional loss returned `value`: note where and what (training) or keep it (evaluating)."""

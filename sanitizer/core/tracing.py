@@ -91,6 +91,11 @@ class ForwardTracer:
 
     def before_forward(self, module: nn.Module, args: tuple[Any, ...]) -> None:
         self.called.add(module)
+        synced = self._session._synced_modules
+        if synced:  # a model the trained weights were copied into (or its torch.compile wrapper)
+            inner = module if id(module) in synced else getattr(module, "_orig_mod", None)
+            if inner is not None and id(inner) in synced:
+                self._session.synced_copy_called(inner)
         if in_backward():  # activation checkpointing recomputes forwards already seen
             return
         grad = torch.is_grad_enabled()
@@ -113,9 +118,6 @@ class ForwardTracer:
             return
         self.saw_forward = True
         t.outer_grad = torch.is_grad_enabled()
-        copies = self._session._synced_copies
-        if copies and id(module) in copies:
-            self._session.synced_copy_called(module)
         # a module without parameters called on its own on data without autograd history
         # is no model: a data transform (torchvision's and kornia's are modules) run by the
         # Dataset before the model sees the batch; it takes no part in the step's trail,

@@ -51,10 +51,11 @@ A loss at or below zero has no scale to judge by, and when several optimizers
 take turns (a GAN), each loss is meant to rise against the other: not judged.
 An optimizer that replaces the one before it (k-fold cross-validation, a
 fine-tuning phase after pre-training), or a parameter group added to the
-optimizer (`add_param_group`: a new head whose loss term joins the total, layers
-unfrozen), starts the judgement again from its own first losses; it also ends the
-watch of a blow-up reported before it (the losses after it are not the diverged
-run's).
+optimizer whose first step moves the loss at once (`add_param_group` of a new head
+whose loss term joins the total), starts the judgement again from its own first
+losses; it also ends the watch of a blow-up reported before it (the losses after
+it are not the diverged run's). Layers unfrozen into the same objective (a group
+added, the loss where it was) change nothing.
 """
 from __future__ import annotations
 
@@ -97,7 +98,8 @@ SIGNIFICANT = 5.0  # the rise, in noise sigmas of a block median
 RUN_TO_NAN = 2
 LR_STEPS = 5  # steps before a blow-up whose learning rate it is compared with...
 LR_RISE = 10.0  # ...and named when the rate grew this many times since
-TURNS, NEW = "turns", "new"  # optimizers take turns; a step starts a new objective
+TURNS, NEW, GREW = "turns", "new", "grew"  # optimizers take turns; a new objective; a group added
+JUMPED = 2.0  # a loss this many times the latest ones' median (or under its inverse) moved with a change
 
 
 class DivergenceDetector(Detector):
@@ -149,6 +151,10 @@ class DivergenceDetector(Detector):
                 self._report_blow_up(sink, blow_up)
             return
         change = self._follow(record)
+        if change == GREW:
+            # a group added with a loss term of its own moves the loss at once (a new
+            # objective); layers unfrozen into the same objective leave it where it was
+            change = NEW if self._jumped(loss) else None
         if self.reported_step is not None:
             if change is None:
                 self._watch(record.step, loss)
@@ -225,21 +231,27 @@ class DivergenceDetector(Detector):
 
     def _follow(self, record: StepRecord) -> str | None:
         """TURNS when optimizers take turns (then nothing is judged any more); NEW when
-        the step starts a new objective: an optimizer that replaces the one before, or a
-        parameter group added to it since its last step; None otherwise."""
+        the step starts a new objective (an optimizer that replaces the one before);
+        GREW when a parameter group was added to it since its last step; None otherwise."""
         optimizer, groups = record.optimizer_id, record.param_groups
         if optimizer is None or self._turns:
             return TURNS if self._turns else None
         if optimizer == self._latest:
             grew = groups is not None and self._groups is not None and groups > self._groups
             self._groups = groups
-            return NEW if grew else None
+            return GREW if grew else None
         if optimizer in self._optimizers:
             self._turns = True
             return TURNS
         self._optimizers.add(optimizer)
         latest, self._latest, self._groups = self._latest, optimizer, groups
         return NEW if latest is not None else None
+
+    def _jumped(self, loss: float) -> bool:
+        """`loss` is far from the latest losses' level (either way)."""
+        recent = list(self._window)[-RECENT:]
+        level = median(recent) if recent else None
+        return level is not None and level > 0 and (loss > JUMPED * level or loss * JUMPED < level)
 
     def _restart(self, sink: Sink) -> bool:
         """Judge the new objective from its own first losses; a blow-up still pending

@@ -33,6 +33,7 @@ REPEAT_GAP = 10  # steps between two reported spikes
 NOISY_CANDIDATES = 2  # outliers within NOISE_HORIZON steps that make the next ones the series' noise
 NOISE_HORIZON = 500
 RECENT = 5  # the latest values whose median a spike must stand far above too
+MOVED = 2.0  # the first value after a parameter group was added this far from their median: a new objective
 LR_RISE = 10.0  # a learning rate that grew this many times over the window is named
 SHORT_BATCH = 0.5  # a step given fewer than this share of the usual items is not judged
 
@@ -77,7 +78,13 @@ class _SpikeDetector(Detector):
         if value is None or record.skipped or record.partial:
             return
         key = record.optimizer_id
-        self._follow_groups(key, record.param_groups)
+        if self._follow_groups(key, record.param_groups):
+            window = self._windows.get(key)
+            recent = median(list(window.values)[-RECENT:]) if window is not None and len(window) else None
+            if recent is not None and recent > 0 and (value > MOVED * recent or value * MOVED < recent):
+                # the group's own loss term (or gradient) moved the level at once: its history starts again
+                for history in (self._windows, self._start_levels, self._candidates, self._noise_levels, self._lrs):
+                    history.pop(key, None)
         if self._short_batch(key, record.batch_items):
             return  # neither judged nor kept: its noise is not the window's
         window = self._windows.get(key)
@@ -109,15 +116,13 @@ class _SpikeDetector(Detector):
         recent = median(list(window.values)[-RECENT:])
         return recent <= 0 or value > self.min_ratio_to_recent * recent
 
-    def _follow_groups(self, key: int | None, groups: int | None) -> None:
-        """Forget the optimizer's history when a parameter group was added to it since its last step."""
+    def _follow_groups(self, key: int | None, groups: int | None) -> bool:
+        """Whether a parameter group was added to the optimizer since its last step."""
         if groups is None:
-            return
+            return False
         before = self._groups.get(key)
         self._groups[key] = groups
-        if before is not None and groups > before:
-            for history in (self._windows, self._start_levels, self._candidates, self._noise_levels, self._lrs):
-                history.pop(key, None)
+        return before is not None and groups > before
 
     def _short_batch(self, key: int | None, items: int | None) -> bool:
         """Whether the step was given fewer than SHORT_BATCH times the usual number of

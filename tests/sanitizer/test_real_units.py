@@ -190,7 +190,8 @@ def test_a_warm_up_blow_up_that_training_comes_back_from_is_no_divergence() -> N
     assert _divergence_steps([0.841, 8.475, 8.666] + [0.8] * 50) == [2]  # back to where it started is not back
 
 
-def _divergence_events(losses: list[float], ids: list[int] | None = None) -> list[Any]:
+def _divergence_events(losses: list[float], ids: list[int] | None = None,
+                       groups: list[int] | None = None) -> list[Any]:
     """The divergence events of a run with these losses, as the session keeps them."""
     from sanitizer.core.events import Event
     from sanitizer.core.probe import StepRecord
@@ -209,7 +210,8 @@ def _divergence_events(losses: list[float], ids: list[int] | None = None) -> lis
                                     checked_params=[], param_norms=[], param_step=None, scale=None,
                                     underflow=None, eval_loss=None, data_wait=0.0, step_time=None,
                                     memory_bytes=None, graph_roots=[],
-                                    optimizer_id=ids[step - 1] if ids is not None else 1), sink)  # type: ignore[arg-type]
+                                    optimizer_id=ids[step - 1] if ids is not None else 1,
+                                    param_groups=groups[step - 1] if groups is not None else None), sink)  # type: ignore[arg-type]
     detector.on_end(sink)  # type: ignore[arg-type]
     return emitted
 
@@ -362,6 +364,11 @@ def test_a_parameter_group_added_starts_the_judgement_again() -> None:
     assert _divergence_steps(first + falling, groups=groups) == []
     assert _divergence_steps(first + falling) == [41]  # the same losses without the new group
     assert _divergence_steps(first + [2.0] + [150.0] * 59, groups=groups) == [42]
+    # layers unfrozen one group every 15 steps, the loss going on where it was: the early
+    # level stays the run's, and a blow-up after the fourth group is judged against it
+    unfreezing = [4.4 * 0.98 ** i for i in range(70)] + [400.0] * 20
+    (event,) = _divergence_events(unfreezing, groups=[1 + i // 15 for i in range(90)])
+    assert event.step == 71 and event.extra["baseline"] == 4.4, (event.step, event.extra)
 
 
 def test_the_watch_of_a_blow_up_ends_with_its_optimizer() -> None:

@@ -699,3 +699,62 @@ def test_a_padding_embedding_registered_last_does_not_hide_gradients_never_clear
             optimizer.step()
 
     assert _clearing_events(train) == [("missing_zero_grad", 2, "out.bias")]
+
+
+def test_a_scripted_submodule_under_a_global_hook_is_judged_without_errors() -> None:
+    """A TorchScript module takes no new hooks: with a global forward hook of the script's
+    (a profiler's call counter) its output is judged by the session's own global hook."""
+    torch.manual_seed(0)
+    model = nn.Sequential(torch.jit.script(nn.Linear(4, 8)), nn.ReLU(), nn.Linear(8, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    calls: list[int] = []
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
+        handle = module_globals.register_module_forward_hook(lambda module, args, output: calls.append(1))
+        try:
+            for _ in range(4):
+                opt.zero_grad()
+                F.mse_loss(model(torch.randn(8, 4)), torch.randn(8, 1)).backward()
+                opt.step()
+        finally:
+            handle.remove()
+    assert calls and [e.kind for e in session.events] == [], [(e.kind, e.message) for e in session.events]
+
+
+class _Agent(nn.Module):
+    """A DQN agent whose forward computes the TD loss: the target network runs as its child."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.q = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+        self.target = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+        self.target.requires_grad_(False)
+
+    def forward(self, s, a, r, s2):
+        with torch.no_grad():
+            y = r + 0.99 * self.target(s2).max(1).values
+        return F.smooth_l1_loss(self.q(s).gather(1, a[:, None]).squeeze(1), y)
+
+
+@pytest.mark.parametrize("how", ["child", "forward_call"])
+def test_a_target_network_is_told_however_it_runs(how: str) -> None:
+    """Synced by load_state_dict every 10 steps and run every step, as a child of the
+    module computing the loss or through `target.forward(x)`: a target network."""
+    torch.manual_seed(0)
+    agent = _Agent()
+    opt = torch.optim.Adam(agent.q.parameters(), 1e-3)
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
+        for step in range(40):
+            s, s2 = torch.randn(32, 4), torch.randn(32, 4)
+            a, r = torch.randint(0, 2, (32,)), torch.randn(32) + step / 20
+            if how == "child":
+                loss = agent(s, a, r, s2)
+            else:
+                with torch.no_grad():
+                    y = r + 0.99 * agent.target.forward(s2).max(1).values
+                loss = F.smooth_l1_loss(agent.q(s).gather(1, a[:, None]).squeeze(1), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if step % 10 == 0:
+                agent.target.load_state_dict(agent.q.state_dict())
+    assert any("target network" in note for note in session.notes), session.notes

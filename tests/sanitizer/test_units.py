@@ -243,6 +243,21 @@ def test_a_parameter_group_added_starts_the_history_again(detector_type: type) -
         assert sink.events[:1] == expected, sink.events
 
 
+@pytest.mark.parametrize("detector_type", [LossSpikeDetector, GradSpikeDetector])
+def test_layers_unfrozen_into_the_same_objective_keep_the_history(detector_type: type) -> None:
+    """Gradual unfreezing: a parameter group added every 15 steps, the loss and gradient
+    norm going on where they were. The history is kept, so a corrupt batch at step 52
+    is a spike (forgetting it at every group would never reach 20 steps of history)."""
+    detector, sink = detector_type(), _Collector()
+    for step in range(1, 81):
+        value = (1 + 0.05 * math.sin(step)) * (30 if step == 52 else 1)
+        record = _record(step, value)
+        record.grad_norm = value
+        record.param_groups = 1 + step // 15
+        detector.on_step(record, sink)
+    assert sink.events[:1] == [(detector_type.kind, 52)], sink.events
+
+
 # GaussianNLLLoss with a learned variance: the gradient norm grows as the variance shrinks
 _GROWING_NORMS = [2.1, 1.37, 1.24, 1.73, 1.6, 1.53, 1.56, 1.61, 1.96, 1.61, 2.2, 3.48, 3.35, 1.73, 4.69, 6.36,
                   2.82, 6.13, 3.69, 4.44, 8.12, 8.1, 9.13, 6.55, 4.62, 1.95, 9.33, 14.41, 8.03, 3.52, 12.27,
