@@ -164,6 +164,9 @@ class StepProbe:
     # reference to it (a GAN's discriminator fed the real batch after the generator ran)
     # and which of its arguments it is (see core/inputs.py)
     input_sources: list[InputSource] = field(default_factory=list)
+    # arguments beside the batch already on the trail this step, by id: (the tensor, its
+    # version); one handed to every call (a bias, a mask) is measured once per step
+    traced_inputs: dict[int, tuple[Any, int]] = field(default_factory=dict)
     # trail entries whose two values are a minimum and a maximum, not two magnitude ends
     # (`add_trail(signed=True)`)
     signed_entries: list[int] = field(default_factory=list)

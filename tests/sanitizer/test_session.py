@@ -758,3 +758,35 @@ def test_a_target_network_is_told_however_it_runs(how: str) -> None:
             if step % 10 == 0:
                 agent.target.load_state_dict(agent.q.state_dict())
     assert any("target network" in note for note in session.notes), session.notes
+
+
+class _Shifted(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+
+    def forward(self, x, bias):
+        return self.fc(x + bias)
+
+
+def test_an_argument_handed_to_every_call_is_measured_again_once_changed() -> None:
+    """A bias tensor given to each of a step's three calls is measured once per step,
+    unless it changed in place: a NaN written into it before the second call is found."""
+    torch.manual_seed(0)
+    model, bias = _Shifted(), torch.zeros(4)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
+        for step in range(1, 5):
+            opt.zero_grad()
+            total = torch.zeros(())
+            for call in range(3):
+                if step == 3 and call == 1:
+                    bias[2] = float("nan")
+                total = total + model(x=torch.randn(8, 4), bias=bias).pow(2).mean()
+            if torch.isfinite(total):
+                total.backward()
+                opt.step()
+            bias.zero_()
+    found = [e for e in session.events if e.kind == "nonfinite_input"]
+    assert [(e.step, e.extra.get("argument")) for e in found] == [(3, "bias")], [
+        (e.kind, e.step, e.message) for e in session.events]
