@@ -25,7 +25,7 @@ from trainlint.analysis.dataflow import (
 )
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.literals import string_value
-from trainlint.analysis.loops import calling_loops, grad_mode_at, innermost_loop, reachable_nodes
+from trainlint.analysis.loops import calling_loops, grad_mode_at, innermost_loop, is_backward, reachable_nodes
 from trainlint.analysis.scopes import alternatives, assigned_parts, dotted_name
 from trainlint.analysis.summarize import argument_slots
 from trainlint.context import FileContext
@@ -811,6 +811,18 @@ class LossAccumulatedWithGraph(Rule):
         "    trainer = Trainer(model, optimizer)\n"
         "    for x, y in loader:\n"
         "        trainer.train_step(x, y)\n",
+        # the same terms kept in a list made once before the training loop
+        "import torch\n"
+        "def perturb(model, xs, bows, iterations):\n"
+        "    kept = []\n"
+        "    for i in range(iterations):\n"
+        "        probs = model(xs)\n"
+        "        loss = 0.0\n"
+        "        for bow in bows:\n"
+        "            bow_loss = -torch.log((probs * bow).sum())\n"
+        "            loss += bow_loss\n"
+        "            kept.append(bow_loss)  # expect: TL202\n"
+        "        loss.backward()\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1275,6 +1287,18 @@ class LossAccumulatedWithGraph(Rule):
         "        trainer = Trainer(model, optimizer)\n"
         "        trainer.train_step(x, y)\n"
         "        print(trainer.total.item())\n",
+        # the terms of a loss being built in a loop within one training iteration, kept in a list the iteration sets anew (PPLM's bag-of-words losses)
+        "import torch\n"
+        "def perturb(model, xs, bows, iterations):\n"
+        "    for i in range(iterations):\n"
+        "        probs = model(xs)\n"
+        "        loss = 0.0\n"
+        "        loss_list = []\n"
+        "        for bow in bows:\n"
+        "            bow_loss = -torch.log((probs * bow).sum())\n"
+        "            loss += bow_loss\n"
+        "            loss_list.append(bow_loss)\n"
+        "        loss.backward()\n",
     )
 
     def finish(self) -> None:
@@ -1525,9 +1549,30 @@ class LossAccumulatedWithGraph(Rule):
         unless they set it anew each iteration."""
         loop = innermost_loop(self.ctx, node)
         if loop is not None:
-            return [] if self._reset_each_iteration(loop, node, accumulator) else [loop]
+            if self._reset_each_iteration(loop, node, accumulator):
+                return []
+            # a loop inside one training iteration (it back-propagates nothing: the terms of
+            # the loss being built, `for bow in bows: loss_list.append(bow_loss)`) keeps
+            # nothing past that iteration when the training loop around it, which
+            # back-propagates, sets the accumulator anew
+            inner, outer = loop, self._loop_around(loop)
+            while outer is not None and not self._back_propagates(inner):
+                if self._back_propagates(outer) and self._reset_each_iteration(outer, inner, accumulator):
+                    return []
+                inner, outer = outer, self._loop_around(outer)
+            return [loop]
         return [loop for loop, call in self._calling_loops(node, accumulator)
                 if not self._reset_each_iteration(loop, call, accumulator)]
+
+    def _loop_around(self, loop: cst.For | cst.While) -> cst.For | cst.While | None:
+        parent = self.ctx.parent(loop)
+        return innermost_loop(self.ctx, parent) if parent is not None else None
+
+    def _back_propagates(self, loop: cst.For | cst.While) -> bool:
+        """An iteration of `loop` may run a backward pass or a step (in it, or in a function
+        of the file it calls; `accelerator.backward(loss)`, `opt.step()` count)."""
+        return any(is_backward(node) or method_call(node, "backward", "step") is not None
+                   for node in reachable_nodes(self.ctx, loop.body))
 
     def _reset_each_iteration(self, loop: cst.For | cst.While, at: cst.CSTNode, accumulator: str) -> bool:
         """Each iteration of `loop` sets the accumulator anew, before `at` (the
