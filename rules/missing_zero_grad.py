@@ -1148,6 +1148,23 @@ class MissingZeroGrad(Rule):
         "            model(x).mean().backward()\n"
         "            parts['optimizer'].step()\n"
         "        parts['scheduler'].step()\n",
+        # builders that return their own call, or each other's: followed without end before, now read as unknown
+        "import torch\n"
+        "def build(model, depth):\n"
+        "    if depth:\n"
+        "        return build(model, depth - 1)\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "    return {\"optimizer\": optimizer, \"scheduler\": torch.optim.lr_scheduler.StepLR(optimizer, 10)}\n"
+        "def ping(n):\n"
+        "    return pong(n - 1) if n else {}\n"
+        "def pong(n):\n"
+        "    return ping(n)\n"
+        "def fit(model, loader):\n"
+        "    parts, other = build(model, 2), ping(3)\n"
+        "    for x in loader:\n"
+        "        parts[\"optimizer\"].zero_grad()\n"
+        "        model(x).mean().backward()\n"
+        "        parts[\"optimizer\"].step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:

@@ -147,6 +147,7 @@ class Receivers:
         self.item_kinds: dict[Binding, str] = {}
         # a dict written out with string keys, item by item: {"optimizer": ..., "scheduler": ...}
         self.keyed_kinds: dict[Binding, dict[str, str | None]] = {}
+        self._keying: set[cst.FunctionDef] = set()  # functions whose returns are being read (see `_keyed_items`)
         self._sequences: set[Binding] = set()  # those of them that iterate over their items (a list, a tuple)
         # constructor call (DataLoader / DistributedSampler / ...) bound to each variable
         self.constructions: dict[Binding, list[cst.Call]] = {}
@@ -456,9 +457,15 @@ class Receivers:
             return None
         if self._builds_namespace(value) and value.args and all(arg.keyword is not None for arg in value.args):
             return {arg.keyword.value: self._value_kind(arg.value) for arg in value.args}  # type: ignore[union-attr]
-        returned = [[self._keyed_items(v) if v is not None else None for v in values]
-                    for func, values in self._return_values if func in self._called(value)]
-        found = [keyed for values in returned for keyed in values]
+        called = [func for func in self._called(value) if func not in self._keying]
+        if not called or len(self._keying) >= _MAX_KEYED_DEPTH:
+            return None  # no function of the file, one returning its own call (recursion), or too deep
+        self._keying.update(called)
+        try:
+            found = [self._keyed_items(v) if v is not None else None
+                     for func, values in self._return_values if func in called for v in values]
+        finally:
+            self._keying.difference_update(called)
         if not found or None in found or any(keyed != found[0] for keyed in found):
             return None
         return found[0]
@@ -712,6 +719,9 @@ def _all_simple_statements(module: cst.Module) -> Iterator[cst.SimpleStatementLi
         else:
             for block in child_blocks(stmt):
                 stack.extend(_statements(block))
+
+
+_MAX_KEYED_DEPTH = 4  # builders returning builders' dicts followed this deep
 
 
 def _literal_key(expr: cst.BaseExpression) -> str | None:
