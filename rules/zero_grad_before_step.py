@@ -55,7 +55,12 @@ class ZeroGradBeforeStep(Rule):
     one model unmatched. Also a clear between two `backward()` calls before
     the step of what it cleared (a discriminator's real and fake passes with
     `opt_d.zero_grad()` between them): the step applies the later pass's
-    gradients alone.
+    gradients alone. Only after a plain `loss.backward()`: a first pass given
+    arguments (`retain_graph=True`, `create_graph=True`, `inputs=`) is an
+    auxiliary one whose gradients are cleared on purpose (a penalty's, ghost
+    clipping's per-sample norms), as is one whose gradients are read before
+    the clear (`p.grad`, backpack's `p.grad_batch`), and the same backward
+    reached twice is a closure run again (`fn()`, then `optimizer.step(fn)`).
 
     ## Why is this bad?
     The step then applies zero (or missing) gradients: with `set_to_none`
@@ -928,6 +933,33 @@ class ZeroGradBeforeStep(Rule):
         "        optimizer.zero_grad()\n"
         "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
+        # auxiliary passes cleared on purpose: a penalty's gradients (backward given inputs= and create_graph=), a closure run before the step that clears first, ghost clipping's norm pass (retain_graph=True)
+        "import torch\n"
+        "def update(model, classifier, optimizer, x, y, penalty_weight):\n"
+        "    optimizer.zero_grad()\n"
+        "    logits = classifier(model(x))\n"
+        "    aux = torch.nn.functional.cross_entropy(logits, y, reduction=\"sum\")\n"
+        "    aux.backward(inputs=list(classifier.parameters()), retain_graph=True, create_graph=True)\n"
+        "    penalty = sum(p.grad.pow(2).sum() for p in classifier.parameters())\n"
+        "    optimizer.zero_grad()\n"
+        "    (torch.nn.functional.cross_entropy(logits, y) + penalty_weight * penalty).backward()\n"
+        "    optimizer.step()\n"
+        "def closure_steps(weight, bias, x, optimizer, steps):\n"
+        "    def fn():\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = (weight.mv(x) + bias).pow(2).sum()\n"
+        "        loss.backward()\n"
+        "        return loss\n"
+        "    for _ in range(steps):\n"
+        "        val = fn()\n"
+        "        optimizer.step(fn)\n"
+        "def ghost_clipping(model, loader, optimizer, coef):\n"
+        "    for x, y in loader:\n"
+        "        per_sample = torch.nn.functional.cross_entropy(model(x), y, reduction=\"none\")\n"
+        "        per_sample.mean().backward(retain_graph=True)\n"
+        "        optimizer.zero_grad()\n"
+        "        (coef(model) * per_sample).sum().backward()\n"
+        "        optimizer.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1025,7 +1057,7 @@ class ZeroGradBeforeStep(Rule):
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if is_backward(node):
-            return frozenset({(_BACKWARD, node)}) | self._dropped_by_backward(facts)
+            return frozenset({(_BACKWARD, node)}) | self._dropped_by_backward(facts, node)
         optimizer = optimizer_step(self.ctx, node)
         if optimizer is not None:
             stepped = self.ctx.code(optimizer)
@@ -1063,13 +1095,19 @@ class ZeroGradBeforeStep(Rule):
         that optimizer."""
         return clear[1] in (None, self.ctx.code(optimizer)) or self._clears_one_of(clear[0], optimizer)
 
-    def _dropped_by_backward(self, facts: Facts) -> Facts:
+    def _dropped_by_backward(self, facts: Facts, later: cst.CSTNode) -> Facts:
         """The clears a new backward leaves dropping its predecessor's gradients: those
         reached after that backward with no step between and nothing reading its
-        gradients (PCGrad's `p.grad.clone()`, `torch.autograd.grad`: gradient surgery
-        that clears on purpose); and those dropped before it."""
+        gradients (PCGrad's `p.grad.clone()`, `torch.autograd.grad`, backpack's
+        `p.grad_batch`: gradient surgery that clears on purpose); and those dropped
+        before it. Only after a plain `loss.backward()` other than this one: a pass
+        given arguments (`retain_graph=True`, `create_graph=True`, `inputs=`) is an
+        auxiliary one (a penalty's per-sample gradients, ghost clipping's norms) whose
+        gradients are cleared on purpose, and the same backward reached again is a
+        closure run twice (`fn()`, then `optimizer.step(fn)` clearing first)."""
         dropped = {fact for fact in facts if fact[0] == _DROPPED}
-        if any(fact[0] == _BACKWARD for fact in facts) and (_READ, None) not in facts:
+        earlier = [fact[1] for fact in facts if fact[0] == _BACKWARD]
+        if earlier and all(_plain_backward(b) and b is not later for b in earlier) and (_READ, None) not in facts:
             dropped |= {(_DROPPED, fact) for fact in facts if fact[0] not in _MARKS}
         return frozenset(dropped)
 
@@ -1385,6 +1423,11 @@ _BETWEEN_BACKWARDS = ("gradients are cleared between two `backward()` calls befo
                       "applies only the later one's; clear before the first `backward()`")
 
 
+def _plain_backward(node: cst.CSTNode) -> bool:
+    """`loss.backward()` with no arguments."""
+    return type(node) is cst.Call and method_call(node, "backward") is not None and not node.args
+
+
 def _reads_gradients(ctx: FileContext, node: cst.CSTNode) -> bool:
     """`node` reads gradients: `torch.autograd.grad(...)`, or a `.grad` in a call's
     arguments or receiver (`p.grad.clone()`, `grads.append(p.grad)`) or in an assigned
@@ -1407,7 +1450,8 @@ def _reads_gradients(ctx: FileContext, node: cst.CSTNode) -> bool:
         read = [node.value] if node.value is not None else []  # type: ignore[attr-defined]
     else:
         return False
-    return any(is_grad_attribute(n) for value in read for n in iter_nodes(value))  # type: ignore[arg-type]
+    return any(is_grad_attribute(n) or (type(n) is cst.Attribute and n.attr.value.startswith("grad_"))
+               for value in read for n in iter_nodes(value))  # type: ignore[arg-type]
 
 
 _THROUGH_HELPER = ("`{}()` clears the gradients and then steps the optimizer: the step applies zero "
