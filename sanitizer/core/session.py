@@ -112,6 +112,9 @@ class Sanitizer:
         # computing its TD loss), compiled, or through `copy.forward(x)` (its layers run)
         self._synced_copies: dict[int, tuple[weakref.ref[nn.Module], int | None]] = {}
         self._synced_modules: dict[int, int] = {}  # id of each module of a copy: the copy's id
+        # each optimizer's number (see `_optimizer_number`), and how many were numbered
+        self._optimizer_numbers: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+        self._optimizers_numbered = 0
         self._log_prob_of_constant = False  # a log_prob() autograd differentiates, of a value it does not
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
@@ -495,7 +498,7 @@ class Sanitizer:
         self._optimizers.add(self._stand_in)
         self._index_step = 0
         self._refresh_index()
-        held.record.optimizer_id = id(self._stand_in)  # the same "optimizer" as the steps after it
+        held.record.optimizer_id = self._optimizer_number(self._stand_in)  # the same "optimizer" as the steps after it
         self._dispatch(held.record)
         self._advance()
 
@@ -612,6 +615,19 @@ class Sanitizer:
                 self._synced_copies[id(module)] = (weakref.ref(module), None)
                 for inner in islice(module.modules(), MAX_SYNCED_MODULES):
                     self._synced_modules.setdefault(id(inner), id(module))
+
+    def _optimizer_number(self, optimizer: Any) -> int:
+        """Which optimizer stepped, numbered in the order they first stepped: an id would
+        be reused by the next fold's optimizer once the last fold's is freed, and its
+        step judged against the history of another optimizer's."""
+        try:
+            number = self._optimizer_numbers.get(optimizer)
+            if number is None:
+                self._optimizers_numbered += 1
+                number = self._optimizer_numbers[optimizer] = self._optimizers_numbered
+            return number
+        except TypeError:  # an optimizer no weak reference can point to
+            return id(optimizer)
 
     def synced_copy_called(self, module: nn.Module) -> None:
         """A forward of a module of a model the trained weights were copied into: run in
@@ -844,7 +860,7 @@ class Sanitizer:
             record = self._measure(probe, params, skipped, found_inf, partial, last_update)
         finally:
             _set_grad_enabled(enabled)
-        record.optimizer_id = id(optimizer) if optimizer is not None else None
+        record.optimizer_id = self._optimizer_number(optimizer) if optimizer is not None else None
         record.lr = _first_lr(optimizer)
         groups = getattr(optimizer, "param_groups", None)
         record.param_groups = len(groups) if isinstance(groups, list) else None

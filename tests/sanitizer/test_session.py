@@ -790,3 +790,20 @@ def test_an_argument_handed_to_every_call_is_measured_again_once_changed() -> No
     found = [e for e in session.events if e.kind == "nonfinite_input"]
     assert [(e.step, e.extra.get("argument")) for e in found] == [(3, "bias")], [
         (e.kind, e.step, e.message) for e in session.events]
+
+
+def test_each_optimizer_keeps_a_number_of_its_own_after_others_are_freed() -> None:
+    """k-fold cross-validation frees each fold's optimizer and builds the next, which
+    CPython may place at the freed one's address (the same `id()`, as a CI run did: the
+    fourth fold's first step was judged a spike against the first fold's history). Steps
+    carry a number per optimizer, given in order and never given again."""
+    import gc
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
+        model = nn.Linear(2, 1)
+        numbers = []
+        for _ in range(4):
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            numbers += [session._optimizer_number(optimizer), session._optimizer_number(optimizer)]
+            del optimizer
+            gc.collect()
+    assert numbers == [1, 1, 2, 2, 3, 3, 4, 4], numbers
