@@ -111,7 +111,8 @@ class Sanitizer:
         # Keyed by each of its modules: it may run as a child of another module (an agent
         # computing its TD loss), compiled, or through `copy.forward(x)` (its layers run)
         self._synced_copies: dict[int, tuple[weakref.ref[nn.Module], int | None]] = {}
-        self._synced_modules: dict[int, int] = {}  # id of each module of a copy: the copy's id
+        # id of each module of a copy: (that module, the copy's id)
+        self._synced_modules: dict[int, tuple[weakref.ref[nn.Module], int]] = {}
         # each optimizer's number (see `_optimizer_number`), and how many were numbered
         self._optimizer_numbers: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
         self._optimizers_numbered = 0
@@ -614,7 +615,7 @@ class Sanitizer:
             if id(module) not in self._synced_copies:
                 self._synced_copies[id(module)] = (weakref.ref(module), None)
                 for inner in islice(module.modules(), MAX_SYNCED_MODULES):
-                    self._synced_modules.setdefault(id(inner), id(module))
+                    self._synced_modules.setdefault(id(inner), (weakref.ref(inner), id(module)))
 
     def _optimizer_number(self, optimizer: Any) -> int:
         """Which optimizer stepped, numbered in the order they first stepped: an id would
@@ -631,23 +632,27 @@ class Sanitizer:
 
     def synced_copy_called(self, module: nn.Module) -> None:
         """A forward of a module of a model the trained weights were copied into: run in
-        this step and the one before, it computes the training targets (a TD target)."""
-        key = self._synced_modules.get(id(module))
-        entry = self._synced_copies.get(key) if key is not None else None
-        if entry is None:
+        this step and the one before, it computes the training targets (a TD target).
+        A few dict lookups per call: an evaluation copy's layers come here on every forward."""
+        held = self._synced_modules.get(id(module))
+        if held is None:
             return
-        ref, last = entry
-        copy = ref()
-        if copy is None or not any(inner is module for inner in islice(copy.modules(), MAX_SYNCED_MODULES)):
-            # the copy is gone, and an id of its modules may now be another's
+        ref, key = held
+        if ref() is not module:  # the module is gone, and another was given its id
+            del self._synced_modules[id(module)]
+            return
+        entry = self._synced_copies.get(key)
+        if entry is None or entry[1] == self.step:
+            return
+        copy_ref, last = entry
+        if copy_ref() is None:
             del self._synced_copies[key]
-            self._synced_modules = {inner: outer for inner, outer in self._synced_modules.items() if outer != key}
         elif last is not None and self.step == last + 1:
             self._target_network = True
             self._synced_copies.clear()
             self._synced_modules.clear()
-        elif last != self.step:
-            self._synced_copies[key] = (ref, self.step)
+        else:
+            self._synced_copies[key] = (copy_ref, self.step)
 
     def on_loss_value(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> None:
         """A functional loss returned `value`: note where and what (training) or keep it (evaluating)."""
