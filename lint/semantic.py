@@ -231,6 +231,15 @@ class SemanticModel:
         defs = self.scopes.functions.get(name.value)
         return self._bound_at(name, defs) if defs else []
 
+    def functions_called(self, call: cst.Call) -> list[cst.FunctionDef]:
+        """The functions of this file a call may run: those its bare name is bound to
+        (`build()`, see `functions_named`), or the one a method call on `self` or `cls`
+        runs when the file defines it once (`self.configure_optimizers()`)."""
+        if type(call.func) is cst.Name:
+            return self.functions_named(call.func)
+        callee = self.local_callee(call)
+        return [callee] if callee is not None else []
+
     def _bound_at(self, name: cst.Name, defs: list[cst.FunctionDef]) -> list[cst.FunctionDef]:
         """The functions among `defs` (or the `__init__` of classes) whose definition
         binds the binding `name` sees where it is read: a function nested in another

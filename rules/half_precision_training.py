@@ -557,7 +557,7 @@ class HalfPrecisionTraining(Rule):
                 and type(node.value) is cst.Call
                 and receivers.binding(node.targets[0].target) in trained
             ):
-                builders += self._builders(node.value)
+                builders += self.ctx.functions_called(node.value)
         returned: set[Binding] = set()
         for func in builders:
             for node in iter_nodes(func.body):
@@ -566,15 +566,6 @@ class HalfPrecisionTraining(Rule):
                     if binding is not None:
                         returned.add(binding)
         return returned
-
-    def _builders(self, call: cst.Call) -> list[cst.FunctionDef]:
-        """The functions of the file a call of a builder may run: the `f` its name is
-        bound to for `f(...)` (see `functions_named`), the method `self._build_model()`
-        runs (see `local_callee`)."""
-        if type(call.func) is cst.Name:
-            return self.ctx.functions_named(call.func)
-        callee = self.ctx.local_callee(call)
-        return [callee] if callee is not None else []
 
     def _converted_models(self, call: cst.Call, receiver: cst.BaseExpression) -> set[Binding]:
         """The variables a conversion changes: `model` in `model.cuda().half()`,

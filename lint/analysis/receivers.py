@@ -276,7 +276,7 @@ class Receivers:
         qualified = self.ctx.qualified_name(call.func)
         kind = constructor_kind(qualified)
         if kind is None:
-            kind = next((self._returns[f] for f in self._called(call) if f in self._returns), None)
+            kind = next((self._returns[f] for f in self.ctx.functions_called(call) if f in self._returns), None)
         if kind is None and type(call.func) is cst.Name:
             kind = self._class_kinds.get(call.func.value)
         if kind is None and qualified in _INSTANTIATE and call.args:
@@ -302,7 +302,7 @@ class Receivers:
 
     def _collect_assignments(self) -> None:
         for binding, call, index in self._unpacked:
-            kinds = next((self._tuple_returns[f] for f in self._called(call) if f in self._tuple_returns), None)
+            kinds = next((self._tuple_returns[f] for f in self.ctx.functions_called(call) if f in self._tuple_returns), None)
             if kinds is not None and index < len(kinds) and kinds[index] is not None:
                 self.kinds.setdefault(binding, kinds[index])  # type: ignore[arg-type]
         for binding, value in self._assigned:
@@ -335,15 +335,6 @@ class Receivers:
             if values and None not in containers:
                 kinds: set[str | None] = set().union(*(held[0] for held in containers))  # type: ignore[index]
                 self._returned_items[func] = (kinds, all(held[1] for held in containers))  # type: ignore[index]
-
-    def _called(self, call: cst.Call) -> list[cst.FunctionDef]:
-        """The functions of the file whose returns a call gets: a bare name's (`build()`:
-        the `build` its name is bound to where it is called, not another function's), or
-        a method called on `self` that the file defines once (`self.configure_optimizers()`)."""
-        if type(call.func) is cst.Name:
-            return self.ctx.functions_named(call.func)
-        callee = self.ctx.local_callee(call)
-        return [callee] if callee is not None else []
 
     def _collect_usage(self) -> None:
         """`x.scale(...).backward()` and `x.unscale_(opt)` mark a GradScaler;
@@ -432,7 +423,7 @@ class Receivers:
             return {self._value_kind(value.value)}, False
         if type(value) is not cst.Call:
             return None
-        returned = [self._returned_items.get(f) for f in self._called(value)]
+        returned = [self._returned_items.get(f) for f in self.ctx.functions_called(value)]
         if returned and None not in returned:  # `opts = make_optimizers()`, a helper of the file returning `[SGD(...), ...]`
             return set().union(*(kinds for kinds, _ in returned)), all(sequence for _, sequence in returned)  # type: ignore[misc]
         if not value.args:
@@ -457,7 +448,7 @@ class Receivers:
             return None
         if self._builds_namespace(value) and value.args and all(arg.keyword is not None for arg in value.args):
             return {arg.keyword.value: self._value_kind(arg.value) for arg in value.args}  # type: ignore[union-attr]
-        called = [func for func in self._called(value) if func not in self._keying]
+        called = [func for func in self.ctx.functions_called(value) if func not in self._keying]
         if not called or len(self._keying) >= _MAX_KEYED_DEPTH:
             return None  # no function of the file, one returning its own call (recursion), or too deep
         self._keying.update(called)
