@@ -13,7 +13,7 @@ import weakref
 import sys
 from itertools import islice
 from types import ModuleType
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import torch
 from torch import nn
@@ -124,19 +124,24 @@ def script_variable(tensor: torch.Tensor) -> str | None:
     for name, value in list(vars(main).items()) if main is not None else ():
         if value is tensor and not name.startswith("_"):
             return name
+    for name, value in _user_locals():
+        if value is tensor:
+            return name
+        attributes = getattr(value, "__dict__", None)
+        if type(attributes) is dict and not issubclass(type(value), (type, ModuleType)):
+            for attribute, held in list(attributes.items()):
+                if held is tensor and not attribute.startswith("_"):
+                    return attribute
+    return None
+
+
+def _user_locals() -> Iterator[tuple[str, object]]:
+    """The local variables of the user's frames now running, innermost first."""
     frame = sys._getframe(1)
     while frame is not None:
         if locations.is_user_file(frame.f_code.co_filename):
-            for name, value in list(frame.f_locals.items()):
-                if value is tensor:
-                    return name
-                attributes = getattr(value, "__dict__", None)
-                if type(attributes) is dict and not issubclass(type(value), (type, ModuleType)):
-                    for attribute, held in list(attributes.items()):
-                        if held is tensor and not attribute.startswith("_"):
-                            return attribute
+            yield from list(frame.f_locals.items())
         frame = frame.f_back
-    return None
 
 
 def model_variable(module: nn.Module) -> str | None:
@@ -194,13 +199,9 @@ def _variable_names() -> dict[int, str]:
         for name, value in list(vars(main).items()):
             for label, module in _modules_in(name, value):
                 names.setdefault(id(module), label)
-    frame = sys._getframe(1)
-    while frame is not None:
-        if locations.is_user_file(frame.f_code.co_filename):
-            for name, value in list(frame.f_locals.items()):
-                for label, module in _reached_from(name, value):
-                    names.setdefault(id(module), label)
-        frame = frame.f_back
+    for name, value in _user_locals():
+        for label, module in _reached_from(name, value):
+            names.setdefault(id(module), label)
     return names
 
 
