@@ -1,8 +1,9 @@
 """Helpers: run a script under `python -m sanitizer` in a subprocess and load its report.
 
-Scripts run concurrently (a small pool) from the start of the session, so the
-suite's wall time is not the sum of interpreter start-ups. Test modules add
-their scripts to PRELAUNCH at import time, before the pool starts.
+Scripts run concurrently (a small pool) from the start of the session, beside
+the linter's tests (tests/conftest.py), so the suite's wall time is not the sum
+of interpreter start-ups. Test modules add their scripts to PRELAUNCH at import
+time, before the pool starts.
 
 (A plain module rather than conftest.py, so that no test imports a module
 named `conftest`: other test directories may have their own.)

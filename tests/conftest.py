@@ -1,0 +1,38 @@
+"""Session-wide fixtures: the sanitizer suite's script runs start with the session.
+
+The sanitizer's tests run their scripts under `python -m sanitizer` in a pool of
+subprocesses (tests/sanitizer/sanitizer_harness.py); each test module adds its
+scripts to `PRELAUNCH` when it is collected. The pool starts at the first test
+of the session, not the first sanitizer test, so that the scripts run while the
+linter's tests run in this process: on a two-core machine both cores work from
+the start, and the whole suite takes minutes less. A run that selects no test
+using the pool starts nothing.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any, Iterator
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def script_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    # importable once a sanitizer test module is collected (its folder is on sys.path then)
+    from sanitizer_harness import PRELAUNCH, ScriptRuns
+
+    runs = ScriptRuns(tmp_path_factory.mktemp("reports"))
+    for params in PRELAUNCH:
+        if params[0] == "plain":
+            runs.submit_plain(*params[1:])
+        else:
+            runs.submit(*params)
+    yield runs
+    runs.pool.shutdown(wait=True, cancel_futures=True)  # a run stopped early (-x) waits for no queue
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _script_runs_start_early(request: pytest.FixtureRequest) -> None:
+    if "sanitizer_harness" in sys.modules and any(
+            "script_runs" in getattr(item, "fixturenames", ()) for item in request.session.items):
+        request.getfixturevalue("script_runs")
