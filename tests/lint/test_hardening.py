@@ -354,7 +354,7 @@ def test_interrupted_fix_never_leaves_a_partial_file(tmp_path: Path) -> None:
         [sys.executable, "-m", "trainlint", ".", "--fix", "--jobs", "1", "--no-cache", "--select", "TL102"],
         cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 600  # generous: alone it writes its first file within a minute
     while time.monotonic() < deadline and proc.poll() is None:
         if any((tmp_path / f"m{i:02d}.py").read_text() != source for i in range(60)):
             break
@@ -370,8 +370,7 @@ def test_interrupted_fix_never_leaves_a_partial_file(tmp_path: Path) -> None:
         expected = expected or text
         assert text == expected, "a file was left half-written"
         compile(text, "fixed.py", "exec")
-    assert changed >= 1
-    assert not list(tmp_path.glob(".*.tmp")) or True  # a kill may leave a temp file, never a partial target
+    assert changed >= 1  # (a kill may leave a temporary file beside them, never a partial target)
 
 
 def test_a_file_reached_twice_through_links_is_linted_once(tmp_path: Path) -> None:
