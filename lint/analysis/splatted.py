@@ -3,7 +3,7 @@
 `kwargs = dict(num_workers=4)`, then `kwargs.update(sampler=s, shuffle=False)`
 on one branch of an `if` and `kwargs["shuffle"] = True` on the other, then
 `DataLoader(ds, **kwargs)`: which keys the call gets depends on the path. The
-dict is followed through its function's control flow (`trainer.analysis.flow`)
+dict is followed through its function's control flow (`trainlint.analysis.flow`)
 from where it is written out (`dict(...)` of keywords, a literal of string
 keys) through key writes (`kwargs["k"] = v`), `update(...)` with keywords or a
 dict written out, `pop("k")`, `setdefault("k", v)`, `del kwargs["k"]` and
@@ -64,7 +64,10 @@ def splatted_entries(ctx: FileContext, call: cst.Call, variable: cst.Name, keys:
             held = frozenset(fact for fact in facts if fact[0] != _AT)
             return held | {(_AT, held)}
         effect = effects.get(id(node))
-        return effect(facts) if effect is not None else facts
+        if effect is None:
+            return facts
+        reached = frozenset(fact for fact in facts if fact[0] == _AT)  # kept whatever the dict becomes
+        return effect(facts - reached) | reached
 
     flow = Flow(ctx, transfer, events=lambda node: node is call or id(node) in effects)
     ends = flow.run(body.body if type(body) is cst.FunctionDef else body)  # type: ignore[union-attr, arg-type]
@@ -117,7 +120,7 @@ def _effect(ctx: FileContext, name: cst.Name, keys: frozenset[str]) -> tuple[cst
             statement = ctx.parent(above)
             if key is None:
                 return statement, _unseen
-            return statement, _written(key, statement.value, statement, keys)  # type: ignore[union-attr]
+            return statement, _updated({key: statement.value}, statement, keys)  # type: ignore[union-attr]
         if type(above) is cst.Del and above.target is parent:
             return above, _unseen if key is None else _removed(key)
         if type(above) is cst.AugAssign and above.target is parent:
@@ -136,7 +139,7 @@ def _event_of(ctx: FileContext, node: cst.CSTNode) -> cst.CSTNode | None:
     for ancestor in ctx.ancestors(node):
         if type(ancestor) in _EVENTS:
             return ancestor
-        if isinstance(ancestor, cst.BaseStatement) or type(ancestor) in (cst.SimpleStatementLine, cst.Lambda):
+        if isinstance(ancestor, cst.BaseStatement) or type(ancestor) is cst.Lambda:
             return None
     return None
 
@@ -203,10 +206,6 @@ def _rebuilt(ctx: FileContext, statement: cst.Assign, keys: frozenset[str]) -> E
         return _unseen
     built = frozenset({_BUILT} | {(k, v, statement) for k, v in entries.items() if k in keys})
     return lambda facts: built
-
-
-def _written(key: str, value: cst.BaseExpression, node: cst.CSTNode, keys: frozenset[str]) -> Effect:
-    return _updated({key: value}, node, keys)
 
 
 def _updated(entries: dict[str, cst.BaseExpression], node: cst.CSTNode, keys: frozenset[str]) -> Effect:
