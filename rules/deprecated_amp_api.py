@@ -9,7 +9,7 @@ from trainlint.analysis import names
 from trainlint.analysis.guards import catches_fallback, in_fallback, may_depend_on_version
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.walk import iter_nodes
-from trainlint.analysis.scopes import Scope, dotted_name, head_name
+from trainlint.analysis.scopes import Scope, dotted_name, head_name, import_from_module
 from trainlint.analysis.training import ancestors_within, opposite_branches
 from trainlint.context import FileContext
 from trainlint.fixes import RequiredImport
@@ -148,7 +148,11 @@ class DeprecatedAmpApi(Rule):
     branch whose other side calls the replacement for the same device, or for
     a device chosen at run time, however its condition is named:
     `torch.amp.GradScaler("cuda") if NEW_AMP else torch.cuda.amp.GradScaler()`)
-    is not flagged, nor is a name imported on both sides of such a fallback.
+    is not flagged, nor is a name imported on both sides of such a fallback,
+    unless the `try` imports the old API and its `except ImportError:` the
+    new one (`torch.amp.autocast`): that `try` imports the old API on every
+    torch that has it. That import is reported (not the name's uses), with
+    no fix: the calls would need the new signature too.
     A name imported from the old API in a `try` whose handlers only give it a
     placeholder (`except ImportError: class GradScaler: ...`, `= None`: a
     dummy for a torch without AMP) is the old API wherever torch has it: its
@@ -439,6 +443,16 @@ class DeprecatedAmpApi(Rule):
         "        return None\n"
         "    return GradScaler()  # expect: TL102\n"
         "scaler_class = GradScaler or object  # expect: TL102\n",
+        # the old API tried first, the new one as the fallback: on every torch that has the
+        # old one the `try` imports it (no fix: its calls need the new signature too)
+        "import torch\n"
+        "try:\n"
+        "    from torch.cuda.amp import GradScaler, autocast  # expect: TL102\n"
+        "except ImportError:\n"
+        "    from torch.amp import GradScaler, autocast\n"
+        "scaler = GradScaler()\n"
+        "with autocast(dtype=torch.float16):\n"
+        "    out = model(x)\n",
     )
     good = (
         "import torch\n"
@@ -591,6 +605,19 @@ class DeprecatedAmpApi(Rule):
         "    if not autocast or not enabled:\n"
         "        return model(x)\n"
         "    return model(x)\n",
+        # the new API tried first, the old one as the fallback; the old one first with a
+        # fallback of the project's own (which may be anything)
+        "import torch\n"
+        "try:\n"
+        "    from torch.amp import autocast\n"
+        "except ImportError:\n"
+        "    from torch.cuda.amp import autocast\n"
+        "try:\n"
+        "    from torch.cuda.amp import custom_fwd\n"
+        "except ImportError:\n"
+        "    from .amp_compat import custom_fwd\n"
+        "with autocast('cuda'):\n"
+        "    out = model(x)\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -635,6 +662,22 @@ class DeprecatedAmpApi(Rule):
             self.report(parent, f"`@{qualified}` is deprecated; use `@{_usage(replacement)}`", fix)
         elif not self._is_type_check_argument(node) and not self._presence_test(node):
             self.report(node, f"`{qualified}` is deprecated; use `{new_name}`")
+
+    def visit_Try(self, node: cst.Try) -> None:
+        """`try: from torch.cuda.amp import autocast` / `except ImportError: from
+        torch.amp import autocast`: the old API is tried first, and on every torch
+        that has it (all current ones) the `try` imports it and the fallback never
+        runs. Reported at the import; the name's uses, bound on both sides, are not."""
+        if in_fallback(self.ctx, node):
+            return
+        fallback = {local: qualified for handler in node.handlers if catches_fallback(handler)
+                    for local, qualified, _ in _from_imports(handler.body)}
+        for local, qualified, alias in _from_imports(node.body):
+            replacement = DEPRECATED.get(qualified)
+            if replacement is not None and fallback.get(local) in _NEW_NAMES[replacement.new]:
+                self.report(alias, f"`{qualified}` is deprecated, and imported before its replacement: on "
+                                   f"every torch that has it the `try` imports it; import `torch.amp."
+                                   f"{replacement.new}` first and use `{_usage(replacement)}`")
 
     def _import_lines(self, reference: cst.BaseExpression) -> list[cst.CSTNode]:
         """The imports that bind the name `reference` starts with, in the scope it is read from."""
@@ -969,6 +1012,22 @@ def _only_imports_before(module: cst.Module, line: cst.CSTNode) -> bool:
                 for part in statement.body):
             return False
     return True
+
+
+def _from_imports(block: cst.BaseSuite) -> list[tuple[str, str, cst.ImportAlias]]:
+    """The names a block's own `from m import name [as local]` lines bind: (local,
+    what it names, the alias)."""
+    found = []
+    for statement in block.body if type(block) is cst.IndentedBlock else ():  # type: ignore[attr-defined]
+        for small in statement.body if type(statement) is cst.SimpleStatementLine else ():
+            if type(small) is not cst.ImportFrom or small.relative or type(small.names) is cst.ImportStar:
+                continue
+            module = import_from_module(small)
+            for alias in small.names:  # type: ignore[union-attr]
+                name = dotted_name(alias.name)
+                local = alias.asname.name.value if alias.asname is not None else name  # type: ignore[attr-defined]
+                found.append((local, names.canonical(f"{module}.{name}"), alias))
+    return found
 
 
 def _usage(rep: _Replacement) -> str:

@@ -4,6 +4,7 @@ import libcst as cst
 
 from trainlint.analysis.guards import is_device_check
 from trainlint.analysis.iteration import steps_each_iteration, trains_each_run
+from trainlint.analysis.lambdas import called_lambda, lambda_calls
 from trainlint.analysis.summarize import empties_cache
 from trainlint.analysis.training import loop_guards
 from trainlint.context import FileContext
@@ -70,14 +71,16 @@ class EmptyCacheInLoop(Rule):
     left alone, one under a device check or with its own optimizer step is
     not. Followed: a wrapper (`def empty_cache(): torch.cuda.empty_cache()`), one
     nested in the function that calls it (not another function's of the same
-    name), an EMA's `update()` that empties the cache, the accelerator's module looked
+    name), a lambda a name is bound to (`free = lambda: torch.cuda.empty_cache()`,
+    unless it empties the cache under a condition of its own), an EMA's `update()`
+    that empties the cache, the accelerator's module looked
     up by name (`getattr(torch, device).empty_cache()`); the call of the
     helper in the loop is reported, and so is a method a class inherits
     (`self.free_memory()` of a base class, in this file or imported, and
     `super().method()`), looked up in the order Python does for single
     inheritance (bases depth first, left to right), and the `forward` that
     calling a model runs (`model(x)` of a class of the project). Out of reach: a helper held in a variable
-    (a callback, a hook a library trainer runs), a method of an object whose
+    other than by a lambda assigned to it (a callback, a hook a library trainer runs), a method of an object whose
     class cannot be told (a parameter, an attribute set in another module),
     and code of installed libraries.
     """
@@ -689,6 +692,18 @@ class EmptyCacheInLoop(Rule):
         "    def cleanup():\n"
         "        gc.collect()\n"
         "    cleanup()\n",
+        # a lambda that empties the cache, called on every iteration
+        "import gc\n"
+        "import torch\n"
+        "def fit(model, loader, opt):\n"
+        "    free = lambda: torch.cuda.empty_cache()\n"
+        "    collect = lambda: (gc.collect(), torch.cuda.empty_cache())\n"
+        "    for batch in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(batch).mean().backward()\n"
+        "        opt.step()\n"
+        "        free()  # expect: TL201\n"
+        "        collect()  # expect: TL201\n",
     )
     good = (
         # a period around the call alone: the author chose when it runs
@@ -925,18 +940,36 @@ class EmptyCacheInLoop(Rule):
         "    def cleanup():\n"
         "        torch.cuda.empty_cache()\n"
         "    cleanup()\n",
+        # lambdas that empty the cache: one called after the loop, one only past a memory threshold
+        "import torch\n"
+        "def fit(model, loader, opt, limit):\n"
+        "    free = lambda: torch.cuda.empty_cache()\n"
+        "    relieve = lambda: torch.cuda.empty_cache() if torch.cuda.memory_reserved() > limit else None\n"
+        "    for batch in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(batch).mean().backward()\n"
+        "        opt.step()\n"
+        "        relieve()\n"
+        "    free()\n",
     )
 
     def finish(self) -> None:
         for node in self.ctx.nodes_of(cst.Call):
             direct = empties_cache(self.ctx, node)  # type: ignore[arg-type]
-            if direct or self._helper_empties_cache(node):  # type: ignore[arg-type]
+            if direct or self._helper_empties_cache(node) or self._lambda_empties_cache(node):  # type: ignore[arg-type]
                 self._check(node, direct)  # type: ignore[arg-type]
 
     def _helper_empties_cache(self, call: cst.Call) -> bool:
         summary = self.ctx.summaries.of_call(call)
         # a helper that runs a loop of its own is a phase, as an inner loop is
         return summary is not None and summary.does(EMPTY_CACHE) and not summary.does(LOOP)
+
+    def _lambda_empties_cache(self, call: cst.Call) -> bool:
+        """`free()` of `free = lambda: torch.cuda.empty_cache()`: the lambda empties
+        the cache on every run (not under a condition of its own)."""
+        lam = called_lambda(self.ctx, call)
+        return lam is not None and any(empties_cache(self.ctx, inner) or self._helper_empties_cache(inner)
+                                       for inner in lambda_calls(lam))
 
     def _check(self, node: cst.Call, direct: bool) -> None:
         guards = loop_guards(self.ctx, node)

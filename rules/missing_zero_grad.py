@@ -12,7 +12,8 @@ from trainlint.analysis.loops import (
     reachable_nodes,
 )
 from trainlint.analysis.dataflow import optimizer_params, target_names
-from trainlint.analysis.scopes import _parameters, bound_arguments, head_name
+from trainlint.analysis.lambdas import called_lambda
+from trainlint.analysis.scopes import _parameters, binding_scope, bound_arguments, head_name
 from trainlint.analysis.summarize import BUILTIN_NAMES, argument_slots
 from trainlint.analysis.training import method_call, module_behind, own_attribute
 from trainlint.context import FileContext
@@ -197,7 +198,12 @@ class MissingZeroGrad(Rule):
     whose name says it zeroes or clears gradients (`self.clear_grads()`,
     `reset_gradients(model)`, `zero_all(opt)`) is assumed to clear them; one
     that only mentions them (`average_gradients(model)`, `clip_gradients`)
-    is not. `opt.step(closure)` is not checked: the closure
+    is not. A lambda the loop calls through its name is read as a helper is
+    (`clear = lambda: opt.zero_grad()`, then `clear()`). A function the file
+    cannot name that the loop hands an optimizer (`on_step(optimizer)` of a
+    parameter, a callback) may clear that optimizer's gradients and counts as
+    a clear of it; a function of the file, a builtin, a name imported from a
+    module, or a method handed it (`scaler.step(optimizer)`) does not. `opt.step(closure)` is not checked: the closure
     clears. A loop whose iterations each build the optimizer (a statement of
     the loop's body) on a model they also build, nothing else, is not
     flagged: on `model.parameters()`, on a dict or list of its parameters
@@ -648,6 +654,18 @@ class MissingZeroGrad(Rule):
         "            model(x).mean().backward()\n"
         "            parts[\"optimizer\"].step()  # expect: TL401\n"
         "        parts[\"scheduler\"].step()\n",
+        # handed to a function of the file and to a lambda that only log it: neither clears
+        "import torch\n"
+        "def log_lr(optimizer):\n"
+        "    print(optimizer.param_groups[0]['lr'])\n"
+        "def train(model, loader):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    show = lambda: print(opt)\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()  # expect: TL401\n"
+        "        log_lr(opt)\n"
+        "        show()\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1165,6 +1183,21 @@ class MissingZeroGrad(Rule):
         "        parts[\"optimizer\"].zero_grad()\n"
         "        model(x).mean().backward()\n"
         "        parts[\"optimizer\"].step()\n",
+        # a lambda that clears, and a callback out of sight handed the optimizer: it may clear
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    clear = lambda: opt.zero_grad(set_to_none=True)\n"
+        "    for x in loader:\n"
+        "        clear()\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n"
+        "def finetune(model, loader, on_step):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.01)\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n"
+        "        on_step(opt)\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -1172,6 +1205,23 @@ class MissingZeroGrad(Rule):
         (`end_step(scaler, optimizer)` of helpers.py calling `optimizer.zero_grad()`)."""
         summary = self._followed_summary(node)
         return summary is not None and (summary.does(ZERO_GRAD) or summary.does(MAY_ZERO_GRAD))
+
+    def _handed_out_of_sight(self, node: cst.CSTNode) -> list[cst.BaseExpression]:
+        """The optimizers a call hands to a function the file cannot name nor see
+        into (`on_step(optimizer)` of a parameter, an unknown callback): it may
+        clear their gradients. Not a function, lambda or class of the file (their
+        code says), a builtin, a name imported from a module (apex's `scale_loss(loss,
+        optimizer)` clears nothing), nor a method (`scaler.step(optimizer)`)."""
+        if type(node) is not cst.Call or type(node.func) is not cst.Name:
+            return []
+        ctx, func = self.ctx, node.func
+        if ctx.qualified_name(func) is not None or ctx.functions_called(node) or called_lambda(ctx, node) is not None:
+            return []
+        if func.value in ctx.summaries.targets.classes or self._followed_summary(node) is not None:
+            return []  # what the project's code does, its summary says
+        if func.value in BUILTIN_NAMES and binding_scope(func.value, ctx.scope_of(func)) is None:
+            return []
+        return [arg.value for arg in node.args if not arg.star and is_optimizer(ctx, arg.value)]
 
     def _external_step(self, node: cst.CSTNode) -> Summary | None:
         """The summary of a function of another module of the project that `node`
@@ -1319,6 +1369,11 @@ class MissingZeroGrad(Rule):
             picked: dict[str, str] = {}  # an item a variable key picks (`self.optimizer[name]`) -> its container
             backward = False
             for node in reachable_nodes(self.ctx, loop.body):
+                handed = self._handed_out_of_sight(node)
+                if handed and not self._on_error(node, loop):
+                    # what it is handed, it may clear: `on_step(optimizer)` of a callback
+                    clears.extend((node, self._item_as_called(optimizer, loop)[0], False, False) for optimizer in handed)
+                    continue
                 if (clears_grads(self.ctx, node) or may_clear_grads(self.ctx, node)
                         or self._helper_clears(node)) and not self._on_error(node, loop):
                     receiver = method_call(node, "zero_grad")

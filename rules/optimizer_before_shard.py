@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from trainlint.analysis.dataflow import reaching
 from trainlint.analysis.flow import Facts, Flow
-from trainlint.analysis.receivers import OPTIMIZER, Binding
+from trainlint.analysis.receivers import OPTIMIZER
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.training import code_bodies, method_call
 from trainlint.analysis.walk import iter_nodes
@@ -50,7 +51,9 @@ class OptimizerBeforeShard(Rule):
     The model must be spelled the same in both places (`model`,
     `self.model`), or the optimizer be built from a plain alias of it
     (`model_without_ddp = model`). Parameter groups are followed through the
-    variables they are built in, not into helper functions. Sharding
+    variables they are built in (what each holds where it is read: its last
+    assignment always run before, `params = filter(f, params)` reading the
+    one before it; any of those assigned in branches), not into helper functions. Sharding
     submodules of a model whose optimizer already exists (`fully_shard(layer)`
     in a loop), wrapping done in a helper function, and optimizers built in
     another function are not followed.
@@ -107,6 +110,15 @@ class OptimizerBeforeShard(Rule):
         "groups = [{'params': decay, 'weight_decay': 0.1}, {'params': no_decay, 'weight_decay': 0.0}]\n"
         "optimizer = torch.optim.AdamW(groups, lr=3e-4)\n"
         "fully_shard(model)  # expect: TL306\n",
+        # the groups filtered in place: the last value before the optimizer still holds the model's parameters
+        "import torch\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "def setup(model, cfg):\n"
+        "    params = [p for p in model.parameters()]\n"
+        "    params = filter(lambda p: p.requires_grad, params)\n"
+        "    opt = torch.optim.AdamW(params, lr=cfg.lr)\n"
+        "    fully_shard(model)  # expect: TL306\n"
+        "    return model, opt\n",
     )
     good = (
         "import torch\n"
@@ -159,6 +171,21 @@ class OptimizerBeforeShard(Rule):
         "    probe = torch.optim.SGD(probe_model.parameters(), lr=0.1)\n"
         "    model = FSDP(model)\n"
         "    return model, probe\n",
+        # the variable holds another model's parameters when the optimizer is built from it
+        "import torch\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "def setup(backbone, probe, cfg):\n"
+        "    params = list(backbone.parameters())\n"
+        "    params = [{'params': probe.parameters(), 'lr': cfg.lr}]\n"
+        "    opt = torch.optim.AdamW(params)\n"
+        "    fully_shard(backbone)\n"
+        "    return opt\n"
+        "def setup_frozen(backbone, probe):\n"
+        "    params = list(probe.parameters())\n"
+        "    opt = torch.optim.AdamW(params)\n"
+        "    params = list(backbone.parameters())\n"
+        "    fully_shard(backbone)\n"
+        "    return opt, params\n",
     )
 
     def finish(self) -> None:
@@ -227,9 +254,11 @@ class OptimizerBeforeShard(Rule):
         models = {name for name in (dotted_name(arg.value) for arg in call.args) if name is not None}
         return frozenset(models | self._read_parameters(call, set()))
 
-    def _read_parameters(self, expr: cst.CSTNode, seen: set[Binding]) -> set[str]:
+    def _read_parameters(self, expr: cst.CSTNode, seen: set[int]) -> set[str]:
         """Models whose `.parameters()` / `.named_parameters()` `expr` reads, also
-        through the variables it reads (followed once each)."""
+        through the variables it reads: the values they may hold there, from the
+        last assignment always run before (`groups = filter(..., groups)` reads the
+        `groups` assigned before it), each value followed once."""
         receivers = self.ctx.receivers
         models: set[str] = set()
         for node in iter_nodes(expr):
@@ -238,9 +267,9 @@ class OptimizerBeforeShard(Rule):
                 models.add(dotted_name(receiver))  # type: ignore[arg-type]
             elif type(node) is cst.Name and node is not expr and not _read_from(self.ctx.parent(node), node):
                 binding = receivers.binding(node)
-                if binding is not None and binding not in seen:
-                    seen.add(binding)
-                    for value in receivers.assigned(binding):
+                for value in reaching(self.ctx, node, receivers.assigned(binding)) if binding is not None else ():
+                    if id(value) not in seen:
+                        seen.add(id(value))
                         models |= self._read_parameters(value, seen)
         return models
 

@@ -9,6 +9,7 @@ from trainlint.analysis.guards import in_try
 from trainlint.analysis.partials import keyword_argument, partial_target
 from trainlint.analysis.precision import argument
 from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.splatted import splatted_entries
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
 
@@ -57,7 +58,14 @@ class SamplerWithShuffle(Rule):
     (`kwargs["pin_memory"] = True`; the sampler, batch sampler and batch size
     are read there as the shuffle is); a `shuffle=True` found there
     is flagged without a fix, as are `shuffle` and `sampler` given by position
-    (dropping the `True` would move the sampler into the shuffle slot). A sampler whose values are unknown (a parameter, what a
+    (dropping the `True` would move the sampler into the shuffle slot). A
+    dict built in the function whose keys change on the way to the call
+    (`kwargs.update(sampler=s, shuffle=False)` on one branch,
+    `kwargs["shuffle"] = True` on the other) is followed path by path: flagged,
+    without a fix (the `shuffle=True` is right on the other paths), when some
+    path gives it both `shuffle=True` and a sampler, not one the path took to
+    be None (`if sampler is None: kwargs["shuffle"] = True`); a dict handed
+    to other code on the way, or changed in a way not followed, is not. A sampler whose values are unknown (a parameter, what a
     function returns) is flagged without a fix: only a sampler built in the
     file surely makes the call raise.
     """
@@ -223,6 +231,20 @@ class SamplerWithShuffle(Rule):
         "    return torch.utils.data.DataLoader(**dataloader_args)  # expect: TL304\n"
         "def create_bucketed(dataset, batch_sampler):\n"
         "    return torch.utils.data.DataLoader(dataset, **dict(batch_sampler=batch_sampler, batch_size=4))  # expect: TL304\n",
+        # the options changed on the way: the distributed path gets the sampler and keeps `shuffle=True`
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def create_dataloader(dataset, opt, dist, sampler=None):\n"
+        "    kwargs = dict(batch_size=opt['batch_size'], shuffle=True)\n"
+        "    if dist:\n"
+        "        kwargs.update(sampler=DistributedSampler(dataset), num_workers=opt['workers'])\n"
+        "    else:\n"
+        "        kwargs['num_workers'] = 0\n"
+        "    train = DataLoader(dataset, **kwargs)  # expect: TL304\n"
+        "    options = {'batch_size': 1}\n"
+        "    options['shuffle'] = True\n"
+        "    if sampler is not None:\n"
+        "        options['sampler'] = sampler\n"
+        "    return train, DataLoader(dataset, **options)  # expect: TL304\n",
     )
     good = (
         # by position (dataset, batch_size, shuffle, sampler): shuffle off
@@ -291,6 +313,19 @@ class SamplerWithShuffle(Rule):
         "    return torch.utils.data.DataLoader(**dataloader_args)\n"
         "def create_plain(dataset):\n"
         "    return torch.utils.data.DataLoader(**dict(dataset=dataset, shuffle=True, sampler=None))\n",
+        # the sampler and the shuffle on different paths (basicsr's `create_dataloader`)
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def create_dataloader(dataset, opt, dist, sampler=None):\n"
+        "    kwargs = dict(batch_size=opt['batch_size'], num_workers=opt['workers'])\n"
+        "    if dist:\n"
+        "        kwargs.update(sampler=DistributedSampler(dataset), shuffle=False)\n"
+        "    else:\n"
+        "        kwargs['shuffle'] = True\n"
+        "    train = DataLoader(dataset, **kwargs)\n"
+        "    options = dict(batch_size=1, shuffle=False, sampler=sampler)\n"
+        "    if sampler is None:\n"
+        "        options['shuffle'] = True\n"
+        "    return train, DataLoader(dataset, **options)\n",
     )
 
     def finish(self) -> None:
@@ -325,6 +360,8 @@ class SamplerWithShuffle(Rule):
                 return
 
     def _check(self, call: cst.Call) -> None:
+        if self._check_paths(call):
+            return
         shuffle = self._argument(call, "shuffle")
         shuffles = shuffle is not None and is_constant(shuffle, "True")
         # a keyword is dropped; a positional `True` cannot be (the sampler would move up), nor
@@ -342,6 +379,31 @@ class SamplerWithShuffle(Rule):
         sampler = self._none(self._argument(call, "sampler"))
         if shuffles and sampler is not True:
             self.report(call, fix=drop if sampler is False and not in_try(self.ctx, call) else None)
+
+    def _check_paths(self, call: cst.Call) -> bool:
+        """A dict splatted into the call whose keys change along the paths to it
+        (`kwargs.update(sampler=s, shuffle=False)` on one branch, `kwargs["shuffle"] =
+        True` on the other): flagged, with no fix, when some path gives it both
+        `shuffle=True` and a sampler that may not be None there: not where the path
+        went through `if sampler is None:` (`kwargs["shuffle"] = True` there, basicsr's
+        `build_dataloader`) or around `if sampler is not None:`."""
+        if argument(call, "shuffle", _PARAMETERS) is not None:
+            return False  # as the call writes it
+        splatted = [arg.value for arg in call.args if arg.star == "**" and type(arg.value) is cst.Name]
+        for variable in splatted:
+            for reached in splatted_entries(self.ctx, call, variable, _SAMPLER_KEYS):  # type: ignore[arg-type]
+                shuffle = reached.entries.get("shuffle")
+                if shuffle is None or not is_constant(shuffle[0], "True"):
+                    continue
+                for name in ("sampler", "batch_sampler"):
+                    given = argument(call, name, _PARAMETERS)
+                    sampler = given if given is not None else reached.entries[name][0] if name in reached.entries else None
+                    if sampler is None or self._none(sampler) is True or reached.assumes_false(self.ctx, sampler):
+                        continue
+                    self.report(call, f"`shuffle=True` with a `{name}=` (both in `**{self.ctx.code(variable)}` on "
+                                      "some path to this call): the DataLoader raises ValueError")
+                    return True
+        return False
 
     def _argument(self, call: cst.Call, name: str) -> cst.BaseExpression | None:
         """What `call` passes for the DataLoader's parameter `name`: an argument written
@@ -416,6 +478,9 @@ def _plain_class(ctx: FileContext, name: str, depth: int = 0) -> bool:
             return False
     return True
 
+
+# the keys of a splatted dict followed along its paths (see `SamplerWithShuffle._check_paths`)
+_SAMPLER_KEYS = frozenset({"shuffle", "sampler", "batch_sampler"})
 
 # DataLoader's first parameters, in order: arguments may be given by position
 _PARAMETERS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler")

@@ -21,7 +21,9 @@ class SchedulerBeforeOptimizer(Rule):
     or `scaler.step(opt)`) in the same iteration of a loop, along some path
     (the file's own helper functions included). Only schedulers built from
     `torch.optim.lr_scheduler` or a known schedule factory
-    (`transformers.get_*_schedule*`) count.
+    (`transformers.get_*_schedule*`) count, also a class of that module looked
+    up by name (`getattr(lr_scheduler, cfg.name)(optimizer)`) and a class of the
+    file that subclasses torch's, directly or through another class of the file.
 
     ## Why is this bad?
     Since PyTorch 1.1 a scheduler's `step()` must follow the optimizer's:
@@ -58,6 +60,8 @@ class SchedulerBeforeOptimizer(Rule):
     A scheduler class of the project that is not a subclass of torch's
     (which may be meant to be stepped first; a subclass of `LRScheduler` /
     `_LRScheduler` skips its first value as torch's own do, and is checked),
+    a class looked up by name in a module other than torch's
+    (`getattr(schedules, cfg.name)`),
     `ReduceLROnPlateau` (driven by a metric, not a step count), `step(...)`
     given a metric or an epoch, and a scheduler whose `last_epoch` the file
     sets by hand (resuming so that stepping first lands on the schedule's
@@ -251,6 +255,42 @@ class SchedulerBeforeOptimizer(Rule):
         "            self.loss(data).backward()\n"
         "            for optimizer in self.optimizers:\n"
         "                optimizer.step()\n",
+        # the scheduler class looked up by name in torch's module, from the config
+        "import torch\n"
+        "from torch.optim import lr_scheduler\n"
+        "def train(model, loader, cfg):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = getattr(lr_scheduler, cfg.name)(optimizer, **cfg.kwargs)\n"
+        "    warmup = getattr(torch.optim.lr_scheduler, 'LinearLR')(optimizer, 0.1)\n"
+        "    for x, y in loader:\n"
+        "        scheduler.step()  # expect: TL404\n"
+        "        warmup.step()  # expect: TL404\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # basicsr's restart schedulers: subclasses of `_LRScheduler` of the file, one through another
+        "import torch\n"
+        "from torch.optim.lr_scheduler import _LRScheduler\n"
+        "class MultiStepRestartLR(_LRScheduler):\n"
+        "    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):\n"
+        "        self.milestones, self.gamma = milestones, gamma\n"
+        "        super().__init__(optimizer, last_epoch)\n"
+        "    def get_lr(self):\n"
+        "        return [lr * self.gamma for lr in self.base_lrs]\n"
+        "class CosineRestartLR(MultiStepRestartLR):\n"
+        "    def get_lr(self):\n"
+        "        return self.base_lrs\n"
+        "class SRModel:\n"
+        "    def __init__(self, net, opt):\n"
+        "        self.net = net\n"
+        "        self.optimizer = torch.optim.Adam(net.parameters())\n"
+        "        self.scheduler = CosineRestartLR(self.optimizer, **opt['scheduler'])\n"
+        "    def train(self, loader):\n"
+        "        for lq, gt in loader:\n"
+        "            self.scheduler.step()  # expect: TL404\n"
+        "            self.optimizer.zero_grad()\n"
+        "            (self.net(lq) - gt).abs().mean().backward()\n"
+        "            self.optimizer.step()\n",
     )
     good = (
         # per-epoch scheduler step after the batch loop (the chapter's template)
@@ -452,6 +492,25 @@ class SchedulerBeforeOptimizer(Rule):
         "    for x, y in loader:\n"
         "        for scheduler in schedulers:\n"
         "            scheduler.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a class looked up by name in a module of the project's: not known to be torch's kind of scheduler
+        "import torch\n"
+        "import schedules\n"
+        "class WarmupLR:\n"
+        "    def __init__(self, optimizer):\n"
+        "        self.optimizer = optimizer\n"
+        "class LinearWarmupLR(WarmupLR):\n"
+        "    def step(self):\n"
+        "        pass\n"
+        "def train(model, loader, cfg):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = getattr(schedules, cfg.name)(optimizer, **cfg.kwargs)\n"
+        "    warmup = LinearWarmupLR(optimizer)\n"
+        "    for x, y in loader:\n"
+        "        scheduler.step()\n"
+        "        warmup.step()\n"
         "        optimizer.zero_grad()\n"
         "        criterion(model(x), y).backward()\n"
         "        optimizer.step()\n",

@@ -14,7 +14,7 @@ an import) the answer is None: rules stay silent on what they cannot resolve.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, TypeVar
 
 import libcst as cst
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from trainlint.semantic import SemanticModel
 
 DATALOADER = "torch.utils.data.DataLoader"
+_Node = TypeVar("_Node", bound=cst.CSTNode)
 _MAX_DEPTH = 4
 # torch.nn.functional losses whose names do not contain "loss"
 _FUNCTIONAL_LOSSES = frozenset(
@@ -282,6 +283,36 @@ def optimizer_params(receivers: Receivers, optimizer: cst.BaseExpression) -> cst
     construction passes (`model.parameters()` of `Adam(model.parameters())`)."""
     binding = receivers.binding(optimizer)
     return constructor_argument(receivers, binding, "params") if binding is not None else None
+
+
+def reaching(ctx: FileContext, use: cst.BaseExpression, values: Sequence[_Node]) -> list[_Node]:
+    """The values assigned to a variable (or the calls among them) that may be its
+    value at `use`, when all are in `use`'s function: from the last one assigned in
+    a statement that always runs before `use` (in a block around it) on, and, in a
+    loop around `use`, those after it too (`sampler` of a train loader, then taken
+    again for the eval one)."""
+    function = ctx.enclosing_function(use)
+    if len(values) < 2 or any(ctx.enclosing_function(value) is not function for value in values):
+        return list(values)
+    around = set(ctx.ancestors(use))
+    at = ctx.order_index(use)
+
+    def statement(value: cst.CSTNode) -> cst.CSTNode | None:
+        return next((a for a in ctx.ancestors(value) if isinstance(a, cst.BaseStatement)), None)
+
+    def before(value: cst.CSTNode) -> bool:  # `use` in it (`groups = filter(f, groups)`) reads the one before
+        return ctx.order_index(value) < at and value not in around
+
+    always = [value for value in values if before(value)
+              and type(statement(value)) is cst.SimpleStatementLine and ctx.parent(statement(value)) in around]  # type: ignore[arg-type]
+    if not always:
+        return list(values)
+    start = max(ctx.order_index(value) for value in always)
+    loops = [a for a in around if type(a) in (cst.For, cst.While)
+             and (function is None or function in ctx.ancestors(a))]
+    return [value for value in values if (start <= ctx.order_index(value) and before(value)) or (
+        ctx.order_index(value) > at and any(ctx.order_index(loop) < ctx.order_index(value) <= ctx.subtree_end(loop)
+                                            for loop in loops))]
 
 
 # -- losses ----------------------------------------------------------------------

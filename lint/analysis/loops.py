@@ -21,6 +21,7 @@ import libcst as cst
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts, Flow, Paths
 from trainlint.analysis.flowgraph import EventFilter, FlowGraph
+from trainlint.analysis.lambdas import called_lambda
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Binding
 from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name, head_name
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
@@ -568,17 +569,20 @@ def _assigned_no_grad(ctx: FileContext, func: cst.BaseExpression) -> bool:
 # -- functions of the file ------------------------------------------------------
 def reachable_nodes(ctx: FileContext, root: cst.CSTNode, methods: bool = False) -> Iterator[cst.CSTNode]:
     """Every node under `root`, and under the bodies of the file's functions
-    that it calls (transitively): what one run of `root` may execute.
-    `methods`: also of the methods it calls on instances of the file's classes
-    (`trainer.reset()`)."""
-    seen: set[cst.FunctionDef] = set()
+    that it calls (transitively), and of the lambdas it calls through the name
+    bound to one (`clear = lambda: opt.zero_grad()`, then `clear()`): what one
+    run of `root` may execute. `methods`: also of the methods it calls on
+    instances of the file's classes (`trainer.reset()`)."""
+    seen: set[cst.FunctionDef | cst.Lambda] = set()
     stack = [root]
     while stack:
         for node in ctx.subtree(stack.pop()):
             yield node
-            callee = ctx.local_callee(node)
+            callee: cst.FunctionDef | cst.Lambda | None = ctx.local_callee(node)
             if callee is None and methods and type(node) is cst.Call:
                 callee = ctx.summaries.targets.method_run(node)
+            if callee is None:
+                callee = called_lambda(ctx, node)
             if callee is not None and callee not in seen:
                 seen.add(callee)
                 stack.append(callee.body)

@@ -110,6 +110,16 @@ _BASE_CLASSES = {"torch.optim.Optimizer": OPTIMIZER, "torch.optim.optimizer.Opti
                  "torch.optim.lr_scheduler.LRScheduler": SCHEDULER,
                  "torch.optim.lr_scheduler._LRScheduler": SCHEDULER}
 
+# modules whose every class a file may look up by name is a scheduler (`getattr(lr_scheduler, name)`)
+_SCHEDULER_MODULES = frozenset({"torch.optim.lr_scheduler"})
+
+
+def _subclassed_kind(ctx: SemanticModel, cls: cst.ClassDef) -> str | None:
+    """The kind of the optimizer or scheduler base class `cls` names among its bases."""
+    return next((kind for base in cls.bases
+                 if (kind := _BASE_CLASSES.get(ctx.qualified_name(base.value) or "")) is not None), None)
+
+
 # what a loop variable over a container of them holds (a sampler or a DataLoader taken
 # from a list is not followed: the rules about them read how each one was built)
 _LOOPED_KINDS = frozenset({OPTIMIZER, SCHEDULER, GRAD_SCALER})
@@ -156,15 +166,16 @@ class Receivers:
         self._tuple_returns: dict[cst.FunctionDef, list[str | None]] = {}  # kinds of a returned tuple's items
         # the items of the containers every return of a function gives (see `_held_items`)
         self._returned_items: dict[cst.FunctionDef, tuple[set[str | None], bool]] = {}
-        # classes of the file that subclass an optimizer or a scheduler (`class Muon(torch.optim.Optimizer)`)
-        self._class_kinds: dict[str, str] = {}
-        for node in ctx.nodes_of(cst.ClassDef):
-            for base in node.bases:  # type: ignore[attr-defined]
-                kind = _BASE_CLASSES.get(ctx.qualified_name(base.value) or "")
-                if kind is not None:
-                    self._class_kinds.setdefault(node.name.value, kind)  # type: ignore[attr-defined]
         # what a method reads as `self.attr` and its class does not assign is its base's (see `binding`)
         self._bases = _bases_in_file(ctx)
+        # classes of the file that subclass an optimizer or a scheduler (`class Muon(torch.optim.Optimizer)`),
+        # also through another class of the file (`class CosineRestart(WarmRestart)`)
+        self._class_kinds: dict[str, str] = {}
+        for node in ctx.nodes_of(cst.ClassDef):
+            kind = next((found for cls in _lineage(node, self._bases)  # type: ignore[arg-type]
+                         if (found := _subclassed_kind(ctx, cls)) is not None), None)
+            if kind is not None:
+                self._class_kinds.setdefault(node.name.value, kind)  # type: ignore[attr-defined]
         self._self_attributes: dict[cst.ClassDef, set[str]] = {}
         for target in _assignment_targets(ctx):
             root, attributes = _attribute_path(target)
@@ -279,9 +290,27 @@ class Receivers:
             kind = next((self._returns[f] for f in self.ctx.functions_called(call) if f in self._returns), None)
         if kind is None and type(call.func) is cst.Name:
             kind = self._class_kinds.get(call.func.value)
+        if kind is None and type(call.func) is cst.Call:
+            kind = self._looked_up_kind(call.func)
         if kind is None and qualified in _INSTANTIATE and call.args:
             kind = _configured_kind(call.args[0].value)
         return kind or factory_kind(call.func)
+
+    def _looked_up_kind(self, lookup: cst.Call) -> str | None:
+        """What the class `getattr(torch.optim.lr_scheduler, cfg.name)` looks up by
+        name builds: a scheduler, whichever of that module's classes it is (the one
+        a string names, where it is written out). A module not known is not followed."""
+        func = lookup.func
+        if type(func) is not cst.Name or func.value != "getattr" or self.binding(func) is not None:
+            return None
+        if self.ctx.qualified_name(func) not in (None, "builtins.getattr") or len(lookup.args) < 2:
+            return None
+        module, name = (arg.value for arg in lookup.args[:2])
+        qualified = self.ctx.qualified_name(module)
+        if qualified not in _SCHEDULER_MODULES:
+            return None
+        named = name.evaluated_value if type(name) is cst.SimpleString else None
+        return constructor_kind(f"{qualified}.{named}") if isinstance(named, str) else SCHEDULER
 
     def _value_kind(self, value: cst.BaseExpression) -> str | None:
         if type(value) is cst.IfExp:

@@ -18,7 +18,7 @@ from typing import Iterator, Mapping
 import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
-from trainlint.analysis.dataflow import backpropagated_names, target_names
+from trainlint.analysis.dataflow import backpropagated_names, reaching, target_names
 from trainlint.analysis.guards import is_device_check, tests_a_remainder
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
@@ -863,33 +863,7 @@ class _Summarizer:
             return [expr]
         receivers = self.ctx.receivers
         binding = receivers.binding(expr)
-        return _reaching(self.ctx, expr, receivers.constructions.get(binding, [])) if binding is not None else []
-
-
-def _reaching(ctx: FileContext, use: cst.BaseExpression, calls: list[cst.Call]) -> list[cst.Call]:
-    """The calls assigned to a variable that may be its value at `use`, when all
-    are in `use`'s function: from the last one assigned in a statement that always
-    runs before `use` (in a block around it) on, and, in a loop around `use`, those
-    after it too (`sampler` of a train loader, then taken again for the eval one)."""
-    function = ctx.enclosing_function(use)
-    if len(calls) < 2 or any(ctx.enclosing_function(call) is not function for call in calls):
-        return list(calls)
-    around = set(ctx.ancestors(use))
-    at = ctx.order_index(use)
-
-    def statement(call: cst.Call) -> cst.CSTNode | None:
-        return next((a for a in ctx.ancestors(call) if isinstance(a, cst.BaseStatement)), None)
-
-    always = [call for call in calls if ctx.order_index(call) < at and type(statement(call)) is cst.SimpleStatementLine
-              and ctx.parent(statement(call)) in around]  # type: ignore[arg-type]
-    if not always:
-        return list(calls)
-    start = max(ctx.order_index(call) for call in always)
-    loops = [a for a in around if type(a) in (cst.For, cst.While)
-             and (function is None or function in ctx.ancestors(a))]
-    return [call for call in calls if start <= ctx.order_index(call) < at or (
-        ctx.order_index(call) > at and any(ctx.order_index(loop) < ctx.order_index(call) <= ctx.subtree_end(loop)
-                                           for loop in loops))]
+        return reaching(self.ctx, expr, receivers.constructions.get(binding, [])) if binding is not None else []
 
 
 def batched(value: cst.BaseExpression) -> cst.BaseExpression:
