@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Mapping
 
 STEP = "step"  # an optimizer step, plain or through a GradScaler
+SCALER_STEP = "scaler_step"  # beside STEP: the step goes through a GradScaler (`scaler.step(opt)`)
 BACKWARD = "backward"
 CLIP = "clip"
 UNSCALE = "unscale"

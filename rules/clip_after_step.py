@@ -1,7 +1,7 @@
 import libcst as cst
 
 from trainlint.analysis.flow import Facts
-from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, run_each_iteration
+from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, run_each_iteration, steps_another_after
 from trainlint.analysis.training import is_clip_call, measures_only, method_call
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, CLIP, STEP, ZERO_GRAD, Summary
@@ -199,6 +199,17 @@ class ClipAfterStep(Rule):
         "        model(batch).sum().backward()\n"
         "        opt.step()\n"
         "        stepper.step_and_clip()\n",
+        # after a plain step that bypassed the scaler: reported here only (not as TL101 too)
+        "import torch\n"
+        "def train(model, optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        with torch.autocast('cuda'):\n"
+        "            loss = model(x).mean()\n"
+        "        scaler.scale(loss).backward()\n"
+        "        optimizer.step()\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL403\n",
     )
     good = (
         # each optimizer's gradients clipped before it steps
@@ -334,7 +345,7 @@ class ClipAfterStep(Rule):
         if optimizer is not None:
             return frozenset({_STEPPED, _STEP + self.ctx.code(optimizer), *(f for f in facts if f.startswith(_STEP))})
         if (_STEPPED in facts and is_clip_call(self.ctx, node) and not measures_only(self.ctx, node)
-                and not self._stepped_later(node, {f[len(_STEP):] for f in facts if f.startswith(_STEP)})):
+                and not steps_another_after(self.ctx, node, {f[len(_STEP):] for f in facts if f.startswith(_STEP)})):
             self.report(node)
         # another module's function, or a method of an object of a class of this file
         # (`optim.step_and_update_lr()`), which the walk does not enter
@@ -342,23 +353,6 @@ class ClipAfterStep(Rule):
         if summary is not None:
             return self._through(facts, node, summary)  # type: ignore[arg-type]
         return facts
-
-    def _stepped_later(self, clip: cst.CSTNode, stepped: set[str]) -> bool:
-        """Another optimizer than those that stepped steps after the clip, in the same
-        iteration and with no backward pass or clear in between (`opt_enc.step()`, then
-        the decoder's clip and `opt_dec.step()`): the clip may be for it."""
-        container = next((a for a in self.ctx.ancestors(clip)
-                          if type(a) in (cst.For, cst.While, cst.FunctionDef, cst.Module)), self.ctx.module)
-        at = self.ctx.order_index(clip)
-        later = sorted((node for node in self.ctx.subtree(container)
-                        if type(node) is cst.Call and self.ctx.order_index(node) > at), key=self.ctx.order_index)
-        for node in later:
-            if is_backward(node) or clears_grads(self.ctx, node):
-                return False  # new gradients: whatever steps next does not see the clipped ones
-            optimizer = optimizer_step(self.ctx, node)
-            if optimizer is not None and self.ctx.code(optimizer) not in stepped:
-                return True
-        return False
 
     def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:
         """A function the walk does not enter, by the effects it has, in the order they

@@ -1,11 +1,12 @@
 import functools
+from typing import NamedTuple
 
 import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.flowgraph import FlowGraph
 from trainlint.analysis.guards import in_try
-from trainlint.analysis.loops import is_backward
+from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, steps_another_after
 from trainlint.analysis.precision import handed_arguments, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.scopes import dotted_name
@@ -16,6 +17,13 @@ from trainlint.analysis.summarize import argument_slots
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
 from trainlint.summaries import BACKWARD, CLIP, STEP, UNSCALE
+
+
+class _PlainStep(NamedTuple):
+    """An optimizer (as written) stepped with a plain `optimizer.step()` while the
+    gradients were scaled."""
+
+    optimizer: str
 
 
 _IN_HELPER = (
@@ -72,7 +80,10 @@ class ClipBeforeUnscale(Rule):
     other branch unscales it and then clips (`if args.fp16:
     scaler.unscale_(opt); clip(...)` / `else: clip(...)`) is taken for the
     unscaled path: the helper may scale only under the same flag, which this
-    rule does not follow into it.
+    rule does not follow into it. A clip after a plain `optimizer.step()` of
+    the scaled gradients (TL105's finding) that no other optimizer's step
+    follows before new gradients is too late whatever the scale: it is
+    TL403's finding, not reported here.
     """
 
     code = "TL101"
@@ -462,6 +473,35 @@ class ClipBeforeUnscale(Rule):
             "                self.scaler.update()\n"
             "        run_epoch()\n",
         ),
+        # another optimizer's plain step (TL105's) comes first; the clip is for the generator's, which
+        # the scaler steps after it: still too early for the scale
+        Example(
+            "import torch\n"
+            "def train(G, D, loader, opt_g, opt_d):\n"
+            "    scaler = torch.amp.GradScaler('cuda')\n"
+            "    for x, z in loader:\n"
+            "        opt_d.zero_grad()\n"
+            "        (D(G(z).detach()).mean() - D(x).mean()).backward()\n"
+            "        opt_g.zero_grad()\n"
+            "        scaler.scale(-D(G(z)).mean()).backward()\n"
+            "        opt_d.step()\n"
+            "        torch.nn.utils.clip_grad_norm_(G.parameters(), 1.0)  # expect: TL101\n"
+            "        scaler.step(opt_g)\n"
+            "        scaler.update()\n",
+            fixed="import torch\n"
+            "def train(G, D, loader, opt_g, opt_d):\n"
+            "    scaler = torch.amp.GradScaler('cuda')\n"
+            "    for x, z in loader:\n"
+            "        opt_d.zero_grad()\n"
+            "        (D(G(z).detach()).mean() - D(x).mean()).backward()\n"
+            "        opt_g.zero_grad()\n"
+            "        scaler.scale(-D(G(z)).mean()).backward()\n"
+            "        opt_d.step()\n"
+            "        scaler.unscale_(opt_g)\n"
+            "        torch.nn.utils.clip_grad_norm_(G.parameters(), 1.0)  # expect: TL101\n"
+            "        scaler.step(opt_g)\n"
+            "        scaler.update()\n",
+        ),
     )
     good = (
         # the helper unscales before it clips
@@ -629,6 +669,18 @@ class ClipBeforeUnscale(Rule):
         "        scaler.update()\n"
         "        for opt in optimizers:\n"
         "            opt.zero_grad()\n",
+        # a clip after the plain step that bypassed the scaler: too late whatever the scale (TL403
+        # reports it; TL105 the step), so `unscale_` before it is no advice
+        "import torch\n"
+        "def train(model, optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        with torch.autocast('cuda'):\n"
+        "            loss = model(x).mean()\n"
+        "        scaler.scale(loss).backward()\n"
+        "        optimizer.step()\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n",
     )
 
     def finish(self) -> None:
@@ -669,6 +721,7 @@ class ClipBeforeUnscale(Rule):
         return (
             method_call(node, "backward", "unscale_", "step", "update") is not None
             or is_clip_call(self.ctx, node)
+            or clears_grads(self.ctx, node)
             or self._helper_clips(node)
             or self._helper_unscales(node)
             or bool(self._scaled_by_helper(node))
@@ -724,6 +777,8 @@ class ClipBeforeUnscale(Rule):
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         receivers = self.ctx.receivers
+        if is_backward(node) or clears_grads(self.ctx, node):
+            facts = frozenset(fact for fact in facts if type(fact) is not _PlainStep)  # new gradients
         scaler = scaled_backward_scaler(node)
         if scaler is not None and receivers.is_kind(scaler, GRAD_SCALER):
             binding = receivers.binding(scaler)
@@ -741,12 +796,26 @@ class ClipBeforeUnscale(Rule):
             return facts - {binding}
         if facts and self._helper_unscales(node):
             return frozenset()  # `self.prepare_grads()` that unscales (and may clip after): whichever scaler
+        stepped = optimizer_step(self.ctx, node)
+        if stepped is not None and any(type(fact) is Binding for fact in facts):
+            # a plain `optimizer.step()` of the scaled gradients (TL105's finding)
+            return facts | {_PlainStep(self.ctx.code(stepped))}
+        if facts and self._after_plain_step(node, facts):
+            return facts  # the clip follows the step: TL403's finding, and `unscale_` would not help
         if facts and (is_clip_call(self.ctx, node) or self._helper_clips(node)):
-            scaled = {binding for binding in facts if not _known_none(self.ctx, node, binding.name)  # type: ignore[attr-defined]
+            scaled = {binding for binding in facts if type(binding) is Binding
+                      and not _known_none(self.ctx, node, binding.name)
                       and not self._other_branch_unscales(node, binding)}
             if scaled:
                 self._clips.setdefault(node, set()).update(scaled)  # type: ignore[arg-type]
         return facts
+
+    def _after_plain_step(self, node: cst.CSTNode, facts: Facts) -> bool:
+        """`node` clips after a plain step of the scaled gradients in the same
+        iteration, and no other optimizer steps after it before new gradients (whose
+        clip it could be): the clip is too late, whatever the scale (see TL403)."""
+        stepped = {fact.optimizer for fact in facts if type(fact) is _PlainStep}
+        return bool(stepped) and is_clip_call(self.ctx, node) and not steps_another_after(self.ctx, node, stepped)
 
     def _other_branch_unscales(self, clip: cst.CSTNode, scaler: Binding) -> bool:
         """`clip` sits in one branch of an `if` whose other branch unscales `scaler`

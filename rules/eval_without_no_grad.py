@@ -1,3 +1,5 @@
+import re
+
 import libcst as cst
 
 from trainlint.analysis.dataflow import is_constant, target_names
@@ -31,6 +33,9 @@ _GRAPH_USERS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 # packages of environments, whose objects' `step(action)` advances a simulation, not an optimizer
 _ENVIRONMENT_PACKAGES = ("gym", "gymnasium", "envpool", "pettingzoo", "dm_env", "dm_control", "procgen",
                          "ale_py", "supersuit", "stable_baselines3.common.vec_env")
+# a factory whose name says it builds environments (`make_vec_envs`, `make_env`, `create_atari_env`),
+# as a project's around an environment package is named
+_ENVIRONMENT_FACTORY = re.compile(r"^_?(?:make|create|build|get|init|setup)_(?:\w+_)?env(?:ironment)?s?$")
 
 
 class EvalWithoutNoGrad(Rule):
@@ -92,8 +97,9 @@ class EvalWithoutNoGrad(Rule):
     function or loop that also back-propagates or steps (BatchNorm frozen
     during training; loops of the function that do not hold the forward,
     a training loop beside the evaluation loop, do not count; the `step()`
-    of an environment built by gym, gymnasium or another environment package
-    is a rollout's, and that of a scheduler the file builds a learning rate's
+    of an environment built by gym, gymnasium or another environment package,
+    or by a factory whose name says it builds environments (`make_vec_envs`,
+    `make_env`, `create_atari_env`, as a project names its own), is a rollout's, and that of a scheduler the file builds a learning rate's
     (also one a function or a method of the class returns, alone or in a
     tuple), not a training step; any other `step()` counts as one), and
     comprehensions are left alone.
@@ -468,6 +474,18 @@ class EvalWithoutNoGrad(Rule):
         "    for x in loader:\n"
         "        total += models['generator'](x).mean().item()  # expect: TL406\n"
         "    return total\n",
+        # the environment comes from the project's factory: its step() is a rollout's (a2c-ppo's evaluate)
+        "from envs import make_vec_envs\n"
+        "def evaluate(actor_critic, env_name, episodes):\n"
+        "    eval_envs = make_vec_envs(env_name)\n"
+        "    actor_critic.eval()\n"
+        "    obs = eval_envs.reset()\n"
+        "    returns = []\n"
+        "    while len(returns) < episodes:\n"
+        "        action = actor_critic(obs).argmax(-1)  # expect: TL406\n"
+        "        obs, reward, done, infos = eval_envs.step(action)\n"
+        "        returns.extend(info['episode']['r'] for info in infos if 'episode' in info)\n"
+        "    return returns\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -889,6 +907,14 @@ class EvalWithoutNoGrad(Rule):
         "    for a, b in folders:\n"
         "        total += net(a, b).item()\n"
         "    return total\n",
+        # the factory builds a learner, not an environment: its step() may train the policy
+        "from agents import make_learner\n"
+        "def adapt(policy, batches):\n"
+        "    learner = make_learner(policy)\n"
+        "    policy.eval()\n"
+        "    for batch in batches:\n"
+        "        action = policy(batch).argmax(-1)\n"
+        "        learner.step(action)\n",
     )
 
     def finish(self) -> None:
@@ -1096,13 +1122,14 @@ class EvalWithoutNoGrad(Rule):
 
     def _environment(self, receiver: cst.BaseExpression) -> bool:
         """`envs` built only by an environment package (`gym.vector.SyncVectorEnv(...)`,
-        `gym.make(...)`): its `step(actions)` is a rollout's, not a training step."""
+        `gym.make(...)`) or by a factory named so (`make_vec_envs(...)` of the project):
+        its `step(actions)` is a rollout's, not a training step."""
         binding = self.ctx.receivers.binding(receiver)
         values = self.ctx.receivers.assigned(binding) if binding is not None else []
-        return bool(values) and all(
-            type(value) is cst.Call and (self.ctx.qualified_name(value.func) or "").startswith(
-                tuple(f"{package}." for package in _ENVIRONMENT_PACKAGES))
-            for value in values)
+        packages = tuple(f"{package}." for package in _ENVIRONMENT_PACKAGES)
+        return bool(values) and all(type(value) is cst.Call and (
+            (self.ctx.qualified_name(value.func) or "").startswith(packages)
+            or _ENVIRONMENT_FACTORY.match(_called_name(value.func)) is not None) for value in values)
 
 
 # how deep calls of helpers from an evaluation loop are followed to a forward
@@ -1168,6 +1195,11 @@ _NOT_FORWARDS = frozenset({"forward", "train", "eval", "parameters", "named_para
                            "load_state_dict", "zero_grad", "to", "cuda", "cpu", "half", "float", "apply",
                            "requires_grad_", "register_buffer", "init_weights", "reset_parameters"})
 _GRAD_MODES = NO_GRAD | {ENABLE_GRAD, SET_GRAD_ENABLED}
+
+
+def _called_name(func: cst.BaseExpression) -> str:
+    """`make_env` of `make_env(...)` and of `envs.make_env(...)`."""
+    return func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
 
 
 def _last_name(expr: cst.BaseExpression) -> str | None:

@@ -1,7 +1,7 @@
 import libcst as cst
 
 from trainlint.analysis.precision import half_conversion, single_assignment
-from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding, constructor_kind
+from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
 from trainlint.analysis.scopes import and_operands
 from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import method_call
@@ -69,7 +69,10 @@ class HalfPrecisionTraining(Rule):
     built in the same file (directly, through one variable, through
     a function of the file given the model that reads its parameters, or as
     the model a builder function of the file, or a method of the class
-    (`self.model = self._build_model()`), returns) are considered. A
+    (`self.model = self._build_model()`), returns) are considered; so is an
+    optimizer that a factory builds from them (`get_optimizer(config,
+    model.parameters())`: a function of the file that returns an optimizer,
+    or one of another module whose name says it builds one). A
     function of another module of the project that converts the model
     (`model = build_model(cfg)` returning a float16 model, `to_half(model)`)
     is followed, and its call is reported; a conversion in a method of a
@@ -213,6 +216,21 @@ class HalfPrecisionTraining(Rule):
         "    for x, y in loader:\n"
         "        optimizer.zero_grad()\n"
         "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # an optimizer built by a factory of the file given the parameters (DDIM's `get_optimizer`)
+        "import torch.optim as optim\n"
+        "def get_optimizer(config, parameters):\n"
+        "    if config.optimizer == 'Adam':\n"
+        "        return optim.Adam(parameters, lr=config.lr)\n"
+        "    return optim.SGD(parameters, lr=config.lr, momentum=0.9)\n"
+        "def train(model, config, loader):\n"
+        "    if config.fp16:\n"
+        "        model = model.half()  # expect: TL107\n"
+        "    optimizer = get_optimizer(config, model.parameters())\n"
+        "    for x in loader:\n"
+        "        loss = model(x).mean()\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
         "        optimizer.step()\n",
     )
     good = (
@@ -417,6 +435,21 @@ class HalfPrecisionTraining(Rule):
         "        optimizer.zero_grad()\n"
         "        torch.nn.functional.mse_loss(student(x), target).backward()\n"
         "        optimizer.step()\n",
+        # the float16 teacher's parameters go to a function of the file that builds no optimizer
+        "import torch.optim as optim\n"
+        "def get_optimizer(config, parameters):\n"
+        "    return optim.Adam(parameters, lr=config.lr)\n"
+        "def count_parameters(parameters):\n"
+        "    return sum(p.numel() for p in parameters)\n"
+        "def distill(teacher, student, config, loader):\n"
+        "    teacher = teacher.half().eval()\n"
+        "    print(count_parameters(teacher.parameters()))\n"
+        "    optimizer = get_optimizer(config, student.parameters())\n"
+        "    for x in loader:\n"
+        "        target = teacher(x.half()).float().detach()\n"
+        "        optimizer.zero_grad()\n"
+        "        (student(x) - target).pow(2).mean().backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -475,11 +508,14 @@ class HalfPrecisionTraining(Rule):
         return summary is not None and summary.does(effect)
 
     def _trained_models(self) -> set[Binding]:
-        """Variables whose parameters an optimizer of this file receives."""
+        """Variables whose parameters an optimizer of this file receives: one
+        built from an optimizer class, or by a factory given them
+        (`get_optimizer(config, model.parameters())`, a function of the file
+        that returns an optimizer, or one whose name says it builds one)."""
         receivers = self.ctx.receivers
         models: set[Binding] = set()
         for node in self.ctx.nodes_of(cst.Call):
-            if constructor_kind(self.ctx.call_name(node)) != OPTIMIZER:
+            if receivers.kind(node) != OPTIMIZER:  # type: ignore[arg-type]
                 continue
             for arg in node.args:
                 sources: list[cst.CSTNode] = [arg.value]
@@ -520,7 +556,7 @@ class HalfPrecisionTraining(Rule):
             binding = receivers.binding(wrapped)
             sources = [wrapped, *(receivers.assigned(binding) if binding is not None else [])]
             for source in sources:
-                if type(source) is cst.Call and constructor_kind(self.ctx.call_name(source)) == OPTIMIZER:
+                if type(source) is cst.Call and receivers.kind(source) == OPTIMIZER:
                     models |= self._parameter_owners(source)
         return models
 

@@ -74,7 +74,8 @@ class LossAccumulatedWithGraph(Rule):
     (`losses.append(loss)`) that outlives the loop iteration, without
     `.item()`, `.detach()` or `float()`. A value counts as a loss tensor when
     it is back-propagated in the same function (`loss.backward()`,
-    `scaler.scale(loss).backward()`) or computed by a loss call
+    `scaler.scale(loss).backward()`, apex's `with amp.scale_loss(loss,
+    optimizer) as scaled_loss: scaled_loss.backward()`) or computed by a loss call
     (`F.cross_entropy(...)`, or `criterion(...)` where `criterion` was built
     from a `torch.nn` loss class).
 
@@ -823,6 +824,22 @@ class LossAccumulatedWithGraph(Rule):
         "            loss += bow_loss\n"
         "            kept.append(bow_loss)  # expect: TL202\n"
         "        loss.backward()\n",
+        # apex back-propagates the loss it scales: on the fp16 branch `loss` is the
+        # multi-crop sum, a tensor, though it starts as the number 0 (SwAV)
+        "import apex\n"
+        "def train(loader, model, optimizer, use_fp16):\n"
+        "    total = 0.0\n"
+        "    for x in loader:\n"
+        "        loss = 0\n"
+        "        for crop in model(x):\n"
+        "            loss += crop.mean()\n"
+        "        if use_fp16:\n"
+        "            with apex.amp.scale_loss(loss, optimizer) as scaled_loss:\n"
+        "                scaled_loss.backward()\n"
+        "        else:\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total += loss  # expect: TL202\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1299,6 +1316,19 @@ class LossAccumulatedWithGraph(Rule):
         "            loss += bow_loss\n"
         "            loss_list.append(bow_loss)\n"
         "        loss.backward()\n",
+        # a sum of losses over micro-batches that apex then back-propagates: a loss being built
+        "import torch.nn.functional as F\n"
+        "from apex import amp\n"
+        "def train(model, loader, optimizer, accum):\n"
+        "    total = 0.0\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        total += F.cross_entropy(model(x), y)\n"
+        "        if i % accum == accum - 1:\n"
+        "            with amp.scale_loss(total, optimizer) as scaled_loss:\n"
+        "                scaled_loss.backward()\n"
+        "            optimizer.step()\n"
+        "            optimizer.zero_grad()\n"
+        "            total = 0.0\n",
     )
 
     def finish(self) -> None:
@@ -1439,7 +1469,7 @@ class LossAccumulatedWithGraph(Rule):
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if type(node) is cst.Call:
-            for target in [*backward_targets(node), *self._given_to_backward(node)]:  # type: ignore[arg-type]
+            for target in [*backward_targets(node, self.ctx), *self._given_to_backward(node)]:  # type: ignore[arg-type]
                 if type(target) is cst.NamedExpr:  # `(loss := criterion(out, y)).backward()`
                     target = target.target
                 if type(target) in (cst.Name, cst.Attribute) and (name := dotted_name(target)) is not None:

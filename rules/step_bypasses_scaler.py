@@ -11,11 +11,19 @@ from trainlint.analysis.training import code_bodies, method_call, scaled_backwar
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
+from trainlint.summaries import BACKWARD, SCALER_STEP, STEP
 
 # what code that tests unscaled gradients for inf/NaN calls or names: `torch.isfinite`,
 # `isnan`, `found_inf`, `skip_step`, `check_grads`
 _CHECK_WORDS = re.compile(r"finite|(?:^|_)(?:is|has_?)?(?:nan|inf)(?:_|$|s)|overflow|(?:^|_)skip|(?:^|_)check(?:_|s|$)",
                           re.IGNORECASE)
+
+
+# the messages, naming the optimizer and the scaler as the code does
+_BYPASSING = ("`{optimizer}.step()` after `{scaler}.scale(loss).backward()` applies the scaled gradients and does "
+              "not skip inf/NaN steps; call `{scaler}.step({optimizer})`")
+_UNCHECKED = ("`{optimizer}.step()` after `{scaler}.unscale_({optimizer})` with no inf/NaN check applies the "
+              "steps whose gradients overflowed, which `{scaler}.step({optimizer})` skips; call it instead")
 
 
 class _Unscaled(NamedTuple):
@@ -75,7 +83,11 @@ class StepBypassesScaler(Rule):
     optimizer parameter, also as an item of a container of them such as
     `optims.g` of `SimpleNamespace(g=Adam(...), ...)` or a loop over a
     tuple of them) and scalers known to be `GradScaler`s are followed,
-    within one function. A step after `scaler.unscale_(optimizer)` applies
+    within one function. An optimizer wrapper of the project (a class of
+    this file or of another module whose `step()` steps the optimizer it
+    holds, as a Noam schedule around Adam does) counts as an optimizer when
+    its `step()` steps it plainly; not one whose `step()` goes through a
+    scaler (`self.scaler.step(self.optimizer)`) or back-propagates by itself. A step after `scaler.unscale_(optimizer)` applies
     gradients of their true size; it is flagged (inf/NaN steps are still
     applied) unless the code between them may test the gradients: the step
     in an `if` the `unscale_` is not in (`if torch.isfinite(norm):`), an `if`
@@ -89,9 +101,7 @@ class StepBypassesScaler(Rule):
     code = "TL105"
     name = "step-bypasses-scaler"
     severity = "error"
-    message = "`optimizer.step()` after `scaler.scale(loss).backward()` applies the scaled gradients and does not skip inf/NaN steps; call `scaler.step(optimizer)`"
-    unchecked_message = ("`optimizer.step()` after `scaler.unscale_(optimizer)` with no inf/NaN check applies the "
-                         "steps whose gradients overflowed, which `scaler.step(optimizer)` skips; call it instead")
+    message = _BYPASSING.format(optimizer="optimizer", scaler="scaler")
     triggers = (".scale(",)
     bad = (
         "import torch\n"
@@ -206,6 +216,25 @@ class StepBypassesScaler(Rule):
         "                self.optimizer.step()  # expect: TL105\n"
         "                self.scaler.update()\n"
         "        run_epoch()\n",
+        # a wrapper of the file whose step() is the plain step of the optimizer it holds (a Noam schedule)
+        "import torch\n"
+        "class NoamAdam:\n"
+        "    def __init__(self, params, lr):\n"
+        "        self._optim = torch.optim.Adam(params, lr=lr)\n"
+        "    def step(self):\n"
+        "        self._optim.step()\n"
+        "    def zero_grad(self):\n"
+        "        self._optim.zero_grad()\n"
+        "def train(model, loader):\n"
+        "    optimizer = NoamAdam(model.parameters(), lr=1e-3)\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        with torch.autocast('cuda'):\n"
+        "            loss = model(x).mean()\n"
+        "        scaler.scale(loss).backward()\n"
+        "        optimizer.step()  # expect: TL105\n"
+        "        scaler.update()\n",
     )
     good = (
         "import torch\n"
@@ -342,10 +371,32 @@ class StepBypassesScaler(Rule):
         "                self.scaler.step(self.optimizer)\n"
         "                self.scaler.update()\n"
         "        run_epoch()\n",
+        # a class of the file with a step() that steps no optimizer (a warm-up that only sets the rate)
+        "import torch\n"
+        "class Warmup:\n"
+        "    def __init__(self, optimizer, steps):\n"
+        "        self.optimizer, self.steps, self.count = optimizer, steps, 0\n"
+        "    def step(self):\n"
+        "        self.count += 1\n"
+        "        for group in self.optimizer.param_groups:\n"
+        "            group['lr'] = min(1.0, self.count / self.steps) * 1e-3\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+        "    warmup = Warmup(optimizer, 500)\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        with torch.autocast('cuda'):\n"
+        "            loss = model(x).mean()\n"
+        "        scaler.scale(loss).backward()\n"
+        "        warmup.step()\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n",
     )
 
     def finish(self) -> None:
         self._bypassing: dict[cst.Call, set[Binding | _Unscaled]] = {}
+        self._written: dict[Binding, set[str]] = {}  # each scaler as the scaled backward passes write it
         for body in code_bodies(self.ctx):
             Flow(self.ctx, self._transfer, loop_back=lambda facts: frozenset(), events=_is_event).run_if_events(body)
         for step, facts in self._bypassing.items():
@@ -353,9 +404,17 @@ class StepBypassesScaler(Rule):
             if self._other_branch_steps_through(step, scalers):  # type: ignore[arg-type]
                 continue
             if any(type(fact) is not _Unscaled for fact in facts):
-                self.report(step)
+                self.report(step, self._named(_BYPASSING, step, scalers))
             elif not all(self._checked_between(fact.call, step) for fact in facts):  # type: ignore[union-attr]
-                self.report(step, self.unchecked_message)
+                self.report(step, self._named(_UNCHECKED, step, scalers))
+
+    def _named(self, template: str, step: cst.Call, scalers: set[Binding]) -> str:
+        """`template` naming the optimizer stepped and the scaler as the code does
+        (`opt_g.step()`, `amp_scaler.step(opt_g)`); `scaler` where several reach the step,
+        or one is written in several ways."""
+        written = self._written.get(next(iter(scalers)), set()) if len(scalers) == 1 else set()
+        scaler = next(iter(written)) if len(written) == 1 else "scaler"
+        return template.format(optimizer=self.ctx.code(step.func.value), scaler=scaler)  # type: ignore[attr-defined]
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         receivers = self.ctx.receivers
@@ -363,6 +422,7 @@ class StepBypassesScaler(Rule):
         if scaler is not None and receivers.is_kind(scaler, GRAD_SCALER):
             binding = receivers.binding(scaler)
             if binding is not None and not scaler_switched_off(self.ctx, binding):
+                self._written.setdefault(binding, set()).add(self.ctx.code(scaler))
                 return facts | {binding}
             return facts
         target = method_call(node, "step", "unscale_")
@@ -381,12 +441,17 @@ class StepBypassesScaler(Rule):
 
     def _plain_optimizer(self, step: cst.Call, target: cst.BaseExpression) -> bool:
         """`target` is a torch optimizer: built from one, or known by being stepped and
-        cleared, when its `step()` is no code of the project (a wrapper whose `step()`
-        is `scaler.step(self.optimizer)`), and, for one known only by its use, when the
-        file defines no class with a `step()` it could be an instance of."""
+        cleared, when its `step()` is no code of the project, and, for one known only by
+        its use, when the file defines no class with a `step()` it could be an instance
+        of; or a wrapper of the project whose `step()` steps the optimizer it holds with
+        no GradScaler (a Noam schedule's `self._optim.step()`; not one whose `step()` is
+        `scaler.step(self.optimizer)`, nor one that back-propagates by itself)."""
         if self.ctx.receivers.is_kind(target, OPTIMIZER):
             return True
-        if not is_optimizer(self.ctx, target) or self.ctx.summaries.of_unwalked_call(step) is not None:
+        summary = self.ctx.summaries.of_unwalked_call(step)
+        if summary is not None:
+            return summary.does(STEP) and not summary.does(SCALER_STEP) and not summary.does(BACKWARD)
+        if not is_optimizer(self.ctx, target):
             return False
         return self.ctx.local_callee(step) is None and not self.ctx.shared(_defines_step_methods)
 

@@ -58,7 +58,7 @@ def consumed_names(
     # each name with the nodes that consume it (None: somewhere out of sight)
     uses: dict[str, set[cst.CSTNode | None]] = {name: {None} for name in handed}
     for node in only(ctx.subtree(body), cst.Call):
-        targets = backward_targets(node)
+        targets = backward_targets(node, ctx)
         if differentiated and node.args and ctx.call_name(node) in _DIFFERENTIATING:  # type: ignore[attr-defined]
             targets = [arg.value for arg in node.args]  # type: ignore[attr-defined]
         elif not targets and ctx.call_name(node) == AUTOGRAD_BACKWARD and node.args:  # type: ignore[attr-defined]

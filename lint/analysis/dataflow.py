@@ -374,10 +374,12 @@ def _last_name(func: cst.BaseExpression) -> str:
     return func.value if type(func) is cst.Name else ""
 
 
-def backward_targets(call: cst.CSTNode) -> list[cst.BaseExpression]:
+def backward_targets(call: cst.CSTNode, model: SemanticModel | None = None) -> list[cst.BaseExpression]:
     """What a call back-propagates: `X` of `X.backward()` and of
-    `S.scale(X).backward()`; the arguments of `torch.autograd.backward(...)`
-    are left to the caller (it needs qualified names)."""
+    `S.scale(X).backward()`; given the file's `model`, also the loss of apex's
+    `with amp.scale_loss(loss, optimizer) as scaled_loss: scaled_loss.backward()`.
+    The arguments of `torch.autograd.backward(...)` are left to the caller (it
+    needs qualified names)."""
     receiver = method_call(call, "backward")
     if receiver is None:
         return []
@@ -385,7 +387,35 @@ def backward_targets(call: cst.CSTNode) -> list[cst.BaseExpression]:
         return [receiver.args[0].value]
     if _backward_owner(receiver) and call.args and call.args[0].keyword is None:  # type: ignore[attr-defined]
         return [call.args[0].value]  # type: ignore[attr-defined]
-    return [receiver]
+    scaled = amp_scaled_loss(model, receiver) if model is not None else None
+    return [receiver] if scaled is None else [receiver, scaled]
+
+
+_APEX_SCALE_LOSS = "apex.amp.scale_loss"
+
+
+def amp_scaled_loss(model: SemanticModel, receiver: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`loss` when `receiver` is the name a `with amp.scale_loss(loss, optimizer)
+    as scaled_loss:` around it binds (apex): back-propagating the scaled loss
+    back-propagates `loss`."""
+    if type(receiver) is not cst.Name:
+        return None
+    for ancestor in model.ancestors(receiver):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            return None
+        if type(ancestor) is not cst.With:
+            continue
+        for item in ancestor.items:  # type: ignore[attr-defined]
+            scaling = item.item
+            if (item.asname is None or type(item.asname.name) is not cst.Name
+                    or item.asname.name.value != receiver.value):
+                continue
+            if type(scaling) is not cst.Call or model.call_name(scaling) != _APEX_SCALE_LOSS:
+                return None  # the innermost `with` binding the name binds something else
+            loss = keyword(scaling, "loss")
+            positional = [arg for arg in scaling.args if arg.keyword is None and not arg.star]
+            return loss.value if loss is not None else positional[0].value if positional else None
+    return None
 
 
 # what a training framework's object that back-propagates the loss it is given is
@@ -406,7 +436,7 @@ def backpropagated_names(ctx: FileContext, body: cst.CSTNode) -> dict[str, bool]
     tensor is a scalar)."""
     found: dict[str, bool] = {}
     for call in ctx.calls_in_order(body):
-        targets = backward_targets(call)
+        targets = backward_targets(call, ctx)
         if not targets and ctx.call_name(call) == "torch.autograd.backward" and call.args:
             targets = [call.args[0].value]
         for target in targets:

@@ -194,6 +194,24 @@ def optimizer_step(ctx: FileContext, node: cst.CSTNode) -> cst.BaseExpression | 
     return None
 
 
+def steps_another_after(ctx: FileContext, clip: cst.CSTNode, stepped: set[str]) -> bool:
+    """Another optimizer than those `stepped` (as written) steps after `clip`, in the
+    same iteration and with no backward pass or clear in between (`opt_enc.step()`,
+    then the decoder's clip and `opt_dec.step()`): the clip may be for it."""
+    container = next((a for a in ctx.ancestors(clip)
+                      if type(a) in (cst.For, cst.While, cst.FunctionDef, cst.Module)), ctx.module)
+    at = ctx.order_index(clip)
+    later = sorted((node for node in ctx.subtree(container)
+                    if type(node) is cst.Call and ctx.order_index(node) > at), key=ctx.order_index)
+    for node in later:
+        if is_backward(node) or clears_grads(ctx, node):
+            return False  # new gradients: whatever steps next does not see the clipped ones
+        optimizer = optimizer_step(ctx, node)
+        if optimizer is not None and ctx.code(optimizer) not in stepped:
+            return True
+    return False
+
+
 def scheduler_step(ctx: FileContext, node: cst.CSTNode) -> cst.BaseExpression | None:
     """The scheduler that `node` steps, when it was built from
     `torch.optim.lr_scheduler` or a known schedule factory."""

@@ -26,7 +26,7 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.no_grad_results import no_grad_branches
 from trainlint.analysis.precision import global_value, half_conversion, value_of_name
-from trainlint.analysis.receivers import DATALOADER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
+from trainlint.analysis.receivers import DATALOADER, GRAD_SCALER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
 from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_name
 from trainlint.analysis.training import (
     is_clip_call, loops_within, measures_only, method_call, replaced_parameter, scaled_backward_scaler,
@@ -36,7 +36,7 @@ from trainlint.analysis.walk import iter_nodes, only, own_nodes
 from trainlint.context import FileContext
 from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
-    BACKWARD, CLIP, EMPTY_CACHE, EVAL, LOOP, MAY_ZERO_GRAD, SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD,
+    BACKWARD, CLIP, EMPTY_CACHE, EVAL, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD,
     Call, Event, Summary, close,
 )
 
@@ -666,6 +666,8 @@ class _Summarizer:
         elif effect is None and self.targets.target(call) is None and clearing_name(call):
             yield MAY_ZERO_GRAD  # out of reach (a function of the project is followed instead)
         if effect == STEP:
+            if self.ctx.receivers.is_kind(method_call(call, "step"), GRAD_SCALER):  # type: ignore[arg-type]
+                yield SCALER_STEP
             self._stepped(call, sets["steps"], sets["known_steps"])
         elif effect in (None, SCHEDULER_STEP) and not call.args and method_call(call, "step") is not None:
             stepped = self._param(method_call(call, "step"))  # type: ignore[arg-type]

@@ -86,6 +86,26 @@ def test_the_clip_message_names_the_scaler_and_optimizer_as_written() -> None:
         "before clipping"))]
 
 
+def test_a_step_that_bypasses_the_scaler_names_the_scaler_and_optimizer_as_written() -> None:
+    source = (
+        "import torch\n"
+        "amp_scaler = torch.amp.GradScaler('cuda')\n"
+        "opt_g = torch.optim.Adam(netG.parameters())\n"
+        "for x in loader:\n"
+        "    opt_g.zero_grad()\n"
+        "    amp_scaler.scale(netG(x).mean()).backward()\n"
+        "    opt_g.step()\n"
+        "    amp_scaler.update()\n"
+    )
+    assert _messages(source, "TL105") == [(7, (
+        "`opt_g.step()` after `amp_scaler.scale(loss).backward()` applies the scaled gradients and does not "
+        "skip inf/NaN steps; call `amp_scaler.step(opt_g)`"))]
+    unscaled = source.replace("    opt_g.step()\n", "    amp_scaler.unscale_(opt_g)\n    opt_g.step()\n")
+    assert _messages(unscaled, "TL105") == [(8, (
+        "`opt_g.step()` after `amp_scaler.unscale_(opt_g)` with no inf/NaN check applies the steps whose "
+        "gradients overflowed, which `amp_scaler.step(opt_g)` skips; call it instead"))]
+
+
 def test_a_clipping_helper_is_told_the_scaler_and_optimizer_as_written() -> None:
     source = ("import torch\n"
               "scaler = torch.amp.GradScaler('cuda')\n"
