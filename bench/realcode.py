@@ -125,7 +125,7 @@ def linter_import(linter: Path, scratch: Path) -> tuple[str, str]:
     package = scratch / "trainlint"
     package.mkdir(parents=True)
     for entry in (linter / "lint").iterdir():
-        if entry.name != "__pycache__":
+        if entry.name not in ("__pycache__", "rules"):  # a checkout may link lint/rules itself
             (package / entry.name).symlink_to(entry)
     (package / "rules").symlink_to(linter / "rules")
     return "trainlint", str(scratch)
