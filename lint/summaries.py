@@ -65,6 +65,9 @@ class Call:
     # under a condition of the caller's own (a period, a flag): an `empty_cache` it
     # reaches is not one of every call (see `_Summarizer._occasional`)
     occasional: bool = False
+    # slots given a name the caller returns (`self.optimize(loss)`, then `return loss`):
+    # a callee that back-propagates one makes the caller return a loss with its graph
+    hands_returned: tuple[str, ...] = ()
 
 
 Event = str | Call
@@ -149,8 +152,7 @@ class Summary:
     def to_json(self) -> dict[str, object]:
         return {
             "params": list(self.params),
-            "events": [e if isinstance(e, str) else [e.callee, [list(a) for a in e.args], e.returned, *([True] if e.occasional else [])]
-                       for e in self.events],
+            "events": [e if isinstance(e, str) else _call_json(e) for e in self.events],
             "flags": [f for f in _FLAGS if getattr(self, f)],
             **{name: sorted(getattr(self, name)) for name in _SETS},
             "distributed_loader_items": list(self.distributed_loader_items),
@@ -167,8 +169,9 @@ class Summary:
             if isinstance(raw, str):
                 events.append(raw)
             else:
-                callee, args, returned, *occasional = raw  # type: ignore[misc]
-                events.append(Call(callee, tuple((a, b) for a, b in args), bool(returned), bool(occasional)))
+                callee, args, returned, *rest = raw  # type: ignore[misc]
+                events.append(Call(callee, tuple((a, b) for a, b in args), bool(returned), bool(rest and rest[0]),
+                                   tuple(rest[1]) if len(rest) > 1 else ()))
         flags = set(data.get("flags", ()))  # type: ignore[arg-type]
         return cls(
             params=tuple(data.get("params", ())),  # type: ignore[arg-type]
@@ -182,6 +185,12 @@ class Summary:
                                for param, constant, default in data.get("no_grad_when", ())),  # type: ignore[union-attr]
             unjudged_steps=bool(data.get("unjudged_steps")),
         )
+
+
+def _call_json(call: Call) -> list[object]:
+    tail: list[object] = [call.occasional, list(call.hands_returned)] if call.hands_returned else (
+        [True] if call.occasional else [])
+    return [call.callee, [list(a) for a in call.args], call.returned, *tail]
 
 
 _FLAGS = ("returns_graph", "returns_half", "returns_distributed_loader")
@@ -253,6 +262,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         if event.returned:
             for name in _FLAGS:
                 flags[name] = flags[name] or getattr(callee, name)
+        if any(callee.slot(slot) in callee.backpropagates for slot in event.hands_returned):
+            flags["returns_graph"] = True
     return replace(
         own,
         events=tuple(events),

@@ -436,6 +436,7 @@ class _Summarizer:
         self.detached = self._detached_params()
         self.converted: set[str] = set()  # dotted names converted to float16 here
         self.unjudged_steps = False  # see `Summary.unjudged_steps`
+        self._returned: set[str] | None = None  # local names it returns (see `_returned_arguments`)
 
     def summary(self) -> Summary:
         loops = only(self.nodes, cst.For, cst.While)
@@ -700,11 +701,26 @@ class _Summarizer:
             self._accumulation(receiver, call.args[0].value, sets["accumulates"])
         target = self.targets.target(call)
         if target is not None:
-            yield Call(target, self._arguments(call), returned=self._is_returned(call), occasional=self._occasional(call))
+            yield Call(target, self._arguments(call), returned=self._is_returned(call), occasional=self._occasional(call),
+                       hands_returned=self._returned_arguments(call))
 
     def _arguments(self, call: cst.Call) -> tuple[tuple[str, str], ...]:
         passed = ((slot, self._param(arg.value)) for slot, arg in argument_slots(call))
         return tuple((slot, param) for slot, param in passed if param is not None)
+
+    def _returned_arguments(self, call: cst.Call) -> tuple[str, ...]:
+        """Slots of `call` given a local name the function returns, alone or in a tuple,
+        and binds nowhere after the call (`self.optimize(loss)`, then `return loss`)."""
+        names = [(slot, arg.value.value) for slot, arg in argument_slots(call) if type(arg.value) is cst.Name]
+        if not names:
+            return ()
+        if self._returned is None:
+            self._returned = {item.value for node in only(self.nodes, cst.Return) if node.value is not None  # type: ignore[attr-defined]
+                              for item in _returned_items(node.value) if type(item) is cst.Name}  # type: ignore[attr-defined]
+        at = self.ctx.order_index(call)
+        return tuple(slot for slot, name in names if name in self._returned and not any(
+            self.ctx.order_index(node) > at and name in _bound_by(node)
+            for node in only(self.nodes, cst.Assign, cst.AugAssign)))
 
     def _stepped(self, call: cst.Call, steps: set[str], known_steps: set[str]) -> None:
         """Add the parameter (or `self.` attribute) `call` steps as an optimizer: the
@@ -936,6 +952,13 @@ def _trains(ctx: FileContext, body: cst.CSTNode) -> bool:
 def _tests_a_gradient(test: cst.BaseExpression) -> bool:
     """`p.grad is not None`: a condition on the gradient, not on when the code runs."""
     return any(type(node) is cst.Attribute and node.attr.value == "grad" for node in iter_nodes(test))
+
+
+def _bound_by(node: cst.CSTNode) -> set[str]:
+    """The names an assignment binds."""
+    if type(node) is cst.Assign:
+        return {name for target in node.targets for name in target_names(target.target)}
+    return target_names(node.target)  # type: ignore[attr-defined]
 
 
 def _operands(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
