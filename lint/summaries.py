@@ -38,6 +38,7 @@ _SUMMARY_TOKENS = (
     "step(", "backward", "empty_cache", "set_epoch", "half", "float16", ".eval(", ".train(",
     "clip_grad", "unscale_", "DataLoader", "+=", ".append(", "zero_grad", ".grad",
     "no_grad", "inference_mode",  # a model's forward that runs without grad
+    "GradScaler",  # a base class's constructor that builds one (see `Summary.grad_scalers`)
     # deprecated AMP names a module may import for others to import from it
     "cuda.amp", "cpu.amp", "cuda import amp", "cpu import amp",
 )
@@ -119,6 +120,11 @@ class Summary:
     # handed in), itself or in a function of its module it calls: its module judges the
     # order of its other steps (a clip after them is reported there), its callers this one's
     unjudged_steps: bool = False
+    # a constructor's attributes of the new instance it sets to a GradScaler that always
+    # scales (`self.scaler = GradScaler()`), in a module that autocasts to no float16 (nor
+    # to a dtype it cannot tell): a subclass of another module that autocasts to
+    # bfloat16 and scales with it has no float16 path for it to serve
+    grad_scalers: frozenset[str] = frozenset()
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -160,6 +166,7 @@ class Summary:
             **({"stores": [list(pair) for pair in self.stores]} if self.stores else {}),
             **({"no_grad_when": [list(branch) for branch in self.no_grad_when]} if self.no_grad_when else {}),
             **({"unjudged_steps": True} if self.unjudged_steps else {}),
+            **({"grad_scalers": sorted(self.grad_scalers)} if self.grad_scalers else {}),
         }
 
     @classmethod
@@ -184,6 +191,7 @@ class Summary:
             no_grad_when=tuple((param, constant, bool(default))
                                for param, constant, default in data.get("no_grad_when", ())),  # type: ignore[union-attr]
             unjudged_steps=bool(data.get("unjudged_steps")),
+            grad_scalers=frozenset(data.get("grad_scalers", ())),  # type: ignore[arg-type]
         )
 
 

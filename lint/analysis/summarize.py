@@ -25,8 +25,11 @@ from trainlint.analysis.loops import (
     clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
 )
 from trainlint.analysis.no_grad_results import no_grad_branches
-from trainlint.analysis.precision import global_value, half_conversion, value_of_name
-from trainlint.analysis.receivers import DATALOADER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
+from trainlint.analysis.precision import (
+    FLOAT16, UNKNOWN, autocast_calls, autocast_precision, global_value, grad_scaler_enabled, half_conversion,
+    value_of_name,
+)
+from trainlint.analysis.receivers import DATALOADER, GRAD_SCALER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
 from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_name
 from trainlint.analysis.training import (
     is_clip_call, loops_within, measures_only, method_call, replaced_parameter, scaled_backward_scaler,
@@ -243,6 +246,43 @@ class CallTargets:
                 seen.add(current)
                 yield current
                 pending.extend(reversed(self.bases(current)))
+
+    def imported_bases(self, cls: str) -> list[str]:
+        """The classes of `cls`'s lineage imported from another module (`base.BaseTrainer`),
+        in the order methods are looked up."""
+        return [owner for owner in self._lineage(cls) if owner not in self.classes]
+
+    def inherited_constructor(self, cls: str) -> Summary | None:
+        """What the constructor of an imported base does that building an instance of
+        `cls` runs (`self.scaler = GradScaler()` in `base.BaseTrainer.__init__`): the
+        first such base the project knows a constructor of, when each class of the file
+        on the way has no `__init__` or one that calls `super().__init__(...)`."""
+        for owner in self._lineage(cls):
+            if owner not in self.classes:
+                found = self.ctx.external.get(f"{owner}.__init__")
+                if found is not None:
+                    return found
+                continue
+            init = self._functions.get(f"{self._paths[owner]}.__init__")
+            if init is not None and not any(
+                    type(node) is cst.Call and method_call(node, "__init__") is not None  # type: ignore[arg-type]
+                    for node in iter_nodes(init.body)):
+                return None  # `super().__init__()` (or `Base.__init__(self)`) is not called
+        return None
+
+    def scaling_classes(self) -> set[str]:
+        """Classes of the file whose methods scale with an attribute of `self`
+        (`self.scaler.scale(loss)`): the project is asked what their imported bases'
+        constructors build (see `Summary.grad_scalers`)."""
+        if "scale(" not in self.ctx.source:
+            return set()
+        found = set()
+        for call in self.ctx.nodes_of(cst.Call):
+            receiver = method_call(call, "scale")  # type: ignore[arg-type]
+            if (type(receiver) is cst.Attribute and type(receiver.value) is cst.Name
+                    and receiver.value.value == "self" and (cls := self._class_around(call)) is not None):
+                found.add(cls.name.value)
+        return found
 
     def bases(self, cls: str) -> tuple[str, ...]:
         """The bases of class `cls` of this file that may define methods it inherits:
@@ -478,6 +518,7 @@ class _Summarizer:
             and any(self._distributed_loader(r) for r in whole),
             distributed_loader_items=self._distributed_loader_items(tuples),
             stores=self._stores(),
+            grad_scalers=self._grad_scalers(),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,
             **{name: frozenset(values) for name, values in sets.items()},
@@ -541,6 +582,27 @@ class _Summarizer:
                     param = value.value if type(value) is cst.Name and value.value in self.params else None
                     found[attribute] = param if attribute not in found else None
         return tuple(sorted((attribute, param) for attribute, param in found.items() if param is not None))
+
+    def _grad_scalers(self) -> frozenset[str]:
+        """`self.scaler` of a constructor's `self.scaler = GradScaler()`: see
+        `Summary.grad_scalers`. Every assignment of the attribute there builds a scaler
+        that is switched on (or is `None`)."""
+        if self.func.name.value != "__init__" or "Scaler" not in self.ctx.source or not _method_of(self.ctx, self.func):
+            return frozenset()
+        values: dict[str, list[cst.BaseExpression]] = {}
+        for node in only(self.nodes, cst.Assign):
+            for target in node.targets:  # type: ignore[attr-defined]
+                attribute = dotted_name(target.target)
+                if attribute is not None and attribute.startswith("self.") and attribute.count(".") == 1:
+                    values.setdefault(attribute, []).append(node.value)  # type: ignore[attr-defined]
+        found = frozenset(attribute for attribute, assigned in values.items() if any(
+            type(value) is cst.Call for value in assigned) and all(
+            (type(value) is cst.Name and value.value == "None") or (
+                type(value) is cst.Call and constructor_kind(self.ctx.call_name(value)) == GRAD_SCALER
+                and grad_scaler_enabled(value) is True) for value in assigned))
+        if found and {autocast_precision(self.ctx, call) for call in autocast_calls(self.ctx)} & {FLOAT16, UNKNOWN}:
+            return frozenset()  # the scaler may serve that autocast
+        return found
 
     def _micro_batch_loop(self, loop: cst.CSTNode) -> bool:
         """A loop that back-propagates micro-batches and leaves the optimizer step to
@@ -1131,6 +1193,8 @@ class FileSummaries:
         # the constructors of other modules' classes whose instances this file keeps
         built = {self.targets.target(call) for call in self.targets.constructions()} - {None}
         called |= self.targets.imported_methods
+        called.update(f"{base}.__init__" for cls in self.targets.scaling_classes()
+                      for base in self.targets.imported_bases(cls))
         called.update(f"{target}.__init__" for target in built if not target.endswith(".__init__"))  # type: ignore[union-attr]
         # `Trainer.model` (a model called through an attribute) names nothing to look up
         return {name for name in called - self.open.keys() if self.targets.may_run_code(name)}
