@@ -125,6 +125,12 @@ class Summary:
     # to a dtype it cannot tell): a subclass of another module that autocasts to
     # bfloat16 and scales with it has no float16 path for it to serve
     grad_scalers: frozenset[str] = frozenset()
+    # params (or `self.` attributes) whose forward it runs in an evaluation loop of its
+    # own with grad on (see `trainlint.analysis.evaluation`): left in the mode the caller
+    # gave them, or put in eval mode by it where its own module runs every call of it
+    # with a grad mode set; neither propagates to callers of callers
+    forwards: frozenset[str] = frozenset()
+    evaluated_forwards: frozenset[str] = frozenset()
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -167,6 +173,8 @@ class Summary:
             **({"no_grad_when": [list(branch) for branch in self.no_grad_when]} if self.no_grad_when else {}),
             **({"unjudged_steps": True} if self.unjudged_steps else {}),
             **({"grad_scalers": sorted(self.grad_scalers)} if self.grad_scalers else {}),
+            **({"forwards": sorted(self.forwards)} if self.forwards else {}),
+            **({"evaluated_forwards": sorted(self.evaluated_forwards)} if self.evaluated_forwards else {}),
         }
 
     @classmethod
@@ -192,6 +200,8 @@ class Summary:
                                for param, constant, default in data.get("no_grad_when", ())),  # type: ignore[union-attr]
             unjudged_steps=bool(data.get("unjudged_steps")),
             grad_scalers=frozenset(data.get("grad_scalers", ())),  # type: ignore[arg-type]
+            forwards=frozenset(data.get("forwards", ())),  # type: ignore[arg-type]
+            evaluated_forwards=frozenset(data.get("evaluated_forwards", ())),  # type: ignore[arg-type]
         )
 
 
@@ -297,4 +307,6 @@ def trigger_words(summaries: Iterable[Summary]) -> str:
         words.update(_TRIGGERS[name] for name in _SETS if data[name])
         if summary.distributed_loader_items:
             words.add(_TRIGGERS["returns_distributed_loader"])
+        if summary.forwards or summary.evaluated_forwards:
+            words.add(_TRIGGERS[EVAL])
     return " ".join(sorted(words - {""}))

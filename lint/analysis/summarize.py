@@ -19,6 +19,7 @@ import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, target_names
+from trainlint.analysis.evaluation import loop_forwards
 from trainlint.analysis.guards import is_device_check, tests_a_remainder
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
@@ -509,6 +510,7 @@ class _Summarizer:
                     whole.append(node.value)
                 elif type(node.value) is cst.Tuple:
                     tuples.append(node.value)
+        forwards, evaluated_forwards = loop_forwards(self.ctx, self.func, self.params, _method_of(self.ctx, self.func))
         return Summary(
             params=self.signature,
             events=tuple(events),
@@ -519,6 +521,8 @@ class _Summarizer:
             distributed_loader_items=self._distributed_loader_items(tuples),
             stores=self._stores(),
             grad_scalers=self._grad_scalers(),
+            forwards=forwards,
+            evaluated_forwards=evaluated_forwards,
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,
             **{name: frozenset(values) for name, values in sets.items()},
@@ -1173,6 +1177,19 @@ class FileSummaries:
         if target is None or target.endswith(".__init__"):
             return self.of_call(call)
         return self.external.get(f"{target}.__init__")
+
+    def instance_forward(self, expr: cst.BaseExpression) -> tuple[bool, Summary | None]:
+        """Whether `expr` holds an instance of a class of the project (of this file, or
+        imported from another module whose constructor the project knows), and what
+        calling it runs (its `__call__`, or an `nn.Module`'s `forward`) when the project
+        says; (False, None) when its class is not known to be one of the project."""
+        cls = self.targets._class_of(expr)
+        if cls is None:
+            return False, None
+        if cls not in self.targets.classes and f"{cls}.__init__" not in self.external:
+            return False, None  # a class of an installed library
+        key = self.targets._call_of_instance(cls)
+        return True, (self.closed.get(key) or self.external.get(key)) if key is not None else None
 
     def of_function(self, func: cst.FunctionDef) -> Summary:
         return self.closed[self.targets.keys[func]]
