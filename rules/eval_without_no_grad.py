@@ -98,7 +98,8 @@ class EvalWithoutNoGrad(Rule):
     at its call when a loop of its own runs the forward of a model it is handed,
     with no decorator and no grad mode of its own, and it needs no graph (no
     backward, step or clear in it or in what it calls, no `torch.autograd.grad`,
-    no optimizer handed on): a model this code put in eval mode (handed as an
+    no optimizer built, taken or handed on, as far as names tell; a module's own
+    `forward` runs layers, not data): a model this code put in eval mode (handed as an
     argument, kept by the object's one construction from an argument of the same
     function or an attribute of `self`, or the caller's own `self.model`), when the
     function switches no mode of it; or one the function puts in eval mode itself,

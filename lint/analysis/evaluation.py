@@ -4,10 +4,11 @@ module needs to tell that calling it evaluates with grad on.
 
 A function qualifies when nothing of it needs the autograd graph (no
 backward, no step, no gradient cleared, no `torch.autograd.grad`, no
-optimizer handed to code out of sight), it has no decorator (a grad mode, or
-a wrapper that may set one), and a model it names by a parameter (or by an
-attribute of `self`) is called in a loop of its own with no grad mode around
-the call. The model is either left in the mode the caller gave it (the
+optimizer built, taken as a parameter or handed to code out of sight, as far
+as names tell), it has no decorator (a grad mode, or a wrapper that may set
+one), it is no module's `forward` (which runs its layers, not data), and a
+model it names by a parameter (or by an attribute of `self`) is called in a
+loop of its own with no grad mode around the call. The model is either left in the mode the caller gave it (the
 function switches no mode of it, and binds the name to nothing else) or put
 in eval mode by the function itself before the call; the latter counts only
 where the function's module runs every call of it with a grad mode set (no
@@ -20,8 +21,10 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.loops import (
-    clears_grads, function_grad_mode, hands_an_optimizer, is_backward, lexical_grad_mode, mode_switch,
+    clears_grads, function_grad_mode, is_backward, lexical_grad_mode, mode_switch, named_for_an_optimizer,
+    optimizer_name,
 )
+from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.training import ancestors_within, method_call
 from trainlint.context import FileContext
@@ -29,6 +32,7 @@ from trainlint.context import FileContext
 # what needs the graph besides a backward, a step and a clear
 _GRAPH_USERS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 NO_FORWARDS: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+_MODEL_METHODS = frozenset({"forward", "__call__"})
 
 
 def models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
@@ -42,12 +46,13 @@ def models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
     return (func,)
 
 
-def loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...],
-                  method: bool) -> tuple[frozenset[str], frozenset[str]]:
+def loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
+                  loops: list[cst.CSTNode]) -> tuple[frozenset[str], frozenset[str]]:
     """(models left in the caller's mode, models put in eval mode here) whose forward
     `func` runs in a loop of its own with grad on (see the module's docstring), each
-    as a parameter or, for a method, `self.<attribute>`."""
-    if func.decorators:
+    as a parameter or, for a method, `self.<attribute>`. `loops`: its own loops."""
+    # a module's own `forward` running its layers in a loop is no evaluation of data
+    if func.decorators or not loops or (method and func.name.value in _MODEL_METHODS):
         return NO_FORWARDS
     candidates: list[tuple[cst.Call, str]] = []
     for call in ctx.calls_in_order(func.body):
@@ -58,17 +63,20 @@ def loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ..
                 break
     if not candidates:
         return NO_FORWARDS
-    nodes = list(ctx.own_nodes(func.body))
-    if any(_needs_graph(ctx, node) for node in nodes):
-        return NO_FORWARDS
+    nodes = ctx.own_nodes(func.body)
     rebound = {name for node in nodes for name in _bound(node)}
+    candidates = [(call, name) for call, name in candidates if name not in rebound]
+    if not candidates or any(_needs_graph(ctx, node) for node in nodes) or any(
+            optimizer_name(param) for param in params):
+        return NO_FORWARDS
+    candidates = [(call, name) for call, name in candidates if lexical_grad_mode(ctx, call) is None]
+    if not candidates:
+        return NO_FORWARDS
     switches = [(ctx.order_index(node), ctx.code(mode[0]), mode[1]) for node in nodes
                 if (mode := mode_switch(ctx, node)) is not None]
     kept: set[str] = set()
     evaluated: set[str] = set()
     for call, name in candidates:
-        if name in rebound or lexical_grad_mode(ctx, call) is not None:
-            continue
         # a switch of the model, or of a part of it (`model.module.eval()`)
         touched = [(at, model, is_on) for at, model, is_on in switches
                    if model == name or model.startswith(name + ".")]
@@ -95,9 +103,15 @@ def _in_own_loop(ctx: FileContext, call: cst.Call, func: cst.FunctionDef) -> boo
 
 
 def _needs_graph(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """A backward, a step, a clear, `torch.autograd.grad`, an optimizer built, or one
+    handed to code out of sight (named for one: the variables' kinds are not read here)."""
     if is_backward(node) or clears_grads(ctx, node) or method_call(node, "step") is not None:
         return True
-    return type(node) is cst.Call and (ctx.call_name(node) in _GRAPH_USERS or hands_an_optimizer(ctx, node))
+    if type(node) is not cst.Call:
+        return False
+    name = ctx.call_name(node)
+    return name in _GRAPH_USERS or constructor_kind(name) == OPTIMIZER or (
+        bool(node.args) and ctx.local_callee(node) is None and any(named_for_an_optimizer(arg.value) for arg in node.args))
 
 
 def _bound(node: cst.CSTNode) -> set[str]:

@@ -477,7 +477,7 @@ class _Summarizer:
         self.detached = self._detached_params()
         self.converted: set[str] = set()  # dotted names converted to float16 here
         self.unjudged_steps = False  # see `Summary.unjudged_steps`
-        self._returned: set[str] | None = None  # local names it returns (see `_returned_arguments`)
+        self._returned: dict[str, int] | None = None  # local names it returns (see `_returned_arguments`)
 
     def summary(self) -> Summary:
         loops = only(self.nodes, cst.For, cst.While)
@@ -510,7 +510,8 @@ class _Summarizer:
                     whole.append(node.value)
                 elif type(node.value) is cst.Tuple:
                     tuples.append(node.value)
-        forwards, evaluated_forwards = loop_forwards(self.ctx, self.func, self.params, _method_of(self.ctx, self.func))
+        forwards, evaluated_forwards = loop_forwards(self.ctx, self.func, self.params, _method_of(self.ctx, self.func),
+                                                     loops)
         return Summary(
             params=self.signature,
             events=tuple(events),
@@ -777,16 +778,19 @@ class _Summarizer:
     def _returned_arguments(self, call: cst.Call) -> tuple[str, ...]:
         """Slots of `call` given a local name the function returns, alone or in a tuple,
         and binds nowhere after the call (`self.optimize(loss)`, then `return loss`)."""
-        names = [(slot, arg.value.value) for slot, arg in argument_slots(call) if type(arg.value) is cst.Name]
-        if not names:
-            return ()
         if self._returned is None:
-            self._returned = {item.value for node in only(self.nodes, cst.Return) if node.value is not None  # type: ignore[attr-defined]
-                              for item in _returned_items(node.value) if type(item) is cst.Name}  # type: ignore[attr-defined]
+            # each returned name, with where the function last binds it
+            returned = {item.value for node in only(self.nodes, cst.Return) if node.value is not None  # type: ignore[attr-defined]
+                        for item in _returned_items(node.value) if type(item) is cst.Name}  # type: ignore[attr-defined]
+            self._returned = dict.fromkeys(returned, -1)
+            for node in only(self.nodes, cst.Assign, cst.AugAssign) if returned else ():
+                for name in _bound_by(node) & returned:
+                    self._returned[name] = max(self._returned[name], self.ctx.order_index(node))
+        if not self._returned:
+            return ()
         at = self.ctx.order_index(call)
-        return tuple(slot for slot, name in names if name in self._returned and not any(
-            self.ctx.order_index(node) > at and name in _bound_by(node)
-            for node in only(self.nodes, cst.Assign, cst.AugAssign)))
+        return tuple(slot for slot, arg in argument_slots(call)
+                     if type(arg.value) is cst.Name and self._returned.get(arg.value.value, at) < at)
 
     def _stepped(self, call: cst.Call, steps: set[str], known_steps: set[str]) -> None:
         """Add the parameter (or `self.` attribute) `call` steps as an optimizer: the
