@@ -8,12 +8,13 @@ optimizer built, taken as a parameter or handed to code out of sight, as far
 as names tell), it has no decorator (a grad mode, or a wrapper that may set
 one), it is no module's `forward` (which runs its layers, not data), and a
 model it names by a parameter (or by an attribute of `self`) is called in a
-loop of its own with no grad mode around the call. The model is either left in the mode the caller gave it (the
-function switches no mode of it, and binds the name to nothing else) or put
-in eval mode by the function itself before the call; the latter counts only
-where the function's module runs every call of it with a grad mode set (no
-finding there: RAFT's `validate`, called under `torch.no_grad()` by its own
-script's main and with gradients on by the training script).
+loop of its own with no grad mode around the call. The model is either left
+in the mode the caller gave it (the function switches no mode of it, and
+binds the name to nothing else) or put in eval mode by the function itself
+before the call; the latter counts only where the function's module runs
+every call of it with a grad mode set (no finding there: RAFT's `validate`,
+called under `torch.no_grad()` by its own script's main and with gradients on
+by the training script).
 """
 
 from __future__ import annotations
