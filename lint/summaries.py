@@ -39,6 +39,7 @@ _SUMMARY_TOKENS = (
     "step(", "backward", "empty_cache", "set_epoch", "half", "float16", ".eval(", ".train(",
     "clip_grad", "unscale_", "DataLoader", "+=", ".append(", "zero_grad", ".grad",
     "no_grad", "inference_mode",  # a model's forward that runs without grad
+    "GradScaler",  # a base class's constructor that builds one (see `Summary.grad_scalers`)
     # deprecated AMP names a module may import for others to import from it
     "cuda.amp", "cpu.amp", "cuda import amp", "cpu import amp",
 )
@@ -66,6 +67,9 @@ class Call:
     # under a condition of the caller's own (a period, a flag): an `empty_cache` it
     # reaches is not one of every call (see `_Summarizer._occasional`)
     occasional: bool = False
+    # slots given a name the caller returns (`self.optimize(loss)`, then `return loss`):
+    # a callee that back-propagates one makes the caller return a loss with its graph
+    hands_returned: tuple[str, ...] = ()
 
 
 Event = str | Call
@@ -117,6 +121,17 @@ class Summary:
     # handed in), itself or in a function of its module it calls: its module judges the
     # order of its other steps (a clip after them is reported there), its callers this one's
     unjudged_steps: bool = False
+    # a constructor's attributes of the new instance it sets to a GradScaler that always
+    # scales (`self.scaler = GradScaler()`), in a module that autocasts to no float16 (nor
+    # to a dtype it cannot tell): a subclass of another module that autocasts to
+    # bfloat16 and scales with it has no float16 path for it to serve
+    grad_scalers: frozenset[str] = frozenset()
+    # params (or `self.` attributes) whose forward it runs in an evaluation loop of its
+    # own with grad on (see `trainlint.analysis.evaluation`): left in the mode the caller
+    # gave them, or put in eval mode by it where its own module runs every call of it
+    # with a grad mode set; neither propagates to callers of callers
+    forwards: frozenset[str] = frozenset()
+    evaluated_forwards: frozenset[str] = frozenset()
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -150,8 +165,7 @@ class Summary:
     def to_json(self) -> dict[str, object]:
         return {
             "params": list(self.params),
-            "events": [e if isinstance(e, str) else [e.callee, [list(a) for a in e.args], e.returned, *([True] if e.occasional else [])]
-                       for e in self.events],
+            "events": [e if isinstance(e, str) else _call_json(e) for e in self.events],
             "flags": [f for f in _FLAGS if getattr(self, f)],
             **{name: sorted(getattr(self, name)) for name in _SETS},
             "distributed_loader_items": list(self.distributed_loader_items),
@@ -159,6 +173,9 @@ class Summary:
             **({"stores": [list(pair) for pair in self.stores]} if self.stores else {}),
             **({"no_grad_when": [list(branch) for branch in self.no_grad_when]} if self.no_grad_when else {}),
             **({"unjudged_steps": True} if self.unjudged_steps else {}),
+            **({"grad_scalers": sorted(self.grad_scalers)} if self.grad_scalers else {}),
+            **({"forwards": sorted(self.forwards)} if self.forwards else {}),
+            **({"evaluated_forwards": sorted(self.evaluated_forwards)} if self.evaluated_forwards else {}),
         }
 
     @classmethod
@@ -168,8 +185,9 @@ class Summary:
             if isinstance(raw, str):
                 events.append(raw)
             else:
-                callee, args, returned, *occasional = raw  # type: ignore[misc]
-                events.append(Call(callee, tuple((a, b) for a, b in args), bool(returned), bool(occasional)))
+                callee, args, returned, *rest = raw  # type: ignore[misc]
+                events.append(Call(callee, tuple((a, b) for a, b in args), bool(returned), bool(rest and rest[0]),
+                                   tuple(rest[1]) if len(rest) > 1 else ()))
         flags = set(data.get("flags", ()))  # type: ignore[arg-type]
         return cls(
             params=tuple(data.get("params", ())),  # type: ignore[arg-type]
@@ -182,7 +200,16 @@ class Summary:
             no_grad_when=tuple((param, constant, bool(default))
                                for param, constant, default in data.get("no_grad_when", ())),  # type: ignore[union-attr]
             unjudged_steps=bool(data.get("unjudged_steps")),
+            grad_scalers=frozenset(data.get("grad_scalers", ())),  # type: ignore[arg-type]
+            forwards=frozenset(data.get("forwards", ())),  # type: ignore[arg-type]
+            evaluated_forwards=frozenset(data.get("evaluated_forwards", ())),  # type: ignore[arg-type]
         )
+
+
+def _call_json(call: Call) -> list[object]:
+    tail: list[object] = [call.occasional, list(call.hands_returned)] if call.hands_returned else (
+        [True] if call.occasional else [])
+    return [call.callee, [list(a) for a in call.args], call.returned, *tail]
 
 
 _FLAGS = ("returns_graph", "returns_half", "returns_distributed_loader")
@@ -254,6 +281,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         if event.returned:
             for name in _FLAGS:
                 flags[name] = flags[name] or getattr(callee, name)
+        if any(callee.slot(slot) in callee.backpropagates for slot in event.hands_returned):
+            flags["returns_graph"] = True
     return replace(
         own,
         events=tuple(events),
@@ -279,4 +308,6 @@ def trigger_words(summaries: Iterable[Summary]) -> str:
         words.update(_TRIGGERS[name] for name in _SETS if data[name])
         if summary.distributed_loader_items:
             words.add(_TRIGGERS["returns_distributed_loader"])
+        if summary.forwards or summary.evaluated_forwards:
+            words.add(_TRIGGERS[EVAL])
     return " ".join(sorted(words - {""}))

@@ -3,6 +3,7 @@ import re
 import libcst as cst
 
 from trainlint.analysis.dataflow import is_constant, target_names
+from trainlint.analysis.evaluation import models_called
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
     ENABLE_GRAD,
@@ -21,13 +22,18 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.no_grad_results import runs_without_grad
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.scopes import bound_arguments
+from trainlint.analysis.scopes import bound_arguments, dotted_name
+from trainlint.analysis.summarize import argument_slots
 from trainlint.analysis.training import MODULE_CHAIN, ancestors_within, code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
-from trainlint.summaries import BACKWARD, MAY_ZERO_GRAD, STEP, ZERO_GRAD
+from trainlint.summaries import BACKWARD, MAY_ZERO_GRAD, STEP, TRAIN, ZERO_GRAD, Summary
 
+_ELSEWHERE = (
+    "`{}()` runs evaluation forward passes of a model in eval mode outside `torch.no_grad()`: they record an "
+    "autograd graph for nothing; call it under `torch.no_grad()` or `torch.inference_mode()`"
+)
 # calls that show a loop or a function needs the autograd graph
 _GRAPH_USERS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 # packages of environments, whose objects' `step(action)` advances a simulation, not an optimizer
@@ -91,7 +97,26 @@ class EvalWithoutNoGrad(Rule):
     function handed the model or reading the same module-level one, followed
     through such calls three deep; not when the function has a decorator,
     enters a grad mode around the forward, switches the model's mode, or
-    back-propagates or steps. Functions of other modules are not followed. A function with an unresolvable
+    back-propagates or steps. A function of another module of the project, or a
+    method of an object (`evaluator.evaluate(loader)` of an `evaluator =
+    Evaluator(model)`, `self.validate()` inherited from a base class), is reported
+    at its call when a loop of its own runs the forward of a model it is handed,
+    with no decorator and no grad mode of its own, and it needs no graph (no
+    backward, step or clear in it or in what it calls, no `torch.autograd.grad`,
+    no optimizer built, taken or handed on, as far as names tell; a module's own
+    `forward` runs layers, not data): a model this code put in eval mode (handed as an
+    argument, kept by the object's one construction from an argument of the same
+    function or an attribute of `self`, or the caller's own `self.model`), when the
+    function switches no mode of it; or one the function puts in eval mode itself,
+    where every call of it in its own module runs it under a grad mode (RAFT's
+    `validate`, called under `torch.no_grad()` by its own script and with
+    gradients on by the training script: its module does not report it). Not at
+    a call under a grad mode, nor for a model that is frozen here or an instance of
+    a class of the project whose forward may run without grad or is not known, nor,
+    for a model put in eval mode here, where the code around the call back-propagates
+    or steps (loops beside it aside: what the call returns may be trained through).
+    Such code in a module with none of the words a summary looks for (`+=`,
+    `.append(`, `.eval(`, ...), and calls two modules deep, are not followed. A function with an unresolvable
     decorator (the entry points of command-line frameworks, `@hydra.main`,
     click, typer, fire, leave grad mode alone and do not count), a
     function or loop that also back-propagates or steps (BatchNorm frozen
@@ -486,6 +511,25 @@ class EvalWithoutNoGrad(Rule):
         "        obs, reward, done, infos = eval_envs.step(action)\n"
         "        returns.extend(info['episode']['r'] for info in infos if 'episode' in info)\n"
         "    return returns\n",
+        # an evaluator object whose method runs the model it was built with in a loop of its own
+        "class Evaluator:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "    def evaluate(self, loader):\n"
+        "        correct = 0\n"
+        "        for x, y in loader:\n"
+        "            correct += (self.model(x).argmax(1) == y).sum().item()\n"
+        "        return correct\n"
+        "def fit(model, loader, val_loader, optimizer, criterion):\n"
+        "    evaluator = Evaluator(model)\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            criterion(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        print(evaluator.evaluate(val_loader))  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -915,21 +959,46 @@ class EvalWithoutNoGrad(Rule):
         "    for batch in batches:\n"
         "        action = policy(batch).argmax(-1)\n"
         "        learner.step(action)\n",
+        # the evaluator's method runs under no_grad, or adapts the model it was built with (it trains)
+        "import torch\n"
+        "class Evaluator:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    @torch.no_grad()\n"
+        "    def evaluate(self, loader):\n"
+        "        return [self.model(x).argmax(1) for x, _ in loader]\n"
+        "    def adapt(self, loader):\n"
+        "        for x, _ in loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            self.model(x).logsumexp(1).mean().backward()\n"
+        "            self.optimizer.step()\n"
+        "def fit(model, val_loader, optimizer):\n"
+        "    evaluator = Evaluator(model, optimizer)\n"
+        "    model.eval()\n"
+        "    evaluator.adapt(val_loader)\n"
+        "    print(evaluator.evaluate(val_loader))\n",
     )
 
     def finish(self) -> None:
         self._frozen = _frozen_models(self.ctx)
         self._switched = {_last_name(mode[0]) for mode in (mode_switch(self.ctx, call) for call in self.ctx.nodes_of(cst.Call)) if mode}
+        summaries = (*self.ctx.summaries.closed.values(), *self.ctx.summaries.external.values())
+        # functions that evaluate, in a loop of their own, a model they are handed (see `_evaluated_elsewhere`)
+        self._forwarding = any(summary.forwards for summary in summaries)
         for body in code_bodies(self.ctx):
             self._body = body
             CallFlow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
+        if any(summary.evaluated_forwards for summary in summaries):
+            for call in self.ctx.nodes_of(cst.Call):
+                if self._evaluates_elsewhere(call):  # type: ignore[arg-type]
+                    self.report(call, _ELSEWHERE.format(self.ctx.code(call.func)))  # type: ignore[attr-defined]
 
     def _models_called(self, func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
-        """`_models_called`, and the model whose forward-like method of a module class
+        """`models_called`, and the model whose forward-like method of a module class
         of this file a call runs (`lm_model.log_prob(words)`, see `_forward_methods`)."""
         if type(func) is cst.Attribute and func.attr.value in self.ctx.shared(_forward_methods):
             return (func.value,)
-        return _models_called(func)
+        return models_called(func)
 
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to: `.train()` / `.eval()`, and
@@ -940,7 +1009,9 @@ class EvalWithoutNoGrad(Rule):
             any(_last_name(f) in self._switched for f in self._models_called(node.func))
             # a function of the file handed such a model (`forward(model, x)`)
             or (self.ctx.local_callee(node) is not None
-                and any(_last_name(arg.value) in self._switched for arg in node.args)))
+                and any(_last_name(arg.value) in self._switched for arg in node.args))
+            # a function of another module, or a method, that evaluates what it is handed
+            or (self._forwarding and self._evaluating(node, "forwards") is not None))
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         mode = mode_switch(self.ctx, node)
@@ -954,7 +1025,84 @@ class EvalWithoutNoGrad(Rule):
                     self.report(node)
             elif self._helper_runs_forward(node, facts) and self._in_evaluation_loop(node):
                 self.report(node)
+            elif self._forwarding and self._evaluated_elsewhere(node, facts):
+                self.report(node, _ELSEWHERE.format(self.ctx.code(node.func)))
         return facts
+
+    def _evaluated_elsewhere(self, call: cst.Call, models: Facts) -> bool:
+        """`call` runs code out of the walk (a function of another module, a method:
+        `evaluator.evaluate(loader)`) whose loop runs the forward of a model it is
+        handed with grad on, and hands it one of `models`, in eval mode here: its
+        summary's `forwards`. Not under a grad mode here, nor when that code trains or
+        switches a mode (a helper it calls may)."""
+        summary = self._evaluating(call, "forwards")
+        if summary is None or summary.does(TRAIN) or grad_mode_at(self.ctx, call) is not None:
+            return False
+        # what it returns may be back-propagated here (a recurrent unroll of a model whose
+        # BatchNorm is frozen in eval mode): not where the code around the call trains
+        function = self.ctx.enclosing_function(call)
+        if self._function_needs_graph(function if function is not None else self.ctx.module, call):
+            return False
+        return any(self.ctx.code(model) in models and self._records_graph(model)
+                   for model in self._handed(call, summary, summary.forwards))
+
+    def _evaluates_elsewhere(self, call: cst.Call) -> bool:
+        """`call` runs code out of the walk that puts a model it is handed in eval mode
+        and runs its forward in a loop of its own, with no grad mode of its own, that
+        its module does not report (every call of it there runs it under `torch.no_grad()`:
+        RAFT's `validate`), here with grad on: its summary's `evaluated_forwards`."""
+        summary = self._evaluating(call, "evaluated_forwards")
+        if summary is None or grad_mode_at(self.ctx, call) is not None:
+            return False
+        return any(self._records_graph(model) for model in self._handed(call, summary, summary.evaluated_forwards))
+
+    def _evaluating(self, node: cst.CSTNode, field: str) -> Summary | None:
+        """The summary of what `node` calls out of the walk, when it evaluates models
+        it is handed (`field` of it is not empty) and needs no graph."""
+        summary = self.ctx.summaries.of_unwalked_call(node)
+        if summary is None or not getattr(summary, field):
+            return None
+        return None if any(summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD, MAY_ZERO_GRAD)) else summary
+
+    def _handed(self, call: cst.Call, summary: Summary, names: frozenset[str]) -> list[cst.BaseExpression]:
+        """The models of `names` (parameters of what `call` runs, or attributes of its
+        `self`) as this file holds them: the arguments given those parameters; for
+        `self.evaluate()`, its own `self.model`; for `evaluator.evaluate()`, the argument
+        the one construction of `evaluator` handed the parameter its constructor keeps as
+        `self.model` (built in the same function, or from an attribute of `self`)."""
+        found = [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) in names]
+        held = sorted(name for name in names if name.startswith("self."))
+        func = call.func
+        # a method called on the object (not an attribute of it called: `self.backbone(x)`)
+        if not held or type(func) is not cst.Attribute or not (
+                self.ctx.summaries.targets.target(call) or "").endswith(f".{func.attr.value}"):
+            return found
+        receiver = func.value
+        if type(receiver) is cst.Name and receiver.value == "self":
+            # the caller's own attribute, as it spells it in the function (or else in the class)
+            around = [a for a in self.ctx.ancestors(call) if type(a) in (cst.FunctionDef, cst.ClassDef)][:2]
+            for scope in around:
+                own = [node for node in self.ctx.subtree(scope) if type(node) is cst.Attribute and dotted_name(node) in held]
+                if own:
+                    return found + own
+            return found
+        built = self.ctx.summaries.targets.construction(receiver)
+        constructor = self.ctx.summaries.of_constructor(built) if built is not None else None
+        if constructor is None:
+            return found
+        kept = {constructor.stored(name) for name in held} - {None}
+        same_function = self.ctx.enclosing_function(built) is self.ctx.enclosing_function(call)  # type: ignore[arg-type]
+        return found + [arg.value for slot, arg in argument_slots(built) if constructor.slot(slot) in kept  # type: ignore[arg-type]
+                        and (same_function or (dotted_name(arg.value) or "").startswith("self."))]
+
+    def _records_graph(self, model: cst.BaseExpression) -> bool:
+        """Running `model` records a graph, as far as this file can tell: it is not frozen,
+        and it is no instance of a class of the project whose forward may run without
+        grad (or whose forward the project does not tell)."""
+        if _model_key(self.ctx, model) in self._frozen:
+            return False
+        known, forward = self.ctx.summaries.instance_forward(model)
+        return not known or (forward is not None and not forward.no_grad_when)
 
     def _helper_runs_forward(self, call: cst.Call, models: Facts, depth: int = 0) -> bool:
         """`call` runs a function of the file that runs the forward of a model in eval
@@ -1064,15 +1212,18 @@ class EvalWithoutNoGrad(Rule):
         return not any(type(node) is cst.Name and node.value in bound and self.ctx.order_index(node) > end
                        for node in self.ctx.subtree(loop.body))
 
-    def _function_needs_graph(self, function: cst.FunctionDef, call: cst.Call) -> bool:
-        """Whether the function back-propagates or steps other than in loops of its own
-        that do not hold the call: a backward after the loop of forwards may use their
-        graphs; a training loop beside the evaluation loop (both in an epoch loop) does not."""
+    def _function_needs_graph(self, function: cst.FunctionDef | cst.Module, call: cst.Call) -> bool:
+        """Whether the function (or the module's own code) back-propagates or steps other
+        than in loops of its own that do not hold the call: a backward after the loop of
+        forwards may use their graphs; a training loop beside the evaluation loop (both in
+        an epoch loop) does not."""
+        # the module's own code: not its functions'
+        nodes = self.ctx.subtree(function.body) if type(function) is cst.FunctionDef else self.ctx.own_nodes(function)
         around = {id(ancestor) for ancestor in self.ctx.ancestors(call)}
-        apart = {id(node) for loop in self.ctx.subtree(function.body)
+        apart = {id(node) for loop in nodes
                  if type(loop) in (cst.For, cst.While) and id(loop) not in around
                  for node in self.ctx.subtree(loop)}
-        for node in self.ctx.subtree(function.body):
+        for node in nodes:
             if id(node) in apart:
                 continue
             callee = self.ctx.local_callee(node)
@@ -1144,17 +1295,6 @@ def _in_loop_of(ctx: FileContext, node: cst.CSTNode, function: cst.FunctionDef) 
 
 # methods that keep what they are given in the object they are called on
 _GROWING = ("append", "extend", "insert", "add", "update", "setdefault", "put", "appendleft")
-
-
-def _models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
-    """What a call of `func` runs: the model itself (also `model.forward` written out), and for `model.module` also
-    `model`, whose DistributedDataParallel (or DataParallel, FSDP) wrapper holds it
-    and put it in eval mode along with itself."""
-    if type(func) is cst.Attribute and func.attr.value == "forward":
-        return (func.value, *_models_called(func.value)[1:])  # `model.forward(x)` written out
-    if type(func) is cst.Attribute and func.attr.value == "module":
-        return func, func.value
-    return (func,)
 
 
 def _forward_methods(ctx: FileContext) -> frozenset[str]:

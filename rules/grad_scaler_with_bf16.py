@@ -12,11 +12,16 @@ from trainlint.analysis.precision import (
     with_precision,
 )
 from trainlint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
+from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.training import code_bodies, method_call
 from trainlint.context import FileContext
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Rule
 
+_INHERITED = (
+    "GradScaler `{}`, built by a base class's constructor in another module, used with bfloat16 autocast: "
+    "bfloat16 has float32's range and needs no loss scaling; drop the scaler"
+)
 _BF16_WORD = re.compile(r"bf16|bfloat16", re.IGNORECASE)
 _FP16_WORD = re.compile(r"(?<!b)float16|(?<!b)fp16|half|(?<!bf)16-mixed", re.IGNORECASE)
 
@@ -65,7 +70,15 @@ class GradScalerWithBf16(Rule):
     (not passed in from elsewhere) and used as `scaler.scale(...)` in the
     same function as the bfloat16 `with` block (`with torch.autocast(...)
     if on_gpu else nullcontext():` is one), or in the same class for
-    `self.scaler` (built there or in a base class of the file). A scaler built with
+    `self.scaler` (built there or in a base class of the file). A
+    `self.scaler` built by the constructor of a base class of another module
+    of the project (`class Trainer(BaseTrainer)`, `self.scaler =
+    GradScaler()` in base.py's `BaseTrainer.__init__`) is reported at the
+    subclass's first `self.scaler.scale(...)`, when this file assigns the
+    attribute nowhere, every `__init__` of the file on the way calls
+    `super().__init__(...)`, and the base's module autocasts to no float16
+    (nor to a dtype it cannot tell); one built in another method of the
+    base, or by a constructor the base's calls in turn, is not followed. A scaler built with
     `enabled=` set from a value (`enabled=dtype == torch.float16`), or a file
     that also autocasts to float16 or to a dtype chosen at run time, is not
     flagged: the scaler may serve that path.
@@ -267,10 +280,13 @@ class GradScalerWithBf16(Rule):
                 self.report(call)
         if BFLOAT16 not in precisions:
             return
-        for binding in self._scalers_used_under_bf16():
+        bf16_bodies = self._bodies_with_bf16()
+        for binding in self._scalers_used_under_bf16(bf16_bodies):
             for construction in self.ctx.receivers.constructions.get(binding, []):
                 if constructor_kind(self.ctx.call_name(construction)) == GRAD_SCALER and grad_scaler_enabled(construction):
                     self.report(construction)
+        for call, attribute in self._inherited_scalers_used(bf16_bodies):
+            self.report(call, _INHERITED.format(attribute))
 
     def _built_for_bf16(self, call: cst.Call) -> bool:
         """`GradScaler() if use_bfloat16 else None`, or built under
@@ -285,25 +301,50 @@ class GradScalerWithBf16(Rule):
             child = ancestor
         return False
 
-    def _scalers_used_under_bf16(self) -> set[Binding]:
+    def _bodies_with_bf16(self) -> list[cst.CSTNode]:
+        """The bodies (of functions, or the module's) holding a bfloat16 autocast `with` block."""
+        return [body for body in code_bodies(self.ctx)
+                if any(_is_bf16_block(self.ctx, node) for node in self.ctx.own_nodes(body))]
+
+    def _scalers_used_under_bf16(self, bf16_bodies: list[cst.CSTNode]) -> set[Binding]:
         receivers = self.ctx.receivers
         found: set[Binding] = set()
-        bodies_with_bf16: dict[cst.CSTNode, set[Binding]] = {}
-        for body in code_bodies(self.ctx):
-            nodes = list(self.ctx.own_nodes(body))
-            if not any(_is_bf16_block(self.ctx, node) for node in nodes):
-                continue
-            scaled = set()
-            for node in nodes:
+        for body in bf16_bodies:
+            for node in self.ctx.own_nodes(body):
                 scaler = method_call(node, "scale")
                 if scaler is not None and receivers.is_kind(scaler, GRAD_SCALER):
                     binding = receivers.binding(scaler)
                     if binding is not None:
-                        scaled.add(binding)
-            bodies_with_bf16[body] = scaled
-            found |= scaled
-        found |= self._class_attributes_scaled_in_bf16_classes(set(bodies_with_bf16))
+                        found.add(binding)
+        found |= self._class_attributes_scaled_in_bf16_classes(set(bf16_bodies))
         return found
+
+    def _inherited_scalers_used(self, bf16_bodies: list[cst.CSTNode]) -> list[tuple[cst.Call, str]]:
+        """`self.scaler.scale(...)` (the first of each attribute in each class) in a class
+        with a bfloat16 block whose file never assigns `self.scaler`, where the constructor
+        of an imported base that building the class runs sets it to a scaler (see
+        `Summary.grad_scalers`)."""
+        receivers = self.ctx.receivers
+        targets = self.ctx.summaries.targets
+        classes = {_class_of_method_body(self.ctx, body) for body in bf16_bodies} - {None}
+        found: dict[tuple[cst.ClassDef, str], cst.Call] = {}
+        for body in code_bodies(self.ctx):
+            cls = _class_of_method_body(self.ctx, body)
+            if cls not in classes:
+                continue
+            for node in self.ctx.own_nodes(body):
+                scaler = method_call(node, "scale")
+                attribute = dotted_name(scaler) if scaler is not None else None
+                if attribute is None or not attribute.startswith("self.") or attribute.count(".") != 1 \
+                        or (cls, attribute) in found:
+                    continue
+                binding = receivers.binding(scaler)  # type: ignore[arg-type]
+                if binding is None or receivers.assigned(binding):
+                    continue  # the file's own: judged above
+                constructor = targets.inherited_constructor(cls.name.value)  # type: ignore[union-attr]
+                if constructor is not None and attribute in constructor.grad_scalers:
+                    found[(cls, attribute)] = node  # type: ignore[index,assignment]
+        return [(call, attribute) for (_, attribute), call in found.items()]
 
     def _class_attributes_scaled_in_bf16_classes(self, bf16_bodies: set[cst.CSTNode]) -> set[Binding]:
         """`self.scaler.scale(...)` in one method and the bf16 block in another

@@ -140,7 +140,11 @@ class LossAccumulatedWithGraph(Rule):
     ## Limitations
     Besides the direct forms above, helpers of the project are followed (in
     this file and in the modules it imports): a step function that returns the
-    loss it back-propagated (`total += train_step(batch)`), and a meter or
+    loss it back-propagated (`total += train_step(batch)`), itself or by handing
+    it to one that does (XLM's `self.optimize(loss)`, then `return loss`), also
+    a trainer's method (`trainer.mt_step(batch)` of a `trainer =
+    EncDecTrainer(...)`, or of a parameter every call of its function in the
+    file hands such an instance; of any other parameter, unknown), and a meter or
     logging function that stores what it is given where it outlives the call
     (`meter.update(loss)` on an object built from a class of the project,
     `log_losses(history, {"loss": loss})`, also through `**kwargs`). A total
@@ -840,6 +844,24 @@ class LossAccumulatedWithGraph(Rule):
         "            loss.backward()\n"
         "        optimizer.step()\n"
         "        total += loss  # expect: TL202\n",
+        # a trainer's step that hands its loss to the method that back-propagates it, then returns it (XLM's `optimize`)
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    def optimize(self, loss):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "    def step(self, batch):\n"
+        "        loss = self.model(batch).mean()\n"
+        "        self.optimize(loss)\n"
+        "        return loss\n"
+        "def train(model, optimizer, loader):\n"
+        "    trainer = Trainer(model, optimizer)\n"
+        "    total = 0.0\n"
+        "    for batch in loader:\n"
+        "        total += trainer.step(batch)  # expect: TL202\n"
+        "    return total\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1329,6 +1351,29 @@ class LossAccumulatedWithGraph(Rule):
         "            optimizer.step()\n"
         "            optimizer.zero_grad()\n"
         "            total = 0.0\n",
+        # the step hands its loss to the method that back-propagates it, then returns a number
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    def optimize(self, loss):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "    def step(self, batch):\n"
+        "        loss = self.model(batch).mean()\n"
+        "        self.optimize(loss)\n"
+        "        loss = loss.item()\n"
+        "        return loss\n"
+        "    def log_step(self, batch):\n"
+        "        loss = self.model(batch).mean()\n"
+        "        self.optimize(loss)\n"
+        "        return loss.detach()\n"
+        "def train(model, optimizer, loader):\n"
+        "    trainer = Trainer(model, optimizer)\n"
+        "    total = 0.0\n"
+        "    for batch in loader:\n"
+        "        total += trainer.step(batch) + trainer.log_step(batch)\n"
+        "    return total\n",
     )
 
     def finish(self) -> None:
@@ -1392,9 +1437,11 @@ class LossAccumulatedWithGraph(Rule):
             return []
         return [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) in summary.backpropagates]
 
-    def _back_propagates(self, function: cst.FunctionDef) -> bool:
-        """`function` runs a backward pass, itself or through a call."""
-        if backpropagated_names(self.ctx, function.body):
+    def _function_back_propagates(self, function: cst.FunctionDef) -> bool:
+        """`function` runs a backward pass or a step, itself, in a function of the file it
+        calls, or through a call of another module's function or of a method
+        (`trainer.mt_step(batch)`)."""
+        if backpropagated_names(self.ctx, function.body) or self._back_propagates(function):
             return True
         for call in iter_nodes(function.body):
             if type(call) is cst.Call:
@@ -1416,7 +1463,7 @@ class LossAccumulatedWithGraph(Rule):
             return True
         if innermost_loop(self.ctx, node) is None and self._consumed_by_class(function, accumulator):
             return True
-        if self._back_propagates(function):
+        if self._function_back_propagates(function):
             return False
         return _base(accumulator) in returned_names(self.ctx, function)
 
@@ -1598,9 +1645,10 @@ class LossAccumulatedWithGraph(Rule):
         parent = self.ctx.parent(loop)
         return innermost_loop(self.ctx, parent) if parent is not None else None
 
-    def _back_propagates(self, loop: cst.For | cst.While) -> bool:
-        """An iteration of `loop` may run a backward pass or a step (in it, or in a function
-        of the file it calls; `accelerator.backward(loss)`, `opt.step()` count)."""
+    def _back_propagates(self, loop: cst.For | cst.While | cst.FunctionDef) -> bool:
+        """An iteration of `loop` (or a run of a function) may run a backward pass or a step
+        (in it, or in a function of the file it calls; `accelerator.backward(loss)`,
+        `opt.step()` count)."""
         return any(is_backward(node) or method_call(node, "backward", "step") is not None
                    for node in reachable_nodes(self.ctx, loop.body))
 

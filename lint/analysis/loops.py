@@ -87,12 +87,19 @@ def is_optimizer(ctx: FileContext, expr: cst.BaseExpression) -> bool:
 def names_an_optimizer(ctx: FileContext, expr: cst.BaseExpression) -> bool:
     """`expr` holds an optimizer (see `is_optimizer`), or is named for one (`optimizer`,
     `opt_g`, `self.optim`): what code out of sight is handed to step."""
-    if is_optimizer(ctx, expr):
-        return True
+    return is_optimizer(ctx, expr) or named_for_an_optimizer(expr)
+
+
+def named_for_an_optimizer(expr: cst.BaseExpression) -> bool:
+    """`optimizer`, `opt_g`, `self.optim`, `optimizers["backbone"]`: the name alone."""
     if type(expr) is cst.Subscript:  # `optimizers["backbone"]`
         expr = expr.value
     name = dotted_name(expr)
-    return bool(name) and bool(_OPTIMIZER_NAME.match(name.rsplit(".", 1)[-1]))
+    return bool(name) and optimizer_name(name.rsplit(".", 1)[-1])
+
+
+def optimizer_name(name: str) -> bool:
+    return bool(_OPTIMIZER_NAME.match(name))
 
 
 def hands_an_optimizer(ctx: FileContext, call: cst.Call) -> bool:

@@ -19,13 +19,17 @@ import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, reaching, target_names
+from trainlint.analysis.evaluation import loop_forwards
 from trainlint.analysis.guards import is_device_check, tests_a_remainder
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
     clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
 )
 from trainlint.analysis.no_grad_results import no_grad_branches
-from trainlint.analysis.precision import global_value, half_conversion, value_of_name
+from trainlint.analysis.precision import (
+    FLOAT16, UNKNOWN, autocast_calls, autocast_precision, global_value, grad_scaler_enabled, half_conversion,
+    value_of_name,
+)
 from trainlint.analysis.receivers import DATALOADER, GRAD_SCALER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
 from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_name
 from trainlint.analysis.training import (
@@ -244,6 +248,43 @@ class CallTargets:
                 yield current
                 pending.extend(reversed(self.bases(current)))
 
+    def imported_bases(self, cls: str) -> list[str]:
+        """The classes of `cls`'s lineage imported from another module (`base.BaseTrainer`),
+        in the order methods are looked up."""
+        return [owner for owner in self._lineage(cls) if owner not in self.classes]
+
+    def inherited_constructor(self, cls: str) -> Summary | None:
+        """What the constructor of an imported base does that building an instance of
+        `cls` runs (`self.scaler = GradScaler()` in `base.BaseTrainer.__init__`): the
+        first such base the project knows a constructor of, when each class of the file
+        on the way has no `__init__` or one that calls `super().__init__(...)`."""
+        for owner in self._lineage(cls):
+            if owner not in self.classes:
+                found = self.ctx.external.get(f"{owner}.__init__")
+                if found is not None:
+                    return found
+                continue
+            init = self._functions.get(f"{self._paths[owner]}.__init__")
+            if init is not None and not any(
+                    type(node) is cst.Call and method_call(node, "__init__") is not None  # type: ignore[arg-type]
+                    for node in iter_nodes(init.body)):
+                return None  # `super().__init__()` (or `Base.__init__(self)`) is not called
+        return None
+
+    def scaling_classes(self) -> set[str]:
+        """Classes of the file whose methods scale with an attribute of `self`
+        (`self.scaler.scale(loss)`): the project is asked what their imported bases'
+        constructors build (see `Summary.grad_scalers`)."""
+        if "scale(" not in self.ctx.source:
+            return set()
+        found = set()
+        for call in self.ctx.nodes_of(cst.Call):
+            receiver = method_call(call, "scale")  # type: ignore[arg-type]
+            if (type(receiver) is cst.Attribute and type(receiver.value) is cst.Name
+                    and receiver.value.value == "self" and (cls := self._class_around(call)) is not None):
+                found.add(cls.name.value)
+        return found
+
     def bases(self, cls: str) -> tuple[str, ...]:
         """The bases of class `cls` of this file that may define methods it inherits:
         classes of this file (by name) and imported ones (by qualified name); torch's
@@ -436,6 +477,7 @@ class _Summarizer:
         self.detached = self._detached_params()
         self.converted: set[str] = set()  # dotted names converted to float16 here
         self.unjudged_steps = False  # see `Summary.unjudged_steps`
+        self._returned: dict[str, int] | None = None  # local names it returns (see `_returned_arguments`)
 
     def summary(self) -> Summary:
         loops = only(self.nodes, cst.For, cst.While)
@@ -468,6 +510,8 @@ class _Summarizer:
                     whole.append(node.value)
                 elif type(node.value) is cst.Tuple:
                     tuples.append(node.value)
+        forwards, evaluated_forwards = loop_forwards(self.ctx, self.func, self.params, _method_of(self.ctx, self.func),
+                                                     loops)
         return Summary(
             params=self.signature,
             events=tuple(events),
@@ -477,6 +521,9 @@ class _Summarizer:
             and any(self._distributed_loader(r) for r in whole),
             distributed_loader_items=self._distributed_loader_items(tuples),
             stores=self._stores(),
+            grad_scalers=self._grad_scalers(),
+            forwards=forwards,
+            evaluated_forwards=evaluated_forwards,
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,
             **{name: frozenset(values) for name, values in sets.items()},
@@ -540,6 +587,27 @@ class _Summarizer:
                     param = value.value if type(value) is cst.Name and value.value in self.params else None
                     found[attribute] = param if attribute not in found else None
         return tuple(sorted((attribute, param) for attribute, param in found.items() if param is not None))
+
+    def _grad_scalers(self) -> frozenset[str]:
+        """`self.scaler` of a constructor's `self.scaler = GradScaler()`: see
+        `Summary.grad_scalers`. Every assignment of the attribute there builds a scaler
+        that is switched on (or is `None`)."""
+        if self.func.name.value != "__init__" or "Scaler" not in self.ctx.source or not _method_of(self.ctx, self.func):
+            return frozenset()
+        values: dict[str, list[cst.BaseExpression]] = {}
+        for node in only(self.nodes, cst.Assign):
+            for target in node.targets:  # type: ignore[attr-defined]
+                attribute = dotted_name(target.target)
+                if attribute is not None and attribute.startswith("self.") and attribute.count(".") == 1:
+                    values.setdefault(attribute, []).append(node.value)  # type: ignore[attr-defined]
+        found = frozenset(attribute for attribute, assigned in values.items() if any(
+            type(value) is cst.Call for value in assigned) and all(
+            (type(value) is cst.Name and value.value == "None") or (
+                type(value) is cst.Call and constructor_kind(self.ctx.call_name(value)) == GRAD_SCALER
+                and grad_scaler_enabled(value) is True) for value in assigned))
+        if found and {autocast_precision(self.ctx, call) for call in autocast_calls(self.ctx)} & {FLOAT16, UNKNOWN}:
+            return frozenset()  # the scaler may serve that autocast
+        return found
 
     def _micro_batch_loop(self, loop: cst.CSTNode) -> bool:
         """A loop that back-propagates micro-batches and leaves the optimizer step to
@@ -702,11 +770,29 @@ class _Summarizer:
             self._accumulation(receiver, call.args[0].value, sets["accumulates"])
         target = self.targets.target(call)
         if target is not None:
-            yield Call(target, self._arguments(call), returned=self._is_returned(call), occasional=self._occasional(call))
+            yield Call(target, self._arguments(call), returned=self._is_returned(call), occasional=self._occasional(call),
+                       hands_returned=self._returned_arguments(call))
 
     def _arguments(self, call: cst.Call) -> tuple[tuple[str, str], ...]:
         passed = ((slot, self._param(arg.value)) for slot, arg in argument_slots(call))
         return tuple((slot, param) for slot, param in passed if param is not None)
+
+    def _returned_arguments(self, call: cst.Call) -> tuple[str, ...]:
+        """Slots of `call` given a local name the function returns, alone or in a tuple,
+        and binds nowhere after the call (`self.optimize(loss)`, then `return loss`)."""
+        if self._returned is None:
+            # each returned name, with where the function last binds it
+            returned = {item.value for node in only(self.nodes, cst.Return) if node.value is not None  # type: ignore[attr-defined]
+                        for item in _returned_items(node.value) if type(item) is cst.Name}  # type: ignore[attr-defined]
+            self._returned = dict.fromkeys(returned, -1)
+            for node in only(self.nodes, cst.Assign, cst.AugAssign) if returned else ():
+                for name in _bound_by(node) & returned:
+                    self._returned[name] = max(self._returned[name], self.ctx.order_index(node))
+        if not self._returned:
+            return ()
+        at = self.ctx.order_index(call)
+        return tuple(slot for slot, arg in argument_slots(call)
+                     if type(arg.value) is cst.Name and self._returned.get(arg.value.value, at) < at)
 
     def _stepped(self, call: cst.Call, steps: set[str], known_steps: set[str]) -> None:
         """Add the parameter (or `self.` attribute) `call` steps as an optimizer: the
@@ -914,6 +1000,13 @@ def _tests_a_gradient(test: cst.BaseExpression) -> bool:
     return any(type(node) is cst.Attribute and node.attr.value == "grad" for node in iter_nodes(test))
 
 
+def _bound_by(node: cst.CSTNode) -> set[str]:
+    """The names an assignment binds."""
+    if type(node) is cst.Assign:
+        return {name for target in node.targets for name in target_names(target.target)}
+    return target_names(node.target)  # type: ignore[attr-defined]
+
+
 def _operands(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
     if type(expr) is cst.BinaryOperation:
         yield from _operands(expr.left)
@@ -1065,6 +1158,19 @@ class FileSummaries:
             return self.of_call(call)
         return self.external.get(f"{target}.__init__")
 
+    def instance_forward(self, expr: cst.BaseExpression) -> tuple[bool, Summary | None]:
+        """Whether `expr` holds an instance of a class of the project (of this file, or
+        imported from another module whose constructor the project knows), and what
+        calling it runs (its `__call__`, or an `nn.Module`'s `forward`) when the project
+        says; (False, None) when its class is not known to be one of the project."""
+        cls = self.targets._class_of(expr)
+        if cls is None:
+            return False, None
+        if cls not in self.targets.classes and f"{cls}.__init__" not in self.external:
+            return False, None  # a class of an installed library
+        key = self.targets._call_of_instance(cls)
+        return True, (self.closed.get(key) or self.external.get(key)) if key is not None else None
+
     def of_function(self, func: cst.FunctionDef) -> Summary:
         return self.closed[self.targets.keys[func]]
 
@@ -1084,6 +1190,8 @@ class FileSummaries:
         # the constructors of other modules' classes whose instances this file keeps
         built = {self.targets.target(call) for call in self.targets.constructions()} - {None}
         called |= self.targets.imported_methods
+        called.update(f"{base}.__init__" for cls in self.targets.scaling_classes()
+                      for base in self.targets.imported_bases(cls))
         called.update(f"{target}.__init__" for target in built if not target.endswith(".__init__"))  # type: ignore[union-attr]
         # `Trainer.model` (a model called through an attribute) names nothing to look up
         return {name for name in called - self.open.keys() if self.targets.may_run_code(name)}

@@ -95,6 +95,22 @@ def test_inherited_methods_follow_their_base_class_through_the_cache(tmp_path: P
     assert cached() == before - resting_on_core
 
 
+@pytest.mark.parametrize(("name", "caller"), [
+    ("evaluator_layout", "train.py"), ("inherited_scaler_layout", "trainer.py"), ("trainer_step_layout", "train.py"),
+])
+def test_facts_read_back_from_the_store_keep_their_findings(tmp_path: Path, name: str, caller: str) -> None:
+    """What these findings rest on (a method's loop of forwards, the scaler a base
+    class's constructor builds, a step that hands its loss to a method that
+    back-propagates it) survives the store: the caller, edited, is linted again with
+    the other modules' facts read back, and keeps its findings."""
+    project, cached = _copy_with_cached_runs(tmp_path, name)
+    expected = {(Path(path).name, line, code) for path, line, code in _marks(project)}
+    assert cached() == expected
+    edited = project / caller
+    edited.write_text(edited.read_text() + "# edited\n")
+    assert cached() == expected
+
+
 @pytest.mark.parametrize("how", ["created", "excluded"])
 def test_a_module_two_imports_away_that_appears_later_is_followed_through_the_cache(tmp_path: Path, how: str) -> None:
     """train.py calls a.tidy(), which calls b.deep(), which empties the CUDA cache.

@@ -1,0 +1,137 @@
+"""Evaluation loops a function runs on models it is handed, for its summary
+(`Summary.forwards`, `Summary.evaluated_forwards`): what a caller in another
+module needs to tell that calling it evaluates with grad on.
+
+A function qualifies when nothing of it needs the autograd graph (no
+backward, no step, no gradient cleared, no `torch.autograd.grad`, no
+optimizer built, taken as a parameter or handed to code out of sight, as far
+as names tell), it has no decorator (a grad mode, or a wrapper that may set
+one), it is no module's `forward` (which runs its layers, not data), and a
+model it names by a parameter (or by an attribute of `self`) is called in a
+loop of its own with no grad mode around the call. The model is either left
+in the mode the caller gave it (the function switches no mode of it, and
+binds the name to nothing else) or put in eval mode by the function itself
+before the call; the latter counts only where the function's module runs
+every call of it with a grad mode set (no finding there: RAFT's `validate`,
+called under `torch.no_grad()` by its own script's main and with gradients on
+by the training script).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trainlint.analysis.loops import (
+    clears_grads, function_grad_mode, is_backward, lexical_grad_mode, mode_switch, named_for_an_optimizer,
+    optimizer_name,
+)
+from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
+from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.training import ancestors_within, method_call
+from trainlint.context import FileContext
+
+# what needs the graph besides a backward, a step and a clear
+_GRAPH_USERS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+NO_FORWARDS: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+_MODEL_METHODS = frozenset({"forward", "__call__"})
+
+
+def models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
+    """What a call of `func` runs: the model itself (also `model.forward` written out), and for `model.module` also
+    `model`, whose DistributedDataParallel (or DataParallel, FSDP) wrapper holds it
+    and put it in eval mode along with itself."""
+    if type(func) is cst.Attribute and func.attr.value == "forward":
+        return (func.value, *models_called(func.value)[1:])  # `model.forward(x)` written out
+    if type(func) is cst.Attribute and func.attr.value == "module":
+        return func, func.value
+    return (func,)
+
+
+def loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
+                  loops: list[cst.CSTNode]) -> tuple[frozenset[str], frozenset[str]]:
+    """(models left in the caller's mode, models put in eval mode here) whose forward
+    `func` runs in a loop of its own with grad on (see the module's docstring), each
+    as a parameter or, for a method, `self.<attribute>`. `loops`: its own loops."""
+    # a module's own `forward` running its layers in a loop is no evaluation of data
+    if func.decorators or not loops or (method and func.name.value in _MODEL_METHODS):
+        return NO_FORWARDS
+    candidates: list[tuple[cst.Call, str]] = []
+    for call in ctx.calls_in_order(func.body):
+        for model in models_called(call.func):
+            name = _handed_model(model, params, method)
+            if name is not None and _in_own_loop(ctx, call, func):
+                candidates.append((call, name))
+                break
+    if not candidates:
+        return NO_FORWARDS
+    nodes = ctx.own_nodes(func.body)
+    rebound = {name for node in nodes for name in _bound(node)}
+    candidates = [(call, name) for call, name in candidates if name not in rebound]
+    if not candidates or any(_needs_graph(ctx, node) for node in nodes) or any(
+            optimizer_name(param) for param in params):
+        return NO_FORWARDS
+    candidates = [(call, name) for call, name in candidates if lexical_grad_mode(ctx, call) is None]
+    if not candidates:
+        return NO_FORWARDS
+    switches = [(ctx.order_index(node), ctx.code(mode[0]), mode[1]) for node in nodes
+                if (mode := mode_switch(ctx, node)) is not None]
+    kept: set[str] = set()
+    evaluated: set[str] = set()
+    for call, name in candidates:
+        # a switch of the model, or of a part of it (`model.module.eval()`)
+        touched = [(at, model, is_on) for at, model, is_on in switches
+                   if model == name or model.startswith(name + ".")]
+        before = [(model, is_on) for at, model, is_on in touched if at < ctx.order_index(call)]
+        if not touched:
+            kept.add(name)
+        elif before and before[-1] == (name, False):
+            evaluated.add(name)
+    if evaluated and function_grad_mode(ctx, func) is None:
+        evaluated = set()  # its own module reports these forwards
+    return frozenset(kept), frozenset(evaluated)
+
+
+def _handed_model(model: cst.BaseExpression, params: tuple[str, ...], method: bool) -> str | None:
+    if type(model) is cst.Name:
+        return model.value if model.value in params else None
+    name = dotted_name(model) if method and type(model) is cst.Attribute else None
+    return name if name is not None and name.startswith("self.") and name.count(".") == 1 else None
+
+
+def _in_own_loop(ctx: FileContext, call: cst.Call, func: cst.FunctionDef) -> bool:
+    """`call` (one of `func`'s own) runs in a `for` / `while` loop of `func`."""
+    return any(type(a) in (cst.For, cst.While) for a in ancestors_within(ctx, call, func))
+
+
+def _needs_graph(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """A backward, a step, a clear, `torch.autograd.grad`, an optimizer built, or one
+    handed to code out of sight (named for one: the variables' kinds are not read here)."""
+    if is_backward(node) or clears_grads(ctx, node) or method_call(node, "step") is not None:
+        return True
+    if type(node) is not cst.Call:
+        return False
+    name = ctx.call_name(node)
+    return name in _GRAPH_USERS or constructor_kind(name) == OPTIMIZER or (
+        bool(node.args) and ctx.local_callee(node) is None and any(named_for_an_optimizer(arg.value) for arg in node.args))
+
+
+def _bound(node: cst.CSTNode) -> set[str]:
+    """Names and `self.` attributes an assignment binds."""
+    if type(node) is cst.Assign:
+        targets = [target.target for target in node.targets]
+    elif type(node) in (cst.AnnAssign, cst.AugAssign):
+        targets = [node.target]  # type: ignore[attr-defined]
+    elif type(node) in (cst.For, cst.NamedExpr):
+        targets = [node.target]  # type: ignore[attr-defined]
+    else:
+        return set()
+    found: set[str] = set()
+    while targets:
+        target = targets.pop()
+        if type(target) in (cst.Tuple, cst.List):
+            targets.extend(element.value for element in target.elements)  # type: ignore[attr-defined]
+        elif type(target) is cst.StarredElement:
+            targets.append(target.value)  # type: ignore[attr-defined]
+        elif (name := dotted_name(target)) is not None:
+            found.add(name)
+    return found
