@@ -651,7 +651,7 @@ class _Summarizer:
     def _bookkeeping_call(self, call: cst.Call) -> bool:
         if type(call.func) is cst.Name and call.func.value in _BUILTINS:
             return self.ctx.qualified_name(call.func) is None and self.ctx.local_callee(call) is None
-        return (self.ctx.qualified_name(call.func) or "").startswith(_BOOKKEEPING)
+        return (self.ctx.qualified_name(call.func) or "").startswith(_BOOKKEEPING) or _logs(call)
 
     def _returns_backpropagated(self, returned: list[cst.BaseExpression]) -> bool:
         backpropagated = backpropagated_names(self.ctx, self.func.body)
@@ -935,6 +935,21 @@ def _returned_items(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
 
 
 # -- effects of one call ------------------------------------------------------------
+def _logs(call: cst.Call) -> bool:
+    """A log record written through a logger, whatever logger it is (`logger.info(...)` of
+    `logging.getLogger(...)` or loguru, `self.logger.warning(...)`), or a value written
+    to a summary writer (`writer.add_scalar(tag, value, step)`): told by the method
+    and the name of what it is called on."""
+    func = call.func
+    if type(func) is not cst.Attribute:
+        return False
+    owner = (dotted_name(func.value) or "").rsplit(".", 1)[-1].lower().strip("_")
+    logger = owner in ("log", "logging") or owner.endswith("logger")
+    if func.attr.value in _LOG_METHODS:
+        return logger
+    return func.attr.value in _WRITER_METHODS and (logger or owner.endswith("writer"))  # `self.tblogger.add_scalar`
+
+
 def _walks_weights(iterable: cst.BaseExpression) -> bool:
     """`model.parameters()`, `zip(ema.state_dict().values(), ...)`, `opt.param_groups`."""
     for node in iter_nodes(iterable):
@@ -949,6 +964,10 @@ def _walks_weights(iterable: cst.BaseExpression) -> bool:
 # (see `_bookkeeping_loop`)
 _BOOKKEEPING = ("builtins.", "sys.stdout.", "sys.stderr.", "time.", "math.", "logging.", "string.")
 _DICT_VIEWS = ("items", "keys", "values")
+# a logger's methods (logging's and loguru's), and a summary writer's that write a value
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "success",
+                          "trace"})
+_WRITER_METHODS = frozenset({"add_scalar", "add_scalars", "add_histogram", "add_text"})
 # a tensor's methods that read its value for a log (`if isinstance(v, torch.Tensor): v = v.detach()`)
 _LOGGED_READS = ("detach", "item", "cpu", "tolist", "numpy")
 _WEIGHT_WALKS = ("parameters", "named_parameters", "buffers", "named_buffers", "state_dict")
