@@ -18,7 +18,7 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
 from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name
 from trainlint.analysis.summarize import argument_slots, parameter_names
-from trainlint.analysis.training import code_bodies, method_call, replaced_parameter, unchain_module
+from trainlint.analysis.training import _same_module, code_bodies, method_call, replaced_parameter, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
@@ -141,7 +141,12 @@ class MissingTrainMode(Rule):
     of the next epoch, in a function called; the path that skips its body is
     not taken (the container holds the item switched). A `.train()` under an
     `if` of its body (`if key == "discriminator":`), or after a `break` there,
-    does not put back every item.
+    does not put back every item. A local name the evaluating function binds
+    to the model counts as the model: in one assignment (`net = model.module`,
+    `net = ema if use_ema else model`) or in each arm of an `if` statement
+    (`if use_ema: net = ema` / `else: net = model`, also unwrapped there:
+    `net = net.module`); a name assigned twice one after the other (`net =
+    model`, then `net = copy.deepcopy(net)`) is not followed.
     """
 
     code = "TL405"
@@ -751,6 +756,44 @@ class MissingTrainMode(Rule):
         "        for key in models:\n"
         "            if key == \"discriminator\":\n"
         "                models[key].train()\n",
+        # the model evaluated under a name each arm of an `if` statement binds: the EMA
+        # copy, or the trained model (unwrapped from DDP in that arm)
+        "import torch\n"
+        "def train(model, ema, optimizer, loader, val_loader, use_ema):\n"
+        "    model.train()\n"
+        "    for epoch in range(10):\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).mean().backward()\n"
+        "            optimizer.step()\n"
+        "        if use_ema:\n"
+        "            evalmodel = ema\n"
+        "        else:\n"
+        "            evalmodel = model\n"
+        "        evalmodel.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            for x in val_loader:\n"
+        "                evalmodel(x)\n",
+        "import torch\n"
+        "class Trainer:\n"
+        "    def evaluate(self):\n"
+        "        if self.use_ema:\n"
+        "            evalmodel = self.ema.module\n"
+        "        else:\n"
+        "            evalmodel = self.model\n"
+        "            if self.distributed:\n"
+        "                evalmodel = evalmodel.module\n"
+        "        evalmodel.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            self.evaluator.run(evalmodel)\n"
+        "    def fit(self, loader, epochs):\n"
+        "        self.model.train()\n"
+        "        for epoch in range(epochs):\n"
+        "            for x in loader:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                self.model(x).mean().backward()\n"
+        "                self.optimizer.step()\n"
+        "            self.evaluate()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -1489,6 +1532,56 @@ class MissingTrainMode(Rule):
         "            self._eval(val_loader)\n"
         "            for model in self.model.values():\n"
         "                model.train()\n",
+        # a name bound in each arm of an `if` statement to a model that is not trained,
+        # or put back in train mode at the top of every epoch
+        "import copy\n"
+        "import torch\n"
+        "def train(model, swa_model, optimizer, loader, val_loader, use_swa):\n"
+        "    model.train()\n"
+        "    for epoch in range(10):\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).mean().backward()\n"
+        "            optimizer.step()\n"
+        "        if use_swa:\n"
+        "            evalmodel = swa_model\n"
+        "        else:\n"
+        "            evalmodel = copy.deepcopy(model)\n"
+        "        evalmodel.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x in val_loader:\n"
+        "                evalmodel(x)\n",
+        "import torch\n"
+        "def train(model, ema, optimizer, loader, val_loader, use_ema):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).mean().backward()\n"
+        "            optimizer.step()\n"
+        "        if use_ema:\n"
+        "            evalmodel = ema\n"
+        "        else:\n"
+        "            evalmodel = model\n"
+        "        evalmodel.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x in val_loader:\n"
+        "                evalmodel(x)\n",
+        "import copy\n"
+        "import torch\n"
+        "def train(model, optimizer, loader, val_loader):\n"
+        "    model.train()\n"
+        "    for epoch in range(10):\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).mean().backward()\n"
+        "            optimizer.step()\n"
+        "        evalmodel = model\n"
+        "        evalmodel = copy.deepcopy(evalmodel)\n"
+        "        evalmodel.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x in val_loader:\n"
+        "                evalmodel(x)\n",
     )
 
     def finish(self) -> None:
@@ -1590,7 +1683,8 @@ class MissingTrainMode(Rule):
 
     def _trained_receiver(self, eval_node: cst.CSTNode, trained: set[str]) -> bool:
         """`model.eval()` of a model the file trains, also under a local name the
-        function gives it (`net = model.module if distributed else model`, `net = model`)."""
+        function gives it (`net = model.module if distributed else model`, `net = model`,
+        or in each arm of an `if` statement)."""
         mode = mode_switch(self.ctx, eval_node)
         receiver = mode[0] if mode is not None else None
         if receiver is None:
@@ -1605,10 +1699,39 @@ class MissingTrainMode(Rule):
                        for item in items)
         binding = self.ctx.receivers.binding(receiver) if type(receiver) is cst.Name else None
         values = self.ctx.receivers.assigned(binding) if binding is not None else []
-        if len(values) != 1 or self.ctx.enclosing_function(values[0]) is not self.ctx.enclosing_function(eval_node):
+        func = self.ctx.enclosing_function(eval_node)
+        if not values or any(self.ctx.enclosing_function(value) is not func for value in values):
             return False
+        # `evalmodel = evalmodel.module` keeps the model the name held: no other value
+        values = [value for value in values if not _same_module(self.ctx, value, receiver.value)]  # type: ignore[attr-defined]
+        if len(values) > 1 and not self._assigned_in_exclusive_arms(values):
+            return False  # `net = model`, then `net = copy.deepcopy(model)`: which one is evaluated is not told
         return any(self.ctx.code(arm) in trained and self._given_a_trained_model(eval_node, arm, trained)
-                   for arm in alternatives(values[0]))
+                   for value in values for arm in alternatives(value))
+
+    def _assigned_in_exclusive_arms(self, values: list[cst.BaseExpression]) -> bool:
+        """Each value is assigned in another arm of an `if` statement than every other
+        (`if use_ema: evalmodel = ema` / `else: evalmodel = model`): none replaces another,
+        whichever arm runs is what the name holds after."""
+        arms = [self._arm_path(value) for value in values]
+        return all(self._exclusive(first, second) for i, first in enumerate(arms) for second in arms[i + 1:])
+
+    def _arm_path(self, node: cst.CSTNode) -> dict[cst.CSTNode, bool]:
+        """For each `if` statement around `node` (in its function), whether `node` is in
+        its body (True) or its `else` / `elif` (False)."""
+        path: dict[cst.CSTNode, bool] = {}
+        child = node
+        for ancestor in self.ctx.ancestors(node):
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                break
+            if type(ancestor) is cst.If and child is not ancestor.test:
+                path[ancestor] = child is ancestor.body
+            child = ancestor
+        return path
+
+    @staticmethod
+    def _exclusive(first: dict[cst.CSTNode, bool], second: dict[cst.CSTNode, bool]) -> bool:
+        return any(branch in second and second[branch] != arm for branch, arm in first.items())
 
     def _loop_items(self, eval_node: cst.CSTNode, receiver: cst.BaseExpression) -> list[cst.BaseExpression]:
         """The models a loop variable takes, when `receiver` is one over models written
