@@ -146,7 +146,12 @@ class MissingTrainMode(Rule):
     `net = ema if use_ema else model`) or in each arm of an `if` statement
     (`if use_ema: net = ema` / `else: net = model`, also unwrapped there:
     `net = net.module`); a name assigned twice one after the other (`net =
-    model`, then `net = copy.deepcopy(net)`) is not followed.
+    model`, then `net = copy.deepcopy(net)`) is not followed. A module that
+    trains itself (a GAIL discriminator: its constructor hands its own layers'
+    parameters to an optimizer, `update()` steps it) and puts itself in eval
+    mode in another method (`predict_reward()` calling `self.eval()`) is
+    flagged at the call of that method when a later call of a method of the
+    same object that steps it back-propagates with no `.train()` between.
     """
 
     code = "TL405"
@@ -794,6 +799,30 @@ class MissingTrainMode(Rule):
         "                self.model(x).mean().backward()\n"
         "                self.optimizer.step()\n"
         "            self.evaluate()\n",
+        # a module that trains itself in one method and puts itself in eval mode in another
+        # (a GAIL discriminator): reported at the call of the evaluating method
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "class Discriminator(nn.Module):\n"
+        "    def __init__(self, dim):\n"
+        "        super().__init__()\n"
+        "        self.trunk = nn.Sequential(nn.Linear(dim, 64), nn.Dropout(0.1), nn.Linear(64, 1))\n"
+        "        self.optimizer = torch.optim.Adam(self.trunk.parameters())\n"
+        "    def update(self, batches):\n"
+        "        for x in batches:\n"
+        "            loss = self.trunk(x).mean()\n"
+        "            self.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "    def predict_reward(self, x):\n"
+        "        with torch.no_grad():\n"
+        "            self.eval()\n"
+        "            return self.trunk(x)\n"
+        "def main(rollouts):\n"
+        "    discr = Discriminator(10)\n"
+        "    for j in range(100):\n"
+        "        discr.update(rollouts.batches())\n"
+        "        rollouts.rewards = discr.predict_reward(rollouts.obs)  # expect: TL405\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -1582,11 +1611,38 @@ class MissingTrainMode(Rule):
         "        with torch.no_grad():\n"
         "            for x in val_loader:\n"
         "                evalmodel(x)\n",
+        # the module that trains itself switches back to train mode before each update
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "class Discriminator(nn.Module):\n"
+        "    def __init__(self, dim):\n"
+        "        super().__init__()\n"
+        "        self.trunk = nn.Sequential(nn.Linear(dim, 64), nn.Dropout(0.1), nn.Linear(64, 1))\n"
+        "        self.optimizer = torch.optim.Adam(self.trunk.parameters())\n"
+        "    def update(self, batches):\n"
+        "        self.train()\n"
+        "        for x in batches:\n"
+        "            loss = self.trunk(x).mean()\n"
+        "            self.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "    def predict_reward(self, x):\n"
+        "        with torch.no_grad():\n"
+        "            self.eval()\n"
+        "            return self.trunk(x)\n"
+        "def main(rollouts):\n"
+        "    discr = Discriminator(10)\n"
+        "    for j in range(100):\n"
+        "        discr.update(rollouts.batches())\n"
+        "        rollouts.rewards = discr.predict_reward(rollouts.obs)\n",
     )
 
     def finish(self) -> None:
         self._exempt: set[cst.CSTNode] = set()
         self._candidates: set[cst.CSTNode] = set()
+        # the calls of other modules' functions or of objects' methods whose backward
+        # made each candidate one (see `_trains_itself`)
+        self._trained_by: dict[cst.CSTNode, set[cst.CSTNode]] = {}
         self._restoring = _train_mode_methods(self.ctx)
         # calls of other modules' functions that set modes or back-propagate, and
         # those that put a model they are given in eval mode (`evaluate(model,
@@ -1610,7 +1666,10 @@ class MissingTrainMode(Rule):
         # an eval made after a backward of the same loop's iteration is a validation
         # switch: one also reaching a backward unchanged from before the loop (`if resume:
         # validate()` before the epochs) is still a candidate
-        candidates = self._candidates - {node for node in self._exempt if not self._after_backward_in_a_loop(node)}
+        # and so is an object's eval that its own training method reaches from an earlier
+        # iteration, whatever else back-propagates with the eval in force (a GAIL policy)
+        candidates = self._candidates - {node for node in self._exempt
+                                         if not self._after_backward_in_a_loop(node) and not self._trains_itself(node)}
         trained = _trained_models(self.ctx) if candidates else set()
         # a model another module evaluates must be trained here as such: run in a
         # back-propagated forward is not enough (a frozen feature extractor whose
@@ -1621,7 +1680,7 @@ class MissingTrainMode(Rule):
             if node not in self._evaluated:
                 if self._trained_receiver(node, trained):
                     self.report(node)
-            elif model in stepped or self._steps_what_it_holds(node, stepped):
+            elif model in stepped or self._steps_what_it_holds(node, stepped) or self._trains_itself(node):
                 name = self.ctx.code(node.func)  # type: ignore[attr-defined]
                 self.report(node, f"`{name}()` switches `{model}` to `.eval()` and training resumes without "
                                   "`.train()`: dropout and BatchNorm stay in eval mode")
@@ -1636,6 +1695,30 @@ class MissingTrainMode(Rule):
         if built is None or self.ctx.local_callee(built) is None:
             return False  # an object of a class of another module: its own file judges it
         return any(name.startswith("self.") and name in stepped for name in summary.eval_mode)  # type: ignore[union-attr]
+
+    def _trains_itself(self, call: cst.CSTNode) -> bool:
+        """`discr.predict_reward(obs)` whose method puts the object itself in eval mode
+        (`self.eval()` of a module), where the object is built here from a class (of this
+        file or of the project) whose constructor hands the parameters of its own
+        attributes to an optimizer it builds (`Adam(self.trunk.parameters())`), and a
+        method of the object that steps it (`discr.update(batches)`) back-propagates
+        with that eval in force, from a later iteration: a GAIL discriminator, a GAN's
+        critic."""
+        summary = self._external.get(call)
+        if summary is None or "self" not in summary.eval_mode or type(call) is not cst.Call:
+            return False
+        if type(call.func) is not cst.Attribute:
+            return False
+        built = _construction_of_receiver(self.ctx, call)
+        if built is None or not any(name.startswith("self.") for name in built[1].optimizes):
+            return False
+        receiver = self.ctx.code(call.func.value)
+        for other in self._trained_by.get(call, ()):
+            does = self._external.get(other)
+            if (does is not None and does.does(STEP) and type(other) is cst.Call
+                    and type(other.func) is cst.Attribute and self.ctx.code(other.func.value) == receiver):
+                return True
+        return False
 
     def _after_backward_in_a_loop(self, node: cst.CSTNode, depth: int = 0) -> bool:
         """`node` runs in a loop's iteration after a statement of that iteration that
@@ -1821,9 +1904,9 @@ class MissingTrainMode(Rule):
         kept = {f for f in facts if self._model_of(f[1]) != model}
         return frozenset(kept | {(_EVAL, node, False)})
 
-    def _back_propagates(self, facts: Facts, backward: cst.CSTNode | None) -> None:
+    def _back_propagates(self, facts: Facts, backward: cst.CSTNode | None, via: cst.CSTNode | None = None) -> None:
         """`backward`: the backward call of this file reached (None: one another module's
-        function runs)."""
+        function, or a method of an object, runs: the call `via`)."""
         if facts and backward is not None and (self._switched_off(backward) or self._backward_entered_without_grad(backward)):
             return
         for _, eval_call, crossed in facts:
@@ -1835,6 +1918,8 @@ class MissingTrainMode(Rule):
                 self._periodic[eval_call] = self._every_n_steps(eval_call)
             validation = crossed or self._periodic[eval_call]
             (self._candidates if validation else self._exempt).add(eval_call)
+            if validation and via is not None:
+                self._trained_by.setdefault(eval_call, set()).add(via)
 
     def _entered_without_grad(self) -> bool:
         """The walk entered the backward's function through a call made under
@@ -1895,7 +1980,7 @@ class MissingTrainMode(Rule):
         `.train()` anywhere may end in train mode: it restores, as in this file."""
         evaluated = [self.ctx.code(arg.value) for slot, arg in argument_slots(call)
                      if summary.slot(slot) in summary.eval_mode]
-        evaluated += _own_models(call, summary) or _held_models(self.ctx, call, summary)
+        evaluated += _own_models(call, summary) or _held_models(self.ctx, call, summary) or _itself(self.ctx, call, summary)
         for event in summary.events:
             if event == TRAIN:
                 facts = frozenset()
@@ -1904,7 +1989,7 @@ class MissingTrainMode(Rule):
                 facts = self._evaluates(facts, call, evaluated[0])
             elif event == BACKWARD and grad_mode_at(self.ctx, call) != "off":
                 # under `torch.no_grad()` the call computes no graph to back-propagate
-                self._back_propagates(facts, None)
+                self._back_propagates(facts, None, call)
         return frozenset() if TRAIN in summary.events else facts
 
 
@@ -1957,6 +2042,18 @@ def _own_models(call: cst.Call, summary: Summary) -> list[str]:
     if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != "self":
         return []
     return sorted(name for name in summary.eval_mode if name.startswith("self."))
+
+
+def _itself(ctx: FileContext, call: cst.Call, summary: Summary) -> list[str]:
+    """The object a method is called on (`discr` of `discr.predict_reward(obs)`) when the
+    method puts its own object in eval mode (`self.eval()`); not `self` of a method
+    inherited from another module (what that object trains is not told here)."""
+    func = call.func
+    if "self" not in summary.eval_mode or type(func) is not cst.Attribute:
+        return []
+    if type(func.value) is cst.Name and func.value.value in ("self", "cls"):
+        return []
+    return [ctx.code(func.value)]
 
 
 def _held_models(ctx: FileContext, call: cst.Call, summary: Summary) -> list[str]:

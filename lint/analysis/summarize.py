@@ -683,8 +683,10 @@ class _Summarizer:
         if mode is not None:
             # `train(flag)` restores a mode saved before (`model.train(was_training)`)
             yield EVAL if mode[1] is False else TRAIN
-            # a parameter, or `self.model` of a method: a caller's `self.evaluate()` does it to its own
-            evaluated = self._param(mode[0]) or self._own_attribute(mode[0]) if mode[1] is False else None
+            # a parameter, or `self.model` of a method: a caller's `self.evaluate()` does it to its own;
+            # `self` of a module's method (`self.eval()`): the caller's object itself
+            evaluated = (self._param(mode[0]) or self._own_attribute(mode[0]) or self._own_object(mode[0])
+                         if mode[1] is False else None)
             if evaluated is not None and not replaced_parameter(self.ctx, mode[0]):  # not a deep copy of it
                 sets["eval_mode"].add(evaluated)
         converted = half_conversion(self.ctx, call)
@@ -760,6 +762,12 @@ class _Summarizer:
         if dotted is None or not dotted.startswith("self.") or not _method_of(self.ctx, self.func):
             return None
         return dotted
+
+    def _own_object(self, expr: cst.BaseExpression) -> str | None:
+        """`self` for the instance a method runs on."""
+        if type(expr) is cst.Name and expr.value == "self" and _method_of(self.ctx, self.func):
+            return "self"
+        return None
 
     def _param_path(self, expr: cst.BaseExpression) -> str | None:
         """`p` for `p`, `p.sampler`, `p.batch_sampler.sampler` (set_epoch receivers)."""
