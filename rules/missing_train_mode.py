@@ -152,6 +152,13 @@ class MissingTrainMode(Rule):
     mode in another method (`predict_reward()` calling `self.eval()`) is
     flagged at the call of that method when a later call of a method of the
     same object that steps it back-propagates with no `.train()` between.
+    A name imported on the branches of an `if` from one of several functions
+    of the project (`if dense: from train.epochs import train_epoch_dense as
+    train_epoch` / `else: ... train_epoch_sparse as train_epoch`) does what
+    they all do when they set modes alike; otherwise the file is judged by the
+    run that imports the one that back-propagates without `.train()`, when it
+    is the file's only such name (with two, which alternatives run together
+    is not told, and neither is followed).
     """
 
     code = "TL405"
@@ -2249,7 +2256,46 @@ def _mode_setting_calls(ctx: FileContext) -> dict[cst.CSTNode, Summary]:
         summary = ctx.summaries.of_unwalked_call(call)
         if summary is not None and any(e in (TRAIN, EVAL, BACKWARD) for e in summary.events):
             found[call] = summary
+    for call, summary in _one_of_the_alternatives(ctx).items():
+        if any(e in (TRAIN, EVAL, BACKWARD) for e in summary.events):
+            found[call] = summary
     return found
+
+
+def _one_of_the_alternatives(ctx: FileContext) -> dict[cst.CSTNode, Summary]:
+    """What a call does of a name that imports on different branches bind to one of
+    several functions of the project (`if dense: from train.epochs import train_dense as
+    train_epoch` / `else: ... train_sparse as train_epoch`). Where the alternatives set
+    and read modes alike (both `evaluate_network`s put their `model` in eval mode), that.
+    Otherwise one of them, the same at every call of the name, picked to reach a backward
+    pass in the mode it finds (no `.train()`, a backward): the run that imports it does
+    what this file is judged by. Only for one such name of the file: which alternative of
+    a second one goes with it (the same branch) is not told, and a pick of each could
+    join two that never run together."""
+    alike: dict[cst.CSTNode, Summary] = {}
+    picked: dict[str, dict[cst.CSTNode, Summary]] = {}
+    for call, names in ctx.summaries.alternatives().items():
+        summaries = [ctx.external.get(name) for name in names]
+        if any(summary is None for summary in summaries):
+            continue  # one of them is out of reach: what it does is not told
+        shapes = {_mode_shape(summary) for summary in summaries}  # type: ignore[arg-type]
+        if len(shapes) == 1:
+            alike[call] = summaries[0]  # type: ignore[assignment]
+            continue
+        # no `.train()` first, then a backward pass
+        pick = min(summaries, key=lambda s: (TRAIN in s.events, BACKWARD not in s.events))  # type: ignore[union-attr]
+        picked.setdefault(call.func.value, {})[call] = pick  # type: ignore[attr-defined,assignment]
+    if len(picked) == 1:
+        alike.update(next(iter(picked.values())))
+    return alike
+
+
+def _mode_shape(summary: Summary) -> tuple[object, ...]:
+    """What a function does to modes and backward passes, in order, and which of its
+    positional parameters it puts in eval mode."""
+    effects = tuple(e for e in summary.events if e in (TRAIN, EVAL, BACKWARD))
+    evaluated = tuple(sorted(f"#{summary.params.index(p)}" if p in summary.params else p for p in summary.eval_mode))
+    return effects, evaluated
 
 
 def _is_event(node: cst.CSTNode) -> bool:

@@ -1058,6 +1058,7 @@ class FileSummaries:
         self.external: Mapping[str, Summary] = ctx.external
         self.open = {self.targets.keys[f]: _Summarizer(ctx, self.targets, f).summary() for f in functions(ctx)}
         self.closed = close(self.open, self.external.get)
+        self._alternatives: dict[cst.Call, tuple[str, ...]] | None = None
 
     def of_call(self, call: cst.Call) -> Summary | None:
         """What running `call` does, when it calls a function of the project."""
@@ -1084,6 +1085,21 @@ class FileSummaries:
             summary = self.of_call(call)
         return summary
 
+    def alternatives(self) -> dict[cst.Call, tuple[str, ...]]:
+        """The calls of a bare name that imports bind, on different branches, to more than
+        one function (no one target), with the qualified names of those functions."""
+        if self._alternatives is None:
+            ctx = self.targets.ctx
+            self._alternatives = {}
+            for call in ctx.nodes_of(cst.Call):
+                func = call.func  # type: ignore[attr-defined]
+                if type(func) is not cst.Name or not ctx.may_be_imported(func) or self.targets.target(call) is not None:  # type: ignore[arg-type]
+                    continue
+                names = ctx.qualified_names(func)
+                if len(names) > 1 and not any(name.startswith(("torch.", "builtins.")) for name in names):
+                    self._alternatives[call] = tuple(sorted(names))  # type: ignore[index]
+        return self._alternatives
+
     def of_constructor(self, call: cst.Call) -> Summary | None:
         """What the constructor a class call runs does: the `__init__` of a class of
         this file, or of one imported from another module of the project."""
@@ -1108,6 +1124,9 @@ class FileSummaries:
             target = self.targets.target(call)
             if target is not None:
                 called.add(target)
+        # each function a name imported on several branches may be (`if dense: from .epochs
+        # import train_dense as train_epoch` / `else: ... train_sparse as train_epoch`)
+        called |= {name for alternatives in self.alternatives().values() for name in alternatives}
         # the constructors of other modules' classes whose instances this file keeps
         built = {self.targets.target(call) for call in self.targets.constructions()} - {None}
         called |= self.targets.imported_methods
