@@ -2,9 +2,10 @@ import libcst as cst
 
 from trainlint.analysis.precision import handed_arguments, hands_over_scaler, scaler_owners, scaler_switched_off
 from trainlint.analysis.guards import in_try
+from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
 from trainlint.analysis.training import ancestors_within, loops_within, method_call, statement_of
-from trainlint.analysis.scopes import alternatives, dotted_name
+from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
@@ -455,6 +456,24 @@ class ScalerStepWithoutUpdate(Rule):
         "    scaler = torch.amp.GradScaler('cuda')\n"
         "    for batch in loader:\n"
         "        train_step(model, optimizer, scaler, batch)\n",
+        # the method stepping one optimizer is called in a loop over the optimizers,
+        # and the update follows that loop
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, optimizers):\n"
+        "        self.optimizers = optimizers\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def _step(self, optimizer):\n"
+        "        self.scaler.step(optimizer)\n"
+        "        optimizer.zero_grad()\n"
+        "    def fit(self, loader):\n"
+        "        for batch in loader:\n"
+        "            self.scaler.scale(self.model(batch).mean()).backward()\n"
+        "            self.step_all()\n"
+        "    def step_all(self):\n"
+        "        for optimizer in self.optimizers:\n"
+        "            self._step(optimizer)\n"
+        "        self.scaler.update()\n",
     )
 
     def finish(self) -> None:
@@ -502,7 +521,8 @@ class ScalerStepWithoutUpdate(Rule):
                    and self._built_here(binding) else None)
             self.report(step, fix=fix)
         for func, found in called_steps.items():
-            if self._called_in_a_loop_without_update(func, updating_helpers):
+            stepped = {self.ctx.code(step.args[0].value) for step in found}
+            if self._called_in_a_loop_without_update(func, stepped, updating_helpers):
                 self.report(max(found, key=self.ctx.order_index))  # one finding per function: its last step
 
     def _step_function(self, step: cst.Call) -> cst.FunctionDef | None:
@@ -515,7 +535,7 @@ class ScalerStepWithoutUpdate(Rule):
                 return None
         return None
 
-    def _called_in_a_loop_without_update(self, func: cst.FunctionDef, helpers: set[str]) -> bool:
+    def _called_in_a_loop_without_update(self, func: cst.FunctionDef, stepped: set[str], helpers: set[str]) -> bool:
         """`func` (which steps a scaler) is called, directly or through functions of this
         file (up to `_CALLER_DEPTH` calls away), inside a loop of another function from
         whose body no `update()` can be reached: neither in it, nor in a function of this
@@ -528,7 +548,10 @@ class ScalerStepWithoutUpdate(Rule):
             callers: list[cst.FunctionDef] = []
             for callee in callees:
                 for site in self.ctx.call_sites(callee):
-                    loop = self._outermost_loop(site)
+                    # the optimizers `func` steps, as its calls give them (`self._step(opt)`)
+                    given = {name for param, arg in bound_arguments(site, callee)[0] if callee is func and param in stepped
+                             for name in [self.ctx.code(arg)] if type(arg) is cst.Name}
+                    loop = self._outermost_loop(site, given)
                     if loop is not None:
                         if not self._may_update(loop.body, helpers):
                             return True
@@ -540,13 +563,17 @@ class ScalerStepWithoutUpdate(Rule):
             callees = callers
         return False
 
-    def _outermost_loop(self, node: cst.CSTNode) -> cst.For | cst.While | None:
-        """The outermost loop around `node` within its function (or module) body."""
+    def _outermost_loop(self, node: cst.CSTNode, stepped: set[str]) -> cst.For | cst.While | None:
+        """The outermost loop around `node` within its function (or module) body; not a
+        loop over the optimizers the call steps (`stepped`: `for opt in self.optimizers:
+        self._step(opt)`), whose passes are the parts of one step: the update follows
+        them all."""
         found = None
         for ancestor in self.ctx.ancestors(node):
             if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
                 break
-            if type(ancestor) in (cst.For, cst.While):
+            if type(ancestor) is cst.While or (type(ancestor) is cst.For
+                                               and not target_names(ancestor.target) & stepped):
                 found = ancestor
         return found  # type: ignore[return-value]
 
