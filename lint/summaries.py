@@ -90,7 +90,7 @@ class Summary:
     set_epoch: frozenset[str] = frozenset()  # params it calls set_epoch on (or on their .sampler)
     accumulates: frozenset[str] = frozenset()  # params it stores where they outlive the call
     half: frozenset[str] = frozenset()  # params it converts to float16 in place
-    eval_mode: frozenset[str] = frozenset()  # params it puts in eval mode
+    eval_mode: frozenset[str] = frozenset()  # params it puts in eval mode (`self.model`, `self`: of its object)
     backpropagates: frozenset[str] = frozenset()  # params whose values flow into a backward pass
     # params it steps as optimizers (`optimizer.step()`, `scaler.step(optimizer)`), and
     # attributes of the instance a method runs on (`self.optimizer`)

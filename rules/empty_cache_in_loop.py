@@ -63,7 +63,10 @@ class EmptyCacheInLoop(Rule):
     only back-propagates micro-batches (the step is left to what follows it;
     logging them through a function of the file that only computes is fine),
     runs only now and then without training (a sample every 100 steps), only prints, logs or counts (a progress bar drawn character by
-    character), or walks the model's weights (an EMA's update).
+    character; a log record through any logger, `logger.info(...)` of `logging`
+    or loguru, or a value written to a summary writer, `writer.add_scalar(...)`,
+    told by the method and the name of the logger or writer), or walks the
+    model's weights (an EMA's update).
 
     Helpers are followed, in this file and in the modules of the project it
     imports, and judged as the loop is: a helper that empties the cache only
@@ -704,6 +707,24 @@ class EmptyCacheInLoop(Rule):
         "        opt.step()\n"
         "        free()  # expect: TL201\n"
         "        collect()  # expect: TL201\n",
+        # per-step helpers whose loops only log, through a logger or a summary writer
+        "import logging\n"
+        "import torch\n"
+        "logger = logging.getLogger(__name__)\n"
+        "def after_step(step, logs):\n"
+        "    for k, v in logs.items():\n"
+        "        logger.info('%s=%s', k, v)\n"
+        "    torch.cuda.empty_cache()\n"
+        "def write_scalars(writer, logs, step):\n"
+        "    for k, v in logs.items():\n"
+        "        writer.add_scalar(k, v, step)\n"
+        "    torch.cuda.empty_cache()\n"
+        "for step, x in enumerate(loader):\n"
+        "    model(x).mean().backward()\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n"
+        "    after_step(step, {'lr': 0.1})  # expect: TL201\n"
+        "    write_scalars(tb_writer, {'lr': 0.1}, step)  # expect: TL201\n",
     )
     good = (
         # a period around the call alone: the author chose when it runs
@@ -951,6 +972,24 @@ class EmptyCacheInLoop(Rule):
         "        opt.step()\n"
         "        relieve()\n"
         "    free()\n",
+        # a helper whose loop logs what a model computes is an evaluation, a phase; a
+        # method named like a logger's on something else is no log
+        "import logging\n"
+        "import torch\n"
+        "logger = logging.getLogger(__name__)\n"
+        "def show_samples(model, batches):\n"
+        "    for x in batches:\n"
+        "        logger.info('prediction %s', model(x).argmax())\n"
+        "    torch.cuda.empty_cache()\n"
+        "def refresh(buffers):\n"
+        "    for buffer in buffers:\n"
+        "        buffer.info()\n"
+        "    torch.cuda.empty_cache()\n"
+        "for x in loader:\n"
+        "    model(x).sum().backward()\n"
+        "    optimizer.step()\n"
+        "    show_samples(model, samples)\n"
+        "    refresh(replay_buffers)\n",
     )
 
     def finish(self) -> None:

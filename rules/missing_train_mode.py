@@ -18,7 +18,7 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
 from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name
 from trainlint.analysis.summarize import argument_slots, parameter_names
-from trainlint.analysis.training import code_bodies, method_call, replaced_parameter, unchain_module
+from trainlint.analysis.training import _same_module, code_bodies, method_call, replaced_parameter, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
@@ -141,7 +141,24 @@ class MissingTrainMode(Rule):
     of the next epoch, in a function called; the path that skips its body is
     not taken (the container holds the item switched). A `.train()` under an
     `if` of its body (`if key == "discriminator":`), or after a `break` there,
-    does not put back every item.
+    does not put back every item. A local name the evaluating function binds
+    to the model counts as the model: in one assignment (`net = model.module`,
+    `net = ema if use_ema else model`) or in each arm of an `if` statement
+    (`if use_ema: net = ema` / `else: net = model`, also unwrapped there:
+    `net = net.module`); a name assigned twice one after the other (`net =
+    model`, then `net = copy.deepcopy(net)`) is not followed. A module that
+    trains itself (a GAIL discriminator: its constructor hands its own layers'
+    parameters to an optimizer, `update()` steps it) and puts itself in eval
+    mode in another method (`predict_reward()` calling `self.eval()`) is
+    flagged at the call of that method when a later call of a method of the
+    same object that steps it back-propagates with no `.train()` between.
+    A name imported on the branches of an `if` from one of several functions
+    of the project (`if dense: from train.epochs import train_epoch_dense as
+    train_epoch` / `else: ... train_epoch_sparse as train_epoch`) does what
+    they all do when they set modes alike; otherwise the file is judged by the
+    run that imports the one that back-propagates without `.train()`, when it
+    is the file's only such name (with two, which alternatives run together
+    is not told, and neither is followed).
     """
 
     code = "TL405"
@@ -751,6 +768,68 @@ class MissingTrainMode(Rule):
         "        for key in models:\n"
         "            if key == \"discriminator\":\n"
         "                models[key].train()\n",
+        # the model evaluated under a name each arm of an `if` statement binds: the EMA
+        # copy, or the trained model (unwrapped from DDP in that arm)
+        "import torch\n"
+        "def train(model, ema, optimizer, loader, val_loader, use_ema):\n"
+        "    model.train()\n"
+        "    for epoch in range(10):\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).mean().backward()\n"
+        "            optimizer.step()\n"
+        "        if use_ema:\n"
+        "            evalmodel = ema\n"
+        "        else:\n"
+        "            evalmodel = model\n"
+        "        evalmodel.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            for x in val_loader:\n"
+        "                evalmodel(x)\n",
+        "import torch\n"
+        "class Trainer:\n"
+        "    def evaluate(self):\n"
+        "        if self.use_ema:\n"
+        "            evalmodel = self.ema.module\n"
+        "        else:\n"
+        "            evalmodel = self.model\n"
+        "            if self.distributed:\n"
+        "                evalmodel = evalmodel.module\n"
+        "        evalmodel.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            self.evaluator.run(evalmodel)\n"
+        "    def fit(self, loader, epochs):\n"
+        "        self.model.train()\n"
+        "        for epoch in range(epochs):\n"
+        "            for x in loader:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                self.model(x).mean().backward()\n"
+        "                self.optimizer.step()\n"
+        "            self.evaluate()\n",
+        # a module that trains itself in one method and puts itself in eval mode in another
+        # (a GAIL discriminator): reported at the call of the evaluating method
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "class Discriminator(nn.Module):\n"
+        "    def __init__(self, dim):\n"
+        "        super().__init__()\n"
+        "        self.trunk = nn.Sequential(nn.Linear(dim, 64), nn.Dropout(0.1), nn.Linear(64, 1))\n"
+        "        self.optimizer = torch.optim.Adam(self.trunk.parameters())\n"
+        "    def update(self, batches):\n"
+        "        for x in batches:\n"
+        "            loss = self.trunk(x).mean()\n"
+        "            self.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "    def predict_reward(self, x):\n"
+        "        with torch.no_grad():\n"
+        "            self.eval()\n"
+        "            return self.trunk(x)\n"
+        "def main(rollouts):\n"
+        "    discr = Discriminator(10)\n"
+        "    for j in range(100):\n"
+        "        discr.update(rollouts.batches())\n"
+        "        rollouts.rewards = discr.predict_reward(rollouts.obs)  # expect: TL405\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -1489,11 +1568,88 @@ class MissingTrainMode(Rule):
         "            self._eval(val_loader)\n"
         "            for model in self.model.values():\n"
         "                model.train()\n",
+        # a name bound in each arm of an `if` statement to a model that is not trained,
+        # or put back in train mode at the top of every epoch
+        "import copy\n"
+        "import torch\n"
+        "def train(model, swa_model, optimizer, loader, val_loader, use_swa):\n"
+        "    model.train()\n"
+        "    for epoch in range(10):\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).mean().backward()\n"
+        "            optimizer.step()\n"
+        "        if use_swa:\n"
+        "            evalmodel = swa_model\n"
+        "        else:\n"
+        "            evalmodel = copy.deepcopy(model)\n"
+        "        evalmodel.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x in val_loader:\n"
+        "                evalmodel(x)\n",
+        "import torch\n"
+        "def train(model, ema, optimizer, loader, val_loader, use_ema):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).mean().backward()\n"
+        "            optimizer.step()\n"
+        "        if use_ema:\n"
+        "            evalmodel = ema\n"
+        "        else:\n"
+        "            evalmodel = model\n"
+        "        evalmodel.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x in val_loader:\n"
+        "                evalmodel(x)\n",
+        "import copy\n"
+        "import torch\n"
+        "def train(model, optimizer, loader, val_loader):\n"
+        "    model.train()\n"
+        "    for epoch in range(10):\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            model(x).mean().backward()\n"
+        "            optimizer.step()\n"
+        "        evalmodel = model\n"
+        "        evalmodel = copy.deepcopy(evalmodel)\n"
+        "        evalmodel.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x in val_loader:\n"
+        "                evalmodel(x)\n",
+        # the module that trains itself switches back to train mode before each update
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "class Discriminator(nn.Module):\n"
+        "    def __init__(self, dim):\n"
+        "        super().__init__()\n"
+        "        self.trunk = nn.Sequential(nn.Linear(dim, 64), nn.Dropout(0.1), nn.Linear(64, 1))\n"
+        "        self.optimizer = torch.optim.Adam(self.trunk.parameters())\n"
+        "    def update(self, batches):\n"
+        "        self.train()\n"
+        "        for x in batches:\n"
+        "            loss = self.trunk(x).mean()\n"
+        "            self.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "    def predict_reward(self, x):\n"
+        "        with torch.no_grad():\n"
+        "            self.eval()\n"
+        "            return self.trunk(x)\n"
+        "def main(rollouts):\n"
+        "    discr = Discriminator(10)\n"
+        "    for j in range(100):\n"
+        "        discr.update(rollouts.batches())\n"
+        "        rollouts.rewards = discr.predict_reward(rollouts.obs)\n",
     )
 
     def finish(self) -> None:
         self._exempt: set[cst.CSTNode] = set()
         self._candidates: set[cst.CSTNode] = set()
+        # the calls of other modules' functions or of objects' methods whose backward
+        # made each candidate one (see `_trains_itself`)
+        self._trained_by: dict[cst.CSTNode, set[cst.CSTNode]] = {}
         self._restoring = _train_mode_methods(self.ctx)
         # calls of other modules' functions that set modes or back-propagate, and
         # those that put a model they are given in eval mode (`evaluate(model,
@@ -1517,7 +1673,10 @@ class MissingTrainMode(Rule):
         # an eval made after a backward of the same loop's iteration is a validation
         # switch: one also reaching a backward unchanged from before the loop (`if resume:
         # validate()` before the epochs) is still a candidate
-        candidates = self._candidates - {node for node in self._exempt if not self._after_backward_in_a_loop(node)}
+        # and so is an object's eval that its own training method reaches from an earlier
+        # iteration, whatever else back-propagates with the eval in force (a GAIL policy)
+        candidates = self._candidates - {node for node in self._exempt
+                                         if not self._after_backward_in_a_loop(node) and not self._trains_itself(node)}
         trained = _trained_models(self.ctx) if candidates else set()
         # a model another module evaluates must be trained here as such: run in a
         # back-propagated forward is not enough (a frozen feature extractor whose
@@ -1528,7 +1687,7 @@ class MissingTrainMode(Rule):
             if node not in self._evaluated:
                 if self._trained_receiver(node, trained):
                     self.report(node)
-            elif model in stepped or self._steps_what_it_holds(node, stepped):
+            elif model in stepped or self._steps_what_it_holds(node, stepped) or self._trains_itself(node):
                 name = self.ctx.code(node.func)  # type: ignore[attr-defined]
                 self.report(node, f"`{name}()` switches `{model}` to `.eval()` and training resumes without "
                                   "`.train()`: dropout and BatchNorm stay in eval mode")
@@ -1543,6 +1702,30 @@ class MissingTrainMode(Rule):
         if built is None or self.ctx.local_callee(built) is None:
             return False  # an object of a class of another module: its own file judges it
         return any(name.startswith("self.") and name in stepped for name in summary.eval_mode)  # type: ignore[union-attr]
+
+    def _trains_itself(self, call: cst.CSTNode) -> bool:
+        """`discr.predict_reward(obs)` whose method puts the object itself in eval mode
+        (`self.eval()` of a module), where the object is built here from a class (of this
+        file or of the project) whose constructor hands the parameters of its own
+        attributes to an optimizer it builds (`Adam(self.trunk.parameters())`), and a
+        method of the object that steps it (`discr.update(batches)`) back-propagates
+        with that eval in force, from a later iteration: a GAIL discriminator, a GAN's
+        critic."""
+        summary = self._external.get(call)
+        if summary is None or "self" not in summary.eval_mode or type(call) is not cst.Call:
+            return False
+        if type(call.func) is not cst.Attribute:
+            return False
+        built = _construction_of_receiver(self.ctx, call)
+        if built is None or not any(name.startswith("self.") for name in built[1].optimizes):
+            return False
+        receiver = self.ctx.code(call.func.value)
+        for other in self._trained_by.get(call, ()):
+            does = self._external.get(other)
+            if (does is not None and does.does(STEP) and type(other) is cst.Call
+                    and type(other.func) is cst.Attribute and self.ctx.code(other.func.value) == receiver):
+                return True
+        return False
 
     def _after_backward_in_a_loop(self, node: cst.CSTNode, depth: int = 0) -> bool:
         """`node` runs in a loop's iteration after a statement of that iteration that
@@ -1590,7 +1773,8 @@ class MissingTrainMode(Rule):
 
     def _trained_receiver(self, eval_node: cst.CSTNode, trained: set[str]) -> bool:
         """`model.eval()` of a model the file trains, also under a local name the
-        function gives it (`net = model.module if distributed else model`, `net = model`)."""
+        function gives it (`net = model.module if distributed else model`, `net = model`,
+        or in each arm of an `if` statement)."""
         mode = mode_switch(self.ctx, eval_node)
         receiver = mode[0] if mode is not None else None
         if receiver is None:
@@ -1605,10 +1789,39 @@ class MissingTrainMode(Rule):
                        for item in items)
         binding = self.ctx.receivers.binding(receiver) if type(receiver) is cst.Name else None
         values = self.ctx.receivers.assigned(binding) if binding is not None else []
-        if len(values) != 1 or self.ctx.enclosing_function(values[0]) is not self.ctx.enclosing_function(eval_node):
+        func = self.ctx.enclosing_function(eval_node)
+        if not values or any(self.ctx.enclosing_function(value) is not func for value in values):
             return False
+        # `evalmodel = evalmodel.module` keeps the model the name held: no other value
+        values = [value for value in values if not _same_module(self.ctx, value, receiver.value)]  # type: ignore[attr-defined]
+        if len(values) > 1 and not self._assigned_in_exclusive_arms(values):
+            return False  # `net = model`, then `net = copy.deepcopy(model)`: which one is evaluated is not told
         return any(self.ctx.code(arm) in trained and self._given_a_trained_model(eval_node, arm, trained)
-                   for arm in alternatives(values[0]))
+                   for value in values for arm in alternatives(value))
+
+    def _assigned_in_exclusive_arms(self, values: list[cst.BaseExpression]) -> bool:
+        """Each value is assigned in another arm of an `if` statement than every other
+        (`if use_ema: evalmodel = ema` / `else: evalmodel = model`): none replaces another,
+        whichever arm runs is what the name holds after."""
+        arms = [self._arm_path(value) for value in values]
+        return all(self._exclusive(first, second) for i, first in enumerate(arms) for second in arms[i + 1:])
+
+    def _arm_path(self, node: cst.CSTNode) -> dict[cst.CSTNode, bool]:
+        """For each `if` statement around `node` (in its function), whether `node` is in
+        its body (True) or its `else` / `elif` (False)."""
+        path: dict[cst.CSTNode, bool] = {}
+        child = node
+        for ancestor in self.ctx.ancestors(node):
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                break
+            if type(ancestor) is cst.If and child is not ancestor.test:
+                path[ancestor] = child is ancestor.body
+            child = ancestor
+        return path
+
+    @staticmethod
+    def _exclusive(first: dict[cst.CSTNode, bool], second: dict[cst.CSTNode, bool]) -> bool:
+        return any(branch in second and second[branch] != arm for branch, arm in first.items())
 
     def _loop_items(self, eval_node: cst.CSTNode, receiver: cst.BaseExpression) -> list[cst.BaseExpression]:
         """The models a loop variable takes, when `receiver` is one over models written
@@ -1698,9 +1911,9 @@ class MissingTrainMode(Rule):
         kept = {f for f in facts if self._model_of(f[1]) != model}
         return frozenset(kept | {(_EVAL, node, False)})
 
-    def _back_propagates(self, facts: Facts, backward: cst.CSTNode | None) -> None:
+    def _back_propagates(self, facts: Facts, backward: cst.CSTNode | None, via: cst.CSTNode | None = None) -> None:
         """`backward`: the backward call of this file reached (None: one another module's
-        function runs)."""
+        function, or a method of an object, runs: the call `via`)."""
         if facts and backward is not None and (self._switched_off(backward) or self._backward_entered_without_grad(backward)):
             return
         for _, eval_call, crossed in facts:
@@ -1712,6 +1925,8 @@ class MissingTrainMode(Rule):
                 self._periodic[eval_call] = self._every_n_steps(eval_call)
             validation = crossed or self._periodic[eval_call]
             (self._candidates if validation else self._exempt).add(eval_call)
+            if validation and via is not None:
+                self._trained_by.setdefault(eval_call, set()).add(via)
 
     def _entered_without_grad(self) -> bool:
         """The walk entered the backward's function through a call made under
@@ -1772,7 +1987,7 @@ class MissingTrainMode(Rule):
         `.train()` anywhere may end in train mode: it restores, as in this file."""
         evaluated = [self.ctx.code(arg.value) for slot, arg in argument_slots(call)
                      if summary.slot(slot) in summary.eval_mode]
-        evaluated += _own_models(call, summary) or _held_models(self.ctx, call, summary)
+        evaluated += _own_models(call, summary) or _held_models(self.ctx, call, summary) or _itself(self.ctx, call, summary)
         for event in summary.events:
             if event == TRAIN:
                 facts = frozenset()
@@ -1781,7 +1996,7 @@ class MissingTrainMode(Rule):
                 facts = self._evaluates(facts, call, evaluated[0])
             elif event == BACKWARD and grad_mode_at(self.ctx, call) != "off":
                 # under `torch.no_grad()` the call computes no graph to back-propagate
-                self._back_propagates(facts, None)
+                self._back_propagates(facts, None, call)
         return frozenset() if TRAIN in summary.events else facts
 
 
@@ -1834,6 +2049,18 @@ def _own_models(call: cst.Call, summary: Summary) -> list[str]:
     if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != "self":
         return []
     return sorted(name for name in summary.eval_mode if name.startswith("self."))
+
+
+def _itself(ctx: FileContext, call: cst.Call, summary: Summary) -> list[str]:
+    """The object a method is called on (`discr` of `discr.predict_reward(obs)`) when the
+    method puts its own object in eval mode (`self.eval()`); not `self` of a method
+    inherited from another module (what that object trains is not told here)."""
+    func = call.func
+    if "self" not in summary.eval_mode or type(func) is not cst.Attribute:
+        return []
+    if type(func.value) is cst.Name and func.value.value in ("self", "cls"):
+        return []
+    return [ctx.code(func.value)]
 
 
 def _held_models(ctx: FileContext, call: cst.Call, summary: Summary) -> list[str]:
@@ -2029,7 +2256,46 @@ def _mode_setting_calls(ctx: FileContext) -> dict[cst.CSTNode, Summary]:
         summary = ctx.summaries.of_unwalked_call(call)
         if summary is not None and any(e in (TRAIN, EVAL, BACKWARD) for e in summary.events):
             found[call] = summary
+    for call, summary in _one_of_the_alternatives(ctx).items():
+        if any(e in (TRAIN, EVAL, BACKWARD) for e in summary.events):
+            found[call] = summary
     return found
+
+
+def _one_of_the_alternatives(ctx: FileContext) -> dict[cst.CSTNode, Summary]:
+    """What a call does of a name that imports on different branches bind to one of
+    several functions of the project (`if dense: from train.epochs import train_dense as
+    train_epoch` / `else: ... train_sparse as train_epoch`). Where the alternatives set
+    and read modes alike (both `evaluate_network`s put their `model` in eval mode), that.
+    Otherwise one of them, the same at every call of the name, picked to reach a backward
+    pass in the mode it finds (no `.train()`, a backward): the run that imports it does
+    what this file is judged by. Only for one such name of the file: which alternative of
+    a second one goes with it (the same branch) is not told, and a pick of each could
+    join two that never run together."""
+    alike: dict[cst.CSTNode, Summary] = {}
+    picked: dict[str, dict[cst.CSTNode, Summary]] = {}
+    for call, names in ctx.summaries.alternatives().items():
+        summaries = [ctx.external.get(name) for name in names]
+        if any(summary is None for summary in summaries):
+            continue  # one of them is out of reach: what it does is not told
+        shapes = {_mode_shape(summary) for summary in summaries}  # type: ignore[arg-type]
+        if len(shapes) == 1:
+            alike[call] = summaries[0]  # type: ignore[assignment]
+            continue
+        # no `.train()` first, then a backward pass
+        pick = min(summaries, key=lambda s: (TRAIN in s.events, BACKWARD not in s.events))  # type: ignore[union-attr]
+        picked.setdefault(call.func.value, {})[call] = pick  # type: ignore[attr-defined,assignment]
+    if len(picked) == 1:
+        alike.update(next(iter(picked.values())))
+    return alike
+
+
+def _mode_shape(summary: Summary) -> tuple[object, ...]:
+    """What a function does to modes and backward passes, in order, and which of its
+    positional parameters it puts in eval mode."""
+    effects = tuple(e for e in summary.events if e in (TRAIN, EVAL, BACKWARD))
+    evaluated = tuple(sorted(f"#{summary.params.index(p)}" if p in summary.params else p for p in summary.eval_mode))
+    return effects, evaluated
 
 
 def _is_event(node: cst.CSTNode) -> bool:

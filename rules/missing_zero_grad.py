@@ -4,6 +4,7 @@ import libcst as cst
 
 from trainlint.analysis.loops import (
     clears_grads,
+    clears_parameters_by_name,
     given_argument,
     is_backward,
     is_optimizer,
@@ -48,8 +49,15 @@ def _branch_sides(ctx: FileContext, node: cst.CSTNode, loop: cst.CSTNode) -> dic
 
 def _same_or_inside(owner: str, model: str) -> bool:
     """`model.zero_grad()` clears `owner`'s parameters: the same model, or one inside
-    it (`model` for `model.generator`), or (unsure) one holding it."""
-    return owner == model or owner.startswith(model + ".") or model.startswith(owner + ".")
+    it (`model` for `model.generator`), or (unsure) one holding it: the module it wraps
+    (`model.module`), an attribute of `self` when the optimizer steps `self.parameters()`.
+    A submodule of the model the optimizer was built on (`model.head` of
+    `SGD(model.parameters())`) clears that part only."""
+    if owner == model or owner.startswith(model + "."):
+        return True
+    if not model.startswith(owner + "."):
+        return False
+    return owner == "self" or all(name == "module" for name in model[len(owner) + 1:].split("."))
 
 
 def _parameters_argument(ctx: FileContext, value: cst.BaseExpression | None) -> cst.BaseExpression | None:
@@ -120,7 +128,13 @@ class MissingZeroGrad(Rule):
     clears the optimizers built on that model's parameters:
     `netD.zero_grad()` does not clear `Adam(netG.parameters())`; an optimizer
     built on anything else (a list of parameter groups) may hold that
-    model's parameters, and counts as cleared. A model a helper of the file
+    model's parameters, and counts as cleared. A submodule's `zero_grad()`
+    (`model.head.zero_grad()` beside `SGD(model.parameters())`) clears that
+    part only, and so does a clear of the parameters a test of their names
+    picks (`for name, p in model.named_parameters(): if "head" in name:
+    p.grad = None`): neither clears the optimizer's other gradients (the
+    module DDP wraps, `model.module`, is the whole model, and an attribute of
+    `self` may hold all of `self.parameters()`). A model a helper of the file
     clears through its parameter is the one its calls give it
     (`m.zero_grad()` of `micro_step(model, x)` clears `model`), any model
     when they give different ones. A clear in one branch of an
@@ -666,6 +680,26 @@ class MissingZeroGrad(Rule):
         "        opt.step()  # expect: TL401\n"
         "        log_lr(opt)\n"
         "        show()\n",
+        # only a part of the model is ever cleared: the parameters a test of their names
+        # picks, or a submodule of the model the optimizer steps
+        "import torch\n"
+        "def train(model, loader, freeze_iters):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for it, x in enumerate(loader):\n"
+        "        loss = model(x).mean()\n"
+        "        loss.backward()\n"
+        "        if it < freeze_iters:\n"
+        "            for name, p in model.named_parameters():\n"
+        "                if 'prototypes' in name:\n"
+        "                    p.grad = None\n"
+        "        optimizer.step()  # expect: TL401\n",
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x in loader:\n"
+        "        model.head.zero_grad()\n"
+        "        model(x).mean().backward()\n"
+        "        optimizer.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1198,6 +1232,35 @@ class MissingZeroGrad(Rule):
         "        model(x).sum().backward()\n"
         "        opt.step()\n"
         "        on_step(opt)\n",
+        # a part frozen beside a clear of everything; clears of every parameter that
+        # has a gradient, or of the module DDP wraps
+        "import torch\n"
+        "def train(model, loader, freeze_iters):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for it, x in enumerate(loader):\n"
+        "        optimizer.zero_grad()\n"
+        "        model(x).mean().backward()\n"
+        "        if it < freeze_iters:\n"
+        "            for name, p in model.named_parameters():\n"
+        "                if 'prototypes' in name:\n"
+        "                    p.grad = None\n"
+        "        optimizer.step()\n",
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x in loader:\n"
+        "        for name, p in model.named_parameters():\n"
+        "            if p.grad is not None:\n"
+        "                p.grad = None\n"
+        "        model(x).mean().backward()\n"
+        "        optimizer.step()\n",
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x in loader:\n"
+        "        model.module.zero_grad()\n"
+        "        model(x).mean().backward()\n"
+        "        optimizer.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -1374,8 +1437,9 @@ class MissingZeroGrad(Rule):
                     # what it is handed, it may clear: `on_step(optimizer)` of a callback
                     clears.extend((node, self._item_as_called(optimizer, loop)[0], False, False) for optimizer in handed)
                     continue
-                if (clears_grads(self.ctx, node) or may_clear_grads(self.ctx, node)
-                        or self._helper_clears(node)) and not self._on_error(node, loop):
+                if ((clears_grads(self.ctx, node) or may_clear_grads(self.ctx, node) or self._helper_clears(node))
+                        and not self._on_error(node, loop)
+                        and not clears_parameters_by_name(self.ctx, node)):  # a part frozen: the rest accumulates
                     receiver = method_call(node, "zero_grad")
                     # a wrapper's `zero_grad()`, of a class of the project: it clears only if its code does
                     own = self.ctx.summaries.of_call(node) if receiver is not None else None  # type: ignore[arg-type]

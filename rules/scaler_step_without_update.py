@@ -1,10 +1,11 @@
 import libcst as cst
 
-from trainlint.analysis.precision import hands_over_scaler, scaler_switched_off
+from trainlint.analysis.precision import handed_arguments, hands_over_scaler, scaler_owners, scaler_switched_off
 from trainlint.analysis.guards import in_try
+from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
 from trainlint.analysis.training import ancestors_within, loops_within, method_call, statement_of
-from trainlint.analysis.scopes import alternatives, dotted_name
+from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
@@ -41,9 +42,14 @@ class ScalerStepWithoutUpdate(Rule):
 
     ## Limitations
     Only scalers the linter can tell are `GradScaler`s are checked (built from
-    `torch.amp.GradScaler` or its aliases, or used as `s.scale(loss).backward()`);
-    a step reached through a helper function called in the loop is not
-    followed. An update is assumed wherever it may happen: in a function or
+    `torch.amp.GradScaler` or its aliases, or used as `s.scale(loss).backward()`).
+    A step in a function or method of this file that a loop calls (directly or
+    through up to three calls of this file) is flagged only when nothing run by
+    the calling function's outermost loop may update a scaler: no `update()` in
+    it or in a function of this file it reaches, no method of `self` defined
+    elsewhere (a base class's hook), no call handed a scaler or its owner; such
+    a finding carries no fix. A step in a function only other modules call is
+    not followed. An update is assumed wherever it may happen: in a function or
     method of this file that calls `update()` on a scaler (`hook.after_step()`
     running `self.scaler.update()`), or in code this file cannot see that is
     handed the scaler or the object holding it (`end_step(scaler, opt)` of
@@ -235,6 +241,31 @@ class ScalerStepWithoutUpdate(Rule):
             "        loss.backward()\n"
             "        optimizer.step()\n",
         ),
+        # the step in a method the training loop calls, and no update anywhere (no fix:
+        # the method's callers elsewhere may update)
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def train(self, loader):\n"
+        "        for batch in loader:\n"
+        "            self.train_one_iter(batch)\n"
+        "    def train_one_iter(self, batch):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        self.scaler.scale(self.model(batch).mean()).backward()\n"
+        "        self.scaler.step(self.optimizer)  # expect: TL104\n",
+        # the step in a function given the scaler, called in the loop
+        "import torch\n"
+        "def train_step(model, optimizer, scaler, batch):\n"
+        "    optimizer.zero_grad()\n"
+        "    scaler.scale(model(batch).mean()).backward()\n"
+        "    scaler.step(optimizer)  # expect: TL104\n"
+        "def train(model, optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for batch in loader:\n"
+        "        train_step(model, optimizer, scaler, batch)\n",
     )
     good = (
         "import torch\n"
@@ -377,6 +408,72 @@ class ScalerStepWithoutUpdate(Rule):
         "            self.scaler.step(self.opt)\n"
         "            for callback in self.on_step_end:\n"
         "                callback()\n",
+        # the step in a function the loop calls, the update after the call
+        "import torch\n"
+        "def train_step(model, optimizer, scaler, batch):\n"
+        "    optimizer.zero_grad()\n"
+        "    scaler.scale(model(batch).mean()).backward()\n"
+        "    scaler.step(optimizer)\n"
+        "def train(model, optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for batch in loader:\n"
+        "        train_step(model, optimizer, scaler, batch)\n"
+        "        scaler.update()\n",
+        # the update in another method the loop calls, or in a method of the base
+        # class, defined elsewhere, that the loop runs
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self):\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def train(self, loader):\n"
+        "        for batch in loader:\n"
+        "            self.train_one_iter(batch)\n"
+        "            self.after_iter()\n"
+        "    def train_one_iter(self, batch):\n"
+        "        self.scaler.scale(self.model(batch).mean()).backward()\n"
+        "        self.scaler.step(self.optimizer)\n"
+        "    def after_iter(self):\n"
+        "        self.scaler.update()\n",
+        "import torch\n"
+        "from engine import BaseTrainer\n"
+        "class Trainer(BaseTrainer):\n"
+        "    def __init__(self):\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def train(self, loader):\n"
+        "        for batch in loader:\n"
+        "            self.train_one_iter(batch)\n"
+        "            self.after_iter()\n"
+        "    def train_one_iter(self, batch):\n"
+        "        self.scaler.scale(self.model(batch).mean()).backward()\n"
+        "        self.scaler.step(self.optimizer)\n",
+        # the function that steps updates too
+        "import torch\n"
+        "def train_step(model, optimizer, scaler, batch):\n"
+        "    scaler.scale(model(batch).mean()).backward()\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n"
+        "def train(model, optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for batch in loader:\n"
+        "        train_step(model, optimizer, scaler, batch)\n",
+        # the method stepping one optimizer is called in a loop over the optimizers,
+        # and the update follows that loop
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, optimizers):\n"
+        "        self.optimizers = optimizers\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def _step(self, optimizer):\n"
+        "        self.scaler.step(optimizer)\n"
+        "        optimizer.zero_grad()\n"
+        "    def fit(self, loader):\n"
+        "        for batch in loader:\n"
+        "            self.scaler.scale(self.model(batch).mean()).backward()\n"
+        "            self.step_all()\n"
+        "    def step_all(self):\n"
+        "        for optimizer in self.optimizers:\n"
+        "            self._step(optimizer)\n"
+        "        self.scaler.update()\n",
     )
 
     def finish(self) -> None:
@@ -398,11 +495,19 @@ class ScalerStepWithoutUpdate(Rule):
         updating_helpers = self._functions_updating_a_scaler()
         if self._referenced_without_a_call(updating_helpers):
             return  # `self.on_step_end = [self.update_scale]`: called where this rule cannot see
+        # steps outside any loop of their function, by function: followed to the loops
+        # that call it (no fix there: the function's callers elsewhere may update)
+        called_steps: dict[cst.FunctionDef, list[cst.Call]] = {}
         for step, scaler, binding in steps:
             if scaler_switched_off(self.ctx, binding) or self._handed_out(scaler, binding) or self._overridden(binding):
                 continue
             loop = self._training_loop(step)
-            if loop is None or self._updates_in(loop.body, binding, updating_helpers, self.ctx.code(scaler)):
+            if loop is None:
+                func = self._step_function(step)
+                if func is not None:
+                    called_steps.setdefault(func, []).append(step)
+                continue
+            if self._updates_in(loop.body, binding, updating_helpers, self.ctx.code(scaler)):
                 continue
             others = [other for other, _, same in steps if same == binding and other is not step
                       and any(ancestor is loop for ancestor in self.ctx.ancestors(other))]
@@ -415,6 +520,109 @@ class ScalerStepWithoutUpdate(Rule):
             fix = (self._fix(step, scaler) if once and not others and not updated and not updating_helpers
                    and self._built_here(binding) else None)
             self.report(step, fix=fix)
+        for func, found in called_steps.items():
+            stepped = {self.ctx.code(step.args[0].value) for step in found}
+            if self._called_in_a_loop_without_update(func, stepped, updating_helpers):
+                self.report(max(found, key=self.ctx.order_index))  # one finding per function: its last step
+
+    def _step_function(self, step: cst.Call) -> cst.FunctionDef | None:
+        """The function a step outside any training loop runs in (see `_training_loop`),
+        unless a lambda or a class comes first."""
+        for ancestor in self.ctx.ancestors(step):
+            if type(ancestor) is cst.FunctionDef:
+                return ancestor  # type: ignore[return-value]
+            if type(ancestor) in (cst.ClassDef, cst.Lambda):
+                return None
+        return None
+
+    def _called_in_a_loop_without_update(self, func: cst.FunctionDef, stepped: set[str], helpers: set[str]) -> bool:
+        """`func` (which steps a scaler) is called, directly or through functions of this
+        file (up to `_CALLER_DEPTH` calls away), inside a loop of another function from
+        whose body no `update()` can be reached: neither in it, nor in a function of this
+        file it calls (transitively, `func` included), nor through code this file cannot
+        see (see `_may_update`). The outermost loop of the caller is the one judged, so an
+        update anywhere in it (per iteration or per epoch) is enough to stay silent."""
+        seen = {func}
+        callees = [func]
+        for _ in range(_CALLER_DEPTH):
+            callers: list[cst.FunctionDef] = []
+            for callee in callees:
+                for site in self.ctx.call_sites(callee):
+                    # the optimizers `func` steps, as its calls give them (`self._step(opt)`)
+                    given = {name for param, arg in bound_arguments(site, callee)[0] if callee is func and param in stepped
+                             for name in [self.ctx.code(arg)] if type(arg) is cst.Name}
+                    loop = self._outermost_loop(site, given)
+                    if loop is not None:
+                        if not self._may_update(loop.body, helpers):
+                            return True
+                        continue
+                    caller = self.ctx.enclosing_function(site)
+                    if caller is not None and caller not in seen:
+                        seen.add(caller)
+                        callers.append(caller)
+            callees = callers
+        return False
+
+    def _outermost_loop(self, node: cst.CSTNode, stepped: set[str]) -> cst.For | cst.While | None:
+        """The outermost loop around `node` within its function (or module) body; not a
+        loop over the optimizers the call steps (`stepped`: `for opt in self.optimizers:
+        self._step(opt)`), whose passes are the parts of one step: the update follows
+        them all."""
+        found = None
+        for ancestor in self.ctx.ancestors(node):
+            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                break
+            if type(ancestor) is cst.While or (type(ancestor) is cst.For
+                                               and not target_names(ancestor.target) & stepped):
+                found = ancestor
+        return found  # type: ignore[return-value]
+
+    def _may_update(self, body: cst.CSTNode, helpers: set[str]) -> bool:
+        """Whether running `body` may update a scaler: an `update()` on one in it or in a
+        function of this file it calls (transitively); a method named like one of this
+        file's that update (`hook.after_step()`); a method of `self` this file does not
+        define (inherited from a base class elsewhere) or one of `super()`; or code this
+        file cannot see that is handed a scaler or what holds one (`end_step(scaler)`,
+        `callbacks.on_step(self)`)."""
+        receivers = self.ctx.receivers
+        holders = self.ctx.shared(_scaler_holders)
+        bodies, visited = [body], set()
+        while bodies:
+            for node in iter_nodes(bodies.pop()):
+                if type(node) is not cst.Call:
+                    continue
+                scaler = method_call(node, "update")
+                if scaler is not None and (receivers.is_kind(scaler, GRAD_SCALER) or _named_scaler(scaler)):
+                    return True
+                called = self.ctx.functions_called(node)
+                if called:
+                    for func in called:
+                        if func not in visited:
+                            visited.add(func)
+                            bodies.append(func.body)
+                    continue
+                target = node.func
+                if type(target) is cst.Attribute:
+                    if target.attr.value in helpers:
+                        return True
+                    owner = target.value
+                    if type(owner) is cst.Call and type(owner.func) is cst.Name and owner.func.value == "super":
+                        return True
+                    if (type(owner) is cst.Name and owner.value in ("self", "cls")
+                            and not self._assigned_attribute(self.ctx.code(target))):
+                        return True  # `self.after_iter()` of a base class elsewhere
+                if not holders.isdisjoint(handed_arguments(self.ctx, node)):
+                    return True
+        return False
+
+    def _assigned_attribute(self, written: str) -> bool:
+        """`self.model` is assigned somewhere in the file: calling it calls the object
+        stored there, not a method of the class."""
+        for node in self.ctx.shared(_by_dotted_name).get(written, ()):
+            parent = self.ctx.parent(node)
+            if type(parent) in (cst.AssignTarget, cst.AnnAssign, cst.AugAssign) and parent.target is node:  # type: ignore[attr-defined]
+                return True
+        return False
 
     def _handed_out(self, scaler: cst.BaseExpression, binding: Binding) -> bool:
         """The scaler, or its `update` method, reaches code that may call it where
@@ -582,6 +790,25 @@ class ScalerStepWithoutUpdate(Rule):
             return None
         update = cst.parse_statement(f"{self.ctx.code(scaler)}.update()\n")
         return Fix({statement: cst.FlattenSentinel([statement, update])})
+
+
+# how many calls away from the loop that calls it a function's step is followed
+_CALLER_DEPTH = 3
+
+
+def _scaler_holders(ctx: FileContext) -> frozenset[str]:
+    """The GradScalers of the file as written (`scaler`, `self.scaler`), and what holds
+    them (`self`): a call given one of these may update a scaler."""
+    receivers = ctx.receivers
+    holders: set[str] = set()
+    for node in ctx.nodes_of(cst.Call):
+        scaler = method_call(node, *_SCALER_OWN_METHODS)
+        if scaler is not None and (receivers.is_kind(scaler, GRAD_SCALER) or _named_scaler(scaler)):
+            holders |= scaler_owners(ctx.code(scaler))
+    return frozenset(holders)
+
+
+_SCALER_OWN_METHODS = ("step", "scale", "unscale_", "update")
 
 
 def _named_scaler(receiver: cst.BaseExpression) -> bool:

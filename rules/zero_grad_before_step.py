@@ -115,8 +115,14 @@ class ZeroGradBeforeStep(Rule):
     one of them). Putting a gradient in place
     (`p.grad = g`, neither `None` nor zeros) is not a clear, nor is a clear of
     the parameters a test of each picks in a loop over them (`if "prototypes"
-    in name: p.grad = None`, a part frozen while the rest trains). Nor is a
-    clear in the `except` handler of a `try:` around the backward that catches
+    in name: p.grad = None`, a part frozen while the rest trains), nor a
+    `zero_grad()` of a submodule of the model the optimizer was built from
+    (`model.prototypes.zero_grad()` beside `SGD(model.parameters())`) or of
+    one of the models of its parameter groups (with an optimizer built out
+    of sight, a parameter: of a model the function runs, `model.module.prototypes`
+    of `model(x)`): that part sits the step out, the rest steps (the module
+    DDP wraps, `model.module`, is the whole model).
+    Nor is a clear in the `except` handler of a `try:` around the backward that catches
     running out of memory (`RuntimeError`, `torch.cuda.OutOfMemoryError`,
     `MemoryError`, or a handler that looks for "out of memory" in the error:
     fairseq's): the backward failed, and the gradients dropped are its partial
@@ -475,6 +481,31 @@ class ZeroGradBeforeStep(Rule):
         "        net_d.zero_grad()  # expect: TL402\n"
         "        F.softplus(net_d(fake)).mean().backward()\n"
         "        opt_d.step()\n",
+        # a clear of all the optimizer steps: the submodule it was built from, the
+        # module DDP wraps
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.head.parameters(), lr=0.1)\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        model(x).mean().backward()\n"
+        "        model.head.zero_grad()  # expect: TL402\n"
+        "        optimizer.step()\n",
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        model(x).mean().backward()\n"
+        "        model.module.zero_grad()  # expect: TL402\n"
+        "        optimizer.step()\n",
+        # an optimizer given by the caller: the whole model it runs cleared
+        "def train(model, optimizer, loader):\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        model(x).mean().backward()\n"
+        "        model.module.zero_grad()  # expect: TL402\n"
+        "        optimizer.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -960,6 +991,27 @@ class ZeroGradBeforeStep(Rule):
         "        optimizer.zero_grad()\n"
         "        (coef(model) * per_sample).sum().backward()\n"
         "        optimizer.step()\n",
+        # a submodule of the model the optimizer steps cleared: that part frozen for the
+        # first iterations (SwAV's prototypes), the rest steps
+        "import torch\n"
+        "def train(model, loader, freeze_iters):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for it, x in enumerate(loader):\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = model(x).mean()\n"
+        "        loss.backward()\n"
+        "        if it < freeze_iters:\n"
+        "            model.prototypes.zero_grad()\n"
+        "        optimizer.step()\n",
+        # an optimizer given by the caller, and a submodule of the model the loop runs
+        # cleared (SwAV's `model.module.prototypes.zero_grad()`)
+        "def train(model, optimizer, loader, freeze_iters):\n"
+        "    for it, x in enumerate(loader):\n"
+        "        optimizer.zero_grad()\n"
+        "        model(x).mean().backward()\n"
+        "        if it < freeze_iters:\n"
+        "            model.module.prototypes.zero_grad()\n"
+        "        optimizer.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1061,7 +1113,8 @@ class ZeroGradBeforeStep(Rule):
         optimizer = optimizer_step(self.ctx, node)
         if optimizer is not None:
             stepped = self.ctx.code(optimizer)
-            candidates = [fact for fact in facts if fact[0] not in _MARKS and self._clears_for(fact, optimizer)]
+            candidates = [fact for fact in facts if fact[0] not in _MARKS and self._clears_for(fact, optimizer)
+                          and not self._clears_a_part(fact[0], optimizer)]
             # a clear of another model's gradients waits for that model's own step
             # (`critic.zero_grad()` before the actor's step, then the critic's)
             waiting = frozenset(fact for fact in candidates if self._other_model(fact[0], optimizer))
@@ -1226,6 +1279,37 @@ class ZeroGradBeforeStep(Rule):
         if self._deep_copy(owner) or self._deep_copy(cleared):
             return not (self._set_from(owner, cleared) or self._set_from(cleared, owner))
         return not (self._built_from(owner, cleared) or self._built_from(cleared, owner))
+
+    def _clears_a_part(self, clear: cst.CSTNode, optimizer: cst.BaseExpression) -> bool:
+        """`clear` is the `zero_grad()` of a part of what the step of `optimizer` applies:
+        a submodule of the model it was built from (`model.prototypes.zero_grad()` beside
+        `SGD(model.parameters())`), or one of several parameter groups' models. The rest
+        still steps: a part frozen for a while (SwAV's prototypes), not a lost step. The
+        wrapped module of DDP (`model.module`) is the whole model."""
+        cleared = method_call(clear, "zero_grad")
+        if cleared is None or is_optimizer(self.ctx, cleared):
+            return False
+        params = optimizer_params(self.ctx.receivers, optimizer)
+        sources = _parameter_sources(params) if params is not None else []
+        if not sources:
+            return self._part_of_the_model_run(clear, cleared)
+        holding = [source for source in sources if self._within(source, cleared)]
+        if not holding:
+            return False
+        return len(sources) > 1 or any(_below(self.ctx.code(cleared), self.ctx.code(source)) for source in holding)
+
+    def _part_of_the_model_run(self, clear: cst.CSTNode, cleared: cst.BaseExpression) -> bool:
+        """With an optimizer built out of sight (a parameter): `cleared` is a submodule of
+        a model the clear's function runs forward (`model.module.prototypes` of
+        `model(inputs)`): when unsure what the optimizer steps, a part of that model."""
+        head = head_name(cleared)
+        function = self.ctx.enclosing_function(clear)
+        if head is None or head.value in ("self", "cls") or function is None:
+            return False
+        if not _below(self.ctx.code(cleared), head.value):
+            return False
+        return any(type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == head.value
+                   for node in self.ctx.subtree(function.body))
 
     def _model_stepped_by(self, cleared: cst.BaseExpression, optimizer: cst.BaseExpression) -> bool:
         """`cleared.zero_grad()` clears the parameters `optimizer` was built from: a
@@ -1398,6 +1482,13 @@ def _parameter_sources(params: cst.BaseExpression) -> list[cst.BaseExpression]:
             return []
         sources.append(source)
     return sources
+
+
+def _below(part: str, model: str) -> bool:
+    """`part` (as written) is an attribute path under `model` that is no unwrapping of it
+    (`model.prototypes`, not `model.module`)."""
+    rest = part[len(model):].split(".")[1:] if part.startswith(model + ".") else []
+    return any(name != "module" for name in rest)
 
 
 def _parameters_of(expr: cst.BaseExpression) -> cst.BaseExpression | None:

@@ -247,6 +247,45 @@ def clears_grads(ctx: FileContext, node: cst.CSTNode) -> bool:
     return False
 
 
+def clears_parameters_by_name(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """`node` clears the gradients of only the parameters a test of their names picks in
+    a loop over a model's named parameters (`for name, p in model.named_parameters(): if
+    "prototypes" in name: p.grad = None`): a part of the model, frozen for a while."""
+    if type(node) is cst.Call and method_call(node, "zero_grad") is not None:
+        return False
+    tested = False
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.While, cst.ClassDef):
+            return False
+        if type(ancestor) is cst.If and child is not ancestor.test:
+            tested = True
+        if type(ancestor) is cst.For:
+            if method_call(ancestor.iter, "named_parameters") is None:
+                return False
+            target = ancestor.target
+            if type(target) is not cst.Tuple or len(target.elements) != 2 or type(target.elements[0].value) is not cst.Name:
+                return False
+            name = target.elements[0].value.value
+            return tested and _tests_name(ctx, node, ancestor, name)
+        child = ancestor
+    return False
+
+
+def _tests_name(ctx: FileContext, node: cst.CSTNode, loop: cst.For, name: str) -> bool:
+    """An `if` between `loop` and `node`, with `node` in its body, tests the parameter's
+    name (`"head" in name`, `name.startswith("fc")`)."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if ancestor is loop:
+            return False
+        if (type(ancestor) is cst.If and child is ancestor.body
+                and any(type(n) is cst.Name and n.value == name for n in iter_nodes(ancestor.test))):
+            return True
+        child = ancestor
+    return False
+
+
 # names of calls that touch gradients without clearing them
 _NOT_CLEARING = frozenset(
     {"clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "no_grad", "enable_grad",

@@ -719,7 +719,7 @@ class _Summarizer:
     def _bookkeeping_call(self, call: cst.Call) -> bool:
         if type(call.func) is cst.Name and call.func.value in _BUILTINS:
             return self.ctx.qualified_name(call.func) is None and self.ctx.local_callee(call) is None
-        return (self.ctx.qualified_name(call.func) or "").startswith(_BOOKKEEPING)
+        return (self.ctx.qualified_name(call.func) or "").startswith(_BOOKKEEPING) or _logs(call)
 
     def _returns_backpropagated(self, returned: list[cst.BaseExpression]) -> bool:
         backpropagated = backpropagated_names(self.ctx, self.func.body)
@@ -751,8 +751,10 @@ class _Summarizer:
         if mode is not None:
             # `train(flag)` restores a mode saved before (`model.train(was_training)`)
             yield EVAL if mode[1] is False else TRAIN
-            # a parameter, or `self.model` of a method: a caller's `self.evaluate()` does it to its own
-            evaluated = self._param(mode[0]) or self._own_attribute(mode[0]) if mode[1] is False else None
+            # a parameter, or `self.model` of a method: a caller's `self.evaluate()` does it to its own;
+            # `self` of a module's method (`self.eval()`): the caller's object itself
+            evaluated = (self._param(mode[0]) or self._own_attribute(mode[0]) or self._own_object(mode[0])
+                         if mode[1] is False else None)
             if evaluated is not None and not replaced_parameter(self.ctx, mode[0]):  # not a deep copy of it
                 sets["eval_mode"].add(evaluated)
         converted = half_conversion(self.ctx, call)
@@ -846,6 +848,12 @@ class _Summarizer:
         if dotted is None or not dotted.startswith("self.") or not _method_of(self.ctx, self.func):
             return None
         return dotted
+
+    def _own_object(self, expr: cst.BaseExpression) -> str | None:
+        """`self` for the instance a method runs on."""
+        if type(expr) is cst.Name and expr.value == "self" and _method_of(self.ctx, self.func):
+            return "self"
+        return None
 
     def _param_path(self, expr: cst.BaseExpression) -> str | None:
         """`p` for `p`, `p.sampler`, `p.batch_sampler.sampler` (set_epoch receivers)."""
@@ -1028,6 +1036,21 @@ def _returned_items(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
 
 
 # -- effects of one call ------------------------------------------------------------
+def _logs(call: cst.Call) -> bool:
+    """A log record written through a logger, whatever logger it is (`logger.info(...)` of
+    `logging.getLogger(...)` or loguru, `self.logger.warning(...)`), or a value written
+    to a summary writer (`writer.add_scalar(tag, value, step)`): told by the method
+    and the name of what it is called on."""
+    func = call.func
+    if type(func) is not cst.Attribute:
+        return False
+    owner = (dotted_name(func.value) or "").rsplit(".", 1)[-1].lower().strip("_")
+    logger = owner in ("log", "logging") or owner.endswith("logger")
+    if func.attr.value in _LOG_METHODS:
+        return logger
+    return func.attr.value in _WRITER_METHODS and (logger or owner.endswith("writer"))  # `self.tblogger.add_scalar`
+
+
 def _walks_weights(iterable: cst.BaseExpression) -> bool:
     """`model.parameters()`, `zip(ema.state_dict().values(), ...)`, `opt.param_groups`."""
     for node in iter_nodes(iterable):
@@ -1042,6 +1065,10 @@ def _walks_weights(iterable: cst.BaseExpression) -> bool:
 # (see `_bookkeeping_loop`)
 _BOOKKEEPING = ("builtins.", "sys.stdout.", "sys.stderr.", "time.", "math.", "logging.", "string.")
 _DICT_VIEWS = ("items", "keys", "values")
+# a logger's methods (logging's and loguru's), and a summary writer's that write a value
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "success",
+                          "trace"})
+_WRITER_METHODS = frozenset({"add_scalar", "add_scalars", "add_histogram", "add_text"})
 # a tensor's methods that read its value for a log (`if isinstance(v, torch.Tensor): v = v.detach()`)
 _LOGGED_READS = ("detach", "item", "cpu", "tolist", "numpy")
 _WEIGHT_WALKS = ("parameters", "named_parameters", "buffers", "named_buffers", "state_dict")
@@ -1124,6 +1151,7 @@ class FileSummaries:
         self.external: Mapping[str, Summary] = ctx.external
         self.open = {self.targets.keys[f]: _Summarizer(ctx, self.targets, f).summary() for f in functions(ctx)}
         self.closed = close(self.open, self.external.get)
+        self._alternatives: dict[cst.Call, tuple[str, ...]] | None = None
 
     def of_call(self, call: cst.Call) -> Summary | None:
         """What running `call` does, when it calls a function of the project."""
@@ -1149,6 +1177,21 @@ class FileSummaries:
         if summary is None and self.targets.ctx.local_callee(call) is None:
             summary = self.of_call(call)
         return summary
+
+    def alternatives(self) -> dict[cst.Call, tuple[str, ...]]:
+        """The calls of a bare name that imports bind, on different branches, to more than
+        one function (no one target), with the qualified names of those functions."""
+        if self._alternatives is None:
+            ctx = self.targets.ctx
+            self._alternatives = {}
+            for call in ctx.nodes_of(cst.Call):
+                func = call.func  # type: ignore[attr-defined]
+                if type(func) is not cst.Name or not ctx.may_be_imported(func) or self.targets.target(call) is not None:  # type: ignore[arg-type]
+                    continue
+                names = ctx.qualified_names(func)
+                if len(names) > 1 and not any(name.startswith(("torch.", "builtins.")) for name in names):
+                    self._alternatives[call] = tuple(sorted(names))  # type: ignore[index]
+        return self._alternatives
 
     def of_constructor(self, call: cst.Call) -> Summary | None:
         """What the constructor a class call runs does: the `__init__` of a class of
@@ -1187,6 +1230,9 @@ class FileSummaries:
             target = self.targets.target(call)
             if target is not None:
                 called.add(target)
+        # each function a name imported on several branches may be (`if dense: from .epochs
+        # import train_dense as train_epoch` / `else: ... train_sparse as train_epoch`)
+        called |= {name for alternatives in self.alternatives().values() for name in alternatives}
         # the constructors of other modules' classes whose instances this file keeps
         built = {self.targets.target(call) for call in self.targets.constructions()} - {None}
         called |= self.targets.imported_methods
