@@ -382,6 +382,19 @@ def test_the_watch_of_a_blow_up_ends_with_its_optimizer() -> None:
     assert event.message.endswith("the loss was non-finite at step 43: training diverged"), event.message
 
 
+def test_the_batch_is_the_first_tensor_of_numbers_with_a_batch_dimension_anywhere_in_the_call() -> None:
+    """`model(input_ids=ids, attention_mask=mask)`, `model(None, x)`, `model({"image": x})`:
+    a boolean mask or a 0-d timestep before it is no batch."""
+    from sanitizer.core.inputs import batch_of
+    ids, mask, images = torch.zeros(4, 7, dtype=torch.long), torch.ones(4, 7, dtype=torch.bool), torch.randn(4, 3)
+    assert batch_of({"input_ids": ids, "attention_mask": mask}.values()) is ids
+    assert batch_of({"attention_mask": mask, "input_ids": ids}.values()) is ids
+    assert batch_of((None, images)) is images
+    assert batch_of(({"image": images},)) is images
+    assert batch_of((torch.tensor(3.0), [mask, images])) is images
+    assert batch_of((None, "a caption")) is None
+
+
 class _LayerStack(torch.nn.Module):
     """Layers kept in a plain list, each trained by its own optimizer (forward-forward
     training): none of them is a submodule of the stack."""
