@@ -395,6 +395,28 @@ def test_the_batch_is_the_first_tensor_of_numbers_with_a_batch_dimension_anywher
     assert batch_of((None, "a caption")) is None
 
 
+def test_only_parameters_that_hinge_terms_held_at_zero_alone_reach_are_put_down_to_them() -> None:
+    """Cross-entropy plus a margin ranking term that every pair meets: the scorer only the
+    ranking term reaches, not the encoder both reach. A margin missed, or a ReLU inside
+    the model (units that died), explains nothing."""
+    from torch import nn
+    from torch.nn import functional as F
+
+    from sanitizer.detectors.hinge_terms import inspect
+    torch.manual_seed(0)
+    encoder, head, scorer = nn.Linear(4, 8), nn.Linear(8, 3), nn.Linear(8, 1)
+    hidden = torch.relu(encoder(torch.randn(16, 4)))
+    scores, ones = scorer(hidden).squeeze(1), torch.ones(16)
+    cross_entropy = F.cross_entropy(head(hidden), torch.zeros(16, dtype=torch.long))
+    for met in (F.margin_ranking_loss(scores + 10, scores, ones, margin=0.1),
+                F.relu(0.1 - 10 + scores - scores).mean(), (scores - scores - 10).clamp(min=0).sum()):
+        inspection = inspect(cross_entropy + 0.5 * met)
+        assert inspection is not None and inspection.held_at_zero() == {id(scorer.weight), id(scorer.bias)}
+    missed = inspect(cross_entropy + F.margin_ranking_loss(scores - 10, scores, ones, margin=0.1))
+    assert missed is not None and missed.held_at_zero() == set()
+    assert inspect(cross_entropy + scorer(torch.relu(hidden - 100)).mean()) is None
+
+
 class _LayerStack(torch.nn.Module):
     """Layers kept in a plain list, each trained by its own optimizer (forward-forward
     training): none of them is a submodule of the stack."""

@@ -1,8 +1,9 @@
 """Real-style scripts written in a way the sanitizer misjudged: a DQN whose target
 network is rebuilt with `copy.deepcopy` at each sync, a model given its batch by
 keyword, after an empty cache or inside a dict (the batch's size and origin were
-read from the first positional argument only). Each runs as under plain python:
-same output, same exit status."""
+read from the first positional argument only), a loss whose hinge term is held at
+0 while the other terms train. Each runs as under plain python: same output, same
+exit status."""
 from __future__ import annotations
 
 import pytest
@@ -13,7 +14,9 @@ CALLS = ["keywords", "cache", "dict"]
 PRELAUNCH += [("dqn_rebuilt_target.py",), ("plain", "dqn_rebuilt_target.py"),
               *[("keyword_batches.py", "--call", call) for call in CALLS],
               *[("keyword_batches.py", "--data", "slices", "--memorise", "--call", call) for call in CALLS],
-              ("plain", "keyword_batches.py", "--call", "dict")]
+              ("plain", "keyword_batches.py", "--call", "dict"),
+              ("ranking_terms.py",), ("ranking_terms.py", "--term", "relu"), ("ranking_terms.py", "--prune-step", "150"),
+              ("plain", "ranking_terms.py", "--prune-step", "150")]
 
 
 def _kinds(events: list[dict[str, object]]) -> list[object]:
@@ -54,3 +57,24 @@ def test_a_batch_given_by_keyword_tells_an_evaluation_on_the_training_data(scrip
     (event,) = run.events()
     assert event["kind"] == "overfitting" and event["val_end"] == pytest.approx(
         float(run.stdout.split("val ")[-1]), abs=1e-4), event
+
+
+@pytest.mark.parametrize("term", ["module", "relu"])
+def test_a_hinge_term_held_at_zero_beside_a_training_loss_is_no_stopped_learning(script_runs: ScriptRuns,
+                                                                                term: str) -> None:
+    """From step 83 on every pair meets the margin and the scorer's gradients are all
+    zero, while the cross-entropy trains on: it was reported as stopped learning."""
+    run = script_runs.get(*(("ranking_terms.py",) if term == "module" else ("ranking_terms.py", "--term", term)))
+    assert run.returncode == 0, run.stderr
+    assert run.events() == [], run.events()
+
+
+def test_a_layer_pruned_under_a_hinge_term_stopped_learning_when_it_was_pruned(script_runs: ScriptRuns) -> None:
+    """The scorer is pruned at step 150: the ranking term stays at the margin, and the
+    scorer's zero gradients are no margin met (they were dated from step 83)."""
+    run = script_runs.get("ranking_terms.py", "--prune-step", "150")
+    plain = script_runs.plain("ranking_terms.py", "--prune-step", "150")
+    assert (run.returncode, run.stdout) == (plain.returncode, plain.stdout), run.stderr
+    (event,) = run.events()
+    assert (event["kind"], event["step"], event["since"], event["module"]) == ("unused_parameter", 150, 150, "scorer")
+    assert {"scorer.0.weight", "scorer.0.bias"} <= set(event["params"]), event
