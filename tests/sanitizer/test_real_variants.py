@@ -2,7 +2,8 @@
 network is rebuilt with `copy.deepcopy` at each sync, a model given its batch by
 keyword, after an empty cache or inside a dict (the batch's size and origin were
 read from the first positional argument only), a loss whose hinge term is held at
-0 while the other terms train. Each runs as under plain python: same output, same
+0 while the other terms train, and a sweep of configurations trained one after the
+other, two of which diverge. Each runs as under plain python: same output, same
 exit status."""
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ PRELAUNCH += [("dqn_rebuilt_target.py",), ("plain", "dqn_rebuilt_target.py"),
               *[("keyword_batches.py", "--data", "slices", "--memorise", "--call", call) for call in CALLS],
               ("plain", "keyword_batches.py", "--call", "dict"),
               ("ranking_terms.py",), ("ranking_terms.py", "--term", "relu"), ("ranking_terms.py", "--prune-step", "150"),
-              ("plain", "ranking_terms.py", "--prune-step", "150")]
+              ("plain", "ranking_terms.py", "--prune-step", "150"), ("lr_sweep.py",), ("plain", "lr_sweep.py")]
 
 
 def _kinds(events: list[dict[str, object]]) -> list[object]:
@@ -78,3 +79,12 @@ def test_a_layer_pruned_under_a_hinge_term_stopped_learning_when_it_was_pruned(s
     (event,) = run.events()
     assert (event["kind"], event["step"], event["since"], event["module"]) == ("unused_parameter", 150, 150, "scorer")
     assert {"scorer.0.weight", "scorer.0.bias"} <= set(event["params"]), event
+
+
+def test_each_configuration_of_a_sweep_is_judged_for_divergence(script_runs: ScriptRuns) -> None:
+    """A fresh model and optimizer per learning rate: the second and the fourth diverge;
+    the fourth was not judged once the second had been reported."""
+    run = script_runs.get("lr_sweep.py")
+    plain = script_runs.plain("lr_sweep.py")
+    assert (run.returncode, run.stdout) == (plain.returncode, plain.stdout), run.stderr
+    assert [(event["kind"], event["step"]) for event in run.events()] == [("divergence", 82), ("divergence", 242)]
