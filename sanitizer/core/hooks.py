@@ -362,8 +362,10 @@ def _result_observer(session: Sanitizer, where: str,
 
 
 def _model_copy_observer(session: Sanitizer) -> Callable[..., Any]:
-    """`copy.deepcopy(x)`: the session is told what the outermost call copied; the calls
-    the copy makes of itself for each part (with a memo) go straight on."""
+    """`copy.deepcopy(x)` called by the script: the session is told what the outermost
+    call copied (a library's copies, torch.compile's of its graphs, are not the
+    script's models); the calls the copy makes of itself for each part (with a memo)
+    go straight on."""
     copied = _guarded(session, "copy.deepcopy", session.on_model_copied)
 
     def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -372,7 +374,8 @@ def _model_copy_observer(session: Sanitizer) -> Callable[..., Any]:
             if memo is not None or rest:
                 return original(x, memo, *rest)
             result = original(x)
-            if session.active and isinstance(result, torch.nn.Module) and not _out_of_reach():
+            if (session.active and isinstance(result, torch.nn.Module) and not _out_of_reach()
+                    and locations.called_from_user_code()):
                 copied(x, result)
             return result
         return deepcopy
