@@ -6,6 +6,7 @@ in the sanitizer's own code is recorded instead of reaching the script.
 """
 from __future__ import annotations
 
+import copy
 import functools
 import re
 import sys
@@ -68,6 +69,7 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
     _patch(stack, torch.nn.Module, "load_state_dict", _result_observer(
         session, "Module.load_state_dict", lambda args, kwargs, result: session.on_load_state_dict(
             args[0], args[1] if len(args) > 1 else kwargs.get("state_dict"))))
+    _patch(stack, copy, "deepcopy", _model_copy_observer(session))
     for name, training in FUNCTIONAL_DROPOUTS.items():
         if hasattr(F, name):
             _patch(stack, F, name, _dropout_observer(session, f"F.{name}", training))
@@ -356,6 +358,27 @@ def _result_observer(session: Sanitizer, where: str,
                 guarded(args, kwargs, result)
             return result
         return call
+    return wrap
+
+
+def _model_copy_observer(session: Sanitizer) -> Callable[..., Any]:
+    """`copy.deepcopy(x)` called by the script: the session is told what the outermost
+    call copied (a library's copies, torch.compile's of its graphs, are not the
+    script's models); the calls the copy makes of itself for each part (with a memo)
+    go straight on."""
+    copied = _guarded(session, "copy.deepcopy", session.on_model_copied)
+
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def deepcopy(x: Any, memo: Any = None, *rest: Any) -> Any:
+            if memo is not None or rest:
+                return original(x, memo, *rest)
+            result = original(x)
+            if (session.active and isinstance(result, torch.nn.Module) and not _out_of_reach()
+                    and locations.called_from_user_code()):
+                copied(x, result)
+            return result
+        return deepcopy
     return wrap
 
 

@@ -1,5 +1,7 @@
 """The data a model is given: the arguments of its outermost call that are put on the
-trail as its batch (see `ForwardTracer.before_forward`), and their names in a report.
+trail as its batch (see `ForwardTracer.before_forward`), and their names in a report;
+and the one tensor that stands for the batch, whose first dimension counts its items
+and whose storage tells where the data came from (see core/sources.py).
 
 A model may take its batch anywhere among its arguments: after a LongTensor of token
 ids (`model(ids, features)`, an EmbeddingBag's per-sample weights), by keyword
@@ -12,7 +14,7 @@ from __future__ import annotations
 import inspect
 import sys
 from itertools import chain, islice
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import torch
 from torch import nn
@@ -40,6 +42,30 @@ def data_arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[
             if len(found) == MAX_INPUT_TENSORS:
                 break
     return found
+
+
+def batch_of(values: Iterable[Any]) -> torch.Tensor | None:
+    """The batch among a call's arguments (`values`, in the order given): the first
+    tensor of numbers with a batch dimension, given as an argument or as an item of a
+    dict, list or tuple argument. A HF model's `input_ids=ids` (integers), `model(None,
+    x)` (an empty cache first), `model({"image": x})`; a boolean mask or a 0-d value
+    (a timestep) is no batch."""
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            if _batch_like(value):
+                return value
+        elif isinstance(value, (dict, list, tuple)):
+            items = value.values() if isinstance(value, dict) else value
+            found = next((item for item in islice(items, MAX_INPUT_TENSORS)
+                          if isinstance(item, torch.Tensor) and _batch_like(item)), None)
+            if found is not None:
+                return found
+    return None
+
+
+def _batch_like(tensor: torch.Tensor) -> bool:
+    return (tensor.layout is torch.strided and not tensor.is_nested and tensor.dim() > 0
+            and tensor.dtype is not torch.bool)
 
 
 def _tensors(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[tuple[ArgumentPath, Any]]:

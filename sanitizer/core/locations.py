@@ -144,6 +144,15 @@ def user_frames(limit: int = 12) -> list[FrameType]:
     return frames
 
 
+def called_from_user_code() -> bool:
+    """Whether the innermost frame outside the sanitizer on the caller's stack is user
+    code (the script called the patched function, not torch or another library)."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None and _is_own(frame):
+        frame = frame.f_back
+    return frame is not None and is_user_file(frame.f_code.co_filename)
+
+
 def user_site(frame: FrameType | None = None) -> str | None:
     """`file:line` of the innermost user frame (of the caller's stack, or from
     `frame` outwards), or None."""

@@ -605,17 +605,50 @@ class Sanitizer:
         optimizer steps copied into another, a DQN's target network (synced now and then)
         once it is run in two steps in a row (see `synced_copy_called`); a copy for
         evaluation, run once an epoch, is not."""
-        if self._target_network or not self.steps or not isinstance(state_dict, dict) \
-                or not isinstance(module, nn.Module) or len(self._synced_copies) >= MAX_SYNCED_COPIES:
+        if not self._following_copies() or not isinstance(state_dict, dict) or not isinstance(module, nn.Module):
             return
-        trained = {p.data_ptr() for p in self._all_optimizer_params() if p.numel()}
+        trained = self._trained_storages()
         own = {p.data_ptr() for p in module.parameters()}
         if any(isinstance(value, torch.Tensor) and value.numel()
                and value.data_ptr() in trained - own for value in state_dict.values()):
-            if id(module) not in self._synced_copies:
-                self._synced_copies[id(module)] = (weakref.ref(module), None)
-                for inner in islice(module.modules(), MAX_SYNCED_MODULES):
-                    self._synced_modules.setdefault(id(inner), (weakref.ref(inner), id(module)))
+            self._follow_copy(module)
+
+    def on_model_copied(self, source: Any, copy: Any) -> None:
+        """`target = copy.deepcopy(q)` after training began: the trained model copied
+        into a new one (a DQN's target network rebuilt at each sync), followed as a
+        model loaded with its weights is."""
+        if (not self._following_copies() or not isinstance(source, nn.Module)
+                or not isinstance(copy, nn.Module) or copy is source):
+            return
+        trained = self._trained_storages()
+        if any(p.numel() and p.data_ptr() in trained for p in source.parameters()):
+            self._follow_copy(copy)
+
+    def _following_copies(self) -> bool:
+        """Whether a copy of the trained weights made now would be followed."""
+        return not self._target_network and bool(self.steps) and len(self._synced_copies) < MAX_SYNCED_COPIES
+
+    def _trained_storages(self) -> set[int]:
+        return {p.data_ptr() for p in self._all_optimizer_params() if p.numel()}
+
+    def _follow_copy(self, module: nn.Module) -> None:
+        """Follow the forwards of `module` (see `synced_copy_called`); an entry of a freed
+        model whose id it was given is replaced."""
+        entry = self._synced_copies.get(id(module))
+        if entry is not None and entry[0]() is module:
+            return
+        self._synced_copies[id(module)] = (weakref.ref(module), None)
+        for inner in islice(module.modules(), MAX_SYNCED_MODULES):
+            held = self._synced_modules.get(id(inner))
+            if held is None or held[0]() is None:
+                self._synced_modules[id(inner)] = (weakref.ref(inner), id(module))
+
+    def _forget_copy(self, key: int, module: nn.Module) -> None:
+        del self._synced_copies[key]
+        for inner in islice(module.modules(), MAX_SYNCED_MODULES):
+            held = self._synced_modules.get(id(inner))
+            if held is not None and held[1] == key:
+                del self._synced_modules[id(inner)]
 
     def _optimizer_number(self, optimizer: Any) -> int:
         """Which optimizer stepped, numbered in the order they first stepped: an id would
@@ -645,14 +678,23 @@ class Sanitizer:
         if entry is None or entry[1] == self.step:
             return
         copy_ref, last = entry
-        if copy_ref() is None:
+        copy = copy_ref()
+        if copy is None:
             del self._synced_copies[key]
         elif last is not None and self.step == last + 1:
+            if self._trains(copy):  # a copy fine-tuned by an optimizer of its own (one per task)
+                self._forget_copy(key, copy)
+                return
             self._target_network = True
             self._synced_copies.clear()
             self._synced_modules.clear()
         else:
             self._synced_copies[key] = (copy_ref, self.step)
+
+    def _trains(self, module: nn.Module) -> bool:
+        """Whether an optimizer that stepped holds a parameter of `module`."""
+        held = self.optimizer_param_ids()
+        return any(id(p) in held for p in module.parameters())
 
     def on_loss_value(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> None:
         """A functional loss returned `value`: note where and what (training) or keep it (evaluating)."""

@@ -126,8 +126,12 @@ class ForwardTracer:
         if t.transform:
             return
         loss_module = isinstance(module, nn.modules.loss._Loss)
-        batch = args[0] if args and _traceable(args[0]) else None
+        batch = kwargs = None
         if not loss_module:  # a loss module's mode says nothing
+            batch = inputs.batch_of(args)
+            if batch is None:  # given by keyword (`input_ids=ids`): asked only then
+                kwargs = inputs.call_kwargs(module)
+                batch = inputs.batch_of(kwargs.values())
             if t.outer_grad and module.training:
                 self._session.sources.training_forward(batch)
             else:
@@ -141,16 +145,16 @@ class ForwardTracer:
         if not loss_module:
             self.training_mode = module.training
             self._model = weakref.ref(module)
-            if batch is not None and batch.dim():
+            if batch is not None:
                 probe.batch_sizes.append(batch.shape[0])
         first = probe.model_site is None
         if first:
             probe.model_site = locations.user_site()
             self._session.fp16 = self._session.fp16 or _autocast_fp16()
         if self._trace and not loss_module:
-            self._trace_inputs(module, args, first)
+            self._trace_inputs(module, args, kwargs if kwargs is not None else inputs.call_kwargs(module), first)
 
-    def _trace_inputs(self, module: nn.Module, args: tuple[Any, ...], first: bool) -> None:
+    def _trace_inputs(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any], first: bool) -> None:
         """The data an outermost call was given, wherever among its arguments (see
         core/inputs.py). A batch has no autograd history; an input that has one (a GAN's
         discriminator fed the generator's output) was computed by a model, and is traced
@@ -159,7 +163,7 @@ class ForwardTracer:
         probe = self._session.probe
         site: str | None = None
         traced = probe.traced_inputs
-        for path, tensor in inputs.data_arguments(args, inputs.call_kwargs(module)):
+        for path, tensor in inputs.data_arguments(args, kwargs):
             if path != inputs.BATCH:
                 known = traced.get(id(tensor))
                 if known is not None and known[0]() is tensor and known[1] == tensor._version:

@@ -55,11 +55,14 @@ optimizer whose first step moves the loss at once (`add_param_group` of a new he
 whose loss term joins the total), starts the judgement again from its own first
 losses; it also ends the watch of a blow-up reported before it (the losses after
 it are not the diverged run's). Layers unfrozen into the same objective (a group
-added, the loss where it was) change nothing.
+added, the loss where it was) change nothing. After a divergence, an optimizer of
+a new model (the next configuration of a sweep, the next fold) is judged on its
+own: it may diverge too; one that trains on the diverged model is not.
 """
 from __future__ import annotations
 
 import math
+import weakref
 from collections import deque
 from itertools import dropwhile
 from dataclasses import dataclass, field
@@ -72,6 +75,8 @@ from sanitizer.detectors.stats import MAD_TO_SIGMA, median
 from sanitizer.report.formatting import format_number
 
 if TYPE_CHECKING:
+    from torch import Tensor
+
     from sanitizer.core.sink import Sink
 
 EARLY = 5  # losses that set the early level
@@ -116,6 +121,10 @@ class DivergenceDetector(Detector):
         self._latest: int | None = None  # the optimizer seen first most recently
         self._groups: int | None = None  # how many parameter groups it had at its latest step
         self._turns = False  # an earlier optimizer stepped again after a later one came
+        # the parameters the latest optimizer trains, by id; and whether it trains a model of
+        # its own (none of the parameters of the optimizer before it)
+        self._params: dict[int, weakref.ref[Tensor]] = {}
+        self._new_model = True
         self._start()
 
     def _start(self) -> None:
@@ -155,14 +164,20 @@ class DivergenceDetector(Detector):
             # a group added with a loss term of its own moves the loss at once (a new
             # objective); layers unfrozen into the same objective leave it where it was
             change = NEW if self._jumped(loss) else None
+        if change == NEW and self._pending is not None:
+            self._report_blow_up(sink, self._pending)  # the last objective's, still pending when it stopped
         if self.reported_step is not None:
             if change is None:
                 self._watch(record.step, loss)
-            else:
-                self._end_watch()
+                return
+            self._end_watch()
+            if change != NEW or not self._new_model:
+                return
+            self.reported_step = None  # a new model's optimizer: judged on its own
+        if change == TURNS:
             return
-        if change == TURNS or (change == NEW and self._restart(sink)):
-            return
+        if change == NEW:
+            self._start()
         self._steps += 1
         self._window.append(loss)
         pending = self._pending
@@ -245,22 +260,21 @@ class DivergenceDetector(Detector):
             return TURNS
         self._optimizers.add(optimizer)
         latest, self._latest, self._groups = self._latest, optimizer, groups
+        self._new_model = not any(self._trained_before(param) for param in record.training_params)
+        self._params = {id(param): weakref.ref(param) for param in record.training_params}
         return NEW if latest is not None else None
+
+    def _trained_before(self, param: Tensor) -> bool:
+        """Whether the optimizer before the latest trained `param` (by identity: a freed
+        model's parameter id may be given to a new one)."""
+        ref = self._params.get(id(param))
+        return ref is not None and ref() is param
 
     def _jumped(self, loss: float) -> bool:
         """`loss` is far from the latest losses' level (either way)."""
         recent = list(self._window)[-RECENT:]
         level = median(recent) if recent else None
         return level is not None and level > 0 and (loss > JUMPED * level or loss * JUMPED < level)
-
-    def _restart(self, sink: Sink) -> bool:
-        """Judge the new objective from its own first losses; a blow-up still pending
-        when the old one stopped is reported instead (True)."""
-        if self._pending is not None:
-            self._report_blow_up(sink, self._pending)
-            return True
-        self._start()
-        return False
 
     def _blown_up(self, loss: float, level: float) -> bool:
         value = loss if self._steps <= QUICK else median(list(self._window)[-RECENT:])

@@ -4,7 +4,11 @@ that stopped receiving one: gradients all zero for the last DEAD_STEPS steps or 
 layer pruned away, a ReLU block that died mid-run).
 
 A step whose losses are all exactly zero tells nothing: the model fits the batch (a
-hinge loss with every margin met), and every gradient is zero for that reason."""
+hinge loss with every margin met), and every gradient is zero for that reason. Nor
+does a parameter that only terms of the loss held at 0 by a hinge reach, while the
+other terms train (a ranking term's scorer once every pair meets the margin, see
+hinge_terms.py): the loss of the step after a parameter's gradients turned all zero
+is looked at, and every step's while such terms explain them."""
 from __future__ import annotations
 
 import weakref
@@ -13,9 +17,11 @@ from typing import TYPE_CHECKING
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
 from sanitizer.detectors.grouping import by_module, folded, shapes_match
+from sanitizer.detectors.hinge_terms import Inspection, TermGraph, inspect
 from sanitizer.distributed.ranks import local_values
 
 if TYPE_CHECKING:
+    import torch
     from torch import Tensor
 
     from sanitizer.core.sink import Sink
@@ -45,12 +51,29 @@ class UnusedParameterDetector(Detector):
         # per parameter seen with a non-zero gradient: the first step it was all zero after
         # that, as (counted here, the record's step); None while non-zero
         self._zero_since: dict[int, tuple[int, int] | None] = {}
+        # ids of parameters whose all-zero gradients a hinge term held at 0 may explain: those
+        # whose zero run began at their latest step, and those such a term explained then
+        self._to_explain: set[int] = set()
+        self._terms: TermGraph | None = None  # the terms of the loss last looked at
+        self._inspection: Inspection | None = None  # of this step's loss, read when the step ends
+        self._held: set[int] = set()  # parameters that only terms held at 0 reached this step
+
+    def on_backward(self, loss: torch.Tensor, sink: Sink) -> None:
+        if not self._to_explain or self._inspection is not None:
+            return
+        known = self._terms if self._terms is not None and self._to_explain <= self._terms.reached.keys() else None
+        self._inspection = inspect(loss, known)
+        if self._inspection is not None:
+            self._terms = self._inspection.graph
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial:
             return
         if not record.joins_previous:  # a second optimizer stepped on the same backward pass
             self.steps_seen += 1
+            inspection, self._inspection = self._inspection, None
+            self._held = inspection.held_at_zero() if inspection is not None else set()
+            self._to_explain -= {id(param) for param in record.params}  # looked at by now, or no longer zero
         for param in record.training_params:
             if id(param) not in self._trainable and local_values([param])[0].numel():  # an FSDP shard may be empty here
                 self._trainable[id(param)] = param
@@ -70,8 +93,13 @@ class UnusedParameterDetector(Detector):
             if norm != 0.0:
                 self._nonzero.add(key)
                 zero_since[key] = None
+            elif key in self._held:  # a margin every pair meets, not a layer that stopped learning
+                if key in zero_since:
+                    zero_since[key] = None
+                self._to_explain.add(key)
             elif key in zero_since and zero_since[key] is None:
                 zero_since[key] = (self.steps_seen, record.step)
+                self._to_explain.add(key)
 
     def _note_owners(self, sink: Sink) -> None:
         """While the model is alive, note the module and called-ness of each parameter that

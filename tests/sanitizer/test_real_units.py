@@ -135,7 +135,7 @@ class _Sink:
 
 
 def _divergence_steps(losses: list[float], optimizers: int = 1, ids: list[int] | None = None,
-                      groups: list[int] | None = None) -> list[int]:
+                      groups: list[int] | None = None, models: list[list[torch.Tensor]] | None = None) -> list[int]:
     from sanitizer.core.probe import StepRecord
     from sanitizer.detectors.divergence import DivergenceDetector
     detector, sink = DivergenceDetector(), _Sink()
@@ -145,7 +145,8 @@ def _divergence_steps(losses: list[float], optimizers: int = 1, ids: list[int] |
                             param_norms=[], param_step=None, scale=None, underflow=None, eval_loss=None,
                             data_wait=0.0, step_time=None, memory_bytes=None, graph_roots=[],
                             optimizer_id=ids[step - 1] if ids is not None else step % optimizers,
-                            param_groups=groups[step - 1] if groups is not None else 1)
+                            param_groups=groups[step - 1] if groups is not None else 1,
+                            training_params=models[step - 1] if models is not None else [])
         detector.on_step(record, sink)  # type: ignore[arg-type]
     detector.on_end(sink)  # type: ignore[arg-type]
     return [step for _, step, _ in sink.events]
@@ -380,6 +381,58 @@ def test_the_watch_of_a_blow_up_ends_with_its_optimizer() -> None:
     (event,) = _divergence_events(fold + blown + fold, ids=[1] * 40 + [2] * 40 + [3] * 40)
     assert event.step == 42 and "recovered_step" not in event.extra, event.message
     assert event.message.endswith("the loss was non-finite at step 43: training diverged"), event.message
+
+
+def test_after_a_divergence_a_new_model_is_judged_and_the_same_model_is_not() -> None:
+    """A sweep, a fresh model and optimizer per configuration: the second and the fourth
+    blow up, and both are reported. A new optimizer on the second's diverged model (a
+    retry at a lower rate) whose loss jumps again: the same model's divergence, not
+    reported again; a fresh model in its place is judged."""
+    fold = [2.3 * 0.97 ** i for i in range(40)]
+    blown = [2.3, 2.2, 150.0] + [180.0] * 37
+    retry = [180.0, 170.0, 5000.0] + [6000.0] * 37
+    models = [[torch.zeros(2, requires_grad=True)] for _ in range(4)]
+    ids = [1] * 40 + [2] * 40 + [3] * 40 + [4] * 40
+    sweep = [model for model in models for _ in range(40)]
+    assert _divergence_steps(fold + blown + fold + blown, ids=ids, models=sweep) == [43, 123]
+    retried = [models[0]] * 40 + [models[1]] * 80
+    assert _divergence_steps(fold + blown + retry, ids=ids[:120], models=retried) == [43]
+    assert _divergence_steps(fold + blown + retry, ids=ids[:120], models=sweep[:120]) == [43, 83]
+
+
+def test_the_batch_is_the_first_tensor_of_numbers_with_a_batch_dimension_anywhere_in_the_call() -> None:
+    """`model(input_ids=ids, attention_mask=mask)`, `model(None, x)`, `model({"image": x})`:
+    a boolean mask or a 0-d timestep before it is no batch."""
+    from sanitizer.core.inputs import batch_of
+    ids, mask, images = torch.zeros(4, 7, dtype=torch.long), torch.ones(4, 7, dtype=torch.bool), torch.randn(4, 3)
+    assert batch_of({"input_ids": ids, "attention_mask": mask}.values()) is ids
+    assert batch_of({"attention_mask": mask, "input_ids": ids}.values()) is ids
+    assert batch_of((None, images)) is images
+    assert batch_of(({"image": images},)) is images
+    assert batch_of((torch.tensor(3.0), [mask, images])) is images
+    assert batch_of((None, "a caption")) is None
+
+
+def test_only_parameters_that_hinge_terms_held_at_zero_alone_reach_are_put_down_to_them() -> None:
+    """Cross-entropy plus a margin ranking term that every pair meets: the scorer only the
+    ranking term reaches, not the encoder both reach. A margin missed, or a ReLU inside
+    the model (units that died), explains nothing."""
+    from torch import nn
+    from torch.nn import functional as F
+
+    from sanitizer.detectors.hinge_terms import inspect
+    torch.manual_seed(0)
+    encoder, head, scorer = nn.Linear(4, 8), nn.Linear(8, 3), nn.Linear(8, 1)
+    hidden = torch.relu(encoder(torch.randn(16, 4)))
+    scores, ones = scorer(hidden).squeeze(1), torch.ones(16)
+    cross_entropy = F.cross_entropy(head(hidden), torch.zeros(16, dtype=torch.long))
+    for met in (F.margin_ranking_loss(scores + 10, scores, ones, margin=0.1),
+                F.relu(0.1 - 10 + scores - scores).mean(), (scores - scores - 10).clamp(min=0).sum()):
+        inspection = inspect(cross_entropy + 0.5 * met)
+        assert inspection is not None and inspection.held_at_zero() == {id(scorer.weight), id(scorer.bias)}
+    missed = inspect(cross_entropy + F.margin_ranking_loss(scores - 10, scores, ones, margin=0.1))
+    assert missed is not None and missed.held_at_zero() == set()
+    assert inspect(cross_entropy + scorer(torch.relu(hidden - 100)).mean()) is None
 
 
 class _LayerStack(torch.nn.Module):

@@ -2,6 +2,7 @@
 own failures contained, report written."""
 from __future__ import annotations
 
+import copy
 import io
 import json
 import math
@@ -37,6 +38,7 @@ def _global_state() -> dict[str, object]:
         "categorical_log_prob": torch.distributions.Categorical.log_prob,
         "normal_sample": torch.distributions.Normal.sample,
         "distribution_log_prob": vars(torch.distributions.Distribution)["log_prob"],
+        "deepcopy": copy.deepcopy,
     }
 
 
@@ -758,6 +760,41 @@ def test_a_target_network_is_told_however_it_runs(how: str) -> None:
             if step % 10 == 0:
                 agent.target.load_state_dict(agent.q.state_dict())
     assert any("target network" in note for note in session.notes), session.notes
+
+
+@pytest.mark.parametrize("how", ["rebuilt", "fine_tuned"])
+def test_a_deepcopy_of_the_trained_model_run_every_step_is_a_target_network_unless_it_trains(how: str) -> None:
+    """`target = copy.deepcopy(q)` every 10 steps, run every step for the TD target: a
+    target network. A copy fine-tuned by an optimizer of its own (one per task, as
+    few-shot adaptation makes them), run every step too, is none."""
+    torch.manual_seed(0)
+    q = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+    opt = torch.optim.Adam(q.parameters(), 1e-3)
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
+        target = copy.deepcopy(q)
+        for step in range(40):
+            s, s2 = torch.randn(32, 4), torch.randn(32, 4)
+            if how == "rebuilt":
+                with torch.no_grad():
+                    y = torch.randn(32) + 0.99 * target(s2).max(1).values
+                loss = F.smooth_l1_loss(q(s).max(1).values, y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                if step % 10 == 9:
+                    target = copy.deepcopy(q)
+            elif step % 4 == 0:
+                F.mse_loss(q(s), s2[:, :2]).backward()
+                opt.step()
+                opt.zero_grad()
+            else:
+                if step % 4 == 1:
+                    fast = copy.deepcopy(q)
+                    inner = torch.optim.SGD(fast.parameters(), lr=0.01)
+                F.mse_loss(fast(s), s2[:, :2]).backward()
+                inner.step()
+                inner.zero_grad()
+    assert any("target network" in note for note in session.notes) == (how == "rebuilt"), session.notes
 
 
 class _Shifted(nn.Module):
