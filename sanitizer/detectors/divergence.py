@@ -18,9 +18,10 @@ Two rules, neither waiting for a long history:
   gradually past the blow-up (the median of the 10 losses after it twice the
   blow-up or more: a contrastive loss whose negative queue starts random has a
   tiny first loss, then rises 30 to 60 times as real keys fill the queue) is
-  judged only after 50 losses, unless it trains down from its peak first (the
+  judged only after 50 losses: when it trains down from its peak by then (the
   median of its last 10 losses under 0.8 times the highest median of 10 losses
-  in a row since the blow-up, and under that of the 10 before them): then the
+  in a row since the blow-up, and under that of the 10 before them, yet still
+  twice the early level or more, not fallen to a start that was chance): then the
   rise was the loss's own warm-up, and the judgement starts again from there. Later the median of the last 10 losses must be that
   high, so that a single outlier batch stays a `loss_spike`; the blow-up is then
   dated at the first of the unbroken run of losses that high.
@@ -192,11 +193,7 @@ class DivergenceDetector(Detector):
         pending = self._pending
         if pending is not None:
             pending.after.append(loss)
-            if pending.climbed and _training_down(pending.after):
-                # the rise was the loss's own warm-up (its first losses were tiny by construction):
-                # judged from here on as from a start, at the level it trains down from
-                self._start()
-            elif loss < RECOVERED * pending.level:
+            if loss < RECOVERED * pending.level:
                 self._pending = None  # training came back: a transient, not a divergence
             elif self._steps - pending.steps >= (CLIMB_WAIT if pending.climbed else RECOVERY):
                 self._judge_pending(sink, pending)
@@ -357,6 +354,14 @@ class DivergenceDetector(Detector):
             # whose negative queue starts random: a tiny first loss, then up as real keys fill
             # it): judged again once it trains down from its peak, or after CLIMB_WAIT losses
             pending.climbed = True
+            return
+        if pending.climbed:
+            if _training_down(after) and median(after[-RECENT:]) >= EARLY_SPREAD * pending.level:
+                # the rise was the loss's own warm-up (its first losses were tiny by construction):
+                # judged from here on as from a start, at the level it trains down from
+                self._start()
+            else:  # stuck up, or fallen back to a start that was chance: no outlier, no noise
+                self._report_blow_up(sink, pending)
             return
         if after and after[0] <= pending.level and median(after) <= median(self.early):
             self._pending = None
