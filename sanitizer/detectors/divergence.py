@@ -100,7 +100,7 @@ EARLY_SPREAD = 2.0  # a loss this many times the least early loss is no early lo
 RECOVERY = 10  # losses after a warm-up blow-up that may show training came back...
 RECOVERED = 0.8  # ...by falling below this share of the early level
 CLIMBED = 2.0  # losses after a warm-up blow-up whose median is this many times it rose on, gradually...
-CLIMB_WAIT = 50  # ...and are judged after this many losses, unless they train down from their peak first
+CLIMB_WAIT = 50  # ...and are judged after this many losses (trained down from their peak, or not)
 BLOCK = 8  # losses per block at the start
 RISES = 4  # block medians rising in a row
 CLIMB = 2.0  # the last block at least this many times the lowest one
@@ -352,7 +352,7 @@ class DivergenceDetector(Detector):
                 and median(after) >= CLIMBED * pending.loss):
             # the loss went on rising well past the blow-up, step by step (a contrastive loss
             # whose negative queue starts random: a tiny first loss, then up as real keys fill
-            # it): judged again once it trains down from its peak, or after CLIMB_WAIT losses
+            # it): judged after CLIMB_WAIT losses, by whether it trained down from its peak
             pending.climbed = True
             return
         if pending.climbed:
