@@ -14,7 +14,15 @@ Two rules, neither waiting for a long history:
   of those after it is no higher than the early losses', or the loss is that
   noisy: once the blow-up's own steps are over, the losses after it come back
   within twice the early level and go half as high as the blow-up again (a
-  regression on noisy targets in batches of 4). Later the median of the last 10 losses must be that
+  regression on noisy targets in batches of 4). A loss that went on rising
+  gradually past the blow-up (the median of the 10 losses after it twice the
+  blow-up or more: a contrastive loss whose negative queue starts random has a
+  tiny first loss, then rises 30 to 60 times as real keys fill the queue) is
+  judged only after 50 losses: when it trains down from its peak by then (the
+  median of its last 10 losses under 0.8 times the highest median of 10 losses
+  in a row since the blow-up, and under that of the 10 before them, yet still
+  twice the early level or more, not fallen to a start that was chance): then the
+  rise was the loss's own warm-up, and the judgement starts again from there. Later the median of the last 10 losses must be that
   high, so that a single outlier batch stays a `loss_spike`; the blow-up is then
   dated at the first of the unbroken run of losses that high.
 - plateau: the median of the last 50 losses is at least 5 times the early
@@ -91,6 +99,8 @@ FALLING = 0.8  # a plateau whose last losses' median is under this share of its 
 EARLY_SPREAD = 2.0  # a loss this many times the least early loss is no early loss (it jumped)
 RECOVERY = 10  # losses after a warm-up blow-up that may show training came back...
 RECOVERED = 0.8  # ...by falling below this share of the early level
+CLIMBED = 2.0  # losses after a warm-up blow-up whose median is this many times it rose on, gradually...
+CLIMB_WAIT = 50  # ...and are judged after this many losses (trained down from their peak, or not)
 BLOCK = 8  # losses per block at the start
 RISES = 4  # block medians rising in a row
 CLIMB = 2.0  # the last block at least this many times the lowest one
@@ -185,7 +195,7 @@ class DivergenceDetector(Detector):
             pending.after.append(loss)
             if loss < RECOVERED * pending.level:
                 self._pending = None  # training came back: a transient, not a divergence
-            elif self._steps - pending.steps >= RECOVERY:
+            elif self._steps - pending.steps >= (CLIMB_WAIT if pending.climbed else RECOVERY):
                 self._judge_pending(sink, pending)
             return
         level = max(self.early) if self.early and min(self.early) > 0 else None
@@ -338,6 +348,21 @@ class DivergenceDetector(Detector):
         which the loss is straight back at its early level (at once, and their median
         no higher than the early losses'), stays a spike; anything else diverged."""
         after = pending.after
+        if (not pending.climbed and len(after) >= RECOVERY and self._steps - pending.steps < CLIMB_WAIT
+                and median(after) >= CLIMBED * pending.loss):
+            # the loss went on rising well past the blow-up, step by step (a contrastive loss
+            # whose negative queue starts random: a tiny first loss, then up as real keys fill
+            # it): judged after CLIMB_WAIT losses, by whether it trained down from its peak
+            pending.climbed = True
+            return
+        if pending.climbed:
+            if _training_down(after) and median(after[-RECENT:]) >= EARLY_SPREAD * pending.level:
+                # the rise was the loss's own warm-up (its first losses were tiny by construction):
+                # judged from here on as from a start, at the level it trains down from
+                self._start()
+            else:  # stuck up, or fallen back to a start that was chance: no outlier, no noise
+                self._report_blow_up(sink, pending)
+            return
         if after and after[0] <= pending.level and median(after) <= median(self.early):
             self._pending = None
             return
@@ -402,7 +427,19 @@ class _BlowUp:
     lr_from: float | None = None  # the learning rate a few steps before it
     lr_to: float | None = None  # and at its latest step
     high: int = 1  # losses that high in a row, past the warm-up
+    climbed: bool = False  # a warm-up blow-up the losses after it rose on from, gradually
     judged: int | None = None  # the step the median of the latest losses crossed, when later
+
+
+def _training_down(after: list[float]) -> bool:
+    """The latest losses fell clearly from the highest of the losses since the jump and
+    keep falling: their median is under FALLING times the highest median of RECENT losses
+    in a row, and under that of the RECENT before them."""
+    if len(after) < 2 * RECENT:
+        return False
+    last, before = median(after[-RECENT:]), median(after[-2 * RECENT:-RECENT])
+    peak = max(median(after[i:i + RECENT]) for i in range(len(after) - RECENT + 1))
+    return last < FALLING * peak and last < before
 
 
 def _loss_site(record: StepRecord) -> str | None:

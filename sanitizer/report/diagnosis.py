@@ -279,7 +279,13 @@ def _nan_chain(cause: _Group, symptom: _Group) -> bool:
 
 
 def _nan_symptoms(cause: _Group, symptom: _Group) -> bool:
-    return cause.kind in NONFINITE and symptom.kind in AFTER_NAN and _later(symptom, cause, NAN_LEAD)
+    """A NaN explains the verdicts after it, and parameters that learned and then got only
+    zero gradients from then on (the backward of a ReLU on NaN inputs is zero)."""
+    if cause.kind not in NONFINITE:
+        return False
+    if symptom.kind == "unused_parameter":
+        return symptom.first.get("since") is not None and _later(symptom, cause)
+    return symptom.kind in AFTER_NAN and _later(symptom, cause, NAN_LEAD)
 
 
 def _collapse_symptoms(cause: _Group, symptom: _Group) -> bool:

@@ -37,6 +37,19 @@ def test_a_nan_explains_the_spike_that_led_to_it_and_the_verdicts_after_it():
     assert problems[0].headline.endswith("(+1 more)")  # the loss spike after the NaN counts there
 
 
+def test_a_nan_explains_parameters_that_stopped_learning_after_it():
+    """The parameters are NaN from step 301; the ReLU after a layer passes zero gradients
+    back for NaN inputs: its bias "stopped learning" at 302, a symptom. Stopped before
+    the NaN, or never learning at all, it is a problem of its own."""
+    nan = _event("nonfinite_input", 301)
+    assert _shape([nan, _event("unused_parameter", 302, param="D.2.bias", since=302, gradients="zero")]) == [
+        ("nonfinite_input", ["unused_parameter"])]
+    assert _shape([nan, _event("unused_parameter", 120, param="D.2.bias", since=120, gradients="zero")]) == [
+        ("unused_parameter", []), ("nonfinite_input", [])]
+    assert _shape([nan, _event("unused_parameter", None, param="head.bias", gradients="none")]) == [
+        ("nonfinite_input", []), ("unused_parameter", [])]
+
+
 def test_a_spike_before_the_nan_it_ended_in_led_up_to_it():
     """Folded under the NaN, but never said to be explained by what came after it."""
     events = [_event("loss_spike", 23), _event("nonfinite_loss", 25), _event("nonfinite_grad", 25)]

@@ -30,7 +30,7 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     for how in ("zero_grad", "in_place", "data", "model", "none_by_hand", "after_step", "accumulate",
                 "optimizers_beside_temperature")] + [
     ("dqn_own_env.py",), ("synced_eval_copy.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",), ("lr_runaway.py", "healthy"),
-    ("functional_clones.py",), ("mixup_likelihood.py",)]
+    ("functional_clones.py",), ("mixup_likelihood.py",), ("moco_queue.py",)]
 PRELAUNCH += [("lr_runaway.py", "outlier"), ("lr_runaway.py", "tensor-lr"), ("synced_eval_copy.py", "--blow-up")]
 PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],

@@ -294,6 +294,20 @@ def test_a_loss_that_rises_from_a_low_start_then_trains_down_is_no_plateau() -> 
     assert _divergence_steps(rise + _noisy([1.25] * 150, seed=5, noise=0.1)) == [4]
 
 
+def test_a_loss_that_rises_gradually_over_ten_times_then_trains_down_is_no_blow_up() -> None:
+    """MoCo v1's temperature 0.07 with a random queue: a first loss of 0.003, then up 30 to 150
+    times over a dozen steps as real keys fill the queue, then training down. A rise that
+    stays up (stuck at chance) is a blow-up at its first step, as is a jump that trains down."""
+    rise = [0.0032, 0.093, 0.197, 0.263, 0.330, 0.36, 0.39, 0.41, 0.43, 0.44, 0.45, 0.46, 0.46, 0.45]
+    down = _noisy([0.44 * 0.985 ** i for i in range(120)], seed=2, noise=0.15)
+    assert _divergence_steps(rise + down) == []
+    assert _divergence_steps(rise + _noisy([0.45] * 120, seed=2, noise=0.15)) == [2]
+    assert _divergence_steps(rise + [0.45] * 10) == [2]  # the run ends before it trains down
+    assert _divergence_steps([0.0032] + [0.45] * 10 + down) == [2]  # a jump at once, whatever comes after
+    # trains down from its peak, and later blows up for real: judged from where it trained down
+    assert _divergence_steps(rise + down[:40] + [40.0] * 30) == [len(rise) + 41]
+
+
 def test_sustained_blow_up_late_but_not_a_single_outlier() -> None:
     falling = [2.3 * 0.98 ** i for i in range(100)]
     assert _divergence_steps(falling + [40.0] + falling[-1:] * 50) == []
