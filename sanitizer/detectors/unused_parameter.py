@@ -30,6 +30,10 @@ MIN_STEPS = 2
 MAX_EVENTS = 20
 LISTED = 6  # parameter names a message lists before it counts them
 DEAD_STEPS = 20  # all-zero gradients since at least this many steps (and a quarter of the run)
+# a gradient whose last non-zero norm was this small a part of its largest came down to zero:
+# a parameter at its optimum (a full-batch fit's bias, whose gradient rounds to exactly 0 on
+# some CPUs), not a layer pruned, masked or killed, whose gradients stop from their usual size
+CONVERGED = 1e-4
 
 
 class UnusedParameterDetector(Detector):
@@ -51,6 +55,8 @@ class UnusedParameterDetector(Detector):
         # per parameter seen with a non-zero gradient: the first step it was all zero after
         # that, as (counted here, the record's step); None while non-zero
         self._zero_since: dict[int, tuple[int, int] | None] = {}
+        self._peak: dict[int, float] = {}  # per parameter: its largest non-zero gradient norm
+        self._last: dict[int, float] = {}  # and its latest
         # ids of parameters whose all-zero gradients a hinge term held at 0 may explain: those
         # whose zero run began at their latest step, and those such a term explained then
         self._to_explain: set[int] = set()
@@ -93,11 +99,16 @@ class UnusedParameterDetector(Detector):
             if norm != 0.0:
                 self._nonzero.add(key)
                 zero_since[key] = None
+                self._last[key] = norm
+                if norm > self._peak.get(key, 0.0):
+                    self._peak[key] = norm
             elif key in self._held:  # a margin every pair meets, not a layer that stopped learning
                 if key in zero_since:
                     zero_since[key] = None
                 self._to_explain.add(key)
             elif key in zero_since and zero_since[key] is None:
+                if self._last.get(key, 0.0) <= CONVERGED * self._peak.get(key, 0.0):
+                    continue  # it came down to zero: converged, not stopped
                 zero_since[key] = (self.steps_seen, record.step)
                 self._to_explain.add(key)
 
