@@ -559,15 +559,15 @@ def iterated_where_built(ctx: FileContext, call: cst.BaseExpression) -> bool:
     return type(parent) in (cst.For, cst.CompFor) and parent.iter is node  # type: ignore[union-attr]
 
 
+def unpacked(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The parts an unpacking target (`i, (x, *rest), self.y`) assigns one by one."""
+    if type(target) in (cst.Tuple, cst.List):
+        return [part for element in target.elements for part in unpacked(element.value)]  # type: ignore[attr-defined]
+    if type(target) is cst.StarredElement:
+        return unpacked(target.value)
+    return [target]
+
+
 def target_names(target: cst.BaseExpression) -> set[str]:
     """Names bound by a `for` target or an unpacking (`i, (x, y)`)."""
-    if type(target) is cst.Name:
-        return {target.value}
-    if type(target) in (cst.Tuple, cst.List):
-        out: set[str] = set()
-        for element in target.elements:
-            out |= target_names(element.value)
-        return out
-    if type(target) is cst.StarredElement:
-        return target_names(target.value)
-    return set()
+    return {part.value for part in unpacked(target) if type(part) is cst.Name}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from trainlint.analysis.dataflow import unpacked
 from trainlint.analysis.loops import (
     clears_grads, function_grad_mode, is_backward, lexical_grad_mode, mode_switch, named_for_an_optimizer,
     optimizer_name,
@@ -119,19 +120,8 @@ def _bound(node: cst.CSTNode) -> set[str]:
     """Names and `self.` attributes an assignment binds."""
     if type(node) is cst.Assign:
         targets = [target.target for target in node.targets]
-    elif type(node) in (cst.AnnAssign, cst.AugAssign):
-        targets = [node.target]  # type: ignore[attr-defined]
-    elif type(node) in (cst.For, cst.NamedExpr):
+    elif type(node) in (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr):
         targets = [node.target]  # type: ignore[attr-defined]
     else:
         return set()
-    found: set[str] = set()
-    while targets:
-        target = targets.pop()
-        if type(target) in (cst.Tuple, cst.List):
-            targets.extend(element.value for element in target.elements)  # type: ignore[attr-defined]
-        elif type(target) is cst.StarredElement:
-            targets.append(target.value)  # type: ignore[attr-defined]
-        elif (name := dotted_name(target)) is not None:
-            found.add(name)
-    return found
+    return {name for target in targets for part in unpacked(target) if (name := dotted_name(part)) is not None}
