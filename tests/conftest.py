@@ -28,7 +28,7 @@ def script_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         else:
             runs.submit(*params)
     yield runs
-    runs.pool.shutdown(wait=True, cancel_futures=True)  # a run stopped early (-x) waits for no queue
+    runs.close()
 
 
 @pytest.fixture(scope="session", autouse=True)

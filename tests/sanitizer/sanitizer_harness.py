@@ -10,10 +10,13 @@ named `conftest`: other test directories may have their own.)
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +66,68 @@ def run_sanitizer(target: list[str], report: Path, options: list[str] | None = N
     return Run(done.returncode, done.stdout, done.stderr, data)
 
 
+class ForkServer:
+    """Runs `python ARGV...` as a child of tests/sanitizer/forkserver.py, which has
+    imported torch once (see there for what differs from a fresh interpreter)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        request_in, self._requests = os.pipe()
+        self._replies, reply_out = os.pipe()
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("forkserver.py")), str(request_in), str(reply_out)],
+            pass_fds=(request_in, reply_out), env=environment(), stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL)
+        os.close(request_in)
+        os.close(reply_out)
+        self._ids = itertools.count()
+        self._lock = threading.Lock()
+        self._pids: dict[str, int] = {}
+        self._done: dict[str, int] = {}
+        self._changed = threading.Condition(self._lock)
+        threading.Thread(target=self._read_replies, name="forkserver-replies", daemon=True).start()
+
+    def run(self, argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+        ident = str(next(self._ids))
+        stdout, stderr = self.directory / f"{ident}.out", self.directory / f"{ident}.err"
+        request = {"argv": argv, "cwd": str(cwd), "env": environment(), "stdout": str(stdout), "stderr": str(stderr)}
+        with self._lock:
+            os.write(self._requests, f"{ident} {json.dumps(request)}\n".encode())
+            if not self._changed.wait_for(lambda: ident in self._done, timeout=TIMEOUT):
+                if ident in self._pids:
+                    os.kill(self._pids[ident], signal.SIGKILL)
+                raise subprocess.TimeoutExpired(argv, TIMEOUT)
+            status = self._done.pop(ident)
+        return subprocess.CompletedProcess(argv, status, _text(stdout), _text(stderr))
+
+    def close(self) -> None:
+        os.close(self._requests)
+        self.process.wait(timeout=60)
+
+    def _read_replies(self) -> None:
+        with os.fdopen(self._replies) as replies:
+            for line in replies:
+                ident, what, number = line.split()
+                with self._lock:
+                    (self._pids if what == "started" else self._done)[ident] = int(number)
+                    self._changed.notify_all()
+        with self._lock:  # the server is gone: whoever still waits learns it
+            self._done.update({ident: -signal.SIGKILL for ident in self._pids if ident not in self._done})
+            self._changed.notify_all()
+
+
+def _text(path: Path) -> str:
+    """A captured stream as `subprocess.run(..., text=True)` gives it."""
+    with open(path, encoding=None) as stream:
+        return stream.read()
+
+
+# Scripts whose tests are about the process itself (exit statuses, signals, child
+# processes, environment torch reads as it loads, the wait for `import torch`): they
+# run in a fresh interpreter, never in a child of the fork server. Test modules add theirs.
+FRESH: set[str] = set()
+
+
 class ScriptRuns:
     """Each (script, args, options) runs once per session, in a pool of subprocesses."""
 
@@ -70,12 +135,26 @@ class ScriptRuns:
         self.directory = directory
         self.pool = ThreadPoolExecutor(max_workers=3)
         self.futures: dict[tuple[str, ...], Future[Run]] = {}
+        (directory / "streams").mkdir()
+        self.forks = ForkServer(directory / "streams")
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)  # a run stopped early (-x) waits for no queue
+        self.forks.close()
 
     def submit(self, script: str, *args: str, options: tuple[str, ...] = ()) -> None:
         key = (script, *args, "|", *options)
         if key not in self.futures:
             report = self.directory / ("-".join(part.strip("-") for part in key if part != "|") + ".json")
-            self.futures[key] = self.pool.submit(run_sanitizer, [script, *args], report, list(options))
+            if script in FRESH:
+                self.futures[key] = self.pool.submit(run_sanitizer, [script, *args], report, list(options))
+            else:
+                self.futures[key] = self.pool.submit(self._forked, [script, *args], report, list(options))
+
+    def _forked(self, target: list[str], report: Path, options: list[str]) -> Run:
+        done = self.forks.run(["-m", "sanitizer", "--report", str(report), *options, *target], SCRIPTS)
+        data = json.loads(report.read_text()) if report.exists() else None
+        return Run(done.returncode, done.stdout, done.stderr, data)
 
     def get(self, script: str, *args: str, options: tuple[str, ...] = ()) -> Run:
         self.submit(script, *args, options=options)
@@ -83,10 +162,12 @@ class ScriptRuns:
 
     def submit_plain(self, script: str, *args: str) -> None:
         key = ("plain", script, *args)
-        if key not in self.futures:
+        if key not in self.futures and script in FRESH:
             self.futures[key] = self.pool.submit(
                 subprocess.run, [sys.executable, script, *args], cwd=SCRIPTS, env=environment(),
                 capture_output=True, text=True, timeout=TIMEOUT)
+        elif key not in self.futures:
+            self.futures[key] = self.pool.submit(self.forks.run, [script, *args], SCRIPTS)
 
     def plain(self, script: str, *args: str) -> subprocess.CompletedProcess[str]:
         """The same script under plain `python`, for comparison."""

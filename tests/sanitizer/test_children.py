@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of, run_sanitizer
+from sanitizer_harness import FRESH, PRELAUNCH, ScriptRuns, line_of, run_sanitizer
 
 PRELAUNCH += [("hogwild.py",), ("hogwild.py", "--nan-child", "2", "--nan-step", "5")]
+FRESH.add("hogwild.py")  # processes forked and spawned by the script
 
 
 def _child_reports(parent_report: Path) -> dict[str, dict]:

@@ -10,17 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from sanitizer_harness import PRELAUNCH, SCRIPTS, ScriptRuns, line_of, run_sanitizer
+from sanitizer_harness import FRESH, PRELAUNCH, SCRIPTS, ScriptRuns, line_of, run_sanitizer
 
 sanitizer_main = importlib.import_module("sanitizer.__main__")
 
-PRELAUNCH += [("exit_raise.py",), ("exit_status.py", "4"), ("interrupted.py",), ("no_torch.py",),
-              ("terminated.py",), ("plain", "terminated.py"),
-              ("never_steps.py",), ("where_am_i.py", "--lr", "3"), ("plain", "where_am_i.py", "--lr", "3"),
-              ("workers.py", "spawn"), ("plain", "workers.py", "spawn"), ("workers.py", "fork"),
-              ("deterministic.py",), ("plain", "deterministic.py"), ("plain", "exit_raise.py"),
-              ("os_exit.py", "0"), ("os_exit.py", "5"), ("plain", "os_exit.py", "5"), ("os_exit.py", "0", "keyword"),
-              ("preempted.py",), ("plain", "preempted.py"), ("threads_from_env.py",), ("plain", "threads_from_env.py")]
+RUNS = [("exit_raise.py",), ("exit_status.py", "4"), ("interrupted.py",), ("no_torch.py",),
+        ("terminated.py",), ("plain", "terminated.py"),
+        ("never_steps.py",), ("where_am_i.py", "--lr", "3"), ("plain", "where_am_i.py", "--lr", "3"),
+        ("workers.py", "spawn"), ("plain", "workers.py", "spawn"), ("workers.py", "fork"),
+        ("deterministic.py",), ("plain", "deterministic.py"), ("plain", "exit_raise.py"),
+        ("os_exit.py", "0"), ("os_exit.py", "5"), ("plain", "os_exit.py", "5"), ("os_exit.py", "0", "keyword"),
+        ("preempted.py",), ("plain", "preempted.py"), ("threads_from_env.py",), ("plain", "threads_from_env.py")]
+PRELAUNCH += RUNS
+FRESH.update(entry[1] if entry[0] == "plain" else entry[0] for entry in RUNS)  # the process is their subject
 
 
 def test_exception_keeps_status_and_traceback(script_runs: ScriptRuns) -> None:

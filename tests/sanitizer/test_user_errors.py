@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sanitizer.detectors.spikes import LossSpikeDetector
-from sanitizer_harness import PRELAUNCH, ROOT, ScriptRuns, environment, run_sanitizer
+from sanitizer_harness import FRESH, PRELAUNCH, ROOT, ScriptRuns, environment, run_sanitizer
 
 PLACES = {"dataset": "KeyError: 'sample 17 is missing from the index'",
           "loss": "ValueError: Expected input batch_size (8) to match target batch_size (7).",
@@ -20,6 +20,7 @@ PLACES = {"dataset": "KeyError: 'sample 17 is missing from the index'",
 PRELAUNCH += [entry for place in PLACES for entry in (("user_errors.py", place), ("plain", "user_errors.py", place))]
 WARNINGS = ("default", "module", "error", "compiled")
 PRELAUNCH += [entry for way in WARNINGS for entry in (("user_warnings.py", way), ("plain", "user_warnings.py", way))]
+FRESH.update({"user_errors.py", "user_warnings.py"})  # tracebacks compared with plain python's, frame by frame
 
 
 def _traceback(stderr: str, last_line: str) -> str:
