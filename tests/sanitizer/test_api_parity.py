@@ -1,16 +1,14 @@
 """The Python API and `python -m sanitizer` report the same events on the same faulty
-script: one test per fault family, each script run both ways in a subprocess."""
+script: one test per fault family, each script run both ways in a child of the fork server."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sanitizer_harness import PRELAUNCH, SCRIPTS, TIMEOUT, Run, ScriptRuns, environment
+from sanitizer_harness import PRELAUNCH, SCRIPTS, ForkServer, Run, ScriptRuns
 
 DRIVER = Path(__file__).resolve().parent / "in_api.py"
 
@@ -38,18 +36,18 @@ PRELAUNCH += [target for _, target, _ in FAULTS]
 EVENT_FIELDS = ("kind", "severity", "step", "module", "param", "where", "culprit", "holder")
 
 
-def run_in_api(target: tuple[str, ...], report: Path) -> Run:
-    done = subprocess.run([sys.executable, str(DRIVER), str(report), *target], cwd=SCRIPTS,
-                          env=environment(), capture_output=True, text=True, timeout=TIMEOUT)
+def run_in_api(forks: ForkServer, target: tuple[str, ...], report: Path) -> Run:
+    done = forks.run([str(DRIVER), str(report), *target], SCRIPTS)
     data = json.loads(report.read_text()) if report.exists() else None
     return Run(done.returncode, done.stdout, done.stderr, data)
 
 
 @pytest.fixture(scope="module")
-def api_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, ...], Future[Run]]:
+def api_runs(tmp_path_factory: pytest.TempPathFactory,
+             script_runs: ScriptRuns) -> dict[tuple[str, ...], Future[Run]]:
     directory = tmp_path_factory.mktemp("api-reports")
     with ThreadPoolExecutor(max_workers=2) as pool:
-        yield {target: pool.submit(run_in_api, target, directory / f"{'-'.join(target)}.json")
+        yield {target: pool.submit(run_in_api, script_runs.forks, target, directory / f"{'-'.join(target)}.json")
                for _, target, _ in FAULTS}
 
 

@@ -68,11 +68,12 @@ def merge(paths: list[str], out: Path) -> tuple[subprocess.CompletedProcess[str]
 
 
 class DistRuns:
-    """Each named launch runs once per session; two at a time, started at the first use."""
+    """Each named launch runs once per session, one at a time (tests/conftest.py starts
+    them with the session, beside the other tests)."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self.pool = ThreadPoolExecutor(max_workers=2)
+        self.pool = ThreadPoolExecutor(max_workers=1)
         self.futures: dict[str, Future[DistRun]] = {}
 
     def submit(self, name: str, script: str, *args: str, env: dict[str, str] | None = None) -> None:
