@@ -7,8 +7,10 @@ ignores of the nearest `[tool.trainlint]` configuration, as `trainlint` run
 from the launch directory would lint them. The lint runs in a child process at
 low priority (this module run with `-m`, which imports neither torch nor the
 training's modules): the training keeps its interpreter lock, and on a busy
-machine the scheduler favours it. The end of the run waits for the lint at most
-WAIT_S, then stops it.
+machine the scheduler favours it. Once the run has ended there is no training
+left to give way to: a lint still held back after HELD_BACK_S (on a machine
+whose other processes keep it from running) starts again at normal priority.
+The end of the run waits for the lint at most WAIT_S in all, then stops it.
 """
 from __future__ import annotations
 
@@ -19,12 +21,15 @@ import subprocess
 import sys
 import sysconfig
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from sanitizer.core import locations
 
 WAIT_S = 10.0  # the end of a short run waits this long, at most, for the lint
+HELD_BACK_S = 1.0  # after this much of the wait, a lint still at low priority starts again at normal
+LOW_PRIORITY = "--low-priority"  # the child's first argument when it is to give way to the training
 MAX_FILES = 200  # project files linted besides the entry file
 MAX_BYTES = 2_000_000  # a generated file this large is not worth a parse during a run
 
@@ -39,20 +44,26 @@ class ScriptLint:
         self._launch_dir = os.getcwd()  # paths read as trainlint run from here prints them
         self._thread: threading.Thread | None = None
         self._process: subprocess.Popen[bytes] | None = None
+        self._files: list[str] = []
+        self._low_priority = True
         import trainlint  # the linter's own files are never the user's project modules
         locations.skip_package(trainlint)
 
     def start(self) -> None:
         """Lint the entry file and the project modules imported so far (once)."""
-        if self._thread is not None:
+        if self._thread is not None or self.problem is not None:
             return
         try:
-            files = [self.entry, *project_modules(self.entry)]
+            self._files = [self.entry, *project_modules(self.entry)]
         except Exception:  # e.g. a broken configuration: the lint itself will say so
-            files = [self.entry]
+            self._files = [self.entry]
+        self._launch()
+
+    def _launch(self) -> None:
+        priority = [LOW_PRIORITY] if self._low_priority else []
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", __name__, *files], stdin=subprocess.DEVNULL,
+                [sys.executable, "-m", __name__, *priority, *self._files], stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=self._launch_dir, env=_child_env())
         except OSError as exc:
             self.problem = f"could not start the lint of {self._shown(self.entry)}: {exc}"
@@ -67,7 +78,13 @@ class ScriptLint:
         self.start()
         if self._thread is None:
             return None
-        self._thread.join(wait)
+        deadline = time.monotonic() + wait
+        self._thread.join(min(wait, HELD_BACK_S))
+        if self._thread.is_alive() and self._low_priority and wait > HELD_BACK_S:
+            self._restart_at_normal_priority()
+            if self._thread is None:
+                return None
+            self._thread.join(max(0.0, deadline - time.monotonic()))
         if self._thread.is_alive():
             assert self._process is not None
             self._process.kill()
@@ -75,6 +92,17 @@ class ScriptLint:
             self.problem = f"the lint of {self._shown(self.entry)} did not finish within {wait:g}s"
             return None
         return self.findings
+
+    def _restart_at_normal_priority(self) -> None:
+        assert self._process is not None and self._thread is not None
+        self._process.kill()
+        self._thread.join()
+        if self._process.returncode == 0:  # it finished just then: its findings stand
+            return
+        self.findings = self.problem = None  # of the child stopped here, not of the lint
+        self._low_priority = False
+        self._thread = None
+        self._launch()
 
     def _collect(self) -> None:
         assert self._process is not None
@@ -177,9 +205,10 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def main(files: list[str]) -> None:
-    """The child: lint `files` (the first is the entry file), print the findings as JSON."""
-    if hasattr(os, "nice"):
+def main(arguments: list[str]) -> None:
+    """The child: lint the files (the first is the entry file), print the findings as JSON."""
+    files = arguments[1:] if arguments[:1] == [LOW_PRIORITY] else arguments
+    if files is not arguments and hasattr(os, "nice"):
         try:
             os.nice(10)  # the training comes first
         except OSError:

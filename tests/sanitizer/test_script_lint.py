@@ -4,6 +4,8 @@ is stopped at the end of the run, and a failing one is a note, never an error.""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -55,6 +57,19 @@ def test_a_lint_that_outlasts_the_wait_is_stopped(tmp_path: Path) -> None:
     assert lint.result(wait=0.0) is None
     assert lint.problem is not None and "did not finish within 0s" in lint.problem
     assert lint._process is not None and lint._process.poll() is not None  # no lint left running
+
+
+def test_a_lint_held_back_past_the_end_of_the_run_starts_again_at_normal_priority(tmp_path: Path) -> None:
+    """On a busy machine the low-priority child may get no processor time at all; once
+    the run has ended nothing is left to give way to, and the lint must not be lost."""
+    lint = ScriptLint(str(_script(tmp_path)))
+    lint.start()
+    held = lint._process
+    assert held is not None
+    os.kill(held.pid, signal.SIGSTOP)  # as the scheduler holds it behind busier processes
+    findings = lint.result()
+    assert lint.problem is None and findings is not None and any(f["code"] == "TL201" for f in findings)
+    assert held.poll() is not None and lint._process is not held  # the held-back child is gone
 
 
 def test_a_failing_lint_is_a_note(tmp_path: Path, monkeypatch) -> None:
