@@ -1,0 +1,16 @@
+from models.sr_model import SRModel
+
+
+def train(net, loader):
+    model = SRModel(net)
+    for current_iter, data in enumerate(loader):
+        model.update_learning_rate(current_iter)  # expect: TL404
+        model.optimize_parameters(data)
+
+
+# the look-alike: the schedulers stepped after the optimizer
+def finetune(net, loader):
+    model = SRModel(net)
+    for current_iter, data in enumerate(loader):
+        model.optimize_parameters(data)
+        model.update_learning_rate(current_iter)
