@@ -21,6 +21,9 @@ from typing import Callable, Iterable, Mapping
 
 STEP = "step"  # an optimizer step, plain or through a GradScaler
 SCALER_STEP = "scaler_step"  # beside STEP: the step goes through a GradScaler (`scaler.step(opt)`)
+# a GradScaler may be updated: `scaler.update()`, or a scaler handed to code out of reach
+# (`hook.after_step(scaler)`), which may update it
+SCALER_UPDATE = "scaler_update"
 BACKWARD = "backward"
 CLIP = "clip"
 UNSCALE = "unscale"
@@ -45,7 +48,7 @@ _SUMMARY_TOKENS = (
 )
 # the words of rule triggers that a call of a function with these facts stands for
 _TRIGGERS = {
-    EMPTY_CACHE: "empty_cache", SCHEDULER_STEP: "schedule", BACKWARD: "backward", CLIP: "clip_grad",
+    EMPTY_CACHE: "empty_cache", SCHEDULER_STEP: "schedule", SCALER_STEP: "GradScaler", BACKWARD: "backward", CLIP: "clip_grad",
     UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward", "backpropagates": "backward",
     "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DistributedSampler",
     "steps": "backward", "known_steps": "backward", "scales_backward": "backward", "plain_steps": "schedule",
