@@ -108,7 +108,8 @@ class Summary:
     # when its module cannot tell they are optimizers: the caller can
     uncleared_loop_steps: frozenset[str] = frozenset()
     # params whose `.parameters()` it hands to an optimizer it builds (`Adam(model.parameters())`),
-    # and attributes of the instance a method runs on (`self.model.parameters()`): it trains them
+    # and attributes of the instance a method runs on (`self.model.parameters()`), or `self`,
+    # the instance itself (`Adam(self.parameters())` of a module's constructor): it trains them
     optimizes: frozenset[str] = frozenset()
     # a constructor's parameters it keeps on the instance, as (attribute, parameter):
     # `self.model = model` in `Evaluator.__init__` is ("self.model", "model")

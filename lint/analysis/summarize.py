@@ -560,7 +560,7 @@ class _Summarizer:
         return found
 
     def _optimized(self) -> set[str]:
-        """Parameters (or `self.` attributes) whose `.parameters()` / `.named_parameters()`
+        """Parameters (or `self.` attributes, or `self`) whose `.parameters()` / `.named_parameters()`
         go into the arguments of an optimizer it builds (`Adam(actor_critic.parameters())`,
         also in parameter groups)."""
         found: set[str] = set()
@@ -571,7 +571,8 @@ class _Summarizer:
                 owner = method_call(node, "parameters", "named_parameters")
                 if owner is not None:
                     owner = unchain_module(owner)
-                    name = self._param(owner) or self._own_attribute(owner)
+                    # `self` of a module's method: the instance's own (`Adam(self.parameters())`)
+                    name = self._param(owner) or self._own_attribute(owner) or self._own_object(owner)
                     if name is not None:
                         found.add(name)
         return found
