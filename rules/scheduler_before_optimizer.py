@@ -4,10 +4,10 @@ from trainlint.analysis.summarize import argument_slots
 
 from trainlint.analysis.dataflow import constructor_argument
 from trainlint.analysis.flow import Facts
-from trainlint.analysis.loops import optimizer_step, reachable_nodes, run_each_iteration, scheduler_step
+from trainlint.analysis.guards import skipped_at_first
+from trainlint.analysis.loops import optimizer_step, run_each_iteration, scheduler_step
 from trainlint.analysis.receivers import OPTIMIZER, SCHEDULER, Binding
 from trainlint.analysis.training import loops_within, method_call
-from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import SCHEDULER_STEP, STEP
 
@@ -95,10 +95,9 @@ class SchedulerBeforeOptimizer(Rule):
     not taken as the one its schedulers follow. A scheduler step under an `if`
     that a value must pass a bound for (`if current_iter > 1:`, basicsr's guard;
     `if epoch >= start and ...:`) is not checked: the first iterations may skip
-    it, so that each step follows the previous iteration's optimizer step; a
-    method of an object whose scheduler steps are all so guarded, in its class
-    of this file, neither (in a class of another module the guard is not
-    seen: its call is still flagged).
+    it, so that each step follows the previous iteration's optimizer step; nor
+    is a method of an object whose scheduler steps are all so guarded, its
+    class in this file or in another module of the project.
     """
 
     code = "TL404"
@@ -630,7 +629,7 @@ class SchedulerBeforeOptimizer(Rule):
             return others | (facts & markers) | self._stepped_markers(node, stepped)
         if self._object_schedule(node) is not None:
             return facts | {node}
-        if _skipped_at_first(self.ctx, node):
+        if skipped_at_first(self.ctx, node):
             return facts
         scheduler = self._scheduler_of(node)
         # nothing is skipped when its optimizer stepped first on the way here (`opt.step();
@@ -664,10 +663,6 @@ class SchedulerBeforeOptimizer(Rule):
         summary = self.ctx.summaries.of_unwalked_call(node)
         if summary is None or not summary.does(SCHEDULER_STEP) or summary.does(STEP):
             return None
-        method = self.ctx.summaries.targets.method_run(node)  # type: ignore[arg-type]
-        if method is not None and all(_skipped_at_first(self.ctx, step) for step in reachable_nodes(self.ctx, method.body)
-                                      if scheduler_step(self.ctx, step) is not None):
-            return None  # basicsr's `if current_iter > 1:` around them
         return node.func.value  # type: ignore[attr-defined]
 
     def _another_object(self, scheduler_call: cst.CSTNode, step: cst.CSTNode,
@@ -790,30 +785,6 @@ class SchedulerBeforeOptimizer(Rule):
 
 _THROUGH_HELPER = ("`{}()` steps the scheduler before `optimizer.step()`: the first value of the schedule is "
                    "skipped; step the scheduler after the optimizer")
-
-
-def _skipped_at_first(ctx: FileContext, node: cst.CSTNode) -> bool:
-    """`node` runs under an `if` of its function that a counter must have passed a
-    bound for (`if current_iter > 1:`, `if epoch >= 1 and ...:`, basicsr's guard): the
-    first iterations may skip it, so what it steps may follow their optimizer steps."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            return False
-        if type(ancestor) is cst.If and child is ancestor.body and _passed_a_bound(ancestor.test):
-            return True
-        child = ancestor
-    return False
-
-
-def _passed_a_bound(test: cst.BaseExpression) -> bool:
-    """`x > 0`, `x >= 1`, `self.step > warmup` (any bound), alone or joined by `and`."""
-    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
-        return _passed_a_bound(test.left) or _passed_a_bound(test.right)
-    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
-        return False
-    operator = type(test.comparisons[0].operator)
-    return operator in (cst.GreaterThan, cst.GreaterThanEqual) and type(test.left) in (cst.Name, cst.Attribute)
 
 
 def _is_event(node: cst.CSTNode) -> bool:

@@ -20,7 +20,7 @@ import libcst as cst
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, reaching, target_names
 from trainlint.analysis.evaluation import loop_forwards
-from trainlint.analysis.guards import is_device_check, tests_a_remainder
+from trainlint.analysis.guards import is_device_check, skipped_at_first, tests_a_remainder
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
     clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
@@ -752,7 +752,8 @@ class _Summarizer:
         effect = effect_of(self.ctx, call)
         if effect == ZERO_GRAD and self._occasional(call):
             yield MAY_ZERO_GRAD  # a clear on some calls only: an overflow branch that returns
-        elif effect is not None and not (effect == EMPTY_CACHE and self._occasional(call)):
+        elif effect is not None and not (effect == EMPTY_CACHE and self._occasional(call)) and not (
+                effect == SCHEDULER_STEP and skipped_at_first(self.ctx, call)):  # `if current_iter > 1:`
             yield effect
         elif effect is None and self.targets.target(call) is None and clearing_name(call):
             yield MAY_ZERO_GRAD  # out of reach (a function of the project is followed instead)
