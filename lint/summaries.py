@@ -48,7 +48,8 @@ _SUMMARY_TOKENS = (
 )
 # the words of rule triggers that a call of a function with these facts stands for
 _TRIGGERS = {
-    EMPTY_CACHE: "empty_cache", SCHEDULER_STEP: "schedule", SCALER_STEP: "GradScaler", BACKWARD: "backward", CLIP: "clip_grad",
+    EMPTY_CACHE: "empty_cache", SCHEDULER_STEP: "schedule", BACKWARD: "backward", CLIP: "clip_grad",
+    SCALER_STEP: "GradScaler",  # a call of a function that steps a GradScaler stands for one
     UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward", "backpropagates": "backward",
     "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DistributedSampler",
     "steps": "backward", "known_steps": "backward", "scales_backward": "backward", "plain_steps": "schedule",
