@@ -21,6 +21,9 @@ from typing import Callable, Iterable, Mapping
 
 STEP = "step"  # an optimizer step, plain or through a GradScaler
 SCALER_STEP = "scaler_step"  # beside STEP: the step goes through a GradScaler (`scaler.step(opt)`)
+# a GradScaler may be updated: `scaler.update()`, or a scaler handed to code out of reach
+# (`hook.after_step(scaler)`), which may update it
+SCALER_UPDATE = "scaler_update"
 BACKWARD = "backward"
 CLIP = "clip"
 UNSCALE = "unscale"
@@ -46,6 +49,7 @@ _SUMMARY_TOKENS = (
 # the words of rule triggers that a call of a function with these facts stands for
 _TRIGGERS = {
     EMPTY_CACHE: "empty_cache", SCHEDULER_STEP: "schedule", BACKWARD: "backward", CLIP: "clip_grad",
+    SCALER_STEP: "GradScaler",  # a call of a function that steps a GradScaler stands for one
     UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward", "backpropagates": "backward",
     "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DistributedSampler",
     "steps": "backward", "known_steps": "backward", "scales_backward": "backward", "plain_steps": "schedule",
@@ -105,7 +109,8 @@ class Summary:
     # when its module cannot tell they are optimizers: the caller can
     uncleared_loop_steps: frozenset[str] = frozenset()
     # params whose `.parameters()` it hands to an optimizer it builds (`Adam(model.parameters())`),
-    # and attributes of the instance a method runs on (`self.model.parameters()`): it trains them
+    # and attributes of the instance a method runs on (`self.model.parameters()`), or `self`,
+    # the instance itself (`Adam(self.parameters())` of a module's constructor): it trains them
     optimizes: frozenset[str] = frozenset()
     # a constructor's parameters it keeps on the instance, as (attribute, parameter):
     # `self.model = model` in `Evaluator.__init__` is ("self.model", "model")

@@ -50,6 +50,15 @@ _ACROSS_CALLS = (
 
 
 _NO_GRAD = "~"  # prefix of a name bound without a graph, in the flow's facts
+# prefix of `name@k`: a name the k-th backward call of `_spent` ran through, not set anew
+# since, in the flow's facts; and the same, since then carried into another iteration
+_SPENT = "!"
+_SPENT_BEFORE = "^"
+_RESPENT = (
+    "`{}` is back-propagated, then added to in a later iteration without being set anew: the sum keeps every "
+    "earlier iteration's autograd graph and back-propagates through it again; set it anew (`{} = 0`) at the "
+    "start of each iteration"
+)
 
 
 def _root_name(expr: cst.BaseExpression) -> str | None:
@@ -179,6 +188,15 @@ class LossAccumulatedWithGraph(Rule):
     line is left alone. A total set again on every iteration of the loop keeps
     nothing across iterations; one reset only under a condition (`if step %
     100 == 0: total = 0`) keeps the graphs of every iteration until then.
+    A loss being built that is back-propagated in the loop and added to again in
+    a later iteration, on some path with no assignment of it in between (`loss
+    = 0` before the loop, then `loss = loss + criterion(...)` and
+    `loss.backward()` in it), is flagged at the addition, without a fix: the
+    backward must come after the addition in a loop around both (a loss
+    back-propagated before the loop the addition runs in starts from a
+    finished step), and a plain variable is followed (not an attribute or an
+    item); gradient accumulation that sets it anew after each backward is in
+    order.
     """
 
     code = "TL202"
@@ -862,6 +880,21 @@ class LossAccumulatedWithGraph(Rule):
         "    for batch in loader:\n"
         "        total += trainer.step(batch)  # expect: TL202\n"
         "    return total\n",
+        # the total is set once, before the loop: on the multi-head branch each iteration adds to
+        # the loss the last one back-propagated, and keeps every earlier graph in it
+        "import torch\n"
+        "criterion = torch.nn.MSELoss()\n"
+        "def train(model, heads, loader, optimizer, multi_head):\n"
+        "    loss = 0\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        if multi_head:\n"
+        "            for head in heads:\n"
+        "                loss = loss + criterion(head(model(x)), y)  # expect: TL202\n"
+        "        else:\n"
+        "            loss = criterion(model(x), y)\n"
+        "        loss.mean().backward(retain_graph=True)\n"
+        "        optimizer.step()\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1374,12 +1407,41 @@ class LossAccumulatedWithGraph(Rule):
         "    for batch in loader:\n"
         "        total += trainer.step(batch) + trainer.log_step(batch)\n"
         "    return total\n",
+        # the loss set anew at the start of each iteration, summed over the heads, back-propagated once
+        "import torch\n"
+        "criterion = torch.nn.MSELoss()\n"
+        "def train(model, heads, loader, optimizer, multi_head):\n"
+        "    for x, y in loader:\n"
+        "        loss = 0\n"
+        "        optimizer.zero_grad()\n"
+        "        if multi_head:\n"
+        "            for head in heads:\n"
+        "                loss = loss + criterion(head(model(x)), y)\n"
+        "        else:\n"
+        "            loss = criterion(model(x), y)\n"
+        "        loss.mean().backward()\n"
+        "        optimizer.step()\n",
+        # gradient accumulation: the total is set anew right after each backward of it
+        "import torch\n"
+        "criterion = torch.nn.MSELoss()\n"
+        "def train(model, loader, optimizer, accum):\n"
+        "    loss = 0\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        loss = loss + criterion(model(x), y)\n"
+        "        if (step + 1) % accum == 0:\n"
+        "            loss.mean().backward()\n"
+        "            optimizer.step()\n"
+        "            optimizer.zero_grad()\n"
+        "            loss = 0\n",
     )
 
     def finish(self) -> None:
         self._paths: dict[cst.CSTNode, list[tuple[bool, frozenset[cst.Name]]]] = {}
         self._accumulators: dict[cst.CSTNode, str] = {}
         self._helpers: set[cst.CSTNode] = set()
+        # accumulations of a loss back-propagated in an earlier iteration, on some path
+        self._respent: dict[cst.CSTNode, str] = {}
+        self._spent: list[cst.CSTNode] = []  # the backward calls that ran through a name
         summaries = self.ctx.summaries
         # asked of every call: no need when no function of the project stores what it is given
         self._helpers_store = any(s.accumulates for s in (*summaries.closed.values(), *summaries.external.values()))
@@ -1391,9 +1453,11 @@ class LossAccumulatedWithGraph(Rule):
             self._backpropagated = backpropagated_names(self.ctx, body)
             self._components = loss_components(self.ctx, body, self._backpropagated)
             self._consumed = consumed_names(self.ctx, body, self._handed_to_backward(body), differentiated=True)
-            Flow(self.ctx, self._transfer, events=self._is_event).run(body)
+            Flow(self.ctx, self._transfer, loop_back=_next_iteration, events=self._is_event).run(body)
+        for node, accumulator in self._respent.items():
+            self.report(self._statement_node(node), _RESPENT.format(accumulator, accumulator))
         for node, paths in self._paths.items():
-            if not all(carries for carries, _ in paths):
+            if node in self._respent or not all(carries for carries, _ in paths):
                 continue
             # the costlier context checks run only for what carries a graph on every path
             accumulator = self._accumulators[node]
@@ -1521,6 +1585,11 @@ class LossAccumulatedWithGraph(Rule):
                     target = target.target
                 if type(target) in (cst.Name, cst.Attribute) and (name := dotted_name(target)) is not None:
                     facts = facts | {name}  # `loss`, or a loss kept in an attribute (`self.loss`)
+                spent = _spent_name(target)
+                if spent is not None:
+                    if node not in self._spent:
+                        self._spent.append(node)
+                    facts = facts | {f"{_SPENT}{spent}@{self._spent.index(node)}"}
             self._check_append(facts, node)
             self._check_helper(facts, node)
         elif type(node) is cst.AugAssign:
@@ -1539,11 +1608,14 @@ class LossAccumulatedWithGraph(Rule):
         # name is back-propagated as elsewhere in the function
         no_graph = grad_mode_at(self.ctx, node) == "off" or _NO_GRAD + (_root_name(node.value) or "") in facts
         before = facts  # every value is read before any name is bound (`a, b = b, a`)
+        added_to = _accumulator_name(node.targets[0].target) if _added_to_itself(node) is not None else None
         for target in node.targets:
             for bound, value in assigned_parts(target.target, node.value):
                 for name in _bound_names(bound):
                     single = value is not None
                     facts = facts - {_NO_GRAD + name}
+                    if name != added_to and self._spent:  # set anew: what was back-propagated is gone from it
+                        facts = _without_spent(facts, name)
                     if no_graph:
                         facts = (facts - {name}) | {_NO_GRAD + name}
                     elif single and detaches(value):  # type: ignore[arg-type]
@@ -1590,11 +1662,28 @@ class LossAccumulatedWithGraph(Rule):
 
     def _check(self, node: cst.CSTNode, accumulator: cst.BaseExpression, added: cst.BaseExpression, facts: Facts) -> None:
         name = _accumulator_name(accumulator)
+        if (self._spent and name is not None and type(accumulator) is cst.Name and node not in self._respent
+                and self._spent_earlier(node, name, facts) and self._carries(added, facts)):
+            # a loss being built, back-propagated, and carried on into the next iteration's sum
+            self._respent[node] = name
         if name is None or name in self._consumed or _base(name) in self._consumed:
             return
         self._accumulators[node] = name
         carries = self._carries(added, facts)
         self._paths.setdefault(node, []).append((carries, _graph_names(added, facts) if carries else frozenset()))
+
+    def _spent_earlier(self, node: cst.CSTNode, name: str, facts: Facts) -> bool:
+        """`name` reaches `node` unchanged from a backward through it that comes after
+        `node` in a loop around both: from an earlier iteration of that loop (not from a
+        backward before a loop of its own that `node` is in)."""
+        ctx = self.ctx
+        for index, backward in enumerate(self._spent):
+            if f"{_SPENT_BEFORE}{name}@{index}" not in facts or ctx.order_index(backward) < ctx.order_index(node):
+                continue
+            around = {id(a) for a in ctx.ancestors(backward) if type(a) in (cst.For, cst.While)}
+            if any(id(a) in around for a in ctx.ancestors(node) if type(a) in (cst.For, cst.While)):
+                return True
+        return False
 
     def _check_helper(self, facts: Facts, call: cst.Call) -> None:
         """`meter.update(loss)`, `log(history, {"loss": loss})`: a function of
@@ -1947,6 +2036,28 @@ def _accumulated_into(node: cst.CSTNode) -> str | None:
 def _adds_to_itself(node: cst.CSTNode) -> bool:
     """`total = total + x`: an accumulation, not a reset."""
     return type(node) is cst.Assign and _added_to_itself(node) is not None
+
+
+def _next_iteration(facts: Facts) -> Facts:
+    """What is back-propagated by the end of an iteration was so in an earlier one."""
+    if not any(fact.startswith(_SPENT) for fact in facts):
+        return facts
+    return frozenset(_SPENT_BEFORE + fact[len(_SPENT):] if fact.startswith(_SPENT) else fact for fact in facts)
+
+
+def _without_spent(facts: Facts, name: str) -> Facts:
+    """`facts` but that `name` was back-propagated (it is set anew)."""
+    marks = (f"{_SPENT}{name}@", f"{_SPENT_BEFORE}{name}@")
+    return frozenset(fact for fact in facts if not fact.startswith(marks))
+
+
+def _spent_name(target: cst.BaseExpression) -> str | None:
+    """The variable a backward pass runs through: `loss` of `loss.backward()`, of
+    `loss.mean().backward()`, `loss.sum()`, `loss.float()` (the same graph)."""
+    while (type(target) is cst.Call and type(target.func) is cst.Attribute
+           and target.func.attr.value in _GRAPH_KEEPING_METHODS and not target.args):
+        target = target.func.value
+    return target.value if type(target) is cst.Name else None
 
 
 def _added_to_itself(node: cst.Assign) -> cst.BaseExpression | None:

@@ -148,7 +148,8 @@ class MissingTrainMode(Rule):
     `net = net.module`); a name assigned twice one after the other (`net =
     model`, then `net = copy.deepcopy(net)`) is not followed. A module that
     trains itself (a GAIL discriminator: its constructor hands its own layers'
-    parameters to an optimizer, `update()` steps it) and puts itself in eval
+    parameters, or all of its own, `self.parameters()`, to an optimizer,
+    `update()` steps it) and puts itself in eval
     mode in another method (`predict_reward()` calling `self.eval()`) is
     flagged at the call of that method when a later call of a method of the
     same object that steps it back-propagates with no `.train()` between.
@@ -830,6 +831,30 @@ class MissingTrainMode(Rule):
         "    for j in range(100):\n"
         "        discr.update(rollouts.batches())\n"
         "        rollouts.rewards = discr.predict_reward(rollouts.obs)  # expect: TL405\n",
+        # a module that builds its own optimizer over `self.parameters()`: its `evaluate()`
+        # switches itself to eval mode and its `train_step()` never switches back
+        "import torch\n"
+        "from torch import nn\n"
+        "class Regressor(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.net = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.1), nn.Linear(8, 1))\n"
+        "        self.optimizer = torch.optim.Adam(self.parameters())\n"
+        "    def train_step(self, x, y):\n"
+        "        loss = nn.functional.mse_loss(self.net(x), y)\n"
+        "        self.optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "    def evaluate(self, x, y):\n"
+        "        self.eval()\n"
+        "        with torch.no_grad():\n"
+        "            return nn.functional.mse_loss(self.net(x), y).item()\n"
+        "def main(loader, val):\n"
+        "    model = Regressor()\n"
+        "    for epoch in range(10):\n"
+        "        for x, y in loader:\n"
+        "            model.train_step(x, y)\n"
+        "        print(model.evaluate(*val))  # expect: TL405\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -1642,6 +1667,30 @@ class MissingTrainMode(Rule):
         "    for j in range(100):\n"
         "        discr.update(rollouts.batches())\n"
         "        rollouts.rewards = discr.predict_reward(rollouts.obs)\n",
+        # the same module, whose `train_step()` begins by switching itself back to train mode
+        "import torch\n"
+        "from torch import nn\n"
+        "class Regressor(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.net = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.1), nn.Linear(8, 1))\n"
+        "        self.optimizer = torch.optim.Adam(self.parameters())\n"
+        "    def train_step(self, x, y):\n"
+        "        self.train()\n"
+        "        loss = nn.functional.mse_loss(self.net(x), y)\n"
+        "        self.optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "    def evaluate(self, x, y):\n"
+        "        self.eval()\n"
+        "        with torch.no_grad():\n"
+        "            return nn.functional.mse_loss(self.net(x), y).item()\n"
+        "def main(loader, val):\n"
+        "    model = Regressor()\n"
+        "    for epoch in range(10):\n"
+        "        for x, y in loader:\n"
+        "            model.train_step(x, y)\n"
+        "        print(model.evaluate(*val))\n",
     )
 
     def finish(self) -> None:
@@ -1706,8 +1755,9 @@ class MissingTrainMode(Rule):
     def _trains_itself(self, call: cst.CSTNode) -> bool:
         """`discr.predict_reward(obs)` whose method puts the object itself in eval mode
         (`self.eval()` of a module), where the object is built here from a class (of this
-        file or of the project) whose constructor hands the parameters of its own
-        attributes to an optimizer it builds (`Adam(self.trunk.parameters())`), and a
+        file or of the project) whose constructor hands its own parameters, or those of
+        its attributes, to an optimizer it builds (`Adam(self.parameters())`,
+        `Adam(self.trunk.parameters())`), and a
         method of the object that steps it (`discr.update(batches)`) back-propagates
         with that eval in force, from a later iteration: a GAIL discriminator, a GAN's
         critic."""
@@ -1717,7 +1767,7 @@ class MissingTrainMode(Rule):
         if type(call.func) is not cst.Attribute:
             return False
         built = _construction_of_receiver(self.ctx, call)
-        if built is None or not any(name.startswith("self.") for name in built[1].optimizes):
+        if built is None or not any(name == "self" or name.startswith("self.") for name in built[1].optimizes):
             return False
         receiver = self.ctx.code(call.func.value)
         for other in self._trained_by.get(call, ()):

@@ -9,6 +9,7 @@ from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
+from trainlint.summaries import LOOP, SCALER_STEP, SCALER_UPDATE
 
 
 class ScalerStepWithoutUpdate(Rule):
@@ -48,8 +49,12 @@ class ScalerStepWithoutUpdate(Rule):
     the calling function's outermost loop may update a scaler: no `update()` in
     it or in a function of this file it reaches, no method of `self` defined
     elsewhere (a base class's hook), no call handed a scaler or its owner; such
-    a finding carries no fix. A step in a function only other modules call is
-    not followed. An update is assumed wherever it may happen: in a function or
+    a finding carries no fix. A call of another module's function that steps a
+    scaler and cannot update one (`scaled_step(model, opt, scaler, batch)`,
+    leaving the update to its callers) is flagged at the call, without a fix,
+    where its loop here may update none; a function that hands the scaler to
+    code out of reach (`hook.after_step(scaler)`) may update it, and one that
+    runs a loop of its own is judged in its module. An update is assumed wherever it may happen: in a function or
     method of this file that calls `update()` on a scaler (`hook.after_step()`
     running `self.scaler.update()`), or in code this file cannot see that is
     handed the scaler or the object holding it (`end_step(scaler, opt)` of
@@ -524,6 +529,31 @@ class ScalerStepWithoutUpdate(Rule):
             stepped = {self.ctx.code(step.args[0].value) for step in found}
             if self._called_in_a_loop_without_update(func, stepped, updating_helpers):
                 self.report(max(found, key=self.ctx.order_index))  # one finding per function: its last step
+        self._steps_of_other_modules([step for step, _, _ in steps], updating_helpers)
+
+    def _steps_of_other_modules(self, own_steps: list[cst.Call], helpers: set[str]) -> None:
+        """Calls of another module's function that steps a GradScaler and cannot update
+        one (`scaled_step(model, opt, scaler, batch)` of engine.py, which leaves the
+        update to its callers), in a loop of this file from whose body no `update()` can
+        be reached (see `_may_update`): one finding per loop, at its last such call. A
+        function that runs a loop of its own is judged in its module; a loop with a
+        scaler step of this file's own is judged with that step."""
+        summaries = self.ctx.summaries
+        by_loop: dict[cst.For | cst.While, list[cst.Call]] = {}
+        for call in self.ctx.nodes_of(cst.Call):
+            summary = summaries.of_external_call(call)  # type: ignore[arg-type]
+            if (summary is None or not summary.does(SCALER_STEP) or summary.does(SCALER_UPDATE)
+                    or summary.does(LOOP)):
+                continue
+            loop = self._outermost_loop(call, set())
+            if loop is not None:
+                by_loop.setdefault(loop, []).append(call)  # type: ignore[arg-type]
+        for loop, calls in by_loop.items():
+            if any(ancestor is loop for step in own_steps for ancestor in self.ctx.ancestors(step)):
+                continue
+            if not self._may_update(loop.body, helpers):
+                last = max(calls, key=self.ctx.order_index)
+                self.report(last, _STEPS_ELSEWHERE.format(self.ctx.code(last.func)))
 
     def _step_function(self, step: cst.Call) -> cst.FunctionDef | None:
         """The function a step outside any training loop runs in (see `_training_loop`),
@@ -600,6 +630,11 @@ class ScalerStepWithoutUpdate(Rule):
                         if func not in visited:
                             visited.add(func)
                             bodies.append(func.body)
+                    continue
+                summary = self.ctx.summaries.of_external_call(node)
+                if summary is not None:  # another module's function: its summary says
+                    if summary.does(SCALER_UPDATE):
+                        return True
                     continue
                 target = node.func
                 if type(target) is cst.Attribute:
@@ -791,6 +826,9 @@ class ScalerStepWithoutUpdate(Rule):
         update = cst.parse_statement(f"{self.ctx.code(scaler)}.update()\n")
         return Fix({statement: cst.FlattenSentinel([statement, update])})
 
+
+_STEPS_ELSEWHERE = ("`{}()` steps a GradScaler in a loop that never calls `scaler.update()`: the loss scale "
+                    "never adapts and the next step raises; call `scaler.update()` after it")
 
 # how many calls away from the loop that calls it a function's step is followed
 _CALLER_DEPTH = 3

@@ -4,11 +4,12 @@ from trainlint.analysis.summarize import argument_slots
 
 from trainlint.analysis.dataflow import constructor_argument
 from trainlint.analysis.flow import Facts
+from trainlint.analysis.guards import skipped_at_first
 from trainlint.analysis.loops import optimizer_step, run_each_iteration, scheduler_step
 from trainlint.analysis.receivers import OPTIMIZER, SCHEDULER, Binding
 from trainlint.analysis.training import loops_within, method_call
 from trainlint.rule import Rule
-from trainlint.summaries import STEP
+from trainlint.summaries import SCHEDULER_STEP, STEP
 
 # a scheduler driven by a metric: stepping it first skips no schedule value
 _METRIC_DRIVEN = "ReduceLROnPlateau"
@@ -86,7 +87,17 @@ class SchedulerBeforeOptimizer(Rule):
     scheduler step before a scheduler is built anew (`train()`, which builds
     its own, run twice). A scheduler step
     at the end of one iteration is not connected to the optimizer step of the
-    next.
+    next. A method of a model object that steps the object's schedulers and no
+    optimizer (basicsr's `model.update_learning_rate(it)`, its class in the file or
+    in another module of the project) is a scheduler step at its call, ordered
+    against the optimizer steps reached through the same object in the same
+    function (`model.optimize_parameters(data)`); another object's optimizer is
+    not taken as the one its schedulers follow. A scheduler step under an `if`
+    that a value must pass a bound for (`if current_iter > 1:`, basicsr's guard;
+    `if epoch >= start and ...:`) is not checked: the first iterations may skip
+    it, so that each step follows the previous iteration's optimizer step; nor
+    is a method of an object whose scheduler steps are all so guarded, its
+    class in this file or in another module of the project.
     """
 
     code = "TL404"
@@ -291,6 +302,26 @@ class SchedulerBeforeOptimizer(Rule):
         "            self.optimizer.zero_grad()\n"
         "            (self.net(lq) - gt).abs().mean().backward()\n"
         "            self.optimizer.step()\n",
+        # basicsr's model object: its `update_learning_rate()` steps the model's schedulers, called
+        # through the instance before its `optimize_parameters()` steps the optimizer
+        "import torch\n"
+        "class SRModel:\n"
+        "    def __init__(self, net):\n"
+        "        self.net = net\n"
+        "        self.optimizer_g = torch.optim.Adam(net.parameters())\n"
+        "        self.schedulers = [torch.optim.lr_scheduler.MultiStepLR(self.optimizer_g, [1000])]\n"
+        "    def update_learning_rate(self, current_iter):\n"
+        "        for scheduler in self.schedulers:\n"
+        "            scheduler.step()\n"
+        "    def optimize_parameters(self, data):\n"
+        "        self.optimizer_g.zero_grad()\n"
+        "        self.net(data).mean().backward()\n"
+        "        self.optimizer_g.step()\n"
+        "def main(net, loader):\n"
+        "    model = SRModel(net)\n"
+        "    for current_iter, data in enumerate(loader):\n"
+        "        model.update_learning_rate(current_iter)  # expect: TL404\n"
+        "        model.optimize_parameters(data)\n",
     )
     good = (
         # per-epoch scheduler step after the batch loop (the chapter's template)
@@ -514,6 +545,55 @@ class SchedulerBeforeOptimizer(Rule):
         "        optimizer.zero_grad()\n"
         "        criterion(model(x), y).backward()\n"
         "        optimizer.step()\n",
+        # the model object's schedulers stepped through it after its optimizer step; another
+        # object's schedulers are not known to follow this object's optimizer
+        "import torch\n"
+        "class SRModel:\n"
+        "    def __init__(self, net):\n"
+        "        self.net = net\n"
+        "        self.optimizer_g = torch.optim.Adam(net.parameters())\n"
+        "        self.schedulers = [torch.optim.lr_scheduler.MultiStepLR(self.optimizer_g, [1000])]\n"
+        "    def update_learning_rate(self, current_iter):\n"
+        "        for scheduler in self.schedulers:\n"
+        "            scheduler.step()\n"
+        "    def optimize_parameters(self, data):\n"
+        "        self.optimizer_g.zero_grad()\n"
+        "        self.net(data).mean().backward()\n"
+        "        self.optimizer_g.step()\n"
+        "def main(net, teacher, loader):\n"
+        "    model = SRModel(net)\n"
+        "    frozen = SRModel(teacher)\n"
+        "    for current_iter, data in enumerate(loader):\n"
+        "        frozen.update_learning_rate(current_iter)\n"
+        "        model.optimize_parameters(data)\n"
+        "        model.update_learning_rate(current_iter)\n",
+        # basicsr's own `update_learning_rate()`: no scheduler step on the first iteration
+        # (`current_iter` counts from 1), so each one follows the previous iteration's optimizer step
+        "import torch\n"
+        "class SRModel:\n"
+        "    def __init__(self, net):\n"
+        "        self.net = net\n"
+        "        self.optimizer_g = torch.optim.Adam(net.parameters())\n"
+        "        self.schedulers = [torch.optim.lr_scheduler.MultiStepLR(self.optimizer_g, [1000])]\n"
+        "    def update_learning_rate(self, current_iter):\n"
+        "        if current_iter > 1:\n"
+        "            for scheduler in self.schedulers:\n"
+        "                scheduler.step()\n"
+        "    def optimize_parameters(self, data):\n"
+        "        self.optimizer_g.zero_grad()\n"
+        "        self.net(data).mean().backward()\n"
+        "        self.optimizer_g.step()\n"
+        "    def fit(self, loader):\n"
+        "        current_iter = 0\n"
+        "        for data in loader:\n"
+        "            current_iter += 1\n"
+        "            self.update_learning_rate(current_iter)\n"
+        "            self.optimize_parameters(data)\n"
+        "def main(net, loader):\n"
+        "    model = SRModel(net)\n"
+        "    for current_iter, data in enumerate(loader, 1):\n"
+        "        model.update_learning_rate(current_iter)\n"
+        "        model.optimize_parameters(data)\n",
     )
 
     def finish(self) -> None:
@@ -525,7 +605,7 @@ class SchedulerBeforeOptimizer(Rule):
         # a call of another module's function may step the optimizer too
         # that an optimizer stepped stays true from one iteration to the next
         run_each_iteration(self.ctx, self._transfer,
-                           events=None if self.ctx.external else lambda node: _is_event(node) or node in self._built,
+                           events=None if self.ctx.external else self._is_event,
                            kept=lambda facts: facts & frozenset(self._markers.values()))
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
@@ -539,13 +619,18 @@ class SchedulerBeforeOptimizer(Rule):
                 call
                 for call in pending
                 if (stepped is not None and self._another_optimizer(call, stepped)) or self._earlier_call(call, node)
+                or self._another_object(call, node, stepped)
             )
             for scheduler_call in pending - others:
                 if scheduler_step(self.ctx, scheduler_call) is not None:
                     self.report(scheduler_call)
-                else:  # a function of another module steps it
+                else:  # a function of another module, or a method of an object, steps it
                     self.report(scheduler_call, _THROUGH_HELPER.format(self.ctx.code(scheduler_call.func)))  # type: ignore[attr-defined]
             return others | (facts & markers) | self._stepped_markers(node, stepped)
+        if self._object_schedule(node) is not None:
+            return facts | {node}
+        if skipped_at_first(self.ctx, node):
+            return facts
         scheduler = self._scheduler_of(node)
         # nothing is skipped when its optimizer stepped first on the way here (`opt.step();
         # sched.step()` before a loop that steps the optimizer again)
@@ -568,6 +653,41 @@ class SchedulerBeforeOptimizer(Rule):
         given = [arg.value for slot, arg in argument_slots(node)  # type: ignore[arg-type]
                  if summary.slot(slot) in summary.plain_steps and self.ctx.receivers.is_kind(arg.value, SCHEDULER)]
         return given[0] if len(given) == 1 else None
+
+    def _object_schedule(self, node: cst.CSTNode) -> cst.BaseExpression | None:
+        """The object a call of its method steps the schedulers of, the method stepping
+        no optimizer (basicsr's `model.update_learning_rate(it)`, its model class
+        building its own schedulers): the object the method is called on."""
+        if type(node) is not cst.Call or type(node.func) is not cst.Attribute:  # type: ignore[attr-defined]
+            return None
+        summary = self.ctx.summaries.of_unwalked_call(node)
+        if summary is None or not summary.does(SCHEDULER_STEP) or summary.does(STEP):
+            return None
+        return node.func.value  # type: ignore[attr-defined]
+
+    def _another_object(self, scheduler_call: cst.CSTNode, step: cst.CSTNode,
+                        stepped: cst.BaseExpression | None) -> bool:
+        """An object's schedulers stepped through its method (`_object_schedule`), then
+        an optimizer stepped other than through that object (`model.optimize_parameters(x)`,
+        `model.optimizer_g.step()`) in the same function: which optimizer the object's
+        schedulers follow is not known."""
+        owner = self._object_schedule(scheduler_call)
+        if owner is None:
+            return False
+        through = stepped if stepped is not None else step.func.value if (  # type: ignore[attr-defined]
+            type(step) is cst.Call and type(step.func) is cst.Attribute) else None  # type: ignore[attr-defined]
+        while type(through) is cst.Attribute and self.ctx.code(through) != self.ctx.code(owner):
+            through = through.value  # type: ignore[attr-defined]
+        return (through is None or self.ctx.code(through) != self.ctx.code(owner)
+                or self.ctx.enclosing_function(step) is not self.ctx.enclosing_function(scheduler_call))
+
+    def _is_event(self, node: cst.CSTNode) -> bool:
+        """Every node `_transfer` can react to, for a file with no other module's
+        functions to look up."""
+        if _is_event(node) or node in self._built:
+            return True
+        summary = self.ctx.summaries.of_unwalked_call(node)
+        return summary is not None and (summary.does(STEP) or summary.does(SCHEDULER_STEP))
 
     def _steps_scheduler(self, call: cst.CSTNode, binding: Binding) -> bool:
         scheduler = self._scheduler_of(call)
@@ -651,8 +771,9 @@ class SchedulerBeforeOptimizer(Rule):
 
     def _steps_elsewhere(self, node: cst.CSTNode) -> bool:
         """A call of another module's function that steps the optimizer
-        (`train_one_epoch(...)` of `engine.py`)."""
-        summary = self.ctx.summaries.of_external_call(node) if type(node) is cst.Call else None
+        (`train_one_epoch(...)` of `engine.py`), or of a method of an object of a
+        class of the file (`model.optimize_parameters(data)`)."""
+        summary = self.ctx.summaries.of_unwalked_call(node)
         return summary is not None and summary.does(STEP)
 
     def _metric_driven(self, scheduler: cst.BaseExpression) -> bool:

@@ -295,6 +295,30 @@ def tests_a_remainder(test: cst.BaseExpression) -> bool:
     return any(type(node) is cst.BinaryOperation and type(node.operator) is cst.Modulo for node in iter_nodes(test))
 
 
+def skipped_at_first(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """`node` runs under an `if` of its function that a counter must have passed a
+    bound for (`if current_iter > 1:`, `if epoch >= 1 and ...:`, basicsr's guard): the
+    first iterations may skip it, so what it steps may follow their optimizer steps."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            return False
+        if type(ancestor) is cst.If and child is ancestor.body and _passed_a_bound(ancestor.test):
+            return True
+        child = ancestor
+    return False
+
+
+def _passed_a_bound(test: cst.BaseExpression) -> bool:
+    """`x > 0`, `x >= 1`, `self.step > warmup` (any bound), alone or joined by `and`."""
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+        return _passed_a_bound(test.left) or _passed_a_bound(test.right)
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return False
+    operator = type(test.comparisons[0].operator)
+    return operator in (cst.GreaterThan, cst.GreaterThanEqual) and type(test.left) in (cst.Name, cst.Attribute)
+
+
 # which accelerator a run has: the same answer on every iteration of one run
 _DEVICE_QUERIES = frozenset({"torch.cuda.is_available", "torch.backends.mps.is_available", "torch.mps.is_available",
                              "torch.xpu.is_available", "torch.npu.is_available"})

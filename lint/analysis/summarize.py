@@ -20,7 +20,7 @@ import libcst as cst
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, reaching, target_names
 from trainlint.analysis.evaluation import loop_forwards
-from trainlint.analysis.guards import is_device_check, tests_a_remainder
+from trainlint.analysis.guards import is_device_check, skipped_at_first, tests_a_remainder
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
     clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
@@ -28,7 +28,7 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.no_grad_results import no_grad_branches
 from trainlint.analysis.precision import (
     FLOAT16, UNKNOWN, autocast_calls, autocast_precision, global_value, grad_scaler_enabled, half_conversion,
-    value_of_name,
+    handed_arguments, value_of_name,
 )
 from trainlint.analysis.receivers import DATALOADER, GRAD_SCALER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
 from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_name
@@ -40,7 +40,8 @@ from trainlint.analysis.walk import iter_nodes, only, own_nodes
 from trainlint.context import FileContext
 from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
-    BACKWARD, CLIP, EMPTY_CACHE, EVAL, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD,
+    BACKWARD, CLIP, EMPTY_CACHE, EVAL, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE, SCHEDULER_STEP, STEP, TRAIN,
+    UNSCALE, ZERO_GRAD,
     Call, Event, Summary, close,
 )
 
@@ -54,6 +55,11 @@ _EFFECT_NAMES = frozenset(
      "zero_grad", "zero_", "detach_", "fill_", "empty_cache"}
 )
 _SET_EPOCH_PATHS = ("", ".sampler", ".batch_sampler", ".batch_sampler.sampler")
+
+
+def _named_scaler(expr: cst.BaseExpression) -> bool:
+    """`scaler`, `self.grad_scaler`: a name or attribute named for a GradScaler."""
+    return "scaler" in (dotted_name(expr) or "").rsplit(".", 1)[-1].lower()
 
 
 # -- keys --------------------------------------------------------------------
@@ -154,6 +160,10 @@ class CallTargets:
         if qualified is not None and not qualified.startswith(("torch.", "builtins.")):
             return qualified
         return None
+
+    def runs_own_function(self, call: cst.Call) -> bool:
+        """`call` runs a function of this file (its summary follows what that does)."""
+        return self.target(call) in self._key_set
 
     def method_calls(self, func: cst.FunctionDef) -> list[cst.Call]:
         """The calls of the method `func` on an instance of its class that
@@ -550,7 +560,7 @@ class _Summarizer:
         return found
 
     def _optimized(self) -> set[str]:
-        """Parameters (or `self.` attributes) whose `.parameters()` / `.named_parameters()`
+        """Parameters (or `self.` attributes, or `self`) whose `.parameters()` / `.named_parameters()`
         go into the arguments of an optimizer it builds (`Adam(actor_critic.parameters())`,
         also in parameter groups)."""
         found: set[str] = set()
@@ -561,7 +571,8 @@ class _Summarizer:
                 owner = method_call(node, "parameters", "named_parameters")
                 if owner is not None:
                     owner = unchain_module(owner)
-                    name = self._param(owner) or self._own_attribute(owner)
+                    # `self` of a module's method: the instance's own (`Adam(self.parameters())`)
+                    name = self._param(owner) or self._own_attribute(owner) or self._own_object(owner)
                     if name is not None:
                         found.add(name)
         return found
@@ -725,14 +736,29 @@ class _Summarizer:
         backpropagated = backpropagated_names(self.ctx, self.func.body)
         return any(dotted_name(r) in backpropagated for r in returned)
 
+    def _may_update_scaler(self, call: cst.Call) -> bool:
+        """`update()` on a GradScaler, or on what is named for one (`self.scaler.update()`);
+        or a GradScaler handed to a call that runs no function of this file (`hook.after_step(scaler)`,
+        another module's `end_step(scaler)`): code this summary does not follow, which may update it."""
+        receivers = self.ctx.receivers
+        updated = method_call(call, "update")
+        if updated is not None:
+            return receivers.is_kind(updated, GRAD_SCALER) or _named_scaler(updated)
+        if not handed_arguments(self.ctx, call) or self.targets.runs_own_function(call):
+            return False  # a scaler's own method (`scaler.step(opt)`), or followed through its summary
+        return any(receivers.is_kind(arg.value, GRAD_SCALER) or _named_scaler(arg.value) for arg in call.args)
+
     def _events(self, call: cst.Call, sets: dict[str, set[str]]) -> Iterator[Event]:
         effect = effect_of(self.ctx, call)
         if effect == ZERO_GRAD and self._occasional(call):
             yield MAY_ZERO_GRAD  # a clear on some calls only: an overflow branch that returns
-        elif effect is not None and not (effect == EMPTY_CACHE and self._occasional(call)):
+        elif effect is not None and not (effect == EMPTY_CACHE and self._occasional(call)) and not (
+                effect == SCHEDULER_STEP and skipped_at_first(self.ctx, call)):  # `if current_iter > 1:`
             yield effect
         elif effect is None and self.targets.target(call) is None and clearing_name(call):
             yield MAY_ZERO_GRAD  # out of reach (a function of the project is followed instead)
+        if self._may_update_scaler(call):
+            yield SCALER_UPDATE
         if effect == STEP:
             if self.ctx.receivers.is_kind(method_call(call, "step"), GRAD_SCALER):  # type: ignore[arg-type]
                 yield SCALER_STEP
