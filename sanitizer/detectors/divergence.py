@@ -22,7 +22,9 @@ Two rules, neither waiting for a long history:
   median of its last 10 losses under 0.8 times the highest median of 10 losses
   in a row since the blow-up, and under that of the 10 before them, yet still
   twice the early level or more, not fallen to a start that was chance): then the
-  rise was the loss's own warm-up, and the judgement starts again from there. Later the median of the last 10 losses must be that
+  rise was the loss's own warm-up, and the judgement starts again from there; a run
+  that ends before those 50 losses is too short to judge such a rise: nothing is
+  reported. Later the median of the last 10 losses must be that
   high, so that a single outlier batch stays a `loss_spike`; the blow-up is then
   dated at the first of the unbroken run of losses that high.
 - plateau: the median of the last 50 losses is at least 5 times the early
@@ -174,8 +176,9 @@ class DivergenceDetector(Detector):
             # a group added with a loss term of its own moves the loss at once (a new
             # objective); layers unfrozen into the same objective leave it where it was
             change = NEW if self._jumped(loss) else None
-        if change == NEW and self._pending is not None:
-            self._report_blow_up(sink, self._pending)  # the last objective's, still pending when it stopped
+        if change == NEW and self._pending is not None and not self._pending.climbed:
+            # the last objective's, still pending when it stopped (a risen one is too short to judge)
+            self._report_blow_up(sink, self._pending)
         if self.reported_step is not None:
             if change is None:
                 self._watch(record.step, loss)
@@ -326,7 +329,10 @@ class DivergenceDetector(Detector):
             self._recovered_step = step
 
     def on_end(self, sink: Sink) -> None:
-        if self._pending is not None:  # the run ended before RECOVERY losses came after the blow-up
+        # a warm-up blow-up still pending: the run ended before RECOVERY losses came after it,
+        # judged on those there are; or one the loss rose on from gradually, judged only after
+        # CLIMB_WAIT losses: a run that ends before them is too short to judge it
+        if self._pending is not None and not self._pending.climbed:
             self._judge_pending(sink, self._pending)
         self._end_watch()
 
