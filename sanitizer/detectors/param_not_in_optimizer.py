@@ -142,7 +142,10 @@ class ParamNotInOptimizerDetector(Detector):
         for name, param in free:
             if id(param) in held or id(param) in in_models or name in self.missing or param.grad is None:
                 continue
-            now = _Sighting.of(param)
+            try:
+                now = _Sighting.of(param)
+            except RuntimeError:  # values that cannot be sampled flat (a sparse parameter): not followed
+                continue
             before = self._free.get(id(param))
             if before is not None and before.param() is param:
                 now.moved = before.moved or not now.same_values(before)
