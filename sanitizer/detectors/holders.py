@@ -120,9 +120,14 @@ def accumulation_site(holder: Holder) -> tuple[str, int] | None:
     attribute of an object (an AverageMeter's `losses.sum`), in its class's code
     (`self.sum += val * n` in `update()`). A model's parameters given a history in
     place: the update of a loop over them (`ema_p.mul_(d).add_(p, alpha=1 - d)`), not
-    the line that made the model."""
+    the line that made the model, also in a function of the file it is handed to
+    (`update_ema(ema, model)`)."""
     scope = _scope(holder.filename, holder.first_line, holder.frame_name)
-    updates = _parameter_updates(scope, holder.label) if holder.parameters and scope is not None else []
+    updates = []
+    if holder.parameters and scope is not None:
+        updates = _parameter_updates(scope, holder.label) or [
+            line for function, argument in _handed_to(scope, holder.filename, holder.label)
+            for line in _parameter_updates(function, argument)]
     if updates:
         return holder.filename, min(updates)
     line = _growing_line(scope, holder.label)
@@ -164,6 +169,28 @@ def _parameter_updates(scope: ast.AST, label: str) -> list[int]:
                     and _receiver(node.func.value) in names):
                 lines.append(node.lineno)
     return lines
+
+
+def _handed_to(scope: ast.AST, filename: str, label: str) -> list[tuple[ast.AST, str]]:
+    """The functions of the file that `scope` calls with `label` as an argument, each
+    with the name of its parameter that receives it (`ema` of `update_ema(ema, model)`
+    for `def update_ema(average, model)`: `average`)."""
+    tree = locations.parsed_source(filename)
+    if tree is None:
+        return []
+    functions = {node.name: node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    found = []
+    for call in ast.walk(scope):
+        function = functions.get(call.func.id) if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) else None
+        if function is None:
+            continue
+        names = [argument.arg for argument in [*function.args.posonlyargs, *function.args.args]]
+        for index, argument in enumerate(call.args):
+            if ast.unparse(argument) == label and index < len(names):
+                found.append((function, names[index]))
+        found += [(function, keyword.arg) for keyword in call.keywords
+                  if keyword.arg is not None and ast.unparse(keyword.value) == label]
+    return found
 
 
 def _iterates_parameters(expr: ast.expr, label: str) -> bool:

@@ -9,6 +9,7 @@ PRELAUNCH += [("leak_sites.py", "queue"), ("leak_sites.py", "hook"), ("leak_site
               ("leak_sites.py", "deque"), ("leak_sites.py", "pairs"), ("tensor_leak.py",), ("tensor_leak.py", "two-optimizers"), ("tensor_leak.py", "history"), ("tensor_leak.py", "ema"), ("memory_growth.py",),
               ("tensor_leak.py", "ema-local"), ("tensor_leak.py", "ema-local", "healthy"),
               ("plain", "tensor_leak.py", "ema-local"), ("plain", "tensor_leak.py", "ema-local", "healthy"),
+              ("tensor_leak.py", "ema-local", "helper"), ("plain", "tensor_leak.py", "ema-local", "helper"),
               ("dataloader_bound.py",), ("periodic_leak.py",), ("periodic_leak.py", "every=50"),
               ("periodic_leak.py", "bounded")]
 
@@ -43,6 +44,12 @@ def test_an_ema_copy_made_by_deepcopy_leaks_at_its_update_not_where_it_was_made(
     healthy = script_runs.get("tensor_leak.py", "ema-local", "healthy")
     assert healthy.stdout == script_runs.plain("tensor_leak.py", "ema-local", "healthy").stdout
     assert healthy.returncode == 0 and healthy.events() == [], healthy.events()
+    # handed to a function of the script that updates it: located there
+    helper = script_runs.get("tensor_leak.py", "ema-local", "helper")
+    assert helper.stdout == script_runs.plain("tensor_leak.py", "ema-local", "helper").stdout, helper.stderr
+    [event] = helper.events()
+    assert event["holder"] == "ema" and "(in fit_by_helper)" in event["message"], event
+    assert event["where"] == f"tensor_leak.py:{line_of('tensor_leak.py', 'averaged.lerp_(trained')}", event
 
 
 def test_a_history_of_lists_in_a_dict_leaks_under_its_key(script_runs: ScriptRuns) -> None:

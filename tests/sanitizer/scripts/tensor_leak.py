@@ -9,7 +9,8 @@ parameters pick up the model's graph every step. Expected: tensor_leak on `ema`,
 update line. `ema-local`: the same made in the training function by `copy.deepcopy` and
 updated with `ema_p.mul_(decay).add_(p, alpha=1 - decay)`. Expected: tensor_leak on
 `ema` (in fit), at the update line, not the deepcopy. `ema-local healthy`: the update
-under `torch.no_grad()`. Expected: nothing."""
+under `torch.no_grad()`. Expected: nothing. `ema-local helper`: the update in a function
+the EMA model is handed to (`fit_by_helper`). Expected: tensor_leak on `ema`, at the update line there."""
 import contextlib
 import copy
 import sys
@@ -51,6 +52,11 @@ def train(model, optimizers, steps):
     return float(total_loss) / steps
 
 
+def update_average(average, model, decay):
+    for averaged, trained in zip(average.parameters(), model.parameters()):
+        averaged.lerp_(trained, 1 - decay)
+
+
 def fit(model, steps, decay=0.9):
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     ema = copy.deepcopy(model).requires_grad_(False)
@@ -66,9 +72,22 @@ def fit(model, steps, decay=0.9):
     return nn.functional.mse_loss(ema(x), y).item()
 
 
+def fit_by_helper(model, steps, decay=0.9):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    ema = copy.deepcopy(model).requires_grad_(False)
+    for step in range(steps):
+        x, y = torch.randn(8, 4), torch.randn(8, 1)
+        loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        update_average(ema, model, decay=decay)
+    return nn.functional.mse_loss(ema(x), y).item()
+
+
 model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
 if ema_local:
-    print(round(fit(model, 30), 4))
+    print(round((fit_by_helper if "helper" in sys.argv[1:] else fit)(model, 30), 4))
     sys.exit(0)
 if two_optimizers:
     optimizers = [torch.optim.SGD(model[0].parameters(), lr=0.01), torch.optim.SGD(model[2].parameters(), lr=0.01)]
