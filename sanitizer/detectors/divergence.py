@@ -24,9 +24,10 @@ Two rules, neither waiting for a long history:
   twice the early level or more, not fallen to a start that was chance): then the
   rise was the loss's own warm-up, and the judgement starts again from there; a run
   that ends before those 50 losses is too short to judge such a rise: nothing is
-  reported, unless a loss after it was 10 times the blow-up's (it blew up again). Later the median of the last 10 losses must be that
-  high, so that a single outlier batch stays a `loss_spike`; the blow-up is then
-  dated at the first of the unbroken run of losses that high.
+  reported, unless a loss after it was 10 times the blow-up's (it blew up again).
+  Later the median of the last 10 losses must be that high, so that a single
+  outlier batch stays a `loss_spike`; the blow-up is then dated at the first of
+  the unbroken run of losses that high.
 - plateau: the median of the last 50 losses is at least 5 times the early
   level (a learning rate so high that the loss jumps at step 3 and stays there
   for hundreds of steps, below the 10 times of a blow-up, before it recovers

@@ -178,12 +178,13 @@ def _handed_to(scope: ast.AST, filename: str, label: str) -> list[tuple[ast.AST,
     tree = locations.parsed_source(filename)
     if tree is None:
         return []
-    functions = {node.name: node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    functions = {node.name: node for node in ast.walk(tree)
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     found = []
     for call in ast.walk(scope):
-        function = functions.get(call.func.id) if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) else None
-        if function is None:
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or call.func.id not in functions:
             continue
+        function = functions[call.func.id]
         names = [argument.arg for argument in [*function.args.posonlyargs, *function.args.args]]
         for index, argument in enumerate(call.args):
             if ast.unparse(argument) == label and index < len(names):
