@@ -135,6 +135,27 @@ def script_variable(tensor: torch.Tensor) -> str | None:
     return None
 
 
+def free_parameters() -> list[tuple[str, nn.Parameter]]:
+    """The `nn.Parameter`s that require grad which the script holds itself, named as
+    `script_variable` names them (a CLIP temperature `logit_scale`, or `self.logit_scale`
+    of a trainer): globals of `__main__`, the locals of the user's frames now running,
+    and the attributes of those locals. Whether a module holds them too is the caller's to ask."""
+    main = sys.modules.get("__main__")
+    held = [(name, value) for name, value in (list(vars(main).items()) if main is not None else ())
+            if not name.startswith("_")]
+    for name, value in _user_locals():
+        held.append((name, value))
+        attributes = getattr(value, "__dict__", None)
+        if type(attributes) is dict and not issubclass(type(value), (type, ModuleType, nn.Module)):
+            held += [(attribute, member) for attribute, member in list(attributes.items())
+                     if not attribute.startswith("_")]
+    found: dict[int, tuple[str, nn.Parameter]] = {}
+    for name, value in held:
+        if issubclass(type(value), nn.Parameter) and value.requires_grad:  # type: ignore[union-attr]
+            found.setdefault(id(value), (name, value))  # type: ignore[arg-type]
+    return list(found.values())
+
+
 def _user_locals() -> Iterator[tuple[str, object]]:
     """The local variables of the user's frames now running, innermost first."""
     frame = sys._getframe(1)

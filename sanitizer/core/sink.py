@@ -109,6 +109,13 @@ class Sink:
         """Every parameter of the run's models."""
         return self._session.index.named_parameters()
 
+    def free_parameters(self) -> list[tuple[str, torch.Tensor]]:
+        """The `nn.Parameter`s the script holds in variables of its own (a CLIP
+        temperature), by their names there; some may be parameters of a model too."""
+        from sanitizer.core.naming import free_parameters
+
+        return free_parameters()  # type: ignore[return-value]
+
     def master_copies(self, params: list[torch.Tensor]) -> dict[int, bool]:
         """Of `params` (model parameters no optimizer holds), those an optimizer steps
         a copy of (fp32 master weights, see core/masters.py), by id: whether each holds

@@ -22,9 +22,12 @@ Two rules, neither waiting for a long history:
   median of its last 10 losses under 0.8 times the highest median of 10 losses
   in a row since the blow-up, and under that of the 10 before them, yet still
   twice the early level or more, not fallen to a start that was chance): then the
-  rise was the loss's own warm-up, and the judgement starts again from there. Later the median of the last 10 losses must be that
-  high, so that a single outlier batch stays a `loss_spike`; the blow-up is then
-  dated at the first of the unbroken run of losses that high.
+  rise was the loss's own warm-up, and the judgement starts again from there; a run
+  that ends before those 50 losses is too short to judge such a rise: nothing is
+  reported, unless a loss after it was 10 times the blow-up's (it blew up again).
+  Later the median of the last 10 losses must be that high, so that a single
+  outlier batch stays a `loss_spike`; the blow-up is then dated at the first of
+  the unbroken run of losses that high.
 - plateau: the median of the last 50 losses is at least 5 times the early
   level (a learning rate so high that the loss jumps at step 3 and stays there
   for hundreds of steps, below the 10 times of a blow-up, before it recovers
@@ -174,7 +177,7 @@ class DivergenceDetector(Detector):
             # a group added with a loss term of its own moves the loss at once (a new
             # objective); layers unfrozen into the same objective leave it where it was
             change = NEW if self._jumped(loss) else None
-        if change == NEW and self._pending is not None:
+        if change == NEW and self._pending is not None and not _unjudged_rise(self._pending):
             self._report_blow_up(sink, self._pending)  # the last objective's, still pending when it stopped
         if self.reported_step is not None:
             if change is None:
@@ -326,7 +329,9 @@ class DivergenceDetector(Detector):
             self._recovered_step = step
 
     def on_end(self, sink: Sink) -> None:
-        if self._pending is not None:  # the run ended before RECOVERY losses came after the blow-up
+        # a warm-up blow-up still pending: the run ended before RECOVERY losses came after it,
+        # judged on those there are; or one the loss rose on from, judged on CLIMB_WAIT losses
+        if self._pending is not None and not _unjudged_rise(self._pending):
             self._judge_pending(sink, self._pending)
         self._end_watch()
 
@@ -429,6 +434,14 @@ class _BlowUp:
     high: int = 1  # losses that high in a row, past the warm-up
     climbed: bool = False  # a warm-up blow-up the losses after it rose on from, gradually
     judged: int | None = None  # the step the median of the latest losses crossed, when later
+
+
+def _unjudged_rise(pending: _BlowUp) -> bool:
+    """A warm-up blow-up the loss rose on from gradually, whose losses ended (with the
+    run, or with their objective) before the CLIMB_WAIT losses that judge it: too few
+    to tell a warm-up rise from a divergence. One the loss blew up from again (a loss
+    BLOWUP times the blow-up's, a jump from a noisy start) needs no more."""
+    return pending.climbed and max(pending.after) < BLOWUP * pending.loss
 
 
 def _training_down(after: list[float]) -> bool:

@@ -118,8 +118,19 @@ def _is_plain_object(value: Any) -> bool:
 def accumulation_site(holder: Holder) -> tuple[str, int] | None:
     """(file, line) that grows the holder: in the frame that holds it, or, for an
     attribute of an object (an AverageMeter's `losses.sum`), in its class's code
-    (`self.sum += val * n` in `update()`)."""
-    line = _growing_line(_scope(holder.filename, holder.first_line, holder.frame_name), holder.label)
+    (`self.sum += val * n` in `update()`). A model's parameters given a history in
+    place: the update of a loop over them (`ema_p.mul_(d).add_(p, alpha=1 - d)`), not
+    the line that made the model, also in a function of the file it is handed to
+    (`update_ema(ema, model)`)."""
+    scope = _scope(holder.filename, holder.first_line, holder.frame_name)
+    updates = []
+    if holder.parameters and scope is not None:
+        updates = _parameter_updates(scope, holder.label) or [
+            line for function, argument in _handed_to(scope, holder.filename, holder.label)
+            for line in _parameter_updates(function, argument)]
+    if updates:
+        return holder.filename, min(updates)
+    line = _growing_line(scope, holder.label)
     if line is not None:
         return holder.filename, line
     if holder.owner is not None:
@@ -140,6 +151,61 @@ def accumulation_site(holder: Holder) -> tuple[str, int] | None:
                 if lines:
                     return filename, min(lines)  # type: ignore[return-value]
     return None
+
+
+def _parameter_updates(scope: ast.AST, label: str) -> list[int]:
+    """The lines of `scope` that change a parameter of the model `label` in place, in a
+    loop over them (`for ema_p, p in zip(ema.parameters(), model.parameters())`): a
+    method of torch's in-place form (`mul_`, `add_`, `lerp_`, `copy_`) called on a
+    loop variable, or on its `.data`."""
+    lines = []
+    for loop in ast.walk(scope):
+        if not isinstance(loop, (ast.For, ast.AsyncFor)) or not _iterates_parameters(loop.iter, label):
+            continue
+        names = {node.id for node in ast.walk(loop.target) if isinstance(node, ast.Name)}
+        for node in (sub for statement in loop.body for sub in ast.walk(statement)):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr.endswith("_") and not node.func.attr.startswith("_")
+                    and _receiver(node.func.value) in names):
+                lines.append(node.lineno)
+    return lines
+
+
+def _handed_to(scope: ast.AST, filename: str, label: str) -> list[tuple[ast.AST, str]]:
+    """The functions of the file that `scope` calls with `label` as an argument, each
+    with the name of its parameter that receives it (`ema` of `update_ema(ema, model)`
+    for `def update_ema(average, model)`: `average`)."""
+    tree = locations.parsed_source(filename)
+    if tree is None:
+        return []
+    functions = {node.name: node for node in ast.walk(tree)
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    found = []
+    for call in ast.walk(scope):
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or call.func.id not in functions:
+            continue
+        function = functions[call.func.id]
+        names = [argument.arg for argument in [*function.args.posonlyargs, *function.args.args]]
+        for index, argument in enumerate(call.args):
+            if ast.unparse(argument) == label and index < len(names):
+                found.append((function, names[index]))
+        found += [(function, keyword.arg) for keyword in call.keywords
+                  if keyword.arg is not None and ast.unparse(keyword.value) == label]
+    return found
+
+
+def _iterates_parameters(expr: ast.expr, label: str) -> bool:
+    """`expr` goes over the parameters of `label` (`label.parameters()`, in a `zip`)."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and node.func.attr in ("parameters", "named_parameters") and ast.unparse(node.func.value) == label
+               for node in ast.walk(expr))
+
+
+def _receiver(expr: ast.expr) -> str | None:
+    """The variable a method is called on: `p` of `p`, `p.data`."""
+    while isinstance(expr, ast.Attribute) and expr.attr == "data":
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
 
 
 def _growing_line(scope: ast.AST | None, label: str) -> int | None:

@@ -8,9 +8,16 @@ still alive while stage 2's steps only the head) holds its parameters for nothin
 one that has not stepped for STALE_STEPS steps, and four times its longest gap
 between two of its steps, counts as none. An fp16 model whose optimizer steps fp32
 copies of its parameters (master weights, see core/masters.py) is trained as long
-as the model holds the copies' values at each check (copied back after each step)."""
+as the model holds the copies' values at each check (copied back after each step).
+
+An `nn.Parameter` the script holds outside every module (a CLIP temperature
+`logit_scale`) is named by its variable when no optimizer holds it, it received a
+new gradient between two checks and its value stayed as it was: an adversarial
+perturbation kept from batch to batch, updated by hand from its gradient, moves."""
 from __future__ import annotations
 
+import weakref
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sanitizer.core import locations
@@ -25,6 +32,7 @@ MAX_EVENTS = 20
 STAGES = 16  # new optimizers that restart the checks (not one built every step)
 STALE_STEPS = 16
 CHECK_EVERY = 64  # steps between two checks once the doubling reaches it
+FREE_SAMPLE = 4096  # values of a free parameter kept to see whether it moved
 
 
 class ParamNotInOptimizerDetector(Detector):
@@ -43,6 +51,8 @@ class ParamNotInOptimizerDetector(Detector):
         # left from its last step (a teacher trained first, then only run) is no new one
         self._seen_grads: dict[int, tuple[int, int]] = {}
         self._checked_at: int | None = None  # the step of the latest check
+        # the free parameters the script holds, by id: as seen at the latest check
+        self._free: dict[int, _Sighting] = {}
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial or not record.training_params or record.joins_previous:
@@ -81,6 +91,14 @@ class ParamNotInOptimizerDetector(Detector):
         # model follows them while it holds their values; asked again at each check
         copies = {} if replaced or not missing else sink.master_copies([p for _, p in missing])
         missing = [(name, p) for name, p in missing if copies.get(id(p)) is not True]
+        free = self._free_missing(sink.free_parameters(), held, {id(p) for _, p in named})
+        for name in free:
+            self.missing.append(name)
+            sink.emit("param_not_in_optimizer", step,
+                      f"{name}, an nn.Parameter the script holds outside any module, receives gradients but no "
+                      "optimizer holds it and its value never changed: it is never trained (add it to the "
+                      "optimizer's parameters; requires_grad_(False) if it is meant to stay fixed)",
+                      param=name, where=locations.user_site(), extra={"params": [name], "free": True})
         if not missing:
             return
         self.missing += [name for name, _ in missing]
@@ -114,6 +132,27 @@ class ParamNotInOptimizerDetector(Detector):
                            "gradients: requires_grad_(False))")
             sink.emit("param_not_in_optimizer", step, message, module=module, param=params[0], where=site,
                       extra=extra)
+
+    def _free_missing(self, free: list[tuple[str, Any]], held: set[int], in_models: set[int]) -> list[str]:
+        """Of the free parameters the script holds (outside every module and optimizer),
+        the names of those that received a new gradient since the latest check while
+        their values stayed as they were; each is remembered as seen now."""
+        self._free = {key: seen for key, seen in self._free.items() if seen.param() is not None}
+        missing = []
+        for name, param in free:
+            if id(param) in held or id(param) in in_models or name in self.missing or param.grad is None:
+                continue
+            try:
+                now = _Sighting.of(param)
+            except RuntimeError:  # values that cannot be sampled flat (a sparse parameter): not followed
+                continue
+            before = self._free.get(id(param))
+            if before is not None and before.param() is param:
+                now.moved = before.moved or not now.same_values(before)
+                if not now.moved and now.gradient != before.gradient:
+                    missing.append(name)
+            self._free[id(param)] = now
+        return missing
 
     def _follow(self, record: StepRecord) -> None:
         optimizer = record.optimizer_id
@@ -158,3 +197,26 @@ def _replaced(missing: list[tuple[str, Any]], named: list[tuple[str, Any]], reco
 def _verbs(params: list[str], one: str, several: str) -> str:
     """The words that agree with how many parameters a message names."""
     return one if len(params) == 1 else several
+
+
+@dataclass
+class _Sighting:
+    """A free parameter at a check: its gradient (which tensor, which version), its
+    values (a sample of them), and whether they ever changed between two checks."""
+    param: weakref.ref[Any]
+    gradient: tuple[int, int]
+    version: int
+    sample: Any
+    moved: bool = False
+
+    @classmethod
+    def of(cls, param: Any) -> _Sighting:
+        values = param.detach().reshape(-1)
+        step = max(1, values.numel() // FREE_SAMPLE)
+        return cls(weakref.ref(param), (id(param.grad), param.grad._version), param._version,
+                   values[::step][:FREE_SAMPLE].clone())
+
+    def same_values(self, before: _Sighting) -> bool:
+        """Written neither in place (the version counter) nor through `.data` (the values)."""
+        return (self.version == before.version and self.sample.shape == before.sample.shape
+                and bool((self.sample == before.sample).all()))

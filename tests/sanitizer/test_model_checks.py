@@ -2,7 +2,11 @@
 and the fitting verdicts of the decision table."""
 from __future__ import annotations
 
-from sanitizer_harness import PRELAUNCH, ScriptRuns
+import pytest
+
+from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
+
+PERTURBATIONS = ("data", "param-data", "add")
 
 PRELAUNCH += [("pruned_midrun.py", "--fault"), ("pruned_midrun.py",), ("unused_parameter.py",), ("unused_parameter.py", "saturated"), ("unused_in_main.py",), ("param_not_in_optimizer.py",), ("param_not_in_optimizer.py", "stale"), ("param_not_in_optimizer.py", "masters"), ("param_not_in_optimizer.py", "masters-not-copied"),
               ("param_not_in_optimizer.py", "masters-overflow"),
@@ -12,7 +16,11 @@ PRELAUNCH += [("pruned_midrun.py", "--fault"), ("pruned_midrun.py",), ("unused_p
               ("two_stage.py", "--unfreeze-at", "10"), ("scripted_submodule.py",),
               ("scripted_submodule.py", "whole"),
               ("two_stage.py", "--steps", "100", "--unfreeze-at", "71"),
-              ("two_stage.py", "--steps", "100", "--unfreeze-at", "71", "--add-group")]
+              ("two_stage.py", "--steps", "100", "--unfreeze-at", "71", "--add-group"),
+              *[(*args, variant) for args in (("free_parameter.py",), ("plain", "free_parameter.py"))
+                for variant in ("fault", "healthy")],
+              *[(*args, "--perturb", how) for args in (("free_parameter.py",), ("plain", "free_parameter.py"))
+                for how in PERTURBATIONS]]
 
 
 def test_branch_never_called_is_unused(script_runs: ScriptRuns) -> None:
@@ -139,6 +147,33 @@ def test_a_backbone_unfrozen_after_the_last_doubling_check_is_found_at_the_end(s
 def test_a_parameter_outside_the_optimizer_is_no_replacement(script_runs: ScriptRuns) -> None:
     event = script_runs.get("param_not_in_optimizer.py").first("param_not_in_optimizer")
     assert "replaced" not in event and "no optimizer step ever updates" in event["message"]
+
+
+def test_a_free_parameter_no_optimizer_holds_is_named_by_its_variable(script_runs: ScriptRuns) -> None:
+    """A CLIP temperature `logit_scale = nn.Parameter(...)` in no module, trained by no
+    optimizer: nothing was reported. Named at the second check, when it got a new
+    gradient and its value had not moved; in a parameter group of the optimizer, nothing."""
+    run = script_runs.get("free_parameter.py", "fault")
+    assert (run.returncode, run.stdout) == (0, script_runs.plain("free_parameter.py", "fault").stdout), run.stderr
+    [event] = run.events()
+    assert (event["kind"], event["step"], event["param"], event["params"]) == (
+        "param_not_in_optimizer", 2, "logit_scale", ["logit_scale"]), event
+    assert event["module"] is None and event["free"] is True
+    assert event["where"] == f"free_parameter.py:{line_of('free_parameter.py', 'optimizer.step()  # the encoders')}"
+    assert "no optimizer holds it and its value never changed" in event["message"]
+    healthy = script_runs.get("free_parameter.py", "healthy")
+    assert healthy.stdout == script_runs.plain("free_parameter.py", "healthy").stdout
+    assert healthy.returncode == 0 and healthy.events() == [], healthy.events()
+
+
+@pytest.mark.parametrize("how", PERTURBATIONS)
+def test_a_perturbation_updated_by_hand_is_no_parameter_outside_the_optimizer(script_runs: ScriptRuns,
+                                                                              how: str) -> None:
+    """Adversarial training: a perturbation that requires grad, in no optimizer by design,
+    moved by hand from its gradient at every step (through `.data`, or in place)."""
+    run = script_runs.get("free_parameter.py", "--perturb", how)
+    assert run.stdout == script_runs.plain("free_parameter.py", "--perturb", how).stdout
+    assert run.returncode == 0 and run.events() == [], run.events()
 
 
 def test_validation_never_near_training_is_a_mismatch(script_runs: ScriptRuns) -> None:

@@ -3,7 +3,8 @@ network is rebuilt with `copy.deepcopy` at each sync, a model given its batch by
 keyword, after an empty cache or inside a dict (the batch's size and origin were
 read from the first positional argument only), a loss whose hinge term is held at
 0 while the other terms train, and a sweep of configurations trained one after the
-other, two of which diverge. Each runs as under plain python: same output, same
+other, two of which diverge, and a contrastive run that ends 20 steps after its loss's
+warm-up rise. Each runs as under plain python: same output, same
 exit status."""
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ PRELAUNCH += [("dqn_rebuilt_target.py",), ("plain", "dqn_rebuilt_target.py"),
               *[("keyword_batches.py", "--data", "slices", "--memorise", "--call", call) for call in CALLS],
               ("plain", "keyword_batches.py", "--call", "dict"),
               ("ranking_terms.py",), ("ranking_terms.py", "--term", "relu"), ("ranking_terms.py", "--prune-step", "150"),
-              ("plain", "ranking_terms.py", "--prune-step", "150"), ("lr_sweep.py",), ("plain", "lr_sweep.py")]
+              ("plain", "ranking_terms.py", "--prune-step", "150"), ("lr_sweep.py",), ("plain", "lr_sweep.py"),
+              ("moco_queue.py", "--steps", "22"), ("plain", "moco_queue.py", "--steps", "22"), ("moco_queue.py",)]
 
 
 def _kinds(events: list[dict[str, object]]) -> list[object]:
@@ -88,3 +90,15 @@ def test_each_configuration_of_a_sweep_is_judged_for_divergence(script_runs: Scr
     plain = script_runs.plain("lr_sweep.py")
     assert (run.returncode, run.stdout) == (plain.returncode, plain.stdout), run.stderr
     assert [(event["kind"], event["step"]) for event in run.events()] == [("divergence", 82), ("divergence", 242)]
+
+
+def test_a_run_that_ends_soon_after_a_warm_up_rise_is_too_short_to_judge(script_runs: ScriptRuns) -> None:
+    """moco_queue.py's loss rises from 0.006 at step 1 to 0.3 at step 2 (a blow-up), then on
+    to 0.9 as real keys fill the queue: a rise judged 50 losses after it, by whether the
+    loss trained down from its peak. A run that ends 20 steps after it was reported as a
+    divergence at step 2; it is too short to judge. Its 90 steps train down: nothing either."""
+    run = script_runs.get("moco_queue.py", "--steps", "22")
+    plain = script_runs.plain("moco_queue.py", "--steps", "22")
+    assert (run.returncode, run.stdout) == (plain.returncode, plain.stdout), run.stderr
+    assert run.events() == [], run.events()
+    assert script_runs.get("moco_queue.py").events() == []

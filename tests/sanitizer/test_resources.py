@@ -7,6 +7,9 @@ from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("leak_sites.py", "queue"), ("leak_sites.py", "hook"), ("leak_sites.py", "receiver"),
               ("leak_sites.py", "deque"), ("leak_sites.py", "pairs"), ("tensor_leak.py",), ("tensor_leak.py", "two-optimizers"), ("tensor_leak.py", "history"), ("tensor_leak.py", "ema"), ("memory_growth.py",),
+              ("tensor_leak.py", "ema-local"), ("tensor_leak.py", "ema-local", "healthy"),
+              ("plain", "tensor_leak.py", "ema-local"), ("plain", "tensor_leak.py", "ema-local", "healthy"),
+              ("tensor_leak.py", "ema-local", "helper"), ("plain", "tensor_leak.py", "ema-local", "helper"),
               ("dataloader_bound.py",), ("periodic_leak.py",), ("periodic_leak.py", "every=50"),
               ("periodic_leak.py", "bounded")]
 
@@ -26,7 +29,27 @@ def test_an_ema_copy_updated_with_gradients_on_leaks_as_itself(script_runs: Scri
     run = script_runs.get("tensor_leak.py", "ema")
     event = run.first("tensor_leak")
     assert event["holder"] == "ema" and "4 tensors in `ema`" in event["message"], event
+    assert event["where"] == f"tensor_leak.py:{line_of('tensor_leak.py', 'averaged.mul_(0.99)')}", event
     assert len(run.events("tensor_leak")) == 1
+
+
+def test_an_ema_copy_made_by_deepcopy_leaks_at_its_update_not_where_it_was_made(script_runs: ScriptRuns) -> None:
+    """`ema = copy.deepcopy(model)`, then `ema_p.mul_(decay).add_(p, alpha=1 - decay)` over its
+    parameters without `no_grad()`: the event was located at the deepcopy."""
+    run = script_runs.get("tensor_leak.py", "ema-local")
+    assert run.stdout == script_runs.plain("tensor_leak.py", "ema-local").stdout, run.stderr
+    [event] = run.events()
+    assert (event["kind"], event["holder"]) == ("tensor_leak", "ema") and "(in fit)" in event["message"], event
+    assert event["where"] == f"tensor_leak.py:{line_of('tensor_leak.py', 'ema_p.mul_(decay)')}", event
+    healthy = script_runs.get("tensor_leak.py", "ema-local", "healthy")
+    assert healthy.stdout == script_runs.plain("tensor_leak.py", "ema-local", "healthy").stdout
+    assert healthy.returncode == 0 and healthy.events() == [], healthy.events()
+    # handed to a function of the script that updates it: located there
+    helper = script_runs.get("tensor_leak.py", "ema-local", "helper")
+    assert helper.stdout == script_runs.plain("tensor_leak.py", "ema-local", "helper").stdout, helper.stderr
+    [event] = helper.events()
+    assert event["holder"] == "ema" and "(in fit_by_helper)" in event["message"], event
+    assert event["where"] == f"tensor_leak.py:{line_of('tensor_leak.py', 'averaged.lerp_(trained')}", event
 
 
 def test_a_history_of_lists_in_a_dict_leaks_under_its_key(script_runs: ScriptRuns) -> None:
