@@ -34,6 +34,7 @@ DEAD_STEPS = 20  # all-zero gradients since at least this many steps (and a quar
 # a parameter at its optimum (a full-batch fit's bias, whose gradient rounds to exactly 0 on
 # some CPUs), not a layer pruned, masked or killed, whose gradients stop from their usual size
 CONVERGED = 1e-4
+EXPLAIN_WITHIN = 4  # steps after it was noted that a parameter's zero gradients are looked into, at most
 
 
 class UnusedParameterDetector(Detector):
@@ -58,8 +59,9 @@ class UnusedParameterDetector(Detector):
         self._peak: dict[int, float] = {}  # per parameter: its largest non-zero gradient norm
         self._last: dict[int, float] = {}  # and its latest
         # ids of parameters whose all-zero gradients a hinge term held at 0 may explain: those
-        # whose zero run began at their latest step, and those such a term explained then
-        self._to_explain: set[int] = set()
+        # whose zero run began at their latest step, and those such a term explained then;
+        # each with the step it was noted at (another optimizer may step in between: a GAN's)
+        self._to_explain: dict[int, int] = {}
         self._terms: TermGraph | None = None  # the terms of the loss last looked at
         self._inspection: Inspection | None = None  # of this step's loss, read when the step ends
         self._held: set[int] = set()  # parameters that only terms held at 0 reached this step
@@ -67,7 +69,7 @@ class UnusedParameterDetector(Detector):
     def on_backward(self, loss: torch.Tensor, sink: Sink) -> None:
         if not self._to_explain or self._inspection is not None:
             return
-        known = self._terms if self._terms is not None and self._to_explain <= self._terms.reached.keys() else None
+        known = self._terms if self._terms is not None and self._to_explain.keys() <= self._terms.reached.keys() else None
         self._inspection = inspect(loss, known)
         if self._inspection is not None:
             self._terms = self._inspection.graph
@@ -79,7 +81,9 @@ class UnusedParameterDetector(Detector):
             self.steps_seen += 1
             inspection, self._inspection = self._inspection, None
             self._held = inspection.held_at_zero() if inspection is not None else set()
-            self._to_explain -= {id(param) for param in record.params}  # looked at by now, or no longer zero
+            stepped = {id(param) for param in record.params}  # looked into by now, or no longer zero
+            self._to_explain = {key: noted for key, noted in self._to_explain.items()
+                                if key not in stepped and self.steps_seen - noted <= EXPLAIN_WITHIN}
         for param in record.training_params:
             if id(param) not in self._trainable and local_values([param])[0].numel():  # an FSDP shard may be empty here
                 self._trainable[id(param)] = param
@@ -105,12 +109,12 @@ class UnusedParameterDetector(Detector):
             elif key in self._held:  # a margin every pair meets, not a layer that stopped learning
                 if key in zero_since:
                     zero_since[key] = None
-                self._to_explain.add(key)
+                self._to_explain[key] = self.steps_seen
             elif key in zero_since and zero_since[key] is None:
                 if self._last.get(key, 0.0) <= CONVERGED * self._peak.get(key, 0.0):
                     continue  # it came down to zero: converged, not stopped
                 zero_since[key] = (self.steps_seen, record.step)
-                self._to_explain.add(key)
+                self._to_explain[key] = self.steps_seen
 
     def _note_owners(self, sink: Sink) -> None:
         """While the model is alive, note the module and called-ness of each parameter that

@@ -3,7 +3,7 @@
 `model(None, ids, mask)`, or given the batch as a dict, `model({"input_ids": ...})`.
 
 --data loader   a shuffled DataLoader of dicts over 1,025 sequences in batches of
-                128: each epoch ends on a batch of 1, whose gradient is up to 20
+                128: each epoch ends on a batch of 1, whose gradient is some 20
                 times a full batch's once the model fits (noise of one sample, no
                 spike); the model overfits the small training set
 --data slices   batches sliced in order from one tensor of token ids; after every
