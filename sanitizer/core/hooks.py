@@ -70,6 +70,7 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
         session, "Module.load_state_dict", lambda args, kwargs, result: session.on_load_state_dict(
             args[0], args[1] if len(args) > 1 else kwargs.get("state_dict"))))
     _patch(stack, copy, "deepcopy", _model_copy_observer(session))
+    _patch(stack, torch.nn.Module, "__setstate__", _module_state_observer(session))
     for name, training in FUNCTIONAL_DROPOUTS.items():
         if hasattr(F, name):
             _patch(stack, F, name, _dropout_observer(session, f"F.{name}", training))
@@ -380,6 +381,57 @@ def _model_copy_observer(session: Sanitizer) -> Callable[..., Any]:
             return result
         return deepcopy
     return wrap
+
+
+# What `copy.deepcopy` calls to rebuild an object from its reduction; its `x` is the
+# object copied, its `memo` None for a shallow `copy.copy`.
+_RECONSTRUCT = copy._reconstruct.__code__
+_COPY_FILE = copy._reconstruct.__code__.co_filename
+
+
+def _module_state_observer(session: Sanitizer) -> Callable[..., Any]:
+    """`Module.__setstate__`, which a deep copy of a module calls on the new module: a
+    script's `copy.deepcopy(model)` is told to the session as the patched `deepcopy` tells
+    it, also where the script holds the function unpatched (`from copy import deepcopy`
+    run before the session began). Only a copy's outermost module, copied by a call from
+    the script itself, is told; a module unpickled (`torch.load` of a whole model) or
+    shallow-copied is not. The patched `deepcopy` tells the same copy again: following
+    it twice is following it once."""
+    copied = _guarded(session, "Module.__setstate__", session.on_model_copied)
+
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def __setstate__(self: Any, state: Any) -> Any:
+            result = original(self, state)
+            if session.active and not _out_of_reach():
+                source = _deep_copied_from(sys._getframe(1))
+                if source is not None:
+                    copied(source, self)
+            return result
+        return __setstate__
+    return wrap
+
+
+def _deep_copied_from(frame: types.FrameType | None) -> Any:
+    """The module a script's `copy.deepcopy` call is copying, when the `__setstate__`
+    called below `frame` (the sanitizer's frames, a subclass's own `__setstate__` calling
+    `super()`'s) is the last step of that copy; else None."""
+    while frame is not None and (locations.is_own(frame) or frame.f_code.co_name == "__setstate__"):
+        frame = frame.f_back
+    if frame is None or frame.f_code is not _RECONSTRUCT:
+        return None
+    arguments = frame.f_locals
+    if arguments.get("memo") is None:  # copy.copy
+        return None
+    caller = frame.f_back  # the `deepcopy` that reconstructs
+    if caller is None or caller.f_code.co_filename != _COPY_FILE:
+        return None
+    caller = caller.f_back
+    while caller is not None and locations.is_own(caller):
+        caller = caller.f_back
+    if caller is None or not locations.is_user_file(caller.f_code.co_filename):
+        return None  # a part of a larger copy, or a library's copy
+    return arguments.get("x")
 
 
 def _clip_observer(session: Sanitizer, clip: str) -> Callable[..., Any]:

@@ -110,7 +110,7 @@ def warning_frame(frame: FrameType, stacklevel: int, skipped: tuple[str, ...] = 
     sanitizer's frames not counted: a torch warning raised through one of its wrappers
     names the script's line, and is filtered and shown once by the script's module."""
     found: FrameType | None = frame
-    while found is not None and _is_own(found):
+    while found is not None and is_own(found):
         found = found.f_back
     if found is None or stacklevel <= 1:
         return found
@@ -121,7 +121,7 @@ def warning_frame(frame: FrameType, stacklevel: int, skipped: tuple[str, ...] = 
         if found.f_code.co_name == "<module>" and found.f_globals.get("__name__") == "__main__":
             return None  # the script's top level: nothing called it in a plain run
         found = found.f_back
-        while found is not None and (_is_own(found) or external and (
+        while found is not None and (is_own(found) or external and (
                 _is_import_machinery(found) or found.f_code.co_filename.startswith(skipped))):
             found = found.f_back
         if found is None:
@@ -129,7 +129,7 @@ def warning_frame(frame: FrameType, stacklevel: int, skipped: tuple[str, ...] = 
     return found
 
 
-def _is_own(frame: FrameType) -> bool:
+def is_own(frame: FrameType) -> bool:
     return frame.f_code.co_filename.startswith(_SANITIZER_ROOT + os.sep)
 
 
@@ -148,7 +148,7 @@ def called_from_user_code() -> bool:
     """Whether the innermost frame outside the sanitizer on the caller's stack is user
     code (the script called the patched function, not torch or another library)."""
     frame: FrameType | None = sys._getframe(1)
-    while frame is not None and _is_own(frame):
+    while frame is not None and is_own(frame):
         frame = frame.f_back
     return frame is not None and is_user_file(frame.f_code.co_filename)
 

@@ -797,6 +797,60 @@ def test_a_deepcopy_of_the_trained_model_run_every_step_is_a_target_network_unle
     assert any("target network" in note for note in session.notes) == (how == "rebuilt"), session.notes
 
 
+def test_a_target_network_copied_by_a_deepcopy_bound_before_the_session_is_one() -> None:
+    """`from copy import deepcopy` ran before the session began (a notebook's first cell):
+    the name holds the function the session does not wrap, and the rebuilt target network
+    was not seen as one (no note; its TD loss judged as any other's)."""
+    bound = copy.deepcopy
+    torch.manual_seed(0)
+    q = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+    opt = torch.optim.Adam(q.parameters(), 1e-3)
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
+        assert copy.deepcopy is not bound
+        target = bound(q)
+        for step in range(40):
+            s, s2 = torch.randn(32, 4), torch.randn(32, 4)
+            with torch.no_grad():
+                y = torch.randn(32) + 0.99 * target(s2).max(1).values
+            loss = F.smooth_l1_loss(q(s).max(1).values, y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if step % 10 == 9:
+                target = bound(q)
+    assert any("target network" in note for note in session.notes), session.notes
+
+
+def test_a_module_copied_or_loaded_after_the_session_is_as_before() -> None:
+    """The copies are seen where `Module.__setstate__` is called: it is restored at the
+    session's end, and a module pickled and loaded, deep- or shallow-copied in the
+    session is the same as outside it."""
+    setstate = vars(nn.Module)["__setstate__"]
+    torch.manual_seed(0)
+    q = nn.Sequential(nn.Linear(4, 16), nn.BatchNorm1d(16), nn.Linear(16, 2))
+    opt = torch.optim.SGD(q.parameters(), lr=0.1)
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
+        for _ in range(3):
+            opt.zero_grad()
+            q(torch.randn(8, 4)).pow(2).mean().backward()
+            opt.step()
+        buffer = io.BytesIO()
+        torch.save(q, buffer)
+        buffer.seek(0)
+        loaded = torch.load(buffer, weights_only=False)
+        deep, shallow = copy.deepcopy(q), copy.copy(q)
+    assert vars(nn.Module)["__setstate__"] is setstate
+    x = torch.randn(5, 4)
+    q.eval()
+    for other in (loaded, deep):
+        other.eval()
+        assert other is not q and torch.equal(other(x), q(x))
+        assert all(a.data_ptr() != b.data_ptr() for a, b in zip(other.parameters(), q.parameters()))
+        assert [type(m) for m in other.modules()] == [type(m) for m in q.modules()]
+    assert all(a is b for a, b in zip(shallow.parameters(), q.parameters()))
+    assert not [e for e in session.events if e.kind == "sanitizer_error"], session.events
+
+
 class _Shifted(nn.Module):
     def __init__(self) -> None:
         super().__init__()
