@@ -20,7 +20,7 @@ from sanitizer import Sanitizer
 from sanitizer.core import hooks
 
 PATCHED = [(torch.autograd, "backward"), (torch.amp.GradScaler, "scale"), (torch.amp.GradScaler, "step"),
-           (dataloader._BaseDataLoaderIter, "__next__"),
+           (dataloader._BaseDataLoaderIter, "__next__"), (nn.Module, "__setstate__"),
            *((F, name) for name in hooks.LOSS_FUNCTIONS if hasattr(F, name))]
 
 
