@@ -153,6 +153,11 @@ def accumulation_site(holder: Holder) -> tuple[str, int] | None:
     return None
 
 
+# In-place methods of a tensor that change no value: `p.requires_grad_(False)` over a
+# target network's parameters freezes it, it does not update it.
+NOT_WRITES = frozenset({"requires_grad_", "share_memory_"})
+
+
 def _parameter_updates(scope: ast.AST, label: str) -> list[int]:
     """The lines of `scope` that change a parameter of the model `label` in place, in a
     loop over them (`for ema_p, p in zip(ema.parameters(), model.parameters())`): a
@@ -166,6 +171,7 @@ def _parameter_updates(scope: ast.AST, label: str) -> list[int]:
         for node in (sub for statement in loop.body for sub in ast.walk(statement)):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and node.func.attr.endswith("_") and not node.func.attr.startswith("_")
+                    and node.func.attr not in NOT_WRITES
                     and _receiver(node.func.value) in names):
                 lines.append(node.lineno)
     return lines

@@ -140,8 +140,10 @@ class ParamNotInOptimizerDetector(Detector):
         self._free = {key: seen for key, seen in self._free.items() if seen.param() is not None}
         missing = []
         for name, param in free:
-            if id(param) in held or id(param) in in_models or name in self.missing or param.grad is None:
-                continue
+            if (id(param) in held or id(param) in in_models or name in self.missing
+                    or not param.is_leaf or param.grad is None):
+                continue  # a non-leaf (a parameter written in place under autograd) gets no .grad, and
+                # torch warns when it is read
             try:
                 now = _Sighting.of(param)
             except RuntimeError:  # values that cannot be sampled flat (a sparse parameter): not followed

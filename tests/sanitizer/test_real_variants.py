@@ -4,16 +4,19 @@ keyword, after an empty cache or inside a dict (the batch's size and origin were
 read from the first positional argument only), a loss whose hinge term is held at
 0 while the other terms train, and a sweep of configurations trained one after the
 other, two of which diverge, and a contrastive run that ends 20 steps after its loss's
-warm-up rise. Each runs as under plain python: same output, same
-exit status."""
+warm-up rise, and an actor-critic whose target networks follow the trained ones by soft
+(Polyak) updates. Each runs as under plain python: same output, same exit status."""
 from __future__ import annotations
 
 import pytest
 
-from sanitizer_harness import PRELAUNCH, ScriptRuns
+from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
+
+SOFT_UPDATES = ["data", "lerp", "leaky"]
 
 CALLS = ["keywords", "cache", "dict"]
 PRELAUNCH += [("dqn_rebuilt_target.py",), ("plain", "dqn_rebuilt_target.py"),
+              *[(prefix + ("soft_target.py", how)) for how in SOFT_UPDATES for prefix in ((), ("plain",))],
               *[("keyword_batches.py", "--call", call) for call in CALLS],
               *[("keyword_batches.py", "--data", "slices", "--memorise", "--call", call) for call in CALLS],
               ("plain", "keyword_batches.py", "--call", "dict"),
@@ -35,6 +38,34 @@ def test_a_target_network_rebuilt_by_deepcopy_is_one(script_runs: ScriptRuns) ->
     assert run.events() == [], run.events()
     notes = run.report["summary"]["notes"]
     assert any("target network" in note and "not judged" in note for note in notes), notes
+
+
+@pytest.mark.parametrize("how", ["data", "lerp"])
+def test_target_networks_moved_by_soft_updates_are_healthy(script_runs: ScriptRuns, how: str) -> None:
+    """DDPG's targets: second instances loaded with the trained weights, then moved towards
+    them at every step through `.data` or by `lerp_` under no_grad. Nothing to report."""
+    run = script_runs.get("soft_target.py", how)
+    plain = script_runs.plain("soft_target.py", how)
+    assert (run.returncode, run.stdout) == (plain.returncode, plain.stdout), run.stderr
+    assert run.events() == [], run.events()
+
+
+def test_a_soft_update_with_gradients_on_leaks_at_the_update(script_runs: ScriptRuns) -> None:
+    """The same update written without no_grad() into frozen target parameters: a leak of
+    each target network. It was located at `p.requires_grad_(False)` (a loop over the
+    parameters calling a method ending in `_`, which changes no value), and the sanitizer
+    read `.grad` of the parameters the update had made non-leaves: torch's warning about it
+    reached the script's stderr."""
+    run = script_runs.get("soft_target.py", "leaky")
+    plain = script_runs.plain("soft_target.py", "leaky")
+    assert (run.returncode, run.stdout) == (plain.returncode, plain.stdout), run.stderr
+    assert "Warning" not in run.stderr and "Warning" not in plain.stderr, run.stderr
+    events = run.events()
+    assert [(e["kind"], e["holder"]) for e in events] == [("tensor_leak", "actor_target"),
+                                                          ("tensor_leak", "critic_target")], events
+    # the first in-place update of the loops of `soft_update`, which main hands the targets to
+    updates = {line_of("soft_target.py", text) for text in ("tp.data.mul_(", "tp.lerp_(", "tp.mul_(")}
+    assert {e["where"] for e in events} <= {f"soft_target.py:{line}" for line in updates}, events
 
 
 @pytest.mark.parametrize("call", CALLS)
