@@ -33,8 +33,8 @@ from trainlint.analysis.precision import (
 from trainlint.analysis.receivers import DATALOADER, GRAD_SCALER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
 from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_name
 from trainlint.analysis.training import (
-    is_clip_call, loops_within, measures_only, method_call, replaced_parameter, scaled_backward_scaler,
-    unchain_module,
+    MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, replaced_parameter,
+    scaled_backward_scaler, unchain_module,
 )
 from trainlint.analysis.walk import iter_nodes, only, own_nodes
 from trainlint.context import FileContext
@@ -363,7 +363,7 @@ class CallTargets:
     def _constructions_by_variable(self) -> dict[tuple[cst.CSTNode, str], list[cst.Call]]:
         found: dict[tuple[cst.CSTNode, str], list[cst.Call]] = {}
         for node in self.ctx.nodes_of(cst.Assign):
-            value = _unchained(node.value)  # type: ignore[attr-defined]
+            value = self._wrapped(_unchained(node.value))  # type: ignore[attr-defined]
             if type(value) is not cst.Call or len(node.targets) != 1:  # type: ignore[attr-defined]
                 continue
             cls = self._class_named(value.func)
@@ -371,6 +371,14 @@ class CallTargets:
             if keys:
                 found.setdefault(keys[0], []).append(value)
         return found
+
+    def _wrapped(self, value: cst.BaseExpression) -> cst.BaseExpression:
+        """The construction a module wrapper is built around where the instance is
+        built (`torch.compile(Net())`, `nn.DataParallel(Net().cuda())`): calling the
+        wrapper runs the wrapped module's `forward`."""
+        if type(value) is cst.Call and value.args and self.ctx.call_name(value) in MODULE_WRAPPERS:
+            return _unchained(value.args[0].value)
+        return value
 
     def constructions(self) -> Iterator[cst.Call]:
         """Each call of a class whose instance a variable of the file keeps."""
