@@ -19,7 +19,7 @@ import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, reaching, target_names
-from trainlint.analysis.evaluation import loop_forwards
+from trainlint.analysis.evaluation import loop_forwards, runs_layers
 from trainlint.analysis.guards import is_device_check, skipped_at_first, tests_a_remainder
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
@@ -542,6 +542,7 @@ class _Summarizer:
             grad_scalers=self._grad_scalers(),
             forwards=forwards,
             evaluated_forwards=evaluated_forwards,
+            runs_layers=runs_layers(self.ctx, self.func),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,
             **{name: frozenset(values) for name, values in sets.items()},
