@@ -137,6 +137,9 @@ class Summary:
     # with a grad mode set; neither propagates to callers of callers
     forwards: frozenset[str] = frozenset()
     evaluated_forwards: frozenset[str] = frozenset()
+    # a method of an `nn.Module` class that runs the module's layers as its `forward` does,
+    # with no decorator and no grad mode of its own (see `trainlint.analysis.evaluation.runs_layers`)
+    runs_layers: bool = False
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -181,6 +184,7 @@ class Summary:
             **({"grad_scalers": sorted(self.grad_scalers)} if self.grad_scalers else {}),
             **({"forwards": sorted(self.forwards)} if self.forwards else {}),
             **({"evaluated_forwards": sorted(self.evaluated_forwards)} if self.evaluated_forwards else {}),
+            **({"runs_layers": True} if self.runs_layers else {}),
         }
 
     @classmethod
@@ -208,6 +212,7 @@ class Summary:
             grad_scalers=frozenset(data.get("grad_scalers", ())),  # type: ignore[arg-type]
             forwards=frozenset(data.get("forwards", ())),  # type: ignore[arg-type]
             evaluated_forwards=frozenset(data.get("evaluated_forwards", ())),  # type: ignore[arg-type]
+            runs_layers=bool(data.get("runs_layers")),
         )
 
 

@@ -82,7 +82,8 @@ class EmptyCacheInLoop(Rule):
     (`self.free_memory()` of a base class, in this file or imported, and
     `super().method()`), looked up in the order Python does for single
     inheritance (bases depth first, left to right), and the `forward` that
-    calling a model runs (`model(x)` of a class of the project). Out of reach: a helper held in a variable
+    calling a model runs (`model(x)` of a class of the project, also compiled or
+    wrapped where it is built: `torch.compile(Net())`, `nn.DataParallel(Net())`). Out of reach: a helper held in a variable
     other than by a lambda assigned to it (a callback, a hook a library trainer runs), a method of an object whose
     class cannot be told (a parameter, an attribute set in another module),
     and code of installed libraries.
@@ -725,6 +726,19 @@ class EmptyCacheInLoop(Rule):
         "    optimizer.zero_grad()\n"
         "    after_step(step, {'lr': 0.1})  # expect: TL201\n"
         "    write_scalars(tb_writer, {'lr': 0.1}, step)  # expect: TL201\n",
+        # a model compiled or wrapped for data parallelism where it is built still runs its forward
+        "import torch\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        torch.cuda.empty_cache()\n"
+        "        return self.body(x)\n"
+        "def train(loader, optimizer):\n"
+        "    model = torch.compile(Net().cuda())\n"
+        "    replicas = torch.nn.DataParallel(Net())\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()  # expect: TL201\n"
+        "        replicas(x).sum().backward()  # expect: TL201\n"
+        "        optimizer.step()\n",
     )
     good = (
         # a period around the call alone: the author chose when it runs
@@ -990,6 +1004,27 @@ class EmptyCacheInLoop(Rule):
         "    optimizer.step()\n"
         "    show_samples(model, samples)\n"
         "    refresh(replay_buffers)\n",
+        # a compiled model whose forward empties the cache only on out-of-memory, or one
+        # called once before the loop
+        "import torch\n"
+        "class Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        try:\n"
+        "            return self.body(x)\n"
+        "        except torch.cuda.OutOfMemoryError:\n"
+        "            torch.cuda.empty_cache()\n"
+        "            return self.body(x[: len(x) // 2])\n"
+        "class Probe(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        torch.cuda.empty_cache()\n"
+        "        return self.body(x)\n"
+        "def train(loader, optimizer):\n"
+        "    model = torch.compile(Net())\n"
+        "    probe = torch.compile(Probe())\n"
+        "    probe(next(iter(loader)))\n"
+        "    for x in loader:\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:

@@ -3,12 +3,9 @@ import re
 import libcst as cst
 
 from trainlint.analysis.dataflow import is_constant, target_names
-from trainlint.analysis.evaluation import models_called
+from trainlint.analysis.evaluation import models_called, runs_layers
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
-    ENABLE_GRAD,
-    NO_GRAD,
-    SET_GRAD_ENABLED,
     CallFlow,
     clears_grads,
     grad_mode_at,
@@ -89,7 +86,8 @@ class EvalWithoutNoGrad(Rule):
     The model must be called by the same expression that `.eval()` was called
     on (also an item of a container: `self.model["generator"]`; or through its wrapper's `.module`, or through a method of a module class
     of the file that runs its layers with no decorator and no grad mode of its
-    own: `lm_model.log_prob(words)`), in the same function or in a function of the file that it then calls
+    own: `lm_model.log_prob(words)`; or of a module class of another module of the
+    project, on an instance this file builds: a2c-ppo's `actor_critic.act(obs)`), in the same function or in a function of the file that it then calls
     (`model.eval()` at module level, then `evaluate(loader)`). A call in the
     evaluation loop of a function of the file that runs the forward outside
     loops of its own is reported at that call: a method called on `self`
@@ -995,9 +993,16 @@ class EvalWithoutNoGrad(Rule):
 
     def _models_called(self, func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
         """`models_called`, and the model whose forward-like method of a module class
-        of this file a call runs (`lm_model.log_prob(words)`, see `_forward_methods`)."""
+        a call runs: of this file (`lm_model.log_prob(words)`, see `_forward_methods`),
+        or of another module of the project (`actor_critic.act(obs)` of an
+        `actor_critic = Policy(...)`: its summary's `runs_layers`)."""
         if type(func) is cst.Attribute and func.attr.value in self.ctx.shared(_forward_methods):
             return (func.value,)
+        if type(func) is cst.Attribute and self.ctx.summaries.external:
+            call = self.ctx.parent(func)
+            summary = self.ctx.summaries.of_external_call(call) if type(call) is cst.Call else None
+            if summary is not None and summary.runs_layers:
+                return (func.value,)
         return models_called(func)
 
     def _is_event(self, node: cst.CSTNode) -> bool:
@@ -1298,43 +1303,12 @@ _GROWING = ("append", "extend", "insert", "add", "update", "setdefault", "put", 
 
 
 def _forward_methods(ctx: FileContext) -> frozenset[str]:
-    """Methods that run a module's layers like its `forward` does: defined once in the
-    file, in a class of it that subclasses `nn.Module`, calling `self.<layer>(...)` (or
-    `self(...)`), with no decorator and no grad mode of their own
-    (`def log_prob(self, w): return log_softmax(self.out(self.emb(w)), -1)`)."""
-    found = set()
-    for cls in ctx.nodes_of(cst.ClassDef):
-        if not any(ctx.qualified_name(base.value) == "torch.nn.Module" for base in cls.bases):  # type: ignore[attr-defined]
-            continue
-        # the layers: what the class's methods assign to attributes of `self`
-        layers = {"forward"} | {target.attr.value for node in ctx.subtree(cls.body) if type(node) is cst.AssignTarget
-                                and type(target := node.target) is cst.Attribute  # type: ignore[attr-defined]
-                                and type(target.value) is cst.Name and target.value.value == "self"}
-        for method in cls.body.body:  # type: ignore[attr-defined]
-            if (type(method) is not cst.FunctionDef or method.decorators or method.name.value.startswith("_")
-                    or method.name.value in _NOT_FORWARDS or len(ctx.scopes.functions.get(method.name.value, ())) != 1):
-                continue
-            nodes = ctx.subtree(method.body)
-            runs_layers = any(type(n) is cst.Call and _on_self(n.func, layers) for n in nodes)
-            grad_mode = any(type(n) in (cst.Name, cst.Attribute) and ctx.qualified_name(n) in _GRAD_MODES  # type: ignore[arg-type]
-                            for n in nodes)
-            if runs_layers and not grad_mode:
-                found.add(method.name.value)
-    return frozenset(found)
-
-
-def _on_self(func: cst.BaseExpression, layers: set[str]) -> bool:
-    """`self.layer` (an attribute the class assigns, or `forward`) or `self` itself, called."""
-    return (type(func) is cst.Name and func.value == "self") or (
-        type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self"
-        and func.attr.value in layers)
-
-
-# methods of a module that run no forward, or whose name says what they are
-_NOT_FORWARDS = frozenset({"forward", "train", "eval", "parameters", "named_parameters", "state_dict",
-                           "load_state_dict", "zero_grad", "to", "cuda", "cpu", "half", "float", "apply",
-                           "requires_grad_", "register_buffer", "init_weights", "reset_parameters"})
-_GRAD_MODES = NO_GRAD | {ENABLE_GRAD, SET_GRAD_ENABLED}
+    """Methods that run a module's layers like its `forward` does (see `runs_layers`),
+    defined once in the file."""
+    return frozenset(
+        method.name.value for method in ctx.nodes_of(cst.FunctionDef)
+        if len(ctx.scopes.functions.get(method.name.value, ())) == 1 and runs_layers(ctx, method)  # type: ignore[arg-type]
+    )
 
 
 def _called_name(func: cst.BaseExpression) -> str:

@@ -23,8 +23,8 @@ import libcst as cst
 
 from trainlint.analysis.dataflow import unpacked
 from trainlint.analysis.loops import (
-    clears_grads, function_grad_mode, is_backward, lexical_grad_mode, mode_switch, named_for_an_optimizer,
-    optimizer_name,
+    ENABLE_GRAD, NO_GRAD, SET_GRAD_ENABLED, clears_grads, function_grad_mode, is_backward, lexical_grad_mode,
+    mode_switch, named_for_an_optimizer, optimizer_name,
 )
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
 from trainlint.analysis.scopes import dotted_name
@@ -125,3 +125,46 @@ def _bound(node: cst.CSTNode) -> set[str]:
     else:
         return set()
     return {name for target in targets for part in unpacked(target) if (name := dotted_name(part)) is not None}
+
+
+# methods of a module that run no forward, or whose name says what they are
+_NOT_FORWARDS = frozenset({"forward", "train", "eval", "parameters", "named_parameters", "state_dict",
+                           "load_state_dict", "zero_grad", "to", "cuda", "cpu", "half", "float", "apply",
+                           "requires_grad_", "register_buffer", "init_weights", "reset_parameters"})
+_GRAD_MODES = NO_GRAD | {ENABLE_GRAD, SET_GRAD_ENABLED}
+
+
+def runs_layers(ctx: FileContext, method: cst.FunctionDef) -> bool:
+    """`method` runs its module's layers as its `forward` does: a public method of a
+    class that subclasses `nn.Module`, calling `self.<layer>(...)` (an attribute the
+    class assigns, or `forward`) or `self(...)`, with no decorator and no grad mode of
+    its own (`def log_prob(self, w): return log_softmax(self.out(self.emb(w)), -1)`,
+    a2c-ppo's `def act(self, inputs): value, features = self.base(inputs) ...`)."""
+    cls = ctx.parent(ctx.parent(method) or method)
+    if type(cls) is not cst.ClassDef or method.decorators or method.name.value.startswith("_") \
+            or method.name.value in _NOT_FORWARDS:
+        return False
+    if not any(ctx.qualified_name(base.value) == "torch.nn.Module" for base in cls.bases):
+        return False
+    nodes = ctx.subtree(method.body)
+    if any(type(n) in (cst.Name, cst.Attribute) and ctx.qualified_name(n) in _GRAD_MODES for n in nodes):  # type: ignore[arg-type]
+        return False
+    layers = ctx.shared(_layers).get(cls, frozenset())
+    return any(type(n) is cst.Call and _on_self(n.func, layers) for n in nodes)  # type: ignore[attr-defined]
+
+
+def _layers(ctx: FileContext) -> dict[cst.ClassDef, frozenset[str]]:
+    """Each class's layers: what its methods assign to attributes of `self`, and `forward`."""
+    return {
+        cls: frozenset({"forward"} | {target.attr.value for node in ctx.subtree(cls.body)  # type: ignore[attr-defined]
+                                      if type(node) is cst.AssignTarget and type(target := node.target) is cst.Attribute
+                                      and type(target.value) is cst.Name and target.value.value == "self"})
+        for cls in ctx.nodes_of(cst.ClassDef)  # type: ignore[misc]
+    }
+
+
+def _on_self(func: cst.BaseExpression, layers: frozenset[str]) -> bool:
+    """`self.layer` (an attribute the class assigns, or `forward`) or `self` itself, called."""
+    return (type(func) is cst.Name and func.value == "self") or (
+        type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self"
+        and func.attr.value in layers)

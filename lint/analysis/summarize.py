@@ -19,7 +19,7 @@ import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, reaching, target_names
-from trainlint.analysis.evaluation import loop_forwards
+from trainlint.analysis.evaluation import loop_forwards, runs_layers
 from trainlint.analysis.guards import is_device_check, skipped_at_first, tests_a_remainder
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
@@ -33,8 +33,8 @@ from trainlint.analysis.precision import (
 from trainlint.analysis.receivers import DATALOADER, GRAD_SCALER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
 from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_name
 from trainlint.analysis.training import (
-    is_clip_call, loops_within, measures_only, method_call, replaced_parameter, scaled_backward_scaler,
-    unchain_module,
+    MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, replaced_parameter,
+    scaled_backward_scaler, unchain_module,
 )
 from trainlint.analysis.walk import iter_nodes, only, own_nodes
 from trainlint.context import FileContext
@@ -363,7 +363,7 @@ class CallTargets:
     def _constructions_by_variable(self) -> dict[tuple[cst.CSTNode, str], list[cst.Call]]:
         found: dict[tuple[cst.CSTNode, str], list[cst.Call]] = {}
         for node in self.ctx.nodes_of(cst.Assign):
-            value = _unchained(node.value)  # type: ignore[attr-defined]
+            value = self._wrapped(_unchained(node.value))  # type: ignore[attr-defined]
             if type(value) is not cst.Call or len(node.targets) != 1:  # type: ignore[attr-defined]
                 continue
             cls = self._class_named(value.func)
@@ -371,6 +371,14 @@ class CallTargets:
             if keys:
                 found.setdefault(keys[0], []).append(value)
         return found
+
+    def _wrapped(self, value: cst.BaseExpression) -> cst.BaseExpression:
+        """The construction a module wrapper is built around where the instance is
+        built (`torch.compile(Net())`, `nn.DataParallel(Net().cuda())`): calling the
+        wrapper runs the wrapped module's `forward`."""
+        if type(value) is cst.Call and value.args and self.ctx.call_name(value) in MODULE_WRAPPERS:
+            return _unchained(value.args[0].value)
+        return value
 
     def constructions(self) -> Iterator[cst.Call]:
         """Each call of a class whose instance a variable of the file keeps."""
@@ -534,6 +542,7 @@ class _Summarizer:
             grad_scalers=self._grad_scalers(),
             forwards=forwards,
             evaluated_forwards=evaluated_forwards,
+            runs_layers=runs_layers(self.ctx, self.func),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,
             **{name: frozenset(values) for name, values in sets.items()},
