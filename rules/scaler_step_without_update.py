@@ -5,7 +5,7 @@ from trainlint.analysis.guards import in_try
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
 from trainlint.analysis.training import ancestors_within, loops_within, method_call, statement_of
-from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name
+from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name, named_scaler
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
@@ -622,7 +622,7 @@ class ScalerStepWithoutUpdate(Rule):
                 if type(node) is not cst.Call:
                     continue
                 scaler = method_call(node, "update")
-                if scaler is not None and (receivers.is_kind(scaler, GRAD_SCALER) or _named_scaler(scaler)):
+                if scaler is not None and (receivers.is_kind(scaler, GRAD_SCALER) or named_scaler(scaler)):
                     return True
                 called = self.ctx.functions_called(node)
                 if called:
@@ -794,7 +794,7 @@ class ScalerStepWithoutUpdate(Rule):
             for func in defs:
                 for node in iter_nodes(func.body):
                     scaler = method_call(node, "update")
-                    if scaler is not None and (receivers.is_kind(scaler, GRAD_SCALER) or _named_scaler(scaler)):
+                    if scaler is not None and (receivers.is_kind(scaler, GRAD_SCALER) or named_scaler(scaler)):
                         names.add(name)
         return names
 
@@ -841,7 +841,7 @@ def _scaler_holders(ctx: FileContext) -> frozenset[str]:
     holders: set[str] = set()
     for node in ctx.nodes_of(cst.Call):
         scaler = method_call(node, *_SCALER_OWN_METHODS)
-        if scaler is not None and (receivers.is_kind(scaler, GRAD_SCALER) or _named_scaler(scaler)):
+        if scaler is not None and (receivers.is_kind(scaler, GRAD_SCALER) or named_scaler(scaler)):
             holders |= scaler_owners(ctx.code(scaler))
     return frozenset(holders)
 
@@ -849,9 +849,6 @@ def _scaler_holders(ctx: FileContext) -> frozenset[str]:
 _SCALER_OWN_METHODS = ("step", "scale", "unscale_", "update")
 
 
-def _named_scaler(receiver: cst.BaseExpression) -> bool:
-    last = (dotted_name(receiver) or "").rsplit(".", 1)[-1].lower()
-    return "scaler" in last
 
 
 def _by_dotted_name(ctx: FileContext) -> dict[str, list[cst.CSTNode]]:

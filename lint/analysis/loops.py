@@ -23,7 +23,7 @@ from trainlint.analysis.flow import Facts, Flow, Paths
 from trainlint.analysis.flowgraph import EventFilter, FlowGraph
 from trainlint.analysis.lambdas import called_lambda
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Binding
-from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name, head_name
+from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name, head_name, named_scaler
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -732,7 +732,7 @@ def steps_loop_variable(loop: cst.CSTNode, within: Iterable[cst.CSTNode] | None 
         if receiver is None:
             continue
         if (type(node) is cst.Call and node.args and node.args[0].keyword is None
-                and "scaler" in (dotted_name(receiver) or "").rsplit(".", 1)[-1].lower()):
+                and named_scaler(receiver)):
             receiver = node.args[0].value
         head = head_name(receiver)
         if head is not None and head.value in items:

@@ -69,6 +69,12 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
+def named_scaler(node: cst.BaseExpression) -> bool:
+    """`scaler`, `self.grad_scaler`: a name or attribute named for a GradScaler (one whose
+    construction the receivers cannot see: a parameter, an attribute set elsewhere)."""
+    return "scaler" in (dotted_name(node) or "").rsplit(".", 1)[-1].lower()
+
+
 def head_name(expr: cst.BaseExpression) -> cst.Name | None:
     """The name an attribute chain starts from (`torch` of `torch.cuda.amp`)."""
     while type(expr) is cst.Attribute:

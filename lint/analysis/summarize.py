@@ -31,9 +31,9 @@ from trainlint.analysis.precision import (
     handed_arguments, value_of_name,
 )
 from trainlint.analysis.receivers import DATALOADER, GRAD_SCALER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
-from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_name
+from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_name, named_scaler
 from trainlint.analysis.training import (
-    MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, replaced_parameter,
+    is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
     scaled_backward_scaler, unchain_module,
 )
 from trainlint.analysis.walk import iter_nodes, only, own_nodes
@@ -55,11 +55,6 @@ _EFFECT_NAMES = frozenset(
      "zero_grad", "zero_", "detach_", "fill_", "empty_cache"}
 )
 _SET_EPOCH_PATHS = ("", ".sampler", ".batch_sampler", ".batch_sampler.sampler")
-
-
-def _named_scaler(expr: cst.BaseExpression) -> bool:
-    """`scaler`, `self.grad_scaler`: a name or attribute named for a GradScaler."""
-    return "scaler" in (dotted_name(expr) or "").rsplit(".", 1)[-1].lower()
 
 
 # -- keys --------------------------------------------------------------------
@@ -363,7 +358,8 @@ class CallTargets:
     def _constructions_by_variable(self) -> dict[tuple[cst.CSTNode, str], list[cst.Call]]:
         found: dict[tuple[cst.CSTNode, str], list[cst.Call]] = {}
         for node in self.ctx.nodes_of(cst.Assign):
-            value = self._wrapped(_unchained(node.value))  # type: ignore[attr-defined]
+            # also built inside a wrapper (`torch.compile(Net())`): calling it runs `Net.forward`
+            value = _unchained(module_behind(self.ctx, _unchained(node.value)))  # type: ignore[attr-defined]
             if type(value) is not cst.Call or len(node.targets) != 1:  # type: ignore[attr-defined]
                 continue
             cls = self._class_named(value.func)
@@ -371,14 +367,6 @@ class CallTargets:
             if keys:
                 found.setdefault(keys[0], []).append(value)
         return found
-
-    def _wrapped(self, value: cst.BaseExpression) -> cst.BaseExpression:
-        """The construction a module wrapper is built around where the instance is
-        built (`torch.compile(Net())`, `nn.DataParallel(Net().cuda())`): calling the
-        wrapper runs the wrapped module's `forward`."""
-        if type(value) is cst.Call and value.args and self.ctx.call_name(value) in MODULE_WRAPPERS:
-            return _unchained(value.args[0].value)
-        return value
 
     def constructions(self) -> Iterator[cst.Call]:
         """Each call of a class whose instance a variable of the file keeps."""
@@ -752,10 +740,10 @@ class _Summarizer:
         receivers = self.ctx.receivers
         updated = method_call(call, "update")
         if updated is not None:
-            return receivers.is_kind(updated, GRAD_SCALER) or _named_scaler(updated)
+            return receivers.is_kind(updated, GRAD_SCALER) or named_scaler(updated)
         if not handed_arguments(self.ctx, call) or self.targets.runs_own_function(call):
             return False  # a scaler's own method (`scaler.step(opt)`), or followed through its summary
-        return any(receivers.is_kind(arg.value, GRAD_SCALER) or _named_scaler(arg.value) for arg in call.args)
+        return any(receivers.is_kind(arg.value, GRAD_SCALER) or named_scaler(arg.value) for arg in call.args)
 
     def _events(self, call: cst.Call, sets: dict[str, set[str]]) -> Iterator[Event]:
         effect = effect_of(self.ctx, call)
