@@ -760,7 +760,8 @@ class _Summarizer:
             if self.ctx.receivers.is_kind(method_call(call, "step"), GRAD_SCALER):  # type: ignore[arg-type]
                 yield SCALER_STEP
             self._stepped(call, sets["steps"], sets["known_steps"])
-        elif effect in (None, SCHEDULER_STEP) and not call.args and method_call(call, "step") is not None:
+        elif (effect in (None, SCHEDULER_STEP) and not call.args and method_call(call, "step") is not None
+              and not skipped_at_first(self.ctx, call)):  # `if epoch > 0: scheduler.step()`
             stepped = self._param(method_call(call, "step"))  # type: ignore[arg-type]
             if stepped is not None:
                 sets["plain_steps"].add(stepped)
