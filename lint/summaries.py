@@ -74,6 +74,9 @@ class Call:
     # slots given a name the caller returns (`self.optimize(loss)`, then `return loss`):
     # a callee that back-propagates one makes the caller return a loss with its graph
     hands_returned: tuple[str, ...] = ()
+    # hands the callee a GradScaler (or what is named for one): the callee's summary says
+    # whether it updates it; a callee out of reach (no summary) may
+    hands_scaler: bool = False
 
 
 Event = str | Call
@@ -196,7 +199,7 @@ class Summary:
             else:
                 callee, args, returned, *rest = raw  # type: ignore[misc]
                 events.append(Call(callee, tuple((a, b) for a, b in args), bool(returned), bool(rest and rest[0]),
-                                   tuple(rest[1]) if len(rest) > 1 else ()))
+                                   tuple(rest[1]) if len(rest) > 1 else (), bool(len(rest) > 2 and rest[2])))
         flags = set(data.get("flags", ()))  # type: ignore[arg-type]
         return cls(
             params=tuple(data.get("params", ())),  # type: ignore[arg-type]
@@ -217,8 +220,8 @@ class Summary:
 
 
 def _call_json(call: Call) -> list[object]:
-    tail: list[object] = [call.occasional, list(call.hands_returned)] if call.hands_returned else (
-        [True] if call.occasional else [])
+    tail: list[object] = [call.occasional, list(call.hands_returned), True] if call.hands_scaler else (
+        [call.occasional, list(call.hands_returned)] if call.hands_returned else [True] if call.occasional else [])
     return [call.callee, [list(a) for a in call.args], call.returned, *tail]
 
 
@@ -257,7 +260,10 @@ def _resolve(
     if own is None:
         return external(key)
     if key in active or len(active) > _MAX_DEPTH:
-        return replace(own, events=tuple(e for e in own.events if isinstance(e, str)))
+        # a call cut off here that is handed a scaler may update it
+        handed = any(isinstance(e, Call) and e.hands_scaler for e in own.events)
+        return replace(own, events=tuple(dict.fromkeys(
+            [*(e for e in own.events if isinstance(e, str)), *([SCALER_UPDATE] if handed else [])])))
     # a result cut short by recursion is kept too: a cycle is summarized once
     inner = (*active, key)
     closed[key] = result = _inline(own, lambda callee: _resolve(callee, inner, summaries, external, closed), summaries)
@@ -275,6 +281,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             events.setdefault(event, None)
             continue
         callee = resolve(event.callee)
+        if event.hands_scaler and _may_keep_scaler(event.callee, callee):
+            events.setdefault(SCALER_UPDATE, None)
         if callee is None:
             continue
         unjudged = unjudged or (callee.unjudged_steps and event.callee in local)
@@ -300,6 +308,14 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )
+
+
+def _may_keep_scaler(key: str, callee: Summary | None) -> bool:
+    """A callee handed a scaler may update it: code out of reach (no summary), one whose
+    summary updates one, or one that keeps what it is given where it outlives the call
+    (a constructor, `self.scaler = scaler`), for its object to update later."""
+    return (callee is None or callee.does(SCALER_UPDATE) or key.endswith("__init__")
+            or bool(callee.stores) or bool(callee.accumulates))
 
 
 def may_summarize(source: str) -> bool:

@@ -52,8 +52,12 @@ class ScalerStepWithoutUpdate(Rule):
     a finding carries no fix. A call of another module's function that steps a
     scaler and cannot update one (`scaled_step(model, opt, scaler, batch)`,
     leaving the update to its callers) is flagged at the call, without a fix,
-    where its loop here may update none; a function that hands the scaler to
-    code out of reach (`hook.after_step(scaler)`) may update it, and one that
+    where its loop here may update none, or, outside any loop of its function,
+    where a loop of this file that calls that function may update none (as for
+    a step of this file's own); a function that hands the scaler to
+    code out of reach (`hook.after_step(scaler)`) may update it, one that hands it
+    to another module's function of the project does what that one does (unless
+    it keeps the scaler: a constructor, an attribute), and one that
     runs a loop of its own is judged in its module. An update is assumed wherever it may happen: in a function or
     method of this file that calls `update()` on a scaler (`hook.after_step()`
     running `self.scaler.update()`), or in code this file cannot see that is
@@ -540,6 +544,8 @@ class ScalerStepWithoutUpdate(Rule):
         scaler step of this file's own is judged with that step."""
         summaries = self.ctx.summaries
         by_loop: dict[cst.For | cst.While, list[cst.Call]] = {}
+        # calls outside any loop of their function, by function: followed to the loops that call it
+        by_function: dict[cst.FunctionDef, list[cst.Call]] = {}
         for call in self.ctx.nodes_of(cst.Call):
             summary = summaries.of_external_call(call)  # type: ignore[arg-type]
             if (summary is None or not summary.does(SCALER_STEP) or summary.does(SCALER_UPDATE)
@@ -548,6 +554,15 @@ class ScalerStepWithoutUpdate(Rule):
             loop = self._outermost_loop(call, set())
             if loop is not None:
                 by_loop.setdefault(loop, []).append(call)  # type: ignore[arg-type]
+                continue
+            func = self._step_function(call)  # type: ignore[arg-type]
+            if func is not None:
+                by_function.setdefault(func, []).append(call)  # type: ignore[arg-type]
+        own_functions = {self._step_function(step) for step in own_steps}
+        for func, calls in by_function.items():
+            if func not in own_functions and self._called_in_a_loop_without_update(func, set(), helpers):
+                last = max(calls, key=self.ctx.order_index)
+                self.report(last, _STEPS_ELSEWHERE.format(self.ctx.code(last.func)))
         for loop, calls in by_loop.items():
             if any(ancestor is loop for step in own_steps for ancestor in self.ctx.ancestors(step)):
                 continue

@@ -94,10 +94,16 @@ class SchedulerBeforeOptimizer(Rule):
     function (`model.optimize_parameters(data)`); another object's optimizer is
     not taken as the one its schedulers follow. A scheduler step under an `if`
     that a value must pass a bound for (`if current_iter > 1:`, basicsr's guard;
-    `if epoch >= start and ...:`) is not checked: the first iterations may skip
+    `if epoch >= start and ...:`) is not checked when that value may change from
+    one iteration to the next (the loop's counter, a name the loop assigns, an
+    attribute the file assigns, a helper's parameter that a call of the file
+    gives such a value or that is not known): the first iterations may skip
     it, so that each step follows the previous iteration's optimizer step; nor
     is a method of an object whose scheduler steps are all so guarded, its
-    class in this file or in another module of the project.
+    class in this file or in another module of the project. A bound on a value
+    no iteration changes (`if args.warmup > 0:`, a constant of the module, a
+    setting the loop hands a helper) holds on every iteration or on none, and
+    is checked.
     """
 
     code = "TL404"
@@ -322,6 +328,35 @@ class SchedulerBeforeOptimizer(Rule):
         "    for current_iter, data in enumerate(loader):\n"
         "        model.update_learning_rate(current_iter)  # expect: TL404\n"
         "        model.optimize_parameters(data)\n",
+        # a guard on a value no iteration changes (a setting, a constant): true on every iteration
+        # or on none, so the scheduler still steps before the optimizer when it runs
+        "import torch\n"
+        "WARMUP_ITERS = 500\n"
+        "def train(model, loader, args):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = torch.optim.lr_scheduler.LinearLR(optimizer, 0.1, total_iters=WARMUP_ITERS)\n"
+        "    for x, y in loader:\n"
+        "        if args.warmup > 0:\n"
+        "            scheduler.step()  # expect: TL404\n"
+        "        if WARMUP_ITERS >= 1:\n"
+        "            scheduler.step()  # expect: TL404\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # the same in a helper the loop hands the scheduler and a setting
+        "import torch\n"
+        "def adjust_learning_rate(scheduler, warmup_epochs):\n"
+        "    if warmup_epochs > 0:\n"
+        "        scheduler.step()  # expect: TL404\n"
+        "def main(model, loader, cfg):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)\n"
+        "    for epoch in range(cfg.epochs):\n"
+        "        adjust_learning_rate(scheduler, cfg.warmup_epochs)\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            criterion(model(x), y).backward()\n"
+        "            optimizer.step()\n",
     )
     good = (
         # per-epoch scheduler step after the batch loop (the chapter's template)
@@ -594,6 +629,27 @@ class SchedulerBeforeOptimizer(Rule):
         "    for current_iter, data in enumerate(loader, 1):\n"
         "        model.update_learning_rate(current_iter)\n"
         "        model.optimize_parameters(data)\n",
+        # a bound on the loop's counter, on a name the loop counts, on what the helper is
+        # handed the counter in: the first iterations skip the scheduler step
+        "import torch\n"
+        "def adjust_learning_rate(scheduler, epoch):\n"
+        "    if epoch >= 1:\n"
+        "        scheduler.step()\n"
+        "def main(model, loader, cfg):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)\n"
+        "    done = 0\n"
+        "    for epoch in range(cfg.epochs):\n"
+        "        adjust_learning_rate(scheduler, epoch)\n"
+        "        for it, (x, y) in enumerate(loader):\n"
+        "            if it > 0 and cfg.warmup > 0:\n"
+        "                scheduler.step()\n"
+        "            if done >= 1:\n"
+        "                scheduler.step()\n"
+        "            optimizer.zero_grad()\n"
+        "            criterion(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "            done += 1\n",
     )
 
     def finish(self) -> None:

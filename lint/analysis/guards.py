@@ -11,8 +11,8 @@ from typing import Callable
 import libcst as cst
 
 from trainlint.analysis.literals import string_value
-from trainlint.analysis.dataflow import target_names
-from trainlint.analysis.scopes import Scope, and_operands, assigned_parts, dotted_name
+from trainlint.analysis.dataflow import target_names, unpacked
+from trainlint.analysis.scopes import Scope, and_operands, assigned_parts, binding_scope, bound_arguments, dotted_name
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 
@@ -296,27 +296,166 @@ def tests_a_remainder(test: cst.BaseExpression) -> bool:
 
 
 def skipped_at_first(ctx: FileContext, node: cst.CSTNode) -> bool:
-    """`node` runs under an `if` of its function that a counter must have passed a
-    bound for (`if current_iter > 1:`, `if epoch >= 1 and ...:`, basicsr's guard): the
-    first iterations may skip it, so what it steps may follow their optimizer steps."""
+    """`node` runs under an `if` of its function that a value which may change from one
+    iteration to the next must have passed a bound for (`if current_iter > 1:`, `if epoch
+    >= 1 and ...:`, basicsr's guard): the first iterations may skip it, so what it steps
+    may follow their optimizer steps. A bound on a value that is the same on every
+    iteration (`if args.warmup > 0:`, a constant of the module) holds on all of them or
+    on none: it skips no first iteration."""
     child = node
     for ancestor in ctx.ancestors(node):
         if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             return False
-        if type(ancestor) is cst.If and child is ancestor.body and _passed_a_bound(ancestor.test):
+        if type(ancestor) is cst.If and child is ancestor.body and any(
+                _may_change(ctx, ancestor, value) for value in _bounded_values(ancestor.test)):
             return True
         child = ancestor
     return False
 
 
-def _passed_a_bound(test: cst.BaseExpression) -> bool:
-    """`x > 0`, `x >= 1`, `self.step > warmup` (any bound), alone or joined by `and`."""
+def _bounded_values(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What `test` holds to a lower bound: `x` of `x > 0`, `self.step` of `self.step >=
+    warmup` (any bound), alone or joined by `and`."""
     if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
-        return _passed_a_bound(test.left) or _passed_a_bound(test.right)
+        return _bounded_values(test.left) + _bounded_values(test.right)
     if type(test) is not cst.Comparison or len(test.comparisons) != 1:
-        return False
+        return []
     operator = type(test.comparisons[0].operator)
-    return operator in (cst.GreaterThan, cst.GreaterThanEqual) and type(test.left) in (cst.Name, cst.Attribute)
+    if operator in (cst.GreaterThan, cst.GreaterThanEqual) and type(test.left) in (cst.Name, cst.Attribute):
+        return [test.left]
+    return []
+
+
+def _may_change(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpression, depth: int = 0) -> bool:
+    """`value` (as read at `at`) may hold another value on a later iteration of the loop
+    that runs `at`: a name that loop assigns (its counter), an attribute the file assigns
+    anywhere (`self.iter += 1`) or of `self` itself, or of an object the loop hands to
+    code not followed; where no loop of its function runs `at` (a helper the loop calls),
+    a parameter or a local of the function, unless every call of the function in the
+    file gives it a value that cannot change. Not: a name or attribute the loop leaves
+    alone (`args.warmup`, a constant of the module, a parameter of the loop's function),
+    nor a literal."""
+    if type(value) in (cst.Integer, cst.Float):
+        return False
+    if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
+        return _may_change(ctx, at, value.expression, depth)
+    path = dotted_name(value) if type(value) in (cst.Name, cst.Attribute) else None
+    if path is None or depth > 3:
+        return True  # a call's result, a subscript: not known
+    parts = path.split(".")
+    root = parts[0]
+    if len(parts) > 1 and (parts[-1] in _assigned_attributes(ctx) or parts == ["self", parts[1]]):
+        return True
+    if root in _declared_outer_anywhere(ctx):
+        return True
+    function = ctx.enclosing_function(at)
+    loop = _outermost_loop(ctx, at, function)
+    if loop is not None:
+        return root in _names_bound_in(ctx, loop) or (len(parts) > 1 and _handed_in(ctx, loop, root))
+    scope = binding_scope(root, ctx.scope_of(value)) if type(value) is cst.Name else _root_scope(ctx, value)
+    if scope is None or type(scope.node) is cst.Module:
+        module_loops = [node for node in ctx.loops() if ctx.enclosing_function(node) is None]
+        return any(root in _names_bound_in(ctx, outer) for outer in module_loops)
+    if function is None or scope.node is not function or root not in _own_parameters(function) or root == "self":
+        return True  # a local of the helper, a closure's variable, `self.cfg.x`: not known
+    # a parameter: what each call of the helper in the file gives it
+    given = [argument for call in ctx.call_sites(function)
+             for param, argument in bound_arguments(call, function)[0] if param == root]
+    sites = ctx.call_sites(function)
+    if not sites or len(given) != len(sites):
+        return True
+    rest = parts[1:]
+    return any(_may_change(ctx, call, _with_attributes(argument, rest), depth + 1)
+               for call, argument in zip(sites, given))
+
+
+def _with_attributes(value: cst.BaseExpression, attributes: list[str]) -> cst.BaseExpression:
+    for attribute in attributes:
+        value = cst.Attribute(value=value, attr=cst.Name(attribute))  # type: ignore[arg-type]
+    return value
+
+
+def _root_scope(ctx: FileContext, value: cst.BaseExpression) -> Scope | None:
+    root = value
+    while type(root) is cst.Attribute:
+        root = root.value  # type: ignore[attr-defined]
+    return binding_scope(root.value, ctx.scope_of(root)) if type(root) is cst.Name else None  # type: ignore[attr-defined]
+
+
+def _own_parameters(function: cst.FunctionDef) -> set[str]:
+    params = function.params
+    return {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+
+
+def _outermost_loop(ctx: FileContext, node: cst.CSTNode, function: cst.FunctionDef | None) -> cst.CSTNode | None:
+    outermost = None
+    for ancestor in ctx.ancestors(node):
+        if ancestor is function or type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            break
+        if type(ancestor) in (cst.For, cst.While):
+            outermost = ancestor
+    return outermost
+
+
+def _names_bound_in(ctx: FileContext, loop: cst.CSTNode) -> set[str]:
+    """The names a loop's header or body binds (its counter, `step += 1`, `x := ...`)."""
+    names: set[str] = set()
+    for node in ctx.subtree(loop):
+        kind = type(node)
+        if kind is cst.For:
+            names |= target_names(node.target)  # type: ignore[attr-defined]
+        elif kind is cst.Assign:
+            for target in node.targets:  # type: ignore[attr-defined]
+                names |= target_names(target.target)
+        elif kind in (cst.AugAssign, cst.AnnAssign, cst.NamedExpr):
+            names |= target_names(node.target)  # type: ignore[attr-defined]
+        elif kind is cst.AsName:
+            names |= target_names(node.name)  # type: ignore[attr-defined, arg-type]
+    return names
+
+
+def _handed_in(ctx: FileContext, loop: cst.CSTNode, root: str) -> bool:
+    """The loop hands the object named `root` to a call of code out of sight, or calls a
+    method of it (`train_step(state, batch)`, `state.advance()`): its attributes may change."""
+    for node in ctx.subtree(loop):
+        if type(node) is not cst.Call:
+            continue
+        func = node.func  # type: ignore[attr-defined]
+        if type(func) is cst.Attribute and dotted_name(func.value) == root and func.attr.value != "get":
+            return True
+        if ctx.local_callee(node) is None and any(
+                type(arg.value) is cst.Name and arg.value.value == root for arg in node.args):  # type: ignore[attr-defined]
+            return True
+    return False
+
+
+def _assigned_attributes(ctx: FileContext) -> frozenset[str]:
+    """The attribute names the file assigns (`self.iter += 1`, `state.step = ...`,
+    `setattr(cfg, "warmup", ...)`)."""
+    return ctx.shared(_collect_assigned_attributes)
+
+
+def _collect_assigned_attributes(ctx: FileContext) -> frozenset[str]:
+    names: set[str] = set()
+    for node in ctx.nodes_of(cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.Call):
+        if type(node) is cst.Call:
+            if type(node.func) is cst.Name and node.func.value == "setattr" and len(node.args) > 1:  # type: ignore[attr-defined]
+                names.add(string_value(node.args[1].value) or "")  # type: ignore[attr-defined]
+            continue
+        targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
+        for target in targets:
+            names |= {part.attr.value for part in unpacked(target) if type(part) is cst.Attribute}
+    return frozenset(names)
+
+
+def _declared_outer_anywhere(ctx: FileContext) -> frozenset[str]:
+    """Names some function of the file declares `global` / `nonlocal`: it may rebind them."""
+    return ctx.shared(_collect_declared_outer)
+
+
+def _collect_declared_outer(ctx: FileContext) -> frozenset[str]:
+    return frozenset(name.name.value for node in ctx.nodes_of(cst.Global, cst.Nonlocal)
+                     for name in node.names)  # type: ignore[attr-defined]
 
 
 # which accelerator a run has: the same answer on every iteration of one run

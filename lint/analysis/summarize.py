@@ -741,8 +741,14 @@ class _Summarizer:
         updated = method_call(call, "update")
         if updated is not None:
             return receivers.is_kind(updated, GRAD_SCALER) or named_scaler(updated)
-        if not handed_arguments(self.ctx, call) or self.targets.runs_own_function(call):
-            return False  # a scaler's own method (`scaler.step(opt)`), or followed through its summary
+        if not handed_arguments(self.ctx, call) or self.targets.target(call) is not None:
+            # a scaler's own method (`scaler.step(opt)`), or a function of the project, followed
+            # through its summary (see `_hands_scaler`)
+            return False
+        return self._hands_scaler(call)
+
+    def _hands_scaler(self, call: cst.Call) -> bool:
+        receivers = self.ctx.receivers
         return any(receivers.is_kind(arg.value, GRAD_SCALER) or named_scaler(arg.value) for arg in call.args)
 
     def _events(self, call: cst.Call, sets: dict[str, set[str]]) -> Iterator[Event]:
@@ -760,7 +766,8 @@ class _Summarizer:
             if self.ctx.receivers.is_kind(method_call(call, "step"), GRAD_SCALER):  # type: ignore[arg-type]
                 yield SCALER_STEP
             self._stepped(call, sets["steps"], sets["known_steps"])
-        elif effect in (None, SCHEDULER_STEP) and not call.args and method_call(call, "step") is not None:
+        elif (effect in (None, SCHEDULER_STEP) and not call.args and method_call(call, "step") is not None
+              and not skipped_at_first(self.ctx, call)):  # `if epoch > 0: scheduler.step()`
             stepped = self._param(method_call(call, "step"))  # type: ignore[arg-type]
             if stepped is not None:
                 sets["plain_steps"].add(stepped)
@@ -795,8 +802,11 @@ class _Summarizer:
             self._accumulation(receiver, call.args[0].value, sets["accumulates"])
         target = self.targets.target(call)
         if target is not None:
+            # a function of another module handed the scaler: updates it if its summary does
+            hands_scaler = (not self.targets.runs_own_function(call) and bool(handed_arguments(self.ctx, call))
+                            and self._hands_scaler(call))
             yield Call(target, self._arguments(call), returned=self._is_returned(call), occasional=self._occasional(call),
-                       hands_returned=self._returned_arguments(call))
+                       hands_returned=self._returned_arguments(call), hands_scaler=hands_scaler)
 
     def _arguments(self, call: cst.Call) -> tuple[tuple[str, str], ...]:
         passed = ((slot, self._param(arg.value)) for slot, arg in argument_slots(call))
