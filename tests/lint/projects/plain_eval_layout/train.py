@@ -1,7 +1,8 @@
-"""A training loop that validates through an evaluation function of another module."""
+"""Training loops that validate through evaluation functions of other modules."""
 import torch
 
 from metrics import accuracy, first_logits
+from predictions import evaluate, evaluate_quietly, sizes
 
 
 def train(model, loader, val_loader, optimizer, criterion, epochs):
@@ -16,3 +17,16 @@ def train(model, loader, val_loader, optimizer, criterion, epochs):
         print(first_logits(model, val_loader))
         with torch.no_grad():
             print(accuracy(model, val_loader))
+
+
+def train_through_helpers(model, loader, val_loader, optimizer, criterion, epochs):
+    for epoch in range(epochs):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
+        model.eval()
+        print(evaluate(model, val_loader))  # expect: TL406
+        print(evaluate_quietly(model, val_loader))
+        print(sizes(model, val_loader))
