@@ -2,6 +2,7 @@
 import torch
 
 from metrics import accuracy, first_logits
+from policy import Policy
 from predictions import evaluate, evaluate_quietly, sizes
 
 
@@ -30,3 +31,12 @@ def train_through_helpers(model, loader, val_loader, optimizer, criterion, epoch
         print(evaluate(model, val_loader))  # expect: TL406
         print(evaluate_quietly(model, val_loader))
         print(sizes(model, val_loader))
+
+
+def rollout(envs, steps):
+    actor_critic = Policy()
+    actor_critic.eval()
+    obs = envs.reset()
+    for _ in range(steps):
+        print(actor_critic.describe())
+        obs = envs.send(actor_critic.act(obs))  # expect: TL406
