@@ -42,6 +42,11 @@ _SUMMARY_TOKENS = (
     "step(", "backward", "empty_cache", "set_epoch", "half", "float16", ".eval(", ".train(",
     "clip_grad", "unscale_", "DataLoader", "+=", ".append(", "zero_grad", ".grad",
     "no_grad", "inference_mode",  # a model's forward that runs without grad
+    # a loop that runs a model it is handed (`Summary.forwards`): an evaluation loop
+    # needs no other word (`correct = correct + (model(x).argmax(1) == y).sum()`)
+    "for ", "while ",
+    # a method of an `nn.Module` subclass that runs its layers (`Summary.runs_layers`)
+    "Module",
     "GradScaler",  # a base class's constructor that builds one (see `Summary.grad_scalers`)
     # deprecated AMP names a module may import for others to import from it
     "cuda.amp", "cpu.amp", "cuda import amp", "cpu import amp",

@@ -83,7 +83,8 @@ class EmptyCacheInLoop(Rule):
     `super().method()`), looked up in the order Python does for single
     inheritance (bases depth first, left to right), and the `forward` that
     calling a model runs (`model(x)` of a class of the project, also compiled or
-    wrapped where it is built: `torch.compile(Net())`, `nn.DataParallel(Net())`). Out of reach: a helper held in a variable
+    wrapped where it is built: `torch.compile(Net())`, `nn.DataParallel(Net())`,
+    or where it is called: `torch.compile(Net())(x)`). Out of reach: a helper held in a variable
     other than by a lambda assigned to it (a callback, a hook a library trainer runs), a method of an object whose
     class cannot be told (a parameter, an attribute set in another module),
     and code of installed libraries.
@@ -739,6 +740,19 @@ class EmptyCacheInLoop(Rule):
         "        model(x).sum().backward()  # expect: TL201\n"
         "        replicas(x).sum().backward()  # expect: TL201\n"
         "        optimizer.step()\n",
+        # compiled or wrapped where it is called, with no name bound: the call still runs its forward
+        "import torch\n"
+        "from torch import nn\n"
+        "class Net(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        torch.cuda.empty_cache()\n"
+        "        return self.body(x)\n"
+        "def train(loader, optimizer):\n"
+        "    model = Net().cuda()\n"
+        "    for x in loader:\n"
+        "        torch.compile(Net())(x).sum().backward()  # expect: TL201\n"
+        "        nn.DataParallel(model.cuda())(x).sum().backward()  # expect: TL201\n"
+        "        optimizer.step()\n",
     )
     good = (
         # a period around the call alone: the author chose when it runs
@@ -1024,6 +1038,18 @@ class EmptyCacheInLoop(Rule):
         "    probe(next(iter(loader)))\n"
         "    for x in loader:\n"
         "        model(x).sum().backward()\n"
+        "        optimizer.step()\n",
+        # compiled or wrapped where it is called, but its forward does not empty the cache
+        "import torch\n"
+        "from torch import nn\n"
+        "class Net(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return self.body(x)\n"
+        "def train(loader, optimizer):\n"
+        "    model = Net().cuda()\n"
+        "    for x in loader:\n"
+        "        torch.compile(Net())(x).sum().backward()\n"
+        "        nn.DataParallel(model.cuda())(x).sum().backward()\n"
         "        optimizer.step()\n",
     )
 

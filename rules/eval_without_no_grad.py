@@ -98,7 +98,9 @@ class EvalWithoutNoGrad(Rule):
     back-propagates or steps. A function of another module of the project, or a
     method of an object (`evaluator.evaluate(loader)` of an `evaluator =
     Evaluator(model)`, `self.validate()` inherited from a base class), is reported
-    at its call when a loop of its own runs the forward of a model it is handed,
+    at its call when a loop of its own runs the forward of a model it is handed
+    (itself, or through a function of its module it hands the model to, one call
+    deep: `predict(model, x)` returning `model(x)`),
     with no decorator and no grad mode of its own, and it needs no graph (no
     backward, step or clear in it or in what it calls, no `torch.autograd.grad`,
     no optimizer built, taken or handed on, as far as names tell; a module's own
@@ -113,8 +115,7 @@ class EvalWithoutNoGrad(Rule):
     a class of the project whose forward may run without grad or is not known, nor,
     for a model put in eval mode here, where the code around the call back-propagates
     or steps (loops beside it aside: what the call returns may be trained through).
-    Such code in a module with none of the words a summary looks for (`+=`,
-    `.append(`, `.eval(`, ...), and calls two modules deep, are not followed. A function with an unresolvable
+    Calls two modules deep are not followed. A function with an unresolvable
     decorator (the entry points of command-line frameworks, `@hydra.main`,
     click, typer, fire, leave grad mode alone and do not count), a
     function or loop that also back-propagates or steps (BatchNorm frozen

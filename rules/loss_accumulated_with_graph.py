@@ -895,6 +895,28 @@ class LossAccumulatedWithGraph(Rule):
         "            loss = criterion(model(x), y)\n"
         "        loss.mean().backward(retain_graph=True)\n"
         "        optimizer.step()\n",
+        # statements joined on one line: a backward before the addition still tells the loss
+        # is one number (`.item()` is offered); one after it does not
+        Example(
+            "def train(model, loader, opt):\n"
+            "    total_loss = 0.0\n"
+            "    for x, y in loader:\n"
+            "        loss = model(x, y)\n"
+            "        loss.backward(); opt.step(); total_loss += loss  # expect: TL202\n"
+            "    print(total_loss)\n",
+            fixed="def train(model, loader, opt):\n"
+            "    total_loss = 0.0\n"
+            "    for x, y in loader:\n"
+            "        loss = model(x, y)\n"
+            "        loss.backward(); opt.step(); total_loss += loss.item()  # expect: TL202\n"
+            "    print(total_loss)\n",
+        ),
+        "def train(model, loader, opt):\n"
+        "    total_loss = 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = model(x, y)\n"
+        "        total_loss += loss; loss.backward(); opt.step()  # expect: TL202\n"
+        "    print(total_loss)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1932,8 +1954,19 @@ class LossAccumulatedWithGraph(Rule):
         if not backpropagated_names(self.ctx, body).get(name, False):
             return False
         before = set(statements_before(self.ctx, at))  # the statements that always run before it
-        return any(statement_of(self.ctx, call) in before and not self._rebound_between(name, call, at)
+        return any((statement_of(self.ctx, call) in before or self._earlier_on_its_line(call, at))
+                   and not self._rebound_between(name, call, at)
                    for call in self.ctx.nodes_of(cst.Call) if self._plain_backward_of(call, name))
+
+    def _earlier_on_its_line(self, call: cst.CSTNode, at: cst.CSTNode) -> bool:
+        """`call` is a statement of its own, written before `at` on the same line
+        (`loss.backward(); opt.step(); total += loss`): it always runs before it."""
+        line = statement_of(self.ctx, at)
+        if line is None or statement_of(self.ctx, call) is not line:
+            return False
+        small = self.ctx.parent(call)
+        return (type(small) is cst.Expr and self.ctx.parent(small) is line
+                and self.ctx.order_index(call) < self.ctx.order_index(at))
 
     @staticmethod
     def _plain_backward_of(call: cst.CSTNode, name: str) -> bool:

@@ -8,7 +8,8 @@ optimizer built, taken as a parameter or handed to code out of sight, as far
 as names tell), it has no decorator (a grad mode, or a wrapper that may set
 one), it is no module's `forward` (which runs its layers, not data), and a
 model it names by a parameter (or by an attribute of `self`) is called in a
-loop of its own with no grad mode around the call. The model is either left
+loop of its own with no grad mode around the call (itself, or by a function
+of the file it hands the model to: see `_forwarded`). The model is either left
 in the mode the caller gave it (the function switches no mode of it, and
 binds the name to nothing else) or put in eval mode by the function itself
 before the call; the latter counts only where the function's module runs
@@ -27,7 +28,7 @@ from trainlint.analysis.loops import (
     mode_switch, named_for_an_optimizer, optimizer_name,
 )
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
-from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.scopes import bound_arguments, dotted_name
 from trainlint.analysis.training import ancestors_within, method_call
 from trainlint.context import FileContext
 
@@ -58,9 +59,11 @@ def loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ..
         return NO_FORWARDS
     candidates: list[tuple[cst.Call, str]] = []
     for call in ctx.calls_in_order(func.body):
-        for model in models_called(call.func):
+        if not _in_own_loop(ctx, call, func):
+            continue
+        for model in (*models_called(call.func), *_forwarded(ctx, call, func)):
             name = _handed_model(model, params, method)
-            if name is not None and _in_own_loop(ctx, call, func):
+            if name is not None:
                 candidates.append((call, name))
                 break
     if not candidates:
@@ -97,6 +100,30 @@ def _handed_model(model: cst.BaseExpression, params: tuple[str, ...], method: bo
         return model.value if model.value in params else None
     name = dotted_name(model) if method and type(model) is cst.Attribute else None
     return name if name is not None and name.startswith("self.") and name.count(".") == 1 else None
+
+
+def _forwarded(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """The arguments of `call` whose forward the function of the file it calls runs,
+    as the caller names them: `model` of `predict(model, x)` where `def predict(model,
+    x): return model(x)` calls its parameter, with no decorator, no grad mode around
+    that call, no loop of its own around it (an unrolled model the caller may train
+    through), nothing that needs the graph, no switch of its mode and nothing else
+    bound to it. One call deep."""
+    callee = ctx.local_callee(call)
+    if callee is None or callee is caller or callee.decorators or callee.name.value in _MODEL_METHODS:
+        return []
+    nodes = ctx.own_nodes(callee.body)
+    if any(_needs_graph(ctx, node) for node in nodes):
+        return []
+    rebound = {name for node in nodes for name in _bound(node)}
+    switched = {ctx.code(mode[0]).split(".", 1)[0] for node in nodes if (mode := mode_switch(ctx, node)) is not None}
+    params = {p.name.value for p in (*callee.params.posonly_params, *callee.params.params, *callee.params.kwonly_params)}
+    run = {model.value for inner in ctx.calls_in_order(callee.body)
+           for model in models_called(inner.func)
+           if type(model) is cst.Name and model.value in params and lexical_grad_mode(ctx, inner) is None
+           and not _in_own_loop(ctx, inner, callee)}
+    arguments, _ = bound_arguments(call, callee)
+    return [value for param, value in arguments if param in run - rebound - switched]
 
 
 def _in_own_loop(ctx: FileContext, call: cst.Call, func: cst.FunctionDef) -> bool:

@@ -33,7 +33,7 @@ from trainlint.analysis.precision import (
 from trainlint.analysis.receivers import DATALOADER, GRAD_SCALER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
 from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_name, named_scaler
 from trainlint.analysis.training import (
-    is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
+    MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
     scaled_backward_scaler, unchain_module,
 )
 from trainlint.analysis.walk import iter_nodes, only, own_nodes
@@ -324,7 +324,11 @@ class CallTargets:
             cls = self._class_around(expr)
             return cls.name.value if cls is not None else None
         if type(expr) is cst.Call:  # built in place: `Evaluator(model).run()`
-            return self._class_named(_unchained(expr).func)  # type: ignore[attr-defined]
+            built = _unchained(expr)
+            if self.ctx.call_name(built) in MODULE_WRAPPERS and built.args:  # type: ignore[arg-type]
+                # wrapped where it is called: `torch.compile(Net())(x)`, `nn.DataParallel(model)(x)`
+                return self._class_of(unchain_module(built.args[0].value))  # type: ignore[attr-defined]
+            return self._class_named(built.func)  # type: ignore[attr-defined]
         if not self._instances:
             return None
         for key in self._keys(expr):
