@@ -3,12 +3,14 @@
     python bench/run.py lint [--quick|--full] [--reps N] [...]
     python bench/run.py sanitizer [...]
     python bench/run.py sanitizer-cost [...]
+    python bench/run.py sanitizer-fixed [...]
     python bench/run.py realcode [...]
     python bench/run.py analysis FOLDER [...]
     python bench/run.py scaling [...]
 
 `lint` runs bench/lint_bench.py; `sanitizer` runs bench/sanitizer_overhead.py;
 `sanitizer-cost` runs bench/sanitizer_cost.py (the sanitizer's own time per step, by hook);
+`sanitizer-fixed` runs bench/sanitizer_fixed_cost.py (what a run pays once: its model scans);
 `realcode` runs bench/realcode.py (precision and recall on labelled public
 training code); `analysis` runs bench/analysis_only.py (the linter's own
 code over pre-parsed trees); `scaling` runs bench/scaling.py (lint time against
@@ -22,7 +24,7 @@ import sys
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-USAGE = "usage: python bench/run.py {lint,sanitizer,sanitizer-cost,realcode,analysis,scaling} [options]   (add --help after the name for its options)"
+USAGE = "usage: python bench/run.py {lint,sanitizer,sanitizer-cost,sanitizer-fixed,realcode,analysis,scaling} [options]   (add --help after the name for its options)"
 
 
 def main(argv: list[str]) -> int:
@@ -51,8 +53,10 @@ def main(argv: list[str]) -> int:
         import analysis_only
 
         return analysis_only.main(rest)
-    if name in ("sanitizer", "sanitizer-cost"):
-        script = BENCH / ("sanitizer_overhead.py" if name == "sanitizer" else "sanitizer_cost.py")
+    scripts = {"sanitizer": "sanitizer_overhead.py", "sanitizer-cost": "sanitizer_cost.py",
+               "sanitizer-fixed": "sanitizer_fixed_cost.py"}
+    if name in scripts:
+        script = BENCH / scripts[name]
         if not script.exists():
             print(f"bench: {script.relative_to(BENCH.parent)} is not in this checkout; the sanitizer "
                   f"benchmark arrives with the sanitizer work", file=sys.stderr)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import weakref
 import sys
-from itertools import islice
+from itertools import compress, islice
 from types import ModuleType
 from typing import Iterable, Iterator
 
@@ -32,7 +32,7 @@ class ModelIndex:
         self._param_names: dict[int, str] = {}
         self._param_owner: dict[int, weakref.ref[nn.Module]] = {}
         # optimizers alive before the run (a notebook's earlier cell): they count only once they step
-        self._stale = {id(obj) for obj in gc.get_objects() if issubclass(type(obj), torch.optim.Optimizer)}
+        self._stale = {id(obj) for obj in live_instances(torch.optim.Optimizer)[0]}
 
     def names_all(self, params: Iterable[torch.Tensor]) -> bool:
         return all(id(p) in self._param_names for p in params)
@@ -45,12 +45,8 @@ class ModelIndex:
         self._param_owner.clear()
 
     def refresh(self, anchor_params: Iterable[torch.Tensor], anchor_modules: Iterable[nn.Module]) -> None:
-        live = gc.get_objects()
-        # type() rather than isinstance(): some objects compute __class__ with side effects
-        modules = [obj for obj in live if issubclass(type(obj), nn.Module)]
-        optimizers = [obj for obj in live if issubclass(type(obj), torch.optim.Optimizer)]
+        modules, optimizers = live_instances(nn.Module, torch.optim.Optimizer)
         self._optimizers = weakref.WeakSet(optimizers)
-        del live
         params = {id(p) for p in anchor_params}
         # the parameters of every optimizer built during the run too: a GAN's second model
         # is a model from the first step on, so names keep one form for the whole run; not
@@ -104,6 +100,34 @@ class ModelIndex:
 
     def optimizer_params(self) -> set[int]:
         return {id(p) for opt in list(self._optimizers) for p in params_of(opt)}
+
+
+def live_instances(*bases: type) -> list[list[object]]:
+    """The live objects (those the garbage collector tracks) whose class derives
+    from each of `bases`, in the collector's order: one pass over its objects that
+    looks each one's class up in the set of the classes now deriving from `bases`
+    (a scan runs over the hundreds of thousands of objects that importing torch
+    makes; an `issubclass` call for each of them, once per base, cost several times
+    as much). By `type()` rather than `isinstance()`: some objects compute
+    `__class__` with side effects."""
+    live = gc.get_objects()
+    derived = [_derived(base) for base in bases]  # after the scan: a class made since has no instance in it
+    wanted = set().union(*derived)
+    found = list(compress(live, map(wanted.__contains__, map(type, live))))
+    del live
+    return [[obj for obj in found if type(obj) in classes] for classes in derived]
+
+
+def _derived(base: type) -> set[type]:
+    """`base` and every class that derives from it, directly or not."""
+    classes = {base}
+    pending = [base]
+    while pending:
+        for subclass in type.__subclasses__(pending.pop()):
+            if subclass not in classes:
+                classes.add(subclass)
+                pending.append(subclass)
+    return classes
 
 
 def unwrap_compiled(module: nn.Module) -> nn.Module:

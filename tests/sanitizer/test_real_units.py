@@ -87,6 +87,46 @@ def test_one_model_keeps_the_names_of_its_named_modules() -> None:
     assert index.module_name(decoder) == "decoder" and index.param_name(encoder.weight) == "encoder.weight"
 
 
+def test_the_model_scan_finds_what_issubclass_finds_in_the_same_order() -> None:
+    """Instances of classes derived at any depth, made before and after the classes it
+    last saw, found as a scan that asks `issubclass` of every object finds them; an
+    object whose `__class__` has side effects is never asked for it."""
+    import gc
+
+    from torch import nn
+
+    from sanitizer.core.naming import live_instances
+
+    asked = []
+
+    class Deep(nn.Sequential):
+        pass
+
+    class Lying(nn.Linear):
+        @property  # type: ignore[misc]
+        def __class__(self):  # noqa: D401
+            asked.append(self)
+            return nn.Linear
+
+    class MyOptimizer(torch.optim.SGD):
+        pass
+
+    net = Deep(nn.Linear(2, 2), Lying(2, 2))
+    first = live_instances(nn.Module, torch.optim.Optimizer)
+
+    class Later(Deep):  # a class made after the last scan
+        pass
+
+    later = Later(nn.Linear(2, 1))
+    optimizers = [torch.optim.SGD(net.parameters(), lr=0.1), MyOptimizer(later.parameters(), lr=0.1)]
+    modules, found_optimizers = live_instances(nn.Module, torch.optim.Optimizer)
+    live = gc.get_objects()
+    assert modules == [obj for obj in live if issubclass(type(obj), nn.Module)]
+    assert found_optimizers == [obj for obj in live if issubclass(type(obj), torch.optim.Optimizer)]
+    assert later in modules and net[1] in modules and all(any(o is opt for o in found_optimizers) for opt in optimizers)
+    assert not any(obj is later for obj in first[0]) and not asked
+
+
 @pytest.mark.parametrize(("kwargs", "kind"), [
     ({}, "cross_entropy"),
     ({"reduction": "sum"}, "cross_entropy"),
