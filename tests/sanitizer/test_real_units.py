@@ -127,6 +127,31 @@ def test_the_model_scan_finds_what_issubclass_finds_in_the_same_order() -> None:
     assert not any(obj is later for obj in first[0]) and not asked
 
 
+def test_the_model_scan_finds_models_beside_a_class_that_cannot_be_hashed() -> None:
+    """A live object whose class's metaclass defines `__eq__` without `__hash__` (its
+    class cannot be looked up in a set) does not stop the scan: the models and
+    optimizers are found all the same."""
+    from torch import nn
+
+    from sanitizer.core.naming import live_instances
+
+    class Meta(type):
+        def __eq__(cls, other: object) -> bool:
+            return cls is other
+
+        __hash__ = None  # type: ignore[assignment]
+
+    class Odd(metaclass=Meta):
+        pass
+
+    odd = Odd()
+    net = nn.Linear(2, 2)
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+    modules, optimizers = live_instances(nn.Module, torch.optim.Optimizer)
+    assert any(obj is net for obj in modules) and any(obj is optimizer for obj in optimizers)
+    assert not any(obj is odd for obj in modules)
+
+
 @pytest.mark.parametrize(("kwargs", "kind"), [
     ({}, "cross_entropy"),
     ({"reduction": "sum"}, "cross_entropy"),
