@@ -95,7 +95,10 @@ class EvalWithoutNoGrad(Rule):
     function handed the model or reading the same module-level one, followed
     through such calls three deep; not when the function has a decorator,
     enters a grad mode around the forward, switches the model's mode, or
-    back-propagates or steps. A function of another module of the project, or a
+    back-propagates or steps. The forwards in the function's own loops (a greedy
+    decoder's, its encoder run before it) are then the same finding, not reported
+    again, where every call that runs the function with the model in eval mode
+    is so reported (or lies in a function only such calls run). A function of another module of the project, or a
     method of an object (`evaluator.evaluate(loader)` of an `evaluator =
     Evaluator(model)`, `self.validate()` inherited from a base class), is reported
     at its call when a loop of its own runs the forward of a model it is handed
@@ -529,6 +532,28 @@ class EvalWithoutNoGrad(Rule):
         "            optimizer.step()\n"
         "        model.eval()\n"
         "        print(evaluator.evaluate(val_loader))  # expect: TL406\n",
+        # a greedy decoder called from the evaluation loop: one finding at the call, which
+        # the `no_grad` asked for there covers, the decoder's own loop included
+        "import torch\n"
+        "class Seq2Seq(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.enc = torch.nn.Linear(4, 4)\n"
+        "        self.dec = torch.nn.Linear(4, 4)\n"
+        "    def encode(self, x):\n"
+        "        return self.enc(x)\n"
+        "    def next_token(self, ys, memory):\n"
+        "        return self.dec(ys) + memory\n"
+        "def greedy_decode(model, x, steps):\n"
+        "    memory = model.encode(x)\n"
+        "    ys = x\n"
+        "    for _ in range(steps):\n"
+        "        ys = torch.cat([ys, model.next_token(ys, memory)], 0)\n"
+        "    return ys\n"
+        "def translate(model, inputs):\n"
+        "    model.eval()\n"
+        "    for x in inputs:\n"
+        "        print(greedy_decode(model, x, 5))  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -984,9 +1009,18 @@ class EvalWithoutNoGrad(Rule):
         summaries = (*self.ctx.summaries.closed.values(), *self.ctx.summaries.external.values())
         # functions that evaluate, in a loop of their own, a model they are handed (see `_evaluated_elsewhere`)
         self._forwarding = any(summary.forwards for summary in summaries)
+        # calls of the file's functions made with a model in eval mode, by callee; the
+        # calls reported as running a helper's forward; forwards in the loops of such
+        # helpers, reported once the walks tell whether a reported call runs them
+        self._entries: dict[cst.FunctionDef, list[cst.Call]] = {}
+        self._reported_calls: set[cst.Call] = set()
+        self._in_helpers: list[tuple[cst.Call, cst.FunctionDef]] = []
         for body in code_bodies(self.ctx):
             self._body = body
             CallFlow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
+        for call, helper in self._in_helpers:
+            if not self._runs_under_reported(helper, set()):
+                self.report(call)
         if any(summary.evaluated_forwards for summary in summaries):
             for call in self.ctx.nodes_of(cst.Call):
                 if self._evaluates_elsewhere(call):  # type: ignore[arg-type]
@@ -1025,15 +1059,42 @@ class EvalWithoutNoGrad(Rule):
             receiver = self.ctx.code(mode[0])
             return facts | {receiver} if mode[1] is False else facts - {receiver}
         if type(node) is cst.Call and facts:
+            callee = self.ctx.local_callee(node)
+            if callee is not None:
+                self._entries.setdefault(callee, []).append(node)
             model = next((f for f in self._models_called(node.func) if self.ctx.code(f) in facts), None)
             if model is not None:
                 if _model_key(self.ctx, model) not in self._frozen and self._in_evaluation_loop(node):
-                    self.report(node)
+                    function = self.ctx.enclosing_function(node)
+                    if function is not None and function.body is not self._body:
+                        # reached through a call: judged once every walk is done
+                        self._in_helpers.append((node, function))
+                    else:
+                        self.report(node)
             elif self._helper_runs_forward(node, facts) and self._in_evaluation_loop(node):
+                self._reported_calls.add(node)
                 self.report(node)
             elif self._forwarding and self._evaluated_elsewhere(node, facts):
                 self.report(node, _ELSEWHERE.format(self.ctx.code(node.func)))
         return facts
+
+    def _runs_under_reported(self, function: cst.FunctionDef, seen: set[cst.FunctionDef]) -> bool:
+        """Every call that entered `function` with a model in eval mode is reported (its
+        own forwards outside loops), or lies in a function run only by such calls: the
+        `no_grad` the report asks for around that call covers what `function` runs, its
+        loops included, so a forward in them is the same finding (a decoder's loop in
+        `greedy_decode(model, src)` called from the evaluation loop)."""
+        entries = self._entries.get(function)
+        if not entries or function in seen:
+            return False
+        seen.add(function)
+        for call in entries:
+            if call in self._reported_calls:
+                continue
+            caller = self.ctx.enclosing_function(call)
+            if caller is None or not self._runs_under_reported(caller, seen):
+                return False
+        return True
 
     def _evaluated_elsewhere(self, call: cst.Call, models: Facts) -> bool:
         """`call` runs code out of the walk (a function of another module, a method:

@@ -79,7 +79,8 @@ class LossAccumulatedWithGraph(Rule):
     ## What it does
     Flags a loss tensor that is added to a running total (`total += loss`,
     `total = total + loss`, `total += loss * n`, a running average
-    `avg = 0.98 * avg + 0.02 * loss`) or appended to a list
+    `avg = 0.98 * avg + 0.02 * loss`, a tensor total added to in place:
+    `total.add_(loss)`, judged as `total += loss` is) or appended to a list
     (`losses.append(loss)`) that outlives the loop iteration, without
     `.item()`, `.detach()` or `float()`. A value counts as a loss tensor when
     it is back-propagated in the same function (`loss.backward()`,
@@ -110,7 +111,9 @@ class LossAccumulatedWithGraph(Rule):
     tensor gives inf: a total divided by a count that stayed 0 raises
     `ZeroDivisionError`, and `.item()` raises on a dry run on the `meta`
     device; an appended `loss.detach()` is a new tensor (`losses[-1] is
-    loss` turns false). Code of another module that reads a module-level
+    loss` turns false). No fix for `total.add_(loss)`: the conditions of the
+    `.item()` fix are about a total that becomes a float, which this one,
+    a tensor, does not. Code of another module that reads a module-level
     total of a script is not seen.
 
     The total must be a variable of the code that accumulates it: a local of
@@ -917,6 +920,26 @@ class LossAccumulatedWithGraph(Rule):
         "        loss = model(x, y)\n"
         "        total_loss += loss; loss.backward(); opt.step()  # expect: TL202\n"
         "    print(total_loss)\n",
+        # a tensor total added to in place, before or after the backward (no fix: see the docs)
+        "import torch\n"
+        "def train(model, loader, optimizer, criterion):\n"
+        "    total_loss = torch.zeros(())\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = criterion(model(x), y)\n"
+        "        total_loss.add_(loss)  # expect: TL202\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "    return total_loss.item() / len(loader)\n",
+        "import torch\n"
+        "criterion = torch.nn.CrossEntropyLoss()\n"
+        "running = torch.tensor(0.0)\n"
+        "for x, y in loader:\n"
+        "    loss = criterion(model(x), y)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "    running.add_(loss, alpha=0.5)  # expect: TL202\n"
+        "print(running)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1455,6 +1478,18 @@ class LossAccumulatedWithGraph(Rule):
         "            optimizer.step()\n"
         "            optimizer.zero_grad()\n"
         "            loss = 0\n",
+        # a tensor total added to in place with the loss's number, or a tensor without its graph
+        "import torch\n"
+        "def train(model, loader, optimizer, criterion):\n"
+        "    total_loss = torch.zeros(())\n"
+        "    last = torch.zeros(())\n"
+        "    for x, y in loader:\n"
+        "        loss = criterion(model(x), y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total_loss.add_(loss.detach())\n"
+        "        last.add_(loss.item())\n"
+        "    return total_loss.item() / len(loader), last.item()\n",
     )
 
     def finish(self) -> None:
@@ -1464,6 +1499,7 @@ class LossAccumulatedWithGraph(Rule):
         # accumulations of a loss back-propagated in an earlier iteration, on some path
         self._respent: dict[cst.CSTNode, str] = {}
         self._spent: list[cst.CSTNode] = []  # the backward calls that ran through a name
+        self._in_place: set[cst.CSTNode] = set()  # `total.add_(loss)`: flagged as `+=`, no fix
         summaries = self.ctx.summaries
         # asked of every call: no need when no function of the project stores what it is given
         self._helpers_store = any(s.accumulates for s in (*summaries.closed.values(), *summaries.external.values()))
@@ -1494,7 +1530,8 @@ class LossAccumulatedWithGraph(Rule):
                     caller.name.value if caller is not None else "<module>",
                     self.ctx.enclosing_function(node).name.value))  # type: ignore[union-attr]
             else:
-                self.report(self._statement_node(node), fix=self._fix(node, accumulator, operands))
+                fix = None if node in self._in_place else self._fix(node, accumulator, operands)
+                self.report(self._statement_node(node), fix=fix)
 
     def _handed_to_backward(self, body: cst.CSTNode) -> set[str]:
         """Names `body` passes to a function of the project that back-propagates
@@ -1591,12 +1628,13 @@ class LossAccumulatedWithGraph(Rule):
             return type(node.operator) in (cst.AddAssign, cst.SubtractAssign)  # type: ignore[attr-defined]
         if kind is cst.Assign:
             return _added_to_itself(node) is not None  # type: ignore[arg-type]
-        return method_call(node, "append") is not None or self._accumulating(node) is not None
+        return (method_call(node, "append") is not None or _added_in_place(node) is not None
+                or self._accumulating(node) is not None)
 
     # -- flow ------------------------------------------------------------------
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to."""
-        if type(node) in (cst.Assign, cst.AugAssign) or method_call(node, "backward", "append") is not None:
+        if type(node) in (cst.Assign, cst.AugAssign) or method_call(node, "backward", "append", *_IN_PLACE) is not None:
             return True
         return self._accumulating(node) is not None or (type(node) is cst.Call and bool(self._given_to_backward(node)))  # type: ignore[arg-type]
 
@@ -1613,6 +1651,10 @@ class LossAccumulatedWithGraph(Rule):
                         self._spent.append(node)
                     facts = facts | {f"{_SPENT}{spent}@{self._spent.index(node)}"}
             self._check_append(facts, node)
+            added = _added_in_place(node)  # type: ignore[arg-type]
+            if added is not None:
+                self._in_place.add(node)
+                self._check(node, node.func.value, added, facts)  # type: ignore[attr-defined]
             self._check_helper(facts, node)
         elif type(node) is cst.AugAssign:
             if type(node.operator) in (cst.AddAssign, cst.SubtractAssign):
@@ -2062,8 +2104,24 @@ def _accumulated_into(node: cst.CSTNode) -> str | None:
     if type(node) is cst.Assign:
         return _accumulator_name(node.targets[0].target)
     if type(node) is cst.Call and type(node.func) is cst.Attribute:
-        return _accumulator_name(node.func.value) if node.func.attr.value == "append" else dotted_name(node.func)
+        if node.func.attr.value == "append" or _added_in_place(node) is not None:
+            return _accumulator_name(node.func.value)
+        return dotted_name(node.func)
     return None
+
+
+# a tensor's in-place sums: `total.add_(loss)` is `total += loss` on a tensor total
+_IN_PLACE = ("add_", "sub_")
+
+
+def _added_in_place(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """What `total.add_(x)` / `total.sub_(x)` (also with `alpha=`) adds to `total`: `x`."""
+    if method_call(node, *_IN_PLACE) is None:
+        return None
+    positional = [arg for arg in node.args if arg.keyword is None]  # type: ignore[attr-defined]
+    if len(positional) != 1 or positional[0].star:
+        return None
+    return positional[0].value
 
 
 def _adds_to_itself(node: cst.CSTNode) -> bool:

@@ -69,8 +69,12 @@ def rename(source: str, mapping: dict[str, str]) -> str:
 
 
 def statement_lines(source: str) -> list[tuple[int, int]]:
-    """(line, column) where each statement starts."""
-    return [(n.lineno, n.col_offset) for n in ast.walk(ast.parse(source)) if isinstance(n, ast.stmt)]
+    """(line, column) where each statement starts, of those that start their line
+    (not `opt.step()` of `loss.backward(); opt.step()`: a line inserted before it
+    would take its column as indentation)."""
+    lines = source.splitlines()
+    return [(n.lineno, n.col_offset) for n in ast.walk(ast.parse(source))
+            if isinstance(n, ast.stmt) and not lines[n.lineno - 1][:n.col_offset].strip()]
 
 
 def insert_extras(source: str, picks: list[int], comments: bool) -> str:
