@@ -2,6 +2,7 @@
 closed in any order, exceptions, closure-based optimizers, loops without torch.optim."""
 from __future__ import annotations
 
+import copy
 import io
 import json
 import os
@@ -21,6 +22,7 @@ from sanitizer.core import hooks
 
 PATCHED = [(torch.autograd, "backward"), (torch.amp.GradScaler, "scale"), (torch.amp.GradScaler, "step"),
            (dataloader._BaseDataLoaderIter, "__next__"), (nn.Module, "__setstate__"),
+           (copy, "_reconstruct"),
            *((F, name) for name in hooks.LOSS_FUNCTIONS if hasattr(F, name))]
 
 
