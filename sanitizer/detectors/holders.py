@@ -167,6 +167,7 @@ class _Update:
     ops: tuple[str, ...]  # its in-place methods, the last written first: ("add", "mul") of `p.mul_(d).add_(x)`
     function: ast.AST | None  # the function whose loop it is in (None: a module's code)
     loop: int  # the line of that loop
+    recorded: bool  # not written through `.data` (`tp.data.mul_(d)`), which autograd does not record
 
 
 def _parameter_updates(scope: ast.AST, label: str) -> list[_Update]:
@@ -182,8 +183,8 @@ def _parameter_updates(scope: ast.AST, label: str) -> list[_Update]:
         names = {node.id for node in ast.walk(loop.target) if isinstance(node, ast.Name)}
         calls = [node for statement in loop.body for node in ast.walk(statement) if _in_place(node)]
         inner = {id(call.func.value) for call in calls}  # written on again by the next call of its chain
-        updates += [_Update(call.lineno, _chain(call), function, loop.lineno) for call in calls
-                    if id(call) not in inner and _receiver(call.func.value) in names]
+        updates += [_Update(call.lineno, _chain(call), function, loop.lineno, not _through_data(call))
+                    for call in calls if id(call) not in inner and _receiver(call.func.value) in names]
     return updates
 
 
@@ -231,11 +232,21 @@ def _chain(call: ast.Call) -> tuple[str, ...]:
     return tuple(ops)
 
 
+def _through_data(call: ast.Call) -> bool:
+    node: ast.expr = call
+    while isinstance(node, ast.Call) and _in_place(node):
+        assert isinstance(node.func, ast.Attribute)
+        node = node.func.value
+    return isinstance(node, ast.Attribute) and node.attr == "data"
+
+
 def _update_that_ran(updates: list[_Update], tensors: list[torch.Tensor]) -> tuple[int, str | None]:
     """The line of the update that gave `tensors` their history, as their graph tells
-    (`AddBackward0` made from `MulBackward0`: `p.mul_(d).add_(x)`), the first update
-    when there is one only or none matches; else, when more than one could have made
-    it, the `def` line of their function (a module's code: the loop's line) and its name."""
+    (`AddBackward0` made from `MulBackward0`: `p.mul_(d).add_(x)`; an update through
+    `.data` makes none), the first update when there is one only or none matches; else,
+    when more than one could have made it, the `def` line of their function (a module's
+    code: the loop's line) and its name."""
+    updates = [update for update in updates if update.recorded] or updates
     if len({update.line for update in updates}) == 1:
         return updates[0].line, None
     finals = {update.ops[0] for update in updates}
