@@ -17,6 +17,7 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, Callable
 
 import torch
+import torch.fx.traceback as fx_traceback
 import torch.nn.functional as F
 from torch.compiler import is_compiling, is_dynamo_compiling
 from torch.nn.modules import module as module_globals
@@ -70,6 +71,8 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
         session, "Module.load_state_dict", lambda args, kwargs, result: session.on_load_state_dict(
             args[0], args[1] if len(args) > 1 else kwargs.get("state_dict"))))
     _patch(stack, copy, "deepcopy", _model_copy_observer(session))
+    if callable(getattr(fx_traceback, "format_stack", None)):
+        _patch(stack, fx_traceback, "format_stack", _forward_stack)
     if callable(getattr(copy, "_reconstruct", None)):
         _patch(stack, copy, "_reconstruct", _reconstruction_observer(session))
     for name, training in FUNCTIONAL_DROPOUTS.items():
@@ -382,6 +385,18 @@ def _model_copy_observer(session: Sanitizer) -> Callable[..., Any]:
             return result
         return deepcopy
     return wrap
+
+
+def _forward_stack(original: Callable[..., Any]) -> Callable[..., Any]:
+    """`torch.fx.traceback.format_stack`, which anomaly mode (`set_detect_anomaly(True)`)
+    looks up at each node it makes to record the stack of the forward call, printed when
+    the node's backward fails: without the sanitizer's frames (its wrapper of a loss
+    function that made the node, its runner below the script), as a plain run prints it."""
+    @functools.wraps(original)
+    def format_stack(*args: Any, **kwargs: Any) -> Any:
+        stack = original(*args, **kwargs)
+        return locations.without_own_entries(stack) if isinstance(stack, list) else stack
+    return format_stack
 
 
 _COPY_FILE = copy.deepcopy.__code__.co_filename
