@@ -227,7 +227,7 @@ def _chain(call: ast.Call) -> tuple[str, ...]:
     node: ast.expr = call
     while isinstance(node, ast.Call) and _in_place(node):
         assert isinstance(node.func, ast.Attribute)
-        ops.append(node.func.attr[:-1])
+        ops.append(node.func.attr[:-1].replace("_", "").lower())  # `masked_fill_`: `MaskedFillBackward0`
         node = node.func.value
     return tuple(ops)
 
