@@ -17,6 +17,7 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, Callable
 
 import torch
+import torch.fx.traceback as fx_traceback
 import torch.nn.functional as F
 from torch.compiler import is_compiling, is_dynamo_compiling
 from torch.nn.modules import module as module_globals
@@ -70,7 +71,10 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
         session, "Module.load_state_dict", lambda args, kwargs, result: session.on_load_state_dict(
             args[0], args[1] if len(args) > 1 else kwargs.get("state_dict"))))
     _patch(stack, copy, "deepcopy", _model_copy_observer(session))
-    _patch(stack, torch.nn.Module, "__setstate__", _module_state_observer(session))
+    if callable(getattr(fx_traceback, "format_stack", None)):
+        _patch(stack, fx_traceback, "format_stack", _forward_stack)
+    if callable(getattr(copy, "_reconstruct", None)):
+        _patch(stack, copy, "_reconstruct", _reconstruction_observer(session))
     for name, training in FUNCTIONAL_DROPOUTS.items():
         if hasattr(F, name):
             _patch(stack, F, name, _dropout_observer(session, f"F.{name}", training))
@@ -383,55 +387,57 @@ def _model_copy_observer(session: Sanitizer) -> Callable[..., Any]:
     return wrap
 
 
-# What `copy.deepcopy` calls to rebuild an object from its reduction; its `x` is the
-# object copied, its `memo` None for a shallow `copy.copy`.
-_RECONSTRUCT = copy._reconstruct.__code__
-_COPY_FILE = copy._reconstruct.__code__.co_filename
+def _forward_stack(original: Callable[..., Any]) -> Callable[..., Any]:
+    """`torch.fx.traceback.format_stack`, which anomaly mode (`set_detect_anomaly(True)`)
+    looks up at each node it makes to record the stack of the forward call, printed when
+    the node's backward fails: without the sanitizer's frames (its wrapper of a loss
+    function that made the node, its runner below the script), as a plain run prints it."""
+    @functools.wraps(original)
+    def format_stack(*args: Any, **kwargs: Any) -> Any:
+        stack = original(*args, **kwargs)
+        return locations.without_own_entries(stack) if isinstance(stack, list) else stack
+    return format_stack
 
 
-def _module_state_observer(session: Sanitizer) -> Callable[..., Any]:
-    """`Module.__setstate__`, which a deep copy of a module calls on the new module: a
-    script's `copy.deepcopy(model)` is told to the session as the patched `deepcopy` tells
-    it, also where the script holds the function unpatched (`from copy import deepcopy`
-    run before the session began). Only a copy's outermost module, copied by a call from
-    the script itself, is told; a module unpickled (`torch.load` of a whole model) or
-    shallow-copied is not. The patched `deepcopy` tells the same copy again: following
-    it twice is following it once."""
-    copied = _guarded(session, "Module.__setstate__", session.on_model_copied)
+_COPY_FILE = copy.deepcopy.__code__.co_filename
+
+
+def _reconstruction_observer(session: Sanitizer) -> Callable[..., Any]:
+    """`copy._reconstruct`, which `copy.deepcopy` looks up in its module at each call to
+    rebuild an object from its reduction (`x` the object copied; `memo` None for a
+    shallow `copy.copy`): a script's `copy.deepcopy(model)` is told to the session as
+    the patched `deepcopy` tells it, also where the script holds the function unpatched
+    (`from copy import deepcopy` run before the session began), whatever the module's
+    class does in its own `__setstate__`. Only a copy's outermost module, copied by a
+    call from the script itself, is told; a module unpickled (`torch.load` of a whole
+    model) or shallow-copied is not. The patched `deepcopy` tells the same copy again:
+    following it twice is following it once."""
+    copied = _guarded(session, "copy._reconstruct", session.on_model_copied)
 
     def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(original)
-        def __setstate__(self: Any, state: Any) -> Any:
-            result = original(self, state)
-            if session.active and not _out_of_reach():
-                source = _deep_copied_from(sys._getframe(1))
-                if source is not None:
-                    copied(source, self)
+        def _reconstruct(x: Any, memo: Any, *args: Any, **kwargs: Any) -> Any:
+            result = original(x, memo, *args, **kwargs)
+            if (memo is not None and isinstance(result, torch.nn.Module) and session.active
+                    and not _out_of_reach() and _deep_copy_by_the_script(sys._getframe(1))):
+                copied(x, result)
             return result
-        return __setstate__
+        return _reconstruct
     return wrap
 
 
-def _deep_copied_from(frame: types.FrameType | None) -> Any:
-    """The module a script's `copy.deepcopy` call is copying, when the `__setstate__`
-    called below `frame` (the sanitizer's frames, a subclass's own `__setstate__` calling
-    `super()`'s) is the last step of that copy; else None."""
-    while frame is not None and (locations.is_own(frame) or frame.f_code.co_name == "__setstate__"):
+def _deep_copy_by_the_script(frame: types.FrameType | None) -> bool:
+    """Whether the `_reconstruct` called below `frame` (the sanitizer's frames) is the last
+    step of a `copy.deepcopy` called by the script itself (not of a part of a larger
+    copy, nor of a library's copy)."""
+    while frame is not None and locations.is_own(frame):
         frame = frame.f_back
-    if frame is None or frame.f_code is not _RECONSTRUCT:
-        return None
-    arguments = frame.f_locals
-    if arguments.get("memo") is None:  # copy.copy
-        return None
-    caller = frame.f_back  # the `deepcopy` that reconstructs
-    if caller is None or caller.f_code.co_filename != _COPY_FILE:
-        return None
-    caller = caller.f_back
+    if frame is None or frame.f_code.co_filename != _COPY_FILE:
+        return False
+    caller = frame.f_back  # who called that `deepcopy`
     while caller is not None and locations.is_own(caller):
         caller = caller.f_back
-    if caller is None or not locations.is_user_file(caller.f_code.co_filename):
-        return None  # a part of a larger copy, or a library's copy
-    return arguments.get("x")
+    return caller is not None and locations.is_user_file(caller.f_code.co_filename)
 
 
 def _clip_observer(session: Sanitizer, clip: str) -> Callable[..., Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import re
 import site
 import sys
 import sysconfig
@@ -97,6 +98,26 @@ def without_own_frames(tb: TracebackType | None) -> TracebackType | None:
     if last is not None:
         last.tb_next = None
     return head
+
+
+_STACK_ENTRY = re.compile(r'  File "([^"\n]*)", line \d+, in [^\n]*\n')
+
+
+def without_own_entries(stack: list[str]) -> list[str]:
+    """A stack as `traceback.format_list` writes it, outermost first, without the
+    sanitizer's frames, as the stack of a plain run shows it: those of its wrappers, and,
+    when its runner started the script, the runner's and the interpreter's below the
+    script's first frame. An entry that is not one frame's is kept."""
+    files = [match.group(1) if isinstance(entry, str) and (match := _STACK_ENTRY.match(entry))
+             and entry.count('\n  File "') == 0 else None for entry in stack]
+    start = 0
+    for index, filename in enumerate(files):
+        if filename is None or is_user_file(filename):
+            break
+        if filename.startswith(_SANITIZER_ROOT + os.sep):
+            start = index + 1
+    return [entry for entry, filename in zip(stack[start:], files[start:])
+            if filename is None or not filename.startswith(_SANITIZER_ROOT + os.sep)]
 
 
 def _is_import_machinery(frame: FrameType) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 from collections import deque
 from dataclasses import dataclass
 from itertools import islice
@@ -115,24 +116,26 @@ def _is_plain_object(value: Any) -> bool:
             and not callable(value))
 
 
-def accumulation_site(holder: Holder) -> tuple[str, int] | None:
-    """(file, line) that grows the holder: in the frame that holds it, or, for an
-    attribute of an object (an AverageMeter's `losses.sum`), in its class's code
-    (`self.sum += val * n` in `update()`). A model's parameters given a history in
+def accumulation_site(holder: Holder) -> tuple[str, int, str | None] | None:
+    """(file, line, None) of the line that grows the holder: in the frame that holds it,
+    or, for an attribute of an object (an AverageMeter's `losses.sum`), in its class's
+    code (`self.sum += val * n` in `update()`). A model's parameters given a history in
     place: the update of a loop over them (`ema_p.mul_(d).add_(p, alpha=1 - d)`), not
     the line that made the model, also in a function of the file it is handed to
-    (`update_ema(ema, model)`)."""
+    (`update_ema(ema, model)`). Of several updates (the branches of an EMA helper), the
+    one whose ops made the parameters' history (`copy_` for `CopyBackwards`); when that
+    cannot be told (two branches make the same ops), the function's `def` line, and
+    the function's name as the third item."""
     scope = _scope(holder.filename, holder.first_line, holder.frame_name)
-    updates = []
     if holder.parameters and scope is not None:
         updates = _parameter_updates(scope, holder.label) or [
-            line for function, argument in _handed_to(scope, holder.filename, holder.label)
-            for line in _parameter_updates(function, argument)]
-    if updates:
-        return holder.filename, min(updates)
+            update for function, argument in _handed_to(scope, holder.filename, holder.label)
+            for update in _parameter_updates(function, argument)]
+        if updates:
+            return (holder.filename, *_update_that_ran(updates, holder.tensors))
     line = _growing_line(scope, holder.label)
     if line is not None:
-        return holder.filename, line
+        return holder.filename, line, None
     if holder.owner is not None:
         try:
             filename = inspect.getsourcefile(holder.owner)
@@ -149,7 +152,7 @@ def accumulation_site(holder: Holder) -> tuple[str, int] | None:
                 lines = [line for grows, _ in found for line in grows] or [
                     line for _, assigns in found for line in assigns]
                 if lines:
-                    return filename, min(lines)  # type: ignore[return-value]
+                    return filename, min(lines), None  # type: ignore[return-value]
     return None
 
 
@@ -158,23 +161,126 @@ def accumulation_site(holder: Holder) -> tuple[str, int] | None:
 NOT_WRITES = frozenset({"requires_grad_", "share_memory_"})
 
 
-def _parameter_updates(scope: ast.AST, label: str) -> list[int]:
-    """The lines of `scope` that change a parameter of the model `label` in place, in a
-    loop over them (`for ema_p, p in zip(ema.parameters(), model.parameters())`): a
-    method of torch's in-place form (`mul_`, `add_`, `lerp_`, `copy_`) called on a
-    loop variable, or on its `.data`."""
-    lines = []
-    for loop in ast.walk(scope):
-        if not isinstance(loop, (ast.For, ast.AsyncFor)) or not _iterates_parameters(loop.iter, label):
+@dataclass(frozen=True)
+class _Update:
+    line: int
+    ops: tuple[str, ...]  # its in-place methods, the last written first: ("add", "mul") of `p.mul_(d).add_(x)`
+    function: ast.AST | None  # the function whose loop it is in (None: a module's code)
+    loop: int  # the line of that loop
+    recorded: bool  # not written through `.data` (`tp.data.mul_(d)`), which autograd does not record
+
+
+def _parameter_updates(scope: ast.AST, label: str) -> list[_Update]:
+    """The updates in `scope` of a parameter of the model `label` in place, in a loop
+    over them (`for ema_p, p in zip(ema.parameters(), model.parameters())`): a method of
+    torch's in-place form (`mul_`, `add_`, `lerp_`, `copy_`) called on a loop variable,
+    or on its `.data`, or on such a call (`ema_p.mul_(d).add_(p)`: one update)."""
+    updates = []
+    function = scope if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    for function, loop in _loops(scope, function, label.split(".")[0]):
+        if not _iterates_parameters(loop.iter, label):
             continue
         names = {node.id for node in ast.walk(loop.target) if isinstance(node, ast.Name)}
-        for node in (sub for statement in loop.body for sub in ast.walk(statement)):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr.endswith("_") and not node.func.attr.startswith("_")
-                    and node.func.attr not in NOT_WRITES
-                    and _receiver(node.func.value) in names):
-                lines.append(node.lineno)
-    return lines
+        calls = [node for statement in loop.body for node in ast.walk(statement) if _in_place(node)]
+        inner = {id(call.func.value) for call in calls}  # written on again by the next call of its chain
+        updates += [_Update(call.lineno, _chain(call), function, loop.lineno, not _through_data(call))
+                    for call in calls if id(call) not in inner and _receiver(call.func.value) in names]
+    return updates
+
+
+def _loops(node: ast.AST, function: ast.AST | None, name: str) -> list[tuple[ast.AST | None, ast.For | ast.AsyncFor]]:
+    """The loops under `node`, each with the function it is in; none of a function whose
+    own variable is called `name` (another model than the one `name` holds here)."""
+    found = []
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.For, ast.AsyncFor)):
+            found.append((function, child))
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and _local(child, name):
+            continue
+        inner = child if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else function
+        found += _loops(child, inner, name)
+    return found
+
+
+def _local(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str) -> bool:
+    """Whether `name` is a variable of `function`'s own: a parameter, or assigned in it
+    without a `global` or `nonlocal` statement."""
+    arguments = function.args
+    if name in {argument.arg for argument in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                              *filter(None, [arguments.vararg, arguments.kwarg])]}:
+        return True
+    nodes = list(ast.walk(function))
+    if any(isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names for node in nodes):
+        return False
+    return any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store) for node in nodes)
+
+
+def _in_place(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr.endswith("_") and not node.func.attr.startswith("_")
+            and node.func.attr not in NOT_WRITES)
+
+
+def _chain(call: ast.Call) -> tuple[str, ...]:
+    """The in-place methods of a chain, the outermost first: ("add", "mul") of `p.mul_(d).add_(x)`."""
+    ops = []
+    node: ast.expr = call
+    while isinstance(node, ast.Call) and _in_place(node):
+        assert isinstance(node.func, ast.Attribute)
+        ops.append(node.func.attr[:-1].replace("_", "").lower())  # `masked_fill_`: `MaskedFillBackward0`
+        node = node.func.value
+    return tuple(ops)
+
+
+def _through_data(call: ast.Call) -> bool:
+    node: ast.expr = call
+    while isinstance(node, ast.Call) and _in_place(node):
+        assert isinstance(node.func, ast.Attribute)
+        node = node.func.value
+    return isinstance(node, ast.Attribute) and node.attr == "data"
+
+
+def _update_that_ran(updates: list[_Update], tensors: list[torch.Tensor]) -> tuple[int, str | None]:
+    """The line of the update that gave `tensors` their history, as their graph tells
+    (`AddBackward0` made from `MulBackward0`: `p.mul_(d).add_(x)`; an update through
+    `.data` makes none), the first update when there is one only or none matches; else,
+    when more than one could have made it, the `def` line of their function (a module's
+    code: the loop's line) and its name."""
+    updates = [update for update in updates if update.recorded] or updates
+    if len({update.line for update in updates}) == 1:
+        return updates[0].line, None
+    finals = {update.ops[0] for update in updates}
+    lines: set[int] = set()
+    for tensor in tensors:
+        made = [update for update in updates if _made(update.ops, tensor.grad_fn, finals)] or [
+            update for update in updates if update.ops[0] == _op_of(tensor.grad_fn)]
+        if len({update.line for update in made}) > 1:
+            first = min(made, key=lambda update: update.line)
+            function = first.function
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return min([function.lineno] + [d.lineno for d in function.decorator_list]), function.name
+            return first.loop, None
+        lines.update(update.line for update in made)
+    return min(lines or {update.line for update in updates}), None
+
+
+def _made(ops: tuple[str, ...], node: Any, finals: set[str]) -> bool:
+    """Whether the chain `ops` made the history that ends in `node`: its nodes follow one
+    another through their first input (the tensor written on), and the node before them
+    is none (no history yet: ops on it recorded nothing) or the last op of an update."""
+    for op in ops:
+        if node is None:
+            return True
+        if _op_of(node) != op:
+            return False
+        node = node.next_functions[0][0] if node.next_functions else None
+    return node is None or _op_of(node) in finals
+
+
+def _op_of(node: Any) -> str | None:
+    """`add` of `AddBackward0`, `copy` of `CopyBackwards`: the op that made a tensor's history."""
+    match = re.fullmatch(r"(\w+?)Backwards?\d*", type(node).__name__)
+    return match.group(1).lower() if match else None
 
 
 def _handed_to(scope: ast.AST, filename: str, label: str) -> list[tuple[ast.AST, str]]:
@@ -208,9 +314,9 @@ def _iterates_parameters(expr: ast.expr, label: str) -> bool:
 
 
 def _receiver(expr: ast.expr) -> str | None:
-    """The variable a method is called on: `p` of `p`, `p.data`."""
-    while isinstance(expr, ast.Attribute) and expr.attr == "data":
-        expr = expr.value
+    """The variable a method is called on: `p` of `p`, `p.data`, `p.mul_(d)`."""
+    while (isinstance(expr, ast.Attribute) and expr.attr == "data") or _in_place(expr):
+        expr = expr.func.value if isinstance(expr, ast.Call) else expr.value
     return expr.id if isinstance(expr, ast.Name) else None
 
 

@@ -91,11 +91,13 @@ class TensorLeakDetector(Detector):
         amount = (f"holding {size} bytes of tensors" if saved else
                   "the nodes themselves piling up (backward freed the tensors they saved)")
         site = accumulation_site(holder)
-        where = locations.format_site(*site) if site else None
+        where = locations.format_site(*site[:2]) if site else None
+        # an update helper whose branches end in the same op: which one ran is not known
+        updated = f", updated in place in {site[2]}()" if site and site[2] else ""
         held, keep = (f"{len(holder.tensors)} tensors in ", "keep") if len(holder.tensors) > 1 else ("", "keeps")
         sink.emit("tensor_leak", record.step,
                   f"{held}`{holder.label}` (in {holder.frame_name}) {keep} the autograd graphs of past steps "
-                  f"alive: {len(nodes)} graph nodes, growing by {rate} per step, {amount}",
+                  f"alive{updated}: {len(nodes)} graph nodes, growing by {rate} per step, {amount}",
                   where=where, value=len(nodes),
                   extra={"holder": holder.label, "nodes": len(nodes), "nodes_per_step": per_step,
                             "bytes": size})

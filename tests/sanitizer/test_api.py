@@ -2,6 +2,7 @@
 closed in any order, exceptions, closure-based optimizers, loops without torch.optim."""
 from __future__ import annotations
 
+import copy
 import io
 import json
 import os
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 import torch
+import torch.fx.traceback as fx_traceback
 import torch.nn.functional as F
 from torch import nn
 from torch.nn.modules import module as module_globals
@@ -21,6 +23,7 @@ from sanitizer.core import hooks
 
 PATCHED = [(torch.autograd, "backward"), (torch.amp.GradScaler, "scale"), (torch.amp.GradScaler, "step"),
            (dataloader._BaseDataLoaderIter, "__next__"), (nn.Module, "__setstate__"),
+           (copy, "_reconstruct"), (fx_traceback, "format_stack"),
            *((F, name) for name in hooks.LOSS_FUNCTIONS if hasattr(F, name))]
 
 
@@ -650,3 +653,17 @@ def test_a_loss_of_exactly_zero_is_a_fit_not_parameters_that_stopped_learning(fi
         assert died == [], died
     else:
         assert died and all(e.step == 101 for e in died), died
+
+
+def test_the_forward_stack_anomaly_mode_records_has_no_sanitizer_frame() -> None:
+    """Under `detect_anomaly()` torch records, at each node it makes, the stack of the forward
+    call, printed when the node's backward fails: the node of a loss function the session
+    wraps was made with the wrapper's frames on the stack, and they were recorded."""
+    model = nn.Linear(4, 3)
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False), torch.autograd.detect_anomaly():
+        loss = F.cross_entropy(model(torch.randn(8, 4)), torch.randint(0, 3, (8,)))
+        recorded = loss.grad_fn.metadata["traceback_"]
+    sanitizer_root = str(Path(hooks.__file__).resolve().parents[1])
+    assert recorded and not [entry for entry in recorded if sanitizer_root in entry], recorded
+    # the test's line, then torch's own frame of `cross_entropy`
+    assert "F.cross_entropy(model(" in recorded[-2] and __file__ in recorded[-2], recorded

@@ -30,8 +30,9 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     for how in ("zero_grad", "in_place", "data", "model", "none_by_hand", "after_step", "accumulate",
                 "optimizers_beside_temperature")] + [
     ("dqn_own_env.py",), ("synced_eval_copy.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",), ("lr_runaway.py", "healthy"),
-    ("functional_clones.py",), ("mixup_likelihood.py",), ("moco_queue.py",)]
-PRELAUNCH += [("lr_runaway.py", "outlier"), ("lr_runaway.py", "tensor-lr"), ("synced_eval_copy.py", "--blow-up")]
+    ("functional_clones.py",), ("mixup_likelihood.py",), ("moco_queue.py",), ("gan_levels.py",),
+    ("gan_levels.py", "critic")]
+PRELAUNCH += [("gan_levels.py", "fault"), ("lr_runaway.py", "outlier"), ("lr_runaway.py", "tensor-lr"), ("synced_eval_copy.py", "--blow-up")]
 PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
               *[("complex_filter.py", "--dtype", dtype, "--inf-imag", "12") for dtype in COMPLEX_DTYPES],
@@ -293,6 +294,20 @@ def test_a_gans_optimizers_are_each_judged_against_their_own_steps(script_runs: 
     event = run.first("grad_spike")
     assert "over the last 26 steps of the optimizer of discriminator" in event["message"]
     assert event["where"] == f"gan_turns.py:{line_of('gan_turns.py', 'fake_loss = ')}"  # the discriminator's loss
+
+
+def test_a_spike_of_the_discriminator_under_the_generators_level_is_its_own(script_runs: ScriptRuns) -> None:
+    """The discriminator steps first, then the generator, whose loss sits 10 to 60 times
+    higher (healthy: nothing, see HEALTHY). A batch of real images labelled fake lifts the
+    discriminator's loss 38 times its median, still under the generator's losses: judged
+    against the discriminator's own steps, it is a spike (of its loss and its gradient)."""
+    run = script_runs.get("gan_levels.py", "fault")
+    assert run.returncode == 0, run.stderr
+    assert [(event["kind"], event["step"]) for event in run.events()] == [("loss_spike", 301), ("grad_spike", 301)]
+    event = run.first("loss_spike")
+    assert event["baseline"] < 0.1 and 1 < event["value"] < 3, event
+    assert "over the last 50 steps of the optimizer of netD" in event["message"], event
+    assert event["where"] == f"gan_levels.py:{line_of('gan_levels.py', 'errD_real = ')}", event
 
 
 @pytest.mark.parametrize("variant", [(), ("--critic",), ("--multinomial",)],

@@ -11,7 +11,10 @@ PRELAUNCH += [("leak_sites.py", "queue"), ("leak_sites.py", "hook"), ("leak_site
               ("plain", "tensor_leak.py", "ema-local"), ("plain", "tensor_leak.py", "ema-local", "healthy"),
               ("tensor_leak.py", "ema-local", "helper"), ("plain", "tensor_leak.py", "ema-local", "helper"),
               ("dataloader_bound.py",), ("periodic_leak.py",), ("periodic_leak.py", "every=50"),
-              ("periodic_leak.py", "bounded")]
+              ("periodic_leak.py", "bounded"),
+              *(("ema_branches.py", branch, *healthy) for branch in ("copy", "average", "add", "same-op")
+                for healthy in ((), ("healthy",))),
+              ("plain", "ema_branches.py", "copy"), ("plain", "ema_branches.py", "copy", "healthy")]
 
 
 @pytest.mark.parametrize("optimizers", [(), ("two-optimizers",)])
@@ -50,6 +53,30 @@ def test_an_ema_copy_made_by_deepcopy_leaks_at_its_update_not_where_it_was_made(
     [event] = helper.events()
     assert event["holder"] == "ema" and "(in fit_by_helper)" in event["message"], event
     assert event["where"] == f"tensor_leak.py:{line_of('tensor_leak.py', 'averaged.lerp_(trained')}", event
+
+
+@pytest.mark.parametrize(("branch", "update"), [("copy", "ema_p.copy_(p)"), ("average", "ema_p.mul_(decay).add_(p"),
+                                                ("add", "ema_p.add_(p - ema_p"), ("same-op", None)])
+def test_an_ema_leak_is_located_at_the_branch_of_its_helper_that_ran(script_runs: ScriptRuns, branch: str,
+                                                                      update: str | None) -> None:
+    """An update helper with several branches (`if decay_type == ...: ema_p.mul_(d).add_(p, ...)
+    else: ema_p.copy_(p)`): the leak was located at its first update line, whichever ran. The
+    parameters' graph tells which did; when two branches make the same ops, the helper is named."""
+    run = script_runs.get("ema_branches.py", branch)
+    [event] = run.events()
+    if update is not None:
+        assert (event["kind"], event["holder"]) == ("tensor_leak", "ema"), event
+        assert event["where"] == f"ema_branches.py:{line_of('ema_branches.py', update)}", event
+        assert "updated in place in" not in event["message"], event
+    else:
+        assert (event["kind"], event["holder"]) == ("tensor_leak", "warm"), event
+        assert event["where"] == f"ema_branches.py:{line_of('ema_branches.py', 'def update_ema_warm(')}", event
+        assert "alive, updated in place in update_ema_warm():" in event["message"], event
+    healthy = script_runs.get("ema_branches.py", branch, "healthy")
+    assert healthy.returncode == 0 and healthy.events() == [], healthy.events()
+    if branch == "copy":
+        assert run.stdout == script_runs.plain("ema_branches.py", "copy").stdout, run.stderr
+        assert healthy.stdout == script_runs.plain("ema_branches.py", "copy", "healthy").stdout, healthy.stderr
 
 
 def test_a_history_of_lists_in_a_dict_leaks_under_its_key(script_runs: ScriptRuns) -> None:

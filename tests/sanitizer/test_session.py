@@ -821,11 +821,51 @@ def test_a_target_network_copied_by_a_deepcopy_bound_before_the_session_is_one()
     assert any("target network" in note for note in session.notes), session.notes
 
 
+class _OwnState(nn.Module):
+    """A Q-network whose `__setstate__` is its own and does not call `Module.__setstate__`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+
+    def forward(self, x):
+        return self.body(x)
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+@pytest.mark.parametrize("network", [nn.Sequential, _OwnState])
+def test_a_target_network_copied_by_a_bound_deepcopy_is_one_whatever_its_setstate(network: type) -> None:
+    """As above, with a class whose own `__setstate__` does not call `super()`'s and that has
+    no `__deepcopy__`: the copy was seen only through `Module.__setstate__`, and missed."""
+    from copy import deepcopy as bound
+
+    torch.manual_seed(0)
+    q = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2)) if network is nn.Sequential else network()
+    opt = torch.optim.Adam(q.parameters(), 1e-3)
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
+        assert copy.deepcopy is not bound
+        target = bound(q)
+        for step in range(40):
+            s, s2 = torch.randn(32, 4), torch.randn(32, 4)
+            with torch.no_grad():
+                y = torch.randn(32) + 0.99 * target(s2).max(1).values
+            loss = F.smooth_l1_loss(q(s).max(1).values, y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if step % 10 == 9:
+                target = bound(q)
+    assert any("target network" in note for note in session.notes), session.notes
+    assert not [e for e in session.events if e.kind == "sanitizer_error"], session.events
+
+
 def test_a_module_copied_or_loaded_after_the_session_is_as_before() -> None:
-    """The copies are seen where `Module.__setstate__` is called: it is restored at the
-    session's end, and a module pickled and loaded, deep- or shallow-copied in the
-    session is the same as outside it."""
-    setstate = vars(nn.Module)["__setstate__"]
+    """The copies are seen where `copy._reconstruct` is called: it is restored at the
+    session's end (`Module.__setstate__` is never touched), and a module pickled and
+    loaded, deep- or shallow-copied in the session is the same as outside it."""
+    setstate, reconstruct = vars(nn.Module)["__setstate__"], copy._reconstruct
     torch.manual_seed(0)
     q = nn.Sequential(nn.Linear(4, 16), nn.BatchNorm1d(16), nn.Linear(16, 2))
     opt = torch.optim.SGD(q.parameters(), lr=0.1)
@@ -839,7 +879,7 @@ def test_a_module_copied_or_loaded_after_the_session_is_as_before() -> None:
         buffer.seek(0)
         loaded = torch.load(buffer, weights_only=False)
         deep, shallow = copy.deepcopy(q), copy.copy(q)
-    assert vars(nn.Module)["__setstate__"] is setstate
+    assert vars(nn.Module)["__setstate__"] is setstate and copy._reconstruct is reconstruct
     x = torch.randn(5, 4)
     q.eval()
     for other in (loaded, deep):

@@ -16,7 +16,8 @@ PLACES = {"dataset": "KeyError: 'sample 17 is missing from the index'",
           "loss": "ValueError: Expected input batch_size (8) to match target batch_size (7).",
           "backward": "ArithmeticError: custom backward cannot handle this batch",
           "closure": "FloatingPointError: closure refused the batch",
-          "scaler": "RuntimeError: optimizer state is corrupt"}
+          "scaler": "RuntimeError: optimizer state is corrupt",
+          "anomaly": "RuntimeError: Function 'LogSoftmaxBackward0' returned nan values in its 0th output."}
 PRELAUNCH += [entry for place in PLACES for entry in (("user_errors.py", place), ("plain", "user_errors.py", place))]
 WARNINGS = ("default", "module", "error", "compiled")
 PRELAUNCH += [entry for way in WARNINGS for entry in (("user_warnings.py", way), ("plain", "user_warnings.py", way))]
@@ -37,6 +38,19 @@ def test_traceback_is_the_plain_one(script_runs: ScriptRuns, place: str) -> None
     assert traceback == _traceback(plain.stderr, PLACES[place])
     assert "sanitizer" not in traceback.replace("tests/sanitizer/scripts", "")
     assert run.report is not None and run.report["exit_code"] == 1 and run.report["steps"] == 2
+
+
+def test_the_forward_stack_of_an_anomaly_is_the_plain_one(script_runs: ScriptRuns) -> None:
+    """Under `set_detect_anomaly(True)` torch prints, before the error, the stack of the forward
+    call that made the failing node, recorded when the node was made: inside the sanitizer's
+    wrapper of `F.cross_entropy`, below its runner's frames. It showed both."""
+    run = script_runs.get("user_errors.py", "anomaly")
+    plain = script_runs.plain("user_errors.py", "anomaly")
+    own = "\n".join(line for line in run.stderr.splitlines() if not line.startswith("sanitizer:"))
+    forward = own[:own.index(PLACES["anomaly"])]
+    assert "Traceback of forward call that caused the error:" in forward, run.stderr
+    assert forward == plain.stderr[:plain.stderr.index(PLACES["anomaly"])], run.stderr
+    assert "sanitizer" not in forward.replace("tests/sanitizer/scripts", ""), forward
 
 
 @pytest.mark.parametrize("way", WARNINGS)

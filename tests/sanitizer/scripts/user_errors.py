@@ -6,6 +6,9 @@ places the sanitizer watches:
     backward   a custom autograd Function's backward raises at step 3
     closure    the closure given to optimizer.step raises at step 3
     scaler     the optimizer raises inside GradScaler.step at step 3
+    anomaly    under `torch.autograd.set_detect_anomaly(True)`, a batch of NaN at step 3:
+               torch prints the forward stack of the cross_entropy node whose backward
+               returned NaN, then raises
 """
 import sys
 
@@ -15,6 +18,7 @@ from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
 WHERE = sys.argv[1]
+torch.autograd.set_detect_anomaly(WHERE == "anomaly")
 
 
 class Samples(Dataset):
@@ -60,7 +64,8 @@ for step, (x, y) in enumerate(loader, start=1):
     def closure():
         optimizer.zero_grad()
         targets = y[:-1] if broken and WHERE == "loss" else y
-        loss = F.cross_entropy(Clamp.apply(model(x), broken and WHERE == "backward"), targets)
+        inputs = torch.full_like(x, float("nan")) if broken and WHERE == "anomaly" else x
+        loss = F.cross_entropy(Clamp.apply(model(inputs), broken and WHERE == "backward"), targets)
         if broken and WHERE == "closure":
             raise FloatingPointError("closure refused the batch")
         scaler.scale(loss).backward()
