@@ -112,6 +112,11 @@ class Summary:
     # params it calls a bare `.step()` on that it cannot tell are optimizers: a scheduler,
     # when the caller hands it one (`def step_schedule(scheduler): scheduler.step()`)
     plain_steps: frozenset[str] = frozenset()
+    # (param, bounded param): a bare `.step()` on the first under a bound on the second
+    # alone (`def step_schedule(sched, start): if start > 0: sched.step()`): one of every
+    # call when the caller gives the second a value its loop never changes (a setting),
+    # else the first iterations may skip it (the caller's counter)
+    guarded_steps: tuple[tuple[str, str], ...] = ()
     # params it steps as optimizers in a loop of its own that back-propagates and never
     # clears gradients (a `finetune(model, loader, optimizer)` holding the whole loop),
     # when its module cannot tell they are optimizers: the caller can
@@ -187,6 +192,7 @@ class Summary:
             "distributed_loader_items": list(self.distributed_loader_items),
             **({"alias_of": self.alias_of} if self.alias_of else {}),
             **({"stores": [list(pair) for pair in self.stores]} if self.stores else {}),
+            **({"guarded_steps": [list(pair) for pair in self.guarded_steps]} if self.guarded_steps else {}),
             **({"no_grad_when": [list(branch) for branch in self.no_grad_when]} if self.no_grad_when else {}),
             **({"unjudged_steps": True} if self.unjudged_steps else {}),
             **({"grad_scalers": sorted(self.grad_scalers)} if self.grad_scalers else {}),
@@ -214,6 +220,8 @@ class Summary:
             distributed_loader_items=tuple(data.get("distributed_loader_items", ())),  # type: ignore[arg-type]
             alias_of=data.get("alias_of"),  # type: ignore[arg-type]
             stores=tuple((attribute, param) for attribute, param in data.get("stores", ())),  # type: ignore[union-attr]
+            guarded_steps=tuple((stepped, bound)
+                                for stepped, bound in data.get("guarded_steps", ())),  # type: ignore[union-attr]
             no_grad_when=tuple((param, constant, bool(default))
                                for param, constant, default in data.get("no_grad_when", ())),  # type: ignore[union-attr]
             unjudged_steps=bool(data.get("unjudged_steps")),
@@ -281,6 +289,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     unjudged = own.unjudged_steps
     sets = {name: set(getattr(own, name)) for name in _SETS}
     flags = {name: getattr(own, name) for name in _FLAGS}
+    guarded = dict.fromkeys(own.guarded_steps)
     for event in own.events:
         if isinstance(event, str):
             events.setdefault(event, None)
@@ -301,6 +310,9 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             for name in _SETS:
                 if param is not None and param in getattr(callee, name):
                     sets[name].add(caller_param)
+        handed = {callee.slot(slot): caller_param for slot, caller_param in event.args}
+        guarded.update(dict.fromkeys((handed[stepped], handed[bound]) for stepped, bound in callee.guarded_steps
+                                     if stepped in handed and bound in handed))
         if event.returned:
             for name in _FLAGS:
                 flags[name] = flags[name] or getattr(callee, name)
@@ -310,6 +322,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         own,
         events=tuple(events),
         unjudged_steps=unjudged,
+        guarded_steps=tuple(guarded),
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )
@@ -339,6 +352,8 @@ def trigger_words(summaries: Iterable[Summary]) -> str:
         words.update(_TRIGGERS[name] for name in _SETS if data[name])
         if summary.distributed_loader_items:
             words.add(_TRIGGERS["returns_distributed_loader"])
+        if summary.guarded_steps:
+            words.add(_TRIGGERS["plain_steps"])
         if summary.forwards or summary.evaluated_forwards:
             words.add(_TRIGGERS[EVAL])
     return " ".join(sorted(words - {""}))

@@ -102,8 +102,9 @@ class EvalWithoutNoGrad(Rule):
     method of an object (`evaluator.evaluate(loader)` of an `evaluator =
     Evaluator(model)`, `self.validate()` inherited from a base class), is reported
     at its call when a loop of its own runs the forward of a model it is handed
-    (itself, or through a function of its module it hands the model to, one call
-    deep: `predict(model, x)` returning `model(x)`),
+    (itself, or through a function of its module it hands the model to, two calls
+    deep: `predict(model, x)` returning `model(x)`, or `run_batch(model, x)` returning
+    `predict(model, x).argmax(-1)`; a helper of yet another module is not followed),
     with no decorator and no grad mode of its own, and it needs no graph (no
     backward, step or clear in it or in what it calls, no `torch.autograd.grad`,
     no optimizer built, taken or handed on, as far as names tell; a module's own
@@ -554,6 +555,20 @@ class EvalWithoutNoGrad(Rule):
         "    model.eval()\n"
         "    for x in inputs:\n"
         "        print(greedy_decode(model, x, 5))  # expect: TL406\n",
+        # the forward two calls down: score -> run_batch -> predict(model, x)
+        "import torch\n"
+        "def predict(model, x):\n"
+        "    return model(x)\n"
+        "def run_batch(model, x):\n"
+        "    return predict(model, x).argmax(-1)\n"
+        "def score(model, loader):\n"
+        "    correct = 0\n"
+        "    for x, y in loader:\n"
+        "        correct = correct + (run_batch(model, x) == y).sum()  # expect: TL406\n"
+        "    return correct\n"
+        "def main(model, loader):\n"
+        "    model.eval()\n"
+        "    print(score(model, loader))\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -1001,6 +1016,21 @@ class EvalWithoutNoGrad(Rule):
         "    model.eval()\n"
         "    evaluator.adapt(val_loader)\n"
         "    print(evaluator.evaluate(val_loader))\n",
+        # two calls down, the innermost helper runs the model under no_grad
+        "import torch\n"
+        "@torch.no_grad()\n"
+        "def predict(model, x):\n"
+        "    return model(x)\n"
+        "def run_batch(model, x):\n"
+        "    return predict(model, x).argmax(-1)\n"
+        "def score(model, loader):\n"
+        "    correct = 0\n"
+        "    for x, y in loader:\n"
+        "        correct = correct + (run_batch(model, x) == y).sum()\n"
+        "    return correct\n"
+        "def main(model, loader):\n"
+        "    model.eval()\n"
+        "    print(score(model, loader))\n",
     )
 
     def finish(self) -> None:

@@ -4,7 +4,7 @@ from trainlint.analysis.summarize import argument_slots
 
 from trainlint.analysis.dataflow import constructor_argument
 from trainlint.analysis.flow import Facts
-from trainlint.analysis.guards import skipped_at_first
+from trainlint.analysis.guards import may_change, skipped_at_first
 from trainlint.analysis.loops import optimizer_step, run_each_iteration, scheduler_step
 from trainlint.analysis.receivers import OPTIMIZER, SCHEDULER, Binding
 from trainlint.analysis.training import loops_within, method_call
@@ -102,8 +102,9 @@ class SchedulerBeforeOptimizer(Rule):
     is a method of an object whose scheduler steps are all so guarded, its
     class in this file or in another module of the project. A bound on a value
     no iteration changes (`if args.warmup > 0:`, a constant of the module, a
-    setting the loop hands a helper) holds on every iteration or on none, and
-    is checked.
+    setting the loop hands a helper, also a helper of another module bounding
+    its own parameter: `step_schedule(scheduler, cfg.start)`) holds on every
+    iteration or on none, and is checked.
     """
 
     code = "TL404"
@@ -699,15 +700,21 @@ class SchedulerBeforeOptimizer(Rule):
         """The scheduler `node` steps to its next value: `scheduler.step()` (not
         `step(metric)` / `step(epoch)`, which set the value explicitly), or a call of
         another module's function that steps the scheduler it is given and no
-        optimizer (`utils.step_schedule(scheduler)`)."""
+        optimizer (`utils.step_schedule(scheduler)`), also under a bound on another
+        value it is given that the loop never changes (`step_schedule(scheduler,
+        cfg.start)` of `if start > 0: sched.step()`; not given the loop's counter)."""
         scheduler = scheduler_step(self.ctx, node)
         if scheduler is not None:
             return None if node.args else scheduler  # type: ignore[attr-defined]
         summary = self.ctx.summaries.of_external_call(node) if type(node) is cst.Call else None
-        if summary is None or not summary.plain_steps or summary.does(STEP):
+        if summary is None or not (summary.plain_steps or summary.guarded_steps) or summary.does(STEP):
             return None
-        given = [arg.value for slot, arg in argument_slots(node)  # type: ignore[arg-type]
-                 if summary.slot(slot) in summary.plain_steps and self.ctx.receivers.is_kind(arg.value, SCHEDULER)]
+        handed = {summary.slot(slot): arg.value for slot, arg in argument_slots(node)}  # type: ignore[arg-type]
+        stepped = set(summary.plain_steps) | {
+            param for param, bound in summary.guarded_steps
+            if bound in handed and not may_change(self.ctx, node, handed[bound])}
+        given = [value for param, value in handed.items()
+                 if param in stepped and self.ctx.receivers.is_kind(value, SCHEDULER)]
         return given[0] if len(given) == 1 else None
 
     def _object_schedule(self, node: cst.CSTNode) -> cst.BaseExpression | None:

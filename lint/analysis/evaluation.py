@@ -102,13 +102,14 @@ def _handed_model(model: cst.BaseExpression, params: tuple[str, ...], method: bo
     return name if name is not None and name.startswith("self.") and name.count(".") == 1 else None
 
 
-def _forwarded(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef) -> list[cst.BaseExpression]:
+def _forwarded(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, depth: int = 1) -> list[cst.BaseExpression]:
     """The arguments of `call` whose forward the function of the file it calls runs,
     as the caller names them: `model` of `predict(model, x)` where `def predict(model,
     x): return model(x)` calls its parameter, with no decorator, no grad mode around
     that call, no loop of its own around it (an unrolled model the caller may train
     through), nothing that needs the graph, no switch of its mode and nothing else
-    bound to it. One call deep."""
+    bound to it. Two calls deep: itself, or a function of the file it hands the
+    parameter to so (`run_batch(model, x)` returning `predict(model, x).argmax(-1)`)."""
     callee = ctx.local_callee(call)
     if callee is None or callee is caller or callee.decorators or callee.name.value in _MODEL_METHODS:
         return []
@@ -119,11 +120,15 @@ def _forwarded(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef) -> lis
     switched = {ctx.code(mode[0]).split(".", 1)[0] for node in nodes if (mode := mode_switch(ctx, node)) is not None}
     params = {p.name.value for p in (*callee.params.posonly_params, *callee.params.params, *callee.params.kwonly_params)}
     run = {model.value for inner in ctx.calls_in_order(callee.body)
-           for model in models_called(inner.func)
-           if type(model) is cst.Name and model.value in params and lexical_grad_mode(ctx, inner) is None
-           and not _in_own_loop(ctx, inner, callee)}
+           if lexical_grad_mode(ctx, inner) is None and not _in_own_loop(ctx, inner, callee)
+           for model in (*models_called(inner.func),
+                         *(_forwarded(ctx, inner, callee, depth + 1) if depth < _CALLS_FOLLOWED else ()))
+           if type(model) is cst.Name and model.value in params}
     arguments, _ = bound_arguments(call, callee)
     return [value for param, value in arguments if param in run - rebound - switched]
+
+
+_CALLS_FOLLOWED = 2
 
 
 def _in_own_loop(ctx: FileContext, call: cst.Call, func: cst.FunctionDef) -> bool:

@@ -313,6 +313,49 @@ def skipped_at_first(ctx: FileContext, node: cst.CSTNode) -> bool:
     return False
 
 
+def caller_bound(ctx: FileContext, node: cst.CSTNode) -> str | None:
+    """The parameter of `node`'s function that `skipped_at_first` holds `node` to a bound
+    on, when that alone skips it and only a caller can tell whether its value changes
+    between iterations: a helper no call of its file gives a value (another module's
+    loop calls it, `step_schedule(scheduler, cfg.start)`), running no loop of its own
+    around `node` and never rebinding the parameter. None when `node` is not skipped,
+    is skipped for a reason of its own (a bound on an attribute, on a counter), or by
+    bounds on several parameters."""
+    function = ctx.enclosing_function(node)
+    if function is None or ctx.call_sites(function) or _outermost_loop(ctx, node, function) is not None:
+        return None
+    bounds: set[str] = set()
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            break
+        if type(ancestor) is cst.If and child is ancestor.body:
+            for value in _bounded_values(ancestor.test):
+                if not _may_change(ctx, ancestor, value):
+                    continue
+                if not _a_parameter_of(ctx, value, function):
+                    return None
+                bounds.add(value.value)  # type: ignore[attr-defined]
+        child = ancestor
+    return next(iter(bounds)) if len(bounds) == 1 else None
+
+
+def _a_parameter_of(ctx: FileContext, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+    """`value` is a parameter of `function` (not `self`) as it was given: never rebound
+    in the function, nor declared `global` / `nonlocal` anywhere in the file."""
+    if type(value) is not cst.Name or value.value == "self" or value.value not in _own_parameters(function):
+        return False
+    scope = binding_scope(value.value, ctx.scope_of(value))
+    return (scope is not None and scope.node is function and value.value not in _declared_outer_anywhere(ctx)
+            and value.value not in _names_bound_in(ctx, function.body))
+
+
+def may_change(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpression) -> bool:
+    """`value`, read at `at`, may hold another value on a later iteration of the loop
+    that runs `at` (see `skipped_at_first`)."""
+    return _may_change(ctx, at, value)
+
+
 def _bounded_values(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     """What `test` holds to a lower bound: `x` of `x > 0`, `self.step` of `self.step >=
     warmup` (any bound), alone or joined by `and`."""

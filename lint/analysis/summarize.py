@@ -20,7 +20,7 @@ import libcst as cst
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, reaching, target_names
 from trainlint.analysis.evaluation import loop_forwards, runs_layers
-from trainlint.analysis.guards import is_device_check, skipped_at_first, tests_a_remainder
+from trainlint.analysis.guards import caller_bound, is_device_check, skipped_at_first, tests_a_remainder
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
     clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
@@ -487,6 +487,7 @@ class _Summarizer:
         self.detached = self._detached_params()
         self.converted: set[str] = set()  # dotted names converted to float16 here
         self.unjudged_steps = False  # see `Summary.unjudged_steps`
+        self.guarded_steps: dict[tuple[str, str], None] = {}  # see `Summary.guarded_steps`
         self._returned: dict[str, int] | None = None  # local names it returns (see `_returned_arguments`)
 
     def summary(self) -> Summary:
@@ -537,6 +538,7 @@ class _Summarizer:
             runs_layers=runs_layers(self.ctx, self.func),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,
+            guarded_steps=tuple(self.guarded_steps),
             **{name: frozenset(values) for name, values in sets.items()},
         )
 
@@ -770,11 +772,14 @@ class _Summarizer:
             if self.ctx.receivers.is_kind(method_call(call, "step"), GRAD_SCALER):  # type: ignore[arg-type]
                 yield SCALER_STEP
             self._stepped(call, sets["steps"], sets["known_steps"])
-        elif (effect in (None, SCHEDULER_STEP) and not call.args and method_call(call, "step") is not None
-              and not skipped_at_first(self.ctx, call)):  # `if epoch > 0: scheduler.step()`
+        elif effect in (None, SCHEDULER_STEP) and not call.args and method_call(call, "step") is not None:
             stepped = self._param(method_call(call, "step"))  # type: ignore[arg-type]
-            if stepped is not None:
+            if stepped is not None and not skipped_at_first(self.ctx, call):  # `if epoch > 0: scheduler.step()`
                 sets["plain_steps"].add(stepped)
+            elif stepped is not None:  # `if start > 0:` of a parameter: the caller knows whether it changes
+                bound = caller_bound(self.ctx, call)
+                if bound is not None and bound in self.params:
+                    self.guarded_steps[(stepped, bound)] = None
         elif effect == BACKWARD:
             scaler = scaled_backward_scaler(call)
             owner = (self._param(scaler) or self._own_attribute(scaler)) if scaler is not None else None
