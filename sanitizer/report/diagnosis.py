@@ -177,7 +177,9 @@ def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
                           if root.kind in NONFINITE and step in _steps_of(root)), None)
             if cause is not None:
                 how += f" in step {step:g}, where values had gone non-finite (problem {cause})"
-        return Problem(f"{how}: {detail}{where}" if detail else f"{how}{where}", "error")
+        advice = ending.get("advice")  # a backward() that found no graph (core.ending.cut_graph_advice)
+        return Problem(f"{how}: {detail}{where}" if detail else f"{how}{where}", "error",
+                       advice=str(advice) if advice else None)
     statuses = {rank.get("exit_code") for rank in rank_reports(report)} - {0, None}
     if statuses and not isinstance(ending, dict):  # a report from before `ending` was recorded
         codes = ", ".join(str(code) for code in sorted(statuses, key=str))
