@@ -246,7 +246,8 @@ class Sanitizer:
         if self.world_size > 1 and lost_peer(self.ending):  # another rank's ending, not a cause here
             self.ending["peer_lost"] = True
         if self.ending["how"] == "exception":
-            self.ending["step"] = self.step  # the step it happened in
+            if self.tracer.saw_forward or self.steps:  # else it ended while setting up: in no step
+                self.ending["step"] = self.step  # the step it happened in
             advice = cut_graph_advice(self.ending, self._log_prob_without_grad)
             if advice is not None:  # backward() of a loss cut off from the model
                 self.ending["advice"] = advice

@@ -1,7 +1,7 @@
 """A loss cut off from the model (a term computed under `torch.no_grad()` or
 detached) makes the first backward raise: the diagnosis says why, and where the
 cut was when the sanitizer saw it; a run that ends before any forward pass is
-not taken for a script without torch."""
+not taken for a script without torch, nor said to have crashed in a step."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -53,3 +53,4 @@ def test_a_crash_before_the_first_forward_is_no_script_without_torch(tmp_path: P
     notes = run.report["summary"]["notes"]
     assert not any("does it use torch" in note for note in notes), notes
     assert any("ended before" in note and "nothing was checked" in note for note in notes), notes
+    assert "step" not in run.report["ending"]  # it crashed while setting up, in no step (merge said "in step 1")
