@@ -457,6 +457,8 @@ class Sanitizer:
             if scaled is not None and scaled[0]() is root:
                 loss, call = scaled[1], scaled[2]
                 self._scaled = None
+            elif call is None:  # `(loss * 1024).backward()`: a static loss scale by hand
+                loss, call = self._unscaled_by_hand(root) or (loss, call)
             probe.losses.append(loss.detach())
             probe.loss_kinds.append(call.kind if call is not None else None)
             probe.loss_calls.append(call)
@@ -726,6 +728,25 @@ class Sanitizer:
                 self.probe.eval_site = locations.user_site()
             self.probe.eval_losses.append((kind, loss_calls.per_element_mean(name, args, kwargs, value.detach()),
                                            self.sources.latest))
+
+    def _unscaled_by_hand(self, root: torch.Tensor) -> tuple[torch.Tensor, LossCall] | None:
+        """The loss a functional loss call returned, when `root` is it times a constant of
+        at least 2 (a static loss scale, undone on the gradients before the step: apex's
+        static scaling, old fairseq); its level is the one to judge and to quote. A
+        constant below 2 (`loss * (1 / accumulation)`) stays as it is."""
+        noted = self._train_loss
+        base = noted[0]() if noted is not None else None
+        if base is None or base.grad_fn is None or type(root.grad_fn).__name__ != "MulBackward0":
+            return None
+        try:
+            (first, _), (second, _) = root.grad_fn.next_functions
+            factor = root.grad_fn._saved_other
+        except (AttributeError, RuntimeError, ValueError):  # another shape of Mul, or saved values freed
+            return None
+        if first is not base.grad_fn or second is not None or not isinstance(factor, torch.Tensor) \
+                or factor.numel() != 1 or not bool(factor.detach().abs() >= 2):
+            return None
+        return base, noted[1]
 
     def _train_call(self, loss: torch.Tensor) -> LossCall | None:
         """The functional loss call that returned `loss` (None for a sum of losses, a scaled loss)."""

@@ -1,13 +1,19 @@
 """A loss cut off from the model (a term computed under `torch.no_grad()` or
 detached) makes the first backward raise: the diagnosis says why, and where the
 cut was when the sanitizer saw it; a run that ends before any forward pass is
-not taken for a script without torch, nor said to have crashed in a step."""
+not taken for a script without torch, nor said to have crashed in a step. A static
+loss scale undone by hand is judged by the unscaled loss."""
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from sanitizer_harness import PRELAUNCH, ScriptRuns, run_sanitizer
 
+PRELAUNCH += [*[("static_loss_scale.py", "--dtype", dtype, *fault) for dtype in ("float32", "bfloat16")
+                for fault in ((), ("--corrupt-step", "51"))],
+              *[("plain", "static_loss_scale.py", "--dtype", dtype) for dtype in ("float32", "bfloat16")]]
 PRELAUNCH += [("bandit_reinforce.py",), ("bandit_reinforce.py", "--no-grad"), ("bandit_reinforce.py", "--detach"),
               ("plain", "bandit_reinforce.py"), ("plain", "bandit_reinforce.py", "--no-grad")]
 GRAD_FN = "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
@@ -54,3 +60,16 @@ def test_a_crash_before_the_first_forward_is_no_script_without_torch(tmp_path: P
     assert not any("does it use torch" in note for note in notes), notes
     assert any("ended before" in note and "nothing was checked" in note for note in notes), notes
     assert "step" not in run.report["ending"]  # it crashed while setting up, in no step (merge said "in step 1")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_a_static_loss_scale_undone_by_hand(script_runs: ScriptRuns, dtype: str) -> None:
+    """`(loss * 1024).backward()`, the gradients divided by 1024 before the step: a
+    healthy run; the losses judged and quoted are the script's, not the scaled ones."""
+    run = script_runs.get("static_loss_scale.py", "--dtype", dtype)
+    plain = script_runs.plain("static_loss_scale.py", "--dtype", dtype)
+    assert (run.returncode, run.stdout) == (plain.returncode, plain.stdout) and run.returncode == 0, run.stderr
+    assert run.events() == [] and run.report["steps"] == 96
+    assert max(run.report["series"]["loss"]) < 5, run.report["series"]["loss"][:5]
+    spike = script_runs.get("static_loss_scale.py", "--dtype", dtype, "--corrupt-step", "51").first("loss_spike")
+    assert spike["step"] == 51 and spike["value"] < 1e4 and spike["baseline"] < 5, spike
