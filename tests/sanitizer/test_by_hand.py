@@ -1,4 +1,4 @@
-"""A loss cut off from the model (a term computed under `torch.no_grad()` or
+"""Training written by hand. A loss cut off from the model (a term computed under `torch.no_grad()` or
 detached) makes the first backward raise: the diagnosis says why, and where the
 cut was when the sanitizer saw it; a run that ends before any forward pass is
 not taken for a script without torch, nor said to have crashed in a step. A static
