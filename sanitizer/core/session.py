@@ -118,6 +118,7 @@ class Sanitizer:
         self._optimizers_numbered = 0
         self._log_prob_of_constant = False  # a log_prob() autograd differentiates, of a value it does not
         self._log_prob_without_grad: str | None = None  # where a log_prob() first ran with gradients off
+        self.static_loss_scale: float | None = None  # the last `(loss * S).backward()`'s S, S >= 2
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
         self.child: str | None = None  # the number of the child process this session watches
@@ -746,6 +747,7 @@ class Sanitizer:
         if first is not base.grad_fn or second is not None or not isinstance(factor, torch.Tensor) \
                 or factor.numel() != 1 or not bool(factor.detach().abs() >= 2):
             return None
+        self.static_loss_scale = float(factor)
         return base, noted[1]
 
     def _train_call(self, loss: torch.Tensor) -> LossCall | None:

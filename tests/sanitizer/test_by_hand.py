@@ -12,7 +12,7 @@ import pytest
 from sanitizer_harness import PRELAUNCH, ScriptRuns, run_sanitizer
 
 PRELAUNCH += [*[("static_loss_scale.py", "--dtype", dtype, *fault) for dtype in ("float32", "bfloat16")
-                for fault in ((), ("--corrupt-step", "51"))],
+                for fault in ((), ("--corrupt-step", "51"), ("--no-unscale",))],
               *[("plain", "static_loss_scale.py", "--dtype", dtype) for dtype in ("float32", "bfloat16")]]
 PRELAUNCH += [("bandit_reinforce.py",), ("bandit_reinforce.py", "--no-grad"), ("bandit_reinforce.py", "--detach"),
               ("plain", "bandit_reinforce.py"), ("plain", "bandit_reinforce.py", "--no-grad")]
@@ -73,3 +73,8 @@ def test_a_static_loss_scale_undone_by_hand(script_runs: ScriptRuns, dtype: str)
     assert max(run.report["series"]["loss"]) < 5, run.report["series"]["loss"][:5]
     spike = script_runs.get("static_loss_scale.py", "--dtype", dtype, "--corrupt-step", "51").first("loss_spike")
     assert spike["step"] == 51 and spike["value"] < 1e4 and spike["baseline"] < 5, spike
+    assert "static_loss_scale" not in spike
+    diverged = script_runs.get("static_loss_scale.py", "--dtype", dtype, "--no-unscale")
+    problem = diverged.report["summary"]["problems"][0]
+    assert problem["kind"] == "divergence" and diverged.first("divergence")["static_loss_scale"] == 1024, problem
+    assert "multiplied by 1024" in problem["advice"] and "divided by 1024" in problem["advice"], problem

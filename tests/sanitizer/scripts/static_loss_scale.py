@@ -4,9 +4,11 @@ autocast: `(loss * 1024).backward()`, then every gradient divided by 1024 before
 
     --dtype float32|bfloat16
     --corrupt-step N   the targets of step N are 60 times too large: one loss spike
+    --no-unscale       the gradients are never divided by the scale (the bug)
 
 Expected: nothing when healthy; with --corrupt-step, a loss_spike at step N that
-quotes the loss the script computed, not the loss times 1024."""
+quotes the loss the script computed, not the loss times 1024; with --no-unscale,
+divergence whose advice names the scale."""
 import argparse
 
 import torch
@@ -15,6 +17,7 @@ from torch import nn
 parser = argparse.ArgumentParser()
 parser.add_argument("--dtype", default="float32")
 parser.add_argument("--corrupt-step", type=int, default=0)
+parser.add_argument("--no-unscale", action="store_true")
 args = parser.parse_args()
 SCALE = 1024.0
 torch.manual_seed(0)
@@ -36,6 +39,6 @@ for epoch in range(6):
         optimizer.zero_grad(set_to_none=True)
         (loss * SCALE).backward()
         for param in model.parameters():
-            param.grad.div_(SCALE)
+            param.grad.div_(1.0 if args.no_unscale else SCALE)
         optimizer.step()
     print(f"epoch {epoch}: loss {loss.item():.6f}")
