@@ -93,3 +93,22 @@ def lost_peer(ending: dict[str, Any] | None) -> bool:
         return True
     detail = str(ending.get("detail") or "").lower()
     return any(words in detail for words in PEER_GONE)
+
+
+# what autograd says when the tensor given to backward() has no graph to the parameters
+CUT_GRAPH = "does not require grad and does not have a grad_fn"
+
+
+def cut_graph_advice(ending: dict[str, Any], log_prob_site: str | None) -> str | None:
+    """Advice for a backward() that raised because its loss is cut off from the model: what
+    cuts a graph, and the first `Distribution.log_prob` the run took without gradients
+    (`log_prob_site`), the usual cut in policy-gradient code. None for any other ending."""
+    if ending.get("how") != "exception" or CUT_GRAPH not in str(ending.get("detail") or ""):
+        return None
+    advice = ("the loss handed to backward() does not depend on any parameter through autograd: it, or every "
+              "term of it, was computed under torch.no_grad() or torch.inference_mode(), or cut off with "
+              ".detach(), .item(), .numpy() or torch.tensor(...); compute the loss's terms with gradients enabled")
+    if log_prob_site is not None:
+        advice += (f"; Distribution.log_prob ran under torch.no_grad() at {log_prob_site}: if the loss uses "
+                   "those log-probabilities, take them with gradients")
+    return advice

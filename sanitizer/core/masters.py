@@ -13,6 +13,12 @@ made from the model, or the model was copied from them after the last step.
 Whether the model keeps following them is asked again at later checks (see
 detectors/param_not_in_optimizer.py). When the pairing is not one-to-one, nothing
 is paired.
+
+fairseq's FP16Optimizer (and Megatron's buffers) keep the copies end to end in one
+flat fp32 tensor instead, the optimizer's only parameter: the lacking parameters,
+in order, pair with its consecutive slices when its length is theirs together and
+each slice holds its parameter's values. Such a flat copy stands for no one
+parameter (`model_of` gives nothing for it).
 """
 from __future__ import annotations
 
@@ -28,6 +34,8 @@ class MasterCopies:
         self._master: dict[int, tuple[weakref.ref[torch.Tensor], weakref.ref[torch.Tensor]]] = {}
         # id of a copy -> (it, the model parameter it stands for)
         self._model: dict[int, tuple[weakref.ref[torch.Tensor], weakref.ref[torch.Tensor]]] = {}
+        # id of a model parameter -> (it, the flat copy of all of them, where its slice begins)
+        self._flat: dict[int, tuple[weakref.ref[torch.Tensor], weakref.ref[torch.Tensor], int]] = {}
         self._tried: set[tuple[int, ...]] = set()  # sets of lacking parameters already looked at
 
     def find(self, lacking: list[torch.Tensor], optimizer_params: Iterable[torch.Tensor],
@@ -35,7 +43,7 @@ class MasterCopies:
         """Pair `lacking` (the model's trainable parameters no optimizer holds) with the
         optimizers' tensors that are no model's parameters. Looked at once per set of
         lacking parameters: a pairing refused once (values that differ) is not asked again."""
-        lacking = [p for p in lacking if id(p) not in self._master]
+        lacking = [p for p in lacking if id(p) not in self._master and id(p) not in self._flat]
         key = tuple(sorted(id(p) for p in lacking))
         if not lacking or key in self._tried:
             return
@@ -43,17 +51,41 @@ class MasterCopies:
         outside = [p for p in optimizer_params if id(p) not in model_ids and id(p) not in self._model]
         pairs = _pairs(lacking, outside)
         if pairs is None:
+            self._find_flat(lacking, outside)
             return
         for param, master in pairs:
             if same_values(param, master):
                 self._master[id(param)] = (weakref.ref(param), weakref.ref(master))
                 self._model[id(master)] = (weakref.ref(master), weakref.ref(param))
 
+    def _find_flat(self, lacking: list[torch.Tensor], outside: list[torch.Tensor]) -> None:
+        """Pair `lacking`, in order, with the consecutive slices of one flat tensor of
+        `outside` as long as all of them together, when each slice holds its values."""
+        total = sum(p.numel() for p in lacking)
+        for flat in outside:
+            if flat.dim() != 1 or flat.numel() != total or flat.is_sparse:
+                continue
+            starts = [0]
+            for param in lacking[:-1]:
+                starts.append(starts[-1] + param.numel())
+            if all(same_values(param, _slice(flat, start, param)) for param, start in zip(lacking, starts)):
+                for param, start in zip(lacking, starts):
+                    self._flat[id(param)] = (weakref.ref(param), weakref.ref(flat), start)
+                return
+
     def master_of(self, param: torch.Tensor) -> torch.Tensor | None:
+        entry = self._flat.get(id(param))
+        if entry is not None and entry[0]() is param and (flat := entry[1]()) is not None:
+            return _slice(flat, entry[2], param)
         return _live(self._master.get(id(param)), param)
 
     def model_of(self, master: torch.Tensor) -> torch.Tensor | None:
         return _live(self._model.get(id(master)), master)
+
+
+def _slice(flat: torch.Tensor, start: int, param: torch.Tensor) -> torch.Tensor:
+    """The part of `flat` that copies `param`, shaped as it (a view, outside autograd)."""
+    return flat.detach()[start:start + param.numel()].view(param.shape)
 
 
 def _live(entry: tuple[weakref.ref[torch.Tensor], weakref.ref[torch.Tensor]] | None,

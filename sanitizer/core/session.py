@@ -35,7 +35,7 @@ from sanitizer.core.catalogue import KINDS, chosen_kinds
 from sanitizer.core.children import Children
 from sanitizer.core.draws import Draws
 from sanitizer.core.clearing import GradientClearing, kept_gradient
-from sanitizer.core.ending import ending_of, exited_at, lost_peer, terminated_at
+from sanitizer.core.ending import cut_graph_advice, ending_of, exited_at, lost_peer, terminated_at
 from sanitizer.core.events import Event, SanitizerHalt
 from sanitizer.core.loss_calls import LossCall
 from sanitizer.core.manual import ManualUpdate
@@ -117,6 +117,8 @@ class Sanitizer:
         self._optimizer_numbers: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
         self._optimizers_numbered = 0
         self._log_prob_of_constant = False  # a log_prob() autograd differentiates, of a value it does not
+        self._log_prob_without_grad: str | None = None  # where a log_prob() first ran with gradients off
+        self.static_loss_scale: float | None = None  # the last `(loss * S).backward()`'s S, S >= 2
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
         self.child: str | None = None  # the number of the child process this session watches
@@ -245,7 +247,11 @@ class Sanitizer:
         if self.world_size > 1 and lost_peer(self.ending):  # another rank's ending, not a cause here
             self.ending["peer_lost"] = True
         if self.ending["how"] == "exception":
-            self.ending["step"] = self.step  # the step it happened in
+            if self.tracer.saw_forward or self.steps:  # else it ended while setting up: in no step
+                self.ending["step"] = self.step  # the step it happened in
+            advice = cut_graph_advice(self.ending, self._log_prob_without_grad)
+            if advice is not None:  # backward() of a loss cut off from the model
+                self.ending["advice"] = advice
 
     def record_os_exit(self, code: int, frame: Any) -> None:
         """The script called `os._exit(code)` while `frame` ran."""
@@ -452,6 +458,8 @@ class Sanitizer:
             if scaled is not None and scaled[0]() is root:
                 loss, call = scaled[1], scaled[2]
                 self._scaled = None
+            elif call is None:  # `(loss * 1024).backward()`: a static loss scale by hand
+                loss, call = self._unscaled_by_hand(root) or (loss, call)
             probe.losses.append(loss.detach())
             probe.loss_kinds.append(call.kind if call is not None else None)
             probe.loss_calls.append(call)
@@ -569,6 +577,9 @@ class Sanitizer:
         log-probabilities of a buffer of the actions later). And a log-probability that
         autograd differentiates, of a value it does not: an action's (a flow's likelihood
         of data it transformed differentiates the value too)."""
+        if (self._log_prob_without_grad is None and isinstance(log_prob, torch.Tensor)
+                and not log_prob.requires_grad and not torch.is_grad_enabled()):
+            self._log_prob_without_grad = locations.user_site()  # named if a backward() then finds no graph
         if not self._log_prob_of_sample and isinstance(value, torch.Tensor):
             sampled = [drawn for ref in self._samples if (drawn := ref()) is not None]
             if any(value is drawn or value._base is drawn for drawn in sampled):
@@ -718,6 +729,26 @@ class Sanitizer:
                 self.probe.eval_site = locations.user_site()
             self.probe.eval_losses.append((kind, loss_calls.per_element_mean(name, args, kwargs, value.detach()),
                                            self.sources.latest))
+
+    def _unscaled_by_hand(self, root: torch.Tensor) -> tuple[torch.Tensor, LossCall] | None:
+        """The loss a functional loss call returned, when `root` is it times a constant of
+        at least 2 (a static loss scale, undone on the gradients before the step: apex's
+        static scaling, old fairseq); its level is the one to judge and to quote. A
+        constant below 2 (`loss * (1 / accumulation)`) stays as it is."""
+        noted = self._train_loss
+        base = noted[0]() if noted is not None else None
+        if base is None or base.grad_fn is None or type(root.grad_fn).__name__ != "MulBackward0":
+            return None
+        try:
+            (first, _), (second, _) = root.grad_fn.next_functions
+            factor = root.grad_fn._saved_other
+        except (AttributeError, RuntimeError, ValueError):  # another shape of Mul, or saved values freed
+            return None
+        if first is not base.grad_fn or second is not None or not isinstance(factor, torch.Tensor) \
+                or factor.numel() != 1 or not bool(factor.detach().abs() >= 2):
+            return None
+        self.static_loss_scale = float(factor)
+        return base, noted[1]
 
     def _train_call(self, loss: torch.Tensor) -> LossCall | None:
         """The functional loss call that returned `loss` (None for a sum of losses, a scaled loss)."""
@@ -1035,8 +1066,12 @@ class Sanitizer:
     def _add_usage_notes(self) -> None:
         self.notes.extend(self.children.notes())
         if not self.tracer.saw_forward and not self.steps and not self.children.started:
-            self.notes.append("the script never ran a torch.nn.Module forward pass nor an optimizer "
-                              "step: nothing to check (does it use torch?)")
+            if self.ending is not None and self.ending.get("how") not in (None, "returned"):
+                self.notes.append("the run ended before any torch.nn.Module forward pass or optimizer step: "
+                                  "nothing was checked")
+            else:
+                self.notes.append("the script never ran a torch.nn.Module forward pass nor an optimizer "
+                                  "step: nothing to check (does it use torch?)")
         elif not self.steps and not self.children.started:
             self.notes.append("the script never stepped an optimizer: only forward/backward checks ran")
         elif self.step_source is StepSource.BACKWARD and self.steps <= 1 and self._backwards_since_step >= STALL_BACKWARDS:

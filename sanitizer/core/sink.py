@@ -28,6 +28,11 @@ class Sink:
         """Record an event of `kind` (None when that check is off)."""
         return self._session.emit(kind, step, message, **fields)
 
+    @property
+    def static_loss_scale(self) -> float | None:
+        """S of the last `(loss * S).backward()` (a static loss scale by hand, S >= 2), else None."""
+        return self._session.static_loss_scale
+
     def note(self, line: str) -> None:
         """A remark for the report's notes (not a problem of the script)."""
         self._session.notes.append(line)

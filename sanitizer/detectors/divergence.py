@@ -400,9 +400,11 @@ class DivergenceDetector(Detector):
         rose = lr_from is not None and lr_to is not None and lr_from > 0 and lr_to >= LR_RISE * lr_from
         cause = (f", while the learning rate rose from {format_number(lr_from)} to {format_number(lr_to)} "
                  "(param_groups[0]['lr'])" if rose else "")
+        scale = getattr(sink, "static_loss_scale", None)  # `(loss * S).backward()`: the advice names S
         event = sink.emit("divergence", blow_up.step, f"{finding}{cause}: training diverged",
                           where=blow_up.where, value=loss,
-                          extra={"baseline": level, "rule": rule, **({"lr": [lr_from, lr_to]} if rose else {})})
+                          extra={"baseline": level, "rule": rule, **({"lr": [lr_from, lr_to]} if rose else {}),
+                                 **({"static_loss_scale": scale} if scale else {})})
         if event is not None and not blow_up.sustained and not blow_up.plateau:
             self._watched = (event, finding, level)
             self._window.clear()

@@ -41,6 +41,9 @@ AFTER_NAN = frozenset({"loss_spike", "grad_spike", "vanishing_grad", "overfittin
                        "train_val_mismatch", "divergence"})
 ALLREDUCE_GRAD_ADVICE = ("the NaN was born on another rank and DDP's all-reduce spread it here: `python -m "
                          "sanitizer merge` the ranks' reports to see which rank and what went non-finite there")
+STATIC_SCALE_ADVICE = ("the loss handed to backward() is multiplied by {scale:g} (a static loss scale): unless every "
+                       "gradient is divided by {scale:g} before optimizer.step(), each step is {scale:g} times too "
+                       "large; then lower the learning rate, clip gradients, check the data order")
 NAN_LEAD = 3  # a spike this many steps before a NaN is the blow-up that produced it
 COLLAPSE_LEAD = 50  # a scale collapse is judged over its scaler's recent window
 DIVERGENCE_LEAD = 10  # a divergence is judged on its last 10 losses: a spike among them began it
@@ -177,7 +180,9 @@ def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
                           if root.kind in NONFINITE and step in _steps_of(root)), None)
             if cause is not None:
                 how += f" in step {step:g}, where values had gone non-finite (problem {cause})"
-        return Problem(f"{how}: {detail}{where}" if detail else f"{how}{where}", "error")
+        advice = ending.get("advice")  # a backward() that found no graph (core.ending.cut_graph_advice)
+        return Problem(f"{how}: {detail}{where}" if detail else f"{how}{where}", "error",
+                       advice=str(advice) if advice else None)
     statuses = {rank.get("exit_code") for rank in rank_reports(report)} - {0, None}
     if statuses and not isinstance(ending, dict):  # a report from before `ending` was recorded
         codes = ", ".join(str(code) for code in sorted(statuses, key=str))
@@ -392,6 +397,8 @@ def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
         return FP16_OVERFLOW_ADVICE
     if kind is not None and kind.name == "nonfinite_validation" and event.get("origin") == "weights":
         return NONFINITE_WEIGHTS_VALIDATION_ADVICE
+    if kind is not None and kind.name == "divergence" and isinstance(event.get("static_loss_scale"), (int, float)):
+        return STATIC_SCALE_ADVICE.format(scale=event["static_loss_scale"])
     if kind is not None and kind.name in ("loss_spike", "grad_spike") and event.get("lr"):
         return RISING_LR_SPIKE_ADVICE
     return kind.advice if kind else None

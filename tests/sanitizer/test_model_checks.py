@@ -10,6 +10,8 @@ PERTURBATIONS = ("data", "param-data", "add")
 
 PRELAUNCH += [("pruned_midrun.py", "--fault"), ("pruned_midrun.py",), ("unused_parameter.py",), ("unused_parameter.py", "saturated"), ("unused_in_main.py",), ("param_not_in_optimizer.py",), ("param_not_in_optimizer.py", "stale"), ("param_not_in_optimizer.py", "masters"), ("param_not_in_optimizer.py", "masters-not-copied"),
               ("param_not_in_optimizer.py", "masters-overflow"),
+              *[("param_not_in_optimizer.py", variant, "flat") for variant in ("masters", "masters-not-copied",
+                                                                               "masters-overflow")],
               ("fitting.py", "overfit"),
               ("fitting.py", "underfit"), ("replaced_parameters.py",), ("fitting.py", "mismatch"),
               ("two_stage.py",), ("two_stage.py", "--unfreeze-at", "10", "--rebuild"),
@@ -74,13 +76,15 @@ def test_parameters_only_a_stopped_optimizer_holds(script_runs: ScriptRuns) -> N
     assert "only an optimizer that stopped stepping holds them" in events[0]["message"]
 
 
-def test_fp32_master_weights_train_the_fp16_model(script_runs: ScriptRuns) -> None:
+@pytest.mark.parametrize("layout", [(), ("flat",)], ids=["tensors", "flat"])
+def test_fp32_master_weights_train_the_fp16_model(script_runs: ScriptRuns, layout: tuple[str, ...]) -> None:
     """The optimizer steps fp32 copies of the fp16 model's parameters, copied back after
-    each step: the model is trained; copies never copied back leave it as it was."""
-    run = script_runs.get("param_not_in_optimizer.py", "masters")
+    each step: the model is trained; copies never copied back leave it as it was. The
+    copies may lie end to end in one flat tensor (fairseq)."""
+    run = script_runs.get("param_not_in_optimizer.py", "masters", *layout)
     assert run.returncode == 0, run.stderr
     assert run.events() == [], run.events()
-    stale = script_runs.get("param_not_in_optimizer.py", "masters-not-copied")
+    stale = script_runs.get("param_not_in_optimizer.py", "masters-not-copied", *layout)
     events = stale.events("param_not_in_optimizer")
     assert [(e["step"], e["params"]) for e in events] == [(2, ["0.weight", "0.bias"]), (2, ["2.weight", "2.bias"])], events
     assert "not copied back into the model" in events[0]["message"], events[0]
@@ -92,6 +96,14 @@ def test_a_master_copy_is_named_after_the_models_parameter(script_runs: ScriptRu
     assert grad["step"] == 1 and grad["param"] in ("0.weight", "0.bias", "2.weight", "2.bias"), grad
     assert grad["module"] in ("0", "2") and "unnamed" not in grad["message"], grad
     assert run.first("nonfinite_param")["param"] in ("0.weight", "0.bias", "2.weight", "2.bias")
+    assert run.events("param_not_in_optimizer") == []
+
+
+def test_a_flat_master_copy_with_overflowing_gradients(script_runs: ScriptRuns) -> None:
+    """One flat copy of every parameter stands for no single one: its non-finite
+    gradient is found, and is no parameter outside the optimizer."""
+    run = script_runs.get("param_not_in_optimizer.py", "masters-overflow", "flat")
+    assert run.first("nonfinite_grad")["step"] == 1
     assert run.events("param_not_in_optimizer") == []
 
 

@@ -12,7 +12,9 @@ copied into the copies' `.grad`, the copies back into the model after each step.
 Expected: nothing. `masters-not-copied`: the copies are never copied back.
 Expected: param_not_in_optimizer at step 2 for each layer, saying so.
 `masters-overflow`: a loss scale so large that the fp16 gradients overflow. Expected:
-nonfinite_grad at step 1 naming the model's parameters, not the unnamed copies."""
+nonfinite_grad at step 1 naming the model's parameters, not the unnamed copies.
+`flat` with any of these: one flat fp32 tensor holds the copies of all the parameters
+end to end (fairseq's FP16Optimizer), the optimizer steps it; the same expectations."""
 import sys
 
 import torch
@@ -33,8 +35,15 @@ if "stale" in sys.argv[1:]:
     sys.exit(0)
 if {"masters", "masters-not-copied", "masters-overflow"} & set(sys.argv[1:]):
     model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)).half()
-    master = [p.detach().float().requires_grad_(True) for p in model.parameters()]
-    opt = torch.optim.SGD(master, lr=0.05, momentum=0.9)
+    flat = "flat" in sys.argv[1:]
+    sizes = [p.numel() for p in model.parameters()]
+    if flat:
+        flat_master = torch.cat([p.detach().float().reshape(-1) for p in model.parameters()]).requires_grad_(True)
+        master = [part.view_as(p) for part, p in zip(flat_master.detach().split(sizes), model.parameters())]
+        opt = torch.optim.SGD([flat_master], lr=0.05, momentum=0.9)
+    else:
+        master = [p.detach().float().requires_grad_(True) for p in model.parameters()]
+        opt = torch.optim.SGD(master, lr=0.05, momentum=0.9)
     scale = 2.0 ** 24 if "masters-overflow" in sys.argv[1:] else 128.0
     features = torch.randn(256, 16)
     labels = features[:, :4].argmax(1)
@@ -43,8 +52,11 @@ if {"masters", "masters-not-copied", "masters-overflow"} & set(sys.argv[1:]):
         loss = nn.functional.cross_entropy(model(features[batch].half()).float(), labels[batch])
         model.zero_grad()
         (loss * scale).backward()
-        for copy, param in zip(master, model.parameters()):
-            copy.grad = param.grad.float() / scale
+        if flat:
+            flat_master.grad = torch.cat([p.grad.float().reshape(-1) for p in model.parameters()]) / scale
+        else:
+            for copy, param in zip(master, model.parameters()):
+                copy.grad = param.grad.float() / scale
         opt.step()
         opt.zero_grad()
         if "masters-not-copied" not in sys.argv[1:]:
