@@ -744,8 +744,10 @@ class Sanitizer:
             factor = root.grad_fn._saved_other
         except (AttributeError, RuntimeError, ValueError):  # another shape of Mul, or saved values freed
             return None
+        # a factor on the CPU only (a Python number is kept there): reading one on an
+        # accelerator would wait for its stream at every backward
         if first is not base.grad_fn or second is not None or not isinstance(factor, torch.Tensor) \
-                or factor.numel() != 1 or not bool(factor.detach().abs() >= 2):
+                or factor.numel() != 1 or factor.device.type != "cpu" or not bool(factor.detach().abs() >= 2):
             return None
         self.static_loss_scale = float(factor)
         return base, noted[1]
