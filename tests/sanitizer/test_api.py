@@ -660,7 +660,9 @@ def test_the_forward_stack_anomaly_mode_records_has_no_sanitizer_frame() -> None
     call, printed when the node's backward fails: the node of a loss function the session
     wraps was made with the wrapper's frames on the stack, and they were recorded."""
     model = nn.Linear(4, 3)
-    with Sanitizer(report=None, stream=io.StringIO(), lint=False), torch.autograd.detect_anomaly():
+    with (Sanitizer(report=None, stream=io.StringIO(), lint=False),
+          pytest.warns(UserWarning, match="Anomaly Detection has been enabled"),
+          torch.autograd.detect_anomaly()):
         loss = F.cross_entropy(model(torch.randn(8, 4)), torch.randint(0, 3, (8,)))
         recorded = loss.grad_fn.metadata["traceback_"]
     sanitizer_root = str(Path(hooks.__file__).resolve().parents[1])
