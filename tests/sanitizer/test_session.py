@@ -797,30 +797,6 @@ def test_a_deepcopy_of_the_trained_model_run_every_step_is_a_target_network_unle
     assert any("target network" in note for note in session.notes) == (how == "rebuilt"), session.notes
 
 
-def test_a_target_network_copied_by_a_deepcopy_bound_before_the_session_is_one() -> None:
-    """`from copy import deepcopy` ran before the session began (a notebook's first cell):
-    the name holds the function the session does not wrap, and the rebuilt target network
-    was not seen as one (no note; its TD loss judged as any other's)."""
-    bound = copy.deepcopy
-    torch.manual_seed(0)
-    q = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
-    opt = torch.optim.Adam(q.parameters(), 1e-3)
-    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as session:
-        assert copy.deepcopy is not bound
-        target = bound(q)
-        for step in range(40):
-            s, s2 = torch.randn(32, 4), torch.randn(32, 4)
-            with torch.no_grad():
-                y = torch.randn(32) + 0.99 * target(s2).max(1).values
-            loss = F.smooth_l1_loss(q(s).max(1).values, y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            if step % 10 == 9:
-                target = bound(q)
-    assert any("target network" in note for note in session.notes), session.notes
-
-
 class _OwnState(nn.Module):
     """A Q-network whose `__setstate__` is its own and does not call `Module.__setstate__`."""
 
@@ -837,8 +813,11 @@ class _OwnState(nn.Module):
 
 @pytest.mark.parametrize("network", [nn.Sequential, _OwnState])
 def test_a_target_network_copied_by_a_bound_deepcopy_is_one_whatever_its_setstate(network: type) -> None:
-    """As above, with a class whose own `__setstate__` does not call `super()`'s and that has
-    no `__deepcopy__`: the copy was seen only through `Module.__setstate__`, and missed."""
+    """`from copy import deepcopy` ran before the session began (a notebook's first cell):
+    the name holds the function the session does not wrap, and the rebuilt target network
+    was not seen as one (no note; its TD loss judged as any other's). Also when the
+    network's class has its own `__setstate__`, not calling `super()`'s, and no
+    `__deepcopy__`: such a copy was once seen only through `Module.__setstate__`, and missed."""
     from copy import deepcopy as bound
 
     torch.manual_seed(0)
