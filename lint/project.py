@@ -325,6 +325,9 @@ class Project:
                 summaries = self._read(path).summaries
                 names = {event.callee for summary in summaries.values() for event in summary.events
                          if isinstance(event, Call) and event.callee not in summaries}
+                # what a loop's call hands a model to through a function of the file (`Summary.forwards_through`)
+                names.update(callee for summary in summaries.values() for _, callee, _ in summary.forwards_through
+                             if callee not in summaries)
                 found = {name: target for name in sorted(names) if (target := self.resolve(path, name))}
             self._target_reads[path] = frozenset(reads)
             self._targets[path] = found

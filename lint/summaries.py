@@ -150,6 +150,16 @@ class Summary:
     # with a grad mode set; neither propagates to callers of callers
     forwards: frozenset[str] = frozenset()
     evaluated_forwards: frozenset[str] = frozenset()
+    # (param, callee, slot): a param that `forwards` gains when the link of the modules
+    # tells that the function of another module a call in that loop names (the call
+    # itself, or one in a function of its file it hands the param to) runs the forward
+    # of what the slot is handed: the callee's `called_forwards` (see
+    # `trainlint.analysis.evaluation._forwarded`)
+    forwards_through: tuple[tuple[str, str, str], ...] = ()
+    # params of a function (no method) whose forward it runs itself, outside loops of its
+    # own, with no decorator, no grad mode around it, nothing that needs the graph, no
+    # switch of their mode and nothing else bound to them: what a `forwards_through` asks
+    called_forwards: frozenset[str] = frozenset()
     # a method of an `nn.Module` class that runs the module's layers as its `forward` does,
     # with no decorator and no grad mode of its own (see `trainlint.analysis.evaluation.runs_layers`)
     runs_layers: bool = False
@@ -198,6 +208,8 @@ class Summary:
             **({"grad_scalers": sorted(self.grad_scalers)} if self.grad_scalers else {}),
             **({"forwards": sorted(self.forwards)} if self.forwards else {}),
             **({"evaluated_forwards": sorted(self.evaluated_forwards)} if self.evaluated_forwards else {}),
+            **({"forwards_through": [list(item) for item in self.forwards_through]} if self.forwards_through else {}),
+            **({"called_forwards": sorted(self.called_forwards)} if self.called_forwards else {}),
             **({"runs_layers": True} if self.runs_layers else {}),
         }
 
@@ -228,6 +240,9 @@ class Summary:
             grad_scalers=frozenset(data.get("grad_scalers", ())),  # type: ignore[arg-type]
             forwards=frozenset(data.get("forwards", ())),  # type: ignore[arg-type]
             evaluated_forwards=frozenset(data.get("evaluated_forwards", ())),  # type: ignore[arg-type]
+            forwards_through=tuple((param, callee, slot)
+                                   for param, callee, slot in data.get("forwards_through", ())),  # type: ignore[union-attr]
+            called_forwards=frozenset(data.get("called_forwards", ())),  # type: ignore[arg-type]
             runs_layers=bool(data.get("runs_layers")),
         )
 
@@ -318,9 +333,17 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
                 flags[name] = flags[name] or getattr(callee, name)
         if any(callee.slot(slot) in callee.backpropagates for slot in event.hands_returned):
             flags["returns_graph"] = True
+    # a loop's call that hands a model to a function of another module, itself or through
+    # one of the file: an evaluation loop when that function runs the model's forward
+    forwards = set(own.forwards)
+    for param, name, slot in own.forwards_through:
+        linked = resolve(name) if name not in local else None
+        if linked is not None and linked.slot(slot) in linked.called_forwards:
+            forwards.add(param)
     return replace(
         own,
         events=tuple(events),
+        forwards=frozenset(forwards),
         unjudged_steps=unjudged,
         guarded_steps=tuple(guarded),
         **flags,

@@ -104,7 +104,9 @@ class EvalWithoutNoGrad(Rule):
     at its call when a loop of its own runs the forward of a model it is handed
     (itself, or through a function of its module it hands the model to, two calls
     deep: `predict(model, x)` returning `model(x)`, or `run_batch(model, x)` returning
-    `predict(model, x).argmax(-1)`; a helper of yet another module is not followed),
+    `predict(model, x).argmax(-1)`; the innermost one may be a function of yet another
+    module the linked summaries tell runs the forward so, with the same conditions,
+    following no helper of its own),
     with no decorator and no grad mode of its own, and it needs no graph (no
     backward, step or clear in it or in what it calls, no `torch.autograd.grad`,
     no optimizer built, taken or handed on, as far as names tell; a module's own

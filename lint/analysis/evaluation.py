@@ -20,6 +20,8 @@ by the training script).
 
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
 from trainlint.analysis.dataflow import unpacked
@@ -28,13 +30,15 @@ from trainlint.analysis.loops import (
     mode_switch, named_for_an_optimizer, optimizer_name,
 )
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
-from trainlint.analysis.scopes import bound_arguments, dotted_name
+from trainlint.analysis.scopes import argument_slots, bound_arguments, dotted_name
 from trainlint.analysis.training import ancestors_within, method_call
 from trainlint.context import FileContext
 
 # what needs the graph besides a backward, a step and a clear
 _GRAPH_USERS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
-NO_FORWARDS: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+NO_FORWARDS: tuple[frozenset[str], frozenset[str], tuple[tuple[str, str, str], ...]] = (frozenset(), frozenset(), ())
+# what a call runs, as a summary names it (`trainlint.analysis.summarize.CallTargets.target`)
+Target = Callable[[cst.Call], "str | None"]
 _MODEL_METHODS = frozenset({"forward", "__call__"})
 
 
@@ -50,49 +54,72 @@ def models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
 
 
 def loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
-                  loops: list[cst.CSTNode]) -> tuple[frozenset[str], frozenset[str]]:
-    """(models left in the caller's mode, models put in eval mode here) whose forward
-    `func` runs in a loop of its own with grad on (see the module's docstring), each
-    as a parameter or, for a method, `self.<attribute>`. `loops`: its own loops."""
+                  loops: list[cst.CSTNode], target: Target = lambda call: None,
+                  ) -> tuple[frozenset[str], frozenset[str], tuple[tuple[str, str, str], ...]]:
+    """(models left in the caller's mode, models put in eval mode here, models left in
+    the caller's mode that a function of another module may run) whose forward `func`
+    runs in a loop of its own with grad on (see the module's docstring), each as a
+    parameter or, for a method, `self.<attribute>`; the last as (model, what the call
+    of the other module names, the slot it hands the model), for its summary's
+    `forwards_through`. `loops`: its own loops. `target`: what a call runs, as its
+    summary names it."""
     # a module's own `forward` running its layers in a loop is no evaluation of data
     if func.decorators or not loops or (method and func.name.value in _MODEL_METHODS):
         return NO_FORWARDS
-    candidates: list[tuple[cst.Call, str]] = []
+    candidates: list[tuple[cst.Call, str, tuple[str, str] | None]] = []
     for call in ctx.calls_in_order(func.body):
         if not _in_own_loop(ctx, call, func):
             continue
-        for model in (*models_called(call.func), *_forwarded(ctx, call, func)):
-            name = _handed_model(model, params, method)
-            if name is not None:
-                candidates.append((call, name))
-                break
+        direct, through = _forwarded(ctx, call, func, target)
+        name = next((name for model in (*models_called(call.func), *direct)
+                     if (name := _handed_model(model, params, method)) is not None), None)
+        if name is not None:
+            candidates.append((call, name, None))
+            continue
+        candidates.extend((call, name, (callee, slot)) for model, callee, slot in through
+                          if (name := _handed_model(model, params, method)) is not None)
     if not candidates:
         return NO_FORWARDS
     nodes = ctx.own_nodes(func.body)
     rebound = {name for node in nodes for name in _bound(node)}
-    candidates = [(call, name) for call, name in candidates if name not in rebound]
+    candidates = [(call, name, via) for call, name, via in candidates if name not in rebound]
     if not candidates or any(_needs_graph(ctx, node) for node in nodes) or any(
             optimizer_name(param) for param in params):
         return NO_FORWARDS
-    candidates = [(call, name) for call, name in candidates if lexical_grad_mode(ctx, call) is None]
+    candidates = [(call, name, via) for call, name, via in candidates if lexical_grad_mode(ctx, call) is None]
     if not candidates:
         return NO_FORWARDS
     switches = [(ctx.order_index(node), ctx.code(mode[0]), mode[1]) for node in nodes
                 if (mode := mode_switch(ctx, node)) is not None]
     kept: set[str] = set()
     evaluated: set[str] = set()
-    for call, name in candidates:
+    linked: dict[tuple[str, str, str], None] = {}
+    for call, name, via in candidates:
         # a switch of the model, or of a part of it (`model.module.eval()`)
         touched = [(at, model, is_on) for at, model, is_on in switches
                    if model == name or model.startswith(name + ".")]
         before = [(model, is_on) for at, model, is_on in touched if at < ctx.order_index(call)]
-        if not touched:
+        if via is not None:
+            if not touched:
+                linked.setdefault((name, *via), None)
+        elif not touched:
             kept.add(name)
         elif before and before[-1] == (name, False):
             evaluated.add(name)
     if evaluated and function_grad_mode(ctx, func) is None:
         evaluated = set()  # its own module reports these forwards
-    return frozenset(kept), frozenset(evaluated)
+    return frozenset(kept), frozenset(evaluated), tuple(item for item in linked if item[0] not in kept)
+
+
+def called_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool) -> frozenset[str]:
+    """The parameters of a function (no method) whose forward it runs itself, as a
+    helper that `_forwarded` of another module follows when the modules are linked
+    (`Summary.called_forwards`): `def predict(model, x): return model(x)`, with the
+    same conditions as a helper of the caller's own file, and no helper of its own
+    followed further."""
+    if method or func.name.value in _MODEL_METHODS:
+        return frozenset()
+    return frozenset(_run_params(ctx, func, lambda call: None, _CALLS_FOLLOWED)[0]) & frozenset(params)
 
 
 def _handed_model(model: cst.BaseExpression, params: tuple[str, ...], method: bool) -> str | None:
@@ -102,30 +129,57 @@ def _handed_model(model: cst.BaseExpression, params: tuple[str, ...], method: bo
     return name if name is not None and name.startswith("self.") and name.count(".") == 1 else None
 
 
-def _forwarded(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, depth: int = 1) -> list[cst.BaseExpression]:
+def _forwarded(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, target: Target, depth: int = 1,
+               ) -> tuple[list[cst.BaseExpression], list[tuple[cst.BaseExpression, str, str]]]:
     """The arguments of `call` whose forward the function of the file it calls runs,
     as the caller names them: `model` of `predict(model, x)` where `def predict(model,
     x): return model(x)` calls its parameter, with no decorator, no grad mode around
     that call, no loop of its own around it (an unrolled model the caller may train
     through), nothing that needs the graph, no switch of its mode and nothing else
     bound to it. Two calls deep: itself, or a function of the file it hands the
-    parameter to so (`run_batch(model, x)` returning `predict(model, x).argmax(-1)`)."""
+    parameter to so (`run_batch(model, x)` returning `predict(model, x).argmax(-1)`).
+    Then the arguments that a function of another module may run so, each with what
+    the call of it names and the slot it is handed in, for the link of the modules
+    to tell (`run_batch(model, x)` returning `predictors.predict(model, x)`)."""
     callee = ctx.local_callee(call)
-    if callee is None or callee is caller or callee.decorators or callee.name.value in _MODEL_METHODS:
-        return []
+    if callee is None:
+        name = target(call) if depth <= _CALLS_FOLLOWED else None
+        return [], [] if name is None else [(arg.value, name, slot) for slot, arg in argument_slots(call)]
+    if callee is caller or callee.decorators or callee.name.value in _MODEL_METHODS:
+        return [], []
+    run, through = _run_params(ctx, callee, target, depth)
+    arguments, _ = bound_arguments(call, callee)
+    return ([value for param, value in arguments if param in run],
+            [(value, name, slot) for param, value in arguments for name, slot in through.get(param, ())])
+
+
+def _run_params(ctx: FileContext, callee: cst.FunctionDef, target: Target, depth: int,
+                ) -> tuple[set[str], dict[str, list[tuple[str, str]]]]:
+    """The parameters of `callee` whose forward it runs (see `_forwarded`), then those
+    it hands a function of another module, with what the call names and the slot."""
+    if callee.decorators:
+        return set(), {}
+    params = {p.name.value for p in (*callee.params.posonly_params, *callee.params.params, *callee.params.kwonly_params)}
+    run: set[str] = set()
+    through: dict[str, list[tuple[str, str]]] = {}
+    for inner in ctx.calls_in_order(callee.body):
+        if lexical_grad_mode(ctx, inner) is not None or _in_own_loop(ctx, inner, callee):
+            continue
+        direct, later = _forwarded(ctx, inner, callee, target, depth + 1) if depth < _CALLS_FOLLOWED else ([], [])
+        run.update(model.value for model in (*models_called(inner.func), *direct)
+                   if type(model) is cst.Name and model.value in params)
+        for model, name, slot in later:
+            if type(model) is cst.Name and model.value in params:
+                through.setdefault(model.value, []).append((name, slot))
+    if not run and not through:
+        return set(), {}
     nodes = ctx.own_nodes(callee.body)
     if any(_needs_graph(ctx, node) for node in nodes):
-        return []
+        return set(), {}
     rebound = {name for node in nodes for name in _bound(node)}
     switched = {ctx.code(mode[0]).split(".", 1)[0] for node in nodes if (mode := mode_switch(ctx, node)) is not None}
-    params = {p.name.value for p in (*callee.params.posonly_params, *callee.params.params, *callee.params.kwonly_params)}
-    run = {model.value for inner in ctx.calls_in_order(callee.body)
-           if lexical_grad_mode(ctx, inner) is None and not _in_own_loop(ctx, inner, callee)
-           for model in (*models_called(inner.func),
-                         *(_forwarded(ctx, inner, callee, depth + 1) if depth < _CALLS_FOLLOWED else ()))
-           if type(model) is cst.Name and model.value in params}
-    arguments, _ = bound_arguments(call, callee)
-    return [value for param, value in arguments if param in run - rebound - switched]
+    run -= rebound | switched
+    return run, {param: found for param, found in through.items() if param not in run | rebound | switched}
 
 
 _CALLS_FOLLOWED = 2

@@ -317,3 +317,17 @@ def alternatives(value: cst.BaseExpression) -> list[cst.BaseExpression]:
         else:
             found.append(node)
     return found
+
+
+def argument_slots(call: cst.Call) -> Iterator[tuple[str, cst.Arg]]:
+    """Each argument of a call with its slot: `#0` for the first positional
+    one, or the keyword. Stops at `*args` / `**kwargs`."""
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            return
+        if arg.keyword is not None:
+            yield arg.keyword.value, arg
+        else:
+            yield f"#{index}", arg
+            index += 1

@@ -19,7 +19,7 @@ import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, reaching, target_names
-from trainlint.analysis.evaluation import loop_forwards, runs_layers
+from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers
 from trainlint.analysis.guards import caller_bound, is_device_check, skipped_at_first, tests_a_remainder
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
@@ -31,7 +31,7 @@ from trainlint.analysis.precision import (
     handed_arguments, value_of_name,
 )
 from trainlint.analysis.receivers import DATALOADER, GRAD_SCALER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
-from trainlint.analysis.scopes import assigned_parts, bound_arguments, dotted_name, named_scaler
+from trainlint.analysis.scopes import argument_slots, assigned_parts, bound_arguments, dotted_name, named_scaler
 from trainlint.analysis.training import (
     MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
     scaled_backward_scaler, unchain_module,
@@ -521,8 +521,9 @@ class _Summarizer:
                     whole.append(node.value)
                 elif type(node.value) is cst.Tuple:
                     tuples.append(node.value)
-        forwards, evaluated_forwards = loop_forwards(self.ctx, self.func, self.params, _method_of(self.ctx, self.func),
-                                                     loops)
+        method = _method_of(self.ctx, self.func)
+        forwards, evaluated_forwards, forwards_through = loop_forwards(self.ctx, self.func, self.params, method, loops,
+                                                                       self.targets.target)
         return Summary(
             params=self.signature,
             events=tuple(events),
@@ -535,6 +536,8 @@ class _Summarizer:
             grad_scalers=self._grad_scalers(),
             forwards=forwards,
             evaluated_forwards=evaluated_forwards,
+            forwards_through=forwards_through,
+            called_forwards=called_forwards(self.ctx, self.func, self.params, method),
             runs_layers=runs_layers(self.ctx, self.func),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,
@@ -1020,20 +1023,6 @@ def _always_shuffles(sampler: cst.Call) -> bool:
         return False
     value = sampler_shuffle(sampler)
     return value is None or (type(value) is cst.Name and value.value == "True")
-
-
-def argument_slots(call: cst.Call) -> Iterator[tuple[str, cst.Arg]]:
-    """Each argument of a call with its slot: `#0` for the first positional
-    one, or the keyword. Stops at `*args` / `**kwargs`."""
-    index = 0
-    for arg in call.args:
-        if arg.star:
-            return
-        if arg.keyword is not None:
-            yield arg.keyword.value, arg
-        else:
-            yield f"#{index}", arg
-            index += 1
 
 
 def _trains(ctx: FileContext, body: cst.CSTNode) -> bool:
