@@ -9,11 +9,10 @@ from trainlint.analysis.guards import in_try
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, steps_another_after
 from trainlint.analysis.precision import handed_arguments, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
-from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.scopes import argument_slots, dotted_name
 from trainlint.analysis.training import (
     code_bodies, is_clip_call, method_call, opposite_branches, own_attribute, scaled_backward_scaler, statement_of,
 )
-from trainlint.analysis.summarize import argument_slots
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
 from trainlint.summaries import BACKWARD, CLIP, STEP, UNSCALE

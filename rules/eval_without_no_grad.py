@@ -19,8 +19,7 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.no_grad_results import runs_without_grad
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.scopes import bound_arguments, dotted_name
-from trainlint.analysis.summarize import argument_slots
+from trainlint.analysis.scopes import argument_slots, bound_arguments, dotted_name
 from trainlint.analysis.training import MODULE_CHAIN, ancestors_within, code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext

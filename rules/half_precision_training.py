@@ -2,8 +2,7 @@ import libcst as cst
 
 from trainlint.analysis.precision import half_conversion, single_assignment
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
-from trainlint.analysis.scopes import and_operands
-from trainlint.analysis.summarize import argument_slots
+from trainlint.analysis.scopes import and_operands, argument_slots
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext

@@ -26,8 +26,7 @@ from trainlint.analysis.dataflow import (
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import calling_loops, grad_mode_at, innermost_loop, is_backward, reachable_nodes
-from trainlint.analysis.scopes import alternatives, assigned_parts, dotted_name
-from trainlint.analysis.summarize import argument_slots
+from trainlint.analysis.scopes import alternatives, argument_slots, assigned_parts, dotted_name
 from trainlint.context import FileContext
 from trainlint.analysis.training import code_bodies, loop_guards, method_call, statement_of, statements_before
 from trainlint.analysis.walk import iter_nodes

@@ -9,7 +9,8 @@ from trainlint.analysis.dataflow import iterated_loader, iterated_where_built
 from trainlint.analysis.iteration import file_trains
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
-from trainlint.analysis.summarize import argument_slots, batched
+from trainlint.analysis.summarize import batched
+from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext

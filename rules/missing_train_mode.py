@@ -16,8 +16,8 @@ from trainlint.analysis.loops import (
     reachable_nodes,
 )
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
-from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name
-from trainlint.analysis.summarize import argument_slots, parameter_names
+from trainlint.analysis.scopes import alternatives, argument_slots, bound_arguments, dotted_name
+from trainlint.analysis.summarize import parameter_names
 from trainlint.analysis.training import _same_module, code_bodies, method_call, replaced_parameter, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext

@@ -14,8 +14,8 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.dataflow import optimizer_params, target_names
 from trainlint.analysis.lambdas import called_lambda
-from trainlint.analysis.scopes import _parameters, binding_scope, bound_arguments, head_name
-from trainlint.analysis.summarize import BUILTIN_NAMES, argument_slots
+from trainlint.analysis.scopes import _parameters, argument_slots, binding_scope, bound_arguments, head_name
+from trainlint.analysis.summarize import BUILTIN_NAMES
 from trainlint.analysis.training import method_call, module_behind, own_attribute
 from trainlint.context import FileContext
 from trainlint.rule import Rule

@@ -1,6 +1,6 @@
 import libcst as cst
 
-from trainlint.analysis.summarize import argument_slots
+from trainlint.analysis.scopes import argument_slots
 
 from trainlint.analysis.dataflow import constructor_argument
 from trainlint.analysis.flow import Facts

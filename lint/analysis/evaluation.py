@@ -30,7 +30,7 @@ from trainlint.analysis.loops import (
     mode_switch, named_for_an_optimizer, optimizer_name,
 )
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
-from trainlint.analysis.scopes import argument_slots, bound_arguments, dotted_name
+from trainlint.analysis.scopes import argument_slots, bound_arguments, dotted_name, named_parameters
 from trainlint.analysis.training import ancestors_within, method_call
 from trainlint.context import FileContext
 
@@ -159,7 +159,7 @@ def _run_params(ctx: FileContext, callee: cst.FunctionDef, target: Target, depth
     it hands a function of another module, with what the call names and the slot."""
     if callee.decorators:
         return set(), {}
-    params = {p.name.value for p in (*callee.params.posonly_params, *callee.params.params, *callee.params.kwonly_params)}
+    params = named_parameters(callee)
     run: set[str] = set()
     through: dict[str, list[tuple[str, str]]] = {}
     for inner in ctx.calls_in_order(callee.body):

@@ -131,7 +131,7 @@ class FlowGraph:
         `{"*"}` when it uses `global`, `nonlocal` or `del`."""
         found = self._assigned.get(loop)
         if found is None:
-            found = self._assigned[loop] = _assigned_names(self.model, loop)
+            found = self._assigned[loop] = assigned_names(self.model, loop)
         return found
 
     def spine(self, node: cst.CSTNode) -> tuple[cst.CSTNode, list[cst.CSTNode]] | None:
@@ -432,7 +432,9 @@ def _condition(model: SemanticModel, test: cst.BaseExpression) -> Condition:
     return Condition(code(test), polarity, names)
 
 
-def _assigned_names(model: SemanticModel, loop: cst.For | cst.While) -> frozenset[str]:
+def assigned_names(model: SemanticModel, loop: cst.CSTNode) -> frozenset[str]:
+    """Names (and attribute names, for `self.flag = ...`) `loop` (or any other subtree: a
+    function's body) may rebind; `{"*"}` when it uses `global`, `nonlocal` or `del`."""
     assigned: set[str] = set()
     targets: list[cst.CSTNode] = [loop.target] if type(loop) is cst.For else []
     binders = only(

@@ -12,7 +12,10 @@ import libcst as cst
 
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.dataflow import target_names, unpacked
-from trainlint.analysis.scopes import Scope, and_operands, assigned_parts, binding_scope, bound_arguments, dotted_name
+from trainlint.analysis.flowgraph import FlowGraph, assigned_names
+from trainlint.analysis.scopes import (
+    Scope, and_operands, assigned_parts, binding_scope, bound_arguments, dotted_name, named_parameters,
+)
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 
@@ -307,7 +310,7 @@ def skipped_at_first(ctx: FileContext, node: cst.CSTNode) -> bool:
         if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             return False
         if type(ancestor) is cst.If and child is ancestor.body and any(
-                _may_change(ctx, ancestor, value) for value in _bounded_values(ancestor.test)):
+                may_change(ctx, ancestor, value) for value in _bounded_values(ancestor.test)):
             return True
         child = ancestor
     return False
@@ -331,7 +334,7 @@ def caller_bound(ctx: FileContext, node: cst.CSTNode) -> str | None:
             break
         if type(ancestor) is cst.If and child is ancestor.body:
             for value in _bounded_values(ancestor.test):
-                if not _may_change(ctx, ancestor, value):
+                if not may_change(ctx, ancestor, value):
                     continue
                 if not _a_parameter_of(ctx, value, function):
                     return None
@@ -343,17 +346,11 @@ def caller_bound(ctx: FileContext, node: cst.CSTNode) -> str | None:
 def _a_parameter_of(ctx: FileContext, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
     """`value` is a parameter of `function` (not `self`) as it was given: never rebound
     in the function, nor declared `global` / `nonlocal` anywhere in the file."""
-    if type(value) is not cst.Name or value.value == "self" or value.value not in _own_parameters(function):
+    if type(value) is not cst.Name or value.value == "self" or value.value not in named_parameters(function):
         return False
     scope = binding_scope(value.value, ctx.scope_of(value))
     return (scope is not None and scope.node is function and value.value not in _declared_outer_anywhere(ctx)
-            and value.value not in _names_bound_in(ctx, function.body))
-
-
-def may_change(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpression) -> bool:
-    """`value`, read at `at`, may hold another value on a later iteration of the loop
-    that runs `at` (see `skipped_at_first`)."""
-    return _may_change(ctx, at, value)
+            and not _rebinds(ctx, function.body, value.value))
 
 
 def _bounded_values(test: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -369,7 +366,7 @@ def _bounded_values(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     return []
 
 
-def _may_change(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpression, depth: int = 0) -> bool:
+def may_change(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpression, depth: int = 0) -> bool:
     """`value` (as read at `at`) may hold another value on a later iteration of the loop
     that runs `at`: a name that loop assigns (its counter), an attribute the file assigns
     anywhere (`self.iter += 1`) or of `self` itself, or of an object the loop hands to
@@ -381,7 +378,7 @@ def _may_change(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpression, de
     if type(value) in (cst.Integer, cst.Float):
         return False
     if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
-        return _may_change(ctx, at, value.expression, depth)
+        return may_change(ctx, at, value.expression, depth)
     path = dotted_name(value) if type(value) in (cst.Name, cst.Attribute) else None
     if path is None or depth > 3:
         return True  # a call's result, a subscript: not known
@@ -394,12 +391,12 @@ def _may_change(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpression, de
     function = ctx.enclosing_function(at)
     loop = _outermost_loop(ctx, at, function)
     if loop is not None:
-        return root in _names_bound_in(ctx, loop) or (len(parts) > 1 and _handed_in(ctx, loop, root))
+        return _rebinds(ctx, loop, root) or (len(parts) > 1 and _handed_in(ctx, loop, root))
     scope = binding_scope(root, ctx.scope_of(value)) if type(value) is cst.Name else _root_scope(ctx, value)
     if scope is None or type(scope.node) is cst.Module:
         module_loops = [node for node in ctx.loops() if ctx.enclosing_function(node) is None]
-        return any(root in _names_bound_in(ctx, outer) for outer in module_loops)
-    if function is None or scope.node is not function or root not in _own_parameters(function) or root == "self":
+        return any(_rebinds(ctx, outer, root) for outer in module_loops)
+    if function is None or scope.node is not function or root not in named_parameters(function) or root == "self":
         return True  # a local of the helper, a closure's variable, `self.cfg.x`: not known
     # a parameter: what each call of the helper in the file gives it
     given = [argument for call in ctx.call_sites(function)
@@ -408,7 +405,7 @@ def _may_change(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpression, de
     if not sites or len(given) != len(sites):
         return True
     rest = parts[1:]
-    return any(_may_change(ctx, call, _with_attributes(argument, rest), depth + 1)
+    return any(may_change(ctx, call, _with_attributes(argument, rest), depth + 1)
                for call, argument in zip(sites, given))
 
 
@@ -425,11 +422,6 @@ def _root_scope(ctx: FileContext, value: cst.BaseExpression) -> Scope | None:
     return binding_scope(root.value, ctx.scope_of(root)) if type(root) is cst.Name else None  # type: ignore[attr-defined]
 
 
-def _own_parameters(function: cst.FunctionDef) -> set[str]:
-    params = function.params
-    return {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-
-
 def _outermost_loop(ctx: FileContext, node: cst.CSTNode, function: cst.FunctionDef | None) -> cst.CSTNode | None:
     outermost = None
     for ancestor in ctx.ancestors(node):
@@ -440,21 +432,11 @@ def _outermost_loop(ctx: FileContext, node: cst.CSTNode, function: cst.FunctionD
     return outermost
 
 
-def _names_bound_in(ctx: FileContext, loop: cst.CSTNode) -> set[str]:
-    """The names a loop's header or body binds (its counter, `step += 1`, `x := ...`)."""
-    names: set[str] = set()
-    for node in ctx.subtree(loop):
-        kind = type(node)
-        if kind is cst.For:
-            names |= target_names(node.target)  # type: ignore[attr-defined]
-        elif kind is cst.Assign:
-            for target in node.targets:  # type: ignore[attr-defined]
-                names |= target_names(target.target)
-        elif kind in (cst.AugAssign, cst.AnnAssign, cst.NamedExpr):
-            names |= target_names(node.target)  # type: ignore[attr-defined]
-        elif kind is cst.AsName:
-            names |= target_names(node.name)  # type: ignore[attr-defined, arg-type]
-    return names
+def _rebinds(ctx: FileContext, node: cst.CSTNode, name: str) -> bool:
+    """`node` (a loop, a function's body) may bind `name` anew: its counter, `step += 1`,
+    `x := ...`, or anything under a `global`, `nonlocal` or `del` there."""
+    bound = ctx.shared(FlowGraph).assigned(node) if type(node) in (cst.For, cst.While) else assigned_names(ctx, node)
+    return name in bound or "*" in bound
 
 
 def _handed_in(ctx: FileContext, loop: cst.CSTNode, root: str) -> bool:

@@ -331,3 +331,10 @@ def argument_slots(call: cst.Call) -> Iterator[tuple[str, cst.Arg]]:
         else:
             yield f"#{index}", arg
             index += 1
+
+
+def named_parameters(function: cst.FunctionDef) -> set[str]:
+    """The names of a function's parameters that take one value each (positional-only,
+    ordinary, keyword-only; not `*args` / `**kwargs`), `self` of a method included."""
+    params = function.params
+    return {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
