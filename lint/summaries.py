@@ -16,6 +16,7 @@ resolves them without parsing anything.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Mapping
 
@@ -160,6 +161,11 @@ class Summary:
     # own, with no decorator, no grad mode around it, nothing that needs the graph, no
     # switch of their mode and nothing else bound to them: what a `forwards_through` asks
     called_forwards: frozenset[str] = frozenset()
+    # (param, callee, slot): a param that `called_forwards` gains when the link of the
+    # modules tells that the function of another module it hands the param to (itself, or
+    # through a function of its file), outside loops, runs the forward of what the slot is
+    # handed: a helper's helper in a third module
+    called_through: tuple[tuple[str, str, str], ...] = ()
     # a method of an `nn.Module` class that runs the module's layers as its `forward` does,
     # with no decorator and no grad mode of its own (see `trainlint.analysis.evaluation.runs_layers`)
     runs_layers: bool = False
@@ -210,6 +216,7 @@ class Summary:
             **({"evaluated_forwards": sorted(self.evaluated_forwards)} if self.evaluated_forwards else {}),
             **({"forwards_through": [list(item) for item in self.forwards_through]} if self.forwards_through else {}),
             **({"called_forwards": sorted(self.called_forwards)} if self.called_forwards else {}),
+            **({"called_through": [list(item) for item in self.called_through]} if self.called_through else {}),
             **({"runs_layers": True} if self.runs_layers else {}),
         }
 
@@ -243,6 +250,8 @@ class Summary:
             forwards_through=tuple((param, callee, slot)
                                    for param, callee, slot in data.get("forwards_through", ())),  # type: ignore[union-attr]
             called_forwards=frozenset(data.get("called_forwards", ())),  # type: ignore[arg-type]
+            called_through=tuple((param, callee, slot)
+                                 for param, callee, slot in data.get("called_through", ())),  # type: ignore[union-attr]
             runs_layers=bool(data.get("runs_layers")),
         )
 
@@ -340,10 +349,17 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         linked = resolve(name) if name not in local else None
         if linked is not None and linked.slot(slot) in linked.called_forwards:
             forwards.add(param)
+    # and a helper that hands it so to a function of another module: a helper itself
+    called = set(own.called_forwards)
+    for param, name, slot in own.called_through:
+        linked = resolve(name) if name not in local else None
+        if linked is not None and linked.slot(slot) in linked.called_forwards:
+            called.add(param)
     return replace(
         own,
         events=tuple(events),
         forwards=frozenset(forwards),
+        called_forwards=frozenset(called),
         unjudged_steps=unjudged,
         guarded_steps=tuple(guarded),
         **flags,
@@ -361,7 +377,33 @@ def _may_keep_scaler(key: str, callee: Summary | None) -> bool:
 
 def may_summarize(source: str) -> bool:
     """Whether a file's functions may have anything to summarize."""
-    return any(token in source for token in _SUMMARY_TOKENS)
+    return any(token in source for token in _SUMMARY_TOKENS) or _runs_a_parameter(source)
+
+
+def _runs_a_parameter(source: str) -> bool:
+    """A function with no decorator calls one of its parameters (`model(x)`, also
+    `model.forward(x)` or `model.module(x)`): the forward of a model it is handed, which
+    needs none of the words above (`def predict(model, x): return model(x)`, see
+    `Summary.called_forwards`). Read with Python's own parser, only for files that
+    have none of those words."""
+    if "def " not in source:
+        return False
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    for func in ast.walk(tree):
+        if type(func) not in (ast.FunctionDef, ast.AsyncFunctionDef) or func.decorator_list:  # type: ignore[attr-defined]
+            continue
+        args = func.args  # type: ignore[attr-defined]
+        params = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+        for node in ast.walk(func):
+            called = node.func if type(node) is ast.Call else None  # type: ignore[attr-defined]
+            if type(called) is ast.Attribute and called.attr in ("forward", "module"):
+                called = called.value
+            if type(called) is ast.Name and called.id in params:
+                return True
+    return False
 
 
 def trigger_words(summaries: Iterable[Summary]) -> str:

@@ -1040,6 +1040,8 @@ class EvalWithoutNoGrad(Rule):
         summaries = (*self.ctx.summaries.closed.values(), *self.ctx.summaries.external.values())
         # functions that evaluate, in a loop of their own, a model they are handed (see `_evaluated_elsewhere`)
         self._forwarding = any(summary.forwards for summary in summaries)
+        # functions of other modules that run the forward of a model they are handed (see `_runs_elsewhere`)
+        self._running = any(summary.called_forwards for summary in self.ctx.summaries.external.values())
         # calls of the file's functions made with a model in eval mode, by callee; the
         # calls reported as running a helper's forward; forwards in the loops of such
         # helpers, reported once the walks tell whether a reported call runs them
@@ -1082,7 +1084,9 @@ class EvalWithoutNoGrad(Rule):
             or (self.ctx.local_callee(node) is not None
                 and any(_last_name(arg.value) in self._switched for arg in node.args))
             # a function of another module, or a method, that evaluates what it is handed
-            or (self._forwarding and self._evaluating(node, "forwards") is not None))
+            or (self._forwarding and self._evaluating(node, "forwards") is not None)
+            # a function of another module that runs the forward of what it is handed
+            or (self._running and any(_last_name(model) in self._switched for model in self._run_elsewhere(node))))
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         mode = mode_switch(self.ctx, node)
@@ -1102,7 +1106,8 @@ class EvalWithoutNoGrad(Rule):
                         self._in_helpers.append((node, function))
                     else:
                         self.report(node)
-            elif self._helper_runs_forward(node, facts) and self._in_evaluation_loop(node):
+            elif (self._helper_runs_forward(node, facts) or self._runs_elsewhere(node, facts)) \
+                    and self._in_evaluation_loop(node):
                 self._reported_calls.add(node)
                 self.report(node)
             elif self._forwarding and self._evaluated_elsewhere(node, facts):
@@ -1225,11 +1230,28 @@ class EvalWithoutNoGrad(Rule):
                 continue
             model = next((f for f in self._models_called(node.func) if self.ctx.code(f) in inside), None)
             if model is None:
-                if self._helper_runs_forward(node, inside, depth + 1):
+                if self._helper_runs_forward(node, inside, depth + 1) or self._runs_elsewhere(node, inside):
                     return True
             elif _model_key(self.ctx, model) not in self._frozen and not self._forward_without_grad(node):
                 return True
         return False
+
+    def _runs_elsewhere(self, call: cst.Call, models: Facts) -> bool:
+        """`call` runs a function of another module that runs, outside loops of its own,
+        the forward of a model of `models` it is handed (its summary's `called_forwards`:
+        `predict(model, x)` returning `model(x)` in infer.py), and needs no graph nor
+        switches a mode in what it calls."""
+        return any(self.ctx.code(model) in models and _model_key(self.ctx, model) not in self._frozen
+                   and self._records_graph(model) for model in self._run_elsewhere(call))
+
+    def _run_elsewhere(self, call: cst.CSTNode) -> list[cst.BaseExpression]:
+        """The arguments of `call` whose forward the function of another module it calls
+        runs (see `_runs_elsewhere`), as this file spells them."""
+        summary = self.ctx.summaries.of_external_call(call) if type(call) is cst.Call else None
+        if summary is None or not summary.called_forwards or any(
+                summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD, MAY_ZERO_GRAD, TRAIN)):
+            return []
+        return [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) in summary.called_forwards]
 
     def _models_inside(self, call: cst.Call, helper: cst.FunctionDef, models: Facts) -> Facts:
         """The models of `models` (spelled as at `call`) as `helper` names them: the

@@ -111,15 +111,21 @@ def loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ..
     return frozenset(kept), frozenset(evaluated), tuple(item for item in linked if item[0] not in kept)
 
 
-def called_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool) -> frozenset[str]:
+def called_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
+                    target: Target = lambda call: None) -> tuple[frozenset[str], tuple[tuple[str, str, str], ...]]:
     """The parameters of a function (no method) whose forward it runs itself, as a
     helper that `_forwarded` of another module follows when the modules are linked
     (`Summary.called_forwards`): `def predict(model, x): return model(x)`, with the
-    same conditions as a helper of the caller's own file, and no helper of its own
-    followed further."""
+    same conditions as a helper of the caller's own file, also through functions of
+    its file it hands them to (`_CALLS_FOLLOWED` deep with itself); then those it hands
+    so to a function of another module, with what the call names and the slot
+    (`Summary.called_through`)."""
     if method or func.name.value in _MODEL_METHODS:
-        return frozenset()
-    return frozenset(_run_params(ctx, func, lambda call: None, _CALLS_FOLLOWED)[0]) & frozenset(params)
+        return frozenset(), ()
+    run, through = _run_params(ctx, func, target, 1)
+    return (frozenset(run) & frozenset(params),
+            tuple((param, name, slot) for param, found in sorted(through.items()) if param in params
+                  for name, slot in dict.fromkeys(found)))
 
 
 def _handed_model(model: cst.BaseExpression, params: tuple[str, ...], method: bool) -> str | None:
@@ -136,8 +142,9 @@ def _forwarded(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, target
     x): return model(x)` calls its parameter, with no decorator, no grad mode around
     that call, no loop of its own around it (an unrolled model the caller may train
     through), nothing that needs the graph, no switch of its mode and nothing else
-    bound to it. Two calls deep: itself, or a function of the file it hands the
-    parameter to so (`run_batch(model, x)` returning `predict(model, x).argmax(-1)`).
+    bound to it. `_CALLS_FOLLOWED` functions deep: itself, or a function of the file it
+    hands the parameter to so (`run_batch(model, x)` returning `predict(model, x).argmax(-1)`),
+    and so on.
     Then the arguments that a function of another module may run so, each with what
     the call of it names and the slot it is handed in, for the link of the modules
     to tell (`run_batch(model, x)` returning `predictors.predict(model, x)`)."""
@@ -182,7 +189,9 @@ def _run_params(ctx: FileContext, callee: cst.FunctionDef, target: Target, depth
     return run, {param: found for param, found in through.items() if param not in run | rebound | switched}
 
 
-_CALLS_FOLLOWED = 2
+# how many functions deep, the first included, a call's forward is followed (the
+# caller's file's and, at the end of the chain, one of another module)
+_CALLS_FOLLOWED = 4
 
 
 def _in_own_loop(ctx: FileContext, call: cst.Call, func: cst.FunctionDef) -> bool:

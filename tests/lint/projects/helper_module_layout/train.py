@@ -1,0 +1,49 @@
+import torch
+
+import infer
+import quiet
+from infer import predict, shape_of
+
+
+def main(model, loader, optimizer):
+    for epoch in range(3):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+        model.eval()
+        for x, y in loader:
+            predict(model, x)  # expect: TL406
+
+
+def chained(model, loader):
+    model.eval()
+    for x in loader:
+        infer.logits(model, x)  # expect: TL406
+
+
+def quietly(model, loader):
+    model.eval()
+    for x in loader:
+        quiet.predict(model, x)
+        quiet.predict_fast(model, x)
+
+
+def guarded(model, loader):
+    model.eval()
+    with torch.no_grad():
+        for x in loader:
+            predict(model, x)
+
+
+def explained(model, loader):
+    model.eval()
+    for x in loader:
+        predict(model, x).sum().backward()
+
+
+def shapes(model, loader):
+    model.eval()
+    for x in loader:
+        shape_of(model, x)
