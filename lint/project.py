@@ -326,9 +326,11 @@ class Project:
                 summaries = self._read(path).summaries
                 names = {event.callee for summary in summaries.values() for event in summary.events
                          if isinstance(event, Call) and event.callee not in summaries}
-                # what a loop's call, or a helper, hands a model to (`Summary.forwards_through`, `Summary.called_through`)
+                # what a loop's call, or a helper, hands a model to (`Summary.forwards_through`,
+                # `evaluated_through`, `called_through`)
                 names.update(callee for summary in summaries.values()
-                             for _, callee, _ in (*summary.forwards_through, *summary.called_through)
+                             for _, callee, _ in (*summary.forwards_through, *summary.evaluated_through,
+                                                  *summary.called_through)
                              if callee not in summaries)
                 found = {name: target for name in sorted(names) if (target := self.resolve(path, name))}
             self._target_reads[path] = frozenset(reads)

@@ -30,3 +30,27 @@ def evaluate_guarded(model, loader):
         for x in loader:
             outputs.append(infer.predict(model, x))
     return outputs
+
+
+def validate(model, loader):
+    """Its own script runs it under no_grad (RAFT's validate): reported where it is
+    called with grad on."""
+    model.eval()
+    total = 0
+    for x in loader:
+        total = total + infer.predict(model, x).sum()
+    return total
+
+
+def validate_quietly(model, loader):
+    model.eval()
+    total = 0
+    for x in loader:
+        total = total + quiet.predict(model, x).sum()
+    return total
+
+
+if __name__ == "__main__":
+    with torch.no_grad():
+        validate(torch.load("model.pt"), torch.load("loader.pt"))
+        validate_quietly(torch.load("model.pt"), torch.load("loader.pt"))

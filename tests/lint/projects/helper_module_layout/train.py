@@ -3,6 +3,7 @@ import torch
 import infer
 import quiet
 from infer import predict, shape_of
+from scoring import validate, validate_quietly
 
 
 def main(model, loader, optimizer):
@@ -47,3 +48,13 @@ def shapes(model, loader):
     model.eval()
     for x in loader:
         shape_of(model, x)
+
+
+def validated(model, loader):
+    validate(model, loader)  # expect: TL406
+
+
+def validated_quietly(model, loader):
+    validate_quietly(model, loader)
+    with torch.no_grad():
+        validate(model, loader)
