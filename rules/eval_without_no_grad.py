@@ -92,7 +92,11 @@ class EvalWithoutNoGrad(Rule):
     loops of its own is reported at that call: a method called on `self`
     running `self.model` (Informer's `self._process_one_batch(x)`), a
     function handed the model or reading the same module-level one, followed
-    through such calls three deep; not when the function has a decorator,
+    through such calls three deep, or a function of another module of the project
+    handed the model that runs its forward so, as its summary tells
+    (`infer.predict(model, x)` returning `model(x)`, itself or through functions of
+    its module or of yet another one, also where its module has nothing else to
+    summarize); not when the function has a decorator,
     enters a grad mode around the forward, switches the model's mode, or
     back-propagates or steps. The forwards in the function's own loops (a greedy
     decoder's, its encoder run before it) are then the same finding, not reported
@@ -101,11 +105,11 @@ class EvalWithoutNoGrad(Rule):
     method of an object (`evaluator.evaluate(loader)` of an `evaluator =
     Evaluator(model)`, `self.validate()` inherited from a base class), is reported
     at its call when a loop of its own runs the forward of a model it is handed
-    (itself, or through a function of its module it hands the model to, two calls
+    (itself, or through functions of its module it hands the model to, four functions
     deep: `predict(model, x)` returning `model(x)`, or `run_batch(model, x)` returning
     `predict(model, x).argmax(-1)`; the innermost one may be a function of yet another
     module the linked summaries tell runs the forward so, with the same conditions,
-    following no helper of its own),
+    itself or through helpers of its own, in its module or another),
     with no decorator and no grad mode of its own, and it needs no graph (no
     backward, step or clear in it or in what it calls, no `torch.autograd.grad`,
     no optimizer built, taken or handed on, as far as names tell; a module's own
@@ -120,7 +124,8 @@ class EvalWithoutNoGrad(Rule):
     a class of the project whose forward may run without grad or is not known, nor,
     for a model put in eval mode here, where the code around the call back-propagates
     or steps (loops beside it aside: what the call returns may be trained through).
-    Calls two modules deep are not followed. A function with an unresolvable
+    Helpers are followed four functions deep within a module, and across modules as
+    far as their summaries link them. A function with an unresolvable
     decorator (the entry points of command-line frameworks, `@hydra.main`,
     click, typer, fire, leave grad mode alone and do not count), a
     function or loop that also back-propagates or steps (BatchNorm frozen
