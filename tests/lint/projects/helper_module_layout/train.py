@@ -58,3 +58,18 @@ def validated_quietly(model, loader):
     validate_quietly(model, loader)
     with torch.no_grad():
         validate(model, loader)
+
+
+def run_batch(model, x):
+    return infer.logits(model, x).argmax(-1)
+
+
+def run_quietly(model, x):
+    return quiet.predict(model, x).argmax(-1)
+
+
+def batched(model, loader):
+    model.eval()
+    for x in loader:
+        run_batch(model, x)  # expect: TL406
+        run_quietly(model, x)
