@@ -1246,8 +1246,7 @@ class EvalWithoutNoGrad(Rule):
         the forward of a model of `models` it is handed (its summary's `called_forwards`:
         `predict(model, x)` returning `model(x)` in infer.py), and needs no graph nor
         switches a mode in what it calls."""
-        return any(self.ctx.code(model) in models and _model_key(self.ctx, model) not in self._frozen
-                   and self._records_graph(model) for model in self._run_elsewhere(call))
+        return any(self.ctx.code(model) in models and self._records_graph(model) for model in self._run_elsewhere(call))
 
     def _run_elsewhere(self, call: cst.CSTNode) -> list[cst.BaseExpression]:
         """The arguments of `call` whose forward the function of another module it calls

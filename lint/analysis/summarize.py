@@ -522,8 +522,8 @@ class _Summarizer:
                 elif type(node.value) is cst.Tuple:
                     tuples.append(node.value)
         method = _method_of(self.ctx, self.func)
-        forwards, evaluated_forwards, forwards_through, evaluated_through = loop_forwards(self.ctx, self.func, self.params, method, loops,
-                                                                       self.targets.target)
+        forwards, evaluated_forwards, forwards_through, evaluated_through = loop_forwards(
+            self.ctx, self.func, self.params, method, loops, self.targets.target)
         called = called_forwards(self.ctx, self.func, self.params, method, self.targets.target)
         return Summary(
             params=self.signature,
