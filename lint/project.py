@@ -84,7 +84,8 @@ class FileFacts:
 
 def summarizable(path: str, source: str) -> bool:
     """Whether the file is a member of the project: its functions may have
-    something to summarize, or it is a package's `__init__.py` or a module of
+    something to summarize (a function that calls a parameter included: the
+    forward of a model it is handed), or it is a package's `__init__.py` or a module of
     torch imports and no functions (`common.py` that others star-import),
     summarized for what it re-exports."""
     return may_summarize(source) or path.endswith("__init__.py") or re_exports_torch(source)
@@ -325,8 +326,11 @@ class Project:
                 summaries = self._read(path).summaries
                 names = {event.callee for summary in summaries.values() for event in summary.events
                          if isinstance(event, Call) and event.callee not in summaries}
-                # what a loop's call hands a model to through a function of the file (`Summary.forwards_through`)
-                names.update(callee for summary in summaries.values() for _, callee, _ in summary.forwards_through
+                # what a loop's call, or a helper, hands a model to (`Summary.forwards_through`,
+                # `evaluated_through`, `called_through`)
+                names.update(callee for summary in summaries.values()
+                             for _, callee, _ in (*summary.forwards_through, *summary.evaluated_through,
+                                                  *summary.called_through)
                              if callee not in summaries)
                 found = {name: target for name in sorted(names) if (target := self.resolve(path, name))}
             self._target_reads[path] = frozenset(reads)

@@ -16,6 +16,7 @@ resolves them without parsing anything.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Mapping
 
@@ -156,10 +157,17 @@ class Summary:
     # of what the slot is handed: the callee's `called_forwards` (see
     # `trainlint.analysis.evaluation._forwarded`)
     forwards_through: tuple[tuple[str, str, str], ...] = ()
+    # the same for `evaluated_forwards`: a param the function puts in eval mode itself
+    evaluated_through: tuple[tuple[str, str, str], ...] = ()
     # params of a function (no method) whose forward it runs itself, outside loops of its
     # own, with no decorator, no grad mode around it, nothing that needs the graph, no
     # switch of their mode and nothing else bound to them: what a `forwards_through` asks
     called_forwards: frozenset[str] = frozenset()
+    # (param, callee, slot): a param that `called_forwards` gains when the link of the
+    # modules tells that the function of another module it hands the param to (itself, or
+    # through a function of its file), outside loops, runs the forward of what the slot is
+    # handed: a helper's helper in a third module
+    called_through: tuple[tuple[str, str, str], ...] = ()
     # a method of an `nn.Module` class that runs the module's layers as its `forward` does,
     # with no decorator and no grad mode of its own (see `trainlint.analysis.evaluation.runs_layers`)
     runs_layers: bool = False
@@ -209,7 +217,9 @@ class Summary:
             **({"forwards": sorted(self.forwards)} if self.forwards else {}),
             **({"evaluated_forwards": sorted(self.evaluated_forwards)} if self.evaluated_forwards else {}),
             **({"forwards_through": [list(item) for item in self.forwards_through]} if self.forwards_through else {}),
+            **({"evaluated_through": [list(item) for item in self.evaluated_through]} if self.evaluated_through else {}),
             **({"called_forwards": sorted(self.called_forwards)} if self.called_forwards else {}),
+            **({"called_through": [list(item) for item in self.called_through]} if self.called_through else {}),
             **({"runs_layers": True} if self.runs_layers else {}),
         }
 
@@ -242,7 +252,11 @@ class Summary:
             evaluated_forwards=frozenset(data.get("evaluated_forwards", ())),  # type: ignore[arg-type]
             forwards_through=tuple((param, callee, slot)
                                    for param, callee, slot in data.get("forwards_through", ())),  # type: ignore[union-attr]
+            evaluated_through=tuple((param, callee, slot)
+                                    for param, callee, slot in data.get("evaluated_through", ())),  # type: ignore[union-attr]
             called_forwards=frozenset(data.get("called_forwards", ())),  # type: ignore[arg-type]
+            called_through=tuple((param, callee, slot)
+                                 for param, callee, slot in data.get("called_through", ())),  # type: ignore[union-attr]
             runs_layers=bool(data.get("runs_layers")),
         )
 
@@ -335,20 +349,33 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             flags["returns_graph"] = True
     # a loop's call that hands a model to a function of another module, itself or through
     # one of the file: an evaluation loop when that function runs the model's forward
-    forwards = set(own.forwards)
-    for param, name, slot in own.forwards_through:
-        linked = resolve(name) if name not in local else None
-        if linked is not None and linked.slot(slot) in linked.called_forwards:
-            forwards.add(param)
+    forwards = _linked(own.forwards, own.forwards_through, resolve, local)
+    evaluated = _linked(own.evaluated_forwards, own.evaluated_through, resolve, local)
+    # and a helper that hands it so to a function of another module: a helper itself
+    called = _linked(own.called_forwards, own.called_through, resolve, local)
     return replace(
         own,
         events=tuple(events),
-        forwards=frozenset(forwards),
+        forwards=forwards,
+        evaluated_forwards=evaluated,
+        called_forwards=called,
         unjudged_steps=unjudged,
         guarded_steps=tuple(guarded),
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )
+
+
+def _linked(own: frozenset[str], links: tuple[tuple[str, str, str], ...], resolve: Callable[[str], Summary | None],
+            local: Mapping[str, Summary]) -> frozenset[str]:
+    """`own` and each param of `links` (param, callee, slot) that the function of another
+    module the link names runs the forward of, where the slot hands it: its `called_forwards`."""
+    found = set(own)
+    for param, name, slot in links:
+        linked = resolve(name) if name not in local else None
+        if linked is not None and linked.slot(slot) in linked.called_forwards:
+            found.add(param)
+    return frozenset(found)
 
 
 def _may_keep_scaler(key: str, callee: Summary | None) -> bool:
@@ -361,7 +388,33 @@ def _may_keep_scaler(key: str, callee: Summary | None) -> bool:
 
 def may_summarize(source: str) -> bool:
     """Whether a file's functions may have anything to summarize."""
-    return any(token in source for token in _SUMMARY_TOKENS)
+    return any(token in source for token in _SUMMARY_TOKENS) or _runs_a_parameter(source)
+
+
+def _runs_a_parameter(source: str) -> bool:
+    """A function with no decorator calls one of its parameters (`model(x)`, also
+    `model.forward(x)` or `model.module(x)`): the forward of a model it is handed, which
+    needs none of the words above (`def predict(model, x): return model(x)`, see
+    `Summary.called_forwards`). Read with Python's own parser, only for files that
+    have none of those words."""
+    if "def " not in source:
+        return False
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    for func in ast.walk(tree):
+        if type(func) not in (ast.FunctionDef, ast.AsyncFunctionDef) or func.decorator_list:  # type: ignore[attr-defined]
+            continue
+        args = func.args  # type: ignore[attr-defined]
+        params = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+        for node in ast.walk(func):
+            called = node.func if type(node) is ast.Call else None  # type: ignore[attr-defined]
+            if type(called) is ast.Attribute and called.attr in ("forward", "module"):
+                called = called.value
+            if type(called) is ast.Name and called.id in params:
+                return True
+    return False
 
 
 def trigger_words(summaries: Iterable[Summary]) -> str:

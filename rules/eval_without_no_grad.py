@@ -92,7 +92,11 @@ class EvalWithoutNoGrad(Rule):
     loops of its own is reported at that call: a method called on `self`
     running `self.model` (Informer's `self._process_one_batch(x)`), a
     function handed the model or reading the same module-level one, followed
-    through such calls three deep; not when the function has a decorator,
+    through such calls three deep, or a function of another module of the project
+    handed the model that runs its forward so, as its summary tells
+    (`infer.predict(model, x)` returning `model(x)`, itself or through functions of
+    its module or of yet another one, also where its module has nothing else to
+    summarize); not when the function has a decorator,
     enters a grad mode around the forward, switches the model's mode, or
     back-propagates or steps. The forwards in the function's own loops (a greedy
     decoder's, its encoder run before it) are then the same finding, not reported
@@ -101,11 +105,11 @@ class EvalWithoutNoGrad(Rule):
     method of an object (`evaluator.evaluate(loader)` of an `evaluator =
     Evaluator(model)`, `self.validate()` inherited from a base class), is reported
     at its call when a loop of its own runs the forward of a model it is handed
-    (itself, or through a function of its module it hands the model to, two calls
+    (itself, or through functions of its module it hands the model to, four functions
     deep: `predict(model, x)` returning `model(x)`, or `run_batch(model, x)` returning
     `predict(model, x).argmax(-1)`; the innermost one may be a function of yet another
     module the linked summaries tell runs the forward so, with the same conditions,
-    following no helper of its own),
+    itself or through helpers of its own, in its module or another),
     with no decorator and no grad mode of its own, and it needs no graph (no
     backward, step or clear in it or in what it calls, no `torch.autograd.grad`,
     no optimizer built, taken or handed on, as far as names tell; a module's own
@@ -120,7 +124,8 @@ class EvalWithoutNoGrad(Rule):
     a class of the project whose forward may run without grad or is not known, nor,
     for a model put in eval mode here, where the code around the call back-propagates
     or steps (loops beside it aside: what the call returns may be trained through).
-    Calls two modules deep are not followed. A function with an unresolvable
+    Helpers are followed four functions deep within a module, and across modules as
+    far as their summaries link them. A function with an unresolvable
     decorator (the entry points of command-line frameworks, `@hydra.main`,
     click, typer, fire, leave grad mode alone and do not count), a
     function or loop that also back-propagates or steps (BatchNorm frozen
@@ -1040,6 +1045,8 @@ class EvalWithoutNoGrad(Rule):
         summaries = (*self.ctx.summaries.closed.values(), *self.ctx.summaries.external.values())
         # functions that evaluate, in a loop of their own, a model they are handed (see `_evaluated_elsewhere`)
         self._forwarding = any(summary.forwards for summary in summaries)
+        # functions of other modules that run the forward of a model they are handed (see `_runs_elsewhere`)
+        self._running = any(summary.called_forwards for summary in self.ctx.summaries.external.values())
         # calls of the file's functions made with a model in eval mode, by callee; the
         # calls reported as running a helper's forward; forwards in the loops of such
         # helpers, reported once the walks tell whether a reported call runs them
@@ -1082,7 +1089,9 @@ class EvalWithoutNoGrad(Rule):
             or (self.ctx.local_callee(node) is not None
                 and any(_last_name(arg.value) in self._switched for arg in node.args))
             # a function of another module, or a method, that evaluates what it is handed
-            or (self._forwarding and self._evaluating(node, "forwards") is not None))
+            or (self._forwarding and self._evaluating(node, "forwards") is not None)
+            # a function of another module that runs the forward of what it is handed
+            or (self._running and any(_last_name(model) in self._switched for model in self._run_elsewhere(node))))
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         mode = mode_switch(self.ctx, node)
@@ -1102,7 +1111,8 @@ class EvalWithoutNoGrad(Rule):
                         self._in_helpers.append((node, function))
                     else:
                         self.report(node)
-            elif self._helper_runs_forward(node, facts) and self._in_evaluation_loop(node):
+            elif (self._helper_runs_forward(node, facts) or self._runs_elsewhere(node, facts)) \
+                    and self._in_evaluation_loop(node):
                 self._reported_calls.add(node)
                 self.report(node)
             elif self._forwarding and self._evaluated_elsewhere(node, facts):
@@ -1225,11 +1235,27 @@ class EvalWithoutNoGrad(Rule):
                 continue
             model = next((f for f in self._models_called(node.func) if self.ctx.code(f) in inside), None)
             if model is None:
-                if self._helper_runs_forward(node, inside, depth + 1):
+                if self._helper_runs_forward(node, inside, depth + 1) or self._runs_elsewhere(node, inside):
                     return True
             elif _model_key(self.ctx, model) not in self._frozen and not self._forward_without_grad(node):
                 return True
         return False
+
+    def _runs_elsewhere(self, call: cst.Call, models: Facts) -> bool:
+        """`call` runs a function of another module that runs, outside loops of its own,
+        the forward of a model of `models` it is handed (its summary's `called_forwards`:
+        `predict(model, x)` returning `model(x)` in infer.py), and needs no graph nor
+        switches a mode in what it calls."""
+        return any(self.ctx.code(model) in models and self._records_graph(model) for model in self._run_elsewhere(call))
+
+    def _run_elsewhere(self, call: cst.CSTNode) -> list[cst.BaseExpression]:
+        """The arguments of `call` whose forward the function of another module it calls
+        runs (see `_runs_elsewhere`), as this file spells them."""
+        summary = self.ctx.summaries.of_external_call(call) if type(call) is cst.Call else None
+        if summary is None or not summary.called_forwards or any(
+                summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD, MAY_ZERO_GRAD, TRAIN)):
+            return []
+        return [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) in summary.called_forwards]
 
     def _models_inside(self, call: cst.Call, helper: cst.FunctionDef, models: Facts) -> Facts:
         """The models of `models` (spelled as at `call`) as `helper` names them: the

@@ -36,7 +36,8 @@ from trainlint.context import FileContext
 
 # what needs the graph besides a backward, a step and a clear
 _GRAPH_USERS = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
-NO_FORWARDS: tuple[frozenset[str], frozenset[str], tuple[tuple[str, str, str], ...]] = (frozenset(), frozenset(), ())
+Links = tuple[tuple[str, str, str], ...]  # (model, what a call of another module names, the slot it is handed in)
+NO_FORWARDS: tuple[frozenset[str], frozenset[str], Links, Links] = (frozenset(), frozenset(), (), ())
 # what a call runs, as a summary names it (`trainlint.analysis.summarize.CallTargets.target`)
 Target = Callable[[cst.Call], "str | None"]
 _MODEL_METHODS = frozenset({"forward", "__call__"})
@@ -55,13 +56,14 @@ def models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
 
 def loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
                   loops: list[cst.CSTNode], target: Target = lambda call: None,
-                  ) -> tuple[frozenset[str], frozenset[str], tuple[tuple[str, str, str], ...]]:
+                  ) -> tuple[frozenset[str], frozenset[str], Links, Links]:
     """(models left in the caller's mode, models put in eval mode here, models left in
-    the caller's mode that a function of another module may run) whose forward `func`
-    runs in a loop of its own with grad on (see the module's docstring), each as a
-    parameter or, for a method, `self.<attribute>`; the last as (model, what the call
-    of the other module names, the slot it hands the model), for its summary's
-    `forwards_through`. `loops`: its own loops. `target`: what a call runs, as its
+    the caller's mode that a function of another module may run, models put in eval
+    mode here that one may run) whose forward `func` runs in a loop of its own with
+    grad on (see the module's docstring), each as a parameter or, for a method,
+    `self.<attribute>`; the last two as (model, what the call of the other module
+    names, the slot it hands the model), for its summary's `forwards_through` and
+    `evaluated_through`. `loops`: its own loops. `target`: what a call runs, as its
     summary names it."""
     # a module's own `forward` running its layers in a loop is no evaluation of data
     if func.decorators or not loops or (method and func.name.value in _MODEL_METHODS):
@@ -94,32 +96,43 @@ def loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ..
     kept: set[str] = set()
     evaluated: set[str] = set()
     linked: dict[tuple[str, str, str], None] = {}
+    evaluated_linked: dict[tuple[str, str, str], None] = {}
     for call, name, via in candidates:
         # a switch of the model, or of a part of it (`model.module.eval()`)
         touched = [(at, model, is_on) for at, model, is_on in switches
                    if model == name or model.startswith(name + ".")]
         before = [(model, is_on) for at, model, is_on in touched if at < ctx.order_index(call)]
-        if via is not None:
-            if not touched:
+        if not touched:
+            if via is None:
+                kept.add(name)
+            else:
                 linked.setdefault((name, *via), None)
-        elif not touched:
-            kept.add(name)
         elif before and before[-1] == (name, False):
-            evaluated.add(name)
-    if evaluated and function_grad_mode(ctx, func) is None:
-        evaluated = set()  # its own module reports these forwards
-    return frozenset(kept), frozenset(evaluated), tuple(item for item in linked if item[0] not in kept)
+            if via is None:
+                evaluated.add(name)
+            else:
+                evaluated_linked.setdefault((name, *via), None)
+    if (evaluated or evaluated_linked) and function_grad_mode(ctx, func) is None:
+        evaluated, evaluated_linked = set(), {}  # its own module reports these forwards
+    return (frozenset(kept), frozenset(evaluated), tuple(item for item in linked if item[0] not in kept),
+            tuple(item for item in evaluated_linked if item[0] not in evaluated))
 
 
-def called_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool) -> frozenset[str]:
+def called_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
+                    target: Target = lambda call: None) -> tuple[frozenset[str], tuple[tuple[str, str, str], ...]]:
     """The parameters of a function (no method) whose forward it runs itself, as a
     helper that `_forwarded` of another module follows when the modules are linked
     (`Summary.called_forwards`): `def predict(model, x): return model(x)`, with the
-    same conditions as a helper of the caller's own file, and no helper of its own
-    followed further."""
+    same conditions as a helper of the caller's own file, also through functions of
+    its file it hands them to (`_CALLS_FOLLOWED` deep with itself); then those it hands
+    so to a function of another module, with what the call names and the slot
+    (`Summary.called_through`)."""
     if method or func.name.value in _MODEL_METHODS:
-        return frozenset()
-    return frozenset(_run_params(ctx, func, lambda call: None, _CALLS_FOLLOWED)[0]) & frozenset(params)
+        return frozenset(), ()
+    run, through = _run_params(ctx, func, target, 1)
+    return (frozenset(run) & frozenset(params),
+            tuple((param, name, slot) for param, found in sorted(through.items()) if param in params
+                  for name, slot in dict.fromkeys(found)))
 
 
 def _handed_model(model: cst.BaseExpression, params: tuple[str, ...], method: bool) -> str | None:
@@ -136,8 +149,9 @@ def _forwarded(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, target
     x): return model(x)` calls its parameter, with no decorator, no grad mode around
     that call, no loop of its own around it (an unrolled model the caller may train
     through), nothing that needs the graph, no switch of its mode and nothing else
-    bound to it. Two calls deep: itself, or a function of the file it hands the
-    parameter to so (`run_batch(model, x)` returning `predict(model, x).argmax(-1)`).
+    bound to it. `_CALLS_FOLLOWED` functions deep: itself, or a function of the file it
+    hands the parameter to so (`run_batch(model, x)` returning `predict(model, x).argmax(-1)`),
+    and so on.
     Then the arguments that a function of another module may run so, each with what
     the call of it names and the slot it is handed in, for the link of the modules
     to tell (`run_batch(model, x)` returning `predictors.predict(model, x)`)."""
@@ -182,7 +196,9 @@ def _run_params(ctx: FileContext, callee: cst.FunctionDef, target: Target, depth
     return run, {param: found for param, found in through.items() if param not in run | rebound | switched}
 
 
-_CALLS_FOLLOWED = 2
+# how many functions deep, the first included, a call's forward is followed (the
+# caller's file's and, at the end of the chain, one of another module)
+_CALLS_FOLLOWED = 4
 
 
 def _in_own_loop(ctx: FileContext, call: cst.Call, func: cst.FunctionDef) -> bool:

@@ -522,8 +522,9 @@ class _Summarizer:
                 elif type(node.value) is cst.Tuple:
                     tuples.append(node.value)
         method = _method_of(self.ctx, self.func)
-        forwards, evaluated_forwards, forwards_through = loop_forwards(self.ctx, self.func, self.params, method, loops,
-                                                                       self.targets.target)
+        forwards, evaluated_forwards, forwards_through, evaluated_through = loop_forwards(
+            self.ctx, self.func, self.params, method, loops, self.targets.target)
+        called = called_forwards(self.ctx, self.func, self.params, method, self.targets.target)
         return Summary(
             params=self.signature,
             events=tuple(events),
@@ -537,7 +538,9 @@ class _Summarizer:
             forwards=forwards,
             evaluated_forwards=evaluated_forwards,
             forwards_through=forwards_through,
-            called_forwards=called_forwards(self.ctx, self.func, self.params, method),
+            evaluated_through=evaluated_through,
+            called_forwards=called[0],
+            called_through=called[1],
             runs_layers=runs_layers(self.ctx, self.func),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,

@@ -95,9 +95,25 @@ def test_inherited_methods_follow_their_base_class_through_the_cache(tmp_path: P
     assert cached() == before - resting_on_core
 
 
+def test_a_module_whose_only_helper_starts_running_the_model_is_followed_through_the_cache(tmp_path: Path) -> None:
+    """infer.py has nothing to summarize but a function that calls its parameter (the
+    forward of the model it is handed). Once `predict` runs no model the file is no
+    member: a cached run sees that edit, and the one that makes it a member again."""
+    project, cached = _copy_with_cached_runs(tmp_path, "helper_module_layout")
+    expected = {(Path(path).name, line, code) for path, line, code in _marks(project)}
+    infer = project / "infer.py"
+    original = infer.read_text()
+    assert cached() == expected
+    infer.write_text(original.replace("    return model(x)\n", "    return x\n", 1))
+    assert cached() == set()  # every finding of the project rests on `infer.predict`
+    infer.write_text(original)
+    assert cached() == expected
+
+
 @pytest.mark.parametrize(("name", "caller"), [
     ("evaluator_layout", "train.py"), ("inherited_scaler_layout", "trainer.py"), ("trainer_step_layout", "train.py"),
-    ("guarded_parameter_layout", "train.py"),
+    ("guarded_parameter_layout", "train.py"), ("helper_module_layout", "train.py"), ("helper_chain_layout", "train.py"),
+    ("helper_module_layout", "scoring.py"),
 ])
 def test_facts_read_back_from_the_store_keep_their_findings(tmp_path: Path, name: str, caller: str) -> None:
     """What these findings rest on (a method's loop of forwards, the scaler a base
