@@ -1,29 +1,15 @@
-"""The same shapes that need nothing: a split that does not shuffle, a loop that
-sets the epoch, a loader handed to code out of sight, a sampler built not to
-shuffle, a split the caller does not know."""
+"""The same shapes that need nothing: a split that does not shuffle, a sampler built
+not to shuffle, a split the caller does not write out, the sampler replaced."""
 from torch.utils.data import DataLoader
 
-from loops import fit, fit_each_epoch
-from options import loader_options, ordered_options
-from trainer_lib import run_training
+from loops import fit
+from options import distributed_sampler, loader_options, ordered_options
 
 
 def ordered_split(cfg, model, optimizer, dataset):
     options = loader_options(cfg, dataset, "val")
     loader = DataLoader(dataset, **options)
     fit(model, loader, optimizer, cfg.epochs)
-
-
-def epochs_set_elsewhere(cfg, model, optimizer, dataset):
-    options = loader_options(cfg, dataset, "train")
-    loader = DataLoader(dataset, **options)
-    fit_each_epoch(model, loader, optimizer, cfg.epochs)
-
-
-def handed_out_of_sight(cfg, model, optimizer, dataset):
-    options = loader_options(cfg, dataset, "train")
-    loader = DataLoader(dataset, **options)
-    run_training(model, loader, optimizer)
 
 
 def never_shuffled(cfg, model, optimizer, dataset):
@@ -33,5 +19,18 @@ def never_shuffled(cfg, model, optimizer, dataset):
 
 def split_unknown(cfg, model, optimizer, dataset, split):
     options = loader_options(cfg, dataset, split)
+    loader = DataLoader(dataset, **options)
+    fit(model, loader, optimizer, cfg.epochs)
+
+
+def sampler_in_order(cfg, model, optimizer, dataset):
+    sampler = distributed_sampler(dataset, False)
+    loader = DataLoader(dataset, batch_size=8, sampler=sampler)
+    fit(model, loader, optimizer, cfg.epochs)
+
+
+def sampler_replaced(cfg, model, optimizer, dataset, ordered):
+    options = loader_options(cfg, dataset, "train")
+    options["sampler"] = ordered
     loader = DataLoader(dataset, **options)
     fit(model, loader, optimizer, cfg.epochs)

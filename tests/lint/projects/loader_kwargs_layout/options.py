@@ -24,3 +24,7 @@ def plain_options(dataset, batch_size):
 
 def ordered_options(dataset):
     return {"sampler": DistributedSampler(dataset, shuffle=False), "batch_size": 8}
+
+
+def distributed_sampler(dataset, shuffle):
+    return DistributedSampler(dataset, shuffle=shuffle)

@@ -1,7 +1,7 @@
 """The split given by keyword, and a loop of its own that back-propagates."""
 import torch
 
-from options import loader_options, plain_options
+from options import distributed_sampler, loader_options, plain_options
 
 
 def main(cfg, model, optimizer, dataset):
@@ -16,6 +16,16 @@ def main(cfg, model, optimizer, dataset):
 
 def shuffled(cfg, model, optimizer, dataset):
     loader = torch.utils.data.DataLoader(dataset, **plain_options(dataset, 16))  # expect: TL302
+    for epoch in range(cfg.epochs):
+        for batch in loader:
+            optimizer.zero_grad()
+            model(batch).backward()
+            optimizer.step()
+
+
+def sampler_alone(cfg, model, optimizer, dataset):
+    sampler = distributed_sampler(dataset, True)
+    loader = torch.utils.data.DataLoader(dataset, batch_size=8, sampler=sampler)  # expect: TL302
     for epoch in range(cfg.epochs):
         for batch in loader:
             optimizer.zero_grad()
