@@ -41,7 +41,7 @@ _MAX_DEPTH = 8  # deeper call chains than this are not followed
 # none of these are not parsed just to be summarized
 _SUMMARY_TOKENS = (
     "step(", "backward", "empty_cache", "set_epoch", "half", "float16", ".eval(", ".train(",
-    "clip_grad", "unscale_", "DataLoader", "+=", ".append(", "zero_grad", ".grad",
+    "clip_grad", "unscale_", "DataLoader", "DistributedSampler", "+=", ".append(", "zero_grad", ".grad",
     "no_grad", "inference_mode",  # a model's forward that runs without grad
     # a loop that runs a model it is handed (`Summary.forwards`): an evaluation loop
     # needs no other word (`correct = correct + (model(x).argmax(1) == y).sum()`)
@@ -100,6 +100,11 @@ class Summary:
     returns_distributed_loader: bool = False
     # positions of a returned tuple that hold such a loader (`return train_loader, val_loader`)
     distributed_loader_items: tuple[int, ...] = ()
+    # returns a `DistributedSampler` it builds, itself ("sampler") or in a dict of a
+    # DataLoader's keyword arguments ("kwargs": `kwargs["sampler"] = ...; return kwargs`),
+    # then when it shuffles: ("always",), or as a test of the caller's argument for a
+    # parameter, (param, "==" or "!=", text) or (param, "is", "True")
+    returns_distributed_sampler: tuple[str, ...] = ()
     set_epoch: frozenset[str] = frozenset()  # params it calls set_epoch on (or on their .sampler)
     accumulates: frozenset[str] = frozenset()  # params it stores where they outlive the call
     half: frozenset[str] = frozenset()  # params it converts to float16 in place
@@ -208,6 +213,8 @@ class Summary:
             "flags": [f for f in _FLAGS if getattr(self, f)],
             **{name: sorted(getattr(self, name)) for name in _SETS},
             "distributed_loader_items": list(self.distributed_loader_items),
+            **({"returns_distributed_sampler": list(self.returns_distributed_sampler)}
+               if self.returns_distributed_sampler else {}),
             **({"alias_of": self.alias_of} if self.alias_of else {}),
             **({"stores": [list(pair) for pair in self.stores]} if self.stores else {}),
             **({"guarded_steps": [list(pair) for pair in self.guarded_steps]} if self.guarded_steps else {}),
@@ -240,6 +247,7 @@ class Summary:
             **{name: name in flags for name in _FLAGS},
             **{name: frozenset(data.get(name, ())) for name in _SETS},  # type: ignore[arg-type]
             distributed_loader_items=tuple(data.get("distributed_loader_items", ())),  # type: ignore[arg-type]
+            returns_distributed_sampler=tuple(data.get("returns_distributed_sampler", ())),  # type: ignore[arg-type]
             alias_of=data.get("alias_of"),  # type: ignore[arg-type]
             stores=tuple((attribute, param) for attribute, param in data.get("stores", ())),  # type: ignore[union-attr]
             guarded_steps=tuple((stepped, bound)
@@ -426,7 +434,7 @@ def trigger_words(summaries: Iterable[Summary]) -> str:
         words.update(_TRIGGERS.get(e, "") for e in summary.events if isinstance(e, str))
         words.update(_TRIGGERS.get(f, "") for f in data["flags"])  # type: ignore[union-attr]
         words.update(_TRIGGERS[name] for name in _SETS if data[name])
-        if summary.distributed_loader_items:
+        if summary.distributed_loader_items or summary.returns_distributed_sampler:
             words.add(_TRIGGERS["returns_distributed_loader"])
         if summary.guarded_steps:
             words.add(_TRIGGERS["plain_steps"])

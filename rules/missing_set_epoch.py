@@ -5,8 +5,8 @@ import re
 import libcst as cst
 
 from trainlint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
-from trainlint.analysis.dataflow import iterated_loader, iterated_where_built
-from trainlint.analysis.iteration import file_trains
+from trainlint.analysis.dataflow import iterated_loader, iterated_where_built, only_splatted
+from trainlint.analysis.iteration import file_trains, trains
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
 from trainlint.analysis.summarize import batched
@@ -14,6 +14,7 @@ from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext
+from trainlint.summaries import BACKWARD, LOOP, STEP, Summary
 from trainlint.rule import Rule
 
 DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
@@ -58,7 +59,15 @@ class MissingSetEpoch(Rule):
     flagged where the file calls it, when nothing calls `set_epoch` on the
     loader it returns and the file trains (back-propagates or steps, itself or
     through the functions it calls: a module that only measures accuracy
-    iterates its loaders for evaluation).
+    iterates its loaders for evaluation). So is a builder of another module
+    that returns the sampler itself, or a DataLoader's keyword arguments that
+    hold it (`kwargs["sampler"] = DistributedSampler(ds, shuffle=mode ==
+    "train")`, then `return kwargs`): the finding is at each `DataLoader(ds,
+    **kwargs)` (or `DataLoader(ds, sampler=sampler)`) of the calling file that a
+    loop of the file, or a function of the project it is handed to, trains on,
+    where the sampler shuffles for the argument the call writes out (`"train"`,
+    by position or by keyword; a value the file does not write out is not
+    followed) and nothing may call `set_epoch` on the loader or the sampler.
 
     ## Limitations
     Samplers built with `shuffle=False` (or a `shuffle=` decided by an
@@ -629,6 +638,9 @@ class MissingSetEpoch(Rule):
         # returned tuple that hold one (None: the loader is returned alone)
         self.built_loaders: list[tuple[cst.Call, tuple[int, ...] | None]] = []
         self.set_epoch_receivers: list[cst.BaseExpression] = []
+        # calls of other modules' builders of such a sampler (or of a DataLoader's keyword
+        # arguments holding one), with the summary that says when it shuffles
+        self.built_samplers: list[tuple[cst.Call, Summary]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         receiver = method_call(node, "set_epoch")
@@ -642,6 +654,8 @@ class MissingSetEpoch(Rule):
                 self.built_loaders.append((node, None))
             elif summary is not None and summary.distributed_loader_items:
                 self.built_loaders.append((node, summary.distributed_loader_items))
+            elif summary is not None and summary.returns_distributed_sampler:
+                self.built_samplers.append((node, summary))
 
     def _distributed_sampler(self, call: cst.Call) -> bool:
         """`DistributedSampler(...)`, also through a variable that holds it on some runs
@@ -665,7 +679,7 @@ class MissingSetEpoch(Rule):
             if self._excused(holders, self._may_reach(call, holders, receivers), followed=set()):
                 continue
             self.report(call)
-        trains = bool(self.built_loaders) and file_trains(self.ctx)
+        trains = bool(self.built_loaders or self.built_samplers) and file_trains(self.ctx)
         for call, items in self.built_loaders:
             if _evaluation_call(self.ctx, call) or not trains:
                 continue
@@ -680,6 +694,71 @@ class MissingSetEpoch(Rule):
                 name = self.ctx.code(call.func)
                 self.report(call, f"`{name}()` returns a loader on a shuffling `DistributedSampler`, and nothing "
                                   "calls `set_epoch(epoch)` on it: every epoch sees the same order")
+        for call, summary in self.built_samplers:
+            if trains and not _evaluation_call(self.ctx, call):
+                self._check_built_sampler(call, summary)
+
+    def _check_built_sampler(self, call: cst.Call, summary: Summary) -> None:
+        """A builder of another module returns a shuffling `DistributedSampler`, alone or
+        in a DataLoader's keyword arguments (`kwargs = loader_kwargs(cfg, ds, "train")`):
+        each loader of this file built on it (`DataLoader(ds, **kwargs)`) that is trained
+        on, by a loop of the file or by a function of the project it is handed to, with
+        nothing that may call `set_epoch` on it, is reported where it is built: the
+        sampler enters the loader there, and the builder cannot know how it is used."""
+        form, *condition = summary.returns_distributed_sampler
+        if not _shuffles_for(call, summary, condition):
+            return
+        kept = _assigned_to(self.ctx, call)
+        if kept is not None and type(kept) is not cst.Name:
+            return
+        if kept is not None and _EVALUATION.search(kept.value):  # type: ignore[union-attr]
+            return
+        if form == "kwargs" and kept is not None and not only_splatted(self.ctx, kept, "sampler"):
+            return  # the dict read otherwise: its sampler replaced, taken out, handed on
+        key = "sampler" if form == "sampler" else None
+        for loader in self._loaders_on(call, kept, key):
+            holder = _assigned_to(self.ctx, loader)
+            if type(holder) is not cst.Name or _EVALUATION.search(holder.value):  # type: ignore[union-attr]
+                continue
+            holders = [holder] if kept is None else [holder, kept]
+            if not self._trained_on(holder) or self._excused(holders, self.set_epoch_receivers, followed=set()):
+                continue
+            self.report(loader, f"`{self.ctx.code(call.func)}()` builds a shuffling `DistributedSampler` for this "
+                                "loader, and nothing calls `set_epoch(epoch)` on it: every epoch sees the same order")
+
+    def _loaders_on(self, call: cst.Call, kept: cst.BaseExpression | None, key: str | None) -> list[cst.Call]:
+        """The DataLoader calls given what `call` returns: as `sampler=` (`key`), or
+        unpacked (`**kwargs`), the call itself or the variable `kept` that holds it."""
+        binding = self.ctx.receivers.binding(kept) if kept is not None else None
+        if kept is not None and binding is None:
+            return []
+        found = []
+        for node in self.ctx.nodes_of(cst.Call):
+            if self.ctx.call_name(node) != DATALOADER_CLASS:  # type: ignore[arg-type]
+                continue
+            for arg in node.args:  # type: ignore[attr-defined]
+                given = (arg.keyword is not None and arg.keyword.value == key) if key else arg.star == "**"
+                if given and (arg.value is call or (binding is not None and type(arg.value) is cst.Name
+                                                    and self.ctx.receivers.binding(arg.value) == binding)):
+                    found.append(node)
+        return found  # type: ignore[return-value]
+
+    def _trained_on(self, holder: cst.BaseExpression) -> bool:
+        """A loop of the file over the loader back-propagates or steps, or the loader is
+        handed to a function of the project whose loop does."""
+        texts = self._carriers([holder])
+        carriers = self._carrier_bindings(texts, [holder])
+        for node in self.ctx.nodes_of(cst.For, cst.Call):
+            if type(node) is cst.For:
+                if (self.ctx.code(iterated_loader(self.ctx, node.iter)) in texts  # type: ignore[attr-defined]
+                        and _loop_trains(self.ctx, node)):  # type: ignore[arg-type]
+                    return True
+                continue
+            summary = self.ctx.summaries.of_call(node)  # type: ignore[arg-type]
+            if (summary is not None and summary.does(LOOP) and (summary.does(BACKWARD) or summary.does(STEP))
+                    and any(self._passes_itself(a.value, texts, carriers) for a in node.args)):  # type: ignore[attr-defined]
+                return True
+        return False
 
     def _may_reach(self, call: cst.Call, holders: list[cst.BaseExpression],
                    receivers: list[cst.BaseExpression]) -> list[cst.BaseExpression]:
@@ -997,6 +1076,36 @@ class MissingSetEpoch(Rule):
             if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER) or _same_name(binding, own):
                 return True
         return False
+
+
+def _shuffles_for(call: cst.Call, summary: Summary, condition: list[str]) -> bool:
+    """The builder's sampler shuffles for the argument `call` gives it (see
+    `Summary.returns_distributed_sampler`): always, or by a test of a constant the
+    call passes; an argument not written out here is not known to."""
+    if condition == ["always"]:
+        return True
+    if len(condition) != 3:
+        return False
+    param, operator, expected = condition
+    given = [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) == param]
+    if len(given) != 1:
+        return False
+    if operator == "is":
+        return type(given[0]) is cst.Name and given[0].value == expected
+    text = string_value(given[0])
+    return text is not None and (text == expected) == (operator == "==")
+
+
+def _loop_trains(ctx: FileContext, loop: cst.For) -> bool:
+    """The loop's body back-propagates or steps, itself or through a call of the project."""
+    for node in ctx.subtree(loop.body):
+        if trains(ctx, node):
+            return True
+        if type(node) is cst.Call:
+            summary = ctx.summaries.of_call(node)
+            if summary is not None and (summary.does(BACKWARD) or summary.does(STEP)):
+                return True
+    return False
 
 
 def _measures(ctx: FileContext, call: cst.Call) -> bool:

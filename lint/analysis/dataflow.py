@@ -63,14 +63,14 @@ def splatted_keyword(ctx: FileContext, call: cst.Call, name: str) -> cst.BaseExp
         value = arg.value
         if type(value) in (cst.Name, cst.Attribute):
             values = Values.of_file(ctx).of(value)
-            value = values[0] if values and len(values) == 1 and _only_splatted(ctx, arg.value, name) else None
-        found = _dict_entry(ctx, value, name) if value is not None else None
+            value = values[0] if values and len(values) == 1 and only_splatted(ctx, arg.value, name) else None
+        found = dict_entry(ctx, value, name) if value is not None else None
         if found is not None:
             return found
     return None
 
 
-def _dict_entry(ctx: FileContext, value: cst.BaseExpression, name: str) -> cst.BaseExpression | None:
+def dict_entry(ctx: FileContext, value: cst.BaseExpression, name: str) -> cst.BaseExpression | None:
     """What the dict `value` builds holds under `name`, when it is written out."""
     if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "dict":
         if ctx.receivers.binding(value.func) is not None or (
@@ -85,7 +85,7 @@ def _dict_entry(ctx: FileContext, value: cst.BaseExpression, name: str) -> cst.B
     return entries[-1] if entries else None
 
 
-def _only_splatted(ctx: FileContext, variable: cst.BaseExpression, name: str) -> bool:
+def only_splatted(ctx: FileContext, variable: cst.BaseExpression, name: str) -> bool:
     """Every read of `variable` is a `**` argument, or a write of another key than
     `name` (`kwargs["pin_memory"] = True`): no `kwargs["shuffle"] = False`, no
     `kwargs.update(...)`, no handing it to code that may change it."""

@@ -18,9 +18,10 @@ from typing import Iterator, Mapping
 import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
-from trainlint.analysis.dataflow import backpropagated_names, reaching, target_names
+from trainlint.analysis.dataflow import backpropagated_names, dict_entry, reaching, target_names
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers
 from trainlint.analysis.guards import caller_bound, is_device_check, skipped_at_first, tests_a_remainder
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
     clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
@@ -54,6 +55,7 @@ _EFFECT_NAMES = frozenset(
     {"step", "backward", "clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "unscale_",
      "zero_grad", "zero_", "detach_", "fill_", "empty_cache"}
 )
+DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
 _SET_EPOCH_PATHS = ("", ".sampler", ".batch_sampler", ".batch_sampler.sampler")
 
 
@@ -533,6 +535,8 @@ class _Summarizer:
             returns_distributed_loader="DistributedSampler" in self.ctx.source
             and any(self._distributed_loader(r) for r in whole),
             distributed_loader_items=self._distributed_loader_items(tuples),
+            returns_distributed_sampler=self._returned_sampler(whole)
+            if "DistributedSampler" in self.ctx.source else (),
             stores=self._stores(),
             grad_scalers=self._grad_scalers(),
             forwards=forwards,
@@ -1001,6 +1005,84 @@ class _Summarizer:
                    for t in tuples}
         return layouts.pop() if len(layouts) == 1 else ()
 
+    def _returned_sampler(self, whole: list[cst.BaseExpression]) -> tuple[str, ...]:
+        """A `DistributedSampler` this function builds and returns, itself ("sampler")
+        or under the key `sampler` of a dict of a DataLoader's keyword arguments
+        ("kwargs": `kwargs["sampler"] = DistributedSampler(...)`, then `return kwargs`),
+        and when it shuffles (see `_shuffle_condition`); () when every return does not
+        agree on one such sampler."""
+        forms: set[tuple[str, ...]] = set()
+        for value in whole:
+            if type(value) is cst.Name and value.value == "None":
+                continue
+            samplers = [("sampler", call) for call in self._built(value) if self._distributed_sampler(call)]
+            samplers += [("kwargs", call) for call in self._dict_samplers(value)]
+            if not samplers:
+                return ()
+            forms.update((form, *self._shuffle_condition(call)) for form, call in samplers)
+        return forms.pop() if len(forms) == 1 and all(len(form) > 1 for form in forms) else ()
+
+    def _distributed_sampler(self, expr: cst.BaseExpression) -> bool:
+        return type(expr) is cst.Call and self.ctx.call_name(expr) == DISTRIBUTED_SAMPLER
+
+    def _dict_samplers(self, value: cst.BaseExpression) -> list[cst.Call]:
+        """The samplers the dict `value` holds under `sampler`: written out in it
+        (`{"sampler": ...}`, `dict(sampler=...)`), or, for a variable of this function,
+        in what it is assigned and put in it by key (`kwargs["sampler"] = ...`)."""
+        if type(value) is not cst.Name:
+            entry = dict_entry(self.ctx, value, "sampler")
+            return [entry] if entry is not None and self._distributed_sampler(entry) else []
+        receivers = self.ctx.receivers
+        binding = receivers.binding(value)
+        if binding is None or binding.owner is not self.func:
+            return []
+        found: list[cst.Call] = []
+        for node in only(self.nodes, cst.Assign):
+            for target in node.targets:  # type: ignore[attr-defined]
+                part = target.target
+                if type(part) is cst.Name and receivers.binding(part) == binding:
+                    entry = dict_entry(self.ctx, node.value, "sampler")  # type: ignore[attr-defined]
+                elif (type(part) is cst.Subscript and type(part.value) is cst.Name
+                      and receivers.binding(part.value) == binding and _subscript_text(part) == "sampler"):
+                    entry = node.value  # type: ignore[attr-defined]
+                else:
+                    continue
+                if entry is not None and self._distributed_sampler(entry):
+                    found.append(entry)  # type: ignore[arg-type]
+        return found
+
+    def _shuffle_condition(self, sampler: cst.Call) -> tuple[str, ...]:
+        """When `sampler` shuffles: ("always",) for `shuffle` left to its default or
+        `True`; (param, "==" or "!=", text) for a comparison of a parameter of this
+        function with a string (`shuffle=mode == "train"`), (param, "is", "True") for
+        `shuffle=param`; () for anything else (never, or not known here)."""
+        if any(arg.star for arg in sampler.args):
+            return ()
+        value = sampler_shuffle(sampler)
+        if value is None or (type(value) is cst.Name and value.value == "True"):
+            return ("always",)
+        if type(value) is cst.Name:
+            return (value.value, "is", "True") if self._unchanged_param(value) else ()
+        if type(value) is not cst.Comparison or len(value.comparisons) != 1:
+            return ()
+        target = value.comparisons[0]
+        operator = {cst.Equal: "==", cst.NotEqual: "!="}.get(type(target.operator))
+        left, right = value.left, target.comparator
+        if string_value(left) is not None:
+            left, right = right, left
+        text = string_value(right)
+        if operator is None or text is None or type(left) is not cst.Name or not self._unchanged_param(left):
+            return ()
+        return (left.value, operator, text)
+
+    def _unchanged_param(self, name: cst.Name) -> bool:
+        """`name` reads a parameter of this function that nothing in it rebinds."""
+        if name.value not in self.params:
+            return False
+        binding = self.ctx.receivers.binding(name)
+        return (binding is not None and binding.owner is self.func
+                and len(self.ctx.receivers.assigned(binding)) == 0)
+
     def _built(self, expr: cst.BaseExpression) -> list[cst.Call]:
         """The calls that make `expr`: itself, or what its variable is assigned."""
         if type(expr) is cst.Call:
@@ -1018,6 +1100,13 @@ def batched(value: cst.BaseExpression) -> cst.BaseExpression:
     wrapped = [a.value for a in value.args[:1] if a.keyword is None and not a.star]
     wrapped += [a.value for a in value.args if a.keyword is not None and a.keyword.value == "sampler"]
     return wrapped[0] if wrapped else value
+
+
+def _subscript_text(item: cst.Subscript) -> str | None:
+    """The string an item is read or written under (`kwargs["sampler"]`)."""
+    if len(item.slice) != 1 or type(item.slice[0].slice) is not cst.Index:
+        return None
+    return string_value(item.slice[0].slice.value)
 
 
 def _always_shuffles(sampler: cst.Call) -> bool:
