@@ -123,6 +123,10 @@ class Summary:
     # call when the caller gives the second a value its loop never changes (a setting),
     # else the first iterations may skip it (the caller's counter)
     guarded_steps: tuple[tuple[str, str], ...] = ()
+    # the pairs of `guarded_steps` whose bound may pass with the bounded param's default
+    # (`def step_schedule(sched, epoch=1): if epoch > 0: sched.step()`): a call that leaves
+    # it out steps the first on every call (not with `epoch=0`: on none)
+    default_steps: tuple[tuple[str, str], ...] = ()
     # params it steps as optimizers in a loop of its own that back-propagates and never
     # clears gradients (a `finetune(model, loader, optimizer)` holding the whole loop),
     # when its module cannot tell they are optimizers: the caller can
@@ -218,6 +222,7 @@ class Summary:
             **({"alias_of": self.alias_of} if self.alias_of else {}),
             **({"stores": [list(pair) for pair in self.stores]} if self.stores else {}),
             **({"guarded_steps": [list(pair) for pair in self.guarded_steps]} if self.guarded_steps else {}),
+            **({"default_steps": [list(pair) for pair in self.default_steps]} if self.default_steps else {}),
             **({"no_grad_when": [list(branch) for branch in self.no_grad_when]} if self.no_grad_when else {}),
             **({"unjudged_steps": True} if self.unjudged_steps else {}),
             **({"grad_scalers": sorted(self.grad_scalers)} if self.grad_scalers else {}),
@@ -252,6 +257,8 @@ class Summary:
             stores=tuple((attribute, param) for attribute, param in data.get("stores", ())),  # type: ignore[union-attr]
             guarded_steps=tuple((stepped, bound)
                                 for stepped, bound in data.get("guarded_steps", ())),  # type: ignore[union-attr]
+            default_steps=tuple((stepped, bound)
+                                for stepped, bound in data.get("default_steps", ())),  # type: ignore[union-attr]
             no_grad_when=tuple((param, constant, bool(default))
                                for param, constant, default in data.get("no_grad_when", ())),  # type: ignore[union-attr]
             unjudged_steps=bool(data.get("unjudged_steps")),

@@ -1,27 +1,28 @@
 import libcst as cst
 
-from trainlint.analysis.accumulators import consumed_names
-from trainlint.analysis.dataflow import names_in, target_names
 from trainlint.analysis.flow import Facts
-from trainlint.analysis.flowgraph import EXIT_TYPES
-from trainlint.analysis.guards import tests_a_remainder
-from trainlint.analysis.loops import (
-    CallFlow,
-    grad_mode_at,
-    is_backward,
-    item_container,
-    lexical_grad_mode,
-    mode_switch,
-    optimizer_step,
-    reachable_nodes,
-)
-from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
-from trainlint.analysis.scopes import alternatives, argument_slots, bound_arguments, dotted_name
+from trainlint.analysis.loops import CallFlow, grad_mode_at, is_backward, lexical_grad_mode, mode_switch, optimizer_step
+from trainlint.analysis.scopes import argument_slots, bound_arguments
 from trainlint.analysis.summarize import parameter_names
-from trainlint.analysis.training import _same_module, code_bodies, method_call, replaced_parameter, unchain_module
-from trainlint.analysis.walk import iter_nodes
-from trainlint.context import FileContext
+from trainlint.analysis.trained_models import construction_of_receiver, trained_models
+from trainlint.analysis.training import code_bodies, method_call, replaced_parameter
 from trainlint.rule import Rule
+from trainlint.rules._missing_train_mode_calls import (
+    evaluated_held_models,
+    evaluated_object,
+    evaluated_own_models,
+    mode_setting_calls,
+)
+from trainlint.rules._missing_train_mode_models import trained_receiver
+from trainlint.rules._missing_train_mode_switches import (
+    after_backward_in_a_loop,
+    container_switched,
+    each_item_put_back,
+    every_n_steps,
+    mode_saved_and_restored,
+    one_of_its_layers,
+    train_mode_methods,
+)
 from trainlint.summaries import BACKWARD, EVAL, STEP, TRAIN, Summary
 
 _EVAL = "eval"
@@ -1699,14 +1700,14 @@ class MissingTrainMode(Rule):
         # the calls of other modules' functions or of objects' methods whose backward
         # made each candidate one (see `_trains_itself`)
         self._trained_by: dict[cst.CSTNode, set[cst.CSTNode]] = {}
-        self._restoring = _train_mode_methods(self.ctx)
+        self._restoring = train_mode_methods(self.ctx)
         # calls of other modules' functions that set modes or back-propagate, and
         # those that put a model they are given in eval mode (`evaluate(model,
         # loader)` of engine.py), with that model
-        self._external = _mode_setting_calls(self.ctx)
+        self._external = mode_setting_calls(self.ctx)
         self._evaluated: dict[cst.CSTNode, str] = {}  # the call, and the model it evaluates (as written)
-        self._periodic: dict[cst.CSTNode, bool] = {}  # each eval's `_every_n_steps`, asked at every backward
-        self._restored_containers: dict[cst.CSTNode, str | None] = {}  # each loop's `_each_item_put_back`
+        self._periodic: dict[cst.CSTNode, bool] = {}  # each eval's `every_n_steps`, asked at every backward
+        self._restored_containers: dict[cst.CSTNode, str | None] = {}  # each loop's `each_item_put_back`
         restoring = self._restoring
         external = self._external
 
@@ -1724,17 +1725,18 @@ class MissingTrainMode(Rule):
         # validate()` before the epochs) is still a candidate
         # and so is an object's eval that its own training method reaches from an earlier
         # iteration, whatever else back-propagates with the eval in force (a GAIL policy)
-        candidates = self._candidates - {node for node in self._exempt
-                                         if not self._after_backward_in_a_loop(node) and not self._trains_itself(node)}
-        trained = _trained_models(self.ctx) if candidates else set()
+        candidates = self._candidates - {
+            node for node in self._exempt
+            if not after_backward_in_a_loop(self.ctx, node) and not self._trains_itself(node)}
+        trained = trained_models(self.ctx) if candidates else set()
         # a model another module evaluates must be trained here as such: run in a
         # back-propagated forward is not enough (a frozen feature extractor whose
         # class, elsewhere, runs it without gradients)
-        stepped = _trained_models(self.ctx, forward=False) if self._evaluated else set()
+        stepped = trained_models(self.ctx, forward=False) if self._evaluated else set()
         for node in candidates:
             model = self._model_of(node)
             if node not in self._evaluated:
-                if self._trained_receiver(node, trained):
+                if trained_receiver(self.ctx, node, trained):
                     self.report(node)
             elif model in stepped or self._steps_what_it_holds(node, stepped) or self._trains_itself(node):
                 name = self.ctx.code(node.func)  # type: ignore[attr-defined]
@@ -1766,7 +1768,7 @@ class MissingTrainMode(Rule):
             return False
         if type(call.func) is not cst.Attribute:
             return False
-        built = _construction_of_receiver(self.ctx, call)
+        built = construction_of_receiver(self.ctx, call)
         if built is None or not any(name == "self" or name.startswith("self.") for name in built[1].optimizes):
             return False
         receiver = self.ctx.code(call.func.value)
@@ -1776,143 +1778,6 @@ class MissingTrainMode(Rule):
                     and type(other.func) is cst.Attribute and self.ctx.code(other.func.value) == receiver):
                 return True
         return False
-
-    def _after_backward_in_a_loop(self, node: cst.CSTNode, depth: int = 0) -> bool:
-        """`node` runs in a loop's iteration after a statement of that iteration that
-        back-propagates (`train_one_epoch(...)` then `validate(...)` in the epoch loop),
-        in its function or, through a call site, in a caller's (a few calls up)."""
-        for ancestor in self.ctx.ancestors(node):
-            if type(ancestor) in (cst.For, cst.While) and type(ancestor.body) is cst.IndentedBlock:
-                at = self.ctx.order_index(node)
-                for statement in ancestor.body.body:
-                    if self.ctx.order_index(statement) <= at <= self.ctx.subtree_end(statement):
-                        break
-                    if self._back_propagates_in(statement):
-                        # unless the iteration puts the model back in train mode after it
-                        return not self._restores_after(node, ancestor.body)
-            elif type(ancestor) is cst.FunctionDef:
-                return depth < 3 and any(self._after_backward_in_a_loop(site, depth + 1)
-                                         for site in self.ctx.call_sites(ancestor))
-            elif type(ancestor) in (cst.ClassDef, cst.Lambda):
-                return False
-        return False
-
-    def _restores_after(self, node: cst.CSTNode, body: cst.CSTNode) -> bool:
-        """A `.train()` of `body` runs after `node` (`model.eval(); validate(); model.train()`)."""
-        at = self.ctx.order_index(node)
-        for later in self.ctx.subtree(body):
-            if self.ctx.order_index(later) <= at or type(later) is not cst.Call:
-                continue
-            mode = mode_switch(self.ctx, later)
-            if mode is not None and mode[1] is not False:
-                return True
-            summary = self.ctx.summaries.of_call(later)  # type: ignore[arg-type]
-            if summary is not None and summary.does(TRAIN):
-                return True
-        return False
-
-    def _back_propagates_in(self, statement: cst.CSTNode) -> bool:
-        for node in self.ctx.subtree(statement):
-            if is_backward(node):
-                return True
-            if type(node) is cst.Call:
-                summary = self.ctx.summaries.of_call(node)  # type: ignore[arg-type]
-                if summary is not None and summary.does(BACKWARD):
-                    return True
-        return False
-
-    def _trained_receiver(self, eval_node: cst.CSTNode, trained: set[str]) -> bool:
-        """`model.eval()` of a model the file trains, also under a local name the
-        function gives it (`net = model.module if distributed else model`, `net = model`,
-        or in each arm of an `if` statement)."""
-        mode = mode_switch(self.ctx, eval_node)
-        receiver = mode[0] if mode is not None else None
-        if receiver is None:
-            return False
-        # an item of a container of models (`self.model["generator"]`) is trained with it
-        model = receiver if self.ctx.code(receiver) in trained else item_container(receiver)
-        if self.ctx.code(model) in trained:
-            return self._given_a_trained_model(eval_node, model, trained)
-        items = self._loop_items(eval_node, receiver)
-        if items:
-            return any(self.ctx.code(item) in trained and self._given_a_trained_model(eval_node, item, trained)
-                       for item in items)
-        binding = self.ctx.receivers.binding(receiver) if type(receiver) is cst.Name else None
-        values = self.ctx.receivers.assigned(binding) if binding is not None else []
-        func = self.ctx.enclosing_function(eval_node)
-        if not values or any(self.ctx.enclosing_function(value) is not func for value in values):
-            return False
-        # `evalmodel = evalmodel.module` keeps the model the name held: no other value
-        values = [value for value in values if not _same_module(self.ctx, value, receiver.value)]  # type: ignore[attr-defined]
-        if len(values) > 1 and not self._assigned_in_exclusive_arms(values):
-            return False  # `net = model`, then `net = copy.deepcopy(model)`: which one is evaluated is not told
-        return any(self.ctx.code(arm) in trained and self._given_a_trained_model(eval_node, arm, trained)
-                   for value in values for arm in alternatives(value))
-
-    def _assigned_in_exclusive_arms(self, values: list[cst.BaseExpression]) -> bool:
-        """Each value is assigned in another arm of an `if` statement than every other
-        (`if use_ema: evalmodel = ema` / `else: evalmodel = model`): none replaces another,
-        whichever arm runs is what the name holds after."""
-        arms = [self._arm_path(value) for value in values]
-        return all(self._exclusive(first, second) for i, first in enumerate(arms) for second in arms[i + 1:])
-
-    def _arm_path(self, node: cst.CSTNode) -> dict[cst.CSTNode, bool]:
-        """For each `if` statement around `node` (in its function), whether `node` is in
-        its body (True) or its `else` / `elif` (False)."""
-        path: dict[cst.CSTNode, bool] = {}
-        child = node
-        for ancestor in self.ctx.ancestors(node):
-            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-                break
-            if type(ancestor) is cst.If and child is not ancestor.test:
-                path[ancestor] = child is ancestor.body
-            child = ancestor
-        return path
-
-    @staticmethod
-    def _exclusive(first: dict[cst.CSTNode, bool], second: dict[cst.CSTNode, bool]) -> bool:
-        return any(branch in second and second[branch] != arm for branch, arm in first.items())
-
-    def _loop_items(self, eval_node: cst.CSTNode, receiver: cst.BaseExpression) -> list[cst.BaseExpression]:
-        """The models a loop variable takes, when `receiver` is one over models written
-        out (`for model in (self.ema, self.vae): model.eval()`, DALLE2's trainer)."""
-        if type(receiver) is not cst.Name:
-            return []
-        for ancestor in self.ctx.ancestors(eval_node):
-            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-                return []
-            if type(ancestor) is cst.For and receiver.value in target_names(ancestor.target):
-                return _written_out(ancestor.target, ancestor.iter, receiver.value)
-        return []
-
-    def _given_a_trained_model(self, eval_node: cst.CSTNode, receiver: cst.BaseExpression,
-                               trained: set[str]) -> bool:
-        """`model.eval()` of a parameter of a function of this file: some call of it
-        hands it a model the file trains (not only `evaluate(eval_model, ...)`, a fresh
-        copy loaded with the trained weights). Any other receiver: yes."""
-        func = self.ctx.enclosing_function(eval_node)
-        if type(receiver) is not cst.Name or func is None:
-            return True
-        sites = self.ctx.call_sites(func)
-        if not sites or receiver.value not in parameter_names(self.ctx, func):
-            return True
-        given = [dict(bound_arguments(site, func)[0]).get(receiver.value) for site in sites]
-        return any(arg is None or self._may_hold(arg, trained) for arg in given)
-
-    def _may_hold(self, value: cst.BaseExpression, trained: set[str], depth: int = 0) -> bool:
-        """`value` may be a model the file trains: written as one, one arm of an `if`
-        expression, or a variable assigned one (`test_model = ema.module if use_ema
-        else model`)."""
-        if self.ctx.code(value) in trained:
-            return True
-        arms = alternatives(value)
-        if len(arms) > 1:
-            return any(self._may_hold(arm, trained, depth) for arm in arms)
-        if type(value) is not cst.Name or depth > 2:
-            return False
-        binding = self.ctx.receivers.binding(value)
-        return binding is not None and any(self._may_hold(assigned, trained, depth + 1)
-                                           for assigned in self.ctx.receivers.assigned(binding))
 
     def _model_of(self, eval_node: cst.CSTNode) -> str | None:
         mode = mode_switch(self.ctx, eval_node)
@@ -1926,9 +1791,9 @@ class MissingTrainMode(Rule):
         mode = mode_switch(self.ctx, node)
         if mode is not None:
             if mode[1] is False:
-                if _one_of_its_layers(self.ctx, node, mode[0]):
+                if one_of_its_layers(self.ctx, node, mode[0]):
                     return facts  # BatchNorm layers frozen on purpose, not a validation switch
-                if _mode_saved_and_restored(self.ctx, node, mode[0]):
+                if mode_saved_and_restored(self.ctx, node, mode[0]):
                     return facts  # on the paths where the model was training, it is put back
                 if replaced_parameter(self.ctx, mode[0]):
                     return facts  # a model of its own (`model = copy.deepcopy(model)`), not the caller's
@@ -1950,11 +1815,11 @@ class MissingTrainMode(Rule):
         if not facts:
             return facts
         if loop not in self._restored_containers:
-            self._restored_containers[loop] = _each_item_put_back(self.ctx, loop)
+            self._restored_containers[loop] = each_item_put_back(self.ctx, loop)
         container = self._restored_containers[loop]
         if container is None:
             return facts
-        return frozenset(fact for fact in facts if _container_switched(self.ctx, fact[1]) != container)
+        return frozenset(fact for fact in facts if container_switched(self.ctx, fact[1]) != container)
 
     def _evaluates(self, facts: Facts, node: cst.CSTNode, model: str) -> Facts:
         # the last eval() of a model decides its mode: an earlier one is moot
@@ -1972,7 +1837,7 @@ class MissingTrainMode(Rule):
             # from an earlier iteration was for validation, and so is one made
             # every N steps (`if step % eval_interval == 0: estimate_loss()`)
             if not crossed and eval_call not in self._periodic:
-                self._periodic[eval_call] = self._every_n_steps(eval_call)
+                self._periodic[eval_call] = every_n_steps(self.ctx, eval_call)
             validation = crossed or self._periodic[eval_call]
             (self._candidates if validation else self._exempt).add(eval_call)
             if validation and via is not None:
@@ -2014,22 +1879,6 @@ class MissingTrainMode(Rule):
         defaults = {p.name.value: p.default for p in (*function.params.params, *function.params.kwonly_params)}
         return any(_false_constant(given.get(flag) or defaults.get(flag)) for flag in flags)
 
-    def _every_n_steps(self, node: cst.CSTNode, depth: int = 0) -> bool:
-        """`node` runs under an `if` of the loop around it that tests a remainder
-        (`step % N == 0`), in this function or at a call site of it, and that `if`
-        does not put a model back in train mode itself (its validation restores
-        the mode; a backward inside it is part of the validation)."""
-        for ancestor in self.ctx.ancestors(node):
-            if type(ancestor) is cst.If and tests_a_remainder(ancestor.test):
-                return not any(mode[1] is not False for mode in (mode_switch(self.ctx, n) for n in reachable_nodes(
-                    self.ctx, ancestor.body)) if mode is not None)
-            if type(ancestor) in (cst.For, cst.While, cst.Lambda, cst.ClassDef):
-                return False
-            if type(ancestor) is cst.FunctionDef:
-                return depth < 3 and any(self._every_n_steps(site, depth + 1)
-                                         for site in self.ctx.call_sites(ancestor))
-        return False
-
     def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:
         """The modes another module's function leaves: an `.eval()` of a model it is
         given is one made here, and its backward passes are this file's. A summary
@@ -2037,7 +1886,8 @@ class MissingTrainMode(Rule):
         `.train()` anywhere may end in train mode: it restores, as in this file."""
         evaluated = [self.ctx.code(arg.value) for slot, arg in argument_slots(call)
                      if summary.slot(slot) in summary.eval_mode]
-        evaluated += _own_models(call, summary) or _held_models(self.ctx, call, summary) or _itself(self.ctx, call, summary)
+        evaluated += (evaluated_own_models(call, summary) or evaluated_held_models(self.ctx, call, summary)
+                      or evaluated_object(self.ctx, call, summary))
         for event in summary.events:
             if event == TRAIN:
                 facts = frozenset()
@@ -2050,323 +1900,9 @@ class MissingTrainMode(Rule):
         return frozenset() if TRAIN in summary.events else facts
 
 
-def _written_out(target: cst.BaseExpression, iterable: cst.BaseExpression, name: str) -> list[cst.BaseExpression]:
-    """What the loop variable `name` takes from an iterable written out: `for m in (a, b)`,
-    `for label, m in (("ema", a), ("vae", b))`, `for i, m in enumerate((a, b))`,
-    `for label, m in zip(labels, (a, b))`, `for m in {"ema": a, "vae": b}.values()`,
-    `for label, m in {"ema": a, "vae": b}.items()`."""
-    if type(iterable) is cst.Call and type(iterable.func) is cst.Attribute and not iterable.args \
-            and type(iterable.func.value) is cst.Dict:
-        entries = [element for element in iterable.func.value.elements if type(element) is cst.DictElement]
-        method = iterable.func.attr.value
-        if method == "values" and type(target) is cst.Name and target.value == name:
-            return [entry.value for entry in entries]
-        if method == "items" and type(target) in (cst.Tuple, cst.List) and len(target.elements) == 2 \
-                and type(target.elements[1].value) is cst.Name and target.elements[1].value.value == name:
-            return [entry.value for entry in entries]
-        return []
-    if type(target) is cst.Name:
-        if type(iterable) not in (cst.Tuple, cst.List):
-            return []
-        return [element.value for element in iterable.elements if type(element) is cst.Element]  # type: ignore[attr-defined]
-    if type(target) not in (cst.Tuple, cst.List):
-        return []
-    slots = [element.value for element in target.elements]  # type: ignore[attr-defined]
-    position = next((i for i, slot in enumerate(slots) if type(slot) is cst.Name and slot.value == name), None)
-    if position is None:
-        return []
-    if (type(iterable) is cst.Call and type(iterable.func) is cst.Name and iterable.func.value == "enumerate"
-            and len(slots) == 2 and position == 1 and iterable.args):
-        return _written_out(slots[1], iterable.args[0].value, name)
-    if (type(iterable) is cst.Call and type(iterable.func) is cst.Name and iterable.func.value == "zip"
-            and len(iterable.args) == len(slots) and all(arg.keyword is None and not arg.star for arg in iterable.args)):
-        return _written_out(slots[position], iterable.args[position].value, name)
-    if type(iterable) not in (cst.Tuple, cst.List):
-        return []
-    rows = [element.value for element in iterable.elements if type(element) is cst.Element]  # type: ignore[attr-defined]
-    items = []
-    for row in rows:
-        if type(row) not in (cst.Tuple, cst.List) or len(row.elements) != len(slots):  # type: ignore[attr-defined]
-            return []
-        items.append(row.elements[position].value)  # type: ignore[attr-defined]
-    return items
-
-
-def _own_models(call: cst.Call, summary: Summary) -> list[str]:
-    """`self.model` for `self.evaluate()` whose method (inherited from another module)
-    puts its own `self.model` in eval mode: the same object's attribute here."""
-    func = call.func
-    if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != "self":
-        return []
-    return sorted(name for name in summary.eval_mode if name.startswith("self."))
-
-
-def _itself(ctx: FileContext, call: cst.Call, summary: Summary) -> list[str]:
-    """The object a method is called on (`discr` of `discr.predict_reward(obs)`) when the
-    method puts its own object in eval mode (`self.eval()`); not `self` of a method
-    inherited from another module (what that object trains is not told here)."""
-    func = call.func
-    if "self" not in summary.eval_mode or type(func) is not cst.Attribute:
-        return []
-    if type(func.value) is cst.Name and func.value.value in ("self", "cls"):
-        return []
-    return [ctx.code(func.value)]
-
-
-def _held_models(ctx: FileContext, call: cst.Call, summary: Summary) -> list[str]:
-    """The model an object holds when its method puts `self.model` in eval mode
-    (`evaluator.run()`): the argument its one construction handed to the
-    parameter its constructor keeps as `self.model` (`Evaluator(model, val_loader)`)."""
-    built = _construction_of_receiver(ctx, call)
-    if built is None:
-        return []
-    constructor = built[1]
-    held = {constructor.stored(name) for name in summary.eval_mode if name.startswith("self.")} - {None}
-    return _given_to(ctx, *built, held)
-
-
-def _optimized_models(ctx: FileContext, call: cst.Call) -> list[str]:
-    """The models an object trains when its method `call` runs steps an optimizer
-    (`agent.update(rollouts)`): the arguments its constructions handed to the
-    parameters its constructor hands to the optimizer it builds, directly or as the
-    attributes it keeps them in (`PPO(actor_critic)` building
-    `Adam(actor_critic.parameters())`)."""
-    summary = ctx.summaries.of_unwalked_call(call)
-    if summary is None or not summary.does(STEP) or type(call.func) is not cst.Attribute:
-        return []
-    found: list[str] = []
-    # each construction of the class whose method runs (`agent = A2C(...)` on two branches)
-    for built in ctx.summaries.targets.constructions_of_its_class(call.func.value):
-        constructor = ctx.summaries.of_constructor(built)
-        if constructor is not None:
-            optimized = {constructor.stored(name) if name.startswith("self.") else name
-                         for name in constructor.optimizes}
-            found += _given_to(ctx, built, constructor, optimized - {None})  # type: ignore[arg-type]
-    return found
-
-
-def _construction_of_receiver(ctx: FileContext, call: cst.Call) -> tuple[cst.Call, Summary] | None:
-    """The one call that built the object a method is called on (`evaluator = Evaluator(...)`
-    for `evaluator.run()`), with what its constructor does."""
-    func = call.func
-    if type(func) is not cst.Attribute:
-        return None
-    built = ctx.summaries.targets.construction(func.value)
-    constructor = ctx.summaries.of_constructor(built) if built is not None else None
-    return (built, constructor) if built is not None and constructor is not None else None
-
-
-def _given_to(ctx: FileContext, built: cst.Call, constructor: Summary, params: set[str]) -> list[str]:
-    """The arguments of the construction `built` bound to `params` of its constructor, as written."""
-    return sorted(ctx.code(arg.value) for slot, arg in argument_slots(built) if constructor.slot(slot) in params)
-
-
-_LAYER_WALKS = ("modules", "named_modules", "children", "named_children")
-
-
-def _one_of_its_layers(ctx: FileContext, node: cst.CSTNode, receiver: cst.BaseExpression) -> bool:
-    """`m.eval()` where `m` is a loop variable over a model's layers
-    (`for m in model.modules(): if isinstance(m, nn.BatchNorm2d): m.eval()`): some
-    layers put in eval mode while the rest trains, never the switch to validation."""
-    if type(receiver) is not cst.Name:
-        return False
-    for ancestor in ctx.ancestors(node):
-        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            return False
-        if type(ancestor) is cst.For and receiver.value in target_names(ancestor.target):
-            return type(ancestor.iter) is cst.Call and method_call(ancestor.iter, *_LAYER_WALKS) is not None
-    return False
-
-
-def _mode_saved_and_restored(ctx: FileContext, node: cst.CSTNode, receiver: cst.BaseExpression) -> bool:
-    """`model.eval()` after its function saved the mode (`was_training = model.training`)
-    and before it puts it back with `if was_training: model.train()` (also in a
-    `finally:`): where the saved mode was eval, the call changed nothing; where it was
-    train, the model goes back to it. The eval leaves the mode the model came in with."""
-    function = ctx.enclosing_function(node)
-    if function is None:
-        return False
-    model, at = ctx.code(receiver), ctx.order_index(node)
-    saved = {target.target.value for assign in ctx.subtree(function.body)
-             if type(assign) is cst.Assign and ctx.order_index(assign) < at
-             and ctx.enclosing_function(assign) is function
-             and type(assign.value) is cst.Attribute and assign.value.attr.value == "training"
-             and ctx.code(assign.value.value) == model
-             for target in assign.targets if type(target.target) is cst.Name}
-    return bool(saved) and any(
-        type(branch) is cst.If and ctx.order_index(branch) > at and type(branch.test) is cst.Name
-        and branch.test.value in saved and ctx.enclosing_function(branch) is function
-        and any(mode is not None and mode[1] is not False and ctx.code(mode[0]) == model
-                for mode in (mode_switch(ctx, inner) for inner in ctx.subtree(branch.body)))
-        and _always_reached_after(ctx, node, branch, function)
-        for branch in ctx.subtree(function.body))
-
-
-def _each_item_put_back(ctx: FileContext, loop: cst.For | cst.While) -> str | None:
-    """The container, as written, whose items `loop` runs over when every iteration
-    puts its item back in train mode (`for key in models: models[key].train()`, `for m
-    in models.values(): m.train()`; ParallelWaveGAN's trainer keeps its generator and
-    discriminator in a dict)."""
-    found = _items_of_container(loop) if type(loop) is cst.For else None
-    if found is None:
-        return None
-    container, items = found
-    for node in ctx.subtree(loop.body):
-        mode = mode_switch(ctx, node)
-        if (mode is not None and mode[1] is not False and _item_written(mode[0]) in items
-                and _every_iteration(ctx, node, loop)):
-            return container
-    return None
-
-
-def _items_of_container(loop: cst.For) -> tuple[str, set[str]] | None:
-    """For a loop over a container's keys, values or items (`for key in models:`,
-    `models.keys()`, `for m in models.values()`, `for key, m in models.items()`): the
-    container and how the body writes the item of an iteration (`models[key]`, `m`)."""
-    target, iterable = loop.target, loop.iter
-    method = iterable.func.attr.value if type(iterable) is cst.Call and type(iterable.func) is cst.Attribute \
-        and not iterable.args else None
-    container = iterable.func.value if method in ("keys", "values", "items") else iterable  # type: ignore[union-attr]
-    written = dotted_name(container)
-    if written is None:
-        return None
-    if method == "keys" and type(target) is cst.Name:
-        return written, {f"{written}[{target.value}]"}
-    if method is None and type(target) is cst.Name:  # a dict's keys, or a list's models
-        return written, {f"{written}[{target.value}]", target.value}
-    if method == "values" and type(target) is cst.Name:
-        return written, {target.value}
-    names = [element.value for element in target.elements] if type(target) in (cst.Tuple, cst.List) else []  # type: ignore[union-attr]
-    if method == "items" and len(names) == 2 and all(type(name) is cst.Name for name in names):
-        return written, {f"{written}[{names[0].value}]", names[1].value}  # type: ignore[attr-defined]
-    return None
-
-
-def _item_written(receiver: cst.BaseExpression) -> str | None:
-    """`m`, or `models[key]`, spelled as `_items_of_container` spells them."""
-    if type(receiver) is not cst.Subscript:
-        return dotted_name(receiver)
-    index = receiver.slice[0].slice if len(receiver.slice) == 1 else None
-    container = dotted_name(receiver.value)
-    if type(index) is not cst.Index or type(index.value) is not cst.Name or container is None:
-        return None
-    return f"{container}[{index.value.value}]"
-
-
-def _every_iteration(ctx: FileContext, node: cst.CSTNode, loop: cst.For) -> bool:
-    """`node` runs in every iteration of `loop`: a statement of its body (or of a `with`
-    in it), with no `return`, `raise`, `break` or `continue` written before it there."""
-    for ancestor in ctx.ancestors(node):
-        if ancestor is loop:
-            break
-        if type(ancestor) not in _EVERY_TIME:
-            return False
-    at = ctx.order_index(node)
-    return not any(type(exit) in EXIT_TYPES and ctx.order_index(exit) < at for exit in ctx.subtree(loop.body))
-
-
-# what holds a call that runs whenever the block around it does
-_EVERY_TIME = (cst.IndentedBlock, cst.SimpleStatementSuite, cst.SimpleStatementLine, cst.Expr, cst.Assign,
-               cst.With, cst.Attribute, cst.Call, cst.Arg)
-
-
-def _container_switched(ctx: FileContext, eval_node: cst.CSTNode) -> str | None:
-    """The container, as written, of the item `eval_node` puts in eval mode
-    (`models` of `models["g"].eval()` or `models[key].eval()`)."""
-    mode = mode_switch(ctx, eval_node)
-    if mode is None or type(mode[0]) is not cst.Subscript:
-        return None
-    return dotted_name(item_container(mode[0]))
-
-
-def _always_reached_after(ctx: FileContext, node: cst.CSTNode, restore: cst.CSTNode,
-                          function: cst.FunctionDef) -> bool:
-    """`restore` runs whenever `node` did: a statement of a block around `node` after
-    it, with no `return`, `raise`, `break` or `continue` written between them, or the
-    `finally:` of a `try` that holds `node` (or follows it so)."""
-    holder = ctx.parent(restore)
-    if type(holder) is cst.IndentedBlock and type(ctx.parent(holder)) is cst.Finally:
-        attempt = ctx.parent(ctx.parent(holder))
-        if any(a is attempt for a in ctx.ancestors(node)):
-            return True
-        holder, restore = ctx.parent(attempt), attempt  # a `try` after it: judged as a statement
-    if not any(a is holder for a in ctx.ancestors(node)):
-        return False  # under another condition (`if epoch > 10: if was_training: ...`), in an `except`
-    start, end = ctx.order_index(node), ctx.order_index(restore)
-    return not any(start < ctx.order_index(exit) < end and ctx.enclosing_function(exit) is function
-                   for exit in ctx.nodes_of(*EXIT_TYPES))
-
-
-def _mode_setting_calls(ctx: FileContext) -> dict[cst.CSTNode, Summary]:
-    """Calls that set train/eval mode or back-propagate where the flow does not walk
-    into them, with what they do: functions of other modules, and methods of objects
-    of this file's classes (`stepper.apply(loss, optimizer)`, `loss_scaler(loss, optimizer)`)."""
-    found: dict[cst.CSTNode, Summary] = {}
-    for call in ctx.nodes_of(cst.Call):
-        summary = ctx.summaries.of_unwalked_call(call)
-        if summary is not None and any(e in (TRAIN, EVAL, BACKWARD) for e in summary.events):
-            found[call] = summary
-    for call, summary in _one_of_the_alternatives(ctx).items():
-        if any(e in (TRAIN, EVAL, BACKWARD) for e in summary.events):
-            found[call] = summary
-    return found
-
-
-def _one_of_the_alternatives(ctx: FileContext) -> dict[cst.CSTNode, Summary]:
-    """What a call does of a name that imports on different branches bind to one of
-    several functions of the project (`if dense: from train.epochs import train_dense as
-    train_epoch` / `else: ... train_sparse as train_epoch`). Where the alternatives set
-    and read modes alike (both `evaluate_network`s put their `model` in eval mode), that.
-    Otherwise one of them, the same at every call of the name, picked to reach a backward
-    pass in the mode it finds (no `.train()`, a backward): the run that imports it does
-    what this file is judged by. Only for one such name of the file: which alternative of
-    a second one goes with it (the same branch) is not told, and a pick of each could
-    join two that never run together."""
-    alike: dict[cst.CSTNode, Summary] = {}
-    picked: dict[str, dict[cst.CSTNode, Summary]] = {}
-    for call, names in ctx.summaries.alternatives().items():
-        summaries = [ctx.external.get(name) for name in names]
-        if any(summary is None for summary in summaries):
-            continue  # one of them is out of reach: what it does is not told
-        shapes = {_mode_shape(summary) for summary in summaries}  # type: ignore[arg-type]
-        if len(shapes) == 1:
-            alike[call] = summaries[0]  # type: ignore[assignment]
-            continue
-        # no `.train()` first, then a backward pass
-        pick = min(summaries, key=lambda s: (TRAIN in s.events, BACKWARD not in s.events))  # type: ignore[union-attr]
-        picked.setdefault(call.func.value, {})[call] = pick  # type: ignore[attr-defined,assignment]
-    if len(picked) == 1:
-        alike.update(next(iter(picked.values())))
-    return alike
-
-
-def _mode_shape(summary: Summary) -> tuple[object, ...]:
-    """What a function does to modes and backward passes, in order, and which of its
-    positional parameters it puts in eval mode."""
-    effects = tuple(e for e in summary.events if e in (TRAIN, EVAL, BACKWARD))
-    evaluated = tuple(sorted(f"#{summary.params.index(p)}" if p in summary.params else p for p in summary.eval_mode))
-    return effects, evaluated
-
-
 def _is_event(node: cst.CSTNode) -> bool:
     """Every node `MissingTrainMode._transfer` can react to."""
     return method_call(node, "train", "eval", "backward", "apply") is not None  # `model.apply(lambda m: m.train())`
-
-
-def _train_mode_methods(ctx: FileContext) -> tuple[str, ...]:
-    """Names of methods, each the file's only function of that name, whose own
-    body calls `.train()` / `.train(True)` (not `train` or `eval` themselves)."""
-    restoring: set[str] = set()
-    for call in ctx.nodes_of(cst.Call):
-        mode = mode_switch(ctx, call)
-        if mode is None or mode[1] is False:
-            continue
-        method = ctx.enclosing_function(call)
-        if (method is not None and method.name.value not in ("train", "eval")
-                and len(ctx.scopes.functions.get(method.name.value, ())) == 1
-                and type(ctx.parent(ctx.parent(method))) is cst.ClassDef):
-            restoring.add(method.name.value)
-    return tuple(sorted(restoring))
 
 
 def _false_constant(value: cst.BaseExpression | None) -> bool:
@@ -2376,119 +1912,3 @@ def _false_constant(value: cst.BaseExpression | None) -> bool:
 
 def _cross_iteration(facts: Facts) -> Facts:
     return frozenset((_EVAL, node, True) for _, node, _crossed in facts)
-
-
-def _trained_models(ctx: FileContext, forward: bool = True) -> set[str]:
-    """Models the file trains, as written: put in train mode, their
-    parameters read (for an optimizer), handed to an optimizer factory, or
-    (`forward`) run in a forward pass whose result is back-propagated. An EMA
-    copy that only samples, or a frozen feature extractor, is none of these."""
-    trained: set[str] = set()
-    for body in code_bodies(ctx) if forward else ():
-        consumed = consumed_names(ctx, body, graph_only=True)
-        trained |= consumed | _run_by_helpers(ctx, body, consumed)
-    for call in ctx.nodes_of(cst.Call):
-        mode = mode_switch(ctx, call)
-        if mode is not None and mode[1] is not False:
-            trained |= _with_kept_names(ctx, mode[0])
-        owner = method_call(call, "parameters", "named_parameters")
-        if owner is not None and not _walked_by_hand(ctx, call):
-            trained |= _with_kept_names(ctx, unchain_module(owner))
-        name = dotted_name(call.func) or ""  # type: ignore[attr-defined]
-        if "optim" in name.rsplit(".", 1)[-1].lower():
-            for arg in call.args:  # type: ignore[attr-defined]
-                trained |= _with_kept_names(ctx, arg.value)
-        if constructor_kind(ctx.call_name(call)) == OPTIMIZER:  # type: ignore[arg-type]
-            trained |= _grouped_models(ctx, call)  # type: ignore[arg-type]
-        trained.update(_optimized_models(ctx, call))  # type: ignore[arg-type]
-    return trained
-
-
-def _with_kept_names(ctx: FileContext, model: cst.BaseExpression) -> set[str]:
-    """`model` as written, and the attributes of `self` its function keeps it in
-    (`self.model = model` of a constructor whose optimizer is built from
-    `model.parameters()`)."""
-    found = {ctx.code(model)}
-    function = ctx.enclosing_function(model)
-    if type(model) is not cst.Name or function is None:
-        return found
-    for node in ctx.own_nodes(function.body):
-        if type(node) is cst.Assign and type(node.value) is cst.Name and node.value.value == model.value:
-            found.update(ctx.code(target.target) for target in node.targets
-                         if type(target.target) is cst.Attribute and type(target.target.value) is cst.Name
-                         and target.target.value.value == "self")
-    return found
-
-
-def _run_by_helpers(ctx: FileContext, body: cst.CSTNode, consumed: set[str], depth: int = 0) -> set[str]:
-    """What the functions of the file that `body` calls for a value it back-propagates
-    (`loss = self._forward(x)`, then `loss.backward()`) read to compute what they
-    return, as the caller names it: `self.model` of a method called on `self`, the
-    argument given to a parameter, a module-level name; through such calls a few deep.
-    A value returned under a grad mode (or by a decorated function) is not counted."""
-    found: set[str] = set()
-    for call in ctx.calls_in_order(body):
-        helper = ctx.local_callee(call)
-        if helper is None or depth > 2 or ctx.code(call.func) not in consumed:
-            continue
-        # what it returns with gradients on (not a teacher's targets under `torch.no_grad()`)
-        returned = set().union(*(names_in(node.value, ctx) for node in ctx.own_nodes(helper.body)
-                                 if type(node) is cst.Return and node.value is not None
-                                 and lexical_grad_mode(ctx, node) is None))
-        inside = consumed_names(ctx, helper.body, handed=returned, graph_only=True)
-        inside |= _run_by_helpers(ctx, helper.body, inside, depth + 1)
-        found |= _as_called(ctx, call, helper, inside)
-    return found
-
-
-def _as_called(ctx: FileContext, call: cst.Call, helper: cst.FunctionDef, names: set[str]) -> set[str]:
-    """`names` of `helper`'s body as the code that makes `call` names them: a
-    parameter as the argument given to it (when that is a name), `self.<...>` when
-    the helper is a method called on `self`, a name the helper does not bind as is."""
-    given = dict(bound_arguments(call, helper)[0])
-    first = next(iter((*helper.params.posonly_params, *helper.params.params)), None)
-    on_self = (type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
-               and call.func.value.value == "self" and first is not None and first.name.value == "self")
-    local = ctx.scopes.scope_for(helper).locals
-    found: set[str] = set()
-    for name in names:
-        head, dot, rest = name.partition(".")
-        if head == "self":
-            if on_self:
-                found.add(name)
-        elif head in given:
-            outer = dotted_name(given[head])
-            if outer is not None:
-                found.add(outer + dot + rest)
-        elif head not in local:
-            found.add(name)
-    return found
-
-
-def _grouped_models(ctx: FileContext, optimizer: cst.Call) -> set[str]:
-    """Models handed to the call that builds an optimizer's parameter groups
-    (`AdamW(param_groups_lrd(model, wd))`, or through one variable: MAE's and BEiT's
-    layer-wise decay builder, in another module)."""
-    found: set[str] = set()
-    for arg in optimizer.args:
-        value = arg.value
-        if type(value) is cst.Name:
-            binding = ctx.receivers.binding(value)
-            assigned = ctx.receivers.assigned(binding) if binding is not None else []
-            value = assigned[0] if len(assigned) == 1 else value
-        if type(value) is cst.Call:
-            found.update(ctx.code(inner.value) for inner in value.args
-                         if dotted_name(inner.value) is not None)
-    return found
-
-
-def _walked_by_hand(ctx: FileContext, call: cst.CSTNode) -> bool:
-    """`ema.parameters()` iterated by the code itself (`for pe, pm in zip(ema.parameters(),
-    model.parameters()): pe.mul_(d).add_(pm, ...)`, an EMA or momentum teacher's update):
-    the weights are read, not handed to an optimizer that trains them."""
-    for ancestor in ctx.ancestors(call):
-        if type(ancestor) is cst.For:
-            return any(node is call for node in iter_nodes(ancestor.iter))
-        if type(ancestor) in (cst.SimpleStatementLine, cst.FunctionDef, cst.ClassDef):
-            return False
-    return False

@@ -104,7 +104,10 @@ class SchedulerBeforeOptimizer(Rule):
     no iteration changes (`if args.warmup > 0:`, a constant of the module, a
     setting the loop hands a helper, also a helper of another module bounding
     its own parameter: `step_schedule(scheduler, cfg.start)`) holds on every
-    iteration or on none, and is checked.
+    iteration or on none, and is checked; so does a bound on a parameter that
+    calls leave to its default (`step_schedule(scheduler)` of `def
+    step_schedule(sched, epoch=1)`, in the file or in another module), unless
+    the default fails it (`epoch=0` of `if epoch > 0:`, `None`): that step never runs.
     """
 
     code = "TL404"
@@ -358,6 +361,19 @@ class SchedulerBeforeOptimizer(Rule):
         "            optimizer.zero_grad()\n"
         "            criterion(model(x), y).backward()\n"
         "            optimizer.step()\n",
+        # the bound left to its default, which passes it: the same on every call
+        "import torch\n"
+        "def step_schedule(sched, epoch=1):\n"
+        "    if epoch > 0:\n"
+        "        sched.step()  # expect: TL404\n"
+        "def main(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)\n"
+        "    for x, y in loader:\n"
+        "        step_schedule(scheduler)\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
     good = (
         # per-epoch scheduler step after the batch loop (the chapter's template)
@@ -651,6 +667,23 @@ class SchedulerBeforeOptimizer(Rule):
         "            criterion(model(x), y).backward()\n"
         "            optimizer.step()\n"
         "            done += 1\n",
+        # the bound left to a default that fails it: the scheduler step never runs
+        "import torch\n"
+        "def step_schedule(sched, epoch=0):\n"
+        "    if epoch > 0:\n"
+        "        sched.step()\n"
+        "def resume_schedule(sched, start=None):\n"
+        "    if start is not None and start >= 0:\n"
+        "        sched.step()\n"
+        "def main(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)\n"
+        "    for x, y in loader:\n"
+        "        step_schedule(scheduler)\n"
+        "        resume_schedule(scheduler)\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -702,7 +735,8 @@ class SchedulerBeforeOptimizer(Rule):
         another module's function that steps the scheduler it is given and no
         optimizer (`utils.step_schedule(scheduler)`), also under a bound on another
         value it is given that the loop never changes (`step_schedule(scheduler,
-        cfg.start)` of `if start > 0: sched.step()`; not given the loop's counter)."""
+        cfg.start)` of `if start > 0: sched.step()`; not given the loop's counter),
+        or leaves to a default that may pass it (`epoch=1`, not `epoch=0`)."""
         scheduler = scheduler_step(self.ctx, node)
         if scheduler is not None:
             return None if node.args else scheduler  # type: ignore[attr-defined]
@@ -710,9 +744,11 @@ class SchedulerBeforeOptimizer(Rule):
         if summary is None or not (summary.plain_steps or summary.guarded_steps) or summary.does(STEP):
             return None
         handed = {summary.slot(slot): arg.value for slot, arg in argument_slots(node)}  # type: ignore[arg-type]
+        unpacks = any(arg.star for arg in node.args)  # type: ignore[attr-defined]
         stepped = set(summary.plain_steps) | {
             param for param, bound in summary.guarded_steps
-            if bound in handed and not may_change(self.ctx, node, handed[bound])}
+            if (not may_change(self.ctx, node, handed[bound]) if bound in handed
+                else not unpacks and (param, bound) in summary.default_steps)}
         given = [value for param, value in handed.items()
                  if param in stepped and self.ctx.receivers.is_kind(value, SCHEDULER)]
         return given[0] if len(given) == 1 else None

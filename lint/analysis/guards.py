@@ -10,7 +10,7 @@ from typing import Callable
 
 import libcst as cst
 
-from trainlint.analysis.literals import string_value
+from trainlint.analysis.literals import number_value, string_value
 from trainlint.analysis.dataflow import target_names, unpacked
 from trainlint.analysis.flowgraph import FlowGraph, assigned_names
 from trainlint.analysis.scopes import (
@@ -303,17 +303,97 @@ def skipped_at_first(ctx: FileContext, node: cst.CSTNode) -> bool:
     iteration to the next must have passed a bound for (`if current_iter > 1:`, `if epoch
     >= 1 and ...:`, basicsr's guard): the first iterations may skip it, so what it steps
     may follow their optimizer steps. A bound on a value that is the same on every
-    iteration (`if args.warmup > 0:`, a constant of the module) holds on all of them or
-    on none: it skips no first iteration."""
+    iteration (`if args.warmup > 0:`, a constant of the module, a helper's parameter every
+    call leaves to its default) holds on all of them or on none: it skips no first
+    iteration, unless it is known to hold on none (`if epoch > 0:` with `epoch=0` left to
+    its default by every call of the file): then `node` never runs, and is skipped too."""
     child = node
     for ancestor in ctx.ancestors(node):
         if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             return False
-        if type(ancestor) is cst.If and child is ancestor.body and any(
-                may_change(ctx, ancestor, value) for value in _bounded_values(ancestor.test)):
+        if type(ancestor) is cst.If and child is ancestor.body and (any(
+                may_change(ctx, ancestor, value) for value in _bounded_values(ancestor.test))
+                or _never_true_by_default(ctx, ancestor)):
             return True
         child = ancestor
     return False
+
+
+def _never_true_by_default(ctx: FileContext, branch: cst.If) -> bool:
+    """Every call of the file leaves a parameter that `branch` bounds to its default, and
+    the default fails the bound (`if epoch > 0:` of `def step_schedule(sched, epoch=0)`):
+    the branch never runs."""
+    function = ctx.enclosing_function(branch)
+    sites = ctx.call_sites(function) if function is not None else []
+    if function is None or not sites:
+        return False
+    for value in _bounded_values(branch.test):
+        if not _a_parameter_of(ctx, value, function):
+            continue
+        default = parameter_default(function, value.value)  # type: ignore[attr-defined]
+        if default is not None and fails_with(branch.test, value.value, default) and all(  # type: ignore[attr-defined]
+                _given(call, function, value.value) is default for call in sites):  # type: ignore[attr-defined]
+            return True
+    return False
+
+
+def parameter_default(function: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
+    """The default value of `function`'s parameter `name`, if it has one."""
+    params = function.params
+    return next((param.default for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+                 if param.name.value == name), None)
+
+
+def _given(call: cst.Call, function: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
+    """What `call` gives `function`'s parameter `name`: its argument, or the parameter's
+    default when the call leaves it out (and unpacks no `*args` / `**kwargs` that may hold
+    it); None when not known."""
+    pairs, complete = bound_arguments(call, function)
+    argument = next((value for param, value in pairs if param == name), None)
+    return argument if argument is not None or not complete else parameter_default(function, name)
+
+
+def fails_with(test: cst.BaseExpression, name: str, value: cst.BaseExpression) -> bool:
+    """`test` cannot hold while the name `name` holds the literal `value`: an operand of
+    its `and` chain bounds the name and is false for it (`epoch > 0` with 0), or the value
+    is None (`None > 0` raises; `epoch is not None` fails)."""
+    number = number_value(value)
+    for operand in and_operands(test):
+        if type(operand) is not cst.Comparison or len(operand.comparisons) != 1:
+            continue
+        left, comparison = operand.left, operand.comparisons[0]
+        if type(left) is not cst.Name or left.value != name:
+            continue
+        operator = type(comparison.operator)
+        if type(value) is cst.Name and value.value == "None":
+            if operator in (cst.GreaterThan, cst.GreaterThanEqual, cst.IsNot):
+                return True
+            continue
+        bound = number_value(comparison.comparator)
+        if number is None or bound is None:
+            continue
+        if (operator is cst.GreaterThan and not number > bound) or (
+                operator is cst.GreaterThanEqual and not number >= bound):
+            return True
+    return False
+
+
+def passes_by_default(ctx: FileContext, node: cst.CSTNode, name: str) -> bool:
+    """The `if`s of its function that hold `node` may all pass when the parameter `name`
+    (the one `caller_bound` gives) is left to its default: a call that leaves it out runs
+    `node` on every call or on none, and not known to be none."""
+    function = ctx.enclosing_function(node)
+    default = parameter_default(function, name) if function is not None else None
+    if default is None:
+        return False
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            break
+        if type(ancestor) is cst.If and child is ancestor.body and fails_with(ancestor.test, name, default):
+            return False
+        child = ancestor
+    return True
 
 
 def caller_bound(ctx: FileContext, node: cst.CSTNode) -> str | None:
@@ -372,7 +452,8 @@ def may_change(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpression, dep
     anywhere (`self.iter += 1`) or of `self` itself, or of an object the loop hands to
     code not followed; where no loop of its function runs `at` (a helper the loop calls),
     a parameter or a local of the function, unless every call of the function in the
-    file gives it a value that cannot change. Not: a name or attribute the loop leaves
+    file gives it a value that cannot change (its default included, when the call leaves
+    it out). Not: a name or attribute the loop leaves
     alone (`args.warmup`, a constant of the module, a parameter of the loop's function),
     nor a literal."""
     if type(value) in (cst.Integer, cst.Float):
@@ -398,11 +479,10 @@ def may_change(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpression, dep
         return any(_rebinds(ctx, outer, root) for outer in module_loops)
     if function is None or scope.node is not function or root not in named_parameters(function) or root == "self":
         return True  # a local of the helper, a closure's variable, `self.cfg.x`: not known
-    # a parameter: what each call of the helper in the file gives it
-    given = [argument for call in ctx.call_sites(function)
-             for param, argument in bound_arguments(call, function)[0] if param == root]
+    # a parameter: what each call of the helper in the file gives it, or its default
     sites = ctx.call_sites(function)
-    if not sites or len(given) != len(sites):
+    given = [_given(call, function, root) for call in sites]
+    if not sites or any(argument is None for argument in given):
         return True
     rest = parts[1:]
     return any(may_change(ctx, call, _with_attributes(argument, rest), depth + 1)

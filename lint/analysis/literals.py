@@ -25,3 +25,13 @@ def string_value(expr: cst.BaseExpression | None) -> str | None:
         return text[len(prefix) + quote : len(text) - quote]
     value = expr.evaluated_value  # type: ignore[union-attr]
     return value if isinstance(value, str) else None
+
+
+def number_value(expr: cst.BaseExpression | None) -> int | float | None:
+    """The value of a number literal (`3`, `0.5`, `-1`), else None."""
+    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:  # type: ignore[union-attr]
+        value = number_value(expr.expression)  # type: ignore[union-attr]
+        return -value if value is not None else None
+    if type(expr) in (cst.Integer, cst.Float):
+        return expr.evaluated_value  # type: ignore[union-attr,no-any-return]
+    return None

@@ -20,7 +20,9 @@ import libcst as cst
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, dict_entry, reaching, target_names
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers
-from trainlint.analysis.guards import caller_bound, is_device_check, skipped_at_first, tests_a_remainder
+from trainlint.analysis.guards import (
+    caller_bound, is_device_check, passes_by_default, skipped_at_first, tests_a_remainder,
+)
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
@@ -490,6 +492,7 @@ class _Summarizer:
         self.converted: set[str] = set()  # dotted names converted to float16 here
         self.unjudged_steps = False  # see `Summary.unjudged_steps`
         self.guarded_steps: dict[tuple[str, str], None] = {}  # see `Summary.guarded_steps`
+        self.default_steps: dict[tuple[str, str], None] = {}  # see `Summary.default_steps`
         self._returned: dict[str, int] | None = None  # local names it returns (see `_returned_arguments`)
 
     def summary(self) -> Summary:
@@ -549,6 +552,7 @@ class _Summarizer:
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,
             guarded_steps=tuple(self.guarded_steps),
+            default_steps=tuple(self.default_steps),
             **{name: frozenset(values) for name, values in sets.items()},
         )
 
@@ -790,6 +794,8 @@ class _Summarizer:
                 bound = caller_bound(self.ctx, call)
                 if bound is not None and bound in self.params:
                     self.guarded_steps[(stepped, bound)] = None
+                    if passes_by_default(self.ctx, call, bound):  # `epoch=1`: a call that leaves it out
+                        self.default_steps[(stepped, bound)] = None
         elif effect == BACKWARD:
             scaler = scaled_backward_scaler(call)
             owner = (self._param(scaler) or self._own_attribute(scaler)) if scaler is not None else None
