@@ -3,6 +3,7 @@
     python bench/sanitizer_cost.py                 # MLP, 400 steps, one torch thread
     python bench/sanitizer_cost.py --model transformer
     python bench/sanitizer_cost.py --device cuda --precision bf16   # the transformer, 32 x 256 tokens
+    python bench/sanitizer_cost.py --model tiny --steps 1000 --count-reads  # a 20-64-10 MLP; reads per step
 
 The ratio that `sanitizer_overhead.py` prints moves by several percent between
 runs of the same code on a shared machine; the sanitizer's own share of a step
@@ -78,13 +79,15 @@ def _timed(function: Callable[..., Any], label: str, spent: dict[str, float]) ->
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", choices=("mlp", "transformer"), default="mlp")
+    parser.add_argument("--model", choices=tuple(workloads.CPU_WORKLOADS), default="mlp")
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (0: torch's default)")
     parser.add_argument("--device", default="cpu",
                         help="cuda: the transformer on the GPU, timed with a synchronize after each step; "
                              "the hooks' figures are then the CPU time they take to launch their work")
+    parser.add_argument("--count-reads", action="store_true",
+                        help="after the timed steps, count the tensor-to-host reads per step (see `ReadCounter`)")
     parser.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default="fp32",
                         help="autocast dtype on the GPU (fp16 with a GradScaler)")
     args = parser.parse_args()
@@ -96,7 +99,7 @@ def main() -> None:
     if device.startswith("cuda"):
         work = workloads.transformer(device, dtype, f"transformer-{args.precision}", batch=32, seq=256)
     else:
-        work = workloads.mlp("cpu") if args.model == "mlp" else workloads.transformer("cpu", dtype)
+        work = workloads.CPU_WORKLOADS[args.model]("cpu")
     optimizer = torch.optim.AdamW(work.model.parameters(), lr=1e-4)
     spent: dict[str, float] = defaultdict(float)
     for owner, name, label in ENTRY_POINTS:
@@ -115,16 +118,95 @@ def main() -> None:
                 step_times.append(elapsed)
                 for label in ORDER:
                     per_step[label].append(spent[label])
+        if args.count_reads:
+            with ReadCounter() as counter:
+                for _ in range(50):
+                    workloads.train_step(work, optimizer, device)
+            workloads.synchronize(device)
     step = statistics.median(step_times) * 1e6
+    mean_step = statistics.fmean(step_times) * 1e6
     print(f"torch {torch.__version__}, {torch.get_num_threads()} torch threads, {work.name} on {device}, "
-          f"{args.steps} steps after {args.warmup}: medians per step (wall clock)")
-    total = 0.0
+          f"{args.steps} steps after {args.warmup}: median and mean per step (wall clock; the mean also "
+          f"counts work done every few steps, such as the leak check's scan every 5th)")
+    print(f"{'':<38}{'median':>9}   {'mean':>9}")
+    total = total_mean = 0.0
     for label in ORDER:
         value = statistics.median(per_step[label]) * 1e6
-        total += 0.0 if label.startswith(" ") else value
-        print(f"{label:<38}{value:>9.1f} us")
-    print(f"{'the sanitizer, all entry points':<38}{total:>9.1f} us  ({100 * total / step:.1f}% of a "
-          f"{step / 1e3:.2f} ms step under the sanitizer)")
+        mean = statistics.fmean(per_step[label]) * 1e6
+        if not label.startswith(" "):
+            total += value
+            total_mean += mean
+        print(f"{label:<38}{value:>9.1f} us{mean:>9.1f} us")
+    print(f"{'the sanitizer, all entry points':<38}{total:>9.1f} us{total_mean:>9.1f} us  "
+          f"({100 * total / step:.1f}% of a {step / 1e3:.2f} ms median step under the sanitizer, "
+          f"{100 * total_mean / mean_step:.1f}% of its {mean_step / 1e3:.2f} ms mean)")
+    if args.count_reads:
+        counter.print(50)
+
+
+READS = ("item", "tolist", "numpy", "__float__", "__int__", "__bool__", "__index__")
+SANITIZER_ROOT = os.path.dirname(os.path.abspath(probe.__file__)).rsplit(os.sep, 1)[0] + os.sep
+
+
+class ReadCounter:
+    """Counts the calls that copy a tensor's values to the host (`.item()`, `float(t)`,
+    `bool(t)`, `.tolist()`...: each a host-device synchronization when the tensor is on
+    a GPU), by who made them: the sanitizer's step read (`probe._read_floats`, which on
+    a GPU stacks its values and reads them with one `tolist`; on CPU it calls `float()`
+    on each, no synchronization to save), the sanitizer elsewhere, or the script and
+    torch. Nested reads (a `tolist` calling `__float__`) count once."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = defaultdict(int)
+        self.step_reads = 0
+        self._saved: dict[str, Any] = {}
+        self._depth = 0
+
+    def __enter__(self) -> "ReadCounter":
+        for name in READS:
+            original = self._saved[name] = getattr(torch.Tensor, name)
+            setattr(torch.Tensor, name, self._counting(original, name))
+        original_read = self._saved["_read_floats"] = probe._read_floats
+
+        def read_floats(tensors: Any) -> Any:
+            self.step_reads += bool(tensors)
+            return original_read(tensors)
+        probe._read_floats = read_floats
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        probe._read_floats = self._saved.pop("_read_floats")
+        for name, original in self._saved.items():
+            setattr(torch.Tensor, name, original)
+
+    def _counting(self, original: Callable[..., Any], name: str) -> Callable[..., Any]:
+        def read(tensor: Any, *args: Any, **kwargs: Any) -> Any:
+            if self._depth == 0:
+                self.counts[f"{self._caller()}: {name}"] += 1
+            self._depth += 1
+            try:
+                return original(tensor, *args, **kwargs)
+            finally:
+                self._depth -= 1
+        return read
+
+    @staticmethod
+    def _caller() -> str:
+        frame = sys._getframe(2)
+        while frame is not None:
+            if frame.f_code.co_name == "_read_floats":
+                return "sanitizer, the step read"
+            if frame.f_code.co_filename.startswith(SANITIZER_ROOT + "sanitizer" + os.sep):
+                where = frame.f_code.co_filename[len(SANITIZER_ROOT):]
+                return f"sanitizer, {where}:{frame.f_code.co_name}"
+            frame = frame.f_back
+        return "script and torch"
+
+    def print(self, steps: int) -> None:
+        print(f"tensor reads to the host per step ({steps} steps):")
+        print(f"{'  step reads (probe._read_floats calls)':<60}{self.step_reads / steps:>8.2f}")
+        for label, count in sorted(self.counts.items()):
+            print(f"  {label:<58}{count / steps:>8.2f}")
 
 
 if __name__ == "__main__":
