@@ -86,6 +86,8 @@ def main() -> None:
     parser.add_argument("--device", default="cpu",
                         help="cuda: the transformer on the GPU, timed with a synchronize after each step; "
                              "the hooks' figures are then the CPU time they take to launch their work")
+    parser.add_argument("--history", type=int, default=0,
+                        help="a list of this many floats held in the bench's frame, as a script's loss history")
     parser.add_argument("--count-reads", action="store_true",
                         help="after the timed steps, count the tensor-to-host reads per step (see `ReadCounter`)")
     parser.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default="fp32",
@@ -106,7 +108,8 @@ def main() -> None:
         setattr(owner, name, _timed(getattr(owner, name), label, spent))
     per_step: dict[str, list[float]] = defaultdict(list)
     step_times: list[float] = []
-    with Sanitizer(report=None, stream=io.StringIO(), lint=False):
+    history = [0.0] * args.history  # a script's `losses.append(loss.item())`, in a frame the leak check scans
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as running:
         _time_hooks(spent)
         for index in range(args.warmup + args.steps):
             spent.clear()
@@ -114,6 +117,9 @@ def main() -> None:
             workloads.train_step(work, optimizer, device)
             workloads.synchronize(device)
             elapsed = time.perf_counter() - start
+            if index == args.warmup - 1:
+                leak = next(d for d in running.detectors if d.name == "tensor_leak")
+                scans, scan_seconds = leak.scans, leak.scan_seconds
             if index >= args.warmup:
                 step_times.append(elapsed)
                 for label in ORDER:
@@ -140,6 +146,10 @@ def main() -> None:
     print(f"{'the sanitizer, all entry points':<38}{total:>9.1f} us{total_mean:>9.1f} us  "
           f"({100 * total / step:.1f}% of a {step / 1e3:.2f} ms median step under the sanitizer, "
           f"{100 * total_mean / mean_step:.1f}% of its {mean_step / 1e3:.2f} ms mean)")
+    scans, scan_seconds = leak.scans - scans, leak.scan_seconds - scan_seconds
+    if scans:
+        print(f"leak check: {scans} scans of the script's frames, {scan_seconds / scans * 1e6:.0f} us each "
+              f"({len(history)} floats held in a list beside the bench's own per-step lists)")
     if args.count_reads:
         counter.print(50)
 
