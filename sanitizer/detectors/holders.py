@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import operator
 import re
 from collections import deque
 from dataclasses import dataclass
@@ -115,10 +116,13 @@ def _may_hold_tensors(items: list[Any] | tuple[Any, ...] | deque[Any]) -> bool:
     """Whether a tensor, a tuple or a list is among the items `_graph_tensors` looks at:
     their types gathered in C, so that a history of plain numbers (`losses.append(
     loss.item())`, 10,000 floats) costs about a tenth of a loop over its items."""
-    return any(kind in _NESTED or issubclass(kind, torch.Tensor) for kind in set(map(type, islice(items, MAX_ITEMS))))
+    kinds = set(map(type, islice(items, MAX_ITEMS)))
+    kinds.update(map(_CLASS, islice(items, MAX_ITEMS)))  # what `isinstance` also asks: a proxy's `__class__`
+    return any(kind in _NESTED or (isinstance(kind, type) and issubclass(kind, torch.Tensor)) for kind in kinds)
 
 
 _NESTED = (tuple, list)  # exact types, as `_graph_tensors` tells them
+_CLASS = operator.attrgetter("__class__")
 
 
 def _is_plain_object(value: Any) -> bool:

@@ -604,7 +604,7 @@ def _graph_tensors_by_loop(value: object) -> list:
 
 
 @given(st.lists(st.sampled_from(["float", "int", "str", "none", "graph", "leaf", "param", "pair", "pair_leaf",
-                                 "list", "set", "subclass"]), max_size=30),
+                                 "list", "set", "subclass", "proxy"]), max_size=30),
        st.sampled_from(["list", "tuple", "deque", "dict"]))
 def test_holder_items_found_as_by_a_loop_over_every_item(kinds: list[str], container: str) -> None:
     """The pre-check that skips a history of plain numbers finds the tensors with a
@@ -618,12 +618,17 @@ def test_holder_items_found_as_by_a_loop_over_every_item(kinds: list[str], conta
     class Marked(torch.Tensor):
         pass
 
+    class Proxy:  # a lazy wrapper that says it is a tensor: `isinstance` believes its `__class__`
+        grad_fn = "node"
+        __class__ = property(lambda self: torch.Tensor)  # type: ignore[assignment]
+
     base = torch.ones(2, requires_grad=True)
 
     def make(kind: str) -> object:
         return {"float": 1.5, "int": 3, "str": "x", "none": None, "graph": base * 2, "leaf": torch.zeros(2),
                 "param": torch.nn.Parameter(torch.zeros(1)), "pair": (base * 3, 0.5), "pair_leaf": (torch.ones(1), 2),
-                "list": [base + 1], "set": {1, 2}, "subclass": (base * 4).as_subclass(Marked)}[kind]
+                "list": [base + 1], "set": {1, 2}, "subclass": (base * 4).as_subclass(Marked),
+                "proxy": Proxy()}[kind]
 
     items = [make(kind) for kind in kinds]
     value: object = {"list": items, "tuple": tuple(items), "deque": deque(items),
