@@ -116,8 +116,11 @@ def _may_hold_tensors(items: list[Any] | tuple[Any, ...] | deque[Any]) -> bool:
     """Whether a tensor, a tuple or a list is among the items `_graph_tensors` looks at:
     their types gathered in C, so that a history of plain numbers (`losses.append(
     loss.item())`, 10,000 floats) costs about a tenth of a loop over its items."""
-    kinds = set(map(type, islice(items, MAX_ITEMS)))
-    kinds.update(map(_CLASS, islice(items, MAX_ITEMS)))  # what `isinstance` also asks: a proxy's `__class__`
+    try:
+        kinds = set(map(type, islice(items, MAX_ITEMS)))
+        kinds.update(map(_CLASS, islice(items, MAX_ITEMS)))  # what `isinstance` also asks: a proxy's `__class__`
+    except Exception:  # a proxy whose `__class__` raises or is unhashable: the loop looks, as before
+        return True
     return any(kind in _NESTED or (isinstance(kind, type) and issubclass(kind, torch.Tensor)) for kind in kinds)
 
 
