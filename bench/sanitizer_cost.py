@@ -3,6 +3,7 @@
     python bench/sanitizer_cost.py                 # MLP, 400 steps, one torch thread
     python bench/sanitizer_cost.py --model transformer
     python bench/sanitizer_cost.py --device cuda --precision bf16   # the transformer, 32 x 256 tokens
+    python bench/sanitizer_cost.py --model tiny --steps 1000 --count-reads  # a 20-64-10 MLP; reads per step
 
 The ratio that `sanitizer_overhead.py` prints moves by several percent between
 runs of the same code on a shared machine; the sanitizer's own share of a step
@@ -59,6 +60,12 @@ ORDER = ["forward pre-hook", "forward hook", "  of which the trail (both hooks)"
          "  of which the gradient read", "  of which the detectors", "optimizer post-step hook"]
 
 
+# wall: elapsed time; cpu: this thread's CPU time, which a shared machine's other
+# processes do not inflate (a hook preempted half-way counts only what it ran)
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.thread_time}
+CLOCK = [time.perf_counter]
+
+
 def _time_hooks(spent: dict[str, float]) -> None:
     """Wrap the global hooks the session registered (the only ones in this process)."""
     for hooks, label in HOOKS:
@@ -68,26 +75,33 @@ def _time_hooks(spent: dict[str, float]) -> None:
 
 def _timed(function: Callable[..., Any], label: str, spent: dict[str, float]) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
-        start = time.perf_counter()
+        start = CLOCK[0]()
         try:
             return function(*args, **kwargs)
         finally:
-            spent[label] += time.perf_counter() - start
+            spent[label] += CLOCK[0]() - start
     return call
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", choices=("mlp", "transformer"), default="mlp")
+    parser.add_argument("--model", choices=tuple(workloads.CPU_WORKLOADS), default="mlp")
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (0: torch's default)")
     parser.add_argument("--device", default="cpu",
                         help="cuda: the transformer on the GPU, timed with a synchronize after each step; "
                              "the hooks' figures are then the CPU time they take to launch their work")
+    parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
+                        help="cpu: the thread's CPU time (steadier on a loaded machine; one thread)")
+    parser.add_argument("--history", type=int, default=0,
+                        help="a list of this many floats held in the bench's frame, as a script's loss history")
+    parser.add_argument("--count-reads", action="store_true",
+                        help="after the timed steps, count the tensor-to-host reads per step (see `ReadCounter`)")
     parser.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default="fp32",
                         help="autocast dtype on the GPU (fp16 with a GradScaler)")
     args = parser.parse_args()
+    CLOCK[0] = CLOCKS[args.clock]
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -96,35 +110,122 @@ def main() -> None:
     if device.startswith("cuda"):
         work = workloads.transformer(device, dtype, f"transformer-{args.precision}", batch=32, seq=256)
     else:
-        work = workloads.mlp("cpu") if args.model == "mlp" else workloads.transformer("cpu", dtype)
+        work = workloads.CPU_WORKLOADS[args.model]("cpu")
     optimizer = torch.optim.AdamW(work.model.parameters(), lr=1e-4)
     spent: dict[str, float] = defaultdict(float)
     for owner, name, label in ENTRY_POINTS:
         setattr(owner, name, _timed(getattr(owner, name), label, spent))
     per_step: dict[str, list[float]] = defaultdict(list)
     step_times: list[float] = []
-    with Sanitizer(report=None, stream=io.StringIO(), lint=False):
+    history = [0.0] * args.history  # a script's `losses.append(loss.item())`, in a frame the leak check scans
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as running:
         _time_hooks(spent)
         for index in range(args.warmup + args.steps):
             spent.clear()
-            start = time.perf_counter()
+            start = CLOCK[0]()
             workloads.train_step(work, optimizer, device)
             workloads.synchronize(device)
-            elapsed = time.perf_counter() - start
+            elapsed = CLOCK[0]() - start
+            if index == args.warmup - 1:
+                leak = next(d for d in running.detectors if d.name == "tensor_leak")
+                scans, scan_seconds = leak.scans, leak.scan_seconds
             if index >= args.warmup:
                 step_times.append(elapsed)
                 for label in ORDER:
                     per_step[label].append(spent[label])
+        if args.count_reads:
+            with ReadCounter() as counter:
+                for _ in range(50):
+                    workloads.train_step(work, optimizer, device)
+            workloads.synchronize(device)
     step = statistics.median(step_times) * 1e6
+    mean_step = statistics.fmean(step_times) * 1e6
     print(f"torch {torch.__version__}, {torch.get_num_threads()} torch threads, {work.name} on {device}, "
-          f"{args.steps} steps after {args.warmup}: medians per step (wall clock)")
-    total = 0.0
+          f"{args.steps} steps after {args.warmup}: median and mean per step ({args.clock} clock; the mean also "
+          f"counts work done every few steps, such as the leak check's scan every 5th)")
+    print(f"{'':<38}{'median':>9}   {'mean':>9}")
+    total = total_mean = 0.0
     for label in ORDER:
         value = statistics.median(per_step[label]) * 1e6
-        total += 0.0 if label.startswith(" ") else value
-        print(f"{label:<38}{value:>9.1f} us")
-    print(f"{'the sanitizer, all entry points':<38}{total:>9.1f} us  ({100 * total / step:.1f}% of a "
-          f"{step / 1e3:.2f} ms step under the sanitizer)")
+        mean = statistics.fmean(per_step[label]) * 1e6
+        if not label.startswith(" "):
+            total += value
+            total_mean += mean
+        print(f"{label:<38}{value:>9.1f} us{mean:>9.1f} us")
+    print(f"{'the sanitizer, all entry points':<38}{total:>9.1f} us{total_mean:>9.1f} us  "
+          f"({100 * total / step:.1f}% of a {step / 1e3:.2f} ms median step under the sanitizer, "
+          f"{100 * total_mean / mean_step:.1f}% of its {mean_step / 1e3:.2f} ms mean)")
+    scans, scan_seconds = leak.scans - scans, leak.scan_seconds - scan_seconds
+    if scans:
+        print(f"leak check: {scans} scans of the script's frames, {scan_seconds / scans * 1e6:.0f} us each "
+              f"({len(history)} floats held in a list beside the bench's own per-step lists)")
+    if args.count_reads:
+        counter.print(50)
+
+
+READS = ("item", "tolist", "numpy", "__float__", "__int__", "__bool__", "__index__")
+SANITIZER_ROOT = os.path.dirname(os.path.abspath(probe.__file__)).rsplit(os.sep, 1)[0] + os.sep
+
+
+class ReadCounter:
+    """Counts the calls that copy a tensor's values to the host (`.item()`, `float(t)`,
+    `bool(t)`, `.tolist()`...: each a host-device synchronization when the tensor is on
+    a GPU), by who made them: the sanitizer's step read (`probe._read_floats`, which on
+    a GPU stacks its values and reads them with one `tolist`; on CPU it calls `float()`
+    on each, no synchronization to save), the sanitizer elsewhere, or the script and
+    torch. Nested reads (a `tolist` calling `__float__`) count once."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = defaultdict(int)
+        self.step_reads = 0
+        self._saved: dict[str, Any] = {}
+        self._depth = 0
+
+    def __enter__(self) -> "ReadCounter":
+        for name in READS:
+            original = self._saved[name] = getattr(torch.Tensor, name)
+            setattr(torch.Tensor, name, self._counting(original, name))
+        original_read = self._saved["_read_floats"] = probe._read_floats
+
+        def read_floats(tensors: Any) -> Any:
+            self.step_reads += bool(tensors)
+            return original_read(tensors)
+        probe._read_floats = read_floats
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        probe._read_floats = self._saved.pop("_read_floats")
+        for name, original in self._saved.items():
+            setattr(torch.Tensor, name, original)
+
+    def _counting(self, original: Callable[..., Any], name: str) -> Callable[..., Any]:
+        def read(tensor: Any, *args: Any, **kwargs: Any) -> Any:
+            if self._depth == 0:
+                self.counts[f"{self._caller()}: {name}"] += 1
+            self._depth += 1
+            try:
+                return original(tensor, *args, **kwargs)
+            finally:
+                self._depth -= 1
+        return read
+
+    @staticmethod
+    def _caller() -> str:
+        frame = sys._getframe(2)
+        while frame is not None:
+            if frame.f_code.co_name == "_read_floats":
+                return "sanitizer, the step read"
+            if frame.f_code.co_filename.startswith(SANITIZER_ROOT + "sanitizer" + os.sep):
+                where = frame.f_code.co_filename[len(SANITIZER_ROOT):]
+                return f"sanitizer, {where}:{frame.f_code.co_name}"
+            frame = frame.f_back
+        return "script and torch"
+
+    def print(self, steps: int) -> None:
+        print(f"tensor reads to the host per step ({steps} steps):")
+        print(f"{'  step reads (probe._read_floats calls)':<60}{self.step_reads / steps:>8.2f}")
+        for label, count in sorted(self.counts.items()):
+            print(f"  {label:<58}{count / steps:>8.2f}")
 
 
 if __name__ == "__main__":

@@ -54,6 +54,26 @@ def mlp(device: str) -> Workload:
                                             torch.randint(0, 10, (128,), device=device)), None, None)
 
 
+def tiny(device: str) -> Workload:
+    """A loop so small (20-64-10, batch 32) that the sanitizer's per-step Python shows."""
+    model = nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Linear(64, 10)).to(device)
+    return Workload("tiny-mlp", model, lambda: (torch.randn(32, 20, device=device),
+                                                 torch.randint(0, 10, (32,), device=device)), None, None)
+
+
+def cnn(device: str) -> Workload:
+    """A small CNN on 32x32 images, batch 64 (two conv layers, two linear)."""
+    model = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Flatten(), nn.Linear(32 * 8 * 8, 128), nn.ReLU(), nn.Linear(128, 10)).to(device)
+    return Workload("cnn", model, lambda: (torch.randn(64, 3, 32, 32, device=device),
+                                            torch.randint(0, 10, (64,), device=device)), None, None)
+
+
+CPU_WORKLOADS: dict[str, Callable[[str], Workload]] = {
+    "mlp": mlp, "transformer": lambda device: transformer(device), "tiny": tiny, "cnn": cnn}
+
+
 class TinyTransformer(nn.Module):
     def __init__(self, vocab: int = 1000, width: int = 128, layers: int = 2) -> None:
         super().__init__()
@@ -177,6 +197,8 @@ def main() -> None:
     parser.add_argument("--gpu-bound", action="store_true",
                         help="with --device cuda: also a transformer large enough that the GPU, not "
                              "the launching CPU, sets the step time (width 1024, 8 layers, 16 x 512 tokens)")
+    parser.add_argument("--models", default="mlp,transformer",
+                        help=f"on CPU, comma-separated, of {', '.join(CPU_WORKLOADS)}")
     parser.add_argument("--without-trail", action="store_true",
                         help="diagnosis only: the sanitizer with its forward tracer doing nothing (no "
                              "magnitude trail, no culprit module), to see what the trail costs")
@@ -196,7 +218,7 @@ def main() -> None:
             works.append(transformer(args.device, torch.bfloat16, "large-transformer-bf16", batch=16, seq=512,
                                      width=1024, layers=8))
     else:
-        works = [mlp(args.device), transformer(args.device)]
+        works = [CPU_WORKLOADS[name](args.device) for name in args.models.split(",")]
     print(f"torch {torch.__version__}, python {platform.python_version()}, {platform.machine()}, "
           f"{os.cpu_count()} cpus, {torch.get_num_threads()} torch threads, device {args.device}"
           + (f" ({torch.cuda.get_device_name()})" if args.device.startswith("cuda") else ""))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import operator
 import re
 from collections import deque
 from dataclasses import dataclass
@@ -99,16 +100,32 @@ def _graph_tensors(value: Any) -> list[torch.Tensor]:
         return [value] if value.grad_fn is not None else []
     if isinstance(value, dict):
         value = list(value.values())
-    if not isinstance(value, (list, tuple, deque)):
+    if not isinstance(value, (list, tuple, deque)) or not value or not _may_hold_tensors(value):
         return []
     found = []
     for item in islice(value, MAX_ITEMS):
         if isinstance(item, torch.Tensor):
             if item.grad_fn is not None:
                 found.append(item)
-        elif type(item) in (tuple, list):
+        elif type(item) in _NESTED:
             found += [part for part in item[:MAX_PARTS] if isinstance(part, torch.Tensor) and part.grad_fn is not None]
     return found
+
+
+def _may_hold_tensors(items: list[Any] | tuple[Any, ...] | deque[Any]) -> bool:
+    """Whether a tensor, a tuple or a list is among the items `_graph_tensors` looks at:
+    their types gathered in C, so that a history of plain numbers (`losses.append(
+    loss.item())`, 10,000 floats) costs about a tenth of a loop over its items."""
+    try:
+        kinds = set(map(type, islice(items, MAX_ITEMS)))
+        kinds.update(map(_CLASS, islice(items, MAX_ITEMS)))  # what `isinstance` also asks: a proxy's `__class__`
+    except Exception:  # a proxy whose `__class__` raises or is unhashable: the loop looks, as before
+        return True
+    return any(kind in _NESTED or (isinstance(kind, type) and issubclass(kind, torch.Tensor)) for kind in kinds)
+
+
+_NESTED = (tuple, list)  # exact types, as `_graph_tensors` tells them
+_CLASS = operator.attrgetter("__class__")
 
 
 def _is_plain_object(value: Any) -> bool:

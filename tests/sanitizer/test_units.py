@@ -582,3 +582,69 @@ def test_a_dataloader_workers_error_is_its_own_line_and_the_datasets_line(monkey
     assert ended["where"] == "data.py:10"
     plain = ending.ending_of(ValueError("bad value"))
     assert plain["detail"] == "ValueError: bad value"
+
+
+def _graph_tensors_by_loop(value: object) -> list:
+    """`holders._graph_tensors` as it was before its C-level pre-check: every item looked at."""
+    import torch
+    from collections import deque
+
+    if isinstance(value, dict):
+        value = list(value.values())
+    if not isinstance(value, (list, tuple, deque)):
+        return []
+    found: list = []
+    for item in list(value)[:10_000]:
+        if isinstance(item, torch.Tensor):
+            if item.grad_fn is not None:
+                found.append(item)
+        elif type(item) in (tuple, list):
+            found += [part for part in item[:8] if isinstance(part, torch.Tensor) and part.grad_fn is not None]
+    return found
+
+
+@given(st.lists(st.sampled_from(["float", "int", "str", "none", "graph", "leaf", "param", "pair", "pair_leaf",
+                                 "list", "set", "subclass", "proxy"]), max_size=30),
+       st.sampled_from(["list", "tuple", "deque", "dict"]))
+def test_holder_items_found_as_by_a_loop_over_every_item(kinds: list[str], container: str) -> None:
+    """The pre-check that skips a history of plain numbers finds the tensors with a
+    history that a loop over every item finds, in the same order, whatever the items."""
+    from collections import deque
+
+    import torch
+
+    from sanitizer.detectors.holders import _graph_tensors
+
+    class Marked(torch.Tensor):
+        pass
+
+    class Proxy:  # a lazy wrapper that says it is a tensor: `isinstance` believes its `__class__`
+        grad_fn = "node"
+        __class__ = property(lambda self: torch.Tensor)  # type: ignore[assignment]
+
+    base = torch.ones(2, requires_grad=True)
+
+    def make(kind: str) -> object:
+        return {"float": 1.5, "int": 3, "str": "x", "none": None, "graph": base * 2, "leaf": torch.zeros(2),
+                "param": torch.nn.Parameter(torch.zeros(1)), "pair": (base * 3, 0.5), "pair_leaf": (torch.ones(1), 2),
+                "list": [base + 1], "set": {1, 2}, "subclass": (base * 4).as_subclass(Marked),
+                "proxy": Proxy()}[kind]
+
+    items = [make(kind) for kind in kinds]
+    value: object = {"list": items, "tuple": tuple(items), "deque": deque(items),
+                     "dict": {str(i): item for i, item in enumerate(items)}}[container]
+    assert [id(t) for t in _graph_tensors(value)] == [id(t) for t in _graph_tensors_by_loop(value)]
+
+
+def test_a_long_history_of_numbers_holds_no_tensor() -> None:
+    import torch
+
+    from sanitizer.detectors.holders import _graph_tensors
+
+    history: list[object] = [float(i) for i in range(20_000)]
+    assert _graph_tensors(history) == []
+    tail = torch.ones(1, requires_grad=True) * 2
+    history[9_999] = tail  # the last item looked at
+    assert _graph_tensors(history) == [tail]
+    history[9_999], history[10_000] = 0.0, tail  # beyond MAX_ITEMS: not looked at
+    assert _graph_tensors(history) == []
