@@ -169,7 +169,7 @@ class ForwardTracer:
                 if known is not None and known[0]() is tensor and known[1] == tensor._version:
                     continue  # handed to every call of the step, unchanged: measured once
                 traced[id(tensor)] = (weakref.ref(tensor), tensor._version)
-            if not probe.add_trail(INPUT_SLOT, tensor, signed=path != inputs.BATCH):
+            if not probe.add_trail(INPUT_SLOT, inputs.stored_values(tensor), signed=path != inputs.BATCH):
                 return
             if site is None:
                 # where this model got this batch: the step's first call costs nothing more
