@@ -53,6 +53,7 @@ def test_nan_batch_of_a_forward_called_directly_is_the_input(script_runs: Script
     caller = "loss = F.mse_loss(self.forward(x)" if call == "method" else "loss = F.mse_loss(model.forward(x)"
     assert event["step"] == 12, event
     assert event["where"] == f"direct_forward.py:{line_of('direct_forward.py', caller)}", event
-    assert run.events("nonfinite_activation") == [], run.events("nonfinite_activation")
+    # the next forward runs on the NaN weights the update made: a symptom, after the step
+    assert all(e["step"] > 12 for e in run.events("nonfinite_activation")), run.events("nonfinite_activation")
     loss = run.first("nonfinite_loss")
     assert loss["step"] == 12 and "because the input batch is non-finite" in loss["message"], loss
