@@ -80,13 +80,25 @@ def _tensors(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[tuple[Ar
                 yield (key, inner), item
 
 
+SPARSE_LAYOUTS = (torch.sparse_coo, torch.sparse_csr, torch.sparse_csc, torch.sparse_bsr, torch.sparse_bsc)
+
+
 def _is_data(value: Any) -> bool:
-    """A dense floating tensor holding values, made by no model (no autograd history). A
-    parameter is none either (a learned prompt handed to the model), unless it is the
-    batch itself (an image optimized by style transfer)."""
+    """A floating tensor holding values, made by no model (no autograd history): dense,
+    or sparse (a graph's node features), whose stored values are measured (see
+    `stored_values`). A parameter is none either (a learned prompt handed to the
+    model), unless it is the batch itself (an image optimized by style transfer)."""
     return (isinstance(value, torch.Tensor) and not value.is_nested
-            and value.layout is torch.strided and inexact(value) and value.grad_fn is None
-            and value.numel() > 0)
+            and (value.layout is torch.strided or value.layout in SPARSE_LAYOUTS)
+            and inexact(value) and value.grad_fn is None and value.numel() > 0)
+
+
+def stored_values(tensor: torch.Tensor) -> torch.Tensor:
+    """The values a tensor stores, as a dense tensor: itself when dense; a sparse one's
+    specified values (its zeros are finite), on which the trail's reductions run."""
+    if tensor.layout is torch.strided:
+        return tensor
+    return tensor._values() if tensor.layout is torch.sparse_coo else tensor.values()
 
 
 def call_kwargs(module: nn.Module) -> dict[str, Any]:

@@ -17,6 +17,7 @@ import os
 import sys
 import threading
 import weakref
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -125,12 +126,34 @@ class ForwardTracer:
         t.transform = bool(args) and self._parameter_free(module) and not _any_requires_grad(args)
         if t.transform:
             return
+        # a parameter-free child run first in a forward the script called directly
+        # (`model.forward(x)`, `self.forward(x)` in a layer's own training method): no hook
+        # of the model ran, so the model's call starts here, with the arguments its
+        # forward was given; what the model computed and handed this child is its own
+        direct = _direct_forward(module, self._session.step) \
+            if args and t.outer_grad and self._parameter_free(module) else None
+        if direct is not None:
+            owner, owner_args, owner_kwargs, site, key = direct
+            self.called.add(owner)
+            handed = args[0]
+            if t.direct_key != key:  # not the same forward's later child: the model's call starts
+                t.direct_key = key
+                self._outermost(owner, owner_args, owner_kwargs, site)
+            self._trace_own_computation(handed, owner)
+            return
+        self._outermost(module, args, None, None)
+
+    def _outermost(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None,
+                   site: str | None) -> None:
+        """A model's outermost call with gradients, given `args` (and `kwargs`, asked of the
+        call's frame when None); `site`: where it was called, when known."""
+        t = self._threads
         loss_module = isinstance(module, nn.modules.loss._Loss)
-        batch = kwargs = None
+        batch = None
         if not loss_module:  # a loss module's mode says nothing
             batch = inputs.batch_of(args)
             if batch is None:  # given by keyword (`input_ids=ids`): asked only then
-                kwargs = inputs.call_kwargs(module)
+                kwargs = inputs.call_kwargs(module) if kwargs is None else kwargs
                 batch = inputs.batch_of(kwargs.values())
             if t.outer_grad and module.training:
                 self._session.sources.training_forward(batch)
@@ -149,19 +172,20 @@ class ForwardTracer:
                 probe.batch_sizes.append(batch.shape[0])
         first = probe.model_site is None
         if first:
-            probe.model_site = locations.user_site()
+            probe.model_site = site or locations.user_site()
             self._session.fp16 = self._session.fp16 or _autocast_fp16()
         if self._trace and not loss_module:
-            self._trace_inputs(module, args, kwargs if kwargs is not None else inputs.call_kwargs(module), first)
+            self._trace_inputs(module, args, kwargs if kwargs is not None else inputs.call_kwargs(module), first,
+                               site)
 
-    def _trace_inputs(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any], first: bool) -> None:
+    def _trace_inputs(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any], first: bool,
+                      site: str | None = None) -> None:
         """The data an outermost call was given, wherever among its arguments (see
         core/inputs.py). A batch has no autograd history; an input that has one (a GAN's
         discriminator fed the generator's output) was computed by a model, and is traced
         as such. The first positional argument is read as before (its magnitude), the
         others signed: an additive mask among them is told apart."""
         probe = self._session.probe
-        site: str | None = None
         traced = probe.traced_inputs
         for path, tensor in inputs.data_arguments(args, kwargs):
             if path != inputs.BATCH:
@@ -169,19 +193,21 @@ class ForwardTracer:
                 if known is not None and known[0]() is tensor and known[1] == tensor._version:
                     continue  # handed to every call of the step, unchanged: measured once
                 traced[id(tensor)] = (weakref.ref(tensor), tensor._version)
-            if not probe.add_trail(INPUT_SLOT, tensor, signed=path != inputs.BATCH):
+            if not probe.add_trail(INPUT_SLOT, inputs.stored_values(tensor), signed=path != inputs.BATCH):
                 return
             if site is None:
                 # where this model got this batch: the step's first call costs nothing more
                 site = probe.model_site if first else locations.user_site()
             probe.input_sources.append(InputSource(site, weakref.ref(module), path))
 
-    def _trace_own_computation(self, tensor: Any) -> None:
+    def _trace_own_computation(self, tensor: Any, parent: nn.Module | None = None) -> None:
         """`tensor`, given to a child, was computed by the parent itself unless a module
         returned it, or the parent was given it (see `before_forward`): also a value made
         without autograd history from the parent's input (a timestep embedding's
         `log(t)`). Without gradients (a reentrant checkpoint's first pass) no autograd
-        node tells an activation of a traced output apart: every such tensor is traced."""
+        node tells an activation of a traced output apart: every such tensor is traced.
+        `parent`: the model whose forward the script called directly (no call of it is
+        on the stack of module calls); else the caller of the running child."""
         grad = torch.is_grad_enabled()
         if not _traceable(tensor):
             return
@@ -193,7 +219,8 @@ class ForwardTracer:
             follows_traced = grad and _activation_of(tensor, t.last_node)
             self._remember(t, tensor)  # traced once, however many children read it
             if not follows_traced:
-                self._session.probe.add_trail(self._slot(t.calls[-2], own=True), tensor)
+                self._session.probe.add_trail(self._slot(parent if parent is not None else t.calls[-2], own=True),
+                                              tensor)
 
     def after_forward(self, module: nn.Module, args: tuple[Any, ...], output: Any) -> None:
         if in_backward():
@@ -244,6 +271,7 @@ class ForwardTracer:
         t = self._threads  # the training thread's
         t.last_output = None
         t.last_node = None
+        t.direct_key = None
 
     def module_of_slot(self, slot: int) -> nn.Module | None:
         return self._slot_refs[slot]() if 0 <= slot < len(self._slot_refs) else None
@@ -281,6 +309,8 @@ class _ThreadCalls(threading.local):
         # its autograd node: an activation applied to it points at this node, after the
         # tensor itself may be gone (`F.relu(self.fc(x))` drops the linear's output)
         self.last_node: Any = None
+        # the forward called directly whose model call was started last (see `_direct_forward`)
+        self.direct_key: tuple[int, int, int] | None = None
 
 
 class CalledModules:
@@ -324,6 +354,34 @@ def _called_by_checkpoint() -> bool:
 
 _CHECKPOINT_FILE = os.path.join("torch", "utils", "checkpoint.py")
 _CHECKPOINT_FRAMES = 12  # hook machinery and Module.__call__ lie between the block and the checkpoint
+
+
+def _direct_forward(module: nn.Module, step: int) -> tuple[nn.Module, tuple[Any, ...], dict[str, Any], str | None,
+                                                             tuple[int, int, int]] | None:
+    """When `module`, called with no module call on the stack, is a child of a model
+    whose `forward` the script's code is running (called as a method, not through
+    `model(x)`): that model, the arguments its forward was given, where the forward was
+    called from, and a key of this forward's run (its frame, its first argument, the
+    step). Only the innermost frame of the user's code is looked at."""
+    frame: FrameType | None = sys._getframe(2)
+    while frame is not None and not locations.is_user_file(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None or frame.f_code.co_name != "forward" or not frame.f_code.co_argcount:
+        return None
+    code = frame.f_code
+    local = frame.f_locals
+    owner = local.get(code.co_varnames[0])
+    if (not isinstance(owner, nn.Module) or owner is module
+            or getattr(getattr(type(owner), "forward", None), "__code__", None) is not code
+            or next(owner.parameters(), None) is None
+            or not any(child is module for child in owner.modules())):
+        return None
+    names = code.co_varnames[1:code.co_argcount]
+    args = tuple(local[name] for name in names if name in local)
+    keywords = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
+    kwargs = {name: local[name] for name in keywords if name in local}
+    first = args[0] if args else None
+    return owner, args, kwargs, locations.user_site(frame.f_back), (id(frame), id(first), step)
 
 
 def _first_tensor(output: Any) -> torch.Tensor | None:

@@ -267,7 +267,9 @@ class Sparsify(nn.Module):
         return x.to_sparse()
 
 
-def test_sparse_inputs_and_outputs_are_left_off_the_trail() -> None:
+def test_sparse_inputs_are_measured_by_their_values_and_sparse_outputs_left_off() -> None:
+    """A sparse batch is traced by its stored values (no reduction runs on its layout);
+    a sparse output is left off the trail."""
     torch.manual_seed(0)
     adj = torch.sparse_coo_tensor(torch.randint(0, 20, (2, 60)), torch.ones(60), (20, 20),
                                   check_invariants=True).coalesce()
