@@ -12,8 +12,8 @@ parameter group added to an optimizer (`add_param_group`: a new head and its los
 term, layers unfrozen) changes what its loss and gradient measure: its history
 starts again. A series heavy-tailed from its first steps (a regression on x..x^4
 features) is noisy from its first outlier on: a spike lies beyond where the window's
-own upper tail reaches at odds of 1 in 10,000, or is `min_ratio` times its largest
-value. A spike must also be large against where the series started (the median of
+own upper tail reaches at odds of 1 in 10,000, or is BEYOND_LARGEST times its
+largest value. A spike must also be large against where the series started (the median of
 its first 5 values, or of its first 20 when higher). A spike's message names the
 learning rate's rise when the optimizer's rate (its first group's) grew 10 times or
 more over the window (a learning-rate range test, a schedule gone wrong).
@@ -42,6 +42,7 @@ RECENT = 5  # the latest values whose median a spike must stand far above too
 MOVED = 2.0  # the first value after a parameter group was added this far from their median: a new objective
 LR_RISE = 10.0  # a learning rate that grew this many times over the window is named
 SHORT_BATCH = 0.5  # a step given fewer than this share of the usual items is not judged
+BEYOND_LARGEST = 10.0  # a value this many times the window's largest is a spike however wide its tail
 
 
 class _SpikeDetector(Detector):
@@ -135,10 +136,11 @@ class _SpikeDetector(Detector):
         """Whether `value` lies beyond where the window's own upper tail reaches at odds of
         1 in 10,000 (`tail_reach`): a heavy-tailed series is noisy from its first steps on,
         and its first outlier is as much its noise as the later ones. Or, as for a series
-        found noisy, `min_ratio` times the window's largest value (a series trending up
-        spreads its window as widely as a heavy tail: a batch far above all of it is a spike)."""
+        found noisy, BEYOND_LARGEST times the window's largest value (a series trending up
+        spreads its window as widely as a heavy tail: a batch far above all of it is a spike;
+        a heavy-tailed loss's healthy outlier can be 7 times the largest of the 50 before it)."""
         reach = tail_reach(list(window.values))
-        return reach is None or value > reach or value > self.min_ratio * max(window.values)
+        return reach is None or value > reach or value > BEYOND_LARGEST * max(window.values)
 
     def _follow_groups(self, key: int | None, groups: int | None) -> bool:
         """Whether a parameter group was added to the optimizer since its last step."""
