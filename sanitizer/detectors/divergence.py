@@ -14,7 +14,10 @@ Two rules, neither waiting for a long history:
   of those after it is no higher than the early losses', or the loss is that
   noisy: once the blow-up's own steps are over, the losses after it come back
   within twice the early level and go half as high as the blow-up again (a
-  regression on noisy targets in batches of 4). A loss that went on rising
+  regression on noisy targets in batches of 4), or, 5 losses or more, spread so
+  widely that their own upper tail reaches the blow-up at odds of 1 in 10,000
+  (`tail_reach`: a regression on x..x^4 features in batches of 8 whose lucky
+  first loss was 30 times below its third). A loss that went on rising
   gradually past the blow-up (the median of the 10 losses after it twice the
   blow-up or more: a contrastive loss whose negative queue starts random has a
   tiny first loss, then rises 30 to 60 times as real keys fill the queue) is
@@ -82,7 +85,7 @@ from typing import TYPE_CHECKING
 from sanitizer.core.events import Event
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.detectors.stats import MAD_TO_SIGMA, median
+from sanitizer.detectors.stats import MAD_TO_SIGMA, median, tail_reach
 from sanitizer.report.formatting import format_number
 
 if TYPE_CHECKING:
@@ -104,6 +107,7 @@ RECOVERY = 10  # losses after a warm-up blow-up that may show training came back
 RECOVERED = 0.8  # ...by falling below this share of the early level
 CLIMBED = 2.0  # losses after a warm-up blow-up whose median is this many times it rose on, gradually...
 CLIMB_WAIT = 50  # ...and are judged after this many losses (trained down from their peak, or not)
+TAIL_SAMPLE = 5  # losses after a warm-up blow-up, at least, whose own tail may reach it (noise)
 BLOCK = 8  # losses per block at the start
 RISES = 4  # block medians rising in a row
 CLIMB = 2.0  # the last block at least this many times the lowest one
@@ -376,6 +380,13 @@ class DivergenceDetector(Detector):
             # once the blow-up's own steps are over, the losses come back to the early spread
             # and go half as high as the blow-up again: the spread of a noisy loss (a
             # regression on noisy targets, tiny batches), no jump
+            self._pending = None
+            return
+        reach = tail_reach(rest) if len(rest) >= TAIL_SAMPLE else None
+        if reach is not None and min(rest) <= EARLY_SPREAD * pending.level and pending.loss <= reach:
+            # the losses after it come back to the early spread and swing so widely that their
+            # own tail reaches the blow-up: a heavy-tailed loss (a regression on x**4 features
+            # in batches of 8) whose first losses were lucky, no jump
             self._pending = None
             return
         self._report_blow_up(sink, pending)

@@ -10,18 +10,23 @@ norm that grows steadily as a learned variance shrinks) is far above its 50-step
 median at every step, and its next value is no spike. A
 parameter group added to an optimizer (`add_param_group`: a new head and its loss
 term, layers unfrozen) changes what its loss and gradient measure: its history
-starts again. A spike's message names the learning rate's rise when the optimizer's
-rate (its first group's) grew 10 times or more over the window (a learning-rate
-range test, a schedule gone wrong).
+starts again. A series heavy-tailed from its first steps (a regression on x..x^4
+features) is noisy from its first outlier on: a spike lies beyond where the window's
+own upper tail reaches at odds of 1 in 10,000, or is BEYOND_LARGEST times its
+largest value. A spike must also be large against where the series started (the median of
+its first 5 values, or of its first 20 when higher). A spike's message names the
+learning rate's rise when the optimizer's rate (its first group's) grew 10 times or
+more over the window (a learning-rate range test, a schedule gone wrong).
 """
 from __future__ import annotations
 
+import math
 from collections import deque
 from typing import TYPE_CHECKING
 
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector, optimizer_words
-from sanitizer.detectors.stats import RollingWindow, median, upward_outlier
+from sanitizer.detectors.stats import RollingWindow, median, tail_reach, upward_outlier
 from sanitizer.report.formatting import format_number
 
 if TYPE_CHECKING:
@@ -32,10 +37,12 @@ MIN_HISTORY = 20  # no verdict before this many steps
 REPEAT_GAP = 10  # steps between two reported spikes
 NOISY_CANDIDATES = 2  # outliers within NOISE_HORIZON steps that make the next ones the series' noise
 NOISE_HORIZON = 500
+START = 5  # the first values whose median is where a series started
 RECENT = 5  # the latest values whose median a spike must stand far above too
 MOVED = 2.0  # the first value after a parameter group was added this far from their median: a new objective
 LR_RISE = 10.0  # a learning rate that grew this many times over the window is named
 SHORT_BATCH = 0.5  # a step given fewer than this share of the usual items is not judged
+BEYOND_LARGEST = 10.0  # a value this many times the window's largest is a spike however wide its tail
 
 
 class _SpikeDetector(Detector):
@@ -44,8 +51,11 @@ class _SpikeDetector(Detector):
     what = ""
     min_sigmas = 12.0
     min_ratio = 5.0
-    # a spike must also be large against the level of the first steps, so that blips of
-    # a loss that converged near zero (1e-4 -> 1e-3) are not spikes
+    # a spike must also be large against the level the series started at, so that blips of
+    # a loss that converged near zero (1e-4 -> 1e-3) are not spikes: the median of its first
+    # START values, or of the first MIN_HISTORY when that is larger (a saturated GAN
+    # discriminator's loss falls from 1.4 to 0.3 within its first 20 steps: a blip from
+    # 0.005 to 0.09 is large against that median, tiny against where the loss started)
     min_share_of_start = 0.1
     # ...and unlike anything in its window (twice its largest value); and rare: with one
     # sample per step (online learning, per-name RNN tutorials) a hard sample's loss is
@@ -63,6 +73,7 @@ class _SpikeDetector(Detector):
         self.last_spike_step: int | None = None
         self._windows: dict[int | None, RollingWindow] = {}  # per optimizer (None: steps without one)
         self._start_levels: dict[int | None, float] = {}
+        self._firsts: dict[int | None, list[float]] = {}  # the first START values of each history
         self._candidates: dict[int | None, deque[tuple[int, float]]] = {}  # (step, value) of the latest outliers
         self._noise_levels: dict[int | None, float] = {}  # the largest outlier of a noisy series
         self._batch_sizes: dict[int | None, deque[int]] = {}  # items given to the latest steps
@@ -83,7 +94,8 @@ class _SpikeDetector(Detector):
             recent = median(list(window.values)[-RECENT:]) if window is not None and len(window) else None
             if recent is not None and recent > 0 and (value > MOVED * recent or value * MOVED < recent):
                 # the group's own loss term (or gradient) moved the level at once: its history starts again
-                for history in (self._windows, self._start_levels, self._candidates, self._noise_levels, self._lrs):
+                for history in (self._windows, self._start_levels, self._firsts, self._candidates,
+                                self._noise_levels, self._lrs):
                     history.pop(key, None)
         if self._short_batch(key, record.batch_items):
             return  # neither judged nor kept: its noise is not the window's
@@ -92,10 +104,13 @@ class _SpikeDetector(Detector):
             window = self._windows[key] = self.window_type(WINDOW)
             self._lrs[key] = deque(maxlen=WINDOW)
         self._lrs[key].append(record.lr)
+        firsts = self._firsts.setdefault(key, [])
+        if len(firsts) < START and math.isfinite(value):
+            firsts.append(value)
         if len(window) >= MIN_HISTORY:
             start_level = self._start_levels.get(key)
             if start_level is None:
-                start_level = self._start_levels[key] = window.baseline()[0]
+                start_level = self._start_levels[key] = max(median(firsts), window.baseline()[0], key=abs)
             if window.within_ratio(value, self.min_ratio):
                 window.add(value)  # not an outlier whatever the median is: skip the sorts
                 return
@@ -106,7 +121,8 @@ class _SpikeDetector(Detector):
                 largest = max(window.values)
                 # twice the window's largest value, or `min_ratio` times when it is an outlier itself
                 factor = self.min_ratio if largest >= self.min_ratio * centre else self.min_ratio_to_window_max
-                if not noisy and value > factor * largest and self._above_recent(window, value):
+                if (not noisy and value > factor * largest and self._above_recent(window, value)
+                        and self._beyond_tail(window, value)):
                     self._report(record, sink, value, centre, sigma, len(window))
         window.add(value)
 
@@ -115,6 +131,16 @@ class _SpikeDetector(Detector):
         value of a series trending up)."""
         recent = median(list(window.values)[-RECENT:])
         return recent <= 0 or value > self.min_ratio_to_recent * recent
+
+    def _beyond_tail(self, window: RollingWindow, value: float) -> bool:
+        """Whether `value` lies beyond where the window's own upper tail reaches at odds of
+        1 in 10,000 (`tail_reach`): a heavy-tailed series is noisy from its first steps on,
+        and its first outlier is as much its noise as the later ones. Or, as for a series
+        found noisy, BEYOND_LARGEST times the window's largest value (a series trending up
+        spreads its window as widely as a heavy tail: a batch far above all of it is a spike;
+        a heavy-tailed loss's healthy outlier can be 7 times the largest of the 50 before it)."""
+        reach = tail_reach(list(window.values))
+        return reach is None or value > reach or value > BEYOND_LARGEST * max(window.values)
 
     def _follow_groups(self, key: int | None, groups: int | None) -> bool:
         """Whether a parameter group was added to the optimizer since its last step."""

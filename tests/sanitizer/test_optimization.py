@@ -11,7 +11,9 @@ PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("van
               ("scaler_no_update.py",),
               ("wrapped_optimizer.py",), ("wrapped_optimizer.py", "retry"), ("wrapped_optimizer.py", "subclass"), ("clip_order.py", "healthy"),
               ("clip_order.py", "bug"), ("clip_order.py", "late"), ("clip_order.py", "measure"),
-              ("clip_order.py", "second"), ("clip_order.py", "listed")]
+              ("clip_order.py", "second"), ("clip_order.py", "listed"),
+              *[("poly_features.py", "--seed", seed) for seed in ("3", "8", "11")],
+              ("poly_features.py", "--seed", "3", "--corrupt", "150"), ("gan_saturated.py",), ("gan_saturated.py", "--swap")]
 
 
 def test_corrupt_batch_spikes_loss_and_gradient(script_runs: ScriptRuns) -> None:
@@ -22,6 +24,43 @@ def test_corrupt_batch_spikes_loss_and_gradient(script_runs: ScriptRuns) -> None
     grad = run.first("grad_spike")
     assert grad["step"] == 40 and grad["value"] > 10 * grad["baseline"]
     assert run.errors() == []
+
+
+@pytest.mark.parametrize("seed", ["3", "8", "11"])
+def test_a_heavy_tailed_regression_is_noisy_from_its_first_outlier(script_runs: ScriptRuns, seed: str) -> None:
+    """Features x..x^4 in batches of 8: loss and gradient norm jump 10 to 80 times their
+    median now and then from the start (seed 3: a gradient norm 16 times it at step 66;
+    8: a loss 11 times it at step 91), and seed 11's loss is 30 times its lucky first
+    loss at step 3, then swings between 1 and 16 for 150 steps before it trains below
+    that start. All of it is the series' own noise: no spike, no divergence."""
+    run = script_runs.get("poly_features.py", "--seed", seed)
+    assert run.returncode == 0, run.stderr
+    assert run.events() == [], run.events()
+    losses = run.report["series"]["loss"]
+    if seed == "11":
+        assert losses[2] > 25 * losses[0] and max(losses[3:13]) < losses[2] / 2
+
+
+def test_a_corrupt_batch_in_a_heavy_tailed_regression_is_a_spike(script_runs: ScriptRuns) -> None:
+    """Targets scaled by 1000 at step 150 lie far beyond where the series' tail reaches."""
+    run = script_runs.get("poly_features.py", "--seed", "3", "--corrupt", "150")
+    assert [(event["kind"], event["step"]) for event in run.events()] == [("loss_spike", 150)], run.events()
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_a_saturated_discriminators_blip_is_no_spike(script_runs: ScriptRuns, swap: bool) -> None:
+    """The discriminator's loss falls from 1.4 to 0.2 within 20 of its steps and sits near
+    0.002: one outlier point of the data makes it 0.08 at iteration 100, 30 times its
+    median yet a thirteenth of where it started, no spike. The generator's points fed as
+    the real batch there make it thousands of times its median: a spike of its optimizer."""
+    run = script_runs.get("gan_saturated.py", *(["--swap"] if swap else []))
+    assert run.returncode == 0, run.stderr
+    if not swap:
+        assert run.events() == [], run.events()
+        assert 0.05 < run.report["series"]["loss"][200] < 0.1
+    else:
+        spike = run.first("loss_spike")
+        assert spike["step"] == 201 and "of the optimizer of disc" in spike["message"], spike
 
 
 def test_scale_collapse_under_fp16_overflow(script_runs: ScriptRuns) -> None:

@@ -164,6 +164,19 @@ def test_loss_spike_needs_a_jump_that_matters(losses: list[float], spike_step: i
     assert sink.events == ([("loss_spike", spike_step)] if spike_step else [])
 
 
+@pytest.mark.parametrize(("blip", "spike"), [(0.08, False), (2.0, True)])
+def test_a_spike_is_measured_against_where_the_loss_started(blip: float, spike: bool) -> None:
+    """A discriminator's loss falls from 1.4 to 0.3 within its first 20 steps (their
+    median 0.63), then sits at 0.002: a blip to 0.08 is 40 times its median and an
+    eighth of the first 20 steps' median, but a fifteenth of where it started (the
+    median of its first 5 values, 1.2): no spike. A jump to 2 is one."""
+    detector, sink = LossSpikeDetector(), _Collector()
+    losses = [1.4 * 0.92 ** i for i in range(20)] + [0.002 * (1 + 0.1 * math.sin(i)) for i in range(60)]
+    for step, loss in enumerate(losses + [blip, 0.002], start=1):
+        detector.on_step(_record(step, loss), sink)
+    assert sink.events == ([("loss_spike", 81)] if spike else []), sink.events
+
+
 def test_a_spike_over_a_negative_median_says_how_far_above_it_is() -> None:
     """A WGAN critic's loss hovers below zero: a ratio to its median means nothing,
     the distance does."""
