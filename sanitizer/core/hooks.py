@@ -53,6 +53,9 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
     _install_optimizer_hooks(session, stack)
     _patch(stack, torch.autograd, "backward",
            _observing_call(session, "backward", session.on_backward, session.after_backward))
+    _patch(stack, torch.autograd, "grad", _result_observer(
+        session, "autograd.grad", lambda args, kwargs, result: session.on_data_leaves(
+            args[1] if len(args) > 1 else kwargs.get("inputs"))))
     _install_scaler_patches(session, stack)
     _patch(stack, dataloader._BaseDataLoaderIter, "__next__", _timed_next(session))
     _patch(stack, lr_scheduler.LRScheduler, "step", _observing_call(session, "LRScheduler.step",
