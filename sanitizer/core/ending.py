@@ -6,6 +6,7 @@ from types import FrameType, TracebackType
 from typing import Any
 
 from sanitizer.core import locations
+from sanitizer.core.cuts import Cuts
 
 
 def ending_of(exc: BaseException | None, halt_line: str | None = None) -> dict[str, Any]:
@@ -95,16 +96,34 @@ def lost_peer(ending: dict[str, Any] | None) -> bool:
     return any(words in detail for words in PEER_GONE)
 
 
+MAX_DETACH_SITES = 3  # `.detach()` calls named in a cut graph's advice
 # what autograd says when the tensor given to backward() has no graph to the parameters
 CUT_GRAPH = "does not require grad and does not have a grad_fn"
 
 
-def cut_graph_advice(ending: dict[str, Any], log_prob_site: str | None) -> str | None:
+def cut_graph(ending: dict[str, Any]) -> bool:
+    """Whether the run ended in a backward() that found no graph to any parameter."""
+    return ending.get("how") == "exception" and CUT_GRAPH in str(ending.get("detail") or "")
+
+
+def cut_graph_advice(ending: dict[str, Any], log_prob_site: str | None, cuts: Cuts | None = None) -> str | None:
     """Advice for a backward() that raised because its loss is cut off from the model: what
     cuts a graph, and the first `Distribution.log_prob` the run took without gradients
-    (`log_prob_site`), the usual cut in policy-gradient code. None for any other ending."""
-    if ending.get("how") != "exception" or CUT_GRAPH not in str(ending.get("detail") or ""):
+    (`log_prob_site`), the usual cut in policy-gradient code. With `cuts` (read from the
+    script's source, see core/cuts.py) that find `.detach()` calls that ran in what the
+    loss is computed from, those calls are named instead of the general causes, and no
+    `log_prob` under `no_grad` is (an old policy's, a constant, beside a detached new
+    one). None for any other ending."""
+    if not cut_graph(ending):
         return None
+    if cuts is not None and cuts.detaches:
+        sites = cuts.detaches[:MAX_DETACH_SITES]
+        which = ("the .detach() at " + sites[0] if len(sites) == 1
+                 else "the .detach() calls at " + ", ".join(sites))
+        return ("the loss handed to backward() does not depend on any parameter through autograd: it is "
+                f"computed from what {which} cut off from the graph; keep the graph of the term the "
+                "loss must be differentiated through (detach only what is meant to stay constant: a "
+                "baseline, a target, an old policy's log-probabilities)")
     advice = ("the loss handed to backward() does not depend on any parameter through autograd: it, or every "
               "term of it, was computed under torch.no_grad() or torch.inference_mode(), or cut off with "
               ".detach(), .item(), .numpy() or torch.tensor(...); compute the loss's terms with gradients enabled")

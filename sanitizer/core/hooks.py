@@ -53,6 +53,10 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
     _install_optimizer_hooks(session, stack)
     _patch(stack, torch.autograd, "backward",
            _observing_call(session, "backward", session.on_backward, session.after_backward))
+    _patch(stack, torch.autograd, "grad", _result_observer(
+        session, "autograd.grad", lambda args, kwargs, result: session.on_data_leaves(
+            args[1] if len(args) > 1 else kwargs.get("inputs"))))
+    _patch(stack, torch.Tensor, "detach", _detach_observer(session))
     _install_scaler_patches(session, stack)
     _patch(stack, dataloader._BaseDataLoaderIter, "__next__", _timed_next(session))
     _patch(stack, lr_scheduler.LRScheduler, "step", _observing_call(session, "LRScheduler.step",
@@ -347,6 +351,23 @@ def _observing_call(session: Sanitizer, where: str, observe: Callable[[Any], Non
                 after_call(first)
             return result
         return call
+    return wrap
+
+
+def _detach_observer(session: Sanitizer) -> Callable[..., Any]:
+    """`x.detach()` called by the script on a tensor that requires grad: where, for the
+    advice of a backward() whose loss it cut off (see core/cuts.py). The check costs an
+    attribute read for the detaches of tensors without gradients (most of torch's own)."""
+    noted = _guarded(session, "Tensor.detach", session.on_detach)
+
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def detach(self: Any, *args: Any, **kwargs: Any) -> Any:
+            result = original(self, *args, **kwargs)
+            if self.requires_grad and session.active and not _out_of_reach():
+                noted()
+            return result
+        return detach
     return wrap
 
 

@@ -162,11 +162,13 @@ def script_variable(tensor: torch.Tensor) -> str | None:
     return None
 
 
-def free_parameters() -> list[tuple[str, nn.Parameter]]:
-    """The `nn.Parameter`s that require grad which the script holds itself, named as
-    `script_variable` names them (a CLIP temperature `logit_scale`, or `self.logit_scale`
-    of a trainer): globals of `__main__`, the locals of the user's frames now running,
-    and the attributes of those locals. Whether a module holds them too is the caller's to ask."""
+def free_parameters() -> list[tuple[str, torch.Tensor]]:
+    """The `nn.Parameter`s that require grad which the script holds itself, and the
+    plain leaf tensors that do (`temperature = torch.ones(1, requires_grad=True)`),
+    named as `script_variable` names them (a CLIP temperature `logit_scale`, or
+    `self.logit_scale` of a trainer): globals of `__main__`, the locals of the user's
+    frames now running, and the attributes of those locals. Whether a module holds them
+    too, or whether a plain one is data, is the caller's to ask."""
     main = sys.modules.get("__main__")
     held = [(name, value) for name, value in (list(vars(main).items()) if main is not None else ())
             if not name.startswith("_")]
@@ -176,9 +178,10 @@ def free_parameters() -> list[tuple[str, nn.Parameter]]:
         if type(attributes) is dict and not issubclass(type(value), (type, ModuleType, nn.Module)):
             held += [(attribute, member) for attribute, member in list(attributes.items())
                      if not attribute.startswith("_")]
-    found: dict[int, tuple[str, nn.Parameter]] = {}
+    found: dict[int, tuple[str, torch.Tensor]] = {}
     for name, value in held:
-        if issubclass(type(value), nn.Parameter) and value.requires_grad:  # type: ignore[union-attr]
+        if (issubclass(type(value), torch.Tensor) and value.requires_grad  # type: ignore[union-attr]
+                and (issubclass(type(value), nn.Parameter) or value.is_leaf)):  # type: ignore[union-attr]
             found.setdefault(id(value), (name, value))  # type: ignore[arg-type]
     return list(found.values())
 

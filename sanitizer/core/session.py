@@ -35,7 +35,8 @@ from sanitizer.core.catalogue import KINDS, chosen_kinds
 from sanitizer.core.children import Children
 from sanitizer.core.draws import Draws
 from sanitizer.core.clearing import GradientClearing, kept_gradient
-from sanitizer.core.ending import cut_graph_advice, ending_of, exited_at, lost_peer, terminated_at
+from sanitizer.core.cuts import cuts_of
+from sanitizer.core.ending import cut_graph, cut_graph_advice, ending_of, exited_at, lost_peer, terminated_at
 from sanitizer.core.events import Event, SanitizerHalt
 from sanitizer.core.loss_calls import LossCall
 from sanitizer.core.manual import ManualUpdate
@@ -63,6 +64,8 @@ UNDERFLOW_EVERY = 5  # fp16 underflow census on steps 1, 6, 11, ...
 MAX_SYNCED_COPIES = 16  # models the trained weights were copied into, followed to tell a target network
 MAX_SYNCED_MODULES = 4096  # modules of each followed
 RECENT_SAMPLES = 16  # values of sample() kept (weakly) to tell whether a log_prob() is of one
+MAX_DETACH_SITES = 64  # lines that detached a tensor requiring grad, kept to explain a cut graph
+MAX_DATA_LEAVES = 256  # leaf tensors used as data followed at once (a new input each step dies with it)
 PROBE_PASSES = 2  # backward passes counted as steps, at most, before a first optimizer step renumbers them
 MAX_EVAL_MAGNITUDES = 256  # per-sample loss vectors of one step's evaluation kept for the NaN check
 _set_grad_enabled = torch._C._set_grad_enabled  # torch.no_grad() without its Python layers
@@ -118,6 +121,13 @@ class Sanitizer:
         self._optimizers_numbered = 0
         self._log_prob_of_constant = False  # a log_prob() autograd differentiates, of a value it does not
         self._log_prob_without_grad: str | None = None  # where a log_prob() first ran with gradients off
+        # leaf tensors that require grad used as data, by id: given to a model's outermost call
+        # (a probe image whose saliency is followed) or differentiated against with
+        # `torch.autograd.grad` (a PINN's collocation points); no weights left untrained
+        self._data_leaves: dict[int, weakref.ref[torch.Tensor]] = {}
+        # the lines of the script that detached a tensor requiring grad: which `.detach()` in
+        # what a loss is computed from ran, when its backward() finds no graph (see core/cuts.py)
+        self._detach_sites: set[str] = set()
         self.static_loss_scale: float | None = None  # the last `(loss * S).backward()`'s S, S >= 2
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
@@ -249,7 +259,11 @@ class Sanitizer:
         if self.ending["how"] == "exception":
             if self.tracer.saw_forward or self.steps:  # else it ended while setting up: in no step
                 self.ending["step"] = self.step  # the step it happened in
-            advice = cut_graph_advice(self.ending, self._log_prob_without_grad)
+            cuts = self._guard("reading the cut graph", cuts_of, exc.__traceback__) \
+                if exc is not None and cut_graph(self.ending) else None
+            if cuts is not None:  # the `.detach()` calls in what the loss is computed from that ran
+                cuts.detaches = [site for site in cuts.detaches if site in self._detach_sites]
+            advice = cut_graph_advice(self.ending, self._log_prob_without_grad, cuts)
             if advice is not None:  # backward() of a loss cut off from the model
                 self.ending["advice"] = advice
 
@@ -566,6 +580,34 @@ class Sanitizer:
     def on_multinomial(self, probabilities: Any, result: Any) -> None:
         if not self._log_prob_of_sample and torch.is_grad_enabled():
             self.draws.drawn(probabilities, result)
+
+    def on_detach(self) -> None:
+        """The script's code detached a tensor that requires grad, at the innermost
+        frame outside the sanitizer (see `_detach_sites`)."""
+        if len(self._detach_sites) >= MAX_DETACH_SITES:
+            return
+        frame = sys._getframe(1)
+        while frame is not None and locations.is_own(frame):
+            frame = frame.f_back
+        if frame is not None and locations.is_user_file(frame.f_code.co_filename):
+            self._detach_sites.add(locations.format_site(frame.f_code.co_filename, frame.f_lineno))
+
+    def on_data_leaves(self, values: Any) -> None:
+        """Tensors used as data (see `_data_leaves`): those among `values` (a tensor, or a
+        tuple or list of them) that are leaves requiring grad and not `nn.Parameter`s."""
+        for value in values if isinstance(values, (tuple, list)) else (values,):
+            if (isinstance(value, torch.Tensor) and value.requires_grad and value.is_leaf
+                    and not isinstance(value, nn.Parameter) and not self.used_as_data(value)):
+                if len(self._data_leaves) >= MAX_DATA_LEAVES:
+                    self._data_leaves = {key: ref for key, ref in self._data_leaves.items() if ref() is not None}
+                    if len(self._data_leaves) >= MAX_DATA_LEAVES:
+                        return
+                self._data_leaves[id(value)] = weakref.ref(value)
+
+    def used_as_data(self, tensor: torch.Tensor) -> bool:
+        """Whether `tensor` was given to a model or to `torch.autograd.grad` as data."""
+        ref = self._data_leaves.get(id(tensor))
+        return ref is not None and ref() is tensor
 
     def on_sample(self, value: Any) -> None:
         if not self._log_prob_of_sample and isinstance(value, torch.Tensor):

@@ -115,11 +115,16 @@ class Sink:
         return self._session.index.named_parameters()
 
     def free_parameters(self) -> list[tuple[str, torch.Tensor]]:
-        """The `nn.Parameter`s the script holds in variables of its own (a CLIP
-        temperature), by their names there; some may be parameters of a model too."""
+        """The `nn.Parameter`s, and the plain leaf tensors that require grad, the script
+        holds in variables of its own (a CLIP temperature), by their names there; some may
+        be parameters of a model too. Not plain tensors used as data: given to a model (a
+        probe image) or to `torch.autograd.grad` (a PINN's collocation points)."""
+        from torch import nn
+
         from sanitizer.core.naming import free_parameters
 
-        return free_parameters()  # type: ignore[return-value]
+        return [(name, tensor) for name, tensor in free_parameters()
+                if isinstance(tensor, nn.Parameter) or not self._session.used_as_data(tensor)]
 
     def master_copies(self, params: list[torch.Tensor]) -> dict[int, bool]:
         """Of `params` (model parameters no optimizer holds), those an optimizer steps

@@ -119,6 +119,8 @@ class ForwardTracer:
             return
         self.saw_forward = True
         t.outer_grad = torch.is_grad_enabled()
+        if t.outer_grad:  # a leaf that requires grad given to a model is data (a probe image)
+            self._session.on_data_leaves(args)
         # a module without parameters called on its own on data without autograd history
         # is no model: a data transform (torchvision's and kornia's are modules) run by the
         # Dataset before the model sees the batch; it takes no part in the step's trail,

@@ -11,14 +11,20 @@ copies of its parameters (master weights, see core/masters.py) is trained as lon
 as the model holds the copies' values at each check (copied back after each step).
 
 An `nn.Parameter` the script holds outside every module (a CLIP temperature
-`logit_scale`) is named by its variable when no optimizer holds it, it received a
-new gradient between two checks and its value stayed as it was: an adversarial
-perturbation kept from batch to batch, updated by hand from its gradient, moves."""
+`logit_scale`), or a plain leaf tensor that requires grad (`temperature =
+torch.ones(1, requires_grad=True)`), is named by its variable when no optimizer holds
+it, it received a new gradient between two checks and its value stayed as it was: an
+adversarial perturbation kept from batch to batch, or weights updated by hand from
+their gradient, move; an input made to require grad each step is a new tensor at each
+check; a plain tensor given to a model (a probe image whose saliency is followed) or
+to `torch.autograd.grad` (a PINN's collocation points) is data."""
 from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from torch import nn
 
 from sanitizer.core import locations
 from sanitizer.core.probe import StepRecord
@@ -92,13 +98,17 @@ class ParamNotInOptimizerDetector(Detector):
         copies = {} if replaced or not missing else sink.master_copies([p for _, p in missing])
         missing = [(name, p) for name, p in missing if copies.get(id(p)) is not True]
         free = self._free_missing(sink.free_parameters(), held, {id(p) for _, p in named})
-        for name in free:
+        for name, param in free:
             self.missing.append(name)
+            plain = not isinstance(param, nn.Parameter)
+            what = (f"a {_dtype(param)} tensor of shape {tuple(param.shape)} with requires_grad=True"
+                    if plain else "an nn.Parameter")
             sink.emit("param_not_in_optimizer", step,
-                      f"{name}, an nn.Parameter the script holds outside any module, receives gradients but no "
+                      f"{name}, {what} the script holds outside any module, receives gradients but no "
                       "optimizer holds it and its value never changed: it is never trained (add it to the "
                       "optimizer's parameters; requires_grad_(False) if it is meant to stay fixed)",
-                      param=name, where=locations.user_site(), extra={"params": [name], "free": True})
+                      param=name, where=locations.user_site(),
+                      extra={"params": [name], "free": True, **({"tensor": True} if plain else {})})
         if not missing:
             return
         self.missing += [name for name, _ in missing]
@@ -133,10 +143,11 @@ class ParamNotInOptimizerDetector(Detector):
             sink.emit("param_not_in_optimizer", step, message, module=module, param=params[0], where=site,
                       extra=extra)
 
-    def _free_missing(self, free: list[tuple[str, Any]], held: set[int], in_models: set[int]) -> list[str]:
+    def _free_missing(self, free: list[tuple[str, Any]], held: set[int],
+                      in_models: set[int]) -> list[tuple[str, Any]]:
         """Of the free parameters the script holds (outside every module and optimizer),
-        the names of those that received a new gradient since the latest check while
-        their values stayed as they were; each is remembered as seen now."""
+        those that received a new gradient since the latest check while their values
+        stayed as they were, with their names; each is remembered as seen now."""
         self._free = {key: seen for key, seen in self._free.items() if seen.param() is not None}
         missing = []
         for name, param in free:
@@ -152,7 +163,7 @@ class ParamNotInOptimizerDetector(Detector):
             if before is not None and before.param() is param:
                 now.moved = before.moved or not now.same_values(before)
                 if not now.moved and now.gradient != before.gradient:
-                    missing.append(name)
+                    missing.append((name, param))
             self._free[id(param)] = now
         return missing
 
@@ -194,6 +205,11 @@ def _replaced(missing: list[tuple[str, Any]], named: list[tuple[str, Any]], reco
     in_model = {id(p) for _, p in named}
     unused = (p for p in record.training_params if id(p) not in in_model and p.grad is None)
     return shapes_match((param for _, param in missing), unused)
+
+
+def _dtype(tensor: Any) -> str:
+    """`float32` for `torch.float32`."""
+    return str(tensor.dtype).removeprefix("torch.")
 
 
 def _verbs(params: list[str], one: str, several: str) -> str:

@@ -29,9 +29,12 @@ STEPS_IN_A_ROW = 5
 # A loss that fell below its first level by this share at least, and settled there smoothly
 # (the gradient shrank step by step, the loss did not rise lately, it sits at the
 # lowest level it reached, and its change per step went to ~0 with the gradient), converged
-# to a plateau: full-batch least squares whose noise floor is above half its early loss.
+# to a plateau: full-batch least squares whose noise floor is above half its early loss. A
+# loss that fell at each of the early steps needs no such share: a fit started near its
+# optimum (warm-started from an earlier solution) falls by a few percent, step by step.
 SETTLED_DROP = 0.1
 SETTLED_CHANGE = 1e-4  # a change per step below this share of the early loss is ~0
+FLOAT_NOISE = 1e-6  # a change of the loss below this share of it may be rounding alone
 SMOOTH_STEPS = 20  # steps without a rise of the loss, after the early ones, that make its fall smooth
 
 
@@ -65,10 +68,19 @@ class _Track:
         reached, its change per step gone to ~0 with the gradient: converged, not stalled."""
         scale, start = abs(early), self.early_losses[0]
         # from the first loss: a loss that falls fast sits near its plateau within the early steps
-        return (loss <= start - SETTLED_DROP * abs(start) and self.loss_change is not None
+        drop = SETTLED_DROP if not self._fell_each_early_step() else SETTLED_CHANGE
+        return (loss <= start - drop * abs(start) and self.loss_change is not None
                 and abs(self.loss_change) <= SETTLED_CHANGE * scale
                 and self.lowest_loss is not None and loss <= self.lowest_loss + SETTLED_CHANGE * scale
                 and (self.rose_at <= len(self.early_losses) or self.steps - self.rose_at >= SMOOTH_STEPS))
+
+    def _fell_each_early_step(self) -> bool:
+        """Whether the loss fell at every one of the early steps, each time by more than
+        float noise: gradient descent on the same batch each step, not a loss that sits
+        flat (a saturated model) or wanders from batch to batch."""
+        losses = self.early_losses
+        return len(losses) == EARLY_STEPS and all(
+            later < earlier - FLOAT_NOISE * abs(earlier) for earlier, later in zip(losses, losses[1:]))
 
     def follow(self, norm: float, loss: float | None, collapsed: bool) -> None:
         """Whether the gradient fell into its collapse at once (a saturated layer) or step by

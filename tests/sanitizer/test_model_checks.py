@@ -7,6 +7,7 @@ import pytest
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PERTURBATIONS = ("data", "param-data", "add")
+FREE_TENSORS = ("temperature", "healthy", "scale", "by-hand", "saliency", "probe", "pinn")
 
 PRELAUNCH += [("pruned_midrun.py", "--fault"), ("pruned_midrun.py",), ("unused_parameter.py",), ("unused_parameter.py", "saturated"), ("unused_in_main.py",), ("param_not_in_optimizer.py",), ("param_not_in_optimizer.py", "stale"), ("param_not_in_optimizer.py", "masters"), ("param_not_in_optimizer.py", "masters-not-copied"),
               ("param_not_in_optimizer.py", "masters-overflow"),
@@ -22,7 +23,8 @@ PRELAUNCH += [("pruned_midrun.py", "--fault"), ("pruned_midrun.py",), ("unused_p
               *[(*args, variant) for args in (("free_parameter.py",), ("plain", "free_parameter.py"))
                 for variant in ("fault", "healthy")],
               *[(*args, "--perturb", how) for args in (("free_parameter.py",), ("plain", "free_parameter.py"))
-                for how in PERTURBATIONS]]
+                for how in PERTURBATIONS],
+              *[(*args, mode) for args in (("free_tensor.py",), ("plain", "free_tensor.py")) for mode in FREE_TENSORS]]
 
 
 def test_branch_never_called_is_unused(script_runs: ScriptRuns) -> None:
@@ -186,6 +188,37 @@ def test_a_perturbation_updated_by_hand_is_no_parameter_outside_the_optimizer(sc
     run = script_runs.get("free_parameter.py", "--perturb", how)
     assert run.stdout == script_runs.plain("free_parameter.py", "--perturb", how).stdout
     assert run.returncode == 0 and run.events() == [], run.events()
+
+
+@pytest.mark.parametrize(("mode", "name", "line"), [("temperature", "temperature", "optimizer.step()  # the model only"),
+                                                    ("scale", "w", "optimizer.step()")])
+def test_a_plain_tensor_that_requires_grad_in_no_optimizer_is_named(script_runs: ScriptRuns, mode: str, name: str,
+                                                                   line: str) -> None:
+    """`temperature = torch.ones(1, requires_grad=True)` in the loss, or a local `w`
+    meant to be trained by hand, in no optimizer: only `nn.Parameter`s were looked at,
+    and nothing was reported. Named by its variable at the second check, with its shape."""
+    run = script_runs.get("free_tensor.py", mode)
+    assert (run.returncode, run.stdout) == (0, script_runs.plain("free_tensor.py", mode).stdout), run.stderr
+    [event] = run.events()
+    assert (event["kind"], event["step"], event["param"], event["params"], event["free"], event["tensor"]) == (
+        "param_not_in_optimizer", 2, name, [name], True, True), event
+    shape = "(1,)" if mode == "temperature" else "(8, 1)"
+    assert event["message"].startswith(f"{name}, a float32 tensor of shape {shape} with requires_grad=True "), event
+    assert "no optimizer holds it and its value never changed" in event["message"]
+    if mode == "temperature":
+        assert event["where"] == f"free_tensor.py:{line_of('free_tensor.py', line)}"
+
+
+@pytest.mark.parametrize("mode", ["healthy", "by-hand", "saliency", "probe", "pinn"])
+def test_plain_tensors_that_require_grad_trained_or_used_as_data_are_no_finding(script_runs: ScriptRuns,
+                                                                              mode: str) -> None:
+    """In the optimizer; updated by hand; a batch made to require grad each step (a
+    saliency map); a fixed probe input given to the model; a PINN's collocation points,
+    differentiated against with `torch.autograd.grad` (their `.grad` fills and they
+    never move: the last two were named before they were told apart as data)."""
+    run = script_runs.get("free_tensor.py", mode)
+    assert run.stdout == script_runs.plain("free_tensor.py", mode).stdout
+    assert run.returncode == 0 and run.events() == [], (run.events(), run.stderr)
 
 
 def test_validation_never_near_training_is_a_mismatch(script_runs: ScriptRuns) -> None:

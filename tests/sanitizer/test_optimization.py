@@ -6,7 +6,8 @@ import pytest
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("vanishing_grad.py",),
-              ("vanishing_grad.py", "converged"), ("vanishing_grad.py", "plateau"), ("probe_pass.py", "probe"), ("probe_pass.py", "sam"),
+              ("vanishing_grad.py", "converged"), ("vanishing_grad.py", "plateau"), ("vanishing_grad.py", "warm"),
+              ("vanishing_grad.py", "float64"), ("vanishing_grad.py", "tiny"), ("vanishing_grad.py", "deep"), ("probe_pass.py", "probe"), ("probe_pass.py", "sam"),
               ("probe_pass.py", "microbatch"), ("probe_pass.py", "by_hand"),
               ("scaler_no_update.py",),
               ("wrapped_optimizer.py",), ("wrapped_optimizer.py", "retry"), ("wrapped_optimizer.py", "subclass"), ("clip_order.py", "healthy"),
@@ -93,6 +94,26 @@ def test_a_model_trained_to_its_optimum_has_no_vanishing_gradient(script_runs: S
     run = script_runs.get("vanishing_grad.py", mode)
     assert run.returncode == 0 and run.report["steps"] == 300, run.stderr
     assert run.events() == []
+
+
+@pytest.mark.parametrize("mode", ["warm", "float64", "tiny"])
+def test_small_healthy_gradients_are_no_vanishing_gradient(script_runs: ScriptRuns, mode: str) -> None:
+    """`warm`: a float64 fit started near its optimum, whose loss falls 4% only, step by
+    step, as its gradient goes to ~1e-15 (it was reported); `float64`: converged to
+    gradients of ~1e-12; `tiny`: a loss ~1e-12 by construction."""
+    run = script_runs.get("vanishing_grad.py", mode)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == script_runs.plain("vanishing_grad.py", mode).stdout
+    assert run.events() == [], run.events()
+
+
+def test_a_saturated_sigmoid_stack_vanishes_gradients(script_runs: ScriptRuns) -> None:
+    """Eight sigmoid layers saturated at step 20: the norm falls ~5,000-fold as the loss
+    stays (the first layers' gradients become all zero: unused_parameter names them)."""
+    run = script_runs.get("vanishing_grad.py", "deep")
+    event = run.first("vanishing_grad")
+    assert 24 <= event["step"] <= 26 and event["value"] < 1e-3 * event["baseline"], event
+    assert {e["kind"] for e in run.events()} == {"vanishing_grad", "unused_parameter"}, run.events()
 
 
 @pytest.mark.parametrize("args", [(), ("retry",), ("subclass",)])

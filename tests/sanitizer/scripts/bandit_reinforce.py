@@ -6,6 +6,12 @@ log-probabilities weighted by the rewards less a running baseline.
     --no-grad   the log-probabilities are taken under `torch.no_grad()`: the loss
                 is cut off from the policy, and the first backward raises
     --detach    the same cut made with `.detach()`
+    --ratio     an importance-weighted step (PPO's ratio, unclipped): the
+                log-probabilities of the arms are taken once under `no_grad` when
+                they are drawn (the old policy's, constants), and again with
+                gradients for the loss. Healthy.
+    --ratio-detach  the same, the new log-probabilities `.detach()`ed: the first
+                backward raises; the cut is the `.detach()`, not the `no_grad` one
 """
 import sys
 
@@ -26,14 +32,23 @@ for episode in range(150):
     pick = Categorical(logits=logits)
     arms = pick.sample((16,))
     rewards = means[arms] + 0.1 * torch.randn(16, generator=noise)
-    if CUT == "--no-grad":
+    if CUT in ("--ratio", "--ratio-detach"):
+        with torch.no_grad():
+            old_log_probs = pick.log_prob(arms)
+        log_probs = pick.log_prob(arms)
+        if CUT == "--ratio-detach":
+            log_probs = log_probs.detach()
+        ratio = torch.exp(log_probs - old_log_probs)
+        loss = -(ratio * (rewards - baseline)).mean()
+    elif CUT == "--no-grad":
         with torch.no_grad():
             log_probs = pick.log_prob(arms)
     elif CUT == "--detach":
         log_probs = pick.log_prob(arms).detach()
     else:
         log_probs = pick.log_prob(arms)
-    loss = -(log_probs * (rewards - baseline)).mean()
+    if CUT not in ("--ratio", "--ratio-detach"):
+        loss = -(log_probs * (rewards - baseline)).mean()
     baseline = 0.9 * baseline + 0.1 * rewards.mean().item()
     optimizer.zero_grad()
     loss.backward()
