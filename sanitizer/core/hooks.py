@@ -56,7 +56,7 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
     _patch(stack, torch.autograd, "grad", _result_observer(
         session, "autograd.grad", lambda args, kwargs, result: session.on_data_leaves(
             args[1] if len(args) > 1 else kwargs.get("inputs"))))
-    _patch(stack, torch.Tensor, "detach", _detach_observer(session))
+    _patch(stack, torch.Tensor, "detach", _detach_observer(session), lean=True)
     _install_scaler_patches(session, stack)
     _patch(stack, dataloader._BaseDataLoaderIter, "__next__", _timed_next(session))
     _patch(stack, lr_scheduler.LRScheduler, "step", _observing_call(session, "LRScheduler.step",
@@ -360,10 +360,14 @@ def _detach_observer(session: Sanitizer) -> Callable[..., Any]:
     attribute read for the detaches of tensors without gradients (most of torch's own)."""
     noted = _guarded(session, "Tensor.detach", session.on_detach)
 
-    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(original)
+    def wrap(layer: _Layer) -> Callable[..., Any]:
+        @functools.wraps(layer.below)
         def detach(self: Any, *args: Any, **kwargs: Any) -> Any:
-            result = original(self, *args, **kwargs)
+            try:
+                result = layer.below(self, *args, **kwargs)
+            except BaseException as exc:  # the script's error, read as under plain python
+                exc.__traceback__ = locations.without_own_frames(exc.__traceback__)
+                raise
             if self.requires_grad and session.active and not _out_of_reach():
                 noted()
             return result
@@ -579,14 +583,21 @@ class _Layer:
 _LAYERS: dict[tuple[int, str], list[_Layer]] = {}
 
 
-def _patch(stack: ExitStack, owner: Any, name: str, wrap: Callable[[Callable[..., Any]], Callable[..., Any]]) -> None:
+def _patch(stack: ExitStack, owner: Any, name: str, wrap: Callable[[Any], Callable[..., Any]],
+           lean: bool = False) -> None:
+    """Put `wrap(below)` in place of `owner.name`, `below` calling what was there. A
+    `lean` patch of a method called often (`Tensor.detach`) is handed the `_Layer`
+    itself and calls `layer.below` in its one frame, keeping its own frame out of
+    tracebacks (three Python frames fewer per call: ~2.5 us)."""
     layer = _Layer(owner, name)
+    if lean:
+        setattr(owner, name, wrap(layer))
+    else:
+        @functools.wraps(layer.below)
+        def below(*args: Any, **kwargs: Any) -> Any:
+            return layer.below(*args, **kwargs)
 
-    @functools.wraps(layer.below)
-    def below(*args: Any, **kwargs: Any) -> Any:
-        return layer.below(*args, **kwargs)
-
-    setattr(owner, name, locations.transparent(wrap(below)))
+        setattr(owner, name, locations.transparent(wrap(below)))
     _LAYERS.setdefault((id(owner), name), []).append(layer)
     stack.callback(_unpatch, owner, name, layer)
 

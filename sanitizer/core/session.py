@@ -15,6 +15,7 @@ from collections import Counter, deque
 from contextlib import ExitStack
 from itertools import islice
 from typing import Any, Iterable, TextIO
+from types import CodeType
 
 import torch
 from torch import nn
@@ -126,8 +127,9 @@ class Sanitizer:
         # `torch.autograd.grad` (a PINN's collocation points); no weights left untrained
         self._data_leaves: dict[int, weakref.ref[torch.Tensor]] = {}
         # the lines of the script that detached a tensor requiring grad: which `.detach()` in
-        # what a loss is computed from ran, when its backward() finds no graph (see core/cuts.py)
-        self._detach_sites: set[str] = set()
+        # what a loss is computed from ran, when its backward() finds no graph (see core/cuts.py);
+        # kept as (code, line), formatted only then: a detach in a loop costs a set lookup
+        self._detach_sites: set[tuple[CodeType, int]] = set()
         self.static_loss_scale: float | None = None  # the last `(loss * S).backward()`'s S, S >= 2
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
@@ -262,7 +264,8 @@ class Sanitizer:
             cuts = self._guard("reading the cut graph", cuts_of, exc.__traceback__) \
                 if exc is not None and cut_graph(self.ending) else None
             if cuts is not None:  # the `.detach()` calls in what the loss is computed from that ran
-                cuts.detaches = [site for site in cuts.detaches if site in self._detach_sites]
+                ran = {locations.format_site(code.co_filename, line) for code, line in self._detach_sites}
+                cuts.detaches = [site for site in cuts.detaches if site in ran]
             advice = cut_graph_advice(self.ending, self._log_prob_without_grad, cuts)
             if advice is not None:  # backward() of a loss cut off from the model
                 self.ending["advice"] = advice
@@ -590,7 +593,7 @@ class Sanitizer:
         while frame is not None and locations.is_own(frame):
             frame = frame.f_back
         if frame is not None and locations.is_user_file(frame.f_code.co_filename):
-            self._detach_sites.add(locations.format_site(frame.f_code.co_filename, frame.f_lineno))
+            self._detach_sites.add((frame.f_code, frame.f_lineno))
 
     def on_data_leaves(self, values: Any) -> None:
         """Tensors used as data (see `_data_leaves`): those among `values` (a tensor, or a
