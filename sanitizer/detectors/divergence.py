@@ -20,8 +20,13 @@ Two rules, neither waiting for a long history:
   first loss was 30 times below its third). A loss that went on rising
   gradually past the blow-up (the median of the 10 losses after it twice the
   blow-up or more: a contrastive loss whose negative queue starts random has a
-  tiny first loss, then rises 30 to 60 times as real keys fill the queue) is
-  judged only after 50 losses: when it trains down from its peak by then (the
+  tiny first loss, then rises 30 to 150 times as real keys fill the queue) is
+  judged only after 50 losses, unless the blow-up itself was 100 times the early
+  level (10 times past the blow-up's own threshold, reached from under it in one
+  loss: such a rise crosses 10 times its start on its way up, 30 to 50 times at
+  its first step up; a transformer at a learning rate of 5 jumps 220 times at
+  once, rises on, then drifts down, hundreds of times above its start: a blow-up
+  when the 10 losses after it are in): when it trains down from its peak by then (the
   median of its last 10 losses under 0.8 times the highest median of 10 losses
   in a row since the blow-up, and under that of the 10 before them, yet still
   twice the early level or more, not fallen to a start that was chance): then the
@@ -107,6 +112,9 @@ RECOVERY = 10  # losses after a warm-up blow-up that may show training came back
 RECOVERED = 0.8  # ...by falling below this share of the early level
 CLIMBED = 2.0  # losses after a warm-up blow-up whose median is this many times it rose on, gradually...
 CLIMB_WAIT = 50  # ...and are judged after this many losses (trained down from their peak, or not)
+# a warm-up blow-up this many times its early level (BLOWUP times past BLOWUP) jumped there in one
+# loss: no gradual rise, whatever the losses after it do
+JUMP = BLOWUP * BLOWUP
 TAIL_SAMPLE = 5  # losses after a warm-up blow-up, at least, whose own tail may reach it (noise)
 BLOCK = 8  # losses per block at the start
 RISES = 4  # block medians rising in a row
@@ -358,10 +366,13 @@ class DivergenceDetector(Detector):
         no higher than the early losses'), stays a spike; anything else diverged."""
         after = pending.after
         if (not pending.climbed and len(after) >= RECOVERY and self._steps - pending.steps < CLIMB_WAIT
-                and median(after) >= CLIMBED * pending.loss):
+                and median(after) >= CLIMBED * pending.loss and pending.loss < JUMP * pending.level):
             # the loss went on rising well past the blow-up, step by step (a contrastive loss
             # whose negative queue starts random: a tiny first loss, then up as real keys fill
-            # it): judged after CLIMB_WAIT losses, by whether it trained down from its peak
+            # it): judged after CLIMB_WAIT losses, by whether it trained down from its peak.
+            # Such a rise crosses BLOWUP times its start on its way up (30 to 50 times at its
+            # first step up); a loss JUMP times its start at once came from under BLOWUP times
+            # in one step: a blow-up (a learning rate of 5 for a transformer), not judged so
             pending.climbed = True
             return
         if pending.climbed:

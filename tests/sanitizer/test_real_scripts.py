@@ -31,7 +31,7 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
                 "optimizers_beside_temperature")] + [
     ("dqn_own_env.py",), ("synced_eval_copy.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",), ("lr_runaway.py", "healthy"),
     ("functional_clones.py",), ("mixup_likelihood.py",), ("moco_queue.py",), ("gan_levels.py",),
-    ("gan_levels.py", "critic")]
+    ("gan_levels.py", "critic"), ("char_mlp_lr.py",)]
 PRELAUNCH += [("gan_levels.py", "fault"), ("lr_runaway.py", "outlier"), ("lr_runaway.py", "tensor-lr"), ("synced_eval_copy.py", "--blow-up")]
 PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
@@ -40,6 +40,7 @@ PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype",
               ("policy_gradient.py", "--multinomial"), ("drawn_feedback.py", "--corrupt-step", "40"),
               ("eval_mode_left_on.py", "--bug"), ("eval_mode_left_on.py", "--bug", "--functional"),
               ("eval_mode_left_on.py", "--bug", "--frozen-bn"), ("warmup_blowup.py", "--peak-lr", "3"),
+              ("char_mlp_lr.py", "--lr", "25"),
               ("steady_climb.py", "--endless-warmup"), ("summed_validation.py", "--overfit"),
               ("gan_ring.py", "--fault"), ("gan_turns.py", "--corrupt"), ("optimizer_in_backward.py", "--fault", "40"),
               ("checkpointed.py", "--fault", "30"), ("checkpointed.py", "--reentrant", "--fault", "30"),
@@ -206,6 +207,22 @@ def test_blow_up_during_warm_up_is_divergence_at_its_step(script_runs: ScriptRun
     problems = run.report["summary"]["problems"]
     assert [p["kind"] for p in problems] == ["divergence"], problems
     assert any(line.startswith("unused_parameter at step") for line in problems[0]["symptoms"]), problems
+
+
+def test_a_jump_of_hundreds_of_times_that_rises_on_and_drifts_down_is_divergence(script_runs: ScriptRuns) -> None:
+    """A character-level MLP at a learning rate 50,000 times its own: the loss jumps from
+    3.4 to 845 at step 2 (250 times), rises on to 4,000 and drifts down through 250 to
+    1,000, never under 70 times its start. No warm-up rise of a loss that starts tiny
+    (a contrastive loss whose queue starts random: 30 to 50 times at its first step up)
+    takes such a step: divergence at step 2, not a start the judgement restarts from
+    once the loss trains down. Healthy at 5e-4 (HEALTHY)."""
+    run = script_runs.get("char_mlp_lr.py", "--lr", "25")
+    plain = script_runs.plain("char_mlp_lr.py", "--lr", "25")
+    assert (run.returncode, run.stdout) == (plain.returncode, plain.stdout), run.stderr
+    (event,) = run.events("divergence")
+    assert event["step"] == 2 and event["rule"] == "blow-up", event
+    assert event["baseline"] == pytest.approx(3.37, abs=0.01), event
+    assert event["where"] == f"char_mlp_lr.py:{line_of('char_mlp_lr.py', 'loss = F.cross_entropy')}"
 
 
 def test_a_blow_up_that_ends_the_run_in_inf_is_divergence_at_its_first_step(script_runs: ScriptRuns) -> None:

@@ -376,6 +376,19 @@ def test_a_loss_that_rises_gradually_over_ten_times_then_trains_down_is_no_blow_
     assert _divergence_steps(rise + down[:40] + [40.0] * 30) == [len(rise) + 41]
 
 
+def test_a_jump_a_hundred_times_up_in_one_loss_is_no_warm_up_rise() -> None:
+    """makemore's transformer at a learning rate of 5: 3.3, then 731 at step 2 (220 times),
+    rising on to 2,400 and drifting down through 300 to 2,500. The losses after the jump
+    rise past it, and train down later, as a contrastive loss's rise does; but that one
+    crosses 10 times its start on its way up (30 to 50 times at its first step up), while
+    this one jumps from under 10 to over 100 times in one loss: a blow-up at its step."""
+    rise = [3.3, 731.0, 2384.0, 1894.0, 1438.0, 1122.0, 1826.0, 2100.0, 1667.0, 1932.0, 1495.0, 1916.0]
+    down = _noisy([1500 * 0.985 ** i for i in range(70)], seed=3, noise=0.3)
+    assert _divergence_steps(rise + down) == [2]
+    # the same shape, its first step up 50 times its start (MoCo's): a warm-up rise that trains down
+    assert _divergence_steps([rise[1] / 50] + rise[1:] + down) == []
+
+
 def test_sustained_blow_up_late_but_not_a_single_outlier() -> None:
     falling = [2.3 * 0.98 ** i for i in range(100)]
     assert _divergence_steps(falling + [40.0] + falling[-1:] * 50) == []
