@@ -268,7 +268,7 @@ def _install_optimizer_hooks(session: Sanitizer, stack: ExitStack) -> None:
             return None
         # The forward and backward run inside step(), in the closure: the step is
         # measured when the closure returns, before the update (as in a plain loop).
-        measured = _MeasuredClosure(closure, functools.partial(before, optimizer))
+        measured = _MeasuredClosure(closure, functools.partial(before, optimizer), session)
         if "closure" in kwargs:
             return args, {**kwargs, "closure": measured}
         return (args[0], measured, *args[2:]), kwargs
@@ -292,17 +292,28 @@ def _closure_of(args: Any, kwargs: Any) -> Any:
 class _MeasuredClosure:
     """Calls the closure, then (once per step, LBFGS may call it again) ends the step."""
 
-    def __init__(self, closure: Callable[[], Any], end_step: Callable[[], None]) -> None:
+    def __init__(self, closure: Callable[[], Any], end_step: Callable[[], None], session: Sanitizer) -> None:
         self.closure = closure
         self.end_step = end_step
+        self.session = session
         self.measured = False
 
     @locations.transparent
     def __call__(self) -> Any:
+        # a call after the measured one: what it adds to the next step's probe is
+        # settled when it returns (see StepProbe.settle_call)
+        later = self.measured
+        probe = self.session.probe if later else None
+        mark = probe.mark() if probe is not None else None
         result = self.closure()
         if not self.measured:
             self.measured = True
             self.end_step()
+        elif probe is not None and mark is not None and self.session.probe is probe:
+            try:
+                probe.settle_call(mark)
+            except Exception as exc:
+                self.session.internal_error("closure call", exc)
         return result
 
 

@@ -211,6 +211,29 @@ class StepProbe:
         self.trail_values.extend(ends)
         return True
 
+    def mark(self) -> TrailMark:
+        """Where the trail and the losses stand now (see `settle_call`)."""
+        return TrailMark(len(self.trail_slots), len(self.trail_values), len(self.losses), set(self.traced_inputs))
+
+    def settle_call(self, mark: TrailMark) -> None:
+        """A call of a closure (LBFGS calls it up to `max_iter` times a step), begun at
+        `mark`, ended: its trail entries are dropped when they and its losses are all
+        finite. The calls after the one a step is measured on are forwards of that step
+        at points its line search left behind; kept, a dozen of them fill the trail
+        before the next step's own forward, whose culprit (a NaN batch) then goes
+        unseen. One that holds a NaN or Inf is kept: the first culprit stays first.
+        Its values are read once (LBFGS itself reads each loss, `float(closure())`)."""
+        values = self.trail_values[mark.values:]
+        if not values or not _all_finite(values + self.losses[mark.losses:]):
+            return
+        entries = mark.entries
+        del self.trail_slots[entries:], self.trail_widths[entries:], self.trail_half[entries:]
+        del self.trail_values[mark.values:]
+        self.signed_entries = [index for index in self.signed_entries if index < entries]
+        del self.input_sources[sum(1 for slot in self.trail_slots if slot == INPUT_SLOT):]
+        for key in [key for key in self.traced_inputs if key not in mark.traced]:
+            del self.traced_inputs[key]  # measured again by the next call
+
     def trail(self, values: list[float]) -> list[tuple[int, float]]:
         """(slot, largest absolute value) per traced output, from `trail_values` read back."""
         result, start = [], 0
@@ -232,6 +255,25 @@ class StepProbe:
             starts.append(starts[-1] + width)
         return {index for index in self.signed_entries
                 if values[starts[index]:starts[index] + 2] == [-math.inf, 0.0]}
+
+
+class TrailMark(NamedTuple):
+    """A point of a step's probe: trail entries, trail values and losses so far, and
+    the arguments beside the batch traced so far (see `StepProbe.settle_call`)."""
+
+    entries: int
+    values: int
+    losses: int
+    traced: set[int]
+
+
+def _all_finite(tensors: list[torch.Tensor]) -> bool:
+    """Whether every one of these 0-d tensors is finite: one reduction and one read per
+    device and dtype."""
+    groups: dict[tuple[torch.device, torch.dtype], list[torch.Tensor]] = {}
+    for tensor in local_values(tensors):
+        groups.setdefault((tensor.device, tensor.dtype), []).append(tensor)
+    return all(bool(torch.stack(group).isfinite().all()) for group in groups.values())
 
 
 def magnitude_ends(tensor: torch.Tensor) -> tuple[torch.Tensor, ...]:

@@ -10,7 +10,8 @@ PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy"),
               ("validation_nan.py", "per_sample"), ("validation_nan.py", "checkpoint"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
               ("backward_born_nan.py",), ("backward_born_nan.py", "healthy"),
-              ("hooked_outputs.py",), ("hooked_outputs.py", "observed")]
+              ("hooked_outputs.py",), ("hooked_outputs.py", "observed"),
+              ("lbfgs_closure_nan.py", "--fault", "4"), ("lbfgs_closure_nan.py",)]
 
 
 def test_overflowing_linear_is_named_as_the_culprit(script_runs: ScriptRuns) -> None:
@@ -279,3 +280,20 @@ def test_an_output_replaced_by_the_scripts_own_hook_is_judged_as_the_model_uses_
         activation = run.first("nonfinite_activation")
         assert activation["step"] == 3 and activation["module"] == "0.2", activation
         assert run.stdout == "non-finite at step 3\n" + hooks
+
+
+def test_a_nan_batch_under_lbfgs_is_the_batch_whatever_the_iterations_before(script_runs: ScriptRuns) -> None:
+    """LBFGS calls the closure up to 20 times a step; the calls after the measured one
+    ran before the next step's forward and must not crowd its trail out: the NaN batch
+    of step 4 is named, not a loss computation."""
+    run = script_runs.get("lbfgs_closure_nan.py", "--fault", "4")
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_input")
+    assert event["step"] == 4, event
+    assert event["where"] == f"lbfgs_closure_nan.py:{line_of('lbfgs_closure_nan.py', 'loss = criterion(')}"
+    loss = run.first("nonfinite_loss")
+    assert loss["step"] == 4 and "because the input batch is non-finite" in loss["message"], loss
+    assert run.report["summary"]["problems"][0]["kind"] == "nonfinite_input"
+    healthy = script_runs.get("lbfgs_closure_nan.py")
+    assert healthy.returncode == 0 and healthy.report["events"] == [], healthy.report["events"]
+    assert run.stdout == healthy.stdout == "finished\n"

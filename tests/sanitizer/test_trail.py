@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from sanitizer import Sanitizer
-from sanitizer.core.probe import Gather, StepProbe, dense_view
+from sanitizer.core.probe import INPUT_SLOT, Gather, InputSource, StepProbe, dense_view
 
 
 class Activated(nn.Module):
@@ -283,3 +283,30 @@ def test_sparse_inputs_are_measured_by_their_values_and_sparse_outputs_left_off(
             loss.backward()
             opt.step()
     assert session.steps == 3 and session.events == []
+
+
+@pytest.mark.parametrize("bad", [None, "trail", "loss"])
+def test_a_later_closure_call_leaves_the_trail_as_it_found_it_unless_something_was_non_finite(bad: str | None) -> None:
+    """LBFGS's calls of the closure after the measured one: a finite call is dropped from
+    the trail (its batch, its masks and what they count), one with a NaN or Inf stays."""
+    probe = StepProbe()
+    probe.add_trail(INPUT_SLOT, torch.ones(3))
+    probe.input_sources.append(InputSource("a.py:1", None, ()))
+    probe.add_trail(0, torch.ones(2))
+    before = (list(probe.trail_slots), list(probe.trail_widths), len(probe.trail_values), list(probe.input_sources))
+    mark = probe.mark()
+    probe.add_trail(INPUT_SLOT, torch.ones(3))
+    probe.input_sources.append(InputSource("a.py:1", None, ()))
+    mask = torch.zeros(2)
+    probe.traced_inputs[id(mask)] = (None, 0)
+    probe.add_trail(INPUT_SLOT, mask, signed=True)
+    probe.input_sources.append(InputSource("a.py:1", None, (1,)))
+    probe.add_trail(0, torch.tensor([1.0, math.nan if bad == "trail" else 2.0]))
+    probe.losses.append(torch.tensor(math.inf if bad == "loss" else 0.5))
+    probe.settle_call(mark)
+    after = (list(probe.trail_slots), list(probe.trail_widths), len(probe.trail_values), list(probe.input_sources))
+    if bad is None:
+        assert after == before and probe.signed_entries == [] and id(mask) not in probe.traced_inputs
+    else:
+        assert len(after[0]) == 5 and len(after[3]) == 3 and probe.signed_entries == [3]
+    assert len(probe.losses) == 1  # the losses stay: only the trail is settled
