@@ -20,6 +20,7 @@ from typing import Callable, NamedTuple, Union
 
 import libcst as cst
 
+from trainlint.analysis.literals import number_value
 from trainlint.analysis.scopes import and_operands
 from trainlint.analysis.walk import calls_in_order, iter_nodes, only
 from trainlint.semantic import SemanticModel
@@ -391,20 +392,12 @@ def _non_empty(iterable: cst.BaseExpression) -> bool:
     if func.value == "zip":
         return all(_non_empty(arg.value) for arg in args)
     if func.value == "range" and len(args) <= 2:
-        bounds = [_integer(arg.value) for arg in args]
-        if None in bounds:
+        bounds = [number_value(arg.value) for arg in args]
+        if not all(type(bound) is int for bound in bounds):
             return False
         start, stop = (0, bounds[0]) if len(bounds) == 1 else bounds
         return start < stop  # type: ignore[operator]
     return False
-
-
-def _integer(expr: cst.BaseExpression) -> int | None:
-    if type(expr) is cst.Integer:
-        return int(expr.evaluated_value)
-    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus and type(expr.expression) is cst.Integer:
-        return -int(expr.expression.evaluated_value)
-    return None
 
 
 def _always_true(test: cst.BaseExpression) -> bool:

@@ -1064,9 +1064,9 @@ class _Summarizer:
         `shuffle=param`; () for anything else (never, or not known here)."""
         if any(arg.star for arg in sampler.args):
             return ()
-        value = sampler_shuffle(sampler)
-        if value is None or (type(value) is cst.Name and value.value == "True"):
+        if _always_shuffles(sampler):
             return ("always",)
+        value = sampler_shuffle(sampler)
         if type(value) is cst.Name:
             return (value.value, "is", "True") if self._unchanged_param(value) else ()
         if type(value) is not cst.Comparison or len(value.comparisons) != 1:

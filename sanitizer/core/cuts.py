@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 
 from sanitizer.core import locations
+from sanitizer.core.loss_line import backward_calls
 
 @dataclass
 class Cuts:
@@ -38,10 +39,8 @@ def cuts_of(tb: TracebackType | None) -> Cuts | None:
         return None
     scope = _enclosing_scope(tree, line)
     # `loss.backward()`, `scaler.scale(loss).backward()`, `torch.autograd.backward(loss)`
-    receivers = [part for node in ast.walk(scope)
-                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                 and node.func.attr == "backward" and node.lineno <= line <= (node.end_lineno or node.lineno)
-                 for part in (node.func.value, *node.args)]
+    receivers = [part for call in backward_calls(scope, line)
+                 for part in (call.func.value, *call.args)]  # type: ignore[attr-defined]
     if not receivers:
         return None
     assignments = _assignments(scope)

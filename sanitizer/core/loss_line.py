@@ -21,14 +21,19 @@ def loss_site(site: str | None) -> str | None:
     if found is None or tree is None:
         return site
     filename, line = found
-    receivers = [_receiver(node.func.value) for node in ast.walk(tree)
-                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                 and node.func.attr == "backward" and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    receivers = [_receiver(call.func.value) for call in backward_calls(tree, line)]  # type: ignore[attr-defined]
     name = next((receiver for receiver in receivers if receiver is not None), None)
     if name is None:
         return site
     assigned = _assigned_before(tree, line, name)
     return locations.format_site(filename, assigned) if assigned else site
+
+
+def backward_calls(scope: ast.AST, line: int) -> list[ast.Call]:
+    """The `x.backward(...)` calls of `scope` whose lines hold `line`."""
+    return [node for node in ast.walk(scope)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "backward" and node.lineno <= line <= (node.end_lineno or node.lineno)]
 
 
 def _receiver(expr: ast.expr) -> str | None:
