@@ -103,7 +103,9 @@ class Summary:
     # returns a `DistributedSampler` it builds, itself ("sampler") or in a dict of a
     # DataLoader's keyword arguments ("kwargs": `kwargs["sampler"] = ...; return kwargs`),
     # then when it shuffles: ("always",), or as a test of the caller's argument for a
-    # parameter, (param, "==" or "!=", text) or (param, "is", "True")
+    # parameter, (param, "==" or "!=", text) or (param, "is", "True"), followed by the
+    # parameter's default where it is a constant (see `constant_text`): what a call that
+    # leaves the argument out tests
     returns_distributed_sampler: tuple[str, ...] = ()
     set_epoch: frozenset[str] = frozenset()  # params it calls set_epoch on (or on their .sampler)
     accumulates: frozenset[str] = frozenset()  # params it stores where they outlive the call
@@ -379,6 +381,24 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )
+
+
+def shuffles_with(condition: tuple[str, ...] | list[str], given: str | None) -> bool | None:
+    """Whether a sampler that shuffles under `condition` (the tail of
+    `Summary.returns_distributed_sampler`: ("always",), or (param, operator, text, ...))
+    shuffles when its parameter is given the constant `given` (see `constant_text`);
+    None when not known (no constant, or a condition of another form)."""
+    if tuple(condition) == ("always",):
+        return True
+    if len(condition) < 3 or given is None or given == "?" or given.startswith("@"):
+        return None
+    operator, expected = condition[1], condition[2]
+    if operator == "is":
+        return given == expected
+    if operator not in ("==", "!="):
+        return None
+    equal = given[:1] in ("'", '"') and ast.literal_eval(given) == expected
+    return equal == (operator == "==")
 
 
 def _linked(own: frozenset[str], links: tuple[tuple[str, str, str], ...], resolve: Callable[[str], Summary | None],

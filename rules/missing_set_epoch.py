@@ -7,14 +7,14 @@ import libcst as cst
 from trainlint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
 from trainlint.analysis.dataflow import iterated_loader, iterated_where_built, only_splatted
 from trainlint.analysis.iteration import file_trains, trains
-from trainlint.analysis.literals import string_value
+from trainlint.analysis.literals import constant_text, string_value
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
 from trainlint.analysis.summarize import batched
 from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext
-from trainlint.summaries import BACKWARD, LOOP, STEP, Summary
+from trainlint.summaries import BACKWARD, LOOP, STEP, Summary, shuffles_with
 from trainlint.rule import Rule
 
 DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
@@ -67,7 +67,9 @@ class MissingSetEpoch(Rule):
     loop of the file, or a function of the project it is handed to, trains on,
     where the sampler shuffles for the argument the call writes out (`"train"`,
     by position or by keyword; a value the file does not write out is not
-    followed) and nothing may call `set_epoch` on the loader or the sampler.
+    followed), or for the parameter's default when the call leaves it out and
+    unpacks nothing (`def loader_kwargs(ds, mode="train")`), and nothing may
+    call `set_epoch` on the loader or the sampler.
 
     ## Limitations
     Samplers built with `shuffle=False` (or a `shuffle=` decided by an
@@ -1081,19 +1083,23 @@ class MissingSetEpoch(Rule):
 def _shuffles_for(call: cst.Call, summary: Summary, condition: list[str]) -> bool:
     """The builder's sampler shuffles for the argument `call` gives it (see
     `Summary.returns_distributed_sampler`): always, or by a test of a constant the
-    call passes; an argument not written out here is not known to."""
+    call passes, or of the parameter's constant default when the call leaves it out
+    (and unpacks no `*args` or `**kwargs`); an argument not written out here is not
+    known to."""
     if condition == ["always"]:
         return True
-    if len(condition) != 3:
+    if len(condition) < 3:
         return False
-    param, operator, expected = condition
-    given = [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) == param]
-    if len(given) != 1:
+    given = [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) == condition[0]]
+    if len(given) > 1:
         return False
-    if operator == "is":
-        return type(given[0]) is cst.Name and given[0].value == expected
-    text = string_value(given[0])
-    return text is not None and (text == expected) == (operator == "==")
+    if given:
+        value = constant_text(given[0])
+    elif len(condition) > 3 and not any(arg.star for arg in call.args):
+        value = condition[3]
+    else:
+        return False
+    return shuffles_with(condition, value) is True
 
 
 def _loop_trains(ctx: FileContext, loop: cst.For) -> bool:

@@ -21,9 +21,9 @@ from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, dict_entry, reaching, target_names
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers
 from trainlint.analysis.guards import (
-    caller_bound, is_device_check, passes_by_default, skipped_at_first, tests_a_remainder,
+    caller_bound, is_device_check, parameter_default, passes_by_default, skipped_at_first, tests_a_remainder,
 )
-from trainlint.analysis.literals import string_value
+from trainlint.analysis.literals import constant_text, string_value
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
     clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
@@ -517,6 +517,7 @@ class _Summarizer:
         returned: list[cst.BaseExpression] = []
         whole: list[cst.BaseExpression] = []  # values returned alone, not in a tuple
         tuples: list[cst.Tuple] = []
+        containers: list[cst.BaseExpression] = []  # lists and dicts returned
         for node in only(self.nodes, cst.AugAssign, cst.Return):
             if type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign:
                 self._accumulation(node.target, node.value, sets["accumulates"])
@@ -526,6 +527,8 @@ class _Summarizer:
                     whole.append(node.value)
                 elif type(node.value) is cst.Tuple:
                     tuples.append(node.value)
+                else:
+                    containers.append(node.value)
         method = _method_of(self.ctx, self.func)
         forwards, evaluated_forwards, forwards_through, evaluated_through = loop_forwards(
             self.ctx, self.func, self.params, method, loops, self.targets.target)
@@ -538,7 +541,7 @@ class _Summarizer:
             returns_distributed_loader="DistributedSampler" in self.ctx.source
             and any(self._distributed_loader(r) for r in whole),
             distributed_loader_items=self._distributed_loader_items(tuples),
-            returns_distributed_sampler=self._returned_sampler(whole)
+            returns_distributed_sampler=self._returned_sampler(whole + containers)
             if "DistributedSampler" in self.ctx.source else (),
             stores=self._stores(),
             grad_scalers=self._grad_scalers(),
@@ -1068,7 +1071,7 @@ class _Summarizer:
             return ("always",)
         value = sampler_shuffle(sampler)
         if type(value) is cst.Name:
-            return (value.value, "is", "True") if self._unchanged_param(value) else ()
+            return (value.value, "is", "True", *self._constant_default(value.value)) if self._unchanged_param(value) else ()
         if type(value) is not cst.Comparison or len(value.comparisons) != 1:
             return ()
         target = value.comparisons[0]
@@ -1079,7 +1082,12 @@ class _Summarizer:
         text = string_value(right)
         if operator is None or text is None or type(left) is not cst.Name or not self._unchanged_param(left):
             return ()
-        return (left.value, operator, text)
+        return (left.value, operator, text, *self._constant_default(left.value))
+
+    def _constant_default(self, param: str) -> tuple[str, ...]:
+        """The default of this function's parameter `param`, when it is a constant."""
+        default = constant_text(parameter_default(self.func, param))
+        return (default,) if default is not None else ()
 
     def _unchanged_param(self, name: cst.Name) -> bool:
         """`name` reads a parameter of this function that nothing in it rebinds."""

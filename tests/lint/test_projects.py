@@ -113,7 +113,7 @@ def test_a_module_whose_only_helper_starts_running_the_model_is_followed_through
 @pytest.mark.parametrize(("name", "caller"), [
     ("evaluator_layout", "train.py"), ("inherited_scaler_layout", "trainer.py"), ("trainer_step_layout", "train.py"),
     ("guarded_parameter_layout", "train.py"), ("helper_module_layout", "train.py"), ("helper_chain_layout", "train.py"),
-    ("helper_module_layout", "scoring.py"),
+    ("helper_module_layout", "scoring.py"), ("loader_kwargs_layout", "defaults.py"),
 ])
 def test_facts_read_back_from_the_store_keep_their_findings(tmp_path: Path, name: str, caller: str) -> None:
     """What these findings rest on (a method's loop of forwards, the scaler a base

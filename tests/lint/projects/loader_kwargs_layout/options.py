@@ -28,3 +28,11 @@ def ordered_options(dataset):
 
 def distributed_sampler(dataset, shuffle):
     return DistributedSampler(dataset, shuffle=shuffle)
+
+
+def split_options(dataset, split="train"):
+    return {"sampler": DistributedSampler(dataset, shuffle=split == "train"), "batch_size": 8}
+
+
+def held_out_options(dataset, split="val"):
+    return dict(sampler=DistributedSampler(dataset, shuffle=split == "train"), batch_size=8)
