@@ -69,7 +69,10 @@ class MissingSetEpoch(Rule):
     by position or by keyword; a value the file does not write out is not
     followed), or for the parameter's default when the call leaves it out and
     unpacks nothing (`def loader_kwargs(ds, mode="train")`), and nothing may
-    call `set_epoch` on the loader or the sampler.
+    call `set_epoch` on the loader or the sampler. The dict may keep the sampler
+    inside a batch sampler (`"batch_sampler": BatchSampler(DistributedSampler(ds),
+    32, False)`), and the calling file may wrap the returned sampler in one
+    (`batch_sampler=BatchSampler(sampler, 32, False)`).
 
     ## Limitations
     Samplers built with `shuffle=False` (or a `shuffle=` decided by an
@@ -715,7 +718,8 @@ class MissingSetEpoch(Rule):
             return
         if kept is not None and _EVALUATION.search(kept.value):  # type: ignore[union-attr]
             return
-        if form == "kwargs" and kept is not None and not only_splatted(self.ctx, kept, "sampler"):
+        if form == "kwargs" and kept is not None and not (only_splatted(self.ctx, kept, "sampler")
+                                                           and only_splatted(self.ctx, kept, "batch_sampler")):
             return  # the dict read otherwise: its sampler replaced, taken out, handed on
         key = "sampler" if form == "sampler" else None
         for loader in self._loaders_on(call, kept, key):
@@ -729,8 +733,10 @@ class MissingSetEpoch(Rule):
                                 "loader, and nothing calls `set_epoch(epoch)` on it: every epoch sees the same order")
 
     def _loaders_on(self, call: cst.Call, kept: cst.BaseExpression | None, key: str | None) -> list[cst.Call]:
-        """The DataLoader calls given what `call` returns: as `sampler=` (`key`), or
-        unpacked (`**kwargs`), the call itself or the variable `kept` that holds it."""
+        """The DataLoader calls given what `call` returns: as `sampler=` (`key`), also
+        inside the batch sampler given as `batch_sampler=` (`BatchSampler(sampler, 32,
+        False)`), or unpacked (`**kwargs`), the call itself or the variable `kept` that
+        holds it."""
         binding = self.ctx.receivers.binding(kept) if kept is not None else None
         if kept is not None and binding is None:
             return []
@@ -739,9 +745,14 @@ class MissingSetEpoch(Rule):
             if self.ctx.call_name(node) != DATALOADER_CLASS:  # type: ignore[arg-type]
                 continue
             for arg in node.args:  # type: ignore[attr-defined]
-                given = (arg.keyword is not None and arg.keyword.value == key) if key else arg.star == "**"
-                if given and (arg.value is call or (binding is not None and type(arg.value) is cst.Name
-                                                    and self.ctx.receivers.binding(arg.value) == binding)):
+                value = arg.value
+                if key and arg.keyword is not None and arg.keyword.value == "batch_sampler":
+                    value = batched(value)
+                    given = value is not arg.value
+                else:
+                    given = (arg.keyword is not None and arg.keyword.value == key) if key else arg.star == "**"
+                if given and (value is call or (binding is not None and type(value) is cst.Name
+                                                and self.ctx.receivers.binding(value) == binding)):
                     found.append(node)
         return found  # type: ignore[return-value]
 

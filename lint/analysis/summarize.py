@@ -1035,29 +1035,40 @@ class _Summarizer:
         return type(expr) is cst.Call and self.ctx.call_name(expr) == DISTRIBUTED_SAMPLER
 
     def _dict_samplers(self, value: cst.BaseExpression) -> list[cst.Call]:
-        """The samplers the dict `value` holds under `sampler`: written out in it
-        (`{"sampler": ...}`, `dict(sampler=...)`), or, for a variable of this function,
-        in what it is assigned and put in it by key (`kwargs["sampler"] = ...`)."""
+        """The samplers the dict `value` holds under `sampler`, or inside the batch
+        sampler it holds under `batch_sampler` (`BatchSampler(sampler, 32, False)`):
+        written out in it (`{"sampler": ...}`, `dict(sampler=...)`), or, for a variable
+        of this function, in what it is assigned and put in it by key
+        (`kwargs["sampler"] = ...`); each itself or the variable that holds it."""
+        found: list[cst.Call] = []
+        for key in ("sampler", "batch_sampler"):
+            for entry in self._dict_entries(value, key):
+                inner = batched(entry) if key == "batch_sampler" else entry
+                found.extend(call for call in self._built(inner) if self._distributed_sampler(call))
+        return found
+
+    def _dict_entries(self, value: cst.BaseExpression, key: str) -> list[cst.BaseExpression]:
+        """What the dict `value` holds under `key` (see `_dict_samplers`)."""
         if type(value) is not cst.Name:
-            entry = dict_entry(self.ctx, value, "sampler")
-            return [entry] if entry is not None and self._distributed_sampler(entry) else []
+            entry = dict_entry(self.ctx, value, key)
+            return [entry] if entry is not None else []
         receivers = self.ctx.receivers
         binding = receivers.binding(value)
         if binding is None or binding.owner is not self.func:
             return []
-        found: list[cst.Call] = []
+        found: list[cst.BaseExpression] = []
         for node in only(self.nodes, cst.Assign):
             for target in node.targets:  # type: ignore[attr-defined]
                 part = target.target
                 if type(part) is cst.Name and receivers.binding(part) == binding:
-                    entry = dict_entry(self.ctx, node.value, "sampler")  # type: ignore[attr-defined]
+                    entry = dict_entry(self.ctx, node.value, key)  # type: ignore[attr-defined]
                 elif (type(part) is cst.Subscript and type(part.value) is cst.Name
-                      and receivers.binding(part.value) == binding and _subscript_text(part) == "sampler"):
+                      and receivers.binding(part.value) == binding and _subscript_text(part) == key):
                     entry = node.value  # type: ignore[attr-defined]
                 else:
                     continue
-                if entry is not None and self._distributed_sampler(entry):
-                    found.append(entry)  # type: ignore[arg-type]
+                if entry is not None:
+                    found.append(entry)
         return found
 
     def _shuffle_condition(self, sampler: cst.Call) -> tuple[str, ...]:
