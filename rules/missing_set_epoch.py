@@ -71,8 +71,11 @@ class MissingSetEpoch(Rule):
     unpacks nothing (`def loader_kwargs(ds, mode="train")`), and nothing may
     call `set_epoch` on the loader or the sampler. The dict may keep the sampler
     inside a batch sampler (`"batch_sampler": BatchSampler(DistributedSampler(ds),
-    32, False)`), and the calling file may wrap the returned sampler in one
-    (`batch_sampler=BatchSampler(sampler, 32, False)`).
+    32, False)`), the calling file may wrap the returned sampler in one
+    (`batch_sampler=BatchSampler(sampler, 32, False)`), and a function of the
+    project that returns such a builder's result as it is (`return
+    loader_kwargs(ds, "train")`, or passing on a parameter of its own) is a
+    builder too.
 
     ## Limitations
     Samplers built with `shuffle=False` (or a `shuffle=` decided by an

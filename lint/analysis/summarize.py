@@ -543,6 +543,7 @@ class _Summarizer:
             distributed_loader_items=self._distributed_loader_items(tuples),
             returns_distributed_sampler=self._returned_sampler(whole + containers)
             if "DistributedSampler" in self.ctx.source else (),
+            returns_result_of=self._returned_result(whole + containers),
             stores=self._stores(),
             grad_scalers=self._grad_scalers(),
             forwards=forwards,
@@ -1070,6 +1071,25 @@ class _Summarizer:
                 if entry is not None:
                     found.append(entry)
         return found
+
+    def _returned_result(self, whole: list[cst.BaseExpression]) -> tuple[str, ...]:
+        """`Summary.returns_result_of`: every return (but `return None`) returns one call
+        of a function of the project as it is (`return loader_kwargs(ds, "train")`), which
+        unpacks no `*args` or `**kwargs`."""
+        values = [value for value in whole if not (type(value) is cst.Name and value.value == "None")]
+        if len(values) != 1 or type(values[0]) is not cst.Call:
+            return ()
+        call = values[0]
+        target = self.targets.target(call)
+        if target is None or any(arg.star for arg in call.args):
+            return ()
+        arguments: list[str] = [target]
+        for slot, arg in argument_slots(call):
+            given = constant_text(arg.value)
+            if given is None and type(arg.value) is cst.Name and self._unchanged_param(arg.value):
+                given = "@" + arg.value.value + "".join("=" + d for d in self._constant_default(arg.value.value))
+            arguments += [slot, given if given is not None else "?"]
+        return tuple(arguments)
 
     def _shuffle_condition(self, sampler: cst.Call) -> tuple[str, ...]:
         """When `sampler` shuffles: ("always",) for `shuffle` left to its default or
