@@ -103,8 +103,16 @@ class Summary:
     # returns a `DistributedSampler` it builds, itself ("sampler") or in a dict of a
     # DataLoader's keyword arguments ("kwargs": `kwargs["sampler"] = ...; return kwargs`),
     # then when it shuffles: ("always",), or as a test of the caller's argument for a
-    # parameter, (param, "==" or "!=", text) or (param, "is", "True")
+    # parameter, (param, "==" or "!=", text) or (param, "is", "True"), followed by the
+    # parameter's default where it is a constant (see `constant_text`): what a call that
+    # leaves the argument out tests
     returns_distributed_sampler: tuple[str, ...] = ()
+    # returns what a call of another function returns, as it is (`return loader_kwargs(ds,
+    # "train")`): (callee, then slot and argument pairs, each argument a constant (see
+    # `trainlint.analysis.literals.constant_text`), "@param" for a parameter of this
+    # function passed unchanged ("@param=constant" when it has a constant default), or "?"):
+    # closing gives it the callee's `returns_distributed_sampler` for those arguments
+    returns_result_of: tuple[str, ...] = ()
     set_epoch: frozenset[str] = frozenset()  # params it calls set_epoch on (or on their .sampler)
     accumulates: frozenset[str] = frozenset()  # params it stores where they outlive the call
     half: frozenset[str] = frozenset()  # params it converts to float16 in place
@@ -219,6 +227,7 @@ class Summary:
             "distributed_loader_items": list(self.distributed_loader_items),
             **({"returns_distributed_sampler": list(self.returns_distributed_sampler)}
                if self.returns_distributed_sampler else {}),
+            **({"returns_result_of": list(self.returns_result_of)} if self.returns_result_of else {}),
             **({"alias_of": self.alias_of} if self.alias_of else {}),
             **({"stores": [list(pair) for pair in self.stores]} if self.stores else {}),
             **({"guarded_steps": [list(pair) for pair in self.guarded_steps]} if self.guarded_steps else {}),
@@ -253,6 +262,7 @@ class Summary:
             **{name: frozenset(data.get(name, ())) for name in _SETS},  # type: ignore[arg-type]
             distributed_loader_items=tuple(data.get("distributed_loader_items", ())),  # type: ignore[arg-type]
             returns_distributed_sampler=tuple(data.get("returns_distributed_sampler", ())),  # type: ignore[arg-type]
+            returns_result_of=tuple(data.get("returns_result_of", ())),  # type: ignore[arg-type]
             alias_of=data.get("alias_of"),  # type: ignore[arg-type]
             stores=tuple((attribute, param) for attribute, param in data.get("stores", ())),  # type: ignore[union-attr]
             guarded_steps=tuple((stepped, bound)
@@ -362,6 +372,10 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
                 flags[name] = flags[name] or getattr(callee, name)
         if any(callee.slot(slot) in callee.backpropagates for slot in event.hands_returned):
             flags["returns_graph"] = True
+    sampler = own.returns_distributed_sampler
+    if not sampler and own.returns_result_of:
+        callee = resolve(own.returns_result_of[0])
+        sampler = passed_sampler(callee, own.returns_result_of[1:]) if callee is not None else ()
     # a loop's call that hands a model to a function of another module, itself or through
     # one of the file: an evaluation loop when that function runs the model's forward
     forwards = _linked(own.forwards, own.forwards_through, resolve, local)
@@ -376,9 +390,50 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         called_forwards=called,
         unjudged_steps=unjudged,
         guarded_steps=tuple(guarded),
+        returns_distributed_sampler=sampler,
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )
+
+
+def shuffles_with(condition: tuple[str, ...] | list[str], given: str | None) -> bool | None:
+    """Whether a sampler that shuffles under `condition` (the tail of
+    `Summary.returns_distributed_sampler`: ("always",), or (param, operator, text, ...))
+    shuffles when its parameter is given the constant `given` (see `constant_text`);
+    None when not known (no constant, or a condition of another form)."""
+    if tuple(condition) == ("always",):
+        return True
+    if len(condition) < 3 or given is None or given == "?" or given.startswith("@"):
+        return None
+    operator, expected = condition[1], condition[2]
+    if operator == "is":
+        return given == expected
+    if operator not in ("==", "!="):
+        return None
+    equal = given[:1] in ("'", '"') and ast.literal_eval(given) == expected
+    return equal == (operator == "==")
+
+
+def passed_sampler(callee: Summary, arguments: tuple[str, ...]) -> tuple[str, ...]:
+    """What a function returning `callee`'s result returns (see `Summary.returns_result_of`,
+    whose slot and argument pairs are `arguments`): the callee's sampler, shuffling always,
+    or under the same test of a parameter of the caller it hands the argument unchanged;
+    () when it does not shuffle for those arguments, or when that is not known."""
+    if not callee.returns_distributed_sampler:
+        return ()
+    form, *condition = callee.returns_distributed_sampler
+    if condition == ["always"]:
+        return (form, "always")
+    if len(condition) < 3:
+        return ()
+    given = [value for slot, value in zip(arguments[::2], arguments[1::2]) if callee.slot(slot) == condition[0]]
+    if len(given) > 1:
+        return ()
+    value = given[0] if given else (condition[3] if len(condition) > 3 else None)
+    if value is not None and value.startswith("@"):
+        param, _, default = value[1:].partition("=")
+        return (form, param, *condition[1:3], *((default,) if default else ()))
+    return (form, "always") if shuffles_with(condition, value) else ()
 
 
 def _linked(own: frozenset[str], links: tuple[tuple[str, str, str], ...], resolve: Callable[[str], Summary | None],

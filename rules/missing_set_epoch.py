@@ -7,14 +7,14 @@ import libcst as cst
 from trainlint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
 from trainlint.analysis.dataflow import iterated_loader, iterated_where_built, only_splatted
 from trainlint.analysis.iteration import file_trains, trains
-from trainlint.analysis.literals import string_value
+from trainlint.analysis.literals import constant_text, string_value
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
 from trainlint.analysis.summarize import batched
 from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext
-from trainlint.summaries import BACKWARD, LOOP, STEP, Summary
+from trainlint.summaries import BACKWARD, LOOP, STEP, Summary, shuffles_with
 from trainlint.rule import Rule
 
 DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
@@ -67,7 +67,15 @@ class MissingSetEpoch(Rule):
     loop of the file, or a function of the project it is handed to, trains on,
     where the sampler shuffles for the argument the call writes out (`"train"`,
     by position or by keyword; a value the file does not write out is not
-    followed) and nothing may call `set_epoch` on the loader or the sampler.
+    followed), or for the parameter's default when the call leaves it out and
+    unpacks nothing (`def loader_kwargs(ds, mode="train")`), and nothing may
+    call `set_epoch` on the loader or the sampler. The dict may keep the sampler
+    inside a batch sampler (`"batch_sampler": BatchSampler(DistributedSampler(ds),
+    32, False)`), the calling file may wrap the returned sampler in one
+    (`batch_sampler=BatchSampler(sampler, 32, False)`), and a function of the
+    project that returns such a builder's result as it is (`return
+    loader_kwargs(ds, "train")`, or passing on a parameter of its own) is a
+    builder too.
 
     ## Limitations
     Samplers built with `shuffle=False` (or a `shuffle=` decided by an
@@ -713,7 +721,8 @@ class MissingSetEpoch(Rule):
             return
         if kept is not None and _EVALUATION.search(kept.value):  # type: ignore[union-attr]
             return
-        if form == "kwargs" and kept is not None and not only_splatted(self.ctx, kept, "sampler"):
+        if form == "kwargs" and kept is not None and not (only_splatted(self.ctx, kept, "sampler")
+                                                           and only_splatted(self.ctx, kept, "batch_sampler")):
             return  # the dict read otherwise: its sampler replaced, taken out, handed on
         key = "sampler" if form == "sampler" else None
         for loader in self._loaders_on(call, kept, key):
@@ -727,8 +736,10 @@ class MissingSetEpoch(Rule):
                                 "loader, and nothing calls `set_epoch(epoch)` on it: every epoch sees the same order")
 
     def _loaders_on(self, call: cst.Call, kept: cst.BaseExpression | None, key: str | None) -> list[cst.Call]:
-        """The DataLoader calls given what `call` returns: as `sampler=` (`key`), or
-        unpacked (`**kwargs`), the call itself or the variable `kept` that holds it."""
+        """The DataLoader calls given what `call` returns: as `sampler=` (`key`), also
+        inside the batch sampler given as `batch_sampler=` (`BatchSampler(sampler, 32,
+        False)`), or unpacked (`**kwargs`), the call itself or the variable `kept` that
+        holds it."""
         binding = self.ctx.receivers.binding(kept) if kept is not None else None
         if kept is not None and binding is None:
             return []
@@ -737,9 +748,14 @@ class MissingSetEpoch(Rule):
             if self.ctx.call_name(node) != DATALOADER_CLASS:  # type: ignore[arg-type]
                 continue
             for arg in node.args:  # type: ignore[attr-defined]
-                given = (arg.keyword is not None and arg.keyword.value == key) if key else arg.star == "**"
-                if given and (arg.value is call or (binding is not None and type(arg.value) is cst.Name
-                                                    and self.ctx.receivers.binding(arg.value) == binding)):
+                value = arg.value
+                if key and arg.keyword is not None and arg.keyword.value == "batch_sampler":
+                    value = batched(value)
+                    given = value is not arg.value
+                else:
+                    given = (arg.keyword is not None and arg.keyword.value == key) if key else arg.star == "**"
+                if given and (value is call or (binding is not None and type(value) is cst.Name
+                                                and self.ctx.receivers.binding(value) == binding)):
                     found.append(node)
         return found  # type: ignore[return-value]
 
@@ -1081,19 +1097,23 @@ class MissingSetEpoch(Rule):
 def _shuffles_for(call: cst.Call, summary: Summary, condition: list[str]) -> bool:
     """The builder's sampler shuffles for the argument `call` gives it (see
     `Summary.returns_distributed_sampler`): always, or by a test of a constant the
-    call passes; an argument not written out here is not known to."""
+    call passes, or of the parameter's constant default when the call leaves it out
+    (and unpacks no `*args` or `**kwargs`); an argument not written out here is not
+    known to."""
     if condition == ["always"]:
         return True
-    if len(condition) != 3:
+    if len(condition) < 3:
         return False
-    param, operator, expected = condition
-    given = [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) == param]
-    if len(given) != 1:
+    given = [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) == condition[0]]
+    if len(given) > 1:
         return False
-    if operator == "is":
-        return type(given[0]) is cst.Name and given[0].value == expected
-    text = string_value(given[0])
-    return text is not None and (text == expected) == (operator == "==")
+    if given:
+        value = constant_text(given[0])
+    elif len(condition) > 3 and not any(arg.star for arg in call.args):
+        value = condition[3]
+    else:
+        return False
+    return shuffles_with(condition, value) is True
 
 
 def _loop_trains(ctx: FileContext, loop: cst.For) -> bool:

@@ -27,6 +27,17 @@ def string_value(expr: cst.BaseExpression | None) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def constant_text(expr: cst.BaseExpression | None) -> str | None:
+    """A constant as a summary keeps it: a string as Python writes it (`'train'`),
+    `True`, `False` or `None` by name; None for anything else."""
+    text = string_value(expr)
+    if text is not None:
+        return repr(text)
+    if type(expr) is cst.Name and expr.value in ("True", "False", "None"):  # type: ignore[union-attr]
+        return expr.value  # type: ignore[union-attr,no-any-return]
+    return None
+
+
 def number_value(expr: cst.BaseExpression | None) -> int | float | None:
     """The value of a number literal (`3`, `0.5`, `-1`), else None."""
     if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:  # type: ignore[union-attr]

@@ -21,9 +21,9 @@ from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, dict_entry, reaching, target_names
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers
 from trainlint.analysis.guards import (
-    caller_bound, is_device_check, passes_by_default, skipped_at_first, tests_a_remainder,
+    caller_bound, is_device_check, parameter_default, passes_by_default, skipped_at_first, tests_a_remainder,
 )
-from trainlint.analysis.literals import string_value
+from trainlint.analysis.literals import constant_text, string_value
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
     clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
@@ -517,6 +517,7 @@ class _Summarizer:
         returned: list[cst.BaseExpression] = []
         whole: list[cst.BaseExpression] = []  # values returned alone, not in a tuple
         tuples: list[cst.Tuple] = []
+        containers: list[cst.BaseExpression] = []  # lists and dicts returned
         for node in only(self.nodes, cst.AugAssign, cst.Return):
             if type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign:
                 self._accumulation(node.target, node.value, sets["accumulates"])
@@ -526,6 +527,8 @@ class _Summarizer:
                     whole.append(node.value)
                 elif type(node.value) is cst.Tuple:
                     tuples.append(node.value)
+                else:
+                    containers.append(node.value)
         method = _method_of(self.ctx, self.func)
         forwards, evaluated_forwards, forwards_through, evaluated_through = loop_forwards(
             self.ctx, self.func, self.params, method, loops, self.targets.target)
@@ -538,8 +541,9 @@ class _Summarizer:
             returns_distributed_loader="DistributedSampler" in self.ctx.source
             and any(self._distributed_loader(r) for r in whole),
             distributed_loader_items=self._distributed_loader_items(tuples),
-            returns_distributed_sampler=self._returned_sampler(whole)
+            returns_distributed_sampler=self._returned_sampler(whole + containers)
             if "DistributedSampler" in self.ctx.source else (),
+            returns_result_of=self._returned_result(whole + containers),
             stores=self._stores(),
             grad_scalers=self._grad_scalers(),
             forwards=forwards,
@@ -1032,30 +1036,60 @@ class _Summarizer:
         return type(expr) is cst.Call and self.ctx.call_name(expr) == DISTRIBUTED_SAMPLER
 
     def _dict_samplers(self, value: cst.BaseExpression) -> list[cst.Call]:
-        """The samplers the dict `value` holds under `sampler`: written out in it
-        (`{"sampler": ...}`, `dict(sampler=...)`), or, for a variable of this function,
-        in what it is assigned and put in it by key (`kwargs["sampler"] = ...`)."""
+        """The samplers the dict `value` holds under `sampler`, or inside the batch
+        sampler it holds under `batch_sampler` (`BatchSampler(sampler, 32, False)`):
+        written out in it (`{"sampler": ...}`, `dict(sampler=...)`), or, for a variable
+        of this function, in what it is assigned and put in it by key
+        (`kwargs["sampler"] = ...`); each itself or the variable that holds it."""
+        found: list[cst.Call] = []
+        for key in ("sampler", "batch_sampler"):
+            for entry in self._dict_entries(value, key):
+                inner = batched(entry) if key == "batch_sampler" else entry
+                found.extend(call for call in self._built(inner) if self._distributed_sampler(call))
+        return found
+
+    def _dict_entries(self, value: cst.BaseExpression, key: str) -> list[cst.BaseExpression]:
+        """What the dict `value` holds under `key` (see `_dict_samplers`)."""
         if type(value) is not cst.Name:
-            entry = dict_entry(self.ctx, value, "sampler")
-            return [entry] if entry is not None and self._distributed_sampler(entry) else []
+            entry = dict_entry(self.ctx, value, key)
+            return [entry] if entry is not None else []
         receivers = self.ctx.receivers
         binding = receivers.binding(value)
         if binding is None or binding.owner is not self.func:
             return []
-        found: list[cst.Call] = []
+        found: list[cst.BaseExpression] = []
         for node in only(self.nodes, cst.Assign):
             for target in node.targets:  # type: ignore[attr-defined]
                 part = target.target
                 if type(part) is cst.Name and receivers.binding(part) == binding:
-                    entry = dict_entry(self.ctx, node.value, "sampler")  # type: ignore[attr-defined]
+                    entry = dict_entry(self.ctx, node.value, key)  # type: ignore[attr-defined]
                 elif (type(part) is cst.Subscript and type(part.value) is cst.Name
-                      and receivers.binding(part.value) == binding and _subscript_text(part) == "sampler"):
+                      and receivers.binding(part.value) == binding and _subscript_text(part) == key):
                     entry = node.value  # type: ignore[attr-defined]
                 else:
                     continue
-                if entry is not None and self._distributed_sampler(entry):
-                    found.append(entry)  # type: ignore[arg-type]
+                if entry is not None:
+                    found.append(entry)
         return found
+
+    def _returned_result(self, whole: list[cst.BaseExpression]) -> tuple[str, ...]:
+        """`Summary.returns_result_of`: every return (but `return None`) returns one call
+        of a function of the project as it is (`return loader_kwargs(ds, "train")`), which
+        unpacks no `*args` or `**kwargs`."""
+        values = [value for value in whole if not (type(value) is cst.Name and value.value == "None")]
+        if len(values) != 1 or type(values[0]) is not cst.Call:
+            return ()
+        call = values[0]
+        target = self.targets.target(call)
+        if target is None or any(arg.star for arg in call.args):
+            return ()
+        arguments: list[str] = [target]
+        for slot, arg in argument_slots(call):
+            given = constant_text(arg.value)
+            if given is None and type(arg.value) is cst.Name and self._unchanged_param(arg.value):
+                given = "@" + arg.value.value + "".join("=" + d for d in self._constant_default(arg.value.value))
+            arguments += [slot, given if given is not None else "?"]
+        return tuple(arguments)
 
     def _shuffle_condition(self, sampler: cst.Call) -> tuple[str, ...]:
         """When `sampler` shuffles: ("always",) for `shuffle` left to its default or
@@ -1068,7 +1102,7 @@ class _Summarizer:
             return ("always",)
         value = sampler_shuffle(sampler)
         if type(value) is cst.Name:
-            return (value.value, "is", "True") if self._unchanged_param(value) else ()
+            return (value.value, "is", "True", *self._constant_default(value.value)) if self._unchanged_param(value) else ()
         if type(value) is not cst.Comparison or len(value.comparisons) != 1:
             return ()
         target = value.comparisons[0]
@@ -1079,7 +1113,12 @@ class _Summarizer:
         text = string_value(right)
         if operator is None or text is None or type(left) is not cst.Name or not self._unchanged_param(left):
             return ()
-        return (left.value, operator, text)
+        return (left.value, operator, text, *self._constant_default(left.value))
+
+    def _constant_default(self, param: str) -> tuple[str, ...]:
+        """The default of this function's parameter `param`, when it is a constant."""
+        default = constant_text(parameter_default(self.func, param))
+        return (default,) if default is not None else ()
 
     def _unchanged_param(self, name: cst.Name) -> bool:
         """`name` reads a parameter of this function that nothing in it rebinds."""

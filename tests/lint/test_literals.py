@@ -50,3 +50,41 @@ def test_bytes_f_strings_and_other_expressions_have_no_string_value() -> None:
     for text in ("b'cuda'", "f'cuda'", "cuda", "'a' 'b'", "1"):
         assert string_value(cst.parse_expression(text)) is None
     assert string_value(None) is None
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@given(
+    st.sampled_from(_PREFIXES),
+    st.sampled_from(_QUOTES),
+    st.text(alphabet=st.sampled_from(list("ab \\nx'\"\t\r\n0")), max_size=8),
+    st.sampled_from(["train", "val", "a'b", 'x"', "\\n"]),
+)
+def test_a_constant_kept_in_a_summary_tests_as_the_literal_does(prefix: str, quote: str, body: str, expected: str) -> None:
+    """A builder's `shuffle=split == "train"` tested with the text a summary keeps of
+    the caller's constant (`constant_text`) agrees with Python on the literal itself."""
+    from trainlint.analysis.literals import constant_text
+    from trainlint.summaries import shuffles_with
+
+    node = _literal(prefix, quote, body)
+    if node is None:
+        return
+    value = node.evaluated_value
+    text = constant_text(node)
+    if not isinstance(value, str):
+        assert text is None
+        return
+    assert shuffles_with(("split", "==", expected), text) is (value == expected)
+    assert shuffles_with(("split", "!=", expected), text) is (value != expected)
+
+
+@pytest.mark.parametrize(("source", "shuffles"), [("True", True), ("False", False), ("None", False)])
+def test_a_named_constant_kept_in_a_summary_is_its_name(source: str, shuffles: bool) -> None:
+    from trainlint.analysis.literals import constant_text
+    from trainlint.summaries import shuffles_with
+
+    text = constant_text(cst.parse_expression(source))
+    assert text == source
+    assert shuffles_with(("shuffle", "is", "True"), text) is shuffles
+    assert shuffles_with(("split", "==", "train"), text) is False
+    assert shuffles_with(("split", "!=", "train"), text) is True
+    assert constant_text(cst.parse_expression("cfg.split")) is None

@@ -113,7 +113,7 @@ def test_a_module_whose_only_helper_starts_running_the_model_is_followed_through
 @pytest.mark.parametrize(("name", "caller"), [
     ("evaluator_layout", "train.py"), ("inherited_scaler_layout", "trainer.py"), ("trainer_step_layout", "train.py"),
     ("guarded_parameter_layout", "train.py"), ("helper_module_layout", "train.py"), ("helper_chain_layout", "train.py"),
-    ("helper_module_layout", "scoring.py"),
+    ("helper_module_layout", "scoring.py"), ("loader_kwargs_layout", "defaults.py"), ("loader_kwargs_layout", "wrapped.py"),
 ])
 def test_facts_read_back_from_the_store_keep_their_findings(tmp_path: Path, name: str, caller: str) -> None:
     """What these findings rest on (a method's loop of forwards, the scaler a base
@@ -126,6 +126,23 @@ def test_facts_read_back_from_the_store_keep_their_findings(tmp_path: Path, name
     edited = project / caller
     edited.write_text(edited.read_text() + "# edited\n")
     assert cached() == expected
+
+
+def test_a_preset_of_loader_options_that_changes_its_split_is_followed_through_the_cache(tmp_path: Path) -> None:
+    """wrapped.py calls presets.py, which returns what options.py builds: a preset
+    that asks for another split, or a builder whose split defaults to another, moves
+    the finding of the module two calls away."""
+    project, cached = _copy_with_cached_runs(tmp_path, "loader_kwargs_layout")
+    assert ("wrapped.py", 12, "TL302") in cached()
+    presets = project / "presets.py"
+    presets.write_text(presets.read_text().replace('loader_options(cfg, dataset, "train")', 'loader_options(cfg, dataset, "val")'))
+    assert ("wrapped.py", 12, "TL302") not in cached()
+    assert ("wrapped.py", 23, "TL302") in cached()
+    options = project / "options.py"
+    options.write_text(options.read_text().replace('def split_options(dataset, split="train")',
+                                                   'def split_options(dataset, split="val")'))
+    found = cached()
+    assert ("wrapped.py", 23, "TL302") not in found and ("defaults.py", 9, "TL302") not in found
 
 
 @pytest.mark.parametrize("how", ["created", "excluded"])

@@ -1,7 +1,7 @@
 """Builds the keyword arguments of a DataLoader, its DistributedSampler among them:
 the caller unpacks them into the loader (`DataLoader(ds, **options)`)."""
 import torch.distributed as dist
-from torch.utils.data import DistributedSampler
+from torch.utils.data import BatchSampler, DistributedSampler
 
 
 def loader_options(cfg, dataset, split):
@@ -28,3 +28,16 @@ def ordered_options(dataset):
 
 def distributed_sampler(dataset, shuffle):
     return DistributedSampler(dataset, shuffle=shuffle)
+
+
+def split_options(dataset, split="train"):
+    return {"sampler": DistributedSampler(dataset, shuffle=split == "train"), "batch_size": 8}
+
+
+def held_out_options(dataset, split="val"):
+    return dict(sampler=DistributedSampler(dataset, shuffle=split == "train"), batch_size=8)
+
+
+def batched_options(dataset, batch_size, split):
+    sampler = DistributedSampler(dataset, shuffle=split == "train")
+    return {"batch_sampler": BatchSampler(sampler, batch_size, drop_last=True), "num_workers": 2}
