@@ -99,7 +99,13 @@ class MissingSetEpoch(Rule):
     reads, by a class that runs no loop (a mixin that sets `self.train_loader`
     for a base class elsewhere to train on) (a number or
     a text made from the loader, `len(loader)` or an f-string, is not the
-    loader, nor is another function's variable of the same name). A builder
+    loader, nor is another function's variable of the same name). Nor is a
+    loader that objects of a class of the file keep (set in `__init__`) and
+    step through by hand only (`self.pending = iter(self.loader)`, then
+    `next(self.pending)`), when the file makes them itself and nothing in it
+    trains: an environment that serves a dataset to a frozen policy (a class
+    the file never makes may feed another module's training loop, and is
+    flagged). A builder
     that the file calls is followed to each call site: `train_loader, valset
     = prepare_dataloaders(hparams)` keeps the sampler in `train_loader`, and
     the checks start again from there, with what the builder returned beside
@@ -381,6 +387,37 @@ class MissingSetEpoch(Rule):
         "            opt.zero_grad()\n"
         "            (model(xs) + model(xt)).sum().backward()\n"
         "            opt.step()\n",
+        # a class of the file serves its data by hand to the loop that trains on it
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class QuestionEnv:\n"
+        "    def __init__(self, questions, world, rank):\n"
+        "        self.source = DataLoader(questions, sampler=DistributedSampler(questions, world, rank), batch_size=None)  # expect: TL302\n"
+        "        self.pending = None\n"
+        "    def reset(self):\n"
+        "        if self.pending is None:\n"
+        "            self.pending = iter(self.source)\n"
+        "        try:\n"
+        "            return next(self.pending)\n"
+        "        except StopIteration:\n"
+        "            self.pending = None\n"
+        "def reinforce(policy, optimizer, questions, world, rank, reward):\n"
+        "    env = QuestionEnv(questions, world, rank)\n"
+        "    while (question := env.reset()) is not None:\n"
+        "        optimizer.zero_grad()\n"
+        "        (-reward(question, policy(question))).backward()\n"
+        "        optimizer.step()\n",
+        # a stream class no code of the file makes: the loop that trains on it is elsewhere
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class QuestionStream:\n"
+        "    def __init__(self, questions, world, rank):\n"
+        "        self.source = DataLoader(questions, sampler=DistributedSampler(questions, world, rank), batch_size=None)  # expect: TL302\n"
+        "        self.pending = iter(self.source)\n"
+        "    def next(self):\n"
+        "        try:\n"
+        "            return next(self.pending)\n"
+        "        except StopIteration:\n"
+        "            self.pending = iter(self.source)\n"
+        "            return next(self.pending)\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -637,6 +674,25 @@ class MissingSetEpoch(Rule):
         "            opt.zero_grad()\n"
         "            (model(xs) + model(xt)).sum().backward()\n"
         "            opt.step()\n",
+        # a class of the file serves a dataset by hand to a frozen policy, and nothing in the file trains
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class QuestionEnv:\n"
+        "    def __init__(self, questions, world, rank):\n"
+        "        self.source = DataLoader(questions, sampler=DistributedSampler(questions, world, rank), batch_size=None)\n"
+        "        self.pending = None\n"
+        "    def reset(self):\n"
+        "        if self.pending is None:\n"
+        "            self.pending = iter(self.source)\n"
+        "        try:\n"
+        "            return next(self.pending)\n"
+        "        except StopIteration:\n"
+        "            self.pending = None\n"
+        "def answer_all(policy, questions, world, rank):\n"
+        "    env = QuestionEnv(questions, world, rank)\n"
+        "    answers = []\n"
+        "    while (question := env.reset()) is not None:\n"
+        "        answers.append(policy(question))\n"
+        "    return answers\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -685,6 +741,8 @@ class MissingSetEpoch(Rule):
             if _samples_evaluation_data(call):
                 continue
             if self._excused(holders, self._may_reach(call, holders, receivers), followed=set()):
+                continue
+            if self._served_by_hand(holders):
                 continue
             self.report(call)
         trains = bool(self.built_loaders or self.built_samplers) and file_trains(self.ctx)
@@ -913,6 +971,38 @@ class MissingSetEpoch(Rule):
             if not self._seen_not_to_set_epoch(node, texts):
                 return True
         return False
+
+    def _served_by_hand(self, holders: list[cst.BaseExpression]) -> bool:
+        """The loader is kept by objects of a class of the file that the file itself
+        makes, which step through it by hand only (`self.pending = iter(self.loader)`,
+        then `next(self.pending)`: no loop runs over it, nothing else is given it), and
+        nothing in the file trains: an environment serving a dataset to a frozen policy,
+        not training data. A class no code of the file makes may feed a training loop
+        of another module, and is still followed."""
+        if file_trains(self.ctx):
+            return False
+        for holder in holders:
+            method = self.ctx.enclosing_function(holder)
+            if (type(holder) is not cst.Attribute or type(holder.value) is not cst.Name  # type: ignore[attr-defined]
+                    or method is None or method.name.value != "__init__" or not method.params.params
+                    or method.params.params[0].name.value != holder.value.value  # type: ignore[attr-defined]
+                    or not self.ctx.call_sites(method)):
+                return False
+        texts = self._carriers(holders)
+        kept: set[str] = set()
+        for node in self.ctx.nodes_of(cst.Name, cst.Attribute):
+            if self.ctx.code(node) not in texts or type(self.ctx.parent(node)) is cst.AssignTarget:
+                continue
+            arg = self.ctx.parent(node)
+            call = self.ctx.parent(arg) if type(arg) is cst.Arg else None
+            assign = self.ctx.parent(call) if type(call) is cst.Call else None
+            if (type(call) is not cst.Call or type(call.func) is not cst.Name or call.func.value != "iter"  # type: ignore[attr-defined]
+                    or self.ctx.local_callee(call) is not None or len(call.args) != 1  # type: ignore[attr-defined]
+                    or type(assign) is not cst.Assign or len(assign.targets) != 1):  # type: ignore[attr-defined]
+                return False
+            kept.add(self.ctx.code(assign.targets[0].target))  # type: ignore[attr-defined]
+        return bool(kept) and not any(self.ctx.code(iterated_loader(self.ctx, loop.iter)) in kept  # type: ignore[attr-defined]
+                                      for loop in self.ctx.nodes_of(cst.For))
 
     def _iterated_here(self, texts: set[str]) -> bool:
         """A loop of the file iterates the loader (`for x, y in loader:`, through
