@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import libcst as cst
 
-from trainlint.analysis.training import ancestors_within
+from trainlint.analysis.training import ancestors_within, loops_within
 from trainlint.rule import Rule
 
 _TORCH_SEEDS = frozenset({"torch.manual_seed", "torch.random.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all"})
@@ -58,7 +60,10 @@ class IncompleteSeeding(Rule):
     (`seed_everything`, `transformers.set_seed`) is assumed to seed the rest,
     and a seed inside `with torch.random.fork_rng():` or followed by an
     unconditional `torch.set_rng_state(saved)` (a reproducible draw of the
-    function's own) seeds no run;
+    function's own) seeds no run. A seed set again on every pass of a loop
+    (one per sampled answer) seeds those passes: it is flagged only when the
+    function draws from `random` or NumPy, in its body or through the
+    functions of the file it calls;
     randomness used only inside other modules (augmentation libraries,
     DataLoader workers) is not seen.
     """
@@ -105,6 +110,18 @@ class IncompleteSeeding(Rule):
         "        torch.set_rng_state(ckpt[\"torch_rng\"])\n"
         "def augment(x):\n"
         "    return x.flip(-1) if random.random() < 0.5 else x\n",
+        # seeded again on each pass of a loop (one run per seed), and each pass
+        # draws from `random` through a function of the file
+        "import random\n"
+        "import torch\n"
+        "def augment(x):\n"
+        "    return x.flip(-1) if random.random() < 0.5 else x\n"
+        "def sweep(make_model, batches, seeds):\n"
+        "    for seed in seeds:\n"
+        "        torch.manual_seed(seed)  # expect: TL503\n"
+        "        model = make_model()\n"
+        "        for x in batches:\n"
+        "            model(augment(x)).sum().backward()\n",
     )
     good = (
         # the chapter's set_seed
@@ -176,15 +193,24 @@ class IncompleteSeeding(Rule):
         "    return netG(z)\n"
         "def augment(x):\n"
         "    return x.flip(-1) if random.random() < 0.5 else x\n",
+        # seeded again for each sampled answer: the pass draws from torch only; the
+        # file's `random` shuffles the questions elsewhere (FastChat's answer generation)
+        "import random\n"
+        "import torch\n"
+        "def answer_all(model, questions, n):\n"
+        "    random.shuffle(questions)\n"
+        "    return [sample_answers(model, q, n) for q in questions]\n"
+        "def sample_answers(model, prompt, n):\n"
+        "    answers = []\n"
+        "    for i in range(n):\n"
+        "        torch.manual_seed(i)\n"
+        "        answers.append(model.generate(prompt, do_sample=True))\n"
+        "    return answers\n",
     )
 
     def finish(self) -> None:
-        uses_random = uses_numpy = False
-        for node in self.ctx.nodes_of(cst.Call):
-            name = self.ctx.call_name(node) or ""
-            head, _, last = name.rpartition(".")
-            uses_random |= head == "random" and last not in _RANDOM_NOT_GLOBAL
-            uses_numpy |= head == "numpy.random" and last not in _NUMPY_NOT_GLOBAL
+        uses = self._draws(self.ctx.nodes_of(cst.Call))
+        uses_random, uses_numpy = "random" in uses, "numpy" in uses
         if not uses_random and not uses_numpy:
             return
         for func in (f for defs in self.ctx.scopes.functions.values() for f in defs):
@@ -192,22 +218,54 @@ class IncompleteSeeding(Rule):
 
     def _check(self, func: cst.FunctionDef, uses_random: bool, uses_numpy: bool) -> None:
         torch_seed: cst.Call | None = None
+        every_pass = True  # each torch seed is set again on every pass of a loop
         seeded: set[str] = set()
         for call in self.ctx.calls_in_order(func.body):
             name = self.ctx.call_name(call)
             if name in _TORCH_SEEDS:
                 if not self._own_draw(call, func):
                     torch_seed = torch_seed or call
+                    every_pass &= bool(loops_within(self.ctx, call, func))
             elif name in _RANDOM_SEEDS:
                 seeded.add("random")
             elif name in _NUMPY_SEEDS:
                 seeded.add("numpy")
             elif "seed" in self.ctx.code(call.func).lower():
                 return  # an unknown seeding helper may seed everything
+        if torch_seed is not None and every_pass:
+            # a seed for each pass (one per sampled answer) governs the draws of the
+            # function's passes, not the run's: those of its body and what it calls here
+            drawn = self._draws(self._reached_calls(func))
+            uses_random, uses_numpy = "random" in drawn, "numpy" in drawn
         missing = [m for m, used in (("random", uses_random), ("numpy", uses_numpy)) if used and m not in seeded]
         if torch_seed is not None and missing:
             names = " or ".join(f"`{m}`" for m in missing)
             self.report(torch_seed, f"this seeding function seeds torch but not {names}, which this file uses")
+
+    def _draws(self, calls: Iterable[cst.Call]) -> set[str]:
+        """The global generators (`random`, `numpy`) that `calls` draw from."""
+        found: set[str] = set()
+        for call in calls:
+            head, _, last = (self.ctx.call_name(call) or "").rpartition(".")
+            if head == "random" and last not in _RANDOM_NOT_GLOBAL:
+                found.add("random")
+            elif head == "numpy.random" and last not in _NUMPY_NOT_GLOBAL:
+                found.add("numpy")
+        return found
+
+    def _reached_calls(self, func: cst.FunctionDef) -> list[cst.Call]:
+        """The calls of `func`'s body and of the functions of this file it calls, through them."""
+        found: list[cst.Call] = []
+        seen = {func}
+        todo = [func]
+        while todo:
+            for call in self.ctx.calls_in_order(todo.pop().body):
+                found.append(call)
+                for callee in self.ctx.functions_called(call):
+                    if callee not in seen:
+                        seen.add(callee)
+                        todo.append(callee)
+        return found
 
     def _own_draw(self, seed: cst.Call, func: cst.FunctionDef) -> bool:
         """A seed for a draw of the function's own, not the run's: inside `with
