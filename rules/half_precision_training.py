@@ -510,7 +510,14 @@ class HalfPrecisionTraining(Rule):
         """Variables whose parameters an optimizer of this file receives: one
         built from an optimizer class, or by a factory given them
         (`get_optimizer(config, model.parameters())`, a function of the file
-        that returns an optimizer, or one whose name says it builds one)."""
+        that returns an optimizer, or one whose name says it builds one).
+
+        Not `analysis.trained_models.trained_models` (TL405/TL406's answer): that
+        one counts, by name, models put in train mode, run in a back-propagated
+        forward, or whose parameters are read for anything (`count(teacher.parameters())`),
+        and every model handed to the call that builds parameter groups; a float16
+        teacher or a frozen half backbone would be "trained" there, and a model whose
+        groups come from `model.bias_parameters()` would not."""
         receivers = self.ctx.receivers
         models: set[Binding] = set()
         for node in self.ctx.nodes_of(cst.Call):

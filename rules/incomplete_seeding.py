@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import libcst as cst
 
-from trainlint.analysis.training import ancestors_within
+from trainlint.analysis.training import ancestors_within, loops_within
 from trainlint.rule import Rule
 
 _TORCH_SEEDS = frozenset({"torch.manual_seed", "torch.random.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all"})
@@ -15,6 +17,10 @@ _NUMPY_NOT_GLOBAL = frozenset({"seed", "default_rng", "RandomState", "Generator"
 _RNG_RESTORES = frozenset({"torch.set_rng_state", "torch.random.set_rng_state"})
 _RNG_FORKS = frozenset({"torch.random.fork_rng", "torch.cuda.random.fork_rng"})
 _RANDOM_NOT_GLOBAL = frozenset({"seed", "Random", "SystemRandom", "getstate", "setstate"})
+# calls a seeding helper makes besides its seeds: reporting, reading the environment, checks
+_BOOKKEEPING = frozenset({"print", "info", "debug", "warning", "warn", "log", "format", "str", "int", "hash",
+                          "getenv", "get", "is_available", "device_count", "use_deterministic_algorithms",
+                          "get_rng_state", "set_rng_state", "getstate", "setstate", "get_state", "set_state"})
 
 
 class IncompleteSeeding(Rule):
@@ -58,7 +64,14 @@ class IncompleteSeeding(Rule):
     (`seed_everything`, `transformers.set_seed`) is assumed to seed the rest,
     and a seed inside `with torch.random.fork_rng():` or followed by an
     unconditional `torch.set_rng_state(saved)` (a reproducible draw of the
-    function's own) seeds no run;
+    function's own) seeds no run, nor does one whose generator is used
+    (`pipe(..., generator=torch.manual_seed(0))`). A function that goes on,
+    after seeding, to work of its own (a `main`, a test, a model builder, a
+    loop sampling one answer per seed) rather than a seeding helper's
+    printing and checks, is flagged only where the draws from `random` or
+    NumPy run with its seed in force: in its body, in the functions and
+    classes of the file it calls or builds (a dataset's `__getitem__`), or in
+    a function of the file that calls it, after the call;
     randomness used only inside other modules (augmentation libraries,
     DataLoader workers) is not seen.
     """
@@ -105,6 +118,46 @@ class IncompleteSeeding(Rule):
         "        torch.set_rng_state(ckpt[\"torch_rng\"])\n"
         "def augment(x):\n"
         "    return x.flip(-1) if random.random() < 0.5 else x\n",
+        # seeded again on each pass of a loop (one run per seed), and each pass
+        # draws from `random` through a function of the file
+        "import random\n"
+        "import torch\n"
+        "def augment(x):\n"
+        "    return x.flip(-1) if random.random() < 0.5 else x\n"
+        "def sweep(make_model, batches, seeds):\n"
+        "    for seed in seeds:\n"
+        "        torch.manual_seed(seed)  # expect: TL503\n"
+        "        model = make_model()\n"
+        "        for x in batches:\n"
+        "            model(augment(x)).sum().backward()\n",
+        # the run's seed beside a generator handed to one pipeline call
+        "import numpy as np\n"
+        "import torch\n"
+        "def seed_all(seed):\n"
+        "    torch.manual_seed(seed)  # expect: TL503\n"
+        "def validate(pipe, prompts):\n"
+        "    return pipe(prompts, generator=torch.manual_seed(0))\n"
+        "noise = np.random.randn(4)\n",
+        # a main that seeds, then trains on a dataset of the file that draws from `random`
+        "import random\n"
+        "import torch\n"
+        "class PairDataset(torch.utils.data.Dataset):\n"
+        "    def __getitem__(self, index):\n"
+        "        return self.items[random.randint(0, 9)]\n"
+        "def main(args):\n"
+        "    torch.manual_seed(args.seed)  # expect: TL503\n"
+        "    loader = torch.utils.data.DataLoader(PairDataset(), batch_size=8)\n"
+        "    train(loader)\n",
+        # a builder that seeds the model's initialisation, whose caller then draws from `random`
+        "import random\n"
+        "import torch\n"
+        "def build(seed):\n"
+        "    torch.manual_seed(seed)  # expect: TL503\n"
+        "    return torch.nn.Linear(4, 4)\n"
+        "def main(files):\n"
+        "    model = build(0)\n"
+        "    random.shuffle(files)\n"
+        "    return model\n",
     )
     good = (
         # the chapter's set_seed
@@ -176,15 +229,52 @@ class IncompleteSeeding(Rule):
         "    return netG(z)\n"
         "def augment(x):\n"
         "    return x.flip(-1) if random.random() < 0.5 else x\n",
+        # seeded again for each sampled answer: the pass draws from torch only; the
+        # file's `random` shuffles the questions elsewhere (FastChat's answer generation)
+        "import random\n"
+        "import torch\n"
+        "def answer_all(model, questions, n):\n"
+        "    random.shuffle(questions)\n"
+        "    return [sample_answers(model, q, n) for q in questions]\n"
+        "def sample_answers(model, prompt, n):\n"
+        "    answers = []\n"
+        "    for i in range(n):\n"
+        "        torch.manual_seed(i)\n"
+        "        answers.append(model.generate(prompt, do_sample=True))\n"
+        "    return answers\n",
+        # the seed's generator handed to one pipeline call (diffusers' tests)
+        "import numpy as np\n"
+        "import torch\n"
+        "def make_inputs():\n"
+        "    np.random.seed(0)\n"
+        "    return {\"image\": np.random.randint(0, 255, (8, 8, 3))}\n"
+        "def test_output(pipe):\n"
+        "    return pipe(**make_inputs(), generator=torch.manual_seed(0))\n",
+        # tests that seed torch for their own draws; another test draws from NumPy
+        "import numpy as np\n"
+        "import torch\n"
+        "def test_loader():\n"
+        "    torch.manual_seed(12345)\n"
+        "    edge_index = torch.randint(0, 100, (2, 500))\n"
+        "    assert edge_index.max() < 100\n"
+        "def test_features():\n"
+        "    x = np.random.randn(100, 32)\n"
+        "    assert x.shape == (100, 32)\n",
+        # a setup that seeds the model's initialisation; `random` only picks a port elsewhere
+        "import random\n"
+        "import torch\n"
+        "def setup_model(args):\n"
+        "    torch.manual_seed(1)\n"
+        "    model = torch.nn.Linear(args.size, 2)\n"
+        "    return model, torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "def setup_args(args):\n"
+        "    args.port = random.randint(10000, 20000)\n"
+        "    return args\n",
     )
 
     def finish(self) -> None:
-        uses_random = uses_numpy = False
-        for node in self.ctx.nodes_of(cst.Call):
-            name = self.ctx.call_name(node) or ""
-            head, _, last = name.rpartition(".")
-            uses_random |= head == "random" and last not in _RANDOM_NOT_GLOBAL
-            uses_numpy |= head == "numpy.random" and last not in _NUMPY_NOT_GLOBAL
+        uses = self._draws(self.ctx.nodes_of(cst.Call))
+        uses_random, uses_numpy = "random" in uses, "numpy" in uses
         if not uses_random and not uses_numpy:
             return
         for func in (f for defs in self.ctx.scopes.functions.values() for f in defs):
@@ -192,6 +282,7 @@ class IncompleteSeeding(Rule):
 
     def _check(self, func: cst.FunctionDef, uses_random: bool, uses_numpy: bool) -> None:
         torch_seed: cst.Call | None = None
+        works = False  # the function goes on to work of its own after seeding torch
         seeded: set[str] = set()
         for call in self.ctx.calls_in_order(func.body):
             name = self.ctx.call_name(call)
@@ -204,16 +295,87 @@ class IncompleteSeeding(Rule):
                 seeded.add("numpy")
             elif "seed" in self.ctx.code(call.func).lower():
                 return  # an unknown seeding helper may seed everything
+            elif torch_seed is not None and (name or self.ctx.code(call.func)).rpartition(".")[2] not in _BOOKKEEPING:
+                works = True
+        if torch_seed is not None and works:
+            # a function that seeds, then builds, trains, tests or samples (not a seeding
+            # helper) seeds the draws it makes: those of its body, of what it calls or
+            # builds here, and of the functions of the file that call it
+            drawn = self._draws(self._reached_calls(func))
+            uses_random, uses_numpy = "random" in drawn, "numpy" in drawn
         missing = [m for m, used in (("random", uses_random), ("numpy", uses_numpy)) if used and m not in seeded]
         if torch_seed is not None and missing:
             names = " or ".join(f"`{m}`" for m in missing)
             self.report(torch_seed, f"this seeding function seeds torch but not {names}, which this file uses")
+
+    def _draws(self, calls: Iterable[cst.Call]) -> set[str]:
+        """The global generators (`random`, `numpy`) that `calls` draw from."""
+        found: set[str] = set()
+        for call in calls:
+            head, _, last = (self.ctx.call_name(call) or "").rpartition(".")
+            if head == "random" and last not in _RANDOM_NOT_GLOBAL:
+                found.add("random")
+            elif head == "numpy.random" and last not in _NUMPY_NOT_GLOBAL:
+                found.add("numpy")
+        return found
+
+    def _reached_calls(self, func: cst.FunctionDef) -> list[cst.Call]:
+        """The calls that run with `func`'s seed in force: those of its body (nested
+        functions too), of the functions and classes of this file it calls or builds,
+        and those of the functions of the file that call it (or of the module, where
+        it is called there) from the call on, through them all."""
+        found: list[cst.Call] = []
+        seen: set[cst.CSTNode] = {func}
+        todo: list[tuple[cst.CSTNode, cst.Call | None]] = [(func, None)]
+        while todo:
+            current, site = todo.pop()
+            body = current.body if type(current) is cst.FunctionDef else current
+            calls = [node for node in self.ctx.subtree(body) if type(node) is cst.Call]
+            if site is not None:  # a caller: what runs after `site` returns
+                around = loops_within(self.ctx, site, current)
+                calls = [call for call in calls if self.ctx.order_index(call) > self.ctx.order_index(site)
+                         or loops_within(self.ctx, call, current) & around]
+            found += calls  # type: ignore[arg-type]
+            reached: list[tuple[cst.CSTNode, cst.Call | None]] = []
+            for call in calls:
+                reached += [(method, None) for method in self._run_by(call)]  # type: ignore[arg-type]
+            if type(current) is cst.FunctionDef and site is None:
+                reached += [(self.ctx.enclosing_function(caller) or self.ctx.module, caller)
+                            for caller in self.ctx.call_sites(current)]
+            for node, after in reached:
+                if node not in seen:
+                    seen.add(node)
+                    todo.append((node, after))
+        return found
+
+    def _run_by(self, call: cst.Call) -> list[cst.FunctionDef]:
+        """The functions of this file `call` runs, and every method of a class of the
+        file it builds: the object hands them (a dataset's `__getitem__`) to the code
+        that uses it."""
+        found: list[cst.FunctionDef] = []
+        for callee in self.ctx.functions_called(call):
+            found += self._class_methods(callee) or [callee]
+        if not found and type(call.func) is cst.Name and self.ctx.qualified_name(call.func) is None:
+            for owner in self.ctx.nodes_of(cst.ClassDef):  # a class without an `__init__`
+                if owner.name.value == call.func.value:  # type: ignore[attr-defined]
+                    found += _methods(owner)  # type: ignore[arg-type]
+        return found
+
+    def _class_methods(self, constructor: cst.FunctionDef) -> list[cst.FunctionDef]:
+        """Every method of the class whose `__init__` `constructor` is: building an
+        object hands its methods (a dataset's `__getitem__`) to the code that uses it."""
+        if constructor.name.value != "__init__":
+            return []
+        owner = self.ctx.parent(self.ctx.parent(constructor))
+        return _methods(owner) if type(owner) is cst.ClassDef else []
 
     def _own_draw(self, seed: cst.Call, func: cst.FunctionDef) -> bool:
         """A seed for a draw of the function's own, not the run's: inside `with
         torch.random.fork_rng():`, or followed by a restore of the generator's state
         that always runs (`torch.set_rng_state(saved)`; one under an `if`, a resumed
         checkpoint's state, restores nothing the seed set)."""
+        if type(self.ctx.parent(seed)) is not cst.Expr:
+            return True  # its generator is used: `pipe(..., generator=torch.manual_seed(0))`
         around_seed = ancestors_within(self.ctx, seed, func)
         if any(type(ancestor) is cst.With and any(type(item.item) is cst.Call and self.ctx.call_name(item.item) in _RNG_FORKS
                                                  for item in ancestor.items) for ancestor in around_seed):
@@ -225,3 +387,7 @@ class IncompleteSeeding(Rule):
                                for a in ancestors_within(self.ctx, call, func))
                    for call in self.ctx.calls_in_order(func.body))
 
+
+def _methods(owner: cst.ClassDef) -> list[cst.FunctionDef]:
+    """The methods a class body defines."""
+    return [node for node in owner.body.body if type(node) is cst.FunctionDef]  # type: ignore[misc]

@@ -21,6 +21,10 @@ _NUM_WORKERS_POSITION = 5  # DataLoader(dataset, batch_size, shuffle, sampler, b
 _EVAL_WORDS = ("val", "test", "eval", "dev")
 _IN_MEMORY = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
 _SEQUENCES = frozenset({"range", "list", "tuple"})  # builtins: the items are already at hand
+# a tensor the loader slices: indices picked from a mask, or built by torch
+_INDEX_METHODS = frozenset({"nonzero", "argwhere"})
+_TENSOR_FUNCTIONS = frozenset({"torch.arange", "torch.randperm", "torch.nonzero", "torch.argwhere", "torch.where"})
+_SAME_TENSOR = frozenset({"view", "reshape", "flatten", "squeeze", "to", "cuda", "cpu", "long"})  # its values, reshaped or moved
 
 
 class SingleProcessLoading(Rule):
@@ -32,7 +36,8 @@ class SingleProcessLoading(Rule):
     shuffles (`shuffle=True`) in a file that trains (a backward pass or an
     optimizer step, also through a function it calls). A loader over a
     `TensorDataset` (its batches are slices of tensors already in memory,
-    possibly on the GPU), a `range(n)` or a Python list is not flagged.
+    possibly on the GPU), a tensor of indices (`mask.nonzero().view(-1)`,
+    `torch.randperm(n)`), a `range(n)` or a Python list is not flagged.
 
     ## Why is this bad?
     With the default `num_workers=0`, every batch is read, decoded and
@@ -110,6 +115,15 @@ class SingleProcessLoading(Rule):
         "    for batch in train_loader:\n"
         "        state = jax_train_step(state, batch)\n"
         "    return state\n",
+        # the same indices select the items of a dataset that loads them
+        "import torch\n"
+        "from torch.utils.data import DataLoader, Subset\n"
+        "train_idx = data.train_mask.nonzero(as_tuple=False).view(-1)\n"
+        "train_loader = DataLoader(Subset(images, train_idx.tolist()), batch_size=64, shuffle=True)  # expect: TL504\n"
+        "for x, y in train_loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    loss_fn(model(x), y).backward()\n"
+        "    optimizer.step()\n",
     )
     good = (
         "from torch.utils.data import DataLoader\n"
@@ -168,6 +182,15 @@ class SingleProcessLoading(Rule):
         "    for images, labels in train_loader:\n"
         "        print(images.shape, labels)\n"
         "        break\n",
+        # a loader over a tensor of node indices (PyG's SIGN): each batch is a slice of it
+        "import torch\n"
+        "from torch.utils.data import DataLoader\n"
+        "train_idx = data.train_mask.nonzero(as_tuple=False).view(-1)\n"
+        "train_loader = DataLoader(train_idx, batch_size=16 * 1024, shuffle=True)\n"
+        "for idx in train_loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    loss_fn(model(xs[idx]), y[idx]).backward()\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -242,7 +265,7 @@ class SingleProcessLoading(Rule):
                 continue  # a Python list of items: nothing to load
             if type(value) is not cst.Call:
                 return False
-            if self.ctx.call_name(value) in _IN_MEMORY or _builtin_sequence(self.ctx, value):
+            if self.ctx.call_name(value) in _IN_MEMORY or _builtin_sequence(self.ctx, value) or _tensor(self.ctx, value):
                 continue
             function = None if returned else self.ctx.local_callee(value)  # one function deep
             results = [r.value for r in only(self.ctx.own_nodes(function.body), cst.Return)] if function else []
@@ -258,6 +281,17 @@ class SingleProcessLoading(Rule):
         if type(parent) is cst.AnnAssign:
             return self.ctx.code(parent.target)
         return ""
+
+
+def _tensor(ctx: FileContext, call: cst.Call) -> bool:
+    """A tensor of indices (`mask.nonzero(as_tuple=False).view(-1)`, `torch.randperm(n)`):
+    a loader over it gives slices of a tensor already in memory."""
+    while (type(call.func) is cst.Attribute and call.func.attr.value in _SAME_TENSOR
+           and type(call.func.value) is cst.Call):
+        call = call.func.value
+    if type(call.func) is cst.Attribute and call.func.attr.value in _INDEX_METHODS:
+        return True
+    return ctx.call_name(call) in _TENSOR_FUNCTIONS
 
 
 def _builtin_sequence(ctx: FileContext, call: cst.Call) -> bool:

@@ -2,7 +2,13 @@
 for an optimizer, handed to an optimizer or to the builder of its parameter groups,
 trained by an object the file builds (`PPO(actor_critic)` building `Adam(actor_critic.parameters())`),
 or run in a forward pass whose result is back-propagated, also through the file's
-helpers. An EMA copy that only samples, or a frozen feature extractor, is none of these."""
+helpers. An EMA copy that only samples, or a frozen feature extractor, is none of these.
+
+TL107 asks a narrower question, by binding: whose parameters an optimizer of the file
+receives (`HalfPrecisionTraining._trained_models`). Neither answers the other's: TL107
+from here would flag float16 models whose parameters are only read (a teacher's
+`count(teacher.parameters())`) and miss groups from `model.bias_parameters()`; TL405
+from there would lose the models it knows only from a back-propagated forward."""
 
 from __future__ import annotations
 
