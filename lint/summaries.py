@@ -127,6 +127,10 @@ class Summary:
     # (`def step_schedule(sched, epoch=1): if epoch > 0: sched.step()`): a call that leaves
     # it out steps the first on every call (not with `epoch=0`: on none)
     default_steps: tuple[tuple[str, str], ...] = ()
+    # (param, bounded param, operator, bound) of each pair of `guarded_steps`: the tests the
+    # bound puts the value to (`("sched", "epoch", ">", "0")`, see `fails_for`), that a
+    # caller judges a number it gives by (`step_schedule(sched, 0)`: the step never runs)
+    step_tests: tuple[tuple[str, str, str, str], ...] = ()
     # params it steps as optimizers in a loop of its own that back-propagates and never
     # clears gradients (a `finetune(model, loader, optimizer)` holding the whole loop),
     # when its module cannot tell they are optimizers: the caller can
@@ -193,6 +197,11 @@ class Summary:
     def does(self, effect: str) -> bool:
         return effect in self.events
 
+    def tests_of(self, stepped: str, bound: str) -> tuple[tuple[str, str], ...]:
+        """The tests of the pair (`stepped`, `bound`) of `guarded_steps`: see `step_tests`."""
+        return tuple((operator, limit) for param, bounded, operator, limit in self.step_tests
+                     if param == stepped and bounded == bound)
+
     def stored(self, attribute: str) -> str | None:
         """The constructor's parameter kept as `attribute` (`self.model`)."""
         return next((param for kept, param in self.stores if kept == attribute), None)
@@ -223,6 +232,7 @@ class Summary:
             **({"stores": [list(pair) for pair in self.stores]} if self.stores else {}),
             **({"guarded_steps": [list(pair) for pair in self.guarded_steps]} if self.guarded_steps else {}),
             **({"default_steps": [list(pair) for pair in self.default_steps]} if self.default_steps else {}),
+            **({"step_tests": [list(test) for test in self.step_tests]} if self.step_tests else {}),
             **({"no_grad_when": [list(branch) for branch in self.no_grad_when]} if self.no_grad_when else {}),
             **({"unjudged_steps": True} if self.unjudged_steps else {}),
             **({"grad_scalers": sorted(self.grad_scalers)} if self.grad_scalers else {}),
@@ -259,6 +269,8 @@ class Summary:
                                 for stepped, bound in data.get("guarded_steps", ())),  # type: ignore[union-attr]
             default_steps=tuple((stepped, bound)
                                 for stepped, bound in data.get("default_steps", ())),  # type: ignore[union-attr]
+            step_tests=tuple((stepped, bound, operator, limit)
+                             for stepped, bound, operator, limit in data.get("step_tests", ())),  # type: ignore[union-attr]
             no_grad_when=tuple((param, constant, bool(default))
                                for param, constant, default in data.get("no_grad_when", ())),  # type: ignore[union-attr]
             unjudged_steps=bool(data.get("unjudged_steps")),
@@ -334,6 +346,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     sets = {name: set(getattr(own, name)) for name in _SETS}
     flags = {name: getattr(own, name) for name in _FLAGS}
     guarded = dict.fromkeys(own.guarded_steps)
+    tests = dict.fromkeys(own.step_tests)
     for event in own.events:
         if isinstance(event, str):
             events.setdefault(event, None)
@@ -355,8 +368,11 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
                 if param is not None and param in getattr(callee, name):
                     sets[name].add(caller_param)
         handed = {callee.slot(slot): caller_param for slot, caller_param in event.args}
-        guarded.update(dict.fromkeys((handed[stepped], handed[bound]) for stepped, bound in callee.guarded_steps
-                                     if stepped in handed and bound in handed))
+        for stepped, bound in callee.guarded_steps:
+            if stepped in handed and bound in handed:
+                guarded[(handed[stepped], handed[bound])] = None
+                tests.update(dict.fromkeys((handed[stepped], handed[bound], operator, limit)
+                                           for operator, limit in callee.tests_of(stepped, bound)))
         if event.returned:
             for name in _FLAGS:
                 flags[name] = flags[name] or getattr(callee, name)
@@ -376,6 +392,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         called_forwards=called,
         unjudged_steps=unjudged,
         guarded_steps=tuple(guarded),
+        step_tests=tuple(tests),
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )
@@ -399,6 +416,31 @@ def _may_keep_scaler(key: str, callee: Summary | None) -> bool:
     (a constructor, `self.scaler = scaler`), for its object to update later."""
     return (callee is None or callee.does(SCALER_UPDATE) or key.endswith("__init__")
             or bool(callee.stores) or bool(callee.accumulates))
+
+
+def fails_for(tests: Iterable[tuple[str, str]], value: str) -> bool:
+    """A parameter holding `value` (a number as text, or "None") fails one of the tests a
+    guard puts it to: (operator, bound) as `trainlint.analysis.guards.bound_tests` reads
+    them (`(">", "0")` fails for "0"; any of `>`, `>=`, `is not None` fails for "None")."""
+    number = _number(value)
+    for operator, bound in tests:
+        if value == "None":
+            if operator in (">", ">=", "is not"):
+                return True
+            continue
+        limit = _number(bound)
+        if number is None or limit is None:
+            continue
+        if (operator == ">" and not number > limit) or (operator == ">=" and not number >= limit):
+            return True
+    return False
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def may_summarize(source: str) -> bool:

@@ -21,7 +21,7 @@ from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, dict_entry, reaching, target_names
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers
 from trainlint.analysis.guards import (
-    caller_bound, is_device_check, passes_by_default, skipped_at_first, tests_a_remainder,
+    caller_bound, guard_tests, is_device_check, passes_by_default, skipped_at_first, tests_a_remainder,
 )
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
@@ -493,6 +493,7 @@ class _Summarizer:
         self.unjudged_steps = False  # see `Summary.unjudged_steps`
         self.guarded_steps: dict[tuple[str, str], None] = {}  # see `Summary.guarded_steps`
         self.default_steps: dict[tuple[str, str], None] = {}  # see `Summary.default_steps`
+        self.step_tests: dict[tuple[str, str, str, str], None] = {}  # see `Summary.step_tests`
         self._returned: dict[str, int] | None = None  # local names it returns (see `_returned_arguments`)
 
     def summary(self) -> Summary:
@@ -553,6 +554,7 @@ class _Summarizer:
             unjudged_steps=self.unjudged_steps,
             guarded_steps=tuple(self.guarded_steps),
             default_steps=tuple(self.default_steps),
+            step_tests=tuple(self.step_tests),
             **{name: frozenset(values) for name, values in sets.items()},
         )
 
@@ -794,6 +796,8 @@ class _Summarizer:
                 bound = caller_bound(self.ctx, call)
                 if bound is not None and bound in self.params:
                     self.guarded_steps[(stepped, bound)] = None
+                    self.step_tests.update(dict.fromkeys(
+                        (stepped, bound, operator, limit) for operator, limit in guard_tests(self.ctx, call, bound)))
                     if passes_by_default(self.ctx, call, bound):  # `epoch=1`: a call that leaves it out
                         self.default_steps[(stepped, bound)] = None
         elif effect == BACKWARD:
