@@ -110,7 +110,12 @@ class SchedulerBeforeOptimizer(Rule):
     the default fails it (`epoch=0` of `if epoch > 0:`, `None`): that step never runs;
     nor does one given a number that fails it (`step_schedule(scheduler, 0)`, in the
     call or through a parameter of the calling function that each call of the file
-    gives such a number).
+    gives such a number). A wrapper that hands the scheduler on (`def warm(sched,
+    e=3): step_schedule(sched, e)`, `def warm(sched): step_schedule(sched, 3)`, in
+    the helper's module or in another) is judged by what reaches the bound: the
+    number it gives, its own default, or the helper's default it leaves the bound
+    to, and its callers' numbers for its own parameter; a value it computes is not
+    known, and not checked.
     """
 
     code = "TL404"
@@ -374,6 +379,21 @@ class SchedulerBeforeOptimizer(Rule):
         "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)\n"
         "    for x, y in loader:\n"
         "        step_schedule(scheduler)\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # the bound handed a wrapper's parameter, left to the wrapper's default, which passes it
+        "import torch\n"
+        "def step_schedule(sched, epoch=0):\n"
+        "    if epoch > 0:\n"
+        "        sched.step()  # expect: TL404\n"
+        "def warm(sched, e=3):\n"
+        "    step_schedule(sched, e)\n"
+        "def main(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)\n"
+        "    for x, y in loader:\n"
+        "        warm(scheduler)\n"
         "        optimizer.zero_grad()\n"
         "        criterion(model(x), y).backward()\n"
         "        optimizer.step()\n",
@@ -698,6 +718,21 @@ class SchedulerBeforeOptimizer(Rule):
         "    for x, y in loader:\n"
         "        step_schedule(scheduler, 0)\n"
         "        step_schedule(scheduler, epoch=-1)\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a wrapper's default that fails the bound it is handed to
+        "import torch\n"
+        "def step_schedule(sched, epoch=1):\n"
+        "    if epoch > 0:\n"
+        "        sched.step()\n"
+        "def hold(sched, e=0):\n"
+        "    step_schedule(sched, e)\n"
+        "def main(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)\n"
+        "    for x, y in loader:\n"
+        "        hold(scheduler)\n"
         "        optimizer.zero_grad()\n"
         "        criterion(model(x), y).backward()\n"
         "        optimizer.step()\n",

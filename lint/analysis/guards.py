@@ -441,15 +441,16 @@ def passes_by_default(ctx: FileContext, node: cst.CSTNode, name: str) -> bool:
 
 
 def caller_bound(ctx: FileContext, node: cst.CSTNode) -> str | None:
-    """The parameter of `node`'s function that `skipped_at_first` holds `node` to a bound
-    on, when that alone skips it and only a caller can tell whether its value changes
-    between iterations: a helper no call of its file gives a value (another module's
-    loop calls it, `step_schedule(scheduler, cfg.start)`), running no loop of its own
-    around `node` and never rebinding the parameter. None when `node` is not skipped,
-    is skipped for a reason of its own (a bound on an attribute, on a counter), or by
-    bounds on several parameters."""
+    """The parameter of `node`'s function that an `if` of the function holds `node` to a
+    bound on, when that alone may skip it and only a caller can tell whether its value
+    changes between iterations, or whether it passes: a helper another module's loop
+    calls (`step_schedule(scheduler, cfg.start)`), running no loop of its own around
+    `node` and never rebinding the parameter; what the calls of its own file give it
+    does not say what another module's give. None when `node` is not bounded so, is
+    skipped for a reason of its own (a bound on an attribute, on a counter), or
+    bounded on several parameters."""
     function = ctx.enclosing_function(node)
-    if function is None or ctx.call_sites(function) or _outermost_loop(ctx, node, function) is not None:
+    if function is None or _outermost_loop(ctx, node, function) is not None:
         return None
     bounds: set[str] = set()
     child = node
@@ -458,11 +459,10 @@ def caller_bound(ctx: FileContext, node: cst.CSTNode) -> str | None:
             break
         if type(ancestor) is cst.If and child is ancestor.body:
             for value in _bounded_values(ancestor.test):
-                if not may_change(ctx, ancestor, value):
-                    continue
-                if not _a_parameter_of(ctx, value, function):
+                if _a_parameter_of(ctx, value, function):
+                    bounds.add(value.value)  # type: ignore[attr-defined]
+                elif may_change(ctx, ancestor, value):
                     return None
-                bounds.add(value.value)  # type: ignore[attr-defined]
         child = ancestor
     return next(iter(bounds)) if len(bounds) == 1 else None
 
