@@ -307,7 +307,8 @@ def skipped_at_first(ctx: FileContext, node: cst.CSTNode) -> bool:
     iteration (`if args.warmup > 0:`, a constant of the module, a helper's parameter every
     call leaves to its default) holds on all of them or on none: it skips no first
     iteration, unless it is known to hold on none (`if epoch > 0:` with `epoch=0` left to
-    its default by every call of the file): then `node` never runs, and is skipped too."""
+    its default, or 0 given, by every call of the file, see `_never_true`): then `node`
+    never runs, and is skipped too."""
     child = node
     for ancestor in ctx.ancestors(node):
         if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
