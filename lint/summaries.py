@@ -83,6 +83,10 @@ class Call:
     # hands the callee a GradScaler (or what is named for one): the callee's summary says
     # whether it updates it; a callee out of reach (no summary) may
     hands_scaler: bool = False
+    # the slots of a call that hands a parameter (`args`) given something else: a number or
+    # None as text (`("#1", "0")` of `step_schedule(sched, 0)`), "" for another value; slot
+    # "*" when it unpacks `*args` / `**kwargs`, which may hold any slot (see `Summary.step_tests`)
+    constants: tuple[tuple[str, str], ...] = ()
 
 
 Event = str | Call
@@ -135,6 +139,14 @@ class Summary:
     # (`def step_schedule(sched, epoch=1): if epoch > 0: sched.step()`): a call that leaves
     # it out steps the first on every call (not with `epoch=0`: on none)
     default_steps: tuple[tuple[str, str], ...] = ()
+    # (param, bounded param, operator, bound) of each pair of `guarded_steps`: the tests the
+    # bound puts the value to (`("sched", "epoch", ">", "0")`, see `fails_for`), that a
+    # caller judges a number it gives by (`step_schedule(sched, 0)`: the step never runs)
+    step_tests: tuple[tuple[str, str, str, str], ...] = ()
+    # the defaults of params it hands on unchanged to a call (never rebinding them): a number
+    # or None as text, "" for another value (a setting): whether a call that leaves one out
+    # passes the bound of a helper it hands it to (`def warm(sched, e=3): step_schedule(sched, e)`)
+    defaults: tuple[tuple[str, str], ...] = ()
     # params it steps as optimizers in a loop of its own that back-propagates and never
     # clears gradients (a `finetune(model, loader, optimizer)` holding the whole loop),
     # when its module cannot tell they are optimizers: the caller can
@@ -201,6 +213,11 @@ class Summary:
     def does(self, effect: str) -> bool:
         return effect in self.events
 
+    def tests_of(self, stepped: str, bound: str) -> tuple[tuple[str, str], ...]:
+        """The tests of the pair (`stepped`, `bound`) of `guarded_steps`: see `step_tests`."""
+        return tuple((operator, limit) for param, bounded, operator, limit in self.step_tests
+                     if param == stepped and bounded == bound)
+
     def stored(self, attribute: str) -> str | None:
         """The constructor's parameter kept as `attribute` (`self.model`)."""
         return next((param for kept, param in self.stores if kept == attribute), None)
@@ -232,6 +249,8 @@ class Summary:
             **({"stores": [list(pair) for pair in self.stores]} if self.stores else {}),
             **({"guarded_steps": [list(pair) for pair in self.guarded_steps]} if self.guarded_steps else {}),
             **({"default_steps": [list(pair) for pair in self.default_steps]} if self.default_steps else {}),
+            **({"step_tests": [list(test) for test in self.step_tests]} if self.step_tests else {}),
+            **({"defaults": [list(pair) for pair in self.defaults]} if self.defaults else {}),
             **({"no_grad_when": [list(branch) for branch in self.no_grad_when]} if self.no_grad_when else {}),
             **({"unjudged_steps": True} if self.unjudged_steps else {}),
             **({"grad_scalers": sorted(self.grad_scalers)} if self.grad_scalers else {}),
@@ -253,7 +272,8 @@ class Summary:
             else:
                 callee, args, returned, *rest = raw  # type: ignore[misc]
                 events.append(Call(callee, tuple((a, b) for a, b in args), bool(returned), bool(rest and rest[0]),
-                                   tuple(rest[1]) if len(rest) > 1 else (), bool(len(rest) > 2 and rest[2])))
+                                   tuple(rest[1]) if len(rest) > 1 else (), bool(len(rest) > 2 and rest[2]),
+                                   tuple((slot, value) for slot, value in rest[3]) if len(rest) > 3 else ()))
         flags = set(data.get("flags", ()))  # type: ignore[arg-type]
         return cls(
             params=tuple(data.get("params", ())),  # type: ignore[arg-type]
@@ -269,6 +289,9 @@ class Summary:
                                 for stepped, bound in data.get("guarded_steps", ())),  # type: ignore[union-attr]
             default_steps=tuple((stepped, bound)
                                 for stepped, bound in data.get("default_steps", ())),  # type: ignore[union-attr]
+            step_tests=tuple((stepped, bound, operator, limit)
+                             for stepped, bound, operator, limit in data.get("step_tests", ())),  # type: ignore[union-attr]
+            defaults=tuple((param, value) for param, value in data.get("defaults", ())),  # type: ignore[union-attr]
             no_grad_when=tuple((param, constant, bool(default))
                                for param, constant, default in data.get("no_grad_when", ())),  # type: ignore[union-attr]
             unjudged_steps=bool(data.get("unjudged_steps")),
@@ -287,8 +310,10 @@ class Summary:
 
 
 def _call_json(call: Call) -> list[object]:
-    tail: list[object] = [call.occasional, list(call.hands_returned), True] if call.hands_scaler else (
-        [call.occasional, list(call.hands_returned)] if call.hands_returned else [True] if call.occasional else [])
+    tail: list[object] = [call.occasional, list(call.hands_returned), call.hands_scaler,
+                          [list(pair) for pair in call.constants]]
+    while tail and not tail[-1]:
+        tail.pop()
     return [call.callee, [list(a) for a in call.args], call.returned, *tail]
 
 
@@ -344,6 +369,9 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     sets = {name: set(getattr(own, name)) for name in _SETS}
     flags = {name: getattr(own, name) for name in _FLAGS}
     guarded = dict.fromkeys(own.guarded_steps)
+    tests = dict.fromkeys(own.step_tests)
+    defaulted = dict.fromkeys(own.default_steps)
+    defaults = dict(own.defaults)
     for event in own.events:
         if isinstance(event, str):
             events.setdefault(event, None)
@@ -365,8 +393,24 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
                 if param is not None and param in getattr(callee, name):
                     sets[name].add(caller_param)
         handed = {callee.slot(slot): caller_param for slot, caller_param in event.args}
-        guarded.update(dict.fromkeys((handed[stepped], handed[bound]) for stepped, bound in callee.guarded_steps
-                                     if stepped in handed and bound in handed))
+        given = {callee.slot(slot): value for slot, value in event.constants if slot != "*"}
+        unpacks = any(slot == "*" for slot, _ in event.constants)
+        for stepped, bound in callee.guarded_steps:
+            if stepped not in handed:
+                continue
+            mine, bounds = handed[stepped], callee.tests_of(stepped, bound)
+            if bound in handed:  # the caller's own parameter: its callers judge it
+                pair = (mine, handed[bound])
+                guarded[pair] = None
+                tests.update(dict.fromkeys((*pair, operator, limit) for operator, limit in bounds))
+                default = defaults.get(handed[bound])
+                if default is not None and not (default and fails_for(bounds, default)):
+                    defaulted[pair] = None
+            elif bound in given:  # a number that passes the bound: a step of every call
+                if given[bound] and not fails_for(bounds, given[bound]):
+                    sets["plain_steps"].add(mine)
+            elif not unpacks and (stepped, bound) in callee.default_steps:  # left to a default that passes
+                sets["plain_steps"].add(mine)
         if event.returned:
             for name in _FLAGS:
                 flags[name] = flags[name] or getattr(callee, name)
@@ -391,6 +435,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         unjudged_steps=unjudged,
         guarded_steps=tuple(guarded),
         returns_distributed_sampler=sampler,
+        step_tests=tuple(tests),
+        default_steps=tuple(defaulted),
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )
@@ -454,6 +500,37 @@ def _may_keep_scaler(key: str, callee: Summary | None) -> bool:
     (a constructor, `self.scaler = scaler`), for its object to update later."""
     return (callee is None or callee.does(SCALER_UPDATE) or key.endswith("__init__")
             or bool(callee.stores) or bool(callee.accumulates))
+
+
+def fails_for(tests: Iterable[tuple[str, str]], value: str) -> bool:
+    """A parameter holding `value` (a constant as `trainlint.analysis.literals.constant_text`
+    writes it) fails one of the tests a guard puts it to: (operator, bound) as
+    `trainlint.analysis.guards.bound_tests` reads them (`(">", "0")` fails for "0" and
+    "False"; any of `>`, `>=`, `is not None` fails for "None"; a string compared by `>` or
+    `>=` with a number raises, so the guarded code never runs)."""
+    number = _number(value)
+    for operator, bound in tests:
+        if value == "None":
+            if operator in (">", ">=", "is not"):
+                return True
+            continue
+        if value[:1] in ("'", '"') and operator in (">", ">=") and _number(bound) is not None:
+            return True
+        limit = _number(bound)
+        if number is None or limit is None:
+            continue
+        if (operator == ">" and not number > limit) or (operator == ">=" and not number >= limit):
+            return True
+    return False
+
+
+def _number(text: str) -> float | None:
+    if text in ("True", "False"):
+        return float(text == "True")
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def may_summarize(source: str) -> bool:

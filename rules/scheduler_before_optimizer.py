@@ -4,12 +4,12 @@ from trainlint.analysis.scopes import argument_slots
 
 from trainlint.analysis.dataflow import constructor_argument
 from trainlint.analysis.flow import Facts
-from trainlint.analysis.guards import may_change, skipped_at_first
+from trainlint.analysis.guards import may_change, reaching_constants, skipped_at_first
 from trainlint.analysis.loops import optimizer_step, run_each_iteration, scheduler_step
 from trainlint.analysis.receivers import OPTIMIZER, SCHEDULER, Binding
 from trainlint.analysis.training import loops_within, method_call
 from trainlint.rule import Rule
-from trainlint.summaries import SCHEDULER_STEP, STEP
+from trainlint.summaries import SCHEDULER_STEP, STEP, fails_for
 
 # a scheduler driven by a metric: stepping it first skips no schedule value
 _METRIC_DRIVEN = "ReduceLROnPlateau"
@@ -107,7 +107,15 @@ class SchedulerBeforeOptimizer(Rule):
     iteration or on none, and is checked; so does a bound on a parameter that
     calls leave to its default (`step_schedule(scheduler)` of `def
     step_schedule(sched, epoch=1)`, in the file or in another module), unless
-    the default fails it (`epoch=0` of `if epoch > 0:`, `None`): that step never runs.
+    the default fails it (`epoch=0` of `if epoch > 0:`, `None`): that step never runs;
+    nor does one given a number that fails it (`step_schedule(scheduler, 0)`, in the
+    call or through a parameter of the calling function that each call of the file
+    gives such a number). A wrapper that hands the scheduler on (`def warm(sched,
+    e=3): step_schedule(sched, e)`, `def warm(sched): step_schedule(sched, 3)`, in
+    the helper's module or in another) is judged by what reaches the bound: the
+    number it gives, its own default, or the helper's default it leaves the bound
+    to, and its callers' numbers for its own parameter; a value it computes is not
+    known, and not checked.
     """
 
     code = "TL404"
@@ -371,6 +379,21 @@ class SchedulerBeforeOptimizer(Rule):
         "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)\n"
         "    for x, y in loader:\n"
         "        step_schedule(scheduler)\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # the bound handed a wrapper's parameter, left to the wrapper's default, which passes it
+        "import torch\n"
+        "def step_schedule(sched, epoch=0):\n"
+        "    if epoch > 0:\n"
+        "        sched.step()  # expect: TL404\n"
+        "def warm(sched, e=3):\n"
+        "    step_schedule(sched, e)\n"
+        "def main(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)\n"
+        "    for x, y in loader:\n"
+        "        warm(scheduler)\n"
         "        optimizer.zero_grad()\n"
         "        criterion(model(x), y).backward()\n"
         "        optimizer.step()\n",
@@ -684,6 +707,35 @@ class SchedulerBeforeOptimizer(Rule):
         "        optimizer.zero_grad()\n"
         "        criterion(model(x), y).backward()\n"
         "        optimizer.step()\n",
+        # the bound given a number that fails it by every call of the file: the step never runs
+        "import torch\n"
+        "def step_schedule(sched, epoch=1):\n"
+        "    if epoch > 0:\n"
+        "        sched.step()\n"
+        "def main(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)\n"
+        "    for x, y in loader:\n"
+        "        step_schedule(scheduler, 0)\n"
+        "        step_schedule(scheduler, epoch=-1)\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a wrapper's default that fails the bound it is handed to
+        "import torch\n"
+        "def step_schedule(sched, epoch=1):\n"
+        "    if epoch > 0:\n"
+        "        sched.step()\n"
+        "def hold(sched, e=0):\n"
+        "    step_schedule(sched, e)\n"
+        "def main(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)\n"
+        "    for x, y in loader:\n"
+        "        hold(scheduler)\n"
+        "        optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -747,11 +799,21 @@ class SchedulerBeforeOptimizer(Rule):
         unpacks = any(arg.star for arg in node.args)  # type: ignore[attr-defined]
         stepped = set(summary.plain_steps) | {
             param for param, bound in summary.guarded_steps
-            if (not may_change(self.ctx, node, handed[bound]) if bound in handed
+            if (self._may_pass(node, handed[bound], summary.tests_of(param, bound)) if bound in handed
                 else not unpacks and (param, bound) in summary.default_steps)}
         given = [value for param, value in handed.items()
                  if param in stepped and self.ctx.receivers.is_kind(value, SCHEDULER)]
         return given[0] if len(given) == 1 else None
+
+    def _may_pass(self, call: cst.CSTNode, value: cst.BaseExpression, tests: tuple[tuple[str, str], ...]) -> bool:
+        """The value `call` gives a helper's bound passes it on every iteration: it is the
+        same on all of them (a setting, not the loop's counter), and not a number (or None)
+        that fails it (`step_schedule(scheduler, 0)` of `if epoch > 0:`), written there or
+        reaching a parameter of the function around `call` from each of its calls."""
+        constants = reaching_constants(self.ctx, call, value)
+        if constants is not None and all(fails_for(tests, constant) for constant in constants):
+            return False
+        return not may_change(self.ctx, call, value)
 
     def _object_schedule(self, node: cst.CSTNode) -> cst.BaseExpression | None:
         """The object a call of its method steps the schedulers of, the method stepping

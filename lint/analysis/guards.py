@@ -10,7 +10,7 @@ from typing import Callable
 
 import libcst as cst
 
-from trainlint.analysis.literals import number_value, string_value
+from trainlint.analysis.literals import constant_text, string_value
 from trainlint.analysis.dataflow import target_names, unpacked
 from trainlint.analysis.flowgraph import FlowGraph, assigned_names
 from trainlint.analysis.scopes import (
@@ -18,6 +18,7 @@ from trainlint.analysis.scopes import (
 )
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
+from trainlint.summaries import fails_for
 
 _FALLBACK_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
 # names of torch's version (`torch.__version__`, `TORCH_VERSION`, `TORCH_MAJOR`) and of flags
@@ -306,35 +307,62 @@ def skipped_at_first(ctx: FileContext, node: cst.CSTNode) -> bool:
     iteration (`if args.warmup > 0:`, a constant of the module, a helper's parameter every
     call leaves to its default) holds on all of them or on none: it skips no first
     iteration, unless it is known to hold on none (`if epoch > 0:` with `epoch=0` left to
-    its default by every call of the file): then `node` never runs, and is skipped too."""
+    its default, or 0 given, by every call of the file, see `_never_true`): then `node`
+    never runs, and is skipped too."""
     child = node
     for ancestor in ctx.ancestors(node):
         if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             return False
         if type(ancestor) is cst.If and child is ancestor.body and (any(
                 may_change(ctx, ancestor, value) for value in _bounded_values(ancestor.test))
-                or _never_true_by_default(ctx, ancestor)):
+                or _never_true(ctx, ancestor)):
             return True
         child = ancestor
     return False
 
 
-def _never_true_by_default(ctx: FileContext, branch: cst.If) -> bool:
-    """Every call of the file leaves a parameter that `branch` bounds to its default, and
-    the default fails the bound (`if epoch > 0:` of `def step_schedule(sched, epoch=0)`):
-    the branch never runs."""
+def _never_true(ctx: FileContext, branch: cst.If) -> bool:
+    """A parameter that `branch` bounds is given, by every call of the file, a number (or
+    None) that fails the bound: written in the call (`step_schedule(sched, 0)`), left to the
+    default (`epoch=0` of `if epoch > 0:`), or handed on from a caller's own such value
+    (`def warm(sched, e=0): step_schedule(sched, e)`): the branch never runs."""
     function = ctx.enclosing_function(branch)
-    sites = ctx.call_sites(function) if function is not None else []
-    if function is None or not sites:
+    if function is None:
         return False
     for value in _bounded_values(branch.test):
         if not _a_parameter_of(ctx, value, function):
             continue
-        default = parameter_default(function, value.value)  # type: ignore[attr-defined]
-        if default is not None and fails_with(branch.test, value.value, default) and all(  # type: ignore[attr-defined]
-                _given(call, function, value.value) is default for call in sites):  # type: ignore[attr-defined]
+        constants = reaching_constants(ctx, branch, value)
+        tests = bound_tests(branch.test, value.value)  # type: ignore[attr-defined]
+        if constants and all(fails_for(tests, constant) for constant in constants):
             return True
     return False
+
+
+def reaching_constants(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpression,
+                       depth: int = 0) -> list[str] | None:
+    """The numbers (or None), as `constant_text` writes them, that `value` read at `at`
+    may hold: the literal itself, or for a parameter of the function around `at`, never
+    rebound there, what every call of the function in the file gives it (its default
+    when the call leaves it out), followed a few callers up. None when one is not
+    such a literal, or the function has no call in the file."""
+    text = constant_text(value)
+    if text is not None:
+        return [text]
+    function = ctx.enclosing_function(at)
+    if type(value) is not cst.Name or function is None or depth > _CALLERS_FOLLOWED:
+        return None
+    if not _a_parameter_of(ctx, value, function):
+        return None
+    sites = ctx.call_sites(function)
+    found: list[str] = []
+    for call in sites:
+        given = _given(call, function, value.value)
+        reached = reaching_constants(ctx, call, given, depth + 1) if given is not None else None
+        if reached is None:
+            return None
+        found += reached
+    return found or None
 
 
 def parameter_default(function: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
@@ -357,25 +385,39 @@ def fails_with(test: cst.BaseExpression, name: str, value: cst.BaseExpression) -
     """`test` cannot hold while the name `name` holds the literal `value`: an operand of
     its `and` chain bounds the name and is false for it (`epoch > 0` with 0), or the value
     is None (`None > 0` raises; `epoch is not None` fails)."""
-    number = number_value(value)
+    text = constant_text(value)
+    return text is not None and fails_for(bound_tests(test, name), text)
+
+
+def bound_tests(test: cst.BaseExpression, name: str) -> tuple[tuple[str, str], ...]:
+    """The comparisons of the name `name` in the `and` chain `test` that `fails_for` can
+    judge: (operator, what it is compared with, as `constant_text` writes it, else "")
+    of `name > 0`, `name >= 1`, `name is not None`."""
+    found: list[tuple[str, str]] = []
     for operand in and_operands(test):
         if type(operand) is not cst.Comparison or len(operand.comparisons) != 1:
             continue
         left, comparison = operand.left, operand.comparisons[0]
-        if type(left) is not cst.Name or left.value != name:
-            continue
-        operator = type(comparison.operator)
-        if type(value) is cst.Name and value.value == "None":
-            if operator in (cst.GreaterThan, cst.GreaterThanEqual, cst.IsNot):
-                return True
-            continue
-        bound = number_value(comparison.comparator)
-        if number is None or bound is None:
-            continue
-        if (operator is cst.GreaterThan and not number > bound) or (
-                operator is cst.GreaterThanEqual and not number >= bound):
-            return True
-    return False
+        operator = _BOUND_OPERATORS.get(type(comparison.operator))
+        if type(left) is cst.Name and left.value == name and operator is not None:
+            found.append((operator, constant_text(comparison.comparator) or ""))
+    return tuple(found)
+
+
+_BOUND_OPERATORS = {cst.GreaterThan: ">", cst.GreaterThanEqual: ">=", cst.IsNot: "is not"}
+
+
+def guard_tests(ctx: FileContext, node: cst.CSTNode, name: str) -> tuple[tuple[str, str], ...]:
+    """`bound_tests` of each `if` of its function that holds `node` in its body."""
+    found: list[tuple[str, str]] = []
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            break
+        if type(ancestor) is cst.If and child is ancestor.body:
+            found += bound_tests(ancestor.test, name)
+        child = ancestor
+    return tuple(dict.fromkeys(found))
 
 
 def passes_by_default(ctx: FileContext, node: cst.CSTNode, name: str) -> bool:
@@ -386,26 +428,21 @@ def passes_by_default(ctx: FileContext, node: cst.CSTNode, name: str) -> bool:
     default = parameter_default(function, name) if function is not None else None
     if default is None:
         return False
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            break
-        if type(ancestor) is cst.If and child is ancestor.body and fails_with(ancestor.test, name, default):
-            return False
-        child = ancestor
-    return True
+    text = constant_text(default)
+    return text is None or not fails_for(guard_tests(ctx, node, name), text)
 
 
 def caller_bound(ctx: FileContext, node: cst.CSTNode) -> str | None:
-    """The parameter of `node`'s function that `skipped_at_first` holds `node` to a bound
-    on, when that alone skips it and only a caller can tell whether its value changes
-    between iterations: a helper no call of its file gives a value (another module's
-    loop calls it, `step_schedule(scheduler, cfg.start)`), running no loop of its own
-    around `node` and never rebinding the parameter. None when `node` is not skipped,
-    is skipped for a reason of its own (a bound on an attribute, on a counter), or by
-    bounds on several parameters."""
+    """The parameter of `node`'s function that an `if` of the function holds `node` to a
+    bound on, when that alone may skip it and only a caller can tell whether its value
+    changes between iterations, or whether it passes: a helper another module's loop
+    calls (`step_schedule(scheduler, cfg.start)`), running no loop of its own around
+    `node` and never rebinding the parameter; what the calls of its own file give it
+    does not say what another module's give. None when `node` is not bounded so, is
+    skipped for a reason of its own (a bound on an attribute, on a counter), or
+    bounded on several parameters."""
     function = ctx.enclosing_function(node)
-    if function is None or ctx.call_sites(function) or _outermost_loop(ctx, node, function) is not None:
+    if function is None or _outermost_loop(ctx, node, function) is not None:
         return None
     bounds: set[str] = set()
     child = node
@@ -414,11 +451,10 @@ def caller_bound(ctx: FileContext, node: cst.CSTNode) -> str | None:
             break
         if type(ancestor) is cst.If and child is ancestor.body:
             for value in _bounded_values(ancestor.test):
-                if not may_change(ctx, ancestor, value):
-                    continue
-                if not _a_parameter_of(ctx, value, function):
+                if _a_parameter_of(ctx, value, function):
+                    bounds.add(value.value)  # type: ignore[attr-defined]
+                elif may_change(ctx, ancestor, value):
                     return None
-                bounds.add(value.value)  # type: ignore[attr-defined]
         child = ancestor
     return next(iter(bounds)) if len(bounds) == 1 else None
 

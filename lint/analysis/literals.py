@@ -23,19 +23,23 @@ def string_value(expr: cst.BaseExpression | None) -> str | None:
     if "\r" not in text and ("\\" not in text or "r" in prefix):  # CPython reads "\r\n" as "\n"
         quote = 3 if text[len(prefix) : len(prefix) + 3] in ('"""', "'''") else 1
         return text[len(prefix) + quote : len(text) - quote]
-    value = expr.evaluated_value  # type: ignore[union-attr]
+    try:
+        value = expr.evaluated_value  # type: ignore[union-attr]
+    except (SyntaxError, ValueError):  # LibCST parses escapes CPython refuses ('\x')
+        return None
     return value if isinstance(value, str) else None
 
 
 def constant_text(expr: cst.BaseExpression | None) -> str | None:
-    """A constant as a summary keeps it: a string as Python writes it (`'train'`),
-    `True`, `False` or `None` by name; None for anything else."""
+    """A constant as a summary keeps it, as Python writes it: a string (`'train'`), a
+    number (`3`, `-1`, `0.5`), `True`, `False` or `None`; None for anything else."""
     text = string_value(expr)
     if text is not None:
         return repr(text)
     if type(expr) is cst.Name and expr.value in ("True", "False", "None"):  # type: ignore[union-attr]
         return expr.value  # type: ignore[union-attr,no-any-return]
-    return None
+    number = number_value(expr)
+    return repr(number) if number is not None else None
 
 
 def number_value(expr: cst.BaseExpression | None) -> int | float | None:

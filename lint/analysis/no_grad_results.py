@@ -22,7 +22,7 @@ from typing import Iterator
 import libcst as cst
 
 from trainlint.analysis.dataflow import target_names
-from trainlint.analysis.literals import string_value
+from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import lexical_grad_mode
 from trainlint.context import FileContext
 from trainlint.summaries import Summary
@@ -70,20 +70,6 @@ def runs_without_grad(summary: Summary, call: cst.Call) -> bool:
                 value is not None and constant_text(value) in (None, constant)):
             return True
     return False
-
-
-def constant_text(expr: cst.BaseExpression | None) -> str | None:
-    """`repr` of a literal string, number, `True`, `False` or `None`; else None."""
-    if type(expr) is cst.SimpleString:
-        value = string_value(expr)
-        return repr(value) if value is not None else None
-    if type(expr) is cst.Integer:
-        return repr(int(expr.value.replace("_", ""), 0))
-    if type(expr) is cst.Float:
-        return repr(float(expr.value.replace("_", "")))
-    if type(expr) is cst.Name and expr.value in ("True", "False", "None"):
-        return expr.value
-    return None
 
 
 def _parameter_equals(test: cst.BaseExpression, defaults: dict[str, object]) -> tuple[str, str] | None:

@@ -20,8 +20,10 @@ import libcst as cst
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, dict_entry, reaching, target_names
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers
+from trainlint.analysis.flowgraph import assigned_names
 from trainlint.analysis.guards import (
-    caller_bound, is_device_check, parameter_default, passes_by_default, skipped_at_first, tests_a_remainder,
+    caller_bound, guard_tests, is_device_check, parameter_default, passes_by_default, skipped_at_first,
+    tests_a_remainder,
 )
 from trainlint.analysis.literals import constant_text, string_value
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
@@ -493,6 +495,7 @@ class _Summarizer:
         self.unjudged_steps = False  # see `Summary.unjudged_steps`
         self.guarded_steps: dict[tuple[str, str], None] = {}  # see `Summary.guarded_steps`
         self.default_steps: dict[tuple[str, str], None] = {}  # see `Summary.default_steps`
+        self.step_tests: dict[tuple[str, str, str, str], None] = {}  # see `Summary.step_tests`
         self._returned: dict[str, int] | None = None  # local names it returns (see `_returned_arguments`)
 
     def summary(self) -> Summary:
@@ -557,6 +560,8 @@ class _Summarizer:
             unjudged_steps=self.unjudged_steps,
             guarded_steps=tuple(self.guarded_steps),
             default_steps=tuple(self.default_steps),
+            step_tests=tuple(self.step_tests),
+            defaults=self._defaults(events),
             **{name: frozenset(values) for name, values in sets.items()},
         )
 
@@ -792,14 +797,16 @@ class _Summarizer:
             self._stepped(call, sets["steps"], sets["known_steps"])
         elif effect in (None, SCHEDULER_STEP) and not call.args and method_call(call, "step") is not None:
             stepped = self._param(method_call(call, "step"))  # type: ignore[arg-type]
-            if stepped is not None and not skipped_at_first(self.ctx, call):  # `if epoch > 0: scheduler.step()`
-                sets["plain_steps"].add(stepped)
-            elif stepped is not None:  # `if start > 0:` of a parameter: the caller knows whether it changes
-                bound = caller_bound(self.ctx, call)
-                if bound is not None and bound in self.params:
-                    self.guarded_steps[(stepped, bound)] = None
-                    if passes_by_default(self.ctx, call, bound):  # `epoch=1`: a call that leaves it out
-                        self.default_steps[(stepped, bound)] = None
+            # `if start > 0:` of a parameter: the caller knows whether it changes, and whether it passes
+            bound = caller_bound(self.ctx, call) if stepped is not None else None
+            if stepped is not None and bound is None and not skipped_at_first(self.ctx, call):
+                sets["plain_steps"].add(stepped)  # `if epoch > 0: scheduler.step()`
+            elif stepped is not None and bound is not None and bound in self.params:
+                self.guarded_steps[(stepped, bound)] = None
+                self.step_tests.update(dict.fromkeys(
+                    (stepped, bound, operator, limit) for operator, limit in guard_tests(self.ctx, call, bound)))
+                if passes_by_default(self.ctx, call, bound):  # `epoch=1`: a call that leaves it out
+                    self.default_steps[(stepped, bound)] = None
         elif effect == BACKWARD:
             scaler = scaled_backward_scaler(call)
             owner = (self._param(scaler) or self._own_attribute(scaler)) if scaler is not None else None
@@ -834,8 +841,31 @@ class _Summarizer:
             # a function of another module handed the scaler: updates it if its summary does
             hands_scaler = (not self.targets.runs_own_function(call) and bool(handed_arguments(self.ctx, call))
                             and self._hands_scaler(call))
-            yield Call(target, self._arguments(call), returned=self._is_returned(call), occasional=self._occasional(call),
-                       hands_returned=self._returned_arguments(call), hands_scaler=hands_scaler)
+            arguments = self._arguments(call)
+            yield Call(target, arguments, returned=self._is_returned(call), occasional=self._occasional(call),
+                       hands_returned=self._returned_arguments(call), hands_scaler=hands_scaler,
+                       constants=self._constants(call, arguments))
+
+    def _constants(self, call: cst.Call, arguments: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+        """What a call that hands a parameter gives its other slots (see `Call.constants`)."""
+        if not arguments:
+            return ()
+        handed = {slot for slot, _ in arguments}
+        found = [(slot, constant_text(arg.value) or "") for slot, arg in argument_slots(call) if slot not in handed]
+        return (*found, ("*", "")) if any(arg.star for arg in call.args) else tuple(found)
+
+    def _defaults(self, events: list[Event]) -> tuple[tuple[str, str], ...]:
+        """The defaults of the params the function hands on to calls (see `Summary.defaults`)."""
+        handed = {param for event in events if isinstance(event, Call) for _, param in event.args}
+        if not handed:
+            return ()
+        rebound = assigned_names(self.ctx, self.func.body)
+        found = []
+        for param in sorted(handed - rebound):
+            default = parameter_default(self.func, param) if "*" not in rebound else None
+            if default is not None:
+                found.append((param, constant_text(default) or ""))
+        return tuple(found)
 
     def _arguments(self, call: cst.Call) -> tuple[tuple[str, str], ...]:
         passed = ((slot, self._param(arg.value)) for slot, arg in argument_slots(call))

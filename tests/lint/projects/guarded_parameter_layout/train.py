@@ -10,6 +10,7 @@ def main(model, loader, cfg):
     for epoch in range(cfg.epochs):
         step_schedule(scheduler, cfg.start)  # expect: TL404
         warm(scheduler, cfg.start)  # expect: TL404
+        warm(scheduler, 0)
         for x, y in loader:
             optimizer.zero_grad()
             torch.nn.functional.cross_entropy(model(x), y).backward()
