@@ -166,7 +166,7 @@ class _DropImports(cst.CSTTransformer):
         return cst.RemoveFromParent()
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
-        body, footer = self._adopt(original_node.body, updated_node.body)
+        body, footer = self._adopt(original_node.body, updated_node.body, block=True)
         return updated_node.with_changes(body=body, footer=[*footer, *updated_node.footer])
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
@@ -174,18 +174,28 @@ class _DropImports(cst.CSTTransformer):
         return updated_node.with_changes(body=body, footer=[*footer, *updated_node.footer])
 
     def _adopt(
-        self, original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]
+        self, original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement], block: bool = False
     ) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
         """Give the comments of removed lines to the statement that follows
-        them (or to the block's footer): a fix never deletes a comment."""
+        them (or to the block's footer): a fix never deletes a comment. In a
+        `block` whose first lines were removed, the blank lines that set them
+        apart from the next statement go with them: the block does not start
+        with a blank line (`if s is None:` then a blank line, then `s = ...`)."""
         survivors = iter(updated)
         out: list[cst.BaseStatement] = []
         pending: list[cst.EmptyLine] = []
+        removed_first = False
         for statement in original:
             if statement in self.orphans:
                 pending += self.orphans.pop(statement)
+                removed_first = removed_first or (block and not out)
                 continue
             kept = next(survivors)
+            if removed_first and not out and not pending:
+                lines = list(kept.leading_lines)  # type: ignore[attr-defined]
+                while lines and lines[0].comment is None:
+                    lines.pop(0)
+                kept = kept.with_changes(leading_lines=lines)  # type: ignore[call-arg]
             if pending:
                 kept = kept.with_changes(leading_lines=[*pending, *kept.leading_lines])  # type: ignore[call-arg]
                 pending = []

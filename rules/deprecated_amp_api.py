@@ -453,6 +453,21 @@ class DeprecatedAmpApi(Rule):
         "scaler = GradScaler()\n"
         "with autocast(dtype=torch.float16):\n"
         "    out = model(x)\n",
+        # a block's first line is the import that goes: the blank line below it goes too
+        Example(
+            "import torch\n"
+            "def build(scaler):\n"
+            "    if scaler is None:\n"
+            "        from torch.cuda.amp import GradScaler\n"
+            "\n"
+            "        scaler = GradScaler()  # expect: TL102\n"
+            "    return scaler\n",
+            fixed="import torch\n"
+            "def build(scaler):\n"
+            "    if scaler is None:\n"
+            "        scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n"
+            "    return scaler\n",
+        ),
     )
     good = (
         "import torch\n"
