@@ -26,7 +26,12 @@ Two rules, neither waiting for a long history:
   loss: such a rise crosses 10 times its start on its way up, 30 to 50 times at
   its first step up; a transformer at a learning rate of 5 jumps 220 times at
   once, rises on, then drifts down, hundreds of times above its start: a blow-up
-  when the 10 losses after it are in): when it trains down from its peak by then (the
+  when the 10 losses after it are in), or unless the loss is a class-indexed
+  cross-entropy whose early level is ln 2 or more: it started where an untrained
+  classifier does, at chance for two classes or more, not tiny by construction,
+  and a rise 10 times past that is no warm-up of its own (an LSTM language model
+  at a learning rate of 20 jumps 89 times, rises on and drifts down, still 150
+  times above its start): when it trains down from its peak by then (the
   median of its last 10 losses under 0.8 times the highest median of 10 losses
   in a row since the blow-up, and under that of the 10 before them, yet still
   twice the early level or more, not fallen to a start that was chance): then the
@@ -88,6 +93,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sanitizer.core.events import Event
+from sanitizer.core.loss_calls import CLASS_INDEXED
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
 from sanitizer.detectors.stats import MAD_TO_SIGMA, median, tail_reach
@@ -115,6 +121,9 @@ CLIMB_WAIT = 50  # ...and are judged after this many losses (trained down from t
 # a warm-up blow-up this many times its early level (BLOWUP times past BLOWUP) jumped there in one
 # loss: no gradual rise, whatever the losses after it do
 JUMP = BLOWUP * BLOWUP
+# a class-indexed cross-entropy this high at its start is at chance for two classes or more
+# (an untrained classifier's level): not tiny by construction, so it has no warm-up rise
+CHANCE = math.log(2)
 TAIL_SAMPLE = 5  # losses after a warm-up blow-up, at least, whose own tail may reach it (noise)
 BLOCK = 8  # losses per block at the start
 RISES = 4  # block medians rising in a row
@@ -230,7 +239,7 @@ class DivergenceDetector(Detector):
         if level is not None and self._blown_up(loss, level) and (
                 self._steps > QUICK or loss >= ABOVE_TYPICAL * median(seen[:-1])):
             blow_up = _BlowUp(record.step, self._steps, loss, level, _loss_site(record), self._steps > QUICK,
-                              lr_from=lr_from, lr_to=lr)
+                              lr_from=lr_from, lr_to=lr, from_chance=level >= CHANCE and _class_indexed(record))
             rising = self._rising
             if blow_up.sustained and rising is not None:
                 # dated at the first of the unbroken run of high losses, whose learning rate is
@@ -365,14 +374,17 @@ class DivergenceDetector(Detector):
         which the loss is straight back at its early level (at once, and their median
         no higher than the early losses'), stays a spike; anything else diverged."""
         after = pending.after
-        if (not pending.climbed and len(after) >= RECOVERY and self._steps - pending.steps < CLIMB_WAIT
+        if (not pending.climbed and not pending.from_chance and len(after) >= RECOVERY
+                and self._steps - pending.steps < CLIMB_WAIT
                 and median(after) >= CLIMBED * pending.loss and pending.loss < JUMP * pending.level):
             # the loss went on rising well past the blow-up, step by step (a contrastive loss
             # whose negative queue starts random: a tiny first loss, then up as real keys fill
             # it): judged after CLIMB_WAIT losses, by whether it trained down from its peak.
             # Such a rise crosses BLOWUP times its start on its way up (30 to 50 times at its
             # first step up); a loss JUMP times its start at once came from under BLOWUP times
-            # in one step: a blow-up (a learning rate of 5 for a transformer), not judged so
+            # in one step: a blow-up (a learning rate of 5 for a transformer), not judged so; nor
+            # is a class-indexed cross-entropy that started at chance (ln 2 or more, as untrained
+            # classifiers start): its start was not tiny by construction
             pending.climbed = True
             return
         if pending.climbed:
@@ -458,6 +470,8 @@ class _BlowUp:
     high: int = 1  # losses that high in a row, past the warm-up
     climbed: bool = False  # a warm-up blow-up the losses after it rose on from, gradually
     judged: int | None = None  # the step the median of the latest losses crossed, when later
+    # a class-indexed cross-entropy whose early level is at chance for two classes or more
+    from_chance: bool = False
 
 
 def _unjudged_rise(pending: _BlowUp) -> bool:
@@ -477,6 +491,12 @@ def _training_down(after: list[float]) -> bool:
     last, before = median(after[-RECENT:]), median(after[-2 * RECENT:-RECENT])
     peak = max(median(after[i:i + RECENT]) for i in range(len(after) - RECENT + 1))
     return last < FALLING * peak and last < before
+
+
+def _class_indexed(record: StepRecord) -> bool:
+    """The step's losses are all class-indexed cross-entropies (`cross_entropy`, `nll_loss`)."""
+    kinds = record.loss_kinds
+    return bool(kinds) and all(kind is not None and kind.split()[0] in CLASS_INDEXED for kind in kinds)
 
 
 def _loss_site(record: StepRecord) -> str | None:
