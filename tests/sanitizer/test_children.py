@@ -11,8 +11,9 @@ from sanitizer_harness import FRESH, PRELAUNCH, ScriptRuns, line_of, run_sanitiz
 
 PRELAUNCH += [("hogwild.py",), ("hogwild.py", "--nan-child", "2", "--nan-step", "5"),
               ("hogwild_shared_write.py",), ("hogwild_shared_write.py", "--nan"),
-              ("hogwild_shared_write.py", "--nan", "--wait-step", "4")]
-FRESH.update(("hogwild.py", "hogwild_shared_write.py"))  # processes forked and spawned by the script
+              ("hogwild_shared_write.py", "--nan", "--wait-step", "4"),
+              ("spawn_worker_raises.py",), ("spawn_worker_raises.py", "--raise-step", "3")]
+FRESH.update(("hogwild.py", "hogwild_shared_write.py", "spawn_worker_raises.py"))  # processes forked and spawned by the script
 
 
 def _child_reports(parent_report: Path) -> dict[str, dict]:
@@ -82,6 +83,29 @@ def test_weights_a_sibling_broke_are_not_blamed_on_this_child(script_runs: Scrip
     origin = {event["kind"]: event for event in reversed(children["2"]["events"])}
     assert origin["nonfinite_input"]["step"] == 3 and "shared" not in origin["nonfinite_param"]
     assert children["2"]["summary"]["diagnosis"].startswith("1. nonfinite_input at step 3:")
+
+
+def test_a_spawned_worker_that_raises_reports_its_exception(script_runs: ScriptRuns) -> None:
+    """torch's spawn wrapper catches the worker's exception and exits 1: the worker's
+    report names the exception and its line (not "sys.exit(1)"), as the parent's does."""
+    run = script_runs.get("spawn_worker_raises.py", "--raise-step", "3")
+    assert run.returncode == 1, run.stderr
+    child = _child_reports(_parent_report(script_runs, "--raise-step", "3", script="spawn_worker_raises.py"))["1"]
+    line = line_of("spawn_worker_raises.py", "raise ValueError")
+    assert child["exit_code"] == 1 and child["steps"] == 2, child["ending"]
+    ending = child["ending"]
+    assert ending["how"] == "exception" and "ValueError: corrupt shard in worker 0 at step 3" in ending["detail"], ending
+    assert ending["where"].endswith(f"spawn_worker_raises.py:{line}"), ending
+    assert child["summary"]["diagnosis"].startswith("1. the script crashed: ValueError: corrupt shard")
+    assert any("child process 1" in note and "exit code 1" in note for note in run.report["summary"]["notes"])
+    parent = run.report["ending"]  # torch's ProcessRaisedException: the worker's error and line
+    assert parent["detail"] == "ValueError: corrupt shard in worker 0 at step 3 (in process 0 of mp.spawn)", parent
+    assert parent["where"].endswith(f"spawn_worker_raises.py:{line}"), parent
+    healthy = script_runs.get("spawn_worker_raises.py")
+    assert healthy.returncode == 0 and healthy.stdout == "trained\n", healthy.stderr
+    clean = _child_reports(_parent_report(script_runs, script="spawn_worker_raises.py"))["1"]
+    assert clean["exit_code"] == 0 and clean["steps"] == 6 and clean["events"] == []
+    assert clean["ending"]["how"] == "returned"
 
 
 def test_strict_fails_a_run_whose_child_found_errors(tmp_path: Path) -> None:
