@@ -157,6 +157,10 @@ def _watch(process: Any, session: Sanitizer) -> StartedChild:
                              script=session.script, argv=list(session.argv))
     if process._target is None:  # a subclass's own run(): the instance's run wraps it
         process.run = WatchedTarget(functools.partial(type(process).run, process), settings, number, session)
+    elif _is_spawn_wrapper(process._target):
+        # torch's spawn wrapper catches the script's exception and exits 1: the script's
+        # function is watched inside it, so the child's report sees the exception itself
+        process._args = (WatchedTarget(process._args[0], settings, number, session), *process._args[1:])
     else:
         process._target = WatchedTarget(process._target, settings, number, session)
     return StartedChild(number=number, report=report)

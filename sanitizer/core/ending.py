@@ -33,17 +33,24 @@ def ending_of(exc: BaseException | None, halt_line: str | None = None) -> dict[s
     return {"how": how, "detail": detail, "where": _user_site(exc.__traceback__)}
 
 
+_SPAWNED = re.compile(r"^-- Process (\d+) terminated with the following error:$")
 _FRAME_LINE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
 
 def _worker_error(message: str) -> tuple[str, str, str | None] | None:
     """A worker's exception as torch raises it again in the main process ("Caught KeyError
     in DataLoader worker process 1.", then "Original Traceback (most recent call last):" and
-    the worker's traceback): where it was caught, the worker's own error line, and its
+    the worker's traceback; `mp.spawn`'s "-- Process 1 terminated with the following error:"
+    and the worker's traceback): where it was caught, the worker's own error line, and its
     innermost user frame (the Dataset's `__getitem__`), instead of the whole traceback
     flattened into one line."""
     lines = message.strip().splitlines()
-    if len(lines) < 3 or not lines[1].startswith("Original Traceback"):
+    spawned = _SPAWNED.match(lines[0]) if lines else None
+    if spawned is not None and len(lines) >= 3 and lines[1].startswith("Traceback"):
+        # `mp.spawn`'s ProcessRaisedException: "-- Process 1 terminated with the following
+        # error:", then the worker's traceback
+        lines[0] = f"Caught in process {spawned[1]} of mp.spawn"
+    elif len(lines) < 3 or not lines[1].startswith("Original Traceback"):
         return None
     site = None
     for line in lines[2:]:

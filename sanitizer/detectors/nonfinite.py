@@ -305,11 +305,27 @@ class NonfiniteDetector(Detector):
             # outside the optimizer that wrote the weights before this step's forward
             when = (f"after step {step}, whose gradients were finite: the optimizer's update made it so, "
                     f"or code outside the optimizer changed it before step {record.step}'s forward")
+        initial = when == "before the first update"
+        # weights in shared memory (hogwild: `model.share_memory()`, several processes
+        # each stepping the same tensors) that no non-finite gradient of this process
+        # explains: another process's update may have written them
+        shared = (initial or not when.startswith("after the update")) and _in_shared_memory(param)
+        if shared:
+            when += ("; it lives in shared memory (share_memory()): another process that trains the same "
+                     "weights (hogwild) may have written it")
         sink.emit("nonfinite_param", step, f"parameter {sink.param_label(param)} is {_word(value)} {when}",
                   module=sink.param_module_name(param), param=sink.param_name(param),
                   where=locations.user_site(), value=value,
                   extra={"params": [sink.param_label(record.checked_params[i]) for i in bad[:20]],
-                         **({"initial": True} if when == "before the first update" else {})})
+                         **({"initial": True} if initial else {}), **({"shared": True} if shared else {})})
+
+
+def _in_shared_memory(param: Tensor) -> bool:
+    """A CPU tensor in shared memory (`is_shared()` is always true of CUDA tensors)."""
+    try:
+        return param.device.type == "cpu" and param.is_shared()
+    except (RuntimeError, TypeError, NotImplementedError):  # a tensor subclass without storage
+        return False
 
 
 def _first_reached(candidates: list[Tensor], record: StepRecord, sink: Sink, culprit: int | None) -> int:

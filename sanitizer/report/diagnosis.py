@@ -41,6 +41,9 @@ AFTER_NAN = frozenset({"loss_spike", "grad_spike", "vanishing_grad", "overfittin
                        "train_val_mismatch", "divergence"})
 ALLREDUCE_GRAD_ADVICE = ("the NaN was born on another rank and DDP's all-reduce spread it here: `python -m "
                          "sanitizer merge` the ranks' reports to see which rank and what went non-finite there")
+SHARED_PARAM_ADVICE = ("the weights are in shared memory and other processes update them too (hogwild): find the "
+                       "process whose own batch, loss or gradients went non-finite first (the parent's report lists "
+                       "each child's report and first error), and guard every process's update against it")
 STATIC_SCALE_ADVICE = ("the loss handed to backward() is multiplied by {scale:g} (a static loss scale): unless every "
                        "gradient is divided by {scale:g} before optimizer.step(), each step is {scale:g} times too "
                        "large; then lower the learning rate, clip gradients, check the data order")
@@ -383,6 +386,8 @@ def _problem(root: _Group, multi_rank: bool) -> Problem:
 
 def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
     """The kind's advice, or its variant for the event's circumstance."""
+    if kind is not None and kind.name == "nonfinite_param" and event.get("shared"):
+        return SHARED_PARAM_ADVICE
     if kind is not None and kind.name == "nonfinite_param" and event.get("initial"):
         return INITIAL_PARAM_ADVICE
     if kind is not None and kind.name == "unused_parameter" and event.get("since") is not None:

@@ -9,8 +9,11 @@ import pytest
 
 from sanitizer_harness import FRESH, PRELAUNCH, ScriptRuns, line_of, run_sanitizer
 
-PRELAUNCH += [("hogwild.py",), ("hogwild.py", "--nan-child", "2", "--nan-step", "5")]
-FRESH.add("hogwild.py")  # processes forked and spawned by the script
+PRELAUNCH += [("hogwild.py",), ("hogwild.py", "--nan-child", "2", "--nan-step", "5"),
+              ("hogwild_shared_write.py",), ("hogwild_shared_write.py", "--nan"),
+              ("hogwild_shared_write.py", "--nan", "--wait-step", "4"),
+              ("spawn_worker_raises.py",), ("spawn_worker_raises.py", "--raise-step", "3")]
+FRESH.update(("hogwild.py", "hogwild_shared_write.py", "spawn_worker_raises.py"))  # processes forked and spawned by the script
 
 
 def _child_reports(parent_report: Path) -> dict[str, dict]:
@@ -20,8 +23,8 @@ def _child_reports(parent_report: Path) -> dict[str, dict]:
     return reports
 
 
-def _parent_report(script_runs: ScriptRuns, *args: str) -> Path:
-    return script_runs.directory / ("-".join(("hogwild.py", *(a.strip("-") for a in args))) + ".json")
+def _parent_report(script_runs: ScriptRuns, *args: str, script: str = "hogwild.py") -> Path:
+    return script_runs.directory / ("-".join((script, *(a.strip("-") for a in args))) + ".json")
 
 
 def test_each_hogwild_child_is_watched(script_runs: ScriptRuns) -> None:
@@ -47,6 +50,62 @@ def test_a_nan_in_one_child_is_reported_by_that_child(script_runs: ScriptRuns) -
     assert "sanitizer[child 2]: nonfinite_input at step 5" in run.stderr
     assert any("child process 2" in note and "first: nonfinite_input at step 5" in note
                for note in run.report["summary"]["notes"])
+
+
+def test_a_healthy_hogwild_run_with_waits_is_clean(script_runs: ScriptRuns) -> None:
+    """The healthy twin of the runs below: the same waits, no NaN."""
+    run = script_runs.get("hogwild_shared_write.py")
+    assert run.returncode == 0, run.stderr
+    children = _child_reports(_parent_report(script_runs, script="hogwild_shared_write.py"))
+    assert sorted(children) == ["1", "2"] and all(child["events"] == [] for child in children.values())
+
+
+@pytest.mark.parametrize(("wait", "step", "when"), [
+    ((), 1, "before the first update"),
+    (("--wait-step", "4"), 4, "after step 4, whose gradients were finite")])
+def test_weights_a_sibling_broke_are_not_blamed_on_this_child(script_runs: ScriptRuns, wait: tuple[str, ...],
+                                                               step: int, when: str) -> None:
+    """Hogwild: child 2's NaN batch makes its update write NaN into the shared weights
+    between child 1's backward and update. Child 1 is told the weights live in shared
+    memory and another process may have written them, not to look at its initialisation
+    or its own update; child 2 still reports its NaN batch at its step."""
+    run = script_runs.get("hogwild_shared_write.py", "--nan", *wait)
+    assert run.returncode == 0, run.stderr
+    children = _child_reports(_parent_report(script_runs, "--nan", *wait, script="hogwild_shared_write.py"))
+    first = {event["kind"]: event for event in reversed(children["1"]["events"])}
+    param = first["nonfinite_param"]
+    assert param["step"] == step and param["shared"] is True and when in param["message"], param
+    assert "shared memory" in param["message"] and "another process" in param["message"]
+    diagnosis = children["1"]["summary"]["diagnosis"]
+    assert diagnosis.startswith(f"1. nonfinite_param at step {step}:"), diagnosis
+    assert "other processes update them too" in diagnosis and "custom initialisation" not in diagnosis
+    assert "nonfinite_input" not in first
+    origin = {event["kind"]: event for event in reversed(children["2"]["events"])}
+    assert origin["nonfinite_input"]["step"] == 3 and "shared" not in origin["nonfinite_param"]
+    assert children["2"]["summary"]["diagnosis"].startswith("1. nonfinite_input at step 3:")
+
+
+def test_a_spawned_worker_that_raises_reports_its_exception(script_runs: ScriptRuns) -> None:
+    """torch's spawn wrapper catches the worker's exception and exits 1: the worker's
+    report names the exception and its line (not "sys.exit(1)"), as the parent's does."""
+    run = script_runs.get("spawn_worker_raises.py", "--raise-step", "3")
+    assert run.returncode == 1, run.stderr
+    child = _child_reports(_parent_report(script_runs, "--raise-step", "3", script="spawn_worker_raises.py"))["1"]
+    line = line_of("spawn_worker_raises.py", "raise ValueError")
+    assert child["exit_code"] == 1 and child["steps"] == 2, child["ending"]
+    ending = child["ending"]
+    assert ending["how"] == "exception" and "ValueError: corrupt shard in worker 0 at step 3" in ending["detail"], ending
+    assert ending["where"].endswith(f"spawn_worker_raises.py:{line}"), ending
+    assert child["summary"]["diagnosis"].startswith("1. the script crashed: ValueError: corrupt shard")
+    assert any("child process 1" in note and "exit code 1" in note for note in run.report["summary"]["notes"])
+    parent = run.report["ending"]  # torch's ProcessRaisedException: the worker's error and line
+    assert parent["detail"] == "ValueError: corrupt shard in worker 0 at step 3 (in process 0 of mp.spawn)", parent
+    assert parent["where"].endswith(f"spawn_worker_raises.py:{line}"), parent
+    healthy = script_runs.get("spawn_worker_raises.py")
+    assert healthy.returncode == 0 and healthy.stdout == "trained\n", healthy.stderr
+    clean = _child_reports(_parent_report(script_runs, script="spawn_worker_raises.py"))["1"]
+    assert clean["exit_code"] == 0 and clean["steps"] == 6 and clean["events"] == []
+    assert clean["ending"]["how"] == "returned"
 
 
 def test_strict_fails_a_run_whose_child_found_errors(tmp_path: Path) -> None:
