@@ -49,7 +49,11 @@ Two rules, neither waiting for a long history:
   the last is at least twice the loss at its lowest (the least median of 3
   neighbouring blocks), higher than that by a tenth of the early level (a loss
   that converged near zero may wander) and by 5 noise sigmas of a block median
-  (measured from the steps between neighbouring blocks: a noisy plateau drifts). Blocks are
+  (measured from the steps between neighbouring blocks: a noisy plateau drifts),
+  and beyond where the losses at the lowest reach by their own spread
+  (`_block_reach`: a heavy-tailed loss, a regression on x..x^4 features in
+  batches of 8, has block medians that rise 4 times from 0.98 to 4.0 and fall
+  back; its blocks reach 4 to 6 times their median, a smooth loss's 1.4). Blocks are
   merged two by two as the run grows: memory stays bounded and a slow climb
   over a long run is seen at its own pace.
 
@@ -90,7 +94,7 @@ from typing import TYPE_CHECKING
 from sanitizer.core.events import Event
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.detectors.stats import MAD_TO_SIGMA, median, tail_reach
+from sanitizer.detectors.stats import MAD_TO_SIGMA, TAIL_ODDS, median, tail_reach
 from sanitizer.report.formatting import format_number
 
 if TYPE_CHECKING:
@@ -156,6 +160,8 @@ class DivergenceDetector(Detector):
         """Judge from the next loss on, as at the start of the run."""
         self.early: list[float] = []
         self.block_medians: list[float] = []
+        # how far each block's own losses reach above its median, as a factor (`_block_reach`)
+        self.block_reaches: list[float] = []
         self.block_size = BLOCK
         self._block: list[float] = []
         self._window: deque[float] = deque(maxlen=PLATEAU_STEPS)  # the latest losses
@@ -310,10 +316,11 @@ class DivergenceDetector(Detector):
         if len(self._block) < self.block_size:
             return False
         self.block_medians.append(median(self._block))
+        self.block_reaches.append(_block_reach(self._block))
         self._block = []
         if len(self.block_medians) > MAX_BLOCKS:
-            pairs = zip(self.block_medians[0::2], self.block_medians[1::2])
-            self.block_medians = [(a + b) / 2 for a, b in pairs]
+            self.block_medians = _merged(self.block_medians)
+            self.block_reaches = _merged(self.block_reaches)
             self.block_size *= 2
         return True
 
@@ -326,12 +333,20 @@ class DivergenceDetector(Detector):
         steps = [abs(later - earlier) for earlier, later in zip(self.block_medians, self.block_medians[1:])]
         noise = MAD_TO_SIGMA * median(steps) / math.sqrt(2)
         rise = last[-1] - lowest
-        return last[-1] >= CLIMB * lowest and rise >= MIN_RISE * level and rise >= SIGNIFICANT * noise
+        # the losses at the lowest reach this far by their own spread: a block median there is noise
+        reach = lowest * median(self.block_reaches[self._lowest_at():][:LOW_SPAN])
+        return (last[-1] >= CLIMB * lowest and rise >= MIN_RISE * level and rise >= SIGNIFICANT * noise
+                and last[-1] > reach)
 
     def lowest(self) -> float:
         """The loss at its lowest: the least median of 3 neighbouring blocks (one lucky block is noise)."""
+        start = self._lowest_at()
+        return median(self.block_medians[start:start + LOW_SPAN])
+
+    def _lowest_at(self) -> int:
+        """The first of the 3 neighbouring blocks whose median is the least."""
         blocks = self.block_medians
-        return min(median(blocks[i:i + LOW_SPAN]) for i in range(max(len(blocks) - LOW_SPAN, 0) + 1))
+        return min(range(max(len(blocks) - LOW_SPAN, 0) + 1), key=lambda i: median(blocks[i:i + LOW_SPAN]))
 
     def _watch(self, step: int, loss: float) -> None:
         if self._watched is None:
@@ -477,6 +492,21 @@ def _training_down(after: list[float]) -> bool:
     last, before = median(after[-RECENT:]), median(after[-2 * RECENT:-RECENT])
     peak = max(median(after[i:i + RECENT]) for i in range(len(after) - RECENT + 1))
     return last < FALLING * peak and last < before
+
+
+def _merged(values: list[float]) -> list[float]:
+    """Neighbouring blocks' values merged two by two (their mean)."""
+    return [(a + b) / 2 for a, b in zip(values[0::2], values[1::2])]
+
+
+def _block_reach(block: list[float]) -> float:
+    """How many times its median a block's median could reach by the spread of the block's
+    own losses, at odds TAIL_ODDS: the losses' tail (`tail_reach`) at the odds per loss
+    with which half the block's losses lie that far out at once. 1 without a scale."""
+    centre = median(block)
+    half = len(block) // 2
+    reach = tail_reach(block, odds=(TAIL_ODDS / math.comb(len(block), half)) ** (1 / half)) if half else None
+    return reach / centre if reach is not None and centre > 0 else 1.0
 
 
 def _loss_site(record: StepRecord) -> str | None:
