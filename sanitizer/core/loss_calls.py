@@ -32,20 +32,37 @@ class LossCall(NamedTuple):
     kind: str | None
     target: weakref.ref[torch.Tensor] | None
     ignore_index: int | None = None  # of a class-indexed loss given class labels
+    # how many classes a `cross_entropy` averaged over (its input's class dimension):
+    # its chance level, a prediction that knows nothing, is ln(classes)
+    classes: int | None = None
 
 
 def call_of(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], kind: str | None) -> LossCall:
     """The LossCall of `name(*args, **kwargs)`: real-valued targets, and the class labels of
     `cross_entropy` / `nll_loss` with the index they ignore."""
     target = args[1] if len(args) > 1 else kwargs.get("target")
+    classes = _classes(name, args, kwargs, kind)
     if not isinstance(target, torch.Tensor):
-        return LossCall(name, kind, None)
+        return LossCall(name, kind, None, classes=classes)
     if target.is_floating_point():
-        return LossCall(name, kind, weakref.ref(target))
+        return LossCall(name, kind, weakref.ref(target), classes=classes)
     ignore_index = kwargs.get("ignore_index", -100)
     if name in CLASS_INDEXED and isinstance(ignore_index, int) and len(args) <= 2:
-        return LossCall(name, kind, weakref.ref(target), ignore_index)
-    return LossCall(name, kind, None)
+        return LossCall(name, kind, weakref.ref(target), ignore_index, classes)
+    return LossCall(name, kind, None, classes=classes)
+
+
+def _classes(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], kind: str | None) -> int | None:
+    """The class count of a mean `cross_entropy` over logits (N, C, ...) or (C,): a uniform
+    prediction scores ln(C) whatever the labels, their weights or their smoothing. Read
+    from the input's shape, no data. None for any other loss, or a sum."""
+    if name != "cross_entropy" or kind is None or kwargs.get("reduction", "mean") != "mean":
+        return None
+    inputs = args[0] if args else kwargs.get("input")
+    if not isinstance(inputs, torch.Tensor) or inputs.dim() == 0:
+        return None
+    count = inputs.shape[1] if inputs.dim() > 1 else inputs.shape[0]
+    return count if count > 1 else None
 
 
 def kind_of(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:

@@ -17,7 +17,16 @@ Two rules, neither waiting for a long history:
   regression on noisy targets in batches of 4), or, 5 losses or more, spread so
   widely that their own upper tail reaches the blow-up at odds of 1 in 10,000
   (`tail_reach`: a regression on x..x^4 features in batches of 8 whose lucky
-  first loss was 30 times below its third). A loss that went on rising
+  first loss was 30 times below its third). Where the loss is a mean
+  cross-entropy over C classes (its input's shape, seen on the loss call), a
+  network that predicts nothing scores its chance level ln(C): while the
+  median of the last 5 losses after the blow-up is 0.8 times that or more,
+  neither one loss under 0.8 times the early level nor the noisy-loss rules
+  clear it (a network a rate 100 times too high damaged: 2.3, 43, then near 2.3,
+  dipping under 1.9), and a loss straight back at an early level that was
+  chance is an outlier batch only if it trains on: judged after 50 losses (the
+  median of the last 10 under that of the first 10 by 5 noise sigmas of such a
+  difference; fewer than 20 in all: not judged). A loss that went on rising
   gradually past the blow-up (the median of the 10 losses after it twice the
   blow-up or more: a contrastive loss whose negative queue starts random has a
   tiny first loss, then rises 30 to 150 times as real keys fill the queue) is
@@ -54,7 +63,11 @@ Two rules, neither waiting for a long history:
   the last is at least twice the loss at its lowest (the least median of 3
   neighbouring blocks), higher than that by a tenth of the early level (a loss
   that converged near zero may wander) and by 5 noise sigmas of a block median
-  (measured from the steps between neighbouring blocks: a noisy plateau drifts). Blocks are
+  (measured from the steps between neighbouring blocks: a noisy plateau drifts),
+  and beyond where the losses at the lowest reach by their own spread
+  (`_block_reach`: a heavy-tailed loss, a regression on x..x^4 features in
+  batches of 8, has block medians that rise 4 times from 0.98 to 4.0 and fall
+  back; its blocks reach 4 to 6 times their median, a smooth loss's 1.4). Blocks are
   merged two by two as the run grows: memory stays bounded and a slow climb
   over a long run is seen at its own pace.
 
@@ -96,7 +109,7 @@ from sanitizer.core.events import Event
 from sanitizer.core.loss_calls import CLASS_INDEXED
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.detectors.stats import MAD_TO_SIGMA, median, tail_reach
+from sanitizer.detectors.stats import MAD_TO_SIGMA, TAIL_ODDS, median, tail_reach
 from sanitizer.report.formatting import format_number
 
 if TYPE_CHECKING:
@@ -132,6 +145,7 @@ MIN_RISE = 0.1  # ... and above it by this share of the early level
 MAX_BLOCKS = 64  # then blocks are merged two by two
 LOW_SPAN = 3  # neighbouring blocks whose median is the loss at its lowest
 SIGNIFICANT = 5.0  # the rise, in noise sigmas of a block median
+MEDIAN_SIGMA = math.sqrt(math.pi / 2)  # a median of n normal draws has this many sigmas / sqrt(n)
 # high losses in a row before an Inf/NaN loss that make a blow-up of it: one outlier
 # batch before a corrupt one, or before a batch whose labels are all ignored, is none
 RUN_TO_NAN = 2
@@ -165,6 +179,8 @@ class DivergenceDetector(Detector):
         """Judge from the next loss on, as at the start of the run."""
         self.early: list[float] = []
         self.block_medians: list[float] = []
+        # how far each block's own losses reach above its median, as a factor (`_block_reach`)
+        self.block_reaches: list[float] = []
         self.block_size = BLOCK
         self._block: list[float] = []
         self._window: deque[float] = deque(maxlen=PLATEAU_STEPS)  # the latest losses
@@ -217,9 +233,9 @@ class DivergenceDetector(Detector):
         pending = self._pending
         if pending is not None:
             pending.after.append(loss)
-            if loss < RECOVERED * pending.level:
+            if loss < RECOVERED * pending.level and not _at_chance(pending):
                 self._pending = None  # training came back: a transient, not a divergence
-            elif self._steps - pending.steps >= (CLIMB_WAIT if pending.climbed else RECOVERY):
+            elif self._steps - pending.steps >= (CLIMB_WAIT if pending.climbed or pending.deferred else RECOVERY):
                 self._judge_pending(sink, pending)
             return
         level = max(self.early) if self.early and min(self.early) > 0 else None
@@ -239,7 +255,8 @@ class DivergenceDetector(Detector):
         if level is not None and self._blown_up(loss, level) and (
                 self._steps > QUICK or loss >= ABOVE_TYPICAL * median(seen[:-1])):
             blow_up = _BlowUp(record.step, self._steps, loss, level, _loss_site(record), self._steps > QUICK,
-                              lr_from=lr_from, lr_to=lr, from_chance=level >= CHANCE and _class_indexed(record))
+                              lr_from=lr_from, lr_to=lr, from_chance=level >= CHANCE and _class_indexed(record),
+                              chance=_chance(record))
             rising = self._rising
             if blow_up.sustained and rising is not None:
                 # dated at the first of the unbroken run of high losses, whose learning rate is
@@ -319,10 +336,11 @@ class DivergenceDetector(Detector):
         if len(self._block) < self.block_size:
             return False
         self.block_medians.append(median(self._block))
+        self.block_reaches.append(_block_reach(self._block))
         self._block = []
         if len(self.block_medians) > MAX_BLOCKS:
-            pairs = zip(self.block_medians[0::2], self.block_medians[1::2])
-            self.block_medians = [(a + b) / 2 for a, b in pairs]
+            self.block_medians = _merged(self.block_medians)
+            self.block_reaches = _merged(self.block_reaches)
             self.block_size *= 2
         return True
 
@@ -335,12 +353,20 @@ class DivergenceDetector(Detector):
         steps = [abs(later - earlier) for earlier, later in zip(self.block_medians, self.block_medians[1:])]
         noise = MAD_TO_SIGMA * median(steps) / math.sqrt(2)
         rise = last[-1] - lowest
-        return last[-1] >= CLIMB * lowest and rise >= MIN_RISE * level and rise >= SIGNIFICANT * noise
+        # the losses at the lowest reach this far by their own spread: a block median there is noise
+        reach = lowest * median(self.block_reaches[self._lowest_at():][:LOW_SPAN])
+        return (last[-1] >= CLIMB * lowest and rise >= MIN_RISE * level and rise >= SIGNIFICANT * noise
+                and last[-1] > reach)
 
     def lowest(self) -> float:
         """The loss at its lowest: the least median of 3 neighbouring blocks (one lucky block is noise)."""
+        start = self._lowest_at()
+        return median(self.block_medians[start:start + LOW_SPAN])
+
+    def _lowest_at(self) -> int:
+        """The first of the 3 neighbouring blocks whose median is the least."""
         blocks = self.block_medians
-        return min(median(blocks[i:i + LOW_SPAN]) for i in range(max(len(blocks) - LOW_SPAN, 0) + 1))
+        return min(range(max(len(blocks) - LOW_SPAN, 0) + 1), key=lambda i: median(blocks[i:i + LOW_SPAN]))
 
     def _watch(self, step: int, loss: float) -> None:
         if self._watched is None:
@@ -353,7 +379,7 @@ class DivergenceDetector(Detector):
         # a warm-up blow-up still pending: the run ended before RECOVERY losses came after it,
         # judged on those there are; or one the loss rose on from, judged on CLIMB_WAIT losses
         if self._pending is not None and not _unjudged_rise(self._pending):
-            self._judge_pending(sink, self._pending)
+            self._judge_pending(sink, self._pending, ended=True)
         self._end_watch()
 
     def _end_watch(self) -> None:
@@ -369,7 +395,7 @@ class DivergenceDetector(Detector):
                              f"ended at {format_number(end)}: a blow-up the run recovered from, slowly")
             event.extra["recovered_step"] = self._recovered_step
 
-    def _judge_pending(self, sink: Sink, pending: _BlowUp) -> None:
+    def _judge_pending(self, sink: Sink, pending: _BlowUp, ended: bool = False) -> None:
         """A warm-up blow-up, once the losses after it are in: one outlier batch, after
         which the loss is straight back at its early level (at once, and their median
         no higher than the early losses'), stays a spike; anything else diverged."""
@@ -395,24 +421,39 @@ class DivergenceDetector(Detector):
             else:  # stuck up, or fallen back to a start that was chance: no outlier, no noise
                 self._report_blow_up(sink, pending)
             return
-        if after and after[0] <= pending.level and median(after) <= median(self.early):
+        at_chance = _at_chance(pending)
+        if pending.deferred or (after and after[0] <= pending.level and median(after) <= median(self.early)):
+            # straight back at the early level: one outlier batch; but one back at the chance
+            # level of its cross-entropy may be a network the blow-up killed, predicting
+            # nothing: an outlier only if it trains on from there, judged after CLIMB_WAIT losses
+            if at_chance and not pending.deferred and not ended:
+                pending.deferred = True
+            elif not at_chance or len(after) < 2 * RECENT or _trains_on(after):
+                self._pending = None  # trains on (or too few losses to tell)
+            else:
+                self._report_blow_up(sink, pending)
+            return
+        if not at_chance and self._noisy(pending):
+            # a loss at its chance level or above after the blow-up is a damaged network's,
+            # not the noise of a regression whose first losses were lucky
             self._pending = None
             return
+        self._report_blow_up(sink, pending)
+
+    def _noisy(self, pending: _BlowUp) -> bool:
+        """The losses after a warm-up blow-up swing as a noisy loss's do."""
+        after = pending.after
         rest = list(dropwhile(lambda loss: loss >= BLOWUP * pending.level, after))
         if rest and min(rest) <= EARLY_SPREAD * pending.level and max(rest) >= pending.loss / 2:
             # once the blow-up's own steps are over, the losses come back to the early spread
             # and go half as high as the blow-up again: the spread of a noisy loss (a
             # regression on noisy targets, tiny batches), no jump
-            self._pending = None
-            return
+            return True
         reach = tail_reach(rest) if len(rest) >= TAIL_SAMPLE else None
-        if reach is not None and min(rest) <= EARLY_SPREAD * pending.level and pending.loss <= reach:
-            # the losses after it come back to the early spread and swing so widely that their
-            # own tail reaches the blow-up: a heavy-tailed loss (a regression on x**4 features
-            # in batches of 8) whose first losses were lucky, no jump
-            self._pending = None
-            return
-        self._report_blow_up(sink, pending)
+        # the losses after it come back to the early spread and swing so widely that their
+        # own tail reaches the blow-up: a heavy-tailed loss (a regression on x**4 features
+        # in batches of 8) whose first losses were lucky, no jump
+        return reach is not None and min(rest) <= EARLY_SPREAD * pending.level and pending.loss <= reach
 
     def _report_blow_up(self, sink: Sink, blow_up: _BlowUp) -> None:
         self._pending = self._rising = None
@@ -428,7 +469,7 @@ class DivergenceDetector(Detector):
                  f" and the loss did not come back in the {later} step{'s' * (later > 1)} after it")
         loss, level = blow_up.loss, blow_up.level
         finding = (f"loss {format_number(loss)} is {format_number(loss / level)} times its early level "
-                   f"{format_number(level)}{after}")
+                   f"{format_number(level)}{after}{_chance_note(blow_up)}")
         rule = "plateau" if blow_up.plateau else "blow-up"
         lr_from, lr_to = blow_up.lr_from, blow_up.lr_to
         rose = lr_from is not None and lr_to is not None and lr_from > 0 and lr_to >= LR_RISE * lr_from
@@ -438,6 +479,7 @@ class DivergenceDetector(Detector):
         event = sink.emit("divergence", blow_up.step, f"{finding}{cause}: training diverged",
                           where=blow_up.where, value=loss,
                           extra={"baseline": level, "rule": rule, **({"lr": [lr_from, lr_to]} if rose else {}),
+                                 **({"chance": blow_up.chance} if _chance_note(blow_up) else {}),
                                  **({"static_loss_scale": scale} if scale else {})})
         if event is not None and not blow_up.sustained and not blow_up.plateau:
             self._watched = (event, finding, level)
@@ -472,6 +514,43 @@ class _BlowUp:
     judged: int | None = None  # the step the median of the latest losses crossed, when later
     # a class-indexed cross-entropy whose early level is at chance for two classes or more
     from_chance: bool = False
+    chance: float | None = None  # ln(classes) of the cross-entropy the loss is, when it is one
+    deferred: bool = False  # judged after CLIMB_WAIT losses: back, but at that chance level
+
+
+def _chance(record: StepRecord) -> float | None:
+    """ln(C) when every loss of the step is a mean cross-entropy over C classes."""
+    calls = record.loss_calls
+    counts = {call.classes if call is not None else None for call in calls}
+    if len(calls) != len(record.losses) or len(counts) != 1:
+        return None
+    (count,) = counts
+    return math.log(count) if count else None
+
+
+def _at_chance(pending: _BlowUp) -> bool:
+    """The latest losses after a warm-up blow-up sit at its loss's chance level or above:
+    the median of the last EARLY of them is not under RECOVERED times it."""
+    return pending.chance is not None and median(pending.after[-EARLY:]) >= RECOVERED * pending.chance
+
+
+def _trains_on(after: list[float]) -> bool:
+    """The median of the last RECENT losses is under that of the first RECENT by SIGNIFICANT
+    noise sigmas of such a difference (the noise measured from the steps between neighbouring
+    losses; a median of n has 1.25 / sqrt(n) times their sigma)."""
+    steps = [abs(later - earlier) for earlier, later in zip(after, after[1:])]
+    sigma = MAD_TO_SIGMA * median(steps) / math.sqrt(2) * MEDIAN_SIGMA / math.sqrt(RECENT) * math.sqrt(2)
+    return median(after[:RECENT]) - median(after[-RECENT:]) >= SIGNIFICANT * sigma
+
+
+def _chance_note(blow_up: _BlowUp) -> str:
+    """What the message says when the losses after the blow-up sit at the chance level."""
+    chance, after = blow_up.chance, blow_up.after[-RECENT:]
+    if chance is None or not after or not RECOVERED <= median(after) / chance <= 1 / RECOVERED:
+        return ""
+    return (f"; its last {len(after)} losses sit at {format_number(median(after))}, near the chance level "
+            f"ln({round(math.exp(chance))}) = {format_number(chance)} of its cross-entropy: the network predicts "
+            "nothing")
 
 
 def _unjudged_rise(pending: _BlowUp) -> bool:
@@ -497,6 +576,19 @@ def _class_indexed(record: StepRecord) -> bool:
     """The step's losses are all class-indexed cross-entropies (`cross_entropy`, `nll_loss`)."""
     kinds = record.loss_kinds
     return bool(kinds) and all(kind is not None and kind.split()[0] in CLASS_INDEXED for kind in kinds)
+def _merged(values: list[float]) -> list[float]:
+    """Neighbouring blocks' values merged two by two (their mean)."""
+    return [(a + b) / 2 for a, b in zip(values[0::2], values[1::2])]
+
+
+def _block_reach(block: list[float]) -> float:
+    """How many times its median a block's median could reach by the spread of the block's
+    own losses, at odds TAIL_ODDS: the losses' tail (`tail_reach`) at the odds per loss
+    with which half the block's losses lie that far out at once. 1 without a scale."""
+    centre = median(block)
+    half = len(block) // 2
+    reach = tail_reach(block, odds=(TAIL_ODDS / math.comb(len(block), half)) ** (1 / half)) if half else None
+    return reach / centre if reach is not None and centre > 0 else 1.0
 
 
 def _loss_site(record: StepRecord) -> str | None:

@@ -14,7 +14,9 @@ PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("van
               ("clip_order.py", "bug"), ("clip_order.py", "late"), ("clip_order.py", "measure"),
               ("clip_order.py", "second"), ("clip_order.py", "listed"),
               *[("poly_features.py", "--seed", seed) for seed in ("3", "8", "11")],
-              ("poly_features.py", "--seed", "3", "--corrupt", "150"), ("gan_saturated.py",), ("gan_saturated.py", "--swap")]
+              ("poly_features.py", "--seed", "3", "--corrupt", "150"), ("gan_saturated.py",), ("gan_saturated.py", "--swap"),
+              ("heavy_tail_sgd.py",), ("heavy_tail_sgd.py", "--creep", "0.03"),
+              ("dead_at_chance.py", "--lr", "0.3"), ("dead_at_chance.py", "--outlier")]
 
 
 def test_corrupt_batch_spikes_loss_and_gradient(script_runs: ScriptRuns) -> None:
@@ -46,6 +48,39 @@ def test_a_corrupt_batch_in_a_heavy_tailed_regression_is_a_spike(script_runs: Sc
     """Targets scaled by 1000 at step 150 lie far beyond where the series' tail reaches."""
     run = script_runs.get("poly_features.py", "--seed", "3", "--corrupt", "150")
     assert [(event["kind"], event["step"]) for event in run.events()] == [("loss_spike", 150)], run.events()
+
+
+def test_block_medians_of_a_heavy_tailed_loss_that_wander_up_are_no_climb(script_runs: ScriptRuns) -> None:
+    """Batches of 8 on x..x^4 features: the medians of blocks of 8 losses rise four times
+    in a row from step 40 to 72, 0.98 to 4.0 (four times, 5 noise sigmas of the steps
+    between blocks), and fall back: the losses at the lowest reach that far by their own
+    spread. A learning rate that grows 3% a step from step 60 diverges."""
+    run = script_runs.get("heavy_tail_sgd.py")
+    assert run.returncode == 0, run.stderr
+    assert run.events() == [], run.events()
+    blocks = [sorted(run.report["series"]["loss"][start:start + 8])[3:5] for start in (40, 64)]
+    assert sum(blocks[1]) > 3 * sum(blocks[0]), blocks  # the medians of the blocks rose that far
+    creeping = script_runs.get("heavy_tail_sgd.py", "--creep", "0.03")
+    assert [event["step"] > 60 for event in creeping.events()] == [True], creeping.events()
+    assert creeping.first("divergence")["step"] > 60
+
+
+def test_a_blow_up_that_leaves_a_cross_entropy_at_chance_is_divergence(script_runs: ScriptRuns) -> None:
+    """Adam at a rate a hundred times too high throws a 10-class classifier's loss from
+    2.3 to 43 at step 2; it comes down over ten steps and stays near chance, ln(10), dipping
+    under 0.8 times its start now and then. The sanitizer sees nn.CrossEntropyLoss's class
+    count: a loss at chance or above is a damaged network, not a noisy one, and a dip is
+    no recovery (without the class count, step 13's 1.87 cleared it). A corrupt batch
+    at step 2 at the right rate: back at once, and it trains on below chance."""
+    run = script_runs.get("dead_at_chance.py", "--lr", "0.3")
+    assert run.returncode == 0, run.stderr
+    (event,) = run.events()
+    assert event["kind"] == "divergence" and event["step"] == 2, event
+    assert "did not come back in the 10 steps after it" in event["message"], event
+    healthy = script_runs.get("dead_at_chance.py", "--outlier")
+    assert healthy.returncode == 0, healthy.stderr
+    losses = healthy.report["series"]["loss"]
+    assert losses[1] > 10 * losses[0] and healthy.events() == [], healthy.events()
 
 
 @pytest.mark.parametrize("swap", [False, True])

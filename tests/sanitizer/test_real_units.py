@@ -200,10 +200,15 @@ class _Sink:
 
 
 def _divergence_steps(losses: list[float], optimizers: int = 1, ids: list[int] | None = None,
-                      groups: list[int] | None = None, models: list[list[torch.Tensor]] | None = None) -> list[int]:
+                      groups: list[int] | None = None, models: list[list[torch.Tensor]] | None = None,
+                      classes: int | None = None, sink: _Sink | None = None) -> list[int]:
+    """The steps of the divergence events of a run with these losses; `classes`: each is
+    the mean cross-entropy over that many classes."""
+    from sanitizer.core.loss_calls import LossCall
     from sanitizer.core.probe import StepRecord
     from sanitizer.detectors.divergence import DivergenceDetector
-    detector, sink = DivergenceDetector(), _Sink()
+    detector, sink = DivergenceDetector(), sink or _Sink()
+    calls = [LossCall("cross_entropy", "cross_entropy", None, classes=classes)] if classes else []
     for step, loss in enumerate(losses, start=1):
         record = StepRecord(step=step, skipped=False, partial=False, losses=[loss], loss_sites=[None], trail=[],
                             model_site=None, params=[], grad_norms=[], grad_norm=None, checked_params=[],
@@ -211,7 +216,7 @@ def _divergence_steps(losses: list[float], optimizers: int = 1, ids: list[int] |
                             data_wait=0.0, step_time=None, memory_bytes=None, graph_roots=[],
                             optimizer_id=ids[step - 1] if ids is not None else step % optimizers,
                             param_groups=groups[step - 1] if groups is not None else 1,
-                            training_params=models[step - 1] if models is not None else [])
+                            training_params=models[step - 1] if models is not None else [], loss_calls=calls)
         detector.on_step(record, sink)  # type: ignore[arg-type]
     detector.on_end(sink)  # type: ignore[arg-type]
     return [step for _, step, _ in sink.events]
@@ -337,6 +342,30 @@ def _noisy_regression_losses(seed: int, steps: int = 100) -> list[float]:
         optimizer.step()
         losses.append(loss.item())
     return losses
+
+
+def test_a_cross_entropy_back_at_its_chance_level_after_a_blow_up_diverged() -> None:
+    """A 10-class cross-entropy at chance, ln(10) = 2.3, thrown to 40 at step 2 and back at
+    2.3 at once, where it stays: a network the blow-up killed, no outlier batch, once 50
+    losses show it does not train on. One that trains on from there (slowly: 2.25 to 1.9 in
+    50 steps), or that comes down over a few steps and on below chance, is an outlier
+    batch. Without a class count (a loss of unknown kind) the same losses are one outlier
+    batch in a loss that does not move: not judged so."""
+    chance = math.log(10)
+    stuck = [chance, 40.0] + _noisy([chance] * 60, seed=3, noise=0.02)
+    sink = _Sink()
+    assert _divergence_steps(stuck, classes=10, sink=sink) == [2]
+    assert "near the chance level ln(10) = 2.3 of its cross-entropy" in sink.events[0][2]["message"], sink.events
+    assert sink.events[0][2]["extra"]["chance"] == pytest.approx(chance)
+    assert _divergence_steps(stuck) == []
+    slow = [chance, 40.0] + _noisy([2.25 * 0.996 ** i for i in range(60)], seed=3, noise=0.02)
+    assert _divergence_steps(slow, classes=10) == []
+    down = [chance, 40.0, 30.0, 15.0, 6.0, 3.0, 2.2, 1.9, 1.7, 1.5] + [1.4 * 0.98 ** i for i in range(60)]
+    assert _divergence_steps(down, classes=10) == []
+    # a damaged network dipping under 0.8 times its start now and then is no recovery
+    damaged = [chance, 45.0, 40.0, 26.0, 28.0, 8.7, 13.8, 14.0, 4.3, 11.6, 5.6, 1.7] + _noisy([2.1] * 60, seed=4)
+    assert _divergence_steps(damaged, classes=10) == [2]
+    assert _divergence_steps(stuck[:14], classes=10) == []  # too few losses after it to tell
 
 
 def test_a_noisy_loss_whose_first_batches_were_lucky_does_not_diverge() -> None:
