@@ -83,8 +83,8 @@ class Call:
     # hands the callee a GradScaler (or what is named for one): the callee's summary says
     # whether it updates it; a callee out of reach (no summary) may
     hands_scaler: bool = False
-    # the slots of a call that hands a parameter (`args`) given something else: a number or
-    # None as text (`("#1", "0")` of `step_schedule(sched, 0)`), "" for another value; slot
+    # the slots of a call that hands a parameter (`args`) given something else: a constant as
+    # `constant_text` writes it (`("#1", "0")` of `step_schedule(sched, 0)`), "" for another value; slot
     # "*" when it unpacks `*args` / `**kwargs`, which may hold any slot (see `Summary.step_tests`)
     constants: tuple[tuple[str, str], ...] = ()
 
@@ -143,8 +143,8 @@ class Summary:
     # bound puts the value to (`("sched", "epoch", ">", "0")`, see `fails_for`), that a
     # caller judges a number it gives by (`step_schedule(sched, 0)`: the step never runs)
     step_tests: tuple[tuple[str, str, str, str], ...] = ()
-    # the defaults of params it hands on unchanged to a call (never rebinding them): a number
-    # or None as text, "" for another value (a setting): whether a call that leaves one out
+    # the defaults of params it hands on unchanged to a call (never rebinding them): a constant
+    # as `constant_text` writes it, "" for another value (a setting): whether a call that leaves one out
     # passes the bound of a helper it hands it to (`def warm(sched, e=3): step_schedule(sched, e)`)
     defaults: tuple[tuple[str, str], ...] = ()
     # params it steps as optimizers in a loop of its own that back-propagates and never

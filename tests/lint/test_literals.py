@@ -100,3 +100,23 @@ def test_a_constant_kept_in_a_summary_is_written_as_python_writes_it(source: str
     from trainlint.analysis.literals import constant_text
 
     assert constant_text(cst.parse_expression(source)) == text
+
+
+@pytest.mark.parametrize(("source", "fails"), [
+    ("0", True), ("3", False), ("0.5", False), ("-1", True), ("None", True),
+    ("True", False), ("False", True), ("'warm'", True),
+])
+def test_a_constant_given_to_a_guard_fails_it_as_python_does(source: str, fails: bool) -> None:
+    """`if epoch > 0:` with the constant `source` in `epoch`: the guard fails where
+    Python's comparison is false or raises (None, a string), so the step never runs."""
+    from trainlint.analysis.literals import constant_text
+    from trainlint.summaries import fails_for
+
+    text = constant_text(cst.parse_expression(source))
+    assert text is not None
+    assert fails_for([(">", "0")], text) is fails
+    try:
+        python_passes = eval(source) > 0  # noqa: S307 - a literal of the list above
+    except TypeError:
+        python_passes = False
+    assert python_passes is not fails
