@@ -64,6 +64,9 @@ def main() -> None:
                 optimizer.step()
                 print(f"step {step} loss {loss.item()!r}", file=log)
         print("weights", [p.detach().double().sum().item() for p in model.parameters()], file=log)
+    # both ranks done before the group goes: without it, a bf16 run's rank aborted at
+    # exit now and then ("terminate called without an active exception"), plain or not
+    dist.barrier()
     dist.destroy_process_group()
 
 
