@@ -32,7 +32,7 @@ from sanitizer.core.backward_steps import (
     storage_freed,
     trained_leaves,
 )
-from sanitizer.core.catalogue import KINDS, chosen_kinds
+from sanitizer.core.catalogue import chosen_kinds
 from sanitizer.core.children import Children
 from sanitizer.core.draws import Draws
 from sanitizer.core.clearing import GradientClearing, kept_gradient
@@ -70,6 +70,7 @@ MAX_DATA_LEAVES = 256  # leaf tensors used as data followed at once (a new input
 PROBE_PASSES = 2  # backward passes counted as steps, at most, before a first optimizer step renumbers them
 MAX_EVAL_MAGNITUDES = 256  # per-sample loss vectors of one step's evaluation kept for the NaN check
 _set_grad_enabled = torch._C._set_grad_enabled  # torch.no_grad() without its Python layers
+
 
 class Sanitizer:
     """Watches a training run in this process and writes a report when closed."""

@@ -573,9 +573,13 @@ def _training_down(after: list[float]) -> bool:
 
 
 def _class_indexed(record: StepRecord) -> bool:
-    """The step's losses are all class-indexed cross-entropies (`cross_entropy`, `nll_loss`)."""
-    kinds = record.loss_kinds
-    return bool(kinds) and all(kind is not None and kind.split()[0] in CLASS_INDEXED for kind in kinds)
+    """The step's losses are all class-indexed cross-entropies (`cross_entropy`, `nll_loss`)
+    of a known kind (see `_chance`, which reads the same calls)."""
+    calls = record.loss_calls
+    return bool(calls) and all(call is not None and call.kind is not None and call.function in CLASS_INDEXED
+                               for call in calls)
+
+
 def _merged(values: list[float]) -> list[float]:
     """Neighbouring blocks' values merged two by two (their mean)."""
     return [(a + b) / 2 for a, b in zip(values[0::2], values[1::2])]
