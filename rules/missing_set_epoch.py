@@ -1001,8 +1001,7 @@ class MissingSetEpoch(Rule):
                     or type(assign) is not cst.Assign or len(assign.targets) != 1):  # type: ignore[attr-defined]
                 return False
             kept.add(self.ctx.code(assign.targets[0].target))  # type: ignore[attr-defined]
-        return bool(kept) and not any(self.ctx.code(iterated_loader(self.ctx, loop.iter)) in kept  # type: ignore[attr-defined]
-                                      for loop in self.ctx.nodes_of(cst.For))
+        return bool(kept) and not self._iterated_here(kept)
 
     def _iterated_here(self, texts: set[str]) -> bool:
         """A loop of the file iterates the loader (`for x, y in loader:`, through
