@@ -986,6 +986,8 @@ class Sanitizer:
             record = self._measure(probe, params, skipped, found_inf, partial, last_update)
         finally:
             _set_grad_enabled(enabled)
+        # a closure's later calls (LBFGS's iterations) after gradients this step found non-finite
+        self.probe.after_nonfinite = not all(math.isfinite(norm) for norm in record.grad_norms)
         record.optimizer_id = self._optimizer_number(optimizer) if optimizer is not None else None
         record.lr = _first_lr(optimizer)
         groups = getattr(optimizer, "param_groups", None)
