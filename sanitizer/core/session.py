@@ -324,6 +324,8 @@ class Sanitizer:
             return None
         self._take_group_place()
         extra = fields.pop("extra", {})
+        if self.child is not None:  # ordered against its siblings' by the parent (see core.children)
+            extra.setdefault("time", round(time.time(), 3))
         event = Event(kind, step, message, extra=extra, **fields)
         self.counts[kind] += 1
         if self.counts[kind] <= MAX_EVENTS_PER_KIND:

@@ -127,6 +127,15 @@ def diagnose(report: dict[str, Any]) -> list[Problem]:
     return problems + [_problem(root, multi_rank) for root in roots]
 
 
+def own_nonfinite_root(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The event the run's first non-finite problem is rooted at, unless that is weights in
+    shared memory another process broke (hogwild: `nonfinite_param` with `shared`): the NaN
+    did not start in this process. None when no value went non-finite."""
+    groups = _groups(events_of(report))
+    root = next((root for root in _roots(groups) if root.kind in NONFINITE), None)
+    return root.first if root is not None and not root.first.get("shared") else None
+
+
 def diagnosis_lines(problems: list[Problem], notes: list[str]) -> list[str]:
     """The diagnosis as plain lines: numbered problems with indented details, then notes."""
     lines: list[str] = []
