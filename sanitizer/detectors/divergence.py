@@ -390,7 +390,7 @@ class DivergenceDetector(Detector):
         # judged on those there are; or one the loss rose on from, judged on CLIMB_WAIT losses
         if self._pending is not None and not _unjudged_rise(self._pending):
             self._judge_pending(sink, self._pending, ended=True)
-        crashed = sink.crashed_in
+        crashed = getattr(sink, "crashed_in", None)  # the step an exception of the script ended the run in
         rising = self._rising
         if crashed is not None and rising is not None and rising.high >= RUN_TO_NAN and self.reported_step is None:
             # high losses in a row that the script crashed on (its own NaN guard, an index
