@@ -394,6 +394,10 @@ class Sanitizer:
         name = self.index.module_name(module)
         if name is None and self._refresh_index():
             name = self.index.module_name(module)
+        if name == "" and isinstance(module, (nn.parallel.DistributedDataParallel, nn.DataParallel)):
+            # the wrapper's output is its model's (`torch.compile(DDP(model))` is seen whole):
+            # named as that model is among the wrapper's modules (`module`, as in `module.0.weight`)
+            name = self.index.module_name(module.module) or name
         return name or class_name(module)  # the model itself ("" in named_modules) by its class
 
     def slot_name(self, slot: int) -> str | None:
