@@ -52,14 +52,47 @@ class Children:
     started: list[StartedChild] = field(default_factory=list)
 
     def notes(self) -> list[str]:
-        """One line per child: what its report says, once the child wrote it."""
-        return [f"child process {child.number} was watched by its own session: {_outcome(child.report)}"
-                for child in self.started]
+        """One line per child: what its report says, once the child wrote it; then, when
+        values went non-finite in them, the child where that started (see `origin`)."""
+        lines = [f"child process {child.number} was watched by its own session: {_outcome(child.report)}"
+                 for child in self.started]
+        origin = self.origin()
+        if origin is not None:
+            lines.append(f"the first non-finite value of the child processes was child process {origin['child']}'s: "
+                         f"{origin_words(origin)}")
+        return lines
+
+    def origin(self) -> dict[str, Any] | None:
+        """Where values first went non-finite among the children: the child whose own first
+        non-finite problem (not weights a sibling broke in shared memory: hogwild) was found
+        first in time, with that problem's kind, step, module and place."""
+        from sanitizer.report.diagnosis import own_nonfinite_root
+        found = []
+        for child in self.started:
+            data = _read(child.report)
+            root = own_nonfinite_root(data) if data is not None else None
+            if root is not None:
+                time = root.get("time")
+                found.append((not isinstance(time, (int, float)), time if isinstance(time, (int, float)) else 0.0,
+                              child, root))
+        found.sort(key=lambda item: item[:2])
+        if not found or (found[0][0] and len(found) > 1):  # several, and no time to order them by
+            return None
+        _, _, child, root = found[0]
+        return {"child": child.number, "kind": root.get("kind"), "step": root.get("step"),
+                "module": root.get("module"), "where": root.get("where"), "report": child.report}
 
     def error_count(self) -> int:
         """The error events of the children's reports written so far (`--strict` fails
         the run on them as on the parent's own)."""
         return sum(len(_errors(data)) for child in self.started if (data := _read(child.report)) is not None)
+
+
+def origin_words(origin: dict[str, Any]) -> str:
+    """`nonfinite_input at step 3 (module fc1, train.py:31)`."""
+    places = [f"module {origin['module']}"] if origin.get("module") else []
+    places += [str(origin["where"])] if origin.get("where") else []
+    return f"{origin.get('kind')} at step {origin.get('step')}" + (f" ({', '.join(places)})" if places else "")
 
 
 def _read(report: str | None) -> dict[str, Any] | None:

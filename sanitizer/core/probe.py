@@ -192,6 +192,9 @@ class StepProbe:
     # gradients of the stepping optimizer as each backward pass since its previous step
     # found them (see core/clearing.py), each with its parameter; and whether others were cleared
     kept: tuple[list[tuple[list[torch.Tensor], Any]], bool] | None = None
+    # the step before this one found non-finite gradients: its update broke the weights,
+    # and a closure's later calls of that step (see `settle_call`) are non-finite for it
+    after_nonfinite: bool = False
 
     def add_trail(self, slot: int, tensor: torch.Tensor, signed: bool = False) -> bool:
         """Put `tensor`'s magnitude on the trail; False once the trail is full. `signed`:
@@ -221,10 +224,15 @@ class StepProbe:
         finite. The calls after the one a step is measured on are forwards of that step
         at points its line search left behind; kept, a dozen of them fill the trail
         before the next step's own forward, whose culprit (a NaN batch) then goes
-        unseen. One that holds a NaN or Inf is kept: the first culprit stays first.
+        unseen. One that holds a NaN or Inf is kept: the first culprit stays first;
+        unless the step it belongs to already found its gradients non-finite (a NaN batch,
+        reported at that step): then its update broke the weights, every later call is
+        non-finite for that, and kept, the first of them (that step's batch again) would
+        stand before the next step's own forward, where the broken weights first make a
+        module's output non-finite, as in a loop without a closure.
         Its values are read once (LBFGS itself reads each loss, `float(closure())`)."""
         values = self.trail_values[mark.values:]
-        if not values or not _all_finite(values + self.losses[mark.losses:]):
+        if not values or not (self.after_nonfinite or _all_finite(values + self.losses[mark.losses:])):
             return
         entries = mark.entries
         del self.trail_slots[entries:], self.trail_widths[entries:], self.trail_half[entries:]

@@ -324,6 +324,8 @@ class Sanitizer:
             return None
         self._take_group_place()
         extra = fields.pop("extra", {})
+        if self.child is not None:  # ordered against its siblings' by the parent (see core.children)
+            extra.setdefault("time", round(time.time(), 3))
         event = Event(kind, step, message, extra=extra, **fields)
         self.counts[kind] += 1
         if self.counts[kind] <= MAX_EVENTS_PER_KIND:
@@ -392,6 +394,10 @@ class Sanitizer:
         name = self.index.module_name(module)
         if name is None and self._refresh_index():
             name = self.index.module_name(module)
+        if name == "" and isinstance(module, (nn.parallel.DistributedDataParallel, nn.DataParallel)):
+            # the wrapper's output is its model's (`torch.compile(DDP(model))` is seen whole):
+            # named as that model is among the wrapper's modules (`module`, as in `module.0.weight`)
+            name = self.index.module_name(module.module) or name
         return name or class_name(module)  # the model itself ("" in named_modules) by its class
 
     def slot_name(self, slot: int) -> str | None:
@@ -986,6 +992,8 @@ class Sanitizer:
             record = self._measure(probe, params, skipped, found_inf, partial, last_update)
         finally:
             _set_grad_enabled(enabled)
+        # a closure's later calls (LBFGS's iterations) after gradients this step found non-finite
+        self.probe.after_nonfinite = not all(math.isfinite(norm) for norm in record.grad_norms)
         record.optimizer_id = self._optimizer_number(optimizer) if optimizer is not None else None
         record.lr = _first_lr(optimizer)
         groups = getattr(optimizer, "param_groups", None)

@@ -44,6 +44,15 @@ class Sink:
         return self._session.step
 
     @property
+    def crashed_in(self) -> int | None:
+        """The step an exception of the script ended the run in (not a halt, an interrupt,
+        an exit status, a collective that lost its peer, nor an error while setting up); else None."""
+        ending = self._session.ending
+        crashed = isinstance(ending, dict) and ending.get("how") == "exception" and not ending.get("peer_lost")
+        step = ending.get("step") if crashed else None
+        return step if isinstance(step, int) else None
+
+    @property
     def completed_steps(self) -> int:
         return self._session.steps
 

@@ -250,6 +250,10 @@ class ForwardTracer:
         if (not self._trace or isinstance(module, UNTRACED)
                 or not inexact(tensor) or tensor.numel() == 0):
             return
+        # a graph torch.compile made of the model (its modules run inside it, unseen) is no
+        # module of the script's: what it computes is the compiled model's
+        compiled = _compiled_caller(module, t.calls)
+        module = compiled if compiled is not None else module
         self._session.probe.add_trail(self._slot(module), tensor)
         if t.calls and grad and isinstance(output, (tuple, list)):
             # a layer inside the model that also returns an auxiliary loss of its own
@@ -384,6 +388,16 @@ def _direct_forward(module: nn.Module, step: int) -> tuple[nn.Module, tuple[Any,
     kwargs = {name: local[name] for name in keywords if name in local}
     first = args[0] if args else None
     return owner, args, kwargs, locations.user_site(frame.f_back), (id(frame), id(first), step)
+
+
+def _compiled_caller(module: nn.Module, calls: list[nn.Module]) -> nn.Module | None:
+    """The `torch.compile` wrapper (`OptimizedModule`) whose call runs `module`, when
+    `module` is a graph the compiler made (a `torch.fx.GraphModule`: the compiled model,
+    or a piece of it that DDP's bucketing split off); `calls`: the module calls around it."""
+    if not isinstance(module, torch.fx.GraphModule):
+        return None
+    return next((caller for caller in calls if type(caller).__name__ == "OptimizedModule"
+                 and type(caller).__module__.startswith("torch._dynamo")), None)
 
 
 def _first_tensor(output: Any) -> torch.Tensor | None:

@@ -75,7 +75,12 @@ Past the warm-up, two or more losses 10 times the early level or more that run,
 unbroken, into an Inf or NaN loss are a blow-up too, reported at the first of them
 (one outlier batch just before a corrupt one is not): a run
 that stops at its first non-finite loss (early stopping, a crash) never shows
-the 10 high losses the median needs. A blow-up's message names the learning
+the 10 high losses the median needs; so are two or more such losses that run,
+unbroken, into a crash (the script raised on the blown-up values: its own guard, an
+index computed from them), reported when the run ends. A divergence the loss was
+still at when the script crashed (its last loss non-finite, or as high as the rule
+that found it asks) says so (`diverged_at_crash`): the diagnosis names it as what the
+crash followed. A blow-up's message names the learning
 rate's rise when the optimizer's rate (its first group's) grew 10 times or more
 over the steps just before it and through it (a schedule or a callback gone wrong).
 
@@ -173,6 +178,9 @@ class DivergenceDetector(Detector):
         # its own (none of the parameters of the optimizer before it)
         self._params: dict[int, weakref.ref[Tensor]] = {}
         self._new_model = True
+        self._last: float | None = None  # the latest loss judged or watched, non-finite too
+        # the divergence reported, and the loss at or above which the run is still diverged
+        self._diverged: tuple[Event, float] | None = None
         self._start()
 
     def _start(self) -> None:
@@ -201,6 +209,7 @@ class DivergenceDetector(Detector):
             return
         lrs_before, lr = list(self._lrs), record.lr
         self._lrs.append(lr)
+        self._last = loss
         if not math.isfinite(loss):
             rising = self._rising if self._rising is not None and self._rising.high >= RUN_TO_NAN else None
             blow_up = self._pending or (rising if self.reported_step is None else None)
@@ -224,6 +233,7 @@ class DivergenceDetector(Detector):
             if change != NEW or not self._new_model:
                 return
             self.reported_step = None  # a new model's optimizer: judged on its own
+            self._diverged = None
         if change == TURNS:
             return
         if change == NEW:
@@ -380,7 +390,18 @@ class DivergenceDetector(Detector):
         # judged on those there are; or one the loss rose on from, judged on CLIMB_WAIT losses
         if self._pending is not None and not _unjudged_rise(self._pending):
             self._judge_pending(sink, self._pending, ended=True)
+        crashed = getattr(sink, "crashed_in", None)  # the step an exception of the script ended the run in
+        rising = self._rising
+        if crashed is not None and rising is not None and rising.high >= RUN_TO_NAN and self.reported_step is None:
+            # high losses in a row that the script crashed on (its own NaN guard, an index
+            # computed from them) before the median of RECENT could show them
+            rising.crashed_in = crashed
+            self._report_blow_up(sink, rising)
         self._end_watch()
+        diverged, last = self._diverged, self._last
+        if crashed is not None and diverged is not None and last is not None and (
+                not math.isfinite(last) or last >= diverged[1]):
+            diverged[0].extra["diverged_at_crash"] = True
 
     def _end_watch(self) -> None:
         """The watch of a reported warm-up blow-up ends (with the run, or with the
@@ -465,6 +486,7 @@ class DivergenceDetector(Detector):
                  if blow_up.judged is not None and blow_up.judged != blow_up.step else
                  f" and its last {RECENT} losses stay that high" if blow_up.sustained else
                  f" and the loss was non-finite at step {blow_up.nonfinite_at}" if blow_up.nonfinite_at else
+                 f" and the script crashed in step {blow_up.crashed_in}" if blow_up.crashed_in is not None else
                  " and the run ended there" if later == 0 else
                  f" and the loss did not come back in the {later} step{'s' * (later > 1)} after it")
         loss, level = blow_up.loss, blow_up.level
@@ -481,6 +503,8 @@ class DivergenceDetector(Detector):
                           extra={"baseline": level, "rule": rule, **({"lr": [lr_from, lr_to]} if rose else {}),
                                  **({"chance": blow_up.chance} if _chance_note(blow_up) else {}),
                                  **({"static_loss_scale": scale} if scale else {})})
+        if event is not None:
+            self._diverged = (event, (PLATEAU if blow_up.plateau else BLOWUP) * level)
         if event is not None and not blow_up.sustained and not blow_up.plateau:
             self._watched = (event, finding, level)
             self._window.clear()
@@ -489,11 +513,13 @@ class DivergenceDetector(Detector):
         self.reported_step = record.step
         lowest, last = self.lowest(), self.block_medians[-1]
         span = (RISES + 1) * self.block_size
-        sink.emit("divergence", record.step,
+        event = sink.emit("divergence", record.step,
                   f"loss climbed steadily over the last {span} steps, from {format_number(lowest)} "
                   f"(its lowest) to {format_number(last)}: training is diverging",
                   where=_loss_site(record), value=last,
                   extra={"baseline": level, "lowest": lowest, "rule": "climb"})
+        if event is not None:
+            self._diverged = (event, CLIMB * lowest)
 
 
 @dataclass
@@ -507,6 +533,7 @@ class _BlowUp:
     plateau: bool = False  # found by the plateau rule (then `step` is the first loss that high)
     after: list[float] = field(default_factory=list)  # the losses since a warm-up blow-up
     nonfinite_at: int | None = None  # the step a loss after a blow-up was Inf or NaN
+    crashed_in: int | None = None  # the step the script crashed in, right after its high losses
     lr_from: float | None = None  # the learning rate a few steps before it
     lr_to: float | None = None  # and at its latest step
     high: int = 1  # losses that high in a row, past the warm-up

@@ -127,6 +127,15 @@ def diagnose(report: dict[str, Any]) -> list[Problem]:
     return problems + [_problem(root, multi_rank) for root in roots]
 
 
+def own_nonfinite_root(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The event the run's first non-finite problem is rooted at, unless that is weights in
+    shared memory another process broke (hogwild: `nonfinite_param` with `shared`): the NaN
+    did not start in this process. None when no value went non-finite."""
+    groups = _groups(events_of(report))
+    root = next((root for root in _roots(groups) if root.kind in NONFINITE), None)
+    return root.first if root is not None and not root.first.get("shared") else None
+
+
 def diagnosis_lines(problems: list[Problem], notes: list[str]) -> list[str]:
     """The diagnosis as plain lines: numbered problems with indented details, then notes."""
     lines: list[str] = []
@@ -179,10 +188,7 @@ def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
             how += (" because another rank stopped (its collective lost the peer; that rank's report says why, "
                     "or `python -m sanitizer merge` the ranks' reports)")
         elif ending.get("how") == "exception" and step is not None:
-            cause = next((number for number, root in enumerate(roots, start=2)
-                          if root.kind in NONFINITE and step in _steps_of(root)), None)
-            if cause is not None:
-                how += f" in step {step:g}, where values had gone non-finite (problem {cause})"
+            how += _crash_cause(step, roots)
         advice = ending.get("advice")  # a backward() that found no graph (core.ending.cut_graph_advice)
         return Problem(f"{how}: {detail}{where}" if detail else f"{how}{where}", "error",
                        advice=str(advice) if advice else None)
@@ -209,6 +215,24 @@ def crash_lint(report: dict[str, Any]) -> dict[str, Any] | None:
     if misuse is None or not isinstance(lint, list):
         return None
     return next((finding for finding in lint if isinstance(finding, dict) and finding.get("code") == misuse[1]), None)
+
+
+def _crash_cause(step: float, roots: list[_Group]) -> str:
+    """What a crash in `step` followed, if a problem explains it: values non-finite in that
+    step (their root, or the divergence they ended), or a divergence the loss was still at
+    when the script raised (its own guard against a NaN, an index computed from the
+    blown-up loss: `diverged_at_crash`)."""
+    for number, root in enumerate(roots, start=2):
+        if root.kind in NONFINITE and step in _steps_of(root):
+            return f" in step {step:g}, where values had gone non-finite (problem {number})"
+        if root.kind != "divergence" or root.step is None or step < root.step:
+            continue
+        diverged = f"after the loss diverged at step {root.step} (problem {number})"
+        if step in {symptom.step for symptom in root.symptoms if symptom.kind in NONFINITE}:
+            return f" in step {step:g}, where values had gone non-finite {diverged}"
+        if root.first.get("diverged_at_crash"):
+            return f" in step {step:g}, {diverged}"
+    return ""
 
 
 def _steps_of(root: _Group) -> set[int]:

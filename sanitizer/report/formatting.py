@@ -59,11 +59,14 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def no_problems_line(steps: object, child_errors: int = 0) -> str:
+def no_problems_line(steps: object, child_errors: int = 0, child_origin: object = None) -> str:
     """The verdict of a run with no problem of its own; its watched child processes
-    (`mp.spawn`) may have found some in their own reports."""
+    (`mp.spawn`) may have found some in their own reports, and name the child where
+    values first went non-finite (`summary.child_origin`, see core.children)."""
     found = f"no problems found in {plural(steps, 'step')}" if isinstance(steps, int) else "no problems found"
     if child_errors:
+        first = (f", first non-finite in child process {child_origin.get('child')} ({child_origin.get('kind')} "
+                 f"at step {child_origin.get('step')})" if isinstance(child_origin, dict) else "")
         found += (f" of this process; its watched child processes found "
-                  f"{plural(child_errors, 'error event')}: see their reports (notes)")
+                  f"{plural(child_errors, 'error event')}{first}: see their reports (notes)")
     return found

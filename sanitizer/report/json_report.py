@@ -94,13 +94,14 @@ def build(session: Sanitizer, duration: float) -> dict[str, Any]:
         "lint": session.lint_findings,
         "series": session.series.to_json(),
         "summary": {"counts": counts, "errors": session.error_count, "notes": list(session.notes),
-                    **({"child_errors": children} if (children := session.children.error_count()) else {})},
+                    **({"child_errors": children} if (children := session.children.error_count()) else {}),
+                    **({"child_origin": origin} if (origin := session.children.origin()) else {})},
         "detectors": {d.name: json_safe(d.state()) for d in session.detectors},
     }
     problems = diagnose(report)
     report["summary"]["diagnosis"] = "\n".join(
         diagnosis_lines(problems, session.notes) if problems
-        else [no_problems_line(session.steps, children), *session.notes])
+        else [no_problems_line(session.steps, children, origin), *session.notes])
     report["summary"]["problems"] = [problem.to_json() for problem in problems]
     return report
 

@@ -36,7 +36,8 @@ def summary_lines(report: dict) -> list[str]:
     if not problems:
         summary = field(report, "summary")
         children = summary.get("child_errors") if isinstance(summary, dict) else None
-        lines.append(no_problems_line(field(report, "steps"), children if isinstance(children, int) else 0))
+        origin = summary.get("child_origin") if isinstance(summary, dict) else None
+        lines.append(no_problems_line(field(report, "steps"), children if isinstance(children, int) else 0, origin))
     else:
         lines.append(f"{plural(len(problems), 'problem')}, root cause first ({_tally(report)}):")
         lines += [f"  {line}" for line in diagnosis_lines(problems, [])]

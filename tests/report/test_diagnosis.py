@@ -151,6 +151,26 @@ def test_a_crash_a_step_after_a_nan_update_names_that_problem_as_its_cause():
     assert problems[1].kind == "nonfinite_loss" and len(problems) == 2
 
 
+def test_a_crash_on_a_diverged_loss_names_the_divergence_it_followed():
+    """The script's own guard raises on the Inf a divergence ran into (or an index computed
+    from the blown-up loss overruns): the crash names the divergence, still the root. A
+    crash after the loss came back (no `diverged_at_crash`) or before the divergence says
+    nothing of the kind; a crash in the step of a NaN the divergence ran into says both."""
+    ending = {"how": "exception", "detail": "RuntimeError: loss is inf", "where": "train.py:30", "step": 85}
+    diverged = _event("divergence", 39, diverged_at_crash=True)
+    problems = diagnose({"events": [_event("loss_spike", 41), diverged], "exit_code": 1, "ending": ending})
+    assert problems[0].headline.startswith("the script crashed in step 85, after the loss diverged at step 39 "
+                                           "(problem 2): RuntimeError"), problems[0].headline
+    assert [p.kind for p in problems] == [None, "divergence"]
+    for events, step in (([_event("divergence", 39)], 85), ([diverged], 30)):
+        crashed = diagnose({"events": events, "exit_code": 1, "ending": {**ending, "step": step}})
+        assert crashed[0].headline.startswith("the script crashed: RuntimeError"), crashed[0].headline
+    nan = diagnose({"events": [_event("divergence", 39), _event("nonfinite_loss", 60)], "exit_code": 1,
+                    "ending": {**ending, "step": 60}})
+    assert nan[0].headline.startswith("the script crashed in step 60, where values had gone non-finite after "
+                                      "the loss diverged at step 39 (problem 2)"), nan[0].headline
+
+
 def test_the_sanitizers_own_errors_come_last():
     events = [_event("sanitizer_error", 1), _event("grad_spike", 5)]
     assert [kind for kind, _ in _shape(events)] == ["grad_spike", "sanitizer_error"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from sanitizer.core.children import Children, StartedChild
 from sanitizer_harness import FRESH, PRELAUNCH, ScriptRuns, line_of, run_sanitizer
 
 PRELAUNCH += [("hogwild.py",), ("hogwild.py", "--nan-child", "2", "--nan-step", "5"),
@@ -58,6 +59,7 @@ def test_a_healthy_hogwild_run_with_waits_is_clean(script_runs: ScriptRuns) -> N
     assert run.returncode == 0, run.stderr
     children = _child_reports(_parent_report(script_runs, script="hogwild_shared_write.py"))
     assert sorted(children) == ["1", "2"] and all(child["events"] == [] for child in children.values())
+    assert "child_origin" not in run.report["summary"]
 
 
 @pytest.mark.parametrize(("wait", "step", "when"), [
@@ -83,6 +85,42 @@ def test_weights_a_sibling_broke_are_not_blamed_on_this_child(script_runs: Scrip
     origin = {event["kind"]: event for event in reversed(children["2"]["events"])}
     assert origin["nonfinite_input"]["step"] == 3 and "shared" not in origin["nonfinite_param"]
     assert children["2"]["summary"]["diagnosis"].startswith("1. nonfinite_input at step 3:")
+    # the parent names the child where the NaN started, not child 1 (whose weights it broke)
+    line = line_of("hogwild_shared_write.py", "loss = F.cross_entropy")
+    assert run.report["summary"]["child_origin"] == {
+        "child": "2", "kind": "nonfinite_input", "step": 3, "module": None,
+        "where": f"hogwild_shared_write.py:{line}", "report": str(_parent_report(
+            script_runs, "--nan", *wait, script="hogwild_shared_write.py").with_suffix(".child2.json"))}
+    verdict = run.report["summary"]["diagnosis"].splitlines()[0]
+    assert verdict.startswith("no problems found in 0 steps of this process; its watched child processes found ")
+    assert verdict.endswith(" error events, first non-finite in child process 2 (nonfinite_input at step 3): see "
+                            "their reports (notes)"), verdict
+    assert "note: the first non-finite value of the child processes was child process 2's: nonfinite_input at " \
+           f"step 3 (hogwild_shared_write.py:{line})" in run.stderr
+
+
+def test_the_child_where_values_first_went_non_finite_is_found_by_time(tmp_path: Path) -> None:
+    """Each child's own first non-finite problem, ordered by when it was found (steps are
+    each child's own): weights a sibling broke in shared memory are no origin."""
+    def child(number: str, *events: dict) -> StartedChild:
+        path = tmp_path / f"run.child{number}.json"
+        path.write_text(json.dumps({"steps": 9, "exit_code": 0, "events": list(events)}))
+        return StartedChild(number, str(path))
+
+    def nan(kind: str, step: int, time: float, **fields: object) -> dict:
+        return {"kind": kind, "step": step, "severity": "error", "message": "m", "time": time, **fields}
+
+    late = child("1", nan("nonfinite_activation", 2, 105.0, module="hidden"), nan("nonfinite_loss", 2, 105.1))
+    early = child("2", nan("nonfinite_input", 7, 101.5, where="train.py:30"), nan("nonfinite_loss", 7, 101.6))
+    broken = child("3", nan("nonfinite_param", 1, 100.0, shared=True), nan("nonfinite_activation", 2, 100.5))
+    clean = child("4")
+    origin = Children([late, early, broken, clean]).origin()
+    assert origin == {"child": "2", "kind": "nonfinite_input", "step": 7, "module": None, "where": "train.py:30",
+                      "report": early.report}
+    assert Children([late, broken, clean]).notes()[-1] == (
+        "the first non-finite value of the child processes was child process 1's: nonfinite_activation at step 2 "
+        "(module hidden)")
+    assert Children([broken, clean]).origin() is None
 
 
 def test_a_spawned_worker_that_raises_reports_its_exception(script_runs: ScriptRuns) -> None:
@@ -135,7 +173,8 @@ def test_strict_fails_a_run_whose_child_found_errors(tmp_path: Path) -> None:
     assert summary["errors"] == 0 and summary["child_errors"] == child["summary"]["errors"] > 0
     assert summary["diagnosis"].startswith("no problems found in 0 steps of this process; its watched child "
                                            "processes found "), summary["diagnosis"]
-    assert "error events: see their reports" in run.stderr
+    assert "error events, first non-finite in child process 1 (nonfinite_input at step 3): see their reports" \
+        in run.stderr
     clean = run_sanitizer(["--strict", "spawned.py", "0"], tmp_path / "clean.json", cwd=tmp_path)
     assert clean.returncode == 0 and "child_errors" not in clean.report["summary"], clean.stderr
 

@@ -49,6 +49,10 @@ def test_nan_through_a_compiled_model(script_runs: ScriptRuns) -> None:
     grad = run.first("nonfinite_grad")
     assert grad["param"] in dict(MLP_PARAMETERS) and not grad["module"].startswith("_orig_mod"), grad
     assert all("_orig_mod" not in str(e) and "OptimizedModule" not in str(e) for e in run.events())
+    # the graph the compiler made of the model is the model: its NaN output after the NaN
+    # update is the model's, named as its outermost module is (by its class), not `GraphModule`
+    activation = run.first("nonfinite_activation")
+    assert activation["step"] == 4 and activation["module"] == "MLP", activation
 
 
 def test_jit_traced_run_is_unchanged(script_runs: ScriptRuns) -> None:

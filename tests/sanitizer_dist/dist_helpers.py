@@ -89,6 +89,7 @@ class DistRuns:
 LAUNCHES: list[tuple[str, ...]] = [
     ("healthy", "ddp_train.py"),
     ("nan_rank1", "ddp_train.py", "--nan-rank", "1", "--nan-step", "5"),
+    ("nan_rank1_compiled", "ddp_train.py", "--compile", "--nan-rank", "1", "--nan-step", "5"),
     ("altered_rank1", "ddp_train.py", "--alter-rank", "1", "--alter-step", "7"),
     ("no_set_epoch", "ddp_train.py", "--no-set-epoch"),
     ("crash_rank1", "ddp_train.py", "--crash-rank", "1", "--crash-step", "3"),

@@ -51,6 +51,21 @@ def test_nan_on_rank1_only(dist_runs: DistRuns, tmp_path: Path) -> None:
     assert merged["events"][0]["kind"] == "nonfinite_activation" and merged["events"][0]["rank"] == 1
 
 
+def test_nan_on_one_rank_through_a_compiled_ddp_model(dist_runs: DistRuns) -> None:
+    """`torch.compile(DDP(model))`: the modules run inside the compiled graphs, unseen; the
+    values the graphs compute are the model's, named as uncompiled DDP names it (`module`,
+    as in `module.0.weight`), not `DistributedDataParallel` nor the compiler's `GraphModule`."""
+    run = dist_runs.get("nan_rank1_compiled")
+    assert run.returncode == 0 and "rank 1 done after 12 steps" in run.output, run.output
+    activation = run.first(1, "nonfinite_activation")
+    assert activation["step"] == 5 and activation["module"] == "module" and activation["rank"] == 1, activation
+    assert run.first(1, "nonfinite_loss")["step"] == 5
+    assert run.first(0, "nonfinite_grad")["step"] == 5 and run.first(0, "nonfinite_grad")["through_allreduce"]
+    names = {"module", *(f"module.{index}" for index in range(4))}
+    for rank in (0, 1):
+        assert {e["module"] for e in run.events(rank) if e["module"] is not None} <= names, run.events(rank)
+
+
 def test_weights_altered_on_one_rank(dist_runs: DistRuns, tmp_path: Path) -> None:
     run = dist_runs.get("altered_rank1")
     assert run.returncode == 0, run.output

@@ -5,6 +5,7 @@
     --crash-rank R --crash-step K  rank R raises before step K
     --kill-rank R --kill-step K    rank R kills itself (SIGKILL) before step K
     --no-set-epoch                 never call sampler.set_epoch
+    --compile                      train through torch.compile(DDP(model)) (aot_eager backend)
     --steps N --epochs E
 """
 import argparse
@@ -41,6 +42,7 @@ def main() -> None:
     parser.add_argument("--kill-rank", type=int, default=-1)
     parser.add_argument("--kill-step", type=int, default=-1)
     parser.add_argument("--no-set-epoch", action="store_true")
+    parser.add_argument("--compile", action="store_true")
     args = parser.parse_args()
 
     dist.init_process_group("gloo")
@@ -49,6 +51,8 @@ def main() -> None:
     model = nn.Sequential(nn.Linear(4, 8), Scale(), nn.Tanh(), nn.Linear(8, 1))
     ddp = DistributedDataParallel(model)
     optimizer = torch.optim.SGD(ddp.parameters(), lr=0.05)
+    if args.compile:
+        ddp = torch.compile(ddp, backend="aot_eager")
     data = TensorDataset(torch.randn(64, 4), torch.randn(64, 1))
     sampler = DistributedSampler(data)
     loader = DataLoader(data, batch_size=8, sampler=sampler)

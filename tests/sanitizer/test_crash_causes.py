@@ -1,0 +1,39 @@
+"""A crash on values a problem had already broken names that problem as what it followed:
+the crash comes first (the run did not finish), the problem stays the root."""
+from __future__ import annotations
+
+import pytest
+
+from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
+
+PRELAUNCH += [("diverge_crash.py", "check"), ("diverge_crash.py", "index"), ("diverge_crash.py", "healthy")]
+
+
+@pytest.mark.parametrize(("mode", "crash", "error"), [
+    ("check", 85, "RuntimeError: loss is inf at step 85"), ("index", 43, "IndexError: list index out of range")])
+def test_a_crash_on_a_diverged_loss_follows_the_divergence(script_runs: ScriptRuns, mode: str, crash: int,
+                                                           error: str) -> None:
+    """The warm-up climbs to a rate too high: the loss is 50 times its early level at
+    step 39 and climbs on. `check`: the loop's own guard raises at the Inf loss of step
+    85; `index`: a histogram indexed by the loss's magnitude overruns at step 43, four
+    high losses after the climb began, before the median of 10 could show it (then the
+    high losses that ran into the crash are the blow-up). The crash names the divergence,
+    dated where the climb began, as what it followed."""
+    run = script_runs.get("diverge_crash.py", mode)
+    assert run.returncode == 1 and error in run.stderr, run.stderr
+    assert run.stdout == script_runs.plain("diverge_crash.py", mode).stdout  # the run's numbers, unchanged
+    event = run.first("divergence")
+    assert event["step"] == 39 and event["diverged_at_crash"] is True, event
+    if mode == "index":
+        assert "and the script crashed in step 43" in event["message"], event
+    problems = run.report["summary"]["problems"]
+    assert problems[0]["headline"].startswith(
+        f"the script crashed in step {crash}, after the loss diverged at step 39 (problem 2): {error}"), problems[0]
+    assert problems[1]["kind"] == "divergence" and problems[1]["step"] == 39, problems
+    assert event["where"] == f"diverge_crash.py:{line_of('diverge_crash.py', 'loss = nn.functional.mse_loss')}"
+
+
+def test_the_healthy_twin_of_the_diverging_run_finishes_clean(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("diverge_crash.py", "healthy")
+    assert run.returncode == 0 and run.stdout.endswith("done 120\n"), run.stderr
+    assert run.events() == [], run.events()
