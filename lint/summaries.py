@@ -58,7 +58,7 @@ _TRIGGERS = {
     SCALER_STEP: "GradScaler",  # a call of a function that steps a GradScaler stands for one
     UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward", "backpropagates": "backward",
     "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DistributedSampler",
-    "steps": "backward", "known_steps": "backward", "scales_backward": "backward", "plain_steps": "schedule",
+    "steps": "backward", "known_steps": "backward", "scales_backward": ".scale(", "plain_steps": "schedule",
     "uncleared_loop_steps": "backward", "optimizes": "",
 }
 

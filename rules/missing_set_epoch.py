@@ -120,7 +120,13 @@ class MissingSetEpoch(Rule):
     far as its callers go: the epoch is still theirs to set. Any
     `set_epoch(...)` call in the file whose receiver could be the sampler
     counts as calling it, including a call on a function parameter that a
-    call in the file passes this sampler to. A sampler kept in a dict
+    call in the file passes this sampler to; not one on a variable of another
+    function that holds another sampler of the same name, nor on the
+    `.sampler` of another function's loader built there on a sampler of its
+    own (`DataLoader(ds, sampler=sampler)` of a `sampler =
+    DistributedSampler(ds)` of that function, or what a builder of another
+    module returns: `loader = make_loader(ds)`), so a training function that
+    forgets `set_epoch` beside one that calls it is flagged. A sampler kept in a dict
     (`samplers = {x: DistributedSampler(ds[x]) for x in ["train", "val"]}`)
     is followed to the dict and to the loaders built from its items
     (`sampler=samplers[x]`); a `set_epoch` on one of its items
@@ -1164,6 +1170,47 @@ class MissingSetEpoch(Rule):
                     return True
         return False
 
+    def _sampler_of_own_loader(self, receiver: cst.BaseExpression, own: set[Binding | None]) -> bool:
+        """`loader.sampler`, where `loader` is a variable of a function that holds none
+        of this sampler's holders, and every value it is assigned there is a loader on a
+        sampler of its own: `DataLoader(...)` given as `sampler=` / `batch_sampler=`
+        nothing, or a variable of the same function assigned only `DistributedSampler(...)`
+        calls, or a call of another module's builder that returns a loader on a shuffling
+        `DistributedSampler` it builds (`loader = make_loader(ds)`). Its `set_epoch` is
+        that sampler's: a training function beside it that forgets its own is not excused."""
+        if (type(receiver) is not cst.Attribute or receiver.attr.value != "sampler"
+                or type(receiver.value) is not cst.Name):
+            return False
+        tracked = self.ctx.receivers
+        binding = tracked.binding(receiver.value)
+        if (binding is None or type(binding.owner) is not cst.FunctionDef or _is_parameter(binding)
+                or any(b is not None and b.owner is binding.owner for b in own)):
+            return False
+        values = tracked.assigned(binding)
+        return bool(values) and all(self._loader_on_own_sampler(value, binding.owner) for value in values)
+
+    def _loader_on_own_sampler(self, value: cst.BaseExpression, function: cst.CSTNode) -> bool:
+        if type(value) is not cst.Call:
+            return False
+        if self.ctx.call_name(value) != DATALOADER_CLASS:
+            summary = self.ctx.summaries.of_external_call(value)
+            return summary is not None and summary.returns_distributed_loader
+        # `DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, ...)`: nothing unpacked,
+        # nor a sampler given by position
+        if any(arg.star for arg in value.args) or sum(arg.keyword is None for arg in value.args) > 3:
+            return False
+        tracked = self.ctx.receivers
+        for arg in value.args:
+            if arg.keyword is None or arg.keyword.value not in ("sampler", "batch_sampler"):
+                continue
+            sampler = tracked.binding(arg.value) if type(arg.value) is cst.Name else None
+            if sampler is None or sampler.owner is not function or _is_parameter(sampler):
+                return False
+            built = tracked.assigned(sampler)
+            if not built or not all(type(b) is cst.Call and self._distributed_sampler(b) for b in built):
+                return False
+        return True
+
     def _set_epoch_reaches(self, receivers: list[cst.BaseExpression], holders: list[cst.BaseExpression]) -> bool:
         """A `set_epoch` call whose receiver may be this sampler: the sampler
         itself, any `.sampler` attribute, or something we cannot identify as a
@@ -1173,12 +1220,14 @@ class MissingSetEpoch(Rule):
         for receiver in receivers:
             if type(receiver) is cst.Attribute and receiver.attr.value == "dataset":
                 continue  # `data_loader.dataset.set_epoch(epoch)`: an iterable dataset's own epoch
+            if self._sampler_of_own_loader(receiver, own):
+                continue  # `loader.sampler.set_epoch(epoch)` of a loader another function builds
             binding = tracked.binding(receiver)
             if binding is None or binding in own:
                 return True
             if _is_parameter(binding) and self._parameter_may_hold(binding, holders):
                 return True
-            if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER) or _same_name(binding, own):
+            if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER):
                 return True
         return False
 

@@ -51,7 +51,9 @@ class ScalerStepWithoutUpdate(Rule):
     elsewhere (a base class's hook), no call handed a scaler or its owner; such
     a finding carries no fix. A call of another module's function that steps a
     scaler and cannot update one (`scaled_step(model, opt, scaler, batch)`,
-    leaving the update to its callers) is flagged at the call, without a fix,
+    leaving the update to its callers; also `optimizer_step(scaler, opt)`
+    running `scaler.step(opt)` on a parameter or attribute named for a
+    scaler, which its module cannot otherwise tell is a GradScaler) is flagged at the call, without a fix,
     where its loop here may update none, or, outside any loop of its function,
     where a loop of this file that calls that function may update none (as for
     a step of this file's own); a function that hands the scaler to

@@ -7,6 +7,7 @@ from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.precision import scaler_switched_off
 from trainlint.analysis.loops import is_optimizer
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
+from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.training import code_bodies, method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -41,7 +42,10 @@ class StepBypassesScaler(Rule):
     `scaler.scale(loss).backward()` in the same iteration, with no
     `scaler.step(optimizer)` in between; also one after
     `scaler.unscale_(optimizer)` when nothing between them tests the
-    gradients for inf/NaN.
+    gradients for inf/NaN. The scaled backward may run in a function of
+    another module of the project handed the scaler (`scaled_backward(scaler,
+    loss)` of amp_utils.py): the scaler the call hands is then a GradScaler
+    whose scaled gradients the caller's step applies.
 
     ## Why is this bad?
     After `scaler.scale(loss).backward()` every gradient is multiplied by the
@@ -397,8 +401,14 @@ class StepBypassesScaler(Rule):
     def finish(self) -> None:
         self._bypassing: dict[cst.Call, set[Binding | _Unscaled]] = {}
         self._written: dict[Binding, set[str]] = {}  # each scaler as the scaled backward passes write it
+        self._scaling_calls = self._scaled_backward_calls()
+        scaling = self._scaling_calls
+
+        def is_event(node: cst.CSTNode) -> bool:
+            return _is_event(node) or node in scaling
+
         for body in code_bodies(self.ctx):
-            Flow(self.ctx, self._transfer, loop_back=lambda facts: frozenset(), events=_is_event).run_if_events(body)
+            Flow(self.ctx, self._transfer, loop_back=lambda facts: frozenset(), events=is_event).run_if_events(body)
         for step, facts in self._bypassing.items():
             scalers = {fact.scaler if type(fact) is _Unscaled else fact for fact in facts}
             if self._other_branch_steps_through(step, scalers):  # type: ignore[arg-type]
@@ -416,8 +426,32 @@ class StepBypassesScaler(Rule):
         scaler = next(iter(written)) if len(written) == 1 else "scaler"
         return template.format(optimizer=self.ctx.code(step.func.value), scaler=scaler)  # type: ignore[attr-defined]
 
+    def _scaled_backward_calls(self) -> dict[cst.CSTNode, cst.BaseExpression]:
+        """Calls of another module's function that runs `scaler.scale(loss).backward()` on
+        the scaler it is handed (`backward(scaler, loss)` of utils.py), with the
+        argument that hands it: its summary says that argument is a GradScaler."""
+        found: dict[cst.CSTNode, cst.BaseExpression] = {}
+        if not self.ctx.external:
+            return found
+        for call in self.ctx.nodes_of(cst.Call):
+            summary = self.ctx.summaries.of_external_call(call)  # type: ignore[arg-type]
+            if summary is None or not summary.scales_backward:
+                continue
+            scalers = [arg.value for slot, arg in argument_slots(call)  # type: ignore[arg-type]
+                       if summary.slot(slot) in summary.scales_backward]
+            if len(scalers) == 1:
+                found[call] = scalers[0]
+        return found
+
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         receivers = self.ctx.receivers
+        handed = self._scaling_calls.get(node)
+        if handed is not None:
+            binding = receivers.binding(handed)
+            if binding is not None and not scaler_switched_off(self.ctx, binding):
+                self._written.setdefault(binding, set()).add(self.ctx.code(handed))
+                return facts | {binding}
+            return facts
         scaler = scaled_backward_scaler(node)
         if scaler is not None and receivers.is_kind(scaler, GRAD_SCALER):
             binding = receivers.binding(scaler)

@@ -41,7 +41,9 @@ class ZeroGradBeforeStep(Rule):
     step that should use those gradients, in the same iteration, along some
     path through the code (the file's own helper functions included, and a
     function of another module of the project that clears and then steps,
-    reported at its call). Also `optimizer.zero_grad()` as a statement of a
+    reported at its call; one that only back-propagates, `backward(loss)` of
+    utils.py, is a backward pass where it is called, and one that only
+    clears is a clear there). Also `optimizer.zero_grad()` as a statement of a
     loop of micro-steps (micro-batches, truncated-BPTT chunks) that
     back-propagates and steps nothing, when that optimizer steps after the
     loop (or `model.zero_grad()`, when the optimizer was built from that
@@ -1129,8 +1131,8 @@ class ZeroGradBeforeStep(Rule):
         backwards = [fact[1] for fact in facts if fact[0] == _BACKWARD]
         if backwards and _reads_gradients(self.ctx, node):
             facts = facts | {(_READ, None)}  # and what else the node does (a helper handed the optimizer)
-        summary = self.ctx.summaries.of_external_call(node) if backwards and type(node) is cst.Call else None
-        if summary is not None:
+        summary = self.ctx.summaries.of_external_call(node) if type(node) is cst.Call else None
+        if summary is not None and (backwards or _only_back_propagates(summary)):
             return self._through(facts, node, summary)  # type: ignore[arg-type]
         if (
             any(self._same_iteration(b, node) for b in backwards)
@@ -1225,6 +1227,9 @@ class ZeroGradBeforeStep(Rule):
         for the caller's step, as one written here does."""
         effects = summary.effects
         if ZERO_GRAD not in effects:
+            if _only_back_propagates(summary):
+                # `backward(loss)` of utils.py: a backward pass of this iteration, as if written here
+                return frozenset({(_BACKWARD, call)}) | self._dropped_by_backward(facts, call)
             return frozenset() if STEP in effects or BACKWARD in effects else facts
         clear = effects.index(ZERO_GRAD)
         if BACKWARD in effects and effects.index(BACKWARD) < clear:
@@ -1512,6 +1517,13 @@ def _may_be_a_step(call: cst.Call) -> bool:
 
 _BETWEEN_BACKWARDS = ("gradients are cleared between two `backward()` calls before the optimizer step: the step "
                       "applies only the later one's; clear before the first `backward()`")
+
+
+def _only_back_propagates(summary: Summary) -> bool:
+    """Another module's function that back-propagates and neither clears nor steps
+    (`backward(loss)` of utils.py, `scaled_backward(scaler, loss)`)."""
+    effects = summary.effects
+    return BACKWARD in effects and STEP not in effects and ZERO_GRAD not in effects
 
 
 def _plain_backward(node: cst.CSTNode) -> bool:

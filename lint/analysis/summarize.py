@@ -776,6 +776,14 @@ class _Summarizer:
             return False
         return self._hands_scaler(call)
 
+    def _named_scaler_step(self, call: cst.Call) -> bool:
+        """`scaler.step(optimizer)` (one argument, by position) on a parameter or an
+        attribute of the instance named for a GradScaler."""
+        scaler = method_call(call, "step")
+        if scaler is None or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+            return False
+        return named_scaler(scaler) and (self._param(scaler) or self._own_attribute(scaler)) is not None
+
     def _hands_scaler(self, call: cst.Call) -> bool:
         receivers = self.ctx.receivers
         return any(receivers.is_kind(arg.value, GRAD_SCALER) or named_scaler(arg.value) for arg in call.args)
@@ -789,6 +797,16 @@ class _Summarizer:
             yield effect
         elif effect is None and self.targets.target(call) is None and clearing_name(call):
             yield MAY_ZERO_GRAD  # out of reach (a function of the project is followed instead)
+        if effect is None and self._named_scaler_step(call):
+            # `scaler.step(optimizer)` of a scaler handed in (`def amp_step(scaler, opt)`): this
+            # module cannot tell it is a GradScaler, its name says so (as for `scaler.update()`)
+            yield STEP
+            yield SCALER_STEP
+            self.unjudged_steps = True
+            optimizer = call.args[0].value
+            owner = self._param(optimizer) or self._own_attribute(optimizer)
+            if owner is not None:
+                sets["steps"].add(owner)
         if self._may_update_scaler(call):
             yield SCALER_UPDATE
         if effect == STEP:
