@@ -11,6 +11,11 @@ machine the scheduler favours it. Once the run has ended there is no training
 left to give way to: a lint still held back after HELD_BACK_S (on a machine
 whose other processes keep it from running) starts again at normal priority.
 The end of the run waits for the lint at most WAIT_S in all, then stops it.
+
+With SANITIZER_LINT_CACHE naming a folder, the lint reads and writes trainlint's
+result cache there (`trainlint.cache`): a run of a script that did not change
+since a run before takes its findings from the cache instead of linting again.
+Without it (the default) nothing is written.
 """
 from __future__ import annotations
 
@@ -32,6 +37,7 @@ HELD_BACK_S = 1.0  # after this much of the wait, a lint still at low priority s
 LOW_PRIORITY = "--low-priority"  # the child's first argument when it is to give way to the training
 MAX_FILES = 200  # project files linted besides the entry file
 MAX_BYTES = 2_000_000  # a generated file this large is not worth a parse during a run
+CACHE_ENV = "SANITIZER_LINT_CACHE"  # a folder for trainlint's result cache; unset: no cache
 
 
 class ScriptLint:
@@ -134,7 +140,9 @@ def lint_files(files: list[str]) -> list[dict[str, Any]]:
     config = _config_for(files[0])
     selection = select_rules(config.select, config.extend_select, config.ignore)
     readable = [path for path in files if os.path.getsize(path) <= MAX_BYTES]
-    result = run(readable, selection, config, RunOptions(jobs=1))  # in this thread: no process pool
+    cache = os.environ.get(CACHE_ENV)
+    options = RunOptions(jobs=1, cache_dir=Path(cache) if cache else None)  # in this thread: no process pool
+    result = run(readable, selection, config, options)
     return [finding.to_dict() for finding in sorted(result.findings)]
 
 

@@ -11,7 +11,12 @@ functions run, streams flushed).
 
 What differs from a fresh interpreter: torch is imported before the run
 starts, so the sanitizer starts watching at once instead of at the script's
-`import torch`. Tests about the process itself (exit statuses,
+`import torch`; and the objects that import made are frozen (`gc.freeze()`): the
+collector leaves them out of its passes and of `gc.get_objects()`, so a child's
+collections and the sanitizer's scans for models and optimizers
+(`sanitizer.core.naming.live_instances`) walk only what the run made. None of
+the frozen objects is a model or an optimizer (the server checks), so the scans
+find what they would find in a fresh interpreter. Tests about the process itself (exit statuses,
 signals, child processes, environment read at import, the wait for torch to
 load) run in fresh interpreters: see `FRESH` in sanitizer_harness.py.
 
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import atexit
 import builtins
+import gc
 import importlib.machinery
 import json
 import os
@@ -41,8 +47,18 @@ import torch  # noqa: F401  (the import every run would otherwise repeat)
 import torch._dynamo  # noqa: F401  (and the one torch.optim's first step makes, over a second more)
 
 
+def _freeze() -> None:
+    """Move what the imports made out of the collector's generations (see above)."""
+    gc.collect()
+    found = [obj for obj in gc.get_objects() if issubclass(type(obj), (torch.nn.Module, torch.optim.Optimizer))]
+    if found:  # these would be missing from the children's scans
+        raise RuntimeError(f"models or optimizers exist before any run: {found[:3]!r}")
+    gc.freeze()
+
+
 def main() -> None:
     requests, replies = int(sys.argv[1]), int(sys.argv[2])
+    _freeze()
     children: dict[int, str] = {}
     pending = b""
     open_input = True

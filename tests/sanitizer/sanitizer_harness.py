@@ -10,12 +10,15 @@ named `conftest`: other test directories may have their own.)
 """
 from __future__ import annotations
 
+import atexit
 import itertools
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -25,6 +28,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
 TIMEOUT = 300  # generous: spawned children import torch again, slow on a loaded machine
+# trainlint's result cache for the runs' lints of their scripts (see sanitizer/core/script_lint.py):
+# most scripts run several times, with different arguments; the first run lints them
+LINT_CACHE = tempfile.mkdtemp(prefix="sanitizer-lint-cache-")
+_OWNER = os.getpid()  # a forked child of the session exits without removing it
+atexit.register(lambda: os.getpid() == _OWNER and shutil.rmtree(LINT_CACHE, ignore_errors=True))
 
 
 @dataclass
@@ -51,6 +59,7 @@ def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env.setdefault("OMP_NUM_THREADS", "1")
+    env["SANITIZER_LINT_CACHE"] = LINT_CACHE
     env.pop("RANK", None)
     env.pop("WORLD_SIZE", None)
     env.update(extra or {})

@@ -79,3 +79,30 @@ def test_a_failing_lint_is_a_note(tmp_path: Path, monkeypatch) -> None:
     script.unlink()  # gone before the lint reads it
     assert lint.result() is None
     assert lint.problem is not None and lint.problem.startswith("could not lint train.py: FileNotFoundError:")
+
+
+def test_with_a_cache_folder_an_unchanged_script_is_not_linted_again(tmp_path: Path) -> None:
+    script = _script(tmp_path)
+    probe = textwrap.dedent(f"""\
+        import json, sys
+        from sanitizer.core.script_lint import lint_files
+        findings = lint_files([{str(script)!r}])
+        print(json.dumps({{"findings": findings, "parsed": "libcst" in sys.modules}}))
+    """)
+
+    def lint(**env: str) -> dict[str, object]:
+        environ = {key: value for key, value in os.environ.items() if key != "SANITIZER_LINT_CACHE"}
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path,
+                             env={**environ, **env}, check=True)
+        return json.loads(out.stdout)
+
+    uncached = lint()
+    assert uncached["parsed"] is True and any(f["code"] == "TL201" for f in uncached["findings"])  # type: ignore[union-attr]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["train.py"], "no cache is written unless asked for"
+    cache = str(tmp_path / "cache")
+    first, second = lint(SANITIZER_LINT_CACHE=cache), lint(SANITIZER_LINT_CACHE=cache)
+    assert first == uncached
+    assert second == {"findings": uncached["findings"], "parsed": False}  # from the cache: nothing parsed
+    script.write_text(TRAIN.replace("torch.cuda.empty_cache()", "pass"))
+    changed = lint(SANITIZER_LINT_CACHE=cache)
+    assert changed["parsed"] is True and not any(f["code"] == "TL201" for f in changed["findings"])  # type: ignore[union-attr]
