@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.guards import is_device_check
-from trainlint.analysis.iteration import steps_each_iteration, trains_each_run
+from trainlint.analysis.iteration import builds_its_model_each_iteration, steps_each_iteration, trains_each_run
 from trainlint.analysis.lambdas import called_lambda, lambda_calls
 from trainlint.analysis.summarize import empties_cache
 from trainlint.analysis.training import loop_guards
@@ -53,7 +53,11 @@ class EmptyCacheInLoop(Rule):
     handler (out-of-memory recovery), after the loop, or in a loop that does
     not train (generation, evaluation, a loop over loggers) are not flagged.
     Nor is a call in an outer loop whose training happens only in a loop
-    nested in it (once per epoch, once per run of a sweep); a step loop that
+    nested in it (once per epoch, once per run of a sweep), or in a loop each
+    iteration of which builds, unconditionally, the model (a class of the
+    project) it back-propagates, and any optimizer it steps: a sweep of
+    separate runs (a batch-size probe, a timing per configuration), where
+    nothing trained carries over to the next iteration; a step loop that
     steps the optimizer itself around a micro-batch loop is flagged, and so
     is one whose step is a loop over its parts, each back-propagated and
     stepped with an optimizer of the loop variable (`for opt in optimizers:`,
@@ -753,6 +757,44 @@ class EmptyCacheInLoop(Rule):
         "        torch.compile(Net())(x).sum().backward()  # expect: TL201\n"
         "        nn.DataParallel(model.cuda())(x).sum().backward()  # expect: TL201\n"
         "        optimizer.step()\n",
+        # a fresh head each step, but the backbone and the optimizer carry on; a model
+        # built only on the first iteration (lazily) is trained by every later one
+        Example(
+            "import torch\n"
+            "from heads import Head\n"
+            "from models import Net\n"
+            "def train(backbone, loader, optimizer):\n"
+            "    for x, y in loader:\n"
+            "        head = Head().cuda()\n"
+            "        loss = head(backbone(x)).sum()\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "        optimizer.zero_grad()\n"
+            "        torch.cuda.empty_cache()  # expect: TL201\n"
+            "def fit(loader):\n"
+            "    model = None\n"
+            "    for x in loader:\n"
+            "        if model is None:\n"
+            "            model = Net().cuda()\n"
+            "        model(x).sum().backward()\n"
+            "        torch.cuda.empty_cache()  # expect: TL201\n",
+            fixed="import torch\n"
+            "from heads import Head\n"
+            "from models import Net\n"
+            "def train(backbone, loader, optimizer):\n"
+            "    for x, y in loader:\n"
+            "        head = Head().cuda()\n"
+            "        loss = head(backbone(x)).sum()\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "        optimizer.zero_grad()\n"
+            "def fit(loader):\n"
+            "    model = None\n"
+            "    for x in loader:\n"
+            "        if model is None:\n"
+            "            model = Net().cuda()\n"
+            "        model(x).sum().backward()\n",
+        ),
     )
     good = (
         # a period around the call alone: the author chose when it runs
@@ -1051,6 +1093,31 @@ class EmptyCacheInLoop(Rule):
         "        torch.compile(Net())(x).sum().backward()\n"
         "        nn.DataParallel(model.cuda())(x).sum().backward()\n"
         "        optimizer.step()\n",
+        # each iteration builds its own model (and optimizer): a sweep of separate runs, a
+        # batch-size probe that frees one trial's memory before the next, larger one
+        "import torch\n"
+        "from previous_chapters import GPTModel\n"
+        "def largest_batch(config, device):\n"
+        "    low, high = 1, 4096\n"
+        "    while low <= high:\n"
+        "        batch_size = (low + high) // 2\n"
+        "        try:\n"
+        "            model = GPTModel(config).bfloat16().to(device)\n"
+        "            out = model(torch.randint(0, 50257, (batch_size, 1024), device=device))\n"
+        "            out.sum().backward()\n"
+        "            low = batch_size + 1\n"
+        "            del model, out\n"
+        "            torch.cuda.empty_cache()\n"
+        "        except torch.cuda.OutOfMemoryError:\n"
+        "            high = batch_size - 1\n"
+        "    return high\n"
+        "def time_steps(configs, x):\n"
+        "    for config in configs:\n"
+        "        model = GPTModel(config).cuda()\n"
+        "        optimizer = torch.optim.AdamW(model.parameters())\n"
+        "        model(x).sum().backward()\n"
+        "        optimizer.step()\n"
+        "        torch.cuda.empty_cache()\n",
     )
 
     def finish(self) -> None:
@@ -1079,6 +1146,8 @@ class EmptyCacheInLoop(Rule):
         if not self._runs_with_each_step(node, loop):
             return
         if not steps_each_iteration(self.ctx, loop):
+            return
+        if builds_its_model_each_iteration(self.ctx, loop):
             return
         if direct:
             # another accelerator's cache (`torch.xpu.empty_cache()`) is named as called

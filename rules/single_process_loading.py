@@ -13,7 +13,8 @@ from trainlint.analysis.dataflow import (
 )
 from trainlint.analysis.iteration import file_trains
 from trainlint.analysis.precision import argument
-from trainlint.analysis.walk import only
+from trainlint.analysis.scopes import bound_arguments
+from trainlint.analysis.walk import iter_nodes, only
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 
@@ -24,6 +25,12 @@ _SEQUENCES = frozenset({"range", "list", "tuple"})  # builtins: the items are al
 # a tensor the loader slices: indices picked from a mask, or built by torch
 _INDEX_METHODS = frozenset({"nonzero", "argwhere"})
 _TENSOR_FUNCTIONS = frozenset({"torch.arange", "torch.randperm", "torch.nonzero", "torch.argwhere", "torch.where"})
+# torch's functions that build a tensor in memory from values or shapes
+_BUILT_TENSORS = frozenset({
+    "torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.Tensor", "torch.FloatTensor", "torch.LongTensor",
+    "torch.randn", "torch.rand", "torch.randint", "torch.zeros", "torch.ones", "torch.full", "torch.empty",
+    "torch.linspace", "torch.cat", "torch.stack",
+})
 _SAME_TENSOR = frozenset({"view", "reshape", "flatten", "squeeze", "to", "cuda", "cpu", "long"})  # its values, reshaped or moved
 
 
@@ -36,7 +43,11 @@ class SingleProcessLoading(Rule):
     shuffles (`shuffle=True`) in a file that trains (a backward pass or an
     optimizer step, also through a function it calls). A loader over a
     `TensorDataset` (its batches are slices of tensors already in memory,
-    possibly on the GPU), a tensor of indices (`mask.nonzero().view(-1)`,
+    possibly on the GPU), or over a hand-written one (a dataset class of the
+    file whose `__getitem__` only indexes attributes, `return
+    self.features[i], self.labels[i]`, set from its constructor's
+    parameters, built here from tensors torch makes, `torch.tensor([...])`),
+    a tensor of indices (`mask.nonzero().view(-1)`,
     `torch.randperm(n)`), a `range(n)` or a Python list is not flagged.
 
     ## Why is this bad?
@@ -124,6 +135,47 @@ class SingleProcessLoading(Rule):
         "    optimizer.zero_grad()\n"
         "    loss_fn(model(x), y).backward()\n"
         "    optimizer.step()\n",
+        # datasets of the file that look like a hand-written TensorDataset: one opens a file
+        # per item, one transforms each item, one is given tensors the file does not build
+        "import torch\n"
+        "from PIL import Image\n"
+        "from torch.utils.data import DataLoader, Dataset\n"
+        "class Images(Dataset):\n"
+        "    def __init__(self, paths, labels):\n"
+        "        self.paths = paths\n"
+        "        self.labels = labels\n"
+        "    def __getitem__(self, index):\n"
+        "        return Image.open(self.paths[index]), self.labels[index]\n"
+        "    def __len__(self):\n"
+        "        return len(self.labels)\n"
+        "class Pairs(Dataset):\n"
+        "    def __init__(self, features, labels, transform):\n"
+        "        self.features = features\n"
+        "        self.labels = labels\n"
+        "        self.transform = transform\n"
+        "    def __getitem__(self, index):\n"
+        "        return self.transform(self.features[index]), self.labels[index]\n"
+        "    def __len__(self):\n"
+        "        return self.labels.shape[0]\n"
+        "class Toy(Dataset):\n"
+        "    def __init__(self, X, y):\n"
+        "        self.features = X\n"
+        "        self.labels = y\n"
+        "    def __getitem__(self, index):\n"
+        "        return self.features[index], self.labels[index]\n"
+        "    def __len__(self):\n"
+        "        return self.labels.shape[0]\n"
+        "def loaders(paths, features, augment, X):\n"
+        "    labels = torch.tensor([0, 1, 0, 1])\n"
+        "    a = DataLoader(Images(paths, labels), batch_size=2, shuffle=True)  # expect: TL504\n"
+        "    b = DataLoader(Pairs(torch.randn(4, 2), labels, augment), batch_size=2, shuffle=True)  # expect: TL504\n"
+        "    c = DataLoader(Toy(X, labels), batch_size=2, shuffle=True)  # expect: TL504\n"
+        "    return a, b, c\n"
+        "def train(model, optimizer, loaders):\n"
+        "    for loader in loaders:\n"
+        "        for x, y in loader:\n"
+        "            model(x).sum().backward()\n"
+        "            optimizer.step()\n",
     )
     good = (
         "from torch.utils.data import DataLoader\n"
@@ -191,6 +243,31 @@ class SingleProcessLoading(Rule):
         "    optimizer.zero_grad()\n"
         "    loss_fn(model(xs[idx]), y[idx]).backward()\n"
         "    optimizer.step()\n",
+        # a hand-written TensorDataset (LLMs-from-scratch's DDP script): its items are rows
+        # of tensors the file builds and hands to it
+        "import torch\n"
+        "from torch.utils.data import DataLoader, Dataset\n"
+        "from torch.utils.data.distributed import DistributedSampler\n"
+        "class ToyDataset(Dataset):\n"
+        "    def __init__(self, X, y):\n"
+        "        self.features = X\n"
+        "        self.labels = y\n"
+        "    def __getitem__(self, index):\n"
+        "        one_x = self.features[index]\n"
+        "        one_y = self.labels[index]\n"
+        "        return one_x, one_y\n"
+        "    def __len__(self):\n"
+        "        return self.labels.shape[0]\n"
+        "def prepare_dataset():\n"
+        "    X_train = torch.tensor([[-1.2, 3.1], [-0.9, 2.9], [2.3, -1.1]])\n"
+        "    y_train = torch.tensor([0, 0, 1])\n"
+        "    train_ds = ToyDataset(X_train, y_train)\n"
+        "    train_loader = DataLoader(dataset=train_ds, batch_size=2, pin_memory=True, sampler=DistributedSampler(train_ds))\n"
+        "    return train_loader\n"
+        "def main(model, optimizer):\n"
+        "    for features, labels in prepare_dataset():\n"
+        "        torch.nn.functional.cross_entropy(model(features), labels).backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -267,11 +344,54 @@ class SingleProcessLoading(Rule):
                 return False
             if self.ctx.call_name(value) in _IN_MEMORY or _builtin_sequence(self.ctx, value) or _tensor(self.ctx, value):
                 continue
+            if self._hand_written_tensor_dataset(value):
+                continue
             function = None if returned else self.ctx.local_callee(value)  # one function deep
             results = [r.value for r in only(self.ctx.own_nodes(function.body), cst.Return)] if function else []
             if not results or not all(r is not None and self._tensor_dataset(r, True) for r in results):
                 return False
         return True
+
+    def _hand_written_tensor_dataset(self, built: cst.Call) -> bool:
+        """`ToyDataset(X_train, y_train)` of a class of this file that only hands back
+        rows of what it was given: its `__getitem__` indexes attributes and calls nothing
+        (`return self.features[index], self.labels[index]`), its `__init__` sets each of
+        them from a parameter, and this construction gives each such parameter a tensor
+        that torch builds (`X_train = torch.tensor([...])`): a hand-written TensorDataset."""
+        init = self.ctx.local_callee(built)
+        if init is None or init.name.value != "__init__":
+            return False
+        cls = self.ctx.parent(self.ctx.parent(init) or init)
+        if type(cls) is not cst.ClassDef:
+            return False
+        getitem = [m for m in cls.body.body if type(m) is cst.FunctionDef and m.name.value == "__getitem__"]
+        read = _rows_read(getitem[0]) if len(getitem) == 1 else None
+        if not read:
+            return False
+        kept: dict[str, list[str]] = {}
+        for node in self.ctx.own_nodes(init.body):
+            if type(node) is not cst.Assign:
+                continue
+            for target in node.targets:
+                if _self_attribute(target.target) is not None:
+                    value = node.value
+                    kept.setdefault(_self_attribute(target.target), []).append(  # type: ignore[arg-type]
+                        value.value if type(value) is cst.Name else "")
+        given, _ = bound_arguments(built, init)
+        arguments = dict(given)
+        for attribute in read:
+            sources = kept.get(attribute, [])
+            if len(sources) != 1 or sources[0] not in arguments:
+                return False
+            if not self._built_tensor(arguments[sources[0]]):
+                return False
+        return True
+
+    def _built_tensor(self, expr: cst.BaseExpression) -> bool:
+        """Every value `expr` may hold is a tensor torch builds (`torch.tensor([...])`)."""
+        values = Values.of_file(self.ctx).of(expr)
+        return bool(values) and all(type(v) is cst.Call and (self.ctx.call_name(v) in _BUILT_TENSORS
+                                                             or _tensor(self.ctx, v)) for v in values)
 
     def _target_text(self, call: cst.Call) -> str:
         """The variable the loader is assigned to, if any."""
@@ -292,6 +412,44 @@ def _tensor(ctx: FileContext, call: cst.Call) -> bool:
     if type(call.func) is cst.Attribute and call.func.attr.value in _INDEX_METHODS:
         return True
     return ctx.call_name(call) in _TENSOR_FUNCTIONS
+
+
+def _self_attribute(expr: cst.BaseExpression) -> str | None:
+    """`attr` of `self.attr`."""
+    if type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":
+        return expr.attr.value
+    return None
+
+
+def _rows_read(getitem: cst.FunctionDef) -> set[str] | None:
+    """The attributes a `__getitem__` indexes, when that is all it does: each statement
+    binds a name to `self.attr[...]` or returns such rows (or those names), and nothing
+    is called (no file opened, no transform); None otherwise."""
+    if any(type(node) is cst.Call for node in iter_nodes(getitem.body)):
+        return None
+    read: set[str] = set()
+    names: set[str] = set()
+
+    def row(expr: cst.BaseExpression) -> bool:
+        if type(expr) is cst.Subscript and _self_attribute(expr.value) is not None:
+            read.add(_self_attribute(expr.value))  # type: ignore[arg-type]
+            return True
+        return type(expr) is cst.Name and expr.value in names
+
+    for statement in getitem.body.body if type(getitem.body) is cst.IndentedBlock else ():
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+            return None
+        small = statement.body[0]
+        if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name \
+                and row(small.value):
+            names.add(small.targets[0].target.value)  # type: ignore[attr-defined]
+        elif type(small) is cst.Return and small.value is not None and (
+                row(small.value) or (type(small.value) is cst.Tuple
+                                     and all(row(e.value) for e in small.value.elements))):
+            continue
+        else:
+            return None
+    return read or None
 
 
 def _builtin_sequence(ctx: FileContext, call: cst.Call) -> bool:

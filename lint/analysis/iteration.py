@@ -7,9 +7,10 @@ from typing import Iterator
 
 import libcst as cst
 
+from trainlint.analysis.accumulators import consumed_names
 from trainlint.analysis.dataflow import iterated_loader
 from trainlint.analysis.loops import hands_an_optimizer, is_backward, optimizer_step, steps_loop_variable
-from trainlint.analysis.receivers import DATALOADER
+from trainlint.analysis.receivers import DATALOADER, OPTIMIZER, constructor_kind
 from trainlint.analysis.scopes import dotted_name
 from trainlint.context import FileContext
 from trainlint.summaries import BACKWARD, LOOP, STEP
@@ -64,6 +65,53 @@ def trains_each_run(ctx: FileContext, body: cst.CSTNode) -> bool:
             if summary is not None and not summary.does(LOOP) and (summary.does(STEP) or summary.does(BACKWARD)):
                 return True
     return False
+
+
+# what may stand between a statement and the loop's body while it still runs on every iteration
+_EVERY_TIME = (cst.IndentedBlock, cst.SimpleStatementLine, cst.Try, cst.With, cst.Assign, cst.AssignTarget)
+
+
+def builds_its_model_each_iteration(ctx: FileContext, loop: cst.For | cst.While) -> bool:
+    """Each iteration of `loop` builds afresh, unconditionally, a model it back-propagates
+    (an instance of a class of the project, `model = GPTModel(cfg).to(device)`), and every
+    optimizer it steps: its iterations are separate runs (a batch-size probe, a timing per
+    configuration), not steps of one training. A model built only on some iterations
+    (lazily, under an `if`), or a fresh head on a backbone whose optimizer carries on, is
+    not; nor is a step through a helper, which may step anything."""
+    models: set[str] = set()
+    optimizers: set[str] = set()
+    for node in own_nodes(loop.body):
+        if type(node) is not cst.Assign or len(node.targets) != 1 or type(node.targets[0].target) is not cst.Name:
+            continue
+        if any(type(a) not in _EVERY_TIME for a in _ancestors_below(ctx, node, loop.body)):
+            continue
+        name = node.targets[0].target.value  # type: ignore[attr-defined]
+        if ctx.summaries.targets.construction(node.value) is not None:
+            models.add(name)
+        elif type(node.value) is cst.Call and constructor_kind(ctx.call_name(node.value)) == OPTIMIZER:
+            optimizers.add(name)
+    if not models & consumed_names(ctx, loop.body, graph_only=True):
+        return False
+    built = models | optimizers
+    for node in own_nodes(loop.body):
+        stepped = optimizer_step(ctx, node)
+        if stepped is not None and not (type(stepped) is cst.Name and stepped.value in built):
+            return False
+        if type(node) is cst.Call and node is not loop.body:
+            summary = ctx.summaries.of_call(node)
+            if summary is not None and summary.does(STEP):
+                return False
+    return True
+
+
+def _ancestors_below(ctx: FileContext, node: cst.CSTNode, root: cst.CSTNode) -> list[cst.CSTNode]:
+    """The ancestors of `node` strictly below `root`."""
+    found = []
+    for ancestor in ctx.ancestors(node):
+        if ancestor is root:
+            return found
+        found.append(ancestor)
+    return found
 
 
 def _steps_its_items(ctx: FileContext, loop: cst.For) -> bool:
