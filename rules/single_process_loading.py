@@ -48,7 +48,10 @@ class SingleProcessLoading(Rule):
     self.features[i], self.labels[i]`, set from its constructor's
     parameters, built here from tensors torch makes, `torch.tensor([...])`),
     a tensor of indices (`mask.nonzero().view(-1)`,
-    `torch.randperm(n)`), a `range(n)` or a Python list is not flagged.
+    `torch.randperm(n)`), a `range(n)` or a Python list is not flagged, nor
+    is one over a dataset of a class of the file whose `__getitem__` returns
+    its item on the GPU (`return seq.cuda()`, `return seq.to(device)`):
+    forked worker processes cannot make CUDA tensors.
 
     ## Why is this bad?
     With the default `num_workers=0`, every batch is read, decoded and
@@ -176,6 +179,23 @@ class SingleProcessLoading(Rule):
         "        for x, y in loader:\n"
         "            model(x).sum().backward()\n"
         "            optimizer.step()\n",
+        # a dataset of the file that only converts the dtype of its items: they stay on the CPU
+        "import torch\n"
+        "from torch.utils.data import DataLoader, Dataset\n"
+        "class TextSamplerDataset(Dataset):\n"
+        "    def __init__(self, data, seq_len):\n"
+        "        self.data, self.seq_len = data, seq_len\n"
+        "    def __getitem__(self, index):\n"
+        "        full_seq = self.data[index: index + self.seq_len + 1]\n"
+        "        return full_seq.to(torch.long)\n"
+        "    def __len__(self):\n"
+        "        return self.data.size(0) // self.seq_len\n"
+        "train_dataset = TextSamplerDataset(data_train, 1024)\n"
+        "train_loader = DataLoader(train_dataset, batch_size=4)  # expect: TL504\n"
+        "for batch in train_loader:\n"
+        "    model(batch.cuda()).backward()\n"
+        "    optim.step()\n"
+        "    optim.zero_grad()\n",
     )
     good = (
         "from torch.utils.data import DataLoader\n"
@@ -268,6 +288,26 @@ class SingleProcessLoading(Rule):
         "    for features, labels in prepare_dataset():\n"
         "        torch.nn.functional.cross_entropy(model(features), labels).backward()\n"
         "        optimizer.step()\n",
+        # a dataset of the file that puts each item on the GPU (x-transformers' enwik8 scripts):
+        # forked workers cannot make CUDA tensors, so it must load in the training process
+        "import torch\n"
+        "from torch.utils.data import DataLoader, Dataset\n"
+        "device = torch.device('cuda')\n"
+        "class TextSamplerDataset(Dataset):\n"
+        "    def __init__(self, data, seq_len):\n"
+        "        self.data, self.seq_len = data, seq_len\n"
+        "    def __getitem__(self, index):\n"
+        "        start = torch.randint(0, self.data.size(0) - self.seq_len - 1, (1,))\n"
+        "        full_seq = self.data[start: start + self.seq_len + 1].long()\n"
+        "        return full_seq.to(device)\n"
+        "    def __len__(self):\n"
+        "        return self.data.size(0) // self.seq_len\n"
+        "train_dataset = TextSamplerDataset(data_train, 1024)\n"
+        "train_loader = DataLoader(train_dataset, batch_size=4, drop_last=True)\n"
+        "for batch in train_loader:\n"
+        "    model(batch).backward()\n"
+        "    optim.step()\n"
+        "    optim.zero_grad()\n",
     )
 
     def finish(self) -> None:
@@ -342,7 +382,8 @@ class SingleProcessLoading(Rule):
                 continue  # a Python list of items: nothing to load
             if type(value) is not cst.Call:
                 return False
-            if self.ctx.call_name(value) in _IN_MEMORY or _builtin_sequence(self.ctx, value) or _tensor(self.ctx, value):
+            if (self.ctx.call_name(value) in _IN_MEMORY or _builtin_sequence(self.ctx, value)
+                    or _tensor(self.ctx, value) or _items_on_gpu(self.ctx, value)):
                 continue
             if self._hand_written_tensor_dataset(value):
                 continue
@@ -450,6 +491,42 @@ def _rows_read(getitem: cst.FunctionDef) -> set[str] | None:
         else:
             return None
     return read or None
+def _items_on_gpu(ctx: FileContext, call: cst.Call) -> bool:
+    """`call` builds a dataset of a class of this file whose `__getitem__` returns its
+    item moved to the GPU (`return seq.cuda()`, `return seq.to(device)`): forked
+    workers cannot make CUDA tensors, so such a dataset loads in the training process."""
+    func = call.func
+    if type(func) is not cst.Name or ctx.qualified_name(func) is not None:
+        return False
+    classes = [node for node in ctx.nodes_of(cst.ClassDef) if node.name.value == func.value]  # type: ignore[attr-defined]
+    if not classes:
+        return False
+    for cls in classes:
+        getters = [item for item in cls.body.body  # type: ignore[attr-defined]
+                   if type(item) is cst.FunctionDef and item.name.value == "__getitem__"]
+        returns = [node for getter in getters for node in only(ctx.own_nodes(getter.body), cst.Return)]
+        if not returns or not all(r.value is not None and _moved_to_gpu(r.value) for r in returns):
+            return False
+    return True
+
+
+def _moved_to_gpu(value: cst.BaseExpression) -> bool:
+    """`x.cuda()`, or `x.to(d)` where `d` names a device (`device`, `args.device`,
+    `torch.device(...)`, `"cuda"`): not a dtype."""
+    if type(value) is not cst.Call or type(value.func) is not cst.Attribute:
+        return False
+    method = value.func.attr.value
+    if method == "cuda":
+        return True
+    if method != "to" or not value.args or value.args[0].keyword is not None:
+        return False
+    target = value.args[0].value
+    if type(target) is cst.SimpleString:
+        return "cuda" in target.value
+    if type(target) is cst.Call:
+        target = target.func
+    last = target.attr.value if type(target) is cst.Attribute else target.value if type(target) is cst.Name else ""
+    return "device" in last.lower()
 
 
 def _builtin_sequence(ctx: FileContext, call: cst.Call) -> bool:

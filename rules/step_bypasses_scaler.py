@@ -25,6 +25,8 @@ _BYPASSING = ("`{optimizer}.step()` after `{scaler}.scale(loss).backward()` appl
               "not skip inf/NaN steps; call `{scaler}.step({optimizer})`")
 _UNCHECKED = ("`{optimizer}.step()` after `{scaler}.unscale_({optimizer})` with no inf/NaN check applies the "
               "steps whose gradients overflowed, which `{scaler}.step({optimizer})` skips; call it instead")
+_TWICE = ("`{optimizer}.step()` after `{scaler}.step({optimizer})` applies the same gradients a second time, "
+          "unchecked for inf/NaN; step only through the scaler on the path that scales the loss")
 
 
 class _Unscaled(NamedTuple):
@@ -32,6 +34,16 @@ class _Unscaled(NamedTuple):
     their true size, but not yet checked for inf/NaN."""
 
     scaler: Binding
+    call: cst.Call
+
+
+class _Stepped(NamedTuple):
+    """`call` (`scaler.step(opt)`) stepped `optimizer` with the gradients of a scaled
+    backward: until another backward or a `zero_grad()`, a plain step of it applies
+    them again."""
+
+    scaler: Binding
+    optimizer: Binding
     call: cst.Call
 
 
@@ -99,7 +111,12 @@ class StepBypassesScaler(Rule):
     name that speaks of finiteness, skipping or checking (`torch.isfinite`,
     `isnan`, `isinf`, `found_inf`, `skip_step`, `check_grads(model)`). A plain step in an
     `if`/`else` whose other branch calls `scaler.step` is taken to be the
-    float32 path, unless its own branch scales the backward.
+    float32 path, unless its own branch scales the backward. A plain
+    `optimizer.step()` reached after `scaler.step(optimizer)` of a scaled
+    backward, with no other backward or `zero_grad()` between them, is
+    flagged too: it applies the same gradients a second time, unchecked (an
+    `if args.amp:` branch that steps through the scaler, followed by a step
+    for both paths).
     """
 
     code = "TL105"
@@ -239,6 +256,28 @@ class StepBypassesScaler(Rule):
         "        scaler.scale(loss).backward()\n"
         "        optimizer.step()  # expect: TL105\n"
         "        scaler.update()\n",
+        # stepped through the scaler, then plainly again on the path that scaled (torchvision's
+        # classification reference once did): the same gradients applied twice, unchecked
+        "import torch\n"
+        "from torch import nn\n"
+        "def train_one_epoch(model, criterion, optimizer, loader, args, scaler=None):\n"
+        "    for image, target in loader:\n"
+        "        output = model(image)\n"
+        "        optimizer.zero_grad()\n"
+        "        if args.amp:\n"
+        "            with torch.autocast('cuda'):\n"
+        "                loss = criterion(output, target)\n"
+        "            scaler.scale(loss).backward()\n"
+        "            scaler.step(optimizer)\n"
+        "            scaler.update()\n"
+        "        else:\n"
+        "            loss = criterion(output, target)\n"
+        "            loss.backward()\n"
+        "        optimizer.step()  # expect: TL105\n"
+        "def main(model, criterion, loader, args):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scaler = torch.amp.GradScaler('cuda') if args.amp else None\n"
+        "    train_one_epoch(model, criterion, optimizer, loader, args, scaler)\n",
     )
     good = (
         "import torch\n"
@@ -396,11 +435,30 @@ class StepBypassesScaler(Rule):
         "        warmup.step()\n"
         "        scaler.step(optimizer)\n"
         "        scaler.update()\n",
+        # stepped through the scaler, then plainly after a backward of its own (a second,
+        # float32 phase) or as another optimizer: no gradients are applied twice
+        "import torch\n"
+        "def train(model, head, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    head_opt = torch.optim.SGD(head.parameters(), lr=0.1)\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        with torch.autocast('cuda'):\n"
+        "            loss = model(x).mean()\n"
+        "        scaler.scale(loss).backward()\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n"
+        "        head_opt.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        model(x).pow(2).mean().backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
         self._bypassing: dict[cst.Call, set[Binding | _Unscaled]] = {}
         self._written: dict[Binding, set[str]] = {}  # each scaler as the scaled backward passes write it
+        self._twice: dict[cst.Call, set[_Stepped]] = {}  # plain steps after the scaler stepped them
         self._scaling_calls = self._scaled_backward_calls()
         scaling = self._scaling_calls
 
@@ -417,6 +475,11 @@ class StepBypassesScaler(Rule):
                 self.report(step, self._named(_BYPASSING, step, scalers))
             elif not all(self._checked_between(fact.call, step) for fact in facts):  # type: ignore[union-attr]
                 self.report(step, self._named(_UNCHECKED, step, scalers))
+        for step, stepped in self._twice.items():
+            scalers = {fact.scaler for fact in stepped}
+            if step in self._bypassing or self._other_branch_steps_through(step, scalers):  # type: ignore[arg-type]
+                continue
+            self.report(step, self._named(_TWICE, step, scalers))
 
     def _named(self, template: str, step: cst.Call, scalers: set[Binding]) -> str:
         """`template` naming the optimizer stepped and the scaler as the code does
@@ -446,6 +509,9 @@ class StepBypassesScaler(Rule):
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         receivers = self.ctx.receivers
         handed = self._scaling_calls.get(node)
+        if handed is not None or method_call(node, "backward", "zero_grad") is not None:
+            # new gradients, or none: what the scaler stepped is not applied again
+            facts = frozenset(fact for fact in facts if type(fact) is not _Stepped)
         if handed is not None:
             binding = receivers.binding(handed)
             if binding is not None and not scaler_switched_off(self.ctx, binding):
@@ -468,9 +534,20 @@ class StepBypassesScaler(Rule):
                 type(fact) is _Unscaled and fact.scaler == binding))
             if binding in facts and method_call(node, "unscale_") is not None:
                 return kept | {_Unscaled(binding, node)}  # type: ignore[arg-type]
+            stepped = receivers.binding(node.args[0].value) if node.args else None  # type: ignore[attr-defined]
+            scaled = any(fact == binding or (type(fact) is _Unscaled and fact.scaler == binding) for fact in facts)
+            if scaled and stepped is not None and binding is not None:
+                return kept | {_Stepped(binding, stepped, node)}  # type: ignore[arg-type]
             return kept
-        if facts and method_call(node, "step") is not None and self._plain_optimizer(node, target):
-            self._bypassing.setdefault(node, set()).update(facts)  # type: ignore[arg-type]
+        if method_call(node, "step") is None:
+            return facts
+        twice = {fact for fact in facts if type(fact) is _Stepped and fact.optimizer == receivers.binding(target)}
+        plain = {fact for fact in facts if type(fact) is not _Stepped}
+        if (plain or twice) and self._plain_optimizer(node, target):
+            if plain:
+                self._bypassing.setdefault(node, set()).update(plain)  # type: ignore[arg-type]
+            if twice:
+                self._twice.setdefault(node, set()).update(twice)  # type: ignore[arg-type]
         return facts
 
     def _plain_optimizer(self, step: cst.Call, target: cst.BaseExpression) -> bool:
@@ -545,7 +622,7 @@ def _leaves(block: cst.IndentedBlock) -> bool:
 
 def _is_event(node: cst.CSTNode) -> bool:
     """Every node `StepBypassesScaler._transfer` can react to."""
-    return method_call(node, "backward", "step", "unscale_") is not None
+    return method_call(node, "backward", "step", "unscale_", "zero_grad") is not None
 
 
 def _defines_step_methods(ctx: FileContext) -> bool:
