@@ -31,7 +31,7 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
                 "optimizers_beside_temperature")] + [
     ("dqn_own_env.py",), ("synced_eval_copy.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",), ("lr_runaway.py", "healthy"),
     ("functional_clones.py",), ("mixup_likelihood.py",), ("moco_queue.py",), ("gan_levels.py",),
-    ("gan_levels.py", "critic"), ("char_mlp_lr.py",)]
+    ("gan_levels.py", "critic"), ("char_mlp_lr.py",), ("tied_head_lm.py",)]
 PRELAUNCH += [("gan_levels.py", "fault"), ("lr_runaway.py", "outlier"), ("lr_runaway.py", "tensor-lr"), ("synced_eval_copy.py", "--blow-up")]
 PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
@@ -57,7 +57,8 @@ PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype",
                                                                     "model_in_place_beside_temperature")],
               ("gradient_clearing.py", "--clear", "never", "--lr", "0.5"), ("sparse_embeddings.py", "--fault", "12"),
               ("sparse_embeddings.py", "--spare"), ("per_sample_grads.py", "--fault", "12"),
-              ("plain", "per_sample_grads.py"), ("plain", "sparse_embeddings.py"), ("vmapped_tasks.py",)]
+              ("plain", "per_sample_grads.py"), ("plain", "sparse_embeddings.py"), ("vmapped_tasks.py",),
+              ("tied_head_lm.py", "--no-zero-grad")]
 
 
 def _where(run: Run) -> dict[str, tuple[int, str | None]]:
@@ -501,6 +502,19 @@ def test_gradients_not_cleared_since_the_last_step_are_reported_per_optimizer(sc
                         else "optimizer.step()  # once per iteration")
     assert {e["where"] for e in events} == {f"gradient_clearing.py:{step_line}"}
     assert events[0]["param"].startswith(owners[0] + ".")
+
+
+def test_an_optimizer_of_the_whole_model_is_named_by_no_part_of_it(script_runs: ScriptRuns) -> None:
+    """A head tied to the embedding adds no parameter of its own, so every parameter's
+    name begins with `body.`; the optimizer still steps the whole model, not its body
+    (llm.c's GPT-2: `transformer.` holds them all, `lm_head` shares the embedding). The
+    optimizer of a part (`encoder`, `head`) is named by it (the test above)."""
+    run = script_runs.get("tied_head_lm.py", "--no-zero-grad")
+    assert run.returncode == 0, run.stderr
+    events = run.events("missing_zero_grad")
+    assert [(e["step"], e["module"]) for e in events] == [(2, None)], events
+    assert events[0]["message"].startswith("the optimizer stepped on gradients"), events[0]
+    assert events[0]["param"].startswith("body."), events[0]
 
 
 @pytest.mark.parametrize("how", ["model_beside_temperature", "model_in_place_beside_temperature"])
