@@ -12,7 +12,9 @@ One still there may have been zeroed in place (`zero_grad(set_to_none=False)`,
 or `p.grad.data.zero_()`, which no version counter sees), so its largest
 magnitude is queued, a 0-d tensor on its device, and read with the next step's
 single read: a zero means cleared (a kept gradient zero by chance, a bias a hinge
-loss leaves untouched, is taken for cleared: nothing is reported of it). A pass
+loss leaves untouched, is taken for cleared: nothing is reported of it), unless the
+values looked at were already zero in the gradient the step used (an embedding's
+padding row, a token the data never holds): such a gradient tells nothing. A pass
 counts only when it added to that gradient (its version moved): another model's
 backward pass (a critic's, an inner loop's on a copy) does not. When no pass that
 did started from a cleared gradient, and it was not replaced before the step,
@@ -39,6 +41,7 @@ class _Followed:
     """One gradient a step used, followed until the optimizer's next step."""
     param: weakref.ref[torch.Tensor]
     grad_id: int  # id of the gradient the step used
+    used: torch.Tensor | None = None  # the largest magnitude of its values looked at, as the step used them
     cleared: bool = False  # set to None or replaced since
     passes: int = 0  # backward passes that added to it
     largest: list[torch.Tensor] = field(default_factory=list)  # its magnitude as each began: 0 when cleared
@@ -81,7 +84,10 @@ class GradientClearing:
                 _near_end((p for params in groups for p in params), looks=1)]
         chosen = list(dict.fromkeys(p for p in ends if p is not None))  # read per step: a few looks
         if chosen:
-            self._watches[optimizer] = _Watch([_Followed(weakref.ref(p), id(p.grad)) for p in chosen])
+            followed = [_Followed(weakref.ref(p), id(p.grad)) for p in chosen]
+            for one, magnitude in zip(followed, _largest([p.grad for p in chosen])):
+                one.used = magnitude
+            self._watches[optimizer] = _Watch(followed)
         else:
             self._watches.pop(optimizer, None)
 
@@ -101,12 +107,7 @@ class GradientClearing:
             if max(followed.passes for followed, _ in kept) == MAX_PASSES:
                 watch.given_up = True
                 continue
-            with torch.no_grad():
-                heads = [grad.detach().reshape(-1)[:VALUES] for _, grad in kept]
-                try:
-                    largest = torch._foreach_norm(heads, float("inf"))  # one kernel for them all
-                except (RuntimeError, TypeError, NotImplementedError):  # a tensor subclass's gradients
-                    largest = [head.abs().amax() for head in heads]
+            largest = _largest([grad for _, grad in kept])
             for (followed, grad), magnitude in zip(kept, largest):
                 followed.pending, followed.pending_largest = (grad, grad._version), magnitude
 
@@ -129,9 +130,20 @@ class GradientClearing:
         watch = self._watches.pop(optimizer, None)
         if watch is None or watch.given_up:
             return None
-        kept = [(followed.largest, followed.param) for followed in watch.followed
-                if followed.passes and followed.kept() is not None]
+        kept = [([followed.used, *followed.largest], followed.param) for followed in watch.followed
+                if followed.passes and followed.kept() is not None and followed.used is not None]
         return (kept, any(followed.cleared for followed in watch.followed)) if kept else None
+
+
+def _largest(grads: list[torch.Tensor]) -> list[torch.Tensor]:
+    """The largest magnitude among the first VALUES values of each gradient, 0-d
+    tensors on their devices, read later with a step's single read."""
+    with torch.no_grad():
+        heads = [grad.detach().reshape(-1)[:VALUES] for grad in grads]
+        try:
+            return list(torch._foreach_norm(heads, float("inf")))  # one kernel for them all
+        except (RuntimeError, TypeError, NotImplementedError):  # a tensor subclass's gradients
+            return [head.abs().amax() for head in heads]
 
 
 def _near_end(params: Iterator[Any], looks: int = 8) -> Any:
@@ -155,14 +167,18 @@ def _dense_grad(param: Any) -> bool:
 
 
 def kept_gradient(followed: list[tuple[list[Any], Any]], values: list[float]) -> tuple[Any, bool]:
-    """Read back (`values`: those of `at_step`, in its order): the first parameter
-    whose every backward pass started from the gradient the step had used (a NaN
-    tells nothing: it is not taken for kept), or None; and whether another of them
-    was read as cleared in place."""
+    """Read back (`values`: those of `at_step`, in its order, each gradient's
+    magnitude as the step used it first): the first parameter whose every backward
+    pass started from the gradient the step had used (a NaN tells nothing: it is not
+    taken for kept), or None; and whether another of them was read as cleared in
+    place. One whose values looked at were zero as the step used them tells neither."""
     start, found, zeroed = 0, None, False
     for queued, param in followed:
-        read = values[start:start + len(queued)]
+        chunk = values[start:start + len(queued)]
         start += len(queued)
+        if not chunk or not chunk[0] > 0:
+            continue
+        read = chunk[1:]
         if read and all(value > 0 for value in read):
             found = found if found is not None else param()
         elif any(value == 0 for value in read):

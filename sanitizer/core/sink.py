@@ -95,12 +95,25 @@ class Sink:
         return self._session.param_module_name(param)
 
     def common_module_name(self, params: list[torch.Tensor]) -> str | None:
-        """The innermost module holding all of `params` (`discriminator` for a GAN's
-        discriminator optimizer), None when they share no named module."""
+        """The outermost module whose parameters are all among `params`, of those holding
+        them all (`discriminator` for a GAN's discriminator optimizer), None when they
+        share no named module or are a whole model that no prefix names. The innermost
+        one holding them all is where their names part, and may be a part of the model
+        that holds nothing else: GPT-2's `transformer`, when the output layer is tied to
+        the embedding and so adds no parameter of its own."""
         names = [name.split(".")[:-1] for name in map(self.param_name, params) if name]
         if not names or len(names) < len(params):
             return None
-        return ".".join(os.path.commonprefix(names)) or None  # the longest list of parts all share
+        parts = os.path.commonprefix(names)  # the longest list of parts all share
+        modules = {name: module for prefix, root in self.model_roots()
+                   for name, module in root.named_modules(prefix=prefix)}
+        held = {id(p) for p in params}
+        while parts:
+            outer = modules.get(".".join(parts[:-1]))
+            if outer is None or any(id(p) not in held for p in outer.parameters()):
+                break
+            parts = parts[:-1]
+        return ".".join(parts) or None
 
     def was_called(self, module: nn.Module) -> bool:
         """Whether `module`'s forward ran at all during the run, gradients or not."""

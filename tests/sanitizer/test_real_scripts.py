@@ -31,7 +31,7 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
                 "optimizers_beside_temperature")] + [
     ("dqn_own_env.py",), ("synced_eval_copy.py",), ("sparse_embeddings.py",), ("per_sample_grads.py",), ("lr_runaway.py", "healthy"),
     ("functional_clones.py",), ("mixup_likelihood.py",), ("moco_queue.py",), ("gan_levels.py",),
-    ("gan_levels.py", "critic"), ("char_mlp_lr.py",)]
+    ("gan_levels.py", "critic"), ("char_mlp_lr.py",), ("tied_head_lm.py",), ("padded_tokens.py",)]
 PRELAUNCH += [("gan_levels.py", "fault"), ("lr_runaway.py", "outlier"), ("lr_runaway.py", "tensor-lr"), ("synced_eval_copy.py", "--blow-up")]
 PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype", dtype, "--fault") for dtype in DTYPES],
               *[("gated_lm.py", "--ending", ending, "--fault") for ending in ENDINGS],
@@ -57,7 +57,8 @@ PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype",
                                                                     "model_in_place_beside_temperature")],
               ("gradient_clearing.py", "--clear", "never", "--lr", "0.5"), ("sparse_embeddings.py", "--fault", "12"),
               ("sparse_embeddings.py", "--spare"), ("per_sample_grads.py", "--fault", "12"),
-              ("plain", "per_sample_grads.py"), ("plain", "sparse_embeddings.py"), ("vmapped_tasks.py",)]
+              ("plain", "per_sample_grads.py"), ("plain", "sparse_embeddings.py"), ("vmapped_tasks.py",),
+              ("tied_head_lm.py", "--no-zero-grad"), ("padded_tokens.py", "--no-zero-grad")]
 
 
 def _where(run: Run) -> dict[str, tuple[int, str | None]]:
@@ -503,6 +504,19 @@ def test_gradients_not_cleared_since_the_last_step_are_reported_per_optimizer(sc
     assert events[0]["param"].startswith(owners[0] + ".")
 
 
+def test_an_optimizer_of_the_whole_model_is_named_by_no_part_of_it(script_runs: ScriptRuns) -> None:
+    """A head tied to the embedding adds no parameter of its own, so every parameter's
+    name begins with `body.`; the optimizer still steps the whole model, not its body
+    (llm.c's GPT-2: `transformer.` holds them all, `lm_head` shares the embedding). The
+    optimizer of a part (`encoder`, `head`) is named by it (the test above)."""
+    run = script_runs.get("tied_head_lm.py", "--no-zero-grad")
+    assert run.returncode == 0, run.stderr
+    events = run.events("missing_zero_grad")
+    assert [(e["step"], e["module"]) for e in events] == [(2, None)], events
+    assert events[0]["message"].startswith("the optimizer stepped on gradients"), events[0]
+    assert events[0]["param"].startswith("body."), events[0]
+
+
 @pytest.mark.parametrize("how", ["model_beside_temperature", "model_in_place_beside_temperature"])
 def test_a_parameter_outside_the_model_that_its_clear_misses_is_named(script_runs: ScriptRuns, how: str) -> None:
     """`model.zero_grad()` clears every gradient but that of a temperature the head's
@@ -513,6 +527,17 @@ def test_a_parameter_outside_the_model_that_its_clear_misses_is_named(script_run
     events = run.events("missing_zero_grad")
     assert [(e["step"], e["param"]) for e in events] == [(2, "temperature")], events
     assert "the clear misses it" in events[0]["message"], events[0]
+
+
+def test_a_gradient_zero_where_it_is_looked_at_is_no_sign_of_a_clear(script_runs: ScriptRuns) -> None:
+    """The first values of an embedding's gradient are those of its padding row, zero
+    at every step: nothing cleared anything, and the message does not say that a clear
+    missed one gradient (LLMs-from-scratch's GPT on bytes, whose token 0 never occurs)."""
+    run = script_runs.get("padded_tokens.py", "--no-zero-grad")
+    assert run.returncode == 0, run.stderr
+    events = run.events("missing_zero_grad")
+    assert [e["step"] for e in events] == [2], events
+    assert events[0]["message"].startswith("the optimizer stepped on gradients nobody cleared"), events[0]
 
 
 def test_gradients_never_cleared_explain_the_blow_up(script_runs: ScriptRuns) -> None:
