@@ -27,6 +27,9 @@ _STORES = frozenset({"append", "extend", "insert", "add", "update", "setdefault"
 # values made from a loader that are not the loader: a number, a text, a truth value
 _MADE_FROM_IT = (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation, cst.Comparison,
                  cst.UnaryOperation)
+# where a name may be bound, or handed a value we cannot tell (`for sampler in ...`, `global sampler`)
+_MAY_BIND = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.AsName, cst.NamedExpr, cst.NameItem, cst.Del,
+             cst.Element, cst.StarredElement, cst.For, cst.CompFor, cst.Param, cst.ImportAlias)
 _MEASURES = frozenset({"len", "str", "repr", "int", "float", "bool", "format", "isinstance", "type", "id",
                        "hash", "builtins.len", "builtins.str", "builtins.repr", "builtins.int", "builtins.float",
                        "builtins.bool", "builtins.format", "builtins.isinstance", "builtins.type", "builtins.id",
@@ -120,9 +123,11 @@ class MissingSetEpoch(Rule):
     far as its callers go: the epoch is still theirs to set. Any
     `set_epoch(...)` call in the file whose receiver could be the sampler
     counts as calling it, including a call on a function parameter that a
-    call in the file passes this sampler to. A sampler kept in a dict
-    (`samplers = {x: DistributedSampler(ds[x]) for x in ["train", "val"]}`)
-    is followed to the dict and to the loaders built from its items
+    call in the file passes this sampler to, but not one on a variable of
+    another function that shares its name and holds a `DistributedSampler`
+    built there (`sampler = DistributedSampler(val_ds, shuffle=False)`).
+    A sampler kept in a dict (`samplers = {x: DistributedSampler(ds[x])
+    for x in ["train", "val"]}`) is followed to the dict and to the loaders built from its items
     (`sampler=samplers[x]`); a `set_epoch` on one of its items
     (`samplers["train"]`, a loop over `samplers.values()`,
     `loaders["train"].sampler`) counts for every sampler it keeps, but
@@ -418,6 +423,21 @@ class MissingSetEpoch(Rule):
         "        except StopIteration:\n"
         "            self.pending = iter(self.source)\n"
         "            return next(self.pending)\n",
+        # the epoch set on another function's sampler of the same name, a sampler of its own
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def evaluate(model, val_ds):\n"
+        "    sampler = DistributedSampler(val_ds, shuffle=False)\n"
+        "    sampler.set_epoch(0)\n"
+        "    for x in DataLoader(val_ds, sampler=sampler):\n"
+        "        model(x)\n"
+        "def main(model, opt, train_ds, epochs):\n"
+        "    sampler = DistributedSampler(train_ds)  # expect: TL302\n"
+        "    loader = DataLoader(train_ds, sampler=sampler)\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -693,6 +713,21 @@ class MissingSetEpoch(Rule):
         "    while (question := env.reset()) is not None:\n"
         "        answers.append(policy(question))\n"
         "    return answers\n",
+        # another function's `sampler` read from an object: it may be this one
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def new_epoch(trainer, epoch):\n"
+        "    sampler = trainer.sampler\n"
+        "    sampler.set_epoch(epoch)\n"
+        "def main(model, opt, train_ds, epochs, trainer):\n"
+        "    sampler = DistributedSampler(train_ds)\n"
+        "    trainer.sampler = sampler\n"
+        "    loader = DataLoader(train_ds, sampler=sampler)\n"
+        "    for epoch in range(epochs):\n"
+        "        new_epoch(trainer, epoch)\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -819,12 +854,14 @@ class MissingSetEpoch(Rule):
 
     def _trained_on(self, holder: cst.BaseExpression) -> bool:
         """A loop of the file over the loader back-propagates or steps, or the loader is
-        handed to a function of the project whose loop does."""
+        handed to a function of the project whose loop does (the loader itself, not a
+        variable of another function that shares its name)."""
         texts = self._carriers([holder])
         carriers = self._carrier_bindings(texts, [holder])
         for node in self.ctx.nodes_of(cst.For, cst.Call):
             if type(node) is cst.For:
-                if (self.ctx.code(iterated_loader(self.ctx, node.iter)) in texts  # type: ignore[attr-defined]
+                iterated = iterated_loader(self.ctx, node.iter)  # type: ignore[attr-defined]
+                if (self.ctx.code(iterated) in texts and self._passes_itself(iterated, texts, carriers)
                         and _loop_trains(self.ctx, node)):  # type: ignore[arg-type]
                     return True
                 continue
@@ -867,7 +904,7 @@ class MissingSetEpoch(Rule):
         texts = self._carriers(holders)
         if self._handed_to_imported_code(texts, holders) or self._left_on_the_object(texts):
             return True
-        returned = self._returned_at_call_sites(texts, followed)
+        returned = self._returned_at_call_sites(texts, followed, self._carrier_bindings(texts, holders))
         if returned is None:
             return True
         if len(followed) > _MAX_BUILDERS:
@@ -910,19 +947,22 @@ class MissingSetEpoch(Rule):
             holders.extend(found)
         return holders or None
 
-    def _returned_at_call_sites(self, texts: set[str],
-                                followed: set[cst.Return]) -> list[list[cst.BaseExpression]] | None:
+    def _returned_at_call_sites(self, texts: set[str], followed: set[cst.Return],
+                                carriers: set[Binding]) -> list[list[cst.BaseExpression]] | None:
         """Where the sampler goes when a function returns it, or a loader built on it
         (also from the attribute that keeps it: `return self.retri_loader`): for a
         builder that only this file calls, what keeps it at each call site
         (`train_loader, valset = prepare_dataloaders(hparams)`). None when it may
         leave the file (a builder no call of the file runs, or a call site whose
         result goes where we cannot follow it) or only serves evaluation. `texts`
-        are what carries the sampler (see `_carriers`)."""
+        are what carries the sampler (see `_carriers`), `carriers` the variables that
+        do (see `_returns_it`)."""
         found: list[list[cst.BaseExpression]] = []
         followed_here = False
         for node in self.ctx.nodes_of(cst.Return):
             if node in followed or node.value is None or not self._mentions(node.value, texts):
+                continue
+            if not self._returns_it(node.value, texts, carriers):
                 continue
             followed.add(node)
             followed_here = True
@@ -1045,6 +1085,23 @@ class MissingSetEpoch(Rule):
                         if binding is not None:
                             found.add(binding)
         return found
+
+    def _returns_it(self, value: cst.BaseExpression, texts: set[str], carriers: set[Binding]) -> bool:
+        """A returned `value` that mentions a carrier may be it: not a number or a text
+        made from it (`return len(loader)`), nor only variables of a function that
+        holds none of the carriers and that share a carrier's name (a parameter of
+        that name may still be handed one)."""
+        if not self._passes_itself(value, texts, set()):
+            return False
+        owners = {binding.owner for binding in carriers}
+        for node in iter_nodes(value):
+            if type(node) is cst.Attribute and self.ctx.code(node) in texts:
+                return True
+            if type(node) is cst.Name and node.value in texts:
+                binding = self.ctx.receivers.binding(node)
+                if binding is None or binding.owner in owners or _is_parameter(binding):
+                    return True
+        return False
 
     def _passes_itself(self, value: cst.CSTNode, texts: set[str], carriers: set[Binding]) -> bool:
         """`value`, an argument, may hand over the carrier itself: it names it (as the
@@ -1178,9 +1235,32 @@ class MissingSetEpoch(Rule):
                 return True
             if _is_parameter(binding) and self._parameter_may_hold(binding, holders):
                 return True
-            if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER) or _same_name(binding, own):
+            if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER):
+                return True
+            if _same_name(binding, own) and not self._another_sampler(receiver, binding):
                 return True
         return False
+
+    def _another_sampler(self, receiver: cst.BaseExpression, binding: Binding) -> bool:
+        """`receiver` is a variable of another function that only shares the sampler's
+        name, and holds a sampler of its own: no parameter, bound only by assignments
+        of a `DistributedSampler(...)` made there (`sampler = DistributedSampler(val_ds,
+        shuffle=False)`), a new object each time. Anything else may be the sampler."""
+        tracked = self.ctx.receivers
+        if type(receiver) is not cst.Name or type(binding.owner) is not cst.FunctionDef or _is_parameter(binding):
+            return False
+        for node in self.ctx.nodes_of(cst.Name):
+            if node.value != binding.name or tracked.binding(node) != binding:  # type: ignore[attr-defined]
+                continue
+            parent = self.ctx.parent(node)
+            if type(parent) is cst.AssignTarget and parent.target is node:
+                statement = self.ctx.parent(parent)
+                if type(statement) is not cst.Assign or not self._distributed_sampler(statement.value):  # type: ignore[arg-type]
+                    return False
+            elif type(parent) in _MAY_BIND:
+                return False
+        return True
+
 
 
 def _shuffles_for(call: cst.Call, summary: Summary, condition: list[str]) -> bool:
