@@ -104,8 +104,9 @@ class Summary:
     returns_distributed_loader: bool = False
     # positions of a returned tuple that hold such a loader (`return train_loader, val_loader`)
     distributed_loader_items: tuple[int, ...] = ()
-    # returns a `DistributedSampler` it builds, itself ("sampler") or in a dict of a
-    # DataLoader's keyword arguments ("kwargs": `kwargs["sampler"] = ...; return kwargs`),
+    # returns a `DistributedSampler` it builds, itself ("sampler"), in a dict of a
+    # DataLoader's keyword arguments ("kwargs": `kwargs["sampler"] = ...; return kwargs`)
+    # or in the DataLoader it returns ("loader"),
     # then when it shuffles: ("always",), or as a test of the caller's argument for a
     # parameter, (param, "==" or "!=", text) or (param, "is", "True"), followed by the
     # parameter's default where it is a constant (see `constant_text`): what a call that

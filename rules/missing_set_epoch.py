@@ -27,6 +27,9 @@ _STORES = frozenset({"append", "extend", "insert", "add", "update", "setdefault"
 # values made from a loader that are not the loader: a number, a text, a truth value
 _MADE_FROM_IT = (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation, cst.Comparison,
                  cst.UnaryOperation)
+# where a name may be bound, or handed a value we cannot tell (`for sampler in ...`, `global sampler`)
+_MAY_BIND = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.AsName, cst.NamedExpr, cst.NameItem, cst.Del,
+             cst.Element, cst.StarredElement, cst.For, cst.CompFor, cst.Param, cst.ImportAlias)
 _MEASURES = frozenset({"len", "str", "repr", "int", "float", "bool", "format", "isinstance", "type", "id",
                        "hash", "builtins.len", "builtins.str", "builtins.repr", "builtins.int", "builtins.float",
                        "builtins.bool", "builtins.format", "builtins.isinstance", "builtins.type", "builtins.id",
@@ -74,8 +77,18 @@ class MissingSetEpoch(Rule):
     32, False)`), the calling file may wrap the returned sampler in one
     (`batch_sampler=BatchSampler(sampler, 32, False)`), and a function of the
     project that returns such a builder's result as it is (`return
-    loader_kwargs(ds, "train")`, or passing on a parameter of its own) is a
-    builder too.
+    loader_kwargs(ds, "train")`, or passing on a parameter of its own), or after
+    changing only other keys of it (`kwargs["shuffle"] = False`,
+    `kwargs.update(num_workers=4)`: not `kwargs.update(sampler=None)` nor `del
+    kwargs["sampler"]`), is a builder too, and so is the caller's own change of
+    such keys before the loader takes them. A batch sampler around the sampler
+    may be kept in a variable first (`batches = BatchSampler(sampler, 32,
+    False)`, then `DataLoader(ds, batch_sampler=batches)`), in the calling file
+    as in the builder's. A builder, of this file or another, that returns the
+    DataLoader itself on a sampler that shuffles for the argument the call
+    writes out (`return DataLoader(ds, sampler=DistributedSampler(ds,
+    shuffle=mode == "train"))`) is flagged at the call (`build(ds, "train")`,
+    not `build(ds, "val")`) when the file trains on the loader it returns.
 
     ## Limitations
     Samplers built with `shuffle=False` (or a `shuffle=` decided by an
@@ -121,7 +134,8 @@ class MissingSetEpoch(Rule):
     `set_epoch(...)` call in the file whose receiver could be the sampler
     counts as calling it, including a call on a function parameter that a
     call in the file passes this sampler to; not one on a variable of another
-    function that holds another sampler of the same name, nor on the
+    function that shares its name and holds a `DistributedSampler` built there
+    (`sampler = DistributedSampler(val_ds, shuffle=False)`), nor on the
     `.sampler` of another function's loader built there on a sampler of its
     own (`DataLoader(ds, sampler=sampler)` of a `sampler =
     DistributedSampler(ds)` of that function, or what a builder of another
@@ -424,6 +438,48 @@ class MissingSetEpoch(Rule):
         "        except StopIteration:\n"
         "            self.pending = iter(self.source)\n"
         "            return next(self.pending)\n",
+        # a builder of the file whose sampler shuffles for the split the call writes out
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def build(ds, mode):\n"
+        "    return DataLoader(ds, batch_size=8, sampler=DistributedSampler(ds, shuffle=mode == 'train'), shuffle=False)\n"
+        "def main(model, opt, train_ds, extra_ds, epochs):\n"
+        "    loader = build(train_ds, 'train')  # expect: TL302\n"
+        "    extra = build(extra_ds, 'holdout')\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n"
+        "        for x in extra:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
+        # the batch sampler around it kept in a variable
+        "import torch\n"
+        "from torch.utils.data import BatchSampler, DataLoader, DistributedSampler\n"
+        "def main(model, dataset, epochs, opt):\n"
+        "    batches = BatchSampler(DistributedSampler(dataset), 32, drop_last=True)  # expect: TL302\n"
+        "    loader = DataLoader(dataset, batch_sampler=batches)\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            opt.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            opt.step()\n",
+        # the epoch set on another function's sampler of the same name, a sampler of its own
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def evaluate(model, val_ds):\n"
+        "    sampler = DistributedSampler(val_ds, shuffle=False)\n"
+        "    sampler.set_epoch(0)\n"
+        "    for x in DataLoader(val_ds, sampler=sampler):\n"
+        "        model(x)\n"
+        "def main(model, opt, train_ds, epochs):\n"
+        "    sampler = DistributedSampler(train_ds)  # expect: TL302\n"
+        "    loader = DataLoader(train_ds, sampler=sampler)\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -699,6 +755,44 @@ class MissingSetEpoch(Rule):
         "    while (question := env.reset()) is not None:\n"
         "        answers.append(policy(question))\n"
         "    return answers\n",
+        # the same builder, called for a split it does not shuffle
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def build(ds, mode):\n"
+        "    return DataLoader(ds, batch_size=8, sampler=DistributedSampler(ds, shuffle=mode == 'train'), shuffle=False)\n"
+        "def main(model, opt, extra_ds, epochs):\n"
+        "    extra = build(extra_ds, 'holdout')\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in extra:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
+        # its epoch set through the batch sampler kept in a variable
+        "import torch\n"
+        "from torch.utils.data import BatchSampler, DataLoader, DistributedSampler\n"
+        "def main(model, dataset, epochs, opt):\n"
+        "    batches = BatchSampler(DistributedSampler(dataset), 32, drop_last=True)\n"
+        "    loader = DataLoader(dataset, batch_sampler=batches)\n"
+        "    for epoch in range(epochs):\n"
+        "        batches.sampler.set_epoch(epoch)\n"
+        "        for x, y in loader:\n"
+        "            opt.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            opt.step()\n",
+        # another function's `sampler` read from an object: it may be this one
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def new_epoch(trainer, epoch):\n"
+        "    sampler = trainer.sampler\n"
+        "    sampler.set_epoch(epoch)\n"
+        "def main(model, opt, train_ds, epochs, trainer):\n"
+        "    sampler = DistributedSampler(train_ds)\n"
+        "    trainer.sampler = sampler\n"
+        "    loader = DataLoader(train_ds, sampler=sampler)\n"
+        "    for epoch in range(epochs):\n"
+        "        new_epoch(trainer, epoch)\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -718,13 +812,16 @@ class MissingSetEpoch(Rule):
             self.set_epoch_receivers.append(receiver)
         elif self._distributed_sampler(node):
             self.samplers.append(node)
-        elif self.ctx.external:
-            summary = self.ctx.summaries.of_external_call(node)
-            if summary is not None and summary.returns_distributed_loader:
+        elif self.ctx.external and (summary := self.ctx.summaries.of_external_call(node)) is not None:
+            if summary.returns_distributed_loader:
                 self.built_loaders.append((node, None))
-            elif summary is not None and summary.distributed_loader_items:
+            elif summary.distributed_loader_items:
                 self.built_loaders.append((node, summary.distributed_loader_items))
-            elif summary is not None and summary.returns_distributed_sampler:
+            elif summary.returns_distributed_sampler:
+                self.built_samplers.append((node, summary))
+        elif "DistributedSampler" in self.ctx.source:
+            summary = self.ctx.summaries.of_call(node)
+            if summary is not None and _decided_by_the_call(summary.returns_distributed_sampler):
                 self.built_samplers.append((node, summary))
 
     def _distributed_sampler(self, call: cst.Call) -> bool:
@@ -780,6 +877,9 @@ class MissingSetEpoch(Rule):
         form, *condition = summary.returns_distributed_sampler
         if not _shuffles_for(call, summary, condition):
             return
+        if form == "loader":
+            self._check_built_loader(call)
+            return
         kept = _assigned_to(self.ctx, call)
         if kept is not None and type(kept) is not cst.Name:
             return
@@ -789,24 +889,60 @@ class MissingSetEpoch(Rule):
                                                            and only_splatted(self.ctx, kept, "batch_sampler")):
             return  # the dict read otherwise: its sampler replaced, taken out, handed on
         key = "sampler" if form == "sampler" else None
-        for loader in self._loaders_on(call, kept, key):
+        wrappers = self._batch_samplers_around(call, kept) if key else []
+        for loader in self._loaders_on(call, kept, key, wrappers):
             holder = _assigned_to(self.ctx, loader)
             if type(holder) is not cst.Name or _EVALUATION.search(holder.value):  # type: ignore[union-attr]
                 continue
-            holders = [holder] if kept is None else [holder, kept]
+            holders = [holder, *wrappers] if kept is None else [holder, kept, *wrappers]
             if not self._trained_on(holder) or self._excused(holders, self.set_epoch_receivers, followed=set()):
                 continue
             self.report(loader, f"`{self.ctx.code(call.func)}()` builds a shuffling `DistributedSampler` for this "
                                 "loader, and nothing calls `set_epoch(epoch)` on it: every epoch sees the same order")
 
-    def _loaders_on(self, call: cst.Call, kept: cst.BaseExpression | None, key: str | None) -> list[cst.Call]:
+    def _check_built_loader(self, call: cst.Call) -> None:
+        """A builder returns a DataLoader on a `DistributedSampler` that shuffles for the
+        argument this call writes out (`build(ds, "train")`): reported at the call when the
+        variable it is assigned to is trained on and nothing may call `set_epoch` on it."""
+        holder = _assigned_to(self.ctx, call)
+        if type(holder) is not cst.Name or _EVALUATION.search(holder.value):  # type: ignore[union-attr]
+            return
+        if not self._trained_on(holder) or self._excused([holder], self.set_epoch_receivers, followed=set()):
+            return
+        self.report(call, f"`{self.ctx.code(call.func)}()` returns a loader on a `DistributedSampler` that shuffles "
+                          "for this call, and nothing calls `set_epoch(epoch)` on it: every epoch sees the same order")
+
+    def _batch_samplers_around(self, call: cst.Call, kept: cst.BaseExpression | None) -> list[cst.Name]:
+        """The variables assigned once a batch sampler that wraps what `call` returns,
+        the call itself or the variable `kept` that holds it (`batches =
+        BatchSampler(sampler, 32, False)`), and given as a DataLoader's `batch_sampler=`."""
+        receivers = self.ctx.receivers
+        binding = receivers.binding(kept) if kept is not None else None
+        found: list[cst.Name] = []
+        for node in self.ctx.nodes_of(cst.Assign):
+            value = node.value  # type: ignore[attr-defined]
+            inner = batched(value)
+            if inner is value or len(node.targets) != 1 or type(node.targets[0].target) is not cst.Name:  # type: ignore[attr-defined]
+                continue
+            if not (inner is call or (binding is not None and type(inner) is cst.Name
+                                      and receivers.binding(inner) == binding)):
+                continue
+            target = node.targets[0].target  # type: ignore[attr-defined]
+            held = receivers.binding(target)
+            if held is not None and len(receivers.assigned(held)) == 1:
+                found.append(target)
+        return found
+
+    def _loaders_on(self, call: cst.Call, kept: cst.BaseExpression | None, key: str | None,
+                    wrappers: list[cst.Name]) -> list[cst.Call]:
         """The DataLoader calls given what `call` returns: as `sampler=` (`key`), also
         inside the batch sampler given as `batch_sampler=` (`BatchSampler(sampler, 32,
-        False)`), or unpacked (`**kwargs`), the call itself or the variable `kept` that
-        holds it."""
+        False)`, or one of the variables `wrappers` that hold such a batch sampler), or
+        unpacked (`**kwargs`), the call itself or the variable `kept` that holds it."""
         binding = self.ctx.receivers.binding(kept) if kept is not None else None
         if kept is not None and binding is None:
             return []
+        wrapped = {self.ctx.receivers.binding(w) for w in wrappers}
         found = []
         for node in self.ctx.nodes_of(cst.Call):
             if self.ctx.call_name(node) != DATALOADER_CLASS:  # type: ignore[arg-type]
@@ -814,6 +950,9 @@ class MissingSetEpoch(Rule):
             for arg in node.args:  # type: ignore[attr-defined]
                 value = arg.value
                 if key and arg.keyword is not None and arg.keyword.value == "batch_sampler":
+                    if type(value) is cst.Name and self.ctx.receivers.binding(value) in wrapped:
+                        found.append(node)  # `batch_sampler=batches`, a batch sampler around it
+                        continue
                     value = batched(value)
                     given = value is not arg.value
                 else:
@@ -825,12 +964,14 @@ class MissingSetEpoch(Rule):
 
     def _trained_on(self, holder: cst.BaseExpression) -> bool:
         """A loop of the file over the loader back-propagates or steps, or the loader is
-        handed to a function of the project whose loop does."""
+        handed to a function of the project whose loop does (the loader itself, not a
+        variable of another function that shares its name)."""
         texts = self._carriers([holder])
         carriers = self._carrier_bindings(texts, [holder])
         for node in self.ctx.nodes_of(cst.For, cst.Call):
             if type(node) is cst.For:
-                if (self.ctx.code(iterated_loader(self.ctx, node.iter)) in texts  # type: ignore[attr-defined]
+                iterated = iterated_loader(self.ctx, node.iter)  # type: ignore[attr-defined]
+                if (self.ctx.code(iterated) in texts and self._passes_itself(iterated, texts, carriers)
                         and _loop_trains(self.ctx, node)):  # type: ignore[arg-type]
                     return True
                 continue
@@ -873,7 +1014,7 @@ class MissingSetEpoch(Rule):
         texts = self._carriers(holders)
         if self._handed_to_imported_code(texts, holders) or self._left_on_the_object(texts):
             return True
-        returned = self._returned_at_call_sites(texts, followed)
+        returned = self._returned_at_call_sites(texts, followed, self._carrier_bindings(texts, holders))
         if returned is None:
             return True
         if len(followed) > _MAX_BUILDERS:
@@ -892,6 +1033,9 @@ class MissingSetEpoch(Rule):
             if (type(wrapped_in) is cst.Arg and wrapped_in.keyword is not None
                     and wrapped_in.keyword.value == "batch_sampler" and batched(loader_call) is call):
                 return self._holders(loader_call)  # `batch_sampler=BatchSampler(DistributedSampler(ds), 32)`
+            if type(loader_call) is cst.Call and batched(loader_call) is call and self._given_as_batch_sampler(
+                    _assigned_to(self.ctx, loader_call)):
+                return [_assigned_to(self.ctx, loader_call)]  # `batches = BatchSampler(DistributedSampler(ds), 32)`
             if not (type(loader_call) is cst.Call and parent.keyword is not None
                     and parent.keyword.value in ("sampler", "batch_sampler")):
                 return None
@@ -901,6 +1045,17 @@ class MissingSetEpoch(Rule):
             return [target] if target is not None else None
         target = _assigned_to(self.ctx, call) or _dict_holding(self.ctx, call)
         return [target] if target is not None else None
+
+    def _given_as_batch_sampler(self, variable: cst.BaseExpression | None) -> bool:
+        """`variable` is assigned once, and given as a DataLoader's `batch_sampler=`."""
+        receivers = self.ctx.receivers
+        binding = receivers.binding(variable) if type(variable) is cst.Name else None
+        if binding is None or len(receivers.assigned(binding)) != 1:
+            return False
+        return any(arg.keyword is not None and arg.keyword.value == "batch_sampler" and type(arg.value) is cst.Name
+                   and receivers.binding(arg.value) == binding
+                   for node in self.ctx.nodes_of(cst.Call) if self.ctx.call_name(node) == DATALOADER_CLASS  # type: ignore[arg-type]
+                   for arg in node.args)  # type: ignore[attr-defined]
 
     def _caller_holders(self, returned: cst.Return) -> list[cst.BaseExpression] | None:
         """A builder of this file that returns the sampler it makes
@@ -916,19 +1071,22 @@ class MissingSetEpoch(Rule):
             holders.extend(found)
         return holders or None
 
-    def _returned_at_call_sites(self, texts: set[str],
-                                followed: set[cst.Return]) -> list[list[cst.BaseExpression]] | None:
+    def _returned_at_call_sites(self, texts: set[str], followed: set[cst.Return],
+                                carriers: set[Binding]) -> list[list[cst.BaseExpression]] | None:
         """Where the sampler goes when a function returns it, or a loader built on it
         (also from the attribute that keeps it: `return self.retri_loader`): for a
         builder that only this file calls, what keeps it at each call site
         (`train_loader, valset = prepare_dataloaders(hparams)`). None when it may
         leave the file (a builder no call of the file runs, or a call site whose
         result goes where we cannot follow it) or only serves evaluation. `texts`
-        are what carries the sampler (see `_carriers`)."""
+        are what carries the sampler (see `_carriers`), `carriers` the variables that
+        do (see `_returns_it`)."""
         found: list[list[cst.BaseExpression]] = []
         followed_here = False
         for node in self.ctx.nodes_of(cst.Return):
             if node in followed or node.value is None or not self._mentions(node.value, texts):
+                continue
+            if not self._returns_it(node.value, texts, carriers):
                 continue
             followed.add(node)
             followed_here = True
@@ -1051,6 +1209,23 @@ class MissingSetEpoch(Rule):
                         if binding is not None:
                             found.add(binding)
         return found
+
+    def _returns_it(self, value: cst.BaseExpression, texts: set[str], carriers: set[Binding]) -> bool:
+        """A returned `value` that mentions a carrier may be it: not a number or a text
+        made from it (`return len(loader)`), nor only variables of a function that
+        holds none of the carriers and that share a carrier's name (a parameter of
+        that name may still be handed one)."""
+        if not self._passes_itself(value, texts, set()):
+            return False
+        owners = {binding.owner for binding in carriers}
+        for node in iter_nodes(value):
+            if type(node) is cst.Attribute and self.ctx.code(node) in texts:
+                return True
+            if type(node) is cst.Name and node.value in texts:
+                binding = self.ctx.receivers.binding(node)
+                if binding is None or binding.owner in owners or _is_parameter(binding):
+                    return True
+        return False
 
     def _passes_itself(self, value: cst.CSTNode, texts: set[str], carriers: set[Binding]) -> bool:
         """`value`, an argument, may hand over the carrier itself: it names it (as the
@@ -1229,7 +1404,29 @@ class MissingSetEpoch(Rule):
                 return True
             if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER):
                 return True
+            if _same_name(binding, own) and not self._another_sampler(receiver, binding):
+                return True
         return False
+
+    def _another_sampler(self, receiver: cst.BaseExpression, binding: Binding) -> bool:
+        """`receiver` is a variable of another function that only shares the sampler's
+        name, and holds a sampler of its own: no parameter, bound only by assignments
+        of a `DistributedSampler(...)` made there (`sampler = DistributedSampler(val_ds,
+        shuffle=False)`), a new object each time. Anything else may be the sampler."""
+        tracked = self.ctx.receivers
+        if type(receiver) is not cst.Name or type(binding.owner) is not cst.FunctionDef or _is_parameter(binding):
+            return False
+        for node in self.ctx.nodes_of(cst.Name):
+            if node.value != binding.name or tracked.binding(node) != binding:  # type: ignore[attr-defined]
+                continue
+            parent = self.ctx.parent(node)
+            if type(parent) is cst.AssignTarget and parent.target is node:
+                statement = self.ctx.parent(parent)
+                if type(statement) is not cst.Assign or not self._distributed_sampler(statement.value):  # type: ignore[arg-type]
+                    return False
+            elif type(parent) in _MAY_BIND:
+                return False
+        return True
 
 
 def _shuffles_for(call: cst.Call, summary: Summary, condition: list[str]) -> bool:
@@ -1252,6 +1449,17 @@ def _shuffles_for(call: cst.Call, summary: Summary, condition: list[str]) -> boo
     else:
         return False
     return shuffles_with(condition, value) is True
+
+
+def _decided_by_the_call(returned: tuple[str, ...]) -> bool:
+    """A sampler of a builder of this file that shuffles by a test of the caller's
+    argument the check of the sampler itself takes not to shuffle (`shuffle=mode ==
+    "train"`, or `shuffle=shuffle` defaulting to `False`): judged at each call instead."""
+    if len(returned) < 4:
+        return False
+    operator = returned[2]
+    return operator in ("==", "!=") or (operator == "is" and len(returned) > 4
+                                         and returned[4] in ("False", "None", "0"))
 
 
 def _loop_trains(ctx: FileContext, loop: cst.For) -> bool:

@@ -87,8 +87,9 @@ def dict_entry(ctx: FileContext, value: cst.BaseExpression, name: str) -> cst.Ba
 
 def only_splatted(ctx: FileContext, variable: cst.BaseExpression, name: str) -> bool:
     """Every read of `variable` is a `**` argument, or a write of another key than
-    `name` (`kwargs["pin_memory"] = True`): no `kwargs["shuffle"] = False`, no
-    `kwargs.update(...)`, no handing it to code that may change it."""
+    `name` (`kwargs["pin_memory"] = True`, `kwargs.update(pin_memory=True)`): no
+    `kwargs["shuffle"] = False`, no `kwargs.update(...)` that may set it, no handing
+    it to code that may change it."""
     receivers = ctx.receivers
     binding = receivers.binding(variable)
     if binding is None:
@@ -105,14 +106,39 @@ def only_splatted(ctx: FileContext, variable: cst.BaseExpression, name: str) -> 
 
 
 def _sets_another_key(ctx: FileContext, node: cst.CSTNode, name: str) -> bool:
-    """`node` is the dict of `node["key"] = value`, a key written out and not `name`."""
+    """`node` is the dict of `node["key"] = value`, a key written out and not `name`,
+    or of `node.update(key=value, ...)`, keywords only and none of them `name`."""
     item = ctx.parent(node)
+    if type(item) is cst.Attribute and item.value is node and item.attr.value == "update":
+        call = ctx.parent(item)
+        return (type(call) is cst.Call and call.func is item and bool(call.args)
+                and all(not a.star and a.keyword is not None and a.keyword.value != name for a in call.args))
     if type(item) is not cst.Subscript or item.value is not node or len(item.slice) != 1:
         return False
     key = item.slice[0].slice
     target = ctx.parent(item)
     return (type(key) is cst.Index and type(key.value) is cst.SimpleString and key.value.evaluated_value != name
             and type(target) is cst.AssignTarget and target.target is item)
+
+
+def changed_only_elsewhere(ctx: FileContext, variable: cst.Name, names: tuple[str, ...]) -> bool:
+    """Every other read of `variable`, in the scope that binds it, is a `return` of it
+    or a write of keys other than `names` (`kwargs["shuffle"] = False`,
+    `kwargs.update(num_workers=2)`): what it holds under `names` is what it was
+    assigned."""
+    receivers = ctx.receivers
+    binding = receivers.binding(variable)
+    if binding is None:
+        return False
+    for node in ctx.nodes_of(cst.Name):
+        if node is variable or receivers.binding(node) != binding:  # type: ignore[arg-type]
+            continue
+        parent = ctx.parent(node)
+        if type(parent) is cst.Return or (type(parent) is cst.AssignTarget and parent.target is node):
+            continue
+        if not all(_sets_another_key(ctx, node, name) for name in names):
+            return False
+    return True
 
 
 def is_constant(expr: cst.BaseExpression | None, value: str) -> bool:

@@ -18,7 +18,7 @@ from typing import Iterator, Mapping
 import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
-from trainlint.analysis.dataflow import backpropagated_names, dict_entry, reaching, target_names
+from trainlint.analysis.dataflow import backpropagated_names, changed_only_elsewhere, dict_entry, reaching, target_names
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers
 from trainlint.analysis.flowgraph import assigned_names
 from trainlint.analysis.guards import (
@@ -1064,9 +1064,11 @@ class _Summarizer:
         return layouts.pop() if len(layouts) == 1 else ()
 
     def _returned_sampler(self, whole: list[cst.BaseExpression]) -> tuple[str, ...]:
-        """A `DistributedSampler` this function builds and returns, itself ("sampler")
-        or under the key `sampler` of a dict of a DataLoader's keyword arguments
+        """A `DistributedSampler` this function builds and returns, itself ("sampler"),
+        under the key `sampler` of a dict of a DataLoader's keyword arguments
         ("kwargs": `kwargs["sampler"] = DistributedSampler(...)`, then `return kwargs`),
+        or inside the DataLoader it returns ("loader": `return DataLoader(ds,
+        sampler=DistributedSampler(ds, shuffle=mode == "train"))`),
         and when it shuffles (see `_shuffle_condition`); () when every return does not
         agree on one such sampler."""
         forms: set[tuple[str, ...]] = set()
@@ -1075,6 +1077,7 @@ class _Summarizer:
                 continue
             samplers = [("sampler", call) for call in self._built(value) if self._distributed_sampler(call)]
             samplers += [("kwargs", call) for call in self._dict_samplers(value)]
+            samplers += [("loader", call) for call in self._loader_samplers(value)]
             if not samplers:
                 return ()
             forms.update((form, *self._shuffle_condition(call)) for form, call in samplers)
@@ -1082,6 +1085,20 @@ class _Summarizer:
 
     def _distributed_sampler(self, expr: cst.BaseExpression) -> bool:
         return type(expr) is cst.Call and self.ctx.call_name(expr) == DISTRIBUTED_SAMPLER
+
+    def _loader_samplers(self, value: cst.BaseExpression) -> list[cst.Call]:
+        """The samplers of the DataLoader `value` builds (itself, or what its variable
+        is assigned): given as `sampler=`, or inside the batch sampler given as
+        `batch_sampler=`, each written there or the variable that holds it."""
+        found: list[cst.Call] = []
+        for call in self._built(value):
+            if self.ctx.receivers.kind(call) != DATALOADER:
+                continue
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value in ("sampler", "batch_sampler"):
+                    given = batched(arg.value) if arg.keyword.value == "batch_sampler" else arg.value
+                    found.extend(s for s in self._built(given) if self._distributed_sampler(s))
+        return found
 
     def _dict_samplers(self, value: cst.BaseExpression) -> list[cst.Call]:
         """The samplers the dict `value` holds under `sampler`, or inside the batch
@@ -1125,9 +1142,11 @@ class _Summarizer:
         of a function of the project as it is (`return loader_kwargs(ds, "train")`), which
         unpacks no `*args` or `**kwargs`."""
         values = [value for value in whole if not (type(value) is cst.Name and value.value == "None")]
-        if len(values) != 1 or type(values[0]) is not cst.Call:
+        if len(values) != 1:
             return ()
-        call = values[0]
+        call = values[0] if type(values[0]) is cst.Call else self._changed_result(values[0])
+        if type(call) is not cst.Call:
+            return ()
         target = self.targets.target(call)
         if target is None or any(arg.star for arg in call.args):
             return ()
@@ -1138,6 +1157,19 @@ class _Summarizer:
                 given = "@" + arg.value.value + "".join("=" + d for d in self._constant_default(arg.value.value))
             arguments += [slot, given if given is not None else "?"]
         return tuple(arguments)
+
+    def _changed_result(self, value: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The call whose result the variable `value` of this function holds, when it is
+        assigned that call once and only changed in other keys than the sampler's
+        (`kwargs = loader_kwargs(ds, "train")`, `kwargs["shuffle"] = False`, then
+        `return kwargs`)."""
+        binding = self.ctx.receivers.binding(value) if type(value) is cst.Name else None
+        if binding is None or binding.owner is not self.func or value.value in self.params:  # type: ignore[attr-defined]
+            return None
+        assigned = self.ctx.receivers.assigned(binding)
+        if len(assigned) != 1 or type(assigned[0]) is not cst.Call:
+            return None
+        return assigned[0] if changed_only_elsewhere(self.ctx, value, ("sampler", "batch_sampler")) else None  # type: ignore[arg-type]
 
     def _shuffle_condition(self, sampler: cst.Call) -> tuple[str, ...]:
         """When `sampler` shuffles: ("always",) for `shuffle` left to its default or
