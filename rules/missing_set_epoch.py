@@ -27,9 +27,11 @@ _STORES = frozenset({"append", "extend", "insert", "add", "update", "setdefault"
 # values made from a loader that are not the loader: a number, a text, a truth value
 _MADE_FROM_IT = (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation, cst.Comparison,
                  cst.UnaryOperation)
-# where a name may be bound, or handed a value we cannot tell (`for sampler in ...`, `global sampler`)
-_MAY_BIND = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.AsName, cst.NamedExpr, cst.NameItem, cst.Del,
-             cst.Element, cst.StarredElement, cst.For, cst.CompFor, cst.Param, cst.ImportAlias)
+# where a name is bound (`x = ...`, `for x in ...`, `global x`, a parameter, an import):
+# each such statement's (or part's) field that holds the name, or the tuple it is unpacked in
+_BINDS = {cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target", cst.NamedExpr: "target",
+          cst.For: "target", cst.CompFor: "target", cst.Del: "target", cst.AsName: "name", cst.Param: "name",
+          cst.NameItem: "name", cst.ImportAlias: "name"}
 _MEASURES = frozenset({"len", "str", "repr", "int", "float", "bool", "format", "isinstance", "type", "id",
                        "hash", "builtins.len", "builtins.str", "builtins.repr", "builtins.int", "builtins.float",
                        "builtins.bool", "builtins.format", "builtins.isinstance", "builtins.type", "builtins.id",
@@ -480,6 +482,23 @@ class MissingSetEpoch(Rule):
         "            opt.zero_grad()\n"
         "            model(x).sum().backward()\n"
         "            opt.step()\n",
+        # another function's sampler of the same name, None until it builds its own
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def evaluate(model, ds, epoch, distributed):\n"
+        "    sampler = None\n"
+        "    if distributed:\n"
+        "        sampler = DistributedSampler(ds, shuffle=False)\n"
+        "        sampler.set_epoch(epoch)\n"
+        "    return [model(x) for x in DataLoader(ds, sampler=sampler)]\n"
+        "def main(model, opt, train_ds, val_ds, epochs):\n"
+        "    sampler = DistributedSampler(train_ds)  # expect: TL302\n"
+        "    loader = DataLoader(train_ds, sampler=sampler)\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n"
+        "        evaluate(model, val_ds, epoch, True)\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -1356,13 +1375,11 @@ class MissingSetEpoch(Rule):
         if (type(receiver) is not cst.Attribute or receiver.attr.value != "sampler"
                 or type(receiver.value) is not cst.Name):
             return False
-        tracked = self.ctx.receivers
-        binding = tracked.binding(receiver.value)
-        if (binding is None or type(binding.owner) is not cst.FunctionDef or _is_parameter(binding)
-                or any(b is not None and b.owner is binding.owner for b in own)):
+        binding = self.ctx.receivers.binding(receiver.value)
+        if binding is None or any(b is not None and b.owner is binding.owner for b in own):
             return False
-        values = tracked.assigned(binding)
-        return bool(values) and all(self._loader_on_own_sampler(value, binding.owner) for value in values)
+        values = self._only_assigned(binding)
+        return values is not None and all(self._loader_on_own_sampler(value, binding.owner) for value in values)
 
     def _loader_on_own_sampler(self, value: cst.BaseExpression, function: cst.CSTNode) -> bool:
         if type(value) is not cst.Call:
@@ -1379,10 +1396,7 @@ class MissingSetEpoch(Rule):
             if arg.keyword is None or arg.keyword.value not in ("sampler", "batch_sampler"):
                 continue
             sampler = tracked.binding(arg.value) if type(arg.value) is cst.Name else None
-            if sampler is None or sampler.owner is not function or _is_parameter(sampler):
-                return False
-            built = tracked.assigned(sampler)
-            if not built or not all(type(b) is cst.Call and self._distributed_sampler(b) for b in built):
+            if sampler is None or sampler.owner is not function or not self._own_sampler(sampler):
                 return False
         return True
 
@@ -1404,29 +1418,36 @@ class MissingSetEpoch(Rule):
                 return True
             if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER):
                 return True
-            if _same_name(binding, own) and not self._another_sampler(receiver, binding):
+            if _same_name(binding, own) and not (type(receiver) is cst.Name and self._own_sampler(binding)):
                 return True
         return False
 
-    def _another_sampler(self, receiver: cst.BaseExpression, binding: Binding) -> bool:
-        """`receiver` is a variable of another function that only shares the sampler's
-        name, and holds a sampler of its own: no parameter, bound only by assignments
-        of a `DistributedSampler(...)` made there (`sampler = DistributedSampler(val_ds,
-        shuffle=False)`), a new object each time. Anything else may be the sampler."""
+    def _own_sampler(self, binding: Binding) -> bool:
+        """`binding` is a variable of a function that holds a sampler of its own: set only
+        to `DistributedSampler(...)` calls made there, a new object each time, or to None
+        (`sampler = DistributedSampler(val_ds, shuffle=False)`), at least once to a sampler."""
+        values = self._only_assigned(binding)
+        samplers = [v for v in values or () if not (type(v) is cst.Name and v.value == "None")]
+        return bool(samplers) and all(type(v) is cst.Call and self._distributed_sampler(v) for v in samplers)
+
+    def _only_assigned(self, binding: Binding) -> list[cst.BaseExpression] | None:
+        """The values a variable of a function is assigned, when plain assignments to it
+        alone are what bind it: no parameter, no loop target, tuple unpacking, `global`,
+        walrus, import or augmented assignment; None otherwise (it may hold anything)."""
+        if type(binding.owner) is not cst.FunctionDef or _is_parameter(binding):
+            return None
         tracked = self.ctx.receivers
-        if type(receiver) is not cst.Name or type(binding.owner) is not cst.FunctionDef or _is_parameter(binding):
-            return False
         for node in self.ctx.nodes_of(cst.Name):
             if node.value != binding.name or tracked.binding(node) != binding:  # type: ignore[attr-defined]
                 continue
-            parent = self.ctx.parent(node)
-            if type(parent) is cst.AssignTarget and parent.target is node:
-                statement = self.ctx.parent(parent)
-                if type(statement) is not cst.Assign or not self._distributed_sampler(statement.value):  # type: ignore[arg-type]
-                    return False
-            elif type(parent) in _MAY_BIND:
-                return False
-        return True
+            part, parent = node, self.ctx.parent(node)
+            while type(parent) in (cst.Element, cst.StarredElement, cst.Tuple, cst.List):  # `a, b = ...`
+                part, parent = parent, self.ctx.parent(parent)
+            field = _BINDS.get(type(parent))  # type: ignore[arg-type]
+            if field is not None and getattr(parent, field) is part and not (
+                    type(parent) is cst.AssignTarget and part is node):
+                return None  # bound otherwise than by a plain `name = value`
+        return tracked.assigned(binding) or None
 
 
 def _shuffles_for(call: cst.Call, summary: Summary, condition: list[str]) -> bool:
