@@ -271,7 +271,9 @@ def _roots(groups: list[_Group]) -> list[_Group]:
         if cause is not None:
             cause.symptoms.append(group)
             continue
-        for earlier in [root for root in roots if _before(root, group) and explains(group, root)]:
+        # also a root of the same step that sorts first by kind only (parameters that got
+        # only zero gradients from the step the loss blew up at): the cause is the root
+        for earlier in [root for root in roots if _not_after(root, group) and explains(group, root)]:
             roots.remove(earlier)
             group.symptoms += [earlier, *earlier.symptoms]
             earlier.symptoms = []
@@ -287,6 +289,10 @@ def explains(cause: _Group, symptom: _Group) -> bool:
 
 def _before(first: _Group, second: _Group) -> bool:
     return first.step is not None and second.step is not None and first.step < second.step
+
+
+def _not_after(first: _Group, second: _Group) -> bool:
+    return first.step is not None and second.step is not None and first.step <= second.step
 
 
 def _later(symptom: _Group, cause: _Group, lead: int = 0) -> bool:
