@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 import re
 import sys
 import time
@@ -57,6 +58,8 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
         session, "autograd.grad", lambda args, kwargs, result: session.on_data_leaves(
             args[1] if len(args) > 1 else kwargs.get("inputs"))))
     _patch(stack, torch.Tensor, "detach", _detach_observer(session), lean=True)
+    for name in ("__setitem__", "fill_"):
+        _patch(stack, torch.nn.Parameter, name, _parameter_write_observer(session, name), lean=True)
     _install_scaler_patches(session, stack)
     _patch(stack, dataloader._BaseDataLoaderIter, "__next__", _timed_next(session))
     _patch(stack, lr_scheduler.LRScheduler, "step", _observing_call(session, "LRScheduler.step",
@@ -384,6 +387,45 @@ def _detach_observer(session: Sanitizer) -> Callable[..., Any]:
             return result
         return detach
     return wrap
+
+
+MAX_CHECKED_WRITE = 1 << 16  # elements of a CPU tensor written into a parameter, read for NaN/Inf
+
+
+def _parameter_write_observer(session: Sanitizer, name: str) -> Callable[..., Any]:
+    """`param[i] = value` and `param.fill_(value)` on an `nn.Parameter` (its subclass of
+    Tensor: other tensors' writes never reach this): a NaN or Inf the script writes into
+    a weight by hand is told to the session with the line that wrote it, so that a
+    non-finite weight found at the next step names that line, not the optimizer's step.
+    Only the value written is looked at: a Python number, or a small CPU tensor (a GPU
+    one would cost a synchronisation)."""
+    noted = _guarded(session, f"Parameter.{name}", session.on_nonfinite_write)
+
+    def wrap(layer: _Layer) -> Callable[..., Any]:
+        @functools.wraps(layer.below)
+        def write(self: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                result = layer.below(self, *args, **kwargs)
+            except BaseException as exc:  # the script's error, read as under plain python
+                exc.__traceback__ = locations.without_own_frames(exc.__traceback__)
+                raise
+            if session.active and (args or kwargs):
+                value = args[-1] if args else kwargs.get("value")
+                if _nonfinite_value(value) and not _out_of_reach():
+                    noted(self)
+            return result
+        return write
+    return wrap
+
+
+def _nonfinite_value(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if (isinstance(value, torch.Tensor) and value.device.type == "cpu" and not value.is_sparse
+            and (value.is_floating_point() or value.is_complex()) and 0 < value.numel() <= MAX_CHECKED_WRITE
+            and not _out_of_reach()):
+        return not bool(torch.isfinite(value).all())
+    return False
 
 
 def _result_observer(session: Sanitizer, where: str,

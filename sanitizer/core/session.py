@@ -66,6 +66,7 @@ MAX_SYNCED_COPIES = 16  # models the trained weights were copied into, followed 
 MAX_SYNCED_MODULES = 4096  # modules of each followed
 RECENT_SAMPLES = 16  # values of sample() kept (weakly) to tell whether a log_prob() is of one
 MAX_DETACH_SITES = 64  # lines that detached a tensor requiring grad, kept to explain a cut graph
+MAX_NONFINITE_WRITES = 64  # parameters the script wrote a NaN/Inf into by hand, remembered
 MAX_DATA_LEAVES = 256  # leaf tensors used as data followed at once (a new input each step dies with it)
 PROBE_PASSES = 2  # backward passes counted as steps, at most, before a first optimizer step renumbers them
 MAX_EVAL_MAGNITUDES = 256  # per-sample loss vectors of one step's evaluation kept for the NaN check
@@ -131,6 +132,9 @@ class Sanitizer:
         # what a loss is computed from ran, when its backward() finds no graph (see core/cuts.py);
         # kept as (code, line), formatted only then: a detach in a loop costs a set lookup
         self._detach_sites: set[tuple[CodeType, int]] = set()
+        # parameters the script itself wrote a non-finite value into (`w[0, 0] = nan`,
+        # `w.fill_(inf)`): id -> (the parameter, its version after the write, the line)
+        self._nonfinite_writes: dict[int, tuple[weakref.ref[torch.Tensor], int, str]] = {}
         self.static_loss_scale: float | None = None  # the last `(loss * S).backward()`'s S, S >= 2
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
@@ -601,6 +605,27 @@ class Sanitizer:
             frame = frame.f_back
         if frame is not None and locations.is_user_file(frame.f_code.co_filename):
             self._detach_sites.add((frame.f_code, frame.f_lineno))
+
+    def on_nonfinite_write(self, param: torch.Tensor) -> None:
+        """The script wrote a NaN or Inf into `param` by hand, at its innermost user line."""
+        site = locations.user_site()
+        if site is None:
+            return
+        if len(self._nonfinite_writes) >= MAX_NONFINITE_WRITES:
+            self._nonfinite_writes = {key: entry for key, entry in self._nonfinite_writes.items()
+                                      if entry[0]() is not None}
+            if len(self._nonfinite_writes) >= MAX_NONFINITE_WRITES:
+                return
+        self._nonfinite_writes[id(param)] = (weakref.ref(param), param._version, site)
+
+    def nonfinite_write(self, param: torch.Tensor) -> str | None:
+        """The line where the script wrote a NaN or Inf into `param` by hand, when nothing
+        has written `param` since (its version unchanged): what it holds now is what that
+        line left."""
+        entry = self._nonfinite_writes.get(id(param))
+        if entry is None or entry[0]() is not param or param._version != entry[1]:
+            return None
+        return entry[2]
 
     def on_data_leaves(self, values: Any) -> None:
         """Tensors used as data (see `_data_leaves`): those among `values` (a tensor, or a

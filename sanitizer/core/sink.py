@@ -91,6 +91,11 @@ class Sink:
         script names, `<unnamed (shape)>`: what a message shows."""
         return self.param_name(param) or f"<unnamed {tuple(param.shape)}>"
 
+    def nonfinite_write(self, param: torch.Tensor) -> str | None:
+        """`file:line` where the script wrote a NaN or Inf into `param` by hand
+        (`w[0, 0] = float("nan")`, `w.fill_(inf)`), when nothing wrote it since; else None."""
+        return self._session.nonfinite_write(param)
+
     def param_module_name(self, param: torch.Tensor) -> str | None:
         return self._session.param_module_name(param)
 

@@ -297,8 +297,21 @@ class NonfiniteDetector(Detector):
         step = record.param_step if record.param_step is not None else record.step
         if not self._first("nonfinite_param", step):
             return
-        param = record.checked_params[bad[0]]
-        value = record.param_norms[bad[0]]
+        written = next(((i, site) for i in bad
+                        if (site := sink.nonfinite_write(record.checked_params[i])) is not None), None)
+        first = written[0] if written is not None else bad[0]
+        param = record.checked_params[first]
+        value = record.param_norms[first]
+        if written is not None:
+            # the script wrote the NaN/Inf in by hand, and nothing wrote the weight since
+            sink.emit("nonfinite_param", step,
+                      f"parameter {sink.param_label(param)} is {_word(value)}: the script wrote a "
+                      f"non-finite value into it at {written[1]}",
+                      module=sink.param_module_name(param), param=sink.param_name(param),
+                      where=written[1], value=value,
+                      extra={"params": [sink.param_label(record.checked_params[i]) for i in bad[:20]],
+                             "written": True})
+            return
         when = "before the first update" if step == record.step and sink.completed_steps == 0 else "after the update"
         if when == "after the update" and finite_grads_at == step and step != record.step:
             # finite gradients: the update itself (a learning rate, Adam's eps) or code

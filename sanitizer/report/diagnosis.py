@@ -271,7 +271,7 @@ def _roots(groups: list[_Group]) -> list[_Group]:
         if cause is not None:
             cause.symptoms.append(group)
             continue
-        for earlier in [root for root in roots if _before(root, group) and explains(group, root)]:
+        for earlier in [root for root in roots if _taken_in(root, group) and explains(group, root)]:
             roots.remove(earlier)
             group.symptoms += [earlier, *earlier.symptoms]
             earlier.symptoms = []
@@ -287,6 +287,15 @@ def explains(cause: _Group, symptom: _Group) -> bool:
 
 def _before(first: _Group, second: _Group) -> bool:
     return first.step is not None and second.step is not None and first.step < second.step
+
+
+def _taken_in(earlier: _Group, root: _Group) -> bool:
+    """Whether `root` may take in the `earlier` root it explains: one of an earlier step,
+    or parameters that got only zero gradients from its own step on (a loss that blew up
+    at step 2 and the gradients all zero from step 2: same step, the parameters sorted
+    first by kind only; such a verdict on gradients never causes what explains it)."""
+    return _before(earlier, root) or (earlier.kind == "unused_parameter" and earlier.step == root.step
+                                      and earlier.step is not None)
 
 
 def _later(symptom: _Group, cause: _Group, lead: int = 0) -> bool:

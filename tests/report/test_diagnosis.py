@@ -236,3 +236,17 @@ def test_a_divergence_explains_the_spike_its_recent_losses_began_with():
     assert len(problems[0].symptoms) == 2
     early = {**report, "events": [event("loss_spike", 12), event("divergence", 33)]}
     assert [p.kind for p in diagnose(early)] == ["loss_spike", "divergence"]  # long before its window
+
+
+def test_a_blow_up_explains_parameters_that_stopped_learning_at_its_own_step():
+    """A learning rate 1000 times too high (a Siamese ResNet under Adadelta at lr 1000):
+    the loss blows up at step 2 and every gradient is zero from step 2 on. Both are
+    dated step 2; the kinds' order put the parameters first, as a root of their own."""
+    blow_up = _event("divergence", 2, rule="blow-up")
+    died = [_event("unused_parameter", 2, param="resnet.0.weight", since=2, gradients="zero"),
+            _event("unused_parameter", 2, param="fc.0.weight", since=2, gradients="zero")]
+    assert _shape([*died, blow_up, _event("vanishing_grad", 6)]) == [
+        ("divergence", ["unused_parameter", "vanishing_grad"])]
+    # a parameter that never got a gradient is no symptom of it, at any step
+    assert _shape([_event("unused_parameter", 2, param="head.bias", gradients="none"), blow_up]) == [
+        ("unused_parameter", []), ("divergence", [])]

@@ -11,7 +11,8 @@ PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.
               ("validation_nan.py", "per_sample"), ("validation_nan.py", "checkpoint"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
               ("backward_born_nan.py",), ("backward_born_nan.py", "healthy"),
               ("hooked_outputs.py",), ("hooked_outputs.py", "observed"),
-              ("lbfgs_closure_nan.py", "--fault", "4"), ("lbfgs_closure_nan.py",)]
+              ("lbfgs_closure_nan.py", "--fault", "4"), ("lbfgs_closure_nan.py",),
+              *[("hand_written_nan.py", mode) for mode in ("nan", "fill", "late", "healthy")]]
 
 
 def test_overflowing_linear_is_named_as_the_culprit(script_runs: ScriptRuns) -> None:
@@ -297,3 +298,34 @@ def test_a_nan_batch_under_lbfgs_is_the_batch_whatever_the_iterations_before(scr
     healthy = script_runs.get("lbfgs_closure_nan.py")
     assert healthy.returncode == 0 and healthy.report["events"] == [], healthy.report["events"]
     assert run.stdout == healthy.stdout == "finished\n"
+
+
+@pytest.mark.parametrize("mode, param, line", [
+    ("nan", "head.weight", 'model.head.weight[0, 2] = float("nan") if'),
+    ("fill", "head.bias", "model.head.bias.fill_("),
+])
+def test_a_weight_written_non_finite_by_hand_is_reported_at_the_writing_line(
+        script_runs: ScriptRuns, mode: str, param: str, line: str) -> None:
+    run = script_runs.get("hand_written_nan.py", mode)
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_param")
+    site = f"hand_written_nan.py:{line_of('hand_written_nan.py', line)}"
+    assert event["step"] == 3 and event["param"] == param and event["module"] == "head", event
+    assert event["where"] == site and event["written"] is True, event
+    assert f"the script wrote a non-finite value into it at {site}" in event["message"]
+    assert run.report["summary"]["problems"][0]["kind"] == "nonfinite_param"
+
+
+def test_a_weight_written_non_finite_before_the_update_is_the_update_s(script_runs: ScriptRuns) -> None:
+    """The update wrote the weight after the script's NaN: what it holds is the update's
+    work, reported at the update as before, not at the line of the NaN."""
+    run = script_runs.get("hand_written_nan.py", "late")
+    event = run.first("nonfinite_param")
+    assert event["step"] == 3 and event["param"] == "head.weight", event
+    assert "written" not in event and event["where"] == f"hand_written_nan.py:{line_of('hand_written_nan.py', 'opt.step()')}"
+
+
+def test_weights_written_finite_by_hand_are_healthy(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("hand_written_nan.py", "healthy")
+    assert run.returncode == 0, run.stderr
+    assert run.events() == [], run.events()
