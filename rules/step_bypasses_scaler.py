@@ -31,10 +31,14 @@ _TWICE = ("`{optimizer}.step()` after `{scaler}.step({optimizer})` applies the s
 
 class _Unscaled(NamedTuple):
     """The scaler's gradients were unscaled by `call` (`scaler.unscale_(opt)`): at
-    their true size, but not yet checked for inf/NaN."""
+    their true size, but not yet checked for inf/NaN. `optimizer`, when set, is the
+    one unscaled where no scaled backward of the scaler is known to reach the call
+    (it ran in another function, or the scaler already stepped another optimizer):
+    then only a plain step of that optimizer is reported."""
 
     scaler: Binding
     call: cst.Call
+    optimizer: Binding | None = None
 
 
 class _Stepped(NamedTuple):
@@ -54,7 +58,10 @@ class StepBypassesScaler(Rule):
     `scaler.scale(loss).backward()` in the same iteration, with no
     `scaler.step(optimizer)` in between; also one after
     `scaler.unscale_(optimizer)` when nothing between them tests the
-    gradients for inf/NaN. The scaled backward may run in a function of
+    gradients for inf/NaN, also where the scaled backward ran in another
+    function (a sibling closure, the caller) or the scaler already stepped
+    another optimizer: the `unscale_` itself says that optimizer's gradients
+    were scaled. The scaled backward may run in a function of
     another module of the project handed the scaler (`scaled_backward(scaler,
     loss)` of amp_utils.py): the scaler the call hands is then a GradScaler
     whose scaled gradients the caller's step applies.
@@ -278,6 +285,52 @@ class StepBypassesScaler(Rule):
         "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "    scaler = torch.amp.GradScaler('cuda') if args.amp else None\n"
         "    train_one_epoch(model, criterion, optimizer, loader, args, scaler)\n",
+        # a second optimizer unscaled and stepped plainly after the scaler stepped the first
+        # (a recommender's embedding optimizer beside its dense one): its overflowed steps are applied
+        "import torch\n"
+        "def train(model, loader, loss_fn):\n"
+        "    dense_opt = torch.optim.SGD(model.top.parameters(), lr=0.1)\n"
+        "    sparse_opt = torch.optim.SGD(model.emb.parameters(), lr=0.1)\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x, y in loader:\n"
+        "        with torch.autocast('cuda'):\n"
+        "            loss = loss_fn(model(x), y)\n"
+        "        scaler.scale(loss).backward()\n"
+        "        scaler.step(dense_opt)\n"
+        "        scaler.unscale_(sparse_opt)\n"
+        "        sparse_opt.step()  # expect: TL105\n"
+        "        scaler.update()\n"
+        "        model.zero_grad()\n",
+        # the scaled backward in one function, the unscale_ and the plain step in another:
+        # `unscale_` itself says the gradients were scaled
+        "import torch\n"
+        "def main(model, loader, loss_fn):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    def forward_backward(x, y):\n"
+        "        with torch.autocast('cuda'):\n"
+        "            loss = loss_fn(model(x), y)\n"
+        "        scaler.scale(loss).backward()\n"
+        "    def weight_update():\n"
+        "        scaler.unscale_(optimizer)\n"
+        "        optimizer.step()  # expect: TL105\n"
+        "        scaler.update()\n"
+        "    for x, y in loader:\n"
+        "        forward_backward(x, y)\n"
+        "        weight_update()\n"
+        "        optimizer.zero_grad()\n",
+        # a helper handed the scaler and the optimizer by its caller, which scaled the backward
+        "import torch\n"
+        "def clip_and_step(scaler, optimizer, model):\n"
+        "    scaler.unscale_(optimizer)\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    optimizer.step()  # expect: TL105\n"
+        "    scaler.update()\n"
+        "def main(model, loss):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    scaler.scale(loss).backward()\n"
+        "    clip_and_step(scaler, opt, model)\n",
     )
     good = (
         "import torch\n"
@@ -453,6 +506,51 @@ class StepBypassesScaler(Rule):
         "        optimizer.zero_grad()\n"
         "        model(x).pow(2).mean().backward()\n"
         "        optimizer.step()\n",
+        # unscaled in a helper of its own, then stepped through the scaler or after a check
+        "import torch\n"
+        "def clip_and_step(scaler, optimizer, model):\n"
+        "    scaler.unscale_(optimizer)\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "    scaler.step(optimizer)\n"
+        "    scaler.update()\n"
+        "def checked_step(scaler, optimizer, model):\n"
+        "    scaler.unscale_(optimizer)\n"
+        "    if all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None):\n"
+        "        optimizer.step()\n"
+        "    scaler.update()\n"
+        "def main(model, loss):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    scaler.scale(loss).backward()\n"
+        "    clip_and_step(scaler, opt, model)\n"
+        "    scaler.scale(loss).backward()\n"
+        "    checked_step(scaler, opt, model)\n",
+        # two optimizers, each stepped through the scaler; a second one unscaled and
+        # stepped through it after the first
+        "import torch\n"
+        "def train(model, loader, loss_fn):\n"
+        "    dense_opt = torch.optim.SGD(model.top.parameters(), lr=0.1)\n"
+        "    sparse_opt = torch.optim.SGD(model.emb.parameters(), lr=0.1)\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x, y in loader:\n"
+        "        with torch.autocast('cuda'):\n"
+        "            loss = loss_fn(model(x), y)\n"
+        "        scaler.scale(loss).backward()\n"
+        "        scaler.step(dense_opt)\n"
+        "        scaler.unscale_(sparse_opt)\n"
+        "        torch.nn.utils.clip_grad_norm_(model.emb.parameters(), 1.0)\n"
+        "        scaler.step(sparse_opt)\n"
+        "        scaler.update()\n"
+        "        model.zero_grad()\n",
+        # another optimizer's plain step after its own unscale_ under the float32 flag only
+        "import torch\n"
+        "def update(scaler, optimizer, use_amp):\n"
+        "    if use_amp:\n"
+        "        scaler.unscale_(optimizer)\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n"
+        "    else:\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -532,8 +630,17 @@ class StepBypassesScaler(Rule):
             binding = receivers.binding(target)
             kept = frozenset(fact for fact in facts if fact != binding and not (
                 type(fact) is _Unscaled and fact.scaler == binding))
-            if binding in facts and method_call(node, "unscale_") is not None:
-                return kept | {_Unscaled(binding, node)}  # type: ignore[arg-type]
+            if method_call(node, "unscale_") is not None:
+                if binding in facts:
+                    return kept | {_Unscaled(binding, node)}  # type: ignore[arg-type]
+                # `unscale_` itself says the optimizer's gradients were scaled: by a backward
+                # of another function (the caller's, a sibling closure's), or one the scaler
+                # already stepped another optimizer after
+                unscaled = receivers.binding(node.args[0].value) if node.args else None  # type: ignore[attr-defined]
+                if (binding is not None and unscaled is not None
+                        and not scaler_switched_off(self.ctx, binding)):  # type: ignore[arg-type]
+                    return kept | {_Unscaled(binding, node, unscaled)}  # type: ignore[arg-type]
+                return kept
             stepped = receivers.binding(node.args[0].value) if node.args else None  # type: ignore[attr-defined]
             scaled = any(fact == binding or (type(fact) is _Unscaled and fact.scaler == binding) for fact in facts)
             if scaled and stepped is not None and binding is not None:
@@ -542,7 +649,9 @@ class StepBypassesScaler(Rule):
         if method_call(node, "step") is None:
             return facts
         twice = {fact for fact in facts if type(fact) is _Stepped and fact.optimizer == receivers.binding(target)}
-        plain = {fact for fact in facts if type(fact) is not _Stepped}
+        stepped_binding = receivers.binding(target)
+        plain = {fact for fact in facts if type(fact) is not _Stepped and not (
+            type(fact) is _Unscaled and fact.optimizer is not None and fact.optimizer != stepped_binding)}
         if (plain or twice) and self._plain_optimizer(node, target):
             if plain:
                 self._bypassing.setdefault(node, set()).update(plain)  # type: ignore[arg-type]
