@@ -304,3 +304,13 @@ def test_the_cache_keeps_cells_and_sees_edits(nb: Path) -> None:
     (nb / "train.ipynb").write_text(json.dumps(doc, indent=1))
     found, = json.loads(invoke("train.ipynb", "--format", "json", cwd=nb)[1])
     assert (found["cell"], found["line"]) == (3, 6)
+
+
+def test_a_notebook_named_alone_reads_the_project_modules_it_imports(tmp_path: Path) -> None:
+    """What `utils.step()` does counts, as for a Python file named alone."""
+    (tmp_path / "utils.py").write_text("import torch\n\ndef step(model, x, opt):\n"
+                                       "    model(x).sum().backward()\n    opt.step()\n")
+    (tmp_path / "n.ipynb").write_text(notebook(
+        ["import torch\n", "from utils import step\n", SETUP[1]], ["for x in data:\n", "    step(model, x, opt)\n"]))
+    out = invoke("n.ipynb", "--no-cache", cwd=tmp_path)[1]
+    assert out.startswith("n.ipynb:cell 2:2:5: TL401 `step()` back-propagates"), out
