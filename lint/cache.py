@@ -34,7 +34,7 @@ from trainlint.finding import Finding
 from trainlint.manifest import manifest
 
 CACHE_DIR = ".trainlint_cache"
-_FORMAT = 5
+_FORMAT = 6  # 6: a notebook's findings carry their `cell`
 # a file modified this recently may change again within the same stat
 # timestamp: its stat is not trusted next time and its bytes are hashed
 _RACY_NS = 2_000_000_000
@@ -154,9 +154,14 @@ _FINDING_FIELDS = {"line": int, "column": int, "end_line": int, "end_column": in
 
 
 def _finding_shaped(item: object) -> bool:
-    """A finding as `without_path` writes it: each field, of its type, and no other."""
-    return (isinstance(item, dict) and item.keys() == _FINDING_FIELDS.keys()
-            and all(isinstance(item[key], kind) for key, kind in _FINDING_FIELDS.items()))  # type: ignore[arg-type]
+    """A finding as `without_path` writes it: each field, of its type, and no
+    other but a notebook finding's `cell`."""
+    if not isinstance(item, dict):
+        return False
+    keys = item.keys() - {"cell"}
+    if "cell" in item and not (type(item["cell"]) is int and item["cell"] > 0):
+        return False
+    return keys == _FINDING_FIELDS.keys() and all(isinstance(item[key], kind) for key, kind in _FINDING_FIELDS.items())
 
 
 def without_path(finding: Finding) -> dict[str, object]:

@@ -29,6 +29,7 @@ from trainlint.config import (
 from trainlint.discovery import Discovery, discover
 from trainlint.finding import NOQA_FIXES
 from trainlint.imports import imported_files
+from trainlint.notebook import is_notebook
 from trainlint.project import project_root
 from trainlint.runner import RunOptions, RunResult, run, unified_diff
 from trainlint.stdin import UNNAMED, fixed_bytes, lint_stdin
@@ -56,6 +57,7 @@ class CheckRequest:
     timings: bool
     exclude: tuple[str, ...]
     extend_exclude: tuple[str, ...]
+    extend_include: tuple[str, ...]
     per_file_ignores: tuple[str, ...]
     extend_per_file_ignores: tuple[str, ...]
     respect_gitignore: bool | None
@@ -158,6 +160,8 @@ def execute(request: CheckRequest) -> int:
         click.echo(timing.report(result.timings), nl=False, err=True)
     if request.add_noqa:
         return _baseline(request, result, failed=bool(found.errors or result.errors))
+    if request.fix_mode is not None and not (request.quiet or request.stderr_for_programs):
+        _notebooks_not_fixed(result)
     try:
         report(request, result, linted=bool(found.files))
     except OSError as exc:
@@ -202,6 +206,7 @@ def _settings(request: CheckRequest, config: Config | None = None) -> Settings:
         else None,
         extend_per_file_ignores=parse_per_file_ignores(request.extend_per_file_ignores, "--extend-per-file-ignores"),
         respect_gitignore=request.respect_gitignore,
+        extend_include=_list(request.extend_include),
     )
     config = with_overrides(config or _config(targets, request.config_path), overrides)
     select = _codes(request.select, "--select")
@@ -246,7 +251,11 @@ def _baseline(request: CheckRequest, result: RunResult, failed: bool) -> int:
     """`--add-noqa`: mark every finding with a `# noqa` comment."""
     from trainlint.baseline import add_noqa  # writes through LibCST's helpers; a cached run needs none
 
-    baseline = add_noqa(result.findings)
+    notebooks = sorted({f.path for f in result.findings if is_notebook(f.path)})
+    if notebooks and not request.quiet:
+        warn(f"no `# noqa` added to notebooks ({', '.join(notebooks)}): their cells are not rewritten; "
+             "add the comments in the cells")
+    baseline = add_noqa([f for f in result.findings if not is_notebook(f.path)])
     for problem in baseline.errors:
         error(problem)
     for finding in baseline.left:
@@ -255,6 +264,14 @@ def _baseline(request: CheckRequest, result: RunResult, failed: bool) -> int:
         cleaned = f"; removed unused codes from {result.fixes_applied} `# noqa` comment(s)" if result.fixes_applied else ""
         click.echo(f"Added {baseline.added} noqa code(s) to {baseline.files} file(s){cleaned}.", err=True)
     return EXIT_ERROR if failed or baseline.errors else EXIT_CLEAN
+
+
+def _notebooks_not_fixed(result: RunResult) -> None:
+    """Notebooks are never rewritten: say so when some have findings."""
+    notebooks = sorted({f.path for f in result.findings if is_notebook(f.path)})
+    if notebooks:
+        shown = ", ".join(notebooks[:3]) + (f" and {len(notebooks) - 3} more" if len(notebooks) > 3 else "")
+        note(f"notebooks are not fixed (their findings are never fixable): {shown}")
 
 
 def _list(values: tuple[str, ...]) -> list[str]:

@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from typing import Sequence
 from xml.etree import ElementTree
 
-from trainlint.finding import Finding
+from trainlint.finding import Finding, in_notebook
 
 _GITLAB_SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
 
@@ -29,11 +29,13 @@ def gitlab(findings: Sequence[Finding]) -> str:
             {
                 "type": "issue",
                 "check_name": f.code,
-                "description": f"{f.code} {f.name}: {f.message}",
+                "description": f"{f.code} {f.name}: {in_notebook(f) + ': ' if f.cell is not None else ''}{f.message}",
                 "categories": ["Bug Risk"],
                 "severity": _GITLAB_SEVERITY[f.severity],
                 "fingerprint": _fingerprint(*identity, seen[identity]),
-                "location": {"path": path, "lines": {"begin": f.line, "end": f.end_line}},
+                # a notebook's cell lines are no lines of its file: the file's first line
+                "location": {"path": path, "lines": {"begin": f.line, "end": f.end_line} if f.cell is None
+                             else {"begin": 1, "end": 1}},
             }
         )
     return json.dumps(issues, indent=2) + "\n"
@@ -66,10 +68,11 @@ def junit(findings: Sequence[Finding]) -> str:
         suite = ElementTree.SubElement(suites, "testsuite", name=path, tests=str(len(found)),
                                        failures=str(len(found)), errors="0", skipped="0")
         for f in found:
-            case = ElementTree.SubElement(suite, "testcase", name=f"{f.code} {f.name} ({f.line}:{f.column})",
-                                          classname=_classname(path), file=path, line=str(f.line))
+            lines = {"line": str(f.line)} if f.cell is None else {}  # a cell's line is no line of the file
+            case = ElementTree.SubElement(suite, "testcase", name=f"{f.code} {f.name} ({f.place})",
+                                          classname=_classname(path), file=path, **lines)
             failure = ElementTree.SubElement(case, "failure", message=f.message, type=f.code)
-            failure.text = f"{path}:{f.line}:{f.column}: {f.code} {f.message}"
+            failure.text = f"{path}:{f.place}: {f.code} {f.message}"
     if not findings:
         suite = ElementTree.SubElement(suites, "testsuite", name="trainlint", tests="1", failures="0",
                                        errors="0", skipped="0")

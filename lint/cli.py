@@ -68,6 +68,7 @@ def main() -> None:
 @click.option("--timings", is_flag=True, help="Also print the slowest files and the time of each rule and analysis (on stderr).")
 @click.option("--exclude", multiple=True, help="Globs of paths to skip (replaces the configured `exclude`).")
 @click.option("--extend-exclude", multiple=True, help="Globs of paths to skip, in addition to `exclude`.")
+@click.option("--extend-include", multiple=True, metavar="GLOBS", help="Globs of files to lint in folders beside *.py, in addition to the configured `extend-include` ('*.ipynb': notebooks).")
 @click.option("--per-file-ignores", multiple=True, metavar="GLOB:CODES", help="Rules not to run on matching files (replaces the configured table); repeatable.")
 @click.option("--extend-per-file-ignores", multiple=True, metavar="GLOB:CODES", help="As --per-file-ignores, adding to the configured table.")
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None, help="Skip files that .gitignore files ignore (default: yes, or `respect-gitignore` in the configuration).")

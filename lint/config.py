@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 # as the options of the same names do (ruff's configurations use them too)
 KNOWN_KEYS = (
     "select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "per-file-ignores",
-    "extend-per-file-ignores", "respect-gitignore",
+    "extend-per-file-ignores", "respect-gitignore", "extend-include",
 )
 
 
@@ -38,6 +38,8 @@ class Config:
     extend_exclude: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     respect_gitignore: bool = True  # skip what .gitignore files ignore when walking folders
+    # globs of files a folder's walk lints beside `*.py` (`*.ipynb`: notebooks)
+    extend_include: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # what the user should know of the file, short of an error
 
 
@@ -98,6 +100,7 @@ def _from_table(table: dict[str, object], path: Path, section: str) -> Config:
     config.extend_select = _codes(table, "extend-select", path)
     config.exclude = _strings(table, "exclude", path)
     config.extend_exclude = _strings(table, "extend-exclude", path)
+    config.extend_include = _strings(table, "extend-include", path)
     respect = table.get("respect-gitignore", True)
     if not isinstance(respect, bool):
         raise ConfigError(f"{path}: 'respect-gitignore' must be true or false")
@@ -236,16 +239,18 @@ class Overrides:
     per_file_ignores: dict[str, list[str]] | None = None
     extend_per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     respect_gitignore: bool | None = None
+    extend_include: list[str] = field(default_factory=list)
 
 
 def with_overrides(config: Config, overrides: Overrides) -> Config:
     """The configuration with command-line settings applied: `--exclude` and
     `--per-file-ignores` replace the configured values, the `--extend-`
-    forms add to them."""
+    forms add to them (`--extend-include` too)."""
     return replace(
         config,
         exclude=list(config.exclude if overrides.exclude is None else overrides.exclude),
         extend_exclude=[*config.extend_exclude, *overrides.extend_exclude],
+        extend_include=[*config.extend_include, *overrides.extend_include],
         per_file_ignores=_merged(
             config.per_file_ignores if overrides.per_file_ignores is None else overrides.per_file_ignores,
             overrides.extend_per_file_ignores,

@@ -1,5 +1,8 @@
 """Which files to lint: Python files under the given paths, minus what the
-defaults, the configuration and (in folders) `.gitignore` files exclude."""
+defaults, the configuration and (in folders) `.gitignore` files exclude. A
+walk lints `*.py` files, and the files the configuration's `extend-include`
+globs match (`*.ipynb`: notebooks), but those in Jupyter's `.ipynb_checkpoints`
+folders (its autosaved copies); a file named as a path is linted whatever its name."""
 
 from __future__ import annotations
 
@@ -12,6 +15,8 @@ from typing import Callable, Iterator, Sequence
 from trainlint.config import Config, matches_glob
 from trainlint.gitignore import GitIgnore
 
+# Jupyter's autosaved copies of the notebooks beside it: never linted as included files
+CHECKPOINTS = ".ipynb_checkpoints"
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".venv", "venv", ".env", "env", "virtualenv", ".tox", ".nox",
     "build", "dist", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
@@ -77,9 +82,10 @@ def _walk(top: str, top_config: Config, result: Discovery, seen: dict[str, tuple
                 ignores[full] = gitignore.child(full)
         dirnames[:] = kept
         real_directory = os.path.realpath(directory)
+        included = [*config.extend_include] if config.extend_include and not _in_checkpoints(directory) else []
         for name in sorted(filenames):
             full = os.path.join(directory, name)
-            if not name.endswith(".py"):
+            if not name.endswith(".py") and not (included and matches_glob(Path(full), config.root, included)):
                 continue
             if _excluded(Path(full), (), config, configured):
                 result.excluded_in_walk.append(full)
@@ -91,6 +97,10 @@ def _walk(top: str, top_config: Config, result: Discovery, seen: dict[str, tuple
                 _add(result, seen, os.path.normpath(full), os.path.join(real_directory, name))
             elif os.path.exists(full):  # a link that points nowhere is no file of the tree
                 _add(result, seen, os.path.normpath(full), os.path.realpath(full), link=True)
+
+
+def _in_checkpoints(directory: str) -> bool:
+    return CHECKPOINTS in Path(directory).parts
 
 
 def _directories(top: str, result: Discovery) -> Iterator[tuple[str, list[str], list[str]]]:

@@ -26,6 +26,7 @@ from trainlint.context import FileContext
 from trainlint.crashes import Handler, HandlerGuard, RuleCrash, apply_guarded
 from trainlint.finding import NOQA_FIXES
 from trainlint.fixes import disjoint
+from trainlint.notebook import NotebookError, is_notebook, read_notebook
 from trainlint.positions import node_ranges
 from trainlint.project import FileFacts, ProjectView, summarizable
 from trainlint.rule import Diagnostic, Finding, Rule
@@ -106,7 +107,10 @@ def lint_bytes(
 ) -> FileOutcome:
     """Lint the bytes of one file. `fix` is None, "safe", "unsafe" or "noqa"
     (only the fixes of the rules about `# noqa` comments, for `--add-noqa`); a
-    `timer` measures where the time goes (see `trainlint.timing`)."""
+    `timer` measures where the time goes (see `trainlint.timing`). A notebook
+    (`.ipynb`) is linted as the module its code cells make (see `lint_notebook`)."""
+    if is_notebook(path):
+        return lint_notebook(path, data, rules, fix, project, timer)
     try:
         source, encoding = decode(data)
     except SourceError as exc:
@@ -137,6 +141,30 @@ def lint_text(
     outcome = FileOutcome(findings, fixed if changed else None, fixed_codes, as_read if changed else [],
                           facts=facts[-1] if facts else None)
     outcome.timings, outcome.crashes = timer.seconds, crashes
+    return outcome
+
+
+def lint_notebook(
+    path: str,
+    data: bytes,
+    rules: Sequence[type[Rule]],
+    fix: str | None = None,
+    project: ProjectView = ProjectView(),
+    timer: Timer | None = None,
+) -> FileOutcome:
+    """Lint a notebook: its code cells, in order, parsed once as one module (see
+    `trainlint.notebook`), the findings placed in their cells. A notebook that
+    is not valid JSON is TL000's finding. Notebooks are never fixed: their
+    findings are not fixable, whatever `fix` asks (it is there to mirror `lint_bytes`)."""
+    try:
+        notebook = read_notebook(data)
+    except NotebookError as exc:
+        return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column))
+    if not notebook.python:
+        return FileOutcome()
+    outcome = lint_text(path, notebook.source, rules, None, project, timer)
+    outcome.findings = [notebook.relocate(finding) for finding in outcome.findings]
+    outcome.findings_as_read = []
     return outcome
 
 

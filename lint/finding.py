@@ -15,8 +15,12 @@ NOQA_FIXES = "noqa"
 UNUSED_NOQA = "TL001"
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Finding:
+    """`line` and `column` are 1-based. In a notebook (`cell` set) they count
+    within that cell, numbered from 1 as the notebook shows its cells; sorted
+    by path, cell, line and column."""
+
     path: str
     line: int
     column: int
@@ -28,9 +32,26 @@ class Finding:
     message: str = field(compare=False)
     fixable: bool = field(compare=False, default=False)
     fix: FixSafety | None = field(compare=False, default=None)
+    cell: int | None = None  # the notebook cell the lines are in; None for a Python file
+
+    def _key(self) -> tuple[str, int, int, int, int, int, str]:
+        return (self.path, self.cell or 0, self.line, self.column, self.end_line, self.end_column, self.code)
+
+    def __lt__(self, other: Finding) -> bool:
+        return self._key() < other._key()
+
+    def __le__(self, other: Finding) -> bool:
+        return self._key() <= other._key()
+
+    def __gt__(self, other: Finding) -> bool:
+        return self._key() > other._key()
+
+    def __ge__(self, other: Finding) -> bool:
+        return self._key() >= other._key()
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        """As the JSON report has it; `cell` only for a notebook's finding."""
+        data: dict[str, object] = {
             "path": self.path,
             "line": self.line,
             "column": self.column,
@@ -43,3 +64,17 @@ class Finding:
             "fixable": self.fixable,
             "fix": self.fix,
         }
+        if self.cell is not None:
+            data["cell"] = self.cell
+        return data
+
+    @property
+    def place(self) -> str:
+        """`line:column`, or `cell C:line:column` in a notebook."""
+        return f"{self.line}:{self.column}" if self.cell is None else f"cell {self.cell}:{self.line}:{self.column}"
+
+
+def in_notebook(finding: Finding) -> str:
+    """Where a notebook's finding is, in words (`cell 3, line 5, column 9`), for
+    reports whose locations are lines of the file."""
+    return f"cell {finding.cell}, line {finding.line}, column {finding.column}"

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
+from trainlint.notebook import is_notebook, notebook_source
 from trainlint.project import member_of, module_bases
 
 _GAP = r"[\s\\]"  # spaces, newlines and line continuations
@@ -173,6 +174,11 @@ def imported_files(requested: Iterable[str], candidates: Iterable[str], root: st
                     data = handle.read()
         except OSError:
             continue
+        if is_notebook(path):  # its code cells are its Python
+            cells = notebook_source(data)
+            if cells is None:
+                continue
+            data = cells.encode("utf-8")
         reach = screen.reach(path, data.decode("utf-8", errors="replace"))
         if not any(reach.covers(absolute) for absolute in by_path):
             continue

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 from trainlint.cache import Entry, Stat, content_hash
 from trainlint.finding import Finding
 from trainlint.imports import ImportGraph, Reach
+from trainlint.notebook import is_notebook, notebook_source
 from trainlint.project import FileFacts, Project, ProjectView, inputs_digest, summarizable
 from trainlint.summaries import Summary
 from trainlint.source import SourceError, decode
@@ -357,7 +358,9 @@ class ProjectPass:
 
 
 def _text(path: str) -> str | None:
+    """The Python text of the file `path`: a notebook's is its code cells'."""
     try:
-        return decode(Path(path).read_bytes())[0]
+        data = Path(path).read_bytes()
+        return notebook_source(data) if is_notebook(path) else decode(data)[0]
     except (OSError, SourceError):
         return None

@@ -9,15 +9,16 @@ import json
 from collections import Counter
 from typing import Callable, Sequence
 
-from trainlint.finding import Finding
+from trainlint.finding import Finding, in_notebook
 
 Reporter = Callable[[Sequence[Finding]], str]
 
 
 def finding_lines(findings: Sequence[Finding]) -> str:
-    """`path:line:col: CODE [*] message`, one line per finding."""
+    """`path:line:col: CODE [*] message`, one line per finding; in a notebook,
+    `path:cell C:line:col: ...`, the line counted within cell C."""
     return "".join(
-        f"{f.path}:{f.line}:{f.column}: {f.code}{' [*]' if f.fixable else ''} {f.message}\n" for f in findings
+        f"{f.path}:{f.place}: {f.code}{' [*]' if f.fixable else ''} {f.message}\n" for f in findings
     )
 
 
@@ -43,10 +44,16 @@ def as_json(findings: Sequence[Finding]) -> str:
 def github(findings: Sequence[Finding]) -> str:
     """GitHub Actions workflow commands, `title=CODE::message`: `::error` for errors,
     `::warning` for warnings and info (what the interface promises: a problem matcher
-    may know only those two)."""
+    may know only those two). A notebook's finding is annotated on the file, with
+    no line (a line of its cell is no line of the JSON file GitHub shows), its
+    place in the notebook leading the message."""
     out = []
     for f in findings:
         level = "error" if f.severity == "error" else "warning"
+        if f.cell is not None:
+            message = _escape_data(f"{in_notebook(f)}: {f.message}")
+            out.append(f"::{level} file={_escape_property(f.path)},title={f.code}::{message}")
+            continue
         message = _escape_data(f.message)
         out.append(
             f"::{level} file={_escape_property(f.path)},line={f.line},col={f.column},"

@@ -16,7 +16,7 @@ from typing import Sequence
 from urllib.parse import quote
 
 from trainlint import __version__, urls
-from trainlint.finding import Finding
+from trainlint.finding import Finding, in_notebook
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SOURCE_ROOT = "%SRCROOT%"
@@ -67,24 +67,37 @@ def _link(key: str, url: str | None) -> dict[str, str]:
 
 
 def _result(finding: Finding, rule_index: int) -> dict[str, object]:
+    """One result. A notebook's finding (`cell` set) is placed at the file's first
+    line, for the lines of a cell are no lines of the JSON file a viewer shows;
+    its message begins with its place in the notebook, and its `properties`
+    hold the cell and the range within it."""
+    message = finding.message
+    region: dict[str, int] = {
+        "startLine": finding.line,
+        "startColumn": finding.column,
+        "endLine": finding.end_line,
+        "endColumn": finding.end_column,
+    }
+    extra: dict[str, object] = {}
+    if finding.cell is not None:
+        message = f"{in_notebook(finding)}: {message}"
+        extra = {"properties": {"cell": finding.cell, **{f"cell{key[0].upper()}{key[1:]}": value
+                                                         for key, value in region.items()}}}
+        region = {"startLine": 1}
     return {
         "ruleId": finding.code,
         "ruleIndex": rule_index,
         "level": _LEVEL[finding.severity],
-        "message": {"text": finding.message},
+        "message": {"text": message},
         "locations": [
             {
                 "physicalLocation": {
                     "artifactLocation": artifact_location(finding.path),
-                    "region": {
-                        "startLine": finding.line,
-                        "startColumn": finding.column,
-                        "endLine": finding.end_line,
-                        "endColumn": finding.end_column,
-                    },
+                    "region": region,
                 }
             }
         ],
+        **extra,
     }
 
 
