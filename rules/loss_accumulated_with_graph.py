@@ -939,6 +939,38 @@ class LossAccumulatedWithGraph(Rule):
         "    optimizer.step()\n"
         "    running.add_(loss, alpha=0.5)  # expect: TL202\n"
         "print(running)\n",
+        # the step function reached through a variable: a partial of it, an item of a dict of
+        # step functions, a trainer's attribute assigned its step method
+        "import functools\n"
+        "def train_step(model, opt, batch):\n"
+        "    opt.zero_grad()\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss\n"
+        "def train(model, opt, loader, mode):\n"
+        "    step = functools.partial(train_step, model, opt)\n"
+        "    steps = {\"train\": train_step}\n"
+        "    total, by_mode = 0.0, 0.0\n"
+        "    for batch in loader:\n"
+        "        total += step(batch)  # expect: TL202\n"
+        "        by_mode += steps[mode](model, opt, batch)  # expect: TL202\n"
+        "    return total, by_mode\n",
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.step_fn = self.train_step\n"
+        "    def train_step(self, batch):\n"
+        "        self.opt.zero_grad()\n"
+        "        loss = self.model(batch).sum()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        return loss\n"
+        "    def fit(self, loader):\n"
+        "        total = 0.0\n"
+        "        for batch in loader:\n"
+        "            total += self.step_fn(batch)  # expect: TL202\n"
+        "        return total\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1489,6 +1521,58 @@ class LossAccumulatedWithGraph(Rule):
         "        total_loss.add_(loss.detach())\n"
         "        last.add_(loss.item())\n"
         "    return total_loss.item() / len(loader), last.item()\n",
+        # a step reached through a variable that returns the number, or that may not be the
+        # step returning the loss: a dict changed after it is written, a key no item has
+        # alone, a partial rebound, an attribute assigned two functions, a parameter
+        "import functools\n"
+        "def train_step(model, opt, batch):\n"
+        "    opt.zero_grad()\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss\n"
+        "def logged_step(model, opt, batch):\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss.item()\n"
+        "def train(model, opt, loader, mode, fallback, step_fn=None):\n"
+        "    logged = functools.partial(logged_step, model, opt)\n"
+        "    changed = {\"train\": train_step}\n"
+        "    changed[\"log\"] = logged_step\n"
+        "    either = {\"train\": train_step, \"log\": logged_step}\n"
+        "    step = functools.partial(train_step, model, opt)\n"
+        "    if fallback:\n"
+        "        step = functools.partial(logged_step, model, opt)\n"
+        "    if step_fn is None:\n"
+        "        step_fn = train_step\n"
+        "    total = 0.0\n"
+        "    for batch in loader:\n"
+        "        total += logged(batch)\n"
+        "        total += changed[mode](model, opt, batch)\n"
+        "        total += either[mode](model, opt, batch)\n"
+        "        total += either[\"log\"](model, opt, batch)\n"
+        "        total += step(batch)\n"
+        "        total += step_fn(model, opt, batch)\n"
+        "    print(total)\n",
+        "class Trainer:\n"
+        "    def __init__(self, model, opt, logging):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.step_fn = self.train_step\n"
+        "        if logging:\n"
+        "            self.step_fn = self.logged_step\n"
+        "    def train_step(self, batch):\n"
+        "        loss = self.model(batch).sum()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        return loss\n"
+        "    def logged_step(self, batch):\n"
+        "        return self.train_step(batch).item()\n"
+        "    def fit(self, loader):\n"
+        "        total = 0.0\n"
+        "        for batch in loader:\n"
+        "            total += self.step_fn(batch)\n"
+        "        print(total)\n",
     )
 
     def finish(self) -> None:
@@ -1562,12 +1646,14 @@ class LossAccumulatedWithGraph(Rule):
     def _function_back_propagates(self, function: cst.FunctionDef) -> bool:
         """`function` runs a backward pass or a step, itself, in a function of the file it
         calls, or through a call of another module's function or of a method
-        (`trainer.mt_step(batch)`)."""
+        (`trainer.mt_step(batch)`), also one a variable holds (see `of_held_call`)."""
         if backpropagated_names(self.ctx, function.body) or self._back_propagates(function):
             return True
+        summaries = self.ctx.summaries
         for call in iter_nodes(function.body):
             if type(call) is cst.Call:
-                summary = self.ctx.summaries.of_call(call)
+                # also through a variable holding the step (`step = partial(train_step, ...)`)
+                summary = summaries.of_call(call) or summaries.of_held_call(call)
                 if summary is not None and summary.does(BACKWARD):
                     return True
         return False
@@ -1711,7 +1797,8 @@ class LossAccumulatedWithGraph(Rule):
         back-propagated (`loss = train_step(batch)`)."""
         if type(expr) is not cst.Call:
             return False
-        summary = self.ctx.summaries.of_call(expr)
+        summaries = self.ctx.summaries
+        summary = summaries.of_call(expr) or summaries.of_held_call(expr)
         return summary is not None and summary.returns_graph
 
     def _check_append(self, facts: Facts, call: cst.Call) -> None:

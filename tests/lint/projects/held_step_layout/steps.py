@@ -1,0 +1,17 @@
+"""Step functions: one returns the loss it back-propagated, one its number."""
+
+
+def train_step(model, optimizer, batch):
+    optimizer.zero_grad()
+    loss = model(batch).mean()
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
+def logged_step(model, optimizer, batch):
+    optimizer.zero_grad()
+    loss = model(batch).mean()
+    loss.backward()
+    optimizer.step()
+    return loss.item()
