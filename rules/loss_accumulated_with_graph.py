@@ -971,6 +971,28 @@ class LossAccumulatedWithGraph(Rule):
         "        for batch in loader:\n"
         "            total += self.step_fn(batch)  # expect: TL202\n"
         "        return total\n",
+        # a step function that returns the loss in a tuple or a dict, with other values
+        "def train_step(model, opt, batch):\n"
+        "    out = model(batch)\n"
+        "    loss = out.sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss, len(out)\n"
+        "def step_logs(model, opt, batch):\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return {\"loss\": loss, \"lr\": opt.param_groups[0][\"lr\"]}\n"
+        "def train(model, opt, loader):\n"
+        "    total, seen, logged, first = 0.0, 0, 0.0, 0.0\n"
+        "    for batch in loader:\n"
+        "        loss, n = train_step(model, opt, batch)\n"
+        "        total += loss  # expect: TL202\n"
+        "        seen += n\n"
+        "        logs = step_logs(model, opt, batch)\n"
+        "        logged += logs[\"loss\"]  # expect: TL202\n"
+        "        first += train_step(model, opt, batch)[0]  # expect: TL202\n"
+        "    return total / seen, logged, first\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1573,6 +1595,33 @@ class LossAccumulatedWithGraph(Rule):
         "        for batch in loader:\n"
         "            total += self.step_fn(batch)\n"
         "        print(total)\n",
+        # the items of a step's tuple or dict that hold no graph, or the loss's number read
+        # before it is summed
+        "def train_step(model, opt, batch):\n"
+        "    out = model(batch)\n"
+        "    loss = out.sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss, loss.item(), {\"loss\": loss.detach()}\n"
+        "def step_logs(model, opt, batch):\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return {\"loss\": loss, \"value\": loss.item()}\n"
+        "def train(model, opt, loader):\n"
+        "    total = 0.0\n"
+        "    for batch in loader:\n"
+        "        loss, value, logs = train_step(model, opt, batch)\n"
+        "        total += value\n"
+        "        total += logs[\"loss\"]\n"
+        "        total += train_step(model, opt, batch)[1]\n"
+        "        out = step_logs(model, opt, batch)\n"
+        "        total += out[\"value\"]\n"
+        "        out[\"loss\"] = out[\"loss\"].item()\n"
+        "        total += out[\"loss\"]\n"
+        "        out = step_logs(model, opt, batch)[\"value\"]\n"
+        "        total += out\n"
+        "    print(total)\n",
     )
 
     def finish(self) -> None:
@@ -1758,11 +1807,17 @@ class LossAccumulatedWithGraph(Rule):
         no_graph = grad_mode_at(self.ctx, node) == "off" or _NO_GRAD + (_root_name(node.value) or "") in facts
         before = facts  # every value is read before any name is bound (`a, b = b, a`)
         added_to = _accumulator_name(node.targets[0].target) if _added_to_itself(node) is not None else None
+        # the items a step function returns with the graph of its backward: `loss, acc =
+        # train_step(batch)`, or `out = train_step(batch)` read as `out["loss"]`
+        items = () if no_graph else self._graph_items(node.value)
         for target in node.targets:
+            unpacked = _unpacked_items(target.target, items)
+            if type(target.target) is cst.Subscript and (item := _accumulator_name(target.target)) is not None:
+                facts = facts - {item}  # `out["loss"] = out["loss"].item()`
             for bound, value in assigned_parts(target.target, node.value):
                 for name in _bound_names(bound):
                     single = value is not None
-                    facts = facts - {_NO_GRAD + name}
+                    facts = frozenset(f for f in facts - {_NO_GRAD + name} if not f.startswith(f"{name}["))
                     if name != added_to and self._spent:  # set anew: what was back-propagated is gone from it
                         facts = _without_spent(facts, name)
                     if no_graph:
@@ -1770,11 +1825,22 @@ class LossAccumulatedWithGraph(Rule):
                     elif single and detaches(value):  # type: ignore[arg-type]
                         facts = facts - {name}
                     elif ((single and self._carries(value, before)) or name in self._backpropagated  # type: ignore[arg-type]
-                          or name in self._components):
+                          or name in self._components or name in unpacked):
                         facts = facts | {name}
                     else:
                         facts = facts - {name}
+                    if single and items and type(bound) is cst.Name:
+                        facts = facts | {f"{name}[{_item_key(item)}]" for item in items}
         return facts
+
+    def _graph_items(self, value: cst.BaseExpression) -> tuple[str, ...]:
+        """The items of the tuple or dict a call of a step function of the project returns
+        that hold the loss it back-propagated (see `Summary.graph_items`)."""
+        if type(value) is not cst.Call:
+            return ()
+        summaries = self.ctx.summaries
+        summary = summaries.of_call(value) or summaries.of_held_call(value)
+        return summary.graph_items if summary is not None and summary.returns_graph else ()
 
     def _carries(self, expr: cst.BaseExpression, facts: Facts) -> bool:
         """`expr` is a tensor with a graph: a tracked name, a loss call, or
@@ -1783,6 +1849,12 @@ class LossAccumulatedWithGraph(Rule):
             return expr.value in facts
         if type(expr) is cst.Attribute and dotted_name(expr) in facts:
             return True
+        if type(expr) is cst.Subscript:
+            if _accumulator_name(expr) in facts:
+                return True  # `out["loss"]` of `out = train_step(batch)`
+            if type(expr.value) is cst.Call and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
+                key = _key_text(expr.slice[0].slice.value)  # `train_step(batch)[0]`
+                return key is not None and any(_item_key(item) == key for item in self._graph_items(expr.value))
         if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
             return self._carries(expr.left, facts) or self._carries(expr.right, facts)
         if type(expr) is cst.UnaryOperation:
@@ -2286,6 +2358,21 @@ def _accumulator_name(expr: cst.BaseExpression) -> str | None:
         base, key = dotted_name(expr.value), _key_text(expr.slice[0].slice.value)
         return f"{base}[{key}]" if base is not None and key is not None else None
     return dotted_name(expr)
+
+
+def _item_key(item: str) -> str:
+    """An item of `Summary.graph_items` as `_key_text` writes its key: `0` of "#0", `'loss'`."""
+    return item[1:] if item.startswith("#") else repr(item)
+
+
+def _unpacked_items(target: cst.BaseExpression, items: tuple[str, ...]) -> set[str]:
+    """The names of a tuple target (`loss, acc = ...`) given the items among `items`."""
+    if not items or type(target) not in (cst.Tuple, cst.List) or any(
+            type(element) is cst.StarredElement for element in target.elements):  # type: ignore[attr-defined]
+        return set()
+    return {name for index, element in enumerate(target.elements)  # type: ignore[attr-defined]
+            if f"#{index}" in items and type(element.value) in (cst.Name, cst.Attribute)
+            for name in _bound_names(element.value)}
 
 
 def _key_text(key: cst.BaseExpression) -> str | None:

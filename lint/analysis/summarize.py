@@ -543,6 +543,7 @@ class _Summarizer:
             params=self.signature,
             events=tuple(events),
             returns_graph=BACKWARD in events and self._returns_backpropagated(returned),
+            graph_items=self._graph_items(tuples + containers) if BACKWARD in events else (),
             returns_half=any(self._converted(r) for r in returned),
             returns_distributed_loader="DistributedSampler" in self.ctx.source
             and any(self._distributed_loader(r) for r in whole),
@@ -760,6 +761,25 @@ class _Summarizer:
         if type(call.func) is cst.Name and call.func.value in _BUILTINS:
             return self.ctx.qualified_name(call.func) is None and self.ctx.local_callee(call) is None
         return (self.ctx.qualified_name(call.func) or "").startswith(_BOOKKEEPING) or _logs(call)
+
+    def _graph_items(self, returned: list[cst.BaseExpression]) -> tuple[str, ...]:
+        """The items of the tuples and dicts written out in its returns that hold a tensor it
+        back-propagated: "#0" for a tuple's first, "loss" for a dict's `"loss"`."""
+        backpropagated = backpropagated_names(self.ctx, self.func.body)
+        found: dict[str, None] = {}
+        for value in returned:
+            if type(value) is cst.Tuple:
+                if any(type(element) is cst.StarredElement for element in value.elements):
+                    continue
+                for index, element in enumerate(value.elements):
+                    if dotted_name(element.value) in backpropagated:
+                        found[f"#{index}"] = None
+            elif type(value) is cst.Dict:
+                for element in value.elements:
+                    key = string_value(element.key) if type(element) is cst.DictElement else None
+                    if key is not None and dotted_name(element.value) in backpropagated:  # type: ignore[union-attr]
+                        found[key] = None
+        return tuple(found)
 
     def _returns_backpropagated(self, returned: list[cst.BaseExpression]) -> bool:
         backpropagated = backpropagated_names(self.ctx, self.func.body)

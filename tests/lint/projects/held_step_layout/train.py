@@ -1,7 +1,7 @@
 """Epoch loops that reach the step functions of steps.py through a variable."""
 import functools
 
-from steps import logged_step, train_step
+from steps import logged_step, pair_step, train_step
 
 
 def train_partial(model, optimizer, loader):
@@ -49,3 +49,13 @@ def train_either(model, optimizer, loader, mode):
     for batch in loader:
         total += steps[mode](model, optimizer, batch)
     return total
+
+
+def train_pairs(model, optimizer, loader):
+    total, seen, logged = 0.0, 0, 0.0
+    for batch in loader:
+        loss, n, logs = pair_step(model, optimizer, batch)
+        total += loss  # expect: TL202
+        seen += n
+        logged += logs["loss"]
+    return total / seen, logged
