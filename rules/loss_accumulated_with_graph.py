@@ -152,7 +152,13 @@ class LossAccumulatedWithGraph(Rule):
     Besides the direct forms above, helpers of the project are followed (in
     this file and in the modules it imports): a step function that returns the
     loss it back-propagated (`total += train_step(batch)`), itself or by handing
-    it to one that does (XLM's `self.optimize(loss)`, then `return loss`), also
+    it to one that does (XLM's `self.optimize(loss)`, then `return loss`), or in
+    a tuple or dict it returns (`loss, n = train_step(batch)`, `out["loss"]`),
+    also reached through a variable that holds it for certain (`step =
+    functools.partial(train_step, model, opt)`, `self.step_fn =
+    self.train_step`, an item of a dict of step functions never changed after
+    it is written: not a parameter, nor a variable also assigned another
+    function), also
     a trainer's method (`trainer.mt_step(batch)` of a `trainer =
     EncDecTrainer(...)`, or of a parameter every call of its function in the
     file hands such an instance; of any other parameter, unknown), and a meter or
