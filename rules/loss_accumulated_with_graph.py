@@ -1601,6 +1601,26 @@ class LossAccumulatedWithGraph(Rule):
         "        for batch in loader:\n"
         "            total += self.step_fn(batch)\n"
         "        print(total)\n",
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.step_fn = self.train_step\n"
+        "    def train_step(self, batch):\n"
+        "        loss = self.model(batch).sum()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        return loss\n"
+        "    def fit(self, loader):\n"
+        "        total = 0.0\n"
+        "        for batch in loader:\n"
+        "            total += self.step_fn(batch)\n"
+        "        print(total)\n"
+        "def logged_step(batch):\n"
+        "    return 0.0\n"
+        "def main(model, opt, loader):\n"
+        "    trainer = Trainer(model, opt)\n"
+        "    trainer.step_fn = logged_step\n"
+        "    trainer.fit(loader)\n",
         # the items of a step's tuple or dict that hold no graph, or the loss's number read
         # before it is summed
         "def train_step(model, opt, batch):\n"

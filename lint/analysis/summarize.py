@@ -1468,6 +1468,11 @@ class FileSummaries:
         binding = ctx.receivers.binding(func)
         if binding is None or self._parameter(binding):
             return [None]
+        if type(func) is cst.Attribute and any(
+                type(target.target) is cst.Attribute and target.target.attr.value == name
+                and ctx.receivers.binding(target.target) != binding
+                for node in ctx.nodes_of(cst.Assign) for target in node.targets):  # type: ignore[attr-defined]
+            return [None]  # also set through an instance: `trainer.step_fn = other_step`
         held: list[str | None] = []
         for value in ctx.receivers.assigned(binding):
             if type(value) is cst.Call:
