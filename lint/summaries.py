@@ -100,6 +100,9 @@ class Summary:
     # effects and calls in source order; only effects once closed
     events: tuple[Event, ...] = ()
     returns_graph: bool = False  # returns a tensor that was back-propagated inside
+    # the items of a returned tuple ("#0": its first) or dict (by constant key: "loss") that
+    # hold such a tensor (`return loss, acc`, `return {"loss": loss, "n": n}`)
+    graph_items: tuple[str, ...] = ()
     returns_half: bool = False  # returns a model converted to float16
     returns_distributed_loader: bool = False
     # positions of a returned tuple that hold such a loader (`return train_loader, val_loader`)
@@ -243,6 +246,7 @@ class Summary:
             "flags": [f for f in _FLAGS if getattr(self, f)],
             **{name: sorted(getattr(self, name)) for name in _SETS},
             "distributed_loader_items": list(self.distributed_loader_items),
+            **({"graph_items": list(self.graph_items)} if self.graph_items else {}),
             **({"returns_distributed_sampler": list(self.returns_distributed_sampler)}
                if self.returns_distributed_sampler else {}),
             **({"returns_result_of": list(self.returns_result_of)} if self.returns_result_of else {}),
@@ -282,6 +286,7 @@ class Summary:
             **{name: name in flags for name in _FLAGS},
             **{name: frozenset(data.get(name, ())) for name in _SETS},  # type: ignore[arg-type]
             distributed_loader_items=tuple(data.get("distributed_loader_items", ())),  # type: ignore[arg-type]
+            graph_items=tuple(data.get("graph_items", ())),  # type: ignore[arg-type]
             returns_distributed_sampler=tuple(data.get("returns_distributed_sampler", ())),  # type: ignore[arg-type]
             returns_result_of=tuple(data.get("returns_result_of", ())),  # type: ignore[arg-type]
             alias_of=data.get("alias_of"),  # type: ignore[arg-type]
@@ -369,6 +374,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     unjudged = own.unjudged_steps
     sets = {name: set(getattr(own, name)) for name in _SETS}
     flags = {name: getattr(own, name) for name in _FLAGS}
+    graph_items = own.graph_items
     guarded = dict.fromkeys(own.guarded_steps)
     tests = dict.fromkeys(own.step_tests)
     defaulted = dict.fromkeys(own.default_steps)
@@ -415,6 +421,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         if event.returned:
             for name in _FLAGS:
                 flags[name] = flags[name] or getattr(callee, name)
+            graph_items = graph_items or callee.graph_items  # `return self._step(batch)`
         if any(callee.slot(slot) in callee.backpropagates for slot in event.hands_returned):
             flags["returns_graph"] = True
     sampler = own.returns_distributed_sampler
@@ -438,6 +445,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         returns_distributed_sampler=sampler,
         step_tests=tuple(tests),
         default_steps=tuple(defaulted),
+        graph_items=graph_items,
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )

@@ -152,7 +152,13 @@ class LossAccumulatedWithGraph(Rule):
     Besides the direct forms above, helpers of the project are followed (in
     this file and in the modules it imports): a step function that returns the
     loss it back-propagated (`total += train_step(batch)`), itself or by handing
-    it to one that does (XLM's `self.optimize(loss)`, then `return loss`), also
+    it to one that does (XLM's `self.optimize(loss)`, then `return loss`), or in
+    a tuple or dict it returns (`loss, n = train_step(batch)`, `out["loss"]`),
+    also reached through a variable that holds it for certain (`step =
+    functools.partial(train_step, model, opt)`, `self.step_fn =
+    self.train_step`, an item of a dict of step functions never changed after
+    it is written: not a parameter, nor a variable also assigned another
+    function), also
     a trainer's method (`trainer.mt_step(batch)` of a `trainer =
     EncDecTrainer(...)`, or of a parameter every call of its function in the
     file hands such an instance; of any other parameter, unknown), and a meter or
@@ -939,6 +945,60 @@ class LossAccumulatedWithGraph(Rule):
         "    optimizer.step()\n"
         "    running.add_(loss, alpha=0.5)  # expect: TL202\n"
         "print(running)\n",
+        # the step function reached through a variable: a partial of it, an item of a dict of
+        # step functions, a trainer's attribute assigned its step method
+        "import functools\n"
+        "def train_step(model, opt, batch):\n"
+        "    opt.zero_grad()\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss\n"
+        "def train(model, opt, loader, mode):\n"
+        "    step = functools.partial(train_step, model, opt)\n"
+        "    steps = {\"train\": train_step}\n"
+        "    total, by_mode = 0.0, 0.0\n"
+        "    for batch in loader:\n"
+        "        total += step(batch)  # expect: TL202\n"
+        "        by_mode += steps[mode](model, opt, batch)  # expect: TL202\n"
+        "    return total, by_mode\n",
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.step_fn = self.train_step\n"
+        "    def train_step(self, batch):\n"
+        "        self.opt.zero_grad()\n"
+        "        loss = self.model(batch).sum()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        return loss\n"
+        "    def fit(self, loader):\n"
+        "        total = 0.0\n"
+        "        for batch in loader:\n"
+        "            total += self.step_fn(batch)  # expect: TL202\n"
+        "        return total\n",
+        # a step function that returns the loss in a tuple or a dict, with other values
+        "def train_step(model, opt, batch):\n"
+        "    out = model(batch)\n"
+        "    loss = out.sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss, len(out)\n"
+        "def step_logs(model, opt, batch):\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return {\"loss\": loss, \"lr\": opt.param_groups[0][\"lr\"]}\n"
+        "def train(model, opt, loader):\n"
+        "    total, seen, logged, first = 0.0, 0, 0.0, 0.0\n"
+        "    for batch in loader:\n"
+        "        loss, n = train_step(model, opt, batch)\n"
+        "        total += loss  # expect: TL202\n"
+        "        seen += n\n"
+        "        logs = step_logs(model, opt, batch)\n"
+        "        logged += logs[\"loss\"]  # expect: TL202\n"
+        "        first += train_step(model, opt, batch)[0]  # expect: TL202\n"
+        "    return total / seen, logged, first\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1489,6 +1549,105 @@ class LossAccumulatedWithGraph(Rule):
         "        total_loss.add_(loss.detach())\n"
         "        last.add_(loss.item())\n"
         "    return total_loss.item() / len(loader), last.item()\n",
+        # a step reached through a variable that returns the number, or that may not be the
+        # step returning the loss: a dict changed after it is written, a key no item has
+        # alone, a partial rebound, an attribute assigned two functions, a parameter
+        "import functools\n"
+        "def train_step(model, opt, batch):\n"
+        "    opt.zero_grad()\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss\n"
+        "def logged_step(model, opt, batch):\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss.item()\n"
+        "def train(model, opt, loader, mode, fallback, step_fn=None):\n"
+        "    logged = functools.partial(logged_step, model, opt)\n"
+        "    changed = {\"train\": train_step}\n"
+        "    changed[\"log\"] = logged_step\n"
+        "    either = {\"train\": train_step, \"log\": logged_step}\n"
+        "    step = functools.partial(train_step, model, opt)\n"
+        "    if fallback:\n"
+        "        step = functools.partial(logged_step, model, opt)\n"
+        "    if step_fn is None:\n"
+        "        step_fn = train_step\n"
+        "    total = 0.0\n"
+        "    for batch in loader:\n"
+        "        total += logged(batch)\n"
+        "        total += changed[mode](model, opt, batch)\n"
+        "        total += either[mode](model, opt, batch)\n"
+        "        total += either[\"log\"](model, opt, batch)\n"
+        "        total += step(batch)\n"
+        "        total += step_fn(model, opt, batch)\n"
+        "    print(total)\n",
+        "class Trainer:\n"
+        "    def __init__(self, model, opt, logging):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.step_fn = self.train_step\n"
+        "        if logging:\n"
+        "            self.step_fn = self.logged_step\n"
+        "    def train_step(self, batch):\n"
+        "        loss = self.model(batch).sum()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        return loss\n"
+        "    def logged_step(self, batch):\n"
+        "        return self.train_step(batch).item()\n"
+        "    def fit(self, loader):\n"
+        "        total = 0.0\n"
+        "        for batch in loader:\n"
+        "            total += self.step_fn(batch)\n"
+        "        print(total)\n",
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.step_fn = self.train_step\n"
+        "    def train_step(self, batch):\n"
+        "        loss = self.model(batch).sum()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        return loss\n"
+        "    def fit(self, loader):\n"
+        "        total = 0.0\n"
+        "        for batch in loader:\n"
+        "            total += self.step_fn(batch)\n"
+        "        print(total)\n"
+        "def logged_step(batch):\n"
+        "    return 0.0\n"
+        "def main(model, opt, loader):\n"
+        "    trainer = Trainer(model, opt)\n"
+        "    trainer.step_fn = logged_step\n"
+        "    trainer.fit(loader)\n",
+        # the items of a step's tuple or dict that hold no graph, or the loss's number read
+        # before it is summed
+        "def train_step(model, opt, batch):\n"
+        "    out = model(batch)\n"
+        "    loss = out.sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss, loss.item(), {\"loss\": loss.detach()}\n"
+        "def step_logs(model, opt, batch):\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return {\"loss\": loss, \"value\": loss.item()}\n"
+        "def train(model, opt, loader):\n"
+        "    total = 0.0\n"
+        "    for batch in loader:\n"
+        "        loss, value, logs = train_step(model, opt, batch)\n"
+        "        total += value\n"
+        "        total += logs[\"loss\"]\n"
+        "        total += train_step(model, opt, batch)[1]\n"
+        "        out = step_logs(model, opt, batch)\n"
+        "        total += out[\"value\"]\n"
+        "        out[\"loss\"] = out[\"loss\"].item()\n"
+        "        total += out[\"loss\"]\n"
+        "        out = step_logs(model, opt, batch)[\"value\"]\n"
+        "        total += out\n"
+        "    print(total)\n",
     )
 
     def finish(self) -> None:
@@ -1562,12 +1721,14 @@ class LossAccumulatedWithGraph(Rule):
     def _function_back_propagates(self, function: cst.FunctionDef) -> bool:
         """`function` runs a backward pass or a step, itself, in a function of the file it
         calls, or through a call of another module's function or of a method
-        (`trainer.mt_step(batch)`)."""
+        (`trainer.mt_step(batch)`), also one a variable holds (see `of_held_call`)."""
         if backpropagated_names(self.ctx, function.body) or self._back_propagates(function):
             return True
+        summaries = self.ctx.summaries
         for call in iter_nodes(function.body):
             if type(call) is cst.Call:
-                summary = self.ctx.summaries.of_call(call)
+                # also through a variable holding the step (`step = partial(train_step, ...)`)
+                summary = summaries.of_call(call) or summaries.of_held_call(call)
                 if summary is not None and summary.does(BACKWARD):
                     return True
         return False
@@ -1672,11 +1833,17 @@ class LossAccumulatedWithGraph(Rule):
         no_graph = grad_mode_at(self.ctx, node) == "off" or _NO_GRAD + (_root_name(node.value) or "") in facts
         before = facts  # every value is read before any name is bound (`a, b = b, a`)
         added_to = _accumulator_name(node.targets[0].target) if _added_to_itself(node) is not None else None
+        # the items a step function returns with the graph of its backward: `loss, acc =
+        # train_step(batch)`, or `out = train_step(batch)` read as `out["loss"]`
+        items = () if no_graph else self._graph_items(node.value)
         for target in node.targets:
+            unpacked = _unpacked_items(target.target, items)
+            if type(target.target) is cst.Subscript and (item := _accumulator_name(target.target)) is not None:
+                facts = facts - {item}  # `out["loss"] = out["loss"].item()`
             for bound, value in assigned_parts(target.target, node.value):
                 for name in _bound_names(bound):
                     single = value is not None
-                    facts = facts - {_NO_GRAD + name}
+                    facts = frozenset(f for f in facts - {_NO_GRAD + name} if not f.startswith(f"{name}["))
                     if name != added_to and self._spent:  # set anew: what was back-propagated is gone from it
                         facts = _without_spent(facts, name)
                     if no_graph:
@@ -1684,11 +1851,22 @@ class LossAccumulatedWithGraph(Rule):
                     elif single and detaches(value):  # type: ignore[arg-type]
                         facts = facts - {name}
                     elif ((single and self._carries(value, before)) or name in self._backpropagated  # type: ignore[arg-type]
-                          or name in self._components):
+                          or name in self._components or name in unpacked):
                         facts = facts | {name}
                     else:
                         facts = facts - {name}
+                    if single and items and type(bound) is cst.Name:
+                        facts = facts | {f"{name}[{_item_key(item)}]" for item in items}
         return facts
+
+    def _graph_items(self, value: cst.BaseExpression) -> tuple[str, ...]:
+        """The items of the tuple or dict a call of a step function of the project returns
+        that hold the loss it back-propagated (see `Summary.graph_items`)."""
+        if type(value) is not cst.Call:
+            return ()
+        summaries = self.ctx.summaries
+        summary = summaries.of_call(value) or summaries.of_held_call(value)
+        return summary.graph_items if summary is not None and summary.returns_graph else ()
 
     def _carries(self, expr: cst.BaseExpression, facts: Facts) -> bool:
         """`expr` is a tensor with a graph: a tracked name, a loss call, or
@@ -1697,6 +1875,12 @@ class LossAccumulatedWithGraph(Rule):
             return expr.value in facts
         if type(expr) is cst.Attribute and dotted_name(expr) in facts:
             return True
+        if type(expr) is cst.Subscript:
+            if _accumulator_name(expr) in facts:
+                return True  # `out["loss"]` of `out = train_step(batch)`
+            if type(expr.value) is cst.Call and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
+                key = _key_text(expr.slice[0].slice.value)  # `train_step(batch)[0]`
+                return key is not None and any(_item_key(item) == key for item in self._graph_items(expr.value))
         if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
             return self._carries(expr.left, facts) or self._carries(expr.right, facts)
         if type(expr) is cst.UnaryOperation:
@@ -1711,7 +1895,8 @@ class LossAccumulatedWithGraph(Rule):
         back-propagated (`loss = train_step(batch)`)."""
         if type(expr) is not cst.Call:
             return False
-        summary = self.ctx.summaries.of_call(expr)
+        summaries = self.ctx.summaries
+        summary = summaries.of_call(expr) or summaries.of_held_call(expr)
         return summary is not None and summary.returns_graph
 
     def _check_append(self, facts: Facts, call: cst.Call) -> None:
@@ -2199,6 +2384,21 @@ def _accumulator_name(expr: cst.BaseExpression) -> str | None:
         base, key = dotted_name(expr.value), _key_text(expr.slice[0].slice.value)
         return f"{base}[{key}]" if base is not None and key is not None else None
     return dotted_name(expr)
+
+
+def _item_key(item: str) -> str:
+    """An item of `Summary.graph_items` as `_key_text` writes its key: `0` of "#0", `'loss'`."""
+    return item[1:] if item.startswith("#") else repr(item)
+
+
+def _unpacked_items(target: cst.BaseExpression, items: tuple[str, ...]) -> set[str]:
+    """The names of a tuple target (`loss, acc = ...`) given the items among `items`."""
+    if not items or type(target) not in (cst.Tuple, cst.List) or any(
+            type(element) is cst.StarredElement for element in target.elements):  # type: ignore[attr-defined]
+        return set()
+    return {name for index, element in enumerate(target.elements)  # type: ignore[attr-defined]
+            if f"#{index}" in items and type(element.value) in (cst.Name, cst.Attribute)
+            for name in _bound_names(element.value)}
 
 
 def _key_text(key: cst.BaseExpression) -> str | None:

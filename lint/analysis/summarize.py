@@ -31,12 +31,15 @@ from trainlint.analysis.loops import (
     clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
 )
 from trainlint.analysis.no_grad_results import no_grad_branches
+from trainlint.analysis.partials import PARTIAL
 from trainlint.analysis.precision import (
     FLOAT16, UNKNOWN, autocast_calls, autocast_precision, global_value, grad_scaler_enabled, half_conversion,
     handed_arguments, value_of_name,
 )
-from trainlint.analysis.receivers import DATALOADER, GRAD_SCALER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
-from trainlint.analysis.scopes import argument_slots, assigned_parts, bound_arguments, dotted_name, named_scaler
+from trainlint.analysis.receivers import DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
+from trainlint.analysis.scopes import (
+    argument_slots, assigned_parts, bound_arguments, dotted_name, named_parameters, named_scaler,
+)
 from trainlint.analysis.training import (
     MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
     scaled_backward_scaler, unchain_module,
@@ -540,6 +543,7 @@ class _Summarizer:
             params=self.signature,
             events=tuple(events),
             returns_graph=BACKWARD in events and self._returns_backpropagated(returned),
+            graph_items=self._graph_items(tuples + containers) if BACKWARD in events else (),
             returns_half=any(self._converted(r) for r in returned),
             returns_distributed_loader="DistributedSampler" in self.ctx.source
             and any(self._distributed_loader(r) for r in whole),
@@ -757,6 +761,25 @@ class _Summarizer:
         if type(call.func) is cst.Name and call.func.value in _BUILTINS:
             return self.ctx.qualified_name(call.func) is None and self.ctx.local_callee(call) is None
         return (self.ctx.qualified_name(call.func) or "").startswith(_BOOKKEEPING) or _logs(call)
+
+    def _graph_items(self, returned: list[cst.BaseExpression]) -> tuple[str, ...]:
+        """The items of the tuples and dicts written out in its returns that hold a tensor it
+        back-propagated: "#0" for a tuple's first, "loss" for a dict's `"loss"`."""
+        backpropagated = backpropagated_names(self.ctx, self.func.body)
+        found: dict[str, None] = {}
+        for value in returned:
+            if type(value) is cst.Tuple:
+                if any(type(element) is cst.StarredElement for element in value.elements):
+                    continue
+                for index, element in enumerate(value.elements):
+                    if dotted_name(element.value) in backpropagated:
+                        found[f"#{index}"] = None
+            elif type(value) is cst.Dict:
+                for element in value.elements:
+                    key = string_value(element.key) if type(element) is cst.DictElement else None
+                    if key is not None and dotted_name(element.value) in backpropagated:  # type: ignore[union-attr]
+                        found[key] = None
+        return tuple(found)
 
     def _returns_backpropagated(self, returned: list[cst.BaseExpression]) -> bool:
         backpropagated = backpropagated_names(self.ctx, self.func.body)
@@ -1400,6 +1423,7 @@ class FileSummaries:
         self.open = {self.targets.keys[f]: _Summarizer(ctx, self.targets, f).summary() for f in functions(ctx)}
         self.closed = close(self.open, self.external.get)
         self._alternatives: dict[cst.Call, tuple[str, ...]] | None = None
+        self._holders: frozenset[str] | None = None  # see `_holders`
 
     def of_call(self, call: cst.Call) -> Summary | None:
         """What running `call` does, when it calls a function of the project."""
@@ -1407,6 +1431,118 @@ class FileSummaries:
         if target is None:
             return None
         return self.closed.get(target) or self.external.get(target)
+
+    def of_held_call(self, call: cst.Call) -> Summary | None:
+        """What `call` runs when it calls, for certain, a function of the project that a
+        variable holds: a `functools.partial` of it (`step = partial(train_step, model,
+        opt)`, then `step(batch)`), the function itself (`self.step_fn = self.train_step`),
+        or an item of a dict of them written out and never changed (`steps = {"train":
+        train_step}`, then `steps[mode](batch)`: the item a constant key picks, else every
+        item must be the same function). None where the variable is a parameter, is
+        assigned anything else or more than one function, or the dict may change. A
+        partial binds slots of its own: ask only what does not depend on the call's
+        arguments (`returns_graph`)."""
+        held = self._held_functions(call)
+        if not held or len(set(held)) != 1 or held[0] is None:
+            return None
+        return self.closed.get(held[0]) or self.external.get(held[0])
+
+    def _held_functions(self, call: cst.Call) -> list[str | None]:
+        """The functions `call` may run through a variable (see `of_held_call`), as
+        summary keys or qualified names, None for what is no function of the project."""
+        func = call.func
+        if self._holders is None:
+            self._holders = _holders(self.targets.ctx)
+        if type(func) is cst.Subscript:
+            if type(func.value) is not cst.Name or func.value.value not in self._holders:
+                return []
+            items = self._unchanged_dict(func.value)
+            if items is None or len(func.slice) != 1 or type(func.slice[0].slice) is not cst.Index:
+                return [None]
+            picked = string_value(func.slice[0].slice.value)  # type: ignore[attr-defined]
+            return [self._function_named(value) for key, value in items if picked is None or key in (picked, None)]
+        name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None
+        if name is None or name not in self._holders or self.targets.target(call) in self.closed:
+            return []
+        ctx = self.targets.ctx
+        binding = ctx.receivers.binding(func)
+        if binding is None or self._parameter(binding):
+            return [None]
+        if type(func) is cst.Attribute and any(
+                type(target.target) is cst.Attribute and target.target.attr.value == name
+                and ctx.receivers.binding(target.target) != binding
+                for node in ctx.nodes_of(cst.Assign) for target in node.targets):  # type: ignore[attr-defined]
+            return [None]  # also set through an instance: `trainer.step_fn = other_step`
+        held: list[str | None] = []
+        for value in ctx.receivers.assigned(binding):
+            if type(value) is cst.Call:
+                if (ctx.call_name(value) != PARTIAL or not value.args or value.args[0].keyword is not None
+                        or value.args[0].star):
+                    return [None]
+                value = value.args[0].value
+            held.append(self._function_named(value))
+        return held
+
+    def _parameter(self, binding: Binding) -> bool:
+        owner = binding.owner
+        return type(owner) is cst.FunctionDef and binding.name in _all_parameters(owner)  # type: ignore[arg-type]
+
+    def _function_named(self, expr: cst.BaseExpression) -> str | None:
+        """The function of the project `expr` names, not calls (`train_step`,
+        `self.train_step`, an imported one), as a summary key or a qualified name; None
+        for anything else, and for a name also assigned something (`train_step =
+        torch.compile(train_step)`)."""
+        ctx = self.targets.ctx
+        if type(expr) is cst.Attribute:
+            owner = self.targets._class_of(expr.value)
+            if owner is not None:
+                return self.targets.method_of(owner, expr.attr.value)
+        if type(expr) not in (cst.Name, cst.Attribute):
+            return None
+        binding = ctx.receivers.binding(expr)
+        if binding is not None and ctx.receivers.assigned(binding):
+            return None
+        local = ctx.local_function(expr)
+        if local is not None:
+            if local.name.value != (expr.value if type(expr) is cst.Name else expr.attr.value):  # type: ignore[attr-defined]
+                return None  # a class: calling it builds an instance
+            return self.targets.keys.get(local)
+        qualified = ctx.qualified_name(expr)
+        if qualified is None or qualified.startswith(("torch.", "builtins.")):
+            return None
+        return qualified
+
+    def _unchanged_dict(self, name: cst.Name) -> list[tuple[str | None, cst.BaseExpression]] | None:
+        """The items of the dict written out that `name` holds, by constant key (None for
+        another key), where it is assigned that dict alone and only ever read an item of
+        (`steps[mode]`): not written, updated, nor handed anywhere."""
+        ctx = self.targets.ctx
+        receivers = ctx.receivers
+        binding = receivers.binding(name)
+        if binding is None or self._parameter(binding):
+            return None
+        values = receivers.assigned(binding)
+        if len(values) != 1 or type(values[0]) is not cst.Dict:
+            return None
+        written = values[0]
+        for node in ctx.nodes_of(cst.Name):
+            if node.value != name.value or receivers.binding(node) != binding:  # type: ignore[attr-defined]
+                continue
+            parent = ctx.parent(node)
+            if type(parent) is cst.AssignTarget and ctx.parent(parent) is ctx.parent(written):
+                continue  # its own assignment
+            if type(parent) is not cst.Subscript or parent.value is not node:
+                return None
+            holder = ctx.parent(parent)
+            if type(holder) in (cst.AssignTarget, cst.Del) or (
+                    type(holder) is cst.AugAssign and holder.target is parent):
+                return None
+        items: list[tuple[str | None, cst.BaseExpression]] = []
+        for element in written.elements:
+            if type(element) is not cst.DictElement:
+                return None  # `**others`
+            items.append((string_value(element.key), element.value))
+        return items
 
     def of_external_call(self, call: cst.Call) -> Summary | None:
         """What `call` does when it calls a function of another module."""
@@ -1481,6 +1617,9 @@ class FileSummaries:
         # each function a name imported on several branches may be (`if dense: from .epochs
         # import train_dense as train_epoch` / `else: ... train_sparse as train_epoch`)
         called |= {name for alternatives in self.alternatives().values() for name in alternatives}
+        # the functions of other modules a variable holds (`step = partial(train_step, ...)`)
+        for call in self.targets.ctx.nodes_of(cst.Call):
+            called.update(name for name in self._held_functions(call) if name is not None)  # type: ignore[arg-type]
         # the constructors of other modules' classes whose instances this file keeps
         built = {self.targets.target(call) for call in self.targets.constructions()} - {None}
         called |= self.targets.imported_methods
@@ -1489,6 +1628,29 @@ class FileSummaries:
         called.update(f"{target}.__init__" for target in built if not target.endswith(".__init__"))  # type: ignore[union-attr]
         # `Trainer.model` (a model called through an attribute) names nothing to look up
         return {name for name in called - self.open.keys() if self.targets.may_run_code(name)}
+
+
+def _all_parameters(function: cst.FunctionDef) -> set[str]:
+    params = function.params
+    star = [p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return named_parameters(function) | set(star)
+
+
+def _holders(ctx: FileContext) -> frozenset[str]:
+    """The names (the last part of an attribute) the file assigns what may be a function
+    or a dict of them (`step = partial(train_step, ...)`, `self.step_fn = self.train_step`,
+    `steps = {...}`): only calls of those may run a function a variable holds."""
+    found = set()
+    for node in ctx.nodes_of(cst.Assign):
+        value = node.value  # type: ignore[attr-defined]
+        if type(value) in (cst.Name, cst.Attribute, cst.Dict) or (
+                type(value) is cst.Call and ctx.call_name(value) == PARTIAL):
+            for target in node.targets:  # type: ignore[attr-defined]
+                if type(target.target) is cst.Name:
+                    found.add(target.target.value)
+                elif type(target.target) is cst.Attribute:
+                    found.add(target.target.attr.value)
+    return frozenset(found)
 
 
 def file_facts(ctx: FileContext) -> FileFacts:
