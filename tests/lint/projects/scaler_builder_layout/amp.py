@@ -1,0 +1,9 @@
+import torch
+
+
+def build_scaler():
+    return torch.amp.GradScaler("cuda")
+
+
+def build_switched_scaler(use_fp16):
+    return torch.amp.GradScaler("cuda", enabled=use_fp16)
