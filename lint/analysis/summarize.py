@@ -542,7 +542,7 @@ class _Summarizer:
             returns_graph=BACKWARD in events and self._returns_backpropagated(returned),
             returns_half=any(self._converted(r) for r in returned),
             returns_float16=self._returns_float16(),
-            returns_grad_scaler=any(self._enabled_scaler(r) for r in whole),
+            returns_grad_scaler=self._returns_enabled_scaler(),
             returns_distributed_loader="DistributedSampler" in self.ctx.source
             and any(self._distributed_loader(r) for r in whole),
             distributed_loader_items=self._distributed_loader_items(tuples),
@@ -788,6 +788,17 @@ class _Summarizer:
                          for n in iter_nodes(self.func.body)):
             return False
         return found
+
+    def _returns_enabled_scaler(self) -> bool:
+        """Every `return` of the function returns a GradScaler switched on (see
+        `_enabled_scaler`): not `None` on some path (`if args.fp16: return GradScaler()`)."""
+        if "Scaler" not in self.ctx.source:
+            return False
+        last = self.func.body.body[-1] if isinstance(self.func.body, cst.IndentedBlock) else self.func.body
+        if not (type(last) in (cst.SimpleStatementLine, cst.SimpleStatementSuite) and type(last.body[-1]) is cst.Return):  # type: ignore[attr-defined]
+            return False  # it may end without a return: `None`
+        values = [node.value for node in only(self.nodes, cst.Return)]  # type: ignore[attr-defined]
+        return bool(values) and all(value is not None and self._enabled_scaler(value) for value in values)
 
     def _enabled_scaler(self, value: cst.BaseExpression) -> bool:
         """`value` is a GradScaler built here switched on (`GradScaler()`, or a name

@@ -7,3 +7,9 @@ def build_scaler():
 
 def build_switched_scaler(use_fp16):
     return torch.amp.GradScaler("cuda", enabled=use_fp16)
+
+
+def build_optional_scaler(use_fp16):
+    if use_fp16:
+        return torch.amp.GradScaler("cuda")
+    return None
