@@ -49,6 +49,7 @@ _SUMMARY_TOKENS = (
     # a method of an `nn.Module` subclass that runs its layers (`Summary.runs_layers`)
     "Module",
     "GradScaler",  # a base class's constructor that builds one (see `Summary.grad_scalers`)
+    "autocast",  # a helper returning a loss computed under it (see `Summary.returns_float16`)
     # deprecated AMP names a module may import for others to import from it
     "cuda.amp", "cpu.amp", "cuda import amp", "cpu import amp",
 )
@@ -59,7 +60,8 @@ _TRIGGERS = {
     UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward", "backpropagates": "backward",
     "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DistributedSampler",
     "steps": "backward", "known_steps": "backward", "scales_backward": ".scale(", "plain_steps": "schedule",
-    "uncleared_loop_steps": "backward", "optimizes": "",
+    "uncleared_loop_steps": "backward", "optimizes": "", "unscales": "unscale_",
+    "returns_float16": "autocast", "returns_grad_scaler": "GradScaler",
 }
 
 
@@ -104,6 +106,12 @@ class Summary:
     # hold such a tensor (`return loss, acc`, `return {"loss": loss, "n": n}`)
     graph_items: tuple[str, ...] = ()
     returns_half: bool = False  # returns a model converted to float16
+    # returns a value it computes under float16 autocast (`with torch.autocast("cuda"):
+    # return criterion(model(x), y)`), naming no scaler: a loss the caller may back-propagate
+    returns_float16: bool = False
+    # returns a GradScaler it builds switched on (`def build_scaler(): return GradScaler()`),
+    # in a module that autocasts to no float16 (nor to a dtype it cannot tell)
+    returns_grad_scaler: bool = False
     returns_distributed_loader: bool = False
     # positions of a returned tuple that hold such a loader (`return train_loader, val_loader`)
     distributed_loader_items: tuple[int, ...] = ()
@@ -131,6 +139,8 @@ class Summary:
     steps: frozenset[str] = frozenset()
     known_steps: frozenset[str] = frozenset()  # those of `steps` its own module knows are optimizers
     scales_backward: frozenset[str] = frozenset()  # params it runs `param.scale(loss).backward()` on
+    # params it calls `.unscale_(...)` on, on every call (not under a condition of its own)
+    unscales: frozenset[str] = frozenset()
     # params it calls a bare `.step()` on that it cannot tell are optimizers: a scheduler,
     # when the caller hands it one (`def step_schedule(scheduler): scheduler.step()`)
     plain_steps: frozenset[str] = frozenset()
@@ -323,9 +333,9 @@ def _call_json(call: Call) -> list[object]:
     return [call.callee, [list(a) for a in call.args], call.returned, *tail]
 
 
-_FLAGS = ("returns_graph", "returns_half", "returns_distributed_loader")
+_FLAGS = ("returns_graph", "returns_half", "returns_distributed_loader", "returns_float16", "returns_grad_scaler")
 _SETS = ("set_epoch", "accumulates", "half", "eval_mode", "backpropagates", "steps", "known_steps",
-         "scales_backward", "plain_steps", "uncleared_loop_steps", "optimizes")
+         "scales_backward", "plain_steps", "uncleared_loop_steps", "optimizes", "unscales")
 
 
 def close(

@@ -69,8 +69,12 @@ class Fp16WithoutGradScaler(Rule):
     a variable or a dict literal picked by a key holds, `with {"bf16": ...,
     "fp16": ...}[precision]:` or `.get(precision, nullcontext())`, where the
     float16 one counts; a dict bound
-    at module level is not read); autocast applied as a
-    decorator on `forward`, or a loss returned from a helper, is not. A dtype
+    at module level is not read), or returned by a function of the project
+    (of the file or another module) that computes it under such a block
+    (`with torch.autocast("cuda"): return criterion(model(x), y)`, or a name
+    assigned only there), unless that function names a scaler or runs the
+    `return` without grad; autocast applied as a decorator on `forward` is
+    not. A dtype
     chosen at run time among values that include float16 counts as float16:
     a command-line flag whose `choices` include it (`getattr(torch,
     args.dtype)`), a conditional (`torch.float16 if ... else ...`) or a table
@@ -302,6 +306,21 @@ class Fp16WithoutGradScaler(Rule):
         "            loss = network(batch).mean()\n"
         "        loss.backward()  # expect: TL103\n"
         "        optimizer.step()\n",
+        # the loss comes from a helper that computes it under float16 autocast
+        "import torch\n"
+        "\n"
+        "\n"
+        "def compute_loss(model, criterion, x, y):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "        return criterion(model(x), y)\n"
+        "\n"
+        "\n"
+        "def train(model, criterion, loader, optimizer):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = compute_loss(model, criterion, x, y)\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        optimizer.step()\n",
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -461,6 +480,38 @@ class Fp16WithoutGradScaler(Rule):
         "            loss = network(batch).mean()\n"
         "        loss.backward()\n"
         "        optimizer.step()\n",
+        # a helper returns a loss computed in bfloat16, one in float16 the caller scales, one in float16 only for evaluation
+        "import torch\n"
+        "\n"
+        "\n"
+        "def bf16_loss(model, x):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.bfloat16):\n"
+        "        return model(x).mean()\n"
+        "\n"
+        "\n"
+        "def half_loss(model, x):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "        return model(x).mean()\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        bf16_loss(model, x).backward()\n"
+        "        opt.step()\n"
+        "\n"
+        "\n"
+        "def train_scaled(model, loader, opt):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(half_loss(model, x)).backward()\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "\n"
+        "\n"
+        "def validate(model, loader):\n"
+        "    return sum(half_loss(model, x).item() for x in loader)\n",
     )
 
     def finish(self) -> None:
@@ -499,9 +550,15 @@ class Fp16WithoutGradScaler(Rule):
             for node in only(self.ctx.own_nodes(body), cst.With)
             if (found := with_precision(self.ctx, node)) is not None and found[0] == FLOAT16  # type: ignore[arg-type]
         ]
-        if not fp16_blocks:
+        # a helper of the project that returns a value computed under float16 autocast
+        # (`loss = compute_loss(model, x, y)`): the assignment, or the backward, holding it
+        # counts as written in such a block
+        helped = [node for node in self.ctx.own_nodes(body) if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign)
+                  or method_call(node, "backward") is not None]
+        helped = [node for node in helped if self._returns_float16(node)]
+        if not fp16_blocks and not helped:
             return
-        inside = {id(n) for block in fp16_blocks for n in iter_nodes(block.body)}
+        inside = {id(n) for block in fp16_blocks for n in iter_nodes(block.body)} | {id(n) for n in helped}
         tainted = self._tainted_names(body, inside)
         last_binding: dict[str, bool] = {}  # name -> whether its latest assignment so far may be float16
         last_half: dict[str, cst.CSTNode] = {}  # name -> its latest float16 assignment
@@ -523,6 +580,19 @@ class Fp16WithoutGradScaler(Rule):
             roots = {r for r in _roots(receiver) if last_binding.get(r, True)}
             if roots & tainted or (id(node) in inside and _COMPUTED in roots):
                 self.report(node)
+
+    def _returns_float16(self, node: cst.CSTNode) -> bool:
+        """An assignment's value, or a backward's receiver, calls a function of the project
+        that returns a value computed under float16 autocast (see `Summary.returns_float16`)."""
+        held = node.value if type(node) is not cst.Call else node.func.value  # type: ignore[attr-defined]
+        if held is None:
+            return False
+        summaries = self.ctx.summaries
+        for call in only(iter_nodes(held), cst.Call):
+            summary = summaries.of_call(call)  # type: ignore[arg-type]
+            if summary is not None and summary.returns_float16:
+                return True
+        return False
 
     def _replaces(self, assignment: cst.CSTNode, half: cst.CSTNode, body: cst.CSTNode) -> bool:
         """A float32 `assignment` after the float16 one, `half`, replaces it on every

@@ -18,6 +18,10 @@ from trainlint.context import FileContext
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Rule
 
+_BUILT = (
+    "GradScaler `{}`, built by `{}()`, used with bfloat16 autocast: "
+    "bfloat16 has float32's range and needs no loss scaling; drop the scaler"
+)
 _INHERITED = (
     "GradScaler `{}`, built by a base class's constructor in another module, used with bfloat16 autocast: "
     "bfloat16 has float32's range and needs no loss scaling; drop the scaler"
@@ -78,7 +82,12 @@ class GradScalerWithBf16(Rule):
     attribute nowhere, every `__init__` of the file on the way calls
     `super().__init__(...)`, and the base's module autocasts to no float16
     (nor to a dtype it cannot tell); one built in another method of the
-    base, or by a constructor the base's calls in turn, is not followed. A scaler built with
+    base, or by a constructor the base's calls in turn, is not followed. A
+    scaler that a builder function of the project returns (`scaler =
+    build_scaler()`, of this file or another module, returning a
+    `GradScaler(...)` switched on, from a module that autocasts to no
+    float16 nor to a dtype it cannot tell) is reported at its first
+    `scaler.scale(...)` under the conditions above. A scaler built with
     `enabled=` set from a value (`enabled=dtype == torch.float16`), or a file
     that also autocasts to float16 or to a dtype chosen at run time, is not
     flagged: the scaler may serve that path.
@@ -162,6 +171,23 @@ class GradScalerWithBf16(Rule):
         "        with torch.autocast('cuda', dtype=torch.bfloat16) if self.device.type == 'cuda' else dummy_context():\n"
         "            loss = self.network(batch).mean()\n"
         "        self.grad_scaler.scale(loss).backward()\n",
+        # the scaler comes from a builder function of the file
+        "import torch\n"
+        "\n"
+        "\n"
+        "def build_scaler():\n"
+        "    return torch.amp.GradScaler(\"cuda\")\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    scaler = build_scaler()\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        with torch.autocast(\"cuda\", dtype=torch.bfloat16):\n"
+        "            loss = model(x).mean()\n"
+        "        scaler.scale(loss).backward()  # expect: TL106\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n",
     )
     good = (
         # built for float16, or for either precision, or when not in bfloat16
@@ -269,6 +295,23 @@ class GradScalerWithBf16(Rule):
         "        with torch.autocast(\"cuda\", dtype=torch.bfloat16) if use_bf16 else torch.autocast(\"cuda\"):\n"
         "            loss = model(x, y)\n"
         "        scaler.scale(loss).backward()\n",
+        # a builder whose scaler is switched on only for float16 runs
+        "import torch\n"
+        "\n"
+        "\n"
+        "def build_scaler(dtype):\n"
+        "    return torch.amp.GradScaler(\"cuda\", enabled=dtype == torch.float16)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    scaler = build_scaler(torch.bfloat16)\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        with torch.autocast(\"cuda\", dtype=torch.bfloat16):\n"
+        "            loss = model(x).mean()\n"
+        "        scaler.scale(loss).backward()\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n",
     )
 
     def finish(self) -> None:
@@ -287,6 +330,8 @@ class GradScalerWithBf16(Rule):
                     self.report(construction)
         for call, attribute in self._inherited_scalers_used(bf16_bodies):
             self.report(call, _INHERITED.format(attribute))
+        for call, scaler, builder in self._built_by_builders(bf16_bodies):
+            self.report(call, _BUILT.format(scaler, builder))
 
     def _built_for_bf16(self, call: cst.Call) -> bool:
         """`GradScaler() if use_bfloat16 else None`, or built under
@@ -345,6 +390,33 @@ class GradScalerWithBf16(Rule):
                 if constructor is not None and attribute in constructor.grad_scalers:
                     found[(cls, attribute)] = node  # type: ignore[index,assignment]
         return [(call, attribute) for (_, attribute), call in found.items()]
+
+    def _built_by_builders(self, bf16_bodies: list[cst.CSTNode]) -> list[tuple[cst.Call, str, str]]:
+        """The first `scaler.scale(...)` of each scaler used with a bfloat16 block (in its
+        function, or its class for `self.scaler`) that no GradScaler call of this file builds
+        but a builder of the project does, on every assignment (`scaler = build_scaler()`,
+        whose summary returns a scaler switched on, see `Summary.returns_grad_scaler`)."""
+        receivers = self.ctx.receivers
+        summaries = self.ctx.summaries
+        classes = {_class_of_method_body(self.ctx, body) for body in bf16_bodies} - {None}
+        bodies = set(bf16_bodies)
+        found: dict[Binding, tuple[cst.Call, str, str]] = {}
+        for body in code_bodies(self.ctx):
+            own_body = body in bodies
+            if not own_body and _class_of_method_body(self.ctx, body) not in classes:
+                continue
+            for node in self.ctx.own_nodes(body):
+                scaler = method_call(node, "scale")
+                binding = receivers.binding(scaler) if scaler is not None else None
+                if binding is None or binding in found or not (own_body or binding.name.startswith("self.")) or any(
+                        constructor_kind(self.ctx.call_name(built)) == GRAD_SCALER
+                        for built in receivers.constructions.get(binding, [])):
+                    continue  # (a GradScaler built here: judged above)
+                values = receivers.assigned(binding)
+                if values and all(type(value) is cst.Call and (summary := summaries.of_call(value)) is not None
+                                  and summary.returns_grad_scaler for value in values):
+                    found[binding] = (node, self.ctx.code(scaler), self.ctx.code(values[0].func))  # type: ignore[arg-type,attr-defined]
+        return list(found.values())
 
     def _class_attributes_scaled_in_bf16_classes(self, bf16_bodies: set[cst.CSTNode]) -> set[Binding]:
         """`self.scaler.scale(...)` in one method and the bf16 block in another

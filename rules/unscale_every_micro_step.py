@@ -4,11 +4,12 @@ from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import CallFlow, is_backward, reachable_nodes, runs_on_every_call
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
-from trainlint.analysis.scopes import bound_arguments
+from trainlint.analysis.scopes import argument_slots, bound_arguments
 from trainlint.analysis.training import code_bodies, method_call
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
+from trainlint.summaries import SCALER_UPDATE, STEP
 
 
 class UnscaleEveryMicroStep(Rule):
@@ -67,12 +68,15 @@ class UnscaleEveryMicroStep(Rule):
     steps without the scaler (`opt.step()`, a backend's
     `xm.optimizer_step(opt)` in another branch) is not a micro-step and
     does not count. Calls of the file's own functions are followed (a
-    trainer's per-step method called from its loop over batches), but not
-    into other files; there an unscale repeats only when the called function
+    trainer's per-step method called from its loop over batches, a helper
+    handed the scaler); there an unscale repeats only when the called function
     runs it on every call (one under `if sync:` or after an early `return` may
     follow the caller's step condition, which the linter does not match), and
-    an optimizer parameter is the argument each call passes. Scalers the
-    linter cannot tell are `GradScaler`s are not checked.
+    an optimizer parameter is the argument each call passes. A function of
+    another module that unscales a scaler it is handed on every call, and
+    neither steps nor updates it (`unscale_and_clip(scaler, opt, model)`),
+    counts as an unscale where it is called. Scalers the linter cannot tell
+    are `GradScaler`s are not checked.
     """
 
     code = "TL108"
@@ -227,6 +231,26 @@ class UnscaleEveryMicroStep(Rule):
         "            scaler.update()\n"
         "            for opt in optimizers:\n"
         "                opt.zero_grad()\n",
+        # a helper of the file, handed the scaler, unscales on every micro-step
+        "import torch\n"
+        "\n"
+        "\n"
+        "def unscale_and_clip(scaler, optimizer, model):\n"
+        "    scaler.unscale_(optimizer)  # expect: TL108\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, optimizer, accum):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    for i, x in enumerate(loader):\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            loss = model(x).mean()\n"
+        "        scaler.scale(loss / accum).backward()\n"
+        "        unscale_and_clip(scaler, optimizer, model)\n"
+        "        if (i + 1) % accum == 0:\n"
+        "            scaler.step(optimizer)\n"
+        "            scaler.update()\n"
+        "            optimizer.zero_grad()\n",
     )
     good = (
         # unscale and clip only on the micro-step that steps
@@ -477,19 +501,60 @@ class UnscaleEveryMicroStep(Rule):
         "        scaler.update()\n"
         "        for opt in optimizers:\n"
         "            opt.zero_grad()\n",
+        # the helper that unscales runs only on the micro-step that steps
+        "import torch\n"
+        "\n"
+        "\n"
+        "def unscale_and_clip(scaler, optimizer, model):\n"
+        "    scaler.unscale_(optimizer)\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, optimizer, accum):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    for i, x in enumerate(loader):\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            loss = model(x).mean()\n"
+        "        scaler.scale(loss / accum).backward()\n"
+        "        if (i + 1) % accum == 0:\n"
+        "            unscale_and_clip(scaler, optimizer, model)\n"
+        "            scaler.step(optimizer)\n"
+        "            scaler.update()\n"
+        "            optimizer.zero_grad()\n",
     )
 
     def finish(self) -> None:
         # each unscale that can repeat, with the calls the walk went through to reach it
         self._repeated: dict[cst.Call, set[tuple[cst.CSTNode, ...]]] = {}
         self._every_call: dict[cst.CSTNode, bool] = {}  # see `runs_on_every_call`
-        flow = self._flow = CallFlow(self.ctx, self._transfer, events=_is_event, by_call_site=True)
+        # calls of another module's function that unscale a scaler they are handed
+        self._unscaling = unscaling = self._unscaling_calls()
+        events = _is_event if not unscaling else lambda node: _is_event(node) or node in unscaling
+        flow = self._flow = CallFlow(self.ctx, self._transfer, events=events, by_call_site=True)
         for body in code_bodies(self.ctx):
             flow.run_if_events(body)
         del self._flow  # it holds this rule's transfer: no cycle outlives the walk
         for call, call_chains in self._repeated.items():
             if any(self._updated_in_same_loop(call, chain) for chain in call_chains):
                 self.report(call)
+
+    def _unscaling_calls(self) -> dict[cst.CSTNode, cst.BaseExpression]:
+        """Calls of a function of another module that unscales a scaler it is handed on
+        every call and neither steps nor updates it (`unscale_and_clip(scaler, opt,
+        model)`, see `Summary.unscales`), with the scaler each hands it."""
+        if not self.ctx.external:
+            return {}
+        found: dict[cst.CSTNode, cst.BaseExpression] = {}
+        summaries = self.ctx.summaries
+        for call in self.ctx.nodes_of(cst.Call):
+            summary = summaries.of_external_call(call)  # type: ignore[arg-type]
+            if summary is None or not summary.unscales or summary.does(SCALER_UPDATE) or summary.does(STEP):
+                continue
+            for slot, arg in argument_slots(call):  # type: ignore[arg-type]
+                if summary.slot(slot) in summary.unscales and self.ctx.receivers.is_kind(arg.value, GRAD_SCALER):
+                    found[call] = arg.value
+                    break
+        return found
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         call_chain = tuple(self._flow.call_sites)
@@ -499,10 +564,21 @@ class UnscaleEveryMicroStep(Rule):
             stepped_text = self.ctx.code(_given_argument(self.ctx, stepped, call_chain))
             return frozenset(fact for fact in facts if fact[1] != stepped_text)
         receivers = self.ctx.receivers
+        handed = self._unscaling.get(node)
+        if handed is not None:
+            # another module's helper unscales: each call of it unscales what it is given
+            binding = receivers.binding(_given_argument(self.ctx, handed, call_chain))
+            if binding is None:
+                return facts
+            if any(fact[:2] == (binding, self.ctx.code(node)) for fact in facts) and (
+                    not call_chain or self._runs_on_every_call(node, call_chain)):  # type: ignore[arg-type]
+                self._repeated.setdefault(node, set()).add(call_chain)  # type: ignore[arg-type]
+            return facts | {(binding, self.ctx.code(node), node)}
         scaler = method_call(node, "unscale_", "update")
         if scaler is None or not receivers.is_kind(scaler, GRAD_SCALER):
             return facts
-        binding = receivers.binding(scaler)
+        # a scaler handed to a function of the file is the caller's (`unscale_and_clip(scaler, ...)`)
+        binding = receivers.binding(_given_argument(self.ctx, scaler, call_chain))
         if binding is None:
             return facts
         if method_call(node, "update") is not None:
@@ -539,8 +615,12 @@ class UnscaleEveryMicroStep(Rule):
         batches). A loop over the optimizers unscaled (`for opt in optimizers:
         scaler.unscale_(opt)`) unscales each once per pass of it."""
         receivers = self.ctx.receivers
-        binding: Binding | None = receivers.binding(unscale.func.value)  # type: ignore[attr-defined]
-        unscaled = {n.value for n in iter_nodes(unscale.args[0].value) if type(n) is cst.Name} if unscale.args else set()
+        handed = self._unscaling.get(unscale)
+        scaler = handed if handed is not None else unscale.func.value  # type: ignore[attr-defined]
+        binding: Binding | None = receivers.binding(_given_argument(self.ctx, scaler, call_chain))
+        # what it unscales: the optimizer argument, or any argument of another module's helper
+        given = [arg.value for arg in unscale.args] if handed is not None else [a.value for a in unscale.args[:1]]
+        unscaled = {n.value for value in given for n in iter_nodes(value) if type(n) is cst.Name}
         over_optimizers = False
         for node in (unscale, *reversed(call_chain)):
             for ancestor in self.ctx.ancestors(node):

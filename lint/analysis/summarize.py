@@ -28,13 +28,13 @@ from trainlint.analysis.guards import (
 from trainlint.analysis.literals import constant_text, string_value
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
-    clearing_name, clears_grads, is_backward, mode_switch, optimizer_step, scheduler_step,
+    clearing_name, clears_grads, grad_mode_at, is_backward, mode_switch, optimizer_step, scheduler_step,
 )
 from trainlint.analysis.no_grad_results import no_grad_branches
 from trainlint.analysis.partials import PARTIAL
 from trainlint.analysis.precision import (
     FLOAT16, UNKNOWN, autocast_calls, autocast_precision, global_value, grad_scaler_enabled, half_conversion,
-    handed_arguments, value_of_name,
+    handed_arguments, value_of_name, with_precision,
 )
 from trainlint.analysis.receivers import DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
 from trainlint.analysis.scopes import (
@@ -508,7 +508,7 @@ class _Summarizer:
         events: list[Event] = [LOOP] if phases else []
         sets: dict[str, set[str]] = {"set_epoch": set(), "half": set(), "eval_mode": set(), "accumulates": set(),
                                      "steps": set(), "known_steps": set(), "scales_backward": set(),
-                                     "plain_steps": set()}
+                                     "plain_steps": set(), "unscales": set()}
         # gradients cleared by statements (`p.grad = None`, `del p.grad`), in their place among the calls
         clears = [node for node in only(self.nodes, cst.Assign, cst.Del) if clears_grads(self.ctx, node)]
         for call in self.ctx.calls_in_order(self.func.body):
@@ -545,6 +545,8 @@ class _Summarizer:
             returns_graph=BACKWARD in events and self._returns_backpropagated(returned),
             graph_items=self._graph_items(tuples + containers) if BACKWARD in events else (),
             returns_half=any(self._converted(r) for r in returned),
+            returns_float16=self._returns_float16(),
+            returns_grad_scaler=self._returns_enabled_scaler(),
             returns_distributed_loader="DistributedSampler" in self.ctx.source
             and any(self._distributed_loader(r) for r in whole),
             distributed_loader_items=self._distributed_loader_items(tuples),
@@ -781,6 +783,59 @@ class _Summarizer:
                         found[key] = None
         return tuple(found)
 
+    def _returns_float16(self) -> bool:
+        """A `return` under a float16 autocast block of the function (not one that also
+        turns grad off: an evaluation), or of a name assigned only there; in a function that
+        names no scaler (one that scales and back-propagates itself returns a loss it used)."""
+        if "autocast" not in self.ctx.source:
+            return False
+        blocks = [node for node in only(self.ctx.own_nodes(self.func.body), cst.With)
+                  if (found := with_precision(self.ctx, node)) is not None and found[0] == FLOAT16]  # type: ignore[arg-type]
+        if not blocks:
+            return False
+        inside = {id(n) for block in blocks for n in iter_nodes(block.body)}  # type: ignore[attr-defined]
+        half: set[str] = set()
+        plain: set[str] = set()
+        for node in only(self.nodes, cst.Assign):
+            for name in _bound_by(node):
+                (half if id(node) in inside else plain).add(name)
+        half -= plain
+        found = False
+        for node in only(self.nodes, cst.Return):
+            value = node.value  # type: ignore[attr-defined]
+            if value is None or grad_mode_at(self.ctx, node) == "off":
+                continue  # an evaluation's value: no backward goes through it
+            if id(node) in inside or any(type(item) is cst.Name and item.value in half for item in _returned_items(value)):
+                found = True
+        if found and any(type(n) is cst.Name and any(w in n.value.lower() for w in ("scaler", "scale_loss"))
+                         for n in iter_nodes(self.func.body)):
+            return False
+        return found
+
+    def _returns_enabled_scaler(self) -> bool:
+        """Every `return` of the function returns a GradScaler switched on (see
+        `_enabled_scaler`): not `None` on some path (`if args.fp16: return GradScaler()`)."""
+        if "Scaler" not in self.ctx.source:
+            return False
+        last = self.func.body.body[-1] if isinstance(self.func.body, cst.IndentedBlock) else self.func.body
+        if not (type(last) in (cst.SimpleStatementLine, cst.SimpleStatementSuite) and type(last.body[-1]) is cst.Return):  # type: ignore[attr-defined]
+            return False  # it may end without a return: `None`
+        values = [node.value for node in only(self.nodes, cst.Return)]  # type: ignore[attr-defined]
+        return bool(values) and all(value is not None and self._enabled_scaler(value) for value in values)
+
+    def _enabled_scaler(self, value: cst.BaseExpression) -> bool:
+        """`value` is a GradScaler built here switched on (`GradScaler()`, or a name
+        assigned one once), in a module that autocasts to no float16 nor to a dtype it
+        cannot tell: one the scaler may serve."""
+        if "Scaler" not in self.ctx.source:
+            return False
+        if type(value) is cst.Name:
+            value = value_of_name(self.ctx, value)  # type: ignore[assignment]
+        if not (type(value) is cst.Call and constructor_kind(self.ctx.call_name(value)) == GRAD_SCALER
+                and grad_scaler_enabled(value) is True):
+            return False
+        return not {autocast_precision(self.ctx, call) for call in autocast_calls(self.ctx)} & {FLOAT16, UNKNOWN}
+
     def _returns_backpropagated(self, returned: list[cst.BaseExpression]) -> bool:
         backpropagated = backpropagated_names(self.ctx, self.func.body)
         return any(dotted_name(r) in backpropagated for r in returned)
@@ -848,6 +903,10 @@ class _Summarizer:
                     (stepped, bound, operator, limit) for operator, limit in guard_tests(self.ctx, call, bound)))
                 if passes_by_default(self.ctx, call, bound):  # `epoch=1`: a call that leaves it out
                     self.default_steps[(stepped, bound)] = None
+        elif effect == UNSCALE:
+            unscaled = self._param(method_call(call, "unscale_"))  # type: ignore[arg-type]
+            if unscaled is not None and not self._occasional(call):
+                sets["unscales"].add(unscaled)  # `def unscale_and_clip(scaler, opt, model)`
         elif effect == BACKWARD:
             scaler = scaled_backward_scaler(call)
             owner = (self._param(scaler) or self._own_attribute(scaler)) if scaler is not None else None
