@@ -77,7 +77,11 @@ class SchedulerBeforeOptimizer(Rule):
     the scheduler step of another module's function that steps the scheduler
     it is given and no optimizer (`utils.step_schedule(scheduler)`), reported
     at its call. A
-    scheduler built in another module and passed in is not known. A scheduler
+    scheduler built in another module and passed in is not known; one that a
+    builder of another module returns is (`opt, sched = build_optim(model, cfg)`
+    of `return optimizer, scheduler`, each item by its place in the builder's
+    tuple whatever the caller names it, or by its key in a dict written out),
+    unless the builder may build a `ReduceLROnPlateau`. A scheduler
     built from one optimizer is not taken as stepped before another optimizer
     that has a constructor of its own in the file (a GAN's generator and
     discriminator, two models); an alias or a wrapper of its optimizer counts

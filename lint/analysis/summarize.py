@@ -35,7 +35,7 @@ from trainlint.analysis.precision import (
     FLOAT16, UNKNOWN, autocast_calls, autocast_precision, global_value, grad_scaler_enabled, half_conversion,
     handed_arguments, value_of_name,
 )
-from trainlint.analysis.receivers import DATALOADER, GRAD_SCALER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
+from trainlint.analysis.receivers import DATALOADER, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, sampler_shuffle
 from trainlint.analysis.scopes import argument_slots, assigned_parts, bound_arguments, dotted_name, named_scaler
 from trainlint.analysis.training import (
     MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
@@ -556,6 +556,7 @@ class _Summarizer:
             called_forwards=called[0],
             called_through=called[1],
             runs_layers=runs_layers(self.ctx, self.func),
+            **self._returned_kinds(),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,
             guarded_steps=tuple(self.guarded_steps),
@@ -564,6 +565,16 @@ class _Summarizer:
             defaults=self._defaults(events),
             **{name: frozenset(values) for name, values in sets.items()},
         )
+
+    def _returned_kinds(self) -> dict[str, object]:
+        """`Summary.returns_kind`, `returned_kinds` and `returned_keys`, where a scheduler
+        is among what the function returns."""
+        if "schedule" not in self.ctx.source:
+            return {}
+        kind, items, keys = self.ctx.receivers.returned_kinds(self.func)
+        if SCHEDULER not in (kind, *items, *(found for _, found in keys)):
+            return {}
+        return {"returns_kind": kind if kind == SCHEDULER else "", "returned_kinds": items, "returned_keys": keys}
 
     def _uncleared_loop_steps(self, loops: list[cst.CSTNode]) -> set[str]:
         """Parameters `.step()`ped (not known here as optimizers: those the rule judges
