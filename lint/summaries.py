@@ -209,6 +209,10 @@ class Summary:
     returns_kind: str = ""
     returned_kinds: tuple[str, ...] = ()
     returned_keys: tuple[tuple[str, str], ...] = ()
+    # params (and `self.` attributes of a method's instance) it leaves in eval mode: `.eval()`
+    # on each call, outside any condition, loop or earlier return, with no switch back to
+    # train mode and no grad mode of its own (`def set_eval(model): model.eval()`)
+    leaves_eval: frozenset[str] = frozenset()
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -273,6 +277,7 @@ class Summary:
             **({"returns_kind": self.returns_kind} if self.returns_kind else {}),
             **({"returned_kinds": list(self.returned_kinds)} if self.returned_kinds else {}),
             **({"returned_keys": [list(pair) for pair in self.returned_keys]} if self.returned_keys else {}),
+            **({"leaves_eval": sorted(self.leaves_eval)} if self.leaves_eval else {}),
         }
 
     @classmethod
@@ -321,6 +326,7 @@ class Summary:
             returns_kind=str(data.get("returns_kind", "")),
             returned_kinds=tuple(data.get("returned_kinds", ())),  # type: ignore[arg-type]
             returned_keys=tuple((key, kind) for key, kind in data.get("returned_keys", ())),  # type: ignore[union-attr]
+            leaves_eval=frozenset(data.get("leaves_eval", ())),  # type: ignore[arg-type]
         )
 
 

@@ -557,6 +557,7 @@ class _Summarizer:
             called_through=called[1],
             runs_layers=runs_layers(self.ctx, self.func),
             **self._returned_kinds(),
+            leaves_eval=self._left_in_eval(),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,
             guarded_steps=tuple(self.guarded_steps),
@@ -565,6 +566,39 @@ class _Summarizer:
             defaults=self._defaults(events),
             **{name: frozenset(values) for name, values in sets.items()},
         )
+
+    def _left_in_eval(self) -> frozenset[str]:
+        """`Summary.leaves_eval`: the params (and `self.` attributes) put in eval mode on
+        every call, their last switch of mode; none where the function sets a grad mode."""
+        if ".eval(" not in self.ctx.source:
+            return frozenset()
+        exits = [self.ctx.order_index(node) for node in self.ctx.own_nodes(self.func.body)
+                 if type(node) in (cst.Return, cst.Raise)]
+        left: dict[str, bool] = {}
+        for call in self.ctx.calls_in_order(self.func.body):
+            mode = mode_switch(self.ctx, call)
+            if mode is None:
+                continue
+            name = mode[0].value if type(mode[0]) is cst.Name and mode[0].value in self.params \
+                else self._own_attribute(mode[0])
+            if name is None:
+                continue
+            at = self.ctx.order_index(call)
+            left[name] = mode[1] is False and not any(index < at for index in exits) and self._on_every_call(call)
+        evaluated = frozenset(name for name, evaluated in left.items() if evaluated)
+        if evaluated and any(word in self.ctx.code(self.func) for word in _GRAD_MODE_WORDS):
+            return frozenset()
+        return evaluated
+
+    def _on_every_call(self, node: cst.CSTNode) -> bool:
+        """`node` runs on each call of the function: under no branch, loop or handler of it."""
+        for ancestor in self.ctx.ancestors(node):
+            if ancestor is self.func:
+                return True
+            if type(ancestor) in (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.IfExp, cst.BooleanOperation,
+                                  cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.Match, cst.ListComp, cst.GeneratorExp):
+                return False
+        return False
 
     def _returned_kinds(self) -> dict[str, object]:
         """`Summary.returns_kind`, `returned_kinds` and `returned_keys`, where a scheduler
@@ -1226,6 +1260,10 @@ class _Summarizer:
         receivers = self.ctx.receivers
         binding = receivers.binding(expr)
         return reaching(self.ctx, expr, receivers.constructions.get(binding, [])) if binding is not None else []
+
+
+# what a function that sets a grad mode of its own is written with
+_GRAD_MODE_WORDS = ("no_grad", "inference_mode", "set_grad_enabled", "enable_grad")
 
 
 def batched(value: cst.BaseExpression) -> cst.BaseExpression:
