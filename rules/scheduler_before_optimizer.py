@@ -748,6 +748,9 @@ class SchedulerBeforeOptimizer(Rule):
         # where each scheduler is built: a scheduler built anew starts its schedule anew
         self._built = {call: binding for binding, calls in receivers.constructions.items()
                        for call in calls if receivers.kinds.get(binding) == SCHEDULER}
+        # also by a builder that returns it in a tuple (`opt, sched = build_optim(model, cfg)`)
+        self._built.update({call: binding for binding, calls in receivers.unpacked_builds.items()
+                            for call in calls if receivers.kinds.get(binding) == SCHEDULER})
         # a call of another module's function may step the optimizer too
         # that an optimizer stepped stays true from one iteration to the next
         run_each_iteration(self.ctx, self._transfer,
@@ -908,13 +911,26 @@ class SchedulerBeforeOptimizer(Rule):
         another one."""
         receivers = self.ctx.receivers
         stepped_binding = receivers.binding(stepped)
-        if stepped_binding is None or not self._built_optimizer(stepped_binding):
-            return False
         scheduler = self._scheduler_of(scheduler_call)
         binding = receivers.binding(scheduler) if scheduler is not None else None
+        if stepped_binding is not None and binding is not None and self._built_apart(binding, stepped_binding):
+            return True
+        if stepped_binding is None or not self._built_optimizer(stepped_binding):
+            return False
         built_from = constructor_argument(receivers, binding, "optimizer") if binding is not None else None
         owner = receivers.binding(built_from) if built_from is not None else None
         return owner is not None and owner != stepped_binding and self._built_optimizer(owner)
+
+    def _built_apart(self, scheduler: Binding, optimizer: Binding) -> bool:
+        """Both are variables of two different functions that build their own (by a
+        constructor, or a builder's tuple: `opt, sched = build_optim(model, cfg)`): a
+        scheduler of one function's run is not the optimizer's of another's."""
+        receivers = self.ctx.receivers
+        owners = (scheduler.owner, optimizer.owner)
+        if any(type(owner) is not cst.FunctionDef for owner in owners) or owners[0] is owners[1]:
+            return False
+        return all(receivers.constructions.get(binding) or receivers.unpacked_builds.get(binding)
+                   for binding in (scheduler, optimizer))
 
     def _earlier_call(self, scheduler_call: cst.CSTNode, step: cst.CSTNode) -> bool:
         """The scheduler step can reach the optimizer step only from an

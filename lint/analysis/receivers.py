@@ -164,6 +164,8 @@ class Receivers:
         self._sequences: set[Binding] = set()  # those of them that iterate over their items (a list, a tuple)
         # constructor call (DataLoader / DistributedSampler / ...) bound to each variable
         self.constructions: dict[Binding, list[cst.Call]] = {}
+        # the builder calls whose returned tuple gives each variable its kind (`opt, sched = build(...)`)
+        self.unpacked_builds: dict[Binding, list[cst.Call]] = {}
         # by function of the file: the kind of what it returns
         self._returns: dict[cst.FunctionDef, str] = {}
         self._tuple_returns: dict[cst.FunctionDef, list[str | None]] = {}  # kinds of a returned tuple's items
@@ -342,6 +344,9 @@ class Receivers:
                 kinds = self._external_items(call)
             if kinds is not None and index < len(kinds) and kinds[index]:
                 self.kinds.setdefault(binding, kinds[index])  # type: ignore[arg-type]
+                built = self.unpacked_builds.setdefault(binding, [])
+                if not any(known is call for known in built):
+                    built.append(call)
         for binding, value in self._assigned:
             kind = self._value_kind(value)
             if kind is None:

@@ -46,3 +46,28 @@ def registered(model, loader, cfg):
         model(x).sum().backward()
         sched.step()
         opt.step()
+
+
+
+def first_run(model, loader, cfg):
+    opt, sched = build_optim(model, cfg)
+    for x, y in loader:
+        model(x).sum().backward()
+        model.step()
+        for _ in range(cfg.processes):
+            sched.step()
+
+
+def second_run(model, loader, cfg):
+    opt, sched = build_optim(model, cfg)  # a run of its own: the first run's schedule is not this optimizer's
+    for x, y in loader:
+        model(x).sum().backward()
+        opt.step()
+        sched.step()
+        opt.zero_grad()
+
+
+if __name__ == "__main__":
+    for stage in (1, 2):
+        first_run(None, [], stage)
+        second_run(None, [], stage)
