@@ -81,7 +81,9 @@ class SchedulerBeforeOptimizer(Rule):
     builder of another module returns is (`opt, sched = build_optim(model, cfg)`
     of `return optimizer, scheduler`, each item by its place in the builder's
     tuple whatever the caller names it, or by its key in a dict written out),
-    unless the builder may build a `ReduceLROnPlateau`. A scheduler
+    unless the builder may build a `ReduceLROnPlateau`; such a call builds the
+    scheduler anew, and a scheduler and an optimizer that two different functions
+    each build for themselves (a baseline run, then another) are not each other's. A scheduler
     built from one optimizer is not taken as stepped before another optimizer
     that has a constructor of its own in the file (a GAN's generator and
     discriminator, two models); an alias or a wrapper of its optimizer counts
