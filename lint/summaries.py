@@ -48,6 +48,7 @@ _SUMMARY_TOKENS = (
     "for ", "while ",
     # a method of an `nn.Module` subclass that runs its layers (`Summary.runs_layers`)
     "Module",
+    "schedule",  # a builder of a scheduler (see `Summary.returned_kinds`)
     "GradScaler",  # a base class's constructor that builds one (see `Summary.grad_scalers`)
     "autocast",  # a helper returning a loss computed under it (see `Summary.returns_float16`)
     # deprecated AMP names a module may import for others to import from it
@@ -214,6 +215,17 @@ class Summary:
     # a method of an `nn.Module` class that runs the module's layers as its `forward` does,
     # with no decorator and no grad mode of its own (see `trainlint.analysis.evaluation.runs_layers`)
     runs_layers: bool = False
+    # what every return gives where a scheduler is among it (see `Receivers.returned_kinds`):
+    # the kind of object returned whole (`return StepLR(opt, 10)`), of each item of a tuple
+    # (`return optimizer, scheduler`: ("optimizer", "scheduler"), "" for an item not known)
+    # and of each string key of a dict written out; a `ReduceLROnPlateau` is none
+    returns_kind: str = ""
+    returned_kinds: tuple[str, ...] = ()
+    returned_keys: tuple[tuple[str, str], ...] = ()
+    # params (and `self.` attributes of a method's instance) it leaves in eval mode: `.eval()`
+    # on each call, outside any condition, loop or earlier return, with no switch back to
+    # train mode and no grad mode of its own (`def set_eval(model): model.eval()`)
+    leaves_eval: frozenset[str] = frozenset()
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -276,6 +288,10 @@ class Summary:
             **({"called_forwards": sorted(self.called_forwards)} if self.called_forwards else {}),
             **({"called_through": [list(item) for item in self.called_through]} if self.called_through else {}),
             **({"runs_layers": True} if self.runs_layers else {}),
+            **({"returns_kind": self.returns_kind} if self.returns_kind else {}),
+            **({"returned_kinds": list(self.returned_kinds)} if self.returned_kinds else {}),
+            **({"returned_keys": [list(pair) for pair in self.returned_keys]} if self.returned_keys else {}),
+            **({"leaves_eval": sorted(self.leaves_eval)} if self.leaves_eval else {}),
         }
 
     @classmethod
@@ -322,6 +338,10 @@ class Summary:
             called_through=tuple((param, callee, slot)
                                  for param, callee, slot in data.get("called_through", ())),  # type: ignore[union-attr]
             runs_layers=bool(data.get("runs_layers")),
+            returns_kind=str(data.get("returns_kind", "")),
+            returned_kinds=tuple(data.get("returned_kinds", ())),  # type: ignore[arg-type]
+            returned_keys=tuple((key, kind) for key, kind in data.get("returned_keys", ())),  # type: ignore[union-attr]
+            leaves_eval=frozenset(data.get("leaves_eval", ())),  # type: ignore[arg-type]
         )
 
 
@@ -598,4 +618,6 @@ def trigger_words(summaries: Iterable[Summary]) -> str:
             words.add(_TRIGGERS["plain_steps"])
         if summary.forwards or summary.evaluated_forwards:
             words.add(_TRIGGERS[EVAL])
+        if summary.returns_kind or summary.returned_kinds or summary.returned_keys:
+            words.add(_TRIGGERS[SCHEDULER_STEP])  # a builder of a scheduler
     return " ".join(sorted(words - {""}))

@@ -83,7 +83,11 @@ class EvalWithoutNoGrad(Rule):
 
     ## Limitations
     The model must be called by the same expression that `.eval()` was called
-    on (also an item of a container: `self.model["generator"]`; or through its wrapper's `.module`, or through a method of a module class
+    on, or that was handed to a function of the file or of another module of
+    the project that puts what it is handed in eval mode on every call, under no
+    condition, switching no model back to train mode and setting no grad mode of
+    its own (`set_eval(model)`, `utils.prepare_eval(self.model)` of a `def
+    prepare_eval(model): model.eval()`) (also an item of a container: `self.model["generator"]`; or through its wrapper's `.module`, or through a method of a module class
     of the file that runs its layers with no decorator and no grad mode of its
     own: `lm_model.log_prob(words)`; or of a module class of another module of the
     project, on an instance this file builds: a2c-ppo's `actor_critic.act(obs)`), in the same function or in a function of the file that it then calls
@@ -575,6 +579,24 @@ class EvalWithoutNoGrad(Rule):
         "def main(model, loader):\n"
         "    model.eval()\n"
         "    print(score(model, loader))\n",
+        # a helper of the file that puts the model it is handed in eval mode, for a function and a trainer
+        "def set_eval(net):\n"
+        "    net.eval()\n"
+        "def evaluate(model, loader):\n"
+        "    set_eval(model)\n"
+        "    outputs = []\n"
+        "    for x, y in loader:\n"
+        "        outputs.append(model(x))  # expect: TL406\n"
+        "    return outputs\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "    def validate(self, loader):\n"
+        "        set_eval(self.model)\n"
+        "        total = 0\n"
+        "        for x, y in loader:\n"
+        "            total += self.model(x).sum()  # expect: TL406\n"
+        "        return total\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -1037,12 +1059,36 @@ class EvalWithoutNoGrad(Rule):
         "def main(model, loader):\n"
         "    model.eval()\n"
         "    print(score(model, loader))\n",
+        # helpers named for eval mode: one that also turns grad off, one that puts the model in train mode
+        "import torch\n"
+        "def to_eval(net):\n"
+        "    net.eval()\n"
+        "    torch.set_grad_enabled(False)\n"
+        "def set_eval_mode(net):\n"
+        "    net.train()\n"
+        "def evaluate(model, loader):\n"
+        "    to_eval(model)\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        total += model(x).sum()\n"
+        "    return total\n"
+        "def probe(model, loader):\n"
+        "    set_eval_mode(model)\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        total += model(x).sum()\n"
+        "    return total\n",
     )
 
     def finish(self) -> None:
         self._frozen = _frozen_models(self.ctx)
         self._switched = {_last_name(mode[0]) for mode in (mode_switch(self.ctx, call) for call in self.ctx.nodes_of(cst.Call)) if mode}
         summaries = (*self.ctx.summaries.closed.values(), *self.ctx.summaries.external.values())
+        # functions that leave a model they are handed in eval mode (`set_eval(model)`, see `_left_in_eval`)
+        self._leaving = any(summary.leaves_eval for summary in summaries)
+        if self._leaving:
+            self._switched |= {name.rpartition(".")[2] for call in self.ctx.nodes_of(cst.Call)
+                               for name in self._left_in_eval(call)}
         # functions that evaluate, in a loop of their own, a model they are handed (see `_evaluated_elsewhere`)
         self._forwarding = any(summary.forwards for summary in summaries)
         # functions of other modules that run the forward of a model they are handed (see `_runs_elsewhere`)
@@ -1081,7 +1127,7 @@ class EvalWithoutNoGrad(Rule):
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to: `.train()` / `.eval()`, and
         calls of something that is switched by them somewhere in the file."""
-        if mode_switch(self.ctx, node) is not None:
+        if mode_switch(self.ctx, node) is not None or (self._leaving and self._left_in_eval(node)):
             return True
         return type(node) is cst.Call and (
             any(_last_name(f) in self._switched for f in self._models_called(node.func))
@@ -1098,6 +1144,9 @@ class EvalWithoutNoGrad(Rule):
         if mode is not None:
             receiver = self.ctx.code(mode[0])
             return facts | {receiver} if mode[1] is False else facts - {receiver}
+        evaluated = self._left_in_eval(node) if self._leaving else ()
+        if evaluated:
+            return facts | frozenset(evaluated)
         if type(node) is cst.Call and facts:
             callee = self.ctx.local_callee(node)
             if callee is not None:
@@ -1118,6 +1167,24 @@ class EvalWithoutNoGrad(Rule):
             elif self._forwarding and self._evaluated_elsewhere(node, facts):
                 self.report(node, _ELSEWHERE.format(self.ctx.code(node.func)))
         return facts
+
+    def _left_in_eval(self, node: cst.CSTNode) -> tuple[str, ...]:
+        """The models (as written) a call of a function of the project leaves in eval mode,
+        as its summary tells (`set_eval(model)`, `utils.prepare_eval(self.model)` of a
+        `def prepare_eval(model): model.eval()`; `trainer.to_eval()` of a method that puts
+        `self.model` in eval mode: `trainer.model`): none where the function, or one it
+        calls, also switches some model to train mode."""
+        if type(node) is not cst.Call or mode_switch(self.ctx, node) is not None:
+            return ()
+        summary = self.ctx.summaries.of_call(node)
+        if summary is None or not summary.leaves_eval or summary.does(TRAIN):
+            return ()
+        found = [self.ctx.code(arg.value) for slot, arg in argument_slots(node)
+                 if summary.slot(slot) in summary.leaves_eval and type(arg.value) in (cst.Name, cst.Attribute)]
+        owner = node.func.value if type(node.func) is cst.Attribute else None  # type: ignore[attr-defined]
+        if owner is not None and type(owner) in (cst.Name, cst.Attribute) and self.ctx.qualified_name(owner) is None:
+            found += [self.ctx.code(owner) + name[len("self"):] for name in summary.leaves_eval if name.startswith("self.")]
+        return tuple(found)
 
     def _runs_under_reported(self, function: cst.FunctionDef, seen: set[cst.FunctionDef]) -> bool:
         """Every call that entered `function` with a model in eval mode is reported (its

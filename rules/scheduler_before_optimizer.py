@@ -77,7 +77,13 @@ class SchedulerBeforeOptimizer(Rule):
     the scheduler step of another module's function that steps the scheduler
     it is given and no optimizer (`utils.step_schedule(scheduler)`), reported
     at its call. A
-    scheduler built in another module and passed in is not known. A scheduler
+    scheduler built in another module and passed in is not known; one that a
+    builder of another module returns is (`opt, sched = build_optim(model, cfg)`
+    of `return optimizer, scheduler`, each item by its place in the builder's
+    tuple whatever the caller names it, or by its key in a dict written out),
+    unless the builder may build a `ReduceLROnPlateau`; such a call builds the
+    scheduler anew, and a scheduler and an optimizer that two different functions
+    each build for themselves (a baseline run, then another) are not each other's. A scheduler
     built from one optimizer is not taken as stepped before another optimizer
     that has a constructor of its own in the file (a GAN's generator and
     discriminator, two models); an alias or a wrapper of its optimizer counts
@@ -744,6 +750,9 @@ class SchedulerBeforeOptimizer(Rule):
         # where each scheduler is built: a scheduler built anew starts its schedule anew
         self._built = {call: binding for binding, calls in receivers.constructions.items()
                        for call in calls if receivers.kinds.get(binding) == SCHEDULER}
+        # also by a builder that returns it in a tuple (`opt, sched = build_optim(model, cfg)`)
+        self._built.update({call: binding for binding, calls in receivers.unpacked_builds.items()
+                            for call in calls if receivers.kinds.get(binding) == SCHEDULER})
         # a call of another module's function may step the optimizer too
         # that an optimizer stepped stays true from one iteration to the next
         run_each_iteration(self.ctx, self._transfer,
@@ -904,13 +913,26 @@ class SchedulerBeforeOptimizer(Rule):
         another one."""
         receivers = self.ctx.receivers
         stepped_binding = receivers.binding(stepped)
-        if stepped_binding is None or not self._built_optimizer(stepped_binding):
-            return False
         scheduler = self._scheduler_of(scheduler_call)
         binding = receivers.binding(scheduler) if scheduler is not None else None
+        if stepped_binding is not None and binding is not None and self._built_apart(binding, stepped_binding):
+            return True
+        if stepped_binding is None or not self._built_optimizer(stepped_binding):
+            return False
         built_from = constructor_argument(receivers, binding, "optimizer") if binding is not None else None
         owner = receivers.binding(built_from) if built_from is not None else None
         return owner is not None and owner != stepped_binding and self._built_optimizer(owner)
+
+    def _built_apart(self, scheduler: Binding, optimizer: Binding) -> bool:
+        """Both are variables of two different functions that build their own (by a
+        constructor, or a builder's tuple: `opt, sched = build_optim(model, cfg)`): a
+        scheduler of one function's run is not the optimizer's of another's."""
+        receivers = self.ctx.receivers
+        owners = (scheduler.owner, optimizer.owner)
+        if any(type(owner) is not cst.FunctionDef for owner in owners) or owners[0] is owners[1]:
+            return False
+        return all(receivers.constructions.get(binding) or receivers.unpacked_builds.get(binding)
+                   for binding in (scheduler, optimizer))
 
     def _earlier_call(self, scheduler_call: cst.CSTNode, step: cst.CSTNode) -> bool:
         """The scheduler step can reach the optimizer step only from an

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 
@@ -23,6 +23,9 @@ from trainlint.analysis.scopes import (
 )
 from trainlint.analysis.walk import only
 from trainlint.semantic import SemanticModel
+
+if TYPE_CHECKING:
+    from trainlint.summaries import Summary
 
 GRAD_SCALER = "grad_scaler"
 OPTIMIZER = "optimizer"
@@ -161,6 +164,8 @@ class Receivers:
         self._sequences: set[Binding] = set()  # those of them that iterate over their items (a list, a tuple)
         # constructor call (DataLoader / DistributedSampler / ...) bound to each variable
         self.constructions: dict[Binding, list[cst.Call]] = {}
+        # the builder calls whose returned tuple gives each variable its kind (`opt, sched = build(...)`)
+        self.unpacked_builds: dict[Binding, list[cst.Call]] = {}
         # by function of the file: the kind of what it returns
         self._returns: dict[cst.FunctionDef, str] = {}
         self._tuple_returns: dict[cst.FunctionDef, list[str | None]] = {}  # kinds of a returned tuple's items
@@ -288,6 +293,9 @@ class Receivers:
         kind = constructor_kind(qualified)
         if kind is None:
             kind = next((self._returns[f] for f in self.ctx.functions_called(call) if f in self._returns), None)
+        if kind is None:
+            external = self._external(call)
+            kind = external.returns_kind or None if external is not None else None
         if kind is None and type(call.func) is cst.Name:
             kind = self._class_kinds.get(call.func.value)
         if kind is None and type(call.func) is cst.Call:
@@ -332,8 +340,13 @@ class Receivers:
     def _collect_assignments(self) -> None:
         for binding, call, index in self._unpacked:
             kinds = next((self._tuple_returns[f] for f in self.ctx.functions_called(call) if f in self._tuple_returns), None)
-            if kinds is not None and index < len(kinds) and kinds[index] is not None:
+            if kinds is None:
+                kinds = self._external_items(call)
+            if kinds is not None and index < len(kinds) and kinds[index]:
                 self.kinds.setdefault(binding, kinds[index])  # type: ignore[arg-type]
+                built = self.unpacked_builds.setdefault(binding, [])
+                if not any(known is call for known in built):
+                    built.append(call)
         for binding, value in self._assigned:
             kind = self._value_kind(value)
             if kind is None:
@@ -478,6 +491,9 @@ class Receivers:
         if self._builds_namespace(value) and value.args and all(arg.keyword is not None for arg in value.args):
             return {arg.keyword.value: self._value_kind(arg.value) for arg in value.args}  # type: ignore[union-attr]
         called = [func for func in self.ctx.functions_called(value) if func not in self._keying]
+        external = self._external(value) if not called else None
+        if external is not None and external.returned_keys:  # a builder of another module
+            return dict(external.returned_keys)
         if not called or len(self._keying) >= _MAX_KEYED_DEPTH:
             return None  # no function of the file, one returning its own call (recursion), or too deep
         self._keying.update(called)
@@ -489,6 +505,68 @@ class Receivers:
         if not found or None in found or any(keyed != found[0] for keyed in found):
             return None
         return found[0]
+
+    def _external(self, call: cst.Call) -> Summary | None:
+        """The summary of the function of another module of the project that `call`
+        runs by a name the file imports (`build_optim(...)`, `utils.build(...)`)."""
+        external = getattr(self.ctx, "external", None)
+        if not external or type(call.func) not in (cst.Name, cst.Attribute) or self.ctx.functions_called(call):
+            return None
+        qualified = self.ctx.qualified_name(call.func)
+        return external.get(qualified) if qualified is not None else None
+
+    def _external_items(self, call: cst.Call) -> tuple[str, ...] | None:
+        """The kind of each item of the tuple every return of another module's function
+        gives (`opt, sched = build_optim(model, cfg)`), "" where it is not known."""
+        external = self._external(call)
+        return external.returned_kinds or None if external is not None else None
+
+    def returned_kinds(self, func: cst.FunctionDef) -> tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]:
+        """What every return of `func` gives, for the callers of other modules: the one
+        kind of object ("" if none), the kind of each item of a tuple of one length
+        (`return optimizer, scheduler`; "" where it is not known or differs between
+        returns), and of each string key of a dict written out (`{"optimizer": opt,
+        "scheduler": sched}`). A scheduler driven by a metric (`ReduceLROnPlateau`, on
+        any branch) is no kind: stepping it first skips nothing."""
+        values = next((found for f, found in self._return_values if f is func), [])
+        if not values or any(value is None for value in values):
+            return "", (), ()
+        plain = [value for value in values if type(value) not in (cst.Tuple, cst.List, cst.Dict)]
+        kinds = {self._returned_kind(value) for value in plain}
+        kind = next(iter(kinds)) if len(plain) == len(values) and len(kinds) == 1 else ""
+        items: tuple[str, ...] = ()
+        if all(type(value) is cst.Tuple for value in values):
+            lengths = {len(value.elements) for value in values}  # type: ignore[attr-defined]
+            starred = any(type(e) is cst.StarredElement for value in values for e in value.elements)  # type: ignore[attr-defined]
+            if len(lengths) == 1 and not starred:
+                columns = zip(*([self._returned_kind(e.value) for e in value.elements] for value in values))  # type: ignore[attr-defined]
+                items = tuple(next(iter(column)) if len(set(column)) == 1 else "" for column in columns)
+                items = items if any(items) else ()
+        keys: tuple[tuple[str, str], ...] = ()
+        if all(type(value) is cst.Dict for value in values):
+            keyed = [self._keyed_items(value) for value in values]
+            if None not in keyed and all(found == keyed[0] for found in keyed):
+                metric = {key for value in values for element in value.elements  # type: ignore[attr-defined]
+                          for key in [getattr(getattr(element, "key", None), "evaluated_value", None)]
+                          if self._metric_driven(element.value)}
+                keys = tuple(sorted((key, found) for key, found in keyed[0].items()  # type: ignore[union-attr]
+                                    if found is not None and key not in metric))
+        return kind, items, keys
+
+    def _returned_kind(self, value: cst.BaseExpression) -> str:
+        if self._metric_driven(value):
+            return ""
+        return self._value_kind(value) or ""
+
+    def _metric_driven(self, value: cst.BaseExpression) -> bool:
+        """`value` may be a `ReduceLROnPlateau`: built there, or a variable one of whose
+        constructions builds one."""
+        if type(value) is cst.IfExp:
+            return self._metric_driven(value.body) or self._metric_driven(value.orelse)
+        binding = self.binding(value) if type(value) in (cst.Name, cst.Attribute) else None
+        built = [value] if type(value) is cst.Call else self.constructions.get(binding, []) if binding is not None else []
+        return any((self.ctx.qualified_name(call.func) or dotted_name(call.func) or "").endswith("ReduceLROnPlateau")
+                   for call in built)  # type: ignore[attr-defined]
 
     def _builds_sequence(self, value: cst.BaseExpression) -> bool:
         """`list(...)` or `tuple(...)` of one generator expression."""

@@ -36,7 +36,9 @@ from trainlint.analysis.precision import (
     FLOAT16, UNKNOWN, autocast_calls, autocast_precision, global_value, grad_scaler_enabled, half_conversion,
     handed_arguments, value_of_name, with_precision,
 )
-from trainlint.analysis.receivers import DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, constructor_kind, sampler_shuffle
+from trainlint.analysis.receivers import (
+    DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, sampler_shuffle,
+)
 from trainlint.analysis.scopes import (
     argument_slots, assigned_parts, bound_arguments, dotted_name, named_parameters, named_scaler,
 )
@@ -562,6 +564,8 @@ class _Summarizer:
             called_forwards=called[0],
             called_through=called[1],
             runs_layers=runs_layers(self.ctx, self.func),
+            **self._returned_kinds(),
+            leaves_eval=self._left_in_eval(),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,
             guarded_steps=tuple(self.guarded_steps),
@@ -570,6 +574,49 @@ class _Summarizer:
             defaults=self._defaults(events),
             **{name: frozenset(values) for name, values in sets.items()},
         )
+
+    def _left_in_eval(self) -> frozenset[str]:
+        """`Summary.leaves_eval`: the params (and `self.` attributes) put in eval mode on
+        every call, their last switch of mode; none where the function sets a grad mode."""
+        if ".eval(" not in self.ctx.source:
+            return frozenset()
+        exits = [self.ctx.order_index(node) for node in self.ctx.own_nodes(self.func.body)
+                 if type(node) in (cst.Return, cst.Raise)]
+        left: dict[str, bool] = {}
+        for call in self.ctx.calls_in_order(self.func.body):
+            mode = mode_switch(self.ctx, call)
+            if mode is None:
+                continue
+            name = mode[0].value if type(mode[0]) is cst.Name and mode[0].value in self.params \
+                else self._own_attribute(mode[0])
+            if name is None:
+                continue
+            at = self.ctx.order_index(call)
+            left[name] = mode[1] is False and not any(index < at for index in exits) and self._on_every_call(call)
+        evaluated = frozenset(name for name, evaluated in left.items() if evaluated)
+        if evaluated and any(word in self.ctx.code(self.func) for word in _GRAD_MODE_WORDS):
+            return frozenset()
+        return evaluated
+
+    def _on_every_call(self, node: cst.CSTNode) -> bool:
+        """`node` runs on each call of the function: under no branch, loop or handler of it."""
+        for ancestor in self.ctx.ancestors(node):
+            if ancestor is self.func:
+                return True
+            if type(ancestor) in (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.IfExp, cst.BooleanOperation,
+                                  cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.Match, cst.ListComp, cst.GeneratorExp):
+                return False
+        return False
+
+    def _returned_kinds(self) -> dict[str, object]:
+        """`Summary.returns_kind`, `returned_kinds` and `returned_keys`, where a scheduler
+        is among what the function returns."""
+        if "schedule" not in self.ctx.source:
+            return {}
+        kind, items, keys = self.ctx.receivers.returned_kinds(self.func)
+        if SCHEDULER not in (kind, *items, *(found for _, found in keys)):
+            return {}
+        return {"returns_kind": kind if kind == SCHEDULER else "", "returned_kinds": items, "returned_keys": keys}
 
     def _uncleared_loop_steps(self, loops: list[cst.CSTNode]) -> set[str]:
         """Parameters `.step()`ped (not known here as optimizers: those the rule judges
@@ -1297,6 +1344,10 @@ class _Summarizer:
         receivers = self.ctx.receivers
         binding = receivers.binding(expr)
         return reaching(self.ctx, expr, receivers.constructions.get(binding, [])) if binding is not None else []
+
+
+# what a function that sets a grad mode of its own is written with
+_GRAD_MODE_WORDS = ("no_grad", "inference_mode", "set_grad_enabled", "enable_grad")
 
 
 def batched(value: cst.BaseExpression) -> cst.BaseExpression:
