@@ -60,7 +60,10 @@ class MissingSetEpoch(Rule):
     module that returns a DataLoader on a `DistributedSampler` that always
     shuffles (`shuffle` left to its default, or `True`; given as `sampler=`,
     or as `batch_sampler=` wrapped in a `BatchSampler`), alone or in a tuple
-    of loaders it builds itself (`return train_loader, val_loader`), is
+    of loaders it builds itself (`return train_loader, val_loader`), or in the
+    dict literal it returns (`return {"train": DataLoader(...), "val": ...}`,
+    every return such a dict, its keys written out; when a loop of the file
+    that trains reads the dict under such a key, `loaders["train"]`), is
     flagged where the file calls it, when nothing calls `set_epoch` on the
     loader it returns and the file trains (back-propagates or steps, itself or
     through the functions it calls: a module that only measures accuracy
@@ -911,6 +914,9 @@ class MissingSetEpoch(Rule):
         # calls of other modules' builders of such a sampler (or of a DataLoader's keyword
         # arguments holding one), with the summary that says when it shuffles
         self.built_samplers: list[tuple[cst.Call, Summary]] = []
+        # calls of other modules' builders that return a dict literal of loaders, with the
+        # keys that hold such a loader (`return {"train": DataLoader(ds, sampler=...)}`)
+        self.built_dicts: list[tuple[cst.Call, tuple[str, ...]]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         receiver = method_call(node, "set_epoch")
@@ -923,6 +929,8 @@ class MissingSetEpoch(Rule):
                 self.built_loaders.append((node, None))
             elif summary.distributed_loader_items:
                 self.built_loaders.append((node, summary.distributed_loader_items))
+            elif summary.distributed_loader_keys:
+                self.built_dicts.append((node, summary.distributed_loader_keys))
             elif summary.returns_distributed_sampler:
                 self.built_samplers.append((node, summary))
         elif "DistributedSampler" in self.ctx.source:
@@ -972,6 +980,38 @@ class MissingSetEpoch(Rule):
         for call, summary in self.built_samplers:
             if trains and not _evaluation_call(self.ctx, call):
                 self._check_built_sampler(call, summary)
+        for call, keys in self.built_dicts:
+            if not _evaluation_call(self.ctx, call):
+                self._check_built_dict(call, keys)
+
+    def _check_built_dict(self, call: cst.Call, keys: tuple[str, ...]) -> None:
+        """A builder of another module returns a dict literal that keeps a loader on a
+        shuffling `DistributedSampler` under `keys` (`{"train": DataLoader(...)}`):
+        reported at the call when the variable it is assigned to is read under one of
+        those keys, written out, by a loop of the file that trains (`for x in
+        loaders["train"]`, also through `enumerate`, `tqdm`, `zip`), and nothing may call
+        `set_epoch` on it (`loaders["train"].sampler`, a loop over its values)."""
+        holder = _assigned_to(self.ctx, call)
+        keys = tuple(key for key in keys if not _EVALUATION.search(key))
+        if type(holder) is not cst.Name or _EVALUATION.search(holder.value) or not keys:  # type: ignore[union-attr]
+            return
+        binding = self.ctx.receivers.binding(holder)
+        if binding is None or len(self.ctx.receivers.assigned(binding)) != 1:
+            return
+        trained = False
+        for loop in self.ctx.nodes_of(cst.For):
+            iterated = [iterated_loader(self.ctx, loop.iter)]  # type: ignore[attr-defined]
+            if type(iterated[0]) is cst.Call and _zipped(self.ctx, iterated[0]):  # type: ignore[arg-type]
+                iterated = [iterated_loader(self.ctx, arg.value) for arg in iterated[0].args]  # type: ignore[union-attr]
+            if any(type(item) is cst.Subscript and type(item.value) is cst.Name
+                   and self.ctx.receivers.binding(item.value) == binding and _subscript_key(item) in keys
+                   for item in iterated) and _loop_trains(self.ctx, loop):  # type: ignore[arg-type]
+                trained = True
+                break
+        if not trained or self._excused([holder], self.set_epoch_receivers, followed=set()):
+            return
+        self.report(call, f"`{self.ctx.code(call.func)}()` returns loaders on a shuffling `DistributedSampler`, "
+                          "and nothing calls `set_epoch(epoch)` on them: every epoch sees the same order")
 
     def _check_built_sampler(self, call: cst.Call, summary: Summary) -> None:
         """A builder of another module returns a shuffling `DistributedSampler`, alone or
@@ -1763,6 +1803,14 @@ def _dict_keys(ctx: FileContext, value: cst.CSTNode) -> list[str] | None:
         return None
     keys = [string_value(element.value) for element in loop.iter.elements]
     return None if None in keys else keys  # type: ignore[return-value]
+
+
+def _zipped(ctx: FileContext, call: cst.Call) -> bool:
+    """`zip(a, b)`, the builtin (nothing unpacked into it)."""
+    name = ctx.call_name(call)
+    if name is None and type(call.func) is cst.Name and ctx.local_function(call.func) is None:
+        name = call.func.value
+    return name in ("zip", "builtins.zip") and not any(arg.star or arg.keyword for arg in call.args)
 
 
 def _subscript_key(item: cst.Subscript) -> str | None:
