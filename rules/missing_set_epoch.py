@@ -1205,8 +1205,8 @@ class MissingSetEpoch(Rule):
         layout: tuple[tuple[int, ...], int | None] | None = None
         if type(parent) is cst.Element:
             container = self.ctx.parent(parent)
-            if type(container) is not cst.Tuple:
-                return None
+            if type(container) is not cst.Tuple or any(type(e) is cst.StarredElement for e in container.elements):
+                return None  # `return *others, loader`: its position at the call site is unknown
             index = next(i for i, element in enumerate(container.elements) if element is parent)
             layout = ((index,), len(container.elements))
             parent = self.ctx.parent(container)
