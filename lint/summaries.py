@@ -116,6 +116,8 @@ class Summary:
     returns_distributed_loader: bool = False
     # positions of a returned tuple that hold such a loader (`return train_loader, val_loader`)
     distributed_loader_items: tuple[int, ...] = ()
+    # the keys of a returned dict literal that hold such a loader (`return {"train": loader}`)
+    distributed_loader_keys: tuple[str, ...] = ()
     # returns a `DistributedSampler` it builds, itself ("sampler"), in a dict of a
     # DataLoader's keyword arguments ("kwargs": `kwargs["sampler"] = ...; return kwargs`)
     # or in the DataLoader it returns ("loader"),
@@ -269,6 +271,8 @@ class Summary:
             **{name: sorted(getattr(self, name)) for name in _SETS},
             "distributed_loader_items": list(self.distributed_loader_items),
             **({"graph_items": list(self.graph_items)} if self.graph_items else {}),
+            **({"distributed_loader_keys": list(self.distributed_loader_keys)}
+               if self.distributed_loader_keys else {}),
             **({"returns_distributed_sampler": list(self.returns_distributed_sampler)}
                if self.returns_distributed_sampler else {}),
             **({"returns_result_of": list(self.returns_result_of)} if self.returns_result_of else {}),
@@ -313,6 +317,7 @@ class Summary:
             **{name: frozenset(data.get(name, ())) for name in _SETS},  # type: ignore[arg-type]
             distributed_loader_items=tuple(data.get("distributed_loader_items", ())),  # type: ignore[arg-type]
             graph_items=tuple(data.get("graph_items", ())),  # type: ignore[arg-type]
+            distributed_loader_keys=tuple(data.get("distributed_loader_keys", ())),  # type: ignore[arg-type]
             returns_distributed_sampler=tuple(data.get("returns_distributed_sampler", ())),  # type: ignore[arg-type]
             returns_result_of=tuple(data.get("returns_result_of", ())),  # type: ignore[arg-type]
             alias_of=data.get("alias_of"),  # type: ignore[arg-type]
@@ -612,7 +617,7 @@ def trigger_words(summaries: Iterable[Summary]) -> str:
         words.update(_TRIGGERS.get(e, "") for e in summary.events if isinstance(e, str))
         words.update(_TRIGGERS.get(f, "") for f in data["flags"])  # type: ignore[union-attr]
         words.update(_TRIGGERS[name] for name in _SETS if data[name])
-        if summary.distributed_loader_items or summary.returns_distributed_sampler:
+        if summary.distributed_loader_items or summary.distributed_loader_keys or summary.returns_distributed_sampler:
             words.add(_TRIGGERS["returns_distributed_loader"])
         if summary.guarded_steps:
             words.add(_TRIGGERS["plain_steps"])

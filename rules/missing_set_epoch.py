@@ -60,7 +60,10 @@ class MissingSetEpoch(Rule):
     module that returns a DataLoader on a `DistributedSampler` that always
     shuffles (`shuffle` left to its default, or `True`; given as `sampler=`,
     or as `batch_sampler=` wrapped in a `BatchSampler`), alone or in a tuple
-    of loaders it builds itself (`return train_loader, val_loader`), is
+    of loaders it builds itself (`return train_loader, val_loader`), or in the
+    dict literal it returns (`return {"train": DataLoader(...), "val": ...}`,
+    every return such a dict, its keys written out; when a loop of the file
+    that trains reads the dict under such a key, `loaders["train"]`), is
     flagged where the file calls it, when nothing calls `set_epoch` on the
     loader it returns and the file trains (back-propagates or steps, itself or
     through the functions it calls: a module that only measures accuracy
@@ -122,7 +125,10 @@ class MissingSetEpoch(Rule):
     the file never makes may feed another module's training loop, and is
     flagged). A builder
     that the file calls is followed to each call site: `train_loader, valset
-    = prepare_dataloaders(hparams)` keeps the sampler in `train_loader`, and
+    = prepare_dataloaders(hparams)` keeps the sampler in `train_loader`, also
+    where the builder makes the loader in the tuple or the dict literal it returns
+    (`return DataLoader(ds, sampler=DistributedSampler(ds)), aux_loader`, or
+    `return {"train": DataLoader(...)}`, the dict kept whole by the caller), and
     the checks start again from there, with what the builder returned beside
     the loader (`loader, sampler = build(ds)`: the sampler itself, handed on
     to a `train_model(model, sampler, loader)` that sets its epoch). A function of
@@ -142,7 +148,10 @@ class MissingSetEpoch(Rule):
     own (`DataLoader(ds, sampler=sampler)` of a `sampler =
     DistributedSampler(ds)` of that function, or what a builder of another
     module returns: `loader = make_loader(ds)`), so a training function that
-    forgets `set_epoch` beside one that calls it is flagged. A sampler kept in a dict
+    forgets `set_epoch` beside one that calls it is flagged; nor on the
+    `.sampler` of another loader of the same function built so (in
+    `zip(train_loader, aux_loader)`, `train_loader.sampler.set_epoch(epoch)`
+    alone leaves `aux_loader`'s sampler unset). A sampler kept in a dict
     (`samplers = {x: DistributedSampler(ds[x]) for x in ["train", "val"]}`)
     is followed to the dict and to the loaders built from its items
     (`sampler=samplers[x]`); a `set_epoch` on one of its items
@@ -499,6 +508,38 @@ class MissingSetEpoch(Rule):
         "            model(x).sum().backward()\n"
         "            opt.step()\n"
         "        evaluate(model, val_ds, epoch, True)\n",
+        # zipped loaders: the epoch is set on the first one's sampler only
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def main(model, opt, train_ds, aux_ds, epochs):\n"
+        "    train_loader = DataLoader(train_ds, sampler=DistributedSampler(train_ds))\n"
+        "    aux_loader = DataLoader(aux_ds, sampler=DistributedSampler(aux_ds))  # expect: TL302\n"
+        "    for epoch in range(epochs):\n"
+        "        train_loader.sampler.set_epoch(epoch)\n"
+        "        for x, y in zip(train_loader, aux_loader):\n"
+        "            opt.zero_grad()\n"
+        "            model(x, y).sum().backward()\n"
+        "            opt.step()\n",
+        # a builder of the file returns the loaders it builds, in a tuple and in a dict
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def build_pair(main_ds, aux_ds):\n"
+        "    return DataLoader(main_ds, sampler=DistributedSampler(main_ds)), DataLoader(aux_ds)  # expect: TL302\n"
+        "def build_splits(ds, val_ds):\n"
+        "    return {\n"
+        "        \"train\": DataLoader(ds, sampler=DistributedSampler(ds)),  # expect: TL302\n"
+        "        \"val\": DataLoader(val_ds, sampler=DistributedSampler(val_ds)),\n"
+        "    }\n"
+        "def main(model, opt, ds, aux_ds, val_ds, epochs):\n"
+        "    main_loader, aux_loader = build_pair(ds, aux_ds)\n"
+        "    loaders = build_splits(ds, val_ds)\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in zip(main_loader, aux_loader):\n"
+        "            opt.zero_grad()\n"
+        "            model(x, y).sum().backward()\n"
+        "            opt.step()\n"
+        "        for x in loaders[\"train\"]:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -812,6 +853,55 @@ class MissingSetEpoch(Rule):
         "            opt.zero_grad()\n"
         "            model(x).sum().backward()\n"
         "            opt.step()\n",
+        # zipped loaders on one sampler: the epoch set through either is set for both;
+        # a tuple of loaders, each one's epoch set in a loop over it
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def main(model, opt, ds, aux_ds, epochs):\n"
+        "    sampler = DistributedSampler(ds)\n"
+        "    plain_loader = DataLoader(ds, sampler=sampler)\n"
+        "    big_loader = DataLoader(ds, sampler=sampler, batch_size=64)\n"
+        "    loaders = (DataLoader(ds, sampler=DistributedSampler(ds)),\n"
+        "               DataLoader(aux_ds, sampler=DistributedSampler(aux_ds)))\n"
+        "    for epoch in range(epochs):\n"
+        "        big_loader.sampler.set_epoch(epoch)\n"
+        "        for loader in loaders:\n"
+        "            loader.sampler.set_epoch(epoch)\n"
+        "        for x, y in zip(plain_loader, big_loader):\n"
+        "            opt.zero_grad()\n"
+        "            model(x, y).sum().backward()\n"
+        "            opt.step()\n"
+        "        for loader in loaders:\n"
+        "            for x in loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n",
+        # loaders returned by a builder of the file: the caller sets each epoch, or only
+        # evaluates
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def build_pair(main_ds, aux_ds):\n"
+        "    return DataLoader(main_ds, sampler=DistributedSampler(main_ds)), DataLoader(aux_ds)\n"
+        "def build_splits(ds):\n"
+        "    return {\"train\": DataLoader(ds, sampler=DistributedSampler(ds))}\n"
+        "def build_test(ds):\n"
+        "    return DataLoader(ds, sampler=DistributedSampler(ds)), len(ds)\n"
+        "def evaluate(model, ds):\n"
+        "    test_loader, size = build_test(ds)\n"
+        "    return sum(model(x).sum() for x in test_loader) / size\n"
+        "def main(model, opt, ds, aux_ds, epochs):\n"
+        "    main_loader, aux_loader = build_pair(ds, aux_ds)\n"
+        "    loaders = build_splits(ds)\n"
+        "    for epoch in range(epochs):\n"
+        "        main_loader.sampler.set_epoch(epoch)\n"
+        "        loaders[\"train\"].sampler.set_epoch(epoch)\n"
+        "        for x, y in zip(main_loader, aux_loader):\n"
+        "            opt.zero_grad()\n"
+        "            model(x, y).sum().backward()\n"
+        "            opt.step()\n"
+        "        for x in loaders[\"train\"]:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n"
+        "        evaluate(model, ds)\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -824,6 +914,9 @@ class MissingSetEpoch(Rule):
         # calls of other modules' builders of such a sampler (or of a DataLoader's keyword
         # arguments holding one), with the summary that says when it shuffles
         self.built_samplers: list[tuple[cst.Call, Summary]] = []
+        # calls of other modules' builders that return a dict literal of loaders, with the
+        # keys that hold such a loader (`return {"train": DataLoader(ds, sampler=...)}`)
+        self.built_dicts: list[tuple[cst.Call, tuple[str, ...]]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
         receiver = method_call(node, "set_epoch")
@@ -836,6 +929,8 @@ class MissingSetEpoch(Rule):
                 self.built_loaders.append((node, None))
             elif summary.distributed_loader_items:
                 self.built_loaders.append((node, summary.distributed_loader_items))
+            elif summary.distributed_loader_keys:
+                self.built_dicts.append((node, summary.distributed_loader_keys))
             elif summary.returns_distributed_sampler:
                 self.built_samplers.append((node, summary))
         elif "DistributedSampler" in self.ctx.source:
@@ -885,6 +980,38 @@ class MissingSetEpoch(Rule):
         for call, summary in self.built_samplers:
             if trains and not _evaluation_call(self.ctx, call):
                 self._check_built_sampler(call, summary)
+        for call, keys in self.built_dicts:
+            if not _evaluation_call(self.ctx, call):
+                self._check_built_dict(call, keys)
+
+    def _check_built_dict(self, call: cst.Call, keys: tuple[str, ...]) -> None:
+        """A builder of another module returns a dict literal that keeps a loader on a
+        shuffling `DistributedSampler` under `keys` (`{"train": DataLoader(...)}`):
+        reported at the call when the variable it is assigned to is read under one of
+        those keys, written out, by a loop of the file that trains (`for x in
+        loaders["train"]`, also through `enumerate`, `tqdm`, `zip`), and nothing may call
+        `set_epoch` on it (`loaders["train"].sampler`, a loop over its values)."""
+        holder = _assigned_to(self.ctx, call)
+        keys = tuple(key for key in keys if not _EVALUATION.search(key))
+        if type(holder) is not cst.Name or _EVALUATION.search(holder.value) or not keys:  # type: ignore[union-attr]
+            return
+        binding = self.ctx.receivers.binding(holder)
+        if binding is None or len(self.ctx.receivers.assigned(binding)) != 1:
+            return
+        trained = False
+        for loop in self.ctx.nodes_of(cst.For):
+            iterated = [iterated_loader(self.ctx, loop.iter)]  # type: ignore[attr-defined]
+            if type(iterated[0]) is cst.Call and _zipped(self.ctx, iterated[0]):  # type: ignore[arg-type]
+                iterated = [iterated_loader(self.ctx, arg.value) for arg in iterated[0].args]  # type: ignore[union-attr]
+            if any(type(item) is cst.Subscript and type(item.value) is cst.Name
+                   and self.ctx.receivers.binding(item.value) == binding and _subscript_key(item) in keys
+                   for item in iterated) and _loop_trains(self.ctx, loop):  # type: ignore[arg-type]
+                trained = True
+                break
+        if not trained or self._excused([holder], self.set_epoch_receivers, followed=set()):
+            return
+        self.report(call, f"`{self.ctx.code(call.func)}()` returns loaders on a shuffling `DistributedSampler`, "
+                          "and nothing calls `set_epoch(epoch)` on them: every epoch sees the same order")
 
     def _check_built_sampler(self, call: cst.Call, summary: Summary) -> None:
         """A builder of another module returns a shuffling `DistributedSampler`, alone or
@@ -1061,9 +1188,42 @@ class MissingSetEpoch(Rule):
             target = _assigned_to(self.ctx, loader_call) or _dict_holding(self.ctx, loader_call)
             if target is None and iterated_where_built(self.ctx, loader_call):
                 return [loader_call]  # `for x in DataLoader(ds, sampler=DistributedSampler(ds)):`
-            return [target] if target is not None else None
+            return [target] if target is not None else self._kept_where_returned(loader_call)
         target = _assigned_to(self.ctx, call) or _dict_holding(self.ctx, call)
-        return [target] if target is not None else None
+        return [target] if target is not None else self._kept_where_returned(call)
+
+    def _kept_where_returned(self, value: cst.Call) -> list[cst.BaseExpression] | None:
+        """`value` (a loader, or the sampler) returned as it is built by a function of
+        this file, alone, as an item of a returned tuple (`return DataLoader(ds,
+        sampler=DistributedSampler(ds)), aux_loader`) or as a value of a returned dict
+        literal (`return {"train": DataLoader(...)}`): what keeps it at each call site
+        of the file that is not for evaluation (the name it is assigned to, the name of
+        its item where the tuple is unpacked, the dict kept whole). None when it is not
+        so returned, when no call of the file runs the function, or when a call site
+        passes the result on (nothing follows it there)."""
+        parent = self.ctx.parent(value)
+        layout: tuple[tuple[int, ...], int | None] | None = None
+        if type(parent) is cst.Element:
+            container = self.ctx.parent(parent)
+            if type(container) is not cst.Tuple or any(type(e) is cst.StarredElement for e in container.elements):
+                return None  # `return *others, loader`: its position at the call site is unknown
+            index = next(i for i, element in enumerate(container.elements) if element is parent)
+            layout = ((index,), len(container.elements))
+            parent = self.ctx.parent(container)
+        elif type(parent) is cst.DictElement and parent.value is value:
+            parent = self.ctx.parent(self.ctx.parent(parent))  # the dict, kept whole by the caller
+        if type(parent) is not cst.Return:
+            return None
+        builder = self.ctx.enclosing_function(parent)
+        holders: list[cst.BaseExpression] = []
+        for site in self.ctx.call_sites(builder) if builder is not None else []:
+            if _evaluation_call(self.ctx, site):
+                continue
+            kept = _kept_at(self.ctx, site, layout)
+            if kept is None:
+                return None
+            holders.extend(kept)
+        return holders or None
 
     def _given_as_batch_sampler(self, variable: cst.BaseExpression | None) -> bool:
         """`variable` is assigned once, and given as a DataLoader's `batch_sampler=`."""
@@ -1365,23 +1525,32 @@ class MissingSetEpoch(Rule):
         return False
 
     def _sampler_of_own_loader(self, receiver: cst.BaseExpression, own: set[Binding | None]) -> bool:
-        """`loader.sampler`, where `loader` is a variable of a function that holds none
-        of this sampler's holders, and every value it is assigned there is a loader on a
-        sampler of its own: `DataLoader(...)` given as `sampler=` / `batch_sampler=`
-        nothing, or a variable of the same function assigned only `DistributedSampler(...)`
-        calls, or a call of another module's builder that returns a loader on a shuffling
-        `DistributedSampler` it builds (`loader = make_loader(ds)`). Its `set_epoch` is
-        that sampler's: a training function beside it that forgets its own is not excused."""
+        """`loader.sampler`, where `loader` is a variable of a function, none of this
+        sampler's holders (of that function or another), and every value it is assigned
+        there is a loader on a sampler of its own (see `_loader_on_own_sampler`): a
+        `DataLoader(...)` given as `sampler=` / `batch_sampler=` nothing, a
+        `DistributedSampler(...)` written there, or a variable of the same function, not
+        a holder, assigned only `DistributedSampler(...)` calls; or a call of another
+        module's builder that returns a loader on a shuffling `DistributedSampler` it
+        builds (`loader = make_loader(ds)`). Its `set_epoch` is that sampler's: a
+        training function beside it that forgets its own is not excused, nor is the
+        other loader of `zip(train_loader, aux_loader)` when only the first's is set."""
         if (type(receiver) is not cst.Attribute or receiver.attr.value != "sampler"
                 or type(receiver.value) is not cst.Name):
             return False
         binding = self.ctx.receivers.binding(receiver.value)
-        if binding is None or any(b is not None and b.owner is binding.owner for b in own):
+        if binding is None or binding in own:
             return False
         values = self._only_assigned(binding)
-        return values is not None and all(self._loader_on_own_sampler(value, binding.owner) for value in values)
+        return values is not None and all(self._loader_on_own_sampler(value, binding.owner, own) for value in values)
 
-    def _loader_on_own_sampler(self, value: cst.BaseExpression, function: cst.CSTNode) -> bool:
+    def _loader_on_own_sampler(self, value: cst.BaseExpression, function: cst.CSTNode,
+                               own: set[Binding | None]) -> bool:
+        """`value`, assigned to a loader variable of `function`, is a loader on a sampler
+        that is none of `own` (the holders of the sampler checked): a `DataLoader(...)`
+        given as `sampler=` / `batch_sampler=` nothing, a `DistributedSampler(...)` made
+        there, or a variable of `function` (not a holder) assigned only such calls; or
+        another module's builder's loader on a sampler it builds itself."""
         if type(value) is not cst.Call:
             return False
         if self.ctx.call_name(value) != DATALOADER_CLASS:
@@ -1395,8 +1564,12 @@ class MissingSetEpoch(Rule):
         for arg in value.args:
             if arg.keyword is None or arg.keyword.value not in ("sampler", "batch_sampler"):
                 continue
+            if (arg.keyword.value == "sampler" and type(arg.value) is cst.Call
+                    and self._distributed_sampler(arg.value)):
+                continue  # `sampler=DistributedSampler(ds)`, a new one made for this loader
             sampler = tracked.binding(arg.value) if type(arg.value) is cst.Name else None
-            if sampler is None or sampler.owner is not function or not self._own_sampler(sampler):
+            if (sampler is None or sampler in own or sampler.owner is not function
+                    or not self._own_sampler(sampler)):
                 return False
         return True
 
@@ -1630,6 +1803,14 @@ def _dict_keys(ctx: FileContext, value: cst.CSTNode) -> list[str] | None:
         return None
     keys = [string_value(element.value) for element in loop.iter.elements]
     return None if None in keys else keys  # type: ignore[return-value]
+
+
+def _zipped(ctx: FileContext, call: cst.Call) -> bool:
+    """`zip(a, b)`, the builtin (nothing unpacked into it)."""
+    name = ctx.call_name(call)
+    if name is None and type(call.func) is cst.Name and ctx.local_function(call.func) is None:
+        name = call.func.value
+    return name in ("zip", "builtins.zip") and not any(arg.star or arg.keyword for arg in call.args)
 
 
 def _subscript_key(item: cst.Subscript) -> str | None:

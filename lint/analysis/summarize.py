@@ -552,6 +552,7 @@ class _Summarizer:
             returns_distributed_loader="DistributedSampler" in self.ctx.source
             and any(self._distributed_loader(r) for r in whole),
             distributed_loader_items=self._distributed_loader_items(tuples),
+            distributed_loader_keys=self._distributed_loader_keys(containers, whole, tuples),
             returns_distributed_sampler=self._returned_sampler(whole + containers)
             if "DistributedSampler" in self.ctx.source else (),
             returns_result_of=self._returned_result(whole + containers),
@@ -1190,6 +1191,27 @@ class _Summarizer:
             return ()
         layouts = {tuple(i for i, element in enumerate(t.elements) if self._distributed_loader(element.value))
                    for t in tuples}
+        return layouts.pop() if len(layouts) == 1 else ()
+
+    def _distributed_loader_keys(self, containers: list[cst.BaseExpression], whole: list[cst.BaseExpression],
+                                 tuples: list[cst.Tuple]) -> tuple[str, ...]:
+        """The keys of the returned dict literal that hold such a loader
+        (`return {"train": DataLoader(ds, sampler=DistributedSampler(ds)), ...}`), when
+        every `return` of a value is such a dict, its keys written out, and all agree."""
+        if whole or tuples or not containers or "DistributedSampler" not in self.ctx.source:
+            return ()
+        layouts: set[tuple[str, ...]] = set()
+        for value in containers:
+            if type(value) is not cst.Dict:
+                return ()
+            keys: list[str] = []
+            for element in value.elements:
+                key = string_value(element.key) if type(element) is cst.DictElement else None
+                if key is None:
+                    return ()
+                if self._distributed_loader(element.value):
+                    keys.append(key)
+            layouts.add(tuple(keys))
         return layouts.pop() if len(layouts) == 1 else ()
 
     def _returned_sampler(self, whole: list[cst.BaseExpression]) -> tuple[str, ...]:
