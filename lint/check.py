@@ -346,6 +346,12 @@ def _nothing_to_lint(found: Discovery, targets: list[str], config: Config) -> st
     if found.excluded_in_walk:
         return (f"every Python file under {', '.join(targets)} is excluded by the `exclude` / `extend-exclude` "
                 f"settings{source}; nothing was linted")
+    if found.notebooks_left:
+        many = found.notebooks_left > 1
+        count = f"{found.notebooks_left} notebook{'s' if many else ''}"
+        return (f"no Python files found under {', '.join(targets)}; {count} (.ipynb) left out: "
+                f"name {'them' if many else 'it'}, or "
+                f"walk them with `extend-include = [\"*.ipynb\"]` or `--extend-include '*.ipynb'`")
     return f"no Python files found under {', '.join(targets)}"
 
 

@@ -14,6 +14,7 @@ from typing import Callable, Iterator, Sequence
 
 from trainlint.config import Config, matches_glob
 from trainlint.gitignore import GitIgnore
+from trainlint.notebook import SUFFIX as NOTEBOOK_SUFFIX
 
 # Jupyter's autosaved copies of the notebooks beside it: never linted as included files
 CHECKPOINTS = ".ipynb_checkpoints"
@@ -31,6 +32,8 @@ class Discovery:
     excluded: list[str] = field(default_factory=list)  # paths given but excluded by the configuration
     # files and folders met in a walk that the configured `exclude` globs skipped
     excluded_in_walk: list[str] = field(default_factory=list)
+    # notebooks a walk met and left out (no `extend-include` takes them): said when nothing else is found
+    notebooks_left: int = 0
 
 
 def discover(paths: Sequence[str], config: Config, config_of: Callable[[str], Config] | None = None) -> Discovery:
@@ -86,6 +89,8 @@ def _walk(top: str, top_config: Config, result: Discovery, seen: dict[str, tuple
         for name in sorted(filenames):
             full = os.path.join(directory, name)
             if not name.endswith(".py") and not (included and matches_glob(Path(full), config.root, included)):
+                if name.endswith(NOTEBOOK_SUFFIX) and not included and not _in_checkpoints(directory):
+                    result.notebooks_left += 1
                 continue
             if _excluded(Path(full), (), config, configured):
                 result.excluded_in_walk.append(full)

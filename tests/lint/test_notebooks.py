@@ -253,6 +253,18 @@ def test_a_folder_walk_skips_notebooks_by_default(tree: Path) -> None:
     assert _paths(invoke(".", "--no-cache", cwd=tree)[1]) == ["dp.py"]
 
 
+def test_a_walk_that_finds_only_notebooks_says_how_to_lint_them(tree: Path) -> None:
+    code, out, err = invoke("sub", "--no-cache", cwd=tree)
+    assert code == 0 and out == ""
+    assert "no Python files found under sub; 1 notebook (.ipynb) left out: name it, or walk" in err, err
+    assert 'extend-include = ["*.ipynb"]' in err and "--extend-include '*.ipynb'" in err
+    (tree / "dp.py").unlink()
+    err = invoke(".", "--no-cache", cwd=tree)[2]
+    assert "2 notebooks (.ipynb) left out: name them" in err, err  # not the checkpoint copy
+    err = invoke(".ipynb_checkpoints", "--no-cache", cwd=tree)[2]
+    assert "no Python files found under .ipynb_checkpoints" in err and "left out" not in err, err
+
+
 def test_extend_include_in_the_configuration(tree: Path) -> None:
     (tree / "pyproject.toml").write_text('[tool.trainlint]\nextend-include = ["*.ipynb"]\n')
     out = invoke(".", "--no-cache", cwd=tree)[1]
