@@ -110,7 +110,7 @@ def lint_bytes(
     `timer` measures where the time goes (see `trainlint.timing`). A notebook
     (`.ipynb`) is linted as the module its code cells make (see `lint_notebook`)."""
     if is_notebook(path):
-        return lint_notebook(path, data, rules, fix, project, timer)
+        return lint_notebook(path, data, rules, project, timer)
     try:
         source, encoding = decode(data)
     except SourceError as exc:
@@ -148,14 +148,13 @@ def lint_notebook(
     path: str,
     data: bytes,
     rules: Sequence[type[Rule]],
-    fix: str | None = None,
     project: ProjectView = ProjectView(),
     timer: Timer | None = None,
 ) -> FileOutcome:
     """Lint a notebook: its code cells, in order, parsed once as one module (see
     `trainlint.notebook`), the findings placed in their cells. A notebook that
     is not valid JSON is TL000's finding. Notebooks are never fixed: their
-    findings are not fixable, whatever `fix` asks (it is there to mirror `lint_bytes`)."""
+    findings are not fixable, whatever fix `lint_bytes` was asked for."""
     try:
         notebook = read_notebook(data)
     except NotebookError as exc:

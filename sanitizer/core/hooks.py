@@ -409,9 +409,8 @@ def _parameter_write_observer(session: Sanitizer, name: str) -> Callable[..., An
             except BaseException as exc:  # the script's error, read as under plain python
                 exc.__traceback__ = locations.without_own_frames(exc.__traceback__)
                 raise
-            if session.active and (args or kwargs):
-                value = args[-1] if args else kwargs.get("value")
-                if _nonfinite_value(value) and not _out_of_reach():
+            if session.active and (args or kwargs) and not _out_of_reach():
+                if _nonfinite_value(args[-1] if args else kwargs.get("value")):
                     noted(self)
             return result
         return write
@@ -422,8 +421,7 @@ def _nonfinite_value(value: Any) -> bool:
     if isinstance(value, float):
         return not math.isfinite(value)
     if (isinstance(value, torch.Tensor) and value.device.type == "cpu" and not value.is_sparse
-            and (value.is_floating_point() or value.is_complex()) and 0 < value.numel() <= MAX_CHECKED_WRITE
-            and not _out_of_reach()):
+            and (value.is_floating_point() or value.is_complex()) and 0 < value.numel() <= MAX_CHECKED_WRITE):
         return not bool(torch.isfinite(value).all())
     return False
 
