@@ -62,8 +62,7 @@ def install(session: Sanitizer, stack: ExitStack) -> None:
         _patch(stack, torch.nn.Parameter, name, _parameter_write_observer(session, name), lean=True)
     _install_scaler_patches(session, stack)
     _patch(stack, dataloader._BaseDataLoaderIter, "__next__", _timed_next(session))
-    _patch(stack, lr_scheduler.LRScheduler, "step", _observing_call(session, "LRScheduler.step",
-                                                                    session.on_scheduler_step))
+    _patch(stack, lr_scheduler.LRScheduler, "step", _first_scheduler_step_observer(session))
     for name in LOSS_FUNCTIONS:
         if hasattr(F, name):
             _patch(stack, F, name, _result_observer(session, f"F.{name}",
@@ -363,6 +362,26 @@ def _observing_call(session: Sanitizer, where: str, observe: Callable[[Any], Non
             result = original(*args, **kwargs)
             if after_call is not None:
                 after_call(first)
+            return result
+        return call
+    return wrap
+
+
+def _first_scheduler_step_observer(session: Sanitizer) -> Callable[..., Any]:
+    """An LR scheduler's first `step()` by the script (its constructor's own step leaves
+    `_step_count` at 1), told to the session after it ran with the schedule's position
+    before it: `step(epoch)` given the epoch the schedule stands at moves nothing on.
+    Every later step costs one attribute read, as before."""
+    noted = _guarded(session, "LRScheduler.step", session.on_scheduler_step)
+
+    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def call(scheduler: Any, *args: Any, **kwargs: Any) -> Any:
+            if getattr(scheduler, "_step_count", None) != 1 or not session.active or _out_of_reach():
+                return original(scheduler, *args, **kwargs)
+            position = getattr(scheduler, "last_epoch", None)
+            result = original(scheduler, *args, **kwargs)
+            noted(scheduler, position)
             return result
         return call
     return wrap

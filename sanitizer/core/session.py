@@ -834,10 +834,11 @@ class Sanitizer:
         noted = self._train_loss
         return noted[1] if noted is not None and noted[0]() is loss else None
 
-    def on_scheduler_step(self, scheduler: Any) -> None:
-        """An LR scheduler's `step()` is about to run; its constructor's own first step
-        leaves `_step_count` at 1, so 1 marks the script's first call."""
-        if getattr(scheduler, "_step_count", None) != 1:
+    def on_scheduler_step(self, scheduler: Any, position: Any) -> None:
+        """The script's first `step()` of an LR scheduler ran; `position` is its
+        `last_epoch` before. A step that left the schedule where it stood (MADE's
+        `scheduler.step(epoch)` at the start of epoch 0) skipped nothing."""
+        if getattr(scheduler, "last_epoch", None) == position:
             return
         for detector in self._scheduler_listeners:
             detector.on_scheduler_step(scheduler, self.sink)

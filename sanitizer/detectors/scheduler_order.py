@@ -1,7 +1,9 @@
 """An LR scheduler stepped before its optimizer's first step: the schedule's first
 value is skipped and every later one comes a step early (the run-time twin of
 lint rule TL404). Metric-driven `ReduceLROnPlateau` has its own `step` and is
-not watched: stepping it first skips nothing."""
+not watched: stepping it first skips nothing. Nor does a first `step(epoch)` told
+the epoch the schedule stands at (0): the session passes on only a first step
+that moved the schedule."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any

@@ -9,7 +9,9 @@ with gradients on during the step and whose parameters the optimizer steps (a
 GAN's generator, whose loss comes through the discriminator), and of its modules those its
 forward called (a layer the forward skips changes nothing; inside a compiled
 region calls are not seen, and every module counts). A model without any module that
-behaves differently in eval mode is not concerned, and a model in train mode
+behaves differently in eval mode (dropout, batch norm, attention with dropout, or a
+module of the script's whose forward reads `self.training` and that keeps `running_*`
+buffers: a normalization of its own) is not concerned, and a model in train mode
 whose batch norms were frozen on purpose (a fine-tuning habit) is not reported.
 Modules seen in eval mode inside a model that trained in train mode (a frozen
 backbone's batch norms) are in eval mode on purpose: when the whole model is
@@ -18,6 +20,7 @@ modules changes is not reported.
 """
 from __future__ import annotations
 
+import functools
 import weakref
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -46,7 +49,18 @@ def eval_mode_effect(module: nn.Module) -> str | None:
         return FROZEN_STATISTICS if module.track_running_stats else None
     if isinstance(module, nn.MultiheadAttention):
         return NO_DROPOUT if module.dropout > 0 else None
+    if _branches_on_training(type(module)) and any(name.startswith("running_") for name in module._buffers):
+        # a normalization of its own that keeps running statistics (pytorch-flows'
+        # BatchNormFlow: batch statistics `if self.training`, the running ones else)
+        return FROZEN_STATISTICS
     return None
+
+
+@functools.cache
+def _branches_on_training(cls: type) -> bool:
+    """Whether the class's own `forward` reads an attribute named `training`."""
+    code = getattr(cls.__dict__.get("forward"), "__code__", None)
+    return code is not None and "training" in code.co_names
 
 
 def changes_in_eval_mode(module: nn.Module) -> bool:

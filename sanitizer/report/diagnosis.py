@@ -188,7 +188,7 @@ def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
             how += (" because another rank stopped (its collective lost the peer; that rank's report says why, "
                     "or `python -m sanitizer merge` the ranks' reports)")
         elif ending.get("how") == "exception" and step is not None:
-            how += _crash_cause(step, roots)
+            how += _crash_cause(step, roots, detail)
         advice = ending.get("advice")  # a backward() that found no graph (core.ending.cut_graph_advice)
         return Problem(f"{how}: {detail}{where}" if detail else f"{how}{where}", "error",
                        advice=str(advice) if advice else None)
@@ -217,14 +217,19 @@ def crash_lint(report: dict[str, Any]) -> dict[str, Any] | None:
     return next((finding for finding in lint if isinstance(finding, dict) and finding.get("code") == misuse[1]), None)
 
 
-def _crash_cause(step: float, roots: list[_Group]) -> str:
+def _crash_cause(step: float, roots: list[_Group], detail: str = "") -> str:
     """What a crash in `step` followed, if a problem explains it: values non-finite in that
     step (their root, or the divergence they ended), or a divergence the loss was still at
     when the script raised (its own guard against a NaN, an index computed from the
-    blown-up loss: `diverged_at_crash`)."""
+    blown-up loss: `diverged_at_crash`). Weights a NaN update left non-finite stay so: a
+    later crash on a NaN or Inf that torch names in its message (PPO's next rollout, a
+    `Categorical` of NaN probabilities, steps after the update) follows them too."""
     for number, root in enumerate(roots, start=2):
         if root.kind in NONFINITE and step in _steps_of(root):
             return f" in step {step:g}, where values had gone non-finite (problem {number})"
+        since = _nonfinite_weights_since(root) if root.kind in NONFINITE else None
+        if since is not None and since <= step and _names_nonfinite(detail):
+            return f" in step {step:g}, with the weights non-finite since step {since} (problem {number})"
         if root.kind != "divergence" or root.step is None or step < root.step:
             continue
         diverged = f"after the loss diverged at step {root.step} (problem {number})"
@@ -233,6 +238,19 @@ def _crash_cause(step: float, roots: list[_Group]) -> str:
         if root.first.get("diverged_at_crash"):
             return f" in step {step:g}, {diverged}"
     return ""
+
+
+def _nonfinite_weights_since(root: _Group) -> int | None:
+    """The step whose update left weights non-finite, among a root and its symptoms."""
+    steps = [group.step for group in (root, *root.symptoms) if group.kind == "nonfinite_param"]
+    return min((step for step in steps if step is not None), default=None)
+
+
+def _names_nonfinite(detail: str) -> bool:
+    """An error message that shows or names a NaN or Inf value (torch's `Categorical`:
+    `found invalid values: tensor([nan, nan])`; `multinomial`: `contains either inf, nan`)."""
+    words = {word.strip("`'\"()[],.:;").lower() for word in detail.split()}
+    return bool(words & {"nan", "inf", "-inf"})
 
 
 def _steps_of(root: _Group) -> set[int]:

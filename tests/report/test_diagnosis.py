@@ -151,6 +151,23 @@ def test_a_crash_a_step_after_a_nan_update_names_that_problem_as_its_cause():
     assert problems[1].kind == "nonfinite_loss" and len(problems) == 2
 
 
+def test_a_later_crash_on_a_nan_names_the_update_that_left_the_weights_non_finite():
+    """Weights a NaN update left NaN stay so: a crash steps later on a NaN that torch names
+    (a `Categorical` of the next rollout) follows that problem. Without NaN weights, or on
+    an error that names no NaN or Inf, a crash in another step says nothing of the kind."""
+    detail = "ValueError: Expected parameter probs to satisfy the constraint Simplex(), but found invalid " \
+             "values: tensor([nan, nan])"
+    ending = {"how": "exception", "detail": detail, "where": "train.py:40", "step": 25}
+    events = [_event("nonfinite_input", 22), _event("nonfinite_param", 22), _event("nonfinite_activation", 23)]
+    problems = diagnose({"events": events, "exit_code": 1, "ending": ending})
+    assert problems[0].headline.startswith("the script crashed in step 25, with the weights non-finite since step 22 "
+                                           "(problem 2): ValueError"), problems[0].headline
+    for changed in ({"ending": {**ending, "detail": "OSError: no space left on device"}},
+                    {"events": events[:1] + events[2:]}, {"ending": {**ending, "step": 21}}):
+        report = {"events": events, "exit_code": 1, "ending": ending, **changed}
+        assert diagnose(report)[0].headline.startswith("the script crashed: "), changed
+
+
 def test_a_crash_on_a_diverged_loss_names_the_divergence_it_followed():
     """The script's own guard raises on the Inf a divergence ran into (or an index computed
     from the blown-up loss overruns): the crash names the divergence, still the root. A

@@ -6,7 +6,8 @@ import pytest
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
-PRELAUNCH += [("diverge_crash.py", "check"), ("diverge_crash.py", "index"), ("diverge_crash.py", "healthy")]
+PRELAUNCH += [("diverge_crash.py", "check"), ("diverge_crash.py", "index"), ("diverge_crash.py", "healthy"),
+              ("clipped_policy_rollouts.py",), ("clipped_policy_rollouts.py", "--nan-state", "8")]
 
 
 @pytest.mark.parametrize(("mode", "crash", "error"), [
@@ -37,3 +38,19 @@ def test_the_healthy_twin_of_the_diverging_run_finishes_clean(script_runs: Scrip
     run = script_runs.get("diverge_crash.py", "healthy")
     assert run.returncode == 0 and run.stdout.endswith("done 120\n"), run.stderr
     assert run.events() == [], run.events()
+
+
+def test_a_crash_on_the_nan_a_nan_update_left_in_the_weights_follows_that_update(script_runs: ScriptRuns) -> None:
+    """seungeunrho/minimalRL's PPO shape: the 8th update's batch holds a NaN state (its
+    first epoch is step 22); the weights are NaN from that update on, and the next
+    rollout's `Categorical` rejects its NaN probabilities in step 25. The crash names
+    the NaN batch as what it followed; the healthy run finds nothing."""
+    healthy = script_runs.get("clipped_policy_rollouts.py")
+    assert healthy.returncode == 0 and healthy.events() == [], healthy.stderr
+    run = script_runs.get("clipped_policy_rollouts.py", "--nan-state", "8")
+    assert run.returncode == 1 and "ValueError: Expected parameter probs" in run.stderr, run.stderr
+    problems = run.report["summary"]["problems"]
+    assert problems[0]["headline"].startswith(
+        "the script crashed in step 25, with the weights non-finite since step 22 (problem 2): ValueError"), problems
+    assert (problems[1]["kind"], problems[1]["step"]) == ("nonfinite_input", 22), problems
+    assert run.first("nonfinite_param")["step"] == 22

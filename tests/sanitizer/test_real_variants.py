@@ -22,7 +22,9 @@ PRELAUNCH += [("dqn_rebuilt_target.py",), ("plain", "dqn_rebuilt_target.py"),
               ("plain", "keyword_batches.py", "--call", "dict"),
               ("ranking_terms.py",), ("ranking_terms.py", "--term", "relu"), ("ranking_terms.py", "--prune-step", "150"),
               ("plain", "ranking_terms.py", "--prune-step", "150"), ("lr_sweep.py",), ("plain", "lr_sweep.py"),
-              ("moco_queue.py", "--steps", "22"), ("plain", "moco_queue.py", "--steps", "22"), ("moco_queue.py",)]
+              ("moco_queue.py", "--steps", "22"), ("plain", "moco_queue.py", "--steps", "22"), ("moco_queue.py",),
+              ("flow_running_norm.py",), ("flow_running_norm.py", "--eval-left-on"),
+              ("flow_running_norm.py", "--eval-left-on", "--tracker"), ("plain", "flow_running_norm.py")]
 
 
 def _kinds(events: list[dict[str, object]]) -> list[object]:
@@ -133,3 +135,16 @@ def test_a_run_that_ends_soon_after_a_warm_up_rise_is_too_short_to_judge(script_
     assert (run.returncode, run.stdout) == (plain.returncode, plain.stdout), run.stderr
     assert run.events() == [], run.events()
     assert script_runs.get("moco_queue.py").events() == []
+
+
+def test_a_normalization_of_the_scripts_own_left_in_eval_mode_is_frozen(script_runs: ScriptRuns) -> None:
+    """ikostrikov/pytorch-flows' BatchNormFlow: batch statistics `if self.training`,
+    running ones else. Left in eval mode after the first epoch's validation, the flow
+    trains on frozen statistics from step 9 on; a scale that keeps a `running_` buffer
+    but reads no `self.training` changes nothing in eval mode."""
+    healthy = script_runs.get("flow_running_norm.py")
+    assert healthy.events() == [] and healthy.stdout == script_runs.plain("flow_running_norm.py").stdout
+    [event] = script_runs.get("flow_running_norm.py", "--eval-left-on").events("train_in_eval_mode")
+    assert event["step"] == 9 and "3 RunningNorm" in event["message"], event
+    assert "frozen normalization statistics" in event["message"] and event["module"] == "layers.1", event
+    assert script_runs.get("flow_running_norm.py", "--eval-left-on", "--tracker").events() == []

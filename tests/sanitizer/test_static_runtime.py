@@ -11,7 +11,8 @@ from sanitizer_harness import PRELAUNCH, SCRIPTS, ScriptRuns, environment, line_
 from sanitizer.report.related import relate
 
 PRELAUNCH += [("clip_before_unscale.py",), ("scheduler_order.py",), ("scheduler_order.py", "healthy"),
-              ("lintproj/train.py",)]
+              ("lintproj/train.py",), ("epoch_numbered_schedule.py",), ("epoch_numbered_schedule.py", "--ahead"),
+              ("epoch_numbered_schedule.py", "--plain")]
 SCRIPT = "clip_before_unscale.py"
 
 
@@ -51,6 +52,18 @@ def test_a_schedule_stepped_first_starts_late_and_names_tl404(script_runs: Scrip
     assert [(f["code"], f["line"]) for f in event["related"]] == [("TL404", early)]
     healthy = script_runs.get("scheduler_order.py", "healthy")
     assert healthy.events() == []  # the lint still flags the line the healthy run never reaches
+
+
+def test_a_schedule_told_the_epoch_it_stands_at_before_the_first_update_skips_nothing(
+        script_runs: ScriptRuns) -> None:
+    # karpathy/pytorch-made: `scheduler.step(epoch)` at the start of each epoch, from 0
+    script = "epoch_numbered_schedule.py"
+    assert script_runs.get(script).events() == []
+    told = line_of(script, "decay.step(epoch + 1 if ahead else epoch)")
+    early = line_of(script, "decay.step()  # moves the schedule on")
+    for mode, line in (("--ahead", told), ("--plain", early)):
+        [event] = script_runs.get(script, mode).events("scheduler_before_optimizer")
+        assert (event["step"], event["where"]) == (1, f"{script}:{line}")
 
 
 def test_the_project_files_the_script_imports_are_linted_with_its_settings(script_runs: ScriptRuns) -> None:
