@@ -148,7 +148,10 @@ class DeprecatedAmpApi(Rule):
     branch whose other side calls the replacement for the same device, or for
     a device chosen at run time, however its condition is named:
     `torch.amp.GradScaler("cuda") if NEW_AMP else torch.cuda.amp.GradScaler()`)
-    is not flagged, nor is a name imported on both sides of such a fallback,
+    is not flagged (a test of whether torch has AMP's old home itself,
+    `getattr(torch.cuda.amp, "autocast")` or `hasattr(torch.cuda, "amp")`, or
+    of a flag only such tests set, `if has_native_amp:`, holds on every torch
+    since 1.6 and makes no fallback: what it guards is flagged, with no fix), nor is a name imported on both sides of such a fallback,
     unless the `try` imports the old API and its `except ImportError:` the
     new one (`torch.amp.autocast`): that `try` imports the old API on every
     torch that has it. That import is reported (not the name's uses), with
@@ -468,6 +471,29 @@ class DeprecatedAmpApi(Rule):
             "        scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n"
             "    return scaler\n",
         ),
+        # a test of whether torch has AMP's old home holds on every torch since 1.6, also
+        # through the flags it sets: no fallback (InternVL's classification/main.py); a
+        # call there keeps no fix, as on a side of a version check
+        Example(
+            "import torch\n"
+            "from contextlib import suppress\n"
+            "has_native_amp = False\n"
+            "try:\n"
+            "    if getattr(torch.cuda.amp, 'autocast') is not None:\n"
+            "        has_native_amp = True\n"
+            "except AttributeError:\n"
+            "    pass\n"
+            "def build(opt_level):\n"
+            "    amp_autocast, scaler, use_amp = suppress, None, None\n"
+            "    if opt_level != 'O0' and has_native_amp:\n"
+            "        use_amp = 'native'\n"
+            "    if use_amp == 'native':\n"
+            "        amp_autocast = torch.cuda.amp.autocast  # expect: TL102\n"
+            "        scaler = torch.cuda.amp.GradScaler()  # expect: TL102\n"
+            "    if hasattr(torch.cuda, 'amp'):\n"
+            "        scaler = torch.cuda.amp.GradScaler()  # expect: TL102\n"
+            "    return amp_autocast, scaler\n",
+        ),
     )
     good = (
         "import torch\n"
@@ -633,6 +659,21 @@ class DeprecatedAmpApi(Rule):
         "    from .amp_compat import custom_fwd\n"
         "with autocast('cuda'):\n"
         "    out = model(x)\n",
+        # the same flags set by a test of the new API: the old one is its fallback
+        "import torch\n"
+        "has_new_amp = False\n"
+        "try:\n"
+        "    if getattr(torch.amp, 'GradScaler') is not None:\n"
+        "        has_new_amp = True\n"
+        "except AttributeError:\n"
+        "    pass\n"
+        "def build(opt_level):\n"
+        "    use_new = None\n"
+        "    if opt_level != 'O0' and has_new_amp:\n"
+        "        use_new = 'yes'\n"
+        "    if use_new == 'yes':\n"
+        "        return torch.amp.GradScaler('cuda')\n"
+        "    return torch.cuda.amp.GradScaler()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
