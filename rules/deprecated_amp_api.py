@@ -147,8 +147,12 @@ class DeprecatedAmpApi(Rule):
     whether torch has an API (`hasattr(torch.amp, "GradScaler")`); or in a
     branch whose other side calls the replacement for the same device, or for
     a device chosen at run time, however its condition is named:
-    `torch.amp.GradScaler("cuda") if NEW_AMP else torch.cuda.amp.GradScaler()`)
-    is not flagged, nor is a name imported on both sides of such a fallback,
+    `torch.amp.GradScaler("cuda") if NEW_AMP else torch.cuda.amp.GradScaler()`,
+    also bound for later calls: `partial(torch.amp.custom_fwd, device_type="cuda")`)
+    is not flagged (a test of whether torch has AMP's old home itself,
+    `getattr(torch.cuda.amp, "autocast")` or `hasattr(torch.cuda, "amp")`, or
+    of a flag only such tests set, `if has_native_amp:`, holds on every torch
+    since 1.6 and makes no fallback: what it guards is flagged, with no fix), nor is a name imported on both sides of such a fallback,
     unless the `try` imports the old API and its `except ImportError:` the
     new one (`torch.amp.autocast`): that `try` imports the old API on every
     torch that has it. That import is reported (not the name's uses), with
@@ -468,6 +472,41 @@ class DeprecatedAmpApi(Rule):
             "        scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n"
             "    return scaler\n",
         ),
+        # a test of whether torch has AMP's old home holds on every torch since 1.6, also
+        # through the flags it sets: no fallback (InternVL's classification/main.py); a
+        # call there keeps no fix, as on a side of a version check
+        Example(
+            "import torch\n"
+            "from contextlib import suppress\n"
+            "has_native_amp = False\n"
+            "try:\n"
+            "    if getattr(torch.cuda.amp, 'autocast') is not None:\n"
+            "        has_native_amp = True\n"
+            "except AttributeError:\n"
+            "    pass\n"
+            "def build(opt_level):\n"
+            "    amp_autocast, scaler, use_amp = suppress, None, None\n"
+            "    if opt_level != 'O0' and has_native_amp:\n"
+            "        use_amp = 'native'\n"
+            "    if use_amp == 'native':\n"
+            "        amp_autocast = torch.cuda.amp.autocast  # expect: TL102\n"
+            "        scaler = torch.cuda.amp.GradScaler()  # expect: TL102\n"
+            "    if hasattr(torch.cuda, 'amp'):\n"
+            "        scaler = torch.cuda.amp.GradScaler()  # expect: TL102\n"
+            "    return amp_autocast, scaler\n",
+        ),
+        # the other side binds another device's replacement, or a function of the project
+        Example(
+            "import torch\n"
+            "from functools import partial\n"
+            "from .utils import is_torch_min_version, fwd_hook\n"
+            "if is_torch_min_version('2.4.0a0'):\n"
+            "    custom_fwd = partial(torch.amp.custom_fwd, device_type='cpu')\n"
+            "    custom_bwd = partial(fwd_hook, device_type='cuda')\n"
+            "else:\n"
+            "    custom_fwd = torch.cuda.amp.custom_fwd  # expect: TL102\n"
+            "    custom_bwd = torch.cuda.amp.custom_bwd  # expect: TL102\n",
+        ),
     )
     good = (
         "import torch\n"
@@ -633,6 +672,31 @@ class DeprecatedAmpApi(Rule):
         "    from .amp_compat import custom_fwd\n"
         "with autocast('cuda'):\n"
         "    out = model(x)\n",
+        # the same flags set by a test of the new API: the old one is its fallback
+        "import torch\n"
+        "has_new_amp = False\n"
+        "try:\n"
+        "    if getattr(torch.amp, 'GradScaler') is not None:\n"
+        "        has_new_amp = True\n"
+        "except AttributeError:\n"
+        "    pass\n"
+        "def build(opt_level):\n"
+        "    use_new = None\n"
+        "    if opt_level != 'O0' and has_new_amp:\n"
+        "        use_new = 'yes'\n"
+        "    if use_new == 'yes':\n"
+        "        return torch.amp.GradScaler('cuda')\n"
+        "    return torch.cuda.amp.GradScaler()\n",
+        # the other side binds the replacement's arguments for the decorators (Megatron-LM)
+        "import torch\n"
+        "from functools import partial\n"
+        "from .utils import is_torch_min_version\n"
+        "if is_torch_min_version('2.4.0a0'):\n"
+        "    custom_fwd = partial(torch.amp.custom_fwd, device_type='cuda')\n"
+        "    custom_bwd = partial(torch.amp.custom_bwd, device_type='cuda')\n"
+        "else:\n"
+        "    custom_fwd = torch.cuda.amp.custom_fwd\n"
+        "    custom_bwd = torch.cuda.amp.custom_bwd\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -742,14 +806,23 @@ class DeprecatedAmpApi(Rule):
                    for other, _ in opposite_branches(self.ctx, node))
 
     def _calls_replacement(self, tree: cst.CSTNode, rep: _Replacement) -> bool:
+        """`tree` calls the replacement, or binds its arguments for a later call
+        (`functools.partial(torch.amp.custom_fwd, device_type="cuda")`, Megatron-LM's)."""
         keyword = "device_type" if rep.decorator or rep.new == "autocast" else "device"
         for call in iter_nodes(tree):
-            if type(call) is not cst.Call or self.ctx.qualified_name(call.func) not in _NEW_NAMES[rep.new]:
+            if type(call) is not cst.Call:
                 continue
-            device = next((arg.value for arg in call.args if arg.keyword is not None
+            args = call.args
+            if self.ctx.qualified_name(call.func) == "functools.partial" and args and args[0].keyword is None:
+                func, args = args[0].value, args[1:]
+            else:
+                func = call.func
+            if self.ctx.qualified_name(func) not in _NEW_NAMES[rep.new]:
+                continue
+            device = next((arg.value for arg in args if arg.keyword is not None
                            and arg.keyword.value == keyword), None)
-            if device is None and call.args and call.args[0].keyword is None and not rep.decorator:
-                device = call.args[0].value
+            if device is None and args and args[0].keyword is None and not rep.decorator:
+                device = args[0].value
             if device is None and rep.new == "GradScaler":
                 return True  # `torch.amp.GradScaler()` is CUDA's
             # the same device, or one chosen at run time (`GradScaler(device_type)`); another

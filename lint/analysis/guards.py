@@ -27,6 +27,8 @@ _FALLBACK_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeEr
 _VERSION_NAMES = re.compile(
     r"__version__|torch_?(?:version|ver(?![a-z])|major|minor)|torch_?\d"
     r"|torch_(?:(?:ge|gt|lt|le)(?![a-z])|older|newer|less|greater|at_?least|below)", re.IGNORECASE)
+# AMP's old home, deprecated since torch 2.4 and present on every torch since 1.6
+_OLD_AMP = ("torch.cuda.amp", "torch.cpu.amp")
 # the modules that parse versions (`version.parse(...)`, `LooseVersion(...)`)
 _VERSION_PARSERS = frozenset({"packaging", "distutils", "pkg_resources", "looseversion"})
 # what a flag's name says of the torch it holds on (`..._GREATER_OR_EQUAL_...`, `..._LT_2_0`)
@@ -37,20 +39,41 @@ _OLDER_WORDS = re.compile(r"(?:^|_)(?:less|lt|le|older|below)(?:_|$|\d)", re.IGN
 def in_fallback(ctx: FileContext, node: cst.CSTNode) -> bool:
     """Whether `node` sits in a fallback reached only when a newer API is missing:
     not the side of a version check that runs on the newer torch. A function or
-    class defined in a fallback is one too: it exists only there."""
+    class defined in a fallback is one too: it exists only there. A test that asks
+    only whether torch has AMP's old home (`getattr(torch.cuda.amp, "autocast")`, or a
+    flag set by one) makes no fallback: that holds on every torch since 1.6."""
     child = node
     for ancestor in ctx.ancestors(node):
         if type(ancestor) is cst.ExceptHandler and child is ancestor.body and catches_fallback(ancestor):
             return True
         if (type(ancestor) in (cst.If, cst.IfExp) and child is not ancestor.test
-                and is_version_check(ctx, ancestor.test) and not _needs_newer(ctx, ancestor, child)):
+                and _tells_newer_api(ctx, ancestor.test) and not _needs_newer(ctx, ancestor, child)):
             return True
         if type(ancestor) in (cst.IndentedBlock, cst.Module):
-            guard = _guarded_exit_before(ancestor, child, lambda test: is_version_check(ctx, test))
+            guard = _guarded_exit_before(ancestor, child, lambda test: _tells_newer_api(ctx, test))
             if guard is not None and _says_newer(ctx, guard.test) is not False:
                 return True
         child = ancestor
     return False
+
+
+def _tells_newer_api(ctx: FileContext, test: cst.BaseExpression) -> bool:
+    """A version check that may tell a torch with a newer API from one without: not
+    a test of whether torch has AMP's old home only (`hasattr(torch.cuda.amp,
+    "GradScaler")`, `if has_native_amp:` of a flag set by such a test)."""
+    return is_version_check(ctx, test) and ctx.shared(TorchVersionNames).beyond_old_amp(ctx, test)
+
+
+def _asks_for_old_amp(ctx: FileContext, call: cst.Call) -> bool:
+    """`hasattr(torch.cuda.amp, "autocast")`, `getattr(torch.cuda.amp, "GradScaler", None)`,
+    `hasattr(torch.cuda, "amp")`: a test of an API every torch since 1.6 has."""
+    if not _asks_torch_for_an_api(ctx, call) or len(call.args) < 2:
+        return False
+    attribute = string_value(call.args[1].value)
+    if attribute is None:
+        return False
+    asked = f"{ctx.qualified_name(call.args[0].value)}.{attribute}"
+    return any(asked == home or asked.startswith(home + ".") for home in _OLD_AMP)
 
 
 def may_depend_on_version(ctx: FileContext, node: cst.CSTNode) -> bool:
@@ -189,6 +212,20 @@ class TorchVersionNames:
                         self._set_by_version(ctx, statement) for statement in statements[key])):
                     self._versions.add(key)
                     changed = True
+        # the flags tied to a version only through tests of whether torch has AMP's old home
+        # (`if getattr(torch.cuda.amp, "autocast") is not None: has_native_amp = True`, then
+        # `if has_native_amp: use_amp = "native"`): a key leaves when a value of it, or a test
+        # it is set under, reads a version or asks torch for an API in any other way
+        self._old_amp: set[tuple[int, str]] = set(self._versions)
+        changed = True
+        while changed:
+            changed = False
+            for key in list(self._old_amp):
+                if any(self.beyond_old_amp(ctx, value) for value in assigned[key]) or any(
+                        self.beyond_old_amp(ctx, test) for statement in statements[key]
+                        for test in _tests_around(ctx, statement)):
+                    self._old_amp.discard(key)
+                    changed = True
 
     def _set_by_version(self, ctx: FileContext, statement: cst.CSTNode) -> bool:
         """`statement` runs on one side of a test of torch's version, in its scope."""
@@ -203,6 +240,20 @@ class TorchVersionNames:
                     for node in iter_nodes(ancestor.test))):
                 return True
             child = ancestor
+        return False
+
+    def beyond_old_amp(self, ctx: FileContext, expr: cst.BaseExpression) -> bool:
+        """`expr` reads torch's version, or asks torch for an API, other than by asking
+        whether torch has AMP's old home or reading a flag set only by such tests."""
+        for node in iter_nodes(expr):
+            if type(node) is cst.Name and (_VERSION_NAMES.search(node.value) or (
+                    ctx.qualified_name(node) == "torch.__version__"
+                    or (self._binding(ctx, node) in self._versions and self._binding(ctx, node) not in self._old_amp))):
+                return True
+            if type(node) is cst.Call and _asks_torch_for_an_api(ctx, node) and not _asks_for_old_amp(ctx, node):
+                return True
+            if type(node) in (cst.Name, cst.Attribute) and (ctx.qualified_name(node) or "").split(".")[0] in _VERSION_PARSERS:
+                return True
         return False
 
     def _reads(self, ctx: FileContext, value: cst.BaseExpression) -> bool:
@@ -233,6 +284,19 @@ class TorchVersionNames:
             first = False
             scope = scope.parent
         return None
+
+
+def _tests_around(ctx: FileContext, statement: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The tests of the `if`s that `statement` runs on a side of, in its scope."""
+    tests: list[cst.BaseExpression] = []
+    child = statement
+    for ancestor in ctx.ancestors(statement):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            break
+        if type(ancestor) is cst.If and child is not ancestor.test:
+            tests.append(ancestor.test)
+        child = ancestor
+    return tests
 
 
 def _guarded_exit_before(block: cst.IndentedBlock | cst.Module, statement: cst.CSTNode,
