@@ -315,6 +315,20 @@ def rewrite(data: bytes, notebook: Notebook, fixed: str) -> str | None:
     return text
 
 
+def cell_module(text: str) -> tuple[str, bool]:
+    """One code cell's `text` as a module (IPython's syntax blanked, see
+    `code_lines`), and whether that module is the cell's text itself (no line
+    blanked, only `\n` line ends): a fix of the module is then a fix of the cell."""
+    lines = tuple(code_lines(text))
+    return "".join(line + "\n" for line in lines), _clean(text, lines)
+
+
+def cell_text(fixed: str, text: str) -> str:
+    """The fixed module of a cell whose `text` is that module (see `cell_module`),
+    as the cell's text: its last line end only if the cell had one."""
+    return fixed[:-1] if fixed.endswith("\n") and not text.endswith("\n") else fixed
+
+
 def _clean(text: str, lines: tuple[str, ...]) -> bool:
     """Whether a cell's `text` is exactly its module `lines`, each ended by `\\n`
     (the last one maybe not): no IPython line was blanked, no other line end."""
