@@ -165,18 +165,22 @@ def lint_notebook(
         return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column))
     if not notebook.python:
         return FileOutcome()
-    fix = fix if fix in ("safe", "unsafe") else None
-    outcome = lint_text(path, notebook.source, rules, fix, project, timer)
-    if outcome.fixed_source is not None:
+    as_read: FileOutcome | None = None
+    # with unsafe fixes that cannot be written, the safe ones may be
+    for mode in {"safe": ["safe"], "unsafe": ["unsafe", "safe"]}.get(fix or "", []):
+        outcome = lint_text(path, notebook.source, rules, mode, project, timer)
+        if outcome.fixed_source is None:  # nothing fixed: the findings of the text as read
+            as_read = outcome
+            break
         written = rewrite(data, notebook, outcome.fixed_source)
         if written is not None:
             fixed = written.encode("utf-8")
-            as_read = outcome.findings_as_read
+            before = outcome.findings_as_read
             outcome.findings = _fixable_in_cells(path, fixed, read_notebook(fixed), outcome.findings, rules, project)
-            outcome.findings_as_read = [notebook.relocate(finding, fixable=True) for finding in as_read]
+            outcome.findings_as_read = [notebook.relocate(finding, fixable=True) for finding in before]
             outcome.fixed_source = written
             return outcome
-        outcome = lint_text(path, notebook.source, rules, None, project, timer)  # not fixed: as read
+    outcome = as_read or lint_text(path, notebook.source, rules, None, project, timer)
     outcome.findings = _fixable_in_cells(path, data, notebook, outcome.findings, rules, project)
     outcome.findings_as_read = []
     return outcome

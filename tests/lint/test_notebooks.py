@@ -477,3 +477,18 @@ def test_rewrite_refuses_a_change_across_two_cells_and_keeps_an_unchanged_text()
     assert rewrite(data, read, "a = 1\nB = C = 3\nd = 4\n") is None  # one hunk over cells 1 and 2
     one_cell = rewrite(data, read, "a = 1\nb = 2\nc = 3\nd = 5\n")
     assert one_cell is not None and json.loads(one_cell)["cells"][1]["source"] == ["c = 3\n", "d = 5"]
+
+
+def test_unsafe_fixes_that_cannot_be_written_leave_the_safe_ones_to_be_made(tmp_path: Path) -> None:
+    """TL201's unsafe fix falls in a cell with a magic; TL101's safe fix in a plain cell is still made."""
+    from cli_runner import UNSAFE_ONLY
+
+    lines = UNSAFE_ONLY.splitlines(keepends=True)
+    text = notebook(["import torch\n", "scaler = torch.amp.GradScaler('cuda')\n"], ["%time\n", *lines[1:]], CLIP)
+    (tmp_path / "n.ipynb").write_text(text)
+    code, out, _ = invoke("n.ipynb", "--no-cache", cwd=tmp_path)
+    assert "TL101 [*]" in out and "TL201 `" in out
+    code, out, _ = invoke("n.ipynb", "--fix", "--unsafe-fixes", "--no-cache", cwd=tmp_path)
+    cells = json.loads((tmp_path / "n.ipynb").read_text())["cells"]
+    assert UNSCALE in cells[2]["source"] and cells[1]["source"] == ["%time\n", *lines[1:]]
+    assert "TL201 `" in out and code == 1
