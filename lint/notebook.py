@@ -318,7 +318,7 @@ def rewrite(data: bytes, notebook: Notebook, fixed: str) -> str | None:
 def cell_module(text: str) -> tuple[str, bool]:
     """One code cell's `text` as a module (IPython's syntax blanked, see
     `code_lines`), and whether that module is the cell's text itself (no line
-    blanked, only `\n` line ends): a fix of the module is then a fix of the cell."""
+    blanked, only `\\n` line ends): a fix of the module is then a fix of the cell."""
     lines = tuple(code_lines(text))
     return "".join(line + "\n" for line in lines), _clean(text, lines)
 
