@@ -160,8 +160,6 @@ def execute(request: CheckRequest) -> int:
         click.echo(timing.report(result.timings), nl=False, err=True)
     if request.add_noqa:
         return _baseline(request, result, failed=bool(found.errors or result.errors))
-    if request.fix_mode is not None and not (request.quiet or request.stderr_for_programs):
-        _notebooks_not_fixed(result)
     try:
         report(request, result, linted=bool(found.files))
     except OSError as exc:
@@ -264,14 +262,6 @@ def _baseline(request: CheckRequest, result: RunResult, failed: bool) -> int:
         cleaned = f"; removed unused codes from {result.fixes_applied} `# noqa` comment(s)" if result.fixes_applied else ""
         click.echo(f"Added {baseline.added} noqa code(s) to {baseline.files} file(s){cleaned}.", err=True)
     return EXIT_ERROR if failed or baseline.errors else EXIT_CLEAN
-
-
-def _notebooks_not_fixed(result: RunResult) -> None:
-    """Notebooks are never rewritten: say so when some have findings."""
-    notebooks = sorted({f.path for f in result.findings if is_notebook(f.path)})
-    if notebooks:
-        shown = ", ".join(notebooks[:3]) + (f" and {len(notebooks) - 3} more" if len(notebooks) > 3 else "")
-        note(f"notebooks are not fixed (their findings are never fixable): {shown}")
 
 
 def _list(values: tuple[str, ...]) -> list[str]:

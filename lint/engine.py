@@ -26,7 +26,7 @@ from trainlint.context import FileContext
 from trainlint.crashes import Handler, HandlerGuard, RuleCrash, apply_guarded
 from trainlint.finding import NOQA_FIXES
 from trainlint.fixes import disjoint
-from trainlint.notebook import NotebookError, is_notebook, read_notebook
+from trainlint.notebook import Notebook, NotebookError, is_notebook, read_notebook, rewrite
 from trainlint.positions import node_ranges
 from trainlint.project import FileFacts, ProjectView, summarizable
 from trainlint.rule import Diagnostic, Finding, Rule
@@ -110,7 +110,7 @@ def lint_bytes(
     `timer` measures where the time goes (see `trainlint.timing`). A notebook
     (`.ipynb`) is linted as the module its code cells make (see `lint_notebook`)."""
     if is_notebook(path):
-        return lint_notebook(path, data, rules, project, timer)
+        return lint_notebook(path, data, rules, fix, project, timer)
     try:
         source, encoding = decode(data)
     except SourceError as exc:
@@ -148,23 +148,60 @@ def lint_notebook(
     path: str,
     data: bytes,
     rules: Sequence[type[Rule]],
+    fix: str | None = None,
     project: ProjectView = ProjectView(),
     timer: Timer | None = None,
 ) -> FileOutcome:
     """Lint a notebook: its code cells, in order, parsed once as one module (see
     `trainlint.notebook`), the findings placed in their cells. A notebook that
-    is not valid JSON is TL000's finding. Notebooks are never fixed: their
-    findings are not fixable, whatever fix `lint_bytes` was asked for."""
+    is not valid JSON is TL000's finding. `fix` ("safe" or "unsafe"; the
+    `# noqa` fixes of `--add-noqa` are not made in notebooks) fixes the module
+    and writes the changed cells back into the notebook's JSON, which is then
+    `fixed_source`, when `notebook.rewrite` can do so exactly; else the notebook
+    is not fixed. A finding is fixable only where its fix would be written."""
     try:
         notebook = read_notebook(data)
     except NotebookError as exc:
         return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column))
     if not notebook.python:
         return FileOutcome()
-    outcome = lint_text(path, notebook.source, rules, None, project, timer)
-    outcome.findings = [notebook.relocate(finding) for finding in outcome.findings]
+    as_read: FileOutcome | None = None
+    # with unsafe fixes that cannot be written, the safe ones may be
+    for mode in {"safe": ["safe"], "unsafe": ["unsafe", "safe"]}.get(fix or "", []):
+        outcome = lint_text(path, notebook.source, rules, mode, project, timer)
+        if outcome.fixed_source is None:  # nothing fixed: the findings of the text as read
+            as_read = outcome
+            break
+        written = rewrite(data, notebook, outcome.fixed_source)
+        if written is not None:
+            fixed = written.encode("utf-8")
+            before = outcome.findings_as_read
+            outcome.findings = _fixable_in_cells(path, fixed, read_notebook(fixed), outcome.findings, rules, project)
+            outcome.findings_as_read = [notebook.relocate(finding, fixable=True) for finding in before]
+            outcome.fixed_source = written
+            return outcome
+    outcome = as_read or lint_text(path, notebook.source, rules, None, project, timer)
+    outcome.findings = _fixable_in_cells(path, data, notebook, outcome.findings, rules, project)
     outcome.findings_as_read = []
     return outcome
+
+
+def _fixable_in_cells(path: str, data: bytes, notebook: Notebook, findings: list[Finding],
+                      rules: Sequence[type[Rule]], project: ProjectView) -> list[Finding]:
+    """`findings` of the notebook's module placed in its cells, those with a fix
+    marked fixable when `--fix` (with `--unsafe-fixes` for an unsafe fix) would
+    write their fixes into the notebook: tried on the whole module, as `--fix`
+    makes them all at once."""
+    kinds = {finding.fix for finding in findings if finding.fix is not None}
+    writable: set[str] = set()
+    for mode, allows in (("unsafe", {"safe", "unsafe"}), ("safe", {"safe"})):
+        if mode not in kinds:
+            continue
+        trial = lint_text(path, notebook.source, rules, mode, project)
+        if trial.fixed_source is not None and rewrite(data, notebook, trial.fixed_source) is not None:
+            writable = allows
+            break
+    return [notebook.relocate(finding, fixable=finding.fix in writable) for finding in findings]
 
 
 def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Finding,

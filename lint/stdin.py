@@ -2,7 +2,8 @@
 it: `trainlint - --stdin-filename src/train.py`. The file name decides the
 configuration, the per-file ignores and the exclusion, as if the text were
 that file on disk, and the project modules it imports are read for what their
-functions do (see `trainlint.buffer`); nothing is written to the disk."""
+functions do (see `trainlint.buffer`), a notebook's (`--stdin-filename
+nb.ipynb`) as its code cells import them; nothing is written to the disk."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from trainlint.config import Config, Selection, codes_for_file, matches_glob
 from trainlint.buffer import buffer_view
+from trainlint.notebook import is_notebook, notebook_source
 from trainlint.project import ProjectView
 from trainlint.runner import analyse_bytes
 from trainlint.source import SourceError, decode, encoding_to_write
@@ -27,7 +29,8 @@ def lint_stdin(data: bytes, path: str, selection: Selection, config: Config, fix
     if path != UNNAMED and matches_glob(Path(path), config.root, [*config.exclude, *config.extend_exclude]):
         return None
     try:
-        view = buffer_view(path, decode(data)[0], config)
+        text = notebook_source(data) if is_notebook(path) else decode(data)[0]
+        view = buffer_view(path, text, config) if text is not None else ProjectView()
     except SourceError:
         view = ProjectView()  # the text is reported as unreadable below
     return analyse_bytes(path, data, codes_for_file(Path(path), selection, config), fix, view)

@@ -1,15 +1,24 @@
 """What `trainlint check PATH` would report for an editor's buffer: the
 configuration found for PATH, its selection, exclusions and per-file ignores,
-and `# noqa`, applied to text that may not be saved yet."""
+and `# noqa`, applied to text that may not be saved yet.
+
+An editor sends each code cell of a notebook as a document of its own (VS
+Code: `vscode-notebook-cell:/path/nb.ipynb#...`): its text is one cell's code,
+read as the notebook's cells are (IPython's magics and shell lines blanked,
+see `trainlint.notebook`), under the notebook's configuration; fixes are
+offered only in a cell without IPython syntax, as `--fix` makes them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from trainlint.buffer import buffer_view
 from trainlint.config import Config, codes_for_file, find_config, load_config, matches_glob, select_rules
 from trainlint.engine import FileOutcome, fix_one, lint_text
 from trainlint.finding import Finding
+from trainlint.notebook import cell_module, cell_text, is_notebook
 from trainlint.project import ProjectView
 from trainlint.registry import by_code
 from trainlint.rule import Rule
@@ -30,17 +39,35 @@ def config_for(path: Path) -> Config:
     return load_config(find_config(path), fallback_root=path.parent)
 
 
-def lint_document(path: Path, text: str, fix: str | None = None) -> FileOutcome:
+def is_cell(uri: str, path: str) -> bool:
+    """Whether the document `uri` is a cell of the notebook at `path`, not a file."""
+    return is_notebook(path) and urlsplit(uri).scheme != "file"
+
+
+def lint_document(path: Path, text: str, fix: str | None = None, cell: bool = False) -> FileOutcome:
     """Findings of `text` as the file at `path` of its project (the modules it
     imports read from disk, see `trainlint.buffer`); with `fix` ("safe" or
-    "unsafe"), also the text with every such fix applied."""
+    "unsafe"), also the text with every such fix applied. `cell`: `text` is one
+    code cell of the notebook at `path`."""
     config = config_for(path)
     rules = rules_for(path, config)
-    return lint_text(str(path), text, rules, fix, buffer_view(str(path), text, config) if rules else ProjectView())
+    source, plain = cell_module(text) if cell else (text, True)
+    view = buffer_view(str(path), source, config) if rules else ProjectView()
+    outcome = lint_text(str(path), source, rules, fix if plain else None, view)
+    if not plain:  # the cell's code is not the module's lines: no fix can be written into it
+        outcome.findings = [replace(finding, fixable=False, fix=None) for finding in outcome.findings]
+    elif cell and outcome.fixed_source is not None:
+        outcome.fixed_source = cell_text(outcome.fixed_source, text)
+    return outcome
 
 
-def fix_finding(path: Path, text: str, finding: Finding) -> str | None:
-    """`text` with the fix of `finding` alone applied; None if it has none."""
+def fix_finding(path: Path, text: str, finding: Finding, cell: bool = False) -> str | None:
+    """`text` with the fix of `finding` alone applied; None if it has none (or,
+    in a cell, `text` has IPython syntax)."""
     config = config_for(path)
     rules = rules_for(path, config)
-    return fix_one(str(path), text, rules, finding, buffer_view(str(path), text, config) if rules else ProjectView())
+    source, plain = cell_module(text) if cell else (text, True)
+    if not plain:
+        return None
+    fixed = fix_one(str(path), source, rules, finding, buffer_view(str(path), source, config) if rules else ProjectView())
+    return cell_text(fixed, text) if cell and fixed is not None else fixed

@@ -1,6 +1,8 @@
 """`trainlint server`: diagnostics for each open document, refreshed on open,
 change and save, and its fixes as code actions: one quick fix per finding,
-and "fix all" as a source action (`source.fixAll.trainlint`).
+and "fix all" as a source action (`source.fixAll.trainlint`). A notebook's
+code cell sent as a document of its own is linted as a cell (see
+`trainlint.lsp.documents`).
 
 Settings, as `initializationOptions`: `{"unsafeFixes": true}` lets "fix
 all" apply unsafe fixes too. Quick fixes are offered for both kinds; unsafe
@@ -11,6 +13,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -19,7 +22,7 @@ from pygls.workspace import TextDocument
 from trainlint import __version__
 from trainlint.config import ConfigError
 from trainlint.finding import Finding
-from trainlint.lsp.documents import fix_finding, lint_document
+from trainlint.lsp.documents import fix_finding, is_cell, lint_document
 from trainlint.lsp.protocol import TextPositions, diagnostic, overlaps, replacement, workspace_edit
 
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.trainlint"
@@ -47,7 +50,7 @@ class TrainlintServer(LanguageServer):
         if cached is not None and cached[0] == text and (not fresh or time.monotonic() - cached[1] < LINTED_KEPT_S):
             return cached[2]
         try:
-            outcome = lint_document(Path(document.path), text)
+            outcome = lint_document(Path(document.path), text, cell=is_cell(document.uri, document.path))
         except ConfigError as exc:
             self.report_error(str(exc))
             findings = []
@@ -70,7 +73,7 @@ class TrainlintServer(LanguageServer):
         positions = TextPositions(document.source, document.position_codec)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(
-                uri=uri,
+                uri=document.uri,  # as the editor spelt it (the workspace keeps the uri unquoted)
                 version=document.version,
                 diagnostics=[diagnostic(f, positions) for f in self.findings(document, fresh=True)],
             )
@@ -142,7 +145,7 @@ def did_close(ls: TrainlintServer, params: types.DidCloseTextDocumentParams) -> 
     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]),
 )
 def code_action(ls: TrainlintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-    if params.text_document.uri not in ls.workspace.text_documents:
+    if unquote(params.text_document.uri) not in ls.workspace.text_documents:  # kept by the uri unquoted
         return []  # never opened (or closed since): no findings shown, no fixes
     document = ls.workspace.get_text_document(params.text_document.uri)
     wanted = [getattr(kind, "value", kind) for kind in params.context.only or [QUICK_FIX, FIX_ALL]]
@@ -167,7 +170,7 @@ def _quick_fixes(ls: TrainlintServer, document: TextDocument, where: types.Range
         shown = diagnostic(finding, positions)
         if finding.fix is None or not overlaps(shown.range, where):
             continue
-        fixed = fix_finding(Path(document.path), text, finding)
+        fixed = fix_finding(Path(document.path), text, finding, cell=is_cell(document.uri, document.path))
         if fixed is None:
             continue
         unsafe = " (unsafe fix)" if finding.fix == "unsafe" else ""
@@ -189,7 +192,8 @@ def _fix_all(ls: TrainlintServer, document: TextDocument) -> list[types.CodeActi
     if not any(f.fix == "safe" or f.fix == mode for f in ls.findings(document)):
         return []
     try:
-        fixed = lint_document(Path(document.path), document.source, fix=mode).fixed_source
+        cell = is_cell(document.uri, document.path)
+        fixed = lint_document(Path(document.path), document.source, fix=mode, cell=cell).fixed_source
     except ConfigError as exc:
         ls.report_error(str(exc))
         return []

@@ -135,3 +135,25 @@ def test_stdin_follows_objects_of_imported_classes_in_a_file_that_never_says_bac
     _, piped, _ = invoke("-", "--stdin-filename", "train.py", "--format", "json", cwd=tmp_path, stdin=text)
     assert [(d["line"], d["code"]) for d in json.loads(alone)] == [(8, "TL401")]
     assert json.loads(piped) == json.loads(alone)
+
+
+def test_a_notebook_piped_in_reads_the_project_modules_its_cells_import(tmp_path: Path) -> None:
+    """`utils.step()` back-propagates and steps: the notebook piped in as
+    `n.ipynb` gets the TL401 that `trainlint check n.ipynb` reports, and so does
+    its code piped in as a Python file; a look-alike helper that only logs gives none."""
+    (tmp_path / "utils.py").write_text("import torch\n\ndef step(model, x, opt):\n"
+                                       "    model(x).sum().backward()\n    opt.step()\n")
+    cells = [["import torch\n", "from utils import step\n", "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"],
+             ["for x in data:\n", "    step(model, x, opt)\n"]]
+    notebook = json.dumps({"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                                      "source": cell} for cell in cells],
+                           "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+    (tmp_path / "n.ipynb").write_text(notebook)
+    named = invoke("n.ipynb", "--no-cache", cwd=tmp_path)[1]
+    piped = invoke("-", "--stdin-filename", "n.ipynb", cwd=tmp_path, stdin=notebook)[1]
+    assert piped == named and named.startswith("n.ipynb:cell 2:2:5: TL401 `step()` back-propagates"), piped
+    code = "".join(line for cell in cells for line in cell)
+    as_python = invoke("-", "--stdin-filename", "t.py", cwd=tmp_path, stdin=code)[1]
+    assert as_python.startswith("t.py:5:5: TL401 `step()` back-propagates"), as_python
+    (tmp_path / "utils.py").write_text("def step(model, x, opt):\n    print(model, x, opt)\n")
+    assert invoke("-", "--stdin-filename", "n.ipynb", cwd=tmp_path, stdin=notebook)[1] == "Found 0 findings (0 fixable).\n"

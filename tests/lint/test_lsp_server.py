@@ -81,8 +81,9 @@ class Editor:
             if params.uri == uri and params.version in (None, self.texts[uri][0]):
                 return list(params.diagnostics)
 
-    async def open(self, path: Path, text: str) -> list[types.Diagnostic]:
-        uri = path.as_uri()
+    async def open(self, path: Path | str, text: str) -> list[types.Diagnostic]:
+        """Open the file at `path`, or the document whose uri is `path` (a notebook's cell)."""
+        uri = path.as_uri() if isinstance(path, Path) else path
         self.texts[uri] = (1, text)
         self.client.text_document_did_open(
             types.DidOpenTextDocumentParams(
@@ -276,6 +277,48 @@ def test_quick_fix_is_applied_and_the_finding_goes_away(project: Path) -> None:
             text = session.texts[uri][1]
             # the rest of the text, the noqa'd line included, is untouched
             assert text == TRAIN.replace("torch.cuda.amp.GradScaler()", 'torch.amp.GradScaler("cuda")')
+
+    run(scenario())
+
+
+def test_a_notebook_cell_sent_as_a_document_reads_ipython_syntax_as_the_notebook_does(project: Path) -> None:
+    """VS Code sends each code cell as a document of its own: magics and shell lines
+    are no syntax error there (TL000 before), the finding is at its line of the cell,
+    and it is fixed only in a cell without IPython syntax, as `--fix` fixes notebooks."""
+    loop = ("for x in loader:\n    opt.zero_grad()\n    scaler.scale(model(x)).backward()\n"
+            "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n    scaler.step(opt)\n    scaler.update()")
+    setup = "import torch\nscaler = torch.amp.GradScaler('cuda')\n"
+    magics = "%matplotlib inline\n!pip install torch\n"
+    cell_uri = "vscode-notebook-cell:" + (project / "nb.ipynb").as_uri()[len("file:"):] + "#W2sZmlsZQ%3D%3D"
+
+    async def scenario() -> None:
+        async with editor(project) as session:
+            with_magics = await session.open(cell_uri, magics + setup + loop)
+            assert _codes(with_magics) == [(8, "TL101")]
+            whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=9, character=0))
+            assert await session.actions(cell_uri, whole) == []  # the cell's code is not the module there
+            plain = await session.change(cell_uri, setup + loop)
+            assert _codes(plain) == [(6, "TL101")]
+            (quick,) = await session.actions(cell_uri, plain[0].range, only=[types.CodeActionKind.QuickFix])
+            assert await session.apply(quick) == []
+            assert session.texts[cell_uri][1] == setup + loop.replace("    torch.nn", "    scaler.unscale_(opt)\n    torch.nn")
+            # the same text as a Python file is a syntax error: the notebook's reading is the cell's alone
+            assert _codes(await session.open(project / "nb_as_file.py", magics + setup)) == [(1, "TL000")]
+
+    run(scenario())
+
+
+def test_a_uri_with_escapes_gets_its_code_actions(project: Path) -> None:
+    """The workspace keeps documents by their uri unquoted: a path with a space
+    (`%20`), as a notebook cell's `%3D` fragment, had no code actions before."""
+    async def scenario() -> None:
+        async with editor(project) as session:
+            path = project / "my runs" / "train.py"
+            uri = path.as_uri()
+            assert "%20" in uri
+            deprecated = _only(await session.open(path, TRAIN), "TL102")
+            actions = await session.actions(uri, deprecated.range, only=[types.CodeActionKind.QuickFix])
+            assert [a.title for a in actions] == ["Fix TL102: deprecated-amp-api"]
 
     run(scenario())
 

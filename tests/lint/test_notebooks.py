@@ -1,6 +1,7 @@
 """Jupyter notebooks: their code cells linted as one module, findings placed
 by cell in every report format, IPython syntax blanked, folders walked for
-notebooks only when `extend-include` says so, and notebooks never rewritten."""
+notebooks only when `extend-include` says so, and fixes written into the cells
+they change, every other byte of the JSON kept."""
 
 from __future__ import annotations
 
@@ -288,23 +289,162 @@ def test_extend_include_must_be_a_list_and_unknown_keys_stay_errors(tree: Path) 
 # --- fixes and the cache -------------------------------------------------------------
 
 
-def test_fix_never_rewrites_a_notebook_and_says_so(nb: Path) -> None:
-    (nb / "clip.py").write_text(CLIP_BUG)
-    before = (nb / "train.ipynb").read_bytes()
-    code, out, err = invoke("train.ipynb", "clip.py", "--fix", "--no-cache", cwd=nb)
-    assert (nb / "train.ipynb").read_bytes() == before
-    assert (nb / "clip.py").read_text() != CLIP_BUG  # the Python file beside it is fixed
-    assert any(line.startswith(MISSING_ZERO_GRAD) for line in out.splitlines()) and code == 1
-    assert "notebooks are not fixed (their findings are never fixable): train.ipynb" in err
+# a loop cell whose one finding (TL101) has a safe fix: `scaler.unscale_(opt)` before the clip
+SCALER = ["import torch\n", "scaler = torch.amp.GradScaler('cuda')"]
+CLIP = ["for x in loader:\n", "    opt.zero_grad()\n", "    scaler.scale(model(x)).backward()\n",
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n", "    scaler.step(opt)\n", "    scaler.update()"]
+UNSCALE = "    scaler.unscale_(opt)\n"
 
 
-def test_diff_and_add_noqa_leave_notebooks_alone(nb: Path) -> None:
+def with_unscale(notebook_text: str) -> str:
+    """The text of a `rich_notebook(CLIP)` as fixed: one item added to the loop
+    cell's list of lines, in its layout, and no other byte changed."""
+    clip = '    "    torch.nn.utils.clip_grad_norm_'
+    return notebook_text.replace(clip, f'    {json.dumps(UNSCALE)},\n{clip}', 1)
+
+
+def rich_notebook(loop: list[str] | str, setup: list[str] = SCALER) -> str:
+    """A notebook as Jupyter saves it, with what a fix must keep: outputs,
+    metadata, ids, text beyond ASCII written as is, a markdown cell between."""
+    cells = [
+        {"cell_type": "code", "execution_count": 1, "id": "a1", "metadata": {"tags": ["setup"]},
+         "outputs": [{"name": "stdout", "output_type": "stream", "text": ["ready ✓\n"]}], "source": setup},
+        {"cell_type": "markdown", "id": "b2", "metadata": {}, "source": ["## Entraînement"]},
+        {"cell_type": "code", "execution_count": 2, "id": "c3", "metadata": {"scrolled": True},
+         "outputs": [{"data": {"text/plain": ["0.5"]}, "execution_count": 2, "metadata": {},
+                      "output_type": "execute_result"}], "source": loop},
+    ]
+    return json.dumps({"cells": cells, "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+                       "nbformat": 4, "nbformat_minor": 5}, indent=1, ensure_ascii=False) + "\n"
+
+
+def test_fix_writes_the_changed_cell_and_keeps_every_other_byte(tmp_path: Path) -> None:
+    before = rich_notebook(CLIP)
+    (tmp_path / "n.ipynb").write_text(before, encoding="utf-8")
+    code, out, _ = invoke("n.ipynb", "--no-cache", cwd=tmp_path)
+    assert out.startswith("n.ipynb:cell 3:4:5: TL101 [*] ") and "(1 fixable)" in out and code == 1
+    code, out, _ = invoke("n.ipynb", "--fix", "--no-cache", cwd=tmp_path)
+    after = (tmp_path / "n.ipynb").read_text(encoding="utf-8")
+    assert after == with_unscale(before) != before
+    assert json.loads(after)["cells"][2]["source"] == [*CLIP[:3], UNSCALE, *CLIP[3:]]
+    assert code == 0 and out == "Fixed 1 finding(s) in 1 file(s).\nFound 0 findings (0 fixable).\n"
+    assert invoke("n.ipynb", "--no-cache", cwd=tmp_path)[1] == "Found 0 findings (0 fixable).\n"
+
+
+def test_a_fix_in_a_cell_with_ipython_syntax_is_not_made(tmp_path: Path) -> None:
+    """The cell's code is not the module's lines there: it is neither fixable nor fixed."""
+    before = rich_notebook(["%time\n", *CLIP])
+    (tmp_path / "n.ipynb").write_text(before, encoding="utf-8")
+    code, out, _ = invoke("n.ipynb", "--fix", "--no-cache", cwd=tmp_path)
+    assert (tmp_path / "n.ipynb").read_text(encoding="utf-8") == before
+    assert out.startswith("n.ipynb:cell 3:5:5: TL101 gradients") and "(0 fixable)" in out and code == 1
+    assert "+++" not in invoke("n.ipynb", "--diff", "--no-cache", cwd=tmp_path)[1]
+
+
+def test_ipython_syntax_in_another_cell_does_not_stop_the_fix(tmp_path: Path) -> None:
+    (tmp_path / "n.ipynb").write_text(rich_notebook(CLIP, ["!pip install torch\n", "%matplotlib inline\n", *SCALER]))
+    code, out, _ = invoke("n.ipynb", "--fix", "--no-cache", cwd=tmp_path)
+    cells = json.loads((tmp_path / "n.ipynb").read_text())["cells"]
+    assert cells[0]["source"][:2] == ["!pip install torch\n", "%matplotlib inline\n"] and UNSCALE in cells[2]["source"]
+    assert code == 0
+
+
+def test_an_import_a_fix_adds_goes_to_the_cell_of_the_imports(tmp_path: Path) -> None:
+    """TL102's fix adds `import torch` above the import in cell 1, for the finding
+    in cell 3: with a magic in cell 1 that fix cannot be written, so the finding is not fixable."""
+    setup = ["from torch.cuda.amp import GradScaler"]
+    loop = ["scaler = GradScaler()"]
+    (tmp_path / "n.ipynb").write_text(rich_notebook(loop, setup))
+    code, out, _ = invoke("n.ipynb", "--fix", "--no-cache", cwd=tmp_path)
+    cells = json.loads((tmp_path / "n.ipynb").read_text())["cells"]
+    assert cells[0]["source"] == ["import torch\n", "from torch.cuda.amp import GradScaler"], cells[0]["source"]
+    assert cells[2]["source"] == ['scaler = torch.amp.GradScaler("cuda")'] and code == 0
+    magic = rich_notebook(loop, ["%load_ext autoreload\n", *setup])
+    (tmp_path / "n.ipynb").write_text(magic)
+    code, out, _ = invoke("n.ipynb", "--fix", "--no-cache", cwd=tmp_path)
+    assert (tmp_path / "n.ipynb").read_text() == magic
+    assert out.startswith("n.ipynb:cell 3:1:10: TL102 ") and "(0 fixable)" in out
+
+
+def test_a_cell_source_given_as_one_string_stays_one_string(tmp_path: Path) -> None:
+    before = rich_notebook("".join(CLIP))
+    (tmp_path / "n.ipynb").write_text(before)
+    code, _, _ = invoke("n.ipynb", "--fix", "--no-cache", cwd=tmp_path)
+    source = json.loads((tmp_path / "n.ipynb").read_text())["cells"][2]["source"]
+    assert source == "".join([*CLIP[:3], UNSCALE, *CLIP[3:]]) and code == 0
+    assert (tmp_path / "n.ipynb").read_text() == before.replace(json.dumps("".join(CLIP)),
+                                                                 json.dumps(source))
+
+
+def test_diff_shows_the_change_and_writes_nothing(tmp_path: Path) -> None:
+    before = rich_notebook(CLIP)
+    (tmp_path / "n.ipynb").write_text(before, encoding="utf-8")
+    code, out, err = invoke("n.ipynb", "--diff", "--no-cache", cwd=tmp_path)
+    assert (tmp_path / "n.ipynb").read_text(encoding="utf-8") == before
+    assert "--- a/n.ipynb\n+++ b/n.ipynb\n" in out and f"\n+    {json.dumps(UNSCALE)},\n" in out
+    assert code == 1 and "Would fix 1 finding(s)" in err
+
+
+def test_unsafe_fixes_in_a_notebook(tmp_path: Path) -> None:
+    from cli_runner import UNSAFE_ONLY
+
+    lines = UNSAFE_ONLY.splitlines(keepends=True)
+    (tmp_path / "n.ipynb").write_text(rich_notebook(lines[1:], ["import torch"]))
+    code, out, _ = invoke("n.ipynb", "--fix", "--no-cache", cwd=tmp_path)
+    assert "TL201 [*]" in out and "1 of the fixable findings needs `--fix --unsafe-fixes`" in out and code == 1
+    code, out, _ = invoke("n.ipynb", "--fix", "--unsafe-fixes", "--no-cache", cwd=tmp_path)
+    assert "    torch.cuda.empty_cache()" not in json.loads((tmp_path / "n.ipynb").read_text())["cells"][2]["source"]
+    assert code == 0, out
+
+
+def test_a_crash_while_writing_the_notebook_loses_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    before = rich_notebook(CLIP)
+    (tmp_path / "n.ipynb").write_text(before, encoding="utf-8")
+
+    def power_cut(*args: object) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "replace", power_cut)
+    code, out, err = invoke("n.ipynb", "--fix", "--no-cache", cwd=tmp_path)
+    assert (tmp_path / "n.ipynb").read_text(encoding="utf-8") == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["n.ipynb"]  # no half-written copy left
+    assert "n.ipynb: cannot write fixes: Input/output error" in err and code == 2
+    assert "TL101 [*]" in out  # the findings of the notebook as it stays
+
+
+def test_a_layout_that_cannot_be_written_back_exactly_is_not_fixed(tmp_path: Path) -> None:
+    """A list whose items are not the cell's lines, as nbformat writes them."""
+    before = rich_notebook(["".join(CLIP[:3]), *CLIP[3:]])
+    (tmp_path / "n.ipynb").write_text(before)
+    code, out, _ = invoke("n.ipynb", "--fix", "--no-cache", cwd=tmp_path)
+    assert (tmp_path / "n.ipynb").read_text() == before and "(0 fixable)" in out and code == 1
+
+
+def test_the_fixture_fixes_nothing_and_add_noqa_leaves_notebooks_alone(nb: Path) -> None:
+    """Its finding, TL401, has no fix; `--add-noqa` writes no comment into cells."""
     before = (nb / "train.ipynb").read_bytes()
     code, out, _ = invoke("train.ipynb", "--diff", "--no-cache", cwd=nb)
     assert code == 0 and "+++" not in out
     code, _, err = invoke("train.ipynb", "--add-noqa", "--no-cache", cwd=nb)
     assert (nb / "train.ipynb").read_bytes() == before
     assert "no `# noqa` added to notebooks (train.ipynb)" in err
+
+
+def test_a_cached_finding_is_fixed_by_a_later_fix(tmp_path: Path) -> None:
+    (tmp_path / "n.ipynb").write_text(rich_notebook(CLIP))
+    assert "TL101 [*]" in invoke("n.ipynb", cwd=tmp_path)[1]
+    code, _, err = invoke("n.ipynb", "--fix", "-v", cwd=tmp_path)
+    assert UNSCALE in json.loads((tmp_path / "n.ipynb").read_text())["cells"][2]["source"] and code == 0
+    assert invoke("n.ipynb", cwd=tmp_path)[1] == "Found 0 findings (0 fixable).\n"
+
+
+def test_fix_of_a_notebook_on_standard_input_writes_its_json(tmp_path: Path) -> None:
+    before = rich_notebook(CLIP)
+    code, out, err = invoke("-", "--stdin-filename", "n.ipynb", "--fix", cwd=tmp_path, stdin=before.encode())
+    assert out == with_unscale(before) != before
+    assert code == 0 and "Fixed 1 finding(s)" in err
 
 
 def test_the_cache_keeps_cells_and_sees_edits(nb: Path) -> None:
@@ -326,3 +466,29 @@ def test_a_notebook_named_alone_reads_the_project_modules_it_imports(tmp_path: P
         ["import torch\n", "from utils import step\n", SETUP[1]], ["for x in data:\n", "    step(model, x, opt)\n"]))
     out = invoke("n.ipynb", "--no-cache", cwd=tmp_path)[1]
     assert out.startswith("n.ipynb:cell 2:2:5: TL401 `step()` back-propagates"), out
+
+
+def test_rewrite_refuses_a_change_across_two_cells_and_keeps_an_unchanged_text() -> None:
+    from trainlint.notebook import rewrite
+
+    data = notebook(["a = 1\n", "b = 2"], ["c = 3\n", "d = 4"]).encode()
+    read = read_notebook(data)
+    assert rewrite(data, read, read.source) == data.decode()
+    assert rewrite(data, read, "a = 1\nB = C = 3\nd = 4\n") is None  # one hunk over cells 1 and 2
+    one_cell = rewrite(data, read, "a = 1\nb = 2\nc = 3\nd = 5\n")
+    assert one_cell is not None and json.loads(one_cell)["cells"][1]["source"] == ["c = 3\n", "d = 5"]
+
+
+def test_unsafe_fixes_that_cannot_be_written_leave_the_safe_ones_to_be_made(tmp_path: Path) -> None:
+    """TL201's unsafe fix falls in a cell with a magic; TL101's safe fix in a plain cell is still made."""
+    from cli_runner import UNSAFE_ONLY
+
+    lines = UNSAFE_ONLY.splitlines(keepends=True)
+    text = notebook(["import torch\n", "scaler = torch.amp.GradScaler('cuda')\n"], ["%time\n", *lines[1:]], CLIP)
+    (tmp_path / "n.ipynb").write_text(text)
+    code, out, _ = invoke("n.ipynb", "--no-cache", cwd=tmp_path)
+    assert "TL101 [*]" in out and "TL201 `" in out
+    code, out, _ = invoke("n.ipynb", "--fix", "--unsafe-fixes", "--no-cache", cwd=tmp_path)
+    cells = json.loads((tmp_path / "n.ipynb").read_text())["cells"]
+    assert UNSCALE in cells[2]["source"] and cells[1]["source"] == ["%time\n", *lines[1:]]
+    assert "TL201 `" in out and code == 1
