@@ -45,8 +45,8 @@ def main() -> int:
     parser.add_argument("--seeds", default="0-99", help="e.g. 0-99 or 3,8,11")
     parser.add_argument("--out", type=Path, required=True, help="folder for the reports")
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1])
-    parser.add_argument("args", nargs="*", help="more arguments for the script (after --)")
-    options = parser.parse_args()
+    options, more = parser.parse_known_args()  # the script's own arguments, after --
+    options.args = [arg for arg in more if arg != "--"]
     harness = _harness(options.root.resolve())
     options.out.mkdir(parents=True, exist_ok=True)
     streams = Path(tempfile.mkdtemp(prefix="seeds-streams-"))

@@ -558,6 +558,12 @@ class DivergenceDetector(Detector):
         return reach is not None and pending.loss <= reach
 
     def _report_blow_up(self, sink: Sink, blow_up: _BlowUp) -> None:
+        climb = self._climb
+        if climb is not None and climb.step <= blow_up.step and blow_up.loss > climb.peak:
+            # a climb found first, held for the next blocks, that the loss rose on past: the climb
+            self._pending = self._rising = None
+            self._report_climb(sink, climb)
+            return
         self._pending = self._rising = self._climb = None
         self.reported_step = blow_up.step
         later = self._steps - blow_up.steps
