@@ -78,7 +78,8 @@ Two rules, neither waiting for a long history:
   back; its blocks reach 4 to 6 times their median, a smooth loss's 1.4). Such a
   climb is reported, at its own step, once the next block's median rises past
   it, or two blocks later when neither fell under half of it, or when the run
-  or its optimizer ends first; a block under half of it drops it (the same
+  or its optimizer ends first, or the loss blows up past it; a block under half
+  of it drops it (the same
   regression's block medians rise 4 times from 0.09 to 2.0 and fall back to 1.06
   and 0.74 by themselves). Blocks are
   merged two by two as the run grows: memory stays bounded and a slow climb
