@@ -78,8 +78,9 @@ Two rules, neither waiting for a long history:
   back; its blocks reach 4 to 6 times their median, a smooth loss's 1.4). Such a
   climb is reported, at its own step, once the next block's median rises past
   it, or two blocks later when neither fell under half of it, or when the run
-  or its optimizer ends first, or the loss blows up past it; a block under half
-  of it drops it (the same
+  or its optimizer ends first, or the loss blows up past it (also within the
+  climb's own span of steps after it fell back: a learning rate growing 10% a
+  step); a block under half of it drops it (the same
   regression's block medians rise 4 times from 0.09 to 2.0 and fall back to 1.06
   and 0.74 by themselves). Blocks are
   merged two by two as the run grows: memory stays bounded and a slow climb
@@ -225,8 +226,10 @@ class DivergenceDetector(Detector):
         # until one is not (reported if the run of them ends in a non-finite loss)
         self._rising: _BlowUp | None = None
         self._lrs: deque[float | None] = deque(maxlen=LR_STEPS)  # of the steps before this one
-        # a climb found, until the next blocks show whether it stands (`_follow_climb`)
+        # a climb found, until the next blocks show whether it stands (`_follow_climb`); and the
+        # latest one dropped because the loss fell back
         self._climb: _Climb | None = None
+        self._dropped: _Climb | None = None
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         loss = record.loss
@@ -559,13 +562,17 @@ class DivergenceDetector(Detector):
         return reach is not None and pending.loss <= reach
 
     def _report_blow_up(self, sink: Sink, blow_up: _BlowUp) -> None:
-        climb = self._climb
+        climb, dropped = self._climb, self._dropped
+        if climb is None and dropped is not None and blow_up.step - dropped.step <= dropped.span:
+            climb = dropped  # fell back for a block or two, then blew up within the climb's own span
         if climb is not None and climb.step <= blow_up.step and blow_up.loss > climb.peak:
-            # a climb found first, held for the next blocks, that the loss rose on past: the climb
+            # a climb found first, held for the next blocks (or dropped just before), that the
+            # loss rose on past: the divergence started there (a learning rate that grows 10%
+            # a step: block medians rise to 5.2 at step 72, fall to 1.0, blow up from step 109)
             self._pending = self._rising = None
             self._report_climb(sink, climb)
             return
-        self._pending = self._rising = self._climb = None
+        self._pending = self._rising = self._climb = self._dropped = None
         self.reported_step = blow_up.step
         later = self._steps - blow_up.steps
         after = (f" and the median of its last {PLATEAU_STEPS} losses is above {format_number(PLATEAU)} times "
@@ -606,17 +613,18 @@ class DivergenceDetector(Detector):
         if climb is not None:
             climb.blocks += 1
             if last < FELL_BACK * climb.peak:
-                self._climb = None  # fell back: the series' own wandering
+                self._climb, self._dropped = None, climb  # fell back: the series' own wandering
             elif last > climb.peak or climb.blocks >= CLIMB_BLOCKS:
                 self._report_climb(sink, climb)
             return
         if self._climbing(level):
+            self._dropped = None
             self._climb = _Climb(record.step, _loss_site(record), level, self.lowest(), last,
                                  (RISES + 1) * self.block_size)
 
     def _report_climb(self, sink: Sink, climb: _Climb) -> None:
         """Report a climb at the step it was found."""
-        self._climb = None
+        self._climb = self._dropped = None
         self.reported_step = climb.step
         lowest, last = climb.lowest, climb.peak
         event = sink.emit("divergence", climb.step,

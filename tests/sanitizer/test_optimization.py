@@ -149,6 +149,7 @@ def _bump(after: list[float]) -> list[float]:
     ([4.0] * 16 + [1.0] * 100, [(200, "climb")]),  # neither rises on nor falls back within two blocks
     ([], [(200, "climb")]),  # the run ends at the climb: still standing
     ([60.0] * 100, [(200, "climb")]),  # a blow-up (step 201) before the next block: the climb, found first
+    ([1.0] * 8 + [60.0] * 100, [(200, "climb")]),  # back for a block, then a blow-up within its span
 ])
 def test_a_climb_is_reported_once_it_stands(after: list[float], expected: list[tuple[int, str]]) -> None:
     """heavy_tail_sgd.py --seed 61: block medians rise four times in a row from 0.09 to 2.0
