@@ -533,7 +533,7 @@ class DivergenceDetector(Detector):
         early spread, EARLY_SPREAD times the early level, by their own spread at LUCKY_ODDS per
         loss (`low_reach`): the early level, of one batch or a few, may have been a lucky one of
         theirs (a heavy-tailed regression whose first loss was 0.85 then swings between 3 and 48,
-        falling under 0.85 twelve losses later). The loss falling under RECOVERED times it within
+        down to 0.52 at step 16, under 0.8 times it). The loss falling under RECOVERED times it within
         RECOVERY more losses shows it; one that does not is reported as before."""
         rest = list(dropwhile(lambda loss: loss >= BLOWUP * pending.level, pending.after))
         reach = low_reach(rest, odds=LUCKY_ODDS) if len(rest) >= TAIL_SAMPLE else None
