@@ -17,7 +17,13 @@ Two rules, neither waiting for a long history:
   regression on noisy targets in batches of 4), or, 5 losses or more, spread so
   widely that their own upper tail reaches the blow-up at odds of 1 in 10,000
   (`tail_reach`: a regression on x..x^4 features in batches of 8 whose lucky
-  first loss was 30 times below its third). Where the loss is a mean
+  first loss was 30 times below its third) while their lower tail reaches within
+  twice the early level at odds of 1 in 100 (`low_reach`). When the losses after
+  it reach either way by their own spread (down within twice the early level, or
+  up to the blow-up), the early level may have been one lucky batch of theirs:
+  10 more losses are waited for, and a loss among them under 0.8 times the early
+  level, or all 20 swinging as above, clears it (the same regression: 0.85, then
+  43 at step 2, 3 to 48 for ten steps, under 0.85 at step 16). Where the loss is a mean
   cross-entropy over C classes (its input's shape, seen on the loss call), a
   network that predicts nothing scores its chance level ln(C): while the
   median of the last 5 losses after the blow-up is 0.8 times that or more,
@@ -58,7 +64,9 @@ Two rules, neither waiting for a long history:
   early level or their median is under 0.8 times that of the highest 10 of
   the window (training down again). A loss
   twice the least early loss or more (the jump itself) never joins the early
-  level.
+  level; but at step 20 an early level of fewer than 5 losses that the losses so
+  far reach down to by their own spread (`low_reach` at odds of 1 in 100) was one
+  lucky batch of theirs, not a level the loss jumped from: it becomes their median.
 - climb: the medians of consecutive blocks of 8 losses rose 4 times in a row,
   the last is at least twice the loss at its lowest (the least median of 3
   neighbouring blocks), higher than that by a tenth of the early level (a loss
@@ -67,7 +75,14 @@ Two rules, neither waiting for a long history:
   and beyond where the losses at the lowest reach by their own spread
   (`_block_reach`: a heavy-tailed loss, a regression on x..x^4 features in
   batches of 8, has block medians that rise 4 times from 0.98 to 4.0 and fall
-  back; its blocks reach 4 to 6 times their median, a smooth loss's 1.4). Blocks are
+  back; its blocks reach 4 to 6 times their median, a smooth loss's 1.4). Such a
+  climb is reported, at its own step, once the next block's median rises past
+  it, or two blocks later when neither fell under half of it, or when the run
+  or its optimizer ends first, or the loss blows up past it (also within the
+  climb's own span of steps after it fell back: a learning rate growing 10% a
+  step); a block under half of it drops it (the same
+  regression's block medians rise 4 times from 0.09 to 2.0 and fall back to 1.06
+  and 0.74 by themselves). Blocks are
   merged two by two as the run grows: memory stays bounded and a slow climb
   over a long run is seen at its own pace.
 
@@ -114,7 +129,7 @@ from sanitizer.core.events import Event
 from sanitizer.core.loss_calls import CLASS_INDEXED
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
-from sanitizer.detectors.stats import MAD_TO_SIGMA, TAIL_ODDS, median, tail_reach
+from sanitizer.detectors.stats import MAD_TO_SIGMA, TAIL_ODDS, low_reach, median, tail_reach
 from sanitizer.report.formatting import format_number
 
 if TYPE_CHECKING:
@@ -134,6 +149,10 @@ FALLING = 0.8  # a plateau whose last losses' median is under this share of its 
 EARLY_SPREAD = 2.0  # a loss this many times the least early loss is no early loss (it jumped)
 RECOVERY = 10  # losses after a warm-up blow-up that may show training came back...
 RECOVERED = 0.8  # ...by falling below this share of the early level
+# odds per loss at which the losses after a warm-up blow-up may reach down to the early level by
+# their own spread: then it may have been a lucky batch of theirs, and RECOVERY more losses may
+# show the loss come back under it
+LUCKY_ODDS = 0.01
 CLIMBED = 2.0  # losses after a warm-up blow-up whose median is this many times it rose on, gradually...
 CLIMB_WAIT = 50  # ...and are judged after this many losses (trained down from their peak, or not)
 # a warm-up blow-up this many times its early level (BLOWUP times past BLOWUP) jumped there in one
@@ -150,6 +169,10 @@ MIN_RISE = 0.1  # ... and above it by this share of the early level
 MAX_BLOCKS = 64  # then blocks are merged two by two
 LOW_SPAN = 3  # neighbouring blocks whose median is the loss at its lowest
 SIGNIFICANT = 5.0  # the rise, in noise sigmas of a block median
+# a climb is reported once a later block median rises past its last, or after this many blocks
+# that stay above FELL_BACK times it; a block under that fell back (the series' own wandering)
+CLIMB_BLOCKS = 2
+FELL_BACK = 0.5
 MEDIAN_SIGMA = math.sqrt(math.pi / 2)  # a median of n normal draws has this many sigmas / sqrt(n)
 # high losses in a row before an Inf/NaN loss that make a blow-up of it: one outlier
 # batch before a corrupt one, or before a batch whose labels are all ignored, is none
@@ -197,11 +220,16 @@ class DivergenceDetector(Detector):
         self._first_high: tuple[int, float, str | None] | None = None
         self._steps = 0
         self._seen: list[float] = []  # the first QUICK losses, all of them
+        self._early_judged = False  # whether the early level was judged against the series' spread
         self._pending: _BlowUp | None = None  # a warm-up blow-up, until the losses after it judge it
         # past the warm-up: the first of the latest losses, all BLOWUP times the early level,
         # until one is not (reported if the run of them ends in a non-finite loss)
         self._rising: _BlowUp | None = None
         self._lrs: deque[float | None] = deque(maxlen=LR_STEPS)  # of the steps before this one
+        # a climb found, until the next blocks show whether it stands (`_follow_climb`); and the
+        # latest one dropped because the loss fell back
+        self._climb: _Climb | None = None
+        self._dropped: _Climb | None = None
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         loss = record.loss
@@ -225,6 +253,8 @@ class DivergenceDetector(Detector):
             change = NEW if self._jumped(loss) else None
         if change == NEW and self._pending is not None and not _unjudged_rise(self._pending):
             self._report_blow_up(sink, self._pending)  # the last objective's, still pending when it stopped
+        if change == NEW and self._climb is not None:
+            self._report_climb(sink, self._climb)  # the last objective's climb, standing when it stopped
         if self.reported_step is not None:
             if change is None:
                 self._watch(record.step, loss)
@@ -245,13 +275,20 @@ class DivergenceDetector(Detector):
             pending.after.append(loss)
             if loss < RECOVERED * pending.level and not _at_chance(pending):
                 self._pending = None  # training came back: a transient, not a divergence
-            elif self._steps - pending.steps >= (CLIMB_WAIT if pending.climbed or pending.deferred else RECOVERY):
+            elif self._steps - pending.steps >= (CLIMB_WAIT if pending.climbed or pending.deferred else
+                                                 RECOVERY * (1 + pending.waited)):
                 self._judge_pending(sink, pending)
             return
         level = max(self.early) if self.early and min(self.early) > 0 else None
         seen = self._seen
         if len(seen) < QUICK:
             seen.append(loss)
+        if self._steps >= QUICK and not self._early_judged:
+            self._early_judged = True
+            if self._lucky_early():
+                # the early level was a lucky batch of the series: taken again as its typical level
+                self.early = [median(self._after_early())]
+                level = self.early[0]
         lr_from = next((rate for rate in lrs_before if rate is not None), None)
         if level is not None and self._steps > QUICK:
             if loss < BLOWUP * level:
@@ -288,8 +325,29 @@ class DivergenceDetector(Detector):
         plateau = self._plateau(level) if level is not None and self._steps % PLATEAU_EVERY == 0 else None
         if plateau is not None:
             self._report_blow_up(sink, plateau)
-        elif self._block_closed(loss) and level is not None and self._climbing(level):
-            self._report_climb(record, sink, level)
+        elif self._block_closed(loss) and level is not None:
+            self._follow_climb(record, sink, level)
+
+    def _after_early(self) -> list[float]:
+        """The losses so far (QUICK or more, the latest PLATEAU_STEPS) but the early ones."""
+        others = list(self._window)
+        for loss in self.early:
+            if loss in others:
+                others.remove(loss)
+        return others
+
+    def _lucky_early(self) -> bool:
+        """At the end of the warm-up, the early level rests on fewer than EARLY losses (the
+        others were twice its least or more) and the rest of the losses so far reach down
+        to it by their own spread at LUCKY_ODDS per loss (`low_reach`): it may have been a lucky
+        batch of theirs (a heavy-tailed regression whose first loss was 0.85, its next ones 3 to
+        48), not a level the loss jumped from (a learning rate so high that it jumps at step 3
+        and stays there: those losses' spread is far narrower)."""
+        early = self.early
+        if not early or len(early) >= EARLY or min(early) <= 0 or self._steps > PLATEAU_STEPS:
+            return False  # (past PLATEAU_STEPS losses, after a warm-up blow-up judged late: not judged)
+        reach = low_reach(self._after_early(), odds=LUCKY_ODDS)
+        return reach is not None and reach <= max(early)
 
     def _plateau(self, level: float) -> _BlowUp | None:
         window = self._window
@@ -386,6 +444,8 @@ class DivergenceDetector(Detector):
             self._recovered_step = step
 
     def on_end(self, sink: Sink) -> None:
+        if self._climb is not None and self.reported_step is None:
+            self._report_climb(sink, self._climb)  # still standing when the run ended
         # a warm-up blow-up still pending: the run ended before RECOVERY losses came after it,
         # judged on those there are; or one the loss rose on from, judged on CLIMB_WAIT losses
         if self._pending is not None and not _unjudged_rise(self._pending):
@@ -459,7 +519,25 @@ class DivergenceDetector(Detector):
             # not the noise of a regression whose first losses were lucky
             self._pending = None
             return
+        if not at_chance and not ended and not pending.waited and (
+                self._reaches_early(pending) or self._swings(pending)):
+            # the losses after it reach down to the early level or up to the blow-up by their own
+            # spread: RECOVERY more losses may show it come back under the early level, or show
+            # the spread of a heavy-tailed loss whose first batch was lucky
+            pending.waited = True
+            return
         self._report_blow_up(sink, pending)
+
+    def _reaches_early(self, pending: _BlowUp) -> bool:
+        """The losses after a warm-up blow-up (once its own steps are over) reach down to the
+        early spread, EARLY_SPREAD times the early level, by their own spread at LUCKY_ODDS per
+        loss (`low_reach`): the early level, of one batch or a few, may have been a lucky one of
+        theirs (a heavy-tailed regression whose first loss was 0.85 then swings between 3 and 48,
+        down to 0.52 at step 16, under 0.8 times it). The loss falling under RECOVERED times it within
+        RECOVERY more losses shows it; one that does not is reported as before."""
+        rest = list(dropwhile(lambda loss: loss >= BLOWUP * pending.level, pending.after))
+        reach = low_reach(rest, odds=LUCKY_ODDS) if len(rest) >= TAIL_SAMPLE else None
+        return bool(rest) and min(min(rest), reach if reach is not None else math.inf) <= EARLY_SPREAD * pending.level
 
     def _noisy(self, pending: _BlowUp) -> bool:
         """The losses after a warm-up blow-up swing as a noisy loss's do."""
@@ -470,14 +548,31 @@ class DivergenceDetector(Detector):
             # and go half as high as the blow-up again: the spread of a noisy loss (a
             # regression on noisy targets, tiny batches), no jump
             return True
+        # the losses after it reach down to the early spread (by their own spread: the early
+        # level may be one lucky batch of theirs) and swing so widely that their own tail
+        # reaches the blow-up: a heavy-tailed loss (a regression on x**4 features in batches
+        # of 8) whose first losses were lucky, no jump
+        return self._swings(pending) and self._reaches_early(pending)
+
+    def _swings(self, pending: _BlowUp) -> bool:
+        """The losses after a warm-up blow-up (once its own steps are over), TAIL_SAMPLE or
+        more, swing so widely that their own tail (`tail_reach`) reaches the blow-up."""
+        rest = list(dropwhile(lambda loss: loss >= BLOWUP * pending.level, pending.after))
         reach = tail_reach(rest) if len(rest) >= TAIL_SAMPLE else None
-        # the losses after it come back to the early spread and swing so widely that their
-        # own tail reaches the blow-up: a heavy-tailed loss (a regression on x**4 features
-        # in batches of 8) whose first losses were lucky, no jump
-        return reach is not None and min(rest) <= EARLY_SPREAD * pending.level and pending.loss <= reach
+        return reach is not None and pending.loss <= reach
 
     def _report_blow_up(self, sink: Sink, blow_up: _BlowUp) -> None:
-        self._pending = self._rising = None
+        climb, dropped = self._climb, self._dropped
+        if climb is None and dropped is not None and blow_up.step - dropped.step <= dropped.span:
+            climb = dropped  # fell back for a block or two, then blew up within the climb's own span
+        if climb is not None and climb.step <= blow_up.step and blow_up.loss > climb.peak:
+            # a climb found first, held for the next blocks (or dropped just before), that the
+            # loss rose on past: the divergence started there (a learning rate that grows 10%
+            # a step: block medians rise to 5.2 at step 72, fall to 1.0, blow up from step 109)
+            self._pending = self._rising = None
+            self._report_climb(sink, climb)
+            return
+        self._pending = self._rising = self._climb = self._dropped = None
         self.reported_step = blow_up.step
         later = self._steps - blow_up.steps
         after = (f" and the median of its last {PLATEAU_STEPS} losses is above {format_number(PLATEAU)} times "
@@ -509,17 +604,47 @@ class DivergenceDetector(Detector):
             self._watched = (event, finding, level)
             self._window.clear()
 
-    def _report_climb(self, record: StepRecord, sink: Sink, level: float) -> None:
-        self.reported_step = record.step
-        lowest, last = self.lowest(), self.block_medians[-1]
-        span = (RISES + 1) * self.block_size
-        event = sink.emit("divergence", record.step,
-                  f"loss climbed steadily over the last {span} steps, from {format_number(lowest)} "
+    def _follow_climb(self, record: StepRecord, sink: Sink, level: float) -> None:
+        """A block just closed: a climb found before is reported once the block median goes
+        on rising past it, or after CLIMB_BLOCKS blocks that neither rise past it nor fall back
+        under FELL_BACK times it (a heavy-tailed loss's block medians rise four times in a row
+        and fall back by themselves); one that falls back is dropped. A new climb is held so."""
+        climb, last = self._climb, self.block_medians[-1]
+        if climb is not None:
+            climb.blocks += 1
+            if last < FELL_BACK * climb.peak:
+                self._climb, self._dropped = None, climb  # fell back: the series' own wandering
+            elif last > climb.peak or climb.blocks >= CLIMB_BLOCKS:
+                self._report_climb(sink, climb)
+            return
+        if self._climbing(level):
+            self._dropped = None
+            self._climb = _Climb(record.step, _loss_site(record), level, self.lowest(), last,
+                                 (RISES + 1) * self.block_size)
+
+    def _report_climb(self, sink: Sink, climb: _Climb) -> None:
+        """Report a climb at the step it was found."""
+        self._climb = self._dropped = None
+        self.reported_step = climb.step
+        lowest, last = climb.lowest, climb.peak
+        event = sink.emit("divergence", climb.step,
+                  f"loss climbed steadily over the last {climb.span} steps, from {format_number(lowest)} "
                   f"(its lowest) to {format_number(last)}: training is diverging",
-                  where=_loss_site(record), value=last,
-                  extra={"baseline": level, "lowest": lowest, "rule": "climb"})
+                  where=climb.where, value=last,
+                  extra={"baseline": climb.level, "lowest": lowest, "rule": "climb"})
         if event is not None:
             self._diverged = (event, CLIMB * lowest)
+
+
+@dataclass
+class _Climb:
+    step: int  # the step whose block closed the climb
+    where: str | None
+    level: float  # the early level then
+    lowest: float  # the loss at its lowest then
+    peak: float  # the last block median of the climb
+    span: int  # the steps the rising blocks cover
+    blocks: int = 0  # blocks closed since
 
 
 @dataclass
@@ -543,6 +668,7 @@ class _BlowUp:
     from_chance: bool = False
     chance: float | None = None  # ln(classes) of the cross-entropy the loss is, when it is one
     deferred: bool = False  # judged after CLIMB_WAIT losses: back, but at that chance level
+    waited: bool = False  # judged after 2 * RECOVERY losses: they reach down to the early spread
 
 
 def _chance(record: StepRecord) -> float | None:

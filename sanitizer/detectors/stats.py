@@ -60,6 +60,17 @@ def tail_reach(values: list[float], odds: float = TAIL_ODDS) -> float | None:
     return centre * (upper / centre) ** (math.log(0.5 / odds) / math.log(0.5 / 0.1))
 
 
+def low_reach(values: list[float], odds: float = TAIL_ODDS) -> float | None:
+    """How low the values' own lower tail reaches at `odds` per value: `tail_reach` mirrored,
+    through the median and the 10th percentile. None as there."""
+    ordered = sorted(values)
+    centre = median(ordered) if ordered else 0.0
+    if centre <= 0:
+        return None
+    lower = max(ordered[round(0.1 * (len(ordered) - 1))], 0.0)
+    return centre * (lower / centre) ** (math.log(0.5 / odds) / math.log(0.5 / 0.1))
+
+
 def upward_outlier(value: float, centre: float, sigma: float,
                    min_sigmas: float, min_ratio: float) -> bool:
     """True when `value` sits far above `centre`, both in robust sigmas and in ratio."""

@@ -1,6 +1,9 @@
 """Spikes, loss scaling, fp16 underflow, vanishing gradients, and what a step is."""
 from __future__ import annotations
 
+import math
+import random
+
 import pytest
 
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
@@ -16,6 +19,7 @@ PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("van
               *[("poly_features.py", "--seed", seed) for seed in ("3", "8", "11")],
               ("poly_features.py", "--seed", "3", "--corrupt", "150"), ("gan_saturated.py",), ("gan_saturated.py", "--swap"),
               ("heavy_tail_sgd.py",), ("heavy_tail_sgd.py", "--creep", "0.03"),
+              *[("heavy_tail_sgd.py", "--seed", seed) for seed in ("52", "57", "61", "83", "93")],
               ("dead_at_chance.py", "--lr", "0.3"), ("dead_at_chance.py", "--outlier")]
 
 
@@ -63,6 +67,96 @@ def test_block_medians_of_a_heavy_tailed_loss_that_wander_up_are_no_climb(script
     creeping = script_runs.get("heavy_tail_sgd.py", "--creep", "0.03")
     assert [event["step"] > 60 for event in creeping.events()] == [True], creeping.events()
     assert creeping.first("divergence")["step"] > 60
+
+
+@pytest.mark.parametrize("seed", ["52", "57", "61", "83", "93"])
+def test_a_heavy_tailed_regression_that_swings_up_and_back_does_not_diverge(script_runs: ScriptRuns,
+                                                                           seed: str) -> None:
+    """The seeds of heavy_tail_sgd.py that were told they diverged (`bench/sanitizer_seeds.py
+    heavy_tail_sgd.py --seeds 0-99`: 5 of 100). Seed 52's first loss was a lucky 0.85, its
+    second 43, the next ones 3 to 48: the series' spread, under 0.85 again at step 16. Seed
+    57 rises from 2.4 to 66 at step 3 and settles near 4 before it falls under 1.9 at step
+    20. Seeds 61, 83 and 93: block medians rise four times in a row (0.09 to 2.0, 0.34 to
+    3.5, 0.17 to 3.5) and fall back under half of that within two blocks."""
+    run = script_runs.get("heavy_tail_sgd.py", "--seed", seed)
+    assert run.returncode == 0, run.stderr
+    assert run.events() == [], run.events()
+
+
+def _divergences(losses: list[float]) -> list[tuple[int, str]]:
+    """(step, rule) of the divergence events of a run with these losses, one optimizer."""
+    from sanitizer.core.events import Event
+    from sanitizer.core.probe import StepRecord
+    from sanitizer.detectors.divergence import DivergenceDetector
+    events: list[Event] = []
+
+    class Sink:
+        crashed_in = static_loss_scale = None
+
+        def emit(self, kind: str, step: int, message: str, **fields: object) -> Event:
+            events.append(Event(kind, step, message, **fields))  # type: ignore[arg-type]
+            return events[-1]
+
+    detector, sink = DivergenceDetector(), Sink()
+    for step, loss in enumerate(losses, start=1):
+        detector.on_step(StepRecord(step=step, skipped=False, partial=False, losses=[loss], loss_sites=[None],
+                                    trail=[], model_site=None, params=[], grad_norms=[], grad_norm=None,
+                                    checked_params=[], param_norms=[], param_step=None, scale=None,
+                                    underflow=None, eval_loss=None, data_wait=0.0, step_time=None,
+                                    memory_bytes=None, graph_roots=[], optimizer_id=1, param_groups=1,
+                                    lr=0.1), sink)  # type: ignore[arg-type]
+    detector.on_end(sink)  # type: ignore[arg-type]
+    return [(event.step, event.extra["rule"]) for event in events]  # type: ignore[misc]
+
+
+def _heavy_tailed(seed: int, steps: int = 300) -> list[float]:
+    """Log-normal losses (sigma 1: a batch in ten 3.6 times the median or more) whose median
+    falls from 8 by 1.5% a step, as the heavy-tailed regression's do."""
+    draw = random.Random(seed)
+    return [8.0 * 0.985 ** step * math.exp(draw.gauss(0.0, 1.0)) for step in range(steps)]
+
+
+def test_a_lucky_first_batch_of_a_heavy_tailed_loss_is_no_divergence() -> None:
+    """heavy_tail_sgd.py --seed 52: a first loss of 0.85, then 43 at step 2 (50 times it),
+    and 3 to 48 for the next ten steps, under 0.85 again at step 16. The early level was
+    one lucky batch: the losses after the "blow-up" reach down to it and up past it by
+    their own spread. Before, 30 of 40 such runs (a first loss ten times under the median,
+    a second 50 times above it) were reported as diverged at step 2 or at the end of the
+    warm-up; a few still are (the series' spread can't always be told from a jump in
+    the ten to twenty losses after it). The same start followed by losses that stay up
+    (narrowly spread) is a blow-up at step 2."""
+    flagged = [seed for seed in range(40) if _divergences([0.85, 43.0] + _heavy_tailed(seed)[2:])]
+    assert len(flagged) <= 5, flagged
+    assert _divergences([0.85, 43.0] + _heavy_tailed(0)[2:]) == []
+    draw = random.Random(1)
+    stuck = [0.85, 43.0] + [40.0 * (1 + 0.3 * (2 * draw.random() - 1)) for _ in range(100)]
+    assert _divergences(stuck) == [(2, "blow-up")]
+
+
+def _bump(after: list[float]) -> list[float]:
+    """Block medians (blocks of 8) at 1 for 160 steps, 0.7, then rising four blocks in a row
+    to 6 (steps 169 to 200: a climb found at step 200), then `after`; each loss within 20%."""
+    draw = random.Random(1)
+    levels = [1.0] * 160 + [0.7] * 8 + [1.6] * 8 + [2.5] * 8 + [4.0] * 8 + [6.0] * 8 + after
+    return [level * (1 + 0.2 * (2 * draw.random() - 1)) for level in levels]
+
+
+@pytest.mark.parametrize(("after", "expected"), [
+    ([1.0] * 100, []),  # falls back in the next block: the series' own wandering
+    ([4.0] * 8 + [1.0] * 100, []),  # in the second block after it
+    ([6.0] * 100, [(200, "climb")]),  # stays up two blocks: reported at its own step
+    ([9.0] * 8 + [14.0] * 8 + [20.0] * 100, [(200, "climb")]),  # rises on: reported a block later, at its step
+    ([4.0] * 16 + [1.0] * 100, [(200, "climb")]),  # neither rises on nor falls back within two blocks
+    ([], [(200, "climb")]),  # the run ends at the climb: still standing
+    ([60.0] * 100, [(200, "climb")]),  # a blow-up (step 201) before the next block: the climb, found first
+    ([1.0] * 8 + [60.0] * 100, [(200, "climb")]),  # back for a block, then a blow-up within its span
+])
+def test_a_climb_is_reported_once_it_stands(after: list[float], expected: list[tuple[int, str]]) -> None:
+    """heavy_tail_sgd.py --seed 61: block medians rise four times in a row from 0.09 to 2.0
+    (step 192), then fall back to 1.06 and 0.74 by themselves (seeds 83 and 93 alike): no
+    divergence. A climb is reported, at the step it was found, once the next block rises
+    past it, or two blocks later when the loss has not fallen back under half of it."""
+    assert _divergences(_bump(after)) == expected
 
 
 def test_a_blow_up_that_leaves_a_cross_entropy_at_chance_is_divergence(script_runs: ScriptRuns) -> None:
