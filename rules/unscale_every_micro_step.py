@@ -2,11 +2,12 @@ import libcst as cst
 
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
-from trainlint.analysis.loops import CallFlow, is_backward, reachable_nodes, runs_on_every_call
+from trainlint.analysis.flowgraph import FlowGraph
+from trainlint.analysis.loops import CallFlow, innermost_loop, is_backward, reachable_nodes, runs_on_every_call
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.scopes import argument_slots, bound_arguments
 from trainlint.analysis.training import code_bodies, method_call
-from trainlint.analysis.walk import iter_nodes
+from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import SCALER_UPDATE, STEP
@@ -75,8 +76,14 @@ class UnscaleEveryMicroStep(Rule):
     an optimizer parameter is the argument each call passes. A function of
     another module that unscales a scaler it is handed on every call, and
     neither steps nor updates it (`unscale_and_clip(scaler, opt, model)`),
-    counts as an unscale where it is called. Scalers the linter cannot tell
-    are `GradScaler`s are not checked.
+    counts as an unscale where it is called. A loss scaler object that holds
+    its own `GradScaler` (timm's `NativeScaler`, of the file or of another
+    module) and, on every call of the method the loop calls, unscales it while
+    it steps and updates only under a flag it is given (`if update_grad:`) is
+    reported at that call when the loop gives the flag a value it changes
+    (`update_grad=(i + 1) % accum == 0`); timm's own, which unscales under the
+    flag too, is not. Scalers the linter cannot tell are `GradScaler`s are not
+    checked.
     """
 
     code = "TL108"
@@ -250,6 +257,26 @@ class UnscaleEveryMicroStep(Rule):
         "        if (i + 1) % accum == 0:\n"
         "            scaler.step(optimizer)\n"
         "            scaler.update()\n"
+        "            optimizer.zero_grad()\n",
+        # a loss scaler object that unscales on every call and updates only when told to,
+        # told so on every N-th micro-step
+        "import torch\n"
+        "class LossScaler:\n"
+        "    def __init__(self):\n"
+        "        self._scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def __call__(self, loss, optimizer, parameters, update_grad=True):\n"
+        "        self._scaler.scale(loss).backward()\n"
+        "        self._scaler.unscale_(optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(parameters, 1.0)\n"
+        "        if update_grad:\n"
+        "            self._scaler.step(optimizer)\n"
+        "            self._scaler.update()\n"
+        "def train(model, loader, optimizer, accum):\n"
+        "    loss_scaler = LossScaler()\n"
+        "    for i, x in enumerate(loader):\n"
+        "        loss = model(x).mean() / accum\n"
+        "        loss_scaler(loss, optimizer, model.parameters(), update_grad=(i + 1) % accum == 0)  # expect: TL108\n"
+        "        if (i + 1) % accum == 0:\n"
         "            optimizer.zero_grad()\n",
     )
     good = (
@@ -521,6 +548,44 @@ class UnscaleEveryMicroStep(Rule):
         "            scaler.step(optimizer)\n"
         "            scaler.update()\n"
         "            optimizer.zero_grad()\n",
+        # timm's loss scaler: it unscales only on the call that updates
+        "import torch\n"
+        "class NativeScaler:\n"
+        "    def __init__(self):\n"
+        "        self._scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def __call__(self, loss, optimizer, clip_grad=None, parameters=None, need_update=True):\n"
+        "        self._scaler.scale(loss).backward()\n"
+        "        if need_update:\n"
+        "            if clip_grad is not None:\n"
+        "                self._scaler.unscale_(optimizer)\n"
+        "                torch.nn.utils.clip_grad_norm_(parameters, clip_grad)\n"
+        "            self._scaler.step(optimizer)\n"
+        "            self._scaler.update()\n"
+        "def train(model, loader, optimizer, accum):\n"
+        "    loss_scaler = NativeScaler()\n"
+        "    for i, x in enumerate(loader):\n"
+        "        need_update = (i + 1) % accum == 0\n"
+        "        loss_scaler(model(x).mean() / accum, optimizer, 1.0, model.parameters(), need_update)\n"
+        "        if need_update:\n"
+        "            optimizer.zero_grad()\n",
+        # a loss scaler that unscales on every call, told to update on every call
+        "import torch\n"
+        "class LossScaler:\n"
+        "    def __init__(self):\n"
+        "        self._scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def __call__(self, loss, optimizer, parameters, update_grad=True):\n"
+        "        self._scaler.scale(loss).backward()\n"
+        "        self._scaler.unscale_(optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(parameters, 1.0)\n"
+        "        if update_grad:\n"
+        "            self._scaler.step(optimizer)\n"
+        "            self._scaler.update()\n"
+        "def train(model, loader, optimizer, args):\n"
+        "    loss_scaler = LossScaler()\n"
+        "    for x in loader:\n"
+        "        loss_scaler(model(x).mean(), optimizer, model.parameters(), update_grad=not args.frozen)\n"
+        "        loss_scaler(model(x).mean(), optimizer, model.parameters())\n"
+        "        optimizer.zero_grad()\n",
     )
 
     def finish(self) -> None:
@@ -537,6 +602,35 @@ class UnscaleEveryMicroStep(Rule):
         for call, call_chains in self._repeated.items():
             if any(self._updated_in_same_loop(call, chain) for chain in call_chains):
                 self.report(call)
+        for call in self._wrapper_calls():
+            if call not in self._repeated:
+                self.report(call)
+
+    def _wrapper_calls(self) -> list[cst.Call]:
+        """Calls in a loop of a method the walk does not enter (another module's, or one
+        run on an object of a class of the file: `loss_scaler(loss, opt, update_grad=...)`)
+        that unscales its instance's GradScaler on every call and updates it only under
+        a flag it is given (see `Summary.updates_if`), where the call gives that flag a
+        value the loop changes: the calls that skip the update leave the next call's
+        unscale to raise."""
+        found: list[cst.Call] = []
+        summaries = self.ctx.summaries
+        assigned = self.ctx.shared(FlowGraph).assigned
+        for call in self.ctx.nodes_of(cst.Call):
+            if self.ctx.local_callee(call) is not None:
+                continue  # walked: the flow judges it
+            summary = summaries.of_unwalked_call(call)
+            if summary is None or not summary.updates_if or not any(u.startswith("self.") for u in summary.unscales):
+                continue
+            loop = innermost_loop(self.ctx, call)
+            if loop is None:
+                continue
+            bound = assigned(loop)
+            for slot, arg in argument_slots(call):  # type: ignore[arg-type]
+                if summary.slot(slot) in summary.updates_if and _read_names(arg.value) & bound:
+                    found.append(call)  # type: ignore[arg-type]
+                    break
+        return found
 
     def _unscaling_calls(self) -> dict[cst.CSTNode, cst.BaseExpression]:
         """Calls of a function of another module that unscales a scaler it is handed on
@@ -619,7 +713,9 @@ class UnscaleEveryMicroStep(Rule):
         scaler = handed if handed is not None else unscale.func.value  # type: ignore[attr-defined]
         binding: Binding | None = receivers.binding(_given_argument(self.ctx, scaler, call_chain))
         # what it unscales: the optimizer argument, or any argument of another module's helper
-        given = [arg.value for arg in unscale.args] if handed is not None else [a.value for a in unscale.args[:1]]
+        # (a test or a sum handed beside them is no optimizer: `(i + 1) % accum == 0`)
+        given = [arg.value for arg in unscale.args if type(arg.value) in (cst.Name, cst.Attribute, cst.Subscript)
+                 ] if handed is not None else [a.value for a in unscale.args[:1]]
         unscaled = {n.value for value in given for n in iter_nodes(value) if type(n) is cst.Name}
         over_optimizers = False
         for node in (unscale, *reversed(call_chain)):
@@ -656,6 +752,16 @@ class UnscaleEveryMicroStep(Rule):
             if type(ancestor) in (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.IfExp):
                 return False
         return True
+
+def _read_names(expr: cst.CSTNode) -> set[str]:
+    """The bare names `expr` reads: `args` of `args.update`, not the attribute, nor what it calls."""
+    if type(expr) is cst.Name:
+        return {expr.value}
+    if type(expr) is cst.Attribute:
+        return _read_names(expr.value)
+    kids = [arg.value for arg in expr.args] if type(expr) is cst.Call else children(expr)  # type: ignore[attr-defined]
+    return {name for kid in kids for name in _read_names(kid)}
+
 
 def _is_event(node: cst.CSTNode) -> bool:
     """Every node `UnscaleEveryMicroStep._transfer` can react to."""
