@@ -10,7 +10,7 @@ from trainlint.analysis.training import code_bodies, method_call
 from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
-from trainlint.summaries import SCALER_UPDATE, STEP
+from trainlint.summaries import SCALER_UPDATE, STEP, Summary
 
 
 class UnscaleEveryMicroStep(Rule):
@@ -82,8 +82,12 @@ class UnscaleEveryMicroStep(Rule):
     it steps and updates only under a flag it is given (`if update_grad:`) is
     reported at that call when the loop gives the flag a value it changes
     (`update_grad=(i + 1) % accum == 0`); timm's own, which unscales under the
-    flag too, is not. Scalers the linter cannot tell are `GradScaler`s are not
-    checked.
+    flag too, is not. So is a method of such an object that unscales its
+    scaler on every call and neither steps nor updates it (`amp.backward(loss,
+    opt, params)`), where the loop calls it on every micro-step and another of
+    its methods steps and updates (`amp.step(opt)`) every N-th; an object whose
+    scaler the file also reaches itself (`amp.scaler.update()`) is not
+    followed. Scalers the linter cannot tell are `GradScaler`s are not checked.
     """
 
     code = "TL108"
@@ -277,6 +281,26 @@ class UnscaleEveryMicroStep(Rule):
         "        loss = model(x).mean() / accum\n"
         "        loss_scaler(loss, optimizer, model.parameters(), update_grad=(i + 1) % accum == 0)  # expect: TL108\n"
         "        if (i + 1) % accum == 0:\n"
+        "            optimizer.zero_grad()\n",
+        # an object's backward method unscales its scaler on every micro-step, its step
+        # method steps and updates on every N-th
+        "import torch\n"
+        "class AmpBackward:\n"
+        "    def __init__(self):\n"
+        "        self.scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def backward(self, loss, optimizer, parameters):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "        self.scaler.unscale_(optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(parameters, 1.0)\n"
+        "    def step(self, optimizer):\n"
+        "        self.scaler.step(optimizer)\n"
+        "        self.scaler.update()\n"
+        "def train(model, loader, optimizer, accum):\n"
+        "    amp = AmpBackward()\n"
+        "    for i, x in enumerate(loader):\n"
+        "        amp.backward(model(x).mean() / accum, optimizer, model.parameters())  # expect: TL108\n"
+        "        if (i + 1) % accum == 0:\n"
+        "            amp.step(optimizer)\n"
         "            optimizer.zero_grad()\n",
     )
     good = (
@@ -586,15 +610,38 @@ class UnscaleEveryMicroStep(Rule):
         "        loss_scaler(model(x).mean(), optimizer, model.parameters(), update_grad=not args.frozen)\n"
         "        loss_scaler(model(x).mean(), optimizer, model.parameters())\n"
         "        optimizer.zero_grad()\n",
+        # the same object's backward and step on every iteration
+        "import torch\n"
+        "class AmpBackward:\n"
+        "    def __init__(self):\n"
+        "        self.scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def backward(self, loss, optimizer, parameters):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "        self.scaler.unscale_(optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(parameters, 1.0)\n"
+        "    def step(self, optimizer):\n"
+        "        self.scaler.step(optimizer)\n"
+        "        self.scaler.update()\n"
+        "def train(model, loader, optimizer):\n"
+        "    amp = AmpBackward()\n"
+        "    for x in loader:\n"
+        "        amp.backward(model(x).mean(), optimizer, model.parameters())\n"
+        "        amp.step(optimizer)\n"
+        "        optimizer.zero_grad()\n",
     )
 
     def finish(self) -> None:
         # each unscale that can repeat, with the calls the walk went through to reach it
         self._repeated: dict[cst.Call, set[tuple[cst.CSTNode, ...]]] = {}
         self._every_call: dict[cst.CSTNode, bool] = {}  # see `runs_on_every_call`
-        # calls of another module's function that unscale a scaler they are handed
+        # calls of another module's function that unscale a scaler they are handed, and of
+        # a method that unscales its object's own (by the object), with the calls of the
+        # objects' methods that may update their scalers
+        self._object_updates: dict[cst.CSTNode, cst.BaseExpression] = {}
         self._unscaling = unscaling = self._unscaling_calls()
-        events = _is_event if not unscaling else lambda node: _is_event(node) or node in unscaling
+        updates = self._object_updates
+        events = _is_event if not unscaling else (
+            lambda node: _is_event(node) or node in unscaling or node in updates)
         flow = self._flow = CallFlow(self.ctx, self._transfer, events=events, by_call_site=True)
         for body in code_bodies(self.ctx):
             flow.run_if_events(body)
@@ -636,18 +683,37 @@ class UnscaleEveryMicroStep(Rule):
         """Calls of a function of another module that unscales a scaler it is handed on
         every call and neither steps nor updates it (`unscale_and_clip(scaler, opt,
         model)`, see `Summary.unscales`), with the scaler each hands it."""
-        if not self.ctx.external:
-            return {}
         found: dict[cst.CSTNode, cst.BaseExpression] = {}
         summaries = self.ctx.summaries
+        objects: list[tuple[cst.Call, Summary]] = []  # method calls on an object of the project
         for call in self.ctx.nodes_of(cst.Call):
-            summary = summaries.of_external_call(call)  # type: ignore[arg-type]
+            summary = summaries.of_unwalked_call(call)
+            if summary is not None and type(call.func) is cst.Attribute:  # type: ignore[attr-defined]
+                objects.append((call, summary))  # type: ignore[arg-type]
             if summary is None or not summary.unscales or summary.does(SCALER_UPDATE) or summary.does(STEP):
+                continue
+            if type(call.func) is cst.Attribute and any(u.startswith("self.") for u in summary.unscales):  # type: ignore[attr-defined]
+                # `amp.backward(loss, opt)` unscaling `self._scaler` on every call: the object
+                # stands for its scaler, which only its own methods update
+                found[call] = call.func.value  # type: ignore[attr-defined]
                 continue
             for slot, arg in argument_slots(call):  # type: ignore[arg-type]
                 if summary.slot(slot) in summary.unscales and self.ctx.receivers.is_kind(arg.value, GRAD_SCALER):
                     found[call] = arg.value
                     break
+        held = {self.ctx.code(obj) for call, obj in found.items() if type(call.func) is cst.Attribute  # type: ignore[attr-defined]
+                and obj is call.func.value}  # type: ignore[attr-defined]
+        # an object whose scaler the file also reaches itself (`trainer.scaler.update()`): not followed
+        reached = {self.ctx.code(receiver) for call in self.ctx.nodes_of(cst.Call)
+                   if (receiver := method_call(call, "update", "step", "unscale_")) is not None}
+        held -= {obj for obj in held if any(text.startswith(obj + ".") for text in reached)}
+        for call in [call for call, obj in found.items() if type(call.func) is cst.Attribute  # type: ignore[attr-defined]
+                     and obj is call.func.value and self.ctx.code(obj) not in held]:  # type: ignore[attr-defined]
+            del found[call]
+        for call, summary in objects:
+            if self.ctx.code(call.func.value) in held and (  # type: ignore[attr-defined]
+                    summary.does(SCALER_UPDATE) or summary.does(STEP)):
+                self._object_updates[call] = call.func.value  # type: ignore[attr-defined]
         return found
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
@@ -658,6 +724,11 @@ class UnscaleEveryMicroStep(Rule):
             stepped_text = self.ctx.code(_given_argument(self.ctx, stepped, call_chain))
             return frozenset(fact for fact in facts if fact[1] != stepped_text)
         receivers = self.ctx.receivers
+        updated = self._object_updates.get(node)
+        if updated is not None:
+            # a method of an object that unscales its own scaler elsewhere, stepping or updating it
+            binding = receivers.binding(updated)
+            return frozenset(fact for fact in facts if fact[0] != binding) if binding is not None else facts
         handed = self._unscaling.get(node)
         if handed is not None:
             # another module's helper unscales: each call of it unscales what it is given
@@ -729,8 +800,8 @@ class UnscaleEveryMicroStep(Rule):
                         over_optimizers = True  # each unscaled once per pass: the loop around it decides
                         continue
                     iteration = list(reachable_nodes(self.ctx, ancestor.body))
-                    updates = [n for n in iteration if (target := method_call(n, "update")) is not None
-                               and receivers.binding(target) == binding]
+                    updates = [n for n in iteration if (target := method_call(n, "update") or self._object_updates.get(n))
+                               is not None and receivers.binding(target) == binding]
                     if updates:
                         # after a loop over the optimizers, each is unscaled again only on an
                         # iteration of this loop that may end without the update (written in

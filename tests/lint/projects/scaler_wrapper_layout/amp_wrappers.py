@@ -42,3 +42,37 @@ def unscale_and_clip(scaler, optimizer, model, last_micro_step):
     scaler.unscale_(optimizer)
     if last_micro_step:
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+
+
+class AmpBackward:
+    """Backward with the unscale and the clip, and the step apart."""
+
+    def __init__(self, max_norm=1.0):
+        self.scaler = torch.amp.GradScaler("cuda")
+        self.max_norm = max_norm
+
+    def backward(self, loss, optimizer, parameters):
+        self.scaler.scale(loss).backward()
+        self.scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(parameters, self.max_norm)
+
+    def step(self, optimizer):
+        self.scaler.step(optimizer)
+        self.scaler.update()
+
+
+class AmpStepper:
+    """Backward alone; the unscale and the clip go with the step."""
+
+    def __init__(self, max_norm=1.0):
+        self.scaler = torch.amp.GradScaler("cuda")
+        self.max_norm = max_norm
+
+    def backward(self, loss):
+        self.scaler.scale(loss).backward()
+
+    def step(self, optimizer, parameters):
+        self.scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(parameters, self.max_norm)
+        self.scaler.step(optimizer)
+        self.scaler.update()

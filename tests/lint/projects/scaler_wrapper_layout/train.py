@@ -1,7 +1,7 @@
 """Gradient accumulation through the loss scalers of amp_wrappers."""
 import torch
 
-from amp_wrappers import ClippingLossScaler, LossScaler, unscale_and_clip
+from amp_wrappers import AmpBackward, AmpStepper, ClippingLossScaler, LossScaler, unscale_and_clip
 
 
 def train_timm_style(model, criterion, loader, optimizer, accum):
@@ -77,4 +77,36 @@ def train_with_helper_on_step(model, criterion, loader, optimizer, accum):
             unscale_and_clip(scaler, optimizer, model, True)
             scaler.step(optimizer)
             scaler.update()
+            optimizer.zero_grad()
+
+
+def train_split_accumulating(model, criterion, loader, optimizer, accum):
+    amp = AmpBackward()
+    for i, (x, y) in enumerate(loader):
+        with torch.autocast("cuda"):
+            loss = criterion(model(x), y) / accum
+        amp.backward(loss, optimizer, model.parameters())  # expect: TL108
+        if (i + 1) % accum == 0:
+            amp.step(optimizer)
+            optimizer.zero_grad()
+
+
+def train_split_every_step(model, criterion, loader, optimizer):
+    amp = AmpBackward()
+    for x, y in loader:
+        with torch.autocast("cuda"):
+            loss = criterion(model(x), y)
+        amp.backward(loss, optimizer, model.parameters())
+        amp.step(optimizer)
+        optimizer.zero_grad()
+
+
+def train_stepper_accumulating(model, criterion, loader, optimizer, accum):
+    amp = AmpStepper()
+    for i, (x, y) in enumerate(loader):
+        with torch.autocast("cuda"):
+            loss = criterion(model(x), y) / accum
+        amp.backward(loss)
+        if (i + 1) % accum == 0:
+            amp.step(optimizer, model.parameters())
             optimizer.zero_grad()
