@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Iterator, Literal
 import libcst as cst
 
 from trainlint.analysis.literals import string_value
+from trainlint.analysis.partials import PARTIAL, partial_of
 from trainlint.analysis.scopes import alternatives
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import only
@@ -130,13 +131,27 @@ def literal_bool(expr: cst.BaseExpression | None) -> bool | None:
 
 
 def is_autocast(ctx: FileContext, call: cst.CSTNode) -> bool:
-    return type(call) is cst.Call and ctx.call_name(call) in _AUTOCASTS
+    """An autocast call, or a `functools.partial` of autocast (`partial(torch.autocast,
+    device_type="cuda", dtype=torch.float16)`): what calling it enters."""
+    return type(call) is cst.Call and (ctx.call_name(call) in _AUTOCASTS or _autocast_of_partial(ctx, call) is not None)
+
+
+def _autocast_of_partial(ctx: FileContext, call: cst.Call) -> str | None:
+    """The autocast entry point a `functools.partial(<autocast>, ...)` call binds."""
+    if ctx.call_name(call) != PARTIAL or not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    name = ctx.qualified_name(call.args[0].value)
+    return name if name in _AUTOCASTS else None
 
 
 def autocast_precision(ctx: FileContext, call: cst.Call) -> Precision:
     """The dtype an autocast call computes in; DISABLED for `enabled=False`.
-    A non-literal `enabled=` still counts as the dtype it would enable."""
-    signature = _AUTOCASTS.get(ctx.call_name(call) or "")
+    A non-literal `enabled=` still counts as the dtype it would enable. For a
+    partial of autocast, the arguments it binds."""
+    bound = _autocast_of_partial(ctx, call)
+    if bound is not None:
+        call = call.with_changes(args=call.args[1:])  # the same argument nodes, the function left out
+    signature = _AUTOCASTS.get(bound or ctx.call_name(call) or "")
     if signature is None:
         return UNKNOWN
     positional, default = signature
@@ -168,12 +183,19 @@ def autocast_of_with_item(ctx: FileContext, item: cst.BaseExpression) -> cst.Cal
     needs."""
     if is_autocast(ctx, item):
         return item  # type: ignore[return-value]
+    if type(item) is cst.Call and not item.args:
+        # `amp_autocast()` of `amp_autocast = partial(torch.autocast, "cuda", dtype=...)`
+        made = partial_of(ctx, item)
+        if made is not None and is_autocast(ctx, made):
+            return made
     values: list[cst.BaseExpression] = []
     if type(item) is cst.IfExp:  # `with autocast("cuda") if use_amp else nullcontext():`
         values = alternatives(item)
     elif type(item) in (cst.Name, cst.Attribute):
         if type(item) is cst.Name:
             values = assignments(ctx, item) or []
+            if not values and (held := global_value(ctx, item)) is not None:
+                values = [held]  # `amp_ctx = torch.autocast(...)` at module level, read in a function
         else:
             binding = ctx.receivers.binding(item)
             values = ctx.receivers.assigned(binding) if binding is not None else []
