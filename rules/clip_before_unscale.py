@@ -7,7 +7,7 @@ from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.flowgraph import FlowGraph
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, steps_another_after
-from trainlint.analysis.precision import handed_arguments, scaler_owners
+from trainlint.analysis.precision import handed_arguments, manages_optimizers, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.scopes import argument_slots, dotted_name
 from trainlint.analysis.training import (
@@ -841,8 +841,8 @@ class ClipBeforeUnscale(Rule):
         if any((target := method_call(other, "unscale_")) is not None
                and (code := self.ctx.code(target)) != text and code.startswith(text + ".") for other in scope):
             return None  # `amp.scaler.unscale_(opt)`: the file unscales the object's scaler itself
-        if self.ctx.receivers.binding(obj) is None:
-            return None
+        if self.ctx.receivers.binding(obj) is None or manages_optimizers(self.ctx, obj):
+            return None  # accelerate's `accelerator.prepare(optimizer)`: its steps may unscale
         self._held.setdefault(self.ctx.receivers.binding(obj), f"{text}.{owned[0][len('self.'):]}")  # type: ignore[arg-type]
         return obj
 

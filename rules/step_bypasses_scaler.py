@@ -4,7 +4,7 @@ from typing import NamedTuple
 import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
-from trainlint.analysis.precision import scaler_switched_off
+from trainlint.analysis.precision import manages_optimizers, scaler_switched_off
 from trainlint.analysis.loops import is_optimizer
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
 from trainlint.analysis.scopes import argument_slots, dotted_name
@@ -659,7 +659,8 @@ class StepBypassesScaler(Rule):
         of `amp = AmpStepper()`) where the method runs `self.scaler.scale(loss).backward()`
         on the object's own scaler and neither unscales, steps nor updates: the object
         stands for its scaler until a method of it that does (see `_transfer`). Not where
-        the file reaches the object's scaler itself (`amp.scaler.step(opt)`)."""
+        the file reaches the object's scaler itself (`amp.scaler.step(opt)`), nor for an
+        object that wraps the optimizers the file steps (see `manages_optimizers`)."""
         func = call.func
         owned = [a for a in summary.scales_backward if a.startswith("self.")]
         if (type(func) is not cst.Attribute or dotted_name(func.value) in (None, "self") or len(owned) != 1
@@ -667,7 +668,7 @@ class StepBypassesScaler(Rule):
             return None
         binding = self.ctx.receivers.binding(func.value)
         text = self.ctx.code(func.value)
-        if binding is None or any(
+        if binding is None or manages_optimizers(self.ctx, func.value) or any(
                 (target := method_call(node, "step", "unscale_", "update")) is not None
                 and self.ctx.code(target).startswith(text + ".") for node in self.ctx.nodes_of(cst.Call)):
             return None

@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Iterator, Literal
 
 import libcst as cst
 
+from trainlint.analysis.dataflow import unpacked
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.partials import PARTIAL, partial_of
 from trainlint.analysis.scopes import alternatives
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import only
+from trainlint.summaries import STEP
 
 if TYPE_CHECKING:
     from trainlint.analysis.receivers import Binding
@@ -366,3 +368,32 @@ def handed_arguments(ctx: FileContext, call: cst.Call) -> list[str]:
     if method_call(call, *_SCALER_METHODS) is not None:
         return []
     return [ctx.code(arg.value) for arg in call.args]
+
+
+def manages_optimizers(ctx: FileContext, obj: cst.BaseExpression) -> bool:
+    """A method of the object `obj` is handed, or returns into a name of, an object the
+    file steps with a bare `.step()` (accelerate's `model, optimizer = accelerator.prepare(
+    model, optimizer)`): the object wraps those optimizers, whose steps may go through its
+    scaler, and may scale only on some runs. Not a method that steps what it is handed
+    (`amp.step(optimizer)`)."""
+    receivers = ctx.receivers
+    held = receivers.binding(obj)
+    calls = ctx.nodes_of(cst.Call)
+    stepped = {receivers.binding(receiver) for call in calls
+               if (receiver := method_call(call, "step")) is not None and not call.args} - {None}  # type: ignore[attr-defined]
+    if held is None or not stepped:
+        return False
+    for call in calls:
+        func = call.func  # type: ignore[attr-defined]
+        if type(func) is not cst.Attribute or receivers.binding(func.value) != held:
+            continue
+        summary = ctx.summaries.of_unwalked_call(call)
+        if summary is not None and summary.does(STEP):
+            continue  # `amp.step(optimizer)`: it steps it itself
+        if any(receivers.binding(arg.value) in stepped for arg in call.args):  # type: ignore[attr-defined]
+            return True
+        parent = ctx.parent(call)
+        if type(parent) is cst.Assign and any(receivers.binding(part) in stepped for t in parent.targets
+                                              for part in unpacked(t.target) if type(part) is cst.Name):
+            return True
+    return False

@@ -623,7 +623,7 @@ class _Summarizer:
     def _updates_if(self) -> frozenset[str]:
         """`Summary.updates_if`: the params P whose `if P:` holds every `update()` of a
         GradScaler the function calls, where nothing else it calls may update one."""
-        if "update" not in self.ctx.code(self.func):
+        if ".update(" not in self.ctx.source or "caler" not in self.ctx.source:
             return frozenset()
         found: set[str] | None = None
         for call in self.ctx.calls_in_order(self.func.body):

@@ -35,3 +35,36 @@ class UnscalingBackward:
     def step(self, optimizer):
         self.scaler.step(optimizer)
         self.scaler.update()
+
+
+class Manager:
+    """accelerate's layout: it wraps the optimizer it is handed, whose step goes
+    through the scaler, and scales the backward pass only when it has one."""
+
+    def __init__(self, fp16):
+        self.scaler = torch.amp.GradScaler("cuda") if fp16 else None
+
+    def prepare(self, model, optimizer):
+        return model, ScaledOptimizer(optimizer, self.scaler)
+
+    def backward(self, loss):
+        if self.scaler is not None:
+            self.scaler.scale(loss).backward()
+        else:
+            loss.backward()
+
+
+class ScaledOptimizer:
+    def __init__(self, optimizer, scaler):
+        self.optimizer = optimizer
+        self.scaler = scaler
+
+    def step(self):
+        if self.scaler is not None:
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+        else:
+            self.optimizer.step()
+
+    def zero_grad(self):
+        self.optimizer.zero_grad()

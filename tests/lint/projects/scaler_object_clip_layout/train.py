@@ -1,7 +1,7 @@
 """Clipping between an object's scaled backward and its step."""
 import torch
 
-from amp_objects import AmpStepper, UnscalingBackward
+from amp_objects import AmpStepper, Manager, UnscalingBackward
 
 
 def train_clipping_scaled(model, criterion, loader, optimizer):
@@ -45,4 +45,16 @@ def train_backward_unscales(model, criterion, loader, optimizer):
         amp.backward(loss, optimizer)
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         amp.step(optimizer)
+        optimizer.zero_grad()
+
+
+def train_managed(model, criterion, loader, fp16):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    manager = Manager(fp16)
+    model, optimizer = manager.prepare(model, optimizer)
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        manager.backward(loss)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
         optimizer.zero_grad()

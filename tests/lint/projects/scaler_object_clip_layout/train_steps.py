@@ -1,7 +1,7 @@
 """Stepping after an object's scaled backward: through the object, or plainly."""
 import torch
 
-from amp_objects import AmpStepper
+from amp_objects import AmpStepper, Manager
 
 
 def train_plain_step(model, criterion, loader):
@@ -41,4 +41,15 @@ def train_either(model, criterion, loader, use_amp):
         else:
             loss.backward()
             optimizer.step()
+        optimizer.zero_grad()
+
+
+def train_managed(model, criterion, loader, fp16):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    manager = Manager(fp16)
+    model, optimizer = manager.prepare(model, optimizer)
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        manager.backward(loss)
+        optimizer.step()
         optimizer.zero_grad()
