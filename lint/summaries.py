@@ -142,7 +142,9 @@ class Summary:
     steps: frozenset[str] = frozenset()
     known_steps: frozenset[str] = frozenset()  # those of `steps` its own module knows are optimizers
     scales_backward: frozenset[str] = frozenset()  # params it runs `param.scale(loss).backward()` on
-    # params it calls `.unscale_(...)` on, on every call (not under a condition of its own)
+    # params it calls `.unscale_(...)` on, on every call (not under a condition of its own),
+    # and GradScalers of the instance a method runs on (`self._scaler`) that it unscales on
+    # every call (no branch, loop, handler or earlier return can skip it)
     unscales: frozenset[str] = frozenset()
     # params it calls a bare `.step()` on that it cannot tell are optimizers: a scheduler,
     # when the caller hands it one (`def step_schedule(scheduler): scheduler.step()`)
@@ -228,6 +230,11 @@ class Summary:
     # on each call, outside any condition, loop or earlier return, with no switch back to
     # train mode and no grad mode of its own (`def set_eval(model): model.eval()`)
     leaves_eval: frozenset[str] = frozenset()
+    # params under which alone it updates a GradScaler: each `update()` of its own runs in
+    # the body of `if P:` of a param P it never rebinds, and nothing else it calls is handed a
+    # scaler or runs on its instance (`def __call__(self, loss, opt, need_update=True): ...
+    # if need_update: self._scaler.step(opt); self._scaler.update()`)
+    updates_if: frozenset[str] = frozenset()
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -296,6 +303,7 @@ class Summary:
             **({"returned_kinds": list(self.returned_kinds)} if self.returned_kinds else {}),
             **({"returned_keys": [list(pair) for pair in self.returned_keys]} if self.returned_keys else {}),
             **({"leaves_eval": sorted(self.leaves_eval)} if self.leaves_eval else {}),
+            **({"updates_if": sorted(self.updates_if)} if self.updates_if else {}),
         }
 
     @classmethod
@@ -347,6 +355,7 @@ class Summary:
             returned_kinds=tuple(data.get("returned_kinds", ())),  # type: ignore[arg-type]
             returned_keys=tuple((key, kind) for key, kind in data.get("returned_keys", ())),  # type: ignore[union-attr]
             leaves_eval=frozenset(data.get("leaves_eval", ())),  # type: ignore[arg-type]
+            updates_if=frozenset(data.get("updates_if", ())),  # type: ignore[arg-type]
         )
 
 

@@ -7,7 +7,7 @@ from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.flowgraph import FlowGraph
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, steps_another_after
-from trainlint.analysis.precision import handed_arguments, scaler_owners
+from trainlint.analysis.precision import handed_arguments, manages_optimizers, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.scopes import argument_slots, dotted_name
 from trainlint.analysis.training import (
@@ -15,7 +15,7 @@ from trainlint.analysis.training import (
 )
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
-from trainlint.summaries import BACKWARD, CLIP, STEP, UNSCALE
+from trainlint.summaries import BACKWARD, CLIP, SCALER_UPDATE, STEP, UNSCALE, Summary
 
 
 class _PlainStep(NamedTuple):
@@ -79,7 +79,13 @@ class ClipBeforeUnscale(Rule):
     other branch unscales it and then clips (`if args.fp16:
     scaler.unscale_(opt); clip(...)` / `else: clip(...)`) is taken for the
     unscaled path: the helper may scale only under the same flag, which this
-    rule does not follow into it. A clip after a plain `optimizer.step()` of
+    rule does not follow into it. A method of an object of a class of the
+    project that scales a backward pass with the object's own scaler
+    (`amp.backward(loss)` running `self.scaler.scale(loss).backward()`) is
+    followed as that scaler's backward, until the object's `step()`,
+    `update()` or a method of it that unscales, steps or updates; not where
+    the function unscales the object's scaler itself (`amp.scaler.unscale_(opt)`),
+    and with no fix. A clip after a plain `optimizer.step()` of
     the scaled gradients (TL105's finding) that no other optimizer's step
     follows before new gradients is too late whatever the scale: it is
     TL403's finding, not reported here.
@@ -501,6 +507,24 @@ class ClipBeforeUnscale(Rule):
             "        scaler.step(opt_g)\n"
             "        scaler.update()\n",
         ),
+        # an object's method scales the backward pass with the object's own scaler,
+        # another steps: the loop clips in between
+        "import torch\n"
+        "class AmpStepper:\n"
+        "    def __init__(self):\n"
+        "        self.scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def backward(self, loss):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "    def step(self, optimizer):\n"
+        "        self.scaler.step(optimizer)\n"
+        "        self.scaler.update()\n"
+        "def train(model, loader, optimizer):\n"
+        "    amp = AmpStepper()\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        amp.backward(model(x).mean())\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "        amp.step(optimizer)\n",
     )
     good = (
         # the helper unscales before it clips
@@ -680,9 +704,47 @@ class ClipBeforeUnscale(Rule):
         "        scaler.scale(loss).backward()\n"
         "        optimizer.step()\n"
         "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n",
+        # the same object, its scaler unscaled by the loop before the clip
+        "import torch\n"
+        "class AmpStepper:\n"
+        "    def __init__(self):\n"
+        "        self.scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def backward(self, loss):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "    def step(self, optimizer):\n"
+        "        self.scaler.step(optimizer)\n"
+        "        self.scaler.update()\n"
+        "def train(model, loader, optimizer):\n"
+        "    amp = AmpStepper()\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        amp.backward(model(x).mean())\n"
+        "        amp.scaler.unscale_(optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "        amp.step(optimizer)\n",
+        # an object whose backward method unscales after the scaled backward pass
+        "import torch\n"
+        "class UnscalingBackward:\n"
+        "    def __init__(self):\n"
+        "        self.scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def backward(self, loss, optimizer):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "        self.scaler.unscale_(optimizer)\n"
+        "    def step(self, optimizer):\n"
+        "        self.scaler.step(optimizer)\n"
+        "        self.scaler.update()\n"
+        "def train(model, loader, optimizer):\n"
+        "    amp = UnscalingBackward()\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        amp.backward(model(x).mean(), optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "        amp.step(optimizer)\n",
     )
 
     def finish(self) -> None:
+        # objects whose method scales a backward pass with their own scaler, with that scaler as written
+        self._held: dict[Binding, str] = {}
         self._step_targets: dict[Binding, set[str]] = {}
         self._unscaled: set[Binding] = set()  # scalers the code unscales somewhere
         self._clips: dict[cst.Call, set[Binding]] = {}
@@ -713,7 +775,7 @@ class ClipBeforeUnscale(Rule):
         (scaler,) = scalers
         optimizers = self._step_targets.get(scaler, set())
         optimizer = next(iter(optimizers)) if len(optimizers) == 1 else "optimizer"
-        return f"{scaler.name}.unscale_({optimizer})"
+        return f"{self._held.get(scaler, scaler.name)}.unscale_({optimizer})"
 
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to."""
@@ -745,7 +807,10 @@ class ClipBeforeUnscale(Rule):
                  if summary.slot(slot) in summary.scales_backward
                  and self.ctx.receivers.kind(arg.value) in (None, GRAD_SCALER)]
         func = node.func  # type: ignore[attr-defined]
-        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
+        held = self._held_scaler(node, summary) if not found else None
+        if held is not None:
+            found.append(held)
+        elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
             # a method of the same instance: `self.backward(loss)` scaling with `self.scaler`;
             # the method may scale only on some runs (`if self.use_amp:`): where the caller
             # unscales that scaler on some path, it handles those runs itself
@@ -755,6 +820,31 @@ class ClipBeforeUnscale(Rule):
                         and not self._unscales_in_function(node, own)):
                     found.append(own)
         return found
+
+    def _held_scaler(self, node: cst.Call, summary: Summary) -> cst.BaseExpression | None:
+        """The object a method of a class of the project is called on (`amp.backward(loss)`
+        of `amp = AmpStepper()`), where the method scales a backward pass with the
+        object's own scaler (`self.scaler.scale(loss).backward()`, see `_scaled_by_helper`)
+        and the function around the call unscales nothing through the object: the
+        object stands for its scaler, which its `step()`, `update()` or a method of it
+        that unscales, steps or updates ends (see `_transfer`)."""
+        func = node.func
+        if type(func) is not cst.Attribute or dotted_name(func.value) in (None, "self"):
+            return None
+        owned = sorted(a for a in summary.scales_backward if a.startswith("self."))
+        if len(owned) != 1 or self.ctx.summaries.of_unwalked_call(node) is not summary:
+            return None
+        obj = func.value
+        text = self.ctx.code(obj)
+        function = self.ctx.enclosing_function(node)
+        scope = self.ctx.subtree(function) if function is not None else self.ctx.nodes_of(cst.Call)
+        if any((target := method_call(other, "unscale_")) is not None
+               and (code := self.ctx.code(target)) != text and code.startswith(text + ".") for other in scope):
+            return None  # `amp.scaler.unscale_(opt)`: the file unscales the object's scaler itself
+        if self.ctx.receivers.binding(obj) is None or manages_optimizers(self.ctx, obj):
+            return None  # accelerate's `accelerator.prepare(optimizer)`: its steps may unscale
+        self._held.setdefault(self.ctx.receivers.binding(obj), f"{text}.{owned[0][len('self.'):]}")  # type: ignore[arg-type]
+        return obj
 
     def _unscales_in_function(self, at: cst.CSTNode, scaler: cst.BaseExpression) -> bool:
         """The function holding `at` calls `unscale_` on `scaler`, on any path."""
@@ -795,6 +885,11 @@ class ClipBeforeUnscale(Rule):
             return facts - {binding}
         if facts and self._helper_unscales(node):
             return frozenset()  # `self.prepare_grads()` that unscales (and may clip after): whichever scaler
+        if facts and self._held and type(node) is cst.Call and type(node.func) is cst.Attribute:  # type: ignore[attr-defined]
+            held = receivers.binding(node.func.value)  # type: ignore[attr-defined]
+            summary = self.ctx.summaries.of_call(node) if held in self._held else None  # type: ignore[arg-type]
+            if summary is not None and (summary.does(STEP) or summary.does(SCALER_UPDATE)):
+                return facts - {held}  # `amp.apply(opt)`: the object's method steps its scaled gradients
         stepped = optimizer_step(self.ctx, node)
         if stepped is not None and any(type(fact) is Binding for fact in facts):
             # a plain `optimizer.step()` of the scaled gradients (TL105's finding)
@@ -864,6 +959,8 @@ class ClipBeforeUnscale(Rule):
             return None
         (scaler,) = scalers
         optimizers = self._step_targets.get(scaler, set())
+        if scaler in self._held:
+            return None  # the object's own method steps: where to unscale is the author's to say
         if len(optimizers) != 1 or scaler in self._unscaled:
             return None  # an `unscale_` already there (after the clip) would then run twice and raise
         (optimizer,) = optimizers

@@ -69,7 +69,11 @@ class Fp16WithoutGradScaler(Rule):
     a variable or a dict literal picked by a key holds, `with {"bf16": ...,
     "fp16": ...}[precision]:` or `.get(precision, nullcontext())`, where the
     float16 one counts; a dict bound
-    at module level is not read), or returned by a function of the project
+    at module level is not read), or through a name the function does not
+    bind that the module assigns an autocast once (`amp_ctx =
+    torch.autocast(...)` at top level), or a call of a `functools.partial`
+    of autocast (`amp_autocast = partial(torch.autocast, device_type="cuda",
+    dtype=torch.float16)`, then `with amp_autocast():`), or returned by a function of the project
     (of the file or another module) that computes it under such a block
     (`with torch.autocast("cuda"): return criterion(model(x), y)`, or a name
     assigned only there), unless that function names a scaler or runs the
@@ -321,6 +325,21 @@ class Fp16WithoutGradScaler(Rule):
         "        loss = compute_loss(model, criterion, x, y)\n"
         "        loss.backward()  # expect: TL103\n"
         "        optimizer.step()\n",
+        # autocast through a partial of it, and a context object built once at module level
+        "from functools import partial\n"
+        "import torch\n"
+        "amp_ctx = torch.autocast(\"cuda\", dtype=torch.float16)\n"
+        "def train(model, loader, optimizer):\n"
+        "    amp_autocast = partial(torch.autocast, device_type=\"cuda\", dtype=torch.float16)\n"
+        "    for x, y in loader:\n"
+        "        with amp_autocast():\n"
+        "            loss = model(x, y)\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        with amp_ctx:\n"
+        "            loss = model(x, y)\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n",
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -512,6 +531,22 @@ class Fp16WithoutGradScaler(Rule):
         "\n"
         "def validate(model, loader):\n"
         "    return sum(half_loss(model, x).item() for x in loader)\n",
+        # the same to bfloat16, and a partial of another context manager
+        "from functools import partial\n"
+        "import torch\n"
+        "amp_ctx = torch.autocast(\"cuda\", dtype=torch.bfloat16)\n"
+        "def train(model, loader, optimizer):\n"
+        "    amp_autocast = partial(torch.autocast, device_type=\"cuda\", dtype=torch.bfloat16)\n"
+        "    profiled = partial(torch.profiler.record_function, \"step\")\n"
+        "    for x, y in loader:\n"
+        "        with amp_autocast():\n"
+        "            loss = model(x, y)\n"
+        "        loss.backward()\n"
+        "        with amp_ctx, profiled():\n"
+        "            loss = model(x, y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n",
     )
 
     def finish(self) -> None:

@@ -73,7 +73,8 @@ class GradScalerWithBf16(Rule):
     it switches on. Otherwise the scaler must be built in this file
     (not passed in from elsewhere) and used as `scaler.scale(...)` in the
     same function as the bfloat16 `with` block (`with torch.autocast(...)
-    if on_gpu else nullcontext():` is one), or in the same class for
+    if on_gpu else nullcontext():` is one, and so is `with amp_autocast():`
+    of a `functools.partial` of autocast), or in the same class for
     `self.scaler` (built there or in a base class of the file). A
     `self.scaler` built by the constructor of a base class of another module
     of the project (`class Trainer(BaseTrainer)`, `self.scaler =
@@ -188,6 +189,19 @@ class GradScalerWithBf16(Rule):
         "        scaler.scale(loss).backward()  # expect: TL106\n"
         "        scaler.step(opt)\n"
         "        scaler.update()\n",
+        # bfloat16 autocast through a partial of it
+        "from functools import partial\n"
+        "import torch\n"
+        "def train(model, loader, opt):\n"
+        "    amp_autocast = partial(torch.autocast, device_type=\"cuda\", dtype=torch.bfloat16)\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL106\n"
+        "    for x in loader:\n"
+        "        with amp_autocast():\n"
+        "            loss = model(x).mean()\n"
+        "        scaler.scale(loss).backward()\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "        opt.zero_grad()\n",
     )
     good = (
         # built for float16, or for either precision, or when not in bfloat16
@@ -312,6 +326,19 @@ class GradScalerWithBf16(Rule):
         "        scaler.scale(loss).backward()\n"
         "        scaler.step(opt)\n"
         "        scaler.update()\n",
+        # the same partial to float16
+        "from functools import partial\n"
+        "import torch\n"
+        "def train(model, loader, opt):\n"
+        "    amp_autocast = partial(torch.autocast, device_type=\"cuda\", dtype=torch.float16)\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    for x in loader:\n"
+        "        with amp_autocast():\n"
+        "            loss = model(x).mean()\n"
+        "        scaler.scale(loss).backward()\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "        opt.zero_grad()\n",
     )
 
     def finish(self) -> None:

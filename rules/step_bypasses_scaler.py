@@ -4,15 +4,15 @@ from typing import NamedTuple
 import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
-from trainlint.analysis.precision import scaler_switched_off
+from trainlint.analysis.precision import manages_optimizers, scaler_switched_off
 from trainlint.analysis.loops import is_optimizer
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
-from trainlint.analysis.scopes import argument_slots
+from trainlint.analysis.scopes import argument_slots, dotted_name
 from trainlint.analysis.training import code_bodies, method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
-from trainlint.summaries import BACKWARD, SCALER_STEP, STEP
+from trainlint.summaries import BACKWARD, SCALER_STEP, SCALER_UPDATE, STEP, UNSCALE, Summary
 
 # what code that tests unscaled gradients for inf/NaN calls or names: `torch.isfinite`,
 # `isnan`, `found_inf`, `skip_step`, `check_grads`
@@ -64,7 +64,12 @@ class StepBypassesScaler(Rule):
     were scaled. The scaled backward may run in a function of
     another module of the project handed the scaler (`scaled_backward(scaler,
     loss)` of amp_utils.py): the scaler the call hands is then a GradScaler
-    whose scaled gradients the caller's step applies.
+    whose scaled gradients the caller's step applies. It may also run in a
+    method of an object of a class of the project that scales with the
+    object's own scaler (`amp.backward(loss)` running
+    `self.scaler.scale(loss).backward()`), until a method of the object
+    unscales, steps or updates it (`amp.step(optimizer)`); not where the
+    file reaches that scaler itself (`amp.scaler.step(optimizer)`).
 
     ## Why is this bad?
     After `scaler.scale(loss).backward()` every gradient is multiplied by the
@@ -331,6 +336,24 @@ class StepBypassesScaler(Rule):
         "    scaler = torch.amp.GradScaler('cuda')\n"
         "    scaler.scale(loss).backward()\n"
         "    clip_and_step(scaler, opt, model)\n",
+        # an object's method scales the backward pass with the object's own scaler; the
+        # loop then steps the optimizer plainly
+        "import torch\n"
+        "class AmpStepper:\n"
+        "    def __init__(self):\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def backward(self, loss):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "    def step(self, optimizer):\n"
+        "        self.scaler.step(optimizer)\n"
+        "        self.scaler.update()\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    amp = AmpStepper()\n"
+        "    for x in loader:\n"
+        "        amp.backward(model(x).mean())\n"
+        "        optimizer.step()  # expect: TL105\n"
+        "        optimizer.zero_grad()\n",
     )
     good = (
         "import torch\n"
@@ -551,6 +574,28 @@ class StepBypassesScaler(Rule):
         "        scaler.update()\n"
         "    else:\n"
         "        optimizer.step()\n",
+        # the same object steps through its scaler; another optimizer's plain step follows
+        # a backward pass of its own
+        "import torch\n"
+        "class AmpStepper:\n"
+        "    def __init__(self):\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def backward(self, loss):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "    def step(self, optimizer):\n"
+        "        self.scaler.step(optimizer)\n"
+        "        self.scaler.update()\n"
+        "def train(model, head, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    head_opt = torch.optim.SGD(head.parameters(), lr=0.1)\n"
+        "    amp = AmpStepper()\n"
+        "    for x in loader:\n"
+        "        amp.backward(model(x).mean())\n"
+        "        amp.step(optimizer)\n"
+        "        optimizer.zero_grad()\n"
+        "        head(x).mean().backward()\n"
+        "        head_opt.step()\n"
+        "        head_opt.zero_grad()\n",
     )
 
     def finish(self) -> None:
@@ -592,11 +637,16 @@ class StepBypassesScaler(Rule):
         the scaler it is handed (`backward(scaler, loss)` of utils.py), with the
         argument that hands it: its summary says that argument is a GradScaler."""
         found: dict[cst.CSTNode, cst.BaseExpression] = {}
-        if not self.ctx.external:
-            return found
+        self._objects: dict[Binding, str] = {}  # objects that stand for their own scaler (below)
         for call in self.ctx.nodes_of(cst.Call):
-            summary = self.ctx.summaries.of_external_call(call)  # type: ignore[arg-type]
+            summary = self.ctx.summaries.of_unwalked_call(call)
             if summary is None or not summary.scales_backward:
+                continue
+            held = self._held_scaler(call, summary)  # type: ignore[arg-type]
+            if held is not None:
+                found[call] = held
+                continue
+            if self.ctx.summaries.of_external_call(call) is None:  # type: ignore[arg-type]
                 continue
             scalers = [arg.value for slot, arg in argument_slots(call)  # type: ignore[arg-type]
                        if summary.slot(slot) in summary.scales_backward]
@@ -604,8 +654,36 @@ class StepBypassesScaler(Rule):
                 found[call] = scalers[0]
         return found
 
+    def _held_scaler(self, call: cst.Call, summary: Summary) -> cst.BaseExpression | None:
+        """The object a method of a class of the project is called on (`amp.backward(loss)`
+        of `amp = AmpStepper()`) where the method runs `self.scaler.scale(loss).backward()`
+        on the object's own scaler and neither unscales, steps nor updates: the object
+        stands for its scaler until a method of it that does (see `_transfer`). Not where
+        the file reaches the object's scaler itself (`amp.scaler.step(opt)`), nor for an
+        object that wraps the optimizers the file steps (see `manages_optimizers`)."""
+        func = call.func
+        owned = [a for a in summary.scales_backward if a.startswith("self.")]
+        if (type(func) is not cst.Attribute or dotted_name(func.value) in (None, "self") or len(owned) != 1
+                or summary.does(STEP) or summary.does(UNSCALE) or summary.does(SCALER_UPDATE)):
+            return None
+        binding = self.ctx.receivers.binding(func.value)
+        text = self.ctx.code(func.value)
+        if binding is None or manages_optimizers(self.ctx, func.value) or any(
+                (target := method_call(node, "step", "unscale_", "update")) is not None
+                and self.ctx.code(target).startswith(text + ".") for node in self.ctx.nodes_of(cst.Call)):
+            return None
+        self._objects.setdefault(binding, f"{text}.{owned[0][len('self.'):]}")
+        return func.value
+
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         receivers = self.ctx.receivers
+        if facts and self._objects and type(node) is cst.Call and type(node.func) is cst.Attribute:
+            held = receivers.binding(node.func.value)
+            summary = self.ctx.summaries.of_unwalked_call(node) if held in self._objects else None
+            if summary is not None and (summary.does(STEP) or summary.does(UNSCALE) or summary.does(SCALER_UPDATE)):
+                # `amp.step(opt)`: the object's own method unscales, steps or updates its scaler
+                return frozenset(fact for fact in facts if fact != held and not (
+                    type(fact) in (_Unscaled, _Stepped) and fact.scaler == held))
         handed = self._scaling_calls.get(node)
         if handed is not None or method_call(node, "backward", "zero_grad") is not None:
             # new gradients, or none: what the scaler stepped is not applied again
@@ -613,7 +691,7 @@ class StepBypassesScaler(Rule):
         if handed is not None:
             binding = receivers.binding(handed)
             if binding is not None and not scaler_switched_off(self.ctx, binding):
-                self._written.setdefault(binding, set()).add(self.ctx.code(handed))
+                self._written.setdefault(binding, set()).add(self._objects.get(binding, self.ctx.code(handed)))
                 return facts | {binding}
             return facts
         scaler = scaled_backward_scaler(node)

@@ -2,14 +2,15 @@ import libcst as cst
 
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
-from trainlint.analysis.loops import CallFlow, is_backward, reachable_nodes, runs_on_every_call
+from trainlint.analysis.flowgraph import FlowGraph
+from trainlint.analysis.loops import CallFlow, innermost_loop, is_backward, reachable_nodes, runs_on_every_call
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.scopes import argument_slots, bound_arguments
 from trainlint.analysis.training import code_bodies, method_call
-from trainlint.analysis.walk import iter_nodes
+from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
-from trainlint.summaries import SCALER_UPDATE, STEP
+from trainlint.summaries import SCALER_UPDATE, STEP, Summary
 
 
 class UnscaleEveryMicroStep(Rule):
@@ -75,8 +76,18 @@ class UnscaleEveryMicroStep(Rule):
     an optimizer parameter is the argument each call passes. A function of
     another module that unscales a scaler it is handed on every call, and
     neither steps nor updates it (`unscale_and_clip(scaler, opt, model)`),
-    counts as an unscale where it is called. Scalers the linter cannot tell
-    are `GradScaler`s are not checked.
+    counts as an unscale where it is called. A loss scaler object that holds
+    its own `GradScaler` (timm's `NativeScaler`, of the file or of another
+    module) and, on every call of the method the loop calls, unscales it while
+    it steps and updates only under a flag it is given (`if update_grad:`) is
+    reported at that call when the loop gives the flag a value it changes
+    (`update_grad=(i + 1) % accum == 0`); timm's own, which unscales under the
+    flag too, is not. So is a method of such an object that unscales its
+    scaler on every call and neither steps nor updates it (`amp.backward(loss,
+    opt, params)`), where the loop calls it on every micro-step and another of
+    its methods steps and updates (`amp.step(opt)`) every N-th; an object whose
+    scaler the file also reaches itself (`amp.scaler.update()`) is not
+    followed. Scalers the linter cannot tell are `GradScaler`s are not checked.
     """
 
     code = "TL108"
@@ -250,6 +261,46 @@ class UnscaleEveryMicroStep(Rule):
         "        if (i + 1) % accum == 0:\n"
         "            scaler.step(optimizer)\n"
         "            scaler.update()\n"
+        "            optimizer.zero_grad()\n",
+        # a loss scaler object that unscales on every call and updates only when told to,
+        # told so on every N-th micro-step
+        "import torch\n"
+        "class LossScaler:\n"
+        "    def __init__(self):\n"
+        "        self._scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def __call__(self, loss, optimizer, parameters, update_grad=True):\n"
+        "        self._scaler.scale(loss).backward()\n"
+        "        self._scaler.unscale_(optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(parameters, 1.0)\n"
+        "        if update_grad:\n"
+        "            self._scaler.step(optimizer)\n"
+        "            self._scaler.update()\n"
+        "def train(model, loader, optimizer, accum):\n"
+        "    loss_scaler = LossScaler()\n"
+        "    for i, x in enumerate(loader):\n"
+        "        loss = model(x).mean() / accum\n"
+        "        loss_scaler(loss, optimizer, model.parameters(), update_grad=(i + 1) % accum == 0)  # expect: TL108\n"
+        "        if (i + 1) % accum == 0:\n"
+        "            optimizer.zero_grad()\n",
+        # an object's backward method unscales its scaler on every micro-step, its step
+        # method steps and updates on every N-th
+        "import torch\n"
+        "class AmpBackward:\n"
+        "    def __init__(self):\n"
+        "        self.scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def backward(self, loss, optimizer, parameters):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "        self.scaler.unscale_(optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(parameters, 1.0)\n"
+        "    def step(self, optimizer):\n"
+        "        self.scaler.step(optimizer)\n"
+        "        self.scaler.update()\n"
+        "def train(model, loader, optimizer, accum):\n"
+        "    amp = AmpBackward()\n"
+        "    for i, x in enumerate(loader):\n"
+        "        amp.backward(model(x).mean() / accum, optimizer, model.parameters())  # expect: TL108\n"
+        "        if (i + 1) % accum == 0:\n"
+        "            amp.step(optimizer)\n"
         "            optimizer.zero_grad()\n",
     )
     good = (
@@ -521,15 +572,76 @@ class UnscaleEveryMicroStep(Rule):
         "            scaler.step(optimizer)\n"
         "            scaler.update()\n"
         "            optimizer.zero_grad()\n",
+        # timm's loss scaler: it unscales only on the call that updates
+        "import torch\n"
+        "class NativeScaler:\n"
+        "    def __init__(self):\n"
+        "        self._scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def __call__(self, loss, optimizer, clip_grad=None, parameters=None, need_update=True):\n"
+        "        self._scaler.scale(loss).backward()\n"
+        "        if need_update:\n"
+        "            if clip_grad is not None:\n"
+        "                self._scaler.unscale_(optimizer)\n"
+        "                torch.nn.utils.clip_grad_norm_(parameters, clip_grad)\n"
+        "            self._scaler.step(optimizer)\n"
+        "            self._scaler.update()\n"
+        "def train(model, loader, optimizer, accum):\n"
+        "    loss_scaler = NativeScaler()\n"
+        "    for i, x in enumerate(loader):\n"
+        "        need_update = (i + 1) % accum == 0\n"
+        "        loss_scaler(model(x).mean() / accum, optimizer, 1.0, model.parameters(), need_update)\n"
+        "        if need_update:\n"
+        "            optimizer.zero_grad()\n",
+        # a loss scaler that unscales on every call, told to update on every call
+        "import torch\n"
+        "class LossScaler:\n"
+        "    def __init__(self):\n"
+        "        self._scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def __call__(self, loss, optimizer, parameters, update_grad=True):\n"
+        "        self._scaler.scale(loss).backward()\n"
+        "        self._scaler.unscale_(optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(parameters, 1.0)\n"
+        "        if update_grad:\n"
+        "            self._scaler.step(optimizer)\n"
+        "            self._scaler.update()\n"
+        "def train(model, loader, optimizer, args):\n"
+        "    loss_scaler = LossScaler()\n"
+        "    for x in loader:\n"
+        "        loss_scaler(model(x).mean(), optimizer, model.parameters(), update_grad=not args.frozen)\n"
+        "        loss_scaler(model(x).mean(), optimizer, model.parameters())\n"
+        "        optimizer.zero_grad()\n",
+        # the same object's backward and step on every iteration
+        "import torch\n"
+        "class AmpBackward:\n"
+        "    def __init__(self):\n"
+        "        self.scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def backward(self, loss, optimizer, parameters):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "        self.scaler.unscale_(optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(parameters, 1.0)\n"
+        "    def step(self, optimizer):\n"
+        "        self.scaler.step(optimizer)\n"
+        "        self.scaler.update()\n"
+        "def train(model, loader, optimizer):\n"
+        "    amp = AmpBackward()\n"
+        "    for x in loader:\n"
+        "        amp.backward(model(x).mean(), optimizer, model.parameters())\n"
+        "        amp.step(optimizer)\n"
+        "        optimizer.zero_grad()\n",
     )
 
     def finish(self) -> None:
         # each unscale that can repeat, with the calls the walk went through to reach it
         self._repeated: dict[cst.Call, set[tuple[cst.CSTNode, ...]]] = {}
         self._every_call: dict[cst.CSTNode, bool] = {}  # see `runs_on_every_call`
-        # calls of another module's function that unscale a scaler they are handed
+        # calls of another module's function that unscale a scaler they are handed, and of
+        # a method that unscales its object's own (by the object), with the calls of the
+        # objects' methods that may update their scalers
+        self._object_updates: dict[cst.CSTNode, cst.BaseExpression] = {}
         self._unscaling = unscaling = self._unscaling_calls()
-        events = _is_event if not unscaling else lambda node: _is_event(node) or node in unscaling
+        updates = self._object_updates
+        events = _is_event if not unscaling else (
+            lambda node: _is_event(node) or node in unscaling or node in updates)
         flow = self._flow = CallFlow(self.ctx, self._transfer, events=events, by_call_site=True)
         for body in code_bodies(self.ctx):
             flow.run_if_events(body)
@@ -537,23 +649,71 @@ class UnscaleEveryMicroStep(Rule):
         for call, call_chains in self._repeated.items():
             if any(self._updated_in_same_loop(call, chain) for chain in call_chains):
                 self.report(call)
+        for call in self._wrapper_calls():
+            if call not in self._repeated:
+                self.report(call)
+
+    def _wrapper_calls(self) -> list[cst.Call]:
+        """Calls in a loop of a method the walk does not enter (another module's, or one
+        run on an object of a class of the file: `loss_scaler(loss, opt, update_grad=...)`)
+        that unscales its instance's GradScaler on every call and updates it only under
+        a flag it is given (see `Summary.updates_if`), where the call gives that flag a
+        value the loop changes: the calls that skip the update leave the next call's
+        unscale to raise."""
+        found: list[cst.Call] = []
+        summaries = self.ctx.summaries
+        assigned = self.ctx.shared(FlowGraph).assigned
+        for call in self.ctx.nodes_of(cst.Call):
+            if self.ctx.local_callee(call) is not None:
+                continue  # walked: the flow judges it
+            summary = summaries.of_unwalked_call(call)
+            if summary is None or not summary.updates_if or not any(u.startswith("self.") for u in summary.unscales):
+                continue
+            loop = innermost_loop(self.ctx, call)
+            if loop is None:
+                continue
+            bound = assigned(loop)
+            for slot, arg in argument_slots(call):  # type: ignore[arg-type]
+                if summary.slot(slot) in summary.updates_if and _read_names(arg.value) & bound:
+                    found.append(call)  # type: ignore[arg-type]
+                    break
+        return found
 
     def _unscaling_calls(self) -> dict[cst.CSTNode, cst.BaseExpression]:
         """Calls of a function of another module that unscales a scaler it is handed on
         every call and neither steps nor updates it (`unscale_and_clip(scaler, opt,
         model)`, see `Summary.unscales`), with the scaler each hands it."""
-        if not self.ctx.external:
-            return {}
         found: dict[cst.CSTNode, cst.BaseExpression] = {}
         summaries = self.ctx.summaries
+        objects: list[tuple[cst.Call, Summary]] = []  # method calls on an object of the project
         for call in self.ctx.nodes_of(cst.Call):
-            summary = summaries.of_external_call(call)  # type: ignore[arg-type]
+            summary = summaries.of_unwalked_call(call)
+            if summary is not None and type(call.func) is cst.Attribute:  # type: ignore[attr-defined]
+                objects.append((call, summary))  # type: ignore[arg-type]
             if summary is None or not summary.unscales or summary.does(SCALER_UPDATE) or summary.does(STEP):
+                continue
+            if type(call.func) is cst.Attribute and any(u.startswith("self.") for u in summary.unscales):  # type: ignore[attr-defined]
+                # `amp.backward(loss, opt)` unscaling `self._scaler` on every call: the object
+                # stands for its scaler, which only its own methods update
+                found[call] = call.func.value  # type: ignore[attr-defined]
                 continue
             for slot, arg in argument_slots(call):  # type: ignore[arg-type]
                 if summary.slot(slot) in summary.unscales and self.ctx.receivers.is_kind(arg.value, GRAD_SCALER):
                     found[call] = arg.value
                     break
+        held = {self.ctx.code(obj) for call, obj in found.items() if type(call.func) is cst.Attribute  # type: ignore[attr-defined]
+                and obj is call.func.value}  # type: ignore[attr-defined]
+        # an object whose scaler the file also reaches itself (`trainer.scaler.update()`): not followed
+        reached = {self.ctx.code(receiver) for call in self.ctx.nodes_of(cst.Call)
+                   if (receiver := method_call(call, "update", "step", "unscale_")) is not None}
+        held -= {obj for obj in held if any(text.startswith(obj + ".") for text in reached)}
+        for call in [call for call, obj in found.items() if type(call.func) is cst.Attribute  # type: ignore[attr-defined]
+                     and obj is call.func.value and self.ctx.code(obj) not in held]:  # type: ignore[attr-defined]
+            del found[call]
+        for call, summary in objects:
+            if self.ctx.code(call.func.value) in held and (  # type: ignore[attr-defined]
+                    summary.does(SCALER_UPDATE) or summary.does(STEP)):
+                self._object_updates[call] = call.func.value  # type: ignore[attr-defined]
         return found
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
@@ -564,6 +724,11 @@ class UnscaleEveryMicroStep(Rule):
             stepped_text = self.ctx.code(_given_argument(self.ctx, stepped, call_chain))
             return frozenset(fact for fact in facts if fact[1] != stepped_text)
         receivers = self.ctx.receivers
+        updated = self._object_updates.get(node)
+        if updated is not None:
+            # a method of an object that unscales its own scaler elsewhere, stepping or updating it
+            binding = receivers.binding(updated)
+            return frozenset(fact for fact in facts if fact[0] != binding) if binding is not None else facts
         handed = self._unscaling.get(node)
         if handed is not None:
             # another module's helper unscales: each call of it unscales what it is given
@@ -619,7 +784,9 @@ class UnscaleEveryMicroStep(Rule):
         scaler = handed if handed is not None else unscale.func.value  # type: ignore[attr-defined]
         binding: Binding | None = receivers.binding(_given_argument(self.ctx, scaler, call_chain))
         # what it unscales: the optimizer argument, or any argument of another module's helper
-        given = [arg.value for arg in unscale.args] if handed is not None else [a.value for a in unscale.args[:1]]
+        # (a test or a sum handed beside them is no optimizer: `(i + 1) % accum == 0`)
+        given = [arg.value for arg in unscale.args if type(arg.value) in (cst.Name, cst.Attribute, cst.Subscript)
+                 ] if handed is not None else [a.value for a in unscale.args[:1]]
         unscaled = {n.value for value in given for n in iter_nodes(value) if type(n) is cst.Name}
         over_optimizers = False
         for node in (unscale, *reversed(call_chain)):
@@ -633,8 +800,8 @@ class UnscaleEveryMicroStep(Rule):
                         over_optimizers = True  # each unscaled once per pass: the loop around it decides
                         continue
                     iteration = list(reachable_nodes(self.ctx, ancestor.body))
-                    updates = [n for n in iteration if (target := method_call(n, "update")) is not None
-                               and receivers.binding(target) == binding]
+                    updates = [n for n in iteration if (target := method_call(n, "update") or self._object_updates.get(n))
+                               is not None and receivers.binding(target) == binding]
                     if updates:
                         # after a loop over the optimizers, each is unscaled again only on an
                         # iteration of this loop that may end without the update (written in
@@ -656,6 +823,16 @@ class UnscaleEveryMicroStep(Rule):
             if type(ancestor) in (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.IfExp):
                 return False
         return True
+
+def _read_names(expr: cst.CSTNode) -> set[str]:
+    """The bare names `expr` reads: `args` of `args.update`, not the attribute, nor what it calls."""
+    if type(expr) is cst.Name:
+        return {expr.value}
+    if type(expr) is cst.Attribute:
+        return _read_names(expr.value)
+    kids = [arg.value for arg in expr.args] if type(expr) is cst.Call else children(expr)  # type: ignore[attr-defined]
+    return {name for kid in kids for name in _read_names(kid)}
+
 
 def _is_event(node: cst.CSTNode) -> bool:
     """Every node `UnscaleEveryMicroStep._transfer` can react to."""

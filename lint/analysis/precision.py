@@ -17,10 +17,13 @@ from typing import TYPE_CHECKING, Iterator, Literal
 
 import libcst as cst
 
+from trainlint.analysis.dataflow import unpacked
 from trainlint.analysis.literals import string_value
+from trainlint.analysis.partials import PARTIAL, partial_of
 from trainlint.analysis.scopes import alternatives
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import only
+from trainlint.summaries import STEP
 
 if TYPE_CHECKING:
     from trainlint.analysis.receivers import Binding
@@ -130,13 +133,27 @@ def literal_bool(expr: cst.BaseExpression | None) -> bool | None:
 
 
 def is_autocast(ctx: FileContext, call: cst.CSTNode) -> bool:
-    return type(call) is cst.Call and ctx.call_name(call) in _AUTOCASTS
+    """An autocast call, or a `functools.partial` of autocast (`partial(torch.autocast,
+    device_type="cuda", dtype=torch.float16)`): what calling it enters."""
+    return type(call) is cst.Call and (ctx.call_name(call) in _AUTOCASTS or _autocast_of_partial(ctx, call) is not None)
+
+
+def _autocast_of_partial(ctx: FileContext, call: cst.Call) -> str | None:
+    """The autocast entry point a `functools.partial(<autocast>, ...)` call binds."""
+    if ctx.call_name(call) != PARTIAL or not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    name = ctx.qualified_name(call.args[0].value)
+    return name if name in _AUTOCASTS else None
 
 
 def autocast_precision(ctx: FileContext, call: cst.Call) -> Precision:
     """The dtype an autocast call computes in; DISABLED for `enabled=False`.
-    A non-literal `enabled=` still counts as the dtype it would enable."""
-    signature = _AUTOCASTS.get(ctx.call_name(call) or "")
+    A non-literal `enabled=` still counts as the dtype it would enable. For a
+    partial of autocast, the arguments it binds."""
+    bound = _autocast_of_partial(ctx, call)
+    if bound is not None:
+        call = call.with_changes(args=call.args[1:])  # the same argument nodes, the function left out
+    signature = _AUTOCASTS.get(bound or ctx.call_name(call) or "")
     if signature is None:
         return UNKNOWN
     positional, default = signature
@@ -168,12 +185,19 @@ def autocast_of_with_item(ctx: FileContext, item: cst.BaseExpression) -> cst.Cal
     needs."""
     if is_autocast(ctx, item):
         return item  # type: ignore[return-value]
+    if type(item) is cst.Call and not item.args:
+        # `amp_autocast()` of `amp_autocast = partial(torch.autocast, "cuda", dtype=...)`
+        made = partial_of(ctx, item)
+        if made is not None and is_autocast(ctx, made):
+            return made
     values: list[cst.BaseExpression] = []
     if type(item) is cst.IfExp:  # `with autocast("cuda") if use_amp else nullcontext():`
         values = alternatives(item)
     elif type(item) in (cst.Name, cst.Attribute):
         if type(item) is cst.Name:
             values = assignments(ctx, item) or []
+            if not values and (held := global_value(ctx, item)) is not None:
+                values = [held]  # `amp_ctx = torch.autocast(...)` at module level, read in a function
         else:
             binding = ctx.receivers.binding(item)
             values = ctx.receivers.assigned(binding) if binding is not None else []
@@ -344,3 +368,32 @@ def handed_arguments(ctx: FileContext, call: cst.Call) -> list[str]:
     if method_call(call, *_SCALER_METHODS) is not None:
         return []
     return [ctx.code(arg.value) for arg in call.args]
+
+
+def manages_optimizers(ctx: FileContext, obj: cst.BaseExpression) -> bool:
+    """A method of the object `obj` is handed, or returns into a name of, an object the
+    file steps with a bare `.step()` (accelerate's `model, optimizer = accelerator.prepare(
+    model, optimizer)`): the object wraps those optimizers, whose steps may go through its
+    scaler, and may scale only on some runs. Not a method that steps what it is handed
+    (`amp.step(optimizer)`)."""
+    receivers = ctx.receivers
+    held = receivers.binding(obj)
+    calls = ctx.nodes_of(cst.Call)
+    stepped = {receivers.binding(receiver) for call in calls
+               if (receiver := method_call(call, "step")) is not None and not call.args} - {None}  # type: ignore[attr-defined]
+    if held is None or not stepped:
+        return False
+    for call in calls:
+        func = call.func  # type: ignore[attr-defined]
+        if type(func) is not cst.Attribute or receivers.binding(func.value) != held:
+            continue
+        summary = ctx.summaries.of_unwalked_call(call)
+        if summary is not None and summary.does(STEP):
+            continue  # `amp.step(optimizer)`: it steps it itself
+        if any(receivers.binding(arg.value) in stepped for arg in call.args):  # type: ignore[attr-defined]
+            return True
+        parent = ctx.parent(call)
+        if type(parent) is cst.Assign and any(receivers.binding(part) in stepped for t in parent.targets
+                                              for part in unpacked(t.target) if type(part) is cst.Name):
+            return True
+    return False

@@ -40,7 +40,7 @@ from trainlint.analysis.receivers import (
     DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, sampler_shuffle,
 )
 from trainlint.analysis.scopes import (
-    argument_slots, assigned_parts, bound_arguments, dotted_name, named_parameters, named_scaler,
+    argument_slots, assigned_parts, bound_arguments, dotted_name, head_name, named_parameters, named_scaler,
 )
 from trainlint.analysis.training import (
     MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
@@ -567,6 +567,7 @@ class _Summarizer:
             runs_layers=runs_layers(self.ctx, self.func),
             **self._returned_kinds(),
             leaves_eval=self._left_in_eval(),
+            updates_if=self._updates_if(),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,
             guarded_steps=tuple(self.guarded_steps),
@@ -608,6 +609,51 @@ class _Summarizer:
                                   cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.Match, cst.ListComp, cst.GeneratorExp):
                 return False
         return False
+
+    def _exits_before(self, node: cst.CSTNode) -> bool:
+        """A `return` or `raise` of the function comes before `node`."""
+        at = self.ctx.order_index(node)
+        return any(type(exit) in (cst.Return, cst.Raise) and self.ctx.order_index(exit) < at
+                   for exit in self.ctx.own_nodes(self.func.body))
+
+    def _own_scaler(self, expr: cst.BaseExpression) -> bool:
+        """`expr` is an attribute of the instance a method runs on that holds a GradScaler."""
+        return self._own_attribute(expr) is not None and self.ctx.receivers.is_kind(expr, GRAD_SCALER)
+
+    def _updates_if(self) -> frozenset[str]:
+        """`Summary.updates_if`: the params P whose `if P:` holds every `update()` of a
+        GradScaler the function calls, where nothing else it calls may update one."""
+        if ".update(" not in self.ctx.source or "caler" not in self.ctx.source:
+            return frozenset()
+        found: set[str] | None = None
+        for call in self.ctx.calls_in_order(self.func.body):
+            updated = method_call(call, "update")
+            if updated is not None and (self.ctx.receivers.is_kind(updated, GRAD_SCALER) or named_scaler(updated)):
+                flags = self._flags_around(call)
+                found = flags if found is None else found & flags
+                continue
+            if self._hands_scaler(call) or any(type(arg.value) is cst.Name and arg.value.value == "self"
+                                               for arg in call.args):
+                return frozenset()  # `hook.after_step(self.scaler)`, `callback(self)`: may update it
+            receiver = call.func.value if type(call.func) is cst.Attribute else None
+            head = head_name(receiver) if receiver is not None else None
+            if head is not None and head.value == "self" and not (
+                    self.ctx.receivers.is_kind(receiver, GRAD_SCALER) or named_scaler(receiver)):  # type: ignore[arg-type]
+                return frozenset()  # another method of the instance (`self._update()`): may update its scaler
+        return frozenset(found or ())
+
+    def _flags_around(self, node: cst.CSTNode) -> set[str]:
+        """The params P of each `if P:` whose body holds `node` in this function, P never rebound."""
+        flags: set[str] = set()
+        child = node
+        for ancestor in self.ctx.ancestors(node):
+            if ancestor is self.func:
+                break
+            if (type(ancestor) is cst.If and child is ancestor.body and type(ancestor.test) is cst.Name
+                    and self._unchanged_param(ancestor.test)):
+                flags.add(ancestor.test.value)
+            child = ancestor
+        return flags
 
     def _returned_kinds(self) -> dict[str, object]:
         """`Summary.returns_kind`, `returned_kinds` and `returned_keys`, where a scheduler
@@ -952,9 +998,12 @@ class _Summarizer:
                 if passes_by_default(self.ctx, call, bound):  # `epoch=1`: a call that leaves it out
                     self.default_steps[(stepped, bound)] = None
         elif effect == UNSCALE:
-            unscaled = self._param(method_call(call, "unscale_"))  # type: ignore[arg-type]
+            scaler = method_call(call, "unscale_")
+            unscaled = self._param(scaler)  # type: ignore[arg-type]
             if unscaled is not None and not self._occasional(call):
                 sets["unscales"].add(unscaled)  # `def unscale_and_clip(scaler, opt, model)`
+            elif self._own_scaler(scaler) and self._on_every_call(call) and not self._exits_before(call):  # type: ignore[arg-type]
+                sets["unscales"].add(self._own_attribute(scaler))  # type: ignore[arg-type]  # timm's `NativeScaler.__call__`
         elif effect == BACKWARD:
             scaler = scaled_backward_scaler(call)
             owner = (self._param(scaler) or self._own_attribute(scaler)) if scaler is not None else None
