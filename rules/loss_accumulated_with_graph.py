@@ -31,7 +31,7 @@ from trainlint.context import FileContext
 from trainlint.analysis.training import code_bodies, loop_guards, method_call, statement_of, statements_before
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Example, Fix, Rule
-from trainlint.summaries import BACKWARD, Summary
+from trainlint.summaries import BACKWARD, GRAPH, Summary
 
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 # tensor methods that return a tensor of the same graph (`loss.float()` on a float32
@@ -1861,12 +1861,12 @@ class LossAccumulatedWithGraph(Rule):
 
     def _graph_items(self, value: cst.BaseExpression) -> tuple[str, ...]:
         """The items of the tuple or dict a call of a step function of the project returns
-        that hold the loss it back-propagated (see `Summary.graph_items`)."""
+        that hold the loss it back-propagated (see `Summary.returned_items`)."""
         if type(value) is not cst.Call:
             return ()
         summaries = self.ctx.summaries
         summary = summaries.of_call(value) or summaries.of_held_call(value)
-        return summary.graph_items if summary is not None and summary.returns_graph else ()
+        return summary.items_holding(GRAPH) if summary is not None and summary.returns_graph else ()
 
     def _carries(self, expr: cst.BaseExpression, facts: Facts) -> bool:
         """`expr` is a tensor with a graph: a tracked name, a loss call, or
@@ -2387,7 +2387,7 @@ def _accumulator_name(expr: cst.BaseExpression) -> str | None:
 
 
 def _item_key(item: str) -> str:
-    """An item of `Summary.graph_items` as `_key_text` writes its key: `0` of "#0", `'loss'`."""
+    """A GRAPH item of `Summary.returned_items` as `_key_text` writes its key: `0` of "#0", `'loss'`."""
     return item[1:] if item.startswith("#") else repr(item)
 
 

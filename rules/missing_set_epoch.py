@@ -14,7 +14,7 @@ from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext
-from trainlint.summaries import BACKWARD, LOOP, STEP, Summary, shuffles_with
+from trainlint.summaries import BACKWARD, DISTRIBUTED_LOADER, LOOP, STEP, Summary, item_position, shuffles_with
 from trainlint.rule import Rule
 
 DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
@@ -925,12 +925,14 @@ class MissingSetEpoch(Rule):
         elif self._distributed_sampler(node):
             self.samplers.append(node)
         elif self.ctx.external and (summary := self.ctx.summaries.of_external_call(node)) is not None:
+            items = summary.items_holding(DISTRIBUTED_LOADER)
+            positions = tuple(position for item in items if (position := item_position(item)) is not None)
             if summary.returns_distributed_loader:
                 self.built_loaders.append((node, None))
-            elif summary.distributed_loader_items:
-                self.built_loaders.append((node, summary.distributed_loader_items))
-            elif summary.distributed_loader_keys:
-                self.built_dicts.append((node, summary.distributed_loader_keys))
+            elif positions:
+                self.built_loaders.append((node, positions))
+            elif items:
+                self.built_dicts.append((node, items))
             elif summary.returns_distributed_sampler:
                 self.built_samplers.append((node, summary))
         elif "DistributedSampler" in self.ctx.source:

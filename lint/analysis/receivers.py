@@ -23,6 +23,7 @@ from trainlint.analysis.scopes import (
 )
 from trainlint.analysis.walk import only
 from trainlint.semantic import SemanticModel
+from trainlint.summaries import item_position
 
 if TYPE_CHECKING:
     from trainlint.summaries import Summary
@@ -492,8 +493,9 @@ class Receivers:
             return {arg.keyword.value: self._value_kind(arg.value) for arg in value.args}  # type: ignore[union-attr]
         called = [func for func in self.ctx.functions_called(value) if func not in self._keying]
         external = self._external(value) if not called else None
-        if external is not None and external.returned_keys:  # a builder of another module
-            return dict(external.returned_keys)
+        keyed = _item_kinds(external, keys=True) if external is not None else {}
+        if keyed:  # a builder of another module
+            return keyed  # type: ignore[return-value]
         if not called or len(self._keying) >= _MAX_KEYED_DEPTH:
             return None  # no function of the file, one returning its own call (recursion), or too deep
         self._keying.update(called)
@@ -519,7 +521,10 @@ class Receivers:
         """The kind of each item of the tuple every return of another module's function
         gives (`opt, sched = build_optim(model, cfg)`), "" where it is not known."""
         external = self._external(call)
-        return external.returned_kinds or None if external is not None else None
+        kinds = _item_kinds(external, keys=False) if external is not None else {}
+        if not kinds:
+            return None
+        return tuple(kinds.get(index, "") for index in range(max(kinds) + 1))  # type: ignore[call-overload]
 
     def returned_kinds(self, func: cst.FunctionDef) -> tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]:
         """What every return of `func` gives, for the callers of other modules: the one
@@ -703,6 +708,17 @@ class Receivers:
                     param.name.value == name.value for param in _parameters(ancestor.params)):
                 return True
         return False
+
+
+def _item_kinds(summary: Summary, keys: bool) -> dict[int | str, str]:
+    """The kind of object each item of what another module's function returns is (see
+    `Summary.returned_items`): by position in a tuple, or by `keys` of a dict."""
+    found: dict[int | str, str] = {}
+    for item, _ in summary.returned_items:
+        kind, position = summary.item_kind(item), item_position(item)
+        if kind and (position is None) == keys:
+            found[item if position is None else position] = kind
+    return found
 
 
 def _attribute_path(expr: cst.BaseExpression) -> tuple[cst.Name | None, list[str]]:

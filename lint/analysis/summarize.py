@@ -50,9 +50,9 @@ from trainlint.analysis.walk import iter_nodes, only, own_nodes
 from trainlint.context import FileContext
 from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
-    BACKWARD, CLIP, EMPTY_CACHE, EVAL, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE, SCHEDULER_STEP, STEP, TRAIN,
-    UNSCALE, ZERO_GRAD,
-    Call, Event, Summary, close,
+    BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE,
+    SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD,
+    Call, Event, Summary, close, with_items,
 )
 
 _CLIP_METHODS = ("clip_grad_norm_", "clip_grad_value_")
@@ -541,18 +541,16 @@ class _Summarizer:
         forwards, evaluated_forwards, forwards_through, evaluated_through = loop_forwards(
             self.ctx, self.func, self.params, method, loops, self.targets.target)
         called = called_forwards(self.ctx, self.func, self.params, method, self.targets.target)
+        returns_kind, returned_items = self._returned_items(whole, tuples, containers, BACKWARD in events)
         return Summary(
             params=self.signature,
             events=tuple(events),
             returns_graph=BACKWARD in events and self._returns_backpropagated(returned),
-            graph_items=self._graph_items(tuples + containers) if BACKWARD in events else (),
             returns_half=any(self._converted(r) for r in returned),
             returns_float16=self._returns_float16(),
             returns_grad_scaler=self._returns_enabled_scaler(),
             returns_distributed_loader="DistributedSampler" in self.ctx.source
             and any(self._distributed_loader(r) for r in whole),
-            distributed_loader_items=self._distributed_loader_items(tuples),
-            distributed_loader_keys=self._distributed_loader_keys(containers, whole, tuples),
             returns_distributed_sampler=self._returned_sampler(whole + containers)
             if "DistributedSampler" in self.ctx.source else (),
             returns_result_of=self._returned_result(whole + containers),
@@ -565,7 +563,8 @@ class _Summarizer:
             called_forwards=called[0],
             called_through=called[1],
             runs_layers=runs_layers(self.ctx, self.func),
-            **self._returned_kinds(),
+            returns_kind=returns_kind,
+            returned_items=returned_items,
             leaves_eval=self._left_in_eval(),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,
@@ -609,15 +608,27 @@ class _Summarizer:
                 return False
         return False
 
-    def _returned_kinds(self) -> dict[str, object]:
-        """`Summary.returns_kind`, `returned_kinds` and `returned_keys`, where a scheduler
-        is among what the function returns."""
+    def _returned_items(self, whole: list[cst.BaseExpression], tuples: list[cst.Tuple],
+                        containers: list[cst.BaseExpression],
+                        backpropagates: bool) -> tuple[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+        """`Summary.returns_kind` and `Summary.returned_items`: what the items of the tuples
+        (`tuples`) and dicts or lists (`containers`) its returns write out hold, given the
+        values it returns alone (`whole`) and whether it back-propagates."""
+        record: tuple[tuple[str, tuple[str, ...]], ...] = ()
+        if backpropagates:
+            record = with_items(record, GRAPH, self._graph_items(tuples + containers))
+        loaders = [f"#{index}" for index in self._distributed_loader_items(tuples)]
+        loaders += self._distributed_loader_keys(containers, whole, tuples)
+        record = with_items(record, DISTRIBUTED_LOADER, loaders)
         if "schedule" not in self.ctx.source:
-            return {}
+            return "", record
         kind, items, keys = self.ctx.receivers.returned_kinds(self.func)
         if SCHEDULER not in (kind, *items, *(found for _, found in keys)):
-            return {}
-        return {"returns_kind": kind if kind == SCHEDULER else "", "returned_kinds": items, "returned_keys": keys}
+            return "", record
+        for item, found in [*((f"#{index}", found) for index, found in enumerate(items)), *keys]:
+            if found:
+                record = with_items(record, found, [item])
+        return kind if kind == SCHEDULER else "", record
 
     def _uncleared_loop_steps(self, loops: list[cst.CSTNode]) -> set[str]:
         """Parameters `.step()`ped (not known here as optimizers: those the rule judges
