@@ -1648,6 +1648,27 @@ class LossAccumulatedWithGraph(Rule):
         "        out = step_logs(model, opt, batch)[\"value\"]\n"
         "        total += out\n"
         "    print(total)\n",
+        # a variable once assigned the step returning the loss, then rebound by a loop or a
+        # `with` to steps that return its number
+        "import functools\n"
+        "def train_step(model, opt, batch):\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss\n"
+        "def logged_step(model, opt, batch):\n"
+        "    return train_step(model, opt, batch).item()\n"
+        "def train(model, opt, loader, stepper):\n"
+        "    step = functools.partial(train_step, model, opt)\n"
+        "    total = 0.0\n"
+        "    for step in (functools.partial(logged_step, model, opt),):\n"
+        "        for batch in loader:\n"
+        "            total += step(batch)\n"
+        "    held = functools.partial(train_step, model, opt)\n"
+        "    with stepper(model, opt) as held:\n"
+        "        for batch in loader:\n"
+        "            total += held(batch)\n"
+        "    print(total)\n",
     )
 
     def finish(self) -> None:

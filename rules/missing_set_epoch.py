@@ -27,11 +27,6 @@ _STORES = frozenset({"append", "extend", "insert", "add", "update", "setdefault"
 # values made from a loader that are not the loader: a number, a text, a truth value
 _MADE_FROM_IT = (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation, cst.Comparison,
                  cst.UnaryOperation)
-# where a name is bound (`x = ...`, `for x in ...`, `global x`, a parameter, an import):
-# each such statement's (or part's) field that holds the name, or the tuple it is unpacked in
-_BINDS = {cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target", cst.NamedExpr: "target",
-          cst.For: "target", cst.CompFor: "target", cst.Del: "target", cst.AsName: "name", cst.Param: "name",
-          cst.NameItem: "name", cst.ImportAlias: "name"}
 _MEASURES = frozenset({"len", "str", "repr", "int", "float", "bool", "format", "isinstance", "type", "id",
                        "hash", "builtins.len", "builtins.str", "builtins.repr", "builtins.int", "builtins.float",
                        "builtins.bool", "builtins.format", "builtins.isinstance", "builtins.type", "builtins.id",
@@ -540,6 +535,22 @@ class MissingSetEpoch(Rule):
         "            opt.zero_grad()\n"
         "            model(x).sum().backward()\n"
         "            opt.step()\n",
+        # the epoch is set on another function's own sampler, assigned with an annotation
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def evaluate(model, val_ds, epoch):\n"
+        "    sampler: DistributedSampler = DistributedSampler(val_ds, shuffle=False)\n"
+        "    sampler.set_epoch(epoch)\n"
+        "    for x in DataLoader(val_ds, sampler=sampler):\n"
+        "        model(x)\n"
+        "def train(model, opt, train_ds, val_ds):\n"
+        "    sampler = DistributedSampler(train_ds)  # expect: TL302\n"
+        "    loader = DataLoader(train_ds, sampler=sampler)\n"
+        "    for epoch in range(10):\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n"
+        "        evaluate(model, val_ds, epoch)\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -902,6 +913,23 @@ class MissingSetEpoch(Rule):
         "            model(x).sum().backward()\n"
         "            opt.step()\n"
         "        evaluate(model, ds)\n",
+        # the other function's sampler, annotated, is then rebound by a loop: it may be this one
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def evaluate(model, val_ds, samplers, epoch):\n"
+        "    sampler: DistributedSampler = DistributedSampler(val_ds, shuffle=False)\n"
+        "    for sampler in samplers:\n"
+        "        sampler.set_epoch(epoch)\n"
+        "    for x in DataLoader(val_ds, sampler=sampler):\n"
+        "        model(x)\n"
+        "def train(model, opt, train_ds, val_ds, samplers):\n"
+        "    sampler: DistributedSampler = DistributedSampler(train_ds)\n"
+        "    loader = DataLoader(train_ds, sampler=sampler)\n"
+        "    for epoch in range(10):\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n"
+        "        evaluate(model, val_ds, samplers, epoch)\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1607,22 +1635,10 @@ class MissingSetEpoch(Rule):
 
     def _only_assigned(self, binding: Binding) -> list[cst.BaseExpression] | None:
         """The values a variable of a function is assigned, when plain assignments to it
-        alone are what bind it: no parameter, no loop target, tuple unpacking, `global`,
-        walrus, import or augmented assignment; None otherwise (it may hold anything)."""
+        alone are what bind it (see `Receivers.only_assigned`); None otherwise."""
         if type(binding.owner) is not cst.FunctionDef or _is_parameter(binding):
             return None
-        tracked = self.ctx.receivers
-        for node in self.ctx.nodes_of(cst.Name):
-            if node.value != binding.name or tracked.binding(node) != binding:  # type: ignore[attr-defined]
-                continue
-            part, parent = node, self.ctx.parent(node)
-            while type(parent) in (cst.Element, cst.StarredElement, cst.Tuple, cst.List):  # `a, b = ...`
-                part, parent = parent, self.ctx.parent(parent)
-            field = _BINDS.get(type(parent))  # type: ignore[arg-type]
-            if field is not None and getattr(parent, field) is part and not (
-                    type(parent) is cst.AssignTarget and part is node):
-                return None  # bound otherwise than by a plain `name = value`
-        return tracked.assigned(binding) or None
+        return self.ctx.receivers.only_assigned(binding)
 
 
 def _shuffles_for(call: cst.Call, summary: Summary, condition: list[str]) -> bool:

@@ -63,6 +63,12 @@ _NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace", "collect
 # (a value whose `.step()` is then called is the optimizer, whatever else it may return)
 _FACTORY = re.compile(r"^_?(?:build|create|make|get|init|set|setup|configure|load)_(optimizers?|optim|lr_scheduler|scheduler)$")
 
+# the nodes that bind a name other than by a plain assignment, and the field holding it (see
+# `Receivers.only_assigned`)
+_BINDING_FIELDS = {cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target",
+                   cst.NamedExpr: "target", cst.For: "target", cst.CompFor: "target", cst.Del: "target",
+                   cst.AsName: "name", cst.Param: "name", cst.NameItem: "name", cst.ImportAlias: "name"}
+
 
 def factory_kind(func: cst.BaseExpression) -> str | None:
     """`build_optimizer(cfg, model)`, `self.create_optimizer()`: a factory
@@ -234,6 +240,26 @@ class Receivers:
     def assigned(self, binding: Binding) -> list[cst.BaseExpression]:
         """Every value assigned to `binding` in the file (its parameters' arguments aside)."""
         return [value for bound, value in self._assigned if bound == binding]
+
+    def only_assigned(self, binding: Binding) -> list[cst.BaseExpression] | None:
+        """The values `binding` is assigned, when plain assignments to it (`name = value`,
+        `name: T = value`, `self.attr = value`) alone are what bind it: no parameter, loop,
+        comprehension or `with ... as` target, tuple unpacking, `global`, walrus, `del`,
+        import or augmented assignment; None otherwise (it may hold anything)."""
+        kinds = (cst.Name, cst.Attribute) if binding.name.startswith("self.") else (cst.Name,)
+        last = binding.name.rpartition(".")[2]
+        for node in self.ctx.nodes_of(*kinds):
+            named = node.value if type(node) is cst.Name else node.attr.value  # type: ignore[attr-defined]
+            if named != last or self.binding(node) != binding:  # type: ignore[arg-type]
+                continue
+            part, parent = node, self.ctx.parent(node)
+            while type(parent) in (cst.Element, cst.StarredElement, cst.Tuple, cst.List):  # `a, b = ...`
+                part, parent = parent, self.ctx.parent(parent)
+            field = _BINDING_FIELDS.get(type(parent))  # type: ignore[arg-type]
+            if field is not None and getattr(parent, field) is part and not (
+                    type(parent) in (cst.AssignTarget, cst.AnnAssign) and part is node):
+                return None  # bound otherwise than by a plain `name = value`
+        return self.assigned(binding) or None
 
     def aliases(self, binding: Binding) -> set[Binding]:
         """`binding` and the variables that hold the same object: bound with it in one

@@ -1616,8 +1616,11 @@ class FileSummaries:
                 and ctx.receivers.binding(target.target) != binding
                 for node in ctx.nodes_of(cst.Assign) for target in node.targets):  # type: ignore[attr-defined]
             return [None]  # also set through an instance: `trainer.step_fn = other_step`
+        assigned = ctx.receivers.only_assigned(binding)
+        if assigned is None:
+            return [None]  # also bound by a loop, a `with`, an unpacking...: `for step in (train_step, eval_step)`
         held: list[str | None] = []
-        for value in ctx.receivers.assigned(binding):
+        for value in assigned:
             if type(value) is cst.Call:
                 if (ctx.call_name(value) != PARTIAL or not value.args or value.args[0].keyword is not None
                         or value.args[0].star):
