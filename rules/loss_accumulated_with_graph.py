@@ -157,8 +157,9 @@ class LossAccumulatedWithGraph(Rule):
     also reached through a variable that holds it for certain (`step =
     functools.partial(train_step, model, opt)`, `self.step_fn =
     self.train_step`, an item of a dict of step functions never changed after
-    it is written: not a parameter, nor a variable also assigned another
-    function), also
+    it is written, `steps[mode]` or `steps.get(mode)`, also one a trainer keeps
+    in `self.steps`: not a parameter, nor a variable also assigned another
+    function or rebound by a loop or a `with`), also
     a trainer's method (`trainer.mt_step(batch)` of a `trainer =
     EncDecTrainer(...)`, or of a parameter every call of its function in the
     file hands such an instance; of any other parameter, unknown), and a meter or
@@ -999,6 +1000,35 @@ class LossAccumulatedWithGraph(Rule):
         "        logged += logs[\"loss\"]  # expect: TL202\n"
         "        first += train_step(model, opt, batch)[0]  # expect: TL202\n"
         "    return total / seen, logged, first\n",
+        # the step picked from a dict of step functions by `.get`, or from one a trainer keeps
+        "def train_step(model, opt, batch):\n"
+        "    opt.zero_grad()\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss\n"
+        "def train(model, opt, loader, mode):\n"
+        "    steps = {\"train\": train_step}\n"
+        "    total = 0.0\n"
+        "    for batch in loader:\n"
+        "        total += steps.get(mode)(model, opt, batch)  # expect: TL202\n"
+        "    return total\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.steps = {\"train\": self.train_step}\n"
+        "    def train_step(self, batch):\n"
+        "        self.opt.zero_grad()\n"
+        "        loss = self.model(batch).sum()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        return loss\n"
+        "    def fit(self, loader, mode):\n"
+        "        total = 0.0\n"
+        "        for batch in loader:\n"
+        "            total += self.steps[mode](batch)  # expect: TL202\n"
+        "            total += self.steps.get(\"train\")(batch)  # expect: TL202\n"
+        "        return total\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1669,6 +1699,44 @@ class LossAccumulatedWithGraph(Rule):
         "        for batch in loader:\n"
         "            total += held(batch)\n"
         "    print(total)\n",
+        # a dict's `.get` with a default step returning the number, a trainer's dict of steps
+        # replaced through the instance
+        "def train_step(model, opt, batch):\n"
+        "    opt.zero_grad()\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss\n"
+        "def logged_step(model, opt, batch):\n"
+        "    return train_step(model, opt, batch).item()\n"
+        "def train(model, opt, loader, mode):\n"
+        "    steps = {\"train\": train_step}\n"
+        "    total = 0.0\n"
+        "    for batch in loader:\n"
+        "        total += steps.get(mode, logged_step)(model, opt, batch)\n"
+        "    print(total)\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.steps = {\"train\": self.train_step}\n"
+        "    def train_step(self, batch):\n"
+        "        self.opt.zero_grad()\n"
+        "        loss = self.model(batch).sum()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        return loss\n"
+        "    def logged_step(self, batch):\n"
+        "        return self.train_step(batch).item()\n"
+        "    def fit(self, loader, mode):\n"
+        "        total = 0.0\n"
+        "        for batch in loader:\n"
+        "            total += self.steps[mode](batch)\n"
+        "            total += self.steps.get(\"train\")(batch)\n"
+        "        print(total)\n"
+        "def main(model, opt, loader):\n"
+        "    trainer = Trainer(model, opt)\n"
+        "    trainer.steps = {\"train\": trainer.logged_step}\n"
+        "    trainer.fit(loader, \"train\")\n",
     )
 
     def finish(self) -> None:

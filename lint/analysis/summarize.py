@@ -1580,9 +1580,11 @@ class FileSummaries:
         variable holds: a `functools.partial` of it (`step = partial(train_step, model,
         opt)`, then `step(batch)`), the function itself (`self.step_fn = self.train_step`),
         or an item of a dict of them written out and never changed (`steps = {"train":
-        train_step}`, then `steps[mode](batch)`: the item a constant key picks, else every
-        item must be the same function). None where the variable is a parameter, is
-        assigned anything else or more than one function, or the dict may change. A
+        train_step}` or `self.steps = ...`, then `steps[mode](batch)` or
+        `steps.get(mode)(batch)`: the item a constant key picks, else every item, and a
+        default, must be the same function). None where the variable is a parameter, is
+        assigned anything else or more than one function, is bound otherwise than by a
+        plain assignment (a loop, a `with`), or the dict may change. A
         partial binds slots of its own: ask only what does not depend on the call's
         arguments (`returns_graph`)."""
         held = self._held_functions(call)
@@ -1596,14 +1598,20 @@ class FileSummaries:
         func = call.func
         if self._holders is None:
             self._holders = _holders(self.targets.ctx)
-        if type(func) is cst.Subscript:
-            if type(func.value) is not cst.Name or func.value.value not in self._holders:
+        if type(func) in (cst.Subscript, cst.Call):
+            lookup = _item_lookup(func)  # type: ignore[arg-type]
+            if lookup is None:
                 return []
-            items = self._unchanged_dict(func.value)
-            if items is None or len(func.slice) != 1 or type(func.slice[0].slice) is not cst.Index:
+            holder, key, default = lookup
+            named = holder.value if type(holder) is cst.Name else holder.attr.value  # type: ignore[attr-defined]
+            if named not in self._holders:
+                return []
+            items = self._unchanged_dict(holder)
+            if items is None or key is None:
                 return [None]
-            picked = string_value(func.slice[0].slice.value)  # type: ignore[attr-defined]
-            return [self._function_named(value) for key, value in items if picked is None or key in (picked, None)]
+            picked = string_value(key)
+            held = [self._function_named(value) for found, value in items if picked is None or found in (picked, None)]
+            return held + [self._function_named(default)] if default is not None else held
         name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None
         if name is None or name not in self._holders or self.targets.target(call) in self.closed:
             return []
@@ -1658,10 +1666,11 @@ class FileSummaries:
             return None
         return qualified
 
-    def _unchanged_dict(self, name: cst.Name) -> list[tuple[str | None, cst.BaseExpression]] | None:
-        """The items of the dict written out that `name` holds, by constant key (None for
-        another key), where it is assigned that dict alone and only ever read an item of
-        (`steps[mode]`): not written, updated, nor handed anywhere."""
+    def _unchanged_dict(self, name: cst.Name | cst.Attribute) -> list[tuple[str | None, cst.BaseExpression]] | None:
+        """The items of the dict written out that `name` (a variable, or `self.steps`)
+        holds, by constant key (None for another key), where it is assigned that dict alone
+        and only ever read an item of (`steps[mode]`, `steps.get(mode)`): not written,
+        updated, nor handed anywhere, nor an attribute of the same name of another object."""
         ctx = self.targets.ctx
         receivers = ctx.receivers
         binding = receivers.binding(name)
@@ -1671,12 +1680,20 @@ class FileSummaries:
         if len(values) != 1 or type(values[0]) is not cst.Dict:
             return None
         written = values[0]
-        for node in ctx.nodes_of(cst.Name):
-            if node.value != name.value or receivers.binding(node) != binding:  # type: ignore[attr-defined]
+        last = name.value if type(name) is cst.Name else name.attr.value
+        for node in ctx.nodes_of(type(name)):
+            if (node.value if type(node) is cst.Name else node.attr.value) != last:  # type: ignore[attr-defined]
+                continue
+            if receivers.binding(node) != binding:  # type: ignore[arg-type]
+                if type(node) is cst.Attribute:
+                    return None  # `trainer.steps`, a subclass's `self.steps`: it may be another dict
                 continue
             parent = ctx.parent(node)
             if type(parent) is cst.AssignTarget and ctx.parent(parent) is ctx.parent(written):
                 continue  # its own assignment
+            if type(parent) is cst.Attribute and parent.attr.value == "get" and type(ctx.parent(parent)) is cst.Call \
+                    and _item_lookup(ctx.parent(parent)) is not None:  # type: ignore[arg-type]
+                continue  # `steps.get(mode)`
             if type(parent) is not cst.Subscript or parent.value is not node:
                 return None
             holder = ctx.parent(parent)
@@ -1780,6 +1797,27 @@ def _all_parameters(function: cst.FunctionDef) -> set[str]:
     params = function.params
     star = [p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
     return named_parameters(function) | set(star)
+
+
+def _item_lookup(
+    func: cst.Subscript | cst.Call,
+) -> tuple[cst.Name | cst.Attribute, cst.BaseExpression | None, cst.BaseExpression | None] | None:
+    """What `func`, a call's function, reads an item of: the variable (or `self.`
+    attribute) that holds a dict, the key (None where not one plain key) and the default
+    of `steps.get(mode, default)`, of `steps[mode]` or `steps.get(mode)`; None otherwise."""
+    if type(func) is cst.Subscript:
+        holder, default = func.value, None
+        key = func.slice[0].slice.value if len(func.slice) == 1 and type(func.slice[0].slice) is cst.Index else None
+    elif (type(func) is cst.Call and type(func.func) is cst.Attribute and func.func.attr.value == "get"
+          and 1 <= len(func.args) <= 2 and not any(arg.star or arg.keyword is not None for arg in func.args)):
+        holder, key = func.func.value, func.args[0].value
+        default = func.args[1].value if len(func.args) > 1 else None
+    else:
+        return None
+    if type(holder) is cst.Name or (type(holder) is cst.Attribute and type(holder.value) is cst.Name
+                                     and holder.value.value == "self"):
+        return holder, key, default  # type: ignore[return-value]
+    return None
 
 
 def _holders(ctx: FileContext) -> frozenset[str]:
