@@ -224,7 +224,8 @@ class Summary:
     # - GRAPH: a tensor it back-propagated, in some return (`return loss, acc`,
     #   `return {"loss": loss, "n": n}`), or in what a call it returns returns
     # - DISTRIBUTED_LOADER: a loader on a `DistributedSampler`, in every return, all
-    #   tuples or all dicts of one layout (`return train_loader, val_loader`)
+    #   tuples or all dicts of one layout (`return train_loader, val_loader`), or in what
+    #   a call it returns returns
     # - the kind of object it is (`return optimizer, scheduler`), where every return
     #   agrees and a scheduler is among them (see `Receivers.returned_kinds`)
     returned_items: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -417,6 +418,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     sets = {name: set(getattr(own, name)) for name in _SETS}
     flags = {name: getattr(own, name) for name in _FLAGS}
     graph_items = own.items_holding(GRAPH)
+    loader_items = own.items_holding(DISTRIBUTED_LOADER)
     guarded = dict.fromkeys(own.guarded_steps)
     tests = dict.fromkeys(own.step_tests)
     defaulted = dict.fromkeys(own.default_steps)
@@ -464,6 +466,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             for name in _FLAGS:
                 flags[name] = flags[name] or getattr(callee, name)
             graph_items = graph_items or callee.items_holding(GRAPH)  # `return self._step(batch)`
+            # `return build_loaders(cfg)`, a dict or a tuple of loaders
+            loader_items = loader_items or callee.items_holding(DISTRIBUTED_LOADER)
         if any(callee.slot(slot) in callee.backpropagates for slot in event.hands_returned):
             flags["returns_graph"] = True
     sampler = own.returns_distributed_sampler
@@ -487,7 +491,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         returns_distributed_sampler=sampler,
         step_tests=tuple(tests),
         default_steps=tuple(defaulted),
-        returned_items=with_items(own.returned_items, GRAPH, graph_items),
+        returned_items=with_items(with_items(own.returned_items, GRAPH, graph_items), DISTRIBUTED_LOADER, loader_items),
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )

@@ -551,6 +551,18 @@ class MissingSetEpoch(Rule):
         "            model(x).sum().backward()\n"
         "            opt.step()\n"
         "        evaluate(model, val_ds, epoch)\n",
+        # zipped loaders of the module: the epoch is set on the first one's sampler only
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "from model import model, opt, train_ds, aux_ds\n"
+        "\n"
+        "train_loader = DataLoader(train_ds, sampler=DistributedSampler(train_ds))\n"
+        "aux_loader = DataLoader(aux_ds, sampler=DistributedSampler(aux_ds))  # expect: TL302\n"
+        "for epoch in range(10):\n"
+        "    train_loader.sampler.set_epoch(epoch)\n"
+        "    for x, y in zip(train_loader, aux_loader):\n"
+        "        opt.zero_grad()\n"
+        "        model(x, y).sum().backward()\n"
+        "        opt.step()\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -930,6 +942,19 @@ class MissingSetEpoch(Rule):
         "            model(x).sum().backward()\n"
         "            opt.step()\n"
         "        evaluate(model, val_ds, samplers, epoch)\n",
+        # zipped loaders of the module on one sampler: the epoch set through either is set for both
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "from model import model, opt, train_ds\n"
+        "\n"
+        "sampler = DistributedSampler(train_ds)\n"
+        "train_loader = DataLoader(train_ds, sampler=sampler)\n"
+        "big_loader = DataLoader(train_ds, batch_size=64, sampler=sampler)\n"
+        "for epoch in range(10):\n"
+        "    train_loader.sampler.set_epoch(epoch)\n"
+        "    for x, y in zip(train_loader, big_loader):\n"
+        "        opt.zero_grad()\n"
+        "        model(x, y).sum().backward()\n"
+        "        opt.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1555,7 +1580,7 @@ class MissingSetEpoch(Rule):
         return False
 
     def _sampler_of_own_loader(self, receiver: cst.BaseExpression, own: set[Binding | None]) -> bool:
-        """`loader.sampler`, where `loader` is a variable of a function, none of this
+        """`loader.sampler`, where `loader` is a variable of a function (or of the module), none of this
         sampler's holders (of that function or another), and every value it is assigned
         there is a loader on a sampler of its own (see `_loader_on_own_sampler`): a
         `DataLoader(...)` given as `sampler=` / `batch_sampler=` nothing, a
@@ -1626,7 +1651,7 @@ class MissingSetEpoch(Rule):
         return False
 
     def _own_sampler(self, binding: Binding) -> bool:
-        """`binding` is a variable of a function that holds a sampler of its own: set only
+        """`binding` is a variable of a function (or of the module) that holds a sampler of its own: set only
         to `DistributedSampler(...)` calls made there, a new object each time, or to None
         (`sampler = DistributedSampler(val_ds, shuffle=False)`), at least once to a sampler."""
         values = self._only_assigned(binding)
@@ -1634,9 +1659,10 @@ class MissingSetEpoch(Rule):
         return bool(samplers) and all(type(v) is cst.Call and self._distributed_sampler(v) for v in samplers)
 
     def _only_assigned(self, binding: Binding) -> list[cst.BaseExpression] | None:
-        """The values a variable of a function is assigned, when plain assignments to it
-        alone are what bind it (see `Receivers.only_assigned`); None otherwise."""
-        if type(binding.owner) is not cst.FunctionDef or _is_parameter(binding):
+        """The values a variable of a function or of the module is assigned, when plain
+        assignments to it alone are what bind it (see `Receivers.only_assigned`); None
+        otherwise."""
+        if type(binding.owner) not in (cst.FunctionDef, cst.Module) or _is_parameter(binding):
             return None
         return self.ctx.receivers.only_assigned(binding)
 
