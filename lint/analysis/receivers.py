@@ -639,7 +639,9 @@ class Receivers:
         assigned once at the module's level, or `class Parts(NamedTuple):` with its
         annotated fields; None for anything else."""
         func = call.func
-        if type(func) is not cst.Name or self.ctx.qualified_name(func) is not None:
+        if type(func) is not cst.Name or not any(word in self.ctx.source for word in ("namedtuple", "NamedTuple")):
+            return None
+        if self.ctx.qualified_name(func) is not None:
             return None
         for statement in self.ctx.module.body:
             if type(statement) is cst.ClassDef and statement.name.value == func.value:
