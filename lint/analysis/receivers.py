@@ -564,8 +564,9 @@ class Receivers:
         (`return optimizer, scheduler`; "" where it is not known or differs between
         returns), and of each string key of a dict written out (`{"optimizer": opt,
         "scheduler": sched}`), each field of a named tuple of the file or each keyword
-        of a namespace (`Parts(opt, sched)`, `SimpleNamespace(optimizer=opt, ...)`). A scheduler driven by a metric (`ReduceLROnPlateau`, on
-        any branch) is no kind: stepping it first skips nothing."""
+        of a namespace (`Parts(opt, sched)`, `SimpleNamespace(optimizer=opt, ...)`). A
+        scheduler driven by a metric (`ReduceLROnPlateau`, on any branch) is no kind:
+        stepping it first skips nothing."""
         values = next((found for f, found in self._return_values if f is func), [])
         if not values or any(value is None for value in values):
             return "", (), ()
