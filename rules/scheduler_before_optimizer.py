@@ -405,8 +405,9 @@ class SchedulerBeforeOptimizer(Rule):
         "        optimizer.zero_grad()\n"
         "        criterion(model(x), y).backward()\n"
         "        optimizer.step()\n",
-        # the scheduler and the optimizer kept in a named tuple, read by field
+        # the scheduler and the optimizer kept in a named tuple or a namespace, read by field
         "import collections\n"
+        "import types\n"
         "import torch\n"
         "Optim = collections.namedtuple(\"Optim\", \"optimizer scheduler\")\n"
         "def train(model, loader, criterion):\n"
@@ -416,7 +417,15 @@ class SchedulerBeforeOptimizer(Rule):
         "        optim.scheduler.step()  # expect: TL404\n"
         "        optim.optimizer.zero_grad()\n"
         "        criterion(model(x), y).backward()\n"
-        "        optim.optimizer.step()\n",
+        "        optim.optimizer.step()\n"
+        "def train_namespace(model, loader, criterion):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    parts = types.SimpleNamespace(optimizer=optimizer, scheduler=torch.optim.lr_scheduler.StepLR(optimizer, 10))\n"
+        "    for x, y in loader:\n"
+        "        parts.scheduler.step()  # expect: TL404\n"
+        "        parts.optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        parts.optimizer.step()\n",
     )
     good = (
         # per-epoch scheduler step after the batch loop (the chapter's template)
