@@ -34,7 +34,7 @@ from trainlint.finding import Finding
 from trainlint.manifest import manifest
 
 CACHE_DIR = ".trainlint_cache"
-_FORMAT = 6  # 6: a notebook's findings carry their `cell`
+_FORMAT = 7  # 6: a notebook's findings carry their `cell`; 7: summaries keep `returned_items`
 # a file modified this recently may change again within the same stat
 # timestamp: its stat is not trusted next time and its bytes are hashed
 _RACY_NS = 2_000_000_000

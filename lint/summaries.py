@@ -35,6 +35,11 @@ MAY_ZERO_GRAD = "may_zero_grad"  # a call whose name says it may clear gradients
 EVAL = "eval"  # some model is put in eval mode
 TRAIN = "train"
 LOOP = "loop"  # runs a loop: a call of it is a whole phase, not one step
+# what an item of a returned tuple or dict may hold (`Summary.returned_items`), beside the
+# kind of object it is (`optimizer`, `scheduler`: see `Receivers.returned_kinds`)
+GRAPH = "graph"  # a tensor the function back-propagated
+DISTRIBUTED_LOADER = "distributed_loader"  # a DataLoader on a `DistributedSampler` it builds
+_ITEM_TAGS = (GRAPH, DISTRIBUTED_LOADER)
 
 _MAX_DEPTH = 8  # deeper call chains than this are not followed
 # text a function must contain for its summary to say anything: files with
@@ -48,7 +53,7 @@ _SUMMARY_TOKENS = (
     "for ", "while ",
     # a method of an `nn.Module` subclass that runs its layers (`Summary.runs_layers`)
     "Module",
-    "schedule",  # a builder of a scheduler (see `Summary.returned_kinds`)
+    "schedule",  # a builder of a scheduler (see `Summary.returned_items`)
     "GradScaler",  # a base class's constructor that builds one (see `Summary.grad_scalers`)
     "autocast",  # a helper returning a loss computed under it (see `Summary.returns_float16`)
     # deprecated AMP names a module may import for others to import from it
@@ -103,9 +108,6 @@ class Summary:
     # effects and calls in source order; only effects once closed
     events: tuple[Event, ...] = ()
     returns_graph: bool = False  # returns a tensor that was back-propagated inside
-    # the items of a returned tuple ("#0": its first) or dict (by constant key: "loss") that
-    # hold such a tensor (`return loss, acc`, `return {"loss": loss, "n": n}`)
-    graph_items: tuple[str, ...] = ()
     returns_half: bool = False  # returns a model converted to float16
     # returns a value it computes under float16 autocast (`with torch.autocast("cuda"):
     # return criterion(model(x), y)`), naming no scaler: a loss the caller may back-propagate
@@ -114,10 +116,6 @@ class Summary:
     # in a module that autocasts to no float16 (nor to a dtype it cannot tell)
     returns_grad_scaler: bool = False
     returns_distributed_loader: bool = False
-    # positions of a returned tuple that hold such a loader (`return train_loader, val_loader`)
-    distributed_loader_items: tuple[int, ...] = ()
-    # the keys of a returned dict literal that hold such a loader (`return {"train": loader}`)
-    distributed_loader_keys: tuple[str, ...] = ()
     # returns a `DistributedSampler` it builds, itself ("sampler"), in a dict of a
     # DataLoader's keyword arguments ("kwargs": `kwargs["sampler"] = ...; return kwargs`)
     # or in the DataLoader it returns ("loader"),
@@ -219,13 +217,20 @@ class Summary:
     # a method of an `nn.Module` class that runs the module's layers as its `forward` does,
     # with no decorator and no grad mode of its own (see `trainlint.analysis.evaluation.runs_layers`)
     runs_layers: bool = False
-    # what every return gives where a scheduler is among it (see `Receivers.returned_kinds`):
-    # the kind of object returned whole (`return StepLR(opt, 10)`), of each item of a tuple
-    # (`return optimizer, scheduler`: ("optimizer", "scheduler"), "" for an item not known)
-    # and of each string key of a dict written out; a `ReduceLROnPlateau` is none
+    # the kind of object every return gives whole where it is a scheduler (`return
+    # StepLR(opt, 10)`, see `Receivers.returned_kinds`); a `ReduceLROnPlateau` is none
     returns_kind: str = ""
-    returned_kinds: tuple[str, ...] = ()
-    returned_keys: tuple[tuple[str, str], ...] = ()
+    # what the items of what it returns hold: (item, kinds) for each item of a returned tuple
+    # ("#0": its first, positions in order) or dict written out (by constant key: "loss") that
+    # holds any of (see `trainlint.analysis.summarize._Summarizer._returned_items`):
+    # - GRAPH: a tensor it back-propagated, in some return (`return loss, acc`,
+    #   `return {"loss": loss, "n": n}`), or in what a call it returns returns
+    # - DISTRIBUTED_LOADER: a loader on a `DistributedSampler`, in every return, all
+    #   tuples or all dicts of one layout (`return train_loader, val_loader`), or in what
+    #   a call it returns returns
+    # - the kind of object it is (`return optimizer, scheduler`), where every return
+    #   agrees and a scheduler is among them (see `Receivers.returned_kinds`)
+    returned_items: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # params (and `self.` attributes of a method's instance) it leaves in eval mode: `.eval()`
     # on each call, outside any condition, loop or earlier return, with no switch back to
     # train mode and no grad mode of its own (`def set_eval(model): model.eval()`)
@@ -253,6 +258,16 @@ class Summary:
         return tuple((operator, limit) for param, bounded, operator, limit in self.step_tests
                      if param == stepped and bounded == bound)
 
+    def items_holding(self, kind: str) -> tuple[str, ...]:
+        """The items of what it returns that hold `kind` (see `returned_items`): GRAPH,
+        DISTRIBUTED_LOADER or a kind of object; "#0" for a tuple's first, a dict's key."""
+        return tuple(item for item, kinds in self.returned_items if kind in kinds)
+
+    def item_kind(self, item: str) -> str:
+        """The kind of object an item of what it returns is (`scheduler`), "" if not known."""
+        kinds = next((kinds for held, kinds in self.returned_items if held == item), ())
+        return next((kind for kind in kinds if kind not in _ITEM_TAGS), "")
+
     def stored(self, attribute: str) -> str | None:
         """The constructor's parameter kept as `attribute` (`self.model`)."""
         return next((param for kept, param in self.stores if kept == attribute), None)
@@ -276,10 +291,8 @@ class Summary:
             "events": [e if isinstance(e, str) else _call_json(e) for e in self.events],
             "flags": [f for f in _FLAGS if getattr(self, f)],
             **{name: sorted(getattr(self, name)) for name in _SETS},
-            "distributed_loader_items": list(self.distributed_loader_items),
-            **({"graph_items": list(self.graph_items)} if self.graph_items else {}),
-            **({"distributed_loader_keys": list(self.distributed_loader_keys)}
-               if self.distributed_loader_keys else {}),
+            **({"returned_items": [[item, list(kinds)] for item, kinds in self.returned_items]}
+               if self.returned_items else {}),
             **({"returns_distributed_sampler": list(self.returns_distributed_sampler)}
                if self.returns_distributed_sampler else {}),
             **({"returns_result_of": list(self.returns_result_of)} if self.returns_result_of else {}),
@@ -300,8 +313,6 @@ class Summary:
             **({"called_through": [list(item) for item in self.called_through]} if self.called_through else {}),
             **({"runs_layers": True} if self.runs_layers else {}),
             **({"returns_kind": self.returns_kind} if self.returns_kind else {}),
-            **({"returned_kinds": list(self.returned_kinds)} if self.returned_kinds else {}),
-            **({"returned_keys": [list(pair) for pair in self.returned_keys]} if self.returned_keys else {}),
             **({"leaves_eval": sorted(self.leaves_eval)} if self.leaves_eval else {}),
             **({"updates_if": sorted(self.updates_if)} if self.updates_if else {}),
         }
@@ -323,9 +334,8 @@ class Summary:
             events=tuple(events),
             **{name: name in flags for name in _FLAGS},
             **{name: frozenset(data.get(name, ())) for name in _SETS},  # type: ignore[arg-type]
-            distributed_loader_items=tuple(data.get("distributed_loader_items", ())),  # type: ignore[arg-type]
-            graph_items=tuple(data.get("graph_items", ())),  # type: ignore[arg-type]
-            distributed_loader_keys=tuple(data.get("distributed_loader_keys", ())),  # type: ignore[arg-type]
+            returned_items=tuple((item, tuple(kinds))
+                                 for item, kinds in data.get("returned_items", ())),  # type: ignore[union-attr]
             returns_distributed_sampler=tuple(data.get("returns_distributed_sampler", ())),  # type: ignore[arg-type]
             returns_result_of=tuple(data.get("returns_result_of", ())),  # type: ignore[arg-type]
             alias_of=data.get("alias_of"),  # type: ignore[arg-type]
@@ -352,8 +362,6 @@ class Summary:
                                  for param, callee, slot in data.get("called_through", ())),  # type: ignore[union-attr]
             runs_layers=bool(data.get("runs_layers")),
             returns_kind=str(data.get("returns_kind", "")),
-            returned_kinds=tuple(data.get("returned_kinds", ())),  # type: ignore[arg-type]
-            returned_keys=tuple((key, kind) for key, kind in data.get("returned_keys", ())),  # type: ignore[union-attr]
             leaves_eval=frozenset(data.get("leaves_eval", ())),  # type: ignore[arg-type]
             updates_if=frozenset(data.get("updates_if", ())),  # type: ignore[arg-type]
         )
@@ -418,7 +426,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     unjudged = own.unjudged_steps
     sets = {name: set(getattr(own, name)) for name in _SETS}
     flags = {name: getattr(own, name) for name in _FLAGS}
-    graph_items = own.graph_items
+    graph_items = own.items_holding(GRAPH)
+    loader_items = own.items_holding(DISTRIBUTED_LOADER)
     guarded = dict.fromkeys(own.guarded_steps)
     tests = dict.fromkeys(own.step_tests)
     defaulted = dict.fromkeys(own.default_steps)
@@ -465,7 +474,9 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         if event.returned:
             for name in _FLAGS:
                 flags[name] = flags[name] or getattr(callee, name)
-            graph_items = graph_items or callee.graph_items  # `return self._step(batch)`
+            graph_items = graph_items or callee.items_holding(GRAPH)  # `return self._step(batch)`
+            # `return build_loaders(cfg)`, a dict or a tuple of loaders
+            loader_items = loader_items or callee.items_holding(DISTRIBUTED_LOADER)
         if any(callee.slot(slot) in callee.backpropagates for slot in event.hands_returned):
             flags["returns_graph"] = True
     sampler = own.returns_distributed_sampler
@@ -489,10 +500,28 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         returns_distributed_sampler=sampler,
         step_tests=tuple(tests),
         default_steps=tuple(defaulted),
-        graph_items=graph_items,
+        returned_items=with_items(with_items(own.returned_items, GRAPH, graph_items), DISTRIBUTED_LOADER, loader_items),
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )
+
+
+def with_items(record: tuple[tuple[str, tuple[str, ...]], ...], kind: str,
+               items: Iterable[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`record` (see `Summary.returned_items`) with `kind` added to each of `items`: the
+    tuple's positions in order, then the keys of a dict in the order first seen."""
+    found = {item: dict.fromkeys(kinds) for item, kinds in record}
+    for item in items:
+        found.setdefault(item, {})[kind] = None
+    keys = [item for item in found if item_position(item) is None]
+    positions = sorted((item for item in found if item not in keys), key=lambda item: item_position(item) or 0)
+    return tuple((item, tuple(found[item])) for item in (*positions, *keys))
+
+
+def item_position(item: str) -> int | None:
+    """The position in a returned tuple an item of `Summary.returned_items` names ("#1": 1),
+    None for a dict's key."""
+    return int(item[1:]) if item[:1] == "#" and item[1:].isdigit() else None
 
 
 def shuffles_with(condition: tuple[str, ...] | list[str], given: str | None) -> bool | None:
@@ -626,12 +655,12 @@ def trigger_words(summaries: Iterable[Summary]) -> str:
         words.update(_TRIGGERS.get(e, "") for e in summary.events if isinstance(e, str))
         words.update(_TRIGGERS.get(f, "") for f in data["flags"])  # type: ignore[union-attr]
         words.update(_TRIGGERS[name] for name in _SETS if data[name])
-        if summary.distributed_loader_items or summary.distributed_loader_keys or summary.returns_distributed_sampler:
+        if summary.items_holding(DISTRIBUTED_LOADER) or summary.returns_distributed_sampler:
             words.add(_TRIGGERS["returns_distributed_loader"])
         if summary.guarded_steps:
             words.add(_TRIGGERS["plain_steps"])
         if summary.forwards or summary.evaluated_forwards:
             words.add(_TRIGGERS[EVAL])
-        if summary.returns_kind or summary.returned_kinds or summary.returned_keys:
+        if summary.returns_kind or any(summary.item_kind(item) for item, _ in summary.returned_items):
             words.add(_TRIGGERS[SCHEDULER_STEP])  # a builder of a scheduler
     return " ".join(sorted(words - {""}))

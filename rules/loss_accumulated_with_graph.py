@@ -31,7 +31,7 @@ from trainlint.context import FileContext
 from trainlint.analysis.training import code_bodies, loop_guards, method_call, statement_of, statements_before
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Example, Fix, Rule
-from trainlint.summaries import BACKWARD, Summary
+from trainlint.summaries import BACKWARD, GRAPH, Summary
 
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 # tensor methods that return a tensor of the same graph (`loss.float()` on a float32
@@ -157,8 +157,9 @@ class LossAccumulatedWithGraph(Rule):
     also reached through a variable that holds it for certain (`step =
     functools.partial(train_step, model, opt)`, `self.step_fn =
     self.train_step`, an item of a dict of step functions never changed after
-    it is written: not a parameter, nor a variable also assigned another
-    function), also
+    it is written, `steps[mode]` or `steps.get(mode)`, also one a trainer keeps
+    in `self.steps`: not a parameter, nor a variable also assigned another
+    function or rebound by a loop or a `with`), also
     a trainer's method (`trainer.mt_step(batch)` of a `trainer =
     EncDecTrainer(...)`, or of a parameter every call of its function in the
     file hands such an instance; of any other parameter, unknown), and a meter or
@@ -999,6 +1000,35 @@ class LossAccumulatedWithGraph(Rule):
         "        logged += logs[\"loss\"]  # expect: TL202\n"
         "        first += train_step(model, opt, batch)[0]  # expect: TL202\n"
         "    return total / seen, logged, first\n",
+        # the step picked from a dict of step functions by `.get`, or from one a trainer keeps
+        "def train_step(model, opt, batch):\n"
+        "    opt.zero_grad()\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss\n"
+        "def train(model, opt, loader, mode):\n"
+        "    steps = {\"train\": train_step}\n"
+        "    total = 0.0\n"
+        "    for batch in loader:\n"
+        "        total += steps.get(mode)(model, opt, batch)  # expect: TL202\n"
+        "    return total\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.steps = {\"train\": self.train_step}\n"
+        "    def train_step(self, batch):\n"
+        "        self.opt.zero_grad()\n"
+        "        loss = self.model(batch).sum()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        return loss\n"
+        "    def fit(self, loader, mode):\n"
+        "        total = 0.0\n"
+        "        for batch in loader:\n"
+        "            total += self.steps[mode](batch)  # expect: TL202\n"
+        "            total += self.steps.get(\"train\")(batch)  # expect: TL202\n"
+        "        return total\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1648,6 +1678,65 @@ class LossAccumulatedWithGraph(Rule):
         "        out = step_logs(model, opt, batch)[\"value\"]\n"
         "        total += out\n"
         "    print(total)\n",
+        # a variable once assigned the step returning the loss, then rebound by a loop or a
+        # `with` to steps that return its number
+        "import functools\n"
+        "def train_step(model, opt, batch):\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss\n"
+        "def logged_step(model, opt, batch):\n"
+        "    return train_step(model, opt, batch).item()\n"
+        "def train(model, opt, loader, stepper):\n"
+        "    step = functools.partial(train_step, model, opt)\n"
+        "    total = 0.0\n"
+        "    for step in (functools.partial(logged_step, model, opt),):\n"
+        "        for batch in loader:\n"
+        "            total += step(batch)\n"
+        "    held = functools.partial(train_step, model, opt)\n"
+        "    with stepper(model, opt) as held:\n"
+        "        for batch in loader:\n"
+        "            total += held(batch)\n"
+        "    print(total)\n",
+        # a dict's `.get` with a default step returning the number, a trainer's dict of steps
+        # replaced through the instance
+        "def train_step(model, opt, batch):\n"
+        "    opt.zero_grad()\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return loss\n"
+        "def logged_step(model, opt, batch):\n"
+        "    return train_step(model, opt, batch).item()\n"
+        "def train(model, opt, loader, mode):\n"
+        "    steps = {\"train\": train_step}\n"
+        "    total = 0.0\n"
+        "    for batch in loader:\n"
+        "        total += steps.get(mode, logged_step)(model, opt, batch)\n"
+        "    print(total)\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.steps = {\"train\": self.train_step}\n"
+        "    def train_step(self, batch):\n"
+        "        self.opt.zero_grad()\n"
+        "        loss = self.model(batch).sum()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        return loss\n"
+        "    def logged_step(self, batch):\n"
+        "        return self.train_step(batch).item()\n"
+        "    def fit(self, loader, mode):\n"
+        "        total = 0.0\n"
+        "        for batch in loader:\n"
+        "            total += self.steps[mode](batch)\n"
+        "            total += self.steps.get(\"train\")(batch)\n"
+        "        print(total)\n"
+        "def main(model, opt, loader):\n"
+        "    trainer = Trainer(model, opt)\n"
+        "    trainer.steps = {\"train\": trainer.logged_step}\n"
+        "    trainer.fit(loader, \"train\")\n",
     )
 
     def finish(self) -> None:
@@ -1861,12 +1950,12 @@ class LossAccumulatedWithGraph(Rule):
 
     def _graph_items(self, value: cst.BaseExpression) -> tuple[str, ...]:
         """The items of the tuple or dict a call of a step function of the project returns
-        that hold the loss it back-propagated (see `Summary.graph_items`)."""
+        that hold the loss it back-propagated (see `Summary.returned_items`)."""
         if type(value) is not cst.Call:
             return ()
         summaries = self.ctx.summaries
         summary = summaries.of_call(value) or summaries.of_held_call(value)
-        return summary.graph_items if summary is not None and summary.returns_graph else ()
+        return summary.items_holding(GRAPH) if summary is not None and summary.returns_graph else ()
 
     def _carries(self, expr: cst.BaseExpression, facts: Facts) -> bool:
         """`expr` is a tensor with a graph: a tracked name, a loss call, or
@@ -2387,7 +2476,7 @@ def _accumulator_name(expr: cst.BaseExpression) -> str | None:
 
 
 def _item_key(item: str) -> str:
-    """An item of `Summary.graph_items` as `_key_text` writes its key: `0` of "#0", `'loss'`."""
+    """A GRAPH item of `Summary.returned_items` as `_key_text` writes its key: `0` of "#0", `'loss'`."""
     return item[1:] if item.startswith("#") else repr(item)
 
 

@@ -14,7 +14,7 @@ from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext
-from trainlint.summaries import BACKWARD, LOOP, STEP, Summary, shuffles_with
+from trainlint.summaries import BACKWARD, DISTRIBUTED_LOADER, LOOP, STEP, Summary, item_position, shuffles_with
 from trainlint.rule import Rule
 
 DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
@@ -27,11 +27,6 @@ _STORES = frozenset({"append", "extend", "insert", "add", "update", "setdefault"
 # values made from a loader that are not the loader: a number, a text, a truth value
 _MADE_FROM_IT = (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation, cst.Comparison,
                  cst.UnaryOperation)
-# where a name is bound (`x = ...`, `for x in ...`, `global x`, a parameter, an import):
-# each such statement's (or part's) field that holds the name, or the tuple it is unpacked in
-_BINDS = {cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target", cst.NamedExpr: "target",
-          cst.For: "target", cst.CompFor: "target", cst.Del: "target", cst.AsName: "name", cst.Param: "name",
-          cst.NameItem: "name", cst.ImportAlias: "name"}
 _MEASURES = frozenset({"len", "str", "repr", "int", "float", "bool", "format", "isinstance", "type", "id",
                        "hash", "builtins.len", "builtins.str", "builtins.repr", "builtins.int", "builtins.float",
                        "builtins.bool", "builtins.format", "builtins.isinstance", "builtins.type", "builtins.id",
@@ -540,6 +535,34 @@ class MissingSetEpoch(Rule):
         "            opt.zero_grad()\n"
         "            model(x).sum().backward()\n"
         "            opt.step()\n",
+        # the epoch is set on another function's own sampler, assigned with an annotation
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def evaluate(model, val_ds, epoch):\n"
+        "    sampler: DistributedSampler = DistributedSampler(val_ds, shuffle=False)\n"
+        "    sampler.set_epoch(epoch)\n"
+        "    for x in DataLoader(val_ds, sampler=sampler):\n"
+        "        model(x)\n"
+        "def train(model, opt, train_ds, val_ds):\n"
+        "    sampler = DistributedSampler(train_ds)  # expect: TL302\n"
+        "    loader = DataLoader(train_ds, sampler=sampler)\n"
+        "    for epoch in range(10):\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n"
+        "        evaluate(model, val_ds, epoch)\n",
+        # zipped loaders of the module: the epoch is set on the first one's sampler only
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "from model import model, opt, train_ds, aux_ds\n"
+        "\n"
+        "train_loader = DataLoader(train_ds, sampler=DistributedSampler(train_ds))\n"
+        "aux_loader = DataLoader(aux_ds, sampler=DistributedSampler(aux_ds))  # expect: TL302\n"
+        "for epoch in range(10):\n"
+        "    train_loader.sampler.set_epoch(epoch)\n"
+        "    for x, y in zip(train_loader, aux_loader):\n"
+        "        opt.zero_grad()\n"
+        "        model(x, y).sum().backward()\n"
+        "        opt.step()\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -902,6 +925,36 @@ class MissingSetEpoch(Rule):
         "            model(x).sum().backward()\n"
         "            opt.step()\n"
         "        evaluate(model, ds)\n",
+        # the other function's sampler, annotated, is then rebound by a loop: it may be this one
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def evaluate(model, val_ds, samplers, epoch):\n"
+        "    sampler: DistributedSampler = DistributedSampler(val_ds, shuffle=False)\n"
+        "    for sampler in samplers:\n"
+        "        sampler.set_epoch(epoch)\n"
+        "    for x in DataLoader(val_ds, sampler=sampler):\n"
+        "        model(x)\n"
+        "def train(model, opt, train_ds, val_ds, samplers):\n"
+        "    sampler: DistributedSampler = DistributedSampler(train_ds)\n"
+        "    loader = DataLoader(train_ds, sampler=sampler)\n"
+        "    for epoch in range(10):\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n"
+        "        evaluate(model, val_ds, samplers, epoch)\n",
+        # zipped loaders of the module on one sampler: the epoch set through either is set for both
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "from model import model, opt, train_ds\n"
+        "\n"
+        "sampler = DistributedSampler(train_ds)\n"
+        "train_loader = DataLoader(train_ds, sampler=sampler)\n"
+        "big_loader = DataLoader(train_ds, batch_size=64, sampler=sampler)\n"
+        "for epoch in range(10):\n"
+        "    train_loader.sampler.set_epoch(epoch)\n"
+        "    for x, y in zip(train_loader, big_loader):\n"
+        "        opt.zero_grad()\n"
+        "        model(x, y).sum().backward()\n"
+        "        opt.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -925,12 +978,14 @@ class MissingSetEpoch(Rule):
         elif self._distributed_sampler(node):
             self.samplers.append(node)
         elif self.ctx.external and (summary := self.ctx.summaries.of_external_call(node)) is not None:
+            items = summary.items_holding(DISTRIBUTED_LOADER)
+            positions = tuple(position for item in items if (position := item_position(item)) is not None)
             if summary.returns_distributed_loader:
                 self.built_loaders.append((node, None))
-            elif summary.distributed_loader_items:
-                self.built_loaders.append((node, summary.distributed_loader_items))
-            elif summary.distributed_loader_keys:
-                self.built_dicts.append((node, summary.distributed_loader_keys))
+            elif positions:
+                self.built_loaders.append((node, positions))
+            elif items:
+                self.built_dicts.append((node, items))
             elif summary.returns_distributed_sampler:
                 self.built_samplers.append((node, summary))
         elif "DistributedSampler" in self.ctx.source:
@@ -1525,7 +1580,7 @@ class MissingSetEpoch(Rule):
         return False
 
     def _sampler_of_own_loader(self, receiver: cst.BaseExpression, own: set[Binding | None]) -> bool:
-        """`loader.sampler`, where `loader` is a variable of a function, none of this
+        """`loader.sampler`, where `loader` is a variable of a function (or of the module), none of this
         sampler's holders (of that function or another), and every value it is assigned
         there is a loader on a sampler of its own (see `_loader_on_own_sampler`): a
         `DataLoader(...)` given as `sampler=` / `batch_sampler=` nothing, a
@@ -1596,7 +1651,7 @@ class MissingSetEpoch(Rule):
         return False
 
     def _own_sampler(self, binding: Binding) -> bool:
-        """`binding` is a variable of a function that holds a sampler of its own: set only
+        """`binding` is a variable of a function (or of the module) that holds a sampler of its own: set only
         to `DistributedSampler(...)` calls made there, a new object each time, or to None
         (`sampler = DistributedSampler(val_ds, shuffle=False)`), at least once to a sampler."""
         values = self._only_assigned(binding)
@@ -1604,23 +1659,12 @@ class MissingSetEpoch(Rule):
         return bool(samplers) and all(type(v) is cst.Call and self._distributed_sampler(v) for v in samplers)
 
     def _only_assigned(self, binding: Binding) -> list[cst.BaseExpression] | None:
-        """The values a variable of a function is assigned, when plain assignments to it
-        alone are what bind it: no parameter, no loop target, tuple unpacking, `global`,
-        walrus, import or augmented assignment; None otherwise (it may hold anything)."""
-        if type(binding.owner) is not cst.FunctionDef or _is_parameter(binding):
+        """The values a variable of a function or of the module is assigned, when plain
+        assignments to it alone are what bind it (see `Receivers.only_assigned`); None
+        otherwise."""
+        if type(binding.owner) not in (cst.FunctionDef, cst.Module) or _is_parameter(binding):
             return None
-        tracked = self.ctx.receivers
-        for node in self.ctx.nodes_of(cst.Name):
-            if node.value != binding.name or tracked.binding(node) != binding:  # type: ignore[attr-defined]
-                continue
-            part, parent = node, self.ctx.parent(node)
-            while type(parent) in (cst.Element, cst.StarredElement, cst.Tuple, cst.List):  # `a, b = ...`
-                part, parent = parent, self.ctx.parent(parent)
-            field = _BINDS.get(type(parent))  # type: ignore[arg-type]
-            if field is not None and getattr(parent, field) is part and not (
-                    type(parent) is cst.AssignTarget and part is node):
-                return None  # bound otherwise than by a plain `name = value`
-        return tracked.assigned(binding) or None
+        return self.ctx.receivers.only_assigned(binding)
 
 
 def _shuffles_for(call: cst.Call, summary: Summary, condition: list[str]) -> bool:

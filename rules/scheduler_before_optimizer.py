@@ -80,7 +80,9 @@ class SchedulerBeforeOptimizer(Rule):
     scheduler built in another module and passed in is not known; one that a
     builder of another module returns is (`opt, sched = build_optim(model, cfg)`
     of `return optimizer, scheduler`, each item by its place in the builder's
-    tuple whatever the caller names it, or by its key in a dict written out),
+    tuple whatever the caller names it, by its key in a dict written out, or by
+    its field in a named tuple of the builder's module, `collections.namedtuple`
+    or `typing.NamedTuple`: `parts.scheduler`),
     unless the builder may build a `ReduceLROnPlateau`; such a call builds the
     scheduler anew, and a scheduler and an optimizer that two different functions
     each build for themselves (a baseline run, then another) are not each other's. A scheduler
@@ -403,6 +405,27 @@ class SchedulerBeforeOptimizer(Rule):
         "        optimizer.zero_grad()\n"
         "        criterion(model(x), y).backward()\n"
         "        optimizer.step()\n",
+        # the scheduler and the optimizer kept in a named tuple or a namespace, read by field
+        "import collections\n"
+        "import types\n"
+        "import torch\n"
+        "Optim = collections.namedtuple(\"Optim\", \"optimizer scheduler\")\n"
+        "def train(model, loader, criterion):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    optim = Optim(optimizer, torch.optim.lr_scheduler.StepLR(optimizer, 10))\n"
+        "    for x, y in loader:\n"
+        "        optim.scheduler.step()  # expect: TL404\n"
+        "        optim.optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optim.optimizer.step()\n"
+        "def train_namespace(model, loader, criterion):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    parts = types.SimpleNamespace(optimizer=optimizer, scheduler=torch.optim.lr_scheduler.StepLR(optimizer, 10))\n"
+        "    for x, y in loader:\n"
+        "        parts.scheduler.step()  # expect: TL404\n"
+        "        parts.optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        parts.optimizer.step()\n",
     )
     good = (
         # per-epoch scheduler step after the batch loop (the chapter's template)
@@ -742,6 +765,18 @@ class SchedulerBeforeOptimizer(Rule):
         "        optimizer.zero_grad()\n"
         "        criterion(model(x), y).backward()\n"
         "        optimizer.step()\n",
+        # a named tuple given them by position, in the order of its fields: the scheduler is first
+        "import collections\n"
+        "import torch\n"
+        "Optim = collections.namedtuple(\"Optim\", \"scheduler optimizer\")\n"
+        "def train(model, loader, criterion):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    optim = Optim(torch.optim.lr_scheduler.StepLR(optimizer, 10), optimizer)\n"
+        "    for x, y in loader:\n"
+        "        optim.optimizer.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        optim.optimizer.step()\n"
+        "        optim.scheduler.step()\n",
     )
 
     def finish(self) -> None:

@@ -23,6 +23,7 @@ from trainlint.analysis.scopes import (
 )
 from trainlint.analysis.walk import only
 from trainlint.semantic import SemanticModel
+from trainlint.summaries import item_position
 
 if TYPE_CHECKING:
     from trainlint.summaries import Summary
@@ -55,12 +56,20 @@ _OPTIMIZER_FACTORIES = frozenset(
 _OPTIMIZER_PACKAGES = ("torch.optim.", "apex.optimizers.", "bitsandbytes.optim.", "timm.optim.")
 _SCHEDULER_FACTORIES = ("transformers.get_", "transformers.optimization.get_")
 _INSTANTIATE = frozenset({"hydra.utils.instantiate"})
+# builders of named tuple classes: `collections.namedtuple("Parts", ["optimizer", "scheduler"])`
+_NAMED_TUPLES = frozenset({"collections.namedtuple", "typing.NamedTuple"})
 # classes whose keyword arguments are the items they hold (`dict` itself: see `_builds_namespace`)
 _NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace", "collections.OrderedDict",
                          "munch.Munch", "easydict.EasyDict", "addict.Dict"})
 # `configure_optimizers` too: what minGPT's model and a LightningModule name the method
 # (a value whose `.step()` is then called is the optimizer, whatever else it may return)
 _FACTORY = re.compile(r"^_?(?:build|create|make|get|init|set|setup|configure|load)_(optimizers?|optim|lr_scheduler|scheduler)$")
+
+# the nodes that bind a name other than by a plain assignment, and the field holding it (see
+# `Receivers.only_assigned`)
+_BINDING_FIELDS = {cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target",
+                   cst.NamedExpr: "target", cst.For: "target", cst.CompFor: "target", cst.Del: "target",
+                   cst.AsName: "name", cst.Param: "name", cst.NameItem: "name", cst.ImportAlias: "name"}
 
 
 def factory_kind(func: cst.BaseExpression) -> str | None:
@@ -234,6 +243,26 @@ class Receivers:
         """Every value assigned to `binding` in the file (its parameters' arguments aside)."""
         return [value for bound, value in self._assigned if bound == binding]
 
+    def only_assigned(self, binding: Binding) -> list[cst.BaseExpression] | None:
+        """The values `binding` is assigned, when plain assignments to it (`name = value`,
+        `name: T = value`, `self.attr = value`) alone are what bind it: no parameter, loop,
+        comprehension or `with ... as` target, tuple unpacking, `global`, walrus, `del`,
+        import or augmented assignment; None otherwise (it may hold anything)."""
+        kinds = (cst.Name, cst.Attribute) if binding.name.startswith("self.") else (cst.Name,)
+        last = binding.name.rpartition(".")[2]
+        for node in self.ctx.nodes_of(*kinds):
+            named = node.value if type(node) is cst.Name else node.attr.value  # type: ignore[attr-defined]
+            if named != last or self.binding(node) != binding:  # type: ignore[arg-type]
+                continue
+            part, parent = node, self.ctx.parent(node)
+            while type(parent) in (cst.Element, cst.StarredElement, cst.Tuple, cst.List):  # `a, b = ...`
+                part, parent = parent, self.ctx.parent(parent)
+            field = _BINDING_FIELDS.get(type(parent))  # type: ignore[arg-type]
+            if field is not None and getattr(parent, field) is part and not (
+                    type(parent) in (cst.AssignTarget, cst.AnnAssign) and part is node):
+                return None  # bound otherwise than by a plain `name = value`
+        return self.assigned(binding) or None
+
     def aliases(self, binding: Binding) -> set[Binding]:
         """`binding` and the variables that hold the same object: bound with it in one
         assignment (`losses = all_losses = []`), assigned it as a plain reference
@@ -265,7 +294,8 @@ class Receivers:
             # the item a string key picks from a dict written out: `parts["scheduler"]`
             container = self.binding(expr.value)  # type: ignore[attr-defined]
             found = self.item_kinds.get(container) if container is not None else None
-            key = _literal_key(expr)
+            # by attribute: a namespace's or a named tuple's field (`parts.scheduler`)
+            key = _literal_key(expr) if type(expr) is cst.Subscript else expr.attr.value  # type: ignore[attr-defined]
             if found is None and key is not None and container in self.keyed_kinds:
                 found = self.keyed_kinds[container].get(key)  # type: ignore[index]
         return found
@@ -490,10 +520,14 @@ class Receivers:
             return None
         if self._builds_namespace(value) and value.args and all(arg.keyword is not None for arg in value.args):
             return {arg.keyword.value: self._value_kind(arg.value) for arg in value.args}  # type: ignore[union-attr]
+        fields = self._named_tuple_fields(value)
+        if fields is not None:
+            return self._fielded_items(value, fields)
         called = [func for func in self.ctx.functions_called(value) if func not in self._keying]
         external = self._external(value) if not called else None
-        if external is not None and external.returned_keys:  # a builder of another module
-            return dict(external.returned_keys)
+        keyed = _item_kinds(external, keys=True) if external is not None else {}
+        if keyed:  # a builder of another module
+            return keyed  # type: ignore[return-value]
         if not called or len(self._keying) >= _MAX_KEYED_DEPTH:
             return None  # no function of the file, one returning its own call (recursion), or too deep
         self._keying.update(called)
@@ -519,15 +553,20 @@ class Receivers:
         """The kind of each item of the tuple every return of another module's function
         gives (`opt, sched = build_optim(model, cfg)`), "" where it is not known."""
         external = self._external(call)
-        return external.returned_kinds or None if external is not None else None
+        kinds = _item_kinds(external, keys=False) if external is not None else {}
+        if not kinds:
+            return None
+        return tuple(kinds.get(index, "") for index in range(max(kinds) + 1))  # type: ignore[call-overload]
 
     def returned_kinds(self, func: cst.FunctionDef) -> tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]:
         """What every return of `func` gives, for the callers of other modules: the one
         kind of object ("" if none), the kind of each item of a tuple of one length
         (`return optimizer, scheduler`; "" where it is not known or differs between
         returns), and of each string key of a dict written out (`{"optimizer": opt,
-        "scheduler": sched}`). A scheduler driven by a metric (`ReduceLROnPlateau`, on
-        any branch) is no kind: stepping it first skips nothing."""
+        "scheduler": sched}`), each field of a named tuple of the file or each keyword
+        of a namespace (`Parts(opt, sched)`, `SimpleNamespace(optimizer=opt, ...)`). A
+        scheduler driven by a metric (`ReduceLROnPlateau`, on any branch) is no kind:
+        stepping it first skips nothing."""
         values = next((found for f, found in self._return_values if f is func), [])
         if not values or any(value is None for value in values):
             return "", (), ()
@@ -543,15 +582,33 @@ class Receivers:
                 items = tuple(next(iter(column)) if len(set(column)) == 1 else "" for column in columns)
                 items = items if any(items) else ()
         keys: tuple[tuple[str, str], ...] = ()
-        if all(type(value) is cst.Dict for value in values):
-            keyed = [self._keyed_items(value) for value in values]
+        if all(type(value) is cst.Dict or self._built_keyed(value) for value in values):  # type: ignore[arg-type]
+            keyed = [self._keyed_items(value) for value in values]  # type: ignore[arg-type]
             if None not in keyed and all(found == keyed[0] for found in keyed):
-                metric = {key for value in values for element in value.elements  # type: ignore[attr-defined]
-                          for key in [getattr(getattr(element, "key", None), "evaluated_value", None)]
-                          if self._metric_driven(element.value)}
+                metric = {key for value in values for key, item in self._keyed_values(value)  # type: ignore[arg-type]
+                          if self._metric_driven(item)}
                 keys = tuple(sorted((key, found) for key, found in keyed[0].items()  # type: ignore[union-attr]
                                     if found is not None and key not in metric))
         return kind, items, keys
+
+    def _built_keyed(self, value: cst.BaseExpression) -> bool:
+        """`value` builds a named tuple of the file, or a namespace from keyword arguments
+        (`Parts(optimizer, scheduler)`, `SimpleNamespace(optimizer=opt, scheduler=sched)`)."""
+        if type(value) is not cst.Call:
+            return False
+        if self._builds_namespace(value):
+            return bool(value.args) and all(arg.keyword is not None for arg in value.args)
+        return self._named_tuple_fields(value) is not None
+
+    def _keyed_values(self, value: cst.Dict | cst.Call) -> list[tuple[str | None, cst.BaseExpression]]:
+        """The values of a dict written out, a namespace or a named tuple `value` builds,
+        by key or field (None where not known)."""
+        if type(value) is cst.Dict:
+            return [(getattr(getattr(element, "key", None), "evaluated_value", None), element.value)
+                    for element in value.elements]
+        fields = self._named_tuple_fields(value) or ()  # type: ignore[arg-type]
+        return [(arg.keyword.value if arg.keyword is not None else fields[index] if index < len(fields) else None,
+                 arg.value) for index, arg in enumerate(value.args)]  # type: ignore[union-attr]
 
     def _returned_kind(self, value: cst.BaseExpression) -> str:
         if self._metric_driven(value):
@@ -575,6 +632,44 @@ class Receivers:
         if len(value.args) != 1 or value.args[0].keyword is not None or type(value.args[0].value) is not cst.GeneratorExp:
             return False
         return self.binding(value.func) is None and self.ctx.qualified_name(value.func) in (None, f"builtins.{value.func.value}")
+
+    def _named_tuple_fields(self, call: cst.Call) -> tuple[str, ...] | None:
+        """The fields, in order, of the named tuple class of the file that `call` builds:
+        `Parts = collections.namedtuple("Parts", ["optimizer", "scheduler"])` (also
+        `"optimizer scheduler"`, or `typing.NamedTuple("Parts", [("optimizer", T), ...])`),
+        assigned once at the module's level, or `class Parts(NamedTuple):` with its
+        annotated fields; None for anything else."""
+        func = call.func
+        if type(func) is not cst.Name or not any(word in self.ctx.source for word in ("namedtuple", "NamedTuple")):
+            return None
+        if self.ctx.qualified_name(func) is not None:
+            return None
+        for statement in self.ctx.module.body:
+            if type(statement) is cst.ClassDef and statement.name.value == func.value:
+                return _class_fields(self.ctx, statement)
+        binding = self.binding(func)
+        values = self.assigned(binding) if binding is not None and type(binding.owner) is cst.Module else []
+        if len(values) != 1 or type(values[0]) is not cst.Call:
+            return None
+        built = values[0]
+        if self.ctx.qualified_name(built.func) not in _NAMED_TUPLES or len(built.args) < 2:
+            return None
+        if any(arg.star or arg.keyword is not None for arg in built.args[:2]):
+            return None
+        return _field_names(built.args[1].value)
+
+    def _fielded_items(self, call: cst.Call, fields: tuple[str, ...]) -> dict[str, str | None] | None:
+        """The kind of the item under each field of the named tuple `call` builds, given
+        by position or by keyword; None where an argument is unpacked or names no field."""
+        keyed: dict[str, str | None] = {}
+        for index, arg in enumerate(call.args):
+            if arg.star:
+                return None
+            field = arg.keyword.value if arg.keyword is not None else fields[index] if index < len(fields) else None
+            if field not in fields:
+                return None
+            keyed[field] = self._value_kind(arg.value)  # type: ignore[index]
+        return keyed
 
     def _builds_namespace(self, call: cst.Call) -> bool:
         """`SimpleNamespace(...)`, `dict(...)`, `Munch(...)`: each keyword argument is an item."""
@@ -705,6 +800,17 @@ class Receivers:
         return False
 
 
+def _item_kinds(summary: Summary, keys: bool) -> dict[int | str, str]:
+    """The kind of object each item of what another module's function returns is (see
+    `Summary.returned_items`): by position in a tuple, or by `keys` of a dict."""
+    found: dict[int | str, str] = {}
+    for item, _ in summary.returned_items:
+        kind, position = summary.item_kind(item), item_position(item)
+        if kind and (position is None) == keys:
+            found[item if position is None else position] = kind
+    return found
+
+
 def _attribute_path(expr: cst.BaseExpression) -> tuple[cst.Name | None, list[str]]:
     """`self.policy.optimizer` as its root name and the attributes read from it
     (`self`, `["policy", "optimizer"]`); no root where it is not a name."""
@@ -820,6 +926,37 @@ def _all_simple_statements(module: cst.Module) -> Iterator[cst.SimpleStatementLi
 
 
 _MAX_KEYED_DEPTH = 4  # builders returning builders' dicts followed this deep
+
+
+def _class_fields(ctx: SemanticModel, cls: cst.ClassDef) -> tuple[str, ...] | None:
+    """The annotated fields, in order, of `class Parts(NamedTuple):`; None for a class
+    with another base (or more than one), a decorator, or no fields."""
+    if len(cls.bases) != 1 or cls.decorators or ctx.qualified_name(cls.bases[0].value) != "typing.NamedTuple":
+        return None
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    fields = tuple(small.target.value for statement in body if type(statement) is cst.SimpleStatementLine
+                   for small in statement.body if type(small) is cst.AnnAssign and type(small.target) is cst.Name)
+    return fields or None
+
+
+def _field_names(spec: cst.BaseExpression) -> tuple[str, ...] | None:
+    """The field names `namedtuple` / `NamedTuple` are given, written out: `"a b"`, `"a,
+    b"`, `["a", "b"]`, `[("a", int), ("b", str)]`; None otherwise."""
+    if type(spec) is cst.SimpleString:
+        text = spec.evaluated_value
+        names = tuple(text.replace(",", " ").split()) if isinstance(text, str) else ()
+        return names if names and all(name.isidentifier() for name in names) else None
+    if type(spec) not in (cst.List, cst.Tuple):
+        return None
+    names: list[str] = []
+    for element in spec.elements:  # type: ignore[attr-defined]
+        item = element.value
+        if type(item) is cst.Tuple and item.elements:
+            item = item.elements[0].value
+        if type(item) is not cst.SimpleString or not isinstance(item.evaluated_value, str):
+            return None
+        names.append(item.evaluated_value)
+    return tuple(names) or None
 
 
 def _literal_key(expr: cst.BaseExpression) -> str | None:

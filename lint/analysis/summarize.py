@@ -50,9 +50,9 @@ from trainlint.analysis.walk import iter_nodes, only, own_nodes
 from trainlint.context import FileContext
 from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
-    BACKWARD, CLIP, EMPTY_CACHE, EVAL, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE, SCHEDULER_STEP, STEP, TRAIN,
-    UNSCALE, ZERO_GRAD,
-    Call, Event, Summary, close,
+    BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE,
+    SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD,
+    Call, Event, Summary, close, with_items,
 )
 
 _CLIP_METHODS = ("clip_grad_norm_", "clip_grad_value_")
@@ -541,18 +541,16 @@ class _Summarizer:
         forwards, evaluated_forwards, forwards_through, evaluated_through = loop_forwards(
             self.ctx, self.func, self.params, method, loops, self.targets.target)
         called = called_forwards(self.ctx, self.func, self.params, method, self.targets.target)
+        returns_kind, returned_items = self._returned_items(whole, tuples, containers, BACKWARD in events)
         return Summary(
             params=self.signature,
             events=tuple(events),
             returns_graph=BACKWARD in events and self._returns_backpropagated(returned),
-            graph_items=self._graph_items(tuples + containers) if BACKWARD in events else (),
             returns_half=any(self._converted(r) for r in returned),
             returns_float16=self._returns_float16(),
             returns_grad_scaler=self._returns_enabled_scaler(),
             returns_distributed_loader="DistributedSampler" in self.ctx.source
             and any(self._distributed_loader(r) for r in whole),
-            distributed_loader_items=self._distributed_loader_items(tuples),
-            distributed_loader_keys=self._distributed_loader_keys(containers, whole, tuples),
             returns_distributed_sampler=self._returned_sampler(whole + containers)
             if "DistributedSampler" in self.ctx.source else (),
             returns_result_of=self._returned_result(whole + containers),
@@ -565,7 +563,8 @@ class _Summarizer:
             called_forwards=called[0],
             called_through=called[1],
             runs_layers=runs_layers(self.ctx, self.func),
-            **self._returned_kinds(),
+            returns_kind=returns_kind,
+            returned_items=returned_items,
             leaves_eval=self._left_in_eval(),
             updates_if=self._updates_if(),
             no_grad_when=no_grad_branches(self.ctx, self.func),
@@ -655,15 +654,27 @@ class _Summarizer:
             child = ancestor
         return flags
 
-    def _returned_kinds(self) -> dict[str, object]:
-        """`Summary.returns_kind`, `returned_kinds` and `returned_keys`, where a scheduler
-        is among what the function returns."""
+    def _returned_items(self, whole: list[cst.BaseExpression], tuples: list[cst.Tuple],
+                        containers: list[cst.BaseExpression],
+                        backpropagates: bool) -> tuple[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+        """`Summary.returns_kind` and `Summary.returned_items`: what the items of the tuples
+        (`tuples`) and dicts or lists (`containers`) its returns write out hold, given the
+        values it returns alone (`whole`) and whether it back-propagates."""
+        record: tuple[tuple[str, tuple[str, ...]], ...] = ()
+        if backpropagates:
+            record = with_items(record, GRAPH, self._graph_items(tuples + containers))
+        loaders = [f"#{index}" for index in self._distributed_loader_items(tuples)]
+        loaders += self._distributed_loader_keys(containers, whole, tuples)
+        record = with_items(record, DISTRIBUTED_LOADER, loaders)
         if "schedule" not in self.ctx.source:
-            return {}
+            return "", record
         kind, items, keys = self.ctx.receivers.returned_kinds(self.func)
         if SCHEDULER not in (kind, *items, *(found for _, found in keys)):
-            return {}
-        return {"returns_kind": kind if kind == SCHEDULER else "", "returned_kinds": items, "returned_keys": keys}
+            return "", record
+        for item, found in [*((f"#{index}", found) for index, found in enumerate(items)), *keys]:
+            if found:
+                record = with_items(record, found, [item])
+        return kind if kind == SCHEDULER else "", record
 
     def _uncleared_loop_steps(self, loops: list[cst.CSTNode]) -> set[str]:
         """Parameters `.step()`ped (not known here as optimizers: those the rule judges
@@ -1618,9 +1629,11 @@ class FileSummaries:
         variable holds: a `functools.partial` of it (`step = partial(train_step, model,
         opt)`, then `step(batch)`), the function itself (`self.step_fn = self.train_step`),
         or an item of a dict of them written out and never changed (`steps = {"train":
-        train_step}`, then `steps[mode](batch)`: the item a constant key picks, else every
-        item must be the same function). None where the variable is a parameter, is
-        assigned anything else or more than one function, or the dict may change. A
+        train_step}` or `self.steps = ...`, then `steps[mode](batch)` or
+        `steps.get(mode)(batch)`: the item a constant key picks, else every item, and a
+        default, must be the same function). None where the variable is a parameter, is
+        assigned anything else or more than one function, is bound otherwise than by a
+        plain assignment (a loop, a `with`), or the dict may change. A
         partial binds slots of its own: ask only what does not depend on the call's
         arguments (`returns_graph`)."""
         held = self._held_functions(call)
@@ -1634,14 +1647,20 @@ class FileSummaries:
         func = call.func
         if self._holders is None:
             self._holders = _holders(self.targets.ctx)
-        if type(func) is cst.Subscript:
-            if type(func.value) is not cst.Name or func.value.value not in self._holders:
+        if type(func) in (cst.Subscript, cst.Call):
+            lookup = _item_lookup(func)  # type: ignore[arg-type]
+            if lookup is None:
                 return []
-            items = self._unchanged_dict(func.value)
-            if items is None or len(func.slice) != 1 or type(func.slice[0].slice) is not cst.Index:
+            holder, key, default = lookup
+            named = holder.value if type(holder) is cst.Name else holder.attr.value  # type: ignore[attr-defined]
+            if named not in self._holders:
+                return []
+            items = self._unchanged_dict(holder)
+            if items is None or key is None:
                 return [None]
-            picked = string_value(func.slice[0].slice.value)  # type: ignore[attr-defined]
-            return [self._function_named(value) for key, value in items if picked is None or key in (picked, None)]
+            picked = string_value(key)
+            held = [self._function_named(value) for found, value in items if picked is None or found in (picked, None)]
+            return held + [self._function_named(default)] if default is not None else held
         name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None
         if name is None or name not in self._holders or self.targets.target(call) in self.closed:
             return []
@@ -1654,8 +1673,11 @@ class FileSummaries:
                 and ctx.receivers.binding(target.target) != binding
                 for node in ctx.nodes_of(cst.Assign) for target in node.targets):  # type: ignore[attr-defined]
             return [None]  # also set through an instance: `trainer.step_fn = other_step`
+        assigned = ctx.receivers.only_assigned(binding)
+        if assigned is None:
+            return [None]  # also bound by a loop, a `with`, an unpacking...: `for step in (train_step, eval_step)`
         held: list[str | None] = []
-        for value in ctx.receivers.assigned(binding):
+        for value in assigned:
             if type(value) is cst.Call:
                 if (ctx.call_name(value) != PARTIAL or not value.args or value.args[0].keyword is not None
                         or value.args[0].star):
@@ -1693,10 +1715,11 @@ class FileSummaries:
             return None
         return qualified
 
-    def _unchanged_dict(self, name: cst.Name) -> list[tuple[str | None, cst.BaseExpression]] | None:
-        """The items of the dict written out that `name` holds, by constant key (None for
-        another key), where it is assigned that dict alone and only ever read an item of
-        (`steps[mode]`): not written, updated, nor handed anywhere."""
+    def _unchanged_dict(self, name: cst.Name | cst.Attribute) -> list[tuple[str | None, cst.BaseExpression]] | None:
+        """The items of the dict written out that `name` (a variable, or `self.steps`)
+        holds, by constant key (None for another key), where it is assigned that dict alone
+        and only ever read an item of (`steps[mode]`, `steps.get(mode)`): not written,
+        updated, nor handed anywhere, nor an attribute of the same name of another object."""
         ctx = self.targets.ctx
         receivers = ctx.receivers
         binding = receivers.binding(name)
@@ -1706,12 +1729,20 @@ class FileSummaries:
         if len(values) != 1 or type(values[0]) is not cst.Dict:
             return None
         written = values[0]
-        for node in ctx.nodes_of(cst.Name):
-            if node.value != name.value or receivers.binding(node) != binding:  # type: ignore[attr-defined]
+        last = name.value if type(name) is cst.Name else name.attr.value
+        for node in ctx.nodes_of(type(name)):
+            if (node.value if type(node) is cst.Name else node.attr.value) != last:  # type: ignore[attr-defined]
+                continue
+            if receivers.binding(node) != binding:  # type: ignore[arg-type]
+                if type(node) is cst.Attribute:
+                    return None  # `trainer.steps`, a subclass's `self.steps`: it may be another dict
                 continue
             parent = ctx.parent(node)
             if type(parent) is cst.AssignTarget and ctx.parent(parent) is ctx.parent(written):
                 continue  # its own assignment
+            if type(parent) is cst.Attribute and parent.attr.value == "get" and type(ctx.parent(parent)) is cst.Call \
+                    and _item_lookup(ctx.parent(parent)) is not None:  # type: ignore[arg-type]
+                continue  # `steps.get(mode)`
             if type(parent) is not cst.Subscript or parent.value is not node:
                 return None
             holder = ctx.parent(parent)
@@ -1815,6 +1846,27 @@ def _all_parameters(function: cst.FunctionDef) -> set[str]:
     params = function.params
     star = [p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
     return named_parameters(function) | set(star)
+
+
+def _item_lookup(
+    func: cst.Subscript | cst.Call,
+) -> tuple[cst.Name | cst.Attribute, cst.BaseExpression | None, cst.BaseExpression | None] | None:
+    """What `func`, a call's function, reads an item of: the variable (or `self.`
+    attribute) that holds a dict, the key (None where not one plain key) and the default
+    of `steps.get(mode, default)`, of `steps[mode]` or `steps.get(mode)`; None otherwise."""
+    if type(func) is cst.Subscript:
+        holder, default = func.value, None
+        key = func.slice[0].slice.value if len(func.slice) == 1 and type(func.slice[0].slice) is cst.Index else None
+    elif (type(func) is cst.Call and type(func.func) is cst.Attribute and func.func.attr.value == "get"
+          and 1 <= len(func.args) <= 2 and not any(arg.star or arg.keyword is not None for arg in func.args)):
+        holder, key = func.func.value, func.args[0].value
+        default = func.args[1].value if len(func.args) > 1 else None
+    else:
+        return None
+    if type(holder) is cst.Name or (type(holder) is cst.Attribute and type(holder.value) is cst.Name
+                                     and holder.value.value == "self"):
+        return holder, key, default  # type: ignore[return-value]
+    return None
 
 
 def _holders(ctx: FileContext) -> frozenset[str]:

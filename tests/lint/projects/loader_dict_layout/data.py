@@ -12,3 +12,11 @@ def make_loaders(train_set, val_set, batch_size):
 def make_ordered_loaders(train_set, batch_size):
     # nothing shuffles here: a loop over these sees the same order by design
     return {"train": DataLoader(train_set, batch_size, sampler=DistributedSampler(train_set, shuffle=False))}
+
+
+def get_loaders(train_set, val_set):
+    return make_loaders(train_set, val_set, 32)
+
+
+def get_ordered_loaders(train_set):
+    return make_ordered_loaders(train_set, 32)

@@ -1,4 +1,7 @@
 """Builders of an optimizer and its schedule, for other modules to train with."""
+import collections
+from typing import NamedTuple
+
 import torch
 from torch.optim import lr_scheduler
 
@@ -31,3 +34,26 @@ def build_plateau(model, cfg):
 def build_registered(model, cfg):
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
     return optimizer, cfg.schedules[cfg.schedule](optimizer)
+
+
+Optim = collections.namedtuple("Optim", ["optimizer", "scheduler"])
+
+
+class Parts(NamedTuple):
+    optimizer: torch.optim.Optimizer
+    scheduler: lr_scheduler.LRScheduler
+
+
+def build_named(model, cfg):
+    optimizer = torch.optim.SGD(model.parameters(), lr=cfg.lr)
+    return Optim(optimizer, lr_scheduler.StepLR(optimizer, 30))
+
+
+def build_named_parts(model, cfg):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
+    return Parts(scheduler=lr_scheduler.LinearLR(optimizer), optimizer=optimizer)
+
+
+def build_named_plateau(model, cfg):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
+    return Parts(optimizer, lr_scheduler.ReduceLROnPlateau(optimizer))
