@@ -795,6 +795,24 @@ class EmptyCacheInLoop(Rule):
             "            model = Net().cuda()\n"
             "        model(x).sum().backward()\n",
         ),
+        # the step's helper takes log-probabilities a chunk at a time with torch.nn.functional
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "def chunked_logprobs(logits, tokens, chunk=4):\n"
+        "    out = torch.empty_like(tokens, dtype=torch.float32)\n"
+        "    for start in range(0, logits.size(0), chunk):\n"
+        "        logp = F.log_softmax(logits[start:start + chunk], dim=-1)\n"
+        "        out[start:start + chunk] = torch.gather(logp, 2, tokens[start:start + chunk, None]).squeeze(-1)\n"
+        "    return out\n"
+        "class Recipe:\n"
+        "    def step(self, batch):\n"
+        "        torch.cuda.empty_cache()\n"
+        "        chunked_logprobs(self.model(batch), batch).mean().backward()\n"
+        "    def train(self):\n"
+        "        for batch in self.loader:\n"
+        "            self.step(batch)  # expect: TL201\n"
+        "            self.optimizer.step()\n"
+        "            self.optimizer.zero_grad()\n",
     )
     good = (
         # a period around the call alone: the author chose when it runs

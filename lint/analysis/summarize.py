@@ -471,8 +471,9 @@ _GRAD_MODES = frozenset({"torch.autograd.no_grad", "torch.autograd.enable_grad",
 
 def _computes(name: str | None) -> bool:
     """A function of torch or math that computes: not one of autograd's (`backward`,
-    `grad`) but its grad modes, nor one of `torch.nn`'s (a module, a clip)."""
-    return bool(name) and (name in _GRAD_MODES or (  # type: ignore[return-value]
+    `grad`) but its grad modes, nor one of `torch.nn`'s (a module, a clip) but its
+    functional forms (`F.log_softmax`)."""
+    return bool(name) and (name in _GRAD_MODES or name.startswith("torch.nn.functional.") or (  # type: ignore[return-value,union-attr]
         name.startswith(("torch.", "math.")) and not name.startswith(("torch.autograd", "torch.nn."))))  # type: ignore[union-attr]
 
 
