@@ -340,6 +340,17 @@ class Fp16WithoutGradScaler(Rule):
         "        loss.backward()  # expect: TL103\n"
         "        optimizer.step()\n"
         "        optimizer.zero_grad()\n",
+        # autocast's function held in a name, picked by a flag, then called
+        "from contextlib import suppress\n"
+        "import torch\n"
+        "def train(probe, criterion, loader, optimizer, amp=True):\n"
+        "    autocast = torch.cuda.amp.autocast if amp else suppress\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        with autocast():\n"
+        "            loss = criterion(probe(x), y)\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        optimizer.step()\n",
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -543,6 +554,27 @@ class Fp16WithoutGradScaler(Rule):
         "            loss = model(x, y)\n"
         "        loss.backward()\n"
         "        with amp_ctx, profiled():\n"
+        "            loss = model(x, y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n",
+        # the same held in a name, with a scaler; and a held autocast called for bfloat16
+        "from contextlib import suppress\n"
+        "import torch\n"
+        "def train(probe, criterion, loader, optimizer, amp=True):\n"
+        "    autocast = torch.cuda.amp.autocast if amp else suppress\n"
+        "    scaler = torch.amp.GradScaler(enabled=amp)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        with autocast():\n"
+        "            loss = criterion(probe(x), y)\n"
+        "        scaler.scale(loss).backward()\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n"
+        "def tune(model, loader, optimizer, amp=True):\n"
+        "    autocast = torch.autocast if amp else suppress\n"
+        "    for x, y in loader:\n"
+        "        with autocast(\"cuda\", dtype=torch.bfloat16):\n"
         "            loss = model(x, y)\n"
         "        loss.backward()\n"
         "        optimizer.step()\n"

@@ -191,7 +191,14 @@ def autocast_of_with_item(ctx: FileContext, item: cst.BaseExpression) -> cst.Cal
         if made is not None and is_autocast(ctx, made):
             return made
     values: list[cst.BaseExpression] = []
-    if type(item) is cst.IfExp:  # `with autocast("cuda") if use_amp else nullcontext():`
+    if type(item) is cst.Call and type(item.func) is cst.Name:
+        # `autocast()` of `autocast = torch.cuda.amp.autocast if amp else suppress`: a call
+        # of the autocast function the name holds, with this call's arguments
+        held = assignments(ctx, item.func) or []
+        if len(held) == 1:
+            values = [cst.Call(func=arm, args=item.args) for arm in alternatives(held[0])
+                      if type(arm) in (cst.Name, cst.Attribute) and ctx.qualified_name(arm) in _AUTOCASTS]
+    elif type(item) is cst.IfExp:  # `with autocast("cuda") if use_amp else nullcontext():`
         values = alternatives(item)
     elif type(item) in (cst.Name, cst.Attribute):
         if type(item) is cst.Name:
