@@ -1,0 +1,31 @@
+"""A training loop that validates through the wrappers of evaluation.py."""
+import torch
+
+from evaluation import Evaluator, score, score_decorated, score_guarded, score_restarted, validate
+
+
+def train(model, loader, val_loader, optimizer, epochs):
+    evaluator = Evaluator(model)
+    for epoch in range(epochs):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+        print(validate(model, val_loader))  # expect: TL406
+        model.eval()
+        print(score(model, val_loader))  # expect: TL406
+        print(evaluator.evaluate(val_loader))  # expect: TL406
+        print(score_guarded(model, val_loader))
+        print(score_decorated(model, val_loader))
+        print(score_restarted(model, val_loader))
+        with torch.no_grad():
+            print(validate(model, val_loader))
+            print(score(model, val_loader))
+            print(evaluator.evaluate(val_loader))
+
+
+@torch.inference_mode()
+def final_check(model, val_loader):
+    model.eval()
+    return validate(model, val_loader), score(model, val_loader)
