@@ -113,7 +113,9 @@ class EvalWithoutNoGrad(Rule):
     Evaluator(model)`, `self.validate()` inherited from a base class), is reported
     at its call when a loop of its own, or of a function of its module it hands the
     model on to with no grad mode around that call (`validate(model, loader)`
-    returning `_run_eval(model, loader)`, four functions deep), runs the forward of a model it is handed
+    returning `_run_eval(model, loader)`, four functions deep), or of a function of
+    yet another module it hands the model to so (a trainer's `validate()` returning
+    `evaluate(self.model, self.val_loader)`), runs the forward of a model it is handed
     (itself, or through functions of its module it hands the model to, four functions
     deep: `predict(model, x)` returning `model(x)`, or `run_batch(model, x)` returning
     `predict(model, x).argmax(-1)`; the innermost one may be a function of yet another

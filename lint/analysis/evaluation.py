@@ -188,6 +188,58 @@ def called_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, 
                   for name, slot in dict.fromkeys(found)))
 
 
+def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
+                     target: Target, depth: int = 1) -> Links:
+    """(model, what the call names, the slot it is handed in) of each model (a parameter,
+    or `self.<attribute>` of a method) that `func` hands, outside loops of its own and
+    with no grad mode around the call, to a function of another module (itself, or through
+    functions of its file it hands the model to so, `_CALLS_FOLLOWED` deep): the link of
+    the modules tells whether that function evaluates it in a loop of its own
+    (`Summary.wrapped_forwards`: `def validate(self): return evaluate(self.model,
+    self.val_loader)`). With the conditions of `loop_forwards`, and no switch of the
+    model's mode in `func`."""
+    if func.decorators or (method and func.name.value in _MODEL_METHODS):
+        return ()
+    found: dict[tuple[str, str, str], None] = {}
+    for call in ctx.calls_in_order(func.body):
+        if _in_own_loop(ctx, call, func) or lexical_grad_mode(ctx, call) is not None:
+            continue
+        callee = ctx.local_callee(call)
+        if callee is None:
+            name = target(call)
+            if name is not None:
+                found.update(((handed, name, slot), None) for slot, arg in argument_slots(call)
+                             if (handed := _handed_model(arg.value, params, method)) is not None)
+            continue
+        if depth >= _CALLS_FOLLOWED or callee is func or callee.decorators or callee.name.value in _MODEL_METHODS \
+                or callee.name.value == "__init__":
+            continue
+        positional = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
+        on_class = type(ctx.parent(ctx.parent(callee) or callee)) is cst.ClassDef
+        own = named_parameters(callee) - ({positional[0]} if on_class and positional else set())
+        inner = wrapped_forwards(ctx, callee, tuple(own), on_class, target, depth + 1)
+        if not inner:
+            continue
+        arguments = dict(bound_arguments(call, callee)[0])
+        on_self = (on_class and method and type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
+                   and call.func.value.value == "self")
+        for name, callee_name, slot in inner:
+            value = arguments.get(name)
+            handed = name if name.startswith("self.") and on_self else (
+                _handed_model(value, params, method) if value is not None and not name.startswith("self.") else None)
+            if handed is not None:
+                found[(handed, callee_name, slot)] = None
+    if not found:
+        return ()
+    nodes = ctx.own_nodes(func.body)
+    if any(_needs_graph(ctx, node) for node in nodes) or any(optimizer_name(param) for param in params):
+        return ()
+    rebound = {name for node in nodes for name in _bound(node)}
+    switched = {ctx.code(mode[0]) for node in nodes if (mode := mode_switch(ctx, node)) is not None}
+    return tuple(item for item in found if item[0] not in rebound
+                 and not any(model == item[0] or model.startswith(item[0] + ".") for model in switched))
+
+
 def _handed_model(model: cst.BaseExpression, params: tuple[str, ...], method: bool) -> str | None:
     if type(model) is cst.Name:
         return model.value if model.value in params else None
