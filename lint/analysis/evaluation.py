@@ -139,6 +139,8 @@ def _wrapped(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, params: 
     tells (`return _run_eval(model, loader)`, `self._run_eval(self.model, loader)`),
     each with the link it goes through and whether that function puts it in eval mode
     itself. Not a function with a decorator, nor a module's `forward`."""
+    if not _hands_a_model(call, params, method):
+        return []
     callee = ctx.local_callee(call)
     if callee is None or callee is caller or callee.decorators or callee.name.value in _MODEL_METHODS \
             or callee.name.value == "__init__":
@@ -146,9 +148,11 @@ def _wrapped(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, params: 
     positional = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
     on_class = type(ctx.parent(ctx.parent(callee) or callee)) is cst.ClassDef
     own = named_parameters(callee) - ({positional[0]} if on_class and positional else set())
-    loops = [node for node in ctx.own_nodes(callee.body) if type(node) in (cst.For, cst.While)]
-    kept, evaluated, linked, evaluated_linked = _loop_forwards(
-        ctx, callee, tuple(own), on_class, loops, target, depth + 1)
+    memo = ctx.shared(_followed)
+    if (callee, depth + 1) not in memo:
+        loops = [node for node in ctx.own_nodes(callee.body) if type(node) in (cst.For, cst.While)]
+        memo[(callee, depth + 1)] = _loop_forwards(ctx, callee, tuple(own), on_class, loops, target, depth + 1)
+    kept, evaluated, linked, evaluated_linked = memo[(callee, depth + 1)]  # type: ignore[misc]
     if not (kept or evaluated or linked or evaluated_linked):
         return []
     arguments = dict(bound_arguments(call, callee)[0])
@@ -202,7 +206,8 @@ def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str,
         return ()
     found: dict[tuple[str, str, str], None] = {}
     for call in ctx.calls_in_order(func.body):
-        if _in_own_loop(ctx, call, func) or lexical_grad_mode(ctx, call) is not None:
+        if not _hands_a_model(call, params, method) or _in_own_loop(ctx, call, func) \
+                or lexical_grad_mode(ctx, call) is not None:
             continue
         callee = ctx.local_callee(call)
         if callee is None:
@@ -217,7 +222,10 @@ def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str,
         positional = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
         on_class = type(ctx.parent(ctx.parent(callee) or callee)) is cst.ClassDef
         own = named_parameters(callee) - ({positional[0]} if on_class and positional else set())
-        inner = wrapped_forwards(ctx, callee, tuple(own), on_class, target, depth + 1)
+        memo = ctx.shared(_wrappers_followed)
+        if (callee, depth + 1) not in memo:
+            memo[(callee, depth + 1)] = wrapped_forwards(ctx, callee, tuple(own), on_class, target, depth + 1)
+        inner = memo[(callee, depth + 1)]  # type: ignore[assignment]
         if not inner:
             continue
         arguments = dict(bound_arguments(call, callee)[0])
@@ -238,6 +246,25 @@ def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str,
     switched = {ctx.code(mode[0]) for node in nodes if (mode := mode_switch(ctx, node)) is not None}
     return tuple(item for item in found if item[0] not in rebound
                  and not any(model == item[0] or model.startswith(item[0] + ".") for model in switched))
+
+
+def _hands_a_model(call: cst.Call, params: tuple[str, ...], method: bool) -> bool:
+    """`call` may hand on a model of the caller: an argument names one (see
+    `_handed_model`), or a method calls a method on `self` (whose attributes it shares)."""
+    func = call.func
+    return (method and type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self") \
+        or any(_handed_model(arg.value, params, method) is not None for arg in call.args)
+
+
+def _followed(ctx: FileContext) -> dict[tuple[cst.FunctionDef, int], tuple]:
+    """What `_loop_forwards` found of each function of the file a wrapper's call was
+    followed into, by depth: filled as the walks go (a function called by many)."""
+    return {}
+
+
+def _wrappers_followed(ctx: FileContext) -> dict[tuple[cst.FunctionDef, int], tuple]:
+    """The same for `wrapped_forwards`."""
+    return {}
 
 
 def _handed_model(model: cst.BaseExpression, params: tuple[str, ...], method: bool) -> str | None:
