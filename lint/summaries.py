@@ -474,7 +474,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         sampler = passed_sampler(callee, own.returns_result_of[1:]) if callee is not None else ()
     # a loop's call that hands a model to a function of another module, itself or through
     # one of the file: an evaluation loop when that function runs the model's forward
-    forwards = _linked(own.forwards, own.forwards_through, resolve, local) | _wrapped(own.wrapped_forwards, resolve, local)
+    forwards = (_linked(own.forwards, own.forwards_through, resolve, local)
+                | _wrapped(own.wrapped_forwards, resolve, local))
     evaluated = _linked(own.evaluated_forwards, own.evaluated_through, resolve, local)
     # and a helper that hands it so to a function of another module: a helper itself
     called = _linked(own.called_forwards, own.called_through, resolve, local)
