@@ -214,6 +214,12 @@ class Summary:
     # through a function of its file), outside loops, runs the forward of what the slot is
     # handed: a helper's helper in a third module
     called_through: tuple[tuple[str, str, str], ...] = ()
+    # (param, callee, slot): a param that `forwards` gains when the link of the modules tells
+    # that the function of another module it hands the param to, outside loops of its own
+    # (itself, or through a function of its file), evaluates what the slot is handed in a loop
+    # of its own: the callee's `forwards` (a wrapper, `def validate(self): return
+    # evaluate(self.model, self.val_loader)`; see `trainlint.analysis.evaluation.wrapped_forwards`)
+    wrapped_forwards: tuple[tuple[str, str, str], ...] = ()
     # a method of an `nn.Module` class that runs the module's layers as its `forward` does,
     # with no decorator and no grad mode of its own (see `trainlint.analysis.evaluation.runs_layers`)
     runs_layers: bool = False
@@ -311,6 +317,7 @@ class Summary:
             **({"evaluated_through": [list(item) for item in self.evaluated_through]} if self.evaluated_through else {}),
             **({"called_forwards": sorted(self.called_forwards)} if self.called_forwards else {}),
             **({"called_through": [list(item) for item in self.called_through]} if self.called_through else {}),
+            **({"wrapped_forwards": [list(item) for item in self.wrapped_forwards]} if self.wrapped_forwards else {}),
             **({"runs_layers": True} if self.runs_layers else {}),
             **({"returns_kind": self.returns_kind} if self.returns_kind else {}),
             **({"leaves_eval": sorted(self.leaves_eval)} if self.leaves_eval else {}),
@@ -360,6 +367,8 @@ class Summary:
             called_forwards=frozenset(data.get("called_forwards", ())),  # type: ignore[arg-type]
             called_through=tuple((param, callee, slot)
                                  for param, callee, slot in data.get("called_through", ())),  # type: ignore[union-attr]
+            wrapped_forwards=tuple((param, callee, slot)
+                                   for param, callee, slot in data.get("wrapped_forwards", ())),  # type: ignore[union-attr]
             runs_layers=bool(data.get("runs_layers")),
             returns_kind=str(data.get("returns_kind", "")),
             leaves_eval=frozenset(data.get("leaves_eval", ())),  # type: ignore[arg-type]
@@ -485,7 +494,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         sampler = passed_sampler(callee, own.returns_result_of[1:]) if callee is not None else ()
     # a loop's call that hands a model to a function of another module, itself or through
     # one of the file: an evaluation loop when that function runs the model's forward
-    forwards = _linked(own.forwards, own.forwards_through, resolve, local)
+    forwards = (_linked(own.forwards, own.forwards_through, resolve, local)
+                | _wrapped(own.wrapped_forwards, resolve, local))
     evaluated = _linked(own.evaluated_forwards, own.evaluated_through, resolve, local)
     # and a helper that hands it so to a function of another module: a helper itself
     called = _linked(own.called_forwards, own.called_through, resolve, local)
@@ -572,6 +582,18 @@ def _linked(own: frozenset[str], links: tuple[tuple[str, str, str], ...], resolv
     for param, name, slot in links:
         linked = resolve(name) if name not in local else None
         if linked is not None and linked.slot(slot) in linked.called_forwards:
+            found.add(param)
+    return frozenset(found)
+
+
+def _wrapped(links: tuple[tuple[str, str, str], ...], resolve: Callable[[str], Summary | None],
+             local: Mapping[str, Summary]) -> frozenset[str]:
+    """Each param of `links` (param, callee, slot) that the function of another module the
+    link names evaluates in a loop of its own, where the slot hands it: its `forwards`."""
+    found = set()
+    for param, name, slot in links:
+        linked = resolve(name) if name not in local else None
+        if linked is not None and linked.slot(slot) in linked.forwards:
             found.add(param)
     return frozenset(found)
 

@@ -2,12 +2,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.loops import is_backward, lexical_grad_mode
+from trainlint.analysis.loops import function_grad_mode, is_backward, lexical_grad_mode
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Rule
 
+_CALLERS = ("`backward()` on a loss computed in `{}()`, which every call in this file runs under `no_grad` / "
+            "`inference_mode`: no graph was recorded and this raises at run time")
 # objects whose `.backward(loss)` back-propagates its argument
 _BACKWARD_RUNNERS = ("accelerator", "fabric", "engine")
 
@@ -54,8 +56,12 @@ class BackwardInNoGrad(Rule):
     author's decision.
 
     ## Limitations
-    Only the `with` blocks and decorators of the function holding the call
-    are considered, not those around its callers. A decorator that cannot be
+    The `with` blocks and decorators of the function holding the call are
+    considered, and those around its callers where every call of that
+    function in the file runs under them (itself, or through the functions
+    that call it: a trainer's `_step()` called only from a `@torch.no_grad()`
+    `fit()`), with no grad mode of its own around the loss; not those of
+    callers in other modules. A decorator that cannot be
     resolved is assumed not to disable gradients. A context held in a
     variable counts only when every value the file assigns it disables
     gradients and it is no parameter (a caller may hand in another). A loss computed outside the
@@ -125,6 +131,30 @@ class BackwardInNoGrad(Rule):
         "        with frozen:\n"
         "            model(x).sum().backward()  # expect: TL407\n"
         "        optimizer.step()\n",
+        # a training step that every call of it in the file runs under no_grad
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.optimizer = torch.optim.AdamW(model.parameters())\n"
+        "    def _step(self, x, y):\n"
+        "        loss = torch.nn.functional.cross_entropy(self.model(x), y)\n"
+        "        loss.backward()  # expect: TL407\n"
+        "        self.optimizer.step()\n"
+        "        self.optimizer.zero_grad()\n"
+        "    @torch.no_grad()\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            self._step(x, y)\n"
+        "def step(model, optimizer, x, y):\n"
+        "    model(x).sum().backward()  # expect: TL407\n"
+        "    optimizer.step()\n"
+        "def run(model, optimizer, loader):\n"
+        "    for x, y in loader:\n"
+        "        step(model, optimizer, x, y)\n"
+        "def main(model, optimizer, loader):\n"
+        "    with torch.inference_mode():\n"
+        "        run(model, optimizer, loader)\n",
     )
     good = (
         # the graph was recorded outside the block: backward() works under no_grad
@@ -203,22 +233,61 @@ class BackwardInNoGrad(Rule):
         "    with ctx:\n"
         "        model(x).sum().backward()\n"
         "    optimizer.step()\n",
+        # the step re-enables gradients itself, is also called with them on, or is handed its loss
+        "import torch\n"
+        "def refine(model, x):\n"
+        "    with torch.enable_grad():\n"
+        "        loss = model(x).sum()\n"
+        "    loss.backward()\n"
+        "def step(model, optimizer, x):\n"
+        "    model(x).sum().backward()\n"
+        "    optimizer.step()\n"
+        "def apply(loss, optimizer):\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "def main(model, optimizer, loader):\n"
+        "    for x in loader:\n"
+        "        step(model, optimizer, x)\n"
+        "        loss = model(x).sum()\n"
+        "        with torch.no_grad():\n"
+        "            refine(model, x)\n"
+        "            step(model, optimizer, x)\n"
+        "            apply(loss, optimizer)\n",
     )
 
     def finish(self) -> None:
         for node in self.ctx.nodes_of(cst.Call):
-            if is_backward(node) and lexical_grad_mode(self.ctx, node) == "off":
+            if not is_backward(node):
+                continue
+            mode = lexical_grad_mode(self.ctx, node)
+            if mode == "off":
                 if self._computed_without_graph(node):  # type: ignore[arg-type]
                     self.report(node)
+            elif mode is None and self._called_without_grad(node):  # type: ignore[arg-type]
+                function = self.ctx.enclosing_function(node)
+                self.report(node, _CALLERS.format(function.name.value))  # type: ignore[union-attr]
 
-    def _computed_without_graph(self, call: cst.Call) -> bool:
+    def _called_without_grad(self, call: cst.Call) -> bool:
+        """The function holding `call`, with no grad mode of its own around it, runs only
+        under no_grad / inference_mode: every call of it in the file does, itself or
+        through the functions around it (`self._step(x, y)` in a `@torch.no_grad()`
+        `fit()`), and the back-propagated tensor is computed in it with no grad mode of
+        its own either (see `_computed_without_graph`)."""
+        function = self.ctx.enclosing_function(call)
+        if function is None or function_grad_mode(self.ctx, function) != "off":
+            return False
+        return self._computed_without_graph(call, outside=None)
+
+    def _computed_without_graph(self, call: cst.Call, outside: str | None = "off") -> bool:
         """Whether the back-propagated tensor was computed with gradients
         off: an expression evaluated right here (`criterion(out, y)`,
         `loss / n`, `scaler.scale(loss)`: any operation under `no_grad`
         records nothing), or a variable whose every assignment in this
         function runs with gradients off. A variable computed elsewhere (a
         parameter, a loss returned by a helper) may carry its graph:
-        `backward()` itself works under `no_grad`."""
+        `backward()` itself works under `no_grad`. `outside`: the grad mode the
+        assignments must have within the function (None: none of their own, where
+        the function runs only with gradients off)."""
         target = _backward_target(call)
         if target is None:
             return False
@@ -227,7 +296,7 @@ class BackwardInNoGrad(Rule):
             return True
         body = self.ctx.enclosing_function(call) or self.ctx.module
         assignments = [node for node in iter_nodes(body) if _assigns(node, name)]
-        return bool(assignments) and all(lexical_grad_mode(self.ctx, a) == "off" for a in assignments)
+        return bool(assignments) and all(lexical_grad_mode(self.ctx, a) == outside for a in assignments)
 
 
 def _backward_target(call: cst.Call) -> cst.BaseExpression | None:

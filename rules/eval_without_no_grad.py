@@ -105,10 +105,17 @@ class EvalWithoutNoGrad(Rule):
     back-propagates or steps. The forwards in the function's own loops (a greedy
     decoder's, its encoder run before it) are then the same finding, not reported
     again, where every call that runs the function with the model in eval mode
-    is so reported (or lies in a function only such calls run). A function of another module of the project, or a
+    is so reported (or lies in a function only such calls run). A function of the
+    file handed the model under another name (`validate(net, loader)` of a `def
+    validate(model, loader)`, `self._score(self.model, loader)`) is reported at that
+    call, as such a function of another module is. A function of another module of the project, or a
     method of an object (`evaluator.evaluate(loader)` of an `evaluator =
     Evaluator(model)`, `self.validate()` inherited from a base class), is reported
-    at its call when a loop of its own runs the forward of a model it is handed
+    at its call when a loop of its own, or of a function of its module it hands the
+    model on to with no grad mode around that call (`validate(model, loader)`
+    returning `_run_eval(model, loader)`, four functions deep), or of a function of
+    yet another module it hands the model to so (a trainer's `validate()` returning
+    `evaluate(self.model, self.val_loader)`), runs the forward of a model it is handed
     (itself, or through functions of its module it hands the model to, four functions
     deep: `predict(model, x)` returning `model(x)`, or `run_batch(model, x)` returning
     `predict(model, x).argmax(-1)`; the innermost one may be a function of yet another
@@ -597,6 +604,46 @@ class EvalWithoutNoGrad(Rule):
         "        for x, y in loader:\n"
         "            total += self.model(x).sum()  # expect: TL406\n"
         "        return total\n",
+        # the model handed on under another name, through a wrapper: fit -> validate -> _run_eval
+        "import torch\n"
+        "def _run_eval(model, loader):\n"
+        "    correct = 0\n"
+        "    for x, y in loader:\n"
+        "        correct += (model(x).argmax(1) == y).sum().item()\n"
+        "    return correct\n"
+        "def validate(model, loader):\n"
+        "    return _run_eval(model, loader)\n"
+        "def fit(net, optimizer, loader, val_loader):\n"
+        "    for epoch in range(10):\n"
+        "        net.train()\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(net(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        net.eval()\n"
+        "        print(validate(net, val_loader))  # expect: TL406\n",
+        # a trainer's validation hands its model to a method that loops over the batches
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, loader, val_loader):\n"
+        "        self.model, self.loader, self.val_loader = model, loader, val_loader\n"
+        "        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    def _score(self, model, loader):\n"
+        "        total = 0.0\n"
+        "        for x, y in loader:\n"
+        "            total += (model(x).argmax(1) == y).sum().item()\n"
+        "        return total\n"
+        "    def validate(self):\n"
+        "        return self._score(self.model, self.val_loader)  # expect: TL406\n"
+        "    def fit(self, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.model.train()\n"
+        "            for x, y in self.loader:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                torch.nn.functional.cross_entropy(self.model(x), y).backward()\n"
+        "                self.optimizer.step()\n"
+        "            self.model.eval()\n"
+        "            self.validate()\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -1078,6 +1125,67 @@ class EvalWithoutNoGrad(Rule):
         "    for x, y in loader:\n"
         "        total += model(x).sum()\n"
         "    return total\n",
+        # the same chains under a grad mode: at the caller, in the wrapper, or on the wrapped function
+        "import torch\n"
+        "def _run_eval(model, loader):\n"
+        "    correct = 0\n"
+        "    for x, y in loader:\n"
+        "        correct += (model(x).argmax(1) == y).sum().item()\n"
+        "    return correct\n"
+        "@torch.inference_mode()\n"
+        "def _run_eval_fast(model, loader):\n"
+        "    return sum((model(x).argmax(1) == y).sum().item() for x, y in loader)\n"
+        "def validate(model, loader):\n"
+        "    return _run_eval(model, loader)\n"
+        "def validate_guarded(model, loader):\n"
+        "    with torch.no_grad():\n"
+        "        return _run_eval(model, loader)\n"
+        "def validate_fast(model, loader):\n"
+        "    return _run_eval_fast(model, loader)\n"
+        "def restart(model, loader):\n"
+        "    model.train()\n"
+        "    return _run_eval(model, loader)\n"
+        "def fit(net, optimizer, loader, val_loader):\n"
+        "    for epoch in range(10):\n"
+        "        net.train()\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(net(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        net.eval()\n"
+        "        with torch.no_grad():\n"
+        "            print(validate(net, val_loader))\n"
+        "        print(validate_guarded(net, val_loader))\n"
+        "        print(validate_fast(net, val_loader))\n"
+        "        print(restart(net, val_loader))\n",
+        # the trainer validates under no_grad, or the model handed on is frozen
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, backbone, loader, val_loader):\n"
+        "        self.model, self.backbone, self.loader, self.val_loader = model, backbone, loader, val_loader\n"
+        "        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        self.backbone.requires_grad_(False)\n"
+        "    def _score(self, model, loader):\n"
+        "        total = 0.0\n"
+        "        for x, y in loader:\n"
+        "            total += (model(x).argmax(1) == y).sum().item()\n"
+        "        return total\n"
+        "    def validate(self):\n"
+        "        return self._score(self.model, self.val_loader)\n"
+        "    def probe(self):\n"
+        "        self.backbone.eval()\n"
+        "        return self._score(self.backbone, self.val_loader)\n"
+        "    def fit(self, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.model.train()\n"
+        "            for x, y in self.loader:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                torch.nn.functional.cross_entropy(self.model(x), y).backward()\n"
+        "                self.optimizer.step()\n"
+        "            self.model.eval()\n"
+        "            with torch.no_grad():\n"
+        "                self.validate()\n"
+        "            self.probe()\n",
     )
 
     def finish(self) -> None:
@@ -1211,6 +1319,12 @@ class EvalWithoutNoGrad(Rule):
         summary's `forwards`. Not under a grad mode here, nor when that code trains or
         switches a mode (a helper it calls may)."""
         summary = self._evaluating(call, "forwards")
+        renamed = summary is None and self.ctx.local_callee(call) is not None
+        if renamed:
+            # a function of the file handed the model under another name (`evaluate(net,
+            # loader)` of a `def evaluate(model, loader)`, or a wrapper of such): the walk,
+            # which follows the model by its name, does not see it run there
+            summary = self._evaluating(call, "forwards", local=True)
         if summary is None or summary.does(TRAIN) or grad_mode_at(self.ctx, call) is not None:
             return False
         # what it returns may be back-propagated here (a recurrent unroll of a model whose
@@ -1218,6 +1332,10 @@ class EvalWithoutNoGrad(Rule):
         function = self.ctx.enclosing_function(call)
         if self._function_needs_graph(function if function is not None else self.ctx.module, call):
             return False
+        if renamed:
+            return any(self.ctx.code(arg.value) in models and self.ctx.code(arg.value) != summary.slot(slot)
+                       and self._records_graph(arg.value)
+                       for slot, arg in argument_slots(call) if summary.slot(slot) in summary.forwards)
         return any(self.ctx.code(model) in models and self._records_graph(model)
                    for model in self._handed(call, summary, summary.forwards))
 
@@ -1231,10 +1349,12 @@ class EvalWithoutNoGrad(Rule):
             return False
         return any(self._records_graph(model) for model in self._handed(call, summary, summary.evaluated_forwards))
 
-    def _evaluating(self, node: cst.CSTNode, field: str) -> Summary | None:
-        """The summary of what `node` calls out of the walk, when it evaluates models
-        it is handed (`field` of it is not empty) and needs no graph."""
-        summary = self.ctx.summaries.of_unwalked_call(node)
+    def _evaluating(self, node: cst.CSTNode, field: str, local: bool = False) -> Summary | None:
+        """The summary of what `node` calls out of the walk (`local`: a function of the
+        file, in it), when it evaluates models it is handed (`field` of it is not empty)
+        and needs no graph."""
+        summary = (self.ctx.summaries.of_call(node) if type(node) is cst.Call else None) if local \
+            else self.ctx.summaries.of_unwalked_call(node)
         if summary is None or not getattr(summary, field):
             return None
         return None if any(summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD, MAY_ZERO_GRAD)) else summary

@@ -9,6 +9,7 @@ from trainlint.analysis.loops import (
     is_backward,
     is_optimizer,
     may_clear_grads,
+    named_for_an_optimizer,
     optimizer_step,
     reachable_nodes,
 )
@@ -16,7 +17,7 @@ from trainlint.analysis.dataflow import optimizer_params, target_names
 from trainlint.analysis.lambdas import called_lambda
 from trainlint.analysis.scopes import _parameters, argument_slots, binding_scope, bound_arguments, head_name
 from trainlint.analysis.summarize import BUILTIN_NAMES
-from trainlint.analysis.training import method_call, module_behind, own_attribute
+from trainlint.analysis.training import method_call, module_behind, own_attribute, unknown_step
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, LOOP, MAY_ZERO_GRAD, STEP, ZERO_GRAD, Summary
@@ -31,6 +32,8 @@ _STEPS_THROUGH_HELPER = ("`{}()` steps `{}` after this loop's backward pass, and
                          "they accumulate across iterations; call `{}.zero_grad()`")
 _IN_HELPER_LOOP = ("`{}()` back-propagates and steps `{}` in a loop of its own and never clears gradients: they "
                    "accumulate across iterations; call `{}.zero_grad()` in that loop")
+# the message slot of a step that may be no optimizer's (see `MissingZeroGrad._unknown_step`)
+_UNKNOWN = "<unknown>"
 
 
 def _branch_sides(ctx: FileContext, node: cst.CSTNode, loop: cst.CSTNode) -> dict[cst.If, bool]:
@@ -192,7 +195,10 @@ class MissingZeroGrad(Rule):
     otherwise (calls giving different keys, a key the loop does not show) it
     may be any item, and a clear of any item of that container counts for it.
     An optimizer passed in from another module, unannotated, is not known
-    there; the loop that hands an optimizer it knows to a function of
+    there, except beside the clears of others: a loop that clears only other
+    optimizers (`optimizerG.zero_grad()`) and steps one handed in, never cleared,
+    whose name says it is one (`optimizerD`, `opt_d`, `optimizer_D`; not
+    `optimizer_scheduler`) is reported at that step; the loop that hands an optimizer it knows to a function of
     another module of the project that steps it (`train_step(model,
     optimizer, batch)`, torchvision's `train_one_epoch(model, criterion,
     optimizer, ...)`, a `training_step` inherited from a base class of
@@ -700,6 +706,18 @@ class MissingZeroGrad(Rule):
         "        model.head.zero_grad()\n"
         "        model(x).mean().backward()\n"
         "        optimizer.step()  # expect: TL401\n",
+        # a GAN's discriminator optimizer, handed in and named for it, stepped but never cleared
+        "import torch\n"
+        "def train(netG, netD, optimizerG, optimizerD, loader):\n"
+        "    for x in loader:\n"
+        "        fake = netG(torch.randn(x.size(0), 100))\n"
+        "        d_loss = netD(x).mean() - netD(fake.detach()).mean()\n"
+        "        d_loss.backward()\n"
+        "        optimizerD.step()  # expect: TL401\n"
+        "        optimizerG.zero_grad()\n"
+        "        g_loss = -netD(fake).mean()\n"
+        "        g_loss.backward()\n"
+        "        optimizerG.step()\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1261,6 +1279,20 @@ class MissingZeroGrad(Rule):
         "        model.module.zero_grad()\n"
         "        model(x).mean().backward()\n"
         "        optimizer.step()\n",
+        # the discriminator's gradients cleared through its model; a scheduler named after the optimizer
+        "import torch\n"
+        "def train(netG, netD, optimizerG, optimizerD, optimizer_scheduler, loader):\n"
+        "    for x in loader:\n"
+        "        fake = netG(torch.randn(x.size(0), 100))\n"
+        "        netD.zero_grad()\n"
+        "        d_loss = netD(x).mean() - netD(fake.detach()).mean()\n"
+        "        d_loss.backward()\n"
+        "        optimizerD.step()\n"
+        "        optimizerG.zero_grad()\n"
+        "        g_loss = -netD(fake).mean()\n"
+        "        g_loss.backward()\n"
+        "        optimizerG.step()\n"
+        "        optimizer_scheduler.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -1457,6 +1489,12 @@ class MissingZeroGrad(Rule):
                         continue
                 backward = backward or is_backward(node)
                 optimizer = optimizer_step(self.ctx, node)
+                if optimizer is None and (unknown := self._unknown_step(node)) is not None:
+                    # `opt_d.step()` of an optimizer the file cannot tell is one: only beside
+                    # the clears of others (`opt_g.zero_grad()`), see `_judge`
+                    steps.append((node, self._item_as_called(unknown, loop)[0], _UNKNOWN))
+                    owners[steps[-1][1]] = None
+                    continue
                 if optimizer is not None:
                     named, container = self._item_as_called(optimizer, loop)
                     steps.append((node, named, None))
@@ -1482,6 +1520,18 @@ class MissingZeroGrad(Rule):
                 self._judge(loop, steps, clears, owners, picked)
         self._judge_helper_loops()
 
+    def _unknown_step(self, node: cst.CSTNode) -> cst.BaseExpression | None:
+        """The receiver of `x.step()` that may be an optimizer's the file cannot tell is
+        one: given no argument, of a variable or attribute of no known kind, named for
+        an optimizer (`opt_d`, `optimizerD`, `self.optimizer_G`)."""
+        stepped = method_call(node, "step")
+        if stepped is None or type(stepped) not in (cst.Name, cst.Attribute):
+            return None
+        if unknown_step(self.ctx, node) is not None:
+            return stepped
+        return stepped if not node.args and self.ctx.receivers.kind(stepped) is None \
+            and named_for_an_optimizer(stepped) else None  # type: ignore[attr-defined]
+
     def _judge_helper_loops(self) -> None:
         """A call handing an optimizer of this file to a function of another module
         that steps it in a loop of its own, a loop that back-propagates and never
@@ -1503,6 +1553,8 @@ class MissingZeroGrad(Rule):
         for step, optimizer, helper in steps:
             if self._built_each_iteration(loop, optimizer, owners.get(optimizer)):
                 continue
+            unknown = helper is _UNKNOWN
+            helper = None if unknown else helper
             reaching = [(name, model, wrapper) for node, name, model, wrapper in clears
                         if not self._other_branch(node, step, loop, [s for s, _, _ in steps])]
             if any(name is None for name, _, _ in reaching):
@@ -1528,6 +1580,8 @@ class MissingZeroGrad(Rule):
             container = picked.get(optimizer)
             if container is not None and any(name.startswith(f"{container}[") for name in cleared):  # type: ignore[union-attr]
                 continue
+            if unknown and not (named and set(named) <= stepped):
+                continue  # a step that may be no optimizer's: only beside the clears of the loop's others
             if helper is not None and not named:
                 self.report(step, helper)
             elif named:

@@ -8,6 +8,7 @@ from trainlint.analysis.loops import (
     is_grad_attribute,
     is_backward,
     is_optimizer,
+    named_for_an_optimizer,
     optimizer_step,
     ranged_bindings,
     reachable_nodes,
@@ -15,7 +16,9 @@ from trainlint.analysis.loops import (
     sets_gradients,
 )
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.training import ancestors_within, loops_within, method_call, module_behind, unchain_module
+from trainlint.analysis.training import (
+    ancestors_within, loops_within, method_call, module_behind, unchain_module, unknown_step,
+)
 from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name, head_name
 from trainlint.context import FileContext
@@ -136,7 +139,9 @@ class ZeroGradBeforeStep(Rule):
     optimizer), nor when another
     optimizer steps after the first backward and before a third (the first was
     that one's: a generator's loss that also filled the discriminator); a step
-    between the first backward and the clear ends that backward's part.
+    between the first backward and the clear ends that backward's part, also
+    the step of something the file cannot tell is an optimizer but that is
+    named for one (`opt_d`, `optimizerD` handed in and never cleared here).
     """
 
     code = "TL402"
@@ -508,6 +513,16 @@ class ZeroGradBeforeStep(Rule):
         "        model(x).mean().backward()\n"
         "        model.module.zero_grad()  # expect: TL402\n"
         "        optimizer.step()\n",
+        # the generator's clear after its backward: the discriminator's step between does not end it
+        "import torch\n"
+        "def train(G, D, optimizer_G, optimizer_D, loader):\n"
+        "    for x in loader:\n"
+        "        fake = G(torch.randn(4, 8))\n"
+        "        g_loss = -D(fake).mean()\n"
+        "        g_loss.backward()\n"
+        "        optimizer_G.zero_grad()  # expect: TL402\n"
+        "        optimizer_D.step()\n"
+        "        optimizer_G.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -1014,6 +1029,19 @@ class ZeroGradBeforeStep(Rule):
         "        if it < freeze_iters:\n"
         "            model.module.prototypes.zero_grad()\n"
         "        optimizer.step()\n",
+        # the discriminator's optimizer, handed in and never cleared here, steps before the generator's clear
+        "import torch\n"
+        "def train(G, D, opt_g, opt_d, loader):\n"
+        "    for x in loader:\n"
+        "        fake = G(torch.randn(x.size(0), 100))\n"
+        "        D.zero_grad()\n"
+        "        d_loss = D(x).mean() - D(fake.detach()).mean()\n"
+        "        d_loss.backward()\n"
+        "        opt_d.step()\n"
+        "        opt_g.zero_grad()\n"
+        "        g_loss = -D(fake).mean()\n"
+        "        g_loss.backward()\n"
+        "        opt_g.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1128,6 +1156,14 @@ class ZeroGradBeforeStep(Rule):
                 if not any(ancestor in callees for ancestor in self.ctx.ancestors(clear)):
                     self.report(clear)
             return waiting | self._dropped_at_step(facts, optimizer)
+        if self._unknown_step(node):
+            # `opt_d.step()` of an optimizer handed in and never cleared here: it may be what
+            # the backward before it was for, as a known one's step is (a GAN's discriminator
+            # stepped, then the generator's clear, backward and step): that backward's part
+            # ends, and what was dropped may have been meant for it; a clear still waiting
+            # for its own optimizer's step stays
+            self._excused.update(held[0] for mark, held in facts if mark in (_DROPPED, _SUSPECT))
+            return frozenset(fact for fact in facts if fact[0] not in _MARKS)
         backwards = [fact[1] for fact in facts if fact[0] == _BACKWARD]
         if backwards and _reads_gradients(self.ctx, node):
             facts = facts | {(_READ, None)}  # and what else the node does (a helper handed the optimizer)
@@ -1143,6 +1179,14 @@ class ZeroGradBeforeStep(Rule):
         ):
             return facts | {(node, self._cleared_optimizer(node))}
         return facts
+
+    def _unknown_step(self, node: cst.CSTNode) -> bool:
+        """`x.step()`, with no argument, of something this file cannot tell is an
+        optimizer but that is named for one (`opt_d`, `self.optimizer_D`), and no scheduler."""
+        stepped = method_call(node, "step")
+        if stepped is None or node.args or self.ctx.receivers.kind(stepped) is not None:  # type: ignore[attr-defined]
+            return False
+        return named_for_an_optimizer(stepped) or unknown_step(self.ctx, node) is not None
 
     def _clears_for(self, clear: tuple, optimizer: cst.BaseExpression) -> bool:
         """The clear of the fact `clear` (the clear, its optimizer's code) may empty what

@@ -60,35 +60,51 @@ def loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ..
     """(models left in the caller's mode, models put in eval mode here, models left in
     the caller's mode that a function of another module may run, models put in eval
     mode here that one may run) whose forward `func` runs in a loop of its own with
-    grad on (see the module's docstring), each as a parameter or, for a method,
-    `self.<attribute>`; the last two as (model, what the call of the other module
-    names, the slot it hands the model), for its summary's `forwards_through` and
-    `evaluated_through`. `loops`: its own loops. `target`: what a call runs, as its
-    summary names it."""
+    grad on (see the module's docstring), or in one of a function of its file it hands
+    them to (a wrapper: `def validate(model, loader): return _run_eval(model, loader)`,
+    see `_wrapped`), each as a parameter or, for a method, `self.<attribute>`; the last
+    two as (model, what the call of the other module names, the slot it hands the
+    model), for its summary's `forwards_through` and `evaluated_through`. `loops`: its
+    own loops. `target`: what a call runs, as its summary names it."""
+    kept, evaluated, linked, evaluated_linked = _loop_forwards(ctx, func, params, method, loops, target, 1)
+    if (evaluated or evaluated_linked) and function_grad_mode(ctx, func) is None:
+        evaluated, evaluated_linked = frozenset(), ()  # its own module reports these forwards
+    return kept, evaluated, linked, evaluated_linked
+
+
+def _loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
+                   loops: list[cst.CSTNode], target: Target, depth: int,
+                   ) -> tuple[frozenset[str], frozenset[str], Links, Links]:
+    """`loop_forwards`, whatever grad mode the calls of `func` in its module set."""
     # a module's own `forward` running its layers in a loop is no evaluation of data
-    if func.decorators or not loops or (method and func.name.value in _MODEL_METHODS):
+    if func.decorators or (method and func.name.value in _MODEL_METHODS):
         return NO_FORWARDS
-    candidates: list[tuple[cst.Call, str, tuple[str, str] | None]] = []
+    # (call, model, (callee, slot) of a link or None, put in eval mode by a wrapped function)
+    candidates: list[tuple[cst.Call, str, tuple[str, str] | None, bool]] = []
     for call in ctx.calls_in_order(func.body):
         if not _in_own_loop(ctx, call, func):
+            if depth <= _CALLS_FOLLOWED:
+                candidates.extend(_wrapped(ctx, call, func, params, method, target, depth))
             continue
         direct, through = _forwarded(ctx, call, func, target)
         name = next((name for model in (*models_called(call.func), *direct)
                      if (name := _handed_model(model, params, method)) is not None), None)
         if name is not None:
-            candidates.append((call, name, None))
+            candidates.append((call, name, None, False))
             continue
-        candidates.extend((call, name, (callee, slot)) for model, callee, slot in through
+        candidates.extend((call, name, (callee, slot), False) for model, callee, slot in through
                           if (name := _handed_model(model, params, method)) is not None)
+        if not through and depth <= _CALLS_FOLLOWED:
+            candidates.extend(_wrapped(ctx, call, func, params, method, target, depth))
     if not candidates:
         return NO_FORWARDS
     nodes = ctx.own_nodes(func.body)
     rebound = {name for node in nodes for name in _bound(node)}
-    candidates = [(call, name, via) for call, name, via in candidates if name not in rebound]
+    candidates = [item for item in candidates if item[1] not in rebound]
     if not candidates or any(_needs_graph(ctx, node) for node in nodes) or any(
             optimizer_name(param) for param in params):
         return NO_FORWARDS
-    candidates = [(call, name, via) for call, name, via in candidates if lexical_grad_mode(ctx, call) is None]
+    candidates = [item for item in candidates if lexical_grad_mode(ctx, item[0]) is None]
     if not candidates:
         return NO_FORWARDS
     switches = [(ctx.order_index(node), ctx.code(mode[0]), mode[1]) for node in nodes
@@ -97,25 +113,66 @@ def loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ..
     evaluated: set[str] = set()
     linked: dict[tuple[str, str, str], None] = {}
     evaluated_linked: dict[tuple[str, str, str], None] = {}
-    for call, name, via in candidates:
+    for call, name, via, switched_there in candidates:
         # a switch of the model, or of a part of it (`model.module.eval()`)
         touched = [(at, model, is_on) for at, model, is_on in switches
                    if model == name or model.startswith(name + ".")]
         before = [(model, is_on) for at, model, is_on in touched if at < ctx.order_index(call)]
-        if not touched:
-            if via is None:
-                kept.add(name)
-            else:
-                linked.setdefault((name, *via), None)
-        elif before and before[-1] == (name, False):
+        if switched_there or (before and before[-1] == (name, False)):
             if via is None:
                 evaluated.add(name)
             else:
                 evaluated_linked.setdefault((name, *via), None)
-    if (evaluated or evaluated_linked) and function_grad_mode(ctx, func) is None:
-        evaluated, evaluated_linked = set(), {}  # its own module reports these forwards
+        elif not touched:
+            if via is None:
+                kept.add(name)
+            else:
+                linked.setdefault((name, *via), None)
     return (frozenset(kept), frozenset(evaluated), tuple(item for item in linked if item[0] not in kept),
             tuple(item for item in evaluated_linked if item[0] not in evaluated))
+
+
+def _wrapped(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, params: tuple[str, ...], method: bool,
+             target: Target, depth: int) -> list[tuple[cst.Call, str, tuple[str, str] | None, bool]]:
+    """The models of the caller (as `_handed_model` names them) that `call` hands a
+    function of the file whose own loops run their forward, as `_loop_forwards` of it
+    tells (`return _run_eval(model, loader)`, `self._run_eval(self.model, loader)`),
+    each with the link it goes through and whether that function puts it in eval mode
+    itself. Not a function with a decorator, nor a module's `forward`."""
+    if not _hands_a_model(call, params, method):
+        return []
+    callee = ctx.local_callee(call)
+    if callee is None or callee is caller or callee.decorators or callee.name.value in _MODEL_METHODS \
+            or callee.name.value == "__init__":
+        return []
+    positional = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
+    on_class = type(ctx.parent(ctx.parent(callee) or callee)) is cst.ClassDef
+    own = named_parameters(callee) - ({positional[0]} if on_class and positional else set())
+    memo = ctx.shared(_followed)
+    if (callee, depth + 1) not in memo:
+        loops = [node for node in ctx.own_nodes(callee.body) if type(node) in (cst.For, cst.While)]
+        memo[(callee, depth + 1)] = _loop_forwards(ctx, callee, tuple(own), on_class, loops, target, depth + 1)
+    kept, evaluated, linked, evaluated_linked = memo[(callee, depth + 1)]  # type: ignore[misc]
+    if not (kept or evaluated or linked or evaluated_linked):
+        return []
+    arguments = dict(bound_arguments(call, callee)[0])
+    # a method called on `self` from a method names the same attributes of `self`
+    on_self = (on_class and method and type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
+               and call.func.value.value == "self")
+
+    def mine(name: str) -> str | None:
+        if name.startswith("self."):
+            return name if on_self else None
+        value = arguments.get(name)
+        return _handed_model(value, params, method) if value is not None else None
+
+    found: list[tuple[cst.Call, str, tuple[str, str] | None, bool]] = []
+    for names, switched in ((kept, False), (evaluated, True)):
+        found.extend((call, handed, None, switched) for name in sorted(names) if (handed := mine(name)) is not None)
+    for items, switched in ((linked, False), (evaluated_linked, True)):
+        found.extend((call, handed, (callee_name, slot), switched) for name, callee_name, slot in items
+                     if (handed := mine(name)) is not None)
+    return found
 
 
 def called_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
@@ -133,6 +190,81 @@ def called_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, 
     return (frozenset(run) & frozenset(params),
             tuple((param, name, slot) for param, found in sorted(through.items()) if param in params
                   for name, slot in dict.fromkeys(found)))
+
+
+def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
+                     target: Target, depth: int = 1) -> Links:
+    """(model, what the call names, the slot it is handed in) of each model (a parameter,
+    or `self.<attribute>` of a method) that `func` hands, outside loops of its own and
+    with no grad mode around the call, to a function of another module (itself, or through
+    functions of its file it hands the model to so, `_CALLS_FOLLOWED` deep): the link of
+    the modules tells whether that function evaluates it in a loop of its own
+    (`Summary.wrapped_forwards`: `def validate(self): return evaluate(self.model,
+    self.val_loader)`). With the conditions of `loop_forwards`, and no switch of the
+    model's mode in `func`."""
+    if func.decorators or (method and func.name.value in _MODEL_METHODS):
+        return ()
+    found: dict[tuple[str, str, str], None] = {}
+    for call in ctx.calls_in_order(func.body):
+        if not _hands_a_model(call, params, method) or _in_own_loop(ctx, call, func) \
+                or lexical_grad_mode(ctx, call) is not None:
+            continue
+        callee = ctx.local_callee(call)
+        if callee is None:
+            name = target(call)
+            if name is not None:
+                found.update(((handed, name, slot), None) for slot, arg in argument_slots(call)
+                             if (handed := _handed_model(arg.value, params, method)) is not None)
+            continue
+        if depth >= _CALLS_FOLLOWED or callee is func or callee.decorators or callee.name.value in _MODEL_METHODS \
+                or callee.name.value == "__init__":
+            continue
+        positional = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
+        on_class = type(ctx.parent(ctx.parent(callee) or callee)) is cst.ClassDef
+        own = named_parameters(callee) - ({positional[0]} if on_class and positional else set())
+        memo = ctx.shared(_wrappers_followed)
+        if (callee, depth + 1) not in memo:
+            memo[(callee, depth + 1)] = wrapped_forwards(ctx, callee, tuple(own), on_class, target, depth + 1)
+        inner = memo[(callee, depth + 1)]  # type: ignore[assignment]
+        if not inner:
+            continue
+        arguments = dict(bound_arguments(call, callee)[0])
+        on_self = (on_class and method and type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
+                   and call.func.value.value == "self")
+        for name, callee_name, slot in inner:
+            value = arguments.get(name)
+            handed = name if name.startswith("self.") and on_self else (
+                _handed_model(value, params, method) if value is not None and not name.startswith("self.") else None)
+            if handed is not None:
+                found[(handed, callee_name, slot)] = None
+    if not found:
+        return ()
+    nodes = ctx.own_nodes(func.body)
+    if any(_needs_graph(ctx, node) for node in nodes) or any(optimizer_name(param) for param in params):
+        return ()
+    rebound = {name for node in nodes for name in _bound(node)}
+    switched = {ctx.code(mode[0]) for node in nodes if (mode := mode_switch(ctx, node)) is not None}
+    return tuple(item for item in found if item[0] not in rebound
+                 and not any(model == item[0] or model.startswith(item[0] + ".") for model in switched))
+
+
+def _hands_a_model(call: cst.Call, params: tuple[str, ...], method: bool) -> bool:
+    """`call` may hand on a model of the caller: an argument names one (see
+    `_handed_model`), or a method calls a method on `self` (whose attributes it shares)."""
+    func = call.func
+    return (method and type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self") \
+        or any(_handed_model(arg.value, params, method) is not None for arg in call.args)
+
+
+def _followed(ctx: FileContext) -> dict[tuple[cst.FunctionDef, int], tuple]:
+    """What `_loop_forwards` found of each function of the file a wrapper's call was
+    followed into, by depth: filled as the walks go (a function called by many)."""
+    return {}
+
+
+def _wrappers_followed(ctx: FileContext) -> dict[tuple[cst.FunctionDef, int], tuple]:
+    """The same for `wrapped_forwards`."""
+    return {}
 
 
 def _handed_model(model: cst.BaseExpression, params: tuple[str, ...], method: bool) -> str | None:

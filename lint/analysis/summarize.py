@@ -19,7 +19,7 @@ import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.dataflow import backpropagated_names, changed_only_elsewhere, dict_entry, reaching, target_names
-from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers
+from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers, wrapped_forwards
 from trainlint.analysis.flowgraph import assigned_names
 from trainlint.analysis.guards import (
     caller_bound, guard_tests, is_device_check, parameter_default, passes_by_default, skipped_at_first,
@@ -563,6 +563,7 @@ class _Summarizer:
             evaluated_through=evaluated_through,
             called_forwards=called[0],
             called_through=called[1],
+            wrapped_forwards=wrapped_forwards(self.ctx, self.func, self.params, method, self.targets.target),
             runs_layers=runs_layers(self.ctx, self.func),
             returns_kind=returns_kind,
             returned_items=returned_items,
