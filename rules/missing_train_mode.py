@@ -856,6 +856,35 @@ class MissingTrainMode(Rule):
         "        for x, y in loader:\n"
         "            model.train_step(x, y)\n"
         "        print(model.evaluate(*val))  # expect: TL405\n",
+        # the other arm of the `if` expression puts another model in train mode
+        "import torch\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "ema = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    ema.train() if split == \"train\" else model.eval()  # expect: TL405\n"
+        "    for x in batches:\n"
+        "        loss = model(x).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # the function that switches to eval mode also trains, stepping through a helper
+        "import torch\n"
+        "def apply_update(optimizer):\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n"
+        "def fit(model, loader, val_loader, optimizer):\n"
+        "    for epoch in range(10):\n"
+        "        for x, y in loader:\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            apply_update(optimizer)\n"
+        "        model.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            print(sum(model(x).sum().item() for x, _ in val_loader))\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -1692,6 +1721,44 @@ class MissingTrainMode(Rule):
         "        for x, y in loader:\n"
         "            model.train_step(x, y)\n"
         "        print(model.evaluate(*val))\n",
+        # the mode set by the split, an arm of an `if` expression each (karpathy/pytorch-made)
+        "import torch\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "ema = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    model.train() if split == \"train\" else model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # gradients of a model in eval mode on purpose (a saliency map): nothing is stepped there
+        "import torch\n"
+        "def train(model, loader, optimizer):\n"
+        "    model.train()\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "def saliency(model, loader):\n"
+        "    model.eval()\n"
+        "    maps = []\n"
+        "    for x, y in loader:\n"
+        "        x.requires_grad_(True)\n"
+        "        model.zero_grad()\n"
+        "        model(x).gather(1, y[:, None]).sum().backward()\n"
+        "        maps.append(x.grad.abs().detach())\n"
+        "    return maps\n"
+        "def main(model, loader, optimizer):\n"
+        "    for epoch in range(10):\n"
+        "        train(model, loader, optimizer)\n"
+        "        saliency(model, loader)\n",
     )
 
     def finish(self) -> None:
@@ -1832,6 +1899,9 @@ class MissingTrainMode(Rule):
         if facts and backward is not None and (self._switched_off(backward) or self._backward_entered_without_grad(backward)):
             return
         for _, eval_call, crossed in facts:
+            if backward is not None and self._gradients_in_eval(eval_call, backward):
+                self._exempt.add(eval_call)
+                continue
             # an eval() still in force at a backward of the same iteration
             # is deliberate (frozen BatchNorm, a teacher); one carried over
             # from an earlier iteration was for validation, and so is one made
@@ -1842,6 +1912,24 @@ class MissingTrainMode(Rule):
             (self._candidates if validation else self._exempt).add(eval_call)
             if validation and via is not None:
                 self._trained_by.setdefault(eval_call, set()).add(via)
+
+    def _gradients_in_eval(self, eval_call: cst.CSTNode, backward: cst.CSTNode) -> bool:
+        """The function that switches the model to eval mode back-propagates itself and
+        steps nothing: it takes gradients of a model in eval mode on purpose (a Grad-CAM
+        map, an adversarial example), it does not train. Any `.step()` in the function,
+        or a call of the project that steps, keeps it training."""
+        function = self.ctx.enclosing_function(eval_call)
+        if function is None or self.ctx.enclosing_function(backward) is not function:
+            return False
+        for node in self.ctx.subtree(function.body):
+            if type(node) is not cst.Call:
+                continue
+            if method_call(node, "step") is not None:
+                return False
+            summary = self.ctx.summaries.of_call(node)  # type: ignore[arg-type]
+            if summary is not None and summary.does(STEP):
+                return False
+        return True
 
     def _entered_without_grad(self) -> bool:
         """The walk entered the backward's function through a call made under

@@ -388,10 +388,19 @@ def mode_switch(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.BaseExpression
     """`train_mode_call`, but not a call of the class's own method that is named
     `train` or `eval` (`self.eval()` of a trainer whose `eval()` computes metrics):
     the file has its code, and what that code does is followed through the call. An
-    override that calls `super().train(mode)` is still a switch of the mode."""
+    override that calls `super().train(mode)` is still a switch of the mode. An arm of
+    an `if` expression whose other arm switches the same model the other way
+    (`model.train() if split == "train" else model.eval()`) sets the mode by a flag, as
+    `model.train(flag)` does: unknown (None)."""
     mode = train_mode_call(node)
     if mode is None:
         return None
+    choice = ctx.parent(node)
+    if type(choice) is cst.IfExp and node in (choice.body, choice.orelse):
+        other = train_mode_call(choice.orelse if node is choice.body else choice.body)
+        if (other is not None and other[1] is not None and mode[1] is not None and other[1] != mode[1]
+                and ctx.code(other[0]) == ctx.code(mode[0])):
+            return mode[0], None
     if type(mode[0]) is not cst.Name or mode[0].value != "self":
         # `trainer.train(epoch)` of a `trainer = Trainer(...)` whose class, in this file,
         # has a `train` method of its own and no base class (no module's `train`)
