@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from loss_series import divergence_events
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("vanishing_grad.py",),
@@ -85,28 +86,7 @@ def test_a_heavy_tailed_regression_that_swings_up_and_back_does_not_diverge(scri
 
 def _divergences(losses: list[float]) -> list[tuple[int, str]]:
     """(step, rule) of the divergence events of a run with these losses, one optimizer."""
-    from sanitizer.core.events import Event
-    from sanitizer.core.probe import StepRecord
-    from sanitizer.detectors.divergence import DivergenceDetector
-    events: list[Event] = []
-
-    class Sink:
-        crashed_in = static_loss_scale = None
-
-        def emit(self, kind: str, step: int, message: str, **fields: object) -> Event:
-            events.append(Event(kind, step, message, **fields))  # type: ignore[arg-type]
-            return events[-1]
-
-    detector, sink = DivergenceDetector(), Sink()
-    for step, loss in enumerate(losses, start=1):
-        detector.on_step(StepRecord(step=step, skipped=False, partial=False, losses=[loss], loss_sites=[None],
-                                    trail=[], model_site=None, params=[], grad_norms=[], grad_norm=None,
-                                    checked_params=[], param_norms=[], param_step=None, scale=None,
-                                    underflow=None, eval_loss=None, data_wait=0.0, step_time=None,
-                                    memory_bytes=None, graph_roots=[], optimizer_id=1, param_groups=1,
-                                    lr=0.1), sink)  # type: ignore[arg-type]
-    detector.on_end(sink)  # type: ignore[arg-type]
-    return [(event.step, event.extra["rule"]) for event in events]  # type: ignore[misc]
+    return [(event.step, event.extra["rule"]) for event in divergence_events(losses, param_groups=1, lr=0.1)]
 
 
 def _heavy_tailed(seed: int, steps: int = 300) -> list[float]:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 import torch
 
+from loss_series import divergence_events
 from sanitizer.core.probe import Gather, magnitude_ends, norms, norms_from_squares, squared_norms
 
 
@@ -188,38 +189,14 @@ def test_summed_losses_become_per_element_means() -> None:
     assert mean.item() == pytest.approx(F.mse_loss(prediction, wanted.expand(5, 3)).item())
 
 
-class _Sink:
-    def __init__(self) -> None:
-        self.events: list[tuple[str, int, dict[str, object]]] = []
-
-    def emit(self, kind: str, step: int, message: str, **fields: object) -> None:
-        self.events.append((kind, step, {**fields, "message": message}))
-
-    def module_name(self, module: object) -> str:
-        return type(module).__name__
-
-
 def _divergence_steps(losses: list[float], optimizers: int = 1, ids: list[int] | None = None,
                       groups: list[int] | None = None, models: list[list[torch.Tensor]] | None = None,
-                      classes: int | None = None, sink: _Sink | None = None) -> list[int]:
+                      classes: int | None = None) -> list[int]:
     """The steps of the divergence events of a run with these losses; `classes`: each is
     the mean cross-entropy over that many classes."""
-    from sanitizer.core.loss_calls import LossCall
-    from sanitizer.core.probe import StepRecord
-    from sanitizer.detectors.divergence import DivergenceDetector
-    detector, sink = DivergenceDetector(), sink or _Sink()
-    calls = [LossCall("cross_entropy", "cross_entropy", None, classes=classes)] if classes else []
-    for step, loss in enumerate(losses, start=1):
-        record = StepRecord(step=step, skipped=False, partial=False, losses=[loss], loss_sites=[None], trail=[],
-                            model_site=None, params=[], grad_norms=[], grad_norm=None, checked_params=[],
-                            param_norms=[], param_step=None, scale=None, underflow=None, eval_loss=None,
-                            data_wait=0.0, step_time=None, memory_bytes=None, graph_roots=[],
-                            optimizer_id=ids[step - 1] if ids is not None else step % optimizers,
-                            param_groups=groups[step - 1] if groups is not None else 1,
-                            training_params=models[step - 1] if models is not None else [], loss_calls=calls)
-        detector.on_step(record, sink)  # type: ignore[arg-type]
-    detector.on_end(sink)  # type: ignore[arg-type]
-    return [step for _, step, _ in sink.events]
+    every = ids if ids is not None else [step % optimizers for step in range(1, len(losses) + 1)]
+    return [event.step for event in divergence_events(losses, optimizer_id=every, param_groups=groups or 1,
+                                                      models=models, classes=classes)]
 
 
 def _noisy(levels: list[float], seed: int, noise: float = 0.3) -> list[float]:
@@ -264,27 +241,7 @@ def test_a_warm_up_blow_up_that_training_comes_back_from_is_no_divergence() -> N
 def _divergence_events(losses: list[float], ids: list[int] | None = None,
                        groups: list[int] | None = None) -> list[Any]:
     """The divergence events of a run with these losses, as the session keeps them."""
-    from sanitizer.core.events import Event
-    from sanitizer.core.probe import StepRecord
-    from sanitizer.detectors.divergence import DivergenceDetector
-    emitted: list[Event] = []
-
-    class Sink(_Sink):
-        def emit(self, kind: str, step: int, message: str, **fields: object) -> Event:  # type: ignore[override]
-            emitted.append(Event(kind, step, message, **fields))  # type: ignore[arg-type]
-            return emitted[-1]
-
-    detector, sink = DivergenceDetector(), Sink()
-    for step, loss in enumerate(losses, start=1):
-        detector.on_step(StepRecord(step=step, skipped=False, partial=False, losses=[loss], loss_sites=[None],
-                                    trail=[], model_site=None, params=[], grad_norms=[], grad_norm=None,
-                                    checked_params=[], param_norms=[], param_step=None, scale=None,
-                                    underflow=None, eval_loss=None, data_wait=0.0, step_time=None,
-                                    memory_bytes=None, graph_roots=[],
-                                    optimizer_id=ids[step - 1] if ids is not None else 1,
-                                    param_groups=groups[step - 1] if groups is not None else None), sink)  # type: ignore[arg-type]
-    detector.on_end(sink)  # type: ignore[arg-type]
-    return emitted
+    return divergence_events(losses, optimizer_id=ids or 1, param_groups=groups)
 
 
 def test_a_warm_up_blow_up_that_turns_non_finite_says_so() -> None:
@@ -353,10 +310,10 @@ def test_a_cross_entropy_back_at_its_chance_level_after_a_blow_up_diverged() -> 
     batch in a loss that does not move: not judged so."""
     chance = math.log(10)
     stuck = [chance, 40.0] + _noisy([chance] * 60, seed=3, noise=0.02)
-    sink = _Sink()
-    assert _divergence_steps(stuck, classes=10, sink=sink) == [2]
-    assert "near the chance level ln(10) = 2.3 of its cross-entropy" in sink.events[0][2]["message"], sink.events
-    assert sink.events[0][2]["extra"]["chance"] == pytest.approx(chance)
+    events = divergence_events(stuck, optimizer_id=0, param_groups=1, classes=10)
+    assert [event.step for event in events] == [2]
+    assert "near the chance level ln(10) = 2.3 of its cross-entropy" in events[0].message, events
+    assert events[0].extra["chance"] == pytest.approx(chance)
     assert _divergence_steps(stuck) == []
     slow = [chance, 40.0] + _noisy([2.25 * 0.996 ** i for i in range(60)], seed=3, noise=0.02)
     assert _divergence_steps(slow, classes=10) == []
@@ -429,20 +386,11 @@ def test_a_late_blow_up_names_the_learning_rate_rise_before_its_first_high_loss(
     """The rate rises 300-fold at step 151; the losses are that high from step 153 on, and
     the median of the last ones crosses a few steps later: by then every rate of the
     window before the judging step is the raised one. Dated at the first high loss."""
-    from sanitizer.core.probe import StepRecord
-    from sanitizer.detectors.divergence import DivergenceDetector
-    detector, sink = DivergenceDetector(), _Sink()
     losses = [2.4 * 0.97 ** i for i in range(150)] + [0.03, 4.8] + [4e4] * 20
-    for step, loss in enumerate(losses, start=1):
-        record = StepRecord(step=step, skipped=False, partial=False, losses=[loss], loss_sites=[None], trail=[],
-                            model_site=None, params=[], grad_norms=[], grad_norm=None, checked_params=[],
-                            param_norms=[], param_step=None, scale=None, underflow=None, eval_loss=None,
-                            data_wait=0.0, step_time=None, memory_bytes=None, graph_roots=[],
-                            lr=0.01 if step <= 150 else 3.0)
-        detector.on_step(record, sink)  # type: ignore[arg-type]
-    (event,) = sink.events
-    assert event[1] == 153 and event[2]["extra"]["lr"] == [0.01, 3.0], event
-    assert "the median of the last 10 losses was that high by step 157" in event[2]["message"], event
+    (event,) = divergence_events(losses, optimizer_id=None, param_groups=None,
+                                 lr=[0.01 if step <= 150 else 3.0 for step in range(1, len(losses) + 1)])
+    assert event.step == 153 and event.extra["lr"] == [0.01, 3.0], event
+    assert "the median of the last 10 losses was that high by step 157" in event.message, event
 
 
 def test_steady_climb_is_seen() -> None:
