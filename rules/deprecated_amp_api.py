@@ -8,6 +8,7 @@ import libcst as cst
 from trainlint.analysis import names
 from trainlint.analysis.guards import catches_fallback, in_fallback, may_depend_on_version
 from trainlint.analysis.literals import string_value
+from trainlint.analysis.partials import partial_parts
 from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.scopes import Scope, dotted_name, head_name, import_from_module
 from trainlint.analysis.training import ancestors_within, opposite_branches
@@ -812,11 +813,7 @@ class DeprecatedAmpApi(Rule):
         for call in iter_nodes(tree):
             if type(call) is not cst.Call:
                 continue
-            args = call.args
-            if self.ctx.qualified_name(call.func) == "functools.partial" and args and args[0].keyword is None:
-                func, args = args[0].value, args[1:]
-            else:
-                func = call.func
+            func, args = partial_parts(self.ctx, call) or (call.func, list(call.args))
             if self.ctx.qualified_name(func) not in _NEW_NAMES[rep.new]:
                 continue
             device = next((arg.value for arg in args if arg.keyword is not None

@@ -1774,6 +1774,7 @@ class MissingTrainMode(Rule):
         self._external = mode_setting_calls(self.ctx)
         self._evaluated: dict[cst.CSTNode, str] = {}  # the call, and the model it evaluates (as written)
         self._periodic: dict[cst.CSTNode, bool] = {}  # each eval's `every_n_steps`, asked at every backward
+        self._steps_nothing: dict[cst.FunctionDef, bool] = {}  # see `_gradients_in_eval`, per function
         self._restored_containers: dict[cst.CSTNode, str | None] = {}  # each loop's `each_item_put_back`
         restoring = self._restoring
         external = self._external
@@ -1921,15 +1922,12 @@ class MissingTrainMode(Rule):
         function = self.ctx.enclosing_function(eval_call)
         if function is None or self.ctx.enclosing_function(backward) is not function:
             return False
-        for node in self.ctx.subtree(function.body):
-            if type(node) is not cst.Call:
-                continue
-            if method_call(node, "step") is not None:
-                return False
-            summary = self.ctx.summaries.of_call(node)  # type: ignore[arg-type]
-            if summary is not None and summary.does(STEP):
-                return False
-        return True
+        if function not in self._steps_nothing:
+            self._steps_nothing[function] = not any(
+                type(node) is cst.Call and (method_call(node, "step") is not None or (
+                    (summary := self.ctx.summaries.of_call(node)) is not None and summary.does(STEP)))  # type: ignore[arg-type]
+                for node in self.ctx.subtree(function.body))
+        return self._steps_nothing[function]
 
     def _entered_without_grad(self) -> bool:
         """The walk entered the backward's function through a call made under

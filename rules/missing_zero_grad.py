@@ -9,15 +9,15 @@ from trainlint.analysis.loops import (
     is_backward,
     is_optimizer,
     may_clear_grads,
-    named_for_an_optimizer,
     optimizer_step,
     reachable_nodes,
+    unknown_step,
 )
 from trainlint.analysis.dataflow import optimizer_params, target_names
 from trainlint.analysis.lambdas import called_lambda
 from trainlint.analysis.scopes import _parameters, argument_slots, binding_scope, bound_arguments, head_name
 from trainlint.analysis.summarize import BUILTIN_NAMES
-from trainlint.analysis.training import method_call, module_behind, own_attribute, unknown_step
+from trainlint.analysis.training import method_call, module_behind, own_attribute
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, LOOP, MAY_ZERO_GRAD, STEP, ZERO_GRAD, Summary
@@ -1527,10 +1527,7 @@ class MissingZeroGrad(Rule):
         stepped = method_call(node, "step")
         if stepped is None or type(stepped) not in (cst.Name, cst.Attribute):
             return None
-        if unknown_step(self.ctx, node) is not None:
-            return stepped
-        return stepped if not node.args and self.ctx.receivers.kind(stepped) is None \
-            and named_for_an_optimizer(stepped) else None  # type: ignore[attr-defined]
+        return unknown_step(self.ctx, node)
 
     def _judge_helper_loops(self) -> None:
         """A call handing an optimizer of this file to a function of another module

@@ -5,19 +5,19 @@ from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
     clears_grads,
     hands_an_optimizer,
-    is_grad_attribute,
     is_backward,
+    is_grad_attribute,
     is_optimizer,
-    named_for_an_optimizer,
     optimizer_step,
     ranged_bindings,
     reachable_nodes,
     run_each_iteration,
     sets_gradients,
+    unknown_step,
 )
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.training import (
-    ancestors_within, loops_within, method_call, module_behind, unchain_module, unknown_step,
+    ancestors_within, loops_within, method_call, module_behind, unchain_module,
 )
 from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name, head_name
@@ -1156,7 +1156,7 @@ class ZeroGradBeforeStep(Rule):
                 if not any(ancestor in callees for ancestor in self.ctx.ancestors(clear)):
                     self.report(clear)
             return waiting | self._dropped_at_step(facts, optimizer)
-        if self._unknown_step(node):
+        if unknown_step(self.ctx, node) is not None:
             # `opt_d.step()` of an optimizer handed in and never cleared here: it may be what
             # the backward before it was for, as a known one's step is (a GAN's discriminator
             # stepped, then the generator's clear, backward and step): that backward's part
@@ -1179,14 +1179,6 @@ class ZeroGradBeforeStep(Rule):
         ):
             return facts | {(node, self._cleared_optimizer(node))}
         return facts
-
-    def _unknown_step(self, node: cst.CSTNode) -> bool:
-        """`x.step()`, with no argument, of something this file cannot tell is an
-        optimizer but that is named for one (`opt_d`, `self.optimizer_D`), and no scheduler."""
-        stepped = method_call(node, "step")
-        if stepped is None or node.args or self.ctx.receivers.kind(stepped) is not None:  # type: ignore[attr-defined]
-            return False
-        return named_for_an_optimizer(stepped) or unknown_step(self.ctx, node) is not None
 
     def _clears_for(self, clear: tuple, optimizer: cst.BaseExpression) -> bool:
         """The clear of the fact `clear` (the clear, its optimizer's code) may empty what

@@ -55,7 +55,7 @@ def models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
 
 
 def loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
-                  loops: list[cst.CSTNode], target: Target = lambda call: None,
+                  target: Target = lambda call: None,
                   ) -> tuple[frozenset[str], frozenset[str], Links, Links]:
     """(models left in the caller's mode, models put in eval mode here, models left in
     the caller's mode that a function of another module may run, models put in eval
@@ -64,16 +64,16 @@ def loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ..
     them to (a wrapper: `def validate(model, loader): return _run_eval(model, loader)`,
     see `_wrapped`), each as a parameter or, for a method, `self.<attribute>`; the last
     two as (model, what the call of the other module names, the slot it hands the
-    model), for its summary's `forwards_through` and `evaluated_through`. `loops`: its
-    own loops. `target`: what a call runs, as its summary names it."""
-    kept, evaluated, linked, evaluated_linked = _loop_forwards(ctx, func, params, method, loops, target, 1)
+    model), for its summary's `forwards_through` and `evaluated_through`. `target`: what
+    a call runs, as its summary names it."""
+    kept, evaluated, linked, evaluated_linked = _loop_forwards(ctx, func, params, method, target, 1)
     if (evaluated or evaluated_linked) and function_grad_mode(ctx, func) is None:
         evaluated, evaluated_linked = frozenset(), ()  # its own module reports these forwards
     return kept, evaluated, linked, evaluated_linked
 
 
 def _loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
-                   loops: list[cst.CSTNode], target: Target, depth: int,
+                   target: Target, depth: int,
                    ) -> tuple[frozenset[str], frozenset[str], Links, Links]:
     """`loop_forwards`, whatever grad mode the calls of `func` in its module set."""
     # a module's own `forward` running its layers in a loop is no evaluation of data
@@ -150,8 +150,7 @@ def _wrapped(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, params: 
     own = named_parameters(callee) - ({positional[0]} if on_class and positional else set())
     memo = ctx.shared(_followed)
     if (callee, depth + 1) not in memo:
-        loops = [node for node in ctx.own_nodes(callee.body) if type(node) in (cst.For, cst.While)]
-        memo[(callee, depth + 1)] = _loop_forwards(ctx, callee, tuple(own), on_class, loops, target, depth + 1)
+        memo[(callee, depth + 1)] = _loop_forwards(ctx, callee, tuple(own), on_class, target, depth + 1)
     kept, evaluated, linked, evaluated_linked = memo[(callee, depth + 1)]  # type: ignore[misc]
     if not (kept or evaluated or linked or evaluated_linked):
         return []

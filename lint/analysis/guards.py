@@ -229,18 +229,10 @@ class TorchVersionNames:
 
     def _set_by_version(self, ctx: FileContext, statement: cst.CSTNode) -> bool:
         """`statement` runs on one side of a test of torch's version, in its scope."""
-        child = statement
-        for ancestor in ctx.ancestors(statement):
-            if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-                return False
-            if type(ancestor) is cst.If and child is not ancestor.test and (self._reads(ctx, ancestor.test) or any(
-                    (type(node) is cst.Call and _asks_torch_for_an_api(ctx, node)) or (
-                        type(node) in (cst.Name, cst.Attribute)
-                        and (ctx.qualified_name(node) or "").split(".")[0] in _VERSION_PARSERS)
-                    for node in iter_nodes(ancestor.test))):
-                return True
-            child = ancestor
-        return False
+        return any(self._reads(ctx, test) or any(
+            (type(node) is cst.Call and _asks_torch_for_an_api(ctx, node)) or (
+                type(node) in (cst.Name, cst.Attribute) and (ctx.qualified_name(node) or "").split(".")[0] in _VERSION_PARSERS)
+            for node in iter_nodes(test)) for test in _tests_around(ctx, statement))
 
     def beyond_old_amp(self, ctx: FileContext, expr: cst.BaseExpression) -> bool:
         """`expr` reads torch's version, or asks torch for an API, other than by asking
@@ -248,7 +240,7 @@ class TorchVersionNames:
         for node in iter_nodes(expr):
             if type(node) is cst.Name and (_VERSION_NAMES.search(node.value) or (
                     ctx.qualified_name(node) == "torch.__version__"
-                    or (self._binding(ctx, node) in self._versions and self._binding(ctx, node) not in self._old_amp))):
+                    or (key := self._binding(ctx, node)) in self._versions and key not in self._old_amp)):
                 return True
             if type(node) is cst.Call and _asks_torch_for_an_api(ctx, node) and not _asks_for_old_amp(ctx, node):
                 return True

@@ -98,6 +98,23 @@ def named_for_an_optimizer(expr: cst.BaseExpression) -> bool:
     return bool(name) and optimizer_name(name.rsplit(".", 1)[-1])
 
 
+# one of several optimizers, named for the model it steps (`optimizerD`, `optimizer_G`, `optim_disc`)
+# (not a schedule's, a scaler's, a warm-up's or a stepper's: `optimizer_scheduler`, `optim_lr`)
+_ONE_OF_OPTIMIZERS = re.compile(r"^(?:optim|optimizer|optimiser)_?(?!(?i:.*(?:sched|lr|warm|scal|step)))[A-Za-z0-9]+$")
+
+
+def unknown_step(ctx: FileContext, node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The receiver of `x.step()`, given no argument, where nothing in the file tells what
+    `x` holds (an optimizer handed in and never cleared here: a GAN's `opt_d`) and its
+    name says an optimizer's: one of several (`optimizerD`, `optimizer_G`, `optim_disc`) or
+    one by the names code out of sight is handed to step (`opt_d`, `self.optimizer`)."""
+    stepped = method_call(node, "step")
+    if stepped is None or node.args or ctx.receivers.kind(stepped) is not None:  # type: ignore[attr-defined]
+        return None
+    one_of = _ONE_OF_OPTIMIZERS.match((dotted_name(stepped) or "").rpartition(".")[2])
+    return stepped if one_of or named_for_an_optimizer(stepped) else None
+
+
 def optimizer_name(name: str) -> bool:
     return bool(_OPTIMIZER_NAME.match(name))
 

@@ -30,6 +30,15 @@ def partial_of(ctx: FileContext, call: cst.Call) -> cst.Call | None:
     return partials.get(binding) if binding is not None else None  # type: ignore[arg-type]
 
 
+def partial_parts(ctx: FileContext, call: cst.Call) -> tuple[cst.BaseExpression, list[cst.Arg]] | None:
+    """The function and the arguments a `functools.partial(f, ...)` call binds (`f`
+    given first and plainly); None for any other call."""
+    args = list(call.args)
+    if ctx.call_name(call) != PARTIAL or not args or args[0].keyword is not None or args[0].star:
+        return None
+    return args[0].value, args[1:]
+
+
 def _partials(ctx: FileContext) -> dict[object, cst.Call]:
     """The variables of the file assigned a `functools.partial(f, ...)` once and
     nothing else, with that call (one look at the file's partials, asked of every call)."""
@@ -46,8 +55,7 @@ def _partials(ctx: FileContext) -> dict[object, cst.Call]:
         if binding is None or binding in found:
             continue
         values = receivers.assigned(binding)
-        if (len(values) == 1 and values[0] is call and call.args  # type: ignore[attr-defined]
-                and call.args[0].keyword is None and not call.args[0].star):  # type: ignore[attr-defined]
+        if len(values) == 1 and values[0] is call and partial_parts(ctx, call) is not None:  # type: ignore[arg-type]
             found[binding] = call  # type: ignore[assignment]
     return found
 

@@ -19,7 +19,7 @@ import libcst as cst
 
 from trainlint.analysis.dataflow import unpacked
 from trainlint.analysis.literals import string_value
-from trainlint.analysis.partials import PARTIAL, partial_of
+from trainlint.analysis.partials import partial_of, partial_parts
 from trainlint.analysis.scopes import alternatives
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import only
@@ -140,9 +140,8 @@ def is_autocast(ctx: FileContext, call: cst.CSTNode) -> bool:
 
 def _autocast_of_partial(ctx: FileContext, call: cst.Call) -> str | None:
     """The autocast entry point a `functools.partial(<autocast>, ...)` call binds."""
-    if ctx.call_name(call) != PARTIAL or not call.args or call.args[0].keyword is not None or call.args[0].star:
-        return None
-    name = ctx.qualified_name(call.args[0].value)
+    parts = partial_parts(ctx, call)
+    name = ctx.qualified_name(parts[0]) if parts is not None else None
     return name if name in _AUTOCASTS else None
 
 

@@ -540,7 +540,7 @@ class _Summarizer:
                     containers.append(node.value)
         method = _method_of(self.ctx, self.func)
         forwards, evaluated_forwards, forwards_through, evaluated_through = loop_forwards(
-            self.ctx, self.func, self.params, method, loops, self.targets.target)
+            self.ctx, self.func, self.params, method, self.targets.target)
         called = called_forwards(self.ctx, self.func, self.params, method, self.targets.target)
         returns_kind, returned_items = self._returned_items(whole, tuples, containers, BACKWARD in events)
         return Summary(

@@ -233,19 +233,3 @@ def own_attribute(ctx: FileContext, at: cst.CSTNode, attribute: str) -> cst.Base
     return next((node for node in ctx.subtree(cls)
                  if type(node) is cst.Attribute and dotted_name(node) == attribute), None)  # type: ignore[return-value]
 
-
-# one of several optimizers, named for the model it steps (`optimizerD`, `optimizer_G`, `optim_disc`)
-# (not a schedule's, a scaler's, a warm-up's or a stepper's: `optimizer_scheduler`, `optim_lr`)
-_ONE_OF_OPTIMIZERS = re.compile(r"^(?:optim|optimizer|optimiser)_?(?!(?i:.*(?:sched|lr|warm|scal|step)))[A-Za-z0-9]+$")
-
-
-def unknown_step(ctx: FileContext, node: cst.CSTNode) -> cst.BaseExpression | None:
-    """The receiver of `x.step()`, given no argument, where nothing in the file tells what
-    `x` holds (an optimizer handed in and never cleared here: a GAN's `opt_d`) and its
-    name says one of several optimizers (`optimizerD`, `optimizer_G`, `optim_disc`); the
-    callers add the names their own analyses read as an optimizer's (`opt_d`)."""
-    stepped = method_call(node, "step")
-    if stepped is None or node.args or ctx.receivers.kind(stepped) is not None:  # type: ignore[attr-defined]
-        return None
-    return stepped if _ONE_OF_OPTIMIZERS.match((dotted_name(stepped) or "").rpartition(".")[2]) else None
-

@@ -535,14 +535,13 @@ class DivergenceDetector(Detector):
         theirs (a heavy-tailed regression whose first loss was 0.85 then swings between 3 and 48,
         down to 0.52 at step 16, under 0.8 times it). The loss falling under RECOVERED times it within
         RECOVERY more losses shows it; one that does not is reported as before."""
-        rest = list(dropwhile(lambda loss: loss >= BLOWUP * pending.level, pending.after))
+        rest = _settled(pending)
         reach = low_reach(rest, odds=LUCKY_ODDS) if len(rest) >= TAIL_SAMPLE else None
         return bool(rest) and min(min(rest), reach if reach is not None else math.inf) <= EARLY_SPREAD * pending.level
 
     def _noisy(self, pending: _BlowUp) -> bool:
         """The losses after a warm-up blow-up swing as a noisy loss's do."""
-        after = pending.after
-        rest = list(dropwhile(lambda loss: loss >= BLOWUP * pending.level, after))
+        rest = _settled(pending)
         if rest and min(rest) <= EARLY_SPREAD * pending.level and max(rest) >= pending.loss / 2:
             # once the blow-up's own steps are over, the losses come back to the early spread
             # and go half as high as the blow-up again: the spread of a noisy loss (a
@@ -557,7 +556,7 @@ class DivergenceDetector(Detector):
     def _swings(self, pending: _BlowUp) -> bool:
         """The losses after a warm-up blow-up (once its own steps are over), TAIL_SAMPLE or
         more, swing so widely that their own tail (`tail_reach`) reaches the blow-up."""
-        rest = list(dropwhile(lambda loss: loss >= BLOWUP * pending.level, pending.after))
+        rest = _settled(pending)
         reach = tail_reach(rest) if len(rest) >= TAIL_SAMPLE else None
         return reach is not None and pending.loss <= reach
 
@@ -750,3 +749,9 @@ def _block_reach(block: list[float]) -> float:
 
 def _loss_site(record: StepRecord) -> str | None:
     return next((site for site in record.loss_sites if site), None)
+
+
+def _settled(pending: _BlowUp) -> list[float]:
+    """The losses after a warm-up blow-up once its own steps are over: from the first
+    under BLOWUP times the early level on."""
+    return list(dropwhile(lambda loss: loss >= BLOWUP * pending.level, pending.after))
