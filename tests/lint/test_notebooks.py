@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -94,6 +95,14 @@ def test_gitlab_and_junit_carry_the_cell(nb: Path) -> None:
     suites = ElementTree.fromstring(invoke("train.ipynb", "--format", "junit", "--no-cache", cwd=nb)[1])
     case = suites.find("testsuite/testcase")
     assert case is not None and case.get("name") == "TL401 missing-zero-grad (cell 3:5:5)" and case.get("line") is None
+
+
+def test_the_reports_by_file_lines_lead_with_the_place_in_the_notebook() -> None:
+    from trainlint.finding import placed_message
+
+    found = Finding("n.ipynb", 5, 9, 5, 12, "TL401", "missing-zero-grad", "error", "no zero_grad", cell=3)
+    assert placed_message(found) == "cell 3, line 5, column 9: no zero_grad"
+    assert placed_message(replace(found, path="n.py", cell=None)) == "no zero_grad"
 
 
 def test_statistics_count_notebook_findings(nb: Path) -> None:
