@@ -331,11 +331,8 @@ def rewrite(notebook: Notebook, fixed: str) -> Notebook | None:
         if span is None:
             return None
         old = cells[number - 1]["source"]
-        old_text = _text(old, number)
-        if not _clean(old_text, notebook.lines[index]):
-            return None  # IPython syntax in the cell: its code is not the module's lines
-        new_text = "\n".join(lines) + ("\n" if lines and old_text.endswith("\n") else "")
-        written = _dump_like(text[span[0]:span[1]], old, new_text)
+        new_text = _new_cell_text(_text(old, number), notebook.lines[index], lines)
+        written = _dump_like(text[span[0]:span[1]], old, new_text) if new_text is not None else None
         if written is None:
             return None
         new = json.loads(written)
@@ -356,6 +353,25 @@ def rewrite(notebook: Notebook, fixed: str) -> Notebook | None:
     starts = tuple(itertools.accumulate((len(lines) for lines in all_lines[:-1]), initial=1))
     return replace(notebook, source=fixed, starts=starts, lines=tuple(all_lines), text="".join(pieces),
                    document={**document, "cells": cells}, spans=new_spans)
+
+
+def _new_cell_text(text: str, old: tuple[str, ...], new: list[str]) -> str | None:
+    """The text of a cell, `text`, whose module lines `old` become `new`. Where
+    the text is its module's lines (see `_clean`), it is the new lines; in a
+    cell with IPython syntax or other line ends, only lines changed one for
+    one, none of them blanked (a `# noqa` added, a call changed in its line),
+    each keeping its line end; else None."""
+    if _clean(text, old):
+        return "\n".join(new) + ("\n" if new and text.endswith("\n") else "")
+    raw = LINE_BREAK.split(text)
+    if len(new) != len(old) or len(raw) < len(old):
+        return None
+    for number, (was, now) in enumerate(zip(old, new)):
+        if was != now:
+            if raw[number] != was:
+                return None  # IPython's line, blanked in the module
+            raw[number] = now
+    return "".join(line + end for line, end in zip(raw, [*LINE_BREAK.findall(text), ""]))
 
 
 def cell_module(text: str) -> tuple[str, bool]:

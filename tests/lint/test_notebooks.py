@@ -431,14 +431,43 @@ def test_a_layout_that_cannot_be_written_back_exactly_is_not_fixed(tmp_path: Pat
     assert (tmp_path / "n.ipynb").read_text() == before and "(0 fixable)" in out and code == 1
 
 
-def test_the_fixture_fixes_nothing_and_add_noqa_leaves_notebooks_alone(nb: Path) -> None:
-    """Its finding, TL401, has no fix; `--add-noqa` writes no comment into cells."""
-    before = (nb / "train.ipynb").read_bytes()
+def test_the_fixture_fixes_nothing_and_add_noqa_writes_into_the_cell(nb: Path) -> None:
+    """Its finding, TL401, has no fix; `--add-noqa` puts the comment on the
+    finding's line in its cell (one under `%%time`: a line changed in place),
+    every other byte of the JSON kept."""
+    before = (nb / "train.ipynb").read_text(encoding="utf-8")
     code, out, _ = invoke("train.ipynb", "--diff", "--no-cache", cwd=nb)
     assert code == 0 and "+++" not in out
-    code, _, err = invoke("train.ipynb", "--add-noqa", "--no-cache", cwd=nb)
-    assert (nb / "train.ipynb").read_bytes() == before
-    assert "no `# noqa` added to notebooks (train.ipynb)" in err
+    (nb / "dp.py").write_text(DP_BUG)
+    code, _, err = invoke("train.ipynb", "dp.py", "--add-noqa", "--no-cache", cwd=nb)
+    step = '    "    opt.step()\\n",'
+    assert before.count(step) == 1
+    assert (nb / "train.ipynb").read_text(encoding="utf-8") == before.replace(step, step.replace("()", "()  # noqa: TL401"))
+    assert code == 0 and "to 2 file(s)" in err, err
+    assert invoke("train.ipynb", "dp.py", "--no-cache", cwd=nb)[1] == "Found 0 findings (0 fixable).\n"
+
+
+def test_add_noqa_in_a_notebook_whose_cells_cannot_be_written_is_an_error(tmp_path: Path) -> None:
+    old = {"worksheets": [{"cells": [{"cell_type": "code", "input": [*SETUP, *LOOP]}]}], "metadata": {}, "nbformat": 3}
+    (tmp_path / "v3.ipynb").write_text(json.dumps(old))
+    (tmp_path / "dp.py").write_text(DP_BUG)
+    code, _, err = invoke("v3.ipynb", "dp.py", "--add-noqa", "--no-cache", cwd=tmp_path)
+    assert json.loads((tmp_path / "v3.ipynb").read_text()) == old and "# noqa: " in (tmp_path / "dp.py").read_text()
+    assert "v3.ipynb: cannot add noqa comments: its cells cannot be written back exactly" in err and code == 2
+
+
+def test_a_fix_of_a_line_in_place_is_made_in_a_cell_with_ipython_syntax() -> None:
+    """Lines changed one for one, none of them IPython's, keep the cell's
+    magic and its line ends; a change of the magic's own line is refused."""
+    from trainlint.notebook import rewrite
+
+    data = notebook(["%time\r\n", "x = 1\r\n", "y = 2"]).encode()
+    read = read_notebook(data)
+    changed = rewrite(read, "\nx = 1  # noqa\ny = 2\n")
+    assert changed is not None and json.loads(changed.text or "")["cells"][0]["source"] == [
+        "%time\r\n", "x = 1  # noqa\r\n", "y = 2"]
+    assert rewrite(read, "z = 0\nx = 1\ny = 2\n") is None
+    assert rewrite(read, "\nx = 1\nw = 0\ny = 2\n") is None  # a line added
 
 
 def test_a_cached_finding_is_fixed_by_a_later_fix(tmp_path: Path) -> None:
