@@ -119,20 +119,30 @@ def read_notebook(data: bytes) -> Notebook:
         raise NotebookError("not a Jupyter notebook: no list of 'cells'")
     if not _runs_python(document.get("metadata")):
         return Notebook("", (), (), (), python=False)
-    numbers, starts, all_lines = [], [], []
-    next_line = 1
+    codes: list[str | None] = []
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict):
             raise NotebookError(f"not a Jupyter notebook: cell {number} is no JSON object")
-        if cell.get("cell_type") != "code":
+        is_code = cell.get("cell_type") == "code"
+        codes.append(_text(cell.get("source", cell.get("input", "")), number) if is_code else None)
+    return replace(from_cells(codes), text=text, document=document, spans=spans)
+
+
+def from_cells(cells: Sequence[str | None]) -> Notebook:
+    """The notebook of `cells`, in order: the text of each code cell, None
+    for another cell (markdown, raw), which counts in the cells' numbers."""
+    numbers, starts, all_lines = [], [], []
+    next_line = 1
+    for number, text in enumerate(cells, start=1):
+        if text is None:
             continue
-        lines = tuple(code_lines(_text(cell.get("source", cell.get("input", "")), number)))
+        lines = tuple(code_lines(text))
         numbers.append(number)
         starts.append(next_line)
         all_lines.append(lines)
         next_line += len(lines)
     source = "".join(line + "\n" for lines in all_lines for line in lines)
-    return Notebook(source, tuple(numbers), tuple(starts), tuple(all_lines), text=text, document=document, spans=spans)
+    return Notebook(source, tuple(numbers), tuple(starts), tuple(all_lines))
 
 
 def _worksheet_cells(worksheets: list[object]) -> Iterator[object]:
