@@ -194,9 +194,11 @@ def lint_notebook(
     fitting = Fitting(fits)
     outcome = lint_text(path, notebook.source, rules, fix, project, timer, fitting)
     found_in = notebook
-    if outcome.fixed_source is not None and fits(outcome.fixed_source):
-        found_in = written[outcome.fixed_source] or notebook
-        outcome.fixed_source = found_in.text
+    if outcome.fixed_source is not None:
+        # each round of fixes was made only when its text fit: the last one does
+        fixed = written[outcome.fixed_source] if fits(outcome.fixed_source) else None
+        found_in = fixed or notebook
+        outcome.fixed_source = fixed.text if fixed is not None else None  # never the module's text into the JSON
         outcome.findings_as_read = [notebook.relocate(finding, fixable=True) for finding in outcome.findings_as_read]
     outcome.findings = [found_in.relocate(finding, fixable=finding.fix in fitting.kinds) for finding in outcome.findings]
     outcome.encoding = notebook_encoding(data)
