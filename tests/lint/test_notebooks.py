@@ -626,3 +626,41 @@ def test_the_import_screen_takes_a_notebook_buffer_as_its_python(tmp_path: Path)
                            texts={str(tmp_path / "n.ipynb"): b"from utils import step\n"})
     assert found == [str(tmp_path / "utils.py")]
     assert imported_files([str(tmp_path / "n.ipynb")], [str(tmp_path / "utils.py")], str(tmp_path)) == []
+
+
+class _Renames:
+    """A rule whose fix of `a` gives `b`, whose fix gives `c`: two rounds of fixes."""
+
+    @staticmethod
+    def rule() -> type:
+        import libcst as cst
+
+        from trainlint.rule import Fix, Rule
+
+        class Renames(Rule):
+            code, name, severity, message, fix_safety = "TL998", "renames", "warning", "renamed", "safe"
+
+            def visit_Name(self, node: cst.Name) -> None:
+                after = {"a": "b", "b": "c"}.get(node.value)
+                if after is not None:
+                    self.report(node, fix=Fix({node: node.with_changes(value=after)}))
+
+        return Renames
+
+
+def test_a_round_of_fixes_that_does_not_fit_ends_the_fixes_and_what_fitted_is_kept() -> None:
+    """In a notebook, the cells written after the first round of fixes (`b`)
+    stand even where the round it brings about (`c`) cannot be written."""
+    from trainlint.engine import Fitting, lint_text
+
+    rule = _Renames.rule()
+    fitting = Fitting(lambda text: "c" not in text)
+    outcome = lint_text("n.ipynb", "x = a\n", [rule], "safe", fitting=fitting)
+    assert outcome.fixed_source == "x = b\n" and [f.code for f in outcome.findings] == ["TL998"]
+    assert fitting.kinds == frozenset()  # the finding left is not fixable there
+    free = Fitting(lambda text: True)
+    assert lint_text("n.ipynb", "x = a\n", [rule], "safe", fitting=free).fixed_source == "x = c\n"
+    assert free.kinds == frozenset()  # nothing left to fix
+    marks = Fitting(lambda text: True)
+    assert lint_text("n.ipynb", "x = a\n", [rule], None, fitting=marks).fixed_source is None
+    assert marks.kinds == {"safe"}
