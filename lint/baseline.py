@@ -15,6 +15,8 @@ from typing import Sequence
 
 from trainlint.finding import Finding
 from trainlint.fixes import write_atomic
+from trainlint.notebook import NotebookError, is_notebook, read_notebook, rewrite
+from trainlint.notebook import encoding as notebook_encoding
 from trainlint.source import SourceError, decode, encoding_to_write
 from trainlint.suppression import comment_line, comment_places, noqa_directives
 
@@ -49,36 +51,82 @@ def add_noqa(findings: Sequence[Finding]) -> Baseline:
 def _baseline_file(path: str, findings: list[Finding], result: Baseline) -> None:
     try:
         data = Path(path).read_bytes()
-        text, encoding = decode(data)
-    except (OSError, SourceError) as exc:
-        result.errors.append(f"{path}: cannot add noqa comments: {getattr(exc, 'strerror', None) or exc}")
+    except OSError as exc:
+        result.errors.append(f"{path}: cannot add noqa comments: {exc.strerror or exc}")
         return
+    if is_notebook(path):
+        _baseline_notebook(path, data, findings, result)
+        return
+    try:
+        text, encoding = decode(data)
+    except SourceError as exc:
+        result.errors.append(f"{path}: cannot add noqa comments: {exc}")
+        return
+    marked = _marked(path, text, [(f, f.line, f.end_line) for f in findings], result)
+    if marked is not None:
+        _write(path, marked[0], encoding_to_write(data, encoding), marked[1], result)
+
+
+def _baseline_notebook(path: str, data: bytes, findings: list[Finding], result: Baseline) -> None:
+    """The comments go into the cells' lines, as `--fix` writes a notebook
+    (see `notebook.rewrite`): each into its line of the module of the code
+    cells, then the changed lines into their cells, every other byte kept."""
+    try:
+        notebook = read_notebook(data)
+    except NotebookError as exc:
+        result.errors.append(f"{path}: cannot add noqa comments: {exc.message}")
+        return
+    placed = []
+    for finding in findings:
+        if finding.cell not in notebook.cells:
+            result.left.append(finding)
+            continue
+        first = notebook.starts[notebook.cells.index(finding.cell)] - 1
+        placed.append((finding, first + finding.line, first + finding.end_line))
+    marked = _marked(path, notebook.source, placed, result)
+    if marked is None:
+        return
+    written = rewrite(notebook, marked[0])
+    if written is None or written.text is None:
+        result.errors.append(f"{path}: cannot add noqa comments: its cells cannot be written back exactly "
+                             "(a JSON layout that is not kept byte for byte)")
+        return
+    _write(path, written.text, notebook_encoding(data), marked[1], result)
+
+
+def _marked(path: str, text: str, findings: list[tuple[Finding, int, int]], result: Baseline) -> tuple[str, int] | None:
+    """`text` with a `# noqa` for each finding (given with its first and last
+    line in `text`), and the number of codes added; None when none is."""
     lines = _LINE.findall(text)
     try:
         ends, comments = comment_places(text)
     except (tokenize.TokenError, SyntaxError) as exc:
         result.errors.append(f"{path}: cannot add noqa comments: {exc}")
-        return
+        return None
     codes: dict[int, list[str]] = defaultdict(list)
     open_ends = set(ends)
-    for finding in findings:
-        line = next((n for n in (finding.line, finding.end_line) if n in open_ends), None)
+    for finding, first, last in findings:
+        line = next((n for n in (first, last) if n in open_ends), None)
         if line is None:  # the statement's last line, where a `# noqa` covers it (see `NoqaUsage`)
-            line = comment_line(ends, finding.line)
+            line = comment_line(ends, first)
         if line is None:
             result.left.append(finding)
         elif finding.code not in codes[line]:
             codes[line].append(finding.code)
     if not codes:
-        return
+        return None
     for line, new in codes.items():
         lines[line - 1] = _with_codes(lines[line - 1], comments.get(line), new)
+    return "".join(lines), sum(len(c) for c in codes.values())
+
+
+def _write(path: str, text: str, encoding: str, added: int, result: Baseline) -> None:
     try:
-        write_atomic(path, "".join(lines), encoding=encoding_to_write(data, encoding))
+        write_atomic(path, text, encoding=encoding)
     except OSError as exc:
         result.errors.append(f"{path}: cannot write noqa comments: {exc.strerror or exc}")
         return
-    result.added += sum(len(c) for c in codes.values())
+    result.added += added
     result.files += 1
 
 

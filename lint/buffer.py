@@ -11,7 +11,6 @@ of each module read are kept while the module's file stays the same.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import time
 from pathlib import Path
@@ -20,7 +19,6 @@ from typing import Callable
 from trainlint.config import Config
 from trainlint.discovery import discover
 from trainlint.imports import ImportGraph, imported_files
-from trainlint.notebook import is_notebook
 from trainlint.project import FileFacts, Project, ProjectView, project_root, summarizable
 from trainlint.runner import analyse_bytes
 from trainlint.source import SourceError, decode
@@ -40,9 +38,7 @@ def buffer_view(path: str, text: str, config: Config) -> ProjectView:
         return ProjectView()
     root = project_root([path], config.source.parent if config.source else None)
     others = [other for other in _project_files(root, config) if os.path.abspath(other) != os.path.abspath(path)]
-    # the import screen reads a notebook as it is stored: as JSON, here the code as one cell
-    stored = json.dumps({"cells": [{"cell_type": "code", "source": text}]}) if is_notebook(path) else text
-    context = imported_files([path], others, str(root), texts={path: stored.encode("utf-8")}) if others else []
+    context = imported_files([path], others, str(root), texts={path: text.encode("utf-8")}) if others else []
     facts: dict[str, FileFacts] = {}
     graph = functools.cache(lambda: ImportGraph(str(root), [*others, path], ()))  # only for a file with no summary
     for other in context:

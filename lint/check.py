@@ -29,7 +29,6 @@ from trainlint.config import (
 from trainlint.discovery import Discovery, discover
 from trainlint.finding import NOQA_FIXES
 from trainlint.imports import imported_files
-from trainlint.notebook import is_notebook
 from trainlint.project import project_root
 from trainlint.runner import RunOptions, RunResult, run, unified_diff
 from trainlint.stdin import UNNAMED, fixed_bytes, lint_stdin
@@ -249,15 +248,12 @@ def _baseline(request: CheckRequest, result: RunResult, failed: bool) -> int:
     """`--add-noqa`: mark every finding with a `# noqa` comment."""
     from trainlint.baseline import add_noqa  # writes through LibCST's helpers; a cached run needs none
 
-    notebooks = sorted({f.path for f in result.findings if is_notebook(f.path)})
-    if notebooks and not request.quiet:
-        warn(f"no `# noqa` added to notebooks ({', '.join(notebooks)}): their cells are not rewritten; "
-             "add the comments in the cells")
-    baseline = add_noqa([f for f in result.findings if not is_notebook(f.path)])
+    baseline = add_noqa(result.findings)
     for problem in baseline.errors:
         error(problem)
     for finding in baseline.left:
-        warn(f"{finding.path}:{finding.line}: no `# noqa` added for {finding.code}: the line ends inside a string")
+        where = finding.line if finding.cell is None else finding.place
+        warn(f"{finding.path}:{where}: no `# noqa` added for {finding.code}: the line ends inside a string")
     if not request.quiet:
         cleaned = f"; removed unused codes from {result.fixes_applied} `# noqa` comment(s)" if result.fixes_applied else ""
         click.echo(f"Added {baseline.added} noqa code(s) to {baseline.files} file(s){cleaned}.", err=True)

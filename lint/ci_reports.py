@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from typing import Sequence
 from xml.etree import ElementTree
 
-from trainlint.finding import Finding, in_notebook
+from trainlint.finding import Finding, placed_message
 
 _GITLAB_SEVERITY = {"error": "major", "warning": "minor", "info": "info"}
 
@@ -29,7 +29,7 @@ def gitlab(findings: Sequence[Finding]) -> str:
             {
                 "type": "issue",
                 "check_name": f.code,
-                "description": f"{f.code} {f.name}: {in_notebook(f) + ': ' if f.cell is not None else ''}{f.message}",
+                "description": f"{f.code} {f.name}: {placed_message(f)}",
                 "categories": ["Bug Risk"],
                 "severity": _GITLAB_SEVERITY[f.severity],
                 "fingerprint": _fingerprint(*identity, seen[identity]),

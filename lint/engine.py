@@ -16,7 +16,7 @@ import types
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
@@ -27,6 +27,7 @@ from trainlint.crashes import Handler, HandlerGuard, RuleCrash, apply_guarded
 from trainlint.finding import NOQA_FIXES
 from trainlint.fixes import disjoint
 from trainlint.notebook import Notebook, NotebookError, is_notebook, read_notebook, rewrite
+from trainlint.notebook import encoding as notebook_encoding
 from trainlint.positions import node_ranges
 from trainlint.project import FileFacts, ProjectView, summarizable
 from trainlint.rule import Diagnostic, Finding, Rule
@@ -127,14 +128,18 @@ def lint_text(
     fix: str | None = None,
     project: ProjectView = ProjectView(),
     timer: Timer | None = None,
+    fitting: Fitting | None = None,
 ) -> FileOutcome:
-    """Lint text that is already decoded, such as an editor's unsaved buffer."""
+    """Lint text that is already decoded, such as an editor's unsaved buffer.
+    With `fitting`, fixes are made only as far as the fixed text fits where it
+    is written (see `Fitting`)."""
     facts: list[FileFacts] = []
     crashes: list[RuleCrash] = []
     timer = timer or NoTimer()
     try:
         with collector_paused():
-            findings, fixed, fixed_codes, as_read = _lint_text(path, source, rules, fix, project, facts, crashes, timer)
+            findings, fixed, fixed_codes, as_read = _lint_text(path, source, rules, fix, project, facts, crashes, timer,
+                                                               fitting)
     except _Unparsable as exc:
         return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column), timings=timer.seconds)
     changed = fixed != source
@@ -142,6 +147,20 @@ def lint_text(
                           facts=facts[-1] if facts else None)
     outcome.timings, outcome.crashes = timer.seconds, crashes
     return outcome
+
+
+@dataclass
+class Fitting:
+    """Where fixed text is written into something else that may not take every
+    change: a notebook's cells (see `notebook.rewrite`). `fits` tells whether
+    a fixed text can be written; a round of fixes whose text does not fit is
+    not made, and with unsafe fixes the round's safe fixes alone are tried.
+    After the lint, `kinds` holds the fix safeties ("safe", "unsafe") whose
+    fixes, of the findings reported, would be written: made together on the
+    tree the findings were found in, as `--fix` makes them."""
+
+    fits: Callable[[str], bool]
+    kinds: frozenset[str] = frozenset()
 
 
 def lint_notebook(
@@ -153,55 +172,37 @@ def lint_notebook(
     timer: Timer | None = None,
 ) -> FileOutcome:
     """Lint a notebook: its code cells, in order, parsed once as one module (see
-    `trainlint.notebook`), the findings placed in their cells. A notebook that
-    is not valid JSON is TL000's finding. `fix` ("safe" or "unsafe"; the
-    `# noqa` fixes of `--add-noqa` are not made in notebooks) fixes the module
-    and writes the changed cells back into the notebook's JSON, which is then
-    `fixed_source`, when `notebook.rewrite` can do so exactly; else the notebook
-    is not fixed. A finding is fixable only where its fix would be written."""
+    `trainlint.notebook`), linted once, the findings placed in their cells. A
+    notebook that is not valid JSON is TL000's finding. `fix` fixes the module
+    as far as its changed cells can be written back into the notebook's JSON
+    (see `notebook.rewrite`), which is then `fixed_source`. A finding is
+    fixable only where its fix would be written."""
     try:
         notebook = read_notebook(data)
     except NotebookError as exc:
         return FileOutcome(_unparsable(path, rules, exc.message, exc.line, exc.column))
     if not notebook.python:
         return FileOutcome()
-    as_read: FileOutcome | None = None
-    # with unsafe fixes that cannot be written, the safe ones may be
-    for mode in {"safe": ["safe"], "unsafe": ["unsafe", "safe"]}.get(fix or "", []):
-        outcome = lint_text(path, notebook.source, rules, mode, project, timer)
-        if outcome.fixed_source is None:  # nothing fixed: the findings of the text as read
-            as_read = outcome
-            break
-        written = rewrite(data, notebook, outcome.fixed_source)
-        if written is not None:
-            fixed = written.encode("utf-8")
-            before = outcome.findings_as_read
-            outcome.findings = _fixable_in_cells(path, fixed, read_notebook(fixed), outcome.findings, rules, project)
-            outcome.findings_as_read = [notebook.relocate(finding, fixable=True) for finding in before]
-            outcome.fixed_source = written
-            return outcome
-    outcome = as_read or lint_text(path, notebook.source, rules, None, project, timer)
-    outcome.findings = _fixable_in_cells(path, data, notebook, outcome.findings, rules, project)
-    outcome.findings_as_read = []
+    written: dict[str, Notebook | None] = {}
+
+    def fits(fixed: str) -> bool:
+        if fixed not in written:
+            written.clear()  # only the last text tried is asked for again
+            written[fixed] = rewrite(notebook, fixed)
+        return written[fixed] is not None
+
+    fitting = Fitting(fits)
+    outcome = lint_text(path, notebook.source, rules, fix, project, timer, fitting)
+    found_in = notebook
+    if outcome.fixed_source is not None:
+        # each round of fixes was made only when its text fit: the last one does
+        fixed = written[outcome.fixed_source] if fits(outcome.fixed_source) else None
+        found_in = fixed or notebook
+        outcome.fixed_source = fixed.text if fixed is not None else None  # never the module's text into the JSON
+        outcome.findings_as_read = [notebook.relocate(finding, fixable=True) for finding in outcome.findings_as_read]
+    outcome.findings = [found_in.relocate(finding, fixable=finding.fix in fitting.kinds) for finding in outcome.findings]
+    outcome.encoding = notebook_encoding(data)
     return outcome
-
-
-def _fixable_in_cells(path: str, data: bytes, notebook: Notebook, findings: list[Finding],
-                      rules: Sequence[type[Rule]], project: ProjectView) -> list[Finding]:
-    """`findings` of the notebook's module placed in its cells, those with a fix
-    marked fixable when `--fix` (with `--unsafe-fixes` for an unsafe fix) would
-    write their fixes into the notebook: tried on the whole module, as `--fix`
-    makes them all at once."""
-    kinds = {finding.fix for finding in findings if finding.fix is not None}
-    writable: set[str] = set()
-    for mode, allows in (("unsafe", {"safe", "unsafe"}), ("safe", {"safe"})):
-        if mode not in kinds:
-            continue
-        trial = lint_text(path, notebook.source, rules, mode, project)
-        if trial.fixed_source is not None and rewrite(data, notebook, trial.fixed_source) is not None:
-            writable = allows
-            break
-    return [notebook.relocate(finding, fixable=finding.fix in writable) for finding in findings]
 
 
 def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Finding,
@@ -230,11 +231,13 @@ def _lint_text(
     facts: list[FileFacts],
     crashes: list[RuleCrash],
     timer: Timer,
+    fitting: Fitting | None = None,
 ) -> tuple[list[Finding], str, list[str], list[Finding]]:
     """Findings, the fixed text, the rule of each fix and the findings of
     `source` itself; the facts of each round's text are appended to `facts`
     (the last describe the result), the rules that raised on the reported
-    text to `crashes`."""
+    text to `crashes`. With `fitting`, a round whose fixed text does not fit
+    ends the fixes, and `fitting.kinds` is set for the findings reported."""
     original, applied = source, []
     first: tuple[list[Finding], list[RuleCrash]] | None = None
     for _ in range(_MAX_FIX_ROUNDS):
@@ -243,26 +246,72 @@ def _lint_text(
         kept = _positioned(path, module, diagnostics, source, rules, found, timer)
         findings = [finding for _, finding in kept]
         first = first or (findings, found)
-        allowed = [d for d, _ in kept if d.fix is not None and _allowed(d, fix)]
-        taken = {id(chosen) for chosen in disjoint([d.fix for d in allowed if d.fix is not None])}
-        fixable = [d for d in allowed if id(d.fix) in taken]  # counted once applied
-        if module is None or not fixable:
+        outcome = _fix_round(module, [d for d, _ in kept], source, fix, fitting, timer)
+        if outcome is None:
             crashes.extend(found)
             return findings, source, applied, first[0]
-        with deep_recursion(), timer.measure("fixes"):
-            new_source, failed = apply_guarded(module, fixable, unsafe=fix == "unsafe")
+        new_source, fixable, failed, fix = outcome
         if failed:  # a fix that raises leaves the file as it was
             del facts[1:]
             crashes.extend([*first[1], *failed])
+            if fitting is not None:
+                fitting.kinds = frozenset()
             return first[0], original, [], first[0]
-        if new_source == source:
-            crashes.extend(found)
-            return findings, source, applied, first[0]
         applied.extend(d.rule.code for d in fixable)
         source = new_source
     module, diagnostics = _analyse(path, source, rules, project, facts, timer, crashes)
-    findings = [f for _, f in _positioned(path, module, diagnostics, source, rules, crashes, timer)]
+    kept = _positioned(path, module, diagnostics, source, rules, crashes, timer)
+    if fitting is not None:
+        fitting.kinds = _fitting_kinds(module, [d for d, _ in kept], source, fitting, timer)
+    findings = [f for _, f in kept]
     return findings, source, applied, first[0] if first is not None else findings
+
+
+def _fix_round(module: cst.Module | None, diagnostics: list[Diagnostic], source: str, fix: str | None,
+               fitting: Fitting | None, timer: Timer) -> tuple[str, list[Diagnostic], list[RuleCrash], str | None] | None:
+    """One round of fixes of `source`: the fixed text, the fixes made, the
+    rules whose fixes raised, and the fix mode of the rounds that follow; None
+    when nothing changes (then, with `fitting`, its `kinds` are set for
+    `diagnostics`). With `fitting` and unsafe fixes whose text does not fit,
+    the safe fixes alone are tried, and only they in later rounds."""
+    for mode in ([fix, "safe"] if fitting is not None and fix == "unsafe" else [fix]):
+        fixable = _chosen(diagnostics, mode)
+        if module is None or not fixable:
+            continue
+        with deep_recursion(), timer.measure("fixes"):
+            new_source, failed = apply_guarded(module, fixable, unsafe=mode == "unsafe")
+        if failed:
+            return new_source, fixable, failed, mode
+        if new_source != source and (fitting is None or fitting.fits(new_source)):
+            return new_source, fixable, [], mode
+    if fitting is not None:
+        fitting.kinds = _fitting_kinds(module, diagnostics, source, fitting, timer)
+    return None
+
+
+def _chosen(diagnostics: list[Diagnostic], fix: str | None) -> list[Diagnostic]:
+    """The diagnostics whose fixes a round under `fix` makes: those allowed, less
+    those whose fixes edit what an earlier one edits (made in a later round)."""
+    allowed = [d for d in diagnostics if d.fix is not None and _allowed(d, fix)]
+    taken = {id(chosen) for chosen in disjoint([d.fix for d in allowed if d.fix is not None])}
+    return [d for d in allowed if id(d.fix) in taken]
+
+
+def _fitting_kinds(module: cst.Module | None, diagnostics: list[Diagnostic], source: str, fitting: Fitting,
+                   timer: Timer) -> frozenset[str]:
+    """The fix safeties whose fixes, of `diagnostics`, `--fix` would write: all
+    of them when the text with every fix fits, the safe ones when the text
+    with those fits, else none."""
+    kinds = {d.fix.safety for d in diagnostics if d.fix is not None}
+    for mode, allows in (("unsafe", frozenset({"safe", "unsafe"})), ("safe", frozenset({"safe"}))):
+        fixable = _chosen(diagnostics, mode) if mode in kinds else []
+        if module is None or not fixable:
+            continue
+        with deep_recursion(), timer.measure("fixes"):
+            new_source, failed = apply_guarded(module, fixable, unsafe=mode == "unsafe")
+        if not failed and new_source != source and fitting.fits(new_source):
+            return allows
+    return frozenset()
 
 
 def _allowed(diagnostic: Diagnostic, fix: str | None) -> bool:

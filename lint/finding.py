@@ -74,7 +74,10 @@ class Finding:
         return f"{self.line}:{self.column}" if self.cell is None else f"cell {self.cell}:{self.line}:{self.column}"
 
 
-def in_notebook(finding: Finding) -> str:
-    """Where a notebook's finding is, in words (`cell 3, line 5, column 9`), for
-    reports whose locations are lines of the file."""
-    return f"cell {finding.cell}, line {finding.line}, column {finding.column}"
+def placed_message(finding: Finding) -> str:
+    """The finding's message, led by its place in words when it is a
+    notebook's (`cell 3, line 5, column 9: ...`): for reports whose locations
+    are lines of the file, which a cell's lines are not."""
+    if finding.cell is None:
+        return finding.message
+    return f"cell {finding.cell}, line {finding.line}, column {finding.column}: {finding.message}"

@@ -155,8 +155,9 @@ def imported_files(requested: Iterable[str], candidates: Iterable[str], root: st
     `__init__.py`, the module each imported name is re-exported from; and the
     modules those modules import, up to `_IMPORT_DEPTH` imports away: what a
     helper's helper does (`engine.train_step()` calling `utils.prepare()`) is
-    what the whole project's run sees too. `texts`: the bytes of requested
-    files that differ from the disk (an editor's buffer)."""
+    what the whole project's run sees too. `texts`: the Python of requested
+    files that differ from the disk (an editor's buffer; a notebook's: the
+    module of its code cells, see `trainlint.notebook`), as UTF-8 bytes."""
     by_path = {os.path.abspath(path): path for path in candidates}
     requested_paths = {os.path.abspath(path) for path in requested}
     # the text screen first: a file that cannot import any candidate is not parsed
@@ -168,17 +169,10 @@ def imported_files(requested: Iterable[str], candidates: Iterable[str], root: st
     while pending:
         path, wanted, depth = pending.pop()
         data = (texts or {}).get(path)
-        try:
+        if data is None:
+            data = _python_of(path)
             if data is None:
-                with open(path, "rb") as handle:
-                    data = handle.read()
-        except OSError:
-            continue
-        if is_notebook(path):  # its code cells are its Python
-            cells = notebook_source(data)
-            if cells is None:
                 continue
-            data = cells.encode("utf-8")
         reach = screen.reach(path, data.decode("utf-8", errors="replace"))
         if not any(reach.covers(absolute) for absolute in by_path):
             continue
@@ -196,6 +190,20 @@ def imported_files(requested: Iterable[str], candidates: Iterable[str], root: st
                 if depth + 1 < _IMPORT_DEPTH and not (package and names):
                     pending.append((original, None, depth + 1))  # a package imported whole: all it imports
     return sorted(found)
+
+
+def _python_of(path: str) -> bytes | None:
+    """The Python of the file `path` as stored: a notebook's is its code
+    cells' module; None when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    if not is_notebook(path):
+        return data
+    cells = notebook_source(data)
+    return cells.encode("utf-8") if cells is not None else None
 
 
 def _imported_paths(path: str, data: bytes, root: str, wanted: frozenset[str] | None

@@ -22,12 +22,15 @@ import screen (`trainlint.imports`) reads notebooks too."""
 from __future__ import annotations
 
 import bisect
+import codecs
 import difflib
+import functools
+import itertools
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from json.decoder import scanstring
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from trainlint.finding import Finding
 from trainlint.source import LINE_BREAK
@@ -63,6 +66,12 @@ class Notebook:
     starts: tuple[int, ...]  # the module's line where each code cell begins (from 1)
     lines: tuple[tuple[str, ...], ...]  # each code cell's lines as the module has them
     python: bool = True  # False: the kernel runs another language; nothing is linted
+    # the notebook as stored, read once for `rewrite`: its JSON text (None when it is
+    # no UTF-8 text), the document, and where each cell's `source` value lies in the
+    # text, by cell number (None when that layout is not one `rewrite` writes into)
+    text: str | None = field(default=None, compare=False, repr=False)
+    document: object = field(default=None, compare=False, repr=False)
+    spans: Mapping[int, tuple[int, int]] | None = field(default=None, compare=False, repr=False)
 
     def locate(self, line: int) -> tuple[int, int] | None:
         """(the code cell's index in `cells`, line within that cell) of the module's `line`."""
@@ -94,33 +103,39 @@ class Notebook:
                        fixable=fixable, fix=fix)
 
 
+@functools.lru_cache(maxsize=4)
 def read_notebook(data: bytes) -> Notebook:
     """The notebook stored as `data` (nbformat 4, or 3's worksheets); raises
-    NotebookError when it is not valid JSON or not shaped like a notebook."""
-    try:
-        document = json.loads(data)
-    except json.JSONDecodeError as exc:
-        raise NotebookError(f"notebook is not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise NotebookError(f"notebook cannot be decoded as JSON text: {exc}") from None
+    NotebookError when it is not valid JSON or not shaped like a notebook.
+    The JSON is read once: the import screen, the project pass and the lint
+    of one notebook in one process share what was read (a `Notebook` is not changed)."""
+    text, document, spans = _load(data)
     if not isinstance(document, dict):
         raise NotebookError(f"not a Jupyter notebook: the JSON is a {type(document).__name__}, not an object")
     cells = document.get("cells")
     if cells is None and isinstance(document.get("worksheets"), list):  # nbformat 3
-        cells = [cell for sheet in document["worksheets"] if isinstance(sheet, dict)
-                 for cell in (sheet.get("cells") or [])]
+        cells = list(_worksheet_cells(document["worksheets"]))
     if not isinstance(cells, list):
         raise NotebookError("not a Jupyter notebook: no list of 'cells'")
     if not _runs_python(document.get("metadata")):
         return Notebook("", (), (), (), python=False)
-    numbers, starts, all_lines = [], [], []
-    next_line = 1
+    codes: list[str | None] = []
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict):
             raise NotebookError(f"not a Jupyter notebook: cell {number} is no JSON object")
-        if cell.get("cell_type") != "code":
+        is_code = cell.get("cell_type") == "code"
+        codes.append(_text(cell.get("source", cell.get("input", "")), number) if is_code else None)
+    return replace(from_cells(codes), text=text, document=document, spans=spans)
+
+
+def from_cells(cells: Sequence[str | None]) -> Notebook:
+    """The notebook of `cells`, in order: the text of each code cell, None
+    for another cell (markdown, raw), which counts in the cells' numbers."""
+    numbers, starts, all_lines = [], [], []
+    next_line = 1
+    for number, text in enumerate(cells, start=1):
+        if text is None:
             continue
-        text = _text(cell.get("source", cell.get("input", "")), number)
         lines = tuple(code_lines(text))
         numbers.append(number)
         starts.append(next_line)
@@ -128,6 +143,46 @@ def read_notebook(data: bytes) -> Notebook:
         next_line += len(lines)
     source = "".join(line + "\n" for lines in all_lines for line in lines)
     return Notebook(source, tuple(numbers), tuple(starts), tuple(all_lines))
+
+
+def _worksheet_cells(worksheets: list[object]) -> Iterator[object]:
+    """nbformat 3's cells: those of each worksheet, in order."""
+    for number, sheet in enumerate(worksheets, start=1):
+        cells = sheet.get("cells") or [] if isinstance(sheet, dict) else None
+        if not isinstance(cells, list):
+            raise NotebookError(f"not a Jupyter notebook: worksheet {number} has no list of 'cells'")
+        yield from cells
+
+
+def _load(data: bytes) -> tuple[str | None, object, dict[int, tuple[int, int]] | None]:
+    """The notebook's JSON text, its document, and the spans of the cells'
+    `source` values (see `Notebook`), in one reading of the text; JSON that is
+    not UTF-8, or not laid out as one `cells` list, is read by `json.loads`
+    alone (no spans)."""
+    try:
+        text = data.decode("utf-8-sig")  # a byte order mark is no text (kept when written: see `encoding`)
+    except UnicodeDecodeError:
+        text = None
+    if text is not None:
+        try:
+            document, spans = _read_with_spans(text)
+            return text, document, spans
+        except (ValueError, IndexError, RecursionError):
+            pass  # json.loads says what is wrong, or reads what the spans cannot place
+    try:
+        return text, json.loads(data), None
+    except json.JSONDecodeError as exc:
+        raise NotebookError(f"notebook is not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise NotebookError(f"notebook cannot be decoded as JSON text: {exc}") from None
+    except RecursionError:
+        raise NotebookError("notebook is not readable JSON: it nests too deep") from None
+
+
+def encoding(data: bytes) -> str:
+    """The encoding the notebook stored as `data` is written back in: UTF-8,
+    with the byte order mark it had (`Notebook.text` is read without it)."""
+    return "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8"
 
 
 def notebook_source(data: bytes) -> str | None:
@@ -264,55 +319,69 @@ def _skip(text: str, at: int) -> int:
     return _SPACE.match(text, at).end()  # type: ignore[union-attr]
 
 
-def rewrite(data: bytes, notebook: Notebook, fixed: str) -> str | None:
-    """The text of the notebook stored as `data` with the code cells changed
-    as `fixed` (the fixed text of `notebook.source`) has them; None when that
+def rewrite(notebook: Notebook, fixed: str) -> Notebook | None:
+    """`notebook` with the code cells changed as `fixed` (the fixed text of
+    `notebook.source`) has them, its `text` the JSON to write; None when that
     cannot be written exactly: a change that falls in a cell with IPython
-    syntax (its lines are not the cell's), or runs across two cells, or a
-    JSON layout this does not reproduce byte for byte. Only the `source`
-    values of the changed cells differ from `data`: indentation, key order,
+    syntax (its lines are not the cell's), or runs across two cells, or a JSON
+    layout this does not reproduce byte for byte. Only the `source` values of
+    the changed cells differ from the text as stored: indentation, key order,
     outputs, metadata and the last line end are kept."""
-    if not notebook.python or data.startswith(b"\xef\xbb\xbf"):
-        return None
-    try:
-        text = data.decode("utf-8")
-        document = json.loads(text)
-    except ValueError:
+    text, spans, document = notebook.text, notebook.spans, notebook.document
+    if not notebook.python or text is None or spans is None or not isinstance(document, dict):
         return None
     changed = _changed_cells(notebook, fixed)
     if changed is None:
         return None
-    if not changed:
-        return text
-    spans = _source_spans(text)
-    if spans is None:
-        return None
-    cells = document.get("cells") if isinstance(document, dict) else None
-    edits: list[tuple[int, int, str]] = []
+    cells = list(document["cells"])
+    edits: dict[int, str] = {}  # by cell number: the JSON of its new source
     for index, lines in changed.items():
         number = notebook.cells[index]
         span = spans.get(number)
-        if span is None or not isinstance(cells, list) or len(cells) < number:
+        if span is None:
             return None
         old = cells[number - 1]["source"]
-        old_text = _text(old, number)
-        if not _clean(old_text, notebook.lines[index]):
-            return None  # IPython syntax in the cell: its code is not the module's lines
-        new_text = "\n".join(lines) + ("\n" if lines and old_text.endswith("\n") else "")
-        written = _dump_like(text[span[0]:span[1]], old, new_text)
+        new_text = _new_cell_text(_text(old, number), notebook.lines[index], lines)
+        written = _dump_like(text[span[0]:span[1]], old, new_text) if new_text is not None else None
         if written is None:
             return None
-        cells[number - 1]["source"] = new_text if isinstance(old, str) else new_text.splitlines(keepends=True)
-        edits.append((span[0], span[1], written))
-    for start, end, written in sorted(edits, reverse=True):
-        text = text[:start] + written + text[end:]
-    # what was written reads back as the fixed notebook, and as the fixed module
-    try:
-        if json.loads(text) != document or read_notebook(text.encode("utf-8")).source != fixed:
+        new = json.loads(written)
+        # what is written reads back as the new source, and as the cell's new lines
+        if _text(new, number) != new_text or tuple(code_lines(new_text)) != tuple(lines):
             return None
-    except (ValueError, NotebookError):
+        cells[number - 1] = {**cells[number - 1], "source": new}
+        edits[number] = written
+    pieces, new_spans, at, shift = [], {}, 0, 0
+    for number, (start, end) in sorted(spans.items(), key=lambda item: item[1]):
+        written = edits.get(number, text[start:end])
+        pieces += [text[at:start], written]
+        new_spans[number] = (start + shift, start + shift + len(written))
+        shift += len(written) - (end - start)
+        at = end
+    pieces.append(text[at:])
+    all_lines = [tuple(changed.get(index, lines)) for index, lines in enumerate(notebook.lines)]
+    starts = tuple(itertools.accumulate((len(lines) for lines in all_lines[:-1]), initial=1))
+    return replace(notebook, source=fixed, starts=starts, lines=tuple(all_lines), text="".join(pieces),
+                   document={**document, "cells": cells}, spans=new_spans)
+
+
+def _new_cell_text(text: str, old: tuple[str, ...], new: list[str]) -> str | None:
+    """The text of a cell, `text`, whose module lines `old` become `new`. Where
+    the text is its module's lines (see `_clean`), it is the new lines; in a
+    cell with IPython syntax or other line ends, only lines changed one for
+    one, none of them blanked (a `# noqa` added, a call changed in its line),
+    each keeping its line end; else None."""
+    if _clean(text, old):
+        return "\n".join(new) + ("\n" if new and text.endswith("\n") else "")
+    raw = LINE_BREAK.split(text)
+    if len(new) != len(old) or len(raw) < len(old):
         return None
-    return text
+    for number, (was, now) in enumerate(zip(old, new)):
+        if was != now:
+            if raw[number] != was:
+                return None  # IPython's line, blanked in the module
+            raw[number] = now
+    return "".join(line + end for line, end in zip(raw, [*LINE_BREAK.findall(text), ""]))
 
 
 def cell_module(text: str) -> tuple[str, bool]:
@@ -407,40 +476,60 @@ def _list_layout(raw: str) -> tuple[str, str] | None:
     return lead, raw[len(last_quote):-1]
 
 
-def _source_spans(text: str) -> dict[int, tuple[int, int]] | None:
-    """Where, in the notebook's JSON `text`, the `source` value of each cell
-    begins and ends, by cell number (from 1); None when the text is no
-    nbformat 4 object with one `cells` list (a key given twice, worksheets)."""
+def _read_with_spans(text: str) -> tuple[object, dict[int, tuple[int, int]] | None]:
+    """The JSON document of `text` and, for an object with one `cells` list,
+    where each cell's `source` value begins and ends in `text`, by cell number
+    (from 1); spans are None for another layout (a key given twice,
+    nbformat 3's worksheets). Raises ValueError where `json.loads` would."""
     spans: dict[int, tuple[int, int]] = {}
-    try:
-        found = False
-        for key, start in _members(text, _skip(text, 0)):
-            if key != "cells":
-                continue
-            if found or not text.startswith("[", start):
-                return None
-            found = True
-            for number, cell in enumerate(_items(text, start), start=1):
-                if not text.startswith("{", cell):
-                    return None
-                for name, value in _members(text, cell):
-                    if name == "source":
-                        if number in spans:
-                            return None
-                        spans[number] = (value, _DECODER.raw_decode(text, value)[1])
-        return spans if found else None
-    except (ValueError, IndexError, StopIteration):
-        return None
+    layout_known = True
+    cells_lists = 0
+
+    def cell_member(number: int) -> Callable[[str, int], tuple[object, int]]:
+        def read(key: str, at: int) -> tuple[object, int]:
+            nonlocal layout_known
+            value, end = _DECODER.raw_decode(text, at)
+            if key == "source":
+                layout_known = layout_known and number not in spans
+                spans[number] = (at, end)
+            return value, end
+        return read
+
+    def cell(number: int, at: int) -> tuple[object, int]:
+        if text.startswith("{", at):
+            return _object(text, at, cell_member(number))
+        return _DECODER.raw_decode(text, at)
+
+    def top_member(key: str, at: int) -> tuple[object, int]:
+        nonlocal cells_lists
+        if key == "cells" and text.startswith("[", at):
+            cells_lists += 1
+            spans.clear()
+            return _array(text, at, cell)
+        return _DECODER.raw_decode(text, at)
+
+    at = _skip(text, 0)
+    if not text.startswith("{", at):
+        value, end = _DECODER.raw_decode(text, at)
+        if _skip(text, end) != len(text):
+            raise ValueError("extra data")
+        return value, None
+    document, end = _object(text, at, top_member)
+    if _skip(text, end) != len(text):
+        raise ValueError("extra data")
+    known = layout_known and cells_lists == 1 and isinstance(document.get("cells"), list)
+    return document, spans if known else None
 
 
-def _members(text: str, at: int) -> Iterator[tuple[str, int]]:
-    """(key, where its value begins) of the JSON object at `at`; each value is
-    skipped unless the caller walks into it before asking for the next."""
+def _object(text: str, at: int, read: Callable[[str, int], tuple[object, int]]) -> tuple[dict[str, object], int]:
+    """The JSON object at `at`, each member's value read by `read(key, where
+    it begins)`, which gives the value and where it ends; and where the object ends."""
     if not text.startswith("{", at):
         raise ValueError("no object")
+    members: dict[str, object] = {}
     at = _skip(text, at + 1)
     if text.startswith("}", at):
-        return
+        return members, at + 1
     while True:
         if not text.startswith('"', at):
             raise ValueError("no key")
@@ -448,26 +537,28 @@ def _members(text: str, at: int) -> Iterator[tuple[str, int]]:
         at = _skip(text, at)
         if not text.startswith(":", at):
             raise ValueError("no colon")
-        at = _skip(text, at + 1)
-        yield key, at
-        at = _skip(text, _DECODER.raw_decode(text, at)[1])
+        members[key], at = read(key, _skip(text, at + 1))
+        at = _skip(text, at)
         if text.startswith("}", at):
-            return
+            return members, at + 1
         if not text.startswith(",", at):
             raise ValueError("no comma")
         at = _skip(text, at + 1)
 
 
-def _items(text: str, at: int) -> Iterator[int]:
-    """Where each value of the JSON array at `at` begins."""
+def _array(text: str, at: int, read: Callable[[int, int], tuple[object, int]]) -> tuple[list[object], int]:
+    """The JSON array at `at`, its N-th item (from 1) read by `read(N, where
+    it begins)`; and where the array ends."""
+    items: list[object] = []
     at = _skip(text, at + 1)
     if text.startswith("]", at):
-        return
+        return items, at + 1
     while True:
-        yield at
-        at = _skip(text, _DECODER.raw_decode(text, at)[1])
+        item, at = read(len(items) + 1, at)
+        items.append(item)
+        at = _skip(text, at)
         if text.startswith("]", at):
-            return
+            return items, at + 1
         if not text.startswith(",", at):
             raise ValueError("no comma")
         at = _skip(text, at + 1)

@@ -9,7 +9,7 @@ import json
 from collections import Counter
 from typing import Callable, Sequence
 
-from trainlint.finding import Finding, in_notebook
+from trainlint.finding import Finding, placed_message
 
 Reporter = Callable[[Sequence[Finding]], str]
 
@@ -50,11 +50,10 @@ def github(findings: Sequence[Finding]) -> str:
     out = []
     for f in findings:
         level = "error" if f.severity == "error" else "warning"
+        message = _escape_data(placed_message(f))
         if f.cell is not None:
-            message = _escape_data(f"{in_notebook(f)}: {f.message}")
             out.append(f"::{level} file={_escape_property(f.path)},title={f.code}::{message}")
             continue
-        message = _escape_data(f.message)
         out.append(
             f"::{level} file={_escape_property(f.path)},line={f.line},col={f.column},"
             f"endLine={f.end_line},endColumn={f.end_column},title={f.code}::{message}"

@@ -16,7 +16,7 @@ from typing import Sequence
 from urllib.parse import quote
 
 from trainlint import __version__, urls
-from trainlint.finding import Finding, in_notebook
+from trainlint.finding import Finding, placed_message
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SOURCE_ROOT = "%SRCROOT%"
@@ -71,7 +71,7 @@ def _result(finding: Finding, rule_index: int) -> dict[str, object]:
     line, for the lines of a cell are no lines of the JSON file a viewer shows;
     its message begins with its place in the notebook, and its `properties`
     hold the cell and the range within it."""
-    message = finding.message
+    message = placed_message(finding)
     region: dict[str, int] = {
         "startLine": finding.line,
         "startColumn": finding.column,
@@ -80,7 +80,6 @@ def _result(finding: Finding, rule_index: int) -> dict[str, object]:
     }
     extra: dict[str, object] = {}
     if finding.cell is not None:
-        message = f"{in_notebook(finding)}: {message}"
         extra = {"properties": {"cell": finding.cell, **{f"cell{key[0].upper()}{key[1:]}": value
                                                          for key, value in region.items()}}}
         region = {"startLine": 1}

@@ -6,19 +6,22 @@ An editor sends each code cell of a notebook as a document of its own (VS
 Code: `vscode-notebook-cell:/path/nb.ipynb#...`): its text is one cell's code,
 read as the notebook's cells are (IPython's magics and shell lines blanked,
 see `trainlint.notebook`), under the notebook's configuration; fixes are
-offered only in a cell without IPython syntax, as `--fix` makes them."""
+offered only in a cell without IPython syntax, as `--fix` makes them. An
+editor that syncs the notebook as a whole (LSP's `notebookDocument/*`) has
+its code cells linted together, as one module (`lint_notebook_cells`)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Sequence
 from urllib.parse import urlsplit
 
 from trainlint.buffer import buffer_view
 from trainlint.config import Config, codes_for_file, find_config, load_config, matches_glob, select_rules
 from trainlint.engine import FileOutcome, fix_one, lint_text
 from trainlint.finding import Finding
-from trainlint.notebook import cell_module, cell_text, is_notebook
+from trainlint.notebook import cell_module, cell_text, from_cells, is_notebook
 from trainlint.project import ProjectView
 from trainlint.registry import by_code
 from trainlint.rule import Rule
@@ -58,6 +61,21 @@ def lint_document(path: Path, text: str, fix: str | None = None, cell: bool = Fa
         outcome.findings = [replace(finding, fixable=False, fix=None) for finding in outcome.findings]
     elif cell and outcome.fixed_source is not None:
         outcome.fixed_source = cell_text(outcome.fixed_source, text)
+    return outcome
+
+
+def lint_notebook_cells(path: Path, cells: Sequence[str | None]) -> FileOutcome:
+    """Findings of the notebook at `path` as the editor holds it open (the text
+    of each code cell, None for another cell), read as `trainlint check`
+    reads the notebook: its code cells as one module, so that what one cell
+    defines counts in the next; each finding placed in its cell (`cell`, from
+    1). Fixes are those of each cell's own text (see `lint_document`)."""
+    config = config_for(path)
+    rules = rules_for(path, config)
+    notebook = from_cells(cells)
+    view = buffer_view(str(path), notebook.source, config) if rules else ProjectView()
+    outcome = lint_text(str(path), notebook.source, rules, None, view)
+    outcome.findings = [notebook.relocate(finding) for finding in outcome.findings]
     return outcome
 
 

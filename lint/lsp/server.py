@@ -2,7 +2,9 @@
 change and save, and its fixes as code actions: one quick fix per finding,
 and "fix all" as a source action (`source.fixAll.trainlint`). A notebook's
 code cell sent as a document of its own is linted as a cell (see
-`trainlint.lsp.documents`).
+`trainlint.lsp.documents`); a notebook the editor syncs whole
+(`notebookDocument/didOpen`, `didChange`) has its code cells linted
+together, as `trainlint check` reads the notebook.
 
 Settings, as `initializationOptions`: `{"unsafeFixes": true}` lets "fix
 all" apply unsafe fixes too. Quick fixes are offered for both kinds; unsafe
@@ -17,12 +19,13 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from trainlint import __version__
 from trainlint.config import ConfigError
 from trainlint.finding import Finding
-from trainlint.lsp.documents import fix_finding, is_cell, lint_document
+from trainlint.lsp.documents import fix_finding, is_cell, lint_document, lint_notebook_cells
 from trainlint.lsp.protocol import TextPositions, diagnostic, overlaps, replacement, workspace_edit
 
 FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.trainlint"
@@ -34,11 +37,13 @@ WATCHED = ("**/*.py", "**/pyproject.toml", "**/trainlint.toml", "**/.gitignore")
 class TrainlintServer(LanguageServer):
     def __init__(self) -> None:
         # full sync: every change re-lints the whole text anyway
-        super().__init__("trainlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full)
+        super().__init__("trainlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full,
+                         notebook_document_sync=NOTEBOOKS)
         self.unsafe_fixes = False
         self.linted: dict[str, tuple[str, float, list[Finding]]] = {}  # uri: (text, when, its findings)
         self.reported_errors: set[str] = set()
         self.shut_down = False  # the client asked to shut down before `exit`
+        self.notebook_cells: dict[str, set[str]] = {}  # notebook uri: the cells given diagnostics
 
     def findings(self, document: TextDocument, fresh: bool = False) -> list[Finding]:
         """The findings of the document's current text, linted once per text: the
@@ -69,6 +74,10 @@ class TrainlintServer(LanguageServer):
             self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"trainlint: {message}"))
 
     def publish(self, uri: str) -> None:
+        notebook = self.workspace.get_notebook_document(cell_uri=uri)
+        if notebook is not None:  # a cell of a notebook the editor syncs whole: read with its other cells
+            self.publish_notebook(notebook.uri)
+            return
         document = self.workspace.get_text_document(uri)
         positions = TextPositions(document.source, document.position_codec)
         self.text_document_publish_diagnostics(
@@ -80,6 +89,38 @@ class TrainlintServer(LanguageServer):
         )
 
 
+    def publish_notebook(self, uri: str) -> None:
+        """Diagnostics for each cell of the notebook `uri`, its code cells linted
+        together (see `lint_notebook_cells`); a cell without findings, or one
+        no longer in the notebook, gets none."""
+        notebook = self.workspace.get_notebook_document(notebook_uri=uri)
+        if notebook is None:
+            return
+        cells = [self.workspace.get_text_document(cell.document) for cell in notebook.cells]
+        texts = [document.source if cell.kind == types.NotebookCellKind.Code and document.language_id == "python"
+                 else None for cell, document in zip(notebook.cells, cells)]
+        try:
+            outcome = lint_notebook_cells(Path(to_fs_path(uri) or uri), texts)
+        except ConfigError as exc:
+            self.report_error(str(exc))
+            findings = []
+        else:
+            findings = outcome.findings
+            for crash in outcome.crashes:
+                self.report_error(crash.describe(notebook.uri))
+        for gone in self.notebook_cells.get(uri, set()) - {cell.document for cell in notebook.cells}:
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=gone, diagnostics=[]))
+        self.notebook_cells[uri] = {cell.document for cell in notebook.cells}
+        for number, (cell, document) in enumerate(zip(notebook.cells, cells), start=1):
+            positions = TextPositions(document.source, document.position_codec)
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=cell.document, version=document.version,
+                diagnostics=[diagnostic(f, positions) for f in findings if f.cell == number]))
+
+
+# notebooks synced whole (LSP 3.17), where the client can: their Python cells
+NOTEBOOKS = types.NotebookDocumentSyncOptions(notebook_selector=[types.NotebookDocumentFilterWithCells(
+    notebook="jupyter-notebook", cells=[types.NotebookCellLanguage(language="python")])], save=True)
 server = TrainlintServer()
 
 
@@ -125,13 +166,38 @@ def did_save(ls: TrainlintServer, params: types.DidSaveTextDocumentParams) -> No
     ls.publish(params.text_document.uri)
 
 
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+def did_open_notebook(ls: TrainlintServer, params: types.DidOpenNotebookDocumentParams) -> None:
+    ls.publish_notebook(params.notebook_document.uri)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+def did_change_notebook(ls: TrainlintServer, params: types.DidChangeNotebookDocumentParams) -> None:
+    ls.publish_notebook(params.notebook_document.uri)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+def did_save_notebook(ls: TrainlintServer, params: types.DidSaveNotebookDocumentParams) -> None:
+    ls.publish_notebook(params.notebook_document.uri)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+def did_close_notebook(ls: TrainlintServer, params: types.DidCloseNotebookDocumentParams) -> None:
+    for cell in ls.notebook_cells.pop(params.notebook_document.uri, set()):
+        ls.linted.pop(cell, None)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell, diagnostics=[]))
+
+
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched_files(ls: TrainlintServer, params: types.DidChangeWatchedFilesParams) -> None:
     """A file changed on disk (a configuration, a helper module, a branch switch):
     every open document is linted again."""
     ls.linted.clear()
     for uri in list(ls.workspace.text_documents):
-        ls.publish(uri)
+        if ls.workspace.get_notebook_document(cell_uri=uri) is None:
+            ls.publish(uri)
+    for uri in list(ls.workspace.notebook_documents):
+        ls.publish_notebook(uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)

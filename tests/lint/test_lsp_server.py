@@ -155,7 +155,7 @@ def apply_edits(text: str, edits: list[Any]) -> str:
 
 @asynccontextmanager
 async def editor(workspace: Path, options: dict[str, object] | None = None,
-                 shutdown: bool = True) -> AsyncIterator[Editor]:
+                 shutdown: bool = True, capabilities: types.ClientCapabilities | None = None) -> AsyncIterator[Editor]:
     """A session with a server in `workspace`, ended by `shutdown` then `exit` (or `exit` alone)."""
     client = Client("test-editor", "1")
     session = Editor(client)
@@ -165,7 +165,7 @@ async def editor(workspace: Path, options: dict[str, object] | None = None,
         result = await asyncio.wait_for(
             client.initialize_async(
                 types.InitializeParams(
-                    capabilities=types.ClientCapabilities(),
+                    capabilities=capabilities or types.ClientCapabilities(),
                     root_uri=workspace.as_uri(),
                     initialization_options=options,
                 )
@@ -304,6 +304,59 @@ def test_a_notebook_cell_sent_as_a_document_reads_ipython_syntax_as_the_notebook
             assert session.texts[cell_uri][1] == setup + loop.replace("    torch.nn", "    scaler.unscale_(opt)\n    torch.nn")
             # the same text as a Python file is a syntax error: the notebook's reading is the cell's alone
             assert _codes(await session.open(project / "nb_as_file.py", magics + setup)) == [(1, "TL000")]
+
+    run(scenario())
+
+
+NOTEBOOK_SYNC = types.ClientCapabilities(notebook_document=types.NotebookDocumentClientCapabilities(
+    synchronization=types.NotebookDocumentSyncClientCapabilities()))
+
+
+def test_a_notebook_synced_whole_is_linted_as_one_module_with_diagnostics_per_cell(project: Path) -> None:
+    """With `notebookDocument/*` sync the cells are read together, as `trainlint
+    check nb.ipynb` reads them: the optimizer made in cell 1 is the one stepped
+    in cell 3 (TL401, no `zero_grad()`), which the loop's cell alone does not
+    know; cells removed or without findings get none."""
+    notebook_uri = (project / "nb.ipynb").as_uri()
+    cell_uris = [f"vscode-notebook-cell:{notebook_uri[len('file:'):]}#cell{n}" for n in (1, 2, 3)]
+    texts = ["%matplotlib inline\nimport torch\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n",
+             "# Training", "for x in data:\n    loss = model(x).sum()\n    loss.backward()\n    opt.step()\n"]
+    kinds = [types.NotebookCellKind.Code, types.NotebookCellKind.Markup, types.NotebookCellKind.Code]
+
+    async def published(session: Editor, uris: list[str]) -> dict[str, list[types.Diagnostic]]:
+        found: dict[str, list[types.Diagnostic]] = {}
+        while set(found) != set(uris):
+            params = await asyncio.wait_for(session.published.get(), TIMEOUT)
+            if params.uri in uris and params.version in (None, session.texts[params.uri][0]):
+                found[params.uri] = list(params.diagnostics)
+        return found
+
+    async def scenario() -> None:
+        async with editor(project, capabilities=NOTEBOOK_SYNC) as session:
+            for uri, text in zip(cell_uris, texts):
+                session.texts[uri] = (1, text)
+            session.client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+                notebook_document=types.NotebookDocument(
+                    uri=notebook_uri, notebook_type="jupyter-notebook", version=1,
+                    cells=[types.NotebookCell(kind=kind, document=uri) for kind, uri in zip(kinds, cell_uris)]),
+                cell_text_documents=[
+                    types.TextDocumentItem(uri=uri, language_id="python" if kind == types.NotebookCellKind.Code
+                                           else "markdown", version=1, text=text)
+                    for uri, text, kind in zip(cell_uris, texts, kinds)]))
+            found = await published(session, cell_uris)
+            assert found[cell_uris[0]] == [] and found[cell_uris[1]] == []
+            assert _codes(found[cell_uris[2]]) == [(4, "TL401")]
+            # the same loop as a lone cell: what `opt` is, is not known there
+            assert _codes(await session.open(cell_uris[2] + "alone", texts[2])) == []
+            # cell 1 removed: the loop's `opt` is no optimizer any more
+            session.client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
+                notebook_document=types.VersionedNotebookDocumentIdentifier(uri=notebook_uri, version=2),
+                change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(
+                    structure=types.NotebookDocumentCellChangeStructure(
+                        array=types.NotebookCellArrayChange(start=0, delete_count=1),
+                        did_close=[types.TextDocumentIdentifier(uri=cell_uris[0])])))))
+            found = await published(session, cell_uris)
+            assert found == {uri: [] for uri in cell_uris}
 
     run(scenario())
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -94,6 +95,14 @@ def test_gitlab_and_junit_carry_the_cell(nb: Path) -> None:
     suites = ElementTree.fromstring(invoke("train.ipynb", "--format", "junit", "--no-cache", cwd=nb)[1])
     case = suites.find("testsuite/testcase")
     assert case is not None and case.get("name") == "TL401 missing-zero-grad (cell 3:5:5)" and case.get("line") is None
+
+
+def test_the_reports_by_file_lines_lead_with_the_place_in_the_notebook() -> None:
+    from trainlint.finding import placed_message
+
+    found = Finding("n.ipynb", 5, 9, 5, 12, "TL401", "missing-zero-grad", "error", "no zero_grad", cell=3)
+    assert placed_message(found) == "cell 3, line 5, column 9: no zero_grad"
+    assert placed_message(replace(found, path="n.py", cell=None)) == "no zero_grad"
 
 
 def test_statistics_count_notebook_findings(nb: Path) -> None:
@@ -422,14 +431,43 @@ def test_a_layout_that_cannot_be_written_back_exactly_is_not_fixed(tmp_path: Pat
     assert (tmp_path / "n.ipynb").read_text() == before and "(0 fixable)" in out and code == 1
 
 
-def test_the_fixture_fixes_nothing_and_add_noqa_leaves_notebooks_alone(nb: Path) -> None:
-    """Its finding, TL401, has no fix; `--add-noqa` writes no comment into cells."""
-    before = (nb / "train.ipynb").read_bytes()
+def test_the_fixture_fixes_nothing_and_add_noqa_writes_into_the_cell(nb: Path) -> None:
+    """Its finding, TL401, has no fix; `--add-noqa` puts the comment on the
+    finding's line in its cell (one under `%%time`: a line changed in place),
+    every other byte of the JSON kept."""
+    before = (nb / "train.ipynb").read_text(encoding="utf-8")
     code, out, _ = invoke("train.ipynb", "--diff", "--no-cache", cwd=nb)
     assert code == 0 and "+++" not in out
-    code, _, err = invoke("train.ipynb", "--add-noqa", "--no-cache", cwd=nb)
-    assert (nb / "train.ipynb").read_bytes() == before
-    assert "no `# noqa` added to notebooks (train.ipynb)" in err
+    (nb / "dp.py").write_text(DP_BUG)
+    code, _, err = invoke("train.ipynb", "dp.py", "--add-noqa", "--no-cache", cwd=nb)
+    step = '    "    opt.step()\\n",'
+    assert before.count(step) == 1
+    assert (nb / "train.ipynb").read_text(encoding="utf-8") == before.replace(step, step.replace("()", "()  # noqa: TL401"))
+    assert code == 0 and "to 2 file(s)" in err, err
+    assert invoke("train.ipynb", "dp.py", "--no-cache", cwd=nb)[1] == "Found 0 findings (0 fixable).\n"
+
+
+def test_add_noqa_in_a_notebook_whose_cells_cannot_be_written_is_an_error(tmp_path: Path) -> None:
+    old = {"worksheets": [{"cells": [{"cell_type": "code", "input": [*SETUP, *LOOP]}]}], "metadata": {}, "nbformat": 3}
+    (tmp_path / "v3.ipynb").write_text(json.dumps(old))
+    (tmp_path / "dp.py").write_text(DP_BUG)
+    code, _, err = invoke("v3.ipynb", "dp.py", "--add-noqa", "--no-cache", cwd=tmp_path)
+    assert json.loads((tmp_path / "v3.ipynb").read_text()) == old and "# noqa: " in (tmp_path / "dp.py").read_text()
+    assert "v3.ipynb: cannot add noqa comments: its cells cannot be written back exactly" in err and code == 2
+
+
+def test_a_fix_of_a_line_in_place_is_made_in_a_cell_with_ipython_syntax() -> None:
+    """Lines changed one for one, none of them IPython's, keep the cell's
+    magic and its line ends; a change of the magic's own line is refused."""
+    from trainlint.notebook import rewrite
+
+    data = notebook(["%time\r\n", "x = 1\r\n", "y = 2"]).encode()
+    read = read_notebook(data)
+    changed = rewrite(read, "\nx = 1  # noqa\ny = 2\n")
+    assert changed is not None and json.loads(changed.text or "")["cells"][0]["source"] == [
+        "%time\r\n", "x = 1  # noqa\r\n", "y = 2"]
+    assert rewrite(read, "z = 0\nx = 1\ny = 2\n") is None
+    assert rewrite(read, "\nx = 1\nw = 0\ny = 2\n") is None  # a line added
 
 
 def test_a_cached_finding_is_fixed_by_a_later_fix(tmp_path: Path) -> None:
@@ -473,10 +511,10 @@ def test_rewrite_refuses_a_change_across_two_cells_and_keeps_an_unchanged_text()
 
     data = notebook(["a = 1\n", "b = 2"], ["c = 3\n", "d = 4"]).encode()
     read = read_notebook(data)
-    assert rewrite(data, read, read.source) == data.decode()
-    assert rewrite(data, read, "a = 1\nB = C = 3\nd = 4\n") is None  # one hunk over cells 1 and 2
-    one_cell = rewrite(data, read, "a = 1\nb = 2\nc = 3\nd = 5\n")
-    assert one_cell is not None and json.loads(one_cell)["cells"][1]["source"] == ["c = 3\n", "d = 5"]
+    assert (unchanged := rewrite(read, read.source)) is not None and unchanged.text == data.decode()
+    assert rewrite(read, "a = 1\nB = C = 3\nd = 4\n") is None  # one hunk over cells 1 and 2
+    one_cell = rewrite(read, "a = 1\nb = 2\nc = 3\nd = 5\n")
+    assert one_cell is not None and json.loads(one_cell.text or "")["cells"][1]["source"] == ["c = 3\n", "d = 5"]
 
 
 def test_unsafe_fixes_that_cannot_be_written_leave_the_safe_ones_to_be_made(tmp_path: Path) -> None:
@@ -492,3 +530,137 @@ def test_unsafe_fixes_that_cannot_be_written_leave_the_safe_ones_to_be_made(tmp_
     cells = json.loads((tmp_path / "n.ipynb").read_text())["cells"]
     assert UNSCALE in cells[2]["source"] and cells[1]["source"] == ["%time\n", *lines[1:]]
     assert "TL201 `" in out and code == 1
+
+
+# --- one lint, one reading of the JSON -------------------------------------------------
+
+
+def _count_analyses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from trainlint import engine
+
+    analysed: list[str] = []
+    analyse = engine._analyse
+
+    def counted(path: str, source: str, *args: object, **kwargs: object) -> object:
+        analysed.append(source)
+        return analyse(path, source, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "_analyse", counted)
+    return analysed
+
+
+def test_a_notebook_is_linted_once_and_its_fixable_findings_are_marked_from_that_lint(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`[*]` comes from the fixes of the one lint, made on its tree and written
+    into the cells: no second lint of the module per kind of fix."""
+    from cli_runner import UNSAFE_ONLY
+    from trainlint.engine import lint_notebook
+    from trainlint.registry import all_rules
+
+    analysed = _count_analyses(monkeypatch)
+    outcome = lint_notebook("n.ipynb", rich_notebook(CLIP).encode(), all_rules())
+    assert [(f.code, f.cell, f.fixable) for f in outcome.findings] == [("TL101", 3, True)] and len(analysed) == 1
+    lines = UNSAFE_ONLY.splitlines(keepends=True)
+    text = notebook(["import torch\n", "scaler = torch.amp.GradScaler('cuda')\n"], ["%time\n", *lines[1:]], CLIP)
+    analysed.clear()
+    outcome = lint_notebook("n.ipynb", text.encode(), all_rules())
+    marks = {(f.code, f.fixable) for f in outcome.findings if f.code in ("TL101", "TL201")}
+    assert marks == {("TL101", True), ("TL201", False)}
+    assert len(analysed) == 1
+    analysed.clear()
+    outcome = lint_notebook("n.ipynb", rich_notebook(CLIP).encode(), all_rules(), fix="safe")
+    assert outcome.fixed_source == with_unscale(rich_notebook(CLIP)) and outcome.findings == []
+    assert len(analysed) == 2  # the notebook as read, and as fixed
+
+
+def test_the_notebook_json_is_read_once_also_to_write_fixes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import trainlint.notebook as notebook_module
+    from trainlint.engine import lint_notebook
+    from trainlint.registry import all_rules
+
+    data = rich_notebook(CLIP).encode()
+    loads, whole = json.loads, []
+
+    def loads_counted(text: str | bytes, *args: object, **kwargs: object) -> object:
+        whole.append(len(text) >= len(data) // 2)
+        return loads(text, *args, **kwargs)
+
+    read = notebook_module._read_with_spans
+    reads: list[int] = []
+    monkeypatch.setattr(notebook_module.json, "loads", loads_counted)
+    monkeypatch.setattr(notebook_module, "_read_with_spans", lambda text: reads.append(len(text)) or read(text))
+    notebook_module.read_notebook.cache_clear()
+    outcome = lint_notebook("n.ipynb", data, all_rules(), fix="safe")
+    assert outcome.fixed_source == with_unscale(data.decode()) and reads == [len(data.decode())]
+    assert not any(whole)  # only the new cell's source is read back
+
+
+def test_a_byte_order_mark_is_kept_by_a_fix(tmp_path: Path) -> None:
+    before = b"\xef\xbb\xbf" + rich_notebook(CLIP).encode()
+    (tmp_path / "n.ipynb").write_bytes(before)
+    code, out, _ = invoke("n.ipynb", "--no-cache", cwd=tmp_path)
+    assert out.startswith("n.ipynb:cell 3:4:5: TL101 [*] ") and code == 1
+    code, out, _ = invoke("n.ipynb", "--fix", "--no-cache", cwd=tmp_path)
+    assert (tmp_path / "n.ipynb").read_bytes() == b"\xef\xbb\xbf" + with_unscale(rich_notebook(CLIP)).encode()
+    assert code == 0, out
+
+
+def test_malformed_worksheets_and_deep_json_are_tl000_and_the_other_files_are_still_linted(nb: Path) -> None:
+    (nb / "v3.ipynb").write_text(json.dumps({"worksheets": [{"cells": 5}], "metadata": {}, "nbformat": 3}))
+    (nb / "deep.ipynb").write_text('{"cells": [], "metadata": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    code, out, _ = invoke("v3.ipynb", "deep.ipynb", "train.ipynb", "--no-cache", cwd=nb)
+    lines = out.splitlines()
+    assert lines[0] == "deep.ipynb:1:1: TL000 file cannot be parsed: notebook is not readable JSON: it nests too deep"
+    assert lines[1].startswith(MISSING_ZERO_GRAD)
+    assert lines[2] == "v3.ipynb:1:1: TL000 file cannot be parsed: not a Jupyter notebook: worksheet 1 has no list of 'cells'"
+    assert code == 1 and lines[-1] == "Found 3 findings (0 fixable)."
+
+
+def test_the_import_screen_takes_a_notebook_buffer_as_its_python(tmp_path: Path) -> None:
+    """An editor's notebook buffer is the module of its cells: no JSON to read."""
+    from trainlint.imports import imported_files
+
+    (tmp_path / "utils.py").write_text("def step():\n    pass\n")
+    (tmp_path / "n.ipynb").write_text(notebook(["import os\n"]))
+    found = imported_files([str(tmp_path / "n.ipynb")], [str(tmp_path / "utils.py")], str(tmp_path),
+                           texts={str(tmp_path / "n.ipynb"): b"from utils import step\n"})
+    assert found == [str(tmp_path / "utils.py")]
+    assert imported_files([str(tmp_path / "n.ipynb")], [str(tmp_path / "utils.py")], str(tmp_path)) == []
+
+
+class _Renames:
+    """A rule whose fix of `a` gives `b`, whose fix gives `c`: two rounds of fixes."""
+
+    @staticmethod
+    def rule() -> type:
+        import libcst as cst
+
+        from trainlint.rule import Fix, Rule
+
+        class Renames(Rule):
+            code, name, severity, message, fix_safety = "TL998", "renames", "warning", "renamed", "safe"
+
+            def visit_Name(self, node: cst.Name) -> None:
+                after = {"a": "b", "b": "c"}.get(node.value)
+                if after is not None:
+                    self.report(node, fix=Fix({node: node.with_changes(value=after)}))
+
+        return Renames
+
+
+def test_a_round_of_fixes_that_does_not_fit_ends_the_fixes_and_what_fitted_is_kept() -> None:
+    """In a notebook, the cells written after the first round of fixes (`b`)
+    stand even where the round it brings about (`c`) cannot be written."""
+    from trainlint.engine import Fitting, lint_text
+
+    rule = _Renames.rule()
+    fitting = Fitting(lambda text: "c" not in text)
+    outcome = lint_text("n.ipynb", "x = a\n", [rule], "safe", fitting=fitting)
+    assert outcome.fixed_source == "x = b\n" and [f.code for f in outcome.findings] == ["TL998"]
+    assert fitting.kinds == frozenset()  # the finding left is not fixable there
+    free = Fitting(lambda text: True)
+    assert lint_text("n.ipynb", "x = a\n", [rule], "safe", fitting=free).fixed_source == "x = c\n"
+    assert free.kinds == frozenset()  # nothing left to fix
+    marks = Fitting(lambda text: True)
+    assert lint_text("n.ipynb", "x = a\n", [rule], None, fitting=marks).fixed_source is None
+    assert marks.kinds == {"safe"}
