@@ -95,9 +95,14 @@ class Call:
     # `constant_text` writes it (`("#1", "0")` of `step_schedule(sched, 0)`), "" for another value; slot
     # "*" when it unpacks `*args` / `**kwargs`, which may hold any slot (see `Summary.step_tests`)
     constants: tuple[tuple[str, str], ...] = ()
+    # in the body of `if self.training:` of a method: runs only while its instance is in
+    # train mode (see `Summary.graph_when_training`)
+    when_training: bool = False
 
 
 Event = str | Call
+# what makes a function need the autograd graph it is handed: back-propagating, stepping, clearing
+GRAPH_EFFECTS = (BACKWARD, STEP, ZERO_GRAD, MAY_ZERO_GRAD)
 
 
 @dataclass(frozen=True)
@@ -246,6 +251,11 @@ class Summary:
     # scaler or runs on its instance (`def __call__(self, loss, opt, need_update=True): ...
     # if need_update: self._scaler.step(opt); self._scaler.update()`)
     updates_if: frozenset[str] = frozenset()
+    # a method whose every backward, step and clear of gradients, its own and those of what it
+    # calls, runs in the body of `if self.training:` (DALLE2's `DecoderTrainer.forward`, which
+    # back-propagates its loss only in train mode): with its instance in eval mode, a call of
+    # it needs no graph
+    graph_when_training: bool = False
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -322,6 +332,7 @@ class Summary:
             **({"returns_kind": self.returns_kind} if self.returns_kind else {}),
             **({"leaves_eval": sorted(self.leaves_eval)} if self.leaves_eval else {}),
             **({"updates_if": sorted(self.updates_if)} if self.updates_if else {}),
+            **({"graph_when_training": True} if self.graph_when_training else {}),
         }
 
     @classmethod
@@ -334,7 +345,8 @@ class Summary:
                 callee, args, returned, *rest = raw  # type: ignore[misc]
                 events.append(Call(callee, tuple((a, b) for a, b in args), bool(returned), bool(rest and rest[0]),
                                    tuple(rest[1]) if len(rest) > 1 else (), bool(len(rest) > 2 and rest[2]),
-                                   tuple((slot, value) for slot, value in rest[3]) if len(rest) > 3 else ()))
+                                   tuple((slot, value) for slot, value in rest[3]) if len(rest) > 3 else (),
+                                   bool(len(rest) > 4 and rest[4])))
         flags = set(data.get("flags", ()))  # type: ignore[arg-type]
         return cls(
             params=tuple(data.get("params", ())),  # type: ignore[arg-type]
@@ -373,12 +385,13 @@ class Summary:
             returns_kind=str(data.get("returns_kind", "")),
             leaves_eval=frozenset(data.get("leaves_eval", ())),  # type: ignore[arg-type]
             updates_if=frozenset(data.get("updates_if", ())),  # type: ignore[arg-type]
+            graph_when_training=bool(data.get("graph_when_training")),
         )
 
 
 def _call_json(call: Call) -> list[object]:
     tail: list[object] = [call.occasional, list(call.hands_returned), call.hands_scaler,
-                          [list(pair) for pair in call.constants]]
+                          [list(pair) for pair in call.constants], call.when_training]
     while tail and not tail[-1]:
         tail.pop()
     return [call.callee, [list(a) for a in call.args], call.returned, *tail]
@@ -441,6 +454,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     tests = dict.fromkeys(own.step_tests)
     defaulted = dict.fromkeys(own.default_steps)
     defaults = dict(own.defaults)
+    when_training = own.graph_when_training
     for event in own.events:
         if isinstance(event, str):
             events.setdefault(event, None)
@@ -450,6 +464,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             events.setdefault(SCALER_UPDATE, None)
         if callee is None:
             continue
+        # a call outside `if self.training:` whose callee needs the graph: in eval mode too
+        when_training = when_training and (event.when_training or not any(callee.does(e) for e in GRAPH_EFFECTS))
         unjudged = unjudged or (callee.unjudged_steps and event.callee in local)
         for effect in callee.events:
             if isinstance(effect, str) and not (event.occasional and effect == EMPTY_CACHE):
@@ -511,6 +527,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         step_tests=tuple(tests),
         default_steps=tuple(defaulted),
         returned_items=with_items(with_items(own.returned_items, GRAPH, graph_items), DISTRIBUTED_LOADER, loader_items),
+        graph_when_training=when_training and any(effect in events for effect in GRAPH_EFFECTS),
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )

@@ -172,6 +172,14 @@ class EvalWithoutNoGrad(Rule):
     argument, by the parameter's default, or by an argument the file cannot
     read (a variable, `**kwargs`); conditions on anything else
     (`self.training`) and what runs before the branch are not looked at.
+    A method of a module of the project that back-propagates, steps or clears
+    gradients only under `if self.training:` (or an `and` chain holding it), in
+    its own statements and in what it calls there (DALLE2-pytorch's
+    `DecoderTrainer.forward`, which takes the loss's `.item()` and
+    back-propagates in train mode), does none of that when called on the module
+    in eval mode (`trainer(x)`, `trainer.forward(x)` after `trainer.eval()`,
+    with no switch of its mode in the loop): the loop around such a call is an
+    evaluation loop.
     """
 
     code = "TL406"
@@ -644,6 +652,37 @@ class EvalWithoutNoGrad(Rule):
         "                self.optimizer.step()\n"
         "            self.model.eval()\n"
         "            self.validate()\n",
+        # a module whose forward back-propagates and steps only in train mode (DALLE2-pytorch's
+        # DecoderTrainer): in eval mode it computes the loss and records its graph for nothing
+        "import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "\n"
+        "class Trainer(nn.Module):\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        super().__init__()\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "\n"
+        "    def forward(self, x, y):\n"
+        "        loss = nn.functional.mse_loss(self.model(x), y)\n"
+        "        if self.training:\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "            self.optimizer.zero_grad()\n"
+        "        return loss.item()\n"
+        "\n"
+        "\n"
+        "def main(model, train_loader, val_loader):\n"
+        "    trainer = Trainer(model, torch.optim.SGD(model.parameters(), lr=0.1))\n"
+        "    for epoch in range(10):\n"
+        "        trainer.train()\n"
+        "        for x, y in train_loader:\n"
+        "            trainer(x, y)\n"
+        "        trainer.eval()\n"
+        "        total = 0.0\n"
+        "        for x, y in val_loader:\n"
+        "            total += trainer(x, y)  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -1186,12 +1225,77 @@ class EvalWithoutNoGrad(Rule):
         "            with torch.no_grad():\n"
         "                self.validate()\n"
         "            self.probe()\n",
+        # a forward that back-propagates under a flag of its own, not `self.training`: in eval mode too
+        "import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "\n"
+        "class Trainer(nn.Module):\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        super().__init__()\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "\n"
+        "    def forward(self, x, y):\n"
+        "        loss = nn.functional.mse_loss(self.model(x), y)\n"
+        "        if self.accumulate:\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "            self.optimizer.zero_grad()\n"
+        "        return loss.item()\n"
+        "\n"
+        "\n"
+        "def main(model, train_loader, val_loader):\n"
+        "    trainer = Trainer(model, torch.optim.SGD(model.parameters(), lr=0.1))\n"
+        "    for epoch in range(10):\n"
+        "        trainer.train()\n"
+        "        for x, y in train_loader:\n"
+        "            trainer(x, y)\n"
+        "        trainer.eval()\n"
+        "        total = 0.0\n"
+        "        for x, y in val_loader:\n"
+        "            total += trainer(x, y)\n",
+        # the forward hands its loss to a method that back-propagates outside `if self.training:`
+        "import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "\n"
+        "class Trainer(nn.Module):\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        super().__init__()\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "\n"
+        "    def forward(self, x, y):\n"
+        "        loss = nn.functional.mse_loss(self.model(x), y)\n"
+        "        self._update(loss)\n"
+        "        return loss.item()\n"
+        "\n"
+        "    def _update(self, loss):\n"
+        "        loss.backward()\n"
+        "        if self.training:\n"
+        "            self.optimizer.step()\n"
+        "            self.optimizer.zero_grad()\n"
+        "\n"
+        "\n"
+        "def main(model, train_loader, val_loader):\n"
+        "    trainer = Trainer(model, torch.optim.SGD(model.parameters(), lr=0.1))\n"
+        "    for epoch in range(10):\n"
+        "        trainer.train()\n"
+        "        for x, y in train_loader:\n"
+        "            trainer(x, y)\n"
+        "        trainer.eval()\n"
+        "        total = 0.0\n"
+        "        for x, y in val_loader:\n"
+        "            total += trainer(x, y)\n",
     )
 
     def finish(self) -> None:
         self._frozen = _frozen_models(self.ctx)
         self._switched = {_last_name(mode[0]) for mode in (mode_switch(self.ctx, call) for call in self.ctx.nodes_of(cst.Call)) if mode}
         summaries = (*self.ctx.summaries.closed.values(), *self.ctx.summaries.external.values())
+        # methods that back-propagate only in train mode (see `_uses_graph`)
+        self._training_only = any(summary.graph_when_training for summary in summaries)
         # functions that leave a model they are handed in eval mode (`set_eval(model)`, see `_left_in_eval`)
         self._leaving = any(summary.leaves_eval for summary in summaries)
         if self._leaving:
@@ -1261,7 +1365,7 @@ class EvalWithoutNoGrad(Rule):
                 self._entries.setdefault(callee, []).append(node)
             model = next((f for f in self._models_called(node.func) if self.ctx.code(f) in facts), None)
             if model is not None:
-                if _model_key(self.ctx, model) not in self._frozen and self._in_evaluation_loop(node):
+                if _model_key(self.ctx, model) not in self._frozen and self._in_evaluation_loop(node, facts):
                     function = self.ctx.enclosing_function(node)
                     if function is not None and function.body is not self._body:
                         # reached through a call: judged once every walk is done
@@ -1269,7 +1373,7 @@ class EvalWithoutNoGrad(Rule):
                     else:
                         self.report(node)
             elif (self._helper_runs_forward(node, facts) or self._runs_elsewhere(node, facts)) \
-                    and self._in_evaluation_loop(node):
+                    and self._in_evaluation_loop(node, facts):
                 self._reported_calls.add(node)
                 self.report(node)
             elif self._forwarding and self._evaluated_elsewhere(node, facts):
@@ -1462,7 +1566,9 @@ class EvalWithoutNoGrad(Rule):
                 inside.add(model)
         return frozenset(inside)
 
-    def _in_evaluation_loop(self, call: cst.Call) -> bool:
+    def _in_evaluation_loop(self, call: cst.Call, evaluated: Facts) -> bool:
+        """`call`, run with the models of `evaluated` in eval mode, lies in a loop that
+        needs no graph (or in a look at the model now and then inside a training loop)."""
         loop = None
         for ancestor in self.ctx.ancestors(call):
             if type(ancestor) in (cst.For, cst.While):
@@ -1472,10 +1578,16 @@ class EvalWithoutNoGrad(Rule):
                 return False
         if loop is None:
             return False
-        if self._needs_graph(loop.body):
+        if self._training_only:
+            # models the loop switches stay in eval mode through it no more
+            evaluated = evaluated - {self.ctx.code(mode[0]) for node in self.ctx.subtree(loop.body)
+                                     if (mode := mode_switch(self.ctx, node)) is not None}
+        else:
+            evaluated = frozenset()
+        if self._needs_graph(loop.body, evaluated):
             return self._evaluation_block(call, loop)
         function = self.ctx.enclosing_function(call)
-        if function is not None and self._function_needs_graph(function, call):
+        if function is not None and self._function_needs_graph(function, call, evaluated):
             return False
         return grad_mode_at(self.ctx, call) is None and not self._forward_without_grad(call)
 
@@ -1523,11 +1635,12 @@ class EvalWithoutNoGrad(Rule):
         return not any(type(node) is cst.Name and node.value in bound and self.ctx.order_index(node) > end
                        for node in self.ctx.subtree(loop.body))
 
-    def _function_needs_graph(self, function: cst.FunctionDef | cst.Module, call: cst.Call) -> bool:
+    def _function_needs_graph(self, function: cst.FunctionDef | cst.Module, call: cst.Call,
+                              evaluated: Facts = frozenset()) -> bool:
         """Whether the function (or the module's own code) back-propagates or steps other
         than in loops of its own that do not hold the call: a backward after the loop of
         forwards may use their graphs; a training loop beside the evaluation loop (both in
-        an epoch loop) does not."""
+        an epoch loop) does not. `evaluated`: the models in eval mode at `call`."""
         # the module's own code: not its functions'
         nodes = self.ctx.subtree(function.body) if type(function) is cst.FunctionDef else self.ctx.own_nodes(function)
         around = {id(ancestor) for ancestor in self.ctx.ancestors(call)}
@@ -1538,19 +1651,26 @@ class EvalWithoutNoGrad(Rule):
             if id(node) in apart:
                 continue
             callee = self.ctx.local_callee(node)
-            if self._uses_graph(node, handing=False) or (callee is not None and self._needs_graph(callee.body)):
+            # only the call itself is known to run with the model in eval mode
+            if self._uses_graph(node, handing=False, evaluated=evaluated if node is call else frozenset()) or (
+                    callee is not None and self._needs_graph(callee.body)):
                 return True
         return False
 
-    def _needs_graph(self, root: cst.CSTNode) -> bool:
+    def _needs_graph(self, root: cst.CSTNode, evaluated: Facts = frozenset()) -> bool:
         """Whether running `root` back-propagates, steps or clears gradients, in it or
-        in the functions of the file it calls."""
-        return any(self._uses_graph(node) for node in reachable_nodes(self.ctx, root))
+        in the functions of the file it calls, with the models of `evaluated` (as `root`'s
+        function spells them) in eval mode."""
+        home = self.ctx.enclosing_function(root)
+        return any(self._uses_graph(node, evaluated=evaluated if self.ctx.enclosing_function(node) is home else frozenset())
+                   for node in reachable_nodes(self.ctx, root))
 
-    def _uses_graph(self, node: cst.CSTNode, handing: bool = True) -> bool:
+    def _uses_graph(self, node: cst.CSTNode, handing: bool = True, evaluated: Facts = frozenset()) -> bool:
         """`handing`: an optimizer handed to code out of sight counts (in the loop; the
         function around it builds and hands its optimizer to `accelerator.prepare()`,
-        a scheduler, the training loop beside)."""
+        a scheduler, the training loop beside). A call of a model of `evaluated` in eval
+        mode (`trainer(x)`, `trainer.forward(x)`) whose method back-propagates and steps
+        only under `if self.training:` needs no graph."""
         if is_backward(node) or self._clears(node) or self._training_step(node):
             return True
         if type(node) is not cst.Call:
@@ -1560,6 +1680,8 @@ class EvalWithoutNoGrad(Rule):
         # a helper object's method, or another module's function (`stepper.apply(loss, opt)`)
         summary = self.ctx.summaries.of_unwalked_call(node)
         if summary is not None:
+            if summary.graph_when_training and _receiver(self.ctx, node) in evaluated:
+                return False
             return any(summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD, MAY_ZERO_GRAD))
         # code out of sight handed an optimizer may step it (`backward_and_step(loss, optimizer)`)
         return handing and hands_an_optimizer(self.ctx, node)
@@ -1752,3 +1874,9 @@ def _is_name(expr: cst.BaseExpression, name: cst.Name) -> bool:
 def _model_key(ctx: FileContext, expr: cst.BaseExpression) -> Binding | str:
     binding = ctx.receivers.binding(expr)
     return binding if binding is not None else ctx.code(expr)
+
+
+def _receiver(ctx: FileContext, call: cst.Call) -> str:
+    """The object a call runs a method of, as written: `trainer` of `trainer.forward(x)`
+    and of `trainer(x)`."""
+    return ctx.code(call.func.value if type(call.func) is cst.Attribute else call.func)  # type: ignore[attr-defined]

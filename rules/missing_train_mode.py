@@ -160,7 +160,11 @@ class MissingTrainMode(Rule):
     they all do when they set modes alike; otherwise the file is judged by the
     run that imports the one that back-propagates without `.train()`, when it
     is the file's only such name (with two, which alternatives run together
-    is not told, and neither is followed).
+    is not told, and neither is followed). A method of a module of the project
+    whose every backward pass and step runs under `if self.training:` (its own,
+    or in what it calls there: DALLE2-pytorch's `DecoderTrainer.forward`),
+    called on that module in eval mode (`trainer(x)`, `trainer.forward(x)`
+    after `trainer.eval()`), computes a loss and trains nothing.
     """
 
     code = "TL405"
@@ -1759,6 +1763,37 @@ class MissingTrainMode(Rule):
         "    for epoch in range(10):\n"
         "        train(model, loader, optimizer)\n"
         "        saliency(model, loader)\n",
+        # validation through a module whose forward back-propagates only in train mode: it computes
+        # a loss there, it does not train
+        "import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "\n"
+        "class Trainer(nn.Module):\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        super().__init__()\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "\n"
+        "    def forward(self, x, y):\n"
+        "        loss = nn.functional.mse_loss(self.model(x), y)\n"
+        "        if self.training:\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "            self.optimizer.zero_grad()\n"
+        "        return loss.item()\n"
+        "\n"
+        "\n"
+        "def main(model, train_loader, val_loader):\n"
+        "    trainer = Trainer(model, torch.optim.SGD(model.parameters(), lr=0.1))\n"
+        "    for epoch in range(10):\n"
+        "        trainer.train()\n"
+        "        for x, y in train_loader:\n"
+        "            trainer(x, y)\n"
+        "        trainer.eval()\n"
+        "        total = 0.0\n"
+        "        for x, y in val_loader:\n"
+        "            total += trainer(x, y)\n",
     )
 
     def finish(self) -> None:
@@ -1980,10 +2015,20 @@ class MissingTrainMode(Rule):
             elif event == EVAL and len(evaluated) == 1:
                 self._evaluated[call] = evaluated[0]
                 facts = self._evaluates(facts, call, evaluated[0])
-            elif event == BACKWARD and grad_mode_at(self.ctx, call) != "off":
+            elif event == BACKWARD and grad_mode_at(self.ctx, call) != "off" \
+                    and not self._trains_in_train_mode_only(facts, call, summary):
                 # under `torch.no_grad()` the call computes no graph to back-propagate
                 self._back_propagates(facts, None, call)
         return frozenset() if TRAIN in summary.events else facts
+
+    def _trains_in_train_mode_only(self, facts: Facts, call: cst.Call, summary: Summary) -> bool:
+        """A method that back-propagates only under `if self.training:` (see
+        `Summary.graph_when_training`), called on a model in eval mode (`trainer(x)`,
+        `trainer.forward(x)` after `trainer.eval()`): it computes a loss, it does not train."""
+        if not summary.graph_when_training:
+            return False
+        receiver = call.func.value if type(call.func) is cst.Attribute else call.func
+        return any(self._model_of(fact[1]) == self.ctx.code(receiver) for fact in facts)
 
 
 def _is_event(node: cst.CSTNode) -> bool:

@@ -51,7 +51,7 @@ from trainlint.context import FileContext
 from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
     BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE,
-    SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD,
+    SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
     Call, Event, Summary, close, with_items,
 )
 
@@ -477,6 +477,15 @@ def _computes(name: str | None) -> bool:
         name.startswith(("torch.", "math.")) and not name.startswith(("torch.autograd", "torch.nn."))))  # type: ignore[union-attr]
 
 
+def _tests_training(test: cst.BaseExpression) -> bool:
+    """`self.training`, alone or as an operand of an `and` chain: true only in train mode."""
+    while type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+        if _tests_training(test.left):
+            return True
+        test = test.right
+    return dotted_name(test) == "self.training"
+
+
 def _unchained(value: cst.BaseExpression) -> cst.BaseExpression:
     """The construction behind calls of methods that return the object itself."""
     while (type(value) is cst.Call and type(value.func) is cst.Attribute
@@ -514,10 +523,14 @@ class _Summarizer:
                                      "plain_steps": set(), "unscales": set()}
         # gradients cleared by statements (`p.grad = None`, `del p.grad`), in their place among the calls
         clears = [node for node in only(self.nodes, cst.Assign, cst.Del) if clears_grads(self.ctx, node)]
+        # an effect that needs the graph outside `if self.training:` (see `Summary.graph_when_training`)
+        untrained = not _method_of(self.ctx, self.func) or any(not self._when_training(node) for node in clears)
         for call in self.ctx.calls_in_order(self.func.body):
             while clears and self.ctx.order_index(clears[0]) < self.ctx.order_index(call):
                 events.append(self._clear(clears.pop(0)))
-            events.extend(self._events(call, sets))
+            made = list(self._events(call, sets))
+            events.extend(made)
+            untrained = untrained or (any(effect in GRAPH_EFFECTS for effect in made) and not self._when_training(call))
         events.extend(self._clear(node) for node in clears)
         # `def optimize(opt, losses): torch.stack(losses).mean().backward()`
         sets["backpropagates"] = consumed_names(self.ctx, self.func.body) & set(self.params) if BACKWARD in events else set()
@@ -570,6 +583,7 @@ class _Summarizer:
             leaves_eval=self._left_in_eval(),
             updates_if=self._updates_if(),
             no_grad_when=no_grad_branches(self.ctx, self.func),
+            graph_when_training=not untrained,
             unjudged_steps=self.unjudged_steps,
             guarded_steps=tuple(self.guarded_steps),
             default_steps=tuple(self.default_steps),
@@ -1054,7 +1068,7 @@ class _Summarizer:
             arguments = self._arguments(call)
             yield Call(target, arguments, returned=self._is_returned(call), occasional=self._occasional(call),
                        hands_returned=self._returned_arguments(call), hands_scaler=hands_scaler,
-                       constants=self._constants(call, arguments))
+                       constants=self._constants(call, arguments), when_training=self._when_training(call))
 
     def _constants(self, call: cst.Call, arguments: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
         """What a call that hands a parameter gives its other slots (see `Call.constants`)."""
@@ -1113,6 +1127,18 @@ class _Summarizer:
             steps.add(owner)
             if known is not None:
                 known_steps.add(owner)
+
+    def _when_training(self, node: cst.CSTNode) -> bool:
+        """`node` lies in the body of `if self.training:` (or of an `and` chain holding it) of
+        this method: it runs only while the instance is in train mode."""
+        child = node
+        for ancestor in self.ctx.ancestors(node):
+            if ancestor is self.func:
+                return False
+            if type(ancestor) is cst.If and child is ancestor.body and _tests_training(ancestor.test):
+                return True
+            child = ancestor
+        return False
 
     def _occasional(self, call: cst.CSTNode) -> bool:
         """Whether `call` (or a statement) may run on only some calls of the
