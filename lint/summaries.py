@@ -246,6 +246,12 @@ class Summary:
     # scaler or runs on its instance (`def __call__(self, loss, opt, need_update=True): ...
     # if need_update: self._scaler.step(opt); self._scaler.update()`)
     updates_if: frozenset[str] = frozenset()
+    # for each `backward()` on a tensor it computes itself, with no grad mode of its own
+    # around either, what its params must hold for that backward to run: (param, truth,
+    # the param's default as `constant_text` writes it, else "") of each `if param:` /
+    # `if not param:` around it (an empty tuple: on every call); a caller running it under
+    # `no_grad` makes it raise (see `trainlint.analysis.backward_losses.own_backwards`)
+    computed_backwards: tuple[tuple[tuple[str, bool, str], ...], ...] = ()
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -322,6 +328,8 @@ class Summary:
             **({"returns_kind": self.returns_kind} if self.returns_kind else {}),
             **({"leaves_eval": sorted(self.leaves_eval)} if self.leaves_eval else {}),
             **({"updates_if": sorted(self.updates_if)} if self.updates_if else {}),
+            **({"computed_backwards": [[list(need) for need in needs] for needs in self.computed_backwards]}
+               if self.computed_backwards else {}),
         }
 
     @classmethod
@@ -373,6 +381,8 @@ class Summary:
             returns_kind=str(data.get("returns_kind", "")),
             leaves_eval=frozenset(data.get("leaves_eval", ())),  # type: ignore[arg-type]
             updates_if=frozenset(data.get("updates_if", ())),  # type: ignore[arg-type]
+            computed_backwards=tuple(tuple((param, bool(held), default) for param, held, default in needs)
+                                     for needs in data.get("computed_backwards", ())),  # type: ignore[union-attr]
         )
 
 

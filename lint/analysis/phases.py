@@ -34,7 +34,7 @@ def fixed_flags(ctx: FileContext, call: cst.Call, function: cst.FunctionDef) -> 
     nodes = ctx.own_nodes(function.body)
     tested = {node.value for branch in nodes if type(branch) in (cst.If, cst.IfExp)
               for node in ctx.subtree(branch.test) if type(node) is cst.Name}  # type: ignore[attr-defined]
-    rebound = {name for node in nodes if type(node) in _BINDING for name in _bound_names(node)}
+    rebound = rebound_names(ctx, function)
     pairs, complete = bound_arguments(call, function)
     given = dict(pairs)
     flags: Flags = {}
@@ -51,12 +51,22 @@ def fixed_flags(ctx: FileContext, call: cst.Call, function: cst.FunctionDef) -> 
     return flags
 
 
+def constant_truth(text: str) -> bool:
+    """Whether a constant, as `constant_text` writes it, is true."""
+    return text not in _FALSE
+
+
+def rebound_names(ctx: FileContext, function: cst.FunctionDef) -> set[str]:
+    """The names `function`'s own code binds (assigns, loops over, enters `with` as)."""
+    return {name for node in ctx.own_nodes(function.body) if type(node) in _BINDING for name in _bound_names(node)}
+
+
 def truth(test: cst.BaseExpression, flags: Flags) -> bool | None:
     """Whether `test` holds while the names of `flags` hold their constants: a flag
     (`train`), its negation, `and` / `or` of such, an equality of a flag with a
     constant (`phase == "train"`, `mode != "eval"`); None when it depends on more."""
     if type(test) is cst.Name and test.value in flags:
-        return flags[test.value] not in _FALSE
+        return constant_truth(flags[test.value])
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         inner = truth(test.expression, flags)
         return None if inner is None else not inner
@@ -112,10 +122,14 @@ def fixed_mode(ctx: FileContext, node: cst.CSTNode, flags: Flags) -> tuple[cst.B
 
 
 def _leaves(statement: cst.BaseStatement, flags: Flags) -> bool:
-    """`statement` is an `if` with no `else` that `flags` make true, whose body ends
-    by leaving the block (`continue`, `break`, `return`, `raise`)."""
-    if type(statement) is not cst.If or statement.orelse is not None or truth(statement.test, flags) is not True:
-        return False
+    """`statement` is an `if` with no `else`, that `flags` make true, leaving the block."""
+    return (type(statement) is cst.If and statement.orelse is None and leaves_block(statement)
+            and truth(statement.test, flags) is True)
+
+
+def leaves_block(statement: cst.If) -> bool:
+    """The body of the `if` ends by leaving the block around it (`continue`, `break`,
+    `return`, `raise`)."""
     body = statement.body.body
     last = body[-1] if body else None
     parts = last.body if type(last) is cst.SimpleStatementLine else ()
