@@ -142,9 +142,10 @@ class EvalWithoutNoGrad(Rule):
     by a flag (`def run_epoch(model, loader, train)` switching `model.train() if train
     else model.eval()` and back-propagating only `if train:`) is judged at each call
     that gives the flag a constant (or leaves it to a constant default): a call whose
-    flag skips every backward, step and clear, and so runs the eval switch and a loop
-    of forwards of that model with no grad mode around them (`torch.set_grad_enabled(train)`
-    is one), is reported; the call that trains never is. Only the function's own `if`s
+    flag skips every backward, step and clear, and so runs the eval switch (or is handed
+    a model the caller put in eval mode, that the function switches to no other mode)
+    and a loop of forwards of that model with no grad mode around them
+    (`torch.set_grad_enabled(train)` is one), is reported; the call that trains never is. Only the function's own `if`s
     on the flag (`train`, `not train`, `phase == "train"`, an `if not train: continue`)
     are read; a flag handed on to another function is not followed. A function with an unresolvable
     decorator (the entry points of command-line frameworks, `@hydra.main`,
@@ -1256,6 +1257,7 @@ class EvalWithoutNoGrad(Rule):
         self._entries: dict[cst.FunctionDef, list[cst.Call]] = {}
         self._reported_calls: set[cst.Call] = set()
         self._in_helpers: list[tuple[cst.Call, cst.FunctionDef]] = []
+        self._by_flag: set[cst.Call] = set()  # calls reported as running a phase of a function (see `_evaluates_by_flag`)
         for body in code_bodies(self.ctx):
             self._body = body
             CallFlow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
@@ -1267,17 +1269,18 @@ class EvalWithoutNoGrad(Rule):
                 if self._evaluates_elsewhere(call):  # type: ignore[arg-type]
                     self.report(call, _ELSEWHERE.format(self.ctx.code(call.func)))  # type: ignore[attr-defined]
         for call in self.ctx.nodes_of(cst.Call):
-            if self._evaluates_by_flag(call):  # type: ignore[arg-type]
+            if call not in self._by_flag and self._evaluates_by_flag(call):  # type: ignore[arg-type]
                 self.report(call, _ELSEWHERE.format(self.ctx.code(call.func)))  # type: ignore[attr-defined]
 
-    def _evaluates_by_flag(self, call: cst.Call) -> bool:
+    def _evaluates_by_flag(self, call: cst.Call, models: Facts = frozenset()) -> bool:
         """`call` runs a function of the file that serves both phases by a flag
         (`run_epoch(model, val_loader, train=False)` of a `def run_epoch(model, loader,
         train)` that back-propagates only `if train:`), giving the flag a constant that
         skips everything needing a graph (see `trainlint.analysis.phases`), while what
-        it then runs puts a model in eval mode and runs its forward in a loop with no
-        grad mode around it (`torch.set_grad_enabled(train)` is one). Not under a grad
-        mode here, nor for a function with a decorator."""
+        it then runs puts a model in eval mode, or is handed one of `models` (in eval
+        mode here) that it switches to no other mode, and runs its forward in a loop
+        with no grad mode around it (`torch.set_grad_enabled(train)` is one). Not under
+        a grad mode here, nor for a function with a decorator."""
         function = self.ctx.local_callee(call)
         if function is None or function.decorators or self.ctx.enclosing_function(call) is function:
             return False
@@ -1290,8 +1293,9 @@ class EvalWithoutNoGrad(Rule):
         run = [node for node in nodes if not ruled_out(self.ctx, node, flags)]
         if any(self._uses_graph(node) or self._helper_needs_graph(node) for node in run):
             return False
-        evaluated = self._evaluated_by_flag(run, flags)
         given = dict(bound_arguments(call, function)[0])
+        handed = {name for name, value in given.items() if self.ctx.code(value) in models}
+        evaluated = self._evaluated_by_flag(run, flags, handed)
         for node in run:
             if type(node) is not cst.Call or not any(type(a) in (cst.For, cst.While)
                                                      for a in ancestors_within(self.ctx, node, function)):
@@ -1301,16 +1305,17 @@ class EvalWithoutNoGrad(Rule):
                           if self.ctx.code(f) in evaluated and evaluated[self.ctx.code(f)] < at), None)
             if model is None or lexical_grad_mode(self.ctx, node) is not None or self._forward_without_grad(node):
                 continue
-            handed = given.get(self.ctx.code(model))
-            if self._records_graph(model) and (handed is None or self._records_graph(handed)):
+            argument = given.get(self.ctx.code(model))
+            if self._records_graph(model) and (argument is None or self._records_graph(argument)):
                 return True
         return False
 
-    def _evaluated_by_flag(self, run: list[cst.CSTNode], flags: Flags) -> dict[str, int]:
+    def _evaluated_by_flag(self, run: list[cst.CSTNode], flags: Flags, handed: set[str]) -> dict[str, int]:
         """The models (as written) that the code `run` under `flags` puts in eval mode,
-        with where it first does: none that it may also switch to train mode, or to a
-        mode it does not know."""
-        evaluated: dict[str, int] = {}
+        with where it first does, and the parameters `handed` a model in eval mode (from
+        the start): none that it may also switch to train mode, or to a mode it does not
+        know."""
+        evaluated: dict[str, int] = dict.fromkeys(handed, -1)
         other: set[str] = set()
         for node in run:
             if mode_switch(self.ctx, node) is None:
@@ -1381,6 +1386,9 @@ class EvalWithoutNoGrad(Rule):
                 self._reported_calls.add(node)
                 self.report(node)
             elif self._forwarding and self._evaluated_elsewhere(node, facts):
+                self.report(node, _ELSEWHERE.format(self.ctx.code(node.func)))
+            elif node not in self._by_flag and self._evaluates_by_flag(node, facts):
+                self._by_flag.add(node)
                 self.report(node, _ELSEWHERE.format(self.ctx.code(node.func)))
         return facts
 
