@@ -38,3 +38,12 @@ def fit(model, optimizer, loader, options):
             apply_step(loss, optimizer)
     with torch.no_grad():
         shared_step(model, optimizer, images, labels, **options)
+
+
+def warm_up_stepper(model, optimizer, loader):
+    stepper = steps.Stepper(model, optimizer)
+    with torch.no_grad():
+        for images, labels in loader:
+            stepper.step(images, labels)  # expect: TL407
+    for images, labels in loader:
+        stepper.step(images, labels)
