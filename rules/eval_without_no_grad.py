@@ -19,7 +19,7 @@ from trainlint.analysis.loops import (
     train_mode_call,
 )
 from trainlint.analysis.no_grad_results import runs_without_grad
-from trainlint.analysis.phases import Flags, fixed_flags, fixed_mode, ruled_out
+from trainlint.analysis.phases import Flags, fixed_flags, fixed_mode, flag_parameters, ruled_out
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import argument_slots, bound_arguments, dotted_name
 from trainlint.analysis.training import MODULE_CHAIN, ancestors_within, code_bodies, method_call, unchain_module
@@ -145,9 +145,10 @@ class EvalWithoutNoGrad(Rule):
     flag skips every backward, step and clear, and so runs the eval switch (or is handed
     a model the caller put in eval mode, that the function switches to no other mode)
     and a loop of forwards of that model with no grad mode around them
-    (`torch.set_grad_enabled(train)` is one), is reported; the call that trains never is. Only the function's own `if`s
-    on the flag (`train`, `not train`, `phase == "train"`, an `if not train: continue`)
-    are read; a flag handed on to another function is not followed. A function with an unresolvable
+    (`torch.set_grad_enabled(train)` is one), is reported; the call that trains never
+    is. Only the function's own `if`s on the flag (`train`, `not train`, `phase ==
+    "train"`, an `if not train: continue`) are read; a flag handed on to another
+    function is not followed. A function with an unresolvable
     decorator (the entry points of command-line frameworks, `@hydra.main`,
     click, typer, fire, leave grad mode alone and do not count), a
     function or loop that also back-propagates or steps (BatchNorm frozen
@@ -1257,7 +1258,10 @@ class EvalWithoutNoGrad(Rule):
         self._entries: dict[cst.FunctionDef, list[cst.Call]] = {}
         self._reported_calls: set[cst.Call] = set()
         self._in_helpers: list[tuple[cst.Call, cst.FunctionDef]] = []
-        self._by_flag: set[cst.Call] = set()  # calls reported as running a phase of a function (see `_evaluates_by_flag`)
+        # calls reported as running one phase of a function, and the flags of each function
+        # (see `_evaluates_by_flag`)
+        self._by_flag: set[cst.Call] = set()
+        self._phases: dict[cst.FunctionDef, frozenset[str]] = {}
         for body in code_bodies(self.ctx):
             self._body = body
             CallFlow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
@@ -1284,12 +1288,11 @@ class EvalWithoutNoGrad(Rule):
         function = self.ctx.local_callee(call)
         if function is None or function.decorators or self.ctx.enclosing_function(call) is function:
             return False
-        flags = fixed_flags(self.ctx, call, function)
+        params = self._phase_flags(function)
+        flags = fixed_flags(call, function, params) if params else {}
         if not flags or grad_mode_at(self.ctx, call) is not None:
             return False
         nodes = self.ctx.own_nodes(function.body)
-        if not any(self._uses_graph(node) or self._helper_needs_graph(node) for node in nodes):
-            return False  # one phase only: judged where its forwards are
         run = [node for node in nodes if not ruled_out(self.ctx, node, flags)]
         if any(self._uses_graph(node) or self._helper_needs_graph(node) for node in run):
             return False
@@ -1309,6 +1312,18 @@ class EvalWithoutNoGrad(Rule):
             if self._records_graph(model) and (argument is None or self._records_graph(argument)):
                 return True
         return False
+
+    def _phase_flags(self, function: cst.FunctionDef) -> frozenset[str]:
+        """The flags of `function` (see `flag_parameters`), where it needs a graph on
+        some path (a backward, a step, a clear, in it or in what it calls): a function
+        of one phase only is judged where its forwards are."""
+        found = self._phases.get(function)
+        if found is None:
+            params = flag_parameters(self.ctx, function)
+            found = self._phases[function] = params if params and any(
+                self._uses_graph(node) or self._helper_needs_graph(node)
+                for node in self.ctx.own_nodes(function.body)) else frozenset()
+        return found
 
     def _evaluated_by_flag(self, run: list[cst.CSTNode], flags: Flags, handed: set[str]) -> dict[str, int]:
         """The models (as written) that the code `run` under `flags` puts in eval mode,

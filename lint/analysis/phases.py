@@ -26,22 +26,24 @@ _FALSE = frozenset({"False", "None", "0", "0.0", "''", '""'})
 _BINDING = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.WithItem)
 
 
-def fixed_flags(ctx: FileContext, call: cst.Call, function: cst.FunctionDef) -> Flags:
-    """The parameters of `function`, tested by an `if` (statement or expression) of
-    its own, that `call` gives a constant: written in the call or, where the call
-    leaves the parameter out (and unpacks nothing that may hold it), its constant
-    default. Parameters the function rebinds are left out."""
-    nodes = ctx.own_nodes(function.body)
-    tested = {node.value for branch in nodes if type(branch) in (cst.If, cst.IfExp)
+def flag_parameters(ctx: FileContext, function: cst.FunctionDef) -> frozenset[str]:
+    """The parameters of `function` that an `if` of its own (statement or expression)
+    tests and that it never rebinds: the flags a call may fix."""
+    tested = {node.value for branch in ctx.own_nodes(function.body) if type(branch) in (cst.If, cst.IfExp)
               for node in ctx.subtree(branch.test) if type(node) is cst.Name}  # type: ignore[attr-defined]
-    rebound = rebound_names(ctx, function)
+    params = {param.name.value for param in (*function.params.posonly_params, *function.params.params,
+                                             *function.params.kwonly_params)}
+    return frozenset(params & tested - rebound_names(ctx, function))
+
+
+def fixed_flags(call: cst.Call, function: cst.FunctionDef, params: frozenset[str]) -> Flags:
+    """The flags `params` of `function` (see `flag_parameters`) that `call` gives a
+    constant: written in the call or, where the call leaves the parameter out (and
+    unpacks nothing that may hold it), its constant default."""
     pairs, complete = bound_arguments(call, function)
     given = dict(pairs)
     flags: Flags = {}
-    for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
-        name = param.name.value
-        if name not in tested or name in rebound:
-            continue
+    for name in params:
         value = given.get(name)
         if value is None and complete:
             value = parameter_default(function, name)
