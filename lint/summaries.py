@@ -256,6 +256,12 @@ class Summary:
     # back-propagates its loss only in train mode): with its instance in eval mode, a call of
     # it needs no graph
     graph_when_training: bool = False
+    # for each `backward()` on a tensor it computes itself, with no grad mode of its own
+    # around either, what its params must hold for that backward to run: (param, truth,
+    # the param's default as `constant_text` writes it, else "") of each `if param:` /
+    # `if not param:` around it (an empty tuple: on every call); a caller running it under
+    # `no_grad` makes it raise (see `trainlint.analysis.backward_losses.own_backwards`)
+    computed_backwards: tuple[tuple[tuple[str, bool, str], ...], ...] = ()
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -333,6 +339,8 @@ class Summary:
             **({"leaves_eval": sorted(self.leaves_eval)} if self.leaves_eval else {}),
             **({"updates_if": sorted(self.updates_if)} if self.updates_if else {}),
             **({"graph_when_training": True} if self.graph_when_training else {}),
+            **({"computed_backwards": [[list(need) for need in needs] for needs in self.computed_backwards]}
+               if self.computed_backwards else {}),
         }
 
     @classmethod
@@ -386,6 +394,8 @@ class Summary:
             leaves_eval=frozenset(data.get("leaves_eval", ())),  # type: ignore[arg-type]
             updates_if=frozenset(data.get("updates_if", ())),  # type: ignore[arg-type]
             graph_when_training=bool(data.get("graph_when_training")),
+            computed_backwards=tuple(tuple((param, bool(held), default) for param, held, default in needs)
+                                     for needs in data.get("computed_backwards", ())),  # type: ignore[union-attr]
         )
 
 

@@ -2,16 +2,17 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.loops import function_grad_mode, is_backward, lexical_grad_mode
-from trainlint.analysis.scopes import dotted_name
-from trainlint.analysis.training import method_call
-from trainlint.analysis.walk import iter_nodes
+from trainlint.analysis.backward_losses import computed_here
+from trainlint.analysis.literals import constant_text
+from trainlint.analysis.loops import GradMode, function_grad_mode, grad_mode_at, is_backward, lexical_grad_mode
+from trainlint.analysis.phases import constant_truth
+from trainlint.analysis.scopes import argument_slots
 from trainlint.rule import Rule
 
+_ELSEWHERE = ("`{}()` computes a loss and back-propagates it, and this call runs it under `no_grad` / "
+              "`inference_mode`: no graph is recorded and its `backward()` raises at run time")
 _CALLERS = ("`backward()` on a loss computed in `{}()`, which every call in this file runs under `no_grad` / "
             "`inference_mode`: no graph was recorded and this raises at run time")
-# objects whose `.backward(loss)` back-propagates its argument
-_BACKWARD_RUNNERS = ("accelerator", "fabric", "engine")
 
 
 class BackwardInNoGrad(Rule):
@@ -61,7 +62,15 @@ class BackwardInNoGrad(Rule):
     function in the file runs under them (itself, or through the functions
     that call it: a trainer's `_step()` called only from a `@torch.no_grad()`
     `fit()`), with no grad mode of its own around the loss; not those of
-    callers in other modules. A decorator that cannot be
+    callers in other modules. A function of another module of the project that
+    computes a loss and back-propagates it itself, with no grad mode of its own
+    around either, is reported at a call of it that runs under `no_grad` /
+    `inference_mode` (`train_step(model, opt, x, y)` inside `with
+    torch.no_grad():`), unless its backward lies under an `if` on a parameter
+    (`if train:`, `if not update: return` before it) that the call's constant
+    arguments, or the defaults it leaves, make skip it; a backward under any
+    other condition (`if loss.requires_grad:`), or one reached only through
+    another function it calls, is not followed. A decorator that cannot be
     resolved is assumed not to disable gradients. A context held in a
     variable counts only when every value the file assigns it disables
     gradients and it is no parameter (a caller may hand in another). A loss computed outside the
@@ -258,6 +267,8 @@ class BackwardInNoGrad(Rule):
     def finish(self) -> None:
         for node in self.ctx.nodes_of(cst.Call):
             if not is_backward(node):
+                if self._runs_backward_without_grad(node):  # type: ignore[arg-type]
+                    self.report(node, _ELSEWHERE.format(self.ctx.code(node.func)))  # type: ignore[attr-defined]
                 continue
             mode = lexical_grad_mode(self.ctx, node)
             if mode == "off":
@@ -266,6 +277,25 @@ class BackwardInNoGrad(Rule):
             elif mode is None and self._called_without_grad(node):  # type: ignore[arg-type]
                 function = self.ctx.enclosing_function(node)
                 self.report(node, _CALLERS.format(function.name.value))  # type: ignore[union-attr]
+
+    def _runs_backward_without_grad(self, call: cst.Call) -> bool:
+        """`call` runs, under no_grad / inference_mode (here, or around every call of
+        the function holding it), a function of another module that back-propagates a
+        tensor it computes itself with no grad mode of its own: its summary's
+        `computed_backwards`, one of which the call's constant arguments (or the
+        defaults it leaves) let run (`train_step(model, batch)`; not `step(model, batch,
+        train=False)` of a backward under `if train:`)."""
+        summary = self.ctx.summaries.of_external_call(call)
+        if summary is None or not summary.computed_backwards or grad_mode_at(self.ctx, call) != "off":
+            return False
+        given = {summary.slot(slot): constant_text(arg.value) for slot, arg in argument_slots(call)}
+        unpacked = any(arg.star for arg in call.args)
+
+        def holds(param: str, held: bool, default: str) -> bool:
+            value = given[param] if param in given else (None if unpacked else default)
+            return bool(value) and constant_truth(value) is held  # type: ignore[arg-type]
+
+        return any(all(holds(*need) for need in needs) for needs in summary.computed_backwards)
 
     def _called_without_grad(self, call: cst.Call) -> bool:
         """The function holding `call`, with no grad mode of its own around it, runs only
@@ -278,41 +308,8 @@ class BackwardInNoGrad(Rule):
             return False
         return self._computed_without_graph(call, outside=None)
 
-    def _computed_without_graph(self, call: cst.Call, outside: str | None = "off") -> bool:
-        """Whether the back-propagated tensor was computed with gradients
-        off: an expression evaluated right here (`criterion(out, y)`,
-        `loss / n`, `scaler.scale(loss)`: any operation under `no_grad`
-        records nothing), or a variable whose every assignment in this
-        function runs with gradients off. A variable computed elsewhere (a
-        parameter, a loss returned by a helper) may carry its graph:
-        `backward()` itself works under `no_grad`. `outside`: the grad mode the
-        assignments must have within the function (None: none of their own, where
-        the function runs only with gradients off)."""
-        target = _backward_target(call)
-        if target is None:
-            return False
-        name = dotted_name(target)
-        if name is None:
-            return True
-        body = self.ctx.enclosing_function(call) or self.ctx.module
-        assignments = [node for node in iter_nodes(body) if _assigns(node, name)]
-        return bool(assignments) and all(lexical_grad_mode(self.ctx, a) == outside for a in assignments)
-
-
-def _backward_target(call: cst.Call) -> cst.BaseExpression | None:
-    """`X` of `X.backward()`, or `loss` of `accelerator.backward(loss)`."""
-    receiver = method_call(call, "backward")
-    if receiver is None:
-        return None
-    runner = dotted_name(receiver)
-    if runner is not None and runner.rsplit(".", 1)[-1].lower().endswith(_BACKWARD_RUNNERS):
-        return call.args[0].value if call.args and call.args[0].keyword is None else None
-    return receiver
-
-
-def _assigns(node: cst.CSTNode, name: str) -> bool:
-    if type(node) is cst.Assign:
-        return any(dotted_name(t.target) == name for t in node.targets)
-    if type(node) in (cst.AugAssign, cst.AnnAssign):
-        return dotted_name(node.target) == name
-    return False
+    def _computed_without_graph(self, call: cst.Call, outside: GradMode | None = "off") -> bool:
+        """Whether the back-propagated tensor was computed with gradients off: here,
+        under the grad mode `outside` set within the function (None: none of its own,
+        where the function runs only with gradients off); see `computed_here`."""
+        return computed_here(self.ctx, call, outside)

@@ -16,8 +16,10 @@ from trainlint.analysis.loops import (
     mode_switch,
     reachable_nodes,
     scheduler_step,
+    train_mode_call,
 )
 from trainlint.analysis.no_grad_results import runs_without_grad
+from trainlint.analysis.phases import Flags, fixed_flags, fixed_mode, flag_parameters, ruled_out
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import argument_slots, bound_arguments, dotted_name
 from trainlint.analysis.training import MODULE_CHAIN, ancestors_within, code_bodies, method_call, unchain_module
@@ -136,7 +138,17 @@ class EvalWithoutNoGrad(Rule):
     for a model put in eval mode here, where the code around the call back-propagates
     or steps (loops beside it aside: what the call returns may be trained through).
     Helpers are followed four functions deep within a module, and across modules as
-    far as their summaries link them. A function with an unresolvable
+    far as their summaries link them. A function of the file that serves both phases
+    by a flag (`def run_epoch(model, loader, train)` switching `model.train() if train
+    else model.eval()` and back-propagating only `if train:`) is judged at each call
+    that gives the flag a constant (or leaves it to a constant default): a call whose
+    flag skips every backward, step and clear, and so runs the eval switch (or is handed
+    a model the caller put in eval mode, that the function switches to no other mode)
+    and a loop of forwards of that model with no grad mode around them
+    (`torch.set_grad_enabled(train)` is one), is reported; the call that trains never
+    is. Only the function's own `if`s on the flag (`train`, `not train`, `phase ==
+    "train"`, an `if not train: continue`) are read; a flag handed on to another
+    function is not followed. A function with an unresolvable
     decorator (the entry points of command-line frameworks, `@hydra.main`,
     click, typer, fire, leave grad mode alone and do not count), a
     function or loop that also back-propagates or steps (BatchNorm frozen
@@ -683,6 +695,27 @@ class EvalWithoutNoGrad(Rule):
         "        total = 0.0\n"
         "        for x, y in val_loader:\n"
         "            total += trainer(x, y)  # expect: TL406\n",
+        # one epoch function for both phases: the call that runs it in eval mode
+        # back-propagates nothing, yet records a graph in every forward
+        "import torch\n"
+        "def run_epoch(model, loader, optimizer, train=True):\n"
+        "    if train:\n"
+        "        model.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        if train:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        total += loss.item()\n"
+        "    return total\n"
+        "def fit(model, train_loader, val_loader, optimizer):\n"
+        "    for epoch in range(10):\n"
+        "        run_epoch(model, train_loader, optimizer)\n"
+        "        run_epoch(model, val_loader, optimizer, train=False)  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -1288,6 +1321,24 @@ class EvalWithoutNoGrad(Rule):
         "        total = 0.0\n"
         "        for x, y in val_loader:\n"
         "            total += trainer(x, y)\n",
+        # one epoch function for both phases, whose forward runs under the phase's grad mode
+        "import torch\n"
+        "def run_epoch(model, loader, optimizer, train=True):\n"
+        "    model.train() if train else model.eval()\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        with torch.set_grad_enabled(train):\n"
+        "            loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        if train:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        total += loss.item()\n"
+        "    return total\n"
+        "def fit(model, train_loader, val_loader, optimizer):\n"
+        "    for epoch in range(10):\n"
+        "        run_epoch(model, train_loader, optimizer)\n"
+        "        run_epoch(model, val_loader, optimizer, train=False)\n",
     )
 
     def finish(self) -> None:
@@ -1311,6 +1362,10 @@ class EvalWithoutNoGrad(Rule):
         self._entries: dict[cst.FunctionDef, list[cst.Call]] = {}
         self._reported_calls: set[cst.Call] = set()
         self._in_helpers: list[tuple[cst.Call, cst.FunctionDef]] = []
+        # calls reported as running one phase of a function, and the flags of each function
+        # (see `_evaluates_by_flag`)
+        self._by_flag: set[cst.Call] = set()
+        self._phases: dict[cst.FunctionDef, frozenset[str]] = {}
         for body in code_bodies(self.ctx):
             self._body = body
             CallFlow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
@@ -1321,6 +1376,79 @@ class EvalWithoutNoGrad(Rule):
             for call in self.ctx.nodes_of(cst.Call):
                 if self._evaluates_elsewhere(call):  # type: ignore[arg-type]
                     self.report(call, _ELSEWHERE.format(self.ctx.code(call.func)))  # type: ignore[attr-defined]
+        for call in self.ctx.nodes_of(cst.Call):
+            if call not in self._by_flag and self._evaluates_by_flag(call):  # type: ignore[arg-type]
+                self.report(call, _ELSEWHERE.format(self.ctx.code(call.func)))  # type: ignore[attr-defined]
+
+    def _evaluates_by_flag(self, call: cst.Call, models: Facts = frozenset()) -> bool:
+        """`call` runs a function of the file that serves both phases by a flag
+        (`run_epoch(model, val_loader, train=False)` of a `def run_epoch(model, loader,
+        train)` that back-propagates only `if train:`), giving the flag a constant that
+        skips everything needing a graph (see `trainlint.analysis.phases`), while what
+        it then runs puts a model in eval mode, or is handed one of `models` (in eval
+        mode here) that it switches to no other mode, and runs its forward in a loop
+        with no grad mode around it (`torch.set_grad_enabled(train)` is one). Not under
+        a grad mode here, nor for a function with a decorator."""
+        function = self.ctx.local_callee(call)
+        if function is None or function.decorators or self.ctx.enclosing_function(call) is function:
+            return False
+        params = self._phase_flags(function)
+        flags = fixed_flags(call, function, params) if params else {}
+        if not flags or grad_mode_at(self.ctx, call) is not None:
+            return False
+        nodes = self.ctx.own_nodes(function.body)
+        run = [node for node in nodes if not ruled_out(self.ctx, node, flags)]
+        if any(self._uses_graph(node) or self._helper_needs_graph(node) for node in run):
+            return False
+        given = dict(bound_arguments(call, function)[0])
+        handed = {name for name, value in given.items() if self.ctx.code(value) in models}
+        evaluated = self._evaluated_by_flag(run, flags, handed)
+        for node in run:
+            if type(node) is not cst.Call or not any(type(a) in (cst.For, cst.While)
+                                                     for a in ancestors_within(self.ctx, node, function)):
+                continue
+            at = self.ctx.order_index(node)
+            model = next((f for f in self._models_called(node.func)
+                          if self.ctx.code(f) in evaluated and evaluated[self.ctx.code(f)] < at), None)
+            if model is None or lexical_grad_mode(self.ctx, node) is not None or self._forward_without_grad(node):
+                continue
+            argument = given.get(self.ctx.code(model))
+            if self._records_graph(model) and (argument is None or self._records_graph(argument)):
+                return True
+        return False
+
+    def _phase_flags(self, function: cst.FunctionDef) -> frozenset[str]:
+        """The flags of `function` (see `flag_parameters`), where it needs a graph on
+        some path (a backward, a step, a clear, in it or in what it calls): a function
+        of one phase only is judged where its forwards are."""
+        found = self._phases.get(function)
+        if found is None:
+            params = flag_parameters(self.ctx, function)
+            found = self._phases[function] = params if params and any(
+                self._uses_graph(node) or self._helper_needs_graph(node)
+                for node in self.ctx.own_nodes(function.body)) else frozenset()
+        return found
+
+    def _evaluated_by_flag(self, run: list[cst.CSTNode], flags: Flags, handed: set[str]) -> dict[str, int]:
+        """The models (as written) that the code `run` under `flags` puts in eval mode,
+        with where it first does, and the parameters `handed` a model in eval mode (from
+        the start): none that it may also switch to train mode, or to a mode it does not
+        know."""
+        evaluated: dict[str, int] = dict.fromkeys(handed, -1)
+        other: set[str] = set()
+        for node in run:
+            if mode_switch(self.ctx, node) is None:
+                continue
+            mode = fixed_mode(self.ctx, node, flags)
+            if mode is None or mode[1]:
+                other.add(self.ctx.code(train_mode_call(node)[0]))  # type: ignore[index]
+            else:
+                evaluated.setdefault(self.ctx.code(mode[0]), self.ctx.order_index(node))
+        return {model: at for model, at in evaluated.items() if model not in other}
+
+    def _helper_needs_graph(self, node: cst.CSTNode) -> bool:
+        callee = self.ctx.local_callee(node)
+        return callee is not None and self._needs_graph(callee.body)
 
     def _models_called(self, func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
         """`models_called`, and the model whose forward-like method of a module class
@@ -1377,6 +1505,9 @@ class EvalWithoutNoGrad(Rule):
                 self._reported_calls.add(node)
                 self.report(node)
             elif self._forwarding and self._evaluated_elsewhere(node, facts):
+                self.report(node, _ELSEWHERE.format(self.ctx.code(node.func)))
+            elif node not in self._by_flag and self._evaluates_by_flag(node, facts):
+                self._by_flag.add(node)
                 self.report(node, _ELSEWHERE.format(self.ctx.code(node.func)))
         return facts
 

@@ -18,6 +18,7 @@ from typing import Iterator, Mapping
 import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
+from trainlint.analysis.backward_losses import own_backwards
 from trainlint.analysis.dataflow import backpropagated_names, changed_only_elsewhere, dict_entry, reaching, target_names
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers, wrapped_forwards
 from trainlint.analysis.flowgraph import assigned_names
@@ -582,6 +583,7 @@ class _Summarizer:
             returned_items=returned_items,
             leaves_eval=self._left_in_eval(),
             updates_if=self._updates_if(),
+            computed_backwards=own_backwards(self.ctx, self.func, self.params) if BACKWARD in events else (),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             graph_when_training=not untrained,
             unjudged_steps=self.unjudged_steps,
