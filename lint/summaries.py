@@ -246,6 +246,11 @@ class Summary:
     # scaler or runs on its instance (`def __call__(self, loss, opt, need_update=True): ...
     # if need_update: self._scaler.step(opt); self._scaler.update()`)
     updates_if: frozenset[str] = frozenset()
+    # params P under whose `if P:` or `if P is not None:` alone a method unscales its
+    # instance's GradScaler (`if clip_grad is not None: self._scaler.unscale_(opt)`, no other
+    # branch, loop or earlier return around it, P not one of `updates_if`): it unscales on
+    # every call that gives P a value
+    unscales_given: frozenset[str] = frozenset()
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -322,6 +327,7 @@ class Summary:
             **({"returns_kind": self.returns_kind} if self.returns_kind else {}),
             **({"leaves_eval": sorted(self.leaves_eval)} if self.leaves_eval else {}),
             **({"updates_if": sorted(self.updates_if)} if self.updates_if else {}),
+            **({"unscales_given": sorted(self.unscales_given)} if self.unscales_given else {}),
         }
 
     @classmethod
@@ -373,6 +379,7 @@ class Summary:
             returns_kind=str(data.get("returns_kind", "")),
             leaves_eval=frozenset(data.get("leaves_eval", ())),  # type: ignore[arg-type]
             updates_if=frozenset(data.get("updates_if", ())),  # type: ignore[arg-type]
+            unscales_given=frozenset(data.get("unscales_given", ())),  # type: ignore[arg-type]
         )
 
 

@@ -40,7 +40,8 @@ from trainlint.analysis.receivers import (
     DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, sampler_shuffle,
 )
 from trainlint.analysis.scopes import (
-    argument_slots, assigned_parts, bound_arguments, dotted_name, head_name, named_parameters, named_scaler,
+    argument_slots, assigned_parts, binding_scope, bound_arguments, dotted_name, head_name, named_parameters,
+    named_scaler,
 )
 from trainlint.analysis.training import (
     MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
@@ -423,6 +424,9 @@ class CallTargets:
             scope = self.ctx.scope_of(expr)
             keys = [(scope.node, expr.value)]
             if expr.value not in scope.locals and scope is not self.ctx.scopes.module_scope:
+                outer = binding_scope(expr.value, scope)
+                if outer is not None and outer is not scope and outer.is_function:
+                    keys.append((outer.node, expr.value))  # a closure's read of its function's variable
                 keys.append((self.ctx.module, expr.value))
             return keys
         if type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":
@@ -500,6 +504,7 @@ class _Summarizer:
         self.converted: set[str] = set()  # dotted names converted to float16 here
         self.unjudged_steps = False  # see `Summary.unjudged_steps`
         self.guarded_steps: dict[tuple[str, str], None] = {}  # see `Summary.guarded_steps`
+        self.unscales_given: set[str] = set()  # see `Summary.unscales_given`
         self.default_steps: dict[tuple[str, str], None] = {}  # see `Summary.default_steps`
         self.step_tests: dict[tuple[str, str, str, str], None] = {}  # see `Summary.step_tests`
         self._returned: dict[str, int] | None = None  # local names it returns (see `_returned_arguments`)
@@ -543,6 +548,7 @@ class _Summarizer:
             self.ctx, self.func, self.params, method, self.targets.target)
         called = called_forwards(self.ctx, self.func, self.params, method, self.targets.target)
         returns_kind, returned_items = self._returned_items(whole, tuples, containers, BACKWARD in events)
+        updates_if = self._updates_if()
         return Summary(
             params=self.signature,
             events=tuple(events),
@@ -568,7 +574,8 @@ class _Summarizer:
             returns_kind=returns_kind,
             returned_items=returned_items,
             leaves_eval=self._left_in_eval(),
-            updates_if=self._updates_if(),
+            updates_if=updates_if,
+            unscales_given=frozenset(self.unscales_given - updates_if),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,
             guarded_steps=tuple(self.guarded_steps),
@@ -610,6 +617,32 @@ class _Summarizer:
                                   cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.Match, cst.ListComp, cst.GeneratorExp):
                 return False
         return False
+
+    def _given_alone(self, node: cst.CSTNode) -> str | None:
+        """The param P when `node` runs on each call that gives P a value: in the body of
+        `if P:` or `if P is not None:`, P never rebound, and under no other branch, loop or
+        handler of the function."""
+        given: str | None = None
+        child = node
+        for ancestor in self.ctx.ancestors(node):
+            if ancestor is self.func:
+                return given
+            if type(ancestor) is cst.If and child is ancestor.body and given is None:
+                test = ancestor.test
+                if (type(test) is cst.Comparison and len(test.comparisons) == 1
+                        and type(test.comparisons[0].operator) is cst.IsNot
+                        and type(test.comparisons[0].comparator) is cst.Name
+                        and test.comparisons[0].comparator.value == "None"):
+                    test = test.left
+                if type(test) is not cst.Name or not self._unchanged_param(test):
+                    return None
+                given = test.value
+            elif type(ancestor) in (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.IfExp,
+                                    cst.BooleanOperation, cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.Match,
+                                    cst.ListComp, cst.GeneratorExp):
+                return None
+            child = ancestor
+        return None
 
     def _exits_before(self, node: cst.CSTNode) -> bool:
         """A `return` or `raise` of the function comes before `node`."""
@@ -1017,6 +1050,10 @@ class _Summarizer:
                 sets["unscales"].add(unscaled)  # `def unscale_and_clip(scaler, opt, model)`
             elif self._own_scaler(scaler) and self._on_every_call(call) and not self._exits_before(call):  # type: ignore[arg-type]
                 sets["unscales"].add(self._own_attribute(scaler))  # type: ignore[arg-type]  # timm's `NativeScaler.__call__`
+            elif self._own_scaler(scaler) and not self._exits_before(call):  # type: ignore[arg-type]
+                given = self._given_alone(call)
+                if given is not None:
+                    self.unscales_given.add(given)  # `if clip_grad is not None: self._scaler.unscale_(opt)`
         elif effect == BACKWARD:
             scaler = scaled_backward_scaler(call)
             owner = (self._param(scaler) or self._own_attribute(scaler)) if scaler is not None else None
