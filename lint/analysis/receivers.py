@@ -520,7 +520,7 @@ class Receivers:
             return None
         if self._builds_namespace(value) and value.args and all(arg.keyword is not None for arg in value.args):
             return {arg.keyword.value: self._value_kind(arg.value) for arg in value.args}  # type: ignore[union-attr]
-        fields = self._named_tuple_fields(value)
+        fields = self.named_tuple_fields(value)
         if fields is not None:
             return self._fielded_items(value, fields)
         called = [func for func in self.ctx.functions_called(value) if func not in self._keying]
@@ -598,7 +598,7 @@ class Receivers:
             return False
         if self._builds_namespace(value):
             return bool(value.args) and all(arg.keyword is not None for arg in value.args)
-        return self._named_tuple_fields(value) is not None
+        return self.named_tuple_fields(value) is not None
 
     def _keyed_values(self, value: cst.Dict | cst.Call) -> list[tuple[str | None, cst.BaseExpression]]:
         """The values of a dict written out, a namespace or a named tuple `value` builds,
@@ -606,7 +606,7 @@ class Receivers:
         if type(value) is cst.Dict:
             return [(getattr(getattr(element, "key", None), "evaluated_value", None), element.value)
                     for element in value.elements]
-        fields = self._named_tuple_fields(value) or ()  # type: ignore[arg-type]
+        fields = self.named_tuple_fields(value) or ()  # type: ignore[arg-type]
         return [(arg.keyword.value if arg.keyword is not None else fields[index] if index < len(fields) else None,
                  arg.value) for index, arg in enumerate(value.args)]  # type: ignore[union-attr]
 
@@ -633,7 +633,7 @@ class Receivers:
             return False
         return self.binding(value.func) is None and self.ctx.qualified_name(value.func) in (None, f"builtins.{value.func.value}")
 
-    def _named_tuple_fields(self, call: cst.Call) -> tuple[str, ...] | None:
+    def named_tuple_fields(self, call: cst.Call) -> tuple[str, ...] | None:
         """The fields, in order, of the named tuple class of the file that `call` builds:
         `Parts = collections.namedtuple("Parts", ["optimizer", "scheduler"])` (also
         `"optimizer scheduler"`, or `typing.NamedTuple("Parts", [("optimizer", T), ...])`),
@@ -926,6 +926,12 @@ def _all_simple_statements(module: cst.Module) -> Iterator[cst.SimpleStatementLi
 
 
 _MAX_KEYED_DEPTH = 4  # builders returning builders' dicts followed this deep
+
+
+def named_tuple_classes(ctx: SemanticModel) -> dict[str, tuple[str, ...]]:
+    """The fields of each `class Parts(NamedTuple):` of the module's own level, by class name."""
+    return {statement.name.value: found for statement in ctx.module.body
+            if type(statement) is cst.ClassDef and (found := _class_fields(ctx, statement)) is not None}
 
 
 def _class_fields(ctx: SemanticModel, cls: cst.ClassDef) -> tuple[str, ...] | None:

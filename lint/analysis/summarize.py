@@ -37,7 +37,8 @@ from trainlint.analysis.precision import (
     handed_arguments, value_of_name, with_precision,
 )
 from trainlint.analysis.receivers import (
-    DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, sampler_shuffle,
+    DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, named_tuple_classes,
+    sampler_shuffle,
 )
 from trainlint.analysis.scopes import (
     argument_slots, assigned_parts, binding_scope, bound_arguments, dotted_name, head_name, named_parameters,
@@ -532,11 +533,16 @@ class _Summarizer:
         whole: list[cst.BaseExpression] = []  # values returned alone, not in a tuple
         tuples: list[cst.Tuple] = []
         containers: list[cst.BaseExpression] = []  # lists and dicts returned
+        named_tuples: list[dict[int, cst.BaseExpression]] = []  # named tuples built there, their items by position
         for node in only(self.nodes, cst.AugAssign, cst.Return):
             if type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign:
                 self._accumulation(node.target, node.value, sets["accumulates"])
             elif type(node) is cst.Return and node.value is not None:
                 returned.extend(_returned_items(node.value))
+                fielded = self._named_tuple_items(node.value)
+                if fielded is not None:  # `return PPOStats(loss, kl)`: a tuple, by position
+                    returned.extend(fielded.values())
+                    named_tuples.append(fielded)
                 if type(node.value) not in (cst.Tuple, cst.List, cst.Dict):
                     whole.append(node.value)
                 elif type(node.value) is cst.Tuple:
@@ -547,7 +553,8 @@ class _Summarizer:
         forwards, evaluated_forwards, forwards_through, evaluated_through = loop_forwards(
             self.ctx, self.func, self.params, method, self.targets.target)
         called = called_forwards(self.ctx, self.func, self.params, method, self.targets.target)
-        returns_kind, returned_items = self._returned_items(whole, tuples, containers, BACKWARD in events)
+        returns_kind, returned_items = self._returned_items(whole, tuples, containers, named_tuples,
+                                                            BACKWARD in events)
         updates_if = self._updates_if()
         return Summary(
             params=self.signature,
@@ -575,6 +582,7 @@ class _Summarizer:
             returned_items=returned_items,
             leaves_eval=self._left_in_eval(),
             updates_if=updates_if,
+            returns_fielded=self._fielded_returns(whole) if BACKWARD in events else (),
             unscales_given=frozenset(self.unscales_given - updates_if),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             unjudged_steps=self.unjudged_steps,
@@ -690,14 +698,18 @@ class _Summarizer:
         return flags
 
     def _returned_items(self, whole: list[cst.BaseExpression], tuples: list[cst.Tuple],
-                        containers: list[cst.BaseExpression],
+                        containers: list[cst.BaseExpression], named_tuples: list[dict[int, cst.BaseExpression]],
                         backpropagates: bool) -> tuple[str, tuple[tuple[str, tuple[str, ...]], ...]]:
         """`Summary.returns_kind` and `Summary.returned_items`: what the items of the tuples
-        (`tuples`) and dicts or lists (`containers`) its returns write out hold, given the
-        values it returns alone (`whole`) and whether it back-propagates."""
+        (`tuples`), named tuples built (`named_tuples`, their items by position) and dicts or
+        lists (`containers`) its returns write out hold, given the values it returns alone
+        (`whole`) and whether it back-propagates."""
         record: tuple[tuple[str, tuple[str, ...]], ...] = ()
         if backpropagates:
-            record = with_items(record, GRAPH, self._graph_items(tuples + containers))
+            backpropagated = backpropagated_names(self.ctx, self.func.body)
+            fielded = [f"#{index}" for items in named_tuples for index, value in items.items()
+                       if dotted_name(value) in backpropagated]
+            record = with_items(record, GRAPH, [*self._graph_items(tuples + containers), *dict.fromkeys(fielded)])
         loaders = [f"#{index}" for index in self._distributed_loader_items(tuples)]
         loaders += self._distributed_loader_keys(containers, whole, tuples)
         record = with_items(record, DISTRIBUTED_LOADER, loaders)
@@ -903,6 +915,51 @@ class _Summarizer:
         if type(call.func) is cst.Name and call.func.value in _BUILTINS:
             return self.ctx.qualified_name(call.func) is None and self.ctx.local_callee(call) is None
         return (self.ctx.qualified_name(call.func) or "").startswith(_BOOKKEEPING) or _logs(call)
+
+    def _named_tuple_items(self, value: cst.BaseExpression) -> dict[int, cst.BaseExpression] | None:
+        """The items, by position, of a named tuple of this file that `value` builds
+        (`Stats(loss, kl)`, `Stats(loss=loss)`); None for anything else, or a call that unpacks
+        its arguments."""
+        value = self._built_once(value)
+        if type(value) is not cst.Call or any(arg.star for arg in value.args):
+            return None
+        fields = self.ctx.receivers.named_tuple_fields(value)
+        if fields is None:
+            return None
+        items: dict[int, cst.BaseExpression] = {}
+        for index, arg in enumerate(value.args):
+            if arg.keyword is None:
+                items[index] = arg.value
+            elif arg.keyword.value in fields:
+                items[fields.index(arg.keyword.value)] = arg.value
+        return items
+
+    def _built_once(self, value: cst.BaseExpression) -> cst.BaseExpression:
+        """What a returned variable of the function holds when one plain assignment there
+        binds it (`stats = GRPOStats(loss=loss, ...)`, then `return stats`); else `value`."""
+        binding = self.ctx.receivers.binding(value) if type(value) is cst.Name else None
+        if binding is None or binding.owner is not self.func:
+            return value
+        assigned = self.ctx.receivers.only_assigned(binding)
+        return assigned[0] if assigned is not None and len(assigned) == 1 else value
+
+    def _fielded_returns(self, returned: list[cst.BaseExpression]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """`Summary.returns_fielded`: the calls of another module's class its returns give
+        whole (`return PPOStats(loss, kl)`), with the arguments that hold a tensor it
+        back-propagated ("#0" by position, "loss" by keyword)."""
+        backpropagated = backpropagated_names(self.ctx, self.func.body)
+        found: dict[tuple[str, tuple[str, ...]], None] = {}
+        for value in map(self._built_once, returned):
+            if type(value) is not cst.Call or any(arg.star for arg in value.args):
+                continue
+            target = self.targets.target(value)
+            if target is None or self.ctx.local_callee(value) is not None or target in self.targets.keys.values():
+                continue
+            items = tuple(f"#{index}" if arg.keyword is None else arg.keyword.value
+                          for index, arg in enumerate(value.args) if dotted_name(arg.value) in backpropagated)
+            if items:
+                found[(target, items)] = None
+        return tuple(found)
 
     def _graph_items(self, returned: list[cst.BaseExpression]) -> tuple[str, ...]:
         """The items of the tuples and dicts written out in its returns that hold a tensor it
@@ -1861,6 +1918,7 @@ class FileSummaries:
             for event in summary.events
             if isinstance(event, Call)
         }
+        called |= {name for summary in self.open.values() for name, _ in summary.returns_fielded}
         for call in self.targets.ctx.calls_in_order(self.targets.ctx.module):
             target = self.targets.target(call)
             if target is not None:
@@ -1946,7 +2004,10 @@ def file_facts(ctx: FileContext) -> FileFacts:
     # the names the file reads through its star imports go with the names it calls:
     # the project says what each is (`nn` of `from common import *`: `torch.nn`)
     called = summaries.called_names() | star_bound_names(ctx)
-    return FileFacts(dict(summaries.open), frozenset(called), imports, stars, bases)
+    # the module's named tuples, for the functions of other modules that return one (see `Summary.fields`)
+    named_tuples = {name: Summary(fields=fields) for name, fields in named_tuple_classes(ctx).items()
+                    if name not in summaries.open}
+    return FileFacts({**summaries.open, **named_tuples}, frozenset(called), imports, stars, bases)
 
 
 
