@@ -395,8 +395,12 @@ class Receivers:
         for func, values in self._return_values:
             containers: list[tuple[set[str | None], bool] | None] = []
             for value in values:
+                built = self._named_tuple_built(value, func) if value is not None else None
                 if type(value) in (cst.Tuple, cst.List):
                     self._tuple_returns.setdefault(func, [self._value_kind(e.value) for e in value.elements])
+                elif built is not None:  # `return Parts(scheduler=sched, optimizer=opt)`: unpacked by position
+                    fielded = self._fielded_items(*built) or {}
+                    self._tuple_returns.setdefault(func, [fielded.get(field) for field in built[1]])
                 elif value is not None:
                     kind = self._value_kind(value)
                     if kind is not None:
@@ -570,6 +574,9 @@ class Receivers:
         values = next((found for f, found in self._return_values if f is func), [])
         if not values or any(value is None for value in values):
             return "", (), ()
+        # `parts = Parts(opt, sched)`, then `return parts`: the named tuple built there
+        built = [self._named_tuple_built(value, func) for value in values]
+        values = [found[0] if found is not None else value for value, found in zip(values, built)]
         plain = [value for value in values if type(value) not in (cst.Tuple, cst.List, cst.Dict)]
         kinds = {self._returned_kind(value) for value in plain}
         kind = next(iter(kinds)) if len(plain) == len(values) and len(kinds) == 1 else ""
@@ -589,7 +596,26 @@ class Receivers:
                           if self._metric_driven(item)}
                 keys = tuple(sorted((key, found) for key, found in keyed[0].items()  # type: ignore[union-attr]
                                     if found is not None and key not in metric))
+        fields = {found[1] for found in built if found is not None}
+        if keys and len(fields) == 1 and None not in built:
+            # a named tuple unpacked by position (`sched, opt = build(...)`): each field by its place
+            by_key = dict(keys)
+            items = tuple(by_key.get(field, "") for field in next(iter(fields)))
         return kind, items, keys
+
+    def _named_tuple_built(self, value: cst.BaseExpression,
+                           func: cst.FunctionDef) -> tuple[cst.Call, tuple[str, ...]] | None:
+        """The call that builds the named tuple of the file a return of `func` gives, with
+        its fields: the returned value (`return Parts(opt, sched)`), or what a variable of
+        `func` that one plain assignment binds holds (`parts = Parts(opt, sched)`)."""
+        if type(value) is cst.Name:
+            binding = self.binding(value)
+            assigned = self.only_assigned(binding) if binding is not None and binding.owner is func else None
+            value = assigned[0] if assigned is not None and len(assigned) == 1 else value
+        if type(value) is not cst.Call:
+            return None
+        fields = self.named_tuple_fields(value)
+        return (value, fields) if fields is not None else None
 
     def _built_keyed(self, value: cst.BaseExpression) -> bool:
         """`value` builds a named tuple of the file, or a namespace from keyword arguments
