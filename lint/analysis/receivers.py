@@ -608,14 +608,18 @@ class Receivers:
         """The call that builds the named tuple of the file a return of `func` gives, with
         its fields: the returned value (`return Parts(opt, sched)`), or what a variable of
         `func` that one plain assignment binds holds (`parts = Parts(opt, sched)`)."""
-        if type(value) is cst.Name:
-            binding = self.binding(value)
-            assigned = self.only_assigned(binding) if binding is not None and binding.owner is func else None
-            value = assigned[0] if assigned is not None and len(assigned) == 1 else value
+        value = self.built_once(value, func)
         if type(value) is not cst.Call:
             return None
         fields = self.named_tuple_fields(value)
         return (value, fields) if fields is not None else None
+
+    def built_once(self, value: cst.BaseExpression, func: cst.FunctionDef) -> cst.BaseExpression:
+        """What a variable of `func` holds when one plain assignment there binds it
+        (`stats = Stats(loss=loss, ...)`, then `return stats`); else `value` itself."""
+        binding = self.binding(value) if type(value) is cst.Name else None
+        assigned = self.only_assigned(binding) if binding is not None and binding.owner is func else None
+        return assigned[0] if assigned is not None and len(assigned) == 1 else value
 
     def _built_keyed(self, value: cst.BaseExpression) -> bool:
         """`value` builds a named tuple of the file, or a namespace from keyword arguments

@@ -621,8 +621,7 @@ class _Summarizer:
         for ancestor in self.ctx.ancestors(node):
             if ancestor is self.func:
                 return True
-            if type(ancestor) in (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.IfExp, cst.BooleanOperation,
-                                  cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.Match, cst.ListComp, cst.GeneratorExp):
+            if type(ancestor) in _BRANCHING:
                 return False
         return False
 
@@ -645,9 +644,7 @@ class _Summarizer:
                 if type(test) is not cst.Name or not self._unchanged_param(test):
                     return None
                 given = test.value
-            elif type(ancestor) in (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.IfExp,
-                                    cst.BooleanOperation, cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.Match,
-                                    cst.ListComp, cst.GeneratorExp):
+            elif type(ancestor) in _BRANCHING:
                 return None
             child = ancestor
         return None
@@ -920,7 +917,7 @@ class _Summarizer:
         """The items, by position, of a named tuple of this file that `value` builds
         (`Stats(loss, kl)`, `Stats(loss=loss)`); None for anything else, or a call that unpacks
         its arguments."""
-        value = self._built_once(value)
+        value = self.ctx.receivers.built_once(value, self.func)
         if type(value) is not cst.Call or any(arg.star for arg in value.args):
             return None
         fields = self.ctx.receivers.named_tuple_fields(value)
@@ -934,22 +931,13 @@ class _Summarizer:
                 items[fields.index(arg.keyword.value)] = arg.value
         return items
 
-    def _built_once(self, value: cst.BaseExpression) -> cst.BaseExpression:
-        """What a returned variable of the function holds when one plain assignment there
-        binds it (`stats = GRPOStats(loss=loss, ...)`, then `return stats`); else `value`."""
-        binding = self.ctx.receivers.binding(value) if type(value) is cst.Name else None
-        if binding is None or binding.owner is not self.func:
-            return value
-        assigned = self.ctx.receivers.only_assigned(binding)
-        return assigned[0] if assigned is not None and len(assigned) == 1 else value
-
     def _fielded_returns(self, returned: list[cst.BaseExpression]) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """`Summary.returns_fielded`: the calls of another module's class its returns give
         whole (`return PPOStats(loss, kl)`), with the arguments that hold a tensor it
         back-propagated ("#0" by position, "loss" by keyword)."""
         backpropagated = backpropagated_names(self.ctx, self.func.body)
         found: dict[tuple[str, tuple[str, ...]], None] = {}
-        for value in map(self._built_once, returned):
+        for value in (self.ctx.receivers.built_once(found, self.func) for found in returned):
             if type(value) is not cst.Call or any(arg.star for arg in value.args):
                 continue
             target = self.targets.target(value)
@@ -1524,6 +1512,9 @@ class _Summarizer:
         return reaching(self.ctx, expr, receivers.constructions.get(binding, [])) if binding is not None else []
 
 
+# what may run a statement on only some calls of the function, or not at all
+_BRANCHING = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.IfExp, cst.BooleanOperation, cst.Lambda,
+              cst.FunctionDef, cst.ClassDef, cst.Match, cst.ListComp, cst.GeneratorExp)
 # what a function that sets a grad mode of its own is written with
 _GRAD_MODE_WORDS = ("no_grad", "inference_mode", "set_grad_enabled", "enable_grad")
 
