@@ -56,6 +56,7 @@ _SUMMARY_TOKENS = (
     "schedule",  # a builder of a scheduler (see `Summary.returned_items`)
     "GradScaler",  # a base class's constructor that builds one (see `Summary.grad_scalers`)
     "autocast",  # a helper returning a loss computed under it (see `Summary.returns_float16`)
+    "NamedTuple",  # a module of named tuples that step functions return (see `Summary.fields`)
     # deprecated AMP names a module may import for others to import from it
     "cuda.amp", "cpu.amp", "cuda import amp", "cpu import amp",
 )
@@ -262,6 +263,20 @@ class Summary:
     # `if not param:` around it (an empty tuple: on every call); a caller running it under
     # `no_grad` makes it raise (see `trainlint.analysis.backward_losses.own_backwards`)
     computed_backwards: tuple[tuple[tuple[str, bool, str], ...], ...] = ()
+    # params P under whose `if P:` or `if P is not None:` alone a method unscales its
+    # instance's GradScaler (`if clip_grad is not None: self._scaler.unscale_(opt)`, no other
+    # branch, loop or earlier return around it, P not one of `updates_if`): it unscales on
+    # every call that gives P a value
+    unscales_given: frozenset[str] = frozenset()
+    # a named tuple class of the module (`class PPOStats(NamedTuple):` with its annotated
+    # fields, kept under the class's name): its fields, in order; what a function that
+    # returns one built there holds by position (see `Summary.returned_items`)
+    fields: tuple[str, ...] = ()
+    # the calls of another module's class that its returns give whole, with the arguments
+    # that hold a tensor it back-propagated (`return PPOStats(loss, kl)`: ("rlhf.PPOStats",
+    # ("#0",)); "loss" for a keyword): where that class is a named tuple (`fields`), the
+    # items of what it returns that hold the graph, once closed
+    returns_fielded: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -341,6 +356,10 @@ class Summary:
             **({"graph_when_training": True} if self.graph_when_training else {}),
             **({"computed_backwards": [[list(need) for need in needs] for needs in self.computed_backwards]}
                if self.computed_backwards else {}),
+            **({"unscales_given": sorted(self.unscales_given)} if self.unscales_given else {}),
+            **({"fields": list(self.fields)} if self.fields else {}),
+            **({"returns_fielded": [[callee, list(items)] for callee, items in self.returns_fielded]}
+               if self.returns_fielded else {}),
         }
 
     @classmethod
@@ -396,6 +415,10 @@ class Summary:
             graph_when_training=bool(data.get("graph_when_training")),
             computed_backwards=tuple(tuple((param, bool(held), default) for param, held, default in needs)
                                      for needs in data.get("computed_backwards", ())),  # type: ignore[union-attr]
+            unscales_given=frozenset(data.get("unscales_given", ())),  # type: ignore[arg-type]
+            fields=tuple(data.get("fields", ())),  # type: ignore[arg-type]
+            returns_fielded=tuple((callee, tuple(items))
+                                  for callee, items in data.get("returns_fielded", ())),  # type: ignore[union-attr]
         )
 
 
@@ -459,6 +482,13 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     sets = {name: set(getattr(own, name)) for name in _SETS}
     flags = {name: getattr(own, name) for name in _FLAGS}
     graph_items = own.items_holding(GRAPH)
+    for name, items in own.returns_fielded:  # `return PPOStats(loss, kl)` of another module's named tuple
+        fields = found.fields if (found := resolve(name)) is not None else ()
+        held = [item if item.startswith("#") else f"#{fields.index(item)}" for item in items
+                if item.startswith("#") or item in fields]
+        if fields and held:
+            flags["returns_graph"] = True
+            graph_items = (*graph_items, *(item for item in held if item not in graph_items))
     loader_items = own.items_holding(DISTRIBUTED_LOADER)
     guarded = dict.fromkeys(own.guarded_steps)
     tests = dict.fromkeys(own.step_tests)

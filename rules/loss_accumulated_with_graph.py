@@ -153,7 +153,10 @@ class LossAccumulatedWithGraph(Rule):
     this file and in the modules it imports): a step function that returns the
     loss it back-propagated (`total += train_step(batch)`), itself or by handing
     it to one that does (XLM's `self.optimize(loss)`, then `return loss`), or in
-    a tuple or dict it returns (`loss, n = train_step(batch)`, `out["loss"]`),
+    a tuple or dict it returns (`loss, n = train_step(batch)`, `out["loss"]`), or
+    in a named tuple it builds (`return PPOStats(loss, kl)`, of a `class
+    PPOStats(NamedTuple)` of the file or of another module of the project:
+    torchtune's PPO and GRPO steps; one that holds `loss.detach()` keeps no graph),
     also reached through a variable that holds it for certain (`step =
     functools.partial(train_step, model, opt)`, `self.step_fn =
     self.train_step`, an item of a dict of step functions never changed after
@@ -1029,6 +1032,29 @@ class LossAccumulatedWithGraph(Rule):
         "            total += self.steps[mode](batch)  # expect: TL202\n"
         "            total += self.steps.get(\"train\")(batch)  # expect: TL202\n"
         "        return total\n",
+        # a PPO step returns its back-propagated loss in a named tuple of statistics, kept
+        # in a list across the minibatches
+        "from typing import NamedTuple\n"
+        "import torch\n"
+        "class PPOStats(NamedTuple):\n"
+        "    loss: torch.Tensor\n"
+        "    policy_loss: torch.Tensor\n"
+        "    approx_kl: torch.Tensor\n"
+        "class Recipe:\n"
+        "    def ppo_step(self, batch):\n"
+        "        loss, policy_loss = self.loss_fn(self.policy(batch), batch)\n"
+        "        loss.backward()\n"
+        "        with torch.no_grad():\n"
+        "            approx_kl = (self.policy(batch) - batch).pow(2).mean()\n"
+        "        return PPOStats(loss, policy_loss.detach(), approx_kl)\n"
+        "    def train(self, batches, ppo_epochs):\n"
+        "        for _ in range(ppo_epochs):\n"
+        "            stats = []\n"
+        "            for batch in batches:\n"
+        "                stats.append(self.ppo_step(batch))  # expect: TL202\n"
+        "                self.optimizer.step()\n"
+        "                self.optimizer.zero_grad()\n"
+        "            self.log(PPOStats(*map(torch.stack, zip(*stats))))\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1737,6 +1763,28 @@ class LossAccumulatedWithGraph(Rule):
         "    trainer = Trainer(model, opt)\n"
         "    trainer.steps = {\"train\": trainer.logged_step}\n"
         "    trainer.fit(loader, \"train\")\n",
+        # the named tuple of statistics holds the loss detached: no graph is kept
+        "from typing import NamedTuple\n"
+        "import torch\n"
+        "class PPOStats(NamedTuple):\n"
+        "    loss: torch.Tensor\n"
+        "    policy_loss: torch.Tensor\n"
+        "    approx_kl: torch.Tensor\n"
+        "class Recipe:\n"
+        "    def ppo_step(self, batch):\n"
+        "        loss, policy_loss = self.loss_fn(self.policy(batch), batch)\n"
+        "        loss.backward()\n"
+        "        with torch.no_grad():\n"
+        "            approx_kl = (self.policy(batch) - batch).pow(2).mean()\n"
+        "        return PPOStats(loss.detach(), policy_loss.detach(), approx_kl=approx_kl)\n"
+        "    def train(self, batches, ppo_epochs):\n"
+        "        for _ in range(ppo_epochs):\n"
+        "            stats = []\n"
+        "            for batch in batches:\n"
+        "                stats.append(self.ppo_step(batch))\n"
+        "                self.optimizer.step()\n"
+        "                self.optimizer.zero_grad()\n"
+        "            self.log(PPOStats(*map(torch.stack, zip(*stats))))\n",
     )
 
     def finish(self) -> None:

@@ -146,7 +146,12 @@ class MissingSetEpoch(Rule):
     forgets `set_epoch` beside one that calls it is flagged; nor on the
     `.sampler` of another loader of the same function built so (in
     `zip(train_loader, aux_loader)`, `train_loader.sampler.set_epoch(epoch)`
-    alone leaves `aux_loader`'s sampler unset). A sampler kept in a dict
+    alone leaves `aux_loader`'s sampler unset); nor on the `.sampler` of a
+    parameter that every call of the file gives another loader, the function
+    never handed on uncalled (`run_epoch(model, train_loader, val_loader,
+    epoch)` setting the epoch of `val_loader.sampler`), nor of an attribute of
+    the object set only to loaders on samplers of their own
+    (`self.aux_loader.sampler` beside `self.train_loader`). A sampler kept in a dict
     (`samplers = {x: DistributedSampler(ds[x]) for x in ["train", "val"]}`)
     is followed to the dict and to the loaders built from its items
     (`sampler=samplers[x]`); a `set_epoch` on one of its items
@@ -563,6 +568,32 @@ class MissingSetEpoch(Rule):
         "        opt.zero_grad()\n"
         "        model(x, y).sum().backward()\n"
         "        opt.step()\n",
+        # the epoch function sets the epoch of the loader given as `val_loader` only
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def run_epoch(model, opt, loader, val_loader, epoch):\n"
+        "    val_loader.sampler.set_epoch(epoch)\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n"
+        "def main(model, opt, ds, val_ds):\n"
+        "    train_loader = DataLoader(ds, sampler=DistributedSampler(ds))  # expect: TL302\n"
+        "    val_loader = DataLoader(val_ds, sampler=DistributedSampler(val_ds, shuffle=False))\n"
+        "    for epoch in range(10):\n"
+        "        run_epoch(model, opt, train_loader, val_loader, epoch)\n",
+        # a trainer sets the epoch of its auxiliary loader's own sampler, not the training loader's
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds, aux_ds):\n"
+        "        self.train_loader = DataLoader(ds, sampler=DistributedSampler(ds))  # expect: TL302\n"
+        "        self.aux_loader = DataLoader(aux_ds, sampler=DistributedSampler(aux_ds))\n"
+        "    def train_epoch(self, epoch):\n"
+        "        self.aux_loader.sampler.set_epoch(epoch)\n"
+        "        for x, y in zip(self.train_loader, self.aux_loader):\n"
+        "            self.step(x, y)\n"
+        "    def fit(self, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.train_epoch(epoch)\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -955,6 +986,48 @@ class MissingSetEpoch(Rule):
         "        opt.zero_grad()\n"
         "        model(x, y).sum().backward()\n"
         "        opt.step()\n",
+        # the epoch function sets the epoch of the loader it trains on, given by each call
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def run_epoch(model, opt, loader, val_loader, epoch):\n"
+        "    loader.sampler.set_epoch(epoch)\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n"
+        "def main(model, opt, ds, val_ds):\n"
+        "    train_loader = DataLoader(ds, sampler=DistributedSampler(ds))\n"
+        "    val_loader = DataLoader(val_ds, sampler=DistributedSampler(val_ds, shuffle=False))\n"
+        "    for epoch in range(10):\n"
+        "        run_epoch(model, opt, train_loader, val_loader, epoch)\n",
+        # the function is handed on uncalled: it may be given the training loader as `val_loader`
+        "import torch.multiprocessing as mp\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def run_epoch(model, opt, loader, val_loader, epoch):\n"
+        "    val_loader.sampler.set_epoch(epoch)\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        model(x).sum().backward()\n"
+        "        opt.step()\n"
+        "def main(model, opt, ds, val_ds):\n"
+        "    train_loader = DataLoader(ds, sampler=DistributedSampler(ds))\n"
+        "    val_loader = DataLoader(val_ds, sampler=DistributedSampler(val_ds, shuffle=False))\n"
+        "    for epoch in range(10):\n"
+        "        run_epoch(model, opt, train_loader, val_loader, epoch)\n"
+        "    mp.spawn(run_epoch, args=(model, opt, val_loader, train_loader, 0))\n",
+        # a trainer sets the epoch of its training loader's sampler in a method of its own
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds, aux_ds):\n"
+        "        self.train_loader = DataLoader(ds, sampler=DistributedSampler(ds))\n"
+        "        self.aux_loader = DataLoader(aux_ds, sampler=DistributedSampler(aux_ds))\n"
+        "    def train_epoch(self, epoch):\n"
+        "        self.train_loader.sampler.set_epoch(epoch)\n"
+        "        self.aux_loader.sampler.set_epoch(epoch)\n"
+        "        for x, y in zip(self.train_loader, self.aux_loader):\n"
+        "            self.step(x, y)\n"
+        "    def fit(self, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.train_epoch(epoch)\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1552,12 +1625,14 @@ class MissingSetEpoch(Rule):
                        and self.ctx.code(node) in texts)
                    for node in iter_nodes(value))
 
-    def _parameter_may_hold(self, binding: Binding, holders: list[cst.BaseExpression]) -> bool:
+    def _parameter_may_hold(self, binding: Binding, holders: list[cst.BaseExpression],
+                            texts: set[str] | None = None) -> bool:
         """Some call of the function passes the sampler (or something we cannot
-        name) to the parameter; a function never called here may get anything."""
+        name) to the parameter; a function never called here may get anything.
+        `texts`: the names that carry the sampler, its holders' unless given."""
         func = binding.owner
         assert type(func) is cst.FunctionDef
-        texts = {self.ctx.code(h) for h in holders}
+        texts = {self.ctx.code(h) for h in holders} if texts is None else texts
         params = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
         calls = [
             node for node in self.ctx.nodes_of(cst.Call)
@@ -1579,6 +1654,51 @@ class MissingSetEpoch(Rule):
                     return True
         return False
 
+    def _sampler_of_other_loaders(self, receiver: cst.BaseExpression, holders: list[cst.BaseExpression]) -> bool:
+        """`loader.sampler`, where `loader` is a parameter of a function of the file that every call
+        of the file names, and none hands it the loader on this sampler (nor anything we cannot
+        name): `run_epoch(model, train_loader, val_loader, epoch)` setting the epoch of
+        `val_loader.sampler` leaves `train_loader`'s sampler as it was. A function the file also
+        hands on uncalled (`mp.spawn(run_epoch, ...)`) may be given anything."""
+        if (type(receiver) is not cst.Attribute or receiver.attr.value != "sampler"
+                or type(receiver.value) is not cst.Name):
+            return False
+        binding = self.ctx.receivers.binding(receiver.value)
+        if binding is None or not _is_parameter(binding):
+            return False
+        func = binding.owner
+        assert type(func) is cst.FunctionDef
+        name = func.name.value
+        for node in self.ctx.nodes_of(cst.Name, cst.Attribute):
+            named = node.value if type(node) is cst.Name else node.attr.value  # type: ignore[attr-defined]
+            parent = self.ctx.parent(node)
+            if named == name and node is not func.name and not (type(parent) is cst.Call and parent.func is node):
+                return False  # the function itself handed on, or read in a way not followed
+        texts = self._carriers(holders)
+        params = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
+        calls = [node for node in self.ctx.nodes_of(cst.Call) if _callee_name(node) == name]
+        for call in calls:
+            offset = 1 if params[:1] in (["self"], ["cls"]) and type(call.func) is cst.Attribute else 0
+            positional = [a for a in call.args if a.keyword is None]
+            if any(arg.star for arg in call.args):
+                return False
+            given = [arg.value for index, arg in enumerate(positional)
+                     if index + offset < len(params) and params[index + offset] == binding.name]
+            given += [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == binding.name]
+            if any(self._may_carry(value, texts, holders) for value in given):
+                return False
+        return bool(calls)
+
+    def _may_carry(self, value: cst.BaseExpression, texts: set[str], holders: list[cst.BaseExpression]) -> bool:
+        """An argument that may be the loader on this sampler: anything but a variable
+        of the file, not a parameter, only ever assigned values that name no carrier
+        (`val_loader = DataLoader(val_ds, sampler=DistributedSampler(val_ds))`)."""
+        binding = self.ctx.receivers.binding(value) if type(value) is cst.Name else None
+        if binding is None or binding in self._carrier_bindings(texts, holders):
+            return True
+        values = self._only_assigned(binding)
+        return values is None or any(self._mentions(v, texts) for v in values)
+
     def _sampler_of_own_loader(self, receiver: cst.BaseExpression, own: set[Binding | None]) -> bool:
         """`loader.sampler`, where `loader` is a variable of a function (or of the module), none of this
         sampler's holders (of that function or another), and every value it is assigned
@@ -1590,14 +1710,22 @@ class MissingSetEpoch(Rule):
         builds (`loader = make_loader(ds)`). Its `set_epoch` is that sampler's: a
         training function beside it that forgets its own is not excused, nor is the
         other loader of `zip(train_loader, aux_loader)` when only the first's is set."""
-        if (type(receiver) is not cst.Attribute or receiver.attr.value != "sampler"
-                or type(receiver.value) is not cst.Name):
+        if type(receiver) is not cst.Attribute or receiver.attr.value != "sampler":
             return False
         binding = self.ctx.receivers.binding(receiver.value)
         if binding is None or binding in own:
             return False
-        values = self._only_assigned(binding)
-        return values is not None and all(self._loader_on_own_sampler(value, binding.owner, own) for value in values)
+        if type(receiver.value) is cst.Name:
+            values = self._only_assigned(binding)
+            return values is not None and all(self._loader_on_own_sampler(value, binding.owner, own)
+                                              for value in values)
+        if binding.name.count(".") != 1:
+            return False
+        # `self.aux_loader.sampler`: an attribute of the object, set only to loaders on samplers of their own
+        values = self.ctx.receivers.only_assigned(binding)
+        return values is not None and all(
+            self._loader_on_own_sampler(value, self.ctx.enclosing_function(value) or self.ctx.module, own)
+            for value in values)
 
     def _loader_on_own_sampler(self, value: cst.BaseExpression, function: cst.CSTNode,
                                own: set[Binding | None]) -> bool:
@@ -1639,6 +1767,8 @@ class MissingSetEpoch(Rule):
                 continue  # `data_loader.dataset.set_epoch(epoch)`: an iterable dataset's own epoch
             if self._sampler_of_own_loader(receiver, own):
                 continue  # `loader.sampler.set_epoch(epoch)` of a loader another function builds
+            if self._sampler_of_other_loaders(receiver, holders):
+                continue  # `val_loader.sampler.set_epoch(epoch)` of a parameter only other loaders are given
             binding = tracked.binding(receiver)
             if binding is None or binding in own:
                 return True

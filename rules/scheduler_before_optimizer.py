@@ -82,7 +82,10 @@ class SchedulerBeforeOptimizer(Rule):
     of `return optimizer, scheduler`, each item by its place in the builder's
     tuple whatever the caller names it, by its key in a dict written out, or by
     its field in a named tuple of the builder's module, `collections.namedtuple`
-    or `typing.NamedTuple`: `parts.scheduler`),
+    or `typing.NamedTuple`: `parts.scheduler`, or by the field's place where the
+    caller unpacks it, `opt, sched = build(...)` of `return Parts(scheduler=sched,
+    optimizer=opt)` with `optimizer` the first field; also built into a variable
+    first, `parts = Parts(...)`, then `return parts`),
     unless the builder may build a `ReduceLROnPlateau`; such a call builds the
     scheduler anew, and a scheduler and an optimizer that two different functions
     each build for themselves (a baseline run, then another) are not each other's. A scheduler
@@ -426,6 +429,23 @@ class SchedulerBeforeOptimizer(Rule):
         "        parts.optimizer.zero_grad()\n"
         "        criterion(model(x), y).backward()\n"
         "        parts.optimizer.step()\n",
+        # a builder's named tuple unpacked by position: the second item is the scheduler
+        "from typing import NamedTuple\n"
+        "import torch\n"
+        "class OptimParts(NamedTuple):\n"
+        "    optimizer: torch.optim.Optimizer\n"
+        "    scheduler: torch.optim.lr_scheduler.LRScheduler\n"
+        "def build(model, lr):\n"
+        "    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)\n"
+        "    parts = OptimParts(scheduler=torch.optim.lr_scheduler.StepLR(optimizer, 10), optimizer=optimizer)\n"
+        "    return parts\n"
+        "def train(model, loader, criterion):\n"
+        "    opt, sched = build(model, 0.1)\n"
+        "    for x, y in loader:\n"
+        "        sched.step()  # expect: TL404\n"
+        "        opt.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        opt.step()\n",
     )
     good = (
         # per-epoch scheduler step after the batch loop (the chapter's template)
@@ -777,6 +797,24 @@ class SchedulerBeforeOptimizer(Rule):
         "        criterion(model(x), y).backward()\n"
         "        optim.optimizer.step()\n"
         "        optim.scheduler.step()\n",
+        # the same named tuple unpacked under names the other way round: its first item,
+        # the optimizer, steps first
+        "from typing import NamedTuple\n"
+        "import torch\n"
+        "class OptimParts(NamedTuple):\n"
+        "    optimizer: torch.optim.Optimizer\n"
+        "    scheduler: torch.optim.lr_scheduler.LRScheduler\n"
+        "def build(model, lr):\n"
+        "    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)\n"
+        "    parts = OptimParts(scheduler=torch.optim.lr_scheduler.StepLR(optimizer, 10), optimizer=optimizer)\n"
+        "    return parts\n"
+        "def train(model, loader, criterion):\n"
+        "    sched, opt = build(model, 0.1)\n"
+        "    for x, y in loader:\n"
+        "        sched.zero_grad()\n"
+        "        criterion(model(x), y).backward()\n"
+        "        sched.step()\n"
+        "        opt.step()\n",
     )
 
     def finish(self) -> None:

@@ -2,7 +2,7 @@ import libcst as cst
 
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
-from trainlint.analysis.flowgraph import FlowGraph
+from trainlint.analysis.flowgraph import FlowGraph, assigned_names
 from trainlint.analysis.loops import CallFlow, innermost_loop, is_backward, reachable_nodes, runs_on_every_call
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.scopes import argument_slots, bound_arguments
@@ -82,7 +82,11 @@ class UnscaleEveryMicroStep(Rule):
     it steps and updates only under a flag it is given (`if update_grad:`) is
     reported at that call when the loop gives the flag a value it changes
     (`update_grad=(i + 1) % accum == 0`); timm's own, which unscales under the
-    flag too, is not. So is a method of such an object that unscales its
+    flag too, is not. One that unscales under a value it is given alone (`if
+    clip_grad is not None:`), not under the flag, is reported at a call that
+    gives it one (`clip_grad=args.clip_grad`, not `None`); the call may be
+    made in a function the loop defines on each pass and calls (timm's `def
+    _backward(_loss):`), reading the loop's flag. So is a method of such an object that unscales its
     scaler on every call and neither steps nor updates it (`amp.backward(loss,
     opt, params)`), where the loop calls it on every micro-step and another of
     its methods steps and updates (`amp.step(opt)`) every N-th; an object whose
@@ -301,6 +305,31 @@ class UnscaleEveryMicroStep(Rule):
         "        amp.backward(model(x).mean() / accum, optimizer, model.parameters())  # expect: TL108\n"
         "        if (i + 1) % accum == 0:\n"
         "            amp.step(optimizer)\n"
+        "            optimizer.zero_grad()\n",
+        # a loss scaler that unscales whenever it is given a clipping value, and updates only
+        # when told to: timm's layout, the call made in a closure the loop defines
+        "import torch\n"
+        "class ClippingScaler:\n"
+        "    def __init__(self):\n"
+        "        self._scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def __call__(self, loss, optimizer, clip_grad=None, parameters=None, create_graph=False,\n"
+        "                 need_update=True):\n"
+        "        self._scaler.scale(loss).backward(create_graph=create_graph)\n"
+        "        if clip_grad is not None:\n"
+        "            self._scaler.unscale_(optimizer)\n"
+        "            torch.nn.utils.clip_grad_norm_(parameters, clip_grad)\n"
+        "        if need_update:\n"
+        "            self._scaler.step(optimizer)\n"
+        "            self._scaler.update()\n"
+        "def train(model, loader, optimizer, args):\n"
+        "    loss_scaler = ClippingScaler()\n"
+        "    for i, x in enumerate(loader):\n"
+        "        need_update = (i + 1) % args.accum == 0\n"
+        "        def _backward(_loss):\n"
+        "            loss_scaler(_loss, optimizer, clip_grad=args.clip_grad, parameters=model.parameters(),  # expect: TL108\n"
+        "                        create_graph=False, need_update=need_update)\n"
+        "        _backward(model(x).mean() / args.accum)\n"
+        "        if need_update:\n"
         "            optimizer.zero_grad()\n",
     )
     good = (
@@ -628,6 +657,54 @@ class UnscaleEveryMicroStep(Rule):
         "        amp.backward(model(x).mean(), optimizer, model.parameters())\n"
         "        amp.step(optimizer)\n"
         "        optimizer.zero_grad()\n",
+        # the same loss scaler given no clipping value: it never unscales
+        "import torch\n"
+        "class ClippingScaler:\n"
+        "    def __init__(self):\n"
+        "        self._scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def __call__(self, loss, optimizer, clip_grad=None, parameters=None, create_graph=False,\n"
+        "                 need_update=True):\n"
+        "        self._scaler.scale(loss).backward(create_graph=create_graph)\n"
+        "        if clip_grad is not None:\n"
+        "            self._scaler.unscale_(optimizer)\n"
+        "            torch.nn.utils.clip_grad_norm_(parameters, clip_grad)\n"
+        "        if need_update:\n"
+        "            self._scaler.step(optimizer)\n"
+        "            self._scaler.update()\n"
+        "def train(model, loader, optimizer, args):\n"
+        "    loss_scaler = ClippingScaler()\n"
+        "    for i, x in enumerate(loader):\n"
+        "        need_update = (i + 1) % args.accum == 0\n"
+        "        def _backward(_loss):\n"
+        "            loss_scaler(_loss, optimizer, clip_grad=None, parameters=model.parameters(),\n"
+        "                        need_update=need_update)\n"
+        "        _backward(model(x).mean() / args.accum)\n"
+        "        loss_scaler(model(x).mean(), optimizer, need_update=need_update)\n"
+        "        if need_update:\n"
+        "            optimizer.zero_grad()\n",
+        # timm's loss scaler called in a closure the loop defines: it unscales only on the call that updates
+        "import torch\n"
+        "class NativeScaler:\n"
+        "    def __init__(self):\n"
+        "        self._scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def __call__(self, loss, optimizer, clip_grad=None, parameters=None, need_update=True):\n"
+        "        self._scaler.scale(loss).backward()\n"
+        "        if need_update:\n"
+        "            if clip_grad is not None:\n"
+        "                self._scaler.unscale_(optimizer)\n"
+        "                torch.nn.utils.clip_grad_norm_(parameters, clip_grad)\n"
+        "            self._scaler.step(optimizer)\n"
+        "            self._scaler.update()\n"
+        "def train(model, loader, optimizer, args):\n"
+        "    loss_scaler = NativeScaler()\n"
+        "    for i, x in enumerate(loader):\n"
+        "        need_update = (i + 1) % args.accum == 0\n"
+        "        def _backward(_loss):\n"
+        "            loss_scaler(_loss, optimizer, clip_grad=args.clip_grad, parameters=model.parameters(),\n"
+        "                        need_update=need_update)\n"
+        "        _backward(model(x).mean() / args.accum)\n"
+        "        if need_update:\n"
+        "            optimizer.zero_grad()\n",
     )
 
     def finish(self) -> None:
@@ -659,7 +736,9 @@ class UnscaleEveryMicroStep(Rule):
         that unscales its instance's GradScaler on every call and updates it only under
         a flag it is given (see `Summary.updates_if`), where the call gives that flag a
         value the loop changes: the calls that skip the update leave the next call's
-        unscale to raise."""
+        unscale to raise. So is one that unscales only when given a value it is handed here
+        (`if clip_grad is not None:`, see `Summary.unscales_given`; `clip_grad=args.clip_grad`,
+        not `clip_grad=None` nor nothing)."""
         found: list[cst.Call] = []
         summaries = self.ctx.summaries
         assigned = self.ctx.shared(FlowGraph).assigned
@@ -667,12 +746,22 @@ class UnscaleEveryMicroStep(Rule):
             if self.ctx.local_callee(call) is not None:
                 continue  # walked: the flow judges it
             summary = summaries.of_unwalked_call(call)
-            if summary is None or not summary.updates_if or not any(u.startswith("self.") for u in summary.unscales):
+            if summary is None or not summary.updates_if or not (
+                    any(u.startswith("self.") for u in summary.unscales) or _given(call, summary)):  # type: ignore[arg-type]
                 continue
             loop = innermost_loop(self.ctx, call)
+            closure = self.ctx.enclosing_function(call) if loop is None else None
+            if closure is not None:
+                # a function the loop defines anew on each pass (timm's `def _backward(_loss):`),
+                # reading the loop's flag: its own names are not the loop's
+                loop = innermost_loop(self.ctx, closure)
             if loop is None:
                 continue
             bound = assigned(loop)
+            if closure is not None:
+                bound -= assigned_names(self.ctx, closure) | {
+                    p.name.value for p in (*closure.params.posonly_params, *closure.params.params,
+                                           *closure.params.kwonly_params)}
             for slot, arg in argument_slots(call):  # type: ignore[arg-type]
                 if summary.slot(slot) in summary.updates_if and _read_names(arg.value) & bound:
                     found.append(call)  # type: ignore[arg-type]
@@ -823,6 +912,17 @@ class UnscaleEveryMicroStep(Rule):
             if type(ancestor) in (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.IfExp):
                 return False
         return True
+
+def _given(call: cst.Call, summary: Summary) -> bool:
+    """`call` gives one of the params the method unscales under (`Summary.unscales_given`)
+    a value that may be set: not `None`, `False` or `0` written out, and unpacks nothing."""
+    if not summary.unscales_given or any(arg.star for arg in call.args):
+        return False
+    return any(summary.slot(slot) in summary.unscales_given
+               and not (type(arg.value) is cst.Name and arg.value.value in ("None", "False"))
+               and not (type(arg.value) is cst.Integer and arg.value.value == "0")
+               for slot, arg in argument_slots(call))
+
 
 def _read_names(expr: cst.CSTNode) -> set[str]:
     """The bare names `expr` reads: `args` of `args.update`, not the attribute, nor what it calls."""

@@ -395,8 +395,12 @@ class Receivers:
         for func, values in self._return_values:
             containers: list[tuple[set[str | None], bool] | None] = []
             for value in values:
+                built = self._named_tuple_built(value, func) if value is not None else None
                 if type(value) in (cst.Tuple, cst.List):
                     self._tuple_returns.setdefault(func, [self._value_kind(e.value) for e in value.elements])
+                elif built is not None:  # `return Parts(scheduler=sched, optimizer=opt)`: unpacked by position
+                    fielded = self._fielded_items(*built) or {}
+                    self._tuple_returns.setdefault(func, [fielded.get(field) for field in built[1]])
                 elif value is not None:
                     kind = self._value_kind(value)
                     if kind is not None:
@@ -520,7 +524,7 @@ class Receivers:
             return None
         if self._builds_namespace(value) and value.args and all(arg.keyword is not None for arg in value.args):
             return {arg.keyword.value: self._value_kind(arg.value) for arg in value.args}  # type: ignore[union-attr]
-        fields = self._named_tuple_fields(value)
+        fields = self.named_tuple_fields(value)
         if fields is not None:
             return self._fielded_items(value, fields)
         called = [func for func in self.ctx.functions_called(value) if func not in self._keying]
@@ -570,6 +574,9 @@ class Receivers:
         values = next((found for f, found in self._return_values if f is func), [])
         if not values or any(value is None for value in values):
             return "", (), ()
+        # `parts = Parts(opt, sched)`, then `return parts`: the named tuple built there
+        built = [self._named_tuple_built(value, func) for value in values]
+        values = [found[0] if found is not None else value for value, found in zip(values, built)]
         plain = [value for value in values if type(value) not in (cst.Tuple, cst.List, cst.Dict)]
         kinds = {self._returned_kind(value) for value in plain}
         kind = next(iter(kinds)) if len(plain) == len(values) and len(kinds) == 1 else ""
@@ -589,7 +596,30 @@ class Receivers:
                           if self._metric_driven(item)}
                 keys = tuple(sorted((key, found) for key, found in keyed[0].items()  # type: ignore[union-attr]
                                     if found is not None and key not in metric))
+        fields = {found[1] for found in built if found is not None}
+        if keys and len(fields) == 1 and None not in built:
+            # a named tuple unpacked by position (`sched, opt = build(...)`): each field by its place
+            by_key = dict(keys)
+            items = tuple(by_key.get(field, "") for field in next(iter(fields)))
         return kind, items, keys
+
+    def _named_tuple_built(self, value: cst.BaseExpression,
+                           func: cst.FunctionDef) -> tuple[cst.Call, tuple[str, ...]] | None:
+        """The call that builds the named tuple of the file a return of `func` gives, with
+        its fields: the returned value (`return Parts(opt, sched)`), or what a variable of
+        `func` that one plain assignment binds holds (`parts = Parts(opt, sched)`)."""
+        value = self.built_once(value, func)
+        if type(value) is not cst.Call:
+            return None
+        fields = self.named_tuple_fields(value)
+        return (value, fields) if fields is not None else None
+
+    def built_once(self, value: cst.BaseExpression, func: cst.FunctionDef) -> cst.BaseExpression:
+        """What a variable of `func` holds when one plain assignment there binds it
+        (`stats = Stats(loss=loss, ...)`, then `return stats`); else `value` itself."""
+        binding = self.binding(value) if type(value) is cst.Name else None
+        assigned = self.only_assigned(binding) if binding is not None and binding.owner is func else None
+        return assigned[0] if assigned is not None and len(assigned) == 1 else value
 
     def _built_keyed(self, value: cst.BaseExpression) -> bool:
         """`value` builds a named tuple of the file, or a namespace from keyword arguments
@@ -598,7 +628,7 @@ class Receivers:
             return False
         if self._builds_namespace(value):
             return bool(value.args) and all(arg.keyword is not None for arg in value.args)
-        return self._named_tuple_fields(value) is not None
+        return self.named_tuple_fields(value) is not None
 
     def _keyed_values(self, value: cst.Dict | cst.Call) -> list[tuple[str | None, cst.BaseExpression]]:
         """The values of a dict written out, a namespace or a named tuple `value` builds,
@@ -606,7 +636,7 @@ class Receivers:
         if type(value) is cst.Dict:
             return [(getattr(getattr(element, "key", None), "evaluated_value", None), element.value)
                     for element in value.elements]
-        fields = self._named_tuple_fields(value) or ()  # type: ignore[arg-type]
+        fields = self.named_tuple_fields(value) or ()  # type: ignore[arg-type]
         return [(arg.keyword.value if arg.keyword is not None else fields[index] if index < len(fields) else None,
                  arg.value) for index, arg in enumerate(value.args)]  # type: ignore[union-attr]
 
@@ -633,7 +663,7 @@ class Receivers:
             return False
         return self.binding(value.func) is None and self.ctx.qualified_name(value.func) in (None, f"builtins.{value.func.value}")
 
-    def _named_tuple_fields(self, call: cst.Call) -> tuple[str, ...] | None:
+    def named_tuple_fields(self, call: cst.Call) -> tuple[str, ...] | None:
         """The fields, in order, of the named tuple class of the file that `call` builds:
         `Parts = collections.namedtuple("Parts", ["optimizer", "scheduler"])` (also
         `"optimizer scheduler"`, or `typing.NamedTuple("Parts", [("optimizer", T), ...])`),
@@ -926,6 +956,12 @@ def _all_simple_statements(module: cst.Module) -> Iterator[cst.SimpleStatementLi
 
 
 _MAX_KEYED_DEPTH = 4  # builders returning builders' dicts followed this deep
+
+
+def named_tuple_classes(ctx: SemanticModel) -> dict[str, tuple[str, ...]]:
+    """The fields of each `class Parts(NamedTuple):` of the module's own level, by class name."""
+    return {statement.name.value: found for statement in ctx.module.body
+            if type(statement) is cst.ClassDef and (found := _class_fields(ctx, statement)) is not None}
 
 
 def _class_fields(ctx: SemanticModel, cls: cst.ClassDef) -> tuple[str, ...] | None:

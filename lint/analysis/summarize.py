@@ -38,10 +38,12 @@ from trainlint.analysis.precision import (
     handed_arguments, value_of_name, with_precision,
 )
 from trainlint.analysis.receivers import (
-    DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, sampler_shuffle,
+    DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, named_tuple_classes,
+    sampler_shuffle,
 )
 from trainlint.analysis.scopes import (
-    argument_slots, assigned_parts, bound_arguments, dotted_name, head_name, named_parameters, named_scaler,
+    argument_slots, assigned_parts, binding_scope, bound_arguments, dotted_name, head_name, named_parameters,
+    named_scaler,
 )
 from trainlint.analysis.training import (
     MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
@@ -424,6 +426,9 @@ class CallTargets:
             scope = self.ctx.scope_of(expr)
             keys = [(scope.node, expr.value)]
             if expr.value not in scope.locals and scope is not self.ctx.scopes.module_scope:
+                outer = binding_scope(expr.value, scope)
+                if outer is not None and outer is not scope and outer.is_function:
+                    keys.append((outer.node, expr.value))  # a closure's read of its function's variable
                 keys.append((self.ctx.module, expr.value))
             return keys
         if type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":
@@ -510,6 +515,7 @@ class _Summarizer:
         self.converted: set[str] = set()  # dotted names converted to float16 here
         self.unjudged_steps = False  # see `Summary.unjudged_steps`
         self.guarded_steps: dict[tuple[str, str], None] = {}  # see `Summary.guarded_steps`
+        self.unscales_given: set[str] = set()  # see `Summary.unscales_given`
         self.default_steps: dict[tuple[str, str], None] = {}  # see `Summary.default_steps`
         self.step_tests: dict[tuple[str, str, str, str], None] = {}  # see `Summary.step_tests`
         self._returned: dict[str, int] | None = None  # local names it returns (see `_returned_arguments`)
@@ -541,11 +547,16 @@ class _Summarizer:
         whole: list[cst.BaseExpression] = []  # values returned alone, not in a tuple
         tuples: list[cst.Tuple] = []
         containers: list[cst.BaseExpression] = []  # lists and dicts returned
+        named_tuples: list[dict[int, cst.BaseExpression]] = []  # named tuples built there, their items by position
         for node in only(self.nodes, cst.AugAssign, cst.Return):
             if type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign:
                 self._accumulation(node.target, node.value, sets["accumulates"])
             elif type(node) is cst.Return and node.value is not None:
                 returned.extend(_returned_items(node.value))
+                fielded = self._named_tuple_items(node.value)
+                if fielded is not None:  # `return PPOStats(loss, kl)`: a tuple, by position
+                    returned.extend(fielded.values())
+                    named_tuples.append(fielded)
                 if type(node.value) not in (cst.Tuple, cst.List, cst.Dict):
                     whole.append(node.value)
                 elif type(node.value) is cst.Tuple:
@@ -556,7 +567,9 @@ class _Summarizer:
         forwards, evaluated_forwards, forwards_through, evaluated_through = loop_forwards(
             self.ctx, self.func, self.params, method, self.targets.target)
         called = called_forwards(self.ctx, self.func, self.params, method, self.targets.target)
-        returns_kind, returned_items = self._returned_items(whole, tuples, containers, BACKWARD in events)
+        returns_kind, returned_items = self._returned_items(whole, tuples, containers, named_tuples,
+                                                            BACKWARD in events)
+        updates_if = self._updates_if()
         return Summary(
             params=self.signature,
             events=tuple(events),
@@ -582,8 +595,10 @@ class _Summarizer:
             returns_kind=returns_kind,
             returned_items=returned_items,
             leaves_eval=self._left_in_eval(),
-            updates_if=self._updates_if(),
+            updates_if=updates_if,
             computed_backwards=own_backwards(self.ctx, self.func, self.params) if BACKWARD in events else (),
+            returns_fielded=self._fielded_returns(whole) if BACKWARD in events else (),
+            unscales_given=frozenset(self.unscales_given - updates_if),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             graph_when_training=not untrained,
             unjudged_steps=self.unjudged_steps,
@@ -622,10 +637,33 @@ class _Summarizer:
         for ancestor in self.ctx.ancestors(node):
             if ancestor is self.func:
                 return True
-            if type(ancestor) in (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.IfExp, cst.BooleanOperation,
-                                  cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.Match, cst.ListComp, cst.GeneratorExp):
+            if type(ancestor) in _BRANCHING:
                 return False
         return False
+
+    def _given_alone(self, node: cst.CSTNode) -> str | None:
+        """The param P when `node` runs on each call that gives P a value: in the body of
+        `if P:` or `if P is not None:`, P never rebound, and under no other branch, loop or
+        handler of the function."""
+        given: str | None = None
+        child = node
+        for ancestor in self.ctx.ancestors(node):
+            if ancestor is self.func:
+                return given
+            if type(ancestor) is cst.If and child is ancestor.body and given is None:
+                test = ancestor.test
+                if (type(test) is cst.Comparison and len(test.comparisons) == 1
+                        and type(test.comparisons[0].operator) is cst.IsNot
+                        and type(test.comparisons[0].comparator) is cst.Name
+                        and test.comparisons[0].comparator.value == "None"):
+                    test = test.left
+                if type(test) is not cst.Name or not self._unchanged_param(test):
+                    return None
+                given = test.value
+            elif type(ancestor) in _BRANCHING:
+                return None
+            child = ancestor
+        return None
 
     def _exits_before(self, node: cst.CSTNode) -> bool:
         """A `return` or `raise` of the function comes before `node`."""
@@ -673,14 +711,18 @@ class _Summarizer:
         return flags
 
     def _returned_items(self, whole: list[cst.BaseExpression], tuples: list[cst.Tuple],
-                        containers: list[cst.BaseExpression],
+                        containers: list[cst.BaseExpression], named_tuples: list[dict[int, cst.BaseExpression]],
                         backpropagates: bool) -> tuple[str, tuple[tuple[str, tuple[str, ...]], ...]]:
         """`Summary.returns_kind` and `Summary.returned_items`: what the items of the tuples
-        (`tuples`) and dicts or lists (`containers`) its returns write out hold, given the
-        values it returns alone (`whole`) and whether it back-propagates."""
+        (`tuples`), named tuples built (`named_tuples`, their items by position) and dicts or
+        lists (`containers`) its returns write out hold, given the values it returns alone
+        (`whole`) and whether it back-propagates."""
         record: tuple[tuple[str, tuple[str, ...]], ...] = ()
         if backpropagates:
-            record = with_items(record, GRAPH, self._graph_items(tuples + containers))
+            backpropagated = backpropagated_names(self.ctx, self.func.body)
+            fielded = [f"#{index}" for items in named_tuples for index, value in items.items()
+                       if dotted_name(value) in backpropagated]
+            record = with_items(record, GRAPH, [*self._graph_items(tuples + containers), *dict.fromkeys(fielded)])
         loaders = [f"#{index}" for index in self._distributed_loader_items(tuples)]
         loaders += self._distributed_loader_keys(containers, whole, tuples)
         record = with_items(record, DISTRIBUTED_LOADER, loaders)
@@ -887,6 +929,42 @@ class _Summarizer:
             return self.ctx.qualified_name(call.func) is None and self.ctx.local_callee(call) is None
         return (self.ctx.qualified_name(call.func) or "").startswith(_BOOKKEEPING) or _logs(call)
 
+    def _named_tuple_items(self, value: cst.BaseExpression) -> dict[int, cst.BaseExpression] | None:
+        """The items, by position, of a named tuple of this file that `value` builds
+        (`Stats(loss, kl)`, `Stats(loss=loss)`); None for anything else, or a call that unpacks
+        its arguments."""
+        value = self.ctx.receivers.built_once(value, self.func)
+        if type(value) is not cst.Call or any(arg.star for arg in value.args):
+            return None
+        fields = self.ctx.receivers.named_tuple_fields(value)
+        if fields is None:
+            return None
+        items: dict[int, cst.BaseExpression] = {}
+        for index, arg in enumerate(value.args):
+            if arg.keyword is None:
+                items[index] = arg.value
+            elif arg.keyword.value in fields:
+                items[fields.index(arg.keyword.value)] = arg.value
+        return items
+
+    def _fielded_returns(self, returned: list[cst.BaseExpression]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """`Summary.returns_fielded`: the calls of another module's class its returns give
+        whole (`return PPOStats(loss, kl)`), with the arguments that hold a tensor it
+        back-propagated ("#0" by position, "loss" by keyword)."""
+        backpropagated = backpropagated_names(self.ctx, self.func.body)
+        found: dict[tuple[str, tuple[str, ...]], None] = {}
+        for value in (self.ctx.receivers.built_once(found, self.func) for found in returned):
+            if type(value) is not cst.Call or any(arg.star for arg in value.args):
+                continue
+            target = self.targets.target(value)
+            if target is None or self.ctx.local_callee(value) is not None or target in self.targets.keys.values():
+                continue
+            items = tuple(f"#{index}" if arg.keyword is None else arg.keyword.value
+                          for index, arg in enumerate(value.args) if dotted_name(arg.value) in backpropagated)
+            if items:
+                found[(target, items)] = None
+        return tuple(found)
+
     def _graph_items(self, returned: list[cst.BaseExpression]) -> tuple[str, ...]:
         """The items of the tuples and dicts written out in its returns that hold a tensor it
         back-propagated: "#0" for a tuple's first, "loss" for a dict's `"loss"`."""
@@ -1033,6 +1111,10 @@ class _Summarizer:
                 sets["unscales"].add(unscaled)  # `def unscale_and_clip(scaler, opt, model)`
             elif self._own_scaler(scaler) and self._on_every_call(call) and not self._exits_before(call):  # type: ignore[arg-type]
                 sets["unscales"].add(self._own_attribute(scaler))  # type: ignore[arg-type]  # timm's `NativeScaler.__call__`
+            elif self._own_scaler(scaler) and not self._exits_before(call):  # type: ignore[arg-type]
+                given = self._given_alone(call)
+                if given is not None:
+                    self.unscales_given.add(given)  # `if clip_grad is not None: self._scaler.unscale_(opt)`
         elif effect == BACKWARD:
             scaler = scaled_backward_scaler(call)
             owner = (self._param(scaler) or self._own_attribute(scaler)) if scaler is not None else None
@@ -1458,6 +1540,9 @@ class _Summarizer:
         return reaching(self.ctx, expr, receivers.constructions.get(binding, [])) if binding is not None else []
 
 
+# what may run a statement on only some calls of the function, or not at all
+_BRANCHING = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.IfExp, cst.BooleanOperation, cst.Lambda,
+              cst.FunctionDef, cst.ClassDef, cst.Match, cst.ListComp, cst.GeneratorExp)
 # what a function that sets a grad mode of its own is written with
 _GRAD_MODE_WORDS = ("no_grad", "inference_mode", "set_grad_enabled", "enable_grad")
 
@@ -1852,6 +1937,7 @@ class FileSummaries:
             for event in summary.events
             if isinstance(event, Call)
         }
+        called |= {name for summary in self.open.values() for name, _ in summary.returns_fielded}
         for call in self.targets.ctx.calls_in_order(self.targets.ctx.module):
             target = self.targets.target(call)
             if target is not None:
@@ -1937,7 +2023,10 @@ def file_facts(ctx: FileContext) -> FileFacts:
     # the names the file reads through its star imports go with the names it calls:
     # the project says what each is (`nn` of `from common import *`: `torch.nn`)
     called = summaries.called_names() | star_bound_names(ctx)
-    return FileFacts(dict(summaries.open), frozenset(called), imports, stars, bases)
+    # the module's named tuples, for the functions of other modules that return one (see `Summary.fields`)
+    named_tuples = {name: Summary(fields=fields) for name, fields in named_tuple_classes(ctx).items()
+                    if name not in summaries.open}
+    return FileFacts({**summaries.open, **named_tuples}, frozenset(called), imports, stars, bases)
 
 
 

@@ -9,3 +9,8 @@ def start_epoch(loader, epoch):
 
 def set_up_epoch(loader, epoch):
     loader.sampler.set_epoch(epoch)
+
+
+def set_up_evaluation_epoch(loader, val_loader, epoch):
+    val_loader.sampler.set_epoch(epoch)
+    history.append((epoch, len(loader)))

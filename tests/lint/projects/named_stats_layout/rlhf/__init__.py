@@ -1,0 +1,3 @@
+from ._types import GRPOStats, PPOStats
+
+__all__ = ["GRPOStats", "PPOStats"]
