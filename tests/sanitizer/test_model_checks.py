@@ -14,7 +14,7 @@ PRELAUNCH += [("pruned_midrun.py", "--fault"), ("pruned_midrun.py",), ("unused_p
               *[("param_not_in_optimizer.py", variant, "flat") for variant in ("masters", "masters-not-copied",
                                                                                "masters-overflow")],
               ("fitting.py", "overfit"),
-              ("fitting.py", "underfit"), ("replaced_parameters.py",), ("fitting.py", "mismatch"),
+              ("fitting.py", "underfit"), *[("single_logit_loss.py", "--loss", loss) for loss in ("ce", "masked", "bce", "hinge")], ("replaced_parameters.py",), ("fitting.py", "mismatch"),
               ("two_stage.py",), ("two_stage.py", "--unfreeze-at", "10", "--rebuild"),
               ("two_stage.py", "--unfreeze-at", "10"), ("scripted_submodule.py",),
               ("scripted_submodule.py", "whole"),
@@ -34,6 +34,29 @@ def test_branch_never_called_is_unused(script_runs: ScriptRuns) -> None:
     assert event["params"] == ["aux.weight", "aux.bias"]
     assert "never called in forward" in event["message"]
     assert len(run.events("unused_parameter")) == 1
+
+
+@pytest.mark.parametrize("loss", ["ce", "masked"])
+def test_a_loss_exactly_zero_from_the_first_step_is_a_model_that_never_trains(script_runs: ScriptRuns,
+                                                                               loss: str) -> None:
+    """pytorch/examples' DDP tutorial: cross_entropy over one logit per sample, so every loss
+    is 0 and every gradient zero from step 1. No fit learned (it began so): the whole model
+    is reported once, with the single class named where that is the cause."""
+    run = script_runs.get("single_logit_loss.py", "--loss", loss)
+    assert run.returncode == 0, run.stderr
+    [event] = run.events()
+    assert (event["kind"], event["step"], event["module"]) == ("unused_parameter", 1, "Regressor"), event
+    assert event["params"] == ["hidden.weight", "hidden.bias", "out.weight", "out.bias"]
+    assert "exactly 0 at every one of the 24 steps, from the first" in event["message"]
+    assert ("cross_entropy was given a single class" in event["message"]) is (loss == "ce")
+    assert "binary_cross_entropy_with_logits" in run.report["summary"]["problems"][0]["advice"]
+
+
+@pytest.mark.parametrize("loss", ["bce", "hinge"])
+def test_a_loss_that_trains_or_reaches_exactly_zero_by_fitting_is_no_zero_run(script_runs: ScriptRuns,
+                                                                             loss: str) -> None:
+    run = script_runs.get("single_logit_loss.py", "--loss", loss)
+    assert run.returncode == 0 and run.events() == [], run.events()
 
 
 def test_layers_that_stop_learning_mid_run_are_reported_from_that_step(script_runs: ScriptRuns) -> None:
