@@ -3,8 +3,8 @@ cross_entropy over that single logit, whose log_softmax is 0 whatever the logit,
 every loss is exactly 0 from the first step and no gradient comes back. `--loss
 masked`: a squared error times a padding mask that is all zero. Expected for both:
 unused_parameter naming the whole model, at step 1. `--loss bce` (the fix) and
-`--loss hinge` (margins every sample meets after a few steps, then a loss of exactly
-0: a fit): nothing."""
+`--loss ramp` (the BCE weighted by a ramp that holds it at exactly 0 for the first 12
+steps, then lets it train): nothing."""
 import argparse
 
 import torch
@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch import nn
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--loss", choices=("ce", "masked", "bce", "hinge"), default="bce")
+parser.add_argument("--loss", choices=("ce", "masked", "bce", "ramp"), default="bce")
 args = parser.parse_args()
 torch.manual_seed(0)
 
@@ -31,8 +31,10 @@ model = Regressor()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 inputs = torch.rand(256, 20)
 targets = (inputs[:, :1] > 0.5).float()
+steps = 0
 for epoch in range(3):
     for start in range(0, 256, 32):
+        steps += 1
         x, y = inputs[start:start + 32], targets[start:start + 32]
         optimizer.zero_grad()
         output = model(x)
@@ -41,10 +43,9 @@ for epoch in range(3):
         elif args.loss == "masked":
             pad = torch.zeros_like(y)  # meant: ones where the sample is real
             loss = ((output - y) ** 2 * pad).mean()
-        elif args.loss == "bce":
-            loss = F.binary_cross_entropy_with_logits(output, y)
         else:
-            loss = torch.clamp(1 - (2 * y - 1) * output * 10, min=0).mean()
+            weight = 1.0 if args.loss == "bce" else max(0, steps - 12) / 12
+            loss = weight * F.binary_cross_entropy_with_logits(output, y)
         loss.backward()
         optimizer.step()
 print(f"loss {loss.item():.4f}")
