@@ -16,6 +16,8 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING
 
+from torch import nn
+
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
 from sanitizer.detectors.grouping import by_module, folded, shapes_match
@@ -183,7 +185,13 @@ class UnusedParameterDetector(Detector):
                     f"; none of the layers of {module} is called in forward"
             # "zero": gradients arrived but were all zero, as fp16 underflow leaves them
             gradients = "none" if id(first) in never else "zero"
-            if gradients == "zero" and called and not replaced:
+            reverse_first_step = (gradients == "zero" and called and len(layers) == 1
+                                  and _reverse_read_at_its_first_step(layers[0], [by_name[name] for name in params]))
+            if reverse_first_step:
+                why += (", though the forward runs them: the loss reads this bidirectional RNN's output at "
+                        "the last time step only, where the reverse direction has seen one input from its "
+                        "initial state, so its last layer's recurrent weights never count")
+            elif gradients == "zero" and called and not replaced:
                 # run in every forward, yet zero: the gradient dies on its way back to them
                 why += (", though the forward runs them: the gradient vanishes before it reaches them, "
                         "or the loss does not depend on what they compute")
@@ -192,7 +200,8 @@ class UnusedParameterDetector(Detector):
             sink.emit("unused_parameter", None, f"{shown} {why}",
                       module=module, param=params[0],
                       extra={"params": params, "gradients": gradients, **({"replaced": True} if replaced else {}),
-                             **({"called": True} if called else {})})
+                             **({"called": True} if called else {}),
+                             **({"reverse_first_step": True} if reverse_first_step else {})})
 
     def _report_zero_run(self, sink: Sink) -> None:
         """Every loss of the run exactly zero and every gradient zero, from the first step:
@@ -250,3 +259,16 @@ def _model_holding(params: list[Tensor], sink: Sink) -> str | None:
         if own and all(key in held for key in own):
             return sink.module_name(root)
     return None
+
+
+def _reverse_read_at_its_first_step(layer: nn.Module, params: list[Tensor]) -> bool:
+    """Whether `params` are exactly the recurrent weights of the last layer's reverse direction
+    of a bidirectional RNN (with its projection, if any): all that goes all-zero when only the
+    output at the last time step is read (`out[:, -1, :]`), the reverse direction's first step,
+    taken from the initial state, which those weights multiply."""
+    if not isinstance(layer, nn.RNNBase) or not layer.bidirectional:
+        return False
+    last = layer.num_layers - 1
+    names = [f"weight_hh_l{last}_reverse"] + ([f"weight_hr_l{last}_reverse"] if getattr(layer, "proj_size", 0) else [])
+    expected = {id(getattr(layer, name)) for name in names if getattr(layer, name, None) is not None}
+    return {id(p) for p in params} == expected

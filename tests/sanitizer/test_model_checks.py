@@ -14,7 +14,8 @@ PRELAUNCH += [("pruned_midrun.py", "--fault"), ("pruned_midrun.py",), ("unused_p
               *[("param_not_in_optimizer.py", variant, "flat") for variant in ("masters", "masters-not-copied",
                                                                                "masters-overflow")],
               ("fitting.py", "overfit"),
-              ("fitting.py", "underfit"), *[("single_logit_loss.py", "--loss", loss) for loss in ("ce", "masked", "bce", "ramp")], ("replaced_parameters.py",), ("fitting.py", "mismatch"),
+              ("fitting.py", "underfit"), *[("single_logit_loss.py", "--loss", loss) for loss in ("ce", "masked", "bce", "ramp")],
+              ("birnn_last_step.py",), ("birnn_last_step.py", "--read", "both"), ("birnn_last_step.py", "--one-way"), ("replaced_parameters.py",), ("fitting.py", "mismatch"),
               ("two_stage.py",), ("two_stage.py", "--unfreeze-at", "10", "--rebuild"),
               ("two_stage.py", "--unfreeze-at", "10"), ("scripted_submodule.py",),
               ("scripted_submodule.py", "whole"),
@@ -280,6 +281,24 @@ def test_layers_the_forward_runs_whose_gradient_vanishes_are_not_called_unused(s
     assert problem["kind"] == "unused_parameter" and "saturated activations" in problem["advice"], problem
     plain = script_runs.get("unused_parameter.py").first("unused_parameter")
     assert "called" not in plain and "though the forward" not in plain["message"]
+
+
+def test_a_bidirectional_rnn_read_at_its_last_step_leaves_the_reverse_recurrence_unused(script_runs: ScriptRuns) -> None:
+    """yunjey's bidirectional RNN tutorial: `out[:, -1, :]` is the reverse direction's first
+    step, from its zero state, so the last layer's reverse `weight_hh` never counts. Said so,
+    with advice on reading both directions, not about saturated activations."""
+    [event] = script_runs.get("birnn_last_step.py").events()
+    assert (event["module"], event["params"]) == ("lstm", ["lstm.weight_hh_l1_reverse"]), event
+    assert event["reverse_first_step"] is True and "reverse direction has seen one input" in event["message"]
+    advice = script_runs.get("birnn_last_step.py").report["summary"]["problems"][0]["advice"]
+    assert "both directions" in advice and "saturated" not in advice
+
+
+@pytest.mark.parametrize("args", [("--read", "both"), ("--one-way",)])
+def test_rnns_read_where_each_direction_has_seen_the_sequence_are_silent(script_runs: ScriptRuns,
+                                                                           args: tuple[str, ...]) -> None:
+    run = script_runs.get("birnn_last_step.py", *args)
+    assert run.returncode == 0 and run.events() == [], run.events()
 
 
 def test_unused_parameters_of_a_model_gone_at_the_end_are_still_told_apart(script_runs: ScriptRuns) -> None:
