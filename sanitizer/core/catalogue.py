@@ -150,6 +150,20 @@ RISING_LR_SPIKE_ADVICE = (
     "to train at; otherwise check the schedule (its warm-up peak, a scheduler stepped per batch "
     "where it is meant per epoch), clip gradients")
 
+# `unused_parameter` of a bidirectional RNN's last reverse recurrent weights, read at the last step only
+REVERSE_FIRST_STEP_ADVICE = (
+    "the output at the last time step holds the forward direction's summary of the whole sequence "
+    "but the reverse direction's first step, one input: read the final hidden states of both "
+    "directions (h_n[-2:], or out[:, -1, :hidden] with out[:, 0, hidden:] for batch_first), "
+    "or pool over time")
+
+# `unused_parameter` of a run whose every loss was exactly 0, from the first step
+ZERO_LOSS_ADVICE = (
+    "a loss that is 0 before any training carries no gradient: check how it is computed. "
+    "cross_entropy needs one logit per class (for one output per sample use "
+    "binary_cross_entropy_with_logits); a mask or weight that zeros every term, or a target "
+    "compared with itself, gives the same")
+
 # `unused_parameter` of layers every forward runs whose gradients are all zero
 VANISHED_PARAM_ADVICE = (
     "the forward runs these layers but no gradient reaches them: saturated activations between "

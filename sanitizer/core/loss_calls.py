@@ -35,33 +35,45 @@ class LossCall(NamedTuple):
     # how many classes a `cross_entropy` averaged over (its input's class dimension):
     # its chance level, a prediction that knows nothing, is ln(classes)
     classes: int | None = None
+    # a `cross_entropy` over a single class (one logit per sample): its log_softmax is 0 whatever
+    # the logit, so the loss is 0 and no gradient comes back from it
+    one_class: bool = False
 
 
 def call_of(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], kind: str | None) -> LossCall:
     """The LossCall of `name(*args, **kwargs)`: real-valued targets, and the class labels of
     `cross_entropy` / `nll_loss` with the index they ignore."""
     target = args[1] if len(args) > 1 else kwargs.get("target")
-    classes = _classes(name, args, kwargs, kind)
+    count = _class_count(name, args, kwargs)
+    classes = _classes(count, kwargs, kind)
+    one_class = count == 1
     if not isinstance(target, torch.Tensor):
-        return LossCall(name, kind, None, classes=classes)
+        return LossCall(name, kind, None, classes=classes, one_class=one_class)
     if target.is_floating_point():
-        return LossCall(name, kind, weakref.ref(target), classes=classes)
+        return LossCall(name, kind, weakref.ref(target), classes=classes, one_class=one_class)
     ignore_index = kwargs.get("ignore_index", -100)
     if name in CLASS_INDEXED and isinstance(ignore_index, int) and len(args) <= 2:
-        return LossCall(name, kind, weakref.ref(target), ignore_index, classes)
-    return LossCall(name, kind, None, classes=classes)
+        return LossCall(name, kind, weakref.ref(target), ignore_index, classes, one_class)
+    return LossCall(name, kind, None, classes=classes, one_class=one_class)
 
 
-def _classes(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], kind: str | None) -> int | None:
-    """The class count of a mean `cross_entropy` over logits (N, C, ...) or (C,): a uniform
-    prediction scores ln(C) whatever the labels, their weights or their smoothing. Read
-    from the input's shape, no data. None for any other loss, or a sum."""
-    if name != "cross_entropy" or kind is None or kwargs.get("reduction", "mean") != "mean":
+def _class_count(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
+    """The class dimension of a `cross_entropy`'s logits (N, C, ...) or (C,), read from the
+    input's shape, no data; None for any other loss."""
+    if name != "cross_entropy":
         return None
     inputs = args[0] if args else kwargs.get("input")
     if not isinstance(inputs, torch.Tensor) or inputs.dim() == 0:
         return None
-    count = inputs.shape[1] if inputs.dim() > 1 else inputs.shape[0]
+    return inputs.shape[1] if inputs.dim() > 1 else inputs.shape[0]
+
+
+def _classes(count: int | None, kwargs: dict[str, Any], kind: str | None) -> int | None:
+    """The class count of a mean `cross_entropy` of `count` classes: a uniform prediction
+    scores ln(C) whatever the labels, their weights or their smoothing. None for any other
+    loss, a sum, or a single class."""
+    if count is None or kind is None or kwargs.get("reduction", "mean") != "mean":
+        return None
     return count if count > 1 else None
 
 

@@ -255,12 +255,15 @@ class ForwardTracer:
         compiled = _compiled_caller(module, t.calls)
         module = compiled if compiled is not None else module
         self._session.probe.add_trail(self._slot(module), tensor)
-        if t.calls and grad and isinstance(output, (tuple, list)):
-            # a layer inside the model that also returns an auxiliary loss of its own
-            # (a router's z-loss, a load-balancing term): where a non-finite loss may start
+        if grad and isinstance(output, (tuple, list)):
             for item in output:
-                if (isinstance(item, torch.Tensor) and item is not tensor and item.dim() == 0
-                        and item.is_floating_point() and item.grad_fn is not None):
+                if not (isinstance(item, torch.Tensor) and item is not tensor and item.grad_fn is not None
+                        and inexact(item) and item.numel()):
+                    continue
+                # inside the model, a layer that also returns an auxiliary loss of its own (a
+                # router's z-loss, a load-balancing term); the model itself, its other outputs
+                # (a VAE's mean and log-variance: the loss reads them too), not a loss it returns
+                if (item.dim() == 0) == bool(t.calls):
                     self._session.probe.add_trail(self._slot(module), item)
 
     def model_in_eval_mode(self) -> nn.Module | None:

@@ -8,11 +8,15 @@ hinge loss with every margin met), and every gradient is zero for that reason. N
 does a parameter that only terms of the loss held at 0 by a hinge reach, while the
 other terms train (a ranking term's scorer once every pair meets the margin, see
 hinge_terms.py): the loss of the step after a parameter's gradients turned all zero
-is looked at, and every step's while such terms explain them."""
+is looked at, and every step's while such terms explain them. A loss exactly zero from the
+first step to the last, with every gradient zero, is no fit but a loss that cannot train
+anything (a cross-entropy over a single class, whose log_softmax is 0): nothing ever learned."""
 from __future__ import annotations
 
 import weakref
 from typing import TYPE_CHECKING
+
+from torch import nn
 
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector
@@ -35,6 +39,9 @@ DEAD_STEPS = 20  # all-zero gradients since at least this many steps (and a quar
 # some CPUs), not a layer pruned, masked or killed, whose gradients stop from their usual size
 CONVERGED = 1e-4
 EXPLAIN_WITHIN = 4  # steps after it was noted that a parameter's zero gradients are looked into, at most
+# steps, at least, whose losses were all exactly zero and whose gradients all zero, from the
+# first step to the last, that make a run in which nothing trained (no fit learned: it began so)
+ZERO_RUN_STEPS = 10
 
 
 class UnusedParameterDetector(Detector):
@@ -65,6 +72,8 @@ class UnusedParameterDetector(Detector):
         self._terms: TermGraph | None = None  # the terms of the loss last looked at
         self._inspection: Inspection | None = None  # of this step's loss, read when the step ends
         self._held: set[int] = set()  # parameters that only terms held at 0 reached this step
+        self._zero_run = True  # every step so far had only losses of exactly zero and zero gradients
+        self._one_class = False  # and one of those losses was a cross-entropy over a single class
 
     def on_backward(self, loss: torch.Tensor, sink: Sink) -> None:
         if not self._to_explain or self._inspection is not None:
@@ -88,8 +97,13 @@ class UnusedParameterDetector(Detector):
             if id(param) not in self._trainable and local_values([param])[0].numel():  # an FSDP shard may be empty here
                 self._trainable[id(param)] = param
         # a perfect fit (every loss exactly zero): zero gradients say nothing of the parameters
-        if not (record.losses and all(loss == 0.0 for loss in record.losses)):
+        zero_loss = bool(record.losses) and all(loss == 0.0 for loss in record.losses)
+        if not zero_loss:
             self._note_gradients(record)
+        if self._zero_run:
+            self._zero_run = zero_loss and not any(record.grad_norms)
+            self._one_class = self._one_class or any(call is not None and call.one_class
+                                                     for call in record.loss_calls)
         if self.steps_seen & (self.steps_seen - 1) == 0:  # steps 1, 2, 4, 8, ...: bounded work
             self._note_owners(sink)
 
@@ -132,6 +146,9 @@ class UnusedParameterDetector(Detector):
         return (entry[1], entry[2]) if entry is not None and entry[0]() is param else (None, False)
 
     def on_end(self, sink: Sink) -> None:
+        if self._zero_run and self.steps_seen >= ZERO_RUN_STEPS:
+            self._report_zero_run(sink)
+            return
         if self.steps_informative < MIN_STEPS:
             return
         self._report_died(sink)
@@ -168,7 +185,13 @@ class UnusedParameterDetector(Detector):
                     f"; none of the layers of {module} is called in forward"
             # "zero": gradients arrived but were all zero, as fp16 underflow leaves them
             gradients = "none" if id(first) in never else "zero"
-            if gradients == "zero" and called and not replaced:
+            reverse_first_step = (gradients == "zero" and called and len(layers) == 1
+                                  and _reverse_read_at_its_first_step(layers[0], [by_name[name] for name in params]))
+            if reverse_first_step:
+                why += (", though the forward runs them: the loss reads this bidirectional RNN's output at "
+                        "the last time step only, where the reverse direction has seen one input from its "
+                        "initial state, so its last layer's recurrent weights never count")
+            elif gradients == "zero" and called and not replaced:
                 # run in every forward, yet zero: the gradient dies on its way back to them
                 why += (", though the forward runs them: the gradient vanishes before it reaches them, "
                         "or the loss does not depend on what they compute")
@@ -177,7 +200,31 @@ class UnusedParameterDetector(Detector):
             sink.emit("unused_parameter", None, f"{shown} {why}",
                       module=module, param=params[0],
                       extra={"params": params, "gradients": gradients, **({"replaced": True} if replaced else {}),
-                             **({"called": True} if called else {})})
+                             **({"called": True} if called else {}),
+                             **({"reverse_first_step": True} if reverse_first_step else {})})
+
+    def _report_zero_run(self, sink: Sink) -> None:
+        """Every loss of the run exactly zero and every gradient zero, from the first step:
+        the loss never depended on the parameters, so none of them trained. One event, for
+        the model that holds them."""
+        params = list(self._trainable.values())
+        if not params:
+            return
+        names = [sink.param_label(p) for p in params]
+        module = sink.common_module_name(params) or _model_holding(params, sink)
+        if self._one_class:
+            why = ("cross_entropy was given a single class (one logit per sample): the log_softmax of one "
+                   "logit is 0 whatever its value, so the loss is 0 and no gradient comes back from it")
+        else:
+            why = "the loss does not depend on the model's outputs"
+        shown = ", ".join(names) if len(names) <= LISTED else \
+            f"all {len(names)} parameters of {module or 'the model'} ({', '.join(names[:LISTED - 1])}, ...)"
+        sink.emit("unused_parameter", 1,
+                  f"{shown} only ever received all-zero gradients: the loss was exactly 0 at every one "
+                  f"of the {self.steps_seen} steps, from the first, so nothing trained; {why}",
+                  module=module, param=names[0],
+                  extra={"params": names, "gradients": "zero", "zero_loss": True,
+                         **({"one_class": True} if self._one_class else {})})
 
     def _report_died(self, sink: Sink) -> None:
         """Parameters that still train but whose gradients have been all zero since a step
@@ -202,3 +249,26 @@ class UnusedParameterDetector(Detector):
                           "a branch the loss no longer reaches)",
                           module=module, param=listed[0],
                           extra={"params": listed, "gradients": "zero", "since": step})
+
+
+def _model_holding(params: list[Tensor], sink: Sink) -> str | None:
+    """The name of the model whose parameters are all among `params`, if one is."""
+    held = {id(p) for p in params}
+    for _, root in sink.model_roots():
+        own = [id(p) for p in root.parameters()]
+        if own and all(key in held for key in own):
+            return sink.module_name(root)
+    return None
+
+
+def _reverse_read_at_its_first_step(layer: nn.Module, params: list[Tensor]) -> bool:
+    """Whether `params` are exactly the recurrent weights of the last layer's reverse direction
+    of a bidirectional RNN (with its projection, if any): all that goes all-zero when only the
+    output at the last time step is read (`out[:, -1, :]`), the reverse direction's first step,
+    taken from the initial state, which those weights multiply."""
+    if not isinstance(layer, nn.RNNBase) or not layer.bidirectional:
+        return False
+    last = layer.num_layers - 1
+    names = [f"weight_hh_l{last}_reverse"] + ([f"weight_hr_l{last}_reverse"] if getattr(layer, "proj_size", 0) else [])
+    expected = {id(getattr(layer, name)) for name in names if getattr(layer, name, None) is not None}
+    return {id(p) for p in params} == expected

@@ -22,7 +22,7 @@ from typing import Any, Callable
 from sanitizer.core.catalogue import (
     DIED_PARAM_ADVICE, FP16_OVERFLOW_ADVICE, INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, LOSS_COMPUTATION_ADVICE,
     NONFINITE_WEIGHTS_VALIDATION_ADVICE, RISING_LR_SPIKE_ADVICE,
-    VANISHED_PARAM_ADVICE, Kind,
+    REVERSE_FIRST_STEP_ADVICE, VANISHED_PARAM_ADVICE, ZERO_LOSS_ADVICE, Kind,
 )
 from sanitizer.report.access import as_float, event_counts, events_of, rank_reports, severity_of
 from sanitizer.report.formatting import format_number
@@ -441,8 +441,12 @@ def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
         return SHARED_PARAM_ADVICE
     if kind is not None and kind.name == "nonfinite_param" and event.get("initial"):
         return INITIAL_PARAM_ADVICE
+    if kind is not None and kind.name == "unused_parameter" and event.get("zero_loss"):
+        return ZERO_LOSS_ADVICE
     if kind is not None and kind.name == "unused_parameter" and event.get("since") is not None:
         return DIED_PARAM_ADVICE
+    if kind is not None and kind.name == "unused_parameter" and event.get("reverse_first_step"):
+        return REVERSE_FIRST_STEP_ADVICE
     if kind is not None and kind.name == "unused_parameter" and event.get("called") and event.get("gradients") == "zero":
         return VANISHED_PARAM_ADVICE
     if kind is not None and kind.name == "nonfinite_grad" and event.get("through_allreduce"):

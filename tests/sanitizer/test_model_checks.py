@@ -14,7 +14,8 @@ PRELAUNCH += [("pruned_midrun.py", "--fault"), ("pruned_midrun.py",), ("unused_p
               *[("param_not_in_optimizer.py", variant, "flat") for variant in ("masters", "masters-not-copied",
                                                                                "masters-overflow")],
               ("fitting.py", "overfit"),
-              ("fitting.py", "underfit"), ("replaced_parameters.py",), ("fitting.py", "mismatch"),
+              ("fitting.py", "underfit"), *[("single_logit_loss.py", "--loss", loss) for loss in ("ce", "masked", "bce", "ramp")],
+              ("birnn_last_step.py",), ("birnn_last_step.py", "--read", "both"), ("birnn_last_step.py", "--one-way"), ("replaced_parameters.py",), ("fitting.py", "mismatch"),
               ("two_stage.py",), ("two_stage.py", "--unfreeze-at", "10", "--rebuild"),
               ("two_stage.py", "--unfreeze-at", "10"), ("scripted_submodule.py",),
               ("scripted_submodule.py", "whole"),
@@ -34,6 +35,31 @@ def test_branch_never_called_is_unused(script_runs: ScriptRuns) -> None:
     assert event["params"] == ["aux.weight", "aux.bias"]
     assert "never called in forward" in event["message"]
     assert len(run.events("unused_parameter")) == 1
+
+
+@pytest.mark.parametrize("loss", ["ce", "masked"])
+def test_a_loss_exactly_zero_from_the_first_step_is_a_model_that_never_trains(script_runs: ScriptRuns,
+                                                                               loss: str) -> None:
+    """pytorch/examples' DDP tutorial: cross_entropy over one logit per sample, so every loss
+    is 0 and every gradient zero from step 1. No fit learned (it began so): the whole model
+    is reported once, with the single class named where that is the cause."""
+    run = script_runs.get("single_logit_loss.py", "--loss", loss)
+    assert run.returncode == 0, run.stderr
+    [event] = run.events()
+    assert (event["kind"], event["step"], event["module"]) == ("unused_parameter", 1, "Regressor"), event
+    assert event["params"] == ["hidden.weight", "hidden.bias", "out.weight", "out.bias"]
+    assert "exactly 0 at every one of the 24 steps, from the first" in event["message"]
+    assert ("cross_entropy was given a single class" in event["message"]) is (loss == "ce")
+    assert "binary_cross_entropy_with_logits" in run.report["summary"]["problems"][0]["advice"]
+
+
+@pytest.mark.parametrize("loss", ["bce", "ramp"])
+def test_a_loss_that_trains_or_is_held_at_zero_for_a_while_is_no_zero_run(script_runs: ScriptRuns,
+                                                                          loss: str) -> None:
+    """The ramp holds the loss at exactly 0 for the first 12 steps (more than a zero run
+    needs), then the model trains: the run was not zero to its last step."""
+    run = script_runs.get("single_logit_loss.py", "--loss", loss)
+    assert run.returncode == 0 and run.events() == [], run.events()
 
 
 def test_layers_that_stop_learning_mid_run_are_reported_from_that_step(script_runs: ScriptRuns) -> None:
@@ -255,6 +281,24 @@ def test_layers_the_forward_runs_whose_gradient_vanishes_are_not_called_unused(s
     assert problem["kind"] == "unused_parameter" and "saturated activations" in problem["advice"], problem
     plain = script_runs.get("unused_parameter.py").first("unused_parameter")
     assert "called" not in plain and "though the forward" not in plain["message"]
+
+
+def test_a_bidirectional_rnn_read_at_its_last_step_leaves_the_reverse_recurrence_unused(script_runs: ScriptRuns) -> None:
+    """yunjey's bidirectional RNN tutorial: `out[:, -1, :]` is the reverse direction's first
+    step, from its zero state, so the last layer's reverse `weight_hh` never counts. Said so,
+    with advice on reading both directions, not about saturated activations."""
+    [event] = script_runs.get("birnn_last_step.py").events()
+    assert (event["module"], event["params"]) == ("lstm", ["lstm.weight_hh_l1_reverse"]), event
+    assert event["reverse_first_step"] is True and "reverse direction has seen one input" in event["message"]
+    advice = script_runs.get("birnn_last_step.py").report["summary"]["problems"][0]["advice"]
+    assert "both directions" in advice and "saturated" not in advice
+
+
+@pytest.mark.parametrize("args", [("--read", "both"), ("--one-way",)])
+def test_rnns_read_where_each_direction_has_seen_the_sequence_are_silent(script_runs: ScriptRuns,
+                                                                           args: tuple[str, ...]) -> None:
+    run = script_runs.get("birnn_last_step.py", *args)
+    assert run.returncode == 0 and run.events() == [], run.events()
 
 
 def test_unused_parameters_of_a_model_gone_at_the_end_are_still_told_apart(script_runs: ScriptRuns) -> None:

@@ -329,3 +329,19 @@ def test_weights_written_finite_by_hand_are_healthy(script_runs: ScriptRuns) -> 
     run = script_runs.get("hand_written_nan.py", "healthy")
     assert run.returncode == 0, run.stderr
     assert run.events() == [], run.events()
+
+
+PRELAUNCH += [("vae_logvar.py", "--fault"), ("vae_logvar.py",)]
+
+
+def test_a_non_finite_later_output_of_the_model_is_the_models_not_the_loss_computations(
+        script_runs: ScriptRuns) -> None:
+    """pytorch/examples' VAE returns (reconstruction, mu, logvar): a log-variance of -Inf in
+    the third output is the VAE's, though the first output is finite; the loss that reads
+    it is not what made it."""
+    run = script_runs.get("vae_logvar.py", "--fault")
+    first = run.events()[0]
+    assert (first["kind"], first["step"], first["module"]) == ("nonfinite_activation", 1, "VAE"), first
+    loss = run.first("nonfinite_loss")
+    assert "the loss computation made it" not in loss["message"] and loss.get("origin") is None, loss
+    assert script_runs.get("vae_logvar.py").events() == []
