@@ -16,7 +16,10 @@ whose batch norms were frozen on purpose (a fine-tuning habit) is not reported.
 Modules seen in eval mode inside a model that trained in train mode (a frozen
 backbone's batch norms) are in eval mode on purpose: when the whole model is
 later left in eval mode, they are not counted, and a model none of whose other
-modules changes is not reported.
+modules changes is not reported. A model whose own method other than `forward`
+(`model.embed(x)`) calls its layers is never called itself: each layer is an
+outermost call, and the model holding them is judged in their place when it is
+in eval mode too.
 """
 from __future__ import annotations
 
