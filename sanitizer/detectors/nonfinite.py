@@ -306,8 +306,7 @@ class NonfiniteDetector(Detector):
         if not self._first("nonfinite_param", update.step):
             return
         place = _model_order(sink)
-        bad = sorted((i for i, norm in enumerate(update.norms) if not math.isfinite(norm)),
-                     key=lambda i: place(update.params[i]))
+        bad = sorted(_update_broke(update), key=lambda i: place(update.params[i]))
         param, value = update.params[bad[0]], update.norms[bad[0]]
         cause = ("from finite gradients: the update's own arithmetic made it (a learning rate, Adam's eps, "
                  "a division in the optimizer)" if finite_grads_at == update.step
@@ -383,8 +382,16 @@ def _model_order(sink: Sink) -> Callable[[Tensor], int]:
 
 
 def _nonfinite_update(record: StepRecord) -> UpdatedParams | None:
-    """The first update the step read back that left a parameter non-finite."""
-    return next((update for update in record.updates if not all(map(math.isfinite, update.norms))), None)
+    """The first update the step read back that left a parameter non-finite. Weights in
+    shared memory are left to the read before the next update: another process training
+    them (hogwild) may have written the NaN before this one's update, which kept it."""
+    return next((update for update in record.updates if _update_broke(update)), None)
+
+
+def _update_broke(update: UpdatedParams) -> list[int]:
+    """The indices of the parameters `update` left non-finite, those in shared memory aside."""
+    return [i for i, norm in enumerate(update.norms)
+            if not math.isfinite(norm) and not _in_shared_memory(update.params[i])]
 
 
 def _finite_after_update(record: StepRecord, param: Tensor, step: int) -> bool:
