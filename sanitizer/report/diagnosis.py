@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from sanitizer.core.catalogue import (
     DIED_PARAM_ADVICE, FP16_OVERFLOW_ADVICE, INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, LOSS_COMPUTATION_ADVICE,
-    NONFINITE_WEIGHTS_VALIDATION_ADVICE, RISING_LR_SPIKE_ADVICE,
+    NONFINITE_WEIGHTS_VALIDATION_ADVICE, OUTSIDE_PARAM_ADVICE, RISING_LR_SPIKE_ADVICE, SCRIPT_UPDATE_PARAM_ADVICE,
     VANISHED_PARAM_ADVICE, Kind,
 )
 from sanitizer.report.access import as_float, event_counts, events_of, rank_reports, severity_of
@@ -441,6 +441,10 @@ def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
         return SHARED_PARAM_ADVICE
     if kind is not None and kind.name == "nonfinite_param" and event.get("initial"):
         return INITIAL_PARAM_ADVICE
+    if kind is not None and kind.name == "nonfinite_param" and event.get("origin") == "outside_optimizer":
+        return OUTSIDE_PARAM_ADVICE
+    if kind is not None and kind.name == "nonfinite_param" and event.get("origin") == "script_update":
+        return SCRIPT_UPDATE_PARAM_ADVICE
     if kind is not None and kind.name == "unused_parameter" and event.get("since") is not None:
         return DIED_PARAM_ADVICE
     if kind is not None and kind.name == "unused_parameter" and event.get("called") and event.get("gradients") == "zero":

@@ -359,7 +359,12 @@ def test_a_weight_made_non_finite_between_forwards_names_what_wrote_it(
     assert words in event["message"], event
     step_line = f"normalized_update.py:{line_of('normalized_update.py', 'opt.step()')}"
     assert event["where"] == (step_line if origin == "optimizer_step" else None), event
-    assert run.report["summary"]["problems"][0]["kind"] == "nonfinite_param"
+    problem = run.report["summary"]["problems"][0]
+    assert problem["kind"] == "nonfinite_param"
+    advice = {"script_update": "the loop updates the weights itself",
+              "outside_optimizer": "the optimizer's update left the weights finite",
+              "optimizer_step": "an exploding or non-finite update"}[origin]
+    assert advice in problem["advice"], problem
 
 
 @pytest.mark.parametrize("mode", ["hand", "optimizer", "outside"])
