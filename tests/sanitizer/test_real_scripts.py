@@ -42,7 +42,8 @@ PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype",
               ("eval_mode_left_on.py", "--bug"), ("eval_mode_left_on.py", "--bug", "--functional"),
               ("eval_mode_left_on.py", "--bug", "--frozen-bn"), ("warmup_blowup.py", "--peak-lr", "3"),
               ("embedding_methods.py", "--bug"), ("embedding_methods.py", "--bug", "--frozen-bn"),
-              ("plain", "embedding_methods.py", "--bug"), ("plain", "embedding_methods.py", "--frozen-bn"),
+              ("plain", "embedding_methods.py", "--bug"), ("plain", "embedding_methods.py", "--bug", "--frozen-bn"),
+              ("plain", "embedding_methods.py", "--frozen-bn"),
               ("char_mlp_lr.py", "--lr", "25"),
               ("steady_climb.py", "--endless-warmup"), ("summed_validation.py", "--overfit"),
               ("gan_ring.py", "--fault"), ("gan_turns.py", "--corrupt"), ("optimizer_in_backward.py", "--fault", "40"),
@@ -207,7 +208,7 @@ def test_training_left_in_eval_mode_through_a_method_names_the_model_s_layers(
     norm frozen on purpose while the model trained in train mode is not reported."""
     flags = ("--bug", "--frozen-bn") if frozen_bn else ("--bug",)
     run = script_runs.get("embedding_methods.py", *flags)
-    assert (run.returncode, run.stdout) == (0, script_runs.plain("embedding_methods.py", "--bug").stdout), run.stderr
+    assert (run.returncode, run.stdout) == (0, script_runs.plain("embedding_methods.py", *flags).stdout), run.stderr
     events = run.events("train_in_eval_mode")
     expected = ["drop"] if frozen_bn else ["norm", "drop"]
     assert [(e["step"], e["module"], e["modules"]) for e in events] == [(5, expected[0], expected)], events
