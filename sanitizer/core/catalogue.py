@@ -114,6 +114,17 @@ _KINDS = (
          "Please report it with the message"),
 )
 
+# `nonfinite_param` of weights the optimizer's update left finite, broken before the next forward
+OUTSIDE_PARAM_ADVICE = (
+    "the optimizer's update left the weights finite: look at the code that runs after "
+    "optimizer.step() and before the next forward (a renormalisation or max-norm constraint that "
+    "divides by a zero norm, pruning, a write through .data, a checkpoint or EMA copied in)")
+
+# `nonfinite_param` of a loop without an optimizer: its own update wrote the NaN/Inf
+SCRIPT_UPDATE_PARAM_ADVICE = (
+    "the loop updates the weights itself: look at that update (its learning rate, a division "
+    "in it such as a step normalised by a gradient norm that can be zero)")
+
 # `nonfinite_param` of weights broken before any update: no step made them so
 INITIAL_PARAM_ADVICE = (
     "the weights were NaN/Inf before any update: look at what set them (a custom "

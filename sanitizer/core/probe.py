@@ -28,6 +28,17 @@ class InputSource(NamedTuple):
     argument: tuple[Any, ...]  # see core/inputs.py (ArgumentPath)
 
 
+class UpdatedParams(NamedTuple):
+    """An optimizer's parameters as its `step()` left them: measured right after the
+    update (queued, not read: the next step's single read reads them), so that a
+    NaN the update wrote is told apart from one code outside the optimizer wrote."""
+
+    step: int  # the step whose update it was
+    site: str | None  # the line that called `step()`
+    params: list[torch.Tensor]
+    norms: list[float]  # their L2 norms; empty until read
+
+
 class Gather:
     """0-d tensors queued under names, read back as Python floats in one go."""
 
@@ -362,6 +373,9 @@ class StepRecord:
     # trail entries that are additive attention masks: -inf there is by design
     masks: set[int] = field(default_factory=set)
     trail_half: list[bool] = field(default_factory=list)  # per trail entry: a float16 tensor
+    # the parameters as the updates since the previous step's read left them (see UpdatedParams)
+    updates: list[UpdatedParams] = field(default_factory=list)
+    by_hand: bool = False  # no optimizer: the script updates the weights itself between backward passes
 
     @property
     def loss(self) -> float | None:

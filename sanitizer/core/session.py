@@ -44,7 +44,16 @@ from sanitizer.core.manual import ManualUpdate
 from sanitizer.core.masters import MasterCopies
 from sanitizer.core.memory import MemoryMeter
 from sanitizer.core.naming import ModelIndex, class_name, params_of, script_variable, unwrap_compiled
-from sanitizer.core.probe import INPUT_SLOT, Gather, StepProbe, StepRecord, inexact, norms_from_squares, squared_norms
+from sanitizer.core.probe import (
+    INPUT_SLOT,
+    Gather,
+    StepProbe,
+    StepRecord,
+    UpdatedParams,
+    inexact,
+    norms_from_squares,
+    squared_norms,
+)
 from sanitizer.core.script_lint import ScriptLint, entry_file
 from sanitizer.core.sink import Sink
 from sanitizer.core.sources import DataSources, kept_for_validation
@@ -135,6 +144,9 @@ class Sanitizer:
         # parameters the script itself wrote a non-finite value into (`w[0, 0] = nan`,
         # `w.fill_(inf)`): id -> (the parameter, its version after the write, the line)
         self._nonfinite_writes: dict[int, tuple[weakref.ref[torch.Tensor], int, str]] = {}
+        # the parameters as each optimizer's `step()` since the last read left them, with
+        # their squared norms queued on the device: read in the next step's single read
+        self._updated: list[tuple[UpdatedParams, list[torch.Tensor]]] = []
         self.static_loss_scale: float | None = None  # the last `(loss * S).backward()`'s S, S >= 2
         self.exit_code: int | None = None
         self.ending: dict[str, Any] | None = None  # how the script ended, once known
@@ -917,9 +929,28 @@ class Sanitizer:
         if not in_backward():
             self._stepped_after_backwards()
             self._updated_at[id(optimizer)] = self.step
+            self._queue_updated(optimizer)
             if self._clearing is not None:
                 self._clearing.after_step(optimizer)
             self._advance()
+
+    def _queue_updated(self, optimizer: torch.optim.Optimizer) -> None:
+        """Measure the parameters `optimizer`'s step just updated, without reading them
+        (no wait for the device): one fused reduction per parameter tensor, read with
+        the next step's values. A NaN the update wrote is then the update's for sure,
+        and one that appears later was written by code outside the optimizer."""
+        if "nonfinite_param" not in self.enabled_kinds:
+            return
+        params = _floating(params_of(optimizer))
+        if not params:
+            return
+        enabled = torch.is_grad_enabled()
+        _set_grad_enabled(False)
+        try:
+            squares = squared_norms(params)
+        finally:
+            _set_grad_enabled(enabled)
+        self._updated.append((UpdatedParams(self.step, locations.user_site(), params, []), squares))
 
     def _step_in_backward(self, optimizer: torch.optim.Optimizer) -> None:
         """An optimizer stepped from a gradient hook (the optimizer fused into the
@@ -1064,6 +1095,8 @@ class Sanitizer:
         if probe.kept is not None:
             gather.add("kept", [value for queued, _ in probe.kept[0] for value in queued])
         checked = self._queue_initial_param_norms(gather, params)
+        updated, self._updated = self._updated, []
+        gather.add("updated", [square for _, squares in updated for square in squares])
         scaler = self._scaler() if self._scaler is not None else None
         if scaler is not None and getattr(scaler, "_scale", None) is not None:
             gather.add("scale", [scaler._scale])
@@ -1083,6 +1116,7 @@ class Sanitizer:
         if not checked and (partial or _any_nonfinite(values, ("loss", "trail", "grads"))):
             checked, param_norms = self._read_param_norms()
         grad_norms = norms_from_squares(grads, values.get("grads", []))
+        updates = _updates_read(updated, values.get("updated", []))
         scale = _first(values.get("scale"))
         if found_inf is not None and scale:  # fused path: gradients are still scaled
             grad_norms = [norm / scale for norm in grad_norms]
@@ -1112,11 +1146,15 @@ class Sanitizer:
             graph_roots=probe.graph_roots, training_params=[p for p in params if p.requires_grad],
             batch_items=sum(probe.batch_sizes) or None,
             kept_gradient=kept, kept_beside_cleared=kept is not None and (probe.kept[1] or zeroed),
-            step_site=locations.user_site() if kept is not None else None)
+            step_site=locations.user_site() if kept is not None else None,
+            updates=updates, by_hand=self.step_source is StepSource.BACKWARD)
 
     def _queue_initial_param_norms(self, gather: Gather, params: list[torch.Tensor]) -> list[torch.Tensor]:
-        """Before the first update the parameters are checked in the step's single read."""
-        if "nonfinite_param" not in self.enabled_kinds or self.steps or not params:
+        """Before the first update the parameters are checked in the step's single read;
+        so are they at every step of a loop without an optimizer, where no `step()` says
+        when the script's own update ran: they are as its latest update left them."""
+        if "nonfinite_param" not in self.enabled_kinds or not params or (
+                self.steps and self.step_source is not StepSource.BACKWARD):
             return []
         checked = _floating(params)
         gather.add("params", squared_norms(checked))
@@ -1214,6 +1252,17 @@ def _overriding(detectors: list[Detector], callback: str) -> list[Detector]:
 
 def _floating(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
     return [t for t in tensors if inexact(t) and t.numel()]
+
+
+def _updates_read(queued: list[tuple[UpdatedParams, list[torch.Tensor]]],
+                  squares: list[float]) -> list[UpdatedParams]:
+    """The queued updates with their parameters' norms, from the squares read for them (in order)."""
+    updates, start = [], 0
+    for update, queued_squares in queued:
+        stop = start + len(queued_squares)
+        updates.append(update._replace(norms=norms_from_squares(update.params, squares[start:stop])))
+        start = stop
+    return updates
 
 
 def _any_nonfinite(values: dict[str, list[float]], names: tuple[str, ...]) -> bool:

@@ -18,12 +18,14 @@ from torch import nn
 from sanitizer.core import inputs, locations
 from sanitizer.core.loss_line import loss_site
 from sanitizer.core.naming import model_variable, unwrap_compiled
-from sanitizer.core.probe import INPUT_SLOT, StepRecord, inexact
+from sanitizer.core.probe import INPUT_SLOT, StepRecord, UpdatedParams, inexact
 from sanitizer.detectors import graphs
 from sanitizer.detectors.base import Detector
 from sanitizer.detectors.stats import median
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from torch import Tensor
 
     from sanitizer.core.sink import Sink
@@ -61,7 +63,9 @@ class NonfiniteDetector(Detector):
         bad_loss = next((i for i, loss in enumerate(record.losses) if not math.isfinite(loss)), None)
         bad_grads = [i for i, norm in enumerate(record.grad_norms) if not math.isfinite(norm)]
         bad_params = [i for i, norm in enumerate(record.param_norms) if not math.isfinite(norm)]
-        designed = self._designed_infs(trail, clean=bad_loss is None and not bad_grads and not bad_params)
+        bad_update = _nonfinite_update(record)
+        designed = self._designed_infs(trail, clean=bad_loss is None and not bad_grads and not bad_params
+                                       and bad_update is None)
         designed |= record.masks
         if self._forward_nonfinite_at == record.step - 1:
             designed |= _carried_states(record)
@@ -75,7 +79,7 @@ class NonfiniteDetector(Detector):
         all_finite = bool(record.grad_norms) and not bad_grads and (
             not record.joins_previous or previous_finite == record.step)
         self._finite_grads_at = record.step if all_finite else None
-        harmless = bad_loss is None and not bad_grads and not bad_params
+        harmless = bad_loss is None and not bad_grads and not bad_params and bad_update is None
         if first_bad is not None and harmless and _only_input_nonfinite(trail, designed):
             # NaN in the batch that the model masks on purpose (NaN as "missing": an isnan
             # mask and a learned fill): nothing it computed, nor the loss, nor a gradient, is
@@ -91,6 +95,8 @@ class NonfiniteDetector(Detector):
             self._check_validation(record, sink)
             return
         self.nonfinite_steps += 1
+        if bad_update is not None:  # an earlier step's, the cause of what this step shows: told first
+            self._report_update(sink, bad_update, previous_finite)
         last = first_bad if first_bad is not None else len(trail) - 1
         if first_bad is not None and isinstance(sink.module_of_slot(trail[first_bad][0]), nn.modules.loss._Loss):
             # a loss module (`nn.MSELoss()`) made it from the model's finite outputs: the
@@ -114,7 +120,7 @@ class NonfiniteDetector(Detector):
             from_peer = finite_forward and bool(record.losses) and _replicated(sink)
             self._report_grads(record, sink, bad_grads, culprit, from_peer,
                                finite_forward and culprit is None and not from_peer)
-        if bad_params:
+        if bad_params and bad_update is None:
             self._report_params(record, sink, bad_params, previous_finite)
         self._remember(trail)
 
@@ -293,10 +299,32 @@ class NonfiniteDetector(Detector):
                          **({"through_allreduce": True} if from_peer else {}),
                          **({"suspect": " or ".join(birth[0])} if birth is not None else {})})
 
+    def _report_update(self, sink: Sink, update: UpdatedParams,
+                       finite_grads_at: int | None) -> None:
+        """A parameter that was non-finite as soon as an optimizer's `step()` returned:
+        that update wrote it (from finite gradients: the update's own arithmetic)."""
+        if not self._first("nonfinite_param", update.step):
+            return
+        place = _model_order(sink)
+        bad = sorted(_update_broke(update), key=lambda i: place(update.params[i]))
+        param, value = update.params[bad[0]], update.norms[bad[0]]
+        cause = ("from finite gradients: the update's own arithmetic made it (a learning rate, Adam's eps, "
+                 "a division in the optimizer)" if finite_grads_at == update.step
+                 else "which applied the step's non-finite gradients")
+        sink.emit("nonfinite_param", update.step,
+                  f"parameter {sink.param_label(param)} is {_word(value)} as the optimizer's step() of step "
+                  f"{update.step} left it, {cause}",
+                  module=sink.param_module_name(param), param=sink.param_name(param),
+                  where=update.site, value=value,
+                  extra={"params": [sink.param_label(update.params[i]) for i in bad[:20]],
+                         "origin": "optimizer_step"})
+
     def _report_params(self, record: StepRecord, sink: Sink, bad: list[int], finite_grads_at: int | None) -> None:
         step = record.param_step if record.param_step is not None else record.step
         if not self._first("nonfinite_param", step):
             return
+        place = _model_order(sink)
+        bad = sorted(bad, key=lambda i: place(record.checked_params[i]))
         written = next(((i, site) for i in bad
                         if (site := sink.nonfinite_write(record.checked_params[i])) is not None), None)
         first = written[0] if written is not None else bad[0]
@@ -313,7 +341,18 @@ class NonfiniteDetector(Detector):
                              "written": True})
             return
         when = "before the first update" if step == record.step and sink.completed_steps == 0 else "after the update"
-        if when == "after the update" and finite_grads_at == step and step != record.step:
+        outside = when == "after the update" and step != record.step and (
+            record.by_hand or _finite_after_update(record, param, step))
+        if outside and record.by_hand:
+            # no optimizer: nothing but the script's own code writes the weights between
+            # backward passes (`p -= lr * p.grad`, `p.data.add_(...)`)
+            when = (f"after step {step}: no optimizer steps in this loop, so the script's own update of the "
+                    f"weights after step {step}'s backward pass wrote it"
+                    + ("; that step's gradients were finite" if finite_grads_at == step else ""))
+        elif outside:
+            when = (f"after step {step}, whose optimizer step() left it finite: code outside the optimizer "
+                    f"changed it before step {record.step}'s forward")
+        elif when == "after the update" and finite_grads_at == step and step != record.step:
             # finite gradients: the update itself (a learning rate, Adam's eps) or code
             # outside the optimizer that wrote the weights before this step's forward
             when = (f"after step {step}, whose gradients were finite: the optimizer's update made it so, "
@@ -328,9 +367,37 @@ class NonfiniteDetector(Detector):
                      "weights (hogwild) may have written it")
         sink.emit("nonfinite_param", step, f"parameter {sink.param_label(param)} is {_word(value)} {when}",
                   module=sink.param_module_name(param), param=sink.param_name(param),
-                  where=locations.user_site(), value=value,
+                  # the line that wrote it is not known: no hook runs in the script's own code
+                  where=None if outside else locations.user_site(), value=value,
                   extra={"params": [sink.param_label(record.checked_params[i]) for i in bad[:20]],
-                         **({"initial": True} if initial else {}), **({"shared": True} if shared else {})})
+                         **({"initial": True} if initial else {}), **({"shared": True} if shared else {}),
+                         **({"origin": "script_update" if record.by_hand else "outside_optimizer"}
+                            if outside else {})})
+
+
+def _model_order(sink: Sink) -> Callable[[Tensor], int]:
+    """Sort key of parameters: their place in the models' `named_parameters()`."""
+    order = {id(param): place for place, (_, param) in enumerate(sink.named_parameters())}
+    return lambda param: order.get(id(param), len(order))
+
+
+def _nonfinite_update(record: StepRecord) -> UpdatedParams | None:
+    """The first update the step read back that left a parameter non-finite. Weights in
+    shared memory are left to the read before the next update: another process training
+    them (hogwild) may have written the NaN before this one's update, which kept it."""
+    return next((update for update in record.updates if _update_broke(update)), None)
+
+
+def _update_broke(update: UpdatedParams) -> list[int]:
+    """The indices of the parameters `update` left non-finite, those in shared memory aside."""
+    return [i for i, norm in enumerate(update.norms)
+            if not math.isfinite(norm) and not _in_shared_memory(update.params[i])]
+
+
+def _finite_after_update(record: StepRecord, param: Tensor, step: int) -> bool:
+    """Whether `param` was measured finite right after step `step`'s optimizer update."""
+    return any(update.step == step and math.isfinite(norm)
+               for update in record.updates for held, norm in zip(update.params, update.norms) if held is param)
 
 
 def _in_shared_memory(param: Tensor) -> bool:

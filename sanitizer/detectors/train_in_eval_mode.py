@@ -16,7 +16,10 @@ whose batch norms were frozen on purpose (a fine-tuning habit) is not reported.
 Modules seen in eval mode inside a model that trained in train mode (a frozen
 backbone's batch norms) are in eval mode on purpose: when the whole model is
 later left in eval mode, they are not counted, and a model none of whose other
-modules changes is not reported.
+modules changes is not reported. A model whose own method other than `forward`
+(`model.embed(x)`) calls its layers is never called itself: each layer is an
+outermost call, and the model holding them is judged in their place when it is
+in eval mode too.
 """
 from __future__ import annotations
 
@@ -83,11 +86,13 @@ class TrainInEvalModeDetector(Detector):
         if record.partial:
             return
         model = record.model_in_eval_mode
+        if model is not None:
+            model = _judged(model, sink)
         if model is not None and not self._steps_it(model, record):
             model = None  # the loss came through it, but the optimizer that steps holds none of it
         if model is None and self.first_step is None:
-            self._learn_frozen_on_purpose(record)
-            model = self._stepped_in_eval_mode(record)
+            self._learn_frozen_on_purpose(record, sink)
+            model = self._stepped_in_eval_mode(record, sink)
         if model is None:
             return
         if self.first_step is not None:
@@ -126,13 +131,14 @@ class TrainInEvalModeDetector(Detector):
         stepped = {id(param) for param in record.training_params}
         return any(id(param) in stepped for param in model.parameters())
 
-    def _learn_frozen_on_purpose(self, record: StepRecord) -> None:
+    def _learn_frozen_on_purpose(self, record: StepRecord, sink: Sink) -> None:
         """Remember the modules this step ran in eval mode inside a model in train mode."""
         for module, root in (record.eval_called or {}).items():
+            root = _model_holding(root, sink) if root is not None else None
             if root is not None and root.training:
                 self._frozen_on_purpose.add(module)
 
-    def _stepped_in_eval_mode(self, record: StepRecord) -> nn.Module | None:
+    def _stepped_in_eval_mode(self, record: StepRecord, sink: Sink) -> nn.Module | None:
         """A model in eval mode that ran with gradients on during the step and whose
         parameters the optimizer steps, though the backward came through another
         model (a GAN's generator, judged through the discriminator's loss)."""
@@ -140,7 +146,7 @@ class TrainInEvalModeDetector(Detector):
         if not called:
             return None
         stepped: set[int] | None = None
-        for root in dict.fromkeys(called.values()):
+        for root in dict.fromkeys(_judged(root, sink) for root in called.values()):
             key = (id(root), record.optimizer_id)
             if root.training or key in self._not_stepped:
                 continue
@@ -149,6 +155,24 @@ class TrainInEvalModeDetector(Detector):
                 return root
             self._not_stepped.add(key)  # a teacher in eval mode, run with gradients on: asked once
         return None
+
+
+def _model_holding(module: nn.Module, sink: Sink) -> nn.Module:
+    """The model `module` is a layer of, when it ran as an outermost call though it is
+    one (a method of the model other than `forward`, `model.encode(x)`, calls its layers
+    directly: no call of the model is seen); else `module`."""
+    roots = [root for _, root in sink.model_roots()]
+    if any(root is module for root in roots):
+        return module
+    return next((root for root in roots if any(inner is module for inner in root.modules())), module)
+
+
+def _judged(module: nn.Module, sink: Sink) -> nn.Module:
+    """What is judged for a module that ran in eval mode as an outermost call: the model
+    it is a layer of when that model is in eval mode too (left in eval mode as a whole);
+    the module alone when its model is in train mode (a part frozen on purpose)."""
+    model = _model_holding(module, sink)
+    return model if not model.training else module
 
 
 def _what_changes(modules: list[nn.Module]) -> str:

@@ -21,8 +21,8 @@ from typing import Any, Callable
 
 from sanitizer.core.catalogue import (
     DIED_PARAM_ADVICE, FP16_OVERFLOW_ADVICE, INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, LOSS_COMPUTATION_ADVICE,
-    NONFINITE_WEIGHTS_VALIDATION_ADVICE, RISING_LR_SPIKE_ADVICE,
-    REVERSE_FIRST_STEP_ADVICE, VANISHED_PARAM_ADVICE, ZERO_LOSS_ADVICE, Kind,
+    NONFINITE_WEIGHTS_VALIDATION_ADVICE, OUTSIDE_PARAM_ADVICE, REVERSE_FIRST_STEP_ADVICE, RISING_LR_SPIKE_ADVICE,
+    SCRIPT_UPDATE_PARAM_ADVICE, VANISHED_PARAM_ADVICE, ZERO_LOSS_ADVICE, Kind,
 )
 from sanitizer.report.access import as_float, event_counts, events_of, rank_reports, severity_of
 from sanitizer.report.formatting import format_number
@@ -443,6 +443,10 @@ def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
         return INITIAL_PARAM_ADVICE
     if kind is not None and kind.name == "unused_parameter" and event.get("zero_loss"):
         return ZERO_LOSS_ADVICE
+    if kind is not None and kind.name == "nonfinite_param" and event.get("origin") == "outside_optimizer":
+        return OUTSIDE_PARAM_ADVICE
+    if kind is not None and kind.name == "nonfinite_param" and event.get("origin") == "script_update":
+        return SCRIPT_UPDATE_PARAM_ADVICE
     if kind is not None and kind.name == "unused_parameter" and event.get("since") is not None:
         return DIED_PARAM_ADVICE
     if kind is not None and kind.name == "unused_parameter" and event.get("reverse_first_step"):

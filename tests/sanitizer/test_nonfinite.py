@@ -12,7 +12,11 @@ PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.
               ("backward_born_nan.py",), ("backward_born_nan.py", "healthy"),
               ("hooked_outputs.py",), ("hooked_outputs.py", "observed"),
               ("lbfgs_closure_nan.py", "--fault", "4"), ("lbfgs_closure_nan.py",),
-              *[("hand_written_nan.py", mode) for mode in ("nan", "fill", "late", "healthy")]]
+              *[("hand_written_nan.py", mode) for mode in ("nan", "fill", "late", "healthy")],
+              *[("normalized_update.py", *mode) for mode in (("hand",), ("data",), ("optimizer",), ("outside",),
+                                                             ("hand", "healthy"), ("optimizer", "healthy"),
+                                                             ("outside", "healthy"))],
+              *[("plain", "normalized_update.py", mode, "healthy") for mode in ("hand", "optimizer", "outside")]]
 
 
 def test_overflowing_linear_is_named_as_the_culprit(script_runs: ScriptRuns) -> None:
@@ -119,8 +123,10 @@ def test_weights_written_between_steps_are_not_blamed_on_the_update_alone(script
     run = script_runs.get("param_written.py")
     event = run.first("nonfinite_param")
     assert event["step"] == 3 and event["param"] == "0.weight"
-    assert "whose gradients were finite" in event["message"]
-    assert "code outside the optimizer changed it before step 4's forward" in event["message"]
+    # the weights were read right after step 3's update, finite: the code after it wrote them
+    assert event["origin"] == "outside_optimizer" and event["where"] is None, event
+    assert "whose optimizer step() left it finite: code outside the optimizer changed it before step 4's forward" \
+        in event["message"]
     assert run.report["summary"]["problems"][0]["kind"] == "nonfinite_param"
 
 
@@ -128,6 +134,9 @@ def test_parameter_broken_by_the_update(script_runs: ScriptRuns) -> None:
     run = script_runs.get("nonfinite_param.py")
     event = run.first("nonfinite_param")
     assert event["step"] == 1 and event["param"] == "embed.weight" and event["module"] == "embed"
+    # read as the step() left it, though no forward reads the NaN rows
+    assert event["origin"] == "optimizer_step" and "from finite gradients" in event["message"], event
+    assert event["where"] == f"nonfinite_param.py:{line_of('nonfinite_param.py', 'opt.step()')}"
     assert run.first("nonfinite_activation")["step"] == 2
 
 
@@ -345,3 +354,37 @@ def test_a_non_finite_later_output_of_the_model_is_the_models_not_the_loss_compu
     loss = run.first("nonfinite_loss")
     assert "the loss computation made it" not in loss["message"] and loss.get("origin") is None, loss
     assert script_runs.get("vae_logvar.py").events() == []
+
+
+@pytest.mark.parametrize("mode, origin, words", [
+    ("hand", "script_update", "no optimizer steps in this loop, so the script's own update of the weights after "
+                              "step 2's backward pass wrote it"),
+    ("data", "script_update", "the script's own update of the weights after step 2's backward pass wrote it"),
+    ("optimizer", "optimizer_step", "as the optimizer's step() of step 2 left it, from finite gradients"),
+    ("outside", "outside_optimizer", "whose optimizer step() left it finite: code outside the optimizer changed it"),
+])
+def test_a_weight_made_non_finite_between_forwards_names_what_wrote_it(
+        script_runs: ScriptRuns, mode: str, origin: str, words: str) -> None:
+    """A normalised update divides a zero gradient by its zero norm at step 2: the weight
+    is named at step 2 with what wrote it, the script's own update (no optimizer), the
+    optimizer's step() (read as it returned), or the script's code after the step."""
+    run = script_runs.get("normalized_update.py", mode)
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_param")
+    assert (event["step"], event["param"], event["origin"]) == (2, "aux.weight", origin), event
+    assert words in event["message"], event
+    step_line = f"normalized_update.py:{line_of('normalized_update.py', 'opt.step()')}"
+    assert event["where"] == (step_line if origin == "optimizer_step" else None), event
+    problem = run.report["summary"]["problems"][0]
+    assert problem["kind"] == "nonfinite_param"
+    advice = {"script_update": "the loop updates the weights itself",
+              "outside_optimizer": "the optimizer's update left the weights finite",
+              "optimizer_step": "an exploding or non-finite update"}[origin]
+    assert advice in problem["advice"], problem
+
+
+@pytest.mark.parametrize("mode", ["hand", "optimizer", "outside"])
+def test_a_floored_normalised_update_is_healthy_and_unchanged(script_runs: ScriptRuns, mode: str) -> None:
+    run = script_runs.get("normalized_update.py", mode, "healthy")
+    assert run.returncode == 0 and run.report["events"] == [], run.report["events"]
+    assert run.stdout == script_runs.plain("normalized_update.py", mode, "healthy").stdout

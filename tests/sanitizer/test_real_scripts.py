@@ -20,6 +20,7 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("complex_filter.py", "--dtype", dtype) for dtype in COMPLEX_DTYPES] + [
     ("gated_lm.py", "--ending", ending) for ending in ENDINGS] + [
     ("eval_mode_left_on.py",), ("eval_mode_left_on.py", "--frozen-bn"), ("eval_mode_left_on.py", "--functional"),
+    ("embedding_methods.py",), ("embedding_methods.py", "--frozen-bn"),
     ("warmup_blowup.py",),
     ("steady_climb.py",), ("summed_validation.py",), ("summed_validation.py", "--criterion", "module"),
     ("gan_ring.py",), ("gan_turns.py",), ("policy_gradient.py",), ("policy_gradient.py", "--critic"),
@@ -40,6 +41,9 @@ PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype",
               ("policy_gradient.py", "--multinomial"), ("drawn_feedback.py", "--corrupt-step", "40"),
               ("eval_mode_left_on.py", "--bug"), ("eval_mode_left_on.py", "--bug", "--functional"),
               ("eval_mode_left_on.py", "--bug", "--frozen-bn"), ("warmup_blowup.py", "--peak-lr", "3"),
+              ("embedding_methods.py", "--bug"), ("embedding_methods.py", "--bug", "--frozen-bn"),
+              ("plain", "embedding_methods.py", "--bug"), ("plain", "embedding_methods.py", "--bug", "--frozen-bn"),
+              ("plain", "embedding_methods.py", "--frozen-bn"),
               ("char_mlp_lr.py", "--lr", "25"),
               ("steady_climb.py", "--endless-warmup"), ("summed_validation.py", "--overfit"),
               ("gan_ring.py", "--fault"), ("gan_turns.py", "--corrupt"), ("optimizer_in_backward.py", "--fault", "40"),
@@ -193,6 +197,27 @@ def test_training_left_in_eval_mode_with_functional_dropout(script_runs: ScriptR
     events = run.events("train_in_eval_mode")
     assert [(e["step"], e["modules"]) for e in events] == [(9, ["FunctionalStripeNet"])], events
     assert "F.dropout" in events[0]["message"] and "no dropout" in events[0]["message"]
+
+
+@pytest.mark.parametrize("frozen_bn", [False, True])
+def test_training_left_in_eval_mode_through_a_method_names_the_model_s_layers(
+        script_runs: ScriptRuns, frozen_bn: bool) -> None:
+    """The model's `embed()` calls its layers itself: no call of the model is seen, and
+    each layer is an outermost call. The model left in eval mode is judged whole (its
+    batch norm and its dropout, not only the last layer the method called); its batch
+    norm frozen on purpose while the model trained in train mode is not reported."""
+    flags = ("--bug", "--frozen-bn") if frozen_bn else ("--bug",)
+    run = script_runs.get("embedding_methods.py", *flags)
+    assert (run.returncode, run.stdout) == (0, script_runs.plain("embedding_methods.py", *flags).stdout), run.stderr
+    events = run.events("train_in_eval_mode")
+    expected = ["drop"] if frozen_bn else ["norm", "drop"]
+    assert [(e["step"], e["module"], e["modules"]) for e in events] == [(5, expected[0], expected)], events
+
+
+def test_a_layer_frozen_on_purpose_called_from_a_method_is_healthy(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("embedding_methods.py", "--frozen-bn")
+    assert run.returncode == 0 and run.events() == [], run.events()
+    assert run.stdout == script_runs.plain("embedding_methods.py", "--frozen-bn").stdout
 
 
 def test_blow_up_during_warm_up_is_divergence_at_its_step(script_runs: ScriptRuns) -> None:
