@@ -272,6 +272,19 @@ def test_extend_include_in_the_configuration(tree: Path) -> None:
     assert _paths(out) == ["dp.py", "sub/other.ipynb", "train.ipynb"], out  # no checkpoint copy
 
 
+def test_folders_inside_an_autosave_folder_are_autosaved_copies_too(tree: Path) -> None:
+    inner = tree / ".ipynb_checkpoints" / "old"
+    inner.mkdir()
+    shutil.copy(FIXTURE, inner / "train-checkpoint.ipynb")
+    (tree / "pyproject.toml").write_text('[tool.trainlint]\nextend-include = ["*.ipynb"]\n')
+    out = invoke(".", "--no-cache", cwd=tree)[1]
+    assert _paths(out) == ["dp.py", "sub/other.ipynb", "train.ipynb"], out
+    (tree / "pyproject.toml").unlink()
+    (tree / "dp.py").unlink()
+    err = invoke(".", "--no-cache", cwd=tree)[2]
+    assert "2 notebooks (.ipynb) left out: name them" in err, err
+
+
 def test_extend_include_option_and_exclude(tree: Path) -> None:
     out = invoke(".", "--no-cache", "--extend-include", "*.ipynb", "--extend-exclude", "sub", cwd=tree)[1]
     assert _paths(out) == ["dp.py", "train.ipynb"], out
