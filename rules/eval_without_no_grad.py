@@ -1192,11 +1192,12 @@ class EvalWithoutNoGrad(Rule):
         self._frozen = _frozen_models(self.ctx)
         self._switched = {_last_name(mode[0]) for mode in (mode_switch(self.ctx, call) for call in self.ctx.nodes_of(cst.Call)) if mode}
         summaries = (*self.ctx.summaries.closed.values(), *self.ctx.summaries.external.values())
-        # functions that leave a model they are handed in eval mode (`set_eval(model)`, see `_left_in_eval`)
-        self._leaving = any(summary.leaves_eval for summary in summaries)
-        if self._leaving:
-            self._switched |= {name.rpartition(".")[2] for call in self.ctx.nodes_of(cst.Call)
-                               for name in self._left_in_eval(call)}
+        # calls of functions that leave a model they are handed in eval mode (`set_eval(model)`),
+        # with the models they leave so (see `_left_in_eval`), read once per call
+        self._left: dict[cst.CSTNode, tuple[str, ...]] = {}
+        if any(summary.leaves_eval for summary in summaries):
+            self._left = {call: left for call in self.ctx.nodes_of(cst.Call) if (left := self._left_in_eval(call))}
+            self._switched |= {name.rpartition(".")[2] for left in self._left.values() for name in left}
         # functions that evaluate, in a loop of their own, a model they are handed (see `_evaluated_elsewhere`)
         self._forwarding = any(summary.forwards for summary in summaries)
         # functions of other modules that run the forward of a model they are handed (see `_runs_elsewhere`)
@@ -1235,7 +1236,7 @@ class EvalWithoutNoGrad(Rule):
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to: `.train()` / `.eval()`, and
         calls of something that is switched by them somewhere in the file."""
-        if mode_switch(self.ctx, node) is not None or (self._leaving and self._left_in_eval(node)):
+        if mode_switch(self.ctx, node) is not None or node in self._left:
             return True
         return type(node) is cst.Call and (
             any(_last_name(f) in self._switched for f in self._models_called(node.func))
@@ -1252,7 +1253,7 @@ class EvalWithoutNoGrad(Rule):
         if mode is not None:
             receiver = self.ctx.code(mode[0])
             return facts | {receiver} if mode[1] is False else facts - {receiver}
-        evaluated = self._left_in_eval(node) if self._leaving else ()
+        evaluated = self._left.get(node)
         if evaluated:
             return facts | frozenset(evaluated)
         if type(node) is cst.Call and facts:
