@@ -121,7 +121,9 @@ class EvalWithoutNoGrad(Rule):
     `predict(model, x).argmax(-1)`; the innermost one may be a function of yet another
     module the linked summaries tell runs the forward so, with the same conditions,
     itself or through helpers of its own, in its module or another),
-    with no decorator and no grad mode of its own, and it needs no graph (no
+    with no decorator (but `staticmethod` and `classmethod`, which only bind its first
+    parameter: `self._run(model, self.loader)` of a staticmethod `_run(model, loader)`)
+    and no grad mode of its own, and it needs no graph (no
     backward, step or clear in it or in what it calls, no `torch.autograd.grad`,
     no optimizer built, taken or handed on, as far as names tell; a module's own
     `forward` runs layers, not data): a model this code put in eval mode (handed as an
@@ -644,6 +646,53 @@ class EvalWithoutNoGrad(Rule):
         "                self.optimizer.step()\n"
         "            self.model.eval()\n"
         "            self.validate()\n",
+        # an evaluator's method hands the model to a staticmethod that loops over the
+        # batches: the staticmethod's first parameter is the model, no `self`
+        "import torch\n"
+        "class Evaluator:\n"
+        "    def __init__(self, loader):\n"
+        "        self.loader = loader\n"
+        "    def evaluate(self, model):\n"
+        "        return self._run(model, self.loader)\n"
+        "    @staticmethod\n"
+        "    def _run(model, loader):\n"
+        "        total = 0.0\n"
+        "        for x, y in loader:\n"
+        "            total += torch.nn.functional.cross_entropy(model(x), y).item()\n"
+        "        return total\n"
+        "def train(model, loader, val_loader, optimizer):\n"
+        "    evaluator = Evaluator(val_loader)\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        evaluator.evaluate(model)  # expect: TL406\n",
+        # the same through a classmethod: its first parameter, `cls`, is bound by the call
+        "import torch\n"
+        "class Evaluator:\n"
+        "    def __init__(self, loader):\n"
+        "        self.loader = loader\n"
+        "    def evaluate(self, model):\n"
+        "        return self._run(model, self.loader)\n"
+        "    @classmethod\n"
+        "    def _run(cls, model, loader):\n"
+        "        total = 0.0\n"
+        "        for x, y in loader:\n"
+        "            total += torch.nn.functional.cross_entropy(model(x), y).item()\n"
+        "        return total\n"
+        "def train(model, loader, val_loader, optimizer):\n"
+        "    evaluator = Evaluator(val_loader)\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        evaluator.evaluate(model)  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -1186,6 +1235,53 @@ class EvalWithoutNoGrad(Rule):
         "            with torch.no_grad():\n"
         "                self.validate()\n"
         "            self.probe()\n",
+        # the evaluator's staticmethod loop, called under no_grad, or itself under no_grad
+        "import torch\n"
+        "class Evaluator:\n"
+        "    def __init__(self, loader):\n"
+        "        self.loader = loader\n"
+        "    def evaluate(self, model):\n"
+        "        return self._run(model, self.loader)\n"
+        "    @staticmethod\n"
+        "    def _run(model, loader):\n"
+        "        total = 0.0\n"
+        "        for x, y in loader:\n"
+        "            total += torch.nn.functional.cross_entropy(model(x), y).item()\n"
+        "        return total\n"
+        "def train(model, loader, val_loader, optimizer):\n"
+        "    evaluator = Evaluator(val_loader)\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            evaluator.evaluate(model)\n",
+        "import torch\n"
+        "class Evaluator:\n"
+        "    def __init__(self, loader):\n"
+        "        self.loader = loader\n"
+        "    def evaluate(self, model):\n"
+        "        return self._run(model, self.loader)\n"
+        "    @staticmethod\n"
+        "    @torch.no_grad()\n"
+        "    def _run(model, loader):\n"
+        "        total = 0.0\n"
+        "        for x, y in loader:\n"
+        "            total += torch.nn.functional.cross_entropy(model(x), y).item()\n"
+        "        return total\n"
+        "def train(model, loader, val_loader, optimizer):\n"
+        "    evaluator = Evaluator(val_loader)\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        evaluator.evaluate(model)\n",
     )
 
     def finish(self) -> None:
