@@ -66,8 +66,12 @@ def discover(paths: Sequence[str], config: Config, config_of: Callable[[str], Co
 def _walk(top: str, top_config: Config, result: Discovery, seen: dict[str, tuple[int, bool]],
           config_of: Callable[[str], Config]) -> None:
     ignores = {top: GitIgnore.for_directory(top)} if top_config.respect_gitignore else {}
+    # the folders in Jupyter's autosave folders, known from their parents' as the walk goes
+    autosaved = {top} if CHECKPOINTS in Path(top).parts else set()
     for directory, dirnames, filenames in _directories(top, result):
         gitignore = ignores.pop(directory, None)
+        in_checkpoints = directory in autosaved
+        autosaved.discard(directory)
         config = config_of(os.path.abspath(directory))
         configured = [*config.exclude, *config.extend_exclude]
         kept = []
@@ -81,15 +85,17 @@ def _walk(top: str, top_config: Config, result: Discovery, seen: dict[str, tuple
             if gitignore is not None and gitignore.ignored(full, is_dir=True):
                 continue
             kept.append(name)
+            if in_checkpoints or name == CHECKPOINTS:
+                autosaved.add(full)
             if gitignore is not None:
                 ignores[full] = gitignore.child(full)
         dirnames[:] = kept
         real_directory = os.path.realpath(directory)
-        included = [*config.extend_include] if config.extend_include and not _in_checkpoints(directory) else []
+        included = [*config.extend_include] if config.extend_include and not in_checkpoints else []
         for name in sorted(filenames):
             full = os.path.join(directory, name)
             if not name.endswith(".py") and not (included and matches_glob(Path(full), config.root, included)):
-                if name.endswith(NOTEBOOK_SUFFIX) and not included and not _in_checkpoints(directory):
+                if name.endswith(NOTEBOOK_SUFFIX) and not included and not in_checkpoints:
                     result.notebooks_left += 1
                 continue
             if _excluded(Path(full), (), config, configured):
@@ -102,10 +108,6 @@ def _walk(top: str, top_config: Config, result: Discovery, seen: dict[str, tuple
                 _add(result, seen, os.path.normpath(full), os.path.join(real_directory, name))
             elif os.path.exists(full):  # a link that points nowhere is no file of the tree
                 _add(result, seen, os.path.normpath(full), os.path.realpath(full), link=True)
-
-
-def _in_checkpoints(directory: str) -> bool:
-    return CHECKPOINTS in Path(directory).parts
 
 
 def _directories(top: str, result: Discovery) -> Iterator[tuple[str, list[str], list[str]]]:

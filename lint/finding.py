@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -15,6 +16,7 @@ NOQA_FIXES = "noqa"
 UNUSED_NOQA = "TL001"
 
 
+@functools.total_ordering
 @dataclass(frozen=True)
 class Finding:
     """`line` and `column` are 1-based. In a notebook (`cell` set) they count
@@ -37,17 +39,10 @@ class Finding:
     def _key(self) -> tuple[str, int, int, int, int, int, str]:
         return (self.path, self.cell or 0, self.line, self.column, self.end_line, self.end_column, self.code)
 
+    # the other comparisons follow from this and the fields' equality (`total_ordering`):
+    # the dataclass's own order would compare `cell`, None for a Python file, last
     def __lt__(self, other: Finding) -> bool:
         return self._key() < other._key()
-
-    def __le__(self, other: Finding) -> bool:
-        return self._key() <= other._key()
-
-    def __gt__(self, other: Finding) -> bool:
-        return self._key() > other._key()
-
-    def __ge__(self, other: Finding) -> bool:
-        return self._key() >= other._key()
 
     def to_dict(self) -> dict[str, object]:
         """As the JSON report has it; `cell` only for a notebook's finding."""

@@ -7,7 +7,7 @@ from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.flowgraph import FlowGraph
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, steps_another_after
-from trainlint.analysis.precision import handed_arguments, manages_optimizers, scaler_owners
+from trainlint.analysis.precision import handed_arguments, manages_optimizers, scaler_holder, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.scopes import argument_slots, dotted_name
 from trainlint.analysis.training import (
@@ -825,25 +825,16 @@ class ClipBeforeUnscale(Rule):
         """The object a method of a class of the project is called on (`amp.backward(loss)`
         of `amp = AmpStepper()`), where the method scales a backward pass with the
         object's own scaler (`self.scaler.scale(loss).backward()`, see `_scaled_by_helper`)
-        and the function around the call unscales nothing through the object: the
-        object stands for its scaler, which its `step()`, `update()` or a method of it
-        that unscales, steps or updates ends (see `_transfer`)."""
-        func = node.func
-        if type(func) is not cst.Attribute or dotted_name(func.value) in (None, "self"):
-            return None
+        and the function around the call unscales nothing through the object (see
+        `scaler_holder`): the object stands for its scaler, which its `step()`, `update()`
+        or a method of it that unscales, steps or updates ends (see `_transfer`)."""
         owned = sorted(a for a in summary.scales_backward if a.startswith("self."))
         if len(owned) != 1 or self.ctx.summaries.of_unwalked_call(node) is not summary:
             return None
-        obj = func.value
-        text = self.ctx.code(obj)
-        function = self.ctx.enclosing_function(node)
-        scope = self.ctx.subtree(function) if function is not None else self.ctx.nodes_of(cst.Call)
-        if any((target := method_call(other, "unscale_")) is not None
-               and (code := self.ctx.code(target)) != text and code.startswith(text + ".") for other in scope):
-            return None  # `amp.scaler.unscale_(opt)`: the file unscales the object's scaler itself
-        if self.ctx.receivers.binding(obj) is None or manages_optimizers(self.ctx, obj):
-            return None  # accelerate's `accelerator.prepare(optimizer)`: its steps may unscale
-        self._held.setdefault(self.ctx.receivers.binding(obj), f"{text}.{owned[0][len('self.'):]}")  # type: ignore[arg-type]
+        obj = scaler_holder(self.ctx, node, ("unscale_",), within=self.ctx.enclosing_function(node))
+        if obj is None or manages_optimizers(self.ctx, obj):
+            return None  # accelerate's `accelerator.prepare(optimizer)`: its steps may go through its scaler
+        self._held.setdefault(self.ctx.receivers.binding(obj), f"{self.ctx.code(obj)}.{owned[0][len('self.'):]}")  # type: ignore[arg-type]
         return obj
 
     def _unscales_in_function(self, at: cst.CSTNode, scaler: cst.BaseExpression) -> bool:

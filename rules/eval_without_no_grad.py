@@ -123,7 +123,9 @@ class EvalWithoutNoGrad(Rule):
     `predict(model, x).argmax(-1)`; the innermost one may be a function of yet another
     module the linked summaries tell runs the forward so, with the same conditions,
     itself or through helpers of its own, in its module or another),
-    with no decorator and no grad mode of its own, and it needs no graph (no
+    with no decorator (but `staticmethod` and `classmethod`, which only bind its first
+    parameter: `self._run(model, self.loader)` of a staticmethod `_run(model, loader)`)
+    and no grad mode of its own, and it needs no graph (no
     backward, step or clear in it or in what it calls, no `torch.autograd.grad`,
     no optimizer built, taken or handed on, as far as names tell; a module's own
     `forward` runs layers, not data): a model this code put in eval mode (handed as an
@@ -716,6 +718,53 @@ class EvalWithoutNoGrad(Rule):
         "    for epoch in range(10):\n"
         "        run_epoch(model, train_loader, optimizer)\n"
         "        run_epoch(model, val_loader, optimizer, train=False)  # expect: TL406\n",
+        # an evaluator's method hands the model to a staticmethod that loops over the
+        # batches: the staticmethod's first parameter is the model, no `self`
+        "import torch\n"
+        "class Evaluator:\n"
+        "    def __init__(self, loader):\n"
+        "        self.loader = loader\n"
+        "    def evaluate(self, model):\n"
+        "        return self._run(model, self.loader)\n"
+        "    @staticmethod\n"
+        "    def _run(model, loader):\n"
+        "        total = 0.0\n"
+        "        for x, y in loader:\n"
+        "            total += torch.nn.functional.cross_entropy(model(x), y).item()\n"
+        "        return total\n"
+        "def train(model, loader, val_loader, optimizer):\n"
+        "    evaluator = Evaluator(val_loader)\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        evaluator.evaluate(model)  # expect: TL406\n",
+        # the same through a classmethod: its first parameter, `cls`, is bound by the call
+        "import torch\n"
+        "class Evaluator:\n"
+        "    def __init__(self, loader):\n"
+        "        self.loader = loader\n"
+        "    def evaluate(self, model):\n"
+        "        return self._run(model, self.loader)\n"
+        "    @classmethod\n"
+        "    def _run(cls, model, loader):\n"
+        "        total = 0.0\n"
+        "        for x, y in loader:\n"
+        "            total += torch.nn.functional.cross_entropy(model(x), y).item()\n"
+        "        return total\n"
+        "def train(model, loader, val_loader, optimizer):\n"
+        "    evaluator = Evaluator(val_loader)\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        evaluator.evaluate(model)  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -1339,6 +1388,53 @@ class EvalWithoutNoGrad(Rule):
         "    for epoch in range(10):\n"
         "        run_epoch(model, train_loader, optimizer)\n"
         "        run_epoch(model, val_loader, optimizer, train=False)\n",
+        # the evaluator's staticmethod loop, called under no_grad, or itself under no_grad
+        "import torch\n"
+        "class Evaluator:\n"
+        "    def __init__(self, loader):\n"
+        "        self.loader = loader\n"
+        "    def evaluate(self, model):\n"
+        "        return self._run(model, self.loader)\n"
+        "    @staticmethod\n"
+        "    def _run(model, loader):\n"
+        "        total = 0.0\n"
+        "        for x, y in loader:\n"
+        "            total += torch.nn.functional.cross_entropy(model(x), y).item()\n"
+        "        return total\n"
+        "def train(model, loader, val_loader, optimizer):\n"
+        "    evaluator = Evaluator(val_loader)\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            evaluator.evaluate(model)\n",
+        "import torch\n"
+        "class Evaluator:\n"
+        "    def __init__(self, loader):\n"
+        "        self.loader = loader\n"
+        "    def evaluate(self, model):\n"
+        "        return self._run(model, self.loader)\n"
+        "    @staticmethod\n"
+        "    @torch.no_grad()\n"
+        "    def _run(model, loader):\n"
+        "        total = 0.0\n"
+        "        for x, y in loader:\n"
+        "            total += torch.nn.functional.cross_entropy(model(x), y).item()\n"
+        "        return total\n"
+        "def train(model, loader, val_loader, optimizer):\n"
+        "    evaluator = Evaluator(val_loader)\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        evaluator.evaluate(model)\n",
     )
 
     def finish(self) -> None:
@@ -1347,11 +1443,12 @@ class EvalWithoutNoGrad(Rule):
         summaries = (*self.ctx.summaries.closed.values(), *self.ctx.summaries.external.values())
         # methods that back-propagate only in train mode (see `_uses_graph`)
         self._training_only = any(summary.graph_when_training for summary in summaries)
-        # functions that leave a model they are handed in eval mode (`set_eval(model)`, see `_left_in_eval`)
-        self._leaving = any(summary.leaves_eval for summary in summaries)
-        if self._leaving:
-            self._switched |= {name.rpartition(".")[2] for call in self.ctx.nodes_of(cst.Call)
-                               for name in self._left_in_eval(call)}
+        # calls of functions that leave a model they are handed in eval mode (`set_eval(model)`),
+        # with the models they leave so (see `_left_in_eval`), read once per call
+        self._left: dict[cst.CSTNode, tuple[str, ...]] = {}
+        if any(summary.leaves_eval for summary in summaries):
+            self._left = {call: left for call in self.ctx.nodes_of(cst.Call) if (left := self._left_in_eval(call))}
+            self._switched |= {name.rpartition(".")[2] for left in self._left.values() for name in left}
         # functions that evaluate, in a loop of their own, a model they are handed (see `_evaluated_elsewhere`)
         self._forwarding = any(summary.forwards for summary in summaries)
         # functions of other modules that run the forward of a model they are handed (see `_runs_elsewhere`)
@@ -1467,7 +1564,7 @@ class EvalWithoutNoGrad(Rule):
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to: `.train()` / `.eval()`, and
         calls of something that is switched by them somewhere in the file."""
-        if mode_switch(self.ctx, node) is not None or (self._leaving and self._left_in_eval(node)):
+        if mode_switch(self.ctx, node) is not None or node in self._left:
             return True
         return type(node) is cst.Call and (
             any(_last_name(f) in self._switched for f in self._models_called(node.func))
@@ -1484,7 +1581,7 @@ class EvalWithoutNoGrad(Rule):
         if mode is not None:
             receiver = self.ctx.code(mode[0])
             return facts | {receiver} if mode[1] is False else facts - {receiver}
-        evaluated = self._left_in_eval(node) if self._leaving else ()
+        evaluated = self._left.get(node)
         if evaluated:
             return facts | frozenset(evaluated)
         if type(node) is cst.Call and facts:

@@ -4,10 +4,10 @@ from typing import NamedTuple
 import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
-from trainlint.analysis.precision import manages_optimizers, scaler_switched_off
+from trainlint.analysis.precision import manages_optimizers, scaler_holder, scaler_switched_off
 from trainlint.analysis.loops import is_optimizer
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
-from trainlint.analysis.scopes import argument_slots, dotted_name
+from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.training import code_bodies, method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -660,20 +660,16 @@ class StepBypassesScaler(Rule):
         on the object's own scaler and neither unscales, steps nor updates: the object
         stands for its scaler until a method of it that does (see `_transfer`). Not where
         the file reaches the object's scaler itself (`amp.scaler.step(opt)`), nor for an
-        object that wraps the optimizers the file steps (see `manages_optimizers`)."""
-        func = call.func
+        object that wraps the optimizers the file steps (see `scaler_holder`,
+        `manages_optimizers`)."""
         owned = [a for a in summary.scales_backward if a.startswith("self.")]
-        if (type(func) is not cst.Attribute or dotted_name(func.value) in (None, "self") or len(owned) != 1
-                or summary.does(STEP) or summary.does(UNSCALE) or summary.does(SCALER_UPDATE)):
+        if len(owned) != 1 or summary.does(STEP) or summary.does(UNSCALE) or summary.does(SCALER_UPDATE):
             return None
-        binding = self.ctx.receivers.binding(func.value)
-        text = self.ctx.code(func.value)
-        if binding is None or manages_optimizers(self.ctx, func.value) or any(
-                (target := method_call(node, "step", "unscale_", "update")) is not None
-                and self.ctx.code(target).startswith(text + ".") for node in self.ctx.nodes_of(cst.Call)):
-            return None
-        self._objects.setdefault(binding, f"{text}.{owned[0][len('self.'):]}")
-        return func.value
+        obj = scaler_holder(self.ctx, call, ("step", "unscale_", "update"))
+        if obj is None or manages_optimizers(self.ctx, obj):
+            return None  # accelerate's `accelerator.prepare(optimizer)`: its steps may go through its scaler
+        self._objects.setdefault(self.ctx.receivers.binding(obj), f"{self.ctx.code(obj)}.{owned[0][len('self.'):]}")  # type: ignore[arg-type]
+        return obj
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         receivers = self.ctx.receivers

@@ -4,6 +4,7 @@ from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.flowgraph import FlowGraph, assigned_names
 from trainlint.analysis.loops import CallFlow, innermost_loop, is_backward, reachable_nodes, runs_on_every_call
+from trainlint.analysis.precision import scaler_holder
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.scopes import argument_slots, bound_arguments
 from trainlint.analysis.training import code_bodies, method_call
@@ -775,6 +776,7 @@ class UnscaleEveryMicroStep(Rule):
         found: dict[cst.CSTNode, cst.BaseExpression] = {}
         summaries = self.ctx.summaries
         objects: list[tuple[cst.Call, Summary]] = []  # method calls on an object of the project
+        held: set[str] = set()  # the objects that stand for their scalers, as written
         for call in self.ctx.nodes_of(cst.Call):
             summary = summaries.of_unwalked_call(call)
             if summary is not None and type(call.func) is cst.Attribute:  # type: ignore[attr-defined]
@@ -784,21 +786,15 @@ class UnscaleEveryMicroStep(Rule):
             if type(call.func) is cst.Attribute and any(u.startswith("self.") for u in summary.unscales):  # type: ignore[attr-defined]
                 # `amp.backward(loss, opt)` unscaling `self._scaler` on every call: the object
                 # stands for its scaler, which only its own methods update
-                found[call] = call.func.value  # type: ignore[attr-defined]
+                obj = scaler_holder(self.ctx, call, ("update", "step", "unscale_"), self_too=True)  # type: ignore[arg-type]
+                if obj is not None:
+                    found[call] = obj
+                    held.add(self.ctx.code(obj))
                 continue
             for slot, arg in argument_slots(call):  # type: ignore[arg-type]
                 if summary.slot(slot) in summary.unscales and self.ctx.receivers.is_kind(arg.value, GRAD_SCALER):
                     found[call] = arg.value
                     break
-        held = {self.ctx.code(obj) for call, obj in found.items() if type(call.func) is cst.Attribute  # type: ignore[attr-defined]
-                and obj is call.func.value}  # type: ignore[attr-defined]
-        # an object whose scaler the file also reaches itself (`trainer.scaler.update()`): not followed
-        reached = {self.ctx.code(receiver) for call in self.ctx.nodes_of(cst.Call)
-                   if (receiver := method_call(call, "update", "step", "unscale_")) is not None}
-        held -= {obj for obj in held if any(text.startswith(obj + ".") for text in reached)}
-        for call in [call for call, obj in found.items() if type(call.func) is cst.Attribute  # type: ignore[attr-defined]
-                     and obj is call.func.value and self.ctx.code(obj) not in held]:  # type: ignore[attr-defined]
-            del found[call]
         for call, summary in objects:
             if self.ctx.code(call.func.value) in held and (  # type: ignore[attr-defined]
                     summary.does(SCALER_UPDATE) or summary.does(STEP)):

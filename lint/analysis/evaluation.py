@@ -6,7 +6,8 @@ A function qualifies when nothing of it needs the autograd graph (no
 backward, no step, no gradient cleared, no `torch.autograd.grad`, no
 optimizer built, taken as a parameter or handed to code out of sight, as far
 as names tell), it has no decorator (a grad mode, or a wrapper that may set
-one), it is no module's `forward` (which runs its layers, not data), and a
+one; `staticmethod` and `classmethod` only say what binds its first
+parameter), it is no module's `forward` (which runs its layers, not data), and a
 model it names by a parameter (or by an attribute of `self`) is called in a
 loop of its own with no grad mode around the call (itself, or by a function
 of the file it hands the model to: see `_forwarded`). The model is either left
@@ -20,7 +21,7 @@ by the training script).
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, TypeVar
 
 import libcst as cst
 
@@ -30,7 +31,7 @@ from trainlint.analysis.loops import (
     mode_switch, named_for_an_optimizer, optimizer_name,
 )
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
-from trainlint.analysis.scopes import argument_slots, bound_arguments, dotted_name, named_parameters
+from trainlint.analysis.scopes import argument_slots, bound_arguments, dotted_name, is_method, named_parameters
 from trainlint.analysis.training import ancestors_within, method_call
 from trainlint.context import FileContext
 
@@ -41,6 +42,9 @@ NO_FORWARDS: tuple[frozenset[str], frozenset[str], Links, Links] = (frozenset(),
 # what a call runs, as a summary names it (`trainlint.analysis.summarize.CallTargets.target`)
 Target = Callable[[cst.Call], "str | None"]
 _MODEL_METHODS = frozenset({"forward", "__call__"})
+# decorators that change only what a function's first parameter is bound to
+_BINDING_DECORATORS = frozenset({"staticmethod", "classmethod"})
+Found = TypeVar("Found")
 
 
 def models_called(func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
@@ -77,7 +81,7 @@ def _loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, .
                    ) -> tuple[frozenset[str], frozenset[str], Links, Links]:
     """`loop_forwards`, whatever grad mode the calls of `func` in its module set."""
     # a module's own `forward` running its layers in a loop is no evaluation of data
-    if func.decorators or (method and func.name.value in _MODEL_METHODS):
+    if _decorated(func) or (method and func.name.value in _MODEL_METHODS):
         return NO_FORWARDS
     # (call, model, (callee, slot) of a link or None, put in eval mode by a wrapped function)
     candidates: list[tuple[cst.Call, str, tuple[str, str] | None, bool]] = []
@@ -138,33 +142,15 @@ def _wrapped(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, params: 
     function of the file whose own loops run their forward, as `_loop_forwards` of it
     tells (`return _run_eval(model, loader)`, `self._run_eval(self.model, loader)`),
     each with the link it goes through and whether that function puts it in eval mode
-    itself. Not a function with a decorator, nor a module's `forward`."""
+    itself (see `_followed_into`)."""
     if not _hands_a_model(call, params, method):
         return []
-    callee = ctx.local_callee(call)
-    if callee is None or callee is caller or callee.decorators or callee.name.value in _MODEL_METHODS \
-            or callee.name.value == "__init__":
+    followed = _followed_into(
+        ctx, call, caller, params, method, _followed,
+        lambda function, own, on_class: _loop_forwards(ctx, function, own, on_class, target, depth + 1), depth)
+    if followed is None:
         return []
-    positional = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
-    on_class = type(ctx.parent(ctx.parent(callee) or callee)) is cst.ClassDef
-    own = named_parameters(callee) - ({positional[0]} if on_class and positional else set())
-    memo = ctx.shared(_followed)
-    if (callee, depth + 1) not in memo:
-        memo[(callee, depth + 1)] = _loop_forwards(ctx, callee, tuple(own), on_class, target, depth + 1)
-    kept, evaluated, linked, evaluated_linked = memo[(callee, depth + 1)]  # type: ignore[misc]
-    if not (kept or evaluated or linked or evaluated_linked):
-        return []
-    arguments = dict(bound_arguments(call, callee)[0])
-    # a method called on `self` from a method names the same attributes of `self`
-    on_self = (on_class and method and type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
-               and call.func.value.value == "self")
-
-    def mine(name: str) -> str | None:
-        if name.startswith("self."):
-            return name if on_self else None
-        value = arguments.get(name)
-        return _handed_model(value, params, method) if value is not None else None
-
+    (kept, evaluated, linked, evaluated_linked), mine = followed
     found: list[tuple[cst.Call, str, tuple[str, str] | None, bool]] = []
     for names, switched in ((kept, False), (evaluated, True)):
         found.extend((call, handed, None, switched) for name in sorted(names) if (handed := mine(name)) is not None)
@@ -172,6 +158,48 @@ def _wrapped(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, params: 
         found.extend((call, handed, (callee_name, slot), switched) for name, callee_name, slot in items
                      if (handed := mine(name)) is not None)
     return found
+
+
+def _followed_into(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, params: tuple[str, ...], method: bool,
+                   memo: Callable[[FileContext], dict[tuple[cst.FunctionDef, int], Any]],
+                   read: Callable[[cst.FunctionDef, tuple[str, ...], bool], Found], depth: int,
+                   ) -> tuple[Found, Callable[[str], str | None]] | None:
+    """What `read` finds in the function of the file that `call` runs, given that
+    function's own parameters (`self`, or a classmethod's `cls`, left out: see
+    `is_method`) and whether it is a method, kept in `memo` by function and depth; with
+    what names the models it finds as the caller does (see `_handed_model`): the
+    argument handed to a parameter, or `self.<attribute>` of a method called on `self`
+    from a method; None for what the caller does not hand it. None where `call` runs no
+    function of the file, or one not followed: the caller itself, one with a decorator
+    (see `_decorated`), a module's `forward`, an `__init__`."""
+    callee = ctx.local_callee(call)
+    if callee is None or callee is caller or _decorated(callee) or callee.name.value in _MODEL_METHODS \
+            or callee.name.value == "__init__":
+        return None
+    on_class = is_method(ctx, callee)
+    positional = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
+    own = named_parameters(callee) - ({positional[0]} if on_class and positional else set())
+    followed = ctx.shared(memo)
+    if (callee, depth + 1) not in followed:
+        followed[(callee, depth + 1)] = read(callee, tuple(own), on_class)
+    arguments = dict(bound_arguments(call, callee)[0])
+    # a method called on `self` from a method names the same attributes of `self`
+    on_self = (on_class and method and type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
+               and call.func.value.value == "self")
+
+    def as_the_caller_names(name: str) -> str | None:
+        if name.startswith("self."):
+            return name if on_self else None
+        value = arguments.get(name)
+        return _handed_model(value, params, method) if value is not None else None
+
+    return followed[(callee, depth + 1)], as_the_caller_names
+
+
+def _decorated(func: cst.FunctionDef) -> bool:
+    """`func` has a decorator that may set a grad mode or wrap it (a `staticmethod` or
+    `classmethod` changes only what its first parameter is bound to)."""
+    return any(dotted_name(d.decorator) not in _BINDING_DECORATORS for d in func.decorators)
 
 
 def called_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
@@ -201,7 +229,7 @@ def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str,
     (`Summary.wrapped_forwards`: `def validate(self): return evaluate(self.model,
     self.val_loader)`). With the conditions of `loop_forwards`, and no switch of the
     model's mode in `func`."""
-    if func.decorators or (method and func.name.value in _MODEL_METHODS):
+    if _decorated(func) or (method and func.name.value in _MODEL_METHODS):
         return ()
     found: dict[tuple[str, str, str], None] = {}
     for call in ctx.calls_in_order(func.body):
@@ -215,26 +243,14 @@ def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str,
                 found.update(((handed, name, slot), None) for slot, arg in argument_slots(call)
                              if (handed := _handed_model(arg.value, params, method)) is not None)
             continue
-        if depth >= _CALLS_FOLLOWED or callee is func or callee.decorators or callee.name.value in _MODEL_METHODS \
-                or callee.name.value == "__init__":
+        followed = None if depth >= _CALLS_FOLLOWED else _followed_into(
+            ctx, call, func, params, method, _wrappers_followed,
+            lambda function, own, on_class: wrapped_forwards(ctx, function, own, on_class, target, depth + 1), depth)
+        if followed is None:
             continue
-        positional = [p.name.value for p in (*callee.params.posonly_params, *callee.params.params)]
-        on_class = type(ctx.parent(ctx.parent(callee) or callee)) is cst.ClassDef
-        own = named_parameters(callee) - ({positional[0]} if on_class and positional else set())
-        memo = ctx.shared(_wrappers_followed)
-        if (callee, depth + 1) not in memo:
-            memo[(callee, depth + 1)] = wrapped_forwards(ctx, callee, tuple(own), on_class, target, depth + 1)
-        inner = memo[(callee, depth + 1)]  # type: ignore[assignment]
-        if not inner:
-            continue
-        arguments = dict(bound_arguments(call, callee)[0])
-        on_self = (on_class and method and type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
-                   and call.func.value.value == "self")
+        inner, mine = followed
         for name, callee_name, slot in inner:
-            value = arguments.get(name)
-            handed = name if name.startswith("self.") and on_self else (
-                _handed_model(value, params, method) if value is not None and not name.startswith("self.") else None)
-            if handed is not None:
+            if (handed := mine(name)) is not None:
                 found[(handed, callee_name, slot)] = None
     if not found:
         return ()
@@ -290,7 +306,7 @@ def _forwarded(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, target
     if callee is None:
         name = target(call) if depth <= _CALLS_FOLLOWED else None
         return [], [] if name is None else [(arg.value, name, slot) for slot, arg in argument_slots(call)]
-    if callee is caller or callee.decorators or callee.name.value in _MODEL_METHODS:
+    if callee is caller or _decorated(callee) or callee.name.value in _MODEL_METHODS:
         return [], []
     run, through = _run_params(ctx, callee, target, depth)
     arguments, _ = bound_arguments(call, callee)
@@ -302,7 +318,7 @@ def _run_params(ctx: FileContext, callee: cst.FunctionDef, target: Target, depth
                 ) -> tuple[set[str], dict[str, list[tuple[str, str]]]]:
     """The parameters of `callee` whose forward it runs (see `_forwarded`), then those
     it hands a function of another module, with what the call names and the slot."""
-    if callee.decorators:
+    if _decorated(callee):
         return set(), {}
     params = named_parameters(callee)
     run: set[str] = set()

@@ -20,7 +20,7 @@ import libcst as cst
 from trainlint.analysis.dataflow import unpacked
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.partials import partial_of, partial_parts
-from trainlint.analysis.scopes import alternatives
+from trainlint.analysis.scopes import alternatives, dotted_name
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import only
 from trainlint.summaries import STEP
@@ -403,3 +403,27 @@ def manages_optimizers(ctx: FileContext, obj: cst.BaseExpression) -> bool:
                                               for part in unpacked(t.target) if type(part) is cst.Name):
             return True
     return False
+
+
+def scaler_holder(ctx: FileContext, call: cst.Call, reached_by: tuple[str, ...],
+                  within: cst.CSTNode | None = None, self_too: bool = False) -> cst.BaseExpression | None:
+    """The object `call` runs a method of a class of the project on (`amp.backward(loss)`
+    of `amp = AmpStepper()`), where the caller knows the method works on the object's
+    own GradScaler (`self.scaler.scale(loss).backward()`): the object stands for its
+    scaler, which only its own methods reach. None where the object is not a variable
+    (nor `self`, unless `self_too`: a method the class inherits from another module),
+    or where the file reaches the object's scaler itself with one of the `reached_by`
+    methods (`amp.scaler.unscale_(opt)`) in `within` (the whole file by default)."""
+    func = call.func
+    name = dotted_name(func.value) if type(func) is cst.Attribute else None
+    if name is None or (name == "self" and not self_too):
+        return None
+    obj = func.value  # type: ignore[attr-defined]
+    if ctx.receivers.binding(obj) is None:
+        return None
+    text = ctx.code(obj) + "."
+    scope = ctx.subtree(within) if within is not None else ctx.nodes_of(cst.Call)
+    if any((target := method_call(node, *reached_by)) is not None and ctx.code(target).startswith(text)
+           for node in scope):
+        return None
+    return obj

@@ -9,11 +9,14 @@ fraction of the parse time.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 
 from trainlint.project import member_of
+
+if TYPE_CHECKING:
+    from trainlint.context import FileContext
 
 ScopeNode = cst.Module | cst.FunctionDef | cst.ClassDef
 
@@ -331,6 +334,15 @@ def argument_slots(call: cst.Call) -> Iterator[tuple[str, cst.Arg]]:
         else:
             yield f"#{index}", arg
             index += 1
+
+
+def is_method(ctx: FileContext, func: cst.FunctionDef) -> bool:
+    """`func` is defined in a class body and a call binds its first parameter: `self`
+    of a method, `cls` of a classmethod; not a staticmethod, whose parameters are all
+    the caller's arguments."""
+    if type(ctx.parent(ctx.parent(func) or func)) is not cst.ClassDef:
+        return False
+    return not any(dotted_name(d.decorator) == "staticmethod" for d in func.decorators)
 
 
 def named_parameters(function: cst.FunctionDef) -> set[str]:

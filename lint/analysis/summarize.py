@@ -42,8 +42,8 @@ from trainlint.analysis.receivers import (
     sampler_shuffle,
 )
 from trainlint.analysis.scopes import (
-    argument_slots, assigned_parts, binding_scope, bound_arguments, dotted_name, head_name, named_parameters,
-    named_scaler,
+    argument_slots, assigned_parts, binding_scope, bound_arguments, dotted_name, head_name, is_method,
+    named_parameters, named_scaler,
 )
 from trainlint.analysis.training import (
     MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
@@ -92,19 +92,12 @@ def functions(ctx: FileContext) -> Iterator[cst.FunctionDef]:
             yield node
 
 
-def _method_of(ctx: FileContext, func: cst.FunctionDef) -> bool:
-    """A method called through an instance: its first parameter is bound."""
-    if not isinstance(ctx.parent(ctx.parent(func) or func), cst.ClassDef):
-        return False
-    return not any(dotted_name(d.decorator) == "staticmethod" for d in func.decorators)
-
-
 def parameter_names(ctx: FileContext, func: cst.FunctionDef) -> tuple[str, ...]:
     """Named parameters in order (`self` of a method left out), then
     `**name` for the var-keyword parameter."""
     params = func.params
     names = tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
-    names = names[1:] if names and _method_of(ctx, func) else names
+    names = names[1:] if names and is_method(ctx, func) else names
     if params.star_kwarg is not None:
         names += (f"**{params.star_kwarg.name.value}",)
     return names
@@ -531,7 +524,7 @@ class _Summarizer:
         # gradients cleared by statements (`p.grad = None`, `del p.grad`), in their place among the calls
         clears = [node for node in only(self.nodes, cst.Assign, cst.Del) if clears_grads(self.ctx, node)]
         # an effect that needs the graph outside `if self.training:` (see `Summary.graph_when_training`)
-        untrained = not _method_of(self.ctx, self.func) or any(not self._when_training(node) for node in clears)
+        untrained = not is_method(self.ctx, self.func) or any(not self._when_training(node) for node in clears)
         for call in self.ctx.calls_in_order(self.func.body):
             while clears and self.ctx.order_index(clears[0]) < self.ctx.order_index(call):
                 events.append(self._clear(clears.pop(0)))
@@ -563,7 +556,7 @@ class _Summarizer:
                     tuples.append(node.value)
                 else:
                     containers.append(node.value)
-        method = _method_of(self.ctx, self.func)
+        method = is_method(self.ctx, self.func)
         forwards, evaluated_forwards, forwards_through, evaluated_through = loop_forwards(
             self.ctx, self.func, self.params, method, self.targets.target)
         called = called_forwards(self.ctx, self.func, self.params, method, self.targets.target)
@@ -783,7 +776,7 @@ class _Summarizer:
     def _stores(self) -> tuple[tuple[str, str], ...]:
         """`self.model = model` in a constructor: which parameter each attribute of
         the new instance holds, when the constructor binds it once and only there."""
-        if self.func.name.value != "__init__" or not _method_of(self.ctx, self.func):
+        if self.func.name.value != "__init__" or not is_method(self.ctx, self.func):
             return ()
         found: dict[str, str | None] = {}
         for node in only(self.nodes, cst.Assign):
@@ -800,7 +793,7 @@ class _Summarizer:
         """`self.scaler` of a constructor's `self.scaler = GradScaler()`: see
         `Summary.grad_scalers`. Every assignment of the attribute there builds a scaler
         that is switched on (or is `None`)."""
-        if self.func.name.value != "__init__" or "Scaler" not in self.ctx.source or not _method_of(self.ctx, self.func):
+        if self.func.name.value != "__init__" or "Scaler" not in self.ctx.source or not is_method(self.ctx, self.func):
             return frozenset()
         values: dict[str, list[cst.BaseExpression]] = {}
         for node in only(self.nodes, cst.Assign):
@@ -1257,13 +1250,13 @@ class _Summarizer:
     def _own_attribute(self, expr: cst.BaseExpression) -> str | None:
         """`self.model` (as written) for an attribute of the instance a method runs on."""
         dotted = dotted_name(expr)
-        if dotted is None or not dotted.startswith("self.") or not _method_of(self.ctx, self.func):
+        if dotted is None or not dotted.startswith("self.") or not is_method(self.ctx, self.func):
             return None
         return dotted
 
     def _own_object(self, expr: cst.BaseExpression) -> str | None:
         """`self` for the instance a method runs on."""
-        if type(expr) is cst.Name and expr.value == "self" and _method_of(self.ctx, self.func):
+        if type(expr) is cst.Name and expr.value == "self" and is_method(self.ctx, self.func):
             return "self"
         return None
 

@@ -232,6 +232,19 @@ def test_relocate_clamps_a_range_that_leaves_its_cell() -> None:
     assert not placed.fixable and placed.fix is None
 
 
+def test_findings_sort_by_path_cell_line_column_and_code() -> None:
+    def at(path: str, line: int, code: str = "TL101", cell: int | None = None) -> Finding:
+        return Finding(path, line, 1, line, 2, code, "name", "error", "message", cell=cell)
+
+    ordered = [at("a.py", 2), at("a.py", 2, "TL102"), at("a.py", 10), at("b.ipynb", 9, cell=1), at("b.ipynb", 1, cell=2)]
+    assert sorted(reversed(ordered)) == ordered
+    first, second = ordered[:2]
+    assert first < second and first <= second and second > first and second >= first
+    assert not second < first and not second <= first and not first > second and not first >= second
+    same_place = Finding("a.py", 2, 1, 2, 2, "TL101", "other", "warning", "said otherwise")
+    assert first <= same_place and first >= same_place and not first < same_place and not first > same_place
+
+
 def test_read_notebook_errors() -> None:
     with pytest.raises(NotebookError, match="source of cell 1 is not text"):
         read_notebook(b'{"cells": [{"cell_type": "code", "source": 3}]}')
@@ -279,6 +292,19 @@ def test_extend_include_in_the_configuration(tree: Path) -> None:
     (tree / "pyproject.toml").write_text('[tool.trainlint]\nextend-include = ["*.ipynb"]\n')
     out = invoke(".", "--no-cache", cwd=tree)[1]
     assert _paths(out) == ["dp.py", "sub/other.ipynb", "train.ipynb"], out  # no checkpoint copy
+
+
+def test_folders_inside_an_autosave_folder_are_autosaved_copies_too(tree: Path) -> None:
+    inner = tree / ".ipynb_checkpoints" / "old"
+    inner.mkdir()
+    shutil.copy(FIXTURE, inner / "train-checkpoint.ipynb")
+    (tree / "pyproject.toml").write_text('[tool.trainlint]\nextend-include = ["*.ipynb"]\n')
+    out = invoke(".", "--no-cache", cwd=tree)[1]
+    assert _paths(out) == ["dp.py", "sub/other.ipynb", "train.ipynb"], out
+    (tree / "pyproject.toml").unlink()
+    (tree / "dp.py").unlink()
+    err = invoke(".", "--no-cache", cwd=tree)[2]
+    assert "2 notebooks (.ipynb) left out: name them" in err, err
 
 
 def test_extend_include_option_and_exclude(tree: Path) -> None:
