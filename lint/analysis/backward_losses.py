@@ -94,6 +94,8 @@ def _requirements(ctx: FileContext, node: cst.CSTNode, flags: frozenset[str]) ->
             return needs
         if type(ancestor) in (cst.Lambda, cst.IfExp, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp):
             return None
+        if type(ancestor) in (cst.Try, cst.TryStar) and ancestor.handlers:  # type: ignore[attr-defined]
+            return None  # `except RuntimeError:` may catch what the backward raises under no_grad
         if type(ancestor) is cst.If and child is not ancestor.test:
             test = _flag_test(ancestor.test, flags)
             if test is None:

@@ -131,10 +131,13 @@ def _leaves(statement: cst.BaseStatement, flags: Flags) -> bool:
 
 def leaves_block(statement: cst.If) -> bool:
     """The body of the `if` ends by leaving the block around it (`continue`, `break`,
-    `return`, `raise`)."""
-    body = statement.body.body
-    last = body[-1] if body else None
-    parts = last.body if type(last) is cst.SimpleStatementLine else ()
+    `return`, `raise`), on lines of its own or on the `if`'s line."""
+    if type(statement.body) is cst.SimpleStatementSuite:  # `if not update: return loss.item()`
+        parts = statement.body.body
+    else:
+        body = statement.body.body
+        last = body[-1] if body else None
+        parts = last.body if type(last) is cst.SimpleStatementLine else ()
     return bool(parts) and type(parts[-1]) in (cst.Continue, cst.Break, cst.Return, cst.Raise)
 
 

@@ -2,7 +2,9 @@
 import torch
 
 import steps
-from steps import apply_step, checked_step, guarded_step, refine_step, shared_step, train_step
+from steps import (
+    apply_step, checked_step, guarded_step, quick_step, refine_step, shared_step, tolerant_step, train_step,
+)
 
 
 def warm_up(model, optimizer, loader):
@@ -16,6 +18,7 @@ def probe(model, optimizer, loader):
     for images, labels in loader:
         steps.shared_step(model, optimizer, images, labels)  # expect: TL407
         guarded_step(model, optimizer, images, labels, update=True)  # expect: TL407
+        quick_step(model, optimizer, images, labels, update=True)  # expect: TL407
 
 
 def validate(model, optimizer, loader):
@@ -26,6 +29,8 @@ def validate(model, optimizer, loader):
             total += guarded_step(model, optimizer, images, labels)
             refine_step(model, optimizer, images, labels)
             checked_step(model, optimizer, images, labels)
+            total += quick_step(model, optimizer, images, labels)
+            total += tolerant_step(model, optimizer, images, labels)
     return total
 
 
