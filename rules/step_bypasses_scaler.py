@@ -6,6 +6,7 @@ import libcst as cst
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.precision import manages_optimizers, scaler_holder, scaler_switched_off
 from trainlint.analysis.loops import is_optimizer
+from trainlint.analysis.phases import leaves_block
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
 from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.training import code_bodies, method_call, scaled_backward_scaler
@@ -596,6 +597,16 @@ class StepBypassesScaler(Rule):
         "        head(x).mean().backward()\n"
         "        head_opt.step()\n"
         "        head_opt.zero_grad()\n",
+        # an `if` on the step's line that leaves the iteration first, as one on lines of its own
+        "import torch\n"
+        "def train(model, loader, opt, grads_diverged):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        scaler.unscale_(opt)\n"
+        "        if grads_diverged(model): continue\n"
+        "        opt.step()\n"
+        "        scaler.update()\n",
     )
 
     def finish(self) -> None:
@@ -786,7 +797,7 @@ class StepBypassesScaler(Rule):
         for node in nodes[self.ctx.subtree_end(unscale) + 1:self.ctx.order_index(step)]:
             if type(node) is cst.Name and _CHECK_WORDS.search(node.value):
                 return True
-            if type(node) is cst.If and type(node.body) is cst.IndentedBlock and _leaves(node.body):
+            if type(node) is cst.If and leaves_block(node):
                 return True
         return False
 
@@ -794,13 +805,6 @@ class StepBypassesScaler(Rule):
         """`node` is `scaler.scale(loss).backward()` of one of `scalers`."""
         scaler = scaled_backward_scaler(node)
         return scaler is not None and self.ctx.receivers.binding(scaler) in scalers
-
-
-def _leaves(block: cst.IndentedBlock) -> bool:
-    """The block ends in `continue`, `break`, `return` or `raise`."""
-    last = block.body[-1] if block.body else None
-    return type(last) is cst.SimpleStatementLine and type(last.body[-1]) in (
-        cst.Continue, cst.Break, cst.Return, cst.Raise)
 
 
 def _is_event(node: cst.CSTNode) -> bool:
