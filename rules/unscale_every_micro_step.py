@@ -706,6 +706,27 @@ class UnscaleEveryMicroStep(Rule):
         "        _backward(model(x).mean() / args.accum)\n"
         "        if need_update:\n"
         "            optimizer.zero_grad()\n",
+        # a loss scaler that unscales under `if clip_grad:`, called with a zero clip: it never unscales
+        "import torch\n"
+        "class Scaler:\n"
+        "    def __init__(self):\n"
+        "        self._scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    def __call__(self, loss, optimizer, clip_grad=None, parameters=None, need_update=True):\n"
+        "        self._scaler.scale(loss).backward()\n"
+        "        if clip_grad:\n"
+        "            self._scaler.unscale_(optimizer)\n"
+        "            torch.nn.utils.clip_grad_norm_(parameters, clip_grad)\n"
+        "        if need_update:\n"
+        "            self._scaler.step(optimizer)\n"
+        "            self._scaler.update()\n"
+        "def train(model, loader, optimizer, accum):\n"
+        "    loss_scaler = Scaler()\n"
+        "    for i, x in enumerate(loader):\n"
+        "        need_update = (i + 1) % accum == 0\n"
+        "        loss_scaler(model(x).mean() / accum, optimizer, clip_grad=0.0, parameters=model.parameters(),\n"
+        "                    need_update=need_update)\n"
+        "        if need_update:\n"
+        "            optimizer.zero_grad()\n",
     )
 
     def finish(self) -> None:
@@ -911,13 +932,23 @@ class UnscaleEveryMicroStep(Rule):
 
 def _given(call: cst.Call, summary: Summary) -> bool:
     """`call` gives one of the params the method unscales under (`Summary.unscales_given`)
-    a value that may be set: not `None`, `False` or `0` written out, and unpacks nothing."""
+    a value that may be set: not `None`, `False`, a zero or an empty string written out
+    (which `if clip_grad:` reads as unset), and unpacks nothing."""
     if not summary.unscales_given or any(arg.star for arg in call.args):
         return False
-    return any(summary.slot(slot) in summary.unscales_given
-               and not (type(arg.value) is cst.Name and arg.value.value in ("None", "False"))
-               and not (type(arg.value) is cst.Integer and arg.value.value == "0")
+    return any(summary.slot(slot) in summary.unscales_given and not _unset(arg.value)
                for slot, arg in argument_slots(call))
+
+
+def _unset(value: cst.BaseExpression) -> bool:
+    """`None`, `False`, `0`, `0.0` or `""` written out."""
+    if type(value) is cst.Name:
+        return value.value in ("None", "False")
+    if type(value) is cst.Integer:
+        return int(value.value, 0) == 0
+    if type(value) is cst.Float:
+        return float(value.value) == 0
+    return type(value) is cst.SimpleString and value.evaluated_value in ("", b"")
 
 
 def _read_names(expr: cst.CSTNode) -> set[str]:
