@@ -1142,7 +1142,6 @@ class ZeroGradBeforeStep(Rule):
             return frozenset({(_BACKWARD, node)}) | self._dropped_by_backward(facts, node)
         optimizer = optimizer_step(self.ctx, node)
         if optimizer is not None:
-            stepped = self.ctx.code(optimizer)
             candidates = [fact for fact in facts if fact[0] not in _MARKS and self._clears_for(fact, optimizer)
                           and not self._clears_a_part(fact[0], optimizer)]
             # a clear of another model's gradients waits for that model's own step
