@@ -765,6 +765,28 @@ class EvalWithoutNoGrad(Rule):
         "            optimizer.step()\n"
         "        model.eval()\n"
         "        evaluator.evaluate(model)  # expect: TL406\n",
+        # the eval call's outputs kept, and nothing here back-propagates them
+        "import torch\n"
+        "def run_epoch(model, loader, optimizer, train=True):\n"
+        "    if train:\n"
+        "        model.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    outs = []\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n"
+        "        loss = torch.nn.functional.mse_loss(out, y)\n"
+        "        if train:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        outs.append(out)\n"
+        "    return outs\n"
+        "def fit(model, train_loader, val_loader, optimizer):\n"
+        "    for epoch in range(10):\n"
+        "        run_epoch(model, train_loader, optimizer)\n"
+        "        outs = run_epoch(model, val_loader, optimizer, train=False)  # expect: TL406\n"
+        "        print(sum(o.sum().item() for o in outs))\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -1435,6 +1457,28 @@ class EvalWithoutNoGrad(Rule):
         "            optimizer.step()\n"
         "        model.eval()\n"
         "        evaluator.evaluate(model)\n",
+        # the eval call's outputs back-propagated by the caller: their graphs are used
+        "import torch\n"
+        "def run_epoch(model, loader, optimizer, train=True):\n"
+        "    if train:\n"
+        "        model.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    outs = []\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n"
+        "        loss = torch.nn.functional.mse_loss(out, y)\n"
+        "        if train:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        outs.append(out)\n"
+        "    return outs\n"
+        "def fit(model, train_loader, val_loader, optimizer):\n"
+        "    for epoch in range(10):\n"
+        "        run_epoch(model, train_loader, optimizer)\n"
+        "        outs = run_epoch(model, val_loader, optimizer, train=False)\n"
+        "        sum(o.sum() for o in outs).backward()\n",
     )
 
     def finish(self) -> None:
@@ -1496,6 +1540,11 @@ class EvalWithoutNoGrad(Rule):
         nodes = self.ctx.own_nodes(function.body)
         run = [node for node in nodes if not ruled_out(self.ctx, node, flags)]
         if any(self._uses_graph(node) or self._helper_needs_graph(node) for node in run):
+            return False
+        # what it returns, when kept, may be back-propagated here (see `_evaluated_elsewhere`)
+        caller = self.ctx.enclosing_function(call)
+        if type(self.ctx.parent(call)) is not cst.Expr and self._function_needs_graph(
+                caller if caller is not None else self.ctx.module, call, besides=function):
             return False
         given = dict(bound_arguments(call, function)[0])
         handed = {name for name, value in given.items() if self.ctx.code(value) in models}
@@ -1864,11 +1913,12 @@ class EvalWithoutNoGrad(Rule):
                        for node in self.ctx.subtree(loop.body))
 
     def _function_needs_graph(self, function: cst.FunctionDef | cst.Module, call: cst.Call,
-                              evaluated: Facts = frozenset()) -> bool:
+                              evaluated: Facts = frozenset(), besides: cst.FunctionDef | None = None) -> bool:
         """Whether the function (or the module's own code) back-propagates or steps other
         than in loops of its own that do not hold the call: a backward after the loop of
         forwards may use their graphs; a training loop beside the evaluation loop (both in
-        an epoch loop) does not. `evaluated`: the models in eval mode at `call`."""
+        an epoch loop) does not. `evaluated`: the models in eval mode at `call`. Calls of
+        `besides` do not count (a function serving both phases, called to train too)."""
         # the module's own code: not its functions'
         nodes = self.ctx.subtree(function.body) if type(function) is cst.FunctionDef else self.ctx.own_nodes(function)
         around = {id(ancestor) for ancestor in self.ctx.ancestors(call)}
@@ -1879,6 +1929,8 @@ class EvalWithoutNoGrad(Rule):
             if id(node) in apart:
                 continue
             callee = self.ctx.local_callee(node)
+            if besides is not None and callee is besides:
+                continue
             # only the call itself is known to run with the model in eval mode
             if self._uses_graph(node, handing=False, evaluated=evaluated if node is call else frozenset()) or (
                     callee is not None and self._needs_graph(callee.body)):
