@@ -341,7 +341,9 @@ class NonfiniteDetector(Detector):
                              "written": True})
             return
         when = "before the first update" if step == record.step and sink.completed_steps == 0 else "after the update"
-        outside = when == "after the update" and step != record.step and (
+        # a weight in shared memory (hogwild) may have been written by another process: not
+        # known to be this script's code after the update (see the shared-memory advice)
+        outside = when == "after the update" and step != record.step and not _in_shared_memory(param) and (
             record.by_hand or _finite_after_update(record, param, step))
         if outside and record.by_hand:
             # no optimizer: nothing but the script's own code writes the weights between
