@@ -143,7 +143,7 @@ class Sanitizer:
         self._detach_sites: set[tuple[CodeType, int]] = set()
         # parameters the script itself wrote a non-finite value into (`w[0, 0] = nan`,
         # `w.fill_(inf)`): id -> (the parameter, its version after the write, the line)
-        self._nonfinite_writes: dict[int, tuple[weakref.ref[torch.Tensor], int, str]] = {}
+        self._nonfinite_writes: dict[int, tuple[weakref.ref[torch.Tensor], int, str, int]] = {}
         # the parameters as each optimizer's `step()` since the last read left them, with
         # their squared norms queued on the device: read in the next step's single read
         self._updated: list[tuple[UpdatedParams, list[torch.Tensor]]] = []
@@ -628,7 +628,7 @@ class Sanitizer:
                                       if entry[0]() is not None}
             if len(self._nonfinite_writes) >= MAX_NONFINITE_WRITES:
                 return
-        self._nonfinite_writes[id(param)] = (weakref.ref(param), param._version, site)
+        self._nonfinite_writes[id(param)] = (weakref.ref(param), param._version, site, self.step)
 
     def nonfinite_write(self, param: torch.Tensor) -> str | None:
         """The line where the script wrote a NaN or Inf into `param` by hand, when nothing
@@ -638,6 +638,12 @@ class Sanitizer:
         if entry is None or entry[0]() is not param or param._version != entry[1]:
             return None
         return entry[2]
+
+    def nonfinite_write_in(self, param: torch.Tensor, step: int) -> str | None:
+        """The line where the script wrote a NaN or Inf into `param` by hand during `step`,
+        whatever wrote it since (an optimizer's update that kept it)."""
+        entry = self._nonfinite_writes.get(id(param))
+        return entry[2] if entry is not None and entry[0]() is param and entry[3] == step else None
 
     def on_data_leaves(self, values: Any) -> None:
         """Tensors used as data (see `_data_leaves`): those among `values` (a tensor, or a

@@ -96,6 +96,11 @@ class Sink:
         (`w[0, 0] = float("nan")`, `w.fill_(inf)`), when nothing wrote it since; else None."""
         return self._session.nonfinite_write(param)
 
+    def nonfinite_write_in(self, param: torch.Tensor, step: int) -> str | None:
+        """`file:line` where the script wrote a NaN or Inf into `param` by hand during
+        `step`, whatever wrote it since; else None."""
+        return self._session.nonfinite_write_in(param, step)
+
     def param_module_name(self, param: torch.Tensor) -> str | None:
         return self._session.param_module_name(param)
 

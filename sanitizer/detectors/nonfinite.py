@@ -308,9 +308,14 @@ class NonfiniteDetector(Detector):
         place = _model_order(sink)
         bad = sorted(_update_broke(update), key=lambda i: place(update.params[i]))
         param, value = update.params[bad[0]], update.norms[bad[0]]
-        cause = ("from finite gradients: the update's own arithmetic made it (a learning rate, Adam's eps, "
-                 "a division in the optimizer)" if finite_grads_at == update.step
-                 else "which applied the step's non-finite gradients")
+        written = sink.nonfinite_write_in(param, update.step)
+        if written is not None:
+            cause = f"keeping the non-finite value the script wrote into it at {written} before the update"
+        elif finite_grads_at == update.step:
+            cause = ("from finite gradients: the update's own arithmetic made it (a learning rate, Adam's eps, "
+                     "a division in the optimizer)")
+        else:
+            cause = "which applied the step's non-finite gradients"
         sink.emit("nonfinite_param", update.step,
                   f"parameter {sink.param_label(param)} is {_word(value)} as the optimizer's step() of step "
                   f"{update.step} left it, {cause}",

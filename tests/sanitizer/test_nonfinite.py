@@ -332,6 +332,10 @@ def test_a_weight_written_non_finite_before_the_update_is_the_update_s(script_ru
     event = run.first("nonfinite_param")
     assert event["step"] == 3 and event["param"] == "head.weight", event
     assert "written" not in event and event["where"] == f"hand_written_nan.py:{line_of('hand_written_nan.py', 'opt.step()')}"
+    # the update kept the NaN the script wrote: not the update's own arithmetic
+    site = f"hand_written_nan.py:{line_of('hand_written_nan.py', 'model.head.weight[0, 2] = ')}"
+    assert f"keeping the non-finite value the script wrote into it at {site} before the update" in event["message"], event
+    assert "own arithmetic" not in event["message"], event
 
 
 def test_weights_written_finite_by_hand_are_healthy(script_runs: ScriptRuns) -> None:
