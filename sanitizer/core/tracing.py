@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 # Elementwise modules that cannot turn a finite input into a non-finite output:
 # tracing them would only cost time.
 MAX_KNOWN_MODULES = 4096  # outermost modules whose parameter-freedom is remembered
+MAX_EXTRA_OUTPUTS = 4  # other outputs of a forward (beside its first) whose values are checked
 UNTRACED = (nn.ReLU, nn.ReLU6, nn.LeakyReLU, nn.GELU, nn.SiLU, nn.Tanh, nn.Sigmoid,
             nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d, nn.AlphaDropout,
             nn.Identity, nn.Flatten, nn.Unflatten)
@@ -256,6 +257,7 @@ class ForwardTracer:
         module = compiled if compiled is not None else module
         self._session.probe.add_trail(self._slot(module), tensor)
         if grad and isinstance(output, (tuple, list)):
+            added = 0
             for item in output:
                 if not (isinstance(item, torch.Tensor) and item is not tensor and item.grad_fn is not None
                         and inexact(item) and item.numel()):
@@ -265,6 +267,9 @@ class ForwardTracer:
                 # (a VAE's mean and log-variance: the loss reads them too), not a loss it returns
                 if (item.dim() == 0) == bool(t.calls):
                     self._session.probe.add_trail(self._slot(module), item)
+                    added += 1
+                    if added == MAX_EXTRA_OUTPUTS:  # a model returning every hidden state: its first few
+                        break
 
     def model_in_eval_mode(self) -> nn.Module | None:
         """The model of the latest outermost call, if that call ran in eval mode."""
