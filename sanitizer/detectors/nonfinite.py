@@ -95,8 +95,12 @@ class NonfiniteDetector(Detector):
             self._check_validation(record, sink)
             return
         self.nonfinite_steps += 1
-        if bad_update is not None:  # an earlier step's, the cause of what this step shows: told first
-            self._report_update(sink, bad_update, previous_finite)
+        # an earlier step's update that made a weight non-finite from finite gradients: the
+        # cause of what this step shows, told first. From non-finite gradients, the weight is
+        # their consequence (reported where they were made); the weights are judged below
+        update_made = bad_update is not None and previous_finite == bad_update.step
+        if update_made:
+            self._report_update(sink, bad_update)
         last = first_bad if first_bad is not None else len(trail) - 1
         if first_bad is not None and isinstance(sink.module_of_slot(trail[first_bad][0]), nn.modules.loss._Loss):
             # a loss module (`nn.MSELoss()`) made it from the model's finite outputs: the
@@ -120,7 +124,7 @@ class NonfiniteDetector(Detector):
             from_peer = finite_forward and bool(record.losses) and _replicated(sink)
             self._report_grads(record, sink, bad_grads, culprit, from_peer,
                                finite_forward and culprit is None and not from_peer)
-        if bad_params and bad_update is None:
+        if bad_params and not update_made:
             self._report_params(record, sink, bad_params, previous_finite)
         self._remember(trail)
 
@@ -299,10 +303,10 @@ class NonfiniteDetector(Detector):
                          **({"through_allreduce": True} if from_peer else {}),
                          **({"suspect": " or ".join(birth[0])} if birth is not None else {})})
 
-    def _report_update(self, sink: Sink, update: UpdatedParams,
-                       finite_grads_at: int | None) -> None:
-        """A parameter that was non-finite as soon as an optimizer's `step()` returned:
-        that update wrote it (from finite gradients: the update's own arithmetic)."""
+    def _report_update(self, sink: Sink, update: UpdatedParams) -> None:
+        """A parameter that was non-finite as soon as an optimizer's `step()` returned,
+        from finite gradients: that update wrote it (its own arithmetic, or it kept a
+        value the script wrote during the step)."""
         if not self._first("nonfinite_param", update.step):
             return
         place = _model_order(sink)
@@ -311,11 +315,9 @@ class NonfiniteDetector(Detector):
         written = sink.nonfinite_write_in(param, update.step)
         if written is not None:
             cause = f"keeping the non-finite value the script wrote into it at {written} before the update"
-        elif finite_grads_at == update.step:
+        else:
             cause = ("from finite gradients: the update's own arithmetic made it (a learning rate, Adam's eps, "
                      "a division in the optimizer)")
-        else:
-            cause = "which applied the step's non-finite gradients"
         sink.emit("nonfinite_param", update.step,
                   f"parameter {sink.param_label(param)} is {_word(value)} as the optimizer's step() of step "
                   f"{update.step} left it, {cause}",
