@@ -413,7 +413,7 @@ def reaching_constants(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpress
     sites = ctx.call_sites(function)
     found: list[str] = []
     for call in sites:
-        given = _given(call, function, value.value)
+        given = given_argument(call, function, value.value)
         reached = reaching_constants(ctx, call, given, depth + 1) if given is not None else None
         if reached is None:
             return None
@@ -428,7 +428,7 @@ def parameter_default(function: cst.FunctionDef, name: str) -> cst.BaseExpressio
                  if param.name.value == name), None)
 
 
-def _given(call: cst.Call, function: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
+def given_argument(call: cst.Call, function: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
     """What `call` gives `function`'s parameter `name`: its argument, or the parameter's
     default when the call leaves it out (and unpacks no `*args` / `**kwargs` that may hold
     it); None when not known."""
@@ -573,7 +573,7 @@ def may_change(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpression, dep
         return True  # a local of the helper, a closure's variable, `self.cfg.x`: not known
     # a parameter: what each call of the helper in the file gives it, or its default
     sites = ctx.call_sites(function)
-    given = [_given(call, function, root) for call in sites]
+    given = [given_argument(call, function, root) for call in sites]
     if not sites or any(argument is None for argument in given):
         return True
     rest = parts[1:]

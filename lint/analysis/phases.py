@@ -13,10 +13,9 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.dataflow import target_names
-from trainlint.analysis.guards import parameter_default
+from trainlint.analysis.guards import given_argument
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import mode_switch, train_mode_call
-from trainlint.analysis.scopes import bound_arguments
 from trainlint.context import FileContext
 
 # what a flag holds: a constant as `constant_text` writes it
@@ -40,14 +39,9 @@ def fixed_flags(call: cst.Call, function: cst.FunctionDef, params: frozenset[str
     """The flags `params` of `function` (see `flag_parameters`) that `call` gives a
     constant: written in the call or, where the call leaves the parameter out (and
     unpacks nothing that may hold it), its constant default."""
-    pairs, complete = bound_arguments(call, function)
-    given = dict(pairs)
     flags: Flags = {}
     for name in params:
-        value = given.get(name)
-        if value is None and complete:
-            value = parameter_default(function, name)
-        text = constant_text(value)
+        text = constant_text(given_argument(call, function, name))
         if text is not None:
             flags[name] = text
     return flags
