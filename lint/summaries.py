@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Sequence
 
 STEP = "step"  # an optimizer step, plain or through a GradScaler
 SCALER_STEP = "scaler_step"  # beside STEP: the step goes through a GradScaler (`scaler.step(opt)`)
@@ -233,7 +233,8 @@ class Summary:
     # StepLR(opt, 10)`, see `Receivers.returned_kinds`); a `ReduceLROnPlateau` is none
     returns_kind: str = ""
     # what the items of what it returns hold: (item, kinds) for each item of a returned tuple
-    # ("#0": its first, positions in order) or dict written out (by constant key: "loss") that
+    # ("#0": its first, positions in order), dict written out (by constant key: "loss") or
+    # named tuple (by position and by field: "#0" and ".loss", see `field_items`) that
     # holds any of (see `trainlint.analysis.summarize._Summarizer._returned_items`):
     # - GRAPH: a tensor it back-propagated, in some return (`return loss, acc`,
     #   `return {"loss": loss, "n": n}`), or in what a call it returns returns
@@ -270,7 +271,7 @@ class Summary:
     unscales_given: frozenset[str] = frozenset()
     # a named tuple class of the module (`class PPOStats(NamedTuple):` with its annotated
     # fields, kept under the class's name): its fields, in order; what a function that
-    # returns one built there holds by position (see `Summary.returned_items`)
+    # returns one built there holds by position and by field (see `Summary.returned_items`)
     fields: tuple[str, ...] = ()
     # the calls of another module's class that its returns give whole, with the arguments
     # that hold a tensor it back-propagated (`return PPOStats(loss, kl)`: ("rlhf.PPOStats",
@@ -484,8 +485,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     graph_items = own.items_holding(GRAPH)
     for name, items in own.returns_fielded:  # `return PPOStats(loss, kl)` of another module's named tuple
         fields = found.fields if (found := resolve(name)) is not None else ()
-        held = [item if item.startswith("#") else f"#{fields.index(item)}" for item in items
-                if item.startswith("#") or item in fields]
+        held = field_items(fields, (int(item[1:]) if item.startswith("#") else fields.index(item)
+                                    for item in items if item.startswith("#") or item in fields))
         if fields and held:
             flags["returns_graph"] = True
             graph_items = (*graph_items, *(item for item in held if item not in graph_items))
@@ -583,6 +584,18 @@ def with_items(record: tuple[tuple[str, tuple[str, ...]], ...], kind: str,
     keys = [item for item in found if item_position(item) is None]
     positions = sorted((item for item in found if item not in keys), key=lambda item: item_position(item) or 0)
     return tuple((item, tuple(found[item])) for item in (*positions, *keys))
+
+
+def field_items(fields: Sequence[str], positions: Iterable[int]) -> list[str]:
+    """The items of `Summary.returned_items` for the given positions of a named tuple with
+    `fields`: each read by position ("#0": `stats[0]`) and by its field's name (".loss":
+    `stats.loss`)."""
+    found: dict[str, None] = {}
+    for position in positions:
+        found[f"#{position}"] = None
+        if position < len(fields):
+            found[f".{fields[position]}"] = None
+    return list(found)
 
 
 def item_position(item: str) -> int | None:
