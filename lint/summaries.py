@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
 STEP = "step"  # an optimizer step, plain or through a GradScaler
 SCALER_STEP = "scaler_step"  # beside STEP: the step goes through a GradScaler (`scaler.step(opt)`)
@@ -72,6 +72,18 @@ _TRIGGERS = {
 }
 
 
+# (param, truth, the param's default as `constant_text` writes it, else ""): a flag a code
+# path needs to hold that truth (see `Summary.computed_backwards`)
+Need = tuple[str, bool, str]
+Needs = tuple[Need, ...]
+# what a call gives each slot of its callee: (slot, the caller's flag handed unchanged, the
+# flag's default) or (slot, "", the constant given, "" for another value), as `constant_text`
+# writes them; ("*", "", "") where it unpacks `*args` / `**kwargs`, which may hold any slot
+Given = tuple[tuple[str, str, str], ...]
+_FALSE = frozenset({"False", "None", "0", "0.0", "''", '""'})
+V = TypeVar("V")
+
+
 @dataclass(frozen=True)
 class Call:
     """A call a function makes: `callee` is a key of the same file (`f`,
@@ -99,6 +111,10 @@ class Call:
     # in the body of `if self.training:` of a method: runs only while its instance is in
     # train mode (see `Summary.graph_when_training`)
     when_training: bool = False
+    # what a callee's backward on a tensor it computes needs of the call: the caller's flags'
+    # needs for the call to run, as `Summary.computed_backwards` writes them, and what it gives
+    # (see `Given`); None under a grad mode of the caller's own or a test of anything else
+    gate: tuple[Needs, Given] | None = None
 
 
 Event = str | Call
@@ -262,8 +278,10 @@ class Summary:
     # around either, what its params must hold for that backward to run: (param, truth,
     # the param's default as `constant_text` writes it, else "") of each `if param:` /
     # `if not param:` around it (an empty tuple: on every call); a caller running it under
-    # `no_grad` makes it raise (see `trainlint.analysis.backward_losses.own_backwards`)
-    computed_backwards: tuple[tuple[tuple[str, bool, str], ...], ...] = ()
+    # `no_grad` makes it raise (see `trainlint.analysis.backward_losses.own_backwards`);
+    # once closed, also those of the functions it calls, a few calls deep, each call's own
+    # needs added (see `Call.gate`, `needs_through`)
+    computed_backwards: tuple[Needs, ...] = ()
     # params P under whose `if P:` or `if P is not None:` alone a method unscales its
     # instance's GradScaler (`if clip_grad is not None: self._scaler.unscale_(opt)`, no other
     # branch, loop or earlier return around it, P not one of `updates_if`): it unscales on
@@ -309,6 +327,10 @@ class Summary:
     def stored(self, attribute: str) -> str | None:
         """The constructor's parameter kept as `attribute` (`self.model`)."""
         return next((param for kept, param in self.stores if kept == attribute), None)
+
+    def bound(self, slots: Iterable[tuple[str, V]]) -> dict[str, V]:
+        """What a call gives, by slot (`#0` or a keyword), as the parameters it binds."""
+        return {param: value for name, value in slots if (param := self.slot(name)) is not None}
 
     def slot(self, name: str) -> str | None:
         """The parameter a slot (`#0` or a keyword) of a call binds; a keyword
@@ -374,7 +396,7 @@ class Summary:
                 events.append(Call(callee, tuple((a, b) for a, b in args), bool(returned), bool(rest and rest[0]),
                                    tuple(rest[1]) if len(rest) > 1 else (), bool(len(rest) > 2 and rest[2]),
                                    tuple((slot, value) for slot, value in rest[3]) if len(rest) > 3 else (),
-                                   bool(len(rest) > 4 and rest[4])))
+                                   bool(len(rest) > 4 and rest[4]), _gate_of(rest[5]) if len(rest) > 5 else None))
         flags = set(data.get("flags", ()))  # type: ignore[arg-type]
         return cls(
             params=tuple(data.get("params", ())),  # type: ignore[arg-type]
@@ -424,8 +446,9 @@ class Summary:
 
 
 def _call_json(call: Call) -> list[object]:
+    gate = [[list(need) for need in call.gate[0]], [list(slot) for slot in call.gate[1]]] if call.gate else None
     tail: list[object] = [call.occasional, list(call.hands_returned), call.hands_scaler,
-                          [list(pair) for pair in call.constants], call.when_training]
+                          [list(pair) for pair in call.constants], call.when_training, gate]
     while tail and not tail[-1]:
         tail.pop()
     return [call.callee, [list(a) for a in call.args], call.returned, *tail]
@@ -496,6 +519,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     defaulted = dict.fromkeys(own.default_steps)
     defaults = dict(own.defaults)
     when_training = own.graph_when_training
+    backwards = dict.fromkeys(own.computed_backwards)
     for event in own.events:
         if isinstance(event, str):
             events.setdefault(event, None)
@@ -518,8 +542,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             for name in _SETS:
                 if param is not None and param in getattr(callee, name):
                     sets[name].add(caller_param)
-        handed = {callee.slot(slot): caller_param for slot, caller_param in event.args}
-        given = {callee.slot(slot): value for slot, value in event.constants if slot != "*"}
+        handed = callee.bound(event.args)
+        given = callee.bound((slot, value) for slot, value in event.constants if slot != "*")
         unpacks = any(slot == "*" for slot, _ in event.constants)
         for stepped, bound in callee.guarded_steps:
             if stepped not in handed:
@@ -545,6 +569,11 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             loader_items = loader_items or callee.items_holding(DISTRIBUTED_LOADER)
         if any(callee.slot(slot) in callee.backpropagates for slot in event.hands_returned):
             flags["returns_graph"] = True
+        for needs in callee.computed_backwards if event.gate is not None else ():
+            # `def fit(model, batch): train_step(model, batch)`: a backward of `train_step`'s
+            through = needs_through(callee, event.gate[1], needs)  # type: ignore[index]
+            if through is not None:
+                backwards[tuple(sorted({*event.gate[0], *through}))] = None  # type: ignore[index]
     sampler = own.returns_distributed_sampler
     if not sampler and own.returns_result_of:
         callee = resolve(own.returns_result_of[0])
@@ -569,6 +598,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         default_steps=tuple(defaulted),
         returned_items=with_items(with_items(own.returned_items, GRAPH, graph_items), DISTRIBUTED_LOADER, loader_items),
         graph_when_training=when_training and any(effect in events for effect in GRAPH_EFFECTS),
+        computed_backwards=tuple(backwards),
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )
@@ -596,6 +626,37 @@ def field_items(fields: Sequence[str], positions: Iterable[int]) -> list[str]:
         if position < len(fields):
             found[f".{fields[position]}"] = None
     return list(found)
+
+
+def constant_truth(text: str) -> bool:
+    """Whether a constant, as `trainlint.analysis.literals.constant_text` writes it, is true."""
+    return text not in _FALSE
+
+
+def needs_through(callee: Summary, given: Given, needs: Needs) -> Needs | None:
+    """What the caller's flags must hold for a code path of `callee` that needs `needs` of
+    its own flags to run through a call that gives `given`: a flag handed on needs the
+    same of the caller's; None where a constant given, or the default a call leaves, makes
+    it skip the path, or where what the flag holds is not known (another value, `*args`)."""
+    handed = callee.bound((slot, (flag, text)) for slot, flag, text in given if slot != "*")
+    unpacked = any(slot == "*" for slot, _, _ in given)
+    found: list[Need] = []
+    for param, held, default in needs:
+        flag, text = handed.get(param, ("", None if unpacked else default))
+        if flag:
+            found.append((flag, held, text))
+        elif not text or constant_truth(text) is not held:
+            return None
+    return tuple(found)
+
+
+def _gate_of(raw: object) -> tuple[Needs, Given] | None:
+    """`Call.gate` as `_call_json` writes it."""
+    if not raw:
+        return None
+    needs, given = raw  # type: ignore[misc]
+    return (tuple((param, bool(held), default) for param, held, default in needs),
+            tuple((slot, flag, text) for slot, flag, text in given))
 
 
 def item_position(item: str) -> int | None:

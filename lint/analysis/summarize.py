@@ -18,7 +18,7 @@ from typing import Iterator, Mapping
 import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
-from trainlint.analysis.backward_losses import own_backwards
+from trainlint.analysis.backward_losses import function_flags, given_slots, own_backwards, runs_when
 from trainlint.analysis.dataflow import backpropagated_names, changed_only_elsewhere, dict_entry, reaching, target_names
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers, wrapped_forwards
 from trainlint.analysis.flowgraph import assigned_names
@@ -55,7 +55,7 @@ from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
     BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE,
     SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
-    Call, Event, Summary, close, field_items, with_items,
+    Call, Event, Given, Needs, Summary, close, field_items, with_items,
 )
 
 _CLIP_METHODS = ("clip_grad_norm_", "clip_grad_value_")
@@ -514,6 +514,7 @@ class _Summarizer:
         self.default_steps: dict[tuple[str, str], None] = {}  # see `Summary.default_steps`
         self.step_tests: dict[tuple[str, str, str, str], None] = {}  # see `Summary.step_tests`
         self._returned: dict[str, int] | None = None  # local names it returns (see `_returned_arguments`)
+        self._flags: dict[str, str] | None = None  # see `function_flags`, read by `_gate`
 
     def summary(self) -> Summary:
         loops = only(self.nodes, cst.For, cst.While)
@@ -1149,7 +1150,15 @@ class _Summarizer:
             arguments = self._arguments(call)
             yield Call(target, arguments, returned=self._is_returned(call), occasional=self._occasional(call),
                        hands_returned=self._returned_arguments(call), hands_scaler=hands_scaler,
-                       constants=self._constants(call, arguments), when_training=self._when_training(call))
+                       constants=self._constants(call, arguments), when_training=self._when_training(call),
+                       gate=self._gate(call))
+
+    def _gate(self, call: cst.Call) -> tuple[Needs, Given] | None:
+        """`Call.gate`: what the function's flags must hold for `call` to run, and what it gives."""
+        if self._flags is None:
+            self._flags = function_flags(self.ctx, self.func, self.params)
+        needs = runs_when(self.ctx, call, self._flags)
+        return None if needs is None else (needs, given_slots(call, self._flags))
 
     def _constants(self, call: cst.Call, arguments: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
         """What a call that hands a parameter gives its other slots (see `Call.constants`)."""
