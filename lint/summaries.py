@@ -81,7 +81,7 @@ Needs = tuple[Need, ...]
 # writes them; ("*", "", "") where it unpacks `*args` / `**kwargs`, which may hold any slot
 Given = tuple[tuple[str, str, str], ...]
 _FALSE = frozenset({"False", "None", "0", "0.0", "''", '""'})
-V = TypeVar("V")
+_Value = TypeVar("_Value")
 
 
 @dataclass(frozen=True)
@@ -328,7 +328,7 @@ class Summary:
         """The constructor's parameter kept as `attribute` (`self.model`)."""
         return next((param for kept, param in self.stores if kept == attribute), None)
 
-    def bound(self, slots: Iterable[tuple[str, V]]) -> dict[str, V]:
+    def bound(self, slots: Iterable[tuple[str, _Value]]) -> dict[str, _Value]:
         """What a call gives, by slot (`#0` or a keyword), as the parameters it binds."""
         return {param: value for name, value in slots if (param := self.slot(name)) is not None}
 
