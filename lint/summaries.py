@@ -41,7 +41,6 @@ GRAPH = "graph"  # a tensor the function back-propagated
 DISTRIBUTED_LOADER = "distributed_loader"  # a DataLoader on a `DistributedSampler` it builds
 _ITEM_TAGS = (GRAPH, DISTRIBUTED_LOADER)
 
-_MAX_DEPTH = 8  # deeper call chains than this are not followed
 # text a function must contain for its summary to say anything: files with
 # none of these are not parsed just to be summarized
 _SUMMARY_TOKENS = (
@@ -465,38 +464,105 @@ def close(
 ) -> dict[str, Summary]:
     """Every summary with its calls replaced by what they do: calls of keys of
     `summaries` (the same file) and of names `external` knows (closed
-    summaries of other files). Calls of anything else are dropped. Recursion
-    stops at the first repeat."""
+    summaries of other files). Calls of anything else are dropped. Functions
+    that call each other in a cycle grow together until a round changes
+    nothing, so no answer depends on the order they are defined in."""
     closed: dict[str, Summary] = {}
-    for key in summaries:
-        _resolve(key, (), summaries, external, closed)
+
+    def resolve(name: str) -> Summary | None:
+        if name in summaries:  # closed by now: `_components` puts callees first
+            return closed.get(name)
+        return external(name)
+
+    edges = {key: [name for name in _callees(own) if name in summaries] for key, own in summaries.items()}
+    for component in _components(edges):
+        if len(component) == 1 and component[0] not in edges[component[0]]:
+            closed[component[0]] = _inline(summaries[component[0]], resolve, summaries)
+        else:
+            closed.update(_close_cycle(component, summaries, edges, resolve))
     return {key: closed[key] for key in summaries}
 
 
-def _resolve(
-    key: str,
-    active: tuple[str, ...],
-    summaries: Mapping[str, Summary],
-    external: Callable[[str], Summary | None],
-    closed: dict[str, Summary],
-) -> Summary | None:
-    # a module-level function, not a closure calling itself: that closure
-    # would be a reference cycle holding every summary of the file
-    done = closed.get(key)
-    if done is not None:
-        return done
-    own = summaries.get(key)
-    if own is None:
-        return external(key)
-    if key in active or len(active) > _MAX_DEPTH:
-        # a call cut off here that is handed a scaler may update it
-        handed = any(isinstance(e, Call) and e.hands_scaler for e in own.events)
-        return replace(own, events=tuple(dict.fromkeys(
-            [*(e for e in own.events if isinstance(e, str)), *([SCALER_UPDATE] if handed else [])])))
-    # a result cut short by recursion is kept too: a cycle is summarized once
-    inner = (*active, key)
-    closed[key] = result = _inline(own, lambda callee: _resolve(callee, inner, summaries, external, closed), summaries)
-    return result
+def _close_cycle(component: Sequence[str], summaries: Mapping[str, Summary], edges: Mapping[str, list[str]],
+                 resolve: Callable[[str], Summary | None]) -> dict[str, Summary]:
+    """The members of one cycle of calls, each closed over what the others did
+    the round before, from what each does before its calls (`_cut`). Every
+    member reads the same round, whatever the order; a round closes again only
+    the callers of what the last one changed, and the rounds are bounded, as
+    each carries effects one call further."""
+    current = {key: _cut(summaries[key]) for key in component}
+    callers: dict[str, set[str]] = {key: set() for key in component}
+    for key in component:
+        for callee in edges[key]:
+            if callee in callers:
+                callers[callee].add(key)
+
+    def within(name: str) -> Summary | None:
+        return current[name] if name in current else resolve(name)
+
+    stale = set(component)
+    for _ in range(2 * len(component) + 1):
+        following = {key: _inline(summaries[key], within, summaries) for key in component if key in stale}
+        changed = [key for key, summary in following.items() if summary != current[key]]
+        if not changed:
+            break
+        current.update(following)
+        stale = {caller for key in changed for caller in callers[key]}
+    return current
+
+
+def _cut(own: Summary) -> Summary:
+    """What a function of a cycle does before its calls are followed: its own
+    effects, and a scaler update where it hands a scaler on, which the call may update."""
+    handed = any(isinstance(e, Call) and e.hands_scaler for e in own.events)
+    return replace(own, events=tuple(dict.fromkeys(
+        [*(e for e in own.events if isinstance(e, str)), *([SCALER_UPDATE] if handed else [])])))
+
+
+def _callees(own: Summary) -> list[str]:
+    """Every name `_inline` resolves for `own`, of the file or not, once each in source order."""
+    return list(dict.fromkeys([*(event.callee for event in own.events if isinstance(event, Call)),
+                               *(name for name, _ in own.returns_fielded), *own.returns_result_of[:1]]))
+
+
+def _components(edges: Mapping[str, list[str]]) -> list[list[str]]:
+    """The cycles of the calls `edges` (each function's callees among them):
+    strongly connected components, a function alone where it is in none,
+    callees before their callers. Tarjan's walk, kept on a list of its own: a
+    chain of calls as deep as a file's is no deeper than Python's stack."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in edges:
+        if root in index:
+            continue
+        walk = [(root, 0)]
+        while walk:
+            key, next_edge = walk.pop()
+            if next_edge == 0:
+                index[key] = low[key] = len(index)
+                stack.append(key)
+                on_stack.add(key)
+            for position in range(next_edge, len(edges[key])):
+                callee = edges[key][position]
+                if callee not in index:
+                    walk.extend(((key, position + 1), (callee, 0)))
+                    break
+                if callee in on_stack:
+                    low[key] = min(low[key], index[callee])
+            else:
+                if low[key] == index[key]:
+                    component: list[str] = []
+                    while not component or component[-1] != key:
+                        component.append(stack.pop())
+                        on_stack.discard(component[-1])
+                    found.append(component)
+                if walk:
+                    caller = walk[-1][0]
+                    low[caller] = min(low[caller], low[key])
+    return found
 
 
 def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mapping[str, Summary]) -> Summary:

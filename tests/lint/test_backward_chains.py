@@ -5,6 +5,8 @@ fixes the callee's flags by what it gives them."""
 
 from __future__ import annotations
 
+import pytest
+
 from trainlint.summaries import BACKWARD, Call, Summary, close
 
 _STEP = Summary(params=("model", "update"), events=(BACKWARD,),
@@ -36,6 +38,17 @@ def test_a_cycle_of_calls_is_followed_once() -> None:
     pong = Summary(params=("model",), events=(Call("ping", gate=((), ())), Call("step", gate=((), ()))))
     closed = _closed(ping=ping, pong=pong)
     assert closed["ping"].computed_backwards == closed["pong"].computed_backwards == ((),)
+
+
+@pytest.mark.parametrize("order", [("ping", "pong"), ("pong", "ping")])
+def test_a_cycle_is_closed_alike_whichever_member_is_defined_first(order: tuple[str, str]) -> None:
+    """`ping` runs the step and calls `pong`, which only calls `ping` back: both
+    back-propagate, and both run the step, in either order of definition."""
+    members = {"ping": Summary(params=("model",), events=(Call("step", gate=((), ())), Call("pong", gate=((), ())))),
+               "pong": Summary(params=("model",), events=(Call("ping", gate=((), ())),))}
+    closed = _closed(**{name: members[name] for name in order})
+    assert closed["ping"].computed_backwards == closed["pong"].computed_backwards == ((),)
+    assert closed["ping"].does(BACKWARD) and closed["pong"].does(BACKWARD)
 
 
 def test_a_calls_gate_is_read_back_as_written() -> None:

@@ -74,3 +74,23 @@ def ping(model, optimizer, loader, rounds):
 def pong(model, optimizer, loader, rounds):
     ping(model, optimizer, loader, rounds)
     run_epoch(model, optimizer, loader)
+
+
+def resume(model, optimizer, loader, rounds):
+    run_epoch(model, optimizer, loader)
+    if rounds:
+        restart(model, optimizer, loader, rounds - 1)
+
+
+def restart(model, optimizer, loader, rounds):
+    resume(model, optimizer, loader, rounds)
+
+
+def linger(model, optimizer, loader, rounds):
+    run_eval(model, optimizer, loader)
+    if rounds:
+        wait(model, optimizer, loader, rounds - 1)
+
+
+def wait(model, optimizer, loader, rounds):
+    linger(model, optimizer, loader, rounds)

@@ -5,7 +5,8 @@ import torch
 import epochs
 import steps
 from epochs import (
-    ping, run_checked, run_eval, run_if, run_local, run_phase, run_refined, run_switched, run_tolerant, run_twice,
+    ping, restart, resume, run_checked, run_eval, run_if, run_local, run_phase, run_refined, run_switched,
+    run_tolerant, run_twice,
 )
 from steps import (
     apply_step, checked_step, guarded_step, quick_step, refine_step, shared_step, tolerant_step, train_step,
@@ -67,6 +68,9 @@ def warm_up_epochs(model, optimizer, loader, train):
         run_twice(model, optimizer, loader)  # expect: TL407
         run_local(model, optimizer, loader)  # expect: TL407
         ping(model, optimizer, loader, 3)  # expect: TL407
+        resume(model, optimizer, loader, 3)  # expect: TL407
+        restart(model, optimizer, loader, 3)  # expect: TL407
+        epochs.wait(model, optimizer, loader, 3)
         run_phase(model, optimizer, loader, train=False)
         run_phase(model, optimizer, loader, train=train)
         run_if(model, optimizer, loader)
