@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
 STEP = "step"  # an optimizer step, plain or through a GradScaler
 SCALER_STEP = "scaler_step"  # beside STEP: the step goes through a GradScaler (`scaler.step(opt)`)
@@ -41,7 +41,6 @@ GRAPH = "graph"  # a tensor the function back-propagated
 DISTRIBUTED_LOADER = "distributed_loader"  # a DataLoader on a `DistributedSampler` it builds
 _ITEM_TAGS = (GRAPH, DISTRIBUTED_LOADER)
 
-_MAX_DEPTH = 8  # deeper call chains than this are not followed
 # text a function must contain for its summary to say anything: files with
 # none of these are not parsed just to be summarized
 _SUMMARY_TOKENS = (
@@ -72,6 +71,18 @@ _TRIGGERS = {
 }
 
 
+# (param, truth, the param's default as `constant_text` writes it, else ""): a flag a code
+# path needs to hold that truth (see `Summary.computed_backwards`)
+Need = tuple[str, bool, str]
+Needs = tuple[Need, ...]
+# what a call gives each slot of its callee: (slot, the caller's flag handed unchanged, the
+# flag's default) or (slot, "", the constant given, "" for another value), as `constant_text`
+# writes them; ("*", "", "") where it unpacks `*args` / `**kwargs`, which may hold any slot
+Given = tuple[tuple[str, str, str], ...]
+_FALSE = frozenset({"False", "None", "0", "0.0", "''", '""'})
+_Value = TypeVar("_Value")
+
+
 @dataclass(frozen=True)
 class Call:
     """A call a function makes: `callee` is a key of the same file (`f`,
@@ -99,6 +110,10 @@ class Call:
     # in the body of `if self.training:` of a method: runs only while its instance is in
     # train mode (see `Summary.graph_when_training`)
     when_training: bool = False
+    # what a callee's backward on a tensor it computes needs of the call: the caller's flags'
+    # needs for the call to run, as `Summary.computed_backwards` writes them, and what it gives
+    # (see `Given`); None under a grad mode of the caller's own or a test of anything else
+    gate: tuple[Needs, Given] | None = None
 
 
 Event = str | Call
@@ -233,7 +248,8 @@ class Summary:
     # StepLR(opt, 10)`, see `Receivers.returned_kinds`); a `ReduceLROnPlateau` is none
     returns_kind: str = ""
     # what the items of what it returns hold: (item, kinds) for each item of a returned tuple
-    # ("#0": its first, positions in order) or dict written out (by constant key: "loss") that
+    # ("#0": its first, positions in order), dict written out (by constant key: "loss") or
+    # named tuple (by position and by field: "#0" and ".loss", see `field_items`) that
     # holds any of (see `trainlint.analysis.summarize._Summarizer._returned_items`):
     # - GRAPH: a tensor it back-propagated, in some return (`return loss, acc`,
     #   `return {"loss": loss, "n": n}`), or in what a call it returns returns
@@ -261,8 +277,10 @@ class Summary:
     # around either, what its params must hold for that backward to run: (param, truth,
     # the param's default as `constant_text` writes it, else "") of each `if param:` /
     # `if not param:` around it (an empty tuple: on every call); a caller running it under
-    # `no_grad` makes it raise (see `trainlint.analysis.backward_losses.own_backwards`)
-    computed_backwards: tuple[tuple[tuple[str, bool, str], ...], ...] = ()
+    # `no_grad` makes it raise (see `trainlint.analysis.backward_losses.own_backwards`);
+    # once closed, also those of the functions it calls, a few calls deep, each call's own
+    # needs added (see `Call.gate`, `needs_through`)
+    computed_backwards: tuple[Needs, ...] = ()
     # params P under whose `if P:` or `if P is not None:` alone a method unscales its
     # instance's GradScaler (`if clip_grad is not None: self._scaler.unscale_(opt)`, no other
     # branch, loop or earlier return around it, P not one of `updates_if`): it unscales on
@@ -270,7 +288,7 @@ class Summary:
     unscales_given: frozenset[str] = frozenset()
     # a named tuple class of the module (`class PPOStats(NamedTuple):` with its annotated
     # fields, kept under the class's name): its fields, in order; what a function that
-    # returns one built there holds by position (see `Summary.returned_items`)
+    # returns one built there holds by position and by field (see `Summary.returned_items`)
     fields: tuple[str, ...] = ()
     # the calls of another module's class that its returns give whole, with the arguments
     # that hold a tensor it back-propagated (`return PPOStats(loss, kl)`: ("rlhf.PPOStats",
@@ -308,6 +326,10 @@ class Summary:
     def stored(self, attribute: str) -> str | None:
         """The constructor's parameter kept as `attribute` (`self.model`)."""
         return next((param for kept, param in self.stores if kept == attribute), None)
+
+    def bound(self, slots: Iterable[tuple[str, _Value]]) -> dict[str, _Value]:
+        """What a call gives, by slot (`#0` or a keyword), as the parameters it binds."""
+        return {param: value for name, value in slots if (param := self.slot(name)) is not None}
 
     def slot(self, name: str) -> str | None:
         """The parameter a slot (`#0` or a keyword) of a call binds; a keyword
@@ -373,7 +395,7 @@ class Summary:
                 events.append(Call(callee, tuple((a, b) for a, b in args), bool(returned), bool(rest and rest[0]),
                                    tuple(rest[1]) if len(rest) > 1 else (), bool(len(rest) > 2 and rest[2]),
                                    tuple((slot, value) for slot, value in rest[3]) if len(rest) > 3 else (),
-                                   bool(len(rest) > 4 and rest[4])))
+                                   bool(len(rest) > 4 and rest[4]), _gate_of(rest[5]) if len(rest) > 5 else None))
         flags = set(data.get("flags", ()))  # type: ignore[arg-type]
         return cls(
             params=tuple(data.get("params", ())),  # type: ignore[arg-type]
@@ -423,8 +445,9 @@ class Summary:
 
 
 def _call_json(call: Call) -> list[object]:
+    gate = [[list(need) for need in call.gate[0]], [list(slot) for slot in call.gate[1]]] if call.gate else None
     tail: list[object] = [call.occasional, list(call.hands_returned), call.hands_scaler,
-                          [list(pair) for pair in call.constants], call.when_training]
+                          [list(pair) for pair in call.constants], call.when_training, gate]
     while tail and not tail[-1]:
         tail.pop()
     return [call.callee, [list(a) for a in call.args], call.returned, *tail]
@@ -441,38 +464,105 @@ def close(
 ) -> dict[str, Summary]:
     """Every summary with its calls replaced by what they do: calls of keys of
     `summaries` (the same file) and of names `external` knows (closed
-    summaries of other files). Calls of anything else are dropped. Recursion
-    stops at the first repeat."""
+    summaries of other files). Calls of anything else are dropped. Functions
+    that call each other in a cycle grow together until a round changes
+    nothing, so no answer depends on the order they are defined in."""
     closed: dict[str, Summary] = {}
-    for key in summaries:
-        _resolve(key, (), summaries, external, closed)
+
+    def resolve(name: str) -> Summary | None:
+        if name in summaries:  # closed by now: `_components` puts callees first
+            return closed.get(name)
+        return external(name)
+
+    edges = {key: [name for name in _callees(own) if name in summaries] for key, own in summaries.items()}
+    for component in _components(edges):
+        if len(component) == 1 and component[0] not in edges[component[0]]:
+            closed[component[0]] = _inline(summaries[component[0]], resolve, summaries)
+        else:
+            closed.update(_close_cycle(component, summaries, edges, resolve))
     return {key: closed[key] for key in summaries}
 
 
-def _resolve(
-    key: str,
-    active: tuple[str, ...],
-    summaries: Mapping[str, Summary],
-    external: Callable[[str], Summary | None],
-    closed: dict[str, Summary],
-) -> Summary | None:
-    # a module-level function, not a closure calling itself: that closure
-    # would be a reference cycle holding every summary of the file
-    done = closed.get(key)
-    if done is not None:
-        return done
-    own = summaries.get(key)
-    if own is None:
-        return external(key)
-    if key in active or len(active) > _MAX_DEPTH:
-        # a call cut off here that is handed a scaler may update it
-        handed = any(isinstance(e, Call) and e.hands_scaler for e in own.events)
-        return replace(own, events=tuple(dict.fromkeys(
-            [*(e for e in own.events if isinstance(e, str)), *([SCALER_UPDATE] if handed else [])])))
-    # a result cut short by recursion is kept too: a cycle is summarized once
-    inner = (*active, key)
-    closed[key] = result = _inline(own, lambda callee: _resolve(callee, inner, summaries, external, closed), summaries)
-    return result
+def _close_cycle(component: Sequence[str], summaries: Mapping[str, Summary], edges: Mapping[str, list[str]],
+                 resolve: Callable[[str], Summary | None]) -> dict[str, Summary]:
+    """The members of one cycle of calls, each closed over what the others did
+    the round before, from what each does before its calls (`_cut`). Every
+    member reads the same round, whatever the order; a round closes again only
+    the callers of what the last one changed, and the rounds are bounded, as
+    each carries effects one call further."""
+    current = {key: _cut(summaries[key]) for key in component}
+    callers: dict[str, set[str]] = {key: set() for key in component}
+    for key in component:
+        for callee in edges[key]:
+            if callee in callers:
+                callers[callee].add(key)
+
+    def within(name: str) -> Summary | None:
+        return current[name] if name in current else resolve(name)
+
+    stale = set(component)
+    for _ in range(2 * len(component) + 1):
+        following = {key: _inline(summaries[key], within, summaries) for key in component if key in stale}
+        changed = [key for key, summary in following.items() if summary != current[key]]
+        if not changed:
+            break
+        current.update(following)
+        stale = {caller for key in changed for caller in callers[key]}
+    return current
+
+
+def _cut(own: Summary) -> Summary:
+    """What a function of a cycle does before its calls are followed: its own
+    effects, and a scaler update where it hands a scaler on, which the call may update."""
+    handed = any(isinstance(e, Call) and e.hands_scaler for e in own.events)
+    return replace(own, events=tuple(dict.fromkeys(
+        [*(e for e in own.events if isinstance(e, str)), *([SCALER_UPDATE] if handed else [])])))
+
+
+def _callees(own: Summary) -> list[str]:
+    """Every name `_inline` resolves for `own`, of the file or not, once each in source order."""
+    return list(dict.fromkeys([*(event.callee for event in own.events if isinstance(event, Call)),
+                               *(name for name, _ in own.returns_fielded), *own.returns_result_of[:1]]))
+
+
+def _components(edges: Mapping[str, list[str]]) -> list[list[str]]:
+    """The cycles of the calls `edges` (each function's callees among them):
+    strongly connected components, a function alone where it is in none,
+    callees before their callers. Tarjan's walk, kept on a list of its own: a
+    chain of calls as deep as a file's is no deeper than Python's stack."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in edges:
+        if root in index:
+            continue
+        walk = [(root, 0)]
+        while walk:
+            key, next_edge = walk.pop()
+            if next_edge == 0:
+                index[key] = low[key] = len(index)
+                stack.append(key)
+                on_stack.add(key)
+            for position in range(next_edge, len(edges[key])):
+                callee = edges[key][position]
+                if callee not in index:
+                    walk.extend(((key, position + 1), (callee, 0)))
+                    break
+                if callee in on_stack:
+                    low[key] = min(low[key], index[callee])
+            else:
+                if low[key] == index[key]:
+                    component: list[str] = []
+                    while not component or component[-1] != key:
+                        component.append(stack.pop())
+                        on_stack.discard(component[-1])
+                    found.append(component)
+                if walk:
+                    caller = walk[-1][0]
+                    low[caller] = min(low[caller], low[key])
+    return found
 
 
 def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mapping[str, Summary]) -> Summary:
@@ -484,8 +574,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     graph_items = own.items_holding(GRAPH)
     for name, items in own.returns_fielded:  # `return PPOStats(loss, kl)` of another module's named tuple
         fields = found.fields if (found := resolve(name)) is not None else ()
-        held = [item if item.startswith("#") else f"#{fields.index(item)}" for item in items
-                if item.startswith("#") or item in fields]
+        held = field_items(fields, (int(item[1:]) if item.startswith("#") else fields.index(item)
+                                    for item in items if item.startswith("#") or item in fields))
         if fields and held:
             flags["returns_graph"] = True
             graph_items = (*graph_items, *(item for item in held if item not in graph_items))
@@ -495,6 +585,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     defaulted = dict.fromkeys(own.default_steps)
     defaults = dict(own.defaults)
     when_training = own.graph_when_training
+    backwards = dict.fromkeys(own.computed_backwards)
     for event in own.events:
         if isinstance(event, str):
             events.setdefault(event, None)
@@ -517,8 +608,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             for name in _SETS:
                 if param is not None and param in getattr(callee, name):
                     sets[name].add(caller_param)
-        handed = {callee.slot(slot): caller_param for slot, caller_param in event.args}
-        given = {callee.slot(slot): value for slot, value in event.constants if slot != "*"}
+        handed = callee.bound(event.args)
+        given = callee.bound((slot, value) for slot, value in event.constants if slot != "*")
         unpacks = any(slot == "*" for slot, _ in event.constants)
         for stepped, bound in callee.guarded_steps:
             if stepped not in handed:
@@ -544,6 +635,11 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             loader_items = loader_items or callee.items_holding(DISTRIBUTED_LOADER)
         if any(callee.slot(slot) in callee.backpropagates for slot in event.hands_returned):
             flags["returns_graph"] = True
+        for needs in callee.computed_backwards if event.gate is not None else ():
+            # `def fit(model, batch): train_step(model, batch)`: a backward of `train_step`'s
+            through = needs_through(callee, event.gate[1], needs)  # type: ignore[index]
+            if through is not None:
+                backwards[tuple(sorted({*event.gate[0], *through}))] = None  # type: ignore[index]
     sampler = own.returns_distributed_sampler
     if not sampler and own.returns_result_of:
         callee = resolve(own.returns_result_of[0])
@@ -568,6 +664,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         default_steps=tuple(defaulted),
         returned_items=with_items(with_items(own.returned_items, GRAPH, graph_items), DISTRIBUTED_LOADER, loader_items),
         graph_when_training=when_training and any(effect in events for effect in GRAPH_EFFECTS),
+        computed_backwards=tuple(backwards),
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )
@@ -583,6 +680,49 @@ def with_items(record: tuple[tuple[str, tuple[str, ...]], ...], kind: str,
     keys = [item for item in found if item_position(item) is None]
     positions = sorted((item for item in found if item not in keys), key=lambda item: item_position(item) or 0)
     return tuple((item, tuple(found[item])) for item in (*positions, *keys))
+
+
+def field_items(fields: Sequence[str], positions: Iterable[int]) -> list[str]:
+    """The items of `Summary.returned_items` for the given positions of a named tuple with
+    `fields`: each read by position ("#0": `stats[0]`) and by its field's name (".loss":
+    `stats.loss`)."""
+    found: dict[str, None] = {}
+    for position in positions:
+        found[f"#{position}"] = None
+        if position < len(fields):
+            found[f".{fields[position]}"] = None
+    return list(found)
+
+
+def constant_truth(text: str) -> bool:
+    """Whether a constant, as `trainlint.analysis.literals.constant_text` writes it, is true."""
+    return text not in _FALSE
+
+
+def needs_through(callee: Summary, given: Given, needs: Needs) -> Needs | None:
+    """What the caller's flags must hold for a code path of `callee` that needs `needs` of
+    its own flags to run through a call that gives `given`: a flag handed on needs the
+    same of the caller's; None where a constant given, or the default a call leaves, makes
+    it skip the path, or where what the flag holds is not known (another value, `*args`)."""
+    handed = callee.bound((slot, (flag, text)) for slot, flag, text in given if slot != "*")
+    unpacked = any(slot == "*" for slot, _, _ in given)
+    found: list[Need] = []
+    for param, held, default in needs:
+        flag, text = handed.get(param, ("", None if unpacked else default))
+        if flag:
+            found.append((flag, held, text))
+        elif not text or constant_truth(text) is not held:
+            return None
+    return tuple(found)
+
+
+def _gate_of(raw: object) -> tuple[Needs, Given] | None:
+    """`Call.gate` as `_call_json` writes it."""
+    if not raw:
+        return None
+    needs, given = raw  # type: ignore[misc]
+    return (tuple((param, bool(held), default) for param, held, default in needs),
+            tuple((slot, flag, text) for slot, flag, text in given))
 
 
 def item_position(item: str) -> int | None:

@@ -2,15 +2,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.backward_losses import computed_here
-from trainlint.analysis.literals import constant_text
+from trainlint.analysis.backward_losses import computed_here, given_slots
 from trainlint.analysis.loops import GradMode, function_grad_mode, grad_mode_at, is_backward, lexical_grad_mode
-from trainlint.analysis.phases import constant_truth
-from trainlint.analysis.scopes import argument_slots
 from trainlint.rule import Rule
+from trainlint.summaries import needs_through
 
-_ELSEWHERE = ("`{}()` computes a loss and back-propagates it, and this call runs it under `no_grad` / "
-              "`inference_mode`: no graph is recorded and its `backward()` raises at run time")
+_ELSEWHERE = ("`{}()` computes a loss and back-propagates it (itself or in a function it calls), and this call "
+              "runs it under `no_grad` / `inference_mode`: no graph is recorded and its `backward()` raises at "
+              "run time")
 _CALLERS = ("`backward()` on a loss computed in `{}()`, which every call in this file runs under `no_grad` / "
             "`inference_mode`: no graph was recorded and this raises at run time")
 
@@ -63,14 +62,17 @@ class BackwardInNoGrad(Rule):
     that call it: a trainer's `_step()` called only from a `@torch.no_grad()`
     `fit()`), with no grad mode of its own around the loss; not those of
     callers in other modules. A function of another module of the project that
-    computes a loss and back-propagates it itself, with no grad mode of its own
-    around either, is reported at a call of it that runs under `no_grad` /
-    `inference_mode` (`train_step(model, opt, x, y)` inside `with
-    torch.no_grad():`), unless its backward lies under an `if` on a parameter
-    (`if train:`, `if not update: return` before it) that the call's constant
-    arguments, or the defaults it leaves, make skip it; a backward under any
-    other condition (`if loss.requires_grad:`), or one reached only through
-    another function it calls, is not followed. A decorator that cannot be
+    computes a loss and back-propagates it, itself or in a function it calls (of
+    its module or another, a few calls deep: an epoch loop calling a
+    `train_step`), with no grad mode of its own around either, is reported at a
+    call of it that runs under `no_grad` / `inference_mode`
+    (`train_step(model, opt, x, y)` or `run_epoch(model, opt, loader)` inside
+    `with torch.no_grad():`), unless its backward, or a call on the way to it,
+    lies under an `if` on a parameter (`if train:`, `if not update: return`
+    before it) that the call's constant arguments, or the defaults it leaves,
+    make skip it; a backward or a call under any other condition (`if
+    loss.requires_grad:`, `try:`), or under a grad mode of the function's own
+    (`with torch.enable_grad():`), is not followed. A decorator that cannot be
     resolved is assumed not to disable gradients. A context held in a
     variable counts only when every value the file assigns it disables
     gradients and it is no parameter (a caller may hand in another). A loss computed outside the
@@ -282,20 +284,15 @@ class BackwardInNoGrad(Rule):
         """`call` runs, under no_grad / inference_mode (here, or around every call of
         the function holding it), a function of another module that back-propagates a
         tensor it computes itself with no grad mode of its own: its summary's
-        `computed_backwards`, one of which the call's constant arguments (or the
-        defaults it leaves) let run (`train_step(model, batch)`; not `step(model, batch,
-        train=False)` of a backward under `if train:`)."""
+        `computed_backwards` (also those of the functions it calls), one of which the
+        call's constant arguments (or the defaults it leaves) let run
+        (`train_step(model, batch)`; not `step(model, batch, train=False)` of a backward
+        under `if train:`)."""
         summary = self.ctx.summaries.of_external_call(call)
         if summary is None or not summary.computed_backwards or grad_mode_at(self.ctx, call) != "off":
             return False
-        given = {summary.slot(slot): constant_text(arg.value) for slot, arg in argument_slots(call)}
-        unpacked = any(arg.star for arg in call.args)
-
-        def holds(param: str, held: bool, default: str) -> bool:
-            value = given[param] if param in given else (None if unpacked else default)
-            return bool(value) and constant_truth(value) is held  # type: ignore[arg-type]
-
-        return any(all(holds(*need) for need in needs) for needs in summary.computed_backwards)
+        given = given_slots(call, {})
+        return any(needs_through(summary, given, needs) == () for needs in summary.computed_backwards)
 
     def _called_without_grad(self, call: cst.Call) -> bool:
         """The function holding `call`, with no grad mode of its own around it, runs only

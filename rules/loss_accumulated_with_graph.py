@@ -156,7 +156,9 @@ class LossAccumulatedWithGraph(Rule):
     a tuple or dict it returns (`loss, n = train_step(batch)`, `out["loss"]`), or
     in a named tuple it builds (`return PPOStats(loss, kl)`, of a `class
     PPOStats(NamedTuple)` of the file or of another module of the project:
-    torchtune's PPO and GRPO steps; one that holds `loss.detach()` keeps no graph),
+    torchtune's PPO and GRPO steps, its item read by position or by its field,
+    `stats.loss`; one that holds `loss.detach()` keeps no graph, nor does a plain
+    class or a dataclass, which the rule does not follow),
     also reached through a variable that holds it for certain (`step =
     functools.partial(train_step, model, opt)`, `self.step_fn =
     self.train_step`, an item of a dict of step functions never changed after
@@ -1055,6 +1057,31 @@ class LossAccumulatedWithGraph(Rule):
         "                self.optimizer.step()\n"
         "                self.optimizer.zero_grad()\n"
         "            self.log(PPOStats(*map(torch.stack, zip(*stats))))\n",
+        # the back-propagated loss read from the named tuple by its field's name
+        "import collections\n"
+        "from typing import NamedTuple\n"
+        "import torch\n"
+        "class Stats(NamedTuple):\n"
+        "    loss: torch.Tensor\n"
+        "    kl: torch.Tensor\n"
+        "Logged = collections.namedtuple(\"Logged\", \"kl loss\")\n"
+        "def train_step(model, opt, batch):\n"
+        "    loss, kl = model(batch)\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return Stats(loss=loss, kl=kl.detach())\n"
+        "def logged_step(model, opt, batch):\n"
+        "    loss, kl = model(batch)\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return Logged(kl.detach(), loss)\n"
+        "def train(model, opt, loader):\n"
+        "    history, total = [], 0.0\n"
+        "    for batch in loader:\n"
+        "        stats = train_step(model, opt, batch)\n"
+        "        history.append(stats.loss)  # expect: TL202\n"
+        "        total += logged_step(model, opt, batch).loss  # expect: TL202\n"
+        "    print(history, total)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1785,6 +1812,56 @@ class LossAccumulatedWithGraph(Rule):
         "                self.optimizer.step()\n"
         "                self.optimizer.zero_grad()\n"
         "            self.log(PPOStats(*map(torch.stack, zip(*stats))))\n",
+        # a field that holds the loss detached or as a number, another field than the loss's,
+        # the loss's field read as a number, and a plain class or a dataclass with a `loss`
+        "import dataclasses\n"
+        "from typing import NamedTuple\n"
+        "import torch\n"
+        "class Stats(NamedTuple):\n"
+        "    loss: torch.Tensor\n"
+        "    kl: torch.Tensor\n"
+        "class Plain:\n"
+        "    def __init__(self, loss, kl):\n"
+        "        self.loss = loss\n"
+        "        self.kl = kl\n"
+        "@dataclasses.dataclass\n"
+        "class Record:\n"
+        "    loss: torch.Tensor\n"
+        "    kl: torch.Tensor\n"
+        "def train_step(model, opt, batch):\n"
+        "    loss, kl = model(batch)\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "    return Stats(loss, kl)\n"
+        "def detached_step(model, opt, batch):\n"
+        "    loss, kl = model(batch)\n"
+        "    loss.backward()\n"
+        "    return Stats(loss=loss.detach(), kl=kl)\n"
+        "def number_step(model, opt, batch):\n"
+        "    loss, kl = model(batch)\n"
+        "    loss.backward()\n"
+        "    return Stats(loss.item(), kl)\n"
+        "def plain_step(model, opt, batch):\n"
+        "    loss, kl = model(batch)\n"
+        "    loss.backward()\n"
+        "    return Plain(loss, kl)\n"
+        "def record_step(model, opt, batch):\n"
+        "    loss, kl = model(batch)\n"
+        "    loss.backward()\n"
+        "    return Record(loss=loss.detach(), kl=kl)\n"
+        "def train(model, opt, loader):\n"
+        "    history, total = [], 0.0\n"
+        "    for batch in loader:\n"
+        "        stats = train_step(model, opt, batch)\n"
+        "        history.append(stats.kl)\n"
+        "        total += stats.loss.item()\n"
+        "        total += train_step(model, opt, batch).kl\n"
+        "        history.append(detached_step(model, opt, batch).loss)\n"
+        "        total += number_step(model, opt, batch).loss\n"
+        "        history.append(plain_step(model, opt, batch).loss)\n"
+        "        record = record_step(model, opt, batch)\n"
+        "        total += record.loss\n"
+        "    print(history, total)\n",
     )
 
     def finish(self) -> None:
@@ -1971,7 +2048,8 @@ class LossAccumulatedWithGraph(Rule):
         before = facts  # every value is read before any name is bound (`a, b = b, a`)
         added_to = _accumulator_name(node.targets[0].target) if _added_to_itself(node) is not None else None
         # the items a step function returns with the graph of its backward: `loss, acc =
-        # train_step(batch)`, or `out = train_step(batch)` read as `out["loss"]`
+        # train_step(batch)`, or `out = train_step(batch)` read as `out["loss"]` (`out.loss`
+        # of a named tuple)
         items = () if no_graph else self._graph_items(node.value)
         for target in node.targets:
             unpacked = _unpacked_items(target.target, items)
@@ -1980,7 +2058,7 @@ class LossAccumulatedWithGraph(Rule):
             for bound, value in assigned_parts(target.target, node.value):
                 for name in _bound_names(bound):
                     single = value is not None
-                    facts = frozenset(f for f in facts - {_NO_GRAD + name} if not f.startswith(f"{name}["))
+                    facts = frozenset(f for f in facts - {_NO_GRAD + name} if not f.startswith((f"{name}[", f"{name}.")))
                     if name != added_to and self._spent:  # set anew: what was back-propagated is gone from it
                         facts = _without_spent(facts, name)
                     if no_graph:
@@ -1993,7 +2071,7 @@ class LossAccumulatedWithGraph(Rule):
                     else:
                         facts = facts - {name}
                     if single and items and type(bound) is cst.Name:
-                        facts = facts | {f"{name}[{_item_key(item)}]" for item in items}
+                        facts = facts | {_item_fact(name, item) for item in items}
         return facts
 
     def _graph_items(self, value: cst.BaseExpression) -> tuple[str, ...]:
@@ -2010,14 +2088,12 @@ class LossAccumulatedWithGraph(Rule):
         arithmetic on one of them."""
         if type(expr) is cst.Name:
             return expr.value in facts
-        if type(expr) is cst.Attribute and dotted_name(expr) in facts:
-            return True
-        if type(expr) is cst.Subscript:
+        if type(expr) in (cst.Attribute, cst.Subscript):
             if _accumulator_name(expr) in facts:
-                return True  # `out["loss"]` of `out = train_step(batch)`
-            if type(expr.value) is cst.Call and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
-                key = _key_text(expr.slice[0].slice.value)  # `train_step(batch)[0]`
-                return key is not None and any(_item_key(item) == key for item in self._graph_items(expr.value))
+                return True  # `self.loss`, `out["loss"]` or `out.loss` of `out = train_step(batch)`
+            if type(expr.value) is cst.Call:  # `train_step(batch)[0]`, `train_step(batch).loss`
+                read = _item_read(expr)  # type: ignore[arg-type]
+                return read is not None and read in {_item_fact("", item) for item in self._graph_items(expr.value)}
         if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
             return self._carries(expr.left, facts) or self._carries(expr.right, facts)
         if type(expr) is cst.UnaryOperation:
@@ -2523,9 +2599,25 @@ def _accumulator_name(expr: cst.BaseExpression) -> str | None:
     return dotted_name(expr)
 
 
-def _item_key(item: str) -> str:
-    """A GRAPH item of `Summary.returned_items` as `_key_text` writes its key: `0` of "#0", `'loss'`."""
-    return item[1:] if item.startswith("#") else repr(item)
+def _item_fact(base: str, item: str) -> str:
+    """An item of `Summary.returned_items` read from `base`, written as `_accumulator_name`
+    writes the read: `out[0]` of "#0", `out['loss']` of "loss", `out.loss` of ".loss" (a
+    named tuple's field)."""
+    if item.startswith("."):
+        return base + item
+    return f"{base}[{item[1:] if item.startswith('#') else repr(item)}]"
+
+
+def _item_read(expr: cst.Attribute | cst.Subscript) -> str | None:
+    """The item `expr` reads from what it reads it of, as `_item_fact` writes it from "":
+    `[0]` of `x[0]`, `['loss']` of `x["loss"]`, `.loss` of `x.loss`; None for a key that is
+    no constant."""
+    if type(expr) is cst.Attribute:
+        return f".{expr.attr.value}"
+    if len(expr.slice) != 1 or type(expr.slice[0].slice) is not cst.Index:  # type: ignore[union-attr]
+        return None
+    key = _key_text(expr.slice[0].slice.value)  # type: ignore[union-attr]
+    return f"[{key}]" if key is not None else None
 
 
 def _unpacked_items(target: cst.BaseExpression, items: tuple[str, ...]) -> set[str]:

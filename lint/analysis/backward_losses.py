@@ -3,10 +3,14 @@
 `backward()` raises when its tensor was computed with gradients off: no graph
 was recorded. Whether it was is known here only for a tensor computed in the
 function holding the call: an expression evaluated at the call, or a variable
-every assignment of the function gives it.
+every assignment of the function gives it. Also what a function's flags must hold
+for such a backward, or a call on the way to one, to run (`Summary.computed_backwards`,
+`Call.gate`).
 """
 
 from __future__ import annotations
+
+from typing import Mapping
 
 import libcst as cst
 
@@ -14,10 +18,11 @@ from trainlint.analysis.guards import parameter_default
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import GradMode, is_backward, lexical_grad_mode
 from trainlint.analysis.phases import leaves_block, rebound_names
-from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.scopes import argument_slots, dotted_name
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
+from trainlint.summaries import Given, Needs
 
 # objects whose `.backward(loss)` back-propagates its argument
 _BACKWARD_RUNNERS = ("accelerator", "fabric", "engine")
@@ -60,8 +65,7 @@ def _assigns(node: cst.CSTNode, name: str) -> bool:
     return False
 
 
-def own_backwards(ctx: FileContext, function: cst.FunctionDef,
-                  params: tuple[str, ...]) -> tuple[tuple[tuple[str, bool, str], ...], ...]:
+def own_backwards(ctx: FileContext, function: cst.FunctionDef, params: tuple[str, ...]) -> tuple[Needs, ...]:
     """`Summary.computed_backwards`: for each `backward()` of `function` on a tensor it
     computes itself, with no grad mode of its own around either (nor a decorator that
     may set one), what its flags must hold for it to run: (param, truth, the param's
@@ -70,18 +74,41 @@ def own_backwards(ctx: FileContext, function: cst.FunctionDef,
     backward under any other condition is left out: the caller cannot tell."""
     if "backward" not in ctx.code(function):
         return ()
-    rebound = rebound_names(ctx, function)
-    flags = frozenset(params) - rebound
-    found: dict[tuple[tuple[str, bool, str], ...], None] = {}
+    flags = function_flags(ctx, function, params)
+    found: dict[Needs, None] = {}
     for node in ctx.own_nodes(function.body):
-        if type(node) is not cst.Call or not is_backward(node) or lexical_grad_mode(ctx, node) is not None \
-                or not computed_here(ctx, node, None):
-            continue
-        needs = _requirements(ctx, node, flags)
-        if needs is not None:
-            found[tuple(sorted({(param, held, constant_text(parameter_default(function, param)) or "")
-                                for param, held in needs}))] = None
+        if type(node) is cst.Call and is_backward(node) and computed_here(ctx, node, None):
+            needs = runs_when(ctx, node, flags)
+            if needs is not None:
+                found[needs] = None
     return tuple(found)
+
+
+def function_flags(ctx: FileContext, function: cst.FunctionDef, params: tuple[str, ...]) -> dict[str, str]:
+    """The params of `function` it never rebinds, each with its default as `constant_text`
+    writes it, else "": the flags its callers' constants may fix."""
+    rebound = rebound_names(ctx, function)
+    return {param: constant_text(parameter_default(function, param)) or "" for param in params
+            if param not in rebound}
+
+
+def runs_when(ctx: FileContext, node: cst.CSTNode, flags: Mapping[str, str]) -> Needs | None:
+    """What `flags` (see `function_flags`) must hold for `node` to run on a call of its
+    function: the `Needs` of `Summary.computed_backwards`; None under a grad mode of the
+    function's own or a test of anything else."""
+    if lexical_grad_mode(ctx, node) is not None:
+        return None
+    needs = _requirements(ctx, node, frozenset(flags))
+    return None if needs is None else tuple(sorted({(param, held, flags[param]) for param, held in needs}))
+
+
+def given_slots(call: cst.Call, flags: Mapping[str, str]) -> Given:
+    """What `call` gives each slot of its callee (see `Given`): a flag of `flags` (see
+    `function_flags`) handed unchanged, or a constant."""
+    given = [(slot, arg.value.value, flags[arg.value.value])
+             if type(arg.value) is cst.Name and arg.value.value in flags
+             else (slot, "", constant_text(arg.value) or "") for slot, arg in argument_slots(call)]
+    return (*given, ("*", "", "")) if any(arg.star for arg in call.args) else tuple(given)
 
 
 def _requirements(ctx: FileContext, node: cst.CSTNode, flags: frozenset[str]) -> list[tuple[str, bool]] | None:

@@ -24,6 +24,7 @@ import libcst as cst
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import lexical_grad_mode
+from trainlint.analysis.scopes import argument_slots
 from trainlint.context import FileContext
 from trainlint.summaries import Summary
 
@@ -55,15 +56,9 @@ def runs_without_grad(summary: Summary, call: cst.Call) -> bool:
     """Whether `call`, of the function `summary` describes, returns values computed
     with grad off: always, or its arguments take such a branch. An argument that
     is no constant may take it, and so may any when `*args` hides which is which."""
-    passed: dict[str, cst.BaseExpression] = {}
-    position = 0
-    for arg in call.args:
-        if arg.star:
-            return bool(summary.no_grad_when)
-        param = summary.slot(arg.keyword.value if arg.keyword is not None else f"#{position}")
-        position += arg.keyword is None
-        if param is not None:
-            passed[param] = arg.value
+    if any(arg.star for arg in call.args):
+        return bool(summary.no_grad_when)
+    passed = summary.bound((slot, arg.value) for slot, arg in argument_slots(call))
     for param, constant, default in summary.no_grad_when:
         value = passed.get(param)
         if not param or (value is None and default) or (

@@ -17,11 +17,11 @@ from trainlint.analysis.guards import given_argument
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import mode_switch, train_mode_call
 from trainlint.context import FileContext
+from trainlint.summaries import constant_truth
 
 # what a flag holds: a constant as `constant_text` writes it
 Flags = dict[str, str]
 
-_FALSE = frozenset({"False", "None", "0", "0.0", "''", '""'})
 _BINDING = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.WithItem)
 
 
@@ -45,11 +45,6 @@ def fixed_flags(call: cst.Call, function: cst.FunctionDef, params: frozenset[str
         if text is not None:
             flags[name] = text
     return flags
-
-
-def constant_truth(text: str) -> bool:
-    """Whether a constant, as `constant_text` writes it, is true."""
-    return text not in _FALSE
 
 
 def rebound_names(ctx: FileContext, function: cst.FunctionDef) -> set[str]:

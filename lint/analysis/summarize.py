@@ -18,7 +18,7 @@ from typing import Iterator, Mapping
 import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
-from trainlint.analysis.backward_losses import own_backwards
+from trainlint.analysis.backward_losses import function_flags, given_slots, own_backwards, runs_when
 from trainlint.analysis.dataflow import backpropagated_names, changed_only_elsewhere, dict_entry, reaching, target_names
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers, wrapped_forwards
 from trainlint.analysis.flowgraph import assigned_names
@@ -55,7 +55,7 @@ from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
     BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE,
     SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
-    Call, Event, Summary, close, with_items,
+    Call, Event, Given, Needs, Summary, close, field_items, with_items,
 )
 
 _CLIP_METHODS = ("clip_grad_norm_", "clip_grad_value_")
@@ -69,6 +69,8 @@ _EFFECT_NAMES = frozenset(
 )
 DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
 _SET_EPOCH_PATHS = ("", ".sampler", ".batch_sampler", ".batch_sampler.sampler")
+# a named tuple of the file a function returns, built there: its fields, its items by position
+BuiltNamedTuple = tuple[tuple[str, ...], dict[int, cst.BaseExpression]]
 
 
 # -- keys --------------------------------------------------------------------
@@ -512,6 +514,7 @@ class _Summarizer:
         self.default_steps: dict[tuple[str, str], None] = {}  # see `Summary.default_steps`
         self.step_tests: dict[tuple[str, str, str, str], None] = {}  # see `Summary.step_tests`
         self._returned: dict[str, int] | None = None  # local names it returns (see `_returned_arguments`)
+        self._flags: dict[str, str] | None = None  # see `function_flags`, read by `_gate`
 
     def summary(self) -> Summary:
         loops = only(self.nodes, cst.For, cst.While)
@@ -540,7 +543,8 @@ class _Summarizer:
         whole: list[cst.BaseExpression] = []  # values returned alone, not in a tuple
         tuples: list[cst.Tuple] = []
         containers: list[cst.BaseExpression] = []  # lists and dicts returned
-        named_tuples: list[dict[int, cst.BaseExpression]] = []  # named tuples built there, their items by position
+        # named tuples built there: their fields, and their items by position
+        named_tuples: list[BuiltNamedTuple] = []
         for node in only(self.nodes, cst.AugAssign, cst.Return):
             if type(node) is cst.AugAssign and type(node.operator) is cst.AddAssign:
                 self._accumulation(node.target, node.value, sets["accumulates"])
@@ -548,7 +552,7 @@ class _Summarizer:
                 returned.extend(_returned_items(node.value))
                 fielded = self._named_tuple_items(node.value)
                 if fielded is not None:  # `return PPOStats(loss, kl)`: a tuple, by position
-                    returned.extend(fielded.values())
+                    returned.extend(fielded[1].values())
                     named_tuples.append(fielded)
                 if type(node.value) not in (cst.Tuple, cst.List, cst.Dict):
                     whole.append(node.value)
@@ -704,17 +708,18 @@ class _Summarizer:
         return flags
 
     def _returned_items(self, whole: list[cst.BaseExpression], tuples: list[cst.Tuple],
-                        containers: list[cst.BaseExpression], named_tuples: list[dict[int, cst.BaseExpression]],
+                        containers: list[cst.BaseExpression],
+                        named_tuples: list[BuiltNamedTuple],
                         backpropagates: bool) -> tuple[str, tuple[tuple[str, tuple[str, ...]], ...]]:
         """`Summary.returns_kind` and `Summary.returned_items`: what the items of the tuples
-        (`tuples`), named tuples built (`named_tuples`, their items by position) and dicts or
+        (`tuples`), named tuples built (`named_tuples`, their fields and items by position) and dicts or
         lists (`containers`) its returns write out hold, given the values it returns alone
         (`whole`) and whether it back-propagates."""
         record: tuple[tuple[str, tuple[str, ...]], ...] = ()
         if backpropagates:
             backpropagated = backpropagated_names(self.ctx, self.func.body)
-            fielded = [f"#{index}" for items in named_tuples for index, value in items.items()
-                       if dotted_name(value) in backpropagated]
+            fielded = [item for fields, items in named_tuples for item in field_items(
+                fields, (index for index, value in items.items() if dotted_name(value) in backpropagated))]
             record = with_items(record, GRAPH, [*self._graph_items(tuples + containers), *dict.fromkeys(fielded)])
         loaders = [f"#{index}" for index in self._distributed_loader_items(tuples)]
         loaders += self._distributed_loader_keys(containers, whole, tuples)
@@ -922,8 +927,8 @@ class _Summarizer:
             return self.ctx.qualified_name(call.func) is None and self.ctx.local_callee(call) is None
         return (self.ctx.qualified_name(call.func) or "").startswith(_BOOKKEEPING) or _logs(call)
 
-    def _named_tuple_items(self, value: cst.BaseExpression) -> dict[int, cst.BaseExpression] | None:
-        """The items, by position, of a named tuple of this file that `value` builds
+    def _named_tuple_items(self, value: cst.BaseExpression) -> BuiltNamedTuple | None:
+        """The fields, and the items by position, of a named tuple of this file that `value` builds
         (`Stats(loss, kl)`, `Stats(loss=loss)`); None for anything else, or a call that unpacks
         its arguments."""
         value = self.ctx.receivers.built_once(value, self.func)
@@ -938,7 +943,7 @@ class _Summarizer:
                 items[index] = arg.value
             elif arg.keyword.value in fields:
                 items[fields.index(arg.keyword.value)] = arg.value
-        return items
+        return fields, items
 
     def _fielded_returns(self, returned: list[cst.BaseExpression]) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """`Summary.returns_fielded`: the calls of another module's class its returns give
@@ -1145,7 +1150,15 @@ class _Summarizer:
             arguments = self._arguments(call)
             yield Call(target, arguments, returned=self._is_returned(call), occasional=self._occasional(call),
                        hands_returned=self._returned_arguments(call), hands_scaler=hands_scaler,
-                       constants=self._constants(call, arguments), when_training=self._when_training(call))
+                       constants=self._constants(call, arguments), when_training=self._when_training(call),
+                       gate=self._gate(call))
+
+    def _gate(self, call: cst.Call) -> tuple[Needs, Given] | None:
+        """`Call.gate`: what the function's flags must hold for `call` to run, and what it gives."""
+        if self._flags is None:
+            self._flags = function_flags(self.ctx, self.func, self.params)
+        needs = runs_when(self.ctx, call, self._flags)
+        return None if needs is None else (needs, given_slots(call, self._flags))
 
     def _constants(self, call: cst.Call, arguments: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
         """What a call that hands a parameter gives its other slots (see `Call.constants`)."""

@@ -1,6 +1,7 @@
 """PPO and GRPO steps that return their statistics in named tuples of another
 module, kept in lists across the optimisation epochs: the first two keep the
-back-propagated loss (its graph), the last two keep it detached."""
+back-propagated loss (its graph), the last two keep it detached; the loss is
+also read from them by its field's name."""
 import torch
 
 from rlhf import GRPOStats, PPOStats
@@ -42,3 +43,17 @@ class Recipe:
                 self.optimizer.step()
                 self.optimizer.zero_grad()
             self.log(ppo_stats, grpo_stats, quiet_ppo, quiet_grpo)
+
+    def train_by_field(self, batches):
+        losses, kept, total = [], [], 0.0
+        for batch in batches:
+            stats = self.grpo_step(batch)
+            losses.append(stats.loss)  # expect: TL202
+            total += self.ppo_step(batch).loss  # expect: TL202
+            kept.append(stats.kl_loss)
+            kept.append(self.ppo_step_detached(batch).loss)
+            total += self.grpo_step_detached(batch).loss
+            total += stats.loss.item()
+            self.optimizer.step()
+            self.optimizer.zero_grad()
+        self.log(losses, kept, total)

@@ -1,7 +1,13 @@
-"""Steps of steps.py run under no_grad: those that compute and back-propagate raise."""
+"""Steps of steps.py run under no_grad, also through the epoch loops of epochs.py:
+those that compute and back-propagate raise."""
 import torch
 
+import epochs
 import steps
+from epochs import (
+    ping, restart, resume, run_checked, run_eval, run_if, run_local, run_phase, run_refined, run_switched,
+    run_tolerant, run_twice,
+)
 from steps import (
     apply_step, checked_step, guarded_step, quick_step, refine_step, shared_step, tolerant_step, train_step,
 )
@@ -52,3 +58,25 @@ def warm_up_stepper(model, optimizer, loader):
             stepper.step(images, labels)  # expect: TL407
     for images, labels in loader:
         stepper.step(images, labels)
+
+
+def warm_up_epochs(model, optimizer, loader, train):
+    with torch.no_grad():
+        epochs.run_epoch(model, optimizer, loader)  # expect: TL407
+        run_phase(model, optimizer, loader)  # expect: TL407
+        run_if(model, optimizer, loader, update=True)  # expect: TL407
+        run_twice(model, optimizer, loader)  # expect: TL407
+        run_local(model, optimizer, loader)  # expect: TL407
+        ping(model, optimizer, loader, 3)  # expect: TL407
+        resume(model, optimizer, loader, 3)  # expect: TL407
+        restart(model, optimizer, loader, 3)  # expect: TL407
+        epochs.wait(model, optimizer, loader, 3)
+        run_phase(model, optimizer, loader, train=False)
+        run_phase(model, optimizer, loader, train=train)
+        run_if(model, optimizer, loader)
+        run_eval(model, optimizer, loader)
+        run_refined(model, optimizer, loader)
+        run_switched(model, optimizer, loader)
+        run_checked(model, optimizer, loader)
+        run_tolerant(model, optimizer, loader)
+        ping(model, optimizer, loader, 0)
