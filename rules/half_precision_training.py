@@ -1,5 +1,6 @@
 import libcst as cst
 
+from trainlint.analysis.literals import constant_text
 from trainlint.analysis.precision import half_conversion, single_assignment
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
 from trainlint.analysis.scopes import and_operands, argument_slots
@@ -89,7 +90,9 @@ class HalfPrecisionTraining(Rule):
     is not flagged when the wrapping runs on every run that converts the
     model: unconditionally, or under the same tests (`if args.fp16:` around
     both; a conversion under `if args.cuda and args.fp16:` too); a wrapping
-    under a test the conversion does not have is no excuse.
+    under a test the conversion does not have is no excuse, unless the file
+    turned the conversion's flag off before it where that test fails
+    (`if args.fp16 and not args.cuda: args.fp16 = False`).
     """
 
     code = "TL107"
@@ -231,6 +234,22 @@ class HalfPrecisionTraining(Rule):
         "        optimizer.zero_grad()\n"
         "        loss.backward()\n"
         "        optimizer.step()\n",
+        # the flag is turned off when apex is missing, not when CUDA is: `--fp16` without
+        # `--cuda` still converts the model and keeps the plain optimizer
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "if args.fp16 and not args.apex_available:\n"
+        "    args.fp16 = False\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
     )
     good = (
         # inference only: float16 weights are fine
@@ -449,6 +468,28 @@ class HalfPrecisionTraining(Rule):
         "        optimizer.zero_grad()\n"
         "        (student(x) - target).pow(2).mean().backward()\n"
         "        optimizer.step()\n",
+        # `--fp16` without `--cuda` is turned off before the conversion (Transformer-XL's
+        # train.py), so the wrapping under `if args.cuda and args.fp16:` runs on every
+        # run that converts
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "if args.fp16:\n"
+        "    if not args.cuda:\n"
+        "        print('--fp16 requires --cuda, ignoring --fp16')\n"
+        "        args.fp16 = False\n"
+        "if args.fp16:\n"
+        "    model = model.half()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    if args.fp16:\n"
+        "        optimizer.backward(loss)\n"
+        "    else:\n"
+        "        loss.backward()\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -552,6 +593,7 @@ class HalfPrecisionTraining(Rule):
         of the float16 weights (`optimizer = FP16_Optimizer(optimizer)`), with no
         condition or under the tests the conversion runs under (`if args.fp16:`)."""
         tests = _tests_around(self.ctx, conversion)
+        tests |= _implied_by_turning_off(self.ctx, conversion, tests)
         receivers = self.ctx.receivers
         models: set[Binding] = set()
         for node in self.ctx.nodes_of(cst.Call):
@@ -642,6 +684,41 @@ def _parameters_method(node: cst.CSTNode) -> cst.BaseExpression | None:
     if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value.endswith("parameters"):
         return node.func.value
     return None
+
+
+def _implied_by_turning_off(ctx: FileContext, conversion: cst.Call, tests: set[str]) -> set[str]:
+    """The tests that hold whenever a flag among `tests` is still on at the conversion,
+    because the file turned the flag off before it where they fail (Transformer-XL's
+    `if args.fp16: if not args.cuda: args.fp16 = False`: `args.fp16` then means `args.cuda`)."""
+    implied: set[str] = set()
+    for assign in ctx.nodes_of(cst.Assign):
+        if ctx.order_index(assign) > ctx.order_index(conversion):
+            break
+        flag = ctx.code(assign.targets[0].target) if len(assign.targets) == 1 else None  # type: ignore[attr-defined]
+        if flag in tests and constant_text(assign.value) == "False":  # type: ignore[attr-defined]
+            implied |= {ctx.code(test) for test in _needed_to_stay_on(ctx, assign, flag)}
+    return implied
+
+
+def _needed_to_stay_on(ctx: FileContext, reset: cst.Assign, flag: str) -> list[cst.BaseExpression]:
+    """What must hold for `flag` to stay on past `reset` (`flag = False`): the one
+    condition its `if`s deny (`if not args.cuda:`, or the test of an `if` whose `else`
+    holds it), when every other condition around it is the flag itself; [] otherwise."""
+    denied: list[cst.BaseExpression] = []
+    child: cst.CSTNode = reset
+    for ancestor in ctx.ancestors(reset):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
+            break
+        if type(ancestor) is cst.If and child is ancestor.body:
+            for operand in and_operands(ancestor.test):
+                if type(operand) is cst.UnaryOperation and type(operand.operator) is cst.Not:
+                    denied.append(operand.expression)
+                elif ctx.code(operand) != flag:
+                    return []
+        elif type(ancestor) is cst.If:
+            denied.append(ancestor.test)
+        child = ancestor
+    return and_operands(denied[0]) if len(denied) == 1 else []
 
 
 def _tests_around(ctx: FileContext, node: cst.CSTNode) -> set[str]:
