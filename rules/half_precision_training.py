@@ -1,5 +1,7 @@
 import libcst as cst
 
+from trainlint.analysis.dataflow import unpacked
+from trainlint.analysis.literals import constant_text
 from trainlint.analysis.precision import half_conversion, single_assignment
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
 from trainlint.analysis.scopes import and_operands, argument_slots
@@ -89,7 +91,13 @@ class HalfPrecisionTraining(Rule):
     is not flagged when the wrapping runs on every run that converts the
     model: unconditionally, or under the same tests (`if args.fp16:` around
     both; a conversion under `if args.cuda and args.fp16:` too); a wrapping
-    under a test the conversion does not have is no excuse.
+    under a test the conversion does not have is no excuse, unless the
+    function that converts (or the module, at module level) turned the
+    conversion's flag off before it where that test fails (`if args.fp16 and
+    not args.cuda: args.fp16 = False`, in no loop) and nothing sets the flag
+    or its object again before the conversion (`args.fp16 = cli.fp16`,
+    `args = parser.parse_args()`, a function of the file that does, called
+    there, or later in a loop around the conversion).
     """
 
     code = "TL107"
@@ -231,6 +239,187 @@ class HalfPrecisionTraining(Rule):
         "        optimizer.zero_grad()\n"
         "        loss.backward()\n"
         "        optimizer.step()\n",
+        # the flag is turned off when apex is missing, not when CUDA is: `--fp16` without
+        # `--cuda` still converts the model and keeps the plain optimizer
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "if args.fp16 and not args.apex_available:\n"
+        "    args.fp16 = False\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # the flag is turned off in a function that never runs before the conversion
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def disable_fp16(args):\n"
+        "    if not args.cuda:\n"
+        "        args.fp16 = False\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # the flag is turned off, then set again from the command line before the conversion
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "if not args.cuda:\n"
+        "    args.fp16 = False\n"
+        "args.fp16 = cli.fp16\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # the function that turns the flag off is called only after the conversion
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def disable_fp16():\n"
+        "    if not args.cuda:\n"
+        "        args.fp16 = False\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "disable_fp16()\n",
+        # the flag is turned back on in the same `if`
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "if not args.cuda:\n"
+        "    args.fp16 = False\n"
+        "    args.fp16 = True\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # another function turns the flag off; the one that converts does not
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check(args):\n"
+        "    if not args.cuda:\n"
+        "        args.fp16 = False\n"
+        "def train(args, model, loader):\n"
+        "    if args.fp16:\n"
+        "        model = model.half()  # expect: TL107\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    if args.cuda and args.fp16:\n"
+        "        optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "    for x in loader:\n"
+        "        model.zero_grad()\n"
+        "        loss = model(x).float().mean()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n",
+        # a function called between the reset and the conversion turns the flag back on
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def enable_fp16():\n"
+        "    args.fp16 = True\n"
+        "if not args.cuda:\n"
+        "    args.fp16 = False\n"
+        "enable_fp16()\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # the flag is turned back on later in the loop that converts: its next turn converts without CUDA
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "if not args.cuda:\n"
+        "    args.fp16 = False\n"
+        "for stage in range(2):\n"
+        "    if args.fp16:\n"
+        "        model = model.half()  # expect: TL107\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    if args.cuda and args.fp16:\n"
+        "        optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "    for x in loader:\n"
+        "        model.zero_grad()\n"
+        "        loss = model(x).float().mean()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "    args.fp16 = True\n",
+        # the reset is in a loop, which may not run
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "for device in devices:\n"
+        "    if not args.cuda:\n"
+        "        args.fp16 = False\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # `setattr` sets the flag again
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "if not args.cuda:\n"
+        "    args.fp16 = False\n"
+        "setattr(args, 'fp16', True)\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # the arguments are parsed again after the reset
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "if not args.cuda:\n"
+        "    args.fp16 = False\n"
+        "args = parser.parse_args()\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
     )
     good = (
         # inference only: float16 weights are fine
@@ -449,6 +638,47 @@ class HalfPrecisionTraining(Rule):
         "        optimizer.zero_grad()\n"
         "        (student(x) - target).pow(2).mean().backward()\n"
         "        optimizer.step()\n",
+        # `--fp16` without `--cuda` is turned off before the conversion (Transformer-XL's
+        # train.py), so the wrapping under `if args.cuda and args.fp16:` runs on every
+        # run that converts
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "if args.fp16:\n"
+        "    if not args.cuda:\n"
+        "        print('--fp16 requires --cuda, ignoring --fp16')\n"
+        "        args.fp16 = False\n"
+        "if args.fp16:\n"
+        "    model = model.half()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    if args.fp16:\n"
+        "        optimizer.backward(loss)\n"
+        "    else:\n"
+        "        loss.backward()\n"
+        "    optimizer.step()\n",
+        # the function that converts turns the flag off without CUDA first (and again without
+        # apex: a second reset keeps it off)
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def train(args, model, loader):\n"
+        "    if not args.cuda:\n"
+        "        args.fp16 = False\n"
+        "    if not args.apex:\n"
+        "        args.fp16 = False\n"
+        "    if args.fp16:\n"
+        "        model = model.half()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    if args.cuda and args.fp16:\n"
+        "        optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "    for x in loader:\n"
+        "        model.zero_grad()\n"
+        "        loss = model(x).float().mean()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -552,6 +782,7 @@ class HalfPrecisionTraining(Rule):
         of the float16 weights (`optimizer = FP16_Optimizer(optimizer)`), with no
         condition or under the tests the conversion runs under (`if args.fp16:`)."""
         tests = _tests_around(self.ctx, conversion)
+        tests |= _implied_by_turning_off(self.ctx, conversion, tests)
         receivers = self.ctx.receivers
         models: set[Binding] = set()
         for node in self.ctx.nodes_of(cst.Call):
@@ -642,6 +873,98 @@ def _parameters_method(node: cst.CSTNode) -> cst.BaseExpression | None:
     if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value.endswith("parameters"):
         return node.func.value
     return None
+
+
+def _implied_by_turning_off(ctx: FileContext, conversion: cst.Call, tests: set[str]) -> set[str]:
+    """The tests that hold whenever a flag among `tests` is still on at the conversion,
+    because the code body of the conversion turned the flag off before it where they
+    fail (Transformer-XL's `if args.fp16: if not args.cuda: args.fp16 = False`:
+    `args.fp16` then means `args.cuda`), and nothing turns it back on in between."""
+    implied: set[str] = set()
+    for assign in ctx.nodes_of(cst.Assign):
+        if ctx.order_index(assign) > ctx.order_index(conversion):
+            break
+        flag = ctx.code(assign.targets[0].target) if len(assign.targets) == 1 else None  # type: ignore[attr-defined]
+        if (flag in tests and constant_text(assign.value) == "False"  # type: ignore[attr-defined]
+                and _code_body(ctx, assign) is _code_body(ctx, conversion)
+                and not _written_after(ctx, assign, conversion, flag)):  # type: ignore[arg-type]
+            implied |= {ctx.code(test) for test in _needed_to_stay_on(ctx, assign, flag)}  # type: ignore[arg-type]
+    return implied
+
+
+def _needed_to_stay_on(ctx: FileContext, reset: cst.Assign, flag: str) -> list[cst.BaseExpression]:
+    """What must hold for `flag` to stay on past `reset` (`flag = False`): the one
+    condition its `if`s deny (`if not args.cuda:`, or the test of an `if` whose `else`
+    holds it), when every other condition around it is the flag itself and nothing
+    but `if`s stands between it and its code body (not a loop, which may not run);
+    [] otherwise."""
+    denied: list[cst.BaseExpression] = []
+    child: cst.CSTNode = reset
+    for ancestor in ctx.ancestors(reset):
+        if type(ancestor) in (cst.FunctionDef, cst.Module):
+            break
+        if type(ancestor) is cst.If and child is ancestor.body:
+            for operand in and_operands(ancestor.test):
+                if type(operand) is cst.UnaryOperation and type(operand.operator) is cst.Not:
+                    denied.append(operand.expression)
+                elif ctx.code(operand) != flag:
+                    return []
+        elif type(ancestor) is cst.If:
+            denied.append(ancestor.test)
+        elif type(ancestor) not in (cst.SimpleStatementLine, cst.IndentedBlock, cst.Else):
+            return []
+        child = ancestor
+    return and_operands(denied[0]) if len(denied) == 1 else []
+
+
+def _code_body(ctx: FileContext, node: cst.CSTNode) -> cst.CSTNode | None:
+    """The function, lambda or class body `node` runs in; None at module level."""
+    return next((a for a in ctx.ancestors(node) if type(a) in (cst.FunctionDef, cst.Lambda, cst.ClassDef)), None)
+
+
+def _written_after(ctx: FileContext, reset: cst.Assign, conversion: cst.Call, flag: str) -> bool:
+    """Whether code after `reset` may set `flag` again before `conversion` runs: an
+    assignment to it (other than `= False`) or to the object it is an attribute of
+    (`args = ...`), there or in a function of the file called there, also later in a
+    loop around the conversion (its next turn converts again)."""
+    end = ctx.order_index(conversion)
+    for ancestor in ctx.ancestors(conversion):
+        if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+            break
+        if type(ancestor) in (cst.For, cst.While):
+            end = ctx.subtree_end(ancestor)
+    between = ctx.nodes()[ctx.order_index(reset) + 1 : end + 1]
+    called = [func for node in between if type(node) is cst.Call for func in ctx.functions_called(node)]
+    watched = _flag_and_owners(ctx, flag, reset.targets[0].target)
+    return any(_writes(ctx, node, watched) for node in (*between, *(n for f in called for n in ctx.subtree(f))))
+
+
+def _flag_and_owners(ctx: FileContext, flag: str, target: cst.BaseExpression) -> set[str]:
+    """`args.fp16` and what it is read from: `args`."""
+    owners = {flag}
+    while type(target) in (cst.Attribute, cst.Subscript):
+        target = target.value  # type: ignore[attr-defined]
+        owners.add(ctx.code(target))
+    return owners
+
+
+def _writes(ctx: FileContext, node: cst.CSTNode, watched: set[str]) -> bool:
+    """Whether `node` assigns one of `watched` a value that may not be False
+    (`setattr(args, ...)` assigns to `args`)."""
+    if type(node) is cst.Call:
+        return (type(node.func) is cst.Name and node.func.value == "setattr" and bool(node.args)
+                and ctx.code(node.args[0].value) in watched)
+    if type(node) is cst.Assign:
+        if constant_text(node.value) == "False":
+            return False
+        targets = [target.target for target in node.targets]
+    elif type(node) is cst.WithItem:
+        targets = [node.asname.name] if node.asname is not None else []
+    elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.Del, cst.NamedExpr):
+        targets = [node.target]  # type: ignore[attr-defined]
+    else:
+        return False
+    return any(ctx.code(part) in watched for target in targets for part in unpacked(target))
 
 
 def _tests_around(ctx: FileContext, node: cst.CSTNode) -> set[str]:
