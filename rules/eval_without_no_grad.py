@@ -155,7 +155,10 @@ class EvalWithoutNoGrad(Rule):
     click, typer, fire, leave grad mode alone and do not count), a
     function or loop that also back-propagates or steps (BatchNorm frozen
     during training; loops of the function that do not hold the forward,
-    a training loop beside the evaluation loop, do not count; the `step()`
+    a training loop beside the evaluation loop, do not count, nor does what
+    runs before the evaluation loop outside every loop around it: a
+    `train_step` that steps, then samples the model every N steps in a loop
+    over it and its EMA copy, is flagged; the `step()`
     of an environment built by gym, gymnasium or another environment package,
     or by a factory whose name says it builds environments (`make_vec_envs`,
     `make_env`, `create_atari_env`, as a project names its own), is a rollout's, and that of a scheduler the file builds a learning rate's
@@ -787,6 +790,20 @@ class EvalWithoutNoGrad(Rule):
         "        run_epoch(model, train_loader, optimizer)\n"
         "        outs = run_epoch(model, val_loader, optimizer, train=False)  # expect: TL406\n"
         "        print(sum(o.sum().item() for o in outs))\n",
+        # a training step that steps first, then samples the model and its EMA copy every N steps
+        "import torch\n"
+        "class Trainer:\n"
+        "    def train_step(self, batch, probe):\n"
+        "        self.vae.train()\n"
+        "        self.vae(batch).mean().backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.optimizer.zero_grad()\n"
+        "        if self.steps % 100 == 0:\n"
+        "            for model in (self.ema_vae, self.vae):\n"
+        "                model.eval()\n"
+        "                recons = model(probe)  # expect: TL406\n"
+        "                save_image(recons.detach().cpu(), f'{self.steps}.png')\n"
+        "        self.steps += 1\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -1479,6 +1496,60 @@ class EvalWithoutNoGrad(Rule):
         "        run_epoch(model, train_loader, optimizer)\n"
         "        outs = run_epoch(model, val_loader, optimizer, train=False)\n"
         "        sum(o.sum() for o in outs).backward()\n",
+        # the same samples after the step, under no_grad / inference_mode
+        "import torch\n"
+        "class Trainer:\n"
+        "    def train_step(self, batch, probe):\n"
+        "        self.vae.train()\n"
+        "        self.vae(batch).mean().backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.optimizer.zero_grad()\n"
+        "        if self.steps % 100 == 0:\n"
+        "            with torch.no_grad():\n"
+        "                for model in (self.ema_vae, self.vae):\n"
+        "                    model.eval()\n"
+        "                    save_image(model(probe).cpu(), f'{self.steps}.png')\n",
+        "import torch\n"
+        "class Trainer:\n"
+        "    @torch.inference_mode()\n"
+        "    def sample(self, probe):\n"
+        "        for model in (self.ema_vae, self.vae):\n"
+        "            model.eval()\n"
+        "            save_image(model(probe).cpu(), f'{self.steps}.png')\n"
+        "    def train_step(self, batch, probe):\n"
+        "        self.vae.train()\n"
+        "        self.vae(batch).mean().backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.optimizer.zero_grad()\n"
+        "        if self.steps % 100 == 0:\n"
+        "            self.sample(probe)\n",
+        # the samples' outputs back-propagated after them: their graphs are used
+        "import torch\n"
+        "class Trainer:\n"
+        "    def train_step(self, batch, probe):\n"
+        "        self.vae.train()\n"
+        "        self.vae(batch).mean().backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.optimizer.zero_grad()\n"
+        "        if self.steps % 100 == 0:\n"
+        "            outs = []\n"
+        "            for model in (self.ema_vae, self.vae):\n"
+        "                model.eval()\n"
+        "                outs.append(model(probe))\n"
+        "            sum(o.mean() for o in outs).backward()\n",
+        # a loop that steps, then samples in the same iteration: the next iteration's backward
+        # may use what the samples recorded
+        "import torch\n"
+        "def fit(vae, ema_vae, optimizer, loader, probe):\n"
+        "    for i, batch in enumerate(loader):\n"
+        "        vae.train()\n"
+        "        vae(batch).mean().backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        if i % 100 == 0:\n"
+        "            for model in (ema_vae, vae):\n"
+        "                model.eval()\n"
+        "                recons = model(probe)\n",
     )
 
     def finish(self) -> None:
@@ -1917,16 +1988,21 @@ class EvalWithoutNoGrad(Rule):
         """Whether the function (or the module's own code) back-propagates or steps other
         than in loops of its own that do not hold the call: a backward after the loop of
         forwards may use their graphs; a training loop beside the evaluation loop (both in
-        an epoch loop) does not. `evaluated`: the models in eval mode at `call`. Calls of
-        `besides` do not count (a function serving both phases, called to train too)."""
+        an epoch loop) does not, nor does what runs before the call outside every loop
+        around it (a training step, then a look at the model every N steps). `evaluated`:
+        the models in eval mode at `call`. Calls of `besides` do not count (a function
+        serving both phases, called to train too)."""
         # the module's own code: not its functions'
         nodes = self.ctx.subtree(function.body) if type(function) is cst.FunctionDef else self.ctx.own_nodes(function)
         around = {id(ancestor) for ancestor in self.ctx.ancestors(call)}
         apart = {id(node) for loop in nodes
                  if type(loop) in (cst.For, cst.While) and id(loop) not in around
                  for node in self.ctx.subtree(loop)}
+        # where the code that may run after the call starts: its outermost loop in the function
+        loops = [a for a in ancestors_within(self.ctx, call, function) if type(a) in (cst.For, cst.While)]
+        start = self.ctx.order_index(loops[-1] if loops else call)
         for node in nodes:
-            if id(node) in apart:
+            if id(node) in apart or self.ctx.order_index(node) < start:
                 continue
             callee = self.ctx.local_callee(node)
             if besides is not None and callee is besides:
