@@ -2,6 +2,7 @@ import re
 
 import libcst as cst
 
+from trainlint.analysis.accumulators import STORING_METHODS, outlives_call
 from trainlint.analysis.dataflow import is_constant, target_names
 from trainlint.analysis.evaluation import models_called, runs_layers
 from trainlint.analysis.flow import Facts
@@ -155,7 +156,12 @@ class EvalWithoutNoGrad(Rule):
     click, typer, fire, leave grad mode alone and do not count), a
     function or loop that also back-propagates or steps (BatchNorm frozen
     during training; loops of the function that do not hold the forward,
-    a training loop beside the evaluation loop, do not count; the `step()`
+    a training loop beside the evaluation loop, do not count, nor does what
+    runs before the evaluation loop outside every loop around it: a
+    `train_step` that steps, then samples the model every N steps in a loop
+    over it and its EMA copy, is flagged, unless the samples, or what is built
+    from them before a `.detach()`, outlive the call (returned, kept on `self`
+    or in a parameter: its caller may back-propagate them); the `step()`
     of an environment built by gym, gymnasium or another environment package,
     or by a factory whose name says it builds environments (`make_vec_envs`,
     `make_env`, `create_atari_env`, as a project names its own), is a rollout's, and that of a scheduler the file builds a learning rate's
@@ -787,6 +793,33 @@ class EvalWithoutNoGrad(Rule):
         "        run_epoch(model, train_loader, optimizer)\n"
         "        outs = run_epoch(model, val_loader, optimizer, train=False)  # expect: TL406\n"
         "        print(sum(o.sum().item() for o in outs))\n",
+        # a training step that steps first, then samples the model and its EMA copy every N steps
+        "import torch\n"
+        "class Trainer:\n"
+        "    def train_step(self, batch, probe):\n"
+        "        self.vae.train()\n"
+        "        self.vae(batch).mean().backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.optimizer.zero_grad()\n"
+        "        if self.steps % 100 == 0:\n"
+        "            for model in (self.ema_vae, self.vae):\n"
+        "                model.eval()\n"
+        "                recons = model(probe)  # expect: TL406\n"
+        "                save_image(recons.detach().cpu(), f'{self.steps}.png')\n"
+        "        self.steps += 1\n",
+        # the samples detached before the step's returned logs keep them: nothing can back-propagate them
+        "import torch\n"
+        "def train_step(model, optimizer, x, probe):\n"
+        "    model(x).mean().backward()\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n"
+        "    logs = {}\n"
+        "    model.eval()\n"
+        "    for p in probe:\n"
+        "        recon = model(p)  # expect: TL406\n"
+        "        recon = recon.detach().cpu()\n"
+        "        logs['recon'] = recon\n"
+        "    return logs\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -1479,6 +1512,116 @@ class EvalWithoutNoGrad(Rule):
         "        run_epoch(model, train_loader, optimizer)\n"
         "        outs = run_epoch(model, val_loader, optimizer, train=False)\n"
         "        sum(o.sum() for o in outs).backward()\n",
+        # the same samples after the step, under no_grad / inference_mode
+        "import torch\n"
+        "class Trainer:\n"
+        "    def train_step(self, batch, probe):\n"
+        "        self.vae.train()\n"
+        "        self.vae(batch).mean().backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.optimizer.zero_grad()\n"
+        "        if self.steps % 100 == 0:\n"
+        "            with torch.no_grad():\n"
+        "                for model in (self.ema_vae, self.vae):\n"
+        "                    model.eval()\n"
+        "                    save_image(model(probe).cpu(), f'{self.steps}.png')\n",
+        "import torch\n"
+        "class Trainer:\n"
+        "    @torch.inference_mode()\n"
+        "    def sample(self, probe):\n"
+        "        for model in (self.ema_vae, self.vae):\n"
+        "            model.eval()\n"
+        "            save_image(model(probe).cpu(), f'{self.steps}.png')\n"
+        "    def train_step(self, batch, probe):\n"
+        "        self.vae.train()\n"
+        "        self.vae(batch).mean().backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.optimizer.zero_grad()\n"
+        "        if self.steps % 100 == 0:\n"
+        "            self.sample(probe)\n",
+        # the samples' outputs back-propagated after them: their graphs are used
+        "import torch\n"
+        "class Trainer:\n"
+        "    def train_step(self, batch, probe):\n"
+        "        self.vae.train()\n"
+        "        self.vae(batch).mean().backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.optimizer.zero_grad()\n"
+        "        if self.steps % 100 == 0:\n"
+        "            outs = []\n"
+        "            for model in (self.ema_vae, self.vae):\n"
+        "                model.eval()\n"
+        "                outs.append(model(probe))\n"
+        "            sum(o.mean() for o in outs).backward()\n",
+        # a loop that steps, then samples in the same iteration: the next iteration's backward
+        # may use what the samples recorded
+        "import torch\n"
+        "def fit(vae, ema_vae, optimizer, loader, probe):\n"
+        "    for i, batch in enumerate(loader):\n"
+        "        vae.train()\n"
+        "        vae(batch).mean().backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        if i % 100 == 0:\n"
+        "            for model in (ema_vae, vae):\n"
+        "                model.eval()\n"
+        "                recons = model(probe)\n",
+        # the outputs of a phase's run back-propagated on the spot: its backward wraps the call
+        "import torch\n"
+        "def run_epoch(model, loader, optimizer, train=True):\n"
+        "    model.train(train)\n"
+        "    outs = []\n"
+        "    for x in loader:\n"
+        "        out = model(x)\n"
+        "        if train:\n"
+        "            out.mean().backward()\n"
+        "            optimizer.step()\n"
+        "        outs.append(out.mean())\n"
+        "    return torch.stack(outs).sum()\n"
+        "def fit(model, train_loader, val_loader, optimizer):\n"
+        "    run_epoch(model, train_loader, optimizer)\n"
+        "    run_epoch(model, val_loader, optimizer, train=False).backward()\n",
+        "import torch\n"
+        "def score(model, loader):\n"
+        "    outs = []\n"
+        "    for x in loader:\n"
+        "        outs.append(model(x))\n"
+        "    return torch.stack(outs).sum()\n"
+        "def fit(net, optimizer, loader, val_loader):\n"
+        "    for x in loader:\n"
+        "        net(x).mean().backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "    net.eval()\n"
+        "    score(net, val_loader).backward()\n",
+        # a step, then samples returned (or kept on the trainer): the caller may back-propagate them
+        "import torch\n"
+        "def train_step(model, optimizer, x, probe):\n"
+        "    model(x).mean().backward()\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n"
+        "    model.eval()\n"
+        "    outs = []\n"
+        "    for p in probe:\n"
+        "        outs.append(model(p))\n"
+        "    return outs\n"
+        "def fit(model, optimizer, loader, probe):\n"
+        "    outs = []\n"
+        "    for x in loader:\n"
+        "        if outs:\n"
+        "            sum(o.mean() for o in outs).backward()\n"
+        "        outs = train_step(model, optimizer, x, probe)\n",
+        "import torch\n"
+        "class Trainer:\n"
+        "    def train_step(self, batch, probe):\n"
+        "        self.model(batch).mean().backward()\n"
+        "        self.optimizer.step()\n"
+        "        self.optimizer.zero_grad()\n"
+        "        self.model.eval()\n"
+        "        for p in probe:\n"
+        "            recon = self.model(p)\n"
+        "            self.samples[p] = recon.mean()\n"
+        "        self.model.train()\n",
     )
 
     def finish(self) -> None:
@@ -1906,7 +2049,7 @@ class EvalWithoutNoGrad(Rule):
                     if type(target) is not cst.Name and type(target) not in (cst.Tuple, cst.List):
                         return False  # kept in an attribute or a container (`self.aux = model(x)`): read anywhere
                     bound |= target_names(target)
-            elif type(node) is cst.Call and method_call(node, *_GROWING) is not None:
+            elif type(node) is cst.Call and method_call(node, *STORING_METHODS) is not None:
                 return False  # `history.append(model(x))`: kept past the `if`
         end = self.ctx.subtree_end(block)
         return not any(type(node) is cst.Name and node.value in bound and self.ctx.order_index(node) > end
@@ -1917,16 +2060,22 @@ class EvalWithoutNoGrad(Rule):
         """Whether the function (or the module's own code) back-propagates or steps other
         than in loops of its own that do not hold the call: a backward after the loop of
         forwards may use their graphs; a training loop beside the evaluation loop (both in
-        an epoch loop) does not. `evaluated`: the models in eval mode at `call`. Calls of
-        `besides` do not count (a function serving both phases, called to train too)."""
+        an epoch loop) does not, nor does what runs before the call outside every loop
+        around it (a training step, then a look at the model every N steps), unless what
+        the call gives outlives the function's call (see `outlives_call`: returned, kept
+        on `self`), which its caller may back-propagate before it runs the function again.
+        `evaluated`: the models in eval mode at `call`. Calls of `besides` do not count (a
+        function serving both phases, called to train too)."""
         # the module's own code: not its functions'
         nodes = self.ctx.subtree(function.body) if type(function) is cst.FunctionDef else self.ctx.own_nodes(function)
         around = {id(ancestor) for ancestor in self.ctx.ancestors(call)}
         apart = {id(node) for loop in nodes
                  if type(loop) in (cst.For, cst.While) and id(loop) not in around
                  for node in self.ctx.subtree(loop)}
+        start = self._runs_after_from(function, call)
+        before = False
         for node in nodes:
-            if id(node) in apart:
+            if id(node) in apart or (before and self.ctx.order_index(node) < start):
                 continue
             callee = self.ctx.local_callee(node)
             if besides is not None and callee is besides:
@@ -1934,8 +2083,18 @@ class EvalWithoutNoGrad(Rule):
             # only the call itself is known to run with the model in eval mode
             if self._uses_graph(node, handing=False, evaluated=evaluated if node is call else frozenset()) or (
                     callee is not None and self._needs_graph(callee.body)):
-                return True
-        return False
+                if self.ctx.order_index(node) >= start:
+                    return True
+                before = True
+        return before and type(function) is cst.FunctionDef and outlives_call(self.ctx, function, call)
+
+    def _runs_after_from(self, function: cst.FunctionDef | cst.Module, call: cst.Call) -> int:
+        """Where, in source order, the code of `function` that may run after `call` starts:
+        its outermost loop in the function, or else the statement holding it (a backward of
+        what it gives, `evaluate(model, loader).backward()`, runs after it)."""
+        within = ancestors_within(self.ctx, call, function)
+        loops = [a for a in within if type(a) in (cst.For, cst.While)]
+        return self.ctx.order_index(loops[-1] if loops else next(a for a in within if isinstance(a, cst.BaseStatement)))
 
     def _needs_graph(self, root: cst.CSTNode, evaluated: Facts = frozenset()) -> bool:
         """Whether running `root` back-propagates, steps or clears gradients, in it or
@@ -2005,9 +2164,6 @@ def _in_loop_of(ctx: FileContext, node: cst.CSTNode, function: cst.FunctionDef) 
     return any(type(a) in (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
                for a in ancestors_within(ctx, node, function))
 
-
-# methods that keep what they are given in the object they are called on
-_GROWING = ("append", "extend", "insert", "add", "update", "setdefault", "put", "appendleft")
 
 
 def _forward_methods(ctx: FileContext) -> frozenset[str]:

@@ -13,7 +13,7 @@ from typing import Iterable
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import backward_targets, names_in, target_names
+from trainlint.analysis.dataflow import backward_targets, names_in, reaching, target_names
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import lexical_grad_mode
 from trainlint.analysis.scopes import _parameters, assigned_parts, dotted_name
@@ -41,6 +41,8 @@ _KEEPING = frozenset({"torch.save", "torch.jit.save", "numpy.save", "numpy.savez
                       "torch.distributed.broadcast_object_list", "torch.distributed.all_gather_object"})
 # what only a tensor with its graph answers as before: `.detach()` changes them
 _GRAPH_ATTRIBUTES = frozenset({"grad_fn", "requires_grad", "is_leaf", "grad", "register_hook", "retain_grad"})
+# methods that put what they are given into their receiver (a list, a dict, a queue)
+STORING_METHODS = ("append", "extend", "insert", "add", "update", "setdefault", "put", "appendleft")
 
 
 def consumed_names(
@@ -264,6 +266,70 @@ def returned_names(ctx: FileContext, function: cst.FunctionDef) -> set[str]:
         if node.value is not None:  # type: ignore[attr-defined]
             returned |= names_in(node.value, ctx)  # type: ignore[attr-defined]
     return _closure(returned, _sources(ctx, function.body))
+
+
+def outlives_call(ctx: FileContext, function: cst.FunctionDef, value: cst.BaseExpression) -> bool:
+    """Whether `value`, an expression of `function`, or anything built from it without
+    detaching it, may still be read once the call of `function` is over: it is returned
+    or yielded, or bound to or stored (`outs.append(value)`, `logs["x"] = value`) in a
+    variable that is not the function's own local (`self.samples`, an item of a
+    parameter, a module global). Followed through the bindings that may reach each
+    read: `x = x.detach()` ends what `x` held before."""
+    binders = _binders(ctx, function)
+    rebindings: dict[str, list[cst.CSTNode]] = {}  # the values each name is bound to anew
+    for node, _, names, stored in binders:
+        for name in () if stored else names:
+            rebindings.setdefault(name, []).append(node)
+    graph: set[cst.CSTNode] = set()  # the binders whose values hold the graph
+    held: set[str] = set()  # the names they give them
+
+    def holds_graph(expr: cst.BaseExpression) -> bool:
+        """`expr` is `value` or reads it, or a name that a binder holding the graph may
+        have given its value where `expr` reads it; and does not detach what it reads."""
+        if detaches(expr):
+            return False
+        for node in ctx.subtree(expr):
+            if node is value:
+                return True
+            name = dotted_name(node) if type(node) in (cst.Name, cst.Attribute) else None  # type: ignore[arg-type]
+            if name not in held:
+                continue
+            stores = [binder for binder, _, names, stored in binders if stored and binder in graph and name in names]
+            if graph.intersection(reaching(ctx, node, rebindings.get(name, []) + stores)):  # type: ignore[arg-type]
+                return True
+        return False
+
+    changed = True
+    while changed:
+        changed = False
+        for node, values, names, _ in binders:
+            if node not in graph and any(holds_graph(v) for v in values):
+                graph.add(node)
+                held |= names
+                changed = True
+    if any(not own_variable(ctx, value, name.partition(".")[0]) for name in held):
+        return True
+    return any(node.value is not None and holds_graph(node.value)  # type: ignore[attr-defined]
+               for node in ctx.subtree(function.body) if type(node) in (cst.Return, cst.Yield))
+
+
+def _binders(ctx: FileContext, function: cst.FunctionDef
+             ) -> list[tuple[cst.CSTNode, list[cst.BaseExpression], set[str], bool]]:
+    """The assignments, `for` loops and storing calls (`outs.append(x)`) of `function`:
+    each with the values it binds or stores, the names it gives them, and whether it
+    stores them beside what the name holds (an item, `+=`, a storing call) rather than
+    binding the name anew."""
+    found: list[tuple[cst.CSTNode, list[cst.BaseExpression], set[str], bool]] = []
+    for node in ctx.subtree(function.body):
+        if type(node) is cst.For:
+            found.append((node, [node.iter], target_names(node.target), False))
+        elif type(node) in (cst.Assign, cst.AnnAssign, cst.AugAssign) and node.value is not None:  # type: ignore[attr-defined]
+            targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
+            stored = type(node) is cst.AugAssign or any(type(t) is cst.Subscript for t in targets)
+            found.append((node, [node.value], set().union(*(_bound(t) for t in targets)), stored))  # type: ignore[attr-defined]
+        elif (receiver := method_call(node, *STORING_METHODS)) is not None:
+            found.append((node, [arg.value for arg in node.args], _bound(receiver), True))  # type: ignore[attr-defined]
+    return found
 
 
 def _closure(names: set[str], edges: list[tuple[set[str], set[str]]]) -> set[str]:
