@@ -48,7 +48,17 @@ _ACROSS_CALLS = (
 )
 
 
+_KEPT_STATS = (
+    "`{}()` returns the loss it back-propagated in {}, with its autograd graph: keeping what it returns "
+    "across iterations keeps every graph, and so does anything built from what is kept (a field-wise `sum` "
+    "or `torch.stack` of the statistics); put `loss.detach()` (or `loss.item()`) in what it returns"
+)
+
+
 _NO_GRAD = "~"  # prefix of a name bound without a graph, in the flow's facts
+# infix of `stats[*].loss`: what the elements of a list hold (`stats.append(train_step(b))`
+# of a step returning a named tuple that holds its loss), read by a loop over the list
+_ELEMENT = "[*]"
 # prefix of `name@k`: a name the k-th backward call of `_spent` ran through, not set anew
 # since, in the flow's facts; and the same, since then carried into another iteration
 _SPENT = "!"
@@ -157,8 +167,16 @@ class LossAccumulatedWithGraph(Rule):
     in a named tuple it builds (`return PPOStats(loss, kl)`, of a `class
     PPOStats(NamedTuple)` of the file or of another module of the project:
     torchtune's PPO and GRPO steps, its item read by position or by its field,
-    `stats.loss`; one that holds `loss.detach()` keeps no graph, nor does a plain
-    class or a dataclass, which the rule does not follow),
+    `stats.loss`, also through the variable of a loop or a comprehension over a
+    list of them, `for s in stats: total += s.loss`, `sum(s.loss for s in
+    stats)`, where the sum outlives an iteration of a loop that trains; one that
+    holds `loss.detach()` keeps no graph, nor does a plain class or a dataclass,
+    which the rule does not follow; a named tuple kept whole,
+    `stats.append(ppo_step(batch))`, is reported as the step's: the finding says
+    to detach the loss where the step returns it, and offers no fix, and what is
+    built from a list so reported, a field-wise sum `PPOStats(*map(sum,
+    zip(*stats)))` or a sum over its loop variable, is the same finding, not
+    another),
     also reached through a variable that holds it for certain (`step =
     functools.partial(train_step, model, opt)`, `self.step_fn =
     self.train_step`, an item of a dict of step functions never changed after
@@ -1082,6 +1100,56 @@ class LossAccumulatedWithGraph(Rule):
         "        history.append(stats.loss)  # expect: TL202\n"
         "        total += logged_step(model, opt, batch).loss  # expect: TL202\n"
         "    print(history, total)\n",
+        # the statistics of a training iteration's micro-batches, built in a comprehension,
+        # their back-propagated loss read through a loop variable into a sum that outlives
+        # the iteration
+        "from typing import NamedTuple\n"
+        "import torch\n"
+        "class Stats(NamedTuple):\n"
+        "    loss: torch.Tensor\n"
+        "    kl: torch.Tensor\n"
+        "def train_step(model, opt, batch):\n"
+        "    loss, kl = model(batch)\n"
+        "    loss.backward()\n"
+        "    return Stats(loss, kl.detach())\n"
+        "def train(model, opt, loader):\n"
+        "    total, running, history = 0.0, 0.0, []\n"
+        "    for batch in loader:\n"
+        "        stats = [train_step(model, opt, mb) for mb in batch.split(4)]\n"
+        "        opt.step()\n"
+        "        opt.zero_grad()\n"
+        "        total += sum(s.loss for s in stats)  # expect: TL202\n"
+        "        history.append(sum([s[0] for s in stats]))  # expect: TL202\n"
+        "        for s in stats:\n"
+        "            running += s.loss  # expect: TL202\n"
+        "    print(total, running, history)\n",
+        # the named tuple kept whole: the finding is the step's (no `.detach()` of a named
+        # tuple is offered), and what is then built from the list that keeps it, a
+        # field-wise sum or a sum over a loop variable, is that finding again, not another
+        "from typing import NamedTuple\n"
+        "import torch\n"
+        "class Stats(NamedTuple):\n"
+        "    loss: torch.Tensor\n"
+        "    kl: torch.Tensor\n"
+        "def train_step(model, opt, batch):\n"
+        "    loss, kl = model(batch)\n"
+        "    loss.backward()\n"
+        "    return Stats(loss, kl.detach())\n"
+        "def fit(model, opt, loader, epochs):\n"
+        "    total, epoch_stats, seen = 0.0, [], []\n"
+        "    for epoch in range(epochs):\n"
+        "        kept = []\n"
+        "        for batch in loader:\n"
+        "            stats = train_step(model, opt, batch)\n"
+        "            kept.append(stats)  # expect: TL202\n"
+        "            seen.append(stats)  # expect: TL202\n"
+        "            opt.step()\n"
+        "            total += sum(s.loss for s in seen) / len(seen)\n"
+        "        epoch_stats.append(Stats(*map(sum, zip(*kept))))\n"
+        "        epoch_stats.append(sum(s.loss for s in kept))\n"
+        "        for s in kept:\n"
+        "            total += s.loss\n"
+        "    print(len(epoch_stats), len(seen), total)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1862,6 +1930,47 @@ class LossAccumulatedWithGraph(Rule):
         "        record = record_step(model, opt, batch)\n"
         "        total += record.loss\n"
         "    print(history, total)\n",
+        # read through a loop variable: a field that holds no graph, the loss's field as a
+        # number, a plain class, a comprehension's own `loss` (not the one outside it), a
+        # total set anew each iteration, and a sum after training, in a loop of its own
+        "from typing import NamedTuple\n"
+        "import torch\n"
+        "class Stats(NamedTuple):\n"
+        "    loss: torch.Tensor\n"
+        "    kl: torch.Tensor\n"
+        "class Plain:\n"
+        "    def __init__(self, loss, kl):\n"
+        "        self.loss = loss\n"
+        "        self.kl = kl\n"
+        "def train_step(model, opt, batch):\n"
+        "    loss, kl = model(batch)\n"
+        "    loss.backward()\n"
+        "    return Stats(loss, kl.detach())\n"
+        "def plain_step(model, opt, batch):\n"
+        "    loss, kl = model(batch)\n"
+        "    loss.backward()\n"
+        "    return Plain(loss, kl)\n"
+        "def train(model, opt, loader, logged):\n"
+        "    total, history = 0.0, []\n"
+        "    for batch in loader:\n"
+        "        stats = [train_step(model, opt, mb) for mb in batch.split(4)]\n"
+        "        plain = [plain_step(model, opt, mb) for mb in batch.split(4)]\n"
+        "        loss = train_step(model, opt, batch).loss\n"
+        "        opt.step()\n"
+        "        total += sum(s.kl for s in stats)\n"
+        "        total += sum(s.loss.item() for s in stats)\n"
+        "        total += sum(p.loss for p in plain)\n"
+        "        total += sum(loss for loss in logged)\n"
+        "        step_loss = 0.0\n"
+        "        for s in stats:\n"
+        "            step_loss += s.loss\n"
+        "            total += s.loss.item()\n"
+        "        history.append(step_loss.item())\n"
+        "    last = [train_step(model, opt, mb) for mb in loader]\n"
+        "    final = 0.0\n"
+        "    for s in last:\n"
+        "        final += s.loss\n"
+        "    print(total, history, final)\n",
     )
 
     def finish(self) -> None:
@@ -1872,6 +1981,13 @@ class LossAccumulatedWithGraph(Rule):
         self._respent: dict[cst.CSTNode, str] = {}
         self._spent: list[cst.CSTNode] = []  # the backward calls that ran through a name
         self._in_place: set[cst.CSTNode] = set()  # `total.add_(loss)`: flagged as `+=`, no fix
+        # what a step returns whole, its items holding the graph (`stats.append(ppo_step(b))`):
+        # the items, as `_item_read` writes them
+        self._containers: dict[cst.CSTNode, tuple[cst.BaseExpression, set[str]]] = {}
+        # accumulations whose value holds a graph only through the elements of these lists
+        # (`total += s.loss` in `for s in stats:`), and those that hold one otherwise on some path
+        self._through_elements: dict[cst.CSTNode, set[str]] = {}
+        self._direct: set[cst.CSTNode] = set()
         summaries = self.ctx.summaries
         # asked of every call: no need when no function of the project stores what it is given
         self._helpers_store = any(s.accumulates for s in (*summaries.closed.values(), *summaries.external.values()))
@@ -1886,6 +2002,7 @@ class LossAccumulatedWithGraph(Rule):
             Flow(self.ctx, self._transfer, loop_back=_next_iteration, events=self._is_event).run(body)
         for node, accumulator in self._respent.items():
             self.report(self._statement_node(node), _RESPENT.format(accumulator, accumulator))
+        found: list[tuple[cst.CSTNode, str, frozenset[cst.Name]]] = []
         for node, paths in self._paths.items():
             if node in self._respent or not all(carries for carries, _ in paths):
                 continue
@@ -1893,8 +2010,18 @@ class LossAccumulatedWithGraph(Rule):
             accumulator = self._accumulators[node]
             if not self._outlives_iteration(node, accumulator) or self._builds_loss(node, accumulator):
                 continue
-            operands = frozenset.intersection(*(names for _, names in paths))
-            if node in self._helpers:
+            found.append((node, accumulator, frozenset.intersection(*(names for _, names in paths))))
+        kept = {(self.ctx.enclosing_function(node), accumulator) for node, accumulator, _ in found}
+        for node, accumulator, operands in found:
+            lists = self._through_elements.get(node) if node not in self._direct else None
+            if lists is not None and (not self._crosses_training_loop(node, accumulator) or any(
+                    (self.ctx.enclosing_function(node), kept_list) in kept for kept_list in lists)):
+                # the list's own accumulation is reported: it keeps these graphs first, and
+                # detaching the loss where the step returns it mends both
+                continue
+            if node in self._containers:
+                self._report_container(node)
+            elif node in self._helpers:
                 self.report(self._statement_node(node), _THROUGH_HELPER.format(self.ctx.code(node.func)))  # type: ignore[attr-defined]
             elif innermost_loop(self.ctx, node) is None:  # in a method a loop of another calls
                 caller = self.ctx.enclosing_function(self._keeping_loops(node, accumulator)[0])
@@ -1904,6 +2031,25 @@ class LossAccumulatedWithGraph(Rule):
             else:
                 fix = None if node in self._in_place else self._fix(node, accumulator, operands)
                 self.report(self._statement_node(node), fix=fix)
+
+    def _report_container(self, node: cst.CSTNode) -> None:
+        """A step's named tuple (tuple, dict) kept whole: the step is what to mend, and no
+        fix is offered (it has no `.detach()`, and other callers of the step may need the
+        graph)."""
+        added, items = self._containers[node]
+        step = self._step_returning(added)
+        if step is None:
+            self.report(self._statement_node(node))
+        else:
+            self.report(self._statement_node(node), _KEPT_STATS.format(step, _describe_items(items)))
+
+    def _step_returning(self, value: cst.BaseExpression) -> str | None:
+        """The step function whose call `value` is, or, for a variable, the one whose
+        calls are all it is assigned (`stats = self.grpo_step(batch)`): `self.grpo_step`."""
+        calls = Values.of_file(self.ctx).of(value) if type(value) is cst.Name else [value]
+        steps = {self.ctx.code(call.func) if type(call) is cst.Call and self._graph_items(call) else None
+                 for call in calls or ()}
+        return steps.pop() if len(steps) == 1 else None
 
     def _handed_to_backward(self, body: cst.CSTNode) -> set[str]:
         """Names `body` passes to a function of the project that back-propagates
@@ -1936,12 +2082,15 @@ class LossAccumulatedWithGraph(Rule):
         """`function` runs a backward pass or a step, itself, in a function of the file it
         calls, or through a call of another module's function or of a method
         (`trainer.mt_step(batch)`), also one a variable holds (see `of_held_call`)."""
-        if backpropagated_names(self.ctx, function.body) or self._back_propagates(function):
-            return True
+        return (bool(backpropagated_names(self.ctx, function.body)) or self._back_propagates(function)
+                or self._calls_backward(function.body))
+
+    def _calls_backward(self, body: cst.CSTNode) -> bool:
+        """`body` calls a function of the project that runs a backward pass, also through a
+        variable holding it (`step = partial(train_step, ...)`)."""
         summaries = self.ctx.summaries
-        for call in iter_nodes(function.body):
+        for call in iter_nodes(body):
             if type(call) is cst.Call:
-                # also through a variable holding the step (`step = partial(train_step, ...)`)
                 summary = summaries.of_call(call) or summaries.of_held_call(call)
                 if summary is not None and summary.does(BACKWARD):
                     return True
@@ -2025,6 +2174,7 @@ class LossAccumulatedWithGraph(Rule):
                         self._spent.append(node)
                     facts = facts | {f"{_SPENT}{spent}@{self._spent.index(node)}"}
             self._check_append(facts, node)
+            facts = self._appended(facts, node)  # type: ignore[arg-type]
             added = _added_in_place(node)  # type: ignore[arg-type]
             if added is not None:
                 self._in_place.add(node)
@@ -2072,6 +2222,9 @@ class LossAccumulatedWithGraph(Rule):
                         facts = facts - {name}
                     if single and items and type(bound) is cst.Name:
                         facts = facts | {_item_fact(name, item) for item in items}
+                    if single and type(value) is cst.ListComp and not no_graph:  # `[step(b) for b in bs]`
+                        held = self._held_reads(value.elt, before)  # type: ignore[attr-defined]
+                        facts = facts | {name + _ELEMENT + read for read in held}
         return facts
 
     def _graph_items(self, value: cst.BaseExpression) -> tuple[str, ...]:
@@ -2094,6 +2247,9 @@ class LossAccumulatedWithGraph(Rule):
             if type(expr.value) is cst.Call:  # `train_step(batch)[0]`, `train_step(batch).loss`
                 read = _item_read(expr)  # type: ignore[arg-type]
                 return read is not None and read in {_item_fact("", item) for item in self._graph_items(expr.value)}
+            if type(expr.value) is cst.Name and _holds_elements(facts):  # `s.loss` of `for s in stats:`
+                read, listed = _item_read(expr), self._iterated_list(expr.value)  # type: ignore[arg-type]
+                return read is not None and listed is not None and listed + _ELEMENT + read in facts
         if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
             return self._carries(expr.left, facts) or self._carries(expr.right, facts)
         if type(expr) is cst.UnaryOperation:
@@ -2101,7 +2257,60 @@ class LossAccumulatedWithGraph(Rule):
         if (type(expr) is cst.Call and type(expr.func) is cst.Attribute
                 and expr.func.attr.value in _GRAPH_KEEPING_METHODS):
             return self._carries(expr.func.value, facts)  # `loss.float()`: the same graph
+        if (type(expr) is cst.Call and expr.args and type(expr.args[0].value) in (cst.GeneratorExp, cst.ListComp)
+                and self._is_builtin_sum(expr.func)):  # `sum(s.loss for s in stats)`
+            comprehension = expr.args[0].value
+            return self._carries(comprehension.elt, _without_bound(facts, comprehension))  # type: ignore[attr-defined]
         return is_loss_call(self.ctx, expr) or self._returns_graph(expr)
+
+    def _is_builtin_sum(self, func: cst.BaseExpression) -> bool:
+        """`sum`, Python's own: not a name the file binds."""
+        return (type(func) is cst.Name and func.value == "sum" and self.ctx.receivers.binding(func) is None
+                and self.ctx.qualified_name(func) in (None, "builtins.sum"))
+
+    def _held_reads(self, value: cst.BaseExpression, facts: Facts) -> set[str]:
+        """The items holding a graph of the named tuple (tuple, dict) `value` is, as
+        `_item_read` writes them: the call of a step function that returns one
+        (`ppo_step(batch)`: ".loss", "[0]"), or a variable bound to one."""
+        if type(value) is cst.Call:
+            return {_item_fact("", item) for item in self._graph_items(value)}
+        if type(value) is not cst.Name:
+            return set()
+        prefixes = (value.value + ".", value.value + "[")
+        return {fact[len(value.value):] for fact in facts
+                if fact.startswith(prefixes) and not fact.startswith(value.value + _ELEMENT)}
+
+    def _appended(self, facts: Facts, call: cst.Call) -> Facts:
+        """`stats.append(ppo_step(batch))`: the list's elements hold what the step's named
+        tuple holds, for a loop over it to read (`for s in stats: total += s.loss`)."""
+        receiver = method_call(call, "append")
+        listed = _accumulator_name(receiver) if receiver is not None and len(call.args) == 1 else None
+        if listed is None or call.args[0].keyword or call.args[0].star:
+            return facts
+        return facts | {listed + _ELEMENT + read for read in self._held_reads(call.args[0].value, facts)}
+
+    def _iterated_list(self, name: cst.Name) -> str | None:
+        """The list (`stats`, `self.stats`) that the loop or comprehension binding the loop
+        variable `name` iterates (`for s in stats:`, `sum(s.loss for s in stats)`), where
+        nothing binds `name` again in between."""
+        child: cst.CSTNode = name
+        for ancestor in self.ctx.ancestors(name):
+            kind = type(ancestor)
+            if kind in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+                return None
+            if kind in (cst.GeneratorExp, cst.ListComp, cst.SetComp, cst.DictComp):
+                for_in: cst.CompFor | None = ancestor.for_in  # type: ignore[attr-defined]
+                while for_in is not None and for_in is not child:
+                    if type(for_in.target) is cst.Name and for_in.target.value == name.value:
+                        return _accumulator_name(for_in.iter)
+                    for_in = for_in.inner_for_in
+            elif kind is cst.For and child is ancestor.body:  # type: ignore[attr-defined]
+                target = ancestor.target  # type: ignore[attr-defined]
+                if type(target) is cst.Name and target.value == name.value:
+                    rebound = self._rebound_between(name.value, ancestor, name)
+                    return None if rebound else _accumulator_name(ancestor.iter)  # type: ignore[attr-defined]
+            child = ancestor
+        return None
 
     def _returns_graph(self, expr: cst.BaseExpression) -> bool:
         """A call of a function of the project that returns a loss it has
@@ -2132,6 +2341,20 @@ class LossAccumulatedWithGraph(Rule):
         self._accumulators[node] = name
         carries = self._carries(added, facts)
         self._paths.setdefault(node, []).append((carries, _graph_names(added, facts) if carries else frozenset()))
+        if not carries:
+            return
+        if _holds_elements(facts) and not self._carries(added, _without_elements(facts)):
+            self._through_elements.setdefault(node, set()).update(self._lists_read(added))
+        else:
+            self._direct.add(node)
+        held = self._held_reads(added, facts)
+        if held:
+            self._containers.setdefault(node, (added, set()))[1].update(held)
+
+    def _lists_read(self, added: cst.BaseExpression) -> set[str]:
+        """The lists whose elements `added` reads through loop variables."""
+        return {listed for name in iter_nodes(added) if type(name) is cst.Name
+                and (listed := self._iterated_list(name)) is not None}
 
     def _spent_earlier(self, node: cst.CSTNode, name: str, facts: Facts) -> bool:
         """`name` reaches `node` unchanged from a backward through it that comes after
@@ -2194,6 +2417,19 @@ class LossAccumulatedWithGraph(Rule):
     def _loop_around(self, loop: cst.For | cst.While) -> cst.For | cst.While | None:
         parent = self.ctx.parent(loop)
         return innermost_loop(self.ctx, parent) if parent is not None else None
+
+    def _crosses_training_loop(self, node: cst.CSTNode, accumulator: str) -> bool:
+        """What `node` adds outlives an iteration of a loop that trains (back-propagates or
+        steps, itself or through a step function of the project), or of a loop inside one: a
+        sum over a list of statistics after training, in a loop of its own, keeps nothing
+        the list did not keep already."""
+        for loop in self._keeping_loops(node, accumulator):
+            around: cst.For | cst.While | None = loop
+            while around is not None:
+                if self._back_propagates(around) or self._calls_backward(around.body):
+                    return True
+                around = self._loop_around(around)
+        return False
 
     def _back_propagates(self, loop: cst.For | cst.While | cst.FunctionDef) -> bool:
         """An iteration of `loop` (or a run of a function) may run a backward pass or a step
@@ -2628,6 +2864,37 @@ def _unpacked_items(target: cst.BaseExpression, items: tuple[str, ...]) -> set[s
     return {name for index, element in enumerate(target.elements)  # type: ignore[attr-defined]
             if f"#{index}" in items and type(element.value) in (cst.Name, cst.Attribute)
             for name in _bound_names(element.value)}
+
+
+def _holds_elements(facts: Facts) -> bool:
+    return any(_ELEMENT in fact for fact in facts)
+
+
+def _without_elements(facts: Facts) -> Facts:
+    """`facts` but what the elements of lists hold."""
+    return frozenset(fact for fact in facts if _ELEMENT not in fact)
+
+
+def _without_bound(facts: Facts, comprehension: cst.GeneratorExp | cst.ListComp) -> Facts:
+    """`facts` but those of the names a comprehension binds: its own variables, whatever
+    the names outside it hold (`sum(loss for loss in logged)`)."""
+    bound: set[str] = set()
+    for_in: cst.CompFor | None = comprehension.for_in
+    while for_in is not None:
+        bound.update(_bound_names(for_in.target))
+        for_in = for_in.inner_for_in
+    return frozenset(fact for fact in facts
+                     if fact not in bound and not fact.startswith(tuple(f"{n}{c}" for n in bound for c in ".[")))
+
+
+def _describe_items(reads: set[str]) -> str:
+    """The items of a step's named tuple (tuple, dict) holding the graph, for a message:
+    its fields by name where it has them (".loss": "its `loss` field"), else its keys or
+    positions ("['loss']", "[0]")."""
+    fields = sorted(read[1:] for read in reads if read.startswith("."))
+    if fields:
+        return "its " + ", ".join(f"`{field}`" for field in fields) + (" field" if len(fields) == 1 else " fields")
+    return "its item " + ", ".join(f"`{read[1:-1]}`" for read in sorted(reads))
 
 
 def _key_text(key: cst.BaseExpression) -> str | None:

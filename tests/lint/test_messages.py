@@ -142,3 +142,36 @@ def test_another_accelerators_cache_is_named_as_called() -> None:
     # transformers' query imported from the package itself
     top_level = source.replace("from accelerate.utils import is_xpu_available", "from transformers import is_torch_xpu_available")
     assert _messages(top_level.replace("if is_xpu_available()", "if is_torch_xpu_available()"), "TL201") == expected
+
+
+def test_statistics_kept_whole_name_the_step_that_returns_the_loss_in_them() -> None:
+    """torchtune's PPO shape: the step's named tuple holds the loss it back-propagated, and
+    the epoch keeps field-wise sums of the kept tuples. One finding, at the list that keeps
+    them, tells to detach the loss where the step returns it, which mends the sums too."""
+    source = (
+        "from typing import NamedTuple\n"
+        "import torch\n"
+        "class Stats(NamedTuple):\n"
+        "    loss: torch.Tensor\n"
+        "    kl: torch.Tensor\n"
+        "class Recipe:\n"
+        "    def ppo_step(self, batch):\n"
+        "        loss, kl = self.loss_fn(self.policy(batch), batch)\n"
+        "        loss.backward()\n"
+        "        return Stats(loss, kl.detach())\n"
+        "    def train(self, batches, epochs):\n"
+        "        epoch_stats = []\n"
+        "        for _ in range(epochs):\n"
+        "            for batch in batches:\n"
+        "                batch_stats = []\n"
+        "                for mb in batch.split(2):\n"
+        "                    batch_stats.append(self.ppo_step(mb))\n"
+        "                epoch_stats.append(Stats(*map(sum, zip(*batch_stats))))\n"
+        "                self.optimizer.step()\n"
+        "        self.log(epoch_stats)\n"
+    )
+    assert _messages(source, "TL202") == [(17, (
+        "`self.ppo_step()` returns the loss it back-propagated in its `loss` field, with its autograd graph: "
+        "keeping what it returns across iterations keeps every graph, and so does anything built from what is "
+        "kept (a field-wise `sum` or `torch.stack` of the statistics); put `loss.detach()` (or `loss.item()`) "
+        "in what it returns"))]

@@ -1,7 +1,8 @@
 """PPO and GRPO steps that return their statistics in named tuples of another
 module, kept in lists across the optimisation epochs: the first two keep the
 back-propagated loss (its graph), the last two keep it detached; the loss is
-also read from them by its field's name."""
+also read from them by its field's name, and through the loop variable of a loop
+or a comprehension over a list of them."""
 import torch
 
 from rlhf import GRPOStats, PPOStats
@@ -57,3 +58,20 @@ class Recipe:
             self.optimizer.step()
             self.optimizer.zero_grad()
         self.log(losses, kept, total)
+
+    def train_in_minibatches(self, batches):
+        total, running, quiet, seen = 0.0, 0.0, 0.0, []
+        for batch in batches:
+            stats = [self.ppo_step(mb) for mb in batch.split(2)]
+            detached = [self.grpo_step_detached(mb) for mb in batch.split(2)]
+            self.optimizer.step()
+            self.optimizer.zero_grad()
+            total += sum(s.loss for s in stats)  # expect: TL202
+            for s in stats:
+                running += s[0]  # expect: TL202
+                quiet += s.policy_loss
+                quiet += s.loss.item()
+            quiet += sum(d.loss for d in detached)
+            seen.append(self.grpo_step(batch))  # expect: TL202
+            quiet += sum(s.loss for s in seen)
+        self.log(total, running, quiet)
