@@ -411,7 +411,8 @@ def _clean(text: str, lines: tuple[str, ...]) -> bool:
 
 def _changed_cells(notebook: Notebook, fixed: str) -> dict[int, list[str]] | None:
     """The new lines of each code cell (by index in `notebook.cells`) that the
-    fixed module changes; None when a change runs across two cells. A line
+    fixed module changes; None when a change runs across two cells (other than
+    lines changed one for one, each kept in its cell). A line
     inserted between two cells goes to the end of the first (an import added
     below the imports of a cell), one inserted before the first line to the
     first cell."""
@@ -429,9 +430,15 @@ def _changed_cells(notebook: Notebook, fixed: str) -> dict[int, list[str]] | Non
             for i, j in zip(range(i1, i2), range(j1, j2)):
                 result[owner[i]].append(new[j])
             continue
-        if i1 < i2:
-            if owner[i1] != owner[i2 - 1]:
+        if i1 < i2 and owner[i1] != owner[i2 - 1]:
+            if i2 - i1 != j2 - j1:
                 return None
+            # lines changed in place on both sides of a cell's end (one fix at the
+            # end of a cell, another at the start of the next): each stays in its cell
+            for i, j in zip(range(i1, i2), range(j1, j2)):
+                result[owner[i]].append(new[j])
+            continue
+        if i1 < i2:
             cell = owner[i1]
         else:
             cell = owner[i1 - 1] if i1 > 0 else owner[0]

@@ -543,6 +543,30 @@ def test_rewrite_refuses_a_change_across_two_cells_and_keeps_an_unchanged_text()
     assert one_cell is not None and json.loads(one_cell.text or "")["cells"][1]["source"] == ["c = 3\n", "d = 5"]
 
 
+def test_lines_changed_in_place_on_both_sides_of_a_cell_end_stay_in_their_cells() -> None:
+    from trainlint.notebook import rewrite
+
+    data = notebook(["a = 1\n", "b = 2"], ["c = 3\n", "d = 4"]).encode()
+    read = read_notebook(data)
+    both = rewrite(read, "a = 1\nb = 20\nc = 30\nd = 4\n")
+    assert both is not None
+    assert [cell["source"] for cell in json.loads(both.text or "")["cells"]] == [["a = 1\n", "b = 20"],
+                                                                                ["c = 30\n", "d = 4"]]
+    assert rewrite(read, "a = 1\nb = 20\nx = 0\nc = 30\nd = 4\n") is None  # a line added: whose cell is it?
+
+
+def test_fixes_at_the_end_of_one_cell_and_the_start_of_the_next_are_both_made(tmp_path: Path) -> None:
+    cells = (["import torch\n", "scaler = torch.cuda.amp.GradScaler()\n"],
+             "## then",
+             ["with torch.cuda.amp.autocast():\n", "    pass"])
+    (tmp_path / "n.ipynb").write_text(notebook(*cells), encoding="utf-8")
+    assert invoke("n.ipynb", "--no-cache", cwd=tmp_path)[1].endswith("Found 2 findings (2 fixable).\n")
+    assert invoke("n.ipynb", "--fix", "--no-cache", cwd=tmp_path)[0] == 0
+    sources = [cell["source"] for cell in json.loads((tmp_path / "n.ipynb").read_text())["cells"]]
+    assert sources[0] == ["import torch\n", 'scaler = torch.amp.GradScaler("cuda")\n']
+    assert sources[2][0].startswith('with torch.amp.autocast("cuda"') and sources[2][1] == "    pass"
+
+
 def test_unsafe_fixes_that_cannot_be_written_leave_the_safe_ones_to_be_made(tmp_path: Path) -> None:
     """TL201's unsafe fix falls in a cell with a magic; TL101's safe fix in a plain cell is still made."""
     from cli_runner import UNSAFE_ONLY
