@@ -201,8 +201,17 @@ def lint_notebook(
         outcome.fixed_source = fixed.text if fixed is not None else None  # never the module's text into the JSON
         outcome.findings_as_read = [notebook.relocate(finding, fixable=True) for finding in outcome.findings_as_read]
     outcome.findings = [found_in.relocate(finding, fixable=finding.fix in fitting.kinds) for finding in outcome.findings]
+    outcome.findings += broken_cells(path, rules, notebook)
     outcome.encoding = notebook_encoding(data)
     return outcome
+
+
+def broken_cells(path: str, rules: Sequence[type[Rule]], notebook: Notebook) -> list[Finding]:
+    """TL000 in each code cell of `notebook` that is no Python by itself: the
+    kernel compiles every cell alone, so the other cells were linted without it."""
+    return [notebook.relocate(replace(finding, message=f"cell cannot be parsed: {message} (the other cells are linted)"))
+            for _, message, line, column in notebook.broken
+            for finding in _unparsable(path, rules, message, line, column)]
 
 
 def fix_one(path: str, source: str, rules: Sequence[type[Rule]], finding: Finding,

@@ -21,6 +21,7 @@ import screen (`trainlint.imports`) reads notebooks too."""
 
 from __future__ import annotations
 
+import ast
 import bisect
 import codecs
 import difflib
@@ -28,6 +29,7 @@ import functools
 import itertools
 import json
 import re
+import warnings
 from dataclasses import dataclass, field, replace
 from json.decoder import scanstring
 from typing import Callable, Iterator, Mapping, Sequence
@@ -66,6 +68,10 @@ class Notebook:
     starts: tuple[int, ...]  # the module's line where each code cell begins (from 1)
     lines: tuple[tuple[str, ...], ...]  # each code cell's lines as the module has them
     python: bool = True  # False: the kernel runs another language; nothing is linted
+    # the code cells that are no Python alone (the kernel compiles each cell by itself):
+    # (index in `cells`, the parser's message, the module's line and column of the
+    # error); blanked in `source` and `lines`, so that the other cells are linted
+    broken: tuple[tuple[int, str, int, int], ...] = ()
     # the notebook as stored, read once for `rewrite`: its JSON text (None when it is
     # no UTF-8 text), the document, and where each cell's `source` value lies in the
     # text, by cell number (None when that layout is not one `rewrite` writes into)
@@ -130,7 +136,8 @@ def read_notebook(data: bytes) -> Notebook:
 
 def from_cells(cells: Sequence[str | None]) -> Notebook:
     """The notebook of `cells`, in order: the text of each code cell, None
-    for another cell (markdown, raw), which counts in the cells' numbers."""
+    for another cell (markdown, raw), which counts in the cells' numbers. A
+    cell that is no Python by itself is blanked (see `Notebook.broken`)."""
     numbers, starts, all_lines = [], [], []
     next_line = 1
     for number, text in enumerate(cells, start=1):
@@ -142,7 +149,33 @@ def from_cells(cells: Sequence[str | None]) -> Notebook:
         all_lines.append(lines)
         next_line += len(lines)
     source = "".join(line + "\n" for lines in all_lines for line in lines)
-    return Notebook(source, tuple(numbers), tuple(starts), tuple(all_lines))
+    broken = []
+    if _syntax_error(source) is not None:
+        for index, lines in enumerate(all_lines):
+            error = _syntax_error("".join(line + "\n" for line in lines))
+            if error is not None:
+                message, line, column = error
+                broken.append((index, message, starts[index] + line - 1, column))
+                all_lines[index] = tuple("" for _ in lines)
+        source = "".join(line + "\n" for lines in all_lines for line in lines)
+    return Notebook(source, tuple(numbers), tuple(starts), tuple(all_lines), broken=tuple(broken))
+
+
+def _syntax_error(source: str) -> tuple[str, int, int] | None:
+    """Why CPython's parser refuses `source` (message, line, column), or None.
+    Only asked of a notebook's cells one by one when their module is refused:
+    the kernel compiles each cell alone, so one that is no Python fails alone."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # `"str"()` and the like: the user's code, not ours to warn of
+            ast.parse(source)
+    except SyntaxError as exc:
+        return f"syntax error: {exc.msg}", exc.lineno or 1, max(exc.offset or 1, 1)
+    except ValueError as exc:  # a NUL character
+        return str(exc), 1, 1
+    except (RecursionError, MemoryError):
+        return "code is nested too deeply to parse", 1, 1
+    return None
 
 
 def _worksheet_cells(worksheets: list[object]) -> Iterator[object]:

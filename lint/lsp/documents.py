@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from trainlint.buffer import buffer_view
 from trainlint.config import Config, codes_for_file, find_config, load_config, matches_glob, select_rules
-from trainlint.engine import FileOutcome, fix_one, lint_text
+from trainlint.engine import FileOutcome, broken_cells, fix_one, lint_text
 from trainlint.finding import Finding
 from trainlint.notebook import cell_module, cell_text, from_cells, is_notebook
 from trainlint.project import ProjectView
@@ -76,6 +76,7 @@ def lint_notebook_cells(path: Path, cells: Sequence[str | None]) -> FileOutcome:
     view = buffer_view(str(path), notebook.source, config) if rules else ProjectView()
     outcome = lint_text(str(path), notebook.source, rules, None, view)
     outcome.findings = [notebook.relocate(finding) for finding in outcome.findings]
+    outcome.findings += broken_cells(str(path), rules, notebook)
     return outcome
 
 

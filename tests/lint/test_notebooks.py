@@ -166,6 +166,28 @@ def test_a_syntax_error_is_placed_in_its_cell(tmp_path: Path) -> None:
     assert out.startswith("n.ipynb:cell 2:2:") and " TL000 " in out, out
 
 
+def test_a_cell_that_is_no_python_alone_is_tl000_and_the_other_cells_are_linted_and_fixed(tmp_path: Path) -> None:
+    """The kernel compiles each cell by itself: a shell command without its `!`
+    (IPython's automagic) or a half-written cell fails alone, the rest still runs."""
+    cells = (SETUP, ["ls -l data/\n"], LOOP, ["scaler = torch.cuda.amp.GradScaler()\n"], ["def f(:\n", "    pass"])
+    before = notebook(*cells)
+    (tmp_path / "n.ipynb").write_text(before)
+    out = invoke("n.ipynb", "--no-cache", cwd=tmp_path)[1].splitlines()
+    assert out[0] == "n.ipynb:cell 2:1:7: TL000 cell cannot be parsed: syntax error: invalid syntax (the other cells are linted)"
+    assert out[1].startswith("n.ipynb:cell 3:4:5: TL401 ") and out[2].startswith("n.ipynb:cell 4:1:10: TL102 [*] ")
+    assert out[3].startswith("n.ipynb:cell 5:1:7: TL000 ") and out[-1] == "Found 4 findings (1 fixable)."
+    assert invoke("n.ipynb", "--fix", "--no-cache", cwd=tmp_path)[0] == 1
+    after = json.loads((tmp_path / "n.ipynb").read_text())["cells"]
+    assert [cell["source"] for cell in after] == [*cells[:3], ['scaler = torch.amp.GradScaler("cuda")\n'], cells[4]]
+
+
+def test_from_cells_names_the_cells_that_are_no_python_alone() -> None:
+    from trainlint.notebook import from_cells
+
+    assert from_cells(["x = 1\n", None, "y = (\n"]).broken == ((1, "syntax error: '(' was never closed", 2, 5),)
+    assert from_cells(["x = 1\n", "y = 2\n"]).broken == ()
+
+
 # --- suppression ---------------------------------------------------------------
 
 
