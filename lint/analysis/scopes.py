@@ -85,13 +85,18 @@ def head_name(expr: cst.BaseExpression) -> cst.Name | None:
     return expr if type(expr) is cst.Name else None  # type: ignore[return-value]
 
 
-def bound_arguments(call: cst.Call, func: cst.FunctionDef) -> tuple[list[tuple[str, cst.BaseExpression]], bool]:
+def bound_arguments(call: cst.Call, func: cst.FunctionDef, method: bool | None = None
+                    ) -> tuple[list[tuple[str, cst.BaseExpression]], bool]:
     """The parameter of `func` each argument of `call` goes to, by position or
-    keyword (`self` / `cls` bound by a call through an attribute, or of
-    `__init__`), up to the first `*args` / `**kwargs`; and whether there was none."""
+    keyword (the first parameter of a method bound by a call through an attribute,
+    or of `__init__`), up to the first `*args` / `**kwargs`; and whether there was none.
+    `method`: whether `func` is a method (see `is_method`); when not known, a first
+    parameter named `self` / `cls` says so."""
     positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
     bound = type(call.func) is cst.Attribute or func.name.value == "__init__"
-    if positional and positional[0] in ("self", "cls") and bound:
+    if method is None:
+        method = bool(positional) and positional[0] in ("self", "cls")
+    if positional and method and bound:
         positional = positional[1:]
     pairs: list[tuple[str, cst.BaseExpression]] = []
     index = 0
