@@ -5,10 +5,13 @@ train): model.train() if train else model.eval(); ...; if train:
 loss.backward()`. A call that gives the flag a constant (`run_epoch(model,
 val_loader, train=False)`, or leaves it to a constant default) never runs the
 branches that test it the other way: what that call does is the function
-without them.
+without them, and, where it hands the flag on (`self._run_batch(x, y, train)`),
+the functions it calls likewise, under the flags it hands them.
 """
 
 from __future__ import annotations
+
+from typing import Callable, NamedTuple
 
 import libcst as cst
 
@@ -16,35 +19,122 @@ from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.guards import given_argument
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import mode_switch, train_mode_call
+from trainlint.analysis.scopes import bound_arguments, is_method
 from trainlint.context import FileContext
 
 # what a flag holds: a constant as `constant_text` writes it
 Flags = dict[str, str]
 
 _FALSE = frozenset({"False", "None", "0", "0.0", "''", '""'})
+# how many calls deep a flag handed on is followed
+_CALLS_FOLLOWED = 3
 _BINDING = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.WithItem)
 
 
-def flag_parameters(ctx: FileContext, function: cst.FunctionDef) -> frozenset[str]:
+def flag_parameters(ctx: FileContext, function: cst.FunctionDef, depth: int = 0) -> frozenset[str]:
     """The parameters of `function` that an `if` of its own (statement or expression)
-    tests and that it never rebinds: the flags a call may fix."""
-    tested = {node.value for branch in ctx.own_nodes(function.body) if type(branch) in (cst.If, cst.IfExp)
-              for node in ctx.subtree(branch.test) if type(node) is cst.Name}  # type: ignore[attr-defined]
+    tests, or that it hands on to such a flag of another function of the file, a few
+    calls deep (`self._run_batch(x, y, train)`), and that it never rebinds: the flags a
+    call may fix."""
+    own = ctx.own_nodes(function.body)
     params = {param.name.value for param in (*function.params.posonly_params, *function.params.params,
                                              *function.params.kwonly_params)}
+    tested = {node.value for branch in own if type(branch) in (cst.If, cst.IfExp)
+              for node in ctx.subtree(branch.test) if type(node) is cst.Name}  # type: ignore[attr-defined]
+    if depth < _CALLS_FOLLOWED:
+        # only calls handed a parameter as it is are followed: the rest hand on no flag
+        tested |= {given.value for node in own
+                   if type(node) is cst.Call and any(type(arg.value) is cst.Name and arg.value.value in params
+                                                     for arg in node.args)
+                   and (callee := ctx.local_callee(node)) is not None and callee is not function
+                   and not callee.decorators
+                   for name in flag_parameters(ctx, callee, depth + 1)
+                   if type(given := given_argument(node, callee, name)) is cst.Name}
     return frozenset(params & tested - rebound_names(ctx, function))
 
 
-def fixed_flags(call: cst.Call, function: cst.FunctionDef, params: frozenset[str]) -> Flags:
+def fixed_flags(call: cst.Call, function: cst.FunctionDef, params: frozenset[str], held: Flags | None = None
+                ) -> Flags:
     """The flags `params` of `function` (see `flag_parameters`) that `call` gives a
     constant: written in the call or, where the call leaves the parameter out (and
-    unpacks nothing that may hold it), its constant default."""
+    unpacks nothing that may hold it), its constant default; or a flag of the caller's
+    that `held` fixes, handed on (`self._run_batch(x, y, train)`)."""
     flags: Flags = {}
     for name in params:
-        text = constant_text(given_argument(call, function, name))
+        given = given_argument(call, function, name)
+        text = constant_text(given)
+        if text is None and held and type(given) is cst.Name:
+            text = held.get(given.value)
         if text is not None:
             flags[name] = text
     return flags
+
+
+class Ran(NamedTuple):
+    """A node that a call of a function run under flags runs: the flags it runs under, the
+    calls it runs through, outermost first, that hand a flag on (none: the function's own
+    node), and what the names of its function stand for in the called function's terms
+    (see `in_callers_terms`; None: they are its own)."""
+
+    node: cst.CSTNode
+    flags: Flags
+    calls: tuple[cst.Call, ...]
+    names: dict[str, str] | None
+
+
+def run_under(ctx: FileContext, function: cst.FunctionDef, flags: Flags,
+              flags_of: Callable[[cst.FunctionDef], frozenset[str]], depth: int = 0) -> list[Ran]:
+    """The code of `function` that runs under `flags` (see `ruled_out`), and, a few calls
+    deep, that of the functions of the file (no decorator) it hands a flag on to, under
+    the flags it so fixes (`self._run_batch(x, y, train)` of a `_run_batch(self, x, y,
+    train)`). `flags_of`: the flags of a function that a call may fix."""
+    found: list[Ran] = []
+    for node in ctx.own_nodes(function.body):
+        if ruled_out(ctx, node, flags):
+            continue
+        found.append(Ran(node, flags, (), None))
+        callee = ctx.local_callee(node)
+        if callee is None or callee.decorators or callee is function or depth >= _CALLS_FOLLOWED:
+            continue
+        params = flags_of(callee)
+        handed = fixed_flags(node, callee, params, flags) if params else {}  # type: ignore[arg-type]
+        if not handed:
+            continue
+        names = _names_handed(ctx, node, callee)  # type: ignore[arg-type]
+        found += [Ran(ran.node, ran.flags, (node, *ran.calls), _composed(ran.names, names))  # type: ignore[arg-type]
+                  for ran in run_under(ctx, callee, handed, flags_of, depth + 1)]
+    return found
+
+
+def in_callers_terms(ran: Ran, text: str) -> str | None:
+    """`text`, an expression as `ran`'s function writes it (`self.model`, `model`), as the
+    function first called writes it; None when it starts from a name no call hands on."""
+    return text if ran.names is None else _translated(text, ran.names)
+
+
+def _names_handed(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef) -> dict[str, str]:
+    """The parameters of `callee` that `call` hands a name or an attribute, with its code;
+    and `self` of a method called on `self` (`self._run_batch(...)`)."""
+    method = is_method(ctx, callee)
+    names = {param: ctx.code(value) for param, value in bound_arguments(call, callee, method)[0]
+             if type(value) in (cst.Name, cst.Attribute)}
+    first = next(iter((*callee.params.posonly_params, *callee.params.params)), None)
+    receiver = call.func.value if type(call.func) is cst.Attribute else None
+    if method and first is not None and type(receiver) is cst.Name and receiver.value in ("self", "cls"):
+        names[first.name.value] = receiver.value
+    return names
+
+
+def _composed(inner: dict[str, str] | None, outer: dict[str, str]) -> dict[str, str]:
+    """What the names of a function called further in stand for in the first caller's terms."""
+    if inner is None:
+        return outer
+    return {name: found for name, text in inner.items() if (found := _translated(text, outer)) is not None}
+
+
+def _translated(text: str, names: dict[str, str]) -> str | None:
+    head, dot, rest = text.partition(".")
+    return names[head] + dot + rest if head in names else None
 
 
 def constant_truth(text: str) -> bool:
