@@ -10,7 +10,7 @@ from trainlint.analysis.iteration import file_trains, trains
 from trainlint.analysis.literals import constant_text, string_value
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
 from trainlint.analysis.summarize import batched
-from trainlint.analysis.scopes import argument_slots, bound_arguments, is_method
+from trainlint.analysis.scopes import argument_slots, binds_first_parameter, bound_arguments
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext
@@ -654,6 +654,25 @@ class MissingSetEpoch(Rule):
         "                opt.step()\n"
         "            self.evaluate(model, val_loader, epoch)\n"
         "            self.measure(val_loader, epoch)\n",
+        # a method called on its class is given the object as its first argument: the
+        # scoring method gets the holdout loader
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def score(self, loader, epoch):\n"
+        "        loader.sampler.set_epoch(epoch)\n"
+        "        for x in loader:\n"
+        "            self.model(x)\n"
+        "    def fit(self, model, opt, ds, holdout_ds, epochs):\n"
+        "        self.model = model\n"
+        "        train_sampler = DistributedSampler(ds)  # expect: TL302\n"
+        "        loader = DataLoader(ds, sampler=train_sampler)\n"
+        "        holdout = DataLoader(holdout_ds, sampler=DistributedSampler(holdout_ds, shuffle=False))\n"
+        "        for epoch in range(epochs):\n"
+        "            for x in loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n"
+        "            Trainer.score(self, holdout, epoch)\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -1130,6 +1149,20 @@ class MissingSetEpoch(Rule):
         "            for batch in zip(static_loader, cls_loader, own_loader):\n"
         "                opt.zero_grad()\n"
         "                model(*batch).sum().backward()\n"
+        "                opt.step()\n",
+        # a method called on its class, given the object and then the training sampler
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def reshuffle(self, sampler: DistributedSampler, epoch):\n"
+        "        sampler.set_epoch(epoch)\n"
+        "    def fit(self, model, opt, ds, epochs):\n"
+        "        train_sampler = DistributedSampler(ds)\n"
+        "        loader = DataLoader(ds, sampler=train_sampler)\n"
+        "        for epoch in range(epochs):\n"
+        "            Trainer.reshuffle(self, train_sampler, epoch)\n"
+        "            for x in loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
         "                opt.step()\n",
     )
 
@@ -1776,15 +1809,14 @@ class MissingSetEpoch(Rule):
         (`run_epoch(...)`, `self.run_epoch(...)`, `trainer.run_epoch(...)`), give that
         parameter, by position or keyword; the object a method is called on goes to its
         first parameter, not to the next (`self`, or `cls` of a classmethod; a staticmethod
-        binds none). None when the file calls it nowhere, or a call unpacks `*args` /
+        binds none, nor does a method called on its class: `Trainer.run(self, loader)`). None when the file calls it nowhere, or a call unpacks `*args` /
         `**kwargs`: it may be given anything."""
         func = parameter.owner
         assert type(func) is cst.FunctionDef
-        method = is_method(self.ctx, func)
         calls = [node for node in self.ctx.nodes_of(cst.Call) if _callee_name(node) == func.name.value]
         given: list[cst.BaseExpression] = []
         for call in calls:
-            pairs, complete = bound_arguments(call, func, method)
+            pairs, complete = bound_arguments(call, func, binds_first_parameter(self.ctx, call, func))
             if not complete:
                 return None
             given += [value for name, value in pairs if name == parameter.name]

@@ -19,7 +19,7 @@ from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.guards import given_argument
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import mode_switch, train_mode_call
-from trainlint.analysis.scopes import bound_arguments, is_method
+from trainlint.analysis.scopes import binds_first_parameter, bound_arguments
 from trainlint.context import FileContext
 
 # what a flag holds: a constant as `constant_text` writes it
@@ -115,12 +115,12 @@ def in_callers_terms(ran: Ran, text: str) -> str | None:
 def _names_handed(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef) -> dict[str, str]:
     """The parameters of `callee` that `call` hands a name or an attribute, with its code;
     and `self` of a method called on `self` (`self._run_batch(...)`)."""
-    method = is_method(ctx, callee)
-    names = {param: ctx.code(value) for param, value in bound_arguments(call, callee, method)[0]
+    binds = binds_first_parameter(ctx, call, callee)
+    names = {param: ctx.code(value) for param, value in bound_arguments(call, callee, binds)[0]
              if type(value) in (cst.Name, cst.Attribute)}
     first = next(iter((*callee.params.posonly_params, *callee.params.params)), None)
     receiver = call.func.value if type(call.func) is cst.Attribute else None
-    if method and first is not None and type(receiver) is cst.Name and receiver.value in ("self", "cls"):
+    if binds and first is not None and type(receiver) is cst.Name and receiver.value in ("self", "cls"):
         names[first.name.value] = receiver.value
     return names
 
