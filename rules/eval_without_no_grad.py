@@ -21,7 +21,7 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.no_grad_results import runs_without_grad
 from trainlint.analysis.phases import Ran, fixed_flags, fixed_mode, flag_parameters, in_callers_terms, run_under
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.scopes import argument_slots, bound_arguments, dotted_name
+from trainlint.analysis.scopes import argument_slots, binds_first_parameter, bound_arguments, decorated, dotted_name
 from trainlint.analysis.training import MODULE_CHAIN, ancestors_within, code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -152,9 +152,10 @@ class EvalWithoutNoGrad(Rule):
     "train"`, an `if not train: continue`) are read, and so, up to three calls deep,
     are those of the functions of the file it hands the flag on to
     (`self._run_batch(x, y, train)` of a `_run_batch` that back-propagates only `if
-    train:`, or runs its forward under `torch.set_grad_enabled(train)`), with the
-    models they are handed (`step(model, batch, train)`) or the object's own
-    (`self.model`). A function with an unresolvable
+    train:`, or runs its forward under `torch.set_grad_enabled(train)`; a staticmethod
+    or classmethod too, not one with another decorator), with the models they are
+    handed (`step(model, batch, train)`) or the object's own (`self.model`, whatever
+    the method names its first parameter). A function with an unresolvable
     decorator (the entry points of command-line frameworks, `@hydra.main`,
     click, typer, fire, leave grad mode alone and do not count), a
     function or loop that also back-propagates or steps (BatchNorm frozen
@@ -834,6 +835,51 @@ class EvalWithoutNoGrad(Rule):
         "    for epoch in range(10):\n"
         "        run_epoch(model, train_loader, optimizer)\n"
         "        run_epoch(model, val_loader, optimizer, train=False)  # expect: TL406\n",
+        # the first parameter of a method need not be named `self`
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    def _batch(trainer, inputs, labels, learn):\n"
+        "        loss = torch.nn.functional.cross_entropy(trainer.model(inputs), labels)\n"
+        "        if learn:\n"
+        "            trainer.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            trainer.optimizer.step()\n"
+        "        return loss.item()\n"
+        "    def _epoch(self, loader, learn=True):\n"
+        "        self.model.train(learn)\n"
+        "        total = 0.0\n"
+        "        for inputs, labels in loader:\n"
+        "            total += self._batch(inputs, labels, learn)\n"
+        "        return total\n"
+        "    def fit(self, train_loader, test_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self._epoch(train_loader)\n"
+        "            self._epoch(test_loader, learn=False)  # expect: TL406\n",
+        # a staticmethod is handed the model and the flag like a function
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    @staticmethod\n"
+        "    def _batch(model, optimizer, inputs, labels, learn):\n"
+        "        loss = torch.nn.functional.cross_entropy(model(inputs), labels)\n"
+        "        if learn:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        return loss.item()\n"
+        "    def _epoch(self, loader, learn=True):\n"
+        "        self.model.train(learn)\n"
+        "        total = 0.0\n"
+        "        for inputs, labels in loader:\n"
+        "            total += self._batch(self.model, self.optimizer, inputs, labels, learn)\n"
+        "        return total\n"
+        "    def fit(self, train_loader, test_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self._epoch(train_loader)\n"
+        "            self._epoch(test_loader, learn=False)  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -1590,6 +1636,52 @@ class EvalWithoutNoGrad(Rule):
         "    for epoch in range(10):\n"
         "        run_epoch(teacher, student, train_loader, optimizer)\n"
         "        run_epoch(teacher, student, val_loader, optimizer, train=False)\n",
+        # the batch method, whose first parameter is not named `self`, runs its forward under the flag
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    def _batch(trainer, inputs, labels, learn):\n"
+        "        with torch.set_grad_enabled(learn):\n"
+        "            loss = torch.nn.functional.cross_entropy(trainer.model(inputs), labels)\n"
+        "        if learn:\n"
+        "            trainer.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            trainer.optimizer.step()\n"
+        "        return loss.item()\n"
+        "    def _epoch(self, loader, learn=True):\n"
+        "        self.model.train(learn)\n"
+        "        total = 0.0\n"
+        "        for inputs, labels in loader:\n"
+        "            total += self._batch(inputs, labels, learn)\n"
+        "        return total\n"
+        "    def fit(self, train_loader, test_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self._epoch(train_loader)\n"
+        "            self._epoch(test_loader, learn=False)\n",
+        # a decorator that may wrap the batch function: what it runs is not known
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    @timed\n"
+        "    def _batch(model, optimizer, inputs, labels, learn):\n"
+        "        loss = torch.nn.functional.cross_entropy(model(inputs), labels)\n"
+        "        if learn:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        return loss.item()\n"
+        "    def _epoch(self, loader, learn=True):\n"
+        "        self.model.train(learn)\n"
+        "        total = 0.0\n"
+        "        for inputs, labels in loader:\n"
+        "            total += self._batch(self.model, self.optimizer, inputs, labels, learn)\n"
+        "        return total\n"
+        "    def fit(self, train_loader, test_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self._epoch(train_loader)\n"
+        "            self._epoch(test_loader, learn=False)\n",
     )
 
     def finish(self) -> None:
@@ -1640,25 +1732,29 @@ class EvalWithoutNoGrad(Rule):
         it then runs puts a model in eval mode, or is handed one of `models` (in eval
         mode here) that it switches to no other mode, and runs its forward in a loop
         with no grad mode around it (`torch.set_grad_enabled(train)` is one). Not under
-        a grad mode here, nor for a function with a decorator."""
+        a grad mode here, nor for a function with a decorator (see `decorated`)."""
         function = self.ctx.local_callee(call)
-        if function is None or function.decorators or self.ctx.enclosing_function(call) is function:
+        if function is None or decorated(function) or self.ctx.enclosing_function(call) is function:
             return False
         params = self._phase_flags(function)
-        flags = fixed_flags(call, function, params) if params else {}
+        flags = fixed_flags(self.ctx, call, function, params) if params else {}
         if not flags or grad_mode_at(self.ctx, call) is not None:
             return False
-        run = run_under(self.ctx, function, flags, self._phase_flags)
-        followed = {id(inner) for ran in run for inner in ran.calls}
-        if any(self._uses_graph(ran.node) or (id(ran.node) not in followed and self._helper_needs_graph(ran.node))
-               for ran in run):
+        run: list[Ran] = []
+        for ran in run_under(self.ctx, function, flags, self._phase_flags):
+            if self._uses_graph(ran.node):
+                return False  # most often in the function called: the rest is not walked
+            run.append(ran)
+        # a call followed on one path is judged by the walk on every path
+        followed = {id(ran.node) for ran in run if ran.followed}
+        if any(id(ran.node) not in followed and self._helper_needs_graph(ran.node) for ran in run):
             return False
         # what it returns, when kept, may be back-propagated here (see `_evaluated_elsewhere`)
         caller = self.ctx.enclosing_function(call)
         if type(self.ctx.parent(call)) is not cst.Expr and self._function_needs_graph(
                 caller if caller is not None else self.ctx.module, call, besides=function):
             return False
-        given = dict(bound_arguments(call, function)[0])
+        given = dict(bound_arguments(call, function, binds_first_parameter(self.ctx, call, function))[0])
         handed = {name for name, value in given.items() if self.ctx.code(value) in models}
         evaluated = self._evaluated_by_flag(run, handed)
         for ran in run:
@@ -1716,8 +1812,9 @@ class EvalWithoutNoGrad(Rule):
                 other.add(in_callers_terms(ran, self.ctx.code(train_mode_call(ran.node)[0])))  # type: ignore[index]
             else:
                 text = in_callers_terms(ran, self.ctx.code(mode[0]))
-                if text is not None:
-                    evaluated.setdefault(text, self._ran_at(ran))
+                if text is not None:  # the walk goes nearest first, not in the order code runs
+                    at = self._ran_at(ran)
+                    evaluated[text] = min(evaluated.get(text, at), at)
         if None in other:
             return {}  # a switch to train mode of a model the first function called cannot name
         return {model: at for model, at in evaluated.items() if model not in other}

@@ -366,6 +366,16 @@ def binds_first_parameter(ctx: FileContext, call: cst.Call, func: cst.FunctionDe
     return not on_class or any(dotted_name(d.decorator) == "classmethod" for d in func.decorators)
 
 
+# decorators that change only what a function's first parameter is bound to
+_BINDING_DECORATORS = frozenset({"staticmethod", "classmethod"})
+
+
+def decorated(func: cst.FunctionDef) -> bool:
+    """`func` has a decorator that may set a grad mode or wrap it (a `staticmethod` or
+    `classmethod` changes only what its first parameter is bound to)."""
+    return any(dotted_name(d.decorator) not in _BINDING_DECORATORS for d in func.decorators)
+
+
 def named_parameters(function: cst.FunctionDef) -> set[str]:
     """The names of a function's parameters that take one value each (positional-only,
     ordinary, keyword-only; not `*args` / `**kwargs`), `self` of a method included."""
