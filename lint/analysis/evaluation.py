@@ -311,7 +311,23 @@ def _forwarded(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, target
 def _run_params(ctx: FileContext, callee: cst.FunctionDef, target: Target, depth: int,
                 ) -> tuple[set[str], dict[str, list[tuple[str, str]]]]:
     """The parameters of `callee` whose forward it runs (see `_forwarded`), then those
-    it hands a function of another module, with what the call names and the slot."""
+    it hands a function of another module, with what the call names and the slot; kept
+    per file, not to be changed: a function is asked again at every call of it."""
+    memo = ctx.shared(_run_params_memo)
+    key = (callee, target, depth)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _read_run_params(ctx, callee, target, depth)
+    return found
+
+
+def _run_params_memo(ctx: FileContext) -> dict[tuple[cst.FunctionDef, Target, int],
+                                                tuple[set[str], dict[str, list[tuple[str, str]]]]]:
+    return {}
+
+
+def _read_run_params(ctx: FileContext, callee: cst.FunctionDef, target: Target, depth: int,
+                     ) -> tuple[set[str], dict[str, list[tuple[str, str]]]]:
     if decorated(callee):
         return set(), {}
     params = named_parameters(callee)
