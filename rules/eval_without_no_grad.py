@@ -19,7 +19,9 @@ from trainlint.analysis.loops import (
     train_mode_call,
 )
 from trainlint.analysis.no_grad_results import runs_without_grad
-from trainlint.analysis.phases import Ran, fixed_flags, fixed_mode, flag_parameters, in_callers_terms, run_under
+from trainlint.analysis.phases import (
+    Ran, called_function, fixed_flags, fixed_mode, flag_parameters, in_callers_terms, run_under,
+)
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import argument_slots, binds_first_parameter, bound_arguments, decorated, dotted_name
 from trainlint.analysis.training import MODULE_CHAIN, ancestors_within, code_bodies, method_call, unchain_module
@@ -153,7 +155,8 @@ class EvalWithoutNoGrad(Rule):
     are those of the functions of the file it hands the flag on to
     (`self._run_batch(x, y, train)` of a `_run_batch` that back-propagates only `if
     train:`, or runs its forward under `torch.set_grad_enabled(train)`; a staticmethod
-    or classmethod too, not one with another decorator), with the models they are
+    or classmethod too, not one with another decorator; a method called on its own
+    class too, `Trainer._batch(self, x, y, train)`), with the models they are
     handed (`step(model, batch, train)`) or the object's own (`self.model`, whatever
     the method names its first parameter). A function with an unresolvable
     decorator (the entry points of command-line frameworks, `@hydra.main`,
@@ -875,6 +878,28 @@ class EvalWithoutNoGrad(Rule):
         "        total = 0.0\n"
         "        for inputs, labels in loader:\n"
         "            total += self._batch(self.model, self.optimizer, inputs, labels, learn)\n"
+        "        return total\n"
+        "    def fit(self, train_loader, test_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self._epoch(train_loader)\n"
+        "            self._epoch(test_loader, learn=False)  # expect: TL406\n",
+        # a method called on its class is given the object first
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    def _batch(self, inputs, labels, learn):\n"
+        "        loss = torch.nn.functional.cross_entropy(self.model(inputs), labels)\n"
+        "        if learn:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "        return loss.item()\n"
+        "    def _epoch(self, loader, learn=True):\n"
+        "        self.model.train(learn)\n"
+        "        total = 0.0\n"
+        "        for inputs, labels in loader:\n"
+        "            total += Trainer._batch(self, inputs, labels, learn)\n"
         "        return total\n"
         "    def fit(self, train_loader, test_loader, epochs):\n"
         "        for epoch in range(epochs):\n"
@@ -1682,6 +1707,31 @@ class EvalWithoutNoGrad(Rule):
         "        for epoch in range(epochs):\n"
         "            self._epoch(train_loader)\n"
         "            self._epoch(test_loader, learn=False)\n",
+        # a method called on its class, handed the epoch's flag as another flag of its own: it always
+        # back-propagates
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    def _batch(self, verbose, learn, inputs, labels):\n"
+        "        loss = torch.nn.functional.cross_entropy(self.model(inputs), labels)\n"
+        "        if verbose:\n"
+        "            print(loss)\n"
+        "        if learn:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "        return loss.item()\n"
+        "    def _epoch(self, loader, train=True):\n"
+        "        self.model.train(train)\n"
+        "        total = 0.0\n"
+        "        for inputs, labels in loader:\n"
+        "            total += Trainer._batch(self, train, True, inputs, labels)\n"
+        "        return total\n"
+        "    def fit(self, train_loader, test_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self._epoch(train_loader)\n"
+        "            self._epoch(test_loader, train=False)\n",
     )
 
     def finish(self) -> None:
@@ -1820,7 +1870,7 @@ class EvalWithoutNoGrad(Rule):
         return {model: at for model, at in evaluated.items() if model not in other}
 
     def _helper_needs_graph(self, node: cst.CSTNode) -> bool:
-        callee = self.ctx.local_callee(node)
+        callee = called_function(self.ctx, node) if type(node) is cst.Call else None
         return callee is not None and self._needs_graph(callee.body)
 
     def _models_called(self, func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
