@@ -20,9 +20,11 @@ from trainlint.analysis.loops import (
     train_mode_call,
 )
 from trainlint.analysis.no_grad_results import runs_without_grad
-from trainlint.analysis.phases import Flags, fixed_flags, fixed_mode, flag_parameters, ruled_out
+from trainlint.analysis.phases import (
+    Ran, called_function, fixed_flags, fixed_mode, flag_parameters, in_callers_terms, run_under,
+)
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.scopes import argument_slots, bound_arguments, dotted_name
+from trainlint.analysis.scopes import argument_slots, binds_first_parameter, bound_arguments, decorated, dotted_name
 from trainlint.analysis.training import MODULE_CHAIN, ancestors_within, code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -149,9 +151,15 @@ class EvalWithoutNoGrad(Rule):
     a model the caller put in eval mode, that the function switches to no other mode)
     and a loop of forwards of that model with no grad mode around them
     (`torch.set_grad_enabled(train)` is one), is reported; the call that trains never
-    is. Only the function's own `if`s on the flag (`train`, `not train`, `phase ==
-    "train"`, an `if not train: continue`) are read; a flag handed on to another
-    function is not followed. A function with an unresolvable
+    is. The function's own `if`s on the flag (`train`, `not train`, `phase ==
+    "train"`, an `if not train: continue`) are read, and so, up to three calls deep,
+    are those of the functions of the file it hands the flag on to
+    (`self._run_batch(x, y, train)` of a `_run_batch` that back-propagates only `if
+    train:`, or runs its forward under `torch.set_grad_enabled(train)`; a staticmethod
+    or classmethod too, not one with another decorator; a method called on its own
+    class too, `Trainer._batch(self, x, y, train)`), with the models they are
+    handed (`step(model, batch, train)`) or the object's own (`self.model`, whatever
+    the method names its first parameter). A function with an unresolvable
     decorator (the entry points of command-line frameworks, `@hydra.main`,
     click, typer, fire, leave grad mode alone and do not count), a
     function or loop that also back-propagates or steps (BatchNorm frozen
@@ -820,6 +828,116 @@ class EvalWithoutNoGrad(Rule):
         "        recon = recon.detach().cpu()\n"
         "        logs['recon'] = recon\n"
         "    return logs\n",
+        # the flag is handed on: the batch method back-propagates only `if learn:`, and the
+        # evaluation call runs its forwards in eval mode with gradients on
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    def _batch(self, inputs, labels, learn):\n"
+        "        loss = torch.nn.functional.cross_entropy(self.model(inputs), labels)\n"
+        "        if learn:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "        return loss.item()\n"
+        "    def _epoch(self, loader, learn=True):\n"
+        "        self.model.train(learn)\n"
+        "        total = 0.0\n"
+        "        for inputs, labels in loader:\n"
+        "            total += self._batch(inputs, labels, learn)\n"
+        "        return total\n"
+        "    def fit(self, train_loader, test_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self._epoch(train_loader)\n"
+        "            self._epoch(test_loader, learn=False)  # expect: TL406\n",
+        # the same with functions: the model is handed on under another name
+        "import torch.nn.functional as F\n"
+        "def step(net, batch, optimizer, update):\n"
+        "    inputs, targets = batch\n"
+        "    loss = F.mse_loss(net(inputs), targets)\n"
+        "    if update:\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "    return loss.item()\n"
+        "def run_epoch(model, loader, optimizer, train=True):\n"
+        "    model.train() if train else model.eval()\n"
+        "    total = 0.0\n"
+        "    for batch in loader:\n"
+        "        total += step(model, batch, optimizer, train)\n"
+        "    return total\n"
+        "def fit(model, train_loader, val_loader, optimizer):\n"
+        "    for epoch in range(10):\n"
+        "        run_epoch(model, train_loader, optimizer)\n"
+        "        run_epoch(model, val_loader, optimizer, train=False)  # expect: TL406\n",
+        # the first parameter of a method need not be named `self`
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    def _batch(trainer, inputs, labels, learn):\n"
+        "        loss = torch.nn.functional.cross_entropy(trainer.model(inputs), labels)\n"
+        "        if learn:\n"
+        "            trainer.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            trainer.optimizer.step()\n"
+        "        return loss.item()\n"
+        "    def _epoch(self, loader, learn=True):\n"
+        "        self.model.train(learn)\n"
+        "        total = 0.0\n"
+        "        for inputs, labels in loader:\n"
+        "            total += self._batch(inputs, labels, learn)\n"
+        "        return total\n"
+        "    def fit(self, train_loader, test_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self._epoch(train_loader)\n"
+        "            self._epoch(test_loader, learn=False)  # expect: TL406\n",
+        # a staticmethod is handed the model and the flag like a function
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    @staticmethod\n"
+        "    def _batch(model, optimizer, inputs, labels, learn):\n"
+        "        loss = torch.nn.functional.cross_entropy(model(inputs), labels)\n"
+        "        if learn:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        return loss.item()\n"
+        "    def _epoch(self, loader, learn=True):\n"
+        "        self.model.train(learn)\n"
+        "        total = 0.0\n"
+        "        for inputs, labels in loader:\n"
+        "            total += self._batch(self.model, self.optimizer, inputs, labels, learn)\n"
+        "        return total\n"
+        "    def fit(self, train_loader, test_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self._epoch(train_loader)\n"
+        "            self._epoch(test_loader, learn=False)  # expect: TL406\n",
+        # a method called on its class is given the object first
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    def _batch(self, inputs, labels, learn):\n"
+        "        loss = torch.nn.functional.cross_entropy(self.model(inputs), labels)\n"
+        "        if learn:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "        return loss.item()\n"
+        "    def _epoch(self, loader, learn=True):\n"
+        "        self.model.train(learn)\n"
+        "        total = 0.0\n"
+        "        for inputs, labels in loader:\n"
+        "            total += Trainer._batch(self, inputs, labels, learn)\n"
+        "        return total\n"
+        "    def fit(self, train_loader, test_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self._epoch(train_loader)\n"
+        "            self._epoch(test_loader, learn=False)  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -1622,6 +1740,141 @@ class EvalWithoutNoGrad(Rule):
         "            recon = self.model(p)\n"
         "            self.samples[p] = recon.mean()\n"
         "        self.model.train()\n",
+        # the flag is handed on to a batch method that runs its forward under
+        # `torch.set_grad_enabled(learn)`: the evaluation call records no graph
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    def _batch(self, inputs, labels, learn):\n"
+        "        with torch.set_grad_enabled(learn):\n"
+        "            loss = torch.nn.functional.cross_entropy(self.model(inputs), labels)\n"
+        "        if learn:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "        return loss.item()\n"
+        "    def _epoch(self, loader, learn=True):\n"
+        "        self.model.train(learn)\n"
+        "        total = 0.0\n"
+        "        for inputs, labels in loader:\n"
+        "            total += self._batch(inputs, labels, learn)\n"
+        "        return total\n"
+        "    def fit(self, train_loader, test_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self._epoch(train_loader)\n"
+        "            self._epoch(test_loader, learn=False)\n",
+        # the epoch function hands the step a constant, not its flag: every call trains
+        "import torch.nn.functional as F\n"
+        "def step(net, batch, optimizer, update):\n"
+        "    inputs, targets = batch\n"
+        "    loss = F.mse_loss(net(inputs), targets)\n"
+        "    if update:\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "    return loss.item()\n"
+        "def run_epoch(model, loader, optimizer, train=True):\n"
+        "    model.train() if train else model.eval()\n"
+        "    total = 0.0\n"
+        "    for batch in loader:\n"
+        "        total += step(model, batch, optimizer, True)\n"
+        "    return total\n"
+        "def fit(model, train_loader, val_loader, optimizer):\n"
+        "    for epoch in range(10):\n"
+        "        run_epoch(model, train_loader, optimizer)\n"
+        "        run_epoch(model, val_loader, optimizer, train=False)\n",
+        # the flag is handed on with a model the evaluation switch leaves alone
+        "import torch.nn.functional as F\n"
+        "def step(net, batch, optimizer, update):\n"
+        "    inputs, targets = batch\n"
+        "    loss = F.mse_loss(net(inputs), targets)\n"
+        "    if update:\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "    return loss.item()\n"
+        "def run_epoch(model, student, loader, optimizer, train=True):\n"
+        "    model.train() if train else model.eval()\n"
+        "    total = 0.0\n"
+        "    for batch in loader:\n"
+        "        total += step(student, batch, optimizer, train)\n"
+        "    return total\n"
+        "def fit(teacher, student, train_loader, val_loader, optimizer):\n"
+        "    for epoch in range(10):\n"
+        "        run_epoch(teacher, student, train_loader, optimizer)\n"
+        "        run_epoch(teacher, student, val_loader, optimizer, train=False)\n",
+        # the batch method, whose first parameter is not named `self`, runs its forward under the flag
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    def _batch(trainer, inputs, labels, learn):\n"
+        "        with torch.set_grad_enabled(learn):\n"
+        "            loss = torch.nn.functional.cross_entropy(trainer.model(inputs), labels)\n"
+        "        if learn:\n"
+        "            trainer.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            trainer.optimizer.step()\n"
+        "        return loss.item()\n"
+        "    def _epoch(self, loader, learn=True):\n"
+        "        self.model.train(learn)\n"
+        "        total = 0.0\n"
+        "        for inputs, labels in loader:\n"
+        "            total += self._batch(inputs, labels, learn)\n"
+        "        return total\n"
+        "    def fit(self, train_loader, test_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self._epoch(train_loader)\n"
+        "            self._epoch(test_loader, learn=False)\n",
+        # a decorator that may wrap the batch function: what it runs is not known
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    @timed\n"
+        "    def _batch(model, optimizer, inputs, labels, learn):\n"
+        "        loss = torch.nn.functional.cross_entropy(model(inputs), labels)\n"
+        "        if learn:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        return loss.item()\n"
+        "    def _epoch(self, loader, learn=True):\n"
+        "        self.model.train(learn)\n"
+        "        total = 0.0\n"
+        "        for inputs, labels in loader:\n"
+        "            total += self._batch(self.model, self.optimizer, inputs, labels, learn)\n"
+        "        return total\n"
+        "    def fit(self, train_loader, test_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self._epoch(train_loader)\n"
+        "            self._epoch(test_loader, learn=False)\n",
+        # a method called on its class, handed the epoch's flag as another flag of its own: it always
+        # back-propagates
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "    def _batch(self, verbose, learn, inputs, labels):\n"
+        "        loss = torch.nn.functional.cross_entropy(self.model(inputs), labels)\n"
+        "        if verbose:\n"
+        "            print(loss)\n"
+        "        if learn:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "        return loss.item()\n"
+        "    def _epoch(self, loader, train=True):\n"
+        "        self.model.train(train)\n"
+        "        total = 0.0\n"
+        "        for inputs, labels in loader:\n"
+        "            total += Trainer._batch(self, train, True, inputs, labels)\n"
+        "        return total\n"
+        "    def fit(self, train_loader, test_loader, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self._epoch(train_loader)\n"
+        "            self._epoch(test_loader, train=False)\n",
     )
 
     def finish(self) -> None:
@@ -1672,39 +1925,58 @@ class EvalWithoutNoGrad(Rule):
         it then runs puts a model in eval mode, or is handed one of `models` (in eval
         mode here) that it switches to no other mode, and runs its forward in a loop
         with no grad mode around it (`torch.set_grad_enabled(train)` is one). Not under
-        a grad mode here, nor for a function with a decorator."""
+        a grad mode here, nor for a function with a decorator (see `decorated`)."""
         function = self.ctx.local_callee(call)
-        if function is None or function.decorators or self.ctx.enclosing_function(call) is function:
+        if function is None or decorated(function) or self.ctx.enclosing_function(call) is function:
             return False
         params = self._phase_flags(function)
-        flags = fixed_flags(call, function, params) if params else {}
+        flags = fixed_flags(self.ctx, call, function, params) if params else {}
         if not flags or grad_mode_at(self.ctx, call) is not None:
             return False
-        nodes = self.ctx.own_nodes(function.body)
-        run = [node for node in nodes if not ruled_out(self.ctx, node, flags)]
-        if any(self._uses_graph(node) or self._helper_needs_graph(node) for node in run):
+        run: list[Ran] = []
+        for ran in run_under(self.ctx, function, flags, self._phase_flags):
+            if self._uses_graph(ran.node):
+                return False  # most often in the function called: the rest is not walked
+            run.append(ran)
+        # a call followed on one path is judged by the walk on every path
+        followed = {id(ran.node) for ran in run if ran.followed}
+        if any(id(ran.node) not in followed and self._helper_needs_graph(ran.node) for ran in run):
             return False
         # what it returns, when kept, may be back-propagated here (see `_evaluated_elsewhere`)
         caller = self.ctx.enclosing_function(call)
         if type(self.ctx.parent(call)) is not cst.Expr and self._function_needs_graph(
                 caller if caller is not None else self.ctx.module, call, besides=function):
             return False
-        given = dict(bound_arguments(call, function)[0])
+        given = dict(bound_arguments(call, function, binds_first_parameter(self.ctx, call, function))[0])
         handed = {name for name, value in given.items() if self.ctx.code(value) in models}
-        evaluated = self._evaluated_by_flag(run, flags, handed)
-        for node in run:
-            if type(node) is not cst.Call or not any(type(a) in (cst.For, cst.While)
-                                                     for a in ancestors_within(self.ctx, node, function)):
+        evaluated = self._evaluated_by_flag(run, handed)
+        for ran in run:
+            node = ran.node
+            if type(node) is not cst.Call or not self._ran_in_loop(ran, function) or self._forward_without_grad(node):
                 continue
-            at = self.ctx.order_index(node)
+            if any(lexical_grad_mode(self.ctx, at) is not None for at in (*ran.calls, node)):
+                continue
+            at = self._ran_at(ran)
             model = next((f for f in self._models_called(node.func)
-                          if self.ctx.code(f) in evaluated and evaluated[self.ctx.code(f)] < at), None)
-            if model is None or lexical_grad_mode(self.ctx, node) is not None or self._forward_without_grad(node):
+                          if (text := in_callers_terms(ran, self.ctx.code(f))) in evaluated
+                          and evaluated[text] < at), None)  # type: ignore[index]
+            if model is None:
                 continue
-            argument = given.get(self.ctx.code(model))
+            argument = given.get(in_callers_terms(ran, self.ctx.code(model)) or "")
             if self._records_graph(model) and (argument is None or self._records_graph(argument)):
                 return True
         return False
+
+    def _ran_in_loop(self, ran: Ran, function: cst.FunctionDef) -> bool:
+        """The node runs in a loop: of its own function, or around a call it runs through."""
+        return any(type(ancestor) in (cst.For, cst.While)
+                   for at in (*ran.calls, ran.node)
+                   for ancestor in ancestors_within(self.ctx, at, self.ctx.enclosing_function(at)))
+
+    def _ran_at(self, ran: Ran) -> tuple[int, ...]:
+        """Where the node runs, in the order of the first function called: the calls it runs
+        through, then its place in its own function."""
+        return tuple(self.ctx.order_index(at) for at in (*ran.calls, ran.node))
 
     def _phase_flags(self, function: cst.FunctionDef) -> frozenset[str]:
         """The flags of `function` (see `flag_parameters`), where it needs a graph on
@@ -1718,25 +1990,30 @@ class EvalWithoutNoGrad(Rule):
                 for node in self.ctx.own_nodes(function.body)) else frozenset()
         return found
 
-    def _evaluated_by_flag(self, run: list[cst.CSTNode], flags: Flags, handed: set[str]) -> dict[str, int]:
-        """The models (as written) that the code `run` under `flags` puts in eval mode,
-        with where it first does, and the parameters `handed` a model in eval mode (from
-        the start): none that it may also switch to train mode, or to a mode it does not
-        know."""
-        evaluated: dict[str, int] = dict.fromkeys(handed, -1)
-        other: set[str] = set()
-        for node in run:
-            if mode_switch(self.ctx, node) is None:
+    def _evaluated_by_flag(self, run: list[Ran], handed: set[str]) -> dict[str, tuple[int, ...]]:
+        """The models (as the function first called writes them) that the code `run`
+        puts in eval mode, with where it first does (see `_ran_at`), and the parameters
+        `handed` a model in eval mode (from the start): none that it may also switch to
+        train mode, or to a mode it does not know."""
+        evaluated: dict[str, tuple[int, ...]] = dict.fromkeys(handed, (-1,))
+        other: set[str | None] = set()
+        for ran in run:
+            if mode_switch(self.ctx, ran.node) is None:
                 continue
-            mode = fixed_mode(self.ctx, node, flags)
+            mode = fixed_mode(self.ctx, ran.node, ran.flags)
             if mode is None or mode[1]:
-                other.add(self.ctx.code(train_mode_call(node)[0]))  # type: ignore[index]
+                other.add(in_callers_terms(ran, self.ctx.code(train_mode_call(ran.node)[0])))  # type: ignore[index]
             else:
-                evaluated.setdefault(self.ctx.code(mode[0]), self.ctx.order_index(node))
+                text = in_callers_terms(ran, self.ctx.code(mode[0]))
+                if text is not None:  # the walk goes nearest first, not in the order code runs
+                    at = self._ran_at(ran)
+                    evaluated[text] = min(evaluated.get(text, at), at)
+        if None in other:
+            return {}  # a switch to train mode of a model the first function called cannot name
         return {model: at for model, at in evaluated.items() if model not in other}
 
     def _helper_needs_graph(self, node: cst.CSTNode) -> bool:
-        callee = self.ctx.local_callee(node)
+        callee = called_function(self.ctx, node) if type(node) is cst.Call else None
         return callee is not None and self._needs_graph(callee.body)
 
     def _models_called(self, func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:

@@ -10,7 +10,7 @@ from trainlint.analysis.iteration import file_trains, trains
 from trainlint.analysis.literals import constant_text, string_value
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
 from trainlint.analysis.summarize import batched
-from trainlint.analysis.scopes import argument_slots
+from trainlint.analysis.scopes import argument_slots, binds_first_parameter, bound_arguments
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext
@@ -149,7 +149,9 @@ class MissingSetEpoch(Rule):
     alone leaves `aux_loader`'s sampler unset); nor on the `.sampler` of a
     parameter that every call of the file gives another loader, the function
     never handed on uncalled (`run_epoch(model, train_loader, val_loader,
-    epoch)` setting the epoch of `val_loader.sampler`), nor of an attribute of
+    epoch)` setting the epoch of `val_loader.sampler`; a method alike,
+    `self.evaluate(self.val_loader, epoch)`, the object it is called on given
+    to its first parameter unless it is a staticmethod), nor of an attribute of
     the object set only to loaders on samplers of their own
     (`self.aux_loader.sampler` beside `self.train_loader`). A sampler kept in a dict
     (`samplers = {x: DistributedSampler(ds[x]) for x in ["train", "val"]}`)
@@ -594,6 +596,83 @@ class MissingSetEpoch(Rule):
         "    def fit(self, epochs):\n"
         "        for epoch in range(epochs):\n"
         "            self.train_epoch(epoch)\n",
+        # the evaluation function sets the epoch of the other loader; `sampler=` is a keyword, not the sampler
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "def evaluate(model, loader, epoch):\n"
+        "    loader.sampler.set_epoch(epoch)\n"
+        "    for x in loader:\n"
+        "        model(x)\n"
+        "def main(model, opt, ds, holdout_ds):\n"
+        "    sampler = DistributedSampler(ds)  # expect: TL302\n"
+        "    loader = DataLoader(ds, sampler=sampler)\n"
+        "    holdout = DataLoader(holdout_ds, sampler=DistributedSampler(holdout_ds, shuffle=False))\n"
+        "    for epoch in range(10):\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n"
+        "        evaluate(model, holdout, epoch)\n",
+        # a method sets the epoch of the loader it is given: every call gives it the validation one
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt, ds, val_ds):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.train_loader = DataLoader(ds, sampler=DistributedSampler(ds))  # expect: TL302\n"
+        "        self.val_loader = DataLoader(val_ds, sampler=DistributedSampler(val_ds))\n"
+        "    def evaluate(self, loader, epoch):\n"
+        "        loader.sampler.set_epoch(epoch)\n"
+        "        for x in loader:\n"
+        "            self.model(x)\n"
+        "    def fit(self, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            for x in self.train_loader:\n"
+        "                self.opt.zero_grad()\n"
+        "                self.model(x).sum().backward()\n"
+        "                self.opt.step()\n"
+        "            self.evaluate(self.val_loader, epoch)\n",
+        # the same through a staticmethod, and through a method whose first parameter is not `self`
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    @staticmethod\n"
+        "    def evaluate(model, loader, epoch):\n"
+        "        loader.sampler.set_epoch(epoch)\n"
+        "        for x in loader:\n"
+        "            model(x)\n"
+        "    def measure(trainer, loader, epoch):\n"
+        "        loader.sampler.set_epoch(epoch)\n"
+        "        for x in loader:\n"
+        "            trainer.model(x)\n"
+        "    def fit(self, model, opt, ds, val_ds, epochs):\n"
+        "        self.model = model\n"
+        "        train_sampler = DistributedSampler(ds)  # expect: TL302\n"
+        "        loader = DataLoader(ds, sampler=train_sampler)\n"
+        "        val_loader = DataLoader(val_ds, sampler=DistributedSampler(val_ds, shuffle=False))\n"
+        "        for epoch in range(epochs):\n"
+        "            for x in loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n"
+        "            self.evaluate(model, val_loader, epoch)\n"
+        "            self.measure(val_loader, epoch)\n",
+        # a method called on its class is given the object as its first argument: the
+        # scoring method gets the holdout loader
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def score(self, loader, epoch):\n"
+        "        loader.sampler.set_epoch(epoch)\n"
+        "        for x in loader:\n"
+        "            self.model(x)\n"
+        "    def fit(self, model, opt, ds, holdout_ds, epochs):\n"
+        "        self.model = model\n"
+        "        train_sampler = DistributedSampler(ds)  # expect: TL302\n"
+        "        loader = DataLoader(ds, sampler=train_sampler)\n"
+        "        holdout = DataLoader(holdout_ds, sampler=DistributedSampler(holdout_ds, shuffle=False))\n"
+        "        for epoch in range(epochs):\n"
+        "            for x in loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n"
+        "            Trainer.score(self, holdout, epoch)\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -1028,6 +1107,63 @@ class MissingSetEpoch(Rule):
         "    def fit(self, epochs):\n"
         "        for epoch in range(epochs):\n"
         "            self.train_epoch(epoch)\n",
+        # a method sets the epoch of the loader it is given, the training one among them
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt, ds, val_ds):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.train_loader = DataLoader(ds, sampler=DistributedSampler(ds))\n"
+        "        self.val_loader = DataLoader(val_ds, sampler=DistributedSampler(val_ds))\n"
+        "    def run_epoch(self, loader, epoch, train):\n"
+        "        loader.sampler.set_epoch(epoch)\n"
+        "        for x in loader:\n"
+        "            loss = self.model(x).sum()\n"
+        "            if train:\n"
+        "                self.opt.zero_grad()\n"
+        "                loss.backward()\n"
+        "                self.opt.step()\n"
+        "    def fit(self, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.run_epoch(self.train_loader, epoch, True)\n"
+        "            self.run_epoch(self.val_loader, epoch, False)\n",
+        # a staticmethod, a classmethod and a method whose first parameter is not `self` set the
+        # epoch of the training loader they are given
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    @staticmethod\n"
+        "    def shuffle_static(loader, epoch):\n"
+        "        loader.sampler.set_epoch(epoch)\n"
+        "    @classmethod\n"
+        "    def shuffle_cls(cls, loader, epoch):\n"
+        "        loader.sampler.set_epoch(epoch)\n"
+        "    def shuffle_own(trainer, loader, epoch):\n"
+        "        loader.sampler.set_epoch(epoch)\n"
+        "    def fit(self, model, opt, ds, epochs):\n"
+        "        static_loader = DataLoader(ds, sampler=DistributedSampler(ds))\n"
+        "        cls_loader = DataLoader(ds, sampler=DistributedSampler(ds))\n"
+        "        own_loader = DataLoader(ds, sampler=DistributedSampler(ds))\n"
+        "        for epoch in range(epochs):\n"
+        "            self.shuffle_static(static_loader, epoch)\n"
+        "            Trainer.shuffle_cls(cls_loader, epoch)\n"
+        "            self.shuffle_own(own_loader, epoch)\n"
+        "            for batch in zip(static_loader, cls_loader, own_loader):\n"
+        "                opt.zero_grad()\n"
+        "                model(*batch).sum().backward()\n"
+        "                opt.step()\n",
+        # a method called on its class, given the object and then the training sampler
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def reshuffle(self, sampler: DistributedSampler, epoch):\n"
+        "        sampler.set_epoch(epoch)\n"
+        "    def fit(self, model, opt, ds, epochs):\n"
+        "        train_sampler = DistributedSampler(ds)\n"
+        "        loader = DataLoader(ds, sampler=train_sampler)\n"
+        "        for epoch in range(epochs):\n"
+        "            Trainer.reshuffle(self, train_sampler, epoch)\n"
+        "            for x in loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1618,48 +1754,36 @@ class MissingSetEpoch(Rule):
     def _mentions(self, value: cst.BaseExpression, texts: set[str]) -> bool:
         """`value` is one of the holders, or builds on one (`DataLoader(ds, sampler=s)`);
         a holder that is an attribute (`self.sampler`) is matched as written (its
-        code written out only when its last name could match)."""
+        code written out only when its last name could match); a keyword is no mention
+        (`sampler=` of `DataLoader(val_ds, sampler=DistributedSampler(val_ds))` beside
+        a holder named `sampler`)."""
         attributes = {text.rsplit(".", 1)[1] for text in texts if "." in text}
-        return any((type(node) is cst.Name and node.value in texts)
+        return any((type(node) is cst.Name and node.value in texts and not self._keyword(node))
                    or (type(node) is cst.Attribute and node.attr.value in attributes
                        and self.ctx.code(node) in texts)
                    for node in iter_nodes(value))
+
+    def _keyword(self, name: cst.Name) -> bool:
+        """`name` is the keyword of an argument (`sampler` of `sampler=s`), not a value read."""
+        parent = self.ctx.parent(name)
+        return type(parent) is cst.Arg and parent.keyword is name
 
     def _parameter_may_hold(self, binding: Binding, holders: list[cst.BaseExpression],
                             texts: set[str] | None = None) -> bool:
         """Some call of the function passes the sampler (or something we cannot
         name) to the parameter; a function never called here may get anything.
         `texts`: the names that carry the sampler, its holders' unless given."""
-        func = binding.owner
-        assert type(func) is cst.FunctionDef
         texts = {self.ctx.code(h) for h in holders} if texts is None else texts
-        params = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
-        calls = [
-            node for node in self.ctx.nodes_of(cst.Call)
-            if _callee_name(node) == func.name.value
-        ]
-        if not calls:
-            return True
-        for call in calls:
-            offset = 1 if params[:1] in (["self"], ["cls"]) and type(call.func) is cst.Attribute else 0
-            for index, arg in enumerate(a for a in call.args if a.keyword is None):
-                if arg.star or (index + offset < len(params) and params[index + offset] == binding.name
-                                and not _names_other_than(arg.value, texts)):
-                    return True
-            for arg in call.args:
-                if arg.keyword is not None and arg.keyword.value == binding.name:
-                    if not _names_other_than(arg.value, texts):
-                        return True
-                elif arg.star == "**":
-                    return True
-        return False
+        given = self._arguments_given(binding)
+        return given is None or any(not _names_other_than(value, texts) for value in given)
 
     def _sampler_of_other_loaders(self, receiver: cst.BaseExpression, holders: list[cst.BaseExpression]) -> bool:
-        """`loader.sampler`, where `loader` is a parameter of a function of the file that every call
-        of the file names, and none hands it the loader on this sampler (nor anything we cannot
-        name): `run_epoch(model, train_loader, val_loader, epoch)` setting the epoch of
-        `val_loader.sampler` leaves `train_loader`'s sampler as it was. A function the file also
-        hands on uncalled (`mp.spawn(run_epoch, ...)`) may be given anything."""
+        """`loader.sampler`, where `loader` is a parameter of a function (or a method) of the file
+        that every call of the file names, and none hands it the loader on this sampler (nor
+        anything we cannot name): `run_epoch(model, train_loader, val_loader, epoch)` setting the
+        epoch of `val_loader.sampler` leaves `train_loader`'s sampler as it was, and so does
+        `self.evaluate(val_loader, epoch)`. A function the file also hands on uncalled
+        (`mp.spawn(run_epoch, ...)`, `Thread(target=self.evaluate)`) may be given anything."""
         if (type(receiver) is not cst.Attribute or receiver.attr.value != "sampler"
                 or type(receiver.value) is not cst.Name):
             return False
@@ -1668,35 +1792,49 @@ class MissingSetEpoch(Rule):
             return False
         func = binding.owner
         assert type(func) is cst.FunctionDef
-        name = func.name.value
         for node in self.ctx.nodes_of(cst.Name, cst.Attribute):
             named = node.value if type(node) is cst.Name else node.attr.value  # type: ignore[attr-defined]
             parent = self.ctx.parent(node)
-            if named == name and node is not func.name and not (type(parent) is cst.Call and parent.func is node):
+            if type(parent) is cst.Attribute and parent.attr is node:
+                continue  # `evaluate` of `self.evaluate`: the attribute is looked at whole
+            if (named == func.name.value and node is not func.name
+                    and not (type(parent) is cst.Call and parent.func is node)):
                 return False  # the function itself handed on, or read in a way not followed
+        given = self._arguments_given(binding)
         texts = self._carriers(holders)
-        params = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
-        calls = [node for node in self.ctx.nodes_of(cst.Call) if _callee_name(node) == name]
+        return given is not None and not any(self._may_carry(value, texts, holders) for value in given)
+
+    def _arguments_given(self, parameter: Binding) -> list[cst.BaseExpression] | None:
+        """What the file's calls of the function that `parameter` belongs to, by its name
+        (`run_epoch(...)`, `self.run_epoch(...)`, `trainer.run_epoch(...)`), give that
+        parameter, by position or keyword; the object a method is called on goes to its
+        first parameter, not to the next (`self`, or `cls` of a classmethod; a staticmethod
+        binds none, nor does a method called on its class: `Trainer.run(self, loader)`). None when the file calls it nowhere, or a call unpacks `*args` /
+        `**kwargs`: it may be given anything."""
+        func = parameter.owner
+        assert type(func) is cst.FunctionDef
+        calls = [node for node in self.ctx.nodes_of(cst.Call) if _callee_name(node) == func.name.value]
+        given: list[cst.BaseExpression] = []
         for call in calls:
-            offset = 1 if params[:1] in (["self"], ["cls"]) and type(call.func) is cst.Attribute else 0
-            positional = [a for a in call.args if a.keyword is None]
-            if any(arg.star for arg in call.args):
-                return False
-            given = [arg.value for index, arg in enumerate(positional)
-                     if index + offset < len(params) and params[index + offset] == binding.name]
-            given += [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == binding.name]
-            if any(self._may_carry(value, texts, holders) for value in given):
-                return False
-        return bool(calls)
+            pairs, complete = bound_arguments(call, func, binds_first_parameter(self.ctx, call, func))
+            if not complete:
+                return None
+            given += [value for name, value in pairs if name == parameter.name]
+        return given if calls else None
 
     def _may_carry(self, value: cst.BaseExpression, texts: set[str], holders: list[cst.BaseExpression]) -> bool:
         """An argument that may be the loader on this sampler: anything but a variable
-        of the file, not a parameter, only ever assigned values that name no carrier
+        of the file, not a parameter, or an attribute of the object (`self.val_loader`),
+        only ever assigned values that name no carrier
         (`val_loader = DataLoader(val_ds, sampler=DistributedSampler(val_ds))`)."""
-        binding = self.ctx.receivers.binding(value) if type(value) is cst.Name else None
+        tracked = self.ctx.receivers
+        binding = tracked.binding(value) if type(value) in (cst.Name, cst.Attribute) else None
         if binding is None or binding in self._carrier_bindings(texts, holders):
             return True
-        values = self._only_assigned(binding)
+        if type(value) is cst.Name:
+            values = self._only_assigned(binding)
+        else:
+            values = tracked.only_assigned(binding) if binding.name.count(".") == 1 else None
         return values is None or any(self._mentions(v, texts) for v in values)
 
     def _sampler_of_own_loader(self, receiver: cst.BaseExpression, own: set[Binding | None]) -> bool:

@@ -31,7 +31,9 @@ from trainlint.analysis.loops import (
     mode_switch, named_for_an_optimizer, optimizer_name,
 )
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
-from trainlint.analysis.scopes import argument_slots, bound_arguments, dotted_name, is_method, named_parameters
+from trainlint.analysis.scopes import (
+    argument_slots, bound_arguments, decorated, dotted_name, is_method, named_parameters,
+)
 from trainlint.analysis.training import ancestors_within, method_call
 from trainlint.context import FileContext
 
@@ -42,8 +44,6 @@ NO_FORWARDS: tuple[frozenset[str], frozenset[str], Links, Links] = (frozenset(),
 # what a call runs, as a summary names it (`trainlint.analysis.summarize.CallTargets.target`)
 Target = Callable[[cst.Call], "str | None"]
 _MODEL_METHODS = frozenset({"forward", "__call__"})
-# decorators that change only what a function's first parameter is bound to
-_BINDING_DECORATORS = frozenset({"staticmethod", "classmethod"})
 Found = TypeVar("Found")
 
 
@@ -81,7 +81,7 @@ def _loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, .
                    ) -> tuple[frozenset[str], frozenset[str], Links, Links]:
     """`loop_forwards`, whatever grad mode the calls of `func` in its module set."""
     # a module's own `forward` running its layers in a loop is no evaluation of data
-    if _decorated(func) or (method and func.name.value in _MODEL_METHODS):
+    if decorated(func) or (method and func.name.value in _MODEL_METHODS):
         return NO_FORWARDS
     # (call, model, (callee, slot) of a link or None, put in eval mode by a wrapped function)
     candidates: list[tuple[cst.Call, str, tuple[str, str] | None, bool]] = []
@@ -171,9 +171,9 @@ def _followed_into(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, pa
     argument handed to a parameter, or `self.<attribute>` of a method called on `self`
     from a method; None for what the caller does not hand it. None where `call` runs no
     function of the file, or one not followed: the caller itself, one with a decorator
-    (see `_decorated`), a module's `forward`, an `__init__`."""
+    (see `decorated`), a module's `forward`, an `__init__`."""
     callee = ctx.local_callee(call)
-    if callee is None or callee is caller or _decorated(callee) or callee.name.value in _MODEL_METHODS \
+    if callee is None or callee is caller or decorated(callee) or callee.name.value in _MODEL_METHODS \
             or callee.name.value == "__init__":
         return None
     on_class = is_method(ctx, callee)
@@ -194,12 +194,6 @@ def _followed_into(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, pa
         return _handed_model(value, params, method) if value is not None else None
 
     return followed[(callee, depth + 1)], as_the_caller_names
-
-
-def _decorated(func: cst.FunctionDef) -> bool:
-    """`func` has a decorator that may set a grad mode or wrap it (a `staticmethod` or
-    `classmethod` changes only what its first parameter is bound to)."""
-    return any(dotted_name(d.decorator) not in _BINDING_DECORATORS for d in func.decorators)
 
 
 def called_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
@@ -229,7 +223,7 @@ def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str,
     (`Summary.wrapped_forwards`: `def validate(self): return evaluate(self.model,
     self.val_loader)`). With the conditions of `loop_forwards`, and no switch of the
     model's mode in `func`."""
-    if _decorated(func) or (method and func.name.value in _MODEL_METHODS):
+    if decorated(func) or (method and func.name.value in _MODEL_METHODS):
         return ()
     found: dict[tuple[str, str, str], None] = {}
     for call in ctx.calls_in_order(func.body):
@@ -306,7 +300,7 @@ def _forwarded(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, target
     if callee is None:
         name = target(call) if depth <= _CALLS_FOLLOWED else None
         return [], [] if name is None else [(arg.value, name, slot) for slot, arg in argument_slots(call)]
-    if callee is caller or _decorated(callee) or callee.name.value in _MODEL_METHODS:
+    if callee is caller or decorated(callee) or callee.name.value in _MODEL_METHODS:
         return [], []
     run, through = _run_params(ctx, callee, target, depth)
     arguments, _ = bound_arguments(call, callee)
@@ -317,8 +311,24 @@ def _forwarded(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, target
 def _run_params(ctx: FileContext, callee: cst.FunctionDef, target: Target, depth: int,
                 ) -> tuple[set[str], dict[str, list[tuple[str, str]]]]:
     """The parameters of `callee` whose forward it runs (see `_forwarded`), then those
-    it hands a function of another module, with what the call names and the slot."""
-    if _decorated(callee):
+    it hands a function of another module, with what the call names and the slot; kept
+    per file, not to be changed: a function is asked again at every call of it."""
+    memo = ctx.shared(_run_params_memo)
+    key = (callee, target, depth)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _read_run_params(ctx, callee, target, depth)
+    return found
+
+
+def _run_params_memo(ctx: FileContext) -> dict[tuple[cst.FunctionDef, Target, int],
+                                                tuple[set[str], dict[str, list[tuple[str, str]]]]]:
+    return {}
+
+
+def _read_run_params(ctx: FileContext, callee: cst.FunctionDef, target: Target, depth: int,
+                     ) -> tuple[set[str], dict[str, list[tuple[str, str]]]]:
+    if decorated(callee):
         return set(), {}
     params = named_parameters(callee)
     run: set[str] = set()

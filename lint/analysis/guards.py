@@ -428,11 +428,12 @@ def parameter_default(function: cst.FunctionDef, name: str) -> cst.BaseExpressio
                  if param.name.value == name), None)
 
 
-def given_argument(call: cst.Call, function: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
+def given_argument(call: cst.Call, function: cst.FunctionDef, name: str, binds_first: bool | None = None
+                   ) -> cst.BaseExpression | None:
     """What `call` gives `function`'s parameter `name`: its argument, or the parameter's
     default when the call leaves it out (and unpacks no `*args` / `**kwargs` that may hold
-    it); None when not known."""
-    pairs, complete = bound_arguments(call, function)
+    it); None when not known. `binds_first`: see `bound_arguments`."""
+    pairs, complete = bound_arguments(call, function, binds_first)
     argument = next((value for param, value in pairs if param == name), None)
     return argument if argument is not None or not complete else parameter_default(function, name)
 

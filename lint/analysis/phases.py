@@ -5,10 +5,14 @@ train): model.train() if train else model.eval(); ...; if train:
 loss.backward()`. A call that gives the flag a constant (`run_epoch(model,
 val_loader, train=False)`, or leaves it to a constant default) never runs the
 branches that test it the other way: what that call does is the function
-without them.
+without them, and, where it hands the flag on (`self._run_batch(x, y, train)`),
+the functions it calls likewise, under the flags it hands them.
 """
 
 from __future__ import annotations
+
+from collections import deque
+from typing import Callable, Iterator, NamedTuple
 
 import libcst as cst
 
@@ -16,35 +20,213 @@ from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.guards import given_argument
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import mode_switch, train_mode_call
+from trainlint.analysis.scopes import binds_first_parameter, bound_arguments, decorated, named_parameters
 from trainlint.context import FileContext
 from trainlint.summaries import constant_truth
 
 # what a flag holds: a constant as `constant_text` writes it
 Flags = dict[str, str]
 
+# how many calls deep a flag handed on is followed
+_CALLS_FOLLOWED = 3
 _BINDING = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.WithItem)
 
 
 def flag_parameters(ctx: FileContext, function: cst.FunctionDef) -> frozenset[str]:
     """The parameters of `function` that an `if` of its own (statement or expression)
-    tests and that it never rebinds: the flags a call may fix."""
-    tested = {node.value for branch in ctx.own_nodes(function.body) if type(branch) in (cst.If, cst.IfExp)
-              for node in ctx.subtree(branch.test) if type(node) is cst.Name}  # type: ignore[attr-defined]
-    params = {param.name.value for param in (*function.params.posonly_params, *function.params.params,
-                                             *function.params.kwonly_params)}
-    return frozenset(params & tested - rebound_names(ctx, function))
+    tests, or that it hands on to such a flag of another function of the file, a few
+    calls deep (`self._run_batch(x, y, train)`), and that it never rebinds: the flags a
+    call may fix."""
+    return _flags_within(ctx, function, 0)
 
 
-def fixed_flags(call: cst.Call, function: cst.FunctionDef, params: frozenset[str]) -> Flags:
+def _flags_within(ctx: FileContext, function: cst.FunctionDef, depth: int) -> frozenset[str]:
+    """`flag_parameters` of `function` reached `depth` calls in, kept per file: the
+    functions of a file call one another often, each asked again at every call."""
+    memo = ctx.shared(_flags_memo)
+    found = memo.get((function, depth))
+    if found is None:
+        tested, handed = _flag_sources(ctx, function)
+        if depth < _CALLS_FOLLOWED:
+            tested = tested | {mine for callee, given in handed for name in _flags_within(ctx, callee, depth + 1)
+                               if (mine := given.get(name)) is not None}
+        found = memo[(function, depth)] = tested
+    return found
+
+
+def _flags_memo(ctx: FileContext) -> dict[tuple[cst.FunctionDef, int], frozenset[str]]:
+    return {}
+
+
+_Sources = tuple[frozenset[str], tuple[tuple[cst.FunctionDef, dict[str, str]], ...]]
+
+
+def _flag_sources(ctx: FileContext, function: cst.FunctionDef) -> _Sources:
+    """The parameters of `function`, never rebound, that an `if` of its own tests; and
+    the functions of the file it hands such parameters on to as they are, each with
+    which of its own parameters each of theirs is given (`train` for `update` of a
+    `step(model, batch, update=train)`): read once per function, kept per file."""
+    memo = ctx.shared(_sources_memo)
+    found = memo.get(function)
+    if found is None:
+        own = ctx.own_nodes(function.body)
+        params = named_parameters(function) - rebound_names(ctx, function)
+        tested = {node.value for branch in own if type(branch) in (cst.If, cst.IfExp)
+                  for node in ctx.subtree(branch.test) if type(node) is cst.Name}  # type: ignore[attr-defined]
+        # only calls handed a parameter as it is are followed: the rest hand on no flag
+        handed = tuple((callee, given) for node in own if type(node) is cst.Call
+                       and any(type(arg.value) is cst.Name and arg.value.value in params for arg in node.args)
+                       and (callee := _followed_callee(ctx, node, function)) is not None
+                       and (given := _parameters_handed(ctx, node, callee, params)))
+        found = memo[function] = (frozenset(params & tested), handed)
+    return found
+
+
+def _sources_memo(ctx: FileContext) -> dict[cst.FunctionDef, _Sources]:
+    return {}
+
+
+def _parameters_handed(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef, params: set[str]
+                       ) -> dict[str, str]:
+    """The parameters of `callee` that `call` gives one of `params` as it is, with it."""
+    binds = binds_first_parameter(ctx, call, callee)
+    return {name: given.value for name in named_parameters(callee)
+            if type(given := given_argument(call, callee, name, binds)) is cst.Name and given.value in params}
+
+
+def _followed_callee(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef) -> cst.FunctionDef | None:
+    """The function of the file that `call` runs, when a flag handed on to it is
+    followed: not the caller itself, nor one with a decorator that may wrap it (a
+    `staticmethod` or `classmethod` only binds its first parameter otherwise)."""
+    callee = called_function(ctx, call)
+    return None if callee is None or callee is caller or decorated(callee) else callee
+
+
+def called_function(ctx: FileContext, call: cst.Call) -> cst.FunctionDef | None:
+    """The function of the file that `call` runs (see `local_callee`), or the method
+    that a method of a class calls on that class (`Trainer._batch(self, x, train)` in a
+    method of the file's one `Trainer`), where the class defines it once."""
+    callee = ctx.local_callee(call)
+    if callee is not None:
+        return callee
+    func = call.func
+    caller = ctx.enclosing_function(call)
+    owner = ctx.parent(ctx.parent(caller) or caller) if caller is not None else None
+    if type(func) is not cst.Attribute or type(func.value) is not cst.Name or type(owner) is not cst.ClassDef \
+            or owner.name.value != func.value.value:
+        return None
+    if sum(node.name.value == owner.name.value for node in ctx.nodes_of(cst.ClassDef)) != 1:  # type: ignore[attr-defined]
+        return None
+    found = [node for node in owner.body.body if type(node) is cst.FunctionDef and node.name.value == func.attr.value]
+    return found[0] if len(found) == 1 else None
+
+
+def fixed_flags(ctx: FileContext, call: cst.Call, function: cst.FunctionDef, params: frozenset[str],
+                held: Flags | None = None) -> Flags:
     """The flags `params` of `function` (see `flag_parameters`) that `call` gives a
     constant: written in the call or, where the call leaves the parameter out (and
-    unpacks nothing that may hold it), its constant default."""
+    unpacks nothing that may hold it), its constant default; or a flag of the caller's
+    that `held` fixes, handed on (`self._run_batch(x, y, train)`)."""
     flags: Flags = {}
+    binds = binds_first_parameter(ctx, call, function)
     for name in params:
-        text = constant_text(given_argument(call, function, name))
+        given = given_argument(call, function, name, binds)
+        text = constant_text(given)
+        if text is None and held and type(given) is cst.Name:
+            text = held.get(given.value)
         if text is not None:
             flags[name] = text
     return flags
+
+
+class Ran(NamedTuple):
+    """A node that a call of a function run under flags runs: the flags it runs under, the
+    calls it runs through, outermost first, that hand a flag on (none: the function's own
+    node), what the names of its function stand for in the called function's terms (see
+    `in_callers_terms`; None: they are its own), and whether it is a call whose function
+    the walk followed, under the flags it hands on."""
+
+    node: cst.CSTNode
+    flags: Flags
+    calls: tuple[cst.Call, ...]
+    names: dict[str, str] | None
+    followed: bool = False
+
+
+def run_under(ctx: FileContext, function: cst.FunctionDef, flags: Flags,
+              flags_of: Callable[[cst.FunctionDef], frozenset[str]]) -> Iterator[Ran]:
+    """The code of `function` that runs under `flags` (see `ruled_out`), and, a few calls
+    deep, that of the functions of the file (see `_followed_callee`) it hands a flag on
+    to, under the flags it so fixes (`self._run_batch(x, y, train)` of a `_run_batch(self,
+    x, y, train)`). `flags_of`: the flags of a function that a call may fix. Functions
+    are walked nearest first, from `function` itself, each once under the same flags
+    and names: reached again through other calls, its code runs the same and its calls
+    are followed alike (functions that call one another would otherwise be walked once
+    per path)."""
+    walked: set[tuple[cst.FunctionDef, frozenset[tuple[str, str]], frozenset[tuple[str, str]]]] = set()
+    queue: deque[tuple[cst.FunctionDef, Flags, dict[str, str] | None, tuple[cst.Call, ...]]] = deque(
+        [(function, flags, None, ())])
+    while queue:
+        walking, held, names, calls = queue.popleft()
+        for node in _kept(ctx, walking, held):
+            callee = _followed_callee(ctx, node, walking) if type(node) is cst.Call else None
+            params = flags_of(callee) if callee is not None and len(calls) < _CALLS_FOLLOWED else frozenset()
+            handed = fixed_flags(ctx, node, callee, params, held) if params else {}  # type: ignore[arg-type]
+            yield Ran(node, held, calls, names, bool(handed))
+            if not handed:
+                continue
+            inner = _composed(_names_handed(ctx, node, callee), names)  # type: ignore[arg-type]
+            reached = (callee, frozenset(handed.items()), frozenset(inner.items()))
+            if reached not in walked:
+                walked.add(reached)  # type: ignore[arg-type]
+                queue.append((callee, handed, inner, (*calls, node)))  # type: ignore[arg-type]
+
+
+def _kept(ctx: FileContext, function: cst.FunctionDef, flags: Flags) -> list[cst.CSTNode]:
+    """The nodes of `function`'s own code that `flags` do not rule out (see `ruled_out`),
+    kept per file: many calls run the same function under the same flags."""
+    memo = ctx.shared(_kept_memo)
+    key = (function, frozenset(flags.items()))
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = [node for node in ctx.own_nodes(function.body) if not ruled_out(ctx, node, flags)]
+    return found
+
+
+def _kept_memo(ctx: FileContext) -> dict[tuple[cst.FunctionDef, frozenset[tuple[str, str]]], list[cst.CSTNode]]:
+    return {}
+
+
+def in_callers_terms(ran: Ran, text: str) -> str | None:
+    """`text`, an expression as `ran`'s function writes it (`self.model`, `model`), as the
+    function first called writes it; None when it starts from a name no call hands on."""
+    return text if ran.names is None else _translated(text, ran.names)
+
+
+def _names_handed(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef) -> dict[str, str]:
+    """The parameters of `callee` that `call` hands a name or an attribute, with its code;
+    and `self` of a method called on `self` (`self._run_batch(...)`)."""
+    binds = binds_first_parameter(ctx, call, callee)
+    names = {param: ctx.code(value) for param, value in bound_arguments(call, callee, binds)[0]
+             if type(value) in (cst.Name, cst.Attribute)}
+    first = next(iter((*callee.params.posonly_params, *callee.params.params)), None)
+    receiver = call.func.value if type(call.func) is cst.Attribute else None
+    if binds and first is not None and type(receiver) is cst.Name and receiver.value in ("self", "cls"):
+        names[first.name.value] = receiver.value
+    return names
+
+
+def _composed(inner: dict[str, str], outer: dict[str, str] | None) -> dict[str, str]:
+    """What the names of a function called further in stand for in the first caller's
+    terms, given what those of its caller stand for (None: they are the first caller's)."""
+    if outer is None:
+        return inner
+    return {name: found for name, text in inner.items() if (found := _translated(text, outer)) is not None}
+
+
+def _translated(text: str, names: dict[str, str]) -> str | None:
+    head, dot, rest = text.partition(".")
+    return names[head] + dot + rest if head in names else None
 
 
 def rebound_names(ctx: FileContext, function: cst.FunctionDef) -> set[str]:

@@ -85,13 +85,18 @@ def head_name(expr: cst.BaseExpression) -> cst.Name | None:
     return expr if type(expr) is cst.Name else None  # type: ignore[return-value]
 
 
-def bound_arguments(call: cst.Call, func: cst.FunctionDef) -> tuple[list[tuple[str, cst.BaseExpression]], bool]:
+def bound_arguments(call: cst.Call, func: cst.FunctionDef, binds_first: bool | None = None
+                    ) -> tuple[list[tuple[str, cst.BaseExpression]], bool]:
     """The parameter of `func` each argument of `call` goes to, by position or
-    keyword (`self` / `cls` bound by a call through an attribute, or of
-    `__init__`), up to the first `*args` / `**kwargs`; and whether there was none."""
+    keyword, up to the first `*args` / `**kwargs`; and whether there was none.
+    `binds_first`: whether the call gives the first parameter no argument of its own
+    (see `binds_first_parameter`); when not known, a first parameter named `self` /
+    `cls` is bound by a call through an attribute, or of `__init__`."""
     positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
-    bound = type(call.func) is cst.Attribute or func.name.value == "__init__"
-    if positional and positional[0] in ("self", "cls") and bound:
+    if binds_first is None:
+        binds_first = ((type(call.func) is cst.Attribute or func.name.value == "__init__")
+                       and bool(positional) and positional[0] in ("self", "cls"))
+    if binds_first:
         positional = positional[1:]
     pairs: list[tuple[str, cst.BaseExpression]] = []
     index = 0
@@ -343,6 +348,32 @@ def is_method(ctx: FileContext, func: cst.FunctionDef) -> bool:
     if type(ctx.parent(ctx.parent(func) or func)) is not cst.ClassDef:
         return False
     return not any(dotted_name(d.decorator) == "staticmethod" for d in func.decorators)
+
+
+def binds_first_parameter(ctx: FileContext, call: cst.Call, func: cst.FunctionDef) -> bool:
+    """`call` of `func` gives its first parameter no argument of its own: a method called
+    on an object (`self.run(x)`, `trainer.run(x)`, `super().__init__(x)`), a class made
+    (`Trainer(x)` running `__init__`), a classmethod called on its class too
+    (`Trainer.build(x)`); not a method called on its class (`Trainer.run(self, x)`), a
+    staticmethod or a function."""
+    if not is_method(ctx, func):
+        return False
+    if type(call.func) is not cst.Attribute:
+        return func.name.value == "__init__"
+    owner = ctx.parent(ctx.parent(func) or func)
+    on_class = (type(call.func.value) is cst.Name and type(owner) is cst.ClassDef
+                and call.func.value.value == owner.name.value)
+    return not on_class or any(dotted_name(d.decorator) == "classmethod" for d in func.decorators)
+
+
+# decorators that change only what a function's first parameter is bound to
+_BINDING_DECORATORS = frozenset({"staticmethod", "classmethod"})
+
+
+def decorated(func: cst.FunctionDef) -> bool:
+    """`func` has a decorator that may set a grad mode or wrap it (a `staticmethod` or
+    `classmethod` changes only what its first parameter is bound to)."""
+    return any(dotted_name(d.decorator) not in _BINDING_DECORATORS for d in func.decorators)
 
 
 def named_parameters(function: cst.FunctionDef) -> set[str]:
