@@ -7,7 +7,6 @@ from trainlint.analysis.iteration import builds_its_model_each_iteration, steps_
 from trainlint.analysis.lambdas import called_lambda, lambda_calls
 from trainlint.analysis.summarize import empties_cache
 from trainlint.analysis.training import loop_guards
-from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
 from trainlint.summaries import EMPTY_CACHE, LOOP
 

@@ -4,6 +4,7 @@ import re
 
 import libcst as cst
 
+from trainlint.analysis.accumulators import STORING_METHODS
 from trainlint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
 from trainlint.analysis.dataflow import iterated_loader, iterated_where_built, only_splatted
 from trainlint.analysis.iteration import file_trains, trains
@@ -22,8 +23,6 @@ _EVALUATION = re.compile(r"val|test|eval|dev_|_dev|infer|predict", re.IGNORECASE
 _MAX_BUILDERS = 4  # returns followed to their call sites before giving up (silently)
 # libraries that wrap a loader only to iterate it (progress bars and the like)
 _LIBRARIES_THAT_ONLY_ITERATE = frozenset({"torch", "tqdm", "itertools", "rich", "builtins"})
-# methods that put what they are given in a container (followed as carriers, see `_carriers`)
-_STORES = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "put"})
 # values made from a loader that are not the loader: a number, a text, a truth value
 _MADE_FROM_IT = (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation, cst.Comparison,
                  cst.UnaryOperation)
@@ -1568,7 +1567,7 @@ class MissingSetEpoch(Rule):
                 # of a trainer class from another module or a registry): it may set the epoch,
                 # unless the file runs the epochs over the loader itself (a logger given it)
                 if (type(node.func) is cst.Attribute and self.ctx.local_callee(node) is None  # type: ignore[attr-defined]
-                        and node.func.attr.value not in _STORES  # type: ignore[attr-defined]
+                        and node.func.attr.value not in STORING_METHODS  # type: ignore[attr-defined]
                         and not self._iterated_here(texts)
                         and not self._seen_not_to_set_epoch(node, texts)):
                     return True

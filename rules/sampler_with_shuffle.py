@@ -8,7 +8,6 @@ from trainlint.analysis.dataflow import (
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.partials import keyword_argument, partial_target
 from trainlint.analysis.precision import argument
-from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.splatted import splatted_entries
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule

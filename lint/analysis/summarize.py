@@ -12,7 +12,6 @@ project resolves those against its other files, base classes included.
 
 from __future__ import annotations
 
-import builtins
 from typing import Iterator, Mapping
 
 import libcst as cst
