@@ -15,7 +15,6 @@ from collections import Counter, deque
 from contextlib import ExitStack
 from itertools import islice
 from typing import Any, Iterable, TextIO
-from types import CodeType
 
 import torch
 from torch import nn
@@ -139,8 +138,9 @@ class Sanitizer:
         self._data_leaves: dict[int, weakref.ref[torch.Tensor]] = {}
         # the lines of the script that detached a tensor requiring grad: which `.detach()` in
         # what a loss is computed from ran, when its backward() finds no graph (see core/cuts.py);
-        # kept as (code, line), formatted only then: a detach in a loop costs a set lookup
-        self._detach_sites: set[tuple[CodeType, int]] = set()
+        # kept as (file, line), formatted only then: a detach in a loop costs a set lookup (a
+        # code object would hash all its constants: a long script's top level, every time)
+        self._detach_sites: set[tuple[str, int | None]] = set()
         # parameters the script itself wrote a non-finite value into (`w[0, 0] = nan`,
         # `w.fill_(inf)`): id -> (the parameter, its version after the write, the line)
         self._nonfinite_writes: dict[int, tuple[weakref.ref[torch.Tensor], int, str, int]] = {}
@@ -281,7 +281,7 @@ class Sanitizer:
             cuts = self._guard("reading the cut graph", cuts_of, exc.__traceback__) \
                 if exc is not None and cut_graph(self.ending) else None
             if cuts is not None:  # the `.detach()` calls in what the loss is computed from that ran
-                ran = {locations.format_site(code.co_filename, line) for code, line in self._detach_sites}
+                ran = {locations.format_site(filename, line) for filename, line in self._detach_sites}
                 cuts.detaches = [site for site in cuts.detaches if site in ran]
             advice = cut_graph_advice(self.ending, self._log_prob_without_grad, cuts)
             if advice is not None:  # backward() of a loss cut off from the model
@@ -616,7 +616,7 @@ class Sanitizer:
         while frame is not None and locations.is_own(frame):
             frame = frame.f_back
         if frame is not None and locations.is_user_file(frame.f_code.co_filename):
-            self._detach_sites.add((frame.f_code, frame.f_lineno))
+            self._detach_sites.add((frame.f_code.co_filename, locations.frame_line(frame)))
 
     def on_nonfinite_write(self, param: torch.Tensor) -> None:
         """The script wrote a NaN or Inf into `param` by hand, at its innermost user line."""

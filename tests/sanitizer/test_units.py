@@ -474,6 +474,28 @@ def test_installed_packages_and_the_standard_library_are_not_user_code(monkeypat
     assert not locations.is_user_file(str(site / "mytrain2.py"))
 
 
+def test_the_users_line_is_the_calls_own_each_time_and_holds_no_frame(tmp_path: Path) -> None:
+    """The hooks ask for the script's line on every step; it is remembered per instruction
+    of the script's code (finding a line reads the code's line table from its start): each
+    call still names its own line, and no frame is kept, nor the objects it holds."""
+    script = tmp_path / "loop.py"
+    script.write_text("def run():\n"
+                      "    held, sites = Held(), []\n"
+                      "    for _ in range(3):\n"
+                      "        sites.append(user_site())\n"
+                      "        sites += [user_site(), user_site()]\n"
+                      "    return sites, weakref.ref(held)\n")
+
+    class Held:
+        pass
+
+    scope = {"Held": Held, "user_site": locations.user_site, "weakref": __import__("weakref")}
+    exec(compile(script.read_text(), str(script), "exec"), scope)
+    sites, held = scope["run"]()
+    assert sites == [locations.format_site(str(script), line) for line in (4, 5, 5)] * 3
+    assert held() is None
+
+
 @pytest.mark.parametrize("detector_type", [LossSpikeDetector, GradSpikeDetector])
 def test_an_epochs_short_last_batch_is_not_judged_against_full_ones(detector_type: type) -> None:
     """Epochs of 29 steps, the last on 4 items where the others have 32 (the default
