@@ -36,6 +36,9 @@ class UpdatedParams(NamedTuple):
     step: int  # the step whose update it was
     site: str | None  # the line that called `step()`
     params: list[torch.Tensor]
+    # those that had a gradient when the step was read (None: not known): an optimizer
+    # leaves a parameter without one as it was
+    with_grad: list[torch.Tensor] | None
     norms: list[float]  # their L2 norms; empty until read
 
 

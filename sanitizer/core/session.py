@@ -170,6 +170,7 @@ class Sanitizer:
         self._new_optimizers = 0  # optimizers that ended a step, counted as each first does
         self._last_params: list[torch.Tensor] = []
         self._updated_at: dict[int, int] = {}  # id(optimizer) -> the step of its latest update
+        self._read_with_grad: list[torch.Tensor] | None = None  # the last step read's parameters with gradients
         self._scaler: weakref.ref[Any] | None = None
         self._scaled: tuple[weakref.ref[torch.Tensor], torch.Tensor, LossCall | None] | None = None
         self._train_loss: tuple[weakref.ref[torch.Tensor], LossCall] | None = None  # the latest, and its call
@@ -956,7 +957,8 @@ class Sanitizer:
             squares = squared_norms(params)
         finally:
             _set_grad_enabled(enabled)
-        self._updated.append((UpdatedParams(self.step, locations.user_site(), params, []), squares))
+        with_grad, self._read_with_grad = self._read_with_grad, None
+        self._updated.append((UpdatedParams(self.step, locations.user_site(), params, with_grad, []), squares))
 
     def _step_in_backward(self, optimizer: torch.optim.Optimizer) -> None:
         """An optimizer stepped from a gradient hook (the optimizer fused into the
@@ -1021,6 +1023,8 @@ class Sanitizer:
         self._backward_since_close = False
         record = self._record_step(optimizer, skipped, found_inf, partial)
         record.joins_previous = joins
+        # what the update that follows may have written (see UpdatedParams)
+        self._read_with_grad = record.params if optimizer is not None and not partial else None
         self._dispatch(record)
         return joins
 

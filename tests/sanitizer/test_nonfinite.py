@@ -344,6 +344,34 @@ def test_weights_written_finite_by_hand_are_healthy(script_runs: ScriptRuns) -> 
     assert run.events() == [], run.events()
 
 
+PRELAUNCH += [("data_written_nan.py", mode) for mode in ("unused", "used", "healthy")]
+
+
+@pytest.mark.parametrize("mode, head, until", [
+    ("unused", "aux", "before step 4's update, which had no gradient for it and left it as it was"),
+    ("used", "main", "before step 4's forward"),
+])
+def test_a_weight_written_through_data_after_an_update_is_not_blamed_on_the_next_update(
+        script_runs: ScriptRuns, mode: str, head: str, until: str) -> None:
+    """A NaN written through `.data` after step 3's update (no hook sees it) into a head
+    that step 4 does not use: step 4's update, which had no gradient for it, is not said
+    to have made it; the weight is named at step 3 as changed outside the optimizer, as
+    when step 4's forward reads it (`used`)."""
+    run = script_runs.get("data_written_nan.py", mode)
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_param")
+    assert (event["step"], event["module"], event["param"]) == (3, head, f"{head}.weight"), event
+    assert event["origin"] == "outside_optimizer" and event["where"] is None, event
+    assert f"after step 3, whose optimizer step() left it finite: code outside the optimizer changed it {until}" \
+        in event["message"], event
+    assert run.report["summary"]["problems"][0]["kind"] == "nonfinite_param"
+
+
+def test_a_finite_value_written_through_data_is_healthy(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("data_written_nan.py", "healthy")
+    assert run.returncode == 0 and run.report["events"] == [], run.report["events"]
+
+
 PRELAUNCH += [("vae_logvar.py", "--fault"), ("vae_logvar.py",)]
 
 
