@@ -339,9 +339,7 @@ class NonfiniteDetector(Detector):
         script writes through `.data`), so code outside the optimizer wrote the value, after
         the latest update that left it finite."""
         param, value = update.params[bad[0]], update.norms[bad[0]]
-        finite_at = next((earlier.step for earlier in reversed(self._recent_updates) if earlier.step < update.step
-                          for held, norm in zip(earlier.params, earlier.norms) if held is param and math.isfinite(norm)),
-                         None)
+        finite_at = self._left_finite(param, update.step)
         unchanged = f"step {update.step}'s update, which had no gradient for it and left it as it was"
         if finite_at is not None:
             when = (f"after step {finite_at}, whose optimizer step() left it finite: code outside the optimizer "
@@ -356,6 +354,15 @@ class NonfiniteDetector(Detector):
                   module=sink.param_module_name(param), param=sink.param_name(param), where=None, value=value,
                   extra={"params": [sink.param_label(update.params[i]) for i in bad[:20]],
                          "origin": "outside_optimizer"})
+
+    def _left_finite(self, param: Tensor, before: int) -> int | None:
+        """The step of the latest update before step `before` that left `param` finite, if kept."""
+        for update in reversed(self._recent_updates):
+            if update.step < before:
+                for held, norm in zip(update.params, update.norms):
+                    if held is param:
+                        return update.step if math.isfinite(norm) else None
+        return None
 
     def _report_params(self, record: StepRecord, sink: Sink, bad: list[int], finite_grads_at: int | None) -> None:
         step = record.param_step if record.param_step is not None else record.step

@@ -344,7 +344,7 @@ def test_weights_written_finite_by_hand_are_healthy(script_runs: ScriptRuns) -> 
     assert run.events() == [], run.events()
 
 
-PRELAUNCH += [("data_written_nan.py", mode) for mode in ("unused", "used", "healthy")]
+PRELAUNCH += [("data_written_nan.py", mode) for mode in ("unused", "used", "added", "healthy")]
 
 
 @pytest.mark.parametrize("mode, head, until", [
@@ -365,6 +365,19 @@ def test_a_weight_written_through_data_after_an_update_is_not_blamed_on_the_next
     assert f"after step 3, whose optimizer step() left it finite: code outside the optimizer changed it {until}" \
         in event["message"], event
     assert run.report["summary"]["problems"][0]["kind"] == "nonfinite_param"
+
+
+def test_a_weight_no_update_measured_before_is_not_blamed_on_an_update_that_left_it(
+        script_runs: ScriptRuns) -> None:
+    """A head added to the optimizer after step 3 gets a NaN through `.data` and no
+    gradient at step 4: the update of step 4, the first to hold it, left it as it was."""
+    run = script_runs.get("data_written_nan.py", "added")
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_param")
+    assert (event["step"], event["param"], event["origin"], event["where"]) == (4, "extra.weight",
+                                                                                "outside_optimizer", None), event
+    assert ("code outside the optimizer wrote it before step 4's update, which had no gradient for it and left it "
+            "as it was") in event["message"], event
 
 
 def test_a_finite_value_written_through_data_is_healthy(script_runs: ScriptRuns) -> None:

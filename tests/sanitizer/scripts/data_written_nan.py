@@ -6,7 +6,9 @@ Expected: nonfinite_param at step 3 on aux.weight, written by code outside the
 optimizer (the write through `.data` is not seen, so no line is named): not the
 update of step 4, which never touched it. `healthy`: the same line writes a finite
 value: nothing. `used`: the NaN goes into the main head, which step 4's forward
-reads: the same report, from the forward's NaN (as before)."""
+reads: the same report, from the forward's NaN (as before). `added`: the NaN goes into
+a head added to the model and the optimizer after step 3, which no update measured
+before step 4's: named at step 4, written outside the optimizer before that update."""
 import sys
 
 import torch
@@ -38,7 +40,11 @@ for step in range(1, 9):
     opt.zero_grad()
     loss.backward()
     opt.step()
-    if step == 3:
+    if step == 3 and mode == "added":
+        model.extra = nn.Linear(16, 2)  # a head for a later task, trained from now on
+        opt.add_param_group({"params": model.extra.parameters()})
+        model.extra.weight.data[0, 1] = float("nan")
+    elif step == 3:
         head = model.main if mode == "used" else model.aux
         head.weight.data[0, 1] = 0.5 if mode == "healthy" else float("nan")
 print("finished")
