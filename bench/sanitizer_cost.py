@@ -20,9 +20,9 @@ torch's slower path) nor any cache effect on the user's own kernels.
 from __future__ import annotations
 
 import argparse
+import inspect
 import io
 import os
-import inspect
 import statistics
 import sys
 import textwrap
