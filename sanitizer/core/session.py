@@ -50,6 +50,7 @@ from sanitizer.core.probe import (
     StepRecord,
     UpdatedParams,
     inexact,
+    largest_magnitudes,
     norms_from_squares,
     squared_norms,
 )
@@ -170,7 +171,9 @@ class Sanitizer:
         self._new_optimizers = 0  # optimizers that ended a step, counted as each first does
         self._last_params: list[torch.Tensor] = []
         self._updated_at: dict[int, int] = {}  # id(optimizer) -> the step of its latest update
-        self._read_with_grad: list[torch.Tensor] | None = None  # the last step read's parameters with gradients
+        # the parameters without a gradient as the step() about to run began, and their largest
+        # magnitudes, queued (see UpdatedParams)
+        self._before_update: tuple[list[torch.Tensor], list[torch.Tensor]] | None = None
         self._scaler: weakref.ref[Any] | None = None
         self._scaled: tuple[weakref.ref[torch.Tensor], torch.Tensor, LossCall | None] | None = None
         self._train_loss: tuple[weakref.ref[torch.Tensor], LossCall] | None = None  # the latest, and its call
@@ -957,8 +960,29 @@ class Sanitizer:
             squares = squared_norms(params)
         finally:
             _set_grad_enabled(enabled)
-        with_grad, self._read_with_grad = self._read_with_grad, None
-        self._updated.append((UpdatedParams(self.step, locations.user_site(), params, with_grad, []), squares))
+        before, self._before_update = self._before_update, None
+        without_grad, largest = before if before is not None else (None, [])
+        self._updated.append((UpdatedParams(self.step, locations.user_site(), params, [], without_grad, []),
+                              squares + largest))
+
+    def _queue_without_grad(self, record: StepRecord) -> tuple[list[torch.Tensor], list[torch.Tensor]] | None:
+        """The optimizer's parameters that have no gradient as its step() begins, and their
+        largest magnitudes queued (read with the update's norms): whether one the update
+        left non-finite was so already. Nothing to measure in the usual step, where every
+        one has a gradient."""
+        if "nonfinite_param" not in self.enabled_kinds:
+            return None
+        if len(record.params) == len(self._last_params):
+            return [], []
+        without_grad = [p for p in _floating(self._last_params) if p.grad is None]
+        if not without_grad:
+            return [], []
+        enabled = torch.is_grad_enabled()
+        _set_grad_enabled(False)
+        try:
+            return without_grad, largest_magnitudes(without_grad)
+        finally:
+            _set_grad_enabled(enabled)
 
     def _step_in_backward(self, optimizer: torch.optim.Optimizer) -> None:
         """An optimizer stepped from a gradient hook (the optimizer fused into the
@@ -1023,8 +1047,8 @@ class Sanitizer:
         self._backward_since_close = False
         record = self._record_step(optimizer, skipped, found_inf, partial)
         record.joins_previous = joins
-        # what the update that follows may have written (see UpdatedParams)
-        self._read_with_grad = record.params if optimizer is not None and not partial else None
+        # what the update that follows finds (see UpdatedParams)
+        self._before_update = self._queue_without_grad(record) if optimizer is not None and not partial else None
         self._dispatch(record)
         return joins
 
@@ -1266,11 +1290,13 @@ def _floating(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
 
 def _updates_read(queued: list[tuple[UpdatedParams, list[torch.Tensor]]],
                   squares: list[float]) -> list[UpdatedParams]:
-    """The queued updates with their parameters' norms, from the squares read for them (in order)."""
+    """The queued updates with their parameters' norms, from the squares read for them (in order),
+    then the largest magnitudes of those without a gradient before the update."""
     updates, start = [], 0
     for update, queued_squares in queued:
-        stop = start + len(queued_squares)
-        updates.append(update._replace(norms=norms_from_squares(update.params, squares[start:stop])))
+        middle, stop = start + len(update.params), start + len(queued_squares)
+        updates.append(update._replace(norms=norms_from_squares(update.params, squares[start:middle]),
+                                       largest_before=squares[middle:stop]))
         start = stop
     return updates
 

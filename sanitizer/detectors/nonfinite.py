@@ -316,8 +316,9 @@ class NonfiniteDetector(Detector):
         bad = sorted(_update_broke(update), key=lambda i: place(update.params[i]))
         param, value = update.params[bad[0]], update.norms[bad[0]]
         written = sink.nonfinite_write_in(param, update.step)
-        if written is None and update.with_grad is not None and not any(p is param for p in update.with_grad):
-            self._report_untouched(sink, update, bad)
+        before = _largest_before(update, param)
+        if written is None and before is not None and not math.isfinite(before):
+            self._report_untouched(sink, update, bad, before)
             return
         self._first("nonfinite_param", update.step)
         if written is not None:
@@ -333,20 +334,20 @@ class NonfiniteDetector(Detector):
                   extra={"params": [sink.param_label(update.params[i]) for i in bad[:20]],
                          "origin": "optimizer_step"})
 
-    def _report_untouched(self, sink: Sink, update: UpdatedParams, bad: list[int]) -> None:
-        """The first of `bad`, non-finite as `update` left it, had no gradient at that step:
-        the optimizer left it as it was (a head the step did not use, a frozen layer the
-        script writes through `.data`), so code outside the optimizer wrote the value, after
-        the latest update that left it finite."""
+    def _report_untouched(self, sink: Sink, update: UpdatedParams, bad: list[int], before: float) -> None:
+        """The first of `bad`, non-finite as `update` left it, had no gradient at that step
+        and was non-finite (`before`, its largest magnitude) as the step began: code outside
+        the optimizer wrote the value (into a head the step did not use, a layer added to the
+        optimizer), after the latest update that left it finite."""
         param, value = update.params[bad[0]], update.norms[bad[0]]
         finite_at = self._left_finite(param, update.step)
-        unchanged = f"step {update.step}'s update, which had no gradient for it and left it as it was"
+        found = f"step {update.step}'s update, which had no gradient for it and found it {_word(before)} already"
         if finite_at is not None:
             when = (f"after step {finite_at}, whose optimizer step() left it finite: code outside the optimizer "
-                    f"changed it before {unchanged}")
+                    f"changed it before {found}")
         else:
             when = (f"as the optimizer's step() of step {update.step} left it: code outside the optimizer wrote "
-                    f"it before {unchanged}")
+                    f"it before {found}")
         step = finite_at if finite_at is not None else update.step
         self._first("nonfinite_param", step)
         sink.emit("nonfinite_param", step,
@@ -439,6 +440,12 @@ def _update_broke(update: UpdatedParams) -> list[int]:
     """The indices of the parameters `update` left non-finite, those in shared memory aside."""
     return [i for i, norm in enumerate(update.norms)
             if not math.isfinite(norm) and not _in_shared_memory(update.params[i])]
+
+
+def _largest_before(update: UpdatedParams, param: Tensor) -> float | None:
+    """`param`'s largest magnitude as `update`'s step() began, measured when it had no gradient."""
+    return next((largest for held, largest in zip(update.without_grad or (), update.largest_before) if held is param),
+                None)
 
 
 def _finite_after_update(record: StepRecord, param: Tensor, step: int) -> bool:
