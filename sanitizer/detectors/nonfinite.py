@@ -35,7 +35,7 @@ JUMP_FACTOR = 1e3  # a culprit's output grew at least this much over its recent 
 JUMP_FLOOR = 1e4  # ...and reached at least this magnitude
 NEAR_OVERFLOW = 1e15  # without history (first step), this magnitude alone marks a culprit
 MAX_BIRTH_MODULES = 3  # modules named as where a NaN gradient was born (one of them)
-RECENT_UPDATES = 8  # optimizer updates kept, read back, to find when a weight was last finite
+RECENT_STEPS = 8  # steps whose optimizer updates are kept, read back, to find when a weight was last finite
 
 
 class NonfiniteDetector(Detector):
@@ -58,10 +58,13 @@ class NonfiniteDetector(Detector):
         self._finite_grads_at: int | None = None  # the latest step whose gradients were all finite
         self._masked_input_at: int | None = None  # the first step whose batch's NaN the model masked
         self._forward_nonfinite_at: int | None = None  # the latest step a module's output was non-finite
-        self._recent_updates: deque[UpdatedParams] = deque(maxlen=RECENT_UPDATES)
+        self._recent_updates: deque[UpdatedParams] = deque()  # those of the last RECENT_STEPS steps
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
-        self._recent_updates.extend(record.updates)
+        recent = self._recent_updates
+        recent.extend(record.updates)
+        while recent and recent[0].step <= record.step - RECENT_STEPS:
+            recent.popleft()
         trail = record.trail
         bad_loss = next((i for i, loss in enumerate(record.losses) if not math.isfinite(loss)), None)
         bad_grads = [i for i, norm in enumerate(record.grad_norms) if not math.isfinite(norm)]

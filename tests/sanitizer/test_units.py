@@ -683,3 +683,42 @@ def test_a_long_history_of_numbers_holds_no_tensor() -> None:
     assert _graph_tensors(history) == [tail]
     history[9_999], history[10_000] = 0.0, tail  # beyond MAX_ITEMS: not looked at
     assert _graph_tensors(history) == []
+
+
+class _ParamSink(_Collector):
+    """The sink's questions about parameters, for a detector fed records by hand."""
+
+    def named_parameters(self) -> list[tuple[str, object]]:
+        return []
+
+    def nonfinite_write_in(self, param: object, step: int) -> None:
+        return None
+
+    def param_label(self, param: object) -> str:
+        return "layer.weight"
+
+    param_name = param_label
+
+    def param_module_name(self, param: object) -> None:
+        return None
+
+
+def test_a_weight_is_traced_back_over_steps_not_updates_when_many_optimizers_step() -> None:
+    """Ten optimizers (one per layer) step every step: a weight that step 2's update left
+    finite and step 3's found NaN without a gradient is named at step 2, though ten other
+    updates ran since."""
+    import torch
+
+    from sanitizer.core.probe import UpdatedParams
+    from sanitizer.detectors.nonfinite import NonfiniteDetector
+
+    detector, sink, weights = NonfiniteDetector(), _ParamSink(), [torch.zeros(3) for _ in range(10)]
+    for step in (1, 2, 3):
+        record = _record(step + 1, 1.0)  # a step's read holds the updates of the step before
+        record.grad_norms = [1.0]
+        record.updates = [UpdatedParams(step, None, [w], [0.0], [], []) for w in weights]
+        if step == 3:  # the first layer had no gradient, and was NaN as the step() began
+            record.updates[0] = UpdatedParams(step, None, weights[:1], [math.nan], weights[:1], [math.nan])
+        detector.on_step(record, sink)
+    assert sink.events == [("nonfinite_param", 2)], sink.messages
+    assert "after step 2, whose optimizer step() left it finite" in sink.messages[0], sink.messages
