@@ -456,7 +456,7 @@ def test_a_weight_made_non_finite_between_forwards_names_what_wrote_it(
     problem = run.report["summary"]["problems"][0]
     assert problem["kind"] == "nonfinite_param"
     advice = {"script_update": "the loop updates the weights itself",
-              "outside_optimizer": "the optimizer's update left the weights finite",
+              "outside_optimizer": "no optimizer update wrote the non-finite value",
               "optimizer_step": "an exploding or non-finite update"}[origin]
     assert advice in problem["advice"], problem
 
