@@ -4,6 +4,7 @@
     python bench/sanitizer_cost.py --model transformer
     python bench/sanitizer_cost.py --device cuda --precision bf16   # the transformer, 32 x 256 tokens
     python bench/sanitizer_cost.py --model tiny --steps 1000 --count-reads  # a 20-64-10 MLP; reads per step
+    python bench/sanitizer_cost.py --model tiny --top-level-lines 3000  # the step at the end of a long script
 
 The ratio that `sanitizer_overhead.py` prints moves by several percent between
 runs of the same code on a shared machine; the sanitizer's own share of a step
@@ -19,10 +20,12 @@ torch's slower path) nor any cache effect on the user's own kernels.
 from __future__ import annotations
 
 import argparse
+import inspect
 import io
 import os
 import statistics
 import sys
+import textwrap
 import time
 from collections import defaultdict
 from typing import Any, Callable
@@ -33,7 +36,7 @@ from torch.optim import optimizer as optimizer_globals
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from sanitizer import Sanitizer  # noqa: E402
-from sanitizer.core import probe, session  # noqa: E402
+from sanitizer.core import locations, probe, session  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sanitizer_overhead as workloads  # noqa: E402
@@ -48,6 +51,7 @@ ENTRY_POINTS: list[tuple[Any, str, str]] = [
     (session.Sanitizer, "after_backward", "backward observer (after)"),
     (session, "squared_norms", "  of which the gradient read"),
     (session.Sanitizer, "_dispatch", "  of which the detectors"),
+    (locations, "user_site", "  of which the user's line (all hooks)"),
 ]
 HOOKS: list[tuple[dict[int, Any], str]] = [
     (module_globals._global_forward_pre_hooks, "forward pre-hook"),
@@ -57,7 +61,8 @@ HOOKS: list[tuple[dict[int, Any], str]] = [
 ]
 ORDER = ["forward pre-hook", "forward hook", "  of which the trail (both hooks)", "functional loss observer",
          "backward observer (before)", "backward observer (after)", "optimizer pre-step hook",
-         "  of which the gradient read", "  of which the detectors", "optimizer post-step hook"]
+         "  of which the gradient read", "  of which the detectors", "optimizer post-step hook",
+         "  of which the user's line (all hooks)"]
 
 
 # wall: elapsed time; cpu: this thread's CPU time, which a shared machine's other
@@ -80,7 +85,25 @@ def _timed(function: Callable[..., Any], label: str, spent: dict[str, float]) ->
             return function(*args, **kwargs)
         finally:
             spent[label] += CLOCK[0]() - start
+    # not the script's code: the sanitizer looks past the timer for the script's line
+    call.__code__ = call.__code__.replace(co_filename="<timer>")
     return call
+
+
+def top_level_step(lines: int) -> Callable[[workloads.Workload, torch.optim.Optimizer, str], None]:
+    """`workloads.train_step` as the code of a script's top level that `lines` lines (which
+    do not run) precede: Python finds the line a frame is at by reading its code's line
+    table from the start, so where the script's lines are looked up, a long script costs more."""
+    body = textwrap.dedent("".join(inspect.getsource(workloads.train_step).splitlines(True)[1:]))
+    unrun = "".join(f"    _line_{index} = {index}\n" for index in range(lines))
+    code = compile(f"if not run:\n{unrun}{body}", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                 "long_script.py"), "exec")
+    scope: dict[str, Any] = {"torch": torch, "nn": torch.nn, "run": True}
+
+    def step(work: workloads.Workload, optimizer: torch.optim.Optimizer, device: str) -> None:
+        scope.update(work=work, optimizer=optimizer, device=device)
+        exec(code, scope)
+    return step
 
 
 def main() -> None:
@@ -96,6 +119,9 @@ def main() -> None:
                         help="cpu: the thread's CPU time (steadier on a loaded machine; one thread)")
     parser.add_argument("--history", type=int, default=0,
                         help="a list of this many floats held in the bench's frame, as a script's loss history")
+    parser.add_argument("--top-level-lines", type=int, default=0,
+                        help="run the step's code as a script's top level, after this many lines (not run): "
+                             "the code whose lines the hooks look up each step is then as long as a script's")
     parser.add_argument("--count-reads", action="store_true",
                         help="after the timed steps, count the tensor-to-host reads per step (see `ReadCounter`)")
     parser.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default="fp32",
@@ -118,12 +144,13 @@ def main() -> None:
     per_step: dict[str, list[float]] = defaultdict(list)
     step_times: list[float] = []
     history = [0.0] * args.history  # a script's `losses.append(loss.item())`, in a frame the leak check scans
+    train_step = top_level_step(args.top_level_lines) if args.top_level_lines else workloads.train_step
     with Sanitizer(report=None, stream=io.StringIO(), lint=False) as running:
         _time_hooks(spent)
         for index in range(args.warmup + args.steps):
             spent.clear()
             start = CLOCK[0]()
-            workloads.train_step(work, optimizer, device)
+            train_step(work, optimizer, device)
             workloads.synchronize(device)
             elapsed = CLOCK[0]() - start
             if index == args.warmup - 1:

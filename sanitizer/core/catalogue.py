@@ -114,11 +114,13 @@ _KINDS = (
          "Please report it with the message"),
 )
 
-# `nonfinite_param` of weights the optimizer's update left finite, broken before the next forward
+# `nonfinite_param` of weights written outside an optimizer's step(): finite as an update left
+# them (or never measured by one) and non-finite before the next forward or the next update
 OUTSIDE_PARAM_ADVICE = (
-    "the optimizer's update left the weights finite: look at the code that runs after "
-    "optimizer.step() and before the next forward (a renormalisation or max-norm constraint that "
-    "divides by a zero norm, pruning, a write through .data, a checkpoint or EMA copied in)")
+    "no optimizer update wrote the non-finite value: look at the code that changes the weights "
+    "between optimizer.step() calls (a renormalisation or max-norm constraint that divides by a "
+    "zero norm, pruning, a write through .data, a checkpoint or EMA copied in, a layer added to "
+    "the optimizer already non-finite)")
 
 # `nonfinite_param` of a loop without an optimizer: its own update wrote the NaN/Inf
 SCRIPT_UPDATE_PARAM_ADVICE = (

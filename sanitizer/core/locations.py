@@ -8,7 +8,7 @@ import re
 import site
 import sys
 import sysconfig
-from types import FrameType, TracebackType
+from types import CodeType, FrameType, TracebackType
 from typing import Any, Callable, TypeVar
 
 _Callable = TypeVar("_Callable", bound=Callable[..., Any])
@@ -180,9 +180,33 @@ def user_site(frame: FrameType | None = None) -> str | None:
     frame = frame if frame is not None else sys._getframe(1)
     while frame is not None:
         if is_user_file(frame.f_code.co_filename):
-            return format_site(frame.f_code.co_filename, frame.f_lineno)
+            return format_site(frame.f_code.co_filename, frame_line(frame))
         frame = frame.f_back
     return None
+
+
+# The line of each instruction of user code asked about, found once. Python finds a
+# frame's line by scanning its code's line table from the start: tens of microseconds
+# at the end of a long script's top level, asked on every step (the lines of the
+# forward, the loss and the optimizer's step). Keyed by the code's id, the code kept
+# beside the line (hashing a code object hashes all its constants); no frame is kept,
+# so no frame's tensors are held.
+_LINES: dict[tuple[int, int], tuple[CodeType, int | None]] = {}
+MAX_CACHED_LINES = 4096
+
+
+def frame_line(frame: FrameType) -> int | None:
+    """`frame.f_lineno`, remembered by its code and instruction."""
+    code = frame.f_code
+    key = (id(code), frame.f_lasti)
+    known = _LINES.get(key)
+    if known is not None and known[0] is code:
+        return known[1]
+    if len(_LINES) >= MAX_CACHED_LINES:
+        _LINES.clear()
+    line = frame.f_lineno
+    _LINES[key] = (code, line)
+    return line
 
 
 # The directory the watched run was launched from: sites are shown from there, as

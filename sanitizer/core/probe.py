@@ -37,6 +37,12 @@ class UpdatedParams(NamedTuple):
     site: str | None  # the line that called `step()`
     params: list[torch.Tensor]
     norms: list[float]  # their L2 norms; empty until read
+    # those it held without a gradient as its step() began (None: not measured), and their
+    # largest magnitude then (read with `norms`; NaN or Inf exactly when a value was): torch's
+    # optimizers leave such a parameter as it was, a hand-written one may treat the missing
+    # gradient as zero, or decay it
+    without_grad: list[torch.Tensor] | None
+    largest_before: list[float]
 
 
 class Gather:
@@ -138,6 +144,12 @@ def squared_norms(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
     if all(t.is_cpu and t.dtype is torch.float32 for t in tensors):
         return [torch.dot(flat, flat) for flat in (t.reshape(-1) for t in tensors)]
     return list(torch._foreach_pow(norms(tensors), 2))
+
+
+def largest_magnitudes(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
+    """Per-tensor largest absolute value as 0-d tensors: NaN or Inf exactly when a value
+    is (a squared norm is Inf for huge finite values too)."""
+    return norms(local_values(tensors), math.inf)  # FSDP's DTensor shards: this rank's part
 
 
 def norms_from_squares(tensors: list[torch.Tensor], squares: list[float]) -> list[float]:

@@ -15,7 +15,6 @@ from collections import Counter, deque
 from contextlib import ExitStack
 from itertools import islice
 from typing import Any, Iterable, TextIO
-from types import CodeType
 
 import torch
 from torch import nn
@@ -51,6 +50,7 @@ from sanitizer.core.probe import (
     StepRecord,
     UpdatedParams,
     inexact,
+    largest_magnitudes,
     norms_from_squares,
     squared_norms,
 )
@@ -139,8 +139,9 @@ class Sanitizer:
         self._data_leaves: dict[int, weakref.ref[torch.Tensor]] = {}
         # the lines of the script that detached a tensor requiring grad: which `.detach()` in
         # what a loss is computed from ran, when its backward() finds no graph (see core/cuts.py);
-        # kept as (code, line), formatted only then: a detach in a loop costs a set lookup
-        self._detach_sites: set[tuple[CodeType, int]] = set()
+        # kept as (file, line), formatted only then: a detach in a loop costs a set lookup (a
+        # code object would hash all its constants: a long script's top level, every time)
+        self._detach_sites: set[tuple[str, int | None]] = set()
         # parameters the script itself wrote a non-finite value into (`w[0, 0] = nan`,
         # `w.fill_(inf)`): id -> (the parameter, its version after the write, the line)
         self._nonfinite_writes: dict[int, tuple[weakref.ref[torch.Tensor], int, str, int]] = {}
@@ -170,6 +171,9 @@ class Sanitizer:
         self._new_optimizers = 0  # optimizers that ended a step, counted as each first does
         self._last_params: list[torch.Tensor] = []
         self._updated_at: dict[int, int] = {}  # id(optimizer) -> the step of its latest update
+        # the parameters without a gradient as the step() about to run began, and their largest
+        # magnitudes, queued (see UpdatedParams)
+        self._before_update: tuple[list[torch.Tensor], list[torch.Tensor]] | None = None
         self._scaler: weakref.ref[Any] | None = None
         self._scaled: tuple[weakref.ref[torch.Tensor], torch.Tensor, LossCall | None] | None = None
         self._train_loss: tuple[weakref.ref[torch.Tensor], LossCall] | None = None  # the latest, and its call
@@ -281,7 +285,7 @@ class Sanitizer:
             cuts = self._guard("reading the cut graph", cuts_of, exc.__traceback__) \
                 if exc is not None and cut_graph(self.ending) else None
             if cuts is not None:  # the `.detach()` calls in what the loss is computed from that ran
-                ran = {locations.format_site(code.co_filename, line) for code, line in self._detach_sites}
+                ran = {locations.format_site(filename, line) for filename, line in self._detach_sites}
                 cuts.detaches = [site for site in cuts.detaches if site in ran]
             advice = cut_graph_advice(self.ending, self._log_prob_without_grad, cuts)
             if advice is not None:  # backward() of a loss cut off from the model
@@ -616,7 +620,7 @@ class Sanitizer:
         while frame is not None and locations.is_own(frame):
             frame = frame.f_back
         if frame is not None and locations.is_user_file(frame.f_code.co_filename):
-            self._detach_sites.add((frame.f_code, frame.f_lineno))
+            self._detach_sites.add((frame.f_code.co_filename, locations.frame_line(frame)))
 
     def on_nonfinite_write(self, param: torch.Tensor) -> None:
         """The script wrote a NaN or Inf into `param` by hand, at its innermost user line."""
@@ -956,7 +960,29 @@ class Sanitizer:
             squares = squared_norms(params)
         finally:
             _set_grad_enabled(enabled)
-        self._updated.append((UpdatedParams(self.step, locations.user_site(), params, []), squares))
+        before, self._before_update = self._before_update, None
+        without_grad, largest = before if before is not None else (None, [])
+        self._updated.append((UpdatedParams(self.step, locations.user_site(), params, [], without_grad, []),
+                              squares + largest))
+
+    def _queue_without_grad(self, record: StepRecord) -> tuple[list[torch.Tensor], list[torch.Tensor]] | None:
+        """The optimizer's parameters that have no gradient as its step() begins, and their
+        largest magnitudes queued (read with the update's norms): whether one the update
+        left non-finite was so already. Nothing to measure in the usual step, where every
+        one has a gradient."""
+        if "nonfinite_param" not in self.enabled_kinds:
+            return None
+        if len(record.params) == len(self._last_params):
+            return [], []
+        without_grad = [p for p in _floating(self._last_params) if p.grad is None]
+        if not without_grad:
+            return [], []
+        enabled = torch.is_grad_enabled()
+        _set_grad_enabled(False)
+        try:
+            return without_grad, largest_magnitudes(without_grad)
+        finally:
+            _set_grad_enabled(enabled)
 
     def _step_in_backward(self, optimizer: torch.optim.Optimizer) -> None:
         """An optimizer stepped from a gradient hook (the optimizer fused into the
@@ -1021,6 +1047,8 @@ class Sanitizer:
         self._backward_since_close = False
         record = self._record_step(optimizer, skipped, found_inf, partial)
         record.joins_previous = joins
+        # what the update that follows finds (see UpdatedParams)
+        self._before_update = self._queue_without_grad(record) if optimizer is not None and not partial else None
         self._dispatch(record)
         return joins
 
@@ -1262,11 +1290,13 @@ def _floating(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
 
 def _updates_read(queued: list[tuple[UpdatedParams, list[torch.Tensor]]],
                   squares: list[float]) -> list[UpdatedParams]:
-    """The queued updates with their parameters' norms, from the squares read for them (in order)."""
+    """The queued updates with their parameters' norms, from the squares read for them (in order),
+    then the largest magnitudes of those without a gradient before the update."""
     updates, start = [], 0
     for update, queued_squares in queued:
-        stop = start + len(queued_squares)
-        updates.append(update._replace(norms=norms_from_squares(update.params, squares[start:stop])))
+        middle, stop = start + len(update.params), start + len(queued_squares)
+        updates.append(update._replace(norms=norms_from_squares(update.params, squares[start:middle]),
+                                       largest_before=squares[middle:stop]))
         start = stop
     return updates
 

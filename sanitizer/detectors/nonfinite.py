@@ -35,6 +35,7 @@ JUMP_FACTOR = 1e3  # a culprit's output grew at least this much over its recent 
 JUMP_FLOOR = 1e4  # ...and reached at least this magnitude
 NEAR_OVERFLOW = 1e15  # without history (first step), this magnitude alone marks a culprit
 MAX_BIRTH_MODULES = 3  # modules named as where a NaN gradient was born (one of them)
+RECENT_STEPS = 8  # steps whose optimizer updates are kept, read back, to find when a weight was last finite
 
 
 class NonfiniteDetector(Detector):
@@ -57,8 +58,13 @@ class NonfiniteDetector(Detector):
         self._finite_grads_at: int | None = None  # the latest step whose gradients were all finite
         self._masked_input_at: int | None = None  # the first step whose batch's NaN the model masked
         self._forward_nonfinite_at: int | None = None  # the latest step a module's output was non-finite
+        self._recent_updates: deque[UpdatedParams] = deque()  # those of the last RECENT_STEPS steps
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
+        recent = self._recent_updates
+        recent.extend(record.updates)
+        while recent and recent[0].step <= record.step - RECENT_STEPS:
+            recent.popleft()
         trail = record.trail
         bad_loss = next((i for i, loss in enumerate(record.losses) if not math.isfinite(loss)), None)
         bad_grads = [i for i, norm in enumerate(record.grad_norms) if not math.isfinite(norm)]
@@ -307,12 +313,17 @@ class NonfiniteDetector(Detector):
         """A parameter that was non-finite as soon as an optimizer's `step()` returned,
         from finite gradients: that update wrote it (its own arithmetic, or it kept a
         value the script wrote during the step)."""
-        if not self._first("nonfinite_param", update.step):
+        if "nonfinite_param" in self.first_step:
             return
         place = _model_order(sink)
         bad = sorted(_update_broke(update), key=lambda i: place(update.params[i]))
         param, value = update.params[bad[0]], update.norms[bad[0]]
         written = sink.nonfinite_write_in(param, update.step)
+        before = _largest_before(update, param)
+        if written is None and before is not None and not math.isfinite(before):
+            self._report_untouched(sink, update, bad, before)
+            return
+        self._first("nonfinite_param", update.step)
         if written is not None:
             cause = f"keeping the non-finite value the script wrote into it at {written} before the update"
         else:
@@ -325,6 +336,37 @@ class NonfiniteDetector(Detector):
                   where=update.site, value=value,
                   extra={"params": [sink.param_label(update.params[i]) for i in bad[:20]],
                          "origin": "optimizer_step"})
+
+    def _report_untouched(self, sink: Sink, update: UpdatedParams, bad: list[int], before: float) -> None:
+        """The first of `bad`, non-finite as `update` left it, had no gradient at that step
+        and was non-finite (`before`, its largest magnitude) as the step began: code outside
+        the optimizer wrote the value (into a head the step did not use, a layer added to the
+        optimizer), after the latest update that left it finite."""
+        param, value = update.params[bad[0]], update.norms[bad[0]]
+        finite_at = self._left_finite(param, update.step)
+        found = f"step {update.step}'s update, which had no gradient for it and found it {_word(before)} already"
+        if finite_at is not None:
+            when = (f"after step {finite_at}, whose optimizer step() left it finite: code outside the optimizer "
+                    f"changed it before {found}")
+        else:
+            when = (f"as the optimizer's step() of step {update.step} left it: code outside the optimizer wrote "
+                    f"it before {found}")
+        step = finite_at if finite_at is not None else update.step
+        self._first("nonfinite_param", step)
+        sink.emit("nonfinite_param", step,
+                  f"parameter {sink.param_label(param)} is {_word(value)} {when}",
+                  module=sink.param_module_name(param), param=sink.param_name(param), where=None, value=value,
+                  extra={"params": [sink.param_label(update.params[i]) for i in bad[:20]],
+                         "origin": "outside_optimizer"})
+
+    def _left_finite(self, param: Tensor, before: int) -> int | None:
+        """The step of the latest update before step `before` that left `param` finite, if kept."""
+        for update in reversed(self._recent_updates):
+            if update.step < before:
+                for held, norm in zip(update.params, update.norms):
+                    if held is param:
+                        return update.step if math.isfinite(norm) else None
+        return None
 
     def _report_params(self, record: StepRecord, sink: Sink, bad: list[int], finite_grads_at: int | None) -> None:
         step = record.param_step if record.param_step is not None else record.step
@@ -401,6 +443,12 @@ def _update_broke(update: UpdatedParams) -> list[int]:
     """The indices of the parameters `update` left non-finite, those in shared memory aside."""
     return [i for i, norm in enumerate(update.norms)
             if not math.isfinite(norm) and not _in_shared_memory(update.params[i])]
+
+
+def _largest_before(update: UpdatedParams, param: Tensor) -> float | None:
+    """`param`'s largest magnitude as `update`'s step() began, measured when it had no gradient."""
+    return next((largest for held, largest in zip(update.without_grad or (), update.largest_before) if held is param),
+                None)
 
 
 def _finite_after_update(record: StepRecord, param: Tensor, step: int) -> bool:

@@ -344,6 +344,80 @@ def test_weights_written_finite_by_hand_are_healthy(script_runs: ScriptRuns) -> 
     assert run.events() == [], run.events()
 
 
+PRELAUNCH += [("data_written_nan.py", mode) for mode in ("unused", "used", "added", "healthy")]
+
+
+@pytest.mark.parametrize("mode, head, until", [
+    ("unused", "aux", "before step 4's update, which had no gradient for it and found it NaN already"),
+    ("used", "main", "before step 4's forward"),
+])
+def test_a_weight_written_through_data_after_an_update_is_not_blamed_on_the_next_update(
+        script_runs: ScriptRuns, mode: str, head: str, until: str) -> None:
+    """A NaN written through `.data` after step 3's update (no hook sees it) into a head
+    that step 4 does not use: step 4's update, which had no gradient for it, is not said
+    to have made it; the weight is named at step 3 as changed outside the optimizer, as
+    when step 4's forward reads it (`used`)."""
+    run = script_runs.get("data_written_nan.py", mode)
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_param")
+    assert (event["step"], event["module"], event["param"]) == (3, head, f"{head}.weight"), event
+    assert event["origin"] == "outside_optimizer" and event["where"] is None, event
+    assert f"after step 3, whose optimizer step() left it finite: code outside the optimizer changed it {until}" \
+        in event["message"], event
+    assert run.report["summary"]["problems"][0]["kind"] == "nonfinite_param"
+
+
+def test_a_weight_no_update_measured_before_is_not_blamed_on_an_update_that_left_it(
+        script_runs: ScriptRuns) -> None:
+    """A head added to the optimizer after step 3 gets a NaN through `.data` and no
+    gradient at step 4: the update of step 4, the first to hold it, found it NaN."""
+    run = script_runs.get("data_written_nan.py", "added")
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_param")
+    assert (event["step"], event["param"], event["origin"], event["where"]) == (4, "extra.weight",
+                                                                                "outside_optimizer", None), event
+    assert ("code outside the optimizer wrote it before step 4's update, which had no gradient for it and found it "
+            "NaN already") in event["message"], event
+
+
+PRELAUNCH += [*[("missing_grad_optimizer.py", mode) for mode in ("zero", "written", "healthy")],
+              ("plain", "missing_grad_optimizer.py", "healthy")]
+
+
+def test_a_hand_written_optimizer_that_updates_weights_without_a_gradient_is_blamed_for_its_nan(
+        script_runs: ScriptRuns) -> None:
+    """A hand-written optimizer takes aux's missing gradient at step 1 as zero and
+    divides it by its zero norm: the weight had no gradient, but it was finite as that
+    step() began, so the update made the NaN (torch's optimizers would have skipped it)."""
+    run = script_runs.get("missing_grad_optimizer.py", "zero")
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_param")
+    assert (event["step"], event["param"], event["origin"]) == (1, "aux.weight", "optimizer_step"), event
+    assert event["where"] == f"missing_grad_optimizer.py:{line_of('missing_grad_optimizer.py', 'opt.step()')}", event
+    assert ("as the optimizer's step() of step 1 left it, from finite gradients: the update's own arithmetic made it"
+            in event["message"]), event
+
+
+def test_a_nan_a_hand_written_optimizer_finds_without_a_gradient_is_not_its_own(script_runs: ScriptRuns) -> None:
+    """The same optimizer, its norm floored: a NaN written through `.data` after step 2
+    is still there as step 3's update, with no gradient for it, begins: written outside."""
+    run = script_runs.get("missing_grad_optimizer.py", "written")
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_param")
+    assert (event["step"], event["param"], event["origin"], event["where"]) == (2, "aux.weight",
+                                                                                "outside_optimizer", None), event
+    assert ("after step 2, whose optimizer step() left it finite: code outside the optimizer changed it before "
+            "step 3's update, which had no gradient for it and found it NaN already") in event["message"], event
+    healthy = script_runs.get("missing_grad_optimizer.py", "healthy")
+    assert healthy.report["events"] == [], healthy.report["events"]
+    assert healthy.stdout == script_runs.plain("missing_grad_optimizer.py", "healthy").stdout
+
+
+def test_a_finite_value_written_through_data_is_healthy(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("data_written_nan.py", "healthy")
+    assert run.returncode == 0 and run.report["events"] == [], run.report["events"]
+
+
 PRELAUNCH += [("vae_logvar.py", "--fault"), ("vae_logvar.py",)]
 
 
@@ -382,7 +456,7 @@ def test_a_weight_made_non_finite_between_forwards_names_what_wrote_it(
     problem = run.report["summary"]["problems"][0]
     assert problem["kind"] == "nonfinite_param"
     advice = {"script_update": "the loop updates the weights itself",
-              "outside_optimizer": "the optimizer's update left the weights finite",
+              "outside_optimizer": "no optimizer update wrote the non-finite value",
               "optimizer_step": "an exploding or non-finite update"}[origin]
     assert advice in problem["advice"], problem
 

@@ -474,6 +474,28 @@ def test_installed_packages_and_the_standard_library_are_not_user_code(monkeypat
     assert not locations.is_user_file(str(site / "mytrain2.py"))
 
 
+def test_the_users_line_is_the_calls_own_each_time_and_holds_no_frame(tmp_path: Path) -> None:
+    """The hooks ask for the script's line on every step; it is remembered per instruction
+    of the script's code (finding a line reads the code's line table from its start): each
+    call still names its own line, and no frame is kept, nor the objects it holds."""
+    script = tmp_path / "loop.py"
+    script.write_text("def run():\n"
+                      "    held, sites = Held(), []\n"
+                      "    for _ in range(3):\n"
+                      "        sites.append(user_site())\n"
+                      "        sites += [user_site(), user_site()]\n"
+                      "    return sites, weakref.ref(held)\n")
+
+    class Held:
+        pass
+
+    scope = {"Held": Held, "user_site": locations.user_site, "weakref": __import__("weakref")}
+    exec(compile(script.read_text(), str(script), "exec"), scope)
+    sites, held = scope["run"]()
+    assert sites == [locations.format_site(str(script), line) for line in (4, 5, 5)] * 3
+    assert held() is None
+
+
 @pytest.mark.parametrize("detector_type", [LossSpikeDetector, GradSpikeDetector])
 def test_an_epochs_short_last_batch_is_not_judged_against_full_ones(detector_type: type) -> None:
     """Epochs of 29 steps, the last on 4 items where the others have 32 (the default
@@ -661,3 +683,42 @@ def test_a_long_history_of_numbers_holds_no_tensor() -> None:
     assert _graph_tensors(history) == [tail]
     history[9_999], history[10_000] = 0.0, tail  # beyond MAX_ITEMS: not looked at
     assert _graph_tensors(history) == []
+
+
+class _ParamSink(_Collector):
+    """The sink's questions about parameters, for a detector fed records by hand."""
+
+    def named_parameters(self) -> list[tuple[str, object]]:
+        return []
+
+    def nonfinite_write_in(self, param: object, step: int) -> None:
+        return None
+
+    def param_label(self, param: object) -> str:
+        return "layer.weight"
+
+    param_name = param_label
+
+    def param_module_name(self, param: object) -> None:
+        return None
+
+
+def test_a_weight_is_traced_back_over_steps_not_updates_when_many_optimizers_step() -> None:
+    """Ten optimizers (one per layer) step every step: a weight that step 2's update left
+    finite and step 3's found NaN without a gradient is named at step 2, though ten other
+    updates ran since."""
+    import torch
+
+    from sanitizer.core.probe import UpdatedParams
+    from sanitizer.detectors.nonfinite import NonfiniteDetector
+
+    detector, sink, weights = NonfiniteDetector(), _ParamSink(), [torch.zeros(3) for _ in range(10)]
+    for step in (1, 2, 3):
+        record = _record(step + 1, 1.0)  # a step's read holds the updates of the step before
+        record.grad_norms = [1.0]
+        record.updates = [UpdatedParams(step, None, [w], [0.0], [], []) for w in weights]
+        if step == 3:  # the first layer had no gradient, and was NaN as the step() began
+            record.updates[0] = UpdatedParams(step, None, weights[:1], [math.nan], weights[:1], [math.nan])
+        detector.on_step(record, sink)
+    assert sink.events == [("nonfinite_param", 2)], sink.messages
+    assert "after step 2, whose optimizer step() left it finite" in sink.messages[0], sink.messages
