@@ -22,6 +22,7 @@ from sanitizer.core.probe import INPUT_SLOT, StepRecord, UpdatedParams, inexact
 from sanitizer.detectors import graphs
 from sanitizer.detectors.base import Detector
 from sanitizer.detectors.stats import median
+from sanitizer.report.formatting import format_number
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -191,12 +192,28 @@ class NonfiniteDetector(Detector):
                 continue
             if not math.isfinite(mag):
                 return slot
-            past = [history[slot] for history in self._history if slot in history]
-            if past:
-                if mag >= JUMP_FLOOR and mag > JUMP_FACTOR * max(median(past), 1e-6):
+            growth = self._growth(slot, mag)
+            if growth is not None:
+                if mag >= JUMP_FLOOR and growth > JUMP_FACTOR:
                     return slot
             elif mag >= NEAR_OVERFLOW:
                 return slot
+        return None
+
+    def _growth(self, slot: int, mag: float) -> float | None:
+        """How many times `mag` is the slot's median magnitude of the last steps; None
+        without history."""
+        past = [history[slot] for history in self._history if slot in history]
+        return mag / max(median(past), 1e-6) if past else None
+
+    def _jumped_output(self, trail: list[tuple[int, float]]) -> tuple[int, float, float] | None:
+        """(slot, magnitude, growth) of the first module whose finite output grew over
+        JUMP_FACTOR times its recent level, whatever its size: the loss ops after the
+        model (exp, a square) can overflow on values far below JUMP_FLOOR."""
+        for slot, mag in trail:
+            growth = self._growth(slot, mag) if slot != INPUT_SLOT and math.isfinite(mag) else None
+            if growth is not None and growth > JUMP_FACTOR:
+                return slot, mag, growth
         return None
 
     def _report_forward(self, record: StepRecord, sink: Sink, first_bad: int, culprit: int | None) -> None:
@@ -256,6 +273,15 @@ class NonfiniteDetector(Detector):
                               f"the target passed to {function} contains {word} values ({bad} of {total}) "
                               "while the model's outputs are finite", where=record.loss_sites[index],
                               value=float("nan") if word == "NaN" else float("inf"), extra={"operand": "target"})
+            elif (jumped := self._jumped_output(record.trail)) is not None:
+                # finite outputs that the last updates blew up: the loss overflowed on them,
+                # a consequence of the weights (a learning rate too high), not of its own code
+                slot, mag, growth = jumped
+                culprit_name = sink.slot_name(slot)
+                origin = (f"; the model's outputs are finite, but {culprit_name}'s grew to {format_number(mag)}, "
+                          f"{format_number(growth)} times its level of the steps before: the loss computation "
+                          "overflowed on them")
+                computed = {"origin": "outputs_jumped"}
             elif any(slot != INPUT_SLOT for slot, _ in record.trail):
                 # every output the model's modules gave was finite: the ops between them and
                 # the loss value made it (a mean over zero items, log(0), 0 * inf)

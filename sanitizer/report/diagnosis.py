@@ -21,8 +21,8 @@ from typing import Any, Callable
 
 from sanitizer.core.catalogue import (
     DIED_PARAM_ADVICE, FP16_OVERFLOW_ADVICE, INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, LOSS_COMPUTATION_ADVICE,
-    NONFINITE_WEIGHTS_VALIDATION_ADVICE, OUTSIDE_PARAM_ADVICE, REVERSE_FIRST_STEP_ADVICE, RISING_LR_SPIKE_ADVICE,
-    SCRIPT_UPDATE_PARAM_ADVICE, VANISHED_PARAM_ADVICE, ZERO_LOSS_ADVICE, Kind,
+    NONFINITE_WEIGHTS_VALIDATION_ADVICE, OUTPUTS_JUMPED_ADVICE, OUTSIDE_PARAM_ADVICE, REVERSE_FIRST_STEP_ADVICE,
+    RISING_LR_SPIKE_ADVICE, SCRIPT_UPDATE_PARAM_ADVICE, VANISHED_PARAM_ADVICE, ZERO_LOSS_ADVICE, Kind,
 )
 from sanitizer.report.access import as_float, event_counts, events_of, rank_reports, severity_of
 from sanitizer.report.formatting import format_number
@@ -457,6 +457,8 @@ def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
         return ALLREDUCE_GRAD_ADVICE
     if kind is not None and kind.name == "nonfinite_loss" and event.get("origin") == "loss_computation":
         return LOSS_COMPUTATION_ADVICE
+    if kind is not None and kind.name == "nonfinite_loss" and event.get("origin") == "outputs_jumped":
+        return OUTPUTS_JUMPED_ADVICE
     if kind is not None and kind.name == "nonfinite_activation" and event.get("dtype") == "float16":
         return FP16_OVERFLOW_ADVICE
     if kind is not None and kind.name == "nonfinite_validation" and event.get("origin") == "weights":
