@@ -148,6 +148,13 @@ LOSS_COMPUTATION_ADVICE = (
     "use the stable forms (log_softmax / cross_entropy on logits, F.logsigmoid, "
     "binary_cross_entropy_with_logits, clamp(min=eps)) and skip or guard empty batches")
 
+# `param_not_in_optimizer` of layers a forward builds anew at every call
+BUILT_IN_FORWARD_ADVICE = (
+    "a layer written inside forward (`nn.Linear(d, d)(x)`, `nn.LayerNorm(d)(x)`) is a new layer with new "
+    "random weights at every call, and the optimizer, built before, never sees them: build it once in "
+    "__init__ as an attribute (self.proj = nn.Linear(d, d)) and call self.proj(x); for a normalization "
+    "meant without weights use the function (F.layer_norm(x, (d,)))")
+
 # `nonfinite_loss` from finite model outputs that grew 1000-fold since the steps before
 OUTPUTS_JUMPED_ADVICE = (
     "the model's outputs grew by orders of magnitude over the last updates and the loss overflowed on "
