@@ -40,4 +40,4 @@ class BuiltInForwardDetector(Detector):
                       f"{whose} builds a new {layer} at every call{f' ({site})' if site else ''}: its weights "
                       "are a new random draw at each step and no optimizer holds them, so they never train; "
                       f"build it once in __init__ (self.<name> = nn.{layer}(...)) and call that",
-                      module=owner, where=site, extra={"built_in_forward": layer, "since": first})
+                      module=owner, where=site, extra={"built_in_forward": layer, "first_built_at": first})

@@ -165,7 +165,7 @@ def test_layers_built_inside_forward_at_every_call_are_named_with_their_line(scr
     assert [(e["kind"], e["step"], e["module"], e["where"], e["built_in_forward"]) for e in events] == [
         ("param_not_in_optimizer", 3, "blocks.0", site, "Linear"),
         ("param_not_in_optimizer", 3, "blocks.0", site, "LayerNorm")], events
-    assert "builds a new Linear at every call" in events[0]["message"]
+    assert "builds a new Linear at every call" in events[0]["message"] and events[0]["first_built_at"] == 2
     problem = run.report["summary"]["problems"][0]
     assert "written inside forward" in problem["advice"], problem
 
