@@ -25,7 +25,7 @@ from torch import nn
 
 from sanitizer.core import inputs, locations
 from sanitizer.core.backward_steps import in_backward
-from sanitizer.core.probe import INPUT_SLOT, InputSource, inexact
+from sanitizer.core.probe import INPUT_SLOT, BuiltInForward, InputSource, inexact
 
 if TYPE_CHECKING:
     from sanitizer.core.session import Sanitizer
@@ -151,12 +151,17 @@ class ForwardTracer:
     def _note_built_in_forward(self, module: nn.Module, parent: nn.Module) -> None:
         """`module`, called for the first time, inside the forward of `parent` that was
         called at an earlier step: a layer `parent` built in its forward (with weights a
-        new draw at each call) when it happens again at a later step."""
+        new draw at each call) when it happens again at a later step. One `parent` holds
+        (an expert a router picks first now, a block a growing depth enables now) was
+        built before; whether an optimizer holds its weights is known when the step ends
+        (a task head built for the step, handed in, with an optimizer of its own)."""
         first = self.called.first_step(parent)
-        if first is not None and first < self._session.step and any(
-                p.requires_grad for p in module.parameters(recurse=False)):
+        if first is None or first >= self._session.step:
+            return
+        trained = [weakref.ref(p) for p in module.parameters(recurse=False) if p.requires_grad]
+        if trained and not any(child is module for child in parent.modules()):
             self._session.probe.built_in_forward.append(
-                (weakref.ref(parent), type(module).__name__, locations.user_site()))
+                BuiltInForward(weakref.ref(parent), type(module).__name__, locations.user_site(), trained))
 
     def _outermost(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None,
                    site: str | None) -> None:
