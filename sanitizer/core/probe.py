@@ -388,6 +388,7 @@ class StepRecord:
     updates: list[UpdatedParams] = field(default_factory=list)
     by_hand: bool = False  # no optimizer: the script updates the weights itself between backward passes
     built_in_forward: list[BuiltInForward] = field(default_factory=list)
+    loss_dtypes: list[torch.dtype] = field(default_factory=list)  # of `losses`
 
     @property
     def loss(self) -> float | None:
