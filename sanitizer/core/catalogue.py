@@ -150,6 +150,21 @@ LOSS_COMPUTATION_ADVICE = (
     "use the stable forms (log_softmax / cross_entropy on logits, F.logsigmoid, "
     "binary_cross_entropy_with_logits, clamp(min=eps)) and skip or guard empty batches")
 
+# `param_not_in_optimizer` of layers a forward builds anew at every call
+BUILT_IN_FORWARD_ADVICE = (
+    "a layer written inside forward (`nn.Linear(d, d)(x)`, `nn.LayerNorm(d)(x)`) is a new layer with new "
+    "random weights at every call, and the optimizer, built before, never sees them: build it once in "
+    "__init__ as an attribute (self.proj = nn.Linear(d, d)) and call self.proj(x); for a normalization "
+    "meant without weights use the function (F.layer_norm(x, (d,)))")
+
+# `nonfinite_loss` from finite model outputs that grew 1000-fold since the steps before
+OUTPUTS_JUMPED_ADVICE = (
+    "the model's outputs grew by orders of magnitude over the last updates and the loss overflowed on "
+    "them: the weights are blowing up: lower the learning rate (check the warm-up peak and the "
+    "schedule), clip gradients; a loss in a stable form (F.softplus, torch.logsumexp, "
+    "binary_cross_entropy_with_logits in place of log(1 + exp(x)) or log(sigmoid(x))) would stay finite, "
+    "but the outputs would still be blowing up")
+
 # `unused_parameter` of parameters whose gradients went all zero mid-run and stayed so
 DIED_PARAM_ADVICE = (
     "these parameters learned, then their gradients went to exactly zero at that step and stayed "

@@ -145,7 +145,7 @@ def _install_module_hooks(session: Sanitizer, stack: ExitStack) -> None:
             if getattr(module, "_forward_hooks", None) or len(global_hooks) > 1:
                 defer(module)
         elif not _recorded():
-            called.add(module)  # run by a `torch.func` transform: not traced, but called
+            called.add(module, session.step)  # run by a `torch.func` transform: not traced, but called
 
     def after_forward(module: Any, args: Any, output: Any) -> None:
         if not _out_of_reach() and not (getattr(module, "_forward_hooks", None) and id(module) in deferred):

@@ -28,6 +28,16 @@ class InputSource(NamedTuple):
     argument: tuple[Any, ...]  # see core/inputs.py (ArgumentPath)
 
 
+class BuiltInForward(NamedTuple):
+    """A module with trainable parameters first called inside the forward of a module
+    called at an earlier step, which holds no such child (see ForwardTracer)."""
+
+    parent: Any  # a weak reference to the module whose forward called it
+    layer: str  # its class name
+    site: str | None  # the line calling it
+    params: list[Any]  # weak references to its trainable parameters: an optimizer keeps them alive
+
+
 class UpdatedParams(NamedTuple):
     """An optimizer's parameters as its `step()` left them: measured right after the
     update (queued, not read: the next step's single read reads them), so that a
@@ -215,6 +225,7 @@ class StepProbe:
     # gradients of the stepping optimizer as each backward pass since its previous step
     # found them (see core/clearing.py), each with its parameter; and whether others were cleared
     kept: tuple[list[tuple[list[torch.Tensor], Any]], bool] | None = None
+    built_in_forward: list[BuiltInForward] = field(default_factory=list)
     # the step before this one found non-finite gradients: its update broke the weights,
     # and a closure's later calls of that step (see `settle_call`) are non-finite for it
     after_nonfinite: bool = False
@@ -388,6 +399,8 @@ class StepRecord:
     # the parameters as the updates since the previous step's read left them (see UpdatedParams)
     updates: list[UpdatedParams] = field(default_factory=list)
     by_hand: bool = False  # no optimizer: the script updates the weights itself between backward passes
+    built_in_forward: list[BuiltInForward] = field(default_factory=list)
+    loss_dtypes: list[torch.dtype] = field(default_factory=list)  # of `losses`
 
     @property
     def loss(self) -> float | None:

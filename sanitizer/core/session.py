@@ -1181,7 +1181,8 @@ class Sanitizer:
             batch_items=sum(probe.batch_sizes) or None,
             kept_gradient=kept, kept_beside_cleared=kept is not None and (probe.kept[1] or zeroed),
             step_site=locations.user_site() if kept is not None else None,
-            updates=updates, by_hand=self.step_source is StepSource.BACKWARD)
+            updates=updates, by_hand=self.step_source is StepSource.BACKWARD,
+            built_in_forward=probe.built_in_forward, loss_dtypes=[loss.dtype for loss in probe.losses])
 
     def _queue_initial_param_norms(self, gather: Gather, params: list[torch.Tensor]) -> list[torch.Tensor]:
         """Before the first update the parameters are checked in the step's single read;

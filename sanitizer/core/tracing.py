@@ -25,7 +25,7 @@ from torch import nn
 
 from sanitizer.core import inputs, locations
 from sanitizer.core.backward_steps import in_backward
-from sanitizer.core.probe import INPUT_SLOT, InputSource, inexact
+from sanitizer.core.probe import INPUT_SLOT, BuiltInForward, InputSource, inexact
 
 if TYPE_CHECKING:
     from sanitizer.core.session import Sanitizer
@@ -92,7 +92,7 @@ class ForwardTracer:
             self.functional_dropout.add(calls[-1])
 
     def before_forward(self, module: nn.Module, args: tuple[Any, ...]) -> None:
-        self.called.add(module)
+        new = self.called.add(module, self._session.step)
         synced = self._session._synced_modules
         if synced:  # a model the trained weights were copied into (or its torch.compile wrapper)
             inner = module if id(module) in synced else getattr(module, "_orig_mod", None)
@@ -112,6 +112,8 @@ class ForwardTracer:
         if not module.training and grad:
             self._session.probe.eval_called[module] = t.calls[0]
         if len(t.calls) != 1:
+            if new and grad:
+                self._note_built_in_forward(module, t.calls[-2])
             # the block's own code, run by a reentrant checkpoint without gradients, is traced
             # as with them: what it computes and hands a child (not the block's own input)
             if self._trace and not t.transform and args and (grad or parent_checkpointed) \
@@ -137,7 +139,7 @@ class ForwardTracer:
             if args and t.outer_grad and self._parameter_free(module) else None
         if direct is not None:
             owner, owner_args, owner_kwargs, site, key = direct
-            self.called.add(owner)
+            self.called.add(owner, self._session.step)
             handed = args[0]
             if t.direct_key != key:  # not the same forward's later child: the model's call starts
                 t.direct_key = key
@@ -145,6 +147,21 @@ class ForwardTracer:
             self._trace_own_computation(handed, owner)
             return
         self._outermost(module, args, None, None)
+
+    def _note_built_in_forward(self, module: nn.Module, parent: nn.Module) -> None:
+        """`module`, called for the first time, inside the forward of `parent` that was
+        called at an earlier step: a layer `parent` built in its forward (with weights a
+        new draw at each call) when it happens again at a later step. One `parent` holds
+        (an expert a router picks first now, a block a growing depth enables now) was
+        built before; whether an optimizer holds its weights is known when the step ends
+        (a task head built for the step, handed in, with an optimizer of its own)."""
+        first = self.called.first_step(parent)
+        if first is None or first >= self._session.step:
+            return
+        trained = [weakref.ref(p) for p in module.parameters(recurse=False) if p.requires_grad]
+        if trained and not any(child is module for child in parent.modules()):
+            self._session.probe.built_in_forward.append(
+                BuiltInForward(weakref.ref(parent), type(module).__name__, locations.user_site(), trained))
 
     def _outermost(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None,
                    site: str | None) -> None:
@@ -328,27 +345,35 @@ class _ThreadCalls(threading.local):
 
 
 class CalledModules:
-    """Modules by identity, each forgotten when it is freed: a loss module or a layer
-    built anew every step neither grows the set nor lends its id to a later module."""
+    """Modules by identity, each with the step of its first call, forgotten when it is
+    freed: a loss module or a layer built anew every step neither grows the set nor lends
+    its id to a later module."""
 
     def __init__(self) -> None:
-        self._refs: dict[int, weakref.ref[nn.Module]] = {}
+        self._refs: dict[int, tuple[weakref.ref[nn.Module], int]] = {}
 
-    def add(self, module: nn.Module) -> None:
+    def add(self, module: nn.Module, step: int) -> bool:
+        """Remember `module` as called at `step`; whether it was not called before."""
         key = id(module)
-        if key not in self._refs:
-            self._refs[key] = weakref.ref(module, functools.partial(_forget, self._refs, key))
+        if key in self._refs:
+            return False
+        self._refs[key] = (weakref.ref(module, functools.partial(_forget, self._refs, key)), step)
+        return True
+
+    def first_step(self, module: object) -> int | None:
+        entry = self._refs.get(id(module))
+        return entry[1] if entry is not None and entry[0]() is module else None
 
     def __contains__(self, module: object) -> bool:
-        ref = self._refs.get(id(module))
-        return ref is not None and ref() is module
+        return self.first_step(module) is not None
 
     def __len__(self) -> int:
         return len(self._refs)
 
 
-def _forget(refs: dict[int, weakref.ref[nn.Module]], key: int, ref: weakref.ref[nn.Module]) -> None:
-    if refs.get(key) is ref:
+def _forget(refs: dict[int, tuple[weakref.ref[nn.Module], int]], key: int, ref: weakref.ref[nn.Module]) -> None:
+    entry = refs.get(key)
+    if entry is not None and entry[0] is ref:
         del refs[key]
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from sanitizer.detectors.base import Detector
+from sanitizer.detectors.built_in_forward import BuiltInForwardDetector
 from sanitizer.detectors.clip_order import ClipOrderDetector
 from sanitizer.detectors.dataloader_bound import DataloaderBoundDetector
 from sanitizer.detectors.divergence import DivergenceDetector
@@ -26,7 +27,7 @@ DETECTORS: tuple[type[Detector], ...] = (
     ScaleCollapseDetector, VanishingGradDetector, TensorLeakDetector, MemoryGrowthDetector,
     UnusedParameterDetector, ParamNotInOptimizerDetector, DataloaderBoundDetector, FittingDetector,
     RankDivergenceDetector, MissingSetEpochDetector, SchedulerOrderDetector, DivergenceDetector,
-    TrainInEvalModeDetector, MissingZeroGradDetector, ClipOrderDetector,
+    TrainInEvalModeDetector, MissingZeroGradDetector, ClipOrderDetector, BuiltInForwardDetector,
 )
 
 

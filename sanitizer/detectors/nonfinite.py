@@ -22,6 +22,7 @@ from sanitizer.core.probe import INPUT_SLOT, StepRecord, UpdatedParams, inexact
 from sanitizer.detectors import graphs
 from sanitizer.detectors.base import Detector
 from sanitizer.detectors.stats import median
+from sanitizer.report.formatting import format_number
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 TRAIL_STEPS = 4  # steps of per-module magnitudes kept for the culprit search
 JUMP_FACTOR = 1e3  # a culprit's output grew at least this much over its recent median...
 JUMP_FLOOR = 1e4  # ...and reached at least this magnitude
+MIN_LEVEL = 1e-3  # below, an output's recent level is about zero: no jump is measured from it
 NEAR_OVERFLOW = 1e15  # without history (first step), this magnitude alone marks a culprit
 MAX_BIRTH_MODULES = 3  # modules named as where a NaN gradient was born (one of them)
 RECENT_STEPS = 8  # steps whose optimizer updates are kept, read back, to find when a weight was last finite
@@ -197,13 +199,48 @@ class NonfiniteDetector(Detector):
                 continue
             if not math.isfinite(mag):
                 return slot
-            past = [history[slot] for history in self._history if slot in history]
-            if past:
-                if mag >= JUMP_FLOOR and mag > JUMP_FACTOR * max(median(past), 1e-6):
+            growth = self._growth(slot, mag)
+            if growth is not None:
+                if mag >= JUMP_FLOOR and growth > JUMP_FACTOR:
                     return slot
             elif mag >= NEAR_OVERFLOW:
                 return slot
         return None
+
+    def _growth(self, slot: int, mag: float) -> float | None:
+        """How many times `mag` is the slot's median magnitude of the last steps; None
+        without history."""
+        level = self._level(slot)
+        return mag / max(level, 1e-6) if level is not None else None
+
+    def _level(self, slot: int) -> float | None:
+        """The slot's median magnitude of the last steps; None without history."""
+        past = [history[slot] for history in self._history if slot in history]
+        return median(past) if past else None
+
+    def _jumped_output(self, trail: list[tuple[int, float]],
+                       loss_dtype: torch.dtype) -> tuple[int, float, float] | None:
+        """(slot, magnitude, growth) of the first module whose finite output grew over
+        JUMP_FACTOR times its recent level, to where exp() overflows in `loss_dtype`
+        (about 89 in float32, 11 in float16; far below a culprit's JUMP_FLOOR): the ops
+        the loss applies after the model (exp, a square) overflow on it."""
+        overflows = math.log(torch.finfo(loss_dtype).max) if loss_dtype.is_floating_point else math.inf
+        for slot, mag in trail:
+            level = self._level(slot) if slot != INPUT_SLOT and math.isfinite(mag) else None
+            # an output starting from about zero (a zero-initialised last layer) grows by
+            # orders of magnitude as it learns: no level to measure a jump against
+            if level is not None and level >= MIN_LEVEL and mag >= overflows and mag > JUMP_FACTOR * level:
+                return slot, mag, mag / level
+        return None
+
+    def _overflowed_on(self, record: StepRecord, index: int) -> tuple[int, float, float] | None:
+        """The jumped output (see `_jumped_output`) the step's `index`-th loss overflowed on:
+        only an Inf loss is an overflow (NaN is a mean over zero items, log of a negative,
+        0 * inf), and one whose every target is ignored is a mean over zero items."""
+        if not math.isinf(record.losses[index]) or _all_ignored(record, index) is not None:
+            return None
+        dtype = record.loss_dtypes[index] if index < len(record.loss_dtypes) else torch.float32
+        return self._jumped_output(record.trail, dtype)
 
     def _report_forward(self, record: StepRecord, sink: Sink, first_bad: int, culprit: int | None) -> None:
         slot, mag = record.trail[first_bad]
@@ -262,6 +299,15 @@ class NonfiniteDetector(Detector):
                               f"the target passed to {function} contains {word} values ({bad} of {total}) "
                               "while the model's outputs are finite", where=record.loss_sites[index],
                               value=float("nan") if word == "NaN" else float("inf"), extra={"operand": "target"})
+            elif (jumped := self._overflowed_on(record, index)) is not None:
+                # finite outputs that the last updates blew up: the loss overflowed on them,
+                # a consequence of the weights (a learning rate too high), not of its own code
+                slot, mag, growth = jumped
+                culprit_name = sink.slot_name(slot)
+                origin = (f"; the model's outputs are finite, but {culprit_name}'s grew to {format_number(mag)}, "
+                          f"{format_number(growth)} times its level of the steps before: the loss computation "
+                          "overflowed on them")
+                computed = {"origin": "outputs_jumped"}
             elif any(slot != INPUT_SLOT for slot, _ in record.trail):
                 # every output the model's modules gave was finite: the ops between them and
                 # the loss value made it (a mean over zero items, log(0), 0 * inf)

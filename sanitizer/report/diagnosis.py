@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from sanitizer.core.catalogue import (
-    DIED_PARAM_ADVICE, FP16_OVERFLOW_ADVICE, INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS, LOSS_COMPUTATION_ADVICE,
-    NONFINITE_WEIGHTS_VALIDATION_ADVICE, OUTSIDE_PARAM_ADVICE, REVERSE_FIRST_STEP_ADVICE, RISING_LR_SPIKE_ADVICE,
-    SCRIPT_UPDATE_PARAM_ADVICE, VANISHED_PARAM_ADVICE, ZERO_LOSS_ADVICE, Kind,
+    BUILT_IN_FORWARD_ADVICE, DIED_PARAM_ADVICE, FP16_OVERFLOW_ADVICE, INITIAL_PARAM_ADVICE, KIND_ORDER, KINDS,
+    LOSS_COMPUTATION_ADVICE, NONFINITE_WEIGHTS_VALIDATION_ADVICE, OUTPUTS_JUMPED_ADVICE, OUTSIDE_PARAM_ADVICE,
+    REVERSE_FIRST_STEP_ADVICE, RISING_LR_SPIKE_ADVICE, SCRIPT_UPDATE_PARAM_ADVICE, VANISHED_PARAM_ADVICE,
+    ZERO_LOSS_ADVICE, Kind,
 )
 from sanitizer.report.access import as_float, event_counts, events_of, rank_reports, severity_of
 from sanitizer.report.formatting import format_number
@@ -443,6 +444,8 @@ def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
         return INITIAL_PARAM_ADVICE
     if kind is not None and kind.name == "unused_parameter" and event.get("zero_loss"):
         return ZERO_LOSS_ADVICE
+    if kind is not None and kind.name == "param_not_in_optimizer" and event.get("built_in_forward"):
+        return BUILT_IN_FORWARD_ADVICE
     if kind is not None and kind.name == "nonfinite_param" and event.get("origin") == "outside_optimizer":
         return OUTSIDE_PARAM_ADVICE
     if kind is not None and kind.name == "nonfinite_param" and event.get("origin") == "script_update":
@@ -457,6 +460,8 @@ def _advice(event: dict[str, Any], kind: Kind | None) -> str | None:
         return ALLREDUCE_GRAD_ADVICE
     if kind is not None and kind.name == "nonfinite_loss" and event.get("origin") == "loss_computation":
         return LOSS_COMPUTATION_ADVICE
+    if kind is not None and kind.name == "nonfinite_loss" and event.get("origin") == "outputs_jumped":
+        return OUTPUTS_JUMPED_ADVICE
     if kind is not None and kind.name == "nonfinite_activation" and event.get("dtype") == "float16":
         return FP16_OVERFLOW_ADVICE
     if kind is not None and kind.name == "nonfinite_validation" and event.get("origin") == "weights":

@@ -9,7 +9,9 @@ from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 PERTURBATIONS = ("data", "param-data", "add")
 FREE_TENSORS = ("temperature", "healthy", "scale", "by-hand", "saliency", "probe", "pinn")
 
-PRELAUNCH += [("pruned_midrun.py", "--fault"), ("pruned_midrun.py",), ("unused_parameter.py",), ("unused_parameter.py", "saturated"), ("unused_in_main.py",), ("param_not_in_optimizer.py",), ("param_not_in_optimizer.py", "stale"), ("param_not_in_optimizer.py", "masters"), ("param_not_in_optimizer.py", "masters-not-copied"),
+PRELAUNCH += [("inline_layers.py",), ("inline_layers.py", "--registered"), ("plain", "inline_layers.py"),
+              *[("late_layers.py", mode) for mode in ("experts", "growing", "task-head", "inline")],
+              ("pruned_midrun.py", "--fault"), ("pruned_midrun.py",), ("unused_parameter.py",), ("unused_parameter.py", "saturated"), ("unused_in_main.py",), ("param_not_in_optimizer.py",), ("param_not_in_optimizer.py", "stale"), ("param_not_in_optimizer.py", "masters"), ("param_not_in_optimizer.py", "masters-not-copied"),
               ("param_not_in_optimizer.py", "masters-overflow"),
               *[("param_not_in_optimizer.py", variant, "flat") for variant in ("masters", "masters-not-copied",
                                                                                "masters-overflow")],
@@ -150,6 +152,46 @@ def test_parameters_replaced_in_forward_are_one_problem(script_runs: ScriptRuns)
     problems = diagnose(run.report)
     assert [p.kind for p in problems] == ["param_not_in_optimizer"], problems
     assert any("unused_parameter" in line for line in problems[0].symptoms)
+
+
+def test_layers_built_inside_forward_at_every_call_are_named_with_their_line(script_runs: ScriptRuns) -> None:
+    """`nn.LayerNorm(d)(nn.Linear(d, d)(h) + x)` written in a block's forward: two new layers
+    at every call, trained by no optimizer. Nothing was reported (their parameters are freed
+    with the step's graph before any check sees them)."""
+    run = script_runs.get("inline_layers.py")
+    plain = script_runs.plain("inline_layers.py")
+    assert (run.returncode, run.stdout) == (plain.returncode, plain.stdout), run.stderr
+    events = run.events()
+    site = f"inline_layers.py:{line_of('inline_layers.py', 'return nn.LayerNorm(')}"
+    assert [(e["kind"], e["step"], e["module"], e["where"], e["built_in_forward"]) for e in events] == [
+        ("param_not_in_optimizer", 3, "blocks.0", site, "Linear"),
+        ("param_not_in_optimizer", 3, "blocks.0", site, "LayerNorm")], events
+    assert "builds a new Linear at every call" in events[0]["message"] and events[0]["first_built_at"] == 2
+    problem = run.report["summary"]["problems"][0]
+    assert "written inside forward" in problem["advice"], problem
+
+
+def test_layers_built_in_init_a_lazy_head_and_an_inline_softmax_are_no_problem(script_runs: ScriptRuns) -> None:
+    """The same block with its layers built in __init__; a parameter-free `nn.Softmax` made
+    inline; a head built at the first call and added to the optimizer then."""
+    run = script_runs.get("inline_layers.py", "--registered")
+    assert run.returncode == 0 and run.events() == [], run.events()
+
+
+@pytest.mark.parametrize("mode", ["experts", "growing", "task-head"])
+def test_layers_first_called_at_a_later_step_and_trained_are_no_problem(script_runs: ScriptRuns, mode: str) -> None:
+    """An expert the router picks for the first time, a block a growing depth enables, both
+    built in __init__; a head built per episode, handed to the forward and trained by the
+    episode's optimizer. Each was said to be built in the forward and trained by no optimizer."""
+    run = script_runs.get("late_layers.py", mode)
+    assert run.returncode == 0 and run.events() == [], run.events()
+
+
+def test_a_layer_built_in_the_outermost_forward_names_the_model_once(script_runs: ScriptRuns) -> None:
+    """The outermost model is named by its class: `the forward of Backbone`, not `Backbone (Backbone)`."""
+    event = script_runs.get("late_layers.py", "inline").first("param_not_in_optimizer")
+    assert (event["step"], event["module"], event["built_in_forward"]) == (3, "Backbone", "Linear"), event
+    assert event["message"].startswith("the forward of Backbone builds a new Linear at every call"), event
 
 
 def test_a_momentum_encoder_and_a_second_stage_optimizer_are_no_problem(script_runs: ScriptRuns) -> None:

@@ -9,6 +9,8 @@ PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.
               ("nonfinite_param.py",), ("param_written.py",), ("validation_nan.py", "data"),
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy"),
               ("validation_nan.py", "per_sample"), ("validation_nan.py", "checkpoint"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
+              ("goodness_layers.py",), ("goodness_layers.py", "--lr-scale", "1e4"), ("plain", "goodness_layers.py"),
+              ("zero_head_ignored.py",),
               ("backward_born_nan.py",), ("backward_born_nan.py", "healthy"),
               ("hooked_outputs.py",), ("hooked_outputs.py", "observed"),
               ("lbfgs_closure_nan.py", "--fault", "4"), ("lbfgs_closure_nan.py",),
@@ -63,6 +65,39 @@ def test_a_loss_made_non_finite_by_its_own_computation_says_so(script_runs: Scri
     assert problem["kind"] == "nonfinite_loss" and "mean over zero items" in problem["advice"]
     assert "lower the learning rate" not in problem["advice"]
     assert run.stdout == "finished\n"
+
+
+def test_a_loss_overflowing_on_outputs_an_update_blew_up_names_the_module_not_the_loss(
+        script_runs: ScriptRuns) -> None:
+    """Layer-local training with log(1 + exp(margin)) and a learning rate 10^4 too high: the
+    first update makes the layer's outputs 3000 times larger (about 1e3, finite, far below the
+    culprit floor), exp() overflows at step 2. It was told the loss computation made it and
+    that a smaller learning rate would not fix it."""
+    run = script_runs.get("goodness_layers.py", "--lr-scale", "1e4")
+    event = run.first("nonfinite_loss")
+    assert (event["step"], event["module"], event["origin"]) == (2, "stack.0", "outputs_jumped"), event
+    assert "stack.0's grew to" in event["message"] and "times its level of the steps before" in event["message"]
+    assert event["where"] == f"goodness_layers.py:{line_of('goodness_layers.py', 'loss = torch.log1p(')}"
+    problem = run.report["summary"]["problems"][0]
+    assert problem["kind"] == "nonfinite_loss" and "lower the learning rate" in problem["advice"], problem
+    assert "will not fix" not in problem["advice"]
+
+
+def test_all_targets_ignored_under_a_zero_initialised_head_is_the_loss_computation(
+        script_runs: ScriptRuns) -> None:
+    """A last layer initialised at zero gives outputs of exactly 0 at step 1 and of about
+    0.2 at step 2, when every label is ignore_index: that growth is learning from zero, and
+    the NaN is the loss's mean over zero items. It was said the outputs had jumped 10^5-fold."""
+    event = script_runs.get("zero_head_ignored.py").first("nonfinite_loss")
+    assert (event["step"], event["module"], event["origin"]) == (2, None, "loss_computation"), event
+    assert "every target of F.cross_entropy equals ignore_index (-100)" in event["message"], event
+
+
+def test_layer_local_training_at_its_learning_rate_is_healthy(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("goodness_layers.py")
+    plain = script_runs.plain("goodness_layers.py")
+    assert (run.returncode, run.stdout) == (plain.returncode, plain.stdout), run.stderr
+    assert run.events() == [], run.events()
 
 
 def test_nan_born_in_a_parameter_free_modules_backward_names_that_module(script_runs: ScriptRuns) -> None:
