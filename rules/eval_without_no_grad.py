@@ -24,7 +24,7 @@ from trainlint.analysis.phases import (
     Ran, called_function, fixed_flags, fixed_mode, flag_parameters, in_callers_terms, run_under,
 )
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.scopes import argument_slots, binds_first_parameter, bound_arguments, decorated, dotted_name
+from trainlint.analysis.scopes import argument_slots, bound_arguments, decorated, dotted_name
 from trainlint.analysis.training import MODULE_CHAIN, ancestors_within, code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -1947,7 +1947,7 @@ class EvalWithoutNoGrad(Rule):
         if type(self.ctx.parent(call)) is not cst.Expr and self._function_needs_graph(
                 caller if caller is not None else self.ctx.module, call, besides=function):
             return False
-        given = dict(bound_arguments(call, function, binds_first_parameter(self.ctx, call, function))[0])
+        given = dict(bound_arguments(self.ctx, call, function)[0])
         handed = {name for name, value in given.items() if self.ctx.code(value) in models}
         evaluated = self._evaluated_by_flag(run, handed)
         for ran in run:
@@ -2249,7 +2249,7 @@ class EvalWithoutNoGrad(Rule):
         """The models of `models` (spelled as at `call`) as `helper` names them: the
         parameters given one (not frozen), `self.<...>` for a method called on `self`,
         and a module-level name that neither the caller nor the helper binds."""
-        inside = {name for name, value in bound_arguments(call, helper)[0]
+        inside = {name for name, value in bound_arguments(self.ctx, call, helper)[0]
                   if self.ctx.code(value) in models and _model_key(self.ctx, value) not in self._frozen}
         params = [p.name.value for p in (*helper.params.posonly_params, *helper.params.params)]
         on_self = (type(call.func) is cst.Attribute and type(call.func.value) is cst.Name

@@ -1996,7 +1996,7 @@ class MissingTrainMode(Rule):
                  and self.ctx.enclosing_function(ancestor) is function]
         if not flags:
             return False
-        given = dict(bound_arguments(sites[-1], function)[0])  # type: ignore[arg-type]
+        given = dict(bound_arguments(self.ctx, sites[-1], function)[0])  # type: ignore[arg-type]
         defaults = {p.name.value: p.default for p in (*function.params.params, *function.params.kwonly_params)}
         return any(_false_constant(given.get(flag) or defaults.get(flag)) for flag in flags)
 

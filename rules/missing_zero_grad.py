@@ -1372,7 +1372,7 @@ class MissingZeroGrad(Rule):
             return None
         found: set[str] = set()
         for site in self.ctx.call_sites(function):
-            pairs, complete = bound_arguments(site, function)
+            pairs, complete = bound_arguments(self.ctx, site, function)
             given = dict(pairs) if complete else {}
             passed = given.get(optimizer.value)
             owner = self._parameters_owner(passed, depth=1) if passed is not None else None

@@ -89,9 +89,8 @@ def _sources_memo(ctx: FileContext) -> dict[cst.FunctionDef, _Sources]:
 def _parameters_handed(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef, params: set[str]
                        ) -> dict[str, str]:
     """The parameters of `callee` that `call` gives one of `params` as it is, with it."""
-    binds = binds_first_parameter(ctx, call, callee)
     return {name: given.value for name in named_parameters(callee)
-            if type(given := given_argument(call, callee, name, binds)) is cst.Name and given.value in params}
+            if type(given := given_argument(ctx, call, callee, name)) is cst.Name and given.value in params}
 
 
 def _followed_callee(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef) -> cst.FunctionDef | None:
@@ -128,9 +127,8 @@ def fixed_flags(ctx: FileContext, call: cst.Call, function: cst.FunctionDef, par
     unpacks nothing that may hold it), its constant default; or a flag of the caller's
     that `held` fixes, handed on (`self._run_batch(x, y, train)`)."""
     flags: Flags = {}
-    binds = binds_first_parameter(ctx, call, function)
     for name in params:
-        given = given_argument(call, function, name, binds)
+        given = given_argument(ctx, call, function, name)
         text = constant_text(given)
         if text is None and held and type(given) is cst.Name:
             text = held.get(given.value)
@@ -207,7 +205,7 @@ def _names_handed(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef) -> 
     """The parameters of `callee` that `call` hands a name or an attribute, with its code;
     and `self` of a method called on `self` (`self._run_batch(...)`)."""
     binds = binds_first_parameter(ctx, call, callee)
-    names = {param: ctx.code(value) for param, value in bound_arguments(call, callee, binds)[0]
+    names = {param: ctx.code(value) for param, value in bound_arguments(ctx, call, callee)[0]
              if type(value) in (cst.Name, cst.Attribute)}
     first = next(iter((*callee.params.posonly_params, *callee.params.params)), None)
     receiver = call.func.value if type(call.func) is cst.Attribute else None

@@ -85,18 +85,14 @@ def head_name(expr: cst.BaseExpression) -> cst.Name | None:
     return expr if type(expr) is cst.Name else None  # type: ignore[return-value]
 
 
-def bound_arguments(call: cst.Call, func: cst.FunctionDef, binds_first: bool | None = None
+def bound_arguments(ctx: FileContext, call: cst.Call, func: cst.FunctionDef
                     ) -> tuple[list[tuple[str, cst.BaseExpression]], bool]:
     """The parameter of `func` each argument of `call` goes to, by position or
-    keyword, up to the first `*args` / `**kwargs`; and whether there was none.
-    `binds_first`: whether the call gives the first parameter no argument of its own
-    (see `binds_first_parameter`); when not known, a first parameter named `self` /
-    `cls` is bound by a call through an attribute, or of `__init__`."""
+    keyword, up to the first `*args` / `**kwargs`; and whether there was none. The
+    first parameter takes no argument where the call binds it (see
+    `binds_first_parameter`), whatever its name."""
     positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
-    if binds_first is None:
-        binds_first = ((type(call.func) is cst.Attribute or func.name.value == "__init__")
-                       and bool(positional) and positional[0] in ("self", "cls"))
-    if binds_first:
+    if binds_first_parameter(ctx, call, func):
         positional = positional[1:]
     pairs: list[tuple[str, cst.BaseExpression]] = []
     index = 0

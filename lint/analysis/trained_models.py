@@ -92,7 +92,7 @@ def _as_called(ctx: FileContext, call: cst.Call, helper: cst.FunctionDef, names:
     """`names` of `helper`'s body as the code that makes `call` names them: a
     parameter as the argument given to it (when that is a name), `self.<...>` when
     the helper is a method called on `self`, a name the helper does not bind as is."""
-    given = dict(bound_arguments(call, helper)[0])
+    given = dict(bound_arguments(ctx, call, helper)[0])
     first = next(iter((*helper.params.posonly_params, *helper.params.params)), None)
     on_self = (type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
                and call.func.value.value == "self" and first is not None and first.name.value == "self")
