@@ -21,7 +21,7 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.no_grad_results import runs_without_grad
 from trainlint.analysis.phases import (
-    Ran, called_function, fixed_flags, fixed_mode, flag_parameters, in_callers_terms, run_under,
+    Ran, fixed_flags, fixed_mode, flag_parameters, in_callers_terms, run_under,
 )
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import argument_slots, bound_arguments, decorated, dotted_name
@@ -2013,7 +2013,7 @@ class EvalWithoutNoGrad(Rule):
         return {model: at for model, at in evaluated.items() if model not in other}
 
     def _helper_needs_graph(self, node: cst.CSTNode) -> bool:
-        callee = called_function(self.ctx, node) if type(node) is cst.Call else None
+        callee = self.ctx.local_callee(node)
         return callee is not None and self._needs_graph(callee.body)
 
     def _models_called(self, func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:

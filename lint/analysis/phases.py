@@ -97,27 +97,8 @@ def _followed_callee(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef) 
     """The function of the file that `call` runs, when a flag handed on to it is
     followed: not the caller itself, nor one with a decorator that may wrap it (a
     `staticmethod` or `classmethod` only binds its first parameter otherwise)."""
-    callee = called_function(ctx, call)
-    return None if callee is None or callee is caller or decorated(callee) else callee
-
-
-def called_function(ctx: FileContext, call: cst.Call) -> cst.FunctionDef | None:
-    """The function of the file that `call` runs (see `local_callee`), or the method
-    that a method of a class calls on that class (`Trainer._batch(self, x, train)` in a
-    method of the file's one `Trainer`), where the class defines it once."""
     callee = ctx.local_callee(call)
-    if callee is not None:
-        return callee
-    func = call.func
-    caller = ctx.enclosing_function(call)
-    owner = ctx.parent(ctx.parent(caller) or caller) if caller is not None else None
-    if type(func) is not cst.Attribute or type(func.value) is not cst.Name or type(owner) is not cst.ClassDef \
-            or owner.name.value != func.value.value:
-        return None
-    if sum(node.name.value == owner.name.value for node in ctx.nodes_of(cst.ClassDef)) != 1:  # type: ignore[attr-defined]
-        return None
-    found = [node for node in owner.body.body if type(node) is cst.FunctionDef and node.name.value == func.attr.value]
-    return found[0] if len(found) == 1 else None
+    return None if callee is None or callee is caller or decorated(callee) else callee
 
 
 def fixed_flags(ctx: FileContext, call: cst.Call, function: cst.FunctionDef, params: frozenset[str],
