@@ -20,7 +20,7 @@ from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.guards import given_argument
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import mode_switch, train_mode_call
-from trainlint.analysis.scopes import binds_first_parameter, bound_arguments, decorated, named_parameters
+from trainlint.analysis.scopes import bound_arguments, decorated, handed_receiver, named_parameters
 from trainlint.context import FileContext
 from trainlint.summaries import constant_truth
 
@@ -184,15 +184,11 @@ def in_callers_terms(ran: Ran, text: str) -> str | None:
 
 def _names_handed(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef) -> dict[str, str]:
     """The parameters of `callee` that `call` hands a name or an attribute, with its code;
-    and `self` of a method called on `self` (`self._run_batch(...)`)."""
-    binds = binds_first_parameter(ctx, call, callee)
+    and the first parameter of a method called on `self` (`self._run_batch(...)`), with
+    `self` (see `handed_receiver`)."""
     names = {param: ctx.code(value) for param, value in bound_arguments(ctx, call, callee)[0]
              if type(value) in (cst.Name, cst.Attribute)}
-    first = next(iter((*callee.params.posonly_params, *callee.params.params)), None)
-    receiver = call.func.value if type(call.func) is cst.Attribute else None
-    if binds and first is not None and type(receiver) is cst.Name and receiver.value in ("self", "cls"):
-        names[first.name.value] = receiver.value
-    return names
+    return names | {param: receiver.value for param, receiver in handed_receiver(ctx, call, callee).items()}
 
 
 def _composed(inner: dict[str, str], outer: dict[str, str] | None) -> dict[str, str]:

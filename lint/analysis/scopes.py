@@ -362,6 +362,20 @@ def binds_first_parameter(ctx: FileContext, call: cst.Call, func: cst.FunctionDe
     return not on_class or any(dotted_name(d.decorator) == "classmethod" for d in func.decorators)
 
 
+def handed_receiver(ctx: FileContext, call: cst.Call, func: cst.FunctionDef) -> dict[str, cst.Name]:
+    """`{first parameter: receiver}` where `call` binds `func`'s first parameter to the
+    caller's `self` / `cls` (`self._forward(x)` of `def _forward(trainer, x)`): `func`
+    names through that parameter what the caller names through its own, whatever the
+    parameter is called; empty otherwise (a call on its class hands `self` as an
+    argument: see `bound_arguments`)."""
+    receiver = call.func.value if type(call.func) is cst.Attribute else None
+    positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
+    if (not positional or type(receiver) is not cst.Name or receiver.value not in ("self", "cls")
+            or not binds_first_parameter(ctx, call, func)):
+        return {}
+    return {positional[0]: receiver}
+
+
 # decorators that change only what a function's first parameter is bound to
 _BINDING_DECORATORS = frozenset({"staticmethod", "classmethod"})
 
