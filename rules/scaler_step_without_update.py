@@ -596,7 +596,8 @@ class ScalerStepWithoutUpdate(Rule):
             for callee in callees:
                 for site in self.ctx.call_sites(callee):
                     # the optimizers `func` steps, as its calls give them (`self._step(opt)`)
-                    given = {name for param, arg in bound_arguments(self.ctx, site, callee)[0] if callee is func and param in stepped
+                    given = {name for param, arg in bound_arguments(self.ctx, site, callee)[0]
+                             if callee is func and param in stepped
                              for name in [self.ctx.code(arg)] if type(arg) is cst.Name}
                     loop = self._outermost_loop(site, given)
                     if loop is not None:
