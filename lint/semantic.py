@@ -49,7 +49,8 @@ class SemanticModel:
         self._import_heads: frozenset[str] | None = None  # names an import or alias binds (`may_be_imported`)
         self._star_import = False
         self._record_tree()
-        self._constructors = _constructors(self.scopes)
+        self._classes = _classes(self.scopes)
+        self._constructors = _constructors(self.scopes, self._classes)
         self._callees: dict[cst.Call, cst.FunctionDef] = {}
         self._call_sites: dict[cst.FunctionDef, list[cst.Call]] = {}
         self._record_call_graph()
@@ -117,7 +118,8 @@ class SemanticModel:
         classes = self._constructors
         for call in self.nodes_of(cst.Call):
             assert type(call) is cst.Call
-            name = _called_name(call.func)
+            func = call.func
+            name = _called_name(func) or (func.attr.value if type(func) is cst.Attribute else None)
             if name not in functions and name not in classes:
                 continue
             callee = self.local_function(call.func)
@@ -205,13 +207,16 @@ class SemanticModel:
     # -- the file's own functions ----------------------------------------------
     def local_callee(self, node: cst.CSTNode) -> cst.FunctionDef | None:
         """The function of this file that a call `f(...)` / `self.f(...)` /
-        `cls.f(...)` runs, when its name is defined once and not imported."""
+        `cls.f(...)` runs, when its name is defined once and not imported; or the
+        method a call on its class runs (`Trainer.step(self, x)`, see `_class_method`)."""
         return self._callees.get(node) if type(node) is cst.Call else None
 
     def local_function(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
-        """The function of this file that `f` / `self.f` / `cls.f` names; for `f`, one
-        that the name, where it is read, is bound to (see `_bound_at`)."""
-        name = _called_name(func) or ""
+        """The function of this file that `f` / `self.f` / `cls.f` / `Trainer.f` names;
+        for `f`, one that the name, where it is read, is bound to (see `_bound_at`)."""
+        name = _called_name(func)
+        if name is None:
+            return self._class_method(func) if type(func) is cst.Attribute else None
         defs = self.scopes.functions.get(name)
         if defs is None and type(func) is cst.Name:
             defs = self._constructors.get(name)  # calling a class runs its __init__
@@ -259,6 +264,26 @@ class SemanticModel:
                 continue
             found.append(func)
         return found
+
+    def _class_method(self, func: cst.Attribute) -> cst.FunctionDef | None:
+        """The method `Trainer.f` names: `f` of the body of the file's one class
+        `Trainer`, where `Trainer` is read in a scope that sees that class (no import,
+        no other binding), and the class defines `f` once (or redefines it, see
+        `_redefined_method`). None for a method it inherits: a base may be another
+        module's class, and which one defines `f` is not known here."""
+        owner = func.value
+        if type(owner) is not cst.Name or owner.value in ("self", "cls"):
+            return None
+        cls = self._classes.get(owner.value)
+        if cls is None or self.qualified_name(owner) is not None:
+            return None
+        if binding_scope(owner.value, self.scope_of(owner)) is not binding_scope(owner.value, self.scope_of(cls)):
+            return None
+        body = self.scopes.by_node[cls]
+        defs = [f for f in self.scopes.functions.get(func.attr.value, ()) if self._scope[id(f)] is body]
+        if not defs or (len(defs) > 1 and not self._redefined_method(defs)):
+            return None
+        return defs[-1]
 
     def _redefined_method(self, defs: list[cst.FunctionDef]) -> bool:
         """A method defined more than once in one class body, each time
@@ -353,14 +378,18 @@ def _called_name(func: cst.BaseExpression) -> str | None:
     return None
 
 
-def _constructors(scopes: ScopeTable) -> dict[str, list[cst.FunctionDef]]:
-    """`__init__` of each class defined once in the file, by class name."""
+def _classes(scopes: ScopeTable) -> dict[str, cst.ClassDef]:
+    """Each class the file defines once, by name, where no function has its name."""
     classes: dict[str, list[cst.ClassDef]] = {}
     for node in scopes.by_node:
         if type(node) is cst.ClassDef:
             classes.setdefault(node.name.value, []).append(node)
+    return {name: defs[0] for name, defs in classes.items() if len(defs) == 1 and name not in scopes.functions}
+
+
+def _constructors(scopes: ScopeTable, classes: dict[str, cst.ClassDef]) -> dict[str, list[cst.FunctionDef]]:
+    """`__init__` of each class defined once in the file, by class name."""
     return {
-        name: [s for s in defs[0].body.body if type(s) is cst.FunctionDef and s.name.value == "__init__"]
-        for name, defs in classes.items()
-        if len(defs) == 1 and name not in scopes.functions
+        name: [s for s in cls.body.body if type(s) is cst.FunctionDef and s.name.value == "__init__"]
+        for name, cls in classes.items()
     }

@@ -93,7 +93,7 @@ def _given_a_trained_model(ctx: FileContext, eval_node: cst.CSTNode, receiver: c
     sites = ctx.call_sites(func)
     if not sites or receiver.value not in parameter_names(ctx, func):
         return True
-    given = [dict(bound_arguments(site, func)[0]).get(receiver.value) for site in sites]
+    given = [dict(bound_arguments(ctx, site, func)[0]).get(receiver.value) for site in sites]
     return any(arg is None or _may_hold(ctx, arg, trained) for arg in given)
 
 

@@ -166,6 +166,18 @@ class BackwardInNoGrad(Rule):
         "def main(model, optimizer, loader):\n"
         "    with torch.inference_mode():\n"
         "        run(model, optimizer, loader)\n",
+        # a step method called on its class, under `no_grad`
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "    def step(self, x, y):\n"
+        "        loss = criterion(self.model(x), y)\n"
+        "        loss.backward()  # expect: TL407\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            with torch.no_grad():\n"
+        "                Trainer.step(self, x, y)\n",
     )
     good = (
         # the graph was recorded outside the block: backward() works under no_grad
@@ -264,6 +276,19 @@ class BackwardInNoGrad(Rule):
         "            refine(model, x)\n"
         "            step(model, optimizer, x)\n"
         "            apply(loss, optimizer)\n",
+        # the step method called on its class under `no_grad` turns grad back on for its loss
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "    def step(self, x, y):\n"
+        "        with torch.enable_grad():\n"
+        "            loss = criterion(self.model(x), y)\n"
+        "        loss.backward()\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            with torch.no_grad():\n"
+        "                Trainer.step(self, x, y)\n",
     )
 
     def finish(self) -> None:

@@ -21,10 +21,10 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.no_grad_results import runs_without_grad
 from trainlint.analysis.phases import (
-    Ran, called_function, fixed_flags, fixed_mode, flag_parameters, in_callers_terms, run_under,
+    Ran, fixed_flags, fixed_mode, flag_parameters, in_callers_terms, run_under,
 )
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.scopes import argument_slots, binds_first_parameter, bound_arguments, decorated, dotted_name
+from trainlint.analysis.scopes import argument_slots, bound_arguments, decorated, dotted_name, handed_receiver
 from trainlint.analysis.training import MODULE_CHAIN, ancestors_within, code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -938,6 +938,46 @@ class EvalWithoutNoGrad(Rule):
         "        for epoch in range(epochs):\n"
         "            self._epoch(train_loader)\n"
         "            self._epoch(test_loader, learn=False)  # expect: TL406\n",
+        # the batch method's first parameter is not named `self`: called on `self`, it runs `self.model`
+        "import torch\n"
+        "class Exp:\n"
+        "    def _process_one_batch(exp, batch_x, batch_y):\n"
+        "        return exp.model(batch_x.to(exp.device)), batch_y.to(exp.device)\n"
+        "    def vali(self, loader, criterion):\n"
+        "        self.model.eval()\n"
+        "        losses = []\n"
+        "        for batch_x, batch_y in loader:\n"
+        "            pred, true = self._process_one_batch(batch_x, batch_y)  # expect: TL406\n"
+        "            losses.append(criterion(pred.detach(), true).item())\n"
+        "        self.model.train()\n"
+        "        return sum(losses)\n"
+        "    def train(self, loader, criterion):\n"
+        "        self.model.train()\n"
+        "        for batch_x, batch_y in loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            pred, true = self._process_one_batch(batch_x, batch_y)\n"
+        "            criterion(pred, true).backward()\n"
+        "            self.optimizer.step()\n",
+        # the batch method called on its class (`Exp._process_one_batch(self, x, y)`)
+        "import torch\n"
+        "class Exp:\n"
+        "    def _process_one_batch(self, batch_x, batch_y):\n"
+        "        return self.model(batch_x.to(self.device)), batch_y.to(self.device)\n"
+        "    def vali(self, loader, criterion):\n"
+        "        self.model.eval()\n"
+        "        losses = []\n"
+        "        for batch_x, batch_y in loader:\n"
+        "            pred, true = Exp._process_one_batch(self, batch_x, batch_y)  # expect: TL406\n"
+        "            losses.append(criterion(pred.detach(), true).item())\n"
+        "        self.model.train()\n"
+        "        return sum(losses)\n"
+        "    def train(self, loader, criterion):\n"
+        "        self.model.train()\n"
+        "        for batch_x, batch_y in loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            pred, true = self._process_one_batch(batch_x, batch_y)\n"
+        "            criterion(pred, true).backward()\n"
+        "            self.optimizer.step()\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -1875,6 +1915,27 @@ class EvalWithoutNoGrad(Rule):
         "        for epoch in range(epochs):\n"
         "            self._epoch(train_loader)\n"
         "            self._epoch(test_loader, train=False)\n",
+        # the batch method (first parameter not named `self`) runs under `torch.no_grad()`
+        "import torch\n"
+        "class Exp:\n"
+        "    def _process_one_batch(exp, batch_x, batch_y):\n"
+        "        return exp.model(batch_x.to(exp.device)), batch_y.to(exp.device)\n"
+        "    def vali(self, loader, criterion):\n"
+        "        self.model.eval()\n"
+        "        losses = []\n"
+        "        with torch.no_grad():\n"
+        "            for batch_x, batch_y in loader:\n"
+        "                pred, true = self._process_one_batch(batch_x, batch_y)\n"
+        "                losses.append(criterion(pred.detach(), true).item())\n"
+        "        self.model.train()\n"
+        "        return sum(losses)\n"
+        "    def train(self, loader, criterion):\n"
+        "        self.model.train()\n"
+        "        for batch_x, batch_y in loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            pred, true = self._process_one_batch(batch_x, batch_y)\n"
+        "            criterion(pred, true).backward()\n"
+        "            self.optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -1947,7 +2008,7 @@ class EvalWithoutNoGrad(Rule):
         if type(self.ctx.parent(call)) is not cst.Expr and self._function_needs_graph(
                 caller if caller is not None else self.ctx.module, call, besides=function):
             return False
-        given = dict(bound_arguments(call, function, binds_first_parameter(self.ctx, call, function))[0])
+        given = dict(bound_arguments(self.ctx, call, function)[0])
         handed = {name for name, value in given.items() if self.ctx.code(value) in models}
         evaluated = self._evaluated_by_flag(run, handed)
         for ran in run:
@@ -2013,7 +2074,7 @@ class EvalWithoutNoGrad(Rule):
         return {model: at for model, at in evaluated.items() if model not in other}
 
     def _helper_needs_graph(self, node: cst.CSTNode) -> bool:
-        callee = called_function(self.ctx, node) if type(node) is cst.Call else None
+        callee = self.ctx.local_callee(node)
         return callee is not None and self._needs_graph(callee.body)
 
     def _models_called(self, func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
@@ -2247,19 +2308,23 @@ class EvalWithoutNoGrad(Rule):
 
     def _models_inside(self, call: cst.Call, helper: cst.FunctionDef, models: Facts) -> Facts:
         """The models of `models` (spelled as at `call`) as `helper` names them: the
-        parameters given one (not frozen), `self.<...>` for a method called on `self`,
-        and a module-level name that neither the caller nor the helper binds."""
-        inside = {name for name, value in bound_arguments(call, helper)[0]
+        parameters given one (not frozen), `self.<...>` through the parameter the caller's
+        `self` is (the first of a method called on `self`, see `handed_receiver`, or the
+        one a call on its class hands `self` to), and a module-level name that neither
+        the caller nor the helper binds."""
+        pairs = bound_arguments(self.ctx, call, helper)[0]
+        inside = {name for name, value in pairs
                   if self.ctx.code(value) in models and _model_key(self.ctx, value) not in self._frozen}
-        params = [p.name.value for p in (*helper.params.posonly_params, *helper.params.params)]
-        on_self = (type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
-                   and call.func.value.value == "self" and params[:1] == ["self"])
+        selves = [param for param, value in (*pairs, *handed_receiver(self.ctx, call, helper).items())
+                  if type(value) is cst.Name and value.value == "self"]
         caller = self.ctx.enclosing_function(call)
         bound = self.ctx.scopes.scope_for(helper).locals | (
             self.ctx.scopes.scope_for(caller).locals if caller is not None else set())
         for model in models:
-            head = model.split(".", 1)[0]
-            if (head == "self" and on_self) or (head != "self" and head.isidentifier() and head not in bound):
+            head, dot, rest = model.partition(".")
+            if head == "self":
+                inside.update(param + dot + rest for param in selves)
+            elif head.isidentifier() and head not in bound:
                 inside.add(model)
         return frozenset(inside)
 

@@ -1150,6 +1150,19 @@ class LossAccumulatedWithGraph(Rule):
         "        for s in kept:\n"
         "            total += s.loss\n"
         "    print(len(epoch_stats), len(seen), total)\n",
+        # a step method called on its class returns the back-propagated loss, summed by its caller
+        "class Trainer:\n"
+        "    def train_step(self, batch):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        loss = self.model(batch).sum()\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "        return loss\n"
+        "    def fit(self, loader):\n"
+        "        total = 0\n"
+        "        for batch in loader:\n"
+        "            total += Trainer.train_step(self, batch)  # expect: TL202\n"
+        "        return total\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1971,6 +1984,19 @@ class LossAccumulatedWithGraph(Rule):
         "    for s in last:\n"
         "        final += s.loss\n"
         "    print(total, history, final)\n",
+        # the step method called on its class returns the loss's number
+        "class Trainer:\n"
+        "    def train_step(self, batch):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        loss = self.model(batch).sum()\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "        return loss.item()\n"
+        "    def fit(self, loader):\n"
+        "        total = 0\n"
+        "        for batch in loader:\n"
+        "            total += Trainer.train_step(self, batch)\n"
+        "        return total\n",
     )
 
     def finish(self) -> None:

@@ -11,7 +11,7 @@ from trainlint.analysis.iteration import file_trains, trains
 from trainlint.analysis.literals import constant_text, string_value
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
 from trainlint.analysis.summarize import batched
-from trainlint.analysis.scopes import argument_slots, binds_first_parameter, bound_arguments
+from trainlint.analysis.scopes import argument_slots, bound_arguments
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import children, iter_nodes
 from trainlint.context import FileContext
@@ -1815,7 +1815,7 @@ class MissingSetEpoch(Rule):
         calls = [node for node in self.ctx.nodes_of(cst.Call) if _callee_name(node) == func.name.value]
         given: list[cst.BaseExpression] = []
         for call in calls:
-            pairs, complete = bound_arguments(call, func, binds_first_parameter(self.ctx, call, func))
+            pairs, complete = bound_arguments(self.ctx, call, func)
             if not complete:
                 return None
             given += [value for name, value in pairs if name == parameter.name]

@@ -889,6 +889,63 @@ class MissingTrainMode(Rule):
         "        model.eval()  # expect: TL405\n"
         "        with torch.no_grad():\n"
         "            print(sum(model(x).sum().item() for x, _ in val_loader))\n",
+        # the trainer's forward in a method whose first parameter is not named `self`: called on
+        # `self`, it trains `self.model`
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer, train_loader, valid_loader):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "        self.train_loader = train_loader\n"
+        "        self.valid_loader = valid_loader\n"
+        "\n"
+        "    def _forward(trainer, x):\n"
+        "        return trainer.model(x).mean()\n"
+        "\n"
+        "    def train(self, num_epochs):\n"
+        "        for epoch in range(num_epochs):\n"
+        "            for x in self.train_loader:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                loss = self._forward(x)\n"
+        "                loss.backward()\n"
+        "                self.optimizer.step()\n"
+        "            self._validate()\n"
+        "\n"
+        "    def _validate(self):\n"
+        "        self.model.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            for x in self.valid_loader:\n"
+        "                self._forward(x)\n",
+        # the trainer's forward, a method called on its class (`Trainer._forward(self, x)`)
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer, train_loader, valid_loader):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "        self.train_loader = train_loader\n"
+        "        self.valid_loader = valid_loader\n"
+        "\n"
+        "    def _forward(self, x):\n"
+        "        return self.model(x).mean()\n"
+        "\n"
+        "    def train(self, num_epochs):\n"
+        "        for epoch in range(num_epochs):\n"
+        "            for x in self.train_loader:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                loss = Trainer._forward(self, x)\n"
+        "                loss.backward()\n"
+        "                self.optimizer.step()\n"
+        "            self._validate()\n"
+        "\n"
+        "    def _validate(self):\n"
+        "        self.model.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            for x in self.valid_loader:\n"
+        "                self._forward(x)\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -1794,6 +1851,36 @@ class MissingTrainMode(Rule):
         "        total = 0.0\n"
         "        for x, y in val_loader:\n"
         "            total += trainer(x, y)\n",
+        # the forward method (first parameter not named `self`) trains the model, and each epoch
+        # switches it back to train mode
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer, train_loader, valid_loader):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "        self.train_loader = train_loader\n"
+        "        self.valid_loader = valid_loader\n"
+        "\n"
+        "    def _forward(trainer, x):\n"
+        "        return trainer.model(x).mean()\n"
+        "\n"
+        "    def train(self, num_epochs):\n"
+        "        for epoch in range(num_epochs):\n"
+        "            self.model.train()\n"
+        "            for x in self.train_loader:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                loss = self._forward(x)\n"
+        "                loss.backward()\n"
+        "                self.optimizer.step()\n"
+        "            self._validate()\n"
+        "\n"
+        "    def _validate(self):\n"
+        "        self.model.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            for x in self.valid_loader:\n"
+        "                self._forward(x)\n",
     )
 
     def finish(self) -> None:
@@ -1996,7 +2083,7 @@ class MissingTrainMode(Rule):
                  and self.ctx.enclosing_function(ancestor) is function]
         if not flags:
             return False
-        given = dict(bound_arguments(sites[-1], function)[0])  # type: ignore[arg-type]
+        given = dict(bound_arguments(self.ctx, sites[-1], function)[0])  # type: ignore[arg-type]
         defaults = {p.name.value: p.default for p in (*function.params.params, *function.params.kwonly_params)}
         return any(_false_constant(given.get(flag) or defaults.get(flag)) for flag in flags)
 

@@ -718,6 +718,19 @@ class MissingZeroGrad(Rule):
         "        g_loss = -netD(fake).mean()\n"
         "        g_loss.backward()\n"
         "        optimizerG.step()\n",
+        # a step method called on its class (`Trainer.step(self, x, y)`) runs as `self.step(x, y)`
+        # would: its loop never clears
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    def step(self, x, y):\n"
+        "        criterion(self.model(x), y).backward()\n"
+        "        self.optimizer.step()  # expect: TL401\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            Trainer.step(self, x, y)\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1293,6 +1306,19 @@ class MissingZeroGrad(Rule):
         "        g_loss.backward()\n"
         "        optimizerG.step()\n"
         "        optimizer_scheduler.step()\n",
+        # the clear is a method called on its class (`Trainer.clear(self)`)
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    def clear(self):\n"
+        "        self.optimizer.zero_grad()\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            Trainer.clear(self)\n"
+        "            criterion(self.model(x), y).backward()\n"
+        "            self.optimizer.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -1372,7 +1398,7 @@ class MissingZeroGrad(Rule):
             return None
         found: set[str] = set()
         for site in self.ctx.call_sites(function):
-            pairs, complete = bound_arguments(site, function)
+            pairs, complete = bound_arguments(self.ctx, site, function)
             given = dict(pairs) if complete else {}
             passed = given.get(optimizer.value)
             owner = self._parameters_owner(passed, depth=1) if passed is not None else None

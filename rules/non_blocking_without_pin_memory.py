@@ -118,6 +118,15 @@ class NonBlockingWithoutPinMemory(Rule):
         "        loss = (model(image1, image2) - flow).abs().mean()\n"
         "        loss.backward()\n"
         "        optimizer.step()\n",
+        # a method whose first parameter is not named `self`, called on `self`: its `loader` is the
+        # DataLoader the call hands it
+        "from torch.utils.data import DataLoader\n"
+        "class Trainer:\n"
+        "    def epoch(trainer, loader, device):\n"
+        "        for images in loader:\n"
+        "            images = images.cuda(non_blocking=True)  # expect: TL502\n"
+        "    def fit(self, dataset, device):\n"
+        "        self.epoch(DataLoader(dataset, batch_size=8), device)\n",
     )
     good = (
         # after `prepare()` the loader is the accelerator's; in a loop, the name may come back rebound
@@ -196,6 +205,14 @@ class NonBlockingWithoutPinMemory(Rule):
         "        model(batch.to(device), buffers)\n"
         "    for batch in pinned:\n"
         "        x, y = [t.to(device, non_blocking=True) for t in batch]\n",
+        # the method (first parameter not named `self`) is handed a pinned DataLoader
+        "from torch.utils.data import DataLoader\n"
+        "class Trainer:\n"
+        "    def epoch(trainer, loader, device):\n"
+        "        for images in loader:\n"
+        "            images = images.cuda(non_blocking=True)\n"
+        "    def fit(self, dataset, device):\n"
+        "        self.epoch(DataLoader(dataset, batch_size=8, pin_memory=True), device)\n",
     )
 
     def finish(self) -> None:

@@ -277,6 +277,26 @@ class ScalerStepWithoutUpdate(Rule):
         "    scaler = torch.amp.GradScaler('cuda')\n"
         "    for batch in loader:\n"
         "        train_step(model, optimizer, scaler, batch)\n",
+        # the scaler's step in a method called on its class (`Trainer._step(self, loss)`)
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "\n"
+        "    def _step(self, loss):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "        self.scaler.step(self.optimizer)  # expect: TL104\n"
+        "\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            with torch.autocast('cuda'):\n"
+        "                loss = self.model(x).sum()\n"
+        "            Trainer._step(self, loss)\n",
     )
     good = (
         "import torch\n"
@@ -485,6 +505,27 @@ class ScalerStepWithoutUpdate(Rule):
         "        for optimizer in self.optimizers:\n"
         "            self._step(optimizer)\n"
         "        self.scaler.update()\n",
+        # the loop updates the scaler after the method called on its class steps it
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "\n"
+        "    def _step(self, loss):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "        self.scaler.step(self.optimizer)\n"
+        "\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            with torch.autocast('cuda'):\n"
+        "                loss = self.model(x).sum()\n"
+        "            Trainer._step(self, loss)\n"
+        "            self.scaler.update()\n",
     )
 
     def finish(self) -> None:
@@ -596,7 +637,8 @@ class ScalerStepWithoutUpdate(Rule):
             for callee in callees:
                 for site in self.ctx.call_sites(callee):
                     # the optimizers `func` steps, as its calls give them (`self._step(opt)`)
-                    given = {name for param, arg in bound_arguments(site, callee)[0] if callee is func and param in stepped
+                    given = {name for param, arg in bound_arguments(self.ctx, site, callee)[0]
+                             if callee is func and param in stepped
                              for name in [self.ctx.code(arg)] if type(arg) is cst.Name}
                     loop = self._outermost_loop(site, given)
                     if loop is not None:

@@ -418,7 +418,7 @@ class SingleProcessLoading(Rule):
                     value = node.value
                     kept.setdefault(_self_attribute(target.target), []).append(  # type: ignore[arg-type]
                         value.value if type(value) is cst.Name else "")
-        given, _ = bound_arguments(built, init)
+        given, _ = bound_arguments(self.ctx, built, init)
         arguments = dict(given)
         for attribute in read:
             sources = kept.get(attribute, [])

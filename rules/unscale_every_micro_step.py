@@ -975,7 +975,7 @@ def _given_argument(ctx: FileContext, expr: cst.BaseExpression, call_chain: tupl
         if type(expr) is not cst.Name or func is None or ctx.enclosing_function(expr) is not func:
             break
         binding = ctx.receivers.binding(expr)
-        given = dict(bound_arguments(call, func)[0]).get(expr.value)  # type: ignore[arg-type]
+        given = dict(bound_arguments(ctx, call, func)[0]).get(expr.value)  # type: ignore[arg-type]
         if given is None or binding is None or ctx.receivers.assigned(binding):
             break
         expr = given

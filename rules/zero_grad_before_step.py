@@ -523,6 +523,19 @@ class ZeroGradBeforeStep(Rule):
         "        optimizer_G.zero_grad()  # expect: TL402\n"
         "        optimizer_D.step()\n"
         "        optimizer_G.step()\n",
+        # a helper method whose first parameter is not named `self`: `self.micro_step(model, x)`
+        # hands `model` to `m`, which it clears on every micro-batch
+        "import torch\n"
+        "class Trainer:\n"
+        "    def micro_step(trainer, m, x):\n"
+        "        m.zero_grad()\n"
+        "        m(x).sum().backward()\n"
+        "    def train(self, model, loader):\n"
+        "        opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        for batch in loader:\n"
+        "            for micro in batch.chunk(4):\n"
+        "                self.micro_step(model, micro)  # expect: TL402\n"
+        "            opt.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -1042,6 +1055,19 @@ class ZeroGradBeforeStep(Rule):
         "        g_loss = -D(fake).mean()\n"
         "        g_loss.backward()\n"
         "        opt_g.step()\n",
+        # the helper method (first parameter not named `self`) only back-propagates; the model
+        # is cleared once per batch
+        "import torch\n"
+        "class Trainer:\n"
+        "    def micro_step(trainer, m, x):\n"
+        "        m(x).sum().backward()\n"
+        "    def train(self, model, loader):\n"
+        "        opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        for batch in loader:\n"
+        "            model.zero_grad()\n"
+        "            for micro in batch.chunk(4):\n"
+        "                self.micro_step(model, micro)\n"
+        "            opt.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1122,7 +1148,7 @@ class ZeroGradBeforeStep(Rule):
         helper = self.ctx.local_callee(call)
         if helper is None or type(helper.body) is not cst.IndentedBlock:
             return []
-        given = dict(bound_arguments(call, helper)[0])
+        given = dict(bound_arguments(self.ctx, call, helper)[0])
         params = {param.name.value for param in _parameters(helper.params)}
         found: list[tuple[cst.Call, cst.BaseExpression, cst.Call | None]] = []
         for line in helper.body.body:

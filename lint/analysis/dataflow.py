@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, TypeVar
 import libcst as cst
 
 from trainlint.analysis.receivers import Binding, Receivers
-from trainlint.analysis.scopes import _parameters, dotted_name
+from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name
 from trainlint.analysis.training import method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes, own_nodes
 
@@ -254,16 +254,13 @@ class Values:
         sites = self.ctx.call_sites(func)
         if not sites:
             return None
-        positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
         default = next((p.default for p in params if p.name.value == binding.name), None)
         out: list[cst.BaseExpression] = []
         for call in sites:
-            names = positional
-            if names and names[0] in ("self", "cls") and type(call.func) is cst.Attribute:
-                names = names[1:]
-            value = argument_for(call, names, binding.name)
-            if value is UNSEEN:
-                return None
+            pairs, complete = bound_arguments(self.ctx, call, func)
+            value = dict(pairs).get(binding.name)
+            if value is None and not complete:
+                return None  # `*args` / `**kwargs` may hold it
             if value is None:
                 if default is None:
                     return None

@@ -182,7 +182,7 @@ def _followed_into(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, pa
     followed = ctx.shared(memo)
     if (callee, depth + 1) not in followed:
         followed[(callee, depth + 1)] = read(callee, tuple(own), on_class)
-    arguments = dict(bound_arguments(call, callee)[0])
+    arguments = dict(bound_arguments(ctx, call, callee)[0])
     # a method called on `self` from a method names the same attributes of `self`
     on_self = (on_class and method and type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
                and call.func.value.value == "self")
@@ -303,7 +303,7 @@ def _forwarded(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, target
     if callee is caller or decorated(callee) or callee.name.value in _MODEL_METHODS:
         return [], []
     run, through = _run_params(ctx, callee, target, depth)
-    arguments, _ = bound_arguments(call, callee)
+    arguments, _ = bound_arguments(ctx, call, callee)
     return ([value for param, value in arguments if param in run],
             [(value, name, slot) for param, value in arguments for name, slot in through.get(param, ())])
 

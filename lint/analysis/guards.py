@@ -413,7 +413,7 @@ def reaching_constants(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpress
     sites = ctx.call_sites(function)
     found: list[str] = []
     for call in sites:
-        given = given_argument(call, function, value.value)
+        given = given_argument(ctx, call, function, value.value)
         reached = reaching_constants(ctx, call, given, depth + 1) if given is not None else None
         if reached is None:
             return None
@@ -428,12 +428,12 @@ def parameter_default(function: cst.FunctionDef, name: str) -> cst.BaseExpressio
                  if param.name.value == name), None)
 
 
-def given_argument(call: cst.Call, function: cst.FunctionDef, name: str, binds_first: bool | None = None
+def given_argument(ctx: FileContext, call: cst.Call, function: cst.FunctionDef, name: str
                    ) -> cst.BaseExpression | None:
     """What `call` gives `function`'s parameter `name`: its argument, or the parameter's
     default when the call leaves it out (and unpacks no `*args` / `**kwargs` that may hold
-    it); None when not known. `binds_first`: see `bound_arguments`."""
-    pairs, complete = bound_arguments(call, function, binds_first)
+    it); None when not known."""
+    pairs, complete = bound_arguments(ctx, call, function)
     argument = next((value for param, value in pairs if param == name), None)
     return argument if argument is not None or not complete else parameter_default(function, name)
 
@@ -574,7 +574,7 @@ def may_change(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpression, dep
         return True  # a local of the helper, a closure's variable, `self.cfg.x`: not known
     # a parameter: what each call of the helper in the file gives it, or its default
     sites = ctx.call_sites(function)
-    given = [given_argument(call, function, root) for call in sites]
+    given = [given_argument(ctx, call, function, root) for call in sites]
     if not sites or any(argument is None for argument in given):
         return True
     rest = parts[1:]

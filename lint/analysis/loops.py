@@ -200,7 +200,8 @@ def _values_of(ctx: FileContext, expr: cst.BaseExpression) -> list[cst.BaseExpre
 def given_argument(ctx: FileContext, func: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
     """What the file's calls of `func` give its parameter `name`, when they all give
     the same (as written); None when they give different ones, or none."""
-    given = [value for call in ctx.call_sites(func) for param, value in bound_arguments(call, func)[0] if param == name]
+    given = [value for call in ctx.call_sites(func)
+             for param, value in bound_arguments(ctx, call, func)[0] if param == name]
     return given[0] if given and len({ctx.code(value) for value in given}) == 1 else None
 
 

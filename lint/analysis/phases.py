@@ -20,7 +20,7 @@ from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.guards import given_argument
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import mode_switch, train_mode_call
-from trainlint.analysis.scopes import binds_first_parameter, bound_arguments, decorated, named_parameters
+from trainlint.analysis.scopes import bound_arguments, decorated, handed_receiver, named_parameters
 from trainlint.context import FileContext
 from trainlint.summaries import constant_truth
 
@@ -89,36 +89,16 @@ def _sources_memo(ctx: FileContext) -> dict[cst.FunctionDef, _Sources]:
 def _parameters_handed(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef, params: set[str]
                        ) -> dict[str, str]:
     """The parameters of `callee` that `call` gives one of `params` as it is, with it."""
-    binds = binds_first_parameter(ctx, call, callee)
     return {name: given.value for name in named_parameters(callee)
-            if type(given := given_argument(call, callee, name, binds)) is cst.Name and given.value in params}
+            if type(given := given_argument(ctx, call, callee, name)) is cst.Name and given.value in params}
 
 
 def _followed_callee(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef) -> cst.FunctionDef | None:
     """The function of the file that `call` runs, when a flag handed on to it is
     followed: not the caller itself, nor one with a decorator that may wrap it (a
     `staticmethod` or `classmethod` only binds its first parameter otherwise)."""
-    callee = called_function(ctx, call)
-    return None if callee is None or callee is caller or decorated(callee) else callee
-
-
-def called_function(ctx: FileContext, call: cst.Call) -> cst.FunctionDef | None:
-    """The function of the file that `call` runs (see `local_callee`), or the method
-    that a method of a class calls on that class (`Trainer._batch(self, x, train)` in a
-    method of the file's one `Trainer`), where the class defines it once."""
     callee = ctx.local_callee(call)
-    if callee is not None:
-        return callee
-    func = call.func
-    caller = ctx.enclosing_function(call)
-    owner = ctx.parent(ctx.parent(caller) or caller) if caller is not None else None
-    if type(func) is not cst.Attribute or type(func.value) is not cst.Name or type(owner) is not cst.ClassDef \
-            or owner.name.value != func.value.value:
-        return None
-    if sum(node.name.value == owner.name.value for node in ctx.nodes_of(cst.ClassDef)) != 1:  # type: ignore[attr-defined]
-        return None
-    found = [node for node in owner.body.body if type(node) is cst.FunctionDef and node.name.value == func.attr.value]
-    return found[0] if len(found) == 1 else None
+    return None if callee is None or callee is caller or decorated(callee) else callee
 
 
 def fixed_flags(ctx: FileContext, call: cst.Call, function: cst.FunctionDef, params: frozenset[str],
@@ -128,9 +108,8 @@ def fixed_flags(ctx: FileContext, call: cst.Call, function: cst.FunctionDef, par
     unpacks nothing that may hold it), its constant default; or a flag of the caller's
     that `held` fixes, handed on (`self._run_batch(x, y, train)`)."""
     flags: Flags = {}
-    binds = binds_first_parameter(ctx, call, function)
     for name in params:
-        given = given_argument(call, function, name, binds)
+        given = given_argument(ctx, call, function, name)
         text = constant_text(given)
         if text is None and held and type(given) is cst.Name:
             text = held.get(given.value)
@@ -205,15 +184,11 @@ def in_callers_terms(ran: Ran, text: str) -> str | None:
 
 def _names_handed(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef) -> dict[str, str]:
     """The parameters of `callee` that `call` hands a name or an attribute, with its code;
-    and `self` of a method called on `self` (`self._run_batch(...)`)."""
-    binds = binds_first_parameter(ctx, call, callee)
-    names = {param: ctx.code(value) for param, value in bound_arguments(call, callee, binds)[0]
+    and the first parameter of a method called on `self` (`self._run_batch(...)`), with
+    `self` (see `handed_receiver`)."""
+    names = {param: ctx.code(value) for param, value in bound_arguments(ctx, call, callee)[0]
              if type(value) in (cst.Name, cst.Attribute)}
-    first = next(iter((*callee.params.posonly_params, *callee.params.params)), None)
-    receiver = call.func.value if type(call.func) is cst.Attribute else None
-    if binds and first is not None and type(receiver) is cst.Name and receiver.value in ("self", "cls"):
-        names[first.name.value] = receiver.value
-    return names
+    return names | {param: receiver.value for param, receiver in handed_receiver(ctx, call, callee).items()}
 
 
 def _composed(inner: dict[str, str], outer: dict[str, str] | None) -> dict[str, str]:

@@ -767,7 +767,7 @@ class Receivers:
 
     def _bind_arguments(self, call: cst.Call, func: cst.FunctionDef) -> None:
         scope = self.ctx.scopes.scope_for(func)
-        for name, value in bound_arguments(call, func)[0]:
+        for name, value in bound_arguments(self.ctx, call, func)[0]:
             kind = self._value_kind(value)
             if kind is not None:
                 self.kinds.setdefault(Binding(scope.node, name), kind)

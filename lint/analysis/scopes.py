@@ -85,18 +85,14 @@ def head_name(expr: cst.BaseExpression) -> cst.Name | None:
     return expr if type(expr) is cst.Name else None  # type: ignore[return-value]
 
 
-def bound_arguments(call: cst.Call, func: cst.FunctionDef, binds_first: bool | None = None
+def bound_arguments(ctx: FileContext, call: cst.Call, func: cst.FunctionDef
                     ) -> tuple[list[tuple[str, cst.BaseExpression]], bool]:
     """The parameter of `func` each argument of `call` goes to, by position or
-    keyword, up to the first `*args` / `**kwargs`; and whether there was none.
-    `binds_first`: whether the call gives the first parameter no argument of its own
-    (see `binds_first_parameter`); when not known, a first parameter named `self` /
-    `cls` is bound by a call through an attribute, or of `__init__`."""
+    keyword, up to the first `*args` / `**kwargs`; and whether there was none. The
+    first parameter takes no argument where the call binds it (see
+    `binds_first_parameter`), whatever its name."""
     positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
-    if binds_first is None:
-        binds_first = ((type(call.func) is cst.Attribute or func.name.value == "__init__")
-                       and bool(positional) and positional[0] in ("self", "cls"))
-    if binds_first:
+    if binds_first_parameter(ctx, call, func):
         positional = positional[1:]
     pairs: list[tuple[str, cst.BaseExpression]] = []
     index = 0
@@ -364,6 +360,20 @@ def binds_first_parameter(ctx: FileContext, call: cst.Call, func: cst.FunctionDe
     on_class = (type(call.func.value) is cst.Name and type(owner) is cst.ClassDef
                 and call.func.value.value == owner.name.value)
     return not on_class or any(dotted_name(d.decorator) == "classmethod" for d in func.decorators)
+
+
+def handed_receiver(ctx: FileContext, call: cst.Call, func: cst.FunctionDef) -> dict[str, cst.Name]:
+    """`{first parameter: receiver}` where `call` binds `func`'s first parameter to the
+    caller's `self` / `cls` (`self._forward(x)` of `def _forward(trainer, x)`): `func`
+    names through that parameter what the caller names through its own, whatever the
+    parameter is called; empty otherwise (a call on its class hands `self` as an
+    argument: see `bound_arguments`)."""
+    receiver = call.func.value if type(call.func) is cst.Attribute else None
+    positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
+    if (not positional or type(receiver) is not cst.Name or receiver.value not in ("self", "cls")
+            or not binds_first_parameter(ctx, call, func)):
+        return {}
+    return {positional[0]: receiver}
 
 
 # decorators that change only what a function's first parameter is bound to

@@ -359,7 +359,7 @@ class CallTargets:
         self._given[key] = None  # a function that hands its parameter on to itself
         found = None
         for call in self.ctx.call_sites(func):
-            arg = dict(bound_arguments(call, func)[0]).get(name.value)
+            arg = dict(bound_arguments(self.ctx, call, func)[0]).get(name.value)
             cls = self._class_of(arg) if arg is not None else None
             if cls is None or found not in (None, cls):
                 return None

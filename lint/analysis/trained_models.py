@@ -18,7 +18,7 @@ from trainlint.analysis.accumulators import consumed_names
 from trainlint.analysis.dataflow import names_in
 from trainlint.analysis.loops import lexical_grad_mode, mode_switch
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
-from trainlint.analysis.scopes import argument_slots, bound_arguments, dotted_name
+from trainlint.analysis.scopes import argument_slots, bound_arguments, dotted_name, handed_receiver
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -90,24 +90,20 @@ def _run_by_helpers(ctx: FileContext, body: cst.CSTNode, consumed: set[str], dep
 
 def _as_called(ctx: FileContext, call: cst.Call, helper: cst.FunctionDef, names: set[str]) -> set[str]:
     """`names` of `helper`'s body as the code that makes `call` names them: a
-    parameter as the argument given to it (when that is a name), `self.<...>` when
-    the helper is a method called on `self`, a name the helper does not bind as is."""
-    given = dict(bound_arguments(call, helper)[0])
-    first = next(iter((*helper.params.posonly_params, *helper.params.params)), None)
-    on_self = (type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
-               and call.func.value.value == "self" and first is not None and first.name.value == "self")
+    parameter as the argument given to it (when that is a name), the first parameter of
+    a method called on `self` as `self` (see `handed_receiver`), a name the helper does
+    not bind as is."""
+    given: dict[str, cst.BaseExpression] = {**dict(bound_arguments(ctx, call, helper)[0]),
+                                            **handed_receiver(ctx, call, helper)}
     local = ctx.scopes.scope_for(helper).locals
     found: set[str] = set()
     for name in names:
         head, dot, rest = name.partition(".")
-        if head == "self":
-            if on_self:
-                found.add(name)
-        elif head in given:
+        if head in given:
             outer = dotted_name(given[head])
             if outer is not None:
                 found.add(outer + dot + rest)
-        elif head not in local:
+        elif head != "self" and head not in local:
             found.add(name)
     return found
 

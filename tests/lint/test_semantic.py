@@ -154,6 +154,81 @@ def test_a_name_calls_the_function_its_binding_is() -> None:
     }
 
 
+CLASS_QUALIFIED_CALLS = '''\
+from elsewhere import Base
+
+
+class Trainer(Base):
+    def step(self, x):
+        pass
+
+    def step_twice(self, x):
+        pass
+
+    def step_twice(self, x):
+        pass
+
+    if fast:
+        def guarded(self):
+            pass
+    else:
+        def guarded(self):
+            pass
+
+    def fit(self, x):
+        Trainer.step(self, x)
+        Trainer.step_twice(self, x)
+        Trainer.guarded(self)
+        Trainer.inherited(self)
+        Base.step(self, x)
+
+
+class Twice:
+    def run(self):
+        pass
+
+
+class Twice:
+    def run(self):
+        pass
+
+
+def run(trainer, x):
+    Trainer.step(trainer, x)
+    Twice.run(trainer)
+
+
+def shadowed(Trainer, x):
+    Trainer.step(Trainer, x)
+'''
+
+
+def test_a_call_on_a_class_runs_its_method_where_the_file_knows_it() -> None:
+    """`Trainer.step(self, x)` runs the `step` of the file's one `Trainer`, from its
+    methods and from functions; not a method the class inherits, one a branch of its body
+    picks, one of a class defined twice, of an imported class, or a parameter's."""
+    module = cst.parse_module(CLASS_QUALIFIED_CALLS)
+    model = SemanticModel("m.py", CLASS_QUALIFIED_CALLS, module)
+    calls = [n for n in model.nodes() if type(n) is cst.Call]
+    found = [(module.code_for_node(call.func), model.enclosing_function(call).name.value,
+              None if (callee := model.local_callee(call)) is None else callee.name.value)
+             for call in calls]
+    assert found == [
+        ("Trainer.step", "fit", "step"),
+        ("Trainer.step_twice", "fit", "step_twice"),
+        ("Trainer.guarded", "fit", None),
+        ("Trainer.inherited", "fit", None),
+        ("Base.step", "fit", None),
+        ("Trainer.step", "run", "step"),
+        ("Twice.run", "run", None),
+        ("Trainer.step", "shadowed", None),
+    ]
+    step = model.local_callee(calls[0])
+    assert model.call_sites(step) == [calls[0], calls[5]]  # type: ignore[arg-type]
+    twice = [n for n in model.nodes() if type(n) is cst.FunctionDef and n.name.value == "step_twice"]
+    assert model.local_callee(calls[1]) is twice[-1]  # the class keeps the last
+
+
 @pytest.mark.parametrize("source", INPUTS)
 def test_recorded_views_equal_walks(source: str) -> None:
     """What the model records in its one walk is what walking again gives."""
