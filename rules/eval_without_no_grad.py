@@ -978,6 +978,34 @@ class EvalWithoutNoGrad(Rule):
         "            pred, true = self._process_one_batch(batch_x, batch_y)\n"
         "            criterion(pred, true).backward()\n"
         "            self.optimizer.step()\n",
+        # a method defined under an `if` of the class body is still bound to the object
+        "import torch\n"
+        "class Experiment:\n"
+        "    if hasattr(torch, 'compile'):\n"
+        "        def run(self, model, x):\n"
+        "            return model(x)\n"
+        "    def validate(self, model, loader):\n"
+        "        model.eval()\n"
+        "        losses = []\n"
+        "        for x in loader:\n"
+        "            out = self.run(model, x)  # expect: TL406\n"
+        "            losses.append(out.mean().item())\n"
+        "        model.train()\n"
+        "        return losses\n",
+        # a function of the module that the class body takes in as a method: `self` binds to the object
+        "import torch\n"
+        "def run(self, model, x):\n"
+        "    return model(x)\n"
+        "class Experiment:\n"
+        "    run = run\n"
+        "    def validate(self, model, loader):\n"
+        "        model.eval()\n"
+        "        losses = []\n"
+        "        for x in loader:\n"
+        "            out = self.run(model, x)  # expect: TL406\n"
+        "            losses.append(out.mean().item())\n"
+        "        model.train()\n"
+        "        return losses\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)

@@ -341,9 +341,21 @@ def is_method(ctx: FileContext, func: cst.FunctionDef) -> bool:
     """`func` is defined in a class body and a call binds its first parameter: `self`
     of a method, `cls` of a classmethod; not a staticmethod, whose parameters are all
     the caller's arguments."""
-    if type(ctx.parent(ctx.parent(func) or func)) is not cst.ClassDef:
+    if owning_class(ctx, func) is None:
         return False
     return not any(dotted_name(d.decorator) == "staticmethod" for d in func.decorators)
+
+
+def owning_class(ctx: FileContext, func: cst.FunctionDef) -> cst.ClassDef | None:
+    """The class whose body defines `func`, also under an `if` / `try` of that body
+    (`if torch.cuda.is_available(): def run(self, ...)`); None for a function of a
+    module or of another function."""
+    node = ctx.parent(func)
+    while node is not None and type(node) not in (cst.FunctionDef, cst.Module):
+        if type(node) is cst.ClassDef:
+            return node
+        node = ctx.parent(node)
+    return None
 
 
 def binds_first_parameter(ctx: FileContext, call: cst.Call, func: cst.FunctionDef) -> bool:
@@ -352,13 +364,17 @@ def binds_first_parameter(ctx: FileContext, call: cst.Call, func: cst.FunctionDe
     (`Trainer(x)` running `__init__`), a classmethod called on its class too
     (`Trainer.build(x)`); not a method called on its class (`Trainer.run(self, x)`), a
     staticmethod or a function."""
+    owner = owning_class(ctx, func)
+    if owner is None:
+        # a function of the module that a class body takes in as a method (`run = run`):
+        # reached through an object, it is bound as its `self` parameter says
+        positional = (*func.params.posonly_params, *func.params.params)
+        return type(call.func) is cst.Attribute and bool(positional) and positional[0].name.value == "self"
     if not is_method(ctx, func):
         return False
     if type(call.func) is not cst.Attribute:
         return func.name.value == "__init__"
-    owner = ctx.parent(ctx.parent(func) or func)
-    on_class = (type(call.func.value) is cst.Name and type(owner) is cst.ClassDef
-                and call.func.value.value == owner.name.value)
+    on_class = type(call.func.value) is cst.Name and call.func.value.value == owner.name.value
     return not on_class or any(dotted_name(d.decorator) == "classmethod" for d in func.decorators)
 
 
