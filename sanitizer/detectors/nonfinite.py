@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import inspect
 import math
+import weakref
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import torch
 from torch import nn
@@ -40,6 +41,15 @@ MAX_BIRTH_MODULES = 3  # modules named as where a NaN gradient was born (one of 
 RECENT_STEPS = 8  # steps whose optimizer updates are kept, read back, to find when a weight was last finite
 
 
+class _KeptUpdate(NamedTuple):
+    """An earlier step's update as the look-back needs it: weak references to its
+    parameters, so that a model the script drops (a fold, a restart) is freed."""
+
+    step: int
+    params: list[weakref.ref[torch.Tensor]]
+    norms: list[float]  # the update's own list, filled when its norms are read
+
+
 class NonfiniteDetector(Detector):
     name = "nonfinite"
     kinds = ("nonfinite_input", "nonfinite_activation", "nonfinite_loss",
@@ -60,11 +70,12 @@ class NonfiniteDetector(Detector):
         self._finite_grads_at: int | None = None  # the latest step whose gradients were all finite
         self._masked_input_at: int | None = None  # the first step whose batch's NaN the model masked
         self._forward_nonfinite_at: int | None = None  # the latest step a module's output was non-finite
-        self._recent_updates: deque[UpdatedParams] = deque()  # those of the last RECENT_STEPS steps
+        self._recent_updates: deque[_KeptUpdate] = deque()  # those of the last RECENT_STEPS steps
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         recent = self._recent_updates
-        recent.extend(record.updates)
+        recent.extend(_KeptUpdate(update.step, [weakref.ref(p) for p in update.params], update.norms)
+                      for update in record.updates)
         while recent and recent[0].step <= record.step - RECENT_STEPS:
             recent.popleft()
         trail = record.trail
@@ -410,7 +421,7 @@ class NonfiniteDetector(Detector):
         for update in reversed(self._recent_updates):
             if update.step < before:
                 for held, norm in zip(update.params, update.norms):
-                    if held is param:
+                    if held() is param:
                         return update.step if math.isfinite(norm) else None
         return None
 
