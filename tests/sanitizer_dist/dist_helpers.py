@@ -15,6 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
 TIMEOUT = 150  # a hang in the sanitizer would show here as subprocess.TimeoutExpired
 WORLD = 2
+# what a rank prints when torch's gloo backend aborts it as the process exits, after all
+# its work: now and then, on a loaded machine, with or without the sanitizer
+GLOO_EXIT_ABORT = "terminate called without an active exception"
 
 
 @dataclass
@@ -51,14 +54,23 @@ def torchrun(script: str, args: list[str], report: Path, options: list[str] | No
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={WORLD}",
                "--max_restarts=0", "--monitor_interval=0.2",
                "-m", "sanitizer", "--report", str(report), *(options or []), str(SCRIPTS / script), *args]
-    done = subprocess.run(command, cwd=report.parent, env=environment(env), capture_output=True, text=True,
-                          timeout=TIMEOUT)
+    done = launch(command, report.parent, environment(env))
     run = DistRun(done.returncode, done.stdout + done.stderr, report)
     for rank in range(WORLD):
         path = report.with_name(f"{report.stem}.rank{rank}.json")
         if path.exists():
             run.reports[rank] = json.loads(path.read_text())
     return run
+
+
+def launch(command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`command` (a torchrun) run to its end; launched once more when it failed only by
+    gloo's abort at exit (`GLOO_EXIT_ABORT`), which is torch's, not the script's."""
+    for _ in range(2):
+        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+        if done.returncode == 0 or GLOO_EXIT_ABORT not in done.stdout + done.stderr:
+            break
+    return done
 
 
 def merge(paths: list[str], out: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:

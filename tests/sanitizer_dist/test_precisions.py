@@ -9,17 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from dist_helpers import SCRIPTS, TIMEOUT, WORLD, environment, torchrun
+from dist_helpers import SCRIPTS, WORLD, environment, launch, torchrun
 
 STEPS = 8  # 64 samples, 2 ranks, batches of 8, 2 epochs
 
 
 def _plain(args: list[str], folder: Path) -> subprocess.CompletedProcess[str]:
     folder.mkdir()
-    return subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
-                           f"--nproc_per_node={WORLD}", "--max_restarts=0", "--monitor_interval=0.2",
-                           str(SCRIPTS / "ddp_dtypes.py"), *args],
-                          cwd=folder, env=environment(), capture_output=True, text=True, timeout=TIMEOUT)
+    return launch([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                   f"--nproc_per_node={WORLD}", "--max_restarts=0", "--monitor_interval=0.2",
+                   str(SCRIPTS / "ddp_dtypes.py"), *args], folder, environment())
 
 
 def _losses(folder: Path) -> list[str]:
