@@ -349,13 +349,9 @@ def is_method(ctx: FileContext, func: cst.FunctionDef) -> bool:
 def owning_class(ctx: FileContext, func: cst.FunctionDef) -> cst.ClassDef | None:
     """The class whose body defines `func`, also under an `if` / `try` of that body
     (`if torch.cuda.is_available(): def run(self, ...)`); None for a function of a
-    module or of another function."""
-    node = ctx.parent(func)
-    while node is not None and type(node) not in (cst.FunctionDef, cst.Module):
-        if type(node) is cst.ClassDef:
-            return node
-        node = ctx.parent(node)
-    return None
+    module or of another function: the scope the `def` runs in, as the file's scopes know it."""
+    scope = ctx.scope_of(func)
+    return scope.node if scope.is_class else None  # type: ignore[return-value]
 
 
 def binds_first_parameter(ctx: FileContext, call: cst.Call, func: cst.FunctionDef) -> bool:
