@@ -13,7 +13,6 @@ import re
 import symtable
 import sys
 import types
-import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator, Mapping, Sequence
@@ -29,6 +28,7 @@ from trainlint.fixes import disjoint
 from trainlint.notebook import Notebook, NotebookError, is_notebook, read_notebook, rewrite
 from trainlint.notebook import encoding as notebook_encoding
 from trainlint.positions import node_ranges
+from trainlint.pyparser import python_error, python_tree, quiet
 from trainlint.project import FileFacts, ProjectView, summarizable
 from trainlint.rule import Diagnostic, Finding, Rule
 from trainlint.source import SourceError, decode, source_lines
@@ -565,8 +565,8 @@ def _parse(source: str) -> cst.Module:
         match = _LIBCST_POSITION.search(exc.message)
         if match:
             line, column = int(match.group(1)), int(match.group(2)) + 1
-        python_error = _python_error(source)
-        if python_error is None and "\t" in source:
+        refused = python_error(source)
+        if refused is None and "\t" in source:
             # valid Python that LibCST's tokenizer rejects: a line indented by a tab after
             # spaces (`\t    y = 1` under a 4-space block), which CPython reads with tabs
             # to the next multiple of 8. The same lines with their indentation's tabs
@@ -581,10 +581,10 @@ def _parse(source: str) -> cst.Module:
                     return module
                 except cst.ParserSyntaxError:
                     pass
-        if python_error is not None and python_error.lineno:
+        if refused is not None and refused.lineno:
             # CPython points at the offending token, LibCST at where it gave up
-            line, column = python_error.lineno, max(python_error.offset or 1, 1)
-        message = f"syntax error: {python_error.msg}" if python_error is not None else "syntax error"
+            line, column = refused.lineno, max(refused.offset or 1, 1)
+        message = f"syntax error: {refused.msg}" if refused is not None else "syntax error"
         raise _Unparsable(message, line, column) from None
     except RecursionError:
         raise _Unparsable("code is nested too deeply to parse", 1, 1) from None
@@ -602,20 +602,6 @@ def _expand_indentation_tabs(source: str) -> str:
     return "".join(lines)
 
 
-@contextmanager
-def _quiet() -> Iterator[None]:
-    """CPython's parser as a checker: its warnings about the user's code
-    (`"str"()`, invalid escapes) are not ours to print."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
-
-
-def _compile(source: str) -> ast.Module:
-    with _quiet():
-        return compile(source, "<lint>", "exec", ast.PyCF_ONLY_AST)  # type: ignore[no-any-return]
-
-
 def _refuse_deep_nesting(source: str) -> None:
     """LibCST's native parser can overflow its stack, killing the process, on
     code nested far deeper than any person writes. CPython's parser refuses
@@ -623,7 +609,7 @@ def _refuse_deep_nesting(source: str) -> None:
     symbol table: a fifth cheaper than `compile()` to a tree); it only misses
     long `and` / `or` chains, which it keeps flat."""
     try:
-        with _quiet():
+        with quiet():
             symtable.symtable(source, "<lint>", "exec")
         chain = _long_boolean_chain(source)
     except (RecursionError, MemoryError):
@@ -647,7 +633,7 @@ def _long_boolean_chain(source: str) -> ast.BoolOp | None:
     if len(_BOOLEAN_KEYWORD.findall(source)) < _MAX_BOOLEAN_OPERANDS:
         return None
     return next(
-        (node for node in ast.walk(_compile(source)) if isinstance(node, ast.BoolOp) and len(node.values) > _MAX_BOOLEAN_OPERANDS),
+        (node for node in ast.walk(python_tree(source)) if isinstance(node, ast.BoolOp) and len(node.values) > _MAX_BOOLEAN_OPERANDS),
         None,
     )
 
@@ -656,21 +642,11 @@ def _check_syntax(source: str) -> None:
     """Files no rule can match skip LibCST; CPython's parser, far faster,
     still catches what does not parse. Its verdict is confirmed by LibCST."""
     try:
-        _compile(source)
+        python_tree(source)
     except (SyntaxError, ValueError):
         _parse(source)
     except (RecursionError, MemoryError):
         raise _Unparsable("code is nested too deeply to parse", 1, 1) from None
-
-
-def _python_error(source: str) -> SyntaxError | None:
-    try:
-        _compile(source)
-    except SyntaxError as exc:
-        return exc
-    except Exception:  # noqa: BLE001 - only used for a nicer message
-        return None
-    return None
 
 
 def _dispatch(ctx: FileContext, instances: list[Rule], timer: Timer, crashed: dict[int, RuleCrash]) -> None:

@@ -21,7 +21,6 @@ import screen (`trainlint.imports`) reads notebooks too."""
 
 from __future__ import annotations
 
-import ast
 import bisect
 import codecs
 import difflib
@@ -29,12 +28,12 @@ import functools
 import itertools
 import json
 import re
-import warnings
 from dataclasses import dataclass, field, replace
 from json.decoder import scanstring
 from typing import Callable, Iterator, Mapping, Sequence
 
 from trainlint.finding import Finding
+from trainlint.pyparser import python_tree
 from trainlint.source import LINE_BREAK
 
 SUFFIX = ".ipynb"
@@ -166,9 +165,7 @@ def _syntax_error(source: str) -> tuple[str, int, int] | None:
     Only asked of a notebook's cells one by one when their module is refused:
     the kernel compiles each cell alone, so one that is no Python fails alone."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # `"str"()` and the like: the user's code, not ours to warn of
-            ast.parse(source)
+        python_tree(source)
     except SyntaxError as exc:
         return f"syntax error: {exc.msg}", exc.lineno or 1, max(exc.offset or 1, 1)
     except ValueError as exc:  # a NUL character
