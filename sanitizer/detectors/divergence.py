@@ -743,8 +743,16 @@ def _block_reach(block: list[float]) -> float:
     with which half the block's losses lie that far out at once. 1 without a scale."""
     centre = median(block)
     half = len(block) // 2
-    reach = tail_reach(block, odds=(TAIL_ODDS / math.comb(len(block), half)) ** (1 / half)) if half else None
+    reach = tail_reach(block, odds=_odds_per_loss(len(block), half)) if half else None
     return reach / centre if reach is not None and centre > 0 else 1.0
+
+
+def _odds_per_loss(count: int, half: int) -> float:
+    """The odds per loss with which `half` of `count` losses lie out at once at odds
+    TAIL_ODDS: (TAIL_ODDS / C(count, half)) ** (1 / half), taken in logarithms, as blocks
+    grow with the run and C(count, half) passes what a float holds (past 1030 losses)."""
+    log_ways = math.lgamma(count + 1) - math.lgamma(half + 1) - math.lgamma(count - half + 1)
+    return math.exp((math.log(TAIL_ODDS) - log_ways) / half)
 
 
 def _loss_site(record: StepRecord) -> str | None:

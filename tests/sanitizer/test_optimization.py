@@ -267,3 +267,10 @@ def test_a_scaler_never_updated_is_why_the_run_crashed(script_runs: ScriptRuns) 
     assert (f"the script crashed: the GradScaler was stepped again without `scaler.update()` "
             f"(scaler_no_update.py:{line}, TL104)") in run.stderr
     assert "not seen at run time" not in run.stderr
+
+
+def test_a_long_healthy_run_is_judged_to_its_end() -> None:
+    # blocks of losses double as a run goes on; past some 70,000 steps a block holds 2,048
+    # losses, and how often half of them lie out at once is smaller than a float holds
+    draw = random.Random(1)
+    assert divergence_events([2.0 * draw.lognormvariate(0, 0.3) for _ in range(70_000)]) == []
