@@ -389,12 +389,23 @@ class Sanitizer:
             self.report_path = report_path_for(self.report_path, self.rank)
             self.report_file = report_path_for(self.report_file, self.rank)
 
-    def internal_error(self, where: str, exc: BaseException) -> None:
+    def internal_error(self, where: str, exc: BaseException, retired: bool = False) -> None:
         message = f"internal error in {where}: {type(exc).__name__}: {exc}"
+        if retired:
+            message += " (its checks stop here)"
         if self.counts["sanitizer_error"] < MAX_EVENTS_PER_KIND:
             self.emit("sanitizer_error", self.step, message)
         else:
             self.counts["sanitizer_error"] += 1
+
+    def _retire(self, detector: Detector) -> None:
+        """A detector whose step check failed is called no more, at any hook: its state may
+        be half updated, and failing again each step would cost every step."""
+        for listeners in (self.detectors, self._backward_listeners, self._scheduler_listeners,
+                          self._clip_listeners):
+            if detector in listeners:
+                listeners.remove(detector)
+        self.tracer.drop_listener(detector)
 
     def _guard(self, where: str, function: Any, *args: Any) -> Any:
         try:
@@ -1095,13 +1106,17 @@ class Sanitizer:
         """Hand a measured step to the detectors and the series."""
         partial = record.partial
         judge_levels = not self.reinforcement_learning
+        failed = []
         for detector in self.detectors:
             if detector.judges_loss_level and not judge_levels:
                 continue
             try:
                 detector.on_step(record, self.sink)
             except Exception as exc:
-                self.internal_error(f"{detector.name}.on_step", exc)
+                self.internal_error(f"{detector.name}.on_step", exc, retired=True)
+                failed.append(detector)
+        for detector in failed:
+            self._retire(detector)
         if record.joins_previous:
             self.series.add_to_last(grad_norm=record.grad_norm)
         elif not partial:

@@ -72,6 +72,11 @@ class ForwardTracer:
         # by a reentrant checkpoint on the raw batch, a validation pass)
         self.called = CalledModules()
 
+    def drop_listener(self, detector: Detector) -> None:
+        """`detector` is told of forward outputs no more."""
+        if detector in self._listeners:
+            self._listeners.remove(detector)
+
     def _parameter_free(self, module: nn.Module) -> bool:
         """`module` holds no parameter and is no loss; asked once per module (a model
         built whole before training: one dict lookup per forward after the first)."""

@@ -96,6 +96,37 @@ def test_a_failing_detector_never_reaches_the_script(tmp_path: Path) -> None:
     assert session.error_count == 0
 
 
+class _BrokenLater(_Broken):
+    """Fails at its second step; counts the calls it gets after."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+
+    def on_backward(self, loss, sink) -> None:
+        self.calls.append("backward")
+
+    def on_step(self, record, sink) -> None:
+        self.calls.append("step")
+        if record.step == 2:
+            raise ZeroDivisionError("detector bug")
+
+    def on_end(self, sink) -> None:
+        self.calls.append("end")
+
+
+def test_a_detector_that_failed_is_called_no_more(tmp_path: Path) -> None:
+    broken = _BrokenLater()
+    with Sanitizer(report=None, stream=open(tmp_path / "err.txt", "w")) as session:
+        session.detectors.append(broken)
+        session._backward_listeners.append(broken)
+        _train(5)
+    assert session.steps == 5
+    assert broken.calls == ["backward", "step", "backward", "step"]  # nothing after its failure, not even the end
+    errors = [e for e in session.events if e.kind == "sanitizer_error"]
+    assert len(errors) == 1 and errors[0].step == 2 and "its checks stop here" in errors[0].message
+
+
 class _Ragged(nn.Module):
     """Takes a nested tensor (sequences of several lengths), as some sequence models do."""
 
