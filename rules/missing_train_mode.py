@@ -2,8 +2,8 @@ import libcst as cst
 
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import CallFlow, grad_mode_at, is_backward, lexical_grad_mode, mode_switch, optimizer_step
-from trainlint.analysis.scopes import argument_slots, bound_arguments
-from trainlint.analysis.summarize import parameter_names
+from trainlint.analysis.phases import fixed_flags, flag_parameters, ruled_out
+from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.trained_models import construction_of_receiver, trained_models
 from trainlint.analysis.training import code_bodies, method_call, replaced_parameter
 from trainlint.rule import Rule
@@ -946,6 +946,22 @@ class MissingTrainMode(Rule):
         "        with torch.no_grad():\n"
         "            for x in self.valid_loader:\n"
         "                self._forward(x)\n",
+        # the validation pass of one epoch function skips its backward under `if not
+        # cross_valid:`, and the model is put in train mode once, before the epochs
+        "import torch\n"
+        "def fit(model, optimizer, train_loader, valid_loader):\n"
+        "    model.train()\n"
+        "    for epoch in range(10):\n"
+        "        run_one_epoch(model, optimizer, train_loader)\n"
+        "        model.eval()  # expect: TL405\n"
+        "        run_one_epoch(model, optimizer, valid_loader, cross_valid=True)\n"
+        "def run_one_epoch(model, optimizer, loader, cross_valid=False):\n"
+        "    for x in loader:\n"
+        "        loss = model(x).mean()\n"
+        "        if not cross_valid:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -1881,6 +1897,38 @@ class MissingTrainMode(Rule):
         "        with torch.no_grad():\n"
         "            for x in self.valid_loader:\n"
         "                self._forward(x)\n",
+        # the same epoch function switched by a negated flag: the validation pass
+        # (`cross_valid=True`) skips the backward, the next epoch starts with `.train()`
+        "import torch\n"
+        "class Solver:\n"
+        "    def train(self):\n"
+        "        for epoch in range(10):\n"
+        "            self.model.train()\n"
+        "            self._run_one_epoch(epoch)\n"
+        "            self.model.eval()\n"
+        "            self._run_one_epoch(epoch, cross_valid=True)\n"
+        "    def _run_one_epoch(self, epoch, cross_valid=False):\n"
+        "        for x in self.loader:\n"
+        "            loss = self.model(x).mean()\n"
+        "            if not cross_valid:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                loss.backward()\n"
+        "                self.optimizer.step()\n",
+        # and switched by the phase's name
+        "import torch\n"
+        "def fit(model, optimizer, train_loader, valid_loader):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        run_epoch(model, optimizer, train_loader, 'train')\n"
+        "        model.eval()\n"
+        "        run_epoch(model, optimizer, valid_loader, 'val')\n"
+        "def run_epoch(model, optimizer, loader, phase):\n"
+        "    for x in loader:\n"
+        "        loss = model(x).mean()\n"
+        "        if phase == 'train':\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -2070,22 +2118,17 @@ class MissingTrainMode(Rule):
             optimizer_step(self.ctx, node) is not None for node in self.ctx.subtree(function.body)))
 
     def _switched_off(self, backward: cst.CSTNode) -> bool:
-        """The backward sits under `if train:` of the function the walk entered through
-        a call that passes a false `train` (one epoch function for training and
-        validation: `run_epoch(loader, train=False)`): it does not run from there."""
+        """The backward sits in a branch of the function the walk entered that the
+        flags the call fixes skip (one epoch function for training and validation:
+        `if train:` under `run_epoch(loader, train=False)`, `if not cross_valid:` under
+        `run_epoch(loader, cross_valid=True)`): it does not run from there."""
         sites = self._flow.call_sites
         function = self.ctx.enclosing_function(backward)
-        if not sites or function is None or self.ctx.local_callee(sites[-1]) is not function:
+        if not sites or function is None or type(sites[-1]) is not cst.Call \
+                or self.ctx.local_callee(sites[-1]) is not function:
             return False
-        params = parameter_names(self.ctx, function)
-        flags = [ancestor.test.value for ancestor in self.ctx.ancestors(backward)  # type: ignore[attr-defined]
-                 if type(ancestor) is cst.If and type(ancestor.test) is cst.Name and ancestor.test.value in params
-                 and self.ctx.enclosing_function(ancestor) is function]
-        if not flags:
-            return False
-        given = dict(bound_arguments(self.ctx, sites[-1], function)[0])  # type: ignore[arg-type]
-        defaults = {p.name.value: p.default for p in (*function.params.params, *function.params.kwonly_params)}
-        return any(_false_constant(given.get(flag) or defaults.get(flag)) for flag in flags)
+        flags = fixed_flags(self.ctx, sites[-1], function, flag_parameters(self.ctx, function))
+        return bool(flags) and ruled_out(self.ctx, backward, flags)
 
     def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:
         """The modes another module's function leaves: an `.eval()` of a model it is
@@ -2121,11 +2164,6 @@ class MissingTrainMode(Rule):
 def _is_event(node: cst.CSTNode) -> bool:
     """Every node `MissingTrainMode._transfer` can react to."""
     return method_call(node, "train", "eval", "backward", "apply") is not None  # `model.apply(lambda m: m.train())`
-
-
-def _false_constant(value: cst.BaseExpression | None) -> bool:
-    return (type(value) is cst.Name and value.value in ("False", "None")) or (
-        type(value) is cst.Integer and value.value == "0")
 
 
 def _cross_iteration(facts: Facts) -> Facts:
