@@ -164,7 +164,12 @@ class MissingTrainMode(Rule):
     whose every backward pass and step runs under `if self.training:` (its own,
     or in what it calls there: DALLE2-pytorch's `DecoderTrainer.forward`),
     called on that module in eval mode (`trainer(x)`, `trainer.forward(x)`
-    after `trainer.eval()`), computes a loss and trains nothing.
+    after `trainer.eval()`), computes a loss and trains nothing. So does a
+    call of a function of the file that serves both phases by a flag, where
+    the call gives the flag (or leaves it to a default) a constant that skips
+    every backward: `run_epoch(loader, train=False)` of a function that
+    back-propagates under `if train:`, `if not cross_valid:` or `if phase ==
+    "train":`, or after an `if not train: continue`.
     """
 
     code = "TL405"
