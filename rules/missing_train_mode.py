@@ -169,7 +169,8 @@ class MissingTrainMode(Rule):
     the call gives the flag (or leaves it to a default) a constant that skips
     every backward: `run_epoch(loader, train=False)` of a function that
     back-propagates under `if train:`, `if not cross_valid:` or `if phase ==
-    "train":`, or after an `if not train: continue`.
+    "train":` (its constant compared as Python compares it: `1 == True`), or
+    after an `if not train: continue`.
     """
 
     code = "TL405"
@@ -964,6 +965,22 @@ class MissingTrainMode(Rule):
         "    for x in loader:\n"
         "        loss = model(x).mean()\n"
         "        if not cross_valid:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n",
+        # the validation call's flag equals the constant the backward tests (`True == 1`,
+        # as Python compares them): it trains, in eval mode
+        "import torch\n"
+        "def fit(model, optimizer, train_loader, valid_loader):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        run_epoch(model, optimizer, train_loader, train=1)\n"
+        "        model.eval()  # expect: TL405\n"
+        "        run_epoch(model, optimizer, valid_loader, train=True)\n"
+        "def run_epoch(model, optimizer, loader, train=False):\n"
+        "    for x in loader:\n"
+        "        loss = model(x).mean()\n"
+        "        if train == 1:\n"
         "            optimizer.zero_grad()\n"
         "            loss.backward()\n"
         "            optimizer.step()\n",
