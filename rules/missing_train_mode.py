@@ -169,8 +169,10 @@ class MissingTrainMode(Rule):
     the call gives the flag (or leaves it to a default) a constant that skips
     every backward: `run_epoch(loader, train=False)` of a function that
     back-propagates under `if train:`, `if not cross_valid:` or `if phase ==
-    "train":` (its constant compared as Python compares it: `1 == True`), or
-    after an `if not train: continue`.
+    "train":` (its constant compared as Python compares it: `1 == True`), in the
+    `else:` of an `if not train:`, or after an `if not train: continue`. A call
+    that unpacks arguments (`**kwargs`) may set the flag either way: it counts
+    as training.
     """
 
     code = "TL405"
@@ -981,6 +983,21 @@ class MissingTrainMode(Rule):
         "    for x in loader:\n"
         "        loss = model(x).mean()\n"
         "        if train == 1:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n",
+        # `**kw` may set `train=True`: the call may train
+        "import torch\n"
+        "def fit(model, optimizer, train_loader, valid_loader, kw):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        run_epoch(model, optimizer, train_loader, train=True)\n"
+        "        model.eval()  # expect: TL405\n"
+        "        run_epoch(model, optimizer, valid_loader, **kw)\n"
+        "def run_epoch(model, optimizer, loader, train=False):\n"
+        "    for x in loader:\n"
+        "        loss = model(x).mean()\n"
+        "        if train:\n"
         "            optimizer.zero_grad()\n"
         "            loss.backward()\n"
         "            optimizer.step()\n",
@@ -1950,6 +1967,42 @@ class MissingTrainMode(Rule):
         "        if phase == 'train':\n"
         "            optimizer.zero_grad()\n"
         "            loss.backward()\n"
+        "            optimizer.step()\n",
+        # the validation pass leaves the iteration before the backward (`if cross_valid:
+        # continue`), the method called on its class
+        "import torch\n"
+        "class Solver:\n"
+        "    def train(self):\n"
+        "        for epoch in range(10):\n"
+        "            self.model.train()\n"
+        "            self._run(epoch)\n"
+        "            self.model.eval()\n"
+        "            Solver._run(self, epoch, True)\n"
+        "    def _run(self, epoch, cross_valid=False):\n"
+        "        for x in self.loader:\n"
+        "            loss = self.model(x).mean()\n"
+        "            if cross_valid: continue\n"
+        "            self.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n",
+        # the backward in the `else:` of `if not train:`
+        "import torch\n"
+        "def fit(model, optimizer, train_loader, valid_loader):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        run_epoch(model, optimizer, train_loader, train=True)\n"
+        "        model.eval()\n"
+        "        run_epoch(model, optimizer, valid_loader, train=False)\n"
+        "def run_epoch(model, optimizer, loader, train):\n"
+        "    for x in loader:\n"
+        "        loss = model(x).mean()\n"
+        "        if train:\n"
+        "            optimizer.zero_grad()\n"
+        "        if not train:\n"
+        "            print(loss.item())\n"
+        "        else:\n"
+        "            loss.backward()\n"
+        "        if train:\n"
         "            optimizer.step()\n",
     )
 
