@@ -2,7 +2,7 @@ import libcst as cst
 
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import CallFlow, grad_mode_at, is_backward, lexical_grad_mode, mode_switch, optimizer_step
-from trainlint.analysis.phases import fixed_flags, flag_parameters, ruled_out
+from trainlint.analysis.phases import Flags, fixed_flags, flag_parameters, ruled_out
 from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.trained_models import construction_of_receiver, trained_models
 from trainlint.analysis.training import code_bodies, method_call, replaced_parameter
@@ -170,9 +170,10 @@ class MissingTrainMode(Rule):
     every backward: `run_epoch(loader, train=False)` of a function that
     back-propagates under `if train:`, `if not cross_valid:` or `if phase ==
     "train":` (its constant compared as Python compares it: `1 == True`), in the
-    `else:` of an `if not train:`, or after an `if not train: continue`. A call
-    that unpacks arguments (`**kwargs`) may set the flag either way: it counts
-    as training.
+    `else:` of an `if not train:`, or after an `if not train: continue`; also
+    where it hands the flag on to a function of the file that does
+    (`run_batch(x, train)`). A call that unpacks arguments (`**kwargs`) may set
+    the flag either way: it counts as training.
     """
 
     code = "TL405"
@@ -2004,6 +2005,23 @@ class MissingTrainMode(Rule):
         "            loss.backward()\n"
         "        if train:\n"
         "            optimizer.step()\n",
+        # the epoch function hands the flag on to the batch function that back-propagates
+        "import torch\n"
+        "def fit(model, optimizer, train_loader, valid_loader):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        run_epoch(model, optimizer, train_loader, train=True)\n"
+        "        model.eval()\n"
+        "        run_epoch(model, optimizer, valid_loader, train=False)\n"
+        "def run_epoch(model, optimizer, loader, train):\n"
+        "    for x in loader:\n"
+        "        run_batch(model, optimizer, x, train)\n"
+        "def run_batch(model, optimizer, x, train):\n"
+        "    loss = model(x).mean()\n"
+        "    if train:\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -2196,13 +2214,17 @@ class MissingTrainMode(Rule):
         """The backward sits in a branch of the function the walk entered that the
         flags the call fixes skip (one epoch function for training and validation:
         `if train:` under `run_epoch(loader, train=False)`, `if not cross_valid:` under
-        `run_epoch(loader, cross_valid=True)`): it does not run from there."""
+        `run_epoch(loader, cross_valid=True)`), also where a call on the way hands the
+        flag on (`run_batch(x, train)` in that `run_epoch`): it does not run from there."""
         sites = self._flow.call_sites
         function = self.ctx.enclosing_function(backward)
-        if not sites or function is None or type(sites[-1]) is not cst.Call \
-                or self.ctx.local_callee(sites[-1]) is not function:
+        if not sites or function is None or self.ctx.local_callee(sites[-1]) is not function:
             return False
-        flags = fixed_flags(self.ctx, sites[-1], function, flag_parameters(self.ctx, function))
+        flags: Flags = {}
+        for site in sites:  # outermost first: each call fixes its callee's flags from its caller's
+            callee = self.ctx.local_callee(site)
+            # the walk enters a call only where `local_callee` finds its function
+            flags = fixed_flags(self.ctx, site, callee, flag_parameters(self.ctx, callee), flags)  # type: ignore[arg-type]
         return bool(flags) and ruled_out(self.ctx, backward, flags)
 
     def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:
