@@ -152,7 +152,8 @@ class EvalWithoutNoGrad(Rule):
     and a loop of forwards of that model with no grad mode around them
     (`torch.set_grad_enabled(train)` is one), is reported; the call that trains never
     is. The function's own `if`s on the flag (`train`, `not train`, `phase ==
-    "train"`, an `if not train: continue`) are read, and so, up to three calls deep,
+    "train"`, compared as Python compares: `train == 1` holds for `train=True`; an
+    `if not train: continue`) are read, and so, up to three calls deep,
     are those of the functions of the file it hands the flag on to
     (`self._run_batch(x, y, train)` of a `_run_batch` that back-propagates only `if
     train:`, or runs its forward under `torch.set_grad_enabled(train)`; a staticmethod
@@ -1964,6 +1965,22 @@ class EvalWithoutNoGrad(Rule):
         "            pred, true = self._process_one_batch(batch_x, batch_y)\n"
         "            criterion(pred, true).backward()\n"
         "            self.optimizer.step()\n",
+        # the training call's flag equals the constant its `if`s test (`True == 1`, as
+        # Python compares them): it trains, in train mode
+        "import torch\n"
+        "def run_epoch(model, optimizer, loader, train=0):\n"
+        "    model.train() if train == 1 else model.eval()\n"
+        "    for x in loader:\n"
+        "        loss = model(x).mean()\n"
+        "        if train == 1:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "def fit(model, optimizer, train_loader, valid_loader):\n"
+        "    for epoch in range(10):\n"
+        "        run_epoch(model, optimizer, train_loader, train=True)\n"
+        "        with torch.no_grad():\n"
+        "            run_epoch(model, optimizer, valid_loader)\n",
     )
 
     def finish(self) -> None:

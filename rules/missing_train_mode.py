@@ -2,8 +2,8 @@ import libcst as cst
 
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import CallFlow, grad_mode_at, is_backward, lexical_grad_mode, mode_switch, optimizer_step
-from trainlint.analysis.scopes import argument_slots, bound_arguments
-from trainlint.analysis.summarize import parameter_names
+from trainlint.analysis.phases import Flags, fixed_flags, flag_parameters, ruled_out
+from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.trained_models import construction_of_receiver, trained_models
 from trainlint.analysis.training import code_bodies, method_call, replaced_parameter
 from trainlint.rule import Rule
@@ -164,7 +164,16 @@ class MissingTrainMode(Rule):
     whose every backward pass and step runs under `if self.training:` (its own,
     or in what it calls there: DALLE2-pytorch's `DecoderTrainer.forward`),
     called on that module in eval mode (`trainer(x)`, `trainer.forward(x)`
-    after `trainer.eval()`), computes a loss and trains nothing.
+    after `trainer.eval()`), computes a loss and trains nothing. So does a
+    call of a function of the file that serves both phases by a flag, where
+    the call gives the flag (or leaves it to a default) a constant that skips
+    every backward: `run_epoch(loader, train=False)` of a function that
+    back-propagates under `if train:`, `if not cross_valid:` or `if phase ==
+    "train":` (its constant compared as Python compares it: `1 == True`), in the
+    `else:` of an `if not train:`, or after an `if not train: continue`; also
+    where it hands the flag on to a function of the file that does
+    (`run_batch(x, train)`). A call that unpacks arguments (`**kwargs`) may set
+    the flag either way: it counts as training.
     """
 
     code = "TL405"
@@ -946,6 +955,53 @@ class MissingTrainMode(Rule):
         "        with torch.no_grad():\n"
         "            for x in self.valid_loader:\n"
         "                self._forward(x)\n",
+        # the validation pass of one epoch function skips its backward under `if not
+        # cross_valid:`, and the model is put in train mode once, before the epochs
+        "import torch\n"
+        "def fit(model, optimizer, train_loader, valid_loader):\n"
+        "    model.train()\n"
+        "    for epoch in range(10):\n"
+        "        run_one_epoch(model, optimizer, train_loader)\n"
+        "        model.eval()  # expect: TL405\n"
+        "        run_one_epoch(model, optimizer, valid_loader, cross_valid=True)\n"
+        "def run_one_epoch(model, optimizer, loader, cross_valid=False):\n"
+        "    for x in loader:\n"
+        "        loss = model(x).mean()\n"
+        "        if not cross_valid:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n",
+        # the validation call's flag equals the constant the backward tests (`True == 1`,
+        # as Python compares them): it trains, in eval mode
+        "import torch\n"
+        "def fit(model, optimizer, train_loader, valid_loader):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        run_epoch(model, optimizer, train_loader, train=1)\n"
+        "        model.eval()  # expect: TL405\n"
+        "        run_epoch(model, optimizer, valid_loader, train=True)\n"
+        "def run_epoch(model, optimizer, loader, train=False):\n"
+        "    for x in loader:\n"
+        "        loss = model(x).mean()\n"
+        "        if train == 1:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n",
+        # `**kw` may set `train=True`: the call may train
+        "import torch\n"
+        "def fit(model, optimizer, train_loader, valid_loader, kw):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        run_epoch(model, optimizer, train_loader, train=True)\n"
+        "        model.eval()  # expect: TL405\n"
+        "        run_epoch(model, optimizer, valid_loader, **kw)\n"
+        "def run_epoch(model, optimizer, loader, train=False):\n"
+        "    for x in loader:\n"
+        "        loss = model(x).mean()\n"
+        "        if train:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -1881,6 +1937,91 @@ class MissingTrainMode(Rule):
         "        with torch.no_grad():\n"
         "            for x in self.valid_loader:\n"
         "                self._forward(x)\n",
+        # the same epoch function switched by a negated flag: the validation pass
+        # (`cross_valid=True`) skips the backward, the next epoch starts with `.train()`
+        "import torch\n"
+        "class Solver:\n"
+        "    def train(self):\n"
+        "        for epoch in range(10):\n"
+        "            self.model.train()\n"
+        "            self._run_one_epoch(epoch)\n"
+        "            self.model.eval()\n"
+        "            self._run_one_epoch(epoch, cross_valid=True)\n"
+        "    def _run_one_epoch(self, epoch, cross_valid=False):\n"
+        "        for x in self.loader:\n"
+        "            loss = self.model(x).mean()\n"
+        "            if not cross_valid:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                loss.backward()\n"
+        "                self.optimizer.step()\n",
+        # and switched by the phase's name
+        "import torch\n"
+        "def fit(model, optimizer, train_loader, valid_loader):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        run_epoch(model, optimizer, train_loader, 'train')\n"
+        "        model.eval()\n"
+        "        run_epoch(model, optimizer, valid_loader, 'val')\n"
+        "def run_epoch(model, optimizer, loader, phase):\n"
+        "    for x in loader:\n"
+        "        loss = model(x).mean()\n"
+        "        if phase == 'train':\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n",
+        # the validation pass leaves the iteration before the backward (`if cross_valid:
+        # continue`), the method called on its class
+        "import torch\n"
+        "class Solver:\n"
+        "    def train(self):\n"
+        "        for epoch in range(10):\n"
+        "            self.model.train()\n"
+        "            self._run(epoch)\n"
+        "            self.model.eval()\n"
+        "            Solver._run(self, epoch, True)\n"
+        "    def _run(self, epoch, cross_valid=False):\n"
+        "        for x in self.loader:\n"
+        "            loss = self.model(x).mean()\n"
+        "            if cross_valid: continue\n"
+        "            self.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n",
+        # the backward in the `else:` of `if not train:`
+        "import torch\n"
+        "def fit(model, optimizer, train_loader, valid_loader):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        run_epoch(model, optimizer, train_loader, train=True)\n"
+        "        model.eval()\n"
+        "        run_epoch(model, optimizer, valid_loader, train=False)\n"
+        "def run_epoch(model, optimizer, loader, train):\n"
+        "    for x in loader:\n"
+        "        loss = model(x).mean()\n"
+        "        if train:\n"
+        "            optimizer.zero_grad()\n"
+        "        if not train:\n"
+        "            print(loss.item())\n"
+        "        else:\n"
+        "            loss.backward()\n"
+        "        if train:\n"
+        "            optimizer.step()\n",
+        # the epoch function hands the flag on to the batch function that back-propagates
+        "import torch\n"
+        "def fit(model, optimizer, train_loader, valid_loader):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        run_epoch(model, optimizer, train_loader, train=True)\n"
+        "        model.eval()\n"
+        "        run_epoch(model, optimizer, valid_loader, train=False)\n"
+        "def run_epoch(model, optimizer, loader, train):\n"
+        "    for x in loader:\n"
+        "        run_batch(model, optimizer, x, train)\n"
+        "def run_batch(model, optimizer, x, train):\n"
+        "    loss = model(x).mean()\n"
+        "    if train:\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -2070,22 +2211,21 @@ class MissingTrainMode(Rule):
             optimizer_step(self.ctx, node) is not None for node in self.ctx.subtree(function.body)))
 
     def _switched_off(self, backward: cst.CSTNode) -> bool:
-        """The backward sits under `if train:` of the function the walk entered through
-        a call that passes a false `train` (one epoch function for training and
-        validation: `run_epoch(loader, train=False)`): it does not run from there."""
+        """The backward sits in a branch of the function the walk entered that the
+        flags the call fixes skip (one epoch function for training and validation:
+        `if train:` under `run_epoch(loader, train=False)`, `if not cross_valid:` under
+        `run_epoch(loader, cross_valid=True)`), also where a call on the way hands the
+        flag on (`run_batch(x, train)` in that `run_epoch`): it does not run from there."""
         sites = self._flow.call_sites
         function = self.ctx.enclosing_function(backward)
         if not sites or function is None or self.ctx.local_callee(sites[-1]) is not function:
             return False
-        params = parameter_names(self.ctx, function)
-        flags = [ancestor.test.value for ancestor in self.ctx.ancestors(backward)  # type: ignore[attr-defined]
-                 if type(ancestor) is cst.If and type(ancestor.test) is cst.Name and ancestor.test.value in params
-                 and self.ctx.enclosing_function(ancestor) is function]
-        if not flags:
-            return False
-        given = dict(bound_arguments(self.ctx, sites[-1], function)[0])  # type: ignore[arg-type]
-        defaults = {p.name.value: p.default for p in (*function.params.params, *function.params.kwonly_params)}
-        return any(_false_constant(given.get(flag) or defaults.get(flag)) for flag in flags)
+        flags: Flags = {}
+        for site in sites:  # outermost first: each call fixes its callee's flags from its caller's
+            callee = self.ctx.local_callee(site)
+            # the walk enters a call only where `local_callee` finds its function
+            flags = fixed_flags(self.ctx, site, callee, flag_parameters(self.ctx, callee), flags)  # type: ignore[arg-type]
+        return bool(flags) and ruled_out(self.ctx, backward, flags)
 
     def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:
         """The modes another module's function leaves: an `.eval()` of a model it is
@@ -2121,11 +2261,6 @@ class MissingTrainMode(Rule):
 def _is_event(node: cst.CSTNode) -> bool:
     """Every node `MissingTrainMode._transfer` can react to."""
     return method_call(node, "train", "eval", "backward", "apply") is not None  # `model.apply(lambda m: m.train())`
-
-
-def _false_constant(value: cst.BaseExpression | None) -> bool:
-    return (type(value) is cst.Name and value.value in ("False", "None")) or (
-        type(value) is cst.Integer and value.value == "0")
 
 
 def _cross_iteration(facts: Facts) -> Facts:

@@ -225,7 +225,9 @@ class MissingZeroGrad(Rule):
     a clear of it; a function of the file, a builtin, a name imported from a
     module, or a method handed it (`scaler.step(optimizer)`) does not. `opt.step(closure)` is not checked: the closure
     clears. A loop whose iterations each build the optimizer (a statement of
-    the loop's body) on a model they also build, nothing else, is not
+    the loop's body, or one before the step in a block of the body that holds
+    it: `if trainable:` building it and stepping) on a model they also build,
+    nothing else, is not
     flagged: on `model.parameters()`, on a dict or list of its parameters
     built there (`params.values()`), on its tensors listed
     (`[model.weight, model.bias]`); any variable from outside the loop in
@@ -731,6 +733,17 @@ class MissingZeroGrad(Rule):
         "    def fit(self, loader):\n"
         "        for x, y in loader:\n"
         "            Trainer.step(self, x, y)\n",
+        # the model and its optimizer are built under an `if` that holds only on the first
+        # iteration: every later step adds to the gradients of the same parameters
+        "import torch\n"
+        "def train(configs, inputs):\n"
+        "    opt = None\n"
+        "    for config in configs:\n"
+        "        if opt is None:\n"
+        "            layer = torch.nn.Linear(4, 1)\n"
+        "            opt = torch.optim.SGD(layer.parameters(), lr=1.0)\n"
+        "        layer(inputs).mean().backward()\n"
+        "        opt.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1319,6 +1332,17 @@ class MissingZeroGrad(Rule):
         "            Trainer.clear(self)\n"
         "            criterion(self.model(x), y).backward()\n"
         "            self.optimizer.step()\n",
+        # each iteration builds a fresh layer, and, in the `if` that also steps, an optimizer
+        # on its trainable parameters: the step runs only after that build
+        "import torch\n"
+        "def check_updates(configs, inputs):\n"
+        "    for config in configs:\n"
+        "        layer = torch.nn.Linear(**config)\n"
+        "        trainable = {n: p for n, p in layer.named_parameters() if p.requires_grad}\n"
+        "        if trainable:\n"
+        "            opt = torch.optim.SGD(trainable.values(), lr=1.0)\n"
+        "            layer(inputs).mean().backward()\n"
+        "            opt.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -1574,7 +1598,7 @@ class MissingZeroGrad(Rule):
                picked: dict[str, str]) -> None:
         stepped = {optimizer for _, optimizer, _ in steps}
         for step, optimizer, helper in steps:
-            if self._built_each_iteration(loop, optimizer, owners.get(optimizer)):
+            if self._built_each_iteration(loop, step, optimizer, owners.get(optimizer)):
                 continue
             unknown = helper is _UNKNOWN
             helper = None if unknown else helper
@@ -1626,12 +1650,12 @@ class MissingZeroGrad(Rule):
             else:
                 self.report(step, _IN_LOOP.format(optimizer))
 
-    def _built_each_iteration(self, loop: cst.CSTNode, optimizer: str, model: str | None) -> bool:
+    def _built_each_iteration(self, loop: cst.CSTNode, step: cst.CSTNode, optimizer: str, model: str | None) -> bool:
         """Each iteration builds the model and its optimizer anew (a sweep over learning
         rates, one test per configuration): its parameters have no gradient to keep."""
         if type(loop) not in (cst.For, cst.While):
             return False
-        assigns = [statement for line in loop.body.body  # type: ignore[attr-defined]
+        assigns = [statement for line in self._run_before_step(loop, step)  # type: ignore[arg-type]
                    if type(line) is cst.SimpleStatementLine
                    for statement in line.body if type(statement) is cst.Assign]
         built = {name for statement in assigns for target in statement.targets
@@ -1654,6 +1678,21 @@ class MissingZeroGrad(Rule):
                     values.setdefault(name, []).append(statement.value)
         return all(self._built_anew(_parameters_argument(self.ctx, value), values, set())
                    for value in values.get(optimizer, [None]))  # type: ignore[list-item]
+
+    def _run_before_step(self, loop: cst.For | cst.While, step: cst.CSTNode) -> list[cst.BaseStatement]:
+        """The statements of the loop's body, and those written before the step in the
+        blocks of the body that hold it (`if trainable: opt = SGD(params.values())`, then
+        `opt.step()` in that `if`): whenever the step runs, they ran before it in that
+        iteration."""
+        lines = list(loop.body.body)  # type: ignore[attr-defined]
+        child = step
+        for ancestor in self.ctx.ancestors(step):
+            if ancestor is loop.body or type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                break
+            if type(ancestor) is cst.IndentedBlock:
+                lines += ancestor.body[:ancestor.body.index(child)]  # type: ignore[arg-type]
+            child = ancestor
+        return lines
 
     def _built_anew(self, expr: cst.BaseExpression | None, values: dict[str, list[cst.BaseExpression]],
                     seen: set[str]) -> bool:

@@ -11,7 +11,9 @@ the functions it calls likewise, under the flags it hands them.
 
 from __future__ import annotations
 
+import ast
 from collections import deque
+from functools import lru_cache
 from typing import Callable, Iterator, NamedTuple
 
 import libcst as cst
@@ -230,8 +232,19 @@ def truth(test: cst.BaseExpression, flags: Flags) -> bool | None:
         other = next((constant_text(side) for side in sides if constant_text(side) is not None), None)
         if flag is None or other is None or type(comparison.operator) not in (cst.Equal, cst.NotEqual):
             return None
-        return (flags[flag] == other) is (type(comparison.operator) is cst.Equal)
+        equal = _equal_constants(flags[flag], other)
+        return None if equal is None else equal is (type(comparison.operator) is cst.Equal)
     return None
+
+
+@lru_cache(maxsize=1024)  # `literal_eval` is slow (see `trainlint.analysis.literals`); few constants recur
+def _equal_constants(left: str, right: str) -> bool | None:
+    """Whether two constants, as `constant_text` writes them, are equal as Python compares
+    them (`1 == True`, `1 == 1.0`); None when one cannot be read back (`inf`)."""
+    try:
+        return bool(ast.literal_eval(left) == ast.literal_eval(right))
+    except (ValueError, SyntaxError):
+        return None
 
 
 def ruled_out(ctx: FileContext, node: cst.CSTNode, flags: Flags) -> bool:
