@@ -1,0 +1,202 @@
+"""Whether a flag turned off stays off until a statement runs.
+
+`if not args.cuda: args.fp16 = False` before `if args.fp16: model.half()` means
+the conversion runs only with CUDA, as long as nothing sets `args.fp16` again in
+between. A flag is set the ways Python sets an attribute: `args.fp16 = value`,
+`setattr(args, "fp16", value)`, `vars(args)["fp16"] = value` or
+`args.__dict__["fp16"] = value`. A write whose attribute is not written out
+(`setattr(args, key, value)`) may set any flag or none: it is not counted, so a
+rule that relies on the reset stays silent rather than guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from trainlint.analysis.dataflow import unpacked
+from trainlint.analysis.literals import constant_text, string_value
+from trainlint.analysis.scopes import and_operands, binding_scope, binds_first_parameter, bound_arguments
+from trainlint.context import FileContext
+
+
+@dataclass(frozen=True)
+class FlagWrite:
+    """`owner.attribute = value`, however it is written."""
+
+    owner: cst.BaseExpression
+    attribute: str
+    value: cst.BaseExpression
+
+
+def flag_write(ctx: FileContext, node: cst.CSTNode) -> FlagWrite | None:
+    """The flag a one-target assignment or a `setattr` call sets, when its attribute is
+    written out."""
+    if type(node) is cst.Assign and len(node.targets) == 1:
+        written = written_attribute(node.targets[0].target)
+        return FlagWrite(*written, node.value) if written is not None else None
+    if (type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "setattr"
+            and len(node.args) == 3 and not any(arg.star or arg.keyword for arg in node.args)):
+        attribute = string_value(node.args[1].value)
+        return FlagWrite(node.args[0].value, attribute, node.args[2].value) if attribute is not None else None
+    return None
+
+
+def written_attribute(target: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
+    """The object and attribute an assignment target sets: `args.fp16`, and
+    `vars(args)["fp16"]` or `args.__dict__["fp16"]`, which set the same attribute."""
+    if type(target) is cst.Attribute:
+        return target.value, target.attr.value
+    if type(target) is not cst.Subscript or len(target.slice) != 1 or type(target.slice[0].slice) is not cst.Index:
+        return None
+    key = string_value(target.slice[0].slice.value)
+    holder = target.value
+    if key is None:
+        return None
+    if (type(holder) is cst.Call and type(holder.func) is cst.Name and holder.func.value == "vars"
+            and len(holder.args) == 1 and not holder.args[0].star and holder.args[0].keyword is None):
+        return holder.args[0].value, key
+    if type(holder) is cst.Attribute and holder.attr.value == "__dict__":
+        return holder.value, key
+    return None
+
+
+def flag_text(ctx: FileContext, write: FlagWrite) -> str:
+    """`args.fp16`, as a test of the flag reads it."""
+    return f"{ctx.code(write.owner)}.{write.attribute}"
+
+
+def implied_by_turning_off(ctx: FileContext, statement: cst.CSTNode, tests: set[str]) -> set[str]:
+    """The tests that hold whenever a flag among `tests` is still on at `statement`,
+    because its code body turned the flag off before it where they fail
+    (Transformer-XL's `if args.fp16: if not args.cuda: args.fp16 = False`: `args.fp16`
+    then means `args.cuda`), and nothing may turn it back on in between."""
+    implied: set[str] = set()
+    at = ctx.order_index(statement)
+    for reset in (*ctx.nodes_of(cst.Assign), *ctx.nodes_of(cst.Call)):
+        write = flag_write(ctx, reset) if ctx.order_index(reset) < at else None
+        if write is None or constant_text(write.value) != "False":
+            continue
+        flag = flag_text(ctx, write)
+        if (flag in tests and _code_body(ctx, reset) is _code_body(ctx, statement)
+                and not _written_after(ctx, reset, statement, write)):
+            implied |= {ctx.code(test) for test in _needed_to_stay_on(ctx, reset, flag)}
+    return implied
+
+
+def _needed_to_stay_on(ctx: FileContext, reset: cst.CSTNode, flag: str) -> list[cst.BaseExpression]:
+    """What must hold for `flag` to stay on past `reset` (`flag = False`): the one
+    condition its `if`s deny (`if not args.cuda:`, or the test of an `if` whose `else`
+    holds it), when every other condition around it is the flag itself and nothing
+    but `if`s stands between it and its code body (not a loop, which may not run);
+    [] otherwise."""
+    denied: list[cst.BaseExpression] = []
+    child: cst.CSTNode = reset
+    for ancestor in ctx.ancestors(reset):
+        if type(ancestor) in (cst.FunctionDef, cst.Module):
+            break
+        if type(ancestor) is cst.If and child is ancestor.body:
+            for operand in and_operands(ancestor.test):
+                if type(operand) is cst.UnaryOperation and type(operand.operator) is cst.Not:
+                    denied.append(operand.expression)
+                elif ctx.code(operand) != flag:
+                    return []
+        elif type(ancestor) is cst.If:
+            denied.append(ancestor.test)
+        # `cst.Expr`: the statement a `setattr(...)` reset is
+        elif type(ancestor) not in (cst.SimpleStatementLine, cst.IndentedBlock, cst.Else, cst.Expr):
+            return []
+        child = ancestor
+    return and_operands(denied[0]) if len(denied) == 1 else []
+
+
+def _code_body(ctx: FileContext, node: cst.CSTNode) -> cst.CSTNode | None:
+    """The function, lambda or class body `node` runs in; None at module level."""
+    return next((a for a in ctx.ancestors(node) if type(a) in (cst.FunctionDef, cst.Lambda, cst.ClassDef)), None)
+
+
+def _written_after(ctx: FileContext, reset: cst.CSTNode, statement: cst.CSTNode, write: FlagWrite) -> bool:
+    """Whether code after `reset` may set its flag again before `statement` runs: a
+    write of the flag (other than `False`) or of the object it is an attribute of
+    (`args = ...`), there or in a function of the file called there (given the object,
+    or reading the same module-level one), also later in a loop around `statement`
+    (its next turn runs it again)."""
+    end = ctx.order_index(statement)
+    for ancestor in ctx.ancestors(statement):
+        if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+            break
+        if type(ancestor) in (cst.For, cst.While):
+            end = ctx.subtree_end(ancestor)
+    between = ctx.nodes()[ctx.order_index(reset) + 1 : end + 1]
+    watched = _flag_and_owners(ctx, write)
+    return any(_writes(ctx, node, watched) or _callee_writes(ctx, node, watched, frozenset()) for node in between)
+
+
+def _flag_and_owners(ctx: FileContext, write: FlagWrite) -> set[str]:
+    """`args.fp16` and what it is read from: `args`."""
+    owners = {flag_text(ctx, write)}
+    target = write.owner
+    owners.add(ctx.code(target))
+    while type(target) in (cst.Attribute, cst.Subscript):
+        target = target.value  # type: ignore[attr-defined]
+        owners.add(ctx.code(target))
+    return owners
+
+
+def _writes(ctx: FileContext, node: cst.CSTNode, watched: set[str]) -> bool:
+    """Whether `node` assigns one of `watched` a value that may not be False."""
+    if type(node) is cst.Call:
+        write = flag_write(ctx, node)
+        return write is not None and flag_text(ctx, write) in watched and constant_text(write.value) != "False"
+    if type(node) is cst.Assign:
+        if constant_text(node.value) == "False":
+            return False
+        targets = [target.target for target in node.targets]
+    elif type(node) is cst.WithItem:
+        targets = [node.asname.name] if node.asname is not None else []
+    elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.Del, cst.NamedExpr):
+        targets = [node.target]  # type: ignore[attr-defined]
+    else:
+        return False
+    return any(_written_text(ctx, part) in watched for target in targets for part in unpacked(target))
+
+
+def _written_text(ctx: FileContext, target: cst.BaseExpression) -> str:
+    """`args.fp16` for `vars(args)["fp16"]` too; the target as written otherwise."""
+    written = written_attribute(target)
+    return f"{ctx.code(written[0])}.{written[1]}" if written is not None else ctx.code(target)
+
+
+def _callee_writes(ctx: FileContext, call: cst.CSTNode, watched: set[str],
+                   entered: frozenset[cst.FunctionDef]) -> bool:
+    """Whether a function of the file that `call` runs writes one of `watched`: through
+    the parameter the call hands it to (`configure(args)`, `def configure(cfg):
+    cfg.fp16 = True`), or the same module-level object."""
+    if type(call) is not cst.Call:
+        return False
+    for func in ctx.functions_called(call):
+        inside = _watched_inside(ctx, call, func, watched) if func not in entered else set()
+        nodes = ctx.subtree(func.body) if inside else ()
+        if any(_writes(ctx, node, inside) or _callee_writes(ctx, node, inside, entered | {func}) for node in nodes):
+            return True
+    return False
+
+
+def _watched_inside(ctx: FileContext, call: cst.Call, func: cst.FunctionDef, watched: set[str]) -> set[str]:
+    """What `watched` is written as inside `func`, run by `call`: `cfg.fp16` where the
+    call hands `args` to the parameter `cfg` (binding `cfg` again there changes nothing
+    of the caller's), and `args.fp16` itself where both read the module's `args`."""
+    handed = [(param, ctx.code(arg)) for param, arg in bound_arguments(ctx, call, func)[0]]
+    positional = (*func.params.posonly_params, *func.params.params)
+    if type(call.func) is cst.Attribute and positional and binds_first_parameter(ctx, call, func):
+        handed.append((positional[0].name.value, ctx.code(call.func.value)))
+    inside = {param + text[len(given):] for param, given in handed for text in watched
+              if text.startswith(given) and text[len(given):len(given) + 1] in (".", "[")}
+    module = ctx.scopes.module_scope
+    for text in watched:
+        root = text.split(".", 1)[0].split("[", 1)[0]
+        if (binding_scope(root, ctx.scope_of(call)) in (module, None)
+                and binding_scope(root, ctx.scopes.scope_for(func)) in (module, None)):
+            inside.add(text)
+    return inside
