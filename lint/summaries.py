@@ -39,7 +39,8 @@ LOOP = "loop"  # runs a loop: a call of it is a whole phase, not one step
 # kind of object it is (`optimizer`, `scheduler`: see `Receivers.returned_kinds`)
 GRAPH = "graph"  # a tensor the function back-propagated
 DISTRIBUTED_LOADER = "distributed_loader"  # a DataLoader on a `DistributedSampler` it builds
-_ITEM_TAGS = (GRAPH, DISTRIBUTED_LOADER)
+UNPINNED_LOADER = "unpinned_loader"  # a DataLoader it builds without `pin_memory=True`
+_ITEM_TAGS = (GRAPH, DISTRIBUTED_LOADER, UNPINNED_LOADER)
 
 # text a function must contain for its summary to say anything: files with
 # none of these are not parsed just to be summarized
@@ -137,6 +138,10 @@ class Summary:
     # in a module that autocasts to no float16 (nor to a dtype it cannot tell)
     returns_grad_scaler: bool = False
     returns_distributed_loader: bool = False
+    # every return gives a DataLoader it builds with `pin_memory` left out or False (not
+    # through `**kwargs`); not a flag that a call it returns hands on (`_FLAGS`): one of
+    # its other returns may give a pinned loader
+    returns_unpinned_loader: bool = False
     # returns a `DistributedSampler` it builds, itself ("sampler"), in a dict of a
     # DataLoader's keyword arguments ("kwargs": `kwargs["sampler"] = ...; return kwargs`)
     # or in the DataLoader it returns ("loader"),
@@ -256,6 +261,8 @@ class Summary:
     # - DISTRIBUTED_LOADER: a loader on a `DistributedSampler`, in every return, all
     #   tuples or all dicts of one layout (`return train_loader, val_loader`), or in what
     #   a call it returns returns
+    # - UNPINNED_LOADER: a DataLoader built without `pin_memory=True`, at that position of
+    #   every return, all tuples (`return train_loader, val_loader`)
     # - the kind of object it is (`return optimizer, scheduler`), where every return
     #   agrees and a scheduler is among them (see `Receivers.returned_kinds`)
     returned_items: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -355,6 +362,7 @@ class Summary:
             **({"returns_distributed_sampler": list(self.returns_distributed_sampler)}
                if self.returns_distributed_sampler else {}),
             **({"returns_result_of": list(self.returns_result_of)} if self.returns_result_of else {}),
+            **({"returns_unpinned_loader": True} if self.returns_unpinned_loader else {}),
             **({"alias_of": self.alias_of} if self.alias_of else {}),
             **({"stores": [list(pair) for pair in self.stores]} if self.stores else {}),
             **({"guarded_steps": [list(pair) for pair in self.guarded_steps]} if self.guarded_steps else {}),
@@ -406,6 +414,7 @@ class Summary:
                                  for item, kinds in data.get("returned_items", ())),  # type: ignore[union-attr]
             returns_distributed_sampler=tuple(data.get("returns_distributed_sampler", ())),  # type: ignore[arg-type]
             returns_result_of=tuple(data.get("returns_result_of", ())),  # type: ignore[arg-type]
+            returns_unpinned_loader=bool(data.get("returns_unpinned_loader")),
             alias_of=data.get("alias_of"),  # type: ignore[arg-type]
             stores=tuple((attribute, param) for attribute, param in data.get("stores", ())),  # type: ignore[union-attr]
             guarded_steps=tuple((stepped, bound)
