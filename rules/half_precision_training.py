@@ -99,9 +99,11 @@ class HalfPrecisionTraining(Rule):
     conversion (`args.fp16 = cli.fp16`, `vars(args)['fp16'] = True`, `args =
     parser.parse_args()`, a function of the file that does, called there and
     given the object (`configure(args)`) or reading the same module-level
-    one, or later in a loop around the conversion). A write whose key the
-    file does not spell out (`setattr(args, key, value)`) and a function of
-    another module given the object are not taken to set the flag again.
+    one, a function of another module of the project that sets the flag on
+    the parameter it is given, or later in a loop around the conversion). A
+    write whose key is not spelled out (`setattr(args, key, value)`), a
+    method of another module's class and code out of reach are not taken to
+    set the flag again.
     """
 
     code = "TL107"

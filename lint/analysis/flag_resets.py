@@ -6,7 +6,8 @@ between. A flag is set the ways Python sets an attribute: `args.fp16 = value`,
 `setattr(args, "fp16", value)`, `vars(args)["fp16"] = value` or
 `args.__dict__["fp16"] = value`. A write whose attribute is not written out
 (`setattr(args, key, value)`) may set any flag or none: it is not counted, so a
-rule that relies on the reset stays silent rather than guess.
+rule that relies on the reset stays silent rather than guess; so is a call of code
+out of reach given the object.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ import libcst as cst
 
 from trainlint.analysis.dataflow import unpacked
 from trainlint.analysis.literals import constant_text, string_value
-from trainlint.analysis.scopes import and_operands, binding_scope, binds_first_parameter, bound_arguments
+from trainlint.analysis.scopes import (
+    and_operands, argument_slots, binding_scope, binds_first_parameter, bound_arguments,
+)
 from trainlint.context import FileContext
 
 
@@ -172,9 +175,16 @@ def _callee_writes(ctx: FileContext, call: cst.CSTNode, watched: set[str],
                    entered: frozenset[cst.FunctionDef]) -> bool:
     """Whether a function of the file that `call` runs writes one of `watched`: through
     the parameter the call hands it to (`configure(args)`, `def configure(cfg):
-    cfg.fp16 = True`), or the same module-level object."""
+    cfg.fp16 = True`), or the same module-level object; or a function of another module
+    of the project, through the parameter (see `Summary.sets_flags`)."""
     if type(call) is not cst.Call:
         return False
+    summary = ctx.summaries.of_external_call(call)
+    if summary is not None and any(
+            f"{ctx.code(arg.value)}{flag[len(param):]}" in watched
+            for slot, arg in argument_slots(call) if (param := summary.slot(slot)) is not None
+            for flag in summary.sets_flags if flag.startswith(param + ".")):
+        return True
     for func in ctx.functions_called(call):
         inside = _watched_inside(ctx, call, func, watched) if func not in entered else set()
         nodes = ctx.subtree(func.body) if inside else ()

@@ -23,6 +23,7 @@ from trainlint.analysis.dataflow import (
     unpinned_loader,
 )
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers, wrapped_forwards
+from trainlint.analysis.flag_resets import flag_write
 from trainlint.analysis.flowgraph import assigned_names
 from trainlint.analysis.guards import (
     caller_bound, guard_tests, is_device_check, parameter_default, passes_by_default, skipped_at_first,
@@ -603,6 +604,7 @@ class _Summarizer:
             no_grad_when=no_grad_branches(self.ctx, self.func),
             graph_when_training=not untrained,
             unjudged_steps=self.unjudged_steps,
+            sets_flags=self._set_flags(),
             guarded_steps=tuple(self.guarded_steps),
             default_steps=tuple(self.default_steps),
             step_tests=tuple(self.step_tests),
@@ -1555,6 +1557,16 @@ class _Summarizer:
         """The default of this function's parameter `param`, when it is a constant."""
         default = constant_text(parameter_default(self.func, param))
         return (default,) if default is not None else ()
+
+    def _set_flags(self) -> frozenset[str]:
+        """`Summary.sets_flags` of its own writes: attributes of params it never rebinds."""
+        found: set[str] = set()
+        for node in (*only(self.nodes, cst.Assign), *self.ctx.calls_in_order(self.func.body)):
+            write = flag_write(self.ctx, node)
+            if (write is not None and type(write.owner) is cst.Name and self._unchanged_param(write.owner)
+                    and constant_text(write.value) != "False"):
+                found.add(f"{write.owner.value}.{write.attribute}")
+        return frozenset(found)
 
     def _unchanged_param(self, name: cst.Name) -> bool:
         """`name` reads a parameter of this function that nothing in it rebinds."""
