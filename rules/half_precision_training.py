@@ -94,16 +94,20 @@ class HalfPrecisionTraining(Rule):
     function that converts (or the module, at module level) turned the
     conversion's flag off before it where that test fails (`if args.fp16 and
     not args.cuda: args.fp16 = False`, also written `setattr(args, 'fp16',
-    False)`, `vars(args)['fp16'] = False` or `args.__dict__['fp16'] = False`;
-    in no loop) and nothing sets the flag or its object again before the
-    conversion (`args.fp16 = cli.fp16`, `vars(args)['fp16'] = True`, `args =
-    parser.parse_args()`, a function of the file that does, called there and
-    given the object (`configure(args)`) or reading the same module-level
-    one, a function of another module of the project that sets the flag on
-    the parameter it is given, or later in a loop around the conversion). A
-    write whose key is not spelled out (`setattr(args, key, value)`), a
-    method of another module's class and code out of reach are not taken to
-    set the flag again.
+    False)`, `vars(args)['fp16'] = False` or `args.__dict__['fp16'] =
+    False`; in no loop; or a function of the file it calls first, under no
+    `if`, does so, on the object it is handed or the module's, testing only
+    attributes of those, with no `return` before and nothing after that may
+    set the flag again: `check_args(args)`) and nothing sets the flag or its
+    object again before the conversion (`args.fp16 = cli.fp16`,
+    `vars(args)['fp16'] = True`, `args = parser.parse_args()`, a function of
+    the file that does, called there and given the object
+    (`configure(args)`) or reading the same module-level one, a function of
+    another module of the project that sets the flag on the parameter it is
+    given, or later in a loop around the conversion). A write whose key is
+    not spelled out (`setattr(args, key, value)`), a method of another
+    module's class and code out of reach are not taken to set the flag
+    again.
     """
 
     code = "TL107"
@@ -518,6 +522,79 @@ class HalfPrecisionTraining(Rule):
         "            self.model.zero_grad()\n"
         "            self.model(x).float().mean().backward()\n"
         "            self.optimizer.step()\n",
+        # a function of the file turns the flag off, then may turn it on again
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args(cfg):\n"
+        "    if not cfg.cuda:\n"
+        "        cfg.fp16 = False\n"
+        "    cfg.fp16 = cfg.fp16 or cfg.force_fp16\n"
+        "check_args(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # the function that turns the flag off may return before it does
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args(cfg):\n"
+        "    if cfg.skip_checks:\n"
+        "        return\n"
+        "    if not cfg.cuda:\n"
+        "        cfg.fp16 = False\n"
+        "check_args(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # it turns the flag off on a test of its own, which the caller cannot read
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args(cfg):\n"
+        "    cuda = detect_cuda()\n"
+        "    if not cuda:\n"
+        "        cfg.fp16 = False\n"
+        "check_args(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # it is called on some runs only
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args(cfg):\n"
+        "    if not cfg.cuda:\n"
+        "        cfg.fp16 = False\n"
+        "if args.strict:\n"
+        "    check_args(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
     )
     good = (
         # inference only: float16 weights are fine
@@ -873,6 +950,41 @@ class HalfPrecisionTraining(Rule):
         "            self.model.zero_grad()\n"
         "            self.model(x).float().mean().backward()\n"
         "            self.optimizer.step()\n",
+        # a function of the file, called before the conversion, turns the flag off without CUDA:
+        # through the parameter it is handed, or the module's `args` itself
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args(cfg):\n"
+        "    if not cfg.cuda:\n"
+        "        print('--fp16 needs --cuda')\n"
+        "        cfg.fp16 = False\n"
+        "check_args(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args():\n"
+        "    if args.fp16 and not args.cuda:\n"
+        "        args.fp16 = False\n"
+        "check_args()\n"
+        "if args.fp16:\n"
+        "    model = model.half()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:

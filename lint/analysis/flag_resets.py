@@ -19,7 +19,7 @@ import libcst as cst
 from trainlint.analysis.dataflow import unpacked
 from trainlint.analysis.literals import constant_text, string_value
 from trainlint.analysis.scopes import (
-    and_operands, argument_slots, binding_scope, binds_first_parameter, bound_arguments,
+    and_operands, argument_slots, binding_scope, binds_first_parameter, bound_arguments, dotted_name,
 )
 from trainlint.context import FileContext
 
@@ -78,14 +78,100 @@ def implied_by_turning_off(ctx: FileContext, statement: cst.CSTNode, tests: set[
     implied: set[str] = set()
     at = ctx.order_index(statement)
     for reset in (*ctx.nodes_of(cst.Assign), *ctx.nodes_of(cst.Call)):
-        write = flag_write(ctx, reset) if ctx.order_index(reset) < at else None
-        if write is None or constant_text(write.value) != "False":
+        if ctx.order_index(reset) >= at:
+            continue
+        write = flag_write(ctx, reset)
+        if write is None:
+            if type(reset) is cst.Call and _runs_before(ctx, reset, statement):
+                implied |= _implied_by_helper(ctx, reset, statement, tests)
             continue
         flag = flag_text(ctx, write)
-        if (flag in tests and _code_body(ctx, reset) is _code_body(ctx, statement)
-                and not _written_after(ctx, reset, statement, write)):
+        if (constant_text(write.value) == "False" and flag in tests
+                and _code_body(ctx, reset) is _code_body(ctx, statement)
+                and not _written_after(ctx, reset, statement, _flag_and_owners(ctx, write))):
             implied |= {ctx.code(test) for test in _needed_to_stay_on(ctx, reset, flag)}
     return implied
+
+
+def _runs_before(ctx: FileContext, call: cst.Call, statement: cst.CSTNode) -> bool:
+    """`call`, before `statement`, is a statement of its own in the same code body, under
+    no `if`, loop or `with`: it runs whenever `statement` does."""
+    if _code_body(ctx, call) is not _code_body(ctx, statement):
+        return False
+    for ancestor in ctx.ancestors(call):
+        if type(ancestor) in (cst.FunctionDef, cst.Module):
+            return True
+        if type(ancestor) not in (cst.Expr, cst.SimpleStatementLine, cst.IndentedBlock):
+            return False
+    return False
+
+
+def _implied_by_helper(ctx: FileContext, call: cst.Call, statement: cst.CSTNode, tests: set[str]) -> set[str]:
+    """The tests implied by a reset that the one function of the file `call` runs makes
+    (`check_args(args)`, `def check_args(cfg): if not cfg.cuda: cfg.fp16 = False`), read
+    as the caller writes them (`args.cuda`): each a dotted name of the object handed
+    over or of the same module-level one, with no `return` before the reset, nothing
+    after it in the function, nor between the call and `statement`, that may set the
+    flag again."""
+    funcs = ctx.functions_called(call)
+    if len(funcs) != 1:
+        return set()
+    func = funcs[0]
+    handed = _handed(ctx, call, func)
+    implied: set[str] = set()
+    for reset in ctx.own_nodes(func.body):
+        write = flag_write(ctx, reset) if type(reset) in (cst.Assign, cst.Call) else None
+        if type(reset) is cst.Return:
+            break  # a reset after it may not run
+        owner = dotted_name(write.owner) if write is not None else None
+        if write is None or owner is None or constant_text(write.value) != "False":
+            continue
+        flag = _caller_text(ctx, f"{owner}.{write.attribute}", handed, call, func)
+        needed = [_caller_text(ctx, dotted_name(test) or "", handed, call, func)
+                  for test in _needed_to_stay_on(ctx, reset, flag_text(ctx, write))]
+        if flag not in tests or not needed or None in needed:
+            continue
+        rest = ctx.nodes()[ctx.order_index(reset) + 1 : ctx.subtree_end(func) + 1]
+        inside = _flag_and_owners(ctx, write) - {owner.split(".", 1)[0]}  # rebinding a parameter changes no caller's
+        if any(_writes(ctx, node, inside) or _callee_writes(ctx, node, inside, frozenset({func})) for node in rest):
+            continue
+        if not _written_after(ctx, call, statement, _dotted_and_owners(flag)):
+            implied |= set(needed)  # type: ignore[arg-type]
+    return implied
+
+
+def _handed(ctx: FileContext, call: cst.Call, func: cst.FunctionDef) -> list[tuple[str, str]]:
+    """(parameter, the caller's dotted name given it) for each dotted name `call` hands
+    `func`, the object a method runs on included."""
+    pairs = [(param, dotted_name(arg)) for param, arg in bound_arguments(ctx, call, func)[0]]
+    positional = (*func.params.posonly_params, *func.params.params)
+    if type(call.func) is cst.Attribute and positional and binds_first_parameter(ctx, call, func):
+        pairs.append((positional[0].name.value, dotted_name(call.func.value)))
+    return [(param, given) for param, given in pairs if given is not None]
+
+
+def _caller_text(ctx: FileContext, text: str, handed: list[tuple[str, str]], call: cst.Call,
+                 func: cst.FunctionDef) -> str | None:
+    """A dotted name read in `func` (`cfg.cuda`) as the caller of `call` writes it
+    (`args.cuda`): through the parameter it is handed to, or the same module-level name
+    where neither binds it; None for anything else (a local of `func`, not a dotted name)."""
+    root, dot, rest = text.partition(".")
+    if not root:
+        return None
+    for param, given in handed:
+        if root == param:
+            return given + dot + rest
+    module = ctx.scopes.module_scope
+    if (binding_scope(root, ctx.scopes.scope_for(func)) in (module, None)
+            and binding_scope(root, ctx.scope_of(call)) in (module, None)):
+        return text
+    return None
+
+
+def _dotted_and_owners(flag: str) -> set[str]:
+    """`args.fp16` and what it is read from: `args`."""
+    parts = flag.split(".")
+    return {".".join(parts[:end]) for end in range(1, len(parts) + 1)}
 
 
 def _needed_to_stay_on(ctx: FileContext, reset: cst.CSTNode, flag: str) -> list[cst.BaseExpression]:
@@ -119,12 +205,12 @@ def _code_body(ctx: FileContext, node: cst.CSTNode) -> cst.CSTNode | None:
     return next((a for a in ctx.ancestors(node) if type(a) in (cst.FunctionDef, cst.Lambda, cst.ClassDef)), None)
 
 
-def _written_after(ctx: FileContext, reset: cst.CSTNode, statement: cst.CSTNode, write: FlagWrite) -> bool:
-    """Whether code after `reset` may set its flag again before `statement` runs: a
+def _written_after(ctx: FileContext, reset: cst.CSTNode, statement: cst.CSTNode, watched: set[str]) -> bool:
+    """Whether code after `reset` may set the flag again before `statement` runs: a
     write of the flag (other than `False`) or of the object it is an attribute of
-    (`args = ...`), there or in a function of the file called there (given the object,
-    or reading the same module-level one), also later in a loop around `statement`
-    (its next turn runs it again)."""
+    (`args = ...`), among `watched`, there or in a function of the file called there
+    (given the object, or reading the same module-level one), also later in a loop
+    around `statement` (its next turn runs it again)."""
     end = ctx.order_index(statement)
     for ancestor in ctx.ancestors(statement):
         if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
@@ -132,7 +218,6 @@ def _written_after(ctx: FileContext, reset: cst.CSTNode, statement: cst.CSTNode,
         if type(ancestor) in (cst.For, cst.While):
             end = ctx.subtree_end(ancestor)
     between = ctx.nodes()[ctx.order_index(reset) + 1 : end + 1]
-    watched = _flag_and_owners(ctx, write)
     return any(_writes(ctx, node, watched) or _callee_writes(ctx, node, watched, frozenset()) for node in between)
 
 
