@@ -57,10 +57,12 @@ class NonBlockingWithoutPinMemory(Rule):
     function there builds it and every return gives it (`return
     DataLoader(...)`, or a variable assigned one there; in a tuple, at the
     same place in every return: `return train_loader, val_loader`), and the
-    loop iterates the call (`for x in build_loader(cfg):`) or the one
-    assignment of its name (`loader = build_loader(cfg)`, `train_loader,
-    val_loader = get_loaders(cfg)`); one the function is handed, or returns
-    from a call of its own, is not. A `pin_memory=` given as a variable or
+    loop iterates the call (`for x in build_loader(cfg):`), a variable or
+    attribute that only ever holds such loaders (`loader =
+    build_loader(cfg)`, `self.train_loader = build_loader(cfg)`), or the item
+    of the one assignment of its name (`train_loader, val_loader =
+    get_loaders(cfg)`); one the function is handed, or returns from a call
+    of its own, is not. A `pin_memory=` given as a variable or
     through `**kwargs`, and batches copied inside helpers are left alone;
     a comprehension's copies are judged when it
     ranges over a batch itself (`[t.to(device, non_blocking=True) for t in
@@ -252,28 +254,37 @@ class NonBlockingWithoutPinMemory(Rule):
             loaders = self._loaders_before(loop, iterable)
         if loaders is not None:
             return all(unpinned_loader(call) for call in loaders)
-        return bool(self.ctx.external) and self._built_unpinned_elsewhere(iterable)
-
-    def _built_unpinned_elsewhere(self, iterable: cst.BaseExpression) -> bool:
-        """`iterable` is what a function of another module returns, built there without
-        `pin_memory=True`: its call (`for x in build_loader(cfg):`), or the name of the one
-        assignment in its scope that binds it (`loader = build_loader(cfg)`, or the item of
-        the tuple there: `train_loader, val_loader = get_loaders(cfg)`)."""
-        if type(iterable) is cst.Call:
-            summary = self.ctx.summaries.of_external_call(iterable)
-            return summary is not None and summary.returns_unpinned_loader
-        binder = self._only_binding(iterable) if type(iterable) is cst.Name else None
-        summary = self.ctx.summaries.of_external_call(binder.value) if binder is not None else None  # type: ignore[arg-type]
-        if binder is None or summary is None:
+        if not self.ctx.external:
             return False
-        target = binder.targets[0].target
-        if type(target) is cst.Name:
-            return summary.returns_unpinned_loader
-        elements = target.elements if type(target) in (cst.Tuple, cst.List) else ()  # type: ignore[attr-defined]
+        sources = values.of(iterable)
+        if sources:
+            return all(self._unpinned_source(source) for source in sources)
+        return type(iterable) is cst.Name and self._unpinned_item(iterable)
+
+    def _unpinned_source(self, source: cst.BaseExpression) -> bool:
+        """`source` builds a DataLoader without `pin_memory=True`: here, or in the function
+        of another module it calls, which returns it (`build_loader(cfg)`)."""
+        if type(source) is not cst.Call:
+            return False
+        if self.ctx.call_name(source) == DATALOADER:
+            return unpinned_loader(source)
+        summary = self.ctx.summaries.of_external_call(source)
+        return summary is not None and summary.returns_unpinned_loader
+
+    def _unpinned_item(self, name: cst.Name) -> bool:
+        """`name` is the item, bound by the one assignment of it in its scope, of the tuple a
+        function of another module returns with a DataLoader built without
+        `pin_memory=True` at that place (`train_loader, val_loader = get_loaders(cfg)`)."""
+        binder = self._only_binding(name)
+        summary = self.ctx.summaries.of_external_call(binder.value) if binder is not None else None  # type: ignore[arg-type]
+        target = binder.targets[0].target if binder is not None else None
+        if summary is None or type(target) not in (cst.Tuple, cst.List):
+            return False
+        elements = target.elements  # type: ignore[union-attr]
         if any(type(element) is not cst.Element for element in elements):
             return False  # a starred part shifts the positions after it
         position = next((i for i, element in enumerate(elements)
-                         if type(element.value) is cst.Name and element.value.value == iterable.value), None)  # type: ignore[attr-defined]
+                         if type(element.value) is cst.Name and element.value.value == name.value), None)
         return position is not None and f"#{position}" in summary.items_holding(UNPINNED_LOADER)
 
     def _only_binding(self, name: cst.Name) -> cst.Assign | None:

@@ -34,3 +34,8 @@ def build_either(dataset, pin):
     if pin:
         return DataLoader(dataset, num_workers=4, pin_memory=True)
     return DataLoader(dataset, num_workers=4)
+
+
+def build_val_loader(dataset):
+    loader = DataLoader(dataset, batch_size=64, num_workers=2)
+    return loader
