@@ -18,6 +18,7 @@ import libcst as cst
 
 from trainlint.analysis.dataflow import unpacked
 from trainlint.analysis.literals import constant_text, string_value
+from trainlint.analysis.phases import rebound_names
 from trainlint.analysis.scopes import (
     and_operands, argument_slots, binding_scope, binds_first_parameter, bound_arguments, dotted_name,
 )
@@ -110,9 +111,9 @@ def _implied_by_helper(ctx: FileContext, call: cst.Call, statement: cst.CSTNode,
     """The tests implied by a reset that the one function of the file `call` runs makes
     (`check_args(args)`, `def check_args(cfg): if not cfg.cuda: cfg.fp16 = False`), read
     as the caller writes them (`args.cuda`): each a dotted name of the object handed
-    over or of the same module-level one, with no `return` before the reset, nothing
-    after it in the function, nor between the call and `statement`, that may set the
-    flag again."""
+    over, through a parameter the function never binds again, or of the same
+    module-level one, with no `return` before the reset, nothing after it in the
+    function, nor between the call and `statement`, that may set the flag again."""
     funcs = ctx.functions_called(call)
     if len(funcs) != 1:
         return set()
@@ -132,7 +133,7 @@ def _implied_by_helper(ctx: FileContext, call: cst.Call, statement: cst.CSTNode,
         if flag not in tests or not needed or None in needed:
             continue
         rest = ctx.nodes()[ctx.order_index(reset) + 1 : ctx.subtree_end(func) + 1]
-        inside = _flag_and_owners(ctx, write) - {owner.split(".", 1)[0]}  # rebinding a parameter changes no caller's
+        inside = _flag_and_owners(ctx, write)
         if any(_writes(ctx, node, inside) or _callee_writes(ctx, node, inside, frozenset({func})) for node in rest):
             continue
         if not _written_after(ctx, call, statement, _dotted_and_owners(flag)):
@@ -142,12 +143,15 @@ def _implied_by_helper(ctx: FileContext, call: cst.Call, statement: cst.CSTNode,
 
 def _handed(ctx: FileContext, call: cst.Call, func: cst.FunctionDef) -> list[tuple[str, str]]:
     """(parameter, the caller's dotted name given it) for each dotted name `call` hands
-    `func`, the object a method runs on included."""
+    `func`, the object a method runs on included, through a parameter `func` never binds
+    again: one it binds (`cfg = copy.copy(cfg)`, `for cfg in others:`, `cuda =
+    detect_cuda()`) may hold something else than the caller's when the reset runs."""
     pairs = [(param, dotted_name(arg)) for param, arg in bound_arguments(ctx, call, func)[0]]
     positional = (*func.params.posonly_params, *func.params.params)
     if type(call.func) is cst.Attribute and positional and binds_first_parameter(ctx, call, func):
         pairs.append((positional[0].name.value, dotted_name(call.func.value)))
-    return [(param, given) for param, given in pairs if given is not None]
+    rebound = rebound_names(ctx, func)
+    return [(param, given) for param, given in pairs if given is not None and param not in rebound]
 
 
 def _caller_text(ctx: FileContext, text: str, handed: list[tuple[str, str]], call: cst.Call,
