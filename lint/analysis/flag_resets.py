@@ -134,7 +134,7 @@ def _implied_by_helper(ctx: FileContext, call: cst.Call, statement: cst.CSTNode,
             continue
         rest = ctx.nodes()[ctx.order_index(reset) + 1 : ctx.subtree_end(func) + 1]
         inside = _flag_and_owners(ctx, write)
-        if any(_writes(ctx, node, inside) or _callee_writes(ctx, node, inside, frozenset({func})) for node in rest):
+        if any(_may_write(ctx, node, inside) for node in rest):
             continue
         if not _written_after(ctx, call, statement, _dotted_and_owners(flag)):
             implied |= set(needed)  # type: ignore[arg-type]
@@ -172,10 +172,10 @@ def _caller_text(ctx: FileContext, text: str, handed: list[tuple[str, str]], cal
     return None
 
 
-def _dotted_and_owners(flag: str) -> set[str]:
+def _dotted_and_owners(flag: str) -> frozenset[str]:
     """`args.fp16` and what it is read from: `args`."""
     parts = flag.split(".")
-    return {".".join(parts[:end]) for end in range(1, len(parts) + 1)}
+    return frozenset(".".join(parts[:end]) for end in range(1, len(parts) + 1))
 
 
 def _needed_to_stay_on(ctx: FileContext, reset: cst.CSTNode, flag: str) -> list[cst.BaseExpression]:
@@ -209,7 +209,7 @@ def _code_body(ctx: FileContext, node: cst.CSTNode) -> cst.CSTNode | None:
     return next((a for a in ctx.ancestors(node) if type(a) in (cst.FunctionDef, cst.Lambda, cst.ClassDef)), None)
 
 
-def _written_after(ctx: FileContext, reset: cst.CSTNode, statement: cst.CSTNode, watched: set[str]) -> bool:
+def _written_after(ctx: FileContext, reset: cst.CSTNode, statement: cst.CSTNode, watched: frozenset[str]) -> bool:
     """Whether code after `reset` may set the flag again before `statement` runs: a
     write of the flag (other than `False`) or of the object it is an attribute of
     (`args = ...`), among `watched`, there or in a function of the file called there
@@ -222,10 +222,10 @@ def _written_after(ctx: FileContext, reset: cst.CSTNode, statement: cst.CSTNode,
         if type(ancestor) in (cst.For, cst.While):
             end = ctx.subtree_end(ancestor)
     between = ctx.nodes()[ctx.order_index(reset) + 1 : end + 1]
-    return any(_writes(ctx, node, watched) or _callee_writes(ctx, node, watched, frozenset()) for node in between)
+    return any(_may_write(ctx, node, watched) for node in between)
 
 
-def _flag_and_owners(ctx: FileContext, write: FlagWrite) -> set[str]:
+def _flag_and_owners(ctx: FileContext, write: FlagWrite) -> frozenset[str]:
     """`args.fp16` and what it is read from: `args`."""
     owners = {flag_text(ctx, write)}
     target = write.owner
@@ -233,10 +233,10 @@ def _flag_and_owners(ctx: FileContext, write: FlagWrite) -> set[str]:
     while type(target) in (cst.Attribute, cst.Subscript):
         target = target.value  # type: ignore[attr-defined]
         owners.add(ctx.code(target))
-    return owners
+    return frozenset(owners)
 
 
-def _writes(ctx: FileContext, node: cst.CSTNode, watched: set[str]) -> bool:
+def _writes(ctx: FileContext, node: cst.CSTNode, watched: frozenset[str]) -> bool:
     """Whether `node` assigns one of `watched` a value that may not be False."""
     if type(node) is cst.Call:
         write = flag_write(ctx, node)
@@ -260,29 +260,78 @@ def _written_text(ctx: FileContext, target: cst.BaseExpression) -> str:
     return f"{ctx.code(written[0])}.{written[1]}" if written is not None else ctx.code(target)
 
 
-def _callee_writes(ctx: FileContext, call: cst.CSTNode, watched: set[str],
-                   entered: frozenset[cst.FunctionDef]) -> bool:
+def _may_write(ctx: FileContext, node: cst.CSTNode, watched: frozenset[str]) -> bool:
+    """Whether `node` writes one of `watched` (see `_writes`), or is a call that may."""
+    return _writes(ctx, node, watched) or _callee_writes(ctx, node, watched)
+
+
+def _callee_writes(ctx: FileContext, call: cst.CSTNode, watched: frozenset[str]) -> bool:
     """Whether a function of the file that `call` runs writes one of `watched`: through
     the parameter the call hands it to (`configure(args)`, `def configure(cfg):
-    cfg.fp16 = True`), or the same module-level object; or a function of another module
-    of the project, through the parameter (see `Summary.sets_flags`)."""
+    cfg.fp16 = True`), or the same module-level object, also through the functions it
+    calls; or a function of another module of the project, through the parameter (see
+    `Summary.sets_flags`). Each function is read once per file for what it is asked to
+    watch (see `_body_writes`): functions that call one another along several paths are
+    not walked once per path."""
     if type(call) is not cst.Call:
         return False
-    summary = ctx.summaries.of_external_call(call)
-    if summary is not None and any(
-            f"{ctx.code(arg.value)}{flag[len(param):]}" in watched
-            for slot, arg in argument_slots(call) if (param := summary.slot(slot)) is not None
-            for flag in summary.sets_flags if flag.startswith(param + ".")):
+    if _external_writes(ctx, call, watched):
         return True
-    for func in ctx.functions_called(call):
-        inside = _watched_inside(ctx, call, func, watched) if func not in entered else set()
-        nodes = ctx.subtree(func.body) if inside else ()
-        if any(_writes(ctx, node, inside) or _callee_writes(ctx, node, inside, entered | {func}) for node in nodes):
+    bodies = ctx.shared(_bodies_memo)
+    todo = _entered(ctx, call, watched)
+    seen = set(todo)
+    while todo:
+        entry = todo.pop()
+        if entry not in bodies:
+            bodies[entry] = _body_writes(ctx, *entry)
+        writes, callees = bodies[entry]
+        if writes:
             return True
+        fresh = [callee for callee in callees if callee not in seen]
+        seen.update(fresh)
+        todo.extend(fresh)
     return False
 
 
-def _watched_inside(ctx: FileContext, call: cst.Call, func: cst.FunctionDef, watched: set[str]) -> set[str]:
+# a function of the file and what a caller watches, as written inside it
+_Entry = tuple[cst.FunctionDef, frozenset[str]]
+
+
+def _bodies_memo(ctx: FileContext) -> dict[_Entry, tuple[bool, tuple[_Entry, ...]]]:
+    return {}
+
+
+def _body_writes(ctx: FileContext, func: cst.FunctionDef, watched: frozenset[str]) -> tuple[bool, tuple[_Entry, ...]]:
+    """Whether `func`'s own code writes one of `watched`, or calls a function of another
+    module that does; else the functions of the file it calls, each with what `watched`
+    is written as inside it."""
+    callees: list[_Entry] = []
+    for node in ctx.subtree(func.body):
+        if _writes(ctx, node, watched) or (type(node) is cst.Call and _external_writes(ctx, node, watched)):
+            return True, ()
+        if type(node) is cst.Call:
+            callees += _entered(ctx, node, watched)
+    return False, tuple(callees)
+
+
+def _entered(ctx: FileContext, call: cst.Call, watched: frozenset[str]) -> list[_Entry]:
+    """The functions of the file `call` runs, each with what `watched` is written as
+    inside it, where it can be written there at all."""
+    return [(func, inside) for func in ctx.functions_called(call) if (inside := _watched_inside(ctx, call, func, watched))]
+
+
+def _external_writes(ctx: FileContext, call: cst.Call, watched: frozenset[str]) -> bool:
+    """Whether `call` runs a function of another module of the project that sets one of
+    `watched` through the parameter it is handed (see `Summary.sets_flags`)."""
+    summary = ctx.summaries.of_external_call(call)
+    return summary is not None and any(
+        f"{ctx.code(arg.value)}{flag[len(param):]}" in watched
+        for slot, arg in argument_slots(call) if (param := summary.slot(slot)) is not None
+        for flag in summary.sets_flags if flag.startswith(param + "."))
+
+
+def _watched_inside(ctx: FileContext, call: cst.Call, func: cst.FunctionDef,
+                   watched: frozenset[str]) -> frozenset[str]:
     """What `watched` is written as inside `func`, run by `call`: `cfg.fp16` where the
     call hands `args` to the parameter `cfg` (binding `cfg` again there changes nothing
     of the caller's), and `args.fp16` itself where both read the module's `args`."""
@@ -298,4 +347,4 @@ def _watched_inside(ctx: FileContext, call: cst.Call, func: cst.FunctionDef, wat
         if (binding_scope(root, ctx.scope_of(call)) in (module, None)
                 and binding_scope(root, ctx.scopes.scope_for(func)) in (module, None)):
             inside.add(text)
-    return inside
+    return frozenset(inside)
