@@ -34,6 +34,24 @@ class FlagWrite:
     value: cst.BaseExpression
 
 
+@dataclass(frozen=True)
+class _Watched:
+    """What undoes a reset if code after it writes it: the flag, or what it is read from
+    (`args.fp16`, `args`), given a value other than `False`; and what the reset's test
+    reads (`args.cuda`, `args`), given any value, after which the flag still on no
+    longer tells that the test held."""
+
+    flag: frozenset[str]
+    test: frozenset[str]
+
+    def __bool__(self) -> bool:
+        return bool(self.flag or self.test)
+
+    def undone_by(self, written: str, value: cst.BaseExpression | None) -> bool:
+        """Whether writing `value` (None: a value not written out) to `written` undoes it."""
+        return written in self.test or (written in self.flag and (value is None or constant_text(value) != "False"))
+
+
 def flag_write(ctx: FileContext, node: cst.CSTNode) -> FlagWrite | None:
     """The flag a one-target assignment or a `setattr` call sets, when its attribute is
     written out."""
@@ -87,10 +105,12 @@ def implied_by_turning_off(ctx: FileContext, statement: cst.CSTNode, tests: set[
                 implied |= _implied_by_helper(ctx, reset, statement, tests)
             continue
         flag = flag_text(ctx, write)
+        needed = _needed_to_stay_on(ctx, reset, flag)
+        watched = _Watched(_flag_and_owners(ctx, write), _read_by(ctx, needed))
         if (constant_text(write.value) == "False" and flag in tests
                 and _code_body(ctx, reset) is _code_body(ctx, statement)
-                and not _written_after(ctx, reset, statement, _flag_and_owners(ctx, write))):
-            implied |= {ctx.code(test) for test in _needed_to_stay_on(ctx, reset, flag)}
+                and not _written_after(ctx, reset, statement, watched)):
+            implied |= {ctx.code(test) for test in needed}
     return implied
 
 
@@ -113,7 +133,8 @@ def _implied_by_helper(ctx: FileContext, call: cst.Call, statement: cst.CSTNode,
     as the caller writes them (`args.cuda`): each a dotted name of the object handed
     over, through a parameter the function never binds again, or of the same
     module-level one, with no `return` before the reset, nothing after it in the
-    function, nor between the call and `statement`, that may set the flag again."""
+    function, nor between the call and `statement`, that may set the flag again or
+    change what the test reads."""
     funcs = ctx.functions_called(call)
     if len(funcs) != 1:
         return set()
@@ -128,15 +149,16 @@ def _implied_by_helper(ctx: FileContext, call: cst.Call, statement: cst.CSTNode,
         if write is None or owner is None or constant_text(write.value) != "False":
             continue
         flag = _caller_text(ctx, f"{owner}.{write.attribute}", handed, call, func)
-        needed = [_caller_text(ctx, dotted_name(test) or "", handed, call, func)
-                  for test in _needed_to_stay_on(ctx, reset, flag_text(ctx, write))]
+        own_tests = _needed_to_stay_on(ctx, reset, flag_text(ctx, write))
+        needed = [_caller_text(ctx, dotted_name(test) or "", handed, call, func) for test in own_tests]
         if flag not in tests or not needed or None in needed:
             continue
         rest = ctx.nodes()[ctx.order_index(reset) + 1 : ctx.subtree_end(func) + 1]
-        inside = _flag_and_owners(ctx, write)
+        inside = _Watched(_flag_and_owners(ctx, write), _read_by(ctx, own_tests))
         if any(_may_write(ctx, node, inside) for node in rest):
             continue
-        if not _written_after(ctx, call, statement, _dotted_and_owners(flag)):
+        read = frozenset().union(*(_dotted_and_owners(test) for test in needed))  # type: ignore[arg-type]
+        if not _written_after(ctx, call, statement, _Watched(_dotted_and_owners(flag), read)):
             implied |= set(needed)  # type: ignore[arg-type]
     return implied
 
@@ -209,12 +231,12 @@ def _code_body(ctx: FileContext, node: cst.CSTNode) -> cst.CSTNode | None:
     return next((a for a in ctx.ancestors(node) if type(a) in (cst.FunctionDef, cst.Lambda, cst.ClassDef)), None)
 
 
-def _written_after(ctx: FileContext, reset: cst.CSTNode, statement: cst.CSTNode, watched: frozenset[str]) -> bool:
-    """Whether code after `reset` may set the flag again before `statement` runs: a
-    write of the flag (other than `False`) or of the object it is an attribute of
-    (`args = ...`), among `watched`, there or in a function of the file called there
-    (given the object, or reading the same module-level one), also later in a loop
-    around `statement` (its next turn runs it again)."""
+def _written_after(ctx: FileContext, reset: cst.CSTNode, statement: cst.CSTNode, watched: _Watched) -> bool:
+    """Whether code after `reset` may undo it before `statement` runs: a write of the
+    flag (other than `False`) or of the object it is an attribute of (`args = ...`), or
+    one of what its test reads (`args.cuda = False`), there or in a function of the
+    file called there (given the object, or reading the same module-level one), also
+    later in a loop around `statement` (its next turn runs it again)."""
     end = ctx.order_index(statement)
     for ancestor in ctx.ancestors(statement):
         if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
@@ -236,14 +258,28 @@ def _flag_and_owners(ctx: FileContext, write: FlagWrite) -> frozenset[str]:
     return frozenset(owners)
 
 
-def _writes(ctx: FileContext, node: cst.CSTNode, watched: frozenset[str]) -> bool:
-    """Whether `node` assigns one of `watched` a value that may not be False."""
+def _read_by(ctx: FileContext, tests: list[cst.BaseExpression]) -> frozenset[str]:
+    """The dotted names `tests` read, and what each is read from (`args.cuda`, `args`;
+    not `cuda`, the attribute's own name)."""
+    return frozenset(dotted for test in tests for node in ctx.subtree(test)
+                     if type(node) is cst.Attribute or (type(node) is cst.Name and not _attribute_name(ctx, node))
+                     if (dotted := dotted_name(node)) is not None)  # type: ignore[arg-type]
+
+
+def _attribute_name(ctx: FileContext, name: cst.Name) -> bool:
+    """`name` is the `cuda` of an `args.cuda`."""
+    parent = ctx.parent(name)
+    return type(parent) is cst.Attribute and parent.attr is name
+
+
+def _writes(ctx: FileContext, node: cst.CSTNode, watched: _Watched) -> bool:
+    """Whether `node` writes what undoes a reset (see `_Watched`)."""
     if type(node) is cst.Call:
         write = flag_write(ctx, node)
-        return write is not None and flag_text(ctx, write) in watched and constant_text(write.value) != "False"
+        return write is not None and watched.undone_by(flag_text(ctx, write), write.value)
+    value = None
     if type(node) is cst.Assign:
-        if constant_text(node.value) == "False":
-            return False
+        value = node.value
         targets = [target.target for target in node.targets]
     elif type(node) is cst.WithItem:
         targets = [node.asname.name] if node.asname is not None else []
@@ -251,7 +287,7 @@ def _writes(ctx: FileContext, node: cst.CSTNode, watched: frozenset[str]) -> boo
         targets = [node.target]  # type: ignore[attr-defined]
     else:
         return False
-    return any(_written_text(ctx, part) in watched for target in targets for part in unpacked(target))
+    return any(watched.undone_by(_written_text(ctx, part), value) for target in targets for part in unpacked(target))
 
 
 def _written_text(ctx: FileContext, target: cst.BaseExpression) -> str:
@@ -260,12 +296,12 @@ def _written_text(ctx: FileContext, target: cst.BaseExpression) -> str:
     return f"{ctx.code(written[0])}.{written[1]}" if written is not None else ctx.code(target)
 
 
-def _may_write(ctx: FileContext, node: cst.CSTNode, watched: frozenset[str]) -> bool:
+def _may_write(ctx: FileContext, node: cst.CSTNode, watched: _Watched) -> bool:
     """Whether `node` writes one of `watched` (see `_writes`), or is a call that may."""
     return _writes(ctx, node, watched) or _callee_writes(ctx, node, watched)
 
 
-def _callee_writes(ctx: FileContext, call: cst.CSTNode, watched: frozenset[str]) -> bool:
+def _callee_writes(ctx: FileContext, call: cst.CSTNode, watched: _Watched) -> bool:
     """Whether a function of the file that `call` runs writes one of `watched`: through
     the parameter the call hands it to (`configure(args)`, `def configure(cfg):
     cfg.fp16 = True`), or the same module-level object, also through the functions it
@@ -294,14 +330,14 @@ def _callee_writes(ctx: FileContext, call: cst.CSTNode, watched: frozenset[str])
 
 
 # a function of the file and what a caller watches, as written inside it
-_Entry = tuple[cst.FunctionDef, frozenset[str]]
+_Entry = tuple[cst.FunctionDef, _Watched]
 
 
 def _bodies_memo(ctx: FileContext) -> dict[_Entry, tuple[bool, tuple[_Entry, ...]]]:
     return {}
 
 
-def _body_writes(ctx: FileContext, func: cst.FunctionDef, watched: frozenset[str]) -> tuple[bool, tuple[_Entry, ...]]:
+def _body_writes(ctx: FileContext, func: cst.FunctionDef, watched: _Watched) -> tuple[bool, tuple[_Entry, ...]]:
     """Whether `func`'s own code writes one of `watched`, or calls a function of another
     module that does; else the functions of the file it calls, each with what `watched`
     is written as inside it."""
@@ -314,24 +350,31 @@ def _body_writes(ctx: FileContext, func: cst.FunctionDef, watched: frozenset[str
     return False, tuple(callees)
 
 
-def _entered(ctx: FileContext, call: cst.Call, watched: frozenset[str]) -> list[_Entry]:
+def _entered(ctx: FileContext, call: cst.Call, watched: _Watched) -> list[_Entry]:
     """The functions of the file `call` runs, each with what `watched` is written as
     inside it, where it can be written there at all."""
-    return [(func, inside) for func in ctx.functions_called(call) if (inside := _watched_inside(ctx, call, func, watched))]
+    return [(func, inside) for func in ctx.functions_called(call)
+            if (inside := _watched_inside(ctx, call, func, watched))]
 
 
-def _external_writes(ctx: FileContext, call: cst.Call, watched: frozenset[str]) -> bool:
+def _external_writes(ctx: FileContext, call: cst.Call, watched: _Watched) -> bool:
     """Whether `call` runs a function of another module of the project that sets one of
-    `watched` through the parameter it is handed (see `Summary.sets_flags`)."""
+    `watched` through the parameter it is handed (see `Summary.sets_flags`), to a value
+    other than `False`."""
     summary = ctx.summaries.of_external_call(call)
     return summary is not None and any(
-        f"{ctx.code(arg.value)}{flag[len(param):]}" in watched
+        watched.undone_by(f"{ctx.code(arg.value)}{flag[len(param):]}", None)
         for slot, arg in argument_slots(call) if (param := summary.slot(slot)) is not None
         for flag in summary.sets_flags if flag.startswith(param + "."))
 
 
-def _watched_inside(ctx: FileContext, call: cst.Call, func: cst.FunctionDef,
-                   watched: frozenset[str]) -> frozenset[str]:
+def _watched_inside(ctx: FileContext, call: cst.Call, func: cst.FunctionDef, watched: _Watched) -> _Watched:
+    """`watched`, as written inside `func`, run by `call` (see `_written_inside`)."""
+    return _Watched(_written_inside(ctx, call, func, watched.flag), _written_inside(ctx, call, func, watched.test))
+
+
+def _written_inside(ctx: FileContext, call: cst.Call, func: cst.FunctionDef,
+                    watched: frozenset[str]) -> frozenset[str]:
     """What `watched` is written as inside `func`, run by `call`: `cfg.fp16` where the
     call hands `args` to the parameter `cfg` (binding `cfg` again there changes nothing
     of the caller's), and `args.fp16` itself where both read the module's `args`."""
