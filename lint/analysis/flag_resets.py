@@ -1,8 +1,8 @@
 """Whether a flag turned off stays off until a statement runs.
 
 `if not args.cuda: args.fp16 = False` before `if args.fp16: model.half()` means
-the conversion runs only with CUDA, as long as nothing sets `args.fp16` again in
-between. A flag is set the ways Python sets an attribute: `args.fp16 = value`,
+the conversion runs only with CUDA, as long as nothing sets `args.fp16` again, nor
+changes `args.cuda`, in between. A flag is set the ways Python sets an attribute: `args.fp16 = value`,
 `setattr(args, "fp16", value)`, `vars(args)["fp16"] = value` or
 `args.__dict__["fp16"] = value`. A write whose attribute is not written out
 (`setattr(args, key, value)`) may set any flag or none: it is not counted, so a
