@@ -39,7 +39,8 @@ LOOP = "loop"  # runs a loop: a call of it is a whole phase, not one step
 # kind of object it is (`optimizer`, `scheduler`: see `Receivers.returned_kinds`)
 GRAPH = "graph"  # a tensor the function back-propagated
 DISTRIBUTED_LOADER = "distributed_loader"  # a DataLoader on a `DistributedSampler` it builds
-_ITEM_TAGS = (GRAPH, DISTRIBUTED_LOADER)
+UNPINNED_LOADER = "unpinned_loader"  # a DataLoader it builds without `pin_memory=True`
+_ITEM_TAGS = (GRAPH, DISTRIBUTED_LOADER, UNPINNED_LOADER)
 
 # text a function must contain for its summary to say anything: files with
 # none of these are not parsed just to be summarized
@@ -56,6 +57,7 @@ _SUMMARY_TOKENS = (
     "GradScaler",  # a base class's constructor that builds one (see `Summary.grad_scalers`)
     "autocast",  # a helper returning a loss computed under it (see `Summary.returns_float16`)
     "NamedTuple",  # a module of named tuples that step functions return (see `Summary.fields`)
+    "fp16",  # a helper that turns a float16 option on (see `Summary.sets_flags`)
     # deprecated AMP names a module may import for others to import from it
     "cuda.amp", "cpu.amp", "cuda import amp", "cpu import amp",
 )
@@ -137,6 +139,10 @@ class Summary:
     # in a module that autocasts to no float16 (nor to a dtype it cannot tell)
     returns_grad_scaler: bool = False
     returns_distributed_loader: bool = False
+    # every return gives a DataLoader it builds with `pin_memory` left out or False (not
+    # through `**kwargs`); not a flag that a call it returns hands on (`_FLAGS`): one of
+    # its other returns may give a pinned loader
+    returns_unpinned_loader: bool = False
     # returns a `DistributedSampler` it builds, itself ("sampler"), in a dict of a
     # DataLoader's keyword arguments ("kwargs": `kwargs["sampler"] = ...; return kwargs`)
     # or in the DataLoader it returns ("loader"),
@@ -207,6 +213,10 @@ class Summary:
     # handed in), itself or in a function of its module it calls: its module judges the
     # order of its other steps (a clip after them is reported there), its callers this one's
     unjudged_steps: bool = False
+    # `param.attribute` for each attribute of a param it sets to a value that may be true
+    # (`cfg.fp16 = True`, `setattr(cfg, "fp16", x)`, `vars(cfg)["fp16"] = x`; see
+    # `trainlint.analysis.flag_resets`), itself or in what it hands the param to
+    sets_flags: frozenset[str] = frozenset()
     # a constructor's attributes of the new instance it sets to a GradScaler that always
     # scales (`self.scaler = GradScaler()`), in a module that autocasts to no float16 (nor
     # to a dtype it cannot tell): a subclass of another module that autocasts to
@@ -256,6 +266,8 @@ class Summary:
     # - DISTRIBUTED_LOADER: a loader on a `DistributedSampler`, in every return, all
     #   tuples or all dicts of one layout (`return train_loader, val_loader`), or in what
     #   a call it returns returns
+    # - UNPINNED_LOADER: a DataLoader built without `pin_memory=True`, at that position of
+    #   every return, all tuples (`return train_loader, val_loader`)
     # - the kind of object it is (`return optimizer, scheduler`), where every return
     #   agrees and a scheduler is among them (see `Receivers.returned_kinds`)
     returned_items: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -355,6 +367,7 @@ class Summary:
             **({"returns_distributed_sampler": list(self.returns_distributed_sampler)}
                if self.returns_distributed_sampler else {}),
             **({"returns_result_of": list(self.returns_result_of)} if self.returns_result_of else {}),
+            **({"returns_unpinned_loader": True} if self.returns_unpinned_loader else {}),
             **({"alias_of": self.alias_of} if self.alias_of else {}),
             **({"stores": [list(pair) for pair in self.stores]} if self.stores else {}),
             **({"guarded_steps": [list(pair) for pair in self.guarded_steps]} if self.guarded_steps else {}),
@@ -363,6 +376,7 @@ class Summary:
             **({"defaults": [list(pair) for pair in self.defaults]} if self.defaults else {}),
             **({"no_grad_when": [list(branch) for branch in self.no_grad_when]} if self.no_grad_when else {}),
             **({"unjudged_steps": True} if self.unjudged_steps else {}),
+            **({"sets_flags": sorted(self.sets_flags)} if self.sets_flags else {}),
             **({"grad_scalers": sorted(self.grad_scalers)} if self.grad_scalers else {}),
             **({"forwards": sorted(self.forwards)} if self.forwards else {}),
             **({"evaluated_forwards": sorted(self.evaluated_forwards)} if self.evaluated_forwards else {}),
@@ -406,6 +420,7 @@ class Summary:
                                  for item, kinds in data.get("returned_items", ())),  # type: ignore[union-attr]
             returns_distributed_sampler=tuple(data.get("returns_distributed_sampler", ())),  # type: ignore[arg-type]
             returns_result_of=tuple(data.get("returns_result_of", ())),  # type: ignore[arg-type]
+            returns_unpinned_loader=bool(data.get("returns_unpinned_loader")),
             alias_of=data.get("alias_of"),  # type: ignore[arg-type]
             stores=tuple((attribute, param) for attribute, param in data.get("stores", ())),  # type: ignore[union-attr]
             guarded_steps=tuple((stepped, bound)
@@ -418,6 +433,7 @@ class Summary:
             no_grad_when=tuple((param, constant, bool(default))
                                for param, constant, default in data.get("no_grad_when", ())),  # type: ignore[union-attr]
             unjudged_steps=bool(data.get("unjudged_steps")),
+            sets_flags=frozenset(data.get("sets_flags", ())),  # type: ignore[arg-type]
             grad_scalers=frozenset(data.get("grad_scalers", ())),  # type: ignore[arg-type]
             forwards=frozenset(data.get("forwards", ())),  # type: ignore[arg-type]
             evaluated_forwards=frozenset(data.get("evaluated_forwards", ())),  # type: ignore[arg-type]
@@ -570,6 +586,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     # a step its module cannot judge, in a function of the same file it calls: nor can it here
     unjudged = own.unjudged_steps
     sets = {name: set(getattr(own, name)) for name in _SETS}
+    flags_set = set(own.sets_flags)
     flags = {name: getattr(own, name) for name in _FLAGS}
     graph_items = own.items_holding(GRAPH)
     for name, items in own.returns_fielded:  # `return PPOStats(loss, kl)` of another module's named tuple
@@ -608,6 +625,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             for name in _SETS:
                 if param is not None and param in getattr(callee, name):
                     sets[name].add(caller_param)
+            flags_set |= {caller_param + flag[len(param):] for flag in callee.sets_flags
+                          if param is not None and flag.startswith(param + ".")}
         handed = callee.bound(event.args)
         given = callee.bound((slot, value) for slot, value in event.constants if slot != "*")
         unpacks = any(slot == "*" for slot, _ in event.constants)
@@ -658,6 +677,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         evaluated_forwards=evaluated,
         called_forwards=called,
         unjudged_steps=unjudged,
+        sets_flags=frozenset(flags_set),
         guarded_steps=tuple(guarded),
         returns_distributed_sampler=sampler,
         step_tests=tuple(tests),

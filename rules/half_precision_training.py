@@ -1,7 +1,6 @@
 import libcst as cst
 
-from trainlint.analysis.dataflow import unpacked
-from trainlint.analysis.literals import constant_text
+from trainlint.analysis.flag_resets import implied_by_turning_off
 from trainlint.analysis.precision import half_conversion, single_assignment
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, Binding
 from trainlint.analysis.scopes import and_operands, argument_slots
@@ -94,10 +93,21 @@ class HalfPrecisionTraining(Rule):
     under a test the conversion does not have is no excuse, unless the
     function that converts (or the module, at module level) turned the
     conversion's flag off before it where that test fails (`if args.fp16 and
-    not args.cuda: args.fp16 = False`, in no loop) and nothing sets the flag
-    or its object again before the conversion (`args.fp16 = cli.fp16`,
-    `args = parser.parse_args()`, a function of the file that does, called
-    there, or later in a loop around the conversion).
+    not args.cuda: args.fp16 = False`, also written `setattr(args, 'fp16',
+    False)`, `vars(args)['fp16'] = False` or `args.__dict__['fp16'] =
+    False`; in no loop; or a function of the file it calls first, under no
+    `if`, does so, on the object it is handed or the module's, testing only
+    attributes of those, with no `return` before and nothing after that may
+    set the flag again: `check_args(args)`) and nothing sets the flag or its
+    object again before the conversion (`args.fp16 = cli.fp16`,
+    `vars(args)['fp16'] = True`, `args = parser.parse_args()`, a function of
+    the file that does, called there and given the object
+    (`configure(args)`) or reading the same module-level one, a function of
+    another module of the project that sets the flag on the parameter it is
+    given, or later in a loop around the conversion). A write whose key is
+    not spelled out (`setattr(args, key, value)`), a method of another
+    module's class and code out of reach are not taken to set the flag
+    again.
     """
 
     code = "TL107"
@@ -420,6 +430,297 @@ class HalfPrecisionTraining(Rule):
         "    loss = model(x).float().mean()\n"
         "    loss.backward()\n"
         "    optimizer.step()\n",
+        # `vars(args)["fp16"] = True` sets the flag again after the reset
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "if not args.cuda:\n"
+        "    args.fp16 = False\n"
+        "vars(args)['fp16'] = True\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # so does `args.__dict__["fp16"] = ...`
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "if not args.cuda:\n"
+        "    args.fp16 = False\n"
+        "args.__dict__['fp16'] = cli.fp16\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # a function of the file given `args` sets the flag again through its parameter
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def configure(cfg):\n"
+        "    cfg.fp16 = True\n"
+        "if not args.cuda:\n"
+        "    args.fp16 = False\n"
+        "configure(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # through a function it calls in turn
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def enable(options):\n"
+        "    setattr(options, 'fp16', True)\n"
+        "def configure(cfg):\n"
+        "    enable(cfg)\n"
+        "if not args.cuda:\n"
+        "    args.fp16 = False\n"
+        "configure(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # a method of the trainer sets the flag of `self.args` again
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "class Trainer:\n"
+        "    def __init__(self, args, model):\n"
+        "        self.args = args\n"
+        "        if not self.args.cuda:\n"
+        "            self.args.fp16 = False\n"
+        "        self.configure()\n"
+        "        if self.args.fp16:\n"
+        "            model = model.half()  # expect: TL107\n"
+        "        self.model = model\n"
+        "        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        if self.args.cuda and self.args.fp16:\n"
+        "            self.optimizer = FP16_Optimizer(self.optimizer, dynamic_loss_scale=True)\n"
+        "    def configure(self):\n"
+        "        vars(self.args)['fp16'] = True\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.model.zero_grad()\n"
+        "            self.model(x).float().mean().backward()\n"
+        "            self.optimizer.step()\n",
+        # a function of the file turns the flag off, then may turn it on again
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args(cfg):\n"
+        "    if not cfg.cuda:\n"
+        "        cfg.fp16 = False\n"
+        "    cfg.fp16 = cfg.fp16 or cfg.force_fp16\n"
+        "check_args(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # the function that turns the flag off may return before it does
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args(cfg):\n"
+        "    if cfg.skip_checks:\n"
+        "        return\n"
+        "    if not cfg.cuda:\n"
+        "        cfg.fp16 = False\n"
+        "check_args(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # it turns the flag off on a test of its own, which the caller cannot read
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args(cfg):\n"
+        "    cuda = detect_cuda()\n"
+        "    if not cuda:\n"
+        "        cfg.fp16 = False\n"
+        "check_args(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # it is called on some runs only
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args(cfg):\n"
+        "    if not cfg.cuda:\n"
+        "        cfg.fp16 = False\n"
+        "if args.strict:\n"
+        "    check_args(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # the function turns the flag off on a copy of what it is handed
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "import copy\n"
+        "def check_args(cfg):\n"
+        "    cfg = copy.copy(cfg)\n"
+        "    if not cfg.cuda:\n"
+        "        cfg.fp16 = False\n"
+        "check_args(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # its parameter is bound again, by a loop, before the reset: the reset is of the last one looped over
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args(cfg, others):\n"
+        "    for cfg in others:\n"
+        "        cfg.validate()\n"
+        "    if not cfg.cuda:\n"
+        "        cfg.fp16 = False\n"
+        "check_args(args, [defaults])\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # the parameter its test reads is bound again before it: the test is no longer the caller's `args.cuda`
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args(cfg, cuda):\n"
+        "    cuda = detect_cuda()\n"
+        "    if not cuda:\n"
+        "        cfg.fp16 = False\n"
+        "check_args(args, args.cuda)\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # the test the function's reset relied on changes after it: fp16 may be on without CUDA
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args(cfg):\n"
+        "    if not cfg.cuda:\n"
+        "        cfg.fp16 = False\n"
+        "check_args(args)\n"
+        "args.cuda = False\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # the same, the reset written in place
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "if not args.cuda:\n"
+        "    args.fp16 = False\n"
+        "args.cuda = False\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # a function of the file changes the test after the reset
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def use_cpu(cfg):\n"
+        "    cfg.cuda = False\n"
+        "if not args.cuda:\n"
+        "    args.fp16 = False\n"
+        "use_cpu(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # the function that turns the flag off changes its test after it
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args(cfg):\n"
+        "    if not cfg.cuda:\n"
+        "        cfg.fp16 = False\n"
+        "    cfg.cuda = cfg.cuda and cfg.gpus > 0\n"
+        "check_args(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()  # expect: TL107\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
     )
     good = (
         # inference only: float16 weights are fine
@@ -679,6 +980,185 @@ class HalfPrecisionTraining(Rule):
         "        loss = model(x).float().mean()\n"
         "        loss.backward()\n"
         "        optimizer.step()\n",
+        # the flag turned off by `setattr`, `vars(args)[...]` or `args.__dict__[...]` is turned off all the same
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "if not args.cuda:\n"
+        "    setattr(args, 'fp16', False)\n"
+        "if args.fp16:\n"
+        "    model = model.half()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "if not args.cuda:\n"
+        "    vars(args)['fp16'] = False\n"
+        "if args.fp16:\n"
+        "    model = model.half()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "if not args.cuda:\n"
+        "    args.__dict__['fp16'] = False\n"
+        "if args.fp16:\n"
+        "    model = model.half()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # after the reset: writes of other flags or of another object's, a function that reads the flag,
+        # one that sets its own `args`, and `setattr` with a key the file does not spell out (it may set
+        # any flag or none: the rule cannot tell, and stays silent)
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def show(cfg):\n"
+        "    print('fp16:', cfg.fp16)\n"
+        "def defaults():\n"
+        "    args = Namespace()\n"
+        "    args.fp16 = True\n"
+        "    return args\n"
+        "if not args.cuda:\n"
+        "    args.fp16 = False\n"
+        "vars(args)['lr'] = 0.1\n"
+        "vars(other)['fp16'] = True\n"
+        "setattr(args, 'seed', 1)\n"
+        "args.__dict__['fp16'] = False\n"
+        "show(args)\n"
+        "base = defaults()\n"
+        "for key, value in overrides.items():\n"
+        "    setattr(args, key, value)\n"
+        "if args.fp16:\n"
+        "    model = model.half()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # a method of the trainer that only reads the flag
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "class Trainer:\n"
+        "    def __init__(self, args, model):\n"
+        "        self.args = args\n"
+        "        if not self.args.cuda:\n"
+        "            self.args.fp16 = False\n"
+        "        self.configure()\n"
+        "        if self.args.fp16:\n"
+        "            model = model.half()\n"
+        "        self.model = model\n"
+        "        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        if self.args.cuda and self.args.fp16:\n"
+        "            self.optimizer = FP16_Optimizer(self.optimizer, dynamic_loss_scale=True)\n"
+        "    def configure(self):\n"
+        "        print(self.args.fp16)\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.model.zero_grad()\n"
+        "            self.model(x).float().mean().backward()\n"
+        "            self.optimizer.step()\n",
+        # a function of the file, called before the conversion, turns the flag off without CUDA:
+        # through the parameter it is handed, or the module's `args` itself
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args(cfg):\n"
+        "    if not cfg.cuda:\n"
+        "        print('--fp16 needs --cuda')\n"
+        "        cfg.fp16 = False\n"
+        "check_args(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args():\n"
+        "    if args.fp16 and not args.cuda:\n"
+        "        args.fp16 = False\n"
+        "check_args()\n"
+        "if args.fp16:\n"
+        "    model = model.half()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # the function keeps a copy of what it is handed and loops over other objects, but turns the flag off
+        # on the object itself, on the caller's test handed as a parameter it never binds again
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "import copy\n"
+        "def check_args(cfg, cuda, others):\n"
+        "    before = copy.copy(cfg)\n"
+        "    for other in others:\n"
+        "        other.validate()\n"
+        "    if not cuda:\n"
+        "        cfg.fp16 = False\n"
+        "    return before\n"
+        "check_args(args, args.cuda, [defaults])\n"
+        "if args.fp16:\n"
+        "    model = model.half()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # the test is set before the reset; after it come writes of other attributes, of another object's `cuda`
+        # and of a name `cuda`, and a function that only reads the test
+        "import torch\n"
+        "from apex.fp16_utils import FP16_Optimizer\n"
+        "def check_args(cfg):\n"
+        "    if not cfg.cuda:\n"
+        "        cfg.fp16 = False\n"
+        "def show(cfg):\n"
+        "    print('cuda:', cfg.cuda)\n"
+        "args.cuda = torch.cuda.is_available()\n"
+        "check_args(args)\n"
+        "args.lr = 0.1\n"
+        "other.cuda = False\n"
+        "cuda = False\n"
+        "show(args)\n"
+        "if args.fp16:\n"
+        "    model = model.half()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "if args.cuda and args.fp16:\n"
+        "    optimizer = FP16_Optimizer(optimizer, dynamic_loss_scale=True)\n"
+        "for x in loader:\n"
+        "    model.zero_grad()\n"
+        "    loss = model(x).float().mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -782,7 +1262,7 @@ class HalfPrecisionTraining(Rule):
         of the float16 weights (`optimizer = FP16_Optimizer(optimizer)`), with no
         condition or under the tests the conversion runs under (`if args.fp16:`)."""
         tests = _tests_around(self.ctx, conversion)
-        tests |= _implied_by_turning_off(self.ctx, conversion, tests)
+        tests |= implied_by_turning_off(self.ctx, conversion, tests)
         receivers = self.ctx.receivers
         models: set[Binding] = set()
         for node in self.ctx.nodes_of(cst.Call):
@@ -873,98 +1353,6 @@ def _parameters_method(node: cst.CSTNode) -> cst.BaseExpression | None:
     if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value.endswith("parameters"):
         return node.func.value
     return None
-
-
-def _implied_by_turning_off(ctx: FileContext, conversion: cst.Call, tests: set[str]) -> set[str]:
-    """The tests that hold whenever a flag among `tests` is still on at the conversion,
-    because the code body of the conversion turned the flag off before it where they
-    fail (Transformer-XL's `if args.fp16: if not args.cuda: args.fp16 = False`:
-    `args.fp16` then means `args.cuda`), and nothing turns it back on in between."""
-    implied: set[str] = set()
-    for assign in ctx.nodes_of(cst.Assign):
-        if ctx.order_index(assign) > ctx.order_index(conversion):
-            break
-        flag = ctx.code(assign.targets[0].target) if len(assign.targets) == 1 else None  # type: ignore[attr-defined]
-        if (flag in tests and constant_text(assign.value) == "False"  # type: ignore[attr-defined]
-                and _code_body(ctx, assign) is _code_body(ctx, conversion)
-                and not _written_after(ctx, assign, conversion, flag)):  # type: ignore[arg-type]
-            implied |= {ctx.code(test) for test in _needed_to_stay_on(ctx, assign, flag)}  # type: ignore[arg-type]
-    return implied
-
-
-def _needed_to_stay_on(ctx: FileContext, reset: cst.Assign, flag: str) -> list[cst.BaseExpression]:
-    """What must hold for `flag` to stay on past `reset` (`flag = False`): the one
-    condition its `if`s deny (`if not args.cuda:`, or the test of an `if` whose `else`
-    holds it), when every other condition around it is the flag itself and nothing
-    but `if`s stands between it and its code body (not a loop, which may not run);
-    [] otherwise."""
-    denied: list[cst.BaseExpression] = []
-    child: cst.CSTNode = reset
-    for ancestor in ctx.ancestors(reset):
-        if type(ancestor) in (cst.FunctionDef, cst.Module):
-            break
-        if type(ancestor) is cst.If and child is ancestor.body:
-            for operand in and_operands(ancestor.test):
-                if type(operand) is cst.UnaryOperation and type(operand.operator) is cst.Not:
-                    denied.append(operand.expression)
-                elif ctx.code(operand) != flag:
-                    return []
-        elif type(ancestor) is cst.If:
-            denied.append(ancestor.test)
-        elif type(ancestor) not in (cst.SimpleStatementLine, cst.IndentedBlock, cst.Else):
-            return []
-        child = ancestor
-    return and_operands(denied[0]) if len(denied) == 1 else []
-
-
-def _code_body(ctx: FileContext, node: cst.CSTNode) -> cst.CSTNode | None:
-    """The function, lambda or class body `node` runs in; None at module level."""
-    return next((a for a in ctx.ancestors(node) if type(a) in (cst.FunctionDef, cst.Lambda, cst.ClassDef)), None)
-
-
-def _written_after(ctx: FileContext, reset: cst.Assign, conversion: cst.Call, flag: str) -> bool:
-    """Whether code after `reset` may set `flag` again before `conversion` runs: an
-    assignment to it (other than `= False`) or to the object it is an attribute of
-    (`args = ...`), there or in a function of the file called there, also later in a
-    loop around the conversion (its next turn converts again)."""
-    end = ctx.order_index(conversion)
-    for ancestor in ctx.ancestors(conversion):
-        if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
-            break
-        if type(ancestor) in (cst.For, cst.While):
-            end = ctx.subtree_end(ancestor)
-    between = ctx.nodes()[ctx.order_index(reset) + 1 : end + 1]
-    called = [func for node in between if type(node) is cst.Call for func in ctx.functions_called(node)]
-    watched = _flag_and_owners(ctx, flag, reset.targets[0].target)
-    return any(_writes(ctx, node, watched) for node in (*between, *(n for f in called for n in ctx.subtree(f))))
-
-
-def _flag_and_owners(ctx: FileContext, flag: str, target: cst.BaseExpression) -> set[str]:
-    """`args.fp16` and what it is read from: `args`."""
-    owners = {flag}
-    while type(target) in (cst.Attribute, cst.Subscript):
-        target = target.value  # type: ignore[attr-defined]
-        owners.add(ctx.code(target))
-    return owners
-
-
-def _writes(ctx: FileContext, node: cst.CSTNode, watched: set[str]) -> bool:
-    """Whether `node` assigns one of `watched` a value that may not be False
-    (`setattr(args, ...)` assigns to `args`)."""
-    if type(node) is cst.Call:
-        return (type(node.func) is cst.Name and node.func.value == "setattr" and bool(node.args)
-                and ctx.code(node.args[0].value) in watched)
-    if type(node) is cst.Assign:
-        if constant_text(node.value) == "False":
-            return False
-        targets = [target.target for target in node.targets]
-    elif type(node) is cst.WithItem:
-        targets = [node.asname.name] if node.asname is not None else []
-    elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.Del, cst.NamedExpr):
-        targets = [node.target]  # type: ignore[attr-defined]
-    else:
-        return False
-    return any(ctx.code(part) in watched for target in targets for part in unpacked(target))
 
 
 def _tests_around(ctx: FileContext, node: cst.CSTNode) -> set[str]:

@@ -5,15 +5,17 @@ import libcst as cst
 from trainlint.analysis.dataflow import (
     DATALOADER,
     Values,
-    has_star_args,
     is_constant,
     iterated_loader,
     keyword,
     target_names,
+    unpinned_loader,
 )
+from trainlint.analysis.scopes import named_parameters
 from trainlint.analysis.training import ancestors_within, method_call
 from trainlint.analysis.walk import children
 from trainlint.rule import Rule
+from trainlint.summaries import UNPINNED_LOADER
 
 
 class NonBlockingWithoutPinMemory(Rule):
@@ -21,7 +23,8 @@ class NonBlockingWithoutPinMemory(Rule):
     ## What it does
     Flags `batch.to(device, non_blocking=True)` and
     `batch.cuda(non_blocking=True)` on batches drawn from a DataLoader that is
-    built in the same file without `pin_memory=True`.
+    built without `pin_memory=True`, in the same file or by a function of
+    another module of the project that returns it.
 
     ## Why is this bad?
     A host-to-device copy can only overlap with computation when the source
@@ -47,12 +50,21 @@ class NonBlockingWithoutPinMemory(Rule):
     No fix: pinning memory costs host RAM, which the author should choose.
 
     ## Limitations
-    Only loaders built in the same file are judged, through assignments and
-    the call sites of the file's functions (`train(model, train_loader)`),
-    and through a name bound again only after the loop (a pre-pass before
-    `accelerator.prepare()`); a loader from another module, a `pin_memory=`
-    given as a variable or through `**kwargs`, and batches copied inside
-    helpers are left alone; a comprehension's copies are judged when it
+    Loaders built in the same file are judged through assignments and the
+    call sites of the file's functions (`train(model, train_loader)`), and
+    through a name bound again only after the loop (a pre-pass before
+    `accelerator.prepare()`). A loader from another module is judged where a
+    function there builds it and every return gives it (`return
+    DataLoader(...)`, or a variable assigned one there; in a tuple, at the
+    same place in every return: `return train_loader, val_loader`), and the
+    loop iterates the call (`for x in build_loader(cfg):`), a variable or
+    attribute that only ever holds such loaders (`loader =
+    build_loader(cfg)`, `self.train_loader = build_loader(cfg)`), or the item
+    of the one assignment of its name (`train_loader, val_loader =
+    get_loaders(cfg)`); one the function is handed, or returns from a call
+    of its own, is not. A `pin_memory=` given as a variable or
+    through `**kwargs`, and batches copied inside helpers are left alone;
+    a comprehension's copies are judged when it
     ranges over a batch itself (`[t.to(device, non_blocking=True) for t in
     batch]`).
     """
@@ -213,17 +225,18 @@ class NonBlockingWithoutPinMemory(Rule):
         "            images = images.cuda(non_blocking=True)\n"
         "    def fit(self, dataset, device):\n"
         "        self.epoch(DataLoader(dataset, batch_size=8, pin_memory=True), device)\n",
+        # `pin_memory` given by position, the eighth argument
+        "from torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, 64, True, None, None, 4, None, True)\n"
+        "for x, y in loader:\n"
+        "    x = x.to('cuda', non_blocking=True)\n",
     )
 
     def finish(self) -> None:
         values = Values.of_file(self.ctx)
         for node in self.ctx.nodes_of(cst.For):
             assert type(node) is cst.For
-            iterable = iterated_loader(self.ctx, node.iter)
-            loaders = values.calls_of(iterable, {DATALOADER})
-            if loaders is None and type(iterable) is cst.Name:
-                loaders = self._loaders_before(node, iterable)
-            if loaders is None or not all(_unpinned(call) for call in loaders):
+            if not self._draws_unpinned(node, values):
                 continue
             batches = _batch_names(node)
             for inner in _own_batch_nodes(node):
@@ -231,6 +244,61 @@ class NonBlockingWithoutPinMemory(Rule):
                 if receiver is not None and _non_blocking(inner) and (  # type: ignore[arg-type]
                         _reads(receiver, batches) or self._comprehension_item(inner, receiver, batches, node)):
                     self.report(inner)
+
+    def _draws_unpinned(self, loop: cst.For, values: Values) -> bool:
+        """`loop` draws its batches from DataLoaders that surely do not pin memory: built
+        in this file, or by a function of another module."""
+        iterable = iterated_loader(self.ctx, loop.iter)
+        loaders = values.calls_of(iterable, {DATALOADER})
+        if loaders is None and type(iterable) is cst.Name:
+            loaders = self._loaders_before(loop, iterable)
+        if loaders is not None:
+            return all(unpinned_loader(call) for call in loaders)
+        if not self.ctx.external:
+            return False
+        sources = values.of(iterable)
+        if sources:
+            return all(self._unpinned_source(source) for source in sources)
+        return type(iterable) is cst.Name and self._unpinned_item(iterable)
+
+    def _unpinned_source(self, source: cst.BaseExpression) -> bool:
+        """`source` builds a DataLoader without `pin_memory=True`: here, or in the function
+        of another module it calls, which returns it (`build_loader(cfg)`)."""
+        if type(source) is not cst.Call:
+            return False
+        if self.ctx.call_name(source) == DATALOADER:
+            return unpinned_loader(source)
+        summary = self.ctx.summaries.of_external_call(source)
+        return summary is not None and summary.returns_unpinned_loader
+
+    def _unpinned_item(self, name: cst.Name) -> bool:
+        """`name` is the item, bound by the one assignment of it in its scope, of the tuple a
+        function of another module returns with a DataLoader built without
+        `pin_memory=True` at that place (`train_loader, val_loader = get_loaders(cfg)`)."""
+        binder = self._only_binding(name)
+        summary = self.ctx.summaries.of_external_call(binder.value) if binder is not None else None  # type: ignore[arg-type]
+        target = binder.targets[0].target if binder is not None else None
+        if summary is None or type(target) not in (cst.Tuple, cst.List):
+            return False
+        elements = target.elements  # type: ignore[union-attr]
+        if any(type(element) is not cst.Element for element in elements):
+            return False  # a starred part shifts the positions after it
+        position = next((i for i, element in enumerate(elements)
+                         if type(element.value) is cst.Name and element.value.value == name.value), None)
+        return position is not None and f"#{position}" in summary.items_holding(UNPINNED_LOADER)
+
+    def _only_binding(self, name: cst.Name) -> cst.Assign | None:
+        """The one statement that binds `name` in the code body it is read in, when it is
+        an assignment of a call's result (not a parameter, nor bound twice)."""
+        func = self.ctx.enclosing_function(name)
+        if func is not None and name.value in named_parameters(func):
+            return None
+        root: cst.CSTNode = func.body if func is not None else self.ctx.module
+        binders = [node for node in self.ctx.own_nodes(root) if name.value in _bound_by(node)]
+        if len(binders) != 1 or type(binders[0]) is not cst.Assign:
+            return None
+        assign: cst.Assign = binders[0]  # type: ignore[assignment]
+        return assign if len(assign.targets) == 1 and type(assign.value) is cst.Call else None
 
     def _comprehension_item(self, call: cst.CSTNode, receiver: cst.BaseExpression, batches: set[str],
                             loop: cst.For) -> bool:
@@ -281,13 +349,6 @@ def _bound_by(node: cst.CSTNode) -> set[str]:
     if type(node) is cst.WithItem and node.asname is not None:
         return target_names(node.asname.name)  # type: ignore[arg-type]
     return set()
-
-
-def _unpinned(call: cst.Call) -> bool:
-    if has_star_args(call):
-        return False
-    pin = keyword(call, "pin_memory")
-    return pin is None or is_constant(pin.value, "False")
 
 
 def _non_blocking(call: cst.Call) -> bool:

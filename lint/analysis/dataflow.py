@@ -146,6 +146,21 @@ def is_constant(expr: cst.BaseExpression | None, value: str) -> bool:
     return type(expr) is cst.Name and expr.value == value
 
 
+# `DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers,
+# collate_fn, pin_memory, ...)`: the place `pin_memory` takes by position
+_PIN_MEMORY_POSITION = 7
+
+
+def unpinned_loader(call: cst.Call) -> bool:
+    """A `DataLoader(...)` call that surely leaves `pin_memory` off: not given (no
+    `**kwargs` that may hold it, no positional argument that reaches its place) or
+    given `False`."""
+    if has_star_args(call) or sum(arg.keyword is None for arg in call.args) > _PIN_MEMORY_POSITION:
+        return False
+    pin = keyword(call, "pin_memory")
+    return pin is None or is_constant(pin.value, "False")
+
+
 # -- what a variable holds -------------------------------------------------------
 class Values:
     """Assignments and call-site arguments of one file, indexed by variable."""

@@ -18,8 +18,12 @@ import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
 from trainlint.analysis.backward_losses import function_flags, given_slots, own_backwards, runs_when
-from trainlint.analysis.dataflow import backpropagated_names, changed_only_elsewhere, dict_entry, reaching, target_names
+from trainlint.analysis.dataflow import (
+    DATALOADER as DATALOADER_CLASS, backpropagated_names, changed_only_elsewhere, dict_entry, reaching, target_names,
+    unpinned_loader,
+)
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers, wrapped_forwards
+from trainlint.analysis.flag_resets import flag_write
 from trainlint.analysis.flowgraph import assigned_names
 from trainlint.analysis.guards import (
     caller_bound, guard_tests, is_device_check, parameter_default, passes_by_default, skipped_at_first,
@@ -34,7 +38,7 @@ from trainlint.analysis.no_grad_results import no_grad_branches
 from trainlint.analysis.partials import PARTIAL
 from trainlint.analysis.precision import (
     FLOAT16, UNKNOWN, autocast_calls, autocast_precision, global_value, grad_scaler_enabled, half_conversion,
-    handed_arguments, value_of_name, with_precision,
+    handed_arguments, single_assignment, value_of_name, with_precision,
 )
 from trainlint.analysis.receivers import (
     DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, named_tuple_classes,
@@ -53,7 +57,7 @@ from trainlint.context import FileContext
 from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
     BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE,
-    SCHEDULER_STEP, STEP, TRAIN, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
+    SCHEDULER_STEP, STEP, TRAIN, UNPINNED_LOADER, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
     Call, Event, Given, Needs, Summary, close, field_items, with_items,
 )
 
@@ -575,6 +579,8 @@ class _Summarizer:
             returns_grad_scaler=self._returns_enabled_scaler(),
             returns_distributed_loader="DistributedSampler" in self.ctx.source
             and any(self._distributed_loader(r) for r in whole),
+            returns_unpinned_loader=bool(whole) and not tuples and not containers
+            and all(self._unpinned_loader(r) for r in whole),
             returns_distributed_sampler=self._returned_sampler(whole + containers)
             if "DistributedSampler" in self.ctx.source else (),
             returns_result_of=self._returned_result(whole + containers),
@@ -598,6 +604,7 @@ class _Summarizer:
             no_grad_when=no_grad_branches(self.ctx, self.func),
             graph_when_training=not untrained,
             unjudged_steps=self.unjudged_steps,
+            sets_flags=self._set_flags(),
             guarded_steps=tuple(self.guarded_steps),
             default_steps=tuple(self.default_steps),
             step_tests=tuple(self.step_tests),
@@ -723,6 +730,7 @@ class _Summarizer:
         loaders = [f"#{index}" for index in self._distributed_loader_items(tuples)]
         loaders += self._distributed_loader_keys(containers, whole, tuples)
         record = with_items(record, DISTRIBUTED_LOADER, loaders)
+        record = with_items(record, UNPINNED_LOADER, self._unpinned_loader_items(whole, tuples, containers))
         if "schedule" not in self.ctx.source:
             return "", record
         kind, items, keys = self.ctx.receivers.returned_kinds(self.func)
@@ -1332,6 +1340,28 @@ class _Summarizer:
         """`return model.half()`, or `model.half()` then `return model`."""
         return half_conversion(self.ctx, expr) is not None or dotted_name(expr) in self.converted
 
+    def _unpinned_loader(self, expr: cst.BaseExpression) -> bool:
+        """A DataLoader built without `pin_memory=True`: the call itself, or the one value a
+        variable of the function is assigned (not a parameter: another module's call may
+        hand it a pinned one)."""
+        if "DataLoader" not in self.ctx.source:
+            return False
+        built = single_assignment(self.ctx, expr) if type(expr) is cst.Name else expr
+        return (type(built) is cst.Call and self.ctx.call_name(built) == DATALOADER_CLASS
+                and unpinned_loader(built))
+
+    def _unpinned_loader_items(self, whole: list[cst.BaseExpression], tuples: list[cst.Tuple],
+                               containers: list[cst.BaseExpression]) -> list[str]:
+        """The positions of the returned tuples that hold a DataLoader built without
+        `pin_memory=True`, when every `return` is a tuple (none starred) and all agree."""
+        if whole or containers or not tuples or "DataLoader" not in self.ctx.source:
+            return []
+        if any(type(element) is not cst.Element for t in tuples for element in t.elements):
+            return []
+        layouts = {tuple(i for i, element in enumerate(t.elements) if self._unpinned_loader(element.value))
+                   for t in tuples}
+        return [f"#{i}" for i in layouts.pop()] if len(layouts) == 1 else []
+
     def _distributed_loader(self, expr: cst.BaseExpression, _inside: frozenset[cst.Call] = frozenset()) -> bool:
         """A DataLoader on a `DistributedSampler` that shuffles whoever calls the
         function (`shuffle` left to its default, or `True`), or an iterable class of
@@ -1527,6 +1557,16 @@ class _Summarizer:
         """The default of this function's parameter `param`, when it is a constant."""
         default = constant_text(parameter_default(self.func, param))
         return (default,) if default is not None else ()
+
+    def _set_flags(self) -> frozenset[str]:
+        """`Summary.sets_flags` of its own writes: attributes of params it never rebinds."""
+        found: set[str] = set()
+        for node in (*only(self.nodes, cst.Assign), *self.ctx.calls_in_order(self.func.body)):
+            write = flag_write(self.ctx, node)
+            if (write is not None and type(write.owner) is cst.Name and self._unchanged_param(write.owner)
+                    and constant_text(write.value) != "False"):
+                found.add(f"{write.owner.value}.{write.attribute}")
+        return frozenset(found)
 
     def _unchanged_param(self, name: cst.Name) -> bool:
         """`name` reads a parameter of this function that nothing in it rebinds."""
