@@ -7,6 +7,7 @@ from trainlint.analysis.dataflow import is_constant, target_names
 from trainlint.analysis.evaluation import models_called, runs_layers
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
+    COMPREHENSIONS,
     CallFlow,
     clears_grads,
     grad_mode_at,
@@ -14,8 +15,11 @@ from trainlint.analysis.loops import (
     is_optimizer,
     hands_an_optimizer,
     lexical_grad_mode,
+    Loop,
+    loop_body,
     mode_switch,
     reachable_nodes,
+    repeating_loop,
     scheduler_step,
     train_mode_call,
 )
@@ -49,8 +53,10 @@ class EvalWithoutNoGrad(Rule):
     """
     ## What it does
     Flags forward calls of a model in an evaluation loop: after
-    `model.eval()`, inside a `for` / `while` loop that neither
-    back-propagates, steps, nor clears an optimizer's gradients (the
+    `model.eval()`, inside a `for` / `while` loop or a comprehension
+    (`[model(x) for x, _ in loader]`, `sum(criterion(model(x), y).item()
+    for x, y in loader)`; what a loop iterates over runs once, outside it)
+    that neither back-propagates, steps, nor clears an optimizer's gradients (the
     evaluated model's own `zero_grad()`, a habit of evaluation code, does not
     count), and with no `torch.no_grad()` /
     `torch.inference_mode()` around them: not as a `with` block, not as a
@@ -174,8 +180,7 @@ class EvalWithoutNoGrad(Rule):
     or by a factory whose name says it builds environments (`make_vec_envs`,
     `make_env`, `create_atari_env`, as a project names its own), is a rollout's, and that of a scheduler the file builds a learning rate's
     (also one a function or a method of the class returns, alone or in a
-    tuple), not a training step; any other `step()` counts as one), and
-    comprehensions are left alone.
+    tuple), not a training step; any other `step()` counts as one).
     Inside a training loop, only an `if` that switches the model to `.eval()`,
     calls it and puts it back in train mode (or a loop whose first statement
     does, every iteration), back-propagating nothing and binding nothing the
@@ -460,8 +465,8 @@ class EvalWithoutNoGrad(Rule):
         "            pred, true = self._process_one_batch(batch_x, batch_y)\n"
         "            criterion(pred, true).backward()\n"
         "            self.optimizer.step()\n",
-        # a module-level helper given the model, through another helper; an evaluation loop of
-        # its own is reported where it is, not at the call
+        # a module-level helper given the model, through another helper, in a loop and in a
+        # comprehension; an evaluation loop of its own is reported where it is, not at the call
         "def logits(net, x):\n"
         "    return net(x.cuda())\n"
         "def predict(net, x):\n"
@@ -473,7 +478,7 @@ class EvalWithoutNoGrad(Rule):
         "    return hits\n"
         "def evaluate(model, loader, test_sets):\n"
         "    model.eval()\n"
-        "    preds = [predict(model, x) for x in loader]\n"
+        "    preds = [predict(model, x) for x in loader]  # expect: TL406\n"
         "    for x in loader:\n"
         "        preds.append(predict(model, x))  # expect: TL406\n"
         "    for test_set in test_sets:\n"
@@ -1006,6 +1011,46 @@ class EvalWithoutNoGrad(Rule):
         "            losses.append(out.mean().item())\n"
         "        model.train()\n"
         "        return losses\n",
+        # evaluation loops written as comprehensions: a list, one handed to `torch.cat`, a generator summed
+        "import torch\n"
+        "def evaluate(model, test_loader, val_loader, criterion):\n"
+        "    model.eval()\n"
+        "    preds = [model(x).argmax(-1) for x, _ in test_loader]  # expect: TL406\n"
+        "    logits = torch.cat([model(x) for x in val_loader])  # expect: TL406\n"
+        "    loss = sum(criterion(model(x), y).item() for x, y in val_loader)  # expect: TL406\n"
+        "    return preds, logits, loss\n",
+        # a generator over the loader running a helper that runs the forward: reported at the helper's call
+        "import torch\n"
+        "def evaluate_batch(model, batch):\n"
+        "    x, y = batch\n"
+        "    return (model(x).argmax(-1) == y).float().mean().item()\n"
+        "def validate(model, loader):\n"
+        "    model.eval()\n"
+        "    return sum(evaluate_batch(model, batch) for batch in loader) / len(loader)  # expect: TL406\n",
+        # a helper whose comprehension is the evaluation loop, and a dict comprehension at module level
+        "import torch\n"
+        "def predict_all(model, inputs):\n"
+        "    return [model(x).softmax(-1) for x in inputs]  # expect: TL406\n"
+        "def check(model, inputs):\n"
+        "    model.eval()\n"
+        "    return predict_all(model, inputs)\n"
+        "net = torch.load(\"net.pt\")\n"
+        "net.eval()\n"
+        "scores = {name: net(x).max() for name, x in samples.items()}  # expect: TL406\n",
+        # a function serving both phases by a flag, its forwards in a comprehension: the evaluating call
+        "import torch\n"
+        "def run_epoch(model, loader, optimizer, train=True):\n"
+        "    model.train() if train else model.eval()\n"
+        "    losses = [torch.nn.functional.cross_entropy(model(x), y) for x, y in loader]\n"
+        "    if train:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.stack(losses).mean().backward()\n"
+        "        optimizer.step()\n"
+        "    return [loss.item() for loss in losses]\n"
+        "def fit(model, train_loader, val_loader, optimizer):\n"
+        "    for epoch in range(3):\n"
+        "        run_epoch(model, train_loader, optimizer)\n"
+        "        run_epoch(model, val_loader, optimizer, train=False)  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -1964,6 +2009,61 @@ class EvalWithoutNoGrad(Rule):
         "            pred, true = self._process_one_batch(batch_x, batch_y)\n"
         "            criterion(pred, true).backward()\n"
         "            self.optimizer.step()\n",
+        # the same comprehensions under `torch.no_grad()`, in a function run under `inference_mode`, and
+        # after the model is put back in train mode
+        "import torch\n"
+        "def evaluate(model, loader):\n"
+        "    model.eval()\n"
+        "    with torch.no_grad():\n"
+        "        return [model(x).argmax(-1) for x, _ in loader]\n"
+        "@torch.inference_mode()\n"
+        "def all_logits(model, val_loader):\n"
+        "    model.eval()\n"
+        "    return torch.cat([model(x) for x in val_loader])\n"
+        "def train_loss(model, loader, criterion):\n"
+        "    model.eval()\n"
+        "    model.train()\n"
+        "    return sum(criterion(model(x), y).item() for x, y in loader)\n",
+        # comprehensions that train with BatchNorm frozen: the backward uses their graphs, or each item steps
+        "import torch\n"
+        "def accumulate(model, chunks, target, optimizer):\n"
+        "    model.eval()\n"
+        "    loss = sum(torch.nn.functional.mse_loss(model(x), target) for x in chunks)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "def accumulate_inline(model, chunks, target, optimizer):\n"
+        "    model.eval()\n"
+        "    sum(torch.nn.functional.mse_loss(model(x), target) for x in chunks).backward()\n"
+        "    optimizer.step()\n"
+        "def train_step(model, optimizer, batch):\n"
+        "    x, y = batch\n"
+        "    optimizer.zero_grad()\n"
+        "    loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "    return loss.item()\n"
+        "def fine_tune(model, optimizer, loader):\n"
+        "    model.eval()\n"
+        "    return sum(train_step(model, optimizer, batch) for batch in loader)\n",
+        # the forward in what a loop iterates over runs once, before its iterations, not in a loop
+        "import torch\n"
+        "def heads(model, x):\n"
+        "    model.eval()\n"
+        "    scores = [row.softmax(-1) for row in model(x)]\n"
+        "    for row in model(x):\n"
+        "        print(row.argmax())\n"
+        "    return scores\n",
+        # a module-level training loop (BatchNorm frozen) whose comprehension runs the forwards it
+        # back-propagates: the loop around the comprehension trains
+        "import torch\n"
+        "model = torch.load(\"model.pt\")\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "model.eval()\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    loss = sum(torch.nn.functional.mse_loss(model(v), y) for v in x)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -2057,10 +2157,9 @@ class EvalWithoutNoGrad(Rule):
         return False
 
     def _ran_in_loop(self, ran: Ran, function: cst.FunctionDef) -> bool:
-        """The node runs in a loop: of its own function, or around a call it runs through."""
-        return any(type(ancestor) in (cst.For, cst.While)
-                   for at in (*ran.calls, ran.node)
-                   for ancestor in ancestors_within(self.ctx, at, self.ctx.enclosing_function(at)))
+        """The node runs in a loop (see `repeating_loop`): of its own function, or around a
+        call it runs through."""
+        return any(repeating_loop(self.ctx, at) is not None for at in (*ran.calls, ran.node))
 
     def _ran_at(self, ran: Ran) -> tuple[int, ...]:
         """Where the node runs, in the order of the first function called: the calls it runs
@@ -2308,7 +2407,8 @@ class EvalWithoutNoGrad(Rule):
                for node in nodes) or self._needs_graph(helper.body):
             return False
         for node in nodes:
-            if type(node) is not cst.Call or _in_loop_of(self.ctx, node, helper) or lexical_grad_mode(self.ctx, node):
+            if type(node) is not cst.Call or repeating_loop(self.ctx, node) is not None \
+                    or lexical_grad_mode(self.ctx, node):
                 continue
             model = next((f for f in self._models_called(node.func) if self.ctx.code(f) in inside), None)
             if model is None:
@@ -2359,24 +2459,24 @@ class EvalWithoutNoGrad(Rule):
     def _in_evaluation_loop(self, call: cst.Call, evaluated: Facts) -> bool:
         """`call`, run with the models of `evaluated` in eval mode, lies in a loop that
         needs no graph (or in a look at the model now and then inside a training loop)."""
-        loop = None
-        for ancestor in self.ctx.ancestors(call):
-            if type(ancestor) in (cst.For, cst.While):
-                loop = ancestor
-                break
-            if type(ancestor) in (cst.FunctionDef, cst.Lambda):
-                return False
+        loop = repeating_loop(self.ctx, call)
+        function = self.ctx.enclosing_function(call)
+        if function is None:
+            # no function around to read (see below): a comprehension in the body of a loop of
+            # the module's code is judged with that loop (a training loop back-propagating it)
+            while type(loop) in COMPREHENSIONS and (outer := repeating_loop(self.ctx, loop)) is not None:  # type: ignore[arg-type]
+                loop = outer
         if loop is None:
             return False
+        body = loop_body(loop)
         if self._training_only:
             # models the loop switches stay in eval mode through it no more
-            evaluated = evaluated - {self.ctx.code(mode[0]) for node in self.ctx.subtree(loop.body)
+            evaluated = evaluated - {self.ctx.code(mode[0]) for node in self.ctx.subtree(body)
                                      if (mode := mode_switch(self.ctx, node)) is not None}
         else:
             evaluated = frozenset()
-        if self._needs_graph(loop.body, evaluated):
+        if self._needs_graph(body, evaluated):
             return self._evaluation_block(call, loop)
-        function = self.ctx.enclosing_function(call)
         if function is not None and self._function_needs_graph(function, call, evaluated):
             return False
         return grad_mode_at(self.ctx, call) is None and not self._forward_without_grad(call)
@@ -2387,7 +2487,7 @@ class EvalWithoutNoGrad(Rule):
         summary = self.ctx.summaries.of_call(call)
         return summary is not None and runs_without_grad(summary, call)
 
-    def _evaluation_block(self, call: cst.Call, loop: cst.For | cst.While) -> bool:
+    def _evaluation_block(self, call: cst.Call, loop: Loop) -> bool:
         """A look at the model now and then inside the training loop (`if t % 10 == 0:
         net.eval(); pred = net(test_x); print(...); net.train()`): the call sits in an
         `if` of the loop that puts the model back in train mode after it (or the loop's
@@ -2527,12 +2627,6 @@ class EvalWithoutNoGrad(Rule):
 
 # how deep calls of helpers from an evaluation loop are followed to a forward
 _MAX_HELPER_DEPTH = 3
-
-
-def _in_loop_of(ctx: FileContext, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
-    """`node` runs in a loop or a comprehension of `function`'s body."""
-    return any(type(a) in (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
-               for a in ancestors_within(ctx, node, function))
 
 
 
