@@ -158,7 +158,9 @@ class EvalWithoutNoGrad(Rule):
     and a loop of forwards of that model with no grad mode around them
     (`torch.set_grad_enabled(train)` is one), is reported; the call that trains never
     is. The function's own `if`s on the flag (`train`, `not train`, `phase ==
-    "train"`, an `if not train: continue`) are read, and so, up to three calls deep,
+    "train"`, `is_train is True`, `optimizer is not None` of a `def run_epoch(model,
+    loader, optimizer=None)` called without one, an `if not train: continue`; not
+    `x > threshold`) are read, and so, up to three calls deep,
     are those of the functions of the file it hands the flag on to
     (`self._run_batch(x, y, train)` of a `_run_batch` that back-propagates only `if
     train:`, or runs its forward under `torch.set_grad_enabled(train)`; a staticmethod
@@ -1051,6 +1053,45 @@ class EvalWithoutNoGrad(Rule):
         "    for epoch in range(3):\n"
         "        run_epoch(model, train_loader, optimizer)\n"
         "        run_epoch(model, val_loader, optimizer, train=False)  # expect: TL406\n",
+        # one epoch function for both phases, training only when handed an optimizer: the calls that hand
+        # none, by leaving it to its default or writing `None`, evaluate
+        "import torch\n"
+        "def run_epoch(model, loader, optimizer=None):\n"
+        "    model.train(optimizer is not None)\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        if optimizer is not None:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        total += loss.item()\n"
+        "    return total\n"
+        "def fit(model, train_loader, val_loader, test_loader, optimizer, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        run_epoch(model, train_loader, optimizer)\n"
+        "        run_epoch(model, val_loader)  # expect: TL406\n"
+        "    return run_epoch(model, test_loader, None)  # expect: TL406\n",
+        # the phase flag compared with `True` by identity
+        "import torch\n"
+        "def run_epoch(model, loader, optimizer, is_train=True):\n"
+        "    if is_train is True:\n"
+        "        model.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        if is_train is True:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        total += loss.item()\n"
+        "    return total\n"
+        "def fit(model, train_loader, val_loader, optimizer, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        run_epoch(model, train_loader, optimizer)\n"
+        "        run_epoch(model, val_loader, optimizer, is_train=False)  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2064,6 +2105,27 @@ class EvalWithoutNoGrad(Rule):
         "    loss = sum(torch.nn.functional.mse_loss(model(v), y) for v in x)\n"
         "    loss.backward()\n"
         "    optimizer.step()\n",
+        # training only when handed an optimizer, but the model is never put in eval mode; and a call
+        # handing a variable that may hold one
+        "import torch\n"
+        "def run_epoch(model, loader, optimizer=None):\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        if optimizer is not None:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        total += loss.item()\n"
+        "    return total\n"
+        "def run_phase(model, loader, optimizer=None):\n"
+        "    model.train(optimizer is not None)\n"
+        "    return run_epoch(model, loader, optimizer)\n"
+        "def fit(model, train_loader, val_loader, optimizer, epochs, finetune):\n"
+        "    for epoch in range(epochs):\n"
+        "        run_epoch(model, train_loader, optimizer)\n"
+        "        run_epoch(model, val_loader)\n"
+        "        run_phase(model, val_loader, optimizer if finetune else None)\n",
     )
 
     def finish(self) -> None:

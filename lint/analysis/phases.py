@@ -213,7 +213,9 @@ def rebound_names(ctx: FileContext, function: cst.FunctionDef) -> set[str]:
 def truth(test: cst.BaseExpression, flags: Flags) -> bool | None:
     """Whether `test` holds while the names of `flags` hold their constants: a flag
     (`train`), its negation, `and` / `or` of such, an equality of a flag with a
-    constant (`phase == "train"`, `mode != "eval"`); None when it depends on more."""
+    constant (`phase == "train"`, `mode != "eval"`) or its identity with `True`,
+    `False` or `None` (`is_train is True`, `optimizer is not None`); None when it
+    depends on more."""
     if type(test) is cst.Name and test.value in flags:
         return constant_truth(flags[test.value])
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
@@ -234,7 +236,7 @@ def truth(test: cst.BaseExpression, flags: Flags) -> bool | None:
 def names_tested(test: cst.BaseExpression) -> set[str]:
     """The names whose constants `truth` reads in `test`: tested for their truth
     (`train`, `not train`, `train and x`) or compared with a constant (`phase ==
-    "train"`), not any name of the test (`x > threshold`,
+    "train"`, `is_train is True`), not any name of the test (`x > threshold`,
     `isinstance(train, bool)` test something else)."""
     if type(test) is cst.Name and constant_text(test) is None:
         return {test.value}
@@ -246,9 +248,13 @@ def names_tested(test: cst.BaseExpression) -> set[str]:
     return {compared[0]} if compared is not None else set()
 
 
+# what `is` / `is not` may compare a flag with: objects Python keeps one of each
+_SINGLETONS = frozenset({"True", "False", "None"})
+
+
 def _compared(test: cst.BaseExpression) -> tuple[str, str, bool] | None:
     """(name, constant, whether the test holds when they are equal) of a comparison of a
-    name with a constant by `==` / `!=`."""
+    name with a constant: `==` / `!=`, or `is` / `is not` with `True`, `False`, `None`."""
     if type(test) is not cst.Comparison or len(test.comparisons) != 1:
         return None
     comparison = test.comparisons[0]
@@ -256,9 +262,13 @@ def _compared(test: cst.BaseExpression) -> tuple[str, str, bool] | None:
     name = next((side.value for side in sides if type(side) is cst.Name and constant_text(side) is None), None)
     other = next((text for side in sides if (text := constant_text(side)) is not None), None)
     operator = type(comparison.operator)
-    if name is None or other is None or operator not in (cst.Equal, cst.NotEqual):
+    if name is None or other is None:
         return None
-    return name, other, operator is cst.Equal
+    if operator in (cst.Equal, cst.NotEqual):
+        return name, other, operator is cst.Equal
+    if operator in (cst.Is, cst.IsNot) and other in _SINGLETONS:
+        return name, other, operator is cst.Is
+    return None
 
 
 def ruled_out(ctx: FileContext, node: cst.CSTNode, flags: Flags) -> bool:
