@@ -1092,6 +1092,14 @@ class EvalWithoutNoGrad(Rule):
         "    for epoch in range(epochs):\n"
         "        run_epoch(model, train_loader, optimizer)\n"
         "        run_epoch(model, val_loader, optimizer, is_train=False)  # expect: TL406\n",
+        # nested comprehensions over a loader's batches, and a set comprehension: reported once each
+        "import torch\n"
+        "def per_item(model, batches):\n"
+        "    model.eval()\n"
+        "    return [[model(v).argmax(-1) for v in batch] for batch in batches]  # expect: TL406\n"
+        "def classes_seen(model, loader):\n"
+        "    model.eval()\n"
+        "    return {model(x).argmax().item() for x in loader}  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2126,6 +2134,13 @@ class EvalWithoutNoGrad(Rule):
         "        run_epoch(model, train_loader, optimizer)\n"
         "        run_epoch(model, val_loader)\n"
         "        run_phase(model, val_loader, optimizer if finetune else None)\n",
+        # a comprehension whose element back-propagates (BatchNorm frozen while fine-tuning)
+        "import torch\n"
+        "def fine_tune(model, loader, optimizer):\n"
+        "    model.eval()\n"
+        "    optimizer.zero_grad()\n"
+        "    [torch.nn.functional.cross_entropy(model(x), y).backward() for x, y in loader]\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:
