@@ -184,7 +184,8 @@ class EvalWithoutNoGrad(Rule):
     (also one a function or a method of the class returns, alone or in a
     tuple), not a training step; any other `step()` counts as one).
     Inside a training loop, only an `if` that switches the model to `.eval()`,
-    calls it and puts it back in train mode (or a loop whose first statement
+    calls it (also in a loop of its own over a validation loader, or a
+    comprehension) and puts it back in train mode (or a loop whose first statement
     does, every iteration), back-propagating nothing and binding nothing the
     loop reads after it, is an evaluation (a look at the model every N steps),
     and flagged. A model whose
@@ -1100,6 +1101,30 @@ class EvalWithoutNoGrad(Rule):
         "def classes_seen(model, loader):\n"
         "    model.eval()\n"
         "    return {model(x).argmax().item() for x in loader}  # expect: TL406\n",
+        # a look at the model every N steps of a training loop, itself a loop over validation batches or
+        # a comprehension, the model put back in train mode at the top of each step or after it
+        "import torch\n"
+        "def train(model, optimizer, loader, val_loaders):\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        model.train()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        if (step + 1) % 500 == 0:\n"
+        "            model.eval()\n"
+        "            for name, (vx, vy) in val_loaders.items():\n"
+        "                errors = (model(vx).argmax(-1) != vy).float().mean()  # expect: TL406\n"
+        "                print(name, errors.item())\n"
+        "def train_quietly(model, optimizer, loader, val_loader):\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        if step % 500 == 0:\n"
+        "            model.eval()\n"
+        "            hits = sum((model(vx).argmax(-1) == vy).sum().item() for vx, vy in val_loader)  # expect: TL406\n"
+        "            print(hits)\n"
+        "            model.train()\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2141,6 +2166,29 @@ class EvalWithoutNoGrad(Rule):
         "    optimizer.zero_grad()\n"
         "    [torch.nn.functional.cross_entropy(model(x), y).backward() for x, y in loader]\n"
         "    optimizer.step()\n",
+        # a loop over extra batches inside a training step, its outputs added to the loss back-propagated
+        # after it; and one that leaves the model in eval mode for the steps after it
+        "import torch\n"
+        "def train(model, optimizer, loader, extra_batches):\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        model.train()\n"
+        "        loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        if step % 10 == 0:\n"
+        "            model.eval()\n"
+        "            for extra in extra_batches:\n"
+        "                loss = loss + model(extra).pow(2).mean()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "def train_frozen(model, optimizer, loader, val_loader):\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        if step == 1000:\n"
+        "            model.eval()\n"
+        "            for vx, vy in val_loader:\n"
+        "                print(model(vx).argmax(-1))\n",
     )
 
     def finish(self) -> None:
@@ -2555,8 +2603,17 @@ class EvalWithoutNoGrad(Rule):
         if self._needs_graph(body, evaluated):
             return self._evaluation_block(call, loop)
         if function is not None and self._function_needs_graph(function, call, evaluated):
-            return False
+            return self._looked_at_in_training(call, loop)
         return grad_mode_at(self.ctx, call) is None and not self._forward_without_grad(call)
+
+    def _looked_at_in_training(self, call: cst.Call, loop: Loop) -> bool:
+        """`loop`, which runs `call`, lies in a look at the model now and then (see
+        `_evaluation_block`) inside the innermost training loop around it (`if step % 500
+        == 0: model.eval(); for x in val_loader: ...; model.train()`)."""
+        outer = repeating_loop(self.ctx, loop)
+        while outer is not None and not self._needs_graph(loop_body(outer)):
+            outer = repeating_loop(self.ctx, outer)
+        return outer is not None and self._evaluation_block(call, outer, loop)
 
     def _forward_without_grad(self, call: cst.Call) -> bool:
         """The model's own `forward` runs what this call asks of it under no_grad
@@ -2564,13 +2621,13 @@ class EvalWithoutNoGrad(Rule):
         summary = self.ctx.summaries.of_call(call)
         return summary is not None and runs_without_grad(summary, call)
 
-    def _evaluation_block(self, call: cst.Call, loop: Loop) -> bool:
+    def _evaluation_block(self, call: cst.Call, loop: Loop, inner: Loop | None = None) -> bool:
         """A look at the model now and then inside the training loop (`if t % 10 == 0:
-        net.eval(); pred = net(test_x); print(...); net.train()`): the call sits in an
-        `if` of the loop that puts the model back in train mode after it (or the loop's
-        first statement does, every iteration), runs no backward or step, and binds
-        nothing the loop reads after the `if`."""
-        block = next((a for a in self.ctx.ancestors(call) if type(a) is cst.If), None)
+        net.eval(); pred = net(test_x); print(...); net.train()`): the call (or the
+        `inner` loop that runs it) sits in an `if` of the loop that puts the model back in
+        train mode after it (or the loop's first statement does, every iteration), runs
+        no backward or step, and binds nothing the loop reads after the `if`."""
+        block = next((a for a in self.ctx.ancestors(inner or call) if type(a) is cst.If), None)
         if block is None or not any(a is loop for a in self.ctx.ancestors(block)) or self._needs_graph(block):
             return False
         model = next((f for f in self._models_called(call.func)), None)
