@@ -7,7 +7,6 @@ from trainlint.analysis.dataflow import is_constant, target_names
 from trainlint.analysis.evaluation import models_called, runs_layers
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
-    COMPREHENSIONS,
     CallFlow,
     clears_grads,
     grad_mode_at,
@@ -170,7 +169,7 @@ class EvalWithoutNoGrad(Rule):
     the method names its first parameter). A function with an unresolvable
     decorator (the entry points of command-line frameworks, `@hydra.main`,
     click, typer, fire, leave grad mode alone and do not count), a
-    function or loop that also back-propagates or steps (BatchNorm frozen
+    function (or a script's own code) or loop that also back-propagates or steps (BatchNorm frozen
     during training; loops of the function that do not hold the forward,
     a training loop beside the evaluation loop, do not count, nor does what
     runs before the evaluation loop outside every loop around it: a
@@ -1125,6 +1124,19 @@ class EvalWithoutNoGrad(Rule):
         "            hits = sum((model(vx).argmax(-1) == vy).sum().item() for vx, vy in val_loader)  # expect: TL406\n"
         "            print(hits)\n"
         "            model.train()\n",
+        # a script's training loop that looks at the model over held-out batches every N steps
+        "import torch\n"
+        "model = torch.load(\"model.pt\")\n"
+        "optimizer = torch.optim.Adam(model.parameters())\n"
+        "for step, (x, y) in enumerate(train_loader):\n"
+        "    model.train()\n"
+        "    torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n"
+        "    if step % 1000 == 0:\n"
+        "        model.eval()\n"
+        "        for vx, vy in held_out:\n"
+        "            print((model(vx).argmax(-1) == vy).float().mean().item())  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2189,6 +2201,18 @@ class EvalWithoutNoGrad(Rule):
         "            model.eval()\n"
         "            for vx, vy in val_loader:\n"
         "                print(model(vx).argmax(-1))\n",
+        # a script's training loop (BatchNorm frozen) whose inner loop runs the forwards it back-propagates
+        "import torch\n"
+        "model = torch.load(\"model.pt\")\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "model.eval()\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    outs = []\n"
+        "    for v in x:\n"
+        "        outs.append(model(v))\n"
+        "    torch.nn.functional.mse_loss(torch.stack(outs), y).backward()\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -2585,12 +2609,6 @@ class EvalWithoutNoGrad(Rule):
         """`call`, run with the models of `evaluated` in eval mode, lies in a loop that
         needs no graph (or in a look at the model now and then inside a training loop)."""
         loop = repeating_loop(self.ctx, call)
-        function = self.ctx.enclosing_function(call)
-        if function is None:
-            # no function around to read (see below): a comprehension in the body of a loop of
-            # the module's code is judged with that loop (a training loop back-propagating it)
-            while type(loop) in COMPREHENSIONS and (outer := repeating_loop(self.ctx, loop)) is not None:  # type: ignore[arg-type]
-                loop = outer
         if loop is None:
             return False
         body = loop_body(loop)
@@ -2602,7 +2620,8 @@ class EvalWithoutNoGrad(Rule):
             evaluated = frozenset()
         if self._needs_graph(body, evaluated):
             return self._evaluation_block(call, loop)
-        if function is not None and self._function_needs_graph(function, call, evaluated):
+        function = self.ctx.enclosing_function(call)
+        if self._function_needs_graph(function if function is not None else self.ctx.module, call, evaluated):
             return self._looked_at_in_training(call, loop)
         return grad_mode_at(self.ctx, call) is None and not self._forward_without_grad(call)
 
