@@ -14,8 +14,11 @@ from trainlint.analysis.loops import (
     is_optimizer,
     hands_an_optimizer,
     lexical_grad_mode,
+    Loop,
+    loop_body,
     mode_switch,
     reachable_nodes,
+    repeating_loop,
     scheduler_step,
     train_mode_call,
 )
@@ -49,8 +52,10 @@ class EvalWithoutNoGrad(Rule):
     """
     ## What it does
     Flags forward calls of a model in an evaluation loop: after
-    `model.eval()`, inside a `for` / `while` loop that neither
-    back-propagates, steps, nor clears an optimizer's gradients (the
+    `model.eval()`, inside a `for` / `while` loop or a comprehension
+    (`[model(x) for x, _ in loader]`, `sum(criterion(model(x), y).item()
+    for x, y in loader)`; what a loop iterates over runs once, outside it)
+    that neither back-propagates, steps, nor clears an optimizer's gradients (the
     evaluated model's own `zero_grad()`, a habit of evaluation code, does not
     count), and with no `torch.no_grad()` /
     `torch.inference_mode()` around them: not as a `with` block, not as a
@@ -152,8 +157,10 @@ class EvalWithoutNoGrad(Rule):
     and a loop of forwards of that model with no grad mode around them
     (`torch.set_grad_enabled(train)` is one), is reported; the call that trains never
     is. The function's own `if`s on the flag (`train`, `not train`, `phase ==
-    "train"`, compared as Python compares: `train == 1` holds for `train=True`; an
-    `if not train: continue`) are read, and so, up to three calls deep,
+    "train"`, compared as Python compares: `train == 1` holds for `train=True`;
+    `is_train is True`, `optimizer is not None` of a `def run_epoch(model,
+    loader, optimizer=None)` called without one, an `if not train: continue`; not
+    `x > threshold`) are read, and so, up to three calls deep,
     are those of the functions of the file it hands the flag on to
     (`self._run_batch(x, y, train)` of a `_run_batch` that back-propagates only `if
     train:`, or runs its forward under `torch.set_grad_enabled(train)`; a staticmethod
@@ -163,7 +170,7 @@ class EvalWithoutNoGrad(Rule):
     the method names its first parameter). A function with an unresolvable
     decorator (the entry points of command-line frameworks, `@hydra.main`,
     click, typer, fire, leave grad mode alone and do not count), a
-    function or loop that also back-propagates or steps (BatchNorm frozen
+    function (or a script's own code) or loop that also back-propagates or steps (BatchNorm frozen
     during training; loops of the function that do not hold the forward,
     a training loop beside the evaluation loop, do not count, nor does what
     runs before the evaluation loop outside every loop around it: a
@@ -175,10 +182,10 @@ class EvalWithoutNoGrad(Rule):
     or by a factory whose name says it builds environments (`make_vec_envs`,
     `make_env`, `create_atari_env`, as a project names its own), is a rollout's, and that of a scheduler the file builds a learning rate's
     (also one a function or a method of the class returns, alone or in a
-    tuple), not a training step; any other `step()` counts as one), and
-    comprehensions are left alone.
+    tuple), not a training step; any other `step()` counts as one).
     Inside a training loop, only an `if` that switches the model to `.eval()`,
-    calls it and puts it back in train mode (or a loop whose first statement
+    calls it (also in a loop of its own over a validation loader, or a
+    comprehension) and puts it back in train mode (or a loop whose first statement
     does, every iteration), back-propagating nothing and binding nothing the
     loop reads after it, is an evaluation (a look at the model every N steps),
     and flagged. A model whose
@@ -461,8 +468,8 @@ class EvalWithoutNoGrad(Rule):
         "            pred, true = self._process_one_batch(batch_x, batch_y)\n"
         "            criterion(pred, true).backward()\n"
         "            self.optimizer.step()\n",
-        # a module-level helper given the model, through another helper; an evaluation loop of
-        # its own is reported where it is, not at the call
+        # a module-level helper given the model, through another helper, in a loop and in a
+        # comprehension; an evaluation loop of its own is reported where it is, not at the call
         "def logits(net, x):\n"
         "    return net(x.cuda())\n"
         "def predict(net, x):\n"
@@ -474,7 +481,7 @@ class EvalWithoutNoGrad(Rule):
         "    return hits\n"
         "def evaluate(model, loader, test_sets):\n"
         "    model.eval()\n"
-        "    preds = [predict(model, x) for x in loader]\n"
+        "    preds = [predict(model, x) for x in loader]  # expect: TL406\n"
         "    for x in loader:\n"
         "        preds.append(predict(model, x))  # expect: TL406\n"
         "    for test_set in test_sets:\n"
@@ -1007,6 +1014,130 @@ class EvalWithoutNoGrad(Rule):
         "            losses.append(out.mean().item())\n"
         "        model.train()\n"
         "        return losses\n",
+        # evaluation loops written as comprehensions: a list, one handed to `torch.cat`, a generator summed
+        "import torch\n"
+        "def evaluate(model, test_loader, val_loader, criterion):\n"
+        "    model.eval()\n"
+        "    preds = [model(x).argmax(-1) for x, _ in test_loader]  # expect: TL406\n"
+        "    logits = torch.cat([model(x) for x in val_loader])  # expect: TL406\n"
+        "    loss = sum(criterion(model(x), y).item() for x, y in val_loader)  # expect: TL406\n"
+        "    return preds, logits, loss\n",
+        # a generator over the loader running a helper that runs the forward: reported at the helper's call
+        "import torch\n"
+        "def evaluate_batch(model, batch):\n"
+        "    x, y = batch\n"
+        "    return (model(x).argmax(-1) == y).float().mean().item()\n"
+        "def validate(model, loader):\n"
+        "    model.eval()\n"
+        "    return sum(evaluate_batch(model, batch) for batch in loader) / len(loader)  # expect: TL406\n",
+        # a helper whose comprehension is the evaluation loop, and a dict comprehension at module level
+        "import torch\n"
+        "def predict_all(model, inputs):\n"
+        "    return [model(x).softmax(-1) for x in inputs]  # expect: TL406\n"
+        "def check(model, inputs):\n"
+        "    model.eval()\n"
+        "    return predict_all(model, inputs)\n"
+        "net = torch.load(\"net.pt\")\n"
+        "net.eval()\n"
+        "scores = {name: net(x).max() for name, x in samples.items()}  # expect: TL406\n",
+        # a function serving both phases by a flag, its forwards in a comprehension: the evaluating call
+        "import torch\n"
+        "def run_epoch(model, loader, optimizer, train=True):\n"
+        "    model.train() if train else model.eval()\n"
+        "    losses = [torch.nn.functional.cross_entropy(model(x), y) for x, y in loader]\n"
+        "    if train:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.stack(losses).mean().backward()\n"
+        "        optimizer.step()\n"
+        "    return [loss.item() for loss in losses]\n"
+        "def fit(model, train_loader, val_loader, optimizer):\n"
+        "    for epoch in range(3):\n"
+        "        run_epoch(model, train_loader, optimizer)\n"
+        "        run_epoch(model, val_loader, optimizer, train=False)  # expect: TL406\n",
+        # one epoch function for both phases, training only when handed an optimizer: the calls that hand
+        # none, by leaving it to its default or writing `None`, evaluate
+        "import torch\n"
+        "def run_epoch(model, loader, optimizer=None):\n"
+        "    model.train(optimizer is not None)\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        if optimizer is not None:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        total += loss.item()\n"
+        "    return total\n"
+        "def fit(model, train_loader, val_loader, test_loader, optimizer, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        run_epoch(model, train_loader, optimizer)\n"
+        "        run_epoch(model, val_loader)  # expect: TL406\n"
+        "    return run_epoch(model, test_loader, None)  # expect: TL406\n",
+        # the phase flag compared with `True` by identity
+        "import torch\n"
+        "def run_epoch(model, loader, optimizer, is_train=True):\n"
+        "    if is_train is True:\n"
+        "        model.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        if is_train is True:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        total += loss.item()\n"
+        "    return total\n"
+        "def fit(model, train_loader, val_loader, optimizer, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        run_epoch(model, train_loader, optimizer)\n"
+        "        run_epoch(model, val_loader, optimizer, is_train=False)  # expect: TL406\n",
+        # nested comprehensions over a loader's batches, and a set comprehension: reported once each
+        "import torch\n"
+        "def per_item(model, batches):\n"
+        "    model.eval()\n"
+        "    return [[model(v).argmax(-1) for v in batch] for batch in batches]  # expect: TL406\n"
+        "def classes_seen(model, loader):\n"
+        "    model.eval()\n"
+        "    return {model(x).argmax().item() for x in loader}  # expect: TL406\n",
+        # a look at the model every N steps of a training loop, itself a loop over validation batches or
+        # a comprehension, the model put back in train mode at the top of each step or after it
+        "import torch\n"
+        "def train(model, optimizer, loader, val_loaders):\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        model.train()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        if (step + 1) % 500 == 0:\n"
+        "            model.eval()\n"
+        "            for name, (vx, vy) in val_loaders.items():\n"
+        "                errors = (model(vx).argmax(-1) != vy).float().mean()  # expect: TL406\n"
+        "                print(name, errors.item())\n"
+        "def train_quietly(model, optimizer, loader, val_loader):\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        if step % 500 == 0:\n"
+        "            model.eval()\n"
+        "            hits = sum((model(vx).argmax(-1) == vy).sum().item() for vx, vy in val_loader)  # expect: TL406\n"
+        "            print(hits)\n"
+        "            model.train()\n",
+        # a script's training loop that looks at the model over held-out batches every N steps
+        "import torch\n"
+        "model = torch.load(\"model.pt\")\n"
+        "optimizer = torch.optim.Adam(model.parameters())\n"
+        "for step, (x, y) in enumerate(train_loader):\n"
+        "    model.train()\n"
+        "    torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n"
+        "    if step % 1000 == 0:\n"
+        "        model.eval()\n"
+        "        for vx, vy in held_out:\n"
+        "            print((model(vx).argmax(-1) == vy).float().mean().item())  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -1981,6 +2112,124 @@ class EvalWithoutNoGrad(Rule):
         "        run_epoch(model, optimizer, train_loader, train=True)\n"
         "        with torch.no_grad():\n"
         "            run_epoch(model, optimizer, valid_loader)\n",
+        # the same comprehensions under `torch.no_grad()`, in a function run under `inference_mode`, and
+        # after the model is put back in train mode
+        "import torch\n"
+        "def evaluate(model, loader):\n"
+        "    model.eval()\n"
+        "    with torch.no_grad():\n"
+        "        return [model(x).argmax(-1) for x, _ in loader]\n"
+        "@torch.inference_mode()\n"
+        "def all_logits(model, val_loader):\n"
+        "    model.eval()\n"
+        "    return torch.cat([model(x) for x in val_loader])\n"
+        "def train_loss(model, loader, criterion):\n"
+        "    model.eval()\n"
+        "    model.train()\n"
+        "    return sum(criterion(model(x), y).item() for x, y in loader)\n",
+        # comprehensions that train with BatchNorm frozen: the backward uses their graphs, or each item steps
+        "import torch\n"
+        "def accumulate(model, chunks, target, optimizer):\n"
+        "    model.eval()\n"
+        "    loss = sum(torch.nn.functional.mse_loss(model(x), target) for x in chunks)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "def accumulate_inline(model, chunks, target, optimizer):\n"
+        "    model.eval()\n"
+        "    sum(torch.nn.functional.mse_loss(model(x), target) for x in chunks).backward()\n"
+        "    optimizer.step()\n"
+        "def train_step(model, optimizer, batch):\n"
+        "    x, y = batch\n"
+        "    optimizer.zero_grad()\n"
+        "    loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "    return loss.item()\n"
+        "def fine_tune(model, optimizer, loader):\n"
+        "    model.eval()\n"
+        "    return sum(train_step(model, optimizer, batch) for batch in loader)\n",
+        # the forward in what a loop iterates over runs once, before its iterations, not in a loop
+        "import torch\n"
+        "def heads(model, x):\n"
+        "    model.eval()\n"
+        "    scores = [row.softmax(-1) for row in model(x)]\n"
+        "    for row in model(x):\n"
+        "        print(row.argmax())\n"
+        "    return scores\n",
+        # a module-level training loop (BatchNorm frozen) whose comprehension runs the forwards it
+        # back-propagates: the loop around the comprehension trains
+        "import torch\n"
+        "model = torch.load(\"model.pt\")\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "model.eval()\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    loss = sum(torch.nn.functional.mse_loss(model(v), y) for v in x)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # training only when handed an optimizer, but the model is never put in eval mode; and a call
+        # handing a variable that may hold one
+        "import torch\n"
+        "def run_epoch(model, loader, optimizer=None):\n"
+        "    total = 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        if optimizer is not None:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        total += loss.item()\n"
+        "    return total\n"
+        "def run_phase(model, loader, optimizer=None):\n"
+        "    model.train(optimizer is not None)\n"
+        "    return run_epoch(model, loader, optimizer)\n"
+        "def fit(model, train_loader, val_loader, optimizer, epochs, finetune):\n"
+        "    for epoch in range(epochs):\n"
+        "        run_epoch(model, train_loader, optimizer)\n"
+        "        run_epoch(model, val_loader)\n"
+        "        run_phase(model, val_loader, optimizer if finetune else None)\n",
+        # a comprehension whose element back-propagates (BatchNorm frozen while fine-tuning)
+        "import torch\n"
+        "def fine_tune(model, loader, optimizer):\n"
+        "    model.eval()\n"
+        "    optimizer.zero_grad()\n"
+        "    [torch.nn.functional.cross_entropy(model(x), y).backward() for x, y in loader]\n"
+        "    optimizer.step()\n",
+        # a loop over extra batches inside a training step, its outputs added to the loss back-propagated
+        # after it; and one that leaves the model in eval mode for the steps after it
+        "import torch\n"
+        "def train(model, optimizer, loader, extra_batches):\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        model.train()\n"
+        "        loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "        if step % 10 == 0:\n"
+        "            model.eval()\n"
+        "            for extra in extra_batches:\n"
+        "                loss = loss + model(extra).pow(2).mean()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "def train_frozen(model, optimizer, loader, val_loader):\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        if step == 1000:\n"
+        "            model.eval()\n"
+        "            for vx, vy in val_loader:\n"
+        "                print(model(vx).argmax(-1))\n",
+        # a script's training loop (BatchNorm frozen) whose inner loop runs the forwards it back-propagates
+        "import torch\n"
+        "model = torch.load(\"model.pt\")\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "model.eval()\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    outs = []\n"
+        "    for v in x:\n"
+        "        outs.append(model(v))\n"
+        "    torch.nn.functional.mse_loss(torch.stack(outs), y).backward()\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -2074,10 +2323,9 @@ class EvalWithoutNoGrad(Rule):
         return False
 
     def _ran_in_loop(self, ran: Ran, function: cst.FunctionDef) -> bool:
-        """The node runs in a loop: of its own function, or around a call it runs through."""
-        return any(type(ancestor) in (cst.For, cst.While)
-                   for at in (*ran.calls, ran.node)
-                   for ancestor in ancestors_within(self.ctx, at, self.ctx.enclosing_function(at)))
+        """The node runs in a loop (see `repeating_loop`): of its own function, or around a
+        call it runs through."""
+        return any(repeating_loop(self.ctx, at) is not None for at in (*ran.calls, ran.node))
 
     def _ran_at(self, ran: Ran) -> tuple[int, ...]:
         """Where the node runs, in the order of the first function called: the calls it runs
@@ -2325,7 +2573,8 @@ class EvalWithoutNoGrad(Rule):
                for node in nodes) or self._needs_graph(helper.body):
             return False
         for node in nodes:
-            if type(node) is not cst.Call or _in_loop_of(self.ctx, node, helper) or lexical_grad_mode(self.ctx, node):
+            if type(node) is not cst.Call or repeating_loop(self.ctx, node) is not None \
+                    or lexical_grad_mode(self.ctx, node):
                 continue
             model = next((f for f in self._models_called(node.func) if self.ctx.code(f) in inside), None)
             if model is None:
@@ -2376,27 +2625,31 @@ class EvalWithoutNoGrad(Rule):
     def _in_evaluation_loop(self, call: cst.Call, evaluated: Facts) -> bool:
         """`call`, run with the models of `evaluated` in eval mode, lies in a loop that
         needs no graph (or in a look at the model now and then inside a training loop)."""
-        loop = None
-        for ancestor in self.ctx.ancestors(call):
-            if type(ancestor) in (cst.For, cst.While):
-                loop = ancestor
-                break
-            if type(ancestor) in (cst.FunctionDef, cst.Lambda):
-                return False
+        loop = repeating_loop(self.ctx, call)
         if loop is None:
             return False
+        body = loop_body(loop)
         if self._training_only:
             # models the loop switches stay in eval mode through it no more
-            evaluated = evaluated - {self.ctx.code(mode[0]) for node in self.ctx.subtree(loop.body)
+            evaluated = evaluated - {self.ctx.code(mode[0]) for node in self.ctx.subtree(body)
                                      if (mode := mode_switch(self.ctx, node)) is not None}
         else:
             evaluated = frozenset()
-        if self._needs_graph(loop.body, evaluated):
+        if self._needs_graph(body, evaluated):
             return self._evaluation_block(call, loop)
         function = self.ctx.enclosing_function(call)
-        if function is not None and self._function_needs_graph(function, call, evaluated):
-            return False
+        if self._function_needs_graph(function if function is not None else self.ctx.module, call, evaluated):
+            return self._looked_at_in_training(call, loop)
         return grad_mode_at(self.ctx, call) is None and not self._forward_without_grad(call)
+
+    def _looked_at_in_training(self, call: cst.Call, loop: Loop) -> bool:
+        """`loop`, which runs `call`, lies in a look at the model now and then (see
+        `_evaluation_block`) inside the innermost training loop around it (`if step % 500
+        == 0: model.eval(); for x in val_loader: ...; model.train()`)."""
+        outer = repeating_loop(self.ctx, loop)
+        while outer is not None and not self._needs_graph(loop_body(outer)):
+            outer = repeating_loop(self.ctx, outer)
+        return outer is not None and self._evaluation_block(call, outer, loop)
 
     def _forward_without_grad(self, call: cst.Call) -> bool:
         """The model's own `forward` runs what this call asks of it under no_grad
@@ -2404,13 +2657,13 @@ class EvalWithoutNoGrad(Rule):
         summary = self.ctx.summaries.of_call(call)
         return summary is not None and runs_without_grad(summary, call)
 
-    def _evaluation_block(self, call: cst.Call, loop: cst.For | cst.While) -> bool:
+    def _evaluation_block(self, call: cst.Call, loop: Loop, inner: Loop | None = None) -> bool:
         """A look at the model now and then inside the training loop (`if t % 10 == 0:
-        net.eval(); pred = net(test_x); print(...); net.train()`): the call sits in an
-        `if` of the loop that puts the model back in train mode after it (or the loop's
-        first statement does, every iteration), runs no backward or step, and binds
-        nothing the loop reads after the `if`."""
-        block = next((a for a in self.ctx.ancestors(call) if type(a) is cst.If), None)
+        net.eval(); pred = net(test_x); print(...); net.train()`): the call (or the
+        `inner` loop that runs it) sits in an `if` of the loop that puts the model back in
+        train mode after it (or the loop's first statement does, every iteration), runs
+        no backward or step, and binds nothing the loop reads after the `if`."""
+        block = next((a for a in self.ctx.ancestors(inner or call) if type(a) is cst.If), None)
         if block is None or not any(a is loop for a in self.ctx.ancestors(block)) or self._needs_graph(block):
             return False
         model = next((f for f in self._models_called(call.func)), None)
@@ -2544,12 +2797,6 @@ class EvalWithoutNoGrad(Rule):
 
 # how deep calls of helpers from an evaluation loop are followed to a forward
 _MAX_HELPER_DEPTH = 3
-
-
-def _in_loop_of(ctx: FileContext, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
-    """`node` runs in a loop or a comprehension of `function`'s body."""
-    return any(type(a) in (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
-               for a in ancestors_within(ctx, node, function))
 
 
 

@@ -28,13 +28,13 @@ import libcst as cst
 from trainlint.analysis.dataflow import unpacked
 from trainlint.analysis.loops import (
     ENABLE_GRAD, NO_GRAD, SET_GRAD_ENABLED, clears_grads, function_grad_mode, is_backward, lexical_grad_mode,
-    mode_switch, named_for_an_optimizer, optimizer_name,
+    mode_switch, named_for_an_optimizer, optimizer_name, repeating_loop,
 )
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
 from trainlint.analysis.scopes import (
     argument_slots, bound_arguments, decorated, dotted_name, is_method, named_parameters,
 )
-from trainlint.analysis.training import ancestors_within, method_call
+from trainlint.analysis.training import method_call
 from trainlint.context import FileContext
 
 # what needs the graph besides a backward, a step and a clear
@@ -86,7 +86,7 @@ def _loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, .
     # (call, model, (callee, slot) of a link or None, put in eval mode by a wrapped function)
     candidates: list[tuple[cst.Call, str, tuple[str, str] | None, bool]] = []
     for call in ctx.calls_in_order(func.body):
-        if not _in_own_loop(ctx, call, func):
+        if repeating_loop(ctx, call) is None:
             if depth <= _CALLS_FOLLOWED:
                 candidates.extend(_wrapped(ctx, call, func, params, method, target, depth))
             continue
@@ -227,7 +227,7 @@ def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str,
         return ()
     found: dict[tuple[str, str, str], None] = {}
     for call in ctx.calls_in_order(func.body):
-        if not _hands_a_model(call, params, method) or _in_own_loop(ctx, call, func) \
+        if not _hands_a_model(call, params, method) or repeating_loop(ctx, call) is not None \
                 or lexical_grad_mode(ctx, call) is not None:
             continue
         callee = ctx.local_callee(call)
@@ -334,7 +334,7 @@ def _read_run_params(ctx: FileContext, callee: cst.FunctionDef, target: Target, 
     run: set[str] = set()
     through: dict[str, list[tuple[str, str]]] = {}
     for inner in ctx.calls_in_order(callee.body):
-        if lexical_grad_mode(ctx, inner) is not None or _in_own_loop(ctx, inner, callee):
+        if lexical_grad_mode(ctx, inner) is not None or repeating_loop(ctx, inner) is not None:
             continue
         direct, later = _forwarded(ctx, inner, callee, target, depth + 1) if depth < _CALLS_FOLLOWED else ([], [])
         run.update(model.value for model in (*models_called(inner.func), *direct)
@@ -356,11 +356,6 @@ def _read_run_params(ctx: FileContext, callee: cst.FunctionDef, target: Target, 
 # how many functions deep, the first included, a call's forward is followed (the
 # caller's file's and, at the end of the chain, one of another module)
 _CALLS_FOLLOWED = 4
-
-
-def _in_own_loop(ctx: FileContext, call: cst.Call, func: cst.FunctionDef) -> bool:
-    """`call` (one of `func`'s own) runs in a `for` / `while` loop of `func`."""
-    return any(type(a) in (cst.For, cst.While) for a in ancestors_within(ctx, call, func))
 
 
 def _needs_graph(ctx: FileContext, node: cst.CSTNode) -> bool:

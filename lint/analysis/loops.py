@@ -724,6 +724,37 @@ def innermost_loop(ctx: FileContext, node: cst.CSTNode) -> cst.For | cst.While |
     return None
 
 
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+Loop = cst.For | cst.While | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp
+
+
+def repeating_loop(ctx: FileContext, node: cst.CSTNode) -> Loop | None:
+    """The innermost loop around `node` in its own function (or module code) whose
+    iterations each run it: a `for` / `while` statement, or a comprehension, a loop
+    written as an expression (`[model(x) for x, _ in loader]`). A `for`'s iterable,
+    that of a comprehension's first `for`, and a loop's `else` run once, outside the
+    iterations (`for p in model(x):` runs the model once)."""
+    child, below = node, node
+    for ancestor in ctx.ancestors(node):
+        kind = type(ancestor)
+        if kind in (cst.For, cst.While) and child is ancestor.body:  # type: ignore[attr-defined]
+            return ancestor  # type: ignore[return-value]
+        if kind is cst.While and child is ancestor.test:  # type: ignore[attr-defined]
+            return ancestor  # type: ignore[return-value]
+        if kind in COMPREHENSIONS and not (child is ancestor.for_in and below is ancestor.for_in.iter):  # type: ignore[attr-defined]
+            return ancestor  # type: ignore[return-value]
+        if kind in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            return None
+        child, below = ancestor, child
+    return None
+
+
+def loop_body(loop: Loop) -> cst.CSTNode:
+    """What each iteration of `loop` runs: a statement's body; a comprehension's
+    element, conditions and inner loops (itself: its first iterable rarely matters)."""
+    return loop.body if type(loop) in (cst.For, cst.While) else loop  # type: ignore[union-attr]
+
+
 def stepping_loops(ctx: FileContext) -> set[cst.CSTNode]:
     """Loops one iteration of which may step an optimizer, in its own body or
     in a function of the file it calls (transitively): what

@@ -36,9 +36,9 @@ _BINDING = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cs
 
 def flag_parameters(ctx: FileContext, function: cst.FunctionDef) -> frozenset[str]:
     """The parameters of `function` that an `if` of its own (statement or expression)
-    tests, or that it hands on to such a flag of another function of the file, a few
-    calls deep (`self._run_batch(x, y, train)`), and that it never rebinds: the flags a
-    call may fix."""
+    tests for their truth or against a constant (see `names_tested`), or that it hands
+    on to such a flag of another function of the file, a few calls deep
+    (`self._run_batch(x, y, train)`), and that it never rebinds: the flags a call may fix."""
     return _flags_within(ctx, function, 0)
 
 
@@ -64,7 +64,8 @@ _Sources = tuple[frozenset[str], tuple[tuple[cst.FunctionDef, dict[str, str]], .
 
 
 def _flag_sources(ctx: FileContext, function: cst.FunctionDef) -> _Sources:
-    """The parameters of `function`, never rebound, that an `if` of its own tests; and
+    """The parameters of `function`, never rebound, that an `if` of its own tests (see
+    `names_tested`); and
     the functions of the file it hands such parameters on to as they are, each with
     which of its own parameters each of theirs is given (`train` for `update` of a
     `step(model, batch, update=train)`): read once per function, kept per file."""
@@ -73,8 +74,8 @@ def _flag_sources(ctx: FileContext, function: cst.FunctionDef) -> _Sources:
     if found is None:
         own = ctx.own_nodes(function.body)
         params = named_parameters(function) - rebound_names(ctx, function)
-        tested = {node.value for branch in own if type(branch) in (cst.If, cst.IfExp)
-                  for node in ctx.subtree(branch.test) if type(node) is cst.Name}  # type: ignore[attr-defined]
+        tested = {name for branch in own if type(branch) in (cst.If, cst.IfExp)
+                  for name in names_tested(branch.test)}  # type: ignore[attr-defined]
         # only calls handed a parameter as it is are followed: the rest hand on no flag
         handed = tuple((callee, given) for node in own if type(node) is cst.Call
                        and any(type(arg.value) is cst.Name and arg.value.value in params for arg in node.args)
@@ -214,7 +215,9 @@ def rebound_names(ctx: FileContext, function: cst.FunctionDef) -> set[str]:
 def truth(test: cst.BaseExpression, flags: Flags) -> bool | None:
     """Whether `test` holds while the names of `flags` hold their constants: a flag
     (`train`), its negation, `and` / `or` of such, an equality of a flag with a
-    constant (`phase == "train"`, `mode != "eval"`); None when it depends on more."""
+    constant (`phase == "train"`, `mode != "eval"`) or its identity with `True`,
+    `False` or `None` (`is_train is True`, `optimizer is not None`); None when it
+    depends on more."""
     if type(test) is cst.Name and test.value in flags:
         return constant_truth(flags[test.value])
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
@@ -225,15 +228,52 @@ def truth(test: cst.BaseExpression, flags: Flags) -> bool | None:
         if type(test.operator) is cst.And:
             return False if False in (left, right) else (True if left is right is True else None)
         return True if True in (left, right) else (False if left is right is False else None)
-    if type(test) is cst.Comparison and len(test.comparisons) == 1:
-        comparison = test.comparisons[0]
-        sides = (test.left, comparison.comparator)
-        flag = next((side.value for side in sides if type(side) is cst.Name and side.value in flags), None)
-        other = next((constant_text(side) for side in sides if constant_text(side) is not None), None)
-        if flag is None or other is None or type(comparison.operator) not in (cst.Equal, cst.NotEqual):
-            return None
-        equal = _equal_constants(flags[flag], other)
-        return None if equal is None else equal is (type(comparison.operator) is cst.Equal)
+    compared = _compared(test)
+    if compared is None or compared[0] not in flags:
+        return None
+    flag, other, holds = compared
+    if other in _SINGLETONS and type(test.comparisons[0].operator) in (cst.Is, cst.IsNot):  # type: ignore[attr-defined]
+        same: bool | None = flags[flag] == other  # one object of each: the same text is the same object
+    else:
+        same = _equal_constants(flags[flag], other)
+    return None if same is None else same is holds
+
+
+def names_tested(test: cst.BaseExpression) -> set[str]:
+    """The names whose constants `truth` reads in `test`: tested for their truth
+    (`train`, `not train`, `train and x`) or compared with a constant (`phase ==
+    "train"`, `is_train is True`), not any name of the test (`x > threshold`,
+    `isinstance(train, bool)` test something else)."""
+    if type(test) is cst.Name and constant_text(test) is None:
+        return {test.value}
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return names_tested(test.expression)
+    if type(test) is cst.BooleanOperation:
+        return names_tested(test.left) | names_tested(test.right)
+    compared = _compared(test)
+    return {compared[0]} if compared is not None else set()
+
+
+# what `is` / `is not` may compare a flag with: objects Python keeps one of each
+_SINGLETONS = frozenset({"True", "False", "None"})
+
+
+def _compared(test: cst.BaseExpression) -> tuple[str, str, bool] | None:
+    """(name, constant, whether the test holds when they are equal) of a comparison of a
+    name with a constant: `==` / `!=`, or `is` / `is not` with `True`, `False`, `None`."""
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return None
+    comparison = test.comparisons[0]
+    sides = (test.left, comparison.comparator)
+    name = next((side.value for side in sides if type(side) is cst.Name and constant_text(side) is None), None)
+    other = next((text for side in sides if (text := constant_text(side)) is not None), None)
+    operator = type(comparison.operator)
+    if name is None or other is None:
+        return None
+    if operator in (cst.Equal, cst.NotEqual):
+        return name, other, operator is cst.Equal
+    if operator in (cst.Is, cst.IsNot) and other in _SINGLETONS:
+        return name, other, operator is cst.Is
     return None
 
 
