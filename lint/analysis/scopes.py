@@ -346,6 +346,39 @@ def is_method(ctx: FileContext, func: cst.FunctionDef) -> bool:
     return not any(dotted_name(d.decorator) == "staticmethod" for d in func.decorators)
 
 
+def receiver_name(ctx: FileContext, func: cst.FunctionDef) -> str | None:
+    """The name a method gives the instance it runs on: its first parameter (`self`, or
+    `trainer` of `def evaluate(trainer, loader)` in a class body), whatever it is called;
+    None for a staticmethod or a classmethod (whose first parameter is no instance), a
+    function of a module or of another function, and a method with no parameter."""
+    if not is_method(ctx, func) or any(dotted_name(d.decorator) == "classmethod" for d in func.decorators):
+        return None
+    positional = (*func.params.posonly_params, *func.params.params)
+    return positional[0].name.value if positional else None
+
+
+def receiver_method(ctx: FileContext, expr: cst.BaseExpression) -> cst.FunctionDef | None:
+    """The method whose instance the name `expr` is bound to where it is read: its
+    receiver (see `receiver_name`), read in the method or in a function nested in it;
+    None for any other name or expression."""
+    if type(expr) is not cst.Name:
+        return None
+    scope = binding_scope(expr.value, ctx.scope_of(expr))
+    if scope is None or not scope.is_function:
+        return None
+    method: cst.FunctionDef = scope.node  # type: ignore[assignment]
+    return method if receiver_name(ctx, method) == expr.value else None
+
+
+def as_receiver_path(name: str, receiver: str | None) -> str:
+    """`name` as summaries write what a method reaches through its instance: `self`,
+    `self.model` for `trainer`, `trainer.model` where `receiver` is `trainer`; other
+    names as they are."""
+    if receiver is None or receiver == "self" or not (name == receiver or name.startswith(receiver + ".")):
+        return name
+    return "self" + name[len(receiver):]
+
+
 def owning_class(ctx: FileContext, func: cst.FunctionDef) -> cst.ClassDef | None:
     """The class whose body defines `func`, also under an `if` / `try` of that body
     (`if torch.cuda.is_available(): def run(self, ...)`); None for a function of a

@@ -41,8 +41,8 @@ from trainlint.analysis.receivers import (
     sampler_shuffle,
 )
 from trainlint.analysis.scopes import (
-    argument_slots, assigned_parts, binding_scope, bound_arguments, dotted_name, head_name, is_method,
-    named_parameters, named_scaler,
+    argument_slots, as_receiver_path, assigned_parts, binding_scope, bound_arguments, dotted_name, head_name,
+    is_method, named_parameters, named_scaler, owning_class, receiver_method,
 )
 from trainlint.analysis.training import (
     MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
@@ -242,8 +242,8 @@ class CallTargets:
             return False
         function = self._functions.get(key)
         called = {node.func.attr.value for node in iter_nodes(function) if type(node) is cst.Call  # type: ignore[attr-defined]
-                  and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name
-                  and node.func.value.value == "self"} if function is not None else set()
+                  and type(node.func) is cst.Attribute
+                  and receiver_method(self.ctx, node.func.value) is function} if function is not None else set()
         for between in self._lineage(cls):
             if between == owner:
                 return False
@@ -293,8 +293,7 @@ class CallTargets:
         found = set()
         for call in self.ctx.nodes_of(cst.Call):
             receiver = method_call(call, "scale")  # type: ignore[arg-type]
-            if (type(receiver) is cst.Attribute and type(receiver.value) is cst.Name
-                    and receiver.value.value == "self" and (cls := self._class_around(call)) is not None):
+            if type(receiver) is cst.Attribute and (cls := self._instance_class(receiver.value)) is not None:
                 found.add(cls.name.value)
         return found
 
@@ -328,9 +327,8 @@ class CallTargets:
     def _class_of(self, expr: cst.BaseExpression) -> str | None:
         """The class `expr` is an instance of: `self` in a method, or a
         variable built by calling a class (of this file or imported)."""
-        if type(expr) is cst.Name and expr.value == "self":
-            cls = self._class_around(expr)
-            return cls.name.value if cls is not None else None
+        if (cls := self._instance_class(expr)) is not None:
+            return cls.name.value
         if type(expr) is cst.Call:  # built in place: `Evaluator(model).run()`
             built = _unchained(expr)
             if self.ctx.call_name(built) in MODULE_WRAPPERS and built.args:  # type: ignore[arg-type]
@@ -425,10 +423,15 @@ class CallTargets:
                     keys.append((outer.node, expr.value))  # a closure's read of its function's variable
                 keys.append((self.ctx.module, expr.value))
             return keys
-        if type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":
-            cls = self._class_around(expr)
-            return [(cls, f"self.{expr.attr.value}")] if cls is not None else []
+        if type(expr) is cst.Attribute and (cls := self._instance_class(expr.value)) is not None:
+            return [(cls, f"self.{expr.attr.value}")]
         return []
+
+    def _instance_class(self, expr: cst.BaseExpression) -> cst.ClassDef | None:
+        """The class whose instance `expr` is: the receiver of one of its methods
+        (`self`, or `trainer` of `def fit(trainer)`; see `receiver_method`)."""
+        method = receiver_method(self.ctx, expr)
+        return owning_class(self.ctx, method) if method is not None else None
 
     def _class_around(self, node: cst.CSTNode) -> cst.ClassDef | None:
         func = self.ctx.enclosing_function(node)
@@ -683,12 +686,11 @@ class _Summarizer:
                 flags = self._flags_around(call)
                 found = flags if found is None else found & flags
                 continue
-            if self._hands_scaler(call) or any(type(arg.value) is cst.Name and arg.value.value == "self"
-                                               for arg in call.args):
+            if self._hands_scaler(call) or any(self._own_object(arg.value) is not None for arg in call.args):
                 return frozenset()  # `hook.after_step(self.scaler)`, `callback(self)`: may update it
             receiver = call.func.value if type(call.func) is cst.Attribute else None
             head = head_name(receiver) if receiver is not None else None
-            if head is not None and head.value == "self" and not (
+            if head is not None and self._own_object(head) is not None and not (
                     self.ctx.receivers.is_kind(receiver, GRAD_SCALER) or named_scaler(receiver)):  # type: ignore[arg-type]
                 return frozenset()  # another method of the instance (`self._update()`): may update its scaler
         return frozenset(found or ())
@@ -786,8 +788,8 @@ class _Summarizer:
         for node in only(self.nodes, cst.Assign):
             for target in node.targets:  # type: ignore[attr-defined]
                 for place, value in assigned_parts(target.target, node.value):  # type: ignore[attr-defined]
-                    attribute = dotted_name(place) if type(place) is cst.Attribute else None
-                    if attribute is None or not attribute.startswith("self.") or attribute.count(".") != 1:
+                    attribute = self._own_attribute(place) if type(place) is cst.Attribute else None
+                    if attribute is None or attribute.count(".") != 1:
                         continue
                     param = value.value if type(value) is cst.Name and value.value in self.params else None
                     found[attribute] = param if attribute not in found else None
@@ -802,8 +804,8 @@ class _Summarizer:
         values: dict[str, list[cst.BaseExpression]] = {}
         for node in only(self.nodes, cst.Assign):
             for target in node.targets:  # type: ignore[attr-defined]
-                attribute = dotted_name(target.target)
-                if attribute is not None and attribute.startswith("self.") and attribute.count(".") == 1:
+                attribute = self._own_attribute(target.target)
+                if attribute is not None and attribute.count(".") == 1:
                     values.setdefault(attribute, []).append(node.value)  # type: ignore[attr-defined]
         found = frozenset(attribute for attribute, assigned in values.items() if any(
             type(value) is cst.Call for value in assigned) and all(
@@ -1260,15 +1262,17 @@ class _Summarizer:
         return None
 
     def _own_attribute(self, expr: cst.BaseExpression) -> str | None:
-        """`self.model` (as written) for an attribute of the instance a method runs on."""
-        dotted = dotted_name(expr)
-        if dotted is None or not dotted.startswith("self.") or not is_method(self.ctx, self.func):
+        """`self.model` for an attribute of the instance a method runs on, as summaries
+        name it whatever the method calls its instance (`trainer.model` of `def fit(trainer)`)."""
+        head = head_name(expr)
+        if type(expr) is not cst.Attribute or head is None or self._own_object(head) is None:
             return None
-        return dotted
+        dotted = dotted_name(expr)
+        return as_receiver_path(dotted, head.value) if dotted is not None else None
 
     def _own_object(self, expr: cst.BaseExpression) -> str | None:
-        """`self` for the instance a method runs on."""
-        if type(expr) is cst.Name and expr.value == "self" and is_method(self.ctx, self.func):
+        """`self` for the instance the method runs on (its first parameter, whatever its name)."""
+        if type(expr) is cst.Name and receiver_method(self.ctx, expr) is self.func:
             return "self"
         return None
 
@@ -1320,7 +1324,7 @@ class _Summarizer:
                 found.add(param)
 
     def _outlives_call(self, root: cst.Name) -> bool:
-        if root.value == "self" or root.value in self.params:
+        if receiver_method(self.ctx, root) is not None or root.value in self.params:
             return True
         return global_value(self.ctx, root) is not None
 
