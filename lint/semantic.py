@@ -19,7 +19,7 @@ from typing import Callable, Iterator, Sequence, TypeVar
 import libcst as cst
 
 from trainlint.analysis import names
-from trainlint.analysis.scopes import Scope, ScopeTable, binding_scope
+from trainlint.analysis.scopes import Scope, ScopeTable, binding_scope, receiver_method
 from trainlint.analysis.walk import calls_in_order, children, iter_nodes, own_nodes
 from trainlint.positions import code_of
 from trainlint.timing import NoTimer, Timer
@@ -119,7 +119,7 @@ class SemanticModel:
         for call in self.nodes_of(cst.Call):
             assert type(call) is cst.Call
             func = call.func
-            name = _called_name(func) or (func.attr.value if type(func) is cst.Attribute else None)
+            name = self._called_name(func) or (func.attr.value if type(func) is cst.Attribute else None)
             if name not in functions and name not in classes:
                 continue
             callee = self.local_function(call.func)
@@ -214,7 +214,7 @@ class SemanticModel:
     def local_function(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
         """The function of this file that `f` / `self.f` / `cls.f` / `Trainer.f` names;
         for `f`, one that the name, where it is read, is bound to (see `_bound_at`)."""
-        name = _called_name(func)
+        name = self._called_name(func)
         if name is None:
             return self._class_method(func) if type(func) is cst.Attribute else None
         defs = self.scopes.functions.get(name)
@@ -229,6 +229,16 @@ class SemanticModel:
         if type(func) is cst.Name and self.qualified_name(func) is not None:
             return None  # an import shadows it
         return defs[-1]
+
+    def _called_name(self, func: cst.BaseExpression) -> str | None:
+        """`f` for `f`, and for `self.f` / `cls.f` called on the instance (or class) a
+        method runs on, whatever the method calls it (`trainer.f` of `def fit(trainer)`):
+        the names a local function is called by."""
+        if type(func) is cst.Name:
+            return func.value
+        if type(func) is cst.Attribute and receiver_method(self, func.value, classes=True) is not None:  # type: ignore[arg-type]
+            return func.attr.value
+        return None
 
     def functions_named(self, name: cst.Name) -> list[cst.FunctionDef]:
         """The functions of this file that `name`, where it is read, may be bound to
@@ -369,13 +379,6 @@ class SemanticModel:
         vars(self).clear()
 
 
-def _called_name(func: cst.BaseExpression) -> str | None:
-    """`f` for `f`, `self.f` and `cls.f`: the names a local function is called by."""
-    if type(func) is cst.Name:
-        return func.value
-    if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in ("self", "cls"):
-        return func.attr.value
-    return None
 
 
 def _classes(scopes: ScopeTable) -> dict[str, cst.ClassDef]:

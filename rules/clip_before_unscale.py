@@ -9,7 +9,7 @@ from trainlint.analysis.guards import in_try
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, steps_another_after
 from trainlint.analysis.precision import handed_arguments, manages_optimizers, scaler_holder, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
-from trainlint.analysis.scopes import argument_slots, dotted_name
+from trainlint.analysis.scopes import argument_slots, dotted_name, receiver_method
 from trainlint.analysis.training import (
     code_bodies, is_clip_call, method_call, opposite_branches, own_attribute, scaled_backward_scaler, statement_of,
 )
@@ -810,7 +810,7 @@ class ClipBeforeUnscale(Rule):
         held = self._held_scaler(node, summary) if not found else None
         if held is not None:
             found.append(held)
-        elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
+        elif type(func) is cst.Attribute and receiver_method(self.ctx, func.value) is not None:
             # a method of the same instance: `self.backward(loss)` scaling with `self.scaler`;
             # the method may scale only on some runs (`if self.use_amp:`): where the caller
             # unscales that scaler on some path, it handles those runs itself

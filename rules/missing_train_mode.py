@@ -2094,7 +2094,7 @@ class MissingTrainMode(Rule):
         `.train()` anywhere may end in train mode: it restores, as in this file."""
         evaluated = [self.ctx.code(arg.value) for slot, arg in argument_slots(call)
                      if summary.slot(slot) in summary.eval_mode]
-        evaluated += (evaluated_own_models(call, summary) or evaluated_held_models(self.ctx, call, summary)
+        evaluated += (evaluated_own_models(self.ctx, call, summary) or evaluated_held_models(self.ctx, call, summary)
                       or evaluated_object(self.ctx, call, summary))
         for event in summary.events:
             if event == TRAIN:

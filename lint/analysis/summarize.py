@@ -42,7 +42,7 @@ from trainlint.analysis.receivers import (
 )
 from trainlint.analysis.scopes import (
     argument_slots, as_receiver_path, assigned_parts, binding_scope, bound_arguments, dotted_name, head_name,
-    is_method, named_parameters, named_scaler, owning_class, receiver_method,
+    is_method, named_parameters, named_scaler, owning_class, receiver_method, receiver_name,
 )
 from trainlint.analysis.training import (
     MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
@@ -480,13 +480,14 @@ def _computes(name: str | None) -> bool:
         name.startswith(("torch.", "math.")) and not name.startswith(("torch.autograd", "torch.nn."))))  # type: ignore[union-attr]
 
 
-def _tests_training(test: cst.BaseExpression) -> bool:
-    """`self.training`, alone or as an operand of an `and` chain: true only in train mode."""
+def _tests_training(test: cst.BaseExpression, receiver: str) -> bool:
+    """`self.training` (`receiver` the method's name of its instance), alone or as an
+    operand of an `and` chain: true only in train mode."""
     while type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
-        if _tests_training(test.left):
+        if _tests_training(test.left, receiver):
             return True
         test = test.right
-    return dotted_name(test) == "self.training"
+    return dotted_name(test) == f"{receiver}.training"
 
 
 def _unchained(value: cst.BaseExpression) -> cst.BaseExpression:
@@ -1222,11 +1223,14 @@ class _Summarizer:
     def _when_training(self, node: cst.CSTNode) -> bool:
         """`node` lies in the body of `if self.training:` (or of an `and` chain holding it) of
         this method: it runs only while the instance is in train mode."""
+        receiver = receiver_name(self.ctx, self.func)
+        if receiver is None:
+            return False
         child = node
         for ancestor in self.ctx.ancestors(node):
             if ancestor is self.func:
                 return False
-            if type(ancestor) is cst.If and child is ancestor.body and _tests_training(ancestor.test):
+            if type(ancestor) is cst.If and child is ancestor.body and _tests_training(ancestor.test, receiver):
                 return True
             child = ancestor
         return False
