@@ -49,7 +49,7 @@ class SemanticModel:
         self._import_heads: frozenset[str] | None = None  # names an import or alias binds (`may_be_imported`)
         self._star_import = False
         self._record_tree()
-        self._classes = _classes(self.scopes)
+        self._classes = self._kept_classes(_classes(self.scopes))
         self._constructors = _constructors(self.scopes, self._classes)
         self._callees: dict[cst.Call, cst.FunctionDef] = {}
         self._call_sites: dict[cst.FunctionDef, list[cst.Call]] = {}
@@ -275,6 +275,29 @@ class SemanticModel:
             found.append(func)
         return found
 
+    def _kept_classes(self, classes: dict[str, cst.ClassDef]) -> dict[str, cst.ClassDef]:
+        """`classes` but those whose name is bound again, in the scope their `class`
+        statement binds it in, to anything but the class itself (`Trainer =
+        wrap(Trainer)`, a loop variable, an assignment in a function under `global
+        Trainer`): what the name holds may no longer be the class (`Trainer = Trainer`
+        keeps it)."""
+        rebound: set[str] = set()
+        for node in self.nodes_of(cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr,
+                                  cst.AsName, cst.CompFor):
+            target = node.name if type(node) is cst.AsName else node.target  # type: ignore[attr-defined]
+            value = getattr(self.parent(node), "value", None) if type(node) is cst.AssignTarget else None
+            if type(node) is cst.AnnAssign:
+                if node.value is None:
+                    continue  # `Trainer: type`, a declaration only
+                value = node.value
+            for part in _target_names(target):
+                if type(part) is not cst.Name or part.value not in classes:
+                    continue
+                if (type(value) is not cst.Name or value.value != part.value) and binding_scope(
+                        part.value, self.scope_of(part)) is self.scope_of(classes[part.value]):
+                    rebound.add(part.value)
+        return {name: cls for name, cls in classes.items() if name not in rebound}
+
     def _class_method(self, func: cst.Attribute) -> cst.FunctionDef | None:
         """The method `Trainer.f` names: `f` of the body of the file's one class
         `Trainer`, where `Trainer` is read in a scope that sees that class (no import,
@@ -379,6 +402,17 @@ class SemanticModel:
         vars(self).clear()
 
 
+
+
+def _target_names(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The parts an assignment's target binds, tuples and lists unpacked."""
+    if type(target) in (cst.Tuple, cst.List):
+        for element in target.elements:  # type: ignore[attr-defined]
+            yield from _target_names(element.value)
+    elif type(target) is cst.StarredElement:
+        yield from _target_names(target.value)  # type: ignore[attr-defined]
+    else:
+        yield target
 
 
 def _classes(scopes: ScopeTable) -> dict[str, cst.ClassDef]:

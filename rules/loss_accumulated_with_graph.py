@@ -1997,6 +1997,21 @@ class LossAccumulatedWithGraph(Rule):
         "        for batch in loader:\n"
         "            total += Trainer.train_step(self, batch)\n"
         "        return total\n",
+        # a step method called on its class, the class's name bound again to what a decorator
+        # made of it: `Trainer.train_step` may no longer be the method above
+        "class Trainer:\n"
+        "    def train_step(self, batch):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        loss = self.model(batch).sum()\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "        return loss\n"
+        "    def fit(self, loader):\n"
+        "        total = 0\n"
+        "        for batch in loader:\n"
+        "            total += Trainer.train_step(self, batch)\n"
+        "        return total\n"
+        "Trainer = traced(Trainer)\n",
     )
 
     def finish(self) -> None:
