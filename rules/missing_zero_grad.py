@@ -16,7 +16,7 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.dataflow import optimizer_params, target_names
 from trainlint.analysis.lambdas import called_lambda
 from trainlint.analysis.scopes import (
-    _parameters, argument_slots, binding_scope, bound_arguments, head_name, receiver_method,
+    _parameters, argument_slots, binding_scope, bound_arguments, head_name, receiver_method, receiver_name,
 )
 from trainlint.analysis.summarize import BUILTIN_NAMES
 from trainlint.analysis.training import method_call, module_behind, own_attribute
@@ -1444,7 +1444,7 @@ class MissingZeroGrad(Rule):
         seen: set[cst.FunctionDef] = set()
         while loop not in self.ctx.ancestors(at):
             function, root = self.ctx.enclosing_function(at), re.match(r"\w*", code).group()  # type: ignore[union-attr]
-            if function is None or root in ("self", "cls") or root not in {
+            if function is None or root == receiver_name(self.ctx, function, classes=True) or root not in {
                     param.name.value for param in _parameters(function.params)}:
                 return code, at  # a global, or `self.model` of a method: the same name everywhere
             if function in seen:

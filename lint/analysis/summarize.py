@@ -1776,7 +1776,7 @@ class FileSummaries:
         if self._holders is None:
             self._holders = _holders(self.targets.ctx)
         if type(func) in (cst.Subscript, cst.Call):
-            lookup = _item_lookup(func)  # type: ignore[arg-type]
+            lookup = _item_lookup(self.targets.ctx, func)  # type: ignore[arg-type]
             if lookup is None:
                 return []
             holder, key, default = lookup
@@ -1869,7 +1869,7 @@ class FileSummaries:
             if type(parent) is cst.AssignTarget and ctx.parent(parent) is ctx.parent(written):
                 continue  # its own assignment
             if type(parent) is cst.Attribute and parent.attr.value == "get" and type(ctx.parent(parent)) is cst.Call \
-                    and _item_lookup(ctx.parent(parent)) is not None:  # type: ignore[arg-type]
+                    and _item_lookup(ctx, ctx.parent(parent)) is not None:  # type: ignore[arg-type]
                 continue  # `steps.get(mode)`
             if type(parent) is not cst.Subscript or parent.value is not node:
                 return None
@@ -1978,7 +1978,7 @@ def _all_parameters(function: cst.FunctionDef) -> set[str]:
 
 
 def _item_lookup(
-    func: cst.Subscript | cst.Call,
+    ctx: FileContext, func: cst.Subscript | cst.Call,
 ) -> tuple[cst.Name | cst.Attribute, cst.BaseExpression | None, cst.BaseExpression | None] | None:
     """What `func`, a call's function, reads an item of: the variable (or `self.`
     attribute) that holds a dict, the key (None where not one plain key) and the default
@@ -1992,8 +1992,7 @@ def _item_lookup(
         default = func.args[1].value if len(func.args) > 1 else None
     else:
         return None
-    if type(holder) is cst.Name or (type(holder) is cst.Attribute and type(holder.value) is cst.Name
-                                     and holder.value.value == "self"):
+    if type(holder) is cst.Name or (type(holder) is cst.Attribute and receiver_method(ctx, holder.value) is not None):
         return holder, key, default  # type: ignore[return-value]
     return None
 
