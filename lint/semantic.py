@@ -305,7 +305,7 @@ class SemanticModel:
         `_redefined_method`). None for a method it inherits: a base may be another
         module's class, and which one defines `f` is not known here."""
         owner = func.value
-        if type(owner) is not cst.Name or owner.value in ("self", "cls"):
+        if type(owner) is not cst.Name:
             return None
         cls = self._classes.get(owner.value)
         if cls is None or self.qualified_name(owner) is not None:
