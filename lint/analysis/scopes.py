@@ -364,18 +364,23 @@ def receiver_method(ctx: FileContext, expr: cst.BaseExpression, classes: bool = 
     receiver (see `receiver_name`; a classmethod's class too where `classes` asks for
     it), read in the method or in a function nested in it; None for any other name or
     expression."""
-    if type(expr) is not cst.Name or _bound_by_lambda(ctx, expr):
+    if type(expr) is not cst.Name:
         return None
     scope = binding_scope(expr.value, ctx.scope_of(expr))
     if scope is None or not scope.is_function:
         return None
     method: cst.FunctionDef = scope.node  # type: ignore[assignment]
-    return method if receiver_name(ctx, method, classes) == expr.value else None
+    if receiver_name(ctx, method, classes) != expr.value or _bound_by_lambda(ctx, expr):
+        return None
+    return method
 
 
 def _bound_by_lambda(ctx: FileContext, name: cst.Name) -> bool:
     """Whether a lambda around `name` (in its function) has a parameter of that name
     (`lambda self: ...` in a method: not the method's; the file's scopes keep no lambdas)."""
+    if not any(param.name.value == name.value for lam in ctx.nodes_of(cst.Lambda)
+               for param in _parameters(lam.params)):  # type: ignore[attr-defined]
+        return False  # no lambda of the file takes that name: no walk up
     for ancestor in ctx.ancestors(name):
         if type(ancestor) is cst.FunctionDef:
             return False

@@ -505,3 +505,44 @@ def test_a_builtin_after_a_star_import_is_pythons_unless_the_project_defines_it(
     ctx = FileContext("input.py", source, module, external)
     call = next(n for n in ctx.nodes_of(cst.Call))
     assert ctx.qualified_name(call.func) == expected  # type: ignore[attr-defined]
+
+
+RECEIVERS = '''\
+class Trainer:
+    def fit(trainer, loader):
+        trainer.model
+        def closure():
+            trainer.model
+        (lambda trainer: trainer.model)
+        return closure
+
+    @staticmethod
+    def build(model):
+        model.head
+
+    @classmethod
+    def make(cls, config):
+        cls.defaults
+
+
+def evaluate(self, loader):
+    self.model
+'''
+
+
+def test_a_methods_receiver_is_its_first_parameter_whatever_its_name() -> None:
+    """`trainer` of `def fit(trainer, loader)` is the instance, also read in a function
+    nested in the method; not a lambda's parameter of the same name, a staticmethod's
+    first parameter, a module function's `self`, nor (unless asked) a classmethod's `cls`."""
+    from trainlint.analysis.scopes import receiver_method, receiver_name
+
+    model = SemanticModel("m.py", RECEIVERS, cst.parse_module(RECEIVERS))
+    defs = {n.name.value: n for n in model.nodes() if type(n) is cst.FunctionDef}
+    assert [receiver_name(model, defs[name]) for name in ("fit", "closure", "build", "make", "evaluate")] == [
+        "trainer", None, None, None, None]
+    assert receiver_name(model, defs["make"], classes=True) == "cls"
+    heads = [n.value for n in model.nodes() if type(n) is cst.Attribute]
+    found = [(model.code(head), None if (method := receiver_method(model, head, classes=True)) is None
+              else method.name.value) for head in heads]
+    assert found == [("trainer", "fit"), ("trainer", "fit"), ("trainer", None), ("model", None),
+                     ("cls", "make"), ("self", None)]
