@@ -19,7 +19,7 @@ from typing import Callable, Iterator, Sequence, TypeVar
 import libcst as cst
 
 from trainlint.analysis import names
-from trainlint.analysis.scopes import Scope, ScopeTable, binding_scope
+from trainlint.analysis.scopes import Scope, ScopeTable, binding_scope, receiver_method
 from trainlint.analysis.walk import calls_in_order, children, iter_nodes, own_nodes
 from trainlint.positions import code_of
 from trainlint.timing import NoTimer, Timer
@@ -49,7 +49,7 @@ class SemanticModel:
         self._import_heads: frozenset[str] | None = None  # names an import or alias binds (`may_be_imported`)
         self._star_import = False
         self._record_tree()
-        self._classes = _classes(self.scopes)
+        self._classes = self._kept_classes(_classes(self.scopes))
         self._constructors = _constructors(self.scopes, self._classes)
         self._callees: dict[cst.Call, cst.FunctionDef] = {}
         self._call_sites: dict[cst.FunctionDef, list[cst.Call]] = {}
@@ -119,7 +119,7 @@ class SemanticModel:
         for call in self.nodes_of(cst.Call):
             assert type(call) is cst.Call
             func = call.func
-            name = _called_name(func) or (func.attr.value if type(func) is cst.Attribute else None)
+            name = self._called_name(func) or (func.attr.value if type(func) is cst.Attribute else None)
             if name not in functions and name not in classes:
                 continue
             callee = self.local_function(call.func)
@@ -214,7 +214,7 @@ class SemanticModel:
     def local_function(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
         """The function of this file that `f` / `self.f` / `cls.f` / `Trainer.f` names;
         for `f`, one that the name, where it is read, is bound to (see `_bound_at`)."""
-        name = _called_name(func)
+        name = self._called_name(func)
         if name is None:
             return self._class_method(func) if type(func) is cst.Attribute else None
         defs = self.scopes.functions.get(name)
@@ -229,6 +229,16 @@ class SemanticModel:
         if type(func) is cst.Name and self.qualified_name(func) is not None:
             return None  # an import shadows it
         return defs[-1]
+
+    def _called_name(self, func: cst.BaseExpression) -> str | None:
+        """`f` for `f`, and for `self.f` / `cls.f` called on the instance (or class) a
+        method runs on, whatever the method calls it (`trainer.f` of `def fit(trainer)`):
+        the names a local function is called by."""
+        if type(func) is cst.Name:
+            return func.value
+        if type(func) is cst.Attribute and receiver_method(self, func.value, classes=True) is not None:  # type: ignore[arg-type]
+            return func.attr.value
+        return None
 
     def functions_named(self, name: cst.Name) -> list[cst.FunctionDef]:
         """The functions of this file that `name`, where it is read, may be bound to
@@ -265,6 +275,29 @@ class SemanticModel:
             found.append(func)
         return found
 
+    def _kept_classes(self, classes: dict[str, cst.ClassDef]) -> dict[str, cst.ClassDef]:
+        """`classes` but those whose name is bound again, in the scope their `class`
+        statement binds it in, to anything but the class itself (`Trainer =
+        wrap(Trainer)`, a loop variable, an assignment in a function under `global
+        Trainer`): what the name holds may no longer be the class (`Trainer = Trainer`
+        keeps it)."""
+        rebound: set[str] = set()
+        for node in self.nodes_of(cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr,
+                                  cst.AsName, cst.CompFor):
+            target = node.name if type(node) is cst.AsName else node.target  # type: ignore[attr-defined]
+            value = getattr(self.parent(node), "value", None) if type(node) is cst.AssignTarget else None
+            if type(node) is cst.AnnAssign:
+                if node.value is None:
+                    continue  # `Trainer: type`, a declaration only
+                value = node.value
+            for part in _target_names(target):
+                if type(part) is not cst.Name or part.value not in classes:
+                    continue
+                if (type(value) is not cst.Name or value.value != part.value) and binding_scope(
+                        part.value, self.scope_of(part)) is self.scope_of(classes[part.value]):
+                    rebound.add(part.value)
+        return {name: cls for name, cls in classes.items() if name not in rebound}
+
     def _class_method(self, func: cst.Attribute) -> cst.FunctionDef | None:
         """The method `Trainer.f` names: `f` of the body of the file's one class
         `Trainer`, where `Trainer` is read in a scope that sees that class (no import,
@@ -272,7 +305,7 @@ class SemanticModel:
         `_redefined_method`). None for a method it inherits: a base may be another
         module's class, and which one defines `f` is not known here."""
         owner = func.value
-        if type(owner) is not cst.Name or owner.value in ("self", "cls"):
+        if type(owner) is not cst.Name:
             return None
         cls = self._classes.get(owner.value)
         if cls is None or self.qualified_name(owner) is not None:
@@ -369,13 +402,17 @@ class SemanticModel:
         vars(self).clear()
 
 
-def _called_name(func: cst.BaseExpression) -> str | None:
-    """`f` for `f`, `self.f` and `cls.f`: the names a local function is called by."""
-    if type(func) is cst.Name:
-        return func.value
-    if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in ("self", "cls"):
-        return func.attr.value
-    return None
+
+
+def _target_names(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The parts an assignment's target binds, tuples and lists unpacked."""
+    if type(target) in (cst.Tuple, cst.List):
+        for element in target.elements:  # type: ignore[attr-defined]
+            yield from _target_names(element.value)
+    elif type(target) is cst.StarredElement:
+        yield from _target_names(target.value)  # type: ignore[attr-defined]
+    else:
+        yield target
 
 
 def _classes(scopes: ScopeTable) -> dict[str, cst.ClassDef]:

@@ -536,9 +536,34 @@ def _cut(own: Summary) -> Summary:
 
 
 def _callees(own: Summary) -> list[str]:
-    """Every name `_inline` resolves for `own`, of the file or not, once each in source order."""
+    """Every name `_inline` resolves for `own` wherever it is (of the file or not), once
+    each in source order: its calls, the named tuples it returns, the function whose
+    result it returns. The cycles of the file are closed along these."""
     return list(dict.fromkeys([*(event.callee for event in own.events if isinstance(event, Call)),
                                *(name for name, _ in own.returns_fielded), *own.returns_result_of[:1]]))
+
+
+def _links(own: Summary) -> list[str]:
+    """The functions `_inline` resolves for `own` only where they are of another module:
+    those its links name (`forwards_through`, `wrapped_forwards`, ...); a function of the
+    file they name is judged by the file itself, so no cycle runs through them."""
+    links = (*own.forwards_through, *own.wrapped_forwards, *own.evaluated_through, *own.called_through)
+    return list(dict.fromkeys(name for _, name, _ in links))
+
+
+def _lookup(own: Summary, resolve: Callable[[str], Summary | None], local: Mapping[str, Summary]
+            ) -> Callable[[str], Summary | None]:
+    """`resolve`, for the names `_callees` and `_links` list for `own` alone: the one
+    list of what `_inline` looks up, which `close` orders the file's functions by. A
+    lookup of any other name is a KeyError, not a call left out of the cycles unseen."""
+    allowed = {*_callees(own), *(name for name in _links(own) if name not in local)}
+
+    def lookup(name: str) -> Summary | None:
+        if name not in allowed:
+            raise KeyError(f"`_inline` looks up {name!r}, which `_callees` / `_links` do not list")
+        return resolve(name)
+
+    return lookup
 
 
 def _components(edges: Mapping[str, list[str]]) -> list[list[str]]:
@@ -582,6 +607,7 @@ def _components(edges: Mapping[str, list[str]]) -> list[list[str]]:
 
 
 def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mapping[str, Summary]) -> Summary:
+    resolve = _lookup(own, resolve, local)
     events: dict[str, None] = {}
     # a step its module cannot judge, in a function of the same file it calls: nor can it here
     unjudged = own.unjudged_steps

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from trainlint.analysis.scopes import receiver_method
 from trainlint.analysis.trained_models import construction_of_receiver, given_to
 from trainlint.context import FileContext
 from trainlint.summaries import BACKWARD, EVAL, TRAIN, Summary
@@ -63,13 +64,14 @@ def _mode_shape(summary: Summary) -> tuple[object, ...]:
     return effects, evaluated
 
 
-def evaluated_own_models(call: cst.Call, summary: Summary) -> list[str]:
+def evaluated_own_models(ctx: FileContext, call: cst.Call, summary: Summary) -> list[str]:
     """`self.model` for `self.evaluate()` whose method (inherited from another module)
-    puts its own `self.model` in eval mode: the same object's attribute here."""
+    puts its own `self.model` in eval mode: the same object's attribute here, as this
+    method names its instance (`trainer.model` of `def fit(trainer)`)."""
     func = call.func
-    if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != "self":
+    if type(func) is not cst.Attribute or receiver_method(ctx, func.value) is None:
         return []
-    return sorted(name for name in summary.eval_mode if name.startswith("self."))
+    return sorted(ctx.code(func.value) + name[len("self"):] for name in summary.eval_mode if name.startswith("self."))
 
 
 def evaluated_object(ctx: FileContext, call: cst.Call, summary: Summary) -> list[str]:
@@ -79,7 +81,7 @@ def evaluated_object(ctx: FileContext, call: cst.Call, summary: Summary) -> list
     func = call.func
     if "self" not in summary.eval_mode or type(func) is not cst.Attribute:
         return []
-    if type(func.value) is cst.Name and func.value.value in ("self", "cls"):
+    if receiver_method(ctx, func.value, classes=True) is not None:
         return []
     return [ctx.code(func.value)]
 

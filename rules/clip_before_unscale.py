@@ -9,7 +9,7 @@ from trainlint.analysis.guards import in_try
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, steps_another_after
 from trainlint.analysis.precision import handed_arguments, manages_optimizers, scaler_holder, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
-from trainlint.analysis.scopes import argument_slots, dotted_name
+from trainlint.analysis.scopes import argument_slots, dotted_name, receiver_method
 from trainlint.analysis.training import (
     code_bodies, is_clip_call, method_call, opposite_branches, own_attribute, scaled_backward_scaler, statement_of,
 )
@@ -525,6 +525,22 @@ class ClipBeforeUnscale(Rule):
         "        amp.backward(model(x).mean())\n"
         "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
         "        amp.step(optimizer)\n",
+        # no fix, as above: the methods call their instance `trainer`, and `trainer.log_grad_norm()`,
+        # inherited from a base the file cannot see, has the scaler through it
+        "import torch\n"
+        "from trainerbase import TrainerBase\n"
+        "class Trainer(TrainerBase):\n"
+        "    def __init__(trainer, model):\n"
+        "        trainer.model = model\n"
+        "        trainer.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        trainer.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def train_step(trainer, x):\n"
+        "        trainer.optimizer.zero_grad()\n"
+        "        trainer.scaler.scale(trainer.model(x).mean()).backward()\n"
+        "        trainer.log_grad_norm()\n"
+        "        torch.nn.utils.clip_grad_norm_(trainer.model.parameters(), 1.0)  # expect: TL101\n"
+        "        trainer.scaler.step(trainer.optimizer)\n"
+        "        trainer.scaler.update()\n",
     )
     good = (
         # the helper unscales before it clips
@@ -810,7 +826,7 @@ class ClipBeforeUnscale(Rule):
         held = self._held_scaler(node, summary) if not found else None
         if held is not None:
             found.append(held)
-        elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
+        elif type(func) is cst.Attribute and receiver_method(self.ctx, func.value) is not None:
             # a method of the same instance: `self.backward(loss)` scaling with `self.scaler`;
             # the method may scale only on some runs (`if self.use_amp:`): where the caller
             # unscales that scaler on some path, it handles those runs itself
@@ -1067,10 +1083,11 @@ def _unscales_and_handed(ctx: FileContext) -> tuple[bool, frozenset[str]]:
             return True, frozenset()
         if summary is None:
             handed.update(handed_arguments(ctx, call))  # type: ignore[arg-type]
-            # `self.log_grad_norm()`, inherited from a base the file cannot see, has all of `self`
+            # `self.log_grad_norm()`, inherited from a base the file cannot see, has all of
+            # `self` (whatever the method calls its instance; named `self` as the scalers' bindings are)
             func = call.func  # type: ignore[attr-defined]
-            if (type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self"
-                    and f"self.{func.attr.value}" not in stored):
+            if (type(func) is cst.Attribute and receiver_method(ctx, func.value) is not None
+                    and f"{func.value.value}.{func.attr.value}" not in stored):
                 handed.add("self")
     return False, frozenset(handed)
 

@@ -27,7 +27,9 @@ from trainlint.analysis.phases import (
     Ran, fixed_flags, fixed_mode, flag_parameters, in_callers_terms, run_under,
 )
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.scopes import argument_slots, bound_arguments, decorated, dotted_name, handed_receiver
+from trainlint.analysis.scopes import (
+    argument_slots, binding_scope, bound_arguments, decorated, dotted_name, handed_receiver, receiver_method,
+)
 from trainlint.analysis.training import MODULE_CHAIN, ancestors_within, code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -2528,11 +2530,12 @@ class EvalWithoutNoGrad(Rule):
                 self.ctx.summaries.targets.target(call) or "").endswith(f".{func.attr.value}"):
             return found
         receiver = func.value
-        if type(receiver) is cst.Name and receiver.value == "self":
+        if receiver_method(self.ctx, receiver) is not None:
             # the caller's own attribute, as it spells it in the function (or else in the class)
+            spelled = {self.ctx.code(receiver) + name[len("self"):] for name in held}
             around = [a for a in self.ctx.ancestors(call) if type(a) in (cst.FunctionDef, cst.ClassDef)][:2]
             for scope in around:
-                own = [node for node in self.ctx.subtree(scope) if type(node) is cst.Attribute and dotted_name(node) in held]
+                own = [node for node in self.ctx.subtree(scope) if type(node) is cst.Attribute and dotted_name(node) in spelled]
                 if own:
                     return found + own
             return found
@@ -2609,16 +2612,18 @@ class EvalWithoutNoGrad(Rule):
         pairs = bound_arguments(self.ctx, call, helper)[0]
         inside = {name for name, value in pairs
                   if self.ctx.code(value) in models and _model_key(self.ctx, value) not in self._frozen}
-        selves = [param for param, value in (*pairs, *handed_receiver(self.ctx, call, helper).items())
-                  if type(value) is cst.Name and value.value == "self"]
+        selves = [(param, value.value) for param, value in (*pairs, *handed_receiver(self.ctx, call, helper).items())
+                  if receiver_method(self.ctx, value) is not None]
         caller = self.ctx.enclosing_function(call)
         bound = self.ctx.scopes.scope_for(helper).locals | (
             self.ctx.scopes.scope_for(caller).locals if caller is not None else set())
+        here = self.ctx.scope_of(call)
         for model in models:
             head, dot, rest = model.partition(".")
-            if head == "self":
-                inside.update(param + dot + rest for param in selves)
-            elif head.isidentifier() and head not in bound:
+            if any(head == receiver for _, receiver in selves):
+                inside.update(param + dot + rest for param, receiver in selves if receiver == head)
+            elif head.isidentifier() and head not in bound and binding_scope(head, here) in (
+                    None, self.ctx.scopes.module_scope):
                 inside.add(model)
         return frozenset(inside)
 
@@ -2861,7 +2866,7 @@ def _frozen_classes(ctx: FileContext) -> set[str]:
             receiver = _freezes(node) if type(node) is cst.Call else None
             owner = (method_call(node.iter, "parameters", "named_parameters")  # type: ignore[attr-defined]
                      if type(node) is cst.For and _freezes_each(node) else None)
-            if any(type(x) is cst.Name and x.value == "self" for x in (receiver, owner)):
+            if any(x is not None and receiver_method(ctx, x) is init for x in (receiver, owner)):
                 frozen.add(name)
                 break
     changed = True
@@ -2876,8 +2881,7 @@ def _frozen_classes(ctx: FileContext) -> set[str]:
             for node in ctx.subtree(init.body):
                 if type(node) is cst.Assign and type(node.value) is cst.Call:  # type: ignore[attr-defined]
                     for t in node.targets:  # type: ignore[attr-defined]
-                        if type(t.target) is cst.Attribute and type(t.target.value) is cst.Name \
-                                and t.target.value.value == "self":
+                        if type(t.target) is cst.Attribute and receiver_method(ctx, t.target.value) is init:
                             moved = unchain_module(node.value)  # type: ignore[attr-defined]
                             if type(moved) is cst.Attribute and ctx.code(moved) == ctx.code(t.target):
                                 continue  # `self.shift = self.shift.cuda()`: what it was

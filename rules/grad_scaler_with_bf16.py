@@ -12,7 +12,7 @@ from trainlint.analysis.precision import (
     with_precision,
 )
 from trainlint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
-from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.scopes import as_receiver_path, dotted_name, head_name, receiver_method
 from trainlint.analysis.training import code_bodies, method_call
 from trainlint.context import FileContext
 from trainlint.analysis.walk import iter_nodes
@@ -406,9 +406,12 @@ class GradScalerWithBf16(Rule):
                 continue
             for node in self.ctx.own_nodes(body):
                 scaler = method_call(node, "scale")
-                attribute = dotted_name(scaler) if scaler is not None else None
-                if attribute is None or not attribute.startswith("self.") or attribute.count(".") != 1 \
-                        or (cls, attribute) in found:
+                spelled = dotted_name(scaler) if scaler is not None else None
+                head = head_name(scaler) if spelled is not None else None  # type: ignore[arg-type]
+                if head is None or receiver_method(self.ctx, head) is None or spelled.count(".") != 1:  # type: ignore[union-attr]
+                    continue
+                attribute = as_receiver_path(spelled, head.value)  # type: ignore[arg-type]  # as summaries name it
+                if (cls, attribute) in found:
                     continue
                 binding = receivers.binding(scaler)  # type: ignore[arg-type]
                 if binding is None or receivers.assigned(binding):
@@ -416,7 +419,7 @@ class GradScalerWithBf16(Rule):
                 constructor = targets.inherited_constructor(cls.name.value)  # type: ignore[union-attr]
                 if constructor is not None and attribute in constructor.grad_scalers:
                     found[(cls, attribute)] = node  # type: ignore[index,assignment]
-        return [(call, attribute) for (_, attribute), call in found.items()]
+        return [(call, self.ctx.code(method_call(call, "scale"))) for call in found.values()]  # type: ignore[arg-type]
 
     def _built_by_builders(self, bf16_bodies: list[cst.CSTNode]) -> list[tuple[cst.Call, str, str]]:
         """The first `scaler.scale(...)` of each scaler used with a bfloat16 block (in its

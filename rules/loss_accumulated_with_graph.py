@@ -26,7 +26,9 @@ from trainlint.analysis.dataflow import (
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import calling_loops, grad_mode_at, innermost_loop, is_backward, reachable_nodes
-from trainlint.analysis.scopes import alternatives, argument_slots, assigned_parts, dotted_name
+from trainlint.analysis.scopes import (
+    alternatives, argument_slots, assigned_parts, binding_scope, dotted_name, receiver_name,
+)
 from trainlint.context import FileContext
 from trainlint.analysis.training import code_bodies, loop_guards, method_call, statement_of, statements_before
 from trainlint.analysis.walk import iter_nodes
@@ -1163,6 +1165,36 @@ class LossAccumulatedWithGraph(Rule):
         "        for batch in loader:\n"
         "            total += Trainer.train_step(self, batch)  # expect: TL202\n"
         "        return total\n",
+        # the same trainer, its methods calling their instance `trainer`: `trainer.total` is an
+        # attribute of the instance, outliving each call of `_train_step`
+        "from collections import defaultdict\n"
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(trainer, model, optimizer, loader):\n"
+        "        trainer.model, trainer.optimizer, trainer.loader = model, optimizer, loader\n"
+        "        trainer.steps = 0\n"
+        "        trainer.total_train_loss = defaultdict(float)\n"
+        "        trainer.total = 0.0\n"
+        "    def _train_step(trainer, x, y):\n"
+        "        loss = torch.nn.functional.mse_loss(trainer.model(x), y)\n"
+        '        trainer.total_train_loss["loss"] += loss  # expect: TL202\n'
+        "        trainer.total += loss  # expect: TL202\n"
+        "        trainer.optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        trainer.optimizer.step()\n"
+        "    def _check_log_interval(trainer):\n"
+        "        if trainer.steps % 100 == 0:\n"
+        "            print(trainer.total_train_loss, trainer.total)\n"
+        "            trainer.total_train_loss = defaultdict(float)\n"
+        "            trainer.total = 0.0\n"
+        "    def _train_epoch(trainer):\n"
+        "        for x, y in trainer.loader:\n"
+        "            trainer._train_step(x, y)\n"
+        "            trainer.steps += 1\n"
+        "            trainer._check_log_interval()\n"
+        "    def run(trainer, epochs):\n"
+        "        for _ in range(epochs):\n"
+        "            trainer._train_epoch()\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1997,6 +2029,21 @@ class LossAccumulatedWithGraph(Rule):
         "        for batch in loader:\n"
         "            total += Trainer.train_step(self, batch)\n"
         "        return total\n",
+        # a step method called on its class, the class's name bound again to what a decorator
+        # made of it: `Trainer.train_step` may no longer be the method above
+        "class Trainer:\n"
+        "    def train_step(self, batch):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        loss = self.model(batch).sum()\n"
+        "        loss.backward()\n"
+        "        self.optimizer.step()\n"
+        "        return loss\n"
+        "    def fit(self, loader):\n"
+        "        total = 0\n"
+        "        for batch in loader:\n"
+        "            total += Trainer.train_step(self, batch)\n"
+        "        return total\n"
+        "Trainer = traced(Trainer)\n",
     )
 
     def finish(self) -> None:
@@ -2165,7 +2212,7 @@ class LossAccumulatedWithGraph(Rule):
         method (`self.total += loss` in `_train_step`), the loops whose iterations
         call the method, each with its call there: the attribute outlives each call."""
         function = self.ctx.enclosing_function(node)
-        if function is None or accumulator is None or not accumulator.startswith("self."):
+        if function is None or accumulator is None or self._receiver(node, accumulator) is None:
             return []
         return calling_loops(self.ctx, function)
 
@@ -2423,9 +2470,10 @@ class LossAccumulatedWithGraph(Rule):
         """The loops across whose iterations the accumulator keeps what `node` adds:
         the loop around it, or the loops calling its method (see `_calling_loops`),
         unless they set it anew each iteration."""
+        receiver = self._receiver(node, accumulator)
         loop = innermost_loop(self.ctx, node)
         if loop is not None:
-            if self._reset_each_iteration(loop, node, accumulator):
+            if self._reset_each_iteration(loop, node, accumulator, receiver):
                 return []
             # a loop inside one training iteration (it back-propagates nothing: the terms of
             # the loss being built, `for bow in bows: loss_list.append(bow_loss)`) keeps
@@ -2433,12 +2481,22 @@ class LossAccumulatedWithGraph(Rule):
             # back-propagates, sets the accumulator anew
             inner, outer = loop, self._loop_around(loop)
             while outer is not None and not self._back_propagates(inner):
-                if self._back_propagates(outer) and self._reset_each_iteration(outer, inner, accumulator):
+                if self._back_propagates(outer) and self._reset_each_iteration(outer, inner, accumulator, receiver):
                     return []
                 inner, outer = outer, self._loop_around(outer)
             return [loop]
         return [loop for loop, call in self._calling_loops(node, accumulator)
-                if not self._reset_each_iteration(loop, call, accumulator)]
+                if not self._reset_each_iteration(loop, call, accumulator, receiver)]
+
+    def _receiver(self, node: cst.CSTNode, accumulator: str) -> str | None:
+        """What the method whose instance `accumulator` (read at `node`) is an attribute of
+        calls that instance: `self` of `self.total`, `trainer` of `trainer.total` in `def
+        _train_step(trainer, x)` or in a function nested in it; None for anything else."""
+        head, dot, _ = accumulator.partition(".")
+        scope = binding_scope(head, self.ctx.scope_of(node)) if dot else None
+        if scope is None or not scope.is_function:
+            return None
+        return head if receiver_name(self.ctx, scope.node) == head else None  # type: ignore[arg-type]
 
     def _loop_around(self, loop: cst.For | cst.While) -> cst.For | cst.While | None:
         parent = self.ctx.parent(loop)
@@ -2464,19 +2522,21 @@ class LossAccumulatedWithGraph(Rule):
         return any(is_backward(node) or method_call(node, "backward", "step") is not None
                    for node in reachable_nodes(self.ctx, loop.body))
 
-    def _reset_each_iteration(self, loop: cst.For | cst.While, at: cst.CSTNode, accumulator: str) -> bool:
+    def _reset_each_iteration(self, loop: cst.For | cst.While, at: cst.CSTNode, accumulator: str,
+                              receiver: str | None) -> bool:
         """Each iteration of `loop` sets the accumulator anew, before `at` (the
         accumulation, or the call that leads to it) or on every iteration. An attribute
         of `self` may also be set by a method the iteration calls: anywhere in it but
         under a condition (a reset under `if self.steps % 100 == 0:` keeps 100 graphs),
         and, where `at` calls it on an instance (`trainer.train_step(x)`), set through
-        that instance by the loop (`trainer.total = 0.0`)."""
+        that instance by the loop (`trainer.total = 0.0`). `receiver`: what the method
+        that accumulates calls its instance (None for no method)."""
         own = self.ctx.enclosing_function(loop)
-        on_self = accumulator.startswith("self.")
+        on_self = receiver is not None
         inside = reachable_nodes(self.ctx, loop.body, methods=True) if on_self else iter_nodes(loop.body)
         instance = at.func.value if on_self and type(at) is cst.Call and type(at.func) is cst.Attribute \
             and self.ctx.summaries.targets.method_run(at) is not None else None  # type: ignore[attr-defined]
-        as_written = self.ctx.code(instance) + accumulator[len("self"):] if instance is not None else accumulator
+        as_written = self.ctx.code(instance) + accumulator[len(receiver):] if instance is not None else accumulator  # type: ignore[arg-type]
         for inner in inside:
             if type(inner) not in (cst.Assign, cst.AnnAssign) or inner is at:
                 continue

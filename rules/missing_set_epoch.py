@@ -672,6 +672,25 @@ class MissingSetEpoch(Rule):
         "                model(x).sum().backward()\n"
         "                opt.step()\n"
         "            Trainer.score(self, holdout, epoch)\n",
+        # the evaluation function of the file sets the epoch of the holdout loader; `metrics.evaluate`,
+        # another module's function of the same name, is no call of it: what it is given is not
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "import metrics\n"
+        "def evaluate(model, loader, epoch):\n"
+        "    loader.sampler.set_epoch(epoch)\n"
+        "    for x in loader:\n"
+        "        model(x)\n"
+        "def main(model, opt, ds, holdout_ds, report_loader):\n"
+        "    sampler = DistributedSampler(ds)  # expect: TL302\n"
+        "    loader = DataLoader(ds, sampler=sampler)\n"
+        "    holdout = DataLoader(holdout_ds, sampler=DistributedSampler(holdout_ds, shuffle=False))\n"
+        "    for epoch in range(10):\n"
+        "        for x in loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n"
+        "        evaluate(model, holdout, epoch)\n"
+        "        metrics.evaluate(model, report_loader, epoch)\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -1163,6 +1182,27 @@ class MissingSetEpoch(Rule):
         "                opt.zero_grad()\n"
         "                model(x).sum().backward()\n"
         "                opt.step()\n",
+        # a method that sets the epoch of the loader it is given, called on an object whose class
+        # the file cannot tell (`trainer.evaluate(...)`): it may be that method, given the training loader
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def evaluate(self, loader, epoch):\n"
+        "        loader.sampler.set_epoch(epoch)\n"
+        "        for x in loader:\n"
+        "            self.model(x)\n"
+        "    def fit(self, model, opt, ds, holdout_ds, epochs):\n"
+        "        self.model = model\n"
+        "        train_sampler = DistributedSampler(ds)\n"
+        "        loader = DataLoader(ds, sampler=train_sampler)\n"
+        "        holdout = DataLoader(holdout_ds, sampler=DistributedSampler(holdout_ds, shuffle=False))\n"
+        "        for epoch in range(epochs):\n"
+        "            for x in loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n"
+        "            self.evaluate(holdout, epoch)\n"
+        "def run(trainer, loader, epoch):\n"
+        "    trainer.evaluate(loader, epoch)\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1808,11 +1848,14 @@ class MissingSetEpoch(Rule):
         (`run_epoch(...)`, `self.run_epoch(...)`, `trainer.run_epoch(...)`), give that
         parameter, by position or keyword; the object a method is called on goes to its
         first parameter, not to the next (`self`, or `cls` of a classmethod; a staticmethod
-        binds none, nor does a method called on its class: `Trainer.run(self, loader)`). None when the file calls it nowhere, or a call unpacks `*args` /
-        `**kwargs`: it may be given anything."""
+        binds none, nor does a method called on its class: `Trainer.run(self, loader)`). A
+        call of that name that runs another function (one of the file, or one an import
+        names: `metrics.run_epoch(...)`) gives it nothing. None when the file calls it
+        nowhere, or a call unpacks `*args` / `**kwargs`: it may be given anything."""
         func = parameter.owner
         assert type(func) is cst.FunctionDef
-        calls = [node for node in self.ctx.nodes_of(cst.Call) if _callee_name(node) == func.name.value]
+        calls = [node for node in self.ctx.nodes_of(cst.Call)
+                 if _callee_name(node) == func.name.value and self._may_run(node, func)]
         given: list[cst.BaseExpression] = []
         for call in calls:
             pairs, complete = bound_arguments(self.ctx, call, func)
@@ -1820,6 +1863,16 @@ class MissingSetEpoch(Rule):
                 return None
             given += [value for name, value in pairs if name == parameter.name]
         return given if calls else None
+
+    def _may_run(self, call: cst.Call, func: cst.FunctionDef) -> bool:
+        """`call`, named as `func` is, may run it: it runs `func` as the file's calls are
+        resolved (see `local_callee`), or runs nothing they know of (`trainer.run_epoch(...)`
+        on an object of unknown class); not where it runs another function of the file,
+        or one an import names."""
+        callee = self.ctx.local_callee(call)
+        if callee is not None:
+            return callee is func
+        return self.ctx.qualified_name(call.func) is None
 
     def _may_carry(self, value: cst.BaseExpression, texts: set[str], holders: list[cst.BaseExpression]) -> bool:
         """An argument that may be the loader on this sampler: anything but a variable

@@ -1002,6 +1002,31 @@ class MissingTrainMode(Rule):
         "            optimizer.zero_grad()\n"
         "            loss.backward()\n"
         "            optimizer.step()\n",
+        # the same trainer, its methods calling their instance `trainer`: `trainer.model` is what
+        # its constructor kept and built the optimizer on
+        "import torch\n"
+        "\n"
+        "\n"
+        "def train_one_epoch(net, loader, optimizer):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(net(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(trainer, model, loader, val_loader):\n"
+        "        trainer.model = model\n"
+        "        trainer.loader = loader\n"
+        "        trainer.val_loader = val_loader\n"
+        "        trainer.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "\n"
+        "    def fit(trainer, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            train_one_epoch(trainer.model, trainer.loader, trainer.optimizer)\n"
+        "            trainer.model.eval()  # expect: TL405\n"
+        "            with torch.no_grad():\n"
+        "                print(sum(trainer.model(x).sum() for x, _ in trainer.val_loader))\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -2234,7 +2259,7 @@ class MissingTrainMode(Rule):
         `.train()` anywhere may end in train mode: it restores, as in this file."""
         evaluated = [self.ctx.code(arg.value) for slot, arg in argument_slots(call)
                      if summary.slot(slot) in summary.eval_mode]
-        evaluated += (evaluated_own_models(call, summary) or evaluated_held_models(self.ctx, call, summary)
+        evaluated += (evaluated_own_models(self.ctx, call, summary) or evaluated_held_models(self.ctx, call, summary)
                       or evaluated_object(self.ctx, call, summary))
         for event in summary.events:
             if event == TRAIN:

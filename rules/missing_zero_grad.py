@@ -15,7 +15,9 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.dataflow import optimizer_params, target_names
 from trainlint.analysis.lambdas import called_lambda
-from trainlint.analysis.scopes import _parameters, argument_slots, binding_scope, bound_arguments, head_name
+from trainlint.analysis.scopes import (
+    _parameters, argument_slots, binding_scope, bound_arguments, head_name, receiver_method, receiver_name,
+)
 from trainlint.analysis.summarize import BUILTIN_NAMES
 from trainlint.analysis.training import method_call, module_behind, own_attribute
 from trainlint.context import FileContext
@@ -1392,7 +1394,7 @@ class MissingZeroGrad(Rule):
                 found.append(arg.value)
         receiver = call.func.value if type(call.func) is cst.Attribute else None
         own = sorted(a for a in summary.steps if a.startswith("self."))
-        if type(receiver) is cst.Name and receiver.value == "self":
+        if receiver is not None and receiver_method(self.ctx, receiver) is not None:
             for attribute in own:
                 node = own_attribute(self.ctx, call, attribute)
                 if attribute in summary.known_steps or (node is not None and is_optimizer(self.ctx, node)):
@@ -1466,7 +1468,7 @@ class MissingZeroGrad(Rule):
         seen: set[cst.FunctionDef] = set()
         while loop not in self.ctx.ancestors(at):
             function, root = self.ctx.enclosing_function(at), re.match(r"\w*", code).group()  # type: ignore[union-attr]
-            if function is None or root in ("self", "cls") or root not in {
+            if function is None or root == receiver_name(self.ctx, function, classes=True) or root not in {
                     param.name.value for param in _parameters(function.params)}:
                 return code, at  # a global, or `self.model` of a method: the same name everywhere
             if function in seen:

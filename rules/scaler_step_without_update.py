@@ -5,7 +5,7 @@ from trainlint.analysis.guards import in_try
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
 from trainlint.analysis.training import ancestors_within, loops_within, method_call, statement_of
-from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name, named_scaler
+from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name, named_scaler, receiver_method
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
@@ -526,6 +526,20 @@ class ScalerStepWithoutUpdate(Rule):
         "                loss = self.model(x).sum()\n"
         "            Trainer._step(self, loss)\n"
         "            self.scaler.update()\n",
+        # the same trainer, its methods calling their instance `trainer`: `trainer.after_iter()`,
+        # a method of its base elsewhere, may update the scaler as `self.after_iter()` may
+        "import torch\n"
+        "from engine import BaseTrainer\n"
+        "class Trainer(BaseTrainer):\n"
+        "    def __init__(trainer):\n"
+        "        trainer.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def train(trainer, loader):\n"
+        "        for batch in loader:\n"
+        "            trainer.train_one_iter(batch)\n"
+        "            trainer.after_iter()\n"
+        "    def train_one_iter(trainer, batch):\n"
+        "        trainer.scaler.scale(trainer.model(batch).mean()).backward()\n"
+        "        trainer.scaler.step(trainer.optimizer)\n",
     )
 
     def finish(self) -> None:
@@ -702,7 +716,7 @@ class ScalerStepWithoutUpdate(Rule):
                     owner = target.value
                     if type(owner) is cst.Call and type(owner.func) is cst.Name and owner.func.value == "super":
                         return True
-                    if (type(owner) is cst.Name and owner.value in ("self", "cls")
+                    if (receiver_method(self.ctx, owner, classes=True) is not None
                             and not self._assigned_attribute(self.ctx.code(target))):
                         return True  # `self.after_iter()` of a base class elsewhere
                 if not holders.isdisjoint(handed_arguments(self.ctx, node)):

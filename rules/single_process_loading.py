@@ -13,7 +13,7 @@ from trainlint.analysis.dataflow import (
 )
 from trainlint.analysis.iteration import file_trains
 from trainlint.analysis.precision import argument
-from trainlint.analysis.scopes import bound_arguments
+from trainlint.analysis.scopes import bound_arguments, receiver_name
 from trainlint.analysis.walk import iter_nodes, only
 from trainlint.context import FileContext
 from trainlint.rule import Rule
@@ -308,6 +308,31 @@ class SingleProcessLoading(Rule):
         "    model(batch).backward()\n"
         "    optim.step()\n"
         "    optim.zero_grad()\n",
+        # the same dataset, its methods calling their instance `ds`: the rows it indexes are
+        # what its constructor keeps, as with `self`
+        "import torch\n"
+        "from torch.utils.data import DataLoader, Dataset\n"
+        "from torch.utils.data.distributed import DistributedSampler\n"
+        "class ToyDataset(Dataset):\n"
+        "    def __init__(ds, X, y):\n"
+        "        ds.features = X\n"
+        "        ds.labels = y\n"
+        "    def __getitem__(ds, index):\n"
+        "        one_x = ds.features[index]\n"
+        "        one_y = ds.labels[index]\n"
+        "        return one_x, one_y\n"
+        "    def __len__(ds):\n"
+        "        return ds.labels.shape[0]\n"
+        "def prepare_dataset():\n"
+        "    X_train = torch.tensor([[-1.2, 3.1], [-0.9, 2.9], [2.3, -1.1]])\n"
+        "    y_train = torch.tensor([0, 0, 1])\n"
+        "    train_ds = ToyDataset(X_train, y_train)\n"
+        "    train_loader = DataLoader(dataset=train_ds, batch_size=2, pin_memory=True, sampler=DistributedSampler(train_ds))\n"
+        "    return train_loader\n"
+        "def main(model, optimizer):\n"
+        "    for features, labels in prepare_dataset():\n"
+        "        torch.nn.functional.cross_entropy(model(features), labels).backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -406,18 +431,18 @@ class SingleProcessLoading(Rule):
         if type(cls) is not cst.ClassDef:
             return False
         getitem = [m for m in cls.body.body if type(m) is cst.FunctionDef and m.name.value == "__getitem__"]
-        read = _rows_read(getitem[0]) if len(getitem) == 1 else None
+        read = _rows_read(getitem[0], receiver_name(self.ctx, getitem[0])) if len(getitem) == 1 else None
         if not read:
             return False
         kept: dict[str, list[str]] = {}
+        receiver = receiver_name(self.ctx, init)
         for node in self.ctx.own_nodes(init.body):
             if type(node) is not cst.Assign:
                 continue
             for target in node.targets:
-                if _self_attribute(target.target) is not None:
+                if (attribute := _own_attribute(target.target, receiver)) is not None:
                     value = node.value
-                    kept.setdefault(_self_attribute(target.target), []).append(  # type: ignore[arg-type]
-                        value.value if type(value) is cst.Name else "")
+                    kept.setdefault(attribute, []).append(value.value if type(value) is cst.Name else "")
         given, _ = bound_arguments(self.ctx, built, init)
         arguments = dict(given)
         for attribute in read:
@@ -455,25 +480,27 @@ def _tensor(ctx: FileContext, call: cst.Call) -> bool:
     return ctx.call_name(call) in _TENSOR_FUNCTIONS
 
 
-def _self_attribute(expr: cst.BaseExpression) -> str | None:
-    """`attr` of `self.attr`."""
-    if type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":
+def _own_attribute(expr: cst.BaseExpression, receiver: str | None) -> str | None:
+    """`attr` of `self.attr`, `receiver` being what the method calls its instance."""
+    if receiver is not None and type(expr) is cst.Attribute and type(expr.value) is cst.Name \
+            and expr.value.value == receiver:
         return expr.attr.value
     return None
 
 
-def _rows_read(getitem: cst.FunctionDef) -> set[str] | None:
+def _rows_read(getitem: cst.FunctionDef, receiver: str | None) -> set[str] | None:
     """The attributes a `__getitem__` indexes, when that is all it does: each statement
-    binds a name to `self.attr[...]` or returns such rows (or those names), and nothing
-    is called (no file opened, no transform); None otherwise."""
+    binds a name to `self.attr[...]` (`receiver` what it calls its instance) or returns
+    such rows (or those names), and nothing is called (no file opened, no transform);
+    None otherwise."""
     if any(type(node) is cst.Call for node in iter_nodes(getitem.body)):
         return None
     read: set[str] = set()
     names: set[str] = set()
 
     def row(expr: cst.BaseExpression) -> bool:
-        if type(expr) is cst.Subscript and _self_attribute(expr.value) is not None:
-            read.add(_self_attribute(expr.value))  # type: ignore[arg-type]
+        if type(expr) is cst.Subscript and (attribute := _own_attribute(expr.value, receiver)) is not None:
+            read.add(attribute)
             return True
         return type(expr) is cst.Name and expr.value in names
 

@@ -20,7 +20,7 @@ from trainlint.analysis.training import (
     ancestors_within, loops_within, method_call, module_behind, unchain_module,
 )
 from trainlint.analysis.walk import iter_nodes
-from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name, head_name
+from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name, head_name, receiver_method
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, STEP, ZERO_GRAD, Summary
@@ -1370,7 +1370,7 @@ class ZeroGradBeforeStep(Rule):
         `model(inputs)`): when unsure what the optimizer steps, a part of that model."""
         head = head_name(cleared)
         function = self.ctx.enclosing_function(clear)
-        if head is None or head.value in ("self", "cls") or function is None:
+        if head is None or receiver_method(self.ctx, head, classes=True) is not None or function is None:
             return False
         if not _below(self.ctx.code(cleared), head.value):
             return False

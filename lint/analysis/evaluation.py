@@ -32,7 +32,8 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
 from trainlint.analysis.scopes import (
-    argument_slots, bound_arguments, decorated, dotted_name, is_method, named_parameters,
+    argument_slots, as_receiver_path, bound_arguments, decorated, dotted_name, is_method, named_parameters,
+    receiver_name,
 )
 from trainlint.analysis.training import method_call
 from trainlint.context import FileContext
@@ -83,6 +84,7 @@ def _loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, .
     # a module's own `forward` running its layers in a loop is no evaluation of data
     if decorated(func) or (method and func.name.value in _MODEL_METHODS):
         return NO_FORWARDS
+    receiver = receiver_name(ctx, func) if method else None
     # (call, model, (callee, slot) of a link or None, put in eval mode by a wrapped function)
     candidates: list[tuple[cst.Call, str, tuple[str, str] | None, bool]] = []
     for call in ctx.calls_in_order(func.body):
@@ -92,18 +94,18 @@ def _loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, .
             continue
         direct, through = _forwarded(ctx, call, func, target)
         name = next((name for model in (*models_called(call.func), *direct)
-                     if (name := _handed_model(model, params, method)) is not None), None)
+                     if (name := _handed_model(model, params, receiver)) is not None), None)
         if name is not None:
             candidates.append((call, name, None, False))
             continue
         candidates.extend((call, name, (callee, slot), False) for model, callee, slot in through
-                          if (name := _handed_model(model, params, method)) is not None)
+                          if (name := _handed_model(model, params, receiver)) is not None)
         if not through and depth <= _CALLS_FOLLOWED:
             candidates.extend(_wrapped(ctx, call, func, params, method, target, depth))
     if not candidates:
         return NO_FORWARDS
     nodes = ctx.own_nodes(func.body)
-    rebound = {name for node in nodes for name in _bound(node)}
+    rebound = {as_receiver_path(name, receiver) for node in nodes for name in _bound(node)}
     candidates = [item for item in candidates if item[1] not in rebound]
     if not candidates or any(_needs_graph(ctx, node) for node in nodes) or any(
             optimizer_name(param) for param in params):
@@ -111,7 +113,7 @@ def _loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, .
     candidates = [item for item in candidates if lexical_grad_mode(ctx, item[0]) is None]
     if not candidates:
         return NO_FORWARDS
-    switches = [(ctx.order_index(node), ctx.code(mode[0]), mode[1]) for node in nodes
+    switches = [(ctx.order_index(node), as_receiver_path(ctx.code(mode[0]), receiver), mode[1]) for node in nodes
                 if (mode := mode_switch(ctx, node)) is not None]
     kept: set[str] = set()
     evaluated: set[str] = set()
@@ -143,7 +145,7 @@ def _wrapped(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, params: 
     tells (`return _run_eval(model, loader)`, `self._run_eval(self.model, loader)`),
     each with the link it goes through and whether that function puts it in eval mode
     itself (see `_followed_into`)."""
-    if not _hands_a_model(call, params, method):
+    if not _hands_a_model(call, params, receiver_name(ctx, caller) if method else None):
         return []
     followed = _followed_into(
         ctx, call, caller, params, method, _followed,
@@ -183,15 +185,17 @@ def _followed_into(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, pa
     if (callee, depth + 1) not in followed:
         followed[(callee, depth + 1)] = read(callee, tuple(own), on_class)
     arguments = dict(bound_arguments(ctx, call, callee)[0])
-    # a method called on `self` from a method names the same attributes of `self`
-    on_self = (on_class and method and type(call.func) is cst.Attribute and type(call.func.value) is cst.Name
-               and call.func.value.value == "self")
+    # a method called on its instance from a method names the same attributes of it,
+    # whatever each calls its receiver (`self.validate()` of `def validate(trainer)`)
+    receiver = receiver_name(ctx, caller) if method else None
+    on_self = (receiver is not None and receiver_name(ctx, callee) is not None and type(call.func) is cst.Attribute
+               and type(call.func.value) is cst.Name and call.func.value.value == receiver)
 
     def as_the_caller_names(name: str) -> str | None:
         if name.startswith("self."):
             return name if on_self else None
         value = arguments.get(name)
-        return _handed_model(value, params, method) if value is not None else None
+        return _handed_model(value, params, receiver) if value is not None else None
 
     return followed[(callee, depth + 1)], as_the_caller_names
 
@@ -225,9 +229,10 @@ def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str,
     model's mode in `func`."""
     if decorated(func) or (method and func.name.value in _MODEL_METHODS):
         return ()
+    receiver = receiver_name(ctx, func) if method else None
     found: dict[tuple[str, str, str], None] = {}
     for call in ctx.calls_in_order(func.body):
-        if not _hands_a_model(call, params, method) or repeating_loop(ctx, call) is not None \
+        if not _hands_a_model(call, params, receiver) or repeating_loop(ctx, call) is not None \
                 or lexical_grad_mode(ctx, call) is not None:
             continue
         callee = ctx.local_callee(call)
@@ -235,7 +240,7 @@ def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str,
             name = target(call)
             if name is not None:
                 found.update(((handed, name, slot), None) for slot, arg in argument_slots(call)
-                             if (handed := _handed_model(arg.value, params, method)) is not None)
+                             if (handed := _handed_model(arg.value, params, receiver)) is not None)
             continue
         followed = None if depth >= _CALLS_FOLLOWED else _followed_into(
             ctx, call, func, params, method, _wrappers_followed,
@@ -251,18 +256,21 @@ def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str,
     nodes = ctx.own_nodes(func.body)
     if any(_needs_graph(ctx, node) for node in nodes) or any(optimizer_name(param) for param in params):
         return ()
-    rebound = {name for node in nodes for name in _bound(node)}
-    switched = {ctx.code(mode[0]) for node in nodes if (mode := mode_switch(ctx, node)) is not None}
+    rebound = {as_receiver_path(name, receiver) for node in nodes for name in _bound(node)}
+    switched = {as_receiver_path(ctx.code(mode[0]), receiver) for node in nodes
+                if (mode := mode_switch(ctx, node)) is not None}
     return tuple(item for item in found if item[0] not in rebound
                  and not any(model == item[0] or model.startswith(item[0] + ".") for model in switched))
 
 
-def _hands_a_model(call: cst.Call, params: tuple[str, ...], method: bool) -> bool:
+def _hands_a_model(call: cst.Call, params: tuple[str, ...], receiver: str | None) -> bool:
     """`call` may hand on a model of the caller: an argument names one (see
-    `_handed_model`), or a method calls a method on `self` (whose attributes it shares)."""
+    `_handed_model`), or a method calls a method on its instance (whose attributes it
+    shares), `receiver` being the caller's name of it (None for no method)."""
     func = call.func
-    return (method and type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self") \
-        or any(_handed_model(arg.value, params, method) is not None for arg in call.args)
+    return (receiver is not None and type(func) is cst.Attribute and type(func.value) is cst.Name
+            and func.value.value == receiver) \
+        or any(_handed_model(arg.value, params, receiver) is not None for arg in call.args)
 
 
 def _followed(ctx: FileContext) -> dict[tuple[cst.FunctionDef, int], tuple]:
@@ -276,11 +284,15 @@ def _wrappers_followed(ctx: FileContext) -> dict[tuple[cst.FunctionDef, int], tu
     return {}
 
 
-def _handed_model(model: cst.BaseExpression, params: tuple[str, ...], method: bool) -> str | None:
+def _handed_model(model: cst.BaseExpression, params: tuple[str, ...], receiver: str | None) -> str | None:
+    """The model `model` names: a parameter, or an attribute of the method's instance
+    (`receiver` its name there, None for no method), as `self.<attribute>`."""
     if type(model) is cst.Name:
         return model.value if model.value in params else None
-    name = dotted_name(model) if method and type(model) is cst.Attribute else None
-    return name if name is not None and name.startswith("self.") and name.count(".") == 1 else None
+    name = dotted_name(model) if receiver is not None and type(model) is cst.Attribute else None
+    if name is None or not name.startswith(receiver + ".") or name.count(".") != 1:  # type: ignore[operator]
+        return None
+    return as_receiver_path(name, receiver)
 
 
 def _forwarded(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, target: Target, depth: int = 1,
@@ -404,21 +416,29 @@ def runs_layers(ctx: FileContext, method: cst.FunctionDef) -> bool:
     if any(type(n) in (cst.Name, cst.Attribute) and ctx.qualified_name(n) in _GRAD_MODES for n in nodes):  # type: ignore[arg-type]
         return False
     layers = ctx.shared(_layers).get(cls, frozenset())
-    return any(type(n) is cst.Call and _on_self(n.func, layers) for n in nodes)  # type: ignore[attr-defined]
+    receiver = receiver_name(ctx, method)
+    return receiver is not None and any(
+        type(n) is cst.Call and _on_self(n.func, layers, receiver) for n in nodes)  # type: ignore[attr-defined]
 
 
 def _layers(ctx: FileContext) -> dict[cst.ClassDef, frozenset[str]]:
-    """Each class's layers: what its methods assign to attributes of `self`, and `forward`."""
-    return {
-        cls: frozenset({"forward"} | {target.attr.value for node in ctx.subtree(cls.body)  # type: ignore[attr-defined]
-                                      if type(node) is cst.AssignTarget and type(target := node.target) is cst.Attribute
-                                      and type(target.value) is cst.Name and target.value.value == "self"})
-        for cls in ctx.nodes_of(cst.ClassDef)  # type: ignore[misc]
-    }
+    """Each class's layers: what its methods assign to attributes of their instance
+    (whatever each calls it), and `forward`."""
+    found: dict[cst.ClassDef, frozenset[str]] = {}
+    for cls in ctx.nodes_of(cst.ClassDef):
+        assigned = {"forward"}
+        for node in ctx.subtree(cls.body):  # type: ignore[attr-defined]
+            if type(node) is cst.AssignTarget and type(target := node.target) is cst.Attribute \
+                    and type(target.value) is cst.Name and (function := ctx.enclosing_function(node)) is not None \
+                    and target.value.value == receiver_name(ctx, function):
+                assigned.add(target.attr.value)
+        found[cls] = frozenset(assigned)  # type: ignore[index]
+    return found
 
 
-def _on_self(func: cst.BaseExpression, layers: frozenset[str]) -> bool:
-    """`self.layer` (an attribute the class assigns, or `forward`) or `self` itself, called."""
-    return (type(func) is cst.Name and func.value == "self") or (
-        type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self"
+def _on_self(func: cst.BaseExpression, layers: frozenset[str], receiver: str) -> bool:
+    """`self.layer` (an attribute the class assigns, or `forward`) or `self` itself, called,
+    `receiver` being what the method calls its instance."""
+    return (type(func) is cst.Name and func.value == receiver) or (
+        type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == receiver
         and func.attr.value in layers)

@@ -14,7 +14,8 @@ from trainlint.analysis.literals import constant_text, string_value
 from trainlint.analysis.dataflow import target_names, unpacked
 from trainlint.analysis.flowgraph import FlowGraph, assigned_names
 from trainlint.analysis.scopes import (
-    Scope, and_operands, assigned_parts, binding_scope, bound_arguments, dotted_name, named_parameters,
+    Scope, and_operands, assigned_parts, binding_scope, bound_arguments, dotted_name, head_name, named_parameters,
+    receiver_method, receiver_name,
 )
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -517,9 +518,11 @@ def caller_bound(ctx: FileContext, node: cst.CSTNode) -> str | None:
 
 
 def _a_parameter_of(ctx: FileContext, value: cst.BaseExpression, function: cst.FunctionDef) -> bool:
-    """`value` is a parameter of `function` (not `self`) as it was given: never rebound
-    in the function, nor declared `global` / `nonlocal` anywhere in the file."""
-    if type(value) is not cst.Name or value.value == "self" or value.value not in named_parameters(function):
+    """`value` is a parameter of `function` (not the instance or class a method runs on,
+    whatever it calls it) as it was given: never rebound in the function, nor declared
+    `global` / `nonlocal` anywhere in the file."""
+    if (type(value) is not cst.Name or value.value == receiver_name(ctx, function, classes=True)
+            or value.value not in named_parameters(function)):
         return False
     scope = binding_scope(value.value, ctx.scope_of(value))
     return (scope is not None and scope.node is function and value.value not in _declared_outer_anywhere(ctx)
@@ -558,7 +561,8 @@ def may_change(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpression, dep
         return True  # a call's result, a subscript: not known
     parts = path.split(".")
     root = parts[0]
-    if len(parts) > 1 and (parts[-1] in _assigned_attributes(ctx) or parts == ["self", parts[1]]):
+    if len(parts) > 1 and (parts[-1] in _assigned_attributes(ctx) or (
+            len(parts) == 2 and receiver_method(ctx, head_name(value), classes=True) is not None)):  # type: ignore[arg-type]
         return True
     if root in _declared_outer_anywhere(ctx):
         return True
@@ -570,7 +574,8 @@ def may_change(ctx: FileContext, at: cst.CSTNode, value: cst.BaseExpression, dep
     if scope is None or type(scope.node) is cst.Module:
         module_loops = [node for node in ctx.loops() if ctx.enclosing_function(node) is None]
         return any(_rebinds(ctx, outer, root) for outer in module_loops)
-    if function is None or scope.node is not function or root not in named_parameters(function) or root == "self":
+    if (function is None or scope.node is not function or root not in named_parameters(function)
+            or root == receiver_name(ctx, function, classes=True)):
         return True  # a local of the helper, a closure's variable, `self.cfg.x`: not known
     # a parameter: what each call of the helper in the file gives it, or its default
     sites = ctx.call_sites(function)

@@ -23,7 +23,9 @@ from trainlint.analysis.flow import Facts, Flow, Paths
 from trainlint.analysis.flowgraph import EventFilter, FlowGraph
 from trainlint.analysis.lambdas import called_lambda
 from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Binding
-from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name, head_name, named_scaler
+from trainlint.analysis.scopes import (
+    _parameters, bound_arguments, dotted_name, head_name, named_scaler, receiver_method,
+)
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -419,7 +421,7 @@ def mode_switch(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.BaseExpression
         if (other is not None and other[1] is not None and mode[1] is not None and other[1] != mode[1]
                 and ctx.code(other[0]) == ctx.code(mode[0])):
             return mode[0], None
-    if type(mode[0]) is not cst.Name or mode[0].value != "self":
+    if receiver_method(ctx, mode[0]) is None:
         # `trainer.train(epoch)` of a `trainer = Trainer(...)` whose class, in this file,
         # has a `train` method of its own and no base class (no module's `train`)
         method = _own_method(ctx, mode[0], node.func.attr.value)  # type: ignore[attr-defined]

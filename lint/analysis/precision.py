@@ -20,7 +20,7 @@ import libcst as cst
 from trainlint.analysis.dataflow import unpacked
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.partials import partial_of, partial_parts
-from trainlint.analysis.scopes import alternatives, dotted_name
+from trainlint.analysis.scopes import alternatives, dotted_name, receiver_method
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import only
 from trainlint.summaries import STEP
@@ -416,7 +416,7 @@ def scaler_holder(ctx: FileContext, call: cst.Call, reached_by: tuple[str, ...],
     methods (`amp.scaler.unscale_(opt)`) in `within` (the whole file by default)."""
     func = call.func
     name = dotted_name(func.value) if type(func) is cst.Attribute else None
-    if name is None or (name == "self" and not self_too):
+    if name is None or (receiver_method(ctx, func.value) is not None and not self_too):  # type: ignore[attr-defined]
         return None
     obj = func.value  # type: ignore[attr-defined]
     if ctx.receivers.binding(obj) is None:

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Iterator
 import libcst as cst
 
 from trainlint.analysis.scopes import (
-    Scope, _parameters, _statements, assigned_parts, binding_scope, bound_arguments, child_blocks, dotted_name,
+    Scope, _parameters, _statements, assigned_parts, bound_arguments, child_blocks, dotted_name, owning_class,
+    receiver_method,
 )
 from trainlint.analysis.walk import only
 from trainlint.semantic import SemanticModel
@@ -803,31 +804,8 @@ class Receivers:
         """The class whose instance `name` is: the first parameter of a method, read in
         the method or in a closure of it that does not bind the name itself (a nested
         `def run_epoch():` or a lambda reading the method's `self`)."""
-        if self._bound_by_lambda(name):
-            return None  # `lambda self: ...`: not the method's
-        scope = binding_scope(name.value, self.ctx.scope_of(name))
-        func = scope.node if scope is not None and scope.is_function else None
-        if func is None:
-            return None
-        params = [*func.params.posonly_params, *func.params.params]  # type: ignore[union-attr]
-        if not params or params[0].name.value != name.value:
-            return None
-        parent = self.ctx.parent(func)
-        while parent is not None and type(parent) is not cst.ClassDef:
-            if type(parent) is cst.FunctionDef:
-                return None
-            parent = self.ctx.parent(parent)
-        return parent
-
-    def _bound_by_lambda(self, name: cst.Name) -> bool:
-        """Whether a lambda around `name` (in its function) has a parameter of that name."""
-        for ancestor in self.ctx.ancestors(name):
-            if type(ancestor) is cst.FunctionDef:
-                return False
-            if type(ancestor) is cst.Lambda and any(
-                    param.name.value == name.value for param in _parameters(ancestor.params)):
-                return True
-        return False
+        method = receiver_method(self.ctx, name, classes=True)
+        return owning_class(self.ctx, method) if method is not None else None
 
 
 def _item_kinds(summary: Summary, keys: bool) -> dict[int | str, str]:

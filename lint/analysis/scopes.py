@@ -346,6 +346,58 @@ def is_method(ctx: FileContext, func: cst.FunctionDef) -> bool:
     return not any(dotted_name(d.decorator) == "staticmethod" for d in func.decorators)
 
 
+def receiver_name(ctx: FileContext, func: cst.FunctionDef, classes: bool = False) -> str | None:
+    """The name a method gives the instance it runs on: its first parameter (`self`, or
+    `trainer` of `def evaluate(trainer, loader)` in a class body), whatever it is called;
+    None for a staticmethod, a function of a module or of another function, and a method
+    with no parameter; for a classmethod (whose first parameter is its class, no
+    instance) its `cls` only where `classes` asks for it."""
+    if not is_method(ctx, func) or (
+            not classes and any(dotted_name(d.decorator) == "classmethod" for d in func.decorators)):
+        return None
+    positional = (*func.params.posonly_params, *func.params.params)
+    return positional[0].name.value if positional else None
+
+
+def receiver_method(ctx: FileContext, expr: cst.BaseExpression, classes: bool = False) -> cst.FunctionDef | None:
+    """The method whose instance the name `expr` is bound to where it is read: its
+    receiver (see `receiver_name`; a classmethod's class too where `classes` asks for
+    it), read in the method or in a function nested in it; None for any other name or
+    expression."""
+    if type(expr) is not cst.Name:
+        return None
+    scope = binding_scope(expr.value, ctx.scope_of(expr))
+    if scope is None or not scope.is_function:
+        return None
+    method: cst.FunctionDef = scope.node  # type: ignore[assignment]
+    if receiver_name(ctx, method, classes) != expr.value or _bound_by_lambda(ctx, expr):
+        return None
+    return method
+
+
+def _bound_by_lambda(ctx: FileContext, name: cst.Name) -> bool:
+    """Whether a lambda around `name` (in its function) has a parameter of that name
+    (`lambda self: ...` in a method: not the method's; the file's scopes keep no lambdas)."""
+    if not any(param.name.value == name.value for lam in ctx.nodes_of(cst.Lambda)
+               for param in _parameters(lam.params)):  # type: ignore[attr-defined]
+        return False  # no lambda of the file takes that name: no walk up
+    for ancestor in ctx.ancestors(name):
+        if type(ancestor) is cst.FunctionDef:
+            return False
+        if type(ancestor) is cst.Lambda and any(param.name.value == name.value for param in _parameters(ancestor.params)):
+            return True
+    return False
+
+
+def as_receiver_path(name: str, receiver: str | None) -> str:
+    """`name` as summaries write what a method reaches through its instance: `self`,
+    `self.model` for `trainer`, `trainer.model` where `receiver` is `trainer`; other
+    names as they are."""
+    if receiver is None or receiver == "self" or not (name == receiver or name.startswith(receiver + ".")):
+        return name
+    return "self" + name[len(receiver):]
+
+
 def owning_class(ctx: FileContext, func: cst.FunctionDef) -> cst.ClassDef | None:
     """The class whose body defines `func`, also under an `if` / `try` of that body
     (`if torch.cuda.is_available(): def run(self, ...)`); None for a function of a
@@ -376,13 +428,13 @@ def binds_first_parameter(ctx: FileContext, call: cst.Call, func: cst.FunctionDe
 
 def handed_receiver(ctx: FileContext, call: cst.Call, func: cst.FunctionDef) -> dict[str, cst.Name]:
     """`{first parameter: receiver}` where `call` binds `func`'s first parameter to the
-    caller's `self` / `cls` (`self._forward(x)` of `def _forward(trainer, x)`): `func`
+    caller's `self` / `cls`, whatever each calls it (`self._forward(x)` of `def _forward(trainer, x)`): `func`
     names through that parameter what the caller names through its own, whatever the
     parameter is called; empty otherwise (a call on its class hands `self` as an
     argument: see `bound_arguments`)."""
     receiver = call.func.value if type(call.func) is cst.Attribute else None
     positional = [p.name.value for p in (*func.params.posonly_params, *func.params.params)]
-    if (not positional or type(receiver) is not cst.Name or receiver.value not in ("self", "cls")
+    if (not positional or type(receiver) is not cst.Name or receiver_method(ctx, receiver, classes=True) is None
             or not binds_first_parameter(ctx, call, func)):
         return {}
     return {positional[0]: receiver}

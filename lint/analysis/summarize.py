@@ -45,8 +45,8 @@ from trainlint.analysis.receivers import (
     sampler_shuffle,
 )
 from trainlint.analysis.scopes import (
-    argument_slots, assigned_parts, binding_scope, bound_arguments, dotted_name, head_name, is_method,
-    named_parameters, named_scaler,
+    argument_slots, as_receiver_path, assigned_parts, binding_scope, bound_arguments, dotted_name, head_name,
+    is_method, named_parameters, named_scaler, owning_class, receiver_method, receiver_name,
 )
 from trainlint.analysis.training import (
     MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
@@ -246,8 +246,8 @@ class CallTargets:
             return False
         function = self._functions.get(key)
         called = {node.func.attr.value for node in iter_nodes(function) if type(node) is cst.Call  # type: ignore[attr-defined]
-                  and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name
-                  and node.func.value.value == "self"} if function is not None else set()
+                  and type(node.func) is cst.Attribute
+                  and receiver_method(self.ctx, node.func.value) is function} if function is not None else set()
         for between in self._lineage(cls):
             if between == owner:
                 return False
@@ -297,8 +297,7 @@ class CallTargets:
         found = set()
         for call in self.ctx.nodes_of(cst.Call):
             receiver = method_call(call, "scale")  # type: ignore[arg-type]
-            if (type(receiver) is cst.Attribute and type(receiver.value) is cst.Name
-                    and receiver.value.value == "self" and (cls := self._class_around(call)) is not None):
+            if type(receiver) is cst.Attribute and (cls := self._instance_class(receiver.value)) is not None:
                 found.add(cls.name.value)
         return found
 
@@ -332,9 +331,8 @@ class CallTargets:
     def _class_of(self, expr: cst.BaseExpression) -> str | None:
         """The class `expr` is an instance of: `self` in a method, or a
         variable built by calling a class (of this file or imported)."""
-        if type(expr) is cst.Name and expr.value == "self":
-            cls = self._class_around(expr)
-            return cls.name.value if cls is not None else None
+        if (cls := self._instance_class(expr)) is not None:
+            return cls.name.value
         if type(expr) is cst.Call:  # built in place: `Evaluator(model).run()`
             built = _unchained(expr)
             if self.ctx.call_name(built) in MODULE_WRAPPERS and built.args:  # type: ignore[arg-type]
@@ -429,10 +427,15 @@ class CallTargets:
                     keys.append((outer.node, expr.value))  # a closure's read of its function's variable
                 keys.append((self.ctx.module, expr.value))
             return keys
-        if type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self":
-            cls = self._class_around(expr)
-            return [(cls, f"self.{expr.attr.value}")] if cls is not None else []
+        if type(expr) is cst.Attribute and (cls := self._instance_class(expr.value)) is not None:
+            return [(cls, f"self.{expr.attr.value}")]
         return []
+
+    def _instance_class(self, expr: cst.BaseExpression) -> cst.ClassDef | None:
+        """The class whose instance `expr` is: the receiver of one of its methods
+        (`self`, or `trainer` of `def fit(trainer)`; see `receiver_method`)."""
+        method = receiver_method(self.ctx, expr)
+        return owning_class(self.ctx, method) if method is not None else None
 
     def _class_around(self, node: cst.CSTNode) -> cst.ClassDef | None:
         func = self.ctx.enclosing_function(node)
@@ -481,13 +484,14 @@ def _computes(name: str | None) -> bool:
         name.startswith(("torch.", "math.")) and not name.startswith(("torch.autograd", "torch.nn."))))  # type: ignore[union-attr]
 
 
-def _tests_training(test: cst.BaseExpression) -> bool:
-    """`self.training`, alone or as an operand of an `and` chain: true only in train mode."""
+def _tests_training(test: cst.BaseExpression, receiver: str) -> bool:
+    """`self.training` (`receiver` the method's name of its instance), alone or as an
+    operand of an `and` chain: true only in train mode."""
     while type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
-        if _tests_training(test.left):
+        if _tests_training(test.left, receiver):
             return True
         test = test.right
-    return dotted_name(test) == "self.training"
+    return dotted_name(test) == f"{receiver}.training"
 
 
 def _unchained(value: cst.BaseExpression) -> cst.BaseExpression:
@@ -690,12 +694,11 @@ class _Summarizer:
                 flags = self._flags_around(call)
                 found = flags if found is None else found & flags
                 continue
-            if self._hands_scaler(call) or any(type(arg.value) is cst.Name and arg.value.value == "self"
-                                               for arg in call.args):
+            if self._hands_scaler(call) or any(self._own_object(arg.value) is not None for arg in call.args):
                 return frozenset()  # `hook.after_step(self.scaler)`, `callback(self)`: may update it
             receiver = call.func.value if type(call.func) is cst.Attribute else None
             head = head_name(receiver) if receiver is not None else None
-            if head is not None and head.value == "self" and not (
+            if head is not None and self._own_object(head) is not None and not (
                     self.ctx.receivers.is_kind(receiver, GRAD_SCALER) or named_scaler(receiver)):  # type: ignore[arg-type]
                 return frozenset()  # another method of the instance (`self._update()`): may update its scaler
         return frozenset(found or ())
@@ -794,8 +797,8 @@ class _Summarizer:
         for node in only(self.nodes, cst.Assign):
             for target in node.targets:  # type: ignore[attr-defined]
                 for place, value in assigned_parts(target.target, node.value):  # type: ignore[attr-defined]
-                    attribute = dotted_name(place) if type(place) is cst.Attribute else None
-                    if attribute is None or not attribute.startswith("self.") or attribute.count(".") != 1:
+                    attribute = self._own_attribute(place) if type(place) is cst.Attribute else None
+                    if attribute is None or attribute.count(".") != 1:
                         continue
                     param = value.value if type(value) is cst.Name and value.value in self.params else None
                     found[attribute] = param if attribute not in found else None
@@ -810,8 +813,8 @@ class _Summarizer:
         values: dict[str, list[cst.BaseExpression]] = {}
         for node in only(self.nodes, cst.Assign):
             for target in node.targets:  # type: ignore[attr-defined]
-                attribute = dotted_name(target.target)
-                if attribute is not None and attribute.startswith("self.") and attribute.count(".") == 1:
+                attribute = self._own_attribute(target.target)
+                if attribute is not None and attribute.count(".") == 1:
                     values.setdefault(attribute, []).append(node.value)  # type: ignore[attr-defined]
         found = frozenset(attribute for attribute, assigned in values.items() if any(
             type(value) is cst.Call for value in assigned) and all(
@@ -1228,11 +1231,14 @@ class _Summarizer:
     def _when_training(self, node: cst.CSTNode) -> bool:
         """`node` lies in the body of `if self.training:` (or of an `and` chain holding it) of
         this method: it runs only while the instance is in train mode."""
+        receiver = receiver_name(self.ctx, self.func)
+        if receiver is None:
+            return False
         child = node
         for ancestor in self.ctx.ancestors(node):
             if ancestor is self.func:
                 return False
-            if type(ancestor) is cst.If and child is ancestor.body and _tests_training(ancestor.test):
+            if type(ancestor) is cst.If and child is ancestor.body and _tests_training(ancestor.test, receiver):
                 return True
             child = ancestor
         return False
@@ -1268,15 +1274,17 @@ class _Summarizer:
         return None
 
     def _own_attribute(self, expr: cst.BaseExpression) -> str | None:
-        """`self.model` (as written) for an attribute of the instance a method runs on."""
-        dotted = dotted_name(expr)
-        if dotted is None or not dotted.startswith("self.") or not is_method(self.ctx, self.func):
+        """`self.model` for an attribute of the instance a method runs on, as summaries
+        name it whatever the method calls its instance (`trainer.model` of `def fit(trainer)`)."""
+        head = head_name(expr)
+        if type(expr) is not cst.Attribute or head is None or self._own_object(head) is None:
             return None
-        return dotted
+        dotted = dotted_name(expr)
+        return as_receiver_path(dotted, head.value) if dotted is not None else None
 
     def _own_object(self, expr: cst.BaseExpression) -> str | None:
-        """`self` for the instance a method runs on."""
-        if type(expr) is cst.Name and expr.value == "self" and is_method(self.ctx, self.func):
+        """`self` for the instance the method runs on (its first parameter, whatever its name)."""
+        if type(expr) is cst.Name and receiver_method(self.ctx, expr) is self.func:
             return "self"
         return None
 
@@ -1328,7 +1336,7 @@ class _Summarizer:
                 found.add(param)
 
     def _outlives_call(self, root: cst.Name) -> bool:
-        if root.value == "self" or root.value in self.params:
+        if receiver_method(self.ctx, root) is not None or root.value in self.params:
             return True
         return global_value(self.ctx, root) is not None
 
@@ -1808,7 +1816,7 @@ class FileSummaries:
         if self._holders is None:
             self._holders = _holders(self.targets.ctx)
         if type(func) in (cst.Subscript, cst.Call):
-            lookup = _item_lookup(func)  # type: ignore[arg-type]
+            lookup = _item_lookup(self.targets.ctx, func)  # type: ignore[arg-type]
             if lookup is None:
                 return []
             holder, key, default = lookup
@@ -1901,7 +1909,7 @@ class FileSummaries:
             if type(parent) is cst.AssignTarget and ctx.parent(parent) is ctx.parent(written):
                 continue  # its own assignment
             if type(parent) is cst.Attribute and parent.attr.value == "get" and type(ctx.parent(parent)) is cst.Call \
-                    and _item_lookup(ctx.parent(parent)) is not None:  # type: ignore[arg-type]
+                    and _item_lookup(ctx, ctx.parent(parent)) is not None:  # type: ignore[arg-type]
                 continue  # `steps.get(mode)`
             if type(parent) is not cst.Subscript or parent.value is not node:
                 return None
@@ -2010,7 +2018,7 @@ def _all_parameters(function: cst.FunctionDef) -> set[str]:
 
 
 def _item_lookup(
-    func: cst.Subscript | cst.Call,
+    ctx: FileContext, func: cst.Subscript | cst.Call,
 ) -> tuple[cst.Name | cst.Attribute, cst.BaseExpression | None, cst.BaseExpression | None] | None:
     """What `func`, a call's function, reads an item of: the variable (or `self.`
     attribute) that holds a dict, the key (None where not one plain key) and the default
@@ -2024,8 +2032,7 @@ def _item_lookup(
         default = func.args[1].value if len(func.args) > 1 else None
     else:
         return None
-    if type(holder) is cst.Name or (type(holder) is cst.Attribute and type(holder.value) is cst.Name
-                                     and holder.value.value == "self"):
+    if type(holder) is cst.Name or (type(holder) is cst.Attribute and receiver_method(ctx, holder.value) is not None):
         return holder, key, default  # type: ignore[return-value]
     return None
 

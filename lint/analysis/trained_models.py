@@ -18,7 +18,7 @@ from trainlint.analysis.accumulators import consumed_names
 from trainlint.analysis.dataflow import names_in
 from trainlint.analysis.loops import lexical_grad_mode, mode_switch
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
-from trainlint.analysis.scopes import argument_slots, bound_arguments, dotted_name, handed_receiver
+from trainlint.analysis.scopes import argument_slots, bound_arguments, dotted_name, handed_receiver, receiver_method
 from trainlint.analysis.training import code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -62,8 +62,8 @@ def _with_kept_names(ctx: FileContext, model: cst.BaseExpression) -> set[str]:
     for node in ctx.own_nodes(function.body):
         if type(node) is cst.Assign and type(node.value) is cst.Name and node.value.value == model.value:
             found.update(ctx.code(target.target) for target in node.targets
-                         if type(target.target) is cst.Attribute and type(target.target.value) is cst.Name
-                         and target.target.value.value == "self")
+                         if type(target.target) is cst.Attribute
+                         and receiver_method(ctx, target.target.value) is function)
     return found
 
 

@@ -9,7 +9,9 @@ from typing import Iterator
 import libcst as cst
 
 from trainlint.analysis.partials import partial_of, partial_target
-from trainlint.analysis.scopes import _parameters, alternatives, dotted_name
+from trainlint.analysis.scopes import (
+    _parameters, alternatives, as_receiver_path, dotted_name, head_name, receiver_method,
+)
 from trainlint.context import FileContext
 
 CLIP_FUNCTIONS = frozenset(
@@ -225,11 +227,17 @@ def loop_guards(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.For | cst.Whil
 
 
 def own_attribute(ctx: FileContext, at: cst.CSTNode, attribute: str) -> cst.BaseExpression | None:
-    """An occurrence of `attribute` (`self.scaler`) in the class whose method holds `at`:
-    a node the receivers can say what it holds of."""
+    """An occurrence of `attribute` (`self.scaler`) in the class whose method holds `at`,
+    reached through the instance a method runs on, whatever that method calls it
+    (`trainer.scaler` of `def fit(trainer)`): a node the receivers can say what it holds of."""
     cls = next((a for a in ctx.ancestors(at) if type(a) is cst.ClassDef), None)
     if cls is None:
         return None
-    return next((node for node in ctx.subtree(cls)
-                 if type(node) is cst.Attribute and dotted_name(node) == attribute), None)  # type: ignore[return-value]
+    path = attribute.partition(".")[2]
+    for node in ctx.subtree(cls):
+        if type(node) is cst.Attribute and (dotted := dotted_name(node)) is not None \
+                and dotted.partition(".")[2] == path and (head := head_name(node)) is not None \
+                and as_receiver_path(dotted, head.value) == attribute and receiver_method(ctx, head) is not None:
+            return node  # type: ignore[return-value]
+    return None
 

@@ -229,6 +229,52 @@ def test_a_call_on_a_class_runs_its_method_where_the_file_knows_it() -> None:
     assert model.local_callee(calls[1]) is twice[-1]  # the class keeps the last
 
 
+REBOUND_CLASS = '''\
+class Trainer:
+    def __init__(self, x):
+        pass
+
+    def step(self, x):
+        pass
+
+    def fit(self, x):
+        Trainer.step(self, x)
+        self.step(x)
+        Trainer(x)
+
+
+{rebinding}
+'''
+
+
+@pytest.mark.parametrize(("rebinding", "known"), [
+    ("", True),
+    ("Trainer = Trainer", True),  # the class itself again
+    ("Trainer: type = Trainer", True),
+    ("Trainer: type", True),  # a declaration binds nothing
+    ("def build():\n    Trainer = 3", True),  # a local of `build`, not the module's name
+    ("Trainer = wrap(Trainer)", False),
+    ("Trainer = other.Trainer", False),
+    ("Trainer: type = make()", False),
+    ("if debug:\n    Trainer = Traced", False),
+    ("def build():\n    global Trainer\n    Trainer = 3", False),
+    ("for Trainer in candidates:\n    pass", False),
+    ("Base, Trainer = pick()", False),
+    ("with make() as Trainer:\n    pass", False),
+])
+def test_a_call_on_a_rebound_class_runs_no_method_of_the_file(rebinding: str, known: bool) -> None:
+    """`Trainer.step(self, x)` and `Trainer(x)` run the class's code only while the
+    name still holds the class: bound again in its scope to anything else
+    (`Trainer = wrap(Trainer)`), it may hold another class; a method called on
+    `self` is still the class's."""
+    source = REBOUND_CLASS.format(rebinding=rebinding)
+    model = SemanticModel("m.py", source, cst.parse_module(source))
+    on_class, on_self, built = [n for n in model.nodes() if type(n) is cst.Call][:3]
+    assert (model.local_callee(on_class) is not None) is known
+    assert (model.local_callee(built) is not None) is known
+    assert model.local_callee(on_self) is not None
+
+
 @pytest.mark.parametrize("source", INPUTS)
 def test_recorded_views_equal_walks(source: str) -> None:
     """What the model records in its one walk is what walking again gives."""
@@ -459,3 +505,44 @@ def test_a_builtin_after_a_star_import_is_pythons_unless_the_project_defines_it(
     ctx = FileContext("input.py", source, module, external)
     call = next(n for n in ctx.nodes_of(cst.Call))
     assert ctx.qualified_name(call.func) == expected  # type: ignore[attr-defined]
+
+
+RECEIVERS = '''\
+class Trainer:
+    def fit(trainer, loader):
+        trainer.model
+        def closure():
+            trainer.model
+        (lambda trainer: trainer.model)
+        return closure
+
+    @staticmethod
+    def build(model):
+        model.head
+
+    @classmethod
+    def make(cls, config):
+        cls.defaults
+
+
+def evaluate(self, loader):
+    self.model
+'''
+
+
+def test_a_methods_receiver_is_its_first_parameter_whatever_its_name() -> None:
+    """`trainer` of `def fit(trainer, loader)` is the instance, also read in a function
+    nested in the method; not a lambda's parameter of the same name, a staticmethod's
+    first parameter, a module function's `self`, nor (unless asked) a classmethod's `cls`."""
+    from trainlint.analysis.scopes import receiver_method, receiver_name
+
+    model = SemanticModel("m.py", RECEIVERS, cst.parse_module(RECEIVERS))
+    defs = {n.name.value: n for n in model.nodes() if type(n) is cst.FunctionDef}
+    assert [receiver_name(model, defs[name]) for name in ("fit", "closure", "build", "make", "evaluate")] == [
+        "trainer", None, None, None, None]
+    assert receiver_name(model, defs["make"], classes=True) == "cls"
+    heads = [n.value for n in model.nodes() if type(n) is cst.Attribute]
+    found = [(model.code(head), None if (method := receiver_method(model, head, classes=True)) is None
+              else method.name.value) for head in heads]
+    assert found == [("trainer", "fit"), ("trainer", "fit"), ("trainer", None), ("model", None),
+                     ("cls", "make"), ("self", None)]

@@ -1,0 +1,49 @@
+"""What closing a file's summaries looks up is listed in one place (`_callees` and
+`_links` of `trainlint.summaries`): the order the file's functions are closed in,
+cycles included, follows the same list `_inline` reads, so a new kind of lookup
+cannot be missed by one of them."""
+
+from __future__ import annotations
+
+import pytest
+
+from trainlint import summaries
+from trainlint.summaries import BACKWARD, STEP, Call, Summary, close
+
+# a function that looks up every kind of name: a call of the file and one of another
+# module, a named tuple it returns, the function whose result it returns, and links
+# to functions of another module and of the file
+_EVERY_LOOKUP = Summary(
+    params=("model", "loader"),
+    events=(Call("step", args=(("#0", "model"),)), Call("engine.train")),
+    returns_fielded=(("stats.Stats", ("#0",)),),
+    returns_result_of=("build",),
+    forwards_through=(("model", "evaluation.run", "#0"),),
+    wrapped_forwards=(("model", "step", "#0"),),
+    called_through=(("loader", "evaluation.score", "#1"),),
+)
+_LOCAL = {"fit": _EVERY_LOOKUP, "step": Summary(params=("model",), events=(BACKWARD, STEP)),
+          "build": Summary(params=())}
+
+
+def test_closing_looks_up_exactly_what_the_list_names() -> None:
+    asked: list[str] = []
+
+    def external(name: str) -> Summary | None:
+        asked.append(name)
+        return None
+
+    closed = close(_LOCAL, external)
+    assert closed["fit"].does(BACKWARD) and closed["fit"].does(STEP)
+    # the file's own link (`step` of `wrapped_forwards`) is judged by the file: not asked
+    assert sorted(set(asked)) == ["engine.train", "evaluation.run", "evaluation.score", "stats.Stats"]
+    assert summaries._callees(_EVERY_LOOKUP) == ["step", "engine.train", "stats.Stats", "build"]
+
+
+def test_a_lookup_the_list_leaves_out_fails_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dropping the returned result from the list (as a new kind of lookup added to
+    `_inline` alone would be) is an error, not a callee the cycles never order."""
+    listed = summaries._callees
+    monkeypatch.setattr(summaries, "_callees", lambda own: [name for name in listed(own) if name != "build"])
+    with pytest.raises(KeyError, match="build"):
+        close(_LOCAL)
