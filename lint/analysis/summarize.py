@@ -48,7 +48,7 @@ from trainlint.analysis.training import (
     MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
     scaled_backward_scaler, unchain_module,
 )
-from trainlint.analysis.walk import iter_nodes, only, own_nodes
+from trainlint.analysis.walk import children, iter_nodes, only, own_nodes
 from trainlint.context import FileContext
 from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
@@ -566,12 +566,14 @@ class _Summarizer:
         returns_kind, returned_items = self._returned_items(whole, tuples, containers, named_tuples,
                                                             BACKWARD in events)
         updates_if = self._updates_if()
+        float16_paths = self._float16_paths()
         return Summary(
             params=self.signature,
             events=tuple(events),
             returns_graph=BACKWARD in events and self._returns_backpropagated(returned),
             returns_half=any(self._converted(r) for r in returned),
-            returns_float16=self._returns_float16(),
+            returns_float16=() in float16_paths,
+            float16_when=() if () in float16_paths else float16_paths,
             returns_grad_scaler=self._returns_enabled_scaler(),
             returns_distributed_loader="DistributedSampler" in self.ctx.source
             and any(self._distributed_loader(r) for r in whole),
@@ -981,34 +983,75 @@ class _Summarizer:
                         found[key] = None
         return tuple(found)
 
-    def _returns_float16(self) -> bool:
-        """A `return` under a float16 autocast block of the function (not one that also
-        turns grad off: an evaluation), or of a name assigned only there; in a function that
-        names no scaler (one that scales and back-propagates itself returns a loss it used)."""
+    def _float16_paths(self) -> tuple[Needs, ...]:
+        """What the function's flags must hold for a `return` to give a value computed
+        under float16 autocast, one `Needs` for each way (see `Summary.float16_when`; an
+        empty one: on every call): a `return` under such a block (not one that also turns
+        grad off: an evaluation), or of a value computed from a name assigned there, where
+        the gradient flows back through it (`mse_loss(pred.float(), y)`, not
+        `pred.detach()`); in a function that names no scaler (one that scales and
+        back-propagates itself returns a loss it used)."""
         if "autocast" not in self.ctx.source:
-            return False
+            return ()
         blocks = [node for node in only(self.ctx.own_nodes(self.func.body), cst.With)
                   if (found := with_precision(self.ctx, node)) is not None and found[0] == FLOAT16]  # type: ignore[arg-type]
         if not blocks:
-            return False
+            return ()
         inside = {id(n) for block in blocks for n in iter_nodes(block.body)}  # type: ignore[attr-defined]
-        half: set[str] = set()
-        plain: set[str] = set()
-        for node in only(self.nodes, cst.Assign):
-            for name in _bound_by(node):
-                (half if id(node) in inside else plain).add(name)
-        half -= plain
-        found = False
+        half = self._float16_names(inside)
+        found: dict[Needs, None] = {}
         for node in only(self.nodes, cst.Return):
             value = node.value  # type: ignore[attr-defined]
             if value is None or grad_mode_at(self.ctx, node) == "off":
                 continue  # an evaluation's value: no backward goes through it
-            if id(node) in inside or any(type(item) is cst.Name and item.value in half for item in _returned_items(value)):
-                found = True
+            if id(node) in inside:
+                found[self._float16_needs(node)] = None
+            for name in _graph_reads(value) & half.keys():
+                found.update(dict.fromkeys(half[name]))
         if found and any(type(n) is cst.Name and any(w in n.value.lower() for w in ("scaler", "scale_loss"))
                          for n in iter_nodes(self.func.body)):
-            return False
-        return found
+            return ()
+        return tuple(found)
+
+    def _float16_names(self, inside: set[int]) -> dict[str, set[Needs]]:
+        """The names holding a value computed under float16 autocast (the nodes `inside`
+        its blocks), with the flag paths it does on (see `_float16_paths`): assigned there,
+        or from such a name where the gradient flows back through it (`pred = pred * mask`,
+        `loss = mse_loss(pred.float(), y)`). A name assigned anything else on a path that
+        may take the same flags holds no such value (`if amp: with autocast(): pred = ...`
+        / `else: pred = unet(x)` leaves it on the path `amp` true)."""
+        assignments = only(self.nodes, cst.Assign)
+        half: dict[str, set[Needs]] = {}
+        for node in assignments:
+            if id(node) in inside and grad_mode_at(self.ctx, node) != "off":
+                for name in _bound_by(node):
+                    half.setdefault(name, set()).add(self._float16_needs(node))
+        outside = {node: _graph_reads(node.value) for node in assignments if id(node) not in inside}  # type: ignore[attr-defined]
+        for _ in range(len(outside)):  # each round carries the value one assignment further
+            grown = False
+            for node, reads in outside.items():
+                paths = set().union(*(half[name] for name in reads & half.keys()))
+                for name in _bound_by(node) if paths else ():
+                    grown = grown or not paths <= half.get(name, set())
+                    half.setdefault(name, set()).update(paths)
+            if not grown:
+                break
+        for node in [node for node, reads in outside.items() if not reads & half.keys()]:
+            needs = runs_when(self.ctx, node, self._function_flags())
+            for name in _bound_by(node) & half.keys():
+                half[name] = {paths for paths in half[name] if needs is not None and _excludes(needs, paths)}
+        return {name: paths for name, paths in half.items() if paths}
+
+    def _float16_needs(self, node: cst.CSTNode) -> Needs:
+        """What the flags must hold for `node`, in a float16 autocast block, to run: no
+        more than a call's constants may tell, nothing where something else is tested."""
+        return runs_when(self.ctx, node, self._function_flags()) or ()
+
+    def _function_flags(self) -> dict[str, str]:
+        """See `function_flags`: computed once, when first asked."""
+        if self._flags is None:
+            self._flags = function_flags(self.ctx, self.func, self.params)
+        return self._flags
 
     def _returns_enabled_scaler(self) -> bool:
         """Every `return` of the function returns a GradScaler switched on (see
@@ -1154,10 +1197,8 @@ class _Summarizer:
 
     def _gate(self, call: cst.Call) -> tuple[Needs, Given] | None:
         """`Call.gate`: what the function's flags must hold for `call` to run, and what it gives."""
-        if self._flags is None:
-            self._flags = function_flags(self.ctx, self.func, self.params)
-        needs = runs_when(self.ctx, call, self._flags)
-        return None if needs is None else (needs, given_slots(call, self._flags))
+        needs = runs_when(self.ctx, call, self._function_flags())
+        return None if needs is None else (needs, given_slots(call, self._function_flags()))
 
     def _constants(self, call: cst.Call, arguments: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
         """What a call that hands a parameter gives its other slots (see `Call.constants`)."""
@@ -1604,6 +1645,26 @@ def _operands(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield from _operands(expr.right)
     else:
         yield expr
+
+
+def _graph_reads(expr: cst.CSTNode) -> set[str]:
+    """The names `expr` reads where a gradient flows back to them: not under `.detach()`,
+    `.item()`, `float(...)` (see `detaches`), nor their attributes' names."""
+    if isinstance(expr, cst.BaseExpression) and detaches(expr):
+        return set()
+    if type(expr) is cst.Name:
+        return {expr.value}
+    if type(expr) is cst.Attribute:
+        return _graph_reads(expr.value)
+    if type(expr) is cst.Arg:
+        return _graph_reads(expr.value)
+    return set().union(*(_graph_reads(child) for child in children(expr)))
+
+
+def _excludes(needs: Needs, paths: Needs) -> bool:
+    """Whether what `needs` asks of a flag is the opposite of what `paths` asks: no call
+    runs both."""
+    return any((param, not held) in {(p, h) for p, h, _ in paths} for param, held, _ in needs)
 
 
 def _returned_items(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
