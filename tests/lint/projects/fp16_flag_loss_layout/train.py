@@ -3,7 +3,7 @@ without a scaler, with one, not asked for (false, left to the default, or a flag
 turn it off), and a distillation loss whose float16 values carry no gradient."""
 import torch
 
-from losses import denoise_loss, distill_loss
+from losses import classify_loss, denoise_loss, distill_loss
 
 
 def tune_unet(unet, loader, scheduler, optimizer):
@@ -32,6 +32,14 @@ def tune_embeddings(unet, loader, scheduler, optimizer, mixed_precision=False):
         optimizer.step()
 
 
+def tune_classifier(model, loader, optimizer):
+    for x, y in loader:
+        optimizer.zero_grad()
+        classify_loss(model, x, y, amp=True).backward()  # expect: TL103
+        classify_loss(model, x, y).backward()
+        optimizer.step()
+
+
 def distill(student, teacher, loader, optimizer):
     for batch in loader:
         optimizer.zero_grad()
@@ -43,4 +51,5 @@ def main(unet, student, teacher, loader, scheduler, optimizer):
     tune_embeddings(unet, loader, scheduler, optimizer, mixed_precision=False)
     tune_unet(unet, loader, scheduler, optimizer)
     tune_unet_scaled(unet, loader, scheduler, optimizer)
+    tune_classifier(student, loader, optimizer)
     distill(student, teacher, loader, optimizer)
