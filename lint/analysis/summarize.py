@@ -1647,15 +1647,20 @@ def _operands(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield expr
 
 
+# a tensor's attributes (and `size()`) that carry no gradient
+_METADATA = frozenset({"shape", "size", "dtype", "device", "ndim"})
+
+
 def _graph_reads(expr: cst.CSTNode) -> set[str]:
     """The names `expr` reads where a gradient flows back to them: not under `.detach()`,
-    `.item()`, `float(...)` (see `detaches`), nor their attributes' names."""
+    `.item()`, `float(...)` (see `detaches`) or a tensor's metadata (`.shape`, `.size()`),
+    nor their attributes' names."""
     if isinstance(expr, cst.BaseExpression) and detaches(expr):
         return set()
     if type(expr) is cst.Name:
         return {expr.value}
     if type(expr) is cst.Attribute:
-        return _graph_reads(expr.value)
+        return set() if expr.attr.value in _METADATA else _graph_reads(expr.value)
     if type(expr) is cst.Arg:
         return _graph_reads(expr.value)
     return set().union(*(_graph_reads(child) for child in children(expr)))
