@@ -84,8 +84,10 @@ class Fp16WithoutGradScaler(Rule):
     of the function (`if mixed_precision:`, with `pred` assigned without
     autocast in the `else:`), only a call that passes it a constant taking
     that path, or leaves it to such a default, counts
-    (`loss_step(..., mixed_precision=True)`), not one that hands on a flag of
-    its own. Autocast applied as a decorator on `forward` is not followed. A dtype
+    (`loss_step(..., mixed_precision=True)`), also a constant held in a name
+    the caller binds to it alone (`use_amp = True`, then `amp=use_amp`); not
+    one that hands on a flag of its own, nor one unpacked from `**kwargs`
+    (what the dict holds is not followed). Autocast applied as a decorator on `forward` is not followed. A dtype
     chosen at run time among values that include float16 counts as float16:
     a command-line flag whose `choices` include it (`getattr(torch,
     args.dtype)`), a conditional (`torch.float16 if ... else ...`) or a table
@@ -388,6 +390,24 @@ class Fp16WithoutGradScaler(Rule):
         "        loss.backward()  # expect: TL103\n"
         "        head_loss(model, noisy, target).backward()  # expect: TL103\n"
         "        opt.step()\n",
+        # the flag taking the float16 path is a constant the caller holds in a name of its own
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "\n"
+        "def step(model, x, y, amp=False):\n"
+        "    if amp:\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            return F.mse_loss(model(x), y)\n"
+        "    return F.mse_loss(model(x), y)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    use_amp = True\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        step(model, x, y, amp=use_amp).backward()  # expect: TL103\n"
+        "        opt.step()\n",
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -661,6 +681,31 @@ class Fp16WithoutGradScaler(Rule):
         "        bf16_loss(model, noisy, target).backward()\n"
         "        probe_loss(model, unet, noisy, target).backward()\n"
         "        opt.step()\n",
+        # the caller's name holds False, or more than one value, or a `**kwargs` it unpacks
+        # (what its dict holds is not followed)
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "\n"
+        "def step(model, x, y, amp=False):\n"
+        "    if amp:\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            return F.mse_loss(model(x), y)\n"
+        "    return F.mse_loss(model(x), y)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt, fast):\n"
+        "    use_amp = False\n"
+        "    mixed = True\n"
+        "    if not fast:\n"
+        "        mixed = False\n"
+        "    cfg = {\"amp\": True}\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        step(model, x, y, amp=use_amp).backward()\n"
+        "        step(model, x, y, amp=mixed).backward()\n"
+        "        step(model, x, y, **cfg).backward()\n"
+        "        opt.step()\n",
     )
 
     def finish(self) -> None:
@@ -741,8 +786,9 @@ class Fp16WithoutGradScaler(Rule):
         summaries = self.ctx.summaries
         for call in only(iter_nodes(held), cst.Call):
             summary = summaries.of_call(call)  # type: ignore[arg-type]
-            # no flags of the caller's own: one it hands on holds what it cannot tell
-            if summary is not None and summary.float16_for(given_slots(call, {})):  # type: ignore[arg-type]
+            # no flags of the caller's own: one it hands on holds what it cannot tell; a
+            # constant it holds in a name of its own counts (`use_amp = True`)
+            if summary is not None and summary.float16_for(given_slots(call, {}, self.ctx)):  # type: ignore[arg-type]
                 return True
         return False
 
