@@ -12,6 +12,7 @@ project resolves those against its other files, base classes included.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Iterator, Mapping
 
 import libcst as cst
@@ -1027,15 +1028,7 @@ class _Summarizer:
                 for name in _bound_by(node):
                     half.setdefault(name, set()).add(self._float16_needs(node))
         outside = {node: _graph_reads(node.value) for node in assignments if id(node) not in inside}  # type: ignore[attr-defined]
-        for _ in range(len(outside)):  # each round carries the value one assignment further
-            grown = False
-            for node, reads in outside.items():
-                paths = set().union(*(half[name] for name in reads & half.keys()))
-                for name in _bound_by(node) if paths else ():
-                    grown = grown or not paths <= half.get(name, set())
-                    half.setdefault(name, set()).update(paths)
-            if not grown:
-                break
+        _carry(half, outside)
         for node in [node for node, reads in outside.items() if not reads & half.keys()]:
             needs = runs_when(self.ctx, node, self._function_flags())
             for name in _bound_by(node) & half.keys():
@@ -1664,6 +1657,26 @@ def _graph_reads(expr: cst.CSTNode) -> set[str]:
     if type(expr) is cst.Arg:
         return _graph_reads(expr.value)
     return set().union(*(_graph_reads(child) for child in children(expr)))
+
+
+def _carry(half: dict[str, set[Needs]], outside: Mapping[cst.CSTNode, set[str]]) -> None:
+    """Carries the flag paths of the names of `half` to those the assignments `outside`
+    bind from them (their reads, see `_graph_reads`), in any order: an assignment is
+    taken again only when a name it reads gained a path, so the work grows with the
+    assignments, not with their square."""
+    readers: dict[str, list[cst.CSTNode]] = {}
+    for node, reads in outside.items():
+        for name in reads:
+            readers.setdefault(name, []).append(node)
+    work = deque(half)
+    while work:
+        name = work.popleft()
+        for node in readers.get(name, ()):
+            for bound in _bound_by(node):
+                gained = half[name] - half.get(bound, set())
+                if gained:
+                    half.setdefault(bound, set()).update(gained)
+                    work.append(bound)
 
 
 def _excludes(needs: Needs, paths: Needs) -> bool:
