@@ -79,15 +79,22 @@ class Fp16WithoutGradScaler(Rule):
     (`with torch.autocast("cuda"): return criterion(model(x), y)`, or a value
     computed from a name assigned there: `return F.mse_loss(pred.float(), y)`,
     as the gradient still flows back through float16; not from
-    `pred.detach()`), unless that function names a scaler or runs the
-    `return` without grad. Where that block runs only under a flag parameter
-    of the function (`if mixed_precision:`, with `pred` assigned without
-    autocast in the `else:`), only a call that passes it a constant taking
-    that path, or leaves it to such a default, counts
-    (`loss_step(..., mixed_precision=True)`), also a constant held in a name
-    the caller binds to it alone (`use_amp = True`, then `amp=use_amp`); not
-    one that hands on a flag of its own, nor one unpacked from `**kwargs`
-    (what the dict holds is not followed). Autocast applied as a decorator on `forward` is not followed. A dtype
+    `pred.detach()`, `pred.argmax(-1)` or a comparison, which carry no
+    gradient; of a returned tuple, only a name assigned there counts, as
+    which item the caller back-propagates is not followed), unless that
+    function names a scaler or runs the `return` without grad. Where that
+    block runs only under a flag parameter of the function (`if
+    mixed_precision:`, with `pred` assigned without autocast in the `else:`;
+    an early return under `if not amp:`; or the block's own `enabled=amp`,
+    read as `if amp:`), only a call that passes it a constant taking that
+    path, or leaves it to such a default, counts (`loss_step(...,
+    mixed_precision=True)`), also a constant held in a name the caller binds
+    to it alone (`use_amp = True`, then `amp=use_amp`); not one that hands on
+    a flag of its own, nor one unpacked from `**kwargs` (what the dict holds
+    is not followed). A value computed from a name assigned under another
+    test (`if amp is False: return ...` above the block, `enabled=cfg.amp`)
+    is not followed. Autocast applied as a decorator on `forward` is not
+    followed. A dtype
     chosen at run time among values that include float16 counts as float16:
     a command-line flag whose `choices` include it (`getattr(torch,
     args.dtype)`), a conditional (`torch.float16 if ... else ...`) or a table
@@ -408,6 +415,32 @@ class Fp16WithoutGradScaler(Rule):
         "        opt.zero_grad()\n"
         "        step(model, x, y, amp=use_amp).backward()  # expect: TL103\n"
         "        opt.step()\n",
+        # the float16 path taken: autocast `enabled=` by a flag passed true, or past an early
+        # return under `if not amp:`
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "\n"
+        "def masked_step(model, x, y, amp=False):\n"
+        "    with torch.autocast(\"cuda\", enabled=amp):\n"
+        "        pred = model(x)\n"
+        "    return F.mse_loss(pred.float(), y)\n"
+        "\n"
+        "\n"
+        "def guarded_step(model, x, y, amp=False):\n"
+        "    if not amp:\n"
+        "        return F.mse_loss(model(x), y)\n"
+        "    with torch.autocast(\"cuda\"):\n"
+        "        pred = model(x)\n"
+        "    return F.mse_loss(pred.float(), y)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        masked_step(model, x, y, amp=True).backward()  # expect: TL103\n"
+        "        guarded_step(model, x, y, amp=True).backward()  # expect: TL103\n"
+        "        opt.step()\n",
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -705,6 +738,60 @@ class Fp16WithoutGradScaler(Rule):
         "        step(model, x, y, amp=use_amp).backward()\n"
         "        step(model, x, y, amp=mixed).backward()\n"
         "        step(model, x, y, **cfg).backward()\n"
+        "        opt.step()\n",
+        # float16 outputs returned in a tuple beside a float32 loss, or read only through argmax
+        # and comparisons; autocast `enabled=` by a flag left false; an early return under a
+        # test not read (`amp is False`) before the float16 path
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "\n"
+        "def probe_step(model, probe, x, y):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "        logits = probe(x)\n"
+        "    loss = F.cross_entropy(model(x), y)\n"
+        "    acc = (logits.argmax(-1) == y).float().mean()\n"
+        "    return loss, logits.float(), acc\n"
+        "\n"
+        "\n"
+        "def hard_step(model, probe, x, y):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "        logits = probe(x)\n"
+        "    unsure = logits.softmax(-1).amax(-1) < 0.9\n"
+        "    return (F.cross_entropy(model(x), y, reduction=\"none\") * unsure).mean()\n"
+        "\n"
+        "\n"
+        "def pseudo_step(model, probe, x):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "        logits = probe(x)\n"
+        "    labels = logits.argmax(-1)\n"
+        "    return F.cross_entropy(model(x), labels)\n"
+        "\n"
+        "\n"
+        "def masked_step(model, x, y, amp=False):\n"
+        "    with torch.autocast(\"cuda\", enabled=amp):\n"
+        "        pred = model(x)\n"
+        "    return F.mse_loss(pred.float(), y)\n"
+        "\n"
+        "\n"
+        "def guarded_step(model, x, y, amp=False):\n"
+        "    if amp is False:\n"
+        "        return F.mse_loss(model(x), y)\n"
+        "    with torch.autocast(\"cuda\"):\n"
+        "        pred = model(x)\n"
+        "    return F.mse_loss(pred.float(), y)\n"
+        "\n"
+        "\n"
+        "def train(model, probe, loader, opt):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        loss, logits, acc = probe_step(model, probe, x, y)\n"
+        "        loss.backward()\n"
+        "        hard_step(model, probe, x, y).backward()\n"
+        "        pseudo_step(model, probe, x).backward()\n"
+        "        masked_step(model, x, y, amp=False).backward()\n"
+        "        masked_step(model, x, y).backward()\n"
+        "        guarded_step(model, x, y).backward()\n"
         "        opt.step()\n",
     )
 

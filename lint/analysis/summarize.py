@@ -18,7 +18,7 @@ from typing import Iterator, Mapping
 import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
-from trainlint.analysis.backward_losses import function_flags, given_slots, own_backwards, runs_when
+from trainlint.analysis.backward_losses import flag_test, function_flags, given_slots, own_backwards, runs_when
 from trainlint.analysis.dataflow import backpropagated_names, changed_only_elsewhere, dict_entry, reaching, target_names
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers, wrapped_forwards
 from trainlint.analysis.flowgraph import assigned_names
@@ -34,8 +34,8 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.no_grad_results import no_grad_branches
 from trainlint.analysis.partials import PARTIAL
 from trainlint.analysis.precision import (
-    FLOAT16, UNKNOWN, autocast_calls, autocast_precision, global_value, grad_scaler_enabled, half_conversion,
-    handed_arguments, value_of_name, with_precision,
+    FLOAT16, UNKNOWN, autocast_calls, autocast_enabled, autocast_precision, global_value, grad_scaler_enabled,
+    half_conversion, handed_arguments, literal_bool, value_of_name, with_precision,
 )
 from trainlint.analysis.receivers import (
     DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, named_tuple_classes,
@@ -988,57 +988,90 @@ class _Summarizer:
         """What the function's flags must hold for a `return` to give a value computed
         under float16 autocast, one `Needs` for each way (see `Summary.float16_when`; an
         empty one: on every call): a `return` under such a block (not one that also turns
-        grad off: an evaluation), or of a value computed from a name assigned there, where
-        the gradient flows back through it (`mse_loss(pred.float(), y)`, not
-        `pred.detach()`); in a function that names no scaler (one that scales and
-        back-propagates itself returns a loss it used)."""
+        grad off: an evaluation), or of a name assigned there (a returned tuple's items
+        count so only, as the caller's unpacking is not followed), or of one value computed
+        from a name assigned there where the gradient flows back through it
+        (`mse_loss(pred.float(), y)`, not `pred.detach()` nor `pred.argmax(-1) == y`); in
+        a function that names no scaler (one that scales and back-propagates itself
+        returns a loss it used)."""
         if "autocast" not in self.ctx.source:
             return ()
-        blocks = [node for node in only(self.ctx.own_nodes(self.func.body), cst.With)
-                  if (found := with_precision(self.ctx, node)) is not None and found[0] == FLOAT16]  # type: ignore[arg-type]
+        blocks = {node: found[1] for node in only(self.ctx.own_nodes(self.func.body), cst.With)
+                  if (found := with_precision(self.ctx, node)) is not None and found[0] == FLOAT16}  # type: ignore[arg-type]
         if not blocks:
             return ()
         inside = {id(n) for block in blocks for n in iter_nodes(block.body)}  # type: ignore[attr-defined]
-        half = self._float16_names(inside)
+        half, assigned = self._float16_names(blocks, inside)
         found: dict[Needs, None] = {}
         for node in only(self.nodes, cst.Return):
             value = node.value  # type: ignore[attr-defined]
             if value is None or grad_mode_at(self.ctx, node) == "off":
                 continue  # an evaluation's value: no backward goes through it
             if id(node) in inside:
-                found[self._float16_needs(node)] = None
-            for name in _graph_reads(value) & half.keys():
+                found[self._float16_needs(node, blocks) or ()] = None
+            items = list(_returned_items(value))
+            for item in items:
+                if type(item) is cst.Name and item.value in assigned:
+                    found.update(dict.fromkeys(assigned[item.value]))
+            # one value is followed through what it computes; a tuple's items are not, as
+            # the caller's unpacking is not (`return loss, acc` back-propagates `loss`)
+            for name in _graph_reads(value) & half.keys() if items == [value] else ():
                 found.update(dict.fromkeys(half[name]))
         if found and any(type(n) is cst.Name and any(w in n.value.lower() for w in ("scaler", "scale_loss"))
                          for n in iter_nodes(self.func.body)):
             return ()
         return tuple(found)
 
-    def _float16_names(self, inside: set[int]) -> dict[str, set[Needs]]:
-        """The names holding a value computed under float16 autocast (the nodes `inside`
-        its blocks), with the flag paths it does on (see `_float16_paths`): assigned there,
-        or from such a name where the gradient flows back through it (`pred = pred * mask`,
-        `loss = mse_loss(pred.float(), y)`). A name assigned anything else on a path that
-        may take the same flags holds no such value (`if amp: with autocast(): pred = ...`
-        / `else: pred = unet(x)` leaves it on the path `amp` true)."""
+    def _float16_names(self, blocks: Mapping[cst.With, cst.Call], inside: set[int]
+                       ) -> tuple[dict[str, set[Needs]], dict[str, set[Needs]]]:
+        """The names holding a value computed under float16 `blocks` of autocast (the
+        nodes `inside` them), with the flag paths they do on (see `_float16_paths`): those
+        assigned there, or from such a name where the gradient flows back through it
+        (`pred = pred * mask`, `loss = mse_loss(pred.float(), y)`); and those assigned
+        there. A name assigned anything else on a path that may take the same flags holds
+        no such value (`if amp: with autocast(): pred = ...` / `else: pred = unet(x)` leaves
+        it on the path `amp` true). A name assigned where something else is tested
+        (`if amp is False: return ...` above) is not followed further, and counts, on every
+        call, only where the function assigns it nowhere else."""
         assignments = only(self.nodes, cst.Assign)
         half: dict[str, set[Needs]] = {}
+        untold: set[str] = set()
         for node in assignments:
             if id(node) in inside and grad_mode_at(self.ctx, node) != "off":
+                needs = self._float16_needs(node, blocks)
                 for name in _bound_by(node):
-                    half.setdefault(name, set()).add(self._float16_needs(node))
+                    if needs is None:
+                        untold.add(name)
+                    else:
+                        half.setdefault(name, set()).add(needs)
+        seeds = set(half)
         outside = {node: _graph_reads(node.value) for node in assignments if id(node) not in inside}  # type: ignore[attr-defined]
         _carry(half, outside)
         for node in [node for node, reads in outside.items() if not reads & half.keys()]:
             needs = runs_when(self.ctx, node, self._function_flags())
             for name in _bound_by(node) & half.keys():
                 half[name] = {paths for paths in half[name] if needs is not None and _excludes(needs, paths)}
-        return {name: paths for name, paths in half.items() if paths}
+        half = {name: paths for name, paths in half.items() if paths}
+        assigned = {name: half[name] for name in seeds & half.keys()}
+        elsewhere = set().union(*map(_bound_by, outside))
+        for name in untold - elsewhere:
+            assigned.setdefault(name, set()).add(())
+        return half, assigned
 
-    def _float16_needs(self, node: cst.CSTNode) -> Needs:
-        """What the flags must hold for `node`, in a float16 autocast block, to run: no
-        more than a call's constants may tell, nothing where something else is tested."""
-        return runs_when(self.ctx, node, self._function_flags()) or ()
+    def _float16_needs(self, node: cst.CSTNode, blocks: Mapping[cst.With, cst.Call]) -> Needs | None:
+        """What the flags must hold for `node`, in float16 `blocks` of autocast, to run: no
+        more than a call's constants may tell; the `if`s around it and the `enabled=` of
+        the blocks (`enabled=amp` as `if amp:`); None where something else is tested."""
+        flags = self._function_flags()
+        needs = runs_when(self.ctx, node, flags)
+        for block in self.ctx.ancestors(node):
+            call = blocks.get(block) if type(block) is cst.With else None  # type: ignore[call-overload]
+            enabled = autocast_enabled(self.ctx, call) if call is not None and needs is not None else None
+            if enabled is None or literal_bool(enabled) is True:
+                continue
+            test = flag_test(enabled, frozenset(flags))
+            needs = None if test is None else tuple(sorted({*needs, (test[0], test[1], flags[test[0]])}))  # type: ignore[misc]
+        return needs
 
     def _function_flags(self) -> dict[str, str]:
         """See `function_flags`: computed once, when first asked."""
@@ -1644,11 +1677,21 @@ def _operands(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
 _METADATA = frozenset({"shape", "size", "dtype", "device", "ndim"})
 
 
+# methods (and torch functions) whose result carries no gradient: indices, truth values,
+# integers (`(logits.argmax(-1) == y).float().mean()` is an accuracy, not a loss)
+_NO_GRADIENT = frozenset({"argmax", "argmin", "long", "int", "bool", "eq", "ne", "lt", "le", "gt", "ge",
+                          "isnan", "isinf", "isfinite"})
+
+
 def _graph_reads(expr: cst.CSTNode) -> set[str]:
     """The names `expr` reads where a gradient flows back to them: not under `.detach()`,
-    `.item()`, `float(...)` (see `detaches`) or a tensor's metadata (`.shape`, `.size()`),
-    nor their attributes' names."""
+    `.item()`, `float(...)` (see `detaches`), a tensor's metadata (`.shape`, `.size()`), a
+    comparison or a call giving indices or truth values (`.argmax()`, `.long()`), nor
+    their attributes' names."""
     if isinstance(expr, cst.BaseExpression) and detaches(expr):
+        return set()
+    if type(expr) is cst.Comparison or (
+            type(expr) is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value in _NO_GRADIENT):
         return set()
     if type(expr) is cst.Name:
         return {expr.value}
