@@ -135,6 +135,11 @@ class Summary:
     # returns a value it computes under float16 autocast (`with torch.autocast("cuda"):
     # return criterion(model(x), y)`), naming no scaler: a loss the caller may back-propagate
     returns_float16: bool = False
+    # where it returns such a value on some calls only: what its params must hold for it to,
+    # one `Needs` (see `computed_backwards`) for each way (`if mixed_precision: with
+    # torch.autocast("cuda"): pred = unet(x)`, then `return mse_loss(pred.float(), y)`):
+    # a call whose constants, or the defaults it leaves, hold one gets one (see `float16_for`)
+    float16_when: tuple[Needs, ...] = ()
     # returns a GradScaler it builds switched on (`def build_scaler(): return GradScaler()`),
     # in a module that autocasts to no float16 (nor to a dtype it cannot tell)
     returns_grad_scaler: bool = False
@@ -335,6 +340,12 @@ class Summary:
         kinds = next((kinds for held, kinds in self.returned_items if held == item), ())
         return next((kind for kind in kinds if kind not in _ITEM_TAGS), "")
 
+    def float16_for(self, given: Given) -> bool:
+        """Whether a call that gives `given` (see `Given`) gets a value computed under
+        float16 autocast: on every call, or on a path of `float16_when` its constants, or
+        the defaults it leaves, take; not where a flag holds what it cannot tell."""
+        return self.returns_float16 or any(needs_through(self, given, needs) == () for needs in self.float16_when)
+
     def stored(self, attribute: str) -> str | None:
         """The constructor's parameter kept as `attribute` (`self.model`)."""
         return next((param for kept, param in self.stores if kept == attribute), None)
@@ -392,6 +403,8 @@ class Summary:
             **({"graph_when_training": True} if self.graph_when_training else {}),
             **({"computed_backwards": [[list(need) for need in needs] for needs in self.computed_backwards]}
                if self.computed_backwards else {}),
+            **({"float16_when": [[list(need) for need in needs] for needs in self.float16_when]}
+               if self.float16_when else {}),
             **({"unscales_given": sorted(self.unscales_given)} if self.unscales_given else {}),
             **({"fields": list(self.fields)} if self.fields else {}),
             **({"returns_fielded": [[callee, list(items)] for callee, items in self.returns_fielded]}
@@ -453,6 +466,8 @@ class Summary:
             graph_when_training=bool(data.get("graph_when_training")),
             computed_backwards=tuple(tuple((param, bool(held), default) for param, held, default in needs)
                                      for needs in data.get("computed_backwards", ())),  # type: ignore[union-attr]
+            float16_when=tuple(tuple((param, bool(held), default) for param, held, default in needs)
+                               for needs in data.get("float16_when", ())),  # type: ignore[union-attr]
             unscales_given=frozenset(data.get("unscales_given", ())),  # type: ignore[arg-type]
             fields=tuple(data.get("fields", ())),  # type: ignore[arg-type]
             returns_fielded=tuple((callee, tuple(items))
@@ -924,6 +939,8 @@ def trigger_words(summaries: Iterable[Summary]) -> str:
             words.add(_TRIGGERS["returns_distributed_loader"])
         if summary.guarded_steps:
             words.add(_TRIGGERS["plain_steps"])
+        if summary.float16_when:
+            words.add(_TRIGGERS["returns_float16"])
         if summary.forwards or summary.evaluated_forwards:
             words.add(_TRIGGERS[EVAL])
         if summary.returns_kind or any(summary.item_kind(item) for item, _ in summary.returned_items):

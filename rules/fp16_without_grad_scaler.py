@@ -2,6 +2,7 @@ from typing import Iterable
 
 import libcst as cst
 
+from trainlint.analysis.backward_losses import given_slots
 from trainlint.analysis.precision import FLOAT16, with_precision
 from trainlint.analysis.receivers import GRAD_SCALER, constructor_kind
 from trainlint.analysis.scopes import dotted_name
@@ -75,10 +76,25 @@ class Fp16WithoutGradScaler(Rule):
     of autocast (`amp_autocast = partial(torch.autocast, device_type="cuda",
     dtype=torch.float16)`, then `with amp_autocast():`), or returned by a function of the project
     (of the file or another module) that computes it under such a block
-    (`with torch.autocast("cuda"): return criterion(model(x), y)`, or a name
-    assigned only there), unless that function names a scaler or runs the
-    `return` without grad; autocast applied as a decorator on `forward` is
-    not. A dtype
+    (`with torch.autocast("cuda"): return criterion(model(x), y)`, or a value
+    computed from a name assigned there: `return F.mse_loss(pred.float(), y)`,
+    as the gradient still flows back through float16; not from
+    `pred.detach()`, `pred.argmax(-1)` or a comparison, which carry no
+    gradient; of a returned tuple, only a name assigned there counts, as
+    which item the caller back-propagates is not followed), unless that
+    function names a scaler or runs the `return` without grad. Where that
+    block runs only under a flag parameter of the function (`if
+    mixed_precision:`, with `pred` assigned without autocast in the `else:`;
+    an early return under `if not amp:`; or the block's own `enabled=amp`,
+    read as `if amp:`), only a call that passes it a constant taking that
+    path, or leaves it to such a default, counts (`loss_step(...,
+    mixed_precision=True)`), also a constant held in a name the caller binds
+    to it alone (`use_amp = True`, then `amp=use_amp`); not one that hands on
+    a flag of its own, nor one unpacked from `**kwargs` (what the dict holds
+    is not followed). A value computed from a name assigned under another
+    test (`if amp is False: return ...` above the block, `enabled=cfg.amp`)
+    is not followed. Autocast applied as a decorator on `forward` is not
+    followed. A dtype
     chosen at run time among values that include float16 counts as float16:
     a command-line flag whose `choices` include it (`getattr(torch,
     args.dtype)`), a conditional (`torch.float16 if ... else ...`) or a table
@@ -351,6 +367,80 @@ class Fp16WithoutGradScaler(Rule):
         "            loss = criterion(probe(x), y)\n"
         "        loss.backward()  # expect: TL103\n"
         "        optimizer.step()\n",
+        # a helper computes the prediction under float16 autocast when a flag asks for it, and
+        # returns a loss of it cast back to float32: the gradient still runs through float16
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "\n"
+        "def denoise_loss(unet, noisy, target, mixed_precision=False):\n"
+        "    if mixed_precision:\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            pred = unet(noisy)\n"
+        "    else:\n"
+        "        pred = unet(noisy)\n"
+        "    pred = pred * 0.5\n"
+        "    loss = F.mse_loss(pred.float(), target.float())\n"
+        "    return loss\n"
+        "\n"
+        "\n"
+        "def head_loss(model, x, y):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "        logits = model(x)\n"
+        "    return (logits.float() - y).abs().mean() * 0.1\n"
+        "\n"
+        "\n"
+        "def tune(unet, model, loader, opt):\n"
+        "    for noisy, target in loader:\n"
+        "        opt.zero_grad()\n"
+        "        loss = denoise_loss(unet, noisy, target, mixed_precision=True)\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        head_loss(model, noisy, target).backward()  # expect: TL103\n"
+        "        opt.step()\n",
+        # the flag taking the float16 path is a constant the caller holds in a name of its own
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "\n"
+        "def step(model, x, y, amp=False):\n"
+        "    if amp:\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            return F.mse_loss(model(x), y)\n"
+        "    return F.mse_loss(model(x), y)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    use_amp = True\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        step(model, x, y, amp=use_amp).backward()  # expect: TL103\n"
+        "        opt.step()\n",
+        # the float16 path taken: autocast `enabled=` by a flag passed true, or past an early
+        # return under `if not amp:`
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "\n"
+        "def masked_step(model, x, y, amp=False):\n"
+        "    with torch.autocast(\"cuda\", enabled=amp):\n"
+        "        pred = model(x)\n"
+        "    return F.mse_loss(pred.float(), y)\n"
+        "\n"
+        "\n"
+        "def guarded_step(model, x, y, amp=False):\n"
+        "    if not amp:\n"
+        "        return F.mse_loss(model(x), y)\n"
+        "    with torch.autocast(\"cuda\"):\n"
+        "        pred = model(x)\n"
+        "    return F.mse_loss(pred.float(), y)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        masked_step(model, x, y, amp=True).backward()  # expect: TL103\n"
+        "        guarded_step(model, x, y, amp=True).backward()  # expect: TL103\n"
+        "        opt.step()\n",
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -579,6 +669,130 @@ class Fp16WithoutGradScaler(Rule):
         "        loss.backward()\n"
         "        optimizer.step()\n"
         "        optimizer.zero_grad()\n",
+        # the float16 path of a helper not taken (the flag false, left to its default, or one it
+        # cannot tell); float16 outputs detached, computed in bfloat16, or not in the loss
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "\n"
+        "def denoise_loss(unet, noisy, target, mixed_precision=False):\n"
+        "    if mixed_precision:\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            pred = unet(noisy)\n"
+        "    else:\n"
+        "        pred = unet(noisy)\n"
+        "    return F.mse_loss(pred.float(), target.float())\n"
+        "\n"
+        "\n"
+        "def distill_loss(student, teacher, x):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "        soft = teacher(x)\n"
+        "    return F.mse_loss(student(x), soft.detach().float())\n"
+        "\n"
+        "\n"
+        "def bf16_loss(model, x, y):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.bfloat16):\n"
+        "        logits = model(x)\n"
+        "    return F.cross_entropy(logits.float(), y)\n"
+        "\n"
+        "\n"
+        "def probe_loss(backbone, head, x, y):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "        feats = backbone(x)\n"
+        "    print(feats.norm().item())\n"
+        "    weight = torch.ones(feats.shape[0], device=feats.device)\n"
+        "    return (F.cross_entropy(head(x), y, reduction=\"none\") * weight).mean()\n"
+        "\n"
+        "\n"
+        "def tune(unet, model, teacher, loader, opt, amp):\n"
+        "    for noisy, target in loader:\n"
+        "        opt.zero_grad()\n"
+        "        denoise_loss(unet, noisy, target, mixed_precision=False).backward()\n"
+        "        denoise_loss(unet, noisy, target).backward()\n"
+        "        denoise_loss(unet, noisy, target, mixed_precision=amp).backward()\n"
+        "        distill_loss(model, teacher, noisy).backward()\n"
+        "        bf16_loss(model, noisy, target).backward()\n"
+        "        probe_loss(model, unet, noisy, target).backward()\n"
+        "        opt.step()\n",
+        # the caller's name holds False, or more than one value, or a `**kwargs` it unpacks
+        # (what its dict holds is not followed)
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "\n"
+        "def step(model, x, y, amp=False):\n"
+        "    if amp:\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            return F.mse_loss(model(x), y)\n"
+        "    return F.mse_loss(model(x), y)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt, fast):\n"
+        "    use_amp = False\n"
+        "    mixed = True\n"
+        "    if not fast:\n"
+        "        mixed = False\n"
+        "    cfg = {\"amp\": True}\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        step(model, x, y, amp=use_amp).backward()\n"
+        "        step(model, x, y, amp=mixed).backward()\n"
+        "        step(model, x, y, **cfg).backward()\n"
+        "        opt.step()\n",
+        # float16 outputs returned in a tuple beside a float32 loss, or read only through argmax
+        # and comparisons; autocast `enabled=` by a flag left false; an early return under a
+        # test not read (`amp is False`) before the float16 path
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "\n"
+        "def probe_step(model, probe, x, y):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "        logits = probe(x)\n"
+        "    loss = F.cross_entropy(model(x), y)\n"
+        "    acc = (logits.argmax(-1) == y).float().mean()\n"
+        "    return loss, logits.float(), acc\n"
+        "\n"
+        "\n"
+        "def hard_step(model, probe, x, y):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "        logits = probe(x)\n"
+        "    unsure = logits.softmax(-1).amax(-1) < 0.9\n"
+        "    return (F.cross_entropy(model(x), y, reduction=\"none\") * unsure).mean()\n"
+        "\n"
+        "\n"
+        "def pseudo_step(model, probe, x):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "        logits = probe(x)\n"
+        "    labels = logits.argmax(-1)\n"
+        "    return F.cross_entropy(model(x), labels)\n"
+        "\n"
+        "\n"
+        "def masked_step(model, x, y, amp=False):\n"
+        "    with torch.autocast(\"cuda\", enabled=amp):\n"
+        "        pred = model(x)\n"
+        "    return F.mse_loss(pred.float(), y)\n"
+        "\n"
+        "\n"
+        "def guarded_step(model, x, y, amp=False):\n"
+        "    if amp is False:\n"
+        "        return F.mse_loss(model(x), y)\n"
+        "    with torch.autocast(\"cuda\"):\n"
+        "        pred = model(x)\n"
+        "    return F.mse_loss(pred.float(), y)\n"
+        "\n"
+        "\n"
+        "def train(model, probe, loader, opt):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        loss, logits, acc = probe_step(model, probe, x, y)\n"
+        "        loss.backward()\n"
+        "        hard_step(model, probe, x, y).backward()\n"
+        "        pseudo_step(model, probe, x).backward()\n"
+        "        masked_step(model, x, y, amp=False).backward()\n"
+        "        masked_step(model, x, y).backward()\n"
+        "        guarded_step(model, x, y).backward()\n"
+        "        opt.step()\n",
     )
 
     def finish(self) -> None:
@@ -650,14 +864,18 @@ class Fp16WithoutGradScaler(Rule):
 
     def _returns_float16(self, node: cst.CSTNode) -> bool:
         """An assignment's value, or a backward's receiver, calls a function of the project
-        that returns a value computed under float16 autocast (see `Summary.returns_float16`)."""
+        that returns a value computed under float16 autocast, on every call or under the
+        flags this call passes (`loss_step(..., mixed_precision=True)`; see
+        `Summary.float16_for`)."""
         held = node.value if type(node) is not cst.Call else node.func.value  # type: ignore[attr-defined]
         if held is None:
             return False
         summaries = self.ctx.summaries
         for call in only(iter_nodes(held), cst.Call):
             summary = summaries.of_call(call)  # type: ignore[arg-type]
-            if summary is not None and summary.returns_float16:
+            # no flags of the caller's own: one it hands on holds what it cannot tell; a
+            # constant it holds in a name of its own counts (`use_amp = True`)
+            if summary is not None and summary.float16_for(given_slots(call, {}, self.ctx)):  # type: ignore[arg-type]
                 return True
         return False
 

@@ -18,6 +18,7 @@ from trainlint.analysis.guards import parameter_default
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import GradMode, is_backward, lexical_grad_mode
 from trainlint.analysis.phases import leaves_block, rebound_names
+from trainlint.analysis.precision import assignments
 from trainlint.analysis.scopes import argument_slots, dotted_name
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import iter_nodes
@@ -102,13 +103,25 @@ def runs_when(ctx: FileContext, node: cst.CSTNode, flags: Mapping[str, str]) -> 
     return None if needs is None else tuple(sorted({(param, held, flags[param]) for param, held in needs}))
 
 
-def given_slots(call: cst.Call, flags: Mapping[str, str]) -> Given:
+def given_slots(call: cst.Call, flags: Mapping[str, str], ctx: FileContext | None = None) -> Given:
     """What `call` gives each slot of its callee (see `Given`): a flag of `flags` (see
-    `function_flags`) handed unchanged, or a constant."""
+    `function_flags`) handed unchanged, or a constant; with `ctx`, also one held in a
+    name the caller binds to it alone (`use_amp = True`, then `amp=use_amp`)."""
     given = [(slot, arg.value.value, flags[arg.value.value])
              if type(arg.value) is cst.Name and arg.value.value in flags
-             else (slot, "", constant_text(arg.value) or "") for slot, arg in argument_slots(call)]
+             else (slot, "", _argument_constant(ctx, arg.value) or "") for slot, arg in argument_slots(call)]
     return (*given, ("*", "", "")) if any(arg.star for arg in call.args) else tuple(given)
+
+
+def _argument_constant(ctx: FileContext | None, value: cst.BaseExpression) -> str | None:
+    """`constant_text` of an argument, or with `ctx` of the one value every `name = ...`
+    of the scope it is read in gives the name it is (none bound otherwise: see
+    `assignments`)."""
+    text = constant_text(value)
+    if text is not None or ctx is None or type(value) is not cst.Name:
+        return text
+    held = assignments(ctx, value)
+    return constant_text(held[0]) if held is not None and len(held) == 1 else None
 
 
 def _requirements(ctx: FileContext, node: cst.CSTNode, flags: frozenset[str]) -> list[tuple[str, bool]] | None:
@@ -124,14 +137,14 @@ def _requirements(ctx: FileContext, node: cst.CSTNode, flags: frozenset[str]) ->
         if type(ancestor) in (cst.Try, cst.TryStar) and ancestor.handlers:  # type: ignore[attr-defined]
             return None  # `except RuntimeError:` may catch what the backward raises under no_grad
         if type(ancestor) is cst.If and child is not ancestor.test:
-            test = _flag_test(ancestor.test, flags)
+            test = flag_test(ancestor.test, flags)
             if test is None:
                 return None
             needs.append((test[0], test[1] is (child is ancestor.body)))
         if type(ancestor) is cst.IndentedBlock:
             for statement in ancestor.body[:ancestor.body.index(child)]:
                 if type(statement) is cst.If and leaves_block(statement):
-                    test = _flag_test(statement.test, flags)
+                    test = flag_test(statement.test, flags)
                     if test is None or statement.orelse is not None:
                         return None
                     needs.append((test[0], not test[1]))
@@ -139,11 +152,11 @@ def _requirements(ctx: FileContext, node: cst.CSTNode, flags: frozenset[str]) ->
     return needs
 
 
-def _flag_test(test: cst.BaseExpression, flags: frozenset[str]) -> tuple[str, bool] | None:
-    """(flag, True) of `if flag:`, (flag, False) of `if not flag:`."""
+def flag_test(test: cst.BaseExpression, flags: frozenset[str]) -> tuple[str, bool] | None:
+    """(flag, True) of `if flag:`, (flag, False) of `if not flag:`; None for any other test."""
     if type(test) is cst.Name and test.value in flags:
         return test.value, True
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-        inner = _flag_test(test.expression, flags)
+        inner = flag_test(test.expression, flags)
         return (inner[0], not inner[1]) if inner is not None else None
     return None

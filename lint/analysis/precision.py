@@ -149,13 +149,10 @@ def autocast_precision(ctx: FileContext, call: cst.Call) -> Precision:
     """The dtype an autocast call computes in; DISABLED for `enabled=False`.
     A non-literal `enabled=` still counts as the dtype it would enable. For a
     partial of autocast, the arguments it binds."""
-    bound = _autocast_of_partial(ctx, call)
-    if bound is not None:
-        call = call.with_changes(args=call.args[1:])  # the same argument nodes, the function left out
-    signature = _AUTOCASTS.get(bound or ctx.call_name(call) or "")
-    if signature is None:
+    found = _autocast_signature(ctx, call)
+    if found is None:
         return UNKNOWN
-    positional, default = signature
+    call, (positional, default) = found
     if has_star_arguments(call):
         return UNKNOWN
     if literal_bool(argument(call, "enabled", positional)) is False:
@@ -171,6 +168,24 @@ def autocast_precision(ctx: FileContext, call: cst.Call) -> Precision:
         return default
     device = string_value(argument(call, "device_type", positional))
     return _DEVICE_DEFAULTS.get(device or "", UNKNOWN)
+
+
+def autocast_enabled(ctx: FileContext, call: cst.Call) -> cst.BaseExpression | None:
+    """The `enabled` an autocast call (or a partial of one) is given, by keyword or place;
+    None where it leaves it on."""
+    found = _autocast_signature(ctx, call)
+    return None if found is None else argument(found[0], "enabled", found[1][0])
+
+
+def _autocast_signature(ctx: FileContext, call: cst.Call
+                        ) -> tuple[cst.Call, tuple[tuple[str, ...], Precision | None]] | None:
+    """An autocast call with its signature (see `_AUTOCASTS`); for a partial of autocast,
+    the arguments it binds, the function left out. None for any other call."""
+    bound = _autocast_of_partial(ctx, call)
+    if bound is not None:
+        call = call.with_changes(args=call.args[1:])  # the same argument nodes, the function left out
+    signature = _AUTOCASTS.get(bound or ctx.call_name(call) or "")
+    return None if signature is None else (call, signature)
 
 
 def autocast_of_with_item(ctx: FileContext, item: cst.BaseExpression) -> cst.Call | None:

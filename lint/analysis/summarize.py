@@ -12,12 +12,13 @@ project resolves those against its other files, base classes included.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Iterator, Mapping
 
 import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches
-from trainlint.analysis.backward_losses import function_flags, given_slots, own_backwards, runs_when
+from trainlint.analysis.backward_losses import flag_test, function_flags, given_slots, own_backwards, runs_when
 from trainlint.analysis.dataflow import (
     DATALOADER as DATALOADER_CLASS, backpropagated_names, changed_only_elsewhere, dict_entry, reaching, target_names,
     unpinned_loader,
@@ -37,8 +38,8 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.no_grad_results import no_grad_branches
 from trainlint.analysis.partials import PARTIAL
 from trainlint.analysis.precision import (
-    FLOAT16, UNKNOWN, autocast_calls, autocast_precision, global_value, grad_scaler_enabled, half_conversion,
-    handed_arguments, single_assignment, value_of_name, with_precision,
+    FLOAT16, UNKNOWN, autocast_calls, autocast_enabled, autocast_precision, global_value, grad_scaler_enabled,
+    half_conversion, handed_arguments, literal_bool, single_assignment, value_of_name, with_precision,
 )
 from trainlint.analysis.receivers import (
     DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, named_tuple_classes,
@@ -52,7 +53,7 @@ from trainlint.analysis.training import (
     MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
     scaled_backward_scaler, unchain_module,
 )
-from trainlint.analysis.walk import iter_nodes, only, own_nodes
+from trainlint.analysis.walk import children, iter_nodes, only, own_nodes
 from trainlint.context import FileContext
 from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
@@ -574,12 +575,14 @@ class _Summarizer:
         returns_kind, returned_items = self._returned_items(whole, tuples, containers, named_tuples,
                                                             BACKWARD in events)
         updates_if = self._updates_if()
+        float16_paths = self._float16_paths()
         return Summary(
             params=self.signature,
             events=tuple(events),
             returns_graph=BACKWARD in events and self._returns_backpropagated(returned),
             returns_half=any(self._converted(r) for r in returned),
-            returns_float16=self._returns_float16(),
+            returns_float16=() in float16_paths,
+            float16_when=() if () in float16_paths else float16_paths,
             returns_grad_scaler=self._returns_enabled_scaler(),
             returns_distributed_loader="DistributedSampler" in self.ctx.source
             and any(self._distributed_loader(r) for r in whole),
@@ -992,34 +995,100 @@ class _Summarizer:
                         found[key] = None
         return tuple(found)
 
-    def _returns_float16(self) -> bool:
-        """A `return` under a float16 autocast block of the function (not one that also
-        turns grad off: an evaluation), or of a name assigned only there; in a function that
-        names no scaler (one that scales and back-propagates itself returns a loss it used)."""
+    def _float16_paths(self) -> tuple[Needs, ...]:
+        """What the function's flags must hold for a `return` to give a value computed
+        under float16 autocast, one `Needs` for each way (see `Summary.float16_when`; an
+        empty one: on every call): a `return` under such a block (not one that also turns
+        grad off: an evaluation), or of a name assigned there (a returned tuple's items
+        count so only, as the caller's unpacking is not followed), or of one value computed
+        from a name assigned there where the gradient flows back through it
+        (`mse_loss(pred.float(), y)`, not `pred.detach()` nor `pred.argmax(-1) == y`); in
+        a function that names no scaler (one that scales and back-propagates itself
+        returns a loss it used)."""
         if "autocast" not in self.ctx.source:
-            return False
-        blocks = [node for node in only(self.ctx.own_nodes(self.func.body), cst.With)
-                  if (found := with_precision(self.ctx, node)) is not None and found[0] == FLOAT16]  # type: ignore[arg-type]
+            return ()
+        blocks = {node: found[1] for node in only(self.ctx.own_nodes(self.func.body), cst.With)
+                  if (found := with_precision(self.ctx, node)) is not None and found[0] == FLOAT16}  # type: ignore[arg-type]
         if not blocks:
-            return False
+            return ()
         inside = {id(n) for block in blocks for n in iter_nodes(block.body)}  # type: ignore[attr-defined]
-        half: set[str] = set()
-        plain: set[str] = set()
-        for node in only(self.nodes, cst.Assign):
-            for name in _bound_by(node):
-                (half if id(node) in inside else plain).add(name)
-        half -= plain
-        found = False
+        half, assigned = self._float16_names(blocks, inside)
+        found: dict[Needs, None] = {}
         for node in only(self.nodes, cst.Return):
             value = node.value  # type: ignore[attr-defined]
             if value is None or grad_mode_at(self.ctx, node) == "off":
                 continue  # an evaluation's value: no backward goes through it
-            if id(node) in inside or any(type(item) is cst.Name and item.value in half for item in _returned_items(value)):
-                found = True
+            if id(node) in inside:
+                found[self._float16_needs(node, blocks) or ()] = None
+            items = list(_returned_items(value))
+            for item in items:
+                if type(item) is cst.Name and item.value in assigned:
+                    found.update(dict.fromkeys(assigned[item.value]))
+            # one value is followed through what it computes; a tuple's items are not, as
+            # the caller's unpacking is not (`return loss, acc` back-propagates `loss`)
+            for name in _graph_reads(value) & half.keys() if items == [value] else ():
+                found.update(dict.fromkeys(half[name]))
         if found and any(type(n) is cst.Name and any(w in n.value.lower() for w in ("scaler", "scale_loss"))
                          for n in iter_nodes(self.func.body)):
-            return False
-        return found
+            return ()
+        return tuple(found)
+
+    def _float16_names(self, blocks: Mapping[cst.With, cst.Call], inside: set[int]
+                       ) -> tuple[dict[str, set[Needs]], dict[str, set[Needs]]]:
+        """The names holding a value computed under float16 `blocks` of autocast (the
+        nodes `inside` them), with the flag paths they do on (see `_float16_paths`): those
+        assigned there, or from such a name where the gradient flows back through it
+        (`pred = pred * mask`, `loss = mse_loss(pred.float(), y)`); and those assigned
+        there. A name assigned anything else on a path that may take the same flags holds
+        no such value (`if amp: with autocast(): pred = ...` / `else: pred = unet(x)` leaves
+        it on the path `amp` true). A name assigned where something else is tested
+        (`if amp is False: return ...` above) is not followed further, and counts, on every
+        call, only where the function assigns it nowhere else."""
+        assignments = only(self.nodes, cst.Assign)
+        half: dict[str, set[Needs]] = {}
+        untold: set[str] = set()
+        for node in assignments:
+            if id(node) in inside and grad_mode_at(self.ctx, node) != "off":
+                needs = self._float16_needs(node, blocks)
+                for name in _bound_by(node):
+                    if needs is None:
+                        untold.add(name)
+                    else:
+                        half.setdefault(name, set()).add(needs)
+        seeds = set(half)
+        outside = {node: _graph_reads(node.value) for node in assignments if id(node) not in inside}  # type: ignore[attr-defined]
+        _carry(half, outside)
+        for node in [node for node, reads in outside.items() if not reads & half.keys()]:
+            needs = runs_when(self.ctx, node, self._function_flags())
+            for name in _bound_by(node) & half.keys():
+                half[name] = {paths for paths in half[name] if needs is not None and _excludes(needs, paths)}
+        half = {name: paths for name, paths in half.items() if paths}
+        assigned = {name: half[name] for name in seeds & half.keys()}
+        elsewhere = set().union(*map(_bound_by, outside))
+        for name in untold - elsewhere:
+            assigned.setdefault(name, set()).add(())
+        return half, assigned
+
+    def _float16_needs(self, node: cst.CSTNode, blocks: Mapping[cst.With, cst.Call]) -> Needs | None:
+        """What the flags must hold for `node`, in float16 `blocks` of autocast, to run: no
+        more than a call's constants may tell; the `if`s around it and the `enabled=` of
+        the blocks (`enabled=amp` as `if amp:`); None where something else is tested."""
+        flags = self._function_flags()
+        needs = runs_when(self.ctx, node, flags)
+        for block in self.ctx.ancestors(node):
+            call = blocks.get(block) if type(block) is cst.With else None  # type: ignore[call-overload]
+            enabled = autocast_enabled(self.ctx, call) if call is not None and needs is not None else None
+            if enabled is None or literal_bool(enabled) is True:
+                continue
+            test = flag_test(enabled, frozenset(flags))
+            needs = None if test is None else tuple(sorted({*needs, (test[0], test[1], flags[test[0]])}))  # type: ignore[misc]
+        return needs
+
+    def _function_flags(self) -> dict[str, str]:
+        """See `function_flags`: computed once, when first asked."""
+        if self._flags is None:
+            self._flags = function_flags(self.ctx, self.func, self.params)
+        return self._flags
 
     def _returns_enabled_scaler(self) -> bool:
         """Every `return` of the function returns a GradScaler switched on (see
@@ -1165,10 +1234,8 @@ class _Summarizer:
 
     def _gate(self, call: cst.Call) -> tuple[Needs, Given] | None:
         """`Call.gate`: what the function's flags must hold for `call` to run, and what it gives."""
-        if self._flags is None:
-            self._flags = function_flags(self.ctx, self.func, self.params)
-        needs = runs_when(self.ctx, call, self._flags)
-        return None if needs is None else (needs, given_slots(call, self._flags))
+        needs = runs_when(self.ctx, call, self._function_flags())
+        return None if needs is None else (needs, given_slots(call, self._function_flags()))
 
     def _constants(self, call: cst.Call, arguments: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
         """What a call that hands a parameter gives its other slots (see `Call.constants`)."""
@@ -1652,6 +1719,61 @@ def _operands(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield from _operands(expr.right)
     else:
         yield expr
+
+
+# a tensor's attributes (and `size()`) that carry no gradient
+_METADATA = frozenset({"shape", "size", "dtype", "device", "ndim"})
+
+
+# methods (and torch functions) whose result carries no gradient: indices, truth values,
+# integers (`(logits.argmax(-1) == y).float().mean()` is an accuracy, not a loss)
+_NO_GRADIENT = frozenset({"argmax", "argmin", "long", "int", "bool", "eq", "ne", "lt", "le", "gt", "ge",
+                          "isnan", "isinf", "isfinite"})
+
+
+def _graph_reads(expr: cst.CSTNode) -> set[str]:
+    """The names `expr` reads where a gradient flows back to them: not under `.detach()`,
+    `.item()`, `float(...)` (see `detaches`), a tensor's metadata (`.shape`, `.size()`), a
+    comparison or a call giving indices or truth values (`.argmax()`, `.long()`), nor
+    their attributes' names."""
+    if isinstance(expr, cst.BaseExpression) and detaches(expr):
+        return set()
+    if type(expr) is cst.Comparison or (
+            type(expr) is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value in _NO_GRADIENT):
+        return set()
+    if type(expr) is cst.Name:
+        return {expr.value}
+    if type(expr) is cst.Attribute:
+        return set() if expr.attr.value in _METADATA else _graph_reads(expr.value)
+    if type(expr) is cst.Arg:
+        return _graph_reads(expr.value)
+    return set().union(*(_graph_reads(child) for child in children(expr)))
+
+
+def _carry(half: dict[str, set[Needs]], outside: Mapping[cst.CSTNode, set[str]]) -> None:
+    """Carries the flag paths of the names of `half` to those the assignments `outside`
+    bind from them (their reads, see `_graph_reads`), in any order: an assignment is
+    taken again only when a name it reads gained a path, so the work grows with the
+    assignments, not with their square."""
+    readers: dict[str, list[cst.CSTNode]] = {}
+    for node, reads in outside.items():
+        for name in reads:
+            readers.setdefault(name, []).append(node)
+    work = deque(half)
+    while work:
+        name = work.popleft()
+        for node in readers.get(name, ()):
+            for bound in _bound_by(node):
+                gained = half[name] - half.get(bound, set())
+                if gained:
+                    half.setdefault(bound, set()).update(gained)
+                    work.append(bound)
+
+
+def _excludes(needs: Needs, paths: Needs) -> bool:
+    """Whether what `needs` asks of a flag is the opposite of what `paths` asks: no call
+    runs both."""
+    return any((param, not held) in {(p, h) for p, h, _ in paths} for param, held, _ in needs)
 
 
 def _returned_items(value: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
