@@ -12,6 +12,8 @@ from trainlint.analysis.accumulators import (
     needs_tensor,
     own_variable,
     returned_names,
+    stored_elements,
+    written_elements,
 )
 from trainlint.analysis.dataflow import (
     Values,
@@ -90,7 +92,10 @@ class LossAccumulatedWithGraph(Rule):
     `total = total + loss`, `total += loss * n`, a running average
     `avg = 0.98 * avg + 0.02 * loss`, a tensor total added to in place:
     `total.add_(loss)`, judged as `total += loss` is) or appended to a list
-    (`losses.append(loss)`) that outlives the loop iteration, without
+    (`losses.append(loss)`, also `losses.extend([loss])`, `losses.insert(0,
+    loss)`, a deque's `appendleft(loss)`, `losses += [loss]`, `losses = losses +
+    [loss]`; not an `extend` of a list whose elements are not written out,
+    `losses.extend(batch_losses)`) that outlives the loop iteration, without
     `.item()`, `.detach()` or `float()`. A value counts as a loss tensor when
     it is back-propagated in the same function (`loss.backward()`,
     `scaler.scale(loss).backward()`, apex's `with amp.scale_loss(loss,
@@ -110,7 +115,9 @@ class LossAccumulatedWithGraph(Rule):
     Safe, and offered only when no later use could need the tensor: in a
     running sum the loss becomes `loss.item()` (when the loss is known to be
     a scalar: not from a loss module built with `reduction="none"`, nor one
-    built with options that cannot be read), in an append `loss.detach()`.
+    built with options that cannot be read), in an append (or any of the
+    forms above that adds one element) `loss.detach()`; none where several
+    elements are added at once (`losses.extend((loss, aux))`).
     The fix does change what is logged, on purpose: the total becomes a
     Python float, so `print(total)` shows `3.6898616552352905` where it
     showed `tensor(3.6899, grad_fn=<AddBackward0>)`, the low-order digits of
@@ -1163,6 +1170,59 @@ class LossAccumulatedWithGraph(Rule):
         "        for batch in loader:\n"
         "            total += Trainer.train_step(self, batch)  # expect: TL202\n"
         "        return total\n",
+        # a list given the loss by `extend`, `insert`, a deque's `appendleft`, `+= [loss]` or
+        # `= history + [loss]` keeps it as `append` does, and is mended the same way
+        Example(
+            "import collections\n"
+            "import torch.nn.functional as F\n"
+            "def train(model, loader, opt):\n"
+            "    losses, newest_first, recent = [], [], collections.deque(maxlen=100)\n"
+            "    history, curve = [], []\n"
+            "    for x, y in loader:\n"
+            "        loss = F.cross_entropy(model(x), y)\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+            "        losses.extend([loss])  # expect: TL202\n"
+            "        newest_first.insert(0, loss)  # expect: TL202\n"
+            "        recent.appendleft(loss)  # expect: TL202\n"
+            "        history += [loss]  # expect: TL202\n"
+            "        curve = curve + [loss]  # expect: TL202\n"
+            "    print(len(losses), newest_first[:3], len(recent), len(history), len(curve))\n",
+            fixed="import collections\n"
+            "import torch.nn.functional as F\n"
+            "def train(model, loader, opt):\n"
+            "    losses, newest_first, recent = [], [], collections.deque(maxlen=100)\n"
+            "    history, curve = [], []\n"
+            "    for x, y in loader:\n"
+            "        loss = F.cross_entropy(model(x), y)\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+            "        losses.extend([loss.detach()])  # expect: TL202\n"
+            "        newest_first.insert(0, loss.detach())  # expect: TL202\n"
+            "        recent.appendleft(loss.detach())  # expect: TL202\n"
+            "        history += [loss.detach()]  # expect: TL202\n"
+            "        curve = curve + [loss.detach()]  # expect: TL202\n"
+            "    print(len(losses), newest_first[:3], len(recent), len(history), len(curve))\n",
+        ),
+        # several elements at once: flagged, but no fix (it is offered for one element, as
+        # `append` adds); nor for a list that is returned
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    terms, kept = [], []\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n"
+        "        ce = F.cross_entropy(out, y)\n"
+        "        reg = out.pow(2).mean()\n"
+        "        loss = ce + 0.1 * reg\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        terms.extend((ce.item(), loss))  # expect: TL202\n"
+        "        kept += [loss]  # expect: TL202\n"
+        "    print(len(terms))\n"
+        "    return kept\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -1997,6 +2057,31 @@ class LossAccumulatedWithGraph(Rule):
         "        for batch in loader:\n"
         "            total += Trainer.train_step(self, batch)\n"
         "        return total\n",
+        # a list given the loss's number (`[loss.item()]`, `loss.tolist()`), a list of
+        # what cannot be told (a parameter, one built once before the loop), a loss
+        # being built from a list (`terms += [aux]`, then back-propagated), and a list
+        # filled once, outside any loop
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, logged, x0, y0):\n"
+        "    numbers, values, seen, history = [], [], [], []\n"
+        "    warmup = [F.cross_entropy(model(x0), y0)]\n"
+        "    first = []\n"
+        "    first.extend([F.cross_entropy(model(x0), y0)])\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n"
+        "        loss = F.cross_entropy(out, y)\n"
+        "        terms = [loss]\n"
+        "        terms += [out.pow(2).mean()]\n"
+        "        opt.zero_grad()\n"
+        "        sum(terms).backward()\n"
+        "        opt.step()\n"
+        "        numbers.extend([loss.item()])\n"
+        "        numbers += [loss.item()]\n"
+        "        values.extend(loss.tolist())\n"
+        "        seen.extend(logged)\n"
+        "        history.extend(warmup)\n"
+        "        history.insert(0, float(loss))\n"
+        "    print(len(numbers), len(values), len(seen), len(history), len(first))\n",
     )
 
     def finish(self) -> None:
@@ -2007,6 +2092,8 @@ class LossAccumulatedWithGraph(Rule):
         self._respent: dict[cst.CSTNode, str] = {}
         self._spent: list[cst.CSTNode] = []  # the backward calls that ran through a name
         self._in_place: set[cst.CSTNode] = set()  # `total.add_(loss)`: flagged as `+=`, no fix
+        # what adds elements to a list (`losses.append(loss)`, `losses += [loss]`): its fix detaches
+        self._stored: set[cst.CSTNode] = set()
         # what a step returns whole, its items holding the graph (`stats.append(ppo_step(b))`):
         # the items, as `_item_read` writes them
         self._containers: dict[cst.CSTNode, tuple[cst.BaseExpression, set[str]]] = {}
@@ -2177,13 +2264,15 @@ class LossAccumulatedWithGraph(Rule):
             return type(node.operator) in (cst.AddAssign, cst.SubtractAssign)  # type: ignore[attr-defined]
         if kind is cst.Assign:
             return _added_to_itself(node) is not None  # type: ignore[arg-type]
-        return (method_call(node, "append") is not None or _added_in_place(node) is not None
+        return (stored_elements(node) is not None or _added_in_place(node) is not None
                 or self._accumulating(node) is not None)
 
     # -- flow ------------------------------------------------------------------
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to."""
-        if type(node) in (cst.Assign, cst.AugAssign) or method_call(node, "backward", "append", *_IN_PLACE) is not None:
+        if type(node) in (cst.Assign, cst.AugAssign) or method_call(node, "backward", *_IN_PLACE) is not None:
+            return True
+        if stored_elements(node) is not None:
             return True
         return self._accumulating(node) is not None or (type(node) is cst.Call and bool(self._given_to_backward(node)))  # type: ignore[arg-type]
 
@@ -2199,8 +2288,10 @@ class LossAccumulatedWithGraph(Rule):
                     if node not in self._spent:
                         self._spent.append(node)
                     facts = facts | {f"{_SPENT}{spent}@{self._spent.index(node)}"}
-            self._check_append(facts, node)
-            facts = self._appended(facts, node)  # type: ignore[arg-type]
+            stored = stored_elements(node)
+            if stored is not None:
+                self._check_elements(node, stored[0], stored[1], facts)
+                facts = self._appended(facts, *stored)
             added = _added_in_place(node)  # type: ignore[arg-type]
             if added is not None:
                 self._in_place.add(node)
@@ -2208,11 +2299,11 @@ class LossAccumulatedWithGraph(Rule):
             self._check_helper(facts, node)
         elif type(node) is cst.AugAssign:
             if type(node.operator) in (cst.AddAssign, cst.SubtractAssign):
-                self._check(node, node.target, node.value, facts)
+                self._check_added(node, node.target, node.value, facts)
         elif type(node) is cst.Assign:
             added = _added_to_itself(node)
             if added is not None:
-                self._check(node, node.targets[0].target, added, facts)
+                self._check_added(node, node.targets[0].target, added, facts)
             facts = self._assign(facts, node)
         return facts
 
@@ -2306,14 +2397,13 @@ class LossAccumulatedWithGraph(Rule):
         return {fact[len(value.value):] for fact in facts
                 if fact.startswith(prefixes) and not fact.startswith(value.value + _ELEMENT)}
 
-    def _appended(self, facts: Facts, call: cst.Call) -> Facts:
+    def _appended(self, facts: Facts, receiver: cst.BaseExpression, elements: list[cst.BaseExpression]) -> Facts:
         """`stats.append(ppo_step(batch))`: the list's elements hold what the step's named
         tuple holds, for a loop over it to read (`for s in stats: total += s.loss`)."""
-        receiver = method_call(call, "append")
-        listed = _accumulator_name(receiver) if receiver is not None and len(call.args) == 1 else None
-        if listed is None or call.args[0].keyword or call.args[0].star:
+        listed = _accumulator_name(receiver)
+        if listed is None:
             return facts
-        return facts | {listed + _ELEMENT + read for read in self._held_reads(call.args[0].value, facts)}
+        return facts | {listed + _ELEMENT + read for element in elements for read in self._held_reads(element, facts)}
 
     def _iterated_list(self, name: cst.Name) -> str | None:
         """The list (`stats`, `self.stats`) that the loop or comprehension binding the loop
@@ -2347,16 +2437,30 @@ class LossAccumulatedWithGraph(Rule):
         summary = summaries.of_call(expr) or summaries.of_held_call(expr)
         return summary is not None and summary.returns_graph
 
-    def _check_append(self, facts: Facts, call: cst.Call) -> None:
-        if (
-            type(call.func) is cst.Attribute
-            and call.func.attr.value == "append"
-            and len(call.args) == 1
-            and not call.args[0].keyword
-        ):
-            self._check(call, call.func.value, call.args[0].value, facts)
+    def _check_added(self, node: cst.CSTNode, accumulator: cst.BaseExpression, added: cst.BaseExpression,
+                     facts: Facts) -> None:
+        """`total += x`, `total = total + x`; of a list or tuple written out (`losses +=
+        [loss]`, `losses = losses + [loss]`), its elements, added to a list."""
+        elements = written_elements(added)
+        if elements:
+            self._check_elements(node, accumulator, elements, facts)
+        elif elements is None:
+            self._check(node, accumulator, added, facts)
 
-    def _check(self, node: cst.CSTNode, accumulator: cst.BaseExpression, added: cst.BaseExpression, facts: Facts) -> None:
+    def _check_elements(self, node: cst.CSTNode, accumulator: cst.BaseExpression,
+                        elements: list[cst.BaseExpression], facts: Facts) -> None:
+        """Elements added to a list: one is judged as an append is; of several
+        (`losses.extend((loss, aux))`), the first that holds a graph, and no fix is
+        offered (it is offered for the one element an append adds)."""
+        self._stored.add(node)
+        if len(elements) == 1:
+            self._check(node, accumulator, elements[0], facts)
+            return
+        carrying = next((element for element in elements if self._carries(element, facts)), elements[0])
+        self._check(node, accumulator, carrying, facts, fixable=False)
+
+    def _check(self, node: cst.CSTNode, accumulator: cst.BaseExpression, added: cst.BaseExpression, facts: Facts,
+               fixable: bool = True) -> None:
         name = _accumulator_name(accumulator)
         if (self._spent and name is not None and type(accumulator) is cst.Name and node not in self._respent
                 and self._spent_earlier(node, name, facts) and self._carries(added, facts)):
@@ -2366,7 +2470,8 @@ class LossAccumulatedWithGraph(Rule):
             return
         self._accumulators[node] = name
         carries = self._carries(added, facts)
-        self._paths.setdefault(node, []).append((carries, _graph_names(added, facts) if carries else frozenset()))
+        operands = _graph_names(added, facts) if carries and fixable else frozenset()
+        self._paths.setdefault(node, []).append((carries, operands))
         if not carries:
             return
         if _holds_elements(facts) and not self._carries(added, _without_elements(facts)):
@@ -2516,7 +2621,7 @@ class LossAccumulatedWithGraph(Rule):
             return None  # `.item()` / `.detach()` of a float raises
         if any(self._built_by_own_class(body, n.value) for n in operands):
             return None  # an object of the file's own class with a `backward()`: not a tensor
-        if type(node) is cst.Call:
+        if node in self._stored:  # an element of a list: a tensor still, for whatever reads the list
             if not all(self._known_tensor(n.value, node) for n in operands):
                 return None
             method = "detach"
@@ -2757,13 +2862,17 @@ def _unconditional(ctx: FileContext, node: cst.CSTNode) -> bool:
 
 def _accumulated_into(node: cst.CSTNode) -> str | None:
     """The accumulator of what `_may_accumulate` accepts: `total` of `total += x` and
-    `total = total + x`, `losses` of `losses.append(x)`, `meter.update` of a helper call."""
+    `total = total + x`, `losses` of `losses.append(x)` (`losses.extend([x])`,
+    `losses.insert(0, x)`), `meter.update` of a helper call."""
     if type(node) is cst.AugAssign:
         return _accumulator_name(node.target)
     if type(node) is cst.Assign:
         return _accumulator_name(node.targets[0].target)
     if type(node) is cst.Call and type(node.func) is cst.Attribute:
-        if node.func.attr.value == "append" or _added_in_place(node) is not None:
+        stored = stored_elements(node)
+        if stored is not None:
+            return _accumulator_name(stored[0])
+        if _added_in_place(node) is not None:
             return _accumulator_name(node.func.value)
         return dotted_name(node.func)
     return None
