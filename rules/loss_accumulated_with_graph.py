@@ -225,7 +225,8 @@ class LossAccumulatedWithGraph(Rule):
     `with torch.no_grad(): outputs = model(x)`). A value
     is judged on every path: if some path turns `loss` into a float first, the
     line is left alone. A total set again on every iteration of the loop keeps
-    nothing across iterations; one reset only under a condition (`if step %
+    nothing across iterations, nor does a list emptied on every iteration
+    (`losses.clear()`, `del losses[:]`, also in a step method the loop calls); one reset only under a condition (`if step %
     100 == 0: total = 0`) keeps the graphs of every iteration until then.
     A loss being built that is back-propagated in the loop and added to again in
     a later iteration, on some path with no assignment of it in between (`loss
@@ -1223,6 +1224,24 @@ class LossAccumulatedWithGraph(Rule):
         "        kept += [loss]  # expect: TL202\n"
         "    print(len(terms))\n"
         "    return kept\n",
+        # emptied only now and then, or in part: the graphs of every iteration until then stay
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, window, others = [], [], []\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        others.clear()\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)  # expect: TL202\n"
+        "        window.append(loss)  # expect: TL202\n"
+        "        if step % 100 == 0:\n"
+        "            print(sum(recent) / len(recent))\n"
+        "            recent.clear()\n"
+        "        if len(window) > 10:\n"
+        "            del window[:1]\n"
+        "        others.append(len(window))\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2082,6 +2101,36 @@ class LossAccumulatedWithGraph(Rule):
         "        history.extend(warmup)\n"
         "        history.insert(0, float(loss))\n"
         "    print(len(numbers), len(values), len(seen), len(history), len(first))\n",
+        # a list emptied every iteration (`.clear()`, `del losses[:]`), also at the start of a
+        # step method the loop calls: it holds the graph of one step only
+        "import torch.nn.functional as F\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.step_losses = []\n"
+        "    def training_step(self, x, y):\n"
+        "        self.step_losses.clear()\n"
+        "        loss = F.cross_entropy(self.model(x), y)\n"
+        "        self.opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        self.step_losses.append(loss)\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            self.training_step(x, y)\n"
+        "            print(self.step_losses)\n"
+        "def train(model, loader, opt):\n"
+        "    losses, parts = [], []\n"
+        "    for x, y in loader:\n"
+        "        losses.clear()\n"
+        "        del parts[:]\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n"
+        "        parts.extend([loss])\n"
+        "        print(losses, parts)\n",
     )
 
     def finish(self) -> None:
@@ -2583,14 +2632,14 @@ class LossAccumulatedWithGraph(Rule):
             and self.ctx.summaries.targets.method_run(at) is not None else None  # type: ignore[attr-defined]
         as_written = self.ctx.code(instance) + accumulator[len("self"):] if instance is not None else accumulator
         for inner in inside:
-            if type(inner) not in (cst.Assign, cst.AnnAssign) or inner is at:
+            if type(inner) not in (cst.Assign, cst.AnnAssign, cst.Call, cst.Del) or inner is at:
                 continue
             if self.ctx.enclosing_function(inner) is own:
-                if not _sets(inner, as_written):
+                if not _resets(inner, as_written):
                     continue
                 if self._every_iteration(inner, loop) or self._runs_before(inner, at, loop):
                     return True
-            elif (not any(a is loop for a in self.ctx.ancestors(inner)) and _sets(inner, accumulator)
+            elif (not any(a is loop for a in self.ctx.ancestors(inner)) and _resets(inner, accumulator)
                   and _unconditional(self.ctx, inner)):
                 return True  # in a method the iteration calls
         return False
@@ -2598,8 +2647,8 @@ class LossAccumulatedWithGraph(Rule):
     def _runs_before(self, reset: cst.CSTNode, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
         """`reset` always runs before `node` in the same iteration (`loss = a` then
         `loss = loss + b` in one branch builds one loss, nothing carried over)."""
-        line = self.ctx.parent(reset)
-        return any(statement is line for statement in statements_before(self.ctx, node, loop))
+        line = statement_of(self.ctx, reset)
+        return line is not None and any(statement is line for statement in statements_before(self.ctx, node, loop))
 
     def _every_iteration(self, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
         """`node` runs on every iteration of `loop`: no condition or inner loop between
@@ -2847,6 +2896,29 @@ def _sets(node: cst.Assign | cst.AnnAssign, accumulator: str) -> bool:
     targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
     return (any(_accumulator_name(t) == accumulator or dotted_name(t) == _base(accumulator) for t in targets)
             and not _adds_to_itself(node))
+
+
+def _resets(node: cst.CSTNode, accumulator: str) -> bool:
+    """`node` sets the accumulator anew (see `_sets`) or empties the list it is:
+    `losses.clear()`, `del losses[:]`."""
+    if type(node) in (cst.Assign, cst.AnnAssign):
+        return _sets(node, accumulator)  # type: ignore[arg-type]
+    if type(node) is cst.Call:
+        receiver = method_call(node, "clear")
+        emptied = receiver if receiver is not None and not node.args else None  # type: ignore[attr-defined]
+    elif type(node) is cst.Del and type(node.target) is cst.Subscript and _whole_slice(node.target):  # type: ignore[attr-defined]
+        emptied = node.target.value  # type: ignore[attr-defined]
+    else:
+        return False
+    return emptied is not None and _accumulator_name(emptied) in (accumulator, _base(accumulator))
+
+
+def _whole_slice(subscript: cst.Subscript) -> bool:
+    """`xs[:]`: every item."""
+    if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Slice:
+        return False
+    whole = subscript.slice[0].slice
+    return whole.lower is None and whole.upper is None and whole.step is None  # type: ignore[attr-defined]
 
 
 def _unconditional(ctx: FileContext, node: cst.CSTNode) -> bool:
