@@ -195,7 +195,13 @@ class LossAccumulatedWithGraph(Rule):
     file hands such an instance; of any other parameter, unknown), and a meter or
     logging function that stores what it is given where it outlives the call
     (`meter.update(loss)` on an object built from a class of the project,
-    `log_losses(history, {"loss": loss})`, also through `**kwargs`). A total
+    `log_losses(history, {"loss": loss})`, also through `**kwargs`; stored by
+    `append`, `insert`, `extend([value])` or a deque's `appendleft`), also
+    called in a step method on a list of its object (`record(self.losses,
+    loss)`, followed to the loops that call the method as `self.losses` is);
+    such a function handed a list that the loop sets anew on every iteration
+    (`history = []`, then `record(history, loss)`) keeps nothing across
+    iterations, and neither does a meter built anew on every iteration. A total
     kept in a dict under a constant key is flagged as a variable is
     (`meters["loss"] += loss`, `logs["loss"] = logs.get("loss", 0.0) + loss`),
     without a fix; one under a key that is not a constant (`meters[name] +=
@@ -2292,9 +2298,33 @@ class LossAccumulatedWithGraph(Rule):
             if not self._may_accumulate(node):
                 continue
             function = self.ctx.enclosing_function(node)
-            if innermost_loop(self.ctx, node) is not None or self._calling_loops(node, _accumulated_into(node)):
+            if innermost_loop(self.ctx, node) is not None or self._calling_loops(node, self._accumulator_of(node)):
                 bodies.add(function.body if function is not None else self.ctx.module)
         return bodies
+
+    def _accumulator_of(self, node: cst.CSTNode) -> str | None:
+        """What `node` accumulates into (see `_accumulated_into`); for a call of a function
+        of the project that stores what it is given, what it keeps it in (see `_kept_in`)."""
+        summary = self._accumulating(node) if stored_elements(node) is None else None
+        return self._kept_in(node, summary) if summary is not None else _accumulated_into(node)  # type: ignore[arg-type]
+
+    def _kept_in(self, call: cst.Call, summary: Summary) -> str:
+        """Where a function of the project that stores what `call` gives it keeps it, as
+        far as the caller can tell: the object whose method it is (`meter` of
+        `meter.update(loss)`, `self.meter`), else the one variable the call hands it
+        beside what it stores (`history` of `record(history, loss)`, `self.losses`);
+        else the function itself (`self.record`: a method keeping it in its object)."""
+        func = call.func
+        if type(func) is cst.Attribute and self.ctx.qualified_name(func.value) is None:  # no module's function
+            receiver = dotted_name(func.value)
+            if receiver is not None and receiver != "self":
+                return receiver
+        else:
+            held = {dotted_name(arg.value) for slot, arg in argument_slots(call)
+                    if summary.slot(slot) not in summary.accumulates and type(arg.value) in (cst.Name, cst.Attribute)}
+            if len(held) == 1 and None not in held:
+                return held.pop()  # type: ignore[return-value]
+        return dotted_name(func) or ""
 
     def _calling_loops(self, node: cst.CSTNode, accumulator: str | None) -> list[tuple[cst.For | cst.While, cst.Call]]:
         """For an accumulation into an attribute of `self` outside any loop of its
@@ -2559,7 +2589,7 @@ class LossAccumulatedWithGraph(Rule):
         for slot, arg in argument_slots(call):
             if summary.slot(slot) in summary.accumulates:
                 carries = carries or any(self._carries(value, facts) for value in _packed(arg.value))
-        self._accumulators[call] = dotted_name(call.func) or ""
+        self._accumulators[call] = self._kept_in(call, summary)
         self._helpers.add(call)
         self._paths.setdefault(call, []).append((carries, frozenset()))
 
