@@ -2312,7 +2312,8 @@ class LossAccumulatedWithGraph(Rule):
         """Where a function of the project that stores what `call` gives it keeps it, as
         far as the caller can tell: the object whose method it is (`meter` of
         `meter.update(loss)`, `self.meter`), else the one variable the call hands it
-        beside what it stores (`history` of `record(history, loss)`, `self.losses`);
+        beside what it stores (`history` of `record(history, loss)`, `self.losses`,
+        `self.history["train"]`);
         else the function itself (`self.record`: a method keeping it in its object)."""
         func = call.func
         if type(func) is cst.Attribute and self.ctx.qualified_name(func.value) is None:  # no module's function
@@ -2320,8 +2321,9 @@ class LossAccumulatedWithGraph(Rule):
             if receiver is not None and receiver != "self":
                 return receiver
         else:
-            held = {dotted_name(arg.value) for slot, arg in argument_slots(call)
-                    if summary.slot(slot) not in summary.accumulates and type(arg.value) in (cst.Name, cst.Attribute)}
+            held = {_accumulator_name(arg.value) for slot, arg in argument_slots(call)
+                    if summary.slot(slot) not in summary.accumulates
+                    and type(arg.value) in (cst.Name, cst.Attribute, cst.Subscript)}
             if len(held) == 1 and None not in held:
                 return held.pop()  # type: ignore[return-value]
         return dotted_name(func) or ""

@@ -49,9 +49,11 @@ class Trainer:
     def __init__(self, model, opt):
         self.model, self.opt = model, opt
         self.losses, self.step_log, self.numbers = [], [], []
+        self.history = {"train": [], "step": []}
 
     def training_step(self, x, y):
         self.step_log = []
+        self.history["step"] = []
         loss = F.cross_entropy(self.model(x), y)
         self.opt.zero_grad()
         loss.backward()
@@ -59,6 +61,8 @@ class Trainer:
         record(self.losses, loss)  # expect: TL202
         record(self.step_log, loss)
         record_number(self.numbers, loss)
+        record(self.history["train"], loss)  # expect: TL202
+        record(self.history["step"], loss)
 
     def fit(self, loader):
         for x, y in loader:
