@@ -232,8 +232,9 @@ class LossAccumulatedWithGraph(Rule):
     is judged on every path: if some path turns `loss` into a float first, the
     line is left alone. A total set again on every iteration of the loop keeps
     nothing across iterations, nor does a list emptied on every iteration
-    (`losses.clear()`, `del losses[:]`, also in a step method the loop calls); one reset only under a condition (`if step %
-    100 == 0: total = 0`) keeps the graphs of every iteration until then.
+    (`losses.clear()`, `del losses[:]`, also in a step method the loop
+    calls); one reset only under a condition (`if step % 100 == 0: total =
+    0`) keeps the graphs of every iteration until then.
     A loss being built that is back-propagated in the loop and added to again in
     a later iteration, on some path with no assignment of it in between (`loss
     = 0` before the loop, then `loss = loss + criterion(...)` and
@@ -2305,8 +2306,9 @@ class LossAccumulatedWithGraph(Rule):
     def _accumulator_of(self, node: cst.CSTNode) -> str | None:
         """What `node` accumulates into (see `_accumulated_into`); for a call of a function
         of the project that stores what it is given, what it keeps it in (see `_kept_in`)."""
-        summary = self._accumulating(node) if stored_elements(node) is None else None
-        return self._kept_in(node, summary) if summary is not None else _accumulated_into(node)  # type: ignore[arg-type]
+        into = _accumulated_into(node)
+        summary = self._accumulating(node) if into is None else None
+        return self._kept_in(node, summary) if summary is not None else into  # type: ignore[arg-type]
 
     def _kept_in(self, call: cst.Call, summary: Summary) -> str:
         """Where a function of the project that stores what `call` gives it keeps it, as
@@ -2965,9 +2967,9 @@ def _unconditional(ctx: FileContext, node: cst.CSTNode) -> bool:
 
 
 def _accumulated_into(node: cst.CSTNode) -> str | None:
-    """The accumulator of what `_may_accumulate` accepts: `total` of `total += x` and
-    `total = total + x`, `losses` of `losses.append(x)` (`losses.extend([x])`,
-    `losses.insert(0, x)`), `meter.update` of a helper call."""
+    """The accumulator of what `_may_accumulate` accepts but a helper's call (see
+    `_kept_in`): `total` of `total += x`, `total = total + x` and `total.add_(x)`,
+    `losses` of `losses.append(x)` (`losses.extend([x])`, `losses.insert(0, x)`)."""
     if type(node) is cst.AugAssign:
         return _accumulator_name(node.target)
     if type(node) is cst.Assign:
@@ -2978,7 +2980,6 @@ def _accumulated_into(node: cst.CSTNode) -> str | None:
             return _accumulator_name(stored[0])
         if _added_in_place(node) is not None:
             return _accumulator_name(node.func.value)
-        return dotted_name(node.func)
     return None
 
 
