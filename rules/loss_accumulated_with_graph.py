@@ -234,7 +234,9 @@ class LossAccumulatedWithGraph(Rule):
     nothing across iterations, nor does a list emptied on every iteration
     (`losses.clear()`, `del losses[:]`, also in a step method the loop
     calls); one reset only under a condition (`if step % 100 == 0: total =
-    0`) keeps the graphs of every iteration until then.
+    0`) keeps the graphs of every iteration until then, and a list cut to a
+    window of its last elements (`recent = recent[-100:]`) the graphs in
+    the window.
     A loss being built that is back-propagated in the loop and added to again in
     a later iteration, on some path with no assignment of it in between (`loss
     = 0` before the loop, then `loss = loss + criterion(...)` and
@@ -1249,6 +1251,18 @@ class LossAccumulatedWithGraph(Rule):
         "        if len(window) > 10:\n"
         "            del window[:1]\n"
         "        others.append(len(window))\n",
+        # a window of the last steps kept by slicing (`recent = recent[-100:]`): 100 graphs
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent = []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)  # expect: TL202\n"
+        "        recent = recent[-100:]\n"
+        "        print(sum(recent) / len(recent))\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2138,6 +2152,18 @@ class LossAccumulatedWithGraph(Rule):
         "        losses.append(loss)\n"
         "        parts.extend([loss])\n"
         "        print(losses, parts)\n",
+        # a window rebuilt from numbers every iteration: the loss it was given is gone
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent = []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)\n"
+        "        recent = [float(l) for l in recent[-100:]]\n"
+        "        print(sum(recent) / len(recent))\n",
     )
 
     def finish(self) -> None:
@@ -2926,10 +2952,17 @@ def _graph_names(expr: cst.BaseExpression, facts: Facts) -> frozenset[cst.Name]:
 
 def _sets(node: cst.Assign | cst.AnnAssign, accumulator: str) -> bool:
     """`node` sets the accumulator anew (`total = 0`, `self.meters = {}` for
-    `self.meters["loss"]`), not adds to it."""
+    `self.meters["loss"]`), not adds to it, nor keeps a slice of it (`recent =
+    recent[-100:]`: a window of the last graphs)."""
     targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
     return (any(_accumulator_name(t) == accumulator or dotted_name(t) == _base(accumulator) for t in targets)
-            and not _adds_to_itself(node))
+            and not _adds_to_itself(node) and not _slice_of(node.value, accumulator))
+
+
+def _slice_of(value: cst.BaseExpression | None, accumulator: str) -> bool:
+    """`value` is a slice of the accumulator: `recent[-100:]`, `self.losses[1:]`."""
+    return (type(value) is cst.Subscript and _accumulator_name(value.value) == accumulator
+            and any(type(element.slice) is cst.Slice for element in value.slice))
 
 
 def _resets(node: cst.CSTNode, accumulator: str) -> bool:
