@@ -30,7 +30,15 @@ from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import calling_loops, grad_mode_at, innermost_loop, is_backward, reachable_nodes
 from trainlint.analysis.scopes import alternatives, argument_slots, assigned_parts, dotted_name
 from trainlint.context import FileContext
-from trainlint.analysis.training import code_bodies, loop_guards, method_call, statement_of, statements_before
+from trainlint.analysis.training import (
+    code_bodies,
+    evaluating_statement,
+    loop_guards,
+    method_call,
+    skipped_before,
+    statement_of,
+    statements_before,
+)
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Example, Fix, Rule
 from trainlint.summaries import BACKWARD, GRAPH, Summary
@@ -232,11 +240,14 @@ class LossAccumulatedWithGraph(Rule):
     is judged on every path: if some path turns `loss` into a float first, the
     line is left alone. A total set again on every iteration of the loop keeps
     nothing across iterations, nor does a list emptied on every iteration
-    (`losses.clear()`, `del losses[:]`, also in a step method the loop
-    calls); one reset only under a condition (`if step % 100 == 0: total =
-    0`) keeps the graphs of every iteration until then, and a list cut to a
-    window of its last elements (`recent = recent[-100:]`) the graphs in
-    the window.
+    (`losses.clear()`, `del losses[:]`, also in a method that every
+    iteration calls, on every run of it); one reset only under a condition
+    (`if step % 100 == 0: total = 0`, also a reset method called there)
+    keeps the graphs of every iteration until then, and so does one that an
+    iteration may skip: after a `continue` of the loop, in a lambda, a
+    comprehension, on the right of `and` / `or` (`flag and
+    losses.clear()`). A list cut to a window of its last elements (`recent
+    = recent[-100:]`) keeps the graphs in the window.
     A loss being built that is back-propagated in the loop and added to again in
     a later iteration, on some path with no assignment of it in between (`loss
     = 0` before the loop, then `loss = loss + criterion(...)` and
@@ -1263,6 +1274,73 @@ class LossAccumulatedWithGraph(Rule):
         "        recent.append(loss)  # expect: TL202\n"
         "        recent = recent[-100:]\n"
         "        print(sum(recent) / len(recent))\n",
+        # a clear that may not run on an iteration empties nothing for sure: one in a
+        # lambda (never called here), in a comprehension, on the right of `and`, in an
+        # arm of `... if ... else ...`
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, restart, per_step):\n"
+        "    kept, recent, steps, chosen, last = [], [], [], [], []\n"
+        "    for x, y in loader:\n"
+        "        reset = lambda: kept.clear()\n"
+        "        _ = [recent.clear() for _ in range(int(restart))]\n"
+        "        per_step and steps.clear()\n"
+        "        chosen.clear() if per_step else None\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        kept.append(loss)  # expect: TL202\n"
+        "        recent.append(loss)  # expect: TL202\n"
+        "        steps.append(loss)  # expect: TL202\n"
+        "        chosen.append(loss)  # expect: TL202\n"
+        "        last.append(loss)  # expect: TL202\n"
+        "        per_step and last.clear()\n"
+        "    return kept, recent, steps, chosen, last\n",
+        # a reset method called only every 100 steps, a clear in a lambda of the step method
+        # or on the right of `or`: the graphs of the steps in between stay
+        "import torch.nn.functional as F\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt, keep_curve):\n"
+        "        self.model, self.opt, self.keep_curve = model, opt, keep_curve\n"
+        "        self.losses, self.window, self.curve, self.total = [], [], [], 0.0\n"
+        "    def reset(self):\n"
+        "        self.losses.clear()\n"
+        "        self.total = 0.0\n"
+        "    def step(self, x, y):\n"
+        "        self.on_epoch_end = lambda: self.window.clear()\n"
+        "        self.keep_curve or self.curve.clear()\n"
+        "        loss = F.cross_entropy(self.model(x), y)\n"
+        "        self.opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        self.losses.append(loss)  # expect: TL202\n"
+        "        self.window.append(loss)  # expect: TL202\n"
+        "        self.curve.append(loss)  # expect: TL202\n"
+        "        self.total += loss  # expect: TL202\n"
+        "    def fit(self, loader):\n"
+        "        for i, (x, y) in enumerate(loader):\n"
+        "            self.step(x, y)\n"
+        "            if i % 100 == 0:\n"
+        "                print(self.total / len(self.losses))\n"
+        "                self.reset()\n",
+        # a `continue` of the loop before the reset skips it on that iteration: the
+        # graphs stay until an iteration reaches the reset
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    losses, total = [], 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)  # expect: TL202\n"
+        "        total = total + loss  # expect: TL202\n"
+        "        if loss > 10:\n"
+        "            continue\n"
+        "        print(total, len(losses))\n"
+        "        losses.clear()\n"
+        "        total = 0.0\n"
+        "    return losses, total\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2164,6 +2242,50 @@ class LossAccumulatedWithGraph(Rule):
         "        recent.append(loss)\n"
         "        recent = [float(l) for l in recent[-100:]]\n"
         "        print(sum(recent) / len(recent))\n",
+        # a reset method called on every iteration, before the step: one step's graph at a time
+        "import torch.nn.functional as F\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.losses, self.total = [], 0.0\n"
+        "    def reset(self):\n"
+        "        self.losses.clear()\n"
+        "        self.total = 0.0\n"
+        "    def step(self, x, y):\n"
+        "        loss = F.cross_entropy(self.model(x), y)\n"
+        "        self.opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        self.losses.append(loss)\n"
+        "        self.total += loss\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            self.reset()\n"
+        "            self.step(x, y)\n"
+        "            print(self.total, len(self.losses))\n",
+        # the `continue` belongs to the loop over the parameters, or comes after the reset:
+        # every iteration of the training loop reaches the reset
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    losses, total = [], 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        for p in model.parameters():\n"
+        "            if p.grad is None:\n"
+        "                continue\n"
+        "            p.grad.clamp_(-1, 1)\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n"
+        "        total = total + loss\n"
+        "        print(total, len(losses))\n"
+        "        losses.clear()\n"
+        "        total = 0.0\n"
+        "        if loss > 10:\n"
+        "            continue\n"
+        "        print(loss.item())\n"
+        "    return losses, total\n",
     )
 
     def finish(self) -> None:
@@ -2176,6 +2298,7 @@ class LossAccumulatedWithGraph(Rule):
         self._in_place: set[cst.CSTNode] = set()  # `total.add_(loss)`: flagged as `+=`, no fix
         # what adds elements to a list (`losses.append(loss)`, `losses += [loss]`): its fix detaches
         self._stored: set[cst.CSTNode] = set()
+        self._run_each_iteration: dict[cst.CSTNode, set[cst.FunctionDef]] = {}  # see `_always_run`
         # what a step returns whole, its items holding the graph (`stats.append(ppo_step(b))`):
         # the items, as `_item_read` writes them
         self._containers: dict[cst.CSTNode, tuple[cst.BaseExpression, set[str]]] = {}
@@ -2694,27 +2817,67 @@ class LossAccumulatedWithGraph(Rule):
         for inner in inside:
             if type(inner) not in (cst.Assign, cst.AnnAssign, cst.Call, cst.Del) or inner is at:
                 continue
-            if self.ctx.enclosing_function(inner) is own:
+            # a reset counts where it surely runs when its statement does: not in a lambda
+            # (`reset = lambda: losses.clear()`), a comprehension, nor `flag and losses.clear()`
+            statement = evaluating_statement(self.ctx, inner)
+            if statement is None:
+                continue
+            function = self.ctx.enclosing_function(inner)
+            if function is own:
                 if not _resets(inner, as_written):
                     continue
-                if self._every_iteration(inner, loop) or self._runs_before(inner, at, loop):
+                if self._every_iteration(statement, loop) or self._runs_before(statement, at, loop):
                     return True
             elif (not any(a is loop for a in self.ctx.ancestors(inner)) and _resets(inner, accumulator)
-                  and _unconditional(self.ctx, inner)):
-                return True  # in a method the iteration calls
+                  and function in self._always_run(loop) and _unconditional(self.ctx, statement)
+                  and not skipped_before(self.ctx, statement, function)):  # type: ignore[arg-type]
+                return True  # in a method every iteration runs, on every run of it
         return False
 
+    def _always_run(self, loop: cst.For | cst.While) -> set[cst.FunctionDef]:
+        """The functions of the file (methods of its classes too) that every iteration
+        of `loop` runs: called on every iteration (see `_every_iteration`; not under
+        `if i % 100 == 0:`, nor in a lambda), or on every run of such a function."""
+        found = self._run_each_iteration.get(loop)
+        if found is not None:
+            return found
+        found = set()
+        pending: list[tuple[cst.CSTNode, cst.For | cst.While | cst.FunctionDef]] = [(loop.body, loop)]
+        while pending:
+            body, runner = pending.pop()
+            for call in self.ctx.own_nodes(body):
+                if type(call) is not cst.Call:
+                    continue
+                callee = self.ctx.local_callee(call) or self.ctx.summaries.targets.method_run(call)
+                if type(callee) is not cst.FunctionDef or callee in found:
+                    continue
+                statement = evaluating_statement(self.ctx, call)
+                if statement is None:
+                    continue
+                if runner is loop:
+                    every_time = self._every_iteration(statement, loop)
+                else:
+                    every_time = _unconditional(self.ctx, statement) and not skipped_before(
+                        self.ctx, statement, runner)
+                if every_time:
+                    found.add(callee)
+                    pending.append((callee.body, callee))
+        self._run_each_iteration[loop] = found
+        return found
+
     def _runs_before(self, reset: cst.CSTNode, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
-        """`reset` always runs before `node` in the same iteration (`loss = a` then
-        `loss = loss + b` in one branch builds one loss, nothing carried over)."""
-        line = statement_of(self.ctx, reset)
-        return line is not None and any(statement is line for statement in statements_before(self.ctx, node, loop))
+        """The statement `reset` always runs before `node` in the same iteration (`loss =
+        a` then `loss = loss + b` in one branch builds one loss, nothing carried over)."""
+        line = self.ctx.parent(reset) if isinstance(reset, cst.BaseSmallStatement) else reset
+        return any(statement is line for statement in statements_before(self.ctx, node, loop))
 
     def _every_iteration(self, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
         """`node` runs on every iteration of `loop`: no condition or inner loop between
-        them (a reset under `if step % 100 == 0:` lets the graphs of 100 iterations live)."""
+        them (a reset under `if step % 100 == 0:` lets the graphs of 100 iterations live),
+        nor a `continue` before it (`if loss > 1: continue`, then `total = 0`)."""
         guards = loop_guards(self.ctx, node)
-        return guards is not None and guards[0] is loop and not guards[1]
+        return (guards is not None and guards[0] is loop and not guards[1]
+                and not skipped_before(self.ctx, node, loop))
 
     def _statement_node(self, node: cst.CSTNode) -> cst.CSTNode:
         parent = self.ctx.parent(node)
@@ -2989,9 +3152,10 @@ def _whole_slice(subscript: cst.Subscript) -> bool:
 
 
 def _unconditional(ctx: FileContext, node: cst.CSTNode) -> bool:
-    """`node` runs whenever its function does: under no `if`, loop or exception handler of it."""
+    """The statement `node` runs whenever its function does: under no `if`, loop or
+    exception handler of it."""
     for ancestor in ctx.ancestors(node):
-        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
             return True
         if type(ancestor) in (cst.If, cst.IfExp, cst.For, cst.While, cst.ExceptHandler, cst.ExceptStarHandler,
                               cst.Match):
