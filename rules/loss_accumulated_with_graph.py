@@ -247,7 +247,10 @@ class LossAccumulatedWithGraph(Rule):
     iteration may skip: after a `continue` of the loop, in a lambda, a
     comprehension, on the right of `and` / `or` (`flag and
     losses.clear()`). A list cut to a window of its last elements (`recent
-    = recent[-100:]`) keeps the graphs in the window.
+    = recent[-100:]`, also copied, `list(recent[-100:])`, or cut only once
+    long enough, `recent[-100:] if len(recent) > 100 else recent`) keeps
+    the graphs in the window; one grown as `recent = recent[-99:] + [loss]`
+    is flagged as an append is.
     A loss being built that is back-propagated in the loop and added to again in
     a later iteration, on some path with no assignment of it in between (`loss
     = 0` before the loop, then `loss = loss + criterion(...)` and
@@ -1341,6 +1344,23 @@ class LossAccumulatedWithGraph(Rule):
         "        losses.clear()\n"
         "        total = 0.0\n"
         "    return losses, total\n",
+        # a window of the last steps copied (`list(recent[-100:])`), cut only once long
+        # enough, or rebuilt with the new loss (`last[-99:] + [loss]`): up to 100 graphs
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, window, last = [], [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)  # expect: TL202\n"
+        "        recent = list(recent[-100:])\n"
+        "        window.append(loss)  # expect: TL202\n"
+        "        window = window[-100:] if len(window) > 100 else window\n"
+        "        last = last[-99:] + [loss]  # expect: TL202\n"
+        "        print(sum(recent) / len(recent), len(window), len(last))\n"
+        "    return recent, window, last\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2286,6 +2306,19 @@ class LossAccumulatedWithGraph(Rule):
         "            continue\n"
         "        print(loss.item())\n"
         "    return losses, total\n",
+        # a window rebuilt of numbers, or grown by a number: no graph in it
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, last = [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)\n"
+        "        recent = [l.item() for l in recent[-100:]] if recent else []\n"
+        "        last = last[-99:] + [loss.item()]\n"
+        "        print(sum(recent) / len(recent), sum(last) / len(last))\n",
     )
 
     def finish(self) -> None:
@@ -3115,11 +3148,32 @@ def _graph_names(expr: cst.BaseExpression, facts: Facts) -> frozenset[cst.Name]:
 
 def _sets(node: cst.Assign | cst.AnnAssign, accumulator: str) -> bool:
     """`node` sets the accumulator anew (`total = 0`, `self.meters = {}` for
-    `self.meters["loss"]`), not adds to it, nor keeps a slice of it (`recent =
+    `self.meters["loss"]`), not adds to it, nor keeps elements of it (`recent =
     recent[-100:]`: a window of the last graphs)."""
     targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
     return (any(_accumulator_name(t) == accumulator or dotted_name(t) == _base(accumulator) for t in targets)
-            and not _adds_to_itself(node) and not _slice_of(node.value, accumulator))
+            and not _adds_to_itself(node) and (node.value is None or not _keeps_elements(node.value, accumulator)))
+
+
+def _keeps_elements(value: cst.BaseExpression, accumulator: str) -> bool:
+    """`value` may hold elements of the accumulator as they are: it, a slice of it
+    (`recent[-100:]`), a copy of either (`list(recent[-100:])`), an arm of
+    `recent[-100:] if len(recent) > 100 else recent` or `recent or []`, a term of
+    `recent[-99:] + [loss]`; not a list rebuilt of numbers (`[float(l) for l in recent]`)."""
+    if _read_name(value) == accumulator or _slice_of(value, accumulator):
+        return True
+    if type(value) is cst.Call:
+        copied = value.args[0].value if value.args and not value.args[0].keyword and not value.args[0].star else None
+        return dotted_name(value.func) in _COPIES and copied is not None and _keeps_elements(copied, accumulator)
+    if type(value) is cst.IfExp:
+        return _keeps_elements(value.body, accumulator) or _keeps_elements(value.orelse, accumulator)
+    if type(value) is cst.BooleanOperation or (type(value) is cst.BinaryOperation and type(value.operator) is cst.Add):
+        return _keeps_elements(value.left, accumulator) or _keeps_elements(value.right, accumulator)
+    return False
+
+
+# calls that copy a list's elements as they are
+_COPIES = frozenset({"list", "tuple", "deque", "collections.deque"})
 
 
 def _slice_of(value: cst.BaseExpression | None, accumulator: str) -> bool:
@@ -3240,8 +3294,9 @@ def _added_to_itself(node: cst.Assign) -> cst.BaseExpression | None:
 
 
 def _is_kept(term: cst.BaseExpression, name: str) -> bool:
-    """`term` reads the accumulator `name`, or it scaled (`0.98 * avg`, `avg * decay`, `avg / 2`)."""
-    if _read_name(term) == name:
+    """`term` reads the accumulator `name`, a slice of it (`recent[-99:]` of a
+    window), or it scaled (`0.98 * avg`, `avg * decay`, `avg / 2`)."""
+    if _read_name(term) == name or _slice_of(term, name):
         return True
     return (type(term) is cst.BinaryOperation and type(term.operator) in (cst.Multiply, cst.Divide)
             and (_read_name(term.left) == name or
