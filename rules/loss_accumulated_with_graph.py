@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import libcst as cst
 
@@ -102,8 +102,10 @@ class LossAccumulatedWithGraph(Rule):
     `total.add_(loss)`, judged as `total += loss` is) or appended to a list
     (`losses.append(loss)`, also `losses.extend([loss])`, `losses.insert(0,
     loss)`, a deque's `appendleft(loss)`, `losses += [loss]`, `losses = losses +
-    [loss]`; not an `extend` of a list whose elements are not written out,
-    `losses.extend(batch_losses)`) that outlives the loop iteration, without
+    [loss]` where `losses` is known to be a list, set to one written out or
+    `list()`; not an `extend` of a list whose elements are not written out,
+    `losses.extend(batch_losses)`, nor `arr = arr + [loss]` of an array,
+    which adds the loss to its elements) that outlives the loop iteration, without
     `.item()`, `.detach()` or `float()`. A value counts as a loss tensor when
     it is back-propagated in the same function (`loss.backward()`,
     `scaler.scale(loss).backward()`, apex's `with amp.scale_loss(loss,
@@ -1361,6 +1363,34 @@ class LossAccumulatedWithGraph(Rule):
         "        last = last[-99:] + [loss]  # expect: TL202\n"
         "        print(sum(recent) / len(recent), len(window), len(last))\n"
         "    return recent, window, last\n",
+        # `+= [loss]` grows a list known to be one (`history = []`): flagged and mended as an
+        # append; an array it is added to (`np.zeros(1)`) is not judged: no list keeps the loss
+        Example(
+            "import numpy as np\n"
+            "import torch.nn.functional as F\n"
+            "def train(model, loader, opt):\n"
+            "    history, scores = [], np.zeros(1)\n"
+            "    for x, y in loader:\n"
+            "        loss = F.cross_entropy(model(x), y)\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+            "        history += [loss]  # expect: TL202\n"
+            "        scores = scores + [loss]\n"
+            "    print(len(history), scores)\n",
+            fixed="import numpy as np\n"
+            "import torch.nn.functional as F\n"
+            "def train(model, loader, opt):\n"
+            "    history, scores = [], np.zeros(1)\n"
+            "    for x, y in loader:\n"
+            "        loss = F.cross_entropy(model(x), y)\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+            "        history += [loss.detach()]  # expect: TL202\n"
+            "        scores = scores + [loss]\n"
+            "    print(len(history), scores)\n",
+        ),
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2705,12 +2735,51 @@ class LossAccumulatedWithGraph(Rule):
     def _check_added(self, node: cst.CSTNode, accumulator: cst.BaseExpression, added: cst.BaseExpression,
                      facts: Facts) -> None:
         """`total += x`, `total = total + x`; of a list or tuple written out (`losses +=
-        [loss]`, `losses = losses + [loss]`), its elements, added to a list."""
+        [loss]`, `losses = losses + [loss]`), its elements, added to a list known to
+        be one (see `_grows_sequence`)."""
         elements = written_elements(added)
-        if elements:
-            self._check_elements(node, accumulator, elements, facts)
-        elif elements is None:
+        if elements is None:
             self._check(node, accumulator, added, facts)
+        elif elements and self._grows_sequence(node, accumulator, added):
+            self._check_elements(node, accumulator, elements, facts)
+
+    def _grows_sequence(self, node: cst.CSTNode, accumulator: cst.BaseExpression, added: cst.BaseExpression) -> bool:
+        """`node` adds `added`, a list or tuple written out, to an accumulator known to be
+        a list (tuple) it grows: every other assignment of the variable in its function
+        (of an attribute of `self`, in its class) gives one written out or built by
+        `list()` (`tuple()`); by `+`, a list grows only by a list, a tuple by a tuple.
+        Anything else is not judged: an array or a tensor (`arr = np.zeros(1)`, then
+        `arr = arr + [loss]`) adds the loss to its elements or fails, and a parameter
+        may be either."""
+        name = _accumulator_name(accumulator)
+        if name is None or "[" in name or type(node) not in (cst.AugAssign, cst.Assign):
+            return False
+        if name.startswith("self."):
+            cls = next((a for a in self.ctx.ancestors(node) if type(a) is cst.ClassDef), None)
+            nodes: Sequence[cst.CSTNode] = self.ctx.subtree(cls) if cls is not None else ()
+        elif own_variable(self.ctx, node, name):
+            nodes = self.ctx.own_nodes(self.ctx.enclosing_function(node) or self.ctx.module)
+        else:
+            return False
+        kinds: set[str | None] = set()
+        for other in nodes:
+            if name in _bound_names(_loop_or_with_target(other)):
+                return False  # bound to what a loop, a `with` or `:=` gives
+            if type(other) not in (cst.Assign, cst.AnnAssign) or other.value is None:  # type: ignore[attr-defined]
+                continue
+            targets = [t.target for t in other.targets] if type(other) is cst.Assign else [other.target]  # type: ignore[attr-defined]
+            for target in targets:
+                for bound, part in assigned_parts(target, other.value):  # type: ignore[attr-defined]
+                    if name not in _bound_names(bound):
+                        continue
+                    if part is None:
+                        return False  # unpacked from a call's result
+                    if not _keeps_elements(part, name):  # `xs = xs + [x]`, `xs = xs[-100:]`: still one
+                        kinds.add(_sequence_kind(part))
+        kind = kinds.pop() if len(kinds) == 1 else None
+        if kind is None:
+            return False
+        return _sequence_kind(added) == kind or (kind == "list" and type(node) is cst.AugAssign)
 
     def _check_elements(self, node: cst.CSTNode, accumulator: cst.BaseExpression,
                         elements: list[cst.BaseExpression], facts: Facts) -> None:
@@ -3170,6 +3239,26 @@ def _keeps_elements(value: cst.BaseExpression, accumulator: str) -> bool:
     if type(value) is cst.BooleanOperation or (type(value) is cst.BinaryOperation and type(value.operator) is cst.Add):
         return _keeps_elements(value.left, accumulator) or _keeps_elements(value.right, accumulator)
     return False
+
+
+def _loop_or_with_target(node: cst.CSTNode) -> cst.BaseExpression:
+    """What a `for`, `with ... as` or `:=` binds (`node` of another kind: nothing)."""
+    if type(node) in (cst.For, cst.NamedExpr):
+        return node.target  # type: ignore[attr-defined]
+    if type(node) is cst.WithItem and node.asname is not None:
+        return node.asname.name
+    return cst.Tuple([])
+
+
+def _sequence_kind(value: cst.BaseExpression) -> str | None:
+    """"list" or "tuple" for one written out or built by `list()` / `tuple()`
+    (`[]`, `[x for x in xs]`, `()`, `list()`), else None."""
+    if type(value) in (cst.List, cst.ListComp):
+        return "list"
+    if type(value) is cst.Tuple:
+        return "tuple"
+    called = dotted_name(value.func) if type(value) is cst.Call else None
+    return called if called in ("list", "tuple") else None
 
 
 # calls that copy a list's elements as they are
