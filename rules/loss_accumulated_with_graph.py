@@ -1391,6 +1391,19 @@ class LossAccumulatedWithGraph(Rule):
             "        scores = scores + [loss]\n"
             "    print(len(history), scores)\n",
         ),
+        # an annotation alone (`recent: list[torch.Tensor]`) sets nothing: the list keeps growing
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent = []\n"
+        "    for x, y in loader:\n"
+        "        recent: list[torch.Tensor]\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)  # expect: TL202\n"
+        "    return recent\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -3221,7 +3234,8 @@ def _sets(node: cst.Assign | cst.AnnAssign, accumulator: str) -> bool:
     recent[-100:]`: a window of the last graphs)."""
     targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
     return (any(_accumulator_name(t) == accumulator or dotted_name(t) == _base(accumulator) for t in targets)
-            and not _adds_to_itself(node) and (node.value is None or not _keeps_elements(node.value, accumulator)))
+            and not _adds_to_itself(node) and node.value is not None  # `losses: list` sets nothing
+            and not _keeps_elements(node.value, accumulator))
 
 
 def _keeps_elements(value: cst.BaseExpression, accumulator: str) -> bool:
