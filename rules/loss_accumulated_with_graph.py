@@ -2932,18 +2932,18 @@ class LossAccumulatedWithGraph(Rule):
         for inner in inside:
             if type(inner) not in (cst.Assign, cst.AnnAssign, cst.Call, cst.Del) or inner is at:
                 continue
+            function = self.ctx.enclosing_function(inner)
+            if not _resets(inner, as_written if function is own else accumulator):
+                continue
             # a reset counts where it surely runs when its statement does: not in a lambda
             # (`reset = lambda: losses.clear()`), a comprehension, nor `flag and losses.clear()`
             statement = evaluating_statement(self.ctx, inner)
             if statement is None:
                 continue
-            function = self.ctx.enclosing_function(inner)
             if function is own:
-                if not _resets(inner, as_written):
-                    continue
                 if self._every_iteration(statement, loop) or self._runs_before(statement, at, loop):
                     return True
-            elif (not any(a is loop for a in self.ctx.ancestors(inner)) and _resets(inner, accumulator)
+            elif (not any(a is loop for a in self.ctx.ancestors(inner))
                   and function in self._always_run(loop) and _unconditional(self.ctx, statement)
                   and not skipped_before(self.ctx, statement, function)):  # type: ignore[arg-type]
                 return True  # in a method every iteration runs, on every run of it
