@@ -47,6 +47,7 @@ _ITEM_TAGS = (GRAPH, DISTRIBUTED_LOADER, UNPINNED_LOADER)
 _SUMMARY_TOKENS = (
     "step(", "backward", "empty_cache", "set_epoch", "half", "float16", ".eval(", ".train(",
     "clip_grad", "unscale_", "DataLoader", "DistributedSampler", "+=", ".append(", "zero_grad", ".grad",
+    ".extend(", ".insert(", ".appendleft(",  # a helper storing what it is given (`Summary.accumulates`)
     "no_grad", "inference_mode",  # a model's forward that runs without grad
     # a loop that runs a model it is handed (`Summary.forwards`): an evaluation loop
     # needs no other word (`correct = correct + (model(x).argmax(1) == y).sum()`)

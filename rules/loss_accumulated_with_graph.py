@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import libcst as cst
 
@@ -12,6 +12,8 @@ from trainlint.analysis.accumulators import (
     needs_tensor,
     own_variable,
     returned_names,
+    stored_elements,
+    written_elements,
 )
 from trainlint.analysis.dataflow import (
     Values,
@@ -30,7 +32,15 @@ from trainlint.analysis.scopes import (
     alternatives, argument_slots, assigned_parts, binding_scope, dotted_name, receiver_name,
 )
 from trainlint.context import FileContext
-from trainlint.analysis.training import code_bodies, loop_guards, method_call, statement_of, statements_before
+from trainlint.analysis.training import (
+    code_bodies,
+    evaluating_statement,
+    loop_guards,
+    method_call,
+    skipped_before,
+    statement_of,
+    statements_before,
+)
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Example, Fix, Rule
 from trainlint.summaries import BACKWARD, GRAPH, Summary
@@ -92,7 +102,12 @@ class LossAccumulatedWithGraph(Rule):
     `total = total + loss`, `total += loss * n`, a running average
     `avg = 0.98 * avg + 0.02 * loss`, a tensor total added to in place:
     `total.add_(loss)`, judged as `total += loss` is) or appended to a list
-    (`losses.append(loss)`) that outlives the loop iteration, without
+    (`losses.append(loss)`, also `losses.extend([loss])`, `losses.insert(0,
+    loss)`, a deque's `appendleft(loss)`, `losses += [loss]`, `losses = losses +
+    [loss]` where `losses` is known to be a list, set to one written out or
+    `list()`; not an `extend` of a list whose elements are not written out,
+    `losses.extend(batch_losses)`, nor `arr = arr + [loss]` of an array,
+    which adds the loss to its elements) that outlives the loop iteration, without
     `.item()`, `.detach()` or `float()`. A value counts as a loss tensor when
     it is back-propagated in the same function (`loss.backward()`,
     `scaler.scale(loss).backward()`, apex's `with amp.scale_loss(loss,
@@ -112,7 +127,9 @@ class LossAccumulatedWithGraph(Rule):
     Safe, and offered only when no later use could need the tensor: in a
     running sum the loss becomes `loss.item()` (when the loss is known to be
     a scalar: not from a loss module built with `reduction="none"`, nor one
-    built with options that cannot be read), in an append `loss.detach()`.
+    built with options that cannot be read), in an append (or any of the
+    forms above that adds one element) `loss.detach()`; none where several
+    elements are added at once (`losses.extend((loss, aux))`).
     The fix does change what is logged, on purpose: the total becomes a
     Python float, so `print(total)` shows `3.6898616552352905` where it
     showed `tensor(3.6899, grad_fn=<AddBackward0>)`, the low-order digits of
@@ -190,7 +207,13 @@ class LossAccumulatedWithGraph(Rule):
     file hands such an instance; of any other parameter, unknown), and a meter or
     logging function that stores what it is given where it outlives the call
     (`meter.update(loss)` on an object built from a class of the project,
-    `log_losses(history, {"loss": loss})`, also through `**kwargs`). A total
+    `log_losses(history, {"loss": loss})`, also through `**kwargs`; stored by
+    `append`, `insert`, `extend([value])` or a deque's `appendleft`), also
+    called in a step method on a list of its object (`record(self.losses,
+    loss)`, followed to the loops that call the method as `self.losses` is);
+    such a function handed a list that the loop sets anew on every iteration
+    (`history = []`, then `record(history, loss)`) keeps nothing across
+    iterations, and neither does a meter built anew on every iteration. A total
     kept in a dict under a constant key is flagged as a variable is
     (`meters["loss"] += loss`, `logs["loss"] = logs.get("loss", 0.0) + loss`),
     without a fix; one under a key that is not a constant (`meters[name] +=
@@ -220,8 +243,18 @@ class LossAccumulatedWithGraph(Rule):
     `with torch.no_grad(): outputs = model(x)`). A value
     is judged on every path: if some path turns `loss` into a float first, the
     line is left alone. A total set again on every iteration of the loop keeps
-    nothing across iterations; one reset only under a condition (`if step %
-    100 == 0: total = 0`) keeps the graphs of every iteration until then.
+    nothing across iterations, nor does a list emptied on every iteration
+    (`losses.clear()`, `del losses[:]`, also in a method that every
+    iteration calls, on every run of it); one reset only under a condition
+    (`if step % 100 == 0: total = 0`, also a reset method called there)
+    keeps the graphs of every iteration until then, and so does one that an
+    iteration may skip: after a `continue` of the loop, in a lambda, a
+    comprehension, on the right of `and` / `or` (`flag and
+    losses.clear()`). A list cut to a window of its last elements (`recent
+    = recent[-100:]`, also copied, `list(recent[-100:])`, or cut only once
+    long enough, `recent[-100:] if len(recent) > 100 else recent`) keeps
+    the graphs in the window; one grown as `recent = recent[-99:] + [loss]`
+    is flagged as an append is.
     A loss being built that is back-propagated in the loop and added to again in
     a later iteration, on some path with no assignment of it in between (`loss
     = 0` before the loop, then `loss = loss + criterion(...)` and
@@ -1195,6 +1228,214 @@ class LossAccumulatedWithGraph(Rule):
         "    def run(trainer, epochs):\n"
         "        for _ in range(epochs):\n"
         "            trainer._train_epoch()\n",
+        # a list given the loss by `extend`, `insert`, a deque's `appendleft`, `+= [loss]` or
+        # `= history + [loss]` keeps it as `append` does, and is mended the same way
+        Example(
+            "import collections\n"
+            "import torch.nn.functional as F\n"
+            "def train(model, loader, opt):\n"
+            "    losses, newest_first, recent = [], [], collections.deque(maxlen=100)\n"
+            "    history, curve = [], []\n"
+            "    for x, y in loader:\n"
+            "        loss = F.cross_entropy(model(x), y)\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+            "        losses.extend([loss])  # expect: TL202\n"
+            "        newest_first.insert(0, loss)  # expect: TL202\n"
+            "        recent.appendleft(loss)  # expect: TL202\n"
+            "        history += [loss]  # expect: TL202\n"
+            "        curve = curve + [loss]  # expect: TL202\n"
+            "    print(len(losses), newest_first[:3], len(recent), len(history), len(curve))\n",
+            fixed="import collections\n"
+            "import torch.nn.functional as F\n"
+            "def train(model, loader, opt):\n"
+            "    losses, newest_first, recent = [], [], collections.deque(maxlen=100)\n"
+            "    history, curve = [], []\n"
+            "    for x, y in loader:\n"
+            "        loss = F.cross_entropy(model(x), y)\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+            "        losses.extend([loss.detach()])  # expect: TL202\n"
+            "        newest_first.insert(0, loss.detach())  # expect: TL202\n"
+            "        recent.appendleft(loss.detach())  # expect: TL202\n"
+            "        history += [loss.detach()]  # expect: TL202\n"
+            "        curve = curve + [loss.detach()]  # expect: TL202\n"
+            "    print(len(losses), newest_first[:3], len(recent), len(history), len(curve))\n",
+        ),
+        # several elements at once: flagged, but no fix (it is offered for one element, as
+        # `append` adds); nor for a list that is returned
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    terms, kept = [], []\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n"
+        "        ce = F.cross_entropy(out, y)\n"
+        "        reg = out.pow(2).mean()\n"
+        "        loss = ce + 0.1 * reg\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        terms.extend((ce.item(), loss))  # expect: TL202\n"
+        "        kept += [loss]  # expect: TL202\n"
+        "    print(len(terms))\n"
+        "    return kept\n",
+        # emptied only now and then, or in part: the graphs of every iteration until then stay
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, window, others = [], [], []\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        others.clear()\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)  # expect: TL202\n"
+        "        window.append(loss)  # expect: TL202\n"
+        "        if step % 100 == 0:\n"
+        "            print(sum(recent) / len(recent))\n"
+        "            recent.clear()\n"
+        "        if len(window) > 10:\n"
+        "            del window[:1]\n"
+        "        others.append(len(window))\n",
+        # a window of the last steps kept by slicing (`recent = recent[-100:]`): 100 graphs
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent = []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)  # expect: TL202\n"
+        "        recent = recent[-100:]\n"
+        "        print(sum(recent) / len(recent))\n",
+        # a clear that may not run on an iteration empties nothing for sure: one in a
+        # lambda (never called here), in a comprehension, on the right of `and`, in an
+        # arm of `... if ... else ...`
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, restart, per_step):\n"
+        "    kept, recent, steps, chosen, last = [], [], [], [], []\n"
+        "    for x, y in loader:\n"
+        "        reset = lambda: kept.clear()\n"
+        "        _ = [recent.clear() for _ in range(int(restart))]\n"
+        "        per_step and steps.clear()\n"
+        "        chosen.clear() if per_step else None\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        kept.append(loss)  # expect: TL202\n"
+        "        recent.append(loss)  # expect: TL202\n"
+        "        steps.append(loss)  # expect: TL202\n"
+        "        chosen.append(loss)  # expect: TL202\n"
+        "        last.append(loss)  # expect: TL202\n"
+        "        per_step and last.clear()\n"
+        "    return kept, recent, steps, chosen, last\n",
+        # a reset method called only every 100 steps, a clear in a lambda of the step method
+        # or on the right of `or`: the graphs of the steps in between stay
+        "import torch.nn.functional as F\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt, keep_curve):\n"
+        "        self.model, self.opt, self.keep_curve = model, opt, keep_curve\n"
+        "        self.losses, self.window, self.curve, self.total = [], [], [], 0.0\n"
+        "    def reset(self):\n"
+        "        self.losses.clear()\n"
+        "        self.total = 0.0\n"
+        "    def step(self, x, y):\n"
+        "        self.on_epoch_end = lambda: self.window.clear()\n"
+        "        self.keep_curve or self.curve.clear()\n"
+        "        loss = F.cross_entropy(self.model(x), y)\n"
+        "        self.opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        self.losses.append(loss)  # expect: TL202\n"
+        "        self.window.append(loss)  # expect: TL202\n"
+        "        self.curve.append(loss)  # expect: TL202\n"
+        "        self.total += loss  # expect: TL202\n"
+        "    def fit(self, loader):\n"
+        "        for i, (x, y) in enumerate(loader):\n"
+        "            self.step(x, y)\n"
+        "            if i % 100 == 0:\n"
+        "                print(self.total / len(self.losses))\n"
+        "                self.reset()\n",
+        # a `continue` of the loop before the reset skips it on that iteration: the
+        # graphs stay until an iteration reaches the reset
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    losses, total = [], 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)  # expect: TL202\n"
+        "        total = total + loss  # expect: TL202\n"
+        "        if loss > 10:\n"
+        "            continue\n"
+        "        print(total, len(losses))\n"
+        "        losses.clear()\n"
+        "        total = 0.0\n"
+        "    return losses, total\n",
+        # a window of the last steps copied (`list(recent[-100:])`), cut only once long
+        # enough, or rebuilt with the new loss (`last[-99:] + [loss]`): up to 100 graphs
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, window, last = [], [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)  # expect: TL202\n"
+        "        recent = list(recent[-100:])\n"
+        "        window.append(loss)  # expect: TL202\n"
+        "        window = window[-100:] if len(window) > 100 else window\n"
+        "        last = last[-99:] + [loss]  # expect: TL202\n"
+        "        print(sum(recent) / len(recent), len(window), len(last))\n"
+        "    return recent, window, last\n",
+        # `+= [loss]` grows a list known to be one (`history = []`): flagged and mended as an
+        # append; an array it is added to (`np.zeros(1)`) is not judged: no list keeps the loss
+        Example(
+            "import numpy as np\n"
+            "import torch.nn.functional as F\n"
+            "def train(model, loader, opt):\n"
+            "    history, scores = [], np.zeros(1)\n"
+            "    for x, y in loader:\n"
+            "        loss = F.cross_entropy(model(x), y)\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+            "        history += [loss]  # expect: TL202\n"
+            "        scores = scores + [loss]\n"
+            "    print(len(history), scores)\n",
+            fixed="import numpy as np\n"
+            "import torch.nn.functional as F\n"
+            "def train(model, loader, opt):\n"
+            "    history, scores = [], np.zeros(1)\n"
+            "    for x, y in loader:\n"
+            "        loss = F.cross_entropy(model(x), y)\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+            "        history += [loss.detach()]  # expect: TL202\n"
+            "        scores = scores + [loss]\n"
+            "    print(len(history), scores)\n",
+        ),
+        # an annotation alone (`recent: list[torch.Tensor]`) sets nothing: the list keeps growing
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent = []\n"
+        "    for x, y in loader:\n"
+        "        recent: list[torch.Tensor]\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)  # expect: TL202\n"
+        "    return recent\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2044,6 +2285,130 @@ class LossAccumulatedWithGraph(Rule):
         "            total += Trainer.train_step(self, batch)\n"
         "        return total\n"
         "Trainer = traced(Trainer)\n",
+        # a list given the loss's number (`[loss.item()]`, `loss.tolist()`), a list of
+        # what cannot be told (a parameter, one built once before the loop), a loss
+        # being built from a list (`terms += [aux]`, then back-propagated), and a list
+        # filled once, outside any loop
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, logged, x0, y0):\n"
+        "    numbers, values, seen, history = [], [], [], []\n"
+        "    warmup = [F.cross_entropy(model(x0), y0)]\n"
+        "    first = []\n"
+        "    first.extend([F.cross_entropy(model(x0), y0)])\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n"
+        "        loss = F.cross_entropy(out, y)\n"
+        "        terms = [loss]\n"
+        "        terms += [out.pow(2).mean()]\n"
+        "        opt.zero_grad()\n"
+        "        sum(terms).backward()\n"
+        "        opt.step()\n"
+        "        numbers.extend([loss.item()])\n"
+        "        numbers += [loss.item()]\n"
+        "        values.extend(loss.tolist())\n"
+        "        seen.extend(logged)\n"
+        "        history.extend(warmup)\n"
+        "        history.insert(0, float(loss))\n"
+        "    print(len(numbers), len(values), len(seen), len(history), len(first))\n",
+        # a list emptied every iteration (`.clear()`, `del losses[:]`), also at the start of a
+        # step method the loop calls: it holds the graph of one step only
+        "import torch.nn.functional as F\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.step_losses = []\n"
+        "    def training_step(self, x, y):\n"
+        "        self.step_losses.clear()\n"
+        "        loss = F.cross_entropy(self.model(x), y)\n"
+        "        self.opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        self.step_losses.append(loss)\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            self.training_step(x, y)\n"
+        "            print(self.step_losses)\n"
+        "def train(model, loader, opt):\n"
+        "    losses, parts = [], []\n"
+        "    for x, y in loader:\n"
+        "        losses.clear()\n"
+        "        del parts[:]\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n"
+        "        parts.extend([loss])\n"
+        "        print(losses, parts)\n",
+        # a window rebuilt from numbers every iteration: the loss it was given is gone
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent = []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)\n"
+        "        recent = [float(l) for l in recent[-100:]]\n"
+        "        print(sum(recent) / len(recent))\n",
+        # a reset method called on every iteration, before the step: one step's graph at a time
+        "import torch.nn.functional as F\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model, self.opt = model, opt\n"
+        "        self.losses, self.total = [], 0.0\n"
+        "    def reset(self):\n"
+        "        self.losses.clear()\n"
+        "        self.total = 0.0\n"
+        "    def step(self, x, y):\n"
+        "        loss = F.cross_entropy(self.model(x), y)\n"
+        "        self.opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        self.losses.append(loss)\n"
+        "        self.total += loss\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            self.reset()\n"
+        "            self.step(x, y)\n"
+        "            print(self.total, len(self.losses))\n",
+        # the `continue` belongs to the loop over the parameters, or comes after the reset:
+        # every iteration of the training loop reaches the reset
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    losses, total = [], 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        for p in model.parameters():\n"
+        "            if p.grad is None:\n"
+        "                continue\n"
+        "            p.grad.clamp_(-1, 1)\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n"
+        "        total = total + loss\n"
+        "        print(total, len(losses))\n"
+        "        losses.clear()\n"
+        "        total = 0.0\n"
+        "        if loss > 10:\n"
+        "            continue\n"
+        "        print(loss.item())\n"
+        "    return losses, total\n",
+        # a window rebuilt of numbers, or grown by a number: no graph in it
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, last = [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)\n"
+        "        recent = [l.item() for l in recent[-100:]] if recent else []\n"
+        "        last = last[-99:] + [loss.item()]\n"
+        "        print(sum(recent) / len(recent), sum(last) / len(last))\n",
     )
 
     def finish(self) -> None:
@@ -2054,6 +2419,9 @@ class LossAccumulatedWithGraph(Rule):
         self._respent: dict[cst.CSTNode, str] = {}
         self._spent: list[cst.CSTNode] = []  # the backward calls that ran through a name
         self._in_place: set[cst.CSTNode] = set()  # `total.add_(loss)`: flagged as `+=`, no fix
+        # what adds elements to a list (`losses.append(loss)`, `losses += [loss]`): its fix detaches
+        self._stored: set[cst.CSTNode] = set()
+        self._run_each_iteration: dict[cst.CSTNode, set[cst.FunctionDef]] = {}  # see `_always_run`
         # what a step returns whole, its items holding the graph (`stats.append(ppo_step(b))`):
         # the items, as `_item_read` writes them
         self._containers: dict[cst.CSTNode, tuple[cst.BaseExpression, set[str]]] = {}
@@ -2203,9 +2571,36 @@ class LossAccumulatedWithGraph(Rule):
             if not self._may_accumulate(node):
                 continue
             function = self.ctx.enclosing_function(node)
-            if innermost_loop(self.ctx, node) is not None or self._calling_loops(node, _accumulated_into(node)):
+            if innermost_loop(self.ctx, node) is not None or self._calling_loops(node, self._accumulator_of(node)):
                 bodies.add(function.body if function is not None else self.ctx.module)
         return bodies
+
+    def _accumulator_of(self, node: cst.CSTNode) -> str | None:
+        """What `node` accumulates into (see `_accumulated_into`); for a call of a function
+        of the project that stores what it is given, what it keeps it in (see `_kept_in`)."""
+        into = _accumulated_into(node)
+        summary = self._accumulating(node) if into is None else None
+        return self._kept_in(node, summary) if summary is not None else into  # type: ignore[arg-type]
+
+    def _kept_in(self, call: cst.Call, summary: Summary) -> str:
+        """Where a function of the project that stores what `call` gives it keeps it, as
+        far as the caller can tell: the object whose method it is (`meter` of
+        `meter.update(loss)`, `self.meter`), else the one variable the call hands it
+        beside what it stores (`history` of `record(history, loss)`, `self.losses`,
+        `self.history["train"]`);
+        else the function itself (`self.record`: a method keeping it in its object)."""
+        func = call.func
+        if type(func) is cst.Attribute and self.ctx.qualified_name(func.value) is None:  # no module's function
+            receiver = dotted_name(func.value)
+            if receiver is not None and receiver != "self":
+                return receiver
+        else:
+            held = {_accumulator_name(arg.value) for slot, arg in argument_slots(call)
+                    if summary.slot(slot) not in summary.accumulates
+                    and type(arg.value) in (cst.Name, cst.Attribute, cst.Subscript)}
+            if len(held) == 1 and None not in held:
+                return held.pop()  # type: ignore[return-value]
+        return dotted_name(func) or ""
 
     def _calling_loops(self, node: cst.CSTNode, accumulator: str | None) -> list[tuple[cst.For | cst.While, cst.Call]]:
         """For an accumulation into an attribute of `self` outside any loop of its
@@ -2224,13 +2619,15 @@ class LossAccumulatedWithGraph(Rule):
             return type(node.operator) in (cst.AddAssign, cst.SubtractAssign)  # type: ignore[attr-defined]
         if kind is cst.Assign:
             return _added_to_itself(node) is not None  # type: ignore[arg-type]
-        return (method_call(node, "append") is not None or _added_in_place(node) is not None
+        return (stored_elements(node) is not None or _added_in_place(node) is not None
                 or self._accumulating(node) is not None)
 
     # -- flow ------------------------------------------------------------------
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to."""
-        if type(node) in (cst.Assign, cst.AugAssign) or method_call(node, "backward", "append", *_IN_PLACE) is not None:
+        if type(node) in (cst.Assign, cst.AugAssign) or method_call(node, "backward", *_IN_PLACE) is not None:
+            return True
+        if stored_elements(node) is not None:
             return True
         return self._accumulating(node) is not None or (type(node) is cst.Call and bool(self._given_to_backward(node)))  # type: ignore[arg-type]
 
@@ -2246,8 +2643,10 @@ class LossAccumulatedWithGraph(Rule):
                     if node not in self._spent:
                         self._spent.append(node)
                     facts = facts | {f"{_SPENT}{spent}@{self._spent.index(node)}"}
-            self._check_append(facts, node)
-            facts = self._appended(facts, node)  # type: ignore[arg-type]
+            stored = stored_elements(node)
+            if stored is not None:
+                self._check_elements(node, stored[0], stored[1], facts)
+                facts = self._appended(facts, *stored)
             added = _added_in_place(node)  # type: ignore[arg-type]
             if added is not None:
                 self._in_place.add(node)
@@ -2255,11 +2654,11 @@ class LossAccumulatedWithGraph(Rule):
             self._check_helper(facts, node)
         elif type(node) is cst.AugAssign:
             if type(node.operator) in (cst.AddAssign, cst.SubtractAssign):
-                self._check(node, node.target, node.value, facts)
+                self._check_added(node, node.target, node.value, facts)
         elif type(node) is cst.Assign:
             added = _added_to_itself(node)
             if added is not None:
-                self._check(node, node.targets[0].target, added, facts)
+                self._check_added(node, node.targets[0].target, added, facts)
             facts = self._assign(facts, node)
         return facts
 
@@ -2353,14 +2752,13 @@ class LossAccumulatedWithGraph(Rule):
         return {fact[len(value.value):] for fact in facts
                 if fact.startswith(prefixes) and not fact.startswith(value.value + _ELEMENT)}
 
-    def _appended(self, facts: Facts, call: cst.Call) -> Facts:
+    def _appended(self, facts: Facts, receiver: cst.BaseExpression, elements: list[cst.BaseExpression]) -> Facts:
         """`stats.append(ppo_step(batch))`: the list's elements hold what the step's named
         tuple holds, for a loop over it to read (`for s in stats: total += s.loss`)."""
-        receiver = method_call(call, "append")
-        listed = _accumulator_name(receiver) if receiver is not None and len(call.args) == 1 else None
-        if listed is None or call.args[0].keyword or call.args[0].star:
+        listed = _accumulator_name(receiver)
+        if listed is None:
             return facts
-        return facts | {listed + _ELEMENT + read for read in self._held_reads(call.args[0].value, facts)}
+        return facts | {listed + _ELEMENT + read for element in elements for read in self._held_reads(element, facts)}
 
     def _iterated_list(self, name: cst.Name) -> str | None:
         """The list (`stats`, `self.stats`) that the loop or comprehension binding the loop
@@ -2394,16 +2792,69 @@ class LossAccumulatedWithGraph(Rule):
         summary = summaries.of_call(expr) or summaries.of_held_call(expr)
         return summary is not None and summary.returns_graph
 
-    def _check_append(self, facts: Facts, call: cst.Call) -> None:
-        if (
-            type(call.func) is cst.Attribute
-            and call.func.attr.value == "append"
-            and len(call.args) == 1
-            and not call.args[0].keyword
-        ):
-            self._check(call, call.func.value, call.args[0].value, facts)
+    def _check_added(self, node: cst.CSTNode, accumulator: cst.BaseExpression, added: cst.BaseExpression,
+                     facts: Facts) -> None:
+        """`total += x`, `total = total + x`; of a list or tuple written out (`losses +=
+        [loss]`, `losses = losses + [loss]`), its elements, added to a list known to
+        be one (see `_grows_sequence`)."""
+        elements = written_elements(added)
+        if elements is None:
+            self._check(node, accumulator, added, facts)
+        elif elements and self._grows_sequence(node, accumulator, added):
+            self._check_elements(node, accumulator, elements, facts)
 
-    def _check(self, node: cst.CSTNode, accumulator: cst.BaseExpression, added: cst.BaseExpression, facts: Facts) -> None:
+    def _grows_sequence(self, node: cst.CSTNode, accumulator: cst.BaseExpression, added: cst.BaseExpression) -> bool:
+        """`node` adds `added`, a list or tuple written out, to an accumulator known to be
+        a list (tuple) it grows: every other assignment of the variable in its function
+        (of an attribute of `self`, in its class) gives one written out or built by
+        `list()` (`tuple()`); by `+`, a list grows only by a list, a tuple by a tuple.
+        Anything else is not judged: an array or a tensor (`arr = np.zeros(1)`, then
+        `arr = arr + [loss]`) adds the loss to its elements or fails, and a parameter
+        may be either."""
+        name = _accumulator_name(accumulator)
+        if name is None or "[" in name or type(node) not in (cst.AugAssign, cst.Assign):
+            return False
+        if name.startswith("self."):
+            cls = next((a for a in self.ctx.ancestors(node) if type(a) is cst.ClassDef), None)
+            nodes: Sequence[cst.CSTNode] = self.ctx.subtree(cls) if cls is not None else ()
+        elif own_variable(self.ctx, node, name):
+            nodes = self.ctx.own_nodes(self.ctx.enclosing_function(node) or self.ctx.module)
+        else:
+            return False
+        kinds: set[str | None] = set()
+        for other in nodes:
+            if name in _bound_names(_loop_or_with_target(other)):
+                return False  # bound to what a loop, a `with` or `:=` gives
+            if type(other) not in (cst.Assign, cst.AnnAssign) or other.value is None:  # type: ignore[attr-defined]
+                continue
+            targets = [t.target for t in other.targets] if type(other) is cst.Assign else [other.target]  # type: ignore[attr-defined]
+            for target in targets:
+                for bound, part in assigned_parts(target, other.value):  # type: ignore[attr-defined]
+                    if name not in _bound_names(bound):
+                        continue
+                    if part is None:
+                        return False  # unpacked from a call's result
+                    if not _keeps_elements(part, name):  # `xs = xs + [x]`, `xs = xs[-100:]`: still one
+                        kinds.add(_sequence_kind(part))
+        kind = kinds.pop() if len(kinds) == 1 else None
+        if kind is None:
+            return False
+        return _sequence_kind(added) == kind or (kind == "list" and type(node) is cst.AugAssign)
+
+    def _check_elements(self, node: cst.CSTNode, accumulator: cst.BaseExpression,
+                        elements: list[cst.BaseExpression], facts: Facts) -> None:
+        """Elements added to a list: one is judged as an append is; of several
+        (`losses.extend((loss, aux))`), the first that holds a graph, and no fix is
+        offered (it is offered for the one element an append adds)."""
+        self._stored.add(node)
+        if len(elements) == 1:
+            self._check(node, accumulator, elements[0], facts)
+            return
+        carrying = next((element for element in elements if self._carries(element, facts)), elements[0])
+        self._check(node, accumulator, carrying, facts, fixable=False)
+
+    def _check(self, node: cst.CSTNode, accumulator: cst.BaseExpression, added: cst.BaseExpression, facts: Facts,
+               fixable: bool = True) -> None:
         name = _accumulator_name(accumulator)
         if (self._spent and name is not None and type(accumulator) is cst.Name and node not in self._respent
                 and self._spent_earlier(node, name, facts) and self._carries(added, facts)):
@@ -2413,7 +2864,8 @@ class LossAccumulatedWithGraph(Rule):
             return
         self._accumulators[node] = name
         carries = self._carries(added, facts)
-        self._paths.setdefault(node, []).append((carries, _graph_names(added, facts) if carries else frozenset()))
+        operands = _graph_names(added, facts) if carries and fixable else frozenset()
+        self._paths.setdefault(node, []).append((carries, operands))
         if not carries:
             return
         if _holds_elements(facts) and not self._carries(added, _without_elements(facts)):
@@ -2452,7 +2904,7 @@ class LossAccumulatedWithGraph(Rule):
         for slot, arg in argument_slots(call):
             if summary.slot(slot) in summary.accumulates:
                 carries = carries or any(self._carries(value, facts) for value in _packed(arg.value))
-        self._accumulators[call] = dotted_name(call.func) or ""
+        self._accumulators[call] = self._kept_in(call, summary)
         self._helpers.add(call)
         self._paths.setdefault(call, []).append((carries, frozenset()))
 
@@ -2538,29 +2990,69 @@ class LossAccumulatedWithGraph(Rule):
             and self.ctx.summaries.targets.method_run(at) is not None else None  # type: ignore[attr-defined]
         as_written = self.ctx.code(instance) + accumulator[len(receiver):] if instance is not None else accumulator  # type: ignore[arg-type]
         for inner in inside:
-            if type(inner) not in (cst.Assign, cst.AnnAssign) or inner is at:
+            if type(inner) not in (cst.Assign, cst.AnnAssign, cst.Call, cst.Del) or inner is at:
                 continue
-            if self.ctx.enclosing_function(inner) is own:
-                if not _sets(inner, as_written):
-                    continue
-                if self._every_iteration(inner, loop) or self._runs_before(inner, at, loop):
+            function = self.ctx.enclosing_function(inner)
+            if not _resets(inner, as_written if function is own else accumulator):
+                continue
+            # a reset counts where it surely runs when its statement does: not in a lambda
+            # (`reset = lambda: losses.clear()`), a comprehension, nor `flag and losses.clear()`
+            statement = evaluating_statement(self.ctx, inner)
+            if statement is None:
+                continue
+            if function is own:
+                if self._every_iteration(statement, loop) or self._runs_before(statement, at, loop):
                     return True
-            elif (not any(a is loop for a in self.ctx.ancestors(inner)) and _sets(inner, accumulator)
-                  and _unconditional(self.ctx, inner)):
-                return True  # in a method the iteration calls
+            elif (not any(a is loop for a in self.ctx.ancestors(inner))
+                  and function in self._always_run(loop) and _unconditional(self.ctx, statement)
+                  and not skipped_before(self.ctx, statement, function)):  # type: ignore[arg-type]
+                return True  # in a method every iteration runs, on every run of it
         return False
 
+    def _always_run(self, loop: cst.For | cst.While) -> set[cst.FunctionDef]:
+        """The functions of the file (methods of its classes too) that every iteration
+        of `loop` runs: called on every iteration (see `_every_iteration`; not under
+        `if i % 100 == 0:`, nor in a lambda), or on every run of such a function."""
+        found = self._run_each_iteration.get(loop)
+        if found is not None:
+            return found
+        found = set()
+        pending: list[tuple[cst.CSTNode, cst.For | cst.While | cst.FunctionDef]] = [(loop.body, loop)]
+        while pending:
+            body, runner = pending.pop()
+            for call in self.ctx.own_nodes(body):
+                if type(call) is not cst.Call:
+                    continue
+                callee = self.ctx.local_callee(call) or self.ctx.summaries.targets.method_run(call)
+                if type(callee) is not cst.FunctionDef or callee in found:
+                    continue
+                statement = evaluating_statement(self.ctx, call)
+                if statement is None:
+                    continue
+                if runner is loop:
+                    every_time = self._every_iteration(statement, loop)
+                else:
+                    every_time = _unconditional(self.ctx, statement) and not skipped_before(
+                        self.ctx, statement, runner)
+                if every_time:
+                    found.add(callee)
+                    pending.append((callee.body, callee))
+        self._run_each_iteration[loop] = found
+        return found
+
     def _runs_before(self, reset: cst.CSTNode, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
-        """`reset` always runs before `node` in the same iteration (`loss = a` then
-        `loss = loss + b` in one branch builds one loss, nothing carried over)."""
-        line = self.ctx.parent(reset)
+        """The statement `reset` always runs before `node` in the same iteration (`loss =
+        a` then `loss = loss + b` in one branch builds one loss, nothing carried over)."""
+        line = self.ctx.parent(reset) if isinstance(reset, cst.BaseSmallStatement) else reset
         return any(statement is line for statement in statements_before(self.ctx, node, loop))
 
     def _every_iteration(self, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
         """`node` runs on every iteration of `loop`: no condition or inner loop between
-        them (a reset under `if step % 100 == 0:` lets the graphs of 100 iterations live)."""
+        them (a reset under `if step % 100 == 0:` lets the graphs of 100 iterations live),
+        nor a `continue` before it (`if loss > 1: continue`, then `total = 0`)."""
         guards = loop_guards(self.ctx, node)
-        return guards is not None and guards[0] is loop and not guards[1]
+        return (guards is not None and guards[0] is loop and not guards[1]
+                and not skipped_before(self.ctx, node, loop))
 
     def _statement_node(self, node: cst.CSTNode) -> cst.CSTNode:
         parent = self.ctx.parent(node)
@@ -2576,7 +3068,7 @@ class LossAccumulatedWithGraph(Rule):
             return None  # `.item()` / `.detach()` of a float raises
         if any(self._built_by_own_class(body, n.value) for n in operands):
             return None  # an object of the file's own class with a `backward()`: not a tensor
-        if type(node) is cst.Call:
+        if node in self._stored:  # an element of a list: a tensor still, for whatever reads the list
             if not all(self._known_tensor(n.value, node) for n in operands):
                 return None
             method = "detach"
@@ -2798,16 +3290,89 @@ def _graph_names(expr: cst.BaseExpression, facts: Facts) -> frozenset[cst.Name]:
 
 def _sets(node: cst.Assign | cst.AnnAssign, accumulator: str) -> bool:
     """`node` sets the accumulator anew (`total = 0`, `self.meters = {}` for
-    `self.meters["loss"]`), not adds to it."""
+    `self.meters["loss"]`), not adds to it, nor keeps elements of it (`recent =
+    recent[-100:]`: a window of the last graphs)."""
     targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
     return (any(_accumulator_name(t) == accumulator or dotted_name(t) == _base(accumulator) for t in targets)
-            and not _adds_to_itself(node))
+            and not _adds_to_itself(node) and node.value is not None  # `losses: list` sets nothing
+            and not _keeps_elements(node.value, accumulator))
+
+
+def _keeps_elements(value: cst.BaseExpression, accumulator: str) -> bool:
+    """`value` may hold elements of the accumulator as they are: it, a slice of it
+    (`recent[-100:]`), a copy of either (`list(recent[-100:])`), an arm of
+    `recent[-100:] if len(recent) > 100 else recent` or `recent or []`, a term of
+    `recent[-99:] + [loss]`; not a list rebuilt of numbers (`[float(l) for l in recent]`)."""
+    if _read_name(value) == accumulator or _slice_of(value, accumulator):
+        return True
+    if type(value) is cst.Call:
+        copied = value.args[0].value if value.args and not value.args[0].keyword and not value.args[0].star else None
+        return dotted_name(value.func) in _COPIES and copied is not None and _keeps_elements(copied, accumulator)
+    if type(value) is cst.IfExp:
+        return _keeps_elements(value.body, accumulator) or _keeps_elements(value.orelse, accumulator)
+    if type(value) is cst.BooleanOperation or (type(value) is cst.BinaryOperation and type(value.operator) is cst.Add):
+        return _keeps_elements(value.left, accumulator) or _keeps_elements(value.right, accumulator)
+    return False
+
+
+def _loop_or_with_target(node: cst.CSTNode) -> cst.BaseExpression:
+    """What a `for`, `with ... as` or `:=` binds (`node` of another kind: nothing)."""
+    if type(node) in (cst.For, cst.NamedExpr):
+        return node.target  # type: ignore[attr-defined]
+    if type(node) is cst.WithItem and node.asname is not None:
+        return node.asname.name
+    return cst.Tuple([])
+
+
+def _sequence_kind(value: cst.BaseExpression) -> str | None:
+    """"list" or "tuple" for one written out or built by `list()` / `tuple()`
+    (`[]`, `[x for x in xs]`, `()`, `list()`), else None."""
+    if type(value) in (cst.List, cst.ListComp):
+        return "list"
+    if type(value) is cst.Tuple:
+        return "tuple"
+    called = dotted_name(value.func) if type(value) is cst.Call else None
+    return called if called in ("list", "tuple") else None
+
+
+# calls that copy a list's elements as they are
+_COPIES = frozenset({"list", "tuple", "deque", "collections.deque"})
+
+
+def _slice_of(value: cst.BaseExpression | None, accumulator: str) -> bool:
+    """`value` is a slice of the accumulator: `recent[-100:]`, `self.losses[1:]`."""
+    return (type(value) is cst.Subscript and _accumulator_name(value.value) == accumulator
+            and any(type(element.slice) is cst.Slice for element in value.slice))
+
+
+def _resets(node: cst.CSTNode, accumulator: str) -> bool:
+    """`node` sets the accumulator anew (see `_sets`) or empties the list it is:
+    `losses.clear()`, `del losses[:]`."""
+    if type(node) in (cst.Assign, cst.AnnAssign):
+        return _sets(node, accumulator)  # type: ignore[arg-type]
+    if type(node) is cst.Call:
+        receiver = method_call(node, "clear")
+        emptied = receiver if receiver is not None and not node.args else None  # type: ignore[attr-defined]
+    elif type(node) is cst.Del and type(node.target) is cst.Subscript and _whole_slice(node.target):  # type: ignore[attr-defined]
+        emptied = node.target.value  # type: ignore[attr-defined]
+    else:
+        return False
+    return emptied is not None and _accumulator_name(emptied) in (accumulator, _base(accumulator))
+
+
+def _whole_slice(subscript: cst.Subscript) -> bool:
+    """`xs[:]`: every item."""
+    if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Slice:
+        return False
+    whole = subscript.slice[0].slice
+    return whole.lower is None and whole.upper is None and whole.step is None  # type: ignore[attr-defined]
 
 
 def _unconditional(ctx: FileContext, node: cst.CSTNode) -> bool:
-    """`node` runs whenever its function does: under no `if`, loop or exception handler of it."""
+    """The statement `node` runs whenever its function does: under no `if`, loop or
+    exception handler of it."""
     for ancestor in ctx.ancestors(node):
-        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
             return True
         if type(ancestor) in (cst.If, cst.IfExp, cst.For, cst.While, cst.ExceptHandler, cst.ExceptStarHandler,
                               cst.Match):
@@ -2816,16 +3381,19 @@ def _unconditional(ctx: FileContext, node: cst.CSTNode) -> bool:
 
 
 def _accumulated_into(node: cst.CSTNode) -> str | None:
-    """The accumulator of what `_may_accumulate` accepts: `total` of `total += x` and
-    `total = total + x`, `losses` of `losses.append(x)`, `meter.update` of a helper call."""
+    """The accumulator of what `_may_accumulate` accepts but a helper's call (see
+    `_kept_in`): `total` of `total += x`, `total = total + x` and `total.add_(x)`,
+    `losses` of `losses.append(x)` (`losses.extend([x])`, `losses.insert(0, x)`)."""
     if type(node) is cst.AugAssign:
         return _accumulator_name(node.target)
     if type(node) is cst.Assign:
         return _accumulator_name(node.targets[0].target)
     if type(node) is cst.Call and type(node.func) is cst.Attribute:
-        if node.func.attr.value == "append" or _added_in_place(node) is not None:
+        stored = stored_elements(node)
+        if stored is not None:
+            return _accumulator_name(stored[0])
+        if _added_in_place(node) is not None:
             return _accumulator_name(node.func.value)
-        return dotted_name(node.func)
     return None
 
 
@@ -2889,8 +3457,9 @@ def _added_to_itself(node: cst.Assign) -> cst.BaseExpression | None:
 
 
 def _is_kept(term: cst.BaseExpression, name: str) -> bool:
-    """`term` reads the accumulator `name`, or it scaled (`0.98 * avg`, `avg * decay`, `avg / 2`)."""
-    if _read_name(term) == name:
+    """`term` reads the accumulator `name`, a slice of it (`recent[-99:]` of a
+    window), or it scaled (`0.98 * avg`, `avg * decay`, `avg / 2`)."""
+    if _read_name(term) == name or _slice_of(term, name):
         return True
     return (type(term) is cst.BinaryOperation and type(term.operator) in (cst.Multiply, cst.Divide)
             and (_read_name(term.left) == name or

@@ -43,6 +43,39 @@ _KEEPING = frozenset({"torch.save", "torch.jit.save", "numpy.save", "numpy.savez
 _GRAPH_ATTRIBUTES = frozenset({"grad_fn", "requires_grad", "is_leaf", "grad", "register_hook", "retain_grad"})
 # methods that put what they are given into their receiver (a list, a dict, a queue)
 STORING_METHODS = ("append", "extend", "insert", "add", "update", "setdefault", "put", "appendleft")
+# ...of them, those of a list or a deque, each with the position of the one element it
+# adds (None: `extend`, whose argument holds the elements)
+_ELEMENT_SLOTS: dict[str, int | None] = {"append": 0, "appendleft": 0, "insert": 1, "extend": None,
+                                         "extendleft": None}
+
+
+def stored_elements(node: cst.CSTNode) -> tuple[cst.BaseExpression, list[cst.BaseExpression]] | None:
+    """The list (or deque) a call adds elements to, and the elements it adds, one by
+    one: `xs.append(x)`, `xs.appendleft(x)`, `xs.insert(i, x)`, and an `extend` of a
+    list or tuple written out (`xs.extend([x])`, `xs.extend((x, y))`). None for any
+    other call, and for an `extend` of what cannot be read element by element
+    (`xs.extend(other)`, `xs.extend(x.tolist())`, `[*ys]`)."""
+    if type(node) is not cst.Call or type(node.func) is not cst.Attribute:
+        return None
+    method = node.func.attr.value
+    if method not in _ELEMENT_SLOTS or any(arg.keyword is not None or arg.star for arg in node.args):
+        return None
+    slot = _ELEMENT_SLOTS[method]
+    if slot is not None:
+        return (node.func.value, [node.args[slot].value]) if len(node.args) == slot + 1 else None
+    elements = written_elements(node.args[0].value) if len(node.args) == 1 else None
+    return (node.func.value, elements) if elements else None
+
+
+def written_elements(value: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The elements of a list or tuple written out (`[x]`, `(x, y)`), none of them
+    unpacked (`[*ys]`); None for anything else."""
+    if type(value) not in (cst.List, cst.Tuple):
+        return None
+    elements = value.elements  # type: ignore[attr-defined]
+    if any(type(element) is cst.StarredElement for element in elements):
+        return None
+    return [element.value for element in elements]
 
 
 def consumed_names(

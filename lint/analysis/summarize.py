@@ -17,7 +17,7 @@ from typing import Iterator, Mapping
 
 import libcst as cst
 
-from trainlint.analysis.accumulators import consumed_names, detaches
+from trainlint.analysis.accumulators import consumed_names, detaches, stored_elements
 from trainlint.analysis.backward_losses import flag_test, function_flags, given_slots, own_backwards, runs_when
 from trainlint.analysis.dataflow import (
     DATALOADER as DATALOADER_CLASS, backpropagated_names, changed_only_elsewhere, dict_entry, reaching, target_names,
@@ -1218,9 +1218,12 @@ class _Summarizer:
             root = self._param_path(receiver)
             if root is not None:
                 sets["set_epoch"].add(root)
-        receiver = method_call(call, "append", "extend")
-        if receiver is not None and len(call.args) == 1:
-            self._accumulation(receiver, call.args[0].value, sets["accumulates"])
+        stored = stored_elements(call)  # `history.append(value)`, `history.insert(0, value)`
+        if stored is not None:
+            for element in stored[1]:
+                self._accumulation(stored[0], element, sets["accumulates"])
+        elif (receiver := method_call(call, "extend")) is not None and len(call.args) == 1:
+            self._accumulation(receiver, call.args[0].value, sets["accumulates"])  # `history.extend(values)`
         target = self.targets.target(call)
         if target is not None:
             # a function of another module handed the scaler: updates it if its summary does

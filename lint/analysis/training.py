@@ -205,6 +205,66 @@ def statements_before(ctx: FileContext, node: cst.CSTNode, stop: cst.CSTNode | N
         statement = ancestor
 
 
+def evaluating_statement(ctx: FileContext, node: cst.CSTNode) -> cst.CSTNode | None:
+    """The statement whose every run evaluates `node` (a small statement, or the
+    compound one whose test or head holds it); None when `node` is evaluated only
+    some of the time, or never, when that statement runs: in a lambda, in a
+    comprehension (but its first iterable), on the right of `and` / `or`, in an
+    arm of `x if c else y`, past the first comparison of a chain (`a < b <
+    f()`), in an `assert`. A statement is its own."""
+    if isinstance(node, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+        return node
+    child = node
+    for ancestor in ctx.ancestors(node):
+        kind = type(ancestor)
+        if kind in (cst.Lambda, cst.Assert, cst.CompIf):
+            return None
+        if kind is cst.CompFor and not (child is ancestor.iter  # type: ignore[attr-defined]
+                                        and type(ctx.parent(ancestor)) is not cst.CompFor):
+            return None
+        if kind in (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp) \
+                and child is not ancestor.for_in:  # type: ignore[attr-defined]
+            return None
+        if kind is cst.BooleanOperation and child is not ancestor.left:  # type: ignore[attr-defined]
+            return None
+        if kind is cst.IfExp and child is not ancestor.test:  # type: ignore[attr-defined]
+            return None
+        if kind is cst.Comparison and child is not ancestor.left \
+                and child is not ancestor.comparisons[0]:  # type: ignore[attr-defined]
+            return None
+        if isinstance(ancestor, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+            return ancestor
+        child = ancestor
+    return None
+
+
+def skipped_before(ctx: FileContext, node: cst.CSTNode, stop: cst.For | cst.While | cst.FunctionDef) -> bool:
+    """An earlier statement of the same iteration of the loop `stop` (of the same run
+    of the function `stop`), one that runs before `node` does, may end it short of
+    `node`: a `continue` of the loop (`if loss > 1: continue`, then `losses.clear()`),
+    a `return` of the function."""
+    for statement in statements_before(ctx, node, stop):
+        for inner in ctx.subtree(statement):
+            if type(inner) is cst.Continue and _continued_loop(ctx, inner) is stop:
+                return True
+            if type(inner) is cst.Return and ctx.enclosing_function(inner) is stop:
+                return True
+    return False
+
+
+def _continued_loop(ctx: FileContext, node: cst.Continue) -> cst.CSTNode | None:
+    """The loop a `continue` goes on with: the innermost whose body holds it (not
+    its `else:`)."""
+    child: cst.CSTNode = node
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) in (cst.For, cst.While) and child is ancestor.body:  # type: ignore[attr-defined]
+            return ancestor
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
+            return None
+        child = ancestor
+    return None
+
+
 def loop_guards(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.For | cst.While, list[cst.BaseExpression]] | None:
     """The innermost loop of the same function that runs `node` on each
     iteration, with the `if` conditions between them; None when `node` is not

@@ -1,0 +1,75 @@
+"""`evaluating_statement` and `skipped_before` tell whether a call surely runs when its
+statement, its loop's iteration or its function's run does: what TL202 asks of a
+`losses.clear()` before it takes it for a reset."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from trainlint.analysis.training import evaluating_statement, skipped_before
+from trainlint.context import FileContext
+
+
+def _clear(source: str) -> tuple[FileContext, cst.Call]:
+    """The file, and its one `losses.clear()` call."""
+    ctx = FileContext("input.py", source, cst.parse_module(source))
+    calls = [node for node in ctx.nodes_of(cst.Call)
+             if type(node.func) is cst.Attribute and node.func.attr.value == "clear"]  # type: ignore[attr-defined]
+    assert len(calls) == 1
+    return ctx, calls[0]  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("line", [
+    "losses.clear()",
+    "n = losses.clear()",
+    "print(losses.clear())",
+    "losses.clear() or print('new step')",
+    "print('a') if losses.clear() else None",
+    "[x for x in losses.clear() or ()]",  # the first iterable runs once
+    "losses.clear() < 1 < 2",
+])
+def test_a_call_its_statement_always_evaluates(line: str) -> None:
+    ctx, call = _clear(line + "\n")
+    assert evaluating_statement(ctx, call) is not None
+
+
+@pytest.mark.parametrize("line", [
+    "reset = lambda: losses.clear()",
+    "[losses.clear() for _ in range(0)]",
+    "[x for x in xs if losses.clear()]",
+    "[y for x in xs for y in losses.clear() or ()]",
+    "flag and losses.clear()",
+    "flag or losses.clear()",
+    "losses.clear() if flag else None",
+    "None if flag else losses.clear()",
+    "0 < 1 < losses.clear()",
+    "assert losses.clear() is None",
+])
+def test_a_call_evaluated_only_some_of_the_time(line: str) -> None:
+    ctx, call = _clear(line + "\n")
+    assert evaluating_statement(ctx, call) is None
+
+
+def _loop_and_clear(source: str) -> tuple[FileContext, cst.CSTNode, cst.CSTNode]:
+    ctx, call = _clear(source)
+    loop = next(node for node in ctx.nodes_of(cst.For))
+    return ctx, loop, evaluating_statement(ctx, call)  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(("body", "skipped"), [
+    ("    if loss > 1:\n        continue\n    losses.clear()\n", True),
+    ("    for p in params:\n        if p is None:\n            continue\n    losses.clear()\n", False),
+    ("    losses.clear()\n    if loss > 1:\n        continue\n", False),
+    ("    if loss > 1:\n        break\n    losses.clear()\n", False),  # no later iteration appends
+    ("    for p in params:\n        pass\n    else:\n        continue\n    losses.clear()\n", True),
+])
+def test_a_continue_of_the_loop_before_the_call_skips_it(body: str, skipped: bool) -> None:
+    ctx, loop, statement = _loop_and_clear("for loss in losses:\n" + body)
+    assert skipped_before(ctx, statement, loop) is skipped  # type: ignore[arg-type]
+
+
+def test_a_return_before_the_call_skips_it_in_its_function() -> None:
+    ctx, call = _clear("def reset(self, done):\n    if done:\n        return\n    self.losses.clear()\n")
+    function = ctx.enclosing_function(call)
+    assert skipped_before(ctx, evaluating_statement(ctx, call), function) is True  # type: ignore[arg-type]
