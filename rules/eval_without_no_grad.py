@@ -1,4 +1,5 @@
 import re
+from collections.abc import Sequence
 
 import libcst as cst
 
@@ -2258,6 +2259,10 @@ class EvalWithoutNoGrad(Rule):
         # (see `_evaluates_by_flag`)
         self._by_flag: set[cst.Call] = set()
         self._phases: dict[cst.FunctionDef, frozenset[str]] = {}
+        # whether each loop's body needs a graph (see `_loop_needs_graph`)
+        self._training_loops: dict[cst.CSTNode, bool] = {}
+        # the innermost loop around each node of a function (see `_innermost_loops`)
+        self._loops_within: dict[cst.CSTNode, dict[int, cst.CSTNode | None]] = {}
         for body in code_bodies(self.ctx):
             self._body = body
             CallFlow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
@@ -2647,9 +2652,17 @@ class EvalWithoutNoGrad(Rule):
         `_evaluation_block`) inside the innermost training loop around it (`if step % 500
         == 0: model.eval(); for x in val_loader: ...; model.train()`)."""
         outer = repeating_loop(self.ctx, loop)
-        while outer is not None and not self._needs_graph(loop_body(outer)):
+        while outer is not None and not self._loop_needs_graph(outer):
             outer = repeating_loop(self.ctx, outer)
         return outer is not None and self._evaluation_block(call, outer, loop)
+
+    def _loop_needs_graph(self, loop: Loop) -> bool:
+        """`_needs_graph` of the loop's body, worked out once per loop: every forward of
+        every loop inside asks it of the loops around (linear, not quadratic, in a long
+        training loop of many inner loops)."""
+        if loop not in self._training_loops:
+            self._training_loops[loop] = self._needs_graph(loop_body(loop))
+        return self._training_loops[loop]
 
     def _forward_without_grad(self, call: cst.Call) -> bool:
         """The model's own `forward` runs what this call asks of it under no_grad
@@ -2709,13 +2722,13 @@ class EvalWithoutNoGrad(Rule):
         # the module's own code: not its functions'
         nodes = self.ctx.subtree(function.body) if type(function) is cst.FunctionDef else self.ctx.own_nodes(function)
         around = {id(ancestor) for ancestor in self.ctx.ancestors(call)}
-        apart = {id(node) for loop in nodes
-                 if type(loop) in (cst.For, cst.While) and id(loop) not in around
-                 for node in self.ctx.subtree(loop)}
+        innermost = self._innermost_loops(function, nodes)
         start = self._runs_after_from(function, call)
         before = False
         for node in nodes:
-            if id(node) in apart or (before and self.ctx.order_index(node) < start):
+            loop = innermost[id(node)]
+            # in a loop (or a loop itself) that does not hold the call
+            if (loop is not None and id(loop) not in around) or (before and self.ctx.order_index(node) < start):
                 continue
             callee = self.ctx.local_callee(node)
             if besides is not None and callee is besides:
@@ -2727,6 +2740,19 @@ class EvalWithoutNoGrad(Rule):
                     return True
                 before = True
         return before and type(function) is cst.FunctionDef and outlives_call(self.ctx, function, call)
+
+    def _innermost_loops(self, function: cst.FunctionDef | cst.Module,
+                         nodes: Sequence[cst.CSTNode]) -> dict[int, cst.CSTNode | None]:
+        """The innermost `for` / `while` statement around each of the function's `nodes`
+        (in source order), itself for a loop: worked out once per function, which every
+        forward in it asks `_function_needs_graph` about."""
+        if function not in self._loops_within:
+            innermost: dict[int, cst.CSTNode | None] = {}
+            for node in nodes:
+                innermost[id(node)] = node if type(node) in (cst.For, cst.While) \
+                    else innermost.get(id(self.ctx.parent(node)))
+            self._loops_within[function] = innermost
+        return self._loops_within[function]
 
     def _runs_after_from(self, function: cst.FunctionDef | cst.Module, call: cst.Call) -> int:
         """Where, in source order, the code of `function` that may run after `call` starts:
