@@ -20,6 +20,7 @@ from trainlint.analysis.loops import (
     mode_switch,
     reachable_nodes,
     repeating_loop,
+    runs_where_written,
     scheduler_step,
     train_mode_call,
 )
@@ -1139,6 +1140,15 @@ class EvalWithoutNoGrad(Rule):
         "        model.eval()\n"
         "        for vx, vy in held_out:\n"
         "            print((model(vx).argmax(-1) == vy).float().mean().item())  # expect: TL406\n",
+        # generator expressions consumed where they are written: by a builtin, or by a `for`
+        "import torch\n"
+        "def best(model, loader):\n"
+        "    model.eval()\n"
+        "    return max((model(x).max() for x in loader), key=float)  # expect: TL406\n"
+        "def show(model, loader):\n"
+        "    model.eval()\n"
+        "    for y in (model(x).argmax(-1) for x in loader):  # expect: TL406\n"
+        "        print(y)\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2231,6 +2241,19 @@ class EvalWithoutNoGrad(Rule):
         "        outs.append(model(v))\n"
         "    torch.nn.functional.mse_loss(torch.stack(outs), y).backward()\n"
         "    optimizer.step()\n",
+        # generator expressions handed to a function that runs them under no_grad, in the call or
+        # bound first: their forwards run where they are consumed
+        "import torch\n"
+        "def consume(gen):\n"
+        "    with torch.no_grad():\n"
+        "        return list(gen)\n"
+        "def evaluate(model, loader):\n"
+        "    model.eval()\n"
+        "    return consume(model(x) for x in loader)\n"
+        "def evaluate_bound(model, loader):\n"
+        "    model.eval()\n"
+        "    gen = (model(x) for x in loader)\n"
+        "    return consume(gen)\n",
     )
 
     def finish(self) -> None:
@@ -2631,8 +2654,8 @@ class EvalWithoutNoGrad(Rule):
         """`call`, run with the models of `evaluated` in eval mode, lies in a loop that
         needs no graph (or in a look at the model now and then inside a training loop)."""
         loop = repeating_loop(self.ctx, call)
-        if loop is None:
-            return False
+        if loop is None or not runs_where_written(self.ctx, call):
+            return False  # a generator's forwards run where it is consumed, maybe under no_grad
         body = loop_body(loop)
         if self._training_only:
             # models the loop switches stay in eval mode through it no more
