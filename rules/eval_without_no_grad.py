@@ -1149,6 +1149,19 @@ class EvalWithoutNoGrad(Rule):
         "    model.eval()\n"
         "    for y in (model(x).argmax(-1) for x in loader):  # expect: TL406\n"
         "        print(y)\n",
+        # a helper returning the outputs of its comprehension to a caller that only prints them, after
+        # a training loop of its own
+        "import torch\n"
+        "def predict_all(model, inputs):\n"
+        "    model.eval()\n"
+        "    return [model(x).argmax(-1) for x in inputs]  # expect: TL406\n"
+        "def fit(model, optimizer, loader, val_inputs):\n"
+        "    for x, y in loader:\n"
+        "        model.train()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "    print(predict_all(model, val_inputs))\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2254,6 +2267,28 @@ class EvalWithoutNoGrad(Rule):
         "    model.eval()\n"
         "    gen = (model(x) for x in loader)\n"
         "    return consume(gen)\n",
+        # helpers returning the outputs of their loop of forwards (a comprehension, or a `for` appending)
+        # to a caller that back-propagates them (BatchNorm frozen), one also serving an evaluating caller
+        "import torch\n"
+        "def forward_all(model, chunks):\n"
+        "    model.eval()\n"
+        "    return [model(x) for x in chunks]\n"
+        "def train(model, chunks, y, optimizer):\n"
+        "    loss = torch.nn.functional.mse_loss(torch.stack(forward_all(model, chunks)), y)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "def predict_all(model, inputs):\n"
+        "    out = []\n"
+        "    for x in inputs:\n"
+        "        out.append(model(x).softmax(-1))\n"
+        "    return out\n"
+        "def check(model, inputs):\n"
+        "    model.eval()\n"
+        "    return predict_all(model, inputs)\n"
+        "def train_frozen(model, inputs, opt):\n"
+        "    model.eval()\n"
+        "    torch.stack(predict_all(model, inputs)).sum().backward()\n"
+        "    opt.step()\n",
     )
 
     def finish(self) -> None:
@@ -2668,7 +2703,26 @@ class EvalWithoutNoGrad(Rule):
         function = self.ctx.enclosing_function(call)
         if self._function_needs_graph(function if function is not None else self.ctx.module, call, evaluated):
             return self._looked_at_in_training(call, loop)
+        if function is not None and self._kept_for_training(function, call, set()):
+            return False
         return grad_mode_at(self.ctx, call) is None and not self._forward_without_grad(call)
+
+    def _kept_for_training(self, function: cst.FunctionDef, value: cst.BaseExpression,
+                           seen: set[cst.FunctionDef]) -> bool:
+        """What `value` gives outlives the call of `function` (see `outlives_call`: the
+        outputs of its loop returned, `return [model(x) for x in chunks]`), and a caller
+        of it in the file may back-propagate them: it needs a graph where it calls it
+        (see `_function_needs_graph`), or hands them on to such a caller in turn. A
+        function serving an evaluating caller and a training one is such a function."""
+        if function in seen or not outlives_call(self.ctx, function, value):
+            return False
+        seen.add(function)
+        for site in self.ctx.call_sites(function):
+            caller = self.ctx.enclosing_function(site)
+            if self._function_needs_graph(caller if caller is not None else self.ctx.module, site) or (
+                    caller is not None and self._kept_for_training(caller, site, seen)):
+                return True
+        return False
 
     def _looked_at_in_training(self, call: cst.Call, loop: Loop) -> bool:
         """`loop`, which runs `call`, lies in a look at the model now and then (see
