@@ -1162,6 +1162,26 @@ class EvalWithoutNoGrad(Rule):
         "        optimizer.step()\n"
         "        optimizer.zero_grad()\n"
         "    print(predict_all(model, val_inputs))\n",
+        # a helper returning the outputs of its loop to an epoch loop that trains beside it, by a
+        # function handed no output of it
+        "import torch\n"
+        "def predict_all(model, inputs):\n"
+        "    model.eval()\n"
+        "    outs = []\n"
+        "    for x in inputs:\n"
+        "        outs.append(model(x).argmax(-1))  # expect: TL406\n"
+        "    return outs\n"
+        "def train_epoch(model, optimizer, loader):\n"
+        "    model.train()\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "def fit(model, optimizer, loader, val_inputs, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        train_epoch(model, optimizer, loader)\n"
+        "        preds = predict_all(model, val_inputs)\n"
+        "        print(epoch, preds)\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2289,6 +2309,20 @@ class EvalWithoutNoGrad(Rule):
         "    model.eval()\n"
         "    torch.stack(predict_all(model, inputs)).sum().backward()\n"
         "    opt.step()\n",
+        # a helper's comprehension whose outputs its caller hands, through variables, to a function
+        # that back-propagates them
+        "import torch\n"
+        "def forward_all(model, chunks):\n"
+        "    model.eval()\n"
+        "    return [model(x) for x in chunks]\n"
+        "def update(loss, optimizer):\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "def train(model, chunks, y, optimizer, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        outs = forward_all(model, chunks)\n"
+        "        loss = torch.nn.functional.mse_loss(torch.stack(outs), y)\n"
+        "        update(loss, optimizer)\n",
     )
 
     def finish(self) -> None:
@@ -2719,8 +2753,39 @@ class EvalWithoutNoGrad(Rule):
         seen.add(function)
         for site in self.ctx.call_sites(function):
             caller = self.ctx.enclosing_function(site)
-            if self._function_needs_graph(caller if caller is not None else self.ctx.module, site) or (
+            if self._back_propagated(caller if caller is not None else self.ctx.module, site) or (
                     caller is not None and self._kept_for_training(caller, site, seen)):
+                return True
+        return False
+
+    def _back_propagated(self, function: cst.FunctionDef | cst.Module, site: cst.Call) -> bool:
+        """What `site` gives may be back-propagated in `function`: a backward (or a call of
+        code that back-propagates) reads it, or a variable bound from it, in code that may
+        run after it (a training step elsewhere in the epoch loop around `site` is no
+        such reader: `valid_loss = valid_epoch(model, loader)` beside `train_epoch(...)`)."""
+        nodes = self.ctx.subtree(function.body) if type(function) is cst.FunctionDef else self.ctx.own_nodes(function)
+        start = self._runs_after_from(function, site)
+        later = [node for node in nodes if self.ctx.order_index(node) >= start]
+
+        def reads(node: cst.CSTNode) -> bool:
+            return any(part is site or (type(part) is cst.Name and part.value in held) for part in self.ctx.subtree(node))
+
+        held: set[str] = set()
+        changed = True
+        while changed:  # the variables bound from it, through assignments
+            changed = False
+            for node in later:
+                if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign) and node.value is not None \
+                        and reads(node.value):  # type: ignore[attr-defined]
+                    targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
+                    bound = set().union(*(target_names(t) for t in targets))
+                    changed |= not bound <= held
+                    held |= bound
+        for node in later:
+            if type(node) is not cst.Call or not reads(node):
+                continue
+            summary = self.ctx.summaries.of_unwalked_call(node)
+            if is_backward(node) or self._helper_needs_graph(node) or (summary is not None and summary.does(BACKWARD)):
                 return True
         return False
 
