@@ -1,4 +1,5 @@
 import re
+from collections.abc import Sequence
 
 import libcst as cst
 
@@ -19,6 +20,7 @@ from trainlint.analysis.loops import (
     mode_switch,
     reachable_nodes,
     repeating_loop,
+    runs_where_written,
     scheduler_step,
     train_mode_call,
 )
@@ -1140,6 +1142,48 @@ class EvalWithoutNoGrad(Rule):
         "        model.eval()\n"
         "        for vx, vy in held_out:\n"
         "            print((model(vx).argmax(-1) == vy).float().mean().item())  # expect: TL406\n",
+        # generator expressions consumed where they are written: by a builtin, or by a `for`
+        "import torch\n"
+        "def best(model, loader):\n"
+        "    model.eval()\n"
+        "    return max((model(x).max() for x in loader), key=float)  # expect: TL406\n"
+        "def show(model, loader):\n"
+        "    model.eval()\n"
+        "    for y in (model(x).argmax(-1) for x in loader):  # expect: TL406\n"
+        "        print(y)\n",
+        # a helper returning the outputs of its comprehension to a caller that only prints them, after
+        # a training loop of its own
+        "import torch\n"
+        "def predict_all(model, inputs):\n"
+        "    model.eval()\n"
+        "    return [model(x).argmax(-1) for x in inputs]  # expect: TL406\n"
+        "def fit(model, optimizer, loader, val_inputs):\n"
+        "    for x, y in loader:\n"
+        "        model.train()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "    print(predict_all(model, val_inputs))\n",
+        # a helper returning the outputs of its loop to an epoch loop that trains beside it, by a
+        # function handed no output of it
+        "import torch\n"
+        "def predict_all(model, inputs):\n"
+        "    model.eval()\n"
+        "    outs = []\n"
+        "    for x in inputs:\n"
+        "        outs.append(model(x).argmax(-1))  # expect: TL406\n"
+        "    return outs\n"
+        "def train_epoch(model, optimizer, loader):\n"
+        "    model.train()\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "def fit(model, optimizer, loader, val_inputs, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        train_epoch(model, optimizer, loader)\n"
+        "        preds = predict_all(model, val_inputs)\n"
+        "        print(epoch, preds)\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2232,6 +2276,55 @@ class EvalWithoutNoGrad(Rule):
         "        outs.append(model(v))\n"
         "    torch.nn.functional.mse_loss(torch.stack(outs), y).backward()\n"
         "    optimizer.step()\n",
+        # generator expressions handed to a function that runs them under no_grad, in the call or
+        # bound first: their forwards run where they are consumed
+        "import torch\n"
+        "def consume(gen):\n"
+        "    with torch.no_grad():\n"
+        "        return list(gen)\n"
+        "def evaluate(model, loader):\n"
+        "    model.eval()\n"
+        "    return consume(model(x) for x in loader)\n"
+        "def evaluate_bound(model, loader):\n"
+        "    model.eval()\n"
+        "    gen = (model(x) for x in loader)\n"
+        "    return consume(gen)\n",
+        # helpers returning the outputs of their loop of forwards (a comprehension, or a `for` appending)
+        # to a caller that back-propagates them (BatchNorm frozen), one also serving an evaluating caller
+        "import torch\n"
+        "def forward_all(model, chunks):\n"
+        "    model.eval()\n"
+        "    return [model(x) for x in chunks]\n"
+        "def train(model, chunks, y, optimizer):\n"
+        "    loss = torch.nn.functional.mse_loss(torch.stack(forward_all(model, chunks)), y)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "def predict_all(model, inputs):\n"
+        "    out = []\n"
+        "    for x in inputs:\n"
+        "        out.append(model(x).softmax(-1))\n"
+        "    return out\n"
+        "def check(model, inputs):\n"
+        "    model.eval()\n"
+        "    return predict_all(model, inputs)\n"
+        "def train_frozen(model, inputs, opt):\n"
+        "    model.eval()\n"
+        "    torch.stack(predict_all(model, inputs)).sum().backward()\n"
+        "    opt.step()\n",
+        # a helper's comprehension whose outputs its caller hands, through variables, to a function
+        # that back-propagates them
+        "import torch\n"
+        "def forward_all(model, chunks):\n"
+        "    model.eval()\n"
+        "    return [model(x) for x in chunks]\n"
+        "def update(loss, optimizer):\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "def train(model, chunks, y, optimizer, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        outs = forward_all(model, chunks)\n"
+        "        loss = torch.nn.functional.mse_loss(torch.stack(outs), y)\n"
+        "        update(loss, optimizer)\n",
     )
 
     def finish(self) -> None:
@@ -2260,6 +2353,10 @@ class EvalWithoutNoGrad(Rule):
         # (see `_evaluates_by_flag`)
         self._by_flag: set[cst.Call] = set()
         self._phases: dict[cst.FunctionDef, frozenset[str]] = {}
+        # whether each loop's body needs a graph (see `_loop_needs_graph`)
+        self._training_loops: dict[cst.CSTNode, bool] = {}
+        # the innermost loop around each node of a function (see `_innermost_loops`)
+        self._loops_within: dict[cst.CSTNode, dict[int, cst.CSTNode | None]] = {}
         for body in code_bodies(self.ctx):
             self._body = body
             CallFlow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
@@ -2631,8 +2728,8 @@ class EvalWithoutNoGrad(Rule):
         """`call`, run with the models of `evaluated` in eval mode, lies in a loop that
         needs no graph (or in a look at the model now and then inside a training loop)."""
         loop = repeating_loop(self.ctx, call)
-        if loop is None:
-            return False
+        if loop is None or not runs_where_written(self.ctx, call):
+            return False  # a generator's forwards run where it is consumed, maybe under no_grad
         body = loop_body(loop)
         if self._training_only:
             # models the loop switches stay in eval mode through it no more
@@ -2645,16 +2742,74 @@ class EvalWithoutNoGrad(Rule):
         function = self.ctx.enclosing_function(call)
         if self._function_needs_graph(function if function is not None else self.ctx.module, call, evaluated):
             return self._looked_at_in_training(call, loop)
+        if function is not None and self._kept_for_training(function, call, set()):
+            return False
         return grad_mode_at(self.ctx, call) is None and not self._forward_without_grad(call)
+
+    def _kept_for_training(self, function: cst.FunctionDef, value: cst.BaseExpression,
+                           seen: set[cst.FunctionDef]) -> bool:
+        """What `value` gives outlives the call of `function` (see `outlives_call`: the
+        outputs of its loop returned, `return [model(x) for x in chunks]`), and a caller
+        of it in the file may back-propagate them: it needs a graph where it calls it
+        (see `_function_needs_graph`), or hands them on to such a caller in turn. A
+        function serving an evaluating caller and a training one is such a function."""
+        if function in seen or not outlives_call(self.ctx, function, value):
+            return False
+        seen.add(function)
+        for site in self.ctx.call_sites(function):
+            caller = self.ctx.enclosing_function(site)
+            if self._back_propagated(caller if caller is not None else self.ctx.module, site) or (
+                    caller is not None and self._kept_for_training(caller, site, seen)):
+                return True
+        return False
+
+    def _back_propagated(self, function: cst.FunctionDef | cst.Module, site: cst.Call) -> bool:
+        """What `site` gives may be back-propagated in `function`: a backward (or a call of
+        code that back-propagates) reads it, or a variable bound from it, in code that may
+        run after it (a training step elsewhere in the epoch loop around `site` is no
+        such reader: `valid_loss = valid_epoch(model, loader)` beside `train_epoch(...)`)."""
+        nodes = self.ctx.subtree(function.body) if type(function) is cst.FunctionDef else self.ctx.own_nodes(function)
+        start = self._runs_after_from(function, site)
+        later = [node for node in nodes if self.ctx.order_index(node) >= start]
+
+        def reads(node: cst.CSTNode) -> bool:
+            return any(part is site or (type(part) is cst.Name and part.value in held) for part in self.ctx.subtree(node))
+
+        held: set[str] = set()
+        changed = True
+        while changed:  # the variables bound from it, through assignments
+            changed = False
+            for node in later:
+                if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign) and node.value is not None \
+                        and reads(node.value):  # type: ignore[attr-defined]
+                    targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
+                    bound = set().union(*(target_names(t) for t in targets))
+                    changed |= not bound <= held
+                    held |= bound
+        for node in later:
+            if type(node) is not cst.Call or not reads(node):
+                continue
+            summary = self.ctx.summaries.of_unwalked_call(node)
+            if is_backward(node) or self._helper_needs_graph(node) or (summary is not None and summary.does(BACKWARD)):
+                return True
+        return False
 
     def _looked_at_in_training(self, call: cst.Call, loop: Loop) -> bool:
         """`loop`, which runs `call`, lies in a look at the model now and then (see
         `_evaluation_block`) inside the innermost training loop around it (`if step % 500
         == 0: model.eval(); for x in val_loader: ...; model.train()`)."""
         outer = repeating_loop(self.ctx, loop)
-        while outer is not None and not self._needs_graph(loop_body(outer)):
+        while outer is not None and not self._loop_needs_graph(outer):
             outer = repeating_loop(self.ctx, outer)
         return outer is not None and self._evaluation_block(call, outer, loop)
+
+    def _loop_needs_graph(self, loop: Loop) -> bool:
+        """`_needs_graph` of the loop's body, worked out once per loop: every forward of
+        every loop inside asks it of the loops around (linear, not quadratic, in a long
+        training loop of many inner loops)."""
+        if loop not in self._training_loops:
+            self._training_loops[loop] = self._needs_graph(loop_body(loop))
+        return self._training_loops[loop]
 
     def _forward_without_grad(self, call: cst.Call) -> bool:
         """The model's own `forward` runs what this call asks of it under no_grad
@@ -2714,13 +2869,13 @@ class EvalWithoutNoGrad(Rule):
         # the module's own code: not its functions'
         nodes = self.ctx.subtree(function.body) if type(function) is cst.FunctionDef else self.ctx.own_nodes(function)
         around = {id(ancestor) for ancestor in self.ctx.ancestors(call)}
-        apart = {id(node) for loop in nodes
-                 if type(loop) in (cst.For, cst.While) and id(loop) not in around
-                 for node in self.ctx.subtree(loop)}
+        innermost = self._innermost_loops(function, nodes)
         start = self._runs_after_from(function, call)
         before = False
         for node in nodes:
-            if id(node) in apart or (before and self.ctx.order_index(node) < start):
+            loop = innermost[id(node)]
+            # in a loop (or a loop itself) that does not hold the call
+            if (loop is not None and id(loop) not in around) or (before and self.ctx.order_index(node) < start):
                 continue
             callee = self.ctx.local_callee(node)
             if besides is not None and callee is besides:
@@ -2732,6 +2887,19 @@ class EvalWithoutNoGrad(Rule):
                     return True
                 before = True
         return before and type(function) is cst.FunctionDef and outlives_call(self.ctx, function, call)
+
+    def _innermost_loops(self, function: cst.FunctionDef | cst.Module,
+                         nodes: Sequence[cst.CSTNode]) -> dict[int, cst.CSTNode | None]:
+        """The innermost `for` / `while` statement around each of the function's `nodes`
+        (in source order), itself for a loop: worked out once per function, which every
+        forward in it asks `_function_needs_graph` about."""
+        if function not in self._loops_within:
+            innermost: dict[int, cst.CSTNode | None] = {}
+            for node in nodes:
+                innermost[id(node)] = node if type(node) in (cst.For, cst.While) \
+                    else innermost.get(id(self.ctx.parent(node)))
+            self._loops_within[function] = innermost
+        return self._loops_within[function]
 
     def _runs_after_from(self, function: cst.FunctionDef | cst.Module, call: cst.Call) -> int:
         """Where, in source order, the code of `function` that may run after `call` starts:
