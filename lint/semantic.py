@@ -48,13 +48,14 @@ class SemanticModel:
         self._qualified: dict[cst.CSTNode, str | None] = {}
         self._import_heads: frozenset[str] | None = None  # names an import or alias binds (`may_be_imported`)
         self._star_import = False
+        # before the call graph: finding a method's receiver asks a shared analysis of the tree
+        self._shared: dict[Callable[..., object], object] = {}
         self._record_tree()
         self._classes = self._kept_classes(_classes(self.scopes))
         self._constructors = _constructors(self.scopes, self._classes)
         self._callees: dict[cst.Call, cst.FunctionDef] = {}
         self._call_sites: dict[cst.FunctionDef, list[cst.Call]] = {}
         self._record_call_graph()
-        self._shared: dict[Callable[..., object], object] = {}
 
     # -- construction --------------------------------------------------------
     def _record_tree(self) -> None:

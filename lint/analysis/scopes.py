@@ -378,8 +378,7 @@ def receiver_method(ctx: FileContext, expr: cst.BaseExpression, classes: bool = 
 def _bound_by_lambda(ctx: FileContext, name: cst.Name) -> bool:
     """Whether a lambda around `name` (in its function) has a parameter of that name
     (`lambda self: ...` in a method: not the method's; the file's scopes keep no lambdas)."""
-    if not any(param.name.value == name.value for lam in ctx.nodes_of(cst.Lambda)
-               for param in _parameters(lam.params)):  # type: ignore[attr-defined]
+    if name.value not in ctx.shared(_lambda_parameter_names):
         return False  # no lambda of the file takes that name: no walk up
     for ancestor in ctx.ancestors(name):
         if type(ancestor) is cst.FunctionDef:
@@ -387,6 +386,12 @@ def _bound_by_lambda(ctx: FileContext, name: cst.Name) -> bool:
         if type(ancestor) is cst.Lambda and any(param.name.value == name.value for param in _parameters(ancestor.params)):
             return True
     return False
+
+
+def _lambda_parameter_names(ctx: FileContext) -> frozenset[str]:
+    """The names any lambda of the file takes as parameters."""
+    return frozenset(param.name.value for lam in ctx.nodes_of(cst.Lambda)
+                     for param in _parameters(lam.params))  # type: ignore[attr-defined]
 
 
 def as_receiver_path(name: str, receiver: str | None) -> str:
