@@ -48,13 +48,14 @@ class SemanticModel:
         self._qualified: dict[cst.CSTNode, str | None] = {}
         self._import_heads: frozenset[str] | None = None  # names an import or alias binds (`may_be_imported`)
         self._star_import = False
+        # before the call graph: finding a method's receiver asks a shared analysis of the tree
+        self._shared: dict[Callable[..., object], object] = {}
         self._record_tree()
         self._classes = self._kept_classes(_classes(self.scopes))
         self._constructors = _constructors(self.scopes, self._classes)
         self._callees: dict[cst.Call, cst.FunctionDef] = {}
         self._call_sites: dict[cst.FunctionDef, list[cst.Call]] = {}
         self._record_call_graph()
-        self._shared: dict[Callable[..., object], object] = {}
 
     # -- construction --------------------------------------------------------
     def _record_tree(self) -> None:
@@ -279,17 +280,18 @@ class SemanticModel:
         """`classes` but those whose name is bound again, in the scope their `class`
         statement binds it in, to anything but the class itself (`Trainer =
         wrap(Trainer)`, a loop variable, an assignment in a function under `global
-        Trainer`): what the name holds may no longer be the class (`Trainer = Trainer`
-        keeps it)."""
+        Trainer`): what the name holds may no longer be the class (`Trainer = Trainer`,
+        `(Trainer := Trainer)` keep it). A comprehension's variable is the
+        comprehension's own (`[Trainer for Trainer in ...]` binds no name of the module)."""
         rebound: set[str] = set()
         for node in self.nodes_of(cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr,
-                                  cst.AsName, cst.CompFor):
+                                  cst.AsName):
             target = node.name if type(node) is cst.AsName else node.target  # type: ignore[attr-defined]
             value = getattr(self.parent(node), "value", None) if type(node) is cst.AssignTarget else None
-            if type(node) is cst.AnnAssign:
-                if node.value is None:
+            if type(node) in (cst.AnnAssign, cst.NamedExpr):
+                if node.value is None:  # type: ignore[attr-defined]
                     continue  # `Trainer: type`, a declaration only
-                value = node.value
+                value = node.value  # type: ignore[attr-defined]
             for part in _target_names(target):
                 if type(part) is not cst.Name or part.value not in classes:
                     continue

@@ -29,7 +29,7 @@ from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import calling_loops, grad_mode_at, innermost_loop, is_backward, reachable_nodes
 from trainlint.analysis.scopes import (
-    alternatives, argument_slots, assigned_parts, binding_scope, dotted_name, receiver_name,
+    alternatives, argument_slots, assigned_parts, binding_scope, dotted_name, instance_parameter,
 )
 from trainlint.context import FileContext
 from trainlint.analysis.training import (
@@ -1436,6 +1436,41 @@ class LossAccumulatedWithGraph(Rule):
         "        opt.step()\n"
         "        recent.append(loss)  # expect: TL202\n"
         "    return recent\n",
+        # a function of the module the class takes in as a method: `self.train_step(x, y)`
+        # hands it the instance, whose `total` outlives each call
+        "import torch\n"
+        "def train_step(self, x, y):\n"
+        "    loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+        "    self.total += loss  # expect: TL202\n"
+        "    self.optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    self.optimizer.step()\n"
+        "class Trainer:\n"
+        "    train_step = train_step\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "        self.total = 0.0\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            self.train_step(x, y)\n"
+        "        print(self.total)\n",
+        # a function nested in the method, with a `self` of its own that each call is handed
+        # the method's instance by
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "        self.total = 0.0\n"
+        "    def fit(self, loader):\n"
+        "        def helper(self, x, y):\n"
+        "            loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+        "            self.total += loss  # expect: TL202\n"
+        "            self.optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "        for x, y in loader:\n"
+        "            helper(self, x, y)\n"
+        "        print(self.total)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2409,6 +2444,22 @@ class LossAccumulatedWithGraph(Rule):
         "        recent = [l.item() for l in recent[-100:]] if recent else []\n"
         "        last = last[-99:] + [loss.item()]\n"
         "        print(sum(recent) / len(recent), sum(last) / len(last))\n",
+        # a function whose first parameter is called `self` but is handed a new run each
+        # iteration, never a method's instance: the sum goes with the run
+        "import torch\n"
+        "class Run:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer, self.total = model, optimizer, 0.0\n"
+        "def train_step(self, x, y):\n"
+        "    loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+        "    self.total += loss\n"
+        "    self.optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    self.optimizer.step()\n"
+        "    return self.total.item()\n"
+        "def fit(model, optimizer, loader):\n"
+        "    for x, y in loader:\n"
+        "        print(train_step(Run(model, optimizer), x, y))\n",
     )
 
     def finish(self) -> None:
@@ -2943,12 +2994,13 @@ class LossAccumulatedWithGraph(Rule):
     def _receiver(self, node: cst.CSTNode, accumulator: str) -> str | None:
         """What the method whose instance `accumulator` (read at `node`) is an attribute of
         calls that instance: `self` of `self.total`, `trainer` of `trainer.total` in `def
-        _train_step(trainer, x)` or in a function nested in it; None for anything else."""
+        _train_step(trainer, x)` or in a function nested in it, `self` of a function that
+        calls hand the instance (see `instance_parameter`); None for anything else."""
         head, dot, _ = accumulator.partition(".")
         scope = binding_scope(head, self.ctx.scope_of(node)) if dot else None
         if scope is None or not scope.is_function:
             return None
-        return head if receiver_name(self.ctx, scope.node) == head else None  # type: ignore[arg-type]
+        return head if instance_parameter(self.ctx, scope.node) == head else None  # type: ignore[arg-type]
 
     def _loop_around(self, loop: cst.For | cst.While) -> cst.For | cst.While | None:
         parent = self.ctx.parent(loop)

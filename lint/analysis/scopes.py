@@ -359,6 +359,30 @@ def receiver_name(ctx: FileContext, func: cst.FunctionDef, classes: bool = False
     return positional[0].name.value if positional else None
 
 
+def instance_parameter(ctx: FileContext, func: cst.FunctionDef) -> str | None:
+    """The name `func` gives an instance it runs on: a method's receiver (see
+    `receiver_name`), or the first parameter of a function that a call of the file
+    hands a method's instance: a module function a class body takes in as a method,
+    called on the instance (`train_step = train_step`, then `self.train_step(x)`), a
+    function nested in a method called with its receiver (`helper(self, x)`). None
+    for a function no call hands an instance."""
+    own = receiver_name(ctx, func)
+    if own is not None or is_method(ctx, func):
+        return own
+    positional = (*func.params.posonly_params, *func.params.params)
+    if not positional:
+        return None
+    first = positional[0].name.value
+    for call in ctx.call_sites(func):
+        if binds_first_parameter(ctx, call, func):
+            instance = call.func.value if type(call.func) is cst.Attribute else None
+        else:
+            instance = dict(bound_arguments(ctx, call, func)[0]).get(first)
+        if type(instance) is cst.Name and receiver_method(ctx, instance) is not None:
+            return first
+    return None
+
+
 def receiver_method(ctx: FileContext, expr: cst.BaseExpression, classes: bool = False) -> cst.FunctionDef | None:
     """The method whose instance the name `expr` is bound to where it is read: its
     receiver (see `receiver_name`; a classmethod's class too where `classes` asks for
@@ -378,8 +402,7 @@ def receiver_method(ctx: FileContext, expr: cst.BaseExpression, classes: bool = 
 def _bound_by_lambda(ctx: FileContext, name: cst.Name) -> bool:
     """Whether a lambda around `name` (in its function) has a parameter of that name
     (`lambda self: ...` in a method: not the method's; the file's scopes keep no lambdas)."""
-    if not any(param.name.value == name.value for lam in ctx.nodes_of(cst.Lambda)
-               for param in _parameters(lam.params)):  # type: ignore[attr-defined]
+    if name.value not in ctx.shared(_lambda_parameter_names):
         return False  # no lambda of the file takes that name: no walk up
     for ancestor in ctx.ancestors(name):
         if type(ancestor) is cst.FunctionDef:
@@ -387,6 +410,12 @@ def _bound_by_lambda(ctx: FileContext, name: cst.Name) -> bool:
         if type(ancestor) is cst.Lambda and any(param.name.value == name.value for param in _parameters(ancestor.params)):
             return True
     return False
+
+
+def _lambda_parameter_names(ctx: FileContext) -> frozenset[str]:
+    """The names any lambda of the file takes as parameters."""
+    return frozenset(param.name.value for lam in ctx.nodes_of(cst.Lambda)
+                     for param in _parameters(lam.params))  # type: ignore[attr-defined]
 
 
 def as_receiver_path(name: str, receiver: str | None) -> str:

@@ -261,6 +261,10 @@ class Trainer:
     ("for Trainer in candidates:\n    pass", False),
     ("Base, Trainer = pick()", False),
     ("with make() as Trainer:\n    pass", False),
+    ("print([Trainer for Trainer in range(3)])", True),  # a comprehension's variable is its own
+    ("(Trainer := Trainer)", True),
+    ("(Trainer := wrap(Trainer))", False),
+    ("print([(Trainer := t) for t in candidates])", False),  # `:=` binds the module's name
 ])
 def test_a_call_on_a_rebound_class_runs_no_method_of_the_file(rebinding: str, known: bool) -> None:
     """`Trainer.step(self, x)` and `Trainer(x)` run the class's code only while the
