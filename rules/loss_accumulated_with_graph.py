@@ -1471,6 +1471,24 @@ class LossAccumulatedWithGraph(Rule):
         "        for x, y in loader:\n"
         "            helper(self, x, y)\n"
         "        print(self.total)\n",
+        # the list kept before the loop, handed on each iteration under another name (`h =
+        # history` names the same list; it sets nothing anew)
+        "import torch.nn.functional as F\n"
+        "def record(history, v):\n"
+        "    history.append(v)\n"
+        "def train(model, loader, opt):\n"
+        "    history, seen = [], []\n"
+        "    for x, y in loader:\n"
+        "        h, s = history, seen\n"
+        "        h = history\n"
+        "        s = seen\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        record(h, loss)  # expect: TL202\n"
+        "        s.append(loss)  # expect: TL202\n"
+        "    return len(history), len(seen)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2460,6 +2478,19 @@ class LossAccumulatedWithGraph(Rule):
         "def fit(model, optimizer, loader):\n"
         "    for x, y in loader:\n"
         "        print(train_step(Run(model, optimizer), x, y))\n",
+        # two lists emptied by one `del` each iteration: one step's graph at a time
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    losses, scaled = [], []\n"
+        "    for x, y in loader:\n"
+        "        del losses[:], scaled[:]\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n"
+        "        scaled.append(loss * 2)\n"
+        "        print(sum(losses), sum(scaled))\n",
     )
 
     def finish(self) -> None:
@@ -3347,7 +3378,13 @@ def _sets(node: cst.Assign | cst.AnnAssign, accumulator: str) -> bool:
     targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
     return (any(_accumulator_name(t) == accumulator or dotted_name(t) == _base(accumulator) for t in targets)
             and not _adds_to_itself(node) and node.value is not None  # `losses: list` sets nothing
-            and not _keeps_elements(node.value, accumulator))
+            and not _keeps_elements(node.value, accumulator) and not _alias(node.value))
+
+
+def _alias(value: cst.BaseExpression) -> bool:
+    """`value` is another name for an object that may outlive the iteration (`h =
+    history`, the list kept before the loop), not a new one (`None` is no object kept)."""
+    return type(value) is cst.Name and value.value not in ("None", "True", "False")
 
 
 def _keeps_elements(value: cst.BaseExpression, accumulator: str) -> bool:
@@ -3405,8 +3442,12 @@ def _resets(node: cst.CSTNode, accumulator: str) -> bool:
     if type(node) is cst.Call:
         receiver = method_call(node, "clear")
         emptied = receiver if receiver is not None and not node.args else None  # type: ignore[attr-defined]
-    elif type(node) is cst.Del and type(node.target) is cst.Subscript and _whole_slice(node.target):  # type: ignore[attr-defined]
-        emptied = node.target.value  # type: ignore[attr-defined]
+    elif type(node) is cst.Del:
+        # `del losses[:]`, or one of several: `del xs[:], ys[:]`
+        targets = [element.value for element in node.target.elements] if type(node.target) is cst.Tuple \
+            else [node.target]  # type: ignore[attr-defined]
+        return any(type(target) is cst.Subscript and _whole_slice(target)
+                   and _accumulator_name(target.value) in (accumulator, _base(accumulator)) for target in targets)
     else:
         return False
     return emptied is not None and _accumulator_name(emptied) in (accumulator, _base(accumulator))
