@@ -53,6 +53,10 @@ class UpdatedParams(NamedTuple):
     # gradient as zero, or decay it
     without_grad: list[torch.Tensor] | None
     largest_before: list[float]
+    # True when the optimizer is one of torch's that skip a parameter without a gradient: those
+    # are as the update found them, so their norms after it stand for their magnitudes before
+    # (non-finite exactly when those were), and nothing more was measured as the step began
+    left_as_found: bool = False
 
 
 class Gather:

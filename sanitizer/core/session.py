@@ -962,14 +962,18 @@ class Sanitizer:
             _set_grad_enabled(enabled)
         before, self._before_update = self._before_update, None
         without_grad, largest = before if before is not None else (None, [])
-        self._updated.append((UpdatedParams(self.step, locations.user_site(), params, [], without_grad, []),
-                              squares + largest))
+        self._updated.append((UpdatedParams(self.step, locations.user_site(), params, [], without_grad, [],
+                                            left_as_found=largest is None),
+                              squares + (largest or [])))
 
-    def _queue_without_grad(self, record: StepRecord) -> tuple[list[torch.Tensor], list[torch.Tensor]] | None:
+    def _queue_without_grad(self, record: StepRecord, optimizer: torch.optim.Optimizer,
+                            ) -> tuple[list[torch.Tensor], list[torch.Tensor] | None] | None:
         """The optimizer's parameters that have no gradient as its step() begins, and their
         largest magnitudes queued (read with the update's norms): whether one the update
         left non-finite was so already. Nothing to measure in the usual step, where every
-        one has a gradient."""
+        one has a gradient, nor (None in place of the magnitudes) under an optimizer that
+        leaves them as it found them: a frozen backbone handed to AdamW costs no reduction
+        more than its norm after the update, which every parameter gets."""
         if "nonfinite_param" not in self.enabled_kinds:
             return None
         if len(record.params) == len(self._last_params):
@@ -977,6 +981,8 @@ class Sanitizer:
         without_grad = [p for p in _floating(self._last_params) if p.grad is None]
         if not without_grad:
             return [], []
+        if _leaves_gradless_alone(optimizer):
+            return without_grad, None
         enabled = torch.is_grad_enabled()
         _set_grad_enabled(False)
         try:
@@ -1048,7 +1054,8 @@ class Sanitizer:
         record = self._record_step(optimizer, skipped, found_inf, partial)
         record.joins_previous = joins
         # what the update that follows finds (see UpdatedParams)
-        self._before_update = self._queue_without_grad(record) if optimizer is not None and not partial else None
+        self._before_update = (self._queue_without_grad(record, optimizer)
+                               if optimizer is not None and not partial else None)
         self._dispatch(record)
         return joins
 
@@ -1296,10 +1303,25 @@ def _updates_read(queued: list[tuple[UpdatedParams, list[torch.Tensor]]],
     updates, start = [], 0
     for update, queued_squares in queued:
         middle, stop = start + len(update.params), start + len(queued_squares)
-        updates.append(update._replace(norms=norms_from_squares(update.params, squares[start:middle]),
-                                       largest_before=squares[middle:stop]))
+        norms = norms_from_squares(update.params, squares[start:middle])
+        if update.left_as_found:
+            after = {id(param): norm for param, norm in zip(update.params, norms)}
+            largest = [after[id(param)] for param in update.without_grad or ()]
+        else:
+            largest = squares[middle:stop]
+        updates.append(update._replace(norms=norms, largest_before=largest))
         start = stop
     return updates
+
+
+def _leaves_gradless_alone(optimizer: torch.optim.Optimizer) -> bool:
+    """Whether `optimizer`'s step() leaves a parameter without a gradient exactly as it was:
+    torch's own optimizers skip it, LBFGS aside (it moves every parameter along one flat
+    direction). Not a class of the script's (its own step() may decay it), nor one with
+    pre-step hooks of its own (they run after the session's, and may write it)."""
+    kind = type(optimizer)
+    return (kind.__module__.startswith("torch.optim.") and kind is not torch.optim.LBFGS
+            and not getattr(optimizer, "_optimizer_step_pre_hooks", None))
 
 
 def _any_nonfinite(values: dict[str, list[float]], names: tuple[str, ...]) -> bool:
