@@ -30,7 +30,7 @@ class InputSource(NamedTuple):
 
 class BuiltInForward(NamedTuple):
     """A module with trainable parameters first called inside the forward of a module
-    called at an earlier step, which holds no such child (see ForwardTracer)."""
+    called at an earlier step, which holds no such child (see core/built_layers.py)."""
 
     parent: Any  # a weak reference to the module whose forward called it
     layer: str  # its class name

@@ -707,7 +707,8 @@ def _frozen_backbone_run(make_optimizer: Any, nan_after: int | None,
 
     measured = []
     counted = session_module.largest_magnitudes
-    monkeypatch.setattr(session_module, "largest_magnitudes", lambda tensors: measured.extend(tensors) or counted(tensors))
+    monkeypatch.setattr(session_module, "largest_magnitudes",
+                        lambda tensors: measured.extend(tensors) or counted(tensors))
     torch.manual_seed(0)
     model = _FineTuned()
     model.backbone.requires_grad_(False)
@@ -753,3 +754,31 @@ def test_a_nan_written_into_a_frozen_backbone_is_named_alike_under_any_optimizer
     assert (event.step, event.param, event.extra["origin"]) == (2, "spare.weight", "outside_optimizer"), event
     assert ("code outside the optimizer changed it before step 3's update, which had no gradient for it and found "
             "it NaN already") in event.message, event.message
+
+
+def test_a_forward_building_layers_walks_its_module_once_a_step() -> None:
+    """A block whose forward builds four layers per call: whether it holds each one is
+    asked of one walk of its submodules a step, not one walk per layer (a big outermost
+    model building a layer inline was walked whole for each)."""
+    walks = []
+
+    class Block(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.embed = nn.Linear(6, 6)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            h = self.embed(x)
+            for _ in range(4):
+                h = torch.tanh(nn.Linear(6, 6)(h))
+            return h
+
+        def modules(self) -> Any:
+            walks.append(1)
+            return super().modules()
+
+    torch.manual_seed(0)
+    model = Block()
+    session = _run(model, (8, 6), steps=6, lr=0.1)
+    assert len(walks) <= 6, len(walks)
+    assert [e.extra["layers"] for e in session.events if e.kind == "param_not_in_optimizer"] == [4]
