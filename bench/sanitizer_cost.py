@@ -6,6 +6,7 @@
     python bench/sanitizer_cost.py --model tiny --steps 1000 --count-reads  # a 20-64-10 MLP; reads per step
     python bench/sanitizer_cost.py --model tiny --top-level-lines 3000  # the step at the end of a long script
     python bench/sanitizer_cost.py --frozen 0.5    # fine-tuning: the first half of the weights frozen
+    python bench/sanitizer_cost.py --buffers 16    # 16 buffers of 1024 values (EMAs), measured each step
 
 The ratio that `sanitizer_overhead.py` prints moves by several percent between
 runs of the same code on a shared machine; the sanitizer's own share of a step
@@ -128,6 +129,9 @@ def main() -> None:
     parser.add_argument("--frozen", type=float, default=0.0,
                         help="share of the parameter tensors, the first ones, set requires_grad=False and still "
                              "handed to the optimizer (a frozen backbone): they get no gradient at any step")
+    parser.add_argument("--buffers", type=int, default=0,
+                        help="buffers of 1024 floats registered on the model (running statistics of its own), "
+                             "which the sanitizer measures as each step's forward begins")
     parser.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default="fp32",
                         help="autocast dtype on the GPU (fp16 with a GradScaler)")
     args = parser.parse_args()
@@ -141,6 +145,8 @@ def main() -> None:
         work = workloads.transformer(device, dtype, f"transformer-{args.precision}", batch=32, seq=256)
     else:
         work = workloads.CPU_WORKLOADS[args.model]("cpu")
+    for index in range(args.buffers):
+        work.model.register_buffer(f"statistic{index}", torch.ones(1024, device=device))
     params = list(work.model.parameters())
     for param in params[:round(args.frozen * len(params))]:
         param.requires_grad_(False)

@@ -230,6 +230,7 @@ class StepProbe:
     # found them (see core/clearing.py), each with its parameter; and whether others were cleared
     kept: tuple[list[tuple[list[torch.Tensor], Any]], bool] | None = None
     built_in_forward: list[BuiltInForward] = field(default_factory=list)
+    buffers: Any = None  # the model's buffers as the step's first training forward began (BufferMeasure)
     # the step before this one found non-finite gradients: its update broke the weights,
     # and a closure's later calls of that step (see `settle_call`) are non-finite for it
     after_nonfinite: bool = False
@@ -405,6 +406,8 @@ class StepRecord:
     by_hand: bool = False  # no optimizer: the script updates the weights itself between backward passes
     built_in_forward: list[BuiltInForward] = field(default_factory=list)
     loss_dtypes: list[torch.dtype] = field(default_factory=list)  # of `losses`
+    # buffers that turned non-finite since the previous step's forward (NonfiniteBuffer)
+    nonfinite_buffers: list[Any] = field(default_factory=list)
 
     @property
     def loss(self) -> float | None:

@@ -31,6 +31,7 @@ from sanitizer.core.backward_steps import (
     storage_freed,
     trained_leaves,
 )
+from sanitizer.core.buffers import BufferWatch
 from sanitizer.core.catalogue import chosen_kinds
 from sanitizer.core.children import Children
 from sanitizer.core.draws import Draws
@@ -205,6 +206,7 @@ class Sanitizer:
                                            "nonfinite_loss", "nonfinite_grad"})
         self.sources = DataSources()
         self.tracer = ForwardTracer(self, trace, _overriding(self.detectors, "on_forward"))
+        self._buffers = BufferWatch() if "nonfinite_buffer" in self.enabled_kinds else None
         self._backward_listeners = _overriding(self.detectors, "on_backward")
         self._scheduler_listeners = _overriding(self.detectors, "on_scheduler_step")
         self._clip_listeners = _overriding(self.detectors, "on_clip")
@@ -1136,6 +1138,8 @@ class Sanitizer:
         if probe.kept is not None:
             gather.add("kept", [value for queued, _ in probe.kept[0] for value in queued])
         checked = self._queue_initial_param_norms(gather, params)
+        if probe.buffers is not None:
+            gather.add("buffers", [probe.buffers.total])
         updated, self._updated = self._updated, []
         gather.add("updated", [square for _, squares in updated for square in squares])
         scaler = self._scaler() if self._scaler is not None else None
@@ -1169,6 +1173,7 @@ class Sanitizer:
         data_wait, self._data_wait = self._data_wait, 0.0
         trail = probe.trail(values["trail"])
         kept, zeroed = kept_gradient(probe.kept[0], values.get("kept", [])) if probe.kept is not None else (None, False)
+        buffers = self._buffers.judge(probe.buffers, values["buffers"][0]) if probe.buffers is not None else []
         return StepRecord(
             step=self.step, skipped=skipped, partial=partial, losses=values["loss"],
             loss_sites=probe.loss_sites, trail=trail, model_site=probe.model_site,
@@ -1189,7 +1194,13 @@ class Sanitizer:
             kept_gradient=kept, kept_beside_cleared=kept is not None and (probe.kept[1] or zeroed),
             step_site=locations.user_site() if kept is not None else None,
             updates=updates, by_hand=self.step_source is StepSource.BACKWARD,
-            built_in_forward=probe.built_in_forward, loss_dtypes=[loss.dtype for loss in probe.losses])
+            built_in_forward=probe.built_in_forward, loss_dtypes=[loss.dtype for loss in probe.losses],
+            nonfinite_buffers=buffers)
+
+    def measure_buffers(self, model: nn.Module) -> None:
+        """As the step's first training forward of `model` begins (see core/buffers.py)."""
+        if self._buffers is not None and self.probe.buffers is None:
+            self.probe.buffers = self._buffers.measure(model, self.step)
 
     def _queue_initial_param_norms(self, gather: Gather, params: list[torch.Tensor]) -> list[torch.Tensor]:
         """Before the first update the parameters are checked in the step's single read;

@@ -501,3 +501,41 @@ def test_a_floored_normalised_update_is_healthy_and_unchanged(script_runs: Scrip
     run = script_runs.get("normalized_update.py", mode, "healthy")
     assert run.returncode == 0 and run.report["events"] == [], run.report["events"]
     assert run.stdout == script_runs.plain("normalized_update.py", mode, "healthy").stdout
+
+
+PRELAUNCH += [*[("buffer_nan.py", mode) for mode in ("zero-scale", "copied", "nan-batch", "healthy")],
+              *[("plain", "buffer_nan.py", mode) for mode in ("zero-scale", "copied")]]
+
+
+@pytest.mark.parametrize("mode, written", [("zero-scale", 3), ("copied", 2)])
+def test_a_buffer_turned_nan_is_named_with_the_step_that_wrote_it(
+        script_runs: ScriptRuns, mode: str, written: int) -> None:
+    """An EMA buffer its forward updates after using it (0 / 0 on an all-zero batch at step 3),
+    or one the script `.copy_()`s a NaN into after step 2: the next forward's NaN output
+    named `norm`'s output; now the buffer, with the step that wrote it, is the root, and the
+    outputs, loss and gradients of the step after are its symptoms."""
+    run = script_runs.get("buffer_nan.py", mode)
+    assert (run.returncode, run.stdout) == (0, script_runs.plain("buffer_nan.py", mode).stdout), run.stderr
+    event = run.first("nonfinite_buffer")
+    assert (event["step"], event["module"], event["buffer"], event["found_at"]) == (
+        written, "norm", "norm.scale", written + 1), event
+    assert f"buffer norm.scale is NaN as step {written + 1}'s forward begins" in event["message"], event
+    problems = run.report["summary"]["problems"]
+    assert [p["kind"] for p in problems] == ["nonfinite_buffer"], problems
+    assert any(line.startswith(f"nonfinite_activation at step {written + 1}: output of norm")
+               for line in problems[0]["symptoms"]), problems[0]
+
+
+def test_a_buffer_a_nan_batch_reached_is_its_consequence(script_runs: ScriptRuns) -> None:
+    """The NaN batch of step 3 is taken into the EMA buffer: the batch is the root, the
+    buffer one of its symptoms."""
+    run = script_runs.get("buffer_nan.py", "nan-batch")
+    problems = run.report["summary"]["problems"]
+    assert [(p["kind"], p["step"]) for p in problems] == [("nonfinite_input", 3)], problems
+    assert any(line.startswith("nonfinite_buffer at step 3: buffer norm.scale") for line in problems[0]["symptoms"])
+
+
+def test_an_inf_mask_buffer_and_a_healthy_ema_are_not_reported(script_runs: ScriptRuns) -> None:
+    """A causal mask buffer of -inf (non-finite from the start, by design) beside the EMA."""
+    run = script_runs.get("buffer_nan.py", "healthy")
+    assert run.returncode == 0 and run.report["events"] == [], run.report["events"]

@@ -1,0 +1,70 @@
+"""A model whose buffers change as it trains: a `Standardize` layer keeps an EMA of
+its input's scale (`register_buffer("scale", ...)`, updated in forward after using it),
+and divides its input by it; a causal mask buffer holds -inf above the diagonal (a
+constant, by design).
+
+    zero-scale   at step 3 the batch is all zeros: the EMA update divides by the batch's
+                 own scale, 0, and writes NaN into `norm.scale` after step 3's forward used
+                 it (finite). Expected: nonfinite_buffer at step 3 naming buffer
+                 `norm.scale` and module `norm`, first in the diagnosis; step 4's
+                 non-finite outputs fold under it.
+    copied       after step 2 the script copies a NaN statistic into `norm.scale`
+                 (`.copy_()`, as a bad checkpoint does). Expected: nonfinite_buffer at
+                 step 2 naming `norm.scale`.
+    nan-batch    the batch of step 3 holds NaN: the EMA takes it in. Expected: the batch
+                 is the cause (nonfinite_input at step 3), the buffer its consequence.
+    healthy      nothing breaks: the -inf mask is never reported, nor the EMA.
+"""
+import sys
+
+import torch
+from torch import nn
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "zero-scale"
+torch.manual_seed(0)
+D = 8
+
+
+class Standardize(nn.Module):
+    def __init__(self, momentum: float = 0.1) -> None:
+        super().__init__()
+        self.momentum = momentum
+        self.register_buffer("scale", torch.ones(D))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = x / self.scale
+        with torch.no_grad():
+            ratio = x.abs().mean(0) / x.abs().mean(0)  # a relative update: 0 / 0 on an all-zero batch
+            self.scale.mul_(1 - self.momentum).add_(self.momentum * ratio * x.abs().mean(0).clamp_min(1e-3))
+        return out
+
+
+class Net(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.norm = Standardize()
+        self.mix = nn.Linear(D, D)
+        self.register_buffer("mask", torch.full((D, D), float("-inf")).triu(1))
+        self.head = nn.Linear(D, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.mix(self.norm(x))
+        weights = torch.softmax(h.unsqueeze(1) * h.unsqueeze(2) + self.mask, dim=-1)
+        return self.head((weights @ h.unsqueeze(2)).squeeze(2))
+
+
+model = Net()
+opt = torch.optim.SGD(model.parameters(), lr=1e-2)
+for step in range(1, 7):
+    x, y = torch.randn(16, D), torch.randn(16, 1)
+    if step == 3 and mode == "zero-scale":
+        x = torch.zeros(16, D)
+    if step == 3 and mode == "nan-batch":
+        x[0, 0] = float("nan")
+    loss = nn.functional.mse_loss(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    if step == 2 and mode == "copied":
+        model.norm.scale.copy_(torch.full((D,), float("nan")))
+    print(f"{step} {loss.item():.6f}")
