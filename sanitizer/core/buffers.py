@@ -1,6 +1,6 @@
 """Buffers a model changes as it trains (an EMA of a batch statistic, a running scale, a
-codebook's usage), measured as each step's first training forward begins and read with
-the step's single read: one that turned NaN or Inf is named with the step that wrote it
+codebook's usage), measured as each model's first training forward of a step begins and
+read with the step's single read: one that turned NaN or Inf is named with the step that wrote it
 (its forward's own update, after using it, or the script's `.copy_()`), before the
 forward that reads it goes non-finite and blames the module's output.
 
@@ -40,7 +40,7 @@ class _Watched(NamedTuple):
 
 
 class BufferMeasure(NamedTuple):
-    """Buffers measured as a step's first training forward began: the sum of their squared
+    """A model's buffers measured as its first training forward of a step began: the sum of their squared
     norms is read with the step (one value, whatever their number); each one's only when
     that sum is not finite."""
 

@@ -230,7 +230,9 @@ class StepProbe:
     # found them (see core/clearing.py), each with its parameter; and whether others were cleared
     kept: tuple[list[tuple[list[torch.Tensor], Any]], bool] | None = None
     built_in_forward: list[BuiltInForward] = field(default_factory=list)
-    buffers: Any = None  # the model's buffers as the step's first training forward began (BufferMeasure)
+    # each model's buffers as its first training forward of the step began (BufferMeasure), and the models' ids
+    buffers: list[Any] = field(default_factory=list)
+    buffers_measured: set[int] = field(default_factory=set)
     # the step before this one found non-finite gradients: its update broke the weights,
     # and a closure's later calls of that step (see `settle_call`) are non-finite for it
     after_nonfinite: bool = False

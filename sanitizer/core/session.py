@@ -1138,8 +1138,8 @@ class Sanitizer:
         if probe.kept is not None:
             gather.add("kept", [value for queued, _ in probe.kept[0] for value in queued])
         checked = self._queue_initial_param_norms(gather, params)
-        if probe.buffers is not None:
-            gather.add("buffers", [probe.buffers.total])
+        if probe.buffers:
+            gather.add("buffers", [measure.total for measure in probe.buffers])
         updated, self._updated = self._updated, []
         gather.add("updated", [square for _, squares in updated for square in squares])
         scaler = self._scaler() if self._scaler is not None else None
@@ -1173,7 +1173,8 @@ class Sanitizer:
         data_wait, self._data_wait = self._data_wait, 0.0
         trail = probe.trail(values["trail"])
         kept, zeroed = kept_gradient(probe.kept[0], values.get("kept", [])) if probe.kept is not None else (None, False)
-        buffers = self._buffers.judge(probe.buffers, values["buffers"][0]) if probe.buffers is not None else []
+        buffers = [found for measure, total in zip(probe.buffers, values.get("buffers", []))
+                   for found in self._buffers.judge(measure, total)] if self._buffers is not None else []
         return StepRecord(
             step=self.step, skipped=skipped, partial=partial, losses=values["loss"],
             loss_sites=probe.loss_sites, trail=trail, model_site=probe.model_site,
@@ -1198,9 +1199,14 @@ class Sanitizer:
             nonfinite_buffers=buffers)
 
     def measure_buffers(self, model: nn.Module) -> None:
-        """As the step's first training forward of `model` begins (see core/buffers.py)."""
-        if self._buffers is not None and self.probe.buffers is None:
-            self.probe.buffers = self._buffers.measure(model, self.step)
+        """As `model`'s first training forward of the step begins (see core/buffers.py): a
+        GAN's discriminator as well as its generator."""
+        probe = self.probe
+        if self._buffers is not None and id(model) not in probe.buffers_measured:
+            probe.buffers_measured.add(id(model))
+            measure = self._buffers.measure(model, self.step)
+            if measure is not None:
+                probe.buffers.append(measure)
 
     def _queue_initial_param_norms(self, gather: Gather, params: list[torch.Tensor]) -> list[torch.Tensor]:
         """Before the first update the parameters are checked in the step's single read;

@@ -191,8 +191,8 @@ class ForwardTracer:
         first = probe.model_site is None
         if first:
             probe.model_site = site or locations.user_site()
-            if not loss_module:
-                self._session.measure_buffers(module)
+        if not loss_module:
+            self._session.measure_buffers(module)
             self._session.fp16 = self._session.fp16 or _autocast_fp16()
         if self._trace and not loss_module:
             self._trace_inputs(module, args, kwargs if kwargs is not None else inputs.call_kwargs(module), first,

@@ -503,26 +503,28 @@ def test_a_floored_normalised_update_is_healthy_and_unchanged(script_runs: Scrip
     assert run.stdout == script_runs.plain("normalized_update.py", mode, "healthy").stdout
 
 
-PRELAUNCH += [*[("buffer_nan.py", mode) for mode in ("zero-scale", "copied", "nan-batch", "healthy")],
-              *[("plain", "buffer_nan.py", mode) for mode in ("zero-scale", "copied")]]
+PRELAUNCH += [*[("buffer_nan.py", mode) for mode in ("zero-scale", "copied", "critic", "nan-batch", "healthy")],
+              *[("plain", "buffer_nan.py", mode) for mode in ("zero-scale", "copied", "critic")]]
 
 
-@pytest.mark.parametrize("mode, written", [("zero-scale", 3), ("copied", 2)])
+@pytest.mark.parametrize("mode, written, module", [("zero-scale", 3, "norm"), ("copied", 2, "norm"),
+                                                   ("critic", 3, "critic.0")])
 def test_a_buffer_turned_nan_is_named_with_the_step_that_wrote_it(
-        script_runs: ScriptRuns, mode: str, written: int) -> None:
+        script_runs: ScriptRuns, mode: str, written: int, module: str) -> None:
     """An EMA buffer its forward updates after using it (0 / 0 on an all-zero batch at step 3),
-    or one the script `.copy_()`s a NaN into after step 2: the next forward's NaN output
-    named `norm`'s output; now the buffer, with the step that wrote it, is the root, and the
-    outputs, loss and gradients of the step after are its symptoms."""
+    or one the script `.copy_()`s a NaN into after step 2, or the EMA of a critic run second
+    in the step: the next forward's NaN output named the module's output; now the buffer,
+    with the step that wrote it, is the root, and the outputs, loss and gradients of the
+    step after are its symptoms."""
     run = script_runs.get("buffer_nan.py", mode)
     assert (run.returncode, run.stdout) == (0, script_runs.plain("buffer_nan.py", mode).stdout), run.stderr
     event = run.first("nonfinite_buffer")
     assert (event["step"], event["module"], event["buffer"], event["found_at"]) == (
-        written, "norm", "norm.scale", written + 1), event
-    assert f"buffer norm.scale is NaN as step {written + 1}'s forward begins" in event["message"], event
+        written, module, f"{module}.scale", written + 1), event
+    assert f"buffer {module}.scale is NaN as step {written + 1}'s forward begins" in event["message"], event
     problems = run.report["summary"]["problems"]
     assert [p["kind"] for p in problems] == ["nonfinite_buffer"], problems
-    assert any(line.startswith(f"nonfinite_activation at step {written + 1}: output of norm")
+    assert any(line.startswith(f"nonfinite_activation at step {written + 1}: output of {module}")
                for line in problems[0]["symptoms"]), problems[0]
 
 

@@ -13,6 +13,9 @@ constant, by design).
                  step 2 naming `norm.scale`.
     nan-batch    the batch of step 3 holds NaN: the EMA takes it in. Expected: the batch
                  is the cause (nonfinite_input at step 3), the buffer its consequence.
+    critic       a second model, a critic with its own `Standardize`, runs after the
+                 first in each step on the model's output; its batch is all zeros at
+                 step 3. Expected: nonfinite_buffer at step 3 naming the critic's buffer.
     healthy      nothing breaks: the -inf mask is never reported, nor the EMA.
 """
 import sys
@@ -54,7 +57,8 @@ class Net(nn.Module):
 
 
 model = Net()
-opt = torch.optim.SGD(model.parameters(), lr=1e-2)
+critic = nn.Sequential(Standardize(), nn.Linear(D, 1))
+opt = torch.optim.SGD([*model.parameters(), *(critic.parameters() if mode == "critic" else ())], lr=1e-2)
 for step in range(1, 7):
     x, y = torch.randn(16, D), torch.randn(16, 1)
     if step == 3 and mode == "zero-scale":
@@ -62,6 +66,8 @@ for step in range(1, 7):
     if step == 3 and mode == "nan-batch":
         x[0, 0] = float("nan")
     loss = nn.functional.mse_loss(model(x), y)
+    if mode == "critic":
+        loss = loss + critic(torch.zeros(16, D) if step == 3 else x).pow(2).mean()
     opt.zero_grad()
     loss.backward()
     opt.step()
