@@ -64,8 +64,8 @@ class BufferWatch:
         for entry in self._watched(model):
             owner = entry.owner()
             tensor = owner._buffers.get(entry.key) if owner is not None else None
-            if (tensor is not None and not isinstance(tensor, UninitializedBuffer) and inexact(tensor)
-                    and tensor.numel() and self._finite_at.get((id(owner), entry.key), 0) is not None):
+            if (tensor is not None and _readable(tensor) and tensor.numel()
+                    and self._finite_at.get((id(owner), entry.key), 0) is not None):
                 watched.append(entry)
                 tensors.append(tensor)
         if not tensors:
@@ -118,6 +118,14 @@ def _changing_buffers(model: nn.Module) -> list[_Watched]:
             continue
         for key, tensor in module._buffers.items():
             if tensor is not None and len(watched) < MAX_WATCHED and (
-                    isinstance(tensor, UninitializedBuffer) or inexact(tensor)):
+                    isinstance(tensor, UninitializedBuffer) or _readable(tensor)):
                 watched.append(_Watched(weakref.ref(module), key))
     return watched
+
+
+def _readable(tensor: torch.Tensor) -> bool:
+    """A plain dense floating-point tensor holding values on a real device: what a norm reads
+    cheaply and safely. A meta tensor has no values; a sparse, nested or quantized one, or a
+    subclass (a lazy buffer not yet materialized, a DTensor, a FakeTensor), is left out."""
+    return (type(tensor) is torch.Tensor and tensor.device.type != "meta" and tensor.layout is torch.strided
+            and not tensor.is_nested and not tensor.is_quantized and inexact(tensor))

@@ -503,7 +503,8 @@ def test_a_floored_normalised_update_is_healthy_and_unchanged(script_runs: Scrip
     assert run.stdout == script_runs.plain("normalized_update.py", mode, "healthy").stdout
 
 
-PRELAUNCH += [*[("buffer_nan.py", mode) for mode in ("zero-scale", "copied", "critic", "nan-batch", "healthy")],
+PRELAUNCH += [*[("buffer_nan.py", mode) for mode in ("zero-scale", "copied", "critic", "nan-batch", "healthy", "meta",
+                                                     "odd")],
               *[("plain", "buffer_nan.py", mode) for mode in ("zero-scale", "copied", "critic")]]
 
 
@@ -541,3 +542,16 @@ def test_an_inf_mask_buffer_and_a_healthy_ema_are_not_reported(script_runs: Scri
     """A causal mask buffer of -inf (non-finite from the start, by design) beside the EMA."""
     run = script_runs.get("buffer_nan.py", "healthy")
     assert run.returncode == 0 and run.report["events"] == [], run.report["events"]
+
+
+def test_buffers_without_readable_values_are_left_out(script_runs: ScriptRuns) -> None:
+    """A buffer on the meta device (no values) and a sparse one: reading them failed the
+    step's single read every step, and hid the NaN batch of step 3; now they are not
+    measured, and a healthy model holding them (beside a float16 buffer near its largest
+    value and one registered as None) has nothing to report."""
+    run = script_runs.get("buffer_nan.py", "meta")
+    problems = run.report["summary"]["problems"]
+    assert [(p["kind"], p["step"]) for p in problems] == [("nonfinite_input", 3)], problems
+    assert not [e for e in run.report["events"] if e["kind"] == "sanitizer_error"], run.report["events"]
+    healthy = script_runs.get("buffer_nan.py", "odd")
+    assert healthy.returncode == 0 and healthy.report["events"] == [], healthy.report["events"]

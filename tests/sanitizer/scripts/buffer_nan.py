@@ -17,6 +17,12 @@ constant, by design).
                  first in each step on the model's output; its batch is all zeros at
                  step 3. Expected: nonfinite_buffer at step 3 naming the critic's buffer.
     healthy      nothing breaks: the -inf mask is never reported, nor the EMA.
+    meta         the model also holds buffers whose values cannot be read cheaply: one on
+                 the meta device (no values at all), a sparse one; the batch of step 3 holds
+                 NaN. Expected: the batch is the cause (nonfinite_input at step 3), and no
+                 internal error.
+    odd          those buffers, a float16 one near its largest value that its forward adds
+                 to, and one registered as None that the forward then assigns: healthy.
 """
 import sys
 
@@ -49,9 +55,17 @@ class Net(nn.Module):
         self.mix = nn.Linear(D, D)
         self.register_buffer("mask", torch.full((D, D), float("-inf")).triu(1))
         self.head = nn.Linear(D, 1)
+        if mode in ("meta", "odd"):
+            self.register_buffer("shape_only", torch.empty(D, device="meta"))
+            self.register_buffer("sparse", torch.eye(D).to_sparse())
+            self.register_buffer("big16", torch.full((D,), 300.0, dtype=torch.float16))
+            self.register_buffer("later", None)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = self.mix(self.norm(x))
+        if mode == "odd":
+            self.big16.add_(1)
+            self.later = h.detach().mean(0)
         weights = torch.softmax(h.unsqueeze(1) * h.unsqueeze(2) + self.mask, dim=-1)
         return self.head((weights @ h.unsqueeze(2)).squeeze(2))
 
@@ -63,7 +77,7 @@ for step in range(1, 7):
     x, y = torch.randn(16, D), torch.randn(16, 1)
     if step == 3 and mode == "zero-scale":
         x = torch.zeros(16, D)
-    if step == 3 and mode == "nan-batch":
+    if step == 3 and mode in ("nan-batch", "meta"):
         x[0, 0] = float("nan")
     loss = nn.functional.mse_loss(model(x), y)
     if mode == "critic":
