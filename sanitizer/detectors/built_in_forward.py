@@ -65,11 +65,13 @@ def _report(sink: Sink, step: int, layers: list[BuiltInForward], first: int) -> 
     built, several = layers[0], len(parents) > 1
     what = (f"a new {built.layer}" if len(layers) == max(len(parents), 1)
             else f"new {built.layer} layers ({len(layers)} in step {step})")
+    its, trains, build = ("its", "it never trains", "build it") if len(layers) == 1 else (
+        "their", "they never train", "build each")
     sink.emit("param_not_in_optimizer", step,
               f"{_forwards_of(parents, names)} {'build' if several else 'builds'} {what} at every call"
-              f"{f' ({built.site})' if built.site else ''}: their weights are a new random draw at each step and "
-              f"no optimizer holds them, so they never train; build it once in __init__ "
-              f"(self.<name> = nn.{built.layer}(...)) and call that",
+              f"{f' ({built.site})' if built.site else ''}: {its} weights are a new random draw at each step and "
+              f"no optimizer holds them, so {trains}; {build} once in "
+              f"__init__ (self.<name> = nn.{built.layer}(...)) and call that",
               module=names[0] if names else None, where=built.site,
               extra={"built_in_forward": built.layer, "layers": len(layers), "first_built_at": first,
                      **({"modules": names[:MAX_NAMED]} if several else {})})

@@ -187,6 +187,8 @@ def test_several_layers_built_at_one_line_of_forward_are_counted(script_runs: Sc
     assert (event["kind"], event["step"], event["module"], event["where"], event["layers"]) == (
         "param_not_in_optimizer", 3, "model", site, 3), event
     assert "builds new Linear layers (3 in step 3) at every call" in event["message"], event["message"]
+    assert "their weights are a new random draw" in event["message"] and "so they never train; build each once" in (
+        event["message"]), event["message"]
 
 
 def test_a_head_the_loop_builds_and_hands_to_the_forward_is_not_said_built_in_forward(
@@ -226,6 +228,9 @@ def test_a_layer_built_in_the_outermost_forward_names_the_model_once(script_runs
     event = script_runs.get("late_layers.py", "inline").first("param_not_in_optimizer")
     assert (event["step"], event["module"], event["built_in_forward"]) == (3, "Backbone", "Linear"), event
     assert event["message"].startswith("the forward of Backbone builds a new Linear at every call"), event
+    # one layer: its weights, it never trains
+    assert "its weights are a new random draw" in event["message"] and "so it never trains; build it once" in (
+        event["message"]), event["message"]
 
 
 def test_a_momentum_encoder_and_a_second_stage_optimizer_are_no_problem(script_runs: ScriptRuns) -> None:
