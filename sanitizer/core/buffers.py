@@ -1,13 +1,14 @@
 """Buffers a model changes as it trains (an EMA of a batch statistic, a running scale, a
 codebook's usage), measured as each model's first training forward of a step begins and
-read with the step's single read: one that turned NaN or Inf is named with the step that wrote it
-(its forward's own update, after using it, or the script's `.copy_()`), before the
-forward that reads it goes non-finite and blames the module's output.
+read with the step's single read: one that turned NaN or Inf is found with the step that wrote it
+(its forward's own update, after using it, or the script's `.copy_()`); the detector
+names it when a non-finite output or loss follows (detectors/nonfinite_buffer.py).
 
 Left out: the running statistics of torch's normalization layers, which torch updates
 from the batch alone (a NaN there comes from a NaN batch or activation, reported where it
-appears: they are its consequence), integer buffers (a step count), and buffers
-non-finite when first measured (a mask constant of -inf, by design). The buffers are
+appears: they are its consequence), integer buffers (a step count), buffers
+non-finite when first measured (a mask constant of -inf, by design), and those whose values
+cannot be read cheaply (see `_readable`). The buffers are
 those the model's modules hold at its first training forward."""
 from __future__ import annotations
 

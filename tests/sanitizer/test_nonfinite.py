@@ -504,7 +504,7 @@ def test_a_floored_normalised_update_is_healthy_and_unchanged(script_runs: Scrip
 
 
 PRELAUNCH += [*[("buffer_nan.py", mode) for mode in ("zero-scale", "copied", "critic", "nan-batch", "healthy", "meta",
-                                                     "odd")],
+                                                     "odd", "by-design")],
               *[("plain", "buffer_nan.py", mode) for mode in ("zero-scale", "copied", "critic")]]
 
 
@@ -523,6 +523,8 @@ def test_a_buffer_turned_nan_is_named_with_the_step_that_wrote_it(
     assert (event["step"], event["module"], event["buffer"], event["found_at"]) == (
         written, module, f"{module}.scale", written + 1), event
     assert f"buffer {module}.scale is NaN as step {written + 1}'s forward begins" in event["message"], event
+    assert event["nonfinite_at"] == written + 1 and event["message"].endswith(
+        "; that forward gave non-finite outputs"), event
     problems = run.report["summary"]["problems"]
     assert [p["kind"] for p in problems] == ["nonfinite_buffer"], problems
     assert any(line.startswith(f"nonfinite_activation at step {written + 1}: output of {module}")
@@ -542,6 +544,15 @@ def test_an_inf_mask_buffer_and_a_healthy_ema_are_not_reported(script_runs: Scri
     """A causal mask buffer of -inf (non-finite from the start, by design) beside the EMA."""
     run = script_runs.get("buffer_nan.py", "healthy")
     assert run.returncode == 0 and run.report["events"] == [], run.report["events"]
+
+
+def test_buffers_non_finite_by_design_with_finite_outputs_are_not_reported(script_runs: ScriptRuns) -> None:
+    """A causal mask buffer registered as zeros and rebuilt with -inf at each forward, a
+    NaN placeholder, a float16 Inf sentinel: each turns non-finite after the first step,
+    and every output, the loss and the gradients stay finite. Each was reported as a
+    buffer that makes every forward reading it non-finite."""
+    run = script_runs.get("buffer_nan.py", "by-design")
+    assert (run.returncode, run.report["events"]) == (0, []), run.report["events"]
 
 
 def test_buffers_without_readable_values_are_left_out(script_runs: ScriptRuns) -> None:

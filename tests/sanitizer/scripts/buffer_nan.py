@@ -17,6 +17,10 @@ constant, by design).
                  first in each step on the model's output; its batch is all zeros at
                  step 3. Expected: nonfinite_buffer at step 3 naming the critic's buffer.
     healthy      nothing breaks: the -inf mask is never reported, nor the EMA.
+    by-design    buffers that turn non-finite after the first step on purpose while every
+                 output stays finite: a causal mask registered as zeros and rebuilt with
+                 -inf at each forward, a NaN placeholder, a float16 sentinel set to Inf.
+                 Expected: no event.
     meta         the model also holds buffers whose values cannot be read cheaply: one on
                  the meta device (no values at all), a sparse one; the batch of step 3 holds
                  NaN. Expected: the batch is the cause (nonfinite_input at step 3), and no
@@ -55,6 +59,10 @@ class Net(nn.Module):
         self.mix = nn.Linear(D, D)
         self.register_buffer("mask", torch.full((D, D), float("-inf")).triu(1))
         self.head = nn.Linear(D, 1)
+        if mode == "by-design":
+            self.register_buffer("causal", torch.zeros(D, D))
+            self.register_buffer("placeholder", torch.zeros(D))
+            self.register_buffer("sentinel", torch.zeros(D, dtype=torch.float16))
         if mode in ("meta", "odd"):
             self.register_buffer("shape_only", torch.empty(D, device="meta"))
             self.register_buffer("sparse", torch.eye(D).to_sparse())
@@ -66,7 +74,12 @@ class Net(nn.Module):
         if mode == "odd":
             self.big16.add_(1)
             self.later = h.detach().mean(0)
-        weights = torch.softmax(h.unsqueeze(1) * h.unsqueeze(2) + self.mask, dim=-1)
+        if mode == "by-design":
+            self.causal = torch.full((D, D), float("-inf")).triu(1)
+            self.placeholder.fill_(float("nan"))
+            self.sentinel.fill_(float("inf"))
+        mask = self.causal if mode == "by-design" else self.mask  # the rebuilt mask, read: the same
+        weights = torch.softmax(h.unsqueeze(1) * h.unsqueeze(2) + mask, dim=-1)
         return self.head((weights @ h.unsqueeze(2)).squeeze(2))
 
 
