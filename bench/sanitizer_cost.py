@@ -5,6 +5,8 @@
     python bench/sanitizer_cost.py --device cuda --precision bf16   # the transformer, 32 x 256 tokens
     python bench/sanitizer_cost.py --model tiny --steps 1000 --count-reads  # a 20-64-10 MLP; reads per step
     python bench/sanitizer_cost.py --model tiny --top-level-lines 3000  # the step at the end of a long script
+    python bench/sanitizer_cost.py --frozen 0.5    # fine-tuning: the first half of the weights frozen
+    python bench/sanitizer_cost.py --buffers 16    # 16 buffers of 1024 values (EMAs), measured each step
 
 The ratio that `sanitizer_overhead.py` prints moves by several percent between
 runs of the same code on a shared machine; the sanitizer's own share of a step
@@ -124,6 +126,12 @@ def main() -> None:
                              "the code whose lines the hooks look up each step is then as long as a script's")
     parser.add_argument("--count-reads", action="store_true",
                         help="after the timed steps, count the tensor-to-host reads per step (see `ReadCounter`)")
+    parser.add_argument("--frozen", type=float, default=0.0,
+                        help="share of the parameter tensors, the first ones, set requires_grad=False and still "
+                             "handed to the optimizer (a frozen backbone): they get no gradient at any step")
+    parser.add_argument("--buffers", type=int, default=0,
+                        help="buffers of 1024 floats registered on the model (running statistics of its own), "
+                             "which the sanitizer measures as each step's forward begins")
     parser.add_argument("--precision", choices=("fp32", "bf16", "fp16"), default="fp32",
                         help="autocast dtype on the GPU (fp16 with a GradScaler)")
     args = parser.parse_args()
@@ -137,7 +145,12 @@ def main() -> None:
         work = workloads.transformer(device, dtype, f"transformer-{args.precision}", batch=32, seq=256)
     else:
         work = workloads.CPU_WORKLOADS[args.model]("cpu")
-    optimizer = torch.optim.AdamW(work.model.parameters(), lr=1e-4)
+    for index in range(args.buffers):
+        work.model.register_buffer(f"statistic{index}", torch.ones(1024, device=device))
+    params = list(work.model.parameters())
+    for param in params[:round(args.frozen * len(params))]:
+        param.requires_grad_(False)
+    optimizer = torch.optim.AdamW(params, lr=1e-4)
     spent: dict[str, float] = defaultdict(float)
     for owner, name, label in ENTRY_POINTS:
         setattr(owner, name, _timed(getattr(owner, name), label, spent))
@@ -167,7 +180,8 @@ def main() -> None:
             workloads.synchronize(device)
     step = statistics.median(step_times) * 1e6
     mean_step = statistics.fmean(step_times) * 1e6
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} torch threads, {work.name} on {device}, "
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} torch threads, {work.name} on {device}"
+          f"{f' ({args.frozen:.0%} of its parameter tensors frozen)' if args.frozen else ''}, "
           f"{args.steps} steps after {args.warmup}: median and mean per step ({args.clock} clock; the mean also "
           f"counts work done every few steps, such as the leak check's scan every 5th)")
     print(f"{'':<38}{'median':>9}   {'mean':>9}")

@@ -30,7 +30,7 @@ class InputSource(NamedTuple):
 
 class BuiltInForward(NamedTuple):
     """A module with trainable parameters first called inside the forward of a module
-    called at an earlier step, which holds no such child (see ForwardTracer)."""
+    called at an earlier step, which holds no such child (see core/built_layers.py)."""
 
     parent: Any  # a weak reference to the module whose forward called it
     layer: str  # its class name
@@ -53,6 +53,10 @@ class UpdatedParams(NamedTuple):
     # gradient as zero, or decay it
     without_grad: list[torch.Tensor] | None
     largest_before: list[float]
+    # True when the optimizer is one of torch's that skip a parameter without a gradient: those
+    # are as the update found them, so their norms after it stand for their magnitudes before
+    # (non-finite exactly when those were), and nothing more was measured as the step began
+    left_as_found: bool = False
 
 
 class Gather:
@@ -226,6 +230,9 @@ class StepProbe:
     # found them (see core/clearing.py), each with its parameter; and whether others were cleared
     kept: tuple[list[tuple[list[torch.Tensor], Any]], bool] | None = None
     built_in_forward: list[BuiltInForward] = field(default_factory=list)
+    # each model's buffers as its first training forward of the step began (BufferMeasure), and the models' ids
+    buffers: list[Any] = field(default_factory=list)
+    buffers_measured: set[int] = field(default_factory=set)
     # the step before this one found non-finite gradients: its update broke the weights,
     # and a closure's later calls of that step (see `settle_call`) are non-finite for it
     after_nonfinite: bool = False
@@ -401,6 +408,8 @@ class StepRecord:
     by_hand: bool = False  # no optimizer: the script updates the weights itself between backward passes
     built_in_forward: list[BuiltInForward] = field(default_factory=list)
     loss_dtypes: list[torch.dtype] = field(default_factory=list)  # of `losses`
+    # buffers that turned non-finite since the previous step's forward (NonfiniteBuffer)
+    nonfinite_buffers: list[Any] = field(default_factory=list)
 
     @property
     def loss(self) -> float | None:

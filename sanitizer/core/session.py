@@ -31,6 +31,7 @@ from sanitizer.core.backward_steps import (
     storage_freed,
     trained_leaves,
 )
+from sanitizer.core.buffers import BufferWatch
 from sanitizer.core.catalogue import chosen_kinds
 from sanitizer.core.children import Children
 from sanitizer.core.draws import Draws
@@ -205,6 +206,7 @@ class Sanitizer:
                                            "nonfinite_loss", "nonfinite_grad"})
         self.sources = DataSources()
         self.tracer = ForwardTracer(self, trace, _overriding(self.detectors, "on_forward"))
+        self._buffers = BufferWatch() if "nonfinite_buffer" in self.enabled_kinds else None
         self._backward_listeners = _overriding(self.detectors, "on_backward")
         self._scheduler_listeners = _overriding(self.detectors, "on_scheduler_step")
         self._clip_listeners = _overriding(self.detectors, "on_clip")
@@ -973,14 +975,18 @@ class Sanitizer:
             _set_grad_enabled(enabled)
         before, self._before_update = self._before_update, None
         without_grad, largest = before if before is not None else (None, [])
-        self._updated.append((UpdatedParams(self.step, locations.user_site(), params, [], without_grad, []),
-                              squares + largest))
+        self._updated.append((UpdatedParams(self.step, locations.user_site(), params, [], without_grad, [],
+                                            left_as_found=largest is None),
+                              squares + (largest or [])))
 
-    def _queue_without_grad(self, record: StepRecord) -> tuple[list[torch.Tensor], list[torch.Tensor]] | None:
+    def _queue_without_grad(self, record: StepRecord, optimizer: torch.optim.Optimizer,
+                            ) -> tuple[list[torch.Tensor], list[torch.Tensor] | None] | None:
         """The optimizer's parameters that have no gradient as its step() begins, and their
         largest magnitudes queued (read with the update's norms): whether one the update
         left non-finite was so already. Nothing to measure in the usual step, where every
-        one has a gradient."""
+        one has a gradient, nor (None in place of the magnitudes) under an optimizer that
+        leaves them as it found them: a frozen backbone handed to AdamW costs no reduction
+        more than its norm after the update, which every parameter gets."""
         if "nonfinite_param" not in self.enabled_kinds:
             return None
         if len(record.params) == len(self._last_params):
@@ -988,6 +994,8 @@ class Sanitizer:
         without_grad = [p for p in _floating(self._last_params) if p.grad is None]
         if not without_grad:
             return [], []
+        if _leaves_gradless_alone(optimizer):
+            return without_grad, None
         enabled = torch.is_grad_enabled()
         _set_grad_enabled(False)
         try:
@@ -1059,7 +1067,8 @@ class Sanitizer:
         record = self._record_step(optimizer, skipped, found_inf, partial)
         record.joins_previous = joins
         # what the update that follows finds (see UpdatedParams)
-        self._before_update = self._queue_without_grad(record) if optimizer is not None and not partial else None
+        self._before_update = (self._queue_without_grad(record, optimizer)
+                               if optimizer is not None and not partial else None)
         self._dispatch(record)
         return joins
 
@@ -1144,6 +1153,8 @@ class Sanitizer:
         if probe.kept is not None:
             gather.add("kept", [value for queued, _ in probe.kept[0] for value in queued])
         checked = self._queue_initial_param_norms(gather, params)
+        if probe.buffers:
+            gather.add("buffers", [measure.total for measure in probe.buffers])
         updated, self._updated = self._updated, []
         gather.add("updated", [square for _, squares in updated for square in squares])
         scaler = self._scaler() if self._scaler is not None else None
@@ -1177,6 +1188,8 @@ class Sanitizer:
         data_wait, self._data_wait = self._data_wait, 0.0
         trail = probe.trail(values["trail"])
         kept, zeroed = kept_gradient(probe.kept[0], values.get("kept", [])) if probe.kept is not None else (None, False)
+        buffers = [found for measure, total in zip(probe.buffers, values.get("buffers", []))
+                   for found in self._buffers.judge(measure, total)] if self._buffers is not None else []
         return StepRecord(
             step=self.step, skipped=skipped, partial=partial, losses=values["loss"],
             loss_sites=probe.loss_sites, trail=trail, model_site=probe.model_site,
@@ -1197,7 +1210,18 @@ class Sanitizer:
             kept_gradient=kept, kept_beside_cleared=kept is not None and (probe.kept[1] or zeroed),
             step_site=locations.user_site() if kept is not None else None,
             updates=updates, by_hand=self.step_source is StepSource.BACKWARD,
-            built_in_forward=probe.built_in_forward, loss_dtypes=[loss.dtype for loss in probe.losses])
+            built_in_forward=probe.built_in_forward, loss_dtypes=[loss.dtype for loss in probe.losses],
+            nonfinite_buffers=buffers)
+
+    def measure_buffers(self, model: nn.Module) -> None:
+        """As `model`'s first training forward of the step begins (see core/buffers.py): a
+        GAN's discriminator as well as its generator."""
+        probe = self.probe
+        if self._buffers is not None and id(model) not in probe.buffers_measured:
+            probe.buffers_measured.add(id(model))
+            measure = self._buffers.measure(model, self.step)
+            if measure is not None:
+                probe.buffers.append(measure)
 
     def _queue_initial_param_norms(self, gather: Gather, params: list[torch.Tensor]) -> list[torch.Tensor]:
         """Before the first update the parameters are checked in the step's single read;
@@ -1311,10 +1335,25 @@ def _updates_read(queued: list[tuple[UpdatedParams, list[torch.Tensor]]],
     updates, start = [], 0
     for update, queued_squares in queued:
         middle, stop = start + len(update.params), start + len(queued_squares)
-        updates.append(update._replace(norms=norms_from_squares(update.params, squares[start:middle]),
-                                       largest_before=squares[middle:stop]))
+        norms = norms_from_squares(update.params, squares[start:middle])
+        if update.left_as_found:
+            after = {id(param): norm for param, norm in zip(update.params, norms)}
+            largest = [after[id(param)] for param in update.without_grad or ()]
+        else:
+            largest = squares[middle:stop]
+        updates.append(update._replace(norms=norms, largest_before=largest))
         start = stop
     return updates
+
+
+def _leaves_gradless_alone(optimizer: torch.optim.Optimizer) -> bool:
+    """Whether `optimizer`'s step() leaves a parameter without a gradient exactly as it was:
+    torch's own optimizers skip it, LBFGS aside (it moves every parameter along one flat
+    direction). Not a class of the script's (its own step() may decay it), nor one with
+    pre-step hooks of its own (they run after the session's, and may write it)."""
+    kind = type(optimizer)
+    return (kind.__module__.startswith("torch.optim.") and kind is not torch.optim.LBFGS
+            and not getattr(optimizer, "_optimizer_step_pre_hooks", None))
 
 
 def _any_nonfinite(values: dict[str, list[float]], names: tuple[str, ...]) -> bool:

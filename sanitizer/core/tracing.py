@@ -25,7 +25,8 @@ from torch import nn
 
 from sanitizer.core import inputs, locations
 from sanitizer.core.backward_steps import in_backward
-from sanitizer.core.probe import INPUT_SLOT, BuiltInForward, InputSource, inexact
+from sanitizer.core.built_layers import BuiltLayers
+from sanitizer.core.probe import INPUT_SLOT, InputSource, inexact
 
 if TYPE_CHECKING:
     from sanitizer.core.session import Sanitizer
@@ -71,6 +72,7 @@ class ForwardTracer:
         # the modules whose forward ran at all: with or without gradients (a stem run
         # by a reentrant checkpoint on the raw batch, a validation pass)
         self.called = CalledModules()
+        self._built = BuiltLayers()
 
     def drop_listener(self, detector: Detector) -> None:
         """`detector` is told of forward outputs no more."""
@@ -154,19 +156,15 @@ class ForwardTracer:
         self._outermost(module, args, None, None)
 
     def _note_built_in_forward(self, module: nn.Module, parent: nn.Module) -> None:
-        """`module`, called for the first time, inside the forward of `parent` that was
-        called at an earlier step: a layer `parent` built in its forward (with weights a
-        new draw at each call) when it happens again at a later step. One `parent` holds
-        (an expert a router picks first now, a block a growing depth enables now) was
-        built before; whether an optimizer holds its weights is known when the step ends
-        (a task head built for the step, handed in, with an optimizer of its own)."""
+        """`module`, called for the first time, inside the forward of `parent`: a layer
+        built anew at every call when `parent` was called at an earlier step (see
+        core/built_layers.py)."""
         first = self.called.first_step(parent)
         if first is None or first >= self._session.step:
             return
-        trained = [weakref.ref(p) for p in module.parameters(recurse=False) if p.requires_grad]
-        if trained and not any(child is module for child in parent.modules()):
-            self._session.probe.built_in_forward.append(
-                BuiltInForward(weakref.ref(parent), type(module).__name__, locations.user_site(), trained))
+        built = self._built.note(module, parent)
+        if built is not None:
+            self._session.probe.built_in_forward.append(built)
 
     def _outermost(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any] | None,
                    site: str | None) -> None:
@@ -198,6 +196,8 @@ class ForwardTracer:
         first = probe.model_site is None
         if first:
             probe.model_site = site or locations.user_site()
+        if not loss_module:
+            self._session.measure_buffers(module)
             self._session.fp16 = self._session.fp16 or _autocast_fp16()
         if self._trace and not loss_module:
             self._trace_inputs(module, args, kwargs if kwargs is not None else inputs.call_kwargs(module), first,
@@ -308,6 +308,7 @@ class ForwardTracer:
         t.last_output = None
         t.last_node = None
         t.direct_key = None
+        self._built.step_closed()
 
     def module_of_slot(self, slot: int) -> nn.Module | None:
         return self._slot_refs[slot]() if 0 <= slot < len(self._slot_refs) else None

@@ -12,6 +12,7 @@ from sanitizer.detectors.memory_growth import MemoryGrowthDetector
 from sanitizer.detectors.missing_set_epoch import MissingSetEpochDetector
 from sanitizer.detectors.missing_zero_grad import MissingZeroGradDetector
 from sanitizer.detectors.nonfinite import NonfiniteDetector
+from sanitizer.detectors.nonfinite_buffer import NonfiniteBufferDetector
 from sanitizer.detectors.param_not_in_optimizer import ParamNotInOptimizerDetector
 from sanitizer.detectors.rank_divergence import RankDivergenceDetector
 from sanitizer.detectors.scale_collapse import ScaleCollapseDetector
@@ -23,7 +24,7 @@ from sanitizer.detectors.unused_parameter import UnusedParameterDetector
 from sanitizer.detectors.vanishing_grad import VanishingGradDetector
 
 DETECTORS: tuple[type[Detector], ...] = (
-    NonfiniteDetector, LossSpikeDetector, GradSpikeDetector, GradUnderflowDetector,
+    NonfiniteBufferDetector, NonfiniteDetector, LossSpikeDetector, GradSpikeDetector, GradUnderflowDetector,
     ScaleCollapseDetector, VanishingGradDetector, TensorLeakDetector, MemoryGrowthDetector,
     UnusedParameterDetector, ParamNotInOptimizerDetector, DataloaderBoundDetector, FittingDetector,
     RankDivergenceDetector, MissingSetEpochDetector, SchedulerOrderDetector, DivergenceDetector,

@@ -28,7 +28,9 @@ from sanitizer.core.catalogue import (
 from sanitizer.report.access import as_float, event_counts, events_of, rank_reports, severity_of
 from sanitizer.report.formatting import format_number
 
-NONFINITE = ("nonfinite_input", "nonfinite_activation", "nonfinite_loss", "nonfinite_grad", "nonfinite_param")
+# a buffer written during a step follows what the step's forward and loss made non-finite
+NONFINITE = ("nonfinite_input", "nonfinite_activation", "nonfinite_loss", "nonfinite_buffer", "nonfinite_grad",
+             "nonfinite_param")
 # GradScaler's own errors for a loop that misuses it, with what the loop left out and
 # the lint rule that finds it before the run
 SCALER_MISUSE = (
@@ -357,7 +359,7 @@ def _collapse_symptoms(cause: _Group, symptom: _Group) -> bool:
 def _forward_nan_collapse(cause: _Group, symptom: _Group) -> bool:
     """A forward that is already non-finite (a NaN batch, an overflowing op, broken
     weights) makes the scaler skip the step at any scale: its collapse follows."""
-    forward = ("nonfinite_input", "nonfinite_activation", "nonfinite_loss", "nonfinite_param")
+    forward = ("nonfinite_input", "nonfinite_activation", "nonfinite_loss", "nonfinite_buffer", "nonfinite_param")
     if cause.kind not in forward or symptom.kind != "scale_collapse":
         return False
     return cause.step is not None and symptom.step is not None and 0 <= symptom.step - cause.step <= COLLAPSE_LEAD

@@ -669,3 +669,116 @@ def test_the_forward_stack_anomaly_mode_records_has_no_sanitizer_frame() -> None
     assert recorded and not [entry for entry in recorded if sanitizer_root in entry], recorded
     # the test's line, then torch's own frame of `cross_entropy`
     assert "F.cross_entropy(model(" in recorded[-2] and __file__ in recorded[-2], recorded
+
+
+class _ScaledSGD(torch.optim.Optimizer):
+    """The script's own optimizer: its step() is not known to leave a weight without a
+    gradient as it was."""
+
+    def __init__(self, params: Any, lr: float) -> None:
+        super().__init__(params, {"lr": lr})
+
+    @torch.no_grad()
+    def step(self, closure: Any = None) -> None:
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    p.sub_(group["lr"] * p.grad)
+
+
+class _FineTuned(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.backbone = nn.Sequential(nn.Linear(6, 16), nn.Tanh())
+        self.head = nn.Linear(16, 1)
+        self.spare = nn.Linear(16, 1)  # kept for another task: not run here
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.backbone(x))
+
+
+def _frozen_backbone_run(make_optimizer: Any, nan_after: int | None,
+                         monkeypatch: pytest.MonkeyPatch) -> tuple[Sanitizer, int]:
+    """Fine-tuning a head on a frozen backbone that is still handed to the optimizer, for
+    five steps, beside a frozen spare head the forward does not run (its weight written NaN
+    through `.data` after step `nan_after`). Returns the session and how many magnitudes it
+    measured as steps began."""
+    from sanitizer.core import session as session_module
+
+    measured = []
+    counted = session_module.largest_magnitudes
+    monkeypatch.setattr(session_module, "largest_magnitudes",
+                        lambda tensors: measured.extend(tensors) or counted(tensors))
+    torch.manual_seed(0)
+    model = _FineTuned()
+    model.backbone.requires_grad_(False)
+    model.spare.requires_grad_(False)
+    optimizer = make_optimizer(model.parameters())
+    x, y = torch.randn(8, 6), torch.randn(8, 1)
+    with Sanitizer(report=None, stream=io.StringIO(), lint=False) as running:
+        for step in range(1, 6):
+            loss = F.mse_loss(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            if step == nan_after:
+                model.spare.weight.data[0, 0] = float("nan")
+    return running, len(measured)
+
+
+@pytest.mark.parametrize("make_optimizer, measured", [
+    (lambda params: torch.optim.AdamW(params, lr=1e-3), 0),
+    (lambda params: _ScaledSGD(params, lr=1e-3), 4 * 5),  # four frozen tensors, at each of 5 steps
+])
+def test_a_frozen_backbone_costs_no_measure_as_torchs_optimizer_steps(
+        make_optimizer: Any, measured: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frozen backbone handed to AdamW has no gradient at any step: AdamW leaves it as it
+    found it, so no magnitude is measured as its step() begins (its norm after the update,
+    which every weight gets, tells the same); the script's own optimizer still gets the
+    measure. Healthy either way."""
+    running, count = _frozen_backbone_run(make_optimizer, None, monkeypatch)
+    assert count == measured
+    assert running.events == [], running.events
+
+
+@pytest.mark.parametrize("make_optimizer", [lambda params: torch.optim.AdamW(params, lr=1e-3),
+                                            lambda params: _ScaledSGD(params, lr=1e-3)])
+def test_a_nan_written_into_a_frozen_backbone_is_named_alike_under_any_optimizer(
+        make_optimizer: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The NaN written through `.data` after step 2 (no hook sees it) into the head the
+    forward does not run is found by step 3's update, which had no gradient for it: named at
+    step 2, written outside the optimizer, whether the magnitude as step() began was
+    measured (the script's optimizer) or read from the norm after it (AdamW)."""
+    running, _ = _frozen_backbone_run(make_optimizer, 2, monkeypatch)
+    event = next(e for e in running.events if e.kind == "nonfinite_param")
+    assert (event.step, event.param, event.extra["origin"]) == (2, "spare.weight", "outside_optimizer"), event
+    assert ("code outside the optimizer changed it before step 3's update, which had no gradient for it and found "
+            "it NaN already") in event.message, event.message
+
+
+def test_a_forward_building_layers_walks_its_module_once_a_step() -> None:
+    """A block whose forward builds four layers per call: whether it holds each one is
+    asked of one walk of its submodules a step, not one walk per layer (a big outermost
+    model building a layer inline was walked whole for each)."""
+    walks = []
+
+    class Block(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.embed = nn.Linear(6, 6)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            h = self.embed(x)
+            for _ in range(4):
+                h = torch.tanh(nn.Linear(6, 6)(h))
+            return h
+
+        def modules(self) -> Any:
+            walks.append(1)
+            return super().modules()
+
+    torch.manual_seed(0)
+    model = Block()
+    session = _run(model, (8, 6), steps=6, lr=0.1)
+    assert len(walks) <= 6, len(walks)
+    assert [e.extra["layers"] for e in session.events if e.kind == "param_not_in_optimizer"] == [4]

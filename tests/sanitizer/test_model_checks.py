@@ -157,7 +157,8 @@ def test_parameters_replaced_in_forward_are_one_problem(script_runs: ScriptRuns)
 def test_layers_built_inside_forward_at_every_call_are_named_with_their_line(script_runs: ScriptRuns) -> None:
     """`nn.LayerNorm(d)(nn.Linear(d, d)(h) + x)` written in a block's forward: two new layers
     at every call, trained by no optimizer. Nothing was reported (their parameters are freed
-    with the step's graph before any check sees them)."""
+    with the step's graph before any check sees them). Both blocks of the stack run that
+    line: each event names both, where blocks.1 was left out."""
     run = script_runs.get("inline_layers.py")
     plain = script_runs.plain("inline_layers.py")
     assert (run.returncode, run.stdout) == (plain.returncode, plain.stdout), run.stderr
@@ -166,9 +167,44 @@ def test_layers_built_inside_forward_at_every_call_are_named_with_their_line(scr
     assert [(e["kind"], e["step"], e["module"], e["where"], e["built_in_forward"]) for e in events] == [
         ("param_not_in_optimizer", 3, "blocks.0", site, "Linear"),
         ("param_not_in_optimizer", 3, "blocks.0", site, "LayerNorm")], events
-    assert "builds a new Linear at every call" in events[0]["message"] and events[0]["first_built_at"] == 2
+    assert events[0]["message"].startswith("the forwards of blocks.0, blocks.1 (Block) build a new Linear at every "
+                                           "call"), events[0]["message"]
+    assert all(e["modules"] == ["blocks.0", "blocks.1"] and e["layers"] == 2 for e in events), events
+    assert events[0]["first_built_at"] == 2
     problem = run.report["summary"]["problems"][0]
     assert "written inside forward" in problem["advice"], problem
+
+
+PRELAUNCH += [("built_layers.py", mode) for mode in ("loop", "handed", "registered")]
+
+
+def test_several_layers_built_at_one_line_of_forward_are_counted(script_runs: ScriptRuns) -> None:
+    """A refiner's forward loops three times over `nn.Linear(D, D)(h)`: one event for the
+    line, which says three layers were built, where it read as one new Linear."""
+    run = script_runs.get("built_layers.py", "loop")
+    site = f"built_layers.py:{line_of('built_layers.py', 'h = torch.tanh(nn.Linear(D, D)(h))')}"
+    [event] = run.events()
+    assert (event["kind"], event["step"], event["module"], event["where"], event["layers"]) == (
+        "param_not_in_optimizer", 3, "model", site, 3), event
+    assert "builds new Linear layers (3 in step 3) at every call" in event["message"], event["message"]
+    assert "their weights are a new random draw" in event["message"] and "so they never train; build each once" in (
+        event["message"]), event["message"]
+
+
+def test_a_head_the_loop_builds_and_hands_to_the_forward_is_not_said_built_in_forward(
+        script_runs: ScriptRuns) -> None:
+    """A head built in the training loop at each step, handed to `model(x, head)`, no
+    optimizer holding it: named once, by the loop's variable, as weights no optimizer holds;
+    it was also said to be built by the model's forward at every call."""
+    run = script_runs.get("built_layers.py", "handed")
+    [event] = run.events()
+    assert (event["kind"], event["step"], event["module"]) == ("param_not_in_optimizer", 1, "head"), event
+    assert "built_in_forward" not in event and "forward" not in event["message"], event
+
+
+def test_layers_built_once_and_looped_over_are_no_problem(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("built_layers.py", "registered")
+    assert run.returncode == 0 and run.events() == [], run.events()
 
 
 def test_layers_built_in_init_a_lazy_head_and_an_inline_softmax_are_no_problem(script_runs: ScriptRuns) -> None:
@@ -192,6 +228,9 @@ def test_a_layer_built_in_the_outermost_forward_names_the_model_once(script_runs
     event = script_runs.get("late_layers.py", "inline").first("param_not_in_optimizer")
     assert (event["step"], event["module"], event["built_in_forward"]) == (3, "Backbone", "Linear"), event
     assert event["message"].startswith("the forward of Backbone builds a new Linear at every call"), event
+    # one layer: its weights, it never trains
+    assert "its weights are a new random draw" in event["message"] and "so it never trains; build it once" in (
+        event["message"]), event["message"]
 
 
 def test_a_momentum_encoder_and_a_second_stage_optimizer_are_no_problem(script_runs: ScriptRuns) -> None:

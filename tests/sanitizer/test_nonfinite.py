@@ -501,3 +501,68 @@ def test_a_floored_normalised_update_is_healthy_and_unchanged(script_runs: Scrip
     run = script_runs.get("normalized_update.py", mode, "healthy")
     assert run.returncode == 0 and run.report["events"] == [], run.report["events"]
     assert run.stdout == script_runs.plain("normalized_update.py", mode, "healthy").stdout
+
+
+PRELAUNCH += [*[("buffer_nan.py", mode) for mode in ("zero-scale", "copied", "critic", "nan-batch", "healthy", "meta",
+                                                     "odd", "by-design")],
+              *[("plain", "buffer_nan.py", mode) for mode in ("zero-scale", "copied", "critic")]]
+
+
+@pytest.mark.parametrize("mode, written, module", [("zero-scale", 3, "norm"), ("copied", 2, "norm"),
+                                                   ("critic", 3, "critic.0")])
+def test_a_buffer_turned_nan_is_named_with_the_step_that_wrote_it(
+        script_runs: ScriptRuns, mode: str, written: int, module: str) -> None:
+    """An EMA buffer its forward updates after using it (0 / 0 on an all-zero batch at step 3),
+    or one the script `.copy_()`s a NaN into after step 2, or the EMA of a critic run second
+    in the step: the next forward's NaN output named the module's output; now the buffer,
+    with the step that wrote it, is the root, and the outputs, loss and gradients of the
+    step after are its symptoms."""
+    run = script_runs.get("buffer_nan.py", mode)
+    assert (run.returncode, run.stdout) == (0, script_runs.plain("buffer_nan.py", mode).stdout), run.stderr
+    event = run.first("nonfinite_buffer")
+    assert (event["step"], event["module"], event["buffer"], event["found_at"]) == (
+        written, module, f"{module}.scale", written + 1), event
+    assert f"buffer {module}.scale is NaN as step {written + 1}'s forward begins" in event["message"], event
+    assert event["nonfinite_at"] == written + 1 and event["message"].endswith(
+        "; that forward gave non-finite outputs"), event
+    problems = run.report["summary"]["problems"]
+    assert [p["kind"] for p in problems] == ["nonfinite_buffer"], problems
+    assert any(line.startswith(f"nonfinite_activation at step {written + 1}: output of {module}")
+               for line in problems[0]["symptoms"]), problems[0]
+
+
+def test_a_buffer_a_nan_batch_reached_is_its_consequence(script_runs: ScriptRuns) -> None:
+    """The NaN batch of step 3 is taken into the EMA buffer: the batch is the root, the
+    buffer one of its symptoms."""
+    run = script_runs.get("buffer_nan.py", "nan-batch")
+    problems = run.report["summary"]["problems"]
+    assert [(p["kind"], p["step"]) for p in problems] == [("nonfinite_input", 3)], problems
+    assert any(line.startswith("nonfinite_buffer at step 3: buffer norm.scale") for line in problems[0]["symptoms"])
+
+
+def test_an_inf_mask_buffer_and_a_healthy_ema_are_not_reported(script_runs: ScriptRuns) -> None:
+    """A causal mask buffer of -inf (non-finite from the start, by design) beside the EMA."""
+    run = script_runs.get("buffer_nan.py", "healthy")
+    assert run.returncode == 0 and run.report["events"] == [], run.report["events"]
+
+
+def test_buffers_non_finite_by_design_with_finite_outputs_are_not_reported(script_runs: ScriptRuns) -> None:
+    """A causal mask buffer registered as zeros and rebuilt with -inf at each forward, a
+    NaN placeholder, a float16 Inf sentinel: each turns non-finite after the first step,
+    and every output, the loss and the gradients stay finite. Each was reported as a
+    buffer that makes every forward reading it non-finite."""
+    run = script_runs.get("buffer_nan.py", "by-design")
+    assert (run.returncode, run.report["events"]) == (0, []), run.report["events"]
+
+
+def test_buffers_without_readable_values_are_left_out(script_runs: ScriptRuns) -> None:
+    """A buffer on the meta device (no values) and a sparse one: reading them failed the
+    step's single read every step, and hid the NaN batch of step 3; now they are not
+    measured, and a healthy model holding them (beside a float16 buffer near its largest
+    value and one registered as None) has nothing to report."""
+    run = script_runs.get("buffer_nan.py", "meta")
+    problems = run.report["summary"]["problems"]
+    assert [(p["kind"], p["step"]) for p in problems] == [("nonfinite_input", 3)], problems
+    assert not [e for e in run.report["events"] if e["kind"] == "sanitizer_error"], run.report["events"]
+    healthy = script_runs.get("buffer_nan.py", "odd")
+    assert healthy.returncode == 0 and healthy.report["events"] == [], healthy.report["events"]

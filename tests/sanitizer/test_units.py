@@ -722,3 +722,32 @@ def test_a_weight_is_traced_back_over_steps_not_updates_when_many_optimizers_ste
         detector.on_step(record, sink)
     assert sink.events == [("nonfinite_param", 2)], sink.messages
     assert "after step 2, whose optimizer step() left it finite" in sink.messages[0], sink.messages
+
+
+class _BufferSink(_Collector):
+    def module_name(self, module: object) -> str:
+        return "norm"
+
+
+@pytest.mark.parametrize(("later_losses", "expected"), [
+    ([1.0, math.nan], [("nonfinite_buffer", 3)]),  # the next forward but one: its consequence
+    ([1.0, 1.0, math.nan], []),  # three clean steps: dropped, the NaN loss is another story
+])
+def test_a_buffer_turned_nan_is_named_only_when_a_nonfinite_loss_follows_soon(
+        later_losses: list[float], expected: list[tuple[str, int]]) -> None:
+    """A buffer found NaN as step 4's forward began (written during step 3) is held: a
+    non-finite loss within three steps names it, at step 3; past them it is dropped."""
+    from torch import nn
+
+    from sanitizer.core.buffers import NonfiniteBuffer
+    from sanitizer.detectors.nonfinite_buffer import NonfiniteBufferDetector
+
+    detector, sink = NonfiniteBufferDetector(), _BufferSink()
+    found = _record(4, 1.0)
+    found.nonfinite_buffers = [NonfiniteBuffer(nn.Identity(), "scale", math.nan, 3)]
+    detector.on_step(found, sink)
+    for step, loss in enumerate(later_losses, start=5):
+        detector.on_step(_record(step, loss), sink)
+    assert sink.events == expected, sink.messages
+    if expected:
+        assert sink.messages[0].endswith("; step 6's forward gave a non-finite loss"), sink.messages

@@ -1,0 +1,103 @@
+"""A model whose buffers change as it trains: a `Standardize` layer keeps an EMA of
+its input's scale (`register_buffer("scale", ...)`, updated in forward after using it),
+and divides its input by it; a causal mask buffer holds -inf above the diagonal (a
+constant, by design).
+
+    zero-scale   at step 3 the batch is all zeros: the EMA update divides by the batch's
+                 own scale, 0, and writes NaN into `norm.scale` after step 3's forward used
+                 it (finite). Expected: nonfinite_buffer at step 3 naming buffer
+                 `norm.scale` and module `norm`, first in the diagnosis; step 4's
+                 non-finite outputs fold under it.
+    copied       after step 2 the script copies a NaN statistic into `norm.scale`
+                 (`.copy_()`, as a bad checkpoint does). Expected: nonfinite_buffer at
+                 step 2 naming `norm.scale`.
+    nan-batch    the batch of step 3 holds NaN: the EMA takes it in. Expected: the batch
+                 is the cause (nonfinite_input at step 3), the buffer its consequence.
+    critic       a second model, a critic with its own `Standardize`, runs after the
+                 first in each step on the model's output; its batch is all zeros at
+                 step 3. Expected: nonfinite_buffer at step 3 naming the critic's buffer.
+    healthy      nothing breaks: the -inf mask is never reported, nor the EMA.
+    by-design    buffers that turn non-finite after the first step on purpose while every
+                 output stays finite: a causal mask registered as zeros and rebuilt with
+                 -inf at each forward, a NaN placeholder, a float16 sentinel set to Inf.
+                 Expected: no event.
+    meta         the model also holds buffers whose values cannot be read cheaply: one on
+                 the meta device (no values at all), a sparse one; the batch of step 3 holds
+                 NaN. Expected: the batch is the cause (nonfinite_input at step 3), and no
+                 internal error.
+    odd          those buffers, a float16 one near its largest value that its forward adds
+                 to, and one registered as None that the forward then assigns: healthy.
+"""
+import sys
+
+import torch
+from torch import nn
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "zero-scale"
+torch.manual_seed(0)
+D = 8
+
+
+class Standardize(nn.Module):
+    def __init__(self, momentum: float = 0.1) -> None:
+        super().__init__()
+        self.momentum = momentum
+        self.register_buffer("scale", torch.ones(D))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = x / self.scale
+        with torch.no_grad():
+            ratio = x.abs().mean(0) / x.abs().mean(0)  # a relative update: 0 / 0 on an all-zero batch
+            self.scale.mul_(1 - self.momentum).add_(self.momentum * ratio * x.abs().mean(0).clamp_min(1e-3))
+        return out
+
+
+class Net(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.norm = Standardize()
+        self.mix = nn.Linear(D, D)
+        self.register_buffer("mask", torch.full((D, D), float("-inf")).triu(1))
+        self.head = nn.Linear(D, 1)
+        if mode == "by-design":
+            self.register_buffer("causal", torch.zeros(D, D))
+            self.register_buffer("placeholder", torch.zeros(D))
+            self.register_buffer("sentinel", torch.zeros(D, dtype=torch.float16))
+        if mode in ("meta", "odd"):
+            self.register_buffer("shape_only", torch.empty(D, device="meta"))
+            self.register_buffer("sparse", torch.eye(D).to_sparse())
+            self.register_buffer("big16", torch.full((D,), 300.0, dtype=torch.float16))
+            self.register_buffer("later", None)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.mix(self.norm(x))
+        if mode == "odd":
+            self.big16.add_(1)
+            self.later = h.detach().mean(0)
+        if mode == "by-design":
+            self.causal = torch.full((D, D), float("-inf")).triu(1)
+            self.placeholder.fill_(float("nan"))
+            self.sentinel.fill_(float("inf"))
+        mask = self.causal if mode == "by-design" else self.mask  # the rebuilt mask, read: the same
+        weights = torch.softmax(h.unsqueeze(1) * h.unsqueeze(2) + mask, dim=-1)
+        return self.head((weights @ h.unsqueeze(2)).squeeze(2))
+
+
+model = Net()
+critic = nn.Sequential(Standardize(), nn.Linear(D, 1))
+opt = torch.optim.SGD([*model.parameters(), *(critic.parameters() if mode == "critic" else ())], lr=1e-2)
+for step in range(1, 7):
+    x, y = torch.randn(16, D), torch.randn(16, 1)
+    if step == 3 and mode == "zero-scale":
+        x = torch.zeros(16, D)
+    if step == 3 and mode in ("nan-batch", "meta"):
+        x[0, 0] = float("nan")
+    loss = nn.functional.mse_loss(model(x), y)
+    if mode == "critic":
+        loss = loss + critic(torch.zeros(16, D) if step == 3 else x).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    if step == 2 and mode == "copied":
+        model.norm.scale.copy_(torch.full((D,), float("nan")))
+    print(f"{step} {loss.item():.6f}")
