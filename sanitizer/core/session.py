@@ -18,6 +18,7 @@ from typing import Any, Iterable, TextIO
 
 import torch
 from torch import nn
+from torch.optim import optimizer as optimizer_globals
 
 from sanitizer.core import hooks, locations, loss_calls
 from sanitizer.core.backward_steps import (
@@ -1350,10 +1351,20 @@ def _leaves_gradless_alone(optimizer: torch.optim.Optimizer) -> bool:
     """Whether `optimizer`'s step() leaves a parameter without a gradient exactly as it was:
     torch's own optimizers skip it, LBFGS aside (it moves every parameter along one flat
     direction). Not a class of the script's (its own step() may decay it), nor one with
-    pre-step hooks of its own (they run after the session's, and may write it)."""
+    step hooks of the script's, its own or global (they run between the session's, and may write it)."""
     kind = type(optimizer)
     return (kind.__module__.startswith("torch.optim.") and kind is not torch.optim.LBFGS
-            and not getattr(optimizer, "_optimizer_step_pre_hooks", None))
+            and not _scripts_step_hooks(optimizer))
+
+
+def _scripts_step_hooks(optimizer: torch.optim.Optimizer) -> bool:
+    """Whether step hooks other than the session's own (global, from core/hooks.py) run
+    around `optimizer.step()`."""
+    registered = [*getattr(optimizer, "_optimizer_step_pre_hooks", {}).values(),
+             *getattr(optimizer, "_optimizer_step_post_hooks", {}).values(),
+             *getattr(optimizer_globals, "_global_optimizer_pre_hooks", {}).values(),
+             *getattr(optimizer_globals, "_global_optimizer_post_hooks", {}).values()]
+    return any(getattr(hook, "__module__", None) != hooks.__name__ for hook in registered)
 
 
 def _any_nonfinite(values: dict[str, list[float]], names: tuple[str, ...]) -> bool:

@@ -165,6 +165,23 @@ def test_weights_written_between_steps_are_not_blamed_on_the_update_alone(script
     assert run.report["summary"]["problems"][0]["kind"] == "nonfinite_param"
 
 
+PRELAUNCH += [("frozen_hooked.py", mode) for mode in ("post", "global-pre", "look-alike")]
+
+
+@pytest.mark.parametrize("mode", ["post", "global-pre"])
+def test_frozen_weights_a_step_hook_writes_are_named_at_that_step(script_runs: ScriptRuns, mode: str) -> None:
+    """A frozen layer that a step hook of the script's (the optimizer's post-step hook, a
+    global pre-step hook running after the sanitizer's) divides by zero inside step 3's
+    step(): the weights were read before step() and taken as untouched by it, so the NaN was
+    put at step 2, "Inf already before the update"; now a step hook not the sanitizer's
+    keeps them read after the update, which names step 3."""
+    run = script_runs.get("frozen_hooked.py", mode)
+    event = run.first("nonfinite_param")
+    assert (event["step"], event["param"]) == (3, "0.weight"), event
+    assert "already" not in event["message"], event
+    assert script_runs.get("frozen_hooked.py", "look-alike").report["events"] == []
+
+
 def test_parameter_broken_by_the_update(script_runs: ScriptRuns) -> None:
     run = script_runs.get("nonfinite_param.py")
     event = run.first("nonfinite_param")
