@@ -2,7 +2,7 @@
 codebook's usage), measured as each model's first training forward of a step begins and
 read with the step's single read: one that turned NaN or Inf is found with the step that wrote it
 (its forward's own update, after using it, or the script's `.copy_()`); the detector
-names it when a non-finite output or loss follows (detectors/nonfinite_buffer.py).
+names it when the forward that reads it gives non-finite outputs (detectors/nonfinite_buffer.py).
 
 Left out: the running statistics of torch's normalization layers, which torch updates
 from the batch alone (a NaN there comes from a NaN batch or activation, reported where it

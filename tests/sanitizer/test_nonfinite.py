@@ -521,7 +521,8 @@ def test_a_floored_normalised_update_is_healthy_and_unchanged(script_runs: Scrip
 
 
 PRELAUNCH += [*[("buffer_nan.py", mode) for mode in ("zero-scale", "copied", "critic", "nan-batch", "healthy", "meta",
-                                                     "odd", "by-design")],
+                                                     "odd", "by-design", "by-design-lr", "loss-nan",
+                                                     "ema-weight")],
               *[("plain", "buffer_nan.py", mode) for mode in ("zero-scale", "copied", "critic")]]
 
 
@@ -540,8 +541,8 @@ def test_a_buffer_turned_nan_is_named_with_the_step_that_wrote_it(
     assert (event["step"], event["module"], event["buffer"], event["found_at"]) == (
         written, module, f"{module}.scale", written + 1), event
     assert f"buffer {module}.scale is NaN as step {written + 1}'s forward begins" in event["message"], event
-    assert event["nonfinite_at"] == written + 1 and event["message"].endswith(
-        "; that forward gave non-finite outputs"), event
+    assert f"written after step {written}'s forward began and before step {written + 1}'s" in event["message"]
+    assert event["message"].endswith("; that forward gave non-finite outputs"), event
     problems = run.report["summary"]["problems"]
     assert [p["kind"] for p in problems] == ["nonfinite_buffer"], problems
     assert any(line.startswith(f"nonfinite_activation at step {written + 1}: output of {module}")
@@ -570,6 +571,20 @@ def test_buffers_non_finite_by_design_with_finite_outputs_are_not_reported(scrip
     buffer that makes every forward reading it non-finite."""
     run = script_runs.get("buffer_nan.py", "by-design")
     assert (run.returncode, run.report["events"]) == (0, []), run.report["events"]
+
+
+@pytest.mark.parametrize("mode, root", [("by-design-lr", ("nonfinite_activation", 3)),
+                                        ("loss-nan", ("nonfinite_loss", 3))])
+def test_a_buffer_whose_first_forward_stays_finite_is_not_the_root(
+        script_runs: ScriptRuns, mode: str, root: tuple[str, int]) -> None:
+    """Buffers non-finite by design, then a learning rate that blows the weights up a step
+    later; a NaN "not measured yet" buffer, then a NaN the loss code makes from finite
+    outputs: each buffer was the root of what came after it, at step 1. The forward that
+    first read it gave finite outputs: it poisoned nothing, and is not reported."""
+    run = script_runs.get("buffer_nan.py", mode)
+    assert not run.events("nonfinite_buffer"), run.events("nonfinite_buffer")
+    problems = run.report["summary"]["problems"]
+    assert [(p["kind"], p["step"]) for p in problems] == [root], problems
 
 
 def test_buffers_without_readable_values_are_left_out(script_runs: ScriptRuns) -> None:

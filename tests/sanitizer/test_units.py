@@ -729,25 +729,31 @@ class _BufferSink(_Collector):
         return "norm"
 
 
-@pytest.mark.parametrize(("later_losses", "expected"), [
-    ([1.0, math.nan], [("nonfinite_buffer", 3)]),  # the next forward but one: its consequence
-    ([1.0, 1.0, math.nan], []),  # three clean steps: dropped, the NaN loss is another story
+@pytest.mark.parametrize(("trail", "losses", "expected"), [
+    ([(0, 1.0), (1, math.inf)], [1.0, 1.0], [("nonfinite_buffer", 3)]),  # the forward reading it: its consequence
+    ([(0, 1.0), (1, 1.0)], [math.nan, 1.0], []),  # finite outputs, a NaN loss: the loss code's
+    ([(0, 1.0), (1, 1.0)], [1.0, math.nan], []),  # finite outputs: dropped, a later NaN is another story
+    ([(0, math.nan), (1, math.nan)], [1.0, 1.0], []),  # a NaN batch explains the outputs
 ])
-def test_a_buffer_turned_nan_is_named_only_when_a_nonfinite_loss_follows_soon(
-        later_losses: list[float], expected: list[tuple[str, int]]) -> None:
-    """A buffer found NaN as step 4's forward began (written during step 3) is held: a
-    non-finite loss within three steps names it, at step 3; past them it is dropped."""
+def test_a_buffer_turned_nan_is_named_only_when_the_forward_reading_it_goes_non_finite(
+        trail: list[tuple[int, float]], losses: list[float], expected: list[tuple[str, int]]) -> None:
+    """A buffer found NaN as step 4's forward began (finite as step 3's did) is named, at
+    step 3, only when step 4's forward gives non-finite module outputs from a finite batch;
+    a NaN loss from finite outputs, or a NaN a step later, is not its doing."""
     from torch import nn
 
     from sanitizer.core.buffers import NonfiniteBuffer
+    from sanitizer.core.probe import INPUT_SLOT
     from sanitizer.detectors.nonfinite_buffer import NonfiniteBufferDetector
 
     detector, sink = NonfiniteBufferDetector(), _BufferSink()
-    found = _record(4, 1.0)
+    found = _record(4, losses[0])
+    found.trail = [(INPUT_SLOT if slot == 0 else slot, mag) for slot, mag in trail]
     found.nonfinite_buffers = [NonfiniteBuffer(nn.Identity(), "scale", math.nan, 3)]
     detector.on_step(found, sink)
-    for step, loss in enumerate(later_losses, start=5):
-        detector.on_step(_record(step, loss), sink)
+    later = _record(5, losses[1])
+    later.trail = [(INPUT_SLOT, 1.0), (1, math.nan if math.isnan(losses[1]) else 1.0)]
+    detector.on_step(later, sink)
     assert sink.events == expected, sink.messages
     if expected:
-        assert sink.messages[0].endswith("; step 6's forward gave a non-finite loss"), sink.messages
+        assert "written after step 3's forward began and before step 4's" in sink.messages[0], sink.messages

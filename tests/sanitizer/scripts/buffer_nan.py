@@ -21,6 +21,16 @@ constant, by design).
                  output stays finite: a causal mask registered as zeros and rebuilt with
                  -inf at each forward, a NaN placeholder, a float16 sentinel set to Inf.
                  Expected: no event.
+    by-design-lr those buffers, and from step 2 a learning rate of 1e30 that blows the weights
+                 up: the forward that first read the buffers non-finite (step 2's) gave finite
+                 outputs, so the blow-up is not theirs. Expected: no nonfinite_buffer.
+    loss-nan     after step 1 the script fills a `score` buffer with NaN ("not measured yet"),
+                 which no forward reads; at step 3 the loss code makes NaN (0 * log(0)) from
+                 finite outputs. Expected: nonfinite_loss at step 3 is the root, no nonfinite_buffer.
+    ema-weight   after each step() the script keeps an EMA of `mix.weight` in a buffer that
+                 the forward adds to its input; at step 3 a learning rate of Inf breaks the
+                 weight, and the EMA copies it. Expected: nonfinite_param at step 3 is the
+                 root, the buffer (written at step 3 too) one of its symptoms.
     meta         the model also holds buffers whose values cannot be read cheaply: one on
                  the meta device (no values at all), a sparse one; the batch of step 3 holds
                  NaN. Expected: the batch is the cause (nonfinite_input at step 3), and no
@@ -59,7 +69,11 @@ class Net(nn.Module):
         self.mix = nn.Linear(D, D)
         self.register_buffer("mask", torch.full((D, D), float("-inf")).triu(1))
         self.head = nn.Linear(D, 1)
-        if mode == "by-design":
+        if mode == "loss-nan":
+            self.register_buffer("score", torch.zeros(1))
+        if mode == "ema-weight":
+            self.register_buffer("ema_w", self.mix.weight.detach().clone())
+        if mode.startswith("by-design"):
             self.register_buffer("causal", torch.zeros(D, D))
             self.register_buffer("placeholder", torch.zeros(D))
             self.register_buffer("sentinel", torch.zeros(D, dtype=torch.float16))
@@ -70,15 +84,17 @@ class Net(nn.Module):
             self.register_buffer("later", None)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if mode == "ema-weight":
+            x = x + self.ema_w.sum(0)
         h = self.mix(self.norm(x))
         if mode == "odd":
             self.big16.add_(1)
             self.later = h.detach().mean(0)
-        if mode == "by-design":
+        if mode.startswith("by-design"):
             self.causal = torch.full((D, D), float("-inf")).triu(1)
             self.placeholder.fill_(float("nan"))
             self.sentinel.fill_(float("inf"))
-        mask = self.causal if mode == "by-design" else self.mask  # the rebuilt mask, read: the same
+        mask = self.causal if mode.startswith("by-design") else self.mask  # the rebuilt mask, read: the same
         weights = torch.softmax(h.unsqueeze(1) * h.unsqueeze(2) + mask, dim=-1)
         return self.head((weights @ h.unsqueeze(2)).squeeze(2))
 
@@ -92,12 +108,23 @@ for step in range(1, 7):
         x = torch.zeros(16, D)
     if step == 3 and mode in ("nan-batch", "meta"):
         x[0, 0] = float("nan")
+    if step == 2 and mode == "by-design-lr":
+        opt.param_groups[0]["lr"] = 1e30
+    if step == 3 and mode == "ema-weight":
+        opt.param_groups[0]["lr"] = float("inf")
     loss = nn.functional.mse_loss(model(x), y)
+    if step == 3 and mode == "loss-nan":
+        loss = loss + 0 * torch.log(torch.zeros(()))
     if mode == "critic":
         loss = loss + critic(torch.zeros(16, D) if step == 3 else x).pow(2).mean()
     opt.zero_grad()
     loss.backward()
     opt.step()
+    if mode == "ema-weight":
+        with torch.no_grad():
+            model.ema_w.mul_(0.9).add_(0.1 * model.mix.weight)
+    if step == 1 and mode == "loss-nan":
+        model.score.fill_(float("nan"))
     if step == 2 and mode == "copied":
         model.norm.scale.copy_(torch.full((D,), float("nan")))
     print(f"{step} {loss.item():.6f}")
