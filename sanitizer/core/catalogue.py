@@ -69,11 +69,6 @@ _KINDS = (
          "the loss is NaN/Inf: follow the culprit module; lower the learning rate, "
          "clip gradients, use numerically stable losses (and bf16 rather than fp16 "
          "when training under fp16 autocast)"),
-    Kind("nonfinite_buffer", "error", "model",
-         "a buffer of the model (an EMA, a running scale or statistic, a mask) went NaN/Inf: find "
-         "the code that writes it (its module's forward after using it, or the script's .copy_()), "
-         "guard the value it takes (a division by a count or a variance of zero, an overflowing "
-         "statistic, a non-finite batch), and reset or reload the buffer"),
     Kind("loss_spike", "warning", "loss",
          "the loss jumped far above its recent median: look for outlier batches, "
          "lower the learning rate or add warmup, clip gradients"),
@@ -84,6 +79,11 @@ _KINDS = (
          "a parameter became NaN/Inf after an update: an exploding or non-finite "
          "update (learning rate too high, Adam eps=0, a division by zero), or code "
          "that writes the weights between steps (a renormalisation, pruning, a loaded checkpoint)"),
+    Kind("nonfinite_buffer", "error", "model",
+         "a buffer of the model (an EMA, a running scale or statistic, a mask) went NaN/Inf: find "
+         "the code that writes it (its module's forward after using it, or the script's .copy_()), "
+         "guard the value it takes (a division by a count or a variance of zero, an overflowing "
+         "statistic, a non-finite batch), and reset or reload the buffer"),
     Kind("grad_spike", "warning", "optimization",
          "the global gradient norm jumped far above its recent median: clip "
          "gradients (clip_grad_norm_), lower the learning rate, inspect the batch"),

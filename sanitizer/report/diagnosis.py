@@ -28,9 +28,10 @@ from sanitizer.core.catalogue import (
 from sanitizer.report.access import as_float, event_counts, events_of, rank_reports, severity_of
 from sanitizer.report.formatting import format_number
 
-# a buffer written during a step follows what the step's forward and loss made non-finite
-NONFINITE = ("nonfinite_input", "nonfinite_activation", "nonfinite_loss", "nonfinite_buffer", "nonfinite_grad",
-             "nonfinite_param")
+# a buffer is reported at the step that last found it finite: written after that step's forward
+# began, it follows all that step made non-finite, its update included (an EMA of a broken weight)
+NONFINITE = ("nonfinite_input", "nonfinite_activation", "nonfinite_loss", "nonfinite_grad", "nonfinite_param",
+             "nonfinite_buffer")
 # GradScaler's own errors for a loop that misuses it, with what the loop left out and
 # the lint rule that finds it before the run
 SCALER_MISUSE = (

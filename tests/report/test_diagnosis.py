@@ -67,6 +67,16 @@ def test_the_first_non_finite_value_is_the_root_whatever_its_kind():
     assert _shape(events) == [("nonfinite_grad", ["nonfinite_param", "nonfinite_loss"])]
 
 
+def test_a_buffer_written_in_a_step_follows_all_that_step_made_non_finite():
+    """A buffer is reported at the step that last found it finite, written after that step's
+    forward began: a weight the same step's update broke (an EMA copying it), or its
+    gradients, come first; the buffer was the root ahead of them."""
+    events = [_event("nonfinite_buffer", 3), _event("nonfinite_param", 3), _event("nonfinite_activation", 4)]
+    assert _shape(events) == [("nonfinite_param", ["nonfinite_buffer", "nonfinite_activation"])]
+    events = [_event("nonfinite_grad", 3), _event("nonfinite_buffer", 3)]
+    assert _shape(events) == [("nonfinite_grad", ["nonfinite_buffer"])]
+
+
 def test_weights_broken_before_the_first_update_explain_the_forward_they_break():
     """An Inf bias from its initialisation is found with the step's own values; it was
     there before the forward ran, so it is the root, not one more symptom."""

@@ -587,6 +587,16 @@ def test_a_buffer_whose_first_forward_stays_finite_is_not_the_root(
     assert [(p["kind"], p["step"]) for p in problems] == [root], problems
 
 
+def test_a_buffer_copying_a_weight_the_update_broke_follows_the_weight(script_runs: ScriptRuns) -> None:
+    """An EMA of a weight kept by the script after step(): step 3's update breaks the weight
+    and the EMA copies it, both at step 3. The buffer was put first, as the root; the weight
+    is, the buffer one of its symptoms."""
+    run = script_runs.get("buffer_nan.py", "ema-weight")
+    problems = run.report["summary"]["problems"]
+    assert [(p["kind"], p["step"]) for p in problems] == [("nonfinite_param", 3)], problems
+    assert any(line.startswith("nonfinite_buffer at step 3: buffer Net.ema_w") for line in problems[0]["symptoms"])
+
+
 def test_buffers_without_readable_values_are_left_out(script_runs: ScriptRuns) -> None:
     """A buffer on the meta device (no values) and a sparse one: reading them failed the
     step's single read every step, and hid the NaN batch of step 3; now they are not
