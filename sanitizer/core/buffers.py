@@ -55,9 +55,10 @@ class BufferMeasure(NamedTuple):
 class BufferWatch:
     def __init__(self) -> None:
         self._models: dict[int, tuple[weakref.ref[nn.Module], list[_Watched]]] = {}
-        # (id of the owner, key) -> the step whose forward last found it finite; None: found
-        # non-finite when first measured (by design), or already told
-        self._finite_at: dict[tuple[int, str], int | None] = {}
+        # owner -> key -> the step whose forward last found it finite; None: found non-finite
+        # when first measured (by design), or already told. Weakly keyed: a module that dies
+        # takes its entries along, never left to one that gets its id
+        self._finite_at: weakref.WeakKeyDictionary[nn.Module, dict[str, int | None]] = weakref.WeakKeyDictionary()
 
     def measure(self, model: nn.Module, step: int) -> BufferMeasure | None:
         """`model`'s watched buffers, their squared norms taken now (as its forward begins)."""
@@ -66,7 +67,7 @@ class BufferWatch:
             owner = entry.owner()
             tensor = owner._buffers.get(entry.key) if owner is not None else None
             if (tensor is not None and _readable(tensor) and tensor.numel()
-                    and self._finite_at.get((id(owner), entry.key), 0) is not None):
+                    and self._finite_at.get(owner, {}).get(entry.key, 0) is not None):
                 watched.append(entry)
                 tensors.append(tensor)
         if not tensors:
@@ -81,7 +82,7 @@ class BufferWatch:
             for entry in measure.watched:
                 owner = entry.owner()
                 if owner is not None:
-                    self._finite_at[(id(owner), entry.key)] = measure.step
+                    self._finite_at.setdefault(owner, {})[entry.key] = measure.step
             return []
         found = []
         squares = [float(square) for square in measure.squares]
@@ -89,12 +90,12 @@ class BufferWatch:
             owner = entry.owner()
             if owner is None:
                 continue
-            key = (id(owner), entry.key)
-            last = self._finite_at.get(key)
+            steps = self._finite_at.setdefault(owner, {})
+            last = steps.get(entry.key)
             if math.isfinite(norm):
-                self._finite_at[key] = measure.step
+                steps[entry.key] = measure.step
                 continue
-            self._finite_at[key] = None  # by design when first measured; else told once
+            steps[entry.key] = None  # by design when first measured; else told once
             if last is not None and last < measure.step:
                 found.append(NonfiniteBuffer(owner, entry.key, norm, last))
         return found

@@ -757,3 +757,42 @@ def test_a_buffer_turned_nan_is_named_only_when_the_forward_reading_it_goes_non_
     assert sink.events == expected, sink.messages
     if expected:
         assert "written after step 3's forward began and before step 4's" in sink.messages[0], sink.messages
+
+
+def test_a_buffer_state_dies_with_its_module() -> None:
+    """A module whose buffer was -inf when first measured (by design: never measured again)
+    dies, and a new one gets its id: keyed by that id, the new module's buffer inherited the
+    old one's state and was never measured, so its NaN went unseen."""
+    import gc
+
+    import torch
+    from torch import nn
+
+    from sanitizer.core.buffers import BufferWatch
+
+    class Holder(nn.Module):
+        def __init__(self, fill: float) -> None:
+            super().__init__()
+            self.register_buffer("scale", torch.full((4,), fill))
+
+    watch = BufferWatch()
+    for _ in range(50):
+        old = Holder(-math.inf)
+        measure = watch.measure(old, 1)
+        assert measure is not None and watch.judge(measure, float(measure.total)) == []
+        old_id = id(old)
+        del old, measure
+        gc.collect()
+        born = [Holder(1.0) for _ in range(8)]
+        new = next((module for module in born if id(module) == old_id), None)
+        if new is not None:
+            break
+    else:
+        pytest.skip("no module got a dead one's id")
+    measure = watch.measure(new, 2)
+    assert measure is not None and watch.judge(measure, float(measure.total)) == []
+    new.scale.fill_(math.nan)
+    measure = watch.measure(new, 3)
+    assert measure is not None
+    found = watch.judge(measure, float(measure.total))
+    assert [(item.owner, item.name, item.finite_at) for item in found] == [(new, "scale", 2)], found
