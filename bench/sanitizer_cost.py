@@ -89,6 +89,8 @@ def _timed(function: Callable[..., Any], label: str, spent: dict[str, float]) ->
             spent[label] += CLOCK[0]() - start
     # not the script's code: the sanitizer looks past the timer for the script's line
     call.__code__ = call.__code__.replace(co_filename="<timer>")
+    # and the session's own hook still: it tells its hooks from the script's by their module
+    call.__module__ = getattr(function, "__module__", call.__module__)
     return call
 
 
