@@ -1184,6 +1184,37 @@ class EvalWithoutNoGrad(Rule):
         "        train_epoch(model, optimizer, loader)\n"
         "        preds = predict_all(model, val_inputs)\n"
         "        print(epoch, preds)\n",
+        # a method serving both phases by a flag, called on `self` with the model (`self.model`) in eval
+        # mode for the validation pass
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Solver:\n"
+        "    def __init__(self, model, optimizer, tr_loader, cv_loader):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "        self.tr_loader = tr_loader\n"
+        "        self.cv_loader = cv_loader\n"
+        "\n"
+        "    def train(self, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.model.train()\n"
+        "            self._run_one_epoch(epoch)\n"
+        "            self.model.eval()\n"
+        "            val_loss = self._run_one_epoch(epoch, cross_valid=True)  # expect: TL406\n"
+        "            print(val_loss)\n"
+        "\n"
+        "    def _run_one_epoch(self, epoch, cross_valid=False):\n"
+        "        total = 0\n"
+        "        loader = self.tr_loader if not cross_valid else self.cv_loader\n"
+        "        for x, y in loader:\n"
+        "            loss = torch.nn.functional.cross_entropy(self.model(x), y)\n"
+        "            if not cross_valid:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                loss.backward()\n"
+        "                self.optimizer.step()\n"
+        "            total += loss.item()\n"
+        "        return total\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2325,6 +2356,68 @@ class EvalWithoutNoGrad(Rule):
         "        outs = forward_all(model, chunks)\n"
         "        loss = torch.nn.functional.mse_loss(torch.stack(outs), y)\n"
         "        update(loss, optimizer)\n",
+        # the same method called under `torch.no_grad()` for the validation pass; and one that puts
+        # the model back in train mode itself before its loop
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Solver:\n"
+        "    def __init__(self, model, optimizer, tr_loader, cv_loader):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "        self.tr_loader = tr_loader\n"
+        "        self.cv_loader = cv_loader\n"
+        "\n"
+        "    def train(self, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.model.train()\n"
+        "            self._run_one_epoch(epoch)\n"
+        "            self.model.eval()\n"
+        "            with torch.no_grad():\n"
+        "                val_loss = self._run_one_epoch(epoch, cross_valid=True)\n"
+        "            print(val_loss)\n"
+        "\n"
+        "    def _run_one_epoch(self, epoch, cross_valid=False):\n"
+        "        total = 0\n"
+        "        loader = self.tr_loader if not cross_valid else self.cv_loader\n"
+        "        for x, y in loader:\n"
+        "            loss = torch.nn.functional.cross_entropy(self.model(x), y)\n"
+        "            if not cross_valid:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                loss.backward()\n"
+        "                self.optimizer.step()\n"
+        "            total += loss.item()\n"
+        "        return total\n",
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Solver:\n"
+        "    def __init__(self, model, optimizer, tr_loader, cv_loader):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "        self.tr_loader = tr_loader\n"
+        "        self.cv_loader = cv_loader\n"
+        "\n"
+        "    def train(self, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.model.train()\n"
+        "            self._run_one_epoch(epoch)\n"
+        "            self.model.eval()\n"
+        "            val_loss = self._run_one_epoch(epoch, cross_valid=True)\n"
+        "            print(val_loss)\n"
+        "\n"
+        "    def _run_one_epoch(self, epoch, cross_valid=False):\n"
+        "        self.model.train()\n"
+        "        total = 0\n"
+        "        loader = self.tr_loader if not cross_valid else self.cv_loader\n"
+        "        for x, y in loader:\n"
+        "            loss = torch.nn.functional.cross_entropy(self.model(x), y)\n"
+        "            if not cross_valid:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                loss.backward()\n"
+        "                self.optimizer.step()\n"
+        "            total += loss.item()\n"
+        "        return total\n",
     )
 
     def finish(self) -> None:
@@ -2403,6 +2496,10 @@ class EvalWithoutNoGrad(Rule):
             return False
         given = dict(bound_arguments(self.ctx, call, function)[0])
         handed = {name for name, value in given.items() if self.ctx.code(value) in models}
+        # a method called on `self` names the caller's `self.model` through its own first parameter
+        for param, receiver in handed_receiver(self.ctx, call, function).items():
+            handed |= {param + model[len(receiver.value):] for model in models
+                       if model.startswith(receiver.value + ".")}
         evaluated = self._evaluated_by_flag(run, handed)
         for ran in run:
             node = ran.node
