@@ -26,7 +26,7 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.no_grad_results import runs_without_grad
 from trainlint.analysis.phases import (
-    Ran, fixed_flags, fixed_mode, flag_parameters, in_callers_terms, run_under,
+    Ran, as_caller_writes, fixed_flags, fixed_mode, flag_parameters, in_callers_terms, run_under,
 )
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import (
@@ -1215,6 +1215,44 @@ class EvalWithoutNoGrad(Rule):
         "                self.optimizer.step()\n"
         "            total += loss.item()\n"
         "        return total\n",
+        # a look at the model every 500 steps of a loop whose training step, a function or a method on
+        # `self`, puts the model back in train mode first
+        "import torch\n"
+        "\n"
+        "def train_step(model, opt, x, y):\n"
+        "    model.train()\n"
+        "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "\n"
+        "def fit(model, opt, loader, val_loader):\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        train_step(model, opt, x, y)\n"
+        "        if i % 500 == 0:\n"
+        "            model.eval()\n"
+        "            score = [model(vx).sum() for vx, _ in val_loader]  # expect: TL406\n"
+        "            print(score)\n",
+        "import torch\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt, teacher):\n"
+        "        self.model, self.opt, self.teacher = model, opt, teacher\n"
+        "\n"
+        "    def step(self, x, y):\n"
+        "        self.model.train()\n"
+        "        loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+        "        self.opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "\n"
+        "    def fit(self, loader, val_loader):\n"
+        "        for i, (x, y) in enumerate(loader):\n"
+        "            self.step(x, y)\n"
+        "            if i % 500 == 0 and i > 0:\n"
+        "                self.model.eval()\n"
+        "                score = [self.model(vx).sum() for vx, _ in val_loader]  # expect: TL406\n"
+        "                print(score)\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2418,6 +2456,43 @@ class EvalWithoutNoGrad(Rule):
         "                self.optimizer.step()\n"
         "            total += loss.item()\n"
         "        return total\n",
+        # the same looks where the training step never puts the model back in train mode (it stays in
+        # eval mode from the first look on), or puts another model in train mode
+        "import torch\n"
+        "\n"
+        "def train_step(model, opt, x, y):\n"
+        "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "\n"
+        "def fit(model, opt, loader, val_loader):\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        train_step(model, opt, x, y)\n"
+        "        if i % 500 == 0:\n"
+        "            model.eval()\n"
+        "            score = [model(vx).sum() for vx, _ in val_loader]\n"
+        "            print(score)\n",
+        "import torch\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt, teacher):\n"
+        "        self.model, self.opt, self.teacher = model, opt, teacher\n"
+        "\n"
+        "    def step(self, x, y):\n"
+        "        self.teacher.train()\n"
+        "        loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+        "        self.opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "\n"
+        "    def fit(self, loader, val_loader):\n"
+        "        for i, (x, y) in enumerate(loader):\n"
+        "            self.step(x, y)\n"
+        "            if i % 500 == 0 and i > 0:\n"
+        "                self.model.eval()\n"
+        "                score = [self.model(vx).sum() for vx, _ in val_loader]\n"
+        "                print(score)\n",
     )
 
     def finish(self) -> None:
@@ -2918,8 +2993,9 @@ class EvalWithoutNoGrad(Rule):
         """A look at the model now and then inside the training loop (`if t % 10 == 0:
         net.eval(); pred = net(test_x); print(...); net.train()`): the call (or the
         `inner` loop that runs it) sits in an `if` of the loop that puts the model back in
-        train mode after it (or the loop's first statement does, every iteration), runs
-        no backward or step, and binds nothing the loop reads after the `if`."""
+        train mode after it (or the loop's first statement does, every iteration, or a
+        training step the loop calls before the `if` starts so: see `_starts_in_train_mode`),
+        runs no backward or step, and binds nothing the loop reads after the `if`."""
         block = next((a for a in self.ctx.ancestors(inner or call) if type(a) is cst.If), None)
         if block is None or not any(a is loop for a in self.ctx.ancestors(block)) or self._needs_graph(block):
             return False
@@ -2936,6 +3012,12 @@ class EvalWithoutNoGrad(Rule):
         first = body[0] if body else None
         restored = restored or (type(first) is cst.SimpleStatementLine and len(first.body) == 1
                                 and type(first.body[0]) is cst.Expr and puts_back(first.body[0].value))
+        # or by a training step called every iteration before the `if`, which starts so
+        # (`train_step(model, ...)` of a `def train_step(model, ...): model.train()`)
+        if not restored and model is not None:
+            held = (block, *self.ctx.ancestors(block))
+            before = body[:next((i for i, s in enumerate(body) if any(a is s for a in held)), 0)]
+            restored = any(self._starts_in_train_mode(step, self.ctx.code(model)) for step in before)
         if not restored or grad_mode_at(self.ctx, call) is not None or self._forward_without_grad(call):
             return False
         bound: set[str] = set()
@@ -2951,6 +3033,22 @@ class EvalWithoutNoGrad(Rule):
         end = self.ctx.subtree_end(block)
         return not any(type(node) is cst.Name and node.value in bound and self.ctx.order_index(node) > end
                        for node in self.ctx.subtree(loop.body))
+
+    def _starts_in_train_mode(self, statement: cst.BaseStatement, model: str) -> bool:
+        """`statement` calls (alone, or to bind what it returns) a function of the file, or a
+        method on `self`, whose first statement puts `model` (as the caller writes it) in
+        train mode, whatever its arguments."""
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+            return False
+        small = statement.body[0]
+        call = small.value if type(small) in (cst.Expr, cst.Assign) else None  # type: ignore[attr-defined]
+        callee = self.ctx.local_callee(call) if type(call) is cst.Call else None
+        first = callee.body.body[0] if callee is not None and type(callee.body) is cst.IndentedBlock else None
+        if type(first) is not cst.SimpleStatementLine or type(first.body[0]) is not cst.Expr:
+            return False
+        mode = mode_switch(self.ctx, first.body[0].value)
+        return (mode is not None and mode[1] is True
+                and as_caller_writes(self.ctx, call, callee, self.ctx.code(mode[0])) == model)  # type: ignore[arg-type]
 
     def _function_needs_graph(self, function: cst.FunctionDef | cst.Module, call: cst.Call,
                               evaluated: Facts = frozenset(), besides: cst.FunctionDef | None = None) -> bool:
