@@ -1253,6 +1253,50 @@ class EvalWithoutNoGrad(Rule):
         "                self.model.eval()\n"
         "                score = [self.model(vx).sum() for vx, _ in val_loader]  # expect: TL406\n"
         "                print(score)\n",
+        # a per-batch helper that back-propagates only `if train:`, called with `False` by the caller's
+        # validation loop with the model in eval mode: a method on `self`, and a function handed the model
+        "import torch\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model = model\n"
+        "        self.opt = opt\n"
+        "\n"
+        "    def run_batch(self, x, y, train):\n"
+        "        out = self.model(x)\n"
+        "        loss = (out - y).pow(2).mean()\n"
+        "        if train:\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "        return loss.item()\n"
+        "\n"
+        "    def fit(self, loader, val_loader):\n"
+        "        self.model.train()\n"
+        "        for x, y in loader:\n"
+        "            self.run_batch(x, y, True)\n"
+        "        self.model.eval()\n"
+        "        for x, y in val_loader:\n"
+        "            self.run_batch(x, y, False)  # expect: TL406\n",
+        "import torch\n"
+        "\n"
+        "\n"
+        "def run_batch(model, opt, x, y, train):\n"
+        "    loss = (model(x) - y).pow(2).mean()\n"
+        "    if train:\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    return loss.item()\n"
+        "\n"
+        "\n"
+        "def fit(model, opt, loader, val_loader):\n"
+        "    model.train()\n"
+        "    for x, y in loader:\n"
+        "        run_batch(model, opt, x, y, True)\n"
+        "    model.eval()\n"
+        "    for x, y in val_loader:\n"
+        "        run_batch(model, opt, x, y, False)  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2493,6 +2537,79 @@ class EvalWithoutNoGrad(Rule):
         "                self.model.eval()\n"
         "                score = [self.model(vx).sum() for vx, _ in val_loader]\n"
         "                print(score)\n",
+        # the same helper's validation loop under `torch.no_grad()`; its loss kept and back-propagated by
+        # the loop; and one batch only, outside any loop
+        "import torch\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model = model\n"
+        "        self.opt = opt\n"
+        "\n"
+        "    def run_batch(self, x, y, train):\n"
+        "        out = self.model(x)\n"
+        "        loss = (out - y).pow(2).mean()\n"
+        "        if train:\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "        return loss.item()\n"
+        "\n"
+        "    def fit(self, loader, val_loader):\n"
+        "        self.model.train()\n"
+        "        for x, y in loader:\n"
+        "            self.run_batch(x, y, True)\n"
+        "        self.model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in val_loader:\n"
+        "                self.run_batch(x, y, False)\n",
+        "import torch\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model = model\n"
+        "        self.opt = opt\n"
+        "\n"
+        "    def run_batch(self, x, y, train):\n"
+        "        out = self.model(x)\n"
+        "        loss = (out - y).pow(2).mean()\n"
+        "        if train:\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "        return loss\n"
+        "\n"
+        "    def fit(self, loader, val_loader):\n"
+        "        self.model.train()\n"
+        "        for x, y in loader:\n"
+        "            self.run_batch(x, y, True)\n"
+        "        self.model.eval()\n"
+        "        for x, y in val_loader:\n"
+        "            loss = self.run_batch(x, y, False)\n"
+        "            loss.backward()\n",
+        "import torch\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model = model\n"
+        "        self.opt = opt\n"
+        "\n"
+        "    def run_batch(self, x, y, train):\n"
+        "        out = self.model(x)\n"
+        "        loss = (out - y).pow(2).mean()\n"
+        "        if train:\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "        return loss.item()\n"
+        "\n"
+        "    def fit(self, loader, val_loader):\n"
+        "        self.model.train()\n"
+        "        for x, y in loader:\n"
+        "            self.run_batch(x, y, True)\n"
+        "        self.model.eval()\n"
+        "        vx, vy = next(iter(val_loader))\n"
+        "        self.run_batch(vx, vy, False)\n",
     )
 
     def finish(self) -> None:
@@ -2545,8 +2662,8 @@ class EvalWithoutNoGrad(Rule):
         train)` that back-propagates only `if train:`), giving the flag a constant that
         skips everything needing a graph (see `trainlint.analysis.phases`), while what
         it then runs puts a model in eval mode, or is handed one of `models` (in eval
-        mode here) that it switches to no other mode, and runs its forward in a loop
-        with no grad mode around it (`torch.set_grad_enabled(train)` is one). Not under
+        mode here) that it switches to no other mode, and runs its forward in a loop (of
+        its own, or the caller's: see `_repeated_by_caller`) with no grad mode around it (`torch.set_grad_enabled(train)` is one). Not under
         a grad mode here, nor for a function with a decorator (see `decorated`)."""
         function = self.ctx.local_callee(call)
         if function is None or decorated(function) or self.ctx.enclosing_function(call) is function:
@@ -2576,9 +2693,11 @@ class EvalWithoutNoGrad(Rule):
             handed |= {param + model[len(receiver.value):] for model in models
                        if model.startswith(receiver.value + ".")}
         evaluated = self._evaluated_by_flag(run, handed)
+        repeated = self._repeated_by_caller(call)
         for ran in run:
             node = ran.node
-            if type(node) is not cst.Call or not self._ran_in_loop(ran, function) or self._forward_without_grad(node):
+            if type(node) is not cst.Call or not (repeated or self._ran_in_loop(ran, function)) \
+                    or self._forward_without_grad(node):
                 continue
             if any(lexical_grad_mode(self.ctx, at) is not None for at in (*ran.calls, node)):
                 continue
@@ -2592,6 +2711,22 @@ class EvalWithoutNoGrad(Rule):
             if self._records_graph(model) and (argument is None or self._records_graph(argument)):
                 return True
         return False
+
+    def _repeated_by_caller(self, call: cst.Call) -> bool:
+        """`call` is a statement of a loop of its caller (`for x, y in val_loader:
+        self.run_batch(x, y, train=False)`) whose other statements need no graph (what
+        the call runs is judged by the walk under its flags)."""
+        loop = repeating_loop(self.ctx, call)
+        if type(loop) not in (cst.For, cst.While) or type(loop.body) is not cst.IndentedBlock:  # type: ignore[union-attr]
+            return False
+        held = False
+        for statement in loop.body.body:  # type: ignore[union-attr]
+            if any(a is statement for a in self.ctx.ancestors(call)):
+                small = statement.body[0] if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 else None
+                held = type(small) in (cst.Expr, cst.Assign) and small.value is call  # type: ignore[union-attr]
+            elif self._needs_graph(statement):
+                return False
+        return held
 
     def _ran_in_loop(self, ran: Ran, function: cst.FunctionDef) -> bool:
         """The node runs in a loop (see `repeating_loop`): of its own function, or around a
