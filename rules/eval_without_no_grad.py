@@ -26,7 +26,7 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.no_grad_results import runs_without_grad
 from trainlint.analysis.phases import (
-    Ran, fixed_flags, fixed_mode, flag_parameters, in_callers_terms, run_under,
+    Ran, as_caller_writes, fixed_flags, fixed_mode, flag_parameters, in_callers_terms, run_under,
 )
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import (
@@ -1184,6 +1184,119 @@ class EvalWithoutNoGrad(Rule):
         "        train_epoch(model, optimizer, loader)\n"
         "        preds = predict_all(model, val_inputs)\n"
         "        print(epoch, preds)\n",
+        # a method serving both phases by a flag, called on `self` with the model (`self.model`) in eval
+        # mode for the validation pass
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Solver:\n"
+        "    def __init__(self, model, optimizer, tr_loader, cv_loader):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "        self.tr_loader = tr_loader\n"
+        "        self.cv_loader = cv_loader\n"
+        "\n"
+        "    def train(self, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.model.train()\n"
+        "            self._run_one_epoch(epoch)\n"
+        "            self.model.eval()\n"
+        "            val_loss = self._run_one_epoch(epoch, cross_valid=True)  # expect: TL406\n"
+        "            print(val_loss)\n"
+        "\n"
+        "    def _run_one_epoch(self, epoch, cross_valid=False):\n"
+        "        total = 0\n"
+        "        loader = self.tr_loader if not cross_valid else self.cv_loader\n"
+        "        for x, y in loader:\n"
+        "            loss = torch.nn.functional.cross_entropy(self.model(x), y)\n"
+        "            if not cross_valid:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                loss.backward()\n"
+        "                self.optimizer.step()\n"
+        "            total += loss.item()\n"
+        "        return total\n",
+        # a look at the model every 500 steps of a loop whose training step, a function or a method on
+        # `self`, puts the model back in train mode first
+        "import torch\n"
+        "\n"
+        "def train_step(model, opt, x, y):\n"
+        "    model.train()\n"
+        "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "\n"
+        "def fit(model, opt, loader, val_loader):\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        train_step(model, opt, x, y)\n"
+        "        if i % 500 == 0:\n"
+        "            model.eval()\n"
+        "            score = [model(vx).sum() for vx, _ in val_loader]  # expect: TL406\n"
+        "            print(score)\n",
+        "import torch\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt, teacher):\n"
+        "        self.model, self.opt, self.teacher = model, opt, teacher\n"
+        "\n"
+        "    def step(self, x, y):\n"
+        "        self.model.train()\n"
+        "        loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+        "        self.opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "\n"
+        "    def fit(self, loader, val_loader):\n"
+        "        for i, (x, y) in enumerate(loader):\n"
+        "            self.step(x, y)\n"
+        "            if i % 500 == 0 and i > 0:\n"
+        "                self.model.eval()\n"
+        "                score = [self.model(vx).sum() for vx, _ in val_loader]  # expect: TL406\n"
+        "                print(score)\n",
+        # a per-batch helper that back-propagates only `if train:`, called with `False` by the caller's
+        # validation loop with the model in eval mode: a method on `self`, and a function handed the model
+        "import torch\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model = model\n"
+        "        self.opt = opt\n"
+        "\n"
+        "    def run_batch(self, x, y, train):\n"
+        "        out = self.model(x)\n"
+        "        loss = (out - y).pow(2).mean()\n"
+        "        if train:\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "        return loss.item()\n"
+        "\n"
+        "    def fit(self, loader, val_loader):\n"
+        "        self.model.train()\n"
+        "        for x, y in loader:\n"
+        "            self.run_batch(x, y, True)\n"
+        "        self.model.eval()\n"
+        "        for x, y in val_loader:\n"
+        "            self.run_batch(x, y, False)  # expect: TL406\n",
+        "import torch\n"
+        "\n"
+        "\n"
+        "def run_batch(model, opt, x, y, train):\n"
+        "    loss = (model(x) - y).pow(2).mean()\n"
+        "    if train:\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    return loss.item()\n"
+        "\n"
+        "\n"
+        "def fit(model, opt, loader, val_loader):\n"
+        "    model.train()\n"
+        "    for x, y in loader:\n"
+        "        run_batch(model, opt, x, y, True)\n"
+        "    model.eval()\n"
+        "    for x, y in val_loader:\n"
+        "        run_batch(model, opt, x, y, False)  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2325,6 +2438,178 @@ class EvalWithoutNoGrad(Rule):
         "        outs = forward_all(model, chunks)\n"
         "        loss = torch.nn.functional.mse_loss(torch.stack(outs), y)\n"
         "        update(loss, optimizer)\n",
+        # the same method called under `torch.no_grad()` for the validation pass; and one that puts
+        # the model back in train mode itself before its loop
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Solver:\n"
+        "    def __init__(self, model, optimizer, tr_loader, cv_loader):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "        self.tr_loader = tr_loader\n"
+        "        self.cv_loader = cv_loader\n"
+        "\n"
+        "    def train(self, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.model.train()\n"
+        "            self._run_one_epoch(epoch)\n"
+        "            self.model.eval()\n"
+        "            with torch.no_grad():\n"
+        "                val_loss = self._run_one_epoch(epoch, cross_valid=True)\n"
+        "            print(val_loss)\n"
+        "\n"
+        "    def _run_one_epoch(self, epoch, cross_valid=False):\n"
+        "        total = 0\n"
+        "        loader = self.tr_loader if not cross_valid else self.cv_loader\n"
+        "        for x, y in loader:\n"
+        "            loss = torch.nn.functional.cross_entropy(self.model(x), y)\n"
+        "            if not cross_valid:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                loss.backward()\n"
+        "                self.optimizer.step()\n"
+        "            total += loss.item()\n"
+        "        return total\n",
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Solver:\n"
+        "    def __init__(self, model, optimizer, tr_loader, cv_loader):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "        self.tr_loader = tr_loader\n"
+        "        self.cv_loader = cv_loader\n"
+        "\n"
+        "    def train(self, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.model.train()\n"
+        "            self._run_one_epoch(epoch)\n"
+        "            self.model.eval()\n"
+        "            val_loss = self._run_one_epoch(epoch, cross_valid=True)\n"
+        "            print(val_loss)\n"
+        "\n"
+        "    def _run_one_epoch(self, epoch, cross_valid=False):\n"
+        "        self.model.train()\n"
+        "        total = 0\n"
+        "        loader = self.tr_loader if not cross_valid else self.cv_loader\n"
+        "        for x, y in loader:\n"
+        "            loss = torch.nn.functional.cross_entropy(self.model(x), y)\n"
+        "            if not cross_valid:\n"
+        "                self.optimizer.zero_grad()\n"
+        "                loss.backward()\n"
+        "                self.optimizer.step()\n"
+        "            total += loss.item()\n"
+        "        return total\n",
+        # the same looks where the training step never puts the model back in train mode (it stays in
+        # eval mode from the first look on), or puts another model in train mode
+        "import torch\n"
+        "\n"
+        "def train_step(model, opt, x, y):\n"
+        "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "\n"
+        "def fit(model, opt, loader, val_loader):\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        train_step(model, opt, x, y)\n"
+        "        if i % 500 == 0:\n"
+        "            model.eval()\n"
+        "            score = [model(vx).sum() for vx, _ in val_loader]\n"
+        "            print(score)\n",
+        "import torch\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt, teacher):\n"
+        "        self.model, self.opt, self.teacher = model, opt, teacher\n"
+        "\n"
+        "    def step(self, x, y):\n"
+        "        self.teacher.train()\n"
+        "        loss = torch.nn.functional.mse_loss(self.model(x), y)\n"
+        "        self.opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "\n"
+        "    def fit(self, loader, val_loader):\n"
+        "        for i, (x, y) in enumerate(loader):\n"
+        "            self.step(x, y)\n"
+        "            if i % 500 == 0 and i > 0:\n"
+        "                self.model.eval()\n"
+        "                score = [self.model(vx).sum() for vx, _ in val_loader]\n"
+        "                print(score)\n",
+        # the same helper's validation loop under `torch.no_grad()`; its loss kept and back-propagated by
+        # the loop; and one batch only, outside any loop
+        "import torch\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model = model\n"
+        "        self.opt = opt\n"
+        "\n"
+        "    def run_batch(self, x, y, train):\n"
+        "        out = self.model(x)\n"
+        "        loss = (out - y).pow(2).mean()\n"
+        "        if train:\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "        return loss.item()\n"
+        "\n"
+        "    def fit(self, loader, val_loader):\n"
+        "        self.model.train()\n"
+        "        for x, y in loader:\n"
+        "            self.run_batch(x, y, True)\n"
+        "        self.model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in val_loader:\n"
+        "                self.run_batch(x, y, False)\n",
+        "import torch\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model = model\n"
+        "        self.opt = opt\n"
+        "\n"
+        "    def run_batch(self, x, y, train):\n"
+        "        out = self.model(x)\n"
+        "        loss = (out - y).pow(2).mean()\n"
+        "        if train:\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "        return loss\n"
+        "\n"
+        "    def fit(self, loader, val_loader):\n"
+        "        self.model.train()\n"
+        "        for x, y in loader:\n"
+        "            self.run_batch(x, y, True)\n"
+        "        self.model.eval()\n"
+        "        for x, y in val_loader:\n"
+        "            loss = self.run_batch(x, y, False)\n"
+        "            loss.backward()\n",
+        "import torch\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt):\n"
+        "        self.model = model\n"
+        "        self.opt = opt\n"
+        "\n"
+        "    def run_batch(self, x, y, train):\n"
+        "        out = self.model(x)\n"
+        "        loss = (out - y).pow(2).mean()\n"
+        "        if train:\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "        return loss.item()\n"
+        "\n"
+        "    def fit(self, loader, val_loader):\n"
+        "        self.model.train()\n"
+        "        for x, y in loader:\n"
+        "            self.run_batch(x, y, True)\n"
+        "        self.model.eval()\n"
+        "        vx, vy = next(iter(val_loader))\n"
+        "        self.run_batch(vx, vy, False)\n",
     )
 
     def finish(self) -> None:
@@ -2377,8 +2662,8 @@ class EvalWithoutNoGrad(Rule):
         train)` that back-propagates only `if train:`), giving the flag a constant that
         skips everything needing a graph (see `trainlint.analysis.phases`), while what
         it then runs puts a model in eval mode, or is handed one of `models` (in eval
-        mode here) that it switches to no other mode, and runs its forward in a loop
-        with no grad mode around it (`torch.set_grad_enabled(train)` is one). Not under
+        mode here) that it switches to no other mode, and runs its forward in a loop (of
+        its own, or the caller's: see `_repeated_by_caller`) with no grad mode around it (`torch.set_grad_enabled(train)` is one). Not under
         a grad mode here, nor for a function with a decorator (see `decorated`)."""
         function = self.ctx.local_callee(call)
         if function is None or decorated(function) or self.ctx.enclosing_function(call) is function:
@@ -2403,10 +2688,16 @@ class EvalWithoutNoGrad(Rule):
             return False
         given = dict(bound_arguments(self.ctx, call, function)[0])
         handed = {name for name, value in given.items() if self.ctx.code(value) in models}
+        # a method called on `self` names the caller's `self.model` through its own first parameter
+        for param, receiver in handed_receiver(self.ctx, call, function).items():
+            handed |= {param + model[len(receiver.value):] for model in models
+                       if model.startswith(receiver.value + ".")}
         evaluated = self._evaluated_by_flag(run, handed)
+        repeated = self._repeated_by_caller(call)
         for ran in run:
             node = ran.node
-            if type(node) is not cst.Call or not self._ran_in_loop(ran, function) or self._forward_without_grad(node):
+            if type(node) is not cst.Call or not (repeated or self._ran_in_loop(ran, function)) \
+                    or self._forward_without_grad(node):
                 continue
             if any(lexical_grad_mode(self.ctx, at) is not None for at in (*ran.calls, node)):
                 continue
@@ -2420,6 +2711,22 @@ class EvalWithoutNoGrad(Rule):
             if self._records_graph(model) and (argument is None or self._records_graph(argument)):
                 return True
         return False
+
+    def _repeated_by_caller(self, call: cst.Call) -> bool:
+        """`call` is a statement of a loop of its caller (`for x, y in val_loader:
+        self.run_batch(x, y, train=False)`) whose other statements need no graph (what
+        the call runs is judged by the walk under its flags)."""
+        loop = repeating_loop(self.ctx, call)
+        if type(loop) not in (cst.For, cst.While) or type(loop.body) is not cst.IndentedBlock:  # type: ignore[union-attr]
+            return False
+        held = False
+        for statement in loop.body.body:  # type: ignore[union-attr]
+            if any(a is statement for a in self.ctx.ancestors(call)):
+                small = statement.body[0] if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 else None
+                held = type(small) in (cst.Expr, cst.Assign) and small.value is call  # type: ignore[union-attr]
+            elif self._needs_graph(statement):
+                return False
+        return held
 
     def _ran_in_loop(self, ran: Ran, function: cst.FunctionDef) -> bool:
         """The node runs in a loop (see `repeating_loop`): of its own function, or around a
@@ -2821,8 +3128,9 @@ class EvalWithoutNoGrad(Rule):
         """A look at the model now and then inside the training loop (`if t % 10 == 0:
         net.eval(); pred = net(test_x); print(...); net.train()`): the call (or the
         `inner` loop that runs it) sits in an `if` of the loop that puts the model back in
-        train mode after it (or the loop's first statement does, every iteration), runs
-        no backward or step, and binds nothing the loop reads after the `if`."""
+        train mode after it (or the loop's first statement does, every iteration, or a
+        training step the loop calls before the `if` starts so: see `_starts_in_train_mode`),
+        runs no backward or step, and binds nothing the loop reads after the `if`."""
         block = next((a for a in self.ctx.ancestors(inner or call) if type(a) is cst.If), None)
         if block is None or not any(a is loop for a in self.ctx.ancestors(block)) or self._needs_graph(block):
             return False
@@ -2839,6 +3147,12 @@ class EvalWithoutNoGrad(Rule):
         first = body[0] if body else None
         restored = restored or (type(first) is cst.SimpleStatementLine and len(first.body) == 1
                                 and type(first.body[0]) is cst.Expr and puts_back(first.body[0].value))
+        # or by a training step called every iteration before the `if`, which starts so
+        # (`train_step(model, ...)` of a `def train_step(model, ...): model.train()`)
+        if not restored and model is not None:
+            held = (block, *self.ctx.ancestors(block))
+            before = body[:next((i for i, s in enumerate(body) if any(a is s for a in held)), 0)]
+            restored = any(self._starts_in_train_mode(step, self.ctx.code(model)) for step in before)
         if not restored or grad_mode_at(self.ctx, call) is not None or self._forward_without_grad(call):
             return False
         bound: set[str] = set()
@@ -2854,6 +3168,22 @@ class EvalWithoutNoGrad(Rule):
         end = self.ctx.subtree_end(block)
         return not any(type(node) is cst.Name and node.value in bound and self.ctx.order_index(node) > end
                        for node in self.ctx.subtree(loop.body))
+
+    def _starts_in_train_mode(self, statement: cst.BaseStatement, model: str) -> bool:
+        """`statement` calls (alone, or to bind what it returns) a function of the file, or a
+        method on `self`, whose first statement puts `model` (as the caller writes it) in
+        train mode, whatever its arguments."""
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+            return False
+        small = statement.body[0]
+        call = small.value if type(small) in (cst.Expr, cst.Assign) else None  # type: ignore[attr-defined]
+        callee = self.ctx.local_callee(call) if type(call) is cst.Call else None
+        first = callee.body.body[0] if callee is not None and type(callee.body) is cst.IndentedBlock else None
+        if type(first) is not cst.SimpleStatementLine or type(first.body[0]) is not cst.Expr:
+            return False
+        mode = mode_switch(self.ctx, first.body[0].value)
+        return (mode is not None and mode[1] is True
+                and as_caller_writes(self.ctx, call, callee, self.ctx.code(mode[0])) == model)  # type: ignore[arg-type]
 
     def _function_needs_graph(self, function: cst.FunctionDef | cst.Module, call: cst.Call,
                               evaluated: Facts = frozenset(), besides: cst.FunctionDef | None = None) -> bool:

@@ -185,6 +185,12 @@ def in_callers_terms(ran: Ran, text: str) -> str | None:
     return text if ran.names is None else _translated(text, ran.names)
 
 
+def as_caller_writes(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef, text: str) -> str | None:
+    """`text`, an expression as `callee` writes it on entry (`self.model`, `model`), as the code
+    making `call` writes it; None when it starts from a name the call does not hand on."""
+    return _translated(text, _names_handed(ctx, call, callee))
+
+
 def _names_handed(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef) -> dict[str, str]:
     """The parameters of `callee` that `call` hands a name or an attribute, with its code;
     and the first parameter of a method called on `self` (`self._run_batch(...)`), with
