@@ -1489,6 +1489,22 @@ class LossAccumulatedWithGraph(Rule):
         "        record(h, loss)  # expect: TL202\n"
         "        s.append(loss)  # expect: TL202\n"
         "    return len(history), len(seen)\n",
+        # the helper sums the loss into the object it is handed, one made before the loop
+        "import torch.nn.functional as F\n"
+        "class Tally:\n"
+        "    def __init__(self):\n"
+        "        self.total = 0\n"
+        "def add_loss(self, loss):\n"
+        "    self.total += loss\n"
+        "    return self\n"
+        "def train(model, loader, opt):\n"
+        "    tally = Tally()\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        add_loss(tally, loss)  # expect: TL202\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2491,6 +2507,27 @@ class LossAccumulatedWithGraph(Rule):
         "        losses.append(loss)\n"
         "        scaled.append(loss * 2)\n"
         "        print(sum(losses), sum(scaled))\n",
+        # the helper (or method) sums the loss into the object it is handed (or runs on), a new
+        # one at each iteration
+        "import torch.nn.functional as F\n"
+        "class Tally:\n"
+        "    def __init__(self):\n"
+        "        self.total = 0\n"
+        "    def add(self, loss):\n"
+        "        self.total += loss\n"
+        "def add_loss(self, loss):\n"
+        "    self.total += loss\n"
+        "    return self\n"
+        "def train(model, loader, opt):\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        tally = add_loss(Tally(), loss)\n"
+        "        add_loss(Tally(), loss)\n"
+        "        Tally().add(loss)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        print(tally.total)\n",
     )
 
     def finish(self) -> None:
@@ -2994,7 +3031,21 @@ class LossAccumulatedWithGraph(Rule):
         if not self._helpers_store or type(call) is not cst.Call:
             return None
         summary = self.ctx.summaries.of_call(call)
-        return summary if summary is not None and summary.accumulates else None
+        if summary is None or not summary.accumulates or self._kept_in_new_object(call, summary):  # type: ignore[arg-type]
+            return None
+        return summary
+
+    def _kept_in_new_object(self, call: cst.Call, summary: Summary) -> bool:
+        """Where `call` keeps what it stores (see `_kept_in`) is an object the call
+        expression itself makes (`add_loss(Tally(), loss)`, `Tally().add(loss)`): made
+        anew at each call, it holds one graph at a time; or one a call returns, which
+        may be anew too (`meter_for(step).update(loss)`)."""
+        func = call.func
+        if type(func) is cst.Attribute:
+            return type(func.value) is cst.Call
+        held = [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) not in summary.accumulates
+                and type(arg.value) in (cst.Name, cst.Attribute, cst.Subscript, cst.Call)]
+        return len(held) == 1 and type(held[0]) is cst.Call
 
     # -- context ---------------------------------------------------------------
     def _outlives_iteration(self, node: cst.CSTNode, accumulator: str) -> bool:

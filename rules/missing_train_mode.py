@@ -1027,6 +1027,26 @@ class MissingTrainMode(Rule):
         "            trainer.model.eval()  # expect: TL405\n"
         "            with torch.no_grad():\n"
         "                print(sum(trainer.model(x).sum() for x, _ in trainer.val_loader))\n",
+        # the step reads the epoch function's `phase`, but a warm-up set it to 'train' first
+        "import torch\n"
+        "def fit(model, optimizer, train_loader, valid_loader):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        run_epoch(model, optimizer, train_loader, 'train')\n"
+        "        model.eval()  # expect: TL405\n"
+        "        run_epoch(model, optimizer, valid_loader, 'val')\n"
+        "def run_epoch(model, optimizer, loader, phase):\n"
+        "    def warm_up():\n"
+        "        nonlocal phase\n"
+        "        phase = 'train'\n"
+        "    def step(loss):\n"
+        "        if phase == 'train':\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "    warm_up()\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        step(model(x).mean())\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -2047,6 +2067,22 @@ class MissingTrainMode(Rule):
         "        optimizer.zero_grad()\n"
         "        loss.backward()\n"
         "        optimizer.step()\n",
+        # the step is a function defined in the epoch function, reading its `phase` as it is
+        "import torch\n"
+        "def fit(model, optimizer, train_loader, valid_loader):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        run_epoch(model, optimizer, train_loader, 'train')\n"
+        "        model.eval()\n"
+        "        run_epoch(model, optimizer, valid_loader, 'val')\n"
+        "def run_epoch(model, optimizer, loader, phase):\n"
+        "    def step(loss):\n"
+        "        if phase == 'train':\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        step(model(x).mean())\n",
     )
 
     def finish(self) -> None:

@@ -5,6 +5,7 @@ import libcst as cst
 from trainlint.analysis.dataflow import (
     DATALOADER,
     Values,
+    always_before,
     is_constant,
     iterated_loader,
     keyword,
@@ -139,6 +140,12 @@ class NonBlockingWithoutPinMemory(Rule):
         "            images = images.cuda(non_blocking=True)  # expect: TL502\n"
         "    def fit(self, dataset, device):\n"
         "        self.epoch(DataLoader(dataset, batch_size=8), device)\n",
+        # a `loader` parameter, but the unpinned loader replaces it before every loop
+        "from torch.utils.data import DataLoader\n"
+        "def epoch(dataset, loader=None):\n"
+        "    loader = DataLoader(dataset, batch_size=8)\n"
+        "    for x in loader:\n"
+        "        x = x.to('cuda', non_blocking=True)  # expect: TL502\n",
     )
     good = (
         # after `prepare()` the loader is the accelerator's; in a loop, the name may come back rebound
@@ -230,6 +237,13 @@ class NonBlockingWithoutPinMemory(Rule):
         "loader = DataLoader(ds, 64, True, None, None, 4, None, True)\n"
         "for x, y in loader:\n"
         "    x = x.to('cuda', non_blocking=True)\n",
+        # the unpinned loader is built only when the caller hands none: a caller may hand a pinned one
+        "from torch.utils.data import DataLoader\n"
+        "def epoch(dataset, loader=None):\n"
+        "    if loader is None:\n"
+        "        loader = DataLoader(dataset, batch_size=8)\n"
+        "    for x in loader:\n"
+        "        x = x.to('cuda', non_blocking=True)\n",
     )
 
     def finish(self) -> None:
@@ -249,6 +263,8 @@ class NonBlockingWithoutPinMemory(Rule):
         """`loop` draws its batches from DataLoaders that surely do not pin memory: built
         in this file, or by a function of another module."""
         iterable = iterated_loader(self.ctx, loop.iter)
+        if self._may_be_handed(loop, iterable, values):
+            return False
         loaders = values.calls_of(iterable, {DATALOADER})
         if loaders is None and type(iterable) is cst.Name:
             loaders = self._loaders_before(loop, iterable)
@@ -260,6 +276,16 @@ class NonBlockingWithoutPinMemory(Rule):
         if sources:
             return all(self._unpinned_source(source) for source in sources)
         return type(iterable) is cst.Name and self._unpinned_item(iterable)
+
+    def _may_be_handed(self, loop: cst.For, iterable: cst.BaseExpression, values: Values) -> bool:
+        """`iterable` is a parameter that may still hold what an unseen caller handed
+        in when `loop` runs: the function builds a loader only when none is given
+        (`if loader is None: loader = DataLoader(ds)`), not in a statement that
+        always runs before the loop."""
+        if not values.handed_by_unseen_callers(iterable):
+            return False
+        binding = self.ctx.receivers.binding(iterable)
+        return binding is not None and not always_before(self.ctx, loop, values.assigned.get(binding, []))
 
     def _unpinned_source(self, source: cst.BaseExpression) -> bool:
         """`source` builds a DataLoader without `pin_memory=True`: here, or in the function

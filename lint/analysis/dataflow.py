@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, TypeVar
 import libcst as cst
 
 from trainlint.analysis.receivers import Binding, Receivers
-from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name
+from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name, named_parameters
 from trainlint.analysis.training import method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes, own_nodes
 
@@ -214,6 +214,15 @@ class Values:
             complete = complete and source_complete
         return out, complete
 
+    def handed_by_unseen_callers(self, expr: cst.BaseExpression) -> bool:
+        """`expr` is a parameter of its function whose callers are not all in the file,
+        so it may hold whatever they hand it, whatever the function assigns to it too
+        (`def fit(ds, loader=None): if loader is None: loader = DataLoader(ds)`)."""
+        binding = self.ctx.receivers.binding(expr) if type(expr) is cst.Name else None
+        return (binding is not None and type(binding.owner) is cst.FunctionDef
+                and binding.name in named_parameters(binding.owner)  # type: ignore[arg-type]
+                and self._parameter_arguments(binding) is None)
+
     def calls_of(self, expr: cst.BaseExpression, qualified: set[str] | frozenset[str]) -> list[cst.Call] | None:
         """The calls `expr` was built from when every one of them calls one of
         `qualified`; None otherwise."""
@@ -323,6 +332,21 @@ def optimizer_params(receivers: Receivers, optimizer: cst.BaseExpression) -> cst
     return constructor_argument(receivers, binding, "params") if binding is not None else None
 
 
+def always_before(ctx: FileContext, use: cst.CSTNode, values: Sequence[_Node]) -> list[_Node]:
+    """The values among `values` assigned, in `use`'s function, by a statement that
+    always runs before `use`: a plain statement of a block around it, before it."""
+    function = ctx.enclosing_function(use)
+    around = set(ctx.ancestors(use))
+    at = ctx.order_index(use)
+
+    def statement(value: cst.CSTNode) -> cst.CSTNode | None:
+        return next((a for a in ctx.ancestors(value) if isinstance(a, cst.BaseStatement)), None)
+
+    return [value for value in values if ctx.enclosing_function(value) is function
+            and ctx.order_index(value) < at and value not in around  # `use` in it reads the one before
+            and type(statement(value)) is cst.SimpleStatementLine and ctx.parent(statement(value)) in around]  # type: ignore[arg-type]
+
+
 def reaching(ctx: FileContext, use: cst.BaseExpression, values: Sequence[_Node]) -> list[_Node]:
     """The values assigned to a variable (or the calls among them) that may be its
     value at `use`, when all are in `use`'s function: from the last one assigned in
@@ -335,14 +359,10 @@ def reaching(ctx: FileContext, use: cst.BaseExpression, values: Sequence[_Node])
     around = set(ctx.ancestors(use))
     at = ctx.order_index(use)
 
-    def statement(value: cst.CSTNode) -> cst.CSTNode | None:
-        return next((a for a in ctx.ancestors(value) if isinstance(a, cst.BaseStatement)), None)
-
     def before(value: cst.CSTNode) -> bool:  # `use` in it (`groups = filter(f, groups)`) reads the one before
         return ctx.order_index(value) < at and value not in around
 
-    always = [value for value in values if before(value)
-              and type(statement(value)) is cst.SimpleStatementLine and ctx.parent(statement(value)) in around]  # type: ignore[arg-type]
+    always = always_before(ctx, use, values)
     if not always:
         return list(values)
     start = max(ctx.order_index(value) for value in always)

@@ -23,6 +23,7 @@ from trainlint.analysis.guards import given_argument
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import mode_switch, train_mode_call
 from trainlint.analysis.scopes import bound_arguments, decorated, handed_receiver, named_parameters
+from trainlint.analysis.walk import children
 from trainlint.context import FileContext
 from trainlint.summaries import constant_truth
 
@@ -38,7 +39,9 @@ def flag_parameters(ctx: FileContext, function: cst.FunctionDef) -> frozenset[st
     """The parameters of `function` that an `if` of its own (statement or expression)
     tests for their truth or against a constant (see `names_tested`), or that it hands
     on to such a flag of another function of the file, a few calls deep
-    (`self._run_batch(x, y, train)`), and that it never rebinds: the flags a call may fix."""
+    (`self._run_batch(x, y, train)`), and that it never rebinds: the flags a call may fix.
+    A function defined in another has those of the outer one's that it reads as they are
+    (see `free_flags`): the outer one's call fixes them, and hands them on when it calls it."""
     return _flags_within(ctx, function, 0)
 
 
@@ -76,12 +79,15 @@ def _flag_sources(ctx: FileContext, function: cst.FunctionDef) -> _Sources:
         params = named_parameters(function) - rebound_names(ctx, function)
         tested = {name for branch in own if type(branch) in (cst.If, cst.IfExp)
                   for name in names_tested(branch.test)}  # type: ignore[attr-defined]
-        # only calls handed a parameter as it is are followed: the rest hand on no flag
+        nested = {kid.name.value for node in own for kid in children(node) if type(kid) is cst.FunctionDef}  # type: ignore[attr-defined]
+        # only calls handed a parameter as it is, or of a function defined here (which may
+        # read one), are followed: the rest hand on no flag
         handed = tuple((callee, given) for node in own if type(node) is cst.Call
-                       and any(type(arg.value) is cst.Name and arg.value.value in params for arg in node.args)
+                       and (any(type(arg.value) is cst.Name and arg.value.value in params for arg in node.args)
+                            or (type(node.func) is cst.Name and node.func.value in nested))
                        and (callee := _followed_callee(ctx, node, function)) is not None
                        and (given := _parameters_handed(ctx, node, callee, params)))
-        found = memo[function] = (frozenset(params & tested), handed)
+        found = memo[function] = (frozenset((params | free_flags(ctx, function)) & tested), handed)
     return found
 
 
@@ -89,11 +95,33 @@ def _sources_memo(ctx: FileContext) -> dict[cst.FunctionDef, _Sources]:
     return {}
 
 
+def free_flags(ctx: FileContext, function: cst.FunctionDef) -> frozenset[str]:
+    """The parameters of the function that `function` is defined in (`phase` of a `def
+    run_epoch(model, loader, phase)` around a `def step(loss): if phase == "train":
+    loss.backward()`) that `function` reads as they are: not parameters of its own, bound
+    again by neither function, nor declared `nonlocal` or `global` anywhere in the outer one."""
+    outer = ctx.parent(ctx.parent(function))  # the `IndentedBlock`, then the `FunctionDef`
+    if type(outer) is not cst.FunctionDef:
+        return frozenset()
+    declared = {name.name.value for node in ctx.subtree(outer.body) if type(node) in (cst.Nonlocal, cst.Global)
+                for name in node.names}  # type: ignore[attr-defined]
+    return frozenset(named_parameters(outer) - named_parameters(function) - rebound_names(ctx, outer)
+                     - rebound_names(ctx, function) - declared)  # type: ignore[arg-type]
+
+
+def _reads_from(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef) -> frozenset[str]:
+    """The flags `callee` reads from the function `call` is made in: its `free_flags`,
+    where it is defined in that function."""
+    return free_flags(ctx, callee) if ctx.parent(ctx.parent(callee)) is ctx.enclosing_function(call) else frozenset()
+
+
 def _parameters_handed(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef, params: set[str]
                        ) -> dict[str, str]:
-    """The parameters of `callee` that `call` gives one of `params` as it is, with it."""
+    """The parameters of `callee` that `call` gives one of `params` as it is, with it; and
+    those of the caller's parameters that `callee`, defined in the caller, reads as they are."""
     return {name: given.value for name in named_parameters(callee)
-            if type(given := given_argument(ctx, call, callee, name)) is cst.Name and given.value in params}
+            if type(given := given_argument(ctx, call, callee, name)) is cst.Name and given.value in params
+            } | {name: name for name in _reads_from(ctx, call, callee) if name in params}
 
 
 def _followed_callee(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef) -> cst.FunctionDef | None:
@@ -111,11 +139,15 @@ def fixed_flags(ctx: FileContext, call: cst.Call, function: cst.FunctionDef, par
     unpacks nothing that may hold it), its constant default; or a flag of the caller's
     that `held` fixes, handed on (`self._run_batch(x, y, train)`)."""
     flags: Flags = {}
+    read = _reads_from(ctx, call, function) if held else frozenset()
     for name in params:
-        given = given_argument(ctx, call, function, name)
-        text = constant_text(given)
-        if text is None and held and type(given) is cst.Name:
-            text = held.get(given.value)
+        if name in read:  # the caller's own flag, read by a function defined in it
+            text = held.get(name)  # type: ignore[union-attr]
+        else:
+            given = given_argument(ctx, call, function, name)
+            text = constant_text(given)
+            if text is None and held and type(given) is cst.Name:
+                text = held.get(given.value)
         if text is not None:
             flags[name] = text
     return flags

@@ -30,3 +30,11 @@ def given(model, loader, device):
     loader = build_loader(loader, 32) if loader is None else loader
     for x in loader:
         model(x.to(device, non_blocking=True))
+
+
+def handed_or_built(model, dataset, device, loader=None):
+    # a caller may hand a pinned loader; the unpinned one is built only when none is
+    if loader is None:
+        loader = build_loader(dataset, 32)
+    for x in loader:
+        model(x.to(device, non_blocking=True))

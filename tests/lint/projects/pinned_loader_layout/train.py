@@ -25,3 +25,9 @@ def fit(model, optimizer, train_set, val_set, device):
     with torch.no_grad():
         for x, y in val_loader:
             model(x.to(device, non_blocking=True))
+
+
+def built_over_given(model, dataset, device, loader=None):
+    loader = build_loader(dataset, 32)
+    for x in loader:
+        model(x.to(device, non_blocking=True))  # expect: TL502
