@@ -179,6 +179,10 @@ def test_frozen_weights_a_step_hook_writes_are_named_at_that_step(script_runs: S
     event = run.first("nonfinite_param")
     assert (event["step"], event["param"]) == (3, "0.weight"), event
     assert "already" not in event["message"], event
+    # read after the hook returned: the update is not claimed to have made it on its own
+    assert "own arithmetic" not in event["message"], event
+    hook_site = f"frozen_hooked.py:{line_of('frozen_hooked.py', 'def hook(')}"
+    assert f"the optimizer's step() or a step hook of the script (hook ({hook_site}))" in event["message"], event
     assert script_runs.get("frozen_hooked.py", "look-alike").report["events"] == []
 
 
