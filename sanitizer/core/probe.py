@@ -57,6 +57,9 @@ class UpdatedParams(NamedTuple):
     # are as the update found them, so their norms after it stand for their magnitudes before
     # (non-finite exactly when those were), and nothing more was measured as the step began
     left_as_found: bool = False
+    # the script's step hooks that ran around that step() (`name (file:line)`): a value
+    # read after it may be theirs as well as the update's
+    step_hooks: tuple[str, ...] = ()
 
 
 class Gather:

@@ -977,7 +977,8 @@ class Sanitizer:
         before, self._before_update = self._before_update, None
         without_grad, largest = before if before is not None else (None, [])
         self._updated.append((UpdatedParams(self.step, locations.user_site(), params, [], without_grad, [],
-                                            left_as_found=largest is None),
+                                            left_as_found=largest is None,
+                                            step_hooks=tuple(map(_hook_label, _scripts_step_hooks(optimizer)))),
                               squares + (largest or [])))
 
     def _queue_without_grad(self, record: StepRecord, optimizer: torch.optim.Optimizer,
@@ -1357,14 +1358,21 @@ def _leaves_gradless_alone(optimizer: torch.optim.Optimizer) -> bool:
             and not _scripts_step_hooks(optimizer))
 
 
-def _scripts_step_hooks(optimizer: torch.optim.Optimizer) -> bool:
-    """Whether step hooks other than the session's own (global, from core/hooks.py) run
+def _scripts_step_hooks(optimizer: torch.optim.Optimizer) -> list[Any]:
+    """The step hooks other than the session's own (global, from core/hooks.py) that run
     around `optimizer.step()`."""
     registered = [*getattr(optimizer, "_optimizer_step_pre_hooks", {}).values(),
              *getattr(optimizer, "_optimizer_step_post_hooks", {}).values(),
              *getattr(optimizer_globals, "_global_optimizer_pre_hooks", {}).values(),
              *getattr(optimizer_globals, "_global_optimizer_post_hooks", {}).values()]
-    return any(getattr(hook, "__module__", None) != hooks.__name__ for hook in registered)
+    return [hook for hook in registered if getattr(hook, "__module__", None) != hooks.__name__]
+
+
+def _hook_label(hook: Any) -> str:
+    """`hook`'s name and where it is defined, as a message shows it (`clip_hook (train.py:21)`)."""
+    name = getattr(hook, "__qualname__", None) or type(hook).__qualname__
+    code = getattr(hook, "__code__", None) or getattr(getattr(hook, "__func__", None), "__code__", None)
+    return f"{name} ({locations.format_site(code.co_filename, code.co_firstlineno)})" if code else name
 
 
 def _any_nonfinite(values: dict[str, list[float]], names: tuple[str, ...]) -> bool:

@@ -369,7 +369,7 @@ class NonfiniteDetector(Detector):
     def _report_update(self, sink: Sink, update: UpdatedParams) -> None:
         """A parameter that was non-finite as soon as an optimizer's `step()` returned,
         from finite gradients: that update wrote it (its own arithmetic, or it kept a
-        value the script wrote during the step)."""
+        value the script wrote during the step), or a step hook of the script's did."""
         if "nonfinite_param" in self.first_step:
             return
         place = _model_order(sink)
@@ -383,6 +383,10 @@ class NonfiniteDetector(Detector):
         self._first("nonfinite_param", update.step)
         if written is not None:
             cause = f"keeping the non-finite value the script wrote into it at {written} before the update"
+        elif update.step_hooks:
+            # read only after every hook around step() returned: the update and the hooks
+            # cannot be told apart
+            cause = f"the optimizer's step() or a step hook of the script ({', '.join(update.step_hooks)}) made it"
         else:
             cause = ("from finite gradients: the update's own arithmetic made it (a learning rate, Adam's eps, "
                      "a division in the optimizer)")

@@ -179,6 +179,10 @@ def test_frozen_weights_a_step_hook_writes_are_named_at_that_step(script_runs: S
     event = run.first("nonfinite_param")
     assert (event["step"], event["param"]) == (3, "0.weight"), event
     assert "already" not in event["message"], event
+    # read after the hook returned: the update is not claimed to have made it on its own
+    assert "own arithmetic" not in event["message"], event
+    hook_site = f"frozen_hooked.py:{line_of('frozen_hooked.py', 'def hook(')}"
+    assert f"the optimizer's step() or a step hook of the script (hook ({hook_site}))" in event["message"], event
     assert script_runs.get("frozen_hooked.py", "look-alike").report["events"] == []
 
 
@@ -543,6 +547,7 @@ def test_a_buffer_turned_nan_is_named_with_the_step_that_wrote_it(
     assert f"buffer {module}.scale is NaN as step {written + 1}'s forward begins" in event["message"], event
     assert f"written after step {written}'s forward began and before step {written + 1}'s" in event["message"]
     assert event["message"].endswith("; that forward gave non-finite outputs"), event
+    assert "taken_in" not in event, event  # written by a step that was finite: the root
     problems = run.report["summary"]["problems"]
     assert [p["kind"] for p in problems] == ["nonfinite_buffer"], problems
     assert any(line.startswith(f"nonfinite_activation at step {written + 1}: output of {module}")
@@ -556,6 +561,8 @@ def test_a_buffer_a_nan_batch_reached_is_its_consequence(script_runs: ScriptRuns
     problems = run.report["summary"]["problems"]
     assert [(p["kind"], p["step"]) for p in problems] == [("nonfinite_input", 3)], problems
     assert any(line.startswith("nonfinite_buffer at step 3: buffer norm.scale") for line in problems[0]["symptoms"])
+    # the EMA took the batch in: said so, not put down to an overflow of its own
+    assert run.first("nonfinite_buffer")["taken_in"] == "batch", run.first("nonfinite_buffer")
 
 
 def test_an_inf_mask_buffer_and_a_healthy_ema_are_not_reported(script_runs: ScriptRuns) -> None:
@@ -595,6 +602,12 @@ def test_a_buffer_copying_a_weight_the_update_broke_follows_the_weight(script_ru
     problems = run.report["summary"]["problems"]
     assert [(p["kind"], p["step"]) for p in problems] == [("nonfinite_param", 3)], problems
     assert any(line.startswith("nonfinite_buffer at step 3: buffer Net.ema_w") for line in problems[0]["symptoms"])
+    # step 4's forward, run on the broken weight, was NaN before norm's EMA took it in: a
+    # consequence, folded under the weight like the rest, not an overflow of the EMA's own
+    buffers = {event["buffer"]: event for event in run.events("nonfinite_buffer")}
+    assert "taken_in" not in buffers["Net.ema_w"], buffers
+    assert (buffers["norm.scale"]["step"], buffers["norm.scale"]["taken_in"]) == (4, "module outputs"), buffers
+    assert "a consequence of it, not its cause" in buffers["norm.scale"]["message"], buffers
 
 
 def test_buffers_without_readable_values_are_left_out(script_runs: ScriptRuns) -> None:

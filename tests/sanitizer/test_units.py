@@ -759,6 +759,40 @@ def test_a_buffer_turned_nan_is_named_only_when_the_forward_reading_it_goes_non_
         assert "written after step 3's forward began and before step 4's" in sink.messages[0], sink.messages
 
 
+@pytest.mark.parametrize(("written_in", "taken_in"), [
+    (([(0, 1.0), (1, math.nan)], [math.nan], [math.nan]), "module outputs"),  # an EMA of NaN activations
+    (([(0, math.nan), (1, math.nan)], [math.nan], [math.nan]), "batch"),
+    (([(0, 1.0), (1, 1.0)], [1.0], [math.inf]), "gradients"),  # copied from them by the script
+    (([(0, 1.0), (1, 1.0)], [1.0], [1.0]), None),  # a finite step: the buffer's own update is the root
+])
+def test_a_buffer_written_in_a_step_already_non_finite_is_its_consequence(
+        written_in: tuple[list[tuple[int, float]], list[float], list[float]], taken_in: str | None) -> None:
+    """A buffer written during step 3 (found NaN as step 4's forward began) whose forward had
+    already made non-finite values: it took them in, and was said to come from an overflow or
+    a division by zero of its own; now it is said to be their consequence."""
+    from torch import nn
+
+    from sanitizer.core.buffers import NonfiniteBuffer
+    from sanitizer.core.probe import INPUT_SLOT
+    from sanitizer.detectors.nonfinite_buffer import NonfiniteBufferDetector
+
+    detector, sink = NonfiniteBufferDetector(), _BufferSink()
+    trail, losses, grads = written_in
+    written = _record(3, losses[0])
+    written.trail = [(INPUT_SLOT if slot == 0 else slot, mag) for slot, mag in trail]
+    written.grad_norms = grads
+    detector.on_step(written, sink)
+    found = _record(4, math.nan)
+    found.trail = [(INPUT_SLOT, 1.0), (1, math.nan)]
+    found.nonfinite_buffers = [NonfiniteBuffer(nn.Identity(), "scale", math.nan, 3)]
+    detector.on_step(found, sink)
+    assert sink.events == [("nonfinite_buffer", 3)], sink.messages
+    assert ("a consequence of it, not its cause" in sink.messages[0]) == (taken_in is not None), sink.messages
+    assert ("overflowed or divided by zero" in sink.messages[0]) == (taken_in is None), sink.messages
+    if taken_in is not None:
+        assert f"a step whose {taken_in} " in sink.messages[0], sink.messages
+
+
 def test_a_buffer_state_dies_with_its_module() -> None:
     """A module whose buffer was -inf when first measured (by design: never measured again)
     dies, and a new one gets its id: keyed by that id, the new module's buffer inherited the
