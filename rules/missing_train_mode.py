@@ -1047,6 +1047,28 @@ class MissingTrainMode(Rule):
         "    for x in loader:\n"
         "        optimizer.zero_grad()\n"
         "        step(model(x).mean())\n",
+        # the epoch function's step, defined in it, reads its `phase`; but the name is bound
+        # again to another step that always back-propagates: the validation pass may train
+        "import torch\n"
+        "def fit(model, optimizer, train_loader, valid_loader):\n"
+        "    for epoch in range(10):\n"
+        "        model.train()\n"
+        "        run_epoch(model, optimizer, train_loader, 'train')\n"
+        "        model.eval()  # expect: TL405\n"
+        "        run_epoch(model, optimizer, valid_loader, 'val')\n"
+        "def run_epoch(model, optimizer, loader, phase):\n"
+        "    def step(loss):\n"
+        "        if phase == 'train':\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "    def step_always(loss):\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "    if phase == 'val':\n"
+        "        step = step_always\n"
+        "    for x in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        step(model(x).mean())\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone

@@ -111,8 +111,12 @@ def free_flags(ctx: FileContext, function: cst.FunctionDef) -> frozenset[str]:
 
 def _reads_from(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef) -> frozenset[str]:
     """The flags `callee` reads from the function `call` is made in: its `free_flags`,
-    where it is defined in that function."""
-    return free_flags(ctx, callee) if ctx.parent(ctx.parent(callee)) is ctx.enclosing_function(call) else frozenset()
+    where it is defined in that function and its name is not bound again there (`step =
+    step2`: the call may run another function)."""
+    caller = ctx.enclosing_function(call)
+    if ctx.parent(ctx.parent(callee)) is not caller or callee.name.value in rebound_names(ctx, caller):  # type: ignore[arg-type]
+        return frozenset()
+    return free_flags(ctx, callee)
 
 
 def _parameters_handed(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef, params: set[str]
