@@ -146,6 +146,22 @@ class NonBlockingWithoutPinMemory(Rule):
         "    loader = DataLoader(dataset, batch_size=8)\n"
         "    for x in loader:\n"
         "        x = x.to('cuda', non_blocking=True)  # expect: TL502\n",
+        # a loader parameter the function replaces on every path (in a `with`, in both arms of an
+        # `if` that does not ask whether one was handed): what a caller hands is never used
+        "import torch\n"
+        "from torch.utils.data import DataLoader\n"
+        "def epoch(dataset, small, loader=None):\n"
+        "    with torch.no_grad():\n"
+        "        loader = DataLoader(dataset, batch_size=8)\n"
+        "    for x in loader:\n"
+        "        x = x.to('cuda', non_blocking=True)  # expect: TL502\n"
+        "def epoch_sized(dataset, small, loader=None):\n"
+        "    if small:\n"
+        "        loader = DataLoader(dataset, batch_size=8)\n"
+        "    else:\n"
+        "        loader = DataLoader(dataset, batch_size=64)\n"
+        "    for x in loader:\n"
+        "        x = x.to('cuda', non_blocking=True)  # expect: TL502\n",
     )
     good = (
         # after `prepare()` the loader is the accelerator's; in a loop, the name may come back rebound
@@ -285,7 +301,24 @@ class NonBlockingWithoutPinMemory(Rule):
         if not values.handed_by_unseen_callers(iterable):
             return False
         binding = self.ctx.receivers.binding(iterable)
-        return binding is not None and not always_before(self.ctx, loop, values.assigned.get(binding, []))
+        if binding is None:
+            return False
+        assigned = values.assigned.get(binding, [])
+        # built only in the body of an `if` that finds none handed: else the caller's stays
+        return not always_before(self.ctx, loop, assigned) and bool(assigned) and all(
+            self._when_none_handed(value, binding.name) for value in assigned)
+
+    def _when_none_handed(self, value: cst.CSTNode, name: str) -> bool:
+        """`value` is assigned in the body of an `if` of its function that tests `name`
+        for being absent: `if name is None:`, `if name == None:`, `if not name:`."""
+        child = value
+        for ancestor in self.ctx.ancestors(value):
+            if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+                return False
+            if type(ancestor) is cst.If and child is ancestor.body and _tests_absent(ancestor.test, name):
+                return True
+            child = ancestor
+        return False
 
     def _unpinned_source(self, source: cst.BaseExpression) -> bool:
         """`source` builds a DataLoader without `pin_memory=True`: here, or in the function
@@ -415,3 +448,15 @@ def _batch_names(loop: cst.For) -> set[str]:
             for target in node.targets:
                 names |= target_names(target.target)
     return names
+
+
+def _tests_absent(test: cst.BaseExpression, name: str) -> bool:
+    """`test` holds when `name` is None or empty: `name is None`, `name == None`, `not name`."""
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return type(test.expression) is cst.Name and test.expression.value == name
+    if type(test) is cst.Comparison and len(test.comparisons) == 1:
+        comparison = test.comparisons[0]
+        return (type(comparison.operator) in (cst.Is, cst.Equal) and type(test.left) is cst.Name
+                and test.left.value == name and type(comparison.comparator) is cst.Name
+                and comparison.comparator.value == "None")
+    return False
