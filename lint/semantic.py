@@ -212,6 +212,13 @@ class SemanticModel:
         method a call on its class runs (`Trainer.step(self, x)`, see `_class_method`)."""
         return self._callees.get(node) if type(node) is cst.Call else None
 
+    def local_class(self, func: cst.BaseExpression) -> cst.ClassDef | None:
+        """The class of this file that `func` names where it is read: defined once, its
+        name bound to nothing else (see `_kept_classes`), and not shadowed by an import."""
+        if type(func) is not cst.Name or self.qualified_name(func) is not None:
+            return None
+        return self._classes.get(func.value)
+
     def local_function(self, func: cst.BaseExpression) -> cst.FunctionDef | None:
         """The function of this file that `f` / `self.f` / `cls.f` / `Trainer.f` names;
         for `f`, one that the name, where it is read, is bound to (see `_bound_at`)."""

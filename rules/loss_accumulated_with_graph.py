@@ -1505,6 +1505,26 @@ class LossAccumulatedWithGraph(Rule):
         "        opt.zero_grad()\n"
         "        loss.backward()\n"
         "        opt.step()\n",
+        # the object a helper sums into comes from another call, which may hand back the same
+        # one each time (a module's tally, a dict's entry kept by `setdefault`)
+        "import torch.nn.functional as F\n"
+        "class Tally:\n"
+        "    def __init__(self):\n"
+        "        self.total = 0\n"
+        "def add_loss(self, loss):\n"
+        "    self.total += loss\n"
+        "    return self\n"
+        "TALLY = Tally()\n"
+        "def get_tally():\n"
+        "    return TALLY\n"
+        "def train(model, loader, opt, meters):\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        add_loss(get_tally(), loss)  # expect: TL202\n"
+        "        add_loss(meters.setdefault('loss', Tally()), loss)  # expect: TL202\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -3037,15 +3057,20 @@ class LossAccumulatedWithGraph(Rule):
 
     def _kept_in_new_object(self, call: cst.Call, summary: Summary) -> bool:
         """Where `call` keeps what it stores (see `_kept_in`) is an object the call
-        expression itself makes (`add_loss(Tally(), loss)`, `Tally().add(loss)`): made
-        anew at each call, it holds one graph at a time; or one a call returns, which
-        may be anew too (`meter_for(step).update(loss)`)."""
+        expression itself makes by calling a class of the file (`add_loss(Tally(), loss)`,
+        `Tally().add(loss)`): made anew at each call, it holds one graph at a time. An
+        object another call returns may be one kept across calls (`get_tally()`,
+        `meters.setdefault("loss", Tally())`), so it is not taken for a new one."""
         func = call.func
         if type(func) is cst.Attribute:
-            return type(func.value) is cst.Call
+            return self._constructs(func.value)
         held = [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) not in summary.accumulates
                 and type(arg.value) in (cst.Name, cst.Attribute, cst.Subscript, cst.Call)]
-        return len(held) == 1 and type(held[0]) is cst.Call
+        return len(held) == 1 and self._constructs(held[0])
+
+    def _constructs(self, expr: cst.BaseExpression) -> bool:
+        """`expr` makes a new instance of a class of the file (`Tally()`)."""
+        return type(expr) is cst.Call and self.ctx.local_class(expr.func) is not None
 
     # -- context ---------------------------------------------------------------
     def _outlives_iteration(self, node: cst.CSTNode, accumulator: str) -> bool:
