@@ -1297,6 +1297,22 @@ class EvalWithoutNoGrad(Rule):
         "    model.eval()\n"
         "    for x, y in val_loader:\n"
         "        run_batch(model, opt, x, y, False)  # expect: TL406\n",
+        # the training step that puts the model back in train mode opens with its docstring
+        "import torch\n"
+        "def train_step(model, opt, x, y):\n"
+        "    \"\"\"One optimisation step.\"\"\"\n"
+        "    model.train()\n"
+        "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "def fit(model, opt, loader, val_loader):\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        train_step(model, opt, x, y)\n"
+        "        if i % 500 == 0:\n"
+        "            model.eval()\n"
+        "            score = [model(vx).sum() for vx, _ in val_loader]  # expect: TL406\n"
+        "            print(score)\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2610,6 +2626,33 @@ class EvalWithoutNoGrad(Rule):
         "        self.model.eval()\n"
         "        vx, vy = next(iter(val_loader))\n"
         "        self.run_batch(vx, vy, False)\n",
+        # what the look every N steps computes is what the next steps train on (a target
+        # refreshed in eval mode, read by the step before the `if` on the next pass)
+        "import torch\n"
+        "def train_step(model, opt, x, target):\n"
+        "    model.train()\n"
+        "    loss = torch.nn.functional.mse_loss(model(x), target)\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "def fit(model, opt, loader, x_ref):\n"
+        "    target = None\n"
+        "    for i, x in enumerate(loader):\n"
+        "        train_step(model, opt, x, target)\n"
+        "        if i % 500 == 0:\n"
+        "            model.eval()\n"
+        "            target = model(x_ref)\n"
+        "def fit_inline(model, opt, loader, x_ref):\n"
+        "    target = None\n"
+        "    for i, x in enumerate(loader):\n"
+        "        model.train()\n"
+        "        loss = torch.nn.functional.mse_loss(model(x), target)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        if i % 500 == 0:\n"
+        "            model.eval()\n"
+        "            target = model(x_ref)\n",
     )
 
     def finish(self) -> None:
@@ -3165,8 +3208,11 @@ class EvalWithoutNoGrad(Rule):
                     bound |= target_names(target)
             elif type(node) is cst.Call and method_call(node, *STORING_METHODS) is not None:
                 return False  # `history.append(model(x))`: kept past the `if`
-        end = self.ctx.subtree_end(block)
-        return not any(type(node) is cst.Name and node.value in bound and self.ctx.order_index(node) > end
+        # read elsewhere in the loop, after the `if` or before it on the next pass (`target =
+        # model(x_ref)` that the step before the `if` trains on): the graph may be used
+        start, end = self.ctx.order_index(block), self.ctx.subtree_end(block)
+        return not any(type(node) is cst.Name and node.value in bound
+                       and not start <= self.ctx.order_index(node) <= end
                        for node in self.ctx.subtree(loop.body))
 
     def _starts_in_train_mode(self, statement: cst.BaseStatement, model: str) -> bool:
@@ -3178,7 +3224,8 @@ class EvalWithoutNoGrad(Rule):
         small = statement.body[0]
         call = small.value if type(small) in (cst.Expr, cst.Assign) else None  # type: ignore[attr-defined]
         callee = self.ctx.local_callee(call) if type(call) is cst.Call else None
-        first = callee.body.body[0] if callee is not None and type(callee.body) is cst.IndentedBlock else None
+        statements = callee.body.body if callee is not None and type(callee.body) is cst.IndentedBlock else ()
+        first = next((s for s in statements if not _docstring(s)), None)
         if type(first) is not cst.SimpleStatementLine or type(first.body[0]) is not cst.Expr:
             return False
         mode = mode_switch(self.ctx, first.body[0].value)
@@ -3452,3 +3499,10 @@ def _receiver(ctx: FileContext, call: cst.Call) -> str:
     """The object a call runs a method of, as written: `trainer` of `trainer.forward(x)`
     and of `trainer(x)`."""
     return ctx.code(call.func.value if type(call.func) is cst.Attribute else call.func)  # type: ignore[attr-defined]
+
+
+def _docstring(statement: cst.BaseStatement) -> bool:
+    """`statement` is a string alone (a function's docstring)."""
+    return (type(statement) is cst.SimpleStatementLine and len(statement.body) == 1
+            and type(statement.body[0]) is cst.Expr
+            and type(statement.body[0].value) in (cst.SimpleString, cst.ConcatenatedString))
