@@ -1313,6 +1313,22 @@ class EvalWithoutNoGrad(Rule):
         "            model.eval()\n"
         "            score = [model(vx).sum() for vx, _ in val_loader]  # expect: TL406\n"
         "            print(score)\n",
+        # the look binds names the pass reads before its `if`, but the pass binds them first
+        # (`seq = next(train_batches)`): nothing of the look is read after it
+        "import torch\n"
+        "def fit(model, opt, train_batches, eval_batches, steps):\n"
+        "    for i in range(steps):\n"
+        "        model.train()\n"
+        "        seq = next(train_batches)\n"
+        "        logits = model(seq)\n"
+        "        logits.mean().backward()\n"
+        "        opt.step()\n"
+        "        opt.zero_grad()\n"
+        "        if i % 100 == 0:\n"
+        "            model.eval()\n"
+        "            seq = next(eval_batches)\n"
+        "            logits = model(seq)  # expect: TL406\n"
+        "            print(logits.argmax(-1))\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -3211,8 +3227,18 @@ class EvalWithoutNoGrad(Rule):
         # read elsewhere in the loop, after the `if` or before it on the next pass (`target =
         # model(x_ref)` that the step before the `if` trains on): the graph may be used
         start, end = self.ctx.order_index(block), self.ctx.subtree_end(block)
+        # a read before the `if` that the pass itself binds first (`seq, labels = next(dl)`)
+        # reads that pass's value, not the look's
+        first_bound: dict[str, int] = {}
+        for node in self.ctx.subtree(loop.body):
+            if type(node) in (cst.Assign, cst.AnnAssign, cst.For) and self.ctx.order_index(node) < start:
+                targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
+                for name in (n for target in targets for n in target_names(target)):
+                    first_bound[name] = min(first_bound.get(name, start), self.ctx.order_index(node))
         return not any(type(node) is cst.Name and node.value in bound
-                       and not start <= self.ctx.order_index(node) <= end
+                       and (self.ctx.order_index(node) > end or (
+                           self.ctx.order_index(node) < start
+                           and first_bound.get(node.value, start) > self.ctx.order_index(node)))
                        for node in self.ctx.subtree(loop.body))
 
     def _starts_in_train_mode(self, statement: cst.BaseStatement, model: str) -> bool:
