@@ -89,7 +89,7 @@ def _report(sink: Sink, step: int, found: NonfiniteBuffer, taken_in: str | None)
     if taken_in is not None:
         were = "was" if taken_in in ("batch", "loss") else "were"
         by = (f"a step whose {taken_in} {were} non-finite already: {module or 'its module'}'s forward or the "
-              "script's code took that in (an EMA, a running statistic), a consequence of it, not its cause")
+              "script's code may have taken that in (an EMA, a running statistic, a copy)")
     else:
         by = (f"by {module or 'its module'}'s forward, an EMA or a running statistic updated from a value that "
               "overflowed or divided by zero, or by the script's code, a `.copy_()` into it")

@@ -768,8 +768,8 @@ def test_a_buffer_turned_nan_is_named_only_when_the_forward_reading_it_goes_non_
 def test_a_buffer_written_in_a_step_already_non_finite_is_its_consequence(
         written_in: tuple[list[tuple[int, float]], list[float], list[float]], taken_in: str | None) -> None:
     """A buffer written during step 3 (found NaN as step 4's forward began) whose forward had
-    already made non-finite values: it took them in, and was said to come from an overflow or
-    a division by zero of its own; now it is said to be their consequence."""
+    already made non-finite values: it may have taken them in, and was said to come from an
+    overflow or a division by zero of its own; now the message says what the step had already."""
     from torch import nn
 
     from sanitizer.core.buffers import NonfiniteBuffer
@@ -787,7 +787,7 @@ def test_a_buffer_written_in_a_step_already_non_finite_is_its_consequence(
     found.nonfinite_buffers = [NonfiniteBuffer(nn.Identity(), "scale", math.nan, 3)]
     detector.on_step(found, sink)
     assert sink.events == [("nonfinite_buffer", 3)], sink.messages
-    assert ("a consequence of it, not its cause" in sink.messages[0]) == (taken_in is not None), sink.messages
+    assert ("may have taken that in" in sink.messages[0]) == (taken_in is not None), sink.messages
     assert ("overflowed or divided by zero" in sink.messages[0]) == (taken_in is None), sink.messages
     if taken_in is not None:
         assert f"a step whose {taken_in} " in sink.messages[0], sink.messages
@@ -830,3 +830,23 @@ def test_a_buffer_state_dies_with_its_module() -> None:
     assert measure is not None
     found = watch.judge(measure, float(measure.total))
     assert [(item.owner, item.name, item.finite_at) for item in found] == [(new, "scale", 2)], found
+
+
+def test_only_the_scripts_step_hooks_are_named() -> None:
+    """A step hook of torch's own (the profiler's) or of another library is not the script's
+    and is not named as what may have written a weight; a partial is named by its function."""
+    import functools
+
+    import torch.profiler
+
+    from sanitizer.core.session import _hook_label, _users_hook
+
+    def clip_hook(optimizer, args, kwargs) -> None:
+        return None
+
+    library_hook = getattr(torch.profiler, "_optimizer_post_hook")
+    assert not _users_hook(library_hook)
+    assert _users_hook(clip_hook) and _users_hook(functools.partial(functools.partial(clip_hook)))
+    assert _users_hook(lambda optimizer, args, kwargs: None)
+    label = _hook_label(functools.partial(clip_hook))
+    assert label.startswith("test_only_the_scripts_step_hooks_are_named.<locals>.clip_hook (") and "test_units.py:" in label
