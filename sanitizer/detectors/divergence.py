@@ -448,7 +448,7 @@ class DivergenceDetector(Detector):
             self._report_climb(sink, self._climb)  # still standing when the run ended
         # a warm-up blow-up still pending: the run ended before RECOVERY losses came after it,
         # judged on those there are; or one the loss rose on from, judged on CLIMB_WAIT losses
-        if self._pending is not None and not _unjudged_rise(self._pending):
+        if self._pending is not None and not _unjudged_rise(self._pending) and not _noise_at_start(self._pending):
             self._judge_pending(sink, self._pending, ended=True)
         crashed = getattr(sink, "crashed_in", None)  # the step an exception of the script ended the run in
         rising = self._rising
@@ -703,6 +703,13 @@ def _chance_note(blow_up: _BlowUp) -> str:
     return (f"; its last {len(after)} losses sit at {format_number(median(after))}, near the chance level "
             f"ln({round(math.exp(chance))}) = {format_number(chance)} of its cross-entropy: the network predicts "
             "nothing")
+
+
+def _noise_at_start(pending: _BlowUp) -> bool:
+    """A blow-up at the run's second loss that the run ended on (no loss after it), less
+    than BLOWUP ** 3 times the first: one loss ten times another is what two batches of
+    two give one time in ten, and a single loss is no level to diverge from."""
+    return not pending.after and pending.steps <= 2 and pending.loss < BLOWUP ** 3 * pending.level
 
 
 def _unjudged_rise(pending: _BlowUp) -> bool:

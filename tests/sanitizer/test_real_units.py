@@ -526,3 +526,14 @@ def test_models_kept_in_plain_containers_are_named_as_the_script_reaches_them() 
     index.refresh([p for opt in optimizers for p in opt.param_groups[0]["params"]], [])
     assert {name for name, _ in index.roots} == {"layers.0", "layers.1", "heads.main"}, (index.roots, layer)
     assert index.param_name(stack.layers[1].bias) == "layers.1.bias"
+
+
+def test_a_jump_at_step_two_that_ends_the_run_is_judged_only_when_far_beyond_noise() -> None:
+    """A run of two steps (it crashed, or was that short) whose second loss is ten to a hundred
+    times the first: with batches of two, that happens by chance one time in ten, and one
+    earlier loss is no level. A jump of a thousand times or more is still a blow-up, and so
+    is one from a level of two losses (`test_blow_up_in_warm_up_is_judged_at_its_step`)."""
+    assert _divergence_events([0.012, 0.128]) == []
+    assert _divergence_events([0.00638, 1.29]) == []
+    (event,) = _divergence_events([0.01, 12.0])
+    assert event.step == 2 and "the run ended there" in event.message, event.message
