@@ -12,6 +12,7 @@ from trainlint.analysis.dataflow import (
     target_names,
     unpinned_loader,
 )
+from trainlint.analysis.phases import truth
 from trainlint.analysis.scopes import named_parameters
 from trainlint.analysis.training import ancestors_within, method_call
 from trainlint.analysis.walk import children
@@ -309,13 +310,13 @@ class NonBlockingWithoutPinMemory(Rule):
             self._when_none_handed(value, binding.name) for value in assigned)
 
     def _when_none_handed(self, value: cst.CSTNode, name: str) -> bool:
-        """`value` is assigned in the body of an `if` of its function that tests `name`
-        for being absent: `if name is None:`, `if name == None:`, `if not name:`."""
+        """`value` is assigned in the body of an `if` of its function whose test holds
+        when `name` is None: `if name is None:`, `if name == None:`, `if not name:`."""
         child = value
         for ancestor in self.ctx.ancestors(value):
             if type(ancestor) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
                 return False
-            if type(ancestor) is cst.If and child is ancestor.body and _tests_absent(ancestor.test, name):
+            if type(ancestor) is cst.If and child is ancestor.body and truth(ancestor.test, {name: "None"}) is True:
                 return True
             child = ancestor
         return False
@@ -448,15 +449,3 @@ def _batch_names(loop: cst.For) -> set[str]:
             for target in node.targets:
                 names |= target_names(target.target)
     return names
-
-
-def _tests_absent(test: cst.BaseExpression, name: str) -> bool:
-    """`test` holds when `name` is None or empty: `name is None`, `name == None`, `not name`."""
-    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-        return type(test.expression) is cst.Name and test.expression.value == name
-    if type(test) is cst.Comparison and len(test.comparisons) == 1:
-        comparison = test.comparisons[0]
-        return (type(comparison.operator) in (cst.Is, cst.Equal) and type(test.left) is cst.Name
-                and test.left.value == name and type(comparison.comparator) is cst.Name
-                and comparison.comparator.value == "None")
-    return False

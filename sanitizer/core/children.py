@@ -213,23 +213,17 @@ def _trains_user_code(process: Any) -> bool:
         run = type(process).run
         from multiprocessing.process import BaseProcess
         return (run is not BaseProcess.run and not isinstance(vars(process).get("run"), WatchedTarget)
-                and _is_user_code(run))
+                and locations.is_user_code(run))
     if isinstance(target, WatchedTarget):
         return False
     if _is_spawn_wrapper(target):  # torch.multiprocessing.spawn: the script's function is the first argument
         args = getattr(process, "_args", ())
-        return bool(args) and _is_user_code(args[0])
-    return _is_user_code(target)
+        return bool(args) and locations.is_user_code(args[0])
+    return locations.is_user_code(target)
 
 
 def _is_spawn_wrapper(target: Any) -> bool:
     return getattr(target, "__module__", None) == "torch.multiprocessing.spawn" and getattr(target, "__name__", "") == "_wrap"
 
 
-def _is_user_code(function: Any) -> bool:
-    while isinstance(function, functools.partial):
-        function = function.func
-    function = getattr(function, "__func__", function)
-    code = getattr(function, "__code__", None)
-    return code is not None and locations.is_user_file(code.co_filename)
 

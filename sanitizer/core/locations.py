@@ -68,6 +68,21 @@ def is_user_file(filename: str) -> bool:
     return verdict
 
 
+def is_user_code(function: Any) -> bool:
+    """`function` (through `functools.partial`s and bound methods) is the script's code,
+    not torch's, another installed library's, nor the sanitizer's own."""
+    code = code_of(function)
+    return code is not None and is_user_file(code.co_filename)
+
+
+def code_of(function: Any) -> CodeType | None:
+    """The code object a call of `function` runs: through `functools.partial`s and bound
+    methods; None for a builtin or a callable object."""
+    while isinstance(function, functools.partial):
+        function = function.func
+    return getattr(getattr(function, "__func__", function), "__code__", None)
+
+
 def transparent(function: _Callable) -> _Callable:
     """`function` (a wrapper the sanitizer put around the script's calls) with its
     frames, and those of the sanitizer below it, taken out of the traceback of any

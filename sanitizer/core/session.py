@@ -980,7 +980,7 @@ class Sanitizer:
         self._updated.append((UpdatedParams(self.step, locations.user_site(), params, [], without_grad, [],
                                             left_as_found=largest is None,
                                             step_hooks=tuple(_hook_label(hook) for hook in _scripts_step_hooks(optimizer)
-                                                                     if _users_hook(hook))),
+                                                                     if locations.is_user_code(hook))),
                               squares + (largest or [])))
 
     def _queue_without_grad(self, record: StepRecord, optimizer: torch.optim.Optimizer,
@@ -1372,34 +1372,11 @@ def _scripts_step_hooks(optimizer: torch.optim.Optimizer) -> list[Any]:
 
 def _hook_label(hook: Any) -> str:
     """`hook`'s name and where it is defined, as a message shows it (`clip_hook (train.py:21)`)."""
-    hook = _unwrapped(hook)
-    name = getattr(hook, "__qualname__", None) or type(hook).__qualname__
-    code = _hook_code(hook)
-    return f"{name} ({locations.format_site(code.co_filename, code.co_firstlineno)})" if code else name
-
-
-def _users_hook(hook: Any) -> bool:
-    """`hook` is the script's code, not torch's or another installed library's (a profiler's
-    step hook): only the script's are named as what may have written a weight."""
-    code = _hook_code(_unwrapped(hook))
-    return code is not None and locations.is_user_file(code.co_filename)
-
-
-def _unwrapped(hook: Any) -> Any:
-    """The function a `functools.partial` (of a partial...) calls."""
     while isinstance(hook, functools.partial):
         hook = hook.func
-    return hook
-
-
-def _hook_code(hook: Any) -> Any:
-    """The code object that calling `hook` runs: a function's, a bound method's, or a
-    callable object's `__call__`; None for a builtin."""
-    for function in (hook, getattr(hook, "__func__", None), getattr(type(hook), "__call__", None)):
-        code = getattr(function, "__code__", None)
-        if code is not None:
-            return code
-    return None
+    name = getattr(hook, "__qualname__", None) or type(hook).__qualname__
+    code = locations.code_of(hook)
+    return f"{name} ({locations.format_site(code.co_filename, code.co_firstlineno)})" if code else name
 
 
 def _any_nonfinite(values: dict[str, list[float]], names: tuple[str, ...]) -> bool:

@@ -839,7 +839,8 @@ def test_only_the_scripts_step_hooks_are_named() -> None:
 
     import torch.profiler
 
-    from sanitizer.core.session import _hook_label, _users_hook
+    from sanitizer.core.locations import is_user_code as _users_hook
+    from sanitizer.core.session import _hook_label
 
     def clip_hook(optimizer, args, kwargs) -> None:
         return None
