@@ -252,9 +252,13 @@ class LossAccumulatedWithGraph(Rule):
     comprehension, on the right of `and` / `or` (`flag and
     losses.clear()`). A list cut to a window of its last elements (`recent
     = recent[-100:]`, also copied, `list(recent[-100:])`, or cut only once
-    long enough, `recent[-100:] if len(recent) > 100 else recent`) keeps
-    the graphs in the window; one grown as `recent = recent[-99:] + [loss]`
-    is flagged as an append is.
+    long enough, `recent[-100:] if len(recent) > 100 else recent`, or
+    rebuilt of its losses, `[l for l in recent[-100:]]`, or of tensors
+    computed from them, `[l.float() for l in recent if l < 10]`) keeps the
+    graphs in the window, where one rebuilt of numbers or detached tensors
+    (`[l.item() for l in recent]`, `[l.detach() for l in recent]`) keeps
+    none; one grown as `recent = recent[-99:] + [loss]` is flagged as an
+    append is.
     A loss being built that is back-propagated in the loop and added to again in
     a later iteration, on some path with no assignment of it in between (`loss
     = 0` before the loop, then `loss = loss + criterion(...)` and
@@ -1525,6 +1529,24 @@ class LossAccumulatedWithGraph(Rule):
         "        opt.zero_grad()\n"
         "        loss.backward()\n"
         "        opt.step()\n",
+        # a window rebuilt of the losses it holds (`[l for l in recent[-100:]]`), of those
+        # it keeps (`if l < 10`), or of tensors computed from them (`l.float() * 2`): their
+        # graphs are in it still
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, window, scaled = [], [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)  # expect: TL202\n"
+        "        recent = [l for l in recent[-100:]]\n"
+        "        window.append(loss)  # expect: TL202\n"
+        "        window = [l for l in window if l < 10]\n"
+        "        scaled.append(loss)  # expect: TL202\n"
+        "        scaled = list(l.float() * 2 for l in scaled[-100:])\n"
+        "        print(sum(recent) / len(recent), len(window), len(scaled))\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2548,6 +2570,25 @@ class LossAccumulatedWithGraph(Rule):
         "        loss.backward()\n"
         "        opt.step()\n"
         "        print(tally.total)\n",
+        # a window rebuilt of detached losses, of numbers, or of something else than the
+        # losses (their positions): no graph is left in it
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, window, last, steps = [], [], [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)\n"
+        "        recent = [l.detach() for l in recent[-100:]]\n"
+        "        window.append(loss)\n"
+        "        window = [x.item() for x in window if x < 10]\n"
+        "        last.append(loss)\n"
+        "        last = [0.0 for _ in last]\n"
+        "        steps.append(loss)\n"
+        "        steps = [i for i, _ in enumerate(steps)]\n"
+        "        print(sum(recent) / len(recent), len(window), sum(last), steps)\n",
     )
 
     def finish(self) -> None:
@@ -3467,7 +3508,8 @@ def _keeps_elements(value: cst.BaseExpression, accumulator: str) -> bool:
     """`value` may hold elements of the accumulator as they are: it, a slice of it
     (`recent[-100:]`), a copy of either (`list(recent[-100:])`), an arm of
     `recent[-100:] if len(recent) > 100 else recent` or `recent or []`, a term of
-    `recent[-99:] + [loss]`; not a list rebuilt of numbers (`[float(l) for l in recent]`)."""
+    `recent[-99:] + [loss]`, a list rebuilt of them (see `_rebuilt_of_elements`); not a list
+    rebuilt of numbers (`[float(l) for l in recent]`)."""
     if _read_name(value) == accumulator or _slice_of(value, accumulator):
         return True
     if type(value) is cst.Call:
@@ -3475,8 +3517,41 @@ def _keeps_elements(value: cst.BaseExpression, accumulator: str) -> bool:
         return dotted_name(value.func) in _COPIES and copied is not None and _keeps_elements(copied, accumulator)
     if type(value) is cst.IfExp:
         return _keeps_elements(value.body, accumulator) or _keeps_elements(value.orelse, accumulator)
+    if type(value) in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
+        return _rebuilt_of_elements(value, accumulator)  # type: ignore[arg-type]
     if type(value) is cst.BooleanOperation or (type(value) is cst.BinaryOperation and type(value.operator) is cst.Add):
         return _keeps_elements(value.left, accumulator) or _keeps_elements(value.right, accumulator)
+    return False
+
+
+def _rebuilt_of_elements(comprehension: cst.ListComp | cst.SetComp | cst.GeneratorExp, accumulator: str) -> bool:
+    """A comprehension over the accumulator (or what keeps its elements, `recent[-100:]`)
+    that gives its elements, or tensors computed from them with their graphs (`[l for l
+    in recent[-100:]]`, `[l.float() for l in recent if l < 10]`); not one that gives
+    numbers or detached tensors (`[l.item() for l in recent]`), nor what a call of them
+    gives (`[f(l) for l in recent]`: not known)."""
+    elements: set[str] = set()
+    clause: cst.CompFor | None = comprehension.for_in
+    while clause is not None:
+        if _keeps_elements(clause.iter, accumulator):
+            elements.update(_bound_names(clause.target))
+        clause = clause.inner_for_in
+    return _holds_element(comprehension.elt, elements)
+
+
+def _holds_element(expr: cst.BaseExpression, elements: set[str]) -> bool:
+    """`expr` is one of the names `elements`, or a tensor of its graph: arithmetic on it,
+    a method that keeps the graph (`l.float()`), a tuple or list holding one."""
+    if type(expr) is cst.Name:
+        return expr.value in elements
+    if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
+        return _holds_element(expr.left, elements) or _holds_element(expr.right, elements)
+    if type(expr) is cst.UnaryOperation:
+        return _holds_element(expr.expression, elements)
+    if type(expr) is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value in _GRAPH_KEEPING_METHODS:
+        return _holds_element(expr.func.value, elements)
+    if type(expr) in (cst.Tuple, cst.List):
+        return any(_holds_element(element.value, elements) for element in expr.elements)  # type: ignore[attr-defined]
     return False
 
 
