@@ -250,7 +250,10 @@ class LossAccumulatedWithGraph(Rule):
     keeps the graphs of every iteration until then, and so does one that an
     iteration may skip: after a `continue` of the loop, in a lambda, a
     comprehension, on the right of `and` / `or` (`flag and
-    losses.clear()`). A list cut to a window of its last elements (`recent
+    losses.clear()`), after other code of a `try` body (or in its
+    `else:`) whose handler goes on (`except RuntimeError: continue`,
+    `pass`; not one that re-raises, breaks, returns or exits; a reset in
+    `finally:` always runs). A list cut to a window of its last elements (`recent
     = recent[-100:]`, also copied, `list(recent[-100:])`, or cut only once
     long enough, `recent[-100:] if len(recent) > 100 else recent`, or
     rebuilt of its losses, `[l for l in recent[-100:]]`, or of tensors
@@ -1547,6 +1550,30 @@ class LossAccumulatedWithGraph(Rule):
         "        scaled.append(loss)  # expect: TL202\n"
         "        scaled = list(l.float() * 2 for l in scaled[-100:])\n"
         "        print(sum(recent) / len(recent), len(window), len(scaled))\n",
+        # a reset late in a `try` whose handler goes on (`continue`, `pass`), or in its
+        # `else:`: an iteration that raises before it skips it, and the graphs stay
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses, total, kept = [], 0.0, []\n"
+        "    for x, y in loader:\n"
+        "        try:\n"
+        "            loss = F.cross_entropy(model(x), y)\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            total = total + loss  # expect: TL202\n"
+        "            kept.append(loss)  # expect: TL202\n"
+        "            log(total, len(losses), len(kept))\n"
+        "            losses.clear()\n"
+        "            total = 0.0\n"
+        "        except RuntimeError:\n"
+        "            continue\n"
+        "        except ValueError:\n"
+        "            pass\n"
+        "        else:\n"
+        "            kept.clear()\n"
+        "    return losses, total, kept\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2589,6 +2616,43 @@ class LossAccumulatedWithGraph(Rule):
         "        steps.append(loss)\n"
         "        steps = [i for i, _ in enumerate(steps)]\n"
         "        print(sum(recent) / len(recent), len(window), sum(last), steps)\n",
+        # a reset that every iteration reaches: first in its `try`, in a `try` whose
+        # handlers re-raise, break out of the loop or exit, or in a `finally:`
+        "import sys\n"
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses, total, kept, last = [], 0.0, [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n"
+        "        total = total + loss\n"
+        "        kept.append(loss)\n"
+        "        last.append(loss)\n"
+        "        try:\n"
+        "            last.clear()\n"
+        "            log(len(last))\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "        try:\n"
+        "            log(total, len(losses))\n"
+        "            losses.clear()\n"
+        "            total = 0.0\n"
+        "        except RuntimeError:\n"
+        "            raise\n"
+        "        except KeyboardInterrupt:\n"
+        "            break\n"
+        "        except ValueError:\n"
+        "            sys.exit(1)\n"
+        "        try:\n"
+        "            log(len(kept))\n"
+        "        except OSError:\n"
+        "            continue\n"
+        "        finally:\n"
+        "            kept.clear()\n"
+        "    return losses, total, kept, last\n",
     )
 
     def finish(self) -> None:

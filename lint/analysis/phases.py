@@ -23,6 +23,7 @@ from trainlint.analysis.guards import given_argument
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import mode_switch, train_mode_call
 from trainlint.analysis.scopes import bound_arguments, decorated, handed_receiver, named_parameters
+from trainlint.analysis.training import final_statement
 from trainlint.analysis.walk import children
 from trainlint.context import FileContext
 from trainlint.summaries import constant_truth
@@ -372,14 +373,8 @@ def _leaves(statement: cst.BaseStatement, flags: Flags) -> bool:
 
 def leaves_block(statement: cst.If) -> bool:
     """The body of the `if` ends by leaving the block around it (`continue`, `break`,
-    `return`, `raise`), on lines of its own or on the `if`'s line."""
-    if type(statement.body) is cst.SimpleStatementSuite:  # `if not update: return loss.item()`
-        parts = statement.body.body
-    else:
-        body = statement.body.body
-        last = body[-1] if body else None
-        parts = last.body if type(last) is cst.SimpleStatementLine else ()
-    return bool(parts) and type(parts[-1]) in (cst.Continue, cst.Break, cst.Return, cst.Raise)
+    `return`, `raise`), on lines of its own or on the `if`'s line (`if not update: return loss.item()`)."""
+    return type(final_statement(statement.body)) in (cst.Continue, cst.Break, cst.Return, cst.Raise)
 
 
 def _bound_names(node: cst.CSTNode) -> set[str]:

@@ -4,7 +4,7 @@ gradients, call a method on what receiver, and where code bodies are."""
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import libcst as cst
 
@@ -242,14 +242,57 @@ def skipped_before(ctx: FileContext, node: cst.CSTNode, stop: cst.For | cst.Whil
     """An earlier statement of the same iteration of the loop `stop` (of the same run
     of the function `stop`), one that runs before `node` does, may end it short of
     `node`: a `continue` of the loop (`if loss > 1: continue`, then `losses.clear()`),
-    a `return` of the function."""
+    a `return` of the function, or an exception that a handler catches and goes on
+    after (see `_caught_before`)."""
     for statement in statements_before(ctx, node, stop):
         for inner in ctx.subtree(statement):
             if type(inner) is cst.Continue and _continued_loop(ctx, inner) is stop:
                 return True
             if type(inner) is cst.Return and ctx.enclosing_function(inner) is stop:
                 return True
+    return _caught_before(ctx, node, stop)
+
+
+def _caught_before(ctx: FileContext, node: cst.CSTNode, stop: cst.CSTNode) -> bool:
+    """`node` is in the body of a `try` (within `stop`), after other code of that body
+    that may raise, or in its `else:`, and a handler of the `try` lets the iteration (the
+    run) go on without it: `except RuntimeError: continue`, `except: pass`. One that
+    re-raises, breaks out of the loop, returns or exits lets nothing go on; `finally:`
+    runs anyway."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if ancestor is stop or type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            return False
+        if type(ancestor) in (cst.Try, cst.TryStar) and (
+                child is ancestor.orelse  # type: ignore[attr-defined]
+                or (child is ancestor.body and next(statements_before(ctx, node, ancestor), None) is not None)
+        ) and not all(_leaves(final_statement(handler.body)) for handler in ancestor.handlers):  # type: ignore[attr-defined]
+            return True
+        child = ancestor
     return False
+
+
+# calls that end the program: a handler ending with one goes on with nothing
+_EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
+
+
+def _leaves(statement: cst.BaseSmallStatement | None) -> bool:
+    """`statement`, the last of a handler, ends the iteration and every later one: a
+    `raise`, `break`, `return`, or `sys.exit(1)`."""
+    if type(statement) is cst.Expr and type(statement.value) is cst.Call:
+        return dotted_name(statement.value.func) in _EXITS
+    return type(statement) in (cst.Raise, cst.Break, cst.Return)
+
+
+def final_statement(block: cst.BaseSuite) -> cst.BaseSmallStatement | None:
+    """The last simple statement of `block`, on a line of its own or on its header's
+    line (`if done: return`); None when the block ends with a compound statement."""
+    if type(block) is cst.SimpleStatementSuite:
+        parts: Sequence[cst.BaseSmallStatement] = block.body
+    else:
+        last = block.body[-1] if block.body else None  # type: ignore[attr-defined]
+        parts = last.body if type(last) is cst.SimpleStatementLine else ()
+    return parts[-1] if parts else None
 
 
 def _continued_loop(ctx: FileContext, node: cst.Continue) -> cst.CSTNode | None:

@@ -73,3 +73,27 @@ def test_a_return_before_the_call_skips_it_in_its_function() -> None:
     ctx, call = _clear("def reset(self, done):\n    if done:\n        return\n    self.losses.clear()\n")
     function = ctx.enclosing_function(call)
     assert skipped_before(ctx, evaluating_statement(ctx, call), function) is True  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("body", "skipped"), [
+    ("    try:\n        step()\n        losses.clear()\n    except RuntimeError:\n        continue\n", True),
+    ("    try:\n        step()\n        losses.clear()\n    except RuntimeError:\n        pass\n", True),
+    ("    try:\n        step()\n    except RuntimeError: pass\n    else:\n        losses.clear()\n", True),
+    ("    try:\n        losses.clear()\n        step()\n    except RuntimeError:\n        continue\n", False),
+    ("    try:\n        step()\n        losses.clear()\n    except RuntimeError:\n        log()\n        raise\n",
+     False),
+    ("    try:\n        step()\n        losses.clear()\n    except RuntimeError:\n        break\n", False),
+    ("    try:\n        step()\n        losses.clear()\n    except RuntimeError:\n        sys.exit(1)\n", False),
+    ("    try:\n        step()\n    except RuntimeError:\n        continue\n    finally:\n        losses.clear()\n", False),
+    ("    try:\n        step()\n        losses.clear()\n    finally:\n        log()\n", False),
+])
+def test_an_exception_caught_and_gone_on_from_skips_the_rest_of_the_try(body: str, skipped: bool) -> None:
+    ctx, loop, statement = _loop_and_clear("for loss in losses:\n" + body)
+    assert skipped_before(ctx, statement, loop) is skipped  # type: ignore[arg-type]
+
+
+def test_an_exception_caught_and_gone_on_from_skips_the_rest_of_a_method() -> None:
+    ctx, call = _clear("def reset(self):\n    try:\n        self.log()\n        self.losses.clear()\n"
+                       "    except OSError:\n        pass\n")
+    function = ctx.enclosing_function(call)
+    assert skipped_before(ctx, evaluating_statement(ctx, call), function) is True  # type: ignore[arg-type]
