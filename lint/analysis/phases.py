@@ -250,9 +250,19 @@ def _translated(text: str, names: dict[str, str]) -> str | None:
     return names[head] + dot + rest if head in names else None
 
 
-def rebound_names(ctx: FileContext, function: cst.FunctionDef) -> set[str]:
-    """The names `function`'s own code binds (assigns, loops over, enters `with` as)."""
-    return {name for node in ctx.own_nodes(function.body) if type(node) in _BINDING for name in _bound_names(node)}
+def rebound_names(ctx: FileContext, function: cst.FunctionDef) -> frozenset[str]:
+    """The names `function`'s own code binds (assigns, loops over, enters `with` as),
+    kept per file: asked of a caller at each of its calls (see `_reads_from`)."""
+    memo = ctx.shared(_rebound_memo)
+    found = memo.get(function)
+    if found is None:
+        found = memo[function] = frozenset(name for node in ctx.own_nodes(function.body) if type(node) in _BINDING
+                                           for name in _bound_names(node))
+    return found
+
+
+def _rebound_memo(ctx: FileContext) -> dict[cst.FunctionDef, frozenset[str]]:
+    return {}
 
 
 def truth(test: cst.BaseExpression, flags: Flags) -> bool | None:
