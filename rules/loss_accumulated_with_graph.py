@@ -35,6 +35,7 @@ from trainlint.context import FileContext
 from trainlint.analysis.training import (
     code_bodies,
     evaluating_statement,
+    falls_through,
     loop_guards,
     method_call,
     skipped_before,
@@ -252,8 +253,9 @@ class LossAccumulatedWithGraph(Rule):
     comprehension, on the right of `and` / `or` (`flag and
     losses.clear()`), after other code of a `try` body (or in its
     `else:`) whose handler goes on (`except RuntimeError: continue`,
-    `pass`; not one that re-raises, breaks, returns or exits; a reset in
-    `finally:` always runs). A list cut to a window of its last elements (`recent
+    `pass`; not one that re-raises, breaks, returns or exits, nor one that
+    continues the loop when the reset comes before the accumulation: that
+    iteration adds nothing; a reset in `finally:` always runs). A list cut to a window of its last elements (`recent
     = recent[-100:]`, also copied, `list(recent[-100:])`, or cut only once
     long enough, `recent[-100:] if len(recent) > 100 else recent`, or
     rebuilt of its losses, `[l for l in recent[-100:]]`, or of tensors
@@ -1574,6 +1576,23 @@ class LossAccumulatedWithGraph(Rule):
         "        else:\n"
         "            kept.clear()\n"
         "    return losses, total, kept\n",
+        # a reset in a `try` before the accumulation, whose handler goes on with it
+        # (`pass`): an iteration that raises before the reset still adds its loss
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses = []\n"
+        "    for x, y in loader:\n"
+        "        try:\n"
+        "            log(len(losses))\n"
+        "            losses.clear()\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)  # expect: TL202\n"
+        "    return losses\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2653,6 +2672,27 @@ class LossAccumulatedWithGraph(Rule):
         "        finally:\n"
         "            kept.clear()\n"
         "    return losses, total, kept, last\n",
+        # a reset in a `try` (or its `else:`) before the accumulation, whose handler goes on
+        # only with the next iteration: an iteration that skips the reset adds nothing
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, steps):\n"
+        "    losses, total, batches = [], 0.0, iter(loader)\n"
+        "    for _ in range(steps):\n"
+        "        try:\n"
+        "            x, y = next(batches)\n"
+        "            losses.clear()\n"
+        "        except StopIteration:\n"
+        "            batches = iter(loader)\n"
+        "            continue\n"
+        "        else:\n"
+        "            total = 0.0\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n"
+        "        total = total + loss\n"
+        "        print(total, len(losses))\n",
     )
 
     def finish(self) -> None:
@@ -3306,9 +3346,14 @@ class LossAccumulatedWithGraph(Rule):
 
     def _runs_before(self, reset: cst.CSTNode, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
         """The statement `reset` always runs before `node` in the same iteration (`loss =
-        a` then `loss = loss + b` in one branch builds one loss, nothing carried over)."""
+        a` then `loss = loss + b` in one branch builds one loss, nothing carried over), also
+        as a statement of the body or `else:` of a `try` before `node` whose handlers go on
+        only with the next iteration (`except StopIteration: continue`): an iteration
+        that skips the reset skips `node` as well."""
         line = self.ctx.parent(reset) if isinstance(reset, cst.BaseSmallStatement) else reset
-        return any(statement is line for statement in statements_before(self.ctx, node, loop))
+        return any(statement is line
+                   or (type(statement) in (cst.Try, cst.TryStar) and _tried(line, statement))  # type: ignore[arg-type]
+                   for statement in statements_before(self.ctx, node, loop))
 
     def _every_iteration(self, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
         """`node` runs on every iteration of `loop`: no condition or inner loop between
@@ -3674,6 +3719,15 @@ def _whole_slice(subscript: cst.Subscript) -> bool:
         return False
     whole = subscript.slice[0].slice
     return whole.lower is None and whole.upper is None and whole.step is None  # type: ignore[attr-defined]
+
+
+def _tried(line: cst.CSTNode, statement: cst.Try | cst.TryStar) -> bool:
+    """`line` is a statement of the body or the `else:` of `statement` (not under an `if`
+    there), and no handler of it goes on with what follows the `try`: whatever skips
+    `line` skips that too."""
+    blocks = [statement.body] + ([statement.orelse.body] if statement.orelse is not None else [])
+    return (any(any(kid is line for kid in block.body) for block in blocks if type(block) is cst.IndentedBlock)
+            and not any(falls_through(handler) for handler in statement.handlers))
 
 
 def _unconditional(ctx: FileContext, node: cst.CSTNode) -> bool:

@@ -284,6 +284,13 @@ def _leaves(statement: cst.BaseSmallStatement | None) -> bool:
     return type(statement) in (cst.Raise, cst.Break, cst.Return)
 
 
+def falls_through(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:
+    """`handler` may end by going on with what follows its `try`: it ends with neither a
+    `continue` nor anything that leaves (see `_leaves`)."""
+    last = final_statement(handler.body)
+    return type(last) is not cst.Continue and not _leaves(last)
+
+
 def final_statement(block: cst.BaseSuite) -> cst.BaseSmallStatement | None:
     """The last simple statement of `block`, on a line of its own or on its header's
     line (`if done: return`); None when the block ends with a compound statement."""
