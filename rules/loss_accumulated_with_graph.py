@@ -26,6 +26,7 @@ from trainlint.analysis.dataflow import (
     names_in,
 )
 from trainlint.analysis.flow import Facts, Flow
+from trainlint.analysis.handlers import falls_through
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import calling_loops, grad_mode_at, innermost_loop, is_backward, reachable_nodes
 from trainlint.analysis.scopes import (
@@ -35,7 +36,6 @@ from trainlint.context import FileContext
 from trainlint.analysis.training import (
     code_bodies,
     evaluating_statement,
-    falls_through,
     loop_guards,
     method_call,
     skipped_before,
@@ -251,19 +251,22 @@ class LossAccumulatedWithGraph(Rule):
     keeps the graphs of every iteration until then, and so does one that an
     iteration may skip: after a `continue` of the loop, in a lambda, a
     comprehension, on the right of `and` / `or` (`flag and
-    losses.clear()`), after other code of a `try` body (or in its
-    `else:`) whose handler goes on (`except RuntimeError: continue`,
-    `pass`; not one that re-raises, breaks, returns or exits, nor one that
-    continues the loop when the reset comes before the accumulation: that
-    iteration adds nothing; a reset in `finally:` always runs). A list cut to a window of its last elements (`recent
-    = recent[-100:]`, also copied, `list(recent[-100:])`, or cut only once
-    long enough, `recent[-100:] if len(recent) > 100 else recent`, or
-    rebuilt of its losses, `[l for l in recent[-100:]]`, or of tensors
-    computed from them, `[l.float() for l in recent if l < 10]`) keeps the
-    graphs in the window, where one rebuilt of numbers or detached tensors
-    (`[l.item() for l in recent]`, `[l.detach() for l in recent]`) keeps
-    none; one grown as `recent = recent[-99:] + [loss]` is flagged as an
-    append is.
+    losses.clear()`), after other code of a `try` body that may raise (not
+    constants nor another reset) or in its `else:`, where a handler may go
+    on (`except RuntimeError: continue`, `pass`, an `if` one arm of which
+    passes, a `return` in a reset method: its caller's loop goes on). A
+    reset still counts where every handler re-raises, breaks, returns
+    (from the loop's function) or exits on every arm, or ends in code the
+    linter cannot follow; before the accumulation, where they continue the
+    loop (that iteration adds nothing); and in `finally:`. A list cut
+    to a window of its last elements (`recent = recent[-100:]`, also
+    copied, `list(recent[-100:])`, or cut only once long enough,
+    `recent[-100:] if len(recent) > 100 else recent`, or rebuilt of its
+    losses, `[l for l in recent[-100:]]`, or of tensors computed from them,
+    `[l.float() for l in recent if l < 10]`) keeps the graphs in the
+    window, where one rebuilt of numbers or detached tensors (`[l.item()
+    for l in recent]`, `[l.detach() for l in recent]`) keeps none; one
+    grown as `recent = recent[-99:] + [loss]` is flagged as an append is.
     A loss being built that is back-propagated in the loop and added to again in
     a later iteration, on some path with no assignment of it in between (`loss
     = 0` before the loop, then `loss = loss + criterion(...)` and
@@ -1593,6 +1596,50 @@ class LossAccumulatedWithGraph(Rule):
         "        opt.step()\n"
         "        losses.append(loss)  # expect: TL202\n"
         "    return losses\n",
+        # a reset in a method whose handler returns: that run of the method ends, and the caller's
+        # loop goes on with the graphs kept
+        "import torch.nn.functional as F\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt, log):\n"
+        "        self.model, self.opt, self.log = model, opt, log\n"
+        "        self.losses = []\n"
+        "    def flush(self):\n"
+        "        try:\n"
+        "            self.log(len(self.losses))\n"
+        "            self.losses.clear()\n"
+        "        except OSError:\n"
+        "            return\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            loss = F.cross_entropy(self.model(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "            self.losses.append(loss)  # expect: TL202\n"
+        "            self.flush()\n",
+        # a reset after other code of a `try` whose handler may go on: one arm of an `if` that
+        # re-raises (the other goes on), `except*` that passes
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses, kept = [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)  # expect: TL202\n"
+        "        kept.append(loss)  # expect: TL202\n"
+        "        try:\n"
+        "            log(len(losses))\n"
+        "            losses.clear()\n"
+        "        except OSError as e:\n"
+        "            if 'disk' in str(e):\n"
+        "                raise\n"
+        "        try:\n"
+        "            log(len(kept))\n"
+        "            kept.clear()\n"
+        "        except* OSError:\n"
+        "            pass\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2693,6 +2740,79 @@ class LossAccumulatedWithGraph(Rule):
         "        losses.append(loss)\n"
         "        total = total + loss\n"
         "        print(total, len(losses))\n",
+        # a reset in a `try` whose handlers leave by every arm (re-raise, raise anew, end the
+        # program), or end in code the linter cannot follow (a `try` that re-raises in `finally:`)
+        "import os\n"
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses, kept, last = [], [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n"
+        "        kept.append(loss)\n"
+        "        last.append(loss)\n"
+        "        try:\n"
+        "            log(len(losses))\n"
+        "            losses.clear()\n"
+        "        except OSError as e:\n"
+        "            if 'disk' in str(e):\n"
+        "                raise\n"
+        "            else:\n"
+        "                raise RuntimeError('cannot log') from e\n"
+        "        try:\n"
+        "            log(len(kept))\n"
+        "            kept.clear()\n"
+        "        except OSError:\n"
+        "            log.exception('cannot log')\n"
+        "            os.abort()\n"
+        "        try:\n"
+        "            log(len(last))\n"
+        "            last.clear()\n"
+        "        except OSError:\n"
+        "            try:\n"
+        "                log.close()\n"
+        "            finally:\n"
+        "                raise\n",
+        # a reset in a `try` after code that cannot raise (another reset, a constant):
+        # every iteration reaches it
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses, total = [], 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n"
+        "        total = total + loss\n"
+        "        log(total, len(losses))\n"
+        "        try:\n"
+        "            losses.clear()\n"
+        "            total = 0.0\n"
+        "        except Exception:\n"
+        "            pass\n",
+        # a reset in an `except*` group's `try` before the accumulation, whose handler
+        # re-raises: an iteration that skips it (`continue`, an error) adds nothing
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses = []\n"
+        "    for x, y in loader:\n"
+        "        if x is None:\n"
+        "            continue\n"
+        "        try:\n"
+        "            log(len(losses))\n"
+        "            losses.clear()\n"
+        "        except* OSError as group:\n"
+        "            log(group.exceptions)\n"
+        "            raise\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n",
     )
 
     def finish(self) -> None:

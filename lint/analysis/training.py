@@ -8,6 +8,7 @@ from typing import Iterator, Sequence
 
 import libcst as cst
 
+from trainlint.analysis.handlers import BREAK, CONTINUE, ON, RETURN, endings, may_raise
 from trainlint.analysis.partials import partial_of, partial_target
 from trainlint.analysis.scopes import (
     _parameters, alternatives, as_receiver_path, dotted_name, head_name, receiver_method,
@@ -255,40 +256,34 @@ def skipped_before(ctx: FileContext, node: cst.CSTNode, stop: cst.For | cst.Whil
 
 def _caught_before(ctx: FileContext, node: cst.CSTNode, stop: cst.CSTNode) -> bool:
     """`node` is in the body of a `try` (within `stop`), after other code of that body
-    that may raise, or in its `else:`, and a handler of the `try` lets the iteration (the
-    run) go on without it: `except RuntimeError: continue`, `except: pass`. One that
-    re-raises, breaks out of the loop, returns or exits lets nothing go on; `finally:`
-    runs anyway."""
+    that may raise (see `may_raise`), or in its `else:`, and a handler of the `try` surely
+    may let the iteration (the run) go on without it (see `_goes_on`); `finally:` runs
+    anyway."""
     child = node
     for ancestor in ctx.ancestors(node):
         if ancestor is stop or type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             return False
         if type(ancestor) in (cst.Try, cst.TryStar) and (
                 child is ancestor.orelse  # type: ignore[attr-defined]
-                or (child is ancestor.body and next(statements_before(ctx, node, ancestor), None) is not None)
-        ) and not all(_leaves(final_statement(handler.body)) for handler in ancestor.handlers):  # type: ignore[attr-defined]
+                or (child is ancestor.body and any(may_raise(s) for s in statements_before(ctx, node, ancestor)))
+        ) and any(_goes_on(ctx, handler, stop) for handler in ancestor.handlers):  # type: ignore[attr-defined]
             return True
         child = ancestor
     return False
 
 
-# calls that end the program: a handler ending with one goes on with nothing
-_EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
-
-
-def _leaves(statement: cst.BaseSmallStatement | None) -> bool:
-    """`statement`, the last of a handler, ends the iteration and every later one: a
-    `raise`, `break`, `return`, or `sys.exit(1)`."""
-    if type(statement) is cst.Expr and type(statement.value) is cst.Call:
-        return dotted_name(statement.value.func) in _EXITS
-    return type(statement) in (cst.Raise, cst.Break, cst.Return)
-
-
-def falls_through(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:
-    """`handler` may end by going on with what follows its `try`: it ends with neither a
-    `continue` nor anything that leaves (see `_leaves`)."""
-    last = final_statement(handler.body)
-    return type(last) is not cst.Continue and not _leaves(last)
+def _goes_on(ctx: FileContext, handler: cst.ExceptHandler | cst.ExceptStarHandler, stop: cst.CSTNode) -> bool:
+    """`handler` may end so that the iteration of the loop `stop` (the run of the function
+    `stop`) goes on: past its end, by `continue`, by `break` of a loop within `stop`, or by
+    `return` where `stop` is the function (its caller goes on). One that raises, exits,
+    breaks out of `stop` or returns from around it lets nothing go on; one that ends in code
+    the linter cannot follow is not taken to go on."""
+    ends = endings(handler.body)
+    if ON in ends or CONTINUE in ends:
+        return True
+    if RETURN in ends and type(stop) is cst.FunctionDef:
+        return True
+    return BREAK in ends and _continued_loop(ctx, handler) is not stop
 
 
 def final_statement(block: cst.BaseSuite) -> cst.BaseSmallStatement | None:
@@ -302,9 +297,9 @@ def final_statement(block: cst.BaseSuite) -> cst.BaseSmallStatement | None:
     return parts[-1] if parts else None
 
 
-def _continued_loop(ctx: FileContext, node: cst.Continue) -> cst.CSTNode | None:
-    """The loop a `continue` goes on with: the innermost whose body holds it (not
-    its `else:`)."""
+def _continued_loop(ctx: FileContext, node: cst.CSTNode) -> cst.CSTNode | None:
+    """The loop a `continue` (a `break`) at `node` goes on with (leaves): the innermost
+    whose body holds it (not its `else:`)."""
     child: cst.CSTNode = node
     for ancestor in ctx.ancestors(node):
         if type(ancestor) in (cst.For, cst.While) and child is ancestor.body:  # type: ignore[attr-defined]
