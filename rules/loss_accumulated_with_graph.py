@@ -262,11 +262,13 @@ class LossAccumulatedWithGraph(Rule):
     to a window of its last elements (`recent = recent[-100:]`, also
     copied, `list(recent[-100:])`, or cut only once long enough,
     `recent[-100:] if len(recent) > 100 else recent`, or rebuilt of its
-    losses, `[l for l in recent[-100:]]`, or of tensors computed from them,
-    `[l.float() for l in recent if l < 10]`) keeps the graphs in the
+    losses, `[l for l in recent[-100:]]`, `[l for i, l in enumerate(recent)]`,
+    or of tensors computed from them, `[l.float() for l in recent if l <
+    10]`, `[-l if l < 0 else l for l in recent]`) keeps the graphs in the
     window, where one rebuilt of numbers or detached tensors (`[l.item()
-    for l in recent]`, `[l.detach() for l in recent]`) keeps none; one
-    grown as `recent = recent[-99:] + [loss]` is flagged as an append is.
+    for l in recent]`, `[l.detach() for l in recent]`, or what a later
+    `for` binds anew) keeps none; one grown as `recent = recent[-99:] +
+    [loss]` is flagged as an append is.
     A loss being built that is back-propagated in the loop and added to again in
     a later iteration, on some path with no assignment of it in between (`loss
     = 0` before the loop, then `loss = loss + criterion(...)` and
@@ -1640,6 +1642,29 @@ class LossAccumulatedWithGraph(Rule):
         "            kept.clear()\n"
         "        except* OSError:\n"
         "            pass\n",
+        # windows rebuilt of the losses they hold: an arm of `x if c else y`, the element
+        # `enumerate` / `zip` pair with them, a list of one, `-l`, a set of them, `(last := l)`
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, win, pairs, neg, seen, named, last = [], [], [], [], [], [], None\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)  # expect: TL202\n"
+        "        recent = [l.float() if l < 10 else l for l in recent[-100:]]\n"
+        "        win.append(loss)  # expect: TL202\n"
+        "        win = [l for i, l in enumerate(win) if i % 2 == 0]\n"
+        "        pairs.append(loss)  # expect: TL202\n"
+        "        pairs = [[s, l] for s, l in zip(range(step), pairs[-100:])]\n"
+        "        neg.append(loss)  # expect: TL202\n"
+        "        neg = [-l for l in neg[-100:]]\n"
+        "        seen.append(loss)  # expect: TL202\n"
+        "        seen = list({l for l in seen if l < 10})\n"
+        "        named.append(loss)  # expect: TL202\n"
+        "        named = [(last := l) for l in named[-100:]]\n"
+        "        print(recent, win, pairs, neg, seen, named, last)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2813,6 +2838,21 @@ class LossAccumulatedWithGraph(Rule):
         "        loss.backward()\n"
         "        opt.step()\n"
         "        losses.append(loss)\n",
+        # a window rebuilt of what a later `for` binds anew (`for v in v.view(-1).tolist()`),
+        # or of the positions `enumerate` gives: no graph is left in it
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, win = [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)\n"
+        "        recent = [v for v in recent[-100:] for v in v.view(-1).tolist()]\n"
+        "        win.append(loss)\n"
+        "        win = [i for i, l in enumerate(win) if l < 10]\n"
+        "        print(sum(recent), win)\n",
     )
 
     def finish(self) -> None:
@@ -3762,15 +3802,40 @@ def _rebuilt_of_elements(comprehension: cst.ListComp | cst.SetComp | cst.Generat
     elements: set[str] = set()
     clause: cst.CompFor | None = comprehension.for_in
     while clause is not None:
-        if _keeps_elements(clause.iter, accumulator):
-            elements.update(_bound_names(clause.target))
+        # a later clause binds its names anew (`for l in range(3)`): no element any more
+        elements.difference_update(_bound_names(clause.target))
+        elements.update(_element_names(clause.target, clause.iter, accumulator))
         clause = clause.inner_for_in
     return _holds_element(comprehension.elt, elements)
 
 
+def _element_names(target: cst.BaseExpression, iterable: cst.BaseExpression, accumulator: str) -> list[str]:
+    """The names a comprehension's `for target in iterable` binds to elements of the
+    accumulator: the whole target over what keeps them (`for l in recent[-100:]`), or the
+    part paired with them by `enumerate` / `zip` (`for i, l in enumerate(recent)`)."""
+    if _keeps_elements(iterable, accumulator):
+        return _bound_names(target)
+    if type(iterable) is not cst.Call or type(target) not in (cst.Tuple, cst.List) \
+            or any(type(e) is cst.StarredElement for e in target.elements):  # type: ignore[attr-defined]
+        return []
+    if any(arg.star for arg in iterable.args):
+        return []
+    positional = [arg.value for arg in iterable.args if arg.keyword is None]
+    parts = [e.value for e in target.elements]  # type: ignore[attr-defined]
+    func = dotted_name(iterable.func)
+    if func == "enumerate" and positional and len(parts) == 2:
+        pairs = [(parts[1], positional[0])]
+    elif func == "zip" and len(positional) == len(parts):
+        pairs = list(zip(parts, positional))
+    else:
+        return []
+    return [name for part, source in pairs if _keeps_elements(source, accumulator) for name in _bound_names(part)]
+
+
 def _holds_element(expr: cst.BaseExpression, elements: set[str]) -> bool:
     """`expr` is one of the names `elements`, or a tensor of its graph: arithmetic on it,
-    a method that keeps the graph (`l.float()`), a tuple or list holding one."""
+    a method that keeps the graph (`l.float()`), a tuple or list holding one, an arm of
+    `x if c else y` that is one, `(w := l)`."""
     if type(expr) is cst.Name:
         return expr.value in elements
     if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
@@ -3781,6 +3846,10 @@ def _holds_element(expr: cst.BaseExpression, elements: set[str]) -> bool:
         return _holds_element(expr.func.value, elements)
     if type(expr) in (cst.Tuple, cst.List):
         return any(_holds_element(element.value, elements) for element in expr.elements)  # type: ignore[attr-defined]
+    if type(expr) is cst.IfExp:
+        return _holds_element(expr.body, elements) or _holds_element(expr.orelse, elements)
+    if type(expr) is cst.NamedExpr:
+        return _holds_element(expr.value, elements)
     return False
 
 
