@@ -26,6 +26,7 @@ from trainlint.analysis.dataflow import (
     names_in,
 )
 from trainlint.analysis.flow import Facts, Flow
+from trainlint.analysis.handlers import falls_through
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import calling_loops, grad_mode_at, innermost_loop, is_backward, reachable_nodes
 from trainlint.analysis.scopes import (
@@ -250,11 +251,24 @@ class LossAccumulatedWithGraph(Rule):
     keeps the graphs of every iteration until then, and so does one that an
     iteration may skip: after a `continue` of the loop, in a lambda, a
     comprehension, on the right of `and` / `or` (`flag and
-    losses.clear()`). A list cut to a window of its last elements (`recent
-    = recent[-100:]`, also copied, `list(recent[-100:])`, or cut only once
-    long enough, `recent[-100:] if len(recent) > 100 else recent`) keeps
-    the graphs in the window; one grown as `recent = recent[-99:] + [loss]`
-    is flagged as an append is.
+    losses.clear()`), after other code of a `try` body that may raise (not
+    constants nor another reset) or in its `else:`, where a handler may go
+    on (`except RuntimeError: continue`, `pass`, an `if` one arm of which
+    passes, a `return` in a reset method: its caller's loop goes on). A
+    reset still counts where every handler re-raises, breaks, returns
+    (from the loop's function) or exits on every arm, or ends in code the
+    linter cannot follow; before the accumulation, where they continue the
+    loop (that iteration adds nothing); and in `finally:`. A list cut
+    to a window of its last elements (`recent = recent[-100:]`, also
+    copied, `list(recent[-100:])`, or cut only once long enough,
+    `recent[-100:] if len(recent) > 100 else recent`, or rebuilt of its
+    losses, `[l for l in recent[-100:]]`, `[l for i, l in enumerate(recent)]`,
+    or of tensors computed from them, `[l.float() for l in recent if l <
+    10]`, `[-l if l < 0 else l for l in recent]`) keeps the graphs in the
+    window, where one rebuilt of numbers or detached tensors (`[l.item()
+    for l in recent]`, `[l.detach() for l in recent]`, or what a later
+    `for` binds anew) keeps none; one grown as `recent = recent[-99:] +
+    [loss]` is flagged as an append is.
     A loss being built that is back-propagated in the loop and added to again in
     a later iteration, on some path with no assignment of it in between (`loss
     = 0` before the loop, then `loss = loss + criterion(...)` and
@@ -1525,6 +1539,132 @@ class LossAccumulatedWithGraph(Rule):
         "        opt.zero_grad()\n"
         "        loss.backward()\n"
         "        opt.step()\n",
+        # a window rebuilt of the losses it holds (`[l for l in recent[-100:]]`), of those
+        # it keeps (`if l < 10`), or of tensors computed from them (`l.float() * 2`): their
+        # graphs are in it still
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, window, scaled = [], [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)  # expect: TL202\n"
+        "        recent = [l for l in recent[-100:]]\n"
+        "        window.append(loss)  # expect: TL202\n"
+        "        window = [l for l in window if l < 10]\n"
+        "        scaled.append(loss)  # expect: TL202\n"
+        "        scaled = list(l.float() * 2 for l in scaled[-100:])\n"
+        "        print(sum(recent) / len(recent), len(window), len(scaled))\n",
+        # a reset late in a `try` whose handler goes on (`continue`, `pass`), or in its
+        # `else:`: an iteration that raises before it skips it, and the graphs stay
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses, total, kept = [], 0.0, []\n"
+        "    for x, y in loader:\n"
+        "        try:\n"
+        "            loss = F.cross_entropy(model(x), y)\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            total = total + loss  # expect: TL202\n"
+        "            kept.append(loss)  # expect: TL202\n"
+        "            log(total, len(losses), len(kept))\n"
+        "            losses.clear()\n"
+        "            total = 0.0\n"
+        "        except RuntimeError:\n"
+        "            continue\n"
+        "        except ValueError:\n"
+        "            pass\n"
+        "        else:\n"
+        "            kept.clear()\n"
+        "    return losses, total, kept\n",
+        # a reset in a `try` before the accumulation, whose handler goes on with it
+        # (`pass`): an iteration that raises before the reset still adds its loss
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses = []\n"
+        "    for x, y in loader:\n"
+        "        try:\n"
+        "            log(len(losses))\n"
+        "            losses.clear()\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)  # expect: TL202\n"
+        "    return losses\n",
+        # a reset in a method whose handler returns: that run of the method ends, and the caller's
+        # loop goes on with the graphs kept
+        "import torch.nn.functional as F\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt, log):\n"
+        "        self.model, self.opt, self.log = model, opt, log\n"
+        "        self.losses = []\n"
+        "    def flush(self):\n"
+        "        try:\n"
+        "            self.log(len(self.losses))\n"
+        "            self.losses.clear()\n"
+        "        except OSError:\n"
+        "            return\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            loss = F.cross_entropy(self.model(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "            self.losses.append(loss)  # expect: TL202\n"
+        "            self.flush()\n",
+        # a reset after other code of a `try` whose handler may go on: one arm of an `if` that
+        # re-raises (the other goes on), `except*` that passes
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses, kept = [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)  # expect: TL202\n"
+        "        kept.append(loss)  # expect: TL202\n"
+        "        try:\n"
+        "            log(len(losses))\n"
+        "            losses.clear()\n"
+        "        except OSError as e:\n"
+        "            if 'disk' in str(e):\n"
+        "                raise\n"
+        "        try:\n"
+        "            log(len(kept))\n"
+        "            kept.clear()\n"
+        "        except* OSError:\n"
+        "            pass\n",
+        # windows rebuilt of the losses they hold: an arm of `x if c else y`, the element
+        # `enumerate` / `zip` pair with them, a list of one, `-l`, a set of them, `(last := l)`
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, win, pairs, neg, seen, named, last = [], [], [], [], [], [], None\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)  # expect: TL202\n"
+        "        recent = [l.float() if l < 10 else l for l in recent[-100:]]\n"
+        "        win.append(loss)  # expect: TL202\n"
+        "        win = [l for i, l in enumerate(win) if i % 2 == 0]\n"
+        "        pairs.append(loss)  # expect: TL202\n"
+        "        pairs = [[s, l] for s, l in zip(range(step), pairs[-100:])]\n"
+        "        neg.append(loss)  # expect: TL202\n"
+        "        neg = [-l for l in neg[-100:]]\n"
+        "        seen.append(loss)  # expect: TL202\n"
+        "        seen = list({l for l in seen if l < 10})\n"
+        "        named.append(loss)  # expect: TL202\n"
+        "        named = [(last := l) for l in named[-100:]]\n"
+        "        print(recent, win, pairs, neg, seen, named, last)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2548,6 +2688,171 @@ class LossAccumulatedWithGraph(Rule):
         "        loss.backward()\n"
         "        opt.step()\n"
         "        print(tally.total)\n",
+        # a window rebuilt of detached losses, of numbers, or of something else than the
+        # losses (their positions): no graph is left in it
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, window, last, steps = [], [], [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)\n"
+        "        recent = [l.detach() for l in recent[-100:]]\n"
+        "        window.append(loss)\n"
+        "        window = [x.item() for x in window if x < 10]\n"
+        "        last.append(loss)\n"
+        "        last = [0.0 for _ in last]\n"
+        "        steps.append(loss)\n"
+        "        steps = [i for i, _ in enumerate(steps)]\n"
+        "        print(sum(recent) / len(recent), len(window), sum(last), steps)\n",
+        # a reset that every iteration reaches: first in its `try`, in a `try` whose
+        # handlers re-raise, break out of the loop or exit, or in a `finally:`
+        "import sys\n"
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses, total, kept, last = [], 0.0, [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n"
+        "        total = total + loss\n"
+        "        kept.append(loss)\n"
+        "        last.append(loss)\n"
+        "        try:\n"
+        "            last.clear()\n"
+        "            log(len(last))\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "        try:\n"
+        "            log(total, len(losses))\n"
+        "            losses.clear()\n"
+        "            total = 0.0\n"
+        "        except RuntimeError:\n"
+        "            raise\n"
+        "        except KeyboardInterrupt:\n"
+        "            break\n"
+        "        except ValueError:\n"
+        "            sys.exit(1)\n"
+        "        try:\n"
+        "            log(len(kept))\n"
+        "        except OSError:\n"
+        "            continue\n"
+        "        finally:\n"
+        "            kept.clear()\n"
+        "    return losses, total, kept, last\n",
+        # a reset in a `try` (or its `else:`) before the accumulation, whose handler goes on
+        # only with the next iteration: an iteration that skips the reset adds nothing
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, steps):\n"
+        "    losses, total, batches = [], 0.0, iter(loader)\n"
+        "    for _ in range(steps):\n"
+        "        try:\n"
+        "            x, y = next(batches)\n"
+        "            losses.clear()\n"
+        "        except StopIteration:\n"
+        "            batches = iter(loader)\n"
+        "            continue\n"
+        "        else:\n"
+        "            total = 0.0\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n"
+        "        total = total + loss\n"
+        "        print(total, len(losses))\n",
+        # a reset in a `try` whose handlers leave by every arm (re-raise, raise anew, end the
+        # program), or end in code the linter cannot follow (a `try` that re-raises in `finally:`)
+        "import os\n"
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses, kept, last = [], [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n"
+        "        kept.append(loss)\n"
+        "        last.append(loss)\n"
+        "        try:\n"
+        "            log(len(losses))\n"
+        "            losses.clear()\n"
+        "        except OSError as e:\n"
+        "            if 'disk' in str(e):\n"
+        "                raise\n"
+        "            else:\n"
+        "                raise RuntimeError('cannot log') from e\n"
+        "        try:\n"
+        "            log(len(kept))\n"
+        "            kept.clear()\n"
+        "        except OSError:\n"
+        "            log.exception('cannot log')\n"
+        "            os.abort()\n"
+        "        try:\n"
+        "            log(len(last))\n"
+        "            last.clear()\n"
+        "        except OSError:\n"
+        "            try:\n"
+        "                log.close()\n"
+        "            finally:\n"
+        "                raise\n",
+        # a reset in a `try` after code that cannot raise (another reset, a constant):
+        # every iteration reaches it
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses, total = [], 0.0\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n"
+        "        total = total + loss\n"
+        "        log(total, len(losses))\n"
+        "        try:\n"
+        "            losses.clear()\n"
+        "            total = 0.0\n"
+        "        except Exception:\n"
+        "            pass\n",
+        # a reset in an `except*` group's `try` before the accumulation, whose handler
+        # re-raises: an iteration that skips it (`continue`, an error) adds nothing
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses = []\n"
+        "    for x, y in loader:\n"
+        "        if x is None:\n"
+        "            continue\n"
+        "        try:\n"
+        "            log(len(losses))\n"
+        "            losses.clear()\n"
+        "        except* OSError as group:\n"
+        "            log(group.exceptions)\n"
+        "            raise\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n",
+        # a window rebuilt of what a later `for` binds anew (`for v in v.view(-1).tolist()`),
+        # or of the positions `enumerate` gives: no graph is left in it
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, win = [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)\n"
+        "        recent = [v for v in recent[-100:] for v in v.view(-1).tolist()]\n"
+        "        win.append(loss)\n"
+        "        win = [i for i, l in enumerate(win) if l < 10]\n"
+        "        print(sum(recent), win)\n",
     )
 
     def finish(self) -> None:
@@ -3201,9 +3506,14 @@ class LossAccumulatedWithGraph(Rule):
 
     def _runs_before(self, reset: cst.CSTNode, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
         """The statement `reset` always runs before `node` in the same iteration (`loss =
-        a` then `loss = loss + b` in one branch builds one loss, nothing carried over)."""
+        a` then `loss = loss + b` in one branch builds one loss, nothing carried over), also
+        as a statement of the body or `else:` of a `try` before `node` whose handlers go on
+        only with the next iteration (`except StopIteration: continue`): an iteration
+        that skips the reset skips `node` as well."""
         line = self.ctx.parent(reset) if isinstance(reset, cst.BaseSmallStatement) else reset
-        return any(statement is line for statement in statements_before(self.ctx, node, loop))
+        return any(statement is line
+                   or (type(statement) in (cst.Try, cst.TryStar) and _tried(line, statement))  # type: ignore[arg-type]
+                   for statement in statements_before(self.ctx, node, loop))
 
     def _every_iteration(self, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
         """`node` runs on every iteration of `loop`: no condition or inner loop between
@@ -3467,7 +3777,8 @@ def _keeps_elements(value: cst.BaseExpression, accumulator: str) -> bool:
     """`value` may hold elements of the accumulator as they are: it, a slice of it
     (`recent[-100:]`), a copy of either (`list(recent[-100:])`), an arm of
     `recent[-100:] if len(recent) > 100 else recent` or `recent or []`, a term of
-    `recent[-99:] + [loss]`; not a list rebuilt of numbers (`[float(l) for l in recent]`)."""
+    `recent[-99:] + [loss]`, a list rebuilt of them (see `_rebuilt_of_elements`); not a list
+    rebuilt of numbers (`[float(l) for l in recent]`)."""
     if _read_name(value) == accumulator or _slice_of(value, accumulator):
         return True
     if type(value) is cst.Call:
@@ -3475,8 +3786,70 @@ def _keeps_elements(value: cst.BaseExpression, accumulator: str) -> bool:
         return dotted_name(value.func) in _COPIES and copied is not None and _keeps_elements(copied, accumulator)
     if type(value) is cst.IfExp:
         return _keeps_elements(value.body, accumulator) or _keeps_elements(value.orelse, accumulator)
+    if type(value) in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
+        return _rebuilt_of_elements(value, accumulator)  # type: ignore[arg-type]
     if type(value) is cst.BooleanOperation or (type(value) is cst.BinaryOperation and type(value.operator) is cst.Add):
         return _keeps_elements(value.left, accumulator) or _keeps_elements(value.right, accumulator)
+    return False
+
+
+def _rebuilt_of_elements(comprehension: cst.ListComp | cst.SetComp | cst.GeneratorExp, accumulator: str) -> bool:
+    """A comprehension over the accumulator (or what keeps its elements, `recent[-100:]`)
+    that gives its elements, or tensors computed from them with their graphs (`[l for l
+    in recent[-100:]]`, `[l.float() for l in recent if l < 10]`); not one that gives
+    numbers or detached tensors (`[l.item() for l in recent]`), nor what a call of them
+    gives (`[f(l) for l in recent]`: not known)."""
+    elements: set[str] = set()
+    clause: cst.CompFor | None = comprehension.for_in
+    while clause is not None:
+        # a later clause binds its names anew (`for l in range(3)`): no element any more
+        elements.difference_update(_bound_names(clause.target))
+        elements.update(_element_names(clause.target, clause.iter, accumulator))
+        clause = clause.inner_for_in
+    return _holds_element(comprehension.elt, elements)
+
+
+def _element_names(target: cst.BaseExpression, iterable: cst.BaseExpression, accumulator: str) -> list[str]:
+    """The names a comprehension's `for target in iterable` binds to elements of the
+    accumulator: the whole target over what keeps them (`for l in recent[-100:]`), or the
+    part paired with them by `enumerate` / `zip` (`for i, l in enumerate(recent)`)."""
+    if _keeps_elements(iterable, accumulator):
+        return _bound_names(target)
+    if type(iterable) is not cst.Call or type(target) not in (cst.Tuple, cst.List) \
+            or any(type(e) is cst.StarredElement for e in target.elements):  # type: ignore[attr-defined]
+        return []
+    if any(arg.star for arg in iterable.args):
+        return []
+    positional = [arg.value for arg in iterable.args if arg.keyword is None]
+    parts = [e.value for e in target.elements]  # type: ignore[attr-defined]
+    func = dotted_name(iterable.func)
+    if func == "enumerate" and positional and len(parts) == 2:
+        pairs = [(parts[1], positional[0])]
+    elif func == "zip" and len(positional) == len(parts):
+        pairs = list(zip(parts, positional))
+    else:
+        return []
+    return [name for part, source in pairs if _keeps_elements(source, accumulator) for name in _bound_names(part)]
+
+
+def _holds_element(expr: cst.BaseExpression, elements: set[str]) -> bool:
+    """`expr` is one of the names `elements`, or a tensor of its graph: arithmetic on it,
+    a method that keeps the graph (`l.float()`), a tuple or list holding one, an arm of
+    `x if c else y` that is one, `(w := l)`."""
+    if type(expr) is cst.Name:
+        return expr.value in elements
+    if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
+        return _holds_element(expr.left, elements) or _holds_element(expr.right, elements)
+    if type(expr) is cst.UnaryOperation:
+        return _holds_element(expr.expression, elements)
+    if type(expr) is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value in _GRAPH_KEEPING_METHODS:
+        return _holds_element(expr.func.value, elements)
+    if type(expr) in (cst.Tuple, cst.List):
+        return any(_holds_element(element.value, elements) for element in expr.elements)  # type: ignore[attr-defined]
+    if type(expr) is cst.IfExp:
+        return _holds_element(expr.body, elements) or _holds_element(expr.orelse, elements)
+    if type(expr) is cst.NamedExpr:
+        return _holds_element(expr.value, elements)
     return False
 
 
@@ -3535,6 +3908,15 @@ def _whole_slice(subscript: cst.Subscript) -> bool:
         return False
     whole = subscript.slice[0].slice
     return whole.lower is None and whole.upper is None and whole.step is None  # type: ignore[attr-defined]
+
+
+def _tried(line: cst.CSTNode, statement: cst.Try | cst.TryStar) -> bool:
+    """`line` is a statement of the body or the `else:` of `statement` (not under an `if`
+    there), and no handler of it goes on with what follows the `try`: whatever skips
+    `line` skips that too."""
+    blocks = [statement.body] + ([statement.orelse.body] if statement.orelse is not None else [])
+    return (any(any(kid is line for kid in block.body) for block in blocks if type(block) is cst.IndentedBlock)
+            and not any(falls_through(handler) for handler in statement.handlers))
 
 
 def _unconditional(ctx: FileContext, node: cst.CSTNode) -> bool:

@@ -23,6 +23,7 @@ from trainlint.analysis.guards import given_argument
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import mode_switch, train_mode_call
 from trainlint.analysis.scopes import bound_arguments, decorated, handed_receiver, named_parameters
+from trainlint.analysis.training import final_statement
 from trainlint.analysis.walk import children
 from trainlint.context import FileContext
 from trainlint.summaries import constant_truth
@@ -249,9 +250,19 @@ def _translated(text: str, names: dict[str, str]) -> str | None:
     return names[head] + dot + rest if head in names else None
 
 
-def rebound_names(ctx: FileContext, function: cst.FunctionDef) -> set[str]:
-    """The names `function`'s own code binds (assigns, loops over, enters `with` as)."""
-    return {name for node in ctx.own_nodes(function.body) if type(node) in _BINDING for name in _bound_names(node)}
+def rebound_names(ctx: FileContext, function: cst.FunctionDef) -> frozenset[str]:
+    """The names `function`'s own code binds (assigns, loops over, enters `with` as),
+    kept per file: asked of a caller at each of its calls (see `_reads_from`)."""
+    memo = ctx.shared(_rebound_memo)
+    found = memo.get(function)
+    if found is None:
+        found = memo[function] = frozenset(name for node in ctx.own_nodes(function.body) if type(node) in _BINDING
+                                           for name in _bound_names(node))
+    return found
+
+
+def _rebound_memo(ctx: FileContext) -> dict[cst.FunctionDef, frozenset[str]]:
+    return {}
 
 
 def truth(test: cst.BaseExpression, flags: Flags) -> bool | None:
@@ -372,14 +383,8 @@ def _leaves(statement: cst.BaseStatement, flags: Flags) -> bool:
 
 def leaves_block(statement: cst.If) -> bool:
     """The body of the `if` ends by leaving the block around it (`continue`, `break`,
-    `return`, `raise`), on lines of its own or on the `if`'s line."""
-    if type(statement.body) is cst.SimpleStatementSuite:  # `if not update: return loss.item()`
-        parts = statement.body.body
-    else:
-        body = statement.body.body
-        last = body[-1] if body else None
-        parts = last.body if type(last) is cst.SimpleStatementLine else ()
-    return bool(parts) and type(parts[-1]) in (cst.Continue, cst.Break, cst.Return, cst.Raise)
+    `return`, `raise`), on lines of its own or on the `if`'s line (`if not update: return loss.item()`)."""
+    return type(final_statement(statement.body)) in (cst.Continue, cst.Break, cst.Return, cst.Raise)
 
 
 def _bound_names(node: cst.CSTNode) -> set[str]:

@@ -4,10 +4,11 @@ gradients, call a method on what receiver, and where code bodies are."""
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import libcst as cst
 
+from trainlint.analysis.handlers import BREAK, CONTINUE, ON, RETURN, endings, may_raise
 from trainlint.analysis.partials import partial_of, partial_target
 from trainlint.analysis.scopes import (
     _parameters, alternatives, as_receiver_path, dotted_name, head_name, receiver_method,
@@ -242,19 +243,63 @@ def skipped_before(ctx: FileContext, node: cst.CSTNode, stop: cst.For | cst.Whil
     """An earlier statement of the same iteration of the loop `stop` (of the same run
     of the function `stop`), one that runs before `node` does, may end it short of
     `node`: a `continue` of the loop (`if loss > 1: continue`, then `losses.clear()`),
-    a `return` of the function."""
+    a `return` of the function, or an exception that a handler catches and goes on
+    after (see `_caught_before`)."""
     for statement in statements_before(ctx, node, stop):
         for inner in ctx.subtree(statement):
             if type(inner) is cst.Continue and _continued_loop(ctx, inner) is stop:
                 return True
             if type(inner) is cst.Return and ctx.enclosing_function(inner) is stop:
                 return True
+    return _caught_before(ctx, node, stop)
+
+
+def _caught_before(ctx: FileContext, node: cst.CSTNode, stop: cst.CSTNode) -> bool:
+    """`node` is in the body of a `try` (within `stop`), after other code of that body
+    that may raise (see `may_raise`), or in its `else:`, and a handler of the `try` surely
+    may let the iteration (the run) go on without it (see `_goes_on`); `finally:` runs
+    anyway."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if ancestor is stop or type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            return False
+        if type(ancestor) in (cst.Try, cst.TryStar) and (
+                child is ancestor.orelse  # type: ignore[attr-defined]
+                or (child is ancestor.body and any(may_raise(s) for s in statements_before(ctx, node, ancestor)))
+        ) and any(_goes_on(ctx, handler, stop) for handler in ancestor.handlers):  # type: ignore[attr-defined]
+            return True
+        child = ancestor
     return False
 
 
-def _continued_loop(ctx: FileContext, node: cst.Continue) -> cst.CSTNode | None:
-    """The loop a `continue` goes on with: the innermost whose body holds it (not
-    its `else:`)."""
+def _goes_on(ctx: FileContext, handler: cst.ExceptHandler | cst.ExceptStarHandler, stop: cst.CSTNode) -> bool:
+    """`handler` may end so that the iteration of the loop `stop` (the run of the function
+    `stop`) goes on: past its end, by `continue`, by `break` of a loop within `stop`, or by
+    `return` where `stop` is the function (its caller goes on). One that raises, exits,
+    breaks out of `stop` or returns from around it lets nothing go on; one that ends in code
+    the linter cannot follow is not taken to go on."""
+    ends = endings(handler.body)
+    if ON in ends or CONTINUE in ends:
+        return True
+    if RETURN in ends and type(stop) is cst.FunctionDef:
+        return True
+    return BREAK in ends and _continued_loop(ctx, handler) is not stop
+
+
+def final_statement(block: cst.BaseSuite) -> cst.BaseSmallStatement | None:
+    """The last simple statement of `block`, on a line of its own or on its header's
+    line (`if done: return`); None when the block ends with a compound statement."""
+    if type(block) is cst.SimpleStatementSuite:
+        parts: Sequence[cst.BaseSmallStatement] = block.body
+    else:
+        last = block.body[-1] if block.body else None  # type: ignore[attr-defined]
+        parts = last.body if type(last) is cst.SimpleStatementLine else ()
+    return parts[-1] if parts else None
+
+
+def _continued_loop(ctx: FileContext, node: cst.CSTNode) -> cst.CSTNode | None:
+    """The loop a `continue` (a `break`) at `node` goes on with (leaves): the innermost
+    whose body holds it (not its `else:`)."""
     child: cst.CSTNode = node
     for ancestor in ctx.ancestors(node):
         if type(ancestor) in (cst.For, cst.While) and child is ancestor.body:  # type: ignore[attr-defined]
