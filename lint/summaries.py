@@ -646,6 +646,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     defaults = dict(own.defaults)
     when_training = own.graph_when_training
     backwards = dict.fromkeys(own.computed_backwards)
+    float16 = dict.fromkeys(own.float16_when)
     for event in own.events:
         if isinstance(event, str):
             events.setdefault(event, None)
@@ -692,6 +693,12 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         if event.returned:
             for name in _FLAGS:
                 flags[name] = flags[name] or getattr(callee, name)
+            # `def run(model, x, amp): return loss_step(model, x, amp)`: float16 where the
+            # flags it hands on, or the constants it gives, take a float16 path of the callee
+            for needs in callee.float16_when if event.gate is not None else ():
+                through = needs_through(callee, event.gate[1], needs)  # type: ignore[index]
+                if through is not None:
+                    float16[tuple(sorted({*event.gate[0], *through}))] = None  # type: ignore[index]
             graph_items = graph_items or callee.items_holding(GRAPH)  # `return self._step(batch)`
             # `return build_loaders(cfg)`, a dict or a tuple of loaders
             loader_items = loader_items or callee.items_holding(DISTRIBUTED_LOADER)
@@ -702,6 +709,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             through = needs_through(callee, event.gate[1], needs)  # type: ignore[index]
             if through is not None:
                 backwards[tuple(sorted({*event.gate[0], *through}))] = None  # type: ignore[index]
+    flags["returns_float16"] = flags["returns_float16"] or () in float16  # a path every call takes
     sampler = own.returns_distributed_sampler
     if not sampler and own.returns_result_of:
         callee = resolve(own.returns_result_of[0])
@@ -728,6 +736,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         returned_items=with_items(with_items(own.returned_items, GRAPH, graph_items), DISTRIBUTED_LOADER, loader_items),
         graph_when_training=when_training and any(effect in events for effect in GRAPH_EFFECTS),
         computed_backwards=tuple(backwards),
+        float16_when=() if flags["returns_float16"] else tuple(float16),
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )
