@@ -12,10 +12,13 @@ from trainlint.analysis.dataflow import (
     target_names,
     unpinned_loader,
 )
+from trainlint.analysis.flag_resets import flag_write
+from trainlint.analysis.literals import constant_text
 from trainlint.analysis.phases import truth
 from trainlint.analysis.scopes import named_parameters
 from trainlint.analysis.training import ancestors_within, method_call
 from trainlint.analysis.walk import children
+from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import UNPINNED_LOADER
 
@@ -64,7 +67,11 @@ class NonBlockingWithoutPinMemory(Rule):
     build_loader(cfg)`, `self.train_loader = build_loader(cfg)`), or the item
     of the one assignment of its name (`train_loader, val_loader =
     get_loaders(cfg)`); one the function is handed, or returns from a call
-    of its own, is not. A `pin_memory=` given as a variable or
+    of its own, is not. A loader whose attribute is set after it is built
+    (`loader.pin_memory = True`, a value that may be true, `setattr(loader,
+    "pin_memory", flag)`), before the loop in its code body or in another
+    one (the caller that hands it over), counts as pinned; `= False` changes
+    nothing. A `pin_memory=` given as a variable or
     through `**kwargs`, and batches copied inside helpers are left alone;
     a comprehension's copies are judged when it
     ranges over a batch itself (`[t.to(device, non_blocking=True) for t in
@@ -163,6 +170,19 @@ class NonBlockingWithoutPinMemory(Rule):
         "        loader = DataLoader(dataset, batch_size=64)\n"
         "    for x in loader:\n"
         "        x = x.to('cuda', non_blocking=True)  # expect: TL502\n",
+        # pinning turned off, turned on for another loader, or only after the loop
+        "from torch.utils.data import DataLoader\n"
+        "def main(train_set, val_set, model, device):\n"
+        "    loader = DataLoader(train_set, batch_size=8)\n"
+        "    val_loader = DataLoader(val_set, batch_size=8)\n"
+        "    loader.pin_memory = False\n"
+        "    val_loader.pin_memory = True\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "    test_loader = DataLoader(val_set, batch_size=8)\n"
+        "    for x in test_loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "    test_loader.pin_memory = True\n",
     )
     good = (
         # after `prepare()` the loader is the accelerator's; in a loop, the name may come back rebound
@@ -261,6 +281,21 @@ class NonBlockingWithoutPinMemory(Rule):
         "        loader = DataLoader(dataset, batch_size=8)\n"
         "    for x in loader:\n"
         "        x = x.to('cuda', non_blocking=True)\n",
+        # pinning turned on after the loader is built, before the loop (a value that may be
+        # true, also in the caller that hands the loader over)
+        "import torch\n"
+        "from torch.utils.data import DataLoader\n"
+        "def epoch(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "def main(train_set, val_set, model, device):\n"
+        "    loader = DataLoader(train_set, batch_size=8)\n"
+        "    loader.pin_memory = True\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "    val_loader = DataLoader(val_set, batch_size=8)\n"
+        "    setattr(val_loader, 'pin_memory', torch.cuda.is_available())\n"
+        "    epoch(model, val_loader, device)\n",
     )
 
     def finish(self) -> None:
@@ -286,13 +321,30 @@ class NonBlockingWithoutPinMemory(Rule):
         if loaders is None and type(iterable) is cst.Name:
             loaders = self._loaders_before(loop, iterable)
         if loaders is not None:
-            return all(unpinned_loader(call) for call in loaders)
+            return all(unpinned_loader(call) for call in loaders) and not self._pinned_before(loop, iterable, loaders)
         if not self.ctx.external:
             return False
         sources = values.of(iterable)
         if sources:
-            return all(self._unpinned_source(source) for source in sources)
-        return type(iterable) is cst.Name and self._unpinned_item(iterable)
+            unpinned = all(self._unpinned_source(source) for source in sources)
+        else:
+            unpinned = type(iterable) is cst.Name and self._unpinned_item(iterable)
+        return unpinned and not self._pinned_before(loop, iterable, [])
+
+    def _pinned_before(self, loop: cst.For, iterable: cst.BaseExpression, loaders: list[cst.Call]) -> bool:
+        """Code may turn pinning on for the loader after it was built, before `loop` draws
+        from it (a DataLoader reads `pin_memory` when a loop starts on it): `loader.pin_memory
+        = True`, or a value that may be true, on the variable the loop iterates or one a
+        loader it draws from is assigned to; before the loop in its code body, or anywhere
+        in another one (the caller that hands the loader over)."""
+        receivers = self.ctx.receivers
+        held = {receivers.binding(iterable), *(receivers.binding(target) for call in loaders
+                                               for target in _assigned_to(self.ctx, call))} - {None}
+        body = self.ctx.enclosing_function(loop)
+        at = self.ctx.order_index(loop)
+        return any(receivers.binding(owner) in held
+                   and (self.ctx.enclosing_function(write) is not body or self.ctx.order_index(write) < at)
+                   for write, owner in self.ctx.shared(_pinning_writes))
 
     def _may_be_handed(self, loop: cst.For, iterable: cst.BaseExpression, values: Values) -> bool:
         """`iterable` is a parameter that may still hold what an unseen caller handed
@@ -409,6 +461,22 @@ def _bound_by(node: cst.CSTNode) -> set[str]:
     if type(node) is cst.WithItem and node.asname is not None:
         return target_names(node.asname.name)  # type: ignore[arg-type]
     return set()
+
+
+def _pinning_writes(ctx: FileContext) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
+    """Each write of `pin_memory` of the file that may turn it on, with the object written:
+    `loader.pin_memory = True`, `setattr(loader, "pin_memory", flag)`; not `= False`."""
+    if "pin_memory" not in ctx.source:
+        return []
+    writes = (flag_write(ctx, node) for node in (*ctx.nodes_of(cst.Assign), *ctx.nodes_of(cst.Call)))
+    return [(write.value, write.owner) for write in writes
+            if write is not None and write.attribute == "pin_memory" and constant_text(write.value) != "False"]
+
+
+def _assigned_to(ctx: FileContext, call: cst.Call) -> list[cst.BaseExpression]:
+    """The targets of the assignment whose value is `call` (`loader = DataLoader(...)`)."""
+    parent = ctx.parent(call)
+    return [target.target for target in parent.targets] if type(parent) is cst.Assign else []
 
 
 def _non_blocking(call: cst.Call) -> bool:
