@@ -941,6 +941,7 @@ def _acts_on_a_parameter(source: str) -> bool:
 
 
 def _calls_a_parameter(node: ast.AST, params: set[str]) -> bool:
+    """`model(x)`, `model.forward(x)` or `model.module(x)` of a parameter `model`."""
     called = node.func if type(node) is ast.Call else None  # type: ignore[attr-defined]
     if type(called) is ast.Attribute and called.attr in ("forward", "module"):
         called = called.value
