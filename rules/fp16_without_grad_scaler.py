@@ -90,8 +90,9 @@ class Fp16WithoutGradScaler(Rule):
     path, or leaves it to such a default, counts (`loss_step(...,
     mixed_precision=True)`), also a constant held in a name the caller binds
     to it alone (`use_amp = True`, then `amp=use_amp`) or in a module-level
-    name assigned once that nothing rebinds (`USE_AMP = True`; not one a
-    function may rebind through `global`), also through a function of the
+    name assigned once that nothing rebinds (`USE_AMP = True`, `USE_AMP:
+    bool = True`; not one a function may rebind through `global`, nor one a
+    `match` capture or an `except ... as` binds again), also through a function of the
     project that returns the call and hands the flag on (`def run(model, x,
     amp): return step(model, x, amp)`); not one that hands on
     a flag of its own, nor one unpacked from `**kwargs` (what the dict holds
@@ -469,6 +470,25 @@ class Fp16WithoutGradScaler(Rule):
         "        opt.zero_grad()\n"
         "        step(model, x, y, amp=USE_AMP).backward()  # expect: TL103\n"
         "        run(model, x, y, amp=True).backward()  # expect: TL103\n"
+        "        opt.step()\n",
+        # the module constant written with its type
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "USE_AMP: bool = True\n"
+        "\n"
+        "\n"
+        "def step(model, x, y, amp=False):\n"
+        "    if amp:\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            return F.mse_loss(model(x), y)\n"
+        "    return F.mse_loss(model(x), y)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        step(model, x, y, amp=USE_AMP).backward()  # expect: TL103\n"
         "        opt.step()\n",
     )
     good = (
@@ -857,6 +877,35 @@ class Fp16WithoutGradScaler(Rule):
         "        step(model, x, y, amp=FAST).backward()\n"
         "        run(model, x, y, amp=False).backward()\n"
         "        run(model, x, y).backward()\n"
+        "        opt.step()\n",
+        # module flags bound again by a `match` capture or an `except ... as`
+        "import json\n"
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "USE_AMP = True\n"
+        "FAST = True\n"
+        "match json.load(open(\"config.json\")):\n"
+        "    case {\"amp\": USE_AMP}:\n"
+        "        pass\n"
+        "try:\n"
+        "    import apex\n"
+        "except ImportError as FAST:\n"
+        "    pass\n"
+        "\n"
+        "\n"
+        "def step(model, x, y, amp=False):\n"
+        "    if amp:\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            return F.mse_loss(model(x), y)\n"
+        "    return F.mse_loss(model(x), y)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        step(model, x, y, amp=USE_AMP).backward()\n"
+        "        step(model, x, y, amp=FAST).backward()\n"
         "        opt.step()\n",
     )
 

@@ -270,11 +270,18 @@ def assignments(ctx: FileContext, name: cst.Name) -> list[cst.BaseExpression] | 
     return _assigned_in(ctx, body, name.value)
 
 
+# what binds a name in a `match` pattern or an `except` clause, and the field naming it
+_CAPTURES = {cst.MatchAs: "name", cst.MatchStar: "name", cst.MatchMapping: "rest", cst.ExceptHandler: "name",
+             cst.ExceptStarHandler: "name"}
+
+
 def _assigned_in(ctx: FileContext, body: cst.CSTNode, name: str) -> list[cst.BaseExpression] | None:
-    """The values of every `name = value` statement of `body`'s own code; None where it
-    binds the name in any other way (see `assignments`)."""
+    """The values of every `name = value` (or `name: T = value`) statement of `body`'s own
+    code; None where it binds the name in any other way (see `assignments`), a `match`
+    capture (`case {"amp": name}:`) or an `except ... as name` too."""
     values: list[cst.BaseExpression] = []
-    binders = only(ctx.own_nodes(body), cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr)
+    binders = only(ctx.own_nodes(body), cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr,
+                   *_CAPTURES)
     for node in binders:
         if type(node) is cst.Assign:
             for target in node.targets:
@@ -282,11 +289,25 @@ def _assigned_in(ctx: FileContext, body: cst.CSTNode, name: str) -> list[cst.Bas
                     values.append(node.value)
                 elif _binds(target.target, name):
                     return None
-        elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr):
+        elif (type(node) is cst.AnnAssign and type(node.target) is cst.Name and node.target.value == name
+              and node.value is not None):
+            values.append(node.value)
+        elif type(node) in _CAPTURES:
+            if _captured(node) == name:
+                return None
+        elif type(node) in (cst.AugAssign, cst.For, cst.WithItem, cst.NamedExpr):
             target = node.target if type(node) is not cst.WithItem else (node.asname.name if node.asname else None)
             if target is not None and _binds(target, name):
                 return None
     return values
+
+
+def _captured(node: cst.CSTNode) -> str | None:
+    """The name a capture pattern (`case x:`, `*rest`, `**rest`) or an `except ... as e` binds."""
+    captured = getattr(node, _CAPTURES[type(node)])
+    if type(captured) is cst.AsName:
+        captured = captured.name
+    return captured.value if type(captured) is cst.Name else None
 
 
 def module_constant(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
