@@ -58,7 +58,7 @@ _SUMMARY_TOKENS = (
     "GradScaler",  # a base class's constructor that builds one (see `Summary.grad_scalers`)
     "autocast",  # a helper returning a loss computed under it (see `Summary.returns_float16`)
     "NamedTuple",  # a module of named tuples that step functions return (see `Summary.fields`)
-    "fp16",  # a helper that turns a float16 option on (see `Summary.sets_flags`)
+    "fp16",  # a helper that sets a float16 option (see `Summary.flag_writes`)
     # deprecated AMP names a module may import for others to import from it
     "cuda.amp", "cpu.amp", "cuda import amp", "cpu import amp",
 )
@@ -219,10 +219,11 @@ class Summary:
     # handed in), itself or in a function of its module it calls: its module judges the
     # order of its other steps (a clip after them is reported there), its callers this one's
     unjudged_steps: bool = False
-    # `param.attribute` for each attribute of a param it sets to a value that may be true
-    # (`cfg.fp16 = True`, `setattr(cfg, "fp16", x)`, `vars(cfg)["fp16"] = x`; see
-    # `trainlint.analysis.flag_resets`), itself or in what it hands the param to
-    sets_flags: frozenset[str] = frozenset()
+    # (`param.attribute`, the value) for each attribute of a param it sets (`cfg.fp16 =
+    # True`, `setattr(cfg, "fp16", x)`, `vars(cfg)["fp16"] = x`, `cfg.cuda = False`; see
+    # `trainlint.analysis.flag_resets`), itself or in what it hands the param to: the value
+    # as `constant_text` writes it, "" where it is not a constant
+    flag_writes: frozenset[tuple[str, str]] = frozenset()
     # a constructor's attributes of the new instance it sets to a GradScaler that always
     # scales (`self.scaler = GradScaler()`), in a module that autocasts to no float16 (nor
     # to a dtype it cannot tell): a subclass of another module that autocasts to
@@ -388,7 +389,7 @@ class Summary:
             **({"defaults": [list(pair) for pair in self.defaults]} if self.defaults else {}),
             **({"no_grad_when": [list(branch) for branch in self.no_grad_when]} if self.no_grad_when else {}),
             **({"unjudged_steps": True} if self.unjudged_steps else {}),
-            **({"sets_flags": sorted(self.sets_flags)} if self.sets_flags else {}),
+            **({"flag_writes": [list(write) for write in sorted(self.flag_writes)]} if self.flag_writes else {}),
             **({"grad_scalers": sorted(self.grad_scalers)} if self.grad_scalers else {}),
             **({"forwards": sorted(self.forwards)} if self.forwards else {}),
             **({"evaluated_forwards": sorted(self.evaluated_forwards)} if self.evaluated_forwards else {}),
@@ -447,7 +448,7 @@ class Summary:
             no_grad_when=tuple((param, constant, bool(default))
                                for param, constant, default in data.get("no_grad_when", ())),  # type: ignore[union-attr]
             unjudged_steps=bool(data.get("unjudged_steps")),
-            sets_flags=frozenset(data.get("sets_flags", ())),  # type: ignore[arg-type]
+            flag_writes=frozenset((flag, value) for flag, value in data.get("flag_writes", ())),  # type: ignore[union-attr]
             grad_scalers=frozenset(data.get("grad_scalers", ())),  # type: ignore[arg-type]
             forwards=frozenset(data.get("forwards", ())),  # type: ignore[arg-type]
             evaluated_forwards=frozenset(data.get("evaluated_forwards", ())),  # type: ignore[arg-type]
@@ -628,7 +629,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     # a step its module cannot judge, in a function of the same file it calls: nor can it here
     unjudged = own.unjudged_steps
     sets = {name: set(getattr(own, name)) for name in _SETS}
-    flags_set = set(own.sets_flags)
+    flag_writes = set(own.flag_writes)
     flags = {name: getattr(own, name) for name in _FLAGS}
     graph_items = own.items_holding(GRAPH)
     for name, items in own.returns_fielded:  # `return PPOStats(loss, kl)` of another module's named tuple
@@ -645,6 +646,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     defaults = dict(own.defaults)
     when_training = own.graph_when_training
     backwards = dict.fromkeys(own.computed_backwards)
+    float16 = dict.fromkeys(own.float16_when)
     for event in own.events:
         if isinstance(event, str):
             events.setdefault(event, None)
@@ -667,8 +669,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             for name in _SETS:
                 if param is not None and param in getattr(callee, name):
                     sets[name].add(caller_param)
-            flags_set |= {caller_param + flag[len(param):] for flag in callee.sets_flags
-                          if param is not None and flag.startswith(param + ".")}
+            flag_writes |= {(caller_param + flag[len(param):], value) for flag, value in callee.flag_writes
+                            if param is not None and flag.startswith(param + ".")}
         handed = callee.bound(event.args)
         given = callee.bound((slot, value) for slot, value in event.constants if slot != "*")
         unpacks = any(slot == "*" for slot, _ in event.constants)
@@ -691,6 +693,12 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         if event.returned:
             for name in _FLAGS:
                 flags[name] = flags[name] or getattr(callee, name)
+            # `def run(model, x, amp): return loss_step(model, x, amp)`: float16 where the
+            # flags it hands on, or the constants it gives, take a float16 path of the callee
+            for needs in callee.float16_when if event.gate is not None else ():
+                through = needs_through(callee, event.gate[1], needs)  # type: ignore[index]
+                if through is not None:
+                    float16[tuple(sorted({*event.gate[0], *through}))] = None  # type: ignore[index]
             graph_items = graph_items or callee.items_holding(GRAPH)  # `return self._step(batch)`
             # `return build_loaders(cfg)`, a dict or a tuple of loaders
             loader_items = loader_items or callee.items_holding(DISTRIBUTED_LOADER)
@@ -701,6 +709,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             through = needs_through(callee, event.gate[1], needs)  # type: ignore[index]
             if through is not None:
                 backwards[tuple(sorted({*event.gate[0], *through}))] = None  # type: ignore[index]
+    flags["returns_float16"] = flags["returns_float16"] or () in float16  # a path every call takes
     sampler = own.returns_distributed_sampler
     if not sampler and own.returns_result_of:
         callee = resolve(own.returns_result_of[0])
@@ -719,7 +728,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         evaluated_forwards=evaluated,
         called_forwards=called,
         unjudged_steps=unjudged,
-        sets_flags=frozenset(flags_set),
+        flag_writes=frozenset(flag_writes),
         guarded_steps=tuple(guarded),
         returns_distributed_sampler=sampler,
         step_tests=tuple(tests),
@@ -727,6 +736,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         returned_items=with_items(with_items(own.returned_items, GRAPH, graph_items), DISTRIBUTED_LOADER, loader_items),
         graph_when_training=when_training and any(effect in events for effect in GRAPH_EFFECTS),
         computed_backwards=tuple(backwards),
+        float16_when=() if flags["returns_float16"] else tuple(float16),
         **flags,
         **{name: frozenset(values) for name, values in sets.items()},
     )
@@ -898,33 +908,62 @@ def _number(text: str) -> float | None:
 
 def may_summarize(source: str) -> bool:
     """Whether a file's functions may have anything to summarize."""
-    return any(token in source for token in _SUMMARY_TOKENS) or _runs_a_parameter(source)
+    return any(token in source for token in _SUMMARY_TOKENS) or _acts_on_a_parameter(source)
 
 
-def _runs_a_parameter(source: str) -> bool:
+def _acts_on_a_parameter(source: str) -> bool:
     """A function with no decorator calls one of its parameters (`model(x)`, also
     `model.forward(x)` or `model.module(x)`): the forward of a model it is handed, which
     needs none of the words above (`def predict(model, x): return model(x)`, see
-    `Summary.called_forwards`). Read with Python's own parser, only for files that
-    have none of those words."""
+    `Summary.called_forwards`); or a function sets an attribute of one (`def
+    force_cpu(cfg): cfg.cuda = False`, see `Summary.flag_writes`). Read with Python's
+    own parser, only for files that have none of those words."""
     if "def " not in source:
         return False
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return False
+    # a method's instance is no parameter a summary follows (`self.x = x` sets no flag)
+    methods = {id(stmt) for cls in ast.walk(tree) if type(cls) is ast.ClassDef for stmt in cls.body}  # type: ignore[attr-defined]
     for func in ast.walk(tree):
-        if type(func) not in (ast.FunctionDef, ast.AsyncFunctionDef) or func.decorator_list:  # type: ignore[attr-defined]
+        if type(func) not in (ast.FunctionDef, ast.AsyncFunctionDef):
             continue
         args = func.args  # type: ignore[attr-defined]
-        params = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-        for node in ast.walk(func):
-            called = node.func if type(node) is ast.Call else None  # type: ignore[attr-defined]
-            if type(called) is ast.Attribute and called.attr in ("forward", "module"):
-                called = called.value
-            if type(called) is ast.Name and called.id in params:
-                return True
+        positional = [arg.arg for arg in (*args.posonlyargs, *args.args)]
+        params = {*positional, *(arg.arg for arg in args.kwonlyargs)}
+        given = params - {positional[0]} if id(func) in methods and positional else params
+        calls = not func.decorator_list  # type: ignore[attr-defined]
+        if any((calls and _calls_a_parameter(node, params)) or _sets_a_parameters_attribute(node, given)
+               for node in ast.walk(func)):
+            return True
     return False
+
+
+def _calls_a_parameter(node: ast.AST, params: set[str]) -> bool:
+    """`model(x)`, `model.forward(x)` or `model.module(x)` of a parameter `model`."""
+    called = node.func if type(node) is ast.Call else None  # type: ignore[attr-defined]
+    if type(called) is ast.Attribute and called.attr in ("forward", "module"):
+        called = called.value
+    return type(called) is ast.Name and called.id in params
+
+
+def _sets_a_parameters_attribute(node: ast.AST, params: set[str]) -> bool:
+    """`cfg.cuda = ...` or `setattr(cfg, ...)` of a parameter `cfg`, also `vars(cfg)[...]
+    = ...` and `cfg.__dict__[...] = ...` (see `trainlint.analysis.flag_resets.flag_write`)."""
+    owner: ast.AST | None = None
+    if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "setattr" and node.args:
+        owner = node.args[0]
+    elif type(node) is ast.Assign and len(node.targets) == 1:
+        target = node.targets[0]
+        held = target.value if type(target) is ast.Subscript else None
+        if type(target) is ast.Attribute:
+            owner = target.value
+        elif type(held) is ast.Attribute and held.attr == "__dict__":
+            owner = held.value
+        elif type(held) is ast.Call and type(held.func) is ast.Name and held.func.id == "vars" and held.args:
+            owner = held.args[0]
+    return type(owner) is ast.Name and owner.id in params
 
 
 def trigger_words(summaries: Iterable[Summary]) -> str:

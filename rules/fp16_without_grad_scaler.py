@@ -89,7 +89,12 @@ class Fp16WithoutGradScaler(Rule):
     read as `if amp:`), only a call that passes it a constant taking that
     path, or leaves it to such a default, counts (`loss_step(...,
     mixed_precision=True)`), also a constant held in a name the caller binds
-    to it alone (`use_amp = True`, then `amp=use_amp`); not one that hands on
+    to it alone (`use_amp = True`, then `amp=use_amp`) or in a module-level
+    name assigned once that nothing rebinds (`USE_AMP = True`, `USE_AMP:
+    bool = True`; not one a function may rebind through `global`, nor one a
+    `match` capture or an `except ... as` binds again), also through a function of the
+    project that returns the call and hands the flag on (`def run(model, x,
+    amp): return step(model, x, amp)`); not one that hands on
     a flag of its own, nor one unpacked from `**kwargs` (what the dict holds
     is not followed). A value computed from a name assigned under another
     test (`if amp is False: return ...` above the block, `enabled=cfg.amp`)
@@ -440,6 +445,50 @@ class Fp16WithoutGradScaler(Rule):
         "        opt.zero_grad()\n"
         "        masked_step(model, x, y, amp=True).backward()  # expect: TL103\n"
         "        guarded_step(model, x, y, amp=True).backward()  # expect: TL103\n"
+        "        opt.step()\n",
+        # the flag passed true by a module constant that nothing rebinds, or through a
+        # wrapper that returns the step's loss and hands the flag on
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "USE_AMP = True\n"
+        "\n"
+        "\n"
+        "def step(model, x, y, amp=False):\n"
+        "    if amp:\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            return F.mse_loss(model(x), y)\n"
+        "    return F.mse_loss(model(x), y)\n"
+        "\n"
+        "\n"
+        "def run(model, x, y, amp=False):\n"
+        "    return step(model, x, y, amp)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        step(model, x, y, amp=USE_AMP).backward()  # expect: TL103\n"
+        "        run(model, x, y, amp=True).backward()  # expect: TL103\n"
+        "        opt.step()\n",
+        # the module constant written with its type
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "USE_AMP: bool = True\n"
+        "\n"
+        "\n"
+        "def step(model, x, y, amp=False):\n"
+        "    if amp:\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            return F.mse_loss(model(x), y)\n"
+        "    return F.mse_loss(model(x), y)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        step(model, x, y, amp=USE_AMP).backward()  # expect: TL103\n"
         "        opt.step()\n",
     )
     good = (
@@ -792,6 +841,71 @@ class Fp16WithoutGradScaler(Rule):
         "        masked_step(model, x, y, amp=False).backward()\n"
         "        masked_step(model, x, y).backward()\n"
         "        guarded_step(model, x, y).backward()\n"
+        "        opt.step()\n",
+        # module flags a function may rebind (`global`) or set on some runs only; a wrapper
+        # handed false, or left to its default
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "USE_AMP = True\n"
+        "if not torch.cuda.is_available():\n"
+        "    FAST = False\n"
+        "else:\n"
+        "    FAST = True\n"
+        "\n"
+        "\n"
+        "def step(model, x, y, amp=False):\n"
+        "    if amp:\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            return F.mse_loss(model(x), y)\n"
+        "    return F.mse_loss(model(x), y)\n"
+        "\n"
+        "\n"
+        "def run(model, x, y, amp=False):\n"
+        "    return step(model, x, y, amp)\n"
+        "\n"
+        "\n"
+        "def configure(args):\n"
+        "    global USE_AMP\n"
+        "    USE_AMP = args.amp\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        step(model, x, y, amp=USE_AMP).backward()\n"
+        "        step(model, x, y, amp=FAST).backward()\n"
+        "        run(model, x, y, amp=False).backward()\n"
+        "        run(model, x, y).backward()\n"
+        "        opt.step()\n",
+        # module flags bound again by a `match` capture or an `except ... as`
+        "import json\n"
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "\n"
+        "USE_AMP = True\n"
+        "FAST = True\n"
+        "match json.load(open(\"config.json\")):\n"
+        "    case {\"amp\": USE_AMP}:\n"
+        "        pass\n"
+        "try:\n"
+        "    import apex\n"
+        "except ImportError as FAST:\n"
+        "    pass\n"
+        "\n"
+        "\n"
+        "def step(model, x, y, amp=False):\n"
+        "    if amp:\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            return F.mse_loss(model(x), y)\n"
+        "    return F.mse_loss(model(x), y)\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        step(model, x, y, amp=USE_AMP).backward()\n"
+        "        step(model, x, y, amp=FAST).backward()\n"
         "        opt.step()\n",
     )
 

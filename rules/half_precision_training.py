@@ -104,7 +104,10 @@ class HalfPrecisionTraining(Rule):
     the file that does, called there and given the object
     (`configure(args)`) or reading the same module-level one, a function of
     another module of the project that sets the flag on the parameter it is
-    given, or later in a loop around the conversion). A write whose key is
+    given, or later in a loop around the conversion), nor changes what the
+    test reads, to any value (`args.cuda = False`, also in a function of
+    another module given the object: `setup(args)` that sets `cfg.cuda =
+    False`). A write whose key is
     not spelled out (`setattr(args, key, value)`), a method of another
     module's class and code out of reach are not taken to set the flag
     again.

@@ -10,12 +10,17 @@ from trainlint.analysis.dataflow import (
     iterated_loader,
     keyword,
     target_names,
+    unpacked,
     unpinned_loader,
 )
+from trainlint.analysis.flag_resets import flag_write
+from trainlint.analysis.literals import constant_text
 from trainlint.analysis.phases import truth
+from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import named_parameters
 from trainlint.analysis.training import ancestors_within, method_call
-from trainlint.analysis.walk import children
+from trainlint.analysis.walk import children, only
+from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import UNPINNED_LOADER
 
@@ -64,7 +69,12 @@ class NonBlockingWithoutPinMemory(Rule):
     build_loader(cfg)`, `self.train_loader = build_loader(cfg)`), or the item
     of the one assignment of its name (`train_loader, val_loader =
     get_loaders(cfg)`); one the function is handed, or returns from a call
-    of its own, is not. A `pin_memory=` given as a variable or
+    of its own, is not. A loader whose attribute is set after it is built
+    (`loader.pin_memory = True`, a value that may be true, `setattr(loader,
+    "pin_memory", flag)`) while the name still holds the loader the loop
+    draws, before the loop in its code body or, in another one (the
+    caller), before a call that hands it over, counts as pinned; `= False`
+    changes nothing. A `pin_memory=` given as a variable or
     through `**kwargs`, and batches copied inside helpers are left alone;
     a comprehension's copies are judged when it
     ranges over a batch itself (`[t.to(device, non_blocking=True) for t in
@@ -163,6 +173,34 @@ class NonBlockingWithoutPinMemory(Rule):
         "        loader = DataLoader(dataset, batch_size=64)\n"
         "    for x in loader:\n"
         "        x = x.to('cuda', non_blocking=True)  # expect: TL502\n",
+        # pinning turned off, turned on for another loader, or only after the loop
+        "from torch.utils.data import DataLoader\n"
+        "def main(train_set, val_set, model, device):\n"
+        "    loader = DataLoader(train_set, batch_size=8)\n"
+        "    val_loader = DataLoader(val_set, batch_size=8)\n"
+        "    loader.pin_memory = False\n"
+        "    val_loader.pin_memory = True\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "    test_loader = DataLoader(val_set, batch_size=8)\n"
+        "    for x in test_loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "    test_loader.pin_memory = True\n",
+        # the name pinned is bound to another loader before the loop; a loader pinned only
+        # after it is handed over
+        "from torch.utils.data import DataLoader\n"
+        "def epoch(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "def main(train_set, val_set, model, device):\n"
+        "    loader = DataLoader(train_set, batch_size=8)\n"
+        "    loader.pin_memory = True\n"
+        "    loader = DataLoader(val_set, batch_size=8)\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "    val_loader = DataLoader(val_set, batch_size=8)\n"
+        "    epoch(model, val_loader, device)\n"
+        "    val_loader.pin_memory = True\n",
     )
     good = (
         # after `prepare()` the loader is the accelerator's; in a loop, the name may come back rebound
@@ -261,6 +299,37 @@ class NonBlockingWithoutPinMemory(Rule):
         "        loader = DataLoader(dataset, batch_size=8)\n"
         "    for x in loader:\n"
         "        x = x.to('cuda', non_blocking=True)\n",
+        # pinning turned on after the loader is built, before the loop (a value that may be
+        # true, also in the caller that hands the loader over)
+        "import torch\n"
+        "from torch.utils.data import DataLoader\n"
+        "def epoch(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "def main(train_set, val_set, model, device):\n"
+        "    loader = DataLoader(train_set, batch_size=8)\n"
+        "    loader.pin_memory = True\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "    val_loader = DataLoader(val_set, batch_size=8)\n"
+        "    setattr(val_loader, 'pin_memory', torch.cuda.is_available())\n"
+        "    epoch(model, val_loader, device)\n",
+        # the name bound to another loader only on one path; the pinned loader handed over again
+        "from torch.utils.data import DataLoader\n"
+        "def epoch(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "def main(train_set, val_set, model, device, small):\n"
+        "    loader = DataLoader(train_set, batch_size=8)\n"
+        "    loader.pin_memory = True\n"
+        "    if small:\n"
+        "        loader = DataLoader(val_set, batch_size=8)\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "    val_loader = DataLoader(val_set, batch_size=8)\n"
+        "    epoch(model, val_loader, device)\n"
+        "    val_loader.pin_memory = True\n"
+        "    epoch(model, val_loader, device)\n",
     )
 
     def finish(self) -> None:
@@ -286,13 +355,64 @@ class NonBlockingWithoutPinMemory(Rule):
         if loaders is None and type(iterable) is cst.Name:
             loaders = self._loaders_before(loop, iterable)
         if loaders is not None:
-            return all(unpinned_loader(call) for call in loaders)
+            return all(unpinned_loader(call) for call in loaders) and not self._pinned_before(loop, iterable, loaders)
         if not self.ctx.external:
             return False
         sources = values.of(iterable)
         if sources:
-            return all(self._unpinned_source(source) for source in sources)
-        return type(iterable) is cst.Name and self._unpinned_item(iterable)
+            unpinned = all(self._unpinned_source(source) for source in sources)
+        else:
+            unpinned = type(iterable) is cst.Name and self._unpinned_item(iterable)
+        return unpinned and not self._pinned_before(loop, iterable, [])
+
+    def _pinned_before(self, loop: cst.For, iterable: cst.BaseExpression, loaders: list[cst.Call]) -> bool:
+        """Code may turn pinning on for the loader after it was built, before `loop` draws
+        from it (a DataLoader reads `pin_memory` when a loop starts on it): `loader.pin_memory
+        = True`, or a value that may be true, on the variable the loop iterates or one a
+        loader it draws from is assigned to, while it still holds the loader the loop
+        draws: before the loop in its code body, or in another one (the caller) before a
+        call that hands the loader over."""
+        receivers = self.ctx.receivers
+        held = {receivers.binding(iterable), *(receivers.binding(target) for call in loaders
+                                               for target in _assigned_to(self.ctx, call))} - {None}
+        body = self.ctx.enclosing_function(loop)
+        for write, owner in self.ctx.shared(_pinning_writes):
+            binding = receivers.binding(owner)
+            if binding is None or binding not in held:
+                continue
+            uses: list[cst.CSTNode] | None = [loop] if self.ctx.enclosing_function(write) is body else self._handing_calls(write, binding)
+            if uses is None:
+                return True  # read where no call of this body hands it over (`self.loader`, a global)
+            if any(self._still_holds(write, binding, use) for use in uses):
+                return True
+        return False
+
+    def _handing_calls(self, write: cst.CSTNode, binding: Binding) -> list[cst.CSTNode] | None:
+        """The calls of `write`'s code body, after it, that hand the variable it pins over
+        (`epoch(model, loader)`); None when no call of that body hands it over at all."""
+        body = self.ctx.enclosing_function(write)
+        root: cst.CSTNode = body.body if body is not None else self.ctx.module
+        receivers = self.ctx.receivers
+        handing = [node for node in only(self.ctx.own_nodes(root), cst.Call) if any(
+            type(arg.value) in (cst.Name, cst.Attribute) and receivers.binding(arg.value) == binding
+            for arg in node.args)]  # type: ignore[attr-defined]
+        if not handing:
+            return None
+        at = self.ctx.order_index(write)
+        return [call for call in handing if self.ctx.order_index(call) > at]  # not `setattr(loader, ...)` itself
+
+    def _still_holds(self, write: cst.CSTNode, binding: Binding, use: cst.CSTNode) -> bool:
+        """`write` comes before `use` in their code body, and no statement that always runs
+        before `use` binds the variable again in between (`loader = DataLoader(b)`)."""
+        body = self.ctx.enclosing_function(use)
+        root: cst.CSTNode = body.body if body is not None else self.ctx.module
+        start, end = self.ctx.order_index(write), self.ctx.order_index(use)
+        if start >= end:
+            return False
+        receivers = self.ctx.receivers
+        rebinding = [part for node in self.ctx.own_nodes(root) if start < self.ctx.order_index(node) < end
+                     for part in _bound_parts(node) if receivers.binding(part) == binding]
+        return not always_before(self.ctx, use, rebinding)
 
     def _may_be_handed(self, loop: cst.For, iterable: cst.BaseExpression, values: Values) -> bool:
         """`iterable` is a parameter that may still hold what an unseen caller handed
@@ -400,15 +520,37 @@ _BINDERS = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.Nam
 
 def _bound_by(node: cst.CSTNode) -> set[str]:
     """Names a statement or expression binds directly."""
+    return {part.value for part in _bound_parts(node) if type(part) is cst.Name}
+
+
+def _bound_parts(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The variables and attributes a statement or expression binds directly
+    (`loader`, `self.loader`)."""
     if type(node) not in _BINDERS:
-        return set()
+        return []
     if type(node) is cst.Assign:
-        return set().union(*(target_names(t.target) for t in node.targets))
+        return [part for t in node.targets for part in unpacked(t.target)]
     if type(node) in (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr):
-        return target_names(node.target)
+        return unpacked(node.target)  # type: ignore[attr-defined]
     if type(node) is cst.WithItem and node.asname is not None:
-        return target_names(node.asname.name)  # type: ignore[arg-type]
-    return set()
+        return unpacked(node.asname.name)  # type: ignore[arg-type]
+    return []
+
+
+def _pinning_writes(ctx: FileContext) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
+    """Each write of `pin_memory` of the file that may turn it on, with the object written:
+    `loader.pin_memory = True`, `setattr(loader, "pin_memory", flag)`; not `= False`."""
+    if "pin_memory" not in ctx.source:
+        return []
+    writes = (flag_write(ctx, node) for node in (*ctx.nodes_of(cst.Assign), *ctx.nodes_of(cst.Call)))
+    return [(write.value, write.owner) for write in writes
+            if write is not None and write.attribute == "pin_memory" and constant_text(write.value) != "False"]
+
+
+def _assigned_to(ctx: FileContext, call: cst.Call) -> list[cst.BaseExpression]:
+    """The targets of the assignment whose value is `call` (`loader = DataLoader(...)`)."""
+    parent = ctx.parent(call)
+    return [target.target for target in parent.targets] if type(parent) is cst.Assign else []
 
 
 def _non_blocking(call: cst.Call) -> bool:

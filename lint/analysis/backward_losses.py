@@ -18,7 +18,7 @@ from trainlint.analysis.guards import parameter_default
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import GradMode, is_backward, lexical_grad_mode
 from trainlint.analysis.phases import leaves_block, rebound_names
-from trainlint.analysis.precision import assignments
+from trainlint.analysis.precision import assignments, module_constant
 from trainlint.analysis.scopes import argument_slots, dotted_name
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import iter_nodes
@@ -116,11 +116,13 @@ def given_slots(call: cst.Call, flags: Mapping[str, str], ctx: FileContext | Non
 def _argument_constant(ctx: FileContext | None, value: cst.BaseExpression) -> str | None:
     """`constant_text` of an argument, or with `ctx` of the one value every `name = ...`
     of the scope it is read in gives the name it is (none bound otherwise: see
-    `assignments`)."""
+    `assignments`), or of the module's constant it reads (see `module_constant`)."""
     text = constant_text(value)
     if text is not None or ctx is None or type(value) is not cst.Name:
         return text
     held = assignments(ctx, value)
+    if held == []:
+        return constant_text(module_constant(ctx, value))
     return constant_text(held[0]) if held is not None and len(held) == 1 else None
 
 

@@ -47,9 +47,10 @@ class _Watched:
     def __bool__(self) -> bool:
         return bool(self.flag or self.test)
 
-    def undone_by(self, written: str, value: cst.BaseExpression | None) -> bool:
-        """Whether writing `value` (None: a value not written out) to `written` undoes it."""
-        return written in self.test or (written in self.flag and (value is None or constant_text(value) != "False"))
+    def undone_by(self, written: str, value: str | None) -> bool:
+        """Whether writing `value` (as `constant_text` writes it; None: a value that is not
+        a constant, or not written out) to `written` undoes it."""
+        return written in self.test or (written in self.flag and value != "False")
 
 
 def flag_write(ctx: FileContext, node: cst.CSTNode) -> FlagWrite | None:
@@ -276,10 +277,10 @@ def _writes(ctx: FileContext, node: cst.CSTNode, watched: _Watched) -> bool:
     """Whether `node` writes what undoes a reset (see `_Watched`)."""
     if type(node) is cst.Call:
         write = flag_write(ctx, node)
-        return write is not None and watched.undone_by(flag_text(ctx, write), write.value)
+        return write is not None and watched.undone_by(flag_text(ctx, write), constant_text(write.value))
     value = None
     if type(node) is cst.Assign:
-        value = node.value
+        value = constant_text(node.value)
         targets = [target.target for target in node.targets]
     elif type(node) is cst.WithItem:
         targets = [node.asname.name] if node.asname is not None else []
@@ -306,7 +307,7 @@ def _callee_writes(ctx: FileContext, call: cst.CSTNode, watched: _Watched) -> bo
     the parameter the call hands it to (`configure(args)`, `def configure(cfg):
     cfg.fp16 = True`), or the same module-level object, also through the functions it
     calls; or a function of another module of the project, through the parameter (see
-    `Summary.sets_flags`). Each function is read once per file for what it is asked to
+    `Summary.flag_writes`). Each function is read once per file for what it is asked to
     watch (see `_body_writes`): functions that call one another along several paths are
     not walked once per path."""
     if type(call) is not cst.Call:
@@ -358,14 +359,15 @@ def _entered(ctx: FileContext, call: cst.Call, watched: _Watched) -> list[_Entry
 
 
 def _external_writes(ctx: FileContext, call: cst.Call, watched: _Watched) -> bool:
-    """Whether `call` runs a function of another module of the project that sets one of
-    `watched` through the parameter it is handed (see `Summary.sets_flags`), to a value
-    other than `False`."""
+    """Whether `call` runs a function of another module of the project that writes one of
+    `watched` through the parameter it is handed (see `Summary.flag_writes`): the flag, to
+    a value other than `False`, or what the reset's test reads (`setup(args)` that sets
+    `cfg.cuda = False`), to any value."""
     summary = ctx.summaries.of_external_call(call)
     return summary is not None and any(
-        watched.undone_by(f"{ctx.code(arg.value)}{flag[len(param):]}", None)
+        watched.undone_by(f"{ctx.code(arg.value)}{flag[len(param):]}", value or None)
         for slot, arg in argument_slots(call) if (param := summary.slot(slot)) is not None
-        for flag in summary.sets_flags if flag.startswith(param + "."))
+        for flag, value in summary.flag_writes if flag.startswith(param + "."))
 
 
 def _watched_inside(ctx: FileContext, call: cst.Call, func: cst.FunctionDef, watched: _Watched) -> _Watched:

@@ -20,7 +20,7 @@ import libcst as cst
 from trainlint.analysis.dataflow import unpacked
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.partials import partial_of, partial_parts
-from trainlint.analysis.scopes import alternatives, dotted_name, receiver_method
+from trainlint.analysis.scopes import alternatives, binding_scope, dotted_name, receiver_method
 from trainlint.analysis.training import method_call
 from trainlint.analysis.walk import only
 from trainlint.summaries import STEP
@@ -267,20 +267,65 @@ def assignments(ctx: FileContext, name: cst.Name) -> list[cst.BaseExpression] | 
         body: cst.CSTNode = scope.node.body
     else:
         body = scope.node
+    return _assigned_in(ctx, body, name.value)
+
+
+# what binds a name in a `match` pattern or an `except` clause, and the field naming it
+_CAPTURES = {cst.MatchAs: "name", cst.MatchStar: "name", cst.MatchMapping: "rest", cst.ExceptHandler: "name",
+             cst.ExceptStarHandler: "name"}
+
+
+def _assigned_in(ctx: FileContext, body: cst.CSTNode, name: str) -> list[cst.BaseExpression] | None:
+    """The values of every `name = value` (or `name: T = value`) statement of `body`'s own
+    code; None where it binds the name in any other way (see `assignments`), a `match`
+    capture (`case {"amp": name}:`) or an `except ... as name` too."""
     values: list[cst.BaseExpression] = []
-    binders = only(ctx.own_nodes(body), cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr)
+    binders = only(ctx.own_nodes(body), cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr,
+                   *_CAPTURES)
     for node in binders:
         if type(node) is cst.Assign:
             for target in node.targets:
-                if type(target.target) is cst.Name and target.target.value == name.value:
+                if type(target.target) is cst.Name and target.target.value == name:
                     values.append(node.value)
-                elif _binds(target.target, name.value):
+                elif _binds(target.target, name):
                     return None
-        elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem, cst.NamedExpr):
+        elif (type(node) is cst.AnnAssign and type(node.target) is cst.Name and node.target.value == name
+              and node.value is not None):
+            values.append(node.value)
+        elif type(node) in _CAPTURES:
+            if _captured(node) == name:
+                return None
+        elif type(node) in (cst.AugAssign, cst.For, cst.WithItem, cst.NamedExpr):
             target = node.target if type(node) is not cst.WithItem else (node.asname.name if node.asname else None)
-            if target is not None and _binds(target, name.value):
+            if target is not None and _binds(target, name):
                 return None
     return values
+
+
+def _captured(node: cst.CSTNode) -> str | None:
+    """The name a capture pattern (`case x:`, `*rest`, `**rest`) or an `except ... as e` binds."""
+    captured = getattr(node, _CAPTURES[type(node)])
+    if type(captured) is cst.AsName:
+        captured = captured.name
+    return captured.value if type(captured) is cst.Name else None
+
+
+def module_constant(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:
+    """The value of a module-level name read where the module's binding is seen, when
+    the module binds it by one `name = value` and nothing rebinds it: no other binding
+    at module level (an import, a `def`, a loop, `del`), nor a `global name` in a
+    function, which may assign it at any time (`USE_AMP = True`, read in `main()`)."""
+    module = ctx.scopes.module_scope
+    if binding_scope(name.value, ctx.scope_of(name)) is not module or name.value in module.imports:
+        return None
+    if any(name.value in scope.declared_outer for scope in ctx.scopes.scopes()):
+        return None
+    if any(type(node) in (cst.FunctionDef, cst.ClassDef) and node.name.value == name.value  # type: ignore[attr-defined]
+           or type(node) is cst.Del and _binds(node.target, name.value)  # type: ignore[attr-defined]
+           for node in ctx.own_nodes(ctx.module)):
+        return None
+    values = _assigned_in(ctx, ctx.module, name.value)
+    return values[0] if values is not None and len(values) == 1 else None
 
 
 def global_value(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | None:

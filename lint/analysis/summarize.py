@@ -611,7 +611,7 @@ class _Summarizer:
             no_grad_when=no_grad_branches(self.ctx, self.func),
             graph_when_training=not untrained,
             unjudged_steps=self.unjudged_steps,
-            sets_flags=self._set_flags(),
+            flag_writes=self._flag_writes(),
             guarded_steps=tuple(self.guarded_steps),
             default_steps=tuple(self.default_steps),
             step_tests=tuple(self.step_tests),
@@ -1636,14 +1636,13 @@ class _Summarizer:
         default = constant_text(parameter_default(self.func, param))
         return (default,) if default is not None else ()
 
-    def _set_flags(self) -> frozenset[str]:
-        """`Summary.sets_flags` of its own writes: attributes of params it never rebinds."""
-        found: set[str] = set()
+    def _flag_writes(self) -> frozenset[tuple[str, str]]:
+        """`Summary.flag_writes` of its own writes: attributes of params it never rebinds."""
+        found: set[tuple[str, str]] = set()
         for node in (*only(self.nodes, cst.Assign), *self.ctx.calls_in_order(self.func.body)):
             write = flag_write(self.ctx, node)
-            if (write is not None and type(write.owner) is cst.Name and self._unchanged_param(write.owner)
-                    and constant_text(write.value) != "False"):
-                found.add(f"{write.owner.value}.{write.attribute}")
+            if write is not None and type(write.owner) is cst.Name and self._unchanged_param(write.owner):
+                found.add((f"{write.owner.value}.{write.attribute}", constant_text(write.value) or ""))
         return frozenset(found)
 
     def _unchanged_param(self, name: cst.Name) -> bool:

@@ -27,3 +27,7 @@ def with_fp16(cfg):
     cfg = copy.copy(cfg)
     cfg.fp16 = True
     return cfg
+
+
+def quiet(cfg):
+    cfg.verbose = False

@@ -1,0 +1,5 @@
+"""Device settings of the parsed command-line options."""
+
+
+def force_cpu(cfg):
+    cfg.cuda = False
