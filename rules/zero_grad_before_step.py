@@ -125,8 +125,10 @@ class ZeroGradBeforeStep(Rule):
     (`model.prototypes.zero_grad()` beside `SGD(model.parameters())`) or of
     one of the models of its parameter groups (with an optimizer built out
     of sight, a parameter: of a model the function runs, `model.module.prototypes`
-    of `model(x)`): that part sits the step out, the rest steps (the module
-    DDP wraps, `model.module`, is the whole model).
+    of `model(x)`), nor the clear of one parameter's gradient named through its
+    module (`layer.phantom.grad.zero_()`, a parameter kept at zero) unless the
+    optimizer was built from that parameter alone: that part sits the step out,
+    the rest steps (the module DDP wraps, `model.module`, is the whole model).
     Nor is a clear in the `except` handler of a `try:` around the backward that catches
     running out of memory (`RuntimeError`, `torch.cuda.OutOfMemoryError`,
     `MemoryError`, or a handler that looks for "out of memory" in the error:
@@ -134,7 +136,8 @@ class ZeroGradBeforeStep(Rule):
     ones, whether the step then runs or is skipped. A clear between two
     backwards is not flagged when something reads gradients between them
     (`p.grad.clone()`, `torch.autograd.grad`: gradient surgery such as
-    PCGrad; an input's gradient for an adversarial example) or may (a method
+    PCGrad, A-GEM's reference gradient gathered in a loop over the parameters
+    that tests each; an input's gradient for an adversarial example) or may (a method
     of the optimizer, SAM's `first_step()`; code out of sight handed an
     optimizer), nor when another
     optimizer steps after the first backward and before a third (the first was
@@ -536,6 +539,39 @@ class ZeroGradBeforeStep(Rule):
         "            for micro in batch.chunk(4):\n"
         "                self.micro_step(model, micro)  # expect: TL402\n"
         "            opt.step()\n",
+        # a loop over the parameters before the clear that reads no gradient: the first
+        # backward's gradients are dropped
+        "import torch\n"
+        "def train(model, optimizer, loader):\n"
+        "    for x, y, x_old, y_old in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x_old), y_old).backward()\n"
+        "        sizes = []\n"
+        "        for p in model.parameters():\n"
+        "            if p.requires_grad:\n"
+        "                sizes.append(p.numel())\n"
+        "        optimizer.zero_grad()  # expect: TL402\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # the one parameter cleared is all the optimizer steps
+        "import torch\n"
+        "def calibrate(model, loader):\n"
+        "    optimizer = torch.optim.SGD([model.temperature], lr=0.01)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        model.temperature.grad.zero_()  # expect: TL402\n"
+        "        optimizer.step()\n",
+        # every parameter of the stepped model cleared through `.data`
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        for p in model.parameters():\n"
+        "            p.grad.data.zero_()  # expect: TL402\n"
+        "        optimizer.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -1068,6 +1104,50 @@ class ZeroGradBeforeStep(Rule):
         "            for micro in batch.chunk(4):\n"
         "                self.micro_step(model, micro)\n"
         "            opt.step()\n",
+        # A-GEM: the replayed batch's gradients gathered in a loop over the trainable
+        # parameters before the clear, then the current gradient projected against them
+        "import torch\n"
+        "def train(model, optimizer, loader):\n"
+        "    for x, y, x_old, y_old in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x_old), y_old).backward()\n"
+        "        reference = []\n"
+        "        for p in model.parameters():\n"
+        "            if p.requires_grad:\n"
+        "                reference.append(p.grad.view(-1).clone())\n"
+        "        reference = torch.cat(reference)\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        project_onto(model, reference)\n"
+        "        optimizer.step()\n",
+        # one parameter kept at zero has its gradient cleared; the rest of the model steps
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        model.head.phantom.grad.zero_()\n"
+        "        optimizer.step()\n"
+        "class Learner(torch.nn.Module):\n"
+        "    def train_a_batch(self, x, y):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(self(x), y).backward()\n"
+        "        self.layer.phantom.grad.data.zero_()\n"
+        "        self.optimizer.step()\n",
+        # fp32 master weights: the bf16 copy's gradients moved over, then zeroed through `.data`
+        "import copy\n"
+        "import torch\n"
+        "master = Net()\n"
+        "model_bf16 = copy.deepcopy(master).bfloat16()\n"
+        "opt = torch.optim.AdamW(master.parameters())\n"
+        "for x in loader:\n"
+        "    opt.zero_grad()\n"
+        "    model_bf16(x).sum().backward()\n"
+        "    for p32, p16 in zip(master.parameters(), model_bf16.parameters()):\n"
+        "        p32.grad = p16.grad.to(p32.dtype)\n"
+        "        p16.grad.data.zero_()\n"
+        "    opt.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1161,7 +1241,7 @@ class ZeroGradBeforeStep(Rule):
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to."""
         return (method_call(node, "backward", "step") is not None or clears_grads(self.ctx, node)
-                or _reads_gradients(self.ctx, node))
+                or _reads_gradients(self.ctx, node) or _reads_each_gradient(self.ctx, node))
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if is_backward(node):
@@ -1190,7 +1270,7 @@ class ZeroGradBeforeStep(Rule):
             self._excused.update(held[0] for mark, held in facts if mark in (_DROPPED, _SUSPECT))
             return frozenset(fact for fact in facts if fact[0] not in _MARKS)
         backwards = [fact[1] for fact in facts if fact[0] == _BACKWARD]
-        if backwards and _reads_gradients(self.ctx, node):
+        if backwards and (_reads_gradients(self.ctx, node) or _reads_each_gradient(self.ctx, node)):
             facts = facts | {(_READ, None)}  # and what else the node does (a helper handed the optimizer)
         summary = self.ctx.summaries.of_external_call(node) if type(node) is cst.Call else None
         if summary is not None and (backwards or _only_back_propagates(summary)):
@@ -1349,9 +1429,12 @@ class ZeroGradBeforeStep(Rule):
     def _clears_a_part(self, clear: cst.CSTNode, optimizer: cst.BaseExpression) -> bool:
         """`clear` is the `zero_grad()` of a part of what the step of `optimizer` applies:
         a submodule of the model it was built from (`model.prototypes.zero_grad()` beside
-        `SGD(model.parameters())`), or one of several parameter groups' models. The rest
+        `SGD(model.parameters())`), or one of several parameter groups' models; or the
+        clear of one parameter's gradient (see `_clears_one_parameter`). The rest
         still steps: a part frozen for a while (SwAV's prototypes), not a lost step. The
         wrapped module of DDP (`model.module`) is the whole model."""
+        if self._clears_one_parameter(clear, optimizer):
+            return True
         cleared = method_call(clear, "zero_grad")
         if cleared is None or is_optimizer(self.ctx, cleared):
             return False
@@ -1363,6 +1446,24 @@ class ZeroGradBeforeStep(Rule):
         if not holding:
             return False
         return len(sources) > 1 or any(_below(self.ctx.code(cleared), self.ctx.code(source)) for source in holding)
+
+    def _clears_one_parameter(self, clear: cst.CSTNode, optimizer: cst.BaseExpression) -> bool:
+        """`clear` empties the gradient of one parameter named through its module
+        (`layer.phantom.grad.zero_()`, `model.embed.weight.grad = None`) and the step of
+        `optimizer` applies more than that parameter (the optimizer is built from a
+        model's parameters, or out of sight): that parameter sits the step out (one kept
+        at zero), the rest steps. One the optimizer was built from alone (`SGD([model.scale])`)
+        is all it steps."""
+        gradient = _cleared_gradient(clear)
+        parameter = gradient.value if gradient is not None else None
+        if type(parameter) is not cst.Attribute:
+            return False  # `p.grad` of a loop over all parameters, a tensor of its own
+        params = optimizer_params(self.ctx.receivers, optimizer)
+        if params is None:
+            return True
+        written = _parameter_sources(params) or (
+            [e.value for e in params.elements] if type(params) in (cst.List, cst.Tuple) else [params])  # type: ignore[attr-defined]
+        return not all(self._same_variable(parameter, tensor) for tensor in written)
 
     def _part_of_the_model_run(self, clear: cst.CSTNode, cleared: cst.BaseExpression) -> bool:
         """With an optimizer built out of sight (a parameter): `cleared` is a submodule of
@@ -1441,13 +1542,8 @@ class ZeroGradBeforeStep(Rule):
         model = method_call(clear, "zero_grad")
         if model is not None:  # `model.zero_grad()` (an optimizer's is paired by name)
             return None if is_optimizer(self.ctx, model) else self.ctx.receivers.binding(model)
-        if type(clear) is cst.Assign:
-            target = clear.targets[0].target
-        elif type(clear) is cst.Del:
-            target = clear.target
-        else:
-            target = method_call(clear, "zero_", "detach_", "fill_")
-        if type(target) is not cst.Attribute or type(target.value) is not cst.Name:
+        target = _cleared_gradient(clear)
+        if target is None or type(target.value) is not cst.Name:
             return None
         name = target.value.value
         for loop in ancestors_within(self.ctx, clear, self.ctx.enclosing_function(clear)):
@@ -1590,6 +1686,38 @@ def _only_back_propagates(summary: Summary) -> bool:
 def _plain_backward(node: cst.CSTNode) -> bool:
     """`loss.backward()` with no arguments."""
     return type(node) is cst.Call and method_call(node, "backward") is not None and not node.args
+
+
+def _cleared_gradient(clear: cst.CSTNode) -> cst.Attribute | None:
+    """The `p.grad` a clear other than `zero_grad()` empties: `p.grad = None`, `del p.grad`,
+    `p.grad.zero_()`, `p.grad.data.zero_()`."""
+    if type(clear) is cst.Assign:
+        target = clear.targets[0].target
+    elif type(clear) is cst.Del:
+        target = clear.target
+    else:
+        target = method_call(clear, "zero_", "detach_", "fill_")
+        if type(target) is cst.Attribute and target.attr.value == "data":
+            target = target.value
+    return target if type(target) is cst.Attribute and target.attr.value == "grad" else None
+
+
+def _reads_each_gradient(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """`node` is the `model.parameters()` (`named_parameters()`) a `for` ranges over, and the
+    loop's body reads gradients (A-GEM's reference gradient gathered before the clear:
+    `for p in model.parameters(): if p.requires_grad: ref.append(p.grad.view(-1))`). A
+    model has parameters and a test there picks some of them, so the loop reads gradients
+    on every path, not only on those that take its body and its test."""
+    if type(node) is not cst.Call or method_call(node, "parameters", "named_parameters") is None:
+        return False
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) is cst.For:
+            return child is ancestor.iter and any(_reads_gradients(ctx, n) for n in ctx.subtree(ancestor.body))
+        if not isinstance(ancestor, cst.BaseExpression) and type(ancestor) is not cst.Arg:
+            return False
+        child = ancestor
+    return False
 
 
 def _reads_gradients(ctx: FileContext, node: cst.CSTNode) -> bool:
