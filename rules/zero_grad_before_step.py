@@ -1,6 +1,6 @@
 import libcst as cst
 
-from trainlint.analysis.accumulators import consumed_names
+from trainlint.analysis.accumulators import STORING_METHODS, consumed_names
 from trainlint.analysis.dataflow import dict_entry, optimizer_params, target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
@@ -1242,6 +1242,16 @@ class ZeroGradBeforeStep(Rule):
         "        optimizer.zero_grad()\n"
         "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
         "        model.temperature.grad.zero_()\n"
+        "        optimizer.step()\n"
+        "def tune(model, loader):\n"
+        "    params = []\n"
+        "    params.append(model.temperature)\n"
+        "    params.extend(model.head.parameters())\n"
+        "    optimizer = torch.optim.SGD(params, lr=0.01)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        model.temperature.grad.zero_()\n"
         "        optimizer.step()\n",
         # A-GEM in a learner's method: the replayed loss kept in a variable, the gradients
         # gathered from a part of the model it runs
@@ -1588,7 +1598,9 @@ class ZeroGradBeforeStep(Rule):
         may be among them."""
         params = self._assigned_value(params)
         if type(params) not in (cst.List, cst.Tuple):
-            return [params] if group else None  # a group's one tensor (`{"params": model.scale}`)
+            # a group's one tensor (`{"params": model.scale}`; `model.head.parameters()`
+            # there matches no clear of a tensor)
+            return [params] if group else None
         tensors: list[cst.BaseExpression] = []
         for element in params.elements:  # type: ignore[attr-defined]
             if type(element) is not cst.Element:
@@ -1606,14 +1618,21 @@ class ZeroGradBeforeStep(Rule):
 
     def _assigned_value(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """What the variable `expr` names when its one value is written out as another
-        name (`model.scale` of `t = model.scale`), a list or a parameter group; else
-        `expr` itself (`self.t` of `self.t = nn.Parameter(...)` is the tensor's name)."""
-        binding = self.ctx.receivers.binding(expr)
-        values = self.ctx.receivers.only_assigned(binding) if binding is not None else None
+        name (`model.scale` of `t = model.scale`), a list or a parameter group never
+        filled afterwards (`params.append(...)`); else `expr` itself (`self.t` of
+        `self.t = nn.Parameter(...)` is the tensor's name)."""
+        receivers = self.ctx.receivers
+        binding = receivers.binding(expr)
+        values = receivers.only_assigned(binding) if binding is not None else None
         if values is None or len(values) != 1:
             return expr
-        named = (cst.Name, cst.Attribute, cst.List, cst.Tuple, cst.Dict)
-        return values[0] if type(values[0]) in named or _is_dict(values[0]) else expr
+        if type(values[0]) in (cst.Name, cst.Attribute):
+            return values[0]
+        if type(values[0]) not in (cst.List, cst.Tuple) and not _is_dict(values[0]):
+            return expr
+        filled = any(receivers.binding(receiver) == binding for node in self.ctx.nodes_of(cst.Call)
+                     if (receiver := method_call(node, *STORING_METHODS)) is not None)
+        return expr if filled else values[0]
 
     def _part_of_the_model_run(self, clear: cst.CSTNode, cleared: cst.BaseExpression) -> bool:
         """With an optimizer built out of sight (a parameter): `cleared` is a submodule of
